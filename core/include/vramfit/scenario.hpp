@@ -1,0 +1,56 @@
+#pragma once
+// One question asked of the calculator, and its whole answer. The CLI and the page both go through
+// here, so they print the same numbers; the JSON form is what crosses into JavaScript.
+#include <cstdint>      // std::uint64_t
+#include <string>       // std::string
+#include <string_view>  // std::string_view
+#include <vector>       // std::vector
+
+#include "vramfit/hardware.hpp"
+#include "vramfit/inference.hpp"
+#include "vramfit/model_presets.hpp"
+#include "vramfit/recommendation.hpp"
+
+namespace vramfit {
+
+struct Catalog {
+  std::vector<ModelPreset> models;
+  std::vector<Gpu> gpus;
+};
+
+Result<Catalog> load_catalog(std::string_view models_json, std::string_view gpus_json);
+
+struct Request {
+  std::string model;        // preset id; or empty with params / config_json
+  std::string config_json;  // a pasted or dropped HF config.json
+  std::uint64_t params = 0; // bare parameter count
+  std::string weights = "bf16";
+  std::string kv_dtype;         // empty: follow the compute dtype
+  std::uint64_t context = 0;    // 0: the model's default context
+  std::uint64_t batch = 1;
+  double headroom = kDefaultHeadroom;
+  std::string gpu;              // empty: every GPU in the catalog
+};
+
+struct Report {
+  ModelSpec model;
+  std::uint64_t published_params = 0;
+  InferenceEstimate estimate;
+  std::vector<GpuFit> gpus;
+  double headroom = kDefaultHeadroom;
+};
+
+// Resolves the model (preset, config or bare count), checks every input and estimates.
+Result<Report> evaluate(const Catalog& catalog, const Request& request);
+
+// {"model": ..., "weights": ..., "context": ..., ...}, the page's state; unknown keys are refused.
+Result<Request> request_from_json(std::string_view json_text);
+
+// The report as JSON; byte counts are integers. {"ok": true, ...} or {"ok": false, "error": {...}}.
+std::string report_to_json(const Report& report);
+std::string error_to_json(const Error& error);
+
+// Lists for pickers: presets, GPUs and dtypes as JSON arrays.
+std::string catalog_to_json(const Catalog& catalog);
+
+}  // namespace vramfit

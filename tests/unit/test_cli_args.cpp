@@ -1,0 +1,58 @@
+// CLI flag parsing: the names other scripts already call.
+#ifdef VRAMFIT_HAVE_CLI_ARGS
+#include <doctest/doctest.h>
+
+#include "cli_args.hpp"
+
+using namespace vramfit;
+using namespace vramfit::cli;
+
+TEST_CASE("the foundation flags parse into a request") {
+  auto o = parse_args({"--model", "llama-3.1-8b", "--weights", "bf16", "--context", "8192", "--batch", "1", "--json"});
+  REQUIRE(o.ok());
+  CHECK(o.value().request.model == "llama-3.1-8b");
+  CHECK(o.value().request.weights == "bf16");
+  CHECK(o.value().request.context == 8192);
+  CHECK(o.value().request.batch == 1);
+  CHECK(o.value().json);
+}
+
+TEST_CASE("counts and token lengths accept the spellings people use") {
+  CHECK(parse_count("7e9") == 7'000'000'000ULL);
+  CHECK(parse_count("7B") == 7'000'000'000ULL);
+  CHECK(parse_count("1.5T") == 1'500'000'000'000ULL);
+  CHECK(parse_count("500M") == 500'000'000ULL);
+  CHECK_FALSE(parse_count("seven").has_value());
+  CHECK_FALSE(parse_count("-1").has_value());
+  CHECK_FALSE(parse_count("inf").has_value());
+  CHECK(parse_tokens("8k") == 8192);
+  CHECK(parse_tokens("128K") == 131072);
+  CHECK_FALSE(parse_tokens("1.5").has_value());
+}
+
+TEST_CASE("--flag=value works and a path selects a config file") {
+  auto o = parse_args({"--model=./config.json", "--params=7e9"});
+  REQUIRE(o.ok());
+  CHECK(o.value().model_path == "./config.json");
+  CHECK(o.value().request.params == 7'000'000'000ULL);
+}
+
+TEST_CASE("unknown flags and missing values are named") {
+  auto o = parse_args({"--modle", "x"});
+  REQUIRE_FALSE(o.ok());
+  CHECK(o.error().field == "--modle");
+  o = parse_args({"--context"});
+  REQUIRE_FALSE(o.ok());
+  CHECK(o.error().message == "needs a value: TOKENS");
+  o = parse_args({"--batch", "2.5"});
+  REQUIRE_FALSE(o.ok());
+  CHECK(o.error().field == "--batch");
+}
+
+TEST_CASE("--help lists every flag") {
+  const std::string help = help_text();
+  for (const char* flag : {"--model", "--params", "--weights", "--kv-dtype", "--context", "--batch", "--gpu",
+                           "--headroom", "--json", "--list-models", "--list-gpus", "--help", "--version"})
+    CHECK_MESSAGE(help.find(flag) != std::string::npos, flag);
+}
+#endif

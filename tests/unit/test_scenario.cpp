@@ -1,0 +1,83 @@
+// The request/report path shared by the CLI and the page.
+#include "test_support.hpp"
+
+using namespace vramfit;
+
+TEST_CASE("a request in JSON evaluates to the same bytes as the struct") {
+  auto request = request_from_json(R"({"model":"llama-3.1-8b","weights":"bf16","context":8192,"batch":1})");
+  REQUIRE(request.ok());
+  auto report = evaluate(test::catalog(), request.value());
+  REQUIRE(report.ok());
+  // 8,030,261,248 × 2 B = 16,060,522,496 B of weights; 131,072 B × 8192 of KV.
+  CHECK(report.value().estimate.weights == 16'060'522'496ULL);
+  CHECK(report.value().estimate.kv_cache == 1'073'741'824ULL);
+  const std::string json = report_to_json(report.value());
+  CHECK(json.find("\"weights\":16060522496") != std::string::npos);
+  CHECK(json.find("\"kv_cache\":1073741824") != std::string::npos);
+  CHECK(report.value().gpus.size() == test::catalog().gpus.size());
+}
+
+TEST_CASE("the model's default context applies when none is given") {
+  auto report = evaluate(test::catalog(), request_from_json(R"({"model":"llama-2-7b"})").value());
+  REQUIRE(report.ok());
+  CHECK(report.value().estimate.context_tokens == 4096);
+}
+
+TEST_CASE("bad requests name the field and what is allowed") {
+  struct Case {
+    const char* json;
+    const char* field;
+    const char* fragment;
+  };
+  const Case cases[] = {
+      {R"({"model":"llama-9000"})", "model", "known: "},
+      {R"({"model":"llama-3.1-8b","weights":"fp12"})", "weights", "allowed: fp32, fp16, bf16, fp8, int8, int4"},
+      {R"({"model":"llama-3.1-8b","kv_dtype":"int4"})", "kv_dtype", "allowed: fp32, fp16, bf16, fp8"},
+      {R"({"model":"llama-3.1-8b","context":-5})", "context", "non-negative integer"},
+      {R"({"model":"llama-3.1-8b","batch":0})", "batch", "between 1 and"},
+      {R"({"model":"llama-3.1-8b","gpu":"voodoo"})", "gpu", "unknown GPU"},
+      {R"({"model":"llama-3.1-8b","headroom":2})", "headroom", "between 0 and 0.9"},
+      {R"({"model":"llama-3.1-8b","colour":"red"})", "colour", "not a known input"},
+      {R"({})", "model", "give a preset id"},
+      {R"({"model":"gpt2","params":7e9})", "model", "only one of"},
+      {R"([1,2])", "request", "JSON object"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.json);
+    auto request = request_from_json(c.json);
+    Error error;
+    if (!request) {
+      error = request.error();
+    } else {
+      auto report = evaluate(test::catalog(), request.value());
+      REQUIRE_FALSE(report.ok());
+      error = report.error();
+    }
+    CHECK(error.field == c.field);
+    CHECK(error.message.find(c.fragment) != std::string::npos);
+  }
+}
+
+TEST_CASE("a hostile model name in an error survives JSON encoding as text") {
+  auto report = evaluate(test::catalog(), request_from_json(R"({"model":"<img src=x onerror=alert(1)>"})").value());
+  REQUIRE_FALSE(report.ok());
+  const std::string json = error_to_json(report.error());
+  CHECK(json.find("<img src=x onerror=alert(1)>") != std::string::npos);  // JS renders it with textContent
+  CHECK(error_to_json(Error{"model", std::string("\xff\xfe")}).find("\"ok\":false") != std::string::npos);
+}
+
+TEST_CASE("a config.json in the request is imported") {
+  auto request = request_from_json(R"({"config":{"model_type":"llama","hidden_size":4096,"num_hidden_layers":32,
+      "num_attention_heads":32,"intermediate_size":11008,"vocab_size":32000},"weights":"fp16","context":4096})");
+  REQUIRE(request.ok());
+  auto report = evaluate(test::catalog(), request.value());
+  REQUIRE(report.ok());
+  CHECK(report.value().estimate.weights == 6'738'415'616ULL * 2);  // Llama-2-7B in fp16
+}
+
+TEST_CASE("the catalog lists serialise for the page") {
+  const std::string json = catalog_to_json(test::catalog());
+  CHECK(json.find("\"id\":\"llama-3.1-8b\"") != std::string::npos);
+  CHECK(json.find("\"id\":\"h100-sxm\"") != std::string::npos);
+  CHECK(json.find("\"name\":\"int4\"") != std::string::npos);
+}
