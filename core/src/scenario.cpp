@@ -73,7 +73,7 @@ Result<Report> evaluate(const Catalog& catalog, const Request& r) {
       return make_error("kv_dtype", "unknown KV cache precision \"" + r.kv_dtype + "\"; allowed: fp32, fp16, bf16, fp8");
     options.kv_dtype = *kv;
   }
-  options.context_tokens = r.context ? r.context : (report.model.default_context ? report.model.default_context : 4096);
+  options.context_tokens = r.context.value_or(report.model.default_context ? report.model.default_context : 4096);
   options.batch = r.batch;
   if (!(r.headroom >= 0 && r.headroom <= 0.9))
     return make_error("headroom", "must be a fraction between 0 and 0.9, got " + std::to_string(r.headroom));
@@ -120,7 +120,7 @@ Result<Request> request_from_json(std::string_view text) {
   r.params = f.uint("params").value_or(0);
   r.weights = f.string("weights").value_or("bf16");
   r.kv_dtype = f.string("kv_dtype").value_or("");
-  r.context = f.uint("context").value_or(0);
+  r.context = f.uint("context");
   r.batch = f.uint("batch").value_or(1);
   r.headroom = f.number("headroom").value_or(kDefaultHeadroom);
   r.gpu = f.string("gpu").value_or("");

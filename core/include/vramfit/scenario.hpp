@@ -2,6 +2,7 @@
 // One question asked of the calculator, and its whole answer. The CLI and the page both go through
 // here, so they print the same numbers; the JSON form is what crosses into JavaScript.
 #include <cstdint>      // std::uint64_t
+#include <optional>     // std::optional
 #include <string>       // std::string
 #include <string_view>  // std::string_view
 #include <vector>       // std::vector
@@ -26,7 +27,7 @@ struct Request {
   std::uint64_t params = 0; // bare parameter count
   std::string weights = "bf16";
   std::string kv_dtype;         // empty: follow the compute dtype
-  std::uint64_t context = 0;    // 0: the model's default context
+  std::optional<std::uint64_t> context;  // none: the model's default context
   std::uint64_t batch = 1;
   double headroom = kDefaultHeadroom;
   std::string gpu;              // empty: every GPU in the catalog

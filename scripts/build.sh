@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Builds the native CLI and the wasm module and assembles the static site in dist/.
+# Incremental: ninja rebuilds only what changed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# Emscripten 3.1.6 from Debian needs Debian's node modules (acorn) on NODE_PATH (TOOLCHAIN.md point 1).
+export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
+
+[[ -f build/native/build.ninja ]] || cmake --preset native >/dev/null
+cmake --build --preset native
+[[ -f build/wasm/build.ninja ]] || cmake --preset wasm >/dev/null
+cmake --build --preset wasm
+
+mkdir -p dist
+cp -u build/wasm/wasm/vramfit.mjs build/wasm/wasm/vramfit.wasm dist/
+cp -ru web/. dist/
+echo "build: site in dist/ ($(find dist -type f | wc -l) files)"

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer harnesses with clang (ASan + UBSan), writes seed corpora and runs each harness.
+# Usage: scripts/fuzz.sh [seconds per harness, default 60]
+# Crashes are left as build/fuzz/artifacts/<harness>/crash-*; rerun one with: build/fuzz/tests/fuzz/<harness> <file>
+set -euo pipefail
+seconds="${1:-60}"
+root="$(cd "$(dirname "$0")/.." && pwd)"
+build="$root/build/fuzz"
+
+cmake -S "$root" -B "$build" -G Ninja \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+  -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer" \
+  -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
+  -DVRAMFIT_FUZZ=ON
+cmake --build "$build" --target fuzz_gguf fuzz_safetensors fuzz_hf_config fuzz_request fuzz_make_seed_corpus
+
+seeds="$build/seeds"
+"$build/tests/fuzz/fuzz_make_seed_corpus" "$seeds"
+
+status=0
+for harness in gguf safetensors hf_config request; do
+  corpus="$build/corpus/$harness"
+  artifacts="$build/artifacts/fuzz_$harness"
+  mkdir -p "$corpus" "$artifacts"
+  echo "== fuzz_$harness for ${seconds}s"
+  "$build/tests/fuzz/fuzz_$harness" "$corpus" "$seeds/$harness" \
+    -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 -timeout=10 \
+    -artifact_prefix="$artifacts/" -print_final_stats=1 || status=1
+done
+exit $status

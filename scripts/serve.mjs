@@ -1,0 +1,59 @@
+// Static file server for dist/: correct MIME types (application/wasm for streaming compilation),
+// the page's Content-Security-Policy as a header, and nothing else. Usage: node serve.mjs DIR [PORT]
+import { createServer } from 'node:http';
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+
+export const CSP = [
+  "default-src 'self'",
+  "script-src 'self' 'wasm-unsafe-eval'",
+  "style-src 'self'",
+  "img-src 'self' data: blob:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+].join('; ');
+
+const TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.md': 'text/markdown; charset=utf-8',
+  '.webmanifest': 'application/manifest+json',
+};
+
+export function startServer(root, port = 8000, host = '127.0.0.1') {
+  const base = path.resolve(root);
+  const server = createServer(async (req, res) => {
+    try {
+      const url = new URL(req.url, 'http://localhost');
+      let file = path.normalize(path.join(base, decodeURIComponent(url.pathname)));
+      if (!file.startsWith(base)) throw Object.assign(new Error('outside root'), { code: 'ENOENT' });
+      if ((await stat(file)).isDirectory()) file = path.join(file, 'index.html');
+      const body = await readFile(file);
+      res.writeHead(200, {
+        'Content-Type': TYPES[path.extname(file)] ?? 'application/octet-stream',
+        'Content-Security-Policy': CSP,
+        'X-Content-Type-Options': 'nosniff',
+        'Cache-Control': 'no-cache',
+      });
+      res.end(body);
+    } catch {
+      res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' });
+      res.end('not found');
+    }
+  });
+  return new Promise((resolve) => server.listen(port, host, () => resolve(server)));
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const [root = 'dist', port = '8000'] = process.argv.slice(2);
+  const server = await startServer(root, Number(port), 'localhost');
+  console.log(`vramfit: serving ${root} on http://localhost:${server.address().port}/`);
+}

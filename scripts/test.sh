@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The README's second command (and .ci/run): install what is missing, build, run every test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/bootstrap.sh
+bash scripts/build.sh
+
+echo "== unit and CLI tests (native, g++)"
+ctest --preset native
+
+echo "== unit tests under AddressSanitizer and UndefinedBehaviorSanitizer (clang)"
+cmake --workflow --preset sanitize
+
+echo "== node tests: the real .wasm through its bindings"
+node --test tests/node/
+
+echo "== browser tests: the served page in headless Chromium"
+node --test --test-concurrency=1 tests/browser/

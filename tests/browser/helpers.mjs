@@ -1,0 +1,47 @@
+// Shared browser-test set-up: serve dist/ on a free loopback port and drive Debian's Chromium.
+import { chromium } from 'playwright-core';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startServer } from '../../scripts/serve.mjs';
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+export async function openBrowser() {
+  const server = await startServer(path.join(root, 'dist'), 0);
+  const base = `http://127.0.0.1:${server.address().port}`;
+  let browser;
+  try {
+    // playwright gives each launch a fresh profile directory of its own.
+    browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+      // Flags from TOOLCHAIN.md: without the networking ones Chromium keeps dialling hosts it cannot reach.
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+        '--disable-component-update', '--disable-sync'],
+    });
+  } catch (error) {
+    server.close();
+    throw error;
+  }
+  return {
+    base,
+    browser,
+    async close() {
+      await browser.close();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+// A page that records console errors, page errors and every request that leaves the origin.
+export async function newPage(session, viewport = { width: 1280, height: 900 }) {
+  const context = await session.browser.newContext({ viewport });
+  const page = await context.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+  page.on('request', (r) => {
+    const url = r.url();
+    if (!url.startsWith(session.base) && !url.startsWith('data:') && !url.startsWith('blob:')) problems.push(`foreign request: ${url}`);
+  });
+  return { page, problems };
+}
