@@ -14,14 +14,26 @@ struct Flag {
 };
 
 constexpr Flag kFlags[] = {
-    {"--model", "ID|PATH", "model preset id (see --list-models) or a path to a Hugging Face config.json"},
+    {"--model", "ID|PATH", "model preset id (see --list-models), or a path to a config.json, .gguf or .safetensors"},
     {"--params", "N", "bare parameter count instead of a model: 7e9, 7B, 1.5T, 500M"},
-    {"--weights", "DTYPE", "weight precision: fp32, fp16, bf16, fp8, int8, int4 (default bf16)"},
-    {"--kv-dtype", "DTYPE", "KV cache precision: fp32, fp16, bf16, fp8 (default: the compute precision)"},
-    {"--context", "TOKENS", "context length in tokens, e.g. 8192 or 8k (default: the model's usual context)"},
+    {"--weights", "FORMAT", "weight format: fp32 fp16 bf16 fp8 int8 int4 nf4 nf4-no-dq bnb-int8 gptq-4bit-128g "
+                            "awq-4bit-64g q4_k_m q8_0 gguf-iq2_xxs ... (default: the config's quantization, else bf16)"},
+    {"--kv-dtype", "DTYPE", "KV cache precision: fp32, fp16, bf16, fp8, q8_0, q4_0 (default: the engine's)"},
+    {"--context", "TOKENS", "context length in tokens, e.g. 8192 or 8k (default: the engine's default context)"},
     {"--batch", "N", "concurrent sequences (default 1)"},
-    {"--gpu", "NAME", "report the fit on this GPU only (see --list-gpus)"},
+    {"--engine", "NAME", "transformers, vllm or llamacpp (default transformers)"},
+    {"--attention", "KIND", "sdpa or eager (transformers); llama.cpp: sdpa = -fa on, eager = -fa off (default sdpa)"},
+    {"--kv-allocation", "KIND", "static (reserve the full context) or paged (blocks of 16) (default: the engine's)"},
+    {"--avg-tokens", "TOKENS", "average actual tokens per sequence, for the paged-allocation cost"},
+    {"--expandable-segments", nullptr, "PyTorch allocator with expandable_segments:True (no fragmentation reserve)"},
+    {"--gpu", "NAME", "report the fit on this GPU only (see --list-gpus); vLLM needs it for the KV capacity"},
+    {"--gpu-util", "FRACTION", "vLLM gpu_memory_utilization, above 0 up to 1 (default 0.9)"},
+    {"--max-num-batched-tokens", "N", "vLLM max_num_batched_tokens (default 8192; 16384 on >= 70 GiB non-A100)"},
+    {"--max-num-seqs", "N", "vLLM max_num_seqs (default 256; 1024 on >= 70 GiB non-A100)"},
+    {"--ngl", "N", "llama.cpp -ngl: layers on the GPU (default: all and the output layer)"},
     {"--headroom", "FRACTION", "share of GPU memory kept free, 0 to 0.9 (default 0.1)"},
+    {"--max-context", nullptr, "print the largest context and batch that fit --gpu"},
+    {"--max-batch", nullptr, "same as --max-context (both limits are printed)"},
     {"--json", nullptr, "print the result as JSON, byte counts as integers"},
     {"--list-models", nullptr, "list the model presets"},
     {"--list-gpus", nullptr, "list the GPU catalog"},
@@ -103,9 +115,18 @@ Result<Options> parse_args(const std::vector<std::string>& args) {
       return make_error(name, "takes no value");
     }
 
+    auto ends_with = [&](const char* suffix) {
+      const std::string sfx(suffix);
+      return value.size() > sfx.size() && value.compare(value.size() - sfx.size(), sfx.size(), sfx) == 0;
+    };
+    auto whole = [&](std::uint64_t lo) -> std::optional<std::uint64_t> {
+      const auto v = parse_count(value);
+      if (!v || value.find_first_not_of("0123456789") != std::string::npos || *v < lo) return std::nullopt;
+      return v;
+    };
     if (name == "--model") {
-      const bool looks_like_path = value.find('/') != std::string::npos ||
-                                   (value.size() > 5 && value.compare(value.size() - 5, 5, ".json") == 0);
+      const bool looks_like_path = value.find('/') != std::string::npos || ends_with(".json") || ends_with(".gguf") ||
+                                   ends_with(".safetensors");
       (looks_like_path ? o.model_path : o.request.model) = value;
     } else if (name == "--params") {
       const auto count = parse_count(value);
@@ -114,7 +135,37 @@ Result<Options> parse_args(const std::vector<std::string>& args) {
     } else if (name == "--weights") {
       o.request.weights = value;
     } else if (name == "--kv-dtype") {
+      if (!parse_kv_dtype(value)) return bad_value(name, value, "one of " + kv_dtype_names());
       o.request.kv_dtype = value;
+    } else if (name == "--engine") {
+      if (!parse_engine(value)) return bad_value(name, value, "one of " + std::string(kEngineNames));
+      o.request.engine = value;
+    } else if (name == "--attention") {
+      if (!parse_attention(value)) return bad_value(name, value, "one of " + std::string(kAttentionNames));
+      o.request.attention = value;
+    } else if (name == "--kv-allocation") {
+      if (!parse_kv_allocation(value)) return bad_value(name, value, "one of " + std::string(kKvAllocationNames));
+      o.request.kv_allocation = value;
+    } else if (name == "--avg-tokens") {
+      const auto tokens = parse_tokens(value);
+      if (!tokens) return bad_value(name, value, "a whole number of tokens such as 2000 or 2k");
+      o.request.avg_tokens = *tokens;
+    } else if (name == "--expandable-segments") {
+      o.request.expandable_segments = true;
+    } else if (name == "--gpu-util") {
+      char* end = nullptr;
+      const double u = std::strtod(value.c_str(), &end);
+      if (value.empty() || *end != '\0' || !(u > 0 && u <= 1)) return bad_value(name, value, "a fraction above 0 and at most 1");
+      o.request.gpu_util = u;
+    } else if (name == "--max-num-batched-tokens" || name == "--max-num-seqs" || name == "--ngl") {
+      const auto v = whole(name == "--ngl" ? 0 : 1);
+      if (!v && !(name == "--ngl" && value == "0")) return bad_value(name, value, "a whole number");
+      const std::uint64_t n = v.value_or(0);
+      if (name == "--ngl") o.request.gpu_layers = n;
+      else if (name == "--max-num-seqs") o.request.max_num_seqs = n;
+      else o.request.max_num_batched_tokens = n;
+    } else if (name == "--max-context" || name == "--max-batch") {
+      o.action = Action::limits;
     } else if (name == "--context") {
       const auto tokens = parse_tokens(value);
       if (!tokens) return bad_value(name, value, "a whole number of tokens such as 8192 or 8k");

@@ -8,13 +8,13 @@
 
 namespace vramfit::cli {
 
-enum class Action { estimate, help, version, list_models, list_gpus };
+enum class Action { estimate, help, version, list_models, list_gpus, limits };
 
 struct Options {
   Action action = Action::estimate;
   Request request;
   bool json = false;
-  std::string model_path;  // --model given a path to a config.json: main() reads it
+  std::string model_path;  // --model given a path (config.json, .gguf, .safetensors): main() reads it
 };
 
 Result<Options> parse_args(const std::vector<std::string>& args);

@@ -1,5 +1,7 @@
 // vramfit CLI: flags in, the core's report out (a table for people, --json for scripts).
+#include <algorithm> // std::min
 #include <cmath>     // std::abs
+#include <cstddef>   // std::byte
 #include <cstdio>    // std::printf, std::fprintf
 #include <fstream>   // std::ifstream
 #include <iterator>  // std::istreambuf_iterator
@@ -9,7 +11,9 @@
 
 #include "cli_args.hpp"
 #include "vramfit/builtin_data.hpp"
+#include "vramfit/safetensors.hpp"
 #include "vramfit/scenario.hpp"
+#include "vramfit/solver.hpp"
 #include "vramfit/units.hpp"
 
 namespace {
@@ -33,12 +37,24 @@ void print_table(const Report& r) {
   std::printf("%s: %.3g B parameters, %s weights, context %llu, batch %llu\n", r.model.name.c_str(),
               static_cast<double>(e.params.total) / 1e9, std::string(dtype_info(e.weights_dtype).name).c_str(),
               static_cast<unsigned long long>(e.context_tokens), static_cast<unsigned long long>(e.batch));
+  std::printf("  engine %s, %s weights, %s KV cache\n", std::string(engine_name(e.engine)).c_str(),
+              e.weights_format.c_str(), std::string(kv_dtype_info(e.kv_dtype).name).c_str());
   const std::pair<const char*, std::uint64_t> lines[] = {{"weights", e.weights},
                                                          {"KV cache", e.kv_cache},
                                                          {"activations", e.activations},
                                                          {"overhead", e.overhead},
+                                                         {"allocator", e.allocator_reserve},
                                                          {"total", e.total}};
   for (const auto& [label, bytes] : lines) std::printf("  %-12s %s\n", label, gb(bytes).c_str());
+  std::printf("  %-12s %s  to %s\n", "range", gb(e.range.low).c_str(), gb(e.range.high).c_str());
+  for (const auto& d : e.range.drivers) std::printf("    driver: %s\n", d.c_str());
+  if (e.vllm && e.vllm->budget_bytes)
+    std::printf("  vLLM KV capacity %.2f GiB = %llu tokens = %llu concurrent sequences of %llu tokens\n",
+                static_cast<double>(e.vllm->kv_capacity_bytes) / static_cast<double>(kGiB),
+                static_cast<unsigned long long>(e.vllm->kv_capacity_tokens),
+                static_cast<unsigned long long>(e.vllm->max_concurrency),
+                static_cast<unsigned long long>(e.vllm->sequence_tokens));
+  if (e.llamacpp) std::printf("  %-12s %s (system RAM)\n", "host RAM", gb(e.llamacpp->host_ram_bytes).c_str());
   for (const auto& note : e.notes) std::printf("  note: %s\n", note.c_str());
   std::printf("\n");
   for (const auto& f : r.gpus) {
@@ -48,6 +64,48 @@ void print_table(const Report& r) {
       verdict += ", needs " + std::to_string(f.gpus_needed) + " GPUs";
     std::printf("  %-34s %-28s %+8.1f GiB free\n", f.gpu->name.c_str(), verdict.c_str(), free_gib);
   }
+}
+
+std::optional<std::string> read_file(const std::string& path);
+
+bool ends_with(const std::string& s, const char* suffix) {
+  const std::string sfx(suffix);
+  return s.size() >= sfx.size() && s.compare(s.size() - sfx.size(), sfx.size(), sfx) == 0;
+}
+
+// Reads only the header of a .gguf or .safetensors file: start with 1 MiB, and read the longer prefix the
+// parser asks for (need_prefix_bytes) until it has the whole header. Never the tensor data.
+Result<ImportedModel> import_model_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return make_error("--model", "cannot read \"" + path + "\"");
+  in.seekg(0, std::ios::end);
+  const auto end = in.tellg();
+  if (end < 0) return make_error("--model", "cannot size \"" + path + "\"");
+  const auto file_size = static_cast<std::uint64_t>(end);
+  std::uint64_t want = std::min<std::uint64_t>(file_size, kMiB);
+  for (int round = 0; round < 8; ++round) {
+    std::vector<std::byte> prefix(static_cast<std::size_t>(want));
+    in.clear();
+    in.seekg(0);
+    in.read(reinterpret_cast<char*>(prefix.data()), static_cast<std::streamsize>(want));
+    if (static_cast<std::uint64_t>(in.gcount()) != want) return make_error("--model", "short read of \"" + path + "\"");
+    Result<ImportedModel> imported = make_error("--model", "");
+    if (ends_with(path, ".gguf")) {
+      imported = import_gguf(prefix, file_size);
+    } else {
+      const SafetensorsFile file{path.substr(path.find_last_of('/') + 1), prefix, file_size};
+      // config.json beside the shard gives the architecture (else the spec is a bare count).
+      const auto dir = path.find_last_of('/') == std::string::npos ? std::string(".") : path.substr(0, path.find_last_of('/'));
+      auto config = read_file(dir + "/config.json");
+      imported = import_safetensors(std::span<const SafetensorsFile>(&file, 1), config.value_or(""), "");
+    }
+    if (!imported) return imported.error();
+    const auto need = imported.value().need_prefix_bytes;
+    if (need == 0) return imported;
+    if (need > file_size || need <= want) return make_error("--model", "header of \"" + path + "\" is inconsistent");
+    want = need;
+  }
+  return make_error("--model", "header of \"" + path + "\" is too long");
 }
 
 std::optional<std::string> read_file(const std::string& path) {
@@ -93,21 +151,39 @@ int main(int argc, char** argv) {
   }
 
   if (!options.model_path.empty()) {
-    auto text = read_file(options.model_path);
-    if (!text) return fail(make_error("--model", "cannot read \"" + options.model_path + "\" (a config.json up to 16 MiB)"));
-    options.request.config_json = std::move(*text);
+    if (ends_with(options.model_path, ".gguf") || ends_with(options.model_path, ".safetensors")) {
+      auto imported = import_model_file(options.model_path);
+      if (!imported) return fail(imported.error());
+      options.request.imported = std::move(imported).value();
+    } else {
+      auto text = read_file(options.model_path);
+      if (!text) return fail(make_error("--model", "cannot read \"" + options.model_path + "\" (a config.json up to 16 MiB)"));
+      options.request.config_json = std::move(*text);
+    }
+  }
+  // Name the flag the user typed rather than the internal field.
+  auto flag_error = [](Error e) {
+    for (const char* f : {"model", "params", "weights", "context", "batch", "gpu", "headroom", "engine", "attention"})
+      if (e.field == f) e.field = std::string("--") + f;
+    if (e.field == "kv_dtype") e.field = "--kv-dtype";
+    if (e.field == "kv_allocation") e.field = "--kv-allocation";
+    if (e.field == "avg_tokens") e.field = "--avg-tokens";
+    if (e.field == "gpu_util") e.field = "--gpu-util";
+    return fail(e);
+  };
+  if (options.action == cli::Action::limits) {
+    auto limits = solve_limits(catalog.value(), options.request);
+    if (!limits) return flag_error(limits.error());
+    const auto& l = limits.value();
+    if (options.json) std::printf("%s\n", limits_to_json(l).c_str());
+    else
+      std::printf("On %s (budget %s): largest context %llu tokens, largest batch %llu\n", l.gpu.c_str(),
+                  gb(l.budget_bytes).c_str(), static_cast<unsigned long long>(l.max_context),
+                  static_cast<unsigned long long>(l.max_batch));
+    return 0;
   }
   auto report = evaluate(catalog.value(), options.request);
-  if (!report) {
-    Error e = report.error();
-    // Name the flag the user typed rather than the internal field.
-    if (e.field == "model" || e.field == "params" || e.field == "weights" || e.field == "context" ||
-        e.field == "batch" || e.field == "gpu" || e.field == "headroom")
-      e.field = "--" + e.field;
-    else if (e.field == "kv_dtype")
-      e.field = "--kv-dtype";
-    return fail(e);
-  }
+  if (!report) return flag_error(report.error());
   if (options.json) std::printf("%s\n", report_to_json(report.value()).c_str());
   else print_table(report.value());
   return 0;

@@ -14,4 +14,6 @@ cmake --build --preset wasm
 mkdir -p dist
 cp -u build/wasm/wasm/vramfit.mjs build/wasm/wasm/vramfit.wasm dist/
 cp -ru web/. dist/
+# dist/vramfit.html: the page, its modules, CSS and the .wasm in one file for file:// and offline use.
+node scripts/single-file.mjs dist
 echo "build: site in dist/ ($(find dist -type f | wc -l) files)"

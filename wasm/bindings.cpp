@@ -6,6 +6,7 @@
 
 #include "vramfit/builtin_data.hpp"
 #include "vramfit/scenario.hpp"
+#include "vramfit/solver.hpp"
 
 namespace {
 
@@ -33,9 +34,30 @@ std::string catalog_json() {
   return catalog_to_json(catalog.value());
 }
 
+// {"ok":true,"gpu":..,"budget_bytes":..,"max_context":..,"max_batch":..}: needs "gpu" in the request.
+std::string solve_json(const std::string& request_json) {
+  const auto& catalog = builtin_catalog();
+  if (!catalog) return error_to_json(catalog.error());
+  auto request = request_from_json(request_json);
+  if (!request) return error_to_json(request.error());
+  auto limits = solve_limits(catalog.value(), request.value());
+  if (!limits) return error_to_json(limits.error());
+  return limits_to_json(limits.value());
+}
+
+// Curve data for the chart: the request plus "axis" ("context" | "batch") and "points" (2–1024, default 256)
+// or "values" (explicit x values). One JSON argument, like evaluate.
+std::string memory_curve_binding(const std::string& request_json) {
+  const auto& catalog = builtin_catalog();
+  if (!catalog) return error_to_json(catalog.error());
+  return memory_curve_json(catalog.value(), request_json);
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(vramfit) {
   emscripten::function("evaluate", &evaluate_json);
   emscripten::function("catalog", &catalog_json);
+  emscripten::function("solve", &solve_json);
+  emscripten::function("memory_curve", &memory_curve_binding);
 }

@@ -207,6 +207,45 @@ void import_llama_like(FieldReader& r, ModelSpec& s, std::string_view type) {
   }
 }
 
+// quantization_config (top level, or in text_config) → a weight format name. Spellings: transformers'
+// GPTQConfig (bits, group_size, -1 = no grouping), AwqConfig (bits, group_size; AutoAWQ's w_bit,
+// q_group_size), BitsAndBytesConfig (load_in_4bit, bnb_4bit_use_double_quant, load_in_8bit), FbgemmFp8/
+// FineGrainedFP8 and compressed-tensors fp8 ("quant_method": "fp8").
+Result<bool> read_quantization(FieldReader& top, FieldReader& text, ModelSpec& s) {
+  FieldReader& holder = top.has("quantization_config") ? top : text;
+  const json* q = holder.object("quantization_config");
+  if (holder.error()) return *holder.error();
+  if (!q) return true;
+  FieldReader f(*q, holder.path("quantization_config"));
+  const std::string method = f.string("quant_method").value_or("");
+  if (method == "gptq" || method == "awq") {
+    const auto bits = f.has("bits") ? f.uint("bits") : f.uint("w_bit");
+    const json* group = f.find(f.has("group_size") ? "group_size" : "q_group_size");
+    std::int64_t g = 128;
+    if (group && group->is_number_integer()) g = group->get<std::int64_t>();
+    if (f.error()) return *f.error();
+    if (!bits || !(*bits == 2 || *bits == 3 || *bits == 4 || *bits == 8))
+      return make_error(f.path("bits"), "GPTQ/AWQ bits must be 2, 3, 4 or 8");
+    if (g == 0 || g < -1) return make_error(f.path("group_size"), "must be positive or -1 (no grouping)");
+    s.quantization = method + "-" + std::to_string(*bits) + "bit" + (g == -1 ? std::string("-nogroup") : "-" + std::to_string(g) + "g");
+  } else if (method == "bitsandbytes" || f.has("load_in_4bit") || f.has("load_in_8bit")) {
+    if (f.boolean("load_in_4bit").value_or(false))
+      s.quantization = f.boolean("bnb_4bit_use_double_quant").value_or(false) ? "nf4" : "nf4-no-dq";
+    else if (f.boolean("load_in_8bit").value_or(false))
+      s.quantization = "bnb-int8";
+  } else if (method == "fp8" || method == "fbgemm_fp8") {
+    s.quantization = "fp8";
+  } else if (method == "compressed-tensors") {
+    const std::string format = f.string("format").value_or("");
+    if (format.find("float") != std::string::npos || format.find("fp8") != std::string::npos) s.quantization = "fp8";
+    else s.notes.push_back("compressed-tensors format \"" + format + "\" is not modelled; give --weights.");
+  } else if (!method.empty()) {
+    s.notes.push_back("quantization_config quant_method \"" + method + "\" is not modelled; give --weights.");
+  }
+  if (f.error()) return *f.error();
+  return true;
+}
+
 }  // namespace
 
 Result<ModelSpec> model_from_config_object(const json& root, const std::string& path) {
@@ -255,7 +294,8 @@ Result<ModelSpec> model_from_config_object(const json& root, const std::string& 
       s.notes.push_back("Only the language model (text_config) is counted; a vision or audio tower adds more.");
     }
   }
-  if (s.default_context == 0) s.default_context = s.max_context;
+  // default_context stays 0: the engine's default applies, never silently the model's maximum.
+  if (auto q = read_quantization(top, r, s); !q) return q.error();
   if (auto ok = validate(s); !ok) {
     Error e = ok.error();
     e.field = path.empty() ? e.field : path + "." + e.field;

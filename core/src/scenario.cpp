@@ -4,6 +4,7 @@
 
 #include "json_fields.hpp"
 #include "vramfit/hf_config.hpp"
+#include "vramfit/weight_formats.hpp"
 
 namespace vramfit {
 
@@ -26,14 +27,16 @@ std::string preset_ids(const Catalog& catalog) {
   return out;
 }
 
-Result<ModelSpec> resolve_model(const Catalog& catalog, const Request& r, std::uint64_t& published) {
-  const int given = !r.model.empty() + !r.config_json.empty() + (r.params != 0);
-  if (given > 1) return make_error("model", "give only one of a preset, a config.json or a parameter count");
+Result<ModelSpec> resolve_model(const Catalog& catalog, const Request& r, std::uint64_t& published, bool& from_preset) {
+  const int given = !r.model.empty() + !r.config_json.empty() + (r.params != 0) + r.imported.has_value();
+  if (given > 1) return make_error("model", "give only one of a preset, a config.json, a model file or a parameter count");
+  if (r.imported) return r.imported->spec;
   if (!r.config_json.empty()) return model_from_hf_config(r.config_json);
   if (!r.model.empty()) {
     const ModelPreset* preset = find_model(catalog.models, r.model);
     if (!preset) return make_error("model", "unknown model \"" + r.model + "\"; known: " + preset_ids(catalog));
     published = preset->published_total;
+    from_preset = true;
     return preset->spec;
   }
   if (r.params != 0) {
@@ -47,6 +50,12 @@ Result<ModelSpec> resolve_model(const Catalog& catalog, const Request& r, std::u
   return make_error("model", "give a preset id, a config.json or a parameter count");
 }
 
+std::string joined(std::span<const KvDTypeInfo> infos) {
+  std::string out;
+  for (const auto& i : infos) out += (out.empty() ? "" : ", ") + std::string(i.name);
+  return out;
+}
+
 }  // namespace
 
 Result<Catalog> load_catalog(std::string_view models_json, std::string_view gpus_json) {
@@ -57,38 +66,103 @@ Result<Catalog> load_catalog(std::string_view models_json, std::string_view gpus
   return Catalog{std::move(models).value(), std::move(gpus).value()};
 }
 
-Result<Report> evaluate(const Catalog& catalog, const Request& r) {
-  Report report;
-  auto spec = resolve_model(catalog, r, report.published_params);
+Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r) {
+  ResolvedRequest out;
+  bool from_preset = false;
+  auto spec = resolve_model(catalog, r, out.published_params, from_preset);
   if (!spec) return spec.error();
-  report.model = std::move(spec).value();
+  out.model = std::move(spec).value();
+  InferenceOptions& o = out.options;
 
-  InferenceOptions options;
-  const auto weights = parse_dtype(r.weights);
-  if (!weights) return make_error("weights", "unknown precision \"" + r.weights + "\"; allowed: " + dtype_names());
-  options.weights = *weights;
+  const auto engine = parse_engine(r.engine);
+  if (!engine) return make_error("engine", "unknown engine \"" + r.engine + "\"; allowed: " + std::string(kEngineNames));
+  o.engine = *engine;
+  // Weights: the request's format; else the checkpoint's quantization_config; else bf16 (torch_dtype is not
+  // trusted: it says how the file is stored). A model file's header gives exact bytes.
+  const std::string weights = !r.weights.empty() ? r.weights : !out.model.quantization.empty() ? out.model.quantization
+                                                                                             : std::string("bf16");
+  auto format = parse_weight_format(weights);
+  if (!format) return format.error();
+  o.weight_format = format.value();
+  o.weights = format.value().dtype;
+  if (r.imported && r.weights.empty()) o.weight_format.reset(), o.exact_weights = r.imported->weights;
   if (!r.kv_dtype.empty()) {
-    const auto kv = parse_dtype(r.kv_dtype);
-    if (!kv || *kv == DType::int8 || *kv == DType::int4)
-      return make_error("kv_dtype", "unknown KV cache precision \"" + r.kv_dtype + "\"; allowed: fp32, fp16, bf16, fp8");
-    options.kv_dtype = *kv;
+    const auto kv = parse_kv_dtype(r.kv_dtype);
+    if (!kv) return make_error("kv_dtype", "unknown KV cache precision \"" + r.kv_dtype + "\"; allowed: " + joined(all_kv_dtypes()));
+    o.kv_dtype = *kv;
   }
-  options.context_tokens = r.context.value_or(report.model.default_context ? report.model.default_context : 4096);
-  options.batch = r.batch;
+  if (!r.attention.empty()) {
+    const auto a = parse_attention(r.attention);
+    if (!a) return make_error("attention", "unknown attention \"" + r.attention + "\"; allowed: " + std::string(kAttentionNames));
+    o.attention = *a;
+  }
+  if (!r.kv_allocation.empty()) {
+    const auto k = parse_kv_allocation(r.kv_allocation);
+    if (!k) return make_error("kv_allocation", "unknown KV allocation \"" + r.kv_allocation + "\"; allowed: " + std::string(kKvAllocationNames));
+    o.kv_allocation = *k;
+  }
+  // Default context: the engine's own, never silently the model's maximum for transformers/llama.cpp.
+  const auto& m = out.model;
+  if (r.context) {
+    o.context_tokens = *r.context;
+    out.context_source = "request";
+  } else if (o.engine == Engine::llamacpp) {
+    o.context_tokens = kLlamaDefaultCtx;
+    out.context_source = "engine_default";
+  } else if (o.engine == Engine::vllm && m.max_context) {
+    o.context_tokens = m.max_context;  // vLLM's max_model_len defaults to the config's maximum
+    out.context_source = "model_max";
+  } else if (from_preset && m.default_context) {
+    o.context_tokens = m.default_context;
+    out.context_source = "preset";
+  } else {
+    o.context_tokens = kLlamaDefaultCtx;
+    out.context_source = "engine_default";
+  }
+  o.batch = r.batch;
+  o.avg_tokens = r.avg_tokens;
+  o.expandable_segments = r.expandable_segments;
+  o.gpu_util = r.gpu_util;
+  o.max_num_batched_tokens = r.max_num_batched_tokens;
+  o.max_num_seqs = r.max_num_seqs;
+  o.gpu_layers = r.gpu_layers;
   if (!(r.headroom >= 0 && r.headroom <= 0.9))
     return make_error("headroom", "must be a fraction between 0 and 0.9, got " + std::to_string(r.headroom));
+  if (!r.gpu.empty()) {
+    out.gpu = find_gpu(catalog.gpus, r.gpu);
+    if (!out.gpu) return make_error("gpu", "unknown GPU \"" + r.gpu + "\"; list them with --list-gpus");
+    o.gpu_memory_bytes = out.gpu->usable_bytes();
+    o.gpu_is_a100 = lookup_key(out.gpu->name).find("a100") != std::string::npos;
+  }
+  return out;
+}
+
+Result<Report> evaluate(const Catalog& catalog, const Request& r) {
+  auto resolved = resolve_request(catalog, r);
+  if (!resolved) return resolved.error();
+  auto& rr = resolved.value();
+  Report report;
+  report.model = std::move(rr.model);
+  report.published_params = rr.published_params;
+  report.context_source = rr.context_source;
   report.headroom = r.headroom;
 
-  auto estimate = estimate_inference(report.model, options);
+  auto estimate = estimate_inference(report.model, rr.options);
   if (!estimate) return estimate.error();
   report.estimate = std::move(estimate).value();
+  if (report.context_source == "engine_default" && !report.model.is_bare())
+    report.estimate.notes.push_back("No context given: " + std::to_string(rr.options.context_tokens) +
+                                    " tokens assumed (the engine's default" +
+                                    (report.model.max_context ? "; the model allows " + std::to_string(report.model.max_context)
+                                                              : std::string()) + ").");
+  if (report.context_source == "model_max")
+    report.estimate.notes.push_back("No context given: vLLM sizes max_model_len to the model's maximum (" +
+                                    std::to_string(rr.options.context_tokens) + " tokens); pass --context to lower it.");
 
-  if (!r.gpu.empty()) {
-    const Gpu* gpu = find_gpu(catalog.gpus, r.gpu);
-    if (!gpu) return make_error("gpu", "unknown GPU \"" + r.gpu + "\"; list them with --list-gpus");
-    report.gpus = check_fit(report.estimate, std::vector<Gpu>{*gpu}, r.headroom);
+  if (rr.gpu) {
+    report.gpus = check_fit(report.estimate, std::vector<Gpu>{*rr.gpu}, r.headroom);
     // check_fit pointed into the temporary vector: point at the catalog's entry instead.
-    report.gpus.front().gpu = gpu;
+    report.gpus.front().gpu = rr.gpu;
   } else {
     report.gpus = check_fit(report.estimate, catalog.gpus, r.headroom);
   }
@@ -100,14 +174,18 @@ Result<Request> request_from_json(std::string_view text) {
   if (!parsed) return parsed.error();
   const json& j = parsed.value();
   if (!j.is_object()) return make_error("request", "expected a JSON object");
-  static constexpr std::string_view kKeys[] = {"model", "config", "params", "weights", "kv_dtype",
-                                               "context", "batch", "headroom", "gpu"};
+  static constexpr std::string_view kKeys[] = {
+      "model", "config", "params", "weights", "kv_dtype", "context", "batch", "headroom", "gpu", "engine",
+      "attention", "kv_allocation", "avg_tokens", "expandable_segments", "gpu_util", "max_num_batched_tokens",
+      "max_num_seqs", "gpu_layers"};
   for (const auto& [key, value] : j.items()) {
     bool known = false;
-    for (auto k : kKeys) known = known || k == key;
-    if (!known)
-      return make_error(key, "is not a known input; allowed: model, config, params, weights, kv_dtype, context, "
-                             "batch, headroom, gpu");
+    std::string all;
+    for (auto k : kKeys) {
+      known = known || k == key;
+      all += (all.empty() ? "" : ", ") + std::string(k);
+    }
+    if (!known) return make_error(key, "is not a known input; allowed: " + all);
   }
   FieldReader f(j, "");
   Request r;
@@ -118,12 +196,21 @@ Result<Request> request_from_json(std::string_view text) {
     else f.fail("config", "expected a config.json object or its text", *config);
   }
   r.params = f.uint("params").value_or(0);
-  r.weights = f.string("weights").value_or("bf16");
+  r.weights = f.string("weights").value_or("");
   r.kv_dtype = f.string("kv_dtype").value_or("");
   r.context = f.uint("context");
   r.batch = f.uint("batch").value_or(1);
   r.headroom = f.number("headroom").value_or(kDefaultHeadroom);
   r.gpu = f.string("gpu").value_or("");
+  r.engine = f.string("engine").value_or("transformers");
+  r.attention = f.string("attention").value_or("");
+  r.kv_allocation = f.string("kv_allocation").value_or("");
+  r.avg_tokens = f.uint("avg_tokens");
+  r.expandable_segments = f.boolean("expandable_segments").value_or(false);
+  r.gpu_util = f.number("gpu_util").value_or(kVllmDefaultGpuUtil);
+  r.max_num_batched_tokens = f.uint("max_num_batched_tokens");
+  r.max_num_seqs = f.uint("max_num_seqs");
+  r.gpu_layers = f.uint("gpu_layers");
   if (f.error()) return *f.error();
   return r;
 }
@@ -149,22 +236,80 @@ std::string report_to_json(const Report& report) {
       {"max_context", m.max_context},
       {"default_context", m.default_context},
   };
+  out["model"]["quantization"] = m.quantization;
   out["inputs"] = {
-      {"weights", dtype_info(e.weights_dtype).name},
-      {"kv_dtype", dtype_info(e.kv_dtype).name},
+      {"weights", e.weights_format},
+      {"compute_dtype", dtype_info(e.weights_dtype).name},
+      {"kv_dtype", kv_dtype_info(e.kv_dtype).name},
       {"context", e.context_tokens},
+      {"context_source", report.context_source},
       {"batch", e.batch},
       {"headroom", report.headroom},
+      {"engine", engine_name(e.engine)},
+      {"attention", attention_name(e.attention)},
+      {"kv_allocation", kv_allocation_name(e.kv_allocation.strategy)},
+      {"expandable_segments", e.expandable_segments},
   };
   out["breakdown"] = {
       {"weights", e.weights},         {"kv_cache", e.kv_cache}, {"activations", e.activations},
-      {"overhead", e.overhead},       {"total", e.total},
+      {"overhead", e.overhead},       {"allocator_reserve", e.allocator_reserve}, {"total", e.total},
   };
+  out["range"] = {{"low", e.range.low}, {"high", e.range.high}, {"drivers", e.range.drivers}};
+  const auto& w = e.weight_detail;
+  json storage = json::array();
+  for (const auto& t : w.storage) storage.push_back({{"type", t.type}, {"elements", t.elements}, {"bytes", t.bytes}});
+  out["weights"] = {{"format", e.weights_format}, {"total_bytes", w.total}, {"embedding", w.embedding},
+                    {"output", w.output},         {"attention", w.attention}, {"mlp", w.mlp},
+                    {"norms", w.norms},           {"other", w.other},         {"storage", storage},
+                    {"explanation", w.explanation}};
   out["kv_cache"] = {
       {"bytes_per_token", e.kv.bytes_per_token},
       {"bytes_per_token_layer", e.kv.bytes_per_token_layer},
       {"windowed_layers", e.kv.windowed_layers},
+      {"window_cells", e.kv.window_cells},
+      {"mla_cache", e.kv.mla == MlaCache::latent ? "latent" : "per_head"},
+      {"dtype", kv_dtype_info(e.kv_dtype).name},
   };
+  out["kv_allocation"] = {{"strategy", kv_allocation_name(e.kv_allocation.strategy)},
+                          {"avg_tokens", e.kv_allocation.avg_tokens},
+                          {"static_bytes", e.kv_allocation.static_bytes},
+                          {"paged_bytes", e.kv_allocation.paged_bytes}};
+  out["activations"] = {{"attention_scores", e.attention_scores}, {"logits", e.logits}};
+  out["vllm"] = nullptr;
+  if (e.vllm) {
+    const auto& v = *e.vllm;
+    out["vllm"] = {{"gpu_memory_utilization", v.gpu_util},
+                   {"budget_bytes", v.budget_bytes},
+                   {"max_num_batched_tokens", v.max_num_batched_tokens},
+                   {"max_num_seqs", v.max_num_seqs},
+                   {"profile_activation_bytes", v.profile_activation_bytes},
+                   {"non_torch_bytes", v.non_torch_bytes},
+                   {"cuda_graph_bytes", v.cuda_graph_bytes},
+                   {"block_size", kVllmBlockSize},
+                   {"block_bytes", v.block_bytes},
+                   {"num_blocks", v.num_blocks},
+                   {"kv_capacity_bytes", v.kv_capacity_bytes},
+                   {"kv_capacity_tokens", v.kv_capacity_tokens},
+                   {"sequence_tokens", v.sequence_tokens},
+                   {"max_concurrency", v.max_concurrency},
+                   {"concurrency_ratio", v.concurrency_ratio}};
+  }
+  out["llamacpp"] = nullptr;
+  if (e.llamacpp) {
+    const auto& b = *e.llamacpp;
+    out["llamacpp"] = {{"n_ctx", b.n_ctx},
+                       {"n_ubatch", b.n_ubatch},
+                       {"flash_attn", b.flash_attn},
+                       {"gpu_layers", b.gpu_layers},
+                       {"total_layers", b.total_layers},
+                       {"output_on_gpu", b.output_on_gpu},
+                       {"compute_buffer_bytes", b.compute_buffer_bytes},
+                       {"compute_buffer_other_bytes", b.compute_buffer_other_bytes},
+                       {"output_buffer_bytes", b.output_buffer_bytes},
+                       {"host_weights_bytes", b.host_weights_bytes},
+                       {"host_kv_bytes", b.host_kv_bytes},
+                       {"host_ram_bytes", b.host_ram_bytes}};
+  }
   json explanations = json::array();
   for (const auto& x : e.explanations)
     explanations.push_back({{"key", x.key}, {"formula", x.formula}, {"values", x.values}, {"source", x.source}});
@@ -219,7 +364,17 @@ std::string catalog_to_json(const Catalog& catalog) {
   }
   json dtypes = json::array();
   for (const auto& d : all_dtypes()) dtypes.push_back({{"name", d.name}, {"bits", d.bits}, {"summary", d.summary}});
-  return dump(json{{"models", models}, {"gpus", gpus}, {"dtypes", dtypes}});
+  json kv = json::array();
+  for (const auto& d : all_kv_dtypes())
+    kv.push_back({{"name", d.name}, {"bits", 8.0 * d.block_bytes / d.block_elements}, {"summary", d.summary}});
+  return dump(json{{"models", models},
+                   {"gpus", gpus},
+                   {"dtypes", dtypes},
+                   {"weight_formats", weight_format_examples()},
+                   {"kv_dtypes", kv},
+                   {"engines", {"transformers", "vllm", "llamacpp"}},
+                   {"attention", {"sdpa", "eager"}},
+                   {"kv_allocation", {"static", "paged"}}});
 }
 
 }  // namespace vramfit

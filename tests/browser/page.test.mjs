@@ -2,7 +2,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { openBrowser, newPage, root } from './helpers.mjs';
 
 let session;
@@ -11,29 +11,31 @@ after(async () => { await session?.close(); });
 
 // The page formats with the browser's locale; Chromium headless here is en-US.
 const totalText = (page) => page.locator('[data-testid="total-gb"]').textContent();
+const kvCell = (page) => page.locator('tr[data-line="kv_cache"] td').first().textContent();
 
 test('changing the context updates the total immediately', async () => {
   const { page, problems } = await newPage(session);
   await page.goto(`${session.base}/?model=llama-3.1-8b&weights=bf16&context=8192`);
   await page.locator('#summary').waitFor({ state: 'visible' });
-  // 16,060,522,496 weights + 1,073,741,824 KV + 839,373,824 activations + 536,870,912 overhead
-  // = 18,510,509,056 B = 18.51 GB.
-  assert.equal(await totalText(page), '18.51 GB');
+  // KV: 2 × 8 KV heads × 128 × 2 B × 32 layers = 131,072 B/token × 8192 = 1,073,741,824 B = 1.07 GB.
+  assert.equal(await kvCell(page), '1.07');
+  const before = await totalText(page);
   await page.locator('#context').fill('16384');
-  // KV doubles (+1,073,741,824), activations double less logits (+838,860,800): 20,423,111,680 B = 20.42 GB.
-  await page.waitForFunction(() => document.querySelector('[data-testid="total-gb"]').textContent === '20.42 GB');
+  // Twice the tokens, twice the KV: 2,147,483,648 B = 2.15 GB; the total follows.
+  await page.waitForFunction(() => document.querySelector('tr[data-line="kv_cache"] td').textContent === '2.15');
+  assert.notEqual(await totalText(page), before);
   assert.match(page.url(), /context=16384/);
   assert.deepEqual(problems, []);
 });
 
-test('choosing INT4 weights shrinks the weights line to a quarter of bf16', async () => {
+test('choosing fp32 weights doubles the bf16 weights line', async () => {
   const { page, problems } = await newPage(session);
   await page.goto(`${session.base}/?model=llama-2-7b&context=4096`);
   await page.locator('#summary').waitFor({ state: 'visible' });
-  await page.locator('label[for="weights-int4"]').click();
-  // 6,738,415,616 params × 0.5 B = 3,369,207,808 B = 3.37 GB.
-  await page.waitForFunction(() => document.querySelector('tr[data-line="weights"] td').textContent === '3.37');
-  assert.match(page.url(), /weights=int4/);
+  await page.locator('label[for="weights-fp32"]').click();
+  // 6,738,415,616 params × 4 B = 26,953,662,464 B = 26.95 GB (bf16: × 2 B = 13.48 GB).
+  await page.waitForFunction(() => document.querySelector('tr[data-line="weights"] td').textContent === '26.95');
+  assert.match(page.url(), /weights=fp32/);
   assert.deepEqual(problems, []);
 });
 
@@ -70,13 +72,201 @@ test('the GPU list marks fits, tight and does not fit', async () => {
   assert.match(await page.locator('tr[data-gpu="rtx-4060"] .badge').textContent(), /^does not fit/);
 });
 
+test('the headline names one GPU with the free memory, or how many are needed', async () => {
+  const { page, problems } = await newPage(session);
+  await page.goto(`${session.base}/?model=llama-3.1-8b&context=8192&gpu=rtx-4090`);
+  await page.locator('#summary').waitFor({ state: 'visible' });
+  // 16.06 GB of bf16 weights + 1.07 GB KV + activations and overhead ≈ 18.5 GB, well inside 24 GiB = 25.77 GB.
+  assert.match(await page.getByTestId('headline').textContent(), /^Fits on one GeForce RTX 4090 with [67]\.\d GB free$/);
+  await page.goto(`${session.base}/?model=llama-3.1-70b&context=8192&gpu=h100-sxm`);
+  // 70.55 B params × 2 B = 141.1 GB of weights alone: more than one 80 GiB (85.9 GB) card, less than two.
+  await page.waitForFunction(() => document.querySelector('[data-testid="headline"]').textContent === 'Needs 2 × NVIDIA H100 SXM');
+  assert.deepEqual(problems, []);
+});
+
+test('the URL round-trips the whole state and back/forward restore it', async () => {
+  const { page, problems } = await newPage(session);
+  await page.goto(`${session.base}/`);
+  await page.locator('#summary').waitFor({ state: 'visible' });
+  await page.locator('#model').fill('Llama 2 7B');
+  await page.waitForURL(/model=llama-2-7b/);
+  await page.locator('label[for="weights-int8"]').click();
+  await page.locator('#batch').fill('4');
+  await page.locator('#gpu').selectOption('rtx-3090');
+  await page.waitForURL(/gpu=rtx-3090/);
+  const url = page.url();
+  assert.match(url, /model=llama-2-7b/);
+  assert.match(url, /weights=int8/);
+  assert.match(url, /batch=4/);
+  const total = await totalText(page);
+  const fresh = await newPage(session);
+  await fresh.page.goto(url);
+  await fresh.page.locator('#summary').waitFor({ state: 'visible' });
+  assert.equal(await totalText(fresh.page), total);
+  assert.equal(await fresh.page.locator('#model').inputValue(), 'Llama 2 7B');
+  assert.equal(await fresh.page.locator('#batch').inputValue(), '4');
+  assert.equal(await fresh.page.locator('#gpu').inputValue(), 'rtx-3090');
+  assert.equal(await fresh.page.locator('#weights-int8').isChecked(), true);
+  // Back: before the GPU was chosen (weights and GPU push history entries; typing replaces).
+  await page.goBack();
+  await page.waitForFunction(() => !location.search.includes('gpu='));
+  assert.equal(await page.locator('#gpu').inputValue(), '');
+  await page.goForward();
+  await page.waitForFunction(() => location.search.includes('gpu=rtx-3090'));
+  assert.equal(await page.locator('#gpu').inputValue(), 'rtx-3090');
+  assert.deepEqual([...problems, ...fresh.problems], []);
+});
+
+test('every breakdown number opens its formula, inputs and source from the core', async () => {
+  const { page } = await newPage(session);
+  await page.goto(`${session.base}/?model=llama-3.1-8b&context=8192`);
+  await page.locator('#summary').waitFor({ state: 'visible' });
+  const buttons = page.locator('#breakdown button[data-explain]');
+  // One per breakdown line the core reports, plus the total.
+  assert.equal(await buttons.count(), await page.locator('#breakdown tr').count());
+  assert.ok(await buttons.count() >= 5);
+  await page.locator('tr[data-line="weights"] button').click();
+  await page.locator('#explain').waitFor({ state: 'visible' });
+  // The dialog shows the core's own explanation text for that line…
+  const core = await page.evaluate(async () => {
+    const { openCalculator } = await import('./js/core.js');
+    const r = (await openCalculator()).evaluate({ model: 'llama-3.1-8b', context: 8192 });
+    return r.explanations.find((e) => e.key === 'weights');
+  });
+  assert.equal(await page.locator('#explain-formula').textContent(), core.formula);
+  assert.equal(await page.locator('#explain-source').textContent(), core.source);
+  // …whose inputs reach the known figure: 8,030,261,248 params × 2 B = 16,060,522,496 B.
+  assert.match((await page.locator('#explain-values').textContent()).replace(/\D/g, ''), /16060522496/);
+  await page.keyboard.press('Escape');
+  await page.locator('#explain').waitFor({ state: 'hidden' });
+});
+
+test('the GPU table sorts by a column and filters by segment', async () => {
+  const { page } = await newPage(session);
+  await page.goto(`${session.base}/?model=llama-3.1-8b&context=8192`);
+  await page.locator('#summary').waitFor({ state: 'visible' });
+  await page.locator('button[data-sort="memory"]').click();
+  assert.equal(await page.locator('th[aria-sort="ascending"] button').getAttribute('data-sort'), 'memory');
+  const memories = await page.locator('#gpus tr td:nth-child(3)').allTextContents();
+  const values = memories.map((m) => Number(m.replace(/[^\d.]/g, '')));
+  assert.deepEqual(values, [...values].sort((a, b) => a - b));
+  await page.locator('button[data-sort="memory"]').press('Enter'); // keyboard: second press reverses
+  assert.equal(await page.locator('th[aria-sort="descending"] button').getAttribute('data-sort'), 'memory');
+  await page.locator('#segment').selectOption('apple');
+  const segments = new Set(await page.locator('#gpus tr td:nth-child(2)').allTextContents());
+  assert.deepEqual([...segments], ['Apple']);
+  assert.match(await page.locator('#gpu-count').textContent(), /^23 of 80 GPUs$/);
+});
+
+test('copy as Markdown, copy link and CSV carry the figures shown', async () => {
+  const { page, problems } = await newPage(session);
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: session.base });
+  await page.goto(`${session.base}/?model=llama-3.1-8b&context=8192`);
+  await page.locator('#summary').waitFor({ state: 'visible' });
+  await page.locator('#copy-markdown').click();
+  await page.locator('#action-status').filter({ hasText: 'Copied.' }).waitFor();
+  const markdown = await page.evaluate(() => navigator.clipboard.readText());
+  // 8,030,261,248 params × 2 B = 16,060,522,496 B = 16.06 GB.
+  assert.match(markdown, /\| Weights \| 16\.06 \| 8\d\.\d% \|/);
+  assert.match(markdown, new RegExp(`\\| \\*\\*Total\\*\\* \\| \\*\\*${(await totalText(page)).replace(' GB', '').replace('.', '\\.')}\\*\\* \\| 100% \\|`));
+  await page.locator('#copy-link').click();
+  await page.waitForFunction(async () => (await navigator.clipboard.readText()) === location.href);
+  const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#download-csv').click()]);
+  const csv = readFileSync(await download.path(), 'utf8');
+  assert.equal(download.suggestedFilename(), 'vramfit-llama-3.1-8b.csv');
+  assert.match(csv, /"breakdown","weights","Weights","16060522496"/);
+  assert.match(csv, /"breakdown","total","Total","\d+"/);
+  assert.match(csv, /"gpu","rtx-4090","GeForce RTX 4090","25769803776","fits","1","\d+"/);
+  assert.deepEqual(problems, []);
+});
+
+test('German is switchable, remembered, and formats numbers the German way; GiB toggles', async () => {
+  const { page, problems } = await newPage(session);
+  await page.goto(`${session.base}/?model=llama-3.1-8b&context=8192&gpu=rtx-4090`);
+  await page.locator('#summary').waitFor({ state: 'visible' });
+  await page.locator('#lang').selectOption('de');
+  await page.waitForFunction(() => document.querySelector('tr[data-line="weights"] td').textContent === '16,06');
+  assert.match(await page.getByTestId('headline').textContent(), /^Passt auf eine GeForce RTX 4090, \d,\d GB bleiben frei$/);
+  assert.equal(await page.locator('html').getAttribute('lang'), 'de');
+  await page.reload();
+  await page.locator('#summary').waitFor({ state: 'visible' });
+  assert.match(await totalText(page), /^\d+,\d\d GB$/);
+  await page.locator('label[for="unit-GiB"]').click();
+  // 16,060,522,496 B / 2^30 = 14.957 GiB.
+  assert.equal(await page.locator('tr[data-line="weights"] td').first().textContent(), '14,96');
+  assert.match(await totalText(page), /^\d+,\d\d GiB$/);
+  assert.deepEqual(problems, []);
+});
+
+test('report lines the page does not know yet still render, by key name', async () => {
+  const { page } = await newPage(session);
+  await page.goto(`${session.base}/`);
+  const lines = await page.evaluate(async () => {
+    const { breakdownLines } = await import('./js/view.js');
+    const { translator } = await import('./js/i18n.js');
+    const t = translator('en');
+    return breakdownLines({ total: 6, new_thing: 1, weights: 5 }).map((l) => `${t(`line.${l.key}`)}:${l.bytes}:${l.colour}`);
+  });
+  assert.deepEqual(lines, ['Weights:5:seg-weights', 'new_thing:1:seg-extra-0']);
+});
+
+test('fine-tune and train tabs say they are coming until the core lists them, and arrows move between tabs', async () => {
+  const { page, problems } = await newPage(session);
+  await page.goto(`${session.base}/?model=llama-3.1-8b`);
+  await page.locator('#summary').waitFor({ state: 'visible' });
+  await page.locator('#mode-inference').focus();
+  await page.keyboard.press('ArrowRight');
+  await page.waitForURL(/mode=finetune/);
+  assert.equal(await page.locator('#mode-finetune').getAttribute('aria-selected'), 'true');
+  assert.match(await page.locator('#mode-note').textContent(), /^Coming with the training engine/);
+  await page.keyboard.press('ArrowLeft');
+  await page.locator('#mode-note').waitFor({ state: 'hidden' });
+  assert.deepEqual(problems, []);
+});
+
+test('charts come from the core per point and download as SVG', async () => {
+  const { page, problems } = await newPage(session);
+  await page.goto(`${session.base}/?model=llama-3.1-8b&context=8192&gpu=rtx-4090`);
+  await page.locator('#chart-context svg').waitFor();
+  // One stacked area per breakdown line.
+  assert.equal(await page.locator('#chart-context polygon.area').count(), await page.locator('#breakdown tr').count() - 1);
+  assert.match(await page.locator('#chart-context .capacity-label').textContent(), /^GeForce RTX 4090: 25\.8 GB$/);
+  const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#chart-batch [data-download="svg"]').click()]);
+  const svg = readFileSync(await download.path(), 'utf8');
+  assert.match(svg, /^<svg[^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+  assert.match(svg, /fill="rgb\(/); // colours resolved for use outside the page
+  const [png] = await Promise.all([page.waitForEvent('download'), page.locator('#chart-batch [data-download="png"]').click()]);
+  assert.deepEqual([...readFileSync(await png.path()).subarray(1, 4)], [0x50, 0x4e, 0x47]); // "PNG"
+  assert.deepEqual(problems, []);
+});
+
+test('usable at 360 px: nothing scrolls sideways', async () => {
+  const { page, problems } = await newPage(session, { width: 360, height: 800 });
+  await page.goto(`${session.base}/?model=llama-3.1-70b&context=32768`);
+  await page.locator('#chart-batch svg').waitFor();
+  assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 360));
+  assert.deepEqual(problems, []);
+});
+
+test('the served page and the single-file build declare a strict CSP', async () => {
+  const html = readFileSync(path.join(root, 'dist/index.html'), 'utf8');
+  const single = readFileSync(path.join(root, 'dist/vramfit.html'), 'utf8');
+  for (const page of [html, single]) {
+    const csp = page.match(/http-equiv="Content-Security-Policy" content="([^"]+)"/)[1];
+    assert.doesNotMatch(csp, /'unsafe-inline'|'unsafe-eval'|'unsafe-hashes'|\*/);
+    assert.match(csp, /script-src [^;]*'wasm-unsafe-eval'/);
+  }
+  assert.match(single, /script-src 'sha256-[A-Za-z0-9+/=]{44}' 'wasm-unsafe-eval'/);
+  assert.doesNotMatch(html, /\sstyle="|<style|<script>/);
+});
+
 test('screenshots at 1280 and 375 px', async () => {
   const dir = process.env.UPDATE_SCREENSHOTS ? path.join(root, 'docs') : path.join(root, 'test-results');
   mkdirSync(dir, { recursive: true });
   for (const width of [1280, 375]) {
     const { page } = await newPage(session, { width, height: 900 });
     await page.goto(`${session.base}/?model=llama-3.1-8b&context=8192`);
-    await page.locator('#summary').waitFor({ state: 'visible' });
-    await page.screenshot({ path: path.join(dir, `screenshot-${width}.png`), fullPage: width === 375 ? false : false });
+    await page.locator('#chart-batch svg').waitFor();
+    await page.screenshot({ path: path.join(dir, `screenshot-${width}.png`) });
   }
 });

@@ -37,6 +37,22 @@ TEST_CASE("--flag=value works and a path selects a config file") {
   CHECK(o.value().request.params == 7'000'000'000ULL);
 }
 
+TEST_CASE("engine flags parse, and unknown values name the flag and what is allowed") {
+  auto o = parse_args({"--model", "m.gguf", "--engine", "vllm", "--gpu-util", "0.85", "--ngl", "0", "--max-context",
+                       "--kv-dtype", "q8_0", "--avg-tokens", "2k"});
+  REQUIRE(o.ok());
+  CHECK(o.value().model_path == "m.gguf");
+  CHECK(o.value().request.engine == "vllm");
+  CHECK(o.value().request.gpu_util == doctest::Approx(0.85));
+  CHECK(o.value().request.gpu_layers == 0);
+  CHECK(o.value().request.avg_tokens == 2048);
+  CHECK(o.value().action == Action::limits);
+  auto bad = parse_args({"--attention", "fast"});
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().field == "--attention");
+  CHECK(bad.error().message == "invalid value \"fast\"; expected one of sdpa, eager");
+}
+
 TEST_CASE("unknown flags and missing values are named") {
   auto o = parse_args({"--modle", "x"});
   REQUIRE_FALSE(o.ok());
@@ -52,7 +68,9 @@ TEST_CASE("unknown flags and missing values are named") {
 TEST_CASE("--help lists every flag") {
   const std::string help = help_text();
   for (const char* flag : {"--model", "--params", "--weights", "--kv-dtype", "--context", "--batch", "--gpu",
-                           "--headroom", "--json", "--list-models", "--list-gpus", "--help", "--version"})
+                           "--headroom", "--json", "--list-models", "--list-gpus", "--help", "--version", "--engine",
+                           "--attention", "--kv-allocation", "--avg-tokens", "--expandable-segments", "--gpu-util",
+                           "--max-num-batched-tokens", "--max-num-seqs", "--ngl", "--max-context", "--max-batch"})
     CHECK_MESSAGE(help.find(flag) != std::string::npos, flag);
 }
 #endif

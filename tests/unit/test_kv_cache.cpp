@@ -72,3 +72,33 @@ TEST_CASE("batch multiplies the cache and fp8 halves it") {
   CHECK(estimate_kv_cache(s, DType::bf16, 1000, 4).value().bytes == 4 * one);
   CHECK(estimate_kv_cache(s, DType::fp8, 1000, 1).value().bytes * 2 == one);
 }
+
+TEST_CASE("q8_0 and q4_0 caches cost 8.5 and 4.5 bits per element (ggml block sizes)") {
+  // Llama-3.1-8B: 2 × 8 × 128 = 2048 elements per token·layer; q8_0: 2048 / 32 × 34 = 2176 B; q4_0: 64 × 18 = 1152 B.
+  const auto& s = test::preset("llama-3.1-8b");
+  CHECK(estimate_kv_cache(s, KvDType::q8_0, 1, 1).value().bytes_per_token_layer == 2176);
+  CHECK(estimate_kv_cache(s, KvDType::q4_0, 1, 1).value().bytes_per_token_layer == 1152);
+  CHECK(estimate_kv_cache(s, KvDType::fp8, 1, 1).value().bytes_per_token_layer == 2048);
+}
+
+TEST_CASE("MLA: the latent in vLLM/llama.cpp, decompressed heads in transformers") {
+  // DeepSeek-V3: latent (512 + 64) × 2 B = 1152 B per layer; per head 128 × (128 + 64 + 128) × 2 B = 81,920 B.
+  const auto& s = test::preset("deepseek-v3");
+  KvLayout per_head;
+  per_head.mla = MlaCache::per_head;
+  CHECK(estimate_kv_cache(s, KvDType::bf16, 1, 1).value().bytes_per_token_layer == 1152);
+  CHECK(estimate_kv_cache(s, KvDType::bf16, 1, 1, per_head).value().bytes_per_token_layer == 81'920);
+}
+
+TEST_CASE("llama.cpp's SWA cache keeps window + n_ubatch cells, padded to 256") {
+  // Gemma-2-9B: window 4096; llama.cpp keeps 4096 + 512 = 4608 cells on its 21 local layers
+  // (the log "creating SWA KV cache, size = 1536 cells" is Gemma 3's 1024 + 512). At 8192 tokens:
+  // 21 × 8192 + 21 × 4608 = 268,800 token·layers × 8192 B = 2,202,009,600 B.
+  KvLayout llama;
+  llama.window_extra = 512;
+  llama.window_pad = 256;
+  auto kv = estimate_kv_cache(test::preset("gemma-2-9b"), KvDType::fp16, 8192, 1, llama);
+  REQUIRE(kv.ok());
+  CHECK(kv.value().window_cells == 4608);
+  CHECK(kv.value().bytes == 2'202'009'600ULL);
+}

@@ -31,8 +31,11 @@ TEST_CASE("bad requests name the field and what is allowed") {
   };
   const Case cases[] = {
       {R"({"model":"llama-9000"})", "model", "known: "},
-      {R"({"model":"llama-3.1-8b","weights":"fp12"})", "weights", "allowed: fp32, fp16, bf16, fp8, int8, int4"},
-      {R"({"model":"llama-3.1-8b","kv_dtype":"int4"})", "kv_dtype", "allowed: fp32, fp16, bf16, fp8"},
+      {R"({"model":"llama-3.1-8b","weights":"fp12"})", "weights", "use fp32, fp16, bf16, fp8, int8, int4, nf4"},
+      {R"({"model":"llama-3.1-8b","kv_dtype":"int4"})", "kv_dtype", "allowed: fp32, fp16, bf16, fp8, q8_0, q4_0"},
+      {R"({"model":"llama-3.1-8b","engine":"tgi"})", "engine", "allowed: transformers, vllm, llamacpp"},
+      {R"({"model":"llama-3.1-8b","attention":"fast"})", "attention", "allowed: sdpa, eager"},
+      {R"({"model":"llama-3.1-8b","engine":"llamacpp","kv_allocation":"paged"})", "kv_allocation", "static"},
       {R"({"model":"llama-3.1-8b","context":-5})", "context", "non-negative integer"},
       {R"({"model":"llama-3.1-8b","batch":0})", "batch", "between 1 and"},
       {R"({"model":"llama-3.1-8b","gpu":"voodoo"})", "gpu", "unknown GPU"},
@@ -80,4 +83,51 @@ TEST_CASE("the catalog lists serialise for the page") {
   CHECK(json.find("\"id\":\"llama-3.1-8b\"") != std::string::npos);
   CHECK(json.find("\"id\":\"h100-sxm\"") != std::string::npos);
   CHECK(json.find("\"name\":\"int4\"") != std::string::npos);
+}
+
+TEST_CASE("default context is the engine's, never silently the model's maximum") {
+  // A config allowing 131,072 tokens: transformers and llama.cpp assume 4096 (llama.cpp PR #10136);
+  // vLLM sizes max_model_len to the maximum, as vLLM does, and says so.
+  const char* config = R"({"model_type":"llama","hidden_size":4096,"num_hidden_layers":32,"num_attention_heads":32,
+      "num_key_value_heads":8,"intermediate_size":14336,"vocab_size":128256,"max_position_embeddings":131072})";
+  for (const char* engine : {"transformers", "llamacpp", "vllm"}) {
+    Request r;
+    r.config_json = config;
+    r.engine = engine;
+    auto report = evaluate(test::catalog(), r);
+    REQUIRE(report.ok());
+    CAPTURE(engine);
+    CHECK(report.value().estimate.context_tokens == (std::string(engine) == "vllm" ? 131'072u : 4096u));
+  }
+  // Presets keep their default_context for transformers.
+  CHECK(evaluate(test::catalog(), request_from_json(R"({"model":"llama-3.1-8b"})").value()).value().estimate.context_tokens == 8192);
+}
+
+TEST_CASE("a GPTQ config's quantization_config sets the weights unless the request names them") {
+  // TheBloke/Llama-2-7B-GPTQ config.json: "quantization_config": {"bits": 4, "group_size": 128,
+  // "quant_method": "gptq", "desc_act": false, ...}; the parameter count is the unpacked model's.
+  auto r = request_from_json(R"({"config":{"model_type":"llama","hidden_size":4096,"num_hidden_layers":32,
+      "num_attention_heads":32,"intermediate_size":11008,"vocab_size":32000,"torch_dtype":"float16",
+      "quantization_config":{"bits":4,"group_size":128,"quant_method":"gptq","desc_act":false}}})");
+  REQUIRE(r.ok());
+  auto report = evaluate(test::catalog(), r.value());
+  REQUIRE(report.ok());
+  CHECK(report.value().model.quantization == "gptq-4bit-128g");
+  CHECK(report.value().estimate.weights_format == "gptq-4bit-128g");
+  CHECK(report.value().estimate.params.total == 6'738'415'616ULL);
+  r.value().weights = "fp16";
+  CHECK(evaluate(test::catalog(), r.value()).value().estimate.weights == 6'738'415'616ULL * 2);
+}
+
+TEST_CASE("vLLM on a GPU reports KV capacity and concurrency in the JSON") {
+  auto report = evaluate(test::catalog(),
+                         request_from_json(R"({"model":"llama-3.1-8b","engine":"vllm","gpu":"h100-sxm","context":8192})").value());
+  REQUIRE(report.ok());
+  const std::string json = report_to_json(report.value());
+  CHECK(json.find("\"kv_capacity_bytes\":") != std::string::npos);
+  CHECK(json.find("\"max_concurrency\":") != std::string::npos);
+  CHECK(json.find("\"range\":{\"drivers\"") != std::string::npos);
+  const auto& v = *report.value().estimate.vllm;
+  CHECK(v.max_num_batched_tokens == 16384);  // H100: ≥ 70 GiB and not an A100
+  CHECK(v.kv_capacity_tokens == v.num_blocks * 16);
 }

@@ -1,10 +1,13 @@
 // Facade over the wasm module: JSON in and out, so page code never sees Embind handles.
+// The single-file build (dist/vramfit.html) inlines the .wasm and sets globalThis.vramfitWasmBinary
+// before this runs, so the module never fetches anything (file:// cannot).
 import createVramfit from '../vramfit.mjs';
 
 let modulePromise;
 
 function load() {
-  modulePromise ??= createVramfit();
+  const wasmBinary = globalThis.vramfitWasmBinary;
+  modulePromise ??= createVramfit(wasmBinary ? { wasmBinary } : {});
   return modulePromise;
 }
 
@@ -17,5 +20,7 @@ export async function openCalculator() {
     evaluate(request) {
       return JSON.parse(module.evaluate(JSON.stringify(request)));
     },
+    /** The curve binding once the core has one (module.curve); null until then. */
+    curve: typeof module.curve === 'function' ? (request) => JSON.parse(module.curve(JSON.stringify(request))) : null,
   };
 }

@@ -1,118 +1,113 @@
-// Renders a core report into the page. Text goes in with textContent only: names from the URL or a
-// config file can never become markup.
-import * as fmt from './format.js';
+// Renders a core report into the full page. Text goes in with textContent only.
+import { el, breakdownLines, totalRange, headlineGpu, headlineText, fillBar } from './view.js';
 
-const LINES = [
-  { key: 'weights', label: 'Weights' },
-  { key: 'kv_cache', label: 'KV cache' },
-  { key: 'activations', label: 'Activations' },
-  { key: 'overhead', label: 'Overhead' },
-];
-const VERDICT = { fits: 'fits', tight: 'tight', does_not_fit: 'does not fit' };
-
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attrs)) {
-    if (name === 'class') node.className = value;
-    else if (name === 'text') node.textContent = value;
-    else node.setAttribute(name, value);
-  }
-  for (const child of children) node.append(child);
-  return node;
+// A number that opens its explanation (formula, inputs, source from report.explanations).
+function explainButton(key, text, t) {
+  return el('button', { type: 'button', class: 'number', 'data-explain': key,
+    'aria-label': `${text}: ${t('explain.open', { label: t(`line.${key}`) })}` }, text);
 }
 
-function explanation(report, key) {
-  const x = report.explanations.find((e) => e.key === key);
-  if (!x) return el('span');
-  return el(
-    'details',
-    { class: 'why' },
-    el('summary', { text: 'formula' }),
-    el('p', {}, el('code', { text: x.formula })),
-    el('p', {}, el('code', { text: x.values })),
-    el('p', { class: 'source', text: `Source: ${x.source}` }),
-  );
-}
-
-export function renderReport(dom, report) {
+export function renderSummary(dom, report, view) {
+  const { t, f } = view;
   const { breakdown } = report;
-  dom.totalGb.textContent = `${fmt.gb(breakdown.total)} GB`;
-  dom.totalGib.textContent = `(${fmt.gib(breakdown.total)} GiB)`;
+  const lines = breakdownLines(breakdown);
+  const row = headlineGpu(report.gpus, view);
+  dom.headline.textContent = headlineText(row, t, f);
+  dom.headline.className = `headline fit-${row?.fit ?? 'none'}`;
+  dom.totalGb.textContent = f.bytes(breakdown.total);
+  const range = totalRange(report);
+  dom.totalRange.textContent = range ? `(${t('total.range', { low: f.bytes(range.low), high: f.bytes(range.high) })})` : '';
   const m = report.model;
   const facts = [
-    `${fmt.billions(m.params_total)} parameters`,
-    m.params_active !== m.params_total ? `${fmt.billions(m.params_active)} active` : null,
-    m.layers ? `${m.layers} layers` : null,
-    m.kv_heads ? `${m.attention_heads} heads, ${m.kv_heads} KV heads × ${m.head_dim}` : null,
-    `${fmt.count(report.kv_cache.bytes_per_token)} B KV per token`,
+    t('facts.params', { n: f.billions(m.params_total) }),
+    m.params_active !== m.params_total ? t('facts.active', { n: f.billions(m.params_active) }) : null,
+    m.layers ? t('facts.layers', { n: f.count(m.layers) }) : null,
+    m.kv_heads ? t('facts.heads', { heads: m.attention_heads, kv: m.kv_heads, dim: m.head_dim }) : null,
+    report.kv_cache ? t('facts.kv', { n: f.count(report.kv_cache.bytes_per_token) }) : null,
   ].filter(Boolean);
   dom.modelFacts.textContent = `${m.name}: ${facts.join(' · ')}`;
+  fillBar(dom.bar, lines, breakdown.total, t, f);
+  dom.memoryCol.textContent = t('breakdown.memory', { unit: f.unit });
 
-  dom.bar.replaceChildren(
-    ...LINES.filter(({ key }) => breakdown[key] > 0).map(({ key, label }) => {
-      const seg = el('span', { class: `seg seg-${key}`, title: `${label}: ${fmt.gb(breakdown[key])} GB` });
-      seg.style.flexGrow = String(breakdown[key]);
-      return seg;
-    }),
-  );
-  dom.bar.setAttribute(
-    'aria-label',
-    LINES.map(({ key, label }) => `${label} ${fmt.share(breakdown[key], breakdown.total)}`).join(', '),
-  );
-
-  const rows = LINES.map(({ key, label }) =>
-    el(
-      'tr',
-      { 'data-line': key },
-      el('th', { scope: 'row' }, el('span', { class: `swatch seg-${key}`, 'aria-hidden': 'true' }), label, explanation(report, key)),
-      el('td', { class: 'num', text: fmt.gb(breakdown[key]) }),
-      el('td', { class: 'num', text: fmt.gib(breakdown[key]) }),
-      el('td', { class: 'num', text: fmt.share(breakdown[key], breakdown.total) }),
-    ),
-  );
-  rows.push(
-    el(
-      'tr',
-      { class: 'total', 'data-line': 'total' },
-      el('th', { scope: 'row' }, 'Total', explanation(report, 'total')),
-      el('td', { class: 'num', 'data-testid': 'total-gb-cell', text: fmt.gb(breakdown.total) }),
-      el('td', { class: 'num', text: fmt.gib(breakdown.total) }),
-      el('td', { class: 'num', text: fmt.share(1, 1) }),
-    ),
-  );
+  const rows = lines.map((line) => el('tr', { 'data-line': line.key },
+    el('th', { scope: 'row' }, el('span', { class: `swatch ${line.colour}`, 'aria-hidden': 'true' }), t(`line.${line.key}`)),
+    el('td', { class: 'num' }, explainButton(line.key, f.amount(line.bytes), t)),
+    el('td', { class: 'num', text: f.share(line.bytes, breakdown.total) })));
+  rows.push(el('tr', { class: 'total', 'data-line': 'total' },
+    el('th', { scope: 'row', text: t('line.total') }),
+    el('td', { class: 'num', 'data-testid': 'total-gb-cell' }, explainButton('total', f.amount(breakdown.total), t)),
+    el('td', { class: 'num', text: f.share(1, 1) })));
   dom.breakdown.replaceChildren(...rows);
   dom.notes.replaceChildren(...report.notes.map((n) => el('li', { text: n })));
-
-  dom.headroom.textContent = fmt.share(1 - report.inputs.headroom, 1);
-  const order = { fits: 0, tight: 1, does_not_fit: 2 };
-  const gpus = [...report.gpus].sort((a, b) => order[a.fit] - order[b.fit] || a.usable_bytes - b.usable_bytes);
-  dom.gpus.replaceChildren(
-    ...gpus.map((g) => {
-      let verdict = VERDICT[g.fit];
-      if (g.fit === 'does_not_fit') verdict += g.gpus_needed > 1 ? ` — needs ${g.gpus_needed}` : '';
-      return el(
-        'tr',
-        { class: `fit-${g.fit}`, 'data-gpu': g.id },
-        el('th', { scope: 'row', text: g.name }),
-        el('td', { class: 'num', text: `${fmt.gibShort(g.usable_bytes)} GiB` }),
-        el('td', {}, el('span', { class: `badge badge-${g.fit}`, text: verdict })),
-        el('td', { class: 'num', text: `${g.free_bytes >= 0 ? '' : '−'}${fmt.gibShort(Math.abs(g.free_bytes))} GiB` }),
-      );
-    }),
-  );
 }
 
-export function fillSelect(select, options, selected) {
-  select.replaceChildren(...options.map(({ value, label }) => el('option', { value, text: label })));
+const FIT_ORDER = { fits: 0, tight: 1, does_not_fit: 2 };
+export const GPU_COLUMNS = [
+  { key: 'name', label: 'gpus.name', value: (g) => g.name, text: true },
+  { key: 'segment', label: 'gpus.segment', value: (g) => g.segment, text: true },
+  { key: 'memory', label: 'gpus.memory', value: (g) => g.usable_bytes, num: true },
+  { key: 'verdict', label: 'gpus.verdict', value: (g) => FIT_ORDER[g.fit] ?? 3 },
+  { key: 'needed', label: 'gpus.needed', value: (g) => (g.gpus_needed > 0 ? g.gpus_needed : Infinity), num: true },
+  { key: 'free', label: 'gpus.free', value: (g) => g.free_bytes, num: true },
+];
+
+/** The GPU rows in view order: segment filter, then the chosen column (verdict, then memory, by default). */
+export function gpuRows(report, { segment, sort, direction }) {
+  const column = GPU_COLUMNS.find((c) => c.key === sort) ?? GPU_COLUMNS[3];
+  const sign = direction === 'descending' ? -1 : 1;
+  const compare = (a, b) => {
+    const x = column.value(a); const y = column.value(b);
+    const primary = column.text ? String(x).localeCompare(String(y)) : x - y;
+    return sign * primary || FIT_ORDER[a.fit] - FIT_ORDER[b.fit] || a.usable_bytes - b.usable_bytes;
+  };
+  return report.gpus.filter((g) => segment === 'all' || g.segment === segment).sort(compare);
+}
+
+export function renderGpuTable(dom, report, view) {
+  const { t, f } = view;
+  dom.gpuHead.replaceChildren(...GPU_COLUMNS.map((c) => {
+    const active = c.key === view.sort;
+    return el('th', { scope: 'col', class: c.num ? 'num' : null, 'aria-sort': active ? view.direction : null },
+      el('button', { type: 'button', class: 'sort', 'data-sort': c.key, 'aria-label': t('gpus.sort', { column: t(c.label) }) },
+        t(c.label), el('span', { class: 'sort-mark', 'aria-hidden': 'true', text: active ? (view.direction === 'descending' ? ' ▼' : ' ▲') : '' })));
+  }));
+  const rows = gpuRows(report, view);
+  dom.gpuCount.textContent = t('gpus.count', { shown: f.count(rows.length), total: f.count(report.gpus.length) });
+  dom.gpus.replaceChildren(...rows.map((g) => el('tr', { class: `fit-${g.fit}${g.id === view.gpu ? ' chosen' : ''}`, 'data-gpu': g.id },
+    el('th', { scope: 'row', text: g.name }),
+    el('td', { text: t(`segment.${g.segment}`) }),
+    el('td', { class: 'num', text: f.bytesShort(g.usable_bytes) }),
+    el('td', {}, el('span', { class: `badge badge-${g.fit}`, text: t(`fit.${g.fit}`) })),
+    el('td', { class: 'num', text: g.gpus_needed > 0 ? f.count(g.gpus_needed) : '—' }),
+    el('td', { class: 'num', text: f.signedShort(g.free_bytes) }))));
+  dom.gpusLegend.textContent = t('gpus.legend', { share: f.share(1 - report.inputs.headroom, 1) });
+}
+
+export function fillGpuSelect(select, gpus, selected, t) {
+  const groups = new Map();
+  for (const g of gpus) {
+    if (!groups.has(g.segment)) groups.set(g.segment, el('optgroup', { label: t(`segment.${g.segment}`) }));
+    groups.get(g.segment).append(el('option', { value: g.id, text: g.name }));
+  }
+  select.replaceChildren(el('option', { value: '', text: t('inputs.gpu.auto') }), ...groups.values());
   select.value = selected;
 }
 
 export function fillSegmented(container, name, options, selected) {
-  container.replaceChildren(
-    ...options.map(({ value, label, title }) => {
-      const input = el('input', { type: 'radio', name, value, id: `${name}-${value}` });
-      input.checked = value === selected;
-      return el('label', { class: 'segment', for: `${name}-${value}`, title }, input, el('span', { text: label }));
-    }),
-  );
+  container.replaceChildren(...options.map(({ value, label, title }) => {
+    const input = el('input', { type: 'radio', name, value, id: `${name}-${value}` });
+    input.checked = value === selected;
+    return el('label', { class: 'segment', for: `${name}-${value}`, title }, input, el('span', { text: label }));
+  }));
+}
+
+export function showExplanation(dialog, report, key, t) {
+  const x = report.explanations?.find((e) => e.key === key);
+  if (!x) return false;
+  dialog.querySelector('#explain-title').textContent = t('explain.open', { label: t(`line.${key}`) });
+  dialog.querySelector('#explain-formula').textContent = x.formula;
+  dialog.querySelector('#explain-values').textContent = x.values;
+  dialog.querySelector('#explain-source').textContent = x.source;
+  dialog.showModal();
+  return true;
 }

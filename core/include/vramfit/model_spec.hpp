@@ -76,6 +76,11 @@ struct ModelSpec {
   // Bare mode: only the parameter count is known.
   std::uint64_t bare_params = 0;
 
+  // The weight format the checkpoint ships in, from config.json's quantization_config, as
+  // parse_weight_format spells it ("gptq-4bit-128g", "awq-4bit-128g", "nf4", "bnb-int8", "fp8"); empty when
+  // unquantized. torch_dtype is not read: it says how the file is stored, not how it must run.
+  std::string quantization;
+
   std::vector<std::string> notes;  // assumptions made while importing, shown to the user
 
   bool is_bare() const noexcept { return bare_params != 0 && hidden_size == 0; }

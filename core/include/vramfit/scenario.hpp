@@ -7,6 +7,7 @@
 #include <string_view>  // std::string_view
 #include <vector>       // std::vector
 
+#include "vramfit/gguf.hpp"  // ImportedModel
 #include "vramfit/hardware.hpp"
 #include "vramfit/inference.hpp"
 #include "vramfit/model_presets.hpp"
@@ -25,17 +26,28 @@ struct Request {
   std::string model;        // preset id; or empty with params / config_json
   std::string config_json;  // a pasted or dropped HF config.json
   std::uint64_t params = 0; // bare parameter count
-  std::string weights = "bf16";
-  std::string kv_dtype;         // empty: follow the compute dtype
-  std::optional<std::uint64_t> context;  // none: the model's default context
+  std::optional<ImportedModel> imported;  // a GGUF/safetensors header read by the caller (CLI --model x.gguf)
+  std::string weights;          // empty: the checkpoint's quantization_config, else bf16
+  std::string kv_dtype;         // empty: the engine's default
+  std::optional<std::uint64_t> context;  // none: the engine's default context (see default_context_for)
   std::uint64_t batch = 1;
   double headroom = kDefaultHeadroom;
   std::string gpu;              // empty: every GPU in the catalog
+  std::string engine = "transformers";  // transformers, vllm, llamacpp
+  std::string attention;        // sdpa (default) or eager; llama.cpp: sdpa = -fa on, eager = -fa off
+  std::string kv_allocation;    // static or paged; empty: the engine's
+  std::optional<std::uint64_t> avg_tokens;
+  bool expandable_segments = false;
+  double gpu_util = kVllmDefaultGpuUtil;
+  std::optional<std::uint64_t> max_num_batched_tokens;
+  std::optional<std::uint64_t> max_num_seqs;
+  std::optional<std::uint64_t> gpu_layers;  // llama.cpp -ngl
 };
 
 struct Report {
   ModelSpec model;
   std::uint64_t published_params = 0;
+  std::string context_source;  // "request", "preset", "engine_default", "model_max"
   InferenceEstimate estimate;
   std::vector<GpuFit> gpus;
   double headroom = kDefaultHeadroom;
@@ -51,7 +63,18 @@ Result<Request> request_from_json(std::string_view json_text);
 std::string report_to_json(const Report& report);
 std::string error_to_json(const Error& error);
 
-// Lists for pickers: presets, GPUs and dtypes as JSON arrays.
+// Lists for pickers as JSON arrays: presets, GPUs, dtypes, and {weight_formats, kv_dtypes, engines,
+// attention, kv_allocation}.
 std::string catalog_to_json(const Catalog& catalog);
+
+// The options evaluate() would pass to the estimator (for the solvers), with the model resolved.
+struct ResolvedRequest {
+  ModelSpec model;
+  std::uint64_t published_params = 0;
+  std::string context_source;
+  InferenceOptions options;
+  const Gpu* gpu = nullptr;  // the request's single GPU, if any
+};
+Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& request);
 
 }  // namespace vramfit

@@ -1,0 +1,62 @@
+// axe-core (WCAG 2.x A/AA rules) on the page, the embed view and the element example: 0 violations,
+// in light and dark colour schemes; plus the page driven by keyboard alone.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { openBrowser } from './helpers.mjs';
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+let session;
+before(async () => { session = await openBrowser(); });
+after(async () => { await session?.close(); });
+
+async function violations(url, colorScheme, ready) {
+  // bypassCSP lets the test inject axe; the page itself still runs under its CSP in every other test.
+  const context = await session.browser.newContext({ bypassCSP: true, colorScheme, viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  await page.goto(url);
+  await ready(page);
+  await page.addScriptTag({ content: axeSource });
+  const result = await page.evaluate(() => window.axe.run(document, { runOnly: ['wcag2a', 'wcag2aa', 'wcag21aa', 'best-practice'] }));
+  await context.close();
+  return result.violations.map((v) => `${v.id}: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
+}
+
+for (const colorScheme of ['light', 'dark']) {
+  test(`axe finds 0 violations on the page (${colorScheme})`, async () => {
+    const found = await violations(`${session.base}/?model=llama-3.1-8b&context=8192`, colorScheme,
+      (page) => page.locator('#chart-batch svg').waitFor());
+    assert.deepEqual(found, []);
+  });
+}
+
+test('axe finds 0 violations on embed.html and the element example', async () => {
+  assert.deepEqual(await violations(`${session.base}/embed.html?model=llama-3.1-8b`, 'light',
+    (page) => page.locator('[data-testid="headline"]').waitFor()), []);
+  assert.deepEqual(await violations(`${session.base}/examples/element.html`, 'dark',
+    (page) => page.waitForFunction(() => document.querySelector('#large').report?.ok)), []);
+});
+
+test('the scenario can be changed with the keyboard alone', async () => {
+  const context = await session.browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  await page.goto(`${session.base}/?model=llama-2-7b&context=4096`);
+  await page.locator('#summary').waitFor({ state: 'visible' });
+  await page.locator('#model').focus();
+  await page.keyboard.press('Tab'); // → the checked weights radio (bf16)
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'weights-bf16');
+  await page.keyboard.press('ArrowRight'); // bf16 → fp8
+  await page.waitForURL(/weights=fp8/);
+  await page.keyboard.press('Tab');
+  await page.keyboard.press('Control+A');
+  await page.keyboard.type('2048');
+  await page.waitForURL(/context=2048/);
+  // A breakdown number opens its explanation with Enter and closes with Escape.
+  await page.locator('tr[data-line="kv_cache"] button').focus();
+  await page.keyboard.press('Enter');
+  await page.locator('#explain').waitFor({ state: 'visible' });
+  await page.keyboard.press('Escape');
+  await page.locator('#explain').waitFor({ state: 'hidden' });
+  await context.close();
+});

@@ -1,0 +1,52 @@
+// Feeds the two charts. Every point is a full answer from the core (one evaluate() per x, asked for one GPU
+// so the report stays small); the page only lays the numbers out. When the core grows a curve binding
+// (calculator.curve) the points come from it in one call instead.
+import { chartSvg, fillFigure, logSpace, standaloneSvg, pngBlob } from './chart.js';
+import { breakdownLines, headlineGpu } from './view.js';
+import { requestFromState } from './state.js';
+import { download } from './export.js';
+
+export const POINTS = 64;
+
+/** Columnar series: xs, one column per breakdown line, totals. Points the core refuses are skipped. */
+export function series(calculator, state, key, xs, gpuId, modes) {
+  const base = { ...requestFromState(state, { modes }), gpu: gpuId };
+  if (calculator.curve) {
+    const curve = calculator.curve({ ...base, axis: key, values: xs });
+    if (curve?.ok) return curve;
+  }
+  const keptXs = []; const reports = [];
+  for (const x of xs) {
+    const r = calculator.evaluate({ ...base, [key]: x });
+    if (r.ok) { keptXs.push(x); reports.push(r); }
+  }
+  if (reports.length < 2) return null;
+  const lines = breakdownLines(reports[0].breakdown).map((l) => ({ ...l, values: reports.map((r) => r.breakdown[l.key] ?? 0) }));
+  return { xs: keptXs, lines, totals: reports.map((r) => r.breakdown.total) };
+}
+
+export function renderCharts(figures, calculator, state, report, view) {
+  const { t, f } = view;
+  const row = headlineGpu(report.gpus, view) ?? report.gpus[0];
+  const capacities = [row].filter(Boolean).map((g) => ({ label: g.name, bytes: g.usable_bytes }));
+  const modes = calculator.catalog.modes ?? [];
+  const maxContext = Math.max(report.model.max_context || report.inputs.context, 2048);
+  const axes = [
+    { key: 'context', figure: figures.context, xs: logSpace(Math.min(256, maxContext / 8), maxContext, POINTS),
+      caption: t('charts.context'), xLabel: t('charts.x.context') },
+    { key: 'batch', figure: figures.batch, xs: logSpace(1, 256, POINTS), caption: t('charts.batch'), xLabel: t('charts.x.batch') },
+  ];
+  for (const axis of axes) {
+    const data = series(calculator, state, axis.key, axis.xs, row?.id, modes);
+    if (!data) { axis.figure.replaceChildren(); continue; }
+    const desc = t('charts.desc', { from: f.count(data.xs[0]), to: f.count(data.xs[data.xs.length - 1]) });
+    const chart = chartSvg(data, { xLabel: axis.xLabel, title: axis.caption, desc, capacities, f, t });
+    chart.setAttribute('aria-label', `${axis.caption}. ${desc}`);
+    fillFigure(axis.figure, axis.caption, chart, t);
+    const name = `vramfit-${report.model.id}-${axis.key}`;
+    axis.figure.querySelector('[data-download="svg"]').addEventListener('click', () =>
+      download(`${name}.svg`, new Blob([standaloneSvg(chart)], { type: 'image/svg+xml' })));
+    axis.figure.querySelector('[data-download="png"]').addEventListener('click', async () =>
+      download(`${name}.png`, await pngBlob(standaloneSvg(chart))));
+  }
+}

@@ -1,0 +1,75 @@
+// Pieces shared by the full page, embed.html and <vram-fit>: DOM building with textContent only (names from
+// a URL or a config file never become markup), the breakdown lines a report carries, and the headline.
+const KNOWN_ORDER = ['weights', 'master_weights', 'adapters', 'gradients', 'optimizer', 'optimizer_states',
+  'kv_cache', 'activations', 'overhead'];
+const KNOWN_COLOURS = new Set(['weights', 'kv_cache', 'activations', 'overhead', 'gradients', 'optimizer',
+  'optimizer_states', 'adapters', 'master_weights']);
+
+export function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (name === 'class') node.className = value;
+    else if (name === 'text') node.textContent = value;
+    else node.setAttribute(name, value === true ? '' : value);
+  }
+  for (const child of children) if (child !== null && child !== undefined) node.append(child);
+  return node;
+}
+
+/**
+ * Every numeric line of report.breakdown except the total, known ones in a fixed order and new ones after
+ * (as the core adds lines they appear without a page change). Each carries its colour class.
+ */
+export function breakdownLines(breakdown) {
+  const keys = Object.keys(breakdown).filter((k) => k !== 'total' && Number.isFinite(breakdown[k]));
+  keys.sort((a, b) => rank(a) - rank(b));
+  let extra = 0;
+  return keys.map((key) => ({
+    key, bytes: breakdown[key], colour: KNOWN_COLOURS.has(key) ? `seg-${key}` : `seg-extra-${extra++ % 4}`,
+  }));
+}
+const rank = (key) => { const i = KNOWN_ORDER.indexOf(key); return i < 0 ? KNOWN_ORDER.length : i; };
+
+/** The uncertainty range of the total, when the report carries one: {low, high} in bytes. */
+export function totalRange(report) {
+  const r = report.range ?? report.breakdown?.range;
+  return r && Number.isFinite(r.low) && Number.isFinite(r.high) ? r : null;
+}
+
+/**
+ * Which row of the report's GPU list the headline speaks about. Choosing, not computing: the chosen GPU if
+ * there is one; otherwise the smallest GPU (in the segment shown) that fits with headroom, then a tight one,
+ * then the one needing the fewest cards (largest memory on a tie).
+ */
+export function headlineGpu(gpus, { gpu = '', segment = 'all' } = {}) {
+  if (gpu) return gpus.find((g) => g.id === gpu) ?? null;
+  const pool = gpus.filter((g) => segment === 'all' || g.segment === segment);
+  const smallest = (fit) => pool.filter((g) => g.fit === fit).sort((a, b) => a.usable_bytes - b.usable_bytes)[0];
+  return smallest('fits') ?? smallest('tight') ?? pool.filter((g) => g.gpus_needed > 0)
+    .sort((a, b) => a.gpus_needed - b.gpus_needed || b.usable_bytes - a.usable_bytes)[0] ?? null;
+}
+
+export function headlineText(row, t, f) {
+  if (!row) return t('headline.none');
+  if (row.fit === 'fits') return t('headline.fits', { gpu: row.name, free: f.bytesShort(row.free_bytes) });
+  if (row.fit === 'tight') return t('headline.tight', { gpu: row.name, free: f.bytesShort(Math.max(0, row.free_bytes)) });
+  if (row.gpus_needed > 0) return t('headline.needs', { count: f.count(row.gpus_needed), gpu: row.name });
+  return t('headline.none');
+}
+
+export function verdictText(row, t, f) {
+  if (row.fit === 'does_not_fit' && row.gpus_needed > 1) return t('fit.needs', { n: f.count(row.gpus_needed) });
+  return t(`fit.${row.fit}`);
+}
+
+/** The stacked bar: one segment per line, widths proportional to bytes (flex-grow set through CSSOM). */
+export function fillBar(bar, lines, total, t, f) {
+  bar.replaceChildren(...lines.filter((l) => l.bytes > 0).map((line) => {
+    const seg = el('span', { class: `seg ${line.colour}`, title: `${t(`line.${line.key}`)}: ${f.bytes(line.bytes)}` });
+    seg.style.flexGrow = String(line.bytes);
+    return seg;
+  }));
+  bar.setAttribute('role', 'img');
+  bar.setAttribute('aria-label', `${t('breakdown.bar')}: ${lines.map((l) => `${t(`line.${l.key}`)} ${f.bytes(l.bytes)} (${f.share(l.bytes, total)})`).join(', ')}`);
+}
