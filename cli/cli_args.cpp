@@ -1,5 +1,7 @@
 #include "cli_args.hpp"
 
+#include "training_flags.hpp"
+
 #include <cmath>    // std::isfinite, std::llround
 #include <cstdlib>  // std::strtod
 
@@ -26,12 +28,19 @@ constexpr Flag kFlags[] = {
     {"--kv-allocation", "KIND", "static (reserve the full context) or paged (blocks of 16) (default: the engine's)"},
     {"--avg-tokens", "TOKENS", "average actual tokens per sequence, for the paged-allocation cost"},
     {"--expandable-segments", nullptr, "PyTorch allocator with expandable_segments:True (no fragmentation reserve)"},
-    {"--gpu", "NAME", "report the fit on this GPU only (see --list-gpus); vLLM needs it for the KV capacity"},
+    {"--gpu", "NAME", "report the fit, speed and cost on this GPU only (see --list-gpus); vLLM needs it for the KV capacity"},
     {"--gpu-util", "FRACTION", "vLLM gpu_memory_utilization, above 0 up to 1 (default 0.9)"},
     {"--max-num-batched-tokens", "N", "vLLM max_num_batched_tokens (default 8192; 16384 on >= 70 GiB non-A100)"},
     {"--max-num-seqs", "N", "vLLM max_num_seqs (default 256; 1024 on >= 70 GiB non-A100)"},
     {"--ngl", "N", "llama.cpp -ngl: layers on the GPU (default: all and the output layer)"},
     {"--headroom", "FRACTION", "share of GPU memory kept free, 0 to 0.9 (default 0.1)"},
+    {"--system-bandwidth", "GB/S", "system RAM bandwidth for llama.cpp layers left on the CPU (default 60)"},
+    {"--prompt", "TOKENS", "prompt length for the prefill speed, e.g. 512 or 4k (default 512)"},
+    {"--usd-per-kwh", "USD", "electricity price: adds the energy cost of running the --gpu you own"},
+    {"--recommend", nullptr, "rank GPU type x count (1, 2, 4, 8) by price and speed for this scenario"},
+    {"--gpus", "LIST", "--recommend: only these GPUs, comma-separated ids or names (default: all)"},
+    {"--budget-per-hour", "USD", "--recommend: the most a whole configuration may cost per hour"},
+    {"--biggest", nullptr, "the biggest preset and weight format that fits --gpu at --context (default 4096)"},
     {"--max-context", nullptr, "print the largest context and batch that fit --gpu"},
     {"--max-batch", nullptr, "same as --max-context (both limits are printed)"},
     {"--json", nullptr, "print the result as JSON, byte counts as integers"},
@@ -88,6 +97,7 @@ std::string help_text() {
     out += left + f.help + "\n";
   }
   out +=
+      "\nTraining and fine-tuning (with --mode train, lora or qlora):\n" + training_help_text() +
       "\nExample: vramfit --model llama-3.1-8b --weights bf16 --context 8192 --batch 1 --json\n"
       "Exit status: 0 on success, 2 when an input is wrong (one line on stderr names it).\n";
   return out;
@@ -101,6 +111,26 @@ Result<Options> parse_args(const std::vector<std::string>& args) {
     if (const auto eq = name.find('='); name.rfind("--", 0) == 0 && eq != std::string::npos) {
       inline_value = name.substr(eq + 1);
       name = name.substr(0, eq);
+    }
+    if (is_training_flag(name)) {
+      const bool takes_value = training_flag_takes_value(name);
+      std::string value;
+      if (takes_value) {
+        if (inline_value) value = *inline_value;
+        else if (i + 1 < args.size()) value = args[i + 1];
+        else return make_error(name, "needs a value");
+      } else if (inline_value) {
+        return make_error(name, "takes no value");
+      }
+      // --gpus is shared: a count for a training job (issue 3), a list of GPU ids for --recommend (issue 4).
+      const bool gpu_list = name == "--gpus" && value.find_first_not_of("0123456789") != std::string::npos;
+      if (!gpu_list) {
+        if (takes_value && !inline_value) ++i;
+        auto applied = apply_training_flag(o.training, name, value);
+        if (!applied) return applied.error();
+        if (name != "--mode") o.training_flags.push_back(name);
+        continue;
+      }
     }
     const Flag* flag = nullptr;
     for (const auto& f : kFlags)
@@ -177,6 +207,31 @@ Result<Options> parse_args(const std::vector<std::string>& args) {
       o.request.batch = *batch;
     } else if (name == "--gpu") {
       o.request.gpu = value;
+    } else if (name == "--system-bandwidth" || name == "--budget-per-hour" || name == "--usd-per-kwh") {
+      char* end = nullptr;
+      const double x = std::strtod(value.c_str(), &end);
+      const bool ok = !value.empty() && *end == '\0' && std::isfinite(x);
+      if (name == "--system-bandwidth") {
+        if (!ok || !(x > 0 && x <= 10'000)) return bad_value(name, value, "a positive number of GB/s up to 10000");
+        o.request.serving.system_bandwidth_gb_s = x;
+      } else if (name == "--budget-per-hour") {
+        if (!ok || !(x > 0)) return bad_value(name, value, "a positive number of dollars per hour");
+        o.request.budget_per_hour = x;
+      } else {
+        if (!ok || !(x >= 0 && x <= 100)) return bad_value(name, value, "a price per kWh between 0 and 100 dollars");
+        o.request.serving.usd_per_kwh = x;
+      }
+    } else if (name == "--prompt") {
+      const auto tokens = parse_tokens(value);
+      if (!tokens) return bad_value(name, value, "a whole number of tokens such as 512 or 4k");
+      o.request.serving.prompt_tokens = *tokens;
+    } else if (name == "--gpus") {
+      o.request.gpus = split_list(value);
+      if (o.request.gpus.empty()) return bad_value(name, value, "comma-separated GPU ids such as h100-sxm,l40s");
+    } else if (name == "--recommend") {
+      o.action = Action::recommend;
+    } else if (name == "--biggest") {
+      o.action = Action::biggest;
     } else if (name == "--headroom") {
       char* end = nullptr;
       const double h = std::strtod(value.c_str(), &end);

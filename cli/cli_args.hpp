@@ -5,16 +5,19 @@
 
 #include "vramfit/result.hpp"
 #include "vramfit/scenario.hpp"
+#include "vramfit/training_scenario.hpp"
 
 namespace vramfit::cli {
 
-enum class Action { estimate, help, version, list_models, list_gpus, limits };
+enum class Action { estimate, help, version, list_models, list_gpus, limits, recommend, biggest };
 
 struct Options {
   Action action = Action::estimate;
   Request request;
   bool json = false;
   std::string model_path;  // --model given a path (config.json, .gguf, .safetensors): main() reads it
+  TrainingRequest training;                 // --mode train|lora|qlora and the training flags
+  std::vector<std::string> training_flags;  // training flags given, to refuse them without a training --mode
 };
 
 Result<Options> parse_args(const std::vector<std::string>& args);

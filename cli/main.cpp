@@ -7,10 +7,14 @@
 #include <iterator>  // std::istreambuf_iterator
 #include <sstream>   // std::ostringstream
 #include <string>    // std::string
+#include <string_view> // std::string_view
+#include <utility>   // std::pair
 #include <vector>    // std::vector
 
 #include "cli_args.hpp"
+#include "training_flags.hpp"
 #include "vramfit/builtin_data.hpp"
+#include "vramfit/hardware_advice.hpp"
 #include "vramfit/safetensors.hpp"
 #include "vramfit/scenario.hpp"
 #include "vramfit/solver.hpp"
@@ -31,6 +35,8 @@ std::string gb(std::uint64_t bytes) {
                 static_cast<double>(bytes) / static_cast<double>(kGiB));
   return buf;
 }
+
+void print_serving(const ServingEstimate& s, const Gpu& gpu);
 
 void print_table(const Report& r) {
   const auto& e = r.estimate;
@@ -64,6 +70,156 @@ void print_table(const Report& r) {
       verdict += ", needs " + std::to_string(f.gpus_needed) + " GPUs";
     std::printf("  %-34s %-28s %+8.1f GiB free\n", f.gpu->name.c_str(), verdict.c_str(), free_gib);
   }
+  if (r.serving && !r.gpus.empty()) print_serving(*r.serving, *r.gpus.front().gpu);
+}
+
+// Name the flag the user typed rather than the request field.
+Error with_flag_name(Error e) {
+  static constexpr std::pair<std::string_view, std::string_view> kFlags[] = {
+      {"model", "--model"},           {"params", "--params"},
+      {"weights", "--weights"},       {"context", "--context"},
+      {"batch", "--batch"},           {"gpu", "--gpu"},
+      {"headroom", "--headroom"},     {"engine", "--engine"},
+      {"attention", "--attention"},   {"kv_dtype", "--kv-dtype"},
+      {"kv_allocation", "--kv-allocation"}, {"avg_tokens", "--avg-tokens"},
+      {"gpu_util", "--gpu-util"},     {"gpu_layers", "--ngl"},
+      {"max_num_seqs", "--max-num-seqs"}, {"max_num_batched_tokens", "--max-num-batched-tokens"},
+      {"system_bandwidth", "--system-bandwidth"}, {"prompt_tokens", "--prompt"},
+      {"usd_per_kwh", "--usd-per-kwh"}, {"gpus", "--gpus"},
+      {"budget_per_hour", "--budget-per-hour"}};
+  for (const auto& [field, flag] : kFlags)
+    if (e.field == field) e.field = flag;
+  return e;
+}
+
+std::string range_text(const Range& r, int decimals) {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%.*f–%.*f", decimals, r.low, decimals, r.high);
+  return buf;
+}
+
+void print_serving(const ServingEstimate& s, const Gpu& gpu) {
+  std::printf("\n  Speed on one %s:\n", gpu.name.c_str());
+  if (!s.speed) {
+    std::printf("    not estimated: %s\n", s.speed_unavailable.c_str());
+  } else {
+    const ServingSpeed& sp = *s.speed;
+    std::printf("    decode   %s tokens/s (%s per sequence)%s\n", range_text(sp.decode.tokens_per_second, 1).c_str(),
+                range_text(sp.decode.tokens_per_second_per_sequence, 1).c_str(),
+                sp.decode.compute_bound ? ", compute-bound" : "");
+    if (sp.prefill)
+      std::printf("    prefill  %s tokens/s for a %llu-token prompt (%s path)\n",
+                  range_text(sp.prefill->tokens_per_second, 0).c_str(),
+                  static_cast<unsigned long long>(sp.prompt_tokens), std::string(compute_path_name(sp.compute)).c_str());
+    else
+      std::printf("    prefill  not estimated: %s\n", sp.prefill_unavailable.c_str());
+    std::printf("    how: %s\n", sp.decode.explanation.c_str());
+    if (!sp.note.empty()) std::printf("    note: %s\n", sp.note.c_str());
+  }
+  const ServingCost& c = s.cost;
+  if (c.usd_per_hour) {
+    std::printf("  Cost: $%.2f/hour (%s, %s)", *c.usd_per_hour, gpu.cloud_usd_per_hour->date.c_str(),
+                gpu.cloud_usd_per_hour->source.c_str());
+    if (c.usd_per_million_tokens) std::printf("; $%s per 1M output tokens", range_text(*c.usd_per_million_tokens, 2).c_str());
+    std::printf("\n");
+  } else {
+    std::printf("  Cost: no cloud price for %s in the catalog\n", gpu.name.c_str());
+  }
+  if (c.energy) {
+    std::printf("  Energy: %.3f kWh/hour at %.0f W board power = $%.3f/hour", c.energy->kwh_per_hour, c.energy->tdp_w,
+                c.energy->usd_per_hour);
+    if (c.energy->usd_per_million_tokens)
+      std::printf("; $%s per 1M tokens", range_text(*c.energy->usd_per_million_tokens, 3).c_str());
+    std::printf(" (upper bound: full TDP, host not counted)\n");
+  } else if (!c.energy_unavailable.empty()) {
+    std::printf("  Energy: not estimated: %s\n", c.energy_unavailable.c_str());
+  }
+}
+
+std::string optional_money(const std::optional<double>& usd) {
+  if (!usd) return "no price";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "$%.2f", *usd);
+  return buf;
+}
+
+void print_pick(const char* label, const Recommendation& rec, const std::optional<std::size_t>& index) {
+  if (!index) {
+    std::printf("  %-24s none\n", label);
+    return;
+  }
+  const RankedConfig& c = rec.configs[*index];
+  std::printf("  %-24s %llu × %s: %s/h, %s tokens/s", label, static_cast<unsigned long long>(c.count), c.gpu->name.c_str(),
+              optional_money(c.usd_per_hour).c_str(),
+              c.tokens_per_second ? range_text(*c.tokens_per_second, 0).c_str() : "?");
+  if (c.usd_per_million_tokens) std::printf(", $%s per 1M tokens", range_text(*c.usd_per_million_tokens, 2).c_str());
+  std::printf("\n");
+}
+
+void print_recommendation(const RecommendReport& r) {
+  const InferenceEstimate& e = r.estimate;
+  const Recommendation& rec = r.ranking;
+  std::printf("%s, %s weights, %s, context %llu, batch %llu: %.1f GB (%.1f GB split across GPUs + %.1f GB on each)\n",
+              r.model_name.c_str(), e.weights_format.c_str(), std::string(engine_name(e.engine)).c_str(),
+              static_cast<unsigned long long>(e.context_tokens), static_cast<unsigned long long>(e.batch),
+              static_cast<double>(e.total) / 1e9, static_cast<double>(r.need.shardable_bytes) / 1e9,
+              static_cast<double>(r.need.per_gpu_bytes) / 1e9);
+  if (r.options.max_usd_per_hour) std::printf("Budget: $%.2f/hour for the whole configuration\n", *r.options.max_usd_per_hour);
+  constexpr std::size_t kShowFitting = 25, kShowMisses = 8;
+  std::size_t fitting = 0, misses = 0;
+  for (const RankedConfig& c : rec.configs) (c.fits ? fitting : misses)++;
+  std::printf("\nFits, cheapest per 1M tokens first (%zu):\n", fitting);
+  if (fitting) std::printf("  %3s  %-34s %5s %10s %13s %9s %13s\n", "#", "GPU", "count", "free/GPU", "tokens/s", "$/hour", "$/1M tokens");
+  std::size_t shown = 0;
+  for (std::size_t i = 0; i < rec.configs.size() && shown < kShowFitting; ++i) {
+    const RankedConfig& c = rec.configs[i];
+    if (!c.fits) continue;
+    ++shown;
+    std::printf("  %3zu  %-34.34s %5llu %+6.1f GiB %13s %9s %13s%s%s\n", shown, c.gpu->name.c_str(),
+                static_cast<unsigned long long>(c.count), static_cast<double>(c.free_bytes) / static_cast<double>(kGiB),
+                c.tokens_per_second ? range_text(*c.tokens_per_second, 0).c_str() : "?",
+                optional_money(c.usd_per_hour).c_str(),
+                c.usd_per_million_tokens ? range_text(*c.usd_per_million_tokens, 2).c_str() : "-",
+                c.within_budget ? "" : "  over budget", c.note.empty() ? "" : ("  (" + c.note + ")").c_str());
+  }
+  if (fitting > shown) std::printf("  ... %zu more (--json lists all)\n", fitting - shown);
+  std::printf("\n");
+  print_pick("Cheapest per hour:", rec, rec.cheapest_per_hour);
+  print_pick("Cheapest per 1M tokens:", rec, rec.cheapest_per_million_tokens);
+  print_pick("Fastest:", rec, rec.fastest);
+  if (misses) {
+    std::printf("\nDoes not fit, closest first (%zu):\n", misses);
+    shown = 0;
+    for (const RankedConfig& c : rec.configs) {
+      if (c.fits || shown == kShowMisses) continue;
+      ++shown;
+      char why[96];
+      if (c.fit == Fit::tight)
+        std::snprintf(why, sizeof why, "fits only without the headroom (%.1f GiB free per GPU)",
+                      static_cast<double>(c.free_bytes) / static_cast<double>(kGiB));
+      else
+        std::snprintf(why, sizeof why, "short by %.1f GiB per GPU", static_cast<double>(-c.free_bytes) / static_cast<double>(kGiB));
+      std::printf("  %-34.34s x%-3llu %s\n", c.gpu->name.c_str(), static_cast<unsigned long long>(c.count),
+                  c.note.empty() ? why : c.note.c_str());
+    }
+    if (misses > shown) std::printf("  ... %zu more\n", misses - shown);
+  }
+  for (const auto& note : r.notes) std::printf("note: %s\n", note.c_str());
+}
+
+void print_biggest(const BiggestReport& r) {
+  std::printf("On %s (%.1f GiB usable, %.0f %% headroom), %s, context %llu, batch %llu:\n", r.gpu->name.c_str(),
+              static_cast<double>(r.gpu->usable_bytes()) / static_cast<double>(kGiB), r.headroom * 100, r.engine.c_str(),
+              static_cast<unsigned long long>(r.context), static_cast<unsigned long long>(r.batch));
+  auto line = [&](const char* label, std::size_t i) {
+    const ModelCandidate& c = r.candidates[i];
+    std::printf("  %-10s %-16s %-14s %6.1f B params, %5.2f bits/weight, %s, %+.1f GiB free\n", label, c.model.c_str(),
+                c.format.c_str(), static_cast<double>(c.params) / 1e9, c.bits_per_weight,
+                gb(c.total_bytes).c_str(), static_cast<double>(r.free_bytes[i]) / static_cast<double>(kGiB));
+  };
+  if (r.biggest) line("biggest:", *r.biggest);
+  for (std::size_t i : r.by_format) line("per format:", i);
+  for (const auto& note : r.notes) std::printf("note: %s\n", note.c_str());
 }
 
 std::optional<std::string> read_file(const std::string& path);
@@ -161,30 +317,40 @@ int main(int argc, char** argv) {
       options.request.config_json = std::move(*text);
     }
   }
-  // Name the flag the user typed rather than the internal field.
-  auto flag_error = [](Error e) {
-    for (const char* f : {"model", "params", "weights", "context", "batch", "gpu", "headroom", "engine", "attention"})
-      if (e.field == f) e.field = std::string("--") + f;
-    if (e.field == "kv_dtype") e.field = "--kv-dtype";
-    if (e.field == "kv_allocation") e.field = "--kv-allocation";
-    if (e.field == "avg_tokens") e.field = "--avg-tokens";
-    if (e.field == "gpu_util") e.field = "--gpu-util";
-    return fail(e);
+  auto flag_error = [](Error e) { return fail(with_flag_name(std::move(e))); };
+  // One answer: the error naming the flag, or the JSON, or the table.
+  auto answer = [&](const auto& result, auto to_json, auto to_table) {
+    if (!result) return flag_error(result.error());
+    if (options.json) std::printf("%s\n", to_json(result.value()).c_str());
+    else to_table(result.value());
+    return 0;
   };
-  if (options.action == cli::Action::limits) {
-    auto limits = solve_limits(catalog.value(), options.request);
-    if (!limits) return flag_error(limits.error());
-    const auto& l = limits.value();
-    if (options.json) std::printf("%s\n", limits_to_json(l).c_str());
-    else
+  if (is_training_mode(options.training.mode)) {
+    if (options.action != cli::Action::estimate)
+      return fail(make_error("--mode", "--recommend, --biggest and --max-context answer inference; drop them or use --mode inference"));
+    auto training = cli::training_request_from_shared(options.request, options.training);
+    if (!training) return fail(training.error());
+    auto report = evaluate_training(catalog.value(), training.value());
+    if (!report) {
+      Error e = report.error();
+      e.field = cli::training_flag_for_field(e.field);
+      return fail(e);
+    }
+    if (options.json) std::printf("%s\n", training_report_to_json(report.value()).c_str());
+    else std::fputs(cli::training_table(report.value()).c_str(), stdout);
+    return 0;
+  }
+  if (!options.training_flags.empty())
+    return fail(make_error(options.training_flags.front(), "applies to training; add --mode train, lora or qlora"));
+  if (options.action == cli::Action::recommend)
+    return answer(recommend_for(catalog.value(), options.request), recommend_report_to_json, print_recommendation);
+  if (options.action == cli::Action::biggest)
+    return answer(biggest_for(catalog.value(), options.request), biggest_report_to_json, print_biggest);
+  if (options.action == cli::Action::limits)
+    return answer(solve_limits(catalog.value(), options.request), limits_to_json, [](const Limits& l) {
       std::printf("On %s (budget %s): largest context %llu tokens, largest batch %llu\n", l.gpu.c_str(),
                   gb(l.budget_bytes).c_str(), static_cast<unsigned long long>(l.max_context),
                   static_cast<unsigned long long>(l.max_batch));
-    return 0;
-  }
-  auto report = evaluate(catalog.value(), options.request);
-  if (!report) return flag_error(report.error());
-  if (options.json) std::printf("%s\n", report_to_json(report.value()).c_str());
-  else print_table(report.value());
-  return 0;
+    });
+  return answer(evaluate(catalog.value(), options.request), report_to_json, print_table);
 }

@@ -250,7 +250,11 @@ std::string training_table(const TrainingReport& r) {
            " h";
     if (t.seconds_max > t.fastest.seconds) out += "–" + fixed("%.4g", t.seconds_max / 3600) + " h";
     out += ", " + fixed("%.4g", t.fastest.gpu_hours) + " GPU-hours";
-    if (t.fastest.cost_usd) out += ", " + fixed("%.2f", *t.fastest.cost_usd) + " USD";
+    if (t.fastest.cost_usd) {
+      out += ", " + fixed("%.2f", *t.fastest.cost_usd);
+      if (t.cost_usd_max && *t.cost_usd_max > *t.fastest.cost_usd) out += "–" + fixed("%.2f", *t.cost_usd_max);
+      out += " USD";
+    }
     out += "\n";
   }
   for (const auto& note : e.notes) out += "  note: " + note + "\n";

@@ -44,3 +44,49 @@ vramfit_cli_test(bad_engine FAIL ARGS --model llama-3.1-8b --engine tgi
 vramfit_cli_test(bad_kv_dtype FAIL ARGS --model llama-3.1-8b --kv-dtype q5 MATCH "--kv-dtype: invalid value \"q5\"; expected one of fp32")
 vramfit_cli_test(bad_gpu_util FAIL ARGS --model llama-3.1-8b --gpu-util 1.5 MATCH "--gpu-util: invalid value")
 vramfit_cli_test(gguf_weights ARGS --model llama-3.1-8b --weights q4_k_m --kv-dtype fp8 --json MATCH "\"weights\":\"q4_k_m\"")
+# Speed, cost and the hardware questions (issue 4).
+vramfit_cli_test(gpu_speed_json ARGS --model llama-3.1-8b --engine llamacpp --weights q4_k_m --gpu rtx-4090 --json
+                 MATCH "\"cost\":{[^}]*\"usd_per_hour\":0.34.*\"decode_tokens_per_second\":{\"high\":[0-9.e+]+,\"low\":[0-9.e+]+}.*\"prefill_tokens_per_second\":{\"high\":[0-9.e+]+,\"low\":[0-9.e+]+}.*\"speed\":{\"bytes_per_step\"")
+vramfit_cli_test(gpu_speed_table ARGS --model llama-3.1-8b --engine llamacpp --weights q4_k_m --gpu rtx-4090
+                 MATCH "decode +[0-9.]+–[0-9.]+ tokens/s.*prefill +[0-9]+–[0-9]+ tokens/s.*Cost: \\$0.34/hour")
+vramfit_cli_test(apple_no_prefill ARGS --model llama-3.1-8b --engine llamacpp --weights q4_k_m --gpu apple-m2-ultra-192gb --json
+                 MATCH "\"prefill_tokens_per_second\":null.*\"prefill_unavailable\":\"Apple M2 Ultra 192GB has no")
+vramfit_cli_test(no_gpu_no_speed ARGS --model llama-3.1-8b --json
+                 MATCH "\"cost\":null.*\"decode_tokens_per_second\":null.*\"prefill_tokens_per_second\":null.*\"speed\":null")
+# RTX 4090: 450 W × 1 h = 0.45 kWh; × $0.30/kWh = $0.135.
+vramfit_cli_test(energy ARGS --model llama-3.1-8b --gpu rtx-4090 --usd-per-kwh 0.30 --json
+                 MATCH "\"energy\":{[^}]*\"kwh_per_hour\":0.45,\"tdp_w\":450.0,\"usd_per_hour\":0.135")
+vramfit_cli_test(recommend_json ARGS --model llama-3.1-8b --recommend --gpus rtx-4090,a100-80gb-sxm,h100-sxm --json
+                 MATCH "^{\"cheapest_per_hour\":{\"count\":1,\"gpu\":\"rtx-4090\"[^}]*},\"cheapest_per_million_tokens\":{[^}]+},\"fastest\":{\"count\":[0-9]+,\"gpu\":\"h100-sxm\".*\"recommendations\":\\[{\"count\":[0-9]+,\"fit\":\"fits\",\"fits\":true,\"free_bytes\":[0-9]+,\"gpu\":\"[a-z0-9-]+\",\"name\":\"[^\"]+\",\"note\":null,\"tokens_per_second\":{\"high\":[0-9.e+]+,\"low\":[0-9.e+]+},\"usd_per_hour\":[0-9.]+,\"usd_per_million_tokens\":{\"high\":[0-9.e+]+,\"low\":[0-9.e+]+},\"within_budget\":true}")
+vramfit_cli_test(recommend_table ARGS --model llama-3.1-70b --weights bf16 --recommend --gpus h100-sxm,rtx-4090
+                 MATCH "Fits, cheapest per 1M tokens first.*Cheapest per hour: +8 × GeForce RTX 4090.*Fastest: +8 × NVIDIA H100 SXM.*Does not fit, closest first")
+vramfit_cli_test(recommend_budget_excludes_all ARGS --model llama-3.1-70b --weights bf16 --recommend --budget-per-hour 0.01 --json
+                 MATCH "\"cheapest_per_hour\":null,\"cheapest_per_million_tokens\":null,\"fastest\":null.*\"notes\":\\[[^]]*Nothing that fits costs at most \\$0.01/h; the cheapest that fits is [^]]*\\],\"ok\":true,\"recommendations\":\\[{")
+vramfit_cli_test(bad_budget FAIL ARGS --model llama-3.1-8b --recommend --budget-per-hour -1
+                 MATCH "^vramfit: --budget-per-hour: invalid value \"-1\"; expected a positive number of dollars per hour")
+vramfit_cli_test(bad_gpus FAIL ARGS --model llama-3.1-8b --recommend --gpus voodoo MATCH "^vramfit: --gpus: unknown GPU \"voodoo\"")
+vramfit_cli_test(recommend_no_ngl FAIL ARGS --model llama-3.1-8b --engine llamacpp --ngl 10 --recommend MATCH "^vramfit: --ngl: ")
+vramfit_cli_test(bad_prompt FAIL ARGS --model llama-3.1-8b --gpu rtx-4090 --prompt 0 MATCH "^vramfit: --prompt: invalid value \"0\"")
+vramfit_cli_test(bad_system_bandwidth FAIL ARGS --model llama-3.1-8b --system-bandwidth fast
+                 MATCH "^vramfit: --system-bandwidth: invalid value \"fast\"")
+vramfit_cli_test(biggest_json ARGS --biggest --gpu rtx-4090 --engine llamacpp --weights q8_0 --json
+                 MATCH "\"biggest\":{[^}]*\"model\":\"llama-2-13b\"[^}]*\"weights\":\"q8_0\"}")
+vramfit_cli_test(biggest_table ARGS --biggest --gpu rtx-4090 --engine llamacpp --context 8k
+                 MATCH "On GeForce RTX 4090 .*context 8192.*biggest: +[a-z0-9.-]+ +q[0-9]_k")
+vramfit_cli_test(biggest_needs_gpu FAIL ARGS --biggest --engine llamacpp MATCH "^vramfit: --gpu: name the card")
+vramfit_cli_test(help_issue4 ARGS --help MATCH "--system-bandwidth.*--prompt.*--usd-per-kwh.*--recommend.*--gpus.*--budget-per-hour.*--biggest")
+
+# Training (issue 3). The seed article's 7B: mixed-precision AdamW with fp32 gradients (HF Trainer) keeps
+# 7e9 × 2 B weights = 14 GB, 7e9 × 4 B gradients = 28 GB, 7e9 × 12 B optimizer (fp32 master + m + v) = 84 GB.
+vramfit_cli_test(train_json ARGS --mode train --params 7e9 --json
+                 MATCH "\"gradients\":28000000000.*\"optimizer\":84000000000.*\"weights\":14000000000")
+vramfit_cli_test(train_keys ARGS --mode train --params 7e9 --json MATCH "\"host_ram_bytes\":[0-9]+")
+vramfit_cli_test(train_bad_zero FAIL ARGS --mode train --params 7e9 --zero 5
+                 MATCH "--zero: invalid value \"5\"; allowed: 0, 1, 2, 3, NO_SHARD, SHARD_GRAD_OP, FULL_SHARD")
+vramfit_cli_test(train_flag_without_mode FAIL ARGS --model llama-2-7b --zero 3
+                 MATCH "--zero: applies to training; add --mode train, lora or qlora")
+vramfit_cli_test(train_bad_mode FAIL ARGS --mode pretrain --params 7e9 MATCH "--mode: ")
+# --gpus is a job's GPU count in training and a GPU list for --recommend.
+vramfit_cli_test(recommend_gpu_list ARGS --recommend --model llama-3.1-8b --gpus rtx-4090,l40s --json
+                 MATCH "\"recommendations\":\\[")
+vramfit_cli_test(qlora_fits_4090 ARGS --mode qlora --model llama-2-7b --gpu rtx-4090 MATCH "GeForce RTX 4090 +fits")

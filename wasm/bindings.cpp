@@ -5,8 +5,10 @@
 #include <string>  // std::string
 
 #include "vramfit/builtin_data.hpp"
+#include "vramfit/hardware_advice.hpp"
 #include "vramfit/scenario.hpp"
 #include "vramfit/solver.hpp"
+#include "vramfit/training_scenario.hpp"
 
 namespace {
 
@@ -21,6 +23,14 @@ const Result<Catalog>& builtin_catalog() {
 std::string evaluate_json(const std::string& request_json) {
   const auto& catalog = builtin_catalog();
   if (!catalog) return error_to_json(catalog.error());
+  // "mode": "train" | "lora" | "qlora" asks the training question; anything else is inference.
+  if (request_json_is_training(request_json)) {
+    auto training = training_request_from_json(request_json);
+    if (!training) return error_to_json(training.error());
+    auto report = evaluate_training(catalog.value(), training.value());
+    if (!report) return error_to_json(report.error());
+    return training_report_to_json(report.value());
+  }
   auto request = request_from_json(request_json);
   if (!request) return error_to_json(request.error());
   auto report = evaluate(catalog.value(), request.value());
@@ -45,12 +55,15 @@ std::string solve_json(const std::string& request_json) {
   return limits_to_json(limits.value());
 }
 
-// Curve data for the chart: the request plus "axis" ("context" | "batch") and "points" (2–1024, default 256)
-// or "values" (explicit x values). One JSON argument, like evaluate.
-std::string memory_curve_binding(const std::string& request_json) {
+// A core function of (catalog, request JSON) → JSON, bound with the built-in catalog:
+//   memory_curve: the request plus "axis" ("context" | "batch") and "points" (2–1024, default 256) or "values";
+//   recommend: the CLI's --recommend --json, with optional "gpus" (array or comma-separated) and "budget_per_hour";
+//   biggest: the CLI's --biggest --json; needs "gpu"; "context" (default 4096), "engine", "weights" narrow it.
+template <std::string (*Answer)(const Catalog&, std::string_view)>
+std::string with_catalog(const std::string& request_json) {
   const auto& catalog = builtin_catalog();
   if (!catalog) return error_to_json(catalog.error());
-  return memory_curve_json(catalog.value(), request_json);
+  return Answer(catalog.value(), request_json);
 }
 
 }  // namespace
@@ -59,5 +72,7 @@ EMSCRIPTEN_BINDINGS(vramfit) {
   emscripten::function("evaluate", &evaluate_json);
   emscripten::function("catalog", &catalog_json);
   emscripten::function("solve", &solve_json);
-  emscripten::function("memory_curve", &memory_curve_binding);
+  emscripten::function("memory_curve", &with_catalog<memory_curve_json>);
+  emscripten::function("recommend", &with_catalog<recommend_json>);
+  emscripten::function("biggest", &with_catalog<biggest_json>);
 }

@@ -4,7 +4,7 @@ const CACHE = 'vramfit-v1';
 const SHELL = ['./', 'index.html', 'embed.html', 'vram-fit.js', 'css/tokens.css', 'css/app.css', 'css/compact.css', 'favicon.svg',
   'vramfit.mjs', 'vramfit.wasm', 'js/app.js', 'js/core.js', 'js/render.js', 'js/view.js', 'js/state.js',
   'js/i18n.js', 'js/format.js', 'js/export.js', 'js/chart.js', 'js/charts.js', 'js/snippet.js', 'js/compact.js',
-  'js/embed.js', 'js/vram-fit-element.js', 'css/embed.css'];
+  'js/embed.js', 'js/vram-fit-element.js', 'css/embed.css', 'js/training.js', 'js/advice.js'];
 
 self.addEventListener('install', (event) => {
   event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(SHELL)).then(() => self.skipWaiting()));

@@ -1,22 +1,23 @@
 #include "vramfit/scenario.hpp"
 
-#include <string>  // std::string, std::to_string
+#include <algorithm>  // std::all_of, std::min
+#include <string>     // std::string, std::to_string
 
 #include "json_fields.hpp"
+#include "report_json.hpp"
 #include "vramfit/hf_config.hpp"
 #include "vramfit/weight_formats.hpp"
 
 namespace vramfit {
 
+using detail::dump;
 using detail::FieldReader;
 using detail::json;
+using detail::or_null;
+using detail::range_json;
+using detail::text_or_null;
 
 namespace {
-
-std::string dump(const json& j) {
-  // Replace invalid UTF-8 (a model name typed into the CLI) instead of throwing.
-  return j.dump(-1, ' ', false, json::error_handler_t::replace);
-}
 
 std::string preset_ids(const Catalog& catalog) {
   std::string out;
@@ -54,6 +55,46 @@ std::string joined(std::span<const KvDTypeInfo> infos) {
   std::string out;
   for (const auto& i : infos) out += (out.empty() ? "" : ", ") + std::string(i.name);
   return out;
+}
+
+json speed_json(const ServingSpeed& s) {
+  const DecodeSpeed& d = s.decode;
+  return json{{"compute_path", compute_path_name(s.compute)},
+              {"decode_tokens_per_second", range_json(d.tokens_per_second)},
+              {"decode_tokens_per_second_per_sequence", range_json(d.tokens_per_second_per_sequence)},
+              {"decode_step_seconds", range_json(d.step_seconds)},
+              {"bytes_per_step", d.bytes_per_step_per_gpu},
+              {"flops_per_step", d.flops_per_step_per_gpu},
+              {"compute_bound", d.compute_bound},
+              {"cpu_seconds", range_json(d.cpu_seconds)},
+              {"tensor_parallel_efficiency", d.tensor_parallel_efficiency},
+              {"explanation", d.explanation},
+              {"prompt_tokens", s.prompt_tokens},
+              {"prefill_tokens_per_second", s.prefill ? range_json(s.prefill->tokens_per_second) : json(nullptr)},
+              {"prefill_unavailable", text_or_null(s.prefill_unavailable)},
+              {"prefill_explanation", s.prefill ? json(s.prefill->explanation) : json(nullptr)},
+              {"efficiency_source", s.efficiency_source},
+              {"note", text_or_null(s.note)}};
+}
+
+json cost_json(const ServingCost& c, const Gpu& gpu) {
+  json energy = nullptr;
+  if (c.energy) {
+    const EnergyUse& e = *c.energy;
+    energy = {{"usd_per_kwh", e.usd_per_kwh},
+              {"tdp_w", e.tdp_w},
+              {"kwh_per_hour", e.kwh_per_hour},
+              {"usd_per_hour", e.usd_per_hour},
+              {"usd_per_million_tokens", or_null(e.usd_per_million_tokens)},
+              {"basis", "board power at TDP for the whole hour (an upper bound); the host is not counted"}};
+  }
+  const auto& price = gpu.cloud_usd_per_hour;
+  return json{{"usd_per_hour", or_null(c.usd_per_hour)},
+              {"price_date", price ? json(price->date) : json(nullptr)},
+              {"price_source", price ? json(price->source) : json(nullptr)},
+              {"usd_per_million_tokens", or_null(c.usd_per_million_tokens)},
+              {"energy", std::move(energy)},
+              {"energy_unavailable", text_or_null(c.energy_unavailable)}};
 }
 
 }  // namespace
@@ -126,6 +167,7 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
   o.max_num_batched_tokens = r.max_num_batched_tokens;
   o.max_num_seqs = r.max_num_seqs;
   o.gpu_layers = r.gpu_layers;
+  if (auto ok = validate_serving_inputs(r.serving); !ok) return ok.error();
   if (!(r.headroom >= 0 && r.headroom <= 0.9))
     return make_error("headroom", "must be a fraction between 0 and 0.9, got " + std::to_string(r.headroom));
   if (!r.gpu.empty()) {
@@ -163,10 +205,26 @@ Result<Report> evaluate(const Catalog& catalog, const Request& r) {
     report.gpus = check_fit(report.estimate, std::vector<Gpu>{*rr.gpu}, r.headroom);
     // check_fit pointed into the temporary vector: point at the catalog's entry instead.
     report.gpus.front().gpu = rr.gpu;
+    report.serving = estimate_serving(report.model, report.estimate, *rr.gpu, r.serving,
+                                      report.gpus.front().fit == Fit::fits);
   } else {
     report.gpus = check_fit(report.estimate, catalog.gpus, r.headroom);
   }
   return report;
+}
+
+std::vector<std::string> split_list(std::string_view text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    std::string_view item = text.substr(start, comma - start);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    if (!item.empty()) out.emplace_back(item);
+    start = comma + 1;
+  }
+  return out;
 }
 
 Result<Request> request_from_json(std::string_view text) {
@@ -177,7 +235,8 @@ Result<Request> request_from_json(std::string_view text) {
   static constexpr std::string_view kKeys[] = {
       "model", "config", "params", "weights", "kv_dtype", "context", "batch", "headroom", "gpu", "engine",
       "attention", "kv_allocation", "avg_tokens", "expandable_segments", "gpu_util", "max_num_batched_tokens",
-      "max_num_seqs", "gpu_layers"};
+      "max_num_seqs", "gpu_layers", "system_bandwidth", "prompt_tokens", "usd_per_kwh", "gpus", "budget_per_hour",
+      "mode"};
   for (const auto& [key, value] : j.items()) {
     bool known = false;
     std::string all;
@@ -188,6 +247,9 @@ Result<Request> request_from_json(std::string_view text) {
     if (!known) return make_error(key, "is not a known input; allowed: " + all);
   }
   FieldReader f(j, "");
+  // Training modes are answered by evaluate_training (training_scenario.hpp); here only inference.
+  if (const auto mode = f.string("mode"); mode && *mode != "inference")
+    return make_error("mode", "\"" + *mode + "\" is a training mode; this request answers inference only");
   Request r;
   r.model = f.string("model").value_or("");
   if (const json* config = f.find("config")) {
@@ -211,6 +273,17 @@ Result<Request> request_from_json(std::string_view text) {
   r.max_num_batched_tokens = f.uint("max_num_batched_tokens");
   r.max_num_seqs = f.uint("max_num_seqs");
   r.gpu_layers = f.uint("gpu_layers");
+  r.serving.system_bandwidth_gb_s = f.number("system_bandwidth");
+  r.serving.prompt_tokens = f.uint("prompt_tokens");
+  r.serving.usd_per_kwh = f.number("usd_per_kwh");
+  r.budget_per_hour = f.number("budget_per_hour");
+  if (const json* gpus = f.find("gpus")) {
+    // An array of ids or names, or one comma-separated string (as the CLI's --gpus takes it).
+    if (gpus->is_string()) r.gpus = split_list(gpus->get<std::string>());
+    else if (gpus->is_array() && std::all_of(gpus->begin(), gpus->end(), [](const json& g) { return g.is_string(); }))
+      for (const json& g : *gpus) r.gpus.push_back(g.get<std::string>());
+    else f.fail("gpus", "expected an array of GPU ids or a comma-separated string", *gpus);
+  }
   if (f.error()) return *f.error();
   return r;
 }
@@ -330,6 +403,21 @@ std::string report_to_json(const Report& report) {
     });
   }
   out["gpus"] = std::move(gpus);
+  out["speed"] = nullptr;
+  out["speed_unavailable"] = nullptr;
+  out["cost"] = nullptr;
+  out["decode_tokens_per_second"] = nullptr;
+  out["prefill_tokens_per_second"] = nullptr;
+  if (report.serving && !report.gpus.empty()) {
+    const ServingEstimate& s = *report.serving;
+    out["cost"] = cost_json(s.cost, *report.gpus.front().gpu);
+    out["speed_unavailable"] = text_or_null(s.speed_unavailable);
+    if (s.speed) {
+      out["speed"] = speed_json(*s.speed);
+      out["decode_tokens_per_second"] = range_json(s.speed->decode.tokens_per_second);
+      if (s.speed->prefill) out["prefill_tokens_per_second"] = range_json(s.speed->prefill->tokens_per_second);
+    }
+  }
   return dump(out);
 }
 
@@ -374,7 +462,9 @@ std::string catalog_to_json(const Catalog& catalog) {
                    {"kv_dtypes", kv},
                    {"engines", {"transformers", "vllm", "llamacpp"}},
                    {"attention", {"sdpa", "eager"}},
-                   {"kv_allocation", {"static", "paged"}}});
+                   {"kv_allocation", {"static", "paged"}},
+                   // "inference" goes through evaluate(); the others through evaluate_training().
+                   {"modes", {"inference", "train", "lora", "qlora"}}});
 }
 
 }  // namespace vramfit

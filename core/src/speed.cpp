@@ -2,7 +2,7 @@
 
 #include <algorithm>  // std::max, std::min
 #include <cmath>      // std::isfinite, std::ceil
-#include <sstream>    // std::ostringstream
+#include <cstdio>     // std::snprintf (not <sstream>: iostreams pull locale code into the wasm, ~100 KB)
 
 #include "json_fields.hpp"
 
@@ -152,10 +152,9 @@ StepTime step_time(const StepTerms& t, const Gpu& gpu, const SpeedOptions& o, do
 }
 
 std::string format_double(double x, int precision) {
-  std::ostringstream out;
-  out.precision(precision);
-  out << x;
-  return out.str();
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*g", precision, x);
+  return buf;
 }
 
 }  // namespace

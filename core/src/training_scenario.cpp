@@ -150,6 +150,8 @@ Result<TrainingReport> evaluate_training(const Catalog& catalog, const TrainingR
   report.published_params = resolved.value().published_params;
   report.gpu = resolved.value().gpu;
   report.headroom = r.headroom;
+  report.tokens = r.tokens;
+  report.mfu = r.mfu.value_or(kDefaultMfu);
   const ModelSpec& m = report.model;
 
   if (auto e = choose(r.precision, "precision", parse_precision, precision_names(), o.precision)) return *e;
@@ -345,8 +347,8 @@ std::string training_report_to_json(const TrainingReport& report) {
       {"offload", offload_name(o.parallel.offload)},
       {"gpu", report.gpu ? json(report.gpu->id) : json(nullptr)},
       {"headroom", report.headroom},
-      {"tokens", report.time ? json(report.time->tokens) : json(nullptr)},
-      {"mfu", report.time ? json(report.time->mfu) : json(nullptr)},
+      {"tokens", report.tokens ? json(*report.tokens) : json(nullptr)},
+      {"mfu", report.mfu},
   };
   auto rank_json = [](const RankMemory& r) {
     return json{{"weights", r.weights},         {"gradients", r.gradients}, {"optimizer", r.optimizer},

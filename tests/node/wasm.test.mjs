@@ -81,6 +81,60 @@ test('solve and memory_curve bindings', () => {
   assert.equal(JSON.parse(module.memory_curve(JSON.stringify({ model: 'qwen2.5-7b', axis: 'width' }))).error.field, 'axis');
 });
 
+test('with a GPU the report carries speed and cost; $/1M tokens is the hour over its tokens', () => {
+  const r = evaluate({ model: 'llama-3.1-8b', engine: 'llamacpp', weights: 'q4_k_m', gpu: 'rtx-4090', usd_per_kwh: 0.3 });
+  assert.equal(r.ok, true);
+  const d = r.decode_tokens_per_second;
+  assert.ok(d.low > 0 && d.low <= d.high);
+  assert.deepEqual(r.speed.decode_tokens_per_second, d);
+  assert.deepEqual(r.prefill_tokens_per_second, r.speed.prefill_tokens_per_second);
+  assert.ok(r.prefill_tokens_per_second.low > d.high);  // a prompt is processed far faster than tokens are made
+  assert.equal(r.speed.compute_path, 'int8');
+  // RTX 4090 at $0.34/h (data/gpus.json): $/1M = 0.34 / (tokens/s × 3600) × 1e6, low end at the fast speed.
+  assert.equal(r.cost.usd_per_hour, 0.34);
+  assert.ok(Math.abs(r.cost.usd_per_million_tokens.low - (0.34 / (d.high * 3600)) * 1e6) < 1e-9);
+  // 450 W × 1 h = 0.45 kWh at $0.30 = $0.135 per hour.
+  assert.ok(Math.abs(r.cost.energy.usd_per_hour - 0.135) < 1e-12);
+  const apple = evaluate({ model: 'llama-3.1-8b', engine: 'llamacpp', weights: 'q4_k_m', gpu: 'apple-m2-ultra-192gb' });
+  assert.equal(apple.prefill_tokens_per_second, null);
+  assert.match(apple.speed.prefill_unavailable, /no tflops_bf16 figure/);
+  assert.equal(apple.cost.usd_per_hour, null);
+  const none = evaluate({ model: 'llama-3.1-8b' });
+  assert.equal(none.speed, null);
+  assert.equal(none.decode_tokens_per_second, null);
+});
+
+const recommend = (request) => JSON.parse(module.recommend(JSON.stringify(request)));
+
+test('recommend ranks GPU × count with the cheapest and fastest picks', () => {
+  const r = recommend({ model: 'llama-3.1-8b', gpus: ['rtx-4090', 'a100-80gb-sxm', 'h100-sxm'] });
+  assert.equal(r.ok, true);
+  assert.equal(r.recommendations.length, 12);  // 3 GPUs × 1, 2, 4, 8
+  for (const key of ['gpu', 'count', 'fits', 'free_bytes', 'tokens_per_second', 'usd_per_hour', 'usd_per_million_tokens', 'within_budget', 'note'])
+    assert.ok(key in r.recommendations[0], key);
+  // $0.34 (RTX 4090) < $1.39 (A100 80 GB) < $3.78 (H100 SXM) per hour, one of each fits.
+  assert.deepEqual([r.cheapest_per_hour.gpu, r.cheapest_per_hour.count], ['rtx-4090', 1]);
+  assert.equal(r.fastest.gpu, 'h100-sxm');
+  const first = r.recommendations[r.cheapest_per_million_tokens.index];
+  assert.equal(first.fits, true);
+  const budget = recommend({ model: 'llama-3.1-70b', weights: 'bf16', budget_per_hour: 0.01 });
+  assert.equal(budget.ok, true);
+  assert.equal(budget.cheapest_per_hour, null);
+  assert.equal(budget.fastest, null);
+  assert.match(budget.notes.join(' '), /Nothing that fits costs at most \$0\.01\/h/);
+  const bad = recommend({ model: 'llama-3.1-8b', budget_per_hour: -1 });
+  assert.deepEqual([bad.ok, bad.error.field], [false, 'budget_per_hour']);
+  assert.equal(JSON.parse(module.recommend('{')).error.field, 'request');
+});
+
+test('biggest names the largest preset and format a card runs', () => {
+  const b = JSON.parse(module.biggest(JSON.stringify({ gpu: 'rtx-4090', engine: 'llamacpp', weights: 'q8_0' })));
+  assert.equal(b.ok, true);
+  assert.equal(b.biggest.model, 'llama-2-13b');  // the seed article: 24 GB runs 13B in INT8
+  assert.ok(b.biggest.free_bytes >= 0);
+  assert.equal(JSON.parse(module.biggest(JSON.stringify({ engine: 'llamacpp' }))).error.field, 'gpu');
+});
+
 test('the wasm and the native CLI print the same numbers', async (t) => {
   const cli = process.env.VRAMFIT_CLI ?? path.join(root, 'build/native/cli/vramfit');
   const { execFileSync } = await import('node:child_process');
@@ -95,4 +149,27 @@ test('the wasm and the native CLI print the same numbers', async (t) => {
   assert.deepEqual(web.breakdown, native.breakdown);
   assert.deepEqual(web.range, native.range);
   assert.deepEqual(web.gpus, native.gpus);
+  const args = ['--model', 'llama-3.1-70b', '--weights', 'bf16', '--engine', 'vllm', '--batch', '16', '--context', '4k'];
+  const nativeSpeed = JSON.parse(execFileSync(cli, [...args, '--gpu', 'h100-sxm', '--json']));
+  const webSpeed = evaluate({ model: 'llama-3.1-70b', weights: 'bf16', engine: 'vllm', batch: 16, context: 4096, gpu: 'h100-sxm' });
+  assert.deepEqual(webSpeed.speed, nativeSpeed.speed);
+  assert.deepEqual(webSpeed.cost, nativeSpeed.cost);
+  const nativeRec = JSON.parse(execFileSync(cli, [...args, '--recommend', '--budget-per-hour', '20', '--json']));
+  const webRec = recommend({ model: 'llama-3.1-70b', weights: 'bf16', engine: 'vllm', batch: 16, context: 4096, budget_per_hour: 20 });
+  assert.deepEqual(webRec, nativeRec);
+});
+
+test('a training request crosses the same evaluate binding (issue 3)', () => {
+  // Seed article's 7B, mixed-precision AdamW, fp32 gradients (HF Trainer): 14 GB weights, 28 GB gradients,
+  // 84 GB optimizer states (fp32 master 28 + m 28 + v 28).
+  const r = evaluate({ mode: 'train', params: 7e9 });
+  assert.equal(r.ok, true);
+  assert.equal(r.breakdown.weights, 14e9);
+  assert.equal(r.breakdown.gradients, 28e9);
+  assert.equal(r.breakdown.optimizer, 84e9);
+  assert.equal(typeof r.host_ram_bytes, 'number');
+  const bad = evaluate({ mode: 'train', params: 7e9, zero: 7 });
+  assert.equal(bad.ok, false);
+  assert.equal(bad.error.field, 'zero');
+  assert.ok(JSON.parse(module.catalog()).modes.includes('qlora'));
 });

@@ -65,12 +65,44 @@ TEST_CASE("unknown flags and missing values are named") {
   CHECK(o.error().field == "--batch");
 }
 
+TEST_CASE("speed, cost and recommendation flags parse into the request") {
+  auto o = parse_args({"--model", "llama-3.1-70b", "--recommend", "--gpus", "h100-sxm, l40s", "--budget-per-hour", "12.5",
+                       "--system-bandwidth", "90", "--prompt", "4k", "--usd-per-kwh", "0.3"});
+  REQUIRE(o.ok());
+  const Request& r = o.value().request;
+  CHECK(o.value().action == Action::recommend);
+  CHECK(r.gpus == std::vector<std::string>{"h100-sxm", "l40s"});
+  CHECK(r.budget_per_hour == 12.5);
+  CHECK(r.serving.system_bandwidth_gb_s == 90.0);
+  CHECK(r.serving.prompt_tokens == 4096u);
+  CHECK(r.serving.usd_per_kwh == 0.3);
+  CHECK(parse_args({"--biggest", "--gpu", "rtx-4090"}).value().action == Action::biggest);
+
+  struct Bad {
+    std::vector<std::string> args;
+    const char* field;
+  };
+  const Bad bad[] = {{{"--budget-per-hour", "-1"}, "--budget-per-hour"}, {{"--budget-per-hour", "0"}, "--budget-per-hour"},
+                     {{"--budget-per-hour", "inf"}, "--budget-per-hour"}, {{"--gpus", " , "}, "--gpus"},
+                     {{"--system-bandwidth", "0"}, "--system-bandwidth"}, {{"--prompt", "0"}, "--prompt"},
+                     {{"--usd-per-kwh", "-0.1"}, "--usd-per-kwh"},       {{"--usd-per-kwh", "cheap"}, "--usd-per-kwh"}};
+  for (const Bad& b : bad) {
+    CAPTURE(b.args[1]);
+    auto e = parse_args(b.args);
+    REQUIRE_FALSE(e.ok());
+    CHECK(e.error().field == b.field);
+    CHECK(e.error().message.find("invalid value") == 0);
+  }
+}
+
 TEST_CASE("--help lists every flag") {
   const std::string help = help_text();
   for (const char* flag : {"--model", "--params", "--weights", "--kv-dtype", "--context", "--batch", "--gpu",
                            "--headroom", "--json", "--list-models", "--list-gpus", "--help", "--version", "--engine",
                            "--attention", "--kv-allocation", "--avg-tokens", "--expandable-segments", "--gpu-util",
-                           "--max-num-batched-tokens", "--max-num-seqs", "--ngl", "--max-context", "--max-batch"})
+                           "--max-num-batched-tokens", "--max-num-seqs", "--ngl", "--max-context", "--max-batch",
+                           "--system-bandwidth", "--prompt", "--usd-per-kwh", "--recommend", "--gpus",
+                           "--budget-per-hour", "--biggest"})
     CHECK_MESSAGE(help.find(flag) != std::string::npos, flag);
 }
 #endif

@@ -1,7 +1,10 @@
 // One model, one update(): inputs change → one call into the core → every output re-rendered.
 import { openCalculator } from './core.js';
 import { renderSummary, renderGpuTable, fillGpuSelect, fillSegmented, showExplanation } from './render.js';
-import { stateFromUrl, urlFromState, requestFromState, modeSupported } from './state.js';
+import { stateFromUrl, urlFromState, requestFromState, modeSupported, coreMode, isTraining } from './state.js';
+import { TRAINING_CHOICES, fillTrainingSelects, resolvedChoice, trainingFacts } from './training.js';
+import { renderSpeed, renderRecommendations } from './advice.js';
+import { el } from './view.js';
 import { translator, initialLanguage, rememberLanguage, applyStaticTexts } from './i18n.js';
 import { makeFormat } from './format.js';
 import { markdownTable, csvText, download, copyText } from './export.js';
@@ -18,6 +21,21 @@ const dom = {
   segment: $('segment'), lang: $('lang'), modeNote: $('mode-note'), tabs: $('mode-tabs'), explain: $('explain'),
   actionStatus: $('action-status'), chartsSection: $('charts-section'), chartContext: $('chart-context'),
   chartBatch: $('chart-batch'), embedSection: $('embed-section'), embedCode: $('embed-code'),
+  weightsFormat: $('weights-format'), engine: $('engine'), kv: $('kv'), ft: $('ft'), rank: $('rank'),
+  gpusCount: $('gpus-count'), inferenceControls: $('inference-controls'), finetuneControls: $('finetune-controls'),
+  trainControls: $('train-controls'), contextLabel: $('context-label'), batchLabel: $('batch-label'), batchUnit: $('batch-unit'),
+  trainingFacts: $('training-facts'), speed: $('speed'), speedFigures: $('speed-figures'),
+  recommendSection: $('recommend-section'), recommend: $('recommend'), recommendPicks: $('recommend-picks'),
+  recommendCount: $('recommend-count'), recommendNotes: $('recommend-notes'),
+  drop: $('drop'), file: $('file'), fileStatus: $('file-status'), fileClear: $('file-clear'),
+};
+const trainingSelects = Object.fromEntries(Object.keys(TRAINING_CHOICES).map((key) => [key, $(key)]));
+// The control each request field the core may name belongs to (for aria-invalid).
+const FIELD_CONTROLS = {
+  context: 'context', sequence: 'context', batch: 'batch', micro_batch: 'batch', model: 'model', config: 'model',
+  gpu: 'gpu', weights: 'weights-format', engine: 'engine', kv_dtype: 'kv', lora_rank: 'rank', gpus: 'gpus-count',
+  optimizer: 'optimizer', precision: 'precision', checkpointing: 'checkpointing', flash_attention: 'flash',
+  zero: 'zero', offload: 'offload',
 };
 
 const UNIT_KEY = 'vramfit.unit';
@@ -27,8 +45,12 @@ const store = (key, value) => { try { localStorage.setItem(key, value); } catch 
 let calculator;
 let state = stateFromUrl(location.search);
 let report = null; // the last valid report
+let detail = null; // the same request on the chosen GPU (speed, cost, training time); null without one
+// A dropped config.json stands in for the preset while it is loaded. It stays in this page: the URL
+// cannot carry a whole file, so a shared link opens the preset named in it.
+let config = null;
 // Display choices: language and unit are remembered in this browser, table order is per visit.
-const view = { t: null, f: null, segment: 'all', sort: 'verdict', direction: 'ascending', gpu: state.gpu };
+const view = { t: null, f: null, segment: 'all', sort: 'verdict', direction: 'ascending', gpu: state.gpu, recommendAll: false };
 
 function setLanguage(lang) {
   view.t = translator(lang);
@@ -53,11 +75,27 @@ function readNumber(input) {
 
 function writeInputs(current) {
   const preset = calculator.catalog.models.find((m) => m.id === state.model);
-  if (document.activeElement !== dom.model) dom.model.value = preset ? preset.name : state.model;
-  const radio = dom.form.querySelector(`input[name="weights"][value="${CSS.escape(state.weights)}"]`);
-  if (radio) radio.checked = true;
-  if (document.activeElement !== dom.context) dom.context.value = current ? current.inputs.context : state.context ?? '';
+  if (document.activeElement !== dom.model) {
+    dom.model.value = config !== null ? current?.model.name ?? config.name : preset ? preset.name : state.model;
+  }
+  for (const radio of dom.form.querySelectorAll('input[name="weights"]')) radio.checked = radio.value === state.weights;
+  dom.weightsFormat.value = state.weights;
+  const inputs = current?.inputs;
+  dom.engine.value = state.engine || inputs?.engine || 'transformers';
+  dom.kv.value = state.kv || inputs?.kv_dtype || '';
+  if (document.activeElement !== dom.context) dom.context.value = current ? current.inputs.context ?? current.inputs.sequence : state.context ?? '';
   if (document.activeElement !== dom.batch) dom.batch.value = state.batch;
+  dom.ft.value = state.ft || 'lora';
+  for (const [key, select] of Object.entries(trainingSelects)) select.value = resolvedChoice(key, state, current);
+  if (document.activeElement !== dom.rank) dom.rank.value = resolvedChoice('rank', state, current);
+  if (document.activeElement !== dom.gpusCount) dom.gpusCount.value = state.gpus !== '' ? state.gpus : inputs?.gpus ?? 1;
+  const training = isTraining(state, calculator.catalog.modes ?? []);
+  dom.inferenceControls.hidden = state.mode !== 'inference';
+  dom.finetuneControls.hidden = !(training && state.mode === 'finetune');
+  dom.trainControls.hidden = !training;
+  setLabel(dom.contextLabel, training ? 'inputs.sequence' : 'inputs.context');
+  setLabel(dom.batchLabel, training ? 'inputs.microbatch' : 'inputs.batch');
+  setLabel(dom.batchUnit, training ? 'inputs.microbatch.unit' : 'inputs.batch.unit');
   dom.gpu.value = state.gpu;
   if (dom.gpu.value !== state.gpu) dom.gpu.value = '';
   for (const tab of dom.tabs.querySelectorAll('[role="tab"]')) {
@@ -67,23 +105,36 @@ function writeInputs(current) {
   }
 }
 
+function setLabel(node, key) {
+  if (node.dataset.i18n === key) return;
+  node.dataset.i18n = key;
+  node.textContent = view.t(key);
+}
+
+const controls = () => dom.form.querySelectorAll('input[id], select');
 function showError(field, message) {
   dom.inputError.textContent = `${view.t(`field.${field}`)}: ${message}`;
   dom.inputError.hidden = false;
-  for (const input of [dom.context, dom.batch, dom.model, dom.gpu]) input.toggleAttribute('aria-invalid', input.name === field);
+  for (const input of controls()) input.toggleAttribute('aria-invalid', input.id === FIELD_CONTROLS[field]);
   dom.summary.classList.add('stale');
   dom.status.textContent = view.t(dom.summary.hidden ? 'status.fix' : 'status.stale');
   dom.status.hidden = false;
 }
 
+const baseRequest = () => requestFromState(state, { modes: calculator.catalog.modes ?? [], config: config?.text ?? null });
+
 function evaluateState() {
   const { modes = [] } = calculator.catalog;
-  if (!modeSupported(state.mode, modes)) return { ok: false, mode: true };
-  const result = calculator.evaluate(requestFromState(state, { modes }));
-  // A GPU id the catalog lacks: let the core name the problem (it checks `gpu`), keep the full list otherwise.
-  if (result.ok && state.gpu && !result.gpus.some((g) => g.id === state.gpu)) {
-    return calculator.evaluate({ ...requestFromState(state, { modes }), gpu: state.gpu });
-  }
+  detail = null;
+  if (!modeSupported(coreMode(state), modes)) return { ok: false, mode: true };
+  const request = baseRequest();
+  const result = calculator.evaluate(request);
+  if (!result.ok || !state.gpu) return result;
+  // The chosen GPU: its own evaluation carries speed, cost and training time. A GPU id the catalog lacks
+  // gets the core's message (it checks `gpu`); the full list stays for the table otherwise.
+  const onGpu = calculator.evaluate({ ...request, gpu: state.gpu });
+  if (!onGpu.ok) return onGpu;
+  detail = onGpu;
   return result;
 }
 
@@ -104,7 +155,7 @@ function update({ push = false } = {}) {
   }
   report = result;
   dom.inputError.hidden = true;
-  for (const input of [dom.context, dom.batch, dom.model, dom.gpu]) input.removeAttribute('aria-invalid');
+  for (const input of controls()) input.removeAttribute('aria-invalid');
   dom.summary.classList.remove('stale');
   render();
   dom.status.hidden = true;
@@ -118,6 +169,11 @@ function render() {
   if (!report) return;
   view.gpu = state.gpu;
   renderSummary(dom, report, view);
+  const training = report.mode !== undefined && report.mode !== 'inference';
+  dom.trainingFacts.hidden = !training;
+  if (training) dom.trainingFacts.textContent = trainingFacts(detail ?? report, view.t, view.f);
+  if (detail) renderSpeed(dom, detail, view.t, view.f);
+  else dom.speed.hidden = true;
   renderGpuTable(dom, report, view);
   dom.embedCode.value = embedSnippet(document.querySelector('input[name="embed-kind"]:checked').value, state, report, location.href);
 }
@@ -134,9 +190,17 @@ function scheduleCharts() {
   clearTimeout(chartTimer);
   chartTimer = setTimeout(() => {
     if (!report) return;
-    renderCharts({ context: dom.chartContext, batch: dom.chartBatch }, calculator, state, report, view);
+    renderCharts({ context: dom.chartContext, batch: dom.chartBatch }, calculator, baseRequest(), report, view);
     dom.chartsSection.hidden = false;
+    renderAdvice();
   }, 60);
+}
+
+let advice = null; // the last ranking, for re-rendering on a unit or language change
+function renderAdvice() {
+  const request = baseRequest();
+  advice = !request.mode && calculator.recommend ? calculator.recommend(request) : null;
+  renderRecommendations(dom, advice, view);
 }
 
 function announce(key) {
@@ -150,22 +214,28 @@ function wireEvents() {
     if (target === dom.model) {
       const preset = presetFor(dom.model.value);
       if (!preset) return; // still typing; `change` settles a free-text id
-      if (preset.id === state.model) return;
+      if (preset.id === state.model && config === null) return;
+      config = null;
       state = { ...state, model: preset.id, context: null };
       update({ push: true });
       return;
     }
-    if (target.name === 'weights') state = { ...state, weights: target.value };
+    const typed = [dom.context, dom.batch, dom.rank, dom.gpusCount].includes(target);
+    if (target.name === 'weights' || target === dom.weightsFormat) state = { ...state, weights: target.value };
     else if (target === dom.context) state = { ...state, context: dom.context.value.trim() === '' ? null : readNumber(dom.context) };
     else if (target === dom.batch) state = { ...state, batch: readNumber(dom.batch) };
     else if (target === dom.gpu) state = { ...state, gpu: dom.gpu.value };
+    else if (target === dom.rank) state = { ...state, rank: dom.rank.value.trim() === '' ? '' : readNumber(dom.rank) };
+    else if (target === dom.gpusCount) state = { ...state, gpus: dom.gpusCount.value.trim() === '' ? '' : readNumber(dom.gpusCount) };
+    else if ([dom.engine, dom.kv, dom.ft, ...Object.values(trainingSelects)].includes(target)) state = { ...state, [target.name]: target.value };
     else return;
-    update({ push: target.name === 'weights' || target === dom.gpu });
+    update({ push: !typed });
   });
   dom.model.addEventListener('change', () => {
     const preset = presetFor(dom.model.value);
     const model = preset ? preset.id : dom.model.value.trim();
-    if (model === state.model || model === '') return;
+    if ((model === state.model && config === null) || model === '') return;
+    config = null;
     state = { ...state, model, context: null };
     update({ push: true });
   });
@@ -208,6 +278,13 @@ function wireEvents() {
     });
   }
   dom.segment.addEventListener('change', () => { view.segment = dom.segment.value; render(); });
+  dom.recommendCount.addEventListener('click', (event) => {
+    if (!event.target.closest('#recommend-all')) return;
+    view.recommendAll = !view.recommendAll;
+    renderRecommendations(dom, advice, view);
+    $('recommend-all').focus();
+  });
+  wireFiles();
   dom.gpuHead.addEventListener('click', (event) => {
     const button = event.target.closest('button[data-sort]');
     if (!button) return;
@@ -244,7 +321,69 @@ function refill() {
     return option;
   }));
   fillSegmented(dom.weights, 'weights', dtypes.map((d) => ({ value: d.name, label: d.name, title: d.summary })), state.weights);
+  fillWeightFormats(dom.weightsFormat, calculator.catalog.weight_formats ?? dtypes.map((d) => d.name), view.t);
+  fillOptions(dom.engine, (calculator.catalog.engines ?? ['transformers']).map((e) => [e, view.t(`engine.${e}`)]));
+  fillOptions(dom.kv, (calculator.catalog.kv_dtypes ?? []).map((k) => [k.name, k.summary ? `${k.name} — ${k.summary}` : k.name]));
+  fillTrainingSelects(trainingSelects, view.t);
   fillGpuSelect(dom.gpu, gpus, state.gpu, view.t);
+}
+
+function fillOptions(select, pairs) {
+  const keep = select.value;
+  select.replaceChildren(...pairs.map(([value, text]) => el('option', { value, text })));
+  select.value = keep;
+}
+
+// Weight formats by family: plain dtypes, bitsandbytes, GPTQ/AWQ, GGUF mixes (the catalog's own list).
+const FAMILIES = [
+  ['plain', (n) => /^(fp|bf|int)\d+$/.test(n)],
+  ['bnb', (n) => /^(nf4|bnb-)/.test(n)],
+  ['gptq', (n) => /^(gptq|awq)-/.test(n)],
+  ['gguf', () => true],
+];
+function fillWeightFormats(select, formats, t) {
+  const groups = FAMILIES.map(([key]) => el('optgroup', { label: t(`weights.family.${key}`) }));
+  for (const name of formats) groups[FAMILIES.findIndex(([, test]) => test(name))].append(el('option', { value: name, text: name }));
+  select.replaceChildren(...groups.filter((g) => g.children.length > 0));
+  select.value = state.weights;
+}
+
+// config.json by drop or by picker. GGUF and safetensors headers are read by the core's parsers, which the
+// page cannot reach yet: those get a message, not a guess.
+function wireFiles() {
+  const take = async (file) => {
+    if (!file) return;
+    const t = view.t;
+    if (/\.(gguf|safetensors)$/i.test(file.name)) {
+      dom.fileStatus.textContent = t('file.binary', { name: file.name });
+      return;
+    }
+    if (file.size > 4_000_000) {
+      dom.fileStatus.textContent = t('file.tooBig', { name: file.name });
+      return;
+    }
+    config = { text: await file.text(), name: file.name };
+    dom.fileStatus.textContent = t('file.loaded', { name: file.name });
+    dom.fileClear.hidden = false;
+    update();
+  };
+  dom.file.addEventListener('change', () => take(dom.file.files[0]));
+  for (const type of ['dragenter', 'dragover']) {
+    dom.drop.addEventListener(type, (event) => { event.preventDefault(); dom.drop.classList.add('over'); });
+  }
+  dom.drop.addEventListener('dragleave', () => dom.drop.classList.remove('over'));
+  dom.drop.addEventListener('drop', (event) => {
+    event.preventDefault();
+    dom.drop.classList.remove('over');
+    take(event.dataTransfer?.files?.[0]);
+  });
+  dom.fileClear.addEventListener('click', () => {
+    config = null;
+    dom.file.value = '';
+    dom.fileStatus.textContent = '';
+    dom.fileClear.hidden = true;
+    update();
+  });
 }
 
 async function main() {

@@ -1,19 +1,24 @@
 // Feeds the two charts. Every point is a full answer from the core (one evaluate() per x, asked for one GPU
-// so the report stays small); the page only lays the numbers out. When the core grows a curve binding
-// (calculator.curve) the points come from it in one call instead.
+// so the report stays small); the page only lays the numbers out. With the core's memory_curve binding
+// (calculator.curve) the points come from it in one call.
 import { chartSvg, fillFigure, logSpace, standaloneSvg, pngBlob } from './chart.js';
-import { breakdownLines, headlineGpu } from './view.js';
-import { requestFromState } from './state.js';
+import { breakdownLines, stackedLines, headlineGpu } from './view.js';
 import { download } from './export.js';
 
 export const POINTS = 64;
 
 /** Columnar series: xs, one column per breakdown line, totals. Points the core refuses are skipped. */
-export function series(calculator, state, key, xs, gpuId, modes) {
-  const base = { ...requestFromState(state, { modes }), gpu: gpuId };
+export function series(calculator, request, key, xs, gpuId) {
+  const base = { ...request, gpu: gpuId };
   if (calculator.curve) {
     const curve = calculator.curve({ ...base, axis: key, values: xs });
-    if (curve?.ok) return curve;
+    if (curve?.ok && curve.xs?.length >= 2) {
+      // The core names the columns; the page gives each its colour, in the breakdown's order.
+      const byKey = Object.fromEntries(curve.lines.map((l) => [l.key, l.values]));
+      const lines = stackedLines(breakdownLines(Object.fromEntries(curve.lines.map((l) => [l.key, 1]))))
+        .map((l) => ({ ...l, values: byKey[l.key] }));
+      return { xs: curve.xs, lines, totals: curve.totals };
+    }
   }
   const keptXs = []; const reports = [];
   for (const x of xs) {
@@ -21,23 +26,22 @@ export function series(calculator, state, key, xs, gpuId, modes) {
     if (r.ok) { keptXs.push(x); reports.push(r); }
   }
   if (reports.length < 2) return null;
-  const lines = breakdownLines(reports[0].breakdown).map((l) => ({ ...l, values: reports.map((r) => r.breakdown[l.key] ?? 0) }));
+  const lines = stackedLines(breakdownLines(reports[0].breakdown)).map((l) => ({ ...l, values: reports.map((r) => r.breakdown[l.key] ?? 0) }));
   return { xs: keptXs, lines, totals: reports.map((r) => r.breakdown.total) };
 }
 
-export function renderCharts(figures, calculator, state, report, view) {
+export function renderCharts(figures, calculator, request, report, view) {
   const { t, f } = view;
   const row = headlineGpu(report.gpus, view) ?? report.gpus[0];
   const capacities = [row].filter(Boolean).map((g) => ({ label: g.name, bytes: g.usable_bytes }));
-  const modes = calculator.catalog.modes ?? [];
-  const maxContext = Math.max(report.model.max_context || report.inputs.context, 2048);
+  const maxContext = Math.max(report.model.max_context || (report.inputs.context ?? report.inputs.sequence), 2048);
   const axes = [
     { key: 'context', figure: figures.context, xs: logSpace(Math.min(256, maxContext / 8), maxContext, POINTS),
       caption: t('charts.context'), xLabel: t('charts.x.context') },
     { key: 'batch', figure: figures.batch, xs: logSpace(1, 256, POINTS), caption: t('charts.batch'), xLabel: t('charts.x.batch') },
   ];
   for (const axis of axes) {
-    const data = series(calculator, state, axis.key, axis.xs, row?.id, modes);
+    const data = series(calculator, request, axis.key, axis.xs, row?.id);
     if (!data) { axis.figure.replaceChildren(); continue; }
     const desc = t('charts.desc', { from: f.count(data.xs[0]), to: f.count(data.xs[data.xs.length - 1]) });
     const chart = chartSvg(data, { xLabel: axis.xLabel, title: axis.caption, desc, capacities, f, t });

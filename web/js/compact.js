@@ -1,13 +1,13 @@
 // The compact answer used by embed.html and <vram-fit>: model, headline, total, bar, legend, link.
 import { el, breakdownLines, headlineGpu, headlineText, fillBar, totalRange } from './view.js';
-import { requestFromState, modeSupported, queryFromState } from './state.js';
+import { requestFromState, modeSupported, queryFromState, coreMode } from './state.js';
 
 /** Evaluates the state with the core and renders the compact view into root; returns the core's answer. */
 export function renderCompact(root, calculator, state, { t, f, siteBase }) {
   const link = el('a', { class: 'c-link', href: new URL(`index.html?${queryFromState(state)}`, siteBase).href,
     target: '_blank', rel: 'noopener', text: t('embed.open') });
   const modes = calculator.catalog.modes ?? [];
-  if (!modeSupported(state.mode, modes)) {
+  if (!modeSupported(coreMode(state), modes)) {
     root.replaceChildren(el('p', { class: 'c-note', text: t('mode.coming') }), link);
     return { ok: false, mode: true };
   }
@@ -22,7 +22,7 @@ export function renderCompact(root, calculator, state, { t, f, siteBase }) {
   const bar = el('div', { class: 'bar' });
   fillBar(bar, lines, report.breakdown.total, t, f);
   root.replaceChildren(
-    el('p', { class: 'c-model', text: `${report.model.name} · ${report.inputs.weights} · ${f.count(report.inputs.context)} ${t('inputs.context.unit').replace(/[()]/g, '')} · ×${f.count(report.inputs.batch)}` }),
+    el('p', { class: 'c-model', text: `${report.model.name} · ${report.inputs.weights ?? t(`mode.${report.inputs.mode}`)} · ${f.count(report.inputs.context ?? report.inputs.sequence)} ${t('inputs.context.unit').replace(/[()]/g, '')} · ×${f.count(report.inputs.batch ?? report.inputs.micro_batch)}` }),
     el('p', { class: `c-headline fit-${row?.fit ?? 'none'}`, 'data-testid': 'headline', text: headlineText(row, t, f) }),
     el('p', { class: 'c-total' }, `${t('line.total')}: `, el('strong', { 'data-testid': 'total', text: f.bytes(report.breakdown.total) }),
       range ? ` (${t('total.range', { low: f.bytes(range.low), high: f.bytes(range.high) })})` : ''),

@@ -20,7 +20,13 @@ export async function openCalculator() {
     evaluate(request) {
       return JSON.parse(module.evaluate(JSON.stringify(request)));
     },
-    /** The curve binding once the core has one (module.curve); null until then. */
-    curve: typeof module.curve === 'function' ? (request) => JSON.parse(module.curve(JSON.stringify(request))) : null,
+    /** The ranking of GPU type × count for an inference request: {ok, recommendations, cheapest_per_hour, …}. */
+    recommend: typeof module.recommend === 'function'
+      ? (request) => JSON.parse(module.recommend(JSON.stringify(request)))
+      : null,
+    /** Memory against context or batch, every point a full core estimate, in one call. */
+    curve: typeof module.memory_curve === 'function'
+      ? (request) => JSON.parse(module.memory_curve(JSON.stringify(request)))
+      : null,
   };
 }

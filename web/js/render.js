@@ -29,8 +29,9 @@ export function renderSummary(dom, report, view) {
   fillBar(dom.bar, lines, breakdown.total, t, f);
   dom.memoryCol.textContent = t('breakdown.memory', { unit: f.unit });
 
-  const rows = lines.map((line) => el('tr', { 'data-line': line.key },
-    el('th', { scope: 'row' }, el('span', { class: `swatch ${line.colour}`, 'aria-hidden': 'true' }), t(`line.${line.key}`)),
+  const rows = lines.map((line) => el('tr', { 'data-line': line.key, class: line.within ? 'part' : null },
+    el('th', { scope: 'row' }, el('span', { class: `swatch ${line.colour}`, 'aria-hidden': 'true' }),
+      line.within ? t('breakdown.within', { label: t(`line.${line.key}`) }) : t(`line.${line.key}`)),
     el('td', { class: 'num' }, explainButton(line.key, f.amount(line.bytes), t)),
     el('td', { class: 'num', text: f.share(line.bytes, breakdown.total) })));
   rows.push(el('tr', { class: 'total', 'data-line': 'total' },

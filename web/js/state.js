@@ -1,11 +1,16 @@
 // The scenario state and its URL form: the URL holds the whole state, so links are shareable.
-// The same keys are the <vram-fit> element's attributes and embed.html's query.
+// The same keys are the <vram-fit> element's attributes and embed.html's query. An empty value means
+// "the core's default" (the report's inputs say which value that was), so it never enters the URL.
 export const DEFAULTS = Object.freeze({
   model: 'llama-3.1-8b', weights: 'bf16', context: null, batch: 1, gpu: '', mode: 'inference',
+  // inference
+  engine: '', kv: '',
+  // fine-tune (ft: lora | qlora) and train
+  ft: '', rank: '', optimizer: '', precision: '', checkpointing: '', flash: '', zero: '', gpus: '', offload: '',
 });
 
 export const KEYS = Object.freeze(Object.keys(DEFAULTS));
-const NUMERIC = new Set(['context', 'batch']);
+const NUMERIC = new Set(['context', 'batch', 'rank', 'gpus']);
 
 // Numbers stay strings if malformed: the core refuses them with a message naming the field.
 function parseValue(key, value) {
@@ -41,15 +46,42 @@ export function urlFromState(state) {
   return query ? `?${query}` : location.pathname;
 }
 
-// The request the core evaluates. A non-number context or batch is passed through so the core's
-// error (field + allowed range) reaches the user rather than a silent default. `mode` is sent only when
-// the core lists it (catalog.modes), so today's core never sees a key it would refuse.
-export function requestFromState(state, { modes = [] } = {}) {
-  const request = { model: state.model, weights: state.weights, batch: state.batch };
-  if (state.context !== null) request.context = state.context;
-  if (state.mode !== 'inference' && modes.includes(state.mode)) request.mode = state.mode;
-  return request;
+/** The core's mode for the page's tab: fine-tune is LoRA or QLoRA (the `ft` choice), train is full training. */
+export function coreMode(state) {
+  if (state.mode === 'finetune') return state.ft === 'qlora' ? 'qlora' : 'lora';
+  if (state.mode === 'train') return 'train';
+  return state.mode;
 }
 
 /** Whether the core can answer this mode yet (inference always; others once the catalog lists them). */
 export const modeSupported = (mode, modes = []) => mode === 'inference' || modes.includes(mode);
+
+/** Whether the state asks for a training estimate the core can give. */
+export const isTraining = (state, modes = []) => coreMode(state) !== 'inference' && modeSupported(coreMode(state), modes);
+
+// Training request keys fed from the state: [state key, request key, how to send it].
+const TRAINING_KEYS = [
+  ['optimizer', 'optimizer'], ['precision', 'precision'], ['checkpointing', 'checkpointing'], ['zero', 'zero'],
+  ['offload', 'offload'], ['gpus', 'gpus'], ['flash', 'flash_attention'],
+];
+
+// The request the core evaluates. A non-number context or batch is passed through so the core's
+// error (field + allowed range) reaches the user rather than a silent default. The training keys are sent
+// only when the core lists the mode (catalog.modes), so a core without them never sees a key it would refuse.
+// `config` (a dropped config.json's text) stands in for the preset.
+export function requestFromState(state, { modes = [], config = null } = {}) {
+  const source = config !== null ? { config } : { model: state.model };
+  if (isTraining(state, modes)) {
+    const mode = coreMode(state);
+    const request = { ...source, mode, batch: state.batch };
+    if (state.context !== null) request.context = state.context;
+    for (const [key, field] of TRAINING_KEYS) if (state[key] !== '') request[field] = state[key];
+    if (mode !== 'train' && state.rank !== '') request.lora_rank = state.rank;
+    return request;
+  }
+  const request = { ...source, weights: state.weights, batch: state.batch };
+  if (state.context !== null) request.context = state.context;
+  if (state.engine !== '') request.engine = state.engine;
+  if (state.kv !== '') request.kv_dtype = state.kv;
+  return request;
+}

@@ -1,9 +1,9 @@
 // Pieces shared by the full page, embed.html and <vram-fit>: DOM building with textContent only (names from
 // a URL or a config file never become markup), the breakdown lines a report carries, and the headline.
-const KNOWN_ORDER = ['weights', 'master_weights', 'adapters', 'gradients', 'optimizer', 'optimizer_states',
-  'kv_cache', 'activations', 'overhead'];
+const KNOWN_ORDER = ['weights', 'adapters', 'gradients', 'optimizer', 'master_weights', 'optimizer_states',
+  'kv_cache', 'activations', 'temporary', 'overhead'];
 const KNOWN_COLOURS = new Set(['weights', 'kv_cache', 'activations', 'overhead', 'gradients', 'optimizer',
-  'optimizer_states', 'adapters', 'master_weights']);
+  'optimizer_states', 'adapters', 'master_weights', 'temporary']);
 
 export function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -17,18 +17,31 @@ export function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+// Lines that are a part of another line (the fp32 master copy is inside the optimizer states): shown as
+// "of which" under their parent, never stacked or summed a second time.
+const WITHIN = { master_weights: 'optimizer' };
+
 /**
  * Every numeric line of report.breakdown except the total, known ones in a fixed order and new ones after
- * (as the core adds lines they appear without a page change). Each carries its colour class.
+ * (as the core adds lines they appear without a page change). Each carries its colour class; a line that is
+ * part of another carries `within` (the parent's key) and follows its parent.
  */
 export function breakdownLines(breakdown) {
   const keys = Object.keys(breakdown).filter((k) => k !== 'total' && Number.isFinite(breakdown[k]));
   keys.sort((a, b) => rank(a) - rank(b));
   let extra = 0;
-  return keys.map((key) => ({
+  const lines = keys.map((key) => ({
     key, bytes: breakdown[key], colour: KNOWN_COLOURS.has(key) ? `seg-${key}` : `seg-extra-${extra++ % 4}`,
+    within: WITHIN[key] && keys.includes(WITHIN[key]) ? WITHIN[key] : null,
   }));
+  const parts = lines.filter((l) => l.within);
+  const out = [];
+  for (const line of lines.filter((l) => !l.within)) out.push(line, ...parts.filter((p) => p.within === line.key));
+  return out;
 }
+
+/** The lines that stack up to the total (bar, charts): no "of which" parts. */
+export const stackedLines = (lines) => lines.filter((l) => !l.within);
 const rank = (key) => { const i = KNOWN_ORDER.indexOf(key); return i < 0 ? KNOWN_ORDER.length : i; };
 
 /** The uncertainty range of the total, when the report carries one: {low, high} in bytes. */
@@ -55,6 +68,9 @@ export function headlineText(row, t, f) {
   if (row.fit === 'fits') return t('headline.fits', { gpu: row.name, free: f.bytesShort(row.free_bytes) });
   if (row.fit === 'tight') return t('headline.tight', { gpu: row.name, free: f.bytesShort(Math.max(0, row.free_bytes)) });
   if (row.gpus_needed > 0) return t('headline.needs', { count: f.count(row.gpus_needed), gpu: row.name });
+  if (row.fit === 'does_not_fit' && Number.isFinite(row.free_bytes)) {
+    return t('headline.short', { gpu: row.name, short: f.bytesShort(-row.free_bytes) });
+  }
   return t('headline.none');
 }
 
@@ -65,11 +81,12 @@ export function verdictText(row, t, f) {
 
 /** The stacked bar: one segment per line, widths proportional to bytes (flex-grow set through CSSOM). */
 export function fillBar(bar, lines, total, t, f) {
-  bar.replaceChildren(...lines.filter((l) => l.bytes > 0).map((line) => {
+  const stacked = stackedLines(lines);
+  bar.replaceChildren(...stacked.filter((l) => l.bytes > 0).map((line) => {
     const seg = el('span', { class: `seg ${line.colour}`, title: `${t(`line.${line.key}`)}: ${f.bytes(line.bytes)}` });
     seg.style.flexGrow = String(line.bytes);
     return seg;
   }));
   bar.setAttribute('role', 'img');
-  bar.setAttribute('aria-label', `${t('breakdown.bar')}: ${lines.map((l) => `${t(`line.${l.key}`)} ${f.bytes(l.bytes)} (${f.share(l.bytes, total)})`).join(', ')}`);
+  bar.setAttribute('aria-label', `${t('breakdown.bar')}: ${stacked.map((l) => `${t(`line.${l.key}`)} ${f.bytes(l.bytes)} (${f.share(l.bytes, total)})`).join(', ')}`);
 }

@@ -12,6 +12,7 @@
 #include "vramfit/inference.hpp"
 #include "vramfit/model_presets.hpp"
 #include "vramfit/recommendation.hpp"
+#include "vramfit/serving.hpp"
 
 namespace vramfit {
 
@@ -42,6 +43,10 @@ struct Request {
   std::optional<std::uint64_t> max_num_batched_tokens;
   std::optional<std::uint64_t> max_num_seqs;
   std::optional<std::uint64_t> gpu_layers;  // llama.cpp -ngl
+  // Speed and cost (with a GPU), and the hardware questions of hardware_advice.hpp.
+  ServingInputs serving;                // system_bandwidth, prompt_tokens, usd_per_kwh
+  std::vector<std::string> gpus;        // recommend: the GPUs to rank (ids or names); empty: all
+  std::optional<double> budget_per_hour;  // recommend: the most a whole configuration may cost per hour
 };
 
 struct Report {
@@ -51,6 +56,7 @@ struct Report {
   InferenceEstimate estimate;
   std::vector<GpuFit> gpus;
   double headroom = kDefaultHeadroom;
+  std::optional<ServingEstimate> serving;  // speed and cost on the request's GPU; none without one
 };
 
 // Resolves the model (preset, config or bare count), checks every input and estimates.
@@ -59,9 +65,14 @@ Result<Report> evaluate(const Catalog& catalog, const Request& request);
 // {"model": ..., "weights": ..., "context": ..., ...}, the page's state; unknown keys are refused.
 Result<Request> request_from_json(std::string_view json_text);
 
-// The report as JSON; byte counts are integers. {"ok": true, ...} or {"ok": false, "error": {...}}.
+// The report as JSON; byte counts are integers. With a GPU it carries "speed", "cost" and, at top level,
+// "decode_tokens_per_second" and "prefill_tokens_per_second" ({low, high}); without one they are null.
+// {"ok": true, ...} or {"ok": false, "error": {...}}.
 std::string report_to_json(const Report& report);
 std::string error_to_json(const Error& error);
+
+// "h100-sxm, a100-80gb-sxm,l40s" → its items, trimmed, empty ones dropped (--gpus and "gpus").
+std::vector<std::string> split_list(std::string_view text);
 
 // Lists for pickers as JSON arrays: presets, GPUs, dtypes, and {weight_formats, kv_dtypes, engines,
 // attention, kv_allocation}.

@@ -99,6 +99,8 @@ struct TrainingReport {
   std::string sequence_source;     // "request", "default", "model_context"
   const Gpu* gpu = nullptr;        // the request's GPU, if any
   double headroom = kDefaultHeadroom;
+  std::optional<double> tokens;    // as requested (the time needs a GPU too)
+  double mfu = kDefaultMfu;        // as requested, else the default
   TrainingEstimate estimate;       // notes include the scenario's own (defaults assumed, time skipped)
   std::optional<TrainingTime> time;  // with a GPU, its 16-bit TFLOPS and tokens
   std::vector<TrainingGpuFit> gpus;  // the request's GPU, or the whole catalog

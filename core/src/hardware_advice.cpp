@@ -1,0 +1,287 @@
+#include "vramfit/hardware_advice.hpp"
+
+#include <algorithm>  // std::any_of, std::min
+#include <limits>     // std::numeric_limits
+#include <cmath>      // std::isfinite
+#include <cstdio>     // std::snprintf
+#include <string>     // std::string, std::to_string
+
+#include "report_json.hpp"
+#include "vramfit/units.hpp"
+
+namespace vramfit {
+
+using detail::dump;
+using detail::json;
+using detail::or_null;
+using detail::range_json;
+using detail::text_or_null;
+
+namespace {
+
+std::string fixed(double x, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, x);
+  return buf;
+}
+
+std::string config_name(const RankedConfig& c) { return std::to_string(c.count) + " × " + c.gpu->name; }
+
+// The GPUs to rank: the request's list, else its single GPU, else the catalog. Under a budget only
+// priced GPUs can be shown to be within it; the rest are counted for a note.
+Result<std::vector<std::string>> gpus_to_rank(const Catalog& catalog, const Request& r, std::size_t& unpriced) {
+  std::vector<std::string> names = !r.gpus.empty() ? r.gpus : r.gpu.empty() ? std::vector<std::string>{}
+                                                                             : std::vector<std::string>{r.gpu};
+  if (!r.budget_per_hour) return names;
+  std::vector<const Gpu*> gpus;
+  if (names.empty()) {
+    for (const Gpu& g : catalog.gpus) gpus.push_back(&g);
+  } else {
+    for (const std::string& name : names) {
+      const Gpu* g = find_gpu(catalog.gpus, name);
+      if (!g) return make_error("gpus", "unknown GPU \"" + name + "\"; list them with --list-gpus");
+      gpus.push_back(g);
+    }
+  }
+  std::vector<std::string> priced;
+  for (const Gpu* g : gpus) {
+    if (usd_per_hour(*g, 1)) priced.push_back(g->id);
+    else ++unpriced;
+  }
+  return priced;
+}
+
+void add_recommend_notes(RecommendReport& out, std::size_t unpriced) {
+  const Recommendation& rec = out.ranking;
+  const RankedConfig* cheapest_fit = nullptr;  // ignoring the budget
+  const RankedConfig* closest_miss = nullptr;
+  for (const RankedConfig& c : rec.configs) {
+    if (c.fits && c.usd_per_hour && (!cheapest_fit || *c.usd_per_hour < *cheapest_fit->usd_per_hour)) cheapest_fit = &c;
+    if (!c.fits && c.note.empty() && (!closest_miss || c.free_bytes > closest_miss->free_bytes)) closest_miss = &c;
+  }
+  const bool any_fits = std::any_of(rec.configs.begin(), rec.configs.end(), [](const RankedConfig& c) { return c.fits; });
+  const double budget = out.options.max_usd_per_hour.value_or(0);
+  if (unpriced > 0)
+    out.notes.push_back(std::to_string(unpriced) + " GPU type(s) without a catalog price are left out: their cost "
+                        "cannot be checked against the budget.");
+  if (rec.configs.empty()) {
+    out.notes.push_back("No GPU to rank: none of the chosen GPUs has a catalog price to check against $" +
+                        fixed(budget, 2) + "/h.");
+  } else if (!any_fits) {
+    std::string note = "No configuration fits within the " + fixed(out.options.headroom * 100, 0) + " % headroom";
+    if (closest_miss)
+      note += "; the closest, " + config_name(*closest_miss) + ", is short by " +
+              fixed(static_cast<double>(-closest_miss->free_bytes) / static_cast<double>(kGiB), 1) + " GiB per GPU";
+    out.notes.push_back(note + ".");
+  } else if (out.options.max_usd_per_hour && !rec.cheapest_per_hour) {
+    std::string note = "Nothing that fits costs at most $" + fixed(budget, 2) + "/h";
+    if (cheapest_fit)
+      note += "; the cheapest that fits is " + config_name(*cheapest_fit) + " at $" + fixed(*cheapest_fit->usd_per_hour, 2) + "/h";
+    out.notes.push_back(note + ".");
+  } else if (!rec.cheapest_per_hour) {
+    out.notes.push_back("None of the configurations that fit has a catalog price, so there is no cheapest pick.");
+  }
+}
+
+json pick_json(const Recommendation& rec, const std::optional<std::size_t>& index) {
+  if (!index) return nullptr;
+  const RankedConfig& c = rec.configs[*index];
+  return json{{"gpu", c.gpu->id}, {"name", c.gpu->name}, {"count", c.count}, {"index", *index}};
+}
+
+}  // namespace
+
+Result<RecommendReport> recommend_for(const Catalog& catalog, const Request& request) {
+  if (request.gpu_layers)
+    return make_error("gpu_layers", "the ranking keeps every layer on the GPUs; leave out -ngl (gpu_layers) to rank");
+  if (request.budget_per_hour && !(std::isfinite(*request.budget_per_hour) && *request.budget_per_hour > 0))
+    return make_error("budget_per_hour", "must be a positive number of dollars per hour");
+  // One estimate for every GPU: without a GPU, vLLM's KV cache is what the batch needs, not the budget
+  // it would fill.
+  Request r = request;
+  r.gpu.clear();
+  auto resolved = resolve_request(catalog, r);
+  if (!resolved) return resolved.error();
+  const ResolvedRequest& rr = resolved.value();
+  auto estimate = estimate_inference(rr.model, rr.options);
+  if (!estimate) return estimate.error();
+
+  RecommendReport out;
+  out.model_id = rr.model.id;
+  out.model_name = rr.model.name;
+  out.estimate = std::move(estimate).value();
+  out.need = memory_need(out.estimate);
+  out.options.headroom = request.headroom;
+  out.options.max_usd_per_hour = request.budget_per_hour;
+
+  std::size_t unpriced = 0;
+  auto gpus = gpus_to_rank(catalog, request, unpriced);
+  if (!gpus) return gpus.error();
+  out.options.gpus = std::move(gpus).value();
+  auto speed = speed_options_for(rr.model, out.estimate, request.serving);
+  if (!speed) return speed.error();
+  out.options.speed = speed.value();
+  auto model = speed_model_from(rr.model, out.estimate.weight_detail);
+  if (!model) return model.error();
+
+  // Under a budget that leaves no priced GPU, rank nothing (an empty list would mean the whole catalog).
+  if (!(request.budget_per_hour && out.options.gpus.empty())) {
+    auto ranking = recommend(model.value(), out.need, catalog.gpus, out.options);
+    if (!ranking) return ranking.error();
+    out.ranking = std::move(ranking).value();
+  }
+  add_recommend_notes(out, unpriced);
+  return out;
+}
+
+std::string recommend_report_to_json(const RecommendReport& report) {
+  const InferenceEstimate& e = report.estimate;
+  const RankOptions& o = report.options;
+  json configs = json::array();
+  for (const RankedConfig& c : report.ranking.configs) {
+    configs.push_back({{"gpu", c.gpu->id},
+                       {"name", c.gpu->name},
+                       {"count", c.count},
+                       {"fit", fit_name(c.fit)},
+                       {"fits", c.fits},
+                       {"free_bytes", c.free_bytes},
+                       {"tokens_per_second", or_null(c.tokens_per_second)},
+                       {"usd_per_hour", or_null(c.usd_per_hour)},
+                       {"usd_per_million_tokens", or_null(c.usd_per_million_tokens)},
+                       {"within_budget", c.within_budget},
+                       {"note", text_or_null(c.note)}});
+  }
+  const Recommendation& rec = report.ranking;
+  json out = {{"ok", true},
+              {"model", {{"id", report.model_id}, {"name", report.model_name}}},
+              {"inputs",
+               {{"weights", e.weights_format},
+                {"engine", engine_name(e.engine)},
+                {"context", e.context_tokens},
+                {"batch", e.batch},
+                {"headroom", o.headroom},
+                {"budget_per_hour", or_null(o.max_usd_per_hour)},
+                {"counts", o.counts},
+                {"compute_path", compute_path_name(o.speed.compute)}}},
+              {"memory",
+               {{"total_bytes", e.total}, {"shardable_bytes", report.need.shardable_bytes},
+                {"per_gpu_bytes", report.need.per_gpu_bytes}}},
+              {"recommendations", std::move(configs)},
+              {"cheapest_per_hour", pick_json(rec, rec.cheapest_per_hour)},
+              {"cheapest_per_million_tokens", pick_json(rec, rec.cheapest_per_million_tokens)},
+              {"fastest", pick_json(rec, rec.fastest)},
+              {"notes", report.notes}};
+  return dump(out);
+}
+
+std::vector<std::string> biggest_formats(Engine engine) {
+  switch (engine) {
+    case Engine::llamacpp: return {"bf16", "q8_0", "q6_k", "q5_k_m", "q4_k_m", "q3_k_m", "q2_k"};
+    case Engine::vllm: return {"bf16", "fp8", "int8", "awq-4bit-128g"};
+    case Engine::transformers: return {"bf16", "bnb-int8", "nf4"};
+  }
+  return {"bf16"};
+}
+
+Result<BiggestReport> biggest_for(const Catalog& catalog, const Request& request) {
+  if (request.gpu.empty()) return make_error("gpu", "name the card the model should run on (--gpu NAME)");
+  if (catalog.models.empty()) return make_error("model", "the catalog has no presets");
+  BiggestReport out;
+  out.gpu = find_gpu(catalog.gpus, request.gpu);
+  if (!out.gpu) return make_error("gpu", "unknown GPU \"" + request.gpu + "\"; list them with --list-gpus");
+  const auto engine = parse_engine(request.engine);
+  if (!engine) return make_error("engine", "unknown engine \"" + request.engine + "\"; allowed: " + std::string(kEngineNames));
+  out.formats = request.weights.empty() ? biggest_formats(*engine) : std::vector<std::string>{request.weights};
+  out.context = request.context.value_or(kLlamaDefaultCtx);
+  out.batch = request.batch;
+  out.engine = std::string(engine_name(*engine));
+  out.headroom = request.headroom;
+  if (!request.context)
+    out.notes.push_back("No context given: every model is sized for " + std::to_string(out.context) + " tokens.");
+
+  Request base = request;
+  base.config_json.clear();
+  base.params = 0;
+  base.imported.reset();
+  base.gpu_layers.reset();
+  base.context = out.context;
+  // Inputs other than the model (weights, KV dtype, headroom, ...) are checked once, on the first preset.
+  base.model = catalog.models.front().spec.id;
+  base.weights = out.formats.front();
+  if (auto ok = resolve_request(catalog, base); !ok) return ok.error();
+
+  const std::uint64_t usable = out.gpu->usable_bytes();
+  std::vector<std::vector<std::size_t>> per_format(out.formats.size());
+  for (const ModelPreset& preset : catalog.models) {
+    for (std::size_t f = 0; f < out.formats.size(); ++f) {
+      Request c = base;
+      c.model = preset.spec.id;
+      c.weights = out.formats[f];
+      auto rr = resolve_request(catalog, c);
+      if (!rr) continue;
+      auto e = estimate_inference(rr.value().model, rr.value().options);
+      if (!e || e.value().weight_detail.params == 0) continue;  // a format this model cannot be stored in
+      const InferenceEstimate& est = e.value();
+      const double bits = 8.0 * static_cast<double>(est.weight_detail.total) / static_cast<double>(est.weight_detail.params);
+      per_format[f].push_back(out.candidates.size());
+      out.candidates.push_back({preset.spec.id, est.weights_format, est.params.total, bits, est.total});
+      constexpr auto kMax = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+      out.free_bytes.push_back(static_cast<std::int64_t>(std::min(usable, kMax)) -
+                               static_cast<std::int64_t>(std::min(est.total, kMax)));
+    }
+  }
+  out.biggest = biggest_that_fits(out.candidates, usable, out.headroom);
+  for (const auto& indices : per_format) {
+    std::vector<ModelCandidate> subset;
+    for (std::size_t i : indices) subset.push_back(out.candidates[i]);
+    if (auto best = biggest_that_fits(subset, usable, out.headroom)) out.by_format.push_back(indices[*best]);
+  }
+  if (!out.biggest)
+    out.notes.push_back("No preset fits " + out.gpu->name + " within the " + fixed(out.headroom * 100, 0) +
+                        " % headroom in any of the formats tried; try a shorter context or a smaller format.");
+  return out;
+}
+
+std::string biggest_report_to_json(const BiggestReport& report) {
+  auto candidate_json = [&](std::size_t i) {
+    const ModelCandidate& c = report.candidates[i];
+    return json{{"model", c.model},
+                {"weights", c.format},
+                {"params", c.params},
+                {"bits_per_weight", c.bits_per_weight},
+                {"total_bytes", c.total_bytes},
+                {"free_bytes", report.free_bytes[i]}};
+  };
+  json by_format = json::array();
+  for (std::size_t i : report.by_format) by_format.push_back(candidate_json(i));
+  json out = {{"ok", true},
+              {"gpu", {{"id", report.gpu->id}, {"name", report.gpu->name}, {"usable_bytes", report.gpu->usable_bytes()}}},
+              {"context", report.context},
+              {"batch", report.batch},
+              {"engine", report.engine},
+              {"headroom", report.headroom},
+              {"formats", report.formats},
+              {"candidates_checked", report.candidates.size()},
+              {"biggest", report.biggest ? candidate_json(*report.biggest) : json(nullptr)},
+              {"by_format", std::move(by_format)},
+              {"notes", report.notes}};
+  return dump(out);
+}
+
+std::string recommend_json(const Catalog& catalog, std::string_view request_json) {
+  auto request = request_from_json(request_json);
+  if (!request) return error_to_json(request.error());
+  auto report = recommend_for(catalog, request.value());
+  if (!report) return error_to_json(report.error());
+  return recommend_report_to_json(report.value());
+}
+
+std::string biggest_json(const Catalog& catalog, std::string_view request_json) {
+  auto request = request_from_json(request_json);
+  if (!request) return error_to_json(request.error());
+  auto report = biggest_for(catalog, request.value());
+  if (!report) return error_to_json(report.error());
+  return biggest_report_to_json(report.value());
+}
+
+}  // namespace vramfit

@@ -1,0 +1,27 @@
+#pragma once
+// Serialising helpers shared by the report writers (scenario.cpp, hardware_advice.cpp).
+#include <optional>  // std::optional
+#include <string>    // std::string
+
+#include "json_fields.hpp"
+#include "vramfit/speed.hpp"  // Range
+
+namespace vramfit::detail {
+
+inline std::string dump(const json& j) {
+  // Replace invalid UTF-8 (a model name typed into the CLI) instead of throwing.
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+inline json range_json(const Range& r) { return json{{"low", r.low}, {"high", r.high}}; }
+
+// null when absent: the page tests for null, never for a missing key.
+template <typename T, typename F>
+json or_null(const std::optional<T>& value, F&& to_json) {
+  return value ? json(to_json(*value)) : json(nullptr);
+}
+inline json or_null(const std::optional<Range>& r) { return or_null(r, range_json); }
+inline json or_null(const std::optional<double>& x) { return x ? json(*x) : json(nullptr); }
+inline json text_or_null(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
+
+}  // namespace vramfit::detail
