@@ -15,7 +15,7 @@
 #include "training_flags.hpp"
 #include "vramfit/builtin_data.hpp"
 #include "vramfit/hardware_advice.hpp"
-#include "vramfit/safetensors.hpp"
+#include "vramfit/model_file.hpp"
 #include "vramfit/scenario.hpp"
 #include "vramfit/solver.hpp"
 #include "vramfit/units.hpp"
@@ -245,17 +245,18 @@ Result<ImportedModel> import_model_file(const std::string& path) {
     in.seekg(0);
     in.read(reinterpret_cast<char*>(prefix.data()), static_cast<std::streamsize>(want));
     if (static_cast<std::uint64_t>(in.gcount()) != want) return make_error("--model", "short read of \"" + path + "\"");
-    Result<ImportedModel> imported = make_error("--model", "");
-    if (ends_with(path, ".gguf")) {
-      imported = import_gguf(prefix, file_size);
-    } else {
-      const SafetensorsFile file{path.substr(path.find_last_of('/') + 1), prefix, file_size};
-      // config.json beside the shard gives the architecture (else the spec is a bare count).
-      const auto dir = path.find_last_of('/') == std::string::npos ? std::string(".") : path.substr(0, path.find_last_of('/'));
-      auto config = read_file(dir + "/config.json");
-      imported = import_safetensors(std::span<const SafetensorsFile>(&file, 1), config.value_or(""), "");
+    // A safetensors shard takes its architecture from the config.json beside it (else a bare count).
+    std::string config;
+    if (ends_with(path, ".safetensors")) {
+      const auto slash = path.find_last_of('/');
+      config = read_file((slash == std::string::npos ? std::string(".") : path.substr(0, slash)) + "/config.json").value_or("");
     }
-    if (!imported) return imported.error();
+    auto imported = import_model_header(path, prefix, file_size, config);
+    if (!imported) {
+      Error e = imported.error();
+      if (e.field == "file") e.field = "--model";
+      return e;
+    }
     const auto need = imported.value().need_prefix_bytes;
     if (need == 0) return imported;
     if (need > file_size || need <= want) return make_error("--model", "header of \"" + path + "\" is inconsistent");

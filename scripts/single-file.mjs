@@ -77,11 +77,12 @@ const csp = [
 ].join('; ');
 
 let html = read('index.html');
-html = html.replace(/<meta http-equiv="Content-Security-Policy" content="[^"]*">/, `<meta http-equiv="Content-Security-Policy" content="${csp}">`);
+html = html.replace(/<meta http-equiv="Content-Security-Policy" content="[^"]*">/, () => `<meta http-equiv="Content-Security-Policy" content="${csp}">`);
 html = html.replace(/\s*<link rel="(?:modulepreload|preload|stylesheet)"[^>]*>/g, '');
-html = html.replace(/<link rel="icon" href="favicon.svg"/, `<link rel="icon" href="${favicon}"`);
+html = html.replace(/<link rel="icon" href="favicon.svg"/, () => `<link rel="icon" href="${favicon}"`);
 html = html.replace(/\s*<script type="module" src="js\/app.js"><\/script>/, '');
-html = html.replace('</head>', `  <style>${css}</style>\n  <script type="module">${script}</script>\n</head>`);
+// A function replacement: the code may contain `$'` or `$&`, which a replacement string would expand.
+html = html.replace('</head>', () => `  <style>${css}</style>\n  <script type="module">${script}</script>\n</head>`);
 if (/src="js\/|href="css\//.test(html)) throw new Error('index.html still points at a separate file');
 writeFileSync(path.join(dist, 'vramfit.html'), html);
 console.log(`single-file: dist/vramfit.html (${(html.length / 1024).toFixed(0)} KiB, ${modules.size} modules)`);

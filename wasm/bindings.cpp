@@ -2,10 +2,14 @@
 // serializer (core/src/scenario.cpp) and errors cross as {"ok": false, "error": {...}}, never as exceptions.
 #include <emscripten/bind.h>
 
-#include <string>  // std::string
+#include <cstdint>  // std::uint8_t
+#include <span>     // std::span
+#include <string>   // std::string
+#include <vector>   // std::vector
 
 #include "vramfit/builtin_data.hpp"
 #include "vramfit/hardware_advice.hpp"
+#include "vramfit/model_file.hpp"
 #include "vramfit/scenario.hpp"
 #include "vramfit/solver.hpp"
 #include "vramfit/training_scenario.hpp"
@@ -66,6 +70,34 @@ std::string with_catalog(const std::string& request_json) {
   return Answer(catalog.value(), request_json);
 }
 
+// A dropped .gguf / .safetensors file: `prefix` is a Uint8Array of its first bytes (File.slice), `file_size`
+// its size. Answers {"ok":true,"need_prefix_bytes":N} until the prefix holds the whole header, then the
+// report for `request_json` with the file's exact architecture and weights ("config" in the request is the
+// config.json a safetensors checkpoint needs for its architecture).
+std::string evaluate_file(const emscripten::val& prefix_js, double file_size, const std::string& file_name,
+                          const std::string& request_json) {
+  const auto& catalog = builtin_catalog();
+  if (!catalog) return error_to_json(catalog.error());
+  if (!(file_size >= 0 && file_size <= 9007199254740992.0))
+    return error_to_json(make_error("file", "the file size must be between 0 and 2^53 bytes"));
+  const std::vector<std::uint8_t> bytes = emscripten::convertJSArrayToNumberVector<std::uint8_t>(prefix_js);
+  auto request = request_from_json(request_json);
+  if (!request) return error_to_json(request.error());
+  auto imported = import_model_header(
+      file_name, std::span<const std::byte>(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size()),
+      static_cast<std::uint64_t>(file_size), request.value().config_json);
+  if (!imported) return error_to_json(imported.error());
+  if (imported.value().need_prefix_bytes != 0)
+    return "{\"ok\":true,\"need_prefix_bytes\":" + std::to_string(imported.value().need_prefix_bytes) + "}";
+  Request r = std::move(request).value();
+  r.config_json.clear();  // consumed by the import
+  r.model.clear();
+  r.imported = std::move(imported).value();
+  auto report = evaluate(catalog.value(), r);
+  if (!report) return error_to_json(report.error());
+  return report_to_json(report.value());
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(vramfit) {
@@ -75,4 +107,5 @@ EMSCRIPTEN_BINDINGS(vramfit) {
   emscripten::function("memory_curve", &with_catalog<memory_curve_json>);
   emscripten::function("recommend", &with_catalog<recommend_json>);
   emscripten::function("biggest", &with_catalog<biggest_json>);
+  emscripten::function("evaluate_file", &evaluate_file);
 }

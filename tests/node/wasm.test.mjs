@@ -173,3 +173,24 @@ test('a training request crosses the same evaluate binding (issue 3)', () => {
   assert.equal(bad.error.field, 'zero');
   assert.ok(JSON.parse(module.catalog()).modes.includes('qlora'));
 });
+
+test('a dropped GGUF is read from its header alone (issue 6)', () => {
+  // tests/data/tiny_llama_v3.gguf.head: the first 4,096 bytes of a 758,032-byte GGUF v3 written by the
+  // unit tests' file builder (tests/unit/file_builders.hpp, via tests/fuzz/make_seed_corpus.cpp): the page
+  // hands the core File.slice(0, n) and the size, never the tensor data.
+  const head = readFileSync(path.join(root, 'tests/data/tiny_llama_v3.gguf.head'));
+  const fileSize = 758032;
+  const ask = (n) => JSON.parse(module.evaluate_file(head.subarray(0, n), fileSize, 'tiny.gguf', '{}'));
+  const first = ask(64);
+  assert.equal(first.ok, true);
+  assert.ok(first.need_prefix_bytes > 64 && first.need_prefix_bytes <= 4096);
+  const r = ask(first.need_prefix_bytes);
+  assert.equal(r.ok, true);
+  // Tensor data starts at the alignment-padded end of the header (offset 2,048) and runs to the end of the
+  // file: 758,032 − 2,048 = 755,984 bytes of weights, exactly.
+  assert.equal(r.breakdown.weights, 755984);
+  assert.equal(r.model.name, 'tiny llama');
+  const wrong = JSON.parse(module.evaluate_file(head.subarray(0, 16), fileSize, 'notes.txt', '{}'));
+  assert.equal(wrong.ok, false);
+  assert.equal(wrong.error.field, 'file');
+});
