@@ -97,7 +97,7 @@ std::string help_text() {
     out += left + f.help + "\n";
   }
   out +=
-      "\nTraining and fine-tuning (with --mode train, lora or qlora):\n" + training_help_text() +
+      "\n" + training_help_text() +
       "\nExample: vramfit --model llama-3.1-8b --weights bf16 --context 8192 --batch 1 --json\n"
       "Exit status: 0 on success, 2 when an input is wrong (one line on stderr names it).\n";
   return out;

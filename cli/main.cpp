@@ -40,9 +40,9 @@ void print_serving(const ServingEstimate& s, const Gpu& gpu);
 
 void print_table(const Report& r) {
   const auto& e = r.estimate;
-  std::printf("%s: %.3g B parameters, %s weights, context %llu, batch %llu\n", r.model.name.c_str(),
-              static_cast<double>(e.params.total) / 1e9, std::string(dtype_info(e.weights_dtype).name).c_str(),
-              static_cast<unsigned long long>(e.context_tokens), static_cast<unsigned long long>(e.batch));
+  std::printf("%s: %.3g B parameters, context %llu, batch %llu\n", r.model.name.c_str(),
+              static_cast<double>(e.params.total) / 1e9, static_cast<unsigned long long>(e.context_tokens),
+              static_cast<unsigned long long>(e.batch));
   std::printf("  engine %s, %s weights, %s KV cache\n", std::string(engine_name(e.engine)).c_str(),
               e.weights_format.c_str(), std::string(kv_dtype_info(e.kv_dtype).name).c_str());
   const std::pair<const char*, std::uint64_t> lines[] = {{"weights", e.weights},

@@ -48,7 +48,9 @@ test('the scenario can be changed with the keyboard alone', async () => {
   assert.equal(await page.evaluate(() => document.activeElement.id), 'weights-bf16');
   await page.keyboard.press('ArrowRight'); // bf16 → fp8
   await page.waitForURL(/weights=fp8/);
-  await page.keyboard.press('Tab');
+  // Past the inference controls (all weight formats, engine, KV cache precision) to the context field.
+  for (let i = 0; i < 4; i++) await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'context');
   await page.keyboard.press('Control+A');
   await page.keyboard.type('2048');
   await page.waitForURL(/context=2048/);
