@@ -1,10 +1,11 @@
 #pragma once
-// Serialising helpers shared by the report writers (scenario.cpp, hardware_advice.cpp).
+// Serialising helpers shared by the report writers (scenario.cpp, training_scenario.cpp, hardware_advice.cpp).
 #include <optional>  // std::optional
 #include <string>    // std::string
 
 #include "json_fields.hpp"
-#include "vramfit/speed.hpp"  // Range
+#include "vramfit/model_spec.hpp"  // ModelSpec, ParamCounts
+#include "vramfit/speed.hpp"       // Range
 
 namespace vramfit::detail {
 
@@ -23,5 +24,27 @@ json or_null(const std::optional<T>& value, F&& to_json) {
 inline json or_null(const std::optional<Range>& r) { return or_null(r, range_json); }
 inline json or_null(const std::optional<double>& x) { return x ? json(*x) : json(nullptr); }
 inline json text_or_null(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
+
+// The "model" object every report carries (inference and training alike).
+inline json model_json(const ModelSpec& m, const ParamCounts& params, std::uint64_t published_params) {
+  json out = {
+      {"id", m.id},
+      {"name", m.name},
+      {"architecture", m.architecture},
+      {"params_total", params.total},
+      {"params_active", params.active},
+      {"published_params", published_params},
+      {"layers", m.num_layers},
+      {"hidden_size", m.hidden_size},
+      {"attention_heads", m.num_attention_heads},
+      {"kv_heads", m.num_kv_heads},
+      {"head_dim", m.head_dim},
+      {"sliding_window", m.sliding_window},
+      {"max_context", m.max_context},
+      {"default_context", m.default_context},
+  };
+  out["quantization"] = m.quantization;
+  return out;
+}
 
 }  // namespace vramfit::detail

@@ -293,23 +293,7 @@ std::string report_to_json(const Report& report) {
   const auto& m = report.model;
   json out;
   out["ok"] = true;
-  out["model"] = {
-      {"id", m.id},
-      {"name", m.name},
-      {"architecture", m.architecture},
-      {"params_total", e.params.total},
-      {"params_active", e.params.active},
-      {"published_params", report.published_params},
-      {"layers", m.num_layers},
-      {"hidden_size", m.hidden_size},
-      {"attention_heads", m.num_attention_heads},
-      {"kv_heads", m.num_kv_heads},
-      {"head_dim", m.head_dim},
-      {"sliding_window", m.sliding_window},
-      {"max_context", m.max_context},
-      {"default_context", m.default_context},
-  };
-  out["model"]["quantization"] = m.quantization;
+  out["model"] = detail::model_json(m, e.params, report.published_params);
   out["inputs"] = {
       {"weights", e.weights_format},
       {"compute_dtype", dtype_info(e.weights_dtype).name},

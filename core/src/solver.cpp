@@ -116,18 +116,12 @@ std::string curve_to_json(const Curve& c) {
                                     std::pair{"activations", &c.activations}, std::pair{"overhead", &c.overhead},
                                     std::pair{"allocator_reserve", &c.allocator_reserve}})
     lines.push_back({{"key", key}, {"values", *column}});
+  // Columnar, as the page's chart takes it: xs, one column per breakdown line, the totals and their range.
   return json{{"ok", true},
               {"axis", c.axis == CurveAxis::batch ? "batch" : "context"},
-              {"x", c.x},
               {"xs", c.x},
               {"lines", lines},
               {"totals", c.total},
-              {"weights", c.weights},
-              {"kv_cache", c.kv_cache},
-              {"activations", c.activations},
-              {"overhead", c.overhead},
-              {"allocator_reserve", c.allocator_reserve},
-              {"total", c.total},
               {"low", c.low},
               {"high", c.high}}
       .dump();

@@ -7,10 +7,12 @@
 #include <string>     // std::string, std::to_string
 
 #include "json_fields.hpp"
+#include "report_json.hpp"
 
 namespace vramfit {
 
 using detail::FieldReader;
+using detail::dump;
 using detail::json;
 
 namespace {
@@ -20,8 +22,6 @@ std::string lower(std::string_view text) {
   for (char ch : text) out += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   return out;
 }
-
-std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
 // The training core names some fields as flags spell them ("lora-rank"); the request's keys use '_'.
 Error with_request_field(Error e) {
@@ -303,23 +303,7 @@ std::string training_report_to_json(const TrainingReport& report) {
   json out;
   out["ok"] = true;
   out["mode"] = training_mode_name(e.mode);
-  out["model"] = {
-      {"id", m.id},
-      {"name", m.name},
-      {"architecture", m.architecture},
-      {"params_total", e.params.total},
-      {"params_active", e.params.active},
-      {"published_params", report.published_params},
-      {"layers", m.num_layers},
-      {"hidden_size", m.hidden_size},
-      {"attention_heads", m.num_attention_heads},
-      {"kv_heads", m.num_kv_heads},
-      {"head_dim", m.head_dim},
-      {"sliding_window", m.sliding_window},
-      {"max_context", m.max_context},
-      {"default_context", m.default_context},
-  };
-  out["model"]["quantization"] = m.quantization;
+  out["model"] = detail::model_json(m, e.params, report.published_params);
   const bool adapters = e.mode != TrainingMode::full;
   const auto& l = e.layout;
   out["inputs"] = {

@@ -210,7 +210,7 @@ test('report lines the page does not know yet still render, by key name', async 
   assert.deepEqual(lines, ['Weights:5:seg-weights', 'new_thing:1:seg-extra-0']);
 });
 
-test('fine-tune and train tabs say they are coming until the core lists them, and arrows move between tabs', async () => {
+test('the mode tabs switch between inference, fine-tune and train, by arrow keys too', async () => {
   const { page, problems } = await newPage(session);
   await page.goto(`${session.base}/?model=llama-3.1-8b`);
   await page.locator('#summary').waitFor({ state: 'visible' });
@@ -218,9 +218,17 @@ test('fine-tune and train tabs say they are coming until the core lists them, an
   await page.keyboard.press('ArrowRight');
   await page.waitForURL(/mode=finetune/);
   assert.equal(await page.locator('#mode-finetune').getAttribute('aria-selected'), 'true');
-  assert.match(await page.locator('#mode-note').textContent(), /^Coming with the training engine/);
-  await page.keyboard.press('ArrowLeft');
-  await page.locator('#mode-note').waitFor({ state: 'hidden' });
+  await page.locator('tr[data-line="gradients"]').waitFor();
+  assert.equal(await page.locator('#mode-note').isHidden(), true);
+  assert.equal(await page.locator('#context-label').textContent(), 'Sequence length');
+  await page.keyboard.press('ArrowRight');
+  await page.waitForURL(/mode=train/);
+  await page.locator('#finetune-controls').waitFor({ state: 'hidden' });
+  assert.equal(await page.locator('#train-controls').isVisible(), true);
+  await page.keyboard.press('Home');
+  await page.waitForFunction(() => !location.search.includes('mode='));
+  await page.locator('tr[data-line="kv_cache"]').waitFor();
+  assert.equal(await page.locator('#train-controls').isHidden(), true);
   assert.deepEqual(problems, []);
 });
 

@@ -73,8 +73,8 @@ test('solve and memory_curve bindings', () => {
   assert.ok(at.breakdown.total <= l.budget_bytes && over.breakdown.total > l.budget_bytes);
   const c = JSON.parse(module.memory_curve(JSON.stringify({ model: 'qwen2.5-7b', axis: 'context', points: 256 })));
   assert.equal(c.ok, true);
-  assert.equal(c.x.length, c.total.length);
-  assert.equal(c.total[10], evaluate({ model: 'qwen2.5-7b', context: c.x[10] }).breakdown.total);
+  assert.equal(c.xs.length, c.totals.length);
+  assert.equal(c.totals[10], evaluate({ model: 'qwen2.5-7b', context: c.xs[10] }).breakdown.total);
   const b = JSON.parse(module.memory_curve(JSON.stringify({ model: 'qwen2.5-7b', axis: 'batch', values: [1, 2, 4] })));
   assert.deepEqual(b.xs, [1, 2, 4]);
   assert.equal(b.totals[2], evaluate({ model: 'qwen2.5-7b', batch: 4 }).breakdown.total);

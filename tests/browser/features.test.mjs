@@ -1,0 +1,178 @@
+// The page's newer inputs and outputs: training modes, weight formats / engine / KV precision, speed and cost,
+// the core's GPU ranking, and config.json by file. Figures pinned here are derived by hand in the comments.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { openBrowser, newPage } from './helpers.mjs';
+
+let session;
+before(async () => { session = await openBrowser(); });
+after(async () => { await session?.close(); });
+
+const cell = (page, key) => page.locator(`tr[data-line="${key}"] td`).first().textContent();
+const waitCell = (page, key, text) => page.waitForFunction(([k, t]) =>
+  document.querySelector(`tr[data-line="${k}"] td`)?.textContent === t, [key, text]);
+async function open(path, viewport) {
+  const { page, problems } = await newPage(session, viewport);
+  await page.goto(`${session.base}/${path}`);
+  await page.locator('#summary').waitFor({ state: 'visible' });
+  return { page, problems };
+}
+
+test('fine-tune (LoRA) shows the training breakdown and the optimizer choice changes it', async () => {
+  const { page, problems } = await open('?model=llama-2-7b&mode=finetune');
+  await page.locator('#finetune-controls').waitFor({ state: 'visible' });
+  assert.equal(await page.locator('#inference-controls').isHidden(), true);
+  // LoRA r=16 on all linear layers of Llama 2 7B: per layer q,k,v,o 4 × 16 × (4096 + 4096) = 524,288,
+  // gate, up, down 3 × 16 × (4096 + 11008) = 724,992 → 1,249,280 × 32 layers = 39,976,960 trainable.
+  // Weights: 6,738,415,616 × 2 B + adapters 39,976,960 × 2 B = 13,556,785,152 B = 13.56 GB.
+  await waitCell(page, 'weights', '13.56');
+  // Gradients in fp32 (HF Trainer): 39,976,960 × 4 B = 159,907,840 B = 0.16 GB.
+  assert.equal(await cell(page, 'gradients'), '0.16');
+  // AdamW 8 B + fp32 master 4 B per trainable param = 479,723,520 B = 0.48 GB; the master copy 0.16 GB of it.
+  assert.equal(await cell(page, 'optimizer'), '0.48');
+  assert.equal(await cell(page, 'master_weights'), '0.16');
+  assert.match(await page.locator('tr[data-line="master_weights"] th').textContent(), /^of which fp32 master weights$/);
+  assert.equal(await page.locator('tr[data-line="temporary"]').count(), 1);
+  assert.match(await page.locator('#training-facts').textContent(), /^0\.04 B trainable parameters/);
+  // The bar stacks the parts of the total only: the master copy is inside the optimizer states.
+  assert.equal(await page.locator('#bar .seg-master_weights').count(), 0);
+  assert.equal(await page.locator('#optimizer').inputValue(), 'adamw');
+  await page.locator('#optimizer').selectOption('adamw-8bit');
+  // 8-bit AdamW: 2 B of moments + 4 B master = 6 B × 39,976,960 = 239,861,760 B = 0.24 GB.
+  await waitCell(page, 'optimizer', '0.24');
+  assert.match(page.url(), /optimizer=adamw-8bit/);
+  await page.locator('#ft').selectOption('qlora');
+  await page.waitForURL(/ft=qlora/);
+  // QLoRA stores the base in NF4 (≈ 4.127 bit/param): well under half the bf16 13.56 GB.
+  await page.waitForFunction(() => Number(document.querySelector('tr[data-line="weights"] td').textContent) < 5);
+  assert.deepEqual(problems, []);
+});
+
+test('full training with 4 GPUs and ZeRO-1 shards the optimizer; offload moves it to host RAM', async () => {
+  const { page, problems } = await open('?model=llama-2-7b&mode=train&gpus=4&zero=1');
+  // ZeRO paper's mixed-precision AdamW: 12 B/param of optimizer state (fp32 master + two moments), split
+  // four ways: 6,738,415,616 × 12 / 4 = 20,215,246,848 B = 20.22 GB. fp32 gradients stay whole at ZeRO-1:
+  // × 4 B = 26.95 GB; bf16 weights × 2 B = 13.48 GB.
+  await waitCell(page, 'optimizer', '20.22');
+  assert.equal(await cell(page, 'gradients'), '26.95');
+  assert.equal(await cell(page, 'weights'), '13.48');
+  assert.equal(await page.locator('#zero').inputValue(), '1');
+  assert.equal(await page.locator('#gpus-count').inputValue(), '4');
+  assert.match(await page.locator('#training-facts').textContent(), /memory per GPU of 4/);
+  // One GPU, ZeRO-2, optimizer offloaded: fp32 gradients 4 + master 4 + moments 8 = 16 B/param live in
+  // host RAM: 6,738,415,616 × 16 = 107,814,649,856 B = 107.81 GB; the article's 30–40 % longer steps.
+  await page.locator('#gpus-count').fill('1');
+  await page.locator('#zero').selectOption('2');
+  await page.locator('#offload').selectOption('optimizer');
+  await page.waitForFunction(() => /host RAM 107\.81 GB/.test(document.querySelector('#training-facts').textContent));
+  assert.match(await page.locator('#training-facts').textContent(), /30%–40% slower/);
+  assert.equal(await cell(page, 'optimizer'), '0.00');
+  // The URL carries every choice; a fresh page shows the same.
+  const url = page.url();
+  for (const part of ['mode=train', 'zero=2', 'offload=optimizer', 'gpus=1']) assert.ok(url.includes(part), part);
+  const fresh = await newPage(session);
+  await fresh.page.goto(url);
+  await fresh.page.waitForFunction(() => /host RAM 107\.81 GB/.test(document.querySelector('#training-facts')?.textContent ?? ''));
+  assert.equal(await fresh.page.locator('#offload').inputValue(), 'optimizer');
+  // A choice the core refuses names its field: offload needs ZeRO ≥ 1.
+  await page.locator('#zero').selectOption('0');
+  await page.locator('#input-error').waitFor({ state: 'visible' });
+  assert.match(await page.locator('#input-error').textContent(), /^(Offload|ZeRO stage): /);
+  assert.deepEqual([...problems, ...fresh.problems], []);
+});
+
+test('all weight formats by family, engine and KV cache precision come from the catalog', async () => {
+  const { page, problems } = await open('?model=llama-3.1-8b&context=8192');
+  const groups = await page.locator('#weights-format optgroup').evaluateAll((gs) => gs.map((g) => g.label));
+  assert.deepEqual(groups, ['Plain', 'bitsandbytes', 'GPTQ / AWQ', 'GGUF (llama.cpp)']);
+  await page.locator('#weights-format').selectOption('q4_k_m');
+  await page.waitForURL(/weights=q4_k_m/);
+  // Q4_K_M: 4,912,898,048 B of tensors = 4.91 GB; the published Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf is
+  // 4.92 GB with its tokenizer and metadata.
+  await waitCell(page, 'weights', '4.91');
+  assert.equal(await page.locator('input[name="weights"]:checked').count(), 0);
+  await page.locator('label[for="weights-bf16"]').click();
+  await waitCell(page, 'weights', '16.06');
+  assert.equal(await page.locator('#weights-format').inputValue(), 'bf16');
+  // fp8 KV: 1 B instead of 2 per element: 131,072 B/token × 8192 / 2 = 536,870,912 B = 0.54 GB.
+  await page.locator('#kv').selectOption('fp8');
+  await waitCell(page, 'kv_cache', '0.54');
+  assert.match(page.url(), /kv=fp8/);
+  assert.deepEqual(await page.locator('#engine option').evaluateAll((os) => os.map((o) => o.value)), ['transformers', 'vllm', 'llamacpp']);
+  await page.locator('#engine').selectOption('llamacpp');
+  await page.waitForURL(/engine=llamacpp/);
+  assert.equal(await page.locator('#input-error').isHidden(), true);
+  assert.deepEqual(problems, []);
+});
+
+test('speed and cost on the chosen GPU, and n/a with the core\'s reason when there is none', async () => {
+  const { page, problems } = await open('?model=llama-3.1-8b&context=8192&gpu=rtx-4090');
+  await page.locator('#speed').waitFor({ state: 'visible' });
+  // The catalog's price for an RTX 4090: $0.34/h (RunPod community, data/gpus.json).
+  assert.equal(await page.locator('[data-figure="per_hour"]').textContent(), '$0.34');
+  const decode = await page.locator('[data-figure="decode"]').textContent();
+  const [low, high] = decode.match(/[\d.]+/g).map(Number);
+  // Decode reads every weight once per token: 1008 GB/s ÷ 16.06 GB of weights ≈ 62.8 tokens/s at most.
+  assert.ok(low > 0 && low < high && high < 62.8, decode);
+  assert.match(await page.locator('[data-figure="prefill"]').textContent(), /^[\d,]+–[\d,]+ tokens\/s$/);
+  assert.match(await page.locator('[data-figure="per_million"]').textContent(), /^\$\d+\.\d\d–\d+\.\d\d$/);
+  // A card without a catalog price; an encoder, which generates no tokens.
+  await page.locator('#gpu').selectOption('rtx-2060');
+  await page.waitForFunction(() => document.querySelector('[data-figure="per_hour"]')?.textContent.startsWith('n/a'));
+  assert.equal(await page.locator('[data-figure="per_hour"]').textContent(), 'n/a: the catalog has no cloud price for this GPU');
+  await page.goto(`${session.base}/?model=bert-base&gpu=rtx-4090`);
+  await page.locator('#speed').waitFor({ state: 'visible' });
+  assert.match(await page.locator('[data-figure="decode"]').textContent(), /^n\/a: BERT base uncased is an encoder/);
+  assert.match(await page.locator('[data-figure="per_million"]').textContent(), /^n\/a: BERT base uncased is an encoder/);
+  assert.doesNotMatch(await page.locator('body').textContent(), /NaN|Infinity|undefined|null/);
+  assert.deepEqual(problems, []);
+});
+
+test('recommendations rank GPU × count and highlight the three picks', async () => {
+  const { page, problems } = await open('?model=llama-3.1-8b&context=8192');
+  await page.locator('#recommend-section').waitFor({ state: 'visible' });
+  const picks = await page.locator('#recommend tr[data-picks]').evaluateAll((rows) => rows.map((r) => [r.dataset.config, r.dataset.picks]));
+  const tagged = picks.flatMap(([, p]) => p.split(' ')).sort();
+  assert.deepEqual(tagged, ['cheapest_per_hour', 'cheapest_per_million_tokens', 'fastest']);
+  // ≈ 18.5 GB fits one 24 GiB card; the cheapest catalog price among the fitting ones is the RTX 3090's $0.22/h.
+  const cheapest = page.locator('#recommend tr[data-picks~="cheapest_per_hour"]');
+  assert.equal(await cheapest.getAttribute('data-config'), 'rtx-3090x1');
+  assert.equal(await cheapest.locator('td').nth(3).textContent(), '0.22');
+  assert.match(await page.locator('#recommend-picks').textContent(), /^Cheapest per hour: 1 × GeForce RTX 3090/);
+  // Every row shown that fits costs at least that per hour.
+  const prices = await page.locator('#recommend tr.fit-fits td:nth-child(5)').allTextContents();
+  assert.ok(prices.filter((p) => p !== 'n/a').every((p) => Number(p) >= 0.22));
+  // All of it: 80 catalog GPUs × counts 1, 2, 4, 8 = 320 configurations.
+  await page.locator('#recommend-all').click();
+  await page.waitForFunction(() => document.querySelectorAll('#recommend tr').length === 320);
+  assert.equal(await page.locator('#recommend-all').getAttribute('aria-expanded'), 'true');
+  assert.doesNotMatch(await page.locator('#recommend').textContent(), /NaN|undefined|null/);
+  assert.deepEqual(problems, []);
+});
+
+test('a dropped config.json is evaluated, a hostile name in it renders as text, GGUF gets a message', async () => {
+  const { page, problems } = await open('?model=llama-3.1-8b&context=4096');
+  let dialog = false;
+  page.on('dialog', async (d) => { dialog = true; await d.dismiss(); });
+  const hostile = '<img src=x onerror=alert(1)>';
+  // Llama 2 7B's shape under a hostile architecture name.
+  const config = JSON.stringify({ model_type: hostile, architectures: [hostile], hidden_size: 4096, intermediate_size: 11008,
+    num_hidden_layers: 32, num_attention_heads: 32, num_key_value_heads: 32, vocab_size: 32000, max_position_embeddings: 4096 });
+  // A real drop: a DataTransfer with the file, dispatched on the drop zone.
+  const transfer = await page.evaluateHandle((text) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([text], 'config.json', { type: 'application/json' }));
+    return dt;
+  }, config);
+  await page.locator('#drop').dispatchEvent('drop', { dataTransfer: transfer });
+  await page.locator('#file-status').filter({ hasText: 'Using config.json' }).waitFor();
+  // Either the core estimates it or names the problem: in both cases the name is text, never markup.
+  await page.waitForFunction((h) => document.body.textContent.includes(h) || document.querySelector('#model').value.includes(h), hostile);
+  assert.equal(await page.locator('img').count(), 0);
+  assert.equal(dialog, false);
+  await page.locator('#file').setInputFiles({ name: 'model.gguf', mimeType: 'application/octet-stream', buffer: Buffer.from('GGUF') });
+  assert.equal(await page.locator('#file-status').textContent(), "model.gguf: GGUF/safetensors reading is coming; drop the model's config.json");
+  await page.locator('#file-clear').click();
+  await page.waitForFunction(() => document.querySelector('#model').value === 'Llama 3.1 8B');
+  assert.deepEqual(problems, []);
+});
