@@ -2,6 +2,7 @@
 
 #include "training_flags.hpp"
 
+#include <algorithm>  // std::find
 #include <cmath>    // std::isfinite, std::llround
 #include <cstdlib>  // std::strtod
 
@@ -56,6 +57,10 @@ Error bad_value(const std::string& flag, const std::string& value, const std::st
 
 std::optional<double> parse_scaled(const std::string& text, double k, double m, double g, double t) {
   if (text.empty() || text.size() > 64) return std::nullopt;
+  // Decimal only: strtod would also take " 8", "0x10" (hex), "inf" and "nan".
+  if (text.find_first_not_of("0123456789.eE+-kKmMbBgGtT") != std::string::npos ||
+      !(text.front() >= '0' && text.front() <= '9'))
+    return std::nullopt;
   char* end = nullptr;
   const double base = std::strtod(text.c_str(), &end);
   if (end == text.c_str()) return std::nullopt;
@@ -154,6 +159,11 @@ Result<Options> parse_args(const std::vector<std::string>& args) {
       if (!v || value.find_first_not_of("0123456789") != std::string::npos || *v < lo) return std::nullopt;
       return v;
     };
+    // A flag given twice is a typo more often than an override: say so rather than pick one.
+    if (flag->value && name != "--gpus" && std::find(o.seen.begin(), o.seen.end(), name) != o.seen.end())
+      return make_error(name, "given twice; give it once");
+    o.seen.push_back(name);
+    if (flag->value && value.empty() && name != "--gpus") return make_error(name, std::string("needs a non-empty value: ") + flag->value);
     if (name == "--model") {
       const bool looks_like_path = value.find('/') != std::string::npos || ends_with(".json") || ends_with(".gguf") ||
                                    ends_with(".safetensors");
@@ -178,7 +188,7 @@ Result<Options> parse_args(const std::vector<std::string>& args) {
       o.request.kv_allocation = value;
     } else if (name == "--avg-tokens") {
       const auto tokens = parse_tokens(value);
-      if (!tokens) return bad_value(name, value, "a whole number of tokens such as 2000 or 2k");
+      if (!tokens) return bad_value(name, value, "a whole number of tokens, at least 1, such as 2000 or 2k");
       o.request.avg_tokens = *tokens;
     } else if (name == "--expandable-segments") {
       o.request.expandable_segments = true;
@@ -198,7 +208,7 @@ Result<Options> parse_args(const std::vector<std::string>& args) {
       o.action = Action::limits;
     } else if (name == "--context") {
       const auto tokens = parse_tokens(value);
-      if (!tokens) return bad_value(name, value, "a whole number of tokens such as 8192 or 8k");
+      if (!tokens) return bad_value(name, value, "a whole number of tokens, at least 1, such as 8192 or 8k");
       o.request.context = *tokens;
     } else if (name == "--batch") {
       const auto batch = parse_count(value);
@@ -223,7 +233,7 @@ Result<Options> parse_args(const std::vector<std::string>& args) {
       }
     } else if (name == "--prompt") {
       const auto tokens = parse_tokens(value);
-      if (!tokens) return bad_value(name, value, "a whole number of tokens such as 512 or 4k");
+      if (!tokens) return bad_value(name, value, "a whole number of tokens, at least 1, such as 512 or 4k");
       o.request.serving.prompt_tokens = *tokens;
     } else if (name == "--gpus") {
       o.request.gpus = split_list(value);

@@ -18,6 +18,7 @@ struct Options {
   std::string model_path;  // --model given a path (config.json, .gguf, .safetensors): main() reads it
   TrainingRequest training;                 // --mode train|lora|qlora and the training flags
   std::vector<std::string> training_flags;  // training flags given, to refuse them without a training --mode
+  std::vector<std::string> seen;            // value flags given, to refuse one given twice
 };
 
 Result<Options> parse_args(const std::vector<std::string>& args);

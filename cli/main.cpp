@@ -3,6 +3,7 @@
 #include <cmath>     // std::abs
 #include <cstddef>   // std::byte
 #include <cstdio>    // std::printf, std::fprintf
+#include <filesystem> // std::filesystem::is_regular_file
 #include <fstream>   // std::ifstream
 #include <iterator>  // std::istreambuf_iterator
 #include <sstream>   // std::ostringstream
@@ -40,9 +41,14 @@ void print_serving(const ServingEstimate& s, const Gpu& gpu);
 
 void print_table(const Report& r) {
   const auto& e = r.estimate;
-  std::printf("%s: %.3g B parameters, context %llu, batch %llu\n", r.model.name.c_str(),
-              static_cast<double>(e.params.total) / 1e9, static_cast<unsigned long long>(e.context_tokens),
-              static_cast<unsigned long long>(e.batch));
+  const double billions = static_cast<double>(e.params.total) / 1e9;
+  if (billions >= 0.01)
+    std::printf("%s: %.3g B parameters, context %llu, batch %llu\n", r.model.name.c_str(), billions,
+                static_cast<unsigned long long>(e.context_tokens), static_cast<unsigned long long>(e.batch));
+  else
+    std::printf("%s: %llu parameters, context %llu, batch %llu\n", r.model.name.c_str(),
+                static_cast<unsigned long long>(e.params.total), static_cast<unsigned long long>(e.context_tokens),
+                static_cast<unsigned long long>(e.batch));
   std::printf("  engine %s, %s weights, %s KV cache\n", std::string(engine_name(e.engine)).c_str(),
               e.weights_format.c_str(), std::string(kv_dtype_info(e.kv_dtype).name).c_str());
   const std::pair<const char*, std::uint64_t> lines[] = {{"weights", e.weights},
@@ -222,6 +228,12 @@ void print_biggest(const BiggestReport& r) {
   for (const auto& note : r.notes) std::printf("note: %s\n", note.c_str());
 }
 
+// Only regular files: a device or FIFO (/dev/zero) reports size 0 and would be read forever.
+bool is_regular(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(path, ec);
+}
+
 std::optional<std::string> read_file(const std::string& path);
 
 bool ends_with(const std::string& s, const char* suffix) {
@@ -232,6 +244,7 @@ bool ends_with(const std::string& s, const char* suffix) {
 // Reads only the header of a .gguf or .safetensors file: start with 1 MiB, and read the longer prefix the
 // parser asks for (need_prefix_bytes) until it has the whole header. Never the tensor data.
 Result<ImportedModel> import_model_file(const std::string& path) {
+  if (!is_regular(path)) return make_error("--model", "\"" + path + "\" is not a regular file");
   std::ifstream in(path, std::ios::binary);
   if (!in) return make_error("--model", "cannot read \"" + path + "\"");
   in.seekg(0, std::ios::end);
@@ -266,6 +279,7 @@ Result<ImportedModel> import_model_file(const std::string& path) {
 }
 
 std::optional<std::string> read_file(const std::string& path) {
+  if (!is_regular(path)) return std::nullopt;
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::nullopt;
   // Config files are small; refuse anything absurd rather than reading gigabytes.

@@ -19,6 +19,14 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# playwright-core (browser tests) needs Node.js >= 20; Debian 12's own nodejs package is 18.
+node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+if ((node_major < 20)); then
+  echo "bootstrap: Node.js $(node --version 2>/dev/null || echo missing) found; the browser tests need Node.js >= 20" >&2
+  echo "bootstrap: install Node.js 20 (e.g. the NodeSource package) and run again" >&2
+  exit 1
+fi
+
 # npm packages from the committed lockfile; reinstalled only when the lockfile changed.
 if [[ ! -f node_modules/.package-lock.json || package-lock.json -nt node_modules/.package-lock.json ]]; then
   echo "bootstrap: npm ci"

@@ -90,3 +90,5 @@ vramfit_cli_test(train_bad_mode FAIL ARGS --mode pretrain --params 7e9 MATCH "--
 vramfit_cli_test(recommend_gpu_list ARGS --recommend --model llama-3.1-8b --gpus rtx-4090,l40s --json
                  MATCH "\"recommendations\":\\[")
 vramfit_cli_test(qlora_fits_4090 ARGS --mode qlora --model llama-2-7b --gpu rtx-4090 MATCH "GeForce RTX 4090 +fits")
+# A device reports size 0 and would be read forever (review finding): refused at once.
+vramfit_cli_test(model_not_regular FAIL ARGS --model /dev/zero.gguf MATCH "--model: \"/dev/zero.gguf\" is not a regular file")

@@ -49,10 +49,15 @@ class CheckedSum {
 };
 
 // ceil(a·b / d) without overflow in the common case; nothing when a·b overflows. d > 0.
+// ceil(a·b / d) with a 128-bit intermediate: a·b may exceed 2^64 (1e9 embedding elements × 1.4e11 bytes)
+// while the quotient fits. Nothing when d = 0 or the quotient does not fit 64 bits.
+__extension__ typedef unsigned __int128 uint128;  // gcc, clang and Emscripten all have it
 inline std::optional<std::uint64_t> mul_div_ceil(std::uint64_t a, std::uint64_t b, std::uint64_t d) noexcept {
-  const auto ab = checked_mul(a, b);
-  if (!ab) return std::nullopt;
-  return ceil_div(*ab, d);
+  if (d == 0) return std::nullopt;
+  const uint128 ab = static_cast<uint128>(a) * b;
+  const uint128 q = ab / d + (ab % d != 0);
+  if (q > static_cast<uint128>(~std::uint64_t{0})) return std::nullopt;
+  return static_cast<std::uint64_t>(q);
 }
 
 inline std::string num(std::uint64_t v) { return std::to_string(v); }

@@ -19,7 +19,8 @@ std::string mib(std::uint64_t v) { return std::to_string(v / kMiB) + " MiB"; }
 struct ActivationPeak {
   std::uint64_t layer_bytes = 0;   // largest layer's live set (+ eager scores)
   std::uint64_t scores_bytes = 0;  // eager attention: scores, fp32 softmax, cast back, mask
-  std::uint64_t width = 0;
+  std::uint64_t width = 0;         // live width of the phase that sets the peak (attention or MLP)
+  bool scores_in_peak = false;     // the eager scores belong to that phase
 };
 
 // Transient memory of one prefill forward pass in PyTorch: tensors are freed layer by layer, so the peak is
@@ -48,7 +49,6 @@ std::optional<ActivationPeak> activation_peak(const ModelSpec& s, std::uint64_t 
   }
   const std::uint64_t mlp_width = 2 * h + (s.gated_mlp ? 3 : 2) * inner;
   ActivationPeak out;
-  out.width = std::max(attention_width, mlp_width);
   const auto attention = product({batch, tokens, attention_width, c});
   const auto mlp = product({batch, tokens, mlp_width, c});
   if (!attention || !mlp) return std::nullopt;
@@ -63,6 +63,10 @@ std::optional<ActivationPeak> activation_peak(const ModelSpec& s, std::uint64_t 
     attention_bytes = *with_scores;
   }
   out.layer_bytes = std::max(attention_bytes, *mlp);
+  // Explain the phase that set the peak, so the printed terms add up to the number.
+  const bool attention_peak = attention_bytes >= *mlp;
+  out.width = attention_peak ? attention_width : mlp_width;
+  out.scores_in_peak = attention_peak && out.scores_bytes != 0;
   return out;
 }
 
@@ -229,7 +233,7 @@ Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const Infere
                std::string(o.attention == Attention::eager ? " + b × heads × s² × (2·bytes + 4) + b × s² × bytes (eager scores, fp32 softmax, cast back, mask)" : "") +
                " + b × vocab × 4 (last-token fp32 logits)",
            n(o.batch) + " × " + n(o.context_tokens) + " × " + n(peak->width) + " × " + n(c) + " B" +
-               (peak->scores_bytes ? " + " + n(peak->scores_bytes) + " B of scores" : std::string()) + " + " +
+               (peak->scores_in_peak ? " + " + n(peak->scores_bytes) + " B of scores" : std::string()) + " + " +
                n(e.logits) + " B = " + n(e.activations) + " B",
            o.attention == Attention::eager ? "transformers eager_attention_forward: softmax(dtype=float32).to(dtype)"
                                            : "largest layer of one prefill pass; SDPA/flash keeps no s² score matrix"});

@@ -31,8 +31,18 @@ std::string preset_ids(const Catalog& catalog) {
 Result<ModelSpec> resolve_model(const Catalog& catalog, const Request& r, std::uint64_t& published, bool& from_preset) {
   const int given = !r.model.empty() + !r.config_json.empty() + (r.params != 0) + r.imported.has_value();
   if (given > 1) return make_error("model", "give only one of a preset, a config.json, a model file or a parameter count");
-  if (r.imported) return r.imported->spec;
-  if (!r.config_json.empty()) return model_from_hf_config(r.config_json);
+  // A config or file carries no display name: say what it is rather than print a blank.
+  auto named = [](ModelSpec spec, const char* what) {
+    if (spec.name.empty()) spec.name = (spec.architecture.empty() ? std::string("model") : spec.architecture) + " " + what;
+    if (spec.id.empty()) spec.id = "custom";
+    return spec;
+  };
+  if (r.imported) return named(r.imported->spec, "(model file)");
+  if (!r.config_json.empty()) {
+    auto spec = model_from_hf_config(r.config_json);
+    if (!spec) return spec.error();
+    return named(std::move(spec).value(), "(config.json)");
+  }
   if (!r.model.empty()) {
     const ModelPreset* preset = find_model(catalog.models, r.model);
     if (!preset) return make_error("model", "unknown model \"" + r.model + "\"; known: " + preset_ids(catalog));
@@ -201,14 +211,21 @@ Result<Report> evaluate(const Catalog& catalog, const Request& r) {
     report.estimate.notes.push_back("No context given: vLLM sizes max_model_len to the model's maximum (" +
                                     std::to_string(rr.options.context_tokens) + " tokens); pass --context to lower it.");
 
+  // vLLM never uses more than gpu_memory_utilization of a GPU: that bounds its fit, not just the headroom.
+  const double fit_headroom = rr.options.engine == Engine::vllm
+                                  ? std::max(r.headroom, 1.0 - rr.options.gpu_util)
+                                  : r.headroom;
   if (rr.gpu) {
-    report.gpus = check_fit(report.estimate, std::vector<Gpu>{*rr.gpu}, r.headroom);
+    report.gpus = check_fit(report.estimate, std::vector<Gpu>{*rr.gpu}, fit_headroom);
     // check_fit pointed into the temporary vector: point at the catalog's entry instead.
     report.gpus.front().gpu = rr.gpu;
+    // vLLM refuses to start when its KV blocks cannot hold one sequence of max_model_len.
+    if (report.estimate.vllm && report.estimate.vllm->max_concurrency == 0)
+      report.gpus.front().fit = Fit::does_not_fit;
     report.serving = estimate_serving(report.model, report.estimate, *rr.gpu, r.serving,
                                       report.gpus.front().fit == Fit::fits);
   } else {
-    report.gpus = check_fit(report.estimate, catalog.gpus, r.headroom);
+    report.gpus = check_fit(report.estimate, catalog.gpus, fit_headroom);
   }
   return report;
 }

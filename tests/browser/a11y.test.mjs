@@ -31,6 +31,13 @@ for (const colorScheme of ['light', 'dark']) {
   });
 }
 
+test('axe finds 0 violations in fine-tune mode with a GPU chosen (training controls, speed and cost)', async () => {
+  assert.deepEqual(await violations(`${session.base}/?model=llama-2-7b&mode=finetune&gpu=rtx-4090`, 'dark',
+    (page) => page.locator('#chart-batch svg').waitFor()), []);
+  assert.deepEqual(await violations(`${session.base}/?model=llama-3.1-8b&gpu=rtx-4090`, 'light',
+    (page) => page.locator('#recommend-section').waitFor()), []);
+});
+
 test('axe finds 0 violations on embed.html and the element example', async () => {
   assert.deepEqual(await violations(`${session.base}/embed.html?model=llama-3.1-8b`, 'light',
     (page) => page.locator('[data-testid="headline"]').waitFor()), []);

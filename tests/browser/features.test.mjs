@@ -2,7 +2,9 @@
 // the core's GPU ranking, and config.json by file. Figures pinned here are derived by hand in the comments.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openBrowser, newPage } from './helpers.mjs';
+import path from 'node:path';
+import { readFileSync } from 'node:fs';
+import { openBrowser, newPage, root } from './helpers.mjs';
 
 let session;
 before(async () => { session = await openBrowser(); });
@@ -101,6 +103,13 @@ test('all weight formats by family, engine and KV cache precision come from the 
   assert.deepEqual(await page.locator('#engine option').evaluateAll((os) => os.map((o) => o.value)), ['transformers', 'vllm', 'llamacpp']);
   await page.locator('#engine').selectOption('llamacpp');
   await page.waitForURL(/engine=llamacpp/);
+  // llama.cpp has no fp8 cache: the core says so, and the KV select is the control marked invalid.
+  await page.locator('#input-error').waitFor({ state: 'visible' });
+  assert.match(await page.locator('#input-error').textContent(), /^KV cache precision: .*q8_0/);
+  assert.equal(await page.locator('#kv').getAttribute('aria-invalid'), '');
+  // q8_0 blocks: 34 B per 32 elements; 65,536 elements/token × 34 / 32 = 69,632 B × 8192 = 570,425,344 B.
+  await page.locator('#kv').selectOption('q8_0');
+  await waitCell(page, 'kv_cache', '0.57');
   assert.equal(await page.locator('#input-error').isHidden(), true);
   assert.deepEqual(problems, []);
 });
@@ -150,13 +159,13 @@ test('recommendations rank GPU × count and highlight the three picks', async ()
   assert.deepEqual(problems, []);
 });
 
-test('a dropped config.json is evaluated, a hostile name in it renders as text, GGUF gets a message', async () => {
+test('a dropped config.json is evaluated and a hostile name in it renders as text', async () => {
   const { page, problems } = await open('?model=llama-3.1-8b&context=4096');
   let dialog = false;
   page.on('dialog', async (d) => { dialog = true; await d.dismiss(); });
   const hostile = '<img src=x onerror=alert(1)>';
   // Llama 2 7B's shape under a hostile architecture name.
-  const config = JSON.stringify({ model_type: hostile, architectures: [hostile], hidden_size: 4096, intermediate_size: 11008,
+  const config = JSON.stringify({ _name_or_path: hostile, model_type: hostile, architectures: [hostile], hidden_size: 4096, intermediate_size: 11008,
     num_hidden_layers: 32, num_attention_heads: 32, num_key_value_heads: 32, vocab_size: 32000, max_position_embeddings: 4096 });
   // A real drop: a DataTransfer with the file, dispatched on the drop zone.
   const transfer = await page.evaluateHandle((text) => {
@@ -166,13 +175,51 @@ test('a dropped config.json is evaluated, a hostile name in it renders as text, 
   }, config);
   await page.locator('#drop').dispatchEvent('drop', { dataTransfer: transfer });
   await page.locator('#file-status').filter({ hasText: 'Using config.json' }).waitFor();
-  // Either the core estimates it or names the problem: in both cases the name is text, never markup.
-  await page.waitForFunction((h) => document.body.textContent.includes(h) || document.querySelector('#model').value.includes(h), hostile);
+  // Llama 2 7B's shape with tied embeddings (HF's default when the config does not say): 6,738,415,616 −
+  // 32,000 × 4096 = 6,607,343,616 params × 2 B = 13,214,687,232 B = 13.21 GB of bf16 weights.
+  await waitCell(page, 'weights', '13.21');
+  // The hostile architecture name arrives as text in the facts line, never as markup; a config has no
+  // display name, so the model field shows the file's name.
+  assert.equal(await page.locator('#model').inputValue(), 'config.json');
+  assert.ok((await page.locator('#model-facts').textContent()).startsWith(`${hostile}: 6.61 B parameters`));
   assert.equal(await page.locator('img').count(), 0);
   assert.equal(dialog, false);
-  await page.locator('#file').setInputFiles({ name: 'model.gguf', mimeType: 'application/octet-stream', buffer: Buffer.from('GGUF') });
-  assert.equal(await page.locator('#file-status').textContent(), "model.gguf: GGUF/safetensors reading is coming; drop the model's config.json");
   await page.locator('#file-clear').click();
   await page.waitForFunction(() => document.querySelector('#model').value === 'Llama 3.1 8B');
+  assert.deepEqual(problems, []);
+});
+
+test('a dropped GGUF is read by its header and its weights count exactly', async () => {
+  const { page, problems } = await open('?model=llama-3.1-8b&context=4096');
+  // tests/data/tiny_llama_v3.gguf.head: the first 4,096 bytes of a 758,032-byte GGUF v3 (tests/node/wasm.test.mjs);
+  // padded back to its size, as the real file would be.
+  const file = Buffer.alloc(758032);
+  readFileSync(path.join(root, 'tests/data/tiny_llama_v3.gguf.head')).copy(file);
+  await page.locator('#file').setInputFiles({ name: 'tiny.gguf', mimeType: 'application/octet-stream', buffer: file });
+  await page.waitForFunction(() => document.querySelector('#model').value === 'tiny llama');
+  assert.match(await page.locator('#file-status').textContent(), /^Using tiny\.gguf: its header \([\d,]+ bytes\) was read/);
+  // Tensor data runs from the alignment-padded end of the header (2,048) to the end: 758,032 − 2,048 = 755,984 B.
+  const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#download-csv').click()]);
+  assert.match(readFileSync(await download.path(), 'utf8'), /"breakdown","weights","Weights","755984"/);
+  // Training needs the architecture from a config.json or a preset: the page says so, naming the file.
+  await page.locator('#mode-train').click();
+  await page.locator('#input-error').waitFor({ state: 'visible' });
+  assert.match(await page.locator('#input-error').textContent(), /^Model file: a model file answers inference only/);
+  await page.locator('#mode-inference').click();
+  await page.locator('#input-error').waitFor({ state: 'hidden' });
+  // Something that is not a model file: the core's message, as text.
+  await page.locator('#file').setInputFiles({ name: 'broken.gguf', mimeType: 'application/octet-stream', buffer: Buffer.from('nope') });
+  await page.locator('#file-status').filter({ hasText: /^broken\.gguf: / }).waitFor();
+  assert.equal(await page.locator('#model').inputValue(), 'tiny llama');
+  assert.deepEqual(problems, []);
+});
+
+test('embed.html answers a training scenario from its query', async () => {
+  const { page, problems } = await newPage(session);
+  await page.goto(`${session.base}/embed.html?model=llama-2-7b&mode=train`);
+  await page.locator('[data-testid="headline"]').waitFor();
+  // Full training, mixed bf16 + AdamW: fp32 gradients 6,738,415,616 × 4 B = 26,953,662,464 B = 26.95 GB.
+  assert.match(await page.locator('li[data-line="gradients"]').textContent(), /^Gradients 26\.95 GB/);
+  assert.match(await page.locator('.c-model').textContent(), /^Llama 2 7B · Train · 2,048 tokens · ×1$/);
   assert.deepEqual(problems, []);
 });

@@ -34,7 +34,10 @@ TEST_CASE("Korthikanti Table 2 per-layer formulas on GPT-3 175B") {
   // full recompute: 2sbh = 50,331,648
   CHECK(korthikanti_layer_bytes(2048, 1, 12288, 96, 8, false, full) == 2 * kSbh);
   // The abstract's "reduces activation memory by 5x": 23 / 4.25 = 5.4 against the tensor-parallel baseline.
-  CHECK(23.0 / 4.25 == doctest::Approx(5.41).epsilon(0.01));
+  const auto tp = korthikanti_layer_bytes(2048, 1, 12288, 96, 8, false, Checkpointing::none);
+  const auto sel_sp = korthikanti_layer_bytes(2048, 1, 12288, 96, 8, true, sel);
+  REQUIRE((tp && sel_sp));
+  CHECK(static_cast<double>(*tp) / static_cast<double>(*sel_sp) > 5.0);
 }
 
 TEST_CASE("the generalised estimate reproduces Korthikanti on a GPT layer, plus LayerNorm statistics") {

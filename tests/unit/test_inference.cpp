@@ -235,3 +235,17 @@ TEST_CASE("quantized KV types are llama.cpp's; fp8 is not") {
   o.kv_dtype = KvDType::fp8;
   CHECK(estimate_inference(test::preset("llama-3.1-8b"), o).error().field == "kv_dtype");
 }
+
+TEST_CASE("the allocator reserve sees every tensor of a 70B model (regression: 64-bit overflow dropped them)") {
+  // Llama-3.1-70B bf16 at its preset context 8192: weights 70,553,706,496 × 2 = 141,107,412,992 B and
+  // KV 2 × 8 × 128 × 2 B × 80 layers × 8192 = 2,684,354,560 B: 143,791,767,552 B requested in all. The
+  // per-tensor share elements × total / params overflowed 64 bits for the 1e9-element embedding.
+  InferenceOptions o;
+  o.context_tokens = 8192;
+  auto e = estimate_inference(test::preset("llama-3.1-70b"), o);
+  REQUIRE(e.ok());
+  bool found = false;
+  for (const auto& x : e.value().explanations)
+    if (x.key == "allocator_reserve") found = x.values.find("143,791,767,552 B requested") != std::string::npos;
+  CHECK(found);
+}

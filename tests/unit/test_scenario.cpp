@@ -131,3 +131,17 @@ TEST_CASE("vLLM on a GPU reports KV capacity and concurrency in the JSON") {
   CHECK(v.max_num_batched_tokens == 16384);  // H100: ≥ 70 GiB and not an A100
   CHECK(v.kv_capacity_tokens == v.num_blocks * 16);
 }
+
+TEST_CASE("vLLM's fit is bounded by gpu_memory_utilization (regression: the fit ignored it)") {
+  // gpu_util 0.2 on an H100 (80 GiB): vLLM may use 0.2 × 85,899,345,920 = 17,179,869,184 B, less than
+  // Llama-3.1-8B's 16,060,522,496 B of bf16 weights plus activations, CUDA graphs and a sequence of KV.
+  auto report = evaluate(test::catalog(), request_from_json(R"({"model":"llama-3.1-8b","engine":"vllm",
+      "gpu":"h100-sxm","gpu_util":0.2,"context":8192})").value());
+  REQUIRE(report.ok());
+  CHECK(report.value().gpus.front().fit == Fit::does_not_fit);
+  // At the default 0.9 the same model fits.
+  auto ok = evaluate(test::catalog(), request_from_json(R"({"model":"llama-3.1-8b","engine":"vllm",
+      "gpu":"h100-sxm","context":8192})").value());
+  REQUIRE(ok.ok());
+  CHECK(ok.value().gpus.front().fit == Fit::fits);
+}

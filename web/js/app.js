@@ -35,7 +35,7 @@ const FIELD_CONTROLS = {
   context: 'context', sequence: 'context', batch: 'batch', micro_batch: 'batch', model: 'model', config: 'model',
   gpu: 'gpu', weights: 'weights-format', engine: 'engine', kv_dtype: 'kv', lora_rank: 'rank', gpus: 'gpus-count',
   optimizer: 'optimizer', precision: 'precision', checkpointing: 'checkpointing', flash_attention: 'flash',
-  zero: 'zero', offload: 'offload',
+  zero: 'zero', offload: 'offload', file: 'file',
 };
 
 const UNIT_KEY = 'vramfit.unit';
@@ -46,9 +46,12 @@ let calculator;
 let state = stateFromUrl(location.search);
 let report = null; // the last valid report
 let detail = null; // the same request on the chosen GPU (speed, cost, training time); null without one
-// A dropped config.json stands in for the preset while it is loaded. It stays in this page: the URL
-// cannot carry a whole file, so a shared link opens the preset named in it.
+// A dropped config.json ({text, name}) stands in for the preset while it is loaded; a dropped .gguf or
+// .safetensors ({bytes, size, name}: its header only) goes to the core's header readers, with the config.json
+// if one was loaded (safetensors needs it for the architecture). Both stay in this page: the URL cannot
+// carry a file, so a shared link opens the preset named in it.
 let config = null;
+let modelFile = null;
 // Display choices: language and unit are remembered in this browser, table order is per visit.
 const view = { t: null, f: null, segment: 'all', sort: 'verdict', direction: 'ascending', gpu: state.gpu, recommendAll: false };
 
@@ -76,10 +79,13 @@ function readNumber(input) {
 function writeInputs(current) {
   const preset = calculator.catalog.models.find((m) => m.id === state.model);
   if (document.activeElement !== dom.model) {
-    dom.model.value = config !== null ? current?.model.name ?? config.name : preset ? preset.name : state.model;
+    const loaded = modelFile ?? config;
+    dom.model.value = loaded ? current?.model.name || loaded.name : preset ? preset.name : state.model;
   }
-  for (const radio of dom.form.querySelectorAll('input[name="weights"]')) radio.checked = radio.value === state.weights;
-  dom.weightsFormat.value = state.weights;
+  // A model file's own format shows until a format is picked.
+  const weights = modelFile && !modelFile.weightsChosen ? current?.inputs.weights ?? '' : state.weights;
+  for (const radio of dom.form.querySelectorAll('input[name="weights"]')) radio.checked = radio.value === weights;
+  dom.weightsFormat.value = weights;
   const inputs = current?.inputs;
   dom.engine.value = state.engine || inputs?.engine || 'transformers';
   dom.kv.value = state.kv || inputs?.kv_dtype || '';
@@ -121,18 +127,30 @@ function showError(field, message) {
   dom.status.hidden = false;
 }
 
-const baseRequest = () => requestFromState(state, { modes: calculator.catalog.modes ?? [], config: config?.text ?? null });
+function baseRequest() {
+  const request = requestFromState(state, { modes: calculator.catalog.modes ?? [], config: config?.text ?? null });
+  // A model file's own weights count exactly unless a weight format is picked after loading it.
+  if (modelFile && !modelFile.weightsChosen) delete request.weights;
+  return request;
+}
+
+// One evaluation of a request: by the preset or config.json, or by the loaded model file's header.
+function run(request) {
+  if (!modelFile) return calculator.evaluate(request);
+  if (request.mode) return { ok: false, error: { field: 'file', message: view.t('file.inferenceOnly') } };
+  return calculator.evaluateFile(modelFile.bytes, modelFile.size, modelFile.name, request);
+}
 
 function evaluateState() {
   const { modes = [] } = calculator.catalog;
   detail = null;
-  if (!modeSupported(coreMode(state), modes)) return { ok: false, mode: true };
+  if (!modeSupported(coreMode(state), modes)) return { ok: false, unsupported: true };
   const request = baseRequest();
-  const result = calculator.evaluate(request);
+  const result = run(request);
   if (!result.ok || !state.gpu) return result;
   // The chosen GPU: its own evaluation carries speed, cost and training time. A GPU id the catalog lacks
   // gets the core's message (it checks `gpu`); the full list stays for the table otherwise.
-  const onGpu = calculator.evaluate({ ...request, gpu: state.gpu });
+  const onGpu = run({ ...request, gpu: state.gpu });
   if (!onGpu.ok) return onGpu;
   detail = onGpu;
   return result;
@@ -140,10 +158,10 @@ function evaluateState() {
 
 function update({ push = false } = {}) {
   const result = evaluateState();
-  dom.modeNote.hidden = !result.mode;
+  dom.modeNote.hidden = !result.unsupported;
   writeInputs(result.ok ? result : null);
   syncUrl(push);
-  if (result.mode) {
+  if (result.unsupported) {
     dom.inputError.hidden = true;
     dom.summary.classList.add('stale');
     dom.status.hidden = true;
@@ -190,7 +208,8 @@ function scheduleCharts() {
   clearTimeout(chartTimer);
   chartTimer = setTimeout(() => {
     if (!report) return;
-    renderCharts({ context: dom.chartContext, batch: dom.chartBatch }, calculator, baseRequest(), report, view);
+    const source = modelFile ? { curve: null, evaluate: run } : calculator;
+    renderCharts({ context: dom.chartContext, batch: dom.chartBatch }, source, baseRequest(), report, view);
     dom.chartsSection.hidden = false;
     renderAdvice();
   }, 60);
@@ -199,7 +218,7 @@ function scheduleCharts() {
 let advice = null; // the last ranking, for re-rendering on a unit or language change
 function renderAdvice() {
   const request = baseRequest();
-  advice = !request.mode && calculator.recommend ? calculator.recommend(request) : null;
+  advice = !request.mode && !modelFile && calculator.recommend ? calculator.recommend(request) : null;
   renderRecommendations(dom, advice, view);
 }
 
@@ -214,14 +233,17 @@ function wireEvents() {
     if (target === dom.model) {
       const preset = presetFor(dom.model.value);
       if (!preset) return; // still typing; `change` settles a free-text id
-      if (preset.id === state.model && config === null) return;
-      config = null;
+      if (preset.id === state.model && config === null && modelFile === null) return;
+      forgetFiles();
       state = { ...state, model: preset.id, context: null };
       update({ push: true });
       return;
     }
     const typed = [dom.context, dom.batch, dom.rank, dom.gpusCount].includes(target);
-    if (target.name === 'weights' || target === dom.weightsFormat) state = { ...state, weights: target.value };
+    if (target.name === 'weights' || target === dom.weightsFormat) {
+      state = { ...state, weights: target.value };
+      if (modelFile) modelFile.weightsChosen = true;
+    }
     else if (target === dom.context) state = { ...state, context: dom.context.value.trim() === '' ? null : readNumber(dom.context) };
     else if (target === dom.batch) state = { ...state, batch: readNumber(dom.batch) };
     else if (target === dom.gpu) state = { ...state, gpu: dom.gpu.value };
@@ -234,8 +256,8 @@ function wireEvents() {
   dom.model.addEventListener('change', () => {
     const preset = presetFor(dom.model.value);
     const model = preset ? preset.id : dom.model.value.trim();
-    if ((model === state.model && config === null) || model === '') return;
-    config = null;
+    if ((model === state.model && config === null && modelFile === null) || model === '') return;
+    forgetFiles();
     state = { ...state, model, context: null };
     update({ push: true });
   });
@@ -305,7 +327,7 @@ function wireEvents() {
     if (report) announce(await copyText(markdownTable(report, view, location.href)) ? 'actions.copied' : 'actions.copyFailed');
   });
   $('download-csv').addEventListener('click', () => {
-    if (report) download(`vramfit-${report.model.id}.csv`, new Blob([csvText(report, view)], { type: 'text/csv' }));
+    if (report) download(`vramfit-${report.model.id || 'model'}.csv`, new Blob([csvText(report, view)], { type: 'text/csv' }));
   });
   $('copy-embed').addEventListener('click', async () => announce(await copyText(dom.embedCode.value) ? 'actions.copied' : 'actions.copyFailed'));
   for (const radio of document.querySelectorAll('input[name="embed-kind"]')) radio.addEventListener('change', render);
@@ -323,14 +345,14 @@ function refill() {
   fillSegmented(dom.weights, 'weights', dtypes.map((d) => ({ value: d.name, label: d.name, title: d.summary })), state.weights);
   fillWeightFormats(dom.weightsFormat, calculator.catalog.weight_formats ?? dtypes.map((d) => d.name), view.t);
   fillOptions(dom.engine, (calculator.catalog.engines ?? ['transformers']).map((e) => [e, view.t(`engine.${e}`)]));
-  fillOptions(dom.kv, (calculator.catalog.kv_dtypes ?? []).map((k) => [k.name, k.summary ? `${k.name} — ${k.summary}` : k.name]));
+  fillOptions(dom.kv, (calculator.catalog.kv_dtypes ?? []).map((k) => [k.name, k.name, k.summary]));
   fillTrainingSelects(trainingSelects, view.t);
   fillGpuSelect(dom.gpu, gpus, state.gpu, view.t);
 }
 
 function fillOptions(select, pairs) {
   const keep = select.value;
-  select.replaceChildren(...pairs.map(([value, text]) => el('option', { value, text })));
+  select.replaceChildren(...pairs.map(([value, text, title]) => el('option', { value, text, title })));
   select.value = keep;
 }
 
@@ -348,22 +370,55 @@ function fillWeightFormats(select, formats, t) {
   select.value = state.weights;
 }
 
-// config.json by drop or by picker. GGUF and safetensors headers are read by the core's parsers, which the
-// page cannot reach yet: those get a message, not a guess.
+// config.json by drop or by picker is read as text; a .gguf or .safetensors only by its header: the core
+// says how many leading bytes it needs (File.slice), never the tensor data.
+const MAX_HEADER_BYTES = 256 * 2 ** 20;
+
+async function readHeader(file) {
+  let bytes = new Uint8Array(await file.slice(0, Math.min(file.size, 65536)).arrayBuffer());
+  for (;;) {
+    const request = config ? { config: config.text } : {};
+    const answer = calculator.evaluateFile(bytes, file.size, file.name, request);
+    if (!answer.ok || !answer.need_prefix_bytes) return { bytes, answer };
+    if (answer.need_prefix_bytes > MAX_HEADER_BYTES || answer.need_prefix_bytes <= bytes.length) {
+      return { bytes, answer: { ok: false, error: { field: 'file', message: view.t('file.headerTooBig') } } };
+    }
+    bytes = new Uint8Array(await file.slice(0, answer.need_prefix_bytes).arrayBuffer());
+  }
+}
+
+function forgetFiles() {
+  config = null;
+  modelFile = null;
+  dom.file.value = '';
+  dom.fileStatus.textContent = '';
+  dom.fileClear.hidden = true;
+}
+
 function wireFiles() {
   const take = async (file) => {
     if (!file) return;
     const t = view.t;
     if (/\.(gguf|safetensors)$/i.test(file.name)) {
-      dom.fileStatus.textContent = t('file.binary', { name: file.name });
-      return;
-    }
-    if (file.size > 4_000_000) {
+      if (!calculator.evaluateFile) {
+        dom.fileStatus.textContent = t('file.binary', { name: file.name });
+        return;
+      }
+      const { bytes, answer } = await readHeader(file);
+      if (!answer.ok) {
+        dom.fileStatus.textContent = `${file.name}: ${answer.error.message}`;
+        return;
+      }
+      modelFile = { bytes, size: file.size, name: file.name, weightsChosen: false };
+      dom.fileStatus.textContent = t('file.header', { name: file.name, bytes: view.f.count(bytes.length) });
+    } else if (file.size > 4_000_000) {
       dom.fileStatus.textContent = t('file.tooBig', { name: file.name });
       return;
+    } else {
+      config = { text: await file.text(), name: file.name };
+      modelFile = null;
+      dom.fileStatus.textContent = t('file.loaded', { name: file.name });
     }
-    config = { text: await file.text(), name: file.name };
-    dom.fileStatus.textContent = t('file.loaded', { name: file.name });
     dom.fileClear.hidden = false;
     update();
   };
@@ -378,10 +433,7 @@ function wireFiles() {
     take(event.dataTransfer?.files?.[0]);
   });
   dom.fileClear.addEventListener('click', () => {
-    config = null;
-    dom.file.value = '';
-    dom.fileStatus.textContent = '';
-    dom.fileClear.hidden = true;
+    forgetFiles();
     update();
   });
 }

@@ -47,7 +47,7 @@ export function renderCharts(figures, calculator, request, report, view) {
     const chart = chartSvg(data, { xLabel: axis.xLabel, title: axis.caption, desc, capacities, f, t });
     chart.setAttribute('aria-label', `${axis.caption}. ${desc}`);
     fillFigure(axis.figure, axis.caption, chart, t);
-    const name = `vramfit-${report.model.id}-${axis.key}`;
+    const name = `vramfit-${report.model.id || 'model'}-${axis.key}`;
     axis.figure.querySelector('[data-download="svg"]').addEventListener('click', () =>
       download(`${name}.svg`, new Blob([standaloneSvg(chart)], { type: 'image/svg+xml' })));
     axis.figure.querySelector('[data-download="png"]').addEventListener('click', async () =>

@@ -9,7 +9,7 @@ export function renderCompact(root, calculator, state, { t, f, siteBase }) {
   const modes = calculator.catalog.modes ?? [];
   if (!modeSupported(coreMode(state), modes)) {
     root.replaceChildren(el('p', { class: 'c-note', text: t('mode.coming') }), link);
-    return { ok: false, mode: true };
+    return { ok: false, unsupported: true };
   }
   const report = calculator.evaluate(requestFromState(state, { modes }));
   if (!report.ok) {
@@ -28,7 +28,7 @@ export function renderCompact(root, calculator, state, { t, f, siteBase }) {
       range ? ` (${t('total.range', { low: f.bytes(range.low), high: f.bytes(range.high) })})` : ''),
     bar,
     el('ul', { class: 'c-legend' }, ...lines.map((l) => el('li', { 'data-line': l.key },
-      el('span', { class: `swatch ${l.colour}`, 'aria-hidden': 'true' }), `${t(`line.${l.key}`)} ${f.bytes(l.bytes)} (${f.share(l.bytes, report.breakdown.total)})`))),
+      el('span', { class: `swatch ${l.colour}`, 'aria-hidden': 'true' }), `${l.within ? t('breakdown.within', { label: t(`line.${l.key}`) }) : t(`line.${l.key}`)} ${f.bytes(l.bytes)} (${f.share(l.bytes, report.breakdown.total)})`))),
     link,
   );
   return report;

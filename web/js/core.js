@@ -20,6 +20,13 @@ export async function openCalculator() {
     evaluate(request) {
       return JSON.parse(module.evaluate(JSON.stringify(request)));
     },
+    /**
+     * A .gguf / .safetensors file by its header: `prefix` is a Uint8Array of the file's first bytes. Answers
+     * {ok: true, need_prefix_bytes} while the header runs past the prefix, then the report for `request`.
+     */
+    evaluateFile: typeof module.evaluate_file === 'function'
+      ? (prefix, size, name, request) => JSON.parse(module.evaluate_file(prefix, size, name, JSON.stringify(request)))
+      : null,
     /** The ranking of GPU type × count for an inference request: {ok, recommendations, cheapest_per_hour, …}. */
     recommend: typeof module.recommend === 'function'
       ? (request) => JSON.parse(module.recommend(JSON.stringify(request)))
