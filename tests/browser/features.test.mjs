@@ -178,10 +178,10 @@ test('a dropped config.json is evaluated and a hostile name in it renders as tex
   // Llama 2 7B's shape with tied embeddings (HF's default when the config does not say): 6,738,415,616 −
   // 32,000 × 4096 = 6,607,343,616 params × 2 B = 13,214,687,232 B = 13.21 GB of bf16 weights.
   await waitCell(page, 'weights', '13.21');
-  // The hostile architecture name arrives as text in the facts line, never as markup; a config has no
-  // display name, so the model field shows the file's name.
-  assert.equal(await page.locator('#model').inputValue(), 'config.json');
-  assert.ok((await page.locator('#model-facts').textContent()).startsWith(`${hostile}: 6.61 B parameters`));
+  // The hostile architecture name arrives as text, never as markup: the core names a config after its
+  // architecture ("<model_type> (config.json)"), shown in the model field and the facts line.
+  assert.equal(await page.locator('#model').inputValue(), `${hostile} (config.json)`);
+  assert.ok((await page.locator('#model-facts').textContent()).startsWith(`${hostile} (config.json): 6.61 B parameters`));
   assert.equal(await page.locator('img').count(), 0);
   assert.equal(dialog, false);
   await page.locator('#file-clear').click();

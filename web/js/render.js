@@ -25,7 +25,7 @@ export function renderSummary(dom, report, view) {
     m.kv_heads ? t('facts.heads', { heads: m.attention_heads, kv: m.kv_heads, dim: m.head_dim }) : null,
     report.kv_cache ? t('facts.kv', { n: f.count(report.kv_cache.bytes_per_token) }) : null,
   ].filter(Boolean);
-  // A config.json carries no display name: its architecture stands in.
+  // The core names configs and files; the fallbacks only guard against an empty name.
   dom.modelFacts.textContent = `${m.name || m.architecture || m.id}: ${facts.join(' · ')}`;
   fillBar(dom.bar, lines, breakdown.total, t, f);
   dom.memoryCol.textContent = t('breakdown.memory', { unit: f.unit });
