@@ -10,6 +10,7 @@
 #include "vramfit/builtin_data.hpp"
 #include "vramfit/hardware_advice.hpp"
 #include "vramfit/model_file.hpp"
+#include "vramfit/safetensors.hpp"
 #include "vramfit/scenario.hpp"
 #include "vramfit/solver.hpp"
 #include "vramfit/training_scenario.hpp"
@@ -98,6 +99,47 @@ std::string evaluate_file(const emscripten::val& prefix_js, double file_size, co
   return report_to_json(report.value());
 }
 
+// A sharded safetensors checkpoint: `files_js` is an array of {name, bytes: Uint8Array prefix, size}, `index_json`
+// the model.safetensors.index.json text (may be empty), "config" in the request its config.json. Answers
+// {"ok":true,"need_prefix_bytes":N,"need_file":i} until every shard's header is in hand, then the report.
+std::string evaluate_shards(const emscripten::val& files_js, const std::string& index_json,
+                            const std::string& request_json) {
+  const auto& catalog = builtin_catalog();
+  if (!catalog) return error_to_json(catalog.error());
+  if (!files_js.isArray()) return error_to_json(make_error("files", "expected an array of shards"));
+  const auto count = files_js["length"].as<unsigned>();
+  if (count == 0 || count > 4096) return error_to_json(make_error("files", "give 1 to 4096 .safetensors shards"));
+  std::vector<std::vector<std::uint8_t>> buffers(count);  // sized once: the spans below point into them
+  std::vector<SafetensorsFile> files;
+  for (unsigned i = 0; i < count; ++i) {
+    const emscripten::val f = files_js[i];
+    const std::string field = "files[" + std::to_string(i) + "]";
+    if (!f["name"].isString() || !f["size"].isNumber())
+      return error_to_json(make_error(field, "needs a name, a size and the header bytes"));
+    const double size = f["size"].as<double>();
+    if (!(size >= 0 && size <= 9007199254740992.0))
+      return error_to_json(make_error(field + ".size", "must be between 0 and 2^53 bytes"));
+    buffers[i] = emscripten::convertJSArrayToNumberVector<std::uint8_t>(f["bytes"]);
+    files.push_back({f["name"].as<std::string>(),
+                     std::span<const std::byte>(reinterpret_cast<const std::byte*>(buffers[i].data()), buffers[i].size()),
+                     static_cast<std::uint64_t>(size)});
+  }
+  auto request = request_from_json(request_json);
+  if (!request) return error_to_json(request.error());
+  auto imported = import_safetensors(files, request.value().config_json, index_json);
+  if (!imported) return error_to_json(imported.error());
+  if (imported.value().need_prefix_bytes != 0)
+    return "{\"ok\":true,\"need_prefix_bytes\":" + std::to_string(imported.value().need_prefix_bytes) +
+           ",\"need_file\":" + std::to_string(imported.value().need_file) + "}";
+  Request r = std::move(request).value();
+  r.config_json.clear();
+  r.model.clear();
+  r.imported = std::move(imported).value();
+  auto report = evaluate(catalog.value(), r);
+  if (!report) return error_to_json(report.error());
+  return report_to_json(report.value());
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(vramfit) {
@@ -108,4 +150,5 @@ EMSCRIPTEN_BINDINGS(vramfit) {
   emscripten::function("recommend", &with_catalog<recommend_json>);
   emscripten::function("biggest", &with_catalog<biggest_json>);
   emscripten::function("evaluate_file", &evaluate_file);
+  emscripten::function("evaluate_shards", &evaluate_shards);
 }

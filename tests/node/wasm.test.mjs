@@ -195,3 +195,34 @@ test('a dropped GGUF is read from its header alone (issue 6)', () => {
   assert.equal(wrong.ok, false);
   assert.equal(wrong.error.field, 'file');
 });
+
+test('a sharded safetensors checkpoint is read shard header by shard header (issue 6)', () => {
+  // Two shards in the safetensors layout (README): 8-byte little-endian header length, the JSON header,
+  // then the data. Shard 1: a BF16 [4, 4] tensor (16 params, 32 B); shard 2: a BF16 [2, 8] one (16, 32 B).
+  const shard = (name, shape) => {
+    const header = Buffer.from(JSON.stringify({ [name]: { dtype: 'BF16', shape, data_offsets: [0, 32] } }));
+    const length = Buffer.alloc(8);
+    length.writeBigUInt64LE(BigInt(header.length));
+    return Buffer.concat([length, header, Buffer.alloc(32)]);
+  };
+  const files = [
+    { name: 'model-00001-of-00002.safetensors', data: shard('a.weight', [4, 4]) },
+    { name: 'model-00002-of-00002.safetensors', data: shard('b.weight', [2, 8]) },
+  ];
+  const index = JSON.stringify({ metadata: { total_size: 64 }, weight_map: {
+    'a.weight': 'model-00001-of-00002.safetensors', 'b.weight': 'model-00002-of-00002.safetensors' } });
+  const prefix = files.map(() => 8);  // start with the length field alone, as the page does
+  let r;
+  for (let round = 0; round < 8; round++) {
+    r = JSON.parse(module.evaluate_shards(
+      files.map((f, i) => ({ name: f.name, size: f.data.length, bytes: f.data.subarray(0, prefix[i]) })), index, '{}'));
+    if (!r.need_prefix_bytes) break;
+    prefix[r.need_file] = r.need_prefix_bytes;
+  }
+  assert.equal(r.ok, true, JSON.stringify(r.error));
+  assert.equal(r.model.params_total, 32);  // 16 + 16, no config.json: a bare count
+  assert.equal(r.breakdown.weights, 64);   // 2 × 16 params × 2 B, the index's total_size
+  const missing = JSON.parse(module.evaluate_shards([{ name: files[0].name, size: files[0].data.length,
+    bytes: files[0].data }], index, '{}'));
+  assert.equal(missing.ok, false);
+});
