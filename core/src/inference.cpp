@@ -346,13 +346,15 @@ Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const Infere
   // and, without expandable segments, fragmentation from freed activation blocks and a growing cache.
   if (o.engine != Engine::llamacpp && !spec.is_bare()) {
     TorchReserve reserve;
-    auto tensors = enumerate_tensors(spec);
-    if (tensors && e.weight_detail.params) {
+    if (o.weight_tensor_bytes) {
+      e.weight_tensor_bytes = *o.weight_tensor_bytes;
+    } else if (auto tensors = enumerate_tensors(spec); tensors && e.weight_detail.params) {
       for (const auto& t : tensors.value()) {
         const auto bytes = detail::mul_div_ceil(t.elements(), e.weight_detail.total, e.weight_detail.params);
-        reserve.add(bytes.value_or(0));
+        e.weight_tensor_bytes.push_back(bytes.value_or(0));
       }
     }
+    for (const auto bytes : e.weight_tensor_bytes) reserve.add(bytes);
     if (o.engine == Engine::transformers && spec.causal && spec.num_layers)
       reserve.add(e.kv_cache / spec.num_layers / 2, 2 * spec.num_layers);  // one K and one V tensor per layer
     e.allocator_reserve = reserve.reserved() - std::min(reserve.reserved(), reserve.requested());

@@ -82,15 +82,20 @@ Result<Curve> memory_curve(const Catalog& catalog, const Request& request, Curve
                                                 static_cast<double>(points - 1)));
   Curve c;
   c.axis = axis;
+  InferenceOptions base = r.options;  // after the first point: the weights and their tensors, computed once
   for (const std::uint64_t x : xs) {
     if (x < 1 || x > limit) return make_error("values", "must be between 1 and " + std::to_string(limit));
     if (!c.x.empty() && c.x.back() >= x) continue;  // ascending, no duplicates
-    InferenceOptions o = r.options;
+    InferenceOptions o = base;
     (axis == CurveAxis::batch ? o.batch : o.context_tokens) = x;
     if (o.avg_tokens && *o.avg_tokens > o.context_tokens) o.avg_tokens = o.context_tokens;
     auto e = estimate_inference(r.model, o);
     if (!e) return e.error();
     const auto& v = e.value();
+    if (!base.weight_tensor_bytes) {
+      base.exact_weights = v.weight_detail;
+      base.weight_tensor_bytes = v.weight_tensor_bytes;
+    }
     c.x.push_back(x);
     c.weights.push_back(v.weights);
     c.kv_cache.push_back(v.kv_cache);

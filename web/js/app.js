@@ -28,6 +28,7 @@ const dom = {
   recommendSection: $('recommend-section'), recommend: $('recommend'), recommendPicks: $('recommend-picks'),
   recommendCount: $('recommend-count'), recommendNotes: $('recommend-notes'),
   drop: $('drop'), file: $('file'), fileStatus: $('file-status'), fileClear: $('file-clear'),
+  pasteText: $('paste-text'), pasteUse: $('paste-use'),
 };
 const trainingSelects = Object.fromEntries(Object.keys(TRAINING_CHOICES).map((key) => [key, $(key)]));
 // The control each request field the core may name belongs to (for aria-invalid).
@@ -46,9 +47,10 @@ let calculator;
 let state = stateFromUrl(location.search);
 let report = null; // the last valid report
 let detail = null; // the same request on the chosen GPU (speed, cost, training time); null without one
-// A dropped config.json ({text, name}) stands in for the preset while it is loaded; a dropped .gguf or
-// .safetensors ({bytes, size, name}: its header only) goes to the core's header readers, with the config.json
-// if one was loaded (safetensors needs it for the architecture). Both stay in this page: the URL cannot
+// A dropped or pasted config.json ({text, name}) stands in for the preset while it is loaded; a dropped .gguf or
+// .safetensors ({bytes, size, name}: its header only) or set of shards ({shards: [{name, size, bytes}], index,
+// name}) goes to the core's header readers, with the config.json if one was loaded (safetensors needs it for
+// the architecture). Both stay in this page: the URL cannot
 // carry a file, so a shared link opens the preset named in it.
 let config = null;
 let modelFile = null;
@@ -117,11 +119,13 @@ function setLabel(node, key) {
   node.textContent = view.t(key);
 }
 
-const controls = () => dom.form.querySelectorAll('input[id], select');
+const controls = () => dom.form.querySelectorAll('input[id], select, textarea');
 function showError(field, message) {
   dom.inputError.textContent = `${view.t(`field.${field}`)}: ${message}`;
   dom.inputError.hidden = false;
-  for (const input of controls()) input.toggleAttribute('aria-invalid', input.id === FIELD_CONTROLS[field]);
+  // A pasted config.json's problem marks the text it came from.
+  const control = field === 'config' && config?.pasted ? 'paste-text' : FIELD_CONTROLS[field];
+  for (const input of controls()) input.toggleAttribute('aria-invalid', input.id === control);
   dom.summary.classList.add('stale');
   dom.status.textContent = view.t(dom.summary.hidden ? 'status.fix' : 'status.stale');
   dom.status.hidden = false;
@@ -138,6 +142,7 @@ function baseRequest() {
 function run(request) {
   if (!modelFile) return calculator.evaluate(request);
   if (request.mode) return { ok: false, error: { field: 'file', message: view.t('file.inferenceOnly') } };
+  if (modelFile.shards) return calculator.evaluateShards(modelFile.shards, modelFile.index, request);
   return calculator.evaluateFile(modelFile.bytes, modelFile.size, modelFile.name, request);
 }
 
@@ -370,21 +375,53 @@ function fillWeightFormats(select, formats, t) {
   select.value = state.weights;
 }
 
-// config.json by drop or by picker is read as text; a .gguf or .safetensors only by its header: the core
-// says how many leading bytes it needs (File.slice), never the tensor data.
+// config.json by drop, picker or paste is read as text; a .gguf or .safetensors only by its header: the core
+// says how many leading bytes it needs (File.slice), never the tensor data. A sharded checkpoint is several
+// .safetensors files, optionally with model.safetensors.index.json and config.json, in one drop or pick:
+// each shard starts with its 8-byte header length and grows to the prefix the core asks for.
 const MAX_HEADER_BYTES = 256 * 2 ** 20;
+const MAX_CONFIG_BYTES = 4_000_000;
+const headerTooBig = () => ({ ok: false, error: { field: 'file', message: view.t('file.headerTooBig') } });
+const prefixOf = async (file, bytes) => new Uint8Array(await file.slice(0, Math.min(file.size, bytes)).arrayBuffer());
+const grows = (answer, have) => answer.need_prefix_bytes <= MAX_HEADER_BYTES && answer.need_prefix_bytes > have;
 
+// The header reads ask with an empty request: a config.json's own problems show through update(), naming it.
 async function readHeader(file) {
-  let bytes = new Uint8Array(await file.slice(0, Math.min(file.size, 65536)).arrayBuffer());
+  let bytes = await prefixOf(file, 65536);
   for (;;) {
-    const request = config ? { config: config.text } : {};
-    const answer = calculator.evaluateFile(bytes, file.size, file.name, request);
+    const answer = calculator.evaluateFile(bytes, file.size, file.name, {});
     if (!answer.ok || !answer.need_prefix_bytes) return { bytes, answer };
-    if (answer.need_prefix_bytes > MAX_HEADER_BYTES || answer.need_prefix_bytes <= bytes.length) {
-      return { bytes, answer: { ok: false, error: { field: 'file', message: view.t('file.headerTooBig') } } };
-    }
-    bytes = new Uint8Array(await file.slice(0, answer.need_prefix_bytes).arrayBuffer());
+    if (!grows(answer, bytes.length)) return { bytes, answer: headerTooBig() };
+    bytes = await prefixOf(file, answer.need_prefix_bytes);
   }
+}
+
+async function readShards(files, index, progress) {
+  const shards = await Promise.all(files.map(async (file) => ({ name: file.name, size: file.size, bytes: await prefixOf(file, 8) })));
+  const read = new Set();
+  for (;;) {
+    const answer = calculator.evaluateShards(shards, index, {});
+    if (!answer.ok || !answer.need_prefix_bytes) return { shards, answer };
+    const shard = shards[answer.need_file];
+    if (!shard || !grows(answer, shard.bytes.length)) return { shards, answer: headerTooBig() };
+    shard.bytes = await prefixOf(files[answer.need_file], answer.need_prefix_bytes);
+    read.add(answer.need_file);
+    progress(read.size);
+  }
+}
+
+// "Reading headers… N of M" in the status line once reading takes longer than a moment.
+function progressLine(total) {
+  let line = view.t('file.reading', { n: view.f.count(0), m: view.f.count(total) });
+  let shown = false;
+  const timer = setTimeout(() => { shown = true; dom.fileStatus.textContent = line; }, 150);
+  return {
+    step(n) {
+      line = view.t('file.reading', { n: view.f.count(n), m: view.f.count(total) });
+      if (shown) dom.fileStatus.textContent = line;
+    },
+    stop() { clearTimeout(timer); },
+  };
 }
 
 function forgetFiles() {
@@ -395,34 +432,97 @@ function forgetFiles() {
   dom.fileClear.hidden = true;
 }
 
-function wireFiles() {
-  const take = async (file) => {
-    if (!file) return;
-    const t = view.t;
-    if (/\.(gguf|safetensors)$/i.test(file.name)) {
-      if (!calculator.evaluateFile) {
-        dom.fileStatus.textContent = t('file.binary', { name: file.name });
-        return;
-      }
-      const { bytes, answer } = await readHeader(file);
-      if (!answer.ok) {
-        dom.fileStatus.textContent = `${file.name}: ${answer.error.message}`;
-        return;
-      }
-      modelFile = { bytes, size: file.size, name: file.name, weightsChosen: false };
-      dom.fileStatus.textContent = t('file.header', { name: file.name, bytes: view.f.count(bytes.length) });
-    } else if (file.size > 4_000_000) {
-      dom.fileStatus.textContent = t('file.tooBig', { name: file.name });
+// One drop or pick, sorted by kind: a .gguf, .safetensors shards, the index, a config.json. Answers the
+// message that refuses the set, or null.
+function sortFiles(files) {
+  const kinds = { gguf: [], shards: [], index: [], config: [] };
+  for (const file of files) {
+    const kind = /\.gguf$/i.test(file.name) ? 'gguf' : /\.safetensors$/i.test(file.name) ? 'shards'
+      : /\.index\.json$/i.test(file.name) ? 'index' : /\.json$/i.test(file.name) ? 'config' : null;
+    if (!kind) return { refused: view.t('file.unknown', { name: file.name }) };
+    kinds[kind].push(file);
+  }
+  const { gguf, shards, index, config: configs } = kinds;
+  if (gguf.length > 1 || (gguf.length && shards.length) || index.length > 1 || configs.length > 1) return { refused: view.t('file.mixed') };
+  if (index.length && !shards.length) return { refused: view.t('file.indexAlone', { name: index[0].name }) };
+  const tooBig = [...index, ...configs].find((f) => f.size > MAX_CONFIG_BYTES);
+  if (tooBig) return { refused: view.t('file.tooBig', { name: tooBig.name }) };
+  return { gguf: gguf[0], shards, index: index[0], config: configs[0] };
+}
+
+let takes = 0; // a newer drop supersedes one still reading
+async function takeFiles(list) {
+  const files = [...(list ?? [])];
+  if (files.length === 0) return;
+  const t = view.t;
+  const turn = ++takes;
+  const sorted = sortFiles(files);
+  if (sorted.refused) {
+    dom.fileStatus.textContent = sorted.refused;
+    return;
+  }
+  const single = sorted.gguf ?? (sorted.shards.length === 1 && !sorted.index ? sorted.shards[0] : null);
+  const sharded = !single && sorted.shards.length > 0;
+  if ((single && !calculator.evaluateFile) || (sharded && !calculator.evaluateShards)) {
+    dom.fileStatus.textContent = t('file.binary', { name: (single ?? sorted.shards[0]).name });
+    return;
+  }
+  const newConfig = sorted.config ? { text: await sorted.config.text(), name: sorted.config.name } : null;
+  const extras = [sorted.index, sorted.config].filter(Boolean).map((f) => ` + ${f.name}`).join('');
+  let loaded = null;
+  let status;
+  if (single || sharded) {
+    const progress = progressLine(single ? 1 : sorted.shards.length);
+    const index = sorted.index ? await sorted.index.text() : '';
+    const read = single ? await readHeader(single) : await readShards(sorted.shards, index, progress.step);
+    progress.stop();
+    if (turn !== takes) return;
+    if (!read.answer.ok) {
+      dom.fileStatus.textContent = `${single ? single.name : t('file.shardSet', { count: view.f.count(sorted.shards.length) })}: ${read.answer.error.message}`;
       return;
-    } else {
-      config = { text: await file.text(), name: file.name };
-      modelFile = null;
-      dom.fileStatus.textContent = t('file.loaded', { name: file.name });
     }
-    dom.fileClear.hidden = false;
-    update();
-  };
-  dom.file.addEventListener('change', () => take(dom.file.files[0]));
+    if (single) {
+      loaded = { bytes: read.bytes, size: single.size, name: single.name };
+      status = t('file.header', { name: single.name + extras, bytes: view.f.count(read.bytes.length) });
+    } else {
+      const bytes = read.shards.reduce((sum, shard) => sum + shard.bytes.length, 0);
+      loaded = { shards: read.shards, index, name: sorted.shards[0].name };
+      status = t('file.shards', { count: view.f.count(sorted.shards.length), extras, bytes: view.f.count(bytes) });
+    }
+  } else {
+    status = t('file.loaded', { name: newConfig.name });
+  }
+  if (turn !== takes) return;
+  // A model file keeps a config.json loaded before it (safetensors takes its architecture from there);
+  // a config.json alone replaces whatever was loaded.
+  if (newConfig) config = newConfig;
+  modelFile = loaded ? { ...loaded, weightsChosen: false } : null;
+  dom.fileStatus.textContent = status;
+  dom.fileClear.hidden = false;
+  update();
+}
+
+function usePasted() {
+  const text = dom.pasteText.value.trim();
+  if (text === '') {
+    dom.fileStatus.textContent = view.t('paste.empty');
+    return;
+  }
+  if (text.length > MAX_CONFIG_BYTES) {
+    dom.fileStatus.textContent = view.t('file.tooBig', { name: 'config.json' });
+    return;
+  }
+  ++takes;
+  config = { text, name: 'config.json', pasted: true };
+  modelFile = null;
+  dom.file.value = '';
+  dom.fileStatus.textContent = view.t('file.pasted');
+  dom.fileClear.hidden = false;
+  update();
+}
+
+function wireFiles() {
+  dom.file.addEventListener('change', () => takeFiles(dom.file.files));
   for (const type of ['dragenter', 'dragover']) {
     dom.drop.addEventListener(type, (event) => { event.preventDefault(); dom.drop.classList.add('over'); });
   }
@@ -430,9 +530,11 @@ function wireFiles() {
   dom.drop.addEventListener('drop', (event) => {
     event.preventDefault();
     dom.drop.classList.remove('over');
-    take(event.dataTransfer?.files?.[0]);
+    takeFiles(event.dataTransfer?.files);
   });
+  dom.pasteUse.addEventListener('click', usePasted);
   dom.fileClear.addEventListener('click', () => {
+    ++takes;
     forgetFiles();
     update();
   });

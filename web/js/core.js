@@ -27,6 +27,14 @@ export async function openCalculator() {
     evaluateFile: typeof module.evaluate_file === 'function'
       ? (prefix, size, name, request) => JSON.parse(module.evaluate_file(prefix, size, name, JSON.stringify(request)))
       : null,
+    /**
+     * A sharded safetensors checkpoint by its shard headers: `files` is [{name, size, bytes}] with each shard's
+     * first bytes, `index` the model.safetensors.index.json text ('' without one). Answers
+     * {ok: true, need_prefix_bytes, need_file} until every shard header is in hand, then the report.
+     */
+    evaluateShards: typeof module.evaluate_shards === 'function'
+      ? (files, index, request) => JSON.parse(module.evaluate_shards(files, index ?? '', JSON.stringify(request)))
+      : null,
     /** The ranking of GPU type × count for an inference request: {ok, recommendations, cheapest_per_hour, …}. */
     recommend: typeof module.recommend === 'function'
       ? (request) => JSON.parse(module.recommend(JSON.stringify(request)))

@@ -19,6 +19,10 @@ struct InferenceOptions {
   DType weights = DType::bf16;                // a plain dtype; `weight_format` wins when set
   std::optional<WeightFormat> weight_format;  // any parse_weight_format name (nf4, gptq-4bit-128g, q4_k_m, ...)
   std::optional<WeightBytes> exact_weights;   // read from a model file's header: wins over both
+  // Bytes of each weight tensor for the allocator's rounding, from an earlier estimate of the same model and
+  // format: curves and solvers evaluate one model hundreds of times, and enumerating its tensors (names and
+  // all) dominates a point's cost. Must come from the same spec and weights.
+  std::optional<std::vector<std::uint64_t>> weight_tensor_bytes;
   std::optional<KvDType> kv_dtype;            // default: the engine's (llama.cpp f16; else the compute dtype)
   std::uint64_t context_tokens = 4096;        // tokens per sequence the cache is sized for
   std::uint64_t batch = 1;                    // concurrent sequences
@@ -113,6 +117,7 @@ struct InferenceEstimate {
   std::uint64_t activations = 0;
   std::uint64_t overhead = 0;
   std::uint64_t allocator_reserve = 0;
+  std::vector<std::uint64_t> weight_tensor_bytes;  // per weight tensor, as the allocator saw them (see options)
   std::uint64_t total = 0;
   MemoryRange range;
 
