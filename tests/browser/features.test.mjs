@@ -214,6 +214,142 @@ test('a dropped GGUF is read by its header and its weights count exactly', async
   assert.deepEqual(problems, []);
 });
 
+// A tiny Llama-shaped checkpoint in two safetensors shards (README layout: 8-byte little-endian header length,
+// the JSON header, the data), its index and its config.json. hidden 4, intermediate 8, 1 layer, 2 heads of
+// head_dim 2, 2 KV heads, vocab 8, tied embeddings. Parameters by hand: embeddings 8 × 4 = 32; attention
+// q, k, v, o 4 × (4 × 4) = 64; MLP gate, up, down 3 × (4 × 8) = 96; two layer norms 2 × 4 = 8; final norm 4;
+// 32 + 64 + 96 + 8 + 4 = 204 params, in BF16 408 B of tensor data.
+const TINY_SHARDS = [
+  ['model-00001-of-00002.safetensors', [['model.embed_tokens.weight', [8, 4]], ['model.layers.0.self_attn.q_proj.weight', [4, 4]],
+    ['model.layers.0.self_attn.k_proj.weight', [4, 4]], ['model.layers.0.self_attn.v_proj.weight', [4, 4]],
+    ['model.layers.0.self_attn.o_proj.weight', [4, 4]]]],
+  ['model-00002-of-00002.safetensors', [['model.layers.0.mlp.gate_proj.weight', [8, 4]], ['model.layers.0.mlp.up_proj.weight', [8, 4]],
+    ['model.layers.0.mlp.down_proj.weight', [4, 8]], ['model.layers.0.input_layernorm.weight', [4]],
+    ['model.layers.0.post_attention_layernorm.weight', [4]], ['model.norm.weight', [4]]]],
+];
+const TINY_CONFIG = JSON.stringify({ architectures: ['LlamaForCausalLM'], model_type: 'llama', hidden_size: 4, intermediate_size: 8,
+  num_hidden_layers: 1, num_attention_heads: 2, num_key_value_heads: 2, vocab_size: 8, max_position_embeddings: 4096,
+  tie_word_embeddings: true });
+function tinyCheckpoint() {
+  const shards = TINY_SHARDS.map(([name, tensors]) => {
+    const header = {};
+    let offset = 0;
+    for (const [tensor, shape] of tensors) {
+      const bytes = shape.reduce((a, b) => a * b, 1) * 2;
+      header[tensor] = { dtype: 'BF16', shape, data_offsets: [offset, offset + bytes] };
+      offset += bytes;
+    }
+    const json = Buffer.from(JSON.stringify(header));
+    const length = Buffer.alloc(8);
+    length.writeBigUInt64LE(BigInt(json.length));
+    return { name, headerEnd: 8 + json.length, data: Buffer.concat([length, json, Buffer.alloc(offset)]) };
+  });
+  const weightMap = Object.fromEntries(TINY_SHARDS.flatMap(([file, tensors]) => tensors.map(([tensor]) => [tensor, file])));
+  const index = JSON.stringify({ metadata: { total_size: 408 }, weight_map: weightMap });
+  return { shards, index };
+}
+
+// Every Blob.slice the page makes (file name, start, end), every status line it shows, and slow reads (300 ms
+// each) so that the progress line has a moment to appear.
+function watchReads() {
+  const slice = Blob.prototype.slice;
+  const arrayBuffer = Blob.prototype.arrayBuffer;
+  window.sliced = [];
+  window.statusLines = [];
+  Blob.prototype.slice = function (start, end, type) {
+    window.sliced.push({ name: this.name ?? '', start: start ?? 0, end: end ?? this.size });
+    return slice.call(this, start, end, type);
+  };
+  Blob.prototype.arrayBuffer = function () {
+    return new Promise((resolve) => setTimeout(resolve, 300)).then(() => arrayBuffer.call(this));
+  };
+  document.addEventListener('DOMContentLoaded', () => {
+    const status = document.getElementById('file-status');
+    new MutationObserver(() => window.statusLines.push(status.textContent)).observe(status, { childList: true, characterData: true, subtree: true });
+  });
+}
+
+test('sharded safetensors, index and config.json dropped together are read by their headers alone', async () => {
+  const { page, problems } = await newPage(session);
+  await page.addInitScript(watchReads);
+  await page.goto(`${session.base}/?model=llama-3.1-8b&context=4096`);
+  await page.locator('#summary').waitFor({ state: 'visible' });
+  const { shards, index } = tinyCheckpoint();
+  // One drop, in no particular order: shard 2, config, index, shard 1.
+  const transfer = await page.evaluateHandle(({ shards: parts, index: indexText, config }) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([new Uint8Array(parts[1].data)], parts[1].name));
+    dt.items.add(new File([config], 'config.json', { type: 'application/json' }));
+    dt.items.add(new File([indexText], 'model.safetensors.index.json', { type: 'application/json' }));
+    dt.items.add(new File([new Uint8Array(parts[0].data)], parts[0].name));
+    return dt;
+  }, { shards: shards.map((s) => ({ name: s.name, data: [...s.data] })), index, config: TINY_CONFIG });
+  await page.locator('#drop').dispatchEvent('drop', { dataTransfer: transfer });
+  await page.waitForFunction(() => document.querySelector('#model').value === 'llama (model file)');
+  assert.match(await page.locator('#file-status').textContent(),
+    /^Using 2 safetensors shards \+ model\.safetensors\.index\.json \+ config\.json: their headers \([\d,]+ bytes\) were read/);
+  // Exact bytes from the headers: 408 B of weights (above); the KV cache from config.json: K and V × 1 layer ×
+  // 2 KV heads × head_dim 2 × 2 B = 16 B per token × 4096 tokens = 65,536 B.
+  const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#download-csv').click()]);
+  const csv = readFileSync(await download.path(), 'utf8');
+  assert.match(csv, /"breakdown","weights","Weights","408"/);
+  assert.match(csv, /"breakdown","kv_cache","[^"]+","65536"/);
+  // Reads: each shard from byte 0, first its 8-byte length, then up to the end of its JSON header, never a
+  // byte of tensor data.
+  const sliced = await page.evaluate(() => window.sliced);
+  for (const shard of shards) {
+    const reads = sliced.filter((r) => r.name === shard.name);
+    assert.deepEqual(reads.map((r) => [r.start, r.end]), [[0, 8], [0, shard.headerEnd]], shard.name);
+    assert.ok(shard.headerEnd < shard.data.length);
+  }
+  assert.deepEqual(sliced.filter((r) => !shards.some((s) => s.name === r.name)), []);
+  // Three 300 ms reads one after another: the progress line showed, counting the shard headers read.
+  const lines = await page.evaluate(() => window.statusLines);
+  assert.ok(lines.includes('Reading headers… 1 of 2'), JSON.stringify(lines));
+  assert.equal(await page.locator('#file-status').getAttribute('role'), 'status');
+  assert.deepEqual(problems, []);
+});
+
+test('a shard missing from the index is named, and a lone index asks for its shards', async () => {
+  const { page, problems } = await open('?model=llama-3.1-8b&context=4096');
+  const { shards, index } = tinyCheckpoint();
+  await page.locator('#file').setInputFiles([
+    { name: shards[0].name, mimeType: 'application/octet-stream', buffer: shards[0].data },
+    { name: 'model.safetensors.index.json', mimeType: 'application/json', buffer: Buffer.from(index) },
+  ]);
+  // The core's message names the first index entry (in name order) whose shard was not given.
+  await page.locator('#file-status').filter({ hasText: /^index\.weight_map/ }).waitFor();
+  assert.equal(await page.locator('#file-status').textContent(), 'index.weight_map["model.layers.0.input_layernorm.weight"]: ' +
+    'names shard "model-00002-of-00002.safetensors", which was not given; add every shard');
+  assert.equal(await page.locator('#model').inputValue(), 'Llama 3.1 8B');
+  await page.locator('#file').setInputFiles([{ name: 'model.safetensors.index.json', mimeType: 'application/json', buffer: Buffer.from(index) }]);
+  await page.locator('#file-status').filter({ hasText: 'only lists the shards' }).waitFor();
+  assert.deepEqual(problems, []);
+});
+
+test('a pasted config.json is evaluated; invalid JSON gets the core\'s message naming the field', async () => {
+  const { page, problems } = await open('?model=llama-3.1-8b&context=4096');
+  await page.locator('#paste summary').click();
+  await page.locator('#paste-text').fill('{"hidden_size": 4096,');
+  await page.locator('#paste-use').click();
+  await page.locator('#input-error').waitFor({ state: 'visible' });
+  assert.equal(await page.locator('#input-error').textContent(), 'config.json: is not valid JSON');
+  assert.equal(await page.locator('#paste-text').getAttribute('aria-invalid'), '');
+  // Llama 2 7B's shape with untied embeddings: 6,738,415,616 params × 2 B = 13,476,831,232 B = 13.48 GB.
+  await page.locator('#paste-text').fill(JSON.stringify({ model_type: 'llama', hidden_size: 4096, intermediate_size: 11008,
+    num_hidden_layers: 32, num_attention_heads: 32, num_key_value_heads: 32, vocab_size: 32000, max_position_embeddings: 4096,
+    tie_word_embeddings: false }));
+  await page.locator('#paste-use').click();
+  await waitCell(page, 'weights', '13.48');
+  assert.equal(await page.locator('#input-error').isHidden(), true);
+  assert.equal(await page.locator('#paste-text').getAttribute('aria-invalid'), null);
+  assert.match(await page.locator('#file-status').textContent(), /^Using the pasted config\.json/);
+  assert.equal(await page.locator('#model').inputValue(), 'llama (config.json)');
+  await page.locator('#file-clear').click();
+  await page.waitForFunction(() => document.querySelector('#model').value === 'Llama 3.1 8B');
+  assert.deepEqual(problems, []);
+});
+
 test('embed.html answers a training scenario from its query', async () => {
   const { page, problems } = await newPage(session);
   await page.goto(`${session.base}/embed.html?model=llama-2-7b&mode=train`);

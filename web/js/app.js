@@ -478,7 +478,9 @@ async function takeFiles(list) {
     progress.stop();
     if (turn !== takes) return;
     if (!read.answer.ok) {
-      dom.fileStatus.textContent = `${single ? single.name : t('file.shardSet', { count: view.f.count(sorted.shards.length) })}: ${read.answer.error.message}`;
+      // A shard set's error field names the shard or the index entry at fault.
+      const { field, message } = read.answer.error;
+      dom.fileStatus.textContent = `${single ? single.name : field}: ${message}`;
       return;
     }
     if (single) {
