@@ -4,7 +4,9 @@
 #include <string>    // std::string
 
 #include "json_fields.hpp"
-#include "vramfit/model_spec.hpp"  // ModelSpec, ParamCounts
+#include "vramfit/inference.hpp"       // Explanation
+#include "vramfit/model_spec.hpp"      // ModelSpec, ParamCounts
+#include "vramfit/recommendation.hpp"  // Fit, Gpu
 #include "vramfit/speed.hpp"       // Range
 
 namespace vramfit::detail {
@@ -45,6 +47,27 @@ inline json model_json(const ModelSpec& m, const ParamCounts& params, std::uint6
   };
   out["quantization"] = m.quantization;
   return out;
+}
+
+inline json explanations_json(const std::vector<Explanation>& explanations) {
+  json out = json::array();
+  for (const auto& x : explanations)
+    out.push_back({{"key", x.key}, {"formula", x.formula}, {"values", x.values}, {"source", x.source}});
+  return out;
+}
+
+// One GPU's verdict, as every report lists them.
+inline json gpu_fit_json(const Gpu& gpu, Fit fit, std::int64_t free_bytes) {
+  return {
+      {"id", gpu.id},
+      {"name", gpu.name},
+      {"vendor", gpu.vendor},
+      {"segment", gpu.segment},
+      {"memory_bytes", gpu.memory_bytes},
+      {"usable_bytes", gpu.usable_bytes()},
+      {"fit", fit_name(fit)},
+      {"free_bytes", free_bytes},
+  };
 }
 
 }  // namespace vramfit::detail

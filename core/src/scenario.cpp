@@ -384,24 +384,13 @@ std::string report_to_json(const Report& report) {
                        {"host_kv_bytes", b.host_kv_bytes},
                        {"host_ram_bytes", b.host_ram_bytes}};
   }
-  json explanations = json::array();
-  for (const auto& x : e.explanations)
-    explanations.push_back({{"key", x.key}, {"formula", x.formula}, {"values", x.values}, {"source", x.source}});
-  out["explanations"] = std::move(explanations);
+  out["explanations"] = detail::explanations_json(e.explanations);
   out["notes"] = e.notes;
   json gpus = json::array();
   for (const auto& f : report.gpus) {
-    gpus.push_back({
-        {"id", f.gpu->id},
-        {"name", f.gpu->name},
-        {"vendor", f.gpu->vendor},
-        {"segment", f.gpu->segment},
-        {"memory_bytes", f.gpu->memory_bytes},
-        {"usable_bytes", f.gpu->usable_bytes()},
-        {"fit", fit_name(f.fit)},
-        {"free_bytes", f.free_bytes},
-        {"gpus_needed", f.gpus_needed},
-    });
+    json gpu = detail::gpu_fit_json(*f.gpu, f.fit, f.free_bytes);
+    gpu["gpus_needed"] = f.gpus_needed;
+    gpus.push_back(std::move(gpu));
   }
   out["gpus"] = std::move(gpus);
   out["speed"] = nullptr;

@@ -388,24 +388,10 @@ std::string training_report_to_json(const TrainingReport& report) {
                    {"usd", maybe(f.cost_usd)},
                    {"usd_max", maybe(t.cost_usd_max)}};
   }
-  json explanations = json::array();
-  for (const auto& x : e.explanations)
-    explanations.push_back({{"key", x.key}, {"formula", x.formula}, {"values", x.values}, {"source", x.source}});
-  out["explanations"] = std::move(explanations);
+  out["explanations"] = detail::explanations_json(e.explanations);
   out["notes"] = e.notes;
   json gpus = json::array();
-  for (const auto& f : report.gpus) {
-    gpus.push_back({
-        {"id", f.gpu->id},
-        {"name", f.gpu->name},
-        {"vendor", f.gpu->vendor},
-        {"segment", f.gpu->segment},
-        {"memory_bytes", f.gpu->memory_bytes},
-        {"usable_bytes", f.gpu->usable_bytes()},
-        {"fit", fit_name(f.fit)},
-        {"free_bytes", f.free_bytes},
-    });
-  }
+  for (const auto& f : report.gpus) gpus.push_back(detail::gpu_fit_json(*f.gpu, f.fit, f.free_bytes));
   out["gpus"] = std::move(gpus);
   return dump(out);
 }
