@@ -227,7 +227,7 @@ Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const Infere
       e.logits = *logits;
       e.attention_scores = peak->scores_bytes;
       e.activations = peak->layer_bytes + e.logits;
-      e.explanations.push_back(
+      { if (o.explain) e.explanations.push_back(
           {"activations",
            "b × s × max(attention, MLP live width) × bytes" +
                std::string(o.attention == Attention::eager ? " + b × heads × s² × (2·bytes + 4) + b × s² × bytes (eager scores, fp32 softmax, cast back, mask)" : "") +
@@ -236,7 +236,7 @@ Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const Infere
                (peak->scores_in_peak ? " + " + n(peak->scores_bytes) + " B of scores" : std::string()) + " + " +
                n(e.logits) + " B = " + n(e.activations) + " B",
            o.attention == Attention::eager ? "transformers eager_attention_forward: softmax(dtype=float32).to(dtype)"
-                                           : "largest layer of one prefill pass; SDPA/flash keeps no s² score matrix"});
+                                           : "largest layer of one prefill pass; SDPA/flash keeps no s² score matrix"}); }
     } else if (o.engine == Engine::vllm) {
       VllmCapacity caps;
       const bool large = o.gpu_memory_bytes >= kVllmLargeGpuBytes && !o.gpu_is_a100;
@@ -247,11 +247,11 @@ Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const Infere
       if (!peak || !logits) return make_error("max_num_batched_tokens", "too large");
       e.logits = *logits;
       e.activations = peak->layer_bytes + e.logits;
-      e.explanations.push_back(
+      { if (o.explain) e.explanations.push_back(
           {"activations", "max_num_batched_tokens × max live width × bytes + max_num_seqs × vocab × 4 (sampler logits)",
            n(tokens) + " × " + n(peak->width) + " × " + n(c) + " B + " + n(seqs) + " × " + n(spec.vocab_size) +
                " × 4 B = " + n(e.activations) + " B",
-           "vLLM profile run (gpu_worker.determine_available_memory); defaults from EngineArgs.get_batch_defaults"});
+           "vLLM profile run (gpu_worker.determine_available_memory); defaults from EngineArgs.get_batch_defaults"}); }
       e.overhead += kVllmNonTorchBytes + kVllmCudaGraphBytes;
       low_delta += kVllmCudaGraphBytes + (kVllmNonTorchBytes - kVllmNonTorchLowBytes);
       e.range.drivers.push_back("CUDA graphs " + mib(kVllmCudaGraphBytes) + " (0 with --enforce-eager)");
@@ -313,13 +313,13 @@ Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const Infere
       e.kv_cache = kv_gpu;
       e.kv_allocation.static_bytes = e.kv.bytes;
       e.activations = b.gpu_layers ? b.compute_buffer_bytes : 0;
-      e.explanations.push_back(
+      { if (o.explain) e.explanations.push_back(
           {"activations",
            "n_ubatch × max(" + std::string(b.flash_attn ? "n_kv × 2 + 16 × n_embd" : "n_kv × n_head × 4 + n_kv × 4 + 16 × n_embd") +
                ", (n_vocab + n_embd) × 4, (2·n_embd + 3·n_ff) × 4)",
            n(b.n_ubatch) + " ubatch tokens, n_kv " + n(n_kv) + " → " + n(b.compute_buffer_bytes) + " B",
            "llama.cpp compute buffer (ggml graph reserve, f32); pinned to Llama-3-8B logs: 258.50 MiB at n_ctx 512, "
-           "560.00 MiB at 8192 with -fa off"});
+           "560.00 MiB at 8192 with -fa off"}); }
       if (b.flash_attn) high_delta += b.compute_buffer_other_bytes > b.compute_buffer_bytes ? b.compute_buffer_other_bytes - b.compute_buffer_bytes : 0;
       else low_delta += b.compute_buffer_bytes > b.compute_buffer_other_bytes ? b.compute_buffer_bytes - b.compute_buffer_other_bytes : 0;
       e.range.drivers.push_back("flash attention: -fa on skips the n_kv × n_ubatch × n_head f32 KQ matrix");
@@ -334,13 +334,13 @@ Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const Infere
     low_delta += kCublasWorkspaceBytes - kCublasWorkspaceLowBytes;
     e.range.drivers.push_back("cuBLAS workspace 4 MiB (before Hopper) to 32 MiB (Hopper and newer)");
   }
-  e.explanations.push_back({"overhead",
+  { if (o.explain) e.explanations.push_back({"overhead",
                             o.engine == Engine::vllm ? "CUDA context + non-torch memory + CUDA graphs"
                                                      : "CUDA context + cuBLAS workspace",
                             n(e.overhead) + " B",
                             o.engine == Engine::vllm
                                 ? "CUDA ≥ 12.2 lazy loading ≈ 0.5 GiB; vLLM memory-profiling logs"
-                                : "CUDA ≥ 12.2 lazy loading ≈ 0.5 GiB; cublasSetWorkspace docs (32 MiB on Hopper)"});
+                                : "CUDA ≥ 12.2 lazy loading ≈ 0.5 GiB; cublasSetWorkspace docs (32 MiB on Hopper)"}); }
 
   // PyTorch's caching allocator: segment rounding of long-lived tensors (weights; the static KV cache),
   // and, without expandable segments, fragmentation from freed activation blocks and a growing cache.
@@ -368,12 +368,12 @@ Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const Infere
                                 (dynamic ? " and DynamicCache's torch.cat growth" : "") +
                                 " can stay reserved; PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True removes it");
     }
-    e.explanations.push_back(
+    { if (o.explain) e.explanations.push_back(
         {"allocator_reserve",
          "Σ segment rounding: ≥ 10 MiB → 2 MiB multiples; 1–10 MiB → 20 MiB segments; ≤ 1 MiB → 2 MiB segments",
          n(reserve.requested()) + " B requested → " + n(reserve.reserved()) + " B reserved; fragmentation up to " +
              fragmentation,
-         "PyTorch CUDACachingAllocator.cpp (kRoundLarge, kLargeBuffer, kSmallBuffer); CUDA semantics docs"});
+         "PyTorch CUDACachingAllocator.cpp (kRoundLarge, kLargeBuffer, kSmallBuffer); CUDA semantics docs"}); }
   }
 
   // ---- totals ----
@@ -387,11 +387,11 @@ Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const Infere
   e.range.high = high ? *high : ~0ULL;
 
   if (spec.is_bare()) {
-    e.explanations.insert(e.explanations.begin(), {"kv_cache", "unknown without the architecture", "0 B",
-                                                   "give layers and hidden size, a preset or a config.json"});
+    { if (o.explain) e.explanations.insert(e.explanations.begin(), {"kv_cache", "unknown without the architecture", "0 B",
+                                                   "give layers and hidden size, a preset or a config.json"}); }
     e.notes.push_back("Only a parameter count is known: the KV cache and activations are not estimated.");
   } else if (!spec.causal) {
-    e.explanations.insert(e.explanations.begin(), {"kv_cache", "none: an encoder keeps no KV cache", "0 B", "architecture"});
+    { if (o.explain) e.explanations.insert(e.explanations.begin(), {"kv_cache", "none: an encoder keeps no KV cache", "0 B", "architecture"}); }
   } else {
     const bool latent = spec.is_mla() && e.kv.mla == MlaCache::latent;
     const std::string per_layer = latent ? "(kv_lora_rank + qk_rope_head_dim) × bytes"
@@ -400,20 +400,20 @@ Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const Infere
     const std::string tokens = e.kv_allocation.strategy == KvAllocation::paged
                                    ? "ceil(avg / 16) × 16 = " + n(ceil_div(avg, kVllmBlockSize) * kVllmBlockSize)
                                    : n(o.context_tokens);
-    e.explanations.insert(
+    { if (o.explain) e.explanations.insert(
         e.explanations.begin(),
         {"kv_cache", "batch × Σ_layers min(tokens, window_layer) × " + per_layer,
          n(o.batch) + " × " + n(e.kv.cached_token_slots) + " token·layers (tokens " + tokens + ") × " +
              n(e.kv.bytes_per_token_layer) + " B = " + n(e.kv.bytes) + " B (" + std::string(kv_dtype_info(e.kv_dtype).name) + ")",
-         latent ? "DeepSeek-V2 §2.1.2 (latent cache)" : "vLLM paper §3 (Kwon et al. 2023)"});
+         latent ? "DeepSeek-V2 §2.1.2 (latent cache)" : "vLLM paper §3 (Kwon et al. 2023)"}); }
   }
-  e.explanations.insert(e.explanations.begin(),
+  { if (o.explain) e.explanations.insert(e.explanations.begin(),
                         {"weights", "Σ tensors × their format's bytes", n(e.weights) + " B (" + e.weights_format + ")",
-                         e.weight_detail.explanation});
-  e.explanations.push_back({"total", "weights + KV cache + activations + overhead + allocator reserve",
+                         e.weight_detail.explanation}); }
+  { if (o.explain) e.explanations.push_back({"total", "weights + KV cache + activations + overhead + allocator reserve",
                             n(e.weights) + " + " + n(e.kv_cache) + " + " + n(e.activations) + " + " + n(e.overhead) +
                                 " + " + n(e.allocator_reserve) + " = " + n(e.total) + " B",
-                            "sum of the lines above"});
+                            "sum of the lines above"}); }
   for (const auto& note : spec.notes) e.notes.push_back(note);
   if (spec.max_context && o.context_tokens > spec.max_context)
     e.notes.push_back("Context " + n(o.context_tokens) + " exceeds the model's max_position_embeddings (" +

@@ -83,6 +83,7 @@ Result<Curve> memory_curve(const Catalog& catalog, const Request& request, Curve
   Curve c;
   c.axis = axis;
   InferenceOptions base = r.options;  // after the first point: the weights and their tensors, computed once
+  base.explain = false;
   for (const std::uint64_t x : xs) {
     if (x < 1 || x > limit) return make_error("values", "must be between 1 and " + std::to_string(limit));
     if (!c.x.empty() && c.x.back() >= x) continue;  // ascending, no duplicates

@@ -249,3 +249,20 @@ TEST_CASE("the allocator reserve sees every tensor of a 70B model (regression: 6
     if (x.key == "allocator_reserve") found = x.values.find("143,791,767,552 B requested") != std::string::npos;
   CHECK(found);
 }
+
+TEST_CASE("skipping the explanation text (curves) changes no number") {
+  InferenceOptions o;
+  o.context_tokens = 4096;
+  o.attention = Attention::eager;
+  const auto with = estimate_inference(test::preset("mixtral-8x7b"), o);
+  o.explain = false;
+  const auto without = estimate_inference(test::preset("mixtral-8x7b"), o);
+  REQUIRE((with.ok() && without.ok()));
+  CHECK(without.value().explanations.empty());
+  CHECK_FALSE(with.value().explanations.empty());
+  CHECK(without.value().weights == with.value().weights);
+  CHECK(without.value().kv_cache == with.value().kv_cache);
+  CHECK(without.value().activations == with.value().activations);
+  CHECK(without.value().allocator_reserve == with.value().allocator_reserve);
+  CHECK(without.value().total == with.value().total);
+}

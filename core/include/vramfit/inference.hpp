@@ -23,6 +23,8 @@ struct InferenceOptions {
   // format: curves and solvers evaluate one model hundreds of times, and enumerating its tensors (names and
   // all) dominates a point's cost. Must come from the same spec and weights.
   std::optional<std::vector<std::uint64_t>> weight_tensor_bytes;
+  // false: skip the explanation strings (curves want numbers only; building the text dominated a point).
+  bool explain = true;
   std::optional<KvDType> kv_dtype;            // default: the engine's (llama.cpp f16; else the compute dtype)
   std::uint64_t context_tokens = 4096;        // tokens per sequence the cache is sized for
   std::uint64_t batch = 1;                    // concurrent sequences
