@@ -111,7 +111,7 @@ Result<RecommendReport> recommend_for(const Catalog& catalog, const Request& req
   out.model_name = rr.model.name;
   out.estimate = std::move(estimate).value();
   out.need = memory_need(out.estimate);
-  out.options.headroom = request.headroom;
+  out.options.headroom = rr.fit_headroom;
   out.options.max_usd_per_hour = request.budget_per_hour;
 
   std::size_t unpriced = 0;
@@ -208,7 +208,9 @@ Result<BiggestReport> biggest_for(const Catalog& catalog, const Request& request
   // Inputs other than the model (weights, KV dtype, headroom, ...) are checked once, on the first preset.
   base.model = catalog.models.front().spec.id;
   base.weights = out.formats.front();
-  if (auto ok = resolve_request(catalog, base); !ok) return ok.error();
+  auto checked = resolve_request(catalog, base);
+  if (!checked) return checked.error();
+  out.headroom = checked.value().fit_headroom;  // vLLM: bounded by gpu_memory_utilization too
 
   const std::uint64_t usable = out.gpu->usable_bytes();
   std::vector<std::vector<std::size_t>> per_format(out.formats.size());

@@ -5,6 +5,7 @@
 
 #include <cstdint>      // std::uint64_t
 #include <optional>     // std::optional
+#include <span>         // std::span
 #include <string>       // std::string
 #include <string_view>  // std::string_view
 
@@ -110,6 +111,30 @@ class FieldReader {
   std::string path_;
   std::optional<Error> error_;
 };
+
+// A request object may hold only these keys: the first other one is named with the list of allowed ones.
+inline std::optional<Error> refuse_unknown_keys(const json& object, std::span<const std::string_view> known,
+                                                std::string_view what) {
+  for (const auto& [key, value] : object.items()) {
+    bool ok = false;
+    for (auto k : known) ok = ok || k == key;
+    if (ok) continue;
+    std::string all;
+    for (auto k : known) all += (all.empty() ? "" : ", ") + std::string(k);
+    return make_error(key, "is not a known " + std::string(what) + "; allowed: " + all);
+  }
+  return std::nullopt;
+}
+
+// A request's "config": a config.json object or its text (the page sends either).
+inline std::string config_text(FieldReader& f) {
+  const json* config = f.find("config");
+  if (!config) return {};
+  if (config->is_string()) return config->get<std::string>();
+  if (config->is_object()) return config->dump(-1, ' ', false, json::error_handler_t::replace);
+  f.fail("config", "expected a config.json object or its text", *config);
+  return {};
+}
 
 // Parses text without exceptions; the error names `field`.
 inline Result<json> parse_json(std::string_view text, std::string field) {

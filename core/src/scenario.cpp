@@ -180,6 +180,7 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
   if (auto ok = validate_serving_inputs(r.serving); !ok) return ok.error();
   if (!(r.headroom >= 0 && r.headroom <= 0.9))
     return make_error("headroom", "must be a fraction between 0 and 0.9, got " + std::to_string(r.headroom));
+  out.fit_headroom = o.engine == Engine::vllm ? std::max(r.headroom, 1.0 - o.gpu_util) : r.headroom;
   if (!r.gpu.empty()) {
     out.gpu = find_gpu(catalog.gpus, r.gpu);
     if (!out.gpu) return make_error("gpu", "unknown GPU \"" + r.gpu + "\"; list them with --list-gpus");
@@ -211,10 +212,7 @@ Result<Report> evaluate(const Catalog& catalog, const Request& r) {
     report.estimate.notes.push_back("No context given: vLLM sizes max_model_len to the model's maximum (" +
                                     std::to_string(rr.options.context_tokens) + " tokens); pass --context to lower it.");
 
-  // vLLM never uses more than gpu_memory_utilization of a GPU: that bounds its fit, not just the headroom.
-  const double fit_headroom = rr.options.engine == Engine::vllm
-                                  ? std::max(r.headroom, 1.0 - rr.options.gpu_util)
-                                  : r.headroom;
+  const double fit_headroom = rr.fit_headroom;
   if (rr.gpu) {
     report.gpus = check_fit(report.estimate, std::vector<Gpu>{*rr.gpu}, fit_headroom);
     // check_fit pointed into the temporary vector: point at the catalog's entry instead.
@@ -254,26 +252,14 @@ Result<Request> request_from_json(std::string_view text) {
       "attention", "kv_allocation", "avg_tokens", "expandable_segments", "gpu_util", "max_num_batched_tokens",
       "max_num_seqs", "gpu_layers", "system_bandwidth", "prompt_tokens", "usd_per_kwh", "gpus", "budget_per_hour",
       "mode"};
-  for (const auto& [key, value] : j.items()) {
-    bool known = false;
-    std::string all;
-    for (auto k : kKeys) {
-      known = known || k == key;
-      all += (all.empty() ? "" : ", ") + std::string(k);
-    }
-    if (!known) return make_error(key, "is not a known input; allowed: " + all);
-  }
+  if (auto unknown = detail::refuse_unknown_keys(j, kKeys, "input")) return *unknown;
   FieldReader f(j, "");
   // Training modes are answered by evaluate_training (training_scenario.hpp); here only inference.
   if (const auto mode = f.string("mode"); mode && *mode != "inference")
     return make_error("mode", "\"" + *mode + "\" is a training mode; this request answers inference only");
   Request r;
   r.model = f.string("model").value_or("");
-  if (const json* config = f.find("config")) {
-    if (config->is_string()) r.config_json = config->get<std::string>();
-    else if (config->is_object()) r.config_json = dump(*config);
-    else f.fail("config", "expected a config.json object or its text", *config);
-  }
+  r.config_json = detail::config_text(f);
   r.params = f.uint("params").value_or(0);
   r.weights = f.string("weights").value_or("");
   r.kv_dtype = f.string("kv_dtype").value_or("");

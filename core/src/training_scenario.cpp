@@ -235,13 +235,7 @@ Result<TrainingRequest> training_request_from_json(std::string_view text) {
       "lora_targets", "sequence", "context", "micro_batch", "batch", "grad_accum", "checkpointing",
       "flash_attention", "dropout", "zero", "gpus", "tp", "pp", "sp", "offload", "gpu", "headroom", "tokens",
       "mfu", "weights"};
-  std::string all;
-  for (auto k : kKeys) all += (all.empty() ? "" : ", ") + std::string(k);
-  for (const auto& [key, value] : j.items()) {
-    bool known = false;
-    for (auto k : kKeys) known = known || k == key;
-    if (!known) return make_error(key, "is not a known training input; allowed: " + all);
-  }
+  if (auto unknown = detail::refuse_unknown_keys(j, kKeys, "training input")) return *unknown;
   FieldReader f(j, "");
   // A switch: true/false, or "on"/"off" as the CLI and the page's toggles spell it.
   auto on_off = [&](std::string_view key, bool fallback) {
@@ -258,11 +252,7 @@ Result<TrainingRequest> training_request_from_json(std::string_view text) {
   };
   TrainingRequest r;
   r.model = f.string("model").value_or("");
-  if (const json* config = f.find("config")) {
-    if (config->is_string()) r.config_json = config->get<std::string>();
-    else if (config->is_object()) r.config_json = dump(*config);
-    else f.fail("config", "expected a config.json object or its text", *config);
-  }
+  r.config_json = detail::config_text(f);
   r.params = f.uint("params").value_or(0);
   r.mode = f.string("mode").value_or("");
   r.precision = f.string("precision").value_or("");

@@ -1,5 +1,6 @@
 // The request/report path shared by the CLI and the page.
 #include "test_support.hpp"
+#include "vramfit/hardware_advice.hpp"
 
 using namespace vramfit;
 
@@ -144,4 +145,20 @@ TEST_CASE("vLLM's fit is bounded by gpu_memory_utilization (regression: the fit 
       "gpu":"h100-sxm","context":8192})").value());
   REQUIRE(ok.ok());
   CHECK(ok.value().gpus.front().fit == Fit::fits);
+}
+
+TEST_CASE("the recommendation judges vLLM fits by gpu_memory_utilization as the single scenario does") {
+  // gpu_util 0.5: vLLM leaves half of every GPU unused, so the fit line is 1 − 0.5 = 0.5 of usable memory,
+  // above the default 10 % headroom. One RTX 4090 (24 GiB × 0.5 = 12.9e9 B) cannot hold Llama-3.1-8B's
+  // 16,060,522,496 B of bf16 weights.
+  auto request = request_from_json(R"({"model":"llama-3.1-8b","engine":"vllm","gpu_util":0.5,"context":4096,
+      "gpus":"rtx-4090"})");
+  REQUIRE(request.ok());
+  auto advice = recommend_for(test::catalog(), request.value());
+  REQUIRE(advice.ok());
+  CHECK(advice.value().options.headroom == doctest::Approx(0.5));
+  bool one_card_fits = false;
+  for (const auto& c : advice.value().ranking.configs)
+    if (c.count == 1) one_card_fits = c.fits;
+  CHECK_FALSE(one_card_fits);
 }

@@ -85,6 +85,9 @@ struct ResolvedRequest {
   std::string context_source;
   InferenceOptions options;
   const Gpu* gpu = nullptr;  // the request's single GPU, if any
+  // Share of each GPU kept free when judging a fit: the request's headroom, or for vLLM at least
+  // 1 − gpu_memory_utilization, since vLLM never uses more than that share of a GPU.
+  double fit_headroom = kDefaultHeadroom;
 };
 Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& request);
 
