@@ -463,10 +463,6 @@ async function takeFiles(list) {
   }
   const single = sorted.gguf ?? (sorted.shards.length === 1 && !sorted.index ? sorted.shards[0] : null);
   const sharded = !single && sorted.shards.length > 0;
-  if ((single && !calculator.evaluateFile) || (sharded && !calculator.evaluateShards)) {
-    dom.fileStatus.textContent = t('file.binary', { name: (single ?? sorted.shards[0]).name });
-    return;
-  }
   const newConfig = sorted.config ? { text: await sorted.config.text(), name: sorted.config.name } : null;
   const extras = [sorted.index, sorted.config].filter(Boolean).map((f) => ` + ${f.name}`).join('');
   let loaded = null;
