@@ -30,7 +30,7 @@ const sizes = files(dist).filter((f) => path.basename(f) !== 'vramfit.html')
 const siteKB = sizes.reduce((s, f) => s + f.gzip, 0) / 1000;
 record('whole site, gzip', Number(siteKB.toFixed(1)), 150, 'KB');
 
-const server = await startServer(dist, 0);
+const server = await startServer(dist, 0, '127.0.0.1', { '/src/': path.join(root, 'web') });
 const base = `http://127.0.0.1:${server.address().port}`;
 const browser = await chromium.launch({ executablePath: chromePath, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'] });
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -44,7 +44,7 @@ try {
     firstPaints.push(await page.evaluate(() => performance.getEntriesByName('vramfit:first-result')[0].startTime));
     if (i === 4) {
       const timing = await page.evaluate(async () => {
-        const { openCalculator } = await import('./js/core.js');
+        const { openCalculator } = await import('./src/js/core.js');
         const calc = await openCalculator();
         const one = [];
         for (let k = 0; k < 200; k++) {

@@ -11,9 +11,8 @@ cmake --build --preset native
 [[ -f build/wasm/build.ninja ]] || cmake --preset wasm >/dev/null
 cmake --build --preset wasm
 
-mkdir -p dist
-cp -u build/wasm/wasm/vramfit.mjs build/wasm/wasm/vramfit.wasm dist/
-cp -ru web/. dist/
+# dist/: the site, its modules bundled and minified by esbuild (scripts/bundle.mjs).
+node scripts/bundle.mjs build/wasm/wasm dist
 # dist/vramfit.html: the page, its modules, CSS and the .wasm in one file for file:// and offline use.
 node scripts/single-file.mjs dist
 echo "build: site in dist/ ($(find dist -type f | wc -l) files)"

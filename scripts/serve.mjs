@@ -28,13 +28,28 @@ const TYPES = {
   '.webmanifest': 'application/manifest+json',
 };
 
-export function startServer(root, port = 8000, host = '127.0.0.1') {
+// `mounts` ({'/src/': 'web'}) serves a second folder under a prefix, falling back to root for what it lacks:
+// the tests import the unbundled modules from /src/js/ while the page runs the bundle.
+export function startServer(root, port = 8000, host = '127.0.0.1', mounts = {}) {
   const base = path.resolve(root);
+  const inside = (dir, pathname) => {
+    const file = path.normalize(path.join(dir, pathname));
+    if (!file.startsWith(dir)) throw Object.assign(new Error('outside root'), { code: 'ENOENT' });
+    return file;
+  };
+  const resolve = async (pathname) => {
+    for (const [prefix, dir] of Object.entries(mounts)) {
+      if (!pathname.startsWith(prefix)) continue;
+      const file = inside(path.resolve(dir), pathname.slice(prefix.length));
+      if (await stat(file).then(() => true, () => false)) return file;
+      return inside(base, pathname.slice(prefix.length));
+    }
+    return inside(base, pathname);
+  };
   const server = createServer(async (req, res) => {
     try {
       const url = new URL(req.url, 'http://localhost');
-      let file = path.normalize(path.join(base, decodeURIComponent(url.pathname)));
-      if (!file.startsWith(base)) throw Object.assign(new Error('outside root'), { code: 'ENOENT' });
+      let file = await resolve(decodeURIComponent(url.pathname));
       if ((await stat(file)).isDirectory()) file = path.join(file, 'index.html');
       const body = await readFile(file);
       res.writeHead(200, {

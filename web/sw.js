@@ -1,10 +1,8 @@
 // Offline after the first visit: network first (so a deploy is seen at once), the cache when the network
 // fails. Only this origin's GET requests are handled; the page never asks any other origin for anything.
-const CACHE = 'vramfit-v1';
-const SHELL = ['./', 'index.html', 'embed.html', 'vram-fit.js', 'css/tokens.css', 'css/app.css', 'css/compact.css', 'favicon.svg',
-  'vramfit.mjs', 'vramfit.wasm', 'js/app.js', 'js/core.js', 'js/render.js', 'js/view.js', 'js/state.js',
-  'js/i18n.js', 'js/format.js', 'js/export.js', 'js/chart.js', 'js/charts.js', 'js/snippet.js', 'js/compact.js',
-  'js/embed.js', 'js/vram-fit-element.js', 'css/embed.css', 'js/training.js', 'js/advice.js'];
+// Both filled in by scripts/bundle.mjs: the cache named after the site's content, and every file of it.
+const CACHE = 'vramfit-dev';
+const SHELL = ['./', 'index.html'];
 
 self.addEventListener('install', (event) => {
   event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(SHELL)).then(() => self.skipWaiting()));

@@ -1,4 +1,5 @@
-// Shared browser-test set-up: serve dist/ on a free loopback port and drive Debian's Chromium.
+// Shared browser-test set-up: serve dist/ on a free loopback port (and web/'s unbundled modules under /src/,
+// for tests that call one module directly) and drive Debian's Chromium.
 import { chromium } from 'playwright-core';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,7 +8,7 @@ import { startServer } from '../../scripts/serve.mjs';
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 export async function openBrowser() {
-  const server = await startServer(path.join(root, 'dist'), 0);
+  const server = await startServer(path.join(root, 'dist'), 0, '127.0.0.1', { '/src/': path.join(root, 'web') });
   const base = `http://127.0.0.1:${server.address().port}`;
   let browser;
   try {

@@ -20,8 +20,13 @@ test('after the first visit the page computes with the network offline', async (
     if (!navigator.serviceWorker.controller) {
       await new Promise((resolve) => navigator.serviceWorker.addEventListener('controllerchange', resolve, { once: true }));
     }
-    const cache = await caches.open('vramfit-v1');
-    if (!(await cache.match('vramfit.wasm'))) throw new Error('wasm not cached');
+    // The cache is named after the site's content (scripts/bundle.mjs); every file of the site is in it.
+    const names = (await caches.keys()).filter((k) => k.startsWith('vramfit-'));
+    if (names.length !== 1) throw new Error(`expected one vramfit cache, found ${names}`);
+    const cache = await caches.open(names[0]);
+    for (const file of ['vramfit.wasm', 'vramfit.mjs', 'js/app.js', 'css/app.css', 'embed.html']) {
+      if (!(await cache.match(file))) throw new Error(`${file} not cached`);
+    }
   });
   await page.context().setOffline(true);
   await page.goto(`${session.base}/?model=llama-2-7b&weights=fp16&context=4096`);

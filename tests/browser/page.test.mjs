@@ -129,7 +129,7 @@ test('every breakdown number opens its formula, inputs and source from the core'
   await page.locator('#explain').waitFor({ state: 'visible' });
   // The dialog shows the core's own explanation text for that line…
   const core = await page.evaluate(async () => {
-    const { openCalculator } = await import('./js/core.js');
+    const { openCalculator } = await import('./src/js/core.js');
     const r = (await openCalculator()).evaluate({ model: 'llama-3.1-8b', context: 8192 });
     return r.explanations.find((e) => e.key === 'weights');
   });
@@ -202,8 +202,8 @@ test('report lines the page does not know yet still render, by key name', async 
   const { page } = await newPage(session);
   await page.goto(`${session.base}/`);
   const lines = await page.evaluate(async () => {
-    const { breakdownLines } = await import('./js/view.js');
-    const { translator } = await import('./js/i18n.js');
+    const { breakdownLines } = await import('./src/js/view.js');
+    const { translator } = await import('./src/js/i18n.js');
     const t = translator('en');
     return breakdownLines({ total: 6, new_thing: 1, weights: 5 }).map((l) => `${t(`line.${l.key}`)}:${l.bytes}:${l.colour}`);
   });
