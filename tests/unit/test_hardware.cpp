@@ -1,4 +1,8 @@
 // The GPU catalog: loads, sources every figure, refuses unsourced ones.
+#include <filesystem>  // std::filesystem::path
+#include <fstream>     // std::ifstream
+#include <sstream>     // std::ostringstream
+
 #include "test_support.hpp"
 #include "vramfit/hardware.hpp"
 #include "vramfit/units.hpp"
@@ -12,6 +16,35 @@ TEST_CASE("the built-in catalog has at least 50 accelerators, each with memory a
     CAPTURE(g.id);
     CHECK(g.memory_bytes > 0);
     CHECK_FALSE(g.sources.empty());
+  }
+}
+
+TEST_CASE("data/gpus.json cites a non-empty source for every figure; the binary carries the same figures") {
+  // The embedded copy keeps which fields are sourced but not the citation texts (cmake/embed_data.cmake),
+  // so the citations are checked here, in the file itself.
+  const auto path = std::filesystem::path(__FILE__).parent_path().parent_path().parent_path() / "data" / "gpus.json";
+  std::ifstream in(path);
+  REQUIRE_MESSAGE(in.good(), "cannot read " << path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  const auto full = parse_gpu_catalog(text.str());
+  REQUIRE_MESSAGE(full.ok(), (full.ok() ? "" : full.error().field + ": " + full.error().message));
+  const auto& built_in = test::catalog().gpus;
+  REQUIRE(full.value().size() == built_in.size());
+  for (std::size_t i = 0; i < built_in.size(); ++i) {
+    const Gpu& a = full.value()[i];
+    const Gpu& b = built_in[i];
+    CAPTURE(a.id);
+    CHECK(a.id == b.id);
+    CHECK(a.memory_bytes == b.memory_bytes);
+    CHECK(a.bandwidth_gb_s == b.bandwidth_gb_s);
+    CHECK(a.tflops_bf16 == b.tflops_bf16);
+    CHECK(a.sources.size() == b.sources.size());
+    for (const auto& [field, citation] : a.sources) {
+      CAPTURE(field);
+      CHECK(citation.size() >= 8);  // a citation, not a placeholder
+      CHECK(citation != "data/gpus.json");
+    }
   }
 }
 

@@ -38,7 +38,8 @@ struct Gpu {
   std::optional<double> launch_year;
   std::optional<DatedPrice> cloud_usd_per_hour;
   std::optional<DatedPrice> street_usd;
-  std::vector<std::pair<std::string, std::string>> sources;  // field → where it was read
+  // field → where it was read (in the built-in catalog, "data/gpus.json": the citations stay in that file)
+  std::vector<std::pair<std::string, std::string>> sources;
   std::string notes;
 
   // Bytes a model may use: all of it on discrete cards, the default GPU share of unified memory.
