@@ -268,6 +268,32 @@ test('the served page and the single-file build declare a strict CSP', async () 
   assert.doesNotMatch(html, /\sstyle="|<style|<script>/);
 });
 
+test('at 375 px a bar carries the answer while the inputs fill the screen, and steps aside for the results', async () => {
+  const { page, problems } = await newPage(session, { width: 375, height: 800 });
+  await page.goto(`${session.base}/?model=llama-3.1-8b&context=8192`);
+  await page.locator('#summary').waitFor({ state: 'visible' });
+  const bar = page.locator('#answer-bar');
+  await bar.waitFor({ state: 'visible' });
+  assert.equal(await page.locator('#answer-total').textContent(), await page.locator('#total-gb').textContent());
+  assert.equal(await page.locator('#answer-headline').textContent(), await page.locator('#headline').textContent());
+  // It follows the inputs: a longer context raises the total it shows.
+  const before = await page.locator('#answer-total').textContent();
+  await page.locator('#context').fill('65536');
+  await page.waitForURL(/context=65536/);
+  assert.notEqual(await page.locator('#answer-total').textContent(), before);
+  assert.equal(await page.locator('#answer-total').textContent(), await page.locator('#total-gb').textContent());
+  await bar.click();
+  await bar.waitFor({ state: 'hidden' });
+  // A bad input hides it rather than leave the last answer standing.
+  await page.locator('#context').fill('0');
+  await page.locator('#input-error').waitFor({ state: 'visible' });
+  await page.evaluate(() => window.scrollTo(0, 0));
+  assert.equal(await page.locator('#answer-bar').isHidden(), true);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  assert.equal(await bar.isVisible(), false);
+  assert.deepEqual(problems, []);
+});
+
 test('screenshots at 1280 and 375 px', async () => {
   const dir = process.env.UPDATE_SCREENSHOTS ? path.join(root, 'docs') : path.join(root, 'test-results');
   mkdirSync(dir, { recursive: true });

@@ -27,6 +27,7 @@ const dom = {
   trainingFacts: $('training-facts'), speed: $('speed'), speedFigures: $('speed-figures'),
   recommendSection: $('recommend-section'), recommend: $('recommend'), recommendPicks: $('recommend-picks'),
   recommendCount: $('recommend-count'), recommendNotes: $('recommend-notes'),
+  answerBar: $('answer-bar'), answerTotal: $('answer-total'), answerHeadline: $('answer-headline'),
   drop: $('drop'), file: $('file'), fileStatus: $('file-status'), fileClear: $('file-clear'),
   pasteText: $('paste-text'), pasteUse: $('paste-use'),
 };
@@ -127,6 +128,7 @@ function showError(field, message) {
   const control = field === 'config' && config?.pasted ? 'paste-text' : FIELD_CONTROLS[field];
   for (const input of controls()) input.toggleAttribute('aria-invalid', input.id === control);
   dom.summary.classList.add('stale');
+  dom.answerBar.hidden = true;  // the bar would show the previous answer as if it were this one's
   dom.status.textContent = view.t(dom.summary.hidden ? 'status.fix' : 'status.stale');
   dom.status.hidden = false;
 }
@@ -169,6 +171,7 @@ function update({ push = false } = {}) {
   if (result.unsupported) {
     dom.inputError.hidden = true;
     dom.summary.classList.add('stale');
+    dom.answerBar.hidden = true;
     dom.status.hidden = true;
     return;
   }
@@ -192,6 +195,9 @@ function render() {
   if (!report) return;
   view.gpu = state.gpu;
   renderSummary(dom, report, view);
+  dom.answerTotal.textContent = dom.totalGb.textContent;
+  dom.answerHeadline.textContent = dom.headline.textContent;
+  dom.answerBar.hidden = false;
   const training = report.mode !== undefined && report.mode !== 'inference';
   dom.trainingFacts.hidden = !training;
   if (training) dom.trainingFacts.textContent = trainingFacts(detail ?? report, view.t, view.f);
@@ -519,6 +525,13 @@ function usePasted() {
   update();
 }
 
+// The answer bar (narrow screens) steps aside while the results themselves are on screen.
+function watchResults() {
+  if (!('IntersectionObserver' in window)) return;
+  new IntersectionObserver(([entry]) => dom.answerBar.classList.toggle('away', entry.isIntersecting))
+    .observe(dom.summary.closest('section'));
+}
+
 function wireFiles() {
   dom.file.addEventListener('change', () => takeFiles(dom.file.files));
   for (const type of ['dragenter', 'dragover']) {
@@ -539,15 +552,18 @@ function wireFiles() {
 }
 
 async function main() {
+  // Compiling the .wasm runs off the main thread: start it before the locale formatters are built.
+  const opening = openCalculator();
   setLanguage(initialLanguage());
   try {
-    calculator = await openCalculator();
+    calculator = await opening;
   } catch (error) {
     dom.status.textContent = view.t('status.failed', { message: error.message });
     return;
   }
   refill();
   wireEvents();
+  watchResults();
   update();
   performance.mark('vramfit:first-result');
   if ('serviceWorker' in navigator && location.protocol.startsWith('http')) {
