@@ -186,6 +186,22 @@ function update({ push = false } = {}) {
   render();
   dom.status.hidden = true;
   dom.summary.hidden = false;
+  if (answerPainted) showDetails();
+}
+
+// The first frame carries the answer alone: the GPU table (80 rows), the embed code and the charts follow once
+// it is painted, so their layout does not hold the first result back.
+let answerPainted = false;
+function afterFirstAnswer() {
+  requestAnimationFrame(() => setTimeout(() => {
+    answerPainted = true;
+    if (!report) return;
+    renderDetails();
+    showDetails();
+  }));
+}
+
+function showDetails() {
   dom.gpuSection.hidden = false;
   dom.embedSection.hidden = false;
   scheduleCharts();
@@ -203,6 +219,10 @@ function render() {
   if (training) dom.trainingFacts.textContent = trainingFacts(detail ?? report, view.t, view.f);
   if (detail) renderSpeed(dom, detail, view.t, view.f);
   else dom.speed.hidden = true;
+  if (answerPainted) renderDetails();
+}
+
+function renderDetails() {
   renderGpuTable(dom, report, view);
   dom.embedCode.value = embedSnippet(document.querySelector('input[name="embed-kind"]:checked').value, state, report, location.href);
 }
@@ -565,6 +585,7 @@ async function main() {
   wireEvents();
   watchResults();
   update();
+  afterFirstAnswer();
   performance.mark('vramfit:first-result');
   if ('serviceWorker' in navigator && location.protocol.startsWith('http')) {
     navigator.serviceWorker.register('sw.js').catch(() => { /* offline use is a bonus, not a requirement */ });

@@ -11,6 +11,9 @@ export function makeFormat(locale = 'en', unit = 'GB') {
   const integer = nf({ maximumFractionDigits: 0 });
   const percent = nf({ style: 'percent', maximumFractionDigits: 1 });
   const scale = UNIT_BYTES[unit] ?? UNIT_BYTES.GB;
+  // Building an Intl.NumberFormat costs far more than formatting with one (the charts format hundreds of ticks).
+  const byDigits = [];
+  const digitsFormat = (digits) => (byDigits[digits] ??= nf({ maximumFractionDigits: digits }));
   return {
     locale,
     unit: UNIT_BYTES[unit] ? unit : 'GB',
@@ -26,7 +29,7 @@ export function makeFormat(locale = 'en', unit = 'GB') {
     share: (part, whole) => percent.format(whole > 0 ? finite(part) / whole : 0),
     billions: (n) => `${two.format(finite(n) / 1e9)} B`,
     /** plain number for axes */
-    number: (x, digits = 0) => nf({ maximumFractionDigits: digits }).format(finite(x)),
+    number: (x, digits = 0) => digitsFormat(digits).format(finite(x)),
     unitBytes: scale,
   };
 }
