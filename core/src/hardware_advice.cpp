@@ -3,27 +3,19 @@
 #include <algorithm>  // std::any_of, std::min
 #include <limits>     // std::numeric_limits
 #include <cmath>      // std::isfinite
-#include <cstdio>     // std::snprintf
 #include <string>     // std::string, std::to_string
 
+#include "number_text.hpp"
 #include "report_json.hpp"
 #include "vramfit/units.hpp"
 
 namespace vramfit {
 
-using detail::dump;
-using detail::json;
-using detail::or_null;
-using detail::range_json;
-using detail::text_or_null;
+using detail::fixed_text;
+using detail::JsonWriter;
+using detail::write_range;
 
 namespace {
-
-std::string fixed(double x, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, x);
-  return buf;
-}
 
 std::string config_name(const RankedConfig& c) { return std::to_string(c.count) + " × " + c.gpu->name; }
 
@@ -66,27 +58,32 @@ void add_recommend_notes(RecommendReport& out, std::size_t unpriced) {
                         "cannot be checked against the budget.");
   if (rec.configs.empty()) {
     out.notes.push_back("No GPU to rank: none of the chosen GPUs has a catalog price to check against $" +
-                        fixed(budget, 2) + "/h.");
+                        fixed_text(budget, 2) + "/h.");
   } else if (!any_fits) {
-    std::string note = "No configuration fits within the " + fixed(out.options.headroom * 100, 0) + " % headroom";
+    std::string note = "No configuration fits within the " + fixed_text(out.options.headroom * 100, 0) + " % headroom";
     if (closest_miss)
       note += "; the closest, " + config_name(*closest_miss) + ", is short by " +
-              fixed(static_cast<double>(-closest_miss->free_bytes) / static_cast<double>(kGiB), 1) + " GiB per GPU";
+              fixed_text(static_cast<double>(-closest_miss->free_bytes) / static_cast<double>(kGiB), 1) + " GiB per GPU";
     out.notes.push_back(note + ".");
   } else if (out.options.max_usd_per_hour && !rec.cheapest_per_hour) {
-    std::string note = "Nothing that fits costs at most $" + fixed(budget, 2) + "/h";
+    std::string note = "Nothing that fits costs at most $" + fixed_text(budget, 2) + "/h";
     if (cheapest_fit)
-      note += "; the cheapest that fits is " + config_name(*cheapest_fit) + " at $" + fixed(*cheapest_fit->usd_per_hour, 2) + "/h";
+      note += "; the cheapest that fits is " + config_name(*cheapest_fit) + " at $" + fixed_text(*cheapest_fit->usd_per_hour, 2) + "/h";
     out.notes.push_back(note + ".");
   } else if (!rec.cheapest_per_hour) {
     out.notes.push_back("None of the configurations that fit has a catalog price, so there is no cheapest pick.");
   }
 }
 
-json pick_json(const Recommendation& rec, const std::optional<std::size_t>& index) {
-  if (!index) return nullptr;
+void write_pick(JsonWriter& w, const char* key, const Recommendation& rec, const std::optional<std::size_t>& index) {
+  if (!index) return w.field(key, nullptr);
   const RankedConfig& c = rec.configs[*index];
-  return json{{"gpu", c.gpu->id}, {"name", c.gpu->name}, {"count", c.count}, {"index", *index}};
+  w.begin_object(key);
+  w.field("count", c.count);
+  w.field("gpu", c.gpu->id);
+  w.field("index", *index);
+  w.field("name", c.gpu->name);
+  w.end_object();
 }
 
 }  // namespace
@@ -137,41 +134,52 @@ Result<RecommendReport> recommend_for(const Catalog& catalog, const Request& req
 std::string recommend_report_to_json(const RecommendReport& report) {
   const InferenceEstimate& e = report.estimate;
   const RankOptions& o = report.options;
-  json configs = json::array();
-  for (const RankedConfig& c : report.ranking.configs) {
-    configs.push_back({{"gpu", c.gpu->id},
-                       {"name", c.gpu->name},
-                       {"count", c.count},
-                       {"fit", fit_name(c.fit)},
-                       {"fits", c.fits},
-                       {"free_bytes", c.free_bytes},
-                       {"tokens_per_second", or_null(c.tokens_per_second)},
-                       {"usd_per_hour", or_null(c.usd_per_hour)},
-                       {"usd_per_million_tokens", or_null(c.usd_per_million_tokens)},
-                       {"within_budget", c.within_budget},
-                       {"note", text_or_null(c.note)}});
-  }
   const Recommendation& rec = report.ranking;
-  json out = {{"ok", true},
-              {"model", {{"id", report.model_id}, {"name", report.model_name}}},
-              {"inputs",
-               {{"weights", e.weights_format},
-                {"engine", engine_name(e.engine)},
-                {"context", e.context_tokens},
-                {"batch", e.batch},
-                {"headroom", o.headroom},
-                {"budget_per_hour", or_null(o.max_usd_per_hour)},
-                {"counts", o.counts},
-                {"compute_path", compute_path_name(o.speed.compute)}}},
-              {"memory",
-               {{"total_bytes", e.total}, {"shardable_bytes", report.need.shardable_bytes},
-                {"per_gpu_bytes", report.need.per_gpu_bytes}}},
-              {"recommendations", std::move(configs)},
-              {"cheapest_per_hour", pick_json(rec, rec.cheapest_per_hour)},
-              {"cheapest_per_million_tokens", pick_json(rec, rec.cheapest_per_million_tokens)},
-              {"fastest", pick_json(rec, rec.fastest)},
-              {"notes", report.notes}};
-  return dump(out);
+  JsonWriter w;
+  w.begin_object();
+  write_pick(w, "cheapest_per_hour", rec, rec.cheapest_per_hour);
+  write_pick(w, "cheapest_per_million_tokens", rec, rec.cheapest_per_million_tokens);
+  write_pick(w, "fastest", rec, rec.fastest);
+  w.begin_object("inputs");
+  w.field("batch", e.batch);
+  w.field("budget_per_hour", o.max_usd_per_hour);
+  w.field("compute_path", compute_path_name(o.speed.compute));
+  w.field("context", e.context_tokens);
+  w.field("counts", o.counts);
+  w.field("engine", engine_name(e.engine));
+  w.field("headroom", o.headroom);
+  w.field("weights", e.weights_format);
+  w.end_object();
+  w.begin_object("memory");
+  w.field("per_gpu_bytes", report.need.per_gpu_bytes);
+  w.field("shardable_bytes", report.need.shardable_bytes);
+  w.field("total_bytes", e.total);
+  w.end_object();
+  w.begin_object("model");
+  w.field("id", report.model_id);
+  w.field("name", report.model_name);
+  w.end_object();
+  w.field("notes", report.notes);
+  w.field("ok", true);
+  w.begin_array("recommendations");
+  for (const RankedConfig& c : rec.configs) {
+    w.begin_object();
+    w.field("count", c.count);
+    w.field("fit", fit_name(c.fit));
+    w.field("fits", c.fits);
+    w.field("free_bytes", c.free_bytes);
+    w.field("gpu", c.gpu->id);
+    w.field("name", c.gpu->name);
+    detail::write_text_or_null(w, "note", c.note);
+    write_range(w, "tokens_per_second", c.tokens_per_second);
+    w.field("usd_per_hour", c.usd_per_hour);
+    write_range(w, "usd_per_million_tokens", c.usd_per_million_tokens);
+    w.field("within_budget", c.within_budget);
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+  return w.take();
 }
 
 std::vector<std::string> biggest_formats(Engine engine) {
@@ -239,35 +247,45 @@ Result<BiggestReport> biggest_for(const Catalog& catalog, const Request& request
     if (auto best = biggest_that_fits(subset, usable, out.headroom)) out.by_format.push_back(indices[*best]);
   }
   if (!out.biggest)
-    out.notes.push_back("No preset fits " + out.gpu->name + " within the " + fixed(out.headroom * 100, 0) +
+    out.notes.push_back("No preset fits " + out.gpu->name + " within the " + fixed_text(out.headroom * 100, 0) +
                         " % headroom in any of the formats tried; try a shorter context or a smaller format.");
   return out;
 }
 
 std::string biggest_report_to_json(const BiggestReport& report) {
-  auto candidate_json = [&](std::size_t i) {
+  JsonWriter w;
+  auto candidate = [&](const char* key, std::size_t i) {
     const ModelCandidate& c = report.candidates[i];
-    return json{{"model", c.model},
-                {"weights", c.format},
-                {"params", c.params},
-                {"bits_per_weight", c.bits_per_weight},
-                {"total_bytes", c.total_bytes},
-                {"free_bytes", report.free_bytes[i]}};
+    w.begin_object(key);
+    w.field("bits_per_weight", c.bits_per_weight);
+    w.field("free_bytes", report.free_bytes[i]);
+    w.field("model", c.model);
+    w.field("params", c.params);
+    w.field("total_bytes", c.total_bytes);
+    w.field("weights", c.format);
+    w.end_object();
   };
-  json by_format = json::array();
-  for (std::size_t i : report.by_format) by_format.push_back(candidate_json(i));
-  json out = {{"ok", true},
-              {"gpu", {{"id", report.gpu->id}, {"name", report.gpu->name}, {"usable_bytes", report.gpu->usable_bytes()}}},
-              {"context", report.context},
-              {"batch", report.batch},
-              {"engine", report.engine},
-              {"headroom", report.headroom},
-              {"formats", report.formats},
-              {"candidates_checked", report.candidates.size()},
-              {"biggest", report.biggest ? candidate_json(*report.biggest) : json(nullptr)},
-              {"by_format", std::move(by_format)},
-              {"notes", report.notes}};
-  return dump(out);
+  w.begin_object();
+  w.field("batch", report.batch);
+  if (report.biggest) candidate("biggest", *report.biggest);
+  else w.field("biggest", nullptr);
+  w.begin_array("by_format");
+  for (std::size_t i : report.by_format) candidate(nullptr, i);
+  w.end_array();
+  w.field("candidates_checked", report.candidates.size());
+  w.field("context", report.context);
+  w.field("engine", report.engine);
+  w.field("formats", report.formats);
+  w.begin_object("gpu");
+  w.field("id", report.gpu->id);
+  w.field("name", report.gpu->name);
+  w.field("usable_bytes", report.gpu->usable_bytes());
+  w.end_object();
+  w.field("headroom", report.headroom);
+  w.field("notes", report.notes);
+  w.field("ok", true);
+  w.end_object();
+  return w.take();
 }
 
 std::string recommend_json(const Catalog& catalog, std::string_view request_json) {

@@ -5,6 +5,7 @@
 #include <string>     // std::to_string
 
 #include "byte_math.hpp"
+#include "number_text.hpp"  // std::to_string(double) is printf's "%f": kept out of the wasm
 #include "vramfit/units.hpp"
 
 namespace vramfit {
@@ -135,7 +136,7 @@ Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const Infere
   if (o.batch < 1 || o.batch > kMaxBatch)
     return make_error("batch", "must be between 1 and " + std::to_string(kMaxBatch) + ", got " + std::to_string(o.batch));
   if (!(o.gpu_util > 0 && o.gpu_util <= 1))
-    return make_error("gpu_util", "must be a fraction above 0 and at most 1, got " + std::to_string(o.gpu_util));
+    return make_error("gpu_util", "must be a fraction above 0 and at most 1, got " + detail::fixed_text(o.gpu_util, 6));
   if (o.avg_tokens && (*o.avg_tokens < 1 || *o.avg_tokens > o.context_tokens))
     return make_error("avg_tokens", "must be between 1 and the context (" + std::to_string(o.context_tokens) +
                                         "), got " + std::to_string(*o.avg_tokens));

@@ -9,6 +9,7 @@
 #include <string>       // std::string
 #include <string_view>  // std::string_view
 
+#include "json_writer.hpp"  // dump
 #include "vramfit/result.hpp"
 
 namespace vramfit::detail {
@@ -99,9 +100,9 @@ class FieldReader {
       case json::value_t::string: return "a string";
       case json::value_t::array: return "an array";
       case json::value_t::object: return "an object";
-      case json::value_t::number_float: return "the number " + v.dump();
+      case json::value_t::number_float: return "the number " + dump(v);
       case json::value_t::number_integer:
-      case json::value_t::number_unsigned: return "the integer " + v.dump();
+      case json::value_t::number_unsigned: return "the integer " + dump(v);
       default: return "a value of another type";
     }
   }
@@ -131,7 +132,7 @@ inline std::string config_text(FieldReader& f) {
   const json* config = f.find("config");
   if (!config) return {};
   if (config->is_string()) return config->get<std::string>();
-  if (config->is_object()) return config->dump(-1, ' ', false, json::error_handler_t::replace);
+  if (config->is_object()) return dump(*config);
   f.fail("config", "expected a config.json object or its text", *config);
   return {};
 }

@@ -1,73 +1,89 @@
 #pragma once
-// Serialising helpers shared by the report writers (scenario.cpp, training_scenario.cpp, hardware_advice.cpp).
-#include <optional>  // std::optional
-#include <string>    // std::string
+// Writing helpers shared by the report writers (scenario.cpp, training_scenario.cpp, hardware_advice.cpp).
+// Keys go in byte order within each object (see json_writer.hpp).
+#include <cstdint>      // std::uint64_t, std::int64_t
+#include <optional>     // std::optional
+#include <string>       // std::string
+#include <vector>       // std::vector
 
-#include "json_fields.hpp"
+#include "json_writer.hpp"
 #include "vramfit/inference.hpp"       // Explanation
 #include "vramfit/model_spec.hpp"      // ModelSpec, ParamCounts
 #include "vramfit/recommendation.hpp"  // Fit, Gpu
-#include "vramfit/speed.hpp"       // Range
+#include "vramfit/speed.hpp"           // Range
 
 namespace vramfit::detail {
 
-inline std::string dump(const json& j) {
-  // Replace invalid UTF-8 (a model name typed into the CLI) instead of throwing.
-  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+inline void write_range(JsonWriter& w, const char* key, const Range& r) {
+  w.begin_object(key);
+  w.field("high", r.high);
+  w.field("low", r.low);
+  w.end_object();
 }
-
-inline json range_json(const Range& r) { return json{{"low", r.low}, {"high", r.high}}; }
 
 // null when absent: the page tests for null, never for a missing key.
-template <typename T, typename F>
-json or_null(const std::optional<T>& value, F&& to_json) {
-  return value ? json(to_json(*value)) : json(nullptr);
+inline void write_range(JsonWriter& w, const char* key, const std::optional<Range>& r) {
+  if (r) write_range(w, key, *r);
+  else w.field(key, nullptr);
 }
-inline json or_null(const std::optional<Range>& r) { return or_null(r, range_json); }
-inline json or_null(const std::optional<double>& x) { return x ? json(*x) : json(nullptr); }
-inline json text_or_null(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
+inline void write_text_or_null(JsonWriter& w, const char* key, const std::string& s) {
+  if (s.empty()) w.field(key, nullptr);
+  else w.field(key, s);
+}
 
 // The "model" object every report carries (inference and training alike).
-inline json model_json(const ModelSpec& m, const ParamCounts& params, std::uint64_t published_params) {
-  json out = {
-      {"id", m.id},
-      {"name", m.name},
-      {"architecture", m.architecture},
-      {"params_total", params.total},
-      {"params_active", params.active},
-      {"published_params", published_params},
-      {"layers", m.num_layers},
-      {"hidden_size", m.hidden_size},
-      {"attention_heads", m.num_attention_heads},
-      {"kv_heads", m.num_kv_heads},
-      {"head_dim", m.head_dim},
-      {"sliding_window", m.sliding_window},
-      {"max_context", m.max_context},
-      {"default_context", m.default_context},
-  };
-  out["quantization"] = m.quantization;
-  return out;
+inline void write_model(JsonWriter& w, const ModelSpec& m, const ParamCounts& params, std::uint64_t published_params) {
+  w.begin_object("model");
+  w.field("architecture", m.architecture);
+  w.field("attention_heads", m.num_attention_heads);
+  w.field("default_context", m.default_context);
+  w.field("head_dim", m.head_dim);
+  w.field("hidden_size", m.hidden_size);
+  w.field("id", m.id);
+  w.field("kv_heads", m.num_kv_heads);
+  w.field("layers", m.num_layers);
+  w.field("max_context", m.max_context);
+  w.field("name", m.name);
+  w.field("params_active", params.active);
+  w.field("params_total", params.total);
+  w.field("published_params", published_params);
+  w.field("quantization", m.quantization);
+  w.field("sliding_window", m.sliding_window);
+  w.end_object();
 }
 
-inline json explanations_json(const std::vector<Explanation>& explanations) {
-  json out = json::array();
-  for (const auto& x : explanations)
-    out.push_back({{"key", x.key}, {"formula", x.formula}, {"values", x.values}, {"source", x.source}});
-  return out;
+inline void write_explanations(JsonWriter& w, const std::vector<Explanation>& explanations) {
+  w.begin_array("explanations");
+  for (const auto& x : explanations) {
+    w.begin_object();
+    w.field("formula", x.formula);
+    w.field("key", x.key);
+    w.field("source", x.source);
+    w.field("values", x.values);
+    w.end_object();
+  }
+  w.end_array();
 }
 
-// One GPU's verdict, as every report lists them.
-inline json gpu_fit_json(const Gpu& gpu, Fit fit, std::int64_t free_bytes) {
-  return {
-      {"id", gpu.id},
-      {"name", gpu.name},
-      {"vendor", gpu.vendor},
-      {"segment", gpu.segment},
-      {"memory_bytes", gpu.memory_bytes},
-      {"usable_bytes", gpu.usable_bytes()},
-      {"fit", fit_name(fit)},
-      {"free_bytes", free_bytes},
-  };
+// A GPU as the catalog lists it; these keys sort after a verdict's, so they close both objects.
+inline void write_gpu_fields(JsonWriter& w, const Gpu& gpu) {
+  w.field("id", gpu.id);
+  w.field("memory_bytes", gpu.memory_bytes);
+  w.field("name", gpu.name);
+  w.field("segment", gpu.segment);
+  w.field("usable_bytes", gpu.usable_bytes());
+  w.field("vendor", gpu.vendor);
+}
+
+// One GPU's verdict, as every report lists them; the inference report adds how many GPUs a split needs.
+inline void write_gpu_fit(JsonWriter& w, const Gpu& gpu, Fit fit, std::int64_t free_bytes,
+                          std::optional<std::uint64_t> gpus_needed = std::nullopt) {
+  w.begin_object();
+  w.field("fit", fit_name(fit));
+  w.field("free_bytes", free_bytes);
+  if (gpus_needed) w.field("gpus_needed", *gpus_needed);
+  write_gpu_fields(w, gpu);
+  w.end_object();
 }
 
 }  // namespace vramfit::detail

@@ -15,6 +15,7 @@ namespace vramfit {
 namespace {
 
 using detail::json;
+using detail::JsonWriter;
 
 struct DtypeBits {
   std::string_view name;
@@ -34,7 +35,9 @@ bool ends_with(std::string_view s, std::string_view end) {
 
 // "name" with JSON escapes; invalid UTF-8 is replaced, never thrown on.
 std::string json_quoted(std::string_view s) {
-  return json(std::string(s)).dump(-1, ' ', false, json::error_handler_t::replace);
+  JsonWriter w;
+  w.value(s);
+  return w.take();
 }
 
 Result<SafetensorsTensor> read_entry(const std::string& name, const json& entry, std::uint64_t header_offset) {

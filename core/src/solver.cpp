@@ -3,12 +3,14 @@
 #include <algorithm>  // std::max
 
 #include "json_fields.hpp"
+#include "json_writer.hpp"
 #include "vramfit/units.hpp"
 
 namespace vramfit {
 namespace {
 
 using detail::json;
+using detail::JsonWriter;
 
 // Largest v in [1, hi] with fits(v), assuming fits is monotone (true then false); 0 if fits(1) is false.
 template <class Fits>
@@ -111,26 +113,39 @@ Result<Curve> memory_curve(const Catalog& catalog, const Request& request, Curve
 }
 
 std::string limits_to_json(const Limits& l) {
-  return json{{"ok", true}, {"gpu", l.gpu}, {"budget_bytes", l.budget_bytes}, {"max_context", l.max_context},
-              {"max_batch", l.max_batch}}
-      .dump();
+  JsonWriter w;
+  w.begin_object();
+  w.field("budget_bytes", l.budget_bytes);
+  w.field("gpu", l.gpu);
+  w.field("max_batch", l.max_batch);
+  w.field("max_context", l.max_context);
+  w.field("ok", true);
+  w.end_object();
+  return w.take();
 }
 
 std::string curve_to_json(const Curve& c) {
-  json lines = json::array();
+  // Columnar, as the page's chart takes it: xs, one column per breakdown line, the totals and their range.
+  JsonWriter w;
+  w.begin_object();
+  w.field("axis", c.axis == CurveAxis::batch ? "batch" : "context");
+  w.field("high", c.high);
+  w.begin_array("lines");
   for (const auto& [key, column] : {std::pair{"weights", &c.weights}, std::pair{"kv_cache", &c.kv_cache},
                                     std::pair{"activations", &c.activations}, std::pair{"overhead", &c.overhead},
-                                    std::pair{"allocator_reserve", &c.allocator_reserve}})
-    lines.push_back({{"key", key}, {"values", *column}});
-  // Columnar, as the page's chart takes it: xs, one column per breakdown line, the totals and their range.
-  return json{{"ok", true},
-              {"axis", c.axis == CurveAxis::batch ? "batch" : "context"},
-              {"xs", c.x},
-              {"lines", lines},
-              {"totals", c.total},
-              {"low", c.low},
-              {"high", c.high}}
-      .dump();
+                                    std::pair{"allocator_reserve", &c.allocator_reserve}}) {
+    w.begin_object();
+    w.field("key", key);
+    w.field("values", *column);
+    w.end_object();
+  }
+  w.end_array();
+  w.field("low", c.low);
+  w.field("ok", true);
+  w.field("totals", c.total);
+  w.field("xs", c.x);
+  w.end_object();
+  return w.take();
 }
 
 std::string memory_curve_json(const Catalog& catalog, std::string_view text) {
@@ -153,7 +168,7 @@ std::string memory_curve_json(const Catalog& catalog, std::string_view text) {
   if (f.error()) return error_to_json(*f.error());
   if (axis != "context" && axis != "batch") return error_to_json(make_error("axis", "allowed: context, batch"));
   for (const char* key : {"axis", "points", "to", "values"}) j.erase(key);
-  auto request = request_from_json(j.dump());
+  auto request = request_from_json(detail::dump(j));
   if (!request) return error_to_json(request.error());
   auto curve = memory_curve(catalog, request.value(), axis == "batch" ? CurveAxis::batch : CurveAxis::context, points,
                             to, values);

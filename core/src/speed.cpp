@@ -2,11 +2,13 @@
 
 #include <algorithm>  // std::max, std::min
 #include <cmath>      // std::isfinite, std::ceil
-#include <cstdio>     // std::snprintf (not <sstream>: iostreams pull locale code into the wasm, ~100 KB)
 
 #include "json_fields.hpp"
+#include "number_text.hpp"  // not <sstream> or printf: iostreams and printf pull large code into the wasm
 
 namespace vramfit {
+
+using detail::general_text;
 
 std::string_view gpu_class_name(GpuClass gpu_class) noexcept {
   switch (gpu_class) {
@@ -151,11 +153,6 @@ StepTime step_time(const StepTerms& t, const Gpu& gpu, const SpeedOptions& o, do
   return s;
 }
 
-std::string format_double(double x, int precision) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*g", precision, x);
-  return buf;
-}
 
 }  // namespace
 
@@ -239,17 +236,17 @@ Result<DecodeSpeed> estimate_decode(const SpeedModel& model, const Gpu& gpu, con
                                    eff.fixed_overhead_s.low, eff.compute_share.high, kCpuBandwidthShare.high, 0);
     d.tensor_parallel_efficiency = one.total / static_cast<double>(o.tensor_parallel) / fast.total;
   }
-  d.explanation = "Each step reads " + format_double(terms.gpu_bytes / 1e9, 3) + " GB per GPU (weights once, plus " +
+  d.explanation = "Each step reads " + general_text(terms.gpu_bytes / 1e9, 3) + " GB per GPU (weights once, plus " +
                   std::to_string(o.batch) + " sequence(s) of KV cache) at " +
-                  format_double(eff.bandwidth_share.low * 100, 2) + "–" +
-                  format_double(eff.bandwidth_share.high * 100, 2) + " % of " + format_double(*gpu.bandwidth_gb_s, 4) +
+                  general_text(eff.bandwidth_share.low * 100, 2) + "–" +
+                  general_text(eff.bandwidth_share.high * 100, 2) + " % of " + general_text(*gpu.bandwidth_gb_s, 4) +
                   " GB/s (" + std::string(engine_name(o.engine)) + ", " +
                   std::string(gpu_class_name(gpu_class_of(gpu))) + " GPU), plus a fixed " +
-                  format_double(eff.fixed_overhead_s.low * 1e3, 2) + "–" +
-                  format_double(eff.fixed_overhead_s.high * 1e3, 2) + " ms per step" +
+                  general_text(eff.fixed_overhead_s.low * 1e3, 2) + "–" +
+                  general_text(eff.fixed_overhead_s.high * 1e3, 2) + " ms per step" +
                   (d.compute_bound ? "; at this batch the step is compute-bound" : "") +
                   (terms.cpu_bytes > 0 ? "; layers in system RAM are read at " +
-                                             format_double(o.system_bandwidth_gb_s, 4) + " GB/s"
+                                             general_text(o.system_bandwidth_gb_s, 4) + " GB/s"
                                        : "") +
                   (o.tensor_parallel > 1 ? "; tensor parallel over " + std::to_string(o.tensor_parallel) +
                                                " GPUs adds two all-reduces per layer"
@@ -295,9 +292,9 @@ Result<PrefillSpeed> estimate_prefill(const SpeedModel& model, const Gpu& gpu, c
   PrefillSpeed p;
   p.flops = flops;
   p.tokens_per_second = {s / slow, s / fast};
-  p.explanation = format_double(flops / 1e12, 4) + " TFLOP for " + std::to_string(o.prompt_tokens) +
-                  " prompt tokens at " + format_double(eff.compute_share.low * 100, 2) + "–" +
-                  format_double(eff.compute_share.high * 100, 2) + " % of " + format_double(*peak, 5) + " " +
+  p.explanation = general_text(flops / 1e12, 4) + " TFLOP for " + std::to_string(o.prompt_tokens) +
+                  " prompt tokens at " + general_text(eff.compute_share.low * 100, 2) + "–" +
+                  general_text(eff.compute_share.high * 100, 2) + " % of " + general_text(*peak, 5) + " " +
                   std::string(compute_path_field(o.compute)) + (eff.compute_pinned ? "" : " (assumed share)") +
                   (copy_seconds > 0 ? "; CPU-held layers are copied over PCIe once per 512-token micro-batch" : "") +
                   ".";

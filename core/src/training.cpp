@@ -5,6 +5,7 @@
 #include <cctype>     // std::tolower
 
 #include "byte_math.hpp"
+#include "number_text.hpp"  // std::to_string(double) is printf's "%f": kept out of the wasm
 #include "vramfit/inference.hpp"  // kMaxContextTokens, kCudaContextBytes
 
 namespace vramfit {
@@ -188,7 +189,7 @@ Error overflow_error() { return make_error("model", "the training memory overflo
 
 std::string gb(std::uint64_t bytes) {
   const double v = static_cast<double>(bytes) / 1e9;
-  std::string s = std::to_string(v);
+  std::string s = detail::fixed_text(v, 6);
   return s.substr(0, s.find('.') + 3) + " GB";
 }
 
@@ -580,7 +581,7 @@ Result<TrainingEstimate> estimate_training(const ModelSpec& spec, const Training
       e.explanations.push_back({"nvme_bytes", "weights + optimizer states on NVMe, all GPUs",
                                 num(e.nvme_bytes) + " B (" + gb(e.nvme_bytes) + ")", "ZeRO-Infinity (Rajbhandari et al. 2021)"});
     e.explanations.push_back({"slowdown", "step time × [min, max]",
-                              std::to_string(e.slowdown.min).substr(0, 4) + "–" + std::to_string(e.slowdown.max).substr(0, 4),
+                              detail::fixed_text(e.slowdown.min, 6).substr(0, 4) + "–" + detail::fixed_text(e.slowdown.max, 6).substr(0, 4),
                               std::string(e.slowdown.source)});
   }
 

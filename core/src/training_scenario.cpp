@@ -7,13 +7,14 @@
 #include <string>     // std::string, std::to_string
 
 #include "json_fields.hpp"
+#include "number_text.hpp"
 #include "report_json.hpp"
 
 namespace vramfit {
 
 using detail::FieldReader;
-using detail::dump;
 using detail::json;
+using detail::JsonWriter;
 
 namespace {
 
@@ -52,7 +53,7 @@ std::optional<Error> choose(const std::string& text, std::string_view field, Par
 }
 
 std::string number(double v) {
-  std::string s = std::to_string(v);
+  std::string s = detail::fixed_text(v, 6);  // std::to_string's "%f", then trailing zeros dropped
   while (!s.empty() && s.back() == '0') s.pop_back();
   if (!s.empty() && s.back() == '.') s.pop_back();
   return s;
@@ -286,104 +287,129 @@ Result<TrainingRequest> training_request_from_json(std::string_view text) {
   return r;
 }
 
+namespace {
+
+// One rank's memory; the per-rank list adds who the rank is.
+void write_rank(JsonWriter& w, const char* key, const RankMemory& r, bool with_role) {
+  w.begin_object(key);
+  w.field("activations", r.activations);
+  w.field("gradients", r.gradients);
+  if (with_role) w.field("in_flight_micro_batches", r.in_flight_micro_batches);
+  w.field("master_weights", r.master_weights);
+  w.field("optimizer", r.optimizer);
+  w.field("overhead", r.overhead);
+  if (with_role) w.field("params", r.params), w.field("role", r.role);
+  w.field("temporary", r.temporary);
+  w.field("total", r.total);
+  w.field("weights", r.weights);
+  w.end_object();
+}
+
+}  // namespace
+
 std::string training_report_to_json(const TrainingReport& report) {
   const auto& e = report.estimate;
   const auto& m = report.model;
   const auto& o = report.options;
-  json out;
-  out["ok"] = true;
-  out["mode"] = training_mode_name(e.mode);
-  out["model"] = detail::model_json(m, e.params, report.published_params);
   const bool adapters = e.mode != TrainingMode::full;
   const auto& l = e.layout;
-  out["inputs"] = {
-      {"mode", training_mode_name(e.mode)},
-      {"precision", precision_name(e.precision)},
-      {"grad_dtype", grad_dtype_name(e.grad_dtype)},
-      {"optimizer", optimizer_info(e.optimizer).name},
-      {"lora_rank", adapters ? json(o.lora_rank) : json(nullptr)},
-      {"lora_targets", adapters ? json(describe_targets(o.lora_targets)) : json(nullptr)},
-      {"sequence", o.sequence},
-      {"sequence_source", report.sequence_source},
-      {"micro_batch", l.micro_batch},
-      {"grad_accum", l.gradient_accumulation},
-      {"global_batch", l.global_batch},
-      {"checkpointing", checkpointing_name(o.checkpointing)},
-      {"flash_attention", o.flash_attention},
-      {"dropout", o.dropout},
-      {"zero", zero_name(o.parallel.zero)},
-      {"fsdp", fsdp_name(o.parallel.zero)},
-      {"gpus", l.gpus},
-      {"tp", l.tensor_parallel},
-      {"pp", l.pipeline_parallel},
-      {"dp", l.data_parallel},
-      {"sp", o.parallel.sequence_parallel},
-      {"offload", offload_name(o.parallel.offload)},
-      {"gpu", report.gpu ? json(report.gpu->id) : json(nullptr)},
-      {"headroom", report.headroom},
-      {"tokens", report.tokens ? json(*report.tokens) : json(nullptr)},
-      {"mfu", report.mfu},
-  };
-  auto rank_json = [](const RankMemory& r) {
-    return json{{"weights", r.weights},         {"gradients", r.gradients}, {"optimizer", r.optimizer},
-                {"master_weights", r.master_weights}, {"activations", r.activations}, {"temporary", r.temporary},
-                {"overhead", r.overhead},       {"total", r.total}};
-  };
-  out["breakdown"] = rank_json(e.breakdown);
-  out["breakdown_role"] = e.breakdown.role;
-  json ranks = json::array();
-  for (const auto& r : e.ranks) {
-    json entry = rank_json(r);
-    entry["role"] = r.role;
-    entry["params"] = r.params;
-    entry["in_flight_micro_batches"] = r.in_flight_micro_batches;
-    ranks.push_back(std::move(entry));
-  }
-  out["ranks"] = std::move(ranks);
-  out["host_ram_bytes"] = e.host_ram_bytes;
-  out["nvme_bytes"] = e.nvme_bytes;
-  out["trainable_params"] = e.trainable_params;
-  out["quantized_params"] = e.quantized_params;
-  out["gradient_convention"] = e.gradient_convention;
-  out["slowdown"] = {{"min", e.slowdown.min}, {"max", e.slowdown.max}, {"source", e.slowdown.source}};
-  out["activations"] = nullptr;
+  JsonWriter w;
+  w.begin_object();
   if (e.activations) {
     const auto& a = *e.activations;
-    out["activations"] = {{"per_layer_full", a.dense_layer.full}, {"per_layer_kept", a.dense_layer.kept},
-                          {"layers", a.layers},                   {"recompute_peak", a.recompute_peak},
-                          {"embedding", a.embedding},             {"head", a.head},
-                          {"logits", a.logits},                   {"logits_gradient", a.logits_gradient},
-                          {"total", a.total}};
+    w.begin_object("activations");
+    w.field("embedding", a.embedding);
+    w.field("head", a.head);
+    w.field("layers", a.layers);
+    w.field("logits", a.logits);
+    w.field("logits_gradient", a.logits_gradient);
+    w.field("per_layer_full", a.dense_layer.full);
+    w.field("per_layer_kept", a.dense_layer.kept);
+    w.field("recompute_peak", a.recompute_peak);
+    w.field("total", a.total);
+    w.end_object();
+  } else {
+    w.field("activations", nullptr);
   }
-  out["time"] = nullptr;
+  write_rank(w, "breakdown", e.breakdown, false);
+  w.field("breakdown_role", e.breakdown.role);
+  detail::write_explanations(w, e.explanations);
+  w.begin_array("gpus");
+  for (const auto& f : report.gpus) detail::write_gpu_fit(w, *f.gpu, f.fit, f.free_bytes);
+  w.end_array();
+  w.field("gradient_convention", e.gradient_convention);
+  w.field("host_ram_bytes", e.host_ram_bytes);
+  w.begin_object("inputs");
+  w.field("checkpointing", checkpointing_name(o.checkpointing));
+  w.field("dp", l.data_parallel);
+  w.field("dropout", o.dropout);
+  w.field("flash_attention", o.flash_attention);
+  w.field("fsdp", fsdp_name(o.parallel.zero));
+  w.field("global_batch", l.global_batch);
+  if (report.gpu) w.field("gpu", report.gpu->id);
+  else w.field("gpu", nullptr);
+  w.field("gpus", l.gpus);
+  w.field("grad_accum", l.gradient_accumulation);
+  w.field("grad_dtype", grad_dtype_name(e.grad_dtype));
+  w.field("headroom", report.headroom);
+  if (adapters) w.field("lora_rank", o.lora_rank), w.field("lora_targets", describe_targets(o.lora_targets));
+  else w.field("lora_rank", nullptr), w.field("lora_targets", nullptr);
+  w.field("mfu", report.mfu);
+  w.field("micro_batch", l.micro_batch);
+  w.field("mode", training_mode_name(e.mode));
+  w.field("offload", offload_name(o.parallel.offload));
+  w.field("optimizer", optimizer_info(e.optimizer).name);
+  w.field("pp", l.pipeline_parallel);
+  w.field("precision", precision_name(e.precision));
+  w.field("sequence", o.sequence);
+  w.field("sequence_source", report.sequence_source);
+  w.field("sp", o.parallel.sequence_parallel);
+  w.field("tokens", report.tokens);
+  w.field("tp", l.tensor_parallel);
+  w.field("zero", zero_name(o.parallel.zero));
+  w.end_object();
+  w.field("mode", training_mode_name(e.mode));
+  detail::write_model(w, m, e.params, report.published_params);
+  w.field("notes", e.notes);
+  w.field("nvme_bytes", e.nvme_bytes);
+  w.field("ok", true);
+  w.field("quantized_params", e.quantized_params);
+  w.begin_array("ranks");
+  for (const auto& r : e.ranks) write_rank(w, nullptr, r, true);
+  w.end_array();
+  w.begin_object("slowdown");
+  w.field("max", e.slowdown.max);
+  w.field("min", e.slowdown.min);
+  w.field("source", e.slowdown.source);
+  w.end_object();
   if (report.time) {
     const auto& t = *report.time;
     const auto& f = t.fastest;
-    auto maybe = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
-    out["time"] = {{"gpu", t.gpu->id},
-                   {"gpus", e.layout.gpus},
-                   {"tokens", t.tokens},
-                   {"peak_tflops", t.peak_tflops},
-                   {"peak_dtype", t.peak_dtype},
-                   {"mfu", t.mfu},
-                   {"flops_per_token", f.per_token.model_per_token},
-                   {"flops", f.model_flops},
-                   {"executed_flops", f.executed_flops},
-                   {"recompute_overhead", f.recompute_overhead},
-                   {"seconds", f.seconds},
-                   {"seconds_max", t.seconds_max},
-                   {"gpu_hours", f.gpu_hours},
-                   {"gpu_hours_max", t.gpu_hours_max},
-                   {"usd_per_gpu_hour", maybe(t.usd_per_gpu_hour)},
-                   {"usd", maybe(f.cost_usd)},
-                   {"usd_max", maybe(t.cost_usd_max)}};
+    w.begin_object("time");
+    w.field("executed_flops", f.executed_flops);
+    w.field("flops", f.model_flops);
+    w.field("flops_per_token", f.per_token.model_per_token);
+    w.field("gpu", t.gpu->id);
+    w.field("gpu_hours", f.gpu_hours);
+    w.field("gpu_hours_max", t.gpu_hours_max);
+    w.field("gpus", e.layout.gpus);
+    w.field("mfu", t.mfu);
+    w.field("peak_dtype", t.peak_dtype);
+    w.field("peak_tflops", t.peak_tflops);
+    w.field("recompute_overhead", f.recompute_overhead);
+    w.field("seconds", f.seconds);
+    w.field("seconds_max", t.seconds_max);
+    w.field("tokens", t.tokens);
+    w.field("usd", f.cost_usd);
+    w.field("usd_max", t.cost_usd_max);
+    w.field("usd_per_gpu_hour", t.usd_per_gpu_hour);
+    w.end_object();
+  } else {
+    w.field("time", nullptr);
   }
-  out["explanations"] = detail::explanations_json(e.explanations);
-  out["notes"] = e.notes;
-  json gpus = json::array();
-  for (const auto& f : report.gpus) gpus.push_back(detail::gpu_fit_json(*f.gpu, f.fit, f.free_bytes));
-  out["gpus"] = std::move(gpus);
-  return dump(out);
+  w.field("trainable_params", e.trainable_params);
+  w.end_object();
+  return w.take();
 }
 
 }  // namespace vramfit

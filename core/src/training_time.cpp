@@ -1,17 +1,14 @@
 #include "vramfit/training_time.hpp"
 
 #include <cmath>   // std::isfinite
-#include <cstdio>  // std::snprintf
 #include <string>  // std::to_string
+
+#include "number_text.hpp"
 
 namespace vramfit {
 namespace {
 
-std::string fmt(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4g", v);
-  return buf;
-}
+std::string fmt(double v) { return detail::general_text(v, 4); }  // printf's %.4g
 
 struct MatmulParams {
   double layers = 0;   // weight-matrix elements a token passes in all layers (active experts only)

@@ -1,0 +1,96 @@
+#pragma once
+// Streaming JSON output for the reports. Building an nlohmann::json DOM only to dump it made every report
+// writer a large share of the wasm (initializer lists, std::map nodes, json_ref temporaries); here a field is
+// one out-of-line call that appends to one string. Parsing stays with nlohmann.
+//
+// The text is what nlohmann's dump(-1, ' ', false, error_handler_t::replace) printed before: integers as
+// integers, doubles by nlohmann's own to_chars (grisu2, "1.0" for integral values), non-finite doubles as
+// null, invalid UTF-8 replaced by U+FFFD. Writers list an object's keys in byte order, as nlohmann's
+// std::map did, so the bytes did not change; the unit tests check every report against its nlohmann round trip.
+#include <nlohmann/json_fwd.hpp>
+
+#include <cstdint>           // std::uint64_t, std::int64_t
+#include <initializer_list>  // std::initializer_list
+#include <optional>          // std::optional
+#include <string>            // std::string
+#include <string_view>       // std::string_view
+#include <type_traits>       // std::is_same_v, std::is_integral_v, ...
+#include <vector>            // std::vector
+
+namespace vramfit::detail {
+
+template <class T>
+inline constexpr bool kIsOptional = false;
+template <class T>
+inline constexpr bool kIsOptional<std::optional<T>> = true;
+template <class T>
+inline constexpr bool kIsVector = false;
+template <class T>
+inline constexpr bool kIsVector<std::vector<T>> = true;
+
+class JsonWriter {
+ public:
+  // Inside an object every member names its key (a literal: a pointer is one argument less per field than
+  // a string_view); inside an array, or at the top, the key is nullptr.
+  void begin_object(const char* key = nullptr) { open(key, '{'); }
+  void end_object() { close('}'); }
+  void begin_array(const char* key = nullptr) { open(key, '['); }
+  void end_array() { close(']'); }
+
+  // bool, integers, floating point, strings, nullptr, std::optional (null when empty), std::vector (array).
+  template <class T>
+  void field(const char* key, const T& value) {
+    put(key, value);
+  }
+  void field(const char* key, std::initializer_list<std::string_view> strings);  // {"a", "b"}: an array
+  template <class T>
+  void value(const T& v) {
+    put(nullptr, v);
+  }
+  // Any parsed value (a request passed on, a number quoted in a message), keys in nlohmann's order.
+  void dom(const nlohmann::json& value);
+
+  std::string take() noexcept { return std::move(out_); }
+
+ private:
+  template <class T>
+  void put(const char* key, const T& v) {
+    if constexpr (std::is_same_v<T, bool>) put_bool(key, v);
+    else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) put_int(key, v);
+    else if constexpr (std::is_integral_v<T>) put_uint(key, v);
+    else if constexpr (std::is_floating_point_v<T>) put_double(key, static_cast<double>(v));
+    else if constexpr (std::is_same_v<T, std::nullptr_t>) put_null(key);
+    else if constexpr (std::is_convertible_v<const T&, std::string_view>) put_string(key, v);
+    else if constexpr (kIsOptional<T>) {
+      if (v) put(key, *v);
+      else put_null(key);
+    } else if constexpr (std::is_same_v<T, std::vector<std::string>>) put_strings(key, v);
+    else if constexpr (std::is_same_v<T, std::vector<std::uint64_t>>) put_uints(key, v);
+    else if constexpr (kIsVector<T>) {
+      open(key, '[');
+      for (const auto& x : v) put(nullptr, x);
+      close(']');
+    } else static_assert(!sizeof(T), "JsonWriter: no JSON form for this type");
+  }
+
+  void open(const char* key, char bracket);
+  void close(char bracket);
+  void put_bool(const char* key, bool v);
+  void put_int(const char* key, std::int64_t v);
+  void put_uint(const char* key, std::uint64_t v);
+  void put_double(const char* key, double v);
+  void put_null(const char* key);
+  void put_string(const char* key, std::string_view v);
+  void put_strings(const char* key, const std::vector<std::string>& v);
+  void put_uints(const char* key, const std::vector<std::uint64_t>& v);
+  void prefix(const char* key);  // the comma before a sibling, then `"key":` inside an object
+  void quoted(std::string_view s);
+
+  std::string out_;
+  bool first_ = true;  // no sibling written yet in the innermost open container
+};
+
+// A parsed value as text, as dom() writes it.
+std::string dump(const nlohmann::json& value);
+
+}  // namespace vramfit::detail
