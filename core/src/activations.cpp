@@ -4,12 +4,14 @@
 #include <array>      // std::array
 
 #include "byte_math.hpp"
+#include "text.hpp"
 #include "vramfit/inference.hpp"  // kMaxContextTokens, kMaxBatch
 
 namespace vramfit {
 namespace {
 
 using detail::num;
+using detail::Text;
 
 constexpr std::array<std::string_view, 3> kCheckpointingNames{"none", "selective", "full"};
 
@@ -247,19 +249,20 @@ Result<ActivationEstimate> estimate_activations(const ModelSpec& spec, const Act
   e.total = total.value();
 
   // Explanations.
-  const std::string tp = o.tensor_parallel > 1 ? (o.sequence_parallel ? ", ÷ t (tensor + sequence parallel)"
-                                                                      : ", inner parts ÷ t (tensor parallel)")
-                                               : "";
-  std::string layer_formula =
-      o.flash_attention ? "s·b·(norm inputs + block inputs + q, k, v, output + logsumexp + MLP internals)"
-                        : "s·b·(norm inputs + block inputs + q, k, v, output + MLP internals) + s²·b·a·(" +
-                              std::string(o.dropout ? "2c + 1" : "c") + ")";
+  Text layer_formula, layer_values;
+  if (o.flash_attention)
+    layer_formula << "s·b·(norm inputs + block inputs + q, k, v, output + logsumexp + MLP internals)";
+  else
+    layer_formula << "s·b·(norm inputs + block inputs + q, k, v, output + MLP internals) + s²·b·a·("
+                  << (o.dropout ? "2c + 1" : "c") << ")";
+  if (o.tensor_parallel > 1)
+    layer_formula << (o.sequence_parallel ? ", ÷ t (tensor + sequence parallel)" : ", inner parts ÷ t (tensor parallel)");
+  layer_values << "s = " << o.sequence << ", b = " << o.micro_batch << ", c = " << c << " B: ";
+  if (has_dense || !spec.is_moe()) layer_values << e.dense_layer.full << " B per dense layer";
+  if (spec.is_moe()) layer_values << (has_dense ? ", " : "") << e.moe_layer.full << " B per MoE layer";
+  layer_values << " (of which attention scores " << (spec.is_moe() ? e.moe_layer.scores : e.dense_layer.scores) << " B)";
   e.explanations.push_back(
-      {"activations.layer", layer_formula + tp,
-       "s = " + num(o.sequence) + ", b = " + num(o.micro_batch) + ", c = " + num(c) + " B: " +
-           (has_dense || !spec.is_moe() ? num(e.dense_layer.full) + " B per dense layer" : std::string()) +
-           (spec.is_moe() ? (has_dense ? ", " : "") + num(e.moe_layer.full) + " B per MoE layer" : std::string()) +
-           " (of which attention scores " + num(spec.is_moe() ? e.moe_layer.scores : e.dense_layer.scores) + " B)",
+      {"activations.layer", layer_formula.str(), layer_values.str(),
        "Korthikanti et al. 2022 §4.1 (sbh(34 + 5as/h)), generalised to GQA, gated MLPs, RMSNorm, MoE, FlashAttention"});
   std::string kept_formula, kept_source;
   switch (o.checkpointing) {
@@ -277,16 +280,18 @@ Result<ActivationEstimate> estimate_activations(const ModelSpec& spec, const Act
       break;
   }
   e.explanations.push_back({"activations.layers", kept_formula,
-                            num(spec.num_layers) + " layers: " + num(e.layers) + " B + " + num(e.recompute_peak) + " B",
+                            (Text() << spec.num_layers << " layers: " << e.layers << " B + " << e.recompute_peak << " B").str(),
                             kept_source});
   e.explanations.push_back(
       {"activations.logits", "4 × s × b × vocab / t (fp32 log-softmax kept by the loss)",
-       "4 × " + num(o.sequence) + " × " + num(o.micro_batch) + " × " + num(spec.has_lm_head ? spec.vocab_size : 0) +
-           " / " + num(o.tensor_parallel) + " = " + num(e.logits) + " B",
+       (Text() << "4 × " << o.sequence << " × " << o.micro_batch << " × " << (spec.has_lm_head ? spec.vocab_size : 0)
+               << " / " << o.tensor_parallel << " = " << e.logits << " B")
+           .str(),
        "Korthikanti §4.3 (4sbv/t); HF upcasts logits to fp32 for the loss"});
   e.explanations.push_back({"activations", "layers + recompute peak + embedding mask + head inputs + logits",
-                            num(e.layers) + " + " + num(e.recompute_peak) + " + " + num(e.embedding) + " + " +
-                                num(e.head) + " + " + num(e.logits) + " = " + num(e.total) + " B",
+                            (Text() << e.layers << " + " << e.recompute_peak << " + " << e.embedding << " + " << e.head
+                                    << " + " << e.logits << " = " << e.total << " B")
+                                .str(),
                             "one micro-batch, all layers (pipeline stages take their share)"});
 
   if (o.flash_attention && o.checkpointing == Checkpointing::selective)

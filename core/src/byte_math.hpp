@@ -62,14 +62,4 @@ inline std::optional<std::uint64_t> mul_div_ceil(std::uint64_t a, std::uint64_t 
 
 inline std::string num(std::uint64_t v) { return std::to_string(v); }
 
-// "12,345,678" for explanations people read.
-inline std::string grouped(std::uint64_t v) {
-  std::string digits = std::to_string(v), out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i != 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
-
 }  // namespace vramfit::detail

@@ -2,10 +2,10 @@
 
 #include <algorithm>  // std::max, std::min
 #include <cmath>      // std::floor
-#include <string>     // std::to_string
+#include <string>     // std::string
 
 #include "byte_math.hpp"
-#include "number_text.hpp"  // std::to_string(double) is printf's "%f": kept out of the wasm
+#include "text.hpp"
 #include "vramfit/units.hpp"
 
 namespace vramfit {
@@ -14,8 +14,10 @@ namespace {
 using detail::CheckedSum;
 using detail::product;
 
-std::string n(std::uint64_t v) { return detail::grouped(v); }
-std::string mib(std::uint64_t v) { return std::to_string(v / kMiB) + " MiB"; }
+using detail::Text;
+
+// "12,345,678" in a Text.
+detail::Grouped n(std::uint64_t v) { return {v}; }
 
 struct ActivationPeak {
   std::uint64_t layer_bytes = 0;   // largest layer's live set (+ eager scores)
@@ -131,17 +133,19 @@ std::uint64_t llamacpp_compute_buffer(std::uint64_t ub, std::uint64_t n_kv, std:
 
 Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const InferenceOptions& o) {
   if (o.context_tokens < 1 || o.context_tokens > kMaxContextTokens)
-    return make_error("context", "must be between 1 and " + std::to_string(kMaxContextTokens) + " tokens, got " +
-                                     std::to_string(o.context_tokens));
+    return make_error("context",
+                      (Text() << "must be between 1 and " << kMaxContextTokens << " tokens, got " << o.context_tokens).str());
   if (o.batch < 1 || o.batch > kMaxBatch)
-    return make_error("batch", "must be between 1 and " + std::to_string(kMaxBatch) + ", got " + std::to_string(o.batch));
+    return make_error("batch", (Text() << "must be between 1 and " << kMaxBatch << ", got " << o.batch).str());
   if (!(o.gpu_util > 0 && o.gpu_util <= 1))
-    return make_error("gpu_util", "must be a fraction above 0 and at most 1, got " + detail::fixed_text(o.gpu_util, 6));
+    return make_error("gpu_util",
+                      (Text() << "must be a fraction above 0 and at most 1, got " << detail::Fixed{o.gpu_util, 6}).str());
   if (o.avg_tokens && (*o.avg_tokens < 1 || *o.avg_tokens > o.context_tokens))
-    return make_error("avg_tokens", "must be between 1 and the context (" + std::to_string(o.context_tokens) +
-                                        "), got " + std::to_string(*o.avg_tokens));
+    return make_error("avg_tokens", (Text() << "must be between 1 and the context (" << o.context_tokens << "), got "
+                                            << *o.avg_tokens)
+                                        .str());
   if (o.n_ubatch < 1 || o.n_ubatch > 65'536)
-    return make_error("n_ubatch", "must be between 1 and 65536, got " + std::to_string(o.n_ubatch));
+    return make_error("n_ubatch", (Text() << "must be between 1 and 65536, got " << o.n_ubatch).str());
   auto params = count_params(spec);
   if (!params) return params.error();
 
@@ -161,8 +165,10 @@ Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const Infere
     format.scheme = WeightScheme::plain;
   }
   if (o.engine == Engine::llamacpp && format.scheme != WeightScheme::plain && format.scheme != WeightScheme::gguf)
-    return make_error("weights", "llama.cpp loads GGUF files: use f16, bf16, fp32 or a GGUF type such as q4_k_m or q8_0, "
-                                 "not " + weight_format_name(format));
+    return make_error("weights", (Text() << "llama.cpp loads GGUF files: use f16, bf16, fp32 or a GGUF type such as "
+                                            "q4_k_m or q8_0, not "
+                                         << weight_format_name(format))
+                                     .str());
   if (format.scheme == WeightScheme::plain && format.dtype != DType::fp32 && format.dtype != DType::fp16 &&
       format.dtype != DType::bf16 && !spec.is_bare())
     format.scheme = WeightScheme::mixed;
@@ -185,8 +191,9 @@ Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const Infere
   const KvDType kv_default = o.engine == Engine::llamacpp ? KvDType::fp16 : kv_dtype_for(e.weights_dtype);
   e.kv_dtype = o.kv_dtype.value_or(kv_default);
   if ((e.kv_dtype == KvDType::q8_0 || e.kv_dtype == KvDType::q4_0) && o.engine != Engine::llamacpp)
-    return make_error("kv_dtype", std::string(kv_dtype_info(e.kv_dtype).name) +
-                                      " is a llama.cpp cache type; with this engine use fp32, fp16, bf16 or fp8");
+    return make_error("kv_dtype", (Text() << kv_dtype_info(e.kv_dtype).name
+                                          << " is a llama.cpp cache type; with this engine use fp32, fp16, bf16 or fp8")
+                                      .str());
   if (e.kv_dtype == KvDType::fp8 && o.engine == Engine::llamacpp)
     return make_error("kv_dtype", "llama.cpp has no fp8 cache; use f16, bf16, q8_0 or q4_0");
   KvLayout layout;
@@ -228,14 +235,22 @@ Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const Infere
       e.logits = *logits;
       e.attention_scores = peak->scores_bytes;
       e.activations = peak->layer_bytes + e.logits;
+      const auto activation_values = [&] {
+        Text v;
+        v << n(o.batch) << " × " << n(o.context_tokens) << " × " << n(peak->width) << " × " << n(c) << " B";
+        if (peak->scores_in_peak) v << " + " << n(peak->scores_bytes) << " B of scores";
+        v << " + " << n(e.logits) << " B = " << n(e.activations) << " B";
+        return v.str();
+      };
       { if (o.explain) e.explanations.push_back(
           {"activations",
-           "b × s × max(attention, MLP live width) × bytes" +
-               std::string(o.attention == Attention::eager ? " + b × heads × s² × (2·bytes + 4) + b × s² × bytes (eager scores, fp32 softmax, cast back, mask)" : "") +
-               " + b × vocab × 4 (last-token fp32 logits)",
-           n(o.batch) + " × " + n(o.context_tokens) + " × " + n(peak->width) + " × " + n(c) + " B" +
-               (peak->scores_in_peak ? " + " + n(peak->scores_bytes) + " B of scores" : std::string()) + " + " +
-               n(e.logits) + " B = " + n(e.activations) + " B",
+           (Text() << "b × s × max(attention, MLP live width) × bytes"
+                   << (o.attention == Attention::eager ? " + b × heads × s² × (2·bytes + 4) + b × s² × bytes (eager "
+                                                         "scores, fp32 softmax, cast back, mask)"
+                                                       : "")
+                   << " + b × vocab × 4 (last-token fp32 logits)")
+               .str(),
+           activation_values(),
            o.attention == Attention::eager ? "transformers eager_attention_forward: softmax(dtype=float32).to(dtype)"
                                            : "largest layer of one prefill pass; SDPA/flash keeps no s² score matrix"}); }
     } else if (o.engine == Engine::vllm) {
@@ -250,12 +265,13 @@ Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const Infere
       e.activations = peak->layer_bytes + e.logits;
       { if (o.explain) e.explanations.push_back(
           {"activations", "max_num_batched_tokens × max live width × bytes + max_num_seqs × vocab × 4 (sampler logits)",
-           n(tokens) + " × " + n(peak->width) + " × " + n(c) + " B + " + n(seqs) + " × " + n(spec.vocab_size) +
-               " × 4 B = " + n(e.activations) + " B",
+           (Text() << n(tokens) << " × " << n(peak->width) << " × " << n(c) << " B + " << n(seqs) << " × "
+                   << n(spec.vocab_size) << " × 4 B = " << n(e.activations) << " B")
+               .str(),
            "vLLM profile run (gpu_worker.determine_available_memory); defaults from EngineArgs.get_batch_defaults"}); }
       e.overhead += kVllmNonTorchBytes + kVllmCudaGraphBytes;
       low_delta += kVllmCudaGraphBytes + (kVllmNonTorchBytes - kVllmNonTorchLowBytes);
-      e.range.drivers.push_back("CUDA graphs " + mib(kVllmCudaGraphBytes) + " (0 with --enforce-eager)");
+      e.range.drivers.push_back((Text() << "CUDA graphs " << kVllmCudaGraphBytes / kMiB << " MiB (0 with --enforce-eager)").str());
       e.range.drivers.push_back("non-torch memory 40–256 MiB on one GPU in vLLM's logs (NCCL adds more with tensor parallel)");
       if (o.gpu_memory_bytes) {
         const auto sequence = o.context_tokens;
@@ -265,8 +281,10 @@ Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const Infere
         caps.max_num_seqs = seqs;
         caps.cuda_graph_bytes = kVllmCudaGraphBytes;
         if (caps.kv_capacity_tokens < sequence)
-          e.notes.push_back("vLLM would refuse to start: its KV capacity (" + n(caps.kv_capacity_tokens) +
-                            " tokens) is below max_model_len " + n(sequence) + "; lower --context or raise --gpu-util.");
+          e.notes.push_back((Text() << "vLLM would refuse to start: its KV capacity (" << n(caps.kv_capacity_tokens)
+                                    << " tokens) is below max_model_len " << n(sequence)
+                                    << "; lower --context or raise --gpu-util.")
+                                .str());
         e.vllm = caps;
       } else {
         VllmCapacity none;
@@ -316,17 +334,21 @@ Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const Infere
       e.activations = b.gpu_layers ? b.compute_buffer_bytes : 0;
       { if (o.explain) e.explanations.push_back(
           {"activations",
-           "n_ubatch × max(" + std::string(b.flash_attn ? "n_kv × 2 + 16 × n_embd" : "n_kv × n_head × 4 + n_kv × 4 + 16 × n_embd") +
-               ", (n_vocab + n_embd) × 4, (2·n_embd + 3·n_ff) × 4)",
-           n(b.n_ubatch) + " ubatch tokens, n_kv " + n(n_kv) + " → " + n(b.compute_buffer_bytes) + " B",
+           (Text() << "n_ubatch × max("
+                   << (b.flash_attn ? "n_kv × 2 + 16 × n_embd" : "n_kv × n_head × 4 + n_kv × 4 + 16 × n_embd")
+                   << ", (n_vocab + n_embd) × 4, (2·n_embd + 3·n_ff) × 4)")
+               .str(),
+           (Text() << n(b.n_ubatch) << " ubatch tokens, n_kv " << n(n_kv) << " → " << n(b.compute_buffer_bytes) << " B")
+               .str(),
            "llama.cpp compute buffer (ggml graph reserve, f32); pinned to Llama-3-8B logs: 258.50 MiB at n_ctx 512, "
            "560.00 MiB at 8192 with -fa off"}); }
       if (b.flash_attn) high_delta += b.compute_buffer_other_bytes > b.compute_buffer_bytes ? b.compute_buffer_other_bytes - b.compute_buffer_bytes : 0;
       else low_delta += b.compute_buffer_bytes > b.compute_buffer_other_bytes ? b.compute_buffer_bytes - b.compute_buffer_other_bytes : 0;
       e.range.drivers.push_back("flash attention: -fa on skips the n_kv × n_ubatch × n_head f32 KQ matrix");
       if (b.gpu_layers < spec.num_layers)
-        e.notes.push_back("Partial offload: " + n(b.gpu_layers) + " of " + n(spec.num_layers) + " layers on the GPU; " +
-                          n(b.host_ram_bytes) + " B stay in system RAM.");
+        e.notes.push_back((Text() << "Partial offload: " << n(b.gpu_layers) << " of " << n(spec.num_layers)
+                                  << " layers on the GPU; " << n(b.host_ram_bytes) << " B stay in system RAM.")
+                              .str());
       e.llamacpp = b;
     }
   }
@@ -338,7 +360,7 @@ Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const Infere
   { if (o.explain) e.explanations.push_back({"overhead",
                             o.engine == Engine::vllm ? "CUDA context + non-torch memory + CUDA graphs"
                                                      : "CUDA context + cuBLAS workspace",
-                            n(e.overhead) + " B",
+                            (Text() << n(e.overhead) << " B").str(),
                             o.engine == Engine::vllm
                                 ? "CUDA ≥ 12.2 lazy loading ≈ 0.5 GiB; vLLM memory-profiling logs"
                                 : "CUDA ≥ 12.2 lazy loading ≈ 0.5 GiB; cublasSetWorkspace docs (32 MiB on Hopper)"}); }
@@ -364,16 +386,19 @@ Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const Infere
       const bool dynamic = o.kv_allocation == KvAllocation::engine_default;
       const auto frag = e.activations + (dynamic ? e.kv_cache : 0);
       high_delta += frag;
-      fragmentation = n(frag) + " B";
-      e.range.drivers.push_back(std::string("allocator fragmentation: freed activation blocks") +
-                                (dynamic ? " and DynamicCache's torch.cat growth" : "") +
-                                " can stay reserved; PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True removes it");
+      fragmentation = (Text() << n(frag) << " B").str();
+      e.range.drivers.push_back(
+          (Text() << "allocator fragmentation: freed activation blocks"
+                  << (dynamic ? " and DynamicCache's torch.cat growth" : "")
+                  << " can stay reserved; PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True removes it")
+              .str());
     }
     { if (o.explain) e.explanations.push_back(
         {"allocator_reserve",
          "Σ segment rounding: ≥ 10 MiB → 2 MiB multiples; 1–10 MiB → 20 MiB segments; ≤ 1 MiB → 2 MiB segments",
-         n(reserve.requested()) + " B requested → " + n(reserve.reserved()) + " B reserved; fragmentation up to " +
-             fragmentation,
+         (Text() << n(reserve.requested()) << " B requested → " << n(reserve.reserved())
+                 << " B reserved; fragmentation up to " << fragmentation)
+             .str(),
          "PyTorch CUDACachingAllocator.cpp (kRoundLarge, kLargeBuffer, kSmallBuffer); CUDA semantics docs"}); }
   }
 
@@ -395,30 +420,38 @@ Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const Infere
     { if (o.explain) e.explanations.insert(e.explanations.begin(), {"kv_cache", "none: an encoder keeps no KV cache", "0 B", "architecture"}); }
   } else {
     const bool latent = spec.is_mla() && e.kv.mla == MlaCache::latent;
-    const std::string per_layer = latent ? "(kv_lora_rank + qk_rope_head_dim) × bytes"
+    const char* const per_layer = latent          ? "(kv_lora_rank + qk_rope_head_dim) × bytes"
                                   : spec.is_mla() ? "heads × (qk_nope + qk_rope + v_head_dim) × bytes"
                                                   : "2 × kv_heads × head_dim × bytes";
-    const std::string tokens = e.kv_allocation.strategy == KvAllocation::paged
-                                   ? "ceil(avg / 16) × 16 = " + n(ceil_div(avg, kVllmBlockSize) * kVllmBlockSize)
-                                   : n(o.context_tokens);
+    const auto kv_values = [&] {
+      Text v;
+      v << n(o.batch) << " × " << n(e.kv.cached_token_slots) << " token·layers (tokens ";
+      if (e.kv_allocation.strategy == KvAllocation::paged)
+        v << "ceil(avg / 16) × 16 = " << n(ceil_div(avg, kVllmBlockSize) * kVllmBlockSize);
+      else v << n(o.context_tokens);
+      v << ") × " << n(e.kv.bytes_per_token_layer) << " B = " << n(e.kv.bytes) << " B (" << kv_dtype_info(e.kv_dtype).name
+        << ")";
+      return v.str();
+    };
     { if (o.explain) e.explanations.insert(
         e.explanations.begin(),
-        {"kv_cache", "batch × Σ_layers min(tokens, window_layer) × " + per_layer,
-         n(o.batch) + " × " + n(e.kv.cached_token_slots) + " token·layers (tokens " + tokens + ") × " +
-             n(e.kv.bytes_per_token_layer) + " B = " + n(e.kv.bytes) + " B (" + std::string(kv_dtype_info(e.kv_dtype).name) + ")",
+        {"kv_cache", (Text() << "batch × Σ_layers min(tokens, window_layer) × " << per_layer).str(), kv_values(),
          latent ? "DeepSeek-V2 §2.1.2 (latent cache)" : "vLLM paper §3 (Kwon et al. 2023)"}); }
   }
   { if (o.explain) e.explanations.insert(e.explanations.begin(),
-                        {"weights", "Σ tensors × their format's bytes", n(e.weights) + " B (" + e.weights_format + ")",
+                        {"weights", "Σ tensors × their format's bytes",
+                         (Text() << n(e.weights) << " B (" << e.weights_format << ")").str(),
                          e.weight_detail.explanation}); }
   { if (o.explain) e.explanations.push_back({"total", "weights + KV cache + activations + overhead + allocator reserve",
-                            n(e.weights) + " + " + n(e.kv_cache) + " + " + n(e.activations) + " + " + n(e.overhead) +
-                                " + " + n(e.allocator_reserve) + " = " + n(e.total) + " B",
+                            (Text() << n(e.weights) << " + " << n(e.kv_cache) << " + " << n(e.activations) << " + "
+                                    << n(e.overhead) << " + " << n(e.allocator_reserve) << " = " << n(e.total) << " B")
+                                .str(),
                             "sum of the lines above"}); }
   for (const auto& note : spec.notes) e.notes.push_back(note);
   if (spec.max_context && o.context_tokens > spec.max_context)
-    e.notes.push_back("Context " + n(o.context_tokens) + " exceeds the model's max_position_embeddings (" +
-                      n(spec.max_context) + ").");
+    e.notes.push_back((Text() << "Context " << n(o.context_tokens) << " exceeds the model's max_position_embeddings ("
+                              << n(spec.max_context) << ").")
+                          .str());
   return e;
 }
 

@@ -7,11 +7,14 @@
 
 #include "binary_reader.hpp"
 #include "json_fields.hpp"
+#include "text.hpp"
 #include "vramfit/hf_config.hpp"
 #include "vramfit/units.hpp"
 #include "vramfit/weight_formats.hpp"
 
 namespace vramfit {
+
+using detail::Text;
 namespace {
 
 using detail::json;
@@ -41,9 +44,9 @@ std::string json_quoted(std::string_view s) {
 }
 
 Result<SafetensorsTensor> read_entry(const std::string& name, const json& entry, std::uint64_t header_offset) {
-  const std::string field = "header[" + json_quoted(name) + "]";
-  auto fail = [&](const std::string& part, const std::string& message) {
-    return make_error(field + part, "at offset " + std::to_string(header_offset) + ": " + message);
+  auto fail = [&](const char* part, const std::string& message) {
+    return make_error((Text() << "header[" << json_quoted(name) << "]" << part).str(),
+                      (Text() << "at offset " << header_offset << ": " << message).str());
   };
   if (!entry.is_object()) return fail("", "expected an object with dtype, shape and data_offsets");
   SafetensorsTensor t;
@@ -52,7 +55,7 @@ Result<SafetensorsTensor> read_entry(const std::string& name, const json& entry,
   if (dtype == entry.end() || !dtype->is_string()) return fail(".dtype", "expected a dtype string such as \"BF16\"");
   t.dtype = dtype->get<std::string>();
   const auto bits = safetensors_dtype_bits(t.dtype);
-  if (!bits) return fail(".dtype", "unknown dtype " + json_quoted(t.dtype));
+  if (!bits) return fail(".dtype", (Text() << "unknown dtype " << json_quoted(t.dtype)).str());
   const auto shape = entry.find("shape");
   if (shape == entry.end() || !shape->is_array() || shape->size() > 16)
     return fail(".shape", "expected an array of at most 16 dimensions");
@@ -70,11 +73,11 @@ Result<SafetensorsTensor> read_entry(const std::string& name, const json& entry,
     return fail(".data_offsets", "expected [begin, end] as non-negative integers");
   t.begin = (*offsets)[0].get<std::uint64_t>();
   t.end = (*offsets)[1].get<std::uint64_t>();
-  if (t.end < t.begin) return fail(".data_offsets", "end " + std::to_string(t.end) + " is before begin");
+  if (t.end < t.begin) return fail(".data_offsets", (Text() << "end " << t.end << " is before begin").str());
   const auto total_bits = checked_mul(t.elements, *bits);
   if (!total_bits || *total_bits % 8 != 0 || *total_bits / 8 != t.end - t.begin)
-    return fail(".data_offsets", std::to_string(t.end - t.begin) + " bytes do not hold " + std::to_string(t.elements) +
-                                     " elements of " + t.dtype);
+    return fail(".data_offsets",
+                (Text() << t.end - t.begin << " bytes do not hold " << t.elements << " elements of " << t.dtype).str());
   return t;
 }
 
@@ -96,7 +99,7 @@ Result<QuantConfig> quant_config(std::string_view config_json) {
     q.declared = true;
     q.method = r.string("quant_method").value_or("");
     const auto bits = r.uint("bits").value_or(r.uint("w_bit").value_or(4));
-    if (bits == 0 || bits > 16) r.fail_message("bits", "must be 1 to 16, got " + std::to_string(bits));
+    if (bits == 0 || bits > 16) r.fail_message("bits", (Text() << "must be 1 to 16, got " << bits).str());
     q.bits = static_cast<std::uint32_t>(bits);
     if (r.error()) return *r.error();
   }
@@ -123,8 +126,9 @@ std::optional<std::uint32_t> safetensors_dtype_bits(std::string_view dtype) noex
 
 Result<SafetensorsHeader> parse_safetensors(std::span<const std::byte> prefix, std::uint64_t file_size) {
   if (prefix.size() > file_size)
-    return make_error("file_size", "the prefix (" + std::to_string(prefix.size()) + " bytes) is longer than the file (" +
-                                       std::to_string(file_size) + " bytes)");
+    return make_error("file_size", (Text() << "the prefix (" << prefix.size() << " bytes) is longer than the file ("
+                                           << file_size << " bytes)")
+                                       .str());
   detail::BinaryReader r(prefix, file_size);
   SafetensorsHeader out;
   std::uint64_t n = 0;
@@ -133,11 +137,13 @@ Result<SafetensorsHeader> parse_safetensors(std::span<const std::byte> prefix, s
     if (r.error()) return *r.error();
     return out;
   }
-  if (n > kSafetensorsMaxHeaderBytes) return make_error("header_length", "at offset 0: header of " + std::to_string(n) +
-                                                                             " bytes is larger than the 100 MB limit");
-  if (n > file_size - 8) return make_error("header_length", "at offset 0: header of " + std::to_string(n) +
-                                                                " bytes runs past the end of the file (" +
-                                                                std::to_string(file_size) + " bytes)");
+  if (n > kSafetensorsMaxHeaderBytes)
+    return make_error("header_length",
+                      (Text() << "at offset 0: header of " << n << " bytes is larger than the 100 MB limit").str());
+  if (n > file_size - 8)
+    return make_error("header_length", (Text() << "at offset 0: header of " << n
+                                               << " bytes runs past the end of the file (" << file_size << " bytes)")
+                                           .str());
   if (8 + n > prefix.size()) {
     out.need_prefix_bytes = 8 + n;
     return out;
@@ -155,7 +161,8 @@ Result<SafetensorsHeader> parse_safetensors(std::span<const std::byte> prefix, s
       if (!entry.is_object()) return make_error("header[\"__metadata__\"]", "at offset 8: expected an object");
       for (const auto& [key, value] : entry.items()) {
         if (!value.is_string())
-          return make_error("header[\"__metadata__\"][" + json_quoted(key) + "]", "at offset 8: values must be strings");
+          return make_error((Text() << "header[\"__metadata__\"][" << json_quoted(key) << "]").str(),
+                            "at offset 8: values must be strings");
         out.metadata.emplace_back(key, value.get<std::string>());
       }
       continue;
@@ -164,9 +171,10 @@ Result<SafetensorsHeader> parse_safetensors(std::span<const std::byte> prefix, s
     auto t = read_entry(name, entry, 8);
     if (!t) return t.error();
     if (t.value().end > buffer)
-      return make_error("header[" + json_quoted(name) + "].data_offsets",
-                        "at offset " + std::to_string(8 + n) + ": ends at byte " + std::to_string(t.value().end) +
-                            " of a data buffer of " + std::to_string(buffer) + " bytes (truncated?)");
+      return make_error((Text() << "header[" << json_quoted(name) << "].data_offsets").str(),
+                        (Text() << "at offset " << 8 + n << ": ends at byte " << t.value().end << " of a data buffer of "
+                                << buffer << " bytes (truncated?)")
+                            .str());
     out.tensors.push_back(std::move(t).value());
   }
   // No two tensors may share bytes.
@@ -175,8 +183,8 @@ Result<SafetensorsHeader> parse_safetensors(std::span<const std::byte> prefix, s
   std::sort(order.begin(), order.end(), [](auto* a, auto* b) { return a->begin < b->begin || (a->begin == b->begin && a->end < b->end); });
   for (std::size_t i = 1; i < order.size(); ++i)
     if (order[i]->begin < order[i - 1]->end)
-      return make_error("header[" + json_quoted(order[i]->name) + "].data_offsets",
-                        "at offset " + std::to_string(8 + n) + ": overlaps " + json_quoted(order[i - 1]->name));
+      return make_error((Text() << "header[" << json_quoted(order[i]->name) << "].data_offsets").str(),
+                        (Text() << "at offset " << 8 + n << ": overlaps " << json_quoted(order[i - 1]->name)).str());
   return out;
 }
 
@@ -195,7 +203,8 @@ Result<SafetensorsIndex> parse_safetensors_index(std::string_view json_text) {
   if (!map) return make_error("index.weight_map", "missing: expected {\"tensor name\": \"shard file\", ...}");
   std::set<std::string> seen;
   for (const auto& [name, file] : map->items()) {
-    if (!file.is_string()) return make_error("index.weight_map[" + json_quoted(name) + "]", "expected a file name string");
+    if (!file.is_string())
+      return make_error((Text() << "index.weight_map[" << json_quoted(name) << "]").str(), "expected a file name string");
     const auto& f = file.get_ref<const std::string&>();
     out.weight_map.emplace_back(name, f);
     if (seen.insert(f).second) out.files.push_back(f);
@@ -216,7 +225,7 @@ Result<ImportedModel> import_safetensors(std::span<const SafetensorsFile> files,
     auto h = parse_safetensors(files[i].prefix, files[i].file_size);
     if (!h) {
       Error e = h.error();
-      e.field = files[i].name + ": " + e.field;
+      e.field = (Text() << files[i].name << ": " << e.field).str();
       return e;
     }
     if (h.value().need_prefix_bytes) {
@@ -232,8 +241,8 @@ Result<ImportedModel> import_safetensors(std::span<const SafetensorsFile> files,
   for (std::size_t i = 0; i < headers.size(); ++i)
     for (const auto& t : headers[i].tensors)
       if (!where.emplace(t.name, i).second)
-        return make_error(files[i].name + ": header[" + json_quoted(t.name) + "]",
-                          "also in " + files[where[t.name]].name + "; a tensor may be in one shard only");
+        return make_error((Text() << files[i].name << ": header[" << json_quoted(t.name) << "]").str(),
+                          (Text() << "also in " << files[where[t.name]].name << "; a tensor may be in one shard only").str());
 
   if (!index_json.empty()) {
     auto index = parse_safetensors_index(index_json);
@@ -244,14 +253,16 @@ Result<ImportedModel> import_safetensors(std::span<const SafetensorsFile> files,
       for (std::size_t i = 0; i < files.size(); ++i)
         if (files[i].name == file) given = i;
       if (given == files.size())
-        return make_error("index.weight_map[" + json_quoted(name) + "]", "names shard " + json_quoted(file) +
-                                                                        ", which was not given; add every shard");
+        return make_error((Text() << "index.weight_map[" << json_quoted(name) << "]").str(),
+                          (Text() << "names shard " << json_quoted(file) << ", which was not given; add every shard").str());
       if (it == where.end() || it->second != given)
-        return make_error("index.weight_map[" + json_quoted(name) + "]", "the tensor is not in " + json_quoted(file));
+        return make_error((Text() << "index.weight_map[" << json_quoted(name) << "]").str(),
+                          (Text() << "the tensor is not in " << json_quoted(file)).str());
     }
     if (index.value().weight_map.size() != where.size())
-      out.notes.push_back("The shards hold " + std::to_string(where.size()) + " tensors, the index lists " +
-                          std::to_string(index.value().weight_map.size()) + ".");
+      out.notes.push_back((Text() << "The shards hold " << where.size() << " tensors, the index lists "
+                                  << index.value().weight_map.size() << ".")
+                              .str());
   }
 
   const std::uint32_t bits = quant.value().bits;
@@ -266,7 +277,7 @@ Result<ImportedModel> import_safetensors(std::span<const SafetensorsFile> files,
         // GPTQ qweight [in·bits/32, out], AWQ [in, out·bits/32], compressed-tensors weight_packed
         // [out, in·bits/32]: each int32 holds 32/bits weights.
         params = t.elements * (32 / bits) + t.elements * (32 % bits) / bits;
-        storage = t.dtype + " packed " + std::to_string(bits) + "-bit";
+        storage = (Text() << t.dtype << " packed " << bits << "-bit").str();
         packed_seen = true;
       } else if (t.dtype == "U8" && (where.count(t.name + ".quant_state.bitsandbytes__nf4") ||
                                      where.count(t.name + ".quant_state.bitsandbytes__fp4"))) {
@@ -274,7 +285,7 @@ Result<ImportedModel> import_safetensors(std::span<const SafetensorsFile> files,
         storage = "U8 packed 4-bit (bitsandbytes)";
       } else if (is_quant_metadata(t.name)) {
         params = 0;
-        storage = t.dtype + " quantization metadata";
+        storage = (Text() << t.dtype << " quantization metadata").str();
       }
       tally_tensor(out.weights, role, storage, t.elements, bytes, params);
     }
@@ -282,9 +293,10 @@ Result<ImportedModel> import_safetensors(std::span<const SafetensorsFile> files,
   finish_tally(out.weights);
   if (packed_seen && !quant.value().declared)
     out.notes.push_back("Packed int32 weights without a quantization_config: read as 4-bit.");
-  out.weights.explanation = "exact tensor bytes of " + std::to_string(files.size()) + " safetensors file" +
-                            (files.size() == 1 ? "" : "s") + "; packed quantized weights counted as the " +
-                            "parameters they hold";
+  out.weights.explanation = (Text() << "exact tensor bytes of " << files.size() << " safetensors file"
+                                     << (files.size() == 1 ? "" : "s")
+                                     << "; packed quantized weights counted as the parameters they hold")
+                                 .str();
 
   if (config_json.empty()) {
     out.spec.bare_params = out.weights.params;
@@ -297,9 +309,10 @@ Result<ImportedModel> import_safetensors(std::span<const SafetensorsFile> files,
   if (auto counts = count_params(out.spec); counts && out.weights.params) {
     const double ratio = static_cast<double>(counts.value().total) / static_cast<double>(out.weights.params);
     if (ratio > 1.01 || ratio < 0.99)
-      out.notes.push_back("config.json describes " + std::to_string(counts.value().total) +
-                          " parameters, the checkpoint holds " + std::to_string(out.weights.params) +
-                          "; weights use the checkpoint's exact bytes.");
+      out.notes.push_back((Text() << "config.json describes " << counts.value().total
+                                  << " parameters, the checkpoint holds " << out.weights.params
+                                  << "; weights use the checkpoint's exact bytes.")
+                              .str());
   }
   return out;
 }

@@ -6,13 +6,15 @@
 
 #include "byte_math.hpp"
 #include "number_text.hpp"  // std::to_string(double) is printf's "%f": kept out of the wasm
+#include "text.hpp"
 #include "vramfit/inference.hpp"  // kMaxContextTokens, kCudaContextBytes
 
 namespace vramfit {
 namespace {
 
 using detail::CheckedSum;
-using detail::grouped;
+using detail::Grouped;
+using detail::Text;
 using detail::num;
 
 std::string fold(std::string_view name) {
@@ -513,58 +515,80 @@ Result<TrainingEstimate> estimate_training(const ModelSpec& spec, const Training
 
   // ---- explanations ----
   const RankMemory& b = e.breakdown;
-  const std::string split = (t > 1 ? " ÷ tp " + num(t) : std::string()) + (p > 1 ? ", this stage's share" : std::string());
-  const std::string zdiv = " ÷ " + num(dp) + " data-parallel ranks";
-  const std::string trainable = grouped(e.trainable_params) + " trainable";
+  Text split_text;
+  if (t > 1) split_text << " ÷ tp " << t;
+  if (p > 1) split_text << ", this stage's share";
+  const std::string split = split_text.str();
+  const std::string zdiv = (Text() << " ÷ " << dp << " data-parallel ranks").str();
+  const auto zdiv_if = [&](bool on) { return on ? std::string_view(zdiv) : std::string_view(); };
   if (adapters) {
-    const std::string base = o.mode == TrainingMode::qlora
-                                 ? grouped(e.quantized_params) + " linear weights × 4.127 bits (NF4 + double quant) + " +
-                                       grouped(e.params.total - e.quantized_params) + " others × 2 B"
-                                 : grouped(e.params.total) + " frozen × " + num(c.frozen) + " B";
-    e.explanations.push_back({"weights", "frozen base + adapters × weight bytes" + split + (zero == ZeroStage::parameters ? zdiv : ""),
-                              base + " + " + trainable + " × " + num(c.weight) + " B → " + num(b.weights) + " B on this GPU",
-                              o.mode == TrainingMode::qlora ? "QLoRA (Dettmers et al. 2023) §3: NF4, double quantization"
-                                                            : "LoRA (Hu et al. 2021): base frozen"});
+    Text values;
+    if (o.mode == TrainingMode::qlora)
+      values << Grouped{e.quantized_params} << " linear weights × 4.127 bits (NF4 + double quant) + "
+             << Grouped{e.params.total - e.quantized_params} << " others × 2 B";
+    else values << Grouped{e.params.total} << " frozen × " << c.frozen << " B";
+    values << " + " << Grouped{e.trainable_params} << " trainable × " << c.weight << " B → " << b.weights
+           << " B on this GPU";
+    e.explanations.push_back(
+        {"weights",
+         (Text() << "frozen base + adapters × weight bytes" << split << zdiv_if(zero == ZeroStage::parameters)).str(),
+         values.str(),
+         o.mode == TrainingMode::qlora ? "QLoRA (Dettmers et al. 2023) §3: NF4, double quantization"
+                                       : "LoRA (Hu et al. 2021): base frozen"});
   } else {
-    e.explanations.push_back({"weights", "trainable × weight bytes" + split + (zero == ZeroStage::parameters ? zdiv : ""),
-                              grouped(e.trainable_params) + " × " + num(c.weight) + " B → " + num(b.weights) + " B on this GPU",
-                              "ZeRO paper §3.1 (2Ψ for 16-bit weights)"});
+    e.explanations.push_back(
+        {"weights", (Text() << "trainable × weight bytes" << split << zdiv_if(zero == ZeroStage::parameters)).str(),
+         (Text() << Grouped{e.trainable_params} << " × " << c.weight << " B → " << b.weights << " B on this GPU").str(),
+         "ZeRO paper §3.1 (2Ψ for 16-bit weights)"});
   }
-  e.explanations.push_back({"gradients", "trainable × gradient bytes" + split + (zero >= ZeroStage::gradients ? zdiv : ""),
-                            trainable + " × " + num(c.grad) + " B (" + std::string(grad_dtype_name(grad)) + ") → " +
-                                num(b.gradients) + " B on this GPU",
-                            e.gradient_convention});
   e.explanations.push_back(
-      {"optimizer",
-       (o.optimizer == Optimizer::adafactor ? "fp32 rows + cols per matrix × 4 B" : "trainable × state bytes") +
-           std::string(c.master ? " + trainable × 4 B fp32 master weights" : "") + split +
-           (zero >= ZeroStage::optimizer ? zdiv : ""),
-       std::string(opt.name) + ": " + (o.optimizer == Optimizer::adafactor ? "factored" : num(c.moments) + " B/param") +
-           (c.master ? " + 4 B master" : "") + " → " + num(b.optimizer) + " B on this GPU (" + num(b.master_weights) +
-           " B master weights)",
-       std::string(opt.summary) + "; HF model memory anatomy; ZeRO paper K = 12 for mixed-precision Adam"});
-  if (!adapters)
-    e.explanations.push_back({"bytes_per_param", "weights + master + gradients + optimizer states",
-                              num(c.weight) + " + " + num(c.master) + " + " + num(c.grad) + " + " +
-                                  (o.optimizer == Optimizer::adafactor ? std::string("factored") : num(c.moments)) +
-                                  " = " + num(per_param) + " B per trainable parameter, before sharding",
-                              e.gradient_convention});
+      {"gradients", (Text() << "trainable × gradient bytes" << split << zdiv_if(zero >= ZeroStage::gradients)).str(),
+       (Text() << Grouped{e.trainable_params} << " trainable × " << c.grad << " B (" << grad_dtype_name(grad) << ") → "
+               << b.gradients << " B on this GPU")
+           .str(),
+       e.gradient_convention});
+  {
+    const bool adafactor = o.optimizer == Optimizer::adafactor;
+    Text formula, values;
+    formula << (adafactor ? "fp32 rows + cols per matrix × 4 B" : "trainable × state bytes")
+            << (c.master ? " + trainable × 4 B fp32 master weights" : "") << split
+            << zdiv_if(zero >= ZeroStage::optimizer);
+    values << opt.name << ": ";
+    if (adafactor) values << "factored";
+    else values << c.moments << " B/param";
+    values << (c.master ? " + 4 B master" : "") << " → " << b.optimizer << " B on this GPU (" << b.master_weights
+           << " B master weights)";
+    e.explanations.push_back(
+        {"optimizer", formula.str(), values.str(),
+         (Text() << opt.summary << "; HF model memory anatomy; ZeRO paper K = 12 for mixed-precision Adam").str()});
+  }
+  if (!adapters) {
+    Text values;
+    values << c.weight << " + " << c.master << " + " << c.grad << " + ";
+    if (o.optimizer == Optimizer::adafactor) values << "factored";
+    else values << c.moments;
+    values << " = " << per_param << " B per trainable parameter, before sharding";
+    e.explanations.push_back(
+        {"bytes_per_param", "weights + master + gradients + optimizer states", values.str(), e.gradient_convention});
+  }
   if (e.activations) {
     e.explanations.push_back({"activations", "in-flight micro-batches × kept activations of this GPU's layers",
-                              num(b.in_flight_micro_batches) + " × … = " + num(b.activations) + " B",
+                              (Text() << b.in_flight_micro_batches << " × … = " << b.activations << " B").str(),
                               "Korthikanti et al. 2022 (1F1B: first stage holds p micro-batches)"});
     for (const auto& x : e.activations->explanations) e.explanations.push_back(x);
   }
   e.explanations.push_back({"temporary", "ZeRO-3 gather buffer 4 × largest layer / t + fp32 logits gradient 4·s·b·V/t",
-                            num(gather_buffer) + " + " + num(b.temporary - std::min(b.temporary, gather_buffer)) + " = " +
-                                num(b.temporary) + " B",
+                            (Text() << gather_buffer << " + " << b.temporary - std::min(b.temporary, gather_buffer)
+                                    << " = " << b.temporary << " B")
+                                .str(),
                             "DeepSpeed estimate_zero3_model_states_mem_needs (4 × largest_layer_params); loss backward"});
-  e.explanations.push_back({"overhead", "CUDA context and kernels", num(b.overhead) + " B (512 MiB)",
+  e.explanations.push_back({"overhead", "CUDA context and kernels", (Text() << b.overhead << " B (512 MiB)").str(),
                             "CUDA ≥ 12.2 lazy loading ≈ 0.5 GiB; HF model-memory anatomy saw 1.3 GiB on V100"});
   e.explanations.push_back({"total", "weights + gradients + optimizer + activations + temporary + overhead",
-                            num(b.weights) + " + " + num(b.gradients) + " + " + num(b.optimizer) + " + " +
-                                num(b.activations) + " + " + num(b.temporary) + " + " + num(b.overhead) + " = " +
-                                num(b.total) + " B (" + b.role + ")",
+                            (Text() << b.weights << " + " << b.gradients << " + " << b.optimizer << " + "
+                                    << b.activations << " + " << b.temporary << " + " << b.overhead << " = " << b.total
+                                    << " B (" << b.role << ")")
+                                .str(),
                             "sum of the lines above"});
   if (offload != Offload::none) {
     const auto ds = zero == ZeroStage::parameters
@@ -572,21 +596,27 @@ Result<TrainingEstimate> estimate_training(const ModelSpec& spec, const Training
                                                    offload != Offload::optimizer)
                         : deepspeed_zero2_estimate(e.params.total, layout.gpus, 1, true);
     e.explanations.push_back(
-        {"host_ram_bytes", "offloaded gradients + optimizer states" +
-                               std::string(offload == Offload::params ? " + weights" : "") + ", all GPUs",
-         num(e.host_ram_bytes) + " B (" + gb(e.host_ram_bytes) + "); DeepSpeed's estimator with its 1.5 buffer factor: " +
-             gb(ds.cpu_bytes) + " on one node",
+        {"host_ram_bytes",
+         (Text() << "offloaded gradients + optimizer states" << (offload == Offload::params ? " + weights" : "")
+                 << ", all GPUs")
+             .str(),
+         (Text() << e.host_ram_bytes << " B (" << gb(e.host_ram_bytes)
+                 << "); DeepSpeed's estimator with its 1.5 buffer factor: " << gb(ds.cpu_bytes) << " on one node")
+             .str(),
          "ZeRO-Offload (Ren et al. 2021); DeepSpeed estimate_zero2/zero3_model_states_mem_needs"});
     if (offload == Offload::nvme)
       e.explanations.push_back({"nvme_bytes", "weights + optimizer states on NVMe, all GPUs",
-                                num(e.nvme_bytes) + " B (" + gb(e.nvme_bytes) + ")", "ZeRO-Infinity (Rajbhandari et al. 2021)"});
+                                (Text() << e.nvme_bytes << " B (" << gb(e.nvme_bytes) << ")").str(),
+                                "ZeRO-Infinity (Rajbhandari et al. 2021)"});
     e.explanations.push_back({"slowdown", "step time × [min, max]",
-                              detail::fixed_text(e.slowdown.min, 6).substr(0, 4) + "–" + detail::fixed_text(e.slowdown.max, 6).substr(0, 4),
+                              (Text() << detail::fixed_text(e.slowdown.min, 6).substr(0, 4) << "–"
+                                      << detail::fixed_text(e.slowdown.max, 6).substr(0, 4))
+                                  .str(),
                               std::string(e.slowdown.source)});
   }
 
   // ---- notes ----
-  e.notes.push_back("Gradients: " + e.gradient_convention + ".");
+  e.notes.push_back((Text() << "Gradients: " << e.gradient_convention << ".").str());
   if (opt.paged)
     e.notes.push_back("Paged optimizer: the states live in CUDA unified memory and page out to host RAM under "
                       "memory pressure, so a spike does not OOM; the GPU figure is the unpaged size.");
