@@ -14,7 +14,7 @@ _embed(_models "${MODELS_JSON}")
 _embed(_gpus "${GPUS_JSON}")
 
 # The binary keeps every figure and which fields are sourced, not the citation texts: each GPU's "sources"
-# becomes {"field": "data/gpus.json", ...} and its free-text "notes" go. The loader still refuses a figure
+# becomes {"field": "data/gpus.json", ...} and its free-text "notes" (and unified_memory's "note") go. The loader still refuses a figure
 # without a source; the citations themselves are checked in data/gpus.json by the unit tests. Saves 9 KB of
 # the page's gzip and about half the catalog parsing at start-up.
 string(JSON _count_gpus LENGTH "${_gpus}" gpus)
@@ -31,7 +31,15 @@ foreach(i RANGE ${_last_gpu})
     endforeach()
     string(JSON _gpu SET "${_gpu}" sources "${_compact}")
   endif()
-  string(JSON _gpu ERROR_VARIABLE _no_notes REMOVE "${_gpu}" notes)
+  # On an error (no such member) string(JSON) sets its output to *-NOTFOUND: keep the GPU as it was then.
+  string(JSON _without ERROR_VARIABLE _absent REMOVE "${_gpu}" notes)
+  if(NOT _absent)
+    set(_gpu "${_without}")
+  endif()
+  string(JSON _without ERROR_VARIABLE _absent REMOVE "${_gpu}" unified_memory note)
+  if(NOT _absent)
+    set(_gpu "${_without}")
+  endif()
   string(JSON _gpus SET "${_gpus}" gpus ${i} "${_gpu}")
 endforeach()
 # Line breaks and indentation go too (a JSON string cannot hold a raw line break, so none is inside one).

@@ -39,6 +39,7 @@ TEST_CASE("data/gpus.json cites a non-empty source for every figure; the binary 
     CHECK(a.memory_bytes == b.memory_bytes);
     CHECK(a.bandwidth_gb_s == b.bandwidth_gb_s);
     CHECK(a.tflops_bf16 == b.tflops_bf16);
+    CHECK(a.gpu_memory_fraction == b.gpu_memory_fraction);
     CHECK(a.sources.size() == b.sources.size());
     for (const auto& source : a.sources) {  // not a structured binding: clang 14 cannot capture one (CAPTURE)
       CAPTURE(source.first);
