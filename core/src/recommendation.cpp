@@ -47,7 +47,8 @@ std::vector<GpuFit> check_fit(const InferenceEstimate& e, const std::vector<Gpu>
     f.fit = classify_fit(e.total, usable, headroom);
     constexpr auto kMax = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
     f.free_bytes = static_cast<std::int64_t>(std::min(usable, kMax)) - static_cast<std::int64_t>(std::min(e.total, kMax));
-    f.gpus_needed = gpus_needed(e.total - e.overhead, e.overhead, usable, headroom);
+    f.gpus_needed = gpu.one_per_machine() ? (f.fit == Fit::fits ? 1 : 0)
+                                          : gpus_needed(e.total - e.overhead, e.overhead, usable, headroom);
     out.push_back(f);
   }
   return out;

@@ -138,3 +138,28 @@ TEST_CASE("ranking 70B in bf16: fitting configurations, the picks, and how far t
     CHECK(recommend(m, need, vramfit::test::catalog().gpus, o).error().field == "gpus");
   }
 }
+
+TEST_CASE("an Apple chip is ranked alone: two of them are not a configuration") {
+  // Llama-2-7B in int4 (~3.9 GB with a 4096-token fp16 KV cache and 1 GiB) fits one M4 Max 128 GB many times
+  // over; a count of 2 would fit on paper, but a Mac has one GPU.
+  const SpeedModel m = speed_model("llama-2-7b", "int4");
+  MemoryNeed need{weights_of("llama-2-7b", "int4").total + kv_bytes("llama-2-7b", 4096), kTierOverheadBytes};
+  RankOptions o;
+  o.gpus = {"apple-m4-max-128gb", "rtx-4090"};
+  o.counts = {1, 2};
+  auto rec = recommend(m, need, vramfit::test::catalog().gpus, o);
+  REQUIRE(rec.ok());
+  int apple_pairs = 0;
+  for (const RankedConfig& c : rec.value().configs) {
+    CAPTURE(c.gpu->id);
+    CAPTURE(c.count);
+    if (c.gpu->id == "apple-m4-max-128gb" && c.count == 2) {
+      ++apple_pairs;
+      CHECK_FALSE(c.fits);
+      CHECK(c.note.find("one GPU per machine") != std::string::npos);
+    } else {
+      CHECK(c.fits);  // one M4 Max, one or two RTX 4090s
+    }
+  }
+  CHECK(apple_pairs == 1);
+}

@@ -71,3 +71,20 @@ TEST_CASE("Apple unified memory counts only the GPU's default share") {
     CHECK(g.usable_bytes() < g.memory_bytes);
   }
 }
+
+TEST_CASE("an Apple chip is one GPU per machine: a model too big for it never \"needs 2\"") {
+  // Llama-3.1-8B bf16 at 8192 tokens: 16,060,522,496 B of weights alone exceed the M3 24 GB's GPU share
+  // (24 GiB × 0.67 ≈ 16.08 GiB usable, and with KV + activations the total is ~18.5 GB).
+  vramfit::InferenceOptions o;
+  o.context_tokens = 8192;
+  auto e = estimate_inference(test::preset("llama-3.1-8b"), o);
+  REQUIRE(e.ok());
+  auto fits = check_fit(e.value(), {test::gpu("apple-m3-24gb"), test::gpu("apple-m3-max-128gb"), test::gpu("rtx-3060-12gb")},
+                        kDefaultHeadroom);
+  CHECK(fits[0].fit == Fit::does_not_fit);
+  CHECK(fits[0].gpus_needed == 0);  // not 2: there is no second M3 in the machine
+  CHECK(fits[1].fit == Fit::fits);  // 128 GB × 3/4 = 96 GiB
+  CHECK(fits[1].gpus_needed == 1);
+  CHECK(fits[2].fit == Fit::does_not_fit);  // a 12 GB discrete card: split across two
+  CHECK(fits[2].gpus_needed == 2);
+}

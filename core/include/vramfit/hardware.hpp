@@ -44,6 +44,9 @@ struct Gpu {
 
   // Bytes a model may use: all of it on discrete cards, the default GPU share of unified memory.
   std::uint64_t usable_bytes() const noexcept;
+  // Unified memory (the Apple entries): the GPU is part of the machine, so a model cannot be split across a
+  // second one the way it is across discrete cards.
+  bool one_per_machine() const noexcept { return gpu_memory_fraction.has_value(); }
 };
 
 // Parses data/gpus.json; every non-null figure must name its source, or the catalog is refused.
