@@ -6,6 +6,7 @@
 #include "json_fields.hpp"
 #include "number_text.hpp"
 #include "report_json.hpp"
+#include "text.hpp"
 #include "vramfit/hf_config.hpp"
 #include "vramfit/weight_formats.hpp"
 
@@ -28,7 +29,8 @@ std::string preset_ids(const Catalog& catalog) {
   return out;
 }
 
-Result<ModelSpec> resolve_model(const Catalog& catalog, const Request& r, std::uint64_t& published, bool& from_preset) {
+Result<ModelSpec> resolve_model(const Catalog& catalog, const Request& r, std::uint64_t& published, bool& from_preset,
+                                std::string& source) {
   const int given = !r.model.empty() + !r.config_json.empty() + (r.params != 0) + r.imported.has_value();
   if (given > 1) return make_error("model", "give only one of a preset, a config.json, a model file or a parameter count");
   // A config or file carries no display name: say what it is rather than print a blank.
@@ -37,10 +39,14 @@ Result<ModelSpec> resolve_model(const Catalog& catalog, const Request& r, std::u
     if (spec.id.empty()) spec.id = "custom";
     return spec;
   };
-  if (r.imported) return named(r.imported->spec, "(model file)");
+  if (r.imported) {
+    source = "the model file's header (its architecture metadata and tensor shapes)";
+    return named(r.imported->spec, "(model file)");
+  }
   if (!r.config_json.empty()) {
     auto spec = model_from_hf_config(r.config_json);
     if (!spec) return spec.error();
+    source = "the config.json given (its architecture fields)";
     return named(std::move(spec).value(), "(config.json)");
   }
   if (!r.model.empty()) {
@@ -48,6 +54,10 @@ Result<ModelSpec> resolve_model(const Catalog& catalog, const Request& r, std::u
     if (!preset) return make_error("model", "unknown model \"" + r.model + "\"; known: " + preset_ids(catalog));
     published = preset->published_total;
     from_preset = true;
+    detail::Text t;
+    t << "preset: " << preset->config_source;
+    if (!preset->published_source.empty()) t << "; published count: " << preset->published_source;
+    source = t.str();
     return preset->spec;
   }
   if (r.params != 0) {
@@ -56,6 +66,7 @@ Result<ModelSpec> resolve_model(const Catalog& catalog, const Request& r, std::u
     bare.name = "Custom model (" + std::to_string(r.params) + " parameters)";
     bare.bare_params = r.params;
     if (auto ok = validate(bare); !ok) return ok.error();
+    source = "the parameter count given";
     return bare;
   }
   return make_error("model", "give a preset id, a config.json or a parameter count");
@@ -128,7 +139,7 @@ Result<Catalog> load_catalog(std::string_view models_json, std::string_view gpus
 Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r) {
   ResolvedRequest out;
   bool from_preset = false;
-  auto spec = resolve_model(catalog, r, out.published_params, from_preset);
+  auto spec = resolve_model(catalog, r, out.published_params, from_preset, out.params_source);
   if (!spec) return spec.error();
   out.model = std::move(spec).value();
   InferenceOptions& o = out.options;
@@ -198,6 +209,19 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
   return out;
 }
 
+Explanation params_explanation(const ModelSpec& model, const ParamCounts& counts, std::uint64_t published,
+                               const std::string& source) {
+  detail::Text values;
+  values << detail::Grouped{counts.total} << " parameters";
+  if (counts.active != counts.total) values << ", " << detail::Grouped{counts.active} << " active per token";
+  if (published != 0) values << " (published: " << detail::Grouped{published} << ")";
+  return {"params",
+          model.is_bare() ? "as given"
+                          : "Σ of the architecture's tensors: token embeddings + layers × (attention + MLP or experts + "
+                            "norms) + final norm + lm_head unless tied (+ a vision tower when present)",
+          values.str(), source};
+}
+
 Result<Report> evaluate(const Catalog& catalog, const Request& r) {
   auto resolved = resolve_request(catalog, r);
   if (!resolved) return resolved.error();
@@ -211,6 +235,9 @@ Result<Report> evaluate(const Catalog& catalog, const Request& r) {
   auto estimate = estimate_inference(report.model, rr.options);
   if (!estimate) return estimate.error();
   report.estimate = std::move(estimate).value();
+  if (rr.options.explain)
+    report.estimate.explanations.push_back(
+        params_explanation(report.model, report.estimate.params, rr.published_params, rr.params_source));
   if (report.context_source == "engine_default" && !report.model.is_bare())
     report.estimate.notes.push_back("No context given: " + std::to_string(rr.options.context_tokens) +
                                     " tokens assumed (the engine's default" +

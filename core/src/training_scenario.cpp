@@ -149,6 +149,7 @@ Result<TrainingReport> evaluate_training(const Catalog& catalog, const TrainingR
   if (!resolved) return resolved.error();
   report.model = std::move(resolved.value().model);
   report.published_params = resolved.value().published_params;
+  const std::string params_source = resolved.value().params_source;
   report.gpu = resolved.value().gpu;
   report.headroom = r.headroom;
   report.tokens = r.tokens;
@@ -223,6 +224,8 @@ Result<TrainingReport> evaluate_training(const Catalog& catalog, const TrainingR
     for (const auto& x : report.time->fastest.explanations) report.estimate.explanations.push_back(x);
     for (const auto& n : report.time->fastest.notes) notes.push_back(n);
   }
+  report.estimate.explanations.push_back(
+      params_explanation(m, report.estimate.params, report.published_params, params_source));
   return report;
 }
 

@@ -141,6 +141,20 @@ test('every breakdown number opens its formula, inputs and source from the core'
   await page.locator('#explain').waitFor({ state: 'hidden' });
 });
 
+test('the parameter count opens how it was counted, the published figure and the config it came from', async () => {
+  const { page, problems } = await newPage(session);
+  await page.goto(`${session.base}/?model=llama-3.1-8b&context=8192`);
+  await page.locator('#summary').waitFor({ state: 'visible' });
+  await page.locator('#model-facts button[data-explain="params"]').click();
+  await page.locator('#explain').waitFor({ state: 'visible' });
+  // Meta's published count for Llama 3.1 8B: 8,030,261,248.
+  assert.equal(await page.locator('#explain-values').textContent(), '8,030,261,248 parameters (published: 8,030,261,248)');
+  assert.match(await page.locator('#explain-source').textContent(), /meta-llama\/Llama-3\.1-8B\/blob\/main\/config\.json/);
+  assert.equal(await page.locator('#explain-title').textContent(), 'How Parameter count is computed');
+  await page.keyboard.press('Escape');
+  assert.deepEqual(problems, []);
+});
+
 test('the GPU table sorts by a column and filters by segment', async () => {
   const { page } = await newPage(session);
   await page.goto(`${session.base}/?model=llama-3.1-8b&context=8192`);

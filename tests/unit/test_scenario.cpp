@@ -1,6 +1,7 @@
 // The request/report path shared by the CLI and the page.
 #include "test_support.hpp"
 #include "vramfit/hardware_advice.hpp"
+#include "vramfit/training_scenario.hpp"
 
 using namespace vramfit;
 
@@ -161,4 +162,43 @@ TEST_CASE("the recommendation judges vLLM fits by gpu_memory_utilization as the 
   for (const auto& c : advice.value().ranking.configs)
     if (c.count == 1) one_card_fits = c.fits;
   CHECK_FALSE(one_card_fits);
+}
+
+TEST_CASE("the parameter count is explained: how it is counted, the published figure and where it came from") {
+  auto find = [](const std::vector<Explanation>& xs) -> const Explanation* {
+    for (const auto& x : xs)
+      if (x.key == "params") return &x;
+    return nullptr;
+  };
+  // Meta's published count for Llama 3.1 8B is 8,030,261,248 (Hugging Face safetensors total).
+  auto preset = evaluate(test::catalog(), request_from_json(R"({"model":"llama-3.1-8b"})").value());
+  REQUIRE(preset.ok());
+  const Explanation* p = find(preset.value().estimate.explanations);
+  REQUIRE(p != nullptr);
+  CHECK(p->values == "8,030,261,248 parameters (published: 8,030,261,248)");
+  CHECK(p->source.find("meta-llama/Llama-3.1-8B/blob/main/config.json") != std::string::npos);
+  CHECK(p->formula.find("embeddings") != std::string::npos);
+
+  // Mixtral 8x7B: 46.7 B in total, 12.9 B active per token (two of eight experts; Jiang et al. 2024, §2).
+  auto moe = evaluate(test::catalog(), request_from_json(R"({"model":"mixtral-8x7b"})").value());
+  REQUIRE(moe.ok());
+  const auto& counts = moe.value().estimate.params;
+  CHECK(counts.total == doctest::Approx(46.7e9).epsilon(0.002));
+  CHECK(counts.active == doctest::Approx(12.9e9).epsilon(0.002));
+  CHECK(find(moe.value().estimate.explanations)->values.find(" active per token") != std::string::npos);
+
+  // A bare count is the user's own figure, not a derivation.
+  auto bare = evaluate(test::catalog(), request_from_json(R"({"params":7000000000})").value());
+  REQUIRE(bare.ok());
+  const Explanation* b = find(bare.value().estimate.explanations);
+  REQUIRE(b != nullptr);
+  CHECK(b->formula == "as given");
+  CHECK(b->values == "7,000,000,000 parameters");
+  CHECK(b->source == "the parameter count given");
+
+  // Training reports carry it too.
+  auto train = evaluate_training(test::catalog(), training_request_from_json(R"({"mode":"lora","model":"llama-2-7b"})").value());
+  REQUIRE(train.ok());
+  REQUIRE(find(train.value().estimate.explanations) != nullptr);
+  CHECK(find(train.value().estimate.explanations)->values == "6,738,415,616 parameters (published: 6,738,415,616)");
 }

@@ -19,14 +19,17 @@ export function renderSummary(dom, report, view) {
   dom.totalRange.textContent = range ? `(${t('total.range', { low: f.bytes(range.low), high: f.bytes(range.high) })})` : '';
   const m = report.model;
   const facts = [
-    t('facts.params', { n: f.billions(m.params_total) }),
     m.params_active !== m.params_total ? t('facts.active', { n: f.billions(m.params_active) }) : null,
     m.layers ? t('facts.layers', { n: f.count(m.layers) }) : null,
     m.kv_heads ? t('facts.heads', { heads: m.attention_heads, kv: m.kv_heads, dim: m.head_dim }) : null,
     report.kv_cache ? t('facts.kv', { n: f.count(report.kv_cache.bytes_per_token) }) : null,
   ].filter(Boolean);
-  // The core names configs and files; the fallbacks only guard against an empty name.
-  dom.modelFacts.textContent = `${m.name || m.architecture || m.id}: ${facts.join(' · ')}`;
+  // The core names configs and files; the fallbacks only guard against an empty name. The parameter count
+  // opens how it was counted and where the architecture came from.
+  const params = t('facts.params', { n: f.billions(m.params_total) });
+  dom.modelFacts.replaceChildren(`${m.name || m.architecture || m.id}: `,
+    report.explanations?.some((x) => x.key === 'params') ? explainButton('params', params, t) : params,
+    ...facts.map((fact) => ` · ${fact}`));
   fillBar(dom.bar, lines, breakdown.total, t, f);
   dom.memoryCol.textContent = t('breakdown.memory', { unit: f.unit });
 

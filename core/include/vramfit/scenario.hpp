@@ -82,6 +82,7 @@ std::string catalog_to_json(const Catalog& catalog);
 struct ResolvedRequest {
   ModelSpec model;
   std::uint64_t published_params = 0;
+  std::string params_source;  // where the architecture (and a published count) came from
   std::string context_source;
   InferenceOptions options;
   const Gpu* gpu = nullptr;  // the request's single GPU, if any
@@ -90,5 +91,10 @@ struct ResolvedRequest {
   double fit_headroom = kDefaultHeadroom;
 };
 Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& request);
+
+// The explanation behind the parameter count a report shows (key "params"): how it is counted, the counts,
+// the published figure when there is one, and where the architecture came from.
+Explanation params_explanation(const ModelSpec& model, const ParamCounts& counts, std::uint64_t published,
+                               const std::string& source);
 
 }  // namespace vramfit
