@@ -137,9 +137,19 @@ inline std::string config_text(FieldReader& f) {
   return {};
 }
 
+// text → DOM without exceptions; a discarded value when it is not JSON. Straight through nlohmann's SAX DOM
+// builder: json::parse(…, nullptr, false) also compiles the callback-filtering builder and its std::function
+// into the wasm, though no callback is ever passed.
+inline json parse_dom(std::string_view text) {
+  json out;
+  nlohmann::detail::json_sax_dom_parser<json> builder(out, /*allow_exceptions_=*/false);
+  if (!json::sax_parse(text.begin(), text.end(), &builder) || builder.is_errored()) return json(json::value_t::discarded);
+  return out;
+}
+
 // Parses text without exceptions; the error names `field`.
 inline Result<json> parse_json(std::string_view text, std::string field) {
-  json parsed = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  json parsed = parse_dom(text);
   if (parsed.is_discarded()) return make_error(std::move(field), "is not valid JSON");
   return parsed;
 }

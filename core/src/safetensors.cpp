@@ -151,7 +151,7 @@ Result<SafetensorsHeader> parse_safetensors(std::span<const std::byte> prefix, s
   out.header_bytes = n;
   const std::string_view text(reinterpret_cast<const char*>(prefix.data()) + 8, static_cast<std::size_t>(n));
   if (text.empty() || text.front() != '{') return make_error("header", "at offset 8: the JSON header must start with '{'");
-  const json header = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  const json header = detail::parse_dom(text);
   if (header.is_discarded() || !header.is_object())
     return make_error("header", "at offset 8: not a valid JSON object");
 

@@ -116,7 +116,7 @@ bool is_training_mode(std::string_view mode) noexcept {
 }
 
 bool request_json_is_training(std::string_view text) noexcept {
-  const json j = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  const json j = detail::parse_dom(text);
   if (!j.is_object()) return false;
   const auto it = j.find("mode");
   return it != j.end() && it->is_string() && is_training_mode(it->get_ref<const std::string&>());

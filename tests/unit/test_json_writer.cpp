@@ -9,6 +9,7 @@
 #include <random>   // std::mt19937_64
 #include <string>   // std::string
 
+#include "json_fields.hpp"
 #include "json_writer.hpp"
 #include "number_text.hpp"
 #include "test_support.hpp"
@@ -236,4 +237,16 @@ TEST_CASE("every report's text is its own nlohmann round trip: keys in byte orde
   CHECK(texts[2].find("\"llamacpp\":{") != std::string::npos);
   CHECK(texts[5].find("\"time\":{") != std::string::npos);
   CHECK(texts[5].find("\"ranks\":[{") != std::string::npos);
+}
+
+TEST_CASE("parse_dom takes exactly one JSON text and reports anything else as discarded") {
+  using vramfit::detail::parse_dom;
+  CHECK(parse_dom(R"({"a":[1,2.5,"x",null,true]})").dump() == R"({"a":[1,2.5,"x",null,true]})");
+  CHECK(parse_dom("  [1]\n").dump() == "[1]");
+  CHECK(parse_dom("").is_discarded());
+  CHECK(parse_dom("{} x").is_discarded());      // trailing text after the value
+  CHECK(parse_dom("{\"a\":").is_discarded());    // truncated
+  CHECK(parse_dom("{\"a\":1,}").is_discarded()); // trailing comma
+  CHECK(parse_dom("\"\x01\"").is_discarded());   // a raw control character inside a string
+  CHECK(parse_dom("[1e400]").is_discarded());    // out of range for a double: nlohmann refuses it
 }
