@@ -78,9 +78,7 @@ Result<Recommendation> recommend(const SpeedModel& model, const MemoryNeed& need
       const std::uint64_t needed = bytes_per_gpu(need, count);
       c.fit = classify_fit(needed, usable, o.headroom);
       c.free_bytes = signed_difference(usable, needed);
-      c.note = count > 1 && gpu->one_per_machine()
-                   ? "one GPU per machine: unified memory is not split across Macs here"
-                   : tensor_parallel_problem(model, count);
+      c.note = count > 1 && gpu->one_per_machine() ? std::string(kOnePerMachine) : tensor_parallel_problem(model, count);
       if (!c.note.empty()) c.fit = Fit::does_not_fit;  // the split itself is impossible
       c.fits = c.fit == Fit::fits;
       c.usd_per_hour = usd_per_hour(*gpu, count);

@@ -211,13 +211,17 @@ Result<TrainingReport> evaluate_training(const Catalog& catalog, const TrainingR
     return TrainingGpuFit{&g, classify_fit(total, usable, r.headroom),
                           static_cast<std::int64_t>(std::min(usable, kMax)) - static_cast<std::int64_t>(std::min(total, kMax))};
   };
+  const std::uint64_t job_gpus = o.parallel.gpus;
   if (report.gpu) {
+    if (job_gpus > 1 && report.gpu->one_per_machine())
+      return make_error("gpus", report.gpu->name + ": " + std::string(kOnePerMachine));
     report.gpus.push_back(fit_on(*report.gpu));
     auto time = time_on(*report.gpu, m, r, report.estimate, o, notes);
     if (!time) return time.error();
     report.time = std::move(time).value();
   } else {
-    for (const auto& g : catalog.gpus) report.gpus.push_back(fit_on(g));
+    for (const auto& g : catalog.gpus)
+      if (job_gpus == 1 || !g.one_per_machine()) report.gpus.push_back(fit_on(g));  // a job on one Mac only
     if (r.tokens) notes.push_back("Pick a GPU (--gpu, \"gpu\") for the training time and cost.");
   }
   if (report.time) {

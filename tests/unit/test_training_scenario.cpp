@@ -414,3 +414,22 @@ TEST_CASE("a sequence beyond the model's context is noted, not refused") {
   CHECK(r.options.sequence == 8192);
   CHECK(has_note(r, "longer than the model's context (4096)"));
 }
+
+TEST_CASE("a training job on several GPUs cannot run on Apple chips: one GPU per machine") {
+  auto on_mac = training_request_from_json(R"({"mode":"lora","model":"llama-2-7b","gpu":"apple-m4-max-128gb","gpus":4})");
+  REQUIRE(on_mac.ok());
+  auto refused = evaluate_training(test::catalog(), on_mac.value());
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().field == "gpus");
+  CHECK(refused.error().message.find("one GPU per machine") != std::string::npos);
+  // One Mac is a job like any other; without a GPU named, a 4-GPU job lists only discrete cards.
+  CHECK(evaluate_json(R"({"mode":"lora","model":"llama-2-7b","gpu":"apple-m4-max-128gb"})").gpus.size() == 1);
+  const TrainingReport four = evaluate_json(R"({"mode":"lora","model":"llama-2-7b","gpus":4})");
+  const TrainingReport one = evaluate_json(R"({"mode":"lora","model":"llama-2-7b"})");
+  std::size_t apple = 0;
+  for (const auto& g : test::catalog().gpus) apple += g.one_per_machine();
+  CHECK(apple == 23);  // the Apple entries of data/gpus.json (M1 … M4 Max)
+  CHECK(one.gpus.size() == test::catalog().gpus.size());
+  CHECK(four.gpus.size() == test::catalog().gpus.size() - apple);
+  for (const auto& f : four.gpus) CHECK_FALSE(f.gpu->one_per_machine());
+}

@@ -49,6 +49,9 @@ struct Gpu {
   bool one_per_machine() const noexcept { return gpu_memory_fraction.has_value(); }
 };
 
+// Why a count above one is refused for such a GPU (rankings, training jobs).
+inline constexpr std::string_view kOnePerMachine = "one GPU per machine: unified memory is not split across Macs here";
+
 // Parses data/gpus.json; every non-null figure must name its source, or the catalog is refused.
 Result<std::vector<Gpu>> parse_gpu_catalog(std::string_view json_text);
 
