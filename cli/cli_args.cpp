@@ -42,6 +42,7 @@ constexpr Flag kFlags[] = {
     {"--gpus", "LIST", "--recommend: only these GPUs, comma-separated ids or names (default: all)"},
     {"--budget-per-hour", "USD", "--recommend: the most a whole configuration may cost per hour"},
     {"--biggest", nullptr, "the biggest preset and weight format that fits --gpu at --context (default 4096)"},
+    {"--what-would-help", nullptr, "the source article's strategies (8/4-bit, FP8 KV, checkpointing, LoRA, ZeRO, offload, ...) applied one at a time, with the memory each saves and what it costs"},
     {"--max-context", nullptr, "print the largest context and batch that fit --gpu"},
     {"--max-batch", nullptr, "same as --max-context (both limits are printed)"},
     {"--json", nullptr, "print the result as JSON, byte counts as integers"},
@@ -242,6 +243,8 @@ Result<Options> parse_args(const std::vector<std::string>& args) {
       o.action = Action::recommend;
     } else if (name == "--biggest") {
       o.action = Action::biggest;
+    } else if (name == "--what-would-help") {
+      o.action = Action::remedies;
     } else if (name == "--headroom") {
       char* end = nullptr;
       const double h = std::strtod(value.c_str(), &end);

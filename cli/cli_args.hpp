@@ -9,7 +9,7 @@
 
 namespace vramfit::cli {
 
-enum class Action { estimate, help, version, list_models, list_gpus, limits, recommend, biggest };
+enum class Action { estimate, help, version, list_models, list_gpus, limits, recommend, biggest, remedies };
 
 struct Options {
   Action action = Action::estimate;

@@ -16,6 +16,7 @@
 #include "training_flags.hpp"
 #include "vramfit/builtin_data.hpp"
 #include "vramfit/hardware_advice.hpp"
+#include "vramfit/help.hpp"
 #include "vramfit/model_file.hpp"
 #include "vramfit/scenario.hpp"
 #include "vramfit/solver.hpp"
@@ -228,6 +229,17 @@ void print_biggest(const BiggestReport& r) {
   for (const auto& note : r.notes) std::printf("note: %s\n", note.c_str());
 }
 
+void print_remedies(const HelpReport& r) {
+  std::printf("What would help (%s, %s on the busiest GPU%s%s):\n", r.mode.c_str(), gb(r.bytes).c_str(),
+              r.gpu ? ", on " : "", r.gpu ? r.gpu->name.c_str() : "");
+  if (r.remedies.empty()) std::printf("  nothing this calculator knows saves memory here\n");
+  for (const Remedy& m : r.remedies) {
+    std::printf("  %-18s saves %-10s -> %-10s%s%s\n", m.id.c_str(), gb(static_cast<std::uint64_t>(m.saved_bytes)).c_str(),
+                gb(m.bytes).c_str(), m.fit ? "  " : "", m.fit ? std::string(fit_name(*m.fit)).c_str() : "");
+    std::printf("  %-18s cost: %s (%s)\n", "", m.cost.c_str(), m.source.c_str());
+  }
+}
+
 // Only regular files: a device or FIFO (/dev/zero) reports size 0 and would be read forever.
 bool is_regular(const std::string& path) {
   std::error_code ec;
@@ -341,10 +353,21 @@ int main(int argc, char** argv) {
     return 0;
   };
   if (is_training_mode(options.training.mode)) {
-    if (options.action != cli::Action::estimate)
+    if (options.action != cli::Action::estimate && options.action != cli::Action::remedies)
       return fail(make_error("--mode", "--recommend, --biggest and --max-context answer inference; drop them or use --mode inference"));
     auto training = cli::training_request_from_shared(options.request, options.training);
     if (!training) return fail(training.error());
+    if (options.action == cli::Action::remedies) {
+      auto help = what_would_help(catalog.value(), training.value());
+      if (!help) {
+        Error e = help.error();
+        e.field = cli::training_flag_for_field(e.field);
+        return fail(e);
+      }
+      if (options.json) std::printf("%s\n", help_report_to_json(help.value()).c_str());
+      else print_remedies(help.value());
+      return 0;
+    }
     auto report = evaluate_training(catalog.value(), training.value());
     if (!report) {
       Error e = report.error();
@@ -359,6 +382,8 @@ int main(int argc, char** argv) {
     return fail(make_error(options.training_flags.front(), "applies to training; add --mode train, lora or qlora"));
   if (options.action == cli::Action::recommend)
     return answer(recommend_for(catalog.value(), options.request), recommend_report_to_json, print_recommendation);
+  if (options.action == cli::Action::remedies)
+    return answer(what_would_help(catalog.value(), options.request), help_report_to_json, print_remedies);
   if (options.action == cli::Action::biggest)
     return answer(biggest_for(catalog.value(), options.request), biggest_report_to_json, print_biggest);
   if (options.action == cli::Action::limits)

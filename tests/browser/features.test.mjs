@@ -83,6 +83,42 @@ test('full training with 4 GPUs and ZeRO-1 shards the optimizer; offload moves i
   assert.deepEqual([...problems, ...fresh.problems], []);
 });
 
+test('what would help: the article\'s strategies with their saving, and Apply changes the scenario', async () => {
+  // The seed article: "Ein 13B-Modell in FP16 belegt 26 GB. Das übersteigt die 24 GB knapp. In INT8 (13 GB)
+  // läuft die Inferenz komfortabel". Llama 2 13B in bf16 does not fit an RTX 4090; its 8-bit form does.
+  const { page, problems } = await open('?model=llama-2-13b&gpu=rtx-4090&context=4096');
+  await page.locator('#help-section').waitFor({ state: 'visible' });
+  const row = (id) => page.locator(`#help tr[data-remedy="${id}"]`);
+  assert.match(await row('weights-8bit').locator('th').textContent(), /^8-bit weights \(bnb-int8\)$/);
+  assert.match(await row('weights-8bit').locator('.badge').textContent(), /^fits$/);
+  // bnb-int8 halves the linear weights: 40 layers × (4 × 5120² + 3 × 5120 × 13824) B = 12.69 GB at most.
+  const saved = Number((await row('weights-8bit').locator('td').first().textContent()).replace(/ GB$/, ''));
+  assert.ok(saved > 12 && saved <= 12.69, String(saved));
+  // Two RTX 4090s is advice only (inference has no GPU-count input): no Apply button on that row.
+  assert.equal(await row('more-gpus').locator('button.apply').count(), 0);
+  assert.match(await row('more-gpus').textContent(), /2 × GeForce RTX 4090/);
+  // Apply: the weights become bnb-int8, the URL says so, and the headline now fits.
+  await row('weights-8bit').locator('button.apply').click();
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('weights') === 'bnb-int8');
+  await page.waitForFunction(() => /^Fits on one GeForce RTX 4090/.test(document.querySelector('#headline').textContent));
+  assert.equal(await page.locator('#weights-format').inputValue(), 'bnb-int8');
+  // Already 8-bit: the 8-bit row is gone; the 4-bit one is still offered.
+  await page.waitForFunction(() => !document.querySelector('#help tr[data-remedy="weights-8bit"]'));
+  assert.equal(await row('weights-4bit').count(), 1);
+
+  // Training: full fine-tuning of Llama 2 7B does not fit an A100 80 GB; LoRA's Apply opens the fine-tune tab.
+  await page.goto(`${session.base}/?model=llama-2-7b&mode=train&gpu=a100-80gb-sxm`);
+  await page.locator('#help tr[data-remedy="lora"]').waitFor();
+  // ZeRO-Offload's row names the host RAM it takes: 16 B × 6,738,415,616 = 107.81 GB (fp32 gradients,
+  // master and two moments), as the training facts of the same scenario do.
+  assert.match(await row('offload-optimizer').textContent(), /needs 107\.81 GB of host RAM/);
+  await row('lora').locator('button.apply').click();
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('ft') === 'lora');
+  await page.locator('#finetune-controls').waitFor({ state: 'visible' });
+  assert.equal(new URL(page.url()).searchParams.get('mode'), 'finetune');
+  assert.deepEqual(problems, []);
+});
+
 test('all weight formats by family, engine and KV cache precision come from the catalog', async () => {
   const { page, problems } = await open('?model=llama-3.1-8b&context=8192');
   const groups = await page.locator('#weights-format optgroup').evaluateAll((gs) => gs.map((g) => g.label));

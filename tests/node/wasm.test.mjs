@@ -226,3 +226,20 @@ test('a sharded safetensors checkpoint is read shard header by shard header (iss
     bytes: files[0].data }], index, '{}'));
   assert.equal(missing.ok, false);
 });
+
+test('help: the strategies re-estimated by the core, training by its mode', () => {
+  // Mixed-precision AdamW keeps 18 B per parameter; ZeRO-Offload leaves only the 2 B weights on the GPU:
+  // 16 B × 7e9 = 112e9 saved and moved to host RAM (Ren et al. 2021).
+  const t = JSON.parse(module.help(JSON.stringify({ mode: 'train', params: 7e9 })));
+  assert.equal(t.ok, true);
+  assert.equal(t.bytes, 126536870912);
+  const offload = t.remedies.find((r) => r.id === 'offload-optimizer');
+  assert.equal(offload.saved_bytes, 112e9);
+  assert.equal(offload.host_ram_bytes, 112e9);
+  assert.deepEqual(offload.inputs, { offload: 'optimizer', zero: '2' });
+  // vLLM at 4096 tokens: an fp8 cache stores Llama-2-7B's 2 × 32 × 4096 values per token in 1 B instead of
+  // 2 B: 2 × 32 × 4096 × 4096 = 1,073,741,824 B saved.
+  const v = JSON.parse(module.help(JSON.stringify({ model: 'llama-2-7b', engine: 'vllm', context: 4096 })));
+  assert.equal(v.remedies.find((r) => r.id === 'kv-8bit').saved_bytes, 1073741824);
+  assert.equal(JSON.parse(module.help(JSON.stringify({ model: 'llama-2-7b', batch: 0 }))).error.field, 'batch');
+});

@@ -4,6 +4,7 @@ import { renderSummary, renderGpuTable, fillGpuSelect, fillSegmented, showExplan
 import { stateFromUrl, urlFromState, requestFromState, modeSupported, coreMode, isTraining } from './state.js';
 import { TRAINING_CHOICES, fillTrainingSelects, resolvedChoice, trainingFacts } from './training.js';
 import { renderSpeed, renderRecommendations } from './advice.js';
+import { renderHelp, statePatch } from './help.js';
 import { el } from './view.js';
 import { translator, initialLanguage, rememberLanguage, applyStaticTexts } from './i18n.js';
 import { makeFormat } from './format.js';
@@ -27,6 +28,7 @@ const dom = {
   trainingFacts: $('training-facts'), speed: $('speed'), speedFigures: $('speed-figures'),
   recommendSection: $('recommend-section'), recommend: $('recommend'), recommendPicks: $('recommend-picks'),
   recommendCount: $('recommend-count'), recommendNotes: $('recommend-notes'),
+  helpSection: $('help-section'), help: $('help'), helpIntro: $('help-intro'),
   answerBar: $('answer-bar'), answerTotal: $('answer-total'), answerHeadline: $('answer-headline'),
   drop: $('drop'), file: $('file'), fileStatus: $('file-status'), fileClear: $('file-clear'),
   pasteText: $('paste-text'), pasteUse: $('paste-use'),
@@ -224,6 +226,7 @@ function render() {
 
 function renderDetails() {
   renderGpuTable(dom, report, view);
+  renderRemedies();
   dom.embedCode.value = embedSnippet(document.querySelector('input[name="embed-kind"]:checked').value, state, report, location.href);
 }
 
@@ -244,6 +247,16 @@ function scheduleCharts() {
     dom.chartsSection.hidden = false;
     renderAdvice();
   }, 60);
+}
+
+// What would help, on the chosen GPU when there is one (the remedies' fit is judged there). A model file has
+// no request the core could re-estimate with one input changed, so the panel stays away for it.
+let remedies = null;
+function renderRemedies() {
+  const request = baseRequest();
+  if (state.gpu) request.gpu = state.gpu;
+  remedies = !modelFile && calculator.help ? calculator.help(request) : null;
+  renderHelp(dom, remedies, view);
 }
 
 let advice = null; // the last ranking, for re-rendering on a unit or language change
@@ -331,6 +344,15 @@ function wireEvents() {
     });
   }
   dom.segment.addEventListener('change', () => { view.segment = dom.segment.value; render(); });
+  dom.help.addEventListener('click', (event) => {
+    const row = event.target.closest('button.apply')?.closest('tr');
+    const remedy = row && remedies?.remedies?.find((r) => r.id === row.dataset.remedy);
+    const patch = remedy && statePatch(remedy);
+    if (!patch) return;
+    state = { ...state, ...patch };
+    update({ push: true });
+    $('help-title').focus();  // the button is gone with the old table; the new answer is announced (aria-live)
+  });
   dom.recommendCount.addEventListener('click', (event) => {
     if (!event.target.closest('#recommend-all')) return;
     view.recommendAll = !view.recommendAll;

@@ -35,6 +35,8 @@ export async function openCalculator() {
     evaluateShards: typeof module.evaluate_shards === 'function'
       ? (files, index, request) => JSON.parse(module.evaluate_shards(files, index ?? '', JSON.stringify(request)))
       : null,
+    /** What would help: the source article's strategies applied one at a time, {ok, bytes, fit, remedies}. */
+    help: typeof module.help === 'function' ? (request) => JSON.parse(module.help(JSON.stringify(request))) : null,
     /** The ranking of GPU type × count for an inference request: {ok, recommendations, cheapest_per_hour, …}. */
     recommend: typeof module.recommend === 'function'
       ? (request) => JSON.parse(module.recommend(JSON.stringify(request)))

@@ -1,0 +1,449 @@
+#include "vramfit/help.hpp"
+
+#include <algorithm>  // std::min
+#include <cstddef>    // std::size_t
+#include <limits>     // std::numeric_limits
+#include <utility>    // std::move, std::swap
+
+#include "json_writer.hpp"
+#include "text.hpp"
+#include "vramfit/units.hpp"  // ceil_div
+
+namespace vramfit {
+namespace {
+
+using detail::Fixed;
+using detail::JsonWriter;
+using detail::Text;
+
+std::int64_t signed_bytes(std::uint64_t bytes) {
+  constexpr auto kMax = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+  return static_cast<std::int64_t>(std::min(bytes, kMax));
+}
+
+// Quality statements for lower-precision weights, shared by every engine (seed article, "Quantisierung").
+constexpr const char* kFlashCost = "None: exact attention computed block by block, usually faster";
+constexpr const char* kFlashSource =
+    "Dao et al. 2022, FlashAttention (arXiv 2205.14135); seed article (Flash "
+    "Attention)";
+constexpr const char* kZeroSource = "Rajbhandari et al. 2020, ZeRO (arXiv 1910.02054)";
+constexpr const char* kArticleQuantization =
+    "seed article (Quantisierung): accuracy on benchmarks often within 1-2 "
+    "points of 16-bit";
+
+// The remedies of one scenario, collected against its "before" figure.
+class Collector {
+ public:
+  Collector(HelpReport& report, double headroom) : report_(report), headroom_(headroom) {}
+
+  // Keeps the remedy when it saves at least 0.5 % of the busiest GPU's memory: a smaller change is noise next to the
+  // estimate's own range, not help.
+  void add(Remedy r, std::uint64_t after_bytes) {
+    r.bytes = after_bytes;
+    r.saved_bytes = signed_bytes(report_.bytes) - signed_bytes(after_bytes);
+    if (r.saved_bytes <= 0 || static_cast<std::uint64_t>(r.saved_bytes) * 200 < report_.bytes) return;
+    if (report_.gpu) {
+      const std::uint64_t usable = report_.gpu->usable_bytes();
+      r.fit = classify_fit(after_bytes, usable, headroom_);
+      r.free_bytes = signed_bytes(usable) - signed_bytes(after_bytes);
+    }
+    report_.remedies.push_back(std::move(r));
+  }
+
+  // Largest saving first, ties in the order tried. An insertion sort of a dozen entries: std::stable_sort would add its
+  // merge machinery to the wasm for this one list.
+  void finish() {
+    auto& list = report_.remedies;
+    for (std::size_t i = 1; i < list.size(); ++i)
+      for (std::size_t k = i; k > 0 && list[k - 1].saved_bytes < list[k].saved_bytes; --k)
+        std::swap(list[k - 1], list[k]);
+  }
+
+ private:
+  HelpReport& report_;
+  double headroom_;
+};
+
+Remedy remedy(const char* id, std::vector<RemedyInput> inputs, std::string cost, std::string source) {
+  Remedy r;
+  r.id = id;
+  r.inputs = std::move(inputs);
+  r.cost = std::move(cost);
+  r.source = std::move(source);
+  return r;
+}
+
+RemedyInput text_input(const char* key, std::string value) { return {key, std::move(value), std::nullopt}; }
+RemedyInput number_input(const char* key, std::uint64_t value) { return {key, {}, value}; }
+
+// The engine's own 8-bit and 4-bit formats (those biggest_formats() tries), with what each costs.
+struct Lower {
+  const char* weights;
+  const char* cost;
+  const char* source;
+};
+Lower eight_bit(Engine engine) {
+  switch (engine) {
+    case Engine::vllm:
+      return {"fp8",
+              "Slight quality loss; FP8 runs natively on Ada and Hopper GPUs, "
+              "weight-only on older ones",
+              "vLLM docs (FP8 W8A8); seed article (Quantisierung)"};
+    case Engine::llamacpp:
+      return {"q8_0", "Perplexity close to f16 (q8_0 keeps 8.5 bits per weight)",
+              "llama.cpp quantization types; seed article (Quantisierung)"};
+    case Engine::transformers:
+      break;
+  }
+  return {"bnb-int8",
+          "Slight quality loss; bitsandbytes' int8 matrix multiplications "
+          "decode more slowly than 16-bit",
+          "Dettmers et al. 2022, LLM.int8() (arXiv 2208.07339); seed article "
+          "(Quantisierung)"};
+}
+Lower four_bit(Engine engine) {
+  switch (engine) {
+    case Engine::vllm:
+      return {"awq-4bit-128g",
+              "Measurable quality loss, acceptable for many uses; needs an "
+              "AWQ-quantized checkpoint",
+              kArticleQuantization};
+    case Engine::llamacpp:
+      return {"q4_k_m",
+              "Measurable quality loss, acceptable for many uses; a GGUF file "
+              "quantized to Q4_K_M",
+              kArticleQuantization};
+    case Engine::transformers:
+      break;
+  }
+  return {"nf4",
+          "Measurable quality loss, acceptable for many uses; bitsandbytes "
+          "dequantizes NF4 on the fly, so decoding "
+          "is slower than 16-bit",
+          "Dettmers et al. 2023, QLoRA (arXiv 2305.14314); seed article "
+          "(Quantisierung)"};
+}
+
+template <class Fits>  // GpuFit or TrainingGpuFit
+std::optional<Fit> fit_on(const Fits& fits, const Gpu* gpu) {
+  for (const auto& f : fits)
+    if (f.gpu == gpu) return f.fit;
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<HelpReport> what_would_help(const Catalog& catalog, const Request& request) {
+  auto base = evaluate(catalog, request);
+  if (!base) return base.error();
+  const Report& b = base.value();
+  const InferenceEstimate& e = b.estimate;
+
+  HelpReport report;
+  report.mode = "inference";
+  report.bytes = e.total;
+  std::optional<GpuFit> gpu_fit;
+  if (!request.gpu.empty() && b.gpus.size() == 1) {
+    gpu_fit = b.gpus.front();
+    report.gpu = gpu_fit->gpu;
+    report.fit = gpu_fit->fit;
+  }
+  Collector out(report, b.headroom);
+
+  // The request with one change, estimated again; a change the scenario refuses offers no help. One non-template
+  // lambda: a lambda per remedy would instantiate the whole evaluation once per remedy.
+  auto attempt = [&](Remedy r, const Request& variant) {
+    if (auto after = evaluate(catalog, variant)) out.add(std::move(r), after.value().estimate.total);
+  };
+  Request v;
+  const Lower eight = eight_bit(e.engine), four = four_bit(e.engine);
+  {
+    v = request;
+    v.weights = eight.weights;
+    attempt(remedy("weights-8bit", {text_input("weights", eight.weights)}, eight.cost, eight.source), v);
+  }
+  {
+    v = request;
+    v.weights = four.weights;
+    attempt(remedy("weights-4bit", {text_input("weights", four.weights)}, four.cost, four.source), v);
+  }
+  // transformers' cache classes quantize through quanto or HQQ (int2/int4), which the estimate does not model; vLLM and
+  // llama.cpp have an 8-bit cache switch.
+  const bool wide_kv = e.kv_dtype == KvDType::fp16 || e.kv_dtype == KvDType::bf16 || e.kv_dtype == KvDType::fp32;
+  if (wide_kv && e.engine == Engine::vllm) {
+    v = request;
+    v.kv_dtype = "fp8";
+    attempt(
+        remedy("kv-8bit", {text_input("kv_dtype", "fp8")},
+               "Small accuracy loss in long contexts; --kv-cache-dtype fp8 (E4M3)", "vLLM docs (Quantized KV Cache)"),
+        v);
+  }
+  if (wide_kv && e.engine == Engine::llamacpp) {
+    v = request;
+    v.kv_dtype = "q8_0";
+    attempt(remedy("kv-8bit", {text_input("kv_dtype", "q8_0")},
+                   "Small accuracy loss; -ctk q8_0 -ctv q8_0 (the V cache needs -fa)",
+                   "llama.cpp server README (--cache-type-k, --cache-type-v)"),
+            v);
+  }
+  if (e.attention == Attention::eager) {
+    v = request;
+    v.attention = "sdpa";
+    attempt(remedy("attention-sdpa", {text_input("attention", "sdpa")}, kFlashCost, kFlashSource), v);
+  }
+  if (e.context_tokens >= 1024) {
+    const std::uint64_t half = e.context_tokens / 2;
+    {
+      v = request;
+      v.context = half;
+      attempt(remedy("context-half", {number_input("context", half)},
+                     (Text() << "Each sequence holds at most " << half << " tokens of prompt and answer").str(),
+                     "the KV cache grows with the context (seed article, KV-Cache)"),
+              v);
+    }
+  }
+  if (e.batch > 1) {
+    v = request;
+    v.batch = 1;
+    attempt(remedy("batch-1", {number_input("batch", 1)},
+                   "One sequence at a time: lower throughput when many users share "
+                   "the GPU",
+                   "the KV cache grows with the batch (seed article, KV-Cache)"),
+            v);
+  }
+  // A GPU too small for the whole scenario: the split the fit verdict counts (check_fit). Advice only: the inference
+  // inputs have no GPU count.
+  if (gpu_fit && gpu_fit->fit == Fit::does_not_fit && gpu_fit->gpus_needed >= 2) {
+    const std::uint64_t n = gpu_fit->gpus_needed;
+    Remedy r = remedy("more-gpus", {number_input("gpus", n)},
+                      (Text() << n << " × " << gpu_fit->gpu->name
+                              << " with tensor parallelism: that many GPUs to "
+                                 "buy or rent, and an all-reduce per layer")
+                          .str(),
+                      "Shoeybi et al. 2019, Megatron-LM (arXiv 1909.08053)");
+    r.applicable = false;
+    out.add(std::move(r), ceil_div(e.total - e.overhead, n) + e.overhead);
+  }
+  out.finish();
+  return report;
+}
+
+Result<HelpReport> what_would_help(const Catalog& catalog, const TrainingRequest& request) {
+  auto base = evaluate_training(catalog, request);
+  if (!base) return base.error();
+  const TrainingReport& b = base.value();
+  const TrainingOptions& o = b.options;
+  const TrainingEstimate& e = b.estimate;
+
+  HelpReport report;
+  report.mode = training_mode_name(o.mode);
+  report.bytes = e.breakdown.total;
+  report.gpu = b.gpu;
+  if (b.gpu) report.fit = fit_on(b.gpus, b.gpu);
+  Collector out(report, b.headroom);
+
+  auto attempt = [&](Remedy r, const TrainingRequest& variant) {
+    if (auto after = evaluate_training(catalog, variant)) {
+      r.host_ram_bytes = after.value().estimate.host_ram_bytes;
+      out.add(std::move(r), after.value().estimate.breakdown.total);
+    }
+  };
+  TrainingRequest v;
+  // A bare parameter count has no activations, and LoRA needs the model's layers.
+  const bool shapes = e.activations.has_value();
+  if (shapes && o.checkpointing != Checkpointing::full) {
+    v = request;
+    v.checkpointing = "full";
+    attempt(remedy("checkpointing", {text_input("checkpointing", "full")},
+                   "Training takes about 20-30 % longer: the backward pass "
+                   "recomputes the forward activations",
+                   "seed article (Gradient Checkpointing); Chen et al. 2016 "
+                   "(arXiv 1604.06174)"),
+            v);
+  }
+  if (shapes && !o.flash_attention) {
+    v = request;
+    v.flash_attention = true;
+    attempt(remedy("flash-attention", {text_input("flash_attention", "on")}, kFlashCost, kFlashSource), v);
+  }
+  if (o.optimizer == Optimizer::adamw || o.optimizer == Optimizer::paged_adamw) {
+    const char* eight = o.optimizer == Optimizer::adamw ? "adamw-8bit" : "paged-adamw-8bit";
+    {
+      v = request;
+      v.optimizer = eight;
+      attempt(remedy("optimizer-8bit", {text_input("optimizer", eight)},
+                     "Adam's two states in 8 bits: the paper matches 32-bit "
+                     "Adam on its benchmarks",
+                     "Dettmers et al. 2021, 8-bit Optimizers via Block-wise "
+                     "Quantization (arXiv 2110.02861)"),
+              v);
+    }
+  }
+  if (shapes && o.mode == TrainingMode::full) {
+    v = request;
+    v.mode = "lora";
+    attempt(remedy("lora", {text_input("mode", "lora")},
+                   "Only low-rank adapters learn: close to full fine-tuning on "
+                   "many tasks, not on all",
+                   "Hu et al. 2021, LoRA (arXiv 2106.09685)"),
+            v);
+  }
+  if (shapes && o.mode != TrainingMode::qlora) {
+    v = request;
+    v.mode = "qlora";
+    attempt(remedy("qlora", {text_input("mode", "qlora")},
+                   "Adapters over a 4-bit NF4 base: the paper matches 16-bit "
+                   "fine-tuning; steps are slower "
+                   "(dequantization)",
+                   "Dettmers et al. 2023, QLoRA (arXiv 2305.14314)"),
+            v);
+  }
+  if (o.precision == Precision::fp32) {
+    v = request;
+    v.precision = "mixed-bf16";
+    attempt(remedy("mixed-precision", {text_input("precision", "mixed-bf16")},
+                   "bf16 compute with fp32 master weights: the same accuracy; "
+                   "bf16 needs an Ampere or newer GPU",
+                   "Micikevicius et al. 2018, Mixed Precision Training (arXiv "
+                   "1710.03740)"),
+            v);
+  }
+  if (o.parallel.offload == Offload::none) {
+    // DeepSpeed offloads the partitioned optimizer: ZeRO-Offload runs with stage 2, on one GPU too.
+    TrainingRequest variant = request;
+    variant.offload = "optimizer";
+    std::vector<RemedyInput> inputs{text_input("offload", "optimizer")};
+    if (o.parallel.zero == ZeroStage::none) {
+      variant.zero = "2";
+      inputs.push_back(text_input("zero", "2"));
+    }
+    if (auto after = evaluate_training(catalog, variant)) {
+      const TrainingEstimate& a = after.value().estimate;
+      Remedy r = remedy("offload-optimizer", std::move(inputs),
+                        (Text() << "Training takes " << Fixed{a.slowdown.min, 1} << "-" << Fixed{a.slowdown.max, 1}
+                                << " times as long; the optimizer states and "
+                                   "gradients move to host RAM")
+                            .str(),
+                        std::string(a.slowdown.source));
+      r.host_ram_bytes = a.host_ram_bytes;
+      out.add(std::move(r), a.breakdown.total);
+    }
+  }
+  if (o.parallel.gpus > 1 && o.parallel.zero != ZeroStage::parameters && o.parallel.offload == Offload::none) {
+    v = request;
+    v.zero = "3";
+    attempt(remedy("zero-3", {text_input("zero", "3")},
+                   "Weights, gradients and optimizer states split across the "
+                   "GPUs: 1.5 × the data-parallel "
+                   "communication",
+                   kZeroSource),
+            v);
+  }
+  // The request's GPU is too small: the fewest of them (2, 4 or 8) that hold the job with ZeRO-3.
+  if (b.gpu && report.fit == Fit::does_not_fit && o.parallel.gpus == 1 && !b.gpu->one_per_machine()) {
+    for (std::uint64_t n : {2u, 4u, 8u}) {
+      TrainingRequest variant = request;
+      variant.gpus = n;
+      variant.zero = "3";
+      auto after = evaluate_training(catalog, variant);
+      if (!after || fit_on(after.value().gpus, b.gpu) == Fit::does_not_fit) continue;
+      Remedy r = remedy("more-gpus", {number_input("gpus", n), text_input("zero", "3")},
+                        (Text() << n << " × " << b.gpu->name << " with ZeRO-3: " << n
+                                << " times the GPUs, and 1.5 × the data-parallel communication")
+                            .str(),
+                        kZeroSource);
+      r.host_ram_bytes = after.value().estimate.host_ram_bytes;
+      out.add(std::move(r), after.value().estimate.breakdown.total);
+      break;
+    }
+  }
+  if (shapes && o.parallel.micro_batch > 1) {
+    const std::uint64_t m = o.parallel.micro_batch, accum = o.parallel.gradient_accumulation * m;
+    {
+      v = request;
+      v.micro_batch = 1;
+      v.grad_accum = accum;
+      attempt(remedy("micro-batch-1", {number_input("micro_batch", 1), number_input("grad_accum", accum)},
+                     (Text() << "The same effective batch in " << m
+                             << " times as many smaller steps (gradient "
+                                "accumulation): lower GPU utilisation")
+                         .str(),
+                     "activations grow with the micro-batch (Korthikanti et "
+                     "al. 2022, arXiv 2205.05198)"),
+              v);
+    }
+  }
+  out.finish();
+  return report;
+}
+
+std::string help_report_to_json(const HelpReport& report) {
+  JsonWriter w;
+  auto fit = [&](const char* key, const std::optional<Fit>& f) {
+    if (f)
+      w.field(key, fit_name(*f));
+    else
+      w.field(key, nullptr);
+  };
+  w.begin_object();
+  w.field("bytes", report.bytes);
+  fit("fit", report.fit);
+  if (report.gpu)
+    w.field("free_bytes", signed_bytes(report.gpu->usable_bytes()) - signed_bytes(report.bytes));
+  else
+    w.field("free_bytes", nullptr);
+  if (report.gpu)
+    w.field("gpu", report.gpu->id);
+  else
+    w.field("gpu", nullptr);
+  w.field("mode", report.mode);
+  w.field("ok", true);
+  w.begin_array("remedies");
+  for (const Remedy& r : report.remedies) {
+    w.begin_object();
+    w.field("applicable", r.applicable);
+    w.field("bytes", r.bytes);
+    w.field("cost", r.cost);
+    fit("fit", r.fit);
+    if (r.fit)
+      w.field("free_bytes", r.free_bytes);
+    else
+      w.field("free_bytes", nullptr);
+    if (r.host_ram_bytes)
+      w.field("host_ram_bytes", r.host_ram_bytes);
+    else
+      w.field("host_ram_bytes", nullptr);
+    w.field("id", r.id);
+    w.begin_object("inputs");
+    for (const RemedyInput& in : r.inputs) {
+      if (in.number)
+        w.field(in.key, *in.number);
+      else
+        w.field(in.key, in.text);
+    }
+    w.end_object();
+    w.field("saved_bytes", r.saved_bytes);
+    w.field("source", r.source);
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+  return w.take();
+}
+
+std::string help_json(const Catalog& catalog, std::string_view request_json) {
+  if (request_json_is_training(request_json)) {
+    auto request = training_request_from_json(request_json);
+    if (!request) return error_to_json(request.error());
+    auto report = what_would_help(catalog, request.value());
+    if (!report) return error_to_json(report.error());
+    return help_report_to_json(report.value());
+  }
+  auto request = request_from_json(request_json);
+  if (!request) return error_to_json(request.error());
+  auto report = what_would_help(catalog, request.value());
+  if (!report) return error_to_json(report.error());
+  return help_report_to_json(report.value());
+}
+
+}  // namespace vramfit
