@@ -357,23 +357,19 @@ int main(int argc, char** argv) {
       return fail(make_error("--mode", "--recommend, --biggest and --max-context answer inference; drop them or use --mode inference"));
     auto training = cli::training_request_from_shared(options.request, options.training);
     if (!training) return fail(training.error());
+    auto training_fail = [](Error e) {  // the core names JSON keys; the user typed flags
+      e.field = cli::training_flag_for_field(e.field);
+      return fail(e);
+    };
     if (options.action == cli::Action::remedies) {
       auto help = what_would_help(catalog.value(), training.value());
-      if (!help) {
-        Error e = help.error();
-        e.field = cli::training_flag_for_field(e.field);
-        return fail(e);
-      }
+      if (!help) return training_fail(help.error());
       if (options.json) std::printf("%s\n", help_report_to_json(help.value()).c_str());
       else print_remedies(help.value());
       return 0;
     }
     auto report = evaluate_training(catalog.value(), training.value());
-    if (!report) {
-      Error e = report.error();
-      e.field = cli::training_flag_for_field(e.field);
-      return fail(e);
-    }
+    if (!report) return training_fail(report.error());
     if (options.json) std::printf("%s\n", training_report_to_json(report.value()).c_str());
     else std::fputs(cli::training_table(report.value()).c_str(), stdout);
     return 0;

@@ -77,7 +77,7 @@ vramfit_cli_test(biggest_needs_gpu FAIL ARGS --biggest --engine llamacpp MATCH "
 # What would help: 13B in FP16 overflows a 24 GB card, its INT8 form fits (the seed article's example);
 # ZeRO-Offload moves 16 B of a mixed-precision AdamW parameter's 18 B to host RAM: 16 × 7e9 = 112e9.
 vramfit_cli_test(help_table ARGS --model llama-2-13b --gpu rtx-4090 --context 4096 --what-would-help
-                 MATCH "What would help \\(inference.*weights-8bit +saves .* fits")
+                 MATCH "What would help \\(inference.*weights-8bit +saves +[0-9.]+ GB +[0-9.]+ GiB -> +[0-9.]+ GB +[0-9.]+ GiB +fits")
 vramfit_cli_test(help_training_json ARGS --params 7e9 --mode train --what-would-help --json
                  MATCH "\"id\":\"offload-optimizer\",\"inputs\":{\"offload\":\"optimizer\",\"zero\":\"2\"},\"saved_bytes\":112000000000")
 vramfit_cli_test(help_bad_input FAIL ARGS --model llama-2-7b --context 0 --what-would-help MATCH "^vramfit: --context: ")

@@ -11,12 +11,6 @@ namespace vramfit {
 
 namespace {
 
-constexpr auto kMaxInt64 = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
-
-std::int64_t signed_difference(std::uint64_t a, std::uint64_t b) noexcept {
-  return static_cast<std::int64_t>(std::min(a, kMaxInt64)) - static_cast<std::int64_t>(std::min(b, kMaxInt64));
-}
-
 // Bytes one GPU holds when the shardable part is split `count` ways, saturating instead of wrapping.
 std::uint64_t bytes_per_gpu(const MemoryNeed& need, std::uint64_t count) noexcept {
   const auto total = checked_add(ceil_div(need.shardable_bytes, count), need.per_gpu_bytes);

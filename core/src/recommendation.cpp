@@ -1,8 +1,5 @@
 #include "vramfit/recommendation.hpp"
 
-#include <algorithm>  // std::min
-#include <limits>     // std::numeric_limits
-
 #include "vramfit/units.hpp"
 
 namespace vramfit {
@@ -45,8 +42,7 @@ std::vector<GpuFit> check_fit(const InferenceEstimate& e, const std::vector<Gpu>
     GpuFit f;
     f.gpu = &gpu;
     f.fit = classify_fit(e.total, usable, headroom);
-    constexpr auto kMax = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
-    f.free_bytes = static_cast<std::int64_t>(std::min(usable, kMax)) - static_cast<std::int64_t>(std::min(e.total, kMax));
+    f.free_bytes = signed_difference(usable, e.total);
     f.gpus_needed = gpu.one_per_machine() ? (f.fit == Fit::fits ? 1 : 0)
                                           : gpus_needed(e.total - e.overhead, e.overhead, usable, headroom);
     out.push_back(f);

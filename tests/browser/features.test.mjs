@@ -94,6 +94,12 @@ test('what would help: the article\'s strategies with their saving, and Apply ch
   // bnb-int8 halves the linear weights: 40 layers × (4 × 5120² + 3 × 5120 × 13824) B = 12.69 GB at most.
   const saved = Number((await row('weights-8bit').locator('td').first().textContent()).replace(/ GB$/, ''));
   assert.ok(saved > 12 && saved <= 12.69, String(saved));
+  // German names the strategies in German; the figures stay the core's.
+  await page.locator('#lang').selectOption('de');
+  await page.waitForFunction(() => document.querySelector('#help tr[data-remedy="weights-8bit"] th')?.textContent === '8-Bit-Gewichte (bnb-int8)');
+  assert.equal(await page.locator('#help-title').textContent(), 'Was helfen würde');
+  await page.locator('#lang').selectOption('en');
+  await page.waitForFunction(() => document.querySelector('#help tr[data-remedy="weights-8bit"] th')?.textContent === '8-bit weights (bnb-int8)');
   // Two RTX 4090s is advice only (inference has no GPU-count input): no Apply button on that row.
   assert.equal(await row('more-gpus').locator('button.apply').count(), 0);
   assert.match(await row('more-gpus').textContent(), /2 × GeForce RTX 4090/);

@@ -28,7 +28,7 @@ const dom = {
   trainingFacts: $('training-facts'), speed: $('speed'), speedFigures: $('speed-figures'),
   recommendSection: $('recommend-section'), recommend: $('recommend'), recommendPicks: $('recommend-picks'),
   recommendCount: $('recommend-count'), recommendNotes: $('recommend-notes'),
-  helpSection: $('help-section'), help: $('help'), helpIntro: $('help-intro'),
+  helpSection: $('help-section'), help: $('help'), helpIntro: $('help-intro'), helpNotes: $('help-notes'),
   answerBar: $('answer-bar'), answerTotal: $('answer-total'), answerHeadline: $('answer-headline'),
   drop: $('drop'), file: $('file'), fileStatus: $('file-status'), fileClear: $('file-clear'),
   pasteText: $('paste-text'), pasteUse: $('paste-use'),
@@ -226,7 +226,6 @@ function render() {
 
 function renderDetails() {
   renderGpuTable(dom, report, view);
-  renderRemedies();
   dom.embedCode.value = embedSnippet(document.querySelector('input[name="embed-kind"]:checked').value, state, report, location.href);
 }
 
@@ -246,6 +245,7 @@ function scheduleCharts() {
     renderCharts({ context: dom.chartContext, batch: dom.chartBatch }, source, baseRequest(), report, view);
     dom.chartsSection.hidden = false;
     renderAdvice();
+    renderRemedies();  // up to ~15 full estimates: once typing pauses, like the charts
   }, 60);
 }
 
@@ -351,7 +351,7 @@ function wireEvents() {
     if (!patch) return;
     state = { ...state, ...patch };
     update({ push: true });
-    $('help-title').focus();  // the button is gone with the old table; the new answer is announced (aria-live)
+    $('results-title').focus();  // the button goes with the old table; the new answer is read from the top
   });
   dom.recommendCount.addEventListener('click', (event) => {
     if (!event.target.closest('#recommend-all')) return;

@@ -31,6 +31,7 @@ export function renderHelp(dom, answer, view) {
     return;
   }
   dom.helpIntro.textContent = t(answer.remedies.length ? 'help.intro' : 'help.none');
+  dom.helpNotes.replaceChildren(...answer.notes.map((n) => el('li', { text: n })));
   dom.help.replaceChildren(...answer.remedies.map((r) => {
     const value = firstValue(r);
     const name = t(`help.${r.id}`, { value: typeof value === 'number' ? f.count(value) : value });

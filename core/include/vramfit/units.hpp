@@ -1,6 +1,6 @@
 #pragma once
 // Byte units and overflow-checked arithmetic: every byte count in the core is an exact integer.
-#include <cstdint>   // std::uint64_t
+#include <cstdint>   // std::uint64_t, std::int64_t, INT64_MAX
 #include <optional>  // std::optional
 
 namespace vramfit {
@@ -25,5 +25,11 @@ inline std::optional<std::uint64_t> checked_add(std::uint64_t a, std::uint64_t b
 
 // ceil(a / b) for b > 0.
 constexpr std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) noexcept { return a / b + (a % b != 0); }
+
+// a − b as a signed count of bytes, each side capped at INT64_MAX (free or missing memory, a saving).
+constexpr std::int64_t signed_difference(std::uint64_t a, std::uint64_t b) noexcept {
+  constexpr auto kMax = static_cast<std::uint64_t>(INT64_MAX);
+  return static_cast<std::int64_t>(a < kMax ? a : kMax) - static_cast<std::int64_t>(b < kMax ? b : kMax);
+}
 
 }  // namespace vramfit
