@@ -27,7 +27,10 @@ namespace {
 using namespace vramfit;
 
 int fail(const Error& e) {
-  std::fprintf(stderr, "vramfit: %s: %s\n", e.field.c_str(), e.message.c_str());
+  // The core's messages serve the page too; the hint at the flag that lists the catalog is the CLI's own.
+  const bool unknown_gpu = e.message.rfind("unknown GPU", 0) == 0;
+  std::fprintf(stderr, "vramfit: %s: %s%s\n", e.field.c_str(), e.message.c_str(),
+               unknown_gpu ? "; list them with --list-gpus" : "");
   return 2;
 }
 

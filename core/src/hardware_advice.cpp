@@ -31,7 +31,7 @@ Result<std::vector<std::string>> gpus_to_rank(const Catalog& catalog, const Requ
   } else {
     for (const std::string& name : names) {
       const Gpu* g = find_gpu(catalog.gpus, name);
-      if (!g) return make_error("gpus", "unknown GPU \"" + name + "\"; list them with --list-gpus");
+      if (!g) return make_error("gpus", "unknown GPU \"" + name + "\" (not in the GPU catalog)");
       gpus.push_back(g);
     }
   }
@@ -196,7 +196,7 @@ Result<BiggestReport> biggest_for(const Catalog& catalog, const Request& request
   if (catalog.models.empty()) return make_error("model", "the catalog has no presets");
   BiggestReport out;
   out.gpu = find_gpu(catalog.gpus, request.gpu);
-  if (!out.gpu) return make_error("gpu", "unknown GPU \"" + request.gpu + "\"; list them with --list-gpus");
+  if (!out.gpu) return make_error("gpu", "unknown GPU \"" + request.gpu + "\" (not in the GPU catalog)");
   const auto engine = parse_engine(request.engine);
   if (!engine) return make_error("engine", "unknown engine \"" + request.engine + "\"; allowed: " + std::string(kEngineNames));
   out.formats = request.weights.empty() ? biggest_formats(*engine) : std::vector<std::string>{request.weights};

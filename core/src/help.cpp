@@ -14,6 +14,7 @@ namespace vramfit {
 namespace {
 
 using detail::Fixed;
+using detail::Grouped;
 using detail::JsonWriter;
 using detail::Text;
 
@@ -35,6 +36,18 @@ class Collector {
     r.bytes = after_bytes;
     r.saved_bytes = signed_difference(report_.bytes, after_bytes);
     if (r.saved_bytes <= 0 || static_cast<std::uint64_t>(r.saved_bytes) * 200 < report_.bytes) return;
+    Text change;
+    for (const RemedyInput& in : r.inputs) {
+      if (&in != &r.inputs.front()) change << ", ";
+      change << in.key << " = ";
+      if (in.number) change << *in.number;
+      else change << in.text;
+    }
+    r.explanation = {"saved", "memory on the busiest GPU as asked − the same with the change",
+                     (Text() << Grouped{report_.bytes} << " B − " << Grouped{after_bytes} << " B = "
+                             << Grouped{static_cast<std::uint64_t>(r.saved_bytes)} << " B")
+                         .str(),
+                     (Text() << "two full estimates by the same core; the change: " << change.str()).str()};
     if (report_.gpu) {
       const std::uint64_t usable = report_.gpu->usable_bytes();
       r.fit = classify_fit(after_bytes, usable, headroom_);
@@ -433,6 +446,11 @@ std::string help_report_to_json(const HelpReport& report) {
     w.field("applicable", r.applicable);
     w.field("bytes", r.bytes);
     w.field("cost", r.cost);
+    w.begin_object("explanation");
+    w.field("formula", r.explanation.formula);
+    w.field("source", r.explanation.source);
+    w.field("values", r.explanation.values);
+    w.end_object();
     fit("fit", r.fit);
     if (r.fit) w.field("free_bytes", r.free_bytes);
     else w.field("free_bytes", nullptr);

@@ -184,8 +184,8 @@ Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const Infere
   const std::uint64_t c = o.engine == Engine::llamacpp ? 4 : compute_bytes_of(format);  // ggml computes in f32
   e.weights = e.weight_detail.total;
   if (format.scheme == WeightScheme::gguf && o.engine == Engine::transformers)
-    e.notes.push_back("transformers dequantizes GGUF files when it loads them; these sizes hold for llama.cpp "
-                      "(--engine llamacpp).");
+    e.notes.push_back("transformers dequantizes GGUF files when it loads them; these sizes hold for the llama.cpp "
+                      "engine.");
 
   // ---- KV cache ----
   const KvDType kv_default = o.engine == Engine::llamacpp ? KvDType::fp16 : kv_dtype_for(e.weights_dtype);
@@ -283,7 +283,7 @@ Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const Infere
         if (caps.kv_capacity_tokens < sequence)
           e.notes.push_back((Text() << "vLLM would refuse to start: its KV capacity (" << n(caps.kv_capacity_tokens)
                                     << " tokens) is below max_model_len " << n(sequence)
-                                    << "; lower --context or raise --gpu-util.")
+                                    << "; lower the context or raise gpu_memory_utilization.")
                                 .str());
         e.vllm = caps;
       } else {
@@ -296,7 +296,7 @@ Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const Infere
         none.cuda_graph_bytes = kVllmCudaGraphBytes;
         none.sequence_tokens = o.context_tokens;
         e.vllm = none;
-        e.notes.push_back("Give a GPU (--gpu) to see vLLM's KV capacity and concurrency.");
+        e.notes.push_back("Choose a GPU to see vLLM's KV capacity and concurrency.");
       }
     } else {
       LlamaCppBuffers b;
@@ -351,6 +351,11 @@ Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const Infere
                               .str());
       e.llamacpp = b;
     }
+  } else if (o.explain) {
+    // A bare count has no layer shapes: the article's weights-only rule, with nothing else to size.
+    e.explanations.push_back({"activations", "needs the model's layer shapes (hidden size, heads, vocabulary)",
+                              "0 B: a bare parameter count has none",
+                              "seed article: a bare count sizes the weights (7B: FP16 14 GB, INT8 7 GB, INT4 3.5 GB)"});
   }
   if (o.engine != Engine::vllm) {
     e.overhead += kCublasWorkspaceBytes;
@@ -400,6 +405,16 @@ Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const Infere
                  << " B reserved; fragmentation up to " << fragmentation)
              .str(),
          "PyTorch CUDACachingAllocator.cpp (kRoundLarge, kLargeBuffer, kSmallBuffer); CUDA semantics docs"}); }
+  } else if (o.explain) {
+    // llama.cpp sizes its ggml buffers exactly and allocates them once: no caching allocator rounds them. A bare
+    // count has no tensors whose rounding could be counted.
+    if (o.engine == Engine::llamacpp)
+      e.explanations.push_back({"allocator_reserve", "0: ggml allocates each backend buffer once, at its exact size",
+                                "0 B", "ggml-backend ggml_backend_alloc_ctx_tensors (one buffer per backend)"});
+    else
+      e.explanations.push_back({"allocator_reserve", "Σ segment rounding of the weight and cache tensors",
+                                "0 B: a bare parameter count has no tensors to round",
+                                "PyTorch CUDACachingAllocator.cpp (kRoundLarge, kLargeBuffer, kSmallBuffer)"});
   }
 
   // ---- totals ----

@@ -1,6 +1,6 @@
 #pragma once
 // Type-checked, exception-free reads of JSON fields. The first problem is kept with the field's path,
-// so a bad config yields "config.hidden_size: expected a non-negative integer, got a string".
+// so a bad config yields "config.hidden_size: expected a whole number from 0 to 9e18, got the text "big"".
 #include <nlohmann/json.hpp>
 
 #include <cstdint>      // std::uint64_t
@@ -43,7 +43,7 @@ class FieldReader {
       if (d >= 0 && d <= 9.0e18 && d == static_cast<double>(static_cast<std::uint64_t>(d)))
         return static_cast<std::uint64_t>(d);
     }
-    fail(key, "expected a non-negative integer", *v);
+    fail(key, "expected a whole number from 0 to 9e18", *v);
     return std::nullopt;
   }
   std::optional<double> number(std::string_view key) {
@@ -97,7 +97,10 @@ class FieldReader {
     switch (v.type()) {
       case json::value_t::null: return "null";
       case json::value_t::boolean: return "a boolean";
-      case json::value_t::string: return "a string";
+      case json::value_t::string: {  // quoted, so a value a number field cannot show is still seen
+        const auto& text = v.get_ref<const std::string&>();
+        return "the text \"" + (text.size() > 40 ? text.substr(0, 40) + "…" : text) + "\"";
+      }
       case json::value_t::array: return "an array";
       case json::value_t::object: return "an object";
       case json::value_t::number_float: return "the number " + dump(v);

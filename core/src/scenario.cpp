@@ -202,7 +202,7 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
   out.fit_headroom = o.engine == Engine::vllm ? std::max(r.headroom, 1.0 - o.gpu_util) : r.headroom;
   if (!r.gpu.empty()) {
     out.gpu = find_gpu(catalog.gpus, r.gpu);
-    if (!out.gpu) return make_error("gpu", "unknown GPU \"" + r.gpu + "\"; list them with --list-gpus");
+    if (!out.gpu) return make_error("gpu", "unknown GPU \"" + r.gpu + "\" (not in the GPU catalog)");
     o.gpu_memory_bytes = out.gpu->usable_bytes();
     o.gpu_is_a100 = lookup_key(out.gpu->name).find("a100") != std::string::npos;
   }
@@ -245,7 +245,7 @@ Result<Report> evaluate(const Catalog& catalog, const Request& r) {
                                                               : std::string()) + ").");
   if (report.context_source == "model_max")
     report.estimate.notes.push_back("No context given: vLLM sizes max_model_len to the model's maximum (" +
-                                    std::to_string(rr.options.context_tokens) + " tokens); pass --context to lower it.");
+                                    std::to_string(rr.options.context_tokens) + " tokens); a shorter context lowers it.");
 
   const double fit_headroom = rr.fit_headroom;
   if (rr.gpu) {

@@ -125,8 +125,8 @@ ServingEstimate estimate_serving(const ModelSpec& spec, const InferenceEstimate&
       else s.prefill_unavailable = prefill.error().message;
       if (!fits)
         s.note = "The estimate does not fit on one " + gpu.name +
-                 " within the headroom: this is the speed it would have if it did (--recommend ranks multi-GPU "
-                 "configurations).";
+                 " within the headroom: this is the speed it would have if it did (the recommendation ranks "
+                 "multi-GPU configurations).";
       tokens_per_second = s.decode.tokens_per_second;
       out.speed = std::move(s);
     }

@@ -561,6 +561,15 @@ Result<TrainingEstimate> estimate_training(const ModelSpec& spec, const Training
     e.explanations.push_back(
         {"optimizer", formula.str(), values.str(),
          (Text() << opt.summary << "; HF model memory anatomy; ZeRO paper K = 12 for mixed-precision Adam").str()});
+    // The "of which" line the page shows under the optimizer states opens its own part of that formula.
+    if (c.master)
+      e.explanations.push_back(
+          {"master_weights",
+           (Text() << "trainable × 4 B fp32 copy, inside the optimizer states" << split
+                   << zdiv_if(zero >= ZeroStage::optimizer))
+               .str(),
+           (Text() << Grouped{e.trainable_params} << " × 4 B → " << b.master_weights << " B on this GPU").str(),
+           "Micikevicius et al. 2018 (fp32 master weights); ZeRO paper §3.1 (part of K = 12)"});
   }
   if (!adapters) {
     Text values;

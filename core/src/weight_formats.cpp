@@ -1,6 +1,6 @@
 #include "vramfit/weight_formats.hpp"
 
-#include <algorithm>  // std::sort
+#include <algorithm>  // std::sort, std::find
 #include <array>      // std::array
 #include <optional>   // std::optional
 #include <string>     // std::to_string
@@ -618,7 +618,9 @@ std::vector<std::string> weight_format_examples() {
   std::vector<std::string> out{"fp32", "fp16", "bf16", "fp8", "int8", "int4", "nf4", "nf4-no-dq", "bnb-int8",
                                "gptq-4bit-128g", "gptq-4bit-32g", "gptq-3bit-128g", "gptq-8bit-128g",
                                "gptq-4bit-nogroup", "awq-4bit-128g"};
-  for (const auto& m : kMixes) out.emplace_back(m.name);
+  // llama.cpp's bf16 mix has the plain format's name (one spelling, one format): listed once.
+  for (const auto& m : kMixes)
+    if (std::find(out.begin(), out.end(), m.name) == out.end()) out.emplace_back(m.name);
   return out;
 }
 

@@ -100,6 +100,12 @@ test('what would help: the article\'s strategies with their saving, and Apply ch
   assert.equal(await page.locator('#help-title').textContent(), 'Was helfen würde');
   await page.locator('#lang').selectOption('en');
   await page.waitForFunction(() => document.querySelector('#help tr[data-remedy="weights-8bit"] th')?.textContent === '8-bit weights (bnb-int8)');
+  // Its saving opens the core's explanation: the two totals and the change.
+  await row('weights-8bit').locator('button.number').first().click();
+  await page.locator('#explain').waitFor({ state: 'visible' });
+  assert.match(await page.locator('#explain-values').textContent(), /^[\d,]+ B − [\d,]+ B = [\d,]+ B$/);
+  assert.match(await page.locator('#explain-source').textContent(), /the change: weights = bnb-int8$/);
+  await page.locator('#explain-close').click();
   // Two RTX 4090s is advice only (inference has no GPU-count input): no Apply button on that row.
   assert.equal(await row('more-gpus').locator('button.apply').count(), 0);
   assert.match(await row('more-gpus').textContent(), /2 × GeForce RTX 4090/);

@@ -267,6 +267,53 @@ test('usable at 360 px: nothing scrolls sideways', async () => {
   await page.goto(`${session.base}/?model=llama-3.1-70b&context=32768`);
   await page.locator('#chart-batch svg').waitFor();
   assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 360));
+  // German's long component names ("Optimiererzustände"), the what-would-help cards, and figures of ten digits.
+  for (const query of ['?mode=train&gpu=a100-80gb-sxm', '?mode=finetune&ft=qlora&gpu=rtx-4090', '?model=gpt2&context=100000000&batch=1000000']) {
+    await page.goto(`${session.base}/${query}`);
+    if (query.startsWith('?mode')) await page.locator('#lang').selectOption('de');
+    await page.locator('#chart-batch svg').waitFor();
+    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 360), query);
+    if (query.startsWith('?mode')) await page.locator('#lang').selectOption('en');
+  }
+  assert.deepEqual(problems, []);
+});
+
+test('a mode or method the page has no tab for names the field and what is allowed', async () => {
+  const { page, problems } = await newPage(session);
+  await page.goto(`${session.base}/?mode=banana`);
+  await page.locator('#input-error').waitFor({ state: 'visible' });
+  assert.equal(await page.locator('#input-error').textContent(), 'Mode: must be one of inference, finetune, train, got "banana"');
+  await page.goto(`${session.base}/?mode=finetune&ft=dora`);
+  await page.locator('#input-error').waitFor({ state: 'visible' });
+  assert.match(await page.locator('#input-error').textContent(), /^Method: must be one of lora, qlora, got "dora"$/);
+  // An alias the core accepts shows as the control's own choice: adam is AdamW.
+  await page.goto(`${session.base}/?mode=train&optimizer=adam`);
+  await page.locator('#summary').waitFor({ state: 'visible' });
+  await page.waitForFunction(() => document.querySelector('#optimizer').value === 'adamw');
+  // A value a number field cannot hold is quoted in the message, since the field itself shows nothing.
+  await page.goto(`${session.base}/?context=abc`);
+  await page.locator('#input-error').waitFor({ state: 'visible' });
+  assert.match(await page.locator('#input-error').textContent(), /got the text "abc"/);
+  assert.deepEqual(problems.filter((p) => !/cannot be parsed, or is out of range/.test(p)), []);
+});
+
+test('vLLM on a chosen GPU: the summary is that GPU\'s own run', async () => {
+  // vLLM's batch defaults and KV capacity depend on the GPU, so its total on an H100 differs from the run over
+  // the whole list; the summary, its notes and what would help all use the H100 run.
+  const { page, problems } = await newPage(session);
+  await page.goto(`${session.base}/?engine=vllm&model=qwen2.5-72b&gpu=h100-sxm&context=32768&batch=16`);
+  await page.locator('#help tr').first().waitFor();
+  const shown = await page.locator('#total-gb').textContent();
+  const expected = await page.evaluate(async () => {
+    const { openCalculator } = await import('./src/js/core.js');
+    const calc = await openCalculator();
+    const request = { model: 'qwen2.5-72b', weights: 'bf16', engine: 'vllm', context: 32768, batch: 16 };
+    const onGpu = calc.evaluate({ ...request, gpu: 'h100-sxm' });
+    return { total: onGpu.breakdown.total, help: calc.help({ ...request, gpu: 'h100-sxm' }).bytes };
+  });
+  assert.equal(expected.total, expected.help);
+  assert.equal(shown, `${(expected.total / 1e9).toFixed(2)} GB`);
+  assert.doesNotMatch(await page.locator('#notes').textContent(), /Choose a GPU/);
   assert.deepEqual(problems, []);
 });
 

@@ -243,3 +243,21 @@ test('help: the strategies re-estimated by the core, training by its mode', () =
   assert.equal(v.remedies.find((r) => r.id === 'kv-8bit').saved_bytes, 1073741824);
   assert.equal(JSON.parse(module.help(JSON.stringify({ model: 'llama-2-7b', batch: 0 }))).error.field, 'batch');
 });
+
+test('every breakdown figure has the core\'s explanation, in every engine and training mode', () => {
+  // The page makes a figure a button only where the core explains it; this keeps none of them plain.
+  const scenarios = [
+    { model: 'llama-2-7b' }, { model: 'llama-2-7b', engine: 'vllm', gpu: 'rtx-4090' },
+    { model: 'deepseek-v3', engine: 'llamacpp', weights: 'q4_k_m' }, { params: 7e9 },
+    { model: 'llama-2-7b', mode: 'train' }, { model: 'llama-2-7b', mode: 'lora' }, { model: 'llama-2-7b', mode: 'qlora' },
+    { model: 'llama-2-7b', mode: 'train', gpus: 4, zero: 3, offload: 'optimizer' },
+  ];
+  for (const request of scenarios) {
+    const r = JSON.parse(module.evaluate(JSON.stringify(request)));
+    assert.equal(r.ok, true, JSON.stringify(request));
+    const explained = new Set(r.explanations.map((e) => e.key));
+    for (const [key, bytes] of Object.entries(r.breakdown)) {
+      if (typeof bytes === 'number') assert.ok(explained.has(key), `${JSON.stringify(request)}: ${key}`);
+    }
+  }
+});

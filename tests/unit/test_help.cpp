@@ -56,6 +56,10 @@ TEST_CASE("training a bare 7B count: ZeRO-Offload and 8-bit Adam, by the bytes p
   CHECK(offload.saved_bytes == 112'000'000'000LL);
   CHECK(offload.bytes == 14'536'870'912ULL);
   CHECK(offload.host_ram_bytes == 112'000'000'000ULL);
+  // Its explanation shows the same two totals and the change, as the page's dialog does for every number.
+  CHECK(offload.explanation.key == "saved");
+  CHECK(offload.explanation.values == "126,536,870,912 B − 14,536,870,912 B = 112,000,000,000 B");
+  CHECK(offload.explanation.source.find("offload = optimizer, zero = 2") != std::string::npos);
   REQUIRE(offload.inputs.size() == 2);
   CHECK(std::string(offload.inputs[1].key) == "zero");
   CHECK(offload.inputs[1].text == "2");

@@ -38,7 +38,7 @@ TEST_CASE("bad requests name the field and what is allowed") {
       {R"({"model":"llama-3.1-8b","engine":"tgi"})", "engine", "allowed: transformers, vllm, llamacpp"},
       {R"({"model":"llama-3.1-8b","attention":"fast"})", "attention", "allowed: sdpa, eager"},
       {R"({"model":"llama-3.1-8b","engine":"llamacpp","kv_allocation":"paged"})", "kv_allocation", "static"},
-      {R"({"model":"llama-3.1-8b","context":-5})", "context", "non-negative integer"},
+      {R"({"model":"llama-3.1-8b","context":-5})", "context", "whole number from 0 to 9e18, got the integer -5"},
       {R"({"model":"llama-3.1-8b","batch":0})", "batch", "between 1 and"},
       {R"({"model":"llama-3.1-8b","gpu":"voodoo"})", "gpu", "unknown GPU"},
       {R"({"model":"llama-3.1-8b","headroom":2})", "headroom", "between 0 and 0.9"},

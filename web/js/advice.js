@@ -22,8 +22,9 @@ export function speedFigures(report, t, f) {
   const hasPrice = Number.isFinite(cost.usd_per_hour);
   const rows = [
     ['speed.decode', isRange(decode) ? t('speed.tps', { value: rangeText(decode, f, 1) }) : na(noSpeed)],
+    // Without any speed figure the core's reason is about decoding (an encoder has none): prefill says less.
     ['speed.prefill', isRange(prefill) ? t('speed.tps', { value: rangeText(prefill, f, 0) })
-      : na(speed?.prefill_unavailable ?? noSpeed)],
+      : na(speed ? (speed.prefill_unavailable ?? noSpeed) : t('speed.noSpeed'))],
     ['speed.per_hour', hasPrice ? t('speed.usd', { value: f.number(cost.usd_per_hour, 2) }) : na(t('speed.noPrice'))],
     ['speed.per_million', isRange(cost.usd_per_million_tokens)
       ? t('speed.usd', { value: rangeText(cost.usd_per_million_tokens, f, 2) })

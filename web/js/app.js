@@ -1,7 +1,7 @@
 // One model, one update(): inputs change → one call into the core → every output re-rendered.
 import { openCalculator } from './core.js';
-import { renderSummary, renderGpuTable, fillGpuSelect, fillSegmented, showExplanation } from './render.js';
-import { stateFromUrl, urlFromState, requestFromState, modeSupported, coreMode, isTraining } from './state.js';
+import { renderSummary, renderGpuTable, fillGpuSelect, fillSegmented, showExplanation, openExplanation } from './render.js';
+import { stateFromUrl, urlFromState, requestFromState, modeSupported, coreMode, isTraining, unknownChoice, MODES, FINETUNE_METHODS } from './state.js';
 import { TRAINING_CHOICES, fillTrainingSelects, resolvedChoice, trainingFacts } from './training.js';
 import { renderSpeed, renderRecommendations } from './advice.js';
 import { renderHelp, statePatch } from './help.js';
@@ -39,7 +39,7 @@ const FIELD_CONTROLS = {
   context: 'context', sequence: 'context', batch: 'batch', micro_batch: 'batch', model: 'model', config: 'model',
   gpu: 'gpu', weights: 'weights-format', engine: 'engine', kv_dtype: 'kv', lora_rank: 'rank', gpus: 'gpus-count',
   optimizer: 'optimizer', precision: 'precision', checkpointing: 'checkpointing', flash_attention: 'flash',
-  zero: 'zero', offload: 'offload', file: 'file',
+  zero: 'zero', offload: 'offload', file: 'file', ft: 'ft',
 };
 
 const UNIT_KEY = 'vramfit.unit';
@@ -50,6 +50,9 @@ let calculator;
 let state = stateFromUrl(location.search);
 let report = null; // the last valid report
 let detail = null; // the same request on the chosen GPU (speed, cost, training time); null without one
+// What the summary shows: the run on the chosen GPU when there is one (vLLM sizes its batch defaults and KV
+// capacity by the GPU, so its total can differ from the run over the whole list, which feeds the GPU table).
+const shown = () => detail ?? report;
 // A dropped or pasted config.json ({text, name}) stands in for the preset while it is loaded; a dropped .gguf or
 // .safetensors ({bytes, size, name}: its header only) or set of shards ({shards: [{name, size, bytes}], index,
 // name}) goes to the core's header readers, with the config.json if one was loaded (safetensors needs it for
@@ -63,6 +66,7 @@ const view = { t: null, f: null, segment: 'all', sort: 'verdict', direction: 'as
 function setLanguage(lang) {
   view.t = translator(lang);
   dom.lang.value = view.t.lang;
+  document.documentElement.lang = view.t.lang;  // screen readers and hyphenation follow it
   setUnit(view.f?.unit ?? (stored(UNIT_KEY) === 'GiB' ? 'GiB' : 'GB'));
   applyStaticTexts(document, view.t);
 }
@@ -153,6 +157,11 @@ function run(request) {
 function evaluateState() {
   const { modes = [] } = calculator.catalog;
   detail = null;
+  const unknown = unknownChoice(state);
+  if (unknown) {
+    const allowed = unknown.field === 'mode' ? MODES : FINETUNE_METHODS;
+    return { ok: false, error: { field: unknown.field, message: view.t('error.choice', { allowed: allowed.join(', '), value: unknown.value }) } };
+  }
   if (!modeSupported(coreMode(state), modes)) return { ok: false, unsupported: true };
   const request = baseRequest();
   const result = run(request);
@@ -212,13 +221,13 @@ function showDetails() {
 function render() {
   if (!report) return;
   view.gpu = state.gpu;
-  renderSummary(dom, report, view);
+  renderSummary(dom, shown(), view);
   dom.answerTotal.textContent = dom.totalGb.textContent;
   dom.answerHeadline.textContent = dom.headline.textContent;
   dom.answerBar.hidden = false;
   const training = report.mode !== undefined && report.mode !== 'inference';
   dom.trainingFacts.hidden = !training;
-  if (training) dom.trainingFacts.textContent = trainingFacts(detail ?? report, view.t, view.f);
+  if (training) dom.trainingFacts.textContent = trainingFacts(shown(), view.t, view.f);
   if (detail) renderSpeed(dom, detail, view.t, view.f);
   else dom.speed.hidden = true;
   if (answerPainted) renderDetails();
@@ -345,9 +354,15 @@ function wireEvents() {
   }
   dom.segment.addEventListener('change', () => { view.segment = dom.segment.value; render(); });
   dom.help.addEventListener('click', (event) => {
-    const row = event.target.closest('button.apply')?.closest('tr');
+    const button = event.target.closest('button');
+    const row = button?.closest('tr');
     const remedy = row && remedies?.remedies?.find((r) => r.id === row.dataset.remedy);
-    const patch = remedy && statePatch(remedy);
+    if (!remedy) return;
+    if (button.hasAttribute('data-remedy-explain')) {
+      openExplanation(dom.explain, view.t('explain.open', { label: row.querySelector('th').textContent }), remedy.explanation);
+      return;
+    }
+    const patch = statePatch(remedy);
     if (!patch) return;
     state = { ...state, ...patch };
     update({ push: true });
@@ -371,16 +386,16 @@ function wireEvents() {
   });
   document.addEventListener('click', (event) => {
     const button = event.target.closest('button[data-explain]');
-    if (button && report) showExplanation(dom.explain, report, button.dataset.explain, view.t);
+    if (button && report) showExplanation(dom.explain, shown(), button.dataset.explain, view.t);
   });
   $('explain-close').addEventListener('click', () => dom.explain.close());
 
   $('copy-link').addEventListener('click', async () => announce(await copyText(location.href) ? 'actions.copied' : 'actions.copyFailed'));
   $('copy-markdown').addEventListener('click', async () => {
-    if (report) announce(await copyText(markdownTable(report, view, location.href)) ? 'actions.copied' : 'actions.copyFailed');
+    if (report) announce(await copyText(markdownTable(shown(), view, location.href)) ? 'actions.copied' : 'actions.copyFailed');
   });
   $('download-csv').addEventListener('click', () => {
-    if (report) download(`vramfit-${report.model.id || 'model'}.csv`, new Blob([csvText(report, view)], { type: 'text/csv' }));
+    if (report) download(`vramfit-${report.model.id || 'model'}.csv`, new Blob([csvText({ ...shown(), gpus: report.gpus }, view)], { type: 'text/csv' }));
   });
   $('copy-embed').addEventListener('click', async () => announce(await copyText(dom.embedCode.value) ? 'actions.copied' : 'actions.copyFailed'));
   for (const radio of document.querySelectorAll('input[name="embed-kind"]')) radio.addEventListener('change', render);

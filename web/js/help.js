@@ -23,7 +23,8 @@ export function statePatch(remedy) {
 
 const firstValue = (remedy) => Object.values(remedy.inputs)[0];
 
-/** The table; its Apply buttons carry the remedy's id (app.js listens on the table body, CSP allows no inline handlers). */
+/** The table; its rows carry the remedy's id for the Apply and figure buttons (app.js listens on the table body:
+ * CSP allows no inline handlers). */
 export function renderHelp(dom, answer, view) {
   const { t, f } = view;
   if (!answer?.ok) {
@@ -36,13 +37,16 @@ export function renderHelp(dom, answer, view) {
     const value = firstValue(r);
     const name = t(`help.${r.id}`, { value: typeof value === 'number' ? f.count(value) : value });
     const patch = statePatch(r);
-    const after = [f.bytes(r.bytes)];
+    // Both figures open the core's explanation: the two totals and the change between them.
+    const figure = (text) => el('button', { type: 'button', class: 'number', 'data-remedy-explain': '',
+      'aria-label': `${text}: ${t('explain.open', { label: name })}` }, text);
+    const after = [figure(f.bytes(r.bytes))];
     if (r.fit) after.push(' ', el('span', { class: `badge badge-${r.fit}`, text: t(`fit.${r.fit}`) }));
     const cost = [r.cost];
     if (r.host_ram_bytes) cost.push(` (${t('help.host', { bytes: f.bytes(r.host_ram_bytes) })})`);
     return el('tr', { class: r.fit ? `fit-${r.fit}` : null, 'data-remedy': r.id },
       el('th', { scope: 'row', text: name }),
-      el('td', { class: 'num', 'data-label': t('help.saves'), text: f.bytes(r.saved_bytes) }),
+      el('td', { class: 'num', 'data-label': t('help.saves') }, figure(f.bytes(r.saved_bytes))),
       el('td', { class: 'num', 'data-label': t('help.after') }, ...after),
       el('td', {}, ...cost, el('br'), el('small', { class: 'secondary', text: r.source })),
       el('td', {}, patch ? el('button', {

@@ -27,8 +27,9 @@ export function renderSummary(dom, report, view) {
   // The core names configs and files; the fallbacks only guard against an empty name. The parameter count
   // opens how it was counted and where the architecture came from.
   const params = t('facts.params', { n: f.billions(m.params_total) });
-  dom.modelFacts.replaceChildren(`${m.name || m.architecture || m.id}: `,
-    report.explanations?.some((x) => x.key === 'params') ? explainButton('params', params, t) : params,
+  // A figure is a button only where the core explains it: never a button that opens nothing.
+  const explained = (key, text) => (report.explanations?.some((x) => x.key === key) ? explainButton(key, text, t) : text);
+  dom.modelFacts.replaceChildren(`${m.name || m.architecture || m.id}: `, explained('params', params),
     ...facts.map((fact) => ` · ${fact}`));
   fillBar(dom.bar, lines, breakdown.total, t, f);
   dom.memoryCol.textContent = t('breakdown.memory', { unit: f.unit });
@@ -36,11 +37,11 @@ export function renderSummary(dom, report, view) {
   const rows = lines.map((line) => el('tr', { 'data-line': line.key, class: line.within ? 'part' : null },
     el('th', { scope: 'row' }, el('span', { class: `swatch ${line.colour}`, 'aria-hidden': 'true' }),
       line.within ? t('breakdown.within', { label: t(`line.${line.key}`) }) : t(`line.${line.key}`)),
-    el('td', { class: 'num' }, explainButton(line.key, f.amount(line.bytes), t)),
+    el('td', { class: 'num' }, explained(line.key, f.amount(line.bytes))),
     el('td', { class: 'num', text: f.share(line.bytes, breakdown.total) })));
   rows.push(el('tr', { class: 'total', 'data-line': 'total' },
     el('th', { scope: 'row', text: t('line.total') }),
-    el('td', { class: 'num', 'data-testid': 'total-gb-cell' }, explainButton('total', f.amount(breakdown.total), t)),
+    el('td', { class: 'num', 'data-testid': 'total-gb-cell' }, explained('total', f.amount(breakdown.total))),
     el('td', { class: 'num', text: f.share(1, 1) })));
   dom.breakdown.replaceChildren(...rows);
   dom.notes.replaceChildren(...report.notes.map((n) => el('li', { text: n })));
@@ -108,8 +109,12 @@ export function fillSegmented(container, name, options, selected) {
 
 export function showExplanation(dialog, report, key, t) {
   const x = report.explanations?.find((e) => e.key === key);
-  if (!x) return false;
-  dialog.querySelector('#explain-title').textContent = t('explain.open', { label: t(`line.${key}`) });
+  return x ? openExplanation(dialog, t('explain.open', { label: t(`line.${key}`) }), x) : false;
+}
+
+/** The dialog for one {formula, values, source} from the core, under `title`. */
+export function openExplanation(dialog, title, x) {
+  dialog.querySelector('#explain-title').textContent = title;
   dialog.querySelector('#explain-formula').textContent = x.formula;
   dialog.querySelector('#explain-values').textContent = x.values;
   dialog.querySelector('#explain-source').textContent = x.source;

@@ -12,9 +12,10 @@ export const DEFAULTS = Object.freeze({
 export const KEYS = Object.freeze(Object.keys(DEFAULTS));
 const NUMERIC = new Set(['context', 'batch', 'rank', 'gpus']);
 
-// Numbers stay strings if malformed: the core refuses them with a message naming the field.
+// Numbers stay strings if malformed: the core refuses them with a message naming the field (and a negative
+// one as the number it is).
 function parseValue(key, value) {
-  return NUMERIC.has(key) && /^\d+$/.test(value) ? Number(value) : value;
+  return NUMERIC.has(key) && /^-?\d+$/.test(value) ? Number(value) : value;
 }
 
 /** State from any string-valued source: URLSearchParams, or an element's attributes via get(name). */
@@ -44,6 +45,16 @@ export function queryFromState(state) {
 export function urlFromState(state) {
   const query = queryFromState(state);
   return query ? `?${query}` : location.pathname;
+}
+
+export const MODES = ['inference', 'finetune', 'train'];
+export const FINETUNE_METHODS = ['lora', 'qlora'];
+
+/** A mode or fine-tune method the page has no tab or choice for, as {field, value}; null when both are known. */
+export function unknownChoice(state) {
+  if (!MODES.includes(state.mode)) return { field: 'mode', value: state.mode };
+  if (state.mode === 'finetune' && state.ft !== '' && !FINETUNE_METHODS.includes(state.ft)) return { field: 'ft', value: state.ft };
+  return null;
 }
 
 /** The core's mode for the page's tab: fine-tune is LoRA or QLoRA (the `ft` choice), train is full training. */

@@ -14,7 +14,8 @@ export const TRAINING_CHOICES = {
 
 /** The value a control shows: the state's choice, else what the core used (report.inputs). */
 export function resolvedChoice(key, state, report) {
-  if (state[key] !== '') return String(state[key]);
+  // The state's own spelling when the control offers it; else (an alias such as adam for adamw) the core's.
+  if (state[key] !== '' && (!TRAINING_CHOICES[key] || TRAINING_CHOICES[key].includes(String(state[key])))) return String(state[key]);
   const inputs = report?.inputs;
   if (!inputs || inputs.mode === undefined) return '';
   if (key === 'flash') return inputs.flash_attention ? 'on' : 'off';

@@ -33,6 +33,7 @@ struct Remedy {
   std::uint64_t host_ram_bytes = 0; // CPU RAM the offloaded states or layers take (0: none)
   std::string cost;                 // what the saving costs: quality, speed, money, hardware
   std::string source;               // where the cost figure comes from
+  Explanation explanation;          // key "saved": before − after, with this scenario's bytes and the change
 };
 
 struct HelpReport {
@@ -56,7 +57,8 @@ Result<HelpReport> what_would_help(const Catalog& catalog, const Request& reques
 Result<HelpReport> what_would_help(const Catalog& catalog, const TrainingRequest& request);
 
 // {"ok": true, "mode", "bytes", "gpu", "fit", "free_bytes", "notes", "remedies": [{"id", "inputs", "applicable",
-// "bytes", "saved_bytes", "fit", "free_bytes", "host_ram_bytes", "cost", "source"}]}; a training request when its "mode" is
+// "bytes", "saved_bytes", "fit", "free_bytes", "host_ram_bytes", "cost", "source", "explanation":
+// {"formula", "values", "source"}}]}; a training request when its "mode" is
 // (request_json_is_training), else inference. Errors use error_to_json.
 std::string help_report_to_json(const HelpReport& report);
 std::string help_json(const Catalog& catalog, std::string_view request_json);
