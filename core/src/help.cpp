@@ -4,6 +4,7 @@
 #include <utility>  // std::move, std::swap
 
 #include "json_writer.hpp"
+#include "report_json.hpp"  // write_explanation
 #include "text.hpp"
 #include "vramfit/ranking.hpp"  // tensor_parallel_problem
 #include "vramfit/serving.hpp"  // memory_need
@@ -446,11 +447,7 @@ std::string help_report_to_json(const HelpReport& report) {
     w.field("applicable", r.applicable);
     w.field("bytes", r.bytes);
     w.field("cost", r.cost);
-    w.begin_object("explanation");
-    w.field("formula", r.explanation.formula);
-    w.field("source", r.explanation.source);
-    w.field("values", r.explanation.values);
-    w.end_object();
+    detail::write_explanation(w, "explanation", r.explanation);
     fit("fit", r.fit);
     if (r.fit) w.field("free_bytes", r.free_bytes);
     else w.field("free_bytes", nullptr);

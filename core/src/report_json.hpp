@@ -52,16 +52,19 @@ inline void write_model(JsonWriter& w, const ModelSpec& m, const ParamCounts& pa
   w.end_object();
 }
 
+// One explanation as an object: a member `name` of the enclosing object, or (nullptr) an array element.
+inline void write_explanation(JsonWriter& w, const char* name, const Explanation& x) {
+  w.begin_object(name);
+  w.field("formula", x.formula);
+  w.field("key", x.key);
+  w.field("source", x.source);
+  w.field("values", x.values);
+  w.end_object();
+}
+
 inline void write_explanations(JsonWriter& w, const std::vector<Explanation>& explanations) {
   w.begin_array("explanations");
-  for (const auto& x : explanations) {
-    w.begin_object();
-    w.field("formula", x.formula);
-    w.field("key", x.key);
-    w.field("source", x.source);
-    w.field("values", x.values);
-    w.end_object();
-  }
+  for (const auto& x : explanations) write_explanation(w, nullptr, x);
   w.end_array();
 }
 
