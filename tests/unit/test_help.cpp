@@ -232,3 +232,25 @@ TEST_CASE("llama.cpp on a card too small: the most layers that fit, the rest on 
   // llama.cpp splits by layers, not tensors: the split's cost says so.
   CHECK(get(r, "more-gpus").cost.find("--split-mode layer") != std::string::npos);
 }
+
+TEST_CASE("FlashAttention drops the s² scores and keeps one fp32 statistic per row") {
+  // Llama-2-7B, 2048 tokens, micro-batch 1, no dropout. Eager attention keeps the 16-bit softmax output,
+  // 2·a·s²·b = 2 × 32 × 2048² = 268,435,456 B per layer (Korthikanti et al. 2022, Table 2); FlashAttention
+  // keeps instead the fp32 log-sum-exp, 4·a·s·b = 4 × 32 × 2048 = 262,144 B (Dao et al. 2022). Over 32 layers:
+  // 32 × (268,435,456 − 262,144) = 8,581,545,984 B saved.
+  const HelpReport r = training_help(R"({"mode":"train","model":"llama-2-7b","flash_attention":false})");
+  const Remedy& flash = get(r, "flash-attention");
+  CHECK(flash.saved_bytes == 8'581'545'984LL);
+  CHECK(flash.inputs[0].text == "on");
+}
+
+TEST_CASE("mixed precision from fp32: bf16 where the GPU has it, fp16 on a V100") {
+  // A LoRA run in fp32 keeps its frozen weights and activations in 4 bytes; mixed precision halves both. The
+  // V100 (Volta) has no bf16 tensor cores, so its mix is fp16 with loss scaling; an A100 gets bf16.
+  const HelpReport volta = training_help(R"({"mode":"lora","model":"llama-2-7b","precision":"fp32","gpu":"v100-32gb-sxm2"})");
+  CHECK(get(volta, "mixed-precision").inputs[0].text == "mixed-fp16");
+  // The frozen weights alone go from 4 to 2 bytes: at least 2 × 6,738,415,616 = 13,476,831,232 B saved.
+  CHECK(get(volta, "mixed-precision").saved_bytes >= 13'476'831'232LL);
+  const HelpReport ampere = training_help(R"({"mode":"lora","model":"llama-2-7b","precision":"fp32","gpu":"a100-80gb-sxm"})");
+  CHECK(get(ampere, "mixed-precision").inputs[0].text == "mixed-bf16");
+}
