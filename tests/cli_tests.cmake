@@ -64,7 +64,8 @@ vramfit_cli_test(recommend_budget_excludes_all ARGS --model llama-3.1-70b --weig
                  MATCH "\"cheapest_per_hour\":null,\"cheapest_per_million_tokens\":null,\"fastest\":null.*\"notes\":\\[[^]]*Nothing that fits costs at most \\$0.01/h; the cheapest that fits is [^]]*\\],\"ok\":true,\"recommendations\":\\[{")
 vramfit_cli_test(bad_budget FAIL ARGS --model llama-3.1-8b --recommend --budget-per-hour -1
                  MATCH "^vramfit: --budget-per-hour: invalid value \"-1\"; expected a positive number of dollars per hour")
-vramfit_cli_test(bad_gpus FAIL ARGS --model llama-3.1-8b --recommend --gpus voodoo MATCH "^vramfit: --gpus: unknown GPU \"voodoo\"")
+vramfit_cli_test(bad_gpus FAIL ARGS --model llama-3.1-8b --recommend --gpus voodoo
+                 MATCH "^vramfit: --gpus: unknown GPU \"voodoo\" \\(not in the GPU catalog\\); list them with --list-gpus")
 vramfit_cli_test(recommend_no_ngl FAIL ARGS --model llama-3.1-8b --engine llamacpp --ngl 10 --recommend MATCH "^vramfit: --ngl: ")
 vramfit_cli_test(bad_prompt FAIL ARGS --model llama-3.1-8b --gpu rtx-4090 --prompt 0 MATCH "^vramfit: --prompt: invalid value \"0\"")
 vramfit_cli_test(bad_system_bandwidth FAIL ARGS --model llama-3.1-8b --system-bandwidth fast

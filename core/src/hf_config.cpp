@@ -238,9 +238,9 @@ Result<bool> read_quantization(FieldReader& top, FieldReader& text, ModelSpec& s
   } else if (method == "compressed-tensors") {
     const std::string format = f.string("format").value_or("");
     if (format.find("float") != std::string::npos || format.find("fp8") != std::string::npos) s.quantization = "fp8";
-    else s.notes.push_back("compressed-tensors format \"" + format + "\" is not modelled; give --weights.");
+    else s.notes.push_back("compressed-tensors format \"" + format + "\" is not modelled; choose the weight format instead.");
   } else if (!method.empty()) {
-    s.notes.push_back("quantization_config quant_method \"" + method + "\" is not modelled; give --weights.");
+    s.notes.push_back("quantization_config quant_method \"" + method + "\" is not modelled; choose the weight format instead.");
   }
   if (f.error()) return *f.error();
   return true;

@@ -3,6 +3,7 @@
 // so a bad config yields "config.hidden_size: expected a whole number from 0 to 9e18, got the text "big"".
 #include <nlohmann/json.hpp>
 
+#include <cstddef>      // std::size_t
 #include <cstdint>      // std::uint64_t
 #include <optional>     // std::optional
 #include <span>         // std::span
@@ -99,7 +100,10 @@ class FieldReader {
       case json::value_t::boolean: return "a boolean";
       case json::value_t::string: {  // quoted, so a value a number field cannot show is still seen
         const auto& text = v.get_ref<const std::string&>();
-        return "the text \"" + (text.size() > 40 ? text.substr(0, 40) + "…" : text) + "\"";
+        if (text.size() <= 40) return "the text \"" + text + "\"";
+        std::size_t cut = 40;  // back to the start of a UTF-8 character, never inside one
+        while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+        return "the text \"" + text.substr(0, cut) + "…\"";
       }
       case json::value_t::array: return "an array";
       case json::value_t::object: return "an object";

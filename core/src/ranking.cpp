@@ -57,7 +57,7 @@ Result<Recommendation> recommend(const SpeedModel& model, const MemoryNeed& need
   } else {
     for (const std::string& name : o.gpus) {
       const Gpu* g = find_gpu(catalog, name);
-      if (!g) return make_error("gpus", "unknown GPU \"" + name + "\"");
+      if (!g) return make_error("gpus", "unknown GPU \"" + name + "\" (not in the GPU catalog)");
       gpus.push_back(g);
     }
   }

@@ -562,14 +562,21 @@ Result<TrainingEstimate> estimate_training(const ModelSpec& spec, const Training
         {"optimizer", formula.str(), values.str(),
          (Text() << opt.summary << "; HF model memory anatomy; ZeRO paper K = 12 for mixed-precision Adam").str()});
     // The "of which" line the page shows under the optimizer states opens its own part of that formula.
-    if (c.master)
+    if (c.master) {
+      Text master;
+      master << Grouped{e.trainable_params} << " × 4 B → " << Grouped{b.master_weights} << " B on this GPU";
+      if (o.parallel.offload != Offload::none) master << " (offloaded with the optimizer states to host RAM)";
       e.explanations.push_back(
           {"master_weights",
            (Text() << "trainable × 4 B fp32 copy, inside the optimizer states" << split
                    << zdiv_if(zero >= ZeroStage::optimizer))
                .str(),
-           (Text() << Grouped{e.trainable_params} << " × 4 B → " << b.master_weights << " B on this GPU").str(),
-           "Micikevicius et al. 2018 (fp32 master weights); ZeRO paper §3.1 (part of K = 12)"});
+           master.str(), "Micikevicius et al. 2018 (fp32 master weights); ZeRO paper §3.1 (part of K = 12)"});
+    } else {
+      e.explanations.push_back({"master_weights", "none: only mixed precision keeps an fp32 copy beside 16-bit weights",
+                                (Text() << "0 B (" << precision_name(o.precision) << ")").str(),
+                                "Micikevicius et al. 2018 (fp32 master weights in mixed precision)"});
+    }
   }
   if (!adapters) {
     Text values;
@@ -585,6 +592,10 @@ Result<TrainingEstimate> estimate_training(const ModelSpec& spec, const Training
                               (Text() << b.in_flight_micro_batches << " × … = " << b.activations << " B").str(),
                               "Korthikanti et al. 2022 (1F1B: first stage holds p micro-batches)"});
     for (const auto& x : e.activations->explanations) e.explanations.push_back(x);
+  } else {
+    e.explanations.push_back({"activations", "needs the model's layer shapes (hidden size, heads, vocabulary)",
+                              "0 B: a bare parameter count has none",
+                              "Korthikanti et al. 2022: activations are a function of the layer shapes"});
   }
   e.explanations.push_back({"temporary", "ZeRO-3 gather buffer 4 × largest layer / t + fp32 logits gradient 4·s·b·V/t",
                             (Text() << gather_buffer << " + " << b.temporary - std::min(b.temporary, gather_buffer)

@@ -66,7 +66,7 @@ Result<std::optional<TrainingTime>> time_on(const Gpu& gpu, const ModelSpec& spe
                                             const TrainingEstimate& e, const TrainingOptions& o,
                                             std::vector<std::string>& notes) {
   if (!r.tokens) {
-    notes.push_back("Give the training tokens (--tokens, \"tokens\") for the time and cost on " + gpu.name + ".");
+    notes.push_back("The training time and cost on " + gpu.name + " need the number of training tokens.");
     return std::optional<TrainingTime>{};
   }
   TrainingTime t;

@@ -11,9 +11,9 @@ let session;
 before(async () => { session = await openBrowser(); });
 after(async () => { await session?.close(); });
 
-async function violations(url, colorScheme, ready) {
+async function violations(url, colorScheme, ready, width = 1280) {
   // bypassCSP lets the test inject axe; the page itself still runs under its CSP in every other test.
-  const context = await session.browser.newContext({ bypassCSP: true, colorScheme, viewport: { width: 1280, height: 900 } });
+  const context = await session.browser.newContext({ bypassCSP: true, colorScheme, viewport: { width, height: 900 } });
   const page = await context.newPage();
   await page.goto(url);
   await ready(page);
@@ -31,6 +31,11 @@ for (const colorScheme of ['light', 'dark']) {
     assert.deepEqual(found, []);
   });
 }
+
+test('axe finds 0 violations at 360 px, where the tables scroll in their own boxes', async () => {
+  const drawn = async (page) => { await page.locator('#recommend tr').first().waitFor(); await page.locator('#help tr').first().waitFor(); };
+  assert.deepEqual(await violations(`${session.base}/?model=llama-3.1-8b&context=8192`, 'light', drawn, 360), []);
+});
 
 test('axe finds 0 violations in fine-tune mode with a GPU chosen (training controls, speed and cost)', async () => {
   assert.deepEqual(await violations(`${session.base}/?model=llama-2-7b&mode=finetune&gpu=rtx-4090`, 'dark',

@@ -97,6 +97,7 @@ test('what would help: the article\'s strategies with their saving, and Apply ch
   // German names the strategies in German; the figures stay the core's.
   await page.locator('#lang').selectOption('de');
   await page.waitForFunction(() => document.querySelector('#help tr[data-remedy="weights-8bit"] th')?.textContent === '8-Bit-Gewichte (bnb-int8)');
+  assert.equal(await page.evaluate(() => document.documentElement.lang), 'de');  // screen readers read German
   assert.equal(await page.locator('#help-title').textContent(), 'Was helfen würde');
   await page.locator('#lang').selectOption('en');
   await page.waitForFunction(() => document.querySelector('#help tr[data-remedy="weights-8bit"] th')?.textContent === '8-bit weights (bnb-int8)');
@@ -199,6 +200,16 @@ test('recommendations rank GPU × count and highlight the three picks', async ()
   // Every row shown that fits costs at least that per hour.
   const prices = await page.locator('#recommend tr.fit-fits td:nth-child(5)').allTextContents();
   assert.ok(prices.filter((p) => p !== 'n/a').every((p) => Number(p) >= 0.22));
+  // Sorted by $/h: ascending prices, the rows without a price last; the header says how it is sorted.
+  await page.locator('#recommend-head button[data-sort="per_hour"]').click();
+  await page.waitForFunction(() => document.querySelector('#recommend-head th[aria-sort="ascending"] button')?.dataset.sort === 'per_hour');
+  const sorted = (await page.locator('#recommend tr td:nth-child(5)').allTextContents());
+  const priced = sorted.filter((p) => p !== 'n/a').map(Number);
+  assert.deepEqual(priced, [...priced].sort((a, b) => a - b));
+  assert.ok(sorted.indexOf('n/a') === -1 || sorted.slice(sorted.indexOf('n/a')).every((p) => p === 'n/a'));
+  await page.locator('#recommend-head button[data-sort="per_hour"]').click();
+  await page.waitForFunction(() => document.querySelector('#recommend-head th[aria-sort="descending"] button')?.dataset.sort === 'per_hour');
+  await page.locator('#recommend-head button[data-sort="rank"]').click();
   // All of it: 80 catalog GPUs × counts 1, 2, 4, 8 = 320 configurations.
   await page.locator('#recommend-all').click();
   await page.waitForFunction(() => document.querySelectorAll('#recommend tr').length === 320);

@@ -160,12 +160,12 @@ test('the GPU table sorts by a column and filters by segment', async () => {
   await page.goto(`${session.base}/?model=llama-3.1-8b&context=8192`);
   await page.locator('#summary').waitFor({ state: 'visible' });
   await page.locator('button[data-sort="memory"]').click();
-  assert.equal(await page.locator('th[aria-sort="ascending"] button').getAttribute('data-sort'), 'memory');
+  assert.equal(await page.locator('#gpu-head th[aria-sort="ascending"] button').getAttribute('data-sort'), 'memory');
   const memories = await page.locator('#gpus tr td:nth-child(3)').allTextContents();
   const values = memories.map((m) => Number(m.replace(/[^\d.]/g, '')));
   assert.deepEqual(values, [...values].sort((a, b) => a - b));
   await page.locator('button[data-sort="memory"]').press('Enter'); // keyboard: second press reverses
-  assert.equal(await page.locator('th[aria-sort="descending"] button').getAttribute('data-sort'), 'memory');
+  assert.equal(await page.locator('#gpu-head th[aria-sort="descending"] button').getAttribute('data-sort'), 'memory');
   await page.locator('#segment').selectOption('apple');
   const segments = new Set(await page.locator('#gpus tr td:nth-child(2)').allTextContents());
   assert.deepEqual([...segments], ['Apple']);
@@ -314,6 +314,12 @@ test('vLLM on a chosen GPU: the summary is that GPU\'s own run', async () => {
   assert.equal(expected.total, expected.help);
   assert.equal(shown, `${(expected.total / 1e9).toFixed(2)} GB`);
   assert.doesNotMatch(await page.locator('#notes').textContent(), /Choose a GPU/);
+  // The GPU table's row for the chosen GPU is that same run: it agrees with the headline.
+  await page.goto(`${session.base}/?engine=vllm&weights=int4&gpu=rtx-4090`);
+  await page.locator('#gpus tr[data-gpu="rtx-4090"]').waitFor();
+  const headline = await page.locator('#headline').textContent();
+  const verdict = await page.locator('#gpus tr[data-gpu="rtx-4090"] .badge').textContent();
+  assert.equal(/^Fits on one/.test(headline), verdict === 'fits', `${headline} / ${verdict}`);
   assert.deepEqual(problems, []);
 });
 

@@ -251,6 +251,8 @@ test('every breakdown figure has the core\'s explanation, in every engine and tr
     { model: 'deepseek-v3', engine: 'llamacpp', weights: 'q4_k_m' }, { params: 7e9 },
     { model: 'llama-2-7b', mode: 'train' }, { model: 'llama-2-7b', mode: 'lora' }, { model: 'llama-2-7b', mode: 'qlora' },
     { model: 'llama-2-7b', mode: 'train', gpus: 4, zero: 3, offload: 'optimizer' },
+    { model: 'llama-2-7b', mode: 'train', precision: 'fp32' }, { model: 'llama-2-7b', mode: 'train', precision: 'bf16' },
+    { params: 7e9, mode: 'train' }, { params: 7e9, engine: 'vllm' },
   ];
   for (const request of scenarios) {
     const r = JSON.parse(module.evaluate(JSON.stringify(request)));
@@ -259,5 +261,20 @@ test('every breakdown figure has the core\'s explanation, in every engine and tr
     for (const [key, bytes] of Object.entries(r.breakdown)) {
       if (typeof bytes === 'number') assert.ok(explained.has(key), `${JSON.stringify(request)}: ${key}`);
     }
+  }
+});
+
+test('the core\'s notes and messages name no CLI flag: they reach the page too', () => {
+  // The CLI adds its own flag hints (--list-gpus); a page user has no --tokens, --weights or --gpu.
+  const requests = [
+    { model: 'llama-2-7b', mode: 'train', gpu: 'a100-80gb-sxm' }, { model: 'llama-2-7b', gpu: 'voodoo' },
+    { config: JSON.stringify({ model_type: 'llama', hidden_size: 4096, intermediate_size: 11008, num_attention_heads: 32,
+      num_hidden_layers: 32, vocab_size: 32000, quantization_config: { quant_method: 'exotic' } }) },
+    { model: 'llama-3.1-8b', engine: 'vllm' }, { model: 'llama-3.1-8b', engine: 'vllm', gpu: 'rtx-3060-12gb', context: 131072 },
+    { model: 'qwen2.5-7b', weights: 'q4_k_m' }, { model: 'llama-3.1-70b', gpu: 'rtx-4090' },
+  ];
+  for (const request of requests) {
+    const text = module.evaluate(JSON.stringify(request)) + module.help(JSON.stringify(request));
+    assert.doesNotMatch(text, /--(?:tokens|weights|gpu|context|engine|recommend|list-gpus)\b/, JSON.stringify(request));
   }
 });

@@ -267,7 +267,7 @@ TEST_CASE("Llama-2-7B: QLoRA fits an RTX 4090, a full fine-tune does not") {
   CHECK(report_json(qlora)["gpus"][0]["fit"] == "fits");
   // No tokens: no time, and a note says what is missing.
   CHECK_FALSE(qlora.time.has_value());
-  CHECK(has_note(qlora, "Give the training tokens"));
+  CHECK(has_note(qlora, "need the number of training tokens"));
 
   // Full fine-tune: the model states alone are 6,738,415,616 × 18 B = 121,291,481,088 B, five times 24 GiB.
   const auto full = evaluate_json(R"({"model":"llama-2-7b","mode":"train","gpu":"rtx-4090"})");

@@ -1,5 +1,5 @@
 // Weight memory per format, pinned to published checkpoint sizes.
-#include <algorithm>  // std::find_if
+#include <algorithm>  // std::find_if, std::count
 
 #include "test_support.hpp"
 #include "vramfit/hf_config.hpp"
@@ -169,4 +169,12 @@ TEST_CASE("a bare parameter count works for plain dtypes and is refused for per-
   bare.bare_params = 7'000'000'000ULL;
   CHECK(weights_bytes(bare, parse_weight_format("fp16").value()).value().total == 14'000'000'000ULL);
   CHECK_FALSE(weights_bytes(bare, parse_weight_format("q4_k_m").value()).ok());
+}
+
+TEST_CASE("the weight formats offered are listed once each") {
+  // llama.cpp's bf16 mix and the plain bf16 format share their name: one spelling, one entry in the pickers.
+  const auto names = weight_format_examples();
+  for (std::size_t i = 0; i < names.size(); ++i)
+    for (std::size_t k = i + 1; k < names.size(); ++k) CHECK_MESSAGE(names[i] != names[k], names[i]);
+  CHECK(std::count(names.begin(), names.end(), std::string("bf16")) == 1);
 }

@@ -1,6 +1,6 @@
 // Speed and cost on the chosen GPU (the report's `speed` / `cost`) and the core's ranking of GPU type × count
 // (recommend()). A figure the core could not give shows "n/a" with the core's reason, never a blank or NaN.
-import { el } from './view.js';
+import { el, FIT_ORDER } from './view.js';
 
 const isRange = (r) => r && Number.isFinite(r.low) && Number.isFinite(r.high);
 
@@ -45,19 +45,39 @@ export function renderSpeed(dom, report, t, f) {
 export const PICKS = ['cheapest_per_hour', 'cheapest_per_million_tokens', 'fastest'];
 const SHOWN = 12;
 
+const finite = (x) => (Number.isFinite(x) ? x : null);
+// Sortable columns of the ranking. `rank` is the core's own order (fitting first, by $/1M tokens, then
+// speed); the others sort by the core's figures, a missing figure always last.
+export const RECOMMEND_COLUMNS = [
+  { key: 'rank', label: 'recommend.config', value: (r) => r.index },
+  { key: 'verdict', label: 'gpus.verdict', value: (r) => FIT_ORDER[r.fit] ?? 3 },
+  { key: 'free', label: 'gpus.free', value: (r) => r.free_bytes, num: true },
+  { key: 'tps', label: 'recommend.tps', value: (r) => finite(r.tokens_per_second?.low), num: true },
+  { key: 'per_hour', label: 'recommend.per_hour', value: (r) => finite(r.usd_per_hour), num: true },
+  { key: 'per_million', label: 'recommend.per_million', value: (r) => finite(r.usd_per_million_tokens?.high), num: true },
+];
+
 /**
- * The ranking in the core's order: the first rows, plus every pick further down. Each row carries the picks
- * it is (by the core's index).
+ * The ranking in the chosen column's order (the core's by default): the first rows, plus every pick further
+ * down. Each row carries the picks it is (by the core's index).
  */
-export function recommendRows(answer, all = false) {
+export function recommendRows(answer, all = false, { sort = 'rank', direction = 'ascending' } = {}) {
   const picks = new Map();
   for (const key of PICKS) {
     const pick = answer[key];
     if (pick && Number.isInteger(pick.index)) picks.set(pick.index, [...(picks.get(pick.index) ?? []), key]);
   }
+  const column = RECOMMEND_COLUMNS.find((c) => c.key === sort) ?? RECOMMEND_COLUMNS[0];
+  const sign = direction === 'descending' ? -1 : 1;
+  const compare = (a, b) => {
+    const x = column.value(a); const y = column.value(b);
+    if (x === null || y === null) return (x === null) - (y === null) || a.index - b.index;
+    return sign * (x - y) || a.index - b.index;
+  };
   return answer.recommendations
     .map((r, index) => ({ ...r, index, picks: picks.get(index) ?? [] }))
-    .filter((r) => all || r.index < SHOWN || r.picks.length > 0);
+    .sort(compare)
+    .filter((r, i) => all || i < SHOWN || r.picks.length > 0);
 }
 
 export function renderRecommendations(dom, answer, view) {
@@ -66,7 +86,14 @@ export function renderRecommendations(dom, answer, view) {
     dom.recommendSection.hidden = true;
     return;
   }
-  const rows = recommendRows(answer, view.recommendAll);
+  const rows = recommendRows(answer, view.recommendAll, { sort: view.recommendSort, direction: view.recommendDirection });
+  dom.recommendHead.replaceChildren(...RECOMMEND_COLUMNS.map((c) => {
+    const active = c.key === view.recommendSort;
+    return el('th', { scope: 'col', class: c.num ? 'num' : null, 'aria-sort': active ? view.recommendDirection : null },
+      el('button', { type: 'button', class: 'sort', 'data-sort': c.key, 'aria-label': t('gpus.sort', { column: t(c.label) }) },
+        t(c.label), el('span', { class: 'sort-mark', 'aria-hidden': 'true',
+          text: active ? (view.recommendDirection === 'descending' ? ' ▼' : ' ▲') : '' })));
+  }));
   const na = t('recommend.na');
   const money = (x) => (Number.isFinite(x) ? f.number(x, 2) : na);
   dom.recommend.replaceChildren(...rows.map((r) => el('tr', {

@@ -27,7 +27,7 @@ const dom = {
   trainControls: $('train-controls'), contextLabel: $('context-label'), batchLabel: $('batch-label'), batchUnit: $('batch-unit'),
   trainingFacts: $('training-facts'), speed: $('speed'), speedFigures: $('speed-figures'),
   recommendSection: $('recommend-section'), recommend: $('recommend'), recommendPicks: $('recommend-picks'),
-  recommendCount: $('recommend-count'), recommendNotes: $('recommend-notes'),
+  recommendCount: $('recommend-count'), recommendNotes: $('recommend-notes'), recommendHead: $('recommend-head'),
   helpSection: $('help-section'), help: $('help'), helpIntro: $('help-intro'), helpNotes: $('help-notes'),
   answerBar: $('answer-bar'), answerTotal: $('answer-total'), answerHeadline: $('answer-headline'),
   drop: $('drop'), file: $('file'), fileStatus: $('file-status'), fileClear: $('file-clear'),
@@ -53,6 +53,12 @@ let detail = null; // the same request on the chosen GPU (speed, cost, training 
 // What the summary shows: the run on the chosen GPU when there is one (vLLM sizes its batch defaults and KV
 // capacity by the GPU, so its total can differ from the run over the whole list, which feeds the GPU table).
 const shown = () => detail ?? report;
+// The GPU table (and CSV) over the whole list, with the chosen GPU's row from its own run, so the row agrees
+// with the headline.
+function tableReport() {
+  const own = detail?.gpus?.[0];
+  return own ? { ...report, gpus: report.gpus.map((g) => (g.id === own.id ? own : g)) } : report;
+}
 // A dropped or pasted config.json ({text, name}) stands in for the preset while it is loaded; a dropped .gguf or
 // .safetensors ({bytes, size, name}: its header only) or set of shards ({shards: [{name, size, bytes}], index,
 // name}) goes to the core's header readers, with the config.json if one was loaded (safetensors needs it for
@@ -61,7 +67,10 @@ const shown = () => detail ?? report;
 let config = null;
 let modelFile = null;
 // Display choices: language and unit are remembered in this browser, table order is per visit.
-const view = { t: null, f: null, segment: 'all', sort: 'verdict', direction: 'ascending', gpu: state.gpu, recommendAll: false };
+const view = {
+  t: null, f: null, segment: 'all', sort: 'verdict', direction: 'ascending', gpu: state.gpu, recommendAll: false,
+  recommendSort: 'rank', recommendDirection: 'ascending',
+};
 
 function setLanguage(lang) {
   view.t = translator(lang);
@@ -82,7 +91,7 @@ const presetFor = (text) => {
 
 function readNumber(input) {
   const v = input.value.trim();
-  return /^\d+$/.test(v) ? Number(v) : v;
+  return /^-?\d+$/.test(v) ? Number(v) : v;  // a negative number reaches the core as the number it is
 }
 
 function writeInputs(current) {
@@ -113,10 +122,11 @@ function writeInputs(current) {
   setLabel(dom.batchUnit, training ? 'inputs.microbatch.unit' : 'inputs.batch.unit');
   dom.gpu.value = state.gpu;
   if (dom.gpu.value !== state.gpu) dom.gpu.value = '';
+  const known = MODES.includes(state.mode);  // an unknown mode (an error) leaves the first tab reachable
   for (const tab of dom.tabs.querySelectorAll('[role="tab"]')) {
     const selected = tab.dataset.mode === state.mode;
     tab.setAttribute('aria-selected', String(selected));
-    tab.tabIndex = selected ? 0 : -1;
+    tab.tabIndex = selected || (!known && tab.dataset.mode === MODES[0]) ? 0 : -1;
   }
 }
 
@@ -234,7 +244,7 @@ function render() {
 }
 
 function renderDetails() {
-  renderGpuTable(dom, report, view);
+  renderGpuTable(dom, tableReport(), view);
   dom.embedCode.value = embedSnippet(document.querySelector('input[name="embed-kind"]:checked').value, state, report, location.href);
 }
 
@@ -375,6 +385,15 @@ function wireEvents() {
     $('recommend-all').focus();
   });
   wireFiles();
+  dom.recommendHead.addEventListener('click', (event) => {
+    const button = event.target.closest('button[data-sort]');
+    if (!button) return;
+    const key = button.dataset.sort;
+    view.recommendDirection = view.recommendSort === key && view.recommendDirection === 'ascending' ? 'descending' : 'ascending';
+    view.recommendSort = key;
+    renderRecommendations(dom, advice, view);
+    dom.recommendHead.querySelector(`button[data-sort="${key}"]`).focus();
+  });
   dom.gpuHead.addEventListener('click', (event) => {
     const button = event.target.closest('button[data-sort]');
     if (!button) return;
@@ -395,7 +414,7 @@ function wireEvents() {
     if (report) announce(await copyText(markdownTable(shown(), view, location.href)) ? 'actions.copied' : 'actions.copyFailed');
   });
   $('download-csv').addEventListener('click', () => {
-    if (report) download(`vramfit-${report.model.id || 'model'}.csv`, new Blob([csvText({ ...shown(), gpus: report.gpus }, view)], { type: 'text/csv' }));
+    if (report) download(`vramfit-${report.model.id || 'model'}.csv`, new Blob([csvText({ ...shown(), gpus: tableReport().gpus }, view)], { type: 'text/csv' }));
   });
   $('copy-embed').addEventListener('click', async () => announce(await copyText(dom.embedCode.value) ? 'actions.copied' : 'actions.copyFailed'));
   for (const radio of document.querySelectorAll('input[name="embed-kind"]')) radio.addEventListener('change', render);

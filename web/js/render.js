@@ -1,5 +1,5 @@
 // Renders a core report into the full page. Text goes in with textContent only.
-import { el, breakdownLines, totalRange, headlineGpu, headlineText, fillBar } from './view.js';
+import { el, breakdownLines, totalRange, headlineGpu, headlineText, fillBar, FIT_ORDER } from './view.js';
 
 // A number that opens its explanation (formula, inputs, source from report.explanations).
 function explainButton(key, text, t) {
@@ -47,7 +47,6 @@ export function renderSummary(dom, report, view) {
   dom.notes.replaceChildren(...report.notes.map((n) => el('li', { text: n })));
 }
 
-const FIT_ORDER = { fits: 0, tight: 1, does_not_fit: 2 };
 export const GPU_COLUMNS = [
   { key: 'name', label: 'gpus.name', value: (g) => g.name, text: true },
   { key: 'segment', label: 'gpus.segment', value: (g) => g.segment, text: true },

@@ -5,6 +5,9 @@ const KNOWN_ORDER = ['weights', 'adapters', 'gradients', 'optimizer', 'master_we
 const KNOWN_COLOURS = new Set(['weights', 'kv_cache', 'activations', 'overhead', 'gradients', 'optimizer',
   'optimizer_states', 'adapters', 'master_weights', 'temporary']);
 
+// Verdicts best first, for every table that sorts by them.
+export const FIT_ORDER = { fits: 0, tight: 1, does_not_fit: 2 };
+
 export function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [name, value] of Object.entries(attrs)) {

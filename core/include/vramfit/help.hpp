@@ -58,7 +58,7 @@ Result<HelpReport> what_would_help(const Catalog& catalog, const TrainingRequest
 
 // {"ok": true, "mode", "bytes", "gpu", "fit", "free_bytes", "notes", "remedies": [{"id", "inputs", "applicable",
 // "bytes", "saved_bytes", "fit", "free_bytes", "host_ram_bytes", "cost", "source", "explanation":
-// {"formula", "values", "source"}}]}; a training request when its "mode" is
+// {"formula", "key", "source", "values"}}]}; a training request when its "mode" is
 // (request_json_is_training), else inference. Errors use error_to_json.
 std::string help_report_to_json(const HelpReport& report);
 std::string help_json(const Catalog& catalog, std::string_view request_json);
