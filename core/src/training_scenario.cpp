@@ -222,7 +222,7 @@ Result<TrainingReport> evaluate_training(const Catalog& catalog, const TrainingR
   } else {
     for (const auto& g : catalog.gpus)
       if (job_gpus == 1 || !g.one_per_machine()) report.gpus.push_back(fit_on(g));  // a job on one Mac only
-    if (r.tokens) notes.push_back("Pick a GPU (--gpu, \"gpu\") for the training time and cost.");
+    if (r.tokens) notes.push_back("Choose a GPU for the training time and cost.");
   }
   if (report.time) {
     for (const auto& x : report.time->fastest.explanations) report.estimate.explanations.push_back(x);

@@ -132,6 +132,29 @@ test('what would help: the article\'s strategies with their saving, and Apply ch
   assert.deepEqual(problems, []);
 });
 
+test('training tokens give the time and cost on the chosen GPU; a bad value names the field', async () => {
+  const { page, problems } = await open('?model=llama-2-7b&mode=finetune&gpu=a100-80gb-sxm');
+  await page.locator('#tokens').fill('300B');
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('tokens') === '300000000000');
+  await page.waitForFunction(() => /GPU-hours/.test(document.querySelector('#training-facts').textContent));
+  // The page only carries the figure: the same request straight to the core gives it (the time formula
+  // itself is pinned by hand in tests/unit/test_training_time.cpp).
+  const hours = await page.evaluate(async () => {
+    const { openCalculator } = await import('./src/js/core.js');
+    const calc = await openCalculator();
+    const r = calc.evaluate({ model: 'llama-2-7b', mode: 'lora', batch: 1, tokens: 3e11, gpu: 'a100-80gb-sxm' });
+    // No offload: one figure, not a range.
+    return r.time.gpu_hours === r.time.gpu_hours_max
+      ? `${new Intl.NumberFormat('en-US', { maximumFractionDigits: 1 }).format(r.time.gpu_hours)} GPU-hours` : 'a range';
+  });
+  assert.ok((await page.locator('#training-facts').textContent()).includes(hours), hours);
+  await page.locator('#tokens').fill('lots');
+  await page.locator('#input-error').waitFor({ state: 'visible' });
+  assert.match(await page.locator('#input-error').textContent(), /^Training tokens: .*"lots"/);
+  assert.equal(await page.locator('#tokens').getAttribute('aria-invalid'), 'true');
+  assert.deepEqual(problems, []);
+});
+
 test('all weight formats by family, engine and KV cache precision come from the catalog', async () => {
   const { page, problems } = await open('?model=llama-3.1-8b&context=8192');
   const groups = await page.locator('#weights-format optgroup').evaluateAll((gs) => gs.map((g) => g.label));
@@ -155,7 +178,7 @@ test('all weight formats by family, engine and KV cache precision come from the 
   // llama.cpp has no fp8 cache: the core says so, and the KV select is the control marked invalid.
   await page.locator('#input-error').waitFor({ state: 'visible' });
   assert.match(await page.locator('#input-error').textContent(), /^KV cache precision: .*q8_0/);
-  assert.equal(await page.locator('#kv').getAttribute('aria-invalid'), '');
+  assert.equal(await page.locator('#kv').getAttribute('aria-invalid'), 'true');
   // q8_0 blocks: 34 B per 32 elements; 65,536 elements/token × 34 / 32 = 69,632 B × 8192 = 570,425,344 B.
   await page.locator('#kv').selectOption('q8_0');
   await waitCell(page, 'kv_cache', '0.57');
@@ -393,7 +416,7 @@ test('a pasted config.json is evaluated; invalid JSON gets the core\'s message n
   await page.locator('#paste-use').click();
   await page.locator('#input-error').waitFor({ state: 'visible' });
   assert.equal(await page.locator('#input-error').textContent(), 'config.json: is not valid JSON');
-  assert.equal(await page.locator('#paste-text').getAttribute('aria-invalid'), '');
+  assert.equal(await page.locator('#paste-text').getAttribute('aria-invalid'), 'true');
   // Llama 2 7B's shape with untied embeddings: 6,738,415,616 params × 2 B = 13,476,831,232 B = 13.48 GB.
   await page.locator('#paste-text').fill(JSON.stringify({ model_type: 'llama', hidden_size: 4096, intermediate_size: 11008,
     num_hidden_layers: 32, num_attention_heads: 32, num_key_value_heads: 32, vocab_size: 32000, max_position_embeddings: 4096,

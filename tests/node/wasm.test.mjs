@@ -268,6 +268,7 @@ test('the core\'s notes and messages name no CLI flag: they reach the page too',
   // The CLI adds its own flag hints (--list-gpus); a page user has no --tokens, --weights or --gpu.
   const requests = [
     { model: 'llama-2-7b', mode: 'train', gpu: 'a100-80gb-sxm' }, { model: 'llama-2-7b', gpu: 'voodoo' },
+    { model: 'llama-2-7b', mode: 'train', tokens: 1e9 },
     { config: JSON.stringify({ model_type: 'llama', hidden_size: 4096, intermediate_size: 11008, num_attention_heads: 32,
       num_hidden_layers: 32, vocab_size: 32000, quantization_config: { quant_method: 'exotic' } }) },
     { model: 'llama-3.1-8b', engine: 'vllm' }, { model: 'llama-3.1-8b', engine: 'vllm', gpu: 'rtx-3060-12gb', context: 131072 },

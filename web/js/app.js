@@ -1,7 +1,7 @@
 // One model, one update(): inputs change → one call into the core → every output re-rendered.
 import { openCalculator } from './core.js';
 import { renderSummary, renderGpuTable, fillGpuSelect, fillSegmented, showExplanation, openExplanation } from './render.js';
-import { stateFromUrl, urlFromState, requestFromState, modeSupported, coreMode, isTraining, unknownChoice, MODES, FINETUNE_METHODS } from './state.js';
+import { stateFromUrl, urlFromState, requestFromState, modeSupported, coreMode, isTraining, unknownChoice, MODES, FINETUNE_METHODS, parseTokens } from './state.js';
 import { TRAINING_CHOICES, fillTrainingSelects, resolvedChoice, trainingFacts } from './training.js';
 import { renderSpeed, renderRecommendations } from './advice.js';
 import { renderHelp, statePatch } from './help.js';
@@ -23,7 +23,7 @@ const dom = {
   actionStatus: $('action-status'), chartsSection: $('charts-section'), chartContext: $('chart-context'),
   chartBatch: $('chart-batch'), embedSection: $('embed-section'), embedCode: $('embed-code'),
   weightsFormat: $('weights-format'), engine: $('engine'), kv: $('kv'), ft: $('ft'), rank: $('rank'),
-  gpusCount: $('gpus-count'), inferenceControls: $('inference-controls'), finetuneControls: $('finetune-controls'),
+  gpusCount: $('gpus-count'), tokens: $('tokens'), inferenceControls: $('inference-controls'), finetuneControls: $('finetune-controls'),
   trainControls: $('train-controls'), contextLabel: $('context-label'), batchLabel: $('batch-label'), batchUnit: $('batch-unit'),
   trainingFacts: $('training-facts'), speed: $('speed'), speedFigures: $('speed-figures'),
   recommendSection: $('recommend-section'), recommend: $('recommend'), recommendPicks: $('recommend-picks'),
@@ -39,7 +39,7 @@ const FIELD_CONTROLS = {
   context: 'context', sequence: 'context', batch: 'batch', micro_batch: 'batch', model: 'model', config: 'model',
   gpu: 'gpu', weights: 'weights-format', engine: 'engine', kv_dtype: 'kv', lora_rank: 'rank', gpus: 'gpus-count',
   optimizer: 'optimizer', precision: 'precision', checkpointing: 'checkpointing', flash_attention: 'flash',
-  zero: 'zero', offload: 'offload', file: 'file', ft: 'ft',
+  zero: 'zero', offload: 'offload', file: 'file', ft: 'ft', tokens: 'tokens',
 };
 
 const UNIT_KEY = 'vramfit.unit';
@@ -113,6 +113,7 @@ function writeInputs(current) {
   for (const [key, select] of Object.entries(trainingSelects)) select.value = resolvedChoice(key, state, current);
   if (document.activeElement !== dom.rank) dom.rank.value = resolvedChoice('rank', state, current);
   if (document.activeElement !== dom.gpusCount) dom.gpusCount.value = state.gpus !== '' ? state.gpus : inputs?.gpus ?? 1;
+  if (document.activeElement !== dom.tokens) dom.tokens.value = state.tokens;
   const training = isTraining(state, calculator.catalog.modes ?? []);
   dom.inferenceControls.hidden = state.mode !== 'inference';
   dom.finetuneControls.hidden = !(training && state.mode === 'finetune');
@@ -142,7 +143,11 @@ function showError(field, message) {
   dom.inputError.hidden = false;
   // A pasted config.json's problem marks the text it came from.
   const control = field === 'config' && config?.pasted ? 'paste-text' : FIELD_CONTROLS[field];
-  for (const input of controls()) input.toggleAttribute('aria-invalid', input.id === control);
+  // aria-invalid="" would read as false: the value must be "true".
+  for (const input of controls()) {
+    if (input.id === control) input.setAttribute('aria-invalid', 'true');
+    else input.removeAttribute('aria-invalid');
+  }
   dom.summary.classList.add('stale');
   dom.answerBar.hidden = true;  // the bar would show the previous answer as if it were this one's
   dom.status.textContent = view.t(dom.summary.hidden ? 'status.fix' : 'status.stale');
@@ -302,7 +307,7 @@ function wireEvents() {
       update({ push: true });
       return;
     }
-    const typed = [dom.context, dom.batch, dom.rank, dom.gpusCount].includes(target);
+    const typed = [dom.context, dom.batch, dom.rank, dom.gpusCount, dom.tokens].includes(target);
     if (target.name === 'weights' || target === dom.weightsFormat) {
       state = { ...state, weights: target.value };
       if (modelFile) modelFile.weightsChosen = true;
@@ -312,6 +317,7 @@ function wireEvents() {
     else if (target === dom.gpu) state = { ...state, gpu: dom.gpu.value };
     else if (target === dom.rank) state = { ...state, rank: dom.rank.value.trim() === '' ? '' : readNumber(dom.rank) };
     else if (target === dom.gpusCount) state = { ...state, gpus: dom.gpusCount.value.trim() === '' ? '' : readNumber(dom.gpusCount) };
+    else if (target === dom.tokens) state = { ...state, tokens: dom.tokens.value.trim() === '' ? '' : parseTokens(dom.tokens.value) };
     else if ([dom.engine, dom.kv, dom.ft, ...Object.values(trainingSelects)].includes(target)) state = { ...state, [target.name]: target.value };
     else return;
     update({ push: !typed });

@@ -6,7 +6,7 @@ export const DEFAULTS = Object.freeze({
   // inference
   engine: '', kv: '',
   // fine-tune (ft: lora | qlora) and train
-  ft: '', rank: '', optimizer: '', precision: '', checkpointing: '', flash: '', zero: '', gpus: '', offload: '',
+  ft: '', rank: '', optimizer: '', precision: '', checkpointing: '', flash: '', zero: '', gpus: '', offload: '', tokens: '',
 });
 
 export const KEYS = Object.freeze(Object.keys(DEFAULTS));
@@ -15,7 +15,15 @@ const NUMERIC = new Set(['context', 'batch', 'rank', 'gpus']);
 // Numbers stay strings if malformed: the core refuses them with a message naming the field (and a negative
 // one as the number it is).
 function parseValue(key, value) {
+  if (key === 'tokens') return parseTokens(value);
   return NUMERIC.has(key) && /^-?\d+$/.test(value) ? Number(value) : value;
+}
+
+const SCALE = { k: 1e3, m: 1e6, b: 1e9, g: 1e9, t: 1e12 };
+/** Training tokens as people write them: 1000000000, 1e9, 2.5e10, 300B, 2T (the CLI's --tokens forms). */
+export function parseTokens(text) {
+  const m = /^\s*(\d+(?:\.\d+)?(?:e\d+)?)\s*([kmbgt])?\s*$/i.exec(String(text));
+  return m ? Number(m[1]) * (m[2] ? SCALE[m[2].toLowerCase()] : 1) : String(text);
 }
 
 /** State from any string-valued source: URLSearchParams, or an element's attributes via get(name). */
@@ -73,7 +81,7 @@ export const isTraining = (state, modes = []) => coreMode(state) !== 'inference'
 // Training request keys fed from the state: [state key, request key, how to send it].
 const TRAINING_KEYS = [
   ['optimizer', 'optimizer'], ['precision', 'precision'], ['checkpointing', 'checkpointing'], ['zero', 'zero'],
-  ['offload', 'offload'], ['gpus', 'gpus'], ['flash', 'flash_attention'],
+  ['offload', 'offload'], ['gpus', 'gpus'], ['flash', 'flash_attention'], ['tokens', 'tokens'],
 ];
 
 // The request the core evaluates. A non-number context or batch is passed through so the core's

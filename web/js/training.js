@@ -44,8 +44,10 @@ export function trainingFacts(report, t, f) {
   if (report.inputs.gpus > 1) parts.push(t('train.perGpu', { n: f.count(report.inputs.gpus) }));
   const time = report.time;
   if (time && Number.isFinite(time.gpu_hours)) {
-    parts.push(t('train.hours', { low: f.number(time.gpu_hours, 1), high: f.number(time.gpu_hours_max, 1) }));
-    if (Number.isFinite(time.usd)) parts.push(t('train.cost', { low: f.number(time.usd, 0), high: f.number(time.usd_max, 0) }));
+    // A range only where offloading makes one; otherwise the one figure.
+    const range = (key, low, high) => (low === high ? t(`${key}.one`, { value: low }) : t(key, { low, high }));
+    parts.push(range('train.hours', f.number(time.gpu_hours, 1), f.number(time.gpu_hours_max, 1)));
+    if (Number.isFinite(time.usd)) parts.push(range('train.cost', f.number(time.usd, 0), f.number(time.usd_max, 0)));
   }
   return parts.join(' · ');
 }
