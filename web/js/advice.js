@@ -1,6 +1,6 @@
 // Speed and cost on the chosen GPU (the report's `speed` / `cost`) and the core's ranking of GPU type × count
 // (recommend()). A figure the core could not give shows "n/a" with the core's reason, never a blank or NaN.
-import { el, FIT_ORDER } from './view.js';
+import { el, FIT_ORDER, sortHeader } from './view.js';
 
 const isRange = (r) => r && Number.isFinite(r.low) && Number.isFinite(r.high);
 
@@ -87,13 +87,7 @@ export function renderRecommendations(dom, answer, view) {
     return;
   }
   const rows = recommendRows(answer, view.recommendAll, { sort: view.recommendSort, direction: view.recommendDirection });
-  dom.recommendHead.replaceChildren(...RECOMMEND_COLUMNS.map((c) => {
-    const active = c.key === view.recommendSort;
-    return el('th', { scope: 'col', class: c.num ? 'num' : null, 'aria-sort': active ? view.recommendDirection : null },
-      el('button', { type: 'button', class: 'sort', 'data-sort': c.key, 'aria-label': t('gpus.sort', { column: t(c.label) }) },
-        t(c.label), el('span', { class: 'sort-mark', 'aria-hidden': 'true',
-          text: active ? (view.recommendDirection === 'descending' ? ' ▼' : ' ▲') : '' })));
-  }));
+  dom.recommendHead.replaceChildren(...sortHeader(RECOMMEND_COLUMNS, view.recommendSort, view.recommendDirection, t));
   const na = t('recommend.na');
   const money = (x) => (Number.isFinite(x) ? f.number(x, 2) : na);
   dom.recommend.replaceChildren(...rows.map((r) => el('tr', {

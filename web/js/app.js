@@ -295,6 +295,20 @@ function announce(key) {
   setTimeout(() => { dom.actionStatus.textContent = ''; }, 4000);
 }
 
+// A header row of sort buttons: a new column sorts ascending, the same one again flips the direction; focus stays
+// on the button the table was redrawn under.
+function wireSort(head, sortKey, directionKey, redraw) {
+  head.addEventListener('click', (event) => {
+    const button = event.target.closest('button[data-sort]');
+    if (!button) return;
+    const key = button.dataset.sort;
+    view[directionKey] = view[sortKey] === key && view[directionKey] === 'ascending' ? 'descending' : 'ascending';
+    view[sortKey] = key;
+    redraw();
+    head.querySelector(`button[data-sort="${key}"]`).focus();
+  });
+}
+
 function wireEvents() {
   dom.form.addEventListener('input', (event) => {
     const target = event.target;
@@ -391,24 +405,8 @@ function wireEvents() {
     $('recommend-all').focus();
   });
   wireFiles();
-  dom.recommendHead.addEventListener('click', (event) => {
-    const button = event.target.closest('button[data-sort]');
-    if (!button) return;
-    const key = button.dataset.sort;
-    view.recommendDirection = view.recommendSort === key && view.recommendDirection === 'ascending' ? 'descending' : 'ascending';
-    view.recommendSort = key;
-    renderRecommendations(dom, advice, view);
-    dom.recommendHead.querySelector(`button[data-sort="${key}"]`).focus();
-  });
-  dom.gpuHead.addEventListener('click', (event) => {
-    const button = event.target.closest('button[data-sort]');
-    if (!button) return;
-    const key = button.dataset.sort;
-    view.direction = view.sort === key && view.direction === 'ascending' ? 'descending' : 'ascending';
-    view.sort = key;
-    render();
-    dom.gpuHead.querySelector(`button[data-sort="${key}"]`).focus();
-  });
+  wireSort(dom.gpuHead, 'sort', 'direction', render);
+  wireSort(dom.recommendHead, 'recommendSort', 'recommendDirection', () => renderRecommendations(dom, advice, view));
   document.addEventListener('click', (event) => {
     const button = event.target.closest('button[data-explain]');
     if (button && report) showExplanation(dom.explain, shown(), button.dataset.explain, view.t);

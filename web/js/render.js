@@ -1,5 +1,5 @@
 // Renders a core report into the full page. Text goes in with textContent only.
-import { el, breakdownLines, totalRange, headlineGpu, headlineText, fillBar, FIT_ORDER } from './view.js';
+import { el, breakdownLines, totalRange, headlineGpu, headlineText, fillBar, FIT_ORDER, sortHeader } from './view.js';
 
 // A number that opens its explanation (formula, inputs, source from report.explanations).
 function explainButton(key, text, t) {
@@ -70,12 +70,7 @@ export function gpuRows(report, { segment, sort, direction }) {
 
 export function renderGpuTable(dom, report, view) {
   const { t, f } = view;
-  dom.gpuHead.replaceChildren(...GPU_COLUMNS.map((c) => {
-    const active = c.key === view.sort;
-    return el('th', { scope: 'col', class: c.num ? 'num' : null, 'aria-sort': active ? view.direction : null },
-      el('button', { type: 'button', class: 'sort', 'data-sort': c.key, 'aria-label': t('gpus.sort', { column: t(c.label) }) },
-        t(c.label), el('span', { class: 'sort-mark', 'aria-hidden': 'true', text: active ? (view.direction === 'descending' ? ' ▼' : ' ▲') : '' })));
-  }));
+  dom.gpuHead.replaceChildren(...sortHeader(GPU_COLUMNS, view.sort, view.direction, t));
   const rows = gpuRows(report, view);
   dom.gpuCount.textContent = t('gpus.count', { shown: f.count(rows.length), total: f.count(report.gpus.length) });
   dom.gpus.replaceChildren(...rows.map((g) => el('tr', { class: `fit-${g.fit}${g.id === view.gpu ? ' chosen' : ''}`, 'data-gpu': g.id },

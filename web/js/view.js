@@ -5,6 +5,16 @@ const KNOWN_ORDER = ['weights', 'adapters', 'gradients', 'optimizer', 'master_we
 const KNOWN_COLOURS = new Set(['weights', 'kv_cache', 'activations', 'overhead', 'gradients', 'optimizer',
   'optimizer_states', 'adapters', 'master_weights', 'temporary']);
 
+/** A table's header of sort buttons; `sort` / `direction` say which column is active and how (aria-sort). */
+export function sortHeader(columns, sort, direction, t) {
+  return columns.map((c) => {
+    const active = c.key === sort;
+    return el('th', { scope: 'col', class: c.num ? 'num' : null, 'aria-sort': active ? direction : null },
+      el('button', { type: 'button', class: 'sort', 'data-sort': c.key, 'aria-label': t('gpus.sort', { column: t(c.label) }) },
+        t(c.label), el('span', { class: 'sort-mark', 'aria-hidden': 'true', text: active ? (direction === 'descending' ? ' ▼' : ' ▲') : '' })));
+  });
+}
+
 // Verdicts best first, for every table that sorts by them.
 export const FIT_ORDER = { fits: 0, tight: 1, does_not_fit: 2 };
 
