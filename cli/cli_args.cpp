@@ -3,7 +3,7 @@
 #include "training_flags.hpp"
 
 #include <algorithm>  // std::find
-#include <cmath>    // std::isfinite, std::llround
+#include <cmath>    // std::isfinite
 #include <cstdlib>  // std::strtod
 
 namespace vramfit::cli {
@@ -56,41 +56,7 @@ Error bad_value(const std::string& flag, const std::string& value, const std::st
   return make_error(flag, "invalid value \"" + value + "\"; expected " + allowed);
 }
 
-std::optional<double> parse_scaled(const std::string& text, double k, double m, double g, double t) {
-  if (text.empty() || text.size() > 64) return std::nullopt;
-  // Decimal only: strtod would also take " 8", "0x10" (hex), "inf" and "nan".
-  if (text.find_first_not_of("0123456789.eE+-kKmMbBgGtT") != std::string::npos ||
-      !(text.front() >= '0' && text.front() <= '9'))
-    return std::nullopt;
-  char* end = nullptr;
-  const double base = std::strtod(text.c_str(), &end);
-  if (end == text.c_str()) return std::nullopt;
-  std::string suffix(end);
-  double scale = 1;
-  if (suffix == "k" || suffix == "K") scale = k;
-  else if (suffix == "m" || suffix == "M") scale = m;
-  else if (suffix == "b" || suffix == "B" || suffix == "g" || suffix == "G") scale = g;
-  else if (suffix == "t" || suffix == "T") scale = t;
-  else if (!suffix.empty()) return std::nullopt;
-  const double value = base * scale;
-  if (!std::isfinite(value) || value < 1 || value > 1e18) return std::nullopt;
-  return value;
-}
-
 }  // namespace
-
-std::optional<std::uint64_t> parse_count(const std::string& text) {
-  const auto v = parse_scaled(text, 1e3, 1e6, 1e9, 1e12);
-  if (!v) return std::nullopt;
-  return static_cast<std::uint64_t>(std::llround(*v));
-}
-
-std::optional<std::uint64_t> parse_tokens(const std::string& text) {
-  // Context lengths are powers of two in practice: 8k means 8192, as model cards use it.
-  const auto v = parse_scaled(text, 1024, 1024.0 * 1024, -1, -1);
-  if (!v || *v != std::floor(*v)) return std::nullopt;
-  return static_cast<std::uint64_t>(*v);
-}
 
 std::string help_text() {
   std::string out =

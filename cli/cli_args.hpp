@@ -3,6 +3,7 @@
 #include <string>  // std::string
 #include <vector>  // std::vector
 
+#include "vramfit/quantity.hpp"
 #include "vramfit/result.hpp"
 #include "vramfit/scenario.hpp"
 #include "vramfit/training_scenario.hpp"
@@ -24,9 +25,8 @@ struct Options {
 Result<Options> parse_args(const std::vector<std::string>& args);
 std::string help_text();
 
-// "7e9", "7000000000", "7B", "1.5T", "500M" → a count; nothing if malformed or not positive.
-std::optional<std::uint64_t> parse_count(const std::string& text);
-// "8192", "8k" (= 8192), "128K" → tokens.
-std::optional<std::uint64_t> parse_tokens(const std::string& text);
+// The core's readers of written counts ("7B", "300B", "8k"), which the flags share with the page.
+using vramfit::parse_count;
+using vramfit::parse_tokens;
 
 }  // namespace vramfit::cli

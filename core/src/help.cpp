@@ -6,10 +6,10 @@
 #include "json_writer.hpp"
 #include "report_json.hpp"  // write_explanation
 #include "text.hpp"
-#include "vramfit/ranking.hpp"  // tensor_parallel_problem
+#include "vramfit/ranking.hpp"  // bytes_per_gpu, tensor_parallel_problem
 #include "vramfit/serving.hpp"  // memory_need
 #include "vramfit/speed.hpp"    // speed_model_from
-#include "vramfit/units.hpp"    // ceil_div, signed_difference
+#include "vramfit/units.hpp"    // signed_difference
 
 namespace vramfit {
 namespace {
@@ -262,7 +262,7 @@ Result<HelpReport> what_would_help(const Catalog& catalog, const Request& reques
     const MemoryNeed need = memory_need(e);
     auto speed = speed_model_from(b.model, e.weight_detail);
     for (std::uint64_t n : {2u, 4u, 8u}) {
-      const std::uint64_t per_gpu = ceil_div(need.shardable_bytes, n) + need.per_gpu_bytes;
+      const std::uint64_t per_gpu = bytes_per_gpu(need, n);
       if (classify_fit(per_gpu, report.gpu->usable_bytes(), b.headroom) != Fit::fits) continue;
       if (e.engine == Engine::vllm && (!speed || !tensor_parallel_problem(speed.value(), n).empty())) continue;
       Text cost;

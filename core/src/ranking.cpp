@@ -11,12 +11,6 @@ namespace vramfit {
 
 namespace {
 
-// Bytes one GPU holds when the shardable part is split `count` ways, saturating instead of wrapping.
-std::uint64_t bytes_per_gpu(const MemoryNeed& need, std::uint64_t count) noexcept {
-  const auto total = checked_add(ceil_div(need.shardable_bytes, count), need.per_gpu_bytes);
-  return total ? *total : std::numeric_limits<std::uint64_t>::max();
-}
-
 std::uint64_t budget_bytes(std::uint64_t usable, double headroom) noexcept {
   if (!(headroom >= 0) || headroom >= 1) headroom = 0;
   return static_cast<std::uint64_t>(static_cast<double>(usable) * (1.0 - headroom));
@@ -28,6 +22,11 @@ bool cheaper(const std::optional<double>& a, const std::optional<double>& b) noe
 }
 
 }  // namespace
+
+std::uint64_t bytes_per_gpu(const MemoryNeed& need, std::uint64_t count) noexcept {
+  const auto total = checked_add(ceil_div(need.shardable_bytes, count), need.per_gpu_bytes);
+  return total ? *total : std::numeric_limits<std::uint64_t>::max();
+}
 
 std::string tensor_parallel_problem(const SpeedModel& model, std::uint64_t count) {
   if (count <= 1) return "";

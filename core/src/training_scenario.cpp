@@ -9,6 +9,7 @@
 #include "json_fields.hpp"
 #include "number_text.hpp"
 #include "report_json.hpp"
+#include "vramfit/quantity.hpp"  // parse_count
 
 namespace vramfit {
 
@@ -287,7 +288,16 @@ Result<TrainingRequest> training_request_from_json(std::string_view text) {
   r.offload = f.string("offload").value_or("");
   r.gpu = f.string("gpu").value_or("");
   r.headroom = f.number("headroom").value_or(kDefaultHeadroom);
-  r.tokens = f.number("tokens");
+  // A number, or as written in the page's field and the CLI's --tokens: "1e9", "300B", "2T".
+  if (const auto* written = f.find("tokens"); written && written->is_string()) {
+    const auto count = parse_count(written->get_ref<const std::string&>());
+    if (!count)
+      return make_error("tokens", "expected a token count such as 1e9, 300B or 2T, got " +
+                                      FieldReader::type_name(*written));
+    r.tokens = static_cast<double>(*count);
+  } else {
+    r.tokens = f.number("tokens");
+  }
   r.mfu = f.number("mfu");
   (void)f.string("weights");  // type-checked, then ignored: see the header
   if (f.error()) return *f.error();

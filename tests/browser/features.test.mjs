@@ -135,10 +135,10 @@ test('what would help: the article\'s strategies with their saving, and Apply ch
 test('training tokens give the time and cost on the chosen GPU; a bad value names the field', async () => {
   const { page, problems } = await open('?model=llama-2-7b&mode=finetune&gpu=a100-80gb-sxm');
   await page.locator('#tokens').fill('300B');
-  await page.waitForFunction(() => new URL(location.href).searchParams.get('tokens') === '300000000000');
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('tokens') === '300B');
   await page.waitForFunction(() => /GPU-hours/.test(document.querySelector('#training-facts').textContent));
-  // The page only carries the figure: the same request straight to the core gives it (the time formula
-  // itself is pinned by hand in tests/unit/test_training_time.cpp).
+  // The page only carries the text and the figure: the core reads "300B" (300 × 10⁹) and the same request
+  // with the number gives the same hours (the time formula is pinned by hand in test_training_time.cpp).
   const hours = await page.evaluate(async () => {
     const { openCalculator } = await import('./src/js/core.js');
     const calc = await openCalculator();
@@ -150,7 +150,7 @@ test('training tokens give the time and cost on the chosen GPU; a bad value name
   assert.ok((await page.locator('#training-facts').textContent()).includes(hours), hours);
   await page.locator('#tokens').fill('lots');
   await page.locator('#input-error').waitFor({ state: 'visible' });
-  assert.match(await page.locator('#input-error').textContent(), /^Training tokens: .*"lots"/);
+  assert.match(await page.locator('#input-error').textContent(), /^Training tokens: expected a token count such as 1e9, 300B or 2T, got the text "lots"$/);
   assert.equal(await page.locator('#tokens').getAttribute('aria-invalid'), 'true');
   assert.deepEqual(problems, []);
 });

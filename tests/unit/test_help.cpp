@@ -165,6 +165,7 @@ TEST_CASE("help_json: a bad input is the scenario's own error; training goes by 
     CHECK(m["id"] != "offload-optimizer");
   }
   CHECK(t["notes"].is_array());
+  CHECK(t["notes"].empty());  // the reservation note is vLLM's alone
 }
 
 TEST_CASE("a bare parameter count: the seed article's 14 GB, 7 GB, 3.5 GB") {

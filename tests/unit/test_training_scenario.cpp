@@ -99,6 +99,11 @@ TEST_CASE("every training input survives the JSON request") {
   CHECK(in["gpu"] == "a100-80gb-sxm");
   CHECK(in["headroom"] == doctest::Approx(0.2));
   CHECK(in["tokens"] == doctest::Approx(5e8));
+  // Written as people write it (the page's field, the CLI's --tokens): 300B = 300 × 10⁹, 2T = 2 × 10¹².
+  auto written = training_request_from_json(R"({"model":"llama-2-7b","mode":"train","tokens":"300B"})");
+  REQUIRE(written.ok());
+  CHECK(*written.value().tokens == 300'000'000'000.0);
+  CHECK(*training_request_from_json(R"({"params":7e9,"mode":"train","tokens":"2T"})").value().tokens == 2e12);
   CHECK(in["mfu"] == doctest::Approx(0.3));
 }
 
@@ -181,7 +186,7 @@ TEST_CASE("bad training requests name the field and what is allowed") {
       {R"({"model":"llama-2-7b","mode":"train","gpu":"voodoo"})", "gpu", "unknown GPU"},
       {R"({"model":"llama-2-7b","mode":"train","headroom":2})", "headroom", "between 0 and 0.9"},
       {R"({"model":"llama-2-7b","mode":"train","tokens":-5})", "tokens", "positive number of training tokens"},
-      {R"({"model":"llama-2-7b","mode":"train","tokens":"many"})", "tokens", "expected a number"},
+      {R"({"model":"llama-2-7b","mode":"train","tokens":"many"})", "tokens", "such as 1e9, 300B or 2T, got the text \"many\""},
       {R"({"model":"llama-2-7b","mode":"train","mfu":1.5})", "mfu", "above 0 and at most 1"},
       {R"({"model":"llama-2-7b","mode":"train","weights":5})", "weights", "expected a string"},
       {R"({"model":"llama-2-7b","mode":"train","engine":"vllm"})", "engine", "not a known training input"},

@@ -1,7 +1,7 @@
 // One model, one update(): inputs change → one call into the core → every output re-rendered.
 import { openCalculator } from './core.js';
 import { renderSummary, renderGpuTable, fillGpuSelect, fillSegmented, showExplanation, openExplanation } from './render.js';
-import { stateFromUrl, urlFromState, requestFromState, modeSupported, coreMode, isTraining, unknownChoice, MODES, FINETUNE_METHODS, parseTokens } from './state.js';
+import { stateFromUrl, urlFromState, requestFromState, modeSupported, coreMode, isTraining, unknownChoice, MODES } from './state.js';
 import { TRAINING_CHOICES, fillTrainingSelects, resolvedChoice, trainingFacts } from './training.js';
 import { renderSpeed, renderRecommendations } from './advice.js';
 import { renderHelp, statePatch } from './help.js';
@@ -173,10 +173,7 @@ function evaluateState() {
   const { modes = [] } = calculator.catalog;
   detail = null;
   const unknown = unknownChoice(state);
-  if (unknown) {
-    const allowed = unknown.field === 'mode' ? MODES : FINETUNE_METHODS;
-    return { ok: false, error: { field: unknown.field, message: view.t('error.choice', { allowed: allowed.join(', '), value: unknown.value }) } };
-  }
+  if (unknown) return { ok: false, error: { field: unknown.field, message: view.t('error.choice', unknown) } };
   if (!modeSupported(coreMode(state), modes)) return { ok: false, unsupported: true };
   const request = baseRequest();
   const result = run(request);
@@ -331,7 +328,7 @@ function wireEvents() {
     else if (target === dom.gpu) state = { ...state, gpu: dom.gpu.value };
     else if (target === dom.rank) state = { ...state, rank: dom.rank.value.trim() === '' ? '' : readNumber(dom.rank) };
     else if (target === dom.gpusCount) state = { ...state, gpus: dom.gpusCount.value.trim() === '' ? '' : readNumber(dom.gpusCount) };
-    else if (target === dom.tokens) state = { ...state, tokens: dom.tokens.value.trim() === '' ? '' : parseTokens(dom.tokens.value) };
+    else if (target === dom.tokens) state = { ...state, tokens: dom.tokens.value.trim() };  // the core reads 300B, 1e9
     else if ([dom.engine, dom.kv, dom.ft, ...Object.values(trainingSelects)].includes(target)) state = { ...state, [target.name]: target.value };
     else return;
     update({ push: !typed });

@@ -1,6 +1,6 @@
 // The compact answer used by embed.html and <vram-fit>: model, headline, total, bar, legend, link.
 import { el, breakdownLines, headlineGpu, headlineText, fillBar, totalRange } from './view.js';
-import { requestFromState, modeSupported, queryFromState, coreMode, unknownChoice, MODES, FINETUNE_METHODS } from './state.js';
+import { requestFromState, modeSupported, queryFromState, coreMode, unknownChoice } from './state.js';
 
 /** Evaluates the state with the core and renders the compact view into root; returns the core's answer. */
 export function renderCompact(root, calculator, state, { t, f, siteBase }) {
@@ -9,9 +9,8 @@ export function renderCompact(root, calculator, state, { t, f, siteBase }) {
   const modes = calculator.catalog.modes ?? [];
   const unknown = unknownChoice(state);
   if (unknown) {
-    const allowed = (unknown.field === 'mode' ? MODES : FINETUNE_METHODS).join(', ');
     root.replaceChildren(el('p', { class: 'c-error', role: 'alert',
-      text: `${t(`field.${unknown.field}`)}: ${t('error.choice', { allowed, value: unknown.value })}` }), link);
+      text: `${t(`field.${unknown.field}`)}: ${t('error.choice', unknown)}` }), link);
     return { ok: false, error: { field: unknown.field } };
   }
   if (!modeSupported(coreMode(state), modes)) {

@@ -15,16 +15,9 @@ const NUMERIC = new Set(['context', 'batch', 'rank', 'gpus']);
 // Numbers stay strings if malformed: the core refuses them with a message naming the field (and a negative
 // one as the number it is).
 function parseValue(key, value) {
-  if (key === 'tokens') return parseTokens(value);
   return NUMERIC.has(key) && /^-?\d+$/.test(value) ? Number(value) : value;
 }
 
-const SCALE = { k: 1e3, m: 1e6, b: 1e9, g: 1e9, t: 1e12 };
-/** Training tokens as people write them: 1000000000, 1e9, 2.5e10, 300B, 2T (the CLI's --tokens forms). */
-export function parseTokens(text) {
-  const m = /^\s*(\d+(?:\.\d+)?(?:e\d+)?)\s*([kmbgt])?\s*$/i.exec(String(text));
-  return m ? Number(m[1]) * (m[2] ? SCALE[m[2].toLowerCase()] : 1) : String(text);
-}
 
 /** State from any string-valued source: URLSearchParams, or an element's attributes via get(name). */
 export function stateFrom(get) {
@@ -58,10 +51,12 @@ export function urlFromState(state) {
 export const MODES = ['inference', 'finetune', 'train'];
 export const FINETUNE_METHODS = ['lora', 'qlora'];
 
-/** A mode or fine-tune method the page has no tab or choice for, as {field, value}; null when both are known. */
+/** A mode or fine-tune method the page has no tab or choice for, as {field, value, allowed}; null when known. */
 export function unknownChoice(state) {
-  if (!MODES.includes(state.mode)) return { field: 'mode', value: state.mode };
-  if (state.mode === 'finetune' && state.ft !== '' && !FINETUNE_METHODS.includes(state.ft)) return { field: 'ft', value: state.ft };
+  if (!MODES.includes(state.mode)) return { field: 'mode', value: state.mode, allowed: MODES.join(', ') };
+  if (state.mode === 'finetune' && state.ft !== '' && !FINETUNE_METHODS.includes(state.ft)) {
+    return { field: 'ft', value: state.ft, allowed: FINETUNE_METHODS.join(', ') };
+  }
   return null;
 }
 

@@ -21,6 +21,10 @@ struct MemoryNeed {
   std::uint64_t per_gpu_bytes = 0;
 };
 
+// Bytes one GPU holds when the shardable part is split `count` ways: ceil(shardable / count) + per GPU,
+// saturating instead of wrapping.
+std::uint64_t bytes_per_gpu(const MemoryNeed& need, std::uint64_t count) noexcept;
+
 struct RankOptions {
   double headroom = kDefaultHeadroom;
   std::vector<std::uint64_t> counts = {1, 2, 4, 8};
