@@ -14,5 +14,8 @@ cmake --workflow --preset sanitize
 echo "== node tests: the real .wasm through its bindings"
 node --test tests/node/
 
+echo "== refactoring guard: CLI and binding output byte for byte against tests/corpus/expected"
+node tests/corpus/run.mjs
+
 echo "== browser tests: the served page in headless Chromium"
 node --test --test-concurrency=1 tests/browser/

@@ -1,0 +1,130 @@
+// The refactoring guard's corpus: CLI argument lists and binding calls whose whole output (stdout, stderr, exit
+// status, or the binding's JSON) is committed under expected/. It does not say the figures are right (the unit
+// tests pin those to sources); it says a change that should not move any byte moved none.
+const cli = [];
+const wasm = [];
+const add = (name, args) => cli.push({ name, args });
+const call = (name, fn, request) => wasm.push({ name, fn, request });
+
+const models = ['llama-3.1-8b', 'llama-3.1-70b', 'mixtral-8x7b', 'deepseek-v3', 'gemma-2-9b', 'gemma-3-27b',
+  'qwen3-8b', 'phi-3-mini', 'gpt2', 'bert-base', 'falcon-40b', 'qwen2.5-0.5b'];
+const engines = ['transformers', 'vllm', 'llamacpp'];
+for (const m of models) {
+  for (const e of engines) {
+    add(`${m}-${e}`, ['--model', m, '--engine', e, '--json']);
+    add(`${m}-${e}-h100-table`, ['--model', m, '--engine', e, '--gpu', 'h100-sxm', '--context', '8192']);
+    call(`${m}-${e}`, 'evaluate', { model: m, engine: e });
+    call(`${m}-${e}-rtx4090`, 'evaluate', { model: m, engine: e, gpu: 'rtx-4090', context: 4096, batch: 2 });
+  }
+}
+const formats = ['fp32', 'fp16', 'fp8', 'int8', 'int4', 'nf4', 'bnb-int8', 'gptq-4bit-128g', 'awq-4bit-64g', 'q4_k_m',
+  'q8_0', 'gguf-iq2_xxs'];
+for (const w of formats) {
+  add(`weights-${w}`, ['--model', 'llama-3.1-8b', '--weights', w, '--gpu', 'rtx-4090', '--json']);
+  call(`weights-${w}`, 'evaluate', { model: 'llama-3.1-8b', weights: w, gpu: 'rtx-4090' });
+}
+add('params-7e9', ['--params', '7e9', '--weights', 'int4']);
+add('params-7e9-json', ['--params', '7e9', '--weights', 'fp16', '--json']);
+add('kv-fp8', ['--model', 'llama-3.1-8b', '--kv-dtype', 'fp8', '--context', '32k', '--json']);
+add('eager-static', ['--model', 'llama-2-7b', '--attention', 'eager', '--kv-allocation', 'static', '--avg-tokens', '1000',
+  '--context', '4096', '--batch', '8', '--json']);
+add('expandable', ['--model', 'llama-2-13b', '--expandable-segments', '--json']);
+add('vllm-util-0.8-table', ['--model', 'llama-3.1-8b', '--engine', 'vllm', '--gpu', 'h100-sxm', '--gpu-util', '0.8']);
+add('vllm-util-0.8-json', ['--model', 'llama-3.1-8b', '--engine', 'vllm', '--gpu', 'h100-sxm', '--gpu-util', '0.8', '--json']);
+add('vllm-seqs', ['--model', 'qwen3-8b', '--engine', 'vllm', '--gpu', 'a100-80gb-sxm', '--max-num-seqs', '64',
+  '--max-num-batched-tokens', '4096', '--json']);
+add('vllm-util-0.8-max-context', ['--model', 'llama-3.1-8b', '--engine', 'vllm', '--gpu', 'h100-sxm', '--gpu-util', '0.8',
+  '--max-context']);
+add('vllm-util-0.8-remedies', ['--model', 'llama-3.1-8b', '--engine', 'vllm', '--gpu', 'h100-sxm', '--gpu-util', '0.8',
+  '--what-would-help', '--json']);
+add('llamacpp-ngl', ['--model', 'qwen2.5-7b', '--weights', 'q4_k_m', '--engine', 'llamacpp', '--gpu', 'rtx-4060', '--ngl', '20']);
+add('llamacpp-ngl-json', ['--model', 'qwen2.5-7b', '--weights', 'q4_k_m', '--engine', 'llamacpp', '--gpu', 'rtx-4060',
+  '--ngl', '20', '--system-bandwidth', '80', '--json']);
+add('serving-cost', ['--model', 'llama-3.1-8b', '--gpu', 'rtx-4090', '--prompt', '4k', '--usd-per-kwh', '0.3']);
+add('serving-cost-json', ['--model', 'llama-3.1-8b', '--gpu', 'l40s', '--prompt', '1024', '--usd-per-kwh', '0.25', '--json']);
+add('max-context', ['--model', 'llama-3.1-8b', '--gpu', 'rtx-4090', '--max-context']);
+add('max-context-json', ['--model', 'mixtral-8x7b', '--weights', 'int4', '--gpu', 'a100-80gb-sxm', '--max-batch', '--json']);
+add('headroom', ['--model', 'llama-3.1-8b', '--gpu', 'rtx-4090', '--headroom', '0.2', '--max-context']);
+add('recommend', ['--model', 'llama-3.1-70b', '--weights', 'awq-4bit-128g', '--recommend', '--budget-per-hour', '10']);
+add('recommend-json', ['--model', 'llama-3.1-70b', '--weights', 'awq-4bit-128g', '--recommend', '--json']);
+add('recommend-gpus', ['--model', 'llama-3.1-70b', '--engine', 'vllm', '--recommend', '--gpus', 'h100-sxm,l40s,a100-80gb-sxm']);
+add('biggest', ['--biggest', '--gpu', 'rtx-3090', '--engine', 'llamacpp', '--context', '8192']);
+add('biggest-json', ['--biggest', '--gpu', 'rtx-4090', '--json']);
+add('remedies', ['--model', 'llama-2-13b', '--gpu', 'rtx-4090', '--what-would-help']);
+add('remedies-json', ['--model', 'llama-2-13b', '--gpu', 'rtx-4090', '--what-would-help', '--json']);
+add('remedies-llamacpp', ['--model', 'llama-3.1-70b', '--engine', 'llamacpp', '--weights', 'q4_k_m', '--gpu', 'rtx-4090',
+  '--what-would-help', '--json']);
+add('remedies-train', ['--mode', 'train', '--model', 'llama-3.1-8b', '--gpu', 'a100-80gb-sxm', '--what-would-help']);
+add('remedies-train-json', ['--mode', 'train', '--model', 'llama-3.1-8b', '--gpu', 'a100-80gb-sxm', '--what-would-help', '--json']);
+add('qlora', ['--mode', 'qlora', '--model', 'llama-2-7b', '--gpu', 'rtx-4090']);
+add('qlora-json', ['--mode', 'qlora', '--model', 'llama-2-7b', '--gpu', 'rtx-4090', '--json']);
+add('lora-json', ['--mode', 'lora', '--model', 'mistral-7b', '--lora-rank', '64', '--lora-targets', 'q,v', '--seq', '4096',
+  '--json']);
+add('train-zero3', ['--mode', 'train', '--model', 'llama-3.1-70b', '--gpus', '8', '--zero', '3', '--offload', 'optimizer',
+  '--gpu', 'h100-sxm', '--tokens', '1e9']);
+add('train-zero3-json', ['--mode', 'train', '--model', 'llama-3.1-70b', '--gpus', '8', '--zero', '3', '--offload', 'optimizer',
+  '--gpu', 'h100-sxm', '--tokens', '1e9', '--json']);
+add('train-3d', ['--mode', 'train', '--model', 'llama-3.1-70b', '--gpus', '16', '--tp', '4', '--pp', '2', '--sp',
+  '--micro-batch', '2', '--grad-accum', '8', '--checkpointing', 'selective', '--gpu', 'h100-sxm', '--json']);
+add('train-options', ['--mode', 'train', '--model', 'gpt2', '--precision', 'fp32', '--optimizer', 'sgd-momentum',
+  '--flash-attention', 'off', '--dropout', 'on', '--grad-dtype', 'half', '--mfu', '35', '--json']);
+add('train-bare', ['--mode', 'train', '--params', '1.5B', '--optimizer', 'adamw-8bit', '--checkpointing', 'full']);
+add('train-fsdp', ['--mode', 'train', '--model', 'llama-2-13b', '--gpus', '4', '--zero', 'FULL_SHARD', '--gpu', 'a100-40gb-sxm']);
+add('list-models', ['--list-models']);
+add('list-gpus', ['--list-gpus']);
+add('list-json', ['--list-models', '--json']);
+add('help', ['--help']);
+add('config-file', ['--model', 'tests/corpus/files/config.json', '--gpu', 'rtx-4090', '--json']);
+add('config-file-train', ['--mode', 'lora', '--model', 'tests/corpus/files/config.json', '--json']);
+// Wrong input: the message and the exit status are part of the contract.
+add('err-unknown-flag', ['--modle', 'llama-3.1-8b']);
+add('err-unknown-model', ['--model', 'llama-9000']);
+add('err-context', ['--model', 'llama-3.1-8b', '--context', '0']);
+add('err-huge-context', ['--model', 'llama-3.1-8b', '--context', '999999999999']);
+add('err-weights', ['--model', 'llama-3.1-8b', '--weights', 'fp12']);
+add('err-gpu', ['--model', 'llama-3.1-8b', '--gpu', 'h1000']);
+add('err-engine', ['--model', 'llama-3.1-8b', '--engine', 'tgi']);
+add('err-gpu-util', ['--model', 'llama-3.1-8b', '--gpu-util', '1.5']);
+add('err-headroom', ['--model', 'llama-3.1-8b', '--headroom', '0.95']);
+add('err-twice', ['--model', 'llama-3.1-8b', '--context', '1', '--context', '2']);
+add('err-training-flag', ['--model', 'llama-3.1-8b', '--zero', '3']);
+add('err-mode', ['--mode', 'pretrain', '--model', 'llama-3.1-8b']);
+add('err-train-recommend', ['--mode', 'train', '--model', 'llama-3.1-8b', '--recommend']);
+add('err-optimizer', ['--mode', 'train', '--model', 'llama-3.1-8b', '--optimizer', 'adam9']);
+add('err-no-model', ['--context', '8192']);
+add('err-limits-no-gpu', ['--model', 'llama-3.1-8b', '--max-context']);
+add('err-missing-file', ['--model', './does-not-exist.json']);
+
+call('catalog', 'catalog', null);
+call('solve', 'solve', { model: 'llama-3.1-8b', gpu: 'rtx-4090' });
+call('solve-vllm-0.8', 'solve', { model: 'llama-3.1-8b', engine: 'vllm', gpu: 'h100-sxm', gpu_util: 0.8 });
+call('curve-context', 'memory_curve', { model: 'llama-3.1-8b', axis: 'context', points: 16 });
+call('curve-batch', 'memory_curve', { model: 'mixtral-8x7b', engine: 'vllm', gpu: 'h100-sxm', axis: 'batch', points: 8 });
+call('curve-values', 'memory_curve', { model: 'gemma-2-9b', axis: 'context', values: [1, 4096, 8192, 100000] });
+call('recommend', 'recommend', { model: 'llama-3.1-70b', weights: 'awq-4bit-128g', budget_per_hour: 10 });
+call('recommend-gpus', 'recommend', { model: 'llama-3.1-8b', gpus: ['rtx-4090', 'h100-sxm'] });
+call('biggest', 'biggest', { gpu: 'rtx-3090', engine: 'llamacpp', context: 8192 });
+call('help', 'help', { model: 'llama-2-13b', gpu: 'rtx-4090' });
+call('help-vllm-0.8', 'help', { model: 'llama-3.1-8b', engine: 'vllm', gpu: 'h100-sxm', gpu_util: 0.8 });
+call('help-train', 'help', { mode: 'train', model: 'llama-3.1-8b', gpu: 'a100-80gb-sxm' });
+call('help-qlora', 'help', { mode: 'qlora', model: 'llama-2-7b', gpu: 'rtx-4090' });
+call('train', 'evaluate', { mode: 'train', model: 'llama-3.1-70b', gpus: 8, zero: '3', offload: 'optimizer', gpu: 'h100-sxm', tokens: '1e9' });
+call('train-lora', 'evaluate', { mode: 'lora', model: 'mistral-7b', lora_rank: 64, sequence: 4096, gpu: 'rtx-4090' });
+call('train-qlora', 'evaluate', { mode: 'qlora', model: 'llama-2-7b', gpu: 'rtx-4090' });
+call('train-3d', 'evaluate', { mode: 'train', model: 'llama-3.1-70b', gpus: 16, tp: 4, pp: 2, sp: true, micro_batch: 2, grad_accum: 8, checkpointing: 'selective', gpu: 'h100-sxm' });
+call('vllm-0.8', 'evaluate', { model: 'llama-3.1-8b', engine: 'vllm', gpu: 'h100-sxm', gpu_util: 0.8 });
+call('llamacpp-ngl', 'evaluate', { model: 'qwen2.5-7b', weights: 'q4_k_m', engine: 'llamacpp', gpu: 'rtx-4060', gpu_layers: 20 });
+call('serving', 'evaluate', { model: 'llama-3.1-8b', gpu: 'l40s', prompt_tokens: 1024, usd_per_kwh: 0.25 });
+call('config', 'evaluate', { config: 'FILE:tests/corpus/files/config.json', gpu: 'rtx-4090' });
+call('err-json', 'evaluate', '{not json');
+call('err-context', 'evaluate', { model: 'llama-3.1-8b', context: 0 });
+call('err-unknown-key', 'evaluate', { model: 'llama-3.1-8b', contxt: 8192 });
+call('err-weights', 'evaluate', { model: 'llama-3.1-8b', weights: 'fp12' });
+call('err-train-key', 'evaluate', { mode: 'train', model: 'llama-3.1-8b', zero: '7' });
+call('err-solve-no-gpu', 'solve', { model: 'llama-3.1-8b' });
+call('gguf-file', 'evaluate_file', { file: 'tests/data/tiny_llama_v3.gguf.head', name: 'tiny_llama_v3.gguf', size: 4096,
+  request: { gpu: 'rtx-4090' } });
+call('gguf-file-big', 'evaluate_file', { file: 'tests/data/tiny_llama_v3.gguf.head', name: 'tiny_llama_v3.gguf',
+  size: 2_000_000_000, request: { engine: 'llamacpp', gpu: 'rtx-4060' } });
+
+export { cli, wasm };
