@@ -3,10 +3,10 @@
 #include <string>  // std::string
 #include <vector>  // std::vector
 
-#include "vramfit/quantity.hpp"
-#include "vramfit/result.hpp"
-#include "vramfit/scenario.hpp"
-#include "vramfit/training_scenario.hpp"
+#include "util/quantity.hpp"
+#include "util/result.hpp"
+#include "questions/evaluate.hpp"
+#include "questions/evaluate_training.hpp"
 
 namespace vramfit::cli {
 

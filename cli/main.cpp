@@ -15,12 +15,12 @@
 #include "cli_args.hpp"
 #include "training_flags.hpp"
 #include "vramfit/builtin_data.hpp"
-#include "vramfit/hardware_advice.hpp"
-#include "vramfit/help.hpp"
-#include "vramfit/model_file.hpp"
-#include "vramfit/scenario.hpp"
-#include "vramfit/solver.hpp"
-#include "vramfit/units.hpp"
+#include "questions/gpu_ranking.hpp"
+#include "questions/remedies.hpp"
+#include "formats/model_file.hpp"
+#include "questions/evaluate.hpp"
+#include "questions/limits.hpp"
+#include "util/units.hpp"
 
 namespace {
 

@@ -5,7 +5,7 @@
 #include <cstdlib>  // std::strtod
 
 #include "cli_args.hpp"  // parse_count, parse_tokens
-#include "vramfit/units.hpp"
+#include "util/units.hpp"
 
 namespace vramfit::cli {
 

@@ -7,9 +7,9 @@
 #include <string>       // std::string
 #include <string_view>  // std::string_view
 
-#include "vramfit/result.hpp"
-#include "vramfit/scenario.hpp"
-#include "vramfit/training_scenario.hpp"
+#include "util/result.hpp"
+#include "questions/evaluate.hpp"
+#include "questions/evaluate_training.hpp"
 
 namespace vramfit::cli {
 

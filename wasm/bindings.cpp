@@ -8,13 +8,13 @@
 #include <vector>   // std::vector
 
 #include "vramfit/builtin_data.hpp"
-#include "vramfit/hardware_advice.hpp"
-#include "vramfit/help.hpp"
-#include "vramfit/model_file.hpp"
-#include "vramfit/safetensors.hpp"
-#include "vramfit/scenario.hpp"
-#include "vramfit/solver.hpp"
-#include "vramfit/training_scenario.hpp"
+#include "questions/gpu_ranking.hpp"
+#include "questions/remedies.hpp"
+#include "formats/model_file.hpp"
+#include "formats/safetensors.hpp"
+#include "questions/evaluate.hpp"
+#include "questions/limits.hpp"
+#include "questions/evaluate_training.hpp"
 
 namespace {
 

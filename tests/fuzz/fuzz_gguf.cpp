@@ -3,8 +3,8 @@
 #include <cstdint>  // std::uint8_t
 #include <span>     // std::span
 
-#include "vramfit/gguf.hpp"
-#include "vramfit/weight_formats.hpp"
+#include "formats/gguf.hpp"
+#include "formats/weight_formats.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::span<const std::byte> bytes(reinterpret_cast<const std::byte*>(data), size);

@@ -2,8 +2,8 @@
 #include <cstdint>      // std::uint8_t
 #include <string_view>  // std::string_view
 
-#include "vramfit/hf_config.hpp"
-#include "vramfit/weight_formats.hpp"
+#include "model/hf_config.hpp"
+#include "formats/weight_formats.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   auto spec = vramfit::model_from_hf_config(std::string_view(reinterpret_cast<const char*>(data), size));

@@ -2,8 +2,8 @@
 #include <cstdint>      // std::uint8_t
 #include <string_view>  // std::string_view
 
-#include "vramfit/scenario.hpp"
-#include "vramfit/weight_formats.hpp"
+#include "questions/evaluate.hpp"
+#include "formats/weight_formats.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   auto request = vramfit::request_from_json(std::string_view(reinterpret_cast<const char*>(data), size));

@@ -3,7 +3,7 @@
 #include <cstdint>  // std::uint8_t
 #include <span>     // std::span
 
-#include "vramfit/safetensors.hpp"
+#include "formats/safetensors.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::span<const std::byte> bytes(reinterpret_cast<const std::byte*>(data), size);

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "vramfit/ggml_types.hpp"
+#include "formats/ggml_types.hpp"
 
 namespace vramfit::test {
 

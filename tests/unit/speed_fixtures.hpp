@@ -3,10 +3,10 @@
 #include <doctest/doctest.h>
 
 #include "test_support.hpp"
-#include "vramfit/kv_cache.hpp"
-#include "vramfit/speed.hpp"
-#include "vramfit/units.hpp"
-#include "vramfit/weight_formats.hpp"
+#include "memory/kv_cache.hpp"
+#include "hardware/speed.hpp"
+#include "util/units.hpp"
+#include "formats/weight_formats.hpp"
 
 namespace vramfit::test {
 

@@ -3,7 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "vramfit/builtin_data.hpp"
-#include "vramfit/scenario.hpp"
+#include "questions/evaluate.hpp"
 
 namespace vramfit::test {
 

@@ -1,7 +1,7 @@
 #pragma once
 // Shared by the training tests: bare parameter counts, GPT-3 175B as Korthikanti et al. 2022 train it.
 #include "test_support.hpp"
-#include "vramfit/training.hpp"
+#include "memory/training.hpp"
 
 namespace vramfit::test {
 

@@ -1,0 +1,627 @@
+#include "formats/weight_formats.hpp"
+
+#include <algorithm>  // std::sort, std::find
+#include <array>      // std::array
+#include <optional>   // std::optional
+#include <string>     // std::to_string
+
+#include "util/units.hpp"
+
+namespace vramfit {
+namespace {
+
+bool contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
+bool ends_with(std::string_view s, std::string_view end) {
+  return s.size() >= end.size() && s.substr(s.size() - end.size()) == end;
+}
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
+// ---- tensor enumeration, GGUF naming (llama.cpp src/llama-arch.cpp LLM_TENSOR_NAMES) ----
+
+class TensorList {
+ public:
+  void add(std::string name, std::vector<std::uint64_t> shape, TensorRole role, std::int64_t layer = -1) {
+    for (auto d : shape)
+      if (d == 0) return;  // absent (a zero-width optional part)
+    tensors_.push_back(TensorShape{std::move(name), std::move(shape), role, layer});
+  }
+  void add_norm(const ModelSpec& s, const std::string& base, std::uint64_t width, std::int64_t layer = -1) {
+    add(base + ".weight", {width}, TensorRole::norm, layer);
+    if (s.norm == NormKind::layer) add(base + ".bias", {width}, TensorRole::norm, layer);
+  }
+  std::vector<TensorShape>& tensors() { return tensors_; }
+
+ private:
+  std::vector<TensorShape> tensors_;
+};
+
+void add_mlp(TensorList& t, const ModelSpec& s, const std::string& p, const std::string& suffix, std::uint64_t inner,
+             std::uint64_t experts, std::int64_t layer) {
+  const auto h = s.hidden_size;
+  auto shape = [&](std::uint64_t a, std::uint64_t b) {
+    return experts ? std::vector<std::uint64_t>{a, b, experts} : std::vector<std::uint64_t>{a, b};
+  };
+  auto bias = [&](std::uint64_t a) {
+    return experts ? std::vector<std::uint64_t>{a, experts} : std::vector<std::uint64_t>{a};
+  };
+  if (s.gated_mlp) t.add(p + "ffn_gate" + suffix + ".weight", shape(h, inner), TensorRole::mlp, layer);
+  t.add(p + "ffn_up" + suffix + ".weight", shape(h, inner), TensorRole::mlp, layer);
+  t.add(p + "ffn_down" + suffix + ".weight", shape(inner, h), TensorRole::mlp, layer);
+  if (s.mlp_bias) {
+    if (s.gated_mlp) t.add(p + "ffn_gate" + suffix + ".bias", bias(inner), TensorRole::mlp, layer);
+    t.add(p + "ffn_up" + suffix + ".bias", bias(inner), TensorRole::mlp, layer);
+    t.add(p + "ffn_down" + suffix + ".bias", bias(h), TensorRole::mlp, layer);
+  }
+}
+
+void add_attention(TensorList& t, const ModelSpec& s, const std::string& p, std::int64_t layer) {
+  const auto h = s.hidden_size;
+  const auto a = s.num_attention_heads;
+  const auto A = TensorRole::attention;
+  if (s.is_mla()) {  // DeepSeek-V2 §2.1.2; names from llama.cpp LLM_ARCH_DEEPSEEK2
+    const auto& m = s.mla;
+    const auto qk_head = m.qk_nope_head_dim + m.qk_rope_head_dim;
+    if (m.q_lora_rank != 0) {
+      t.add(p + "attn_q_a.weight", {h, m.q_lora_rank}, A, layer);
+      t.add(p + "attn_q_a_norm.weight", {m.q_lora_rank}, TensorRole::norm, layer);
+      t.add(p + "attn_q_b.weight", {m.q_lora_rank, a * qk_head}, A, layer);
+    } else {
+      t.add(p + "attn_q.weight", {h, a * qk_head}, A, layer);
+    }
+    t.add(p + "attn_kv_a_mqa.weight", {h, m.kv_lora_rank + m.qk_rope_head_dim}, A, layer);
+    t.add(p + "attn_kv_a_norm.weight", {m.kv_lora_rank}, TensorRole::norm, layer);
+    t.add(p + "attn_kv_b.weight", {m.kv_lora_rank, a * (m.qk_nope_head_dim + m.v_head_dim)}, A, layer);
+    t.add(p + "attn_output.weight", {a * m.v_head_dim, h}, A, layer);
+    return;
+  }
+  const auto d = s.head_dim;
+  const auto kv = s.num_kv_heads;
+  t.add(p + "attn_q.weight", {h, a * d}, A, layer);
+  t.add(p + "attn_k.weight", {h, kv * d}, A, layer);
+  t.add(p + "attn_v.weight", {h, kv * d}, A, layer);
+  t.add(p + "attn_output.weight", {a * d, h}, A, layer);
+  if (s.qkv_bias) {
+    t.add(p + "attn_q.bias", {a * d}, A, layer);
+    t.add(p + "attn_k.bias", {kv * d}, A, layer);
+    t.add(p + "attn_v.bias", {kv * d}, A, layer);
+  }
+  if (s.qk_norm) {
+    t.add(p + "attn_q_norm.weight", {d}, TensorRole::norm, layer);
+    t.add(p + "attn_k_norm.weight", {d}, TensorRole::norm, layer);
+  }
+  if (s.attn_out_bias) t.add(p + "attn_output.bias", {h}, A, layer);
+}
+
+// Layer norm names in the order llama.cpp's Gemma 2 blocks use them (1: parallel-block Falcon, 2: Llama).
+constexpr std::array<const char*, 4> kLayerNormNames{"attn_norm", "ffn_norm", "post_attention_norm", "post_ffw_norm"};
+
+// ---- GGUF file types: llama.cpp src/llama-quant.cpp llama_tensor_get_type ----
+
+struct MixInfo {
+  GgufMix mix;
+  std::string_view name;
+  GgmlType base;  // default_type in llama_model_quantize_impl
+};
+constexpr std::array<MixInfo, 16> kMixes{{
+    {GgufMix::f16, "f16", GgmlType::f16},       {GgufMix::bf16, "bf16", GgmlType::bf16},
+    {GgufMix::q8_0, "q8_0", GgmlType::q8_0},    {GgufMix::q4_0, "q4_0", GgmlType::q4_0},
+    {GgufMix::q4_1, "q4_1", GgmlType::q4_1},    {GgufMix::q5_0, "q5_0", GgmlType::q5_0},
+    {GgufMix::q5_1, "q5_1", GgmlType::q5_1},    {GgufMix::q2_k, "q2_k", GgmlType::q2_k},
+    {GgufMix::q3_k_s, "q3_k_s", GgmlType::q3_k}, {GgufMix::q3_k_m, "q3_k_m", GgmlType::q3_k},
+    {GgufMix::q3_k_l, "q3_k_l", GgmlType::q3_k}, {GgufMix::q4_k_s, "q4_k_s", GgmlType::q4_k},
+    {GgufMix::q4_k_m, "q4_k_m", GgmlType::q4_k}, {GgufMix::q5_k_s, "q5_k_s", GgmlType::q5_k},
+    {GgufMix::q5_k_m, "q5_k_m", GgmlType::q5_k}, {GgufMix::q6_k, "q6_k", GgmlType::q6_k},
+}};
+
+const MixInfo* mix_info(GgufMix mix) {
+  for (const auto& m : kMixes)
+    if (m.mix == mix) return &m;
+  return nullptr;
+}
+
+// llama-quant.cpp: only matrices named *weight are quantized; norms, the MoE router, position and token-type
+// tables keep the type the converter wrote (convert_hf_to_gguf.py forces those to F32).
+bool llama_quantizes(const TensorShape& t) {
+  return ends_with(t.name, "weight") && t.shape.size() >= 2 && !contains(t.name, "_norm.weight") &&
+         !contains(t.name, "ffn_gate_inp.weight") && t.name != "position_embd.weight" &&
+         t.name != "token_types.weight";
+}
+
+bool use_more_bits(std::int64_t i, std::int64_t n) {  // llama-quant.cpp use_more_bits
+  return i < n / 8 || i >= 7 * n / 8 || (i - n / 8) % 3 == 2;
+}
+
+// llama.cpp's LLM_TYPE_70B: 80 layers, hidden 8192, grouped-query attention (Llama 2/3 70B, Qwen2 72B).
+bool is_70b_class(const ModelSpec& s) {
+  return s.num_layers == 80 && s.hidden_size == 8192 && s.num_kv_heads < s.num_attention_heads;
+}
+
+GgmlType fallback_type(GgmlType t, std::uint64_t row) {  // convert_incompatible_tensor in llama_tensor_get_type
+  GgmlType out = GgmlType::f16;
+  switch (t) {
+    case GgmlType::tq1_0: case GgmlType::tq2_0: out = GgmlType::q4_0; break;
+    case GgmlType::iq2_xxs: case GgmlType::iq2_xs: case GgmlType::iq2_s: case GgmlType::iq3_xxs:
+    case GgmlType::iq3_s: case GgmlType::iq1_s: case GgmlType::iq1_m: case GgmlType::q2_k: case GgmlType::q3_k:
+    case GgmlType::iq4_xs: out = GgmlType::iq4_nl; break;
+    case GgmlType::q4_k: out = GgmlType::q5_0; break;
+    case GgmlType::q5_k: out = GgmlType::q5_1; break;
+    case GgmlType::q6_k: out = GgmlType::q8_0; break;
+    default: break;  // llama.cpp refuses these; F16 keeps the estimate going
+  }
+  return row % ggml_type_info(out).block_elements == 0 ? out : GgmlType::f16;
+}
+
+GgmlType source_type(const TensorShape& t) {  // what convert_hf_to_gguf.py writes at --outtype f16
+  if (t.shape.size() < 2 || contains(t.name, "ffn_gate_inp") || t.name == "position_embd.weight" ||
+      t.name == "token_types.weight")
+    return GgmlType::f32;
+  return GgmlType::f16;
+}
+
+// ---- packed formats ----
+
+struct LinearShape {
+  std::uint64_t in = 0, out = 0, count = 1;  // count: experts in a 3-D tensor
+};
+LinearShape linear_shape(const TensorShape& t) {
+  LinearShape l{t.shape[0], t.shape[1], 1};
+  if (t.shape.size() >= 3) l.count = t.shape[2];
+  return l;
+}
+
+// A quantizable linear layer inside a block: everything with a 2-D (or per-expert 3-D) weight except the router.
+bool is_block_linear(const TensorShape& t) {
+  return t.layer >= 0 && t.shape.size() >= 2 && ends_with(t.name, ".weight") && !contains(t.name, "ffn_gate_inp");
+}
+
+class Accumulator {
+ public:
+  explicit Accumulator(WeightBytes& out) : out_(out) {}
+  void add(TensorRole role, std::string_view type, std::uint64_t elements, std::optional<std::uint64_t> bytes,
+           std::uint64_t params) {
+    if (!bytes) {
+      overflow_ = true;
+      return;
+    }
+    tally_tensor(out_, role, type, elements, *bytes, params);
+  }
+  bool overflow() const { return overflow_; }
+
+ private:
+  WeightBytes& out_;
+  bool overflow_ = false;
+};
+
+std::optional<std::uint64_t> mul3(std::uint64_t a, std::uint64_t b, std::uint64_t c) {
+  const auto ab = checked_mul(a, b);
+  return ab ? checked_mul(*ab, c) : std::nullopt;
+}
+
+std::string_view dtype_label(DType d) { return dtype_info(d).name; }
+
+}  // namespace
+
+std::string_view role_name(TensorRole role) noexcept {
+  switch (role) {
+    case TensorRole::embedding: return "embedding";
+    case TensorRole::output: return "output";
+    case TensorRole::attention: return "attention";
+    case TensorRole::mlp: return "mlp";
+    case TensorRole::norm: return "norms";
+    case TensorRole::other: return "other";
+  }
+  return "other";
+}
+
+TensorRole role_of_tensor(std::string_view n) noexcept {
+  if (contains(n, "norm") || contains(n, "ln_") || contains(n, ".ln") || contains(n, "LayerNorm"))
+    return TensorRole::norm;
+  if (n == "output.weight" || n == "output.bias" || contains(n, "lm_head")) return TensorRole::output;
+  if (contains(n, "token_embd") || contains(n, "position_embd") || contains(n, "token_types") ||
+      contains(n, "embed_tokens") || contains(n, "wte.") || contains(n, "wpe.") || contains(n, "embeddings") ||
+      contains(n, "embed_positions"))
+    return TensorRole::embedding;
+  if (contains(n, "attn") || contains(n, "attention")) return TensorRole::attention;
+  if (contains(n, "ffn") || contains(n, "mlp") || contains(n, "experts") || contains(n, "feed_forward") ||
+      contains(n, "block_sparse_moe") || contains(n, "exp_probs"))
+    return TensorRole::mlp;
+  return TensorRole::other;
+}
+
+std::uint64_t TensorShape::elements() const noexcept {
+  std::uint64_t n = 1;
+  for (auto d : shape) n *= d;
+  return n;
+}
+
+Result<std::vector<TensorShape>> enumerate_tensors(const ModelSpec& s) {
+  if (s.is_bare())
+    return make_error("model", "a bare parameter count has no tensor shapes; give the architecture (config.json, a "
+                               "preset or a model file)");
+  if (auto counts = count_params(s); !counts) return counts.error();  // validates, and rules out overflow below
+
+  TensorList t;
+  const auto h = s.hidden_size;
+  t.add("token_embd.weight", {h, s.vocab_size}, TensorRole::embedding);
+  t.add("position_embd.weight", {h, s.learned_positions}, TensorRole::embedding);
+  t.add("token_types.weight", {h, s.token_types}, TensorRole::embedding);
+  if (s.embedding_norm) {
+    t.add("token_embd_norm.weight", {h}, TensorRole::embedding);
+    if (s.norm == NormKind::layer) t.add("token_embd_norm.bias", {h}, TensorRole::embedding);
+  }
+
+  const auto dense_layers = s.is_moe() ? s.moe.leading_dense_layers : s.num_layers;
+  for (std::uint64_t i = 0; i < s.num_layers; ++i) {
+    const auto layer = static_cast<std::int64_t>(i);
+    const std::string p = "blk." + std::to_string(i) + ".";
+    for (std::uint64_t k = 0; k < s.norms_per_layer; ++k) {
+      const std::string name = k < kLayerNormNames.size() ? kLayerNormNames[k] : "norm_" + std::to_string(k);
+      t.add_norm(s, p + name, h, layer);
+    }
+    add_attention(t, s, p, layer);
+    if (i < dense_layers) {
+      add_mlp(t, s, p, "", s.intermediate_size, 0, layer);
+    } else {
+      t.add(p + "ffn_gate_inp.weight", {h, s.moe.routed_experts}, TensorRole::mlp, layer);
+      if (s.moe.router_bias) t.add(p + "exp_probs_b.bias", {s.moe.routed_experts}, TensorRole::mlp, layer);
+      add_mlp(t, s, p, "_exps", s.moe.expert_intermediate, s.moe.routed_experts, layer);
+      const auto shared_width = s.moe.shared_intermediate ? s.moe.shared_intermediate : s.moe.expert_intermediate;
+      add_mlp(t, s, p, "_shexp", s.moe.shared_experts * shared_width, 0, layer);
+    }
+  }
+  if (s.final_norm) t.add_norm(s, "output_norm", h);
+  if (s.pooler) {
+    t.add("pooler.weight", {h, h}, TensorRole::other);
+    t.add("pooler.bias", {h}, TensorRole::other);
+  }
+  if (s.has_lm_head && !s.tied_embeddings) t.add("output.weight", {h, s.vocab_size}, TensorRole::output);
+  // The vision tower of a multimodal model (a separate mmproj file in llama.cpp), kept as one 1-D stand-in.
+  t.add("vision_tower", {s.vision_params}, TensorRole::other);
+  return std::move(t.tensors());
+}
+
+GgmlType gguf_tensor_type(const ModelSpec& s, GgufMix mix, const TensorShape& t) {
+  const MixInfo* info = mix_info(mix);
+  const GgmlType base = info ? info->base : GgmlType::f16;
+  if (!llama_quantizes(t)) return source_type(t);
+  if (!ggml_type_info(base).quantized) return base;  // F16/BF16 files: every matrix in that type
+
+  using T = GgmlType;
+  using M = GgufMix;
+  const std::string& name = t.name;
+  const auto n_expert = s.moe.routed_experts;
+  const auto n_gqa = (!s.is_mla() && s.num_kv_heads) ? s.num_attention_heads / s.num_kv_heads : 1;
+  const auto i = static_cast<std::int64_t>(t.layer < 0 ? 0 : t.layer);  // tensors are visited in layer order
+  const auto n = static_cast<std::int64_t>(s.num_layers);
+  const bool has_output = s.has_lm_head && !s.tied_embeddings;
+  const std::uint64_t row = t.shape[0];
+
+  T type = base;
+  if (name == "output.weight" || (!has_output && name == "token_embd.weight")) {
+    if (row % ggml_type_info(type).block_elements != 0 || s.architecture == "falcon") type = T::q8_0;
+    else if (type != T::q8_0) type = T::q6_k;
+  } else if (name == "token_embd.weight") {
+    // The mixes modelled here keep the base type for the token embeddings.
+  } else if (contains(name, "attn_v.weight")) {
+    if (mix == M::q2_k) type = n_gqa >= 4 ? T::q4_k : T::q3_k;
+    else if (mix == M::q3_k_m) type = i < 2 ? T::q5_k : T::q4_k;
+    else if (mix == M::q3_k_l) type = T::q5_k;
+    else if ((mix == M::q4_k_m || mix == M::q5_k_m) && use_more_bits(i, n)) type = T::q6_k;
+    else if (mix == M::q4_k_s && i < 4) type = T::q5_k;
+    if (is_70b_class(s) && (type == T::q3_k || type == T::q4_k)) type = T::q5_k;
+    if (n_expert == 8) type = T::q8_0;
+  } else if (contains(name, "attn_k.weight")) {
+    if (n_expert == 8) type = T::q8_0;
+  } else if (contains(name, "ffn_down")) {
+    const bool falcon = s.architecture == "falcon";
+    if (mix == M::q2_k) type = T::q3_k;
+    else if (mix == M::q3_k_m) type = i < n / 16 ? T::q5_k : (!falcon || use_more_bits(i, n)) ? T::q4_k : T::q3_k;
+    else if (mix == M::q3_k_l) type = falcon ? T::q4_k : T::q5_k;
+    else if (mix == M::q4_k_m) {
+      if (falcon) type = i < n / 16 ? T::q6_k : use_more_bits(i, n) ? T::q5_k : T::q4_k;
+      else if (use_more_bits(i, n)) type = T::q6_k;
+    } else if (mix == M::q5_k_m && use_more_bits(i, n)) type = T::q6_k;
+    else if (mix == M::q4_k_s && !falcon && i < n / 8) type = T::q5_k;
+  } else if (contains(name, "attn_output.weight")) {
+    if (s.architecture != "falcon") {
+      if (n_expert == 8) {
+        if (mix == M::q2_k || mix == M::q3_k_s || mix == M::q3_k_m || mix == M::q4_k_s || mix == M::q4_k_m)
+          type = T::q5_k;
+      } else {
+        if (mix == M::q2_k) type = T::q3_k;
+        else if (mix == M::q3_k_m) type = T::q4_k;
+        else if (mix == M::q3_k_l) type = T::q5_k;
+      }
+    } else if (mix == M::q3_k_l) {
+      type = T::q4_k;
+    }
+  } else if (contains(name, "attn_qkv.weight")) {
+    if (mix == M::q3_k_m || mix == M::q3_k_l) type = T::q4_k;
+    else if (mix == M::q4_k_m) type = T::q5_k;
+    else if (mix == M::q5_k_m) type = T::q6_k;
+  }
+  if (row % ggml_type_info(type).block_elements != 0) type = fallback_type(type, row);
+  return type;
+}
+
+void tally_tensor(WeightBytes& out, TensorRole role, std::string_view storage_type, std::uint64_t elements,
+                  std::uint64_t bytes, std::uint64_t params) {
+  out.total += bytes;
+  out.params += params;
+  switch (role) {
+    case TensorRole::embedding: out.embedding += bytes; break;
+    case TensorRole::output: out.output += bytes; break;
+    case TensorRole::attention: out.attention += bytes; break;
+    case TensorRole::mlp: out.mlp += bytes; break;
+    case TensorRole::norm: out.norms += bytes; break;
+    case TensorRole::other: out.other += bytes; break;
+  }
+  for (auto& s : out.storage) {
+    if (s.type == storage_type) {
+      s.tensors += 1;
+      s.elements += elements;
+      s.bytes += bytes;
+      return;
+    }
+  }
+  out.storage.push_back(StorageTally{std::string(storage_type), 1, elements, bytes});
+}
+
+void finish_tally(WeightBytes& out) {
+  std::stable_sort(out.storage.begin(), out.storage.end(),
+                   [](const StorageTally& a, const StorageTally& b) { return a.bytes > b.bytes; });
+}
+
+Result<WeightBytes> weights_bytes(const ModelSpec& spec, const WeightFormat& f) {
+  WeightBytes out;
+  if (spec.is_bare()) {
+    if (f.scheme != WeightScheme::plain)
+      return make_error("weights", "a bare parameter count has no tensor shapes; " + weight_format_name(f) +
+                                       " needs the architecture (config.json, a preset or a model file)");
+    const auto bytes = bytes_for(spec.bare_params, f.dtype);
+    if (!bytes) return make_error("params", "too large");
+    tally_tensor(out, TensorRole::other, dtype_label(f.dtype), spec.bare_params, *bytes, spec.bare_params);
+    out.explanation = "every parameter in " + std::string(dtype_label(f.dtype)) + " (bare parameter count)";
+    return out;
+  }
+  if ((f.scheme == WeightScheme::gptq || f.scheme == WeightScheme::awq) &&
+      !(f.bits == 2 || f.bits == 3 || f.bits == 4 || f.bits == 8))
+    return make_error("weights", "GPTQ/AWQ bits must be 2, 3, 4 or 8, got " + std::to_string(f.bits));
+  if ((f.scheme == WeightScheme::gptq || f.scheme == WeightScheme::awq) && f.group_size != -1 &&
+      (f.group_size <= 0 || f.group_size > 1'000'000))
+    return make_error("weights", "group size must be positive or -1 (one group per output row), got " +
+                                     std::to_string(f.group_size));
+  auto tensors = enumerate_tensors(spec);
+  if (!tensors) return tensors.error();
+
+  Accumulator acc(out);
+  // Tensors a quantized format leaves alone keep 16 bits: fp16 in AutoGPTQ/AutoAWQ files, else the compute dtype.
+  const bool packed_int = f.scheme == WeightScheme::gptq || f.scheme == WeightScheme::awq;
+  const DType keep = (packed_int || f.dtype == DType::fp16) ? DType::fp16 : DType::bf16;
+  for (const auto& t : tensors.value()) {
+    const auto n = t.elements();
+    auto keep16 = [&] { acc.add(t.role, dtype_label(keep), n, bytes_for(n, keep), n); };
+    switch (f.scheme) {
+      case WeightScheme::plain:
+        acc.add(t.role, dtype_label(f.dtype), n, bytes_for(n, f.dtype), n);
+        break;
+      case WeightScheme::mixed:
+        if (!is_block_linear(t)) {
+          keep16();
+        } else {
+          acc.add(t.role, dtype_label(f.dtype), n, bytes_for(n, f.dtype), n);
+          if (f.dtype == DType::fp8)  // compressed-tensors / ModelOpt: one fp32 weight_scale per matrix
+            acc.add(t.role, "fp32 scales", linear_shape(t).count, mul3(linear_shape(t).count, 4, 1), 0);
+        }
+        break;
+      case WeightScheme::bnb_int8:
+        if (!is_block_linear(t)) {
+          keep16();
+        } else {  // Int8Params: int8 [out, in] + SCB fp32 [out] (bitsandbytes LLM.int8, Dettmers et al. 2022)
+          const auto l = linear_shape(t);
+          acc.add(t.role, "int8", n, n, n);
+          acc.add(t.role, "fp32 row scales", l.out * l.count, mul3(l.out, l.count, 4), 0);
+        }
+        break;
+      case WeightScheme::bnb_nf4:
+        if (!is_block_linear(t)) {
+          keep16();
+        } else {  // Params4bit: 2 weights per uint8; absmax per block of 64 (QLoRA §3, bitsandbytes defaults)
+          const auto blocks = ceil_div(n, 64);
+          acc.add(t.role, "nf4", n, ceil_div(n, 2), n);
+          if (f.double_quant) {
+            // uint8 absmax per block + fp32 absmax per 256 blocks + the 256-entry fp32 code and its offset
+            acc.add(t.role, "nf4 absmax (double quant)", blocks, checked_add(blocks, ceil_div(blocks, 256) * 4 + 1028),
+                    0);
+          } else {
+            acc.add(t.role, "nf4 absmax (fp32)", blocks, checked_mul(blocks, 4), 0);
+          }
+          acc.add(t.role, "nf4 quant_map", 16, 64, 0);  // the 16 NF4 levels, fp32
+        }
+        break;
+      case WeightScheme::gptq:
+      case WeightScheme::awq:
+        if (!is_block_linear(t)) {
+          keep16();
+        } else {
+          // AutoGPTQ QuantLinear: qweight int32 [in/32·bits, out], qzeros int32 [groups, out/32·bits],
+          // scales fp16 [groups, out], g_idx int32 [in] (always saved). AutoAWQ GEMM: qweight int32
+          // [in, out/32·bits], qzeros int32 [groups, out/32·bits], scales fp16 [groups, out].
+          const auto l = linear_shape(t);
+          const auto g = f.group_size == -1 ? l.in : static_cast<std::uint64_t>(f.group_size);
+          const auto groups = ceil_div(l.in, g);
+          const auto packed = f.scheme == WeightScheme::gptq ? mul3(l.in / 32 * f.bits, l.out, 4)
+                                                             : mul3(l.in, l.out / 32 * f.bits, 4);
+          const auto count = l.count;
+          acc.add(t.role, "int32 qweight", n, packed ? checked_mul(*packed, count) : std::nullopt, n);
+          acc.add(t.role, "int32 qzeros", groups * l.out * count, mul3(groups, l.out / 32 * f.bits * 4, count), 0);
+          acc.add(t.role, "fp16 scales", groups * l.out * count, mul3(groups, l.out * 2, count), 0);
+          if (f.scheme == WeightScheme::gptq) acc.add(t.role, "int32 g_idx", l.in * count, mul3(l.in, 4, count), 0);
+        }
+        break;
+      case WeightScheme::gguf: {
+        if (t.name == "vision_tower") {  // an mmproj file, usually F16
+          acc.add(t.role, "F16", n, bytes_for(n, DType::fp16), n);
+          break;
+        }
+        GgmlType type = f.gguf_mix == GgufMix::pure ? f.gguf_type : gguf_tensor_type(spec, f.gguf_mix, t);
+        if (f.gguf_mix == GgufMix::pure) {
+          if (!llama_quantizes(t)) type = source_type(t);
+          else if (t.shape[0] % ggml_type_info(type).block_elements != 0) type = fallback_type(type, t.shape[0]);
+        }
+        const auto& info = ggml_type_info(type);
+        acc.add(t.role, info.name, n, ggml_bytes(info, n), n);
+        break;
+      }
+    }
+  }
+  if (acc.overflow()) return make_error("weights", "the tensor sizes overflow 64 bits; check the model sizes");
+  finish_tally(out);
+
+  switch (f.scheme) {
+    case WeightScheme::plain:
+      out.explanation = "every tensor in " + std::string(dtype_label(f.dtype));
+      break;
+    case WeightScheme::mixed:
+      out.explanation = "linear layers in " + std::string(dtype_label(f.dtype)) +
+                        (f.dtype == DType::fp8 ? " with one fp32 scale each" : ", no scale overhead counted") +
+                        "; embeddings, lm_head and norms stay 16-bit";
+      break;
+    case WeightScheme::bnb_int8:
+      out.explanation = "bitsandbytes LLM.int8: int8 linear layers with an fp32 scale per output row; embeddings, "
+                        "lm_head and norms 16-bit";
+      break;
+    case WeightScheme::bnb_nf4:
+      out.explanation = f.double_quant
+                            ? "bitsandbytes NF4 with double quantization: 4 bits + 8/64 + 32/(64·256) = 4.127 bits per "
+                              "linear weight (QLoRA §3); embeddings, lm_head and norms 16-bit"
+                            : "bitsandbytes NF4: 4 bits + one fp32 absmax per 64 weights = 4.5 bits per linear "
+                              "weight (QLoRA §3); embeddings, lm_head and norms 16-bit";
+      break;
+    case WeightScheme::gptq:
+    case WeightScheme::awq:
+      out.explanation = std::string(f.scheme == WeightScheme::gptq ? "GPTQ (AutoGPTQ layout)" : "AWQ (AutoAWQ GEMM)") +
+                        ": " + std::to_string(f.bits) + "-bit packed int32 weights, per group of " +
+                        (f.group_size == -1 ? std::string("all inputs") : std::to_string(f.group_size)) +
+                        " an fp16 scale and a packed " + std::to_string(f.bits) + "-bit zero" +
+                        (f.scheme == WeightScheme::gptq ? ", an int32 g_idx per input" : "") +
+                        "; embeddings, lm_head and norms fp16";
+      break;
+    case WeightScheme::gguf:
+      out.explanation = f.gguf_mix == GgufMix::pure
+                            ? "GGUF with every matrix in " + std::string(ggml_type_info(f.gguf_type).name) +
+                                  " (llama-quantize --pure); 1-D tensors F32"
+                            : "GGUF " + weight_format_name(f) +
+                                  ": per-tensor types as llama.cpp's llama_tensor_get_type picks them; 1-D tensors "
+                                  "F32; tensor data only (metadata and vocabulary add a few MB)";
+      break;
+  }
+  return out;
+}
+
+Result<WeightFormat> parse_weight_format(std::string_view raw) {
+  const std::string name = lower(raw);
+  WeightFormat f;
+  if (auto d = parse_dtype(name)) {
+    f.dtype = *d;
+    f.scheme = (*d == DType::fp32 || *d == DType::fp16 || *d == DType::bf16) ? WeightScheme::plain
+                                                                             : WeightScheme::mixed;
+    return f;
+  }
+  if (name == "nf4" || name == "bnb-nf4" || name == "nf4-dq") {
+    f.scheme = WeightScheme::bnb_nf4;
+    return f;
+  }
+  if (name == "nf4-no-dq" || name == "bnb-nf4-no-dq") {
+    f.scheme = WeightScheme::bnb_nf4;
+    f.double_quant = false;
+    return f;
+  }
+  if (name == "bnb-int8" || name == "llm-int8") {
+    f.scheme = WeightScheme::bnb_int8;
+    return f;
+  }
+  for (const auto& m : kMixes) {
+    if (name == m.name || name == "gguf-" + std::string(m.name)) {
+      f.scheme = WeightScheme::gguf;
+      f.gguf_mix = m.mix;
+      return f;
+    }
+  }
+  if (name.rfind("gguf-", 0) == 0) {
+    if (const GgmlTypeInfo* info = ggml_type_by_name(std::string_view(name).substr(5))) {
+      f.scheme = WeightScheme::gguf;
+      f.gguf_mix = GgufMix::pure;
+      f.gguf_type = info->type;
+      return f;
+    }
+  }
+  const bool gptq = name.rfind("gptq-", 0) == 0;
+  const bool awq = name.rfind("awq-", 0) == 0;
+  if (gptq || awq) {
+    // gptq-<bits>bit[-<group>g | -nogroup]
+    std::string_view rest = std::string_view(name).substr(gptq ? 5 : 4);
+    const auto bit = rest.find("bit");
+    if (bit == 1 && (rest[0] == '2' || rest[0] == '3' || rest[0] == '4' || rest[0] == '8')) {
+      f.scheme = gptq ? WeightScheme::gptq : WeightScheme::awq;
+      f.bits = static_cast<std::uint32_t>(rest[0] - '0');
+      rest.remove_prefix(4);
+      if (rest.empty()) return f;
+      if (rest == "-nogroup") {
+        f.group_size = -1;
+        return f;
+      }
+      if (rest.size() >= 3 && rest[0] == '-' && rest.back() == 'g' && rest.size() <= 9) {
+        std::int64_t g = 0;
+        bool digits = true;
+        for (char c : rest.substr(1, rest.size() - 2)) {
+          digits = digits && c >= '0' && c <= '9';
+          g = g * 10 + (c - '0');
+        }
+        if (digits && g > 0) {
+          f.group_size = g;
+          return f;
+        }
+      }
+    }
+  }
+  return make_error("weights", "unknown weight format \"" + std::string(raw) +
+                                   "\"; use fp32, fp16, bf16, fp8, int8, int4, nf4, nf4-no-dq, bnb-int8, "
+                                   "gptq-4bit-128g (bits 2/3/4/8, -32g/-64g/-128g/-nogroup), awq-4bit-128g, a GGUF "
+                                   "type such as q4_k_m, q8_0, q3_k_s, or gguf-<ggml type> (e.g. gguf-iq2_xxs)");
+}
+
+std::string weight_format_name(const WeightFormat& f) {
+  switch (f.scheme) {
+    case WeightScheme::plain:
+    case WeightScheme::mixed: return std::string(dtype_label(f.dtype));
+    case WeightScheme::bnb_nf4: return f.double_quant ? "nf4" : "nf4-no-dq";
+    case WeightScheme::bnb_int8: return "bnb-int8";
+    case WeightScheme::gptq:
+    case WeightScheme::awq:
+      return std::string(f.scheme == WeightScheme::gptq ? "gptq-" : "awq-") + std::to_string(f.bits) + "bit" +
+             (f.group_size == -1 ? std::string("-nogroup") : "-" + std::to_string(f.group_size) + "g");
+    case WeightScheme::gguf:
+      if (f.gguf_mix == GgufMix::pure) return "gguf-" + lower(ggml_type_info(f.gguf_type).name);
+      if (const MixInfo* m = mix_info(f.gguf_mix)) return std::string(m->name);
+      return "gguf";
+  }
+  return "";
+}
+
+std::vector<std::string> weight_format_examples() {
+  std::vector<std::string> out{"fp32", "fp16", "bf16", "fp8", "int8", "int4", "nf4", "nf4-no-dq", "bnb-int8",
+                               "gptq-4bit-128g", "gptq-4bit-32g", "gptq-3bit-128g", "gptq-8bit-128g",
+                               "gptq-4bit-nogroup", "awq-4bit-128g"};
+  // llama.cpp's bf16 mix has the plain format's name (one spelling, one format): listed once.
+  for (const auto& m : kMixes)
+    if (std::find(out.begin(), out.end(), m.name) == out.end()) out.emplace_back(m.name);
+  return out;
+}
+
+}  // namespace vramfit

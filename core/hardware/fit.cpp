@@ -1,0 +1,53 @@
+#include "hardware/fit.hpp"
+
+#include "util/units.hpp"
+
+namespace vramfit {
+
+std::string_view fit_name(Fit fit) noexcept {
+  switch (fit) {
+    case Fit::fits: return "fits";
+    case Fit::tight: return "tight";
+    case Fit::does_not_fit: return "does_not_fit";
+  }
+  return "does_not_fit";
+}
+
+namespace {
+std::uint64_t within_headroom(std::uint64_t usable, double headroom) noexcept {
+  if (!(headroom >= 0) || headroom >= 1) headroom = 0;
+  return static_cast<std::uint64_t>(static_cast<double>(usable) * (1.0 - headroom));
+}
+}  // namespace
+
+Fit classify_fit(std::uint64_t total, std::uint64_t usable, double headroom) noexcept {
+  if (total <= within_headroom(usable, headroom)) return Fit::fits;
+  if (total <= usable) return Fit::tight;
+  return Fit::does_not_fit;
+}
+
+std::uint64_t gpus_needed(std::uint64_t shardable, std::uint64_t per_gpu, std::uint64_t usable,
+                          double headroom) noexcept {
+  const std::uint64_t budget = within_headroom(usable, headroom);
+  if (per_gpu >= budget) return 0;
+  const std::uint64_t room = budget - per_gpu;
+  return shardable == 0 ? 1 : ceil_div(shardable, room);
+}
+
+std::vector<GpuFit> check_fit(const InferenceEstimate& e, const std::vector<Gpu>& gpus, double headroom) {
+  std::vector<GpuFit> out;
+  out.reserve(gpus.size());
+  for (const auto& gpu : gpus) {
+    const std::uint64_t usable = gpu.usable_bytes();
+    GpuFit f;
+    f.gpu = &gpu;
+    f.fit = classify_fit(e.total, usable, headroom);
+    f.free_bytes = signed_difference(usable, e.total);
+    f.gpus_needed = gpu.one_per_machine() ? (f.fit == Fit::fits ? 1 : 0)
+                                          : gpus_needed(e.total - e.overhead, e.overhead, usable, headroom);
+    out.push_back(f);
+  }
+  return out;
+}
+
+}  // namespace vramfit

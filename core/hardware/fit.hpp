@@ -1,0 +1,37 @@
+#pragma once
+// Does an estimate fit on a GPU, how tightly, and how many of that GPU would it take?
+#include <cstdint>      // std::uint64_t, std::int64_t
+#include <string_view>  // std::string_view
+#include <vector>       // std::vector
+
+#include "hardware/gpu.hpp"
+#include "memory/inference.hpp"
+
+namespace vramfit {
+
+enum class Fit { fits, tight, does_not_fit };
+std::string_view fit_name(Fit fit) noexcept;  // "fits", "tight", "does_not_fit"
+
+// Share of a GPU's memory kept free for allocator fragmentation and spikes the estimate does not
+// model (PyTorch's caching allocator, the seed article's "4 GB free, a 2 GB allocation fails").
+inline constexpr double kDefaultHeadroom = 0.10;
+
+struct GpuFit {
+  const Gpu* gpu = nullptr;
+  Fit fit = Fit::does_not_fit;
+  std::int64_t free_bytes = 0;    // usable − total; negative when it does not fit on one
+  std::uint64_t gpus_needed = 0;  // smallest count within headroom when split across GPUs; 0: never
+};
+
+// fits: total ≤ usable·(1 − headroom); tight: ≤ usable; does_not_fit: above.
+Fit classify_fit(std::uint64_t total_bytes, std::uint64_t usable_bytes, double headroom) noexcept;
+
+// Smallest n with ceil(shardable / n) + per_gpu ≤ usable·(1 − headroom): weights, KV cache and
+// activations split n ways (tensor or pipeline parallel), the runtime overhead paid on every GPU.
+// 0 when even an infinite split cannot fit (per_gpu alone is too big).
+std::uint64_t gpus_needed(std::uint64_t shardable_bytes, std::uint64_t per_gpu_bytes, std::uint64_t usable_bytes,
+                          double headroom) noexcept;
+
+std::vector<GpuFit> check_fit(const InferenceEstimate& estimate, const std::vector<Gpu>& gpus, double headroom);
+
+}  // namespace vramfit

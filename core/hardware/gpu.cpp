@@ -1,0 +1,134 @@
+#include "hardware/gpu.hpp"
+
+#include <cmath>  // std::llround
+
+#include "util/json_fields.hpp"
+
+namespace vramfit {
+
+std::uint64_t Gpu::usable_bytes() const noexcept {
+  if (!gpu_memory_fraction) return memory_bytes;
+  return static_cast<std::uint64_t>(static_cast<double>(memory_bytes) * *gpu_memory_fraction);
+}
+
+std::string lookup_key(std::string_view text) {
+  std::string out;
+  for (char ch : text) {
+    if (ch >= 'A' && ch <= 'Z') out += static_cast<char>(ch - 'A' + 'a');
+    else if ((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9')) out += ch;
+  }
+  return out;
+}
+
+const Gpu* find_gpu(const std::vector<Gpu>& gpus, std::string_view id_or_name) noexcept {
+  const std::string key = lookup_key(id_or_name);
+  if (key.empty()) return nullptr;
+  for (const auto& g : gpus)
+    if (lookup_key(g.id) == key || lookup_key(g.name) == key) return &g;
+  return nullptr;
+}
+
+namespace {
+
+using detail::FieldReader;
+using detail::json;
+
+std::optional<DatedPrice> read_price(FieldReader& r, std::string_view key) {
+  const json* price = r.object(key);
+  if (!price) return std::nullopt;
+  FieldReader p(*price, r.path(key));
+  DatedPrice out;
+  out.usd = p.number("value").value_or(-1);
+  out.date = p.string("date").value_or("");
+  out.source = p.string("source").value_or("");
+  if (p.error()) {
+    r.fail_message(key, p.error()->message + " (" + p.error()->field + ")");
+    return std::nullopt;
+  }
+  if (out.usd < 0 || out.source.empty()) {
+    r.fail_message(key, "needs a non-negative value and a source");
+    return std::nullopt;
+  }
+  return out;
+}
+
+Result<Gpu> read_gpu(const json& item, const std::string& path) {
+  if (!item.is_object()) return make_error(path, "expected an object");
+  FieldReader r(item, path);
+  Gpu g;
+  g.id = r.string("id").value_or("");
+  g.name = r.string("name").value_or("");
+  g.vendor = r.string("vendor").value_or("");
+  g.segment = r.string("segment").value_or("");
+  g.architecture = r.string("architecture").value_or("");
+  g.memory_type = r.string("memory_type").value_or("");
+  g.notes = r.string("notes").value_or("");
+  const double gib = r.number("memory_gib").value_or(0);
+  if (!(gib > 0 && gib <= 1'000'000)) r.fail_message("memory_gib", "must be a number between 0 and 1000000");
+  g.memory_bytes = static_cast<std::uint64_t>(std::llround(gib * 1024.0 * 1024.0 * 1024.0));
+  struct NumberField {
+    std::string_view key;
+    std::optional<double> Gpu::*member;
+  };
+  static constexpr NumberField kNumbers[] = {
+      {"bandwidth_gb_s", &Gpu::bandwidth_gb_s}, {"tflops_fp16", &Gpu::tflops_fp16},
+      {"tflops_bf16", &Gpu::tflops_bf16},       {"tflops_fp8", &Gpu::tflops_fp8},
+      {"tops_int8", &Gpu::tops_int8},           {"nvlink_gb_s", &Gpu::nvlink_gb_s},
+      {"pcie_gen", &Gpu::pcie_gen},             {"tdp_w", &Gpu::tdp_w},
+      {"launch_year", &Gpu::launch_year},
+  };
+  for (const auto& f : kNumbers) {
+    g.*f.member = r.number(f.key);
+    if (g.*f.member && *(g.*f.member) < 0) r.fail_message(f.key, "must not be negative");
+  }
+  g.cloud_usd_per_hour = read_price(r, "cloud_usd_per_hour");
+  g.street_usd = read_price(r, "street_usd");
+  if (const json* unified = r.object("unified_memory")) {
+    FieldReader u(*unified, r.path("unified_memory"));
+    g.gpu_memory_fraction = u.number("gpu_default_fraction");
+    if (!g.gpu_memory_fraction || *g.gpu_memory_fraction <= 0 || *g.gpu_memory_fraction > 1)
+      u.fail_message("gpu_default_fraction", "must be a number in (0, 1]");
+    if (u.error()) return *u.error();
+  }
+  if (const json* sources = r.object("sources")) {
+    for (const auto& [key, value] : sources->items()) {
+      if (!value.is_string()) return make_error(r.path("sources") + "." + key, "expected a string");
+      g.sources.emplace_back(key, value.get<std::string>());
+    }
+  }
+  if (r.error()) return *r.error();
+  if (g.id.empty() || g.name.empty()) return make_error(path, "needs a non-empty id and name");
+  // A figure without a source is not allowed into the catalog.
+  auto has_source = [&](std::string_view key) {
+    for (const auto& [k, v] : g.sources)
+      if (k == key && !v.empty()) return true;
+    return false;
+  };
+  if (!has_source("memory_gib")) return make_error(path + ".sources", "missing a source for memory_gib");
+  for (const auto& f : kNumbers)
+    if (g.*f.member && !has_source(f.key))
+      return make_error(path + ".sources", "missing a source for " + std::string(f.key));
+  return g;
+}
+
+}  // namespace
+
+Result<std::vector<Gpu>> parse_gpu_catalog(std::string_view json_text) {
+  auto parsed = detail::parse_json(json_text, "gpus.json");
+  if (!parsed) return parsed.error();
+  FieldReader root(parsed.value(), "");
+  const json* list = root.array("gpus");
+  if (!list) return root.error().value_or(make_error("gpus", "missing the \"gpus\" array"));
+  std::vector<Gpu> out;
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    auto gpu = read_gpu((*list)[i], "gpus[" + std::to_string(i) + "]");
+    if (!gpu) return gpu.error();
+    for (const auto& existing : out)
+      if (lookup_key(existing.id) == lookup_key(gpu.value().id))
+        return make_error("gpus[" + std::to_string(i) + "].id", "duplicate id " + gpu.value().id);
+    out.push_back(std::move(gpu).value());
+  }
+  return out;
+}
+
+}  // namespace vramfit

@@ -1,0 +1,64 @@
+#pragma once
+// The accelerator catalog (data/gpus.json): memory, bandwidth, throughput, price, each with its source.
+#include <cstdint>      // std::uint64_t
+#include <optional>     // std::optional
+#include <string>       // std::string
+#include <string_view>  // std::string_view
+#include <utility>      // std::pair
+#include <vector>       // std::vector
+
+#include "util/result.hpp"
+
+namespace vramfit {
+
+struct DatedPrice {
+  double usd = 0;
+  std::string date;
+  std::string source;
+};
+
+struct Gpu {
+  std::string id;
+  std::string name;
+  std::string vendor;
+  std::string segment;  // consumer, workstation, datacenter, apple
+  std::string architecture;
+  std::string memory_type;
+  std::uint64_t memory_bytes = 0;  // nominal capacity: a "24 GB" card carries 24 GiB
+  // Apple unified memory: the share the GPU may wire by default (macOS recommendedMaxWorkingSetSize).
+  std::optional<double> gpu_memory_fraction;
+  std::optional<double> bandwidth_gb_s;
+  std::optional<double> tflops_fp16;  // dense tensor throughput, fp32 accumulate
+  std::optional<double> tflops_bf16;
+  std::optional<double> tflops_fp8;
+  std::optional<double> tops_int8;
+  std::optional<double> nvlink_gb_s;
+  std::optional<double> pcie_gen;
+  std::optional<double> tdp_w;
+  std::optional<double> launch_year;
+  std::optional<DatedPrice> cloud_usd_per_hour;
+  std::optional<DatedPrice> street_usd;
+  // field → where it was read (in the built-in catalog, "data/gpus.json": the citations stay in that file)
+  std::vector<std::pair<std::string, std::string>> sources;
+  std::string notes;
+
+  // Bytes a model may use: all of it on discrete cards, the default GPU share of unified memory.
+  std::uint64_t usable_bytes() const noexcept;
+  // Unified memory (the Apple entries): the GPU is part of the machine, so a model cannot be split across a
+  // second one the way it is across discrete cards.
+  bool one_per_machine() const noexcept { return gpu_memory_fraction.has_value(); }
+};
+
+// Why a count above one is refused for such a GPU (rankings, training jobs).
+inline constexpr std::string_view kOnePerMachine = "one GPU per machine: unified memory is not split across Macs here";
+
+// Parses data/gpus.json; every non-null figure must name its source, or the catalog is refused.
+Result<std::vector<Gpu>> parse_gpu_catalog(std::string_view json_text);
+
+// Matches an id ("h100-sxm") or a name ("NVIDIA H100 SXM"), case- and punctuation-insensitively.
+const Gpu* find_gpu(const std::vector<Gpu>& gpus, std::string_view id_or_name) noexcept;
+
+// Normalises a name for lookup: lowercase letters and digits only.
+std::string lookup_key(std::string_view text);
+
+}  // namespace vramfit

@@ -1,0 +1,156 @@
+#include "hardware/ranking.hpp"
+
+#include <algorithm>  // std::stable_sort, std::min
+#include <cmath>      // std::isfinite
+#include <limits>     // std::numeric_limits
+
+#include "hardware/cost.hpp"
+#include "util/units.hpp"
+
+namespace vramfit {
+
+namespace {
+
+std::uint64_t budget_bytes(std::uint64_t usable, double headroom) noexcept {
+  if (!(headroom >= 0) || headroom >= 1) headroom = 0;
+  return static_cast<std::uint64_t>(static_cast<double>(usable) * (1.0 - headroom));
+}
+
+bool cheaper(const std::optional<double>& a, const std::optional<double>& b) noexcept {
+  if (!a) return false;
+  return !b || *a < *b;
+}
+
+}  // namespace
+
+std::uint64_t bytes_per_gpu(const MemoryNeed& need, std::uint64_t count) noexcept {
+  const auto total = checked_add(ceil_div(need.shardable_bytes, count), need.per_gpu_bytes);
+  return total ? *total : std::numeric_limits<std::uint64_t>::max();
+}
+
+std::string tensor_parallel_problem(const SpeedModel& model, std::uint64_t count) {
+  if (count <= 1) return "";
+  if (model.num_attention_heads == 0 || model.num_kv_heads == 0)
+    return "tensor parallel needs the attention head counts (a bare parameter count has none)";
+  if (model.num_attention_heads % count != 0)
+    return "tensor parallel " + std::to_string(count) + " does not divide the " +
+           std::to_string(model.num_attention_heads) + " attention heads";
+  if (model.num_kv_heads % count != 0)
+    return "tensor parallel " + std::to_string(count) + " does not divide the " + std::to_string(model.num_kv_heads) +
+           " KV heads";
+  return "";
+}
+
+Result<Recommendation> recommend(const SpeedModel& model, const MemoryNeed& need, const std::vector<Gpu>& catalog,
+                                 const RankOptions& o) {
+  if (!(o.headroom >= 0 && o.headroom < 1)) return make_error("headroom", "must be at least 0 and below 1");
+  if (o.max_usd_per_hour && !(std::isfinite(*o.max_usd_per_hour) && *o.max_usd_per_hour > 0))
+    return make_error("budget_per_hour", "must be a positive number of dollars per hour");
+  if (o.counts.empty()) return make_error("counts", "needs at least one GPU count");
+  for (std::uint64_t c : o.counts)
+    if (c == 0 || c > 1024) return make_error("counts", "each GPU count must be between 1 and 1024");
+
+  std::vector<const Gpu*> gpus;
+  if (o.gpus.empty()) {
+    for (const Gpu& g : catalog) gpus.push_back(&g);
+  } else {
+    for (const std::string& name : o.gpus) {
+      const Gpu* g = find_gpu(catalog, name);
+      if (!g) return make_error("gpus", "unknown GPU \"" + name + "\" (not in the GPU catalog)");
+      gpus.push_back(g);
+    }
+  }
+
+  Recommendation rec;
+  for (const Gpu* gpu : gpus) {
+    for (std::uint64_t count : o.counts) {
+      RankedConfig c;
+      c.gpu = gpu;
+      c.count = count;
+      const std::uint64_t usable = gpu->usable_bytes();
+      const std::uint64_t needed = bytes_per_gpu(need, count);
+      c.fit = classify_fit(needed, usable, o.headroom);
+      c.free_bytes = signed_difference(usable, needed);
+      c.note = count > 1 && gpu->one_per_machine() ? std::string(kOnePerMachine) : tensor_parallel_problem(model, count);
+      if (!c.note.empty()) c.fit = Fit::does_not_fit;  // the split itself is impossible
+      c.fits = c.fit == Fit::fits;
+      c.usd_per_hour = usd_per_hour(*gpu, count);
+      if (o.max_usd_per_hour && c.usd_per_hour) c.within_budget = *c.usd_per_hour <= *o.max_usd_per_hour;
+      if (c.fits) {
+        SpeedOptions s = o.speed;
+        s.tensor_parallel = count;
+        s.gpu_layers.reset();
+        if (auto d = estimate_decode(model, *gpu, s)) {
+          c.tokens_per_second = d.value().tokens_per_second;
+          if (c.usd_per_hour) {
+            auto at_fast = usd_per_million_tokens(*c.usd_per_hour, c.tokens_per_second->high);
+            auto at_slow = usd_per_million_tokens(*c.usd_per_hour, c.tokens_per_second->low);
+            if (at_fast && at_slow) c.usd_per_million_tokens = Range{at_fast.value(), at_slow.value()};
+          }
+        } else {
+          c.note = d.error().message;
+        }
+      }
+      rec.configs.push_back(std::move(c));
+    }
+  }
+
+  // Fitting configurations first: priced ones by $/1M tokens (at the slow end), then by speed;
+  // the others by how little they miss.
+  std::stable_sort(rec.configs.begin(), rec.configs.end(), [](const RankedConfig& a, const RankedConfig& b) {
+    if (a.fits != b.fits) return a.fits;
+    if (!a.fits) return a.free_bytes > b.free_bytes;
+    const std::optional<double> ca = a.usd_per_million_tokens ? std::optional(a.usd_per_million_tokens->high) : std::nullopt;
+    const std::optional<double> cb = b.usd_per_million_tokens ? std::optional(b.usd_per_million_tokens->high) : std::nullopt;
+    if (ca.has_value() != cb.has_value()) return ca.has_value();
+    if (ca && *ca != *cb) return *ca < *cb;
+    const double sa = a.tokens_per_second ? a.tokens_per_second->low : 0;
+    const double sb = b.tokens_per_second ? b.tokens_per_second->low : 0;
+    return sa > sb;
+  });
+
+  for (std::size_t i = 0; i < rec.configs.size(); ++i) {
+    const RankedConfig& c = rec.configs[i];
+    if (!c.fits || !c.within_budget) continue;
+    if (cheaper(c.usd_per_hour, rec.cheapest_per_hour ? rec.configs[*rec.cheapest_per_hour].usd_per_hour
+                                                      : std::nullopt))
+      rec.cheapest_per_hour = i;
+    const auto per_million = [](const RankedConfig& r) {
+      return r.usd_per_million_tokens ? std::optional(r.usd_per_million_tokens->high) : std::nullopt;
+    };
+    if (cheaper(per_million(c), rec.cheapest_per_million_tokens
+                                    ? per_million(rec.configs[*rec.cheapest_per_million_tokens])
+                                    : std::nullopt))
+      rec.cheapest_per_million_tokens = i;
+    if (c.tokens_per_second &&
+        (!rec.fastest || c.tokens_per_second->low > rec.configs[*rec.fastest].tokens_per_second->low))
+      rec.fastest = i;
+  }
+  return rec;
+}
+
+std::uint64_t gpu_layers_that_fit(std::uint64_t per_layer_bytes, std::uint64_t fixed_gpu_bytes,
+                                  std::uint64_t num_layers, std::uint64_t usable_bytes, double headroom) noexcept {
+  const std::uint64_t budget = budget_bytes(usable_bytes, headroom);
+  if (fixed_gpu_bytes >= budget) return 0;
+  if (per_layer_bytes == 0) return num_layers;
+  return std::min(num_layers, (budget - fixed_gpu_bytes) / per_layer_bytes);
+}
+
+std::optional<std::size_t> biggest_that_fits(const std::vector<ModelCandidate>& candidates,
+                                             std::uint64_t usable_bytes, double headroom) noexcept {
+  std::optional<std::size_t> best;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const ModelCandidate& c = candidates[i];
+    if (classify_fit(c.total_bytes, usable_bytes, headroom) != Fit::fits) continue;
+    if (!best) {
+      best = i;
+      continue;
+    }
+    const ModelCandidate& b = candidates[*best];
+    if (c.params > b.params || (c.params == b.params && c.bits_per_weight > b.bits_per_weight)) best = i;
+  }
+  return best;
+}
+
+}  // namespace vramfit

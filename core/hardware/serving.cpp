@@ -1,0 +1,158 @@
+#include "hardware/serving.hpp"
+
+#include <algorithm>  // std::max_element
+#include <cmath>      // std::isfinite
+#include <string>     // std::string
+
+#include "formats/ggml_types.hpp"
+#include "memory/kv_cache.hpp"
+#include "formats/weight_formats.hpp"
+
+namespace vramfit {
+
+namespace {
+
+bool has_figure(const std::optional<double>& x) noexcept { return x && std::isfinite(*x) && *x > 0; }
+
+// llama.cpp stores most bytes of a quantized GGUF in block types (Q4_K, Q6_K, IQ2_XXS, ...); its MMQ
+// kernels multiply them with int8 dot products. A file read from disk has the same storage tallies.
+bool mostly_ggml_quantized(const WeightBytes& weights) noexcept {
+  const auto largest = std::max_element(weights.storage.begin(), weights.storage.end(),
+                                        [](const StorageTally& a, const StorageTally& b) { return a.bytes < b.bytes; });
+  if (largest == weights.storage.end()) return false;
+  const GgmlTypeInfo* type = ggml_type_by_name(largest->type);
+  return type && type->quantized;
+}
+
+bool fp8_weights(const InferenceEstimate& e) {
+  const auto format = parse_weight_format(e.weights_format);
+  return format && format.value().scheme == WeightScheme::mixed && format.value().dtype == DType::fp8;
+}
+
+// $/1M tokens at both ends of a speed range: low at the fast end, high at the slow end.
+std::optional<Range> per_million(double usd_per_hour, const Range& tokens_per_second) {
+  auto at_fast = usd_per_million_tokens(usd_per_hour, tokens_per_second.high);
+  auto at_slow = usd_per_million_tokens(usd_per_hour, tokens_per_second.low);
+  if (!at_fast || !at_slow) return std::nullopt;
+  return Range{at_fast.value(), at_slow.value()};
+}
+
+}  // namespace
+
+Result<bool> validate_serving_inputs(const ServingInputs& in) {
+  if (in.system_bandwidth_gb_s &&
+      !(std::isfinite(*in.system_bandwidth_gb_s) && *in.system_bandwidth_gb_s > 0 && *in.system_bandwidth_gb_s <= 10'000))
+    return make_error("system_bandwidth", "must be a positive number of GB/s up to 10000");
+  if (in.prompt_tokens && (*in.prompt_tokens == 0 || *in.prompt_tokens > kMaxContextTokens))
+    return make_error("prompt_tokens", "must be between 1 and " + std::to_string(kMaxContextTokens) + " tokens");
+  if (in.usd_per_kwh && !(std::isfinite(*in.usd_per_kwh) && *in.usd_per_kwh >= 0 && *in.usd_per_kwh <= 100))
+    return make_error("usd_per_kwh", "must be a price per kWh between 0 and 100 dollars");
+  return true;
+}
+
+std::string_view compute_path_name(ComputePath path) noexcept {
+  switch (path) {
+    case ComputePath::fp16: return "fp16";
+    case ComputePath::int8: return "int8";
+    case ComputePath::fp8: return "fp8";
+  }
+  return "fp16";
+}
+
+ComputePath compute_path_for(const InferenceEstimate& e, const Gpu* gpu) noexcept {
+  ComputePath path = ComputePath::fp16;
+  if (e.engine == Engine::llamacpp && mostly_ggml_quantized(e.weight_detail)) path = ComputePath::int8;
+  else if (fp8_weights(e)) path = ComputePath::fp8;
+  if (gpu && path == ComputePath::int8 && !has_figure(gpu->tops_int8)) path = ComputePath::fp16;
+  if (gpu && path == ComputePath::fp8 && !has_figure(gpu->tflops_fp8)) path = ComputePath::fp16;
+  return path;
+}
+
+Result<SpeedOptions> speed_options_for(const ModelSpec& spec, const InferenceEstimate& e, const ServingInputs& in) {
+  if (auto ok = validate_serving_inputs(in); !ok) return ok.error();
+  SpeedOptions o;
+  o.engine = e.engine;
+  o.compute = compute_path_for(e);
+  o.batch = e.batch;
+  // Decode reads each sequence's cache at its current length: the average length when given, else the
+  // full context (the step at the end of a sequence, the slowest one).
+  const std::uint64_t tokens = e.kv_allocation.avg_tokens ? e.kv_allocation.avg_tokens : e.context_tokens;
+  o.context_tokens = tokens;
+  KvLayout layout;
+  layout.mla = e.kv.mla;
+  auto kv = estimate_kv_cache(spec, e.kv_dtype, tokens, 1, layout);
+  if (!kv) return kv.error();
+  o.kv_bytes_per_sequence = kv.value().bytes;
+  if (e.llamacpp && e.llamacpp->gpu_layers < e.llamacpp->total_layers) o.gpu_layers = e.llamacpp->gpu_layers;
+  if (in.system_bandwidth_gb_s) o.system_bandwidth_gb_s = *in.system_bandwidth_gb_s;
+  if (in.prompt_tokens) o.prompt_tokens = *in.prompt_tokens;
+  return o;
+}
+
+MemoryNeed memory_need(const InferenceEstimate& e) noexcept {
+  // check_fit: gpus_needed(total − overhead, overhead, ...).
+  return MemoryNeed{e.total - std::min(e.total, e.overhead), e.overhead};
+}
+
+ServingEstimate estimate_serving(const ModelSpec& spec, const InferenceEstimate& e, const Gpu& gpu,
+                                 const ServingInputs& in, bool fits) {
+  ServingEstimate out;
+  out.cost.usd_per_hour = usd_per_hour(gpu, 1);
+
+  std::optional<Range> tokens_per_second;
+  auto options = speed_options_for(spec, e, in);
+  auto model = speed_model_from(spec, e.weight_detail);
+  if (!spec.causal) {
+    out.speed_unavailable = spec.name + " is an encoder: it reads its input in one pass and generates no tokens, so "
+                                        "there is no decode speed.";
+  } else if (!options) {
+    out.speed_unavailable = options.error().message;
+  } else if (!model) {
+    out.speed_unavailable = model.error().message;
+  } else {
+    SpeedOptions o = options.value();
+    o.compute = compute_path_for(e, &gpu);
+    auto decode = estimate_decode(model.value(), gpu, o);
+    if (!decode) {
+      out.speed_unavailable = decode.error().message;
+    } else {
+      ServingSpeed s;
+      s.compute = o.compute;
+      s.prompt_tokens = o.prompt_tokens;
+      s.decode = std::move(decode).value();
+      s.efficiency_source = efficiency(o.engine, gpu_class_of(gpu)).source;
+      if (auto prefill = estimate_prefill(model.value(), gpu, o)) s.prefill = std::move(prefill).value();
+      else s.prefill_unavailable = prefill.error().message;
+      if (!fits)
+        s.note = "The estimate does not fit on one " + gpu.name +
+                 " within the headroom: this is the speed it would have if it did (the recommendation ranks "
+                 "multi-GPU configurations).";
+      tokens_per_second = s.decode.tokens_per_second;
+      out.speed = std::move(s);
+    }
+  }
+  if (out.cost.usd_per_hour && tokens_per_second)
+    out.cost.usd_per_million_tokens = per_million(*out.cost.usd_per_hour, *tokens_per_second);
+
+  if (in.usd_per_kwh) {
+    // One hour at full board power: the upper bound of what the card draws.
+    auto energy = energy_cost(gpu, 1, 1.0, 1.0, *in.usd_per_kwh);
+    if (!energy) {
+      out.cost.energy_unavailable = energy.error().message;
+    } else {
+      EnergyUse use;
+      use.usd_per_kwh = *in.usd_per_kwh;
+      use.tdp_w = gpu.tdp_w.value_or(0);
+      use.kwh_per_hour = energy.value().kwh;
+      use.usd_per_hour = energy.value().usd;
+      if (tokens_per_second) {
+        use.usd_per_million_tokens = use.usd_per_hour > 0 ? per_million(use.usd_per_hour, *tokens_per_second)
+                                                          : std::optional<Range>(Range{0, 0});
+      }
+      out.cost.energy = use;
+    }
+  }
+  return out;
+}
+
+}  // namespace vramfit

@@ -1,0 +1,81 @@
+#pragma once
+// How fast and at what price one inference scenario runs on one GPU: the glue from the memory
+// estimate (inference.hpp) to the roofline (speed.hpp) and the prices (cost.hpp). Pure arithmetic on
+// values already estimated; scenario.cpp calls it for a request with a GPU.
+#include <cstdint>   // std::uint64_t
+#include <optional>  // std::optional
+#include <string>    // std::string
+
+#include "hardware/cost.hpp"
+#include "hardware/gpu.hpp"
+#include "memory/inference.hpp"
+#include "hardware/ranking.hpp"  // MemoryNeed
+#include "util/result.hpp"
+#include "hardware/speed.hpp"
+
+namespace vramfit {
+
+// Inputs only speed and cost need; none: the speed module's defaults.
+struct ServingInputs {
+  std::optional<double> system_bandwidth_gb_s;  // llama.cpp layers left in system RAM (default 60 GB/s)
+  std::optional<std::uint64_t> prompt_tokens;   // prefill length (default 512, llama-bench pp512)
+  std::optional<double> usd_per_kwh;            // electricity for a card you own
+};
+
+// Errors name the request field: system_bandwidth, prompt_tokens, usd_per_kwh.
+Result<bool> validate_serving_inputs(const ServingInputs& inputs);
+
+// Which tensor units the matrix products of `estimate` run on, on `gpu`: llama.cpp's quantized GGUF
+// matrices use the int8 MMQ kernels, fp8 checkpoints the fp8 units, the rest 16-bit. A GPU without a
+// throughput figure for that path falls back to the 16-bit one (Ampere runs fp8 weights through
+// 16-bit Marlin kernels); with gpu == nullptr the weight format alone decides.
+ComputePath compute_path_for(const InferenceEstimate& estimate, const Gpu* gpu = nullptr) noexcept;
+std::string_view compute_path_name(ComputePath path) noexcept;  // "fp16", "int8", "fp8"
+
+// The roofline's inputs taken from the memory estimate: engine, batch, the KV cache one sequence reads
+// per step (at avg_tokens when given, else the context), llama.cpp -ngl below the layer count.
+Result<SpeedOptions> speed_options_for(const ModelSpec& spec, const InferenceEstimate& estimate,
+                                       const ServingInputs& inputs);
+
+// The memory split tensor parallelism sees, the same split check_fit uses for gpus_needed: the
+// runtime overhead (CUDA context, cuBLAS workspace or vLLM's non-torch memory and CUDA graphs) is
+// paid by every GPU; weights, KV cache, activations and the allocator's segment rounding divide.
+MemoryNeed memory_need(const InferenceEstimate& estimate) noexcept;
+
+struct EnergyUse {
+  double usd_per_kwh = 0;
+  double tdp_w = 0;
+  double kwh_per_hour = 0;  // board power at TDP: an upper bound (decode rarely draws full power)
+  double usd_per_hour = 0;
+  std::optional<Range> usd_per_million_tokens;  // low: at the fast end of the speed range
+};
+
+struct ServingCost {
+  std::optional<double> usd_per_hour;           // none: the catalog has no price for this GPU
+  std::optional<Range> usd_per_million_tokens;  // low: at the fast end; none without a price or speed
+  std::optional<EnergyUse> energy;              // only when usd_per_kwh is given
+  std::string energy_unavailable;               // why not, when asked for and impossible (no TDP)
+};
+
+struct ServingSpeed {
+  ComputePath compute = ComputePath::fp16;
+  std::uint64_t prompt_tokens = 0;
+  DecodeSpeed decode;
+  std::optional<PrefillSpeed> prefill;
+  std::string prefill_unavailable;  // why prefill has no figure (e.g. Apple GPUs: no TFLOPS in the catalog)
+  std::string_view efficiency_source;
+  std::string note;  // e.g. "does not fit on one GPU: the speed it would have if it did"
+};
+
+struct ServingEstimate {
+  std::optional<ServingSpeed> speed;
+  std::string speed_unavailable;  // why decode speed cannot be estimated (no bandwidth, vLLM on Apple, ...)
+  ServingCost cost;
+};
+
+// Speed and cost of `estimate` on one `gpu`; `fits` says whether the estimate fits it (a note otherwise).
+// Inputs are assumed validated (validate_serving_inputs); speed problems become *_unavailable messages.
+ServingEstimate estimate_serving(const ModelSpec& spec, const InferenceEstimate& estimate, const Gpu& gpu,
+                                 const ServingInputs& inputs, bool fits = true);
+
+}  // namespace vramfit

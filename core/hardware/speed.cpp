@@ -1,0 +1,339 @@
+#include "hardware/speed.hpp"
+
+#include <algorithm>  // std::max, std::min
+#include <cmath>      // std::isfinite, std::ceil
+
+#include "util/json_fields.hpp"
+#include "util/number_text.hpp"  // not <sstream> or printf: iostreams and printf pull large code into the wasm
+
+namespace vramfit {
+
+using detail::general_text;
+
+std::string_view gpu_class_name(GpuClass gpu_class) noexcept {
+  switch (gpu_class) {
+    case GpuClass::consumer: return "consumer";
+    case GpuClass::datacenter: return "datacenter";
+    case GpuClass::apple: return "apple";
+  }
+  return "consumer";
+}
+
+GpuClass gpu_class_of(const Gpu& gpu) noexcept {
+  if (gpu.segment == "apple") return GpuClass::apple;
+  if (gpu.segment == "datacenter") return GpuClass::datacenter;
+  return GpuClass::consumer;  // consumer and workstation: discrete GDDR cards
+}
+
+namespace {
+
+constexpr double kMs = 1e-3;
+
+// Each range is checked in tests/unit/test_speed.cpp against every measurement of its engine and
+// class in tests/data/speed_measurements.json; docs/methodology.md lists them with their sources.
+constexpr Efficiency kLlamaCppConsumer{
+    {0.70, 0.90}, {0.5 * kMs, 1.5 * kMs}, {0.20, 0.35}, true,
+    "llama.cpp CUDA scoreboard (discussion #15013), Llama-2 7B Q4_0 tg128/pp512: RTX 3060, 3090, 4090, 5080, "
+    "5090, PRO 6000; prefill share of int8 tensor TOPS (MMQ)"};
+constexpr Efficiency kLlamaCppDatacenter{
+    {0.50, 0.85}, {1.5 * kMs, 3.0 * kMs}, {0.065, 0.125}, true,
+    "llama.cpp CUDA scoreboard (discussion #15013), Llama-2 7B Q4_0: A100 80 GB, H100 (HBM3): small matrix-vector "
+    "products leave much of a big GPU idle, so a larger fixed cost per token"};
+constexpr Efficiency kLlamaCppApple{
+    {0.60, 0.95}, {3.0 * kMs, 6.0 * kMs}, {0.20, 0.40}, false,
+    "llama.cpp Apple Silicon benchmark (discussion #4167), LLaMA 7B Q4_0 tg128: M1/M2/M3 Ultra, M4 Pro, M4 Max; "
+    "Metal spends ~9 ms of a 28 ms token outside the matrix products (llama.cpp k-quants Metal commit notes)"};
+constexpr Efficiency kVllmGpu{
+    {0.70, 0.90}, {0.5 * kMs, 2.0 * kMs}, {0.35, 0.65}, false,
+    "vLLM bench serve: Llama-3.1-8B bf16 on A100 40 GB at concurrency 1 and 8 (johnmusgrave.com), Mistral-7B "
+    "bf16 on RTX 4090 at concurrency 4 and 8 (mushfiqrahman.dev); prefill share assumed, not measured"};
+constexpr Efficiency kTransformers{
+    {0.50, 0.85}, {2.0 * kMs, 10.0 * kMs}, {0.25, 0.50}, false,
+    "Hugging Face transformers generate, Llama-2-7B fp16 on A10: 34 ms per token (InternLM/lmdeploy issue #210); "
+    "eager PyTorch launches every kernel from Python; prefill share assumed, not measured"};
+
+bool positive_finite(double x) noexcept { return std::isfinite(x) && x > 0; }
+
+std::optional<double> peak_tflops(const Gpu& gpu, ComputePath path) noexcept {
+  switch (path) {
+    case ComputePath::fp16: return gpu.tflops_bf16 ? gpu.tflops_bf16 : gpu.tflops_fp16;
+    case ComputePath::int8: return gpu.tops_int8;
+    case ComputePath::fp8: return gpu.tflops_fp8;
+  }
+  return std::nullopt;
+}
+
+std::string_view compute_path_field(ComputePath path) noexcept {
+  switch (path) {
+    case ComputePath::fp16: return "tflops_bf16";
+    case ComputePath::int8: return "tops_int8";
+    case ComputePath::fp8: return "tflops_fp8";
+  }
+  return "tflops_bf16";
+}
+
+Result<bool> check_inputs(const SpeedModel& model, const Gpu& gpu, const SpeedOptions& o) {
+  if (model.weight_bytes_read == 0 || model.active_params == 0 || model.num_layers == 0)
+    return make_error("model", "needs weight bytes, active parameters and a layer count");
+  if (!gpu.bandwidth_gb_s || !positive_finite(*gpu.bandwidth_gb_s))
+    return make_error("gpu", gpu.name + " has no memory bandwidth in the catalog, so no speed can be estimated");
+  if (o.engine == Engine::vllm && gpu_class_of(gpu) == GpuClass::apple)
+    return make_error("engine", "vLLM has no Apple GPU backend; use llama.cpp or transformers on " + gpu.name);
+  if (o.batch == 0 || o.batch > 1'000'000) return make_error("batch", "must be between 1 and 1000000");
+  if (o.tensor_parallel == 0 || o.tensor_parallel > 1024)
+    return make_error("tensor_parallel", "must be between 1 and 1024");
+  if (o.tensor_parallel > 1 && !interconnect_gb_s(gpu))
+    return make_error("gpu", gpu.name + " has neither NVLink nor a PCIe generation in the catalog");
+  if (o.gpu_layers && *o.gpu_layers < model.num_layers) {
+    if (o.engine != Engine::llamacpp)
+      return make_error("gpu_layers", "partial CPU offload is modelled for llama.cpp (-ngl) only");
+    if (o.tensor_parallel > 1)
+      return make_error("gpu_layers", "partial CPU offload is modelled on one GPU, not with tensor parallel");
+    if (!positive_finite(o.system_bandwidth_gb_s) || o.system_bandwidth_gb_s > 10'000)
+      return make_error("system_bandwidth", "must be a positive number of GB/s up to 10000");
+  }
+  return true;
+}
+
+// Share of the layers held in system RAM (llama.cpp -ngl below the layer count).
+double cpu_fraction(const SpeedModel& model, const SpeedOptions& o) noexcept {
+  if (!o.gpu_layers || *o.gpu_layers >= model.num_layers) return 0;
+  return static_cast<double>(model.num_layers - *o.gpu_layers) / static_cast<double>(model.num_layers);
+}
+
+// Two all-reduces per layer (after attention and after the MLP, Megatron-LM §3) of batch · hidden
+// 16-bit activations; a ring all-reduce sends 2·(tp−1)/tp of the buffer through each GPU's link.
+Range allreduce_seconds(const SpeedModel& model, const Gpu& gpu, std::uint64_t tp, double tokens) {
+  if (tp <= 1) return {0, 0};
+  const double link_bytes_s = *interconnect_gb_s(gpu) * 1e9;
+  const double tpd = static_cast<double>(tp);
+  const double buffer = tokens * static_cast<double>(model.hidden_size) * 2.0;
+  const double transfer = 2.0 * (tpd - 1.0) / tpd * buffer / link_bytes_s;
+  const double count = 2.0 * static_cast<double>(model.num_layers);
+  const Range latency = allreduce_latency_s(gpu);
+  return {count * (transfer + latency.low), count * (transfer + latency.high)};
+}
+
+struct StepTerms {
+  double gpu_bytes = 0;  // per GPU
+  double cpu_bytes = 0;
+  double flops = 0;      // per GPU
+};
+
+StepTerms decode_terms(const SpeedModel& model, const SpeedOptions& o) {
+  const double cpu = cpu_fraction(model, o);
+  const double tp = static_cast<double>(o.tensor_parallel);
+  const double batch = static_cast<double>(o.batch);
+  const double kv = batch * static_cast<double>(o.kv_bytes_per_sequence);
+  const double weights = static_cast<double>(model.weight_bytes_read);
+  StepTerms t;
+  t.gpu_bytes = (weights + kv) * (1.0 - cpu) / tp;
+  t.cpu_bytes = (weights + kv) * cpu;
+  // 2 FLOPs per active parameter and token, plus QKᵀ and AV over the context: 4 · L · ctx · width.
+  const double attention = 4.0 * static_cast<double>(model.num_layers) * static_cast<double>(o.context_tokens) *
+                           static_cast<double>(model.attention_width);
+  t.flops = batch * (2.0 * static_cast<double>(model.active_params) + attention) / tp;
+  return t;
+}
+
+// One decode step at one end of the efficiency range (share = the bandwidth, compute and overhead
+// figures of that end).
+struct StepTime {
+  double memory = 0, compute = 0, cpu = 0, total = 0;
+};
+
+StepTime step_time(const StepTerms& t, const Gpu& gpu, const SpeedOptions& o, double bw_share, double overhead,
+                   double compute_share, double cpu_share, double allreduce) {
+  StepTime s;
+  s.memory = t.gpu_bytes / (*gpu.bandwidth_gb_s * 1e9 * bw_share);
+  const std::optional<double> peak = peak_tflops(gpu, o.compute);
+  s.compute = peak && *peak > 0 ? t.flops / (*peak * 1e12 * compute_share) : 0;
+  s.cpu = t.cpu_bytes > 0 ? t.cpu_bytes / (o.system_bandwidth_gb_s * 1e9 * cpu_share) : 0;
+  s.total = std::max(s.memory, s.compute) + overhead + s.cpu + allreduce;
+  return s;
+}
+
+
+}  // namespace
+
+const Efficiency& efficiency(Engine engine, GpuClass gpu_class) noexcept {
+  switch (engine) {
+    case Engine::llamacpp:
+      if (gpu_class == GpuClass::apple) return kLlamaCppApple;
+      return gpu_class == GpuClass::datacenter ? kLlamaCppDatacenter : kLlamaCppConsumer;
+    case Engine::vllm: return kVllmGpu;
+    case Engine::transformers: return kTransformers;
+  }
+  return kLlamaCppConsumer;
+}
+
+std::optional<double> pcie_x16_gb_s(double generation) noexcept {
+  // Transfer rate per lane doubles each generation from 8 GT/s at PCIe 3.0 (PCI-SIG).
+  if (!(generation >= 3 && generation <= 7) || generation != std::floor(generation)) return std::nullopt;
+  const double gt_s = 8.0 * static_cast<double>(1u << static_cast<unsigned>(generation - 3));
+  return 16.0 * gt_s * 128.0 / 130.0 / 8.0;
+}
+
+std::optional<double> interconnect_gb_s(const Gpu& gpu) noexcept {
+  if (gpu.nvlink_gb_s && *gpu.nvlink_gb_s > 0) return *gpu.nvlink_gb_s / 2.0;  // catalog: bidirectional
+  if (gpu.pcie_gen) return pcie_x16_gb_s(*gpu.pcie_gen);
+  return std::nullopt;
+}
+
+Range allreduce_latency_s(const Gpu& gpu) noexcept {
+  // Assumption: a small NCCL all-reduce costs microseconds over NVLink, tens over PCIe through the host.
+  if (gpu.nvlink_gb_s && *gpu.nvlink_gb_s > 0) return {5e-6, 15e-6};
+  return {15e-6, 40e-6};
+}
+
+Result<SpeedModel> speed_model_from(const ModelSpec& spec, const WeightBytes& weights) {
+  auto counts = count_params(spec);
+  if (!counts) return counts.error();
+  const ParamCounts& p = counts.value();
+  if (p.total == 0 || weights.total == 0) return make_error("model", "has no parameters");
+  SpeedModel m;
+  // The token embedding is a table look-up: one row per token, not the whole matrix (unless tied
+  // to the output head, which reads it all).
+  const std::uint64_t unread = spec.tied_embeddings ? 0 : std::min(weights.embedding, weights.total);
+  const double active_share = static_cast<double>(p.active) / static_cast<double>(p.total);
+  m.weight_bytes_read = static_cast<std::uint64_t>(static_cast<double>(weights.total - unread) * active_share);
+  m.active_params = p.active;
+  m.num_layers = spec.is_bare() ? 1 : spec.num_layers;
+  m.hidden_size = spec.hidden_size;
+  m.num_attention_heads = spec.num_attention_heads;
+  m.num_kv_heads = spec.num_kv_heads;
+  const std::uint64_t qk_dim = spec.is_mla() ? spec.mla.qk_nope_head_dim + spec.mla.qk_rope_head_dim : spec.head_dim;
+  m.attention_width = spec.num_attention_heads * qk_dim;
+  return m;
+}
+
+Result<DecodeSpeed> estimate_decode(const SpeedModel& model, const Gpu& gpu, const SpeedOptions& o) {
+  if (auto ok = check_inputs(model, gpu, o); !ok) return ok.error();
+  const Efficiency& eff = efficiency(o.engine, gpu_class_of(gpu));
+  const StepTerms terms = decode_terms(model, o);
+  const Range allreduce = allreduce_seconds(model, gpu, o.tensor_parallel, static_cast<double>(o.batch));
+
+  // Slow end: low shares, high overhead; fast end: the reverse.
+  const StepTime slow = step_time(terms, gpu, o, eff.bandwidth_share.low, eff.fixed_overhead_s.high,
+                                  eff.compute_share.low, kCpuBandwidthShare.low, allreduce.high);
+  const StepTime fast = step_time(terms, gpu, o, eff.bandwidth_share.high, eff.fixed_overhead_s.low,
+                                  eff.compute_share.high, kCpuBandwidthShare.high, allreduce.low);
+  const double batch = static_cast<double>(o.batch);
+
+  DecodeSpeed d;
+  d.step_seconds = {fast.total, slow.total};
+  d.tokens_per_second = {batch / slow.total, batch / fast.total};
+  d.tokens_per_second_per_sequence = {1.0 / slow.total, 1.0 / fast.total};
+  d.bytes_per_step_per_gpu = terms.gpu_bytes;
+  d.flops_per_step_per_gpu = terms.flops;
+  d.compute_bound = fast.compute > fast.memory;
+  d.cpu_seconds = {fast.cpu, slow.cpu};
+  d.allreduce_seconds = allreduce;
+  if (o.tensor_parallel > 1) {
+    SpeedOptions single = o;
+    single.tensor_parallel = 1;
+    const StepTime one = step_time(decode_terms(model, single), gpu, single, eff.bandwidth_share.high,
+                                   eff.fixed_overhead_s.low, eff.compute_share.high, kCpuBandwidthShare.high, 0);
+    d.tensor_parallel_efficiency = one.total / static_cast<double>(o.tensor_parallel) / fast.total;
+  }
+  d.explanation = "Each step reads " + general_text(terms.gpu_bytes / 1e9, 3) + " GB per GPU (weights once, plus " +
+                  std::to_string(o.batch) + " sequence(s) of KV cache) at " +
+                  general_text(eff.bandwidth_share.low * 100, 2) + "–" +
+                  general_text(eff.bandwidth_share.high * 100, 2) + " % of " + general_text(*gpu.bandwidth_gb_s, 4) +
+                  " GB/s (" + std::string(engine_name(o.engine)) + ", " +
+                  std::string(gpu_class_name(gpu_class_of(gpu))) + " GPU), plus a fixed " +
+                  general_text(eff.fixed_overhead_s.low * 1e3, 2) + "–" +
+                  general_text(eff.fixed_overhead_s.high * 1e3, 2) + " ms per step" +
+                  (d.compute_bound ? "; at this batch the step is compute-bound" : "") +
+                  (terms.cpu_bytes > 0 ? "; layers in system RAM are read at " +
+                                             general_text(o.system_bandwidth_gb_s, 4) + " GB/s"
+                                       : "") +
+                  (o.tensor_parallel > 1 ? "; tensor parallel over " + std::to_string(o.tensor_parallel) +
+                                               " GPUs adds two all-reduces per layer"
+                                         : "") +
+                  ".";
+  return d;
+}
+
+Result<PrefillSpeed> estimate_prefill(const SpeedModel& model, const Gpu& gpu, const SpeedOptions& o) {
+  if (auto ok = check_inputs(model, gpu, o); !ok) return ok.error();
+  if (o.prompt_tokens == 0 || o.prompt_tokens > 100'000'000)
+    return make_error("prompt_tokens", "must be between 1 and 100000000");
+  const std::optional<double> peak = peak_tflops(gpu, o.compute);
+  if (!peak || !positive_finite(*peak))
+    return make_error("gpu", gpu.name + " has no " + std::string(compute_path_field(o.compute)) +
+                                 " figure in the catalog, so prefill speed cannot be estimated");
+  const Efficiency& eff = efficiency(o.engine, gpu_class_of(gpu));
+  const double s = static_cast<double>(o.prompt_tokens);
+  const double tp = static_cast<double>(o.tensor_parallel);
+  const double flops = 2.0 * static_cast<double>(model.active_params) * s +
+                       2.0 * static_cast<double>(model.num_layers) * s * s *
+                           static_cast<double>(model.attention_width);
+  const double cpu = cpu_fraction(model, o);
+  const double weights = static_cast<double>(model.weight_bytes_read);
+  // llama.cpp copies CPU-held weights to the GPU once per micro-batch for large batches (op offload).
+  const double micro_batches = std::ceil(s / static_cast<double>(kLlamaNUbatch));
+  double copy_seconds = 0;
+  if (cpu > 0) {
+    const std::optional<double> pcie = gpu.pcie_gen ? pcie_x16_gb_s(*gpu.pcie_gen) : std::nullopt;
+    if (!pcie) return make_error("gpu", gpu.name + " has no PCIe generation in the catalog for offloaded prefill");
+    copy_seconds = micro_batches * weights * cpu / (*pcie * 1e9);
+  }
+  const Range allreduce = allreduce_seconds(model, gpu, o.tensor_parallel, s);
+  auto seconds = [&](double compute_share, double bw_share, double overhead, double comm) {
+    const double compute = flops / tp / (*peak * 1e12 * compute_share);
+    const double memory = micro_batches * weights / tp / (*gpu.bandwidth_gb_s * 1e9 * bw_share);
+    return std::max(compute, memory) + overhead + copy_seconds + comm;
+  };
+  const double slow =
+      seconds(eff.compute_share.low, eff.bandwidth_share.low, eff.fixed_overhead_s.high, allreduce.high);
+  const double fast =
+      seconds(eff.compute_share.high, eff.bandwidth_share.high, eff.fixed_overhead_s.low, allreduce.low);
+  PrefillSpeed p;
+  p.flops = flops;
+  p.tokens_per_second = {s / slow, s / fast};
+  p.explanation = general_text(flops / 1e12, 4) + " TFLOP for " + std::to_string(o.prompt_tokens) +
+                  " prompt tokens at " + general_text(eff.compute_share.low * 100, 2) + "–" +
+                  general_text(eff.compute_share.high * 100, 2) + " % of " + general_text(*peak, 5) + " " +
+                  std::string(compute_path_field(o.compute)) + (eff.compute_pinned ? "" : " (assumed share)") +
+                  (copy_seconds > 0 ? "; CPU-held layers are copied over PCIe once per 512-token micro-batch" : "") +
+                  ".";
+  return p;
+}
+
+Result<std::vector<SpeedMeasurement>> parse_speed_measurements(std::string_view json_text) {
+  auto parsed = detail::parse_json(json_text, "measurements");
+  if (!parsed) return parsed.error();
+  const detail::json& root = parsed.value();
+  detail::FieldReader top(root, "");
+  const detail::json* list = top.array("measurements");
+  if (top.error()) return *top.error();
+  if (!list) return make_error("measurements", "expected an array of measurements");
+  std::vector<SpeedMeasurement> out;
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    const std::string path = "measurements[" + std::to_string(i) + "]";
+    detail::FieldReader r((*list)[i], path);
+    SpeedMeasurement m;
+    m.model = r.string("model").value_or("");
+    m.format = r.string("format").value_or("");
+    m.gpu = r.string("gpu").value_or("");
+    const std::string engine = r.string("engine").value_or("");
+    m.metric = r.string("metric").value_or("");
+    m.batch = r.uint("batch").value_or(1);
+    m.context = r.uint("context").value_or(0);
+    m.tokens_per_second = r.number("tokens_per_second").value_or(0);
+    m.source = r.string("source").value_or("");
+    if (r.error()) return *r.error();
+    const auto e = parse_engine(engine);
+    if (!e) return make_error(path + ".engine", "expected llama.cpp, vllm or transformers, got \"" + engine + "\"");
+    m.engine = *e;
+    if (m.metric != "decode" && m.metric != "prefill")
+      return make_error(path + ".metric", "expected \"decode\" or \"prefill\"");
+    if (m.model.empty() || m.format.empty() || m.gpu.empty() || m.source.empty() || !(m.tokens_per_second > 0))
+      return make_error(path, "needs model, format, gpu, source and a positive tokens_per_second");
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+}  // namespace vramfit

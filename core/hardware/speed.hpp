@@ -1,0 +1,133 @@
+#pragma once
+// How fast a model generates on a GPU: a roofline over bytes read and FLOPs per step, with honest
+// efficiency ranges per engine and GPU class, pinned to published llama.cpp and vLLM measurements
+// (tests/data/speed_measurements.json). Every speed is a range (low, high), never one number.
+#include <cstdint>      // std::uint64_t
+#include <optional>     // std::optional
+#include <string>       // std::string
+#include <string_view>  // std::string_view
+#include <vector>       // std::vector
+
+#include "memory/engine.hpp"  // Engine, engine_name, parse_engine, kLlamaNUbatch
+#include "hardware/gpu.hpp"
+#include "model/model_spec.hpp"
+#include "util/result.hpp"
+#include "formats/weight_formats.hpp"
+
+namespace vramfit {
+
+// Discrete GDDR cards (consumer and workstation), HBM datacenter parts, Apple unified memory.
+enum class GpuClass { consumer, datacenter, apple };
+std::string_view gpu_class_name(GpuClass gpu_class) noexcept;
+GpuClass gpu_class_of(const Gpu& gpu) noexcept;
+
+// Which tensor units the matrix multiplications run on: llama.cpp's quantized kernels (MMQ) use the
+// int8 tensor cores; vLLM and transformers dequantize to 16-bit; fp8 checkpoints may use fp8 units.
+enum class ComputePath { fp16, int8, fp8 };
+
+struct Range {
+  double low = 0;
+  double high = 0;
+};
+
+// Achieved share of the hardware's peaks, as a range. One decode step costs
+//   max(bytes / (bandwidth · bandwidth_share), flops / (peak · compute_share)) + fixed_overhead_s.
+// The fixed overhead is what does not shrink with the model: kernel launches and synchronisation per
+// step. It is why small models reach a smaller share of peak bandwidth on very fast GPUs.
+struct Efficiency {
+  Range bandwidth_share;
+  Range fixed_overhead_s;  // seconds per decode step
+  Range compute_share;     // of the ComputePath peak, for prefill and compute-bound decode
+  bool compute_pinned = false;  // compute_share checked against a measurement (else an assumption)
+  std::string_view source;
+};
+
+// The efficiency of `engine` on `gpu_class`; see docs/methodology.md for each figure and its source.
+const Efficiency& efficiency(Engine engine, GpuClass gpu_class) noexcept;
+
+// llama.cpp CPU layers: the share of system-RAM bandwidth they reach (slaren's 13900K, DDR5-6400:
+// 7B Q4_0 at 18.27 t/s reads 3.83 GB · 18.27 = 70 GB/s of 102.4 GB/s; llama.cpp issue #34).
+inline constexpr Range kCpuBandwidthShare{0.5, 0.8};
+// Dual-channel DDR5 in a desktop (the seed article: 50–60 GB/s), the default for --system-bandwidth.
+inline constexpr double kDefaultSystemBandwidthGbS = 60.0;
+
+// One PCIe x16 link, one direction, in GB/s: lanes · GT/s · 128/130 / 8 (PCIe 3.0+ use 128b/130b:
+// 3.0 15.75, 4.0 31.5, 5.0 63.0 GB/s; truenas.com "Interconnect Maximum Effective Data Rates").
+std::optional<double> pcie_x16_gb_s(double generation) noexcept;
+
+// GPU-to-GPU bandwidth one way, GB/s: half the catalog's bidirectional NVLink figure, else PCIe x16.
+std::optional<double> interconnect_gb_s(const Gpu& gpu) noexcept;
+// Latency of one small all-reduce, seconds (an assumption, not pinned: NCCL ring, a few µs per hop).
+Range allreduce_latency_s(const Gpu& gpu) noexcept;
+
+// What one model costs per step, as plain numbers taken from the memory estimate.
+struct SpeedModel {
+  std::uint64_t weight_bytes_read = 0;  // weights read per token (MoE: routed experts only)
+  std::uint64_t active_params = 0;      // parameters a token passes through (2 FLOPs each)
+  std::uint64_t num_layers = 0;
+  std::uint64_t hidden_size = 0;        // the all-reduced activation width under tensor parallel
+  std::uint64_t attention_width = 0;    // heads · head_dim, for the attention FLOPs of prefill
+  std::uint64_t num_attention_heads = 0;
+  std::uint64_t num_kv_heads = 0;
+};
+
+// The SpeedModel of `spec` stored as `weights`: the token-embedding table is not read per token
+// (one row is gathered) unless it is tied to the output head; MoE reads total · active/total params.
+Result<SpeedModel> speed_model_from(const ModelSpec& spec, const WeightBytes& weights);
+
+struct SpeedOptions {
+  Engine engine = Engine::llamacpp;
+  ComputePath compute = ComputePath::fp16;
+  std::uint64_t batch = 1;                  // sequences decoded together (concurrency)
+  std::uint64_t context_tokens = 0;         // tokens each sequence attends to (attention FLOPs)
+  std::uint64_t kv_bytes_per_sequence = 0;  // one sequence's KV cache at that context (KV read)
+  std::uint64_t tensor_parallel = 1;        // GPUs the layers are split across
+  std::optional<std::uint64_t> gpu_layers;  // llama.cpp -ngl; none: every layer on the GPU
+  double system_bandwidth_gb_s = kDefaultSystemBandwidthGbS;  // for layers left on the CPU
+  std::uint64_t prompt_tokens = 512;        // prefill length (llama-bench pp512)
+};
+
+struct DecodeSpeed {
+  Range tokens_per_second;               // aggregate over the batch
+  Range tokens_per_second_per_sequence;  // what one user sees
+  Range step_seconds;
+  double bytes_per_step_per_gpu = 0;
+  double flops_per_step_per_gpu = 0;
+  bool compute_bound = false;  // at the high-efficiency end, compute time exceeds memory time
+  Range cpu_seconds;           // the part spent on CPU-held layers (0 with every layer on the GPU)
+  Range allreduce_seconds;     // tensor-parallel communication per step
+  double tensor_parallel_efficiency = 1;  // (one-GPU step / tp) / tp-GPU step, high-efficiency end
+  std::string explanation;
+};
+
+struct PrefillSpeed {
+  Range tokens_per_second;
+  double flops = 0;  // for the whole prompt
+  std::string explanation;
+};
+
+// Decode: per step the engine reads the weights once for the whole batch plus every sequence's KV
+// cache and does 2 · active_params · batch FLOPs; step time is the slower of the two (roofline) plus
+// the fixed overhead, plus the CPU-held layers' reads from system RAM, plus the all-reduces.
+Result<DecodeSpeed> estimate_decode(const SpeedModel& model, const Gpu& gpu, const SpeedOptions& options);
+
+// Prefill: 2 · active_params · s + 2 · layers · s² · attention_width FLOPs (PaLM App. B's 4·L·d·T
+// per token, T = s/2 on average under the causal mask) at the engine's share of peak tensor FLOPs.
+// An error names the GPU when the catalog has no throughput figure for the compute path.
+Result<PrefillSpeed> estimate_prefill(const SpeedModel& model, const Gpu& gpu, const SpeedOptions& options);
+
+// A published measurement the efficiency ranges are checked against (tests/data/speed_measurements.json).
+struct SpeedMeasurement {
+  std::string model;   // preset id
+  std::string format;  // weight format name ("q4_0", "bf16")
+  std::string gpu;     // catalog id
+  Engine engine = Engine::llamacpp;
+  std::string metric;  // "decode" (aggregate tokens/s) or "prefill"
+  std::uint64_t batch = 1;
+  std::uint64_t context = 0;  // tokens in the cache while decoding; prompt length for prefill
+  double tokens_per_second = 0;
+  std::string source;
+};
+Result<std::vector<SpeedMeasurement>> parse_speed_measurements(std::string_view json_text);
+
+}  // namespace vramfit

@@ -1,0 +1,154 @@
+#include "hardware/training_time.hpp"
+
+#include <cmath>   // std::isfinite
+#include <string>  // std::to_string
+
+#include "util/number_text.hpp"
+
+namespace vramfit {
+namespace {
+
+std::string fmt(double v) { return detail::general_text(v, 4); }  // printf's %.4g
+
+struct MatmulParams {
+  double layers = 0;   // weight-matrix elements a token passes in all layers (active experts only)
+  double lm_head = 0;  // output layer (tied or not: it is a matmul either way)
+  double attention_width = 0;  // Σ over layers of (qk width + v width) per position: QKᵀ and AV
+};
+
+MatmulParams matmul_params(const ModelSpec& s) {
+  MatmulParams m;
+  const double h = static_cast<double>(s.hidden_size), a = static_cast<double>(s.num_attention_heads);
+  const double L = static_cast<double>(s.num_layers);
+  double attention = 0, width = 0;
+  if (s.is_mla()) {
+    const double qk = static_cast<double>(s.mla.qk_nope_head_dim + s.mla.qk_rope_head_dim);
+    const double vd = static_cast<double>(s.mla.v_head_dim), qr = static_cast<double>(s.mla.q_lora_rank);
+    const double kvr = static_cast<double>(s.mla.kv_lora_rank);
+    attention = (qr ? h * qr + qr * a * qk : h * a * qk) + h * (kvr + static_cast<double>(s.mla.qk_rope_head_dim)) +
+                kvr * a * (static_cast<double>(s.mla.qk_nope_head_dim) + vd) + a * vd * h;
+    width = a * qk + a * vd;
+  } else {
+    const double d = static_cast<double>(s.head_dim), kv = static_cast<double>(s.num_kv_heads);
+    attention = 2 * h * a * d + 2 * h * kv * d;
+    width = 2 * a * d;
+  }
+  const double mats = s.gated_mlp ? 3 : 2;
+  const double dense = mats * h * static_cast<double>(s.intermediate_size);
+  double mlp_total = 0;
+  if (s.is_moe()) {
+    const double dense_layers = static_cast<double>(s.moe.leading_dense_layers);
+    const double shared_w = static_cast<double>(s.moe.shared_intermediate ? s.moe.shared_intermediate : s.moe.expert_intermediate);
+    const double moe = mats * h *
+                           (static_cast<double>(s.moe.experts_per_token * s.moe.expert_intermediate) +
+                            static_cast<double>(s.moe.shared_experts) * shared_w) +
+                       h * static_cast<double>(s.moe.routed_experts);  // router
+    mlp_total = dense_layers * dense + (L - dense_layers) * moe;
+  } else {
+    mlp_total = L * dense;
+  }
+  m.layers = L * attention + mlp_total;
+  m.lm_head = s.has_lm_head ? h * static_cast<double>(s.vocab_size) : 0;
+  m.attention_width = L * width;
+  return m;
+}
+
+}  // namespace
+
+double six_n_flops(double params, double tokens) noexcept { return 6 * params * tokens; }
+
+double korthikanti_flops(double B, double s, double L, double h, double V) noexcept {
+  return 72 * B * L * s * h * h * (1 + s / (6 * h) + V / (12 * h * L));
+}
+
+double korthikanti_flops_full_recompute(double B, double s, double L, double h, double V) noexcept {
+  return 96 * B * L * s * h * h * (1 + s / (6 * h) + V / (16 * h * L));
+}
+
+std::string_view flops_method_name(FlopsMethod m) noexcept { return m == FlopsMethod::six_n ? "6N" : "architecture"; }
+
+std::optional<FlopsMethod> parse_flops_method(std::string_view name) noexcept {
+  if (name == "6N" || name == "6n" || name == "six-n") return FlopsMethod::six_n;
+  if (name == "architecture" || name == "korthikanti") return FlopsMethod::architecture;
+  return std::nullopt;
+}
+
+Result<TrainingFlops> training_flops_per_token(const ModelSpec& spec, std::uint64_t sequence, TrainingMode mode,
+                                               Checkpointing checkpointing, bool flash_attention, FlopsMethod method) {
+  auto params = count_params(spec);
+  if (!params) return params.error();
+  if (sequence < 1 || sequence > kMaxContextTokens)
+    return make_error("sequence", "must be between 1 and " + std::to_string(kMaxContextTokens) + " tokens, got " +
+                                      std::to_string(sequence));
+  const bool frozen = mode != TrainingMode::full;
+  TrainingFlops f;
+  if (spec.is_bare() || method == FlopsMethod::six_n) {
+    const double n = static_cast<double>(params.value().active);
+    f.forward_per_token = 2 * n;
+    f.model_per_token = (frozen ? 4 : 6) * n;
+    f.recompute_per_token = checkpointing == Checkpointing::full ? 2 * n : 0;
+  } else {
+    const MatmulParams m = matmul_params(spec);
+    const double attention = 2 * static_cast<double>(sequence) * m.attention_width;  // QKᵀ + AV, full s×s
+    const double weights_fwd = 2 * (m.layers + m.lm_head);
+    f.forward_per_token = weights_fwd + attention;
+    // Backward: gradients of the inputs (2·N) and, when the weights train, of the weights (2·N).
+    f.model_per_token = weights_fwd * (frozen ? 2 : 3) + attention * 3;
+    if (checkpointing == Checkpointing::full) f.recompute_per_token = 2 * m.layers + attention;
+    else if (checkpointing == Checkpointing::selective && !flash_attention) f.recompute_per_token = attention;
+  }
+  f.executed_per_token = f.model_per_token + f.recompute_per_token;
+  return f;
+}
+
+Result<TrainingTimeEstimate> estimate_training_time(const ModelSpec& spec, const TimeOptions& o) {
+  if (!(o.tokens > 0) || !std::isfinite(o.tokens)) return make_error("tokens", "must be a positive number of training tokens");
+  if (o.gpus < 1 || o.gpus > kMaxGpus)
+    return make_error("gpus", "must be between 1 and " + std::to_string(kMaxGpus) + ", got " + std::to_string(o.gpus));
+  if (!(o.peak_tflops > 0) || !std::isfinite(o.peak_tflops))
+    return make_error("peak_tflops", "must be positive: the GPU's dense 16-bit tensor TFLOPS");
+  if (!(o.mfu > 0) || o.mfu > 1) return make_error("mfu", "must be above 0 and at most 1, got " + fmt(o.mfu));
+  if (!(o.slowdown >= 1) || !std::isfinite(o.slowdown)) return make_error("slowdown", "must be at least 1");
+  if (o.usd_per_gpu_hour && (!(*o.usd_per_gpu_hour >= 0) || !std::isfinite(*o.usd_per_gpu_hour)))
+    return make_error("price", "must be a non-negative USD amount per GPU-hour");
+  auto per = training_flops_per_token(spec, o.sequence, o.mode, o.checkpointing, o.flash_attention, o.method);
+  if (!per) return per.error();
+
+  TrainingTimeEstimate e;
+  e.per_token = per.value();
+  e.model_flops = e.per_token.model_per_token * o.tokens;
+  e.executed_flops = e.per_token.executed_per_token * o.tokens;
+  e.recompute_overhead = e.model_flops > 0 ? e.executed_flops / e.model_flops - 1 : 0;
+  const double rate = static_cast<double>(o.gpus) * o.peak_tflops * 1e12 * o.mfu;
+  e.seconds = e.executed_flops / rate * o.slowdown;
+  e.gpu_hours = e.seconds * static_cast<double>(o.gpus) / 3600;
+  if (o.usd_per_gpu_hour) e.cost_usd = e.gpu_hours * *o.usd_per_gpu_hour;
+
+  const bool six_n = spec.is_bare() || o.method == FlopsMethod::six_n;
+  e.explanations.push_back(
+      {"flops",
+       six_n ? std::string(o.mode == TrainingMode::full ? "6" : "4") + " × active params × tokens"
+             : "(2·weights·" + std::string(o.mode == TrainingMode::full ? "3" : "2") + " + 2·s·attention width·3) × tokens",
+       fmt(e.per_token.model_per_token) + " FLOPs/token × " + fmt(o.tokens) + " tokens = " + fmt(e.model_flops),
+       six_n ? "Kaplan et al. 2020 (6N); frozen weights skip weight gradients"
+             : "Korthikanti et al. 2022 App. A: 72BLsh²(1 + s/6h + V/12hL), generalised"});
+  e.explanations.push_back({"recompute", "extra forward work from checkpointing",
+                            "+" + fmt(e.recompute_overhead * 100) + " % (" + std::string(checkpointing_name(o.checkpointing)) + ")",
+                            "full recompute reruns each layer's forward: ≈ +1/3 (seed article: 20–30 % longer)"});
+  e.explanations.push_back({"seconds", "executed FLOPs / (GPUs × peak × MFU) × offload slowdown",
+                            fmt(e.executed_flops) + " / (" + std::to_string(o.gpus) + " × " + fmt(o.peak_tflops) +
+                                "e12 × " + fmt(o.mfu) + ") × " + fmt(o.slowdown) + " = " + fmt(e.seconds) + " s",
+                            "MFU default 0.40: Llama 3 reports 38–43 % on H100"});
+  e.explanations.push_back({"gpu_hours", "seconds × GPUs / 3600", fmt(e.gpu_hours), "definition"});
+  if (e.cost_usd)
+    e.explanations.push_back({"cost_usd", "GPU-hours × price", fmt(e.gpu_hours) + " × " + fmt(*o.usd_per_gpu_hour) +
+                                                                   " = " + fmt(*e.cost_usd) + " USD",
+                              "catalog price per GPU-hour"});
+  if (o.mfu == kDefaultMfu)
+    e.notes.push_back("MFU 40 % assumed (large well-tuned runs); small models and fine-tunes often reach 20–35 %.");
+  if (spec.is_bare() && o.method == FlopsMethod::architecture)
+    e.notes.push_back("Only a parameter count is known: FLOPs use 6·N·tokens.");
+  return e;
+}
+
+}  // namespace vramfit

@@ -1,0 +1,92 @@
+#pragma once
+// Writing helpers shared by the report writers (scenario.cpp, training_scenario.cpp, hardware_advice.cpp).
+// Keys go in byte order within each object (see json_writer.hpp).
+#include <cstdint>      // std::uint64_t, std::int64_t
+#include <optional>     // std::optional
+#include <string>       // std::string
+#include <vector>       // std::vector
+
+#include "util/json_writer.hpp"
+#include "memory/inference.hpp"       // Explanation
+#include "model/model_spec.hpp"      // ModelSpec, ParamCounts
+#include "hardware/fit.hpp"  // Fit, Gpu
+#include "hardware/speed.hpp"           // Range
+
+namespace vramfit::detail {
+
+inline void write_range(JsonWriter& w, const char* key, const Range& r) {
+  w.begin_object(key);
+  w.field("high", r.high);
+  w.field("low", r.low);
+  w.end_object();
+}
+
+// null when absent: the page tests for null, never for a missing key.
+inline void write_range(JsonWriter& w, const char* key, const std::optional<Range>& r) {
+  if (r) write_range(w, key, *r);
+  else w.field(key, nullptr);
+}
+inline void write_text_or_null(JsonWriter& w, const char* key, const std::string& s) {
+  if (s.empty()) w.field(key, nullptr);
+  else w.field(key, s);
+}
+
+// The "model" object every report carries (inference and training alike).
+inline void write_model(JsonWriter& w, const ModelSpec& m, const ParamCounts& params, std::uint64_t published_params) {
+  w.begin_object("model");
+  w.field("architecture", m.architecture);
+  w.field("attention_heads", m.num_attention_heads);
+  w.field("default_context", m.default_context);
+  w.field("head_dim", m.head_dim);
+  w.field("hidden_size", m.hidden_size);
+  w.field("id", m.id);
+  w.field("kv_heads", m.num_kv_heads);
+  w.field("layers", m.num_layers);
+  w.field("max_context", m.max_context);
+  w.field("name", m.name);
+  w.field("params_active", params.active);
+  w.field("params_total", params.total);
+  w.field("published_params", published_params);
+  w.field("quantization", m.quantization);
+  w.field("sliding_window", m.sliding_window);
+  w.end_object();
+}
+
+// One explanation as an object: a member `name` of the enclosing object, or (nullptr) an array element.
+inline void write_explanation(JsonWriter& w, const char* name, const Explanation& x) {
+  w.begin_object(name);
+  w.field("formula", x.formula);
+  w.field("key", x.key);
+  w.field("source", x.source);
+  w.field("values", x.values);
+  w.end_object();
+}
+
+inline void write_explanations(JsonWriter& w, const std::vector<Explanation>& explanations) {
+  w.begin_array("explanations");
+  for (const auto& x : explanations) write_explanation(w, nullptr, x);
+  w.end_array();
+}
+
+// A GPU as the catalog lists it; these keys sort after a verdict's, so they close both objects.
+inline void write_gpu_fields(JsonWriter& w, const Gpu& gpu) {
+  w.field("id", gpu.id);
+  w.field("memory_bytes", gpu.memory_bytes);
+  w.field("name", gpu.name);
+  w.field("segment", gpu.segment);
+  w.field("usable_bytes", gpu.usable_bytes());
+  w.field("vendor", gpu.vendor);
+}
+
+// One GPU's verdict, as every report lists them; the inference report adds how many GPUs a split needs.
+inline void write_gpu_fit(JsonWriter& w, const Gpu& gpu, Fit fit, std::int64_t free_bytes,
+                          std::optional<std::uint64_t> gpus_needed = std::nullopt) {
+  w.begin_object();
+  w.field("fit", fit_name(fit));
+  w.field("free_bytes", free_bytes);
+  if (gpus_needed) w.field("gpus_needed", *gpus_needed);
+  write_gpu_fields(w, gpu);
+  w.end_object();
+}
+
+}  // namespace vramfit::detail

@@ -1,0 +1,157 @@
+#pragma once
+// Inference memory: weights + KV cache + transient activations + runtime overhead + allocator reserve,
+// as a chosen engine (transformers, vLLM, llama.cpp) allocates them.
+#include <cstdint>   // std::uint64_t
+#include <optional>  // std::optional
+#include <string>    // std::string
+#include <vector>    // std::vector
+
+#include "formats/dtype.hpp"
+#include "memory/engine.hpp"
+#include "memory/kv_cache.hpp"
+#include "model/model_spec.hpp"
+#include "util/result.hpp"
+#include "formats/weight_formats.hpp"
+
+namespace vramfit {
+
+struct InferenceOptions {
+  DType weights = DType::bf16;                // a plain dtype; `weight_format` wins when set
+  std::optional<WeightFormat> weight_format;  // any parse_weight_format name (nf4, gptq-4bit-128g, q4_k_m, ...)
+  std::optional<WeightBytes> exact_weights;   // read from a model file's header: wins over both
+  // Bytes of each weight tensor for the allocator's rounding, from an earlier estimate of the same model and
+  // format: curves and solvers evaluate one model hundreds of times, and enumerating its tensors (names and
+  // all) dominates a point's cost. Must come from the same spec and weights.
+  std::optional<std::vector<std::uint64_t>> weight_tensor_bytes;
+  // false: skip the explanation strings (curves want numbers only; building the text dominated a point).
+  bool explain = true;
+  std::optional<KvDType> kv_dtype;            // default: the engine's (llama.cpp f16; else the compute dtype)
+  std::uint64_t context_tokens = 4096;        // tokens per sequence the cache is sized for
+  std::uint64_t batch = 1;                    // concurrent sequences
+
+  Engine engine = Engine::transformers;
+  Attention attention = Attention::sdpa;           // transformers eager/sdpa; llama.cpp -fa off/on
+  KvAllocation kv_allocation = KvAllocation::engine_default;
+  std::optional<std::uint64_t> avg_tokens;         // actual average length per sequence (paged cost)
+  bool expandable_segments = false;                // PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True
+
+  // vLLM: needs the GPU to turn gpu_memory_utilization into a KV capacity.
+  double gpu_util = kVllmDefaultGpuUtil;
+  std::uint64_t gpu_memory_bytes = 0;              // 0: no GPU chosen, no capacity
+  bool gpu_is_a100 = false;                        // vLLM keeps the small batch defaults on A100
+  std::optional<std::uint64_t> max_num_batched_tokens;
+  std::optional<std::uint64_t> max_num_seqs;
+
+  // llama.cpp
+  std::optional<std::uint64_t> gpu_layers;         // -ngl; none: every layer and the output layer
+  std::uint64_t n_ubatch = kLlamaNUbatch;
+};
+
+inline constexpr std::uint64_t kMaxContextTokens = 100'000'000;  // far above any model (10M-token contexts exist)
+inline constexpr std::uint64_t kMaxBatch = 1'000'000;
+
+// One line of the breakdown with the arithmetic that produced it, for "show me the formula".
+struct Explanation {
+  std::string key;      // weights, kv_cache, activations, overhead, allocator_reserve, total
+  std::string formula;  // symbolic, e.g. "params × bits / 8"
+  std::string values;   // the same with this scenario's numbers
+  std::string source;   // paper, doc or measurement it rests on
+};
+
+struct MemoryRange {
+  std::uint64_t low = 0;
+  std::uint64_t high = 0;
+  std::vector<std::string> drivers;  // what moves the total between low and high
+};
+
+struct KvAllocationCost {  // what reserving for the maximum length costs against paged allocation
+  KvAllocation strategy = KvAllocation::static_max;
+  std::uint64_t avg_tokens = 0;    // actual average length per sequence
+  std::uint64_t static_bytes = 0;  // every sequence reserved at context_tokens
+  std::uint64_t paged_bytes = 0;   // every sequence in ceil(avg / 16) blocks of 16 tokens
+};
+
+struct VllmCapacity {
+  double gpu_util = kVllmDefaultGpuUtil;
+  std::uint64_t budget_bytes = 0;           // floor(gpu_util × GPU memory)
+  std::uint64_t max_num_batched_tokens = 0;
+  std::uint64_t max_num_seqs = 0;
+  std::uint64_t profile_activation_bytes = 0;
+  std::uint64_t non_torch_bytes = 0;
+  std::uint64_t cuda_graph_bytes = 0;       // captured after the KV cache: outside the budget
+  std::uint64_t kv_capacity_bytes = 0;      // budget − weights − activation peak − non-torch
+  std::uint64_t block_bytes = 0;            // block_size × KV bytes per token
+  std::uint64_t num_blocks = 0;
+  std::uint64_t kv_capacity_tokens = 0;     // num_blocks × block_size
+  std::uint64_t sequence_tokens = 0;        // max_model_len the concurrency is quoted for
+  std::uint64_t max_concurrency = 0;        // whole sequences of sequence_tokens that fit
+  double concurrency_ratio = 0;             // vLLM's "Maximum concurrency ... : X x" = tokens / length
+};
+
+struct LlamaCppBuffers {
+  std::uint64_t n_ctx = 0;                  // KV cells: context × sequences
+  std::uint64_t n_ubatch = 0;
+  bool flash_attn = true;
+  std::uint64_t gpu_layers = 0;             // repeating layers on the GPU
+  std::uint64_t total_layers = 0;
+  bool output_on_gpu = true;
+  std::uint64_t compute_buffer_bytes = 0;   // GPU compute buffer (ggml graph reserve)
+  std::uint64_t compute_buffer_other_bytes = 0;  // the same with flash attention toggled
+  std::uint64_t output_buffer_bytes = 0;    // host (CUDA_Host): n_vocab × n_outputs × 4
+  std::uint64_t host_weights_bytes = 0;     // token embeddings + layers left on the CPU
+  std::uint64_t host_kv_bytes = 0;
+  std::uint64_t host_ram_bytes = 0;         // all of the above kept in system RAM
+};
+
+struct InferenceEstimate {
+  ParamCounts params;
+  DType weights_dtype = DType::bf16;   // compute dtype of the run
+  std::string weights_format;          // weight_format_name(...)
+  KvDType kv_dtype = KvDType::bf16;
+  std::uint64_t context_tokens = 0;
+  std::uint64_t batch = 0;
+  Engine engine = Engine::transformers;
+  Attention attention = Attention::sdpa;
+  bool expandable_segments = false;
+
+  std::uint64_t weights = 0;
+  std::uint64_t kv_cache = 0;
+  std::uint64_t activations = 0;
+  std::uint64_t overhead = 0;
+  std::uint64_t allocator_reserve = 0;
+  std::vector<std::uint64_t> weight_tensor_bytes;  // per weight tensor, as the allocator saw them (see options)
+  std::uint64_t total = 0;
+  MemoryRange range;
+
+  std::uint64_t attention_scores = 0;  // eager s² buffers inside `activations`
+  std::uint64_t logits = 0;            // logits inside `activations`
+  WeightBytes weight_detail;
+  KvCacheEstimate kv;
+  KvAllocationCost kv_allocation;
+  std::optional<VllmCapacity> vllm;
+  std::optional<LlamaCppBuffers> llamacpp;
+  std::vector<Explanation> explanations;
+  std::vector<std::string> notes;
+};
+
+// The weight format a plain dtype stands for (fp32/fp16/bf16 every tensor; fp8/int8/int4 linear layers).
+WeightFormat weight_format_for(DType dtype);
+
+// vLLM's KV budget (gpu_worker.determine_available_memory): floor(util × memory) − weights − activation
+// peak − non-torch memory, cut into blocks of block_size tokens. Pure arithmetic, pinned against logs.
+VllmCapacity vllm_kv_capacity(std::uint64_t gpu_memory_bytes, double gpu_util, std::uint64_t weights_bytes,
+                              std::uint64_t activation_bytes, std::uint64_t non_torch_bytes,
+                              std::uint64_t kv_bytes_per_token, std::uint64_t sequence_tokens);
+
+// llama.cpp's GPU compute buffer for one ubatch (worst-case graph reserve, f32 intermediates):
+//   attention, -fa off: n_ubatch · (n_kv · n_head · 4 [KQ] + n_kv · 4 [KQ mask] + 4 · n_embd · 4)
+//   attention, -fa on:  n_ubatch · (n_kv · 2 [f16 mask] + 4 · n_embd · 4)
+//   output:             n_ubatch · (n_vocab + n_embd) · 4 [logits + final hidden state]
+// and the largest of them (ggml-alloc reuses memory between phases).
+std::uint64_t llamacpp_compute_buffer(std::uint64_t n_ubatch, std::uint64_t n_kv, std::uint64_t n_head,
+                                      std::uint64_t n_embd, std::uint64_t n_vocab, std::uint64_t n_ff,
+                                      bool flash_attn);
+
+Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const InferenceOptions& options);
+
+}  // namespace vramfit

@@ -1,0 +1,70 @@
+#pragma once
+// The KV cache: keys and values of every past token, per layer, kept while generating.
+#include <cstdint>      // std::uint64_t
+#include <optional>     // std::optional
+#include <span>         // std::span
+#include <string>       // std::string
+#include <string_view>  // std::string_view
+
+#include "formats/dtype.hpp"
+#include "model/model_spec.hpp"
+#include "util/result.hpp"
+
+namespace vramfit {
+
+// Element types a KV cache is stored in. q8_0/q4_0 are llama.cpp's `-ctk/-ctv` block types: their size
+// comes from the ggml block geometry (Q8_0 34 B per 32 elements = 8.5 bits, Q4_0 18 B per 32 = 4.5 bits).
+enum class KvDType { fp32, fp16, bf16, fp8, q8_0, q4_0 };
+
+struct KvDTypeInfo {
+  KvDType type;
+  std::string_view name;
+  std::uint32_t block_elements;  // 1 for plain floats
+  std::uint32_t block_bytes;     // bytes per block
+  std::string_view summary;
+};
+std::span<const KvDTypeInfo> all_kv_dtypes() noexcept;
+const KvDTypeInfo& kv_dtype_info(KvDType type) noexcept;
+std::optional<KvDType> parse_kv_dtype(std::string_view name) noexcept;  // also float16, bfloat16, fp8_e4m3
+std::string kv_dtype_names();                                          // "fp32, fp16, bf16, fp8, q8_0, q4_0"
+KvDType kv_dtype_for(DType compute) noexcept;                          // fp32 → fp32, fp16 → fp16, else bf16
+
+// What the engine keeps per token and layer. MLA models (DeepSeek-V2/V3) cache the compressed latent in
+// vLLM, SGLang and llama.cpp, but Hugging Face transformers' DeepseekV3Attention decompresses K and V per
+// head before caching them (modeling_deepseek_v3.py: key_states/value_states go to past_key_values).
+enum class MlaCache { latent, per_head };
+
+struct KvLayout {
+  MlaCache mla = MlaCache::latent;
+  // Extra cells a sliding-window layer keeps beyond the window, rounded up to `window_pad`:
+  // llama.cpp's SWA cache holds n_swa + n_ubatch cells padded to 256 (llama_kv_cache_iswa).
+  std::uint64_t window_extra = 0;
+  std::uint64_t window_pad = 1;
+};
+
+struct KvCacheEstimate {
+  std::uint64_t bytes = 0;                  // whole cache for batch × context
+  std::uint64_t bytes_per_token = 0;        // one token, all layers, below any sliding window
+  std::uint64_t bytes_per_token_layer = 0;  // one token, one layer
+  std::uint64_t elements_per_token_layer = 0;
+  std::uint64_t windowed_layers = 0;        // layers capped at the sliding window
+  std::uint64_t window_cells = 0;           // tokens a windowed layer keeps at most (0: no window)
+  std::uint64_t cached_token_slots = 0;     // Σ over layers of tokens kept, for one sequence
+  KvDType dtype = KvDType::bf16;
+  MlaCache mla = MlaCache::latent;
+};
+
+// Per token and layer: 2 (K and V) · n_kv_heads · head_dim · bytes (vLLM paper §3; GQA/MQA via n_kv_heads);
+// MLA latent: (kv_lora_rank + qk_rope_head_dim) per token and layer (DeepSeek-V2 §2.1.2); MLA per head:
+// heads · (qk_nope + qk_rope + v_head_dim). Sliding-window layers keep min(context, window) tokens (Mistral
+// 7B paper, rolling buffer). Encoders (causal = false) keep nothing. Quantized types round each token's
+// row up to whole blocks.
+Result<KvCacheEstimate> estimate_kv_cache(const ModelSpec& spec, KvDType dtype, std::uint64_t context_tokens,
+                                          std::uint64_t batch, const KvLayout& layout = {});
+Result<KvCacheEstimate> estimate_kv_cache(const ModelSpec& spec, DType dtype, std::uint64_t context_tokens,
+                                          std::uint64_t batch);
+
+// Bytes of `elements` values stored as `dtype` (whole blocks for q8_0/q4_0).
+std::optional<std::uint64_t> kv_bytes(std::uint64_t elements, KvDType dtype) noexcept;
+
+}  // namespace vramfit

@@ -1,0 +1,676 @@
+#include "memory/training.hpp"
+
+#include <algorithm>  // std::max
+#include <array>      // std::array
+#include <cctype>     // std::tolower
+
+#include "util/byte_math.hpp"
+#include "util/number_text.hpp"  // std::to_string(double) is printf's "%f": kept out of the wasm
+#include "util/text.hpp"
+#include "memory/inference.hpp"  // kMaxContextTokens, kCudaContextBytes
+
+namespace vramfit {
+namespace {
+
+using detail::CheckedSum;
+using detail::Grouped;
+using detail::Text;
+using detail::num;
+
+std::string fold(std::string_view name) {
+  std::string out;
+  for (char ch : name) out += ch == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return out;
+}
+
+constexpr std::array<std::string_view, 3> kModeNames{"train", "lora", "qlora"};
+constexpr std::array<std::string_view, 4> kPrecisionNames{"fp32", "mixed-fp16", "mixed-bf16", "bf16"};
+constexpr std::array<std::string_view, 2> kGradNames{"fp32", "half"};
+
+// Optimizer state per trainable parameter with fp32 weights. Sources: HF "model memory anatomy"
+// (AdamW 8 B, 8-bit AdamW 2 B, SGD with momentum 4 B); Adafactor (Shazeer & Stern 2018) keeps a row
+// and a column vector per matrix instead of the m×n second moment, and no first moment (beta1 = None,
+// the HF default); Lion (Chen et al. 2023) keeps one momentum.
+constexpr std::array<OptimizerInfo, 8> kOptimizers{{
+    {Optimizer::adamw, "adamw", 8, false, false, "AdamW: fp32 first and second moments"},
+    {Optimizer::adamw_8bit, "adamw-8bit", 2, true, false, "bitsandbytes 8-bit AdamW: both moments in 8 bits"},
+    {Optimizer::paged_adamw, "paged-adamw", 8, false, true, "bitsandbytes paged AdamW (32-bit states)"},
+    {Optimizer::paged_adamw_8bit, "paged-adamw-8bit", 2, true, true, "bitsandbytes paged 8-bit AdamW"},
+    {Optimizer::sgd, "sgd", 0, false, false, "SGD without momentum: no state"},
+    {Optimizer::sgd_momentum, "sgd-momentum", 4, false, false, "SGD with momentum: one buffer"},
+    {Optimizer::adafactor, "adafactor", 0, false, false, "Adafactor: factored second moment, no first moment"},
+    {Optimizer::lion, "lion", 4, false, false, "Lion: one momentum"},
+}};
+
+enum class Group { embed, layers, head };
+enum class Kind { q, k, v, o, gate, up, down, router, other };
+
+struct Matrix {
+  Group group;
+  Kind kind;
+  std::uint64_t d_in, d_out, count;
+};
+
+bool targeted(Kind k, const LinearSet& t) {
+  switch (k) {
+    case Kind::q: return t.q;
+    case Kind::k: return t.k;
+    case Kind::v: return t.v;
+    case Kind::o: return t.o;
+    case Kind::gate: return t.gate;
+    case Kind::up: return t.up;
+    case Kind::down: return t.down;
+    case Kind::router: return t.router;
+    case Kind::other: return false;
+  }
+  return false;
+}
+
+// Every weight matrix of the model (biases and norms are the 1-D remainder). MLA maps its projections
+// onto q (q_a/q_b or q_proj), k (kv_a_proj_with_mqa), v (kv_b_proj) and o.
+std::vector<Matrix> matrices(const ModelSpec& s) {
+  std::vector<Matrix> m;
+  const auto h = s.hidden_size, a = s.num_attention_heads, L = s.num_layers;
+  m.push_back({Group::embed, Kind::other, s.vocab_size, h, 1});
+  if (s.learned_positions) m.push_back({Group::embed, Kind::other, s.learned_positions, h, 1});
+  if (s.token_types) m.push_back({Group::embed, Kind::other, s.token_types, h, 1});
+  if (s.has_lm_head && !s.tied_embeddings) m.push_back({Group::head, Kind::other, h, s.vocab_size, 1});
+  if (s.pooler) m.push_back({Group::head, Kind::other, h, h, 1});
+  if (s.is_mla()) {
+    const auto& x = s.mla;
+    const auto qk = x.qk_nope_head_dim + x.qk_rope_head_dim;
+    if (x.q_lora_rank) {
+      m.push_back({Group::layers, Kind::q, h, x.q_lora_rank, L});
+      m.push_back({Group::layers, Kind::q, x.q_lora_rank, a * qk, L});
+    } else {
+      m.push_back({Group::layers, Kind::q, h, a * qk, L});
+    }
+    m.push_back({Group::layers, Kind::k, h, x.kv_lora_rank + x.qk_rope_head_dim, L});
+    m.push_back({Group::layers, Kind::v, x.kv_lora_rank, a * (x.qk_nope_head_dim + x.v_head_dim), L});
+    m.push_back({Group::layers, Kind::o, a * x.v_head_dim, h, L});
+  } else {
+    const auto d = s.head_dim, kv = s.num_kv_heads;
+    m.push_back({Group::layers, Kind::q, h, a * d, L});
+    m.push_back({Group::layers, Kind::k, h, kv * d, L});
+    m.push_back({Group::layers, Kind::v, h, kv * d, L});
+    m.push_back({Group::layers, Kind::o, a * d, h, L});
+  }
+  auto mlp = [&](std::uint64_t inner, std::uint64_t count) {
+    if (count == 0 || inner == 0) return;
+    if (s.gated_mlp) m.push_back({Group::layers, Kind::gate, h, inner, count});
+    m.push_back({Group::layers, Kind::up, h, inner, count});
+    m.push_back({Group::layers, Kind::down, inner, h, count});
+  };
+  const auto dense_layers = s.is_moe() ? s.moe.leading_dense_layers : L;
+  mlp(s.intermediate_size, dense_layers);
+  if (s.is_moe()) {
+    const auto moe_layers = L - dense_layers;
+    const auto shared = s.moe.shared_intermediate ? s.moe.shared_intermediate : s.moe.expert_intermediate;
+    mlp(s.moe.expert_intermediate, moe_layers * s.moe.routed_experts);
+    mlp(shared, moe_layers * s.moe.shared_experts);
+    if (moe_layers) m.push_back({Group::layers, Kind::router, h, s.moe.routed_experts, moe_layers});
+  }
+  return m;
+}
+
+struct GroupParams {
+  std::uint64_t total = 0;      // the model's own parameters in this group
+  std::uint64_t trainable = 0;  // full: = total; LoRA: adapter parameters (added on top)
+  std::uint64_t quantized = 0;  // QLoRA: linear weights stored as NF4
+  std::uint64_t matrix_params = 0;         // Σ d_in·d_out of the group's matrices
+  std::uint64_t factored_elements = 0;     // Adafactor: Σ (rows + cols) over trainable matrices
+};
+
+struct Conventions {
+  std::uint64_t weight = 2;   // trainable weights used for compute
+  std::uint64_t master = 4;   // fp32 master copy
+  std::uint64_t grad = 4;
+  std::uint64_t frozen = 2;   // frozen base weights (LoRA)
+  std::uint64_t moments = 8;  // optimizer state per trainable parameter (not Adafactor)
+};
+
+struct GroupStates {
+  ModelStateBytes states;
+  std::uint64_t master = 0;
+  std::uint64_t params = 0;
+};
+
+std::optional<GroupStates> group_states(const GroupParams& g, const Conventions& c, const TrainingOptions& o) {
+  const bool adapters = o.mode != TrainingMode::full;
+  CheckedSum weights, grads, master, moments;
+  if (adapters) {
+    if (o.mode == TrainingMode::qlora) {
+      weights.add(nf4_double_quant_bytes(g.quantized)).add({g.total - g.quantized, 2});
+    } else {
+      weights.add({g.total, c.frozen});
+    }
+  }
+  weights.add({g.trainable, c.weight});
+  grads.add({g.trainable, c.grad});
+  master.add({g.trainable, c.master});
+  if (o.optimizer == Optimizer::adafactor) {
+    // Factored second moment, fp32: rows + cols per matrix; 1-D tensors (norms, biases) keep a full vector.
+    moments.add({g.factored_elements, 4});
+    if (!adapters) moments.add({g.total - g.matrix_params, 4});
+  } else {
+    moments.add({g.trainable, c.moments});
+  }
+  CheckedSum optimizer;
+  optimizer.add(master.result()).add(moments.result());
+  if (weights.overflow() || grads.overflow() || optimizer.overflow()) return std::nullopt;
+  GroupStates out;
+  out.states = {weights.value(), grads.value(), optimizer.value()};
+  out.master = master.value();
+  out.params = g.total + (adapters ? g.trainable : 0);
+  return out;
+}
+
+std::optional<GroupStates> scaled(const GroupStates& g, std::uint64_t num, std::uint64_t den) {
+  if (den == 0) return std::nullopt;
+  auto w = detail::mul_div_ceil(g.states.weights, num, den);
+  auto gr = detail::mul_div_ceil(g.states.gradients, num, den);
+  auto op = detail::mul_div_ceil(g.states.optimizer, num, den);
+  auto ma = detail::mul_div_ceil(g.master, num, den);
+  auto pa = detail::mul_div_ceil(g.params, num, den);
+  if (!w || !gr || !op || !ma || !pa) return std::nullopt;
+  return GroupStates{{*w, *gr, *op}, *ma, *pa};
+}
+
+std::optional<GroupStates> plus(const GroupStates& a, const GroupStates& b) {
+  CheckedSum w, g, o, m, p;
+  w.add(a.states.weights).add(b.states.weights);
+  g.add(a.states.gradients).add(b.states.gradients);
+  o.add(a.states.optimizer).add(b.states.optimizer);
+  m.add(a.master).add(b.master);
+  p.add(a.params).add(b.params);
+  if (w.overflow() || g.overflow() || o.overflow() || m.overflow() || p.overflow()) return std::nullopt;
+  return GroupStates{{w.value(), g.value(), o.value()}, m.value(), p.value()};
+}
+
+Error overflow_error() { return make_error("model", "the training memory overflows 64 bits; check the sizes"); }
+
+std::string gb(std::uint64_t bytes) {
+  const double v = static_cast<double>(bytes) / 1e9;
+  std::string s = detail::fixed_text(v, 6);
+  return s.substr(0, s.find('.') + 3) + " GB";
+}
+
+}  // namespace
+
+// ---- names ---------------------------------------------------------------------------------------
+
+std::string_view training_mode_name(TrainingMode mode) noexcept { return kModeNames[static_cast<std::size_t>(mode)]; }
+std::optional<TrainingMode> parse_training_mode(std::string_view name) noexcept {
+  const std::string f = fold(name);
+  for (std::size_t i = 0; i < kModeNames.size(); ++i)
+    if (f == kModeNames[i]) return static_cast<TrainingMode>(i);
+  if (f == "full" || f == "training" || f == "full-finetune") return TrainingMode::full;
+  return std::nullopt;
+}
+std::string training_mode_names() { return "train, lora, qlora"; }
+
+std::string_view precision_name(Precision p) noexcept { return kPrecisionNames[static_cast<std::size_t>(p)]; }
+std::optional<Precision> parse_precision(std::string_view name) noexcept {
+  const std::string f = fold(name);
+  for (std::size_t i = 0; i < kPrecisionNames.size(); ++i)
+    if (f == kPrecisionNames[i]) return static_cast<Precision>(i);
+  if (f == "fp16" || f == "amp-fp16") return Precision::mixed_fp16;
+  if (f == "mixed" || f == "amp" || f == "amp-bf16") return Precision::mixed_bf16;
+  if (f == "pure-bf16") return Precision::bf16;
+  return std::nullopt;
+}
+std::string precision_names() { return "fp32, mixed-fp16, mixed-bf16, bf16"; }
+
+std::string_view grad_dtype_name(GradDType d) noexcept { return kGradNames[static_cast<std::size_t>(d)]; }
+std::optional<GradDType> parse_grad_dtype(std::string_view name) noexcept {
+  const std::string f = fold(name);
+  if (f == "fp32" || f == "float32") return GradDType::fp32;
+  if (f == "half" || f == "fp16" || f == "bf16" || f == "16") return GradDType::half;
+  return std::nullopt;
+}
+std::string grad_dtype_names() { return "fp32, half"; }
+
+std::span<const OptimizerInfo> all_optimizers() noexcept { return kOptimizers; }
+const OptimizerInfo& optimizer_info(Optimizer o) noexcept { return kOptimizers[static_cast<std::size_t>(o)]; }
+std::optional<Optimizer> parse_optimizer(std::string_view name) noexcept {
+  const std::string f = fold(name);
+  for (const auto& info : kOptimizers)
+    if (f == info.name) return info.optimizer;
+  // Hugging Face TrainingArguments.optim spellings.
+  if (f == "adam" || f == "adamw-torch" || f == "adamw-torch-fused" || f == "adamw-hf") return Optimizer::adamw;
+  if (f == "adamw-bnb-8bit" || f == "adamw-8bit" || f == "adam8bit") return Optimizer::adamw_8bit;
+  if (f == "paged-adamw-32bit") return Optimizer::paged_adamw;
+  if (f == "sgdm") return Optimizer::sgd_momentum;
+  return std::nullopt;
+}
+std::string optimizer_names() {
+  std::string out;
+  for (const auto& info : kOptimizers) {
+    if (!out.empty()) out += ", ";
+    out += info.name;
+  }
+  return out;
+}
+
+Result<LinearSet> parse_lora_targets(std::string_view names) {
+  const std::string f = fold(names);
+  if (f == "all-linear" || f == "all") return LinearSet::all();
+  LinearSet out;
+  std::size_t start = 0;
+  while (start <= f.size()) {
+    std::size_t end = f.find(',', start);
+    if (end == std::string::npos) end = f.size();
+    std::string item = f.substr(start, end - start);
+    while (!item.empty() && item.front() == ' ') item.erase(item.begin());
+    while (!item.empty() && item.back() == ' ') item.pop_back();
+    if (item.size() > 5 && item.ends_with("-proj")) item.resize(item.size() - 5);  // q_proj → q
+    if (item == "q") out.q = true;
+    else if (item == "k") out.k = true;
+    else if (item == "v") out.v = true;
+    else if (item == "o") out.o = true;
+    else if (item == "gate") out.gate = true;
+    else if (item == "up") out.up = true;
+    else if (item == "down") out.down = true;
+    else if (item == "router") out.router = true;
+    else return make_error("lora-targets", "unknown module '" + item + "'; allowed: " + lora_target_names());
+    start = end + 1;
+  }
+  if (!out.any()) return make_error("lora-targets", "name at least one module: " + lora_target_names());
+  return out;
+}
+std::string lora_target_names() { return "q, k, v, o, gate, up, down, router (comma-separated) or all-linear"; }
+
+std::optional<std::uint64_t> nf4_double_quant_bytes(std::uint64_t params) noexcept {
+  // bits = 4·n + 8·n/64 + 32·n/(64·256) = n · (4·16384 + 2048 + 32) / 16384; bytes = bits / 8.
+  constexpr std::uint64_t kPer = kNf4BlockSize * kNf4SecondBlockSize;  // 16384
+  constexpr std::uint64_t kBitsPerPer = 4 * kPer + 8 * kNf4SecondBlockSize + 32;  // 67,616 bits per 16,384 weights
+  return detail::mul_div_ceil(params, kBitsPerPer, kPer * 8);
+}
+
+Result<std::uint64_t> lora_trainable_params(const ModelSpec& spec, std::uint64_t rank, const LinearSet& targets) {
+  if (spec.is_bare())
+    return make_error("model", "LoRA needs the architecture (which matrices, what shapes): give a preset or a config.json");
+  if (auto ok = validate(spec); !ok) return ok.error();
+  if (rank < 1 || rank > kMaxLoraRank)
+    return make_error("lora-rank", "must be between 1 and " + num(kMaxLoraRank) + ", got " + num(rank));
+  CheckedSum sum;
+  for (const auto& m : matrices(spec))
+    if (targeted(m.kind, targets)) sum.add({rank, m.d_in + m.d_out, m.count});
+  if (sum.overflow()) return overflow_error();
+  return sum.value();
+}
+
+// ---- the estimate ---------------------------------------------------------------------------------
+
+Result<TrainingEstimate> estimate_training(const ModelSpec& spec, const TrainingOptions& o) {
+  auto params = count_params(spec);
+  if (!params) return params.error();
+  const bool bare = spec.is_bare();
+  const bool adapters = o.mode != TrainingMode::full;
+  if (o.sequence < 1 || o.sequence > kMaxContextTokens)
+    return make_error("sequence", "must be between 1 and " + num(kMaxContextTokens) + " tokens, got " + num(o.sequence));
+  if (adapters && bare)
+    return make_error("mode", "LoRA and QLoRA need the architecture (which matrices, what shapes): give a preset or a config.json");
+  if (o.optimizer == Optimizer::adafactor && bare)
+    return make_error("optimizer", "adafactor's factored state needs the matrix shapes: give a preset or a config.json");
+  if (adapters && (o.lora_rank < 1 || o.lora_rank > kMaxLoraRank))
+    return make_error("lora-rank", "must be between 1 and " + num(kMaxLoraRank) + ", got " + num(o.lora_rank));
+  if (adapters && !o.lora_targets.any())
+    return make_error("lora-targets", "name at least one module: " + lora_target_names());
+  const GradDType grad = o.grad_dtype.value_or(o.precision == Precision::bf16 ? GradDType::half : GradDType::fp32);
+  if (o.precision == Precision::fp32 && grad == GradDType::half)
+    return make_error("grad-dtype", "half-precision gradients need mixed-fp16, mixed-bf16 or bf16 precision, not fp32");
+  auto layout_r = plan_parallelism(o.parallel, bare ? 0 : spec.num_layers, bare ? 0 : spec.num_attention_heads);
+  if (!layout_r) return layout_r.error();
+  const ParallelLayout layout = layout_r.value();
+  if (bare && (layout.tensor_parallel > 1 || layout.pipeline_parallel > 1))
+    return make_error(layout.tensor_parallel > 1 ? "tp" : "pp",
+                      "tensor and pipeline parallel need the architecture: give a preset or a config.json");
+
+  TrainingEstimate e;
+  e.mode = o.mode;
+  e.precision = o.precision;
+  e.grad_dtype = grad;
+  e.optimizer = o.optimizer;
+  e.params = params.value();
+  e.layout = layout;
+  const auto& opt = optimizer_info(o.optimizer);
+
+  // Per-parameter conventions.
+  Conventions c;
+  c.weight = o.precision == Precision::fp32 ? 4 : 2;
+  c.master = (o.precision == Precision::mixed_fp16 || o.precision == Precision::mixed_bf16) ? 4 : 0;
+  c.grad = grad == GradDType::fp32 ? 4 : 2;
+  c.frozen = o.precision == Precision::fp32 ? 4 : 2;
+  // torch optimizers create their state like the parameter: pure-bf16 weights get bf16 moments.
+  c.moments = opt.eight_bit ? opt.state_bytes_per_param
+                            : (o.precision == Precision::bf16 ? opt.state_bytes_per_param / 2 : opt.state_bytes_per_param);
+  const std::uint64_t per_param = c.weight + c.master + c.grad + c.moments;
+  e.gradient_convention =
+      grad == GradDType::fp32
+          ? "fp32 gradients (HF Trainer / PyTorch AMP convention; mixed-precision AdamW = 18 B/param)"
+          : "half-precision gradients (ZeRO paper / Megatron convention; mixed-precision AdamW = 16 B/param)";
+
+  // Parameter groups: embedding side (first pipeline stage), layers, output side (last stage).
+  const std::uint64_t h = spec.hidden_size;
+  const std::uint64_t norm_w = spec.norm == NormKind::layer ? 2 * h : h;
+  GroupParams embed, layers, head;
+  if (bare) {
+    layers.total = e.params.total;
+  } else {
+    embed.total = e.params.embedding + spec.vision_params;
+    head.total = e.params.lm_head + (spec.final_norm ? norm_w : 0) + (spec.pooler ? h * h + h : 0);
+    if (embed.total + head.total > e.params.total) return overflow_error();
+    layers.total = e.params.total - embed.total - head.total;
+    for (const auto& m : matrices(spec)) {
+      GroupParams& g = m.group == Group::embed ? embed : m.group == Group::layers ? layers : head;
+      const auto size = detail::product({m.d_in, m.d_out, m.count});
+      if (!size) return overflow_error();
+      g.matrix_params += *size;
+      e.largest_layer_params = std::max(e.largest_layer_params, m.d_in * m.d_out);
+      if (o.mode == TrainingMode::qlora && m.group == Group::layers) g.quantized += *size;
+      if (adapters) {
+        if (targeted(m.kind, o.lora_targets)) {
+          const auto lora = detail::product({o.lora_rank, m.d_in + m.d_out, m.count});
+          if (!lora) return overflow_error();
+          g.trainable += *lora;
+          g.factored_elements += (2 * o.lora_rank + m.d_in + m.d_out) * m.count;  // A: r×d_in, B: d_out×r
+        }
+      } else {
+        g.factored_elements += (m.d_in + m.d_out) * m.count;
+      }
+    }
+    if (layers.matrix_params > layers.total) return overflow_error();
+  }
+  if (!adapters) {
+    embed.trainable = embed.total;
+    layers.trainable = layers.total;
+    head.trainable = head.total;
+  }
+  e.trainable_params = embed.trainable + layers.trainable + head.trainable;
+  e.quantized_params = layers.quantized;
+
+  auto ge = group_states(embed, c, o), gl = group_states(layers, c, o), gh = group_states(head, c, o);
+  if (!ge || !gl || !gh) return overflow_error();
+  // Pipeline parallel with tied embeddings: the last stage keeps its own copy of the embedding matrix
+  // for the output layer (Megatron), trained and synchronised with the first stage's.
+  std::optional<GroupStates> tied_copy = GroupStates{};
+  if (!bare && spec.tied_embeddings && spec.has_lm_head && layout.pipeline_parallel > 1) {
+    GroupParams t;
+    t.total = spec.vocab_size * h;
+    t.matrix_params = t.total;
+    t.trainable = adapters ? 0 : t.total;
+    t.factored_elements = adapters ? 0 : spec.vocab_size + h;
+    tied_copy = group_states(t, c, o);
+    if (!tied_copy) return overflow_error();
+  }
+  {
+    auto all = plus(*ge, *gl);
+    all = all ? plus(*all, *gh) : std::nullopt;
+    if (!all) return overflow_error();
+    e.replica = all->states;
+  }
+
+  // Activations of one micro-batch.
+  if (!bare) {
+    ActivationOptions a;
+    a.sequence = o.sequence;
+    a.micro_batch = layout.micro_batch;
+    a.dtype = o.precision == Precision::fp32 ? DType::fp32
+              : o.precision == Precision::mixed_fp16 ? DType::fp16 : DType::bf16;
+    a.flash_attention = o.flash_attention;
+    a.dropout = o.dropout;
+    a.checkpointing = o.checkpointing;
+    a.tensor_parallel = layout.tensor_parallel;
+    a.sequence_parallel = o.parallel.sequence_parallel && layout.tensor_parallel > 1;
+    a.trainable = adapters ? o.lora_targets : LinearSet::all();
+    a.lora_rank = adapters ? o.lora_rank : 0;
+    a.lm_head_trains = !adapters;
+    auto act = estimate_activations(spec, a);
+    if (!act) return act.error();
+    e.activations = std::move(act).value();
+  }
+
+  // One rank per pipeline stage; report first, one middle, last.
+  const std::uint64_t p = layout.pipeline_parallel, t = layout.tensor_parallel, dp = layout.data_parallel;
+  const ZeroStage zero = o.parallel.zero;
+  const Offload offload = o.parallel.offload;
+  const std::uint64_t L = bare ? 1 : spec.num_layers;
+  // ZeRO-3 gathers each layer's 16-bit weights before use and prefetches the next: DeepSpeed's
+  // estimator reserves 4 × the largest layer's parameters (two 2-byte copies).
+  const std::uint64_t gather_buffer = zero == ZeroStage::parameters ? ceil_div(4 * e.largest_layer_params, t) : 0;
+  CheckedSum host, nvme;
+  auto rank_for = [&](std::uint64_t stage) -> std::optional<RankMemory> {
+    const StageLayers sl = bare ? StageLayers{0, 1} : stage_layers(spec.num_layers, p, stage);
+    auto g = scaled(*gl, sl.count, L);
+    if (g && stage == 0) g = plus(*g, *ge);
+    if (g && stage + 1 == p) g = plus(*g, *gh);
+    if (g && stage + 1 == p && p > 1) g = plus(*g, *tied_copy);
+    if (g) g = scaled(*g, 1, t);  // tensor parallel splits every matrix t ways (norms are replicated: ignored)
+    if (!g) return std::nullopt;
+    const ModelStateBytes shard = shard_model_states(g->states, dp, zero);
+    RankMemory r;
+    r.params = g->params;
+    r.weights = shard.weights;
+    r.gradients = shard.gradients;
+    r.optimizer = shard.optimizer;
+    r.master_weights = zero >= ZeroStage::optimizer ? ceil_div(g->master, dp) : g->master;
+    std::uint64_t to_host = 0, to_nvme = 0;
+    if (offload != Offload::none) {  // optimizer states, master weights and the fp32 step move to the CPU
+      to_host += r.gradients;
+      (offload == Offload::nvme ? to_nvme : to_host) += r.optimizer;
+      r.gradients = 0;
+      r.optimizer = 0;
+      r.master_weights = 0;
+    }
+    if (offload == Offload::params || offload == Offload::nvme) {
+      (offload == Offload::nvme ? to_nvme : to_host) += r.weights;
+      r.weights = 0;
+    }
+    const auto copies = checked_mul(t, dp);
+    auto h_all = copies ? checked_mul(to_host, *copies) : std::nullopt;
+    auto n_all = copies ? checked_mul(to_nvme, *copies) : std::nullopt;
+    host.add(h_all);
+    nvme.add(n_all);
+    r.in_flight_micro_batches = in_flight_micro_batches(p, layout.gradient_accumulation, stage);
+    r.temporary = gather_buffer;
+    if (e.activations) {
+      const auto& a = *e.activations;
+      CheckedSum per_micro;
+      per_micro.add(a.kept_for_layers(sl.first, sl.count));
+      if (stage == 0) per_micro.add(a.embedding);
+      CheckedSum act;
+      act.add({per_micro.value(), r.in_flight_micro_batches}).add(a.recompute_peak);
+      if (stage + 1 == p) {
+        act.add(a.head).add(a.logits);
+        r.temporary += a.logits_gradient;
+      }
+      if (act.overflow() || per_micro.overflow()) return std::nullopt;
+      r.activations = act.value();
+    }
+    r.overhead = kCudaContextBytes;
+    CheckedSum total;
+    total.add(r.weights).add(r.gradients).add(r.optimizer).add(r.activations).add(r.temporary).add(r.overhead);
+    if (total.overflow()) return std::nullopt;
+    r.total = total.value();
+    return r;
+  };
+  for (std::uint64_t stage = 0; stage < p; ++stage) {
+    auto r = rank_for(stage);
+    if (!r) return overflow_error();
+    if (p == 1) r->role = "every GPU";
+    else if (stage == 0) r->role = "first pipeline stage";
+    else if (stage + 1 == p) r->role = "last pipeline stage";
+    else if (stage == 1) r->role = "middle pipeline stages";
+    else continue;  // later middle stages hold fewer micro-batches than stage 1: not the worst
+    e.ranks.push_back(*r);
+  }
+  if (host.overflow() || nvme.overflow()) return overflow_error();
+  e.host_ram_bytes = host.value();
+  e.nvme_bytes = nvme.value();
+  e.slowdown = offload_slowdown(offload);
+  e.breakdown = e.ranks.front();
+  for (const auto& r : e.ranks)
+    if (r.total > e.breakdown.total) e.breakdown = r;
+
+  // ---- explanations ----
+  const RankMemory& b = e.breakdown;
+  Text split_text;
+  if (t > 1) split_text << " ÷ tp " << t;
+  if (p > 1) split_text << ", this stage's share";
+  const std::string split = split_text.str();
+  const std::string zdiv = (Text() << " ÷ " << dp << " data-parallel ranks").str();
+  const auto zdiv_if = [&](bool on) { return on ? std::string_view(zdiv) : std::string_view(); };
+  if (adapters) {
+    Text values;
+    if (o.mode == TrainingMode::qlora)
+      values << Grouped{e.quantized_params} << " linear weights × 4.127 bits (NF4 + double quant) + "
+             << Grouped{e.params.total - e.quantized_params} << " others × 2 B";
+    else values << Grouped{e.params.total} << " frozen × " << c.frozen << " B";
+    values << " + " << Grouped{e.trainable_params} << " trainable × " << c.weight << " B → " << b.weights
+           << " B on this GPU";
+    e.explanations.push_back(
+        {"weights",
+         (Text() << "frozen base + adapters × weight bytes" << split << zdiv_if(zero == ZeroStage::parameters)).str(),
+         values.str(),
+         o.mode == TrainingMode::qlora ? "QLoRA (Dettmers et al. 2023) §3: NF4, double quantization"
+                                       : "LoRA (Hu et al. 2021): base frozen"});
+  } else {
+    e.explanations.push_back(
+        {"weights", (Text() << "trainable × weight bytes" << split << zdiv_if(zero == ZeroStage::parameters)).str(),
+         (Text() << Grouped{e.trainable_params} << " × " << c.weight << " B → " << b.weights << " B on this GPU").str(),
+         "ZeRO paper §3.1 (2Ψ for 16-bit weights)"});
+  }
+  e.explanations.push_back(
+      {"gradients", (Text() << "trainable × gradient bytes" << split << zdiv_if(zero >= ZeroStage::gradients)).str(),
+       (Text() << Grouped{e.trainable_params} << " trainable × " << c.grad << " B (" << grad_dtype_name(grad) << ") → "
+               << b.gradients << " B on this GPU")
+           .str(),
+       e.gradient_convention});
+  {
+    const bool adafactor = o.optimizer == Optimizer::adafactor;
+    Text formula, values;
+    formula << (adafactor ? "fp32 rows + cols per matrix × 4 B" : "trainable × state bytes")
+            << (c.master ? " + trainable × 4 B fp32 master weights" : "") << split
+            << zdiv_if(zero >= ZeroStage::optimizer);
+    values << opt.name << ": ";
+    if (adafactor) values << "factored";
+    else values << c.moments << " B/param";
+    values << (c.master ? " + 4 B master" : "") << " → " << b.optimizer << " B on this GPU (" << b.master_weights
+           << " B master weights)";
+    e.explanations.push_back(
+        {"optimizer", formula.str(), values.str(),
+         (Text() << opt.summary << "; HF model memory anatomy; ZeRO paper K = 12 for mixed-precision Adam").str()});
+    // The "of which" line the page shows under the optimizer states opens its own part of that formula.
+    if (c.master) {
+      Text master;
+      master << Grouped{e.trainable_params} << " × 4 B → " << Grouped{b.master_weights} << " B on this GPU";
+      if (o.parallel.offload != Offload::none) master << " (offloaded with the optimizer states to host RAM)";
+      e.explanations.push_back(
+          {"master_weights",
+           (Text() << "trainable × 4 B fp32 copy, inside the optimizer states" << split
+                   << zdiv_if(zero >= ZeroStage::optimizer))
+               .str(),
+           master.str(), "Micikevicius et al. 2018 (fp32 master weights); ZeRO paper §3.1 (part of K = 12)"});
+    } else {
+      e.explanations.push_back({"master_weights", "none: only mixed precision keeps an fp32 copy beside 16-bit weights",
+                                (Text() << "0 B (" << precision_name(o.precision) << ")").str(),
+                                "Micikevicius et al. 2018 (fp32 master weights in mixed precision)"});
+    }
+  }
+  if (!adapters) {
+    Text values;
+    values << c.weight << " + " << c.master << " + " << c.grad << " + ";
+    if (o.optimizer == Optimizer::adafactor) values << "factored";
+    else values << c.moments;
+    values << " = " << per_param << " B per trainable parameter, before sharding";
+    e.explanations.push_back(
+        {"bytes_per_param", "weights + master + gradients + optimizer states", values.str(), e.gradient_convention});
+  }
+  if (e.activations) {
+    e.explanations.push_back({"activations", "in-flight micro-batches × kept activations of this GPU's layers",
+                              (Text() << b.in_flight_micro_batches << " × … = " << b.activations << " B").str(),
+                              "Korthikanti et al. 2022 (1F1B: first stage holds p micro-batches)"});
+    for (const auto& x : e.activations->explanations) e.explanations.push_back(x);
+  } else {
+    e.explanations.push_back({"activations", "needs the model's layer shapes (hidden size, heads, vocabulary)",
+                              "0 B: a bare parameter count has none",
+                              "Korthikanti et al. 2022: activations are a function of the layer shapes"});
+  }
+  e.explanations.push_back({"temporary", "ZeRO-3 gather buffer 4 × largest layer / t + fp32 logits gradient 4·s·b·V/t",
+                            (Text() << gather_buffer << " + " << b.temporary - std::min(b.temporary, gather_buffer)
+                                    << " = " << b.temporary << " B")
+                                .str(),
+                            "DeepSpeed estimate_zero3_model_states_mem_needs (4 × largest_layer_params); loss backward"});
+  e.explanations.push_back({"overhead", "CUDA context and kernels", (Text() << b.overhead << " B (512 MiB)").str(),
+                            "CUDA ≥ 12.2 lazy loading ≈ 0.5 GiB; HF model-memory anatomy saw 1.3 GiB on V100"});
+  e.explanations.push_back({"total", "weights + gradients + optimizer + activations + temporary + overhead",
+                            (Text() << b.weights << " + " << b.gradients << " + " << b.optimizer << " + "
+                                    << b.activations << " + " << b.temporary << " + " << b.overhead << " = " << b.total
+                                    << " B (" << b.role << ")")
+                                .str(),
+                            "sum of the lines above"});
+  if (offload != Offload::none) {
+    const auto ds = zero == ZeroStage::parameters
+                        ? deepspeed_zero3_estimate(e.params.total, e.largest_layer_params, layout.gpus, 1, true,
+                                                   offload != Offload::optimizer)
+                        : deepspeed_zero2_estimate(e.params.total, layout.gpus, 1, true);
+    e.explanations.push_back(
+        {"host_ram_bytes",
+         (Text() << "offloaded gradients + optimizer states" << (offload == Offload::params ? " + weights" : "")
+                 << ", all GPUs")
+             .str(),
+         (Text() << e.host_ram_bytes << " B (" << gb(e.host_ram_bytes)
+                 << "); DeepSpeed's estimator with its 1.5 buffer factor: " << gb(ds.cpu_bytes) << " on one node")
+             .str(),
+         "ZeRO-Offload (Ren et al. 2021); DeepSpeed estimate_zero2/zero3_model_states_mem_needs"});
+    if (offload == Offload::nvme)
+      e.explanations.push_back({"nvme_bytes", "weights + optimizer states on NVMe, all GPUs",
+                                (Text() << e.nvme_bytes << " B (" << gb(e.nvme_bytes) << ")").str(),
+                                "ZeRO-Infinity (Rajbhandari et al. 2021)"});
+    e.explanations.push_back({"slowdown", "step time × [min, max]",
+                              (Text() << detail::fixed_text(e.slowdown.min, 6).substr(0, 4) << "–"
+                                      << detail::fixed_text(e.slowdown.max, 6).substr(0, 4))
+                                  .str(),
+                              std::string(e.slowdown.source)});
+  }
+
+  // ---- notes ----
+  e.notes.push_back((Text() << "Gradients: " << e.gradient_convention << ".").str());
+  if (opt.paged)
+    e.notes.push_back("Paged optimizer: the states live in CUDA unified memory and page out to host RAM under "
+                      "memory pressure, so a spike does not OOM; the GPU figure is the unpaged size.");
+  if (opt.eight_bit)
+    e.notes.push_back("8-bit optimizer: bitsandbytes keeps tensors under 4096 elements in 32-bit and adds a "
+                      "block-wise absmax, a little above 2 B/param.");
+  if (o.precision == Precision::bf16)
+    e.notes.push_back("Pure bf16: no fp32 master weights; torch optimizers keep their state in bf16 too. Updates "
+                      "smaller than bf16's resolution are lost (Kahan summation or stochastic rounding help).");
+  if (o.mode == TrainingMode::qlora)
+    e.notes.push_back("QLoRA: only the transformer blocks' linear layers are NF4; embeddings, lm_head and norms "
+                      "stay 16-bit.");
+  if (adapters)
+    e.notes.push_back("LoRA adapters are counted under the chosen precision (PEFT keeps them in fp32 by default; "
+                      "they are small either way). LoRA dropout copies are not counted.");
+  if (zero == ZeroStage::none && dp > 1)
+    e.notes.push_back("Plain data parallel (DDP) also allocates gradient buckets as large as the gradients unless "
+                      "gradient_as_bucket_view=True; not counted.");
+  if ((zero == ZeroStage::optimizer || zero == ZeroStage::gradients) && dp > 1)
+    e.notes.push_back("DeepSpeed ZeRO-1/2 reduce and all-gather buckets (reduce_bucket_size, allgather_bucket_size, "
+                      "5e8 elements by default) come on top; HF's 'auto' sets them to hidden².");
+  if (zero >= ZeroStage::gradients && p > 1)
+    e.notes.push_back("DeepSpeed supports only ZeRO-1 with pipeline parallelism; ZeRO-2/3 with pipelines needs "
+                      "another framework (e.g. FSDP2 + PP in torchtitan).");
+  if (zero != ZeroStage::none && dp == 1)
+    e.notes.push_back("ZeRO with one data-parallel rank shards nothing: memory falls only through offloading.");
+  if (bare)
+    e.notes.push_back("Only a parameter count is known: activations and buffers are not estimated.");
+  if (t > 1)
+    e.notes.push_back("Tensor parallel: every parameter counted as split t ways; norms and biases that Megatron "
+                      "replicates are ignored (a few MB).");
+  if (e.activations)
+    for (const auto& n : e.activations->notes) e.notes.push_back(n);
+  return e;
+}
+
+}  // namespace vramfit

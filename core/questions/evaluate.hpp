@@ -1,0 +1,100 @@
+#pragma once
+// One question asked of the calculator, and its whole answer. The CLI and the page both go through
+// here, so they print the same numbers; the JSON form is what crosses into JavaScript.
+#include <cstdint>      // std::uint64_t
+#include <optional>     // std::optional
+#include <string>       // std::string
+#include <string_view>  // std::string_view
+#include <vector>       // std::vector
+
+#include "formats/gguf.hpp"  // ImportedModel
+#include "hardware/gpu.hpp"
+#include "memory/inference.hpp"
+#include "model/model_presets.hpp"
+#include "hardware/fit.hpp"
+#include "hardware/serving.hpp"
+
+namespace vramfit {
+
+struct Catalog {
+  std::vector<ModelPreset> models;
+  std::vector<Gpu> gpus;
+};
+
+Result<Catalog> load_catalog(std::string_view models_json, std::string_view gpus_json);
+
+struct Request {
+  std::string model;        // preset id; or empty with params / config_json
+  std::string config_json;  // a pasted or dropped HF config.json
+  std::uint64_t params = 0; // bare parameter count
+  std::optional<ImportedModel> imported;  // a GGUF/safetensors header read by the caller (CLI --model x.gguf)
+  std::string weights;          // empty: the checkpoint's quantization_config, else bf16
+  std::string kv_dtype;         // empty: the engine's default
+  std::optional<std::uint64_t> context;  // none: the engine's default context (see default_context_for)
+  std::uint64_t batch = 1;
+  double headroom = kDefaultHeadroom;
+  std::string gpu;              // empty: every GPU in the catalog
+  std::string engine = "transformers";  // transformers, vllm, llamacpp
+  std::string attention;        // sdpa (default) or eager; llama.cpp: sdpa = -fa on, eager = -fa off
+  std::string kv_allocation;    // static or paged; empty: the engine's
+  std::optional<std::uint64_t> avg_tokens;
+  bool expandable_segments = false;
+  double gpu_util = kVllmDefaultGpuUtil;
+  std::optional<std::uint64_t> max_num_batched_tokens;
+  std::optional<std::uint64_t> max_num_seqs;
+  std::optional<std::uint64_t> gpu_layers;  // llama.cpp -ngl
+  // Speed and cost (with a GPU), and the hardware questions of hardware_advice.hpp.
+  ServingInputs serving;                // system_bandwidth, prompt_tokens, usd_per_kwh
+  std::vector<std::string> gpus;        // recommend: the GPUs to rank (ids or names); empty: all
+  std::optional<double> budget_per_hour;  // recommend: the most a whole configuration may cost per hour
+};
+
+struct Report {
+  ModelSpec model;
+  std::uint64_t published_params = 0;
+  std::string context_source;  // "request", "preset", "engine_default", "model_max"
+  InferenceEstimate estimate;
+  std::vector<GpuFit> gpus;
+  double headroom = kDefaultHeadroom;
+  std::optional<ServingEstimate> serving;  // speed and cost on the request's GPU; none without one
+};
+
+// Resolves the model (preset, config or bare count), checks every input and estimates.
+Result<Report> evaluate(const Catalog& catalog, const Request& request);
+
+// {"model": ..., "weights": ..., "context": ..., ...}, the page's state; unknown keys are refused.
+Result<Request> request_from_json(std::string_view json_text);
+
+// The report as JSON; byte counts are integers. With a GPU it carries "speed", "cost" and, at top level,
+// "decode_tokens_per_second" and "prefill_tokens_per_second" ({low, high}); without one they are null.
+// {"ok": true, ...} or {"ok": false, "error": {...}}.
+std::string report_to_json(const Report& report);
+std::string error_to_json(const Error& error);
+
+// "h100-sxm, a100-80gb-sxm,l40s" → its items, trimmed, empty ones dropped (--gpus and "gpus").
+std::vector<std::string> split_list(std::string_view text);
+
+// Lists for pickers as JSON arrays: presets, GPUs, dtypes, and {weight_formats, kv_dtypes, engines,
+// attention, kv_allocation}.
+std::string catalog_to_json(const Catalog& catalog);
+
+// The options evaluate() would pass to the estimator (for the solvers), with the model resolved.
+struct ResolvedRequest {
+  ModelSpec model;
+  std::uint64_t published_params = 0;
+  std::string params_source;  // where the architecture (and a published count) came from
+  std::string context_source;
+  InferenceOptions options;
+  const Gpu* gpu = nullptr;  // the request's single GPU, if any
+  // Share of each GPU kept free when judging a fit: the request's headroom, or for vLLM at least
+  // 1 − gpu_memory_utilization, since vLLM never uses more than that share of a GPU.
+  double fit_headroom = kDefaultHeadroom;
+};
+Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& request);
+
+// The explanation behind the parameter count a report shows (key "params"): how it is counted, the counts,
+// the published figure when there is one, and where the architecture came from.
+Explanation params_explanation(const ModelSpec& model, const ParamCounts& counts, std::uint64_t published,
+                               const std::string& source);
+
+}  // namespace vramfit

@@ -1,0 +1,126 @@
+#pragma once
+// One training question asked of the calculator, and its whole answer: the training counterpart of
+// scenario.hpp. The CLI (--mode train|lora|qlora) and the page ({"mode": ...}) both go through here, so they
+// print the same numbers; the JSON form is what crosses into JavaScript.
+#include <cstdint>      // std::uint64_t, std::int64_t
+#include <optional>     // std::optional
+#include <string>       // std::string
+#include <string_view>  // std::string_view
+#include <vector>       // std::vector
+
+#include "formats/gguf.hpp"  // ImportedModel
+#include "hardware/fit.hpp"
+#include "util/result.hpp"
+#include "questions/evaluate.hpp"  // Catalog
+#include "memory/training.hpp"
+#include "hardware/training_time.hpp"
+
+namespace vramfit {
+
+// Every input of a training estimate, as the user spells it. Choices stay strings (empty: the training
+// core's default) and are checked by evaluate_training(), whose errors name the JSON key.
+//
+// `mode` decides which estimator answers: "train" (alias "full"), "lora" or "qlora" are training; empty or
+// "inference" mean "not a training question" — the CLI and the bindings route those to evaluate() — and
+// evaluate_training() refuses them. See is_training_mode().
+struct TrainingRequest {
+  // The model, resolved exactly as the inference scenario does (resolve_request): one of these.
+  std::string model;                      // preset id
+  std::string config_json;                // a pasted or dropped HF config.json
+  std::uint64_t params = 0;               // bare parameter count (full training only: no shapes, no activations)
+  std::optional<ImportedModel> imported;  // a GGUF/safetensors header read by the CLI
+
+  std::string mode;          // train|lora|qlora ("full" = train); empty or "inference": not training
+  std::string precision;     // fp32, mixed-fp16, mixed-bf16 (default), bf16
+  std::string grad_dtype;    // fp32 or half; empty: fp32, but half for pure bf16 (training core)
+  std::string optimizer;     // adamw (default), adamw-8bit, paged-adamw, paged-adamw-8bit, sgd, sgd-momentum, adafactor, lion
+  std::optional<std::uint64_t> lora_rank;  // none: 16 (TrainingOptions)
+  std::string lora_targets;  // "q,v", "q_proj,v_proj", "all-linear" (default)
+  // Tokens per training sequence. None: 2048, or the model's context when that is shorter (see
+  // default_training_sequence).
+  std::optional<std::uint64_t> sequence;
+  std::uint64_t micro_batch = 1;
+  std::uint64_t grad_accum = 1;
+  std::string checkpointing;  // none (default), selective, full
+  bool flash_attention = true;
+  bool dropout = false;
+  std::string zero;     // 0-3 or NO_SHARD / SHARD_GRAD_OP / FULL_SHARD; empty: 0
+  std::uint64_t gpus = 1;
+  std::uint64_t tp = 1;
+  std::uint64_t pp = 1;
+  bool sp = false;       // sequence parallel (needs tp > 1 to matter)
+  std::string offload;   // none (default), optimizer, params, nvme
+  std::string gpu;       // catalog id; empty: a fit verdict for every GPU and no time estimate
+  double headroom = kDefaultHeadroom;
+  std::optional<double> tokens;  // training tokens (all epochs) for time and cost; none: no time estimate
+  std::optional<double> mfu;     // none: kDefaultMfu (training_time.hpp)
+};
+
+// True for train/full/lora/qlora (any case), false for "" and "inference"; an unknown word counts as a
+// training request so that evaluate_training() reports it, naming "mode".
+bool is_training_mode(std::string_view mode) noexcept;
+
+// For the bindings' dispatch without a second JSON parser: true when the text is a JSON object whose "mode"
+// is a string for which is_training_mode() holds. Malformed JSON is false (the inference path reports it).
+bool request_json_is_training(std::string_view json_text) noexcept;
+
+// No sequence given: the training core's 2048 (the length GPT-3 and Korthikanti et al. train at, and the
+// common fine-tuning max_seq_length), capped by the model's context — its preset default, else its
+// max_position_embeddings — because a model with learned positions (bert-base 512, gpt2 1024) has no
+// position rows beyond it. A bare count has no context: 2048.
+inline constexpr std::uint64_t kDefaultTrainingSequence = 2048;
+std::uint64_t default_training_sequence(const ModelSpec& spec) noexcept;
+
+struct TrainingGpuFit {
+  const Gpu* gpu = nullptr;     // points into the catalog
+  Fit fit = Fit::does_not_fit;  // classify_fit(breakdown.total, usable, headroom): the busiest rank on one card
+  std::int64_t free_bytes = 0;  // usable − breakdown.total; negative when it does not fit
+};
+
+// Time and cost on the request's GPU. Offloading gives a range: `fastest` uses the slowdown's minimum,
+// the *_max figures its maximum.
+struct TrainingTime {
+  const Gpu* gpu = nullptr;
+  double tokens = 0;
+  double peak_tflops = 0;
+  std::string peak_dtype;  // "bf16" or "fp16": the catalog figure used (the compute dtype)
+  double mfu = kDefaultMfu;
+  std::optional<double> usd_per_gpu_hour;  // the catalog's cloud price; absent → no cost (never 0)
+  TrainingTimeEstimate fastest;
+  double seconds_max = 0;
+  double gpu_hours_max = 0;
+  std::optional<double> cost_usd_max;
+};
+
+struct TrainingReport {
+  ModelSpec model;
+  std::uint64_t published_params = 0;
+  TrainingOptions options;         // what estimate_training was given
+  std::string sequence_source;     // "request", "default", "model_context"
+  const Gpu* gpu = nullptr;        // the request's GPU, if any
+  double headroom = kDefaultHeadroom;
+  std::optional<double> tokens;    // as requested (the time needs a GPU too)
+  double mfu = kDefaultMfu;        // as requested, else the default
+  TrainingEstimate estimate;       // notes include the scenario's own (defaults assumed, time skipped)
+  std::optional<TrainingTime> time;  // with a GPU, its 16-bit TFLOPS and tokens
+  std::vector<TrainingGpuFit> gpus;  // the request's GPU, or the whole catalog
+};
+
+// Resolves the model, checks every input (errors name the JSON key: "lora_rank", "micro_batch", …),
+// estimates the per-GPU memory, the fit on each GPU and, with a GPU and tokens, the time and cost.
+Result<TrainingReport> evaluate_training(const Catalog& catalog, const TrainingRequest& request);
+
+// Keys: model, config, params, mode, precision, grad_dtype, optimizer, lora_rank, lora_targets, sequence
+// (alias "context": the page shares its context input), micro_batch (from "batch" when absent: the page's
+// batch input), grad_accum, checkpointing, flash_attention (true/false or "on"/"off"), dropout (likewise),
+// zero (0-3 or an FSDP name), gpus, tp, pp, sp, offload, gpu, headroom, tokens, mfu; and "weights", accepted
+// and ignored: the page sends its whole state, and training stores weights by `precision` (NF4 for qlora),
+// not by an inference weight format. Unknown keys are refused, naming the key.
+Result<TrainingRequest> training_request_from_json(std::string_view json_text);
+
+// {"ok": true, "mode", "model", "inputs", "breakdown", "breakdown_role", "ranks", "host_ram_bytes",
+// "nvme_bytes", "trainable_params", "gradient_convention", "slowdown", "activations", "time", "explanations",
+// "notes", "gpus"}; byte counts are integers. Errors use error_to_json (scenario.hpp).
+std::string training_report_to_json(const TrainingReport& report);
+
+}  // namespace vramfit

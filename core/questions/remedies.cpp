@@ -1,0 +1,487 @@
+#include "questions/remedies.hpp"
+
+#include <cstddef>  // std::size_t
+#include <utility>  // std::move, std::swap
+
+#include "util/json_writer.hpp"
+#include "json/report_json.hpp"  // write_explanation
+#include "util/text.hpp"
+#include "hardware/ranking.hpp"  // bytes_per_gpu, tensor_parallel_problem
+#include "hardware/serving.hpp"  // memory_need
+#include "hardware/speed.hpp"    // speed_model_from
+#include "util/units.hpp"    // signed_difference
+
+namespace vramfit {
+namespace {
+
+using detail::Fixed;
+using detail::Grouped;
+using detail::JsonWriter;
+using detail::Text;
+
+constexpr const char* kFlashCost = "None: exact attention computed block by block, usually faster";
+constexpr const char* kFlashSource = "Dao et al. 2022, FlashAttention (arXiv 2205.14135); seed article (Flash Attention)";
+constexpr const char* kZeroSource = "Rajbhandari et al. 2020, ZeRO (arXiv 1910.02054)";
+// The seed article's quality statement for lower-precision weights ("Quantisierung"), for every engine.
+constexpr const char* kArticleQuantization =
+    "seed article (Quantisierung): with good calibration, benchmark accuracy often within 1-2 points of 16-bit";
+
+// The remedies of one scenario, collected against its "before" figure.
+class Collector {
+ public:
+  Collector(HelpReport& report, double headroom) : report_(report), headroom_(headroom) {}
+
+  // Keeps the remedy when it saves at least 0.5 % of the busiest GPU's memory: a smaller change is noise next to
+  // the estimate's own range, not help.
+  void add(Remedy r, std::uint64_t after_bytes) {
+    r.bytes = after_bytes;
+    r.saved_bytes = signed_difference(report_.bytes, after_bytes);
+    if (r.saved_bytes <= 0 || static_cast<std::uint64_t>(r.saved_bytes) * 200 < report_.bytes) return;
+    Text change;
+    for (const RemedyInput& in : r.inputs) {
+      if (&in != &r.inputs.front()) change << ", ";
+      change << in.key << " = ";
+      if (in.number) change << *in.number;
+      else change << in.text;
+    }
+    r.explanation = {"saved", "memory on the busiest GPU as asked − the same with the change",
+                     (Text() << Grouped{report_.bytes} << " B − " << Grouped{after_bytes} << " B = "
+                             << Grouped{static_cast<std::uint64_t>(r.saved_bytes)} << " B")
+                         .str(),
+                     (Text() << "two full estimates by the same core; the change: " << change.str()).str()};
+    if (report_.gpu) {
+      const std::uint64_t usable = report_.gpu->usable_bytes();
+      r.fit = classify_fit(after_bytes, usable, headroom_);
+      r.free_bytes = signed_difference(usable, after_bytes);
+    }
+    report_.remedies.push_back(std::move(r));
+  }
+
+  // Largest saving first, ties in the order tried. An insertion sort of a dozen entries: std::stable_sort would
+  // add its merge machinery to the wasm for this one list.
+  void finish() {
+    auto& list = report_.remedies;
+    for (std::size_t i = 1; i < list.size(); ++i)
+      for (std::size_t k = i; k > 0 && list[k - 1].saved_bytes < list[k].saved_bytes; --k) std::swap(list[k - 1], list[k]);
+  }
+
+ private:
+  HelpReport& report_;
+  double headroom_;
+};
+
+Remedy remedy(const char* id, std::vector<RemedyInput> inputs, std::string cost, std::string source) {
+  Remedy r;
+  r.id = id;
+  r.inputs = std::move(inputs);
+  r.cost = std::move(cost);
+  r.source = std::move(source);
+  return r;
+}
+
+RemedyInput text_input(const char* key, std::string value) { return {key, std::move(value), std::nullopt}; }
+RemedyInput number_input(const char* key, std::uint64_t value) { return {key, {}, value}; }
+
+// The engine's own 8-bit and 4-bit formats (among those biggest_formats() tries), with what each costs. A bare
+// parameter count has no tensor roles for the mixed formats: plain int8 and int4, the article's own rule.
+struct Lower {
+  const char* weights;
+  const char* cost;
+  const char* source;
+};
+Lower eight_bit(Engine engine, bool bare) {
+  if (engine == Engine::llamacpp)
+    return {"q8_0", "Perplexity close to f16 (q8_0 keeps 8.5 bits per weight)",
+            "llama.cpp quantization types; seed article (Quantisierung)"};
+  if (bare) return {"int8", "Slight quality loss", kArticleQuantization};
+  if (engine == Engine::vllm)
+    return {"fp8", "Slight quality loss; FP8 runs natively on Ada and Hopper GPUs, weight-only (FP8 Marlin) on Ampere",
+            "vLLM docs (FP8 W8A8); seed article (Quantisierung)"};
+  return {"bnb-int8", "Slight quality loss; bitsandbytes' int8 matrix multiplications decode more slowly than 16-bit",
+          "Dettmers et al. 2022, LLM.int8() (arXiv 2208.07339); seed article (Quantisierung)"};
+}
+Lower four_bit(Engine engine, bool bare) {
+  if (engine == Engine::llamacpp)
+    return {"q4_k_m", "Measurable quality loss, acceptable for many uses; a GGUF file quantized to Q4_K_M",
+            kArticleQuantization};
+  if (bare) return {"int4", "Measurable quality loss, acceptable for many uses", kArticleQuantization};
+  if (engine == Engine::vllm)
+    return {"awq-4bit-128g", "Measurable quality loss, acceptable for many uses; needs an AWQ-quantized checkpoint",
+            kArticleQuantization};
+  return {"nf4",
+          "Measurable quality loss, acceptable for many uses; bitsandbytes dequantizes NF4 on the fly, so decoding is "
+          "slower than 16-bit",
+          "Dettmers et al. 2023, QLoRA (arXiv 2305.14314); seed article (Quantisierung)"};
+}
+
+template <class Fits>  // GpuFit or TrainingGpuFit
+std::optional<Fit> fit_on(const Fits& fits, const Gpu* gpu) {
+  for (const auto& f : fits)
+    if (f.gpu == gpu) return f.fit;
+  return std::nullopt;
+}
+
+// bitsandbytes and DeepSpeed are CUDA (and ROCm) libraries: on an Apple GPU their formats, optimizers and
+// offloading are not there to choose (and "host RAM" is the same unified memory).
+bool apple(const Gpu* gpu) { return gpu && gpu->vendor == "Apple"; }
+
+// Architectures older than Ampere: no FP8 path in vLLM, no bf16 tensor cores.
+bool pre_ampere(const Gpu* gpu) {
+  return gpu && (gpu->architecture == "Pascal" || gpu->architecture == "Volta" || gpu->architecture == "Turing");
+}
+
+}  // namespace
+
+Result<HelpReport> what_would_help(const Catalog& catalog, const Request& request) {
+  auto base = evaluate(catalog, request);
+  if (!base) return base.error();
+  const Report& b = base.value();
+  const InferenceEstimate& e = b.estimate;
+
+  HelpReport report;
+  report.mode = "inference";
+  report.bytes = e.total;
+  std::optional<GpuFit> gpu_fit;
+  if (!request.gpu.empty() && b.gpus.size() == 1) {
+    gpu_fit = b.gpus.front();
+    report.gpu = gpu_fit->gpu;
+    report.fit = gpu_fit->fit;
+  }
+  if (e.engine == Engine::vllm)
+    report.notes.push_back(
+        "vLLM takes gpu_memory_utilization of the GPU whatever the model needs: memory saved here becomes KV cache room "
+        "for more concurrent tokens, not free memory.");
+  Collector out(report, b.headroom);
+
+  // The request with one change, estimated again; a change the scenario refuses offers no help. One non-template
+  // lambda: a lambda per remedy would instantiate the whole evaluation once per remedy.
+  auto attempt = [&](Remedy r, const Request& variant) {
+    if (auto after = evaluate(catalog, variant)) out.add(std::move(r), after.value().estimate.total);
+  };
+  Request v;
+  // A model file's weights are its exact bytes; another format is another file, sized nominally: no fair
+  // comparison. bitsandbytes has no Apple build; vLLM's FP8 needs Ampere or newer.
+  const bool bare = b.model.is_bare();
+  const bool lower_weights = !request.imported && !(e.engine == Engine::transformers && apple(report.gpu));
+  if (lower_weights) {
+    const Lower eight = eight_bit(e.engine, bare), four = four_bit(e.engine, bare);
+    if (!(e.engine == Engine::vllm && !bare && pre_ampere(report.gpu))) {
+      v = request;
+      v.weights = eight.weights;
+      attempt(remedy("weights-8bit", {text_input("weights", eight.weights)}, eight.cost, eight.source), v);
+    }
+    v = request;
+    v.weights = four.weights;
+    attempt(remedy("weights-4bit", {text_input("weights", four.weights)}, four.cost, four.source), v);
+  }
+  // transformers' cache classes quantize through quanto or HQQ (int2/int4), which the estimate does not model; vLLM
+  // and llama.cpp have an 8-bit cache switch. llama.cpp quantizes the V cache only with flash attention on.
+  const bool wide_kv = e.kv_dtype == KvDType::fp16 || e.kv_dtype == KvDType::bf16 || e.kv_dtype == KvDType::fp32;
+  if (wide_kv && e.engine == Engine::vllm) {
+    v = request;
+    v.kv_dtype = "fp8";
+    attempt(remedy("kv-8bit", {text_input("kv_dtype", "fp8")},
+                   "Small accuracy loss in long contexts; --kv-cache-dtype fp8 (E4M3)", "vLLM docs (Quantized KV Cache)"),
+            v);
+  }
+  if (wide_kv && e.engine == Engine::llamacpp) {
+    v = request;
+    v.kv_dtype = "q8_0";
+    std::vector<RemedyInput> inputs{text_input("kv_dtype", "q8_0")};
+    if (e.attention == Attention::eager) {
+      v.attention = "sdpa";
+      inputs.push_back(text_input("attention", "sdpa"));
+    }
+    attempt(remedy("kv-8bit", std::move(inputs), "Small accuracy loss; -ctk q8_0 -ctv q8_0 with -fa on",
+                   "llama.cpp server README (--cache-type-k, --cache-type-v, --flash-attn)"),
+            v);
+  }
+  if (e.attention == Attention::eager) {
+    v = request;
+    v.attention = "sdpa";
+    attempt(remedy("attention-sdpa", {text_input("attention", "sdpa")}, kFlashCost, kFlashSource), v);
+  }
+  if (e.context_tokens >= 1024) {
+    const std::uint64_t half = e.context_tokens / 2;
+    v = request;
+    v.context = half;
+    attempt(remedy("context-half", {number_input("context", half)},
+                   (Text() << "Each sequence holds at most " << half << " tokens of prompt and answer").str(),
+                   "the KV cache grows with the context (seed article, KV-Cache)"),
+            v);
+  }
+  if (e.batch > 1) {
+    v = request;
+    v.batch = 1;
+    attempt(remedy("batch-1", {number_input("batch", 1)},
+                   "One sequence at a time: lower throughput when many users share the GPU",
+                   "the KV cache grows with the batch (seed article, KV-Cache)"),
+            v);
+  }
+  const bool too_small = gpu_fit && gpu_fit->fit == Fit::does_not_fit;
+  // llama.cpp on a GPU too small: the most repeating layers (-ngl) that fit, the rest on the CPU, found by bisection
+  // since memory grows with every layer moved to the GPU. Advice only: -ngl is not a page input.
+  if (too_small && e.engine == Engine::llamacpp && e.llamacpp && !request.gpu_layers && e.llamacpp->total_layers > 1) {
+    std::optional<Report> best;
+    std::uint64_t lo = 0, hi = e.llamacpp->total_layers - 1;  // all layers is the scenario itself
+    while (lo <= hi) {
+      const std::uint64_t mid = lo + (hi - lo) / 2;
+      v = request;
+      v.gpu_layers = mid;
+      auto after = evaluate(catalog, v);
+      if (after && !after.value().gpus.empty() && after.value().gpus.front().fit == Fit::fits) {
+        best = std::move(after).value();
+        lo = mid + 1;
+      } else {
+        if (mid == 0) break;
+        hi = mid - 1;
+      }
+    }
+    if (best) {
+      const LlamaCppBuffers& l = *best->estimate.llamacpp;
+      Text cost;
+      cost << l.gpu_layers << " of " << l.total_layers << " layers on the GPU (-ngl " << l.gpu_layers
+           << "), the rest in system RAM";
+      if (best->serving && best->serving->speed) {
+        const Range& tps = best->serving->speed->decode.tokens_per_second;
+        cost << ": decoding at " << Fixed{tps.low, 1} << "-" << Fixed{tps.high, 1}
+             << " tokens/s, as the CPU reads its layers at system-RAM bandwidth";
+      }
+      Remedy r = remedy("gpu-layers", {number_input("gpu_layers", l.gpu_layers)}, cost.str(),
+                        "llama.cpp --n-gpu-layers; the speed model's CPU share (methodology: Speed)");
+      r.applicable = false;
+      r.host_ram_bytes = l.host_ram_bytes;
+      out.add(std::move(r), best->estimate.total);
+    }
+  }
+  // A GPU too small for the whole scenario: the fewest of it (2, 4 or 8) that hold the split (memory_need: the
+  // overhead on every GPU, the rest divided). vLLM splits by tensor parallelism, so the count must divide the
+  // attention and KV heads; transformers (device_map="auto") and llama.cpp (--split-mode layer) split by layers.
+  // Advice only: the inference inputs have no GPU count.
+  if (too_small && !report.gpu->one_per_machine()) {
+    const MemoryNeed need = memory_need(e);
+    auto speed = speed_model_from(b.model, e.weight_detail);
+    for (std::uint64_t n : {2u, 4u, 8u}) {
+      const std::uint64_t per_gpu = bytes_per_gpu(need, n);
+      if (classify_fit(per_gpu, report.gpu->usable_bytes(), b.headroom) != Fit::fits) continue;
+      if (e.engine == Engine::vllm && (!speed || !tensor_parallel_problem(speed.value(), n).empty())) continue;
+      Text cost;
+      cost << n << " × " << report.gpu->name;
+      if (e.engine == Engine::vllm)
+        cost << " with --tensor-parallel-size " << n
+             << ": that many GPUs to buy or rent, and two all-reduces per layer";
+      else
+        cost << (e.engine == Engine::llamacpp ? " with --split-mode layer" : " with device_map=\"auto\"")
+             << ": that many GPUs to buy or rent; the layers run one GPU after another, so no faster than one";
+      Remedy r = remedy("more-gpus", {number_input("gpus", n)}, cost.str(),
+                        e.engine == Engine::vllm       ? "Shoeybi et al. 2019, Megatron-LM (arXiv 1909.08053); vLLM docs"
+                        : e.engine == Engine::llamacpp ? "llama.cpp README (--split-mode)"
+                                                       : "Hugging Face Accelerate docs (big model inference)");
+      r.applicable = false;
+      out.add(std::move(r), per_gpu);
+      break;
+    }
+  }
+  out.finish();
+  return report;
+}
+
+Result<HelpReport> what_would_help(const Catalog& catalog, const TrainingRequest& request) {
+  auto base = evaluate_training(catalog, request);
+  if (!base) return base.error();
+  const TrainingReport& b = base.value();
+  const TrainingOptions& o = b.options;
+  const TrainingEstimate& e = b.estimate;
+
+  HelpReport report;
+  report.mode = training_mode_name(o.mode);
+  report.bytes = e.breakdown.total;
+  report.gpu = b.gpu;
+  if (b.gpu) report.fit = fit_on(b.gpus, b.gpu);
+  Collector out(report, b.headroom);
+
+  auto attempt = [&](Remedy r, const TrainingRequest& variant) {
+    if (auto after = evaluate_training(catalog, variant)) {
+      r.host_ram_bytes = after.value().estimate.host_ram_bytes;
+      out.add(std::move(r), after.value().estimate.breakdown.total);
+    }
+  };
+  TrainingRequest v;
+  // A bare parameter count has no activations, and LoRA needs the model's layers.
+  const bool shapes = e.activations.has_value();
+  const bool cuda_libraries = !apple(b.gpu);  // bitsandbytes, DeepSpeed
+  if (shapes && o.checkpointing != Checkpointing::full) {
+    v = request;
+    v.checkpointing = "full";
+    attempt(remedy("checkpointing", {text_input("checkpointing", "full")},
+                   "The backward pass reruns each layer's forward: about a third more compute (the article sees "
+                   "20-30 % longer training)",
+                   "seed article (Gradient Checkpointing); Chen et al. 2016 (arXiv 1604.06174)"),
+            v);
+  }
+  if (shapes && !o.flash_attention) {
+    v = request;
+    v.flash_attention = true;
+    attempt(remedy("flash-attention", {text_input("flash_attention", "on")}, kFlashCost, kFlashSource), v);
+  }
+  if (cuda_libraries && (o.optimizer == Optimizer::adamw || o.optimizer == Optimizer::paged_adamw)) {
+    const char* eight = o.optimizer == Optimizer::adamw ? "adamw-8bit" : "paged-adamw-8bit";
+    v = request;
+    v.optimizer = eight;
+    attempt(remedy("optimizer-8bit", {text_input("optimizer", eight)},
+                   "Adam's two states in 8 bits: the paper matches 32-bit Adam on its benchmarks",
+                   "Dettmers et al. 2021, 8-bit Optimizers via Block-wise Quantization (arXiv 2110.02861)"),
+            v);
+  }
+  if (shapes && o.mode == TrainingMode::full) {
+    v = request;
+    v.mode = "lora";
+    attempt(remedy("lora", {text_input("mode", "lora")},
+                   "Only low-rank adapters learn: on par with full fine-tuning in the paper's benchmarks (RoBERTa, "
+                   "DeBERTa, GPT-2, GPT-3)",
+                   "Hu et al. 2021, LoRA (arXiv 2106.09685)"),
+            v);
+  }
+  if (shapes && cuda_libraries && o.mode != TrainingMode::qlora) {
+    v = request;
+    v.mode = "qlora";
+    attempt(remedy("qlora", {text_input("mode", "qlora")},
+                   "Adapters over a 4-bit NF4 base: the paper matches 16-bit fine-tuning; steps are slower "
+                   "(dequantization)",
+                   "Dettmers et al. 2023, QLoRA (arXiv 2305.14314)"),
+            v);
+  }
+  if (o.precision == Precision::fp32) {
+    // bf16 needs Ampere or newer; older GPUs train in fp16 with loss scaling.
+    const char* mixed = pre_ampere(b.gpu) || (b.gpu && !b.gpu->tflops_bf16) ? "mixed-fp16" : "mixed-bf16";
+    v = request;
+    v.precision = mixed;
+    attempt(remedy("mixed-precision", {text_input("precision", mixed)},
+                   "16-bit compute with fp32 master weights: about the same accuracy, faster on tensor cores",
+                   "seed article (Mixed Precision Training); Micikevicius et al. 2018 (arXiv 1710.03740)"),
+            v);
+  }
+  // ZeRO-Offload of a full fine-tune, where the optimizer states are most of the memory (LoRA's are a few MB).
+  // DeepSpeed offloads the partitioned optimizer: it runs with stage 2, on one GPU too.
+  if (cuda_libraries && o.mode == TrainingMode::full && o.parallel.offload == Offload::none) {
+    v = request;
+    v.offload = "optimizer";
+    std::vector<RemedyInput> inputs{text_input("offload", "optimizer")};
+    if (o.parallel.zero == ZeroStage::none) {
+      v.zero = "2";
+      inputs.push_back(text_input("zero", "2"));
+    }
+    if (auto after = evaluate_training(catalog, v)) {
+      const TrainingEstimate& a = after.value().estimate;
+      Remedy r = remedy("offload-optimizer", std::move(inputs),
+                        (Text() << "Training takes " << Fixed{a.slowdown.min, 1} << "-" << Fixed{a.slowdown.max, 1}
+                                << " times as long; the optimizer states and gradients move to host RAM")
+                            .str(),
+                        std::string(a.slowdown.source));
+      r.host_ram_bytes = a.host_ram_bytes;
+      out.add(std::move(r), a.breakdown.total);
+    }
+  }
+  if (o.parallel.gpus > 1 && o.parallel.zero != ZeroStage::parameters && o.parallel.offload == Offload::none) {
+    v = request;
+    v.zero = "3";
+    attempt(remedy("zero-3", {text_input("zero", "3")},
+                   "Weights, gradients and optimizer states split across the GPUs: 1.5 × the data-parallel "
+                   "communication",
+                   kZeroSource),
+            v);
+  }
+  // The request's GPU is too small: the fewest of them (2, 4 or 8) that hold the job with ZeRO-3.
+  if (b.gpu && report.fit == Fit::does_not_fit && o.parallel.gpus == 1 && !b.gpu->one_per_machine()) {
+    for (std::uint64_t n : {2u, 4u, 8u}) {
+      v = request;
+      v.gpus = n;
+      v.zero = "3";
+      auto after = evaluate_training(catalog, v);
+      if (!after || fit_on(after.value().gpus, b.gpu) == Fit::does_not_fit) continue;
+      Remedy r = remedy("more-gpus", {number_input("gpus", n), text_input("zero", "3")},
+                        (Text() << n << " × " << b.gpu->name << " with ZeRO-3: " << n
+                                << " times the GPUs, and 1.5 × the data-parallel communication")
+                            .str(),
+                        kZeroSource);
+      r.host_ram_bytes = after.value().estimate.host_ram_bytes;
+      out.add(std::move(r), after.value().estimate.breakdown.total);
+      break;
+    }
+  }
+  if (shapes && o.parallel.micro_batch > 1) {
+    const std::uint64_t m = o.parallel.micro_batch, accum = o.parallel.gradient_accumulation * m;
+    v = request;
+    v.micro_batch = 1;
+    v.grad_accum = accum;
+    attempt(remedy("micro-batch-1", {number_input("micro_batch", 1), number_input("grad_accum", accum)},
+                   (Text() << "The same effective batch in " << m
+                           << " times as many smaller steps (gradient accumulation): lower GPU utilisation")
+                       .str(),
+                   "activations grow with the micro-batch (Korthikanti et al. 2022, arXiv 2205.05198)"),
+            v);
+  }
+  out.finish();
+  return report;
+}
+
+std::string help_report_to_json(const HelpReport& report) {
+  JsonWriter w;
+  auto fit = [&](const char* key, const std::optional<Fit>& f) {
+    if (f) w.field(key, fit_name(*f));
+    else w.field(key, nullptr);
+  };
+  w.begin_object();
+  w.field("bytes", report.bytes);
+  fit("fit", report.fit);
+  if (report.gpu) w.field("free_bytes", signed_difference(report.gpu->usable_bytes(), report.bytes));
+  else w.field("free_bytes", nullptr);
+  if (report.gpu) w.field("gpu", report.gpu->id);
+  else w.field("gpu", nullptr);
+  w.field("mode", report.mode);
+  w.field("notes", report.notes);
+  w.field("ok", true);
+  w.begin_array("remedies");
+  for (const Remedy& r : report.remedies) {
+    w.begin_object();
+    w.field("applicable", r.applicable);
+    w.field("bytes", r.bytes);
+    w.field("cost", r.cost);
+    detail::write_explanation(w, "explanation", r.explanation);
+    fit("fit", r.fit);
+    if (r.fit) w.field("free_bytes", r.free_bytes);
+    else w.field("free_bytes", nullptr);
+    if (r.host_ram_bytes) w.field("host_ram_bytes", r.host_ram_bytes);
+    else w.field("host_ram_bytes", nullptr);
+    w.field("id", r.id);
+    w.begin_object("inputs");
+    for (const RemedyInput& in : r.inputs) {
+      if (in.number) w.field(in.key, *in.number);
+      else w.field(in.key, in.text);
+    }
+    w.end_object();
+    w.field("saved_bytes", r.saved_bytes);
+    w.field("source", r.source);
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+  return w.take();
+}
+
+std::string help_json(const Catalog& catalog, std::string_view request_json) {
+  if (request_json_is_training(request_json)) {
+    auto request = training_request_from_json(request_json);
+    if (!request) return error_to_json(request.error());
+    auto report = what_would_help(catalog, request.value());
+    if (!report) return error_to_json(report.error());
+    return help_report_to_json(report.value());
+  }
+  auto request = request_from_json(request_json);
+  if (!request) return error_to_json(request.error());
+  auto report = what_would_help(catalog, request.value());
+  if (!report) return error_to_json(report.error());
+  return help_report_to_json(report.value());
+}
+
+}  // namespace vramfit

@@ -1,0 +1,217 @@
+// Speed and cost of one scenario on one GPU (serving.hpp): what the memory estimate hands the roofline,
+// and the price arithmetic, checked by hand.
+#include <doctest/doctest.h>
+
+#include "../test_support.hpp"
+#include "hardware/serving.hpp"
+
+using namespace vramfit;
+
+namespace {
+
+Report evaluated(const char* json) {
+  auto request = request_from_json(json);
+  REQUIRE_MESSAGE(request.ok(), json);
+  auto report = evaluate(test::catalog(), request.value());
+  REQUIRE_MESSAGE(report.ok(), json << ": " << (report.ok() ? "" : report.error().message));
+  return std::move(report).value();
+}
+
+const ServingSpeed& speed_of(const Report& r) {
+  REQUIRE(r.serving.has_value());
+  REQUIRE_MESSAGE(r.serving->speed.has_value(), r.serving->speed_unavailable);
+  return *r.serving->speed;
+}
+
+}  // namespace
+
+TEST_CASE("no GPU, no speed or cost; with one, both") {
+  CHECK_FALSE(evaluated(R"({"model":"llama-3.1-8b"})").serving.has_value());
+  const Report r = evaluated(R"({"model":"llama-3.1-8b","engine":"llamacpp","weights":"q4_k_m","gpu":"rtx-4090"})");
+  const ServingSpeed& s = speed_of(r);
+  CHECK(s.decode.tokens_per_second.low > 0);
+  CHECK(s.decode.tokens_per_second.low <= s.decode.tokens_per_second.high);
+  REQUIRE(s.prefill.has_value());
+  CHECK(s.prefill->tokens_per_second.low > 0);
+  CHECK(s.prompt_tokens == 512);  // llama-bench pp512
+  CHECK(s.note.empty());
+}
+
+TEST_CASE("the KV cache one sequence reads per step comes from the scenario's dtype and length") {
+  // Llama-3.1-8B: 2 (K, V) × 8 KV heads × 128 × 2 B × 32 layers = 131,072 B per token in fp16.
+  const ModelSpec& m = test::preset("llama-3.1-8b");
+  SUBCASE("batch does not change the per-sequence cache") {
+    const Report r = evaluated(R"({"model":"llama-3.1-8b","engine":"llamacpp","weights":"q4_k_m","context":8192,"batch":4})");
+    auto o = speed_options_for(m, r.estimate, {});
+    REQUIRE(o.ok());
+    CHECK(o.value().kv_bytes_per_sequence == 131'072ULL * 8192);
+    CHECK(o.value().batch == 4);
+    CHECK(o.value().context_tokens == 8192);
+    CHECK(o.value().engine == Engine::llamacpp);
+  }
+  SUBCASE("an average length reads that many tokens, in the cache's dtype") {
+    // fp8 cache: 1 B per element → 65,536 B per token; 2000 tokens.
+    const Report r = evaluated(R"({"model":"llama-3.1-8b","engine":"vllm","kv_dtype":"fp8","context":8192,"avg_tokens":2000})");
+    auto o = speed_options_for(m, r.estimate, {});
+    REQUIRE(o.ok());
+    CHECK(o.value().kv_bytes_per_sequence == 65'536ULL * 2000);
+    CHECK(o.value().context_tokens == 2000);
+  }
+}
+
+TEST_CASE("the compute path follows the weights, the engine and the GPU's figures") {
+  struct Case {
+    const char* request;
+    ComputePath path;
+  };
+  const Case cases[] = {
+      // llama.cpp multiplies quantized GGUF blocks with int8 MMQ kernels.
+      {R"({"model":"llama-3.1-8b","engine":"llamacpp","weights":"q4_k_m","gpu":"rtx-4090"})", ComputePath::int8},
+      {R"({"model":"llama-3.1-8b","engine":"llamacpp","weights":"q8_0","gpu":"rtx-4090"})", ComputePath::int8},
+      // f16/bf16 GGUF matrices go through cuBLAS in 16 bits.
+      {R"({"model":"llama-3.1-8b","engine":"llamacpp","weights":"bf16","gpu":"rtx-4090"})", ComputePath::fp16},
+      // Apple GPUs have no int8 TOPS in the catalog: the 16-bit figure (also absent) is the fallback.
+      {R"({"model":"llama-3.1-8b","engine":"llamacpp","weights":"q4_k_m","gpu":"apple-m2-ultra-192gb"})", ComputePath::fp16},
+      // fp8 weights use the fp8 units where the catalog has them (H100), 16-bit ones where not (A100).
+      {R"({"model":"llama-3.1-8b","engine":"vllm","weights":"fp8","gpu":"h100-sxm"})", ComputePath::fp8},
+      {R"({"model":"llama-3.1-8b","engine":"vllm","weights":"fp8","gpu":"a100-80gb-sxm"})", ComputePath::fp16},
+      {R"({"model":"llama-3.1-8b","weights":"nf4","gpu":"rtx-4090"})", ComputePath::fp16},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.request);
+    CHECK(speed_of(evaluated(c.request)).compute == c.path);
+  }
+}
+
+TEST_CASE("llama.cpp -ngl below the layer count reads the rest from system RAM") {
+  const char* partial = R"({"model":"llama-3.1-8b","engine":"llamacpp","weights":"q4_k_m","gpu":"rtx-4090","gpu_layers":16})";
+  const Report partial_report = evaluated(partial);
+  const ServingSpeed& s = speed_of(partial_report);
+  CHECK(s.decode.cpu_seconds.low > 0);
+  const Report all_report = evaluated(R"({"model":"llama-3.1-8b","engine":"llamacpp","weights":"q4_k_m","gpu":"rtx-4090"})");
+  const ServingSpeed& all = speed_of(all_report);
+  CHECK(all.decode.cpu_seconds.high == 0);
+  CHECK(s.decode.tokens_per_second.high < all.decode.tokens_per_second.low);
+  // Doubling the system bandwidth halves the CPU part: 60 GB/s by default, 120 here.
+  const Report faster = evaluated(R"({"model":"llama-3.1-8b","engine":"llamacpp","weights":"q4_k_m","gpu":"rtx-4090",
+      "gpu_layers":16,"system_bandwidth":120})");
+  CHECK(speed_of(faster).decode.cpu_seconds.low == doctest::Approx(s.decode.cpu_seconds.low / 2));
+}
+
+TEST_CASE("Apple GPUs decode but have no prefill figure, and say why") {
+  const Report r = evaluated(R"({"model":"llama-3.1-8b","engine":"llamacpp","weights":"q4_k_m","gpu":"apple-m2-ultra-192gb"})");
+  const ServingSpeed& s = speed_of(r);
+  CHECK(s.decode.tokens_per_second.low > 0);
+  CHECK_FALSE(s.prefill.has_value());
+  CHECK(s.prefill_unavailable.find("Apple M2 Ultra") != std::string::npos);
+  CHECK(s.prefill_unavailable.find("no tflops_bf16 figure") != std::string::npos);
+  CHECK_FALSE(r.serving->cost.usd_per_hour.has_value());  // no cloud price: none, never 0
+  const std::string json = report_to_json(r);
+  CHECK(json.find("\"prefill_tokens_per_second\":null") != std::string::npos);
+  CHECK(json.find("\"usd_per_hour\":null") != std::string::npos);
+}
+
+TEST_CASE("vLLM on a Mac: no speed, a reason, and the cost block still there") {
+  const Report r = evaluated(R"({"model":"llama-3.1-8b","engine":"vllm","gpu":"apple-m2-ultra-192gb"})");
+  REQUIRE(r.serving.has_value());
+  CHECK_FALSE(r.serving->speed.has_value());
+  CHECK(r.serving->speed_unavailable.find("vLLM has no Apple GPU backend") != std::string::npos);
+  const std::string json = report_to_json(r);
+  CHECK(json.find("\"decode_tokens_per_second\":null") != std::string::npos);
+  CHECK(json.find("\"speed_unavailable\":\"vLLM has no Apple") != std::string::npos);
+}
+
+TEST_CASE("an encoder has no decode speed") {
+  const Report r = evaluated(R"({"model":"bert-base","gpu":"rtx-4090"})");
+  CHECK_FALSE(r.serving->speed.has_value());
+  CHECK(r.serving->speed_unavailable.find("is an encoder") != std::string::npos);
+  CHECK(r.serving->cost.usd_per_hour.has_value());
+  CHECK_FALSE(r.serving->cost.usd_per_million_tokens.has_value());
+}
+
+TEST_CASE("dollars per million tokens: the hour's price over the tokens made in it") {
+  // RTX 4090 at $0.34 per hour (data/gpus.json). $/1M = 0.34 / (tokens/s × 3600) × 10⁶ = 94.44… / tokens/s,
+  // the low end at the fast speed and the high end at the slow one.
+  const Report r = evaluated(R"({"model":"llama-3.1-8b","engine":"llamacpp","weights":"q4_k_m","gpu":"rtx-4090"})");
+  const ServingCost& c = r.serving->cost;
+  REQUIRE(c.usd_per_hour.has_value());
+  CHECK(*c.usd_per_hour == doctest::Approx(0.34));
+  REQUIRE(c.usd_per_million_tokens.has_value());
+  const Range tps = speed_of(r).decode.tokens_per_second;
+  CHECK(c.usd_per_million_tokens->low * tps.high == doctest::Approx(340'000.0 / 3600));
+  CHECK(c.usd_per_million_tokens->high * tps.low == doctest::Approx(340'000.0 / 3600));
+  CHECK_FALSE(c.energy.has_value());  // not asked for
+}
+
+TEST_CASE("the electricity of a card you own: TDP × hours × price") {
+  // RTX 4090: 450 W board power → 0.45 kWh per hour; at $0.30/kWh, $0.135 per hour.
+  const Report r = evaluated(R"({"model":"llama-3.1-8b","engine":"llamacpp","weights":"q4_k_m","gpu":"rtx-4090",
+      "usd_per_kwh":0.30})");
+  const ServingCost& c = r.serving->cost;
+  REQUIRE(c.energy.has_value());
+  CHECK(c.energy->tdp_w == 450);
+  CHECK(c.energy->kwh_per_hour == doctest::Approx(0.45));
+  CHECK(c.energy->usd_per_hour == doctest::Approx(0.135));
+  REQUIRE(c.energy->usd_per_million_tokens.has_value());
+  const Range tps = speed_of(r).decode.tokens_per_second;
+  CHECK(c.energy->usd_per_million_tokens->low * tps.high == doctest::Approx(135'000.0 / 3600));
+  SUBCASE("free electricity costs nothing per token") {
+    const Report free = evaluated(R"({"model":"llama-3.1-8b","gpu":"rtx-4090","usd_per_kwh":0})");
+    REQUIRE(free.serving->cost.energy.has_value());
+    CHECK(free.serving->cost.energy->usd_per_million_tokens->high == 0);
+  }
+  SUBCASE("a GPU without a TDP says so") {
+    const Report a10g = evaluated(R"({"model":"llama-3.1-8b","gpu":"a10g","usd_per_kwh":0.3})");
+    CHECK_FALSE(a10g.serving->cost.energy.has_value());
+    CHECK(a10g.serving->cost.energy_unavailable.find("no board power") != std::string::npos);
+  }
+}
+
+TEST_CASE("a scenario that does not fit still gets a speed, with a note") {
+  const Report r = evaluated(R"({"model":"llama-3.1-70b","weights":"bf16","gpu":"rtx-4090"})");
+  CHECK(r.gpus.front().fit == Fit::does_not_fit);
+  CHECK(speed_of(r).note.find("does not fit on one GeForce RTX 4090") != std::string::npos);
+}
+
+TEST_CASE("the memory split for tensor parallel is check_fit's") {
+  const Report r = evaluated(R"({"model":"llama-3.1-70b","weights":"bf16","gpu":"a100-80gb-sxm"})");
+  const MemoryNeed need = memory_need(r.estimate);
+  CHECK(need.per_gpu_bytes == r.estimate.overhead);
+  CHECK(need.shardable_bytes + need.per_gpu_bytes == r.estimate.total);
+  CHECK(gpus_needed(need.shardable_bytes, need.per_gpu_bytes, r.gpus.front().gpu->usable_bytes(), r.headroom) ==
+        r.gpus.front().gpus_needed);
+}
+
+TEST_CASE("speed and cost inputs are checked and name their field") {
+  struct Case {
+    const char* json;
+    const char* field;
+  };
+  const Case cases[] = {
+      {R"({"model":"llama-3.1-8b","system_bandwidth":0})", "system_bandwidth"},
+      {R"({"model":"llama-3.1-8b","system_bandwidth":"fast"})", "system_bandwidth"},
+      {R"({"model":"llama-3.1-8b","prompt_tokens":0})", "prompt_tokens"},
+      {R"({"model":"llama-3.1-8b","usd_per_kwh":-1})", "usd_per_kwh"},
+      {R"({"model":"llama-3.1-8b","gpus":[1,2]})", "gpus"},
+      {R"({"model":"llama-3.1-8b","budget_per_hour":"cheap"})", "budget_per_hour"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.json);
+    auto request = request_from_json(c.json);
+    Error error = request ? evaluate(test::catalog(), request.value()).error() : request.error();
+    CHECK(error.field == c.field);
+  }
+}
+
+TEST_CASE("the new request keys survive the JSON request") {
+  auto r = request_from_json(R"({"model":"llama-3.1-8b","system_bandwidth":90,"prompt_tokens":2048,"usd_per_kwh":0.25,
+      "gpus":["h100-sxm","l40s"],"budget_per_hour":12.5})");
+  REQUIRE(r.ok());
+  CHECK(r.value().serving.system_bandwidth_gb_s == 90.0);
+  CHECK(r.value().serving.prompt_tokens == 2048u);
+  CHECK(r.value().serving.usd_per_kwh == 0.25);
+  CHECK(r.value().gpus == std::vector<std::string>{"h100-sxm", "l40s"});
+  CHECK(r.value().budget_per_hour == 12.5);
+  CHECK(request_from_json(R"({"gpus":" h100-sxm, l40s ,"})").value().gpus == std::vector<std::string>{"h100-sxm", "l40s"});
+  CHECK(split_list(",,").empty());
+}

@@ -1,0 +1,204 @@
+// The request/report path shared by the CLI and the page.
+#include "../test_support.hpp"
+#include "questions/gpu_ranking.hpp"
+#include "questions/evaluate_training.hpp"
+
+using namespace vramfit;
+
+TEST_CASE("a request in JSON evaluates to the same bytes as the struct") {
+  auto request = request_from_json(R"({"model":"llama-3.1-8b","weights":"bf16","context":8192,"batch":1})");
+  REQUIRE(request.ok());
+  auto report = evaluate(test::catalog(), request.value());
+  REQUIRE(report.ok());
+  // 8,030,261,248 × 2 B = 16,060,522,496 B of weights; 131,072 B × 8192 of KV.
+  CHECK(report.value().estimate.weights == 16'060'522'496ULL);
+  CHECK(report.value().estimate.kv_cache == 1'073'741'824ULL);
+  const std::string json = report_to_json(report.value());
+  CHECK(json.find("\"weights\":16060522496") != std::string::npos);
+  CHECK(json.find("\"kv_cache\":1073741824") != std::string::npos);
+  CHECK(report.value().gpus.size() == test::catalog().gpus.size());
+}
+
+TEST_CASE("the model's default context applies when none is given") {
+  auto report = evaluate(test::catalog(), request_from_json(R"({"model":"llama-2-7b"})").value());
+  REQUIRE(report.ok());
+  CHECK(report.value().estimate.context_tokens == 4096);
+}
+
+TEST_CASE("bad requests name the field and what is allowed") {
+  struct Case {
+    const char* json;
+    const char* field;
+    const char* fragment;
+  };
+  const Case cases[] = {
+      {R"({"model":"llama-9000"})", "model", "known: "},
+      {R"({"model":"llama-3.1-8b","weights":"fp12"})", "weights", "use fp32, fp16, bf16, fp8, int8, int4, nf4"},
+      {R"({"model":"llama-3.1-8b","kv_dtype":"int4"})", "kv_dtype", "allowed: fp32, fp16, bf16, fp8, q8_0, q4_0"},
+      {R"({"model":"llama-3.1-8b","engine":"tgi"})", "engine", "allowed: transformers, vllm, llamacpp"},
+      {R"({"model":"llama-3.1-8b","attention":"fast"})", "attention", "allowed: sdpa, eager"},
+      {R"({"model":"llama-3.1-8b","engine":"llamacpp","kv_allocation":"paged"})", "kv_allocation", "static"},
+      {R"({"model":"llama-3.1-8b","context":-5})", "context", "whole number from 0 to 9e18, got the integer -5"},
+      {R"({"model":"llama-3.1-8b","batch":0})", "batch", "between 1 and"},
+      {R"({"model":"llama-3.1-8b","gpu":"voodoo"})", "gpu", "unknown GPU"},
+      {R"({"model":"llama-3.1-8b","headroom":2})", "headroom", "between 0 and 0.9"},
+      {R"({"model":"llama-3.1-8b","colour":"red"})", "colour", "not a known input"},
+      {R"({})", "model", "give a preset id"},
+      {R"({"model":"gpt2","params":7e9})", "model", "only one of"},
+      {R"([1,2])", "request", "JSON object"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.json);
+    auto request = request_from_json(c.json);
+    Error error;
+    if (!request) {
+      error = request.error();
+    } else {
+      auto report = evaluate(test::catalog(), request.value());
+      REQUIRE_FALSE(report.ok());
+      error = report.error();
+    }
+    CHECK(error.field == c.field);
+    CHECK(error.message.find(c.fragment) != std::string::npos);
+  }
+}
+
+TEST_CASE("a hostile model name in an error survives JSON encoding as text") {
+  auto report = evaluate(test::catalog(), request_from_json(R"({"model":"<img src=x onerror=alert(1)>"})").value());
+  REQUIRE_FALSE(report.ok());
+  const std::string json = error_to_json(report.error());
+  CHECK(json.find("<img src=x onerror=alert(1)>") != std::string::npos);  // JS renders it with textContent
+  CHECK(error_to_json(Error{"model", std::string("\xff\xfe")}).find("\"ok\":false") != std::string::npos);
+}
+
+TEST_CASE("a config.json in the request is imported") {
+  auto request = request_from_json(R"({"config":{"model_type":"llama","hidden_size":4096,"num_hidden_layers":32,
+      "num_attention_heads":32,"intermediate_size":11008,"vocab_size":32000},"weights":"fp16","context":4096})");
+  REQUIRE(request.ok());
+  auto report = evaluate(test::catalog(), request.value());
+  REQUIRE(report.ok());
+  CHECK(report.value().estimate.weights == 6'738'415'616ULL * 2);  // Llama-2-7B in fp16
+}
+
+TEST_CASE("the catalog lists serialise for the page") {
+  const std::string json = catalog_to_json(test::catalog());
+  CHECK(json.find("\"id\":\"llama-3.1-8b\"") != std::string::npos);
+  CHECK(json.find("\"id\":\"h100-sxm\"") != std::string::npos);
+  CHECK(json.find("\"name\":\"int4\"") != std::string::npos);
+}
+
+TEST_CASE("default context is the engine's, never silently the model's maximum") {
+  // A config allowing 131,072 tokens: transformers and llama.cpp assume 4096 (llama.cpp PR #10136);
+  // vLLM sizes max_model_len to the maximum, as vLLM does, and says so.
+  const char* config = R"({"model_type":"llama","hidden_size":4096,"num_hidden_layers":32,"num_attention_heads":32,
+      "num_key_value_heads":8,"intermediate_size":14336,"vocab_size":128256,"max_position_embeddings":131072})";
+  for (const char* engine : {"transformers", "llamacpp", "vllm"}) {
+    Request r;
+    r.config_json = config;
+    r.engine = engine;
+    auto report = evaluate(test::catalog(), r);
+    REQUIRE(report.ok());
+    CAPTURE(engine);
+    CHECK(report.value().estimate.context_tokens == (std::string(engine) == "vllm" ? 131'072u : 4096u));
+  }
+  // Presets keep their default_context for transformers.
+  CHECK(evaluate(test::catalog(), request_from_json(R"({"model":"llama-3.1-8b"})").value()).value().estimate.context_tokens == 8192);
+}
+
+TEST_CASE("a GPTQ config's quantization_config sets the weights unless the request names them") {
+  // TheBloke/Llama-2-7B-GPTQ config.json: "quantization_config": {"bits": 4, "group_size": 128,
+  // "quant_method": "gptq", "desc_act": false, ...}; the parameter count is the unpacked model's.
+  auto r = request_from_json(R"({"config":{"model_type":"llama","hidden_size":4096,"num_hidden_layers":32,
+      "num_attention_heads":32,"intermediate_size":11008,"vocab_size":32000,"torch_dtype":"float16",
+      "quantization_config":{"bits":4,"group_size":128,"quant_method":"gptq","desc_act":false}}})");
+  REQUIRE(r.ok());
+  auto report = evaluate(test::catalog(), r.value());
+  REQUIRE(report.ok());
+  CHECK(report.value().model.quantization == "gptq-4bit-128g");
+  CHECK(report.value().estimate.weights_format == "gptq-4bit-128g");
+  CHECK(report.value().estimate.params.total == 6'738'415'616ULL);
+  r.value().weights = "fp16";
+  CHECK(evaluate(test::catalog(), r.value()).value().estimate.weights == 6'738'415'616ULL * 2);
+}
+
+TEST_CASE("vLLM on a GPU reports KV capacity and concurrency in the JSON") {
+  auto report = evaluate(test::catalog(),
+                         request_from_json(R"({"model":"llama-3.1-8b","engine":"vllm","gpu":"h100-sxm","context":8192})").value());
+  REQUIRE(report.ok());
+  const std::string json = report_to_json(report.value());
+  CHECK(json.find("\"kv_capacity_bytes\":") != std::string::npos);
+  CHECK(json.find("\"max_concurrency\":") != std::string::npos);
+  CHECK(json.find("\"range\":{\"drivers\"") != std::string::npos);
+  const auto& v = *report.value().estimate.vllm;
+  CHECK(v.max_num_batched_tokens == 16384);  // H100: ≥ 70 GiB and not an A100
+  CHECK(v.kv_capacity_tokens == v.num_blocks * 16);
+}
+
+TEST_CASE("vLLM's fit is bounded by gpu_memory_utilization (regression: the fit ignored it)") {
+  // gpu_util 0.2 on an H100 (80 GiB): vLLM may use 0.2 × 85,899,345,920 = 17,179,869,184 B, less than
+  // Llama-3.1-8B's 16,060,522,496 B of bf16 weights plus activations, CUDA graphs and a sequence of KV.
+  auto report = evaluate(test::catalog(), request_from_json(R"({"model":"llama-3.1-8b","engine":"vllm",
+      "gpu":"h100-sxm","gpu_util":0.2,"context":8192})").value());
+  REQUIRE(report.ok());
+  CHECK(report.value().gpus.front().fit == Fit::does_not_fit);
+  // At the default 0.9 the same model fits.
+  auto ok = evaluate(test::catalog(), request_from_json(R"({"model":"llama-3.1-8b","engine":"vllm",
+      "gpu":"h100-sxm","context":8192})").value());
+  REQUIRE(ok.ok());
+  CHECK(ok.value().gpus.front().fit == Fit::fits);
+}
+
+TEST_CASE("the recommendation judges vLLM fits by gpu_memory_utilization as the single scenario does") {
+  // gpu_util 0.5: vLLM leaves half of every GPU unused, so the fit line is 1 − 0.5 = 0.5 of usable memory,
+  // above the default 10 % headroom. One RTX 4090 (24 GiB × 0.5 = 12.9e9 B) cannot hold Llama-3.1-8B's
+  // 16,060,522,496 B of bf16 weights.
+  auto request = request_from_json(R"({"model":"llama-3.1-8b","engine":"vllm","gpu_util":0.5,"context":4096,
+      "gpus":"rtx-4090"})");
+  REQUIRE(request.ok());
+  auto advice = recommend_for(test::catalog(), request.value());
+  REQUIRE(advice.ok());
+  CHECK(advice.value().options.headroom == doctest::Approx(0.5));
+  bool one_card_fits = false;
+  for (const auto& c : advice.value().ranking.configs)
+    if (c.count == 1) one_card_fits = c.fits;
+  CHECK_FALSE(one_card_fits);
+}
+
+TEST_CASE("the parameter count is explained: how it is counted, the published figure and where it came from") {
+  auto find = [](const std::vector<Explanation>& xs) -> const Explanation* {
+    for (const auto& x : xs)
+      if (x.key == "params") return &x;
+    return nullptr;
+  };
+  // Meta's published count for Llama 3.1 8B is 8,030,261,248 (Hugging Face safetensors total).
+  auto preset = evaluate(test::catalog(), request_from_json(R"({"model":"llama-3.1-8b"})").value());
+  REQUIRE(preset.ok());
+  const Explanation* p = find(preset.value().estimate.explanations);
+  REQUIRE(p != nullptr);
+  CHECK(p->values == "8,030,261,248 parameters (published: 8,030,261,248)");
+  CHECK(p->source.find("meta-llama/Llama-3.1-8B/blob/main/config.json") != std::string::npos);
+  CHECK(p->formula.find("embeddings") != std::string::npos);
+
+  // Mixtral 8x7B: 46.7 B in total, 12.9 B active per token (two of eight experts; Jiang et al. 2024, §2).
+  auto moe = evaluate(test::catalog(), request_from_json(R"({"model":"mixtral-8x7b"})").value());
+  REQUIRE(moe.ok());
+  const auto& counts = moe.value().estimate.params;
+  CHECK(counts.total == doctest::Approx(46.7e9).epsilon(0.002));
+  CHECK(counts.active == doctest::Approx(12.9e9).epsilon(0.002));
+  CHECK(find(moe.value().estimate.explanations)->values.find(" active per token") != std::string::npos);
+
+  // A bare count is the user's own figure, not a derivation.
+  auto bare = evaluate(test::catalog(), request_from_json(R"({"params":7000000000})").value());
+  REQUIRE(bare.ok());
+  const Explanation* b = find(bare.value().estimate.explanations);
+  REQUIRE(b != nullptr);
+  CHECK(b->formula == "as given");
+  CHECK(b->values == "7,000,000,000 parameters");
+  CHECK(b->source == "the parameter count given");
+
+  // Training reports carry it too.
+  auto train = evaluate_training(test::catalog(), training_request_from_json(R"({"mode":"lora","model":"llama-2-7b"})").value());
+  REQUIRE(train.ok());
+  REQUIRE(find(train.value().estimate.explanations) != nullptr);
+  CHECK(find(train.value().estimate.explanations)->values == "6,738,415,616 parameters (published: 6,738,415,616)");
+}

@@ -1,0 +1,440 @@
+// The training request/report path shared by the CLI (--mode train|lora|qlora) and the page ({"mode": ...}).
+#include <nlohmann/json.hpp>
+
+#include "../test_support.hpp"
+#include "questions/evaluate_training.hpp"
+
+using namespace vramfit;
+using nlohmann::json;
+
+namespace {
+
+TrainingReport evaluate_json(const std::string& text) {
+  auto request = training_request_from_json(text);
+  REQUIRE_MESSAGE(request.ok(), (request.ok() ? "" : request.error().field + ": " + request.error().message));
+  auto report = evaluate_training(test::catalog(), request.value());
+  REQUIRE_MESSAGE(report.ok(), (report.ok() ? "" : report.error().field + ": " + report.error().message));
+  return report.value();
+}
+
+json report_json(const TrainingReport& report) {
+  json j = json::parse(training_report_to_json(report), nullptr, false);
+  REQUIRE_FALSE(j.is_discarded());
+  return j;
+}
+
+const TrainingGpuFit& fit_on(const TrainingReport& report, const char* id) {
+  for (const auto& f : report.gpus)
+    if (f.gpu->id == id) return f;
+  FAIL("no verdict for " << id);
+  return report.gpus.front();
+}
+
+bool has_note(const TrainingReport& report, const char* fragment) {
+  for (const auto& n : report.estimate.notes)
+    if (n.find(fragment) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("every training input survives the JSON request") {
+  auto r = training_request_from_json(R"({
+      "model": "llama-2-7b", "mode": "qlora", "precision": "mixed-fp16", "grad_dtype": "half",
+      "optimizer": "paged-adamw-8bit", "lora_rank": 8, "lora_targets": "q_proj,v_proj", "sequence": 1024,
+      "micro_batch": 4, "grad_accum": 16, "checkpointing": "full", "flash_attention": "off", "dropout": true,
+      "zero": 2, "gpus": 4, "tp": 2, "pp": 1, "sp": "on", "offload": "optimizer", "gpu": "a100-80gb-sxm",
+      "headroom": 0.2, "tokens": 5e8, "mfu": 0.3, "weights": "bf16"})");
+  REQUIRE(r.ok());
+  const auto& t = r.value();
+  CHECK(t.model == "llama-2-7b");
+  CHECK(t.mode == "qlora");
+  CHECK(t.precision == "mixed-fp16");
+  CHECK(t.grad_dtype == "half");
+  CHECK(t.optimizer == "paged-adamw-8bit");
+  CHECK(t.lora_rank == 8u);
+  CHECK(t.lora_targets == "q_proj,v_proj");
+  CHECK(t.sequence == 1024u);
+  CHECK(t.micro_batch == 4);
+  CHECK(t.grad_accum == 16);
+  CHECK(t.checkpointing == "full");
+  CHECK_FALSE(t.flash_attention);
+  CHECK(t.dropout);
+  CHECK(t.zero == "2");
+  CHECK(t.gpus == 4);
+  CHECK(t.tp == 2);
+  CHECK(t.pp == 1);
+  CHECK(t.sp);
+  CHECK(t.offload == "optimizer");
+  CHECK(t.gpu == "a100-80gb-sxm");
+  CHECK(t.headroom == doctest::Approx(0.2));
+  CHECK(t.tokens == doctest::Approx(5e8));
+  CHECK(t.mfu == doctest::Approx(0.3));
+
+  // …and comes back resolved in the report's "inputs".
+  auto report = evaluate_training(test::catalog(), t);
+  REQUIRE_MESSAGE(report.ok(), (report.ok() ? "" : report.error().field + ": " + report.error().message));
+  const json in = report_json(report.value())["inputs"];
+  CHECK(in["mode"] == "qlora");
+  CHECK(in["precision"] == "mixed-fp16");
+  CHECK(in["grad_dtype"] == "half");
+  CHECK(in["optimizer"] == "paged-adamw-8bit");
+  CHECK(in["lora_rank"] == 8);
+  CHECK(in["lora_targets"] == "q,v");
+  CHECK(in["sequence"] == 1024);
+  CHECK(in["sequence_source"] == "request");
+  CHECK(in["micro_batch"] == 4);
+  CHECK(in["grad_accum"] == 16);
+  CHECK(in["global_batch"] == 4 * 16 * 2);  // micro × accumulation × data parallel (4 GPUs / tp 2)
+  CHECK(in["checkpointing"] == "full");
+  CHECK(in["flash_attention"] == false);
+  CHECK(in["dropout"] == true);
+  CHECK(in["zero"] == "2");
+  CHECK(in["fsdp"] == "SHARD_GRAD_OP");
+  CHECK(in["gpus"] == 4);
+  CHECK(in["tp"] == 2);
+  CHECK(in["dp"] == 2);
+  CHECK(in["sp"] == true);
+  CHECK(in["offload"] == "optimizer");
+  CHECK(in["gpu"] == "a100-80gb-sxm");
+  CHECK(in["headroom"] == doctest::Approx(0.2));
+  CHECK(in["tokens"] == doctest::Approx(5e8));
+  // Written as people write it (the page's field, the CLI's --tokens): 300B = 300 × 10⁹, 2T = 2 × 10¹².
+  auto written = training_request_from_json(R"({"model":"llama-2-7b","mode":"train","tokens":"300B"})");
+  REQUIRE(written.ok());
+  CHECK(*written.value().tokens == 300'000'000'000.0);
+  CHECK(*training_request_from_json(R"({"params":7e9,"mode":"train","tokens":"2T"})").value().tokens == 2e12);
+  CHECK(in["mfu"] == doctest::Approx(0.3));
+}
+
+TEST_CASE("the page's shared inputs context and batch stand in for sequence and micro_batch") {
+  auto r = training_request_from_json(R"({"model":"llama-2-7b","mode":"lora","context":512,"batch":2})");
+  REQUIRE(r.ok());
+  CHECK(r.value().sequence == 512u);
+  CHECK(r.value().micro_batch == 2);
+  // The training keys win when both are sent.
+  r = training_request_from_json(R"({"mode":"train","params":1e9,"context":512,"sequence":256,"batch":2,"micro_batch":3})");
+  REQUIRE(r.ok());
+  CHECK(r.value().sequence == 256u);
+  CHECK(r.value().micro_batch == 3);
+}
+
+TEST_CASE("no sequence given: 2048, or the model's context when it is shorter") {
+  // llama-2-7b: context 4096 → 2048; bert-base has 512 learned positions → 512; a bare count → 2048.
+  CHECK(evaluate_json(R"({"model":"llama-2-7b","mode":"train"})").options.sequence == 2048);
+  const auto bert = evaluate_json(R"({"model":"bert-base","mode":"train"})");
+  CHECK(bert.options.sequence == 512);
+  CHECK(bert.sequence_source == "model_context");
+  CHECK(has_note(bert, "512 tokens per sequence assumed (the model's context)"));
+  const auto bare = evaluate_json(R"({"params":1e9,"mode":"train"})");
+  CHECK(bare.options.sequence == 2048);
+  CHECK(bare.sequence_source == "default");
+}
+
+TEST_CASE("training requests are told apart from inference ones") {
+  CHECK(is_training_mode("train"));
+  CHECK(is_training_mode("LoRA"));
+  CHECK(is_training_mode("qlora"));
+  CHECK(is_training_mode("pretrain"));  // unknown: evaluate_training reports it, naming "mode"
+  CHECK_FALSE(is_training_mode(""));
+  CHECK_FALSE(is_training_mode("inference"));
+  CHECK(request_json_is_training(R"({"model":"llama-2-7b","mode":"qlora"})"));
+  CHECK_FALSE(request_json_is_training(R"({"model":"llama-2-7b","mode":"inference"})"));
+  CHECK_FALSE(request_json_is_training(R"({"model":"llama-2-7b"})"));
+  CHECK_FALSE(request_json_is_training(R"({"mode":3})"));
+  CHECK_FALSE(request_json_is_training("{not json"));
+}
+
+TEST_CASE("bad training requests name the field and what is allowed") {
+  struct Case {
+    const char* json;
+    const char* field;
+    const char* fragment;
+  };
+  const Case cases[] = {
+      {R"({"model":"llama-2-7b"})", "mode", "not a training mode"},
+      {R"({"model":"llama-2-7b","mode":"inference"})", "mode", "not a training mode"},
+      {R"({"model":"llama-2-7b","mode":"pretrain"})", "mode", "allowed: train, lora, qlora"},
+      {R"({"model":"llama-2-7b","mode":7})", "mode", "expected a string"},
+      {R"({"params":7e9,"mode":"lora"})", "mode", "need the architecture"},
+      {R"({"mode":"train"})", "model", "give a preset id"},
+      {R"({"model":"llama-9000","mode":"train"})", "model", "known: "},
+      {R"({"model":"gpt2","params":7e9,"mode":"train"})", "model", "only one of"},
+      {R"({"model":"llama-2-7b","mode":"train","precision":"fp8"})", "precision", "allowed: fp32, mixed-fp16, mixed-bf16, bf16"},
+      {R"({"model":"llama-2-7b","mode":"train","grad_dtype":"fp64"})", "grad_dtype", "allowed: fp32, half"},
+      {R"({"model":"llama-2-7b","mode":"train","precision":"fp32","grad_dtype":"half"})", "grad_dtype", "need mixed"},
+      {R"({"model":"llama-2-7b","mode":"train","optimizer":"adam9"})", "optimizer", "allowed: adamw, adamw-8bit"},
+      {R"({"params":7e9,"mode":"train","optimizer":"adafactor"})", "optimizer", "matrix shapes"},
+      {R"({"model":"llama-2-7b","mode":"lora","lora_targets":"qq"})", "lora_targets", "unknown module 'qq'"},
+      {R"({"model":"llama-2-7b","mode":"lora","lora_rank":0})", "lora_rank", "between 1 and 65536"},
+      {R"({"model":"llama-2-7b","mode":"lora","lora_rank":-3})", "lora_rank", "whole number from 0 to 9e18, got the integer -3"},
+      {R"({"model":"llama-2-7b","mode":"train","sequence":0})", "sequence", "between 1 and"},
+      {R"({"model":"llama-2-7b","mode":"train","context":"long"})", "context", "got the text \"long\""},
+      {R"({"model":"llama-2-7b","mode":"train","micro_batch":0})", "micro_batch", "between 1 and"},
+      {R"({"model":"llama-2-7b","mode":"train","grad_accum":0})", "grad_accum", "between 1 and"},
+      {R"({"model":"llama-2-7b","mode":"train","checkpointing":"some"})", "checkpointing", "allowed: none, selective, full"},
+      {R"({"model":"llama-2-7b","mode":"train","flash_attention":"maybe"})", "flash_attention", "\"on\" or \"off\""},
+      {R"({"model":"llama-2-7b","mode":"train","dropout":3})", "dropout", "\"on\" or \"off\""},
+      {R"({"model":"llama-2-7b","mode":"train","zero":"5"})", "zero", "allowed: 0, 1, 2 or 3 (FSDP: NO_SHARD"},
+      {R"({"model":"llama-2-7b","mode":"train","zero":-1})", "zero", "stage 0-3 or an FSDP name"},
+      {R"({"model":"llama-2-7b","mode":"train","gpus":0})", "gpus", "between 1 and"},
+      {R"({"model":"llama-2-7b","mode":"train","gpus":3,"tp":3})", "tp", "divide the number of attention heads (32)"},
+      {R"({"model":"llama-2-7b","mode":"train","pp":2})", "pp", "between 1 and the number of GPUs (1)"},
+      {R"({"model":"llama-2-7b","mode":"train","sp":"x"})", "sp", "\"on\" or \"off\""},
+      {R"({"model":"llama-2-7b","mode":"train","offload":"disk"})", "offload", "allowed: none, optimizer, params, nvme"},
+      {R"({"model":"llama-2-7b","mode":"train","offload":"optimizer"})", "offload", "needs ZeRO stage 1, 2 or 3"},
+      {R"({"model":"llama-2-7b","mode":"train","gpu":"voodoo"})", "gpu", "unknown GPU"},
+      {R"({"model":"llama-2-7b","mode":"train","headroom":2})", "headroom", "between 0 and 0.9"},
+      {R"({"model":"llama-2-7b","mode":"train","tokens":-5})", "tokens", "positive number of training tokens"},
+      {R"({"model":"llama-2-7b","mode":"train","tokens":"many"})", "tokens", "such as 1e9, 300B or 2T, got the text \"many\""},
+      {R"({"model":"llama-2-7b","mode":"train","mfu":1.5})", "mfu", "above 0 and at most 1"},
+      {R"({"model":"llama-2-7b","mode":"train","weights":5})", "weights", "expected a string"},
+      {R"({"model":"llama-2-7b","mode":"train","engine":"vllm"})", "engine", "not a known training input"},
+      {R"([1,2])", "request", "JSON object"},
+      {R"({"mode":)", "request", "not valid JSON"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.json);
+    auto request = training_request_from_json(c.json);
+    Error error;
+    if (!request) {
+      error = request.error();
+    } else {
+      auto report = evaluate_training(test::catalog(), request.value());
+      REQUIRE_FALSE(report.ok());
+      error = report.error();
+    }
+    CHECK(error.field == c.field);
+    CHECK_MESSAGE(error.message.find(c.fragment) != std::string::npos, error.message);
+  }
+}
+
+TEST_CASE("seed article: a 7B model's training states are 126 GB, not 'over 56 GB'") {
+  // The article: "14 GB weights + 28 GB optimizer (FP32) + 14 GB gradients … over 56 GB". With the
+  // defaults here (mixed-bf16, AdamW, fp32 gradients as the HF Trainer keeps them) every parameter costs
+  // 2 (bf16 weights) + 4 (fp32 gradients) + 4 (fp32 master) + 8 (AdamW's two fp32 moments) = 18 B:
+  //   weights 7e9 × 2 = 14 GB, gradients 7e9 × 4 = 28 GB, optimizer 7e9 × (8 + 4) = 84 GB → 126 GB.
+  // The article's "28 GB optimizer" is one fp32 copy; AdamW's moments alone are 56 GB, plus the 28 GB master
+  // copy. Bare count: no activations; the CUDA context adds 512 MiB = 536,870,912 B → 126,536,870,912 B.
+  const auto report = evaluate_json(R"({"params":7e9,"mode":"train"})");
+  const json j = report_json(report);
+  CHECK(j["ok"] == true);
+  CHECK(j["mode"] == "train");
+  CHECK(j["breakdown"]["weights"] == 14'000'000'000ULL);
+  CHECK(j["breakdown"]["gradients"] == 28'000'000'000ULL);
+  CHECK(j["breakdown"]["optimizer"] == 84'000'000'000ULL);
+  CHECK(j["breakdown"]["master_weights"] == 28'000'000'000ULL);
+  CHECK(j["breakdown"]["activations"] == 0);
+  CHECK(j["breakdown"]["total"] == 126'536'870'912ULL);
+  CHECK(j["host_ram_bytes"] == 0);
+  CHECK(j["trainable_params"] == 7'000'000'000ULL);
+  CHECK(j["gradient_convention"].get<std::string>().find("18 B/param") != std::string::npos);
+  CHECK(j["activations"].is_null());
+  CHECK(j["time"].is_null());
+  CHECK(j["inputs"]["tokens"].is_null());
+  CHECK(j["inputs"]["mfu"] == doctest::Approx(kDefaultMfu));
+  CHECK(j["model"]["params_total"] == 7'000'000'000ULL);
+  // No GPU chosen: a verdict for every card in the catalog. 24 GiB does not hold 126.5 GB.
+  CHECK(j["gpus"].size() == test::catalog().gpus.size());
+  CHECK(fit_on(report, "rtx-4090").fit == Fit::does_not_fit);
+  CHECK(fit_on(report, "rtx-4090").free_bytes == 25'769'803'776LL - 126'536'870'912LL);
+}
+
+TEST_CASE("Llama-2-7B: QLoRA fits an RTX 4090, a full fine-tune does not") {
+  // QLoRA, defaults: mixed-bf16 (c = 2 B activations), AdamW, r = 16 on all linear layers, sequence 2048
+  // (min(2048, 4096)), micro-batch 1, FlashAttention, no dropout, no checkpointing.
+  //   weights: NF4 + double quant ceil(6,476,005,376 × 4.126953125 / 8) = 3,340,771,328
+  //            + 16-bit embeddings, lm_head, norms 262,410,240 × 2 = 524,820,480
+  //            + adapters 39,976,960 × 2 = 79,953,920                              = 3,945,545,728
+  //   gradients 39,976,960 × 4 (fp32) = 159,907,840; optimizer 39,976,960 × 12 = 479,723,520
+  //   activations per token and layer (h 4096, a 32, kv 32, d 128, i 11008):
+  //     kept outside the TP region: 2 RMSNorm inputs 2 × (2h + 4) = 16,392; QKV input 2h = 8,192;
+  //       MLP input 2h = 8,192                                                   → 32,776
+  //     inside: flash q, k, v 2 × 3 × 4096 + output 2 × 4096 + logsumexp 4 × 32 = 32,896;
+  //       LoRA A outputs 16 × 2 × (4 attention + 3 MLP) = 224; SwiGLU 2 × 4 × 11008 = 88,064 → 121,184
+  //     = 153,960 B × 2048 tokens = 315,310,080 B per layer × 32 layers = 10,089,922,560
+  //   final norm input (2h + 4) × 2048 = 16,785,408 (the frozen lm_head keeps no input)
+  //   fp32 logits 4 × 2048 × 32000 = 262,144,000         → activations 10,368,851,968
+  //   temporary: the logits' gradient, 262,144,000; overhead 536,870,912
+  //   total 3,945,545,728 + 159,907,840 + 479,723,520 + 10,368,851,968 + 262,144,000 + 536,870,912
+  //       = 15,753,043,968 B ≤ 24 GiB × 0.9 = 23,192,823,398 B → fits.
+  const auto qlora = evaluate_json(R"({"model":"llama-2-7b","mode":"qlora","gpu":"rtx-4090"})");
+  const auto& b = qlora.estimate.breakdown;
+  CHECK(b.weights == 3'945'545'728ULL);
+  CHECK(b.gradients == 159'907'840ULL);
+  CHECK(b.optimizer == 479'723'520ULL);
+  CHECK(b.activations == 10'368'851'968ULL);
+  CHECK(b.temporary == 262'144'000ULL);
+  CHECK(b.total == 15'753'043'968ULL);
+  REQUIRE(qlora.gpus.size() == 1);
+  CHECK(qlora.gpus.front().fit == Fit::fits);
+  CHECK(qlora.gpus.front().free_bytes == 25'769'803'776LL - 15'753'043'968LL);
+  CHECK(report_json(qlora)["gpus"][0]["fit"] == "fits");
+  // No tokens: no time, and a note says what is missing.
+  CHECK_FALSE(qlora.time.has_value());
+  CHECK(has_note(qlora, "need the number of training tokens"));
+
+  // Full fine-tune: the model states alone are 6,738,415,616 × 18 B = 121,291,481,088 B, five times 24 GiB.
+  const auto full = evaluate_json(R"({"model":"llama-2-7b","mode":"train","gpu":"rtx-4090"})");
+  CHECK(full.estimate.breakdown.weights + full.estimate.breakdown.gradients + full.estimate.breakdown.optimizer ==
+        121'291'481'088ULL);
+  CHECK(full.gpus.front().fit == Fit::does_not_fit);
+  CHECK(full.gpus.front().free_bytes < -95'000'000'000LL);
+}
+
+TEST_CASE("seed article: ZeRO-3 over 8 H100s does not fit a 70B full training without offload") {
+  // Mixed-precision AdamW with half-precision gradients (the ZeRO paper's 16 B/param): ZeRO-3 shards all of
+  // it, 70e9 × 16 / 8 = 140 GB per GPU (weights 17.5 + gradients 17.5 + optimizer 105 GB), above an
+  // H100's 80 GiB = 85,899,345,920 B. Bare count: no gather buffer (no matrix shapes), no activations;
+  // total 140e9 + 536,870,912 = 140,536,870,912 B. As test_parallelism.cpp's "70B full training on 8x H100
+  // needs more than ZeRO-3 alone" notes, the article's claim needs optimizer offload or 8-bit states.
+  const auto z3 = evaluate_json(
+      R"({"params":70e9,"mode":"train","grad_dtype":"half","zero":3,"gpus":8,"gpu":"h100-sxm"})");
+  const auto& b = z3.estimate.breakdown;
+  CHECK(b.weights == 17'500'000'000ULL);
+  CHECK(b.gradients == 17'500'000'000ULL);
+  CHECK(b.optimizer == 105'000'000'000ULL);
+  CHECK(b.total == 140'536'870'912ULL);
+  CHECK(z3.gpus.front().fit == Fit::does_not_fit);
+  CHECK(z3.gpus.front().free_bytes == 85'899'345'920LL - 140'536'870'912LL);
+  CHECK(report_json(z3)["inputs"]["fsdp"] == "FULL_SHARD");
+
+  // ZeRO-Offload: gradients and optimizer states (and the fp32 step) go to the CPU: 17.5 GB of bf16 weights
+  // stay per GPU; host RAM (17.5 + 105) × 8 = 980 GB. Slower by 30–40 % (the article's 13B figure).
+  const auto off = evaluate_json(
+      R"({"params":70e9,"mode":"train","grad_dtype":"half","zero":3,"gpus":8,"gpu":"h100-sxm","offload":"optimizer"})");
+  CHECK(off.estimate.breakdown.total == 17'500'000'000ULL + 536'870'912ULL);
+  CHECK(off.estimate.host_ram_bytes == 980'000'000'000ULL);
+  CHECK(off.gpus.front().fit == Fit::fits);
+  const json j = report_json(off);
+  CHECK(j["host_ram_bytes"] == 980'000'000'000ULL);
+  CHECK(j["slowdown"]["min"] == doctest::Approx(1.3));
+  CHECK(j["slowdown"]["max"] == doctest::Approx(1.4));
+  CHECK(j["ranks"].size() == 1);
+  CHECK(j["ranks"][0]["role"] == "every GPU");
+}
+
+TEST_CASE("training time on H100s is 6·N·tokens over GPUs × peak × MFU, cost at the catalog price") {
+  // 7e9 parameters, 2e11 tokens: 6 × 7e9 × 2e11 = 8.4e21 FLOPs (a bare count uses 6N).
+  // 8 × H100 SXM at 989.5 dense bf16 TFLOPS × MFU 0.4 = 3.1664e15 FLOP/s → 2,652,854.98 s (30.7 days);
+  // GPU-hours 2,652,854.98 × 8 / 3600 = 5,895.23; at the catalog's price per GPU-hour (3.78 USD) 22,283.98 USD.
+  const auto r = evaluate_json(
+      R"({"params":7e9,"mode":"train","zero":3,"gpus":8,"gpu":"h100-sxm","tokens":2e11,"mfu":0.4})");
+  REQUIRE(r.time.has_value());
+  const auto& t = *r.time;
+  const double price = test::gpu("h100-sxm").cloud_usd_per_hour.value().usd;
+  CHECK(t.peak_tflops == doctest::Approx(989.5));
+  CHECK(t.peak_dtype == "bf16");
+  CHECK(t.fastest.model_flops == doctest::Approx(8.4e21));
+  CHECK(t.fastest.seconds == doctest::Approx(2'652'854.98));
+  CHECK(t.seconds_max == doctest::Approx(t.fastest.seconds));  // no offload: no range
+  CHECK(t.fastest.gpu_hours == doctest::Approx(5'895.233));
+  REQUIRE(t.fastest.cost_usd.has_value());
+  CHECK(*t.fastest.cost_usd == doctest::Approx(5'895.233 * price));
+  const json j = report_json(r);
+  CHECK(j["time"]["seconds"] == doctest::Approx(2'652'854.98));
+  CHECK(j["time"]["flops"] == doctest::Approx(8.4e21));
+  CHECK(j["time"]["gpus"] == 8);
+  CHECK(j["time"]["usd"] == doctest::Approx(5'895.233 * price));
+  CHECK(j["time"]["mfu"] == doctest::Approx(0.4));
+  bool seconds_explained = false;
+  for (const auto& x : j["explanations"]) seconds_explained = seconds_explained || x["key"] == "seconds";
+  CHECK(seconds_explained);
+}
+
+TEST_CASE("offloading turns the training time into a range") {
+  // 70e9 × 6 × 1e9 = 4.2e20 FLOPs / 3.1664e15 = 132,642.75 s; × 1.3 = 172,435.57 s; × 1.4 = 185,699.85 s.
+  const auto r = evaluate_json(R"({"params":70e9,"mode":"train","zero":3,"gpus":8,"offload":"optimizer",
+                                   "gpu":"h100-sxm","tokens":1e9})");
+  REQUIRE(r.time.has_value());
+  CHECK(r.time->fastest.seconds == doctest::Approx(172'435.57));
+  CHECK(r.time->seconds_max == doctest::Approx(185'699.85));
+  CHECK(r.time->gpu_hours_max == doctest::Approx(185'699.85 * 8 / 3600));
+  const json j = report_json(r);
+  CHECK(j["time"]["seconds_max"] == doctest::Approx(185'699.85));
+  CHECK(j["time"]["usd_max"].is_number());
+}
+
+TEST_CASE("no catalog price means no cost, never zero; no 16-bit TFLOPS means no time") {
+  // rtx-3060-12gb lists bf16 TFLOPS but no cloud price.
+  REQUIRE_FALSE(test::gpu("rtx-3060-12gb").cloud_usd_per_hour.has_value());
+  const auto r = evaluate_json(R"({"model":"llama-3.2-1b","mode":"lora","gpu":"rtx-3060-12gb","tokens":1e8})");
+  REQUIRE(r.time.has_value());
+  CHECK_FALSE(r.time->fastest.cost_usd.has_value());
+  const json j = report_json(r);
+  CHECK(j["time"]["usd"].is_null());
+  CHECK(j["time"]["usd_per_gpu_hour"].is_null());
+  CHECK(j["time"]["seconds"].get<double>() > 0);
+  CHECK(has_note(r, "No cost"));
+
+  // fp32 training: the catalog has no fp32 throughput, so no time rather than a 16-bit guess.
+  const auto fp32 = evaluate_json(R"({"params":1e9,"mode":"train","precision":"fp32","gpu":"h100-sxm","tokens":1e9})");
+  CHECK_FALSE(fp32.time.has_value());
+  CHECK(report_json(fp32)["time"].is_null());
+  CHECK(has_note(fp32, "fp32 training runs on the fp32 units"));
+
+  // A T4 has fp16 tensor cores but no bf16: mixed-bf16 gets no time; mixed-fp16 uses the fp16 figure.
+  REQUIRE_FALSE(test::gpu("t4").tflops_bf16.has_value());
+  CHECK_FALSE(evaluate_json(R"({"params":1e8,"mode":"train","gpu":"t4","tokens":1e9})").time.has_value());
+  const auto fp16 = evaluate_json(R"({"params":1e8,"mode":"train","precision":"mixed-fp16","gpu":"t4","tokens":1e9})");
+  REQUIRE(fp16.time.has_value());
+  CHECK(fp16.time->peak_dtype == "fp16");
+  CHECK(fp16.time->peak_tflops == doctest::Approx(*test::gpu("t4").tflops_fp16));
+}
+
+TEST_CASE("the training JSON carries the keys other scripts read") {
+  const auto r = evaluate_json(R"({"model":"llama-3.1-8b","mode":"train","gpus":8,"pp":2,"zero":1,"sequence":1024,
+                                   "checkpointing":"full"})");
+  const json j = report_json(r);
+  for (const char* key : {"weights", "gradients", "optimizer", "master_weights", "activations", "temporary",
+                          "overhead", "total"}) {
+    CAPTURE(key);
+    CHECK(j["breakdown"][key].is_number_unsigned());
+  }
+  CHECK(j["breakdown"]["gradients"].get<std::uint64_t>() > 0);
+  CHECK(j["breakdown"]["optimizer"].get<std::uint64_t>() > 0);
+  CHECK(j["breakdown"]["activations"].get<std::uint64_t>() > 0);
+  CHECK(j["host_ram_bytes"].is_number_unsigned());
+  CHECK(j["nvme_bytes"].is_number_unsigned());
+  // Two pipeline stages: a first and a last rank, and the breakdown is the larger of the two.
+  REQUIRE(j["ranks"].size() == 2);
+  CHECK(j["ranks"][0]["role"] == "first pipeline stage");
+  CHECK(j["ranks"][1]["role"] == "last pipeline stage");
+  const auto largest = std::max(j["ranks"][0]["total"].get<std::uint64_t>(), j["ranks"][1]["total"].get<std::uint64_t>());
+  CHECK(j["breakdown"]["total"] == largest);
+  CHECK(j["model"]["id"] == "llama-3.1-8b");
+  CHECK(j["model"]["layers"] == 32);
+  CHECK(j["model"]["published_params"].is_number_unsigned());
+  CHECK(j["activations"]["logits"] == 4ULL * 1024 * 128'256);  // 4·s·b·V, fp32, last stage
+  CHECK(j["explanations"].size() > 5);
+  for (const auto& x : j["explanations"])
+    for (const char* k : {"key", "formula", "values", "source"}) CHECK(x[k].is_string());
+  CHECK(j["notes"].is_array());
+  CHECK(j["gpus"][0].contains("usable_bytes"));
+  CHECK(j["gpus"][0].contains("free_bytes"));
+}
+
+TEST_CASE("a sequence beyond the model's context is noted, not refused") {
+  const auto r = evaluate_json(R"({"model":"llama-2-7b","mode":"qlora","sequence":8192,"checkpointing":"full"})");
+  CHECK(r.options.sequence == 8192);
+  CHECK(has_note(r, "longer than the model's context (4096)"));
+}
+
+TEST_CASE("a training job on several GPUs cannot run on Apple chips: one GPU per machine") {
+  auto on_mac = training_request_from_json(R"({"mode":"lora","model":"llama-2-7b","gpu":"apple-m4-max-128gb","gpus":4})");
+  REQUIRE(on_mac.ok());
+  auto refused = evaluate_training(test::catalog(), on_mac.value());
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().field == "gpus");
+  CHECK(refused.error().message.find("one GPU per machine") != std::string::npos);
+  // One Mac is a job like any other; without a GPU named, a 4-GPU job lists only discrete cards.
+  CHECK(evaluate_json(R"({"mode":"lora","model":"llama-2-7b","gpu":"apple-m4-max-128gb"})").gpus.size() == 1);
+  const TrainingReport four = evaluate_json(R"({"mode":"lora","model":"llama-2-7b","gpus":4})");
+  const TrainingReport one = evaluate_json(R"({"mode":"lora","model":"llama-2-7b"})");
+  std::size_t apple = 0;
+  for (const auto& g : test::catalog().gpus) apple += g.one_per_machine();
+  CHECK(apple == 23);  // the Apple entries of data/gpus.json (M1 … M4 Max)
+  CHECK(one.gpus.size() == test::catalog().gpus.size());
+  CHECK(four.gpus.size() == test::catalog().gpus.size() - apple);
+  for (const auto& f : four.gpus) CHECK_FALSE(f.gpu->one_per_machine());
+}

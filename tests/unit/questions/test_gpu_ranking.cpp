@@ -1,0 +1,150 @@
+// Which GPU and how many (--recommend), and the biggest model a card runs (--biggest), through the real
+// memory estimate. Prices by hand from data/gpus.json; the seed article's tiers as scenarios.
+#include <doctest/doctest.h>
+
+#include "../test_support.hpp"
+#include "questions/gpu_ranking.hpp"
+
+using namespace vramfit;
+
+namespace {
+
+Request request(const char* json) {
+  auto r = request_from_json(json);
+  REQUIRE_MESSAGE(r.ok(), json);
+  return r.value();
+}
+
+RecommendReport recommended(const char* json) {
+  auto r = recommend_for(test::catalog(), request(json));
+  REQUIRE_MESSAGE(r.ok(), json << ": " << (r.ok() ? "" : r.error().message));
+  return std::move(r).value();
+}
+
+BiggestReport biggest(const char* json) {
+  auto r = biggest_for(test::catalog(), request(json));
+  REQUIRE_MESSAGE(r.ok(), json << ": " << (r.ok() ? "" : r.error().message));
+  return std::move(r).value();
+}
+
+const RankedConfig& pick(const RecommendReport& r, const std::optional<std::size_t>& index) {
+  REQUIRE(index.has_value());
+  return r.ranking.configs[*index];
+}
+
+}  // namespace
+
+TEST_CASE("recommend: the cheapest per hour and the fastest among the chosen GPUs") {
+  // Llama-3.1-8B bf16 (~18 GB at 8192 tokens) fits one of each. Per hour, by hand from data/gpus.json:
+  // RTX 4090 $0.34 < A100 80 GB $1.39 < H100 SXM $3.78; the fastest is the H100 (3350 GB/s).
+  const RecommendReport r = recommended(R"({"model":"llama-3.1-8b","gpus":"rtx-4090,a100-80gb-sxm,h100-sxm"})");
+  CHECK(r.ranking.configs.size() == 12);  // 3 GPUs × 1, 2, 4, 8
+  const RankedConfig& cheapest = pick(r, r.ranking.cheapest_per_hour);
+  CHECK(cheapest.gpu->id == "rtx-4090");
+  CHECK(cheapest.count == 1);
+  CHECK(*cheapest.usd_per_hour == doctest::Approx(0.34));
+  CHECK(pick(r, r.ranking.fastest).gpu->id == "h100-sxm");
+  CHECK(r.notes.empty());
+  // The need is the estimate's, split like check_fit: one GPU's free bytes equal evaluate()'s.
+  auto report = evaluate(test::catalog(), request(R"({"model":"llama-3.1-8b","gpu":"rtx-4090"})"));
+  REQUIRE(report.ok());
+  CHECK(cheapest.free_bytes == report.value().gpus.front().free_bytes);
+  CHECK(r.need.shardable_bytes + r.need.per_gpu_bytes == report.value().estimate.total);
+
+  const std::string json = recommend_report_to_json(r);
+  for (const char* key : {"\"recommendations\":[", "\"cheapest_per_hour\":{", "\"cheapest_per_million_tokens\":{",
+                          "\"fastest\":{", "\"tokens_per_second\":{", "\"usd_per_million_tokens\":{", "\"free_bytes\":",
+                          "\"within_budget\":true", "\"memory\":{"}) {
+    CAPTURE(key);
+    CHECK(json.find(key) != std::string::npos);
+  }
+}
+
+TEST_CASE("recommend: 80 GB cards need two for 70B in 16 bits (seed tier)") {
+  const RecommendReport r = recommended(R"({"model":"llama-2-70b","weights":"fp16","gpus":["a100-80gb-sxm"]})");
+  for (const RankedConfig& c : r.ranking.configs) {
+    CAPTURE(c.count);
+    CHECK(c.fits == (c.count >= 2));
+  }
+}
+
+TEST_CASE("recommend: a budget that excludes everything leaves no pick and says why") {
+  const RecommendReport r =
+      recommended(R"({"model":"llama-3.1-70b","weights":"bf16","budget_per_hour":0.5,"gpus":"rtx-4090,a100-80gb-sxm,apple-m2-ultra-192gb"})");
+  CHECK_FALSE(r.ranking.cheapest_per_hour.has_value());
+  CHECK_FALSE(r.ranking.cheapest_per_million_tokens.has_value());
+  CHECK_FALSE(r.ranking.fastest.has_value());
+  // The Mac has no cloud price: under a budget its cost is unknown, so it is left out.
+  for (const RankedConfig& c : r.ranking.configs) CHECK(c.gpu->id != "apple-m2-ultra-192gb");
+  REQUIRE(r.notes.size() == 2);
+  CHECK(r.notes[0].find("1 GPU type(s) without a catalog price") != std::string::npos);
+  // ~146 GB fits 8 × RTX 4090 (8 × $0.34 = $2.72/h) and 2 × A100 80 GB (2 × $1.39 = $2.78/h): the note
+  // names the cheaper one.
+  CHECK(r.notes[1] == "Nothing that fits costs at most $0.50/h; the cheapest that fits is 8 × GeForce RTX 4090 at $2.72/h.");
+  const std::string json = recommend_report_to_json(r);
+  CHECK(json.find("\"cheapest_per_hour\":null,\"cheapest_per_million_tokens\":null,\"fastest\":null") != std::string::npos);
+}
+
+TEST_CASE("recommend: nothing fits, and the closest miss is named") {
+  const RecommendReport r = recommended(R"({"model":"llama-3.1-405b","weights":"bf16","gpus":"rtx-4060"})");
+  REQUIRE(r.notes.size() == 1);
+  CHECK(r.notes[0].find("No configuration fits within the 10 % headroom; the closest, 8 × GeForce RTX 4060, is short by") !=
+        std::string::npos);
+}
+
+TEST_CASE("recommend: bad inputs name the field") {
+  CHECK(recommend_for(test::catalog(), request(R"({"model":"llama-3.1-8b","gpus":"voodoo"})")).error().field == "gpus");
+  CHECK(recommend_for(test::catalog(), request(R"({"model":"llama-3.1-8b","budget_per_hour":-1})")).error().field ==
+        "budget_per_hour");
+  CHECK(recommend_for(test::catalog(), request(R"({"model":"llama-3.1-8b","engine":"llamacpp","gpu_layers":10})"))
+            .error()
+            .field == "gpu_layers");
+  CHECK(recommend_json(test::catalog(), "{").find("\"ok\":false") != std::string::npos);
+}
+
+TEST_CASE("biggest: the seed article's tiers through the real estimate (llama.cpp, 4096 tokens)") {
+  SUBCASE("8 GB runs a 7B-class model in 4 bits, not a 13B") {
+    const BiggestReport r = biggest(R"({"gpu":"rtx-4060","engine":"llamacpp","weights":"q4_k_m"})");
+    REQUIRE(r.biggest.has_value());
+    CHECK(r.candidates[*r.biggest].params >= 7'000'000'000ULL);
+    CHECK(r.candidates[*r.biggest].params < 13'000'000'000ULL);
+  }
+  SUBCASE("24 GB runs 13B in 8 bits") {
+    const BiggestReport r = biggest(R"({"gpu":"rtx-4090","engine":"llamacpp","weights":"q8_0"})");
+    REQUIRE(r.biggest.has_value());
+    CHECK(r.candidates[*r.biggest].model == "llama-2-13b");
+  }
+  SUBCASE("48 GB runs 70B in 4 bits") {
+    const BiggestReport r = biggest(R"({"gpu":"rtx-a6000","engine":"llamacpp","weights":"q4_k_m"})");
+    REQUIRE(r.biggest.has_value());
+    CHECK(r.candidates[*r.biggest].params >= 69'000'000'000ULL);
+  }
+}
+
+TEST_CASE("biggest: most parameters first, the best format per format, and the JSON") {
+  const BiggestReport r = biggest(R"({"gpu":"rtx-4090","engine":"llamacpp","context":8192})");
+  CHECK(r.formats == biggest_formats(Engine::llamacpp));
+  CHECK(r.context == 8192);
+  REQUIRE(r.biggest.has_value());
+  const ModelCandidate& best = r.candidates[*r.biggest];
+  CHECK(r.free_bytes[*r.biggest] >= 0);
+  for (std::size_t i = 0; i < r.candidates.size(); ++i) {
+    const ModelCandidate& c = r.candidates[i];
+    const bool fits = classify_fit(c.total_bytes, r.gpu->usable_bytes(), r.headroom) == Fit::fits;
+    if (fits) CHECK(c.params <= best.params);
+  }
+  CHECK(r.by_format.size() == r.formats.size());
+  const std::string json = biggest_report_to_json(r);
+  CHECK(json.find("\"biggest\":{") != std::string::npos);
+  CHECK(json.find("\"model\":\"" + best.model + "\"") != std::string::npos);
+  CHECK(json.find("\"context\":8192") != std::string::npos);
+}
+
+TEST_CASE("biggest: needs a GPU, and says when nothing fits") {
+  CHECK(biggest_for(test::catalog(), request(R"({"engine":"llamacpp"})")).error().field == "gpu");
+  CHECK(biggest_for(test::catalog(), request(R"({"gpu":"rtx-4090","weights":"fp12"})")).error().field == "weights");
+  const BiggestReport r = biggest(R"({"gpu":"rtx-4060","weights":"bf16","context":1000000})");
+  CHECK_FALSE(r.biggest.has_value());
+  CHECK(r.notes.back().find("No preset fits GeForce RTX 4060") != std::string::npos);
+  CHECK(biggest_report_to_json(r).find("\"biggest\":null") != std::string::npos);
+}

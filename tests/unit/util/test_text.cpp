@@ -1,0 +1,57 @@
+// The core's message builder (core/src/text.hpp): each piece appended as the std::string chains it replaces
+// printed it.
+#include <doctest/doctest.h>
+
+#include <cstdint>  // std::uint64_t, std::int64_t, std::uint32_t, std::int8_t
+#include <limits>   // std::numeric_limits
+#include <string>   // std::string
+
+#include "util/text.hpp"
+
+using vramfit::detail::Fixed;
+using vramfit::detail::General;
+using vramfit::detail::Grouped;
+using vramfit::detail::Text;
+
+TEST_CASE("Text appends text pieces in order") {
+  const std::string owned = "owned";
+  const std::string_view view = "view";
+  CHECK((Text() << "literal " << owned << ' ' << view).str() == "literal owned view");
+  CHECK(Text().str().empty());
+  CHECK((Text() << "" << std::string() << "x").str() == "x");
+  CHECK((Text() << "10 × 2 B = 20 B").str() == "10 × 2 B = 20 B");  // UTF-8 passes through
+}
+
+TEST_CASE("Text writes integers as plain digits, signed ones with their sign") {
+  CHECK((Text() << std::uint64_t{0}).str() == "0");
+  CHECK((Text() << std::numeric_limits<std::uint64_t>::max()).str() == "18446744073709551615");
+  CHECK((Text() << std::numeric_limits<std::int64_t>::min()).str() == "-9223372036854775808");
+  CHECK((Text() << -42).str() == "-42");
+  CHECK((Text() << 7u << ',' << std::size_t{123456} << ',' << std::uint32_t{4294967295u}).str() ==
+        "7,123456,4294967295");
+  CHECK((Text() << std::int8_t{-5}).str() == "-5");  // a number, not a character
+}
+
+TEST_CASE("Text groups digits in threes") {
+  CHECK((Text() << Grouped{0}).str() == "0");
+  CHECK((Text() << Grouped{999}).str() == "999");
+  CHECK((Text() << Grouped{1000}).str() == "1,000");
+  CHECK((Text() << Grouped{123456}).str() == "123,456");
+  CHECK((Text() << Grouped{1234567}).str() == "1,234,567");
+  CHECK((Text() << Grouped{std::numeric_limits<std::uint64_t>::max()}).str() == "18,446,744,073,709,551,615");
+}
+
+TEST_CASE("Text writes printf's fixed and general forms") {
+  CHECK((Text() << Fixed{2.5, 0} << ' ' << Fixed{1.0 / 3, 2} << ' ' << Fixed{-0.125, 2}).str() == "2 0.33 -0.12");
+  CHECK((Text() << General{123456789.0, 3} << ' ' << General{0.0001234, 2} << ' ' << General{0.5, 5}).str() ==
+        "1.23e+08 0.00012 0.5");
+}
+
+TEST_CASE("A named Text is built piece by piece") {
+  Text t;
+  t << "a" << 1;
+  if (t.str().empty()) t << "never";
+  Text u;
+  for (int i = 0; i < 3; ++i) u << i << ';';
+  CHECK(u.str() == "0;1;2;");
+}
