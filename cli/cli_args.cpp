@@ -38,11 +38,11 @@ constexpr Flag kFlags[] = {
     {"--system-bandwidth", "GB/S", "system RAM bandwidth for llama.cpp layers left on the CPU (default 60)"},
     {"--prompt", "TOKENS", "prompt length for the prefill speed, e.g. 512 or 4k (default 512)"},
     {"--usd-per-kwh", "USD", "electricity price: adds the energy cost of running the --gpu you own"},
-    {"--recommend", nullptr, "rank GPU type x count (1, 2, 4, 8) by price and speed for this scenario"},
-    {"--gpus", "LIST", "--recommend: only these GPUs, comma-separated ids or names (default: all)"},
-    {"--budget-per-hour", "USD", "--recommend: the most a whole configuration may cost per hour"},
+    {"--rank-gpus", nullptr, "rank GPU type x count (1, 2, 4, 8) by price and speed for this scenario"},
+    {"--gpus", "LIST", "--rank-gpus: only these GPUs, comma-separated ids or names (default: all)"},
+    {"--budget-per-hour", "USD", "--rank-gpus: the most a whole configuration may cost per hour"},
     {"--biggest", nullptr, "the biggest preset and weight format that fits --gpu at --context (default 4096)"},
-    {"--what-would-help", nullptr, "the source article's strategies (8/4-bit, FP8 KV, checkpointing, LoRA, ZeRO, offload, ...) applied one at a time, with the memory each saves and what it costs"},
+    {"--remedies", nullptr, "what would help: the source article's strategies (8/4-bit, FP8 KV, checkpointing, LoRA, ZeRO, offload, ...) applied one at a time, with the memory each saves and what it costs"},
     {"--max-context", nullptr, "print the largest context and batch that fit --gpu"},
     {"--max-batch", nullptr, "same as --max-context (both limits are printed)"},
     {"--json", nullptr, "print the result as JSON, byte counts as integers"},
@@ -94,7 +94,7 @@ Result<Options> parse_args(const std::vector<std::string>& args) {
       } else if (inline_value) {
         return make_error(name, "takes no value");
       }
-      // --gpus is shared: a count for a training job (issue 3), a list of GPU ids for --recommend (issue 4).
+      // --gpus is shared: a count for a training job (issue 3), a list of GPU ids for --rank-gpus (issue 4).
       const bool gpu_list = name == "--gpus" && value.find_first_not_of("0123456789") != std::string::npos;
       if (!gpu_list) {
         if (takes_value && !inline_value) ++i;
@@ -205,11 +205,11 @@ Result<Options> parse_args(const std::vector<std::string>& args) {
     } else if (name == "--gpus") {
       o.request.gpus = split_list(value);
       if (o.request.gpus.empty()) return bad_value(name, value, "comma-separated GPU ids such as h100-sxm,l40s");
-    } else if (name == "--recommend") {
-      o.action = Action::recommend;
+    } else if (name == "--rank-gpus") {
+      o.action = Action::gpu_ranking;
     } else if (name == "--biggest") {
       o.action = Action::biggest;
-    } else if (name == "--what-would-help") {
+    } else if (name == "--remedies") {
       o.action = Action::remedies;
     } else if (name == "--headroom") {
       char* end = nullptr;

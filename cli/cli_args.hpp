@@ -10,7 +10,7 @@
 
 namespace vramfit::cli {
 
-enum class Action { estimate, help, version, list_models, list_gpus, limits, recommend, biggest, remedies };
+enum class Action { estimate, help, version, list_models, list_gpus, limits, gpu_ranking, biggest, remedies };
 
 struct Options {
   Action action = Action::estimate;

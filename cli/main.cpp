@@ -153,7 +153,7 @@ std::string optional_money(const std::optional<double>& usd) {
   return buf;
 }
 
-void print_pick(const char* label, const Recommendation& rec, const std::optional<std::size_t>& index) {
+void print_pick(const char* label, const GpuRanking& rec, const std::optional<std::size_t>& index) {
   if (!index) {
     std::printf("  %-24s none\n", label);
     return;
@@ -166,9 +166,9 @@ void print_pick(const char* label, const Recommendation& rec, const std::optiona
   std::printf("\n");
 }
 
-void print_recommendation(const RecommendReport& r) {
+void print_gpu_ranking(const GpuRankingReport& r) {
   const InferenceEstimate& e = r.estimate;
-  const Recommendation& rec = r.ranking;
+  const GpuRanking& rec = r.ranking;
   std::printf("%s, %s weights, %s, context %llu, batch %llu: %.1f GB (%.1f GB split across GPUs + %.1f GB on each)\n",
               r.model_name.c_str(), e.weights_format.c_str(), std::string(engine_name(e.engine)).c_str(),
               static_cast<unsigned long long>(e.context_tokens), static_cast<unsigned long long>(e.batch),
@@ -232,7 +232,7 @@ void print_biggest(const BiggestReport& r) {
   for (const auto& note : r.notes) std::printf("note: %s\n", note.c_str());
 }
 
-void print_remedies(const HelpReport& r) {
+void print_remedies(const RemediesReport& r) {
   std::printf("What would help (%s, %s on the busiest GPU%s%s):\n", r.mode.c_str(), gb(r.bytes).c_str(),
               r.gpu ? ", on " : "", r.gpu ? r.gpu->name.c_str() : "");
   if (r.remedies.empty()) std::printf("  nothing this calculator knows saves memory here\n");
@@ -357,7 +357,7 @@ int main(int argc, char** argv) {
   };
   if (is_training_mode(options.training.mode)) {
     if (options.action != cli::Action::estimate && options.action != cli::Action::remedies)
-      return fail(make_error("--mode", "--recommend, --biggest and --max-context answer inference; drop them or use --mode inference"));
+      return fail(make_error("--mode", "--rank-gpus, --biggest and --max-context answer inference; drop them or use --mode inference"));
     auto training = cli::training_request_from_shared(options.request, options.training);
     if (!training) return fail(training.error());
     auto training_fail = [](Error e) {  // the core names JSON keys; the user typed flags
@@ -365,9 +365,9 @@ int main(int argc, char** argv) {
       return fail(e);
     };
     if (options.action == cli::Action::remedies) {
-      auto help = what_would_help(catalog.value(), training.value());
+      auto help = remedies_for(catalog.value(), training.value());
       if (!help) return training_fail(help.error());
-      if (options.json) std::printf("%s\n", help_report_to_json(help.value()).c_str());
+      if (options.json) std::printf("%s\n", remedies_report_to_json(help.value()).c_str());
       else print_remedies(help.value());
       return 0;
     }
@@ -379,10 +379,10 @@ int main(int argc, char** argv) {
   }
   if (!options.training_flags.empty())
     return fail(make_error(options.training_flags.front(), "applies to training; add --mode train, lora or qlora"));
-  if (options.action == cli::Action::recommend)
-    return answer(recommend_for(catalog.value(), options.request), recommend_report_to_json, print_recommendation);
+  if (options.action == cli::Action::gpu_ranking)
+    return answer(rank_gpus_for(catalog.value(), options.request), gpu_ranking_report_to_json, print_gpu_ranking);
   if (options.action == cli::Action::remedies)
-    return answer(what_would_help(catalog.value(), options.request), help_report_to_json, print_remedies);
+    return answer(remedies_for(catalog.value(), options.request), remedies_report_to_json, print_remedies);
   if (options.action == cli::Action::biggest)
     return answer(biggest_for(catalog.value(), options.request), biggest_report_to_json, print_biggest);
   if (options.action == cli::Action::limits)

@@ -56,17 +56,17 @@ vramfit_cli_test(no_gpu_no_speed ARGS --model llama-3.1-8b --json
 # RTX 4090: 450 W × 1 h = 0.45 kWh; × $0.30/kWh = $0.135.
 vramfit_cli_test(energy ARGS --model llama-3.1-8b --gpu rtx-4090 --usd-per-kwh 0.30 --json
                  MATCH "\"energy\":{[^}]*\"kwh_per_hour\":0.45,\"tdp_w\":450.0,\"usd_per_hour\":0.135")
-vramfit_cli_test(recommend_json ARGS --model llama-3.1-8b --recommend --gpus rtx-4090,a100-80gb-sxm,h100-sxm --json
+vramfit_cli_test(recommend_json ARGS --model llama-3.1-8b --rank-gpus --gpus rtx-4090,a100-80gb-sxm,h100-sxm --json
                  MATCH "^{\"cheapest_per_hour\":{\"count\":1,\"gpu\":\"rtx-4090\"[^}]*},\"cheapest_per_million_tokens\":{[^}]+},\"fastest\":{\"count\":[0-9]+,\"gpu\":\"h100-sxm\".*\"recommendations\":\\[{\"count\":[0-9]+,\"fit\":\"fits\",\"fits\":true,\"free_bytes\":[0-9]+,\"gpu\":\"[a-z0-9-]+\",\"name\":\"[^\"]+\",\"note\":null,\"tokens_per_second\":{\"high\":[0-9.e+]+,\"low\":[0-9.e+]+},\"usd_per_hour\":[0-9.]+,\"usd_per_million_tokens\":{\"high\":[0-9.e+]+,\"low\":[0-9.e+]+},\"within_budget\":true}")
-vramfit_cli_test(recommend_table ARGS --model llama-3.1-70b --weights bf16 --recommend --gpus h100-sxm,rtx-4090
+vramfit_cli_test(recommend_table ARGS --model llama-3.1-70b --weights bf16 --rank-gpus --gpus h100-sxm,rtx-4090
                  MATCH "Fits, cheapest per 1M tokens first.*Cheapest per hour: +8 × GeForce RTX 4090.*Fastest: +8 × NVIDIA H100 SXM.*Does not fit, closest first")
-vramfit_cli_test(recommend_budget_excludes_all ARGS --model llama-3.1-70b --weights bf16 --recommend --budget-per-hour 0.01 --json
+vramfit_cli_test(recommend_budget_excludes_all ARGS --model llama-3.1-70b --weights bf16 --rank-gpus --budget-per-hour 0.01 --json
                  MATCH "\"cheapest_per_hour\":null,\"cheapest_per_million_tokens\":null,\"fastest\":null.*\"notes\":\\[[^]]*Nothing that fits costs at most \\$0.01/h; the cheapest that fits is [^]]*\\],\"ok\":true,\"recommendations\":\\[{")
-vramfit_cli_test(bad_budget FAIL ARGS --model llama-3.1-8b --recommend --budget-per-hour -1
+vramfit_cli_test(bad_budget FAIL ARGS --model llama-3.1-8b --rank-gpus --budget-per-hour -1
                  MATCH "^vramfit: --budget-per-hour: invalid value \"-1\"; expected a positive number of dollars per hour")
-vramfit_cli_test(bad_gpus FAIL ARGS --model llama-3.1-8b --recommend --gpus voodoo
+vramfit_cli_test(bad_gpus FAIL ARGS --model llama-3.1-8b --rank-gpus --gpus voodoo
                  MATCH "^vramfit: --gpus: unknown GPU \"voodoo\" \\(not in the GPU catalog\\); list them with --list-gpus")
-vramfit_cli_test(recommend_no_ngl FAIL ARGS --model llama-3.1-8b --engine llamacpp --ngl 10 --recommend MATCH "^vramfit: --ngl: ")
+vramfit_cli_test(recommend_no_ngl FAIL ARGS --model llama-3.1-8b --engine llamacpp --ngl 10 --rank-gpus MATCH "^vramfit: --ngl: ")
 vramfit_cli_test(bad_prompt FAIL ARGS --model llama-3.1-8b --gpu rtx-4090 --prompt 0 MATCH "^vramfit: --prompt: invalid value \"0\"")
 vramfit_cli_test(bad_system_bandwidth FAIL ARGS --model llama-3.1-8b --system-bandwidth fast
                  MATCH "^vramfit: --system-bandwidth: invalid value \"fast\"")
@@ -77,12 +77,12 @@ vramfit_cli_test(biggest_table ARGS --biggest --gpu rtx-4090 --engine llamacpp -
 vramfit_cli_test(biggest_needs_gpu FAIL ARGS --biggest --engine llamacpp MATCH "^vramfit: --gpu: name the card")
 # What would help: 13B in FP16 overflows a 24 GB card, its INT8 form fits (the seed article's example);
 # ZeRO-Offload moves 16 B of a mixed-precision AdamW parameter's 18 B to host RAM: 16 × 7e9 = 112e9.
-vramfit_cli_test(help_table ARGS --model llama-2-13b --gpu rtx-4090 --context 4096 --what-would-help
+vramfit_cli_test(help_table ARGS --model llama-2-13b --gpu rtx-4090 --context 4096 --remedies
                  MATCH "What would help \\(inference.*weights-8bit +saves +[0-9.]+ GB +[0-9.]+ GiB -> +[0-9.]+ GB +[0-9.]+ GiB +fits")
-vramfit_cli_test(help_training_json ARGS --params 7e9 --mode train --what-would-help --json
+vramfit_cli_test(help_training_json ARGS --params 7e9 --mode train --remedies --json
                  MATCH "\"id\":\"offload-optimizer\",\"inputs\":{\"offload\":\"optimizer\",\"zero\":\"2\"},\"saved_bytes\":112000000000")
-vramfit_cli_test(help_bad_input FAIL ARGS --model llama-2-7b --context 0 --what-would-help MATCH "^vramfit: --context: ")
-vramfit_cli_test(help_issue4 ARGS --help MATCH "--system-bandwidth.*--prompt.*--usd-per-kwh.*--recommend.*--gpus.*--budget-per-hour.*--biggest")
+vramfit_cli_test(help_bad_input FAIL ARGS --model llama-2-7b --context 0 --remedies MATCH "^vramfit: --context: ")
+vramfit_cli_test(help_issue4 ARGS --help MATCH "--system-bandwidth.*--prompt.*--usd-per-kwh.*--rank-gpus.*--gpus.*--budget-per-hour.*--biggest")
 
 # Training (issue 3). The seed article's 7B: mixed-precision AdamW with fp32 gradients (HF Trainer) keeps
 # 7e9 × 2 B weights = 14 GB, 7e9 × 4 B gradients = 28 GB, 7e9 × 12 B optimizer (fp32 master + m + v) = 84 GB.
@@ -94,8 +94,8 @@ vramfit_cli_test(train_bad_zero FAIL ARGS --mode train --params 7e9 --zero 5
 vramfit_cli_test(train_flag_without_mode FAIL ARGS --model llama-2-7b --zero 3
                  MATCH "--zero: applies to training; add --mode train, lora or qlora")
 vramfit_cli_test(train_bad_mode FAIL ARGS --mode pretrain --params 7e9 MATCH "--mode: ")
-# --gpus is a job's GPU count in training and a GPU list for --recommend.
-vramfit_cli_test(recommend_gpu_list ARGS --recommend --model llama-3.1-8b --gpus rtx-4090,l40s --json
+# --gpus is a job's GPU count in training and a GPU list for --rank-gpus.
+vramfit_cli_test(recommend_gpu_list ARGS --rank-gpus --model llama-3.1-8b --gpus rtx-4090,l40s --json
                  MATCH "\"recommendations\":\\[")
 vramfit_cli_test(qlora_fits_4090 ARGS --mode qlora --model llama-2-7b --gpu rtx-4090 MATCH "GeForce RTX 4090 +fits")
 # A device reports size 0 and would be read forever (review finding): refused at once.

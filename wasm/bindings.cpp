@@ -63,9 +63,9 @@ std::string solve_json(const std::string& request_json) {
 
 // A core function of (catalog, request JSON) → JSON, bound with the built-in catalog:
 //   memory_curve: the request plus "axis" ("context" | "batch") and "points" (2–1024, default 256) or "values";
-//   recommend: the CLI's --recommend --json, with optional "gpus" (array or comma-separated) and "budget_per_hour";
+//   recommend: the CLI's --rank-gpus --json, with optional "gpus" (array or comma-separated) and "budget_per_hour";
 //   biggest: the CLI's --biggest --json; needs "gpu"; "context" (default 4096), "engine", "weights" narrow it;
-//   help: the CLI's --what-would-help --json, for an inference or a training request (its "mode").
+//   help: the CLI's --remedies --json, for an inference or a training request (its "mode").
 template <std::string (*Answer)(const Catalog&, std::string_view)>
 std::string with_catalog(const std::string& request_json) {
   const auto& catalog = builtin_catalog();
@@ -149,9 +149,9 @@ EMSCRIPTEN_BINDINGS(vramfit) {
   emscripten::function("catalog", &catalog_json);
   emscripten::function("solve", &solve_json);
   emscripten::function("memory_curve", &with_catalog<memory_curve_json>);
-  emscripten::function("recommend", &with_catalog<recommend_json>);
+  emscripten::function("recommend", &with_catalog<gpu_ranking_json>);
   emscripten::function("biggest", &with_catalog<biggest_json>);
-  emscripten::function("help", &with_catalog<help_json>);
+  emscripten::function("help", &with_catalog<remedies_json>);
   emscripten::function("evaluate_file", &evaluate_file);
   emscripten::function("evaluate_shards", &evaluate_shards);
 }

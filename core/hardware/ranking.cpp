@@ -41,7 +41,7 @@ std::string tensor_parallel_problem(const SpeedModel& model, std::uint64_t count
   return "";
 }
 
-Result<Recommendation> recommend(const SpeedModel& model, const MemoryNeed& need, const std::vector<Gpu>& catalog,
+Result<GpuRanking> rank_gpus(const SpeedModel& model, const MemoryNeed& need, const std::vector<Gpu>& catalog,
                                  const RankOptions& o) {
   if (!(o.headroom >= 0 && o.headroom < 1)) return make_error("headroom", "must be at least 0 and below 1");
   if (o.max_usd_per_hour && !(std::isfinite(*o.max_usd_per_hour) && *o.max_usd_per_hour > 0))
@@ -61,7 +61,7 @@ Result<Recommendation> recommend(const SpeedModel& model, const MemoryNeed& need
     }
   }
 
-  Recommendation rec;
+  GpuRanking rec;
   for (const Gpu* gpu : gpus) {
     for (std::uint64_t count : o.counts) {
       RankedConfig c;

@@ -46,7 +46,7 @@ struct RankedConfig {
   std::string note;  // why a count is impossible or a speed is missing
 };
 
-struct Recommendation {
+struct GpuRanking {
   std::vector<RankedConfig> configs;  // fitting first (cheapest per 1M tokens, then fastest); then the rest
                                       // by how little they miss
   std::optional<std::size_t> cheapest_per_hour;  // indices into configs, fitting and within budget
@@ -58,7 +58,7 @@ struct Recommendation {
 // and the KV heads (vLLM refuses the rest). An empty string when it does; else why not.
 std::string tensor_parallel_problem(const SpeedModel& model, std::uint64_t count);
 
-Result<Recommendation> recommend(const SpeedModel& model, const MemoryNeed& need, const std::vector<Gpu>& catalog,
+Result<GpuRanking> rank_gpus(const SpeedModel& model, const MemoryNeed& need, const std::vector<Gpu>& catalog,
                                  const RankOptions& options);
 
 // llama.cpp -ngl: the most layers that fit next to `fixed_gpu_bytes` (compute buffers, context)

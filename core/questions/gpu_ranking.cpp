@@ -43,8 +43,8 @@ Result<std::vector<std::string>> gpus_to_rank(const Catalog& catalog, const Requ
   return priced;
 }
 
-void add_recommend_notes(RecommendReport& out, std::size_t unpriced) {
-  const Recommendation& rec = out.ranking;
+void add_ranking_notes(GpuRankingReport& out, std::size_t unpriced) {
+  const GpuRanking& rec = out.ranking;
   const RankedConfig* cheapest_fit = nullptr;  // ignoring the budget
   const RankedConfig* closest_miss = nullptr;
   for (const RankedConfig& c : rec.configs) {
@@ -75,7 +75,7 @@ void add_recommend_notes(RecommendReport& out, std::size_t unpriced) {
   }
 }
 
-void write_pick(JsonWriter& w, const char* key, const Recommendation& rec, const std::optional<std::size_t>& index) {
+void write_pick(JsonWriter& w, const char* key, const GpuRanking& rec, const std::optional<std::size_t>& index) {
   if (!index) return w.field(key, nullptr);
   const RankedConfig& c = rec.configs[*index];
   w.begin_object(key);
@@ -88,7 +88,7 @@ void write_pick(JsonWriter& w, const char* key, const Recommendation& rec, const
 
 }  // namespace
 
-Result<RecommendReport> recommend_for(const Catalog& catalog, const Request& request) {
+Result<GpuRankingReport> rank_gpus_for(const Catalog& catalog, const Request& request) {
   if (request.gpu_layers)
     return make_error("gpu_layers", "the ranking keeps every layer on the GPUs; leave out -ngl (gpu_layers) to rank");
   if (request.budget_per_hour && !(std::isfinite(*request.budget_per_hour) && *request.budget_per_hour > 0))
@@ -103,7 +103,7 @@ Result<RecommendReport> recommend_for(const Catalog& catalog, const Request& req
   auto estimate = estimate_inference(rr.model, rr.options);
   if (!estimate) return estimate.error();
 
-  RecommendReport out;
+  GpuRankingReport out;
   out.model_id = rr.model.id;
   out.model_name = rr.model.name;
   out.estimate = std::move(estimate).value();
@@ -123,18 +123,18 @@ Result<RecommendReport> recommend_for(const Catalog& catalog, const Request& req
 
   // Under a budget that leaves no priced GPU, rank nothing (an empty list would mean the whole catalog).
   if (!(request.budget_per_hour && out.options.gpus.empty())) {
-    auto ranking = recommend(model.value(), out.need, catalog.gpus, out.options);
+    auto ranking = rank_gpus(model.value(), out.need, catalog.gpus, out.options);
     if (!ranking) return ranking.error();
     out.ranking = std::move(ranking).value();
   }
-  add_recommend_notes(out, unpriced);
+  add_ranking_notes(out, unpriced);
   return out;
 }
 
-std::string recommend_report_to_json(const RecommendReport& report) {
+std::string gpu_ranking_report_to_json(const GpuRankingReport& report) {
   const InferenceEstimate& e = report.estimate;
   const RankOptions& o = report.options;
-  const Recommendation& rec = report.ranking;
+  const GpuRanking& rec = report.ranking;
   JsonWriter w;
   w.begin_object();
   write_pick(w, "cheapest_per_hour", rec, rec.cheapest_per_hour);
@@ -288,12 +288,12 @@ std::string biggest_report_to_json(const BiggestReport& report) {
   return w.take();
 }
 
-std::string recommend_json(const Catalog& catalog, std::string_view request_json) {
+std::string gpu_ranking_json(const Catalog& catalog, std::string_view request_json) {
   auto request = request_from_json(request_json);
   if (!request) return error_to_json(request.error());
-  auto report = recommend_for(catalog, request.value());
+  auto report = rank_gpus_for(catalog, request.value());
   if (!report) return error_to_json(report.error());
-  return recommend_report_to_json(report.value());
+  return gpu_ranking_report_to_json(report.value());
 }
 
 std::string biggest_json(const Catalog& catalog, std::string_view request_json) {

@@ -1,7 +1,7 @@
 #pragma once
 // The hardware questions asked of a scenario: which GPU type and count to rent or buy (ranked by
-// price and speed), and the biggest model and quantization a given card runs. The CLI (--recommend,
-// --biggest) and the bindings (recommend, biggest) both go through here and print the same JSON.
+// price and speed), and the biggest model and quantization a given card runs. The CLI (--rank-gpus,
+// --biggest) and the bindings (gpu_ranking, biggest) both go through here and print the same JSON.
 #include <cstddef>      // std::size_t
 #include <cstdint>      // std::uint64_t
 #include <optional>     // std::optional
@@ -14,21 +14,21 @@
 
 namespace vramfit {
 
-struct RecommendReport {
+struct GpuRankingReport {
   std::string model_id;
   std::string model_name;
   InferenceEstimate estimate;  // the scenario's memory on one GPU, without a GPU-specific vLLM budget
   MemoryNeed need;             // memory_need(estimate): what tensor parallelism splits and what it does not
   RankOptions options;         // as ranked: headroom, counts, budget, the GPU list, the speed inputs
-  Recommendation ranking;
+  GpuRanking ranking;
   std::vector<std::string> notes;  // why a pick is missing: nothing fits, nothing within the budget, ...
 };
 
 // Ranks request.gpus (else request.gpu, else the whole catalog) × 1/2/4/8 GPUs for the request's
 // scenario. With a budget, GPUs without a catalog price are left out (their cost is unknown) and a note
 // says so. --ngl is refused: the ranking keeps every layer on the GPU.
-Result<RecommendReport> recommend_for(const Catalog& catalog, const Request& request);
-std::string recommend_report_to_json(const RecommendReport& report);
+Result<GpuRankingReport> rank_gpus_for(const Catalog& catalog, const Request& request);
+std::string gpu_ranking_report_to_json(const GpuRankingReport& report);
 
 struct BiggestReport {
   const Gpu* gpu = nullptr;
@@ -55,7 +55,7 @@ Result<BiggestReport> biggest_for(const Catalog& catalog, const Request& request
 std::string biggest_report_to_json(const BiggestReport& report);
 
 // The bindings' form: request JSON in, the report (or error_to_json) out.
-std::string recommend_json(const Catalog& catalog, std::string_view request_json);
+std::string gpu_ranking_json(const Catalog& catalog, std::string_view request_json);
 std::string biggest_json(const Catalog& catalog, std::string_view request_json);
 
 }  // namespace vramfit

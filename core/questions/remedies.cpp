@@ -29,7 +29,7 @@ constexpr const char* kArticleQuantization =
 // The remedies of one scenario, collected against its "before" figure.
 class Collector {
  public:
-  Collector(HelpReport& report, double headroom) : report_(report), headroom_(headroom) {}
+  Collector(RemediesReport& report, double headroom) : report_(report), headroom_(headroom) {}
 
   // Keeps the remedy when it saves at least 0.5 % of the busiest GPU's memory: a smaller change is noise next to
   // the estimate's own range, not help.
@@ -66,7 +66,7 @@ class Collector {
   }
 
  private:
-  HelpReport& report_;
+  RemediesReport& report_;
   double headroom_;
 };
 
@@ -132,13 +132,13 @@ bool pre_ampere(const Gpu* gpu) {
 
 }  // namespace
 
-Result<HelpReport> what_would_help(const Catalog& catalog, const Request& request) {
+Result<RemediesReport> remedies_for(const Catalog& catalog, const Request& request) {
   auto base = evaluate(catalog, request);
   if (!base) return base.error();
   const Report& b = base.value();
   const InferenceEstimate& e = b.estimate;
 
-  HelpReport report;
+  RemediesReport report;
   report.mode = "inference";
   report.bytes = e.total;
   std::optional<GpuFit> gpu_fit;
@@ -286,14 +286,14 @@ Result<HelpReport> what_would_help(const Catalog& catalog, const Request& reques
   return report;
 }
 
-Result<HelpReport> what_would_help(const Catalog& catalog, const TrainingRequest& request) {
+Result<RemediesReport> remedies_for(const Catalog& catalog, const TrainingRequest& request) {
   auto base = evaluate_training(catalog, request);
   if (!base) return base.error();
   const TrainingReport& b = base.value();
   const TrainingOptions& o = b.options;
   const TrainingEstimate& e = b.estimate;
 
-  HelpReport report;
+  RemediesReport report;
   report.mode = training_mode_name(o.mode);
   report.bytes = e.breakdown.total;
   report.gpu = b.gpu;
@@ -425,7 +425,7 @@ Result<HelpReport> what_would_help(const Catalog& catalog, const TrainingRequest
   return report;
 }
 
-std::string help_report_to_json(const HelpReport& report) {
+std::string remedies_report_to_json(const RemediesReport& report) {
   JsonWriter w;
   auto fit = [&](const char* key, const std::optional<Fit>& f) {
     if (f) w.field(key, fit_name(*f));
@@ -469,19 +469,19 @@ std::string help_report_to_json(const HelpReport& report) {
   return w.take();
 }
 
-std::string help_json(const Catalog& catalog, std::string_view request_json) {
+std::string remedies_json(const Catalog& catalog, std::string_view request_json) {
   if (request_json_is_training(request_json)) {
     auto request = training_request_from_json(request_json);
     if (!request) return error_to_json(request.error());
-    auto report = what_would_help(catalog, request.value());
+    auto report = remedies_for(catalog, request.value());
     if (!report) return error_to_json(report.error());
-    return help_report_to_json(report.value());
+    return remedies_report_to_json(report.value());
   }
   auto request = request_from_json(request_json);
   if (!request) return error_to_json(request.error());
-  auto report = what_would_help(catalog, request.value());
+  auto report = remedies_for(catalog, request.value());
   if (!report) return error_to_json(report.error());
-  return help_report_to_json(report.value());
+  return remedies_report_to_json(report.value());
 }
 
 }  // namespace vramfit

@@ -2,7 +2,7 @@
 // "What would help": ways to save memory (the source article's and the engines' own) applied to one scenario,
 // one at a time. Each remedy is the scenario with one or two inputs changed and estimated again by the same
 // core (evaluate, evaluate_training), so its saving is exactly the difference between two full estimates. The
-// page's "What would help" panel and the CLI's --what-would-help both print this.
+// page's "What would help" panel and the CLI's --remedies both print this.
 #include <cstdint>      // std::uint64_t, std::int64_t
 #include <optional>     // std::optional
 #include <string>       // std::string
@@ -36,7 +36,7 @@ struct Remedy {
   Explanation explanation;          // key "saved": before − after, with this scenario's bytes and the change
 };
 
-struct HelpReport {
+struct RemediesReport {
   std::string mode;                // "inference", "train", "lora", "qlora"
   std::uint64_t bytes = 0;         // the scenario's busiest GPU, before any remedy
   const Gpu* gpu = nullptr;        // the request's GPU, if any
@@ -49,18 +49,18 @@ struct HelpReport {
 // FlashAttention/SDPA instead of eager attention, half the context, batch 1, and with a GPU that is too
 // small, llama.cpp's partial offload (-ngl) and the split across 2, 4 or 8 of it. Errors are the scenario's
 // own (an invalid request is not advised on).
-Result<HelpReport> what_would_help(const Catalog& catalog, const Request& request);
+Result<RemediesReport> remedies_for(const Catalog& catalog, const Request& request);
 
 // Training: activation checkpointing, FlashAttention, an 8-bit optimizer, LoRA, QLoRA, mixed precision,
 // ZeRO-Offload of the optimizer, ZeRO-3 across the job's GPUs, more GPUs with ZeRO-3 when the request's
 // GPU is too small, and micro-batch 1 with the same effective batch.
-Result<HelpReport> what_would_help(const Catalog& catalog, const TrainingRequest& request);
+Result<RemediesReport> remedies_for(const Catalog& catalog, const TrainingRequest& request);
 
 // {"ok": true, "mode", "bytes", "gpu", "fit", "free_bytes", "notes", "remedies": [{"id", "inputs", "applicable",
 // "bytes", "saved_bytes", "fit", "free_bytes", "host_ram_bytes", "cost", "source", "explanation":
 // {"formula", "key", "source", "values"}}]}; a training request when its "mode" is
 // (request_json_is_training), else inference. Errors use error_to_json.
-std::string help_report_to_json(const HelpReport& report);
-std::string help_json(const Catalog& catalog, std::string_view request_json);
+std::string remedies_report_to_json(const RemediesReport& report);
+std::string remedies_json(const Catalog& catalog, std::string_view request_json);
 
 }  // namespace vramfit

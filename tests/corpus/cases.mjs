@@ -36,7 +36,7 @@ add('vllm-seqs', ['--model', 'qwen3-8b', '--engine', 'vllm', '--gpu', 'a100-80gb
 add('vllm-util-0.8-max-context', ['--model', 'llama-3.1-8b', '--engine', 'vllm', '--gpu', 'h100-sxm', '--gpu-util', '0.8',
   '--max-context']);
 add('vllm-util-0.8-remedies', ['--model', 'llama-3.1-8b', '--engine', 'vllm', '--gpu', 'h100-sxm', '--gpu-util', '0.8',
-  '--what-would-help', '--json']);
+  '--remedies', '--json']);
 add('llamacpp-ngl', ['--model', 'qwen2.5-7b', '--weights', 'q4_k_m', '--engine', 'llamacpp', '--gpu', 'rtx-4060', '--ngl', '20']);
 add('llamacpp-ngl-json', ['--model', 'qwen2.5-7b', '--weights', 'q4_k_m', '--engine', 'llamacpp', '--gpu', 'rtx-4060',
   '--ngl', '20', '--system-bandwidth', '80', '--json']);
@@ -45,17 +45,17 @@ add('serving-cost-json', ['--model', 'llama-3.1-8b', '--gpu', 'l40s', '--prompt'
 add('max-context', ['--model', 'llama-3.1-8b', '--gpu', 'rtx-4090', '--max-context']);
 add('max-context-json', ['--model', 'mixtral-8x7b', '--weights', 'int4', '--gpu', 'a100-80gb-sxm', '--max-batch', '--json']);
 add('headroom', ['--model', 'llama-3.1-8b', '--gpu', 'rtx-4090', '--headroom', '0.2', '--max-context']);
-add('recommend', ['--model', 'llama-3.1-70b', '--weights', 'awq-4bit-128g', '--recommend', '--budget-per-hour', '10']);
-add('recommend-json', ['--model', 'llama-3.1-70b', '--weights', 'awq-4bit-128g', '--recommend', '--json']);
-add('recommend-gpus', ['--model', 'llama-3.1-70b', '--engine', 'vllm', '--recommend', '--gpus', 'h100-sxm,l40s,a100-80gb-sxm']);
+add('recommend', ['--model', 'llama-3.1-70b', '--weights', 'awq-4bit-128g', '--rank-gpus', '--budget-per-hour', '10']);
+add('recommend-json', ['--model', 'llama-3.1-70b', '--weights', 'awq-4bit-128g', '--rank-gpus', '--json']);
+add('recommend-gpus', ['--model', 'llama-3.1-70b', '--engine', 'vllm', '--rank-gpus', '--gpus', 'h100-sxm,l40s,a100-80gb-sxm']);
 add('biggest', ['--biggest', '--gpu', 'rtx-3090', '--engine', 'llamacpp', '--context', '8192']);
 add('biggest-json', ['--biggest', '--gpu', 'rtx-4090', '--json']);
-add('remedies', ['--model', 'llama-2-13b', '--gpu', 'rtx-4090', '--what-would-help']);
-add('remedies-json', ['--model', 'llama-2-13b', '--gpu', 'rtx-4090', '--what-would-help', '--json']);
+add('remedies', ['--model', 'llama-2-13b', '--gpu', 'rtx-4090', '--remedies']);
+add('remedies-json', ['--model', 'llama-2-13b', '--gpu', 'rtx-4090', '--remedies', '--json']);
 add('remedies-llamacpp', ['--model', 'llama-3.1-70b', '--engine', 'llamacpp', '--weights', 'q4_k_m', '--gpu', 'rtx-4090',
-  '--what-would-help', '--json']);
-add('remedies-train', ['--mode', 'train', '--model', 'llama-3.1-8b', '--gpu', 'a100-80gb-sxm', '--what-would-help']);
-add('remedies-train-json', ['--mode', 'train', '--model', 'llama-3.1-8b', '--gpu', 'a100-80gb-sxm', '--what-would-help', '--json']);
+  '--remedies', '--json']);
+add('remedies-train', ['--mode', 'train', '--model', 'llama-3.1-8b', '--gpu', 'a100-80gb-sxm', '--remedies']);
+add('remedies-train-json', ['--mode', 'train', '--model', 'llama-3.1-8b', '--gpu', 'a100-80gb-sxm', '--remedies', '--json']);
 add('qlora', ['--mode', 'qlora', '--model', 'llama-2-7b', '--gpu', 'rtx-4090']);
 add('qlora-json', ['--mode', 'qlora', '--model', 'llama-2-7b', '--gpu', 'rtx-4090', '--json']);
 add('lora-json', ['--mode', 'lora', '--model', 'mistral-7b', '--lora-rank', '64', '--lora-targets', 'q,v', '--seq', '4096',
@@ -89,7 +89,7 @@ add('err-headroom', ['--model', 'llama-3.1-8b', '--headroom', '0.95']);
 add('err-twice', ['--model', 'llama-3.1-8b', '--context', '1', '--context', '2']);
 add('err-training-flag', ['--model', 'llama-3.1-8b', '--zero', '3']);
 add('err-mode', ['--mode', 'pretrain', '--model', 'llama-3.1-8b']);
-add('err-train-recommend', ['--mode', 'train', '--model', 'llama-3.1-8b', '--recommend']);
+add('err-train-recommend', ['--mode', 'train', '--model', 'llama-3.1-8b', '--rank-gpus']);
 add('err-optimizer', ['--mode', 'train', '--model', 'llama-3.1-8b', '--optimizer', 'adam9']);
 add('err-no-model', ['--context', '8192']);
 add('err-limits-no-gpu', ['--model', 'llama-3.1-8b', '--max-context']);

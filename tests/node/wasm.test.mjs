@@ -155,7 +155,7 @@ test('the wasm and the native CLI print the same numbers', async (t) => {
   const webSpeed = evaluate({ model: 'llama-3.1-70b', weights: 'bf16', engine: 'vllm', batch: 16, context: 4096, gpu: 'h100-sxm' });
   assert.deepEqual(webSpeed.speed, nativeSpeed.speed);
   assert.deepEqual(webSpeed.cost, nativeSpeed.cost);
-  const nativeRec = JSON.parse(execFileSync(cli, [...args, '--recommend', '--budget-per-hour', '20', '--json']));
+  const nativeRec = JSON.parse(execFileSync(cli, [...args, '--rank-gpus', '--budget-per-hour', '20', '--json']));
   const webRec = recommend({ model: 'llama-3.1-70b', weights: 'bf16', engine: 'vllm', batch: 16, context: 4096, budget_per_hour: 20 });
   assert.deepEqual(webRec, nativeRec);
 });

@@ -66,11 +66,11 @@ TEST_CASE("unknown flags and missing values are named") {
 }
 
 TEST_CASE("speed, cost and recommendation flags parse into the request") {
-  auto o = parse_args({"--model", "llama-3.1-70b", "--recommend", "--gpus", "h100-sxm, l40s", "--budget-per-hour", "12.5",
+  auto o = parse_args({"--model", "llama-3.1-70b", "--rank-gpus", "--gpus", "h100-sxm, l40s", "--budget-per-hour", "12.5",
                        "--system-bandwidth", "90", "--prompt", "4k", "--usd-per-kwh", "0.3"});
   REQUIRE(o.ok());
   const Request& r = o.value().request;
-  CHECK(o.value().action == Action::recommend);
+  CHECK(o.value().action == Action::gpu_ranking);
   CHECK(r.gpus == std::vector<std::string>{"h100-sxm", "l40s"});
   CHECK(r.budget_per_hour == 12.5);
   CHECK(r.serving.system_bandwidth_gb_s == 90.0);
@@ -101,7 +101,7 @@ TEST_CASE("--help lists every flag") {
                            "--headroom", "--json", "--list-models", "--list-gpus", "--help", "--version", "--engine",
                            "--attention", "--kv-allocation", "--avg-tokens", "--expandable-segments", "--gpu-util",
                            "--max-num-batched-tokens", "--max-num-seqs", "--ngl", "--max-context", "--max-batch",
-                           "--system-bandwidth", "--prompt", "--usd-per-kwh", "--recommend", "--gpus",
+                           "--system-bandwidth", "--prompt", "--usd-per-kwh", "--rank-gpus", "--gpus",
                            "--budget-per-hour", "--biggest"})
     CHECK_MESSAGE(help.find(flag) != std::string::npos, flag);
 }

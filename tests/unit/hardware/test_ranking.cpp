@@ -93,9 +93,9 @@ TEST_CASE("ranking 70B in bf16: fitting configurations, the picks, and how far t
   o.speed.batch = 16;
   o.speed.context_tokens = 4096;
   o.speed.kv_bytes_per_sequence = kv;
-  auto rec = recommend(m, need, vramfit::test::catalog().gpus, o);
+  auto rec = rank_gpus(m, need, vramfit::test::catalog().gpus, o);
   REQUIRE(rec.ok());
-  const Recommendation& r = rec.value();
+  const GpuRanking& r = rec.value();
   CHECK(r.configs.size() == 20);
   for (const RankedConfig& c : r.configs) {
     CAPTURE(c.gpu->id);
@@ -125,17 +125,17 @@ TEST_CASE("ranking 70B in bf16: fitting configurations, the picks, and how far t
 
   SUBCASE("a budget keeps the picks within it") {
     o.max_usd_per_hour = 3.0;
-    auto budget = recommend(m, need, vramfit::test::catalog().gpus, o);
+    auto budget = rank_gpus(m, need, vramfit::test::catalog().gpus, o);
     REQUIRE(budget.ok());
     REQUIRE(budget.value().fastest.has_value());
     CHECK(*budget.value().configs[*budget.value().fastest].usd_per_hour <= 3.0);
   }
   SUBCASE("bad options name the field") {
     o.headroom = 1.5;
-    CHECK(recommend(m, need, vramfit::test::catalog().gpus, o).error().field == "headroom");
+    CHECK(rank_gpus(m, need, vramfit::test::catalog().gpus, o).error().field == "headroom");
     o.headroom = 0.1;
     o.gpus = {"no-such-gpu"};
-    CHECK(recommend(m, need, vramfit::test::catalog().gpus, o).error().field == "gpus");
+    CHECK(rank_gpus(m, need, vramfit::test::catalog().gpus, o).error().field == "gpus");
   }
 }
 
@@ -147,7 +147,7 @@ TEST_CASE("an Apple chip is ranked alone: two of them are not a configuration") 
   RankOptions o;
   o.gpus = {"apple-m4-max-128gb", "rtx-4090"};
   o.counts = {1, 2};
-  auto rec = recommend(m, need, vramfit::test::catalog().gpus, o);
+  auto rec = rank_gpus(m, need, vramfit::test::catalog().gpus, o);
   REQUIRE(rec.ok());
   int apple_pairs = 0;
   for (const RankedConfig& c : rec.value().configs) {

@@ -155,7 +155,7 @@ TEST_CASE("the recommendation judges vLLM fits by gpu_memory_utilization as the 
   auto request = request_from_json(R"({"model":"llama-3.1-8b","engine":"vllm","gpu_util":0.5,"context":4096,
       "gpus":"rtx-4090"})");
   REQUIRE(request.ok());
-  auto advice = recommend_for(test::catalog(), request.value());
+  auto advice = rank_gpus_for(test::catalog(), request.value());
   REQUIRE(advice.ok());
   CHECK(advice.value().options.headroom == doctest::Approx(0.5));
   bool one_card_fits = false;

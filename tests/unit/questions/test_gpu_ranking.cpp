@@ -1,4 +1,4 @@
-// Which GPU and how many (--recommend), and the biggest model a card runs (--biggest), through the real
+// Which GPU and how many (--rank-gpus), and the biggest model a card runs (--biggest), through the real
 // memory estimate. Prices by hand from data/gpus.json; the seed article's tiers as scenarios.
 #include <doctest/doctest.h>
 
@@ -15,8 +15,8 @@ Request request(const char* json) {
   return r.value();
 }
 
-RecommendReport recommended(const char* json) {
-  auto r = recommend_for(test::catalog(), request(json));
+GpuRankingReport recommended(const char* json) {
+  auto r = rank_gpus_for(test::catalog(), request(json));
   REQUIRE_MESSAGE(r.ok(), json << ": " << (r.ok() ? "" : r.error().message));
   return std::move(r).value();
 }
@@ -27,7 +27,7 @@ BiggestReport biggest(const char* json) {
   return std::move(r).value();
 }
 
-const RankedConfig& pick(const RecommendReport& r, const std::optional<std::size_t>& index) {
+const RankedConfig& pick(const GpuRankingReport& r, const std::optional<std::size_t>& index) {
   REQUIRE(index.has_value());
   return r.ranking.configs[*index];
 }
@@ -37,7 +37,7 @@ const RankedConfig& pick(const RecommendReport& r, const std::optional<std::size
 TEST_CASE("recommend: the cheapest per hour and the fastest among the chosen GPUs") {
   // Llama-3.1-8B bf16 (~18 GB at 8192 tokens) fits one of each. Per hour, by hand from data/gpus.json:
   // RTX 4090 $0.34 < A100 80 GB $1.39 < H100 SXM $3.78; the fastest is the H100 (3350 GB/s).
-  const RecommendReport r = recommended(R"({"model":"llama-3.1-8b","gpus":"rtx-4090,a100-80gb-sxm,h100-sxm"})");
+  const GpuRankingReport r = recommended(R"({"model":"llama-3.1-8b","gpus":"rtx-4090,a100-80gb-sxm,h100-sxm"})");
   CHECK(r.ranking.configs.size() == 12);  // 3 GPUs × 1, 2, 4, 8
   const RankedConfig& cheapest = pick(r, r.ranking.cheapest_per_hour);
   CHECK(cheapest.gpu->id == "rtx-4090");
@@ -51,7 +51,7 @@ TEST_CASE("recommend: the cheapest per hour and the fastest among the chosen GPU
   CHECK(cheapest.free_bytes == report.value().gpus.front().free_bytes);
   CHECK(r.need.shardable_bytes + r.need.per_gpu_bytes == report.value().estimate.total);
 
-  const std::string json = recommend_report_to_json(r);
+  const std::string json = gpu_ranking_report_to_json(r);
   for (const char* key : {"\"recommendations\":[", "\"cheapest_per_hour\":{", "\"cheapest_per_million_tokens\":{",
                           "\"fastest\":{", "\"tokens_per_second\":{", "\"usd_per_million_tokens\":{", "\"free_bytes\":",
                           "\"within_budget\":true", "\"memory\":{"}) {
@@ -61,7 +61,7 @@ TEST_CASE("recommend: the cheapest per hour and the fastest among the chosen GPU
 }
 
 TEST_CASE("recommend: 80 GB cards need two for 70B in 16 bits (seed tier)") {
-  const RecommendReport r = recommended(R"({"model":"llama-2-70b","weights":"fp16","gpus":["a100-80gb-sxm"]})");
+  const GpuRankingReport r = recommended(R"({"model":"llama-2-70b","weights":"fp16","gpus":["a100-80gb-sxm"]})");
   for (const RankedConfig& c : r.ranking.configs) {
     CAPTURE(c.count);
     CHECK(c.fits == (c.count >= 2));
@@ -69,7 +69,7 @@ TEST_CASE("recommend: 80 GB cards need two for 70B in 16 bits (seed tier)") {
 }
 
 TEST_CASE("recommend: a budget that excludes everything leaves no pick and says why") {
-  const RecommendReport r =
+  const GpuRankingReport r =
       recommended(R"({"model":"llama-3.1-70b","weights":"bf16","budget_per_hour":0.5,"gpus":"rtx-4090,a100-80gb-sxm,apple-m2-ultra-192gb"})");
   CHECK_FALSE(r.ranking.cheapest_per_hour.has_value());
   CHECK_FALSE(r.ranking.cheapest_per_million_tokens.has_value());
@@ -81,25 +81,25 @@ TEST_CASE("recommend: a budget that excludes everything leaves no pick and says 
   // ~146 GB fits 8 × RTX 4090 (8 × $0.34 = $2.72/h) and 2 × A100 80 GB (2 × $1.39 = $2.78/h): the note
   // names the cheaper one.
   CHECK(r.notes[1] == "Nothing that fits costs at most $0.50/h; the cheapest that fits is 8 × GeForce RTX 4090 at $2.72/h.");
-  const std::string json = recommend_report_to_json(r);
+  const std::string json = gpu_ranking_report_to_json(r);
   CHECK(json.find("\"cheapest_per_hour\":null,\"cheapest_per_million_tokens\":null,\"fastest\":null") != std::string::npos);
 }
 
 TEST_CASE("recommend: nothing fits, and the closest miss is named") {
-  const RecommendReport r = recommended(R"({"model":"llama-3.1-405b","weights":"bf16","gpus":"rtx-4060"})");
+  const GpuRankingReport r = recommended(R"({"model":"llama-3.1-405b","weights":"bf16","gpus":"rtx-4060"})");
   REQUIRE(r.notes.size() == 1);
   CHECK(r.notes[0].find("No configuration fits within the 10 % headroom; the closest, 8 × GeForce RTX 4060, is short by") !=
         std::string::npos);
 }
 
 TEST_CASE("recommend: bad inputs name the field") {
-  CHECK(recommend_for(test::catalog(), request(R"({"model":"llama-3.1-8b","gpus":"voodoo"})")).error().field == "gpus");
-  CHECK(recommend_for(test::catalog(), request(R"({"model":"llama-3.1-8b","budget_per_hour":-1})")).error().field ==
+  CHECK(rank_gpus_for(test::catalog(), request(R"({"model":"llama-3.1-8b","gpus":"voodoo"})")).error().field == "gpus");
+  CHECK(rank_gpus_for(test::catalog(), request(R"({"model":"llama-3.1-8b","budget_per_hour":-1})")).error().field ==
         "budget_per_hour");
-  CHECK(recommend_for(test::catalog(), request(R"({"model":"llama-3.1-8b","engine":"llamacpp","gpu_layers":10})"))
+  CHECK(rank_gpus_for(test::catalog(), request(R"({"model":"llama-3.1-8b","engine":"llamacpp","gpu_layers":10})"))
             .error()
             .field == "gpu_layers");
-  CHECK(recommend_json(test::catalog(), "{").find("\"ok\":false") != std::string::npos);
+  CHECK(gpu_ranking_json(test::catalog(), "{").find("\"ok\":false") != std::string::npos);
 }
 
 TEST_CASE("biggest: the seed article's tiers through the real estimate (llama.cpp, 4096 tokens)") {

@@ -13,29 +13,29 @@ using namespace vramfit;
 
 namespace {
 
-HelpReport inference_help(const char* json) {
+RemediesReport inference_remedies(const char* json) {
   auto request = request_from_json(json);
   REQUIRE_MESSAGE(request.ok(), json);
-  auto r = what_would_help(test::catalog(), request.value());
+  auto r = remedies_for(test::catalog(), request.value());
   REQUIRE_MESSAGE(r.ok(), json << ": " << (r.ok() ? "" : r.error().message));
   return std::move(r).value();
 }
 
-HelpReport training_help(const char* json) {
+RemediesReport training_remedies(const char* json) {
   auto request = training_request_from_json(json);
   REQUIRE_MESSAGE(request.ok(), json);
-  auto r = what_would_help(test::catalog(), request.value());
+  auto r = remedies_for(test::catalog(), request.value());
   REQUIRE_MESSAGE(r.ok(), json << ": " << (r.ok() ? "" : r.error().message));
   return std::move(r).value();
 }
 
-const Remedy* find(const HelpReport& r, const char* id) {
+const Remedy* find(const RemediesReport& r, const char* id) {
   for (const Remedy& m : r.remedies)
     if (m.id == id) return &m;
   return nullptr;
 }
 
-const Remedy& get(const HelpReport& r, const char* id) {
+const Remedy& get(const RemediesReport& r, const char* id) {
   const Remedy* m = find(r, id);
   REQUIRE_MESSAGE(m != nullptr, "no remedy " << id);
   return *m;
@@ -46,7 +46,7 @@ const Remedy& get(const HelpReport& r, const char* id) {
 TEST_CASE("training a bare 7B count: ZeRO-Offload and 8-bit Adam, by the bytes per parameter") {
   // Mixed-precision AdamW with fp32 gradients (HF Trainer): per parameter 2 B weights + 4 B gradients +
   // 4 B master + 8 B Adam m, v = 18 B; 18 × 7e9 = 126e9, plus the 512 MiB CUDA context (536,870,912 B).
-  const HelpReport r = training_help(R"({"mode":"train","params":7000000000})");
+  const RemediesReport r = training_remedies(R"({"mode":"train","params":7000000000})");
   CHECK(r.bytes == 126'536'870'912ULL);
   CHECK(r.mode == "train");
   CHECK_FALSE(r.gpu);
@@ -75,7 +75,7 @@ TEST_CASE("training a bare 7B count: ZeRO-Offload and 8-bit Adam, by the bytes p
 TEST_CASE("training on 4 GPUs: ZeRO-3 splits all 18 B per parameter four ways") {
   // Stage 0 keeps the whole 126e9 on every GPU; stage 3 keeps 18 × 7e9 / 4 = 31.5e9 (ZeRO, Rajbhandari et
   // al. 2020, with this convention's fp32 gradients): 94.5e9 saved per GPU.
-  const HelpReport r = training_help(R"({"mode":"train","params":7000000000,"gpus":4})");
+  const RemediesReport r = training_remedies(R"({"mode":"train","params":7000000000,"gpus":4})");
   const Remedy& zero3 = get(r, "zero-3");
   CHECK(zero3.saved_bytes == 94'500'000'000LL);
   CHECK(zero3.bytes == 31'500'000'000ULL + 536'870'912ULL);
@@ -85,7 +85,7 @@ TEST_CASE("vLLM: an fp8 KV cache halves the cache, exactly") {
   // Llama-2-7B caches K and V for 32 layers × 32 heads × 128 dims: 2 × 32 × 4096 × 2 B per token at fp16,
   // × 4096 tokens = 2,147,483,648 B; fp8 stores 1 B per element, so 1,073,741,824 B less. vLLM sizes its
   // activations by max_num_batched_tokens, not the context, so halving the context saves the same.
-  const HelpReport r = inference_help(R"({"model":"llama-2-7b","engine":"vllm","context":4096})");
+  const RemediesReport r = inference_remedies(R"({"model":"llama-2-7b","engine":"vllm","context":4096})");
   const Remedy& kv = get(r, "kv-8bit");
   CHECK(kv.saved_bytes == 1'073'741'824LL);
   CHECK(kv.inputs[0].text == "fp8");
@@ -100,7 +100,7 @@ TEST_CASE("vLLM: an fp8 KV cache halves the cache, exactly") {
 TEST_CASE("seed article: 13B in FP16 does not fit 24 GB; in INT8 it runs comfortably") {
   // "Ein 13B-Modell in FP16 belegt 26 GB. Das übersteigt die 24 GB knapp. In INT8 (13 GB) läuft die
   // Inferenz komfortabel mit Platz für den KV-Cache."
-  const HelpReport r = inference_help(R"({"model":"llama-2-13b","gpu":"rtx-4090","context":4096})");
+  const RemediesReport r = inference_remedies(R"({"model":"llama-2-13b","gpu":"rtx-4090","context":4096})");
   REQUIRE(r.fit.has_value());
   CHECK(*r.fit == Fit::does_not_fit);
   const Remedy& int8 = get(r, "weights-8bit");
@@ -123,7 +123,7 @@ TEST_CASE("seed article: 13B in FP16 does not fit 24 GB; in INT8 it runs comfort
 
 TEST_CASE("seed article: checkpointing and LoRA for a training run that does not fit") {
   // Llama-2-7B full fine-tuning at 2048 tokens, micro-batch 4 on one A100 80 GB: far above 80 GB.
-  const HelpReport r = training_help(R"({"mode":"train","model":"llama-2-7b","gpu":"a100-80gb-sxm","batch":4})");
+  const RemediesReport r = training_remedies(R"({"mode":"train","model":"llama-2-7b","gpu":"a100-80gb-sxm","batch":4})");
   REQUIRE(r.fit.has_value());
   CHECK(*r.fit == Fit::does_not_fit);
   for (const char* id : {"checkpointing", "lora", "qlora", "offload-optimizer", "optimizer-8bit", "micro-batch-1"})
@@ -151,11 +151,11 @@ TEST_CASE("seed article: checkpointing and LoRA for a training run that does not
   for (const Remedy& m : r.remedies) CHECK(static_cast<std::uint64_t>(m.saved_bytes) * 200 >= r.bytes);
 }
 
-TEST_CASE("help_json: a bad input is the scenario's own error; training goes by mode") {
-  const nlohmann::json bad = nlohmann::json::parse(help_json(test::catalog(), R"({"model":"llama-2-7b","context":0})"));
+TEST_CASE("remedies_json: a bad input is the scenario's own error; training goes by mode") {
+  const nlohmann::json bad = nlohmann::json::parse(remedies_json(test::catalog(), R"({"model":"llama-2-7b","context":0})"));
   CHECK(bad["ok"] == false);
   CHECK(bad["error"]["field"] == "context");
-  const nlohmann::json t = nlohmann::json::parse(help_json(test::catalog(), R"({"mode":"qlora","model":"llama-2-7b"})"));
+  const nlohmann::json t = nlohmann::json::parse(remedies_json(test::catalog(), R"({"mode":"qlora","model":"llama-2-7b"})"));
   REQUIRE(t["ok"] == true);
   CHECK(t["mode"] == "qlora");
   CHECK(t["gpu"].is_null());
@@ -171,7 +171,7 @@ TEST_CASE("help_json: a bad input is the scenario's own error; training goes by 
 TEST_CASE("a bare parameter count: the seed article's 14 GB, 7 GB, 3.5 GB") {
   // "Ein Modell mit 7 Milliarden Parametern belegt in FP16 rund 14 GB. In INT8 halbiert sich das auf 7 GB";
   // INT4 3.5 GB. A bare count has no cache or activations, so the savings are the weights' alone.
-  const HelpReport r = inference_help(R"({"params":7000000000})");
+  const RemediesReport r = inference_remedies(R"({"params":7000000000})");
   CHECK(get(r, "weights-8bit").inputs[0].text == "int8");
   CHECK(get(r, "weights-8bit").saved_bytes == 7'000'000'000LL);
   CHECK(get(r, "weights-4bit").saved_bytes == 10'500'000'000LL);
@@ -180,21 +180,21 @@ TEST_CASE("a bare parameter count: the seed article's 14 GB, 7 GB, 3.5 GB") {
 TEST_CASE("the hardware decides: no bitsandbytes or DeepSpeed on Apple, no FP8 in vLLM before Ampere") {
   // bitsandbytes and DeepSpeed build for CUDA (and ROCm): an Apple GPU gets neither 8-bit Adam, QLoRA nor
   // ZeRO-Offload; LoRA and checkpointing are plain PyTorch.
-  const HelpReport mac = training_help(R"({"mode":"train","model":"llama-2-13b","gpu":"apple-m2-ultra-128gb"})");
+  const RemediesReport mac = training_remedies(R"({"mode":"train","model":"llama-2-13b","gpu":"apple-m2-ultra-128gb"})");
   for (const char* id : {"optimizer-8bit", "qlora", "offload-optimizer"}) CHECK_MESSAGE(find(mac, id) == nullptr, id);
   CHECK(find(mac, "lora") != nullptr);
   CHECK(find(mac, "checkpointing") != nullptr);
   // llama.cpp runs on Metal: its GGUF formats stay; eager attention gets -fa with the 8-bit cache (llama.cpp
   // quantizes the V cache only with flash attention).
-  const HelpReport metal =
-      inference_help(R"({"model":"llama-2-7b","engine":"llamacpp","weights":"f16","gpu":"apple-m3-24gb","attention":"eager","context":8192})");
+  const RemediesReport metal =
+      inference_remedies(R"({"model":"llama-2-7b","engine":"llamacpp","weights":"f16","gpu":"apple-m3-24gb","attention":"eager","context":8192})");
   CHECK(get(metal, "weights-8bit").inputs[0].text == "q8_0");
   const Remedy& kv = get(metal, "kv-8bit");
   REQUIRE(kv.inputs.size() == 2);
   CHECK(std::string(kv.inputs[1].key) == "attention");
   CHECK(kv.inputs[1].text == "sdpa");
   // vLLM's FP8 needs compute capability 8.0 (weight-only FP8 Marlin) or 8.9; a V100 (Volta) gets AWQ only.
-  const HelpReport volta = inference_help(R"({"model":"llama-3.1-8b","engine":"vllm","gpu":"v100-16gb-sxm2","context":4096})");
+  const RemediesReport volta = inference_remedies(R"({"model":"llama-3.1-8b","engine":"vllm","gpu":"v100-16gb-sxm2","context":4096})");
   CHECK(find(volta, "weights-8bit") == nullptr);
   CHECK(find(volta, "weights-4bit") != nullptr);
   REQUIRE(volta.notes.size() == 1);  // vLLM reserves its share whatever the model needs
@@ -203,7 +203,7 @@ TEST_CASE("the hardware decides: no bitsandbytes or DeepSpeed on Apple, no FP8 i
 TEST_CASE("vLLM splits by tensor parallelism: the GPU count divides the heads") {
   // Llama 3.1 70B at 32k on RTX 4090s: 64 attention heads and 8 KV heads, so 2, 4 or 8 GPUs; bf16 weights
   // alone are 141 GB, more than 4 × 24 GiB × 0.9 = 92.8 GB: 8.
-  const HelpReport r = inference_help(R"({"model":"llama-3.1-70b","engine":"vllm","gpu":"rtx-4090","context":32768})");
+  const RemediesReport r = inference_remedies(R"({"model":"llama-3.1-70b","engine":"vllm","gpu":"rtx-4090","context":32768})");
   const Remedy& more = get(r, "more-gpus");
   CHECK(more.inputs[0].number == 8u);
   CHECK(more.cost.find("--tensor-parallel-size 8") != std::string::npos);
@@ -214,7 +214,7 @@ TEST_CASE("llama.cpp on a card too small: the most layers that fit, the rest on 
   // Llama-2-13B in q8_0 (8.5 bits per weight) at 4096 tokens needs ~17.7 GB; an RTX 4060 has 8 GiB. Each
   // repeating layer holds 317,194,240 weights × 34/32 B = 337,018,880 B plus its f16 KV cache, 2 × 5120 ×
   // 2 B × 4096 = 83,886,080 B: 0.42 GB a layer, so at most 8 GiB × 0.9 / 0.42 GB ≈ 18 layers can go on it.
-  const HelpReport r = inference_help(R"({"model":"llama-2-13b","engine":"llamacpp","weights":"q8_0","gpu":"rtx-4060","context":4096})");
+  const RemediesReport r = inference_remedies(R"({"model":"llama-2-13b","engine":"llamacpp","weights":"q8_0","gpu":"rtx-4060","context":4096})");
   const Remedy& ngl = get(r, "gpu-layers");
   CHECK_FALSE(ngl.applicable);
   REQUIRE(ngl.inputs[0].number.has_value());
@@ -239,7 +239,7 @@ TEST_CASE("FlashAttention drops the s² scores and keeps one fp32 statistic per 
   // 2·a·s²·b = 2 × 32 × 2048² = 268,435,456 B per layer (Korthikanti et al. 2022, Table 2); FlashAttention
   // keeps instead the fp32 log-sum-exp, 4·a·s·b = 4 × 32 × 2048 = 262,144 B (Dao et al. 2022). Over 32 layers:
   // 32 × (268,435,456 − 262,144) = 8,581,545,984 B saved.
-  const HelpReport r = training_help(R"({"mode":"train","model":"llama-2-7b","flash_attention":false})");
+  const RemediesReport r = training_remedies(R"({"mode":"train","model":"llama-2-7b","flash_attention":false})");
   const Remedy& flash = get(r, "flash-attention");
   CHECK(flash.saved_bytes == 8'581'545'984LL);
   CHECK(flash.inputs[0].text == "on");
@@ -248,10 +248,10 @@ TEST_CASE("FlashAttention drops the s² scores and keeps one fp32 statistic per 
 TEST_CASE("mixed precision from fp32: bf16 where the GPU has it, fp16 on a V100") {
   // A LoRA run in fp32 keeps its frozen weights and activations in 4 bytes; mixed precision halves both. The
   // V100 (Volta) has no bf16 tensor cores, so its mix is fp16 with loss scaling; an A100 gets bf16.
-  const HelpReport volta = training_help(R"({"mode":"lora","model":"llama-2-7b","precision":"fp32","gpu":"v100-32gb-sxm2"})");
+  const RemediesReport volta = training_remedies(R"({"mode":"lora","model":"llama-2-7b","precision":"fp32","gpu":"v100-32gb-sxm2"})");
   CHECK(get(volta, "mixed-precision").inputs[0].text == "mixed-fp16");
   // The frozen weights alone go from 4 to 2 bytes: at least 2 × 6,738,415,616 = 13,476,831,232 B saved.
   CHECK(get(volta, "mixed-precision").saved_bytes >= 13'476'831'232LL);
-  const HelpReport ampere = training_help(R"({"mode":"lora","model":"llama-2-7b","precision":"fp32","gpu":"a100-80gb-sxm"})");
+  const RemediesReport ampere = training_remedies(R"({"mode":"lora","model":"llama-2-7b","precision":"fp32","gpu":"a100-80gb-sxm"})");
   CHECK(get(ampere, "mixed-precision").inputs[0].text == "mixed-bf16");
 }
