@@ -19,13 +19,22 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# playwright-core (browser tests) needs Node.js >= 20; Debian 12's own nodejs package is 18.
-node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
-if ((node_major < 20)); then
-  echo "bootstrap: Node.js $(node --version 2>/dev/null || echo missing) found; the browser tests need Node.js >= 20" >&2
-  echo "bootstrap: install Node.js 20 (e.g. the NodeSource package) and run again" >&2
-  exit 1
-fi
+# The pinned npm packages state the oldest Node.js each runs on (engines in package-lock.json): when this node is
+# older, stop and name them (Debian 12 ships Node.js 18).
+node -e '
+  const lock = JSON.parse(require("fs").readFileSync("package-lock.json", "utf8"));
+  const have = process.versions.node.split(".").map(Number);
+  const older = (need) => { for (let i = 0; i < 3; i++) if (have[i] !== (need[i] || 0)) return have[i] < (need[i] || 0); return false; };
+  const unmet = [];
+  for (const [where, p] of Object.entries(lock.packages)) {
+    const bound = /^>=\s*(\d+(\.\d+){0,2})$/.exec((p.engines && p.engines.node) || "");
+    if (where && !p.optional && bound && older(bound[1].split(".").map(Number)))
+      unmet.push(`${where.split("node_modules/").pop()}@${p.version} needs Node.js ${p.engines.node}`);
+  }
+  if (unmet.length) {
+    console.error(`bootstrap: Node.js ${process.version} found; ${unmet.join("; ")}`);
+    process.exit(1);
+  }'
 
 # npm packages from the committed lockfile; reinstalled only when the lockfile changed.
 if [[ ! -f node_modules/.package-lock.json || package-lock.json -nt node_modules/.package-lock.json ]]; then

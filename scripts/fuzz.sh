@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer harnesses with clang (ASan + UBSan), writes seed corpora and runs each harness.
+# Builds the libFuzzer harnesses (the fuzz preset: clang, ASan + UBSan), writes seed corpora and runs each harness.
 # Usage: scripts/fuzz.sh [seconds per harness, default 60]
 # Crashes are left as build/fuzz/artifacts/<harness>/crash-*; rerun one with: build/fuzz/tests/fuzz/<harness> <file>
 set -euo pipefail
@@ -7,13 +7,9 @@ seconds="${1:-60}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="$root/build/fuzz"
 
-cmake -S "$root" -B "$build" -G Ninja \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
-  -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer" \
-  -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
-  -DVRAMFIT_FUZZ=ON
-cmake --build "$build" --target fuzz_gguf fuzz_safetensors fuzz_hf_config fuzz_request fuzz_make_seed_corpus
+cd "$root"
+cmake --preset fuzz
+cmake --build --preset fuzz --target fuzz_gguf fuzz_safetensors fuzz_hf_config fuzz_request fuzz_make_seed_corpus
 
 seeds="$build/seeds"
 "$build/tests/fuzz/fuzz_make_seed_corpus" "$seeds"

@@ -1,5 +1,4 @@
 // CLI flag parsing: the names other scripts already call.
-#ifdef VRAMFIT_HAVE_CLI_ARGS
 #include <doctest/doctest.h>
 
 #include "cli_args.hpp"
@@ -105,4 +104,3 @@ TEST_CASE("--help lists every flag") {
                            "--budget-per-hour", "--biggest"})
     CHECK_MESSAGE(help.find(flag) != std::string::npos, flag);
 }
-#endif

@@ -1,6 +1,4 @@
 // The training flags (issue 3): names other scripts call, their values, and what an error says.
-// Built when cli/training_flags.cpp is part of vramfit_cli_args (it defines VRAMFIT_HAVE_TRAINING_FLAGS).
-#ifdef VRAMFIT_HAVE_TRAINING_FLAGS
 #include <doctest/doctest.h>
 
 #include "../test_support.hpp"
@@ -200,5 +198,3 @@ TEST_CASE("the training table prints the per-GPU lines, host RAM, time and the v
   CHECK(table.find("weights          17.50 GB") != std::string::npos);
   CHECK(table.find("host RAM        980.00 GB") != std::string::npos);
 }
-
-#endif  // VRAMFIT_HAVE_TRAINING_FLAGS
