@@ -25,7 +25,7 @@ MatmulParams matmul_params(const ModelSpec& s) {
     const double qk = static_cast<double>(s.mla.qk_nope_head_dim + s.mla.qk_rope_head_dim);
     const double vd = static_cast<double>(s.mla.v_head_dim), qr = static_cast<double>(s.mla.q_lora_rank);
     const double kvr = static_cast<double>(s.mla.kv_lora_rank);
-    attention = (qr ? h * qr + qr * a * qk : h * a * qk) + h * (kvr + static_cast<double>(s.mla.qk_rope_head_dim)) +
+    attention = (qr > 0 ? h * qr + qr * a * qk : h * a * qk) + h * (kvr + static_cast<double>(s.mla.qk_rope_head_dim)) +
                 kvr * a * (static_cast<double>(s.mla.qk_nope_head_dim) + vd) + a * vd * h;
     width = a * qk + a * vd;
   } else {
