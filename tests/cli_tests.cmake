@@ -39,6 +39,9 @@ vramfit_cli_test(vllm_capacity ARGS --model llama-3.1-8b --engine vllm --gpu h10
 vramfit_cli_test(llamacpp_buffers ARGS --model llama-3.1-8b --engine llamacpp --weights q4_k_m --context 8192
                  --attention eager --json MATCH "\"compute_buffer_bytes\":587202560.*\"host_ram_bytes\":[0-9]+")
 vramfit_cli_test(max_context ARGS --model llama-3.1-8b --max-context --gpu rtx-4090 --json MATCH "\"max_context\":[0-9]+")
+# vLLM at --gpu-util 0.8 keeps 0.2 of an H100 free: 0.8 × 85,899,345,920 B = 68,719,476,736 B, as in the GPU table.
+vramfit_cli_test(vllm_util_budget ARGS --model llama-3.1-8b --engine vllm --gpu h100-sxm --gpu-util 0.8 --max-context --json
+                 MATCH "\"budget_bytes\":68719476736,")
 vramfit_cli_test(bad_engine FAIL ARGS --model llama-3.1-8b --engine tgi
                  MATCH "^vramfit: --engine: invalid value \"tgi\"; expected one of transformers, vllm, llamacpp")
 vramfit_cli_test(bad_kv_dtype FAIL ARGS --model llama-3.1-8b --kv-dtype q5 MATCH "--kv-dtype: invalid value \"q5\"; expected one of fp32")

@@ -1,5 +1,8 @@
 #include "hardware/fit.hpp"
 
+#include <algorithm>  // std::max
+#include <cmath>      // std::round
+
 #include "util/units.hpp"
 
 namespace vramfit {
@@ -13,22 +16,26 @@ std::string_view fit_name(Fit fit) noexcept {
   return "does_not_fit";
 }
 
-namespace {
-std::uint64_t within_headroom(std::uint64_t usable, double headroom) noexcept {
+double fit_headroom(Engine engine, double headroom, double gpu_util) noexcept {
+  if (engine != Engine::vllm) return headroom;
+  // Rounded to nine places: 1 − 0.8 is 0.19999999999999996 in binary, and the report shows this share.
+  return std::max(headroom, std::round((1.0 - gpu_util) * 1e9) / 1e9);
+}
+
+std::uint64_t budget_bytes(std::uint64_t usable, double headroom) noexcept {
   if (!(headroom >= 0) || headroom >= 1) headroom = 0;
   return static_cast<std::uint64_t>(static_cast<double>(usable) * (1.0 - headroom));
 }
-}  // namespace
 
 Fit classify_fit(std::uint64_t total, std::uint64_t usable, double headroom) noexcept {
-  if (total <= within_headroom(usable, headroom)) return Fit::fits;
+  if (total <= budget_bytes(usable, headroom)) return Fit::fits;
   if (total <= usable) return Fit::tight;
   return Fit::does_not_fit;
 }
 
 std::uint64_t gpus_needed(std::uint64_t shardable, std::uint64_t per_gpu, std::uint64_t usable,
                           double headroom) noexcept {
-  const std::uint64_t budget = within_headroom(usable, headroom);
+  const std::uint64_t budget = budget_bytes(usable, headroom);
   if (per_gpu >= budget) return 0;
   const std::uint64_t room = budget - per_gpu;
   return shardable == 0 ? 1 : ceil_div(shardable, room);

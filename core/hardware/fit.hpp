@@ -5,6 +5,7 @@
 #include <vector>       // std::vector
 
 #include "hardware/gpu.hpp"
+#include "memory/engine.hpp"  // Engine
 #include "memory/inference.hpp"
 
 namespace vramfit {
@@ -23,10 +24,18 @@ struct GpuFit {
   std::uint64_t gpus_needed = 0;  // smallest count within headroom when split across GPUs; 0: never
 };
 
-// fits: total ≤ usable·(1 − headroom); tight: ≤ usable; does_not_fit: above.
+// The share of a GPU a scenario keeps free when judged: the request's headroom; for vLLM at least
+// 1 − gpu_memory_utilization, since vLLM never takes more than that share of the GPU (vLLM docs, EngineArgs).
+double fit_headroom(Engine engine, double headroom, double gpu_util) noexcept;
+
+// The most a scenario may take and still fit: usable·(1 − headroom), the only place that product is formed.
+// A headroom outside [0, 1) counts as none.
+std::uint64_t budget_bytes(std::uint64_t usable_bytes, double headroom) noexcept;
+
+// fits: total ≤ budget_bytes(usable, headroom); tight: ≤ usable; does_not_fit: above.
 Fit classify_fit(std::uint64_t total_bytes, std::uint64_t usable_bytes, double headroom) noexcept;
 
-// Smallest n with ceil(shardable / n) + per_gpu ≤ usable·(1 − headroom): weights, KV cache and
+// Smallest n with ceil(shardable / n) + per_gpu ≤ budget_bytes(usable, headroom): weights, KV cache and
 // activations split n ways (tensor or pipeline parallel), the runtime overhead paid on every GPU.
 // 0 when even an infinite split cannot fit (per_gpu alone is too big).
 std::uint64_t gpus_needed(std::uint64_t shardable_bytes, std::uint64_t per_gpu_bytes, std::uint64_t usable_bytes,

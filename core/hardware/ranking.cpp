@@ -11,11 +11,6 @@ namespace vramfit {
 
 namespace {
 
-std::uint64_t budget_bytes(std::uint64_t usable, double headroom) noexcept {
-  if (!(headroom >= 0) || headroom >= 1) headroom = 0;
-  return static_cast<std::uint64_t>(static_cast<double>(usable) * (1.0 - headroom));
-}
-
 bool cheaper(const std::optional<double>& a, const std::optional<double>& b) noexcept {
   if (!a) return false;
   return !b || *a < *b;

@@ -199,7 +199,7 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
   if (auto ok = validate_serving_inputs(r.serving); !ok) return ok.error();
   if (!(r.headroom >= 0 && r.headroom <= 0.9))
     return make_error("headroom", "must be a fraction between 0 and 0.9, got " + detail::fixed_text(r.headroom, 6));
-  out.fit_headroom = o.engine == Engine::vllm ? std::max(r.headroom, 1.0 - o.gpu_util) : r.headroom;
+  out.fit_headroom = fit_headroom(o.engine, r.headroom, o.gpu_util);
   if (!r.gpu.empty()) {
     out.gpu = find_gpu(catalog.gpus, r.gpu);
     if (!out.gpu) return make_error("gpu", "unknown GPU \"" + r.gpu + "\" (not in the GPU catalog)");
@@ -230,7 +230,7 @@ Result<Report> evaluate(const Catalog& catalog, const Request& r) {
   report.model = std::move(rr.model);
   report.published_params = rr.published_params;
   report.context_source = rr.context_source;
-  report.headroom = r.headroom;
+  report.headroom = rr.fit_headroom;
 
   auto estimate = estimate_inference(report.model, rr.options);
   if (!estimate) return estimate.error();

@@ -55,7 +55,7 @@ struct Report {
   std::string context_source;  // "request", "preset", "engine_default", "model_max"
   InferenceEstimate estimate;
   std::vector<GpuFit> gpus;
-  double headroom = kDefaultHeadroom;
+  double headroom = kDefaultHeadroom;  // as applied to `gpus` (fit_headroom), for the remedies and the page's legend
   std::optional<ServingEstimate> serving;  // speed and cost on the request's GPU; none without one
 };
 

@@ -29,10 +29,6 @@ Result<std::uint64_t> largest(std::uint64_t hi, Fits fits) {
   return lo;
 }
 
-std::uint64_t budget_of(const Gpu& gpu, double headroom) {
-  return static_cast<std::uint64_t>(static_cast<double>(gpu.usable_bytes()) * (1.0 - headroom));
-}
-
 }  // namespace
 
 Result<Limits> solve_limits(const Catalog& catalog, const Request& request) {
@@ -42,7 +38,7 @@ Result<Limits> solve_limits(const Catalog& catalog, const Request& request) {
   const auto& r = resolved.value();
   Limits out;
   out.gpu = r.gpu->id;
-  out.budget_bytes = budget_of(*r.gpu, request.headroom);
+  out.budget_bytes = budget_bytes(r.gpu->usable_bytes(), r.fit_headroom);  // the GPU table's "fits" line
   auto fits_with = [&](std::uint64_t context, std::uint64_t batch) -> Result<bool> {
     InferenceOptions o = r.options;
     o.context_tokens = context;

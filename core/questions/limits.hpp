@@ -12,7 +12,7 @@ namespace vramfit {
 
 struct Limits {
   std::string gpu;
-  std::uint64_t budget_bytes = 0;  // usable × (1 − headroom): the "fits" line of classify_fit
+  std::uint64_t budget_bytes = 0;  // budget_bytes(usable, fit_headroom): the "fits" line of the GPU table
   std::uint64_t max_context = 0;   // 0: not even one token fits
   std::uint64_t max_batch = 0;
 };

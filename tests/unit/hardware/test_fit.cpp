@@ -39,6 +39,28 @@ TEST_CASE("fit classes: fits below the headroom line, tight within it, no above 
   CHECK(classify_fit(101, 100, 0.1) == Fit::does_not_fit);
 }
 
+TEST_CASE("vLLM keeps free at least the share gpu_memory_utilization leaves it; other engines the headroom") {
+  // vLLM takes gpu_memory_utilization of the GPU and no more (vLLM docs, EngineArgs): at 0.8 the fit line
+  // keeps 1 − 0.8 = 0.2 free, above the 0.1 headroom; at its default 0.9, 1 − 0.9 = 0.1 equals the headroom.
+  CHECK(fit_headroom(Engine::vllm, 0.1, 0.8) == 0.2);
+  CHECK(fit_headroom(Engine::vllm, 0.1, 0.9) == 0.1);
+  CHECK(fit_headroom(Engine::vllm, 0.3, 0.9) == 0.3);
+  CHECK(fit_headroom(Engine::transformers, 0.1, 0.8) == 0.1);
+  CHECK(fit_headroom(Engine::llamacpp, 0.1, 0.8) == 0.1);
+}
+
+TEST_CASE("the budget is usable × (1 − headroom), and it is the fits line") {
+  // An H100 SXM: memory_gib 80 in data/gpus.json = 85,899,345,920 B. × 0.8 = 68,719,476,736 B (64 GiB);
+  // × 0.9 = 77,309,411,328 B (72 GiB).
+  const std::uint64_t usable = test::gpu("h100-sxm").usable_bytes();
+  CHECK(usable == 85'899'345'920ULL);
+  CHECK(budget_bytes(usable, 0.2) == 68'719'476'736ULL);
+  CHECK(budget_bytes(usable, 0.1) == 77'309'411'328ULL);
+  CHECK(classify_fit(68'719'476'736ULL, usable, 0.2) == Fit::fits);
+  CHECK(classify_fit(68'719'476'737ULL, usable, 0.2) == Fit::tight);
+  CHECK(budget_bytes(100, 1.5) == 100);  // a headroom outside [0, 1) keeps nothing back
+}
+
 TEST_CASE("seed article: 13B in FP16 (26 GB) overshoots a 24 GB card; INT8 fits with room for KV") {
   ModelSpec s;
   s.bare_params = 13'000'000'000;

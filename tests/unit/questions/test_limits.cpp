@@ -1,6 +1,7 @@
 // The solvers: largest context and batch on a GPU, and memory curves.
 #include "../test_support.hpp"
 #include "questions/limits.hpp"
+#include "questions/remedies.hpp"
 
 using namespace vramfit;
 
@@ -22,6 +23,68 @@ TEST_CASE("the largest context is the last one under the budget") {
   o.context_tokens = l.max_context + 1;
   CHECK(estimate_inference(test::preset("llama-3.1-8b"), o).value().total > l.budget_bytes);
   CHECK(l.max_batch >= 1);
+}
+
+TEST_CASE("vLLM at gpu_util 0.8: the GPU table, the largest context, the remedies and the legend share one line") {
+  // vLLM takes at most 0.8 of the GPU, so the fit line keeps max(0.1 headroom, 1 − 0.8) = 0.2 free. An H100 SXM
+  // has 80 GiB (data/gpus.json memory_gib) = 85,899,345,920 B usable; 0.8 of it is 68,719,476,736 B (64 GiB).
+  auto request = request_from_json(R"({"model":"llama-3.1-8b","engine":"vllm","gpu":"h100-sxm","gpu_util":0.8})");
+  REQUIRE(request.ok());
+  const Request& base = request.value();
+  auto verdict = [&](std::uint64_t context, std::uint64_t batch) {
+    Request r = base;
+    r.context = context;
+    r.batch = batch;
+    auto report = evaluate(test::catalog(), r);
+    REQUIRE(report.ok());
+    return report.value().gpus.front().fit;
+  };
+
+  auto limits = solve_limits(test::catalog(), base);
+  REQUIRE(limits.ok());
+  const Limits& l = limits.value();
+  CHECK(l.budget_bytes == 68'719'476'736ULL);
+  REQUIRE(l.max_context > 0);
+  CHECK(verdict(l.max_context, 1) == Fit::fits);
+  CHECK(verdict(l.max_context + 1, 1) != Fit::fits);
+  // The batch at vLLM's default context, the model's maximum (131,072 tokens).
+  REQUIRE(l.max_batch > 0);
+  CHECK(verdict(131'072, l.max_batch) == Fit::fits);
+  CHECK(verdict(131'072, l.max_batch + 1) != Fit::fits);
+
+  // The legend's share: the report carries the headroom the table applied, 0.2, so the page says 80 %.
+  auto report = evaluate(test::catalog(), base);
+  REQUIRE(report.ok());
+  CHECK(report.value().headroom == 0.2);
+  CHECK(report_to_json(report.value()).find("\"headroom\":0.2,") != std::string::npos);
+
+  // The remedies: "before" is the table's verdict, and each change's fit is the table's for the changed request.
+  // At 378,000 tokens and batch 2, one sequence less lands between 64 and 72 GiB: tight under the 0.2 line.
+  Request crowded = base;
+  crowded.context = 378'000;
+  crowded.batch = 2;
+  auto remedies = remedies_for(test::catalog(), crowded);
+  REQUIRE(remedies.ok());
+  const RemediesReport& rr = remedies.value();
+  CHECK(rr.fit == verdict(378'000, 2));
+  bool checked_between = false;
+  for (const Remedy& m : rr.remedies) {
+    if (!m.applicable) continue;
+    Request changed = crowded;
+    for (const RemedyInput& in : m.inputs) {
+      const std::string key = in.key;
+      if (key == "weights") changed.weights = in.text;
+      else if (key == "kv_dtype") changed.kv_dtype = in.text;
+      else if (key == "context") changed.context = in.number;
+      else if (key == "batch") changed.batch = *in.number;
+      else FAIL("a remedy input this test does not apply: " << key);
+    }
+    auto after = evaluate(test::catalog(), changed);
+    REQUIRE(after.ok());
+    CHECK_MESSAGE(m.fit == after.value().gpus.front().fit, m.id);
+    if (m.bytes > 68'719'476'736ULL && m.bytes <= 77'309'411'328ULL) checked_between = true;
+  }
+  CHECK(checked_between);
 }
 
 TEST_CASE("the solvers need a GPU and say so") {
