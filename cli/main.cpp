@@ -18,6 +18,7 @@
 #include "questions/gpu_ranking.hpp"
 #include "questions/remedies.hpp"
 #include "formats/model_file.hpp"
+#include "json/report_writer.hpp"
 #include "questions/evaluate.hpp"
 #include "questions/limits.hpp"
 #include "util/units.hpp"

@@ -2,8 +2,8 @@
 // missed. Usage: node scripts/budgets.mjs [--no-lighthouse]   (after scripts/build.sh; needs Chromium)
 //   site size     every file of dist/ gzip -9, summed (the single-file build vramfit.html not counted) ≤ 150 KB
 //   first result  the headline's text painted (Element Timing) after navigation, localhost, median of 5 ≤ 100 ms
-//   recompute     one evaluate() round trip in the page (JSON in, core, JSON out), median             ≤ 1 ms
-//   curve         one 1,000-point memory_curve() + one recommend() over the catalogue, median of 7   ≤ 16 ms
+//   recompute     one estimate round trip in the page (JSON in, core, JSON out), median              ≤ 1 ms
+//   curve         one 1,000-point curve + one gpu_ranking over the catalogue, median of 7              ≤ 16 ms
 //   Lighthouse    12.2.3, desktop preset, headless Debian Chromium: all four categories              = 100
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
@@ -57,23 +57,20 @@ try {
         const one = [];
         for (let k = 0; k < 200; k++) {
           const t0 = performance.now();
-          calc.evaluate({ model: 'llama-3.1-8b', weights: 'bf16', context: 4096 + k, batch: 1 });
+          calc.answer({ question: 'estimate', model: 'llama-3.1-8b', weights: 'bf16', context: 4096 + k, batch: 1 });
           one.push(performance.now() - t0);
         }
         one.sort((a, b) => a - b);
-        // The page's own calls: one memory_curve of 1,000 points and one recommend() over the whole catalogue
-        // (falling back to 1,000 evaluate() calls where the module has no curve binding).
+        // The page's own calls: one curve of 1,000 points and one GPU ranking over the whole catalogue.
         const request = { model: 'llama-3.1-8b', weights: 'bf16', context: 8192, batch: 1 };
         const xs = Array.from({ length: 1000 }, (_, k) => 256 + k * 128);
         // Median of 7 rounds: one round is a few ms of work on a shared machine, so one sample is mostly noise.
         const rounds = [];
         for (let k = 0; k < 7; k++) {
           const t1 = performance.now();
-          if (calc.curve) calc.curve({ ...request, gpu: 'rtx-4090', axis: 'context', values: xs });
-          else for (const x of xs) calc.evaluate({ ...request, context: x, gpu: 'rtx-4090' });
+          calc.answer({ ...request, question: 'curve', gpu: 'rtx-4090', axis: 'context', values: xs });
           const t2 = performance.now();
-          if (calc.recommend) calc.recommend(request);
-          else calc.evaluate(request);
+          calc.answer({ ...request, question: 'gpu_ranking' });
           const t3 = performance.now();
           rounds.push({ curve: t3 - t1, curveOnly: t2 - t1, recommend: t3 - t2 });
         }

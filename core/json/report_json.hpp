@@ -1,5 +1,5 @@
 #pragma once
-// Writing helpers shared by the report writers (scenario.cpp, training_scenario.cpp, hardware_advice.cpp).
+// Writing helpers shared by the report writers (json/write_*.cpp).
 // Keys go in byte order within each object (see json_writer.hpp).
 #include <cstdint>      // std::uint64_t, std::int64_t
 #include <optional>     // std::optional

@@ -1,6 +1,6 @@
 #pragma once
 // One question asked of the calculator, and its whole answer. The CLI and the page both go through
-// here, so they print the same numbers; the JSON form is what crosses into JavaScript.
+// here, so they print the same numbers; json/ reads the request and writes the report.
 #include <cstdint>      // std::uint64_t
 #include <optional>     // std::optional
 #include <string>       // std::string
@@ -62,21 +62,8 @@ struct Report {
 // Resolves the model (preset, config or bare count), checks every input and estimates.
 Result<Report> evaluate(const Catalog& catalog, const Request& request);
 
-// {"model": ..., "weights": ..., "context": ..., ...}, the page's state; unknown keys are refused.
-Result<Request> request_from_json(std::string_view json_text);
-
-// The report as JSON; byte counts are integers. With a GPU it carries "speed", "cost" and, at top level,
-// "decode_tokens_per_second" and "prefill_tokens_per_second" ({low, high}); without one they are null.
-// {"ok": true, ...} or {"ok": false, "error": {...}}.
-std::string report_to_json(const Report& report);
-std::string error_to_json(const Error& error);
-
 // "h100-sxm, a100-80gb-sxm,l40s" → its items, trimmed, empty ones dropped (--gpus and "gpus").
 std::vector<std::string> split_list(std::string_view text);
-
-// Lists for pickers as JSON arrays: presets, GPUs, dtypes, and {weight_formats, kv_dtypes, engines,
-// attention, kv_allocation}.
-std::string catalog_to_json(const Catalog& catalog);
 
 // The options evaluate() would pass to the estimator (for the solvers), with the model resolved.
 struct ResolvedRequest {

@@ -1,7 +1,7 @@
 #pragma once
 // One training question asked of the calculator, and its whole answer: the training counterpart of
 // scenario.hpp. The CLI (--mode train|lora|qlora) and the page ({"mode": ...}) both go through here, so they
-// print the same numbers; the JSON form is what crosses into JavaScript.
+// print the same numbers.
 #include <cstdint>      // std::uint64_t, std::int64_t
 #include <optional>     // std::optional
 #include <string>       // std::string
@@ -21,7 +21,7 @@ namespace vramfit {
 // core's default) and are checked by evaluate_training(), whose errors name the JSON key.
 //
 // `mode` decides which estimator answers: "train" (alias "full"), "lora" or "qlora" are training; empty or
-// "inference" mean "not a training question" — the CLI and the bindings route those to evaluate() — and
+// "inference" mean "not a training question" — the CLI and parse_request route those to evaluate() — and
 // evaluate_training() refuses them. See is_training_mode().
 struct TrainingRequest {
   // The model, resolved exactly as the inference scenario does (resolve_request): one of these.
@@ -59,10 +59,6 @@ struct TrainingRequest {
 // True for train/full/lora/qlora (any case), false for "" and "inference"; an unknown word counts as a
 // training request so that evaluate_training() reports it, naming "mode".
 bool is_training_mode(std::string_view mode) noexcept;
-
-// For the bindings' dispatch without a second JSON parser: true when the text is a JSON object whose "mode"
-// is a string for which is_training_mode() holds. Malformed JSON is false (the inference path reports it).
-bool request_json_is_training(std::string_view json_text) noexcept;
 
 // No sequence given: the training core's 2048 (the length GPT-3 and Korthikanti et al. train at, and the
 // common fine-tuning max_seq_length), capped by the model's context — its preset default, else its
@@ -109,18 +105,5 @@ struct TrainingReport {
 // Resolves the model, checks every input (errors name the JSON key: "lora_rank", "micro_batch", …),
 // estimates the per-GPU memory, the fit on each GPU and, with a GPU and tokens, the time and cost.
 Result<TrainingReport> evaluate_training(const Catalog& catalog, const TrainingRequest& request);
-
-// Keys: model, config, params, mode, precision, grad_dtype, optimizer, lora_rank, lora_targets, sequence
-// (alias "context": the page shares its context input), micro_batch (from "batch" when absent: the page's
-// batch input), grad_accum, checkpointing, flash_attention (true/false or "on"/"off"), dropout (likewise),
-// zero (0-3 or an FSDP name), gpus, tp, pp, sp, offload, gpu, headroom, tokens, mfu; and "weights", accepted
-// and ignored: the page sends its whole state, and training stores weights by `precision` (NF4 for qlora),
-// not by an inference weight format. Unknown keys are refused, naming the key.
-Result<TrainingRequest> training_request_from_json(std::string_view json_text);
-
-// {"ok": true, "mode", "model", "inputs", "breakdown", "breakdown_role", "ranks", "host_ram_bytes",
-// "nvme_bytes", "trainable_params", "gradient_convention", "slowdown", "activations", "time", "explanations",
-// "notes", "gpus"}; byte counts are integers. Errors use error_to_json (scenario.hpp).
-std::string training_report_to_json(const TrainingReport& report);
 
 }  // namespace vramfit

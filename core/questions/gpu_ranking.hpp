@@ -1,12 +1,11 @@
 #pragma once
 // The hardware questions asked of a scenario: which GPU type and count to rent or buy (ranked by
 // price and speed), and the biggest model and quantization a given card runs. The CLI (--rank-gpus,
-// --biggest) and the bindings (gpu_ranking, biggest) both go through here and print the same JSON.
+// --biggest) and the page (questions gpu_ranking, biggest_model) both go through here and print the same JSON.
 #include <cstddef>      // std::size_t
 #include <cstdint>      // std::uint64_t
 #include <optional>     // std::optional
 #include <string>       // std::string
-#include <string_view>  // std::string_view
 #include <vector>       // std::vector
 
 #include "hardware/ranking.hpp"
@@ -28,7 +27,6 @@ struct GpuRankingReport {
 // scenario. With a budget, GPUs without a catalog price are left out (their cost is unknown) and a note
 // says so. --ngl is refused: the ranking keeps every layer on the GPU.
 Result<GpuRankingReport> rank_gpus_for(const Catalog& catalog, const Request& request);
-std::string gpu_ranking_report_to_json(const GpuRankingReport& report);
 
 struct BiggestReport {
   const Gpu* gpu = nullptr;
@@ -52,10 +50,5 @@ std::vector<std::string> biggest_formats(Engine engine);
 // (or the request's one --weights format) estimated at the request's context (default 4096), batch
 // and engine; the winner has the most parameters, then the most bits per weight. Needs request.gpu.
 Result<BiggestReport> biggest_for(const Catalog& catalog, const Request& request);
-std::string biggest_report_to_json(const BiggestReport& report);
-
-// The bindings' form: request JSON in, the report (or error_to_json) out.
-std::string gpu_ranking_json(const Catalog& catalog, std::string_view request_json);
-std::string biggest_json(const Catalog& catalog, std::string_view request_json);
 
 }  // namespace vramfit

@@ -2,15 +2,10 @@
 
 #include <algorithm>  // std::max
 
-#include "util/json_fields.hpp"
-#include "util/json_writer.hpp"
 #include "util/units.hpp"
 
 namespace vramfit {
 namespace {
-
-using detail::json;
-using detail::JsonWriter;
 
 // Largest v in [1, hi] with fits(v), assuming fits is monotone (true then false); 0 if fits(1) is false.
 template <class Fits>
@@ -106,70 +101,6 @@ Result<Curve> memory_curve(const Catalog& catalog, const Request& request, Curve
     c.high.push_back(v.range.high);
   }
   return c;
-}
-
-std::string limits_to_json(const Limits& l) {
-  JsonWriter w;
-  w.begin_object();
-  w.field("budget_bytes", l.budget_bytes);
-  w.field("gpu", l.gpu);
-  w.field("max_batch", l.max_batch);
-  w.field("max_context", l.max_context);
-  w.field("ok", true);
-  w.end_object();
-  return w.take();
-}
-
-std::string curve_to_json(const Curve& c) {
-  // Columnar, as the page's chart takes it: xs, one column per breakdown line, the totals and their range.
-  JsonWriter w;
-  w.begin_object();
-  w.field("axis", c.axis == CurveAxis::batch ? "batch" : "context");
-  w.field("high", c.high);
-  w.begin_array("lines");
-  for (const auto& [key, column] : {std::pair{"weights", &c.weights}, std::pair{"kv_cache", &c.kv_cache},
-                                    std::pair{"activations", &c.activations}, std::pair{"overhead", &c.overhead},
-                                    std::pair{"allocator_reserve", &c.allocator_reserve}}) {
-    w.begin_object();
-    w.field("key", key);
-    w.field("values", *column);
-    w.end_object();
-  }
-  w.end_array();
-  w.field("low", c.low);
-  w.field("ok", true);
-  w.field("totals", c.total);
-  w.field("xs", c.x);
-  w.end_object();
-  return w.take();
-}
-
-std::string memory_curve_json(const Catalog& catalog, std::string_view text) {
-  auto parsed = detail::parse_json(text, "request");
-  if (!parsed) return error_to_json(parsed.error());
-  json j = std::move(parsed).value();
-  if (!j.is_object()) return error_to_json(make_error("request", "expected a JSON object"));
-  detail::FieldReader f(j, "");
-  const std::string axis = f.string("axis").value_or("context");
-  const auto points = f.uint("points").value_or(256);
-  const auto to = f.uint("to").value_or(0);
-  std::vector<std::uint64_t> values;
-  if (const json* v = f.array("values")) {
-    for (const auto& x : *v) {
-      if (!x.is_number() || x.get<double>() < 1 || x.get<double>() > 1e12)
-        return error_to_json(make_error("values", "expected positive numbers"));
-      values.push_back(static_cast<std::uint64_t>(x.get<double>()));
-    }
-  }
-  if (f.error()) return error_to_json(*f.error());
-  if (axis != "context" && axis != "batch") return error_to_json(make_error("axis", "allowed: context, batch"));
-  for (const char* key : {"axis", "points", "to", "values"}) j.erase(key);
-  auto request = request_from_json(detail::dump(j));
-  if (!request) return error_to_json(request.error());
-  auto curve = memory_curve(catalog, request.value(), axis == "batch" ? CurveAxis::batch : CurveAxis::context, points,
-                            to, values);
-  if (!curve) return error_to_json(curve.error());
-  return curve_to_json(curve.value());
 }
 
 }  // namespace vramfit

@@ -3,7 +3,6 @@
 // curves against context or batch for the page's chart, every point computed by estimate_inference.
 #include <cstdint>  // std::uint64_t
 #include <string>       // std::string
-#include <string_view>  // std::string_view
 #include <vector>   // std::vector
 
 #include "questions/evaluate.hpp"
@@ -33,12 +32,5 @@ struct Curve {
 // given. The other inputs as in the request.
 Result<Curve> memory_curve(const Catalog& catalog, const Request& request, CurveAxis axis, std::uint64_t points,
                            std::uint64_t to = 0, const std::vector<std::uint64_t>& values = {});
-
-// The binding's form: a request JSON plus "axis" ("context" | "batch") and "points" (default 256), "to", or
-// "values" (explicit x values). Returns curve_to_json or error_to_json.
-std::string memory_curve_json(const Catalog& catalog, std::string_view request_json);
-
-std::string limits_to_json(const Limits& limits);
-std::string curve_to_json(const Curve& curve);  // columnar: {"ok":true,"axis":..,"x":[..],"total":[..],...}
 
 }  // namespace vramfit

@@ -3,8 +3,6 @@
 #include <cstddef>  // std::size_t
 #include <utility>  // std::move, std::swap
 
-#include "util/json_writer.hpp"
-#include "json/report_json.hpp"  // write_explanation
 #include "util/text.hpp"
 #include "hardware/ranking.hpp"  // bytes_per_gpu, tensor_parallel_problem
 #include "hardware/serving.hpp"  // memory_need
@@ -16,7 +14,6 @@ namespace {
 
 using detail::Fixed;
 using detail::Grouped;
-using detail::JsonWriter;
 using detail::Text;
 
 constexpr const char* kFlashCost = "None: exact attention computed block by block, usually faster";
@@ -423,65 +420,6 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const TrainingReques
   }
   out.finish();
   return report;
-}
-
-std::string remedies_report_to_json(const RemediesReport& report) {
-  JsonWriter w;
-  auto fit = [&](const char* key, const std::optional<Fit>& f) {
-    if (f) w.field(key, fit_name(*f));
-    else w.field(key, nullptr);
-  };
-  w.begin_object();
-  w.field("bytes", report.bytes);
-  fit("fit", report.fit);
-  if (report.gpu) w.field("free_bytes", signed_difference(report.gpu->usable_bytes(), report.bytes));
-  else w.field("free_bytes", nullptr);
-  if (report.gpu) w.field("gpu", report.gpu->id);
-  else w.field("gpu", nullptr);
-  w.field("mode", report.mode);
-  w.field("notes", report.notes);
-  w.field("ok", true);
-  w.begin_array("remedies");
-  for (const Remedy& r : report.remedies) {
-    w.begin_object();
-    w.field("applicable", r.applicable);
-    w.field("bytes", r.bytes);
-    w.field("cost", r.cost);
-    detail::write_explanation(w, "explanation", r.explanation);
-    fit("fit", r.fit);
-    if (r.fit) w.field("free_bytes", r.free_bytes);
-    else w.field("free_bytes", nullptr);
-    if (r.host_ram_bytes) w.field("host_ram_bytes", r.host_ram_bytes);
-    else w.field("host_ram_bytes", nullptr);
-    w.field("id", r.id);
-    w.begin_object("inputs");
-    for (const RemedyInput& in : r.inputs) {
-      if (in.number) w.field(in.key, *in.number);
-      else w.field(in.key, in.text);
-    }
-    w.end_object();
-    w.field("saved_bytes", r.saved_bytes);
-    w.field("source", r.source);
-    w.end_object();
-  }
-  w.end_array();
-  w.end_object();
-  return w.take();
-}
-
-std::string remedies_json(const Catalog& catalog, std::string_view request_json) {
-  if (request_json_is_training(request_json)) {
-    auto request = training_request_from_json(request_json);
-    if (!request) return error_to_json(request.error());
-    auto report = remedies_for(catalog, request.value());
-    if (!report) return error_to_json(report.error());
-    return remedies_report_to_json(report.value());
-  }
-  auto request = request_from_json(request_json);
-  if (!request) return error_to_json(request.error());
-  auto report = remedies_for(catalog, request.value());
-  if (!report) return error_to_json(report.error());
-  return remedies_report_to_json(report.value());
 }
 
 }  // namespace vramfit

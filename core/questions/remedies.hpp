@@ -6,7 +6,6 @@
 #include <cstdint>      // std::uint64_t, std::int64_t
 #include <optional>     // std::optional
 #include <string>       // std::string
-#include <string_view>  // std::string_view
 #include <vector>       // std::vector
 
 #include "hardware/fit.hpp"  // Fit
@@ -55,12 +54,5 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const Request& reque
 // ZeRO-Offload of the optimizer, ZeRO-3 across the job's GPUs, more GPUs with ZeRO-3 when the request's
 // GPU is too small, and micro-batch 1 with the same effective batch.
 Result<RemediesReport> remedies_for(const Catalog& catalog, const TrainingRequest& request);
-
-// {"ok": true, "mode", "bytes", "gpu", "fit", "free_bytes", "notes", "remedies": [{"id", "inputs", "applicable",
-// "bytes", "saved_bytes", "fit", "free_bytes", "host_ram_bytes", "cost", "source", "explanation":
-// {"formula", "key", "source", "values"}}]}; a training request when its "mode" is
-// (request_json_is_training), else inference. Errors use error_to_json.
-std::string remedies_report_to_json(const RemediesReport& report);
-std::string remedies_json(const Catalog& catalog, std::string_view request_json);
 
 }  // namespace vramfit

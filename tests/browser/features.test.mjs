@@ -142,7 +142,7 @@ test('training tokens give the time and cost on the chosen GPU; a bad value name
   const hours = await page.evaluate(async () => {
     const { openCalculator } = await import('./src/js/core.js');
     const calc = await openCalculator();
-    const r = calc.evaluate({ model: 'llama-2-7b', mode: 'lora', batch: 1, tokens: 3e11, gpu: 'a100-80gb-sxm' });
+    const r = calc.answer({ question: 'estimate', model: 'llama-2-7b', mode: 'lora', batch: 1, tokens: 3e11, gpu: 'a100-80gb-sxm' });
     // No offload: one figure, not a range.
     return r.time.gpu_hours === r.time.gpu_hours_max
       ? `${new Intl.NumberFormat('en-US', { maximumFractionDigits: 1 }).format(r.time.gpu_hours)} GPU-hours` : 'a range';

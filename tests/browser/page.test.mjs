@@ -130,7 +130,7 @@ test('every breakdown number opens its formula, inputs and source from the core'
   // The dialog shows the core's own explanation text for that line…
   const core = await page.evaluate(async () => {
     const { openCalculator } = await import('./src/js/core.js');
-    const r = (await openCalculator()).evaluate({ model: 'llama-3.1-8b', context: 8192 });
+    const r = (await openCalculator()).answer({ question: 'estimate', model: 'llama-3.1-8b', context: 8192 });
     return r.explanations.find((e) => e.key === 'weights');
   });
   assert.equal(await page.locator('#explain-formula').textContent(), core.formula);
@@ -308,8 +308,8 @@ test('vLLM on a chosen GPU: the summary is that GPU\'s own run', async () => {
     const { openCalculator } = await import('./src/js/core.js');
     const calc = await openCalculator();
     const request = { model: 'qwen2.5-72b', weights: 'bf16', engine: 'vllm', context: 32768, batch: 16 };
-    const onGpu = calc.evaluate({ ...request, gpu: 'h100-sxm' });
-    return { total: onGpu.breakdown.total, help: calc.help({ ...request, gpu: 'h100-sxm' }).bytes };
+    const onGpu = calc.answer({ ...request, question: 'estimate', gpu: 'h100-sxm' });
+    return { total: onGpu.breakdown.total, help: calc.answer({ ...request, question: 'remedies', gpu: 'h100-sxm' }).bytes };
   });
   assert.equal(expected.total, expected.help);
   assert.equal(shown, `${(expected.total / 1e9).toFixed(2)} GB`);

@@ -4,7 +4,12 @@
 const cli = [];
 const wasm = [];
 const add = (name, args) => cli.push({ name, args });
-const call = (name, fn, request) => wasm.push({ name, fn, request });
+// answer() with the request's "question"; a request given as text goes as written.
+const ask = (name, question, request) =>
+  wasm.push({ name, fn: 'answer', request: typeof request === 'string' ? request : { question, ...request } });
+// answer_file(): a committed file's first bytes, its size and name, and the request.
+const askFile = (name, question, file) =>
+  wasm.push({ name, fn: 'answer_file', request: { ...file, request: { question, ...file.request } } });
 
 const models = ['llama-3.1-8b', 'llama-3.1-70b', 'mixtral-8x7b', 'deepseek-v3', 'gemma-2-9b', 'gemma-3-27b',
   'qwen3-8b', 'phi-3-mini', 'gpt2', 'bert-base', 'falcon-40b', 'qwen2.5-0.5b'];
@@ -13,15 +18,15 @@ for (const m of models) {
   for (const e of engines) {
     add(`${m}-${e}`, ['--model', m, '--engine', e, '--json']);
     add(`${m}-${e}-h100-table`, ['--model', m, '--engine', e, '--gpu', 'h100-sxm', '--context', '8192']);
-    call(`${m}-${e}`, 'evaluate', { model: m, engine: e });
-    call(`${m}-${e}-rtx4090`, 'evaluate', { model: m, engine: e, gpu: 'rtx-4090', context: 4096, batch: 2 });
+    ask(`${m}-${e}`, 'estimate', { model: m, engine: e });
+    ask(`${m}-${e}-rtx4090`, 'estimate', { model: m, engine: e, gpu: 'rtx-4090', context: 4096, batch: 2 });
   }
 }
 const formats = ['fp32', 'fp16', 'fp8', 'int8', 'int4', 'nf4', 'bnb-int8', 'gptq-4bit-128g', 'awq-4bit-64g', 'q4_k_m',
   'q8_0', 'gguf-iq2_xxs'];
 for (const w of formats) {
   add(`weights-${w}`, ['--model', 'llama-3.1-8b', '--weights', w, '--gpu', 'rtx-4090', '--json']);
-  call(`weights-${w}`, 'evaluate', { model: 'llama-3.1-8b', weights: w, gpu: 'rtx-4090' });
+  ask(`weights-${w}`, 'estimate', { model: 'llama-3.1-8b', weights: w, gpu: 'rtx-4090' });
 }
 add('params-7e9', ['--params', '7e9', '--weights', 'int4']);
 add('params-7e9-json', ['--params', '7e9', '--weights', 'fp16', '--json']);
@@ -95,36 +100,41 @@ add('err-no-model', ['--context', '8192']);
 add('err-limits-no-gpu', ['--model', 'llama-3.1-8b', '--max-context']);
 add('err-missing-file', ['--model', './does-not-exist.json']);
 
-call('catalog', 'catalog', null);
-call('solve', 'solve', { model: 'llama-3.1-8b', gpu: 'rtx-4090' });
-call('solve-vllm-0.8', 'solve', { model: 'llama-3.1-8b', engine: 'vllm', gpu: 'h100-sxm', gpu_util: 0.8 });
-call('curve-context', 'memory_curve', { model: 'llama-3.1-8b', axis: 'context', points: 16 });
-call('curve-batch', 'memory_curve', { model: 'mixtral-8x7b', engine: 'vllm', gpu: 'h100-sxm', axis: 'batch', points: 8 });
-call('curve-values', 'memory_curve', { model: 'gemma-2-9b', axis: 'context', values: [1, 4096, 8192, 100000] });
-call('recommend', 'recommend', { model: 'llama-3.1-70b', weights: 'awq-4bit-128g', budget_per_hour: 10 });
-call('recommend-gpus', 'recommend', { model: 'llama-3.1-8b', gpus: ['rtx-4090', 'h100-sxm'] });
-call('biggest', 'biggest', { gpu: 'rtx-3090', engine: 'llamacpp', context: 8192 });
-call('help', 'help', { model: 'llama-2-13b', gpu: 'rtx-4090' });
-call('help-vllm-0.8', 'help', { model: 'llama-3.1-8b', engine: 'vllm', gpu: 'h100-sxm', gpu_util: 0.8 });
-call('help-train', 'help', { mode: 'train', model: 'llama-3.1-8b', gpu: 'a100-80gb-sxm' });
-call('help-qlora', 'help', { mode: 'qlora', model: 'llama-2-7b', gpu: 'rtx-4090' });
-call('train', 'evaluate', { mode: 'train', model: 'llama-3.1-70b', gpus: 8, zero: '3', offload: 'optimizer', gpu: 'h100-sxm', tokens: '1e9' });
-call('train-lora', 'evaluate', { mode: 'lora', model: 'mistral-7b', lora_rank: 64, sequence: 4096, gpu: 'rtx-4090' });
-call('train-qlora', 'evaluate', { mode: 'qlora', model: 'llama-2-7b', gpu: 'rtx-4090' });
-call('train-3d', 'evaluate', { mode: 'train', model: 'llama-3.1-70b', gpus: 16, tp: 4, pp: 2, sp: true, micro_batch: 2, grad_accum: 8, checkpointing: 'selective', gpu: 'h100-sxm' });
-call('vllm-0.8', 'evaluate', { model: 'llama-3.1-8b', engine: 'vllm', gpu: 'h100-sxm', gpu_util: 0.8 });
-call('llamacpp-ngl', 'evaluate', { model: 'qwen2.5-7b', weights: 'q4_k_m', engine: 'llamacpp', gpu: 'rtx-4060', gpu_layers: 20 });
-call('serving', 'evaluate', { model: 'llama-3.1-8b', gpu: 'l40s', prompt_tokens: 1024, usd_per_kwh: 0.25 });
-call('config', 'evaluate', { config: 'FILE:tests/corpus/files/config.json', gpu: 'rtx-4090' });
-call('err-json', 'evaluate', '{not json');
-call('err-context', 'evaluate', { model: 'llama-3.1-8b', context: 0 });
-call('err-unknown-key', 'evaluate', { model: 'llama-3.1-8b', contxt: 8192 });
-call('err-weights', 'evaluate', { model: 'llama-3.1-8b', weights: 'fp12' });
-call('err-train-key', 'evaluate', { mode: 'train', model: 'llama-3.1-8b', zero: '7' });
-call('err-solve-no-gpu', 'solve', { model: 'llama-3.1-8b' });
-call('gguf-file', 'evaluate_file', { file: 'tests/data/tiny_llama_v3.gguf.head', name: 'tiny_llama_v3.gguf', size: 4096,
+wasm.push({ name: 'catalog', fn: 'catalog', request: null });
+ask('solve', 'limits', { model: 'llama-3.1-8b', gpu: 'rtx-4090' });
+ask('solve-vllm-0.8', 'limits', { model: 'llama-3.1-8b', engine: 'vllm', gpu: 'h100-sxm', gpu_util: 0.8 });
+ask('curve-context', 'curve', { model: 'llama-3.1-8b', axis: 'context', points: 16 });
+ask('curve-batch', 'curve', { model: 'mixtral-8x7b', engine: 'vllm', gpu: 'h100-sxm', axis: 'batch', points: 8 });
+ask('curve-values', 'curve', { model: 'gemma-2-9b', axis: 'context', values: [1, 4096, 8192, 100000] });
+ask('recommend', 'gpu_ranking', { model: 'llama-3.1-70b', weights: 'awq-4bit-128g', budget_per_hour: 10 });
+ask('recommend-gpus', 'gpu_ranking', { model: 'llama-3.1-8b', gpus: ['rtx-4090', 'h100-sxm'] });
+ask('biggest', 'biggest_model', { gpu: 'rtx-3090', engine: 'llamacpp', context: 8192 });
+ask('help', 'remedies', { model: 'llama-2-13b', gpu: 'rtx-4090' });
+ask('help-vllm-0.8', 'remedies', { model: 'llama-3.1-8b', engine: 'vllm', gpu: 'h100-sxm', gpu_util: 0.8 });
+ask('help-train', 'remedies', { mode: 'train', model: 'llama-3.1-8b', gpu: 'a100-80gb-sxm' });
+ask('help-qlora', 'remedies', { mode: 'qlora', model: 'llama-2-7b', gpu: 'rtx-4090' });
+ask('train', 'estimate', { mode: 'train', model: 'llama-3.1-70b', gpus: 8, zero: '3', offload: 'optimizer', gpu: 'h100-sxm', tokens: '1e9' });
+ask('train-lora', 'estimate', { mode: 'lora', model: 'mistral-7b', lora_rank: 64, sequence: 4096, gpu: 'rtx-4090' });
+ask('train-qlora', 'estimate', { mode: 'qlora', model: 'llama-2-7b', gpu: 'rtx-4090' });
+ask('train-3d', 'estimate', { mode: 'train', model: 'llama-3.1-70b', gpus: 16, tp: 4, pp: 2, sp: true, micro_batch: 2, grad_accum: 8, checkpointing: 'selective', gpu: 'h100-sxm' });
+ask('vllm-0.8', 'estimate', { model: 'llama-3.1-8b', engine: 'vllm', gpu: 'h100-sxm', gpu_util: 0.8 });
+ask('llamacpp-ngl', 'estimate', { model: 'qwen2.5-7b', weights: 'q4_k_m', engine: 'llamacpp', gpu: 'rtx-4060', gpu_layers: 20 });
+ask('serving', 'estimate', { model: 'llama-3.1-8b', gpu: 'l40s', prompt_tokens: 1024, usd_per_kwh: 0.25 });
+ask('config', 'estimate', { config: 'FILE:tests/corpus/files/config.json', gpu: 'rtx-4090' });
+ask('err-json', 'estimate', '{not json');
+ask('err-context', 'estimate', { model: 'llama-3.1-8b', context: 0 });
+ask('err-unknown-key', 'estimate', { model: 'llama-3.1-8b', contxt: 8192 });
+ask('err-weights', 'estimate', { model: 'llama-3.1-8b', weights: 'fp12' });
+ask('err-train-key', 'estimate', { mode: 'train', model: 'llama-3.1-8b', zero: '7' });
+ask('err-solve-no-gpu', 'limits', { model: 'llama-3.1-8b' });
+askFile('gguf-file', 'estimate', { file: 'tests/data/tiny_llama_v3.gguf.head', name: 'tiny_llama_v3.gguf', size: 4096,
   request: { gpu: 'rtx-4090' } });
-call('gguf-file-big', 'evaluate_file', { file: 'tests/data/tiny_llama_v3.gguf.head', name: 'tiny_llama_v3.gguf',
+askFile('gguf-file-big', 'estimate', { file: 'tests/data/tiny_llama_v3.gguf.head', name: 'tiny_llama_v3.gguf',
   size: 2_000_000_000, request: { engine: 'llamacpp', gpu: 'rtx-4060' } });
+ask('err-question', 'cost', { model: 'llama-3.1-8b' });
+askFile('gguf-file-curve', 'curve', { file: 'tests/data/tiny_llama_v3.gguf.head', name: 'tiny_llama_v3.gguf', size: 758032,
+  request: { axis: 'batch', points: 4 } });
+askFile('err-gguf-file-biggest', 'biggest_model', { file: 'tests/data/tiny_llama_v3.gguf.head', name: 'tiny_llama_v3.gguf',
+  size: 4096, request: { gpu: 'rtx-4090' } });
 
 export { cli, wasm };

@@ -21,12 +21,11 @@ const withFiles = (request) => JSON.parse(JSON.stringify(request), (_, v) =>
 
 function callBinding({ fn, request }) {
   if (fn === 'catalog') return module.catalog();
-  if (fn === 'evaluate_file') {
+  if (fn === 'answer_file') {
     const bytes = readFileSync(path.join(root, request.file));
-    return module.evaluate_file(bytes, request.size, request.name, JSON.stringify(request.request));
+    return module.answer_file(bytes, request.size, request.name, JSON.stringify(request.request));
   }
-  const text = typeof request === 'string' ? request : JSON.stringify(withFiles(request));
-  return module[fn](text);
+  return module.answer(typeof request === 'string' ? request : JSON.stringify(withFiles(request)));
 }
 
 const outputs = new Map();

@@ -1,4 +1,5 @@
-// Loads the real vramfit.wasm through its Embind bindings and checks known figures.
+// Loads the real vramfit.wasm through its Embind bindings (answer, catalog, answer_file, answer_shards) and checks
+// known figures.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -10,7 +11,8 @@ const dist = process.env.VRAMFIT_DIST ?? path.join(root, 'dist');
 // Node's fetch rejects file paths (TOOLCHAIN.md point 5): hand the module its bytes.
 const { default: createVramfit } = await import(path.join(dist, 'vramfit.mjs'));
 const module = await createVramfit({ wasmBinary: readFileSync(path.join(dist, 'vramfit.wasm')) });
-const evaluate = (request) => JSON.parse(module.evaluate(JSON.stringify(request)));
+const answer = (question, request) => JSON.parse(module.answer(JSON.stringify({ question, ...request })));
+const evaluate = (request) => answer('estimate', request);
 
 test('Llama-3.1-8B in bf16 at 8192 tokens has the known weights and KV cache', () => {
   const r = evaluate({ model: 'llama-3.1-8b', weights: 'bf16', context: 8192, batch: 1 });
@@ -34,9 +36,17 @@ test('errors cross as results naming the field, not as exceptions', () => {
   assert.equal(r.ok, false);
   assert.equal(r.error.field, 'context');
   assert.match(r.error.message, /between 1 and/);
-  const bad = JSON.parse(module.evaluate('{not json'));
+  const bad = JSON.parse(module.answer('{not json'));
   assert.equal(bad.ok, false);
   assert.equal(bad.error.field, 'request');
+  const unknown = answer('cost', { model: 'llama-3.1-8b' });
+  assert.deepEqual([unknown.ok, unknown.error.field], [false, 'question']);
+  assert.match(unknown.error.message, /allowed: estimate, limits, curve, gpu_ranking, biggest_model, remedies/);
+});
+
+test('a request without a question asks for the estimate', () => {
+  const request = { model: 'llama-3.1-8b', gpu: 'rtx-4090' };
+  assert.equal(module.answer(JSON.stringify(request)), module.answer(JSON.stringify({ ...request, question: 'estimate' })));
 });
 
 test('the catalog lists presets, GPUs and dtypes', () => {
@@ -65,20 +75,20 @@ test('vLLM reports KV capacity and concurrency on a GPU', () => {
   assert.equal(r.vllm.max_concurrency, Math.floor(r.vllm.num_blocks / 512));  // 8192 / 16 blocks per sequence
 });
 
-test('solve and memory_curve bindings', () => {
-  const l = JSON.parse(module.solve(JSON.stringify({ model: 'llama-3.1-8b', gpu: 'rtx-4090' })));
+test('the limits and curve questions', () => {
+  const l = answer('limits', { model: 'llama-3.1-8b', gpu: 'rtx-4090' });
   assert.equal(l.ok, true);
   const at = evaluate({ model: 'llama-3.1-8b', context: l.max_context });
   const over = evaluate({ model: 'llama-3.1-8b', context: l.max_context + 1 });
   assert.ok(at.breakdown.total <= l.budget_bytes && over.breakdown.total > l.budget_bytes);
-  const c = JSON.parse(module.memory_curve(JSON.stringify({ model: 'qwen2.5-7b', axis: 'context', points: 256 })));
+  const c = answer('curve', { model: 'qwen2.5-7b', axis: 'context', points: 256 });
   assert.equal(c.ok, true);
   assert.equal(c.xs.length, c.totals.length);
   assert.equal(c.totals[10], evaluate({ model: 'qwen2.5-7b', context: c.xs[10] }).breakdown.total);
-  const b = JSON.parse(module.memory_curve(JSON.stringify({ model: 'qwen2.5-7b', axis: 'batch', values: [1, 2, 4] })));
+  const b = answer('curve', { model: 'qwen2.5-7b', axis: 'batch', values: [1, 2, 4] });
   assert.deepEqual(b.xs, [1, 2, 4]);
   assert.equal(b.totals[2], evaluate({ model: 'qwen2.5-7b', batch: 4 }).breakdown.total);
-  assert.equal(JSON.parse(module.memory_curve(JSON.stringify({ model: 'qwen2.5-7b', axis: 'width' }))).error.field, 'axis');
+  assert.equal(answer('curve', { model: 'qwen2.5-7b', axis: 'width' }).error.field, 'axis');
 });
 
 test('with a GPU the report carries speed and cost; $/1M tokens is the hour over its tokens', () => {
@@ -104,9 +114,9 @@ test('with a GPU the report carries speed and cost; $/1M tokens is the hour over
   assert.equal(none.decode_tokens_per_second, null);
 });
 
-const recommend = (request) => JSON.parse(module.recommend(JSON.stringify(request)));
+const recommend = (request) => answer('gpu_ranking', request);
 
-test('recommend ranks GPU × count with the cheapest and fastest picks', () => {
+test('the GPU ranking ranks GPU × count with the cheapest and fastest picks', () => {
   const r = recommend({ model: 'llama-3.1-8b', gpus: ['rtx-4090', 'a100-80gb-sxm', 'h100-sxm'] });
   assert.equal(r.ok, true);
   assert.equal(r.recommendations.length, 12);  // 3 GPUs × 1, 2, 4, 8
@@ -124,15 +134,15 @@ test('recommend ranks GPU × count with the cheapest and fastest picks', () => {
   assert.match(budget.notes.join(' '), /Nothing that fits costs at most \$0\.01\/h/);
   const bad = recommend({ model: 'llama-3.1-8b', budget_per_hour: -1 });
   assert.deepEqual([bad.ok, bad.error.field], [false, 'budget_per_hour']);
-  assert.equal(JSON.parse(module.recommend('{')).error.field, 'request');
+  assert.equal(JSON.parse(module.answer('{')).error.field, 'request');
 });
 
-test('biggest names the largest preset and format a card runs', () => {
-  const b = JSON.parse(module.biggest(JSON.stringify({ gpu: 'rtx-4090', engine: 'llamacpp', weights: 'q8_0' })));
+test('the biggest model question names the largest preset and format a card runs', () => {
+  const b = answer('biggest_model', { gpu: 'rtx-4090', engine: 'llamacpp', weights: 'q8_0' });
   assert.equal(b.ok, true);
   assert.equal(b.biggest.model, 'llama-2-13b');  // the seed article: 24 GB runs 13B in INT8
   assert.ok(b.biggest.free_bytes >= 0);
-  assert.equal(JSON.parse(module.biggest(JSON.stringify({ engine: 'llamacpp' }))).error.field, 'gpu');
+  assert.equal(answer('biggest_model', { engine: 'llamacpp' }).error.field, 'gpu');
 });
 
 test('the wasm and the native CLI print the same numbers', async (t) => {
@@ -160,7 +170,7 @@ test('the wasm and the native CLI print the same numbers', async (t) => {
   assert.deepEqual(webRec, nativeRec);
 });
 
-test('a training request crosses the same evaluate binding (issue 3)', () => {
+test('a training request is the same estimate question, by its mode (issue 3)', () => {
   // Seed article's 7B, mixed-precision AdamW, fp32 gradients (HF Trainer): 14 GB weights, 28 GB gradients,
   // 84 GB optimizer states (fp32 master 28 + m 28 + v 28).
   const r = evaluate({ mode: 'train', params: 7e9 });
@@ -181,7 +191,7 @@ test('a dropped GGUF is read from its header alone (issue 6)', () => {
   // hands the core File.slice(0, n) and the size, never the tensor data.
   const head = readFileSync(path.join(root, 'tests/data/tiny_llama_v3.gguf.head'));
   const fileSize = 758032;
-  const ask = (n) => JSON.parse(module.evaluate_file(head.subarray(0, n), fileSize, 'tiny.gguf', '{}'));
+  const ask = (n) => JSON.parse(module.answer_file(head.subarray(0, n), fileSize, 'tiny.gguf', '{}'));
   const first = ask(64);
   assert.equal(first.ok, true);
   assert.ok(first.need_prefix_bytes > 64 && first.need_prefix_bytes <= 4096);
@@ -191,9 +201,22 @@ test('a dropped GGUF is read from its header alone (issue 6)', () => {
   // file: 758,032 − 2,048 = 755,984 bytes of weights, exactly.
   assert.equal(r.breakdown.weights, 755984);
   assert.equal(r.model.name, 'tiny llama');
-  const wrong = JSON.parse(module.evaluate_file(head.subarray(0, 16), fileSize, 'notes.txt', '{}'));
+  const wrong = JSON.parse(module.answer_file(head.subarray(0, 16), fileSize, 'notes.txt', '{}'));
   assert.equal(wrong.ok, false);
   assert.equal(wrong.error.field, 'file');
+});
+
+test('a model file answers the other questions too: its curve is its estimates', () => {
+  const head = readFileSync(path.join(root, 'tests/data/tiny_llama_v3.gguf.head'));
+  const ask = (request) => JSON.parse(module.answer_file(head, 758032, 'tiny.gguf', JSON.stringify(request)));
+  const curve = ask({ question: 'curve', axis: 'context', values: [64, 512] });
+  assert.equal(curve.ok, true, JSON.stringify(curve.error));
+  assert.deepEqual(curve.xs, [64, 512]);
+  assert.equal(curve.totals[1], ask({ question: 'estimate', context: 512 }).breakdown.total);
+  assert.equal(ask({ question: 'limits', gpu: 'rtx-4090' }).ok, true);
+  assert.equal(ask({ question: 'remedies', gpu: 'rtx-4090' }).ok, true);
+  assert.equal(ask({ question: 'estimate', mode: 'lora' }).mode, 'lora');
+  assert.equal(ask({ question: 'biggest_model', gpu: 'rtx-4090' }).error.field, 'question');
 });
 
 test('a sharded safetensors checkpoint is read shard header by shard header (issue 6)', () => {
@@ -214,7 +237,7 @@ test('a sharded safetensors checkpoint is read shard header by shard header (iss
   const prefix = files.map(() => 8);  // start with the length field alone, as the page does
   let r;
   for (let round = 0; round < 8; round++) {
-    r = JSON.parse(module.evaluate_shards(
+    r = JSON.parse(module.answer_shards(
       files.map((f, i) => ({ name: f.name, size: f.data.length, bytes: f.data.subarray(0, prefix[i]) })), index, '{}'));
     if (!r.need_prefix_bytes) break;
     prefix[r.need_file] = r.need_prefix_bytes;
@@ -222,15 +245,15 @@ test('a sharded safetensors checkpoint is read shard header by shard header (iss
   assert.equal(r.ok, true, JSON.stringify(r.error));
   assert.equal(r.model.params_total, 32);  // 16 + 16, no config.json: a bare count
   assert.equal(r.breakdown.weights, 64);   // 2 × 16 params × 2 B, the index's total_size
-  const missing = JSON.parse(module.evaluate_shards([{ name: files[0].name, size: files[0].data.length,
+  const missing = JSON.parse(module.answer_shards([{ name: files[0].name, size: files[0].data.length,
     bytes: files[0].data }], index, '{}'));
   assert.equal(missing.ok, false);
 });
 
-test('help: the strategies re-estimated by the core, training by its mode', () => {
+test('remedies: the strategies re-estimated by the core, training by its mode', () => {
   // Mixed-precision AdamW keeps 18 B per parameter; ZeRO-Offload leaves only the 2 B weights on the GPU:
   // 16 B × 7e9 = 112e9 saved and moved to host RAM (Ren et al. 2021).
-  const t = JSON.parse(module.help(JSON.stringify({ mode: 'train', params: 7e9 })));
+  const t = answer('remedies', { mode: 'train', params: 7e9 });
   assert.equal(t.ok, true);
   assert.equal(t.bytes, 126536870912);
   const offload = t.remedies.find((r) => r.id === 'offload-optimizer');
@@ -239,9 +262,9 @@ test('help: the strategies re-estimated by the core, training by its mode', () =
   assert.deepEqual(offload.inputs, { offload: 'optimizer', zero: '2' });
   // vLLM at 4096 tokens: an fp8 cache stores Llama-2-7B's 2 × 32 × 4096 values per token in 1 B instead of
   // 2 B: 2 × 32 × 4096 × 4096 = 1,073,741,824 B saved.
-  const v = JSON.parse(module.help(JSON.stringify({ model: 'llama-2-7b', engine: 'vllm', context: 4096 })));
+  const v = answer('remedies', { model: 'llama-2-7b', engine: 'vllm', context: 4096 });
   assert.equal(v.remedies.find((r) => r.id === 'kv-8bit').saved_bytes, 1073741824);
-  assert.equal(JSON.parse(module.help(JSON.stringify({ model: 'llama-2-7b', batch: 0 }))).error.field, 'batch');
+  assert.equal(answer('remedies', { model: 'llama-2-7b', batch: 0 }).error.field, 'batch');
 });
 
 test('every breakdown figure has the core\'s explanation, in every engine and training mode', () => {
@@ -255,7 +278,7 @@ test('every breakdown figure has the core\'s explanation, in every engine and tr
     { params: 7e9, mode: 'train' }, { params: 7e9, engine: 'vllm' },
   ];
   for (const request of scenarios) {
-    const r = JSON.parse(module.evaluate(JSON.stringify(request)));
+    const r = evaluate(request);
     assert.equal(r.ok, true, JSON.stringify(request));
     const explained = new Set(r.explanations.map((e) => e.key));
     for (const [key, bytes] of Object.entries(r.breakdown)) {
@@ -275,7 +298,7 @@ test('the core\'s notes and messages name no CLI flag: they reach the page too',
     { model: 'qwen2.5-7b', weights: 'q4_k_m' }, { model: 'llama-3.1-70b', gpu: 'rtx-4090' },
   ];
   for (const request of requests) {
-    const text = module.evaluate(JSON.stringify(request)) + module.help(JSON.stringify(request));
+    const text = JSON.stringify(evaluate(request)) + JSON.stringify(answer('remedies', request));
     assert.doesNotMatch(text, /--(?:tokens|weights|gpu|context|engine|recommend|list-gpus)\b/, JSON.stringify(request));
   }
 });

@@ -1,5 +1,6 @@
 // Speed and cost on the chosen GPU (the report's `speed` / `cost`) and the core's ranking of GPU type × count
-// (recommend()). A figure the core could not give shows "n/a" with the core's reason, never a blank or NaN.
+// (its "gpu_ranking" question). A figure the core could not give shows "n/a" with the core's reason, never a
+// blank or NaN.
 import { el, FIT_ORDER, sortHeader } from './view.js';
 
 const isRange = (r) => r && Number.isFinite(r.low) && Number.isFinite(r.high);

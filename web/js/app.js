@@ -161,12 +161,12 @@ function baseRequest() {
   return request;
 }
 
-// One evaluation of a request: by the preset or config.json, or by the loaded model file's header.
+// One answer of the core: about the preset or config.json, or about the loaded model file's header.
 function run(request) {
-  if (!modelFile) return calculator.evaluate(request);
+  if (!modelFile) return calculator.answer(request);
   if (request.mode) return { ok: false, error: { field: 'file', message: view.t('file.inferenceOnly') } };
-  if (modelFile.shards) return calculator.evaluateShards(modelFile.shards, modelFile.index, request);
-  return calculator.evaluateFile(modelFile.bytes, modelFile.size, modelFile.name, request);
+  if (modelFile.shards) return calculator.answerShards(modelFile.shards, modelFile.index, request);
+  return calculator.answerFile(modelFile.bytes, modelFile.size, modelFile.name, request);
 }
 
 function evaluateState() {
@@ -176,11 +176,11 @@ function evaluateState() {
   if (unknown) return { ok: false, error: { field: unknown.field, message: view.t('error.choice', unknown) } };
   if (!modeSupported(coreMode(state), modes)) return { ok: false, unsupported: true };
   const request = baseRequest();
-  const result = run(request);
+  const result = run({ ...request, question: 'estimate' });
   if (!result.ok || !state.gpu) return result;
   // The chosen GPU: its own evaluation carries speed, cost and training time. A GPU id the catalog lacks
   // gets the core's message (it checks `gpu`); the full list stays for the table otherwise.
-  const onGpu = run({ ...request, gpu: state.gpu });
+  const onGpu = run({ ...request, question: 'estimate', gpu: state.gpu });
   if (!onGpu.ok) return onGpu;
   detail = onGpu;
   return result;
@@ -262,7 +262,7 @@ function scheduleCharts() {
   clearTimeout(chartTimer);
   chartTimer = setTimeout(() => {
     if (!report) return;
-    const source = modelFile ? { curve: null, evaluate: run } : calculator;
+    const source = modelFile ? { answer: run } : calculator;
     renderCharts({ context: dom.chartContext, batch: dom.chartBatch }, source, baseRequest(), report, view);
     dom.chartsSection.hidden = false;
     renderAdvice();
@@ -276,14 +276,14 @@ let remedies = null;
 function renderRemedies() {
   const request = baseRequest();
   if (state.gpu) request.gpu = state.gpu;
-  remedies = !modelFile && calculator.help ? calculator.help(request) : null;
+  remedies = !modelFile ? calculator.answer({ ...request, question: 'remedies' }) : null;
   renderHelp(dom, remedies, view);
 }
 
 let advice = null; // the last ranking, for re-rendering on a unit or language change
 function renderAdvice() {
   const request = baseRequest();
-  advice = !request.mode && !modelFile && calculator.recommend ? calculator.recommend(request) : null;
+  advice = !request.mode && !modelFile ? calculator.answer({ ...request, question: 'gpu_ranking' }) : null;
   renderRecommendations(dom, advice, view);
 }
 
@@ -472,7 +472,7 @@ const grows = (answer, have) => answer.need_prefix_bytes <= MAX_HEADER_BYTES && 
 async function readHeader(file) {
   let bytes = await prefixOf(file, 65536);
   for (;;) {
-    const answer = calculator.evaluateFile(bytes, file.size, file.name, {});
+    const answer = calculator.answerFile(bytes, file.size, file.name, {});
     if (!answer.ok || !answer.need_prefix_bytes) return { bytes, answer };
     if (!grows(answer, bytes.length)) return { bytes, answer: headerTooBig() };
     bytes = await prefixOf(file, answer.need_prefix_bytes);
@@ -483,7 +483,7 @@ async function readShards(files, index, progress) {
   const shards = await Promise.all(files.map(async (file) => ({ name: file.name, size: file.size, bytes: await prefixOf(file, 8) })));
   const read = new Set();
   for (;;) {
-    const answer = calculator.evaluateShards(shards, index, {});
+    const answer = calculator.answerShards(shards, index, {});
     if (!answer.ok || !answer.need_prefix_bytes) return { shards, answer };
     const shard = shards[answer.need_file];
     if (!shard || !grows(answer, shard.bytes.length)) return { shards, answer: headerTooBig() };

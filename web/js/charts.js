@@ -1,6 +1,6 @@
-// Feeds the two charts. Every point is a full answer from the core (one evaluate() per x, asked for one GPU
-// so the report stays small); the page only lays the numbers out. With the core's memory_curve binding
-// (calculator.curve) the points come from it in one call.
+// Feeds the two charts. Every point is a full estimate by the core, asked for one GPU so the answer stays small;
+// the page only lays the numbers out. The core's curve gives every point in one call; a request it does not
+// answer (training) falls back to one estimate per x.
 import { chartSvg, fillFigure, logSpace, standaloneSvg, pngBlob } from './chart.js';
 import { breakdownLines, stackedLines, headlineGpu } from './view.js';
 import { download } from './export.js';
@@ -10,19 +10,17 @@ export const POINTS = 64;
 /** Columnar series: xs, one column per breakdown line, totals. Points the core refuses are skipped. */
 export function series(calculator, request, key, xs, gpuId) {
   const base = { ...request, gpu: gpuId };
-  if (calculator.curve) {
-    const curve = calculator.curve({ ...base, axis: key, values: xs });
-    if (curve?.ok && curve.xs?.length >= 2) {
-      // The core names the columns; the page gives each its colour, in the breakdown's order.
-      const byKey = Object.fromEntries(curve.lines.map((l) => [l.key, l.values]));
-      const lines = stackedLines(breakdownLines(Object.fromEntries(curve.lines.map((l) => [l.key, 1]))))
-        .map((l) => ({ ...l, values: byKey[l.key] }));
-      return { xs: curve.xs, lines, totals: curve.totals };
-    }
+  const curve = calculator.answer({ ...base, question: 'curve', axis: key, values: xs });
+  if (curve.ok && curve.xs.length >= 2) {
+    // The core names the columns; the page gives each its colour, in the breakdown's order.
+    const byKey = Object.fromEntries(curve.lines.map((l) => [l.key, l.values]));
+    const lines = stackedLines(breakdownLines(Object.fromEntries(curve.lines.map((l) => [l.key, 1]))))
+      .map((l) => ({ ...l, values: byKey[l.key] }));
+    return { xs: curve.xs, lines, totals: curve.totals };
   }
   const keptXs = []; const reports = [];
   for (const x of xs) {
-    const r = calculator.evaluate({ ...base, [key]: x });
+    const r = calculator.answer({ ...base, question: 'estimate', [key]: x });
     if (r.ok) { keptXs.push(x); reports.push(r); }
   }
   if (reports.length < 2) return null;

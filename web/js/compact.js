@@ -19,7 +19,7 @@ export function renderCompact(root, calculator, state, { t, f, siteBase }) {
   }
   // On the chosen GPU, as the main page shows it (vLLM sizes its defaults by the GPU).
   const request = requestFromState(state, { modes });
-  const report = calculator.evaluate(state.gpu ? { ...request, gpu: state.gpu } : request);
+  const report = calculator.answer({ ...request, question: 'estimate', ...(state.gpu ? { gpu: state.gpu } : {}) });
   if (!report.ok) {
     root.replaceChildren(el('p', { class: 'c-error', role: 'alert', text: `${t(`field.${report.error.field}`)}: ${report.error.message}` }), link);
     return report;

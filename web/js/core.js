@@ -1,4 +1,4 @@
-// Facade over the wasm module: JSON in and out, so page code never sees Embind handles.
+// Facade over the wasm module (wasm/README.md): JSON in and out, so page code never sees Embind handles.
 // The single-file build (dist/vramfit.html) inlines the .wasm and sets globalThis.vramfitWasmBinary
 // before this runs, so the module never fetches anything (file:// cannot).
 import createVramfit from '../vramfit.mjs';
@@ -16,34 +16,28 @@ export async function openCalculator() {
   const catalog = JSON.parse(module.catalog());
   return {
     catalog,
-    /** @returns {{ok: true, breakdown: object, gpus: object[]} | {ok: false, error: {field: string, message: string}}} */
-    evaluate(request) {
-      return JSON.parse(module.evaluate(JSON.stringify(request)));
+    /**
+     * One question of the core: `request.question` is 'estimate' (the default; training by `mode`), 'limits',
+     * 'curve', 'gpu_ranking', 'biggest_model' or 'remedies'; the other keys are its inputs.
+     * @returns {{ok: true} & object | {ok: false, error: {field: string, message: string}}}
+     */
+    answer(request) {
+      return JSON.parse(module.answer(JSON.stringify(request)));
     },
     /**
-     * A .gguf / .safetensors file by its header: `prefix` is a Uint8Array of the file's first bytes. Answers
-     * {ok: true, need_prefix_bytes} while the header runs past the prefix, then the report for `request`.
+     * The same question about a .gguf / .safetensors file by its header: `prefix` is a Uint8Array of the file's
+     * first bytes. Answers {ok: true, need_prefix_bytes} while the header runs past the prefix.
      */
-    evaluateFile: typeof module.evaluate_file === 'function'
-      ? (prefix, size, name, request) => JSON.parse(module.evaluate_file(prefix, size, name, JSON.stringify(request)))
-      : null,
+    answerFile(prefix, size, name, request) {
+      return JSON.parse(module.answer_file(prefix, size, name, JSON.stringify(request)));
+    },
     /**
      * A sharded safetensors checkpoint by its shard headers: `files` is [{name, size, bytes}] with each shard's
      * first bytes, `index` the model.safetensors.index.json text ('' without one). Answers
-     * {ok: true, need_prefix_bytes, need_file} until every shard header is in hand, then the report.
+     * {ok: true, need_prefix_bytes, need_file} until every shard header is in hand.
      */
-    evaluateShards: typeof module.evaluate_shards === 'function'
-      ? (files, index, request) => JSON.parse(module.evaluate_shards(files, index ?? '', JSON.stringify(request)))
-      : null,
-    /** What would help: the source article's strategies applied one at a time, {ok, bytes, fit, remedies}. */
-    help: typeof module.help === 'function' ? (request) => JSON.parse(module.help(JSON.stringify(request))) : null,
-    /** The ranking of GPU type × count for an inference request: {ok, recommendations, cheapest_per_hour, …}. */
-    recommend: typeof module.recommend === 'function'
-      ? (request) => JSON.parse(module.recommend(JSON.stringify(request)))
-      : null,
-    /** Memory against context or batch, every point a full core estimate, in one call. */
-    curve: typeof module.memory_curve === 'function'
-      ? (request) => JSON.parse(module.memory_curve(JSON.stringify(request)))
-      : null,
+    answerShards(files, index, request) {
+      return JSON.parse(module.answer_shards(files, index ?? '', JSON.stringify(request)));
+    },
   };
 }

@@ -1,4 +1,4 @@
-// "What would help": the core's remedies (calculator.help) as a table, each with the memory it saves, the
+// "What would help": the core's remedies (its "remedies" question) as a table, each with the memory it saves, the
 // memory afterwards (and the fit on the chosen GPU), what it costs and where that comes from, and an Apply
 // button where the change is one the page's inputs can hold. Nothing here computes: every figure is the core's.
 import { el } from './view.js';

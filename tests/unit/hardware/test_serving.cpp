@@ -4,6 +4,8 @@
 
 #include "../test_support.hpp"
 #include "hardware/serving.hpp"
+#include "json/report_writer.hpp"
+#include "json/request.hpp"
 
 using namespace vramfit;
 

@@ -2,6 +2,8 @@
 #include "../test_support.hpp"
 #include "questions/gpu_ranking.hpp"
 #include "questions/evaluate_training.hpp"
+#include "json/report_writer.hpp"
+#include "json/request.hpp"
 
 using namespace vramfit;
 

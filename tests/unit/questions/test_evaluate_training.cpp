@@ -3,6 +3,8 @@
 
 #include "../test_support.hpp"
 #include "questions/evaluate_training.hpp"
+#include "json/report_writer.hpp"
+#include "json/request.hpp"
 
 using namespace vramfit;
 using nlohmann::json;
@@ -138,11 +140,11 @@ TEST_CASE("training requests are told apart from inference ones") {
   CHECK(is_training_mode("pretrain"));  // unknown: evaluate_training reports it, naming "mode"
   CHECK_FALSE(is_training_mode(""));
   CHECK_FALSE(is_training_mode("inference"));
-  CHECK(request_json_is_training(R"({"model":"llama-2-7b","mode":"qlora"})"));
-  CHECK_FALSE(request_json_is_training(R"({"model":"llama-2-7b","mode":"inference"})"));
-  CHECK_FALSE(request_json_is_training(R"({"model":"llama-2-7b"})"));
-  CHECK_FALSE(request_json_is_training(R"({"mode":3})"));
-  CHECK_FALSE(request_json_is_training("{not json"));
+  CHECK(parse_request(R"({"model":"llama-2-7b","mode":"qlora"})").value().training.has_value());
+  CHECK_FALSE(parse_request(R"({"model":"llama-2-7b","mode":"inference"})").value().training.has_value());
+  CHECK_FALSE(parse_request(R"({"model":"llama-2-7b"})").value().training.has_value());
+  CHECK(parse_request(R"({"mode":3})").error().field == "mode");  // read as inference, which names the bad type
+  CHECK(parse_request("{not json").error().field == "request");
 }
 
 TEST_CASE("bad training requests name the field and what is allowed") {

@@ -4,6 +4,8 @@
 
 #include "../test_support.hpp"
 #include "questions/gpu_ranking.hpp"
+#include "json/report_writer.hpp"
+#include "json/request.hpp"
 
 using namespace vramfit;
 
@@ -99,7 +101,7 @@ TEST_CASE("recommend: bad inputs name the field") {
   CHECK(rank_gpus_for(test::catalog(), request(R"({"model":"llama-3.1-8b","engine":"llamacpp","gpu_layers":10})"))
             .error()
             .field == "gpu_layers");
-  CHECK(gpu_ranking_json(test::catalog(), "{").find("\"ok\":false") != std::string::npos);
+  CHECK(answer(test::catalog(), "{").find("\"ok\":false") != std::string::npos);
 }
 
 TEST_CASE("biggest: the seed article's tiers through the real estimate (llama.cpp, 4096 tokens)") {

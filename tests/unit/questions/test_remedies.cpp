@@ -8,6 +8,8 @@
 
 #include "../test_support.hpp"
 #include "questions/remedies.hpp"
+#include "json/request.hpp"
+#include "vramfit/vramfit.hpp"
 
 using namespace vramfit;
 
@@ -151,11 +153,13 @@ TEST_CASE("seed article: checkpointing and LoRA for a training run that does not
   for (const Remedy& m : r.remedies) CHECK(static_cast<std::uint64_t>(m.saved_bytes) * 200 >= r.bytes);
 }
 
-TEST_CASE("remedies_json: a bad input is the scenario's own error; training goes by mode") {
-  const nlohmann::json bad = nlohmann::json::parse(remedies_json(test::catalog(), R"({"model":"llama-2-7b","context":0})"));
+TEST_CASE("the remedies question: a bad input is the scenario's own error; training goes by mode") {
+  const nlohmann::json bad =
+      nlohmann::json::parse(answer(test::catalog(), R"({"question":"remedies","model":"llama-2-7b","context":0})"));
   CHECK(bad["ok"] == false);
   CHECK(bad["error"]["field"] == "context");
-  const nlohmann::json t = nlohmann::json::parse(remedies_json(test::catalog(), R"({"mode":"qlora","model":"llama-2-7b"})"));
+  const nlohmann::json t =
+      nlohmann::json::parse(answer(test::catalog(), R"({"question":"remedies","mode":"qlora","model":"llama-2-7b"})"));
   REQUIRE(t["ok"] == true);
   CHECK(t["mode"] == "qlora");
   CHECK(t["gpu"].is_null());

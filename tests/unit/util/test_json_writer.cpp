@@ -16,6 +16,8 @@
 #include "questions/gpu_ranking.hpp"
 #include "questions/limits.hpp"
 #include "questions/evaluate_training.hpp"
+#include "json/report_writer.hpp"
+#include "json/request.hpp"
 
 using namespace vramfit;
 using detail::fixed_text;
@@ -219,11 +221,11 @@ TEST_CASE("every report's text is its own nlohmann round trip: keys in byte orde
       trained(R"({"mode":"train","model":"llama-3.1-8b","gpu":"h100-sxm","tokens":1e12,"zero":3,"gpus":8,"pp":2})"),
       trained(R"({"mode":"qlora","model":"llama-2-70b","gpu":"rtx-4090","tokens":2e9,"zero":2,"offload":"optimizer"})"),
       trained(R"({"mode":"lora","model":"gpt2"})"),
-      gpu_ranking_json(c, R"({"model":"llama-3.1-8b","gpus":"rtx-4090,a100-80gb-sxm,h100-sxm"})"),
-      gpu_ranking_json(c, R"({"model":"llama-3.1-70b","weights":"bf16","budget_per_hour":0.01})"),
-      biggest_json(c, R"({"gpu":"rtx-4090","engine":"llamacpp"})"),
-      biggest_json(c, R"({"gpu":"rtx-4060","weights":"bf16","context":1000000})"),
-      memory_curve_json(c, R"({"model":"qwen2.5-7b","points":5})"),
+      answer(c, R"({"question":"gpu_ranking","model":"llama-3.1-8b","gpus":"rtx-4090,a100-80gb-sxm,h100-sxm"})"),
+      answer(c, R"({"question":"gpu_ranking","model":"llama-3.1-70b","weights":"bf16","budget_per_hour":0.01})"),
+      answer(c, R"({"question":"biggest_model","gpu":"rtx-4090","engine":"llamacpp"})"),
+      answer(c, R"({"question":"biggest_model","gpu":"rtx-4060","weights":"bf16","context":1000000})"),
+      answer(c, R"({"question":"curve","model":"qwen2.5-7b","points":5})"),
       limits_to_json(solve_limits(c, request_from_json(R"({"model":"llama-3.1-8b","gpu":"rtx-4090"})").value()).value()),
       catalog_to_json(c),
       error_to_json(make_error("field\xFF", "a <b> \"message\"")),

@@ -1,0 +1,53 @@
+#pragma once
+// Request JSON → the questions' value types. The text is parsed once; "question" picks what is asked, "mode" picks
+// inference or training, and each question's own keys (a curve's axis, points, values) are read beside the inputs.
+// Unknown keys are refused, naming the key and what is allowed.
+#include <cstdint>      // std::uint64_t
+#include <optional>     // std::optional
+#include <string_view>  // std::string_view
+#include <vector>       // std::vector
+
+#include "questions/evaluate.hpp"           // Request
+#include "questions/evaluate_training.hpp"  // TrainingRequest
+#include "questions/limits.hpp"             // CurveAxis
+#include "util/result.hpp"
+
+namespace vramfit {
+
+// What a request asks, by its "question" key; estimate when absent.
+enum class Question { estimate, limits, curve, gpu_ranking, biggest_model, remedies };
+inline constexpr std::string_view kQuestionNames = "estimate, limits, curve, gpu_ranking, biggest_model, remedies";
+
+// The curve's own keys: "axis" ("context" | "batch", default context), "points" (default 256), "to" (0: the
+// curve's default end) or "values" (explicit x values); see memory_curve.
+struct CurveInputs {
+  CurveAxis axis = CurveAxis::context;
+  std::uint64_t points = 256;
+  std::uint64_t to = 0;
+  std::vector<std::uint64_t> values;
+};
+
+// One request, decoded. `training` holds it when "mode" is a training mode and the question answers training
+// (estimate, remedies); `inference` otherwise. `curve` is read for the curve question only.
+struct ParsedRequest {
+  Question question = Question::estimate;
+  Request inference;
+  std::optional<TrainingRequest> training;
+  CurveInputs curve;
+};
+
+Result<ParsedRequest> parse_request(std::string_view json_text);
+
+// An inference request alone: {"model": ..., "weights": ..., "context": ..., ...}, the page's state; a training
+// "mode" is refused (this request answers inference only).
+Result<Request> request_from_json(std::string_view json_text);
+
+// A training request alone. Keys: model, config, params, mode, precision, grad_dtype, optimizer, lora_rank,
+// lora_targets, sequence (alias "context": the page shares its context input), micro_batch (from "batch" when
+// absent: the page's batch input), grad_accum, checkpointing, flash_attention (true/false or "on"/"off"), dropout
+// (likewise), zero (0-3 or an FSDP name), gpus, tp, pp, sp, offload, gpu, headroom, tokens (a number, or text such
+// as "300B"), mfu; and "weights", accepted and ignored: the page sends its whole state, and training stores weights
+// by `precision` (NF4 for qlora), not by an inference weight format.
+Result<TrainingRequest> training_request_from_json(std::string_view json_text);
+
+}  // namespace vramfit

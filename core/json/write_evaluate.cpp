@@ -1,0 +1,290 @@
+#include "json/report_writer.hpp"
+
+#include <string>  // std::string, std::to_string
+
+#include "formats/dtype.hpp"           // all_dtypes, dtype_info
+#include "formats/weight_formats.hpp"  // weight_format_examples
+#include "json/report_json.hpp"
+
+namespace vramfit {
+
+using detail::JsonWriter;
+using detail::write_range;
+using detail::write_text_or_null;
+
+namespace {
+
+void write_speed(JsonWriter& w, const ServingSpeed& s) {
+  const DecodeSpeed& d = s.decode;
+  w.begin_object("speed");
+  w.field("bytes_per_step", d.bytes_per_step_per_gpu);
+  w.field("compute_bound", d.compute_bound);
+  w.field("compute_path", compute_path_name(s.compute));
+  write_range(w, "cpu_seconds", d.cpu_seconds);
+  write_range(w, "decode_step_seconds", d.step_seconds);
+  write_range(w, "decode_tokens_per_second", d.tokens_per_second);
+  write_range(w, "decode_tokens_per_second_per_sequence", d.tokens_per_second_per_sequence);
+  w.field("efficiency_source", s.efficiency_source);
+  w.field("explanation", d.explanation);
+  w.field("flops_per_step", d.flops_per_step_per_gpu);
+  write_text_or_null(w, "note", s.note);
+  if (s.prefill) w.field("prefill_explanation", s.prefill->explanation);
+  else w.field("prefill_explanation", nullptr);
+  if (s.prefill) write_range(w, "prefill_tokens_per_second", s.prefill->tokens_per_second);
+  else w.field("prefill_tokens_per_second", nullptr);
+  write_text_or_null(w, "prefill_unavailable", s.prefill_unavailable);
+  w.field("prompt_tokens", s.prompt_tokens);
+  w.field("tensor_parallel_efficiency", d.tensor_parallel_efficiency);
+  w.end_object();
+}
+
+void write_cost(JsonWriter& w, const ServingCost& c, const Gpu& gpu) {
+  const auto& price = gpu.cloud_usd_per_hour;
+  w.begin_object("cost");
+  if (c.energy) {
+    const EnergyUse& e = *c.energy;
+    w.begin_object("energy");
+    w.field("basis", "board power at TDP for the whole hour (an upper bound); the host is not counted");
+    w.field("kwh_per_hour", e.kwh_per_hour);
+    w.field("tdp_w", e.tdp_w);
+    w.field("usd_per_hour", e.usd_per_hour);
+    w.field("usd_per_kwh", e.usd_per_kwh);
+    write_range(w, "usd_per_million_tokens", e.usd_per_million_tokens);
+    w.end_object();
+  } else {
+    w.field("energy", nullptr);
+  }
+  write_text_or_null(w, "energy_unavailable", c.energy_unavailable);
+  if (price) w.field("price_date", price->date), w.field("price_source", price->source);
+  else w.field("price_date", nullptr), w.field("price_source", nullptr);
+  w.field("usd_per_hour", c.usd_per_hour);
+  write_range(w, "usd_per_million_tokens", c.usd_per_million_tokens);
+  w.end_object();
+}
+
+// What was estimated, as resolved: the engine's defaults filled in.
+void write_inputs(JsonWriter& w, const Report& report) {
+  const auto& e = report.estimate;
+  w.begin_object("inputs");
+  w.field("attention", attention_name(e.attention));
+  w.field("batch", e.batch);
+  w.field("compute_dtype", dtype_info(e.weights_dtype).name);
+  w.field("context", e.context_tokens);
+  w.field("context_source", report.context_source);
+  w.field("engine", engine_name(e.engine));
+  w.field("expandable_segments", e.expandable_segments);
+  w.field("headroom", report.headroom);
+  w.field("kv_allocation", kv_allocation_name(e.kv_allocation.strategy));
+  w.field("kv_dtype", kv_dtype_info(e.kv_dtype).name);
+  w.field("weights", e.weights_format);
+  w.end_object();
+}
+
+void write_llamacpp(JsonWriter& w, const InferenceEstimate& e) {
+  if (e.llamacpp) {
+    const auto& b = *e.llamacpp;
+    w.begin_object("llamacpp");
+    w.field("compute_buffer_bytes", b.compute_buffer_bytes);
+    w.field("compute_buffer_other_bytes", b.compute_buffer_other_bytes);
+    w.field("flash_attn", b.flash_attn);
+    w.field("gpu_layers", b.gpu_layers);
+    w.field("host_kv_bytes", b.host_kv_bytes);
+    w.field("host_ram_bytes", b.host_ram_bytes);
+    w.field("host_weights_bytes", b.host_weights_bytes);
+    w.field("n_ctx", b.n_ctx);
+    w.field("n_ubatch", b.n_ubatch);
+    w.field("output_buffer_bytes", b.output_buffer_bytes);
+    w.field("output_on_gpu", b.output_on_gpu);
+    w.field("total_layers", b.total_layers);
+    w.end_object();
+  } else {
+    w.field("llamacpp", nullptr);
+  }
+}
+
+void write_vllm(JsonWriter& w, const InferenceEstimate& e) {
+  if (e.vllm) {
+    const auto& v = *e.vllm;
+    w.begin_object("vllm");
+    w.field("block_bytes", v.block_bytes);
+    w.field("block_size", kVllmBlockSize);
+    w.field("budget_bytes", v.budget_bytes);
+    w.field("concurrency_ratio", v.concurrency_ratio);
+    w.field("cuda_graph_bytes", v.cuda_graph_bytes);
+    w.field("gpu_memory_utilization", v.gpu_util);
+    w.field("kv_capacity_bytes", v.kv_capacity_bytes);
+    w.field("kv_capacity_tokens", v.kv_capacity_tokens);
+    w.field("max_concurrency", v.max_concurrency);
+    w.field("max_num_batched_tokens", v.max_num_batched_tokens);
+    w.field("max_num_seqs", v.max_num_seqs);
+    w.field("non_torch_bytes", v.non_torch_bytes);
+    w.field("num_blocks", v.num_blocks);
+    w.field("profile_activation_bytes", v.profile_activation_bytes);
+    w.field("sequence_tokens", v.sequence_tokens);
+    w.end_object();
+  } else {
+    w.field("vllm", nullptr);
+  }
+}
+
+void write_weights(JsonWriter& w, const InferenceEstimate& e) {
+  const auto& wd = e.weight_detail;
+  w.begin_object("weights");
+  w.field("attention", wd.attention);
+  w.field("embedding", wd.embedding);
+  w.field("explanation", wd.explanation);
+  w.field("format", e.weights_format);
+  w.field("mlp", wd.mlp);
+  w.field("norms", wd.norms);
+  w.field("other", wd.other);
+  w.field("output", wd.output);
+  w.begin_array("storage");
+  for (const auto& t : wd.storage) {
+    w.begin_object();
+    w.field("bytes", t.bytes);
+    w.field("elements", t.elements);
+    w.field("type", t.type);
+    w.end_object();
+  }
+  w.end_array();
+  w.field("total_bytes", wd.total);
+  w.end_object();
+}
+
+}  // namespace
+
+std::string report_to_json(const Report& report) {
+  const auto& e = report.estimate;
+  const auto& m = report.model;
+  // Speed and cost need the request's GPU; without one they are null.
+  const ServingEstimate* serving = report.serving && !report.gpus.empty() ? &*report.serving : nullptr;
+  const ServingSpeed* speed = serving && serving->speed ? &*serving->speed : nullptr;
+  JsonWriter w;
+  w.begin_object();
+  w.begin_object("activations");
+  w.field("attention_scores", e.attention_scores);
+  w.field("logits", e.logits);
+  w.end_object();
+  w.begin_object("breakdown");
+  w.field("activations", e.activations);
+  w.field("allocator_reserve", e.allocator_reserve);
+  w.field("kv_cache", e.kv_cache);
+  w.field("overhead", e.overhead);
+  w.field("total", e.total);
+  w.field("weights", e.weights);
+  w.end_object();
+  if (serving) write_cost(w, serving->cost, *report.gpus.front().gpu);
+  else w.field("cost", nullptr);
+  if (speed) write_range(w, "decode_tokens_per_second", speed->decode.tokens_per_second);
+  else w.field("decode_tokens_per_second", nullptr);
+  detail::write_explanations(w, e.explanations);
+  w.begin_array("gpus");
+  for (const auto& f : report.gpus) detail::write_gpu_fit(w, *f.gpu, f.fit, f.free_bytes, f.gpus_needed);
+  w.end_array();
+  write_inputs(w, report);
+  w.begin_object("kv_allocation");
+  w.field("avg_tokens", e.kv_allocation.avg_tokens);
+  w.field("paged_bytes", e.kv_allocation.paged_bytes);
+  w.field("static_bytes", e.kv_allocation.static_bytes);
+  w.field("strategy", kv_allocation_name(e.kv_allocation.strategy));
+  w.end_object();
+  w.begin_object("kv_cache");
+  w.field("bytes_per_token", e.kv.bytes_per_token);
+  w.field("bytes_per_token_layer", e.kv.bytes_per_token_layer);
+  w.field("dtype", kv_dtype_info(e.kv_dtype).name);
+  w.field("mla_cache", e.kv.mla == MlaCache::latent ? "latent" : "per_head");
+  w.field("window_cells", e.kv.window_cells);
+  w.field("windowed_layers", e.kv.windowed_layers);
+  w.end_object();
+  write_llamacpp(w, e);
+  detail::write_model(w, m, e.params, report.published_params);
+  w.field("notes", e.notes);
+  w.field("ok", true);
+  if (speed && speed->prefill) write_range(w, "prefill_tokens_per_second", speed->prefill->tokens_per_second);
+  else w.field("prefill_tokens_per_second", nullptr);
+  w.begin_object("range");
+  w.field("drivers", e.range.drivers);
+  w.field("high", e.range.high);
+  w.field("low", e.range.low);
+  w.end_object();
+  if (speed) write_speed(w, *speed);
+  else w.field("speed", nullptr);
+  if (serving) write_text_or_null(w, "speed_unavailable", serving->speed_unavailable);
+  else w.field("speed_unavailable", nullptr);
+  write_vllm(w, e);
+  write_weights(w, e);
+  w.end_object();
+  return w.take();
+}
+
+std::string error_to_json(const Error& error) {
+  JsonWriter w;
+  w.begin_object();
+  w.begin_object("error");
+  w.field("field", error.field);
+  w.field("message", error.message);
+  w.end_object();
+  w.field("ok", false);
+  w.end_object();
+  return w.take();
+}
+
+std::string catalog_to_json(const Catalog& catalog) {
+  JsonWriter w;
+  w.begin_object();
+  w.field("attention", {"sdpa", "eager"});
+  w.begin_array("dtypes");
+  for (const auto& d : all_dtypes()) {
+    w.begin_object();
+    w.field("bits", d.bits);
+    w.field("name", d.name);
+    w.field("summary", d.summary);
+    w.end_object();
+  }
+  w.end_array();
+  w.field("engines", {"transformers", "vllm", "llamacpp"});
+  w.begin_array("gpus");
+  for (const auto& g : catalog.gpus) {
+    w.begin_object();
+    detail::write_gpu_fields(w, g);
+    w.end_object();
+  }
+  w.end_array();
+  w.field("kv_allocation", {"static", "paged"});
+  w.begin_array("kv_dtypes");
+  for (const auto& d : all_kv_dtypes()) {
+    w.begin_object();
+    w.field("bits", 8.0 * d.block_bytes / d.block_elements);
+    w.field("name", d.name);
+    w.field("summary", d.summary);
+    w.end_object();
+  }
+  w.end_array();
+  w.begin_array("models");
+  for (const auto& p : catalog.models) {
+    const auto counts = count_params(p.spec);
+    w.begin_object();
+    w.field("default_context", p.spec.default_context);
+    w.field("hf_repo", p.hf_repo);
+    w.field("id", p.spec.id);
+    w.field("max_context", p.spec.max_context);
+    w.field("name", p.spec.name);
+    w.field("params_active", counts ? counts.value().active : 0);
+    w.field("params_total", counts ? counts.value().total : 0);
+    w.end_object();
+  }
+  w.end_array();
+  // "inference" goes through evaluate(); the others through evaluate_training().
+  w.field("modes", {"inference", "train", "lora", "qlora"});
+  w.field("weight_formats", weight_format_examples());
+  w.end_object();
+  return w.take();
+}
+
+std::string need_prefix_to_json(const ImportedModel& imported, bool sharded) {
+  if (!sharded) return "{\"ok\":true,\"need_prefix_bytes\":" + std::to_string(imported.need_prefix_bytes) + "}";
+  return "{\"ok\":true,\"need_prefix_bytes\":" + std::to_string(imported.need_prefix_bytes) +
+         ",\"need_file\":" + std::to_string(imported.need_file) + "}";
+}
+
+}  // namespace vramfit

@@ -1,0 +1,48 @@
+#include "json/report_writer.hpp"
+
+#include <string>   // std::string
+#include <utility>  // std::pair
+
+#include "util/json_writer.hpp"
+
+namespace vramfit {
+
+using detail::JsonWriter;
+
+std::string limits_to_json(const Limits& l) {
+  JsonWriter w;
+  w.begin_object();
+  w.field("budget_bytes", l.budget_bytes);
+  w.field("gpu", l.gpu);
+  w.field("max_batch", l.max_batch);
+  w.field("max_context", l.max_context);
+  w.field("ok", true);
+  w.end_object();
+  return w.take();
+}
+
+std::string curve_to_json(const Curve& c) {
+  // Columnar, as the page's chart takes it: xs, one column per breakdown line, the totals and their range.
+  JsonWriter w;
+  w.begin_object();
+  w.field("axis", c.axis == CurveAxis::batch ? "batch" : "context");
+  w.field("high", c.high);
+  w.begin_array("lines");
+  for (const auto& [key, column] : {std::pair{"weights", &c.weights}, std::pair{"kv_cache", &c.kv_cache},
+                                    std::pair{"activations", &c.activations}, std::pair{"overhead", &c.overhead},
+                                    std::pair{"allocator_reserve", &c.allocator_reserve}}) {
+    w.begin_object();
+    w.field("key", key);
+    w.field("values", *column);
+    w.end_object();
+  }
+  w.end_array();
+  w.field("low", c.low);
+  w.field("ok", true);
+  w.field("totals", c.total);
+  w.field("xs", c.x);
+  w.end_object();
+  return w.take();
+}
+
+}  // namespace vramfit

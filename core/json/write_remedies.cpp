@@ -1,0 +1,57 @@
+#include "json/report_writer.hpp"
+
+#include <optional>  // std::optional
+#include <string>    // std::string
+
+#include "json/report_json.hpp"  // write_explanation
+#include "util/units.hpp"        // signed_difference
+
+namespace vramfit {
+
+using detail::JsonWriter;
+
+std::string remedies_report_to_json(const RemediesReport& report) {
+  JsonWriter w;
+  auto fit = [&](const char* key, const std::optional<Fit>& f) {
+    if (f) w.field(key, fit_name(*f));
+    else w.field(key, nullptr);
+  };
+  w.begin_object();
+  w.field("bytes", report.bytes);
+  fit("fit", report.fit);
+  if (report.gpu) w.field("free_bytes", signed_difference(report.gpu->usable_bytes(), report.bytes));
+  else w.field("free_bytes", nullptr);
+  if (report.gpu) w.field("gpu", report.gpu->id);
+  else w.field("gpu", nullptr);
+  w.field("mode", report.mode);
+  w.field("notes", report.notes);
+  w.field("ok", true);
+  w.begin_array("remedies");
+  for (const Remedy& r : report.remedies) {
+    w.begin_object();
+    w.field("applicable", r.applicable);
+    w.field("bytes", r.bytes);
+    w.field("cost", r.cost);
+    detail::write_explanation(w, "explanation", r.explanation);
+    fit("fit", r.fit);
+    if (r.fit) w.field("free_bytes", r.free_bytes);
+    else w.field("free_bytes", nullptr);
+    if (r.host_ram_bytes) w.field("host_ram_bytes", r.host_ram_bytes);
+    else w.field("host_ram_bytes", nullptr);
+    w.field("id", r.id);
+    w.begin_object("inputs");
+    for (const RemedyInput& in : r.inputs) {
+      if (in.number) w.field(in.key, *in.number);
+      else w.field(in.key, in.text);
+    }
+    w.end_object();
+    w.field("saved_bytes", r.saved_bytes);
+    w.field("source", r.source);
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+  return w.take();
+}
+
+}  // namespace vramfit

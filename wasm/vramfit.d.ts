@@ -1,0 +1,362 @@
+// Hand-written declarations for the vramfit WebAssembly module (vramfit.mjs + vramfit.wasm); wasm/README.md says
+// what each key means. Every function takes and returns JSON text: JSON.stringify a Request, JSON.parse an Answer.
+// Byte counts are numbers (exact up to 2^53). To use them, copy this file beside vramfit.mjs as vramfit.d.mts.
+
+/** Options of the Emscripten factory that the module reads. */
+export interface VramfitModuleOptions {
+  /** The .wasm bytes: needed in Node.js (its fetch rejects file paths) and in a page opened from file://. */
+  wasmBinary?: ArrayBuffer | Uint8Array;
+  /** Where the .wasm lives, given its file name and the glue's directory. */
+  locateFile?: (path: string, scriptDirectory: string) => string;
+  print?: (text: string) => void;
+  printErr?: (text: string) => void;
+}
+
+/** One shard of a sharded safetensors checkpoint: its name, its size and its first bytes. */
+export interface Shard {
+  name: string;
+  size: number;
+  bytes: Uint8Array;
+}
+
+export interface VramfitModule {
+  /** A Request as JSON text → an Answer as JSON text. */
+  answer(requestJson: string): string;
+  /** The lists for pickers → Catalog as JSON text. */
+  catalog(): string;
+  /** The same questions about a .gguf / .safetensors file, by its first bytes, its size and its name. */
+  answer_file(prefix: Uint8Array, fileSize: number, fileName: string, requestJson: string): string;
+  /** The same questions about a sharded safetensors checkpoint; `indexJson` may be ''. */
+  answer_shards(files: Shard[], indexJson: string, requestJson: string): string;
+}
+
+declare function createVramfit(options?: VramfitModuleOptions): Promise<VramfitModule>;
+export default createVramfit;
+
+// ---- Requests ----
+
+export type Question = 'estimate' | 'limits' | 'curve' | 'gpu_ranking' | 'biggest_model' | 'remedies';
+export type Engine = 'transformers' | 'vllm' | 'llamacpp';
+export type TrainingMode = 'train' | 'full' | 'lora' | 'qlora';
+
+/** The model: one of a preset id, a config.json (object or text) or a bare parameter count. */
+export interface ModelInputs {
+  model?: string;
+  config?: string | Record<string, unknown>;
+  params?: number;
+}
+
+export interface InferenceRequest extends ModelInputs {
+  question?: Exclude<Question, 'curve'>;
+  mode?: 'inference';
+  /** A weight format ("bf16", "int4", "q4_k_m", "awq-4bit-128g", …: Catalog.weight_formats). */
+  weights?: string;
+  /** Catalog.kv_dtypes names; default: the engine's. */
+  kv_dtype?: string;
+  /** Tokens; default: the engine's default context. */
+  context?: number;
+  batch?: number;
+  /** Share of each GPU kept free when judging a fit, 0–0.9 (default 0.1). */
+  headroom?: number;
+  /** A catalog GPU id or name: one fit verdict, speed and cost; default: a verdict for every GPU. */
+  gpu?: string;
+  engine?: Engine;
+  attention?: 'sdpa' | 'eager';
+  kv_allocation?: 'static' | 'paged';
+  avg_tokens?: number;
+  expandable_segments?: boolean;
+  /** vLLM's gpu_memory_utilization (default 0.9). */
+  gpu_util?: number;
+  max_num_batched_tokens?: number;
+  max_num_seqs?: number;
+  /** llama.cpp -ngl: the layers kept on the GPU. */
+  gpu_layers?: number;
+  /** GB/s between host RAM and the CPU (llama.cpp's CPU layers). */
+  system_bandwidth?: number;
+  prompt_tokens?: number;
+  usd_per_kwh?: number;
+  /** gpu_ranking: the GPUs to rank (ids or names, or one comma-separated string); default: the catalog. */
+  gpus?: string[] | string;
+  /** gpu_ranking: the most a whole configuration may cost per hour, in dollars. */
+  budget_per_hour?: number;
+}
+
+export interface CurveRequest extends Omit<InferenceRequest, 'question'> {
+  question: 'curve';
+  axis?: 'context' | 'batch';
+  /** 2–1024 x values spaced evenly from 1 to `to` (default 256). */
+  points?: number;
+  /** The last x; default: the model's max context (or 4 × the request's), or batch 256. */
+  to?: number;
+  /** Exactly these x values (1–1024 of them, ascending) instead of `points`. */
+  values?: number[];
+}
+
+/** The estimate or the remedies of a training run: `mode` decides. */
+export interface TrainingRequest extends ModelInputs {
+  question?: 'estimate' | 'remedies';
+  mode: TrainingMode;
+  precision?: 'fp32' | 'mixed-fp16' | 'mixed-bf16' | 'bf16';
+  grad_dtype?: 'fp32' | 'half';
+  optimizer?: string;
+  lora_rank?: number;
+  /** "q,v", "q_proj,v_proj" or "all-linear" (default). */
+  lora_targets?: string;
+  /** Tokens per sequence; alias `context`. */
+  sequence?: number;
+  context?: number;
+  /** Alias `batch`. */
+  micro_batch?: number;
+  batch?: number;
+  grad_accum?: number;
+  checkpointing?: 'none' | 'selective' | 'full';
+  flash_attention?: boolean | 'on' | 'off';
+  dropout?: boolean | 'on' | 'off';
+  /** 0–3, or an FSDP name: NO_SHARD, SHARD_GRAD_OP, FULL_SHARD. */
+  zero?: number | string;
+  /** The job's GPU count. */
+  gpus?: number;
+  tp?: number;
+  pp?: number;
+  sp?: boolean | 'on' | 'off';
+  offload?: 'none' | 'optimizer' | 'params' | 'nvme';
+  gpu?: string;
+  headroom?: number;
+  /** Training tokens, all epochs: a number or text such as "300B" or "2T". */
+  tokens?: number | string;
+  /** Model FLOPs utilisation, above 0 and at most 1. */
+  mfu?: number;
+  /** Accepted and ignored: training stores weights by `precision`. */
+  weights?: string;
+}
+
+export type Request = InferenceRequest | CurveRequest | TrainingRequest;
+
+// ---- Answers ----
+
+export interface ErrorAnswer {
+  ok: false;
+  /** `field`: the request key (or "request", "question", "file") that is wrong; `message`: what it allows. */
+  error: { field: string; message: string };
+}
+
+/** A model file's header runs past the bytes given: read this many from the start and ask again. */
+export interface NeedPrefixAnswer {
+  ok: true;
+  need_prefix_bytes: number;
+  /** answer_shards: the shard that needs them. */
+  need_file?: number;
+}
+
+export interface Range {
+  low: number;
+  high: number;
+}
+
+export type Fit = 'fits' | 'tight' | 'does_not_fit';
+
+export interface Explanation {
+  key: string;
+  formula: string;
+  values: string;
+  source: string;
+}
+
+export interface GpuEntry {
+  id: string;
+  name: string;
+  vendor: string;
+  segment: string;
+  memory_bytes: number;
+  usable_bytes: number;
+}
+
+export interface GpuFit extends GpuEntry {
+  fit: Fit;
+  free_bytes: number;
+  /** Inference: how many of this GPU a split needs. */
+  gpus_needed?: number;
+}
+
+export interface ModelFacts {
+  id: string;
+  name: string;
+  architecture: string;
+  layers: number;
+  hidden_size: number;
+  attention_heads: number;
+  kv_heads: number;
+  head_dim: number;
+  default_context: number;
+  max_context: number;
+  sliding_window: number;
+  params_total: number;
+  params_active: number;
+  published_params: number;
+  quantization: string;
+}
+
+export interface EstimateAnswer {
+  ok: true;
+  breakdown: {
+    weights: number; kv_cache: number; activations: number; overhead: number; allocator_reserve: number; total: number;
+  };
+  range: Range & { drivers: string[] };
+  gpus: GpuFit[];
+  inputs: Record<string, string | number | boolean>;
+  model: ModelFacts;
+  activations: { attention_scores: number; logits: number };
+  kv_cache: Record<string, string | number>;
+  kv_allocation: Record<string, string | number | null>;
+  weights: Record<string, unknown>;
+  llamacpp: Record<string, number | boolean> | null;
+  vllm: Record<string, number> | null;
+  /** With a GPU; otherwise null. */
+  speed: Record<string, unknown> | null;
+  cost: Record<string, unknown> | null;
+  decode_tokens_per_second: Range | null;
+  prefill_tokens_per_second: Range | null;
+  speed_unavailable: string | null;
+  explanations: Explanation[];
+  notes: string[];
+}
+
+export interface RankMemory {
+  weights: number; gradients: number; optimizer: number; master_weights: number; activations: number;
+  temporary: number; overhead: number; total: number;
+}
+
+export interface TrainingAnswer {
+  ok: true;
+  mode: 'train' | 'lora' | 'qlora';
+  /** The busiest GPU's memory. */
+  breakdown: RankMemory;
+  breakdown_role: string;
+  ranks: (RankMemory & { role: string; params: number; in_flight_micro_batches: number })[];
+  gpus: GpuFit[];
+  inputs: Record<string, string | number | boolean | null>;
+  model: ModelFacts;
+  host_ram_bytes: number;
+  nvme_bytes: number;
+  trainable_params: number;
+  quantized_params: number;
+  gradient_convention: string;
+  slowdown: { min: number; max: number; source: string };
+  activations: Record<string, number> | null;
+  /** With a GPU and `tokens`; otherwise null. */
+  time: Record<string, string | number | null> | null;
+  explanations: Explanation[];
+  notes: string[];
+}
+
+export interface LimitsAnswer {
+  ok: true;
+  gpu: string;
+  /** usable × (1 − headroom): the "fits" line. */
+  budget_bytes: number;
+  /** 0: not even one token or sequence fits. */
+  max_context: number;
+  max_batch: number;
+}
+
+export interface CurveAnswer {
+  ok: true;
+  axis: 'context' | 'batch';
+  xs: number[];
+  lines: { key: 'weights' | 'kv_cache' | 'activations' | 'overhead' | 'allocator_reserve'; values: number[] }[];
+  totals: number[];
+  low: number[];
+  high: number[];
+}
+
+export interface RankingPick {
+  index: number;
+  gpu: string;
+  name: string;
+  count: number;
+}
+
+export interface GpuRankingAnswer {
+  ok: true;
+  recommendations: {
+    gpu: string; name: string; count: number; fit: Fit; fits: boolean; free_bytes: number; note: string | null;
+    tokens_per_second: Range | null; usd_per_hour: number | null; usd_per_million_tokens: Range | null;
+    within_budget: boolean;
+  }[];
+  cheapest_per_hour: RankingPick | null;
+  cheapest_per_million_tokens: RankingPick | null;
+  fastest: RankingPick | null;
+  inputs: Record<string, unknown>;
+  memory: { total_bytes: number; per_gpu_bytes: number; shardable_bytes: number };
+  model: { id: string; name: string };
+  notes: string[];
+}
+
+export interface ModelCandidate {
+  model: string;
+  weights: string;
+  params: number;
+  bits_per_weight: number;
+  total_bytes: number;
+  free_bytes: number;
+}
+
+export interface BiggestModelAnswer {
+  ok: true;
+  gpu: { id: string; name: string; usable_bytes: number };
+  biggest: ModelCandidate | null;
+  by_format: ModelCandidate[];
+  candidates_checked: number;
+  formats: string[];
+  context: number;
+  batch: number;
+  engine: Engine;
+  headroom: number;
+  notes: string[];
+}
+
+export interface RemediesAnswer {
+  ok: true;
+  mode: 'inference' | 'train' | 'lora' | 'qlora';
+  /** The busiest GPU's memory as asked. */
+  bytes: number;
+  gpu: string | null;
+  fit: Fit | null;
+  free_bytes: number | null;
+  notes: string[];
+  /** Largest saving first. */
+  remedies: {
+    id: string;
+    /** The request keys to change, and their new values. */
+    inputs: Record<string, string | number>;
+    /** false: advice only (not a request input). */
+    applicable: boolean;
+    bytes: number;
+    saved_bytes: number;
+    fit: Fit | null;
+    free_bytes: number | null;
+    host_ram_bytes: number | null;
+    cost: string;
+    source: string;
+    explanation: Explanation;
+  }[];
+}
+
+export interface Catalog {
+  models: {
+    id: string; name: string; hf_repo: string; default_context: number; max_context: number;
+    params_total: number; params_active: number;
+  }[];
+  gpus: GpuEntry[];
+  dtypes: { name: string; bits: number; summary: string }[];
+  kv_dtypes: { name: string; bits: number; summary: string }[];
+  weight_formats: string[];
+  engines: Engine[];
+  attention: ('sdpa' | 'eager')[];
+  kv_allocation: ('static' | 'paged')[];
+  modes: ('inference' | 'train' | 'lora' | 'qlora')[];
+}
+
+export type Answer =
+  | EstimateAnswer | TrainingAnswer | LimitsAnswer | CurveAnswer | GpuRankingAnswer | BiggestModelAnswer
+  | RemediesAnswer | NeedPrefixAnswer | ErrorAnswer;
