@@ -1,0 +1,140 @@
+#include "json/inputs.hpp"
+
+#include <limits>  // std::numeric_limits
+
+#include "memory/activations.hpp"   // checkpointing_names
+#include "memory/engine.hpp"        // kEngineNames, kAttentionNames, kKvAllocationNames
+#include "memory/inference.hpp"     // kMaxContextTokens, kMaxBatch
+#include "memory/kv_cache.hpp"      // kv_dtype_names
+#include "memory/parallelism.hpp"   // kMaxGpus, kMaxGradientAccumulation, offload_names
+#include "memory/training.hpp"      // kMaxLoraRank, precision_names, optimizer_names, grad_dtype_names
+
+namespace vramfit {
+
+namespace {
+
+using K = InputKind;
+using U = InputUse;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kTokens = static_cast<double>(kMaxContextTokens);
+
+// Ordered as the CLI's help lists them: what the model is, how it runs, where, then training.
+constexpr Input kInputs[] = {
+    {"model", "--model", "model", K::text, 0, 0, "ID|PATH",
+     "model preset id (see --list-models), or a path to a config.json, .gguf or .safetensors"},
+    {"params", "--params", "", K::quantity, 1, 1e15, "N", "bare parameter count instead of a model: 7e9, 7B, 1.5T, 500M"},
+    {"mode", "--mode", "", K::choice, 0, 0, "MODE", "inference (default), train (full fine-tune), lora or qlora"},
+    {"weights", "--weights", "weights", K::text, 0, 0, "FORMAT",
+     "weight format: fp32 fp16 bf16 fp8 int8 int4 nf4 nf4-no-dq bnb-int8 gptq-4bit-128g awq-4bit-64g q4_k_m q8_0 "
+     "gguf-iq2_xxs ... (default: the config's quantization, else bf16)"},
+    {"kv_dtype", "--kv-dtype", "kv", K::choice, 0, 0, "DTYPE", "KV cache precision (default: the engine's)", U::inference},
+    {"context", "--context", "context", K::tokens, 1, kTokens, "TOKENS",
+     "context length in tokens, e.g. 8192 or 8k (default: the engine's default context)"},
+    {"batch", "--batch", "batch", K::count, 1, static_cast<double>(kMaxBatch), "N", "concurrent sequences (default 1)"},
+    {"engine", "--engine", "engine", K::choice, 0, 0, "NAME", "transformers, vllm or llamacpp (default transformers)",
+     U::inference},
+    {"attention", "--attention", "", K::choice, 0, 0, "KIND",
+     "sdpa or eager (transformers); llama.cpp: sdpa = -fa on, eager = -fa off (default sdpa)", U::inference},
+    {"kv_allocation", "--kv-allocation", "", K::choice, 0, 0, "KIND",
+     "static (reserve the full context) or paged (blocks of 16) (default: the engine's)", U::inference},
+    {"avg_tokens", "--avg-tokens", "", K::tokens, 1, kTokens, "TOKENS",
+     "average actual tokens per sequence, for the paged-allocation cost", U::inference},
+    {"expandable_segments", "--expandable-segments", "", K::toggle, 0, 0, "",
+     "PyTorch allocator with expandable_segments:True (no fragmentation reserve)", U::inference},
+    {"gpu", "--gpu", "gpu", K::text, 0, 0, "NAME",
+     "report the fit, speed and cost on this GPU only (see --list-gpus); vLLM needs it for the KV capacity"},
+    {"gpu_util", "--gpu-util", "", K::number, 0, 1, "FRACTION", "vLLM gpu_memory_utilization, above 0 up to 1 (default 0.9)",
+     U::inference},
+    {"max_num_batched_tokens", "--max-num-batched-tokens", "", K::count, 1, kTokens, "N",
+     "vLLM max_num_batched_tokens (default 8192; 16384 on >= 70 GiB non-A100)", U::inference},
+    {"max_num_seqs", "--max-num-seqs", "", K::count, 1, static_cast<double>(kMaxBatch), "N",
+     "vLLM max_num_seqs (default 256; 1024 on >= 70 GiB non-A100)", U::inference},
+    {"gpu_layers", "--ngl", "", K::count, 0, 1e6, "N", "llama.cpp -ngl: layers on the GPU (default: all and the output layer)",
+     U::inference},
+    {"headroom", "--headroom", "", K::number, 0, 0.9, "FRACTION", "share of GPU memory kept free, 0 to 0.9 (default 0.1)"},
+    {"system_bandwidth", "--system-bandwidth", "", K::number, 0, 10'000, "GB/S",
+     "system RAM bandwidth for llama.cpp layers left on the CPU (default 60)", U::inference},
+    {"prompt_tokens", "--prompt", "", K::tokens, 1, kTokens, "TOKENS",
+     "prompt length for the prefill speed, e.g. 512 or 4k (default 512)", U::inference},
+    {"usd_per_kwh", "--usd-per-kwh", "", K::number, 0, 100, "USD",
+     "electricity price: adds the energy cost of running the --gpu you own", U::inference},
+    {"gpus", "--gpus", "", K::list, 0, 0, "LIST",
+     "--rank-gpus: only these GPUs, comma-separated ids or names (default: all)", U::inference},
+    {"budget_per_hour", "--budget-per-hour", "", K::number, 0, kInf, "USD",
+     "--rank-gpus: the most a whole configuration may cost per hour", U::inference},
+    // Training.
+    {"precision", "--precision", "precision", K::choice, 0, 0, "P",
+     "fp32, mixed-fp16, mixed-bf16 (default: bf16 compute + fp32 master weights) or bf16", U::training},
+    {"grad_dtype", "--grad-dtype", "", K::choice, 0, 0, "D",
+     "gradient storage: fp32 (HF Trainer, 18 B/param with AdamW) or half (ZeRO/Megatron, 16 B)", U::training},
+    {"optimizer", "--optimizer", "optimizer", K::choice, 0, 0, "NAME",
+     "adamw (default), adamw-8bit, paged-adamw, paged-adamw-8bit, sgd, sgd-momentum, adafactor, lion", U::training},
+    {"lora_rank", "--lora-rank", "rank", K::count, 1, static_cast<double>(kMaxLoraRank), "R",
+     "LoRA/QLoRA adapter rank (default 16)", U::training},
+    {"lora_targets", "--lora-targets", "", K::text, 0, 0, "LIST",
+     "modules with adapters: q,k,v,o,gate,up,down,router or all-linear (default)", U::training},
+    {"sequence", "--seq", "", K::tokens, 1, kTokens, "TOKENS",
+     "tokens per training sequence (default 2048, or the model's context if shorter)", U::training},
+    {"micro_batch", "--micro-batch", "", K::count, 1, static_cast<double>(kMaxBatch), "N",
+     "sequences per GPU per forward pass (default 1; --batch means the same in training)", U::training},
+    {"grad_accum", "--grad-accum", "", K::count, 1, static_cast<double>(kMaxGradientAccumulation), "N",
+     "micro-batches per optimizer step (default 1)", U::training},
+    {"checkpointing", "--checkpointing", "checkpointing", K::choice, 0, 0, "KIND",
+     "activation checkpointing: none (default), selective or full (≈ +33 % compute)", U::training},
+    {"flash_attention", "--flash-attention", "flash", K::toggle, 0, 0, "on|off",
+     "FlashAttention/SDPA: no s×s attention scores kept (default on)", U::training},
+    {"dropout", "--dropout", "", K::toggle, 0, 0, "on|off", "attention and hidden dropout masks (default off)", U::training},
+    {"zero", "--zero", "zero", K::choice, 0, 0, "STAGE",
+     "ZeRO stage 0-3, or FSDP NO_SHARD, SHARD_GRAD_OP, FULL_SHARD (default 0)", U::training},
+    {"gpus", "--gpus", "gpus", K::count, 1, static_cast<double>(kMaxGpus), "N",
+     "GPUs of the job = tp × pp × data parallel (default 1)", U::training},
+    {"tp", "--tp", "", K::count, 1, static_cast<double>(kMaxGpus), "N", "tensor-parallel degree (default 1)", U::training},
+    {"pp", "--pp", "", K::count, 1, static_cast<double>(kMaxGpus), "N", "pipeline-parallel stages, 1F1B (default 1)",
+     U::training},
+    {"sp", "--sp", "", K::toggle, 0, 0, "", "sequence parallel (with --tp > 1)", U::training},
+    {"offload", "--offload", "offload", K::choice, 0, 0, "WHERE",
+     "none (default), optimizer (ZeRO-Offload), params or nvme (ZeRO-Infinity)", U::training},
+    {"tokens", "--tokens", "tokens", K::quantity, 1, 1e18, "N", "training tokens for time and cost on --gpu: 1e9, 300B, 2T",
+     U::training},
+    {"mfu", "--mfu", "", K::number, 0, 1, "FRACTION",
+     "model FLOPs utilisation above 0 up to 1, or a percentage (default 0.40)", U::training},
+};
+
+}  // namespace
+
+std::span<const Input> inputs() noexcept { return kInputs; }
+
+bool used_by(const Input& input, InputUse use) noexcept {
+  return (static_cast<unsigned>(input.use) & static_cast<unsigned>(use)) != 0;
+}
+
+const Input* input_by_key(std::string_view key, InputUse use) noexcept {
+  for (const Input& i : kInputs)
+    if (i.key == key && used_by(i, use)) return &i;
+  return nullptr;
+}
+
+const Input* input_by_flag(std::string_view flag) noexcept {
+  for (const Input& i : kInputs)
+    if (i.flag == flag) return &i;
+  return nullptr;
+}
+
+std::string allowed_values(const Input& input) {
+  if (input.kind != InputKind::choice) return "";
+  const std::string_view key = input.key;
+  if (key == "mode") return "inference, " + training_mode_names();
+  if (key == "kv_dtype") return kv_dtype_names();
+  if (key == "engine") return std::string(kEngineNames);
+  if (key == "attention") return std::string(kAttentionNames);
+  if (key == "kv_allocation") return std::string(kKvAllocationNames);
+  if (key == "precision") return precision_names();
+  if (key == "grad_dtype") return grad_dtype_names();
+  if (key == "optimizer") return optimizer_names();
+  if (key == "checkpointing") return checkpointing_names();
+  if (key == "zero") return "0, 1, 2, 3, NO_SHARD, SHARD_GRAD_OP, FULL_SHARD";
+  if (key == "offload") return offload_names();
+  return "";
+}
+
+}  // namespace vramfit
