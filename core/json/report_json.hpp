@@ -1,6 +1,6 @@
 #pragma once
-// Writing helpers shared by the report writers (scenario.cpp, training_scenario.cpp, hardware_advice.cpp).
-// Keys go in byte order within each object (see json_writer.hpp).
+// Writing helpers shared by the report writers (questions/evaluate.cpp, evaluate_training.cpp, gpu_ranking.cpp).
+// The writer sorts each object's keys (json_writer.hpp).
 #include <cstdint>      // std::uint64_t, std::int64_t
 #include <optional>     // std::optional
 #include <string>       // std::string
