@@ -2,6 +2,7 @@
 
 #include <string>  // std::string
 
+#include "formats/gguf.hpp"
 #include "formats/safetensors.hpp"
 
 namespace vramfit {

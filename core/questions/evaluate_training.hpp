@@ -1,6 +1,6 @@
 #pragma once
 // One training question asked of the calculator, and its whole answer: the training counterpart of
-// scenario.hpp. The CLI (--mode train|lora|qlora) and the page ({"mode": ...}) both go through here, so they
+// evaluate.hpp. The CLI (--mode train|lora|qlora) and the page ({"mode": ...}) both go through here, so they
 // print the same numbers; the JSON form is what crosses into JavaScript.
 #include <cstdint>      // std::uint64_t, std::int64_t
 #include <optional>     // std::optional
@@ -8,7 +8,7 @@
 #include <string_view>  // std::string_view
 #include <vector>       // std::vector
 
-#include "formats/gguf.hpp"  // ImportedModel
+#include "formats/imported_model.hpp"
 #include "hardware/fit.hpp"
 #include "util/result.hpp"
 #include "questions/evaluate.hpp"  // Catalog
@@ -120,7 +120,7 @@ Result<TrainingRequest> training_request_from_json(std::string_view json_text);
 
 // {"ok": true, "mode", "model", "inputs", "breakdown", "breakdown_role", "ranks", "host_ram_bytes",
 // "nvme_bytes", "trainable_params", "gradient_convention", "slowdown", "activations", "time", "explanations",
-// "notes", "gpus"}; byte counts are integers. Errors use error_to_json (scenario.hpp).
+// "notes", "gpus"}; byte counts are integers. Errors use error_to_json (evaluate.hpp).
 std::string training_report_to_json(const TrainingReport& report);
 
 }  // namespace vramfit
