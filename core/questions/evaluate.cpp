@@ -1,6 +1,6 @@
 #include "questions/evaluate.hpp"
 
-#include <algorithm>  // std::all_of, std::min
+#include <algorithm>  // std::all_of
 #include <string>     // std::string, std::to_string
 
 #include "util/json_fields.hpp"
@@ -263,20 +263,6 @@ Result<Report> evaluate(const Catalog& catalog, const Request& r) {
   return report;
 }
 
-std::vector<std::string> split_list(std::string_view text) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t comma = std::min(text.find(',', start), text.size());
-    std::string_view item = text.substr(start, comma - start);
-    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
-    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
-    if (!item.empty()) out.emplace_back(item);
-    start = comma + 1;
-  }
-  return out;
-}
-
 Result<Request> request_from_json(std::string_view text) {
   auto parsed = detail::parse_json(text, "request");
   if (!parsed) return parsed.error();
@@ -289,7 +275,7 @@ Result<Request> request_from_json(std::string_view text) {
       "mode"};
   if (auto unknown = detail::refuse_unknown_keys(j, kKeys, "input")) return *unknown;
   FieldReader f(j, "");
-  // Training modes are answered by evaluate_training (training_scenario.hpp); here only inference.
+  // Training modes are answered by evaluate_training (evaluate_training.hpp); here only inference.
   if (const auto mode = f.string("mode"); mode && *mode != "inference")
     return make_error("mode", "\"" + *mode + "\" is a training mode; this request answers inference only");
   Request r;

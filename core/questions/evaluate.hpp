@@ -71,9 +71,6 @@ Result<Request> request_from_json(std::string_view json_text);
 std::string report_to_json(const Report& report);
 std::string error_to_json(const Error& error);
 
-// "h100-sxm, a100-80gb-sxm,l40s" → its items, trimmed, empty ones dropped (--gpus and "gpus").
-std::vector<std::string> split_list(std::string_view text);
-
 // Lists for pickers as JSON arrays: presets, GPUs, dtypes, and {weight_formats, kv_dtypes, engines,
 // attention, kv_allocation}.
 std::string catalog_to_json(const Catalog& catalog);

@@ -1,15 +1,15 @@
 #include "questions/evaluate_training.hpp"
 
 #include <algorithm>  // std::min
-#include <cctype>     // std::tolower
 #include <cmath>      // std::isfinite
-#include <limits>     // std::numeric_limits
 #include <string>     // std::string, std::to_string
 
 #include "util/json_fields.hpp"
 #include "util/number_text.hpp"
 #include "json/report_json.hpp"
 #include "util/quantity.hpp"  // parse_count
+#include "util/text.hpp"      // lower_ascii, parse_switch
+#include "util/units.hpp"     // signed_difference
 
 namespace vramfit {
 
@@ -18,12 +18,6 @@ using detail::json;
 using detail::JsonWriter;
 
 namespace {
-
-std::string lower(std::string_view text) {
-  std::string out;
-  for (char ch : text) out += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  return out;
-}
 
 // The training core names some fields as flags spell them ("lora-rank"); the request's keys use '_'.
 Error with_request_field(Error e) {
@@ -112,7 +106,7 @@ Result<std::optional<TrainingTime>> time_on(const Gpu& gpu, const ModelSpec& spe
 }  // namespace
 
 bool is_training_mode(std::string_view mode) noexcept {
-  const std::string m = lower(mode);
+  const std::string m = lower_ascii(mode);
   return !m.empty() && m != "inference";
 }
 
@@ -207,10 +201,8 @@ Result<TrainingReport> evaluate_training(const Catalog& catalog, const TrainingR
   // Every rank must fit its own card: the busiest rank's total decides.
   const std::uint64_t total = report.estimate.breakdown.total;
   auto fit_on = [&](const Gpu& g) {
-    constexpr auto kMax = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
     const std::uint64_t usable = g.usable_bytes();
-    return TrainingGpuFit{&g, classify_fit(total, usable, r.headroom),
-                          static_cast<std::int64_t>(std::min(usable, kMax)) - static_cast<std::int64_t>(std::min(total, kMax))};
+    return TrainingGpuFit{&g, classify_fit(total, usable, r.headroom), signed_difference(usable, total)};
   };
   const std::uint64_t job_gpus = o.parallel.gpus;
   if (report.gpu) {
@@ -246,17 +238,14 @@ Result<TrainingRequest> training_request_from_json(std::string_view text) {
       "mfu", "weights"};
   if (auto unknown = detail::refuse_unknown_keys(j, kKeys, "training input")) return *unknown;
   FieldReader f(j, "");
-  // A switch: true/false, or "on"/"off" as the CLI and the page's toggles spell it.
+  // A switch: true/false, or a string as the CLI's flags and the page's toggles spell it ("on").
   auto on_off = [&](std::string_view key, bool fallback) {
     const json* v = f.find(key);
     if (!v) return fallback;
     if (v->is_boolean()) return v->get<bool>();
-    if (v->is_string()) {
-      const std::string s = lower(v->get_ref<const std::string&>());
-      if (s == "on") return true;
-      if (s == "off") return false;
-    }
-    f.fail(key, "expected true, false, \"on\" or \"off\"", *v);
+    if (v->is_string())
+      if (const auto s = parse_switch(v->get_ref<const std::string&>())) return *s;
+    f.fail(key, "expected true, false or a string: " + std::string(kSwitchSpellings), *v);
     return fallback;
   };
   TrainingRequest r;

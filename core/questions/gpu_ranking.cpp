@@ -1,13 +1,12 @@
 #include "questions/gpu_ranking.hpp"
 
-#include <algorithm>  // std::any_of, std::min
-#include <limits>     // std::numeric_limits
+#include <algorithm>  // std::any_of
 #include <cmath>      // std::isfinite
 #include <string>     // std::string, std::to_string
 
 #include "util/number_text.hpp"
 #include "json/report_json.hpp"
-#include "util/units.hpp"
+#include "util/units.hpp"  // signed_difference
 
 namespace vramfit {
 
@@ -235,9 +234,7 @@ Result<BiggestReport> biggest_for(const Catalog& catalog, const Request& request
       const double bits = 8.0 * static_cast<double>(est.weight_detail.total) / static_cast<double>(est.weight_detail.params);
       per_format[f].push_back(out.candidates.size());
       out.candidates.push_back({preset.spec.id, est.weights_format, est.params.total, bits, est.total});
-      constexpr auto kMax = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
-      out.free_bytes.push_back(static_cast<std::int64_t>(std::min(usable, kMax)) -
-                               static_cast<std::int64_t>(std::min(est.total, kMax)));
+      out.free_bytes.push_back(signed_difference(usable, est.total));
     }
   }
   out.biggest = biggest_that_fits(out.candidates, usable, out.headroom);
