@@ -1,5 +1,5 @@
 // Embind map of the core for the page: JSON text in, JSON text out, so the page and the CLI share one
-// serializer (core/src/scenario.cpp) and errors cross as {"ok": false, "error": {...}}, never as exceptions.
+// serializer (the questions' *_to_json) and errors cross as {"ok": false, "error": {...}}, never as exceptions.
 #include <emscripten/bind.h>
 
 #include <cstdint>  // std::uint8_t

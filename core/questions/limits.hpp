@@ -38,7 +38,10 @@ Result<Curve> memory_curve(const Catalog& catalog, const Request& request, Curve
 // "values" (explicit x values). Returns curve_to_json or error_to_json.
 std::string memory_curve_json(const Catalog& catalog, std::string_view request_json);
 
+// {"ok":true,"gpu","budget_bytes","max_context","max_batch"}.
 std::string limits_to_json(const Limits& limits);
-std::string curve_to_json(const Curve& curve);  // columnar: {"ok":true,"axis":..,"x":[..],"total":[..],...}
+// Columnar, as the page's chart takes it: {"ok":true,"axis","xs":[..],"lines":[{"key","values":[..]}, one per
+// breakdown line],"totals":[..],"low":[..],"high":[..]}.
+std::string curve_to_json(const Curve& curve);
 
 }  // namespace vramfit
