@@ -1,6 +1,7 @@
 #include "cli_args.hpp"
 
 #include "training_flags.hpp"
+#include "util/text.hpp"  // split_list
 
 #include <algorithm>  // std::find
 #include <cmath>    // std::isfinite
@@ -58,6 +59,13 @@ Error bad_value(const std::string& flag, const std::string& value, const std::st
 
 }  // namespace
 
+std::optional<std::uint64_t> whole_number(std::string_view value, std::uint64_t lo) {
+  if (value.empty() || value.find_first_not_of("0123456789") != std::string_view::npos) return std::nullopt;
+  const auto v = parse_count(value);
+  if (!v || *v < lo) return std::nullopt;
+  return v;
+}
+
 std::string help_text() {
   std::string out =
       "vramfit: how much GPU memory a model needs, and which GPUs it fits.\n\n"
@@ -94,7 +102,7 @@ Result<Options> parse_args(const std::vector<std::string>& args) {
       } else if (inline_value) {
         return make_error(name, "takes no value");
       }
-      // --gpus is shared: a count for a training job (issue 3), a list of GPU ids for --rank-gpus (issue 4).
+      // --gpus is shared: a count for a training job, a list of GPU ids for --rank-gpus.
       const bool gpu_list = name == "--gpus" && value.find_first_not_of("0123456789") != std::string::npos;
       if (!gpu_list) {
         if (takes_value && !inline_value) ++i;
@@ -117,23 +125,14 @@ Result<Options> parse_args(const std::vector<std::string>& args) {
       return make_error(name, "takes no value");
     }
 
-    auto ends_with = [&](const char* suffix) {
-      const std::string sfx(suffix);
-      return value.size() > sfx.size() && value.compare(value.size() - sfx.size(), sfx.size(), sfx) == 0;
-    };
-    auto whole = [&](std::uint64_t lo) -> std::optional<std::uint64_t> {
-      const auto v = parse_count(value);
-      if (!v || value.find_first_not_of("0123456789") != std::string::npos || *v < lo) return std::nullopt;
-      return v;
-    };
     // A flag given twice is a typo more often than an override: say so rather than pick one.
     if (flag->value && name != "--gpus" && std::find(o.seen.begin(), o.seen.end(), name) != o.seen.end())
       return make_error(name, "given twice; give it once");
     o.seen.push_back(name);
     if (flag->value && value.empty() && name != "--gpus") return make_error(name, std::string("needs a non-empty value: ") + flag->value);
     if (name == "--model") {
-      const bool looks_like_path = value.find('/') != std::string::npos || ends_with(".json") || ends_with(".gguf") ||
-                                   ends_with(".safetensors");
+      const bool looks_like_path = value.find('/') != std::string::npos || value.ends_with(".json") ||
+                                   value.ends_with(".gguf") || value.ends_with(".safetensors");
       (looks_like_path ? o.model_path : o.request.model) = value;
     } else if (name == "--params") {
       const auto count = parse_count(value);
@@ -165,7 +164,7 @@ Result<Options> parse_args(const std::vector<std::string>& args) {
       if (value.empty() || *end != '\0' || !(u > 0 && u <= 1)) return bad_value(name, value, "a fraction above 0 and at most 1");
       o.request.gpu_util = u;
     } else if (name == "--max-num-batched-tokens" || name == "--max-num-seqs" || name == "--ngl") {
-      const auto v = whole(name == "--ngl" ? 0 : 1);
+      const auto v = whole_number(value, name == "--ngl" ? 0 : 1);
       if (!v && !(name == "--ngl" && value == "0")) return bad_value(name, value, "a whole number");
       const std::uint64_t n = v.value_or(0);
       if (name == "--ngl") o.request.gpu_layers = n;

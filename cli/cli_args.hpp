@@ -1,7 +1,10 @@
 #pragma once
 // Command-line flags → a core Request. Kept apart from main() so tests can drive it.
-#include <string>  // std::string
-#include <vector>  // std::vector
+#include <cstdint>      // std::uint64_t
+#include <optional>     // std::optional
+#include <string>       // std::string
+#include <string_view>  // std::string_view
+#include <vector>       // std::vector
 
 #include "util/quantity.hpp"
 #include "util/result.hpp"
@@ -28,5 +31,8 @@ std::string help_text();
 // The core's readers of written counts ("7B", "300B", "8k"), which the flags share with the page.
 using vramfit::parse_count;
 using vramfit::parse_tokens;
+
+// Digits only, at least `lo`: "8", not "8k" or "2.5" (counts of GPUs, layers, sequences).
+std::optional<std::uint64_t> whole_number(std::string_view value, std::uint64_t lo);
 
 }  // namespace vramfit::cli

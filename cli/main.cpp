@@ -35,13 +35,6 @@ int fail(const Error& e) {
   return 2;
 }
 
-std::string gb(std::uint64_t bytes) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%9.2f GB %9.2f GiB", static_cast<double>(bytes) / 1e9,
-                static_cast<double>(bytes) / static_cast<double>(kGiB));
-  return buf;
-}
-
 void print_serving(const ServingEstimate& s, const Gpu& gpu);
 
 void print_table(const Report& r) {
@@ -62,8 +55,8 @@ void print_table(const Report& r) {
                                                          {"overhead", e.overhead},
                                                          {"allocator", e.allocator_reserve},
                                                          {"total", e.total}};
-  for (const auto& [label, bytes] : lines) std::printf("  %-12s %s\n", label, gb(bytes).c_str());
-  std::printf("  %-12s %s  to %s\n", "range", gb(e.range.low).c_str(), gb(e.range.high).c_str());
+  for (const auto& [label, bytes] : lines) std::printf("  %-12s %s\n", label, gb_and_gib(bytes).c_str());
+  std::printf("  %-12s %s  to %s\n", "range", gb_and_gib(e.range.low).c_str(), gb_and_gib(e.range.high).c_str());
   for (const auto& d : e.range.drivers) std::printf("    driver: %s\n", d.c_str());
   if (e.vllm && e.vllm->budget_bytes)
     std::printf("  vLLM KV capacity %.2f GiB = %llu tokens = %llu concurrent sequences of %llu tokens\n",
@@ -71,7 +64,7 @@ void print_table(const Report& r) {
                 static_cast<unsigned long long>(e.vllm->kv_capacity_tokens),
                 static_cast<unsigned long long>(e.vllm->max_concurrency),
                 static_cast<unsigned long long>(e.vllm->sequence_tokens));
-  if (e.llamacpp) std::printf("  %-12s %s (system RAM)\n", "host RAM", gb(e.llamacpp->host_ram_bytes).c_str());
+  if (e.llamacpp) std::printf("  %-12s %s (system RAM)\n", "host RAM", gb_and_gib(e.llamacpp->host_ram_bytes).c_str());
   for (const auto& note : e.notes) std::printf("  note: %s\n", note.c_str());
   std::printf("\n");
   for (const auto& f : r.gpus) {
@@ -226,7 +219,7 @@ void print_biggest(const BiggestReport& r) {
     const ModelCandidate& c = r.candidates[i];
     std::printf("  %-10s %-16s %-14s %6.1f B params, %5.2f bits/weight, %s, %+.1f GiB free\n", label, c.model.c_str(),
                 c.format.c_str(), static_cast<double>(c.params) / 1e9, c.bits_per_weight,
-                gb(c.total_bytes).c_str(), static_cast<double>(r.free_bytes[i]) / static_cast<double>(kGiB));
+                gb_and_gib(c.total_bytes).c_str(), static_cast<double>(r.free_bytes[i]) / static_cast<double>(kGiB));
   };
   if (r.biggest) line("biggest:", *r.biggest);
   for (std::size_t i : r.by_format) line("per format:", i);
@@ -234,12 +227,12 @@ void print_biggest(const BiggestReport& r) {
 }
 
 void print_remedies(const RemediesReport& r) {
-  std::printf("What would help (%s, %s on the busiest GPU%s%s):\n", r.mode.c_str(), gb(r.bytes).c_str(),
+  std::printf("What would help (%s, %s on the busiest GPU%s%s):\n", r.mode.c_str(), gb_and_gib(r.bytes).c_str(),
               r.gpu ? ", on " : "", r.gpu ? r.gpu->name.c_str() : "");
   if (r.remedies.empty()) std::printf("  nothing this calculator knows saves memory here\n");
   for (const Remedy& m : r.remedies) {
-    std::printf("  %-18s saves %-10s -> %-10s%s%s\n", m.id.c_str(), gb(static_cast<std::uint64_t>(m.saved_bytes)).c_str(),
-                gb(m.bytes).c_str(), m.fit ? "  " : "", m.fit ? std::string(fit_name(*m.fit)).c_str() : "");
+    std::printf("  %-18s saves %-10s -> %-10s%s%s\n", m.id.c_str(), gb_and_gib(static_cast<std::uint64_t>(m.saved_bytes)).c_str(),
+                gb_and_gib(m.bytes).c_str(), m.fit ? "  " : "", m.fit ? std::string(fit_name(*m.fit)).c_str() : "");
     std::printf("  %-18s cost: %s (%s)\n", "", m.cost.c_str(), m.source.c_str());
   }
 }
@@ -251,11 +244,6 @@ bool is_regular(const std::string& path) {
 }
 
 std::optional<std::string> read_file(const std::string& path);
-
-bool ends_with(const std::string& s, const char* suffix) {
-  const std::string sfx(suffix);
-  return s.size() >= sfx.size() && s.compare(s.size() - sfx.size(), sfx.size(), sfx) == 0;
-}
 
 // Reads only the header of a .gguf or .safetensors file: start with 1 MiB, and read the longer prefix the
 // parser asks for (need_prefix_bytes) until it has the whole header. Never the tensor data.
@@ -276,7 +264,7 @@ Result<ImportedModel> import_model_file(const std::string& path) {
     if (static_cast<std::uint64_t>(in.gcount()) != want) return make_error("--model", "short read of \"" + path + "\"");
     // A safetensors shard takes its architecture from the config.json beside it (else a bare count).
     std::string config;
-    if (ends_with(path, ".safetensors")) {
+    if (path.ends_with(".safetensors")) {
       const auto slash = path.find_last_of('/');
       config = read_file((slash == std::string::npos ? std::string(".") : path.substr(0, slash)) + "/config.json").value_or("");
     }
@@ -338,7 +326,7 @@ int main(int argc, char** argv) {
   }
 
   if (!options.model_path.empty()) {
-    if (ends_with(options.model_path, ".gguf") || ends_with(options.model_path, ".safetensors")) {
+    if (options.model_path.ends_with(".gguf") || options.model_path.ends_with(".safetensors")) {
       auto imported = import_model_file(options.model_path);
       if (!imported) return fail(imported.error());
       options.request.imported = std::move(imported).value();
@@ -389,7 +377,7 @@ int main(int argc, char** argv) {
   if (options.action == cli::Action::limits)
     return answer(solve_limits(catalog.value(), options.request), limits_to_json, [](const Limits& l) {
       std::printf("On %s (budget %s): largest context %llu tokens, largest batch %llu\n", l.gpu.c_str(),
-                  gb(l.budget_bytes).c_str(), static_cast<unsigned long long>(l.max_context),
+                  gb_and_gib(l.budget_bytes).c_str(), static_cast<unsigned long long>(l.max_context),
                   static_cast<unsigned long long>(l.max_batch));
     });
   return answer(evaluate(catalog.value(), options.request), report_to_json, print_table);

@@ -4,8 +4,9 @@
 #include <cstdio>   // std::snprintf
 #include <cstdlib>  // std::strtod
 
-#include "cli_args.hpp"  // parse_count, parse_tokens
-#include "util/units.hpp"
+#include "cli_args.hpp"  // parse_count, parse_tokens, whole_number
+#include "util/text.hpp"   // parse_switch
+#include "util/units.hpp"  // gb_and_gib
 
 namespace vramfit::cli {
 
@@ -45,27 +46,6 @@ Error invalid(std::string_view flag, const std::string& value, const std::string
   return make_error(std::string(flag), "invalid value \"" + value + "\"; allowed: " + allowed);
 }
 
-// Digits only, at least `lo`: "8", not "8k" or "2.5".
-std::optional<std::uint64_t> whole(const std::string& value, std::uint64_t lo) {
-  if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
-  const auto v = parse_count(value);
-  if (!v || *v < lo) return std::nullopt;
-  return v;
-}
-
-std::optional<bool> on_off(const std::string& value) {
-  if (value == "on" || value == "true" || value == "1") return true;
-  if (value == "off" || value == "false" || value == "0") return false;
-  return std::nullopt;
-}
-
-std::string gb(std::uint64_t bytes) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%9.2f GB %9.2f GiB", static_cast<double>(bytes) / 1e9,
-                static_cast<double>(bytes) / static_cast<double>(kGiB));
-  return buf;
-}
-
 std::string fixed(const char* format, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, format, v);
@@ -90,7 +70,7 @@ Result<bool> apply_training_flag(TrainingRequest& r, std::string_view flag, cons
     return true;
   };
   auto count = [&](std::uint64_t& out) -> Result<bool> {
-    const auto v = whole(value, 1);
+    const auto v = whole_number(value, 1);
     if (!v) return invalid(flag, value, "a whole number of at least 1");
     out = *v;
     return true;
@@ -114,7 +94,7 @@ Result<bool> apply_training_flag(TrainingRequest& r, std::string_view flag, cons
     return true;
   }
   if (flag == "--lora-rank") {
-    const auto v = whole(value, 1);
+    const auto v = whole_number(value, 1);
     if (!v || *v > kMaxLoraRank) return invalid(flag, value, "a whole number from 1 to " + std::to_string(kMaxLoraRank));
     r.lora_rank = *v;
     return true;
@@ -131,8 +111,8 @@ Result<bool> apply_training_flag(TrainingRequest& r, std::string_view flag, cons
   if (flag == "--tp") return count(r.tp);
   if (flag == "--pp") return count(r.pp);
   if (flag == "--flash-attention" || flag == "--dropout") {
-    const auto v = on_off(value);
-    if (!v) return invalid(flag, value, "on, off");
+    const auto v = parse_switch(value);
+    if (!v) return invalid(flag, value, std::string(kSwitchSpellings));
     (flag == "--dropout" ? r.dropout : r.flash_attention) = *v;
     return true;
   }
@@ -235,12 +215,12 @@ std::string training_table(const TrainingReport& r) {
   for (const auto& [label, bytes] : lines) {
     std::string left = "    " + std::string(label);
     left.resize(17, ' ');
-    out += left + gb(bytes) + "\n";
+    out += left + gb_and_gib(bytes) + "\n";
   }
   if (e.ranks.size() > 1)
-    for (const auto& rank : e.ranks) out += "    rank: " + rank.role + std::string(" total ") + gb(rank.total) + "\n";
-  if (e.host_ram_bytes) out += "  host RAM     " + gb(e.host_ram_bytes) + "\n";
-  if (e.nvme_bytes) out += "  NVMe         " + gb(e.nvme_bytes) + "\n";
+    for (const auto& rank : e.ranks) out += "    rank: " + rank.role + std::string(" total ") + gb_and_gib(rank.total) + "\n";
+  if (e.host_ram_bytes) out += "  host RAM     " + gb_and_gib(e.host_ram_bytes) + "\n";
+  if (e.nvme_bytes) out += "  NVMe         " + gb_and_gib(e.nvme_bytes) + "\n";
   if (e.slowdown.max > 1)
     out += "  offload slowdown ×" + fixed("%.2g", e.slowdown.min) + "–" + fixed("%.2g", e.slowdown.max) + "\n";
   if (r.time) {

@@ -1,5 +1,5 @@
 #pragma once
-// The training flags (--mode train|lora|qlora and the switches of issue 3) → a core TrainingRequest.
+// The training flags (--mode train|lora|qlora, optimizer, precision, parallelism, offload) → a core TrainingRequest.
 // parse_args() hands every flag for which is_training_flag() holds to apply_training_flag(); the flags the
 // two modes share (--model, --params, --gpu, --headroom, --context, --batch) stay in cli_args.cpp and are
 // carried over by training_request_from_shared().

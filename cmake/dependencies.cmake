@@ -3,7 +3,7 @@
 # Under emcmake, find_package either finds nothing (the sysroot is the search root) or, with
 # NO_CMAKE_FIND_ROOT_PATH, a target that adds -isystem /usr/include and drags glibc headers into the
 # wasm compile. So for Emscripten we copy only the header folders into the build tree and wrap them
-# in INTERFACE targets (see ../shared/TOOLCHAIN.md, points 2 and 7).
+# in INTERFACE targets.
 if(EMSCRIPTEN)
   set(_vendored "${CMAKE_BINARY_DIR}/vendored-include")
   file(COPY /usr/include/nlohmann DESTINATION "${_vendored}")

@@ -3,7 +3,7 @@
 # Incremental: ninja rebuilds only what changed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# Emscripten 3.1.6 from Debian needs Debian's node modules (acorn) on NODE_PATH (TOOLCHAIN.md point 1).
+# Emscripten 3.1.6 from Debian needs Debian's node modules (acorn) on NODE_PATH: the machine's node is not Debian's.
 export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
 
 [[ -f build/native/build.ninja ]] || cmake --preset native >/dev/null

@@ -47,7 +47,7 @@ vramfit_cli_test(bad_engine FAIL ARGS --model llama-3.1-8b --engine tgi
 vramfit_cli_test(bad_kv_dtype FAIL ARGS --model llama-3.1-8b --kv-dtype q5 MATCH "--kv-dtype: invalid value \"q5\"; expected one of fp32")
 vramfit_cli_test(bad_gpu_util FAIL ARGS --model llama-3.1-8b --gpu-util 1.5 MATCH "--gpu-util: invalid value")
 vramfit_cli_test(gguf_weights ARGS --model llama-3.1-8b --weights q4_k_m --kv-dtype fp8 --json MATCH "\"weights\":\"q4_k_m\"")
-# Speed, cost and the hardware questions (issue 4).
+# Speed, cost and the hardware questions.
 vramfit_cli_test(gpu_speed_json ARGS --model llama-3.1-8b --engine llamacpp --weights q4_k_m --gpu rtx-4090 --json
                  MATCH "\"cost\":{[^}]*\"usd_per_hour\":0.34.*\"decode_tokens_per_second\":{\"high\":[0-9.e+]+,\"low\":[0-9.e+]+}.*\"prefill_tokens_per_second\":{\"high\":[0-9.e+]+,\"low\":[0-9.e+]+}.*\"speed\":{\"bytes_per_step\"")
 vramfit_cli_test(gpu_speed_table ARGS --model llama-3.1-8b --engine llamacpp --weights q4_k_m --gpu rtx-4090
@@ -85,9 +85,9 @@ vramfit_cli_test(help_table ARGS --model llama-2-13b --gpu rtx-4090 --context 40
 vramfit_cli_test(help_training_json ARGS --params 7e9 --mode train --remedies --json
                  MATCH "\"id\":\"offload-optimizer\",\"inputs\":{\"offload\":\"optimizer\",\"zero\":\"2\"},\"saved_bytes\":112000000000")
 vramfit_cli_test(help_bad_input FAIL ARGS --model llama-2-7b --context 0 --remedies MATCH "^vramfit: --context: ")
-vramfit_cli_test(help_issue4 ARGS --help MATCH "--system-bandwidth.*--prompt.*--usd-per-kwh.*--rank-gpus.*--gpus.*--budget-per-hour.*--biggest")
+vramfit_cli_test(help_lists_hardware_flags ARGS --help MATCH "--system-bandwidth.*--prompt.*--usd-per-kwh.*--rank-gpus.*--gpus.*--budget-per-hour.*--biggest")
 
-# Training (issue 3). The seed article's 7B: mixed-precision AdamW with fp32 gradients (HF Trainer) keeps
+# Training. The seed article's 7B: mixed-precision AdamW with fp32 gradients (HF Trainer) keeps
 # 7e9 × 2 B weights = 14 GB, 7e9 × 4 B gradients = 28 GB, 7e9 × 12 B optimizer (fp32 master + m + v) = 84 GB.
 vramfit_cli_test(train_json ARGS --mode train --params 7e9 --json
                  MATCH "\"gradients\":28000000000.*\"optimizer\":84000000000.*\"weights\":14000000000")
@@ -101,5 +101,5 @@ vramfit_cli_test(train_bad_mode FAIL ARGS --mode pretrain --params 7e9 MATCH "--
 vramfit_cli_test(recommend_gpu_list ARGS --rank-gpus --model llama-3.1-8b --gpus rtx-4090,l40s --json
                  MATCH "\"recommendations\":\\[")
 vramfit_cli_test(qlora_fits_4090 ARGS --mode qlora --model llama-2-7b --gpu rtx-4090 MATCH "GeForce RTX 4090 +fits")
-# A device reports size 0 and would be read forever (review finding): refused at once.
+# A device reports size 0 and would be read forever: refused at once.
 vramfit_cli_test(model_not_regular FAIL ARGS --model /dev/zero.gguf MATCH "--model: \"/dev/zero.gguf\" is not a regular file")

@@ -30,27 +30,10 @@ std::optional<DType> parse_dtype(std::string_view name) noexcept {
   return std::nullopt;
 }
 
-std::string dtype_names() {
-  std::string out;
-  for (const auto& info : kDTypes) {
-    if (!out.empty()) out += ", ";
-    out += info.name;
-  }
-  return out;
-}
-
 std::optional<std::uint64_t> bytes_for(std::uint64_t elements, DType dtype) noexcept {
   const auto bits = checked_mul(elements, dtype_info(dtype).bits);
   if (!bits) return std::nullopt;
   return ceil_div(*bits, 8);
-}
-
-DType compute_dtype_for(DType weights) noexcept {
-  switch (weights) {
-    case DType::fp32: return DType::fp32;
-    case DType::fp16: return DType::fp16;
-    default: return DType::bf16;  // bf16 and every quantized type dequantize to a 16-bit compute type
-  }
 }
 
 }  // namespace vramfit

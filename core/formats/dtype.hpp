@@ -3,7 +3,6 @@
 #include <cstdint>      // std::uint64_t
 #include <optional>     // std::optional
 #include <span>         // std::span
-#include <string>       // std::string
 #include <string_view>  // std::string_view
 
 namespace vramfit {
@@ -20,14 +19,8 @@ struct DTypeInfo {
 std::span<const DTypeInfo> all_dtypes() noexcept;
 const DTypeInfo& dtype_info(DType dtype) noexcept;
 std::optional<DType> parse_dtype(std::string_view name) noexcept;
-// "fp32, fp16, bf16, fp8, int8, int4": for error messages.
-std::string dtype_names();
 
 // ceil(elements · bits / 8), or nothing on 64-bit overflow.
 std::optional<std::uint64_t> bytes_for(std::uint64_t elements, DType dtype) noexcept;
-
-// The dtype a model computes in when its weights are stored as `weights`: 16-bit for everything
-// quantized below 16 bits (dequantized on the fly), fp32 for fp32.
-DType compute_dtype_for(DType weights) noexcept;
 
 }  // namespace vramfit

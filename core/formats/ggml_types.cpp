@@ -2,6 +2,7 @@
 
 #include <array>  // std::array
 
+#include "util/text.hpp"  // lower_ascii
 #include "util/units.hpp"
 
 namespace vramfit {
@@ -48,8 +49,6 @@ constexpr std::array<GgmlTypeInfo, 34> kTypes{{
     {GgmlType::q1_0, "Q1_0", 128, 18, true},          // half + QK1_0/8 sign bits
 }};
 
-char lower(char c) noexcept { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
-
 }  // namespace
 
 std::span<const GgmlTypeInfo> all_ggml_types() noexcept { return kTypes; }
@@ -65,13 +64,10 @@ const GgmlTypeInfo& ggml_type_info(GgmlType type) noexcept {
   return info ? *info : kTypes.front();  // every enumerator is in the table (checked by a test)
 }
 
-const GgmlTypeInfo* ggml_type_by_name(std::string_view name) noexcept {
-  for (const auto& info : all_ggml_types()) {
-    if (info.name.size() != name.size()) continue;
-    bool same = true;
-    for (std::size_t i = 0; i < name.size() && same; ++i) same = lower(info.name[i]) == lower(name[i]);
-    if (same) return &info;
-  }
+const GgmlTypeInfo* ggml_type_by_name(std::string_view name) {
+  const std::string wanted = lower_ascii(name);
+  for (const auto& info : all_ggml_types())
+    if (info.name.size() == name.size() && lower_ascii(info.name) == wanted) return &info;
   return nullptr;
 }
 

@@ -30,7 +30,7 @@ std::span<const GgmlTypeInfo> all_ggml_types() noexcept;
 const GgmlTypeInfo* ggml_type_info(std::uint32_t id) noexcept;
 const GgmlTypeInfo& ggml_type_info(GgmlType type) noexcept;
 // Case-insensitive: "q4_k", "Q4_K", "bf16".
-const GgmlTypeInfo* ggml_type_by_name(std::string_view name) noexcept;
+const GgmlTypeInfo* ggml_type_by_name(std::string_view name);
 
 // elements / block_elements × block_bytes; nothing when `elements` is not a whole number of blocks
 // (ggml requires the row length to be) or on 64-bit overflow.

@@ -7,10 +7,18 @@
 
 #include "util/binary_reader.hpp"
 #include "formats/ggml_types.hpp"
+#include "formats/weight_formats.hpp"  // tally_tensor
 #include "util/units.hpp"
 
 namespace vramfit {
 namespace {
+
+std::string_view gguf_value_type_name(GgufValueType type) noexcept {
+  constexpr std::array<std::string_view, 13> names{"uint8", "int8",  "uint16", "int16",  "uint32", "int32", "float32",
+                                                   "bool",  "string", "array", "uint64", "int64",  "float64"};
+  const auto i = static_cast<std::uint32_t>(type);
+  return i < names.size() ? names[i] : "unknown";
+}
 
 using detail::BinaryReader;
 
@@ -363,13 +371,6 @@ std::string hf_model_type(const std::string& arch) {  // llama.cpp arch name →
 
 }  // namespace
 
-std::string_view gguf_value_type_name(GgufValueType type) noexcept {
-  constexpr std::array<std::string_view, 13> names{"uint8", "int8",  "uint16", "int16",  "uint32", "int32", "float32",
-                                                   "bool",  "string", "array", "uint64", "int64",  "float64"};
-  const auto i = static_cast<std::uint32_t>(type);
-  return i < names.size() ? names[i] : "unknown";
-}
-
 bool GgufValue::as_uint(std::uint64_t& out) const noexcept {
   switch (type) {
     case GgufValueType::uint8: case GgufValueType::uint16: case GgufValueType::uint32: case GgufValueType::uint64:
@@ -397,6 +398,9 @@ Result<GgufFile> parse_gguf(std::span<const std::byte> prefix, std::uint64_t fil
   return GgufParser(prefix, file_size).parse();
 }
 
+namespace {
+
+// The ModelSpec a parsed GGUF describes (general.architecture and its <arch>.* keys, tensor shapes).
 Result<ModelSpec> model_from_gguf(const GgufFile& f) {
   const GgufValue* arch_value = f.find("general.architecture");
   if (!arch_value || arch_value->type != GgufValueType::string || arch_value->str.empty())
@@ -512,6 +516,8 @@ Result<ModelSpec> model_from_gguf(const GgufFile& f) {
                                            "\")");
   return s;
 }
+
+}  // namespace
 
 Result<ImportedModel> import_gguf(std::span<const std::byte> prefix, std::uint64_t file_size) {
   auto parsed = parse_gguf(prefix, file_size);

@@ -8,9 +8,8 @@
 #include <string_view>  // std::string_view
 #include <vector>       // std::vector
 
-#include "model/model_spec.hpp"
+#include "formats/imported_model.hpp"
 #include "util/result.hpp"
-#include "formats/weight_formats.hpp"
 
 namespace vramfit {
 
@@ -19,7 +18,6 @@ enum class GgufValueType : std::uint32_t {
   uint8 = 0, int8 = 1, uint16 = 2, int16 = 3, uint32 = 4, int32 = 5, float32 = 6, boolean = 7, string = 8,
   array = 9, uint64 = 10, int64 = 11, float64 = 12,
 };
-std::string_view gguf_value_type_name(GgufValueType type) noexcept;
 
 struct GgufValue {
   GgufValueType type = GgufValueType::uint8;
@@ -74,21 +72,8 @@ inline constexpr std::uint64_t kGgufMaxNameBytes = 64;  // GGML_MAX_NAME: ggml t
 // `prefix`: the first bytes of the file (any length); `file_size`: its total size.
 Result<GgufFile> parse_gguf(std::span<const std::byte> prefix, std::uint64_t file_size);
 
-// What a model file says about itself, for the estimators: the architecture, exact weight bytes per role,
-// the quantization mix, and the parameter count.
-struct ImportedModel {
-  std::uint64_t need_prefix_bytes = 0;  // as in GgufFile; for safetensors see need_file
-  std::size_t need_file = 0;            // safetensors: which shard needs a longer prefix
-  std::string format;                   // "GGUF v3", "safetensors"
-  ModelSpec spec;                       // is_bare() when only a count is known (safetensors without config)
-  WeightBytes weights;                  // exact: total, per role, per storage type; params unpacked
-  std::uint64_t file_type = 0;          // GGUF general.file_type (llama_ftype), 0 when absent
-  std::vector<std::string> notes;
-};
-
+// The model a GGUF header describes (general.architecture and its <arch>.* keys, the tensor shapes and
+// types), or need_prefix_bytes while `prefix` stops inside the header.
 Result<ImportedModel> import_gguf(std::span<const std::byte> prefix, std::uint64_t file_size);
-
-// The ModelSpec a parsed GGUF describes (general.architecture and its <arch>.* keys, tensor shapes).
-Result<ModelSpec> model_from_gguf(const GgufFile& file);
 
 }  // namespace vramfit

@@ -2,20 +2,16 @@
 
 #include <string>  // std::string
 
+#include "formats/gguf.hpp"
 #include "formats/safetensors.hpp"
 
 namespace vramfit {
-namespace {
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-}  // namespace
 
 Result<ImportedModel> import_model_header(std::string_view file_name, std::span<const std::byte> prefix,
                                           std::uint64_t file_size, std::string_view config_json) {
   if (prefix.size() > file_size) return make_error("file", "the prefix is longer than the file");
-  if (ends_with(file_name, ".gguf")) return import_gguf(prefix, file_size);
-  if (ends_with(file_name, ".safetensors")) {
+  if (file_name.ends_with(".gguf")) return import_gguf(prefix, file_size);
+  if (file_name.ends_with(".safetensors")) {
     const auto slash = file_name.find_last_of('/');
     const SafetensorsFile file{std::string(slash == std::string_view::npos ? file_name : file_name.substr(slash + 1)),
                                prefix, file_size};

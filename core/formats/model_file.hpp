@@ -6,7 +6,7 @@
 #include <span>         // std::span
 #include <string_view>  // std::string_view
 
-#include "formats/gguf.hpp"  // ImportedModel
+#include "formats/imported_model.hpp"
 #include "util/result.hpp"
 
 namespace vramfit {

@@ -32,10 +32,6 @@ constexpr std::array<DtypeBits, 20> kDtypes{{
     {"F6_E3M2", 6}, {"C64", 64},
 }};
 
-bool ends_with(std::string_view s, std::string_view end) {
-  return s.size() >= end.size() && s.substr(s.size() - end.size()) == end;
-}
-
 // "name" with JSON escapes; invalid UTF-8 is replaced, never thrown on.
 std::string json_quoted(std::string_view s) {
   JsonWriter w;
@@ -112,7 +108,7 @@ bool is_quant_metadata(std::string_view n) {
   for (auto end : {".qzeros", ".scales", ".g_idx", ".weight_scale", ".weight_zero_point", ".input_scale",
                    ".absmax", ".quant_map", ".nested_absmax", ".nested_quant_map", ".SCB", ".weight_format",
                    ".weight_shape", ".weight_global_scale", ".weight_scale_2"})
-    if (ends_with(n, end)) return true;
+    if (n.ends_with(end)) return true;
   return n.find(".quant_state.") != std::string_view::npos;
 }
 
@@ -273,7 +269,7 @@ Result<ImportedModel> import_safetensors(std::span<const SafetensorsFile> files,
       const std::uint64_t bytes = t.end - t.begin;
       std::uint64_t params = t.elements;
       std::string storage = t.dtype;
-      if ((ends_with(t.name, ".qweight") || ends_with(t.name, ".weight_packed")) && (t.dtype == "I32" || t.dtype == "U32")) {
+      if ((t.name.ends_with(".qweight") || t.name.ends_with(".weight_packed")) && (t.dtype == "I32" || t.dtype == "U32")) {
         // GPTQ qweight [in·bits/32, out], AWQ [in, out·bits/32], compressed-tensors weight_packed
         // [out, in·bits/32]: each int32 holds 32/bits weights.
         params = t.elements * (32 / bits) + t.elements * (32 % bits) / bits;

@@ -11,7 +11,7 @@
 #include <utility>      // std::pair
 #include <vector>       // std::vector
 
-#include "formats/gguf.hpp"  // ImportedModel
+#include "formats/imported_model.hpp"
 #include "util/result.hpp"
 
 namespace vramfit {

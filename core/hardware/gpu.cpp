@@ -3,21 +3,13 @@
 #include <cmath>  // std::llround
 
 #include "util/json_fields.hpp"
+#include "util/text.hpp"  // lookup_key
 
 namespace vramfit {
 
 std::uint64_t Gpu::usable_bytes() const noexcept {
   if (!gpu_memory_fraction) return memory_bytes;
   return static_cast<std::uint64_t>(static_cast<double>(memory_bytes) * *gpu_memory_fraction);
-}
-
-std::string lookup_key(std::string_view text) {
-  std::string out;
-  for (char ch : text) {
-    if (ch >= 'A' && ch <= 'Z') out += static_cast<char>(ch - 'A' + 'a');
-    else if ((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9')) out += ch;
-  }
-  return out;
 }
 
 const Gpu* find_gpu(const std::vector<Gpu>& gpus, std::string_view id_or_name) noexcept {

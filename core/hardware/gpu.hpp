@@ -58,7 +58,4 @@ Result<std::vector<Gpu>> parse_gpu_catalog(std::string_view json_text);
 // Matches an id ("h100-sxm") or a name ("NVIDIA H100 SXM"), case- and punctuation-insensitively.
 const Gpu* find_gpu(const std::vector<Gpu>& gpus, std::string_view id_or_name) noexcept;
 
-// Normalises a name for lookup: lowercase letters and digits only.
-std::string lookup_key(std::string_view text);
-
 }  // namespace vramfit

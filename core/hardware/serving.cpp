@@ -59,7 +59,13 @@ std::string_view compute_path_name(ComputePath path) noexcept {
   return "fp16";
 }
 
-ComputePath compute_path_for(const InferenceEstimate& e, const Gpu* gpu) noexcept {
+namespace {
+
+// Which tensor units the matrix products of `e` run on, on `gpu`: llama.cpp's quantized GGUF matrices use
+// the int8 MMQ kernels, fp8 checkpoints the fp8 units, the rest 16-bit. A GPU without a throughput figure
+// for that path falls back to the 16-bit one (Ampere runs fp8 weights through 16-bit Marlin kernels); with
+// gpu == nullptr the weight format alone decides.
+ComputePath compute_path_for(const InferenceEstimate& e, const Gpu* gpu = nullptr) noexcept {
   ComputePath path = ComputePath::fp16;
   if (e.engine == Engine::llamacpp && mostly_ggml_quantized(e.weight_detail)) path = ComputePath::int8;
   else if (fp8_weights(e)) path = ComputePath::fp8;
@@ -67,6 +73,8 @@ ComputePath compute_path_for(const InferenceEstimate& e, const Gpu* gpu) noexcep
   if (gpu && path == ComputePath::fp8 && !has_figure(gpu->tflops_fp8)) path = ComputePath::fp16;
   return path;
 }
+
+}  // namespace
 
 Result<SpeedOptions> speed_options_for(const ModelSpec& spec, const InferenceEstimate& e, const ServingInputs& in) {
   if (auto ok = validate_serving_inputs(in); !ok) return ok.error();

@@ -1,7 +1,7 @@
 #pragma once
 // How fast and at what price one inference scenario runs on one GPU: the glue from the memory
 // estimate (inference.hpp) to the roofline (speed.hpp) and the prices (cost.hpp). Pure arithmetic on
-// values already estimated; scenario.cpp calls it for a request with a GPU.
+// values already estimated; evaluate() calls it for a request with a GPU.
 #include <cstdint>   // std::uint64_t
 #include <optional>  // std::optional
 #include <string>    // std::string
@@ -25,11 +25,6 @@ struct ServingInputs {
 // Errors name the request field: system_bandwidth, prompt_tokens, usd_per_kwh.
 Result<bool> validate_serving_inputs(const ServingInputs& inputs);
 
-// Which tensor units the matrix products of `estimate` run on, on `gpu`: llama.cpp's quantized GGUF
-// matrices use the int8 MMQ kernels, fp8 checkpoints the fp8 units, the rest 16-bit. A GPU without a
-// throughput figure for that path falls back to the 16-bit one (Ampere runs fp8 weights through
-// 16-bit Marlin kernels); with gpu == nullptr the weight format alone decides.
-ComputePath compute_path_for(const InferenceEstimate& estimate, const Gpu* gpu = nullptr) noexcept;
 std::string_view compute_path_name(ComputePath path) noexcept;  // "fp16", "int8", "fp8"
 
 // The roofline's inputs taken from the memory estimate: engine, batch, the KV cache one sequence reads

@@ -10,6 +10,14 @@ namespace vramfit {
 
 using detail::general_text;
 
+GpuClass gpu_class_of(const Gpu& gpu) noexcept {
+  if (gpu.segment == "apple") return GpuClass::apple;
+  if (gpu.segment == "datacenter") return GpuClass::datacenter;
+  return GpuClass::consumer;  // consumer and workstation: discrete GDDR cards
+}
+
+namespace {
+
 std::string_view gpu_class_name(GpuClass gpu_class) noexcept {
   switch (gpu_class) {
     case GpuClass::consumer: return "consumer";
@@ -19,13 +27,12 @@ std::string_view gpu_class_name(GpuClass gpu_class) noexcept {
   return "consumer";
 }
 
-GpuClass gpu_class_of(const Gpu& gpu) noexcept {
-  if (gpu.segment == "apple") return GpuClass::apple;
-  if (gpu.segment == "datacenter") return GpuClass::datacenter;
-  return GpuClass::consumer;  // consumer and workstation: discrete GDDR cards
+// Latency of one small all-reduce, seconds. An assumption, not pinned: a small NCCL all-reduce costs
+// microseconds over NVLink, tens over PCIe through the host.
+Range allreduce_latency_s(const Gpu& gpu) noexcept {
+  if (gpu.nvlink_gb_s && *gpu.nvlink_gb_s > 0) return {5e-6, 15e-6};
+  return {15e-6, 40e-6};
 }
-
-namespace {
 
 constexpr double kMs = 1e-3;
 
@@ -178,12 +185,6 @@ std::optional<double> interconnect_gb_s(const Gpu& gpu) noexcept {
   if (gpu.nvlink_gb_s && *gpu.nvlink_gb_s > 0) return *gpu.nvlink_gb_s / 2.0;  // catalog: bidirectional
   if (gpu.pcie_gen) return pcie_x16_gb_s(*gpu.pcie_gen);
   return std::nullopt;
-}
-
-Range allreduce_latency_s(const Gpu& gpu) noexcept {
-  // Assumption: a small NCCL all-reduce costs microseconds over NVLink, tens over PCIe through the host.
-  if (gpu.nvlink_gb_s && *gpu.nvlink_gb_s > 0) return {5e-6, 15e-6};
-  return {15e-6, 40e-6};
 }
 
 Result<SpeedModel> speed_model_from(const ModelSpec& spec, const WeightBytes& weights) {

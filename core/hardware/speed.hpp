@@ -18,7 +18,6 @@ namespace vramfit {
 
 // Discrete GDDR cards (consumer and workstation), HBM datacenter parts, Apple unified memory.
 enum class GpuClass { consumer, datacenter, apple };
-std::string_view gpu_class_name(GpuClass gpu_class) noexcept;
 GpuClass gpu_class_of(const Gpu& gpu) noexcept;
 
 // Which tensor units the matrix multiplications run on: llama.cpp's quantized kernels (MMQ) use the
@@ -57,8 +56,6 @@ std::optional<double> pcie_x16_gb_s(double generation) noexcept;
 
 // GPU-to-GPU bandwidth one way, GB/s: half the catalog's bidirectional NVLink figure, else PCIe x16.
 std::optional<double> interconnect_gb_s(const Gpu& gpu) noexcept;
-// Latency of one small all-reduce, seconds (an assumption, not pinned: NCCL ring, a few µs per hop).
-Range allreduce_latency_s(const Gpu& gpu) noexcept;
 
 // What one model costs per step, as plain numbers taken from the memory estimate.
 struct SpeedModel {

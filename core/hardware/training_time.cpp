@@ -55,8 +55,6 @@ MatmulParams matmul_params(const ModelSpec& s) {
 
 }  // namespace
 
-double six_n_flops(double params, double tokens) noexcept { return 6 * params * tokens; }
-
 double korthikanti_flops(double B, double s, double L, double h, double V) noexcept {
   return 72 * B * L * s * h * h * (1 + s / (6 * h) + V / (12 * h * L));
 }

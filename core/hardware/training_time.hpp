@@ -19,9 +19,6 @@ namespace vramfit {
 // Korthikanti et al. 2022 reach 54 % on A100s. Fine-tunes of small models usually run lower: adjust it.
 inline constexpr double kDefaultMfu = 0.40;
 
-// 6 · N · tokens (Kaplan et al. 2020; forward 2N, backward 4N per token).
-double six_n_flops(double params, double tokens) noexcept;
-
 // Korthikanti et al. 2022 App. A (and Narayanan et al. 2021): model FLOPs per iteration of a GPT model,
 // 72·B·L·s·h²·(1 + s/(6h) + V/(12hL)), B sequences of s tokens. With full recomputation the hardware
 // executes 96·B·L·s·h²·(1 + s/(6h) + V/(16hL)): one more forward of every layer.

@@ -1,12 +1,12 @@
 #include "json/request.hpp"
 
 #include <algorithm>  // std::all_of
-#include <cctype>     // std::tolower
 #include <string>     // std::string, std::to_string
 #include <utility>    // std::move
 
 #include "util/json_fields.hpp"
 #include "util/quantity.hpp"  // parse_count
+#include "util/text.hpp"      // lower_ascii, parse_switch, split_list
 
 namespace vramfit {
 
@@ -15,11 +15,6 @@ using detail::json;
 
 namespace {
 
-std::string lower(std::string_view text) {
-  std::string out;
-  for (char ch : text) out += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  return out;
-}
 
 // The request text as a JSON object, or the error naming "request".
 Result<json> request_object(std::string_view text) {
@@ -82,17 +77,14 @@ Result<TrainingRequest> training_request(const json& j) {
       "mfu", "weights"};
   if (auto unknown = detail::refuse_unknown_keys(j, kKeys, "training input")) return *unknown;
   FieldReader f(j, "");
-  // A switch: true/false, or "on"/"off" as the CLI and the page's toggles spell it.
+  // A switch: true/false, or a string as the CLI's flags and the page's toggles spell it ("on").
   auto on_off = [&](std::string_view key, bool fallback) {
     const json* v = f.find(key);
     if (!v) return fallback;
     if (v->is_boolean()) return v->get<bool>();
-    if (v->is_string()) {
-      const std::string s = lower(v->get_ref<const std::string&>());
-      if (s == "on") return true;
-      if (s == "off") return false;
-    }
-    f.fail(key, "expected true, false, \"on\" or \"off\"", *v);
+    if (v->is_string())
+      if (const auto s = parse_switch(v->get_ref<const std::string&>())) return *s;
+    f.fail(key, "expected true, false or a string: " + std::string(kSwitchSpellings), *v);
     return fallback;
   };
   TrainingRequest r;

@@ -1,10 +1,10 @@
 #include "memory/parallelism.hpp"
 
-#include <algorithm>  // std::min, std::max
+#include <algorithm>  // std::min, std::max, std::replace
 #include <array>      // std::array
-#include <cctype>     // std::tolower
 
 #include "util/byte_math.hpp"
+#include "util/text.hpp"  // lower_ascii
 
 namespace vramfit {
 namespace {
@@ -17,8 +17,8 @@ constexpr std::array<std::string_view, 4> kOffloadNames{"none", "optimizer", "pa
 
 // Lowercase, '-' → '_': "Full-Shard" and "full_shard" both read as FULL_SHARD.
 std::string fold(std::string_view name) {
-  std::string out;
-  for (char ch : name) out += ch == '-' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  std::string out = lower_ascii(name);
+  std::replace(out.begin(), out.end(), '-', '_');
   return out;
 }
 

@@ -1,7 +1,7 @@
 #include "model/model_presets.hpp"
 
 #include "model/hf_config_json.hpp"
-#include "hardware/gpu.hpp"  // lookup_key
+#include "util/text.hpp"  // lookup_key
 
 namespace vramfit {
 

@@ -207,18 +207,5 @@ Result<Report> evaluate(const Catalog& catalog, const Request& r) {
   return report;
 }
 
-std::vector<std::string> split_list(std::string_view text) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t comma = std::min(text.find(',', start), text.size());
-    std::string_view item = text.substr(start, comma - start);
-    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
-    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
-    if (!item.empty()) out.emplace_back(item);
-    start = comma + 1;
-  }
-  return out;
-}
 
 }  // namespace vramfit

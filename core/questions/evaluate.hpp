@@ -7,7 +7,7 @@
 #include <string_view>  // std::string_view
 #include <vector>       // std::vector
 
-#include "formats/gguf.hpp"  // ImportedModel
+#include "formats/imported_model.hpp"
 #include "hardware/gpu.hpp"
 #include "memory/inference.hpp"
 #include "model/model_presets.hpp"
@@ -43,7 +43,7 @@ struct Request {
   std::optional<std::uint64_t> max_num_batched_tokens;
   std::optional<std::uint64_t> max_num_seqs;
   std::optional<std::uint64_t> gpu_layers;  // llama.cpp -ngl
-  // Speed and cost (with a GPU), and the hardware questions of hardware_advice.hpp.
+  // Speed and cost (with a GPU), and the GPU ranking of gpu_ranking.hpp.
   ServingInputs serving;                // system_bandwidth, prompt_tokens, usd_per_kwh
   std::vector<std::string> gpus;        // recommend: the GPUs to rank (ids or names); empty: all
   std::optional<double> budget_per_hour;  // recommend: the most a whole configuration may cost per hour
@@ -62,8 +62,6 @@ struct Report {
 // Resolves the model (preset, config or bare count), checks every input and estimates.
 Result<Report> evaluate(const Catalog& catalog, const Request& request);
 
-// "h100-sxm, a100-80gb-sxm,l40s" → its items, trimmed, empty ones dropped (--gpus and "gpus").
-std::vector<std::string> split_list(std::string_view text);
 
 // The options evaluate() would pass to the estimator (for the solvers), with the model resolved.
 struct ResolvedRequest {

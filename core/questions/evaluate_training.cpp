@@ -1,22 +1,16 @@
 #include "questions/evaluate_training.hpp"
 
 #include <algorithm>  // std::min
-#include <cctype>     // std::tolower
 #include <cmath>      // std::isfinite
-#include <limits>     // std::numeric_limits
 #include <string>     // std::string, std::to_string
 
 #include "util/number_text.hpp"
+#include "util/text.hpp"   // lower_ascii
+#include "util/units.hpp"  // signed_difference
 
 namespace vramfit {
 
 namespace {
-
-std::string lower(std::string_view text) {
-  std::string out;
-  for (char ch : text) out += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  return out;
-}
 
 // The training core names some fields as flags spell them ("lora-rank"); the request's keys use '_'.
 Error with_request_field(Error e) {
@@ -95,7 +89,7 @@ Result<std::optional<TrainingTime>> time_on(const Gpu& gpu, const ModelSpec& spe
 }  // namespace
 
 bool is_training_mode(std::string_view mode) noexcept {
-  const std::string m = lower(mode);
+  const std::string m = lower_ascii(mode);
   return !m.empty() && m != "inference";
 }
 
@@ -183,10 +177,8 @@ Result<TrainingReport> evaluate_training(const Catalog& catalog, const TrainingR
   // Every rank must fit its own card: the busiest rank's total decides.
   const std::uint64_t total = report.estimate.breakdown.total;
   auto fit_on = [&](const Gpu& g) {
-    constexpr auto kMax = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
     const std::uint64_t usable = g.usable_bytes();
-    return TrainingGpuFit{&g, classify_fit(total, usable, r.headroom),
-                          static_cast<std::int64_t>(std::min(usable, kMax)) - static_cast<std::int64_t>(std::min(total, kMax))};
+    return TrainingGpuFit{&g, classify_fit(total, usable, r.headroom), signed_difference(usable, total)};
   };
   const std::uint64_t job_gpus = o.parallel.gpus;
   if (report.gpu) {

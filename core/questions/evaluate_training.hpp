@@ -8,7 +8,7 @@
 #include <string_view>  // std::string_view
 #include <vector>       // std::vector
 
-#include "formats/gguf.hpp"  // ImportedModel
+#include "formats/imported_model.hpp"
 #include "hardware/fit.hpp"
 #include "util/result.hpp"
 #include "questions/evaluate.hpp"  // Catalog

@@ -1,7 +1,6 @@
 #include "questions/gpu_ranking.hpp"
 
-#include <algorithm>  // std::any_of, std::min
-#include <limits>     // std::numeric_limits
+#include <algorithm>  // std::any_of
 #include <cmath>      // std::isfinite
 #include <string>     // std::string, std::to_string
 
@@ -170,9 +169,7 @@ Result<BiggestReport> biggest_for(const Catalog& catalog, const Request& request
       const double bits = 8.0 * static_cast<double>(est.weight_detail.total) / static_cast<double>(est.weight_detail.params);
       per_format[f].push_back(out.candidates.size());
       out.candidates.push_back({preset.spec.id, est.weights_format, est.params.total, bits, est.total});
-      constexpr auto kMax = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
-      out.free_bytes.push_back(static_cast<std::int64_t>(std::min(usable, kMax)) -
-                               static_cast<std::int64_t>(std::min(est.total, kMax)));
+      out.free_bytes.push_back(signed_difference(usable, est.total));
     }
   }
   out.biggest = biggest_that_fits(out.candidates, usable, out.headroom);

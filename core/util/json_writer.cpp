@@ -4,6 +4,7 @@
 
 #include <charconv>  // std::to_chars (integers)
 #include <cmath>     // std::isfinite
+#include <utility>   // std::swap
 
 namespace vramfit::detail {
 
@@ -11,7 +12,10 @@ void JsonWriter::prefix(const char* key) {
   if (!first_) out_ += ',';
   first_ = false;
   if (key == nullptr) return;  // an array element or the top-level value
-  quoted(key);
+  const std::string_view k(key);
+  members_.push_back({keys_.size(), k.size(), out_.size()});
+  keys_ += k;
+  quoted(k);
   out_ += ':';
 }
 
@@ -19,11 +23,49 @@ void JsonWriter::open(const char* key, char bracket) {
   prefix(key);
   out_ += bracket;
   first_ = true;
+  open_.push_back(bracket == '{' ? members_.size() : kArray);
 }
 
 void JsonWriter::close(char bracket) {
+  if (!open_.empty()) {
+    if (open_.back() != kArray) sort_members(open_.back());
+    open_.pop_back();
+  }
   out_ += bracket;
   first_ = false;
+}
+
+// Each member's text runs from its begin to the comma before the next one (or to the end); when the keys
+// are out of order the texts are put back in key order. An insertion sort: objects hold a few dozen members
+// at most, and most arrive sorted.
+void JsonWriter::sort_members(std::size_t first) {
+  const std::size_t n = members_.size() - first;
+  if (n == 0) return;
+  auto key = [&](std::size_t i) {
+    const Member& m = members_[first + i];
+    return std::string_view(keys_).substr(m.key_at, m.key_size);
+  };
+  bool sorted = true;
+  for (std::size_t i = 1; i < n && sorted; ++i) sorted = !(key(i) < key(i - 1));
+  const std::size_t body = members_[first].begin;
+  const std::size_t keys_at = members_[first].key_at;
+  if (!sorted) {
+    std::vector<std::size_t> ends(n), order(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      ends[i] = i + 1 < n ? members_[first + i + 1].begin - 1 : out_.size();
+      order[i] = i;
+      for (std::size_t j = i; j > 0 && key(order[j]) < key(order[j - 1]); --j) std::swap(order[j], order[j - 1]);
+    }
+    std::string text;
+    text.reserve(out_.size() - body);
+    for (std::size_t i : order) {
+      if (!text.empty()) text += ',';
+      text.append(out_, members_[first + i].begin, ends[i] - members_[first + i].begin);
+    }
+    out_.replace(body, std::string::npos, text);
+  }
+  members_.resize(first);
+  keys_.resize(keys_at);
 }
 
 void JsonWriter::put_bool(const char* key, bool v) {

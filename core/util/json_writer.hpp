@@ -1,14 +1,16 @@
 #pragma once
-// Streaming JSON output for the reports. Building an nlohmann::json DOM only to dump it made every report
+// Streaming JSON output for the reports. An nlohmann::json DOM built only to be dumped makes every report
 // writer a large share of the wasm (initializer lists, std::map nodes, json_ref temporaries); here a field is
 // one out-of-line call that appends to one string. Parsing stays with nlohmann.
 //
-// The text is what nlohmann's dump(-1, ' ', false, error_handler_t::replace) printed before: integers as
+// The text is nlohmann's dump(-1, ' ', false, error_handler_t::replace) of the same document: integers as
 // integers, doubles by nlohmann's own to_chars (grisu2, "1.0" for integral values), non-finite doubles as
-// null, invalid UTF-8 replaced by U+FFFD. Writers list an object's keys in byte order, as nlohmann's
-// std::map did, so the bytes did not change; the unit tests check every report against its nlohmann round trip.
+// null, invalid UTF-8 replaced by U+FFFD, and an object's members in byte order of their keys (nlohmann's
+// std::map order). Writers give the members in whatever order reads best: end_object() sorts them. The unit
+// tests check every report against its nlohmann round trip.
 #include <nlohmann/json_fwd.hpp>
 
+#include <cstddef>           // std::size_t
 #include <cstdint>           // std::uint64_t, std::int64_t
 #include <initializer_list>  // std::initializer_list
 #include <optional>          // std::optional
@@ -33,7 +35,7 @@ class JsonWriter {
   // Inside an object every member names its key (a literal: a pointer is one argument less per field than
   // a string_view); inside an array, or at the top, the key is nullptr.
   void begin_object(const char* key = nullptr) { open(key, '{'); }
-  void end_object() { close('}'); }
+  void end_object() { close('}'); }  // the members, sorted by key
   void begin_array(const char* key = nullptr) { open(key, '['); }
   void end_array() { close(']'); }
 
@@ -85,9 +87,20 @@ class JsonWriter {
   void put_uints(const char* key, const std::vector<std::uint64_t>& v);
   void prefix(const char* key);  // the comma before a sibling, then `"key":` inside an object
   void quoted(std::string_view s);
+  void sort_members(std::size_t first);  // the innermost object's members, from members_[first]
+
+  // A member of an open object: its key (keys_[key_at, key_at + key_size)) and where its text starts in out_
+  // (just after the comma before it).
+  struct Member {
+    std::size_t key_at, key_size, begin;
+  };
+  static constexpr std::size_t kArray = ~std::size_t{0};
 
   std::string out_;
-  bool first_ = true;  // no sibling written yet in the innermost open container
+  bool first_ = true;               // no sibling written yet in the innermost open container
+  std::vector<std::size_t> open_;   // per open container, outermost first: its first member, or kArray
+  std::vector<Member> members_;     // the members of every open object, innermost object's last
+  std::string keys_;                // their keys, unescaped, as nlohmann compares them
 };
 
 // A parsed value as text, as dom() writes it.

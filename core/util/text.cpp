@@ -1,8 +1,53 @@
 #include "util/text.hpp"
 
-#include <charconv>  // std::to_chars (integers)
+#include <algorithm>  // std::min
+#include <charconv>   // std::to_chars (integers)
 
 #include "util/number_text.hpp"
+
+namespace vramfit {
+
+namespace {
+char lower(char c) noexcept { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+}  // namespace
+
+std::string lower_ascii(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = lower(c);
+  return out;
+}
+
+std::string lookup_key(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    c = lower(c);
+    if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) out += c;
+  }
+  return out;
+}
+
+std::vector<std::string> split_list(std::string_view text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    std::string_view item = text.substr(start, comma - start);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    if (!item.empty()) out.emplace_back(item);
+    start = comma + 1;
+  }
+  return out;
+}
+
+std::optional<bool> parse_switch(std::string_view text) {
+  const std::string s = lower_ascii(text);
+  if (s == "on" || s == "true" || s == "1") return true;
+  if (s == "off" || s == "false" || s == "0") return false;
+  return std::nullopt;
+}
+
+}  // namespace vramfit
 
 namespace vramfit::detail {
 

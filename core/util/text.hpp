@@ -1,14 +1,40 @@
 #pragma once
-// One message or explanation built in one string. Each piece is appended in place by an out-of-line call:
-// a chain `a + " × " + b + " B"` makes and destroys a temporary std::string per +, which in the wasm is far
-// more code than the pieces themselves.
+// Text helpers the whole core, the CLI and the bindings share: names compared case-insensitively, lists and
+// switches as people type them, and the Text builder for messages. (A suffix test is the standard's
+// std::string_view::ends_with.)
 #include <concepts>     // std::integral, std::same_as
 #include <cstdint>      // std::uint64_t, std::int64_t
+#include <optional>     // std::optional
 #include <string>       // std::string
 #include <string_view>  // std::string_view
 #include <type_traits>  // std::is_signed_v
+#include <vector>       // std::vector
+
+namespace vramfit {
+
+// ASCII letters lowered, every other byte (UTF-8 included) kept: "Q4_K_M" → "q4_k_m". Not std::tolower,
+// whose answer depends on the C locale.
+std::string lower_ascii(std::string_view text);
+
+// Lowercase letters and digits only, for lookups that ignore case and punctuation: "NVIDIA H100 SXM",
+// "h100-sxm" and "H100_SXM" all give "nvidiah100sxm".
+std::string lookup_key(std::string_view text);
+
+// The items of a comma-separated list ("h100-sxm, l40s"), spaces around each trimmed, empty items dropped.
+std::vector<std::string> split_list(std::string_view text);
+
+// A switch as the CLI's flags and the request's strings spell it: on/off, true/false or 1/0, in any case.
+// Nothing for anything else.
+std::optional<bool> parse_switch(std::string_view text);
+inline constexpr std::string_view kSwitchSpellings = "on, off, true, false, 1 or 0";  // for error messages
+
+}  // namespace vramfit
 
 namespace vramfit::detail {
+
+// One message or explanation built in one string. Each piece is appended in place by an out-of-line call:
+// a chain `a + " × " + b + " B"` makes and destroys a temporary std::string per +, which in the wasm is far
+// more code than the pieces themselves.
 
 // Number forms the messages use, appended without a temporary string.
 struct Grouped {  // "12,345,678" for explanations people read

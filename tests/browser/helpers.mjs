@@ -15,7 +15,7 @@ export async function openBrowser() {
     // playwright gives each launch a fresh profile directory of its own.
     browser = await chromium.launch({
       executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-      // Flags from TOOLCHAIN.md: without the networking ones Chromium keeps dialling hosts it cannot reach.
+      // Without the networking flags Chromium keeps dialling hosts it cannot reach.
       args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
         '--disable-component-update', '--disable-sync'],
     });

@@ -5,10 +5,11 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import { labelValue } from '../../web/js/help.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const dist = process.env.VRAMFIT_DIST ?? path.join(root, 'dist');
-// Node's fetch rejects file paths (TOOLCHAIN.md point 5): hand the module its bytes.
+// Node's fetch rejects file paths, so Emscripten 3.1.6's loader cannot fetch the .wasm: hand it the bytes.
 const { default: createVramfit } = await import(path.join(dist, 'vramfit.mjs'));
 const module = await createVramfit({ wasmBinary: readFileSync(path.join(dist, 'vramfit.wasm')) });
 const answer = (question, request) => JSON.parse(module.answer(JSON.stringify({ question, ...request })));
@@ -185,7 +186,7 @@ test('a training request is the same estimate question, by its mode (issue 3)', 
   assert.ok(JSON.parse(module.catalog()).modes.includes('qlora'));
 });
 
-test('a dropped GGUF is read from its header alone (issue 6)', () => {
+test('a dropped GGUF is read from its header alone', () => {
   // tests/data/tiny_llama_v3.gguf.head: the first 4,096 bytes of a 758,032-byte GGUF v3 written by the
   // unit tests' file builder (tests/unit/file_builders.hpp, via tests/fuzz/make_seed_corpus.cpp): the page
   // hands the core File.slice(0, n) and the size, never the tensor data.
@@ -265,6 +266,17 @@ test('remedies: the strategies re-estimated by the core, training by its mode', 
   const v = answer('remedies', { model: 'llama-2-7b', engine: 'vllm', context: 4096 });
   assert.equal(v.remedies.find((r) => r.id === 'kv-8bit').saved_bytes, 1073741824);
   assert.equal(answer('remedies', { model: 'llama-2-7b', batch: 0 }).error.field, 'batch');
+});
+
+test('a remedy\'s label names its own input, whatever order the JSON keys come in', () => {
+  // llama.cpp quantizes the V cache only with flash attention, so the 8-bit cache also switches eager
+  // attention to SDPA: two inputs, written in key order, and the label still shows the cache type.
+  const r = JSON.parse(module.answer(JSON.stringify({ question: 'remedies', model: 'llama-2-7b', engine: 'llamacpp', attention: 'eager' })));
+  const kv = r.remedies.find((x) => x.id === 'kv-8bit');
+  assert.deepEqual(Object.keys(kv.inputs), ['attention', 'kv_dtype']);
+  assert.equal(labelValue(kv), 'q8_0');
+  const t = JSON.parse(module.answer(JSON.stringify({ question: 'remedies', mode: 'train', model: 'llama-3.1-8b', micro_batch: 4 })));
+  assert.deepEqual(Object.keys(t.remedies.find((x) => x.id === 'micro-batch-1').inputs), ['grad_accum', 'micro_batch']);
 });
 
 test('every breakdown figure has the core\'s explanation, in every engine and training mode', () => {

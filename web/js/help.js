@@ -21,7 +21,15 @@ export function statePatch(remedy) {
   return patch;
 }
 
-const firstValue = (remedy) => Object.values(remedy.inputs)[0];
+// The input whose value a remedy's label shows ({value}): named, since a JSON object's keys have no order
+// to rely on (the core writes them sorted: "attention" before "kv_dtype").
+const LABEL_INPUT = {
+  'weights-8bit': 'weights', 'weights-4bit': 'weights', 'kv-8bit': 'kv_dtype', 'context-half': 'context',
+  'more-gpus': 'gpus', 'gpu-layers': 'gpu_layers', 'optimizer-8bit': 'optimizer', 'mixed-precision': 'precision',
+};
+
+/** The value a remedy's label names, or undefined for a label without one. */
+export const labelValue = (remedy) => remedy.inputs[LABEL_INPUT[remedy.id]];
 
 /** The table; its rows carry the remedy's id for the Apply and figure buttons (app.js listens on the table body:
  * CSP allows no inline handlers). */
@@ -34,7 +42,7 @@ export function renderHelp(dom, answer, view) {
   dom.helpIntro.textContent = t(answer.remedies.length ? 'help.intro' : 'help.none');
   dom.helpNotes.replaceChildren(...answer.notes.map((n) => el('li', { text: n })));
   dom.help.replaceChildren(...answer.remedies.map((r) => {
-    const value = firstValue(r);
+    const value = labelValue(r);
     const name = t(`help.${r.id}`, { value: typeof value === 'number' ? f.count(value) : value });
     const patch = statePatch(r);
     // Both figures open the core's explanation: the two totals and the change between them.

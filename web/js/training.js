@@ -1,5 +1,5 @@
 // The fine-tune and train controls and what a training report adds to the summary. The choices are the
-// core's own spellings (core/src/training.cpp, activations.cpp, parallelism.cpp); the core checks them and
+// core's own spellings (core/memory/training.cpp, activations.cpp, parallelism.cpp); the core checks them and
 // names the field if one is wrong. Nothing here computes: every figure is the report's.
 import { el } from './view.js';
 

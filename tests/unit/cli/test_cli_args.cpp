@@ -6,7 +6,7 @@
 using namespace vramfit;
 using namespace vramfit::cli;
 
-TEST_CASE("the foundation flags parse into a request") {
+TEST_CASE("the inference flags parse into a request") {
   auto o = parse_args({"--model", "llama-3.1-8b", "--weights", "bf16", "--context", "8192", "--batch", "1", "--json"});
   REQUIRE(o.ok());
   CHECK(o.value().request.model == "llama-3.1-8b");

@@ -1,7 +1,8 @@
-// The training flags (issue 3): names other scripts call, their values, and what an error says.
+// The training flags: names other scripts call, their values, and what an error says.
 #include <doctest/doctest.h>
 
 #include "../test_support.hpp"
+#include "json/request.hpp"  // training_request_from_json
 #include "training_flags.hpp"
 
 using namespace vramfit;
@@ -21,7 +22,7 @@ TrainingRequest apply_all(std::initializer_list<std::pair<const char*, const cha
 
 }  // namespace
 
-TEST_CASE("the issue's training flags are all in the table, with a value name and a help line") {
+TEST_CASE("every training flag is in the table, with a value name and a help line") {
   for (const char* flag : {"--mode", "--optimizer", "--grad-dtype", "--zero", "--gpus", "--tp", "--pp", "--sp",
                            "--micro-batch", "--grad-accum", "--checkpointing", "--flash-attention", "--offload",
                            "--precision", "--lora-rank", "--lora-targets", "--seq", "--dropout", "--tokens", "--mfu"}) {
@@ -72,6 +73,19 @@ TEST_CASE("training flags fill the request") {
   CHECK(apply_all({{"--mode", "full"}}).mode == "full");  // the core reads it as train
 }
 
+TEST_CASE("a switch flag and a request key take the same spellings") {
+  const std::pair<const char*, bool> spellings[] = {{"on", true},   {"true", true},   {"1", true}, {"ON", true},
+                                                    {"off", false}, {"false", false}, {"0", false}, {"Off", false}};
+  for (const auto& [text, on] : spellings) {
+    CAPTURE(text);
+    CHECK(apply_all({{"--dropout", text}}).dropout == on);
+    CHECK(apply_all({{"--flash-attention", text}}).flash_attention == on);
+    const auto r = training_request_from_json(std::string(R"({"mode":"train","dropout":")") + text + "\"}");
+    REQUIRE(r.ok());
+    CHECK(r.value().dropout == on);
+  }
+}
+
 TEST_CASE("--mode inference is representable and is not a training request") {
   const auto r = apply_all({{"--mode", "inference"}});
   CHECK(r.mode == "inference");
@@ -103,8 +117,8 @@ TEST_CASE("bad training flag values name the flag and what is allowed") {
       {"--gpus", "8k", "a whole number of at least 1"},
       {"--tp", "-2", "a whole number of at least 1"},
       {"--pp", "", "a whole number of at least 1"},
-      {"--flash-attention", "maybe", "allowed: on, off"},
-      {"--dropout", "yes", "allowed: on, off"},
+      {"--flash-attention", "maybe", "allowed: on, off, true, false, 1 or 0"},
+      {"--dropout", "yes", "allowed: on, off, true, false, 1 or 0"},
       {"--tokens", "lots", "a positive token count"},
       {"--mfu", "1.5", "a fraction above 0 and at most 1"},
       {"--mfu", "0", "a fraction above 0 and at most 1"},
@@ -194,7 +208,7 @@ TEST_CASE("the training table prints the per-GPU lines, host RAM, time and the v
   for (const char* line : {"gradients", "optimizer", "activations", "temporary", "total", "host RAM", "offload slowdown",
                            "GPU-hours", "USD", "NVIDIA H100", "fits"})
     CHECK(table.find(line) != std::string::npos);
-  // Per GPU: 70e9 × 2 B / 8 = 17.5 GB of weights; host RAM 980 GB (test_training_scenario.cpp).
+  // Per GPU: 70e9 × 2 B / 8 = 17.5 GB of weights; host RAM 980 GB (test_evaluate_training.cpp).
   CHECK(table.find("weights          17.50 GB") != std::string::npos);
   CHECK(table.find("host RAM        980.00 GB") != std::string::npos);
 }

@@ -51,7 +51,7 @@ TEST_CASE("the total is the sum of its lines, and every line is explained") {
   CHECK(v.total == v.weights + v.kv_cache + v.activations + v.overhead + v.allocator_reserve);
   CHECK(v.kv_cache == 1'073'741'824ULL);  // 131,072 B × 8192
   // CUDA context 512 MiB + cuBLAS workspace 32 MiB (NVIDIA's cublasSetWorkspace figure for Hopper): the
-  // foundation's 512 MiB line now also carries the library workspace the engine profile adds.
+  // overhead line carries the context and the library workspace the engine profile adds.
   CHECK(v.overhead == 544ULL * 1024 * 1024);
   CHECK(v.range.low <= v.total);
   CHECK(v.range.high >= v.total);

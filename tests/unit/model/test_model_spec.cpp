@@ -7,7 +7,7 @@
 using namespace vramfit;
 
 TEST_CASE("every preset's computed parameter count is within 0.5 % of its published count") {
-  // The foundation issue names these; each must carry a published, sourced count.
+  // The presets people ask about most; each must carry a published, sourced count.
   const char* required[] = {"llama-2-7b",  "llama-2-13b", "llama-2-70b", "llama-3.1-8b", "llama-3.1-70b",
                             "llama-3.1-405b", "mistral-7b", "mixtral-8x7b", "qwen2.5-7b", "qwen2.5-72b",
                             "gemma-2-9b", "gemma-2-27b", "phi-3-mini", "gpt2", "bert-base", "falcon-7b",

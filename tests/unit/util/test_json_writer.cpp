@@ -1,5 +1,5 @@
-// The core's streaming JSON writer and its printf-free number text (core/src/json_writer.hpp,
-// core/src/number_text.hpp): the text must be what nlohmann's dump and printf printed before.
+// The core's streaming JSON writer and its printf-free number text (util/json_writer.hpp,
+// util/number_text.hpp): the text must be what nlohmann's dump and printf print.
 #include <nlohmann/json.hpp>
 
 #include <cmath>    // NAN, INFINITY, std::ldexp
@@ -142,6 +142,35 @@ TEST_CASE("the writer nests objects and arrays and places every comma") {
                     R"("c":{"d":null,"e":7,"f":["g","h"],"i":["j"]},"k":-9223372036854775808})");
 }
 
+TEST_CASE("an object's members come out in key byte order, whatever order the writer gives them in") {
+  JsonWriter w;
+  w.begin_object();
+  w.field("zero", 0);
+  w.begin_array("list");  // an array keeps its order; the objects in it are sorted each on its own
+  w.begin_object();
+  w.field("micro_batch", 1);
+  w.field("grad_accum", 8);
+  w.end_object();
+  w.value("b");
+  w.value("a");
+  w.end_array();
+  w.begin_object("inputs");
+  w.field("kv_dtype", "q8_0");
+  w.begin_object("attention");
+  w.field("b", 2);
+  w.field("a", 1);
+  w.end_object();
+  w.end_object();
+  w.field("Z", true);  // byte order: upper case before lower case, as std::map<std::string> sorts
+  w.field("a_b", 1);
+  w.field("a", 1);     // a prefix sorts first
+  w.end_object();
+  const std::string text = w.take();
+  CHECK(text == R"({"Z":true,"a":1,"a_b":1,"inputs":{"attention":{"a":1,"b":2},"kv_dtype":"q8_0"},)"
+                R"("list":[{"grad_accum":8,"micro_batch":1},"b","a"],"zero":0})");
+  CHECK(text == nlohmann_dump(text));
+}
+
 TEST_CASE("doubles print as nlohmann printed them: shortest round trip, .0 on integers, null when not finite") {
   auto text = [](double x) {
     JsonWriter w;
@@ -227,6 +256,10 @@ TEST_CASE("every report's text is its own nlohmann round trip: keys in byte orde
       answer(c, R"({"question":"biggest_model","gpu":"rtx-4060","weights":"bf16","context":1000000})"),
       answer(c, R"({"question":"curve","model":"qwen2.5-7b","points":5})"),
       limits_to_json(solve_limits(c, request_from_json(R"({"model":"llama-3.1-8b","gpu":"rtx-4090"})").value()).value()),
+      // Remedies whose inputs are given in the order they are applied: kv_dtype before attention, micro_batch
+      // before grad_accum.
+      answer(c, R"({"question":"remedies","model":"llama-2-7b","engine":"llamacpp","attention":"eager","gpu":"rtx-4060"})"),
+      answer(c, R"({"question":"remedies","mode":"train","model":"llama-3.1-8b","micro_batch":4,"gpu":"a100-80gb-sxm"})"),
       catalog_to_json(c),
       error_to_json(make_error("field\xFF", "a <b> \"message\"")),
   };
@@ -239,6 +272,8 @@ TEST_CASE("every report's text is its own nlohmann round trip: keys in byte orde
   CHECK(texts[2].find("\"llamacpp\":{") != std::string::npos);
   CHECK(texts[5].find("\"time\":{") != std::string::npos);
   CHECK(texts[5].find("\"ranks\":[{") != std::string::npos);
+  CHECK(texts[14].find(R"("inputs":{"attention":"sdpa","kv_dtype":"q8_0"})") != std::string::npos);
+  CHECK(texts[15].find(R"("inputs":{"grad_accum":4,"micro_batch":1})") != std::string::npos);
 }
 
 TEST_CASE("parse_dom takes exactly one JSON text and reports anything else as discarded") {

@@ -1,10 +1,11 @@
-// The core's message builder (core/src/text.hpp): each piece appended as the std::string chains it replaces
-// printed it.
+// The shared text helpers (util/text.hpp): case-insensitive names, lists and switches as people type them, and
+// the message builder, each piece appended as the std::string chains it replaces printed it.
 #include <doctest/doctest.h>
 
 #include <cstdint>  // std::uint64_t, std::int64_t, std::uint32_t, std::int8_t
 #include <limits>   // std::numeric_limits
 #include <string>   // std::string
+#include <vector>   // std::vector
 
 #include "util/text.hpp"
 
@@ -12,6 +13,34 @@ using vramfit::detail::Fixed;
 using vramfit::detail::General;
 using vramfit::detail::Grouped;
 using vramfit::detail::Text;
+
+TEST_CASE("lower_ascii lowers ASCII letters only") {
+  CHECK(vramfit::lower_ascii("Q4_K_M") == "q4_k_m");
+  CHECK(vramfit::lower_ascii("Full-Shard 2") == "full-shard 2");
+  CHECK(vramfit::lower_ascii("ÄÖ") == "ÄÖ");  // UTF-8 bytes pass through
+  CHECK(vramfit::lower_ascii("").empty());
+}
+
+TEST_CASE("lookup_key keeps lowercase letters and digits, so case and punctuation do not matter") {
+  CHECK(vramfit::lookup_key("NVIDIA H100 SXM") == "nvidiah100sxm");
+  CHECK(vramfit::lookup_key("h100-sxm") == vramfit::lookup_key("H100_SXM"));
+  CHECK(vramfit::lookup_key("--").empty());
+}
+
+TEST_CASE("a comma-separated list is trimmed and loses its empty items") {
+  using List = std::vector<std::string>;
+  CHECK(vramfit::split_list(" h100-sxm, l40s ,") == List{"h100-sxm", "l40s"});
+  CHECK(vramfit::split_list("a,,b") == List{"a", "b"});
+  CHECK(vramfit::split_list("one") == List{"one"});
+  CHECK(vramfit::split_list(",,").empty());
+  CHECK(vramfit::split_list("").empty());
+}
+
+TEST_CASE("a switch reads on/off, true/false and 1/0 in any case, and nothing else") {
+  for (const char* on : {"on", "ON", "true", "True", "1"}) CHECK(vramfit::parse_switch(on) == true);
+  for (const char* off : {"off", "Off", "false", "FALSE", "0"}) CHECK(vramfit::parse_switch(off) == false);
+  for (const char* neither : {"", "yes", "no", "maybe", "2", " on", "o n"}) CHECK_FALSE(vramfit::parse_switch(neither));
+}
 
 TEST_CASE("Text appends text pieces in order") {
   const std::string owned = "owned";

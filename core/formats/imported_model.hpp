@@ -1,0 +1,24 @@
+#pragma once
+// What any model file (GGUF, safetensors) says about itself, for the estimators: the architecture, exact
+// weight bytes per role, the quantization mix, and the parameter count.
+#include <cstddef>  // std::size_t
+#include <cstdint>  // std::uint64_t
+#include <string>   // std::string
+#include <vector>   // std::vector
+
+#include "formats/weight_formats.hpp"  // WeightBytes
+#include "model/model_spec.hpp"        // ModelSpec
+
+namespace vramfit {
+
+struct ImportedModel {
+  std::uint64_t need_prefix_bytes = 0;  // non-zero: read at least this many bytes from the start and ask again
+  std::size_t need_file = 0;            // safetensors: which shard needs a longer prefix
+  std::string format;                   // "GGUF v3", "safetensors"
+  ModelSpec spec;                       // is_bare() when only a count is known (safetensors without config)
+  WeightBytes weights;                  // exact: total, per role, per storage type; params unpacked
+  std::uint64_t file_type = 0;          // GGUF general.file_type (llama_ftype), 0 when absent
+  std::vector<std::string> notes;
+};
+
+}  // namespace vramfit
