@@ -21,85 +21,6 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-// ---- tensor enumeration, GGUF naming (llama.cpp src/llama-arch.cpp LLM_TENSOR_NAMES) ----
-
-class TensorList {
- public:
-  void add(std::string name, std::vector<std::uint64_t> shape, TensorRole role, std::int64_t layer = -1) {
-    for (auto d : shape)
-      if (d == 0) return;  // absent (a zero-width optional part)
-    tensors_.push_back(TensorShape{std::move(name), std::move(shape), role, layer});
-  }
-  void add_norm(const ModelSpec& s, const std::string& base, std::uint64_t width, std::int64_t layer = -1) {
-    add(base + ".weight", {width}, TensorRole::norm, layer);
-    if (s.norm == NormKind::layer) add(base + ".bias", {width}, TensorRole::norm, layer);
-  }
-  std::vector<TensorShape>& tensors() { return tensors_; }
-
- private:
-  std::vector<TensorShape> tensors_;
-};
-
-void add_mlp(TensorList& t, const ModelSpec& s, const std::string& p, const std::string& suffix, std::uint64_t inner,
-             std::uint64_t experts, std::int64_t layer) {
-  const auto h = s.hidden_size;
-  auto shape = [&](std::uint64_t a, std::uint64_t b) {
-    return experts ? std::vector<std::uint64_t>{a, b, experts} : std::vector<std::uint64_t>{a, b};
-  };
-  auto bias = [&](std::uint64_t a) {
-    return experts ? std::vector<std::uint64_t>{a, experts} : std::vector<std::uint64_t>{a};
-  };
-  if (s.gated_mlp) t.add(p + "ffn_gate" + suffix + ".weight", shape(h, inner), TensorRole::mlp, layer);
-  t.add(p + "ffn_up" + suffix + ".weight", shape(h, inner), TensorRole::mlp, layer);
-  t.add(p + "ffn_down" + suffix + ".weight", shape(inner, h), TensorRole::mlp, layer);
-  if (s.mlp_bias) {
-    if (s.gated_mlp) t.add(p + "ffn_gate" + suffix + ".bias", bias(inner), TensorRole::mlp, layer);
-    t.add(p + "ffn_up" + suffix + ".bias", bias(inner), TensorRole::mlp, layer);
-    t.add(p + "ffn_down" + suffix + ".bias", bias(h), TensorRole::mlp, layer);
-  }
-}
-
-void add_attention(TensorList& t, const ModelSpec& s, const std::string& p, std::int64_t layer) {
-  const auto h = s.hidden_size;
-  const auto a = s.num_attention_heads;
-  const auto A = TensorRole::attention;
-  if (s.is_mla()) {  // DeepSeek-V2 §2.1.2; names from llama.cpp LLM_ARCH_DEEPSEEK2
-    const auto& m = s.mla;
-    const auto qk_head = m.qk_nope_head_dim + m.qk_rope_head_dim;
-    if (m.q_lora_rank != 0) {
-      t.add(p + "attn_q_a.weight", {h, m.q_lora_rank}, A, layer);
-      t.add(p + "attn_q_a_norm.weight", {m.q_lora_rank}, TensorRole::norm, layer);
-      t.add(p + "attn_q_b.weight", {m.q_lora_rank, a * qk_head}, A, layer);
-    } else {
-      t.add(p + "attn_q.weight", {h, a * qk_head}, A, layer);
-    }
-    t.add(p + "attn_kv_a_mqa.weight", {h, m.kv_lora_rank + m.qk_rope_head_dim}, A, layer);
-    t.add(p + "attn_kv_a_norm.weight", {m.kv_lora_rank}, TensorRole::norm, layer);
-    t.add(p + "attn_kv_b.weight", {m.kv_lora_rank, a * (m.qk_nope_head_dim + m.v_head_dim)}, A, layer);
-    t.add(p + "attn_output.weight", {a * m.v_head_dim, h}, A, layer);
-    return;
-  }
-  const auto d = s.head_dim;
-  const auto kv = s.num_kv_heads;
-  t.add(p + "attn_q.weight", {h, a * d}, A, layer);
-  t.add(p + "attn_k.weight", {h, kv * d}, A, layer);
-  t.add(p + "attn_v.weight", {h, kv * d}, A, layer);
-  t.add(p + "attn_output.weight", {a * d, h}, A, layer);
-  if (s.qkv_bias) {
-    t.add(p + "attn_q.bias", {a * d}, A, layer);
-    t.add(p + "attn_k.bias", {kv * d}, A, layer);
-    t.add(p + "attn_v.bias", {kv * d}, A, layer);
-  }
-  if (s.qk_norm) {
-    t.add(p + "attn_q_norm.weight", {d}, TensorRole::norm, layer);
-    t.add(p + "attn_k_norm.weight", {d}, TensorRole::norm, layer);
-  }
-  if (s.attn_out_bias) t.add(p + "attn_output.bias", {h}, A, layer);
-}
-
-// Layer norm names in the order llama.cpp's Gemma 2 blocks use them (1: parallel-block Falcon, 2: Llama).
-constexpr std::array<const char*, 4> kLayerNormNames{"attn_norm", "ffn_norm", "post_attention_norm", "post_ffw_norm"};
-
 // ---- GGUF file types: llama.cpp src/llama-quant.cpp llama_tensor_get_type ----
 
 struct MixInfo {
@@ -206,18 +127,6 @@ std::string_view dtype_label(DType d) { return dtype_info(d).name; }
 
 }  // namespace
 
-std::string_view role_name(TensorRole role) noexcept {
-  switch (role) {
-    case TensorRole::embedding: return "embedding";
-    case TensorRole::output: return "output";
-    case TensorRole::attention: return "attention";
-    case TensorRole::mlp: return "mlp";
-    case TensorRole::norm: return "norms";
-    case TensorRole::other: return "other";
-  }
-  return "other";
-}
-
 TensorRole role_of_tensor(std::string_view n) noexcept {
   if (contains(n, "norm") || contains(n, "ln_") || contains(n, ".ln") || contains(n, "LayerNorm"))
     return TensorRole::norm;
@@ -231,58 +140,6 @@ TensorRole role_of_tensor(std::string_view n) noexcept {
       contains(n, "block_sparse_moe") || contains(n, "exp_probs"))
     return TensorRole::mlp;
   return TensorRole::other;
-}
-
-std::uint64_t TensorShape::elements() const noexcept {
-  std::uint64_t n = 1;
-  for (auto d : shape) n *= d;
-  return n;
-}
-
-Result<std::vector<TensorShape>> enumerate_tensors(const ModelSpec& s) {
-  if (s.is_bare())
-    return make_error("model", "a bare parameter count has no tensor shapes; give the architecture (config.json, a "
-                               "preset or a model file)");
-  if (auto counts = count_params(s); !counts) return counts.error();  // validates, and rules out overflow below
-
-  TensorList t;
-  const auto h = s.hidden_size;
-  t.add("token_embd.weight", {h, s.vocab_size}, TensorRole::embedding);
-  t.add("position_embd.weight", {h, s.learned_positions}, TensorRole::embedding);
-  t.add("token_types.weight", {h, s.token_types}, TensorRole::embedding);
-  if (s.embedding_norm) {
-    t.add("token_embd_norm.weight", {h}, TensorRole::embedding);
-    if (s.norm == NormKind::layer) t.add("token_embd_norm.bias", {h}, TensorRole::embedding);
-  }
-
-  const auto dense_layers = s.is_moe() ? s.moe.leading_dense_layers : s.num_layers;
-  for (std::uint64_t i = 0; i < s.num_layers; ++i) {
-    const auto layer = static_cast<std::int64_t>(i);
-    const std::string p = "blk." + std::to_string(i) + ".";
-    for (std::uint64_t k = 0; k < s.norms_per_layer; ++k) {
-      const std::string name = k < kLayerNormNames.size() ? kLayerNormNames[k] : "norm_" + std::to_string(k);
-      t.add_norm(s, p + name, h, layer);
-    }
-    add_attention(t, s, p, layer);
-    if (i < dense_layers) {
-      add_mlp(t, s, p, "", s.intermediate_size, 0, layer);
-    } else {
-      t.add(p + "ffn_gate_inp.weight", {h, s.moe.routed_experts}, TensorRole::mlp, layer);
-      if (s.moe.router_bias) t.add(p + "exp_probs_b.bias", {s.moe.routed_experts}, TensorRole::mlp, layer);
-      add_mlp(t, s, p, "_exps", s.moe.expert_intermediate, s.moe.routed_experts, layer);
-      const auto shared_width = s.moe.shared_intermediate ? s.moe.shared_intermediate : s.moe.expert_intermediate;
-      add_mlp(t, s, p, "_shexp", s.moe.shared_experts * shared_width, 0, layer);
-    }
-  }
-  if (s.final_norm) t.add_norm(s, "output_norm", h);
-  if (s.pooler) {
-    t.add("pooler.weight", {h, h}, TensorRole::other);
-    t.add("pooler.bias", {h}, TensorRole::other);
-  }
-  if (s.has_lm_head && !s.tied_embeddings) t.add("output.weight", {h, s.vocab_size}, TensorRole::output);
-  // The vision tower of a multimodal model (a separate mmproj file in llama.cpp), kept as one 1-D stand-in.
-  t.add("vision_tower", {s.vision_params}, TensorRole::other);
-  return std::move(t.tensors());
 }
 
 GgmlType gguf_tensor_type(const ModelSpec& s, GgufMix mix, const TensorShape& t) {

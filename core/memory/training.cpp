@@ -8,6 +8,7 @@
 #include "util/number_text.hpp"  // std::to_string(double) is printf's "%f": kept out of the wasm
 #include "util/text.hpp"
 #include "memory/inference.hpp"  // kMaxContextTokens, kCudaContextBytes
+#include "model/tensors.hpp"
 
 namespace vramfit {
 namespace {
@@ -42,76 +43,26 @@ constexpr std::array<OptimizerInfo, 8> kOptimizers{{
     {Optimizer::lion, "lion", 4, false, false, "Lion: one momentum"},
 }};
 
-enum class Group { embed, layers, head };
-enum class Kind { q, k, v, o, gate, up, down, router, other };
-
-struct Matrix {
-  Group group;
-  Kind kind;
-  std::uint64_t d_in, d_out, count;
-};
-
-bool targeted(Kind k, const LinearSet& t) {
-  switch (k) {
-    case Kind::q: return t.q;
-    case Kind::k: return t.k;
-    case Kind::v: return t.v;
-    case Kind::o: return t.o;
-    case Kind::gate: return t.gate;
-    case Kind::up: return t.up;
-    case Kind::down: return t.down;
-    case Kind::router: return t.router;
-    case Kind::other: return false;
+bool targeted(Projection p, const LinearSet& t) {
+  switch (p) {
+    case Projection::q: return t.q;
+    case Projection::k: return t.k;
+    case Projection::v: return t.v;
+    case Projection::o: return t.o;
+    case Projection::gate: return t.gate;
+    case Projection::up: return t.up;
+    case Projection::down: return t.down;
+    case Projection::router: return t.router;
+    case Projection::none: return false;
   }
   return false;
 }
 
-// Every weight matrix of the model (biases and norms are the 1-D remainder). MLA maps its projections
-// onto q (q_a/q_b or q_proj), k (kv_a_proj_with_mqa), v (kv_b_proj) and o.
-std::vector<Matrix> matrices(const ModelSpec& s) {
-  std::vector<Matrix> m;
-  const auto h = s.hidden_size, a = s.num_attention_heads, L = s.num_layers;
-  m.push_back({Group::embed, Kind::other, s.vocab_size, h, 1});
-  if (s.learned_positions) m.push_back({Group::embed, Kind::other, s.learned_positions, h, 1});
-  if (s.token_types) m.push_back({Group::embed, Kind::other, s.token_types, h, 1});
-  if (s.has_lm_head && !s.tied_embeddings) m.push_back({Group::head, Kind::other, h, s.vocab_size, 1});
-  if (s.pooler) m.push_back({Group::head, Kind::other, h, h, 1});
-  if (s.is_mla()) {
-    const auto& x = s.mla;
-    const auto qk = x.qk_nope_head_dim + x.qk_rope_head_dim;
-    if (x.q_lora_rank) {
-      m.push_back({Group::layers, Kind::q, h, x.q_lora_rank, L});
-      m.push_back({Group::layers, Kind::q, x.q_lora_rank, a * qk, L});
-    } else {
-      m.push_back({Group::layers, Kind::q, h, a * qk, L});
-    }
-    m.push_back({Group::layers, Kind::k, h, x.kv_lora_rank + x.qk_rope_head_dim, L});
-    m.push_back({Group::layers, Kind::v, x.kv_lora_rank, a * (x.qk_nope_head_dim + x.v_head_dim), L});
-    m.push_back({Group::layers, Kind::o, a * x.v_head_dim, h, L});
-  } else {
-    const auto d = s.head_dim, kv = s.num_kv_heads;
-    m.push_back({Group::layers, Kind::q, h, a * d, L});
-    m.push_back({Group::layers, Kind::k, h, kv * d, L});
-    m.push_back({Group::layers, Kind::v, h, kv * d, L});
-    m.push_back({Group::layers, Kind::o, a * d, h, L});
-  }
-  auto mlp = [&](std::uint64_t inner, std::uint64_t count) {
-    if (count == 0 || inner == 0) return;
-    if (s.gated_mlp) m.push_back({Group::layers, Kind::gate, h, inner, count});
-    m.push_back({Group::layers, Kind::up, h, inner, count});
-    m.push_back({Group::layers, Kind::down, inner, h, count});
-  };
-  const auto dense_layers = s.is_moe() ? s.moe.leading_dense_layers : L;
-  mlp(s.intermediate_size, dense_layers);
-  if (s.is_moe()) {
-    const auto moe_layers = L - dense_layers;
-    const auto shared = s.moe.shared_intermediate ? s.moe.shared_intermediate : s.moe.expert_intermediate;
-    mlp(s.moe.expert_intermediate, moe_layers * s.moe.routed_experts);
-    mlp(shared, moe_layers * s.moe.shared_experts);
-    if (moe_layers) m.push_back({Group::layers, Kind::router, h, s.moe.routed_experts, moe_layers});
-  }
-  return m;
-}
+// A weight matrix (ModelTensor::is_matrix) and how many alike the model has: its blocks × its stacked experts.
+struct Matrix {
+  std::uint64_t d_in = 0, d_out = 0, count = 0;
+};
+Matrix matrix_of(const ModelTensor& t) { return {t.shape[0], t.shape[1], t.copies() * t.experts}; }
 
 struct GroupParams {
   std::uint64_t total = 0;      // the model's own parameters in this group
@@ -294,8 +245,11 @@ Result<std::uint64_t> lora_trainable_params(const ModelSpec& spec, std::uint64_t
   if (rank < 1 || rank > kMaxLoraRank)
     return make_error("lora-rank", "must be between 1 and " + num(kMaxLoraRank) + ", got " + num(rank));
   CheckedSum sum;
-  for (const auto& m : matrices(spec))
-    if (targeted(m.kind, targets)) sum.add({rank, m.d_in + m.d_out, m.count});
+  for (const auto& t : model_tensors(spec)) {
+    if (!t.is_matrix() || !targeted(t.projection, targets)) continue;
+    const Matrix m = matrix_of(t);
+    sum.add({rank, m.d_in + m.d_out, m.count});
+  }
   if (sum.overflow()) return overflow_error();
   return sum.value();
 }
@@ -352,25 +306,22 @@ Result<TrainingEstimate> estimate_training(const ModelSpec& spec, const Training
           : "half-precision gradients (ZeRO paper / Megatron convention; mixed-precision AdamW = 16 B/param)";
 
   // Parameter groups: embedding side (first pipeline stage), layers, output side (last stage).
-  const std::uint64_t h = spec.hidden_size;
-  const std::uint64_t norm_w = spec.norm == NormKind::layer ? 2 * h : h;
   GroupParams embed, layers, head;
   if (bare) {
     layers.total = e.params.total;
   } else {
-    embed.total = e.params.embedding + spec.vision_params;
-    head.total = e.params.lm_head + (spec.final_norm ? norm_w : 0) + (spec.pooler ? h * h + h : 0);
-    if (embed.total + head.total > e.params.total) return overflow_error();
-    layers.total = e.params.total - embed.total - head.total;
-    for (const auto& m : matrices(spec)) {
-      GroupParams& g = m.group == Group::embed ? embed : m.group == Group::layers ? layers : head;
-      const auto size = detail::product({m.d_in, m.d_out, m.count});
+    for (const auto& t : model_tensors(spec)) {
+      GroupParams& g = t.site == TensorSite::input ? embed : t.site == TensorSite::block ? layers : head;
+      const auto size = detail::product({t.elements().value_or(0), t.copies()});
       if (!size) return overflow_error();
+      g.total += *size;
+      if (!t.is_matrix()) continue;
+      const Matrix m = matrix_of(t);
       g.matrix_params += *size;
       e.largest_layer_params = std::max(e.largest_layer_params, m.d_in * m.d_out);
-      if (o.mode == TrainingMode::qlora && m.group == Group::layers) g.quantized += *size;
+      if (o.mode == TrainingMode::qlora && t.site == TensorSite::block) g.quantized += *size;
       if (adapters) {
-        if (targeted(m.kind, o.lora_targets)) {
+        if (targeted(t.projection, o.lora_targets)) {
           const auto lora = detail::product({o.lora_rank, m.d_in + m.d_out, m.count});
           if (!lora) return overflow_error();
           g.trainable += *lora;
@@ -380,7 +331,6 @@ Result<TrainingEstimate> estimate_training(const ModelSpec& spec, const Training
         g.factored_elements += (m.d_in + m.d_out) * m.count;
       }
     }
-    if (layers.matrix_params > layers.total) return overflow_error();
   }
   if (!adapters) {
     embed.trainable = embed.total;
@@ -397,10 +347,10 @@ Result<TrainingEstimate> estimate_training(const ModelSpec& spec, const Training
   std::optional<GroupStates> tied_copy = GroupStates{};
   if (!bare && spec.tied_embeddings && spec.has_lm_head && layout.pipeline_parallel > 1) {
     GroupParams t;
-    t.total = spec.vocab_size * h;
+    t.total = spec.vocab_size * spec.hidden_size;
     t.matrix_params = t.total;
     t.trainable = adapters ? 0 : t.total;
-    t.factored_elements = adapters ? 0 : spec.vocab_size + h;
+    t.factored_elements = adapters ? 0 : spec.vocab_size + spec.hidden_size;
     tied_copy = group_states(t, c, o);
     if (!tied_copy) return overflow_error();
   }
