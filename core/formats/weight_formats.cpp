@@ -4,6 +4,7 @@
 #include <array>      // std::array
 #include <optional>   // std::optional
 #include <string>     // std::to_string
+#include <utility>    // std::move
 
 #include "util/units.hpp"
 
@@ -234,18 +235,10 @@ void finish_tally(WeightBytes& out) {
                    [](const StorageTally& a, const StorageTally& b) { return a.bytes > b.bytes; });
 }
 
-Result<WeightBytes> weights_bytes(const ModelSpec& spec, const WeightFormat& f) {
-  WeightBytes out;
-  if (spec.is_bare()) {
-    if (f.scheme != WeightScheme::plain)
-      return make_error("weights", "a bare parameter count has no tensor shapes; " + weight_format_name(f) +
-                                       " needs the architecture (config.json, a preset or a model file)");
-    const auto bytes = bytes_for(spec.bare_params, f.dtype);
-    if (!bytes) return make_error("params", "too large");
-    tally_tensor(out, TensorRole::other, dtype_label(f.dtype), spec.bare_params, *bytes, spec.bare_params);
-    out.explanation = "every parameter in " + std::string(dtype_label(f.dtype)) + " (bare parameter count)";
-    return out;
-  }
+namespace {
+
+// What the packed-format arithmetic relies on: GPTQ/AWQ bit widths and group sizes.
+std::optional<Error> check_format(const WeightFormat& f) {
   if ((f.scheme == WeightScheme::gptq || f.scheme == WeightScheme::awq) &&
       !(f.bits == 2 || f.bits == 3 || f.bits == 4 || f.bits == 8))
     return make_error("weights", "GPTQ/AWQ bits must be 2, 3, 4 or 8, got " + std::to_string(f.bits));
@@ -253,131 +246,155 @@ Result<WeightBytes> weights_bytes(const ModelSpec& spec, const WeightFormat& f) 
       (f.group_size <= 0 || f.group_size > 1'000'000))
     return make_error("weights", "group size must be positive or -1 (one group per output row), got " +
                                      std::to_string(f.group_size));
-  auto tensors = enumerate_tensors(spec);
-  if (!tensors) return tensors.error();
+  return std::nullopt;
+}
 
-  Accumulator acc(out);
-  // Tensors a quantized format leaves alone keep 16 bits: fp16 in AutoGPTQ/AutoAWQ files, else the compute dtype.
-  const bool packed_int = f.scheme == WeightScheme::gptq || f.scheme == WeightScheme::awq;
-  const DType keep = (packed_int || f.dtype == DType::fp16) ? DType::fp16 : DType::bf16;
-  for (const auto& t : tensors.value()) {
-    const auto n = t.elements();
-    auto keep16 = [&] { acc.add(t.role, dtype_label(keep), n, bytes_for(n, keep), n); };
-    switch (f.scheme) {
-      case WeightScheme::plain:
-        acc.add(t.role, dtype_label(f.dtype), n, bytes_for(n, f.dtype), n);
-        break;
-      case WeightScheme::mixed:
-        if (!is_block_linear(t)) {
-          keep16();
-        } else {
-          acc.add(t.role, dtype_label(f.dtype), n, bytes_for(n, f.dtype), n);
-          if (f.dtype == DType::fp8)  // compressed-tensors / ModelOpt: one fp32 weight_scale per matrix
-            acc.add(t.role, "fp32 scales", linear_shape(t).count, mul3(linear_shape(t).count, 4, 1), 0);
-        }
-        break;
-      case WeightScheme::bnb_int8:
-        if (!is_block_linear(t)) {
-          keep16();
-        } else {  // Int8Params: int8 [out, in] + SCB fp32 [out] (bitsandbytes LLM.int8, Dettmers et al. 2022)
-          const auto l = linear_shape(t);
-          acc.add(t.role, "int8", n, n, n);
-          acc.add(t.role, "fp32 row scales", l.out * l.count, mul3(l.out, l.count, 4), 0);
-        }
-        break;
-      case WeightScheme::bnb_nf4:
-        if (!is_block_linear(t)) {
-          keep16();
-        } else {  // Params4bit: 2 weights per uint8; absmax per block of 64 (QLoRA §3, bitsandbytes defaults)
-          const auto blocks = ceil_div(n, 64);
-          acc.add(t.role, "nf4", n, ceil_div(n, 2), n);
-          if (f.double_quant) {
-            // uint8 absmax per block + fp32 absmax per 256 blocks + the 256-entry fp32 code and its offset
-            acc.add(t.role, "nf4 absmax (double quant)", blocks, checked_add(blocks, ceil_div(blocks, 256) * 4 + 1028),
-                    0);
-          } else {
-            acc.add(t.role, "nf4 absmax (fp32)", blocks, checked_mul(blocks, 4), 0);
-          }
-          acc.add(t.role, "nf4 quant_map", 16, 64, 0);  // the 16 NF4 levels, fp32
-        }
-        break;
-      case WeightScheme::gptq:
-      case WeightScheme::awq:
-        if (!is_block_linear(t)) {
-          keep16();
-        } else {
-          // AutoGPTQ QuantLinear: qweight int32 [in/32·bits, out], qzeros int32 [groups, out/32·bits],
-          // scales fp16 [groups, out], g_idx int32 [in] (always saved). AutoAWQ GEMM: qweight int32
-          // [in, out/32·bits], qzeros int32 [groups, out/32·bits], scales fp16 [groups, out].
-          const auto l = linear_shape(t);
-          const auto g = f.group_size == -1 ? l.in : static_cast<std::uint64_t>(f.group_size);
-          const auto groups = ceil_div(l.in, g);
-          const auto packed = f.scheme == WeightScheme::gptq ? mul3(l.in / 32 * f.bits, l.out, 4)
-                                                             : mul3(l.in, l.out / 32 * f.bits, 4);
-          const auto count = l.count;
-          acc.add(t.role, "int32 qweight", n, packed ? checked_mul(*packed, count) : std::nullopt, n);
-          acc.add(t.role, "int32 qzeros", groups * l.out * count, mul3(groups, l.out / 32 * f.bits * 4, count), 0);
-          acc.add(t.role, "fp16 scales", groups * l.out * count, mul3(groups, l.out * 2, count), 0);
-          if (f.scheme == WeightScheme::gptq) acc.add(t.role, "int32 g_idx", l.in * count, mul3(l.in, 4, count), 0);
-        }
-        break;
-      case WeightScheme::gguf: {
-        if (t.name == "vision_tower") {  // an mmproj file, usually F16
-          acc.add(t.role, "F16", n, bytes_for(n, DType::fp16), n);
-          break;
-        }
-        GgmlType type = f.gguf_mix == GgufMix::pure ? f.gguf_type : gguf_tensor_type(spec, f.gguf_mix, t);
-        if (f.gguf_mix == GgufMix::pure) {
-          if (!llama_quantizes(t)) type = source_type(t);
-          else if (t.shape[0] % ggml_type_info(type).block_elements != 0) type = fallback_type(type, t.shape[0]);
-        }
-        const auto& info = ggml_type_info(type);
-        acc.add(t.role, info.name, n, ggml_bytes(info, n), n);
-        break;
-      }
-    }
+// A bare parameter count has no tensor roles: every parameter in a plain dtype.
+Result<WeightBytes> bare_weights_bytes(const ModelSpec& spec, const WeightFormat& f) {
+  if (f.scheme != WeightScheme::plain)
+    return make_error("weights", "a bare parameter count has no tensor shapes; " + weight_format_name(f) +
+                                     " needs the architecture (config.json, a preset or a model file)");
+  const auto bytes = bytes_for(spec.bare_params, f.dtype);
+  if (!bytes) return make_error("params", "too large");
+  WeightBytes out;
+  tally_tensor(out, TensorRole::other, dtype_label(f.dtype), spec.bare_params, *bytes, spec.bare_params);
+  return out;
+}
+
+// Int8Params: int8 [out, in] + SCB fp32 [out] (bitsandbytes LLM.int8, Dettmers et al. 2022).
+void add_bnb_int8(Accumulator& acc, const TensorShape& t) {
+  const auto n = t.elements();
+  const auto l = linear_shape(t);
+  acc.add(t.role, "int8", n, n, n);
+  acc.add(t.role, "fp32 row scales", l.out * l.count, mul3(l.out, l.count, 4), 0);
+}
+
+// Params4bit: 2 weights per uint8; absmax per block of 64 (QLoRA §3, bitsandbytes defaults).
+void add_bnb_nf4(Accumulator& acc, const WeightFormat& f, const TensorShape& t) {
+  const auto n = t.elements();
+  const auto blocks = ceil_div(n, 64);
+  acc.add(t.role, "nf4", n, ceil_div(n, 2), n);
+  if (f.double_quant) {
+    // uint8 absmax per block + fp32 absmax per 256 blocks + the 256-entry fp32 code and its offset
+    acc.add(t.role, "nf4 absmax (double quant)", blocks, checked_add(blocks, ceil_div(blocks, 256) * 4 + 1028), 0);
+  } else {
+    acc.add(t.role, "nf4 absmax (fp32)", blocks, checked_mul(blocks, 4), 0);
   }
-  if (acc.overflow()) return make_error("weights", "the tensor sizes overflow 64 bits; check the model sizes");
-  finish_tally(out);
+  acc.add(t.role, "nf4 quant_map", 16, 64, 0);  // the 16 NF4 levels, fp32
+}
 
+// AutoGPTQ QuantLinear: qweight int32 [in/32·bits, out], qzeros int32 [groups, out/32·bits], scales fp16
+// [groups, out], g_idx int32 [in] (always saved). AutoAWQ GEMM: qweight int32 [in, out/32·bits], qzeros int32
+// [groups, out/32·bits], scales fp16 [groups, out].
+void add_packed_int(Accumulator& acc, const WeightFormat& f, const TensorShape& t) {
+  const auto n = t.elements();
+  const auto l = linear_shape(t);
+  const auto g = f.group_size == -1 ? l.in : static_cast<std::uint64_t>(f.group_size);
+  const auto groups = ceil_div(l.in, g);
+  const auto packed = f.scheme == WeightScheme::gptq ? mul3(l.in / 32 * f.bits, l.out, 4)
+                                                     : mul3(l.in, l.out / 32 * f.bits, 4);
+  const auto count = l.count;
+  acc.add(t.role, "int32 qweight", n, packed ? checked_mul(*packed, count) : std::nullopt, n);
+  acc.add(t.role, "int32 qzeros", groups * l.out * count, mul3(groups, l.out / 32 * f.bits * 4, count), 0);
+  acc.add(t.role, "fp16 scales", groups * l.out * count, mul3(groups, l.out * 2, count), 0);
+  if (f.scheme == WeightScheme::gptq) acc.add(t.role, "int32 g_idx", l.in * count, mul3(l.in, 4, count), 0);
+}
+
+void add_gguf(Accumulator& acc, const ModelSpec& spec, const WeightFormat& f, const TensorShape& t) {
+  const auto n = t.elements();
+  if (t.name == "vision_tower") {  // an mmproj file, usually F16
+    acc.add(t.role, "F16", n, bytes_for(n, DType::fp16), n);
+    return;
+  }
+  GgmlType type = f.gguf_mix == GgufMix::pure ? f.gguf_type : gguf_tensor_type(spec, f.gguf_mix, t);
+  if (f.gguf_mix == GgufMix::pure) {
+    if (!llama_quantizes(t)) type = source_type(t);
+    else if (t.shape[0] % ggml_type_info(type).block_elements != 0) type = fallback_type(type, t.shape[0]);
+  }
+  const auto& info = ggml_type_info(type);
+  acc.add(t.role, info.name, n, ggml_bytes(info, n), n);
+}
+
+// The bytes of one tensor stored in format `f`.
+void add_tensor_bytes(Accumulator& acc, const ModelSpec& spec, const WeightFormat& f, const TensorShape& t) {
+  const auto n = t.elements();
+  if (f.scheme == WeightScheme::plain) return acc.add(t.role, dtype_label(f.dtype), n, bytes_for(n, f.dtype), n);
+  if (f.scheme == WeightScheme::gguf) return add_gguf(acc, spec, f, t);
+  if (!is_block_linear(t)) {
+    // Tensors a quantized format leaves alone keep 16 bits: fp16 in AutoGPTQ/AutoAWQ files, else the compute dtype.
+    const bool packed_int = f.scheme == WeightScheme::gptq || f.scheme == WeightScheme::awq;
+    const DType keep = (packed_int || f.dtype == DType::fp16) ? DType::fp16 : DType::bf16;
+    return acc.add(t.role, dtype_label(keep), n, bytes_for(n, keep), n);
+  }
   switch (f.scheme) {
-    case WeightScheme::plain:
-      out.explanation = "every tensor in " + std::string(dtype_label(f.dtype));
-      break;
     case WeightScheme::mixed:
-      out.explanation = "linear layers in " + std::string(dtype_label(f.dtype)) +
-                        (f.dtype == DType::fp8 ? " with one fp32 scale each" : ", no scale overhead counted") +
-                        "; embeddings, lm_head and norms stay 16-bit";
+      acc.add(t.role, dtype_label(f.dtype), n, bytes_for(n, f.dtype), n);
+      if (f.dtype == DType::fp8)  // compressed-tensors / ModelOpt: one fp32 weight_scale per matrix
+        acc.add(t.role, "fp32 scales", linear_shape(t).count, mul3(linear_shape(t).count, 4, 1), 0);
       break;
+    case WeightScheme::bnb_int8: add_bnb_int8(acc, t); break;
+    case WeightScheme::bnb_nf4: add_bnb_nf4(acc, f, t); break;
+    case WeightScheme::gptq:
+    case WeightScheme::awq: add_packed_int(acc, f, t); break;
+    case WeightScheme::plain:
+    case WeightScheme::gguf: break;  // handled above
+  }
+}
+
+// What is stored how, and the source: one or two sentences for the weights line.
+std::string weights_explanation(const ModelSpec& spec, const WeightFormat& f) {
+  if (spec.is_bare()) return "every parameter in " + std::string(dtype_label(f.dtype)) + " (bare parameter count)";
+  switch (f.scheme) {
+    case WeightScheme::plain: return "every tensor in " + std::string(dtype_label(f.dtype));
+    case WeightScheme::mixed:
+      return "linear layers in " + std::string(dtype_label(f.dtype)) +
+             (f.dtype == DType::fp8 ? " with one fp32 scale each" : ", no scale overhead counted") +
+             "; embeddings, lm_head and norms stay 16-bit";
     case WeightScheme::bnb_int8:
-      out.explanation = "bitsandbytes LLM.int8: int8 linear layers with an fp32 scale per output row; embeddings, "
-                        "lm_head and norms 16-bit";
-      break;
+      return "bitsandbytes LLM.int8: int8 linear layers with an fp32 scale per output row; embeddings, lm_head and "
+             "norms 16-bit";
     case WeightScheme::bnb_nf4:
-      out.explanation = f.double_quant
-                            ? "bitsandbytes NF4 with double quantization: 4 bits + 8/64 + 32/(64·256) = 4.127 bits per "
+      return f.double_quant ? "bitsandbytes NF4 with double quantization: 4 bits + 8/64 + 32/(64·256) = 4.127 bits per "
                               "linear weight (QLoRA §3); embeddings, lm_head and norms 16-bit"
                             : "bitsandbytes NF4: 4 bits + one fp32 absmax per 64 weights = 4.5 bits per linear "
                               "weight (QLoRA §3); embeddings, lm_head and norms 16-bit";
-      break;
     case WeightScheme::gptq:
     case WeightScheme::awq:
-      out.explanation = std::string(f.scheme == WeightScheme::gptq ? "GPTQ (AutoGPTQ layout)" : "AWQ (AutoAWQ GEMM)") +
-                        ": " + std::to_string(f.bits) + "-bit packed int32 weights, per group of " +
-                        (f.group_size == -1 ? std::string("all inputs") : std::to_string(f.group_size)) +
-                        " an fp16 scale and a packed " + std::to_string(f.bits) + "-bit zero" +
-                        (f.scheme == WeightScheme::gptq ? ", an int32 g_idx per input" : "") +
-                        "; embeddings, lm_head and norms fp16";
-      break;
+      return std::string(f.scheme == WeightScheme::gptq ? "GPTQ (AutoGPTQ layout)" : "AWQ (AutoAWQ GEMM)") + ": " +
+             std::to_string(f.bits) + "-bit packed int32 weights, per group of " +
+             (f.group_size == -1 ? std::string("all inputs") : std::to_string(f.group_size)) +
+             " an fp16 scale and a packed " + std::to_string(f.bits) + "-bit zero" +
+             (f.scheme == WeightScheme::gptq ? ", an int32 g_idx per input" : "") +
+             "; embeddings, lm_head and norms fp16";
     case WeightScheme::gguf:
-      out.explanation = f.gguf_mix == GgufMix::pure
-                            ? "GGUF with every matrix in " + std::string(ggml_type_info(f.gguf_type).name) +
-                                  " (llama-quantize --pure); 1-D tensors F32"
-                            : "GGUF " + weight_format_name(f) +
-                                  ": per-tensor types as llama.cpp's llama_tensor_get_type picks them; 1-D tensors "
-                                  "F32; tensor data only (metadata and vocabulary add a few MB)";
-      break;
+      return f.gguf_mix == GgufMix::pure
+                 ? "GGUF with every matrix in " + std::string(ggml_type_info(f.gguf_type).name) +
+                       " (llama-quantize --pure); 1-D tensors F32"
+                 : "GGUF " + weight_format_name(f) +
+                       ": per-tensor types as llama.cpp's llama_tensor_get_type picks them; 1-D tensors "
+                       "F32; tensor data only (metadata and vocabulary add a few MB)";
   }
+  return "";
+}
+
+}  // namespace
+
+Result<WeightBytes> weights_bytes(const ModelSpec& spec, const WeightFormat& f) {
+  WeightBytes out;
+  if (spec.is_bare()) {
+    auto bare = bare_weights_bytes(spec, f);
+    if (!bare) return bare.error();
+    out = std::move(bare).value();
+  } else {
+    if (auto error = check_format(f)) return *error;
+    auto tensors = enumerate_tensors(spec);
+    if (!tensors) return tensors.error();
+    Accumulator acc(out);
+    for (const auto& t : tensors.value()) add_tensor_bytes(acc, spec, f, t);
+    if (acc.overflow()) return make_error("weights", "the tensor sizes overflow 64 bits; check the model sizes");
+    finish_tally(out);
+  }
+  out.explanation = weights_explanation(spec, f);
   return out;
 }
 
