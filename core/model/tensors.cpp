@@ -228,7 +228,8 @@ Result<std::vector<TensorShape>> enumerate_tensors(const ModelSpec& s) {
         out.push_back(shape_of(t, prefix + full_name(t), static_cast<std::int64_t>(layer)));
     }
   }
-  for (std::size_t i = after_blocks; i < tensors.size(); ++i) out.push_back(shape_of(tensors[i], full_name(tensors[i]), -1));
+  for (std::size_t i = after_blocks; i < tensors.size(); ++i)
+    out.push_back(shape_of(tensors[i], full_name(tensors[i]), -1));
   return out;
 }
 
