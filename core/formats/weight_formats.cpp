@@ -4,6 +4,7 @@
 #include <array>      // std::array
 #include <optional>   // std::optional
 #include <string>     // std::to_string
+#include <utility>    // std::move
 
 #include "util/units.hpp"
 
@@ -20,85 +21,6 @@ std::string lower(std::string_view s) {
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
   return out;
 }
-
-// ---- tensor enumeration, GGUF naming (llama.cpp src/llama-arch.cpp LLM_TENSOR_NAMES) ----
-
-class TensorList {
- public:
-  void add(std::string name, std::vector<std::uint64_t> shape, TensorRole role, std::int64_t layer = -1) {
-    for (auto d : shape)
-      if (d == 0) return;  // absent (a zero-width optional part)
-    tensors_.push_back(TensorShape{std::move(name), std::move(shape), role, layer});
-  }
-  void add_norm(const ModelSpec& s, const std::string& base, std::uint64_t width, std::int64_t layer = -1) {
-    add(base + ".weight", {width}, TensorRole::norm, layer);
-    if (s.norm == NormKind::layer) add(base + ".bias", {width}, TensorRole::norm, layer);
-  }
-  std::vector<TensorShape>& tensors() { return tensors_; }
-
- private:
-  std::vector<TensorShape> tensors_;
-};
-
-void add_mlp(TensorList& t, const ModelSpec& s, const std::string& p, const std::string& suffix, std::uint64_t inner,
-             std::uint64_t experts, std::int64_t layer) {
-  const auto h = s.hidden_size;
-  auto shape = [&](std::uint64_t a, std::uint64_t b) {
-    return experts ? std::vector<std::uint64_t>{a, b, experts} : std::vector<std::uint64_t>{a, b};
-  };
-  auto bias = [&](std::uint64_t a) {
-    return experts ? std::vector<std::uint64_t>{a, experts} : std::vector<std::uint64_t>{a};
-  };
-  if (s.gated_mlp) t.add(p + "ffn_gate" + suffix + ".weight", shape(h, inner), TensorRole::mlp, layer);
-  t.add(p + "ffn_up" + suffix + ".weight", shape(h, inner), TensorRole::mlp, layer);
-  t.add(p + "ffn_down" + suffix + ".weight", shape(inner, h), TensorRole::mlp, layer);
-  if (s.mlp_bias) {
-    if (s.gated_mlp) t.add(p + "ffn_gate" + suffix + ".bias", bias(inner), TensorRole::mlp, layer);
-    t.add(p + "ffn_up" + suffix + ".bias", bias(inner), TensorRole::mlp, layer);
-    t.add(p + "ffn_down" + suffix + ".bias", bias(h), TensorRole::mlp, layer);
-  }
-}
-
-void add_attention(TensorList& t, const ModelSpec& s, const std::string& p, std::int64_t layer) {
-  const auto h = s.hidden_size;
-  const auto a = s.num_attention_heads;
-  const auto A = TensorRole::attention;
-  if (s.is_mla()) {  // DeepSeek-V2 §2.1.2; names from llama.cpp LLM_ARCH_DEEPSEEK2
-    const auto& m = s.mla;
-    const auto qk_head = m.qk_nope_head_dim + m.qk_rope_head_dim;
-    if (m.q_lora_rank != 0) {
-      t.add(p + "attn_q_a.weight", {h, m.q_lora_rank}, A, layer);
-      t.add(p + "attn_q_a_norm.weight", {m.q_lora_rank}, TensorRole::norm, layer);
-      t.add(p + "attn_q_b.weight", {m.q_lora_rank, a * qk_head}, A, layer);
-    } else {
-      t.add(p + "attn_q.weight", {h, a * qk_head}, A, layer);
-    }
-    t.add(p + "attn_kv_a_mqa.weight", {h, m.kv_lora_rank + m.qk_rope_head_dim}, A, layer);
-    t.add(p + "attn_kv_a_norm.weight", {m.kv_lora_rank}, TensorRole::norm, layer);
-    t.add(p + "attn_kv_b.weight", {m.kv_lora_rank, a * (m.qk_nope_head_dim + m.v_head_dim)}, A, layer);
-    t.add(p + "attn_output.weight", {a * m.v_head_dim, h}, A, layer);
-    return;
-  }
-  const auto d = s.head_dim;
-  const auto kv = s.num_kv_heads;
-  t.add(p + "attn_q.weight", {h, a * d}, A, layer);
-  t.add(p + "attn_k.weight", {h, kv * d}, A, layer);
-  t.add(p + "attn_v.weight", {h, kv * d}, A, layer);
-  t.add(p + "attn_output.weight", {a * d, h}, A, layer);
-  if (s.qkv_bias) {
-    t.add(p + "attn_q.bias", {a * d}, A, layer);
-    t.add(p + "attn_k.bias", {kv * d}, A, layer);
-    t.add(p + "attn_v.bias", {kv * d}, A, layer);
-  }
-  if (s.qk_norm) {
-    t.add(p + "attn_q_norm.weight", {d}, TensorRole::norm, layer);
-    t.add(p + "attn_k_norm.weight", {d}, TensorRole::norm, layer);
-  }
-  if (s.attn_out_bias) t.add(p + "attn_output.bias", {h}, A, layer);
-}
-
-// Layer norm names in the order llama.cpp's Gemma 2 blocks use them (1: parallel-block Falcon, 2: Llama).
-constexpr std::array<const char*, 4> kLayerNormNames{"attn_norm", "ffn_norm", "post_attention_norm", "post_ffw_norm"};
 
 // ---- GGUF file types: llama.cpp src/llama-quant.cpp llama_tensor_get_type ----
 
@@ -206,18 +128,6 @@ std::string_view dtype_label(DType d) { return dtype_info(d).name; }
 
 }  // namespace
 
-std::string_view role_name(TensorRole role) noexcept {
-  switch (role) {
-    case TensorRole::embedding: return "embedding";
-    case TensorRole::output: return "output";
-    case TensorRole::attention: return "attention";
-    case TensorRole::mlp: return "mlp";
-    case TensorRole::norm: return "norms";
-    case TensorRole::other: return "other";
-  }
-  return "other";
-}
-
 TensorRole role_of_tensor(std::string_view n) noexcept {
   if (contains(n, "norm") || contains(n, "ln_") || contains(n, ".ln") || contains(n, "LayerNorm"))
     return TensorRole::norm;
@@ -231,58 +141,6 @@ TensorRole role_of_tensor(std::string_view n) noexcept {
       contains(n, "block_sparse_moe") || contains(n, "exp_probs"))
     return TensorRole::mlp;
   return TensorRole::other;
-}
-
-std::uint64_t TensorShape::elements() const noexcept {
-  std::uint64_t n = 1;
-  for (auto d : shape) n *= d;
-  return n;
-}
-
-Result<std::vector<TensorShape>> enumerate_tensors(const ModelSpec& s) {
-  if (s.is_bare())
-    return make_error("model", "a bare parameter count has no tensor shapes; give the architecture (config.json, a "
-                               "preset or a model file)");
-  if (auto counts = count_params(s); !counts) return counts.error();  // validates, and rules out overflow below
-
-  TensorList t;
-  const auto h = s.hidden_size;
-  t.add("token_embd.weight", {h, s.vocab_size}, TensorRole::embedding);
-  t.add("position_embd.weight", {h, s.learned_positions}, TensorRole::embedding);
-  t.add("token_types.weight", {h, s.token_types}, TensorRole::embedding);
-  if (s.embedding_norm) {
-    t.add("token_embd_norm.weight", {h}, TensorRole::embedding);
-    if (s.norm == NormKind::layer) t.add("token_embd_norm.bias", {h}, TensorRole::embedding);
-  }
-
-  const auto dense_layers = s.is_moe() ? s.moe.leading_dense_layers : s.num_layers;
-  for (std::uint64_t i = 0; i < s.num_layers; ++i) {
-    const auto layer = static_cast<std::int64_t>(i);
-    const std::string p = "blk." + std::to_string(i) + ".";
-    for (std::uint64_t k = 0; k < s.norms_per_layer; ++k) {
-      const std::string name = k < kLayerNormNames.size() ? kLayerNormNames[k] : "norm_" + std::to_string(k);
-      t.add_norm(s, p + name, h, layer);
-    }
-    add_attention(t, s, p, layer);
-    if (i < dense_layers) {
-      add_mlp(t, s, p, "", s.intermediate_size, 0, layer);
-    } else {
-      t.add(p + "ffn_gate_inp.weight", {h, s.moe.routed_experts}, TensorRole::mlp, layer);
-      if (s.moe.router_bias) t.add(p + "exp_probs_b.bias", {s.moe.routed_experts}, TensorRole::mlp, layer);
-      add_mlp(t, s, p, "_exps", s.moe.expert_intermediate, s.moe.routed_experts, layer);
-      const auto shared_width = s.moe.shared_intermediate ? s.moe.shared_intermediate : s.moe.expert_intermediate;
-      add_mlp(t, s, p, "_shexp", s.moe.shared_experts * shared_width, 0, layer);
-    }
-  }
-  if (s.final_norm) t.add_norm(s, "output_norm", h);
-  if (s.pooler) {
-    t.add("pooler.weight", {h, h}, TensorRole::other);
-    t.add("pooler.bias", {h}, TensorRole::other);
-  }
-  if (s.has_lm_head && !s.tied_embeddings) t.add("output.weight", {h, s.vocab_size}, TensorRole::output);
-  // The vision tower of a multimodal model (a separate mmproj file in llama.cpp), kept as one 1-D stand-in.
-  t.add("vision_tower", {s.vision_params}, TensorRole::other);
-  return std::move(t.tensors());
 }
 
 GgmlType gguf_tensor_type(const ModelSpec& s, GgufMix mix, const TensorShape& t) {
@@ -377,18 +235,10 @@ void finish_tally(WeightBytes& out) {
                    [](const StorageTally& a, const StorageTally& b) { return a.bytes > b.bytes; });
 }
 
-Result<WeightBytes> weights_bytes(const ModelSpec& spec, const WeightFormat& f) {
-  WeightBytes out;
-  if (spec.is_bare()) {
-    if (f.scheme != WeightScheme::plain)
-      return make_error("weights", "a bare parameter count has no tensor shapes; " + weight_format_name(f) +
-                                       " needs the architecture (config.json, a preset or a model file)");
-    const auto bytes = bytes_for(spec.bare_params, f.dtype);
-    if (!bytes) return make_error("params", "too large");
-    tally_tensor(out, TensorRole::other, dtype_label(f.dtype), spec.bare_params, *bytes, spec.bare_params);
-    out.explanation = "every parameter in " + std::string(dtype_label(f.dtype)) + " (bare parameter count)";
-    return out;
-  }
+namespace {
+
+// What the packed-format arithmetic relies on: GPTQ/AWQ bit widths and group sizes.
+std::optional<Error> check_format(const WeightFormat& f) {
   if ((f.scheme == WeightScheme::gptq || f.scheme == WeightScheme::awq) &&
       !(f.bits == 2 || f.bits == 3 || f.bits == 4 || f.bits == 8))
     return make_error("weights", "GPTQ/AWQ bits must be 2, 3, 4 or 8, got " + std::to_string(f.bits));
@@ -396,131 +246,155 @@ Result<WeightBytes> weights_bytes(const ModelSpec& spec, const WeightFormat& f) 
       (f.group_size <= 0 || f.group_size > 1'000'000))
     return make_error("weights", "group size must be positive or -1 (one group per output row), got " +
                                      std::to_string(f.group_size));
-  auto tensors = enumerate_tensors(spec);
-  if (!tensors) return tensors.error();
+  return std::nullopt;
+}
 
-  Accumulator acc(out);
-  // Tensors a quantized format leaves alone keep 16 bits: fp16 in AutoGPTQ/AutoAWQ files, else the compute dtype.
-  const bool packed_int = f.scheme == WeightScheme::gptq || f.scheme == WeightScheme::awq;
-  const DType keep = (packed_int || f.dtype == DType::fp16) ? DType::fp16 : DType::bf16;
-  for (const auto& t : tensors.value()) {
-    const auto n = t.elements();
-    auto keep16 = [&] { acc.add(t.role, dtype_label(keep), n, bytes_for(n, keep), n); };
-    switch (f.scheme) {
-      case WeightScheme::plain:
-        acc.add(t.role, dtype_label(f.dtype), n, bytes_for(n, f.dtype), n);
-        break;
-      case WeightScheme::mixed:
-        if (!is_block_linear(t)) {
-          keep16();
-        } else {
-          acc.add(t.role, dtype_label(f.dtype), n, bytes_for(n, f.dtype), n);
-          if (f.dtype == DType::fp8)  // compressed-tensors / ModelOpt: one fp32 weight_scale per matrix
-            acc.add(t.role, "fp32 scales", linear_shape(t).count, mul3(linear_shape(t).count, 4, 1), 0);
-        }
-        break;
-      case WeightScheme::bnb_int8:
-        if (!is_block_linear(t)) {
-          keep16();
-        } else {  // Int8Params: int8 [out, in] + SCB fp32 [out] (bitsandbytes LLM.int8, Dettmers et al. 2022)
-          const auto l = linear_shape(t);
-          acc.add(t.role, "int8", n, n, n);
-          acc.add(t.role, "fp32 row scales", l.out * l.count, mul3(l.out, l.count, 4), 0);
-        }
-        break;
-      case WeightScheme::bnb_nf4:
-        if (!is_block_linear(t)) {
-          keep16();
-        } else {  // Params4bit: 2 weights per uint8; absmax per block of 64 (QLoRA §3, bitsandbytes defaults)
-          const auto blocks = ceil_div(n, 64);
-          acc.add(t.role, "nf4", n, ceil_div(n, 2), n);
-          if (f.double_quant) {
-            // uint8 absmax per block + fp32 absmax per 256 blocks + the 256-entry fp32 code and its offset
-            acc.add(t.role, "nf4 absmax (double quant)", blocks, checked_add(blocks, ceil_div(blocks, 256) * 4 + 1028),
-                    0);
-          } else {
-            acc.add(t.role, "nf4 absmax (fp32)", blocks, checked_mul(blocks, 4), 0);
-          }
-          acc.add(t.role, "nf4 quant_map", 16, 64, 0);  // the 16 NF4 levels, fp32
-        }
-        break;
-      case WeightScheme::gptq:
-      case WeightScheme::awq:
-        if (!is_block_linear(t)) {
-          keep16();
-        } else {
-          // AutoGPTQ QuantLinear: qweight int32 [in/32·bits, out], qzeros int32 [groups, out/32·bits],
-          // scales fp16 [groups, out], g_idx int32 [in] (always saved). AutoAWQ GEMM: qweight int32
-          // [in, out/32·bits], qzeros int32 [groups, out/32·bits], scales fp16 [groups, out].
-          const auto l = linear_shape(t);
-          const auto g = f.group_size == -1 ? l.in : static_cast<std::uint64_t>(f.group_size);
-          const auto groups = ceil_div(l.in, g);
-          const auto packed = f.scheme == WeightScheme::gptq ? mul3(l.in / 32 * f.bits, l.out, 4)
-                                                             : mul3(l.in, l.out / 32 * f.bits, 4);
-          const auto count = l.count;
-          acc.add(t.role, "int32 qweight", n, packed ? checked_mul(*packed, count) : std::nullopt, n);
-          acc.add(t.role, "int32 qzeros", groups * l.out * count, mul3(groups, l.out / 32 * f.bits * 4, count), 0);
-          acc.add(t.role, "fp16 scales", groups * l.out * count, mul3(groups, l.out * 2, count), 0);
-          if (f.scheme == WeightScheme::gptq) acc.add(t.role, "int32 g_idx", l.in * count, mul3(l.in, 4, count), 0);
-        }
-        break;
-      case WeightScheme::gguf: {
-        if (t.name == "vision_tower") {  // an mmproj file, usually F16
-          acc.add(t.role, "F16", n, bytes_for(n, DType::fp16), n);
-          break;
-        }
-        GgmlType type = f.gguf_mix == GgufMix::pure ? f.gguf_type : gguf_tensor_type(spec, f.gguf_mix, t);
-        if (f.gguf_mix == GgufMix::pure) {
-          if (!llama_quantizes(t)) type = source_type(t);
-          else if (t.shape[0] % ggml_type_info(type).block_elements != 0) type = fallback_type(type, t.shape[0]);
-        }
-        const auto& info = ggml_type_info(type);
-        acc.add(t.role, info.name, n, ggml_bytes(info, n), n);
-        break;
-      }
-    }
+// A bare parameter count has no tensor roles: every parameter in a plain dtype.
+Result<WeightBytes> bare_weights_bytes(const ModelSpec& spec, const WeightFormat& f) {
+  if (f.scheme != WeightScheme::plain)
+    return make_error("weights", "a bare parameter count has no tensor shapes; " + weight_format_name(f) +
+                                     " needs the architecture (config.json, a preset or a model file)");
+  const auto bytes = bytes_for(spec.bare_params, f.dtype);
+  if (!bytes) return make_error("params", "too large");
+  WeightBytes out;
+  tally_tensor(out, TensorRole::other, dtype_label(f.dtype), spec.bare_params, *bytes, spec.bare_params);
+  return out;
+}
+
+// Int8Params: int8 [out, in] + SCB fp32 [out] (bitsandbytes LLM.int8, Dettmers et al. 2022).
+void add_bnb_int8(Accumulator& acc, const TensorShape& t) {
+  const auto n = t.elements();
+  const auto l = linear_shape(t);
+  acc.add(t.role, "int8", n, n, n);
+  acc.add(t.role, "fp32 row scales", l.out * l.count, mul3(l.out, l.count, 4), 0);
+}
+
+// Params4bit: 2 weights per uint8; absmax per block of 64 (QLoRA §3, bitsandbytes defaults).
+void add_bnb_nf4(Accumulator& acc, const WeightFormat& f, const TensorShape& t) {
+  const auto n = t.elements();
+  const auto blocks = ceil_div(n, 64);
+  acc.add(t.role, "nf4", n, ceil_div(n, 2), n);
+  if (f.double_quant) {
+    // uint8 absmax per block + fp32 absmax per 256 blocks + the 256-entry fp32 code and its offset
+    acc.add(t.role, "nf4 absmax (double quant)", blocks, checked_add(blocks, ceil_div(blocks, 256) * 4 + 1028), 0);
+  } else {
+    acc.add(t.role, "nf4 absmax (fp32)", blocks, checked_mul(blocks, 4), 0);
   }
-  if (acc.overflow()) return make_error("weights", "the tensor sizes overflow 64 bits; check the model sizes");
-  finish_tally(out);
+  acc.add(t.role, "nf4 quant_map", 16, 64, 0);  // the 16 NF4 levels, fp32
+}
 
+// AutoGPTQ QuantLinear: qweight int32 [in/32·bits, out], qzeros int32 [groups, out/32·bits], scales fp16
+// [groups, out], g_idx int32 [in] (always saved). AutoAWQ GEMM: qweight int32 [in, out/32·bits], qzeros int32
+// [groups, out/32·bits], scales fp16 [groups, out].
+void add_packed_int(Accumulator& acc, const WeightFormat& f, const TensorShape& t) {
+  const auto n = t.elements();
+  const auto l = linear_shape(t);
+  const auto g = f.group_size == -1 ? l.in : static_cast<std::uint64_t>(f.group_size);
+  const auto groups = ceil_div(l.in, g);
+  const auto packed = f.scheme == WeightScheme::gptq ? mul3(l.in / 32 * f.bits, l.out, 4)
+                                                     : mul3(l.in, l.out / 32 * f.bits, 4);
+  const auto count = l.count;
+  acc.add(t.role, "int32 qweight", n, packed ? checked_mul(*packed, count) : std::nullopt, n);
+  acc.add(t.role, "int32 qzeros", groups * l.out * count, mul3(groups, l.out / 32 * f.bits * 4, count), 0);
+  acc.add(t.role, "fp16 scales", groups * l.out * count, mul3(groups, l.out * 2, count), 0);
+  if (f.scheme == WeightScheme::gptq) acc.add(t.role, "int32 g_idx", l.in * count, mul3(l.in, 4, count), 0);
+}
+
+void add_gguf(Accumulator& acc, const ModelSpec& spec, const WeightFormat& f, const TensorShape& t) {
+  const auto n = t.elements();
+  if (t.name == "vision_tower") {  // an mmproj file, usually F16
+    acc.add(t.role, "F16", n, bytes_for(n, DType::fp16), n);
+    return;
+  }
+  GgmlType type = f.gguf_mix == GgufMix::pure ? f.gguf_type : gguf_tensor_type(spec, f.gguf_mix, t);
+  if (f.gguf_mix == GgufMix::pure) {
+    if (!llama_quantizes(t)) type = source_type(t);
+    else if (t.shape[0] % ggml_type_info(type).block_elements != 0) type = fallback_type(type, t.shape[0]);
+  }
+  const auto& info = ggml_type_info(type);
+  acc.add(t.role, info.name, n, ggml_bytes(info, n), n);
+}
+
+// The bytes of one tensor stored in format `f`.
+void add_tensor_bytes(Accumulator& acc, const ModelSpec& spec, const WeightFormat& f, const TensorShape& t) {
+  const auto n = t.elements();
+  if (f.scheme == WeightScheme::plain) return acc.add(t.role, dtype_label(f.dtype), n, bytes_for(n, f.dtype), n);
+  if (f.scheme == WeightScheme::gguf) return add_gguf(acc, spec, f, t);
+  if (!is_block_linear(t)) {
+    // Tensors a quantized format leaves alone keep 16 bits: fp16 in AutoGPTQ/AutoAWQ files, else the compute dtype.
+    const bool packed_int = f.scheme == WeightScheme::gptq || f.scheme == WeightScheme::awq;
+    const DType keep = (packed_int || f.dtype == DType::fp16) ? DType::fp16 : DType::bf16;
+    return acc.add(t.role, dtype_label(keep), n, bytes_for(n, keep), n);
+  }
   switch (f.scheme) {
-    case WeightScheme::plain:
-      out.explanation = "every tensor in " + std::string(dtype_label(f.dtype));
-      break;
     case WeightScheme::mixed:
-      out.explanation = "linear layers in " + std::string(dtype_label(f.dtype)) +
-                        (f.dtype == DType::fp8 ? " with one fp32 scale each" : ", no scale overhead counted") +
-                        "; embeddings, lm_head and norms stay 16-bit";
+      acc.add(t.role, dtype_label(f.dtype), n, bytes_for(n, f.dtype), n);
+      if (f.dtype == DType::fp8)  // compressed-tensors / ModelOpt: one fp32 weight_scale per matrix
+        acc.add(t.role, "fp32 scales", linear_shape(t).count, mul3(linear_shape(t).count, 4, 1), 0);
       break;
+    case WeightScheme::bnb_int8: add_bnb_int8(acc, t); break;
+    case WeightScheme::bnb_nf4: add_bnb_nf4(acc, f, t); break;
+    case WeightScheme::gptq:
+    case WeightScheme::awq: add_packed_int(acc, f, t); break;
+    case WeightScheme::plain:
+    case WeightScheme::gguf: break;  // handled above
+  }
+}
+
+// What is stored how, and the source: one or two sentences for the weights line.
+std::string weights_explanation(const ModelSpec& spec, const WeightFormat& f) {
+  if (spec.is_bare()) return "every parameter in " + std::string(dtype_label(f.dtype)) + " (bare parameter count)";
+  switch (f.scheme) {
+    case WeightScheme::plain: return "every tensor in " + std::string(dtype_label(f.dtype));
+    case WeightScheme::mixed:
+      return "linear layers in " + std::string(dtype_label(f.dtype)) +
+             (f.dtype == DType::fp8 ? " with one fp32 scale each" : ", no scale overhead counted") +
+             "; embeddings, lm_head and norms stay 16-bit";
     case WeightScheme::bnb_int8:
-      out.explanation = "bitsandbytes LLM.int8: int8 linear layers with an fp32 scale per output row; embeddings, "
-                        "lm_head and norms 16-bit";
-      break;
+      return "bitsandbytes LLM.int8: int8 linear layers with an fp32 scale per output row; embeddings, lm_head and "
+             "norms 16-bit";
     case WeightScheme::bnb_nf4:
-      out.explanation = f.double_quant
-                            ? "bitsandbytes NF4 with double quantization: 4 bits + 8/64 + 32/(64·256) = 4.127 bits per "
+      return f.double_quant ? "bitsandbytes NF4 with double quantization: 4 bits + 8/64 + 32/(64·256) = 4.127 bits per "
                               "linear weight (QLoRA §3); embeddings, lm_head and norms 16-bit"
                             : "bitsandbytes NF4: 4 bits + one fp32 absmax per 64 weights = 4.5 bits per linear "
                               "weight (QLoRA §3); embeddings, lm_head and norms 16-bit";
-      break;
     case WeightScheme::gptq:
     case WeightScheme::awq:
-      out.explanation = std::string(f.scheme == WeightScheme::gptq ? "GPTQ (AutoGPTQ layout)" : "AWQ (AutoAWQ GEMM)") +
-                        ": " + std::to_string(f.bits) + "-bit packed int32 weights, per group of " +
-                        (f.group_size == -1 ? std::string("all inputs") : std::to_string(f.group_size)) +
-                        " an fp16 scale and a packed " + std::to_string(f.bits) + "-bit zero" +
-                        (f.scheme == WeightScheme::gptq ? ", an int32 g_idx per input" : "") +
-                        "; embeddings, lm_head and norms fp16";
-      break;
+      return std::string(f.scheme == WeightScheme::gptq ? "GPTQ (AutoGPTQ layout)" : "AWQ (AutoAWQ GEMM)") + ": " +
+             std::to_string(f.bits) + "-bit packed int32 weights, per group of " +
+             (f.group_size == -1 ? std::string("all inputs") : std::to_string(f.group_size)) +
+             " an fp16 scale and a packed " + std::to_string(f.bits) + "-bit zero" +
+             (f.scheme == WeightScheme::gptq ? ", an int32 g_idx per input" : "") +
+             "; embeddings, lm_head and norms fp16";
     case WeightScheme::gguf:
-      out.explanation = f.gguf_mix == GgufMix::pure
-                            ? "GGUF with every matrix in " + std::string(ggml_type_info(f.gguf_type).name) +
-                                  " (llama-quantize --pure); 1-D tensors F32"
-                            : "GGUF " + weight_format_name(f) +
-                                  ": per-tensor types as llama.cpp's llama_tensor_get_type picks them; 1-D tensors "
-                                  "F32; tensor data only (metadata and vocabulary add a few MB)";
-      break;
+      return f.gguf_mix == GgufMix::pure
+                 ? "GGUF with every matrix in " + std::string(ggml_type_info(f.gguf_type).name) +
+                       " (llama-quantize --pure); 1-D tensors F32"
+                 : "GGUF " + weight_format_name(f) +
+                       ": per-tensor types as llama.cpp's llama_tensor_get_type picks them; 1-D tensors "
+                       "F32; tensor data only (metadata and vocabulary add a few MB)";
   }
+  return "";
+}
+
+}  // namespace
+
+Result<WeightBytes> weights_bytes(const ModelSpec& spec, const WeightFormat& f) {
+  WeightBytes out;
+  if (spec.is_bare()) {
+    auto bare = bare_weights_bytes(spec, f);
+    if (!bare) return bare.error();
+    out = std::move(bare).value();
+  } else {
+    if (auto error = check_format(f)) return *error;
+    auto tensors = enumerate_tensors(spec);
+    if (!tensors) return tensors.error();
+    Accumulator acc(out);
+    for (const auto& t : tensors.value()) add_tensor_bytes(acc, spec, f, t);
+    if (acc.overflow()) return make_error("weights", "the tensor sizes overflow 64 bits; check the model sizes");
+    finish_tally(out);
+  }
+  out.explanation = weights_explanation(spec, f);
   return out;
 }
 

@@ -9,26 +9,13 @@
 #include "formats/dtype.hpp"
 #include "formats/ggml_types.hpp"
 #include "model/model_spec.hpp"
+#include "model/tensors.hpp"  // TensorRole, TensorShape, enumerate_tensors
 #include "util/result.hpp"
 
 namespace vramfit {
 
-enum class TensorRole { embedding, output, attention, mlp, norm, other };
-std::string_view role_name(TensorRole role) noexcept;
 // Classifies GGUF names ("blk.3.ffn_down.weight") and Hugging Face names ("model.layers.3.mlp.down_proj.weight").
 TensorRole role_of_tensor(std::string_view name) noexcept;
-
-// One weight tensor of a model, named and shaped as llama.cpp's GGUF files hold it.
-struct TensorShape {
-  std::string name;                  // "token_embd.weight", "blk.0.attn_q.weight", "blk.0.ffn_gate_exps.weight"
-  std::vector<std::uint64_t> shape;  // ggml order: [0] = row length (input features), [1] = rows, [2] = experts
-  TensorRole role = TensorRole::other;
-  std::int64_t layer = -1;           // block index, -1 outside the blocks
-  std::uint64_t elements() const noexcept;
-};
-
-// Every weight tensor of a (non-bare) spec; their elements add up to count_params(spec).total.
-Result<std::vector<TensorShape>> enumerate_tensors(const ModelSpec& spec);
 
 enum class WeightScheme {
   plain,     // every tensor in `dtype` (fp32, fp16, bf16)

@@ -3,6 +3,7 @@
 #include <cmath>   // std::isfinite
 #include <string>  // std::to_string
 
+#include "memory/inference.hpp"  // kMaxContextTokens
 #include "util/number_text.hpp"
 
 namespace vramfit {

@@ -7,7 +7,7 @@
 #include <vector>       // std::vector
 
 #include "memory/activations.hpp"  // Checkpointing
-#include "memory/inference.hpp"    // Explanation
+#include "util/explanation.hpp"
 #include "model/model_spec.hpp"
 #include "util/result.hpp"
 #include "memory/training.hpp"     // TrainingMode

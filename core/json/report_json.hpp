@@ -7,7 +7,7 @@
 #include <vector>       // std::vector
 
 #include "util/json_writer.hpp"
-#include "memory/inference.hpp"       // Explanation
+#include "util/explanation.hpp"
 #include "model/model_spec.hpp"      // ModelSpec, ParamCounts
 #include "hardware/fit.hpp"  // Fit, Gpu
 #include "hardware/speed.hpp"           // Range

@@ -9,7 +9,7 @@
 #include <vector>       // std::vector
 
 #include "formats/dtype.hpp"
-#include "memory/inference.hpp"  // Explanation
+#include "util/explanation.hpp"
 #include "model/model_spec.hpp"
 #include "util/result.hpp"
 

@@ -131,7 +131,9 @@ std::uint64_t llamacpp_compute_buffer(std::uint64_t ub, std::uint64_t n_kv, std:
   return bytes ? *bytes : ~0ULL;
 }
 
-Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const InferenceOptions& o) {
+namespace {
+
+std::optional<Error> check_inference_options(const InferenceOptions& o) {
   if (o.context_tokens < 1 || o.context_tokens > kMaxContextTokens)
     return make_error("context",
                       (Text() << "must be between 1 and " << kMaxContextTokens << " tokens, got " << o.context_tokens).str());
@@ -146,18 +148,20 @@ Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const Infere
                                         .str());
   if (o.n_ubatch < 1 || o.n_ubatch > 65'536)
     return make_error("n_ubatch", (Text() << "must be between 1 and 65536, got " << o.n_ubatch).str());
-  auto params = count_params(spec);
-  if (!params) return params.error();
+  return std::nullopt;
+}
 
-  InferenceEstimate e;
-  e.params = params.value();
-  e.context_tokens = o.context_tokens;
-  e.batch = o.batch;
-  e.engine = o.engine;
-  e.attention = o.attention;
-  e.expandable_segments = o.expandable_segments;
+// Figures the explanations quote that the estimate itself does not keep.
+struct Workings {
+  std::uint64_t compute_bytes = 0;  // c: bytes of one activation element
+  std::uint64_t peak_width = 0;     // transformers, vLLM: live width of the phase that sets the activation peak
+  bool scores_in_peak = false;      // transformers: the eager scores belong to that phase
+  std::uint64_t llama_n_kv = 0;     // llama.cpp: KV cells one ubatch attends to
+  std::uint64_t reserve_requested = 0, reserve_reserved = 0;  // PyTorch's caching allocator
+};
 
-  // ---- weights ----
+// The format the weights are stored in, as this engine and spec can run it.
+Result<WeightFormat> weight_format_of(const ModelSpec& spec, const InferenceOptions& o) {
   WeightFormat format = o.weight_format.value_or(weight_format_for(o.weights));
   if (spec.is_bare() && format.scheme == WeightScheme::mixed) {
     // A bare count has no tensor roles to keep in 16 bits: every parameter at the dtype's width, the seed
@@ -172,6 +176,11 @@ Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const Infere
   if (format.scheme == WeightScheme::plain && format.dtype != DType::fp32 && format.dtype != DType::fp16 &&
       format.dtype != DType::bf16 && !spec.is_bare())
     format.scheme = WeightScheme::mixed;
+  return format;
+}
+
+std::optional<Error> add_weights(InferenceEstimate& e, Workings& w, const ModelSpec& spec, const InferenceOptions& o,
+                                 const WeightFormat& format) {
   if (o.exact_weights) {
     e.weight_detail = *o.exact_weights;
   } else {
@@ -181,35 +190,44 @@ Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const Infere
   }
   e.weights_format = o.exact_weights && !o.weight_format ? "file" : weight_format_name(format);
   e.weights_dtype = compute_dtype_of(format);
-  const std::uint64_t c = o.engine == Engine::llamacpp ? 4 : compute_bytes_of(format);  // ggml computes in f32
+  w.compute_bytes = o.engine == Engine::llamacpp ? 4 : compute_bytes_of(format);  // ggml computes in f32
   e.weights = e.weight_detail.total;
-  if (format.scheme == WeightScheme::gguf && o.engine == Engine::transformers)
-    e.notes.push_back("transformers dequantizes GGUF files when it loads them; these sizes hold for the llama.cpp "
-                      "engine.");
+  return std::nullopt;
+}
 
-  // ---- KV cache ----
-  const KvDType kv_default = o.engine == Engine::llamacpp ? KvDType::fp16 : kv_dtype_for(e.weights_dtype);
-  e.kv_dtype = o.kv_dtype.value_or(kv_default);
+KvAllocation kv_allocation_of(const InferenceOptions& o) {
+  if (o.kv_allocation != KvAllocation::engine_default) return o.kv_allocation;
+  return o.engine == Engine::vllm ? KvAllocation::paged : KvAllocation::static_max;
+}
+
+std::optional<Error> check_kv_choices(const InferenceEstimate& e, const InferenceOptions& o) {
   if ((e.kv_dtype == KvDType::q8_0 || e.kv_dtype == KvDType::q4_0) && o.engine != Engine::llamacpp)
     return make_error("kv_dtype", (Text() << kv_dtype_info(e.kv_dtype).name
                                           << " is a llama.cpp cache type; with this engine use fp32, fp16, bf16 or fp8")
                                       .str());
   if (e.kv_dtype == KvDType::fp8 && o.engine == Engine::llamacpp)
     return make_error("kv_dtype", "llama.cpp has no fp8 cache; use f16, bf16, q8_0 or q4_0");
+  const KvAllocation strategy = kv_allocation_of(o);
+  if (strategy == KvAllocation::paged && o.engine == Engine::llamacpp)
+    return make_error("kv_allocation", "llama.cpp reserves n_ctx cells up front; paged allocation is vLLM's "
+                                       "(allowed here: static)");
+  if (strategy == KvAllocation::static_max && o.engine == Engine::vllm)
+    return make_error("kv_allocation", "vLLM always pages its KV cache (allowed here: paged)");
+  return std::nullopt;
+}
+
+// The KV cache as the engine allocates it, reserved up front or paged; returns the engine's cache layout.
+Result<KvLayout> add_kv_cache(InferenceEstimate& e, const ModelSpec& spec, const InferenceOptions& o) {
+  const KvDType kv_default = o.engine == Engine::llamacpp ? KvDType::fp16 : kv_dtype_for(e.weights_dtype);
+  e.kv_dtype = o.kv_dtype.value_or(kv_default);
+  if (auto error = check_kv_choices(e, o)) return *error;
   KvLayout layout;
   layout.mla = o.engine == Engine::transformers ? MlaCache::per_head : MlaCache::latent;
   if (o.engine == Engine::llamacpp) {
     layout.window_extra = std::min(o.n_ubatch, kLlamaNBatch);
     layout.window_pad = kLlamaSwaPad;
   }
-  KvAllocation strategy = o.kv_allocation;
-  if (strategy == KvAllocation::engine_default)
-    strategy = o.engine == Engine::vllm ? KvAllocation::paged : KvAllocation::static_max;
-  if (strategy == KvAllocation::paged && o.engine == Engine::llamacpp)
-    return make_error("kv_allocation", "llama.cpp reserves n_ctx cells up front; paged allocation is vLLM's "
-                                       "(allowed here: static)");
-  if (strategy == KvAllocation::static_max && o.engine == Engine::vllm)
-    return make_error("kv_allocation", "vLLM always pages its KV cache (allowed here: paged)");
+  const KvAllocation strategy = kv_allocation_of(o);
   auto kv_static = estimate_kv_cache(spec, e.kv_dtype, o.context_tokens, o.batch, layout);
   if (!kv_static) return kv_static.error();
   const std::uint64_t avg = o.avg_tokens.value_or(o.context_tokens);
@@ -218,255 +236,348 @@ Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const Infere
   e.kv_allocation = {strategy, avg, kv_static.value().bytes, kv_paged.value().bytes};
   e.kv = strategy == KvAllocation::paged ? kv_paged.value() : kv_static.value();
   e.kv_cache = e.kv.bytes;
-  if (spec.is_mla() && o.engine == Engine::transformers)
-    e.notes.push_back("transformers' DeepSeek attention caches decompressed per-head K and V, not the MLA latent "
-                      "that vLLM, SGLang and llama.cpp cache.");
+  return layout;
+}
 
-  // ---- activations, overhead, allocator reserve per engine ----
-  e.overhead = kCudaContextBytes;
-  e.range.drivers.clear();
-  std::uint64_t low_delta = 0, high_delta = 0;  // low = total − low_delta, high = total + high_delta
-  if (!spec.is_bare()) {
-    if (o.engine == Engine::transformers) {
-      auto peak = activation_peak(spec, o.context_tokens, o.batch, c, o.attention == Attention::eager);
-      const auto logits = spec.has_lm_head ? checked_mul(o.batch, spec.vocab_size * 4) : std::optional<std::uint64_t>(0);
-      if (!peak || !logits || !checked_add(peak->layer_bytes, *logits))
-        return make_error("context", "context × batch makes the activations overflow 64 bits");
-      e.logits = *logits;
-      e.attention_scores = peak->scores_bytes;
-      e.activations = peak->layer_bytes + e.logits;
-      const auto activation_values = [&] {
-        Text v;
-        v << n(o.batch) << " × " << n(o.context_tokens) << " × " << n(peak->width) << " × " << n(c) << " B";
-        if (peak->scores_in_peak) v << " + " << n(peak->scores_bytes) << " B of scores";
-        v << " + " << n(e.logits) << " B = " << n(e.activations) << " B";
-        return v.str();
-      };
-      { if (o.explain) e.explanations.push_back(
-          {"activations",
-           (Text() << "b × s × max(attention, MLP live width) × bytes"
-                   << (o.attention == Attention::eager ? " + b × heads × s² × (2·bytes + 4) + b × s² × bytes (eager "
-                                                         "scores, fp32 softmax, cast back, mask)"
-                                                       : "")
-                   << " + b × vocab × 4 (last-token fp32 logits)")
-               .str(),
-           activation_values(),
-           o.attention == Attention::eager ? "transformers eager_attention_forward: softmax(dtype=float32).to(dtype)"
-                                           : "largest layer of one prefill pass; SDPA/flash keeps no s² score matrix"}); }
-    } else if (o.engine == Engine::vllm) {
-      VllmCapacity caps;
-      const bool large = o.gpu_memory_bytes >= kVllmLargeGpuBytes && !o.gpu_is_a100;
-      const std::uint64_t tokens = o.max_num_batched_tokens.value_or(large ? kVllmMaxBatchedTokensLarge : kVllmMaxBatchedTokens);
-      const std::uint64_t seqs = o.max_num_seqs.value_or(large ? kVllmMaxNumSeqsLarge : kVllmMaxNumSeqs);
-      auto peak = activation_peak(spec, tokens, 1, c, false);
-      const auto logits = spec.has_lm_head ? checked_mul(seqs, spec.vocab_size * 4) : std::optional<std::uint64_t>(0);
-      if (!peak || !logits) return make_error("max_num_batched_tokens", "too large");
-      e.logits = *logits;
-      e.activations = peak->layer_bytes + e.logits;
-      { if (o.explain) e.explanations.push_back(
-          {"activations", "max_num_batched_tokens × max live width × bytes + max_num_seqs × vocab × 4 (sampler logits)",
-           (Text() << n(tokens) << " × " << n(peak->width) << " × " << n(c) << " B + " << n(seqs) << " × "
-                   << n(spec.vocab_size) << " × 4 B = " << n(e.activations) << " B")
-               .str(),
-           "vLLM profile run (gpu_worker.determine_available_memory); defaults from EngineArgs.get_batch_defaults"}); }
-      e.overhead += kVllmNonTorchBytes + kVllmCudaGraphBytes;
-      low_delta += kVllmCudaGraphBytes + (kVllmNonTorchBytes - kVllmNonTorchLowBytes);
-      e.range.drivers.push_back((Text() << "CUDA graphs " << kVllmCudaGraphBytes / kMiB << " MiB (0 with --enforce-eager)").str());
-      e.range.drivers.push_back("non-torch memory 40–256 MiB on one GPU in vLLM's logs (NCCL adds more with tensor parallel)");
-      if (o.gpu_memory_bytes) {
-        const auto sequence = o.context_tokens;
-        caps = vllm_kv_capacity(o.gpu_memory_bytes, o.gpu_util, e.weights, e.activations, kVllmNonTorchBytes,
-                                e.kv.bytes_per_token, sequence);
-        caps.max_num_batched_tokens = tokens;
-        caps.max_num_seqs = seqs;
-        caps.cuda_graph_bytes = kVllmCudaGraphBytes;
-        if (caps.kv_capacity_tokens < sequence)
-          e.notes.push_back((Text() << "vLLM would refuse to start: its KV capacity (" << n(caps.kv_capacity_tokens)
-                                    << " tokens) is below max_model_len " << n(sequence)
-                                    << "; lower the context or raise gpu_memory_utilization.")
-                                .str());
-        e.vllm = caps;
-      } else {
-        VllmCapacity none;
-        none.gpu_util = o.gpu_util;
-        none.max_num_batched_tokens = tokens;
-        none.max_num_seqs = seqs;
-        none.profile_activation_bytes = e.activations;
-        none.non_torch_bytes = kVllmNonTorchBytes;
-        none.cuda_graph_bytes = kVllmCudaGraphBytes;
-        none.sequence_tokens = o.context_tokens;
-        e.vllm = none;
-        e.notes.push_back("Choose a GPU to see vLLM's KV capacity and concurrency.");
-      }
-    } else {
-      LlamaCppBuffers b;
-      b.n_ctx = o.context_tokens * o.batch;
-      b.n_ubatch = std::min({o.n_ubatch, kLlamaNBatch, b.n_ctx});
-      b.flash_attn = o.attention == Attention::sdpa;
-      b.total_layers = spec.num_layers;
-      b.gpu_layers = std::min(o.gpu_layers.value_or(spec.num_layers + 1), spec.num_layers);
-      b.output_on_gpu = o.gpu_layers.value_or(spec.num_layers + 1) > spec.num_layers;
-      bool any_full = false;
-      for (std::uint64_t l = 0; l < spec.num_layers; ++l) any_full = any_full || !spec.layer_is_windowed(l);
-      const std::uint64_t n_kv = any_full ? b.n_ctx : std::min(b.n_ctx, e.kv.window_cells);
-      const std::uint64_t q_width = spec.num_attention_heads * spec.head_dim;
-      const std::uint64_t n_ff = spec.is_moe() ? spec.moe.experts_per_token * spec.moe.expert_intermediate : spec.intermediate_size;
-      b.compute_buffer_bytes = llamacpp_compute_buffer(b.n_ubatch, n_kv, spec.num_attention_heads, std::max(spec.hidden_size, q_width),
-                                                       spec.vocab_size, n_ff, b.flash_attn);
-      b.compute_buffer_other_bytes = llamacpp_compute_buffer(b.n_ubatch, n_kv, spec.num_attention_heads,
-                                                             std::max(spec.hidden_size, q_width), spec.vocab_size, n_ff, !b.flash_attn);
-      b.output_buffer_bytes = spec.vocab_size * o.batch * 4;
-      // KV of this many cells for all sequences: recompute per sequence-less n_ctx.
-      auto kv_cells = estimate_kv_cache(spec, e.kv_dtype, b.n_ctx, 1, layout);
-      if (!kv_cells) return kv_cells.error();
-      e.kv = kv_cells.value();
-      const auto& w = e.weight_detail;
-      const std::uint64_t layer_weights = w.attention + w.mlp + w.norms + w.other;
-      const std::uint64_t on_gpu_layers = spec.num_layers ? layer_weights / spec.num_layers * b.gpu_layers : 0;
-      const std::uint64_t gpu_weights = on_gpu_layers + (b.output_on_gpu ? w.output : 0);
-      b.host_weights_bytes = w.total - gpu_weights;  // token embeddings stay in RAM (get_rows runs on the CPU)
-      const std::uint64_t kv_gpu = spec.num_layers ? e.kv.bytes / spec.num_layers * b.gpu_layers : 0;
-      b.host_kv_bytes = e.kv.bytes - kv_gpu;
-      b.host_ram_bytes = b.host_weights_bytes + b.host_kv_bytes + b.output_buffer_bytes;
-      e.weights = gpu_weights;
-      e.kv_cache = kv_gpu;
-      e.kv_allocation.static_bytes = e.kv.bytes;
-      e.activations = b.gpu_layers ? b.compute_buffer_bytes : 0;
-      { if (o.explain) e.explanations.push_back(
-          {"activations",
-           (Text() << "n_ubatch × max("
-                   << (b.flash_attn ? "n_kv × 2 + 16 × n_embd" : "n_kv × n_head × 4 + n_kv × 4 + 16 × n_embd")
-                   << ", (n_vocab + n_embd) × 4, (2·n_embd + 3·n_ff) × 4)")
-               .str(),
-           (Text() << n(b.n_ubatch) << " ubatch tokens, n_kv " << n(n_kv) << " → " << n(b.compute_buffer_bytes) << " B")
-               .str(),
-           "llama.cpp compute buffer (ggml graph reserve, f32); pinned to Llama-3-8B logs: 258.50 MiB at n_ctx 512, "
-           "560.00 MiB at 8192 with -fa off"}); }
-      if (b.flash_attn) high_delta += b.compute_buffer_other_bytes > b.compute_buffer_bytes ? b.compute_buffer_other_bytes - b.compute_buffer_bytes : 0;
-      else low_delta += b.compute_buffer_bytes > b.compute_buffer_other_bytes ? b.compute_buffer_bytes - b.compute_buffer_other_bytes : 0;
-      e.range.drivers.push_back("flash attention: -fa on skips the n_kv × n_ubatch × n_head f32 KQ matrix");
-      if (b.gpu_layers < spec.num_layers)
-        e.notes.push_back((Text() << "Partial offload: " << n(b.gpu_layers) << " of " << n(spec.num_layers)
-                                  << " layers on the GPU; " << n(b.host_ram_bytes) << " B stay in system RAM.")
-                              .str());
-      e.llamacpp = b;
+// transformers: one prefill pass's largest layer plus the last token's fp32 logits.
+std::optional<Error> add_transformers_activations(InferenceEstimate& e, Workings& w, const ModelSpec& spec,
+                                                  const InferenceOptions& o) {
+  auto peak = activation_peak(spec, o.context_tokens, o.batch, w.compute_bytes, o.attention == Attention::eager);
+  const auto logits = spec.has_lm_head ? checked_mul(o.batch, spec.vocab_size * 4) : std::optional<std::uint64_t>(0);
+  if (!peak || !logits || !checked_add(peak->layer_bytes, *logits))
+    return make_error("context", "context × batch makes the activations overflow 64 bits");
+  e.logits = *logits;
+  e.attention_scores = peak->scores_bytes;
+  e.activations = peak->layer_bytes + e.logits;
+  w.peak_width = peak->width;
+  w.scores_in_peak = peak->scores_in_peak;
+  return std::nullopt;
+}
+
+// vLLM: the profile run's activation peak and sampler logits, and with a GPU the KV capacity that leaves.
+std::optional<Error> add_vllm_activations(InferenceEstimate& e, Workings& w, const ModelSpec& spec,
+                                          const InferenceOptions& o) {
+  const bool large = o.gpu_memory_bytes >= kVllmLargeGpuBytes && !o.gpu_is_a100;
+  const std::uint64_t tokens = o.max_num_batched_tokens.value_or(large ? kVllmMaxBatchedTokensLarge : kVllmMaxBatchedTokens);
+  const std::uint64_t seqs = o.max_num_seqs.value_or(large ? kVllmMaxNumSeqsLarge : kVllmMaxNumSeqs);
+  auto peak = activation_peak(spec, tokens, 1, w.compute_bytes, false);
+  const auto logits = spec.has_lm_head ? checked_mul(seqs, spec.vocab_size * 4) : std::optional<std::uint64_t>(0);
+  if (!peak || !logits) return make_error("max_num_batched_tokens", "too large");
+  e.logits = *logits;
+  e.activations = peak->layer_bytes + e.logits;
+  w.peak_width = peak->width;
+  VllmCapacity caps;
+  if (o.gpu_memory_bytes) {
+    caps = vllm_kv_capacity(o.gpu_memory_bytes, o.gpu_util, e.weights, e.activations, kVllmNonTorchBytes,
+                            e.kv.bytes_per_token, o.context_tokens);
+  } else {
+    caps.gpu_util = o.gpu_util;
+    caps.profile_activation_bytes = e.activations;
+    caps.non_torch_bytes = kVllmNonTorchBytes;
+    caps.sequence_tokens = o.context_tokens;
+  }
+  caps.max_num_batched_tokens = tokens;
+  caps.max_num_seqs = seqs;
+  caps.cuda_graph_bytes = kVllmCudaGraphBytes;
+  e.vllm = caps;
+  return std::nullopt;
+}
+
+// llama.cpp: n_ctx cells for all sequences, the layers -ngl puts on the GPU, and the GPU compute buffer.
+std::optional<Error> add_llamacpp_buffers(InferenceEstimate& e, Workings& w, const ModelSpec& spec,
+                                          const InferenceOptions& o, const KvLayout& layout) {
+  LlamaCppBuffers b;
+  b.n_ctx = o.context_tokens * o.batch;
+  b.n_ubatch = std::min({o.n_ubatch, kLlamaNBatch, b.n_ctx});
+  b.flash_attn = o.attention == Attention::sdpa;
+  b.total_layers = spec.num_layers;
+  b.gpu_layers = std::min(o.gpu_layers.value_or(spec.num_layers + 1), spec.num_layers);
+  b.output_on_gpu = o.gpu_layers.value_or(spec.num_layers + 1) > spec.num_layers;
+  bool any_full = false;
+  for (std::uint64_t l = 0; l < spec.num_layers; ++l) any_full = any_full || !spec.layer_is_windowed(l);
+  w.llama_n_kv = any_full ? b.n_ctx : std::min(b.n_ctx, e.kv.window_cells);
+  const std::uint64_t q_width = spec.num_attention_heads * spec.head_dim;
+  const std::uint64_t n_ff = spec.is_moe() ? spec.moe.experts_per_token * spec.moe.expert_intermediate : spec.intermediate_size;
+  const std::uint64_t n_embd = std::max(spec.hidden_size, q_width);
+  b.compute_buffer_bytes = llamacpp_compute_buffer(b.n_ubatch, w.llama_n_kv, spec.num_attention_heads, n_embd,
+                                                   spec.vocab_size, n_ff, b.flash_attn);
+  b.compute_buffer_other_bytes = llamacpp_compute_buffer(b.n_ubatch, w.llama_n_kv, spec.num_attention_heads, n_embd,
+                                                         spec.vocab_size, n_ff, !b.flash_attn);
+  b.output_buffer_bytes = spec.vocab_size * o.batch * 4;
+  // KV of this many cells for all sequences: recompute per sequence-less n_ctx.
+  auto kv_cells = estimate_kv_cache(spec, e.kv_dtype, b.n_ctx, 1, layout);
+  if (!kv_cells) return kv_cells.error();
+  e.kv = kv_cells.value();
+  const auto& wd = e.weight_detail;
+  const std::uint64_t layer_weights = wd.attention + wd.mlp + wd.norms + wd.other;
+  const std::uint64_t on_gpu_layers = spec.num_layers ? layer_weights / spec.num_layers * b.gpu_layers : 0;
+  const std::uint64_t gpu_weights = on_gpu_layers + (b.output_on_gpu ? wd.output : 0);
+  b.host_weights_bytes = wd.total - gpu_weights;  // token embeddings stay in RAM (get_rows runs on the CPU)
+  const std::uint64_t kv_gpu = spec.num_layers ? e.kv.bytes / spec.num_layers * b.gpu_layers : 0;
+  b.host_kv_bytes = e.kv.bytes - kv_gpu;
+  b.host_ram_bytes = b.host_weights_bytes + b.host_kv_bytes + b.output_buffer_bytes;
+  e.weights = gpu_weights;
+  e.kv_cache = kv_gpu;
+  e.kv_allocation.static_bytes = e.kv.bytes;
+  e.activations = b.gpu_layers ? b.compute_buffer_bytes : 0;
+  e.llamacpp = b;
+  return std::nullopt;
+}
+
+// CUDA context, plus vLLM's non-torch memory and CUDA graphs or the cuBLAS workspace.
+std::uint64_t overhead_bytes(const ModelSpec& spec, const InferenceOptions& o) {
+  if (o.engine != Engine::vllm) return kCudaContextBytes + kCublasWorkspaceBytes;
+  return kCudaContextBytes + (spec.is_bare() ? 0 : kVllmNonTorchBytes + kVllmCudaGraphBytes);
+}
+
+// PyTorch's caching allocator: segment rounding of long-lived tensors (weights; the static KV cache).
+void add_allocator_reserve(InferenceEstimate& e, Workings& w, const ModelSpec& spec, const InferenceOptions& o) {
+  if (o.engine == Engine::llamacpp || spec.is_bare()) return;  // ggml sizes its buffers exactly
+  TorchReserve reserve;
+  if (o.weight_tensor_bytes) {
+    e.weight_tensor_bytes = *o.weight_tensor_bytes;
+  } else if (auto tensors = enumerate_tensors(spec); tensors && e.weight_detail.params) {
+    for (const auto& t : tensors.value()) {
+      const auto bytes = detail::mul_div_ceil(t.elements(), e.weight_detail.total, e.weight_detail.params);
+      e.weight_tensor_bytes.push_back(bytes.value_or(0));
     }
-  } else if (o.explain) {
-    // A bare count has no layer shapes: the article's weights-only rule, with nothing else to size.
-    e.explanations.push_back({"activations", "needs the model's layer shapes (hidden size, heads, vocabulary)",
-                              "0 B: a bare parameter count has none",
-                              "seed article: a bare count sizes the weights (7B: FP16 14 GB, INT8 7 GB, INT4 3.5 GB)"});
+  }
+  for (const auto bytes : e.weight_tensor_bytes) reserve.add(bytes);
+  if (o.engine == Engine::transformers && spec.causal && spec.num_layers)
+    reserve.add(e.kv_cache / spec.num_layers / 2, 2 * spec.num_layers);  // one K and one V tensor per layer
+  e.allocator_reserve = reserve.reserved() - std::min(reserve.reserved(), reserve.requested());
+  w.reserve_requested = reserve.requested();
+  w.reserve_reserved = reserve.reserved();
+}
+
+// Without expandable segments, freed activation blocks and a growing cache can stay reserved (transformers).
+std::optional<std::uint64_t> fragmentation_bytes(const ModelSpec& spec, const InferenceOptions& o,
+                                                 const InferenceEstimate& e) {
+  if (spec.is_bare() || o.expandable_segments || o.engine != Engine::transformers) return std::nullopt;
+  const bool dynamic = o.kv_allocation == KvAllocation::engine_default;
+  return e.activations + (dynamic ? e.kv_cache : 0);
+}
+
+// How far the total may move, and what moves it.
+MemoryRange memory_range(const ModelSpec& spec, const InferenceOptions& o, const InferenceEstimate& e) {
+  MemoryRange r;
+  std::uint64_t low_delta = 0, high_delta = 0;  // low = total − low_delta, high = total + high_delta
+  if (o.engine == Engine::vllm && !spec.is_bare()) {
+    low_delta += kVllmCudaGraphBytes + (kVllmNonTorchBytes - kVllmNonTorchLowBytes);
+    r.drivers.push_back((Text() << "CUDA graphs " << kVllmCudaGraphBytes / kMiB << " MiB (0 with --enforce-eager)").str());
+    r.drivers.push_back("non-torch memory 40–256 MiB on one GPU in vLLM's logs (NCCL adds more with tensor parallel)");
+  }
+  if (e.llamacpp) {
+    const auto this_way = e.llamacpp->compute_buffer_bytes, other_way = e.llamacpp->compute_buffer_other_bytes;
+    if (e.llamacpp->flash_attn) high_delta += other_way > this_way ? other_way - this_way : 0;
+    else low_delta += this_way > other_way ? this_way - other_way : 0;
+    r.drivers.push_back("flash attention: -fa on skips the n_kv × n_ubatch × n_head f32 KQ matrix");
   }
   if (o.engine != Engine::vllm) {
-    e.overhead += kCublasWorkspaceBytes;
     low_delta += kCublasWorkspaceBytes - kCublasWorkspaceLowBytes;
-    e.range.drivers.push_back("cuBLAS workspace 4 MiB (before Hopper) to 32 MiB (Hopper and newer)");
+    r.drivers.push_back("cuBLAS workspace 4 MiB (before Hopper) to 32 MiB (Hopper and newer)");
   }
-  { if (o.explain) e.explanations.push_back({"overhead",
-                            o.engine == Engine::vllm ? "CUDA context + non-torch memory + CUDA graphs"
-                                                     : "CUDA context + cuBLAS workspace",
-                            (Text() << n(e.overhead) << " B").str(),
-                            o.engine == Engine::vllm
-                                ? "CUDA ≥ 12.2 lazy loading ≈ 0.5 GiB; vLLM memory-profiling logs"
-                                : "CUDA ≥ 12.2 lazy loading ≈ 0.5 GiB; cublasSetWorkspace docs (32 MiB on Hopper)"}); }
-
-  // PyTorch's caching allocator: segment rounding of long-lived tensors (weights; the static KV cache),
-  // and, without expandable segments, fragmentation from freed activation blocks and a growing cache.
-  if (o.engine != Engine::llamacpp && !spec.is_bare()) {
-    TorchReserve reserve;
-    if (o.weight_tensor_bytes) {
-      e.weight_tensor_bytes = *o.weight_tensor_bytes;
-    } else if (auto tensors = enumerate_tensors(spec); tensors && e.weight_detail.params) {
-      for (const auto& t : tensors.value()) {
-        const auto bytes = detail::mul_div_ceil(t.elements(), e.weight_detail.total, e.weight_detail.params);
-        e.weight_tensor_bytes.push_back(bytes.value_or(0));
-      }
-    }
-    for (const auto bytes : e.weight_tensor_bytes) reserve.add(bytes);
-    if (o.engine == Engine::transformers && spec.causal && spec.num_layers)
-      reserve.add(e.kv_cache / spec.num_layers / 2, 2 * spec.num_layers);  // one K and one V tensor per layer
-    e.allocator_reserve = reserve.reserved() - std::min(reserve.reserved(), reserve.requested());
-    std::string fragmentation = "0 B (expandable segments grow in place)";
-    if (!o.expandable_segments && o.engine == Engine::transformers) {
-      const bool dynamic = o.kv_allocation == KvAllocation::engine_default;
-      const auto frag = e.activations + (dynamic ? e.kv_cache : 0);
-      high_delta += frag;
-      fragmentation = (Text() << n(frag) << " B").str();
-      e.range.drivers.push_back(
-          (Text() << "allocator fragmentation: freed activation blocks"
-                  << (dynamic ? " and DynamicCache's torch.cat growth" : "")
-                  << " can stay reserved; PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True removes it")
-              .str());
-    }
-    { if (o.explain) e.explanations.push_back(
-        {"allocator_reserve",
-         "Σ segment rounding: ≥ 10 MiB → 2 MiB multiples; 1–10 MiB → 20 MiB segments; ≤ 1 MiB → 2 MiB segments",
-         (Text() << n(reserve.requested()) << " B requested → " << n(reserve.reserved())
-                 << " B reserved; fragmentation up to " << fragmentation)
-             .str(),
-         "PyTorch CUDACachingAllocator.cpp (kRoundLarge, kLargeBuffer, kSmallBuffer); CUDA semantics docs"}); }
-  } else if (o.explain) {
-    // llama.cpp sizes its ggml buffers exactly and allocates them once: no caching allocator rounds them. A bare
-    // count has no tensors whose rounding could be counted.
-    if (o.engine == Engine::llamacpp)
-      e.explanations.push_back({"allocator_reserve", "0: ggml allocates each backend buffer once, at its exact size",
-                                "0 B", "ggml-backend ggml_backend_alloc_ctx_tensors (one buffer per backend)"});
-    else
-      e.explanations.push_back({"allocator_reserve", "Σ segment rounding of the weight and cache tensors",
-                                "0 B: a bare parameter count has no tensors to round",
-                                "PyTorch CUDACachingAllocator.cpp (kRoundLarge, kLargeBuffer, kSmallBuffer)"});
+  if (const auto frag = fragmentation_bytes(spec, o, e)) {
+    const bool dynamic = o.kv_allocation == KvAllocation::engine_default;
+    high_delta += *frag;
+    r.drivers.push_back((Text() << "allocator fragmentation: freed activation blocks"
+                                << (dynamic ? " and DynamicCache's torch.cat growth" : "")
+                                << " can stay reserved; PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True removes it")
+                            .str());
   }
+  add_context_driver(r);
+  r.low = e.total - std::min(e.total, low_delta);
+  const auto high = CheckedSum().add(e.total).add(high_delta).add(kCudaContextHighBytes - kCudaContextBytes).result();
+  r.high = high ? *high : ~0ULL;
+  return r;
+}
 
-  // ---- totals ----
+// ---- explanations and notes ----
+
+Explanation kv_cache_explanation(const ModelSpec& spec, const InferenceOptions& o, const InferenceEstimate& e) {
+  if (spec.is_bare())
+    return {"kv_cache", "unknown without the architecture", "0 B",
+            "give layers and hidden size, a preset or a config.json"};
+  if (!spec.causal) return {"kv_cache", "none: an encoder keeps no KV cache", "0 B", "architecture"};
+  const bool latent = spec.is_mla() && e.kv.mla == MlaCache::latent;
+  const char* const per_layer = latent          ? "(kv_lora_rank + qk_rope_head_dim) × bytes"
+                                : spec.is_mla() ? "heads × (qk_nope + qk_rope + v_head_dim) × bytes"
+                                                : "2 × kv_heads × head_dim × bytes";
+  Text v;
+  v << n(o.batch) << " × " << n(e.kv.cached_token_slots) << " token·layers (tokens ";
+  if (e.kv_allocation.strategy == KvAllocation::paged)
+    v << "ceil(avg / 16) × 16 = " << n(ceil_div(e.kv_allocation.avg_tokens, kVllmBlockSize) * kVllmBlockSize);
+  else v << n(o.context_tokens);
+  v << ") × " << n(e.kv.bytes_per_token_layer) << " B = " << n(e.kv.bytes) << " B (" << kv_dtype_info(e.kv_dtype).name
+    << ")";
+  return {"kv_cache", (Text() << "batch × Σ_layers min(tokens, window_layer) × " << per_layer).str(), v.str(),
+          latent ? "DeepSeek-V2 §2.1.2 (latent cache)" : "vLLM paper §3 (Kwon et al. 2023)"};
+}
+
+Explanation transformers_activations_explanation(const InferenceOptions& o, const InferenceEstimate& e,
+                                                 const Workings& w) {
+  const bool eager = o.attention == Attention::eager;
+  Text v;
+  v << n(o.batch) << " × " << n(o.context_tokens) << " × " << n(w.peak_width) << " × " << n(w.compute_bytes) << " B";
+  if (w.scores_in_peak) v << " + " << n(e.attention_scores) << " B of scores";
+  v << " + " << n(e.logits) << " B = " << n(e.activations) << " B";
+  return {"activations",
+          (Text() << "b × s × max(attention, MLP live width) × bytes"
+                  << (eager ? " + b × heads × s² × (2·bytes + 4) + b × s² × bytes (eager scores, fp32 softmax, cast "
+                              "back, mask)"
+                            : "")
+                  << " + b × vocab × 4 (last-token fp32 logits)")
+              .str(),
+          v.str(),
+          eager ? "transformers eager_attention_forward: softmax(dtype=float32).to(dtype)"
+                : "largest layer of one prefill pass; SDPA/flash keeps no s² score matrix"};
+}
+
+Explanation activations_explanation(const ModelSpec& spec, const InferenceOptions& o, const InferenceEstimate& e,
+                                    const Workings& w) {
+  if (spec.is_bare())  // no layer shapes: the article's weights-only rule, with nothing else to size
+    return {"activations", "needs the model's layer shapes (hidden size, heads, vocabulary)",
+            "0 B: a bare parameter count has none",
+            "seed article: a bare count sizes the weights (7B: FP16 14 GB, INT8 7 GB, INT4 3.5 GB)"};
+  if (o.engine == Engine::transformers) return transformers_activations_explanation(o, e, w);
+  if (o.engine == Engine::vllm)
+    return {"activations", "max_num_batched_tokens × max live width × bytes + max_num_seqs × vocab × 4 (sampler logits)",
+            (Text() << n(e.vllm->max_num_batched_tokens) << " × " << n(w.peak_width) << " × " << n(w.compute_bytes)
+                    << " B + " << n(e.vllm->max_num_seqs) << " × " << n(spec.vocab_size) << " × 4 B = "
+                    << n(e.activations) << " B")
+                .str(),
+            "vLLM profile run (gpu_worker.determine_available_memory); defaults from EngineArgs.get_batch_defaults"};
+  const LlamaCppBuffers& b = *e.llamacpp;
+  return {"activations",
+          (Text() << "n_ubatch × max("
+                  << (b.flash_attn ? "n_kv × 2 + 16 × n_embd" : "n_kv × n_head × 4 + n_kv × 4 + 16 × n_embd")
+                  << ", (n_vocab + n_embd) × 4, (2·n_embd + 3·n_ff) × 4)")
+              .str(),
+          (Text() << n(b.n_ubatch) << " ubatch tokens, n_kv " << n(w.llama_n_kv) << " → " << n(b.compute_buffer_bytes)
+                  << " B")
+              .str(),
+          "llama.cpp compute buffer (ggml graph reserve, f32); pinned to Llama-3-8B logs: 258.50 MiB at n_ctx 512, "
+          "560.00 MiB at 8192 with -fa off"};
+}
+
+Explanation allocator_explanation(const ModelSpec& spec, const InferenceOptions& o, const InferenceEstimate& e,
+                                  const Workings& w) {
+  // llama.cpp sizes its ggml buffers exactly and allocates them once: no caching allocator rounds them. A bare
+  // count has no tensors whose rounding could be counted.
+  if (o.engine == Engine::llamacpp)
+    return {"allocator_reserve", "0: ggml allocates each backend buffer once, at its exact size", "0 B",
+            "ggml-backend ggml_backend_alloc_ctx_tensors (one buffer per backend)"};
+  if (spec.is_bare())
+    return {"allocator_reserve", "Σ segment rounding of the weight and cache tensors",
+            "0 B: a bare parameter count has no tensors to round",
+            "PyTorch CUDACachingAllocator.cpp (kRoundLarge, kLargeBuffer, kSmallBuffer)"};
+  const auto frag = fragmentation_bytes(spec, o, e);
+  const std::string fragmentation =
+      frag ? (Text() << n(*frag) << " B").str() : std::string("0 B (expandable segments grow in place)");
+  return {"allocator_reserve",
+          "Σ segment rounding: ≥ 10 MiB → 2 MiB multiples; 1–10 MiB → 20 MiB segments; ≤ 1 MiB → 2 MiB segments",
+          (Text() << n(w.reserve_requested) << " B requested → " << n(w.reserve_reserved)
+                  << " B reserved; fragmentation up to " << fragmentation)
+              .str(),
+          "PyTorch CUDACachingAllocator.cpp (kRoundLarge, kLargeBuffer, kSmallBuffer); CUDA semantics docs"};
+}
+
+// The formula, figures and source of every line of the breakdown, in its order.
+std::vector<Explanation> inference_explanations(const ModelSpec& spec, const InferenceOptions& o,
+                                                const InferenceEstimate& e, const Workings& w) {
+  const bool vllm = o.engine == Engine::vllm;
+  return {
+      {"weights", "Σ tensors × their format's bytes",
+       (Text() << n(e.weights) << " B (" << e.weights_format << ")").str(), e.weight_detail.explanation},
+      kv_cache_explanation(spec, o, e),
+      activations_explanation(spec, o, e, w),
+      {"overhead", vllm ? "CUDA context + non-torch memory + CUDA graphs" : "CUDA context + cuBLAS workspace",
+       (Text() << n(e.overhead) << " B").str(),
+       vllm ? "CUDA ≥ 12.2 lazy loading ≈ 0.5 GiB; vLLM memory-profiling logs"
+            : "CUDA ≥ 12.2 lazy loading ≈ 0.5 GiB; cublasSetWorkspace docs (32 MiB on Hopper)"},
+      allocator_explanation(spec, o, e, w),
+      {"total", "weights + KV cache + activations + overhead + allocator reserve",
+       (Text() << n(e.weights) << " + " << n(e.kv_cache) << " + " << n(e.activations) << " + " << n(e.overhead) << " + "
+               << n(e.allocator_reserve) << " = " << n(e.total) << " B")
+           .str(),
+       "sum of the lines above"},
+  };
+}
+
+// What the figures leave out or assume for this engine, format and model.
+std::vector<std::string> inference_notes(const ModelSpec& spec, const InferenceOptions& o, const InferenceEstimate& e,
+                                         const WeightFormat& format) {
+  std::vector<std::string> notes;
+  if (format.scheme == WeightScheme::gguf && o.engine == Engine::transformers)
+    notes.push_back("transformers dequantizes GGUF files when it loads them; these sizes hold for the llama.cpp "
+                    "engine.");
+  if (spec.is_mla() && o.engine == Engine::transformers)
+    notes.push_back("transformers' DeepSeek attention caches decompressed per-head K and V, not the MLA latent "
+                    "that vLLM, SGLang and llama.cpp cache.");
+  if (e.vllm && !o.gpu_memory_bytes) notes.push_back("Choose a GPU to see vLLM's KV capacity and concurrency.");
+  if (e.vllm && o.gpu_memory_bytes && e.vllm->kv_capacity_tokens < o.context_tokens)
+    notes.push_back((Text() << "vLLM would refuse to start: its KV capacity (" << n(e.vllm->kv_capacity_tokens)
+                            << " tokens) is below max_model_len " << n(o.context_tokens)
+                            << "; lower the context or raise gpu_memory_utilization.")
+                        .str());
+  if (e.llamacpp && e.llamacpp->gpu_layers < spec.num_layers)
+    notes.push_back((Text() << "Partial offload: " << n(e.llamacpp->gpu_layers) << " of " << n(spec.num_layers)
+                            << " layers on the GPU; " << n(e.llamacpp->host_ram_bytes) << " B stay in system RAM.")
+                        .str());
+  if (spec.is_bare())
+    notes.push_back("Only a parameter count is known: the KV cache and activations are not estimated.");
+  for (const auto& note : spec.notes) notes.push_back(note);
+  if (spec.max_context && o.context_tokens > spec.max_context)
+    notes.push_back((Text() << "Context " << n(o.context_tokens) << " exceeds the model's max_position_embeddings ("
+                            << n(spec.max_context) << ").")
+                        .str());
+  return notes;
+}
+
+// Activations and the engine's own buffers; nothing to size for a bare parameter count.
+std::optional<Error> add_engine_memory(InferenceEstimate& e, Workings& w, const ModelSpec& spec,
+                                       const InferenceOptions& o, const KvLayout& layout) {
+  if (spec.is_bare()) return std::nullopt;
+  switch (o.engine) {
+    case Engine::transformers: return add_transformers_activations(e, w, spec, o);
+    case Engine::vllm: return add_vllm_activations(e, w, spec, o);
+    case Engine::llamacpp: return add_llamacpp_buffers(e, w, spec, o, layout);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const InferenceOptions& o) {
+  if (auto error = check_inference_options(o)) return *error;
+  auto params = count_params(spec);
+  if (!params) return params.error();
+
+  InferenceEstimate e;
+  e.params = params.value();
+  e.context_tokens = o.context_tokens;
+  e.batch = o.batch;
+  e.engine = o.engine;
+  e.attention = o.attention;
+  e.expandable_segments = o.expandable_segments;
+  Workings w;
+  const auto format = weight_format_of(spec, o);
+  if (!format) return format.error();
+  if (auto error = add_weights(e, w, spec, o, format.value())) return *error;
+  const auto layout = add_kv_cache(e, spec, o);
+  if (!layout) return layout.error();
+  if (auto error = add_engine_memory(e, w, spec, o, layout.value())) return *error;
+  e.overhead = overhead_bytes(spec, o);
+  add_allocator_reserve(e, w, spec, o);
+
   CheckedSum total;
   total.add(e.weights).add(e.kv_cache).add(e.activations).add(e.overhead).add(e.allocator_reserve);
   if (!total.result()) return make_error("context", "the total overflows 64 bits; use smaller values");
   e.total = total.value();
-  add_context_driver(e.range);
-  e.range.low = e.total - std::min(e.total, low_delta);
-  const auto high = CheckedSum().add(e.total).add(high_delta).add(kCudaContextHighBytes - kCudaContextBytes).result();
-  e.range.high = high ? *high : ~0ULL;
+  e.range = memory_range(spec, o, e);
 
-  if (spec.is_bare()) {
-    { if (o.explain) e.explanations.insert(e.explanations.begin(), {"kv_cache", "unknown without the architecture", "0 B",
-                                                   "give layers and hidden size, a preset or a config.json"}); }
-    e.notes.push_back("Only a parameter count is known: the KV cache and activations are not estimated.");
-  } else if (!spec.causal) {
-    { if (o.explain) e.explanations.insert(e.explanations.begin(), {"kv_cache", "none: an encoder keeps no KV cache", "0 B", "architecture"}); }
-  } else {
-    const bool latent = spec.is_mla() && e.kv.mla == MlaCache::latent;
-    const char* const per_layer = latent          ? "(kv_lora_rank + qk_rope_head_dim) × bytes"
-                                  : spec.is_mla() ? "heads × (qk_nope + qk_rope + v_head_dim) × bytes"
-                                                  : "2 × kv_heads × head_dim × bytes";
-    const auto kv_values = [&] {
-      Text v;
-      v << n(o.batch) << " × " << n(e.kv.cached_token_slots) << " token·layers (tokens ";
-      if (e.kv_allocation.strategy == KvAllocation::paged)
-        v << "ceil(avg / 16) × 16 = " << n(ceil_div(avg, kVllmBlockSize) * kVllmBlockSize);
-      else v << n(o.context_tokens);
-      v << ") × " << n(e.kv.bytes_per_token_layer) << " B = " << n(e.kv.bytes) << " B (" << kv_dtype_info(e.kv_dtype).name
-        << ")";
-      return v.str();
-    };
-    { if (o.explain) e.explanations.insert(
-        e.explanations.begin(),
-        {"kv_cache", (Text() << "batch × Σ_layers min(tokens, window_layer) × " << per_layer).str(), kv_values(),
-         latent ? "DeepSeek-V2 §2.1.2 (latent cache)" : "vLLM paper §3 (Kwon et al. 2023)"}); }
-  }
-  { if (o.explain) e.explanations.insert(e.explanations.begin(),
-                        {"weights", "Σ tensors × their format's bytes",
-                         (Text() << n(e.weights) << " B (" << e.weights_format << ")").str(),
-                         e.weight_detail.explanation}); }
-  { if (o.explain) e.explanations.push_back({"total", "weights + KV cache + activations + overhead + allocator reserve",
-                            (Text() << n(e.weights) << " + " << n(e.kv_cache) << " + " << n(e.activations) << " + "
-                                    << n(e.overhead) << " + " << n(e.allocator_reserve) << " = " << n(e.total) << " B")
-                                .str(),
-                            "sum of the lines above"}); }
-  for (const auto& note : spec.notes) e.notes.push_back(note);
-  if (spec.max_context && o.context_tokens > spec.max_context)
-    e.notes.push_back((Text() << "Context " << n(o.context_tokens) << " exceeds the model's max_position_embeddings ("
-                              << n(spec.max_context) << ").")
-                          .str());
+  if (o.explain) e.explanations = inference_explanations(spec, o, e, w);
+  e.notes = inference_notes(spec, o, e, format.value());
   return e;
 }
 

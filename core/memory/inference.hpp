@@ -10,6 +10,7 @@
 #include "memory/engine.hpp"
 #include "memory/kv_cache.hpp"
 #include "model/model_spec.hpp"
+#include "util/explanation.hpp"
 #include "util/result.hpp"
 #include "formats/weight_formats.hpp"
 
@@ -49,14 +50,6 @@ struct InferenceOptions {
 
 inline constexpr std::uint64_t kMaxContextTokens = 100'000'000;  // far above any model (10M-token contexts exist)
 inline constexpr std::uint64_t kMaxBatch = 1'000'000;
-
-// One line of the breakdown with the arithmetic that produced it, for "show me the formula".
-struct Explanation {
-  std::string key;      // weights, kv_cache, activations, overhead, allocator_reserve, total
-  std::string formula;  // symbolic, e.g. "params × bits / 8"
-  std::string values;   // the same with this scenario's numbers
-  std::string source;   // paper, doc or measurement it rests on
-};
 
 struct MemoryRange {
   std::uint64_t low = 0;

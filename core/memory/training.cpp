@@ -8,6 +8,7 @@
 #include "util/number_text.hpp"  // std::to_string(double) is printf's "%f": kept out of the wasm
 #include "util/text.hpp"
 #include "memory/inference.hpp"  // kMaxContextTokens, kCudaContextBytes
+#include "model/tensors.hpp"
 
 namespace vramfit {
 namespace {
@@ -42,75 +43,30 @@ constexpr std::array<OptimizerInfo, 8> kOptimizers{{
     {Optimizer::lion, "lion", 4, false, false, "Lion: one momentum"},
 }};
 
-enum class Group { embed, layers, head };
-enum class Kind { q, k, v, o, gate, up, down, router, other };
-
-struct Matrix {
-  Group group;
-  Kind kind;
-  std::uint64_t d_in, d_out, count;
-};
-
-bool targeted(Kind k, const LinearSet& t) {
-  switch (k) {
-    case Kind::q: return t.q;
-    case Kind::k: return t.k;
-    case Kind::v: return t.v;
-    case Kind::o: return t.o;
-    case Kind::gate: return t.gate;
-    case Kind::up: return t.up;
-    case Kind::down: return t.down;
-    case Kind::router: return t.router;
-    case Kind::other: return false;
+bool targeted(Projection p, const LinearSet& t) {
+  switch (p) {
+    case Projection::q: return t.q;
+    case Projection::k: return t.k;
+    case Projection::v: return t.v;
+    case Projection::o: return t.o;
+    case Projection::gate: return t.gate;
+    case Projection::up: return t.up;
+    case Projection::down: return t.down;
+    case Projection::router: return t.router;
+    case Projection::none: return false;
   }
   return false;
 }
 
-// Every weight matrix of the model (biases and norms are the 1-D remainder). MLA maps its projections
-// onto q (q_a/q_b or q_proj), k (kv_a_proj_with_mqa), v (kv_b_proj) and o.
-std::vector<Matrix> matrices(const ModelSpec& s) {
-  std::vector<Matrix> m;
-  const auto h = s.hidden_size, a = s.num_attention_heads, L = s.num_layers;
-  m.push_back({Group::embed, Kind::other, s.vocab_size, h, 1});
-  if (s.learned_positions) m.push_back({Group::embed, Kind::other, s.learned_positions, h, 1});
-  if (s.token_types) m.push_back({Group::embed, Kind::other, s.token_types, h, 1});
-  if (s.has_lm_head && !s.tied_embeddings) m.push_back({Group::head, Kind::other, h, s.vocab_size, 1});
-  if (s.pooler) m.push_back({Group::head, Kind::other, h, h, 1});
-  if (s.is_mla()) {
-    const auto& x = s.mla;
-    const auto qk = x.qk_nope_head_dim + x.qk_rope_head_dim;
-    if (x.q_lora_rank) {
-      m.push_back({Group::layers, Kind::q, h, x.q_lora_rank, L});
-      m.push_back({Group::layers, Kind::q, x.q_lora_rank, a * qk, L});
-    } else {
-      m.push_back({Group::layers, Kind::q, h, a * qk, L});
-    }
-    m.push_back({Group::layers, Kind::k, h, x.kv_lora_rank + x.qk_rope_head_dim, L});
-    m.push_back({Group::layers, Kind::v, x.kv_lora_rank, a * (x.qk_nope_head_dim + x.v_head_dim), L});
-    m.push_back({Group::layers, Kind::o, a * x.v_head_dim, h, L});
-  } else {
-    const auto d = s.head_dim, kv = s.num_kv_heads;
-    m.push_back({Group::layers, Kind::q, h, a * d, L});
-    m.push_back({Group::layers, Kind::k, h, kv * d, L});
-    m.push_back({Group::layers, Kind::v, h, kv * d, L});
-    m.push_back({Group::layers, Kind::o, a * d, h, L});
-  }
-  auto mlp = [&](std::uint64_t inner, std::uint64_t count) {
-    if (count == 0 || inner == 0) return;
-    if (s.gated_mlp) m.push_back({Group::layers, Kind::gate, h, inner, count});
-    m.push_back({Group::layers, Kind::up, h, inner, count});
-    m.push_back({Group::layers, Kind::down, inner, h, count});
-  };
-  const auto dense_layers = s.is_moe() ? s.moe.leading_dense_layers : L;
-  mlp(s.intermediate_size, dense_layers);
-  if (s.is_moe()) {
-    const auto moe_layers = L - dense_layers;
-    const auto shared = s.moe.shared_intermediate ? s.moe.shared_intermediate : s.moe.expert_intermediate;
-    mlp(s.moe.expert_intermediate, moe_layers * s.moe.routed_experts);
-    mlp(shared, moe_layers * s.moe.shared_experts);
-    if (moe_layers) m.push_back({Group::layers, Kind::router, h, s.moe.routed_experts, moe_layers});
-  }
-  return m;
+// A weight matrix (ModelTensor::is_matrix) and how many alike the model has: its blocks × its stacked experts.
+struct Matrix {
+  std::uint64_t d_in = 0, d_out = 0, count = 0;
+};
+Matrix matrix_of(const ModelTensor& t) { return {t.shape[0], t.shape[1], t.copies() * t.experts}; }
+
+// LoRA (Hu et al. 2021) on every copy of a matrix: A is r × d_in, B is d_out × r.
+std::optional<std::uint64_t> adapter_params(const Matrix& m, std::uint64_t rank) {
+  return detail::product({rank, m.d_in + m.d_out, m.count});
 }
 
 struct GroupParams {
@@ -294,17 +250,20 @@ Result<std::uint64_t> lora_trainable_params(const ModelSpec& spec, std::uint64_t
   if (rank < 1 || rank > kMaxLoraRank)
     return make_error("lora-rank", "must be between 1 and " + num(kMaxLoraRank) + ", got " + num(rank));
   CheckedSum sum;
-  for (const auto& m : matrices(spec))
-    if (targeted(m.kind, targets)) sum.add({rank, m.d_in + m.d_out, m.count});
+  for (const auto& t : model_tensors(spec)) {
+    if (!t.is_matrix() || !targeted(t.projection, targets)) continue;
+    sum.add(adapter_params(matrix_of(t), rank));
+  }
   if (sum.overflow()) return overflow_error();
   return sum.value();
 }
 
 // ---- the estimate ---------------------------------------------------------------------------------
 
-Result<TrainingEstimate> estimate_training(const ModelSpec& spec, const TrainingOptions& o) {
-  auto params = count_params(spec);
-  if (!params) return params.error();
+namespace {
+
+// The options this spec can take; the gradient dtype in effect (fp32, or half for pure bf16, unless chosen).
+Result<GradDType> check_training_options(const ModelSpec& spec, const TrainingOptions& o) {
   const bool bare = spec.is_bare();
   const bool adapters = o.mode != TrainingMode::full;
   if (o.sequence < 1 || o.sequence > kMaxContextTokens)
@@ -320,23 +279,22 @@ Result<TrainingEstimate> estimate_training(const ModelSpec& spec, const Training
   const GradDType grad = o.grad_dtype.value_or(o.precision == Precision::bf16 ? GradDType::half : GradDType::fp32);
   if (o.precision == Precision::fp32 && grad == GradDType::half)
     return make_error("grad-dtype", "half-precision gradients need mixed-fp16, mixed-bf16 or bf16 precision, not fp32");
-  auto layout_r = plan_parallelism(o.parallel, bare ? 0 : spec.num_layers, bare ? 0 : spec.num_attention_heads);
-  if (!layout_r) return layout_r.error();
-  const ParallelLayout layout = layout_r.value();
-  if (bare && (layout.tensor_parallel > 1 || layout.pipeline_parallel > 1))
-    return make_error(layout.tensor_parallel > 1 ? "tp" : "pp",
+  return grad;
+}
+
+Result<ParallelLayout> training_layout(const ModelSpec& spec, const TrainingOptions& o) {
+  const bool bare = spec.is_bare();
+  auto layout = plan_parallelism(o.parallel, bare ? 0 : spec.num_layers, bare ? 0 : spec.num_attention_heads);
+  if (!layout) return layout.error();
+  if (bare && (layout.value().tensor_parallel > 1 || layout.value().pipeline_parallel > 1))
+    return make_error(layout.value().tensor_parallel > 1 ? "tp" : "pp",
                       "tensor and pipeline parallel need the architecture: give a preset or a config.json");
+  return layout;
+}
 
-  TrainingEstimate e;
-  e.mode = o.mode;
-  e.precision = o.precision;
-  e.grad_dtype = grad;
-  e.optimizer = o.optimizer;
-  e.params = params.value();
-  e.layout = layout;
+// Bytes per parameter for this precision, gradient dtype and optimizer.
+Conventions conventions_for(const TrainingOptions& o, GradDType grad) {
   const auto& opt = optimizer_info(o.optimizer);
-
-  // Per-parameter conventions.
   Conventions c;
   c.weight = o.precision == Precision::fp32 ? 4 : 2;
   c.master = (o.precision == Precision::mixed_fp16 || o.precision == Precision::mixed_bf16) ? 4 : 0;
@@ -345,158 +303,209 @@ Result<TrainingEstimate> estimate_training(const ModelSpec& spec, const Training
   // torch optimizers create their state like the parameter: pure-bf16 weights get bf16 moments.
   c.moments = opt.eight_bit ? opt.state_bytes_per_param
                             : (o.precision == Precision::bf16 ? opt.state_bytes_per_param / 2 : opt.state_bytes_per_param);
-  const std::uint64_t per_param = c.weight + c.master + c.grad + c.moments;
-  e.gradient_convention =
-      grad == GradDType::fp32
-          ? "fp32 gradients (HF Trainer / PyTorch AMP convention; mixed-precision AdamW = 18 B/param)"
-          : "half-precision gradients (ZeRO paper / Megatron convention; mixed-precision AdamW = 16 B/param)";
+  return c;
+}
 
-  // Parameter groups: embedding side (first pipeline stage), layers, output side (last stage).
-  const std::uint64_t h = spec.hidden_size;
-  const std::uint64_t norm_w = spec.norm == NormKind::layer ? 2 * h : h;
-  GroupParams embed, layers, head;
-  if (bare) {
-    layers.total = e.params.total;
-  } else {
-    embed.total = e.params.embedding + spec.vision_params;
-    head.total = e.params.lm_head + (spec.final_norm ? norm_w : 0) + (spec.pooler ? h * h + h : 0);
-    if (embed.total + head.total > e.params.total) return overflow_error();
-    layers.total = e.params.total - embed.total - head.total;
-    for (const auto& m : matrices(spec)) {
-      GroupParams& g = m.group == Group::embed ? embed : m.group == Group::layers ? layers : head;
-      const auto size = detail::product({m.d_in, m.d_out, m.count});
-      if (!size) return overflow_error();
-      g.matrix_params += *size;
-      e.largest_layer_params = std::max(e.largest_layer_params, m.d_in * m.d_out);
-      if (o.mode == TrainingMode::qlora && m.group == Group::layers) g.quantized += *size;
-      if (adapters) {
-        if (targeted(m.kind, o.lora_targets)) {
-          const auto lora = detail::product({o.lora_rank, m.d_in + m.d_out, m.count});
-          if (!lora) return overflow_error();
-          g.trainable += *lora;
-          g.factored_elements += (2 * o.lora_rank + m.d_in + m.d_out) * m.count;  // A: r×d_in, B: d_out×r
-        }
-      } else {
-        g.factored_elements += (m.d_in + m.d_out) * m.count;
+std::string gradient_convention(GradDType grad) {
+  return grad == GradDType::fp32
+             ? "fp32 gradients (HF Trainer / PyTorch AMP convention; mixed-precision AdamW = 18 B/param)"
+             : "half-precision gradients (ZeRO paper / Megatron convention; mixed-precision AdamW = 16 B/param)";
+}
+
+struct ParamGroups {
+  GroupParams embed;   // embedding side: the first pipeline stage
+  GroupParams layers;  // the blocks, split between the stages
+  GroupParams head;    // output side: the last stage
+  std::uint64_t largest_matrix = 0;
+};
+
+// What trains, what is frozen and what is NF4, per group, from the model's tensors.
+Result<ParamGroups> param_groups(const ModelSpec& spec, const ParamCounts& params, const TrainingOptions& o) {
+  const bool adapters = o.mode != TrainingMode::full;
+  ParamGroups out;
+  if (spec.is_bare()) {  // full training only: LoRA needs the architecture
+    out.layers.total = out.layers.trainable = params.total;
+    return out;
+  }
+  for (const auto& t : model_tensors(spec)) {
+    GroupParams& g = t.site == TensorSite::input ? out.embed : t.site == TensorSite::block ? out.layers : out.head;
+    const auto size = detail::product({t.elements().value_or(0), t.copies()});
+    if (!size) return overflow_error();
+    g.total += *size;
+    if (!t.is_matrix()) continue;
+    const Matrix m = matrix_of(t);
+    g.matrix_params += *size;
+    out.largest_matrix = std::max(out.largest_matrix, m.d_in * m.d_out);
+    if (o.mode == TrainingMode::qlora && t.site == TensorSite::block) g.quantized += *size;
+    if (adapters) {
+      if (targeted(t.projection, o.lora_targets)) {
+        const auto lora = adapter_params(m, o.lora_rank);
+        if (!lora) return overflow_error();
+        g.trainable += *lora;
+        g.factored_elements += (2 * o.lora_rank + m.d_in + m.d_out) * m.count;  // A: r×d_in, B: d_out×r
       }
+    } else {
+      g.factored_elements += (m.d_in + m.d_out) * m.count;
     }
-    if (layers.matrix_params > layers.total) return overflow_error();
   }
   if (!adapters) {
-    embed.trainable = embed.total;
-    layers.trainable = layers.total;
-    head.trainable = head.total;
+    out.embed.trainable = out.embed.total;
+    out.layers.trainable = out.layers.total;
+    out.head.trainable = out.head.total;
   }
-  e.trainable_params = embed.trainable + layers.trainable + head.trainable;
-  e.quantized_params = layers.quantized;
+  return out;
+}
 
-  auto ge = group_states(embed, c, o), gl = group_states(layers, c, o), gh = group_states(head, c, o);
-  if (!ge || !gl || !gh) return overflow_error();
+struct ModelStates {
+  GroupStates embed, layers, head;
+  GroupStates tied_copy;  // the last pipeline stage's own copy of tied embeddings; zero when none
+};
+
+std::optional<ModelStates> model_states(const ModelSpec& spec, const ParamGroups& g, const Conventions& c,
+                                        const TrainingOptions& o, const ParallelLayout& layout) {
+  auto embed = group_states(g.embed, c, o), layers = group_states(g.layers, c, o), head = group_states(g.head, c, o);
+  if (!embed || !layers || !head) return std::nullopt;
+  ModelStates out{*embed, *layers, *head, {}};
   // Pipeline parallel with tied embeddings: the last stage keeps its own copy of the embedding matrix
   // for the output layer (Megatron), trained and synchronised with the first stage's.
-  std::optional<GroupStates> tied_copy = GroupStates{};
-  if (!bare && spec.tied_embeddings && spec.has_lm_head && layout.pipeline_parallel > 1) {
+  if (!spec.is_bare() && spec.tied_embeddings && spec.has_lm_head && layout.pipeline_parallel > 1) {
+    const bool adapters = o.mode != TrainingMode::full;
     GroupParams t;
-    t.total = spec.vocab_size * h;
+    t.total = spec.vocab_size * spec.hidden_size;
     t.matrix_params = t.total;
     t.trainable = adapters ? 0 : t.total;
-    t.factored_elements = adapters ? 0 : spec.vocab_size + h;
-    tied_copy = group_states(t, c, o);
-    if (!tied_copy) return overflow_error();
+    t.factored_elements = adapters ? 0 : spec.vocab_size + spec.hidden_size;
+    auto tied = group_states(t, c, o);
+    if (!tied) return std::nullopt;
+    out.tied_copy = *tied;
   }
-  {
-    auto all = plus(*ge, *gl);
-    all = all ? plus(*all, *gh) : std::nullopt;
-    if (!all) return overflow_error();
-    e.replica = all->states;
-  }
+  return out;
+}
 
-  // Activations of one micro-batch.
-  if (!bare) {
-    ActivationOptions a;
-    a.sequence = o.sequence;
-    a.micro_batch = layout.micro_batch;
-    a.dtype = o.precision == Precision::fp32 ? DType::fp32
-              : o.precision == Precision::mixed_fp16 ? DType::fp16 : DType::bf16;
-    a.flash_attention = o.flash_attention;
-    a.dropout = o.dropout;
-    a.checkpointing = o.checkpointing;
-    a.tensor_parallel = layout.tensor_parallel;
-    a.sequence_parallel = o.parallel.sequence_parallel && layout.tensor_parallel > 1;
-    a.trainable = adapters ? o.lora_targets : LinearSet::all();
-    a.lora_rank = adapters ? o.lora_rank : 0;
-    a.lm_head_trains = !adapters;
-    auto act = estimate_activations(spec, a);
-    if (!act) return act.error();
-    e.activations = std::move(act).value();
-  }
+// Activations of one micro-batch.
+Result<ActivationEstimate> training_activations(const ModelSpec& spec, const TrainingOptions& o,
+                                                const ParallelLayout& layout) {
+  const bool adapters = o.mode != TrainingMode::full;
+  ActivationOptions a;
+  a.sequence = o.sequence;
+  a.micro_batch = layout.micro_batch;
+  a.dtype = o.precision == Precision::fp32 ? DType::fp32
+            : o.precision == Precision::mixed_fp16 ? DType::fp16 : DType::bf16;
+  a.flash_attention = o.flash_attention;
+  a.dropout = o.dropout;
+  a.checkpointing = o.checkpointing;
+  a.tensor_parallel = layout.tensor_parallel;
+  a.sequence_parallel = o.parallel.sequence_parallel && layout.tensor_parallel > 1;
+  a.trainable = adapters ? o.lora_targets : LinearSet::all();
+  a.lora_rank = adapters ? o.lora_rank : 0;
+  a.lm_head_trains = !adapters;
+  return estimate_activations(spec, a);
+}
 
-  // One rank per pipeline stage; report first, one middle, last.
-  const std::uint64_t p = layout.pipeline_parallel, t = layout.tensor_parallel, dp = layout.data_parallel;
-  const ZeroStage zero = o.parallel.zero;
-  const Offload offload = o.parallel.offload;
-  const std::uint64_t L = bare ? 1 : spec.num_layers;
-  // ZeRO-3 gathers each layer's 16-bit weights before use and prefetches the next: DeepSpeed's
-  // estimator reserves 4 × the largest layer's parameters (two 2-byte copies).
-  const std::uint64_t gather_buffer = zero == ZeroStage::parameters ? ceil_div(4 * e.largest_layer_params, t) : 0;
+// ZeRO-3 gathers each layer's 16-bit weights before use and prefetches the next: DeepSpeed's
+// estimator reserves 4 × the largest layer's parameters (two 2-byte copies).
+std::uint64_t zero3_gather_bytes(const TrainingEstimate& e, const TrainingOptions& o) {
+  return o.parallel.zero == ZeroStage::parameters ? ceil_div(4 * e.largest_layer_params, e.layout.tensor_parallel) : 0;
+}
+
+// Everything one rank's memory follows from.
+struct RankInputs {
+  const ModelSpec& spec;
+  const TrainingOptions& o;
+  const TrainingEstimate& e;  // layout, activations and the largest matrix
+  const ModelStates& states;
+};
+
+// The model states of pipeline stage `stage` on one GPU, before ZeRO: its layers' share, the embedding side on
+// the first stage, the output side on the last, each matrix split t ways by tensor parallel (norms are
+// replicated: ignored).
+std::optional<GroupStates> stage_states(const RankInputs& in, std::uint64_t stage, const StageLayers& layers) {
+  const std::uint64_t p = in.e.layout.pipeline_parallel;
+  auto g = scaled(in.states.layers, layers.count, in.spec.is_bare() ? 1 : in.spec.num_layers);
+  if (g && stage == 0) g = plus(*g, in.states.embed);
+  if (g && stage + 1 == p) g = plus(*g, in.states.head);
+  if (g && stage + 1 == p && p > 1) g = plus(*g, in.states.tied_copy);
+  if (g) g = scaled(*g, 1, in.e.layout.tensor_parallel);
+  return g;
+}
+
+struct Offloaded {
+  std::uint64_t host = 0, nvme = 0;  // this rank's bytes
+};
+
+// Moves the offloaded states out of `r`: optimizer states, master weights and the fp32 step to the CPU (or NVMe),
+// and with params/nvme the weights too.
+Offloaded offload_states(RankMemory& r, Offload offload) {
+  Offloaded out;
+  if (offload != Offload::none) {
+    out.host += r.gradients;
+    (offload == Offload::nvme ? out.nvme : out.host) += r.optimizer;
+    r.gradients = 0;
+    r.optimizer = 0;
+    r.master_weights = 0;
+  }
+  if (offload == Offload::params || offload == Offload::nvme) {
+    (offload == Offload::nvme ? out.nvme : out.host) += r.weights;
+    r.weights = 0;
+  }
+  return out;
+}
+
+// The stage's activations for its in-flight micro-batches; the last stage adds the head, the logits and (in
+// `r.temporary`) the logits' gradient.
+bool add_stage_activations(RankMemory& r, const ActivationEstimate& a, std::uint64_t stage, std::uint64_t p,
+                           const StageLayers& layers) {
+  CheckedSum per_micro;
+  per_micro.add(a.kept_for_layers(layers.first, layers.count));
+  if (stage == 0) per_micro.add(a.embedding);
+  CheckedSum act;
+  act.add({per_micro.value(), r.in_flight_micro_batches}).add(a.recompute_peak);
+  if (stage + 1 == p) {
+    act.add(a.head).add(a.logits);
+    r.temporary += a.logits_gradient;
+  }
+  if (act.overflow() || per_micro.overflow()) return false;
+  r.activations = act.value();
+  return true;
+}
+
+// One GPU of pipeline stage `stage`; adds what it offloads, times its tensor- and data-parallel copies, to host
+// and nvme.
+std::optional<RankMemory> rank_memory(const RankInputs& in, std::uint64_t stage, CheckedSum& host, CheckedSum& nvme) {
+  const ParallelLayout& layout = in.e.layout;
+  const std::uint64_t p = layout.pipeline_parallel, dp = layout.data_parallel;
+  const ZeroStage zero = in.o.parallel.zero;
+  const StageLayers sl = in.spec.is_bare() ? StageLayers{0, 1} : stage_layers(in.spec.num_layers, p, stage);
+  const auto g = stage_states(in, stage, sl);
+  if (!g) return std::nullopt;
+  const ModelStateBytes shard = shard_model_states(g->states, dp, zero);
+  RankMemory r;
+  r.params = g->params;
+  r.weights = shard.weights;
+  r.gradients = shard.gradients;
+  r.optimizer = shard.optimizer;
+  r.master_weights = zero >= ZeroStage::optimizer ? ceil_div(g->master, dp) : g->master;
+  const Offloaded off = offload_states(r, in.o.parallel.offload);
+  const auto copies = checked_mul(layout.tensor_parallel, dp);
+  host.add(copies ? checked_mul(off.host, *copies) : std::nullopt);
+  nvme.add(copies ? checked_mul(off.nvme, *copies) : std::nullopt);
+  r.in_flight_micro_batches = in_flight_micro_batches(p, layout.gradient_accumulation, stage);
+  r.temporary = zero3_gather_bytes(in.e, in.o);
+  if (in.e.activations && !add_stage_activations(r, *in.e.activations, stage, p, sl)) return std::nullopt;
+  r.overhead = kCudaContextBytes;
+  CheckedSum total;
+  total.add(r.weights).add(r.gradients).add(r.optimizer).add(r.activations).add(r.temporary).add(r.overhead);
+  if (total.overflow()) return std::nullopt;
+  r.total = total.value();
+  return r;
+}
+
+// One rank per pipeline stage; reported: first, one middle, last. The rank with the largest total must fit.
+std::optional<Error> plan_ranks(TrainingEstimate& e, const RankInputs& in) {
+  const std::uint64_t p = e.layout.pipeline_parallel;
   CheckedSum host, nvme;
-  auto rank_for = [&](std::uint64_t stage) -> std::optional<RankMemory> {
-    const StageLayers sl = bare ? StageLayers{0, 1} : stage_layers(spec.num_layers, p, stage);
-    auto g = scaled(*gl, sl.count, L);
-    if (g && stage == 0) g = plus(*g, *ge);
-    if (g && stage + 1 == p) g = plus(*g, *gh);
-    if (g && stage + 1 == p && p > 1) g = plus(*g, *tied_copy);
-    if (g) g = scaled(*g, 1, t);  // tensor parallel splits every matrix t ways (norms are replicated: ignored)
-    if (!g) return std::nullopt;
-    const ModelStateBytes shard = shard_model_states(g->states, dp, zero);
-    RankMemory r;
-    r.params = g->params;
-    r.weights = shard.weights;
-    r.gradients = shard.gradients;
-    r.optimizer = shard.optimizer;
-    r.master_weights = zero >= ZeroStage::optimizer ? ceil_div(g->master, dp) : g->master;
-    std::uint64_t to_host = 0, to_nvme = 0;
-    if (offload != Offload::none) {  // optimizer states, master weights and the fp32 step move to the CPU
-      to_host += r.gradients;
-      (offload == Offload::nvme ? to_nvme : to_host) += r.optimizer;
-      r.gradients = 0;
-      r.optimizer = 0;
-      r.master_weights = 0;
-    }
-    if (offload == Offload::params || offload == Offload::nvme) {
-      (offload == Offload::nvme ? to_nvme : to_host) += r.weights;
-      r.weights = 0;
-    }
-    const auto copies = checked_mul(t, dp);
-    auto h_all = copies ? checked_mul(to_host, *copies) : std::nullopt;
-    auto n_all = copies ? checked_mul(to_nvme, *copies) : std::nullopt;
-    host.add(h_all);
-    nvme.add(n_all);
-    r.in_flight_micro_batches = in_flight_micro_batches(p, layout.gradient_accumulation, stage);
-    r.temporary = gather_buffer;
-    if (e.activations) {
-      const auto& a = *e.activations;
-      CheckedSum per_micro;
-      per_micro.add(a.kept_for_layers(sl.first, sl.count));
-      if (stage == 0) per_micro.add(a.embedding);
-      CheckedSum act;
-      act.add({per_micro.value(), r.in_flight_micro_batches}).add(a.recompute_peak);
-      if (stage + 1 == p) {
-        act.add(a.head).add(a.logits);
-        r.temporary += a.logits_gradient;
-      }
-      if (act.overflow() || per_micro.overflow()) return std::nullopt;
-      r.activations = act.value();
-    }
-    r.overhead = kCudaContextBytes;
-    CheckedSum total;
-    total.add(r.weights).add(r.gradients).add(r.optimizer).add(r.activations).add(r.temporary).add(r.overhead);
-    if (total.overflow()) return std::nullopt;
-    r.total = total.value();
-    return r;
-  };
   for (std::uint64_t stage = 0; stage < p; ++stage) {
-    auto r = rank_for(stage);
+    auto r = rank_memory(in, stage, host, nvme);
     if (!r) return overflow_error();
     if (p == 1) r->role = "every GPU";
     else if (stage == 0) r->role = "first pipeline stage";
@@ -508,20 +517,34 @@ Result<TrainingEstimate> estimate_training(const ModelSpec& spec, const Training
   if (host.overflow() || nvme.overflow()) return overflow_error();
   e.host_ram_bytes = host.value();
   e.nvme_bytes = nvme.value();
-  e.slowdown = offload_slowdown(offload);
   e.breakdown = e.ranks.front();
   for (const auto& r : e.ranks)
     if (r.total > e.breakdown.total) e.breakdown = r;
+  return std::nullopt;
+}
 
-  // ---- explanations ----
+// ---- explanations and notes ----
+
+// How a formula divides: " ÷ tp 2, this stage's share", and " ÷ 4 data-parallel ranks" where ZeRO shards.
+struct Split {
+  std::string share;
+  std::string zero;
+  std::string_view zero_if(bool on) const { return on ? std::string_view(zero) : std::string_view(); }
+};
+
+Split split_of(const ParallelLayout& layout) {
+  Text share;
+  if (layout.tensor_parallel > 1) share << " ÷ tp " << layout.tensor_parallel;
+  if (layout.pipeline_parallel > 1) share << ", this stage's share";
+  return {share.str(), (Text() << " ÷ " << layout.data_parallel << " data-parallel ranks").str()};
+}
+
+void explain_weights_and_gradients(std::vector<Explanation>& out, const TrainingEstimate& e, const TrainingOptions& o,
+                                   const Conventions& c, const Split& split) {
   const RankMemory& b = e.breakdown;
-  Text split_text;
-  if (t > 1) split_text << " ÷ tp " << t;
-  if (p > 1) split_text << ", this stage's share";
-  const std::string split = split_text.str();
-  const std::string zdiv = (Text() << " ÷ " << dp << " data-parallel ranks").str();
-  const auto zdiv_if = [&](bool on) { return on ? std::string_view(zdiv) : std::string_view(); };
-  if (adapters) {
+  const auto weights_split = split.zero_if(o.parallel.zero == ZeroStage::parameters);
+  const auto gradients_split = split.zero_if(o.parallel.zero >= ZeroStage::gradients);
+  if (o.mode != TrainingMode::full) {
     Text values;
     if (o.mode == TrainingMode::qlora)
       values << Grouped{e.quantized_params} << " linear weights × 4.127 bits (NF4 + double quant) + "
@@ -529,147 +552,220 @@ Result<TrainingEstimate> estimate_training(const ModelSpec& spec, const Training
     else values << Grouped{e.params.total} << " frozen × " << c.frozen << " B";
     values << " + " << Grouped{e.trainable_params} << " trainable × " << c.weight << " B → " << b.weights
            << " B on this GPU";
-    e.explanations.push_back(
-        {"weights",
-         (Text() << "frozen base + adapters × weight bytes" << split << zdiv_if(zero == ZeroStage::parameters)).str(),
-         values.str(),
-         o.mode == TrainingMode::qlora ? "QLoRA (Dettmers et al. 2023) §3: NF4, double quantization"
-                                       : "LoRA (Hu et al. 2021): base frozen"});
+    out.push_back({"weights", (Text() << "frozen base + adapters × weight bytes" << split.share << weights_split).str(),
+                   values.str(),
+                   o.mode == TrainingMode::qlora ? "QLoRA (Dettmers et al. 2023) §3: NF4, double quantization"
+                                                 : "LoRA (Hu et al. 2021): base frozen"});
   } else {
-    e.explanations.push_back(
-        {"weights", (Text() << "trainable × weight bytes" << split << zdiv_if(zero == ZeroStage::parameters)).str(),
+    out.push_back(
+        {"weights", (Text() << "trainable × weight bytes" << split.share << weights_split).str(),
          (Text() << Grouped{e.trainable_params} << " × " << c.weight << " B → " << b.weights << " B on this GPU").str(),
          "ZeRO paper §3.1 (2Ψ for 16-bit weights)"});
   }
-  e.explanations.push_back(
-      {"gradients", (Text() << "trainable × gradient bytes" << split << zdiv_if(zero >= ZeroStage::gradients)).str(),
-       (Text() << Grouped{e.trainable_params} << " trainable × " << c.grad << " B (" << grad_dtype_name(grad) << ") → "
-               << b.gradients << " B on this GPU")
-           .str(),
-       e.gradient_convention});
-  {
-    const bool adafactor = o.optimizer == Optimizer::adafactor;
-    Text formula, values;
-    formula << (adafactor ? "fp32 rows + cols per matrix × 4 B" : "trainable × state bytes")
-            << (c.master ? " + trainable × 4 B fp32 master weights" : "") << split
-            << zdiv_if(zero >= ZeroStage::optimizer);
-    values << opt.name << ": ";
-    if (adafactor) values << "factored";
-    else values << c.moments << " B/param";
-    values << (c.master ? " + 4 B master" : "") << " → " << b.optimizer << " B on this GPU (" << b.master_weights
-           << " B master weights)";
-    e.explanations.push_back(
-        {"optimizer", formula.str(), values.str(),
-         (Text() << opt.summary << "; HF model memory anatomy; ZeRO paper K = 12 for mixed-precision Adam").str()});
-    // The "of which" line the page shows under the optimizer states opens its own part of that formula.
-    if (c.master) {
-      Text master;
-      master << Grouped{e.trainable_params} << " × 4 B → " << Grouped{b.master_weights} << " B on this GPU";
-      if (o.parallel.offload != Offload::none) master << " (offloaded with the optimizer states to host RAM)";
-      e.explanations.push_back(
-          {"master_weights",
-           (Text() << "trainable × 4 B fp32 copy, inside the optimizer states" << split
-                   << zdiv_if(zero >= ZeroStage::optimizer))
-               .str(),
-           master.str(), "Micikevicius et al. 2018 (fp32 master weights); ZeRO paper §3.1 (part of K = 12)"});
-    } else {
-      e.explanations.push_back({"master_weights", "none: only mixed precision keeps an fp32 copy beside 16-bit weights",
-                                (Text() << "0 B (" << precision_name(o.precision) << ")").str(),
-                                "Micikevicius et al. 2018 (fp32 master weights in mixed precision)"});
-    }
-  }
-  if (!adapters) {
-    Text values;
-    values << c.weight << " + " << c.master << " + " << c.grad << " + ";
-    if (o.optimizer == Optimizer::adafactor) values << "factored";
-    else values << c.moments;
-    values << " = " << per_param << " B per trainable parameter, before sharding";
-    e.explanations.push_back(
-        {"bytes_per_param", "weights + master + gradients + optimizer states", values.str(), e.gradient_convention});
-  }
-  if (e.activations) {
-    e.explanations.push_back({"activations", "in-flight micro-batches × kept activations of this GPU's layers",
-                              (Text() << b.in_flight_micro_batches << " × … = " << b.activations << " B").str(),
-                              "Korthikanti et al. 2022 (1F1B: first stage holds p micro-batches)"});
-    for (const auto& x : e.activations->explanations) e.explanations.push_back(x);
-  } else {
-    e.explanations.push_back({"activations", "needs the model's layer shapes (hidden size, heads, vocabulary)",
-                              "0 B: a bare parameter count has none",
-                              "Korthikanti et al. 2022: activations are a function of the layer shapes"});
-  }
-  e.explanations.push_back({"temporary", "ZeRO-3 gather buffer 4 × largest layer / t + fp32 logits gradient 4·s·b·V/t",
-                            (Text() << gather_buffer << " + " << b.temporary - std::min(b.temporary, gather_buffer)
-                                    << " = " << b.temporary << " B")
-                                .str(),
-                            "DeepSpeed estimate_zero3_model_states_mem_needs (4 × largest_layer_params); loss backward"});
-  e.explanations.push_back({"overhead", "CUDA context and kernels", (Text() << b.overhead << " B (512 MiB)").str(),
-                            "CUDA ≥ 12.2 lazy loading ≈ 0.5 GiB; HF model-memory anatomy saw 1.3 GiB on V100"});
-  e.explanations.push_back({"total", "weights + gradients + optimizer + activations + temporary + overhead",
-                            (Text() << b.weights << " + " << b.gradients << " + " << b.optimizer << " + "
-                                    << b.activations << " + " << b.temporary << " + " << b.overhead << " = " << b.total
-                                    << " B (" << b.role << ")")
-                                .str(),
-                            "sum of the lines above"});
-  if (offload != Offload::none) {
-    const auto ds = zero == ZeroStage::parameters
-                        ? deepspeed_zero3_estimate(e.params.total, e.largest_layer_params, layout.gpus, 1, true,
-                                                   offload != Offload::optimizer)
-                        : deepspeed_zero2_estimate(e.params.total, layout.gpus, 1, true);
-    e.explanations.push_back(
-        {"host_ram_bytes",
-         (Text() << "offloaded gradients + optimizer states" << (offload == Offload::params ? " + weights" : "")
-                 << ", all GPUs")
-             .str(),
-         (Text() << e.host_ram_bytes << " B (" << gb(e.host_ram_bytes)
-                 << "); DeepSpeed's estimator with its 1.5 buffer factor: " << gb(ds.cpu_bytes) << " on one node")
-             .str(),
-         "ZeRO-Offload (Ren et al. 2021); DeepSpeed estimate_zero2/zero3_model_states_mem_needs"});
-    if (offload == Offload::nvme)
-      e.explanations.push_back({"nvme_bytes", "weights + optimizer states on NVMe, all GPUs",
-                                (Text() << e.nvme_bytes << " B (" << gb(e.nvme_bytes) << ")").str(),
-                                "ZeRO-Infinity (Rajbhandari et al. 2021)"});
-    e.explanations.push_back({"slowdown", "step time × [min, max]",
-                              (Text() << detail::fixed_text(e.slowdown.min, 6).substr(0, 4) << "–"
-                                      << detail::fixed_text(e.slowdown.max, 6).substr(0, 4))
-                                  .str(),
-                              std::string(e.slowdown.source)});
-  }
+  out.push_back({"gradients", (Text() << "trainable × gradient bytes" << split.share << gradients_split).str(),
+                 (Text() << Grouped{e.trainable_params} << " trainable × " << c.grad << " B ("
+                         << grad_dtype_name(e.grad_dtype) << ") → " << b.gradients << " B on this GPU")
+                     .str(),
+                 e.gradient_convention});
+}
 
-  // ---- notes ----
-  e.notes.push_back((Text() << "Gradients: " << e.gradient_convention << ".").str());
+void explain_optimizer(std::vector<Explanation>& out, const TrainingEstimate& e, const TrainingOptions& o,
+                       const Conventions& c, const Split& split) {
+  const RankMemory& b = e.breakdown;
+  const auto& opt = optimizer_info(o.optimizer);
+  const bool adafactor = o.optimizer == Optimizer::adafactor;
+  const bool sharded = o.parallel.zero >= ZeroStage::optimizer;
+  Text formula, values;
+  formula << (adafactor ? "fp32 rows + cols per matrix × 4 B" : "trainable × state bytes")
+          << (c.master ? " + trainable × 4 B fp32 master weights" : "") << split.share << split.zero_if(sharded);
+  values << opt.name << ": ";
+  if (adafactor) values << "factored";
+  else values << c.moments << " B/param";
+  values << (c.master ? " + 4 B master" : "") << " → " << b.optimizer << " B on this GPU (" << b.master_weights
+         << " B master weights)";
+  out.push_back(
+      {"optimizer", formula.str(), values.str(),
+       (Text() << opt.summary << "; HF model memory anatomy; ZeRO paper K = 12 for mixed-precision Adam").str()});
+  // The "of which" line the page shows under the optimizer states opens its own part of that formula.
+  if (c.master) {
+    Text master;
+    master << Grouped{e.trainable_params} << " × 4 B → " << Grouped{b.master_weights} << " B on this GPU";
+    if (o.parallel.offload != Offload::none) master << " (offloaded with the optimizer states to host RAM)";
+    out.push_back(
+        {"master_weights",
+         (Text() << "trainable × 4 B fp32 copy, inside the optimizer states" << split.share << split.zero_if(sharded))
+             .str(),
+         master.str(), "Micikevicius et al. 2018 (fp32 master weights); ZeRO paper §3.1 (part of K = 12)"});
+  } else {
+    out.push_back({"master_weights", "none: only mixed precision keeps an fp32 copy beside 16-bit weights",
+                   (Text() << "0 B (" << precision_name(o.precision) << ")").str(),
+                   "Micikevicius et al. 2018 (fp32 master weights in mixed precision)"});
+  }
+  if (o.mode == TrainingMode::full) {
+    Text per_param;
+    per_param << c.weight << " + " << c.master << " + " << c.grad << " + ";
+    if (adafactor) per_param << "factored";
+    else per_param << c.moments;
+    per_param << " = " << c.weight + c.master + c.grad + c.moments << " B per trainable parameter, before sharding";
+    out.push_back({"bytes_per_param", "weights + master + gradients + optimizer states", per_param.str(),
+                   e.gradient_convention});
+  }
+}
+
+void explain_activations_and_total(std::vector<Explanation>& out, const TrainingEstimate& e, const TrainingOptions& o) {
+  const RankMemory& b = e.breakdown;
+  if (e.activations) {
+    out.push_back({"activations", "in-flight micro-batches × kept activations of this GPU's layers",
+                   (Text() << b.in_flight_micro_batches << " × … = " << b.activations << " B").str(),
+                   "Korthikanti et al. 2022 (1F1B: first stage holds p micro-batches)"});
+    for (const auto& x : e.activations->explanations) out.push_back(x);
+  } else {
+    out.push_back({"activations", "needs the model's layer shapes (hidden size, heads, vocabulary)",
+                   "0 B: a bare parameter count has none",
+                   "Korthikanti et al. 2022: activations are a function of the layer shapes"});
+  }
+  const std::uint64_t gather_buffer = zero3_gather_bytes(e, o);
+  out.push_back({"temporary", "ZeRO-3 gather buffer 4 × largest layer / t + fp32 logits gradient 4·s·b·V/t",
+                 (Text() << gather_buffer << " + " << b.temporary - std::min(b.temporary, gather_buffer) << " = "
+                         << b.temporary << " B")
+                     .str(),
+                 "DeepSpeed estimate_zero3_model_states_mem_needs (4 × largest_layer_params); loss backward"});
+  out.push_back({"overhead", "CUDA context and kernels", (Text() << b.overhead << " B (512 MiB)").str(),
+                 "CUDA ≥ 12.2 lazy loading ≈ 0.5 GiB; HF model-memory anatomy saw 1.3 GiB on V100"});
+  out.push_back({"total", "weights + gradients + optimizer + activations + temporary + overhead",
+                 (Text() << b.weights << " + " << b.gradients << " + " << b.optimizer << " + " << b.activations
+                         << " + " << b.temporary << " + " << b.overhead << " = " << b.total << " B (" << b.role << ")")
+                     .str(),
+                 "sum of the lines above"});
+}
+
+void explain_offload(std::vector<Explanation>& out, const TrainingEstimate& e, const TrainingOptions& o) {
+  const Offload offload = o.parallel.offload;
+  if (offload == Offload::none) return;
+  const auto ds = o.parallel.zero == ZeroStage::parameters
+                      ? deepspeed_zero3_estimate(e.params.total, e.largest_layer_params, e.layout.gpus, 1, true,
+                                                 offload != Offload::optimizer)
+                      : deepspeed_zero2_estimate(e.params.total, e.layout.gpus, 1, true);
+  out.push_back(
+      {"host_ram_bytes",
+       (Text() << "offloaded gradients + optimizer states" << (offload == Offload::params ? " + weights" : "")
+               << ", all GPUs")
+           .str(),
+       (Text() << e.host_ram_bytes << " B (" << gb(e.host_ram_bytes)
+               << "); DeepSpeed's estimator with its 1.5 buffer factor: " << gb(ds.cpu_bytes) << " on one node")
+           .str(),
+       "ZeRO-Offload (Ren et al. 2021); DeepSpeed estimate_zero2/zero3_model_states_mem_needs"});
+  if (offload == Offload::nvme)
+    out.push_back({"nvme_bytes", "weights + optimizer states on NVMe, all GPUs",
+                   (Text() << e.nvme_bytes << " B (" << gb(e.nvme_bytes) << ")").str(),
+                   "ZeRO-Infinity (Rajbhandari et al. 2021)"});
+  out.push_back({"slowdown", "step time × [min, max]",
+                 (Text() << detail::fixed_text(e.slowdown.min, 6).substr(0, 4) << "–"
+                         << detail::fixed_text(e.slowdown.max, 6).substr(0, 4))
+                     .str(),
+                 std::string(e.slowdown.source)});
+}
+
+// The formula, figures and source of every line of the estimate, in the breakdown's order.
+std::vector<Explanation> training_explanations(const TrainingEstimate& e, const TrainingOptions& o,
+                                               const Conventions& c) {
+  std::vector<Explanation> out;
+  const Split split = split_of(e.layout);
+  explain_weights_and_gradients(out, e, o, c, split);
+  explain_optimizer(out, e, o, c, split);
+  explain_activations_and_total(out, e, o);
+  explain_offload(out, e, o);
+  return out;
+}
+
+// What the figures leave out or assume, for this precision, optimizer and parallel layout.
+std::vector<std::string> training_notes(const ModelSpec& spec, const TrainingEstimate& e, const TrainingOptions& o) {
+  std::vector<std::string> out;
+  const auto& opt = optimizer_info(o.optimizer);
+  const bool adapters = o.mode != TrainingMode::full;
+  const ZeroStage zero = o.parallel.zero;
+  const std::uint64_t p = e.layout.pipeline_parallel, t = e.layout.tensor_parallel, dp = e.layout.data_parallel;
+  const bool bare = spec.is_bare();
+  out.push_back((Text() << "Gradients: " << e.gradient_convention << ".").str());
   if (opt.paged)
-    e.notes.push_back("Paged optimizer: the states live in CUDA unified memory and page out to host RAM under "
-                      "memory pressure, so a spike does not OOM; the GPU figure is the unpaged size.");
+    out.push_back("Paged optimizer: the states live in CUDA unified memory and page out to host RAM under "
+                  "memory pressure, so a spike does not OOM; the GPU figure is the unpaged size.");
   if (opt.eight_bit)
-    e.notes.push_back("8-bit optimizer: bitsandbytes keeps tensors under 4096 elements in 32-bit and adds a "
-                      "block-wise absmax, a little above 2 B/param.");
+    out.push_back("8-bit optimizer: bitsandbytes keeps tensors under 4096 elements in 32-bit and adds a "
+                  "block-wise absmax, a little above 2 B/param.");
   if (o.precision == Precision::bf16)
-    e.notes.push_back("Pure bf16: no fp32 master weights; torch optimizers keep their state in bf16 too. Updates "
-                      "smaller than bf16's resolution are lost (Kahan summation or stochastic rounding help).");
+    out.push_back("Pure bf16: no fp32 master weights; torch optimizers keep their state in bf16 too. Updates "
+                  "smaller than bf16's resolution are lost (Kahan summation or stochastic rounding help).");
   if (o.mode == TrainingMode::qlora)
-    e.notes.push_back("QLoRA: only the transformer blocks' linear layers are NF4; embeddings, lm_head and norms "
-                      "stay 16-bit.");
+    out.push_back("QLoRA: only the transformer blocks' linear layers are NF4; embeddings, lm_head and norms "
+                  "stay 16-bit.");
   if (adapters)
-    e.notes.push_back("LoRA adapters are counted under the chosen precision (PEFT keeps them in fp32 by default; "
-                      "they are small either way). LoRA dropout copies are not counted.");
+    out.push_back("LoRA adapters are counted under the chosen precision (PEFT keeps them in fp32 by default; "
+                  "they are small either way). LoRA dropout copies are not counted.");
   if (zero == ZeroStage::none && dp > 1)
-    e.notes.push_back("Plain data parallel (DDP) also allocates gradient buckets as large as the gradients unless "
-                      "gradient_as_bucket_view=True; not counted.");
+    out.push_back("Plain data parallel (DDP) also allocates gradient buckets as large as the gradients unless "
+                  "gradient_as_bucket_view=True; not counted.");
   if ((zero == ZeroStage::optimizer || zero == ZeroStage::gradients) && dp > 1)
-    e.notes.push_back("DeepSpeed ZeRO-1/2 reduce and all-gather buckets (reduce_bucket_size, allgather_bucket_size, "
-                      "5e8 elements by default) come on top; HF's 'auto' sets them to hidden².");
+    out.push_back("DeepSpeed ZeRO-1/2 reduce and all-gather buckets (reduce_bucket_size, allgather_bucket_size, "
+                  "5e8 elements by default) come on top; HF's 'auto' sets them to hidden².");
   if (zero >= ZeroStage::gradients && p > 1)
-    e.notes.push_back("DeepSpeed supports only ZeRO-1 with pipeline parallelism; ZeRO-2/3 with pipelines needs "
-                      "another framework (e.g. FSDP2 + PP in torchtitan).");
+    out.push_back("DeepSpeed supports only ZeRO-1 with pipeline parallelism; ZeRO-2/3 with pipelines needs "
+                  "another framework (e.g. FSDP2 + PP in torchtitan).");
   if (zero != ZeroStage::none && dp == 1)
-    e.notes.push_back("ZeRO with one data-parallel rank shards nothing: memory falls only through offloading.");
+    out.push_back("ZeRO with one data-parallel rank shards nothing: memory falls only through offloading.");
   if (bare)
-    e.notes.push_back("Only a parameter count is known: activations and buffers are not estimated.");
+    out.push_back("Only a parameter count is known: activations and buffers are not estimated.");
   if (t > 1)
-    e.notes.push_back("Tensor parallel: every parameter counted as split t ways; norms and biases that Megatron "
-                      "replicates are ignored (a few MB).");
+    out.push_back("Tensor parallel: every parameter counted as split t ways; norms and biases that Megatron "
+                  "replicates are ignored (a few MB).");
   if (e.activations)
-    for (const auto& n : e.activations->notes) e.notes.push_back(n);
+    for (const auto& n : e.activations->notes) out.push_back(n);
+  return out;
+}
+
+}  // namespace
+
+Result<TrainingEstimate> estimate_training(const ModelSpec& spec, const TrainingOptions& o) {
+  auto params = count_params(spec);
+  if (!params) return params.error();
+  auto grad = check_training_options(spec, o);
+  if (!grad) return grad.error();
+  auto layout = training_layout(spec, o);
+  if (!layout) return layout.error();
+
+  TrainingEstimate e;
+  e.mode = o.mode;
+  e.precision = o.precision;
+  e.grad_dtype = grad.value();
+  e.optimizer = o.optimizer;
+  e.params = params.value();
+  e.layout = layout.value();
+  e.gradient_convention = gradient_convention(e.grad_dtype);
+  const Conventions c = conventions_for(o, e.grad_dtype);
+
+  auto groups = param_groups(spec, e.params, o);
+  if (!groups) return groups.error();
+  const ParamGroups& g = groups.value();
+  e.largest_layer_params = g.largest_matrix;
+  e.trainable_params = g.embed.trainable + g.layers.trainable + g.head.trainable;
+  e.quantized_params = g.layers.quantized;
+  const auto states = model_states(spec, g, c, o, e.layout);
+  if (!states) return overflow_error();
+  auto replica = plus(states->embed, states->layers);
+  replica = replica ? plus(*replica, states->head) : std::nullopt;
+  if (!replica) return overflow_error();
+  e.replica = replica->states;
+
+  if (!spec.is_bare()) {
+    auto activations = training_activations(spec, o, e.layout);
+    if (!activations) return activations.error();
+    e.activations = std::move(activations).value();
+  }
+  if (auto error = plan_ranks(e, RankInputs{spec, o, e, *states})) return *error;
+  e.slowdown = offload_slowdown(o.parallel.offload);
+
+  e.explanations = training_explanations(e, o, c);
+  e.notes = training_notes(spec, e, o);
   return e;
 }
 

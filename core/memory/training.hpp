@@ -9,7 +9,7 @@
 #include <vector>       // std::vector
 
 #include "memory/activations.hpp"
-#include "memory/inference.hpp"  // Explanation, kCudaContextBytes
+#include "util/explanation.hpp"
 #include "model/model_spec.hpp"
 #include "memory/parallelism.hpp"
 #include "util/result.hpp"

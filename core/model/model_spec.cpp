@@ -1,68 +1,13 @@
 #include "model/model_spec.hpp"
 
-#include <initializer_list>  // std::initializer_list
-#include <optional>          // std::optional
+#include <optional>  // std::optional
 #include <string>    // std::to_string
 
-#include "util/units.hpp"
+#include "model/tensors.hpp"
+#include "util/byte_math.hpp"  // CheckedSum
 
 namespace vramfit {
 namespace {
-
-// Sums products of shape factors; remembers whether any step overflowed 64 bits.
-class Tally {
- public:
-  Tally& add(std::uint64_t a, std::uint64_t b = 1, std::uint64_t c = 1) {
-    const auto ab = checked_mul(a, b);
-    const auto abc = ab ? checked_mul(*ab, c) : std::nullopt;
-    const auto sum = abc ? checked_add(sum_, *abc) : std::nullopt;
-    if (!sum) overflow_ = true;
-    else sum_ = *sum;
-    return *this;
-  }
-  std::uint64_t sum() const noexcept { return sum_; }
-  bool overflow() const noexcept { return overflow_; }
-
- private:
-  std::uint64_t sum_ = 0;
-  bool overflow_ = false;
-};
-
-std::uint64_t norm_params(const ModelSpec& s, std::uint64_t width) {
-  return s.norm == NormKind::layer ? 2 * width : width;
-}
-
-// One feed-forward block of width `inner`: gate+up+down (gated) or up+down.
-Tally mlp_params(const ModelSpec& s, std::uint64_t inner) {
-  Tally t;
-  t.add(s.gated_mlp ? 3 : 2, s.hidden_size, inner);
-  if (s.mlp_bias) t.add(s.gated_mlp ? 2 : 1, inner).add(s.hidden_size);
-  return t;
-}
-
-Tally attention_params(const ModelSpec& s) {
-  Tally t;
-  const auto h = s.hidden_size;
-  const auto a = s.num_attention_heads;
-  if (s.is_mla()) {
-    // DeepSeek-V2 §2.1.2: low-rank joint compression of K and V (+ of Q when q_lora_rank is set).
-    const auto& m = s.mla;
-    const auto qk_head = m.qk_nope_head_dim + m.qk_rope_head_dim;
-    if (m.q_lora_rank != 0) t.add(h, m.q_lora_rank).add(m.q_lora_rank).add(m.q_lora_rank, a, qk_head);
-    else t.add(h, a, qk_head);
-    t.add(h, m.kv_lora_rank + m.qk_rope_head_dim).add(m.kv_lora_rank);
-    t.add(m.kv_lora_rank, a, m.qk_nope_head_dim + m.v_head_dim);
-    t.add(a, m.v_head_dim, h);
-    return t;
-  }
-  const auto d = s.head_dim;
-  const auto kv = s.num_kv_heads;
-  t.add(h, a, d).add(2, h, kv * d).add(a, d, h);  // q, k and v, o
-  if (s.qkv_bias) t.add(a, d).add(2, kv, d);
-  if (s.qk_norm) t.add(2, d);
-  if (s.attn_out_bias) t.add(h);
-  return t;
-}
 
 Error overflow_error() {
   return make_error("config", "the shapes multiply to more than 2^64 parameters; check the sizes");
@@ -127,45 +72,19 @@ Result<bool> validate(const ModelSpec& s) {
 Result<ParamCounts> count_params(const ModelSpec& s) {
   if (auto ok = validate(s); !ok) return ok.error();
   if (s.is_bare()) return ParamCounts{s.bare_params, s.bare_params, 0, 0};
-
-  const auto h = s.hidden_size;
-  Tally embedding;
-  embedding.add(s.vocab_size, h).add(s.learned_positions, h).add(s.token_types, h);
-  if (s.embedding_norm) embedding.add(norm_params(s, h));
-
-  const Tally attention = attention_params(s);
-  const Tally dense_mlp = mlp_params(s, s.intermediate_size);
-  Tally expert_mlp, shared_mlp;
-  if (s.is_moe()) {
-    expert_mlp = mlp_params(s, s.moe.expert_intermediate);
-    const auto shared_width = s.moe.shared_intermediate ? s.moe.shared_intermediate : s.moe.expert_intermediate;
-    shared_mlp = mlp_params(s, shared_width);
+  detail::CheckedSum total, inactive, embedding, lm_head;
+  for (const ModelTensor& t : model_tensors(s)) {
+    const auto elements = t.elements();
+    if (!elements) return overflow_error();
+    total.add({*elements, t.copies()});
+    if (t.role == TensorRole::embedding) embedding.add(*elements);
+    if (t.role == TensorRole::output) lm_head.add(*elements);
+    // Routed experts a token is not sent to do not run for it.
+    if (t.experts > 1) inactive.add({*elements / t.experts, t.experts - s.moe.experts_per_token, t.copies()});
   }
-  const auto dense_layers = s.is_moe() ? s.moe.leading_dense_layers : s.num_layers;
-  const auto moe_layers = s.num_layers - dense_layers;
-
-  Tally total;
-  total.add(embedding.sum());
-  total.add(s.num_layers, attention.sum()).add(s.num_layers, s.norms_per_layer, norm_params(s, h));
-  total.add(dense_layers, dense_mlp.sum());
-  Tally inactive;
-  if (moe_layers) {
-    total.add(moe_layers, s.moe.routed_experts, expert_mlp.sum());
-    total.add(moe_layers, s.moe.shared_experts, shared_mlp.sum());
-    total.add(moe_layers, s.moe.routed_experts, h);  // router
-    if (s.moe.router_bias) total.add(moe_layers, s.moe.routed_experts);
-    inactive.add(moe_layers, s.moe.routed_experts - s.moe.experts_per_token, expert_mlp.sum());
-  }
-  if (s.final_norm) total.add(norm_params(s, h));
-  if (s.pooler) total.add(h, h).add(h);
-  total.add(s.vision_params);
-  const std::uint64_t lm_head = (s.has_lm_head && !s.tied_embeddings) ? s.vocab_size * h : 0;
-  total.add(lm_head);
-
-  const Tally* tallies[] = {&embedding, &attention, &dense_mlp, &expert_mlp, &shared_mlp, &total, &inactive};
-  for (const Tally* t : tallies)
-    if (t->overflow()) return overflow_error();
-  return ParamCounts{total.sum(), total.sum() - inactive.sum(), embedding.sum(), lm_head};
+  for (const auto* sum : {&total, &inactive, &embedding, &lm_head})
+    if (sum->overflow()) return overflow_error();
+  return ParamCounts{total.value(), total.value() - inactive.value(), embedding.value(), lm_head.value()};
 }
 
 }  // namespace vramfit

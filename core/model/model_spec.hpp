@@ -99,7 +99,7 @@ struct ParamCounts {
 // Checks shapes for consistency (heads divide, nothing zero that must not be) and names the field.
 Result<bool> validate(const ModelSpec& spec);
 
-// Exact parameter count from the architecture (sum of every weight and bias tensor).
+// Exact parameter count from the architecture: the elements of every tensor model_tensors (model/tensors.hpp) lists.
 // Bare specs return bare_params. Call validate() first; overflow yields an error.
 Result<ParamCounts> count_params(const ModelSpec& spec);
 

@@ -1,5 +1,6 @@
 // Training model states: precision conventions, optimizers, LoRA and QLoRA, with their sources.
 #include "../training_fixtures.hpp"
+#include "model/hf_config.hpp"
 
 using namespace vramfit;
 using test::bare, test::states, test::train;
@@ -97,6 +98,22 @@ TEST_CASE("PEFT: LoRA r=8 on q and v of Llama-2-7B trains 4,194,304 parameters")
   n = lora_trainable_params(test::preset("llama-2-7b"), 16, LinearSet::all());
   REQUIRE(n.ok());
   CHECK(n.value() == 39'976'960ULL);
+}
+
+TEST_CASE("LoRA adapts DeepSeek-V2-Lite's two shared experts as the one MLP they are") {
+  // transformers DeepseekV2MoE: shared_experts is one DeepseekV2MLP of width 1408 × 2 = 2816. Per r, rows + cols:
+  //   attention, 27 layers: q 2048+3072, kv_a 2048+576, kv_b 512+4096, o 2048+2048 = 16,448 → 444,096
+  //   layer 0, dense MLP 10944: 3 × (2048+10944) = 38,976
+  //   layers 1–26: 64 experts × 3 × (2048+1408) + shared 3 × (2048+2816) + router 2048+64 = 680,256 → 17,686,656
+  // 18,169,728 × r 16 = 290,715,648.
+  const auto spec = model_from_hf_config(R"({"model_type":"deepseek_v2","hidden_size":2048,"num_hidden_layers":27,
+    "num_attention_heads":16,"num_key_value_heads":16,"intermediate_size":10944,"moe_intermediate_size":1408,
+    "n_routed_experts":64,"n_shared_experts":2,"num_experts_per_tok":6,"first_k_dense_replace":1,
+    "kv_lora_rank":512,"q_lora_rank":null,"qk_nope_head_dim":128,"qk_rope_head_dim":64,"v_head_dim":128,
+    "vocab_size":102400,"max_position_embeddings":163840,"tie_word_embeddings":false})").value();
+  auto n = lora_trainable_params(spec, 16, LinearSet::all());
+  REQUIRE(n.ok());
+  CHECK(n.value() == 290'715'648ULL);
 }
 
 TEST_CASE("LoRA freezes the base: gradients and optimizer states only for the adapters") {

@@ -1,0 +1,236 @@
+#include "model/tensors.hpp"
+
+#include <initializer_list>  // std::initializer_list
+#include <utility>           // std::move
+
+#include "util/units.hpp"  // checked_mul
+
+namespace vramfit {
+namespace {
+
+// A block's norms in the order llama.cpp's Gemma 2 blocks use them (1: parallel-block Falcon, 2: Llama);
+// validate() allows at most 16.
+constexpr std::array<std::string_view, 16> kBlockNormNames{
+    "attn_norm", "ffn_norm", "post_attention_norm", "post_ffw_norm", "norm_4",  "norm_5",  "norm_6",  "norm_7",
+    "norm_8",    "norm_9",   "norm_10",             "norm_11",       "norm_12", "norm_13", "norm_14", "norm_15"};
+
+struct FfnNames {
+  std::string_view gate, up, down;
+};
+constexpr FfnNames kDenseFfn{"ffn_gate", "ffn_up", "ffn_down"};
+constexpr FfnNames kRoutedFfn{"ffn_gate_exps", "ffn_up_exps", "ffn_down_exps"};
+// llama.cpp (and Hugging Face's DeepSeek) hold the shared experts side by side as one FFN of their summed width.
+constexpr FfnNames kSharedFfn{"ffn_gate_shexp", "ffn_up_shexp", "ffn_down_shexp"};
+
+class TensorList {
+ public:
+  TensorList() { tensors_.reserve(48); }
+  // Where the tensors added next sit.
+  void place(TensorSite site, std::uint64_t first_layer = 0, std::uint64_t layers = 1) {
+    site_ = site;
+    first_layer_ = first_layer;
+    layers_ = layers;
+  }
+  void add(std::string_view name, std::string_view suffix, TensorRole role, Projection projection,
+           std::initializer_list<std::uint64_t> shape, std::uint64_t experts = 1) {
+    if (site_ == TensorSite::block && layers_ == 0) return;
+    ModelTensor t{name, suffix, role, projection, site_, {}, shape.size(), first_layer_, layers_, experts};
+    std::size_t i = 0;
+    for (auto d : shape) {
+      if (d == 0) return;  // absent (a zero-width optional part)
+      t.shape[i++] = d;
+    }
+    tensors_.push_back(t);
+  }
+  void weight(std::string_view name, TensorRole role, std::initializer_list<std::uint64_t> shape,
+              Projection projection = Projection::none) {
+    add(name, ".weight", role, projection, shape);
+  }
+  void bias(std::string_view name, TensorRole role, std::initializer_list<std::uint64_t> shape) {
+    add(name, ".bias", role, Projection::none, shape);
+  }
+  void norm(const ModelSpec& s, std::string_view name, std::uint64_t width, TensorRole role = TensorRole::norm) {
+    weight(name, role, {width});
+    if (s.norm == NormKind::layer) bias(name, role, {width});
+  }
+  std::vector<ModelTensor>& tensors() { return tensors_; }
+
+ private:
+  std::vector<ModelTensor> tensors_;
+  TensorSite site_ = TensorSite::input;
+  std::uint64_t first_layer_ = 0;
+  std::uint64_t layers_ = 1;
+};
+
+// One feed-forward block of width `inner`: gate+up+down (gated) or up+down. experts: 0 for one FFN, else the
+// routed experts stacked along a third dimension.
+void add_mlp(TensorList& t, const ModelSpec& s, const FfnNames& names, std::uint64_t inner, std::uint64_t experts) {
+  const auto h = s.hidden_size;
+  const auto M = TensorRole::mlp;
+  const auto matrix = [&](std::string_view name, Projection p, std::uint64_t in, std::uint64_t out) {
+    if (experts) t.add(name, ".weight", M, p, {in, out, experts}, experts);
+    else t.add(name, ".weight", M, p, {in, out});
+  };
+  const auto bias = [&](std::string_view name, std::uint64_t width) {
+    if (experts) t.add(name, ".bias", M, Projection::none, {width, experts}, experts);
+    else t.add(name, ".bias", M, Projection::none, {width});
+  };
+  if (s.gated_mlp) matrix(names.gate, Projection::gate, h, inner);
+  matrix(names.up, Projection::up, h, inner);
+  matrix(names.down, Projection::down, inner, h);
+  if (s.mlp_bias) {
+    if (s.gated_mlp) bias(names.gate, inner);
+    bias(names.up, inner);
+    bias(names.down, h);
+  }
+}
+
+// DeepSeek-V2 §2.1.2: low-rank joint compression of K and V (+ of Q when q_lora_rank is set); names from
+// llama.cpp's LLM_ARCH_DEEPSEEK2.
+void add_latent_attention(TensorList& t, const ModelSpec& s) {
+  const auto h = s.hidden_size;
+  const auto a = s.num_attention_heads;
+  const auto A = TensorRole::attention;
+  const auto& m = s.mla;
+  const auto qk_head = m.qk_nope_head_dim + m.qk_rope_head_dim;
+  if (m.q_lora_rank != 0) {
+    t.weight("attn_q_a", A, {h, m.q_lora_rank}, Projection::q);
+    t.weight("attn_q_a_norm", TensorRole::norm, {m.q_lora_rank});
+    t.weight("attn_q_b", A, {m.q_lora_rank, a * qk_head}, Projection::q);
+  } else {
+    t.weight("attn_q", A, {h, a * qk_head}, Projection::q);
+  }
+  t.weight("attn_kv_a_mqa", A, {h, m.kv_lora_rank + m.qk_rope_head_dim}, Projection::k);
+  t.weight("attn_kv_a_norm", TensorRole::norm, {m.kv_lora_rank});
+  t.weight("attn_kv_b", A, {m.kv_lora_rank, a * (m.qk_nope_head_dim + m.v_head_dim)}, Projection::v);
+  t.weight("attn_output", A, {a * m.v_head_dim, h}, Projection::o);
+}
+
+void add_attention(TensorList& t, const ModelSpec& s) {
+  if (s.is_mla()) return add_latent_attention(t, s);
+  const auto h = s.hidden_size;
+  const auto a = s.num_attention_heads;
+  const auto d = s.head_dim;
+  const auto kv = s.num_kv_heads;
+  const auto A = TensorRole::attention;
+  t.weight("attn_q", A, {h, a * d}, Projection::q);
+  t.weight("attn_k", A, {h, kv * d}, Projection::k);
+  t.weight("attn_v", A, {h, kv * d}, Projection::v);
+  t.weight("attn_output", A, {a * d, h}, Projection::o);
+  if (s.qkv_bias) {
+    t.bias("attn_q", A, {a * d});
+    t.bias("attn_k", A, {kv * d});
+    t.bias("attn_v", A, {kv * d});
+  }
+  if (s.qk_norm) {
+    t.weight("attn_q_norm", TensorRole::norm, {d});
+    t.weight("attn_k_norm", TensorRole::norm, {d});
+  }
+  if (s.attn_out_bias) t.bias("attn_output", A, {h});
+}
+
+void add_blocks(TensorList& t, const ModelSpec& s) {
+  const auto h = s.hidden_size;
+  const auto dense_layers = s.is_moe() ? s.moe.leading_dense_layers : s.num_layers;
+  t.place(TensorSite::block, 0, s.num_layers);
+  for (std::uint64_t k = 0; k < s.norms_per_layer; ++k) t.norm(s, kBlockNormNames[k], h);
+  add_attention(t, s);
+  t.place(TensorSite::block, 0, dense_layers);
+  add_mlp(t, s, kDenseFfn, s.intermediate_size, 0);
+  if (!s.is_moe()) return;
+  t.place(TensorSite::block, dense_layers, s.num_layers - dense_layers);
+  t.weight("ffn_gate_inp", TensorRole::mlp, {h, s.moe.routed_experts}, Projection::router);
+  if (s.moe.router_bias) t.bias("exp_probs_b", TensorRole::mlp, {s.moe.routed_experts});
+  add_mlp(t, s, kRoutedFfn, s.moe.expert_intermediate, s.moe.routed_experts);
+  if (s.moe.shared_experts == 0) return;
+  const auto shared_width = s.moe.shared_intermediate ? s.moe.shared_intermediate : s.moe.expert_intermediate;
+  add_mlp(t, s, kSharedFfn, s.moe.shared_experts * shared_width, 0);
+}
+
+std::string full_name(const ModelTensor& t) { return std::string(t.name) + std::string(t.suffix); }
+
+TensorShape shape_of(const ModelTensor& t, std::string name, std::int64_t layer) {
+  return TensorShape{std::move(name), std::vector<std::uint64_t>(t.shape.begin(), t.shape.begin() + t.dims), t.role,
+                     layer};
+}
+
+}  // namespace
+
+std::string_view role_name(TensorRole role) noexcept {
+  switch (role) {
+    case TensorRole::embedding: return "embedding";
+    case TensorRole::output: return "output";
+    case TensorRole::attention: return "attention";
+    case TensorRole::mlp: return "mlp";
+    case TensorRole::norm: return "norms";
+    case TensorRole::other: return "other";
+  }
+  return "other";
+}
+
+std::optional<std::uint64_t> ModelTensor::elements() const noexcept {
+  std::uint64_t n = 1;
+  for (std::size_t i = 0; i < dims; ++i) {
+    const auto next = checked_mul(n, shape[i]);
+    if (!next) return std::nullopt;
+    n = *next;
+  }
+  return n;
+}
+
+std::vector<ModelTensor> model_tensors(const ModelSpec& s) {
+  TensorList t;
+  const auto h = s.hidden_size;
+  const auto E = TensorRole::embedding;
+  t.weight("token_embd", E, {h, s.vocab_size});
+  t.weight("position_embd", E, {h, s.learned_positions});
+  t.weight("token_types", E, {h, s.token_types});
+  if (s.embedding_norm) t.norm(s, "token_embd_norm", h, E);
+  add_blocks(t, s);
+  t.place(TensorSite::output);
+  if (s.final_norm) t.norm(s, "output_norm", h);
+  if (s.pooler) {
+    t.weight("pooler", TensorRole::other, {h, h});
+    t.bias("pooler", TensorRole::other, {h});
+  }
+  if (s.has_lm_head && !s.tied_embeddings) t.weight("output", TensorRole::output, {h, s.vocab_size});
+  // The vision tower of a multimodal model (a separate mmproj file in llama.cpp), kept as one 1-D stand-in that
+  // enters with the embeddings.
+  t.place(TensorSite::input);
+  t.add("vision_tower", "", TensorRole::other, Projection::none, {s.vision_params});
+  return std::move(t.tensors());
+}
+
+std::uint64_t TensorShape::elements() const noexcept {
+  std::uint64_t n = 1;
+  for (auto d : shape) n *= d;
+  return n;
+}
+
+Result<std::vector<TensorShape>> enumerate_tensors(const ModelSpec& s) {
+  if (s.is_bare())
+    return make_error("model", "a bare parameter count has no tensor shapes; give the architecture (config.json, a "
+                               "preset or a model file)");
+  if (auto counts = count_params(s); !counts) return counts.error();  // validates, and rules out overflow below
+
+  const auto tensors = model_tensors(s);
+  std::vector<TensorShape> out;
+  std::size_t first_block = 0;  // model_tensors lists the block tensors together
+  while (first_block < tensors.size() && tensors[first_block].site != TensorSite::block) ++first_block;
+  std::size_t after_blocks = first_block;
+  while (after_blocks < tensors.size() && tensors[after_blocks].site == TensorSite::block) ++after_blocks;
+  for (std::size_t i = 0; i < first_block; ++i) out.push_back(shape_of(tensors[i], full_name(tensors[i]), -1));
+  for (std::uint64_t layer = 0; layer < s.num_layers; ++layer) {
+    const std::string prefix = "blk." + std::to_string(layer) + ".";
+    for (std::size_t i = first_block; i < after_blocks; ++i) {
+      const auto& t = tensors[i];
+      if (layer >= t.first_layer && layer - t.first_layer < t.layers)
+        out.push_back(shape_of(t, prefix + full_name(t), static_cast<std::int64_t>(layer)));
+    }
+  }
+  for (std::size_t i = after_blocks; i < tensors.size(); ++i)
+    out.push_back(shape_of(tensors[i], full_name(tensors[i]), -1));
+  return out;
+}
+
+}  // namespace vramfit
