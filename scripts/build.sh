@@ -3,7 +3,8 @@
 # Incremental: ninja rebuilds only what changed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# Emscripten 3.1.6 from Debian needs Debian's node modules (acorn) on NODE_PATH: the machine's node is not Debian's.
+# Emscripten 3.1.6 from Debian needs Debian's node modules (acorn) on NODE_PATH; a node
+# from elsewhere (NodeSource, nvm) does not look there by itself.
 export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
 
 [[ -f build/native/build.ninja ]] || cmake --preset native >/dev/null

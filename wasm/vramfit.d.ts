@@ -86,9 +86,9 @@ export interface CurveRequest extends Omit<InferenceRequest, 'question'> {
   axis?: 'context' | 'batch';
   /** 2–1024 x values spaced evenly from 1 to `to` (default 256). */
   points?: number;
-  /** The last x; default: the model's max context (or 4 × the request's), or batch 256. */
+  /** The last x; default: the larger of the model's max context and 4 × the request's context, or batch 256. */
   to?: number;
-  /** Exactly these x values (1–1024 of them, ascending) instead of `points`. */
+  /** These x values (1–1024 of them) instead of `points`; a value not above the one before it is skipped. */
   values?: number[];
 }
 
@@ -252,7 +252,7 @@ export interface TrainingAnswer {
 export interface LimitsAnswer {
   ok: true;
   gpu: string;
-  /** usable × (1 − headroom): the "fits" line. */
+  /** usable × (1 − headroom), where vLLM's headroom is at least 1 − gpu_util: the "fits" line the GPU table uses. */
   budget_bytes: number;
   /** 0: not even one token or sequence fits. */
   max_context: number;

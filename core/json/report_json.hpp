@@ -68,7 +68,7 @@ inline void write_explanations(JsonWriter& w, const std::vector<Explanation>& ex
   w.end_array();
 }
 
-// A GPU as the catalog lists it; these keys sort after a verdict's, so they close both objects.
+// A GPU as the catalog lists it.
 inline void write_gpu_fields(JsonWriter& w, const Gpu& gpu) {
   w.field("id", gpu.id);
   w.field("memory_bytes", gpu.memory_bytes);

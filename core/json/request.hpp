@@ -38,8 +38,7 @@ struct ParsedRequest {
 
 Result<ParsedRequest> parse_request(std::string_view json_text);
 
-// An inference request alone: {"model": ..., "weights": ..., "context": ..., ...}, the page's state; a training
-// "mode" is refused (this request answers inference only).
+// An inference request alone: {"model": ..., "weights": ..., "context": ..., ...}; a training "mode" is refused (this request answers inference only).
 Result<Request> request_from_json(std::string_view json_text);
 
 // A training request alone. Keys: model, config, params, mode, precision, grad_dtype, optimizer, lora_rank,

@@ -30,7 +30,7 @@ struct Request {
   std::optional<ImportedModel> imported;  // a GGUF/safetensors header read by the caller (CLI --model x.gguf)
   std::string weights;          // empty: the checkpoint's quantization_config, else bf16
   std::string kv_dtype;         // empty: the engine's default
-  std::optional<std::uint64_t> context;  // none: the engine's default context (see default_context_for)
+  std::optional<std::uint64_t> context;  // none: the engine's default context
   std::uint64_t batch = 1;
   double headroom = kDefaultHeadroom;
   std::string gpu;              // empty: every GPU in the catalog
@@ -45,8 +45,8 @@ struct Request {
   std::optional<std::uint64_t> gpu_layers;  // llama.cpp -ngl
   // Speed and cost (with a GPU), and the GPU ranking of gpu_ranking.hpp.
   ServingInputs serving;                // system_bandwidth, prompt_tokens, usd_per_kwh
-  std::vector<std::string> gpus;        // recommend: the GPUs to rank (ids or names); empty: all
-  std::optional<double> budget_per_hour;  // recommend: the most a whole configuration may cost per hour
+  std::vector<std::string> gpus;        // gpu_ranking: the GPUs to rank (ids or names); empty: all
+  std::optional<double> budget_per_hour;  // gpu_ranking: the most a whole configuration may cost per hour
 };
 
 struct Report {

@@ -1,6 +1,6 @@
 #pragma once
 // One training question asked of the calculator, and its whole answer: the training counterpart of
-// scenario.hpp. The CLI (--mode train|lora|qlora) and the page ({"mode": ...}) both go through here, so they
+// questions/evaluate.hpp. The CLI (--mode train|lora|qlora) and the page ({"mode": ...}) both go through here, so they
 // print the same numbers.
 #include <cstdint>      // std::uint64_t, std::int64_t
 #include <optional>     // std::optional

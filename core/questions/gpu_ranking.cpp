@@ -126,7 +126,7 @@ std::vector<std::string> biggest_formats(Engine engine) {
 }
 
 Result<BiggestReport> biggest_for(const Catalog& catalog, const Request& request) {
-  if (request.gpu.empty()) return make_error("gpu", "name the card the model should run on (--gpu NAME)");
+  if (request.gpu.empty()) return make_error("gpu", "name the card the model should run on");
   if (catalog.models.empty()) return make_error("model", "the catalog has no presets");
   BiggestReport out;
   out.gpu = find_gpu(catalog.gpus, request.gpu);

@@ -27,7 +27,7 @@ Result<std::uint64_t> largest(std::uint64_t hi, Fits fits) {
 }  // namespace
 
 Result<Limits> solve_limits(const Catalog& catalog, const Request& request) {
-  if (request.gpu.empty()) return make_error("gpu", "the largest context and batch need a GPU (--gpu NAME)");
+  if (request.gpu.empty()) return make_error("gpu", "the largest context and batch need a GPU to fit on");
   auto resolved = resolve_request(catalog, request);
   if (!resolved) return resolved.error();
   const auto& r = resolved.value();

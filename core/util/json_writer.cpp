@@ -1,5 +1,7 @@
 #include "util/json_writer.hpp"
 
+#include <cassert>  // assert
+
 #include <nlohmann/json.hpp>
 
 #include <charconv>  // std::to_chars (integers)
@@ -49,18 +51,21 @@ void JsonWriter::sort_members(std::size_t first) {
   for (std::size_t i = 1; i < n && sorted; ++i) sorted = !(key(i) < key(i - 1));
   const std::size_t body = members_[first].begin;
   const std::size_t keys_at = members_[first].key_at;
+  auto& order = order_;
+  order.clear();
+  for (std::size_t i = 0; i < n; ++i) {
+    order.push_back(i);
+    for (std::size_t j = i; j > 0 && key(order[j]) < key(order[j - 1]); --j) std::swap(order[j], order[j - 1]);
+  }
+  // A key written twice would reach JavaScript as two members, of which JSON.parse keeps the last.
+  for (std::size_t i = 1; i < n; ++i) assert(key(order[i]) != key(order[i - 1]) && "a JSON key written twice");
   if (!sorted) {
-    std::vector<std::size_t> ends(n), order(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      ends[i] = i + 1 < n ? members_[first + i + 1].begin - 1 : out_.size();
-      order[i] = i;
-      for (std::size_t j = i; j > 0 && key(order[j]) < key(order[j - 1]); --j) std::swap(order[j], order[j - 1]);
-    }
-    std::string text;
-    text.reserve(out_.size() - body);
+    auto end_of = [&](std::size_t i) { return i + 1 < n ? members_[first + i + 1].begin - 1 : out_.size(); };
+    std::string& text = reorder_;
+    text.clear();
     for (std::size_t i : order) {
       if (!text.empty()) text += ',';
-      text.append(out_, members_[first + i].begin, ends[i] - members_[first + i].begin);
+      text.append(out_, members_[first + i].begin, end_of(i) - members_[first + i].begin);
     }
     out_.replace(body, std::string::npos, text);
   }

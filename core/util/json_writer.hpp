@@ -101,6 +101,8 @@ class JsonWriter {
   std::vector<std::size_t> open_;   // per open container, outermost first: its first member, or kArray
   std::vector<Member> members_;     // the members of every open object, innermost object's last
   std::string keys_;                // their keys, unescaped, as nlohmann compares them
+  std::vector<std::size_t> order_;  // sort_members' scratch, kept so an object costs no allocation
+  std::string reorder_;
 };
 
 // A parsed value as text, as dom() writes it.

@@ -1,7 +1,7 @@
 // Runs the corpus (cases.mjs) through the native CLI and the real .wasm and compares every output byte with
 // expected/. `node tests/corpus/run.mjs --update` rewrites expected/ after a change that is meant to move output.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cli, wasm } from './cases.mjs';
@@ -25,7 +25,8 @@ function callBinding({ fn, request }) {
     const bytes = readFileSync(path.join(root, request.file));
     return module.answer_file(bytes, request.size, request.name, JSON.stringify(request.request));
   }
-  return module.answer(typeof request === 'string' ? request : JSON.stringify(withFiles(request)));
+  if (fn === 'answer') return module.answer(typeof request === 'string' ? request : JSON.stringify(withFiles(request)));
+  throw new Error(`cases.mjs: no binding "${fn}"`);
 }
 
 const outputs = new Map();
@@ -38,6 +39,15 @@ for (const c of wasm) {
 }
 
 let failed = 0;
+// An expected file no case writes any more is stale: --update removes it, a comparison fails on it.
+for (const kind of ['cli', 'wasm']) {
+  const dir = path.join(expectedDir, kind);
+  for (const file of existsSync(dir) ? readdirSync(dir) : []) {
+    if (outputs.has(`${kind}/${file}`)) continue;
+    if (update) rmSync(path.join(dir, file));
+    else { ++failed; console.error(`${kind}/${file}: no case writes it (run with --update to remove it)`); }
+  }
+}
 for (const [name, text] of outputs) {
   const file = path.join(expectedDir, name);
   if (update) {

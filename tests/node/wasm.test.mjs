@@ -310,7 +310,15 @@ test('the core\'s notes and messages name no CLI flag: they reach the page too',
     { model: 'qwen2.5-7b', weights: 'q4_k_m' }, { model: 'llama-3.1-70b', gpu: 'rtx-4090' },
   ];
   for (const request of requests) {
-    const text = JSON.stringify(evaluate(request)) + JSON.stringify(answer('remedies', request));
-    assert.doesNotMatch(text, /--(?:tokens|weights|gpu|context|engine|recommend|list-gpus)\b/, JSON.stringify(request));
+    const text = ['estimate', 'remedies', 'limits', 'gpu_ranking', 'biggest_model']
+      .map((question) => JSON.stringify(answer(question, request))).join('');
+    assert.doesNotMatch(text, /--(?:tokens|weights|gpu|context|engine|rank-gpus|remedies|list-gpus)\b/, JSON.stringify(request));
+  }
+  // A question that needs a GPU says so without a flag.
+  for (const question of ['limits', 'biggest_model']) {
+    const r = answer(question, { model: 'llama-3.1-8b' });
+    assert.equal(r.ok, false);
+    assert.equal(r.error.field, 'gpu');
+    assert.doesNotMatch(r.error.message, /--/);
   }
 });
