@@ -2,11 +2,8 @@
 
 #include <algorithm>  // std::min
 #include <cctype>     // std::tolower
-#include <cmath>      // std::isfinite
 #include <limits>     // std::numeric_limits
 #include <string>     // std::string, std::to_string
-
-#include "util/number_text.hpp"
 
 namespace vramfit {
 
@@ -34,13 +31,6 @@ std::optional<Error> choose(const std::string& text, std::string_view field, Par
   if (!parsed) return make_error(std::string(field), "unknown value \"" + text + "\"; allowed: " + allowed);
   out = *parsed;
   return std::nullopt;
-}
-
-std::string number(double v) {
-  std::string s = detail::fixed_text(v, 6);  // std::to_string's "%f", then trailing zeros dropped
-  while (!s.empty() && s.back() == '0') s.pop_back();
-  if (!s.empty() && s.back() == '.') s.pop_back();
-  return s;
 }
 
 // Time and cost on one GPU: the compute dtype's dense tensor TFLOPS, the catalog's price if it has one.
@@ -163,10 +153,6 @@ Result<TrainingReport> evaluate_training(const Catalog& catalog, const TrainingR
     o.sequence = default_training_sequence(m);
     report.sequence_source = o.sequence == kDefaultTrainingSequence ? "default" : "model_context";
   }
-  if (r.tokens && (!(*r.tokens > 0) || !std::isfinite(*r.tokens)))
-    return make_error("tokens", "must be a positive number of training tokens, got " + number(*r.tokens));
-  if (r.mfu && !(*r.mfu > 0 && *r.mfu <= 1))
-    return make_error("mfu", "must be a fraction above 0 and at most 1 (0.4 = 40 %), got " + number(*r.mfu));
 
   auto estimate = estimate_training(m, o);
   if (!estimate) return with_request_field(estimate.error());
