@@ -6,19 +6,20 @@
 #include <filesystem> // std::filesystem::is_regular_file
 #include <fstream>   // std::ifstream
 #include <iterator>  // std::istreambuf_iterator
+#include <optional>  // std::optional
 #include <sstream>   // std::ostringstream
 #include <string>    // std::string
-#include <string_view> // std::string_view
 #include <utility>   // std::pair
 #include <vector>    // std::vector
 
 #include "cli_args.hpp"
-#include "training_flags.hpp"
+#include "print_training.hpp"
 #include "vramfit/builtin_data.hpp"
 #include "questions/gpu_ranking.hpp"
 #include "questions/remedies.hpp"
 #include "formats/model_file.hpp"
 #include "json/report_writer.hpp"
+#include "json/request.hpp"
 #include "questions/evaluate.hpp"
 #include "questions/limits.hpp"
 #include "util/units.hpp"
@@ -75,25 +76,6 @@ void print_table(const Report& r) {
     std::printf("  %-34s %-28s %+8.1f GiB free\n", f.gpu->name.c_str(), verdict.c_str(), free_gib);
   }
   if (r.serving && !r.gpus.empty()) print_serving(*r.serving, *r.gpus.front().gpu);
-}
-
-// Name the flag the user typed rather than the request field.
-Error with_flag_name(Error e) {
-  static constexpr std::pair<std::string_view, std::string_view> kFlags[] = {
-      {"model", "--model"},           {"params", "--params"},
-      {"weights", "--weights"},       {"context", "--context"},
-      {"batch", "--batch"},           {"gpu", "--gpu"},
-      {"headroom", "--headroom"},     {"engine", "--engine"},
-      {"attention", "--attention"},   {"kv_dtype", "--kv-dtype"},
-      {"kv_allocation", "--kv-allocation"}, {"avg_tokens", "--avg-tokens"},
-      {"gpu_util", "--gpu-util"},     {"gpu_layers", "--ngl"},
-      {"max_num_seqs", "--max-num-seqs"}, {"max_num_batched_tokens", "--max-num-batched-tokens"},
-      {"system_bandwidth", "--system-bandwidth"}, {"prompt_tokens", "--prompt"},
-      {"usd_per_kwh", "--usd-per-kwh"}, {"gpus", "--gpus"},
-      {"budget_per_hour", "--budget-per-hour"}};
-  for (const auto& [field, flag] : kFlags)
-    if (e.field == field) e.field = flag;
-  return e;
 }
 
 std::string range_text(const Range& r, int decimals) {
@@ -294,12 +276,67 @@ std::optional<std::string> read_file(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
+// The file --model names, read into the parsed request: a config.json's text, or a model file's header.
+std::optional<Error> attach_model_file(const std::string& path, ParsedRequest& request) {
+  auto attach = [&](auto& r) -> std::optional<Error> {
+    if (path.ends_with(".gguf") || path.ends_with(".safetensors")) {
+      auto imported = import_model_file(path);
+      if (!imported) return imported.error();
+      r.imported = std::move(imported).value();
+      return std::nullopt;
+    }
+    auto text = read_file(path);
+    if (!text) return make_error("--model", "cannot read \"" + path + "\" (a config.json up to 16 MiB)");
+    r.config_json = std::move(*text);
+    return std::nullopt;
+  };
+  return request.training ? attach(*request.training) : attach(request.inference);
+}
+
+void print_limits(const Limits& l) {
+  std::printf("On %s (budget %s): largest context %llu tokens, largest batch %llu\n", l.gpu.c_str(),
+              gb_and_gib(l.budget_bytes).c_str(), static_cast<unsigned long long>(l.max_context),
+              static_cast<unsigned long long>(l.max_batch));
+}
+
+void print_training(const TrainingReport& report) { std::fputs(cli::training_table(report).c_str(), stdout); }
+
+// Asks the request's question: the error naming the flag, or the JSON, or the table.
+int answer_question(const Catalog& catalog, const ParsedRequest& request, const cli::Options& options) {
+  auto print = [&](const auto& result, auto to_json, auto to_table) {
+    if (!result) return fail(cli::with_flag_name(result.error(), options));
+    if (options.json) std::printf("%s\n", to_json(result.value()).c_str());
+    else to_table(result.value());
+    return 0;
+  };
+  const Request& r = request.inference;
+  switch (request.question) {
+    case Question::estimate:
+      if (request.training)
+        return print(evaluate_training(catalog, *request.training), training_report_to_json, print_training);
+      return print(evaluate(catalog, r), report_to_json, print_table);
+    case Question::remedies:
+      if (request.training)
+        return print(remedies_for(catalog, *request.training), remedies_report_to_json, print_remedies);
+      return print(remedies_for(catalog, r), remedies_report_to_json, print_remedies);
+    case Question::gpu_ranking:
+      return print(rank_gpus_for(catalog, r), gpu_ranking_report_to_json, print_gpu_ranking);
+    case Question::biggest_model:
+      return print(biggest_for(catalog, r), biggest_report_to_json, print_biggest);
+    case Question::limits:
+      return print(solve_limits(catalog, r), limits_to_json, print_limits);
+    case Question::curve:
+      break;  // no flag asks it: the page draws curves
+  }
+  return fail(make_error("question", "the CLI draws no memory curve"));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   auto parsed = cli::parse_args(std::vector<std::string>(argv + 1, argv + argc));
   if (!parsed) return fail(parsed.error());
-  auto options = std::move(parsed).value();
+  const cli::Options& options = parsed.value();
 
   if (options.action == cli::Action::help) {
     std::fputs(cli::help_text().c_str(), stdout);
@@ -325,60 +362,9 @@ int main(int argc, char** argv) {
     return 0;
   }
 
-  if (!options.model_path.empty()) {
-    if (options.model_path.ends_with(".gguf") || options.model_path.ends_with(".safetensors")) {
-      auto imported = import_model_file(options.model_path);
-      if (!imported) return fail(imported.error());
-      options.request.imported = std::move(imported).value();
-    } else {
-      auto text = read_file(options.model_path);
-      if (!text) return fail(make_error("--model", "cannot read \"" + options.model_path + "\" (a config.json up to 16 MiB)"));
-      options.request.config_json = std::move(*text);
-    }
-  }
-  auto flag_error = [](Error e) { return fail(with_flag_name(std::move(e))); };
-  // One answer: the error naming the flag, or the JSON, or the table.
-  auto answer = [&](const auto& result, auto to_json, auto to_table) {
-    if (!result) return flag_error(result.error());
-    if (options.json) std::printf("%s\n", to_json(result.value()).c_str());
-    else to_table(result.value());
-    return 0;
-  };
-  if (is_training_mode(options.training.mode)) {
-    if (options.action != cli::Action::estimate && options.action != cli::Action::remedies)
-      return fail(make_error("--mode", "--rank-gpus, --biggest and --max-context answer inference; drop them or use --mode inference"));
-    auto training = cli::training_request_from_shared(options.request, options.training);
-    if (!training) return fail(training.error());
-    auto training_fail = [](Error e) {  // the core names JSON keys; the user typed flags
-      e.field = cli::training_flag_for_field(e.field);
-      return fail(e);
-    };
-    if (options.action == cli::Action::remedies) {
-      auto help = remedies_for(catalog.value(), training.value());
-      if (!help) return training_fail(help.error());
-      if (options.json) std::printf("%s\n", remedies_report_to_json(help.value()).c_str());
-      else print_remedies(help.value());
-      return 0;
-    }
-    auto report = evaluate_training(catalog.value(), training.value());
-    if (!report) return training_fail(report.error());
-    if (options.json) std::printf("%s\n", training_report_to_json(report.value()).c_str());
-    else std::fputs(cli::training_table(report.value()).c_str(), stdout);
-    return 0;
-  }
-  if (!options.training_flags.empty())
-    return fail(make_error(options.training_flags.front(), "applies to training; add --mode train, lora or qlora"));
-  if (options.action == cli::Action::gpu_ranking)
-    return answer(rank_gpus_for(catalog.value(), options.request), gpu_ranking_report_to_json, print_gpu_ranking);
-  if (options.action == cli::Action::remedies)
-    return answer(remedies_for(catalog.value(), options.request), remedies_report_to_json, print_remedies);
-  if (options.action == cli::Action::biggest)
-    return answer(biggest_for(catalog.value(), options.request), biggest_report_to_json, print_biggest);
-  if (options.action == cli::Action::limits)
-    return answer(solve_limits(catalog.value(), options.request), limits_to_json, [](const Limits& l) {
-      std::printf("On %s (budget %s): largest context %llu tokens, largest batch %llu\n", l.gpu.c_str(),
-                  gb_and_gib(l.budget_bytes).c_str(), static_cast<unsigned long long>(l.max_context),
-                  static_cast<unsigned long long>(l.max_batch));
-    });
-  return answer(evaluate(catalog.value(), options.request), report_to_json, print_table);
+  auto request = parse_request(options.request);
+  if (!request) return fail(cli::with_flag_name(request.error(), options));
+  if (!options.model_path.empty())
+    if (auto error = attach_model_file(options.model_path, request.value())) return fail(*error);
+  return answer_question(catalog.value(), request.value(), options);
 }

@@ -24,12 +24,12 @@ vramfit_cli_test(help ARGS --help MATCH "--model.*--params.*--weights.*--kv-dtyp
 vramfit_cli_test(unknown_flag FAIL ARGS --modle llama-3.1-8b MATCH "^vramfit: --modle: unknown flag")
 vramfit_cli_test(unknown_model FAIL ARGS --model llama-9000 MATCH "--model: unknown model \"llama-9000\"; known: ")
 vramfit_cli_test(bad_context FAIL ARGS --model llama-3.1-8b --context 0
-                 MATCH "--context: invalid value \"0\"; expected a whole number")
+                 MATCH "^vramfit: --context: expected a whole number of tokens from 1 to 100000000, such as 8192 or 8k; got \"0\"")
 vramfit_cli_test(huge_context FAIL ARGS --model llama-3.1-8b --context 999999999999
-                 MATCH "--context: must be between 1 and 100000000 tokens")
+                 MATCH "--context: expected a whole number of tokens from 1 to 100000000, such as 8192 or 8k; got \"999999999999\"")
 vramfit_cli_test(bad_weights FAIL ARGS --model llama-3.1-8b --weights fp12
                  MATCH "--weights: unknown weight format \"fp12\"; use fp32, fp16, bf16, fp8, int8, int4, nf4")
-vramfit_cli_test(bad_batch FAIL ARGS --model llama-3.1-8b --batch -3 MATCH "--batch: invalid value \"-3\"")
+vramfit_cli_test(bad_batch FAIL ARGS --model llama-3.1-8b --batch -3 MATCH "--batch: expected a whole number from 1 to 1000000; got \"-3\"")
 vramfit_cli_test(missing_config FAIL ARGS --model ./does-not-exist.json MATCH "--model: cannot read")
 vramfit_cli_test(list_models ARGS --list-models MATCH "llama-3.1-405b")
 # Engine profiles and their flags.
@@ -42,10 +42,17 @@ vramfit_cli_test(max_context ARGS --model llama-3.1-8b --max-context --gpu rtx-4
 # vLLM at --gpu-util 0.8 keeps 0.2 of an H100 free: 0.8 × 85,899,345,920 B = 68,719,476,736 B, as in the GPU table.
 vramfit_cli_test(vllm_util_budget ARGS --model llama-3.1-8b --engine vllm --gpu h100-sxm --gpu-util 0.8 --max-context --json
                  MATCH "\"budget_bytes\":68719476736,")
+# The CLI translates flags into a request and the core checks it: a flag given twice, or two questions, are the
+# command line's own mistakes; a fraction may be typed as a percentage, as the request reads it.
+vramfit_cli_test(flag_twice FAIL ARGS --model llama-3.1-8b --context 1 --context 2 MATCH "^vramfit: --context: given twice; give it once")
+vramfit_cli_test(two_questions FAIL ARGS --model llama-3.1-8b --rank-gpus --biggest
+                 MATCH "^vramfit: --biggest: asks another question than --rank-gpus; give one")
+vramfit_cli_test(gpu_util_percent ARGS --model llama-3.1-8b --engine vllm --gpu h100-sxm --gpu-util 80% --max-context --json
+                 MATCH "\"budget_bytes\":68719476736,")
 vramfit_cli_test(bad_engine FAIL ARGS --model llama-3.1-8b --engine tgi
-                 MATCH "^vramfit: --engine: invalid value \"tgi\"; expected one of transformers, vllm, llamacpp")
-vramfit_cli_test(bad_kv_dtype FAIL ARGS --model llama-3.1-8b --kv-dtype q5 MATCH "--kv-dtype: invalid value \"q5\"; expected one of fp32")
-vramfit_cli_test(bad_gpu_util FAIL ARGS --model llama-3.1-8b --gpu-util 1.5 MATCH "--gpu-util: invalid value")
+                 MATCH "^vramfit: --engine: expected one of transformers, vllm, llamacpp; got \"tgi\"")
+vramfit_cli_test(bad_kv_dtype FAIL ARGS --model llama-3.1-8b --kv-dtype q5 MATCH "--kv-dtype: expected one of fp32, fp16, bf16, fp8, q8_0, q4_0; got \"q5\"")
+vramfit_cli_test(bad_gpu_util FAIL ARGS --model llama-3.1-8b --gpu-util 1.5 MATCH "--gpu-util: expected a fraction above 0 and at most 1, such as 0.4 or 40%; got \"1.5\"")
 vramfit_cli_test(gguf_weights ARGS --model llama-3.1-8b --weights q4_k_m --kv-dtype fp8 --json MATCH "\"weights\":\"q4_k_m\"")
 # Speed, cost and the hardware questions.
 vramfit_cli_test(gpu_speed_json ARGS --model llama-3.1-8b --engine llamacpp --weights q4_k_m --gpu rtx-4090 --json
@@ -66,13 +73,13 @@ vramfit_cli_test(recommend_table ARGS --model llama-3.1-70b --weights bf16 --ran
 vramfit_cli_test(recommend_budget_excludes_all ARGS --model llama-3.1-70b --weights bf16 --rank-gpus --budget-per-hour 0.01 --json
                  MATCH "\"cheapest_per_hour\":null,\"cheapest_per_million_tokens\":null,\"fastest\":null.*\"notes\":\\[[^]]*Nothing that fits costs at most \\$0.01/h; the cheapest that fits is [^]]*\\],\"ok\":true,\"recommendations\":\\[{")
 vramfit_cli_test(bad_budget FAIL ARGS --model llama-3.1-8b --rank-gpus --budget-per-hour -1
-                 MATCH "^vramfit: --budget-per-hour: invalid value \"-1\"; expected a positive number of dollars per hour")
+                 MATCH "^vramfit: --budget-per-hour: expected a number above 0; got \"-1\"")
 vramfit_cli_test(bad_gpus FAIL ARGS --model llama-3.1-8b --rank-gpus --gpus voodoo
                  MATCH "^vramfit: --gpus: unknown GPU \"voodoo\" \\(not in the GPU catalog\\); list them with --list-gpus")
 vramfit_cli_test(recommend_no_ngl FAIL ARGS --model llama-3.1-8b --engine llamacpp --ngl 10 --rank-gpus MATCH "^vramfit: --ngl: ")
-vramfit_cli_test(bad_prompt FAIL ARGS --model llama-3.1-8b --gpu rtx-4090 --prompt 0 MATCH "^vramfit: --prompt: invalid value \"0\"")
+vramfit_cli_test(bad_prompt FAIL ARGS --model llama-3.1-8b --gpu rtx-4090 --prompt 0 MATCH "^vramfit: --prompt: expected a whole number of tokens from 1 to 100000000, such as 8192 or 8k; got \"0\"")
 vramfit_cli_test(bad_system_bandwidth FAIL ARGS --model llama-3.1-8b --system-bandwidth fast
-                 MATCH "^vramfit: --system-bandwidth: invalid value \"fast\"")
+                 MATCH "^vramfit: --system-bandwidth: expected a number above 0 and at most 10000; got \"fast\"")
 vramfit_cli_test(biggest_json ARGS --biggest --gpu rtx-4090 --engine llamacpp --weights q8_0 --json
                  MATCH "\"biggest\":{[^}]*\"model\":\"llama-2-13b\"[^}]*\"weights\":\"q8_0\"}")
 vramfit_cli_test(biggest_table ARGS --biggest --gpu rtx-4090 --engine llamacpp --context 8k
@@ -85,7 +92,7 @@ vramfit_cli_test(help_table ARGS --model llama-2-13b --gpu rtx-4090 --context 40
 vramfit_cli_test(help_training_json ARGS --params 7e9 --mode train --remedies --json
                  MATCH "\"id\":\"offload-optimizer\",\"inputs\":{\"offload\":\"optimizer\",\"zero\":\"2\"},\"saved_bytes\":112000000000")
 vramfit_cli_test(help_bad_input FAIL ARGS --model llama-2-7b --context 0 --remedies MATCH "^vramfit: --context: ")
-vramfit_cli_test(help_lists_hardware_flags ARGS --help MATCH "--system-bandwidth.*--prompt.*--usd-per-kwh.*--rank-gpus.*--gpus.*--budget-per-hour.*--biggest")
+vramfit_cli_test(help_lists_hardware_flags ARGS --help MATCH "--system-bandwidth.*--prompt.*--usd-per-kwh.*--gpus.*--budget-per-hour.*--rank-gpus.*--biggest")
 
 # Training. The seed article's 7B: mixed-precision AdamW with fp32 gradients (HF Trainer) keeps
 # 7e9 × 2 B weights = 14 GB, 7e9 × 4 B gradients = 28 GB, 7e9 × 12 B optimizer (fp32 master + m + v) = 84 GB.
@@ -93,9 +100,9 @@ vramfit_cli_test(train_json ARGS --mode train --params 7e9 --json
                  MATCH "\"gradients\":28000000000.*\"optimizer\":84000000000.*\"weights\":14000000000")
 vramfit_cli_test(train_keys ARGS --mode train --params 7e9 --json MATCH "\"host_ram_bytes\":[0-9]+")
 vramfit_cli_test(train_bad_zero FAIL ARGS --mode train --params 7e9 --zero 5
-                 MATCH "--zero: invalid value \"5\"; allowed: 0, 1, 2, 3, NO_SHARD, SHARD_GRAD_OP, FULL_SHARD")
+                 MATCH "--zero: expected one of 0, 1, 2, 3, NO_SHARD, SHARD_GRAD_OP, FULL_SHARD; got \"5\"")
 vramfit_cli_test(train_flag_without_mode FAIL ARGS --model llama-2-7b --zero 3
-                 MATCH "--zero: applies to training; add --mode train, lora or qlora")
+                 MATCH "--zero: applies to training; set mode to train, lora or qlora")
 vramfit_cli_test(train_bad_mode FAIL ARGS --mode pretrain --params 7e9 MATCH "--mode: ")
 # --gpus is a job's GPU count in training and a GPU list for --rank-gpus.
 vramfit_cli_test(recommend_gpu_list ARGS --rank-gpus --model llama-3.1-8b --gpus rtx-4090,l40s --json

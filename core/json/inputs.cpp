@@ -1,5 +1,7 @@
 #include "json/inputs.hpp"
 
+#include "util/text.hpp"  // lower_ascii
+
 #include <limits>  // std::numeric_limits
 
 #include "memory/activations.hpp"   // checkpointing_names
@@ -17,17 +19,20 @@ using K = InputKind;
 using U = InputUse;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kTokens = static_cast<double>(kMaxContextTokens);
+constexpr bool kAboveMin = true;
 
 // Ordered as the CLI's help lists them: what the model is, how it runs, where, then training.
 constexpr Input kInputs[] = {
     {"model", "--model", "model", K::text, 0, 0, "ID|PATH",
      "model preset id (see --list-models), or a path to a config.json, .gguf or .safetensors"},
-    {"params", "--params", "", K::quantity, 1, 1e15, "N", "bare parameter count instead of a model: 7e9, 7B, 1.5T, 500M"},
+    {"config", "", "", K::config, 0, 0, "", "a config.json's architecture fields, as an object or its text"},
+    {"params", "--params", "", K::quantity, 1, 1e14, "N", "bare parameter count instead of a model: 7e9, 7B, 1.5T, 500M"},
     {"mode", "--mode", "", K::choice, 0, 0, "MODE", "inference (default), train (full fine-tune), lora or qlora"},
     {"weights", "--weights", "weights", K::text, 0, 0, "FORMAT",
      "weight format: fp32 fp16 bf16 fp8 int8 int4 nf4 nf4-no-dq bnb-int8 gptq-4bit-128g awq-4bit-64g q4_k_m q8_0 "
      "gguf-iq2_xxs ... (default: the config's quantization, else bf16)"},
-    {"kv_dtype", "--kv-dtype", "kv", K::choice, 0, 0, "DTYPE", "KV cache precision (default: the engine's)", U::inference},
+    {"kv_dtype", "--kv-dtype", "kv", K::choice, 0, 0, "DTYPE",
+     "KV cache precision: fp32, fp16, bf16, fp8, q8_0, q4_0 (default: the engine's)", U::inference},
     {"context", "--context", "context", K::tokens, 1, kTokens, "TOKENS",
      "context length in tokens, e.g. 8192 or 8k (default: the engine's default context)"},
     {"batch", "--batch", "batch", K::count, 1, static_cast<double>(kMaxBatch), "N", "concurrent sequences (default 1)"},
@@ -43,25 +48,25 @@ constexpr Input kInputs[] = {
      "PyTorch allocator with expandable_segments:True (no fragmentation reserve)", U::inference},
     {"gpu", "--gpu", "gpu", K::text, 0, 0, "NAME",
      "report the fit, speed and cost on this GPU only (see --list-gpus); vLLM needs it for the KV capacity"},
-    {"gpu_util", "--gpu-util", "", K::number, 0, 1, "FRACTION", "vLLM gpu_memory_utilization, above 0 up to 1 (default 0.9)",
-     U::inference},
-    {"max_num_batched_tokens", "--max-num-batched-tokens", "", K::count, 1, kTokens, "N",
+    {"gpu_util", "--gpu-util", "", K::fraction, 0, 1, "FRACTION", "vLLM gpu_memory_utilization, above 0 up to 1 (default 0.9)",
+     U::inference, kAboveMin},
+    {"max_num_batched_tokens", "--max-num-batched-tokens", "", K::tokens, 1, kTokens, "TOKENS",
      "vLLM max_num_batched_tokens (default 8192; 16384 on >= 70 GiB non-A100)", U::inference},
     {"max_num_seqs", "--max-num-seqs", "", K::count, 1, static_cast<double>(kMaxBatch), "N",
      "vLLM max_num_seqs (default 256; 1024 on >= 70 GiB non-A100)", U::inference},
     {"gpu_layers", "--ngl", "", K::count, 0, 1e6, "N", "llama.cpp -ngl: layers on the GPU (default: all and the output layer)",
      U::inference},
-    {"headroom", "--headroom", "", K::number, 0, 0.9, "FRACTION", "share of GPU memory kept free, 0 to 0.9 (default 0.1)"},
+    {"headroom", "--headroom", "", K::fraction, 0, 0.9, "FRACTION", "share of GPU memory kept free, 0 to 0.9 (default 0.1)"},
     {"system_bandwidth", "--system-bandwidth", "", K::number, 0, 10'000, "GB/S",
-     "system RAM bandwidth for llama.cpp layers left on the CPU (default 60)", U::inference},
+     "system RAM bandwidth for llama.cpp layers left on the CPU (default 60)", U::inference, kAboveMin},
     {"prompt_tokens", "--prompt", "", K::tokens, 1, kTokens, "TOKENS",
      "prompt length for the prefill speed, e.g. 512 or 4k (default 512)", U::inference},
     {"usd_per_kwh", "--usd-per-kwh", "", K::number, 0, 100, "USD",
      "electricity price: adds the energy cost of running the --gpu you own", U::inference},
     {"gpus", "--gpus", "", K::list, 0, 0, "LIST",
-     "--rank-gpus: only these GPUs, comma-separated ids or names (default: all)", U::inference},
+     "--rank-gpus: only these GPUs, comma-separated ids or names (default: all)", U::gpu_ranking},
     {"budget_per_hour", "--budget-per-hour", "", K::number, 0, kInf, "USD",
-     "--rank-gpus: the most a whole configuration may cost per hour", U::inference},
+     "--rank-gpus: the most a whole configuration may cost per hour", U::gpu_ranking, kAboveMin},
     // Training.
     {"precision", "--precision", "precision", K::choice, 0, 0, "P",
      "fp32, mixed-fp16, mixed-bf16 (default: bf16 compute + fp32 master weights) or bf16", U::training},
@@ -96,9 +101,45 @@ constexpr Input kInputs[] = {
      "none (default), optimizer (ZeRO-Offload), params or nvme (ZeRO-Infinity)", U::training},
     {"tokens", "--tokens", "tokens", K::quantity, 1, 1e18, "N", "training tokens for time and cost on --gpu: 1e9, 300B, 2T",
      U::training},
-    {"mfu", "--mfu", "", K::number, 0, 1, "FRACTION",
-     "model FLOPs utilisation above 0 up to 1, or a percentage (default 0.40)", U::training},
+    {"mfu", "--mfu", "", K::fraction, 0, 1, "FRACTION",
+     "model FLOPs utilisation above 0 up to 1, or a percentage (default 0.40)", U::training, kAboveMin},
 };
+
+// Each choice input's names (for messages and the page's lists) and the parser that reads it.
+struct Choices {
+  std::string_view key;
+  std::string (*names)();
+  bool (*accepts)(std::string_view value);
+};
+
+template <auto parse>
+bool parses(std::string_view value) {
+  return parse(value).has_value();
+}
+
+bool is_inference(std::string_view value) { return lower_ascii(value) == "inference"; }
+
+const Choices kChoices[] = {
+    {"mode", [] { return "inference, " + training_mode_names(); },
+     [](std::string_view v) { return is_inference(v) || parse_training_mode(v).has_value(); }},
+    {"kv_dtype", kv_dtype_names, parses<parse_kv_dtype>},
+    {"engine", [] { return std::string(kEngineNames); }, parses<parse_engine>},
+    {"attention", [] { return std::string(kAttentionNames); }, parses<parse_attention>},
+    {"kv_allocation", [] { return std::string(kKvAllocationNames); }, parses<parse_kv_allocation>},
+    {"precision", precision_names, parses<parse_precision>},
+    {"grad_dtype", grad_dtype_names, parses<parse_grad_dtype>},
+    {"optimizer", optimizer_names, parses<parse_optimizer>},
+    {"checkpointing", checkpointing_names, parses<parse_checkpointing>},
+    {"zero", [] { return std::string("0, 1, 2, 3, NO_SHARD, SHARD_GRAD_OP, FULL_SHARD"); }, parses<parse_zero>},
+    {"offload", offload_names, parses<parse_offload>},
+};
+
+const Choices* choices_of(const Input& input) noexcept {
+  if (input.kind != InputKind::choice) return nullptr;
+  for (const Choices& c : kChoices)
+    if (c.key == input.key) return &c;
+  return nullptr;
+}
 
 }  // namespace
 
@@ -115,26 +156,20 @@ const Input* input_by_key(std::string_view key, InputUse use) noexcept {
 }
 
 const Input* input_by_flag(std::string_view flag) noexcept {
+  if (flag.empty()) return nullptr;  // the inputs the CLI has no flag for
   for (const Input& i : kInputs)
     if (i.flag == flag) return &i;
   return nullptr;
 }
 
 std::string allowed_values(const Input& input) {
-  if (input.kind != InputKind::choice) return "";
-  const std::string_view key = input.key;
-  if (key == "mode") return "inference, " + training_mode_names();
-  if (key == "kv_dtype") return kv_dtype_names();
-  if (key == "engine") return std::string(kEngineNames);
-  if (key == "attention") return std::string(kAttentionNames);
-  if (key == "kv_allocation") return std::string(kKvAllocationNames);
-  if (key == "precision") return precision_names();
-  if (key == "grad_dtype") return grad_dtype_names();
-  if (key == "optimizer") return optimizer_names();
-  if (key == "checkpointing") return checkpointing_names();
-  if (key == "zero") return "0, 1, 2, 3, NO_SHARD, SHARD_GRAD_OP, FULL_SHARD";
-  if (key == "offload") return offload_names();
-  return "";
+  const Choices* c = choices_of(input);
+  return c ? c->names() : std::string();
+}
+
+bool is_allowed_value(const Input& input, std::string_view value) {
+  const Choices* c = choices_of(input);
+  return c && c->accepts(value);
 }
 
 }  // namespace vramfit

@@ -1,12 +1,18 @@
 #include "json/request.hpp"
 
 #include <algorithm>  // std::all_of
+#include <charconv>   // std::from_chars (integers)
+#include <cmath>      // std::isfinite, std::floor, std::log10, std::pow
+#include <cstdlib>    // std::strtod
 #include <string>     // std::string, std::to_string
 #include <utility>    // std::move
+#include <variant>    // std::variant, std::get_if
 
+#include "json/inputs.hpp"
 #include "util/json_fields.hpp"
-#include "util/quantity.hpp"  // parse_count
-#include "util/text.hpp"      // lower_ascii, parse_switch, split_list
+#include "util/number_text.hpp"  // fixed_text, general_text
+#include "util/quantity.hpp"  // parse_count, parse_tokens
+#include "util/text.hpp"      // parse_switch, split_list
 
 namespace vramfit {
 
@@ -15,6 +21,222 @@ using detail::json;
 
 namespace {
 
+using K = InputKind;
+
+// One input's value, read by its table entry: text (text, config, choice), a whole number (count, tokens,
+// quantity), a number (number, fraction), a toggle or a list.
+using InputValue = std::variant<std::string, std::uint64_t, double, bool, std::vector<std::string>>;
+
+// A range's bound as people read it: 100000000 and 0.9, but 1e14 rather than fifteen digits.
+std::string bound_text(double v) {
+  if (v == std::floor(v) && v >= 1e10) {
+    const double exponent = std::floor(std::log10(v));
+    if (std::pow(10.0, exponent) == v) return "1e" + detail::fixed_text(exponent, 0);
+  }
+  if (v == std::floor(v) && v < 1e10) return detail::fixed_text(v, 0);
+  return detail::general_text(v, 6);
+}
+
+std::string range_text(const Input& in) {
+  const bool bounded = std::isfinite(in.max);
+  if (in.above_min)
+    return "above " + bound_text(in.min) + (bounded ? " and at most " + bound_text(in.max) : std::string());
+  return bounded ? "from " + bound_text(in.min) + " to " + bound_text(in.max) : "of at least " + bound_text(in.min);
+}
+
+// What an input takes, one wording for every input of a kind.
+std::string expectation(const Input& in) {
+  switch (in.kind) {
+    case K::text: return "a text";
+    case K::config: return "a config.json object or its text";
+    case K::choice: return "one of " + allowed_values(in);
+    case K::count: return "a whole number " + range_text(in);
+    case K::tokens: return "a whole number of tokens " + range_text(in) + ", such as 8192 or 8k";
+    case K::quantity: return "a whole number " + range_text(in) + ", such as 7e9, 300B or 1.5T";
+    case K::number: return "a number " + range_text(in);
+    case K::fraction: return "a fraction " + range_text(in) + ", such as 0.4 or 40%";
+    case K::toggle: return "true or false (or on/off, yes/no, 1/0)";
+    case K::list: return "GPU ids, as an array or comma-separated text such as h100-sxm,l40s";
+  }
+  return "a value";
+}
+
+// The value as given: text quoted (cut at 40 bytes, on a UTF-8 boundary), numbers and booleans as written.
+std::string shown(const json& v) {
+  if (v.is_string()) {
+    const auto& text = v.get_ref<const std::string&>();
+    if (text.size() <= 40) return "\"" + text + "\"";
+    std::size_t cut = 40;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+    return "\"" + text.substr(0, cut) + "…\"";
+  }
+  if (v.is_array()) return "an array";
+  if (v.is_object()) return "an object";
+  return detail::dump(v);
+}
+
+Error refusal(const Input& in, const json& given) {
+  return make_error(std::string(in.key), "expected " + expectation(in) + "; got " + shown(given));
+}
+
+// A JSON number that is a whole number (4096, 4096.0, 7e9); nothing for fractions, negatives and others.
+std::optional<std::uint64_t> whole_of(const json& v) {
+  if (v.is_number_unsigned()) return v.get<std::uint64_t>();
+  if (v.is_number_integer()) {
+    const auto n = v.get<std::int64_t>();
+    return n >= 0 ? std::optional<std::uint64_t>(static_cast<std::uint64_t>(n)) : std::nullopt;
+  }
+  if (v.is_number_float()) {
+    const double d = v.get<double>();
+    if (d >= 0 && d <= 9.0e18 && d == std::floor(d)) return static_cast<std::uint64_t>(d);
+  }
+  return std::nullopt;
+}
+
+// Text as the count kinds read it: digits only, or the written forms of tokens ("8k") and quantities ("7B").
+std::optional<std::uint64_t> whole_from_text(InputKind kind, std::string_view text) {
+  if (kind == K::tokens) return parse_tokens(text);
+  if (kind == K::quantity) return parse_count(text);
+  std::uint64_t n = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (text.empty() || error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return n;
+}
+
+// A decimal number ("0.85", "1e3"; not " 8", "0x10", "inf" or "nan"), or for a fraction a percentage ("40%").
+std::optional<double> number_from_text(InputKind kind, std::string_view text) {
+  const bool percent = kind == K::fraction && !text.empty() && text.back() == '%';
+  if (percent) text.remove_suffix(1);
+  if (text.empty() || text.size() > 64 || text.find_first_not_of("0123456789.eE+-") != std::string_view::npos)
+    return std::nullopt;
+  const std::string copy(text);  // strtod needs a terminated string
+  char* end = nullptr;
+  const double x = std::strtod(copy.c_str(), &end);
+  if (end != copy.c_str() + copy.size() || !std::isfinite(x)) return std::nullopt;
+  return percent ? x / 100 : x;
+}
+
+
+bool in_range(const Input& in, double v) {
+  return (in.above_min ? v > in.min : v >= in.min) && v <= in.max;
+}
+
+// The value as `in` reads it; nothing when it is not of the input's kind or lies outside its range.
+std::optional<InputValue> read_value(const Input& in, const json& v) {
+  const std::string* text = v.is_string() ? &v.get_ref<const std::string&>() : nullptr;
+  switch (in.kind) {
+    case K::text:
+      if (text) return *text;
+      return std::nullopt;
+    case K::config:
+      if (text) return *text;
+      if (v.is_object()) return detail::dump(v);
+      return std::nullopt;
+    case K::choice: {
+      const auto digits = whole_of(v);  // "zero": 3
+      std::string value = text ? *text : digits ? std::to_string(*digits) : std::string();
+      if ((!text && !digits) || !is_allowed_value(in, value)) return std::nullopt;
+      return value;
+    }
+    case K::count:
+    case K::tokens:
+    case K::quantity: {
+      const auto n = text ? whole_from_text(in.kind, *text) : whole_of(v);
+      if (!n || !in_range(in, static_cast<double>(*n))) return std::nullopt;
+      return *n;
+    }
+    case K::number:
+    case K::fraction: {
+      const auto x = text          ? number_from_text(in.kind, *text)
+                     : v.is_number() ? std::optional(v.get<double>())
+                                     : std::nullopt;
+      if (!x || !in_range(in, *x)) return std::nullopt;
+      return *x;
+    }
+    case K::toggle: {
+      const auto on = v.is_boolean() ? std::optional(v.get<bool>()) : text ? parse_switch(*text) : std::nullopt;
+      if (!on) return std::nullopt;
+      return *on;
+    }
+    case K::list: {
+      std::vector<std::string> items;
+      if (text) items = split_list(*text);
+      else if (v.is_array() && std::all_of(v.begin(), v.end(), [](const json& g) { return g.is_string(); }))
+        for (const json& g : v) items.push_back(g.get<std::string>());
+      if (items.empty()) return std::nullopt;
+      return items;
+    }
+  }
+  return std::nullopt;
+}
+
+// Reads a request's inputs by their table entries for one use; the first refusal is kept, naming the key.
+class InputReader {
+ public:
+  InputReader(const json& object, InputUse use) : object_(object), use_(use) {}
+
+  std::optional<std::string> text(std::string_view key) { return get<std::string>(key); }
+  std::optional<std::uint64_t> whole(std::string_view key) { return get<std::uint64_t>(key); }
+  std::optional<double> number(std::string_view key) { return get<double>(key); }
+  std::optional<bool> toggle(std::string_view key) { return get<bool>(key); }
+  std::vector<std::string> list(std::string_view key) {
+    return get<std::vector<std::string>>(key).value_or(std::vector<std::string>{});
+  }
+  bool has(std::string_view key) const {
+    const auto it = object_.find(key);
+    return it != object_.end() && !it->is_null();
+  }
+  void fail(Error e) {
+    if (!error_) error_ = std::move(e);
+  }
+  const std::optional<Error>& error() const noexcept { return error_; }
+
+ private:
+  template <class T>
+  std::optional<T> get(std::string_view key) {
+    const Input* in = input_by_key(key, use_);
+    if (!in || !has(key)) return std::nullopt;
+    const json& given = *object_.find(key);
+    auto value = read_value(*in, given);
+    if (!value) {
+      fail(refusal(*in, given));
+      return std::nullopt;
+    }
+    if (T* typed = std::get_if<T>(&*value)) return std::move(*typed);
+    return std::nullopt;
+  }
+
+  const json& object_;
+  InputUse use_;
+  std::optional<Error> error_;
+};
+
+// A key another question or mode reads: say where it applies rather than that it is unknown.
+std::string applies_elsewhere(std::string_view key) {
+  unsigned uses = 0;
+  for (const Input& in : inputs())
+    if (in.key == key) uses |= static_cast<unsigned>(in.use);
+  const bool training = uses & static_cast<unsigned>(InputUse::training);
+  const bool ranking = uses & static_cast<unsigned>(InputUse::gpu_ranking);
+  if (training && ranking) return "applies to training (mode train, lora or qlora) and to the GPU ranking";
+  if (training) return "applies to training; set mode to train, lora or qlora";
+  if (uses & static_cast<unsigned>(InputUse::inference)) return "applies to inference only; training does not use it";
+  return "applies to the GPU ranking only";
+}
+
+// Every key must be an input of this use (or one of `extra`, already read): the first other one is refused.
+std::optional<Error> refuse_other_keys(const json& object, InputUse use, std::span<const std::string_view> extra) {
+  for (const auto& [key, value] : object.items()) {
+    if (input_by_key(key, use)) continue;
+    if (input_by_key(key)) return make_error(key, applies_elsewhere(key));
+    std::string allowed;
+    for (const Input& in : inputs())
+      if (used_by(in, use)) allowed += (allowed.empty() ? "" : ", ") + std::string(in.key);
+    for (std::string_view k : extra) allowed += ", " + std::string(k);
+    return make_error(key, "is not a known input; allowed: " + allowed);
+  }
+  return std::nullopt;
+}
 
 // The request text as a JSON object, or the error naming "request".
 Result<json> request_object(std::string_view text) {
@@ -24,118 +246,102 @@ Result<json> request_object(std::string_view text) {
   return parsed;
 }
 
-Result<Request> inference_request(const json& j) {
-  static constexpr std::string_view kKeys[] = {
-      "model", "config", "params", "weights", "kv_dtype", "context", "batch", "headroom", "gpu", "engine",
-      "attention", "kv_allocation", "avg_tokens", "expandable_segments", "gpu_util", "max_num_batched_tokens",
-      "max_num_seqs", "gpu_layers", "system_bandwidth", "prompt_tokens", "usd_per_kwh", "gpus", "budget_per_hour",
-      "mode"};
-  if (auto unknown = detail::refuse_unknown_keys(j, kKeys, "input")) return *unknown;
-  FieldReader f(j, "");
-  // Training modes are answered by evaluate_training (see parse_request); here only inference.
-  if (const auto mode = f.string("mode"); mode && *mode != "inference")
-    return make_error("mode", "\"" + *mode + "\" is a training mode; this request answers inference only");
+// `asker` names the question in the message that refuses a training mode (`the question "limits"`).
+Result<Request> inference_request(const json& j, InputUse use, std::span<const std::string_view> extra,
+                                  std::string_view asker) {
+  if (auto other = refuse_other_keys(j, use, extra)) return *other;
+  InputReader in(j, use);
+  if (const auto mode = in.text("mode"); mode && is_training_mode(*mode))
+    return make_error("mode",
+                      "\"" + *mode + "\" is a training mode; " + std::string(asker) + " answers inference only");
   Request r;
-  r.model = f.string("model").value_or("");
-  r.config_json = detail::config_text(f);
-  r.params = f.uint("params").value_or(0);
-  r.weights = f.string("weights").value_or("");
-  r.kv_dtype = f.string("kv_dtype").value_or("");
-  r.context = f.uint("context");
-  r.batch = f.uint("batch").value_or(1);
-  r.headroom = f.number("headroom").value_or(kDefaultHeadroom);
-  r.gpu = f.string("gpu").value_or("");
-  r.engine = f.string("engine").value_or("transformers");
-  r.attention = f.string("attention").value_or("");
-  r.kv_allocation = f.string("kv_allocation").value_or("");
-  r.avg_tokens = f.uint("avg_tokens");
-  r.expandable_segments = f.boolean("expandable_segments").value_or(false);
-  r.gpu_util = f.number("gpu_util").value_or(kVllmDefaultGpuUtil);
-  r.max_num_batched_tokens = f.uint("max_num_batched_tokens");
-  r.max_num_seqs = f.uint("max_num_seqs");
-  r.gpu_layers = f.uint("gpu_layers");
-  r.serving.system_bandwidth_gb_s = f.number("system_bandwidth");
-  r.serving.prompt_tokens = f.uint("prompt_tokens");
-  r.serving.usd_per_kwh = f.number("usd_per_kwh");
-  r.budget_per_hour = f.number("budget_per_hour");
-  if (const json* gpus = f.find("gpus")) {
-    // An array of ids or names, or one comma-separated string (as the CLI's --gpus takes it).
-    if (gpus->is_string()) r.gpus = split_list(gpus->get<std::string>());
-    else if (gpus->is_array() && std::all_of(gpus->begin(), gpus->end(), [](const json& g) { return g.is_string(); }))
-      for (const json& g : *gpus) r.gpus.push_back(g.get<std::string>());
-    else f.fail("gpus", "expected an array of GPU ids or a comma-separated string", *gpus);
-  }
-  if (f.error()) return *f.error();
+  r.model = in.text("model").value_or("");
+  r.config_json = in.text("config").value_or("");
+  r.params = in.whole("params").value_or(0);
+  r.weights = in.text("weights").value_or("");
+  r.kv_dtype = in.text("kv_dtype").value_or("");
+  r.context = in.whole("context");
+  r.batch = in.whole("batch").value_or(1);
+  r.headroom = in.number("headroom").value_or(kDefaultHeadroom);
+  r.gpu = in.text("gpu").value_or("");
+  r.engine = in.text("engine").value_or("transformers");
+  r.attention = in.text("attention").value_or("");
+  r.kv_allocation = in.text("kv_allocation").value_or("");
+  r.avg_tokens = in.whole("avg_tokens");
+  r.expandable_segments = in.toggle("expandable_segments").value_or(false);
+  r.gpu_util = in.number("gpu_util").value_or(kVllmDefaultGpuUtil);
+  r.max_num_batched_tokens = in.whole("max_num_batched_tokens");
+  r.max_num_seqs = in.whole("max_num_seqs");
+  r.gpu_layers = in.whole("gpu_layers");
+  r.serving.system_bandwidth_gb_s = in.number("system_bandwidth");
+  r.serving.prompt_tokens = in.whole("prompt_tokens");
+  r.serving.usd_per_kwh = in.number("usd_per_kwh");
+  r.gpus = in.list("gpus");
+  r.budget_per_hour = in.number("budget_per_hour");
+  if (in.error()) return *in.error();
   return r;
 }
 
-Result<TrainingRequest> training_request(const json& j) {
-  static constexpr std::string_view kKeys[] = {
-      "model",    "config",  "params",  "mode",  "precision", "grad_dtype", "optimizer", "lora_rank",
-      "lora_targets", "sequence", "context", "micro_batch", "batch", "grad_accum", "checkpointing",
-      "flash_attention", "dropout", "zero", "gpus", "tp", "pp", "sp", "offload", "gpu", "headroom", "tokens",
-      "mfu", "weights"};
-  if (auto unknown = detail::refuse_unknown_keys(j, kKeys, "training input")) return *unknown;
-  FieldReader f(j, "");
-  // A switch: true/false, or a string as the CLI's flags and the page's toggles spell it ("on").
-  auto on_off = [&](std::string_view key, bool fallback) {
-    const json* v = f.find(key);
-    if (!v) return fallback;
-    if (v->is_boolean()) return v->get<bool>();
-    if (v->is_string())
-      if (const auto s = parse_switch(v->get_ref<const std::string&>())) return *s;
-    f.fail(key, "expected true, false or a string: " + std::string(kSwitchSpellings), *v);
-    return fallback;
-  };
+// In training the page's shared "context" is the sequence and "batch" the micro-batch: one value for each.
+std::optional<std::uint64_t> training_alias(InputReader& in, std::string_view key, std::string_view shared,
+                                            std::string_view what) {
+  const auto own = in.whole(key);
+  const auto alias = in.whole(shared);
+  if (own && alias && *own != *alias)
+    in.fail(make_error(std::string(shared), "is the " + std::string(what) + " in training, also given as " +
+                                                std::string(key) + " with another value; give one"));
+  return own ? own : alias;
+}
+
+Result<TrainingRequest> training_request(const json& j, std::span<const std::string_view> extra) {
+  if (auto other = refuse_other_keys(j, InputUse::training, extra)) return *other;
+  InputReader in(j, InputUse::training);
   TrainingRequest r;
-  r.model = f.string("model").value_or("");
-  r.config_json = detail::config_text(f);
-  r.params = f.uint("params").value_or(0);
-  r.mode = f.string("mode").value_or("");
-  r.precision = f.string("precision").value_or("");
-  r.grad_dtype = f.string("grad_dtype").value_or("");
-  r.optimizer = f.string("optimizer").value_or("");
-  r.lora_rank = f.uint("lora_rank");
-  r.lora_targets = f.string("lora_targets").value_or("");
-  // The training keys win over the page's shared inputs (context, batch) when both are present.
-  r.sequence = f.has("sequence") ? f.uint("sequence") : f.uint("context");
-  r.micro_batch = (f.has("micro_batch") ? f.uint("micro_batch") : f.uint("batch")).value_or(1);
-  r.grad_accum = f.uint("grad_accum").value_or(1);
-  r.checkpointing = f.string("checkpointing").value_or("");
-  r.flash_attention = on_off("flash_attention", true);
-  r.dropout = on_off("dropout", false);
-  if (const json* zero = f.find("zero")) {
-    if (zero->is_string()) r.zero = zero->get<std::string>();
-    else if (zero->is_number_unsigned()) r.zero = std::to_string(zero->get<std::uint64_t>());
-    else f.fail("zero", "expected a stage 0-3 or an FSDP name", *zero);
-  }
-  r.gpus = f.uint("gpus").value_or(1);
-  r.tp = f.uint("tp").value_or(1);
-  r.pp = f.uint("pp").value_or(1);
-  r.sp = on_off("sp", false);
-  r.offload = f.string("offload").value_or("");
-  r.gpu = f.string("gpu").value_or("");
-  r.headroom = f.number("headroom").value_or(kDefaultHeadroom);
-  // A number, or as written in the page's field and the CLI's --tokens: "1e9", "300B", "2T".
-  if (const auto* written = f.find("tokens"); written && written->is_string()) {
-    const auto count = parse_count(written->get_ref<const std::string&>());
-    if (!count)
-      return make_error("tokens", "expected a token count such as 1e9, 300B or 2T, got " +
-                                      FieldReader::type_name(*written));
-    r.tokens = static_cast<double>(*count);
-  } else {
-    r.tokens = f.number("tokens");
-  }
-  r.mfu = f.number("mfu");
-  (void)f.string("weights");  // type-checked, then ignored: see the header
-  if (f.error()) return *f.error();
+  r.model = in.text("model").value_or("");
+  r.config_json = in.text("config").value_or("");
+  r.params = in.whole("params").value_or(0);
+  r.mode = in.text("mode").value_or("");
+  r.precision = in.text("precision").value_or("");
+  r.grad_dtype = in.text("grad_dtype").value_or("");
+  r.optimizer = in.text("optimizer").value_or("");
+  r.lora_rank = in.whole("lora_rank");
+  r.lora_targets = in.text("lora_targets").value_or("");
+  r.sequence = training_alias(in, "sequence", "context", "sequence");
+  r.micro_batch = training_alias(in, "micro_batch", "batch", "micro-batch").value_or(1);
+  r.grad_accum = in.whole("grad_accum").value_or(1);
+  r.checkpointing = in.text("checkpointing").value_or("");
+  r.flash_attention = in.toggle("flash_attention").value_or(true);
+  r.dropout = in.toggle("dropout").value_or(false);
+  r.zero = in.text("zero").value_or("");
+  r.gpus = in.whole("gpus").value_or(1);
+  r.tp = in.whole("tp").value_or(1);
+  r.pp = in.whole("pp").value_or(1);
+  r.sp = in.toggle("sp").value_or(false);
+  r.offload = in.text("offload").value_or("");
+  r.gpu = in.text("gpu").value_or("");
+  r.headroom = in.number("headroom").value_or(kDefaultHeadroom);
+  if (const auto tokens = in.whole("tokens")) r.tokens = static_cast<double>(*tokens);
+  r.mfu = in.number("mfu");
+  (void)in.text("weights");  // checked, then ignored: see the header
+  if (in.error()) return *in.error();
   return r;
 }
 
-// "mode" names a training mode (an unknown word too, so that evaluate_training reports it, naming "mode").
+// "mode" names a training mode (an unknown word too, so that the training reader refuses it, naming "mode").
 bool asks_training(const json& j) {
   const auto it = j.find("mode");
   return it != j.end() && it->is_string() && is_training_mode(it->get_ref<const std::string&>());
+}
+
+constexpr std::pair<std::string_view, Question> kQuestions[] = {
+    {"estimate", Question::estimate},       {"limits", Question::limits},
+    {"curve", Question::curve},             {"gpu_ranking", Question::gpu_ranking},
+    {"biggest_model", Question::biggest_model}, {"remedies", Question::remedies}};
+
+std::string_view question_name(Question q) {
+  for (const auto& [name, question] : kQuestions)
+    if (question == q) return name;
+  return "estimate";
 }
 
 // Reads and removes "question": the rest of the object is the question's inputs.
@@ -144,11 +350,7 @@ Result<Question> take_question(json& j) {
   const auto name = f.string("question");
   if (f.error()) return *f.error();
   j.erase("question");
-  if (!name || *name == "estimate") return Question::estimate;
-  static constexpr std::pair<std::string_view, Question> kQuestions[] = {
-      {"limits", Question::limits},           {"curve", Question::curve},
-      {"gpu_ranking", Question::gpu_ranking}, {"biggest_model", Question::biggest_model},
-      {"remedies", Question::remedies}};
+  if (!name) return Question::estimate;
   for (const auto& [key, question] : kQuestions)
     if (*name == key) return question;
   return make_error("question", "unknown question \"" + *name + "\"; allowed: " + std::string(kQuestionNames));
@@ -175,6 +377,9 @@ Result<CurveInputs> take_curve_inputs(json& j) {
   return out;
 }
 
+constexpr std::string_view kQuestionKey[] = {"question"};
+constexpr std::string_view kCurveKeys[] = {"question", "axis", "points", "to", "values"};
+
 }  // namespace
 
 Result<ParsedRequest> parse_request(std::string_view text) {
@@ -194,12 +399,16 @@ Result<ParsedRequest> parse_request(std::string_view text) {
   // inference only, and the inference reader says so, naming "mode".
   const bool trains = out.question == Question::estimate || out.question == Question::remedies;
   if (trains && asks_training(j)) {
-    auto training = training_request(j);
+    auto training = training_request(j, kQuestionKey);
     if (!training) return training.error();
     out.training = std::move(training).value();
     return out;
   }
-  auto inference = inference_request(j);
+  const bool ranks = out.question == Question::gpu_ranking;
+  auto inference = inference_request(j, ranks ? InputUse::inference | InputUse::gpu_ranking : InputUse::inference,
+                                     out.question == Question::curve ? std::span<const std::string_view>(kCurveKeys)
+                                                                     : std::span<const std::string_view>(kQuestionKey),
+                                     "the question \"" + std::string(question_name(out.question)) + "\"");
   if (!inference) return inference.error();
   out.inference = std::move(inference).value();
   return out;
@@ -208,13 +417,13 @@ Result<ParsedRequest> parse_request(std::string_view text) {
 Result<Request> request_from_json(std::string_view text) {
   auto object = request_object(text);
   if (!object) return object.error();
-  return inference_request(object.value());
+  return inference_request(object.value(), InputUse::inference | InputUse::gpu_ranking, {}, "this request");
 }
 
 Result<TrainingRequest> training_request_from_json(std::string_view text) {
   auto object = request_object(text);
   if (!object) return object.error();
-  return training_request(object.value());
+  return training_request(object.value(), {});
 }
 
 }  // namespace vramfit

@@ -1,7 +1,9 @@
 #pragma once
 // Request JSON → the questions' value types. The text is parsed once; "question" picks what is asked, "mode" picks
 // inference or training, and each question's own keys (a curve's axis, points, values) are read beside the inputs.
-// Unknown keys are refused, naming the key and what is allowed.
+// Every input is read by its entry in the inputs table (json/inputs.hpp): a JSON value or the text a user typed
+// ("8k", "7B", "on"), range-checked, with one wording per kind of input. Unknown keys are refused, naming the key and
+// listing the allowed ones; a key another question or mode reads is refused saying where it applies.
 #include <cstdint>      // std::uint64_t
 #include <optional>     // std::optional
 #include <string_view>  // std::string_view
@@ -38,15 +40,14 @@ struct ParsedRequest {
 
 Result<ParsedRequest> parse_request(std::string_view json_text);
 
-// An inference request alone: {"model": ..., "weights": ..., "context": ..., ...}; a training "mode" is refused (this request answers inference only).
+// An inference request alone, the page's state: the inference inputs and the GPU ranking's; a training "mode" is
+// refused (this request answers inference only).
 Result<Request> request_from_json(std::string_view json_text);
 
-// A training request alone. Keys: model, config, params, mode, precision, grad_dtype, optimizer, lora_rank,
-// lora_targets, sequence (alias "context": the page shares its context input), micro_batch (from "batch" when
-// absent: the page's batch input), grad_accum, checkpointing, flash_attention (true/false or "on"/"off"), dropout
-// (likewise), zero (0-3 or an FSDP name), gpus, tp, pp, sp, offload, gpu, headroom, tokens (a number, or text such
-// as "300B"), mfu; and "weights", accepted and ignored: the page sends its whole state, and training stores weights
-// by `precision` (NF4 for qlora), not by an inference weight format.
+// A training request alone: the training inputs. "context" and "batch", the inputs the page shares between modes,
+// are the sequence and the micro-batch (given with both names, the values must agree); "weights" is accepted and
+// ignored: the page sends its whole state, and training stores weights by `precision` (NF4 for qlora), not by an
+// inference weight format.
 Result<TrainingRequest> training_request_from_json(std::string_view json_text);
 
 }  // namespace vramfit

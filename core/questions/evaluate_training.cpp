@@ -30,13 +30,6 @@ std::optional<Error> choose(const std::string& text, std::string_view field, Par
   return std::nullopt;
 }
 
-std::string number(double v) {
-  std::string s = detail::fixed_text(v, 6);  // std::to_string's "%f", then trailing zeros dropped
-  while (!s.empty() && s.back() == '0') s.pop_back();
-  if (!s.empty() && s.back() == '.') s.pop_back();
-  return s;
-}
-
 // Time and cost on one GPU: the compute dtype's dense tensor TFLOPS, the catalog's price if it has one.
 // Nothing (with a note) when the catalog lacks the figure: fp32 training runs on the fp32 units, which
 // the catalog does not list, and a card without bf16 units cannot run bf16 at its fp16 rate.
@@ -157,10 +150,6 @@ Result<TrainingReport> evaluate_training(const Catalog& catalog, const TrainingR
     o.sequence = default_training_sequence(m);
     report.sequence_source = o.sequence == kDefaultTrainingSequence ? "default" : "model_context";
   }
-  if (r.tokens && (!(*r.tokens > 0) || !std::isfinite(*r.tokens)))
-    return make_error("tokens", "must be a positive number of training tokens, got " + number(*r.tokens));
-  if (r.mfu && !(*r.mfu > 0 && *r.mfu <= 1))
-    return make_error("mfu", "must be a fraction above 0 and at most 1 (0.4 = 40 %), got " + number(*r.mfu));
 
   auto estimate = estimate_training(m, o);
   if (!estimate) return with_request_field(estimate.error());

@@ -42,8 +42,8 @@ std::vector<std::string> split_list(std::string_view text) {
 
 std::optional<bool> parse_switch(std::string_view text) {
   const std::string s = lower_ascii(text);
-  if (s == "on" || s == "true" || s == "1") return true;
-  if (s == "off" || s == "false" || s == "0") return false;
+  if (s == "on" || s == "true" || s == "yes" || s == "1") return true;
+  if (s == "off" || s == "false" || s == "no" || s == "0") return false;
   return std::nullopt;
 }
 

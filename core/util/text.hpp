@@ -26,7 +26,7 @@ std::vector<std::string> split_list(std::string_view text);
 // A switch as the CLI's flags and the request's strings spell it: on/off, true/false or 1/0, in any case.
 // Nothing for anything else.
 std::optional<bool> parse_switch(std::string_view text);
-inline constexpr std::string_view kSwitchSpellings = "on, off, true, false, 1 or 0";  // for error messages
+inline constexpr std::string_view kSwitchSpellings = "on, off, true, false, yes, no, 1 or 0";  // for error messages
 
 }  // namespace vramfit
 

@@ -150,7 +150,7 @@ test('training tokens give the time and cost on the chosen GPU; a bad value name
   assert.ok((await page.locator('#training-facts').textContent()).includes(hours), hours);
   await page.locator('#tokens').fill('lots');
   await page.locator('#input-error').waitFor({ state: 'visible' });
-  assert.match(await page.locator('#input-error').textContent(), /^Training tokens: expected a token count such as 1e9, 300B or 2T, got the text "lots"$/);
+  assert.match(await page.locator('#input-error').textContent(), /^Training tokens: expected a whole number from 1 to 1e18, such as 7e9, 300B or 1.5T; got "lots"$/);
   assert.equal(await page.locator('#tokens').getAttribute('aria-invalid'), 'true');
   assert.deepEqual(problems, []);
 });

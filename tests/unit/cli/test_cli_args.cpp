@@ -1,106 +1,126 @@
-// CLI flag parsing: the names other scripts already call.
+// The CLI as a translator: flags become request keys by the inputs table, values go as typed, the core checks them.
 #include <doctest/doctest.h>
 
+#include <nlohmann/json.hpp>
+
+#include <string>  // std::string
+#include <vector>  // std::vector
+
 #include "cli_args.hpp"
+#include "json/inputs.hpp"
+#include "json/request.hpp"
 
 using namespace vramfit;
 using namespace vramfit::cli;
+using nlohmann::json;
 
-TEST_CASE("the inference flags parse into a request") {
-  auto o = parse_args({"--model", "llama-3.1-8b", "--weights", "bf16", "--context", "8192", "--batch", "1", "--json"});
-  REQUIRE(o.ok());
-  CHECK(o.value().request.model == "llama-3.1-8b");
-  CHECK(o.value().request.weights == "bf16");
-  CHECK(o.value().request.context == 8192);
-  CHECK(o.value().request.batch == 1);
-  CHECK(o.value().json);
+namespace {
+
+json request_of(const std::vector<std::string>& args) {
+  auto o = parse_args(args);
+  REQUIRE_MESSAGE(o.ok(), (o.ok() ? "" : o.error().field + ": " + o.error().message));
+  return json::parse(o.value().request);
 }
 
-TEST_CASE("counts and token lengths accept the spellings people use") {
-  CHECK(parse_count("7e9") == 7'000'000'000ULL);
-  CHECK(parse_count("7B") == 7'000'000'000ULL);
-  CHECK(parse_count("1.5T") == 1'500'000'000'000ULL);
-  CHECK(parse_count("500M") == 500'000'000ULL);
-  CHECK_FALSE(parse_count("seven").has_value());
-  CHECK_FALSE(parse_count("-1").has_value());
-  CHECK_FALSE(parse_count("inf").has_value());
-  CHECK(parse_tokens("8k") == 8192);
-  CHECK(parse_tokens("128K") == 131072);
-  CHECK_FALSE(parse_tokens("1.5").has_value());
+}  // namespace
+
+TEST_CASE("flags become their request keys with the values as typed; a toggle's flag alone is true") {
+  const json r = request_of({"--model", "llama-3.1-8b", "--context", "8k", "--ngl", "0", "--gpu-util=0.85", "--sp",
+                             "--flash-attention", "off", "--mode", "train", "--seq", "4k", "--json"});
+  CHECK(r == json{{"model", "llama-3.1-8b"}, {"context", "8k"}, {"gpu_layers", "0"}, {"gpu_util", "0.85"},
+                  {"sp", true}, {"flash_attention", "off"}, {"mode", "train"}, {"sequence", "4k"}});
+  CHECK(request_of({"--sp=off"}) == json{{"sp", "off"}});
 }
 
-TEST_CASE("--flag=value works and a path selects a config file") {
-  auto o = parse_args({"--model=./config.json", "--params=7e9"});
-  REQUIRE(o.ok());
-  CHECK(o.value().model_path == "./config.json");
-  CHECK(o.value().request.params == 7'000'000'000ULL);
-}
-
-TEST_CASE("engine flags parse, and unknown values name the flag and what is allowed") {
-  auto o = parse_args({"--model", "m.gguf", "--engine", "vllm", "--gpu-util", "0.85", "--ngl", "0", "--max-context",
-                       "--kv-dtype", "q8_0", "--avg-tokens", "2k"});
-  REQUIRE(o.ok());
-  CHECK(o.value().model_path == "m.gguf");
-  CHECK(o.value().request.engine == "vllm");
-  CHECK(o.value().request.gpu_util == doctest::Approx(0.85));
-  CHECK(o.value().request.gpu_layers == 0);
-  CHECK(o.value().request.avg_tokens == 2048);
-  CHECK(o.value().action == Action::limits);
-  auto bad = parse_args({"--attention", "fast"});
-  REQUIRE_FALSE(bad.ok());
-  CHECK(bad.error().field == "--attention");
-  CHECK(bad.error().message == "invalid value \"fast\"; expected one of sdpa, eager");
-}
-
-TEST_CASE("unknown flags and missing values are named") {
-  auto o = parse_args({"--modle", "x"});
-  REQUIRE_FALSE(o.ok());
-  CHECK(o.error().field == "--modle");
-  o = parse_args({"--context"});
-  REQUIRE_FALSE(o.ok());
-  CHECK(o.error().message == "needs a value: TOKENS");
-  o = parse_args({"--batch", "2.5"});
-  REQUIRE_FALSE(o.ok());
-  CHECK(o.error().field == "--batch");
-}
-
-TEST_CASE("speed, cost and recommendation flags parse into the request") {
-  auto o = parse_args({"--model", "llama-3.1-70b", "--rank-gpus", "--gpus", "h100-sxm, l40s", "--budget-per-hour", "12.5",
-                       "--system-bandwidth", "90", "--prompt", "4k", "--usd-per-kwh", "0.3"});
-  REQUIRE(o.ok());
-  const Request& r = o.value().request;
-  CHECK(o.value().action == Action::gpu_ranking);
-  CHECK(r.gpus == std::vector<std::string>{"h100-sxm", "l40s"});
-  CHECK(r.budget_per_hour == 12.5);
-  CHECK(r.serving.system_bandwidth_gb_s == 90.0);
-  CHECK(r.serving.prompt_tokens == 4096u);
-  CHECK(r.serving.usd_per_kwh == 0.3);
-  CHECK(parse_args({"--biggest", "--gpu", "rtx-4090"}).value().action == Action::biggest);
-
-  struct Bad {
-    std::vector<std::string> args;
-    const char* field;
-  };
-  const Bad bad[] = {{{"--budget-per-hour", "-1"}, "--budget-per-hour"}, {{"--budget-per-hour", "0"}, "--budget-per-hour"},
-                     {{"--budget-per-hour", "inf"}, "--budget-per-hour"}, {{"--gpus", " , "}, "--gpus"},
-                     {{"--system-bandwidth", "0"}, "--system-bandwidth"}, {{"--prompt", "0"}, "--prompt"},
-                     {{"--usd-per-kwh", "-0.1"}, "--usd-per-kwh"},       {{"--usd-per-kwh", "cheap"}, "--usd-per-kwh"}};
-  for (const Bad& b : bad) {
-    CAPTURE(b.args[1]);
-    auto e = parse_args(b.args);
-    REQUIRE_FALSE(e.ok());
-    CHECK(e.error().field == b.field);
-    CHECK(e.error().message.find("invalid value") == 0);
+TEST_CASE("every input with a flag reaches its request key") {
+  for (const Input& in : inputs()) {
+    if (in.flag.empty()) continue;
+    CAPTURE(in.flag);
+    const std::vector<std::string> args =
+        in.value_name.empty() ? std::vector<std::string>{std::string(in.flag)}
+                              : std::vector<std::string>{std::string(in.flag), "x"};
+    const json r = request_of(args);
+    REQUIRE(r.contains(in.key));
+    CHECK(r[std::string(in.key)] == (in.value_name.empty() ? json(true) : json("x")));
   }
 }
 
-TEST_CASE("--help lists every flag") {
+TEST_CASE("the question flags set the request's question; two different questions are refused") {
+  CHECK(request_of({"--rank-gpus"})["question"] == "gpu_ranking");
+  CHECK(request_of({"--biggest"})["question"] == "biggest_model");
+  CHECK(request_of({"--remedies"})["question"] == "remedies");
+  CHECK(request_of({"--max-context", "--max-batch"})["question"] == "limits");
+  CHECK_FALSE(request_of({"--model", "gpt2"}).contains("question"));
+  auto both = parse_args({"--rank-gpus", "--biggest"});
+  REQUIRE_FALSE(both.ok());
+  CHECK(both.error().field == "--biggest");
+  CHECK(both.error().message == "asks another question than --rank-gpus; give one");
+  CHECK(parse_args({"--list-gpus", "--json"}).value().action == Action::list_gpus);
+  CHECK(parse_args({"--list-gpus", "--json"}).value().json);
+}
+
+TEST_CASE("a flag given twice is refused, naming it") {
+  for (const auto& args : std::vector<std::vector<std::string>>{{"--context", "1", "--context", "2"},
+                                                                {"--model", "gpt2", "--model", "./config.json"},
+                                                                {"--sp", "--sp"}}) {
+    auto o = parse_args(args);
+    REQUIRE_FALSE(o.ok());
+    CHECK(o.error().field == (args.size() == 2 ? args[0] : args[2]));
+    CHECK(o.error().message == "given twice; give it once");
+  }
+}
+
+TEST_CASE("unknown flags, missing values and values for the CLI's own flags are named") {
+  auto o = parse_args({"--modle", "x"});
+  REQUIRE_FALSE(o.ok());
+  CHECK(o.error().field == "--modle");
+  CHECK(o.error().message == "unknown flag; run vramfit --help for the list");
+  o = parse_args({"--context"});
+  REQUIRE_FALSE(o.ok());
+  CHECK(o.error().message == "needs a value: TOKENS");
+  CHECK(parse_args({"--gpu="}).error().message == "needs a value: NAME");
+  CHECK(parse_args({"--json=yes"}).error().message == "takes no value");
+}
+
+TEST_CASE("a --model path is the CLI's to read; a preset id goes into the request") {
+  auto o = parse_args({"--model=./config.json", "--params=7e9"});
+  REQUIRE(o.ok());
+  CHECK(o.value().model_path == "./config.json");
+  CHECK(json::parse(o.value().request) == json{{"params", "7e9"}});
+  CHECK(parse_args({"--model", "m.gguf"}).value().model_path == "m.gguf");
+}
+
+TEST_CASE("the CLI checks no value: the core refuses it, and the error names the flag the user typed") {
+  auto o = parse_args({"--model", "llama-3.1-8b", "--ngl", "banana", "--max-context"});
+  REQUIRE(o.ok());
+  auto parsed = parse_request(o.value().request);
+  REQUIRE_FALSE(parsed.ok());
+  const Error e = with_flag_name(parsed.error(), o.value());
+  CHECK(e.field == "--ngl");
+  CHECK(e.message == "expected a whole number from 0 to 1000000; got \"banana\"");
+}
+
+TEST_CASE("error fields map to flags by the table; other fields stay") {
+  Options ranking;
+  ranking.question_flag = "--rank-gpus";
+  CHECK(with_flag_name(make_error("gpu_layers", "m"), ranking).field == "--ngl");
+  CHECK(with_flag_name(make_error("sequence", "m"), ranking).field == "--seq");
+  CHECK(with_flag_name(make_error("micro_batch", "m"), ranking).field == "--micro-batch");
+  CHECK(with_flag_name(make_error("gpus", "m"), ranking).field == "--gpus");
+  CHECK(with_flag_name(make_error("question", "m"), ranking).field == "--rank-gpus");
+  CHECK(with_flag_name(make_error("config.hidden_size", "m"), ranking).field == "config.hidden_size");
+  CHECK(with_flag_name(make_error("config", "m"), ranking).field == "config");
+}
+
+TEST_CASE("--help lists every input's flag with its help line, and the CLI's own flags") {
   const std::string help = help_text();
-  for (const char* flag : {"--model", "--params", "--weights", "--kv-dtype", "--context", "--batch", "--gpu",
-                           "--headroom", "--json", "--list-models", "--list-gpus", "--help", "--version", "--engine",
-                           "--attention", "--kv-allocation", "--avg-tokens", "--expandable-segments", "--gpu-util",
-                           "--max-num-batched-tokens", "--max-num-seqs", "--ngl", "--max-context", "--max-batch",
-                           "--system-bandwidth", "--prompt", "--usd-per-kwh", "--rank-gpus", "--gpus",
-                           "--budget-per-hour", "--biggest"})
-    CHECK_MESSAGE(help.find(flag) != std::string::npos, flag);
+  for (const Input& in : inputs()) {
+    if (in.flag.empty()) continue;
+    CAPTURE(in.flag);
+    CHECK(help.find("  " + std::string(in.flag)) != std::string::npos);
+    CHECK(help.find(std::string(in.help) + "\n") != std::string::npos);
+  }
+  for (const char* flag : {"--rank-gpus", "--biggest", "--remedies", "--max-context", "--max-batch", "--json",
+                           "--list-models", "--list-gpus", "--help", "--version"})
+    CHECK_MESSAGE(help.find(std::string("  ") + flag) != std::string::npos, flag);
 }

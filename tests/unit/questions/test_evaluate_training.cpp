@@ -114,11 +114,14 @@ TEST_CASE("the page's shared inputs context and batch stand in for sequence and 
   REQUIRE(r.ok());
   CHECK(r.value().sequence == 512u);
   CHECK(r.value().micro_batch == 2);
-  // The training keys win when both are sent.
-  r = training_request_from_json(R"({"mode":"train","params":1e9,"context":512,"sequence":256,"batch":2,"micro_batch":3})");
+  // Sent with both names, one input has one value.
+  r = training_request_from_json(R"({"mode":"train","params":1e9,"context":512,"sequence":512,"batch":2,"micro_batch":2})");
   REQUIRE(r.ok());
-  CHECK(r.value().sequence == 256u);
-  CHECK(r.value().micro_batch == 3);
+  CHECK(r.value().sequence == 512u);
+  CHECK(r.value().micro_batch == 2);
+  r = training_request_from_json(R"({"mode":"train","params":1e9,"batch":2,"micro_batch":3})");
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().field == "batch");
 }
 
 TEST_CASE("no sequence given: 2048, or the model's context when it is shorter") {
@@ -156,42 +159,42 @@ TEST_CASE("bad training requests name the field and what is allowed") {
   const Case cases[] = {
       {R"({"model":"llama-2-7b"})", "mode", "not a training mode"},
       {R"({"model":"llama-2-7b","mode":"inference"})", "mode", "not a training mode"},
-      {R"({"model":"llama-2-7b","mode":"pretrain"})", "mode", "allowed: train, lora, qlora"},
-      {R"({"model":"llama-2-7b","mode":7})", "mode", "expected a string"},
+      {R"({"model":"llama-2-7b","mode":"pretrain"})", "mode", "expected one of inference, train, lora, qlora; got \"pretrain\""},
+      {R"({"model":"llama-2-7b","mode":7})", "mode", "expected one of inference, train, lora, qlora; got 7"},
       {R"({"params":7e9,"mode":"lora"})", "mode", "need the architecture"},
       {R"({"mode":"train"})", "model", "give a preset id"},
       {R"({"model":"llama-9000","mode":"train"})", "model", "known: "},
       {R"({"model":"gpt2","params":7e9,"mode":"train"})", "model", "only one of"},
-      {R"({"model":"llama-2-7b","mode":"train","precision":"fp8"})", "precision", "allowed: fp32, mixed-fp16, mixed-bf16, bf16"},
-      {R"({"model":"llama-2-7b","mode":"train","grad_dtype":"fp64"})", "grad_dtype", "allowed: fp32, half"},
+      {R"({"model":"llama-2-7b","mode":"train","precision":"fp8"})", "precision", "expected one of fp32, mixed-fp16, mixed-bf16, bf16"},
+      {R"({"model":"llama-2-7b","mode":"train","grad_dtype":"fp64"})", "grad_dtype", "expected one of fp32, half"},
       {R"({"model":"llama-2-7b","mode":"train","precision":"fp32","grad_dtype":"half"})", "grad_dtype", "need mixed"},
-      {R"({"model":"llama-2-7b","mode":"train","optimizer":"adam9"})", "optimizer", "allowed: adamw, adamw-8bit"},
+      {R"({"model":"llama-2-7b","mode":"train","optimizer":"adam9"})", "optimizer", "expected one of adamw, adamw-8bit"},
       {R"({"params":7e9,"mode":"train","optimizer":"adafactor"})", "optimizer", "matrix shapes"},
       {R"({"model":"llama-2-7b","mode":"lora","lora_targets":"qq"})", "lora_targets", "unknown module 'qq'"},
-      {R"({"model":"llama-2-7b","mode":"lora","lora_rank":0})", "lora_rank", "between 1 and 65536"},
-      {R"({"model":"llama-2-7b","mode":"lora","lora_rank":-3})", "lora_rank", "whole number from 0 to 9e18, got the integer -3"},
-      {R"({"model":"llama-2-7b","mode":"train","sequence":0})", "sequence", "between 1 and"},
-      {R"({"model":"llama-2-7b","mode":"train","context":"long"})", "context", "got the text \"long\""},
-      {R"({"model":"llama-2-7b","mode":"train","micro_batch":0})", "micro_batch", "between 1 and"},
-      {R"({"model":"llama-2-7b","mode":"train","grad_accum":0})", "grad_accum", "between 1 and"},
-      {R"({"model":"llama-2-7b","mode":"train","checkpointing":"some"})", "checkpointing", "allowed: none, selective, full"},
-      {R"({"model":"llama-2-7b","mode":"train","flash_attention":"maybe"})", "flash_attention", "expected true, false or a string: on, off, true, false, 1 or 0, got the text \"maybe\""},
-      {R"({"model":"llama-2-7b","mode":"train","dropout":3})", "dropout", "expected true, false or a string: on, off, true, false, 1 or 0, got the integer 3"},
-      {R"({"model":"llama-2-7b","mode":"train","zero":"5"})", "zero", "allowed: 0, 1, 2 or 3 (FSDP: NO_SHARD"},
-      {R"({"model":"llama-2-7b","mode":"train","zero":-1})", "zero", "stage 0-3 or an FSDP name"},
-      {R"({"model":"llama-2-7b","mode":"train","gpus":0})", "gpus", "between 1 and"},
+      {R"({"model":"llama-2-7b","mode":"lora","lora_rank":0})", "lora_rank", "from 1 to 65536; got 0"},
+      {R"({"model":"llama-2-7b","mode":"lora","lora_rank":-3})", "lora_rank", "from 1 to 65536; got -3"},
+      {R"({"model":"llama-2-7b","mode":"train","sequence":0})", "sequence", "tokens from 1 to 100000000"},
+      {R"({"model":"llama-2-7b","mode":"train","context":"long"})", "context", "got \"long\""},
+      {R"({"model":"llama-2-7b","mode":"train","micro_batch":0})", "micro_batch", "from 1 to 1000000; got 0"},
+      {R"({"model":"llama-2-7b","mode":"train","grad_accum":0})", "grad_accum", "from 1 to 1000000; got 0"},
+      {R"({"model":"llama-2-7b","mode":"train","checkpointing":"some"})", "checkpointing", "expected one of none, selective, full"},
+      {R"({"model":"llama-2-7b","mode":"train","flash_attention":"maybe"})", "flash_attention", "expected true or false (or on/off, yes/no, 1/0); got \"maybe\""},
+      {R"({"model":"llama-2-7b","mode":"train","dropout":3})", "dropout", "got 3"},
+      {R"({"model":"llama-2-7b","mode":"train","zero":"5"})", "zero", "expected one of 0, 1, 2, 3, NO_SHARD, SHARD_GRAD_OP, FULL_SHARD; got \"5\""},
+      {R"({"model":"llama-2-7b","mode":"train","zero":-1})", "zero", "got -1"},
+      {R"({"model":"llama-2-7b","mode":"train","gpus":0})", "gpus", "from 1 to 1000000; got 0"},
       {R"({"model":"llama-2-7b","mode":"train","gpus":3,"tp":3})", "tp", "divide the number of attention heads (32)"},
       {R"({"model":"llama-2-7b","mode":"train","pp":2})", "pp", "between 1 and the number of GPUs (1)"},
-      {R"({"model":"llama-2-7b","mode":"train","sp":"x"})", "sp", "or a string: on, off, true, false, 1 or 0"},
-      {R"({"model":"llama-2-7b","mode":"train","offload":"disk"})", "offload", "allowed: none, optimizer, params, nvme"},
+      {R"({"model":"llama-2-7b","mode":"train","sp":"x"})", "sp", "got \"x\""},
+      {R"({"model":"llama-2-7b","mode":"train","offload":"disk"})", "offload", "expected one of none, optimizer, params, nvme"},
       {R"({"model":"llama-2-7b","mode":"train","offload":"optimizer"})", "offload", "needs ZeRO stage 1, 2 or 3"},
       {R"({"model":"llama-2-7b","mode":"train","gpu":"voodoo"})", "gpu", "unknown GPU"},
-      {R"({"model":"llama-2-7b","mode":"train","headroom":2})", "headroom", "between 0 and 0.9"},
-      {R"({"model":"llama-2-7b","mode":"train","tokens":-5})", "tokens", "positive number of training tokens"},
-      {R"({"model":"llama-2-7b","mode":"train","tokens":"many"})", "tokens", "such as 1e9, 300B or 2T, got the text \"many\""},
-      {R"({"model":"llama-2-7b","mode":"train","mfu":1.5})", "mfu", "above 0 and at most 1"},
-      {R"({"model":"llama-2-7b","mode":"train","weights":5})", "weights", "expected a string"},
-      {R"({"model":"llama-2-7b","mode":"train","engine":"vllm"})", "engine", "not a known training input"},
+      {R"({"model":"llama-2-7b","mode":"train","headroom":2})", "headroom", "fraction from 0 to 0.9"},
+      {R"({"model":"llama-2-7b","mode":"train","tokens":-5})", "tokens", "from 1 to 1e18, such as 7e9, 300B or 1.5T; got -5"},
+      {R"({"model":"llama-2-7b","mode":"train","tokens":"many"})", "tokens", "got \"many\""},
+      {R"({"model":"llama-2-7b","mode":"train","mfu":1.5})", "mfu", "above 0 and at most 1, such as 0.4 or 40%; got 1.5"},
+      {R"({"model":"llama-2-7b","mode":"train","weights":5})", "weights", "expected a text; got 5"},
+      {R"({"model":"llama-2-7b","mode":"train","engine":"vllm"})", "engine", "applies to inference only"},
       {R"([1,2])", "request", "JSON object"},
       {R"({"mode":)", "request", "not valid JSON"},
   };

@@ -37,9 +37,9 @@ TEST_CASE("a comma-separated list is trimmed and loses its empty items") {
 }
 
 TEST_CASE("a switch reads on/off, true/false and 1/0 in any case, and nothing else") {
-  for (const char* on : {"on", "ON", "true", "True", "1"}) CHECK(vramfit::parse_switch(on) == true);
-  for (const char* off : {"off", "Off", "false", "FALSE", "0"}) CHECK(vramfit::parse_switch(off) == false);
-  for (const char* neither : {"", "yes", "no", "maybe", "2", " on", "o n"}) CHECK_FALSE(vramfit::parse_switch(neither));
+  for (const char* on : {"on", "ON", "true", "True", "yes", "1"}) CHECK(vramfit::parse_switch(on) == true);
+  for (const char* off : {"off", "Off", "false", "FALSE", "No", "0"}) CHECK(vramfit::parse_switch(off) == false);
+  for (const char* neither : {"", "y", "maybe", "2", " on", "o n"}) CHECK_FALSE(vramfit::parse_switch(neither));
 }
 
 TEST_CASE("Text appends text pieces in order") {
