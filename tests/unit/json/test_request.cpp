@@ -4,6 +4,7 @@
 #include "../test_support.hpp"
 #include "json/inputs.hpp"
 #include "json/request.hpp"
+#include "util/text.hpp"  // split_list
 
 using namespace vramfit;
 
