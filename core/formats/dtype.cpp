@@ -2,6 +2,7 @@
 
 #include <array>  // std::array
 
+#include "util/text.hpp"  // find_named
 #include "util/units.hpp"
 
 namespace vramfit {
@@ -22,8 +23,7 @@ std::span<const DTypeInfo> all_dtypes() noexcept { return kDTypes; }
 const DTypeInfo& dtype_info(DType dtype) noexcept { return kDTypes[static_cast<std::size_t>(dtype)]; }
 
 std::optional<DType> parse_dtype(std::string_view name) noexcept {
-  for (const auto& info : kDTypes)
-    if (info.name == name) return info.dtype;
+  if (const DTypeInfo* info = find_named(kDTypes, name)) return info->dtype;
   if (name == "float32") return DType::fp32;
   if (name == "float16" || name == "half") return DType::fp16;
   if (name == "bfloat16") return DType::bf16;

@@ -7,7 +7,7 @@
 
 #include "util/binary_reader.hpp"
 #include "formats/ggml_types.hpp"
-#include "formats/weight_formats.hpp"  // tally_tensor
+#include "formats/tally.hpp"
 #include "util/units.hpp"
 
 namespace vramfit {

@@ -10,7 +10,7 @@
 #include "util/text.hpp"
 #include "model/hf_config.hpp"
 #include "util/units.hpp"
-#include "formats/weight_formats.hpp"
+#include "formats/tally.hpp"
 
 namespace vramfit {
 

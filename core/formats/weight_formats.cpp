@@ -1,26 +1,18 @@
 #include "formats/weight_formats.hpp"
 
-#include <algorithm>  // std::sort, std::find
-#include <array>      // std::array
-#include <optional>   // std::optional
-#include <string>     // std::to_string
-#include <utility>    // std::move
+#include <algorithm>         // std::sort, std::find, std::any_of
+#include <array>             // std::array
+#include <initializer_list>  // role_of_tensor's name parts
+#include <optional>          // std::optional
+#include <string>            // std::to_string
+#include <utility>           // std::move
 
+#include "formats/tally.hpp"
+#include "util/text.hpp"  // lower_ascii
 #include "util/units.hpp"
 
 namespace vramfit {
 namespace {
-
-bool contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
-bool ends_with(std::string_view s, std::string_view end) {
-  return s.size() >= end.size() && s.substr(s.size() - end.size()) == end;
-}
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return out;
-}
 
 // ---- GGUF file types: llama.cpp src/llama-quant.cpp llama_tensor_get_type ----
 
@@ -49,8 +41,8 @@ const MixInfo* mix_info(GgufMix mix) {
 // llama-quant.cpp: only matrices named *weight are quantized; norms, the MoE router, position and token-type
 // tables keep the type the converter wrote (convert_hf_to_gguf.py forces those to F32).
 bool llama_quantizes(const TensorShape& t) {
-  return ends_with(t.name, "weight") && t.shape.size() >= 2 && !contains(t.name, "_norm.weight") &&
-         !contains(t.name, "ffn_gate_inp.weight") && t.name != "position_embd.weight" &&
+  return t.name.ends_with("weight") && t.shape.size() >= 2 && t.name.find("_norm.weight") == std::string::npos &&
+         t.name.find("ffn_gate_inp.weight") == std::string::npos && t.name != "position_embd.weight" &&
          t.name != "token_types.weight";
 }
 
@@ -79,8 +71,8 @@ GgmlType fallback_type(GgmlType t, std::uint64_t row) {  // convert_incompatible
 }
 
 GgmlType source_type(const TensorShape& t) {  // what convert_hf_to_gguf.py writes at --outtype f16
-  if (t.shape.size() < 2 || contains(t.name, "ffn_gate_inp") || t.name == "position_embd.weight" ||
-      t.name == "token_types.weight")
+  if (t.shape.size() < 2 || t.name.find("ffn_gate_inp") != std::string::npos ||
+      t.name == "position_embd.weight" || t.name == "token_types.weight")
     return GgmlType::f32;
   return GgmlType::f16;
 }
@@ -98,7 +90,8 @@ LinearShape linear_shape(const TensorShape& t) {
 
 // A quantizable linear layer inside a block: everything with a 2-D (or per-expert 3-D) weight except the router.
 bool is_block_linear(const TensorShape& t) {
-  return t.layer >= 0 && t.shape.size() >= 2 && ends_with(t.name, ".weight") && !contains(t.name, "ffn_gate_inp");
+  return t.layer >= 0 && t.shape.size() >= 2 && t.name.ends_with(".weight") &&
+         t.name.find("ffn_gate_inp") == std::string::npos;
 }
 
 class Accumulator {
@@ -129,21 +122,21 @@ std::string_view dtype_label(DType d) { return dtype_info(d).name; }
 }  // namespace
 
 TensorRole role_of_tensor(std::string_view n) noexcept {
-  if (contains(n, "norm") || contains(n, "ln_") || contains(n, ".ln") || contains(n, "LayerNorm"))
-    return TensorRole::norm;
-  if (n == "output.weight" || n == "output.bias" || contains(n, "lm_head")) return TensorRole::output;
-  if (contains(n, "token_embd") || contains(n, "position_embd") || contains(n, "token_types") ||
-      contains(n, "embed_tokens") || contains(n, "wte.") || contains(n, "wpe.") || contains(n, "embeddings") ||
-      contains(n, "embed_positions"))
+  const auto has_any = [n](std::initializer_list<std::string_view> parts) {
+    return std::any_of(parts.begin(), parts.end(),
+                       [n](std::string_view part) { return n.find(part) != std::string_view::npos; });
+  };
+  if (has_any({"norm", "ln_", ".ln", "LayerNorm"})) return TensorRole::norm;
+  if (n == "output.weight" || n == "output.bias" || has_any({"lm_head"})) return TensorRole::output;
+  if (has_any({"token_embd", "position_embd", "token_types", "embed_tokens", "wte.", "wpe.", "embeddings",
+               "embed_positions"}))
     return TensorRole::embedding;
-  if (contains(n, "attn") || contains(n, "attention")) return TensorRole::attention;
-  if (contains(n, "ffn") || contains(n, "mlp") || contains(n, "experts") || contains(n, "feed_forward") ||
-      contains(n, "block_sparse_moe") || contains(n, "exp_probs"))
-    return TensorRole::mlp;
+  if (has_any({"attn", "attention"})) return TensorRole::attention;
+  if (has_any({"ffn", "mlp", "experts", "feed_forward", "block_sparse_moe", "exp_probs"})) return TensorRole::mlp;
   return TensorRole::other;
 }
 
-GgmlType gguf_tensor_type(const ModelSpec& s, GgufMix mix, const TensorShape& t) {
+GgmlType detail::gguf_tensor_type(const ModelSpec& s, GgufMix mix, const TensorShape& t) {
   const MixInfo* info = mix_info(mix);
   const GgmlType base = info ? info->base : GgmlType::f16;
   if (!llama_quantizes(t)) return source_type(t);
@@ -165,7 +158,7 @@ GgmlType gguf_tensor_type(const ModelSpec& s, GgufMix mix, const TensorShape& t)
     else if (type != T::q8_0) type = T::q6_k;
   } else if (name == "token_embd.weight") {
     // The mixes modelled here keep the base type for the token embeddings.
-  } else if (contains(name, "attn_v.weight")) {
+  } else if (name.find("attn_v.weight") != std::string::npos) {
     if (mix == M::q2_k) type = n_gqa >= 4 ? T::q4_k : T::q3_k;
     else if (mix == M::q3_k_m) type = i < 2 ? T::q5_k : T::q4_k;
     else if (mix == M::q3_k_l) type = T::q5_k;
@@ -173,9 +166,9 @@ GgmlType gguf_tensor_type(const ModelSpec& s, GgufMix mix, const TensorShape& t)
     else if (mix == M::q4_k_s && i < 4) type = T::q5_k;
     if (is_70b_class(s) && (type == T::q3_k || type == T::q4_k)) type = T::q5_k;
     if (n_expert == 8) type = T::q8_0;
-  } else if (contains(name, "attn_k.weight")) {
+  } else if (name.find("attn_k.weight") != std::string::npos) {
     if (n_expert == 8) type = T::q8_0;
-  } else if (contains(name, "ffn_down")) {
+  } else if (name.find("ffn_down") != std::string::npos) {
     const bool falcon = s.architecture == "falcon";
     if (mix == M::q2_k) type = T::q3_k;
     else if (mix == M::q3_k_m) type = i < n / 16 ? T::q5_k : (!falcon || use_more_bits(i, n)) ? T::q4_k : T::q3_k;
@@ -185,7 +178,7 @@ GgmlType gguf_tensor_type(const ModelSpec& s, GgufMix mix, const TensorShape& t)
       else if (use_more_bits(i, n)) type = T::q6_k;
     } else if (mix == M::q5_k_m && use_more_bits(i, n)) type = T::q6_k;
     else if (mix == M::q4_k_s && !falcon && i < n / 8) type = T::q5_k;
-  } else if (contains(name, "attn_output.weight")) {
+  } else if (name.find("attn_output.weight") != std::string::npos) {
     if (s.architecture != "falcon") {
       if (n_expert == 8) {
         if (mix == M::q2_k || mix == M::q3_k_s || mix == M::q3_k_m || mix == M::q4_k_s || mix == M::q4_k_m)
@@ -198,7 +191,7 @@ GgmlType gguf_tensor_type(const ModelSpec& s, GgufMix mix, const TensorShape& t)
     } else if (mix == M::q3_k_l) {
       type = T::q4_k;
     }
-  } else if (contains(name, "attn_qkv.weight")) {
+  } else if (name.find("attn_qkv.weight") != std::string::npos) {
     if (mix == M::q3_k_m || mix == M::q3_k_l) type = T::q4_k;
     else if (mix == M::q4_k_m) type = T::q5_k;
     else if (mix == M::q5_k_m) type = T::q6_k;
@@ -306,7 +299,7 @@ void add_gguf(Accumulator& acc, const ModelSpec& spec, const WeightFormat& f, co
     acc.add(t.role, "F16", n, bytes_for(n, DType::fp16), n);
     return;
   }
-  GgmlType type = f.gguf_mix == GgufMix::pure ? f.gguf_type : gguf_tensor_type(spec, f.gguf_mix, t);
+  GgmlType type = f.gguf_mix == GgufMix::pure ? f.gguf_type : detail::gguf_tensor_type(spec, f.gguf_mix, t);
   if (f.gguf_mix == GgufMix::pure) {
     if (!llama_quantizes(t)) type = source_type(t);
     else if (t.shape[0] % ggml_type_info(type).block_elements != 0) type = fallback_type(type, t.shape[0]);
@@ -399,7 +392,7 @@ Result<WeightBytes> weights_bytes(const ModelSpec& spec, const WeightFormat& f) 
 }
 
 Result<WeightFormat> parse_weight_format(std::string_view raw) {
-  const std::string name = lower(raw);
+  const std::string name = lower_ascii(raw);
   WeightFormat f;
   if (auto d = parse_dtype(name)) {
     f.dtype = *d;
@@ -481,7 +474,7 @@ std::string weight_format_name(const WeightFormat& f) {
       return std::string(f.scheme == WeightScheme::gptq ? "gptq-" : "awq-") + std::to_string(f.bits) + "bit" +
              (f.group_size == -1 ? std::string("-nogroup") : "-" + std::to_string(f.group_size) + "g");
     case WeightScheme::gguf:
-      if (f.gguf_mix == GgufMix::pure) return "gguf-" + lower(ggml_type_info(f.gguf_type).name);
+      if (f.gguf_mix == GgufMix::pure) return "gguf-" + lower_ascii(ggml_type_info(f.gguf_type).name);
       if (const MixInfo* m = mix_info(f.gguf_mix)) return std::string(m->name);
       return "gguf";
   }

@@ -73,14 +73,12 @@ struct WeightBytes {
 // (metadata, vocabulary and 32-byte alignment padding excluded).
 Result<WeightBytes> weights_bytes(const ModelSpec& spec, const WeightFormat& format);
 
+}  // namespace vramfit
+
+namespace vramfit::detail {
+
 // The ggml type llama.cpp's llama_tensor_get_type (src/llama-quant.cpp) gives `tensor` in file type `mix`
-// (no importance matrix, no overrides). Exposed for tests and the quantization-mix view.
+// (no importance matrix, no overrides). Declared here for the tests that pin it against llama.cpp.
 GgmlType gguf_tensor_type(const ModelSpec& spec, GgufMix mix, const TensorShape& tensor);
 
-// Adds `bytes` of `tensor` (its role) and its storage type to `out`; shared by the file importers.
-void tally_tensor(WeightBytes& out, TensorRole role, std::string_view storage_type, std::uint64_t elements,
-                  std::uint64_t bytes, std::uint64_t params);
-// Sorts the storage tallies, largest first.
-void finish_tally(WeightBytes& out);
-
-}  // namespace vramfit
+}  // namespace vramfit::detail

@@ -124,14 +124,6 @@ Result<GpuRanking> rank_gpus(const SpeedModel& model, const MemoryNeed& need, co
   return rec;
 }
 
-std::uint64_t gpu_layers_that_fit(std::uint64_t per_layer_bytes, std::uint64_t fixed_gpu_bytes,
-                                  std::uint64_t num_layers, std::uint64_t usable_bytes, double headroom) noexcept {
-  const std::uint64_t budget = budget_bytes(usable_bytes, headroom);
-  if (fixed_gpu_bytes >= budget) return 0;
-  if (per_layer_bytes == 0) return num_layers;
-  return std::min(num_layers, (budget - fixed_gpu_bytes) / per_layer_bytes);
-}
-
 std::optional<std::size_t> biggest_that_fits(const std::vector<ModelCandidate>& candidates,
                                              std::uint64_t usable_bytes, double headroom) noexcept {
   std::optional<std::size_t> best;

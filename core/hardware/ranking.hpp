@@ -61,11 +61,6 @@ std::string tensor_parallel_problem(const SpeedModel& model, std::uint64_t count
 Result<GpuRanking> rank_gpus(const SpeedModel& model, const MemoryNeed& need, const std::vector<Gpu>& catalog,
                                  const RankOptions& options);
 
-// llama.cpp -ngl: the most layers that fit next to `fixed_gpu_bytes` (compute buffers, context)
-// when each layer costs `per_layer_bytes` (its weights and KV cache); num_layers when all fit.
-std::uint64_t gpu_layers_that_fit(std::uint64_t per_layer_bytes, std::uint64_t fixed_gpu_bytes,
-                                  std::uint64_t num_layers, std::uint64_t usable_bytes, double headroom) noexcept;
-
 // One (model, weight format) the home user could load, with its memory already estimated.
 struct ModelCandidate {
   std::string model;   // preset id

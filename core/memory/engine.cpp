@@ -43,7 +43,7 @@ std::optional<KvAllocation> parse_kv_allocation(std::string_view name) noexcept 
   return std::nullopt;
 }
 
-void TorchReserve::add(std::uint64_t request, std::uint64_t count) noexcept {
+void detail::TorchReserve::add(std::uint64_t request, std::uint64_t count) noexcept {
   if (request == 0 || count == 0) return;
   const std::uint64_t rounded = ceil_div(request, kTorchMinBlock) * kTorchMinBlock;
   // Saturate rather than wrap: the caller's totals are checked separately.
@@ -58,7 +58,7 @@ void TorchReserve::add(std::uint64_t request, std::uint64_t count) noexcept {
   else add_to(large_, ceil_div(rounded, kTorchRoundLarge) * kTorchRoundLarge);
 }
 
-std::uint64_t TorchReserve::reserved() const noexcept {
+std::uint64_t detail::TorchReserve::reserved() const noexcept {
   const auto small = ceil_div(small_, kTorchSmallBuffer) * kTorchSmallBuffer;
   const auto mid = ceil_div(mid_, kTorchLargeBuffer) * kTorchLargeBuffer;
   const auto sum = checked_add(large_, small);

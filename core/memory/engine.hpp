@@ -42,6 +42,10 @@ inline constexpr std::uint64_t kTorchMinLargeAlloc = 10 * kMiB;   // 1–10 MiB:
 inline constexpr std::uint64_t kTorchLargeBuffer = 20 * kMiB;
 inline constexpr std::uint64_t kTorchRoundLarge = 2 * kMiB;       // ≥ 10 MiB: own segment, rounded to 2 MiB
 
+}  // namespace vramfit
+
+namespace vramfit::detail {  // used by estimate_inference, declared for the tests that pin it
+
 // Segment bytes reserved for a set of long-lived allocations of the given sizes: large ones rounded to
 // 2 MiB each; mid-sized ones packed into 20 MiB segments; small ones (512 B granules) into 2 MiB segments.
 class TorchReserve {
@@ -53,6 +57,10 @@ class TorchReserve {
  private:
   std::uint64_t large_ = 0, mid_ = 0, small_ = 0, requested_ = 0;
 };
+
+}  // namespace vramfit::detail
+
+namespace vramfit {
 
 // --- vLLM ------------------------------------------------------------------------------------------------
 inline constexpr double kVllmDefaultGpuUtil = 0.9;       // EngineArgs.gpu_memory_utilization

@@ -91,8 +91,7 @@ void add_context_driver(MemoryRange& r) {
                       "anatomy on a V100)");
 }
 
-}  // namespace
-
+// The weight format a plain dtype stands for (fp32/fp16/bf16 every tensor; fp8/int8/int4 linear layers).
 WeightFormat weight_format_for(DType dtype) {
   WeightFormat f;
   f.dtype = dtype;
@@ -101,7 +100,9 @@ WeightFormat weight_format_for(DType dtype) {
   return f;
 }
 
-VllmCapacity vllm_kv_capacity(std::uint64_t memory, double util, std::uint64_t weights, std::uint64_t activation,
+}  // namespace
+
+VllmCapacity detail::vllm_kv_capacity(std::uint64_t memory, double util, std::uint64_t weights, std::uint64_t activation,
                               std::uint64_t non_torch, std::uint64_t per_token, std::uint64_t sequence_tokens) {
   VllmCapacity c;
   c.gpu_util = util;
@@ -120,7 +121,7 @@ VllmCapacity vllm_kv_capacity(std::uint64_t memory, double util, std::uint64_t w
   return c;
 }
 
-std::uint64_t llamacpp_compute_buffer(std::uint64_t ub, std::uint64_t n_kv, std::uint64_t n_head, std::uint64_t n_embd,
+std::uint64_t detail::llamacpp_compute_buffer(std::uint64_t ub, std::uint64_t n_kv, std::uint64_t n_head, std::uint64_t n_embd,
                                       std::uint64_t n_vocab, std::uint64_t n_ff, bool flash_attn) {
   const std::uint64_t attention_per_token =
       flash_attn ? n_kv * 2 + 4 * n_embd * 4 : n_kv * n_head * 4 + n_kv * 4 + 4 * n_embd * 4;
@@ -268,7 +269,7 @@ std::optional<Error> add_vllm_activations(InferenceEstimate& e, Workings& w, con
   w.peak_width = peak->width;
   VllmCapacity caps;
   if (o.gpu_memory_bytes) {
-    caps = vllm_kv_capacity(o.gpu_memory_bytes, o.gpu_util, e.weights, e.activations, kVllmNonTorchBytes,
+    caps = detail::vllm_kv_capacity(o.gpu_memory_bytes, o.gpu_util, e.weights, e.activations, kVllmNonTorchBytes,
                             e.kv.bytes_per_token, o.context_tokens);
   } else {
     caps.gpu_util = o.gpu_util;
@@ -299,9 +300,9 @@ std::optional<Error> add_llamacpp_buffers(InferenceEstimate& e, Workings& w, con
   const std::uint64_t q_width = spec.num_attention_heads * spec.head_dim;
   const std::uint64_t n_ff = spec.is_moe() ? spec.moe.experts_per_token * spec.moe.expert_intermediate : spec.intermediate_size;
   const std::uint64_t n_embd = std::max(spec.hidden_size, q_width);
-  b.compute_buffer_bytes = llamacpp_compute_buffer(b.n_ubatch, w.llama_n_kv, spec.num_attention_heads, n_embd,
+  b.compute_buffer_bytes = detail::llamacpp_compute_buffer(b.n_ubatch, w.llama_n_kv, spec.num_attention_heads, n_embd,
                                                    spec.vocab_size, n_ff, b.flash_attn);
-  b.compute_buffer_other_bytes = llamacpp_compute_buffer(b.n_ubatch, w.llama_n_kv, spec.num_attention_heads, n_embd,
+  b.compute_buffer_other_bytes = detail::llamacpp_compute_buffer(b.n_ubatch, w.llama_n_kv, spec.num_attention_heads, n_embd,
                                                          spec.vocab_size, n_ff, !b.flash_attn);
   b.output_buffer_bytes = spec.vocab_size * o.batch * 4;
   // KV of this many cells for all sequences: recompute per sequence-less n_ctx.
@@ -333,7 +334,7 @@ std::uint64_t overhead_bytes(const ModelSpec& spec, const InferenceOptions& o) {
 // PyTorch's caching allocator: segment rounding of long-lived tensors (weights; the static KV cache).
 void add_allocator_reserve(InferenceEstimate& e, Workings& w, const ModelSpec& spec, const InferenceOptions& o) {
   if (o.engine == Engine::llamacpp || spec.is_bare()) return;  // ggml sizes its buffers exactly
-  TorchReserve reserve;
+  detail::TorchReserve reserve;
   if (o.weight_tensor_bytes) {
     e.weight_tensor_bytes = *o.weight_tensor_bytes;
   } else if (auto tensors = enumerate_tensors(spec); tensors && e.weight_detail.params) {

@@ -127,8 +127,11 @@ struct InferenceEstimate {
   std::vector<std::string> notes;
 };
 
-// The weight format a plain dtype stands for (fp32/fp16/bf16 every tensor; fp8/int8/int4 linear layers).
-WeightFormat weight_format_for(DType dtype);
+Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const InferenceOptions& options);
+
+}  // namespace vramfit
+
+namespace vramfit::detail {  // steps of estimate_inference, declared for the tests that pin them
 
 // vLLM's KV budget (gpu_worker.determine_available_memory): floor(util × memory) − weights − activation
 // peak − non-torch memory, cut into blocks of block_size tokens. Pure arithmetic, pinned against logs.
@@ -145,6 +148,4 @@ std::uint64_t llamacpp_compute_buffer(std::uint64_t n_ubatch, std::uint64_t n_kv
                                       std::uint64_t n_embd, std::uint64_t n_vocab, std::uint64_t n_ff,
                                       bool flash_attn);
 
-Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const InferenceOptions& options);
-
-}  // namespace vramfit
+}  // namespace vramfit::detail

@@ -1,10 +1,10 @@
 #include "memory/parallelism.hpp"
 
-#include <algorithm>  // std::min, std::max, std::replace
+#include <algorithm>  // std::min, std::max
 #include <array>      // std::array
 
 #include "util/byte_math.hpp"
-#include "util/text.hpp"  // lower_ascii
+#include "util/text.hpp"  // fold_name, find_named, join_names
 
 namespace vramfit {
 namespace {
@@ -13,14 +13,15 @@ using detail::num;
 
 constexpr std::array<std::string_view, 4> kZeroNames{"0", "1", "2", "3"};
 constexpr std::array<std::string_view, 4> kFsdpNames{"NO_SHARD", "", "SHARD_GRAD_OP", "FULL_SHARD"};
-constexpr std::array<std::string_view, 4> kOffloadNames{"none", "optimizer", "params", "nvme"};
-
-// Lowercase, '-' → '_': "Full-Shard" and "full_shard" both read as FULL_SHARD.
-std::string fold(std::string_view name) {
-  std::string out = lower_ascii(name);
-  std::replace(out.begin(), out.end(), '-', '_');
-  return out;
-}
+constexpr std::array<NamedValue<Offload>, 4> kOffloads{{{"none", Offload::none},
+                                                        {"optimizer", Offload::optimizer},
+                                                        {"params", Offload::params},
+                                                        {"nvme", Offload::nvme}}};
+constexpr std::array<NamedValue<Offload>, 5> kOffloadAliases{{{"cpu", Offload::optimizer},
+                                                              {"optimizer_cpu", Offload::optimizer},
+                                                              {"params_cpu", Offload::params},
+                                                              {"parameters", Offload::params},
+                                                              {"params_nvme", Offload::nvme}}};
 
 std::uint64_t div_up(std::uint64_t a, std::uint64_t d) noexcept { return d == 0 ? a : ceil_div(a, d); }
 
@@ -30,30 +31,27 @@ std::string_view zero_name(ZeroStage stage) noexcept { return kZeroNames[static_
 std::string_view fsdp_name(ZeroStage stage) noexcept { return kFsdpNames[static_cast<std::size_t>(stage)]; }
 
 std::optional<ZeroStage> parse_zero(std::string_view name) noexcept {
-  const std::string f = fold(name);
+  const std::string f = fold_name(name, '_');  // "Full-Shard" and "full_shard" both read as FULL_SHARD
   for (std::size_t i = 0; i < kZeroNames.size(); ++i) {
     if (f == kZeroNames[i] || f == "zero" + std::string(kZeroNames[i]) || f == "zero_" + std::string(kZeroNames[i]))
       return static_cast<ZeroStage>(i);
-    if (!kFsdpNames[i].empty() && f == fold(kFsdpNames[i])) return static_cast<ZeroStage>(i);
+    if (!kFsdpNames[i].empty() && f == fold_name(kFsdpNames[i], '_')) return static_cast<ZeroStage>(i);
   }
   return std::nullopt;
 }
 
 std::string zero_names() { return "0, 1, 2 or 3 (FSDP: NO_SHARD = 0, SHARD_GRAD_OP = 2, FULL_SHARD = 3)"; }
 
-std::string_view offload_name(Offload offload) noexcept { return kOffloadNames[static_cast<std::size_t>(offload)]; }
+std::string_view offload_name(Offload offload) noexcept { return kOffloads[static_cast<std::size_t>(offload)].name; }
 
 std::optional<Offload> parse_offload(std::string_view name) noexcept {
-  const std::string f = fold(name);
-  for (std::size_t i = 0; i < kOffloadNames.size(); ++i)
-    if (f == kOffloadNames[i]) return static_cast<Offload>(i);
-  if (f == "cpu" || f == "optimizer_cpu") return Offload::optimizer;
-  if (f == "params_cpu" || f == "parameters") return Offload::params;
-  if (f == "params_nvme") return Offload::nvme;
+  const std::string f = fold_name(name, '_');
+  if (const auto* entry = find_named(kOffloads, f)) return entry->value;
+  if (const auto* entry = find_named(kOffloadAliases, f)) return entry->value;
   return std::nullopt;
 }
 
-std::string offload_names() { return "none, optimizer, params, nvme"; }
+std::string offload_names() { return join_names(kOffloads); }
 
 Result<ParallelLayout> plan_parallelism(const ParallelOptions& o, std::uint64_t num_layers,
                                         std::uint64_t num_attention_heads) {

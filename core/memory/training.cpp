@@ -2,7 +2,6 @@
 
 #include <algorithm>  // std::max
 #include <array>      // std::array
-#include <cctype>     // std::tolower
 
 #include "util/byte_math.hpp"
 #include "util/number_text.hpp"  // std::to_string(double) is printf's "%f": kept out of the wasm
@@ -18,15 +17,44 @@ using detail::Grouped;
 using detail::Text;
 using detail::num;
 
-std::string fold(std::string_view name) {
-  std::string out;
-  for (char ch : name) out += ch == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  return out;
-}
+// Choice names as the flags spell them, in enum order, then the other spellings each parser accepts.
+constexpr std::array<NamedValue<TrainingMode>, 3> kModes{
+    {{"train", TrainingMode::full}, {"lora", TrainingMode::lora}, {"qlora", TrainingMode::qlora}}};
+constexpr std::array<NamedValue<TrainingMode>, 3> kModeAliases{
+    {{"full", TrainingMode::full}, {"training", TrainingMode::full}, {"full-finetune", TrainingMode::full}}};
+constexpr std::array<NamedValue<Precision>, 4> kPrecisions{{{"fp32", Precision::fp32},
+                                                            {"mixed-fp16", Precision::mixed_fp16},
+                                                            {"mixed-bf16", Precision::mixed_bf16},
+                                                            {"bf16", Precision::bf16}}};
+constexpr std::array<NamedValue<Precision>, 6> kPrecisionAliases{{{"fp16", Precision::mixed_fp16},
+                                                                  {"amp-fp16", Precision::mixed_fp16},
+                                                                  {"mixed", Precision::mixed_bf16},
+                                                                  {"amp", Precision::mixed_bf16},
+                                                                  {"amp-bf16", Precision::mixed_bf16},
+                                                                  {"pure-bf16", Precision::bf16}}};
+constexpr std::array<NamedValue<GradDType>, 2> kGradDTypes{{{"fp32", GradDType::fp32}, {"half", GradDType::half}}};
+constexpr std::array<NamedValue<GradDType>, 4> kGradDTypeAliases{
+    {{"float32", GradDType::fp32}, {"fp16", GradDType::half}, {"bf16", GradDType::half}, {"16", GradDType::half}}};
+// Hugging Face TrainingArguments.optim spellings.
+constexpr std::array<NamedValue<Optimizer>, 9> kOptimizerAliases{{{"adam", Optimizer::adamw},
+                                                                    {"adamw-torch", Optimizer::adamw},
+                                                                    {"adamw-torch-fused", Optimizer::adamw},
+                                                                    {"adamw-hf", Optimizer::adamw},
+                                                                    {"adamw-bnb-8bit", Optimizer::adamw_8bit},
+                                                                    {"adamw-8bit", Optimizer::adamw_8bit},
+                                                                    {"adam8bit", Optimizer::adamw_8bit},
+                                                                    {"paged-adamw-32bit", Optimizer::paged_adamw},
+                                                                    {"sgdm", Optimizer::sgd_momentum}}};
 
-constexpr std::array<std::string_view, 3> kModeNames{"train", "lora", "qlora"};
-constexpr std::array<std::string_view, 4> kPrecisionNames{"fp32", "mixed-fp16", "mixed-bf16", "bf16"};
-constexpr std::array<std::string_view, 2> kGradNames{"fp32", "half"};
+// The value `name`, folded ('_' read as '-'), has in the table of names, else in the table of aliases.
+template <class T, std::size_t N, std::size_t M>
+std::optional<T> parse_choice(const std::array<NamedValue<T>, N>& names,
+                              const std::array<NamedValue<T>, M>& aliases, std::string_view name) {
+  const std::string folded = fold_name(name, '-');
+  if (const auto* entry = find_named(names, folded)) return entry->value;
+  if (const auto* entry = find_named(aliases, folded)) return entry->value;
+  return std::nullopt;
+}
 
 // Optimizer state per trainable parameter with fp32 weights. Sources: HF "model memory anatomy"
 // (AdamW 8 B, 8-bit AdamW 2 B, SGD with momentum 4 B); Adafactor (Shazeer & Stern 2018) keeps a row
@@ -155,61 +183,36 @@ std::string gb(std::uint64_t bytes) {
 
 // ---- names ---------------------------------------------------------------------------------------
 
-std::string_view training_mode_name(TrainingMode mode) noexcept { return kModeNames[static_cast<std::size_t>(mode)]; }
+std::string_view training_mode_name(TrainingMode mode) noexcept { return kModes[static_cast<std::size_t>(mode)].name; }
 std::optional<TrainingMode> parse_training_mode(std::string_view name) noexcept {
-  const std::string f = fold(name);
-  for (std::size_t i = 0; i < kModeNames.size(); ++i)
-    if (f == kModeNames[i]) return static_cast<TrainingMode>(i);
-  if (f == "full" || f == "training" || f == "full-finetune") return TrainingMode::full;
-  return std::nullopt;
+  return parse_choice(kModes, kModeAliases, name);
 }
-std::string training_mode_names() { return "train, lora, qlora"; }
+std::string training_mode_names() { return join_names(kModes); }
 
-std::string_view precision_name(Precision p) noexcept { return kPrecisionNames[static_cast<std::size_t>(p)]; }
+std::string_view precision_name(Precision p) noexcept { return kPrecisions[static_cast<std::size_t>(p)].name; }
 std::optional<Precision> parse_precision(std::string_view name) noexcept {
-  const std::string f = fold(name);
-  for (std::size_t i = 0; i < kPrecisionNames.size(); ++i)
-    if (f == kPrecisionNames[i]) return static_cast<Precision>(i);
-  if (f == "fp16" || f == "amp-fp16") return Precision::mixed_fp16;
-  if (f == "mixed" || f == "amp" || f == "amp-bf16") return Precision::mixed_bf16;
-  if (f == "pure-bf16") return Precision::bf16;
-  return std::nullopt;
+  return parse_choice(kPrecisions, kPrecisionAliases, name);
 }
-std::string precision_names() { return "fp32, mixed-fp16, mixed-bf16, bf16"; }
+std::string precision_names() { return join_names(kPrecisions); }
 
-std::string_view grad_dtype_name(GradDType d) noexcept { return kGradNames[static_cast<std::size_t>(d)]; }
+std::string_view grad_dtype_name(GradDType d) noexcept { return kGradDTypes[static_cast<std::size_t>(d)].name; }
 std::optional<GradDType> parse_grad_dtype(std::string_view name) noexcept {
-  const std::string f = fold(name);
-  if (f == "fp32" || f == "float32") return GradDType::fp32;
-  if (f == "half" || f == "fp16" || f == "bf16" || f == "16") return GradDType::half;
-  return std::nullopt;
+  return parse_choice(kGradDTypes, kGradDTypeAliases, name);
 }
-std::string grad_dtype_names() { return "fp32, half"; }
+std::string grad_dtype_names() { return join_names(kGradDTypes); }
 
 std::span<const OptimizerInfo> all_optimizers() noexcept { return kOptimizers; }
 const OptimizerInfo& optimizer_info(Optimizer o) noexcept { return kOptimizers[static_cast<std::size_t>(o)]; }
 std::optional<Optimizer> parse_optimizer(std::string_view name) noexcept {
-  const std::string f = fold(name);
-  for (const auto& info : kOptimizers)
-    if (f == info.name) return info.optimizer;
-  // Hugging Face TrainingArguments.optim spellings.
-  if (f == "adam" || f == "adamw-torch" || f == "adamw-torch-fused" || f == "adamw-hf") return Optimizer::adamw;
-  if (f == "adamw-bnb-8bit" || f == "adamw-8bit" || f == "adam8bit") return Optimizer::adamw_8bit;
-  if (f == "paged-adamw-32bit") return Optimizer::paged_adamw;
-  if (f == "sgdm") return Optimizer::sgd_momentum;
+  const std::string f = fold_name(name, '-');
+  if (const OptimizerInfo* info = find_named(kOptimizers, f)) return info->optimizer;
+  if (const auto* alias = find_named(kOptimizerAliases, f)) return alias->value;
   return std::nullopt;
 }
-std::string optimizer_names() {
-  std::string out;
-  for (const auto& info : kOptimizers) {
-    if (!out.empty()) out += ", ";
-    out += info.name;
-  }
-  return out;
-}
+std::string optimizer_names() { return join_names(kOptimizers); }
 
 Result<LinearSet> parse_lora_targets(std::string_view names) {
-  const std::string f = fold(names);
+  const std::string f = fold_name(names, '-');
   if (f == "all-linear" || f == "all") return LinearSet::all();
   LinearSet out;
   std::size_t start = 0;

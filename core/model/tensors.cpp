@@ -156,18 +156,6 @@ TensorShape shape_of(const ModelTensor& t, std::string name, std::int64_t layer)
 
 }  // namespace
 
-std::string_view role_name(TensorRole role) noexcept {
-  switch (role) {
-    case TensorRole::embedding: return "embedding";
-    case TensorRole::output: return "output";
-    case TensorRole::attention: return "attention";
-    case TensorRole::mlp: return "mlp";
-    case TensorRole::norm: return "norms";
-    case TensorRole::other: return "other";
-  }
-  return "other";
-}
-
 std::optional<std::uint64_t> ModelTensor::elements() const noexcept {
   std::uint64_t n = 1;
   for (std::size_t i = 0; i < dims; ++i) {

@@ -15,7 +15,6 @@
 namespace vramfit {
 
 enum class TensorRole { embedding, output, attention, mlp, norm, other };
-std::string_view role_name(TensorRole role) noexcept;
 
 // The linear layer a matrix is, as LoRA targets name them; none for tables, norms and biases. MLA's
 // projections count as q (q_a, q_b or q), k (kv_a_mqa), v (kv_b) and o.

@@ -17,6 +17,12 @@ std::string lower_ascii(std::string_view text) {
   return out;
 }
 
+std::string fold_name(std::string_view text, char separator) {
+  std::string out(text);
+  for (char& c : out) c = (c == '-' || c == '_') ? separator : lower(c);
+  return out;
+}
+
 std::string lookup_key(std::string_view text) {
   std::string out;
   for (char c : text) {

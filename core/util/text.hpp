@@ -4,6 +4,7 @@
 // std::string_view::ends_with.)
 #include <concepts>     // std::integral, std::same_as
 #include <cstdint>      // std::uint64_t, std::int64_t
+#include <iterator>     // std::begin
 #include <optional>     // std::optional
 #include <string>       // std::string
 #include <string_view>  // std::string_view
@@ -16,6 +17,10 @@ namespace vramfit {
 // whose answer depends on the C locale.
 std::string lower_ascii(std::string_view text);
 
+// ASCII letters lowered, '-' and '_' both read as `separator`: the parsers of choice names accept
+// "Full-Shard", "full_shard" and "FULL_SHARD" alike.
+std::string fold_name(std::string_view text, char separator);
+
 // Lowercase letters and digits only, for lookups that ignore case and punctuation: "NVIDIA H100 SXM",
 // "h100-sxm" and "H100_SXM" all give "nvidiah100sxm".
 std::string lookup_key(std::string_view text);
@@ -27,6 +32,33 @@ std::vector<std::string> split_list(std::string_view text);
 // Nothing for anything else.
 std::optional<bool> parse_switch(std::string_view text);
 inline constexpr std::string_view kSwitchSpellings = "on, off, true, false, yes, no, 1 or 0";  // for error messages
+
+// A spelling and the value it names, for the tables the choice parsers read: {"lora", TrainingMode::lora}.
+template <class T>
+struct NamedValue {
+  std::string_view name;
+  T value;
+};
+
+// The entry of `table` whose `name` member is exactly `name` (fold it first), or null. Any entry with a `name`:
+// NamedValue, DTypeInfo, OptimizerInfo.
+template <class Table>
+auto find_named(const Table& table, std::string_view name) noexcept -> decltype(&*std::begin(table)) {
+  for (const auto& entry : table)
+    if (entry.name == name) return &entry;
+  return nullptr;
+}
+
+// The names of a table joined with ", " for messages and help: "train, lora, qlora".
+template <class Table>
+std::string join_names(const Table& table) {
+  std::string out;
+  for (const auto& entry : table) {
+    if (!out.empty()) out += ", ";
+    out += entry.name;
+  }
+  return out;
+}
 
 }  // namespace vramfit
 

@@ -46,7 +46,7 @@ TEST_CASE("Q4_K_M bumps attn_v and ffn_down to Q6_K on the layers use_more_bits 
   auto tensors = enumerate_tensors(s).value();
   auto type_of = [&](const std::string& name) {
     for (const auto& t : tensors)
-      if (t.name == name) return gguf_tensor_type(s, GgufMix::q4_k_m, t);
+      if (t.name == name) return detail::gguf_tensor_type(s, GgufMix::q4_k_m, t);
     FAIL("no tensor " << name);
     return GgmlType::f32;
   };

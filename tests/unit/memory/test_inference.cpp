@@ -130,10 +130,10 @@ TEST_CASE("llama.cpp compute buffer matches Llama-3-8B logs with -fa off") {
   //   "CUDA0 compute buffer size = 258.50 MiB" = 512 × (128,256 + 4096) × 4 = 271,056,896 B (logits phase).
   // ollama logs of the same model at n_ctx 8192 (e.g. ollama/ollama runner logs, 2024-08): "560.00 MiB"
   //   = 512 × (8192 × 32 × 4 + 8192 × 4 + 16 × 4096) = 587,202,560 B (KQ phase).
-  CHECK(llamacpp_compute_buffer(512, 512, 32, 4096, 128'256, 14'336, false) == 271'056'896ULL);
-  CHECK(llamacpp_compute_buffer(512, 8192, 32, 4096, 128'256, 14'336, false) == 587'202'560ULL);
+  CHECK(detail::llamacpp_compute_buffer(512, 512, 32, 4096, 128'256, 14'336, false) == 271'056'896ULL);
+  CHECK(detail::llamacpp_compute_buffer(512, 8192, 32, 4096, 128'256, 14'336, false) == 587'202'560ULL);
   // With -fa on the KQ matrix is never materialised: the logits phase wins again.
-  CHECK(llamacpp_compute_buffer(512, 8192, 32, 4096, 128'256, 14'336, true) == 271'056'896ULL);
+  CHECK(detail::llamacpp_compute_buffer(512, 8192, 32, 4096, 128'256, 14'336, true) == 271'056'896ULL);
 }
 
 TEST_CASE("llama.cpp keeps token embeddings in RAM: the log's 4403.49 MiB GPU + 281.81 MiB CPU buffers") {
@@ -168,7 +168,7 @@ TEST_CASE("vLLM's KV capacity arithmetic reproduces its memory-profiling log") {
   // 10,000 tokens 2.23x. Qwen3-4B KV: 2 × 8 × 128 × 2 B × 36 layers = 147,456 B/token → 2,359,296 B/block.
   // The log rounds to 0.01 GiB (± 0.005 GiB ≈ ± 2.3 blocks), so the blocks agree within 3.
   const auto gib = [](double g) { return static_cast<std::uint64_t>(g * 1073741824.0); };
-  const auto c = vllm_kv_capacity(gib(12.00), 0.95, gib(7.56), gib(0.74), gib(0.04), 147'456, 10'000);
+  const auto c = detail::vllm_kv_capacity(gib(12.00), 0.95, gib(7.56), gib(0.74), gib(0.04), 147'456, 10'000);
   CHECK(c.block_bytes == 2'359'296ULL);
   CHECK(c.num_blocks >= 1391);
   CHECK(c.num_blocks <= 1397);
@@ -177,7 +177,7 @@ TEST_CASE("vLLM's KV capacity arithmetic reproduces its memory-profiling log") {
   // Hand arithmetic: 80 GiB × 0.9 = 77,309,411,328 B; minus 16 GiB weights (17,179,869,184), 2 GiB peak
   // (2,147,483,648) and 0.25 GiB non-torch (268,435,456) = 57,713,623,040 B; 131,072 B/token × 16 =
   // 2,097,152 B/block → 27,520 blocks = 440,320 tokens; a sequence of 8192 tokens takes 512 blocks: 53 fit.
-  const auto h = vllm_kv_capacity(80 * 1073741824ULL, 0.9, 16 * 1073741824ULL, 2 * 1073741824ULL, 268'435'456ULL,
+  const auto h = detail::vllm_kv_capacity(80 * 1073741824ULL, 0.9, 16 * 1073741824ULL, 2 * 1073741824ULL, 268'435'456ULL,
                                   131'072, 8192);
   CHECK(h.kv_capacity_bytes == 57'713'623'040ULL);
   CHECK(h.num_blocks == 27'520);
@@ -201,13 +201,13 @@ TEST_CASE("paged allocation costs at most one partial block per sequence; static
 }
 
 TEST_CASE("the PyTorch allocator rounds large blocks to 2 MiB and packs small ones into segments") {
-  TorchReserve r;
+  detail::TorchReserve r;
   r.add(11 * 1024 * 1024 + 1);  // ≥ 10 MiB: own segment, rounded to 12 MiB
   CHECK(r.reserved() == 12ULL * 1024 * 1024);
-  TorchReserve small;
+  detail::TorchReserve small;
   small.add(1000, 3);  // 3 × 1024 B (512-B granules) in one 2 MiB segment
   CHECK(small.reserved() == 2ULL * 1024 * 1024);
-  TorchReserve mid;
+  detail::TorchReserve mid;
   mid.add(5 * 1024 * 1024, 5);  // 25 MiB of 1–10 MiB blocks: two 20 MiB segments
   CHECK(mid.reserved() == 40ULL * 1024 * 1024);
 }

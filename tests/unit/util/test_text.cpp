@@ -2,6 +2,7 @@
 // the message builder, each piece appended as the std::string chains it replaces printed it.
 #include <doctest/doctest.h>
 
+#include <array>    // std::array
 #include <cstdint>  // std::uint64_t, std::int64_t, std::uint32_t, std::int8_t
 #include <limits>   // std::numeric_limits
 #include <string>   // std::string
@@ -83,4 +84,14 @@ TEST_CASE("A named Text is built piece by piece") {
   Text u;
   for (int i = 0; i < 3; ++i) u << i << ';';
   CHECK(u.str() == "0;1;2;");
+}
+
+TEST_CASE("Choice names fold case and both separators, and are looked up in a table of spellings") {
+  CHECK(vramfit::fold_name("Full-Shard", '_') == "full_shard");
+  CHECK(vramfit::fold_name("ADAMW_8bit", '-') == "adamw-8bit");
+  constexpr std::array<vramfit::NamedValue<int>, 3> table{{{"none", 0}, {"params", 2}, {"nvme", 3}}};
+  REQUIRE(vramfit::find_named(table, "params") != nullptr);
+  CHECK(vramfit::find_named(table, "params")->value == 2);
+  CHECK(vramfit::find_named(table, "Params") == nullptr);  // the caller folds first
+  CHECK(vramfit::join_names(table) == "none, params, nvme");
 }
