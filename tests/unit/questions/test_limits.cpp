@@ -1,5 +1,7 @@
 // The solvers: largest context and batch on a GPU, and memory curves.
 #include "../test_support.hpp"
+#include "json/report_writer.hpp"  // report_to_json
+#include "json/request.hpp"        // request_from_json
 #include "questions/limits.hpp"
 #include "questions/remedies.hpp"
 
