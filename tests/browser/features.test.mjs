@@ -283,12 +283,14 @@ test('a dropped GGUF is read by its header and its weights count exactly', async
   // Tensor data runs from the alignment-padded end of the header (2,048) to the end: 758,032 − 2,048 = 755,984 B.
   const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#download-csv').click()]);
   assert.match(readFileSync(await download.path(), 'utf8'), /"breakdown","weights","Weights","755984"/);
-  // Training needs the architecture from a config.json or a preset: the page says so, naming the file.
+  // The header carries the architecture, so the core trains the file's model too, and says what would help.
   await page.locator('#mode-train').click();
-  await page.locator('#input-error').waitFor({ state: 'visible' });
-  assert.match(await page.locator('#input-error').textContent(), /^Model file: a model file answers inference only/);
+  await page.locator('tr[data-line="gradients"]').waitFor();
+  await page.locator('#help tr').first().waitFor();
+  assert.equal(await page.locator('#input-error').isHidden(), true);
+  assert.equal(await page.locator('#model').inputValue(), 'tiny llama');
   await page.locator('#mode-inference').click();
-  await page.locator('#input-error').waitFor({ state: 'hidden' });
+  await page.locator('tr[data-line="kv_cache"]').waitFor();
   // Something that is not a model file: the core's message, as text.
   await page.locator('#file').setInputFiles({ name: 'broken.gguf', mimeType: 'application/octet-stream', buffer: Buffer.from('nope') });
   await page.locator('#file-status').filter({ hasText: /^broken\.gguf: / }).waitFor();

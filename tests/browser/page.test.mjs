@@ -233,7 +233,6 @@ test('the mode tabs switch between inference, fine-tune and train, by arrow keys
   await page.waitForURL(/mode=finetune/);
   assert.equal(await page.locator('#mode-finetune').getAttribute('aria-selected'), 'true');
   await page.locator('tr[data-line="gradients"]').waitFor();
-  assert.equal(await page.locator('#mode-note').isHidden(), true);
   assert.equal(await page.locator('#context-label').textContent(), 'Sequence length');
   await page.keyboard.press('ArrowRight');
   await page.waitForURL(/mode=train/);

@@ -1,7 +1,7 @@
 // One model, one update(): inputs change → one call into the core → every output re-rendered.
 import { openCalculator } from './core.js';
 import { renderSummary, renderGpuTable, fillGpuSelect, fillSegmented, showExplanation, openExplanation } from './render.js';
-import { stateFromUrl, urlFromState, requestFromState, modeSupported, coreMode, isTraining, unknownChoice, MODES } from './state.js';
+import { stateFromUrl, urlFromState, requestFromState, isTraining, unknownChoice, MODES } from './state.js';
 import { TRAINING_CHOICES, fillTrainingSelects, resolvedChoice, trainingFacts } from './training.js';
 import { renderSpeed, renderRecommendations } from './advice.js';
 import { renderHelp, statePatch } from './help.js';
@@ -19,7 +19,7 @@ const dom = {
   gpuSection: $('gpu-section'), headline: $('headline'), totalGb: $('total-gb'), totalRange: $('total-range'),
   modelFacts: $('model-facts'), bar: $('bar'), breakdown: $('breakdown'), notes: $('notes'), gpus: $('gpus'),
   gpuHead: $('gpu-head'), gpuCount: $('gpu-count'), gpusLegend: $('gpus-legend'), memoryCol: $('memory-col'),
-  segment: $('segment'), lang: $('lang'), modeNote: $('mode-note'), tabs: $('mode-tabs'), explain: $('explain'),
+  segment: $('segment'), lang: $('lang'), tabs: $('mode-tabs'), explain: $('explain'),
   actionStatus: $('action-status'), chartsSection: $('charts-section'), chartContext: $('chart-context'),
   chartBatch: $('chart-batch'), embedSection: $('embed-section'), embedCode: $('embed-code'),
   weightsFormat: $('weights-format'), engine: $('engine'), kv: $('kv'), ft: $('ft'), rank: $('rank'),
@@ -114,7 +114,7 @@ function writeInputs(current) {
   if (document.activeElement !== dom.rank) dom.rank.value = resolvedChoice('rank', state, current);
   if (document.activeElement !== dom.gpusCount) dom.gpusCount.value = state.gpus !== '' ? state.gpus : inputs?.gpus ?? 1;
   if (document.activeElement !== dom.tokens) dom.tokens.value = state.tokens;
-  const training = isTraining(state, calculator.catalog.modes ?? []);
+  const training = isTraining(state);
   dom.inferenceControls.hidden = state.mode !== 'inference';
   dom.finetuneControls.hidden = !(training && state.mode === 'finetune');
   dom.trainControls.hidden = !training;
@@ -155,7 +155,7 @@ function showError(field, message) {
 }
 
 function baseRequest() {
-  const request = requestFromState(state, { modes: calculator.catalog.modes ?? [], config: config?.text ?? null });
+  const request = requestFromState(state, { config: config?.text ?? null });
   // A model file's own weights count exactly unless a weight format is picked after loading it.
   if (modelFile && !modelFile.weightsChosen) delete request.weights;
   return request;
@@ -164,17 +164,14 @@ function baseRequest() {
 // One answer of the core: about the preset or config.json, or about the loaded model file's header.
 function run(request) {
   if (!modelFile) return calculator.answer(request);
-  if (request.mode) return { ok: false, error: { field: 'file', message: view.t('file.inferenceOnly') } };
   if (modelFile.shards) return calculator.answerShards(modelFile.shards, modelFile.index, request);
   return calculator.answerFile(modelFile.bytes, modelFile.size, modelFile.name, request);
 }
 
 function evaluateState() {
-  const { modes = [] } = calculator.catalog;
   detail = null;
   const unknown = unknownChoice(state);
   if (unknown) return { ok: false, error: { field: unknown.field, message: view.t('error.choice', unknown) } };
-  if (!modeSupported(coreMode(state), modes)) return { ok: false, unsupported: true };
   const request = baseRequest();
   const result = run({ ...request, question: 'estimate' });
   if (!result.ok || !state.gpu) return result;
@@ -188,16 +185,8 @@ function evaluateState() {
 
 function update({ push = false } = {}) {
   const result = evaluateState();
-  dom.modeNote.hidden = !result.unsupported;
   writeInputs(result.ok ? result : null);
   syncUrl(push);
-  if (result.unsupported) {
-    dom.inputError.hidden = true;
-    dom.summary.classList.add('stale');
-    dom.answerBar.hidden = true;
-    dom.status.hidden = true;
-    return;
-  }
   if (!result.ok) {
     showError(result.error.field, result.error.message);
     return;
@@ -237,7 +226,7 @@ function render() {
   dom.answerTotal.textContent = dom.totalGb.textContent;
   dom.answerHeadline.textContent = dom.headline.textContent;
   dom.answerBar.hidden = false;
-  const training = report.mode !== undefined && report.mode !== 'inference';
+  const training = report.mode !== undefined;  // training answers name their mode
   dom.trainingFacts.hidden = !training;
   if (training) dom.trainingFacts.textContent = trainingFacts(shown(), view.t, view.f);
   if (detail) renderSpeed(dom, detail, view.t, view.f);
@@ -262,28 +251,27 @@ function scheduleCharts() {
   clearTimeout(chartTimer);
   chartTimer = setTimeout(() => {
     if (!report) return;
-    const source = modelFile ? { answer: run } : calculator;
-    renderCharts({ context: dom.chartContext, batch: dom.chartBatch }, source, baseRequest(), report, view);
+    renderCharts({ context: dom.chartContext, batch: dom.chartBatch }, run, baseRequest(), report, view);
     dom.chartsSection.hidden = false;
     renderAdvice();
     renderRemedies();  // up to ~15 full estimates: once typing pauses, like the charts
   }, 60);
 }
 
-// What would help, on the chosen GPU when there is one (the remedies' fit is judged there). A model file has
-// no request the core could re-estimate with one input changed, so the panel stays away for it.
+// What would help, on the chosen GPU when there is one (the remedies' fit is judged there).
 let remedies = null;
 function renderRemedies() {
   const request = baseRequest();
   if (state.gpu) request.gpu = state.gpu;
-  remedies = !modelFile ? calculator.answer({ ...request, question: 'remedies' }) : null;
+  remedies = run({ ...request, question: 'remedies' });
   renderHelp(dom, remedies, view);
 }
 
+// The core ranks GPUs for inference; a training scenario has no ranking.
 let advice = null; // the last ranking, for re-rendering on a unit or language change
 function renderAdvice() {
   const request = baseRequest();
-  advice = !request.mode && !modelFile ? calculator.answer({ ...request, question: 'gpu_ranking' }) : null;
+  advice = !request.mode ? run({ ...request, question: 'gpu_ranking' }) : null;
   renderRecommendations(dom, advice, view);
 }
 
@@ -391,6 +379,7 @@ function wireEvents() {
     }
     const patch = statePatch(remedy);
     if (!patch) return;
+    if (modelFile && 'weights' in patch) modelFile.weightsChosen = true;
     state = { ...state, ...patch };
     update({ push: true });
     $('results-title').focus();  // the button goes with the old table; the new answer is read from the top
@@ -431,9 +420,9 @@ function refill() {
     return option;
   }));
   fillSegmented(dom.weights, 'weights', dtypes.map((d) => ({ value: d.name, label: d.name, title: d.summary })), state.weights);
-  fillWeightFormats(dom.weightsFormat, calculator.catalog.weight_formats ?? dtypes.map((d) => d.name), view.t);
-  fillOptions(dom.engine, (calculator.catalog.engines ?? ['transformers']).map((e) => [e, view.t(`engine.${e}`)]));
-  fillOptions(dom.kv, (calculator.catalog.kv_dtypes ?? []).map((k) => [k.name, k.name, k.summary]));
+  fillWeightFormats(dom.weightsFormat, calculator.catalog.weight_formats, view.t);
+  fillOptions(dom.engine, calculator.catalog.engines.map((e) => [e, view.t(`engine.${e}`)]));
+  fillOptions(dom.kv, calculator.catalog.kv_dtypes.map((k) => [k.name, k.name, k.summary]));
   fillTrainingSelects(trainingSelects, view.t);
   fillGpuSelect(dom.gpu, gpus, state.gpu, view.t);
 }

@@ -28,7 +28,7 @@ export function renderSummary(dom, report, view) {
   // opens how it was counted and where the architecture came from.
   const params = t('facts.params', { n: f.billions(m.params_total) });
   // A figure is a button only where the core explains it: never a button that opens nothing.
-  const explained = (key, text) => (report.explanations?.some((x) => x.key === key) ? explainButton(key, text, t) : text);
+  const explained = (key, text) => (report.explanations.some((x) => x.key === key) ? explainButton(key, text, t) : text);
   dom.modelFacts.replaceChildren(`${m.name || m.architecture || m.id}: `, explained('params', params),
     ...facts.map((fact) => ` · ${fact}`));
   fillBar(dom.bar, lines, breakdown.total, t, f);
@@ -102,7 +102,7 @@ export function fillSegmented(container, name, options, selected) {
 }
 
 export function showExplanation(dialog, report, key, t) {
-  const x = report.explanations?.find((e) => e.key === key);
+  const x = report.explanations.find((e) => e.key === key);
   return x ? openExplanation(dialog, t('explain.open', { label: t(`line.${key}`) }), x) : false;
 }
 

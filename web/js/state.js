@@ -67,11 +67,8 @@ export function coreMode(state) {
   return state.mode;
 }
 
-/** Whether the core can answer this mode yet (inference always; others once the catalog lists them). */
-export const modeSupported = (mode, modes = []) => mode === 'inference' || modes.includes(mode);
-
-/** Whether the state asks for a training estimate the core can give. */
-export const isTraining = (state, modes = []) => coreMode(state) !== 'inference' && modeSupported(coreMode(state), modes);
+/** Whether the state asks for a training estimate. */
+export const isTraining = (state) => coreMode(state) !== 'inference';
 
 // Training request keys fed from the state: [state key, request key, how to send it].
 const TRAINING_KEYS = [
@@ -80,12 +77,11 @@ const TRAINING_KEYS = [
 ];
 
 // The request the core evaluates. A non-number context or batch is passed through so the core's
-// error (field + allowed range) reaches the user rather than a silent default. The training keys are sent
-// only when the core lists the mode (catalog.modes), so a core without them never sees a key it would refuse.
-// `config` (a dropped config.json's text) stands in for the preset.
-export function requestFromState(state, { modes = [], config = null } = {}) {
+// error (field + allowed range) reaches the user rather than a silent default. `config` (a dropped
+// config.json's text) stands in for the preset.
+export function requestFromState(state, { config = null } = {}) {
   const source = config !== null ? { config } : { model: state.model };
-  if (isTraining(state, modes)) {
+  if (isTraining(state)) {
     const mode = coreMode(state);
     const request = { ...source, mode, batch: state.batch };
     if (state.context !== null) request.context = state.context;
