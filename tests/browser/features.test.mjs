@@ -155,10 +155,11 @@ test('training tokens give the time and cost on the chosen GPU; a bad value name
   assert.deepEqual(problems, []);
 });
 
-test('all weight formats by family, engine and KV cache precision come from the catalog', async () => {
+test('all weight formats by storage scheme, engine and KV cache precision come from the catalog', async () => {
   const { page, problems } = await open('?model=llama-3.1-8b&context=8192');
   const groups = await page.locator('#weights-format optgroup').evaluateAll((gs) => gs.map((g) => g.label));
-  assert.deepEqual(groups, ['Plain', 'bitsandbytes', 'GPTQ / AWQ', 'GGUF (llama.cpp)']);
+  assert.deepEqual(groups, ['16 and 32 bit', 'fp8, int8, int4 linear layers', 'bitsandbytes NF4', 'bitsandbytes LLM.int8',
+    'GPTQ', 'AWQ', 'GGUF (llama.cpp)']);
   await page.locator('#weights-format').selectOption('q4_k_m');
   await page.waitForURL(/weights=q4_k_m/);
   // Q4_K_M: 4,912,898,048 B of tensors = 4.91 GB; the published Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf is
@@ -183,6 +184,29 @@ test('all weight formats by family, engine and KV cache precision come from the 
   await page.locator('#kv').selectOption('q8_0');
   await waitCell(page, 'kv_cache', '0.57');
   assert.equal(await page.locator('#input-error').isHidden(), true);
+  assert.deepEqual(problems, []);
+});
+
+test('every choice list and number range is the core\'s, from its inputs table', async () => {
+  const { page, problems } = await open('?model=llama-2-7b&mode=train');
+  const { inputs, shown } = await page.evaluate(async () => {
+    const { openCalculator } = await import('./src/js/core.js');
+    const selects = [...document.querySelectorAll('select[data-choices]')];
+    return {
+      inputs: (await openCalculator()).catalog.inputs.filter((i) => i.url !== ''),
+      shown: Object.fromEntries(selects.map((s) => [s.name, [...s.options].map((o) => o.value)])),
+    };
+  });
+  const byUrl = Object.fromEntries(inputs.map((i) => [i.url, i]));
+  assert.deepEqual(Object.keys(shown).sort(), ['checkpointing', 'engine', 'flash', 'offload', 'optimizer', 'precision', 'zero']);
+  for (const [key, values] of Object.entries(shown)) {
+    assert.deepEqual(values, byUrl[key].kind === 'toggle' ? ['on', 'off'] : byUrl[key].values, key);
+  }
+  assert.deepEqual(await page.locator('#zero option').last().textContent(), 'FSDP FULL_SHARD (= 3)');
+  for (const [id, key] of [['context', 'context'], ['batch', 'batch'], ['rank', 'rank'], ['gpus-count', 'gpus']]) {
+    const field = page.locator(`#${id}`);
+    assert.deepEqual([Number(await field.getAttribute('min')), Number(await field.getAttribute('max'))], [byUrl[key].min, byUrl[key].max], id);
+  }
   assert.deepEqual(problems, []);
 });
 

@@ -1,11 +1,11 @@
 // One model, one update(): inputs change → one call into the core → every output re-rendered.
 import { openCalculator } from './core.js';
-import { renderSummary, renderGpuTable, fillGpuSelect, fillSegmented, showExplanation, openExplanation } from './render.js';
-import { stateFromUrl, urlFromState, requestFromState, isTraining, unknownChoice, MODES } from './state.js';
-import { TRAINING_CHOICES, fillTrainingSelects, resolvedChoice, trainingFacts } from './training.js';
+import { renderSummary, renderGpuTable, showExplanation, openExplanation } from './render.js';
+import { stateCodec, isTraining, unknownChoice, MODES } from './state.js';
+import { fillChoices, fillGpuSelect, fillOptions, fillSegmented, fillWeightFormats, setRanges, shownValue } from './controls.js';
+import { trainingFacts } from './training.js';
 import { renderSpeed, renderRecommendations } from './advice.js';
 import { renderHelp, statePatch } from './help.js';
-import { el } from './view.js';
 import { translator, initialLanguage, rememberLanguage, applyStaticTexts } from './i18n.js';
 import { makeFormat } from './format.js';
 import { markdownTable, csvText, download, copyText } from './export.js';
@@ -33,21 +33,16 @@ const dom = {
   drop: $('drop'), file: $('file'), fileStatus: $('file-status'), fileClear: $('file-clear'),
   pasteText: $('paste-text'), pasteUse: $('paste-use'),
 };
-const trainingSelects = Object.fromEntries(Object.keys(TRAINING_CHOICES).map((key) => [key, $(key)]));
-// The control each request field the core may name belongs to (for aria-invalid).
-const FIELD_CONTROLS = {
-  context: 'context', sequence: 'context', batch: 'batch', micro_batch: 'batch', model: 'model', config: 'model',
-  gpu: 'gpu', weights: 'weights-format', engine: 'engine', kv_dtype: 'kv', lora_rank: 'rank', gpus: 'gpus-count',
-  optimizer: 'optimizer', precision: 'precision', checkpointing: 'checkpointing', flash_attention: 'flash',
-  zero: 'zero', offload: 'offload', file: 'file', ft: 'ft', tokens: 'tokens',
-};
+// Training's names for the inputs the context and batch fields share with inference.
+const TRAINING_ALIASES = { sequence: 'context', micro_batch: 'batch' };
 
 const UNIT_KEY = 'vramfit.unit';
 const stored = (key) => { try { return localStorage.getItem(key); } catch { return null; } };
 const store = (key, value) => { try { localStorage.setItem(key, value); } catch { /* not remembered */ } };
 
 let calculator;
-let state = stateFromUrl(location.search);
+let codec;  // the state's keys and forms, from the core's inputs table
+let state;
 let report = null; // the last valid report
 let detail = null; // the same request on the chosen GPU (speed, cost, training time); null without one
 // What the summary shows: the run on the chosen GPU when there is one (vLLM sizes its batch defaults and KV
@@ -68,7 +63,7 @@ let config = null;
 let modelFile = null;
 // Display choices: language and unit are remembered in this browser, table order is per visit.
 const view = {
-  t: null, f: null, segment: 'all', sort: 'verdict', direction: 'ascending', gpu: state.gpu, recommendAll: false,
+  t: null, f: null, segment: 'all', sort: 'verdict', direction: 'ascending', gpu: '', recommendAll: false,
   recommendSort: 'rank', recommendDirection: 'ascending',
 };
 
@@ -89,11 +84,6 @@ const presetFor = (text) => {
   return calculator.catalog.models.find((m) => m.id.toLowerCase() === needle || m.name.toLowerCase() === needle);
 };
 
-function readNumber(input) {
-  const v = input.value.trim();
-  return /^-?\d+$/.test(v) ? Number(v) : v;  // a negative number reaches the core as the number it is
-}
-
 function writeInputs(current) {
   const preset = calculator.catalog.models.find((m) => m.id === state.model);
   if (document.activeElement !== dom.model) {
@@ -104,15 +94,15 @@ function writeInputs(current) {
   const weights = modelFile && !modelFile.weightsChosen ? current?.inputs.weights ?? '' : state.weights;
   for (const radio of dom.form.querySelectorAll('input[name="weights"]')) radio.checked = radio.value === weights;
   dom.weightsFormat.value = weights;
+  // The shared fields show what the core used (training calls them sequence and micro_batch).
   const inputs = current?.inputs;
-  dom.engine.value = state.engine || inputs?.engine || 'transformers';
-  dom.kv.value = state.kv || inputs?.kv_dtype || '';
-  if (document.activeElement !== dom.context) dom.context.value = current ? current.inputs.context ?? current.inputs.sequence : state.context ?? '';
-  if (document.activeElement !== dom.batch) dom.batch.value = state.batch;
+  if (document.activeElement !== dom.context) dom.context.value = inputs ? inputs.context ?? inputs.sequence : state.context;
+  if (document.activeElement !== dom.batch) dom.batch.value = inputs ? inputs.batch ?? inputs.micro_batch : state.batch;
   dom.ft.value = state.ft || 'lora';
-  for (const [key, select] of Object.entries(trainingSelects)) select.value = resolvedChoice(key, state, current);
-  if (document.activeElement !== dom.rank) dom.rank.value = resolvedChoice('rank', state, current);
-  if (document.activeElement !== dom.gpusCount) dom.gpusCount.value = state.gpus !== '' ? state.gpus : inputs?.gpus ?? 1;
+  for (const control of [dom.kv, dom.rank, dom.gpusCount, ...dom.form.querySelectorAll('select[data-choices]')]) {
+    const value = shownValue(control, state, current, codec);
+    if (document.activeElement !== control && value !== '') control.value = value;
+  }
   if (document.activeElement !== dom.tokens) dom.tokens.value = state.tokens;
   const training = isTraining(state);
   dom.inferenceControls.hidden = state.mode !== 'inference';
@@ -141,11 +131,10 @@ const controls = () => dom.form.querySelectorAll('input[id], select, textarea');
 function showError(field, message) {
   dom.inputError.textContent = `${view.t(`field.${field}`)}: ${message}`;
   dom.inputError.hidden = false;
-  // A pasted config.json's problem marks the text it came from.
-  const control = field === 'config' && config?.pasted ? 'paste-text' : FIELD_CONTROLS[field];
+  const name = controlName(field);
   // aria-invalid="" would read as false: the value must be "true".
   for (const input of controls()) {
-    if (input.id === control) input.setAttribute('aria-invalid', 'true');
+    if (input.name === name) input.setAttribute('aria-invalid', 'true');
     else input.removeAttribute('aria-invalid');
   }
   dom.summary.classList.add('stale');
@@ -154,8 +143,15 @@ function showError(field, message) {
   dom.status.hidden = false;
 }
 
+// The controls a request field the core names belong to: its input's URL key, or the page's own (file, ft).
+function controlName(field) {
+  if (field === 'config') return config?.pasted ? 'paste' : 'model';  // a pasted config marks the text it came from
+  const key = TRAINING_ALIASES[field] ?? field;
+  return calculator.catalog.inputs.find((i) => i.key === key && i.url !== '')?.url ?? field;
+}
+
 function baseRequest() {
-  const request = requestFromState(state, { config: config?.text ?? null });
+  const request = codec.request(state, { config: config?.text ?? null });
   // A model file's own weights count exactly unless a weight format is picked after loading it.
   if (modelFile && !modelFile.weightsChosen) delete request.weights;
   return request;
@@ -236,11 +232,11 @@ function render() {
 
 function renderDetails() {
   renderGpuTable(dom, tableReport(), view);
-  dom.embedCode.value = embedSnippet(document.querySelector('input[name="embed-kind"]:checked').value, state, report, location.href);
+  dom.embedCode.value = embedSnippet(document.querySelector('input[name="embed-kind"]:checked').value, codec, state, report, location.href);
 }
 
 function syncUrl(push) {
-  const url = urlFromState(state);
+  const url = codec.url(state);
   if (url !== location.search && !(url === location.pathname && location.search === '')) {
     history[push ? 'pushState' : 'replaceState'](null, '', url);
   }
@@ -264,7 +260,7 @@ function renderRemedies() {
   const request = baseRequest();
   if (state.gpu) request.gpu = state.gpu;
   remedies = run({ ...request, question: 'remedies' });
-  renderHelp(dom, remedies, view);
+  renderHelp(dom, remedies, view, codec);
 }
 
 // The core ranks GPUs for inference; a training scenario has no ranking.
@@ -302,31 +298,24 @@ function wireEvents() {
       if (!preset) return; // still typing; `change` settles a free-text id
       if (preset.id === state.model && config === null && modelFile === null) return;
       forgetFiles();
-      state = { ...state, model: preset.id, context: null };
+      state = { ...state, model: preset.id, context: '' };
       update({ push: true });
       return;
     }
-    const typed = [dom.context, dom.batch, dom.rank, dom.gpusCount, dom.tokens].includes(target);
-    if (target.name === 'weights' || target === dom.weightsFormat) {
-      state = { ...state, weights: target.value };
-      if (modelFile) modelFile.weightsChosen = true;
-    }
-    else if (target === dom.context) state = { ...state, context: dom.context.value.trim() === '' ? null : readNumber(dom.context) };
-    else if (target === dom.batch) state = { ...state, batch: readNumber(dom.batch) };
-    else if (target === dom.gpu) state = { ...state, gpu: dom.gpu.value };
-    else if (target === dom.rank) state = { ...state, rank: dom.rank.value.trim() === '' ? '' : readNumber(dom.rank) };
-    else if (target === dom.gpusCount) state = { ...state, gpus: dom.gpusCount.value.trim() === '' ? '' : readNumber(dom.gpusCount) };
-    else if (target === dom.tokens) state = { ...state, tokens: dom.tokens.value.trim() };  // the core reads 300B, 1e9
-    else if ([dom.engine, dom.kv, dom.ft, ...Object.values(trainingSelects)].includes(target)) state = { ...state, [target.name]: target.value };
-    else return;
-    update({ push: !typed });
+    // Every other control is named by its state key; the file and paste controls act on their own.
+    const key = target.name;
+    if (!(key in state)) return;
+    if (key === 'weights' && modelFile) modelFile.weightsChosen = true;
+    state = { ...state, [key]: codec.parse(key, target.value.trim()) };
+    // A pick is a history entry; typing replaces the current one.
+    update({ push: target.tagName === 'SELECT' || target.type === 'radio' });
   });
   dom.model.addEventListener('change', () => {
     const preset = presetFor(dom.model.value);
     const model = preset ? preset.id : dom.model.value.trim();
     if ((model === state.model && config === null && modelFile === null) || model === '') return;
     forgetFiles();
-    state = { ...state, model, context: null };
+    state = { ...state, model, context: '' };
     update({ push: true });
   });
   dom.form.addEventListener('submit', (event) => event.preventDefault());
@@ -349,7 +338,7 @@ function wireEvents() {
   });
 
   window.addEventListener('popstate', () => {
-    state = stateFromUrl(location.search);
+    state = codec.fromUrl(location.search);
     update();
   });
 
@@ -377,7 +366,7 @@ function wireEvents() {
       openExplanation(dom.explain, view.t('explain.open', { label: row.querySelector('th').textContent }), remedy.explanation);
       return;
     }
-    const patch = statePatch(remedy);
+    const patch = statePatch(remedies, remedy, codec);
     if (!patch) return;
     if (modelFile && 'weights' in patch) modelFile.weightsChosen = true;
     state = { ...state, ...patch };
@@ -420,31 +409,11 @@ function refill() {
     return option;
   }));
   fillSegmented(dom.weights, 'weights', dtypes.map((d) => ({ value: d.name, label: d.name, title: d.summary })), state.weights);
-  fillWeightFormats(dom.weightsFormat, calculator.catalog.weight_formats, view.t);
-  fillOptions(dom.engine, calculator.catalog.engines.map((e) => [e, view.t(`engine.${e}`)]));
+  fillWeightFormats(dom.weightsFormat, calculator.catalog.weight_formats, state.weights, view.t);
+  // KV cache precisions by name, each with the core's summary as its title.
   fillOptions(dom.kv, calculator.catalog.kv_dtypes.map((k) => [k.name, k.name, k.summary]));
-  fillTrainingSelects(trainingSelects, view.t);
+  fillChoices(dom.form, codec, view.t);
   fillGpuSelect(dom.gpu, gpus, state.gpu, view.t);
-}
-
-function fillOptions(select, pairs) {
-  const keep = select.value;
-  select.replaceChildren(...pairs.map(([value, text, title]) => el('option', { value, text, title })));
-  select.value = keep;
-}
-
-// Weight formats by family: plain dtypes, bitsandbytes, GPTQ/AWQ, GGUF mixes (the catalog's own list).
-const FAMILIES = [
-  ['plain', (n) => /^(fp|bf|int)\d+$/.test(n)],
-  ['bnb', (n) => /^(nf4|bnb-)/.test(n)],
-  ['gptq', (n) => /^(gptq|awq)-/.test(n)],
-  ['gguf', () => true],
-];
-function fillWeightFormats(select, formats, t) {
-  const groups = FAMILIES.map(([key]) => el('optgroup', { label: t(`weights.family.${key}`) }));
-  for (const name of formats) groups[FAMILIES.findIndex(([, test]) => test(name))].append(el('option', { value: name, text: name }));
-  select.replaceChildren(...groups.filter((g) => g.children.length > 0));
-  select.value = state.weights;
 }
 
 // config.json by drop, picker or paste is read as text; a .gguf or .safetensors only by its header: the core
@@ -627,6 +596,10 @@ async function main() {
     dom.status.textContent = view.t('status.failed', { message: error.message });
     return;
   }
+  codec = stateCodec(calculator.catalog);
+  state = codec.fromUrl(location.search);
+  view.gpu = state.gpu;
+  setRanges(dom.form, codec);
   refill();
   wireEvents();
   watchResults();

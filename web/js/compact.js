@@ -1,10 +1,11 @@
 // The compact answer used by embed.html and <vram-fit>: model, headline, total, bar, legend, link.
 import { el, breakdownLines, headlineGpu, headlineText, fillBar, totalRange } from './view.js';
-import { requestFromState, queryFromState, unknownChoice } from './state.js';
+import { stateCodec, unknownChoice } from './state.js';
 
 /** Evaluates the state with the core and renders the compact view into root; returns the core's answer. */
 export function renderCompact(root, calculator, state, { t, f, siteBase }) {
-  const link = el('a', { class: 'c-link', href: new URL(`index.html?${queryFromState(state)}`, siteBase).href,
+  const codec = stateCodec(calculator.catalog);
+  const link = el('a', { class: 'c-link', href: new URL(`index.html?${codec.query(state)}`, siteBase).href,
     target: '_blank', rel: 'noopener', text: t('embed.open') });
   const unknown = unknownChoice(state);
   if (unknown) {
@@ -13,7 +14,7 @@ export function renderCompact(root, calculator, state, { t, f, siteBase }) {
     return { ok: false, error: { field: unknown.field } };
   }
   // On the chosen GPU, as the main page shows it (vLLM sizes its defaults by the GPU).
-  const request = requestFromState(state);
+  const request = codec.request(state);
   const report = calculator.answer({ ...request, question: 'estimate', ...(state.gpu ? { gpu: state.gpu } : {}) });
   if (!report.ok) {
     root.replaceChildren(el('p', { class: 'c-error', role: 'alert', text: `${t(`field.${report.error.field}`)}: ${report.error.message}` }), link);

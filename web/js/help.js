@@ -3,29 +3,15 @@
 // button where the change is one the page's inputs can hold. Nothing here computes: every figure is the core's.
 import { el } from './view.js';
 
-// The request keys a remedy changes → the page state's keys ({} for a value the state keeps as is).
-const STATE_KEYS = {
-  weights: 'weights', kv_dtype: 'kv', context: 'context', batch: 'batch', checkpointing: 'checkpointing',
-  flash_attention: 'flash', optimizer: 'optimizer', precision: 'precision', offload: 'offload', zero: 'zero', gpus: 'gpus',
-};
-
-/** The state change a remedy makes, or null when the page has no input for one of its keys. */
-export function statePatch(remedy) {
-  if (!remedy.applicable) return null;
-  const patch = {};
-  for (const [key, value] of Object.entries(remedy.inputs)) {
-    if (key === 'mode') Object.assign(patch, { mode: 'finetune', ft: value });  // lora | qlora: the fine-tune tab
-    else if (STATE_KEYS[key]) patch[STATE_KEYS[key]] = value;
-    else return null;  // micro_batch + grad_accum, attention: not page inputs
-  }
-  return patch;
-}
+/** The state change a remedy of `answer` makes, or null when it is advice only or the page has no control for one
+ * of its inputs (micro_batch + grad_accum, attention). */
+export const statePatch = (answer, remedy, codec) => (remedy.applicable ? codec.patch(remedy.inputs, answer.mode) : null);
 
 const firstValue = (remedy) => Object.values(remedy.inputs)[0];
 
 /** The table; its rows carry the remedy's id for the Apply and figure buttons (app.js listens on the table body:
  * CSP allows no inline handlers). */
-export function renderHelp(dom, answer, view) {
+export function renderHelp(dom, answer, view, codec) {
   const { t, f } = view;
   if (!answer?.ok) {
     dom.helpSection.hidden = true;
@@ -36,7 +22,7 @@ export function renderHelp(dom, answer, view) {
   dom.help.replaceChildren(...answer.remedies.map((r) => {
     const value = firstValue(r);
     const name = t(`help.${r.id}`, { value: typeof value === 'number' ? f.count(value) : value });
-    const patch = statePatch(r);
+    const patch = statePatch(answer, r, codec);
     // Both figures open the core's explanation: the two totals and the change between them.
     const figure = (text) => el('button', { type: 'button', class: 'number', 'data-remedy-explain': '',
       'aria-label': `${text}: ${t('explain.open', { label: name })}` }, text);

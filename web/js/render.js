@@ -83,24 +83,6 @@ export function renderGpuTable(dom, report, view) {
   dom.gpusLegend.textContent = t('gpus.legend', { share: f.share(1 - report.inputs.headroom, 1) });
 }
 
-export function fillGpuSelect(select, gpus, selected, t) {
-  const groups = new Map();
-  for (const g of gpus) {
-    if (!groups.has(g.segment)) groups.set(g.segment, el('optgroup', { label: t(`segment.${g.segment}`) }));
-    groups.get(g.segment).append(el('option', { value: g.id, text: g.name }));
-  }
-  select.replaceChildren(el('option', { value: '', text: t('inputs.gpu.auto') }), ...groups.values());
-  select.value = selected;
-}
-
-export function fillSegmented(container, name, options, selected) {
-  container.replaceChildren(...options.map(({ value, label, title }) => {
-    const input = el('input', { type: 'radio', name, value, id: `${name}-${value}` });
-    input.checked = value === selected;
-    return el('label', { class: 'segment', for: `${name}-${value}`, title }, input, el('span', { text: label }));
-  }));
-}
-
 export function showExplanation(dialog, report, key, t) {
   const x = report.explanations.find((e) => e.key === key);
   return x ? openExplanation(dialog, t('explain.open', { label: t(`line.${key}`) }), x) : false;
