@@ -1,16 +1,18 @@
 // One model, one update(): inputs change → one call into the core → every output re-rendered.
 import { openCalculator } from './core.js';
-import { renderSummary, renderGpuTable, showExplanation, openExplanation } from './render.js';
 import { stateCodec, isTraining, unknownChoice, MODES } from './state.js';
-import { fillChoices, fillGpuSelect, fillOptions, fillSegmented, fillWeightFormats, setRanges, shownValue } from './controls.js';
-import { trainingFacts } from './training.js';
-import { renderSpeed, renderRecommendations } from './advice.js';
-import { renderHelp, statePatch } from './help.js';
-import { translator, initialLanguage, rememberLanguage, applyStaticTexts } from './i18n.js';
-import { makeFormat } from './format.js';
-import { markdownTable, csvText, download, copyText } from './export.js';
-import { renderCharts } from './charts.js';
-import { embedSnippet } from './snippet.js';
+import { renderSummary, showExplanation, openExplanation } from './render/summary.js';
+import { renderGpuTable } from './render/gpu-table.js';
+import { fillChoices, fillGpuSelect, fillOptions, fillSegmented, fillWeightFormats, setRanges, shownValue } from './render/controls.js';
+import { trainingFacts } from './render/training-facts.js';
+import { renderSpeed } from './render/speed.js';
+import { renderGpuRanking } from './render/gpu-ranking.js';
+import { renderRemedies, statePatch } from './render/remedies.js';
+import { renderCharts } from './render/charts.js';
+import { markdownTable, csvText, download, copyText } from './render/export.js';
+import { embedSnippet } from './embed/snippet.js';
+import { translator, initialLanguage, rememberLanguage, applyStaticTexts } from './i18n/i18n.js';
+import { makeFormat } from './i18n/format.js';
 
 const $ = (id) => document.getElementById(id);
 const dom = {
@@ -26,9 +28,9 @@ const dom = {
   gpusCount: $('gpus-count'), tokens: $('tokens'), inferenceControls: $('inference-controls'), finetuneControls: $('finetune-controls'),
   trainControls: $('train-controls'), contextLabel: $('context-label'), batchLabel: $('batch-label'), batchUnit: $('batch-unit'),
   trainingFacts: $('training-facts'), speed: $('speed'), speedFigures: $('speed-figures'),
-  recommendSection: $('recommend-section'), recommend: $('recommend'), recommendPicks: $('recommend-picks'),
-  recommendCount: $('recommend-count'), recommendNotes: $('recommend-notes'), recommendHead: $('recommend-head'),
-  helpSection: $('help-section'), help: $('help'), helpIntro: $('help-intro'), helpNotes: $('help-notes'),
+  rankingSection: $('ranking-section'), ranking: $('ranking'), rankingPicks: $('ranking-picks'),
+  rankingCount: $('ranking-count'), rankingNotes: $('ranking-notes'), rankingHead: $('ranking-head'),
+  remediesSection: $('remedies-section'), remedies: $('remedies'), remediesIntro: $('remedies-intro'), remediesNotes: $('remedies-notes'),
   answerBar: $('answer-bar'), answerTotal: $('answer-total'), answerHeadline: $('answer-headline'),
   drop: $('drop'), file: $('file'), fileStatus: $('file-status'), fileClear: $('file-clear'),
   pasteText: $('paste-text'), pasteUse: $('paste-use'),
@@ -63,8 +65,8 @@ let config = null;
 let modelFile = null;
 // Display choices: language and unit are remembered in this browser, table order is per visit.
 const view = {
-  t: null, f: null, segment: 'all', sort: 'verdict', direction: 'ascending', gpu: '', recommendAll: false,
-  recommendSort: 'rank', recommendDirection: 'ascending',
+  t: null, f: null, segment: 'all', sort: 'verdict', direction: 'ascending', gpu: '', rankingAll: false,
+  rankingSort: 'rank', rankingDirection: 'ascending',
 };
 
 function setLanguage(lang) {
@@ -249,26 +251,26 @@ function scheduleCharts() {
     if (!report) return;
     renderCharts({ context: dom.chartContext, batch: dom.chartBatch }, run, baseRequest(), report, view);
     dom.chartsSection.hidden = false;
-    renderAdvice();
-    renderRemedies();  // up to ~15 full estimates: once typing pauses, like the charts
+    askGpuRanking();
+    askRemedies();  // up to ~15 full estimates: once typing pauses, like the charts
   }, 60);
 }
 
 // What would help, on the chosen GPU when there is one (the remedies' fit is judged there).
 let remedies = null;
-function renderRemedies() {
+function askRemedies() {
   const request = baseRequest();
   if (state.gpu) request.gpu = state.gpu;
   remedies = run({ ...request, question: 'remedies' });
-  renderHelp(dom, remedies, view, codec);
+  renderRemedies(dom, remedies, view, codec);
 }
 
 // The core ranks GPUs for inference; a training scenario has no ranking.
-let advice = null; // the last ranking, for re-rendering on a unit or language change
-function renderAdvice() {
+let ranking = null; // the last ranking, for re-rendering on a unit or language change
+function askGpuRanking() {
   const request = baseRequest();
-  advice = !request.mode ? run({ ...request, question: 'gpu_ranking' }) : null;
-  renderRecommendations(dom, advice, view);
+  ranking = !request.mode ? run({ ...request, question: 'gpu_ranking' }) : null;
+  renderGpuRanking(dom, ranking, view);
 }
 
 function announce(key) {
@@ -357,7 +359,7 @@ function wireEvents() {
     });
   }
   dom.segment.addEventListener('change', () => { view.segment = dom.segment.value; render(); });
-  dom.help.addEventListener('click', (event) => {
+  dom.remedies.addEventListener('click', (event) => {
     const button = event.target.closest('button');
     const row = button?.closest('tr');
     const remedy = row && remedies?.remedies?.find((r) => r.id === row.dataset.remedy);
@@ -373,15 +375,15 @@ function wireEvents() {
     update({ push: true });
     $('results-title').focus();  // the button goes with the old table; the new answer is read from the top
   });
-  dom.recommendCount.addEventListener('click', (event) => {
-    if (!event.target.closest('#recommend-all')) return;
-    view.recommendAll = !view.recommendAll;
-    renderRecommendations(dom, advice, view);
-    $('recommend-all').focus();
+  dom.rankingCount.addEventListener('click', (event) => {
+    if (!event.target.closest('#ranking-all')) return;
+    view.rankingAll = !view.rankingAll;
+    renderGpuRanking(dom, ranking, view);
+    $('ranking-all').focus();
   });
   wireFiles();
   wireSort(dom.gpuHead, 'sort', 'direction', render);
-  wireSort(dom.recommendHead, 'recommendSort', 'recommendDirection', () => renderRecommendations(dom, advice, view));
+  wireSort(dom.rankingHead, 'rankingSort', 'rankingDirection', () => renderGpuRanking(dom, ranking, view));
   document.addEventListener('click', (event) => {
     const button = event.target.closest('button[data-explain]');
     if (button && report) showExplanation(dom.explain, shown(), button.dataset.explain, view.t);

@@ -1,6 +1,6 @@
 // The compact answer used by embed.html and <vram-fit>: model, headline, total, bar, legend, link.
-import { el, breakdownLines, headlineGpu, headlineText, fillBar, totalRange } from './view.js';
-import { stateCodec, unknownChoice } from './state.js';
+import { el, breakdownLines, headlineGpu, headlineText, fillBar, totalRange } from '../render/view.js';
+import { stateCodec, unknownChoice } from '../state.js';
 
 /** Evaluates the state with the core and renders the compact view into root; returns the core's answer. */
 export function renderCompact(root, calculator, state, { t, f, siteBase }) {

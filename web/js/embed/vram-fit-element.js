@@ -1,13 +1,13 @@
 // <vram-fit model="llama-3.1-8b" weights="int4" context="8192" batch="1" gpu="rtx-4090" mode="inference">:
 // the compact answer as a custom element. Attributes are the source of truth (properties reflect them);
 // changes within one task are batched into a single update. Registration lives in ../vram-fit.js.
-import { openCalculator } from './core.js';
+import { openCalculator } from '../core.js';
 import { renderCompact } from './compact.js';
-import { stateCodec } from './state.js';
-import { translator, initialLanguage } from './i18n.js';
-import { makeFormat } from './format.js';
+import { stateCodec } from '../state.js';
+import { translator, initialLanguage } from '../i18n/i18n.js';
+import { makeFormat } from '../i18n/format.js';
 
-const siteBase = new URL('../', import.meta.url);
+const siteBase = new URL('../../', import.meta.url);
 // The attributes are the page's state keys, from the core's inputs table: known once the core is loaded.
 let codec = null;
 const loading = openCalculator().then((calculator) => {

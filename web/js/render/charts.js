@@ -2,7 +2,7 @@
 // the page only lays the numbers out. The core's curve gives every point in one call; a request it does not
 // answer (training) falls back to one estimate per x. `answer` asks the core one question (about the preset, the
 // config.json or the loaded model file).
-import { chartSvg, fillFigure, logSpace, standaloneSvg, pngBlob } from './chart.js';
+import { chartSvg, fillFigure, logSpace, standaloneSvg, pngBlob } from './chart-svg.js';
 import { breakdownLines, stackedLines, headlineGpu } from './view.js';
 import { download } from './export.js';
 

@@ -57,6 +57,15 @@ export function breakdownLines(breakdown) {
 export const stackedLines = (lines) => lines.filter((l) => !l.within);
 const rank = (key) => { const i = KNOWN_ORDER.indexOf(key); return i < 0 ? KNOWN_ORDER.length : i; };
 
+/** Whether the core gave both ends of a range ({low, high}). */
+export const isRange = (r) => r && Number.isFinite(r.low) && Number.isFinite(r.high);
+
+/** "23.9–48.1" (or one number when both ends agree). */
+export function rangeText(r, f, digits) {
+  const low = f.number(r.low, digits); const high = f.number(r.high, digits);
+  return low === high ? low : `${low}–${high}`;
+}
+
 /** The uncertainty range of the total, when the report carries one: {low, high} in bytes. */
 export function totalRange(report) {
   const r = report.range;

@@ -1,6 +1,6 @@
 // The form's pickers, filled from the core's catalog: the weight formats by storage scheme, the GPUs by segment,
 // each <select data-choices> with the values its input allows, and the number fields' ranges. The labels are the
-// page's (i18n.js); the values are the core's, which checks them and names the field if one is wrong.
+// page's (i18n/i18n.js); the values are the core's, which checks them and names the field if one is wrong.
 import { el } from './view.js';
 
 /** Each <select data-choices name=KEY> offers the allowed values of the input behind URL key KEY; a toggle is on/off. */

@@ -1,10 +1,10 @@
 // embed.html: the compact answer for the scenario in the query, sized to its content. The page tells its
 // parent its height ({type: 'vramfit:resize', height}) whenever that changes, so the iframe never scrolls.
-import { openCalculator } from './core.js';
+import { openCalculator } from '../core.js';
 import { renderCompact } from './compact.js';
-import { stateCodec } from './state.js';
-import { translator, initialLanguage } from './i18n.js';
-import { makeFormat } from './format.js';
+import { stateCodec } from '../state.js';
+import { translator, initialLanguage } from '../i18n/i18n.js';
+import { makeFormat } from '../i18n/format.js';
 
 const root = document.getElementById('root');
 const params = new URLSearchParams(location.search);

@@ -11,17 +11,17 @@ const firstValue = (remedy) => Object.values(remedy.inputs)[0];
 
 /** The table; its rows carry the remedy's id for the Apply and figure buttons (app.js listens on the table body:
  * CSP allows no inline handlers). */
-export function renderHelp(dom, answer, view, codec) {
+export function renderRemedies(dom, answer, view, codec) {
   const { t, f } = view;
   if (!answer?.ok) {
-    dom.helpSection.hidden = true;
+    dom.remediesSection.hidden = true;
     return;
   }
-  dom.helpIntro.textContent = t(answer.remedies.length ? 'help.intro' : 'help.none');
-  dom.helpNotes.replaceChildren(...answer.notes.map((n) => el('li', { text: n })));
-  dom.help.replaceChildren(...answer.remedies.map((r) => {
+  dom.remediesIntro.textContent = t(answer.remedies.length ? 'remedies.intro' : 'remedies.none');
+  dom.remediesNotes.replaceChildren(...answer.notes.map((n) => el('li', { text: n })));
+  dom.remedies.replaceChildren(...answer.remedies.map((r) => {
     const value = firstValue(r);
-    const name = t(`help.${r.id}`, { value: typeof value === 'number' ? f.count(value) : value });
+    const name = t(`remedies.${r.id}`, { value: typeof value === 'number' ? f.count(value) : value });
     const patch = statePatch(answer, r, codec);
     // Both figures open the core's explanation: the two totals and the change between them.
     const figure = (text) => el('button', { type: 'button', class: 'number', 'data-remedy-explain': '',
@@ -29,15 +29,15 @@ export function renderHelp(dom, answer, view, codec) {
     const after = [figure(f.bytes(r.bytes))];
     if (r.fit) after.push(' ', el('span', { class: `badge badge-${r.fit}`, text: t(`fit.${r.fit}`) }));
     const cost = [r.cost];
-    if (r.host_ram_bytes) cost.push(` (${t('help.host', { bytes: f.bytes(r.host_ram_bytes) })})`);
+    if (r.host_ram_bytes) cost.push(` (${t('remedies.host', { bytes: f.bytes(r.host_ram_bytes) })})`);
     return el('tr', { class: r.fit ? `fit-${r.fit}` : null, 'data-remedy': r.id },
       el('th', { scope: 'row', text: name }),
-      el('td', { class: 'num', 'data-label': t('help.saves') }, figure(f.bytes(r.saved_bytes))),
-      el('td', { class: 'num', 'data-label': t('help.after') }, ...after),
+      el('td', { class: 'num', 'data-label': t('remedies.saves') }, figure(f.bytes(r.saved_bytes))),
+      el('td', { class: 'num', 'data-label': t('remedies.after') }, ...after),
       el('td', {}, ...cost, el('br'), el('small', { class: 'secondary', text: r.source })),
       el('td', {}, patch ? el('button', {
-        type: 'button', class: 'apply', 'aria-label': t('help.applyLabel', { name }), text: t('help.apply'),
+        type: 'button', class: 'apply', 'aria-label': t('remedies.applyLabel', { name }), text: t('remedies.apply'),
       }) : null));
   }));
-  dom.helpSection.hidden = false;
+  dom.remediesSection.hidden = false;
 }
