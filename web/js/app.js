@@ -148,8 +148,7 @@ function showError(field, message) {
 // The controls a request field the core names belong to: its input's URL key, or the page's own (file, ft).
 function controlName(field) {
   if (field === 'config') return config?.pasted ? 'paste' : 'model';  // a pasted config marks the text it came from
-  const key = TRAINING_ALIASES[field] ?? field;
-  return calculator.catalog.inputs.find((i) => i.key === key && i.url !== '')?.url ?? field;
+  return codec.urlKey(TRAINING_ALIASES[field] ?? field) ?? field;
 }
 
 function baseRequest() {

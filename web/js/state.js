@@ -81,6 +81,8 @@ function makeCodec(inputs) {
     },
     /** The core's input behind a URL key. */
     input: (key) => inputs.find((i) => i.url === key),
+    /** The URL key of a request key; undefined where the page has no control for it. */
+    urlKey: (requestKey) => inputs.find((i) => i.key === requestKey)?.url,
 
     // The request the core evaluates: every input of the mode's kind that the state sets. A non-number is passed
     // through so the core's error (field + allowed range) reaches the user rather than a silent default.

@@ -1,6 +1,6 @@
 // <vram-fit model="llama-3.1-8b" weights="int4" context="8192" batch="1" gpu="rtx-4090" mode="inference">:
 // the compact answer as a custom element. Attributes are the source of truth (properties reflect them);
-// changes within one task are batched into a single update. Registration lives in ../vram-fit.js.
+// changes within one task are batched into a single update. Registration lives in ../../vram-fit.js.
 import { openCalculator } from '../core.js';
 import { renderCompact } from './compact.js';
 import { stateCodec } from '../state.js';
