@@ -33,9 +33,11 @@ for (const name of readdirSync(path.join(web, 'css'))) {
 }
 
 // The glue stays a file of its own at the site root: its import.meta.url locates vramfit.wasm, and the
-// chunks in js/ reach it as ../vramfit.mjs exactly as the sources do.
+// chunks in js/ reach it as ../vramfit.mjs exactly as the sources do. The entries keep their folders
+// (js/embed/…), as vram-fit.js and embed.html name them.
 const result = await build({
-  entryPoints: ['app', 'embed', 'vram-fit-element'].map((n) => path.join(web, 'js', `${n}.js`)),
+  entryPoints: ['app.js', 'embed/embed.js', 'embed/vram-fit-element.js'].map((n) => path.join(web, 'js', n)),
+  outbase: path.join(web, 'js'),
   outdir: path.join(dist, 'js'),
   bundle: true,
   splitting: true,
@@ -48,9 +50,17 @@ const result = await build({
   logLevel: 'warning',
 });
 
+// ../vramfit.mjs is right only from js/ itself: core.js, which imports the glue, is shared by every entry and
+// so sits in a chunk there.
+const outputs = result.metafile.outputs;
+for (const [out, meta] of Object.entries(outputs)) {
+  if (meta.imports.some((i) => i.external) && path.dirname(path.resolve(root, out)) !== path.join(dist, 'js')) {
+    throw new Error(`${out} imports the glue from outside js/`);
+  }
+}
+
 // index.html: preload exactly what js/app.js imports, so the browser fetches the chunks, the glue and
 // the .wasm in parallel instead of discovering them one import at a time.
-const outputs = result.metafile.outputs;
 const appOut = Object.keys(outputs).find((o) => outputs[o].entryPoint?.endsWith('js/app.js'));
 const preloads = new Set();
 (function walk(out) {

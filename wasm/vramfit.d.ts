@@ -350,11 +350,25 @@ export interface Catalog {
   gpus: GpuEntry[];
   dtypes: { name: string; bits: number; summary: string }[];
   kv_dtypes: { name: string; bits: number; summary: string }[];
-  weight_formats: string[];
-  engines: Engine[];
-  attention: ('sdpa' | 'eager')[];
-  kv_allocation: ('static' | 'paged')[];
-  modes: ('inference' | 'train' | 'lora' | 'qlora')[];
+  /** Every weight format the pickers offer, with its storage scheme. */
+  weight_formats: { name: string; scheme: 'plain' | 'mixed' | 'bnb_nf4' | 'bnb_int8' | 'gptq' | 'awq' | 'gguf' }[];
+  /** The request's inputs: what each key takes, and the page's URL key for it. */
+  inputs: CatalogInput[];
+}
+
+export interface CatalogInput {
+  /** The request key. */
+  key: string;
+  /** The page's URL key and <vram-fit> attribute; '' where the page has no control for it. */
+  url: string;
+  kind: 'text' | 'choice' | 'count' | 'tokens' | 'quantity' | 'number' | 'toggle' | 'list';
+  /** Which requests read it ("gpus" is a GPU list for inference, a GPU count for training). */
+  use: 'inference' | 'training' | 'both';
+  /** count, tokens, quantity, number: the allowed range, inclusive (max null when unbounded). */
+  min?: number;
+  max?: number | null;
+  /** choice: the values it allows. */
+  values?: string[];
 }
 
 export type Answer =

@@ -2,8 +2,7 @@
 
 #include <string>  // std::string, std::to_string
 
-#include "formats/dtype.hpp"           // all_dtypes, dtype_info
-#include "formats/weight_formats.hpp"  // weight_format_examples
+#include "formats/dtype.hpp"  // dtype_info
 #include "json/report_json.hpp"
 
 namespace vramfit {
@@ -225,58 +224,6 @@ std::string error_to_json(const Error& error) {
   w.field("message", error.message);
   w.end_object();
   w.field("ok", false);
-  w.end_object();
-  return w.take();
-}
-
-std::string catalog_to_json(const Catalog& catalog) {
-  JsonWriter w;
-  w.begin_object();
-  w.field("attention", {"sdpa", "eager"});
-  w.begin_array("dtypes");
-  for (const auto& d : all_dtypes()) {
-    w.begin_object();
-    w.field("bits", d.bits);
-    w.field("name", d.name);
-    w.field("summary", d.summary);
-    w.end_object();
-  }
-  w.end_array();
-  w.field("engines", {"transformers", "vllm", "llamacpp"});
-  w.begin_array("gpus");
-  for (const auto& g : catalog.gpus) {
-    w.begin_object();
-    detail::write_gpu_fields(w, g);
-    w.end_object();
-  }
-  w.end_array();
-  w.field("kv_allocation", {"static", "paged"});
-  w.begin_array("kv_dtypes");
-  for (const auto& d : all_kv_dtypes()) {
-    w.begin_object();
-    w.field("bits", 8.0 * d.block_bytes / d.block_elements);
-    w.field("name", d.name);
-    w.field("summary", d.summary);
-    w.end_object();
-  }
-  w.end_array();
-  w.begin_array("models");
-  for (const auto& p : catalog.models) {
-    const auto counts = count_params(p.spec);
-    w.begin_object();
-    w.field("default_context", p.spec.default_context);
-    w.field("hf_repo", p.hf_repo);
-    w.field("id", p.spec.id);
-    w.field("max_context", p.spec.max_context);
-    w.field("name", p.spec.name);
-    w.field("params_active", counts ? counts.value().active : 0);
-    w.field("params_total", counts ? counts.value().total : 0);
-    w.end_object();
-  }
-  w.end_array();
-  // "inference" goes through evaluate(); the others through evaluate_training().
-  w.field("modes", {"inference", "train", "lora", "qlora"});
-  w.field("weight_formats", weight_format_examples());
   w.end_object();
   return w.take();
 }

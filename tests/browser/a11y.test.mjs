@@ -27,21 +27,21 @@ for (const colorScheme of ['light', 'dark']) {
   test(`axe finds 0 violations on the page (${colorScheme})`, async () => {
     // With the charts and the what-would-help table drawn (both follow the first answer).
     const found = await violations(`${session.base}/?model=llama-3.1-8b&context=8192`, colorScheme,
-      async (page) => { await page.locator('#chart-batch svg').waitFor(); await page.locator('#help tr').first().waitFor(); });
+      async (page) => { await page.locator('#chart-batch svg').waitFor(); await page.locator('#remedies tr').first().waitFor(); });
     assert.deepEqual(found, []);
   });
 }
 
 test('axe finds 0 violations at 360 px, where the tables scroll in their own boxes', async () => {
-  const drawn = async (page) => { await page.locator('#recommend tr').first().waitFor(); await page.locator('#help tr').first().waitFor(); };
+  const drawn = async (page) => { await page.locator('#ranking tr').first().waitFor(); await page.locator('#remedies tr').first().waitFor(); };
   assert.deepEqual(await violations(`${session.base}/?model=llama-3.1-8b&context=8192`, 'light', drawn, 360), []);
 });
 
 test('axe finds 0 violations in fine-tune mode with a GPU chosen (training controls, speed and cost)', async () => {
   assert.deepEqual(await violations(`${session.base}/?model=llama-2-7b&mode=finetune&gpu=rtx-4090`, 'dark',
-    async (page) => { await page.locator('#chart-batch svg').waitFor(); await page.locator('#help tr').first().waitFor(); }), []);
+    async (page) => { await page.locator('#chart-batch svg').waitFor(); await page.locator('#remedies tr').first().waitFor(); }), []);
   assert.deepEqual(await violations(`${session.base}/?model=llama-3.1-8b&gpu=rtx-4090`, 'light',
-    (page) => page.locator('#recommend-section').waitFor()), []);
+    (page) => page.locator('#ranking-section').waitFor()), []);
 });
 
 test('axe finds 0 violations on embed.html and the element example', async () => {

@@ -87,8 +87,8 @@ test('what would help: the article\'s strategies with their saving, and Apply ch
   // The seed article: "Ein 13B-Modell in FP16 belegt 26 GB. Das übersteigt die 24 GB knapp. In INT8 (13 GB)
   // läuft die Inferenz komfortabel". Llama 2 13B in bf16 does not fit an RTX 4090; its 8-bit form does.
   const { page, problems } = await open('?model=llama-2-13b&gpu=rtx-4090&context=4096');
-  await page.locator('#help-section').waitFor({ state: 'visible' });
-  const row = (id) => page.locator(`#help tr[data-remedy="${id}"]`);
+  await page.locator('#remedies-section').waitFor({ state: 'visible' });
+  const row = (id) => page.locator(`#remedies tr[data-remedy="${id}"]`);
   assert.match(await row('weights-8bit').locator('th').textContent(), /^8-bit weights \(bnb-int8\)$/);
   assert.match(await row('weights-8bit').locator('.badge').textContent(), /^fits$/);
   // bnb-int8 halves the linear weights: 40 layers × (4 × 5120² + 3 × 5120 × 13824) B = 12.69 GB at most.
@@ -96,11 +96,11 @@ test('what would help: the article\'s strategies with their saving, and Apply ch
   assert.ok(saved > 12 && saved <= 12.69, String(saved));
   // German names the strategies in German; the figures stay the core's.
   await page.locator('#lang').selectOption('de');
-  await page.waitForFunction(() => document.querySelector('#help tr[data-remedy="weights-8bit"] th')?.textContent === '8-Bit-Gewichte (bnb-int8)');
+  await page.waitForFunction(() => document.querySelector('#remedies tr[data-remedy="weights-8bit"] th')?.textContent === '8-Bit-Gewichte (bnb-int8)');
   assert.equal(await page.evaluate(() => document.documentElement.lang), 'de');  // screen readers read German
-  assert.equal(await page.locator('#help-title').textContent(), 'Was helfen würde');
+  assert.equal(await page.locator('#remedies-title').textContent(), 'Was helfen würde');
   await page.locator('#lang').selectOption('en');
-  await page.waitForFunction(() => document.querySelector('#help tr[data-remedy="weights-8bit"] th')?.textContent === '8-bit weights (bnb-int8)');
+  await page.waitForFunction(() => document.querySelector('#remedies tr[data-remedy="weights-8bit"] th')?.textContent === '8-bit weights (bnb-int8)');
   // Its saving opens the core's explanation: the two totals and the change.
   await row('weights-8bit').locator('button.number').first().click();
   await page.locator('#explain').waitFor({ state: 'visible' });
@@ -116,12 +116,12 @@ test('what would help: the article\'s strategies with their saving, and Apply ch
   await page.waitForFunction(() => /^Fits on one GeForce RTX 4090/.test(document.querySelector('#headline').textContent));
   assert.equal(await page.locator('#weights-format').inputValue(), 'bnb-int8');
   // Already 8-bit: the 8-bit row is gone; the 4-bit one is still offered.
-  await page.waitForFunction(() => !document.querySelector('#help tr[data-remedy="weights-8bit"]'));
+  await page.waitForFunction(() => !document.querySelector('#remedies tr[data-remedy="weights-8bit"]'));
   assert.equal(await row('weights-4bit').count(), 1);
 
   // Training: full fine-tuning of Llama 2 7B does not fit an A100 80 GB; LoRA's Apply opens the fine-tune tab.
   await page.goto(`${session.base}/?model=llama-2-7b&mode=train&gpu=a100-80gb-sxm`);
-  await page.locator('#help tr[data-remedy="lora"]').waitFor();
+  await page.locator('#remedies tr[data-remedy="lora"]').waitFor();
   // ZeRO-Offload's row names the host RAM it takes: 16 B × 6,738,415,616 = 107.81 GB (fp32 gradients,
   // master and two moments), as the training facts of the same scenario do.
   assert.match(await row('offload-optimizer').textContent(), /needs 107\.81 GB of host RAM/);
@@ -155,10 +155,11 @@ test('training tokens give the time and cost on the chosen GPU; a bad value name
   assert.deepEqual(problems, []);
 });
 
-test('all weight formats by family, engine and KV cache precision come from the catalog', async () => {
+test('all weight formats by storage scheme, engine and KV cache precision come from the catalog', async () => {
   const { page, problems } = await open('?model=llama-3.1-8b&context=8192');
   const groups = await page.locator('#weights-format optgroup').evaluateAll((gs) => gs.map((g) => g.label));
-  assert.deepEqual(groups, ['Plain', 'bitsandbytes', 'GPTQ / AWQ', 'GGUF (llama.cpp)']);
+  assert.deepEqual(groups, ['16 and 32 bit', 'fp8, int8, int4 linear layers', 'bitsandbytes NF4', 'bitsandbytes LLM.int8',
+    'GPTQ', 'AWQ', 'GGUF (llama.cpp)']);
   await page.locator('#weights-format').selectOption('q4_k_m');
   await page.waitForURL(/weights=q4_k_m/);
   // Q4_K_M: 4,912,898,048 B of tensors = 4.91 GB; the published Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf is
@@ -186,6 +187,30 @@ test('all weight formats by family, engine and KV cache precision come from the 
   assert.deepEqual(problems, []);
 });
 
+test('every choice list and number range is the core\'s, from its inputs table', async () => {
+  const { page, problems } = await open('?model=llama-2-7b&mode=train');
+  const { inputs, shown } = await page.evaluate(async () => {
+    const { openCalculator } = await import('./src/js/core.js');
+    const selects = [...document.querySelectorAll('select[data-choices]')];
+    return {
+      inputs: (await openCalculator()).catalog.inputs.filter((i) => i.url !== ''),
+      shown: Object.fromEntries(selects.map((s) => [s.name, [...s.options].map((o) => o.value)])),
+    };
+  });
+  const byUrl = Object.fromEntries(inputs.map((i) => [i.url, i]));
+  assert.deepEqual(Object.keys(shown).sort(), ['checkpointing', 'engine', 'flash', 'offload', 'optimizer', 'precision', 'zero']);
+  for (const [key, values] of Object.entries(shown)) {
+    assert.deepEqual(values, byUrl[key].kind === 'toggle' ? ['on', 'off'] : byUrl[key].values, key);
+  }
+  // FSDP's names are the core's own spellings of stages 0, 2 and 3: shown as they are.
+  assert.deepEqual(await page.locator('#zero option').last().textContent(), 'FULL_SHARD');
+  for (const [id, key] of [['context', 'context'], ['batch', 'batch'], ['rank', 'rank'], ['gpus-count', 'gpus']]) {
+    const field = page.locator(`#${id}`);
+    assert.deepEqual([Number(await field.getAttribute('min')), Number(await field.getAttribute('max'))], [byUrl[key].min, byUrl[key].max], id);
+  }
+  assert.deepEqual(problems, []);
+});
+
 test('speed and cost on the chosen GPU, and n/a with the core\'s reason when there is none', async () => {
   const { page, problems } = await open('?model=llama-3.1-8b&context=8192&gpu=rtx-4090');
   await page.locator('#speed').waitFor({ state: 'visible' });
@@ -209,35 +234,35 @@ test('speed and cost on the chosen GPU, and n/a with the core\'s reason when the
   assert.deepEqual(problems, []);
 });
 
-test('recommendations rank GPU × count and highlight the three picks', async () => {
+test('the GPU ranking ranks GPU × count and highlights the three picks', async () => {
   const { page, problems } = await open('?model=llama-3.1-8b&context=8192');
-  await page.locator('#recommend-section').waitFor({ state: 'visible' });
-  const picks = await page.locator('#recommend tr[data-picks]').evaluateAll((rows) => rows.map((r) => [r.dataset.config, r.dataset.picks]));
+  await page.locator('#ranking-section').waitFor({ state: 'visible' });
+  const picks = await page.locator('#ranking tr[data-picks]').evaluateAll((rows) => rows.map((r) => [r.dataset.config, r.dataset.picks]));
   const tagged = picks.flatMap(([, p]) => p.split(' ')).sort();
   assert.deepEqual(tagged, ['cheapest_per_hour', 'cheapest_per_million_tokens', 'fastest']);
   // ≈ 18.5 GB fits one 24 GiB card; the cheapest catalog price among the fitting ones is the RTX 3090's $0.22/h.
-  const cheapest = page.locator('#recommend tr[data-picks~="cheapest_per_hour"]');
+  const cheapest = page.locator('#ranking tr[data-picks~="cheapest_per_hour"]');
   assert.equal(await cheapest.getAttribute('data-config'), 'rtx-3090x1');
   assert.equal(await cheapest.locator('td').nth(3).textContent(), '0.22');
-  assert.match(await page.locator('#recommend-picks').textContent(), /^Cheapest per hour: 1 × GeForce RTX 3090/);
+  assert.match(await page.locator('#ranking-picks').textContent(), /^Cheapest per hour: 1 × GeForce RTX 3090/);
   // Every row shown that fits costs at least that per hour.
-  const prices = await page.locator('#recommend tr.fit-fits td:nth-child(5)').allTextContents();
+  const prices = await page.locator('#ranking tr.fit-fits td:nth-child(5)').allTextContents();
   assert.ok(prices.filter((p) => p !== 'n/a').every((p) => Number(p) >= 0.22));
   // Sorted by $/h: ascending prices, the rows without a price last; the header says how it is sorted.
-  await page.locator('#recommend-head button[data-sort="per_hour"]').click();
-  await page.waitForFunction(() => document.querySelector('#recommend-head th[aria-sort="ascending"] button')?.dataset.sort === 'per_hour');
-  const sorted = (await page.locator('#recommend tr td:nth-child(5)').allTextContents());
+  await page.locator('#ranking-head button[data-sort="per_hour"]').click();
+  await page.waitForFunction(() => document.querySelector('#ranking-head th[aria-sort="ascending"] button')?.dataset.sort === 'per_hour');
+  const sorted = (await page.locator('#ranking tr td:nth-child(5)').allTextContents());
   const priced = sorted.filter((p) => p !== 'n/a').map(Number);
   assert.deepEqual(priced, [...priced].sort((a, b) => a - b));
   assert.ok(sorted.indexOf('n/a') === -1 || sorted.slice(sorted.indexOf('n/a')).every((p) => p === 'n/a'));
-  await page.locator('#recommend-head button[data-sort="per_hour"]').click();
-  await page.waitForFunction(() => document.querySelector('#recommend-head th[aria-sort="descending"] button')?.dataset.sort === 'per_hour');
-  await page.locator('#recommend-head button[data-sort="rank"]').click();
+  await page.locator('#ranking-head button[data-sort="per_hour"]').click();
+  await page.waitForFunction(() => document.querySelector('#ranking-head th[aria-sort="descending"] button')?.dataset.sort === 'per_hour');
+  await page.locator('#ranking-head button[data-sort="rank"]').click();
   // All of it: 80 catalog GPUs × counts 1, 2, 4, 8 = 320 configurations.
-  await page.locator('#recommend-all').click();
-  await page.waitForFunction(() => document.querySelectorAll('#recommend tr').length === 320);
-  assert.equal(await page.locator('#recommend-all').getAttribute('aria-expanded'), 'true');
-  assert.doesNotMatch(await page.locator('#recommend').textContent(), /NaN|undefined|null/);
+  await page.locator('#ranking-all').click();
+  await page.waitForFunction(() => document.querySelectorAll('#ranking tr').length === 320);
+  assert.equal(await page.locator('#ranking-all').getAttribute('aria-expanded'), 'true');
+  assert.doesNotMatch(await page.locator('#ranking').textContent(), /NaN|undefined|null/);
   assert.deepEqual(problems, []);
 });
 
@@ -283,12 +308,14 @@ test('a dropped GGUF is read by its header and its weights count exactly', async
   // Tensor data runs from the alignment-padded end of the header (2,048) to the end: 758,032 − 2,048 = 755,984 B.
   const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#download-csv').click()]);
   assert.match(readFileSync(await download.path(), 'utf8'), /"breakdown","weights","Weights","755984"/);
-  // Training needs the architecture from a config.json or a preset: the page says so, naming the file.
+  // The header carries the architecture, so the core trains the file's model too, and says what would help.
   await page.locator('#mode-train').click();
-  await page.locator('#input-error').waitFor({ state: 'visible' });
-  assert.match(await page.locator('#input-error').textContent(), /^Model file: a model file answers inference only/);
+  await page.locator('tr[data-line="gradients"]').waitFor();
+  await page.locator('#remedies tr').first().waitFor();
+  assert.equal(await page.locator('#input-error').isHidden(), true);
+  assert.equal(await page.locator('#model').inputValue(), 'tiny llama');
   await page.locator('#mode-inference').click();
-  await page.locator('#input-error').waitFor({ state: 'hidden' });
+  await page.locator('tr[data-line="kv_cache"]').waitFor();
   // Something that is not a model file: the core's message, as text.
   await page.locator('#file').setInputFiles({ name: 'broken.gguf', mimeType: 'application/octet-stream', buffer: Buffer.from('nope') });
   await page.locator('#file-status').filter({ hasText: /^broken\.gguf: / }).waitFor();

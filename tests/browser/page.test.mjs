@@ -216,8 +216,8 @@ test('report lines the page does not know yet still render, by key name', async 
   const { page } = await newPage(session);
   await page.goto(`${session.base}/`);
   const lines = await page.evaluate(async () => {
-    const { breakdownLines } = await import('./src/js/view.js');
-    const { translator } = await import('./src/js/i18n.js');
+    const { breakdownLines } = await import('./src/js/render/view.js');
+    const { translator } = await import('./src/js/i18n/i18n.js');
     const t = translator('en');
     return breakdownLines({ total: 6, new_thing: 1, weights: 5 }).map((l) => `${t(`line.${l.key}`)}:${l.bytes}:${l.colour}`);
   });
@@ -233,7 +233,6 @@ test('the mode tabs switch between inference, fine-tune and train, by arrow keys
   await page.waitForURL(/mode=finetune/);
   assert.equal(await page.locator('#mode-finetune').getAttribute('aria-selected'), 'true');
   await page.locator('tr[data-line="gradients"]').waitFor();
-  assert.equal(await page.locator('#mode-note').isHidden(), true);
   assert.equal(await page.locator('#context-label').textContent(), 'Sequence length');
   await page.keyboard.press('ArrowRight');
   await page.waitForURL(/mode=train/);
@@ -302,16 +301,16 @@ test('vLLM on a chosen GPU: the summary is that GPU\'s own run', async () => {
   // the whole list; the summary, its notes and what would help all use the H100 run.
   const { page, problems } = await newPage(session);
   await page.goto(`${session.base}/?engine=vllm&model=qwen2.5-72b&gpu=h100-sxm&context=32768&batch=16`);
-  await page.locator('#help tr').first().waitFor();
+  await page.locator('#remedies tr').first().waitFor();
   const shown = await page.locator('#total-gb').textContent();
   const expected = await page.evaluate(async () => {
     const { openCalculator } = await import('./src/js/core.js');
     const calc = await openCalculator();
     const request = { model: 'qwen2.5-72b', weights: 'bf16', engine: 'vllm', context: 32768, batch: 16 };
     const onGpu = calc.answer({ ...request, question: 'estimate', gpu: 'h100-sxm' });
-    return { total: onGpu.breakdown.total, help: calc.answer({ ...request, question: 'remedies', gpu: 'h100-sxm' }).bytes };
+    return { total: onGpu.breakdown.total, remedies: calc.answer({ ...request, question: 'remedies', gpu: 'h100-sxm' }).bytes };
   });
-  assert.equal(expected.total, expected.help);
+  assert.equal(expected.total, expected.remedies);
   assert.equal(shown, `${(expected.total / 1e9).toFixed(2)} GB`);
   assert.doesNotMatch(await page.locator('#notes').textContent(), /Choose a GPU/);
   // The GPU table's row for the chosen GPU is that same run: it agrees with the headline.
@@ -373,6 +372,6 @@ test('screenshots at 1280 and 375 px', async () => {
   // What would help, for the seed article's example: 13B in 16 bits on a 24 GB card.
   const { page } = await newPage(session, { width: 1280, height: 900 });
   await page.goto(`${session.base}/?model=llama-2-13b&gpu=rtx-4090&context=4096`);
-  await page.locator('#help tr').first().waitFor();
-  await page.locator('#help-section').screenshot({ path: path.join(dir, 'screenshot-help.png') });
+  await page.locator('#remedies tr').first().waitFor();
+  await page.locator('#remedies-section').screenshot({ path: path.join(dir, 'screenshot-remedies.png') });
 });

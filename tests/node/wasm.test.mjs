@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
-import { labelValue } from '../../web/js/help.js';
+import { labelValue } from '../../web/js/render/remedies.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const dist = process.env.VRAMFIT_DIST ?? path.join(root, 'dist');
@@ -57,8 +57,33 @@ test('the catalog lists presets, GPUs and dtypes', () => {
   assert.deepEqual(c.dtypes.map((d) => d.name), ['fp32', 'fp16', 'bf16', 'fp8', 'int8', 'int4']);
   assert.deepEqual(c.kv_dtypes.map((d) => d.name), ['fp32', 'fp16', 'bf16', 'fp8', 'q8_0', 'q4_0']);
   assert.equal(c.kv_dtypes.find((d) => d.name === 'q8_0').bits, 8.5);  // 34 B per 32 elements
-  assert.deepEqual(c.engines, ['transformers', 'vllm', 'llamacpp']);
-  assert.ok(c.weight_formats.includes('q4_k_m') && c.weight_formats.includes('nf4'));
+  const names = c.weight_formats.map((w) => w.name);
+  assert.ok(names.includes('q4_k_m') && names.includes('nf4'));
+});
+
+test('the catalog names each weight format\'s storage scheme, as the core reads the name', () => {
+  const { weight_formats: formats } = JSON.parse(module.catalog());
+  const scheme = (name) => formats.find((w) => w.name === name).scheme;
+  assert.deepEqual(['bf16', 'int4', 'nf4', 'bnb-int8', 'gptq-4bit-128g', 'awq-4bit-128g', 'q4_k_m'].map(scheme),
+    ['plain', 'mixed', 'bnb_nf4', 'bnb_int8', 'gptq', 'awq', 'gguf']);
+  assert.ok(formats.every((w) => w.scheme !== ''));
+});
+
+test('the catalog carries the request\'s inputs: URL key, kind, range and allowed values', () => {
+  const { inputs } = JSON.parse(module.catalog());
+  const input = (key, use) => inputs.find((i) => i.key === key && (!use || i.use === use || i.use === 'both'));
+  assert.deepEqual(input('engine').values, ['transformers', 'vllm', 'llamacpp']);
+  assert.deepEqual(input('mode').values, ['inference', 'train', 'lora', 'qlora']);
+  assert.deepEqual(input('offload').values, ['none', 'optimizer', 'params', 'nvme']);
+  assert.ok(input('zero').values.includes('FULL_SHARD'));
+  assert.deepEqual([input('kv_dtype').url, input('lora_rank').url, input('flash_attention').url], ['kv', 'rank', 'flash']);
+  assert.deepEqual([input('context').kind, input('context').min, input('flash_attention').kind], ['tokens', 1, 'toggle']);
+  assert.equal(input('budget_per_hour').max, null);  // unbounded
+  // "gpus": a list of GPU ids for the ranking, a job's GPU count in training (the page's control).
+  assert.deepEqual([input('gpus', 'inference').kind, input('gpus', 'training').kind, input('gpus', 'training').url],
+    ['list', 'count', 'gpus']);
+  // Every choice the core offers is one it accepts.
+  for (const value of input('optimizer').values) assert.equal(evaluate({ mode: 'lora', model: 'gpt2', optimizer: value }).ok, true, value);
 });
 
 test('llama.cpp buffers through the wasm match the Llama-3-8B log (560.00 MiB compute, -fa off)', () => {
@@ -183,7 +208,6 @@ test('a training request is the same estimate question, by its mode (issue 3)', 
   const bad = evaluate({ mode: 'train', params: 7e9, zero: 7 });
   assert.equal(bad.ok, false);
   assert.equal(bad.error.field, 'zero');
-  assert.ok(JSON.parse(module.catalog()).modes.includes('qlora'));
 });
 
 test('a dropped GGUF is read from its header alone', () => {

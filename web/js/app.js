@@ -1,16 +1,18 @@
 // One model, one update(): inputs change → one call into the core → every output re-rendered.
 import { openCalculator } from './core.js';
-import { renderSummary, renderGpuTable, fillGpuSelect, fillSegmented, showExplanation, openExplanation } from './render.js';
-import { stateFromUrl, urlFromState, requestFromState, modeSupported, coreMode, isTraining, unknownChoice, MODES } from './state.js';
-import { TRAINING_CHOICES, fillTrainingSelects, resolvedChoice, trainingFacts } from './training.js';
-import { renderSpeed, renderRecommendations } from './advice.js';
-import { renderHelp, statePatch } from './help.js';
-import { el } from './view.js';
-import { translator, initialLanguage, rememberLanguage, applyStaticTexts } from './i18n.js';
-import { makeFormat } from './format.js';
-import { markdownTable, csvText, download, copyText } from './export.js';
-import { renderCharts } from './charts.js';
-import { embedSnippet } from './snippet.js';
+import { stateCodec, isTraining, unknownChoice, MODES } from './state.js';
+import { renderSummary, showExplanation, openExplanation } from './render/summary.js';
+import { renderGpuTable } from './render/gpu-table.js';
+import { fillChoices, fillGpuSelect, fillOptions, fillSegmented, fillWeightFormats, setRanges, shownValue } from './render/controls.js';
+import { trainingFacts } from './render/training-facts.js';
+import { renderSpeed } from './render/speed.js';
+import { renderGpuRanking } from './render/gpu-ranking.js';
+import { renderRemedies, statePatch } from './render/remedies.js';
+import { renderCharts } from './render/charts.js';
+import { markdownTable, csvText, download, copyText } from './render/export.js';
+import { embedSnippet } from './embed/snippet.js';
+import { translator, initialLanguage, rememberLanguage, applyStaticTexts } from './i18n/i18n.js';
+import { makeFormat } from './i18n/format.js';
 
 const $ = (id) => document.getElementById(id);
 const dom = {
@@ -19,35 +21,30 @@ const dom = {
   gpuSection: $('gpu-section'), headline: $('headline'), totalGb: $('total-gb'), totalRange: $('total-range'),
   modelFacts: $('model-facts'), bar: $('bar'), breakdown: $('breakdown'), notes: $('notes'), gpus: $('gpus'),
   gpuHead: $('gpu-head'), gpuCount: $('gpu-count'), gpusLegend: $('gpus-legend'), memoryCol: $('memory-col'),
-  segment: $('segment'), lang: $('lang'), modeNote: $('mode-note'), tabs: $('mode-tabs'), explain: $('explain'),
+  segment: $('segment'), lang: $('lang'), tabs: $('mode-tabs'), explain: $('explain'),
   actionStatus: $('action-status'), chartsSection: $('charts-section'), chartContext: $('chart-context'),
   chartBatch: $('chart-batch'), embedSection: $('embed-section'), embedCode: $('embed-code'),
   weightsFormat: $('weights-format'), engine: $('engine'), kv: $('kv'), ft: $('ft'), rank: $('rank'),
   gpusCount: $('gpus-count'), tokens: $('tokens'), inferenceControls: $('inference-controls'), finetuneControls: $('finetune-controls'),
   trainControls: $('train-controls'), contextLabel: $('context-label'), batchLabel: $('batch-label'), batchUnit: $('batch-unit'),
   trainingFacts: $('training-facts'), speed: $('speed'), speedFigures: $('speed-figures'),
-  recommendSection: $('recommend-section'), recommend: $('recommend'), recommendPicks: $('recommend-picks'),
-  recommendCount: $('recommend-count'), recommendNotes: $('recommend-notes'), recommendHead: $('recommend-head'),
-  helpSection: $('help-section'), help: $('help'), helpIntro: $('help-intro'), helpNotes: $('help-notes'),
+  rankingSection: $('ranking-section'), ranking: $('ranking'), rankingPicks: $('ranking-picks'),
+  rankingCount: $('ranking-count'), rankingNotes: $('ranking-notes'), rankingHead: $('ranking-head'),
+  remediesSection: $('remedies-section'), remedies: $('remedies'), remediesIntro: $('remedies-intro'), remediesNotes: $('remedies-notes'),
   answerBar: $('answer-bar'), answerTotal: $('answer-total'), answerHeadline: $('answer-headline'),
   drop: $('drop'), file: $('file'), fileStatus: $('file-status'), fileClear: $('file-clear'),
   pasteText: $('paste-text'), pasteUse: $('paste-use'),
 };
-const trainingSelects = Object.fromEntries(Object.keys(TRAINING_CHOICES).map((key) => [key, $(key)]));
-// The control each request field the core may name belongs to (for aria-invalid).
-const FIELD_CONTROLS = {
-  context: 'context', sequence: 'context', batch: 'batch', micro_batch: 'batch', model: 'model', config: 'model',
-  gpu: 'gpu', weights: 'weights-format', engine: 'engine', kv_dtype: 'kv', lora_rank: 'rank', gpus: 'gpus-count',
-  optimizer: 'optimizer', precision: 'precision', checkpointing: 'checkpointing', flash_attention: 'flash',
-  zero: 'zero', offload: 'offload', file: 'file', ft: 'ft', tokens: 'tokens',
-};
+// Training's names for the inputs the context and batch fields share with inference.
+const TRAINING_ALIASES = { sequence: 'context', micro_batch: 'batch' };
 
 const UNIT_KEY = 'vramfit.unit';
 const stored = (key) => { try { return localStorage.getItem(key); } catch { return null; } };
 const store = (key, value) => { try { localStorage.setItem(key, value); } catch { /* not remembered */ } };
 
 let calculator;
-let state = stateFromUrl(location.search);
+let codec;  // the state's keys and forms, from the core's inputs table
+let state;
 let report = null; // the last valid report
 let detail = null; // the same request on the chosen GPU (speed, cost, training time); null without one
 // What the summary shows: the run on the chosen GPU when there is one (vLLM sizes its batch defaults and KV
@@ -68,8 +65,8 @@ let config = null;
 let modelFile = null;
 // Display choices: language and unit are remembered in this browser, table order is per visit.
 const view = {
-  t: null, f: null, segment: 'all', sort: 'verdict', direction: 'ascending', gpu: state.gpu, recommendAll: false,
-  recommendSort: 'rank', recommendDirection: 'ascending',
+  t: null, f: null, segment: 'all', sort: 'verdict', direction: 'ascending', gpu: '', rankingAll: false,
+  rankingSort: 'rank', rankingDirection: 'ascending',
 };
 
 function setLanguage(lang) {
@@ -89,11 +86,6 @@ const presetFor = (text) => {
   return calculator.catalog.models.find((m) => m.id.toLowerCase() === needle || m.name.toLowerCase() === needle);
 };
 
-function readNumber(input) {
-  const v = input.value.trim();
-  return /^-?\d+$/.test(v) ? Number(v) : v;  // a negative number reaches the core as the number it is
-}
-
 function writeInputs(current) {
   const preset = calculator.catalog.models.find((m) => m.id === state.model);
   if (document.activeElement !== dom.model) {
@@ -104,17 +96,17 @@ function writeInputs(current) {
   const weights = modelFile && !modelFile.weightsChosen ? current?.inputs.weights ?? '' : state.weights;
   for (const radio of dom.form.querySelectorAll('input[name="weights"]')) radio.checked = radio.value === weights;
   dom.weightsFormat.value = weights;
+  // The shared fields show what the core used (training calls them sequence and micro_batch).
   const inputs = current?.inputs;
-  dom.engine.value = state.engine || inputs?.engine || 'transformers';
-  dom.kv.value = state.kv || inputs?.kv_dtype || '';
-  if (document.activeElement !== dom.context) dom.context.value = current ? current.inputs.context ?? current.inputs.sequence : state.context ?? '';
-  if (document.activeElement !== dom.batch) dom.batch.value = state.batch;
+  if (document.activeElement !== dom.context) dom.context.value = inputs ? inputs.context ?? inputs.sequence : state.context;
+  if (document.activeElement !== dom.batch) dom.batch.value = inputs ? inputs.batch ?? inputs.micro_batch : state.batch;
   dom.ft.value = state.ft || 'lora';
-  for (const [key, select] of Object.entries(trainingSelects)) select.value = resolvedChoice(key, state, current);
-  if (document.activeElement !== dom.rank) dom.rank.value = resolvedChoice('rank', state, current);
-  if (document.activeElement !== dom.gpusCount) dom.gpusCount.value = state.gpus !== '' ? state.gpus : inputs?.gpus ?? 1;
+  for (const control of [dom.kv, dom.rank, dom.gpusCount, ...dom.form.querySelectorAll('select[data-choices]')]) {
+    const value = shownValue(control, state, current, codec);
+    if (document.activeElement !== control && value !== '') control.value = value;
+  }
   if (document.activeElement !== dom.tokens) dom.tokens.value = state.tokens;
-  const training = isTraining(state, calculator.catalog.modes ?? []);
+  const training = isTraining(state);
   dom.inferenceControls.hidden = state.mode !== 'inference';
   dom.finetuneControls.hidden = !(training && state.mode === 'finetune');
   dom.trainControls.hidden = !training;
@@ -141,11 +133,10 @@ const controls = () => dom.form.querySelectorAll('input[id], select, textarea');
 function showError(field, message) {
   dom.inputError.textContent = `${view.t(`field.${field}`)}: ${message}`;
   dom.inputError.hidden = false;
-  // A pasted config.json's problem marks the text it came from.
-  const control = field === 'config' && config?.pasted ? 'paste-text' : FIELD_CONTROLS[field];
+  const name = controlName(field);
   // aria-invalid="" would read as false: the value must be "true".
   for (const input of controls()) {
-    if (input.id === control) input.setAttribute('aria-invalid', 'true');
+    if (input.name === name) input.setAttribute('aria-invalid', 'true');
     else input.removeAttribute('aria-invalid');
   }
   dom.summary.classList.add('stale');
@@ -154,8 +145,14 @@ function showError(field, message) {
   dom.status.hidden = false;
 }
 
+// The controls a request field the core names belong to: its input's URL key, or the page's own (file, ft).
+function controlName(field) {
+  if (field === 'config') return config?.pasted ? 'paste' : 'model';  // a pasted config marks the text it came from
+  return codec.urlKey(TRAINING_ALIASES[field] ?? field) ?? field;
+}
+
 function baseRequest() {
-  const request = requestFromState(state, { modes: calculator.catalog.modes ?? [], config: config?.text ?? null });
+  const request = codec.request(state, { config: config?.text ?? null });
   // A model file's own weights count exactly unless a weight format is picked after loading it.
   if (modelFile && !modelFile.weightsChosen) delete request.weights;
   return request;
@@ -164,17 +161,14 @@ function baseRequest() {
 // One answer of the core: about the preset or config.json, or about the loaded model file's header.
 function run(request) {
   if (!modelFile) return calculator.answer(request);
-  if (request.mode) return { ok: false, error: { field: 'file', message: view.t('file.inferenceOnly') } };
   if (modelFile.shards) return calculator.answerShards(modelFile.shards, modelFile.index, request);
   return calculator.answerFile(modelFile.bytes, modelFile.size, modelFile.name, request);
 }
 
 function evaluateState() {
-  const { modes = [] } = calculator.catalog;
   detail = null;
   const unknown = unknownChoice(state);
   if (unknown) return { ok: false, error: { field: unknown.field, message: view.t('error.choice', unknown) } };
-  if (!modeSupported(coreMode(state), modes)) return { ok: false, unsupported: true };
   const request = baseRequest();
   const result = run({ ...request, question: 'estimate' });
   if (!result.ok || !state.gpu) return result;
@@ -188,16 +182,8 @@ function evaluateState() {
 
 function update({ push = false } = {}) {
   const result = evaluateState();
-  dom.modeNote.hidden = !result.unsupported;
   writeInputs(result.ok ? result : null);
   syncUrl(push);
-  if (result.unsupported) {
-    dom.inputError.hidden = true;
-    dom.summary.classList.add('stale');
-    dom.answerBar.hidden = true;
-    dom.status.hidden = true;
-    return;
-  }
   if (!result.ok) {
     showError(result.error.field, result.error.message);
     return;
@@ -237,7 +223,7 @@ function render() {
   dom.answerTotal.textContent = dom.totalGb.textContent;
   dom.answerHeadline.textContent = dom.headline.textContent;
   dom.answerBar.hidden = false;
-  const training = report.mode !== undefined && report.mode !== 'inference';
+  const training = report.mode !== undefined;  // training answers name their mode
   dom.trainingFacts.hidden = !training;
   if (training) dom.trainingFacts.textContent = trainingFacts(shown(), view.t, view.f);
   if (detail) renderSpeed(dom, detail, view.t, view.f);
@@ -247,11 +233,11 @@ function render() {
 
 function renderDetails() {
   renderGpuTable(dom, tableReport(), view);
-  dom.embedCode.value = embedSnippet(document.querySelector('input[name="embed-kind"]:checked').value, state, report, location.href);
+  dom.embedCode.value = embedSnippet(document.querySelector('input[name="embed-kind"]:checked').value, codec, state, report, location.href);
 }
 
 function syncUrl(push) {
-  const url = urlFromState(state);
+  const url = codec.url(state);
   if (url !== location.search && !(url === location.pathname && location.search === '')) {
     history[push ? 'pushState' : 'replaceState'](null, '', url);
   }
@@ -262,29 +248,28 @@ function scheduleCharts() {
   clearTimeout(chartTimer);
   chartTimer = setTimeout(() => {
     if (!report) return;
-    const source = modelFile ? { answer: run } : calculator;
-    renderCharts({ context: dom.chartContext, batch: dom.chartBatch }, source, baseRequest(), report, view);
+    renderCharts({ context: dom.chartContext, batch: dom.chartBatch }, run, baseRequest(), report, view);
     dom.chartsSection.hidden = false;
-    renderAdvice();
-    renderRemedies();  // up to ~15 full estimates: once typing pauses, like the charts
+    askGpuRanking();
+    askRemedies();  // up to ~15 full estimates: once typing pauses, like the charts
   }, 60);
 }
 
-// What would help, on the chosen GPU when there is one (the remedies' fit is judged there). A model file has
-// no request the core could re-estimate with one input changed, so the panel stays away for it.
+// What would help, on the chosen GPU when there is one (the remedies' fit is judged there).
 let remedies = null;
-function renderRemedies() {
+function askRemedies() {
   const request = baseRequest();
   if (state.gpu) request.gpu = state.gpu;
-  remedies = !modelFile ? calculator.answer({ ...request, question: 'remedies' }) : null;
-  renderHelp(dom, remedies, view);
+  remedies = run({ ...request, question: 'remedies' });
+  renderRemedies(dom, remedies, view, codec);
 }
 
-let advice = null; // the last ranking, for re-rendering on a unit or language change
-function renderAdvice() {
+// The core ranks GPUs for inference; a training scenario has no ranking.
+let ranking = null; // the last ranking, for re-rendering on a unit or language change
+function askGpuRanking() {
   const request = baseRequest();
-  advice = !request.mode && !modelFile ? calculator.answer({ ...request, question: 'gpu_ranking' }) : null;
-  renderRecommendations(dom, advice, view);
+  ranking = !request.mode ? run({ ...request, question: 'gpu_ranking' }) : null;
+  renderGpuRanking(dom, ranking, view);
 }
 
 function announce(key) {
@@ -314,31 +299,24 @@ function wireEvents() {
       if (!preset) return; // still typing; `change` settles a free-text id
       if (preset.id === state.model && config === null && modelFile === null) return;
       forgetFiles();
-      state = { ...state, model: preset.id, context: null };
+      state = { ...state, model: preset.id, context: '' };
       update({ push: true });
       return;
     }
-    const typed = [dom.context, dom.batch, dom.rank, dom.gpusCount, dom.tokens].includes(target);
-    if (target.name === 'weights' || target === dom.weightsFormat) {
-      state = { ...state, weights: target.value };
-      if (modelFile) modelFile.weightsChosen = true;
-    }
-    else if (target === dom.context) state = { ...state, context: dom.context.value.trim() === '' ? null : readNumber(dom.context) };
-    else if (target === dom.batch) state = { ...state, batch: readNumber(dom.batch) };
-    else if (target === dom.gpu) state = { ...state, gpu: dom.gpu.value };
-    else if (target === dom.rank) state = { ...state, rank: dom.rank.value.trim() === '' ? '' : readNumber(dom.rank) };
-    else if (target === dom.gpusCount) state = { ...state, gpus: dom.gpusCount.value.trim() === '' ? '' : readNumber(dom.gpusCount) };
-    else if (target === dom.tokens) state = { ...state, tokens: dom.tokens.value.trim() };  // the core reads 300B, 1e9
-    else if ([dom.engine, dom.kv, dom.ft, ...Object.values(trainingSelects)].includes(target)) state = { ...state, [target.name]: target.value };
-    else return;
-    update({ push: !typed });
+    // Every other control is named by its state key; the file and paste controls act on their own.
+    const key = target.name;
+    if (!(key in state)) return;
+    if (key === 'weights' && modelFile) modelFile.weightsChosen = true;
+    state = { ...state, [key]: codec.parse(key, target.value.trim()) };
+    // A pick is a history entry; typing replaces the current one.
+    update({ push: target.tagName === 'SELECT' || target.type === 'radio' });
   });
   dom.model.addEventListener('change', () => {
     const preset = presetFor(dom.model.value);
     const model = preset ? preset.id : dom.model.value.trim();
     if ((model === state.model && config === null && modelFile === null) || model === '') return;
     forgetFiles();
-    state = { ...state, model, context: null };
+    state = { ...state, model, context: '' };
     update({ push: true });
   });
   dom.form.addEventListener('submit', (event) => event.preventDefault());
@@ -361,7 +339,7 @@ function wireEvents() {
   });
 
   window.addEventListener('popstate', () => {
-    state = stateFromUrl(location.search);
+    state = codec.fromUrl(location.search);
     update();
   });
 
@@ -380,7 +358,7 @@ function wireEvents() {
     });
   }
   dom.segment.addEventListener('change', () => { view.segment = dom.segment.value; render(); });
-  dom.help.addEventListener('click', (event) => {
+  dom.remedies.addEventListener('click', (event) => {
     const button = event.target.closest('button');
     const row = button?.closest('tr');
     const remedy = row && remedies?.remedies?.find((r) => r.id === row.dataset.remedy);
@@ -389,21 +367,22 @@ function wireEvents() {
       openExplanation(dom.explain, view.t('explain.open', { label: row.querySelector('th').textContent }), remedy.explanation);
       return;
     }
-    const patch = statePatch(remedy);
+    const patch = statePatch(remedies, remedy, codec);
     if (!patch) return;
+    if (modelFile && 'weights' in patch) modelFile.weightsChosen = true;
     state = { ...state, ...patch };
     update({ push: true });
     $('results-title').focus();  // the button goes with the old table; the new answer is read from the top
   });
-  dom.recommendCount.addEventListener('click', (event) => {
-    if (!event.target.closest('#recommend-all')) return;
-    view.recommendAll = !view.recommendAll;
-    renderRecommendations(dom, advice, view);
-    $('recommend-all').focus();
+  dom.rankingCount.addEventListener('click', (event) => {
+    if (!event.target.closest('#ranking-all')) return;
+    view.rankingAll = !view.rankingAll;
+    renderGpuRanking(dom, ranking, view);
+    $('ranking-all').focus();
   });
   wireFiles();
   wireSort(dom.gpuHead, 'sort', 'direction', render);
-  wireSort(dom.recommendHead, 'recommendSort', 'recommendDirection', () => renderRecommendations(dom, advice, view));
+  wireSort(dom.rankingHead, 'rankingSort', 'rankingDirection', () => renderGpuRanking(dom, ranking, view));
   document.addEventListener('click', (event) => {
     const button = event.target.closest('button[data-explain]');
     if (button && report) showExplanation(dom.explain, shown(), button.dataset.explain, view.t);
@@ -431,31 +410,11 @@ function refill() {
     return option;
   }));
   fillSegmented(dom.weights, 'weights', dtypes.map((d) => ({ value: d.name, label: d.name, title: d.summary })), state.weights);
-  fillWeightFormats(dom.weightsFormat, calculator.catalog.weight_formats ?? dtypes.map((d) => d.name), view.t);
-  fillOptions(dom.engine, (calculator.catalog.engines ?? ['transformers']).map((e) => [e, view.t(`engine.${e}`)]));
-  fillOptions(dom.kv, (calculator.catalog.kv_dtypes ?? []).map((k) => [k.name, k.name, k.summary]));
-  fillTrainingSelects(trainingSelects, view.t);
+  fillWeightFormats(dom.weightsFormat, calculator.catalog.weight_formats, state.weights, view.t);
+  // KV cache precisions by name, each with the core's summary as its title.
+  fillOptions(dom.kv, calculator.catalog.kv_dtypes.map((k) => [k.name, k.name, k.summary]));
+  fillChoices(dom.form, codec, view.t);
   fillGpuSelect(dom.gpu, gpus, state.gpu, view.t);
-}
-
-function fillOptions(select, pairs) {
-  const keep = select.value;
-  select.replaceChildren(...pairs.map(([value, text, title]) => el('option', { value, text, title })));
-  select.value = keep;
-}
-
-// Weight formats by family: plain dtypes, bitsandbytes, GPTQ/AWQ, GGUF mixes (the catalog's own list).
-const FAMILIES = [
-  ['plain', (n) => /^(fp|bf|int)\d+$/.test(n)],
-  ['bnb', (n) => /^(nf4|bnb-)/.test(n)],
-  ['gptq', (n) => /^(gptq|awq)-/.test(n)],
-  ['gguf', () => true],
-];
-function fillWeightFormats(select, formats, t) {
-  const groups = FAMILIES.map(([key]) => el('optgroup', { label: t(`weights.family.${key}`) }));
-  for (const name of formats) groups[FAMILIES.findIndex(([, test]) => test(name))].append(el('option', { value: name, text: name }));
-  select.replaceChildren(...groups.filter((g) => g.children.length > 0));
-  select.value = state.weights;
 }
 
 // config.json by drop, picker or paste is read as text; a .gguf or .safetensors only by its header: the core
@@ -638,6 +597,10 @@ async function main() {
     dom.status.textContent = view.t('status.failed', { message: error.message });
     return;
   }
+  codec = stateCodec(calculator.catalog);
+  state = codec.fromUrl(location.search);
+  view.gpu = state.gpu;
+  setRanges(dom.form, codec);
   refill();
   wireEvents();
   watchResults();

@@ -1,55 +1,21 @@
-// The scenario state and its URL form: the URL holds the whole state, so links are shareable.
-// The same keys are the <vram-fit> element's attributes and embed.html's query. An empty value means
-// "the core's default" (the report's inputs say which value that was), so it never enters the URL.
-export const DEFAULTS = Object.freeze({
-  model: 'llama-3.1-8b', weights: 'bf16', context: null, batch: 1, gpu: '', mode: 'inference',
-  // inference
-  engine: '', kv: '',
-  // fine-tune (ft: lora | qlora) and train
-  ft: '', rank: '', optimizer: '', precision: '', checkpointing: '', flash: '', zero: '', gpus: '', offload: '', tokens: '',
-});
-
-export const KEYS = Object.freeze(Object.keys(DEFAULTS));
-const NUMERIC = new Set(['context', 'batch', 'rank', 'gpus']);
-
-// Numbers stay strings if malformed: the core refuses them with a message naming the field (and a negative
-// one as the number it is).
-function parseValue(key, value) {
-  return NUMERIC.has(key) && /^-?\d+$/.test(value) ? Number(value) : value;
-}
-
-
-/** State from any string-valued source: URLSearchParams, or an element's attributes via get(name). */
-export function stateFrom(get) {
-  const state = { ...DEFAULTS };
-  for (const key of KEYS) {
-    const value = get(key);
-    if (value === null || value === undefined || value === '') continue;
-    state[key] = parseValue(key, value);
-  }
-  return state;
-}
-
-export const stateFromUrl = (search) => {
-  const params = new URLSearchParams(search);
-  return stateFrom((key) => params.get(key));
-};
-
-export function queryFromState(state) {
-  const params = new URLSearchParams();
-  for (const key of KEYS) {
-    if (state[key] !== null && state[key] !== '' && state[key] !== DEFAULTS[key]) params.set(key, String(state[key]));
-  }
-  return params.toString();
-}
-
-export function urlFromState(state) {
-  const query = queryFromState(state);
-  return query ? `?${query}` : location.pathname;
-}
+// The scenario state and its URL form: the URL holds the whole state, so links are shareable. The keys are the
+// core's inputs that have a URL key (catalog.inputs: `kv` for kv_dtype, `rank` for lora_rank, …) and the page's own
+// two: the mode tab and the fine-tune method. The same keys are the <vram-fit> element's attributes and
+// embed.html's query. An empty value means "the core's default" (the report's inputs say which value that was), so
+// it never enters the URL.
 
 export const MODES = ['inference', 'finetune', 'train'];
 export const FINETUNE_METHODS = ['lora', 'qlora'];
+
+// Where a first visit starts (a preset in bf16, one sequence, inference), and the page's own keys.
+const START = { model: 'llama-3.1-8b', weights: 'bf16', batch: 1, mode: 'inference', ft: '' };
+// Kinds the core reads as numbers: a whole number reaches it as one. Anything else stays text, so the core
+// refuses it with a message naming the field (and "8k" or "300B" as the core reads them).
+const NUMERIC_KINDS = new Set(['count', 'tokens', 'quantity', 'number', 'fraction']);
+// Sent per question rather than from the state: the model (or a config.json in its place) and the GPU.
+const SENT_APART = new Set(['model', 'gpu']);
+
+const used = (input, use) => input.use === 'both' || input.use === 'any' || input.use === use;
 
 /** A mode or fine-tune method the page has no tab or choice for, as {field, value, allowed}; null when known. */
 export function unknownChoice(state) {
@@ -67,35 +33,86 @@ export function coreMode(state) {
   return state.mode;
 }
 
-/** Whether the core can answer this mode yet (inference always; others once the catalog lists them). */
-export const modeSupported = (mode, modes = []) => mode === 'inference' || modes.includes(mode);
+/** Whether the state asks for a training estimate. */
+export const isTraining = (state) => coreMode(state) !== 'inference';
 
-/** Whether the state asks for a training estimate the core can give. */
-export const isTraining = (state, modes = []) => coreMode(state) !== 'inference' && modeSupported(coreMode(state), modes);
+const codecs = new WeakMap();
 
-// Training request keys fed from the state: [state key, request key, how to send it].
-const TRAINING_KEYS = [
-  ['optimizer', 'optimizer'], ['precision', 'precision'], ['checkpointing', 'checkpointing'], ['zero', 'zero'],
-  ['offload', 'offload'], ['gpus', 'gpus'], ['flash', 'flash_attention'], ['tokens', 'tokens'],
-];
+/** The state's keys and its URL and request forms, from the core's catalog (one per catalog). */
+export function stateCodec(catalog) {
+  if (!codecs.has(catalog)) codecs.set(catalog, makeCodec(catalog.inputs.filter((i) => i.url !== '')));
+  return codecs.get(catalog);
+}
 
-// The request the core evaluates. A non-number context or batch is passed through so the core's
-// error (field + allowed range) reaches the user rather than a silent default. The training keys are sent
-// only when the core lists the mode (catalog.modes), so a core without them never sees a key it would refuse.
-// `config` (a dropped config.json's text) stands in for the preset.
-export function requestFromState(state, { modes = [], config = null } = {}) {
-  const source = config !== null ? { config } : { model: state.model };
-  if (isTraining(state, modes)) {
-    const mode = coreMode(state);
-    const request = { ...source, mode, batch: state.batch };
-    if (state.context !== null) request.context = state.context;
-    for (const [key, field] of TRAINING_KEYS) if (state[key] !== '') request[field] = state[key];
-    if (mode !== 'train' && state.rank !== '') request.lora_rank = state.rank;
-    return request;
+function makeCodec(inputs) {
+  const defaults = { ...Object.fromEntries(inputs.map((i) => [i.url, ''])), ...START };
+  const keys = Object.keys(defaults);
+  const numeric = new Set(inputs.filter((i) => NUMERIC_KINDS.has(i.kind)).map((i) => i.url));
+  const parse = (key, text) => (numeric.has(key) && /^-?\d+$/.test(text) ? Number(text) : text);
+
+  /** State from any string-valued source: URLSearchParams, or an element's attributes via get(name). */
+  function from(get) {
+    const state = { ...defaults };
+    for (const key of keys) {
+      const value = get(key);
+      if (value !== null && value !== undefined && value !== '') state[key] = parse(key, value);
+    }
+    return state;
   }
-  const request = { ...source, weights: state.weights, batch: state.batch };
-  if (state.context !== null) request.context = state.context;
-  if (state.engine !== '') request.engine = state.engine;
-  if (state.kv !== '') request.kv_dtype = state.kv;
-  return request;
+
+  function query(state) {
+    const params = new URLSearchParams();
+    for (const key of keys) if (state[key] !== '' && state[key] !== defaults[key]) params.set(key, String(state[key]));
+    return params.toString();
+  }
+
+  return {
+    keys,
+    parse,
+    from,
+    fromUrl(search) {
+      const params = new URLSearchParams(search);
+      return from((key) => params.get(key));
+    },
+    query,
+    url(state) {
+      const q = query(state);
+      return q ? `?${q}` : location.pathname;
+    },
+    /** The core's input behind a URL key. */
+    input: (key) => inputs.find((i) => i.url === key),
+    /** The URL key of a request key; undefined where the page has no control for it. */
+    urlKey: (requestKey) => inputs.find((i) => i.key === requestKey)?.url,
+
+    // The request the core evaluates: every input of the mode's kind that the state sets. A non-number is passed
+    // through so the core's error (field + allowed range) reaches the user rather than a silent default.
+    // `config` (a dropped config.json's text) stands in for the preset.
+    request(state, { config = null } = {}) {
+      const mode = coreMode(state);
+      const use = mode === 'inference' ? 'inference' : 'training';
+      const request = config !== null ? { config } : { model: state.model };
+      if (use === 'training') request.mode = mode;
+      for (const input of inputs) {
+        if (!SENT_APART.has(input.key) && used(input, use) && state[input.url] !== '') request[input.key] = state[input.url];
+      }
+      if (mode === 'train') delete request.lora_rank;  // the rank is the fine-tune tab's
+      return request;
+    },
+
+    /** The state change that sets these request inputs (a remedy's) in `mode`; null when one has no control here. */
+    patch(requestInputs, mode) {
+      const use = mode === 'inference' ? 'inference' : 'training';
+      const patch = {};
+      for (const [key, value] of Object.entries(requestInputs)) {
+        if (key === 'mode') {
+          Object.assign(patch, { mode: 'finetune', ft: value });  // lora | qlora: the fine-tune tab
+          continue;
+        }
+        const input = inputs.find((i) => i.key === key && used(i, use));
+        if (!input) return null;
+        patch[input.url] = value;
+      }
+      return patch;
+    },
+  };
 }

@@ -30,8 +30,8 @@ std::string answer_file(const Catalog& catalog, std::span<const std::byte> prefi
 std::string answer_shards(const Catalog& catalog, std::span<const SafetensorsFile> files, std::string_view index_json,
                           std::string_view request_json);
 
-// The lists a page's pickers need: {"models", "gpus", "dtypes", "kv_dtypes", "weight_formats", "engines",
-// "attention", "kv_allocation", "modes"}.
+// The lists a page's pickers need: {"models", "gpus", "dtypes", "kv_dtypes", "weight_formats" (each with its
+// storage scheme), "inputs" (each request key with its URL key, kind, range or allowed values)}.
 std::string catalog_to_json(const Catalog& catalog);
 
 // {"ok": false, "error": {"field", "message"}}: how every answer reports a wrong input.

@@ -1,19 +1,21 @@
 // The embed snippet for the current scenario: an iframe of embed.html (with the host-side listener that
 // applies its vramfit:resize messages) or the <vram-fit> element from one module script.
-import { queryFromState, KEYS } from './state.js';
 
 const attr = (s) => String(s).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 
-export function embedSnippet(kind, state, report, pageHref) {
+/** `codec`: the state's keys and query (state.js). */
+export function embedSnippet(kind, codec, state, report, pageHref) {
   const base = new URL('.', pageHref);
   if (kind === 'element') {
-    const attrs = KEYS.filter((k) => k !== 'context' || state.context !== null)
-      .map((k) => [k, k === 'context' ? report.inputs.context : state[k]])
+    // A context as the core read it ("8k" → 8192; training calls it the sequence).
+    const context = report.inputs.context ?? report.inputs.sequence;
+    const attrs = codec.keys
+      .map((k) => [k, k === 'context' && state.context !== '' ? context : state[k]])
       .filter(([, v]) => v !== '' && v !== null)
       .map(([k, v]) => ` ${k}="${attr(v)}"`).join('');
     return `<script type="module" src="${attr(new URL('vram-fit.js', base))}"></script>\n<vram-fit${attrs}></vram-fit>`;
   }
-  const src = new URL(`embed.html?${queryFromState(state)}`, base);
+  const src = new URL(`embed.html?${codec.query(state)}`, base);
   return [
     `<iframe src="${attr(src)}" title="vramfit: ${attr(report.model.name)}" width="100%" height="260" style="border:0" loading="lazy"></iframe>`,
     `<script>addEventListener('message', (e) => { if (e.origin !== '${attr(base.origin)}' || e.data?.type !== 'vramfit:resize') return;`,

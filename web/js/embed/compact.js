@@ -1,24 +1,20 @@
 // The compact answer used by embed.html and <vram-fit>: model, headline, total, bar, legend, link.
-import { el, breakdownLines, headlineGpu, headlineText, fillBar, totalRange } from './view.js';
-import { requestFromState, modeSupported, queryFromState, coreMode, unknownChoice } from './state.js';
+import { el, breakdownLines, headlineGpu, headlineText, fillBar, totalRange } from '../render/view.js';
+import { stateCodec, unknownChoice } from '../state.js';
 
 /** Evaluates the state with the core and renders the compact view into root; returns the core's answer. */
 export function renderCompact(root, calculator, state, { t, f, siteBase }) {
-  const link = el('a', { class: 'c-link', href: new URL(`index.html?${queryFromState(state)}`, siteBase).href,
+  const codec = stateCodec(calculator.catalog);
+  const link = el('a', { class: 'c-link', href: new URL(`index.html?${codec.query(state)}`, siteBase).href,
     target: '_blank', rel: 'noopener', text: t('embed.open') });
-  const modes = calculator.catalog.modes ?? [];
   const unknown = unknownChoice(state);
   if (unknown) {
     root.replaceChildren(el('p', { class: 'c-error', role: 'alert',
       text: `${t(`field.${unknown.field}`)}: ${t('error.choice', unknown)}` }), link);
     return { ok: false, error: { field: unknown.field } };
   }
-  if (!modeSupported(coreMode(state), modes)) {
-    root.replaceChildren(el('p', { class: 'c-note', text: t('mode.coming') }), link);
-    return { ok: false, unsupported: true };
-  }
   // On the chosen GPU, as the main page shows it (vLLM sizes its defaults by the GPU).
-  const request = requestFromState(state, { modes });
+  const request = codec.request(state);
   const report = calculator.answer({ ...request, question: 'estimate', ...(state.gpu ? { gpu: state.gpu } : {}) });
   if (!report.ok) {
     root.replaceChildren(el('p', { class: 'c-error', role: 'alert', text: `${t(`field.${report.error.field}`)}: ${report.error.message}` }), link);

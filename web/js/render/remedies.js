@@ -3,23 +3,9 @@
 // button where the change is one the page's inputs can hold. Nothing here computes: every figure is the core's.
 import { el } from './view.js';
 
-// The request keys a remedy changes → the page state's keys ({} for a value the state keeps as is).
-const STATE_KEYS = {
-  weights: 'weights', kv_dtype: 'kv', context: 'context', batch: 'batch', checkpointing: 'checkpointing',
-  flash_attention: 'flash', optimizer: 'optimizer', precision: 'precision', offload: 'offload', zero: 'zero', gpus: 'gpus',
-};
-
-/** The state change a remedy makes, or null when the page has no input for one of its keys. */
-export function statePatch(remedy) {
-  if (!remedy.applicable) return null;
-  const patch = {};
-  for (const [key, value] of Object.entries(remedy.inputs)) {
-    if (key === 'mode') Object.assign(patch, { mode: 'finetune', ft: value });  // lora | qlora: the fine-tune tab
-    else if (STATE_KEYS[key]) patch[STATE_KEYS[key]] = value;
-    else return null;  // micro_batch + grad_accum, attention: not page inputs
-  }
-  return patch;
-}
+/** The state change a remedy of `answer` makes, or null when it is advice only or the page has no control for one
+ * of its inputs (micro_batch + grad_accum, attention). */
+export const statePatch = (answer, remedy, codec) => (remedy.applicable ? codec.patch(remedy.inputs, answer.mode) : null);
 
 // The input whose value a remedy's label shows ({value}): named, since a JSON object's keys have no order
 // to rely on (the core writes them sorted: "attention" before "kv_dtype").
@@ -33,33 +19,33 @@ export const labelValue = (remedy) => remedy.inputs[LABEL_INPUT[remedy.id]];
 
 /** The table; its rows carry the remedy's id for the Apply and figure buttons (app.js listens on the table body:
  * CSP allows no inline handlers). */
-export function renderHelp(dom, answer, view) {
+export function renderRemedies(dom, answer, view, codec) {
   const { t, f } = view;
   if (!answer?.ok) {
-    dom.helpSection.hidden = true;
+    dom.remediesSection.hidden = true;
     return;
   }
-  dom.helpIntro.textContent = t(answer.remedies.length ? 'help.intro' : 'help.none');
-  dom.helpNotes.replaceChildren(...answer.notes.map((n) => el('li', { text: n })));
-  dom.help.replaceChildren(...answer.remedies.map((r) => {
+  dom.remediesIntro.textContent = t(answer.remedies.length ? 'remedies.intro' : 'remedies.none');
+  dom.remediesNotes.replaceChildren(...answer.notes.map((n) => el('li', { text: n })));
+  dom.remedies.replaceChildren(...answer.remedies.map((r) => {
     const value = labelValue(r);
-    const name = t(`help.${r.id}`, { value: typeof value === 'number' ? f.count(value) : value });
-    const patch = statePatch(r);
+    const name = t(`remedies.${r.id}`, { value: typeof value === 'number' ? f.count(value) : value });
+    const patch = statePatch(answer, r, codec);
     // Both figures open the core's explanation: the two totals and the change between them.
     const figure = (text) => el('button', { type: 'button', class: 'number', 'data-remedy-explain': '',
       'aria-label': `${text}: ${t('explain.open', { label: name })}` }, text);
     const after = [figure(f.bytes(r.bytes))];
     if (r.fit) after.push(' ', el('span', { class: `badge badge-${r.fit}`, text: t(`fit.${r.fit}`) }));
     const cost = [r.cost];
-    if (r.host_ram_bytes) cost.push(` (${t('help.host', { bytes: f.bytes(r.host_ram_bytes) })})`);
+    if (r.host_ram_bytes) cost.push(` (${t('remedies.host', { bytes: f.bytes(r.host_ram_bytes) })})`);
     return el('tr', { class: r.fit ? `fit-${r.fit}` : null, 'data-remedy': r.id },
       el('th', { scope: 'row', text: name }),
-      el('td', { class: 'num', 'data-label': t('help.saves') }, figure(f.bytes(r.saved_bytes))),
-      el('td', { class: 'num', 'data-label': t('help.after') }, ...after),
+      el('td', { class: 'num', 'data-label': t('remedies.saves') }, figure(f.bytes(r.saved_bytes))),
+      el('td', { class: 'num', 'data-label': t('remedies.after') }, ...after),
       el('td', {}, ...cost, el('br'), el('small', { class: 'secondary', text: r.source })),
       el('td', {}, patch ? el('button', {
-        type: 'button', class: 'apply', 'aria-label': t('help.applyLabel', { name }), text: t('help.apply'),
+        type: 'button', class: 'apply', 'aria-label': t('remedies.applyLabel', { name }), text: t('remedies.apply'),
       }) : null));
   }));
-  dom.helpSection.hidden = false;
+  dom.remediesSection.hidden = false;
 }

@@ -1,17 +1,25 @@
 // <vram-fit model="llama-3.1-8b" weights="int4" context="8192" batch="1" gpu="rtx-4090" mode="inference">:
 // the compact answer as a custom element. Attributes are the source of truth (properties reflect them);
-// changes within one task are batched into a single update. Registration lives in ../vram-fit.js.
-import { openCalculator } from './core.js';
+// changes within one task are batched into a single update. Registration lives in ../../vram-fit.js.
+import { openCalculator } from '../core.js';
 import { renderCompact } from './compact.js';
-import { KEYS, stateFrom } from './state.js';
-import { translator, initialLanguage } from './i18n.js';
-import { makeFormat } from './format.js';
+import { stateCodec } from '../state.js';
+import { translator, initialLanguage } from '../i18n/i18n.js';
+import { makeFormat } from '../i18n/format.js';
 
-const siteBase = new URL('../', import.meta.url);
-let calculatorPromise;
+const siteBase = new URL('../../', import.meta.url);
+// The attributes are the page's state keys, from the core's inputs table: known once the core is loaded.
+let codec = null;
+const loading = openCalculator().then((calculator) => {
+  codec = stateCodec(calculator.catalog);
+  reflectAttributes(codec.keys);
+  return calculator;
+});
 
 export class VramFitElement extends HTMLElement {
-  static observedAttributes = [...KEYS, 'lang', 'unit'];
+  /** Resolves once the core is loaded; register the element after it, so that it observes every attribute. */
+  static ready = loading.then(() => undefined);
+  static get observedAttributes() { return [...(codec?.keys ?? []), 'lang', 'unit']; }
 
   #root;
   #body;
@@ -51,26 +59,27 @@ export class VramFitElement extends HTMLElement {
   }
 
   async #update() {
-    calculatorPromise ??= openCalculator();
     let calculator;
     try {
-      calculator = await calculatorPromise;
+      calculator = await loading;
     } finally {
       this.#pending = false;
     }
     const lang = this.getAttribute('lang') ?? this.closest('[lang]')?.getAttribute('lang') ?? initialLanguage();
     const t = translator(lang.toLowerCase().startsWith('de') ? 'de' : 'en');
     const f = makeFormat(t.lang === 'de' ? 'de-DE' : 'en-US', this.getAttribute('unit') === 'GiB' ? 'GiB' : 'GB');
-    const state = stateFrom((key) => this.getAttribute(key));
+    const state = codec.from((key) => this.getAttribute(key));
     this.#report = renderCompact(this.#body, calculator, state, { t, f, siteBase });
     this.dispatchEvent(new CustomEvent('vramfit:update', { detail: this.#report }));
   }
 }
 
 // Properties mirror the attributes (element.context = 4096 sets the attribute).
-for (const key of KEYS) {
-  Object.defineProperty(VramFitElement.prototype, key, {
-    get() { return this.getAttribute(key); },
-    set(value) { if (value === null || value === undefined) this.removeAttribute(key); else this.setAttribute(key, String(value)); },
-  });
+function reflectAttributes(keys) {
+  for (const key of keys) {
+    Object.defineProperty(VramFitElement.prototype, key, {
+      get() { return this.getAttribute(key); },
+      set(value) { if (value === null || value === undefined) this.removeAttribute(key); else this.setAttribute(key, String(value)); },
+    });
+  }
 }

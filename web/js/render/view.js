@@ -1,9 +1,9 @@
 // Pieces shared by the full page, embed.html and <vram-fit>: DOM building with textContent only (names from
 // a URL or a config file never become markup), the breakdown lines a report carries, and the headline.
-const KNOWN_ORDER = ['weights', 'adapters', 'gradients', 'optimizer', 'master_weights', 'optimizer_states',
-  'kv_cache', 'activations', 'temporary', 'overhead'];
+const KNOWN_ORDER = ['weights', 'gradients', 'optimizer', 'master_weights', 'kv_cache', 'activations', 'temporary',
+  'overhead'];
 const KNOWN_COLOURS = new Set(['weights', 'kv_cache', 'activations', 'overhead', 'gradients', 'optimizer',
-  'optimizer_states', 'adapters', 'master_weights', 'temporary']);
+  'master_weights', 'temporary']);
 
 /** A table's header of sort buttons; `sort` / `direction` say which column is active and how (aria-sort). */
 export function sortHeader(columns, sort, direction, t) {
@@ -57,9 +57,18 @@ export function breakdownLines(breakdown) {
 export const stackedLines = (lines) => lines.filter((l) => !l.within);
 const rank = (key) => { const i = KNOWN_ORDER.indexOf(key); return i < 0 ? KNOWN_ORDER.length : i; };
 
+/** Whether the core gave both ends of a range ({low, high}). */
+export const isRange = (r) => r && Number.isFinite(r.low) && Number.isFinite(r.high);
+
+/** "23.9–48.1" (or one number when both ends agree). */
+export function rangeText(r, f, digits) {
+  const low = f.number(r.low, digits); const high = f.number(r.high, digits);
+  return low === high ? low : `${low}–${high}`;
+}
+
 /** The uncertainty range of the total, when the report carries one: {low, high} in bytes. */
 export function totalRange(report) {
-  const r = report.range ?? report.breakdown?.range;
+  const r = report.range;
   return r && Number.isFinite(r.low) && Number.isFinite(r.high) ? r : null;
 }
 

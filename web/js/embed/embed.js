@@ -1,10 +1,10 @@
 // embed.html: the compact answer for the scenario in the query, sized to its content. The page tells its
 // parent its height ({type: 'vramfit:resize', height}) whenever that changes, so the iframe never scrolls.
-import { openCalculator } from './core.js';
+import { openCalculator } from '../core.js';
 import { renderCompact } from './compact.js';
-import { stateFromUrl } from './state.js';
-import { translator, initialLanguage } from './i18n.js';
-import { makeFormat } from './format.js';
+import { stateCodec } from '../state.js';
+import { translator, initialLanguage } from '../i18n/i18n.js';
+import { makeFormat } from '../i18n/format.js';
 
 const root = document.getElementById('root');
 const params = new URLSearchParams(location.search);
@@ -25,7 +25,8 @@ new ResizeObserver(postHeight).observe(document.documentElement);
 
 try {
   const calculator = await openCalculator();
-  renderCompact(root, calculator, stateFromUrl(location.search), { t, f, siteBase: new URL('.', location.href) });
+  const state = stateCodec(calculator.catalog).fromUrl(location.search);
+  renderCompact(root, calculator, state, { t, f, siteBase: new URL('.', location.href) });
 } catch (error) {
   root.textContent = t('status.failed', { message: error.message });
 }

@@ -1,0 +1,159 @@
+// The catalog for a page's pickers: presets, GPUs, the weight formats by storage scheme, and the request's inputs
+// (json/inputs.hpp) with their URL keys, kinds, ranges and allowed values, so a page offers what the core accepts.
+#include <cstddef>      // std::size_t
+#include <string>       // std::string
+#include <string_view>  // std::string_view
+
+#include "formats/dtype.hpp"           // all_dtypes
+#include "formats/weight_formats.hpp"  // weight_format_examples, parse_weight_format
+#include "json/inputs.hpp"             // inputs, allowed_values
+#include "json/report_json.hpp"        // write_gpu_fields
+#include "json/report_writer.hpp"
+#include "memory/kv_cache.hpp"  // all_kv_dtypes
+
+namespace vramfit {
+
+using detail::JsonWriter;
+
+namespace {
+
+std::string_view scheme_name(WeightScheme scheme) {
+  switch (scheme) {
+    case WeightScheme::plain: return "plain";
+    case WeightScheme::mixed: return "mixed";
+    case WeightScheme::bnb_nf4: return "bnb_nf4";
+    case WeightScheme::bnb_int8: return "bnb_int8";
+    case WeightScheme::gptq: return "gptq";
+    case WeightScheme::awq: return "awq";
+    case WeightScheme::gguf: return "gguf";
+  }
+  return "";
+}
+
+std::string_view kind_name(InputKind kind) {
+  switch (kind) {
+    case InputKind::text: return "text";
+    case InputKind::config: return "config";
+    case InputKind::choice: return "choice";
+    case InputKind::count: return "count";
+    case InputKind::tokens: return "tokens";
+    case InputKind::quantity: return "quantity";
+    case InputKind::number: return "number";
+    case InputKind::fraction: return "fraction";
+    case InputKind::toggle: return "toggle";
+    case InputKind::list: return "list";
+  }
+  return "";
+}
+
+std::string_view use_name(InputUse use) {
+  switch (use) {
+    case InputUse::inference: return "inference";
+    case InputUse::training: return "training";
+    case InputUse::both: return "both";
+    case InputUse::gpu_ranking: return "gpu_ranking";
+    case InputUse::any: return "any";
+  }
+  return "";
+}
+
+bool is_numeric(InputKind kind) {
+  return kind == InputKind::count || kind == InputKind::tokens || kind == InputKind::quantity ||
+         kind == InputKind::number || kind == InputKind::fraction;
+}
+
+// "a, b, c" (allowed_values' form for messages) as a JSON array.
+void write_values(JsonWriter& w, const std::string& names) {
+  w.begin_array("values");
+  for (std::size_t at = 0; at < names.size();) {
+    const std::size_t end = names.find(", ", at);
+    w.value(std::string_view(names).substr(at, end == std::string::npos ? std::string::npos : end - at));
+    at = end == std::string::npos ? names.size() : end + 2;
+  }
+  w.end_array();
+}
+
+// Each input: its request key, URL key ("" without a control on the page), kind, which requests read it, and its
+// range or its allowed values.
+void write_inputs(JsonWriter& w) {
+  w.begin_array("inputs");
+  for (const Input& input : inputs()) {
+    w.begin_object();
+    w.field("key", input.key);
+    w.field("kind", kind_name(input.kind));
+    if (is_numeric(input.kind)) {
+      w.field("above_min", input.above_min);
+      w.field("max", input.max);  // null when unbounded
+      w.field("min", input.min);
+    }
+    w.field("url", input.url);
+    w.field("use", use_name(input.use));
+    if (input.kind == InputKind::choice) write_values(w, allowed_values(input));
+    w.end_object();
+  }
+  w.end_array();
+}
+
+void write_weight_formats(JsonWriter& w) {
+  w.begin_array("weight_formats");
+  for (const std::string& name : weight_format_examples()) {
+    const auto format = parse_weight_format(name);
+    w.begin_object();
+    w.field("name", name);
+    w.field("scheme", format ? scheme_name(format.value().scheme) : "");
+    w.end_object();
+  }
+  w.end_array();
+}
+
+}  // namespace
+
+std::string catalog_to_json(const Catalog& catalog) {
+  JsonWriter w;
+  w.begin_object();
+  w.begin_array("dtypes");
+  for (const auto& d : all_dtypes()) {
+    w.begin_object();
+    w.field("bits", d.bits);
+    w.field("name", d.name);
+    w.field("summary", d.summary);
+    w.end_object();
+  }
+  w.end_array();
+  w.begin_array("gpus");
+  for (const auto& g : catalog.gpus) {
+    w.begin_object();
+    detail::write_gpu_fields(w, g);
+    w.end_object();
+  }
+  w.end_array();
+  write_inputs(w);
+  w.begin_array("kv_dtypes");
+  for (const auto& d : all_kv_dtypes()) {
+    w.begin_object();
+    w.field("bits", 8.0 * d.block_bytes / d.block_elements);
+    w.field("name", d.name);
+    w.field("summary", d.summary);
+    w.end_object();
+  }
+  w.end_array();
+  w.begin_array("models");
+  for (const auto& p : catalog.models) {
+    const auto counts = count_params(p.spec);
+    w.begin_object();
+    w.field("default_context", p.spec.default_context);
+    w.field("hf_repo", p.hf_repo);
+    w.field("id", p.spec.id);
+    w.field("max_context", p.spec.max_context);
+    w.field("name", p.spec.name);
+    w.field("params_active", counts ? counts.value().active : 0);
+    w.field("params_total", counts ? counts.value().total : 0);
+    w.end_object();
+  }
+  w.end_array();
+  write_weight_formats(w);
+  w.end_object();
+  return w.take();
+}
+
+}  // namespace vramfit

@@ -1,0 +1,35 @@
+// Speed and cost on the chosen GPU (the report's `speed` / `cost`). A figure the core could not give shows "n/a"
+// with the core's reason, never a blank or NaN.
+import { el, isRange, rangeText } from './view.js';
+
+/** [label, value] pairs for the chosen GPU; empty when the report has no serving figures (no GPU chosen). */
+export function speedFigures(report, t, f) {
+  if (!report.cost && !report.speed_unavailable && !report.speed) return [];
+  const na = (reason) => t('speed.na', { reason });
+  const speed = report.speed;
+  const noSpeed = report.speed_unavailable ?? t('speed.noSpeed');
+  const decode = report.decode_tokens_per_second;
+  const prefill = report.prefill_tokens_per_second;
+  const cost = report.cost ?? {};
+  const hasPrice = Number.isFinite(cost.usd_per_hour);
+  const rows = [
+    ['speed.decode', isRange(decode) ? t('speed.tps', { value: rangeText(decode, f, 1) }) : na(noSpeed)],
+    // Without any speed figure the core's reason is about decoding (an encoder has none): prefill says less.
+    ['speed.prefill', isRange(prefill) ? t('speed.tps', { value: rangeText(prefill, f, 0) })
+      : na(speed ? (speed.prefill_unavailable ?? noSpeed) : t('speed.noSpeed'))],
+    ['speed.per_hour', hasPrice ? t('speed.usd', { value: f.number(cost.usd_per_hour, 2) }) : na(t('speed.noPrice'))],
+    ['speed.per_million', isRange(cost.usd_per_million_tokens)
+      ? t('speed.usd', { value: rangeText(cost.usd_per_million_tokens, f, 2) })
+      : na(hasPrice ? noSpeed : t('speed.noPrice'))],
+  ];
+  if (hasPrice && cost.price_source) rows.push(['speed.price_source', `${cost.price_source}${cost.price_date ? ` (${cost.price_date})` : ''}`]);
+  if (speed?.note) rows.push(['speed.note', speed.note]);
+  return rows;
+}
+
+export function renderSpeed(dom, report, t, f) {
+  const rows = speedFigures(report, t, f);
+  dom.speed.hidden = rows.length === 0;
+  dom.speedFigures.replaceChildren(...rows.flatMap(([label, value]) => [
+    el('dt', { text: t(label) }), el('dd', { 'data-figure': label.slice(label.indexOf('.') + 1), text: value })]));
+}

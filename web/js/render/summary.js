@@ -1,0 +1,64 @@
+// The summary of a core report on the full page (headline, total, model facts, bar, breakdown, notes) and the
+// dialog that shows how a figure was computed. Text goes in with textContent only.
+import { el, breakdownLines, totalRange, headlineGpu, headlineText, fillBar } from './view.js';
+
+// A number that opens its explanation (formula, inputs, source from report.explanations).
+function explainButton(key, text, t) {
+  return el('button', { type: 'button', class: 'number', 'data-explain': key,
+    'aria-label': `${text}: ${t('explain.open', { label: t(`line.${key}`) })}` }, text);
+}
+
+export function renderSummary(dom, report, view) {
+  const { t, f } = view;
+  const { breakdown } = report;
+  const lines = breakdownLines(breakdown);
+  const row = headlineGpu(report.gpus, view);
+  dom.headline.textContent = headlineText(row, t, f);
+  dom.headline.className = `headline fit-${row?.fit ?? 'none'}`;
+  dom.totalGb.textContent = f.bytes(breakdown.total);
+  const range = totalRange(report);
+  dom.totalRange.textContent = range ? `(${t('total.range', { low: f.bytes(range.low), high: f.bytes(range.high) })})` : '';
+  const m = report.model;
+  const facts = [
+    m.params_active !== m.params_total ? t('facts.active', { n: f.billions(m.params_active) }) : null,
+    m.layers ? t('facts.layers', { n: f.count(m.layers) }) : null,
+    m.kv_heads ? t('facts.heads', { heads: m.attention_heads, kv: m.kv_heads, dim: m.head_dim }) : null,
+    report.kv_cache ? t('facts.kv', { n: f.count(report.kv_cache.bytes_per_token) }) : null,
+  ].filter(Boolean);
+  // The core names configs and files; the fallbacks only guard against an empty name. The parameter count
+  // opens how it was counted and where the architecture came from.
+  const params = t('facts.params', { n: f.billions(m.params_total) });
+  // A figure is a button only where the core explains it: never a button that opens nothing.
+  const explained = (key, text) => (report.explanations.some((x) => x.key === key) ? explainButton(key, text, t) : text);
+  dom.modelFacts.replaceChildren(`${m.name || m.architecture || m.id}: `, explained('params', params),
+    ...facts.map((fact) => ` · ${fact}`));
+  fillBar(dom.bar, lines, breakdown.total, t, f);
+  dom.memoryCol.textContent = t('breakdown.memory', { unit: f.unit });
+
+  const rows = lines.map((line) => el('tr', { 'data-line': line.key, class: line.within ? 'part' : null },
+    el('th', { scope: 'row' }, el('span', { class: `swatch ${line.colour}`, 'aria-hidden': 'true' }),
+      line.within ? t('breakdown.within', { label: t(`line.${line.key}`) }) : t(`line.${line.key}`)),
+    el('td', { class: 'num' }, explained(line.key, f.amount(line.bytes))),
+    el('td', { class: 'num', text: f.share(line.bytes, breakdown.total) })));
+  rows.push(el('tr', { class: 'total', 'data-line': 'total' },
+    el('th', { scope: 'row', text: t('line.total') }),
+    el('td', { class: 'num', 'data-testid': 'total-gb-cell' }, explained('total', f.amount(breakdown.total))),
+    el('td', { class: 'num', text: f.share(1, 1) })));
+  dom.breakdown.replaceChildren(...rows);
+  dom.notes.replaceChildren(...report.notes.map((n) => el('li', { text: n })));
+}
+
+export function showExplanation(dialog, report, key, t) {
+  const x = report.explanations.find((e) => e.key === key);
+  return x ? openExplanation(dialog, t('explain.open', { label: t(`line.${key}`) }), x) : false;
+}
+
+/** The dialog for one {formula, values, source} from the core, under `title`. */
+export function openExplanation(dialog, title, x) {
+  dialog.querySelector('#explain-title').textContent = title;
+  dialog.querySelector('#explain-formula').textContent = x.formula;
+  dialog.querySelector('#explain-values').textContent = x.values;
+  dialog.querySelector('#explain-source').textContent = x.source;
+  dialog.showModal();
+  return true;
+}
