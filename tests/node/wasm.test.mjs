@@ -79,8 +79,8 @@ test('the catalog carries the request\'s inputs: URL key, kind, range and allowe
   assert.deepEqual([input('kv_dtype').url, input('lora_rank').url, input('flash_attention').url], ['kv', 'rank', 'flash']);
   assert.deepEqual([input('context').kind, input('context').min, input('flash_attention').kind], ['tokens', 1, 'toggle']);
   assert.equal(input('budget_per_hour').max, null);  // unbounded
-  // "gpus": a list of GPU ids for the ranking, a job's GPU count in training (the page's control).
-  assert.deepEqual([input('gpus', 'inference').kind, input('gpus', 'training').kind, input('gpus', 'training').url],
+  // "gpus": a list of GPU ids for the GPU ranking, a job's GPU count in training (the page's control).
+  assert.deepEqual([input('gpus', 'gpu_ranking').kind, input('gpus', 'training').kind, input('gpus', 'training').url],
     ['list', 'count', 'gpus']);
   // Every choice the core offers is one it accepts.
   for (const value of input('optimizer').values) assert.equal(evaluate({ mode: 'lora', model: 'gpt2', optimizer: value }).ok, true, value);
