@@ -18,7 +18,7 @@ Error overflow_error() {
 bool ModelSpec::layer_is_windowed(std::uint64_t layer) const noexcept {
   if (sliding_window == 0) return false;
   if (windowed_layers.empty()) return true;
-  return layer < windowed_layers.size() && windowed_layers[layer];
+  return layer < windowed_layers.size() && windowed_layers[static_cast<std::size_t>(layer)];
 }
 
 Result<bool> validate(const ModelSpec& s) {

@@ -133,7 +133,7 @@ void add_blocks(TensorList& t, const ModelSpec& s) {
   const auto h = s.hidden_size;
   const auto dense_layers = s.is_moe() ? s.moe.leading_dense_layers : s.num_layers;
   t.place(TensorSite::block, 0, s.num_layers);
-  for (std::uint64_t k = 0; k < s.norms_per_layer; ++k) t.norm(s, kBlockNormNames[k], h);
+  for (std::uint64_t k = 0; k < s.norms_per_layer; ++k) t.norm(s, kBlockNormNames[static_cast<std::size_t>(k)], h);
   add_attention(t, s);
   t.place(TensorSite::block, 0, dense_layers);
   add_mlp(t, s, kDenseFfn, s.intermediate_size, 0);
