@@ -1,4 +1,4 @@
-// The core's ranking of GPU type × count (its "gpu_ranking" question) as a sortable table with the three picks
+// The ranking of GPU type × count (the "gpu_ranking" question) as a sortable table with the three picks
 // marked. A figure the core could not give shows "n/a" (or the core's note), never a blank or NaN.
 import { el, FIT_ORDER, isRange, rangeText, sortHeader } from './view.js';
 
