@@ -28,13 +28,13 @@ bool default_tied(std::string_view type) {
                         "deepseek_v2", "deepseek_v3", "granite", "olmo2", "mistral3"});
 }
 
-void import_gpt2(FieldReader& r, ModelSpec& s) {
+void import_gpt2(FieldReader& r, ModelSpec& s, UniformDecoder& d) {
   s.hidden_size = r.uint("n_embd").value_or(768);
-  s.num_layers = r.uint("n_layer").value_or(12);
-  s.num_attention_heads = r.uint("n_head").value_or(12);
-  s.num_kv_heads = s.num_attention_heads;
+  d.layers = r.uint("n_layer").value_or(12);
+  d.attention.heads = r.uint("n_head").value_or(12);
+  d.attention.kv_heads = d.attention.heads;
   s.vocab_size = r.uint("vocab_size").value_or(50257);
-  s.intermediate_size = r.uint("n_inner").value_or(4 * s.hidden_size);  // n_inner null means 4·n_embd
+  d.dense.intermediate = r.uint("n_inner").value_or(4 * s.hidden_size);  // n_inner null means 4·n_embd
   s.learned_positions = r.uint("n_positions").value_or(1024);
   s.max_context = s.learned_positions;
   s.norm = NormKind::layer;
@@ -43,13 +43,13 @@ void import_gpt2(FieldReader& r, ModelSpec& s) {
   s.tied_embeddings = r.boolean("tie_word_embeddings").value_or(true);
 }
 
-void import_opt(FieldReader& r, ModelSpec& s) {
+void import_opt(FieldReader& r, ModelSpec& s, UniformDecoder& d) {
   s.hidden_size = r.uint("hidden_size").value_or(0);
-  s.num_layers = r.uint("num_hidden_layers").value_or(0);
-  s.num_attention_heads = r.uint("num_attention_heads").value_or(0);
-  s.num_kv_heads = s.num_attention_heads;
+  d.layers = r.uint("num_hidden_layers").value_or(0);
+  d.attention.heads = r.uint("num_attention_heads").value_or(0);
+  d.attention.kv_heads = d.attention.heads;
   s.vocab_size = r.uint("vocab_size").value_or(0);
-  s.intermediate_size = r.uint("ffn_dim").value_or(0);
+  d.dense.intermediate = r.uint("ffn_dim").value_or(0);
   s.max_context = r.uint("max_position_embeddings").value_or(2048);
   s.learned_positions = s.max_context + 2;  // OPTLearnedPositionalEmbedding keeps an offset of 2 rows
   s.norm = NormKind::layer;
@@ -62,13 +62,13 @@ void import_opt(FieldReader& r, ModelSpec& s) {
     r.fail_message("word_embed_proj_dim", "OPT's embedding projection (word_embed_proj_dim != hidden_size) is not modelled");
 }
 
-void import_bert(FieldReader& r, ModelSpec& s) {
+void import_bert(FieldReader& r, ModelSpec& s, UniformDecoder& d) {
   s.hidden_size = r.uint("hidden_size").value_or(768);
-  s.num_layers = r.uint("num_hidden_layers").value_or(12);
-  s.num_attention_heads = r.uint("num_attention_heads").value_or(12);
-  s.num_kv_heads = s.num_attention_heads;
+  d.layers = r.uint("num_hidden_layers").value_or(12);
+  d.attention.heads = r.uint("num_attention_heads").value_or(12);
+  d.attention.kv_heads = d.attention.heads;
   s.vocab_size = r.uint("vocab_size").value_or(30522);
-  s.intermediate_size = r.uint("intermediate_size").value_or(3072);
+  d.dense.intermediate = r.uint("intermediate_size").value_or(3072);
   s.learned_positions = r.uint("max_position_embeddings").value_or(512);
   s.max_context = s.learned_positions;
   s.token_types = r.uint("type_vocab_size").value_or(2);
@@ -83,18 +83,19 @@ void import_bert(FieldReader& r, ModelSpec& s) {
   s.notes.push_back("BERT is an encoder: no KV cache is kept; the count includes the pooler as BertModel does.");
 }
 
-void import_falcon(FieldReader& r, ModelSpec& s, std::string_view type) {
+void import_falcon(FieldReader& r, ModelSpec& s, UniformDecoder& d, std::string_view type) {
   s.hidden_size = r.uint("hidden_size").value_or(0);
-  s.num_layers = r.has("num_hidden_layers") ? r.uint("num_hidden_layers").value_or(0) : r.uint("n_layer").value_or(0);
-  s.num_attention_heads =
+  d.layers = r.has("num_hidden_layers") ? r.uint("num_hidden_layers").value_or(0) : r.uint("n_layer").value_or(0);
+  const auto heads =
       r.has("num_attention_heads") ? r.uint("num_attention_heads").value_or(0) : r.uint("n_head").value_or(0);
+  d.attention.heads = heads;
   s.vocab_size = r.uint("vocab_size").value_or(0);
   const bool new_arch = r.boolean("new_decoder_architecture").value_or(type == "RefinedWeb");
   const bool multi_query = r.boolean("multi_query").value_or(true);
   auto kv = r.has("num_kv_heads") ? r.uint("num_kv_heads") : r.uint("n_head_kv");
-  if (new_arch) s.num_kv_heads = kv.value_or(s.num_attention_heads);
-  else s.num_kv_heads = multi_query ? 1 : s.num_attention_heads;
-  s.intermediate_size = r.uint("ffn_hidden_size").value_or(4 * s.hidden_size);
+  if (new_arch) d.attention.kv_heads = kv.value_or(heads);
+  else d.attention.kv_heads = multi_query ? 1 : heads;
+  d.dense.intermediate = r.uint("ffn_hidden_size").value_or(4 * s.hidden_size);
   s.max_context = r.uint("max_position_embeddings").value_or(2048);
   s.norm = NormKind::layer;
   s.gated_mlp = false;
@@ -130,18 +131,20 @@ std::uint64_t vision_tower_params(FieldReader& v) {
 }
 
 // Llama-shaped decoders: llama, mistral, mixtral, qwen2/3(+moe), gemma 1-3, phi3, deepseek v2/v3, ...
-void import_llama_like(FieldReader& r, ModelSpec& s, std::string_view type) {
+void import_llama_like(FieldReader& r, ModelSpec& s, UniformDecoder& d, std::string_view type) {
   s.hidden_size = r.uint("hidden_size").value_or(0);
-  s.num_layers = r.uint("num_hidden_layers").value_or(0);
-  s.num_attention_heads = r.uint("num_attention_heads").value_or(0);
-  s.num_kv_heads = r.uint("num_key_value_heads").value_or(s.num_attention_heads);
+  d.layers = r.uint("num_hidden_layers").value_or(0);
+  auto& attention = d.attention;
+  attention.heads = r.uint("num_attention_heads").value_or(0);
+  attention.kv_heads = r.uint("num_key_value_heads").value_or(attention.heads);
   // Gemma3TextConfig defaults: the official multimodal configs omit these.
   const bool gemma3 = one_of(type, {"gemma3_text", "gemma3"});
   s.vocab_size = r.uint("vocab_size").value_or(gemma3 ? 262'208 : 0);
-  s.intermediate_size = r.uint("intermediate_size").value_or(0);
+  d.dense.intermediate = r.uint("intermediate_size").value_or(0);
   s.max_context = r.uint("max_position_embeddings").value_or(gemma3 ? 131'072 : 0);
-  const auto implied = s.num_attention_heads ? s.hidden_size / s.num_attention_heads : 0;
-  s.head_dim = r.uint("head_dim").value_or(implied);  // explicit head_dim wins (Gemma, Qwen3)
+  const auto implied = attention.heads ? s.hidden_size / attention.heads : 0;
+  attention.head_dim = r.uint("head_dim").value_or(implied);  // explicit head_dim wins (Gemma, Qwen3)
+  if (attention.head_dim == 0) attention.head_dim = implied;
   s.tied_embeddings = r.boolean("tie_word_embeddings").value_or(default_tied(type));
   const bool attention_bias = r.boolean("attention_bias").value_or(false);
   s.qkv_bias = attention_bias || one_of(type, {"qwen2", "qwen2_moe"});  // Qwen2 always has q/k/v biases
@@ -155,30 +158,33 @@ void import_llama_like(FieldReader& r, ModelSpec& s, std::string_view type) {
                        : r.has("n_routed_experts") ? r.uint("n_routed_experts")
                                                    : r.uint("num_experts");
   if (experts.value_or(0) > 1) {
-    s.moe.routed_experts = *experts;
-    s.moe.experts_per_token = r.uint("num_experts_per_tok").value_or(2);
-    s.moe.expert_intermediate = r.uint("moe_intermediate_size").value_or(s.intermediate_size);
-    s.moe.shared_experts = r.uint("n_shared_experts").value_or(0);
+    auto& moe = d.moe;
+    moe.kind = MlpKind::moe;
+    moe.routed_experts = *experts;
+    moe.experts_per_token = r.uint("num_experts_per_tok").value_or(2);
+    moe.expert_intermediate = r.uint("moe_intermediate_size").value_or(d.dense.intermediate);
+    moe.shared_experts = r.uint("n_shared_experts").value_or(0);
     if (auto shared = r.uint("shared_expert_intermediate_size"); shared && *shared) {
-      s.moe.shared_experts = 1;
-      s.moe.shared_intermediate = *shared;
+      moe.shared_experts = 1;
+      moe.shared_intermediate = *shared;
       s.notes.push_back("The shared expert's sigmoid gate (hidden_size weights per layer) is not counted.");
     }
-    s.moe.leading_dense_layers = r.uint("first_k_dense_replace").value_or(0);
-    s.moe.router_bias = r.string("topk_method").value_or("") == "noaux_tc";
+    d.leading_dense = r.uint("first_k_dense_replace").value_or(0);
+    moe.router_bias = r.string("topk_method").value_or("") == "noaux_tc";
     if (r.uint("moe_layer_freq").value_or(1) != 1 || r.uint("decoder_sparse_step").value_or(1) != 1)
       r.fail_message("moe_layer_freq", "MoE on only every n-th layer is not modelled yet; only 1 is supported");
   }
 
   // Multi-head latent attention.
   if (auto rank = r.uint("kv_lora_rank"); rank && *rank) {
-    s.mla.kv_lora_rank = *rank;
-    s.mla.q_lora_rank = r.uint("q_lora_rank").value_or(0);
-    s.mla.qk_nope_head_dim = r.uint("qk_nope_head_dim").value_or(0);
-    s.mla.qk_rope_head_dim = r.uint("qk_rope_head_dim").value_or(0);
-    s.mla.v_head_dim = r.uint("v_head_dim").value_or(0);
-    s.num_kv_heads = s.num_attention_heads;
-    s.head_dim = s.mla.qk_nope_head_dim + s.mla.qk_rope_head_dim;
+    auto& mla = d.latent;
+    d.mixer = MixerKind::latent_attention;
+    mla.heads = attention.heads;
+    mla.kv_lora_rank = *rank;
+    mla.q_lora_rank = r.uint("q_lora_rank").value_or(0);
+    mla.qk_nope_head_dim = r.uint("qk_nope_head_dim").value_or(0);
+    mla.qk_rope_head_dim = r.uint("qk_rope_head_dim").value_or(0);
+    mla.v_head_dim = r.uint("v_head_dim").value_or(0);
   }
 
   // Sliding window in its spellings: layer_types (newest), Gemma 2 alternation, Gemma 3 pattern,
@@ -187,22 +193,26 @@ void import_llama_like(FieldReader& r, ModelSpec& s, std::string_view type) {
   const bool qwen_style = r.has("use_sliding_window");
   const bool use_window = r.boolean("use_sliding_window").value_or(true);
   if (window && use_window && window < (s.max_context ? s.max_context : ~0ULL)) {
-    s.sliding_window = window;
+    attention.window = window;
+    auto& flags = d.windowed;
     if (const json* types = r.array("layer_types")) {
       for (const auto& t : *types) {
         if (!t.is_string()) {
           r.fail_message("layer_types", "expected strings such as \"sliding_attention\" or \"full_attention\"");
           break;
         }
-        s.windowed_layers.push_back(t.get_ref<const std::string&>() == "sliding_attention");
+        flags.push_back(t.get_ref<const std::string&>() == "sliding_attention");
       }
+      if (!r.error() && flags.size() != d.layers)
+        r.fail_message("layer_types", "needs one entry per layer (" + std::to_string(d.layers) + "), got " +
+                                          std::to_string(flags.size()));
     } else if (type == "gemma2") {
-      for (std::uint64_t i = 0; i < s.num_layers && i < 10'000; ++i) s.windowed_layers.push_back(i % 2 == 0);
+      for (std::uint64_t i = 0; i < d.layers && i < 10'000; ++i) flags.push_back(i % 2 == 0);
     } else if (auto pattern = r.uint("sliding_window_pattern"); pattern && *pattern > 0) {
-      for (std::uint64_t i = 0; i < s.num_layers && i < 10'000; ++i) s.windowed_layers.push_back((i + 1) % *pattern != 0);
+      for (std::uint64_t i = 0; i < d.layers && i < 10'000; ++i) flags.push_back((i + 1) % *pattern != 0);
     } else if (qwen_style && r.has("max_window_layers")) {
       const auto first = r.uint("max_window_layers").value_or(0);
-      for (std::uint64_t i = 0; i < s.num_layers && i < 10'000; ++i) s.windowed_layers.push_back(i >= first);
+      for (std::uint64_t i = 0; i < d.layers && i < 10'000; ++i) flags.push_back(i >= first);
     }
   }
 }
@@ -267,19 +277,21 @@ Result<ModelSpec> model_from_config_object(const json& root, const std::string& 
     return make_error(r.path("model_type"), "this config has state-space (Mamba) layers, which vramfit does not model");
   s.architecture = type;
 
-  if (type == "gpt2") import_gpt2(r, s);
-  else if (type == "opt") import_opt(r, s);
-  else if (type == "bert" || type == "roberta") import_bert(r, s);
-  else if (one_of(type, {"falcon", "RefinedWeb", "RefinedWebModel"})) import_falcon(r, s, type);
+  UniformDecoder d;
+  if (type == "gpt2") import_gpt2(r, s, d);
+  else if (type == "opt") import_opt(r, s, d);
+  else if (type == "bert" || type == "roberta") import_bert(r, s, d);
+  else if (one_of(type, {"falcon", "RefinedWeb", "RefinedWebModel"})) import_falcon(r, s, d, type);
   else {
-    import_llama_like(r, s, type);
+    import_llama_like(r, s, d, type);
     if (!one_of(type, {"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma", "gemma2",
                        "gemma3", "gemma3_text", "phi3", "deepseek_v2", "deepseek_v3", "granite", "olmo2", "mistral3"}))
       s.notes.push_back("model_type \"" + type + "\" is not known to vramfit; read as a Llama-style decoder.");
   }
   if (top.error()) return *top.error();
   if (r.error()) return *r.error();
-  if (s.head_dim == 0 && s.num_attention_heads != 0) s.head_dim = s.hidden_size / s.num_attention_heads;
+  if (d.attention.head_dim == 0 && d.attention.heads != 0) d.attention.head_dim = s.hidden_size / d.attention.heads;
+  s.layers = uniform_layers(d);
   if (text != &root) {
     FieldReader vision_reader(root, path);
     if (const json* vision = vision_reader.object("vision_config")) {

@@ -71,7 +71,7 @@ TEST_CASE("Gemma 3 counts its SigLIP vision tower and projector") {
 
 TEST_CASE("validation names the field and what is allowed") {
   ModelSpec s = test::preset("llama-3.1-8b");
-  s.num_kv_heads = 7;
+  s.layers.front().attention.kv_heads = 7;
   auto r = count_params(s);
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().field == "num_key_value_heads");
