@@ -3,6 +3,7 @@
 #include <algorithm>  // std::min
 #include <array>      // std::array
 #include <optional>   // std::optional
+#include <utility>    // std::pair
 
 #include "formats/ggml_types.hpp"
 #include "util/byte_math.hpp"  // CheckedSum
@@ -103,15 +104,15 @@ std::uint64_t kept_tokens(const AttentionMixer& a, std::uint64_t context, const 
   return cap ? std::min(context, cap) : context;
 }
 
-// One sequence's state in one linear-attention or Mamba layer, in elements.
-std::uint64_t state_elements(const LayerRun& run) {
+// One sequence's state in one linear-attention or Mamba layer, in elements: its conv part and its recurrent part.
+std::pair<std::uint64_t, std::uint64_t> state_elements(const LayerRun& run) {
   if (run.mixer == MixerKind::linear_attention) {
     const auto& m = run.linear;
-    const auto conv = (m.conv_kernel - 1) * (2 * m.key_heads * m.key_head_dim + m.value_heads * m.value_head_dim);
-    return conv + m.value_heads * m.key_head_dim * m.value_head_dim;
+    return {(m.conv_kernel - 1) * (2 * m.key_heads * m.key_head_dim + m.value_heads * m.value_head_dim),
+            m.value_heads * m.key_head_dim * m.value_head_dim};
   }
   const auto& m = run.mamba;
-  return (m.conv_kernel - 1) * m.conv_channels() + m.heads * m.head_dim * m.state_size;
+  return {(m.conv_kernel - 1) * m.conv_channels(), m.heads * m.head_dim * m.state_size};
 }
 
 Error too_large() { return make_error("context", "context × batch × KV size overflows 64 bits; use smaller values"); }
@@ -132,7 +133,9 @@ Result<KvCacheEstimate> estimate_kv_cache(const ModelSpec& spec, KvDType dtype, 
   for (const LayerRun& run : spec.layers) {
     if (run.keeps_state()) {
       out.state_layers += run.count;
-      state.add({state_elements(run), layout.state_element_bytes, run.count});
+      const auto [conv, recurrent] = state_elements(run);
+      state.add({conv, layout.conv_state_element_bytes, run.count});
+      state.add({recurrent, layout.recurrent_state_element_bytes, run.count});
       continue;
     }
     if (!run.keeps_tokens()) continue;

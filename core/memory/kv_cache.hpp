@@ -40,9 +40,11 @@ struct KvLayout {
   // llama.cpp's SWA cache holds n_swa + n_ubatch cells padded to 256 (llama_kv_cache_iswa).
   std::uint64_t window_extra = 0;
   std::uint64_t window_pad = 1;
-  // Bytes per element of linear-attention and Mamba state: llama.cpp keeps it in f32 (llama_memory_recurrent's
-  // type_r/type_s); vLLM and transformers in the model's dtype.
-  std::uint64_t state_element_bytes = 2;
+  // Bytes per element of linear-attention and Mamba state, its conv part and its recurrent (SSM) part: llama.cpp
+  // keeps both in f32 (llama_memory_recurrent's type_r/type_s); vLLM the conv state in the model's dtype and the
+  // recurrent state in mamba_ssm_cache_dtype (the config's mamba_ssm_dtype when it names one).
+  std::uint64_t conv_state_element_bytes = 2;
+  std::uint64_t recurrent_state_element_bytes = 2;
 };
 
 struct KvCacheEstimate {

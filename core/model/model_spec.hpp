@@ -53,6 +53,10 @@ struct ModelSpec {
   // unquantized. torch_dtype is not read: it says how the file is stored, not how it must run.
   std::string quantization;
 
+  // Bytes per element of the linear-attention / Mamba recurrent state as the config asks for it (mamba_ssm_dtype
+  // "float32": 4); 0: the engine's default.
+  std::uint64_t recurrent_state_element_bytes = 0;
+
   std::vector<std::string> notes;  // assumptions made while importing, shown to the user
 
   bool is_bare() const noexcept { return bare_params != 0 && hidden_size == 0; }
