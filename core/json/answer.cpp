@@ -55,6 +55,11 @@ Result<Curve> curve_of(const Catalog& catalog, const ParsedRequest& request) {
   return training_curve(scenario.value().report, request.curve);
 }
 
+Request request_without_gpu(Request r) {
+  r.gpu.clear();
+  return r;
+}
+
 // {"answers": [one answer per question, in the order asked], "ok": true}.
 std::string answers_to_json(const std::vector<std::string>& parts) {
   std::string out = "{\"answers\":[";
@@ -89,7 +94,8 @@ std::string answer_inference(const Catalog& catalog, const ParsedRequest& reques
       case Question::gpu_ranking: {
         const Result<Report>& all = every_gpu();
         if (!all) parts.push_back(error_to_json(all.error()));
-        else parts.push_back(written(rank_gpus_for(catalog, r, without_gpu(rr), all.value().estimate),
+        else parts.push_back(written(rank_gpus_for(catalog, q.every_gpu ? request_without_gpu(r) : r, without_gpu(rr),
+                                                   all.value().estimate),
                                      gpu_ranking_report_to_json));
         break;
       }

@@ -402,7 +402,7 @@ Result<AskedQuestion> asked_question(const json& given, const std::string& path)
     if (!curve) return curve.error();
     out.curve = std::move(curve).value();
   }
-  if (out.question == Question::estimate) {
+  if (out.question == Question::estimate || out.question == Question::gpu_ranking) {
     detail::FieldReader f(entry, path);
     out.every_gpu = f.boolean("every_gpu").value_or(false);
     if (f.error()) return *f.error();

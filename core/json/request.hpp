@@ -25,8 +25,9 @@ inline constexpr std::string_view kQuestionNames = "estimate, limits, curve, gpu
 // "points" (default 256), "from" and "to" (0: the curve's defaults), "spacing" ("linear", the default, or "log")
 // or "values" (explicit x values).
 
-// One entry of "questions": a name, or {"question": name, ...its own keys}: a curve's keys, or for the estimate
-// "every_gpu": true (the estimate judged on every GPU of the catalog, as the request without "gpu" answers it).
+// One entry of "questions": a name, or {"question": name, ...its own keys}: a curve's keys, or for the estimate and
+// the GPU ranking "every_gpu": true (answered as the request without "gpu" answers them: the estimate judged on
+// every GPU of the catalog, the ranking over the catalog or "gpus").
 struct AskedQuestion {
   Question question = Question::estimate;
   CurveInputs curve;

@@ -113,14 +113,15 @@ json alone(const std::string& question, const std::string& scenario) {
 TEST_CASE("several questions about one scenario answer what each asked alone answers") {
   const std::string questions =
       R"(["estimate",{"question":"estimate","every_gpu":true},"gpu_ranking","remedies","limits",)"
-      R"({"question":"curve","axis":"context","points":8},{"question":"curve","axis":"batch","values":[1,3,9]}])";
+      R"({"question":"curve","axis":"context","points":8},{"question":"curve","axis":"batch","values":[1,3,9]},)"
+      R"({"question":"gpu_ranking","every_gpu":true}])";
   for (const std::string scenario :
        {R"("model":"llama-3.1-8b","gpu":"rtx-4090")", R"("model":"llama-3.1-8b","engine":"vllm","gpu":"h100-sxm")",
         R"("model":"qwen2.5-7b","weights":"q4_k_m","engine":"llamacpp","gpu":"rtx-3060-8gb","context":32768)",
         R"("model":"llama-2-13b","engine":"vllm","gpu":"a100-40gb-sxm","gpu_util":0.8)"}) {
     CAPTURE(scenario);
     const json parts = several(questions, scenario);
-    REQUIRE(parts.size() == 7);
+    REQUIRE(parts.size() == 8);
     CHECK(parts[0] == alone(R"("question":"estimate")", scenario));
     const std::string without_gpu = scenario.substr(0, scenario.find(",\"gpu\":")) +
                                     scenario.substr(scenario.find('"', scenario.find(",\"gpu\":") + 8) + 1);
@@ -130,6 +131,7 @@ TEST_CASE("several questions about one scenario answer what each asked alone ans
     CHECK(parts[4] == alone(R"("question":"limits")", scenario));
     CHECK(parts[5] == alone(R"("question":"curve","axis":"context","points":8)", scenario));
     CHECK(parts[6] == alone(R"("question":"curve","axis":"batch","values":[1,3,9])", scenario));
+    CHECK(parts[7] == alone(R"("question":"gpu_ranking")", without_gpu));
   }
 }
 
