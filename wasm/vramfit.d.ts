@@ -81,16 +81,43 @@ export interface InferenceRequest extends ModelInputs {
   budget_per_hour?: number;
 }
 
-export interface CurveRequest extends Omit<InferenceRequest, 'question'> {
-  question: 'curve';
+/** A curve's own keys: the x values, along context (a training sequence) or batch (a training micro-batch). */
+export interface CurveKeys {
   axis?: 'context' | 'batch';
-  /** 2–1024 x values spaced evenly from 1 to `to` (default 256). */
+  /** 2–1024 x values spaced from `from` to `to` (default 256). */
   points?: number;
-  /** The last x; default: the larger of the model's max context and 4 × the request's context, or batch 256. */
+  /** The first x; default 1, or for a log context axis 256 (or `to` / 8 if less). */
+  from?: number;
+  /** The last x; default: the larger of the model's max context and 4 × the request's context, or batch 256; for a
+   * log context axis, the model's max context (else the request's context), at least 2048. */
   to?: number;
+  /** 'linear' (the default) or 'log': geometric steps, for a chart with a log axis. */
+  spacing?: 'linear' | 'log';
   /** These x values (1–1024 of them) instead of `points`; a value not above the one before it is skipped. */
   values?: number[];
 }
+
+export interface CurveRequest extends Omit<InferenceRequest, 'question'>, CurveKeys {
+  question: 'curve';
+}
+
+/** A training curve: the training keys with a curve's own. */
+export interface TrainingCurveRequest extends Omit<TrainingRequest, 'question'>, CurveKeys {
+  question: 'curve';
+}
+
+/** One entry of `questions`: a name, or the question with its own keys. */
+export type AskedQuestion =
+  | Exclude<Question, 'biggest_model'>
+  | ({ question: 'curve' } & CurveKeys)
+  /** `every_gpu`: answered as the request without `gpu` would be (every GPU judged; the ranking over the catalog). */
+  | { question: 'estimate' | 'gpu_ranking'; every_gpu?: boolean }
+  | { question: 'limits' | 'remedies' };
+
+/** Several questions about one scenario, resolved and estimated once: answered by a SeveralAnswer. */
+export type SeveralRequest =
+  | (Omit<InferenceRequest, 'question'> & { questions: AskedQuestion[] })
+  | (Omit<TrainingRequest, 'question'> & { questions: AskedQuestion[] });
 
 /** The estimate or the remedies of a training run: `mode` decides. */
 export interface TrainingRequest extends ModelInputs {
@@ -130,7 +157,7 @@ export interface TrainingRequest extends ModelInputs {
   weights?: string;
 }
 
-export type Request = InferenceRequest | CurveRequest | TrainingRequest;
+export type Request = InferenceRequest | CurveRequest | TrainingRequest | TrainingCurveRequest | SeveralRequest;
 
 // ---- Answers ----
 
@@ -263,10 +290,19 @@ export interface CurveAnswer {
   ok: true;
   axis: 'context' | 'batch';
   xs: number[];
-  lines: { key: 'weights' | 'kv_cache' | 'activations' | 'overhead' | 'allocator_reserve'; values: number[] }[];
+  /** Inference: weights, kv_cache, activations, overhead, allocator_reserve. Training (the busiest GPU): weights,
+   * gradients, optimizer, master_weights (part of the optimizer), activations, temporary, overhead. */
+  lines: { key: string; values: number[] }[];
   totals: number[];
-  low: number[];
-  high: number[];
+  /** The total's range; absent for training, which has none. */
+  low?: number[];
+  high?: number[];
+}
+
+/** One answer per entry of `questions`, in the order asked; each is what that question asked alone answers. */
+export interface SeveralAnswer {
+  ok: true;
+  answers: Answer[];
 }
 
 export interface RankingPick {
@@ -373,4 +409,4 @@ export interface CatalogInput {
 
 export type Answer =
   | EstimateAnswer | TrainingAnswer | LimitsAnswer | CurveAnswer | GpuRankingAnswer | BiggestModelAnswer
-  | RemediesAnswer | NeedPrefixAnswer | ErrorAnswer;
+  | RemediesAnswer | SeveralAnswer | NeedPrefixAnswer | ErrorAnswer;

@@ -1,6 +1,9 @@
 #include "json/answer.hpp"
 
-#include <utility>  // std::move
+#include <optional>  // std::optional
+#include <string>    // std::string
+#include <utility>   // std::move
+#include <vector>    // std::vector
 
 #include "formats/model_file.hpp"  // import_model_header
 #include "json/report_writer.hpp"
@@ -44,9 +47,112 @@ std::string answer_imported(const Catalog& catalog, ParsedRequest request, Resul
   return answer(catalog, request);
 }
 
+// The single curve question: of the training scenario, or of the inference one.
+Result<Curve> curve_of(const Catalog& catalog, const ParsedRequest& request) {
+  if (!request.training) return memory_curve(catalog, request.inference, request.curve);
+  auto scenario = resolve_training(catalog, *request.training);
+  if (!scenario) return scenario.error();
+  return training_curve(scenario.value().report, request.curve);
+}
+
+Request request_without_gpu(Request r) {
+  r.gpu.clear();
+  return r;
+}
+
+// {"answers": [one answer per question, in the order asked], "ok": true}.
+std::string answers_to_json(const std::vector<std::string>& parts) {
+  std::string out = "{\"answers\":[";
+  for (const std::string& part : parts) out += (&part == &parts.front() ? "" : ",") + part;
+  return out + "],\"ok\":true}";
+}
+
+// Several questions about one inference scenario: resolved once, estimated once (on the request's GPU, if any);
+// the GPU ranking and an every_gpu estimate share the estimate without that GPU (on_every_gpu).
+std::string answer_inference(const Catalog& catalog, const ParsedRequest& request) {
+  const Request& r = request.inference;
+  const auto scenario = resolve_request(catalog, r);
+  if (!scenario) return error_to_json(scenario.error());
+  const ResolvedRequest& rr = scenario.value();
+  const auto base = evaluate(catalog, r, rr);
+  if (!base) return error_to_json(base.error());
+  std::optional<Result<Report>> every;
+  auto every_gpu = [&]() -> const Result<Report>& {
+    if (!every) every = on_every_gpu(catalog, r, rr, base.value());
+    return *every;
+  };
+  std::vector<std::string> parts;
+  for (const AskedQuestion& q : request.questions) {
+    switch (q.question) {
+      case Question::estimate:
+        parts.push_back(written(q.every_gpu ? every_gpu() : base, report_to_json));
+        break;
+      case Question::limits: parts.push_back(written(solve_limits(rr), limits_to_json)); break;
+      case Question::curve:
+        parts.push_back(written(memory_curve(rr, q.curve, &base.value().estimate), curve_to_json));
+        break;
+      case Question::gpu_ranking: {
+        const Result<Report>& all = every_gpu();
+        if (!all) parts.push_back(error_to_json(all.error()));
+        else parts.push_back(written(rank_gpus_for(catalog, q.every_gpu ? request_without_gpu(r) : r, without_gpu(rr),
+                                                   all.value().estimate),
+                                     gpu_ranking_report_to_json));
+        break;
+      }
+      case Question::remedies:
+        parts.push_back(written(remedies_for(catalog, r, base.value()), remedies_report_to_json));
+        break;
+      case Question::biggest_model:  // refused by parse_request: it is not about this scenario
+        parts.push_back(error_to_json(make_error("questions", "biggest_model is asked alone")));
+        break;
+    }
+  }
+  return answers_to_json(parts);
+}
+
+// Several questions about one training scenario: resolved and estimated once, then judged on the request's GPU
+// and, for an every_gpu estimate, on every GPU. The inference-only questions answer with an error naming "mode".
+std::string answer_training(const Catalog& catalog, const ParsedRequest& request) {
+  const TrainingRequest& t = *request.training;
+  const auto scenario = resolve_training(catalog, t);
+  if (!scenario) return error_to_json(scenario.error());
+  const Gpu* gpu = scenario.value().report.gpu;
+  const auto base = judge_training(catalog, t, scenario.value(), gpu);
+  if (!base) return error_to_json(base.error());
+  std::optional<Result<TrainingReport>> every;
+  auto every_gpu = [&]() -> const Result<TrainingReport>& {
+    if (!every) every = gpu ? judge_training(catalog, t, scenario.value(), nullptr) : base;
+    return *every;
+  };
+  std::vector<std::string> parts;
+  for (const AskedQuestion& q : request.questions) {
+    switch (q.question) {
+      case Question::estimate:
+        parts.push_back(written(q.every_gpu ? every_gpu() : base, training_report_to_json));
+        break;
+      case Question::curve:
+        parts.push_back(written(training_curve(scenario.value().report, q.curve), curve_to_json));
+        break;
+      case Question::remedies:
+        parts.push_back(written(remedies_for(catalog, t, base.value()), remedies_report_to_json));
+        break;
+      case Question::limits:
+      case Question::gpu_ranking:
+      case Question::biggest_model:
+        parts.push_back(error_to_json(make_error(
+            "mode", "\"" + t.mode + "\" is a training mode; the question \"" +
+                        (q.question == Question::limits ? "limits" : "gpu_ranking") + "\" answers inference only")));
+        break;
+    }
+  }
+  return answers_to_json(parts);
+}
+
 }  // namespace
 
 std::string answer(const Catalog& catalog, const ParsedRequest& request) {
+  if (!request.questions.empty())
+    return request.training ? answer_training(catalog, request) : answer_inference(catalog, request);
   const Request& r = request.inference;
   switch (request.question) {
     case Question::estimate:
@@ -54,10 +160,8 @@ std::string answer(const Catalog& catalog, const ParsedRequest& request) {
       return written(evaluate(catalog, r), report_to_json);
     case Question::limits:
       return written(solve_limits(catalog, r), limits_to_json);
-    case Question::curve: {
-      const CurveInputs& c = request.curve;
-      return written(memory_curve(catalog, r, c.axis, c.points, c.to, c.values), curve_to_json);
-    }
+    case Question::curve:
+      return written(curve_of(catalog, request), curve_to_json);
     case Question::gpu_ranking:
       return written(rank_gpus_for(catalog, r), gpu_ranking_report_to_json);
     case Question::biggest_model:

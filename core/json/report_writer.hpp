@@ -26,7 +26,7 @@ std::string training_report_to_json(const TrainingReport& report);
 // {"ok": true, "budget_bytes", "gpu", "max_batch", "max_context"}.
 std::string limits_to_json(const Limits& limits);
 // Columnar, as the page's chart takes it: {"ok": true, "axis", "xs": [..], "lines": [{"key", "values"}],
-// "totals": [..], "low": [..], "high": [..]}.
+// "totals": [..], "low": [..], "high": [..]}; a training curve has no "low" and "high" (no range).
 std::string curve_to_json(const Curve& curve);
 
 std::string gpu_ranking_report_to_json(const GpuRankingReport& report);

@@ -356,29 +356,102 @@ Result<Question> take_question(json& j) {
   return make_error("question", "unknown question \"" + *name + "\"; allowed: " + std::string(kQuestionNames));
 }
 
-// Reads and removes the curve's own keys, so that the rest is an inference request.
-Result<CurveInputs> take_curve_inputs(json& j) {
+// Reads and removes the curve's own keys, so that the rest is the scenario's inputs; `path` names where the
+// keys are ("questions[1]") in the errors.
+Result<CurveInputs> take_curve_inputs(json& j, const std::string& path = "") {
   CurveInputs out;
-  detail::FieldReader f(j, "");
+  detail::FieldReader f(j, path);
   const std::string axis = f.string("axis").value_or("context");
+  const std::string spacing = f.string("spacing").value_or("linear");
   out.points = f.uint("points").value_or(256);
+  out.from = f.uint("from").value_or(0);
   out.to = f.uint("to").value_or(0);
   if (const json* v = f.array("values")) {
     for (const auto& x : *v) {
       if (!x.is_number() || x.get<double>() < 1 || x.get<double>() > 1e12)
-        return make_error("values", "expected positive numbers");
+        return make_error(f.path("values"), "expected positive numbers");
       out.values.push_back(static_cast<std::uint64_t>(x.get<double>()));
     }
   }
   if (f.error()) return *f.error();
-  if (axis != "context" && axis != "batch") return make_error("axis", "allowed: context, batch");
+  if (axis != "context" && axis != "batch") return make_error(f.path("axis"), "allowed: context, batch");
+  if (spacing != "linear" && spacing != "log") return make_error(f.path("spacing"), "allowed: linear, log");
   out.axis = axis == "batch" ? CurveAxis::batch : CurveAxis::context;
-  for (const char* key : {"axis", "points", "to", "values"}) j.erase(key);
+  out.log = spacing == "log";
+  for (const char* key : {"axis", "points", "from", "to", "spacing", "values"}) j.erase(key);
   return out;
 }
 
 constexpr std::string_view kQuestionKey[] = {"question"};
-constexpr std::string_view kCurveKeys[] = {"question", "axis", "points", "to", "values"};
+constexpr std::string_view kCurveKeys[] = {"question", "axis", "points", "from", "to", "spacing", "values"};
+constexpr std::string_view kQuestionsKey[] = {"questions"};
+
+// One entry of "questions": a question's name, or an object with "question" and that question's own keys.
+Result<AskedQuestion> asked_question(const json& given, const std::string& path) {
+  json entry = given.is_string() ? json{{"question", given}} : given;
+  if (!entry.is_object())
+    return make_error(path, "expected a question's name or {\"question\": name, ...its own keys}");
+  AskedQuestion out;
+  auto question = take_question(entry);
+  if (!question) return make_error(path + "." + question.error().field, question.error().message);
+  out.question = question.value();
+  if (out.question == Question::biggest_model)
+    return make_error(path, "biggest_model compares the catalog's presets, not this scenario's model: ask it alone");
+  if (out.question == Question::curve) {
+    auto curve = take_curve_inputs(entry, path);
+    if (!curve) return curve.error();
+    out.curve = std::move(curve).value();
+  }
+  if (out.question == Question::estimate || out.question == Question::gpu_ranking) {
+    detail::FieldReader f(entry, path);
+    out.every_gpu = f.boolean("every_gpu").value_or(false);
+    if (f.error()) return *f.error();
+    entry.erase("every_gpu");
+  }
+  for (const auto& [key, value] : entry.items())
+    return make_error(path + "." + key, "is not a key of the question \"" + std::string(question_name(out.question)) +
+                                            "\"; the scenario's inputs go beside \"questions\"");
+  return out;
+}
+
+// Reads and removes "questions": 1 to 16 questions about the scenario the rest of the object describes.
+Result<std::vector<AskedQuestion>> take_questions(json& j) {
+  const json& list = j["questions"];
+  if (!list.is_array() || list.empty() || list.size() > 16)
+    return make_error("questions", "expected an array of 1 to 16 questions, each a name (" +
+                                       std::string(kQuestionNames) + ") or {\"question\": name, ...its own keys}");
+  std::vector<AskedQuestion> out;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    auto asked = asked_question(list[i], "questions[" + std::to_string(i) + "]");
+    if (!asked) return asked.error();
+    out.push_back(std::move(asked).value());
+  }
+  j.erase("questions");
+  return out;
+}
+
+// Several questions about one scenario: training when "mode" is a training mode, else inference, whose reader takes
+// the GPU ranking's inputs when the ranking is asked.
+Result<ParsedRequest> parse_questions(json& j) {
+  ParsedRequest out;
+  if (j.contains("question")) return make_error("question", "give either \"question\" or \"questions\", not both");
+  auto questions = take_questions(j);
+  if (!questions) return questions.error();
+  out.questions = std::move(questions).value();
+  if (asks_training(j)) {
+    auto training = training_request(j, kQuestionsKey);
+    if (!training) return training.error();
+    out.training = std::move(training).value();
+    return out;
+  }
+  bool ranks = false;
+  for (const AskedQuestion& q : out.questions) ranks = ranks || q.question == Question::gpu_ranking;
+  auto inference = inference_request(j, ranks ? InputUse::inference | InputUse::gpu_ranking : InputUse::inference,
+                                     kQuestionsKey, "this request");
+  if (!inference) return inference.error();
+  out.inference = std::move(inference).value();
+  return out;
+}
 
 }  // namespace
 
@@ -386,29 +459,31 @@ Result<ParsedRequest> parse_request(std::string_view text) {
   auto object = request_object(text);
   if (!object) return object.error();
   json& j = object.value();
+  if (j.contains("questions")) return parse_questions(j);
   ParsedRequest out;
   auto question = take_question(j);
   if (!question) return question.error();
   out.question = question.value();
-  if (out.question == Question::curve) {
-    auto curve = take_curve_inputs(j);
-    if (!curve) return curve.error();
-    out.curve = std::move(curve).value();
+  const bool curve = out.question == Question::curve;
+  if (curve) {
+    auto inputs = take_curve_inputs(j);
+    if (!inputs) return inputs.error();
+    out.curve = std::move(inputs).value();
   }
-  // "mode": "train" | "lora" | "qlora" asks the training estimate or its remedies; the other questions are
+  const std::span<const std::string_view> extra = curve ? std::span<const std::string_view>(kCurveKeys)
+                                                        : std::span<const std::string_view>(kQuestionKey);
+  // "mode": "train" | "lora" | "qlora" asks the training estimate, curve or remedies; the other questions are
   // inference only, and the inference reader says so, naming "mode".
-  const bool trains = out.question == Question::estimate || out.question == Question::remedies;
+  const bool trains = out.question == Question::estimate || curve || out.question == Question::remedies;
   if (trains && asks_training(j)) {
-    auto training = training_request(j, kQuestionKey);
+    auto training = training_request(j, extra);
     if (!training) return training.error();
     out.training = std::move(training).value();
     return out;
   }
   const bool ranks = out.question == Question::gpu_ranking;
   auto inference = inference_request(j, ranks ? InputUse::inference | InputUse::gpu_ranking : InputUse::inference,
-                                     out.question == Question::curve ? std::span<const std::string_view>(kCurveKeys)
-                                                                     : std::span<const std::string_view>(kQuestionKey),
-                                     "the question \"" + std::string(question_name(out.question)) + "\"");
+                                     extra, "the question \"" + std::string(question_name(out.question)) + "\"");
   if (!inference) return inference.error();
   out.inference = std::move(inference).value();
   return out;

@@ -1,6 +1,7 @@
 #pragma once
-// Request JSON → the questions' value types. The text is parsed once; "question" picks what is asked, "mode" picks
-// inference or training, and each question's own keys (a curve's axis, points, values) are read beside the inputs.
+// Request JSON → the questions' value types. The text is parsed once; "question" picks what is asked (or
+// "questions" several at once), "mode" picks inference or training, and each question's own keys (a curve's axis,
+// points, values) are read beside the inputs.
 // Every input is read by its entry in the inputs table (json/inputs.hpp): a JSON value or the text a user typed
 // ("8k", "7B", "on"), range-checked, with one wording per kind of input. Unknown keys are refused, naming the key and
 // listing the allowed ones; a key another question or mode reads is refused saying where it applies.
@@ -11,7 +12,7 @@
 
 #include "questions/evaluate.hpp"           // Request
 #include "questions/evaluate_training.hpp"  // TrainingRequest
-#include "questions/limits.hpp"             // CurveAxis
+#include "questions/limits.hpp"             // CurveInputs
 #include "util/result.hpp"
 
 namespace vramfit {
@@ -20,22 +21,29 @@ namespace vramfit {
 enum class Question { estimate, limits, curve, gpu_ranking, biggest_model, remedies };
 inline constexpr std::string_view kQuestionNames = "estimate, limits, curve, gpu_ranking, biggest_model, remedies";
 
-// The curve's own keys: "axis" ("context" | "batch", default context), "points" (default 256), "to" (0: the
-// curve's default end) or "values" (explicit x values); see memory_curve.
-struct CurveInputs {
-  CurveAxis axis = CurveAxis::context;
-  std::uint64_t points = 256;
-  std::uint64_t to = 0;
-  std::vector<std::uint64_t> values;
+// The curve's own keys (CurveInputs, questions/limits.hpp): "axis" ("context" | "batch", default context),
+// "points" (default 256), "from" and "to" (0: the curve's defaults), "spacing" ("linear", the default, or "log")
+// or "values" (explicit x values).
+
+// One entry of "questions": a name, or {"question": name, ...its own keys}: a curve's keys, or for the estimate and
+// the GPU ranking "every_gpu": true (answered as the request without "gpu" answers them: the estimate judged on
+// every GPU of the catalog, the ranking over the catalog or "gpus").
+struct AskedQuestion {
+  Question question = Question::estimate;
+  CurveInputs curve;
+  bool every_gpu = false;
 };
 
 // One request, decoded. `training` holds it when "mode" is a training mode and the question answers training
-// (estimate, remedies); `inference` otherwise. `curve` is read for the curve question only.
+// (estimate, curve, remedies); `inference` otherwise. `curve` is read for the curve question only. `questions`
+// holds the entries of "questions" (1–16; biggest_model is asked alone): several questions about one scenario,
+// resolved and evaluated once; empty for a single "question".
 struct ParsedRequest {
   Question question = Question::estimate;
   Request inference;
   std::optional<TrainingRequest> training;
   CurveInputs curve;
+  std::vector<AskedQuestion> questions;
 };
 
 Result<ParsedRequest> parse_request(std::string_view json_text);

@@ -1,7 +1,6 @@
 #include "json/report_writer.hpp"
 
 #include <string>   // std::string
-#include <utility>  // std::pair
 
 #include "util/json_writer.hpp"
 
@@ -26,18 +25,16 @@ std::string curve_to_json(const Curve& c) {
   JsonWriter w;
   w.begin_object();
   w.field("axis", c.axis == CurveAxis::batch ? "batch" : "context");
-  w.field("high", c.high);
+  if (!c.high.empty()) w.field("high", c.high);
   w.begin_array("lines");
-  for (const auto& [key, column] : {std::pair{"weights", &c.weights}, std::pair{"kv_cache", &c.kv_cache},
-                                    std::pair{"activations", &c.activations}, std::pair{"overhead", &c.overhead},
-                                    std::pair{"allocator_reserve", &c.allocator_reserve}}) {
+  for (const CurveLine& line : c.lines) {
     w.begin_object();
-    w.field("key", key);
-    w.field("values", *column);
+    w.field("key", line.key);
+    w.field("values", line.values);
     w.end_object();
   }
   w.end_array();
-  w.field("low", c.low);
+  if (!c.low.empty()) w.field("low", c.low);
   w.field("ok", true);
   w.field("totals", c.total);
   w.field("xs", c.x);

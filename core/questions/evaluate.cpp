@@ -166,12 +166,33 @@ Explanation params_explanation(const ModelSpec& model, const ParamCounts& counts
           values.str(), source};
 }
 
+ResolvedRequest without_gpu(ResolvedRequest scenario) {
+  scenario.gpu = nullptr;
+  scenario.options.gpu_memory_bytes = 0;
+  scenario.options.gpu_is_a100 = false;
+  return scenario;
+}
+
 Result<Report> evaluate(const Catalog& catalog, const Request& r) {
   auto resolved = resolve_request(catalog, r);
   if (!resolved) return resolved.error();
-  auto& rr = resolved.value();
+  return evaluate(catalog, r, resolved.value());
+}
+
+Result<Report> on_every_gpu(const Catalog& catalog, const Request& r, const ResolvedRequest& rr, const Report& base) {
+  if (!rr.gpu) return base;
+  // Only vLLM sizes its KV cache by the GPU (InferenceOptions::gpu_memory_bytes): any other estimate is the same
+  // without one.
+  if (base.estimate.engine == Engine::vllm) return evaluate(catalog, r, without_gpu(rr));
+  Report report = base;
+  report.serving.reset();
+  report.gpus = check_fit(report.estimate, catalog.gpus, rr.fit_headroom);
+  return report;
+}
+
+Result<Report> evaluate(const Catalog& catalog, const Request& r, const ResolvedRequest& rr) {
   Report report;
-  report.model = std::move(rr.model);
+  report.model = rr.model;
   report.published_params = rr.published_params;
   report.context_source = rr.context_source;
   report.headroom = rr.fit_headroom;

@@ -77,6 +77,19 @@ struct ResolvedRequest {
 };
 Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& request);
 
+// evaluate() of a request already resolved, for questions that share one resolution: the estimate on
+// `scenario.gpu` (request.serving for its speed), or judged on every GPU of the catalog without one.
+Result<Report> evaluate(const Catalog& catalog, const Request& request, const ResolvedRequest& scenario);
+
+// The scenario as if the request named no GPU: no single GPU, so no vLLM budget sized by one.
+ResolvedRequest without_gpu(ResolvedRequest scenario);
+
+// The report evaluate() gives the request without its GPU (every GPU of the catalog judged), from the report
+// `on_gpu` of the request with it: the same estimate judged again, except for vLLM, whose KV cache fills the named
+// GPU and is estimated again without it. `on_gpu` itself when the request names no GPU.
+Result<Report> on_every_gpu(const Catalog& catalog, const Request& request, const ResolvedRequest& scenario,
+                            const Report& on_gpu);
+
 // The explanation behind the parameter count a report shows (key "params"): how it is counted, the counts,
 // the published figure when there is one, and where the architecture came from.
 Explanation params_explanation(const ModelSpec& model, const ParamCounts& counts, std::uint64_t published,

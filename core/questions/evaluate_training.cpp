@@ -91,8 +91,9 @@ std::uint64_t default_training_sequence(const ModelSpec& spec) noexcept {
   return context ? std::min(kDefaultTrainingSequence, context) : kDefaultTrainingSequence;
 }
 
-Result<TrainingReport> evaluate_training(const Catalog& catalog, const TrainingRequest& r) {
-  TrainingReport report;
+Result<TrainingScenario> resolve_training(const Catalog& catalog, const TrainingRequest& r) {
+  TrainingScenario scenario;
+  TrainingReport& report = scenario.report;
   TrainingOptions& o = report.options;
   if (!is_training_mode(r.mode))
     return make_error("mode", "\"" + r.mode + "\" is not a training mode (inference has its own estimate); allowed: " +
@@ -113,7 +114,7 @@ Result<TrainingReport> evaluate_training(const Catalog& catalog, const TrainingR
   if (!resolved) return resolved.error();
   report.model = std::move(resolved.value().model);
   report.published_params = resolved.value().published_params;
-  const std::string params_source = resolved.value().params_source;
+  scenario.params_source = resolved.value().params_source;
   report.gpu = resolved.value().gpu;
   report.headroom = r.headroom;
   report.tokens = r.tokens;
@@ -162,7 +163,23 @@ Result<TrainingReport> evaluate_training(const Catalog& catalog, const TrainingR
   if (r.sequence && limit && *r.sequence > limit)
     notes.push_back("The sequence (" + std::to_string(*r.sequence) + ") is longer than the model's context (" +
                     std::to_string(limit) + "): the positions beyond it were never trained.");
+  return scenario;
+}
 
+Result<TrainingReport> evaluate_training(const Catalog& catalog, const TrainingRequest& r) {
+  auto scenario = resolve_training(catalog, r);
+  if (!scenario) return scenario.error();
+  const Gpu* gpu = scenario.value().report.gpu;
+  return judge_training(catalog, r, std::move(scenario).value(), gpu);
+}
+
+Result<TrainingReport> judge_training(const Catalog& catalog, const TrainingRequest& r, TrainingScenario scenario,
+                                      const Gpu* gpu) {
+  TrainingReport& report = scenario.report;
+  report.gpu = gpu;
+  const ModelSpec& m = report.model;
+  const TrainingOptions& o = report.options;
+  auto& notes = report.estimate.notes;
   // Every rank must fit its own card: the busiest rank's total decides.
   const std::uint64_t total = report.estimate.breakdown.total;
   auto fit_on = [&](const Gpu& g) {
@@ -187,8 +204,8 @@ Result<TrainingReport> evaluate_training(const Catalog& catalog, const TrainingR
     for (const auto& n : report.time->fastest.notes) notes.push_back(n);
   }
   report.estimate.explanations.push_back(
-      params_explanation(m, report.estimate.params, report.published_params, params_source));
-  return report;
+      params_explanation(m, report.estimate.params, report.published_params, scenario.params_source));
+  return std::move(scenario.report);
 }
 
 }  // namespace vramfit

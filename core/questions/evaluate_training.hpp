@@ -106,4 +106,16 @@ struct TrainingReport {
 // estimates the per-GPU memory, the fit on each GPU and, with a GPU and tokens, the time and cost.
 Result<TrainingReport> evaluate_training(const Catalog& catalog, const TrainingRequest& request);
 
+// evaluate_training() in two steps, for questions that share one scenario: the model resolved, every input
+// checked and the memory estimated (the report without GPU verdicts, time or the parameter count's explanation)...
+struct TrainingScenario {
+  TrainingReport report;     // `gpu`: the request's GPU, if any
+  std::string params_source;  // where the architecture came from, for the parameter count's explanation
+};
+Result<TrainingScenario> resolve_training(const Catalog& catalog, const TrainingRequest& request);
+// ...then judged on `gpu` (with the time and cost there), or on every GPU of the catalog when it is null, as
+// evaluate_training() does for a request naming that GPU or none.
+Result<TrainingReport> judge_training(const Catalog& catalog, const TrainingRequest& request, TrainingScenario scenario,
+                                      const Gpu* gpu);
+
 }  // namespace vramfit

@@ -84,14 +84,21 @@ Result<GpuRankingReport> rank_gpus_for(const Catalog& catalog, const Request& re
   r.gpu.clear();
   auto resolved = resolve_request(catalog, r);
   if (!resolved) return resolved.error();
-  const ResolvedRequest& rr = resolved.value();
-  auto estimate = estimate_inference(rr.model, rr.options);
+  auto estimate = estimate_inference(resolved.value().model, resolved.value().options);
   if (!estimate) return estimate.error();
+  return rank_gpus_for(catalog, request, resolved.value(), estimate.value());
+}
 
+Result<GpuRankingReport> rank_gpus_for(const Catalog& catalog, const Request& request, const ResolvedRequest& rr,
+                                       const InferenceEstimate& estimate) {
+  if (request.gpu_layers)
+    return make_error("gpu_layers", "the ranking keeps every layer on the GPUs; leave out -ngl (gpu_layers) to rank");
+  if (request.budget_per_hour && !(std::isfinite(*request.budget_per_hour) && *request.budget_per_hour > 0))
+    return make_error("budget_per_hour", "must be a positive number of dollars per hour");
   GpuRankingReport out;
   out.model_id = rr.model.id;
   out.model_name = rr.model.name;
-  out.estimate = std::move(estimate).value();
+  out.estimate = estimate;
   out.need = memory_need(out.estimate);
   out.options.headroom = rr.fit_headroom;
   out.options.max_usd_per_hour = request.budget_per_hour;

@@ -27,6 +27,10 @@ struct GpuRankingReport {
 // scenario. With a budget, GPUs without a catalog price are left out (their cost is unknown) and a note
 // says so. --ngl is refused: the ranking keeps every layer on the GPU.
 Result<GpuRankingReport> rank_gpus_for(const Catalog& catalog, const Request& request);
+// The same for a scenario already resolved without its GPU (without_gpu) and estimated: `estimate` is that
+// scenario's, as evaluate() gives it for every GPU.
+Result<GpuRankingReport> rank_gpus_for(const Catalog& catalog, const Request& request, const ResolvedRequest& scenario,
+                                       const InferenceEstimate& estimate);
 
 struct BiggestReport {
   const Gpu* gpu = nullptr;

@@ -1,6 +1,10 @@
 #include "questions/limits.hpp"
 
-#include <algorithm>  // std::max
+#include <algorithm>  // std::max, std::min
+#include <cmath>      // std::llround, std::pow
+#include <cstddef>    // std::size_t
+#include <initializer_list>  // std::initializer_list
+#include <optional>   // std::optional
 
 #include "util/units.hpp"
 
@@ -30,7 +34,11 @@ Result<Limits> solve_limits(const Catalog& catalog, const Request& request) {
   if (request.gpu.empty()) return make_error("gpu", "the largest context and batch need a GPU to fit on");
   auto resolved = resolve_request(catalog, request);
   if (!resolved) return resolved.error();
-  const auto& r = resolved.value();
+  return solve_limits(resolved.value());
+}
+
+Result<Limits> solve_limits(const ResolvedRequest& r) {
+  if (!r.gpu) return make_error("gpu", "the largest context and batch need a GPU to fit on");
   Limits out;
   out.gpu = r.gpu->id;
   out.budget_bytes = budget_bytes(r.gpu->usable_bytes(), r.fit_headroom);  // the GPU table's "fits" line
@@ -55,33 +63,98 @@ Result<Limits> solve_limits(const Catalog& catalog, const Request& request) {
   return out;
 }
 
-Result<Curve> memory_curve(const Catalog& catalog, const Request& request, CurveAxis axis, std::uint64_t points,
-                           std::uint64_t to, const std::vector<std::uint64_t>& values) {
-  if (values.empty() && (points < 2 || points > 1024))
-    return make_error("points", "must be between 2 and 1024, got " + std::to_string(points));
-  if (values.size() > 1024) return make_error("values", "at most 1024 values");
-  auto resolved = resolve_request(catalog, request);
-  if (!resolved) return resolved.error();
-  const auto& r = resolved.value();
-  if (to == 0) {
-    to = axis == CurveAxis::batch ? 256
-                                  : std::max(r.model.max_context, std::min(kMaxContextTokens, 4 * r.options.context_tokens));
-  }
-  const std::uint64_t limit = axis == CurveAxis::batch ? kMaxBatch : kMaxContextTokens;
+namespace {
+
+// The x values CurveInputs describes, for a scenario at `context` tokens whose model allows `max_context`.
+Result<std::vector<std::uint64_t>> curve_xs(const CurveInputs& in, std::uint64_t context, std::uint64_t max_context) {
+  if (in.values.size() > 1024) return make_error("values", "at most 1024 values");
+  if (!in.values.empty()) return in.values;
+  if (in.points < 2 || in.points > 1024)
+    return make_error("points", "must be between 2 and 1024, got " + std::to_string(in.points));
+  const bool batch = in.axis == CurveAxis::batch;
+  const std::uint64_t limit = batch ? kMaxBatch : kMaxContextTokens;
+  std::uint64_t to = in.to;
+  if (to == 0 && batch) to = 256;
+  else if (to == 0 && in.log) to = std::max<std::uint64_t>(max_context ? max_context : context, 2048);
+  else if (to == 0) to = std::max(max_context, std::min(kMaxContextTokens, 4 * context));
   if (to > limit) return make_error("to", "must be at most " + std::to_string(limit));
-  std::vector<std::uint64_t> xs = values;
-  for (std::uint64_t i = 0; xs.empty() || (values.empty() && i < points); ++i)
-    xs.push_back(1 + static_cast<std::uint64_t>(static_cast<double>(to - 1) * static_cast<double>(i) /
-                                                static_cast<double>(points - 1)));
-  Curve c;
-  c.axis = axis;
-  InferenceOptions base = r.options;  // after the first point: the weights and their tensors, computed once
-  base.explain = false;
+  double from = in.from != 0 ? static_cast<double>(in.from)
+                : in.log && !batch ? std::max(1.0, std::min(256.0, static_cast<double>(to) / 8))
+                                   : 1.0;
+  if (from >= static_cast<double>(to))
+    return make_error("from", "must be below to (" + std::to_string(to) + "), got " + std::to_string(in.from));
+  std::vector<std::uint64_t> xs;
+  const double span = static_cast<double>(in.points - 1);
+  for (std::uint64_t i = 0; i < in.points; ++i) {
+    const double step = static_cast<double>(i);
+    xs.push_back(in.log ? static_cast<std::uint64_t>(std::llround(from * std::pow(static_cast<double>(to) / from, step / span)))
+                        : static_cast<std::uint64_t>(from) +
+                              static_cast<std::uint64_t>((static_cast<double>(to) - from) * step / span));
+  }
+  return xs;
+}
+
+// Walks the x values in order, skipping duplicates and refusing values out of range; `point(x)` adds one point.
+template <class Point>
+std::optional<Error> each_x(const std::vector<std::uint64_t>& xs, CurveAxis axis, Curve& c, Point point) {
+  const std::uint64_t limit = axis == CurveAxis::batch ? kMaxBatch : kMaxContextTokens;
   for (const std::uint64_t x : xs) {
     if (x < 1 || x > limit) return make_error("values", "must be between 1 and " + std::to_string(limit));
     if (!c.x.empty() && c.x.back() >= x) continue;  // ascending, no duplicates
+    if (auto e = point(x)) return e;
+    c.x.push_back(x);
+  }
+  return std::nullopt;
+}
+
+Curve empty_curve(CurveAxis axis, std::initializer_list<const char*> keys) {
+  Curve c;
+  c.axis = axis;
+  for (const char* key : keys) c.lines.push_back({key, {}});
+  return c;
+}
+
+// The training core names fields as flags spell them ("micro-batch"); the request's keys use '_'.
+Error with_request_field(Error e) {
+  for (auto& ch : e.field)
+    if (ch == '-') ch = '_';
+  return e;
+}
+
+}  // namespace
+
+Result<Curve> memory_curve(const Catalog& catalog, const Request& request, CurveAxis axis, std::uint64_t points,
+                           std::uint64_t to, const std::vector<std::uint64_t>& values) {
+  CurveInputs in;
+  in.axis = axis;
+  in.points = points;
+  in.to = to;
+  in.values = values;
+  return memory_curve(catalog, request, in);
+}
+
+Result<Curve> memory_curve(const Catalog& catalog, const Request& request, const CurveInputs& in) {
+  if (in.values.empty() && (in.points < 2 || in.points > 1024))
+    return make_error("points", "must be between 2 and 1024, got " + std::to_string(in.points));
+  if (in.values.size() > 1024) return make_error("values", "at most 1024 values");
+  auto resolved = resolve_request(catalog, request);
+  if (!resolved) return resolved.error();
+  return memory_curve(resolved.value(), in);
+}
+
+Result<Curve> memory_curve(const ResolvedRequest& r, const CurveInputs& in, const InferenceEstimate* base_estimate) {
+  auto xs = curve_xs(in, r.options.context_tokens, r.model.max_context);
+  if (!xs) return xs.error();
+  Curve c = empty_curve(in.axis, {"weights", "kv_cache", "activations", "overhead", "allocator_reserve"});
+  InferenceOptions base = r.options;  // the weights and their tensors, computed once: by the scenario or point one
+  base.explain = false;
+  if (base_estimate) {
+    base.exact_weights = base_estimate->weight_detail;
+    base.weight_tensor_bytes = base_estimate->weight_tensor_bytes;
+  }
+  auto error = each_x(xs.value(), in.axis, c, [&](std::uint64_t x) -> std::optional<Error> {
     InferenceOptions o = base;
-    (axis == CurveAxis::batch ? o.batch : o.context_tokens) = x;
+    (in.axis == CurveAxis::batch ? o.batch : o.context_tokens) = x;
     if (o.avg_tokens && *o.avg_tokens > o.context_tokens) o.avg_tokens = o.context_tokens;
     auto e = estimate_inference(r.model, o);
     if (!e) return e.error();
@@ -90,16 +163,35 @@ Result<Curve> memory_curve(const Catalog& catalog, const Request& request, Curve
       base.exact_weights = v.weight_detail;
       base.weight_tensor_bytes = v.weight_tensor_bytes;
     }
-    c.x.push_back(x);
-    c.weights.push_back(v.weights);
-    c.kv_cache.push_back(v.kv_cache);
-    c.activations.push_back(v.activations);
-    c.overhead.push_back(v.overhead);
-    c.allocator_reserve.push_back(v.allocator_reserve);
+    const std::uint64_t columns[] = {v.weights, v.kv_cache, v.activations, v.overhead, v.allocator_reserve};
+    for (std::size_t i = 0; i < c.lines.size(); ++i) c.lines[i].values.push_back(columns[i]);
     c.total.push_back(v.total);
     c.low.push_back(v.range.low);
     c.high.push_back(v.range.high);
-  }
+    return std::nullopt;
+  });
+  if (error) return *error;
+  return c;
+}
+
+Result<Curve> training_curve(const TrainingReport& base, const CurveInputs& in) {
+  auto xs = curve_xs(in, base.options.sequence, base.model.max_context);
+  if (!xs) return xs.error();
+  Curve c = empty_curve(in.axis, {"weights", "gradients", "optimizer", "master_weights", "activations", "temporary",
+                                  "overhead"});
+  auto error = each_x(xs.value(), in.axis, c, [&](std::uint64_t x) -> std::optional<Error> {
+    TrainingOptions o = base.options;
+    (in.axis == CurveAxis::batch ? o.parallel.micro_batch : o.sequence) = x;
+    auto e = estimate_training(base.model, o);
+    if (!e) return with_request_field(e.error());
+    const RankMemory& b = e.value().breakdown;
+    const std::uint64_t columns[] = {b.weights, b.gradients, b.optimizer, b.master_weights, b.activations,
+                                     b.temporary, b.overhead};
+    for (std::size_t i = 0; i < c.lines.size(); ++i) c.lines[i].values.push_back(columns[i]);
+    c.total.push_back(b.total);
+    return std::nullopt;
+  });
+  if (error) return *error;
   return c;
 }
 

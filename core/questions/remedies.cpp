@@ -132,7 +132,10 @@ bool pre_ampere(const Gpu* gpu) {
 Result<RemediesReport> remedies_for(const Catalog& catalog, const Request& request) {
   auto base = evaluate(catalog, request);
   if (!base) return base.error();
-  const Report& b = base.value();
+  return remedies_for(catalog, request, base.value());
+}
+
+Result<RemediesReport> remedies_for(const Catalog& catalog, const Request& request, const Report& b) {
   const InferenceEstimate& e = b.estimate;
 
   RemediesReport report;
@@ -286,7 +289,10 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const Request& reque
 Result<RemediesReport> remedies_for(const Catalog& catalog, const TrainingRequest& request) {
   auto base = evaluate_training(catalog, request);
   if (!base) return base.error();
-  const TrainingReport& b = base.value();
+  return remedies_for(catalog, request, base.value());
+}
+
+Result<RemediesReport> remedies_for(const Catalog& catalog, const TrainingRequest& request, const TrainingReport& b) {
   const TrainingOptions& o = b.options;
   const TrainingEstimate& e = b.estimate;
 

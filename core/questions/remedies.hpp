@@ -49,10 +49,14 @@ struct RemediesReport {
 // small, llama.cpp's partial offload (-ngl) and the split across 2, 4 or 8 of it. Errors are the scenario's
 // own (an invalid request is not advised on).
 Result<RemediesReport> remedies_for(const Catalog& catalog, const Request& request);
+// The same from the scenario's report, already evaluated (evaluate(catalog, request)).
+Result<RemediesReport> remedies_for(const Catalog& catalog, const Request& request, const Report& base);
 
 // Training: activation checkpointing, FlashAttention, an 8-bit optimizer, LoRA, QLoRA, mixed precision,
 // ZeRO-Offload of the optimizer, ZeRO-3 across the job's GPUs, more GPUs with ZeRO-3 when the request's
 // GPU is too small, and micro-batch 1 with the same effective batch.
 Result<RemediesReport> remedies_for(const Catalog& catalog, const TrainingRequest& request);
+// The same from the scenario's report, already evaluated (evaluate_training(catalog, request)).
+Result<RemediesReport> remedies_for(const Catalog& catalog, const TrainingRequest& request, const TrainingReport& base);
 
 }  // namespace vramfit

@@ -136,5 +136,21 @@ askFile('gguf-file-curve', 'curve', { file: 'tests/data/tiny_llama_v3.gguf.head'
   request: { axis: 'batch', points: 4 } });
 askFile('err-gguf-file-biggest', 'biggest_model', { file: 'tests/data/tiny_llama_v3.gguf.head', name: 'tiny_llama_v3.gguf',
   size: 4096, request: { gpu: 'rtx-4090' } });
+// Several questions about one scenario in one request, as the page asks them on every change.
+const curves = [{ question: 'curve', axis: 'context', points: 16, spacing: 'log' },
+  { question: 'curve', axis: 'batch', points: 8, spacing: 'log' }];
+const pageQuestions = ['estimate', { question: 'estimate', every_gpu: true }, { question: 'gpu_ranking', every_gpu: true },
+  'remedies', ...curves];
+ask('several', undefined, { questions: pageQuestions, model: 'llama-2-13b', gpu: 'rtx-4090' });
+ask('several-vllm-0.8', undefined, { questions: pageQuestions, model: 'llama-3.1-8b', engine: 'vllm', gpu: 'h100-sxm',
+  gpu_util: 0.8 });
+ask('several-no-gpu', undefined, { questions: ['estimate', 'gpu_ranking', 'remedies', 'limits', ...curves],
+  model: 'qwen2.5-7b', weights: 'q4_k_m', engine: 'llamacpp' });
+ask('several-train', undefined, { questions: ['estimate', { question: 'estimate', every_gpu: true }, 'remedies', ...curves,
+  'gpu_ranking'], mode: 'train', model: 'llama-3.1-8b', gpu: 'a100-80gb-sxm', tokens: '1e9' });
+ask('curve-qlora', 'curve', { mode: 'qlora', model: 'llama-2-7b', axis: 'context', values: [512, 1024, 2048, 4096] });
+askFile('gguf-file-several-lora', undefined, { file: 'tests/data/tiny_llama_v3.gguf.head', name: 'tiny_llama_v3.gguf',
+  size: 758032, request: { questions: ['estimate', ...curves], mode: 'lora' } });
+ask('err-several-biggest', undefined, { questions: ['estimate', 'biggest_model'], model: 'llama-3.1-8b', gpu: 'rtx-4090' });
 
 export { cli, wasm };

@@ -346,3 +346,42 @@ test('the core\'s notes and messages name no CLI flag: they reach the page too',
     assert.doesNotMatch(r.error.message, /--/);
   }
 });
+
+test('several questions in one call answer exactly what each asked alone answers', () => {
+  const scenario = { model: 'llama-2-13b', gpu: 'rtx-4090', context: 4096 };
+  const curve = (axis) => ({ question: 'curve', axis, points: 32, spacing: 'log' });
+  const r = JSON.parse(module.answer(JSON.stringify({ ...scenario, questions: ['estimate',
+    { question: 'estimate', every_gpu: true }, { question: 'gpu_ranking', every_gpu: true }, 'remedies', curve('context'),
+    curve('batch')] })));
+  assert.equal(r.ok, true);
+  const { gpu, ...withoutGpu } = scenario;
+  assert.equal(gpu, 'rtx-4090');
+  assert.deepEqual(r.answers, [answer('estimate', scenario), answer('estimate', withoutGpu),
+    answer('gpu_ranking', withoutGpu), answer('remedies', scenario), answer('curve', { ...scenario, ...curve('context') }),
+    answer('curve', { ...scenario, ...curve('batch') })]);
+  // The page's chart range: 256 to the model's 4096-token context (at least 2048), 1 to 256 sequences, log-spaced.
+  assert.deepEqual([r.answers[4].xs[0], r.answers[4].xs.at(-1), r.answers[5].xs[0], r.answers[5].xs.at(-1)], [256, 4096, 1, 256]);
+});
+
+test('a training curve comes from the core, each point the training estimate at that sequence', () => {
+  const scenario = { mode: 'lora', model: 'llama-2-7b', gpu: 'rtx-4090' };
+  const curve = answer('curve', { ...scenario, axis: 'context', values: [512, 2048] });
+  assert.equal(curve.ok, true);
+  assert.deepEqual(curve.lines.map((l) => l.key),
+    ['weights', 'gradients', 'optimizer', 'master_weights', 'activations', 'temporary', 'overhead']);
+  for (const [i, sequence] of [512, 2048].entries()) {
+    assert.equal(curve.totals[i], evaluate({ ...scenario, sequence }).breakdown.total);
+  }
+  const batch = answer('curve', { ...scenario, axis: 'batch', values: [1, 4] });
+  assert.equal(batch.totals[1], evaluate({ ...scenario, micro_batch: 4 }).breakdown.total);
+});
+
+test('several questions about a model file: its training curves in the same call', () => {
+  const head = readFileSync(path.join(root, 'tests/data/tiny_llama_v3.gguf.head'));
+  const ask = (request) => JSON.parse(module.answer_file(head, 758032, 'tiny_llama_v3.gguf', JSON.stringify(request)));
+  const r = ask({ mode: 'qlora', context: 256, questions: ['estimate', { question: 'curve', values: [128, 256] }] });
+  assert.equal(r.ok, true);
+  assert.equal(r.answers[0].mode, 'qlora');
+  assert.equal(r.answers[1].totals[1], r.answers[0].breakdown.total);
+  assert.equal(r.answers[1].totals[0], ask({ mode: 'qlora', context: 128 }).breakdown.total);
+});

@@ -8,7 +8,7 @@ import { trainingFacts } from './render/training-facts.js';
 import { renderSpeed } from './render/speed.js';
 import { renderGpuRanking } from './render/gpu-ranking.js';
 import { renderRemedies, statePatch } from './render/remedies.js';
-import { renderCharts } from './render/charts.js';
+import { renderCharts, curveQuestion } from './render/charts.js';
 import { markdownTable, csvText, download, copyText } from './render/export.js';
 import { embedSnippet } from './embed/snippet.js';
 import { translator, initialLanguage, rememberLanguage, applyStaticTexts } from './i18n/i18n.js';
@@ -165,19 +165,43 @@ function run(request) {
   return calculator.answerFile(modelFile.bytes, modelFile.size, modelFile.name, request);
 }
 
+// Everything a change shows, asked of the core in one call about one scenario: the estimate (on the chosen GPU when
+// there is one: speed, cost, training time), the same judged on every GPU for the table, the GPU ranking (inference
+// only), the remedies and the two charts' curves. The core resolves and estimates the scenario once for all of them.
+function questionsFor(training) {
+  return {
+    estimate: 'estimate',
+    ...(state.gpu ? { everyGpu: { question: 'estimate', every_gpu: true } } : {}),
+    ...(training ? {} : { ranking: { question: 'gpu_ranking', every_gpu: true } }),
+    remedies: 'remedies',
+    context: curveQuestion('context'),
+    batch: curveQuestion('batch'),
+  };
+}
+
+// The answers by the names questionsFor gave them, or the scenario's error.
+function ask(request, questions) {
+  const names = Object.keys(questions);
+  const result = run({ ...request, questions: names.map((name) => questions[name]) });
+  if (!result.ok) return result;
+  return { ok: true, ...Object.fromEntries(names.map((name, i) => [name, result.answers[i]])) };
+}
+
+let answers = null; // the last change's answers: ranking, remedies and curves render from them once typing pauses
 function evaluateState() {
   detail = null;
   const unknown = unknownChoice(state);
   if (unknown) return { ok: false, error: { field: unknown.field, message: view.t('error.choice', unknown) } };
   const request = baseRequest();
-  const result = run({ ...request, question: 'estimate' });
-  if (!result.ok || !state.gpu) return result;
-  // The chosen GPU: its own evaluation carries speed, cost and training time. A GPU id the catalog lacks
-  // gets the core's message (it checks `gpu`); the full list stays for the table otherwise.
-  const onGpu = run({ ...request, question: 'estimate', gpu: state.gpu });
-  if (!onGpu.ok) return onGpu;
-  detail = onGpu;
-  return result;
+  if (state.gpu) request.gpu = state.gpu;
+  const asked = ask(request, questionsFor(isTraining(state)));
+  if (!asked.ok) return asked;
+  const everyGpu = asked.everyGpu ?? asked.estimate;
+  if (!everyGpu.ok) return everyGpu;
+  answers = asked;
+  // A GPU id the catalog lacks gets the core's message (it checks `gpu`); the table keeps every GPU otherwise.
+  if (state.gpu) detail = asked.estimate;
+  return everyGpu;
 }
 
 function update({ push = false } = {}) {
@@ -248,29 +272,18 @@ function scheduleCharts() {
   clearTimeout(chartTimer);
   chartTimer = setTimeout(() => {
     if (!report) return;
-    renderCharts({ context: dom.chartContext, batch: dom.chartBatch }, run, baseRequest(), report, view);
+    renderCharts({ context: dom.chartContext, batch: dom.chartBatch }, answers, report, view);
     dom.chartsSection.hidden = false;
-    askGpuRanking();
-    askRemedies();  // up to ~15 full estimates: once typing pauses, like the charts
+    // What would help is judged on the chosen GPU when there is one; a training scenario has no GPU ranking.
+    ranking = answers.ranking ?? null;
+    remedies = answers.remedies;
+    renderGpuRanking(dom, ranking, view);
+    renderRemedies(dom, remedies, view, codec);
   }, 60);
 }
 
-// What would help, on the chosen GPU when there is one (the remedies' fit is judged there).
 let remedies = null;
-function askRemedies() {
-  const request = baseRequest();
-  if (state.gpu) request.gpu = state.gpu;
-  remedies = run({ ...request, question: 'remedies' });
-  renderRemedies(dom, remedies, view, codec);
-}
-
-// The core ranks GPUs for inference; a training scenario has no ranking.
 let ranking = null; // the last ranking, for re-rendering on a unit or language change
-function askGpuRanking() {
-  const request = baseRequest();
-  ranking = !request.mode ? run({ ...request, question: 'gpu_ranking' }) : null;
-  renderGpuRanking(dom, ranking, view);
-}
 
 function announce(key) {
   dom.actionStatus.textContent = view.t(key);

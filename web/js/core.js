@@ -18,7 +18,8 @@ export async function openCalculator() {
     catalog,
     /**
      * One question of the core: `request.question` is 'estimate' (the default; training by `mode`), 'limits',
-     * 'curve', 'gpu_ranking', 'biggest_model' or 'remedies'; the other keys are its inputs.
+     * 'curve', 'gpu_ranking', 'biggest_model' or 'remedies'; the other keys are its inputs. With `questions` (a list)
+     * instead, several questions about one scenario: {ok: true, answers: [one per question]}.
      * @returns {{ok: true} & object | {ok: false, error: {field: string, message: string}}}
      */
     answer(request) {

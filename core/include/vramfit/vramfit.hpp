@@ -15,7 +15,8 @@
 namespace vramfit {
 
 // The request's "question": "estimate" (the default; inference, or training when "mode" is train, lora or qlora),
-// "limits", "curve", "gpu_ranking", "biggest_model" or "remedies"; the other keys are its inputs.
+// "limits", "curve", "gpu_ranking", "biggest_model" or "remedies"; the other keys are its inputs. "questions" asks
+// several about one scenario, evaluated once: {"ok": true, "answers": [...]}.
 std::string answer(const Catalog& catalog, std::string_view request_json);
 
 // The same questions about a model file known by its header: `prefix` is the file's first bytes, `file_size` its

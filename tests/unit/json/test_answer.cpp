@@ -94,3 +94,91 @@ TEST_CASE("a sharded checkpoint asks for the shard whose header runs past its pr
   REQUIRE(r["ok"] == true);
   CHECK(r["breakdown"]["weights"] == 32);  // 16 BF16 parameters × 2 B
 }
+
+namespace {
+
+// The answers to several questions about `scenario` (a JSON object's members, without braces).
+json several(const std::string& questions, const std::string& scenario) {
+  json j = json::parse(answer(test::catalog(), "{\"questions\":" + questions + "," + scenario + "}"));
+  REQUIRE_MESSAGE(j["ok"] == true, j.dump());
+  return j["answers"];
+}
+
+json alone(const std::string& question, const std::string& scenario) {
+  return json::parse(answer(test::catalog(), "{" + question + "," + scenario + "}"));
+}
+
+}  // namespace
+
+TEST_CASE("several questions about one scenario answer what each asked alone answers") {
+  const std::string questions =
+      R"(["estimate",{"question":"estimate","every_gpu":true},"gpu_ranking","remedies","limits",)"
+      R"({"question":"curve","axis":"context","points":8},{"question":"curve","axis":"batch","values":[1,3,9]},)"
+      R"({"question":"gpu_ranking","every_gpu":true}])";
+  for (const std::string scenario :
+       {R"("model":"llama-3.1-8b","gpu":"rtx-4090")", R"("model":"llama-3.1-8b","engine":"vllm","gpu":"h100-sxm")",
+        R"("model":"qwen2.5-7b","weights":"q4_k_m","engine":"llamacpp","gpu":"rtx-3060-8gb","context":32768)",
+        R"("model":"llama-2-13b","engine":"vllm","gpu":"a100-40gb-sxm","gpu_util":0.8)"}) {
+    CAPTURE(scenario);
+    const json parts = several(questions, scenario);
+    REQUIRE(parts.size() == 8);
+    CHECK(parts[0] == alone(R"("question":"estimate")", scenario));
+    const std::string without_gpu = scenario.substr(0, scenario.find(",\"gpu\":")) +
+                                    scenario.substr(scenario.find('"', scenario.find(",\"gpu\":") + 8) + 1);
+    CHECK(parts[1] == alone(R"("question":"estimate")", without_gpu));
+    CHECK(parts[2] == alone(R"("question":"gpu_ranking")", scenario));
+    CHECK(parts[3] == alone(R"("question":"remedies")", scenario));
+    CHECK(parts[4] == alone(R"("question":"limits")", scenario));
+    CHECK(parts[5] == alone(R"("question":"curve","axis":"context","points":8)", scenario));
+    CHECK(parts[6] == alone(R"("question":"curve","axis":"batch","values":[1,3,9])", scenario));
+    CHECK(parts[7] == alone(R"("question":"gpu_ranking")", without_gpu));
+  }
+}
+
+TEST_CASE("several questions about a training scenario: estimate, curves and remedies; the others name the mode") {
+  const std::string scenario = R"("mode":"lora","model":"llama-2-7b","gpu":"rtx-4090","tokens":1000000)";
+  const json parts = several(
+      R"(["estimate",{"question":"estimate","every_gpu":true},"remedies",{"question":"curve","axis":"batch","points":4},"gpu_ranking"])",
+      scenario);
+  CHECK(parts[0] == alone(R"("question":"estimate")", scenario));
+  CHECK(parts[1] == alone(R"("question":"estimate")", R"("mode":"lora","model":"llama-2-7b","tokens":1000000)"));
+  CHECK(parts[2] == alone(R"("question":"remedies")", scenario));
+  CHECK(parts[3] == alone(R"("question":"curve","axis":"batch","points":4)", scenario));
+  CHECK(parts[3]["lines"][0]["key"] == "weights");
+  CHECK(parts[4]["error"]["field"] == "mode");
+}
+
+TEST_CASE("several questions: a wrong scenario is one error, a wrong question names its entry") {
+  const Catalog& c = test::catalog();
+  CHECK(json::parse(answer(c, R"({"questions":["estimate"],"model":"nope"})"))["error"]["field"] == "model");
+  CHECK(json::parse(answer(c, R"({"questions":[],"model":"llama-3.1-8b"})"))["error"]["field"] == "questions");
+  CHECK(json::parse(answer(c, R"({"questions":["estimate","guess"],"model":"llama-3.1-8b"})"))["error"]["field"] ==
+        "questions[1].question");
+  CHECK(json::parse(answer(c, R"({"questions":[{"question":"curve","axis":"width"}],"model":"llama-3.1-8b"})"))
+            ["error"]["field"] == "questions[0].axis");
+  CHECK(json::parse(answer(c, R"({"questions":[{"question":"curve","context":5}],"model":"llama-3.1-8b"})"))
+            ["error"]["field"] == "questions[0].context");
+  CHECK(json::parse(answer(c, R"({"questions":["biggest_model"],"gpu":"rtx-4090"})"))["error"]["field"] ==
+        "questions[0]");
+  CHECK(json::parse(answer(c, R"({"question":"estimate","questions":["estimate"],"model":"llama-3.1-8b"})"))
+            ["error"]["field"] == "question");
+  // The GPU ranking's own inputs are read when it is asked, and only then.
+  CHECK(json::parse(answer(c, R"({"questions":["estimate"],"model":"llama-3.1-8b","budget_per_hour":5})"))
+            ["error"]["field"] == "budget_per_hour");
+  // A question the scenario cannot answer is that part's error; the others still answer.
+  const json parts = several(R"(["limits","estimate"])", R"("model":"llama-3.1-8b")");
+  CHECK(parts[0]["error"]["field"] == "gpu");
+  CHECK(parts[1]["ok"] == true);
+}
+
+TEST_CASE("several questions about a model file: the curves of a training scenario come from its header") {
+  const Catalog& c = test::catalog();
+  const test::Bytes file = test::tiny_llama_gguf().build();
+  const std::string text = answer_file(c, std::span<const std::byte>(file), file.size(), "tiny.gguf",
+                                       R"({"questions":["estimate",{"question":"curve","values":[64,128]}],)"
+                                       R"("mode":"lora","context":128})");
+  const json j = json::parse(text);
+  REQUIRE(j["ok"] == true);
+  CHECK(j["answers"][0]["mode"] == "lora");
+  CHECK(j["answers"][1]["totals"][1] == j["answers"][0]["breakdown"]["total"]);
+}

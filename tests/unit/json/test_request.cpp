@@ -42,15 +42,15 @@ TEST_CASE("the curve's own keys are read beside the inputs and kept out of them"
   CHECK(parse_request(R"({"question":"limits","model":"gemma-2-9b","axis":"batch"})").error().field == "axis");
 }
 
-TEST_CASE("training goes by mode for the estimate and the remedies; the other questions answer inference only") {
-  for (const char* question : {"estimate", "remedies"}) {
+TEST_CASE("training goes by mode for the estimate, the curve and the remedies; the other questions answer inference only") {
+  for (const char* question : {"estimate", "curve", "remedies"}) {
     auto r = parse_request(std::string(R"({"question":")") + question + R"(","mode":"lora","model":"llama-2-7b","batch":2})");
     REQUIRE(r.ok());
     REQUIRE(r.value().training.has_value());
     CHECK(r.value().training->mode == "lora");
     CHECK(r.value().training->micro_batch == 2);
   }
-  for (const char* question : {"limits", "curve", "gpu_ranking", "biggest_model"}) {
+  for (const char* question : {"limits", "gpu_ranking", "biggest_model"}) {
     auto r = parse_request(std::string(R"({"question":")") + question + R"(","mode":"train","model":"llama-2-7b"})");
     REQUIRE_FALSE(r.ok());
     CHECK(r.error().field == "mode");
@@ -169,7 +169,7 @@ TEST_CASE("a key is refused where no question reads it: unknown keys list the al
   CHECK(unknown.field == "contxt");
   CHECK(unknown.message.starts_with("is not a known input; allowed: model, config, params, mode, weights, kv_dtype, context"));
   CHECK(unknown.message.ends_with(", usd_per_kwh, question"));
-  CHECK(refused(R"({"question":"curve","contxt":1})").message.ends_with(", question, axis, points, to, values"));
+  CHECK(refused(R"({"question":"curve","contxt":1})").message.ends_with(", question, axis, points, from, to, spacing, values"));
   CHECK(refused(R"({"model":"llama-3.1-8b","zero":"3"})").message == "applies to training; set mode to train, lora or qlora");
   CHECK(refused(R"({"mode":"lora","engine":"vllm"})").message == "applies to inference only; training does not use it");
   CHECK(refused(R"({"budget_per_hour":5})").message == "applies to the GPU ranking only");

@@ -114,3 +114,111 @@ TEST_CASE("a context curve is monotone and each point is the estimate itself") {
   CHECK(batch.value().x.back() == 256);
   CHECK_FALSE(memory_curve(test::catalog(), r, CurveAxis::batch, 1).ok());
 }
+
+namespace {
+
+TrainingReport training_at(const std::string& request) {
+  auto r = training_request_from_json(request);
+  REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().field + ": " + r.error().message));
+  auto report = evaluate_training(test::catalog(), r.value());
+  REQUIRE_MESSAGE(report.ok(), (report.ok() ? "" : report.error().field + ": " + report.error().message));
+  return report.value();
+}
+
+std::uint64_t column(const Curve& c, const char* key, std::size_t i) {
+  for (const CurveLine& line : c.lines)
+    if (std::string(line.key) == key) return line.values.at(i);
+  FAIL("no line " << key);
+  return 0;
+}
+
+}  // namespace
+
+TEST_CASE("a training curve's every point is the training estimate at that sequence or micro-batch") {
+  const std::string scenario = R"({"mode":"train","model":"llama-3.1-8b","checkpointing":"selective")";
+  const TrainingReport base = training_at(scenario + "}");
+  CurveInputs in;
+  in.values = {256, 1024, 4096};
+  auto context = training_curve(base, in);
+  REQUIRE(context.ok());
+  const Curve& c = context.value();
+  REQUIRE(c.x == in.values);
+  CHECK(c.low.empty());  // a training estimate has no range
+  for (std::size_t i = 0; i < c.x.size(); ++i) {
+    const RankMemory& b = training_at(scenario + ",\"sequence\":" + std::to_string(c.x[i]) + "}").estimate.breakdown;
+    CHECK(c.total[i] == b.total);
+    CHECK(column(c, "activations", i) == b.activations);
+    CHECK(column(c, "optimizer", i) == b.optimizer);
+  }
+  in.axis = CurveAxis::batch;
+  in.values = {1, 2, 8};
+  auto batch = training_curve(base, in);
+  REQUIRE(batch.ok());
+  for (std::size_t i = 0; i < 3; ++i)
+    CHECK(batch.value().total[i] ==
+          training_at(scenario + ",\"micro_batch\":" + std::to_string(in.values[i]) + "}").estimate.breakdown.total);
+}
+
+TEST_CASE("along a full-training curve the model states stay at 18 bytes per parameter") {
+  // Mixed-precision AdamW with fp32 gradients (the HF Trainer convention): 2 B bf16 weights + 4 B fp32 gradients
+  // + 12 B optimizer (8 B moments + 4 B fp32 master) per parameter, whatever the sequence or micro-batch.
+  const TrainingReport base = training_at(R"({"mode":"train","model":"llama-3.1-8b"})");
+  const std::uint64_t params = base.estimate.params.total;
+  CurveInputs in;
+  in.axis = CurveAxis::batch;
+  in.points = 4;
+  in.to = 4;
+  auto curve = training_curve(base, in);
+  REQUIRE(curve.ok());
+  const Curve& c = curve.value();
+  REQUIRE(c.x == std::vector<std::uint64_t>{1, 2, 3, 4});
+  for (std::size_t i = 0; i < c.x.size(); ++i) {
+    CHECK(column(c, "weights", i) == 2 * params);
+    CHECK(column(c, "gradients", i) == 4 * params);
+    CHECK(column(c, "optimizer", i) == 12 * params);
+    CHECK(column(c, "master_weights", i) == 4 * params);
+  }
+  // Every activation term of Korthikanti et al. 2022 (sbh·34 + 5as²b per layer, the logits s·b·V) is proportional
+  // to the micro-batch b: twice the micro-batch keeps twice the activations.
+  CHECK(column(c, "activations", 1) == 2 * column(c, "activations", 0));
+  CHECK(column(c, "activations", 3) == 4 * column(c, "activations", 0));
+}
+
+TEST_CASE("a log-spaced curve runs from its first to its last x geometrically") {
+  Request r;
+  r.model = "llama-3.1-8b";  // max context 131,072
+  auto resolved = resolve_request(test::catalog(), r);
+  REQUIRE(resolved.ok());
+  CurveInputs in;
+  in.log = true;
+  in.points = 10;
+  auto curve = memory_curve(resolved.value(), in);
+  REQUIRE(curve.ok());
+  const auto& x = curve.value().x;
+  // From 256 to 131,072 = 256 × 2^9 in 10 points: each a doubling.
+  CHECK(x == std::vector<std::uint64_t>{256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072});
+  in.axis = CurveAxis::batch;
+  in.points = 9;
+  CHECK(memory_curve(resolved.value(), in).value().x ==
+        std::vector<std::uint64_t>{1, 2, 4, 8, 16, 32, 64, 128, 256});
+  in.from = 512;
+  in.to = 256;
+  CHECK(memory_curve(resolved.value(), in).error().field == "from");
+}
+
+TEST_CASE("a curve seeded with the scenario's estimate is the curve computed alone") {
+  Request r;
+  r.model = "qwen2.5-7b";
+  r.weights = "q4_k_m";
+  r.engine = "llamacpp";
+  auto resolved = resolve_request(test::catalog(), r);
+  REQUIRE(resolved.ok());
+  const Report base = evaluate(test::catalog(), r).value();
+  CurveInputs in;
+  in.points = 16;
+  const Curve seeded = memory_curve(resolved.value(), in, &base.estimate).value();
+  const Curve alone = memory_curve(test::catalog(), r, CurveAxis::context, 16).value();
+  CHECK(seeded.x == alone.x);
+  CHECK(seeded.total == alone.total);
+  CHECK(seeded.high == alone.high);
+}

@@ -14,13 +14,6 @@ function svg(tag, attrs = {}, text) {
   return node;
 }
 
-/** Integer x positions, log-spaced from lo to hi, deduplicated: the scenarios the core is asked about. */
-export function logSpace(lo, hi, n) {
-  const xs = new Set();
-  for (let i = 0; i < n; i++) xs.add(Math.round(lo * (hi / lo) ** (i / (n - 1))));
-  return [...xs];
-}
-
 // "Nice" tick step for a linear axis: 1, 2 or 5 × 10^k.
 function niceStep(span, target) {
   const raw = span / target;
