@@ -69,11 +69,12 @@ struct TokenRow {
 
 TokenRow token_row(const LayerRun& run, KvDType dtype, MlaCache mla) {
   if (run.mixer == MixerKind::attention) {
+    // K = V layers (Gemma 4) still cache both: vLLM's FullAttentionSpec and llama.cpp allocate a V row per token.
     const auto& a = run.attention;
     const auto k = kv_bytes(a.head_dim, dtype);  // ggml quantizes each head's row in whole blocks
-    const auto v = a.k_eq_v ? std::optional<std::uint64_t>(0) : kv_bytes(a.value_dim(), dtype);
+    const auto v = kv_bytes(a.value_dim(), dtype);
     const auto row = (k && v) ? checked_add(*k, *v) : std::nullopt;
-    return {a.kv_heads * (a.head_dim + (a.k_eq_v ? 0 : a.value_dim())), row ? checked_mul(*row, a.kv_heads) : row};
+    return {a.kv_heads * (a.head_dim + a.value_dim()), row ? checked_mul(*row, a.kv_heads) : row};
   }
   const auto& m = run.latent;
   const auto index = kv_bytes(m.index_head_dim, dtype);
@@ -92,9 +93,8 @@ TokenRow token_row(const LayerRun& run, KvDType dtype, MlaCache mla) {
 
 // Most tokens a windowed or chunked layer keeps; 0 when it keeps every token.
 std::uint64_t cap_cells(const AttentionMixer& a, const KvLayout& layout) {
-  if (a.chunk) return a.chunk;
-  if (a.window) return ceil_div(a.window + layout.window_extra, layout.window_pad) * layout.window_pad;
-  return 0;
+  const std::uint64_t cells = a.chunk ? a.chunk : a.window;
+  return cells ? ceil_div(cells + layout.window_extra, layout.window_pad) * layout.window_pad : 0;
 }
 
 // Tokens one layer keeps for a sequence of `context` tokens.

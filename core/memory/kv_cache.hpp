@@ -63,11 +63,11 @@ struct KvCacheEstimate {
   MlaCache mla = MlaCache::latent;
 };
 
-// Per token and layer: 2 (K and V) · n_kv_heads · head_dim · bytes (vLLM paper §3; GQA/MQA via n_kv_heads; one
-// tensor when K = V); MLA latent: (kv_lora_rank + qk_rope_head_dim) per token and layer (DeepSeek-V2 §2.1.2), plus
+// Per token and layer: 2 (K and V) · n_kv_heads · head_dim · bytes (vLLM paper §3; GQA/MQA via n_kv_heads; K = V
+// layers still cache both, as vLLM and llama.cpp allocate them); MLA latent: (kv_lora_rank + qk_rope_head_dim) per token and layer (DeepSeek-V2 §2.1.2), plus
 // the sparse-attention indexer's key (index_head_dim); MLA per head: heads · (qk_nope + qk_rope + v_head_dim).
 // Sliding-window layers keep min(context, window) tokens (Mistral 7B paper, rolling buffer), chunked layers
-// min(context, chunk), compressed layers the window plus context / ratio entries. Linear attention keeps
+// min(context, chunk) (both padded as the engine pads its windowed cache), compressed layers the window plus context / ratio entries. Linear attention keeps
 // (conv_kernel − 1) · (2 · key_heads · key_dim + value_heads · value_dim) conv and value_heads · key_dim · value_dim
 // recurrent elements per sequence (Qwen3-Next's cache); Mamba2 (conv_kernel − 1) · (inner + 2 · groups · state)
 // and heads · head_dim · state (Mamba2 paper §7, vLLM's mamba state shapes). Encoders (causal = false) keep

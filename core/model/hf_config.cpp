@@ -1,10 +1,13 @@
 #include "model/hf_config.hpp"
 
+#include <algorithm>    // std::find, std::max
 #include <array>        // std::array
+#include <optional>     // std::optional
 #include <string>       // std::string
 #include <string_view>  // std::string_view
 
 #include "model/hf_config_json.hpp"
+#include "model/hf_layer_patterns.hpp"
 
 namespace vramfit {
 namespace detail {
@@ -17,9 +20,16 @@ bool one_of(std::string_view value, std::initializer_list<std::string_view> opti
 }
 
 // Architectures whose per-layer state is not a KV cache; a transformer estimate would be silently wrong.
-constexpr std::array<std::string_view, 12> kUnsupported{
-    "mamba", "mamba2", "jamba", "rwkv", "rwkv5", "rwkv6", "falcon_h1", "zamba", "zamba2", "recurrent_gemma",
-    "bamba", "nemotron_h"};
+constexpr std::array<std::string_view, 11> kUnsupported{
+    "mamba", "mamba2", "jamba", "rwkv", "rwkv5", "rwkv6", "falcon_h1", "zamba", "zamba2", "recurrent_gemma", "bamba"};
+
+// model_types read with their layer patterns (every other Llama-shaped type gets a note that it was read as one).
+constexpr std::array<std::string_view, 37> kKnownDecoders{
+    "llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma", "gemma2", "gemma3",
+    "gemma3_text", "phi3", "deepseek_v2", "deepseek_v3", "deepseek_v32", "granite", "olmo2", "mistral3", "qwen3_next",
+    "qwen3_5", "qwen3_5_text", "qwen3_5_moe", "qwen3_5_moe_text", "qwen3_vl", "qwen3_vl_text", "qwen3_vl_moe",
+    "qwen3_vl_moe_text", "gemma4", "gemma4_text", "llama4", "llama4_text", "nemotron_h", "nemotron-nas", "gpt_oss",
+    "glm4_moe", "minimax_m2", "kimi_k2"};
 
 // transformers' per-class default for tie_word_embeddings when the config omits it
 // (PretrainedConfig defaults to true; Llama-family classes override it to false).
@@ -130,10 +140,138 @@ std::uint64_t vision_tower_params(FieldReader& v) {
   return channels * patch * patch * h + h + patches * h + layers * per_layer + 2 * h;
 }
 
+// Fields that change memory in a way not modelled yet: refused by name, never read as a plain decoder.
+std::optional<Error> refuse_unmodelled(FieldReader& r) {
+  if (r.has("o_lora_rank") || r.has("compress_ratios"))
+    return make_error(r.path("compress_ratios"), "DeepSeek-V4's compressed attention, grouped output projection and "
+                                                 "hyper-connections are not modelled yet");
+  if (r.has("linear_attn_config"))
+    return make_error(r.path("linear_attn_config"), "Kimi's KDA linear attention is not modelled yet");
+  if (r.uint("hidden_size_per_layer_input").value_or(0) != 0)
+    return make_error(r.path("hidden_size_per_layer_input"), "per-layer input embeddings (Gemma 3n) are not modelled yet");
+  return std::nullopt;
+}
+
+// Fields whose memory is left out, said in a note.
+void note_unmodelled(FieldReader& r, ModelSpec& s) {
+  std::uint64_t mtp = 0;
+  for (auto key : {"num_nextn_predict_layers", "mtp_num_hidden_layers", "num_mtp_modules"})
+    mtp = std::max(mtp, r.uint(key).value_or(0));
+  if (mtp)
+    s.notes.push_back("The " + std::to_string(mtp) + " multi-token-prediction layer(s) are not counted: engines load "
+                      "them only for speculative decoding.");
+  if (r.boolean("attention_k_eq_v").value_or(false))
+    s.notes.push_back("The full-attention layers use one projection as key and value; vLLM and llama.cpp still "
+                      "cache both, as counted here.");
+  if (r.has("sparse_attention_config"))
+    s.notes.push_back("The sparse-attention index cache (sparse_attention_config) is not counted.");
+}
+
+// Nemotron-NAS (DeciLM) block_configs: each layer's attention (KV heads = heads / n_heads_in_group, or none) and
+// FFN width (ffn_mult, as DeciLM's _ffn_mult_to_intermediate_size rounds it: 2·mult·hidden/3 up to a multiple of 256).
+void apply_block_configs(FieldReader& r, std::vector<LayerRun>& layers, std::uint64_t hidden) {
+  const json* blocks = r.array("block_configs");
+  if (!blocks) return;
+  if (blocks->size() != layers.size()) {
+    r.fail_message("block_configs", "needs one entry per layer (" + std::to_string(layers.size()) + "), got " +
+                                        std::to_string(blocks->size()));
+    return;
+  }
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    FieldReader block((*blocks)[i], r.path("block_configs[" + std::to_string(i) + "]"));
+    const json* attention = block.object("attention");
+    const json* ffn = block.object("ffn");
+    if (!attention || !ffn) {
+      r.fail_message("block_configs", "layer " + std::to_string(i) + " needs \"attention\" and \"ffn\" objects");
+      return;
+    }
+    FieldReader a(*attention, block.path("attention")), f(*ffn, block.path("ffn"));
+    if (a.boolean("replace_with_linear").value_or(false) || f.boolean("replace_with_linear").value_or(false)) {
+      r.fail_message("block_configs", "layer " + std::to_string(i) + ": replace_with_linear is not modelled yet");
+      return;
+    }
+    LayerRun& layer = layers[i];
+    if (a.boolean("no_op").value_or(false)) layer.mixer = MixerKind::none;
+    else if (auto group = a.uint("n_heads_in_group"); group && *group)
+      layer.attention.kv_heads = layer.attention.heads / *group;
+    if (f.boolean("no_op").value_or(false)) {
+      layer.mlp = {.kind = MlpKind::none};
+    } else if (auto mult = f.number("ffn_mult")) {
+      const auto width = static_cast<std::uint64_t>(2.0 * *mult * static_cast<double>(hidden) / 3.0);
+      layer.mlp = {.kind = MlpKind::dense, .intermediate = (width + 255) / 256 * 256};
+    }
+    if (a.error()) return r.fail_message("block_configs", a.error()->message);
+    if (f.error()) return r.fail_message("block_configs", f.error()->message);
+  }
+}
+
+// Mixture of experts in its config spellings: top-k, expert and shared-expert widths, router bias, where it sits.
+void read_experts(FieldReader& r, UniformDecoder& d, std::uint64_t experts, std::string_view type) {
+  auto& moe = d.moe;
+  moe.kind = MlpKind::moe;
+  moe.routed_experts = experts;
+  moe.experts_per_token = r.has("num_experts_per_tok")     ? r.uint("num_experts_per_tok").value_or(2)
+                          : r.has("num_experts_per_token") ? r.uint("num_experts_per_token").value_or(2)
+                                                           : r.uint("top_k_experts").value_or(2);
+  moe.expert_intermediate = r.uint("moe_intermediate_size").value_or(d.dense.intermediate);
+  moe.shared_experts = r.uint("n_shared_experts").value_or(0);
+  // The shared expert's width: Qwen2-MoE's one gated expert, or DeepSeek-style experts of the routed width.
+  for (auto key : {"shared_expert_intermediate_size", "moe_shared_expert_intermediate_size", "shared_intermediate_size",
+                   "share_expert_dim"})
+    if (auto width = r.uint(key); width && *width) {
+      moe.shared_experts = std::max<std::uint64_t>(moe.shared_experts, 1);
+      moe.shared_intermediate = *width / moe.shared_experts;
+    }
+  moe.shared_gate = one_of(type, {"qwen2_moe", "qwen3_next", "qwen3_5_moe", "qwen3_5_moe_text"}) && moe.shared_experts;
+  if (one_of(type, {"llama4", "llama4_text"})) {  // Llama4TextMoe: one shared expert of the routed width
+    moe.shared_experts = 1;
+    d.dense.intermediate = r.uint("intermediate_size_mlp").value_or(d.dense.intermediate);
+  }
+  if (one_of(type, {"gemma4", "gemma4_text"})) {  // Gemma 4's MoE block runs beside the layer's dense MLP
+    moe.shared_experts = 1;
+    moe.shared_intermediate = d.dense.intermediate;
+  }
+  if (auto dense = r.uint("dense_intermediate_size")) d.dense.intermediate = *dense;  // MiniMax-M3's dense layers
+  moe.latent = r.uint("moe_latent_size").value_or(0);
+  d.leading_dense = r.uint("first_k_dense_replace").value_or(0);
+  moe.router_bias = r.string("topk_method").value_or("") == "noaux_tc" || r.boolean("use_routing_bias").value_or(false) ||
+                    r.boolean("use_moe_router_bias").value_or(false) || type == "nemotron_h" || type == "gpt_oss";
+}
+
+// The Qwen3-VL / Qwen3.5 vision tower as transformers' Qwen3VLVisionModel holds it: a Conv3d patch embedding with
+// bias, a learned position table, `depth` pre-norm blocks (two LayerNorms, fused qkv and proj with biases, a
+// 2-matrix MLP with biases), a patch merger (LayerNorm, two linears with biases on spatial_merge_size² patches) and
+// one more merger per deepstack_visual_indexes entry whose LayerNorm spans the merged width.
+std::uint64_t qwen_vision_params(FieldReader& v) {
+  const auto h = v.uint("hidden_size").value_or(0);
+  const auto inner = v.uint("intermediate_size").value_or(0);
+  const auto depth = v.uint("depth").value_or(0);
+  const auto patch = v.uint("patch_size").value_or(0);
+  const auto temporal = v.uint("temporal_patch_size").value_or(2);
+  const auto channels = v.uint("in_channels").value_or(3);
+  const auto positions = v.uint("num_position_embeddings").value_or(0);
+  const auto out = v.uint("out_hidden_size").value_or(0);
+  const auto merge = v.uint("spatial_merge_size").value_or(2);
+  const json* deepstack = v.array("deepstack_visual_indexes");
+  const std::uint64_t extra_mergers = deepstack ? deepstack->size() : 0;
+  if (!h || !inner || !depth || !patch || !out || h > 100'000 || inner > 1'000'000 || depth > 1'000 || patch > 1'000 ||
+      temporal > 16 || channels > 16 || merge > 64 || positions > 10'000'000 || out > 1'000'000) {
+    v.fail_message("hidden_size", "the vision tower needs hidden_size, intermediate_size, depth, patch_size and "
+                                  "out_hidden_size, each within the sizes real models use");
+    return 0;
+  }
+  const auto merged = h * merge * merge;
+  const auto block = 4 * h + (3 * h * h + 3 * h) + (h * h + h) + (h * inner + inner) + (inner * h + h);
+  const auto merger = [&](std::uint64_t norm_width) { return 2 * norm_width + merged * merged + merged + merged * out + out; };
+  return channels * temporal * patch * patch * h + h + positions * h + depth * block + merger(h) +
+         extra_mergers * merger(merged);
+}
+
 // Llama-shaped decoders: llama, mistral, mixtral, qwen2/3(+moe), gemma 1-3, phi3, deepseek v2/v3, ...
-void import_llama_like(FieldReader& r, ModelSpec& s, UniformDecoder& d, std::string_view type) {
+void import_llama_like(FieldReader& r, ModelSpec& s, UniformDecoder& d, std::string_view type,
+                       std::optional<bool> top_tied) {
   s.hidden_size = r.uint("hidden_size").value_or(0);
-  d.layers = r.uint("num_hidden_layers").value_or(0);
+  d.layers = r.has("num_hidden_layers") ? r.uint("num_hidden_layers").value_or(0) : pattern_layers(r);
   auto& attention = d.attention;
   attention.heads = r.uint("num_attention_heads").value_or(0);
   attention.kv_heads = r.uint("num_key_value_heads").value_or(attention.heads);
@@ -145,35 +283,34 @@ void import_llama_like(FieldReader& r, ModelSpec& s, UniformDecoder& d, std::str
   const auto implied = attention.heads ? s.hidden_size / attention.heads : 0;
   attention.head_dim = r.uint("head_dim").value_or(implied);  // explicit head_dim wins (Gemma, Qwen3)
   if (attention.head_dim == 0) attention.head_dim = implied;
-  s.tied_embeddings = r.boolean("tie_word_embeddings").value_or(default_tied(type));
+  s.tied_embeddings = r.boolean("tie_word_embeddings").value_or(top_tied.value_or(default_tied(type)));
   const bool attention_bias = r.boolean("attention_bias").value_or(false);
   s.qkv_bias = attention_bias || one_of(type, {"qwen2", "qwen2_moe"});  // Qwen2 always has q/k/v biases
   s.attn_out_bias = attention_bias;
   s.mlp_bias = r.boolean("mlp_bias").value_or(false);
-  s.qk_norm = one_of(type, {"qwen3", "qwen3_moe", "gemma3_text", "gemma3"});
-  s.norms_per_layer = one_of(type, {"gemma2", "gemma3_text", "gemma3"}) ? 4 : 2;  // pre+post norms
+  s.qk_norm = one_of(type, {"qwen3", "qwen3_moe", "gemma3_text", "gemma3", "qwen3_next", "qwen3_5_text",
+                            "qwen3_5_moe_text", "qwen3_vl_text", "qwen3_vl_moe_text", "gemma4_text"}) ||
+              (r.boolean("use_qk_norm").value_or(false) && !one_of(type, {"llama4", "llama4_text"}));
+  s.norms_per_layer = one_of(type, {"gemma2", "gemma3_text", "gemma3", "gemma4_text"}) ? 4 : 2;  // pre+post norms
+  attention.output_gate = type == "qwen3_next" || r.boolean("attn_output_gate").value_or(false);
+  attention.v_head_dim = r.uint("v_head_dim").value_or(0);
+  if (type == "gpt_oss") {  // GptOssExperts and GptOssTopKRouter carry biases; each head has a sink logit
+    s.mlp_bias = true;
+    attention.sinks = true;
+  }
+  if (type == "nemotron_h") {  // one norm per block; relu² MLPs have no gate
+    s.norms_per_layer = 1;
+    s.gated_mlp = false;
+    attention.head_dim = r.uint("attention_head_dim").value_or(attention.head_dim);
+  }
+  const std::string ssm_dtype = r.string("mamba_ssm_dtype").value_or(r.string("mamba_ssm_cache_dtype").value_or(""));
+  if (ssm_dtype == "float32") s.recurrent_state_element_bytes = 4;
 
   // Mixture of experts, in its config spellings.
   const auto experts = r.has("num_local_experts") ? r.uint("num_local_experts")
                        : r.has("n_routed_experts") ? r.uint("n_routed_experts")
                                                    : r.uint("num_experts");
-  if (experts.value_or(0) > 1) {
-    auto& moe = d.moe;
-    moe.kind = MlpKind::moe;
-    moe.routed_experts = *experts;
-    moe.experts_per_token = r.uint("num_experts_per_tok").value_or(2);
-    moe.expert_intermediate = r.uint("moe_intermediate_size").value_or(d.dense.intermediate);
-    moe.shared_experts = r.uint("n_shared_experts").value_or(0);
-    if (auto shared = r.uint("shared_expert_intermediate_size"); shared && *shared) {
-      moe.shared_experts = 1;
-      moe.shared_intermediate = *shared;
-      s.notes.push_back("The shared expert's sigmoid gate (hidden_size weights per layer) is not counted.");
-    }
-    d.leading_dense = r.uint("first_k_dense_replace").value_or(0);
-    moe.router_bias = r.string("topk_method").value_or("") == "noaux_tc";
-    if (r.uint("moe_layer_freq").value_or(1) != 1 || r.uint("decoder_sparse_step").value_or(1) != 1)
-      r.fail_message("moe_layer_freq", "MoE on only every n-th layer is not modelled yet; only 1 is supported");
-  }
+  if (experts.value_or(0) > 1 && r.boolean("enable_moe_block").value_or(true)) read_experts(r, d, *experts, type);
 
   // Multi-head latent attention.
   if (auto rank = r.uint("kv_lora_rank"); rank && *rank) {
@@ -185,6 +322,9 @@ void import_llama_like(FieldReader& r, ModelSpec& s, UniformDecoder& d, std::str
     mla.qk_nope_head_dim = r.uint("qk_nope_head_dim").value_or(0);
     mla.qk_rope_head_dim = r.uint("qk_rope_head_dim").value_or(0);
     mla.v_head_dim = r.uint("v_head_dim").value_or(0);
+    mla.index_head_dim = r.uint("index_head_dim").value_or(0);  // DeepSeek Sparse Attention's indexer
+    mla.index_heads = mla.index_head_dim ? r.uint("index_n_heads").value_or(0) : 0;
+    attention.v_head_dim = 0;
   }
 
   // Sliding window in its spellings: layer_types (newest), Gemma 2 alternation, Gemma 3 pattern,
@@ -258,6 +398,33 @@ Result<bool> read_quantization(FieldReader& top, FieldReader& text, ModelSpec& s
 
 }  // namespace
 
+std::string python_json_as_json(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\' && i + 1 < text.size()) out += text[++i];
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    const std::string_view rest = text.substr(i);
+    bool replaced = false;
+    for (std::string_view word : {"-Infinity", "Infinity", "NaN"})
+      if (rest.substr(0, word.size()) == word) {
+        out += "null";
+        i += word.size() - 1;
+        replaced = true;
+        break;
+      }
+    if (!replaced) out += c;
+  }
+  return out;
+}
+
 Result<ModelSpec> model_from_config_object(const json& root, const std::string& path) {
   if (!root.is_object()) return make_error(path.empty() ? "config" : path, "expected a JSON object");
   // Multimodal configs nest the language model (Gemma 3, Llava, Mistral 3 ...).
@@ -273,7 +440,8 @@ Result<ModelSpec> model_from_config_object(const json& root, const std::string& 
       return make_error(r.path("model_type"), "\"" + type +
                                                   "\" has state-space or recurrent layers; vramfit models only "
                                                   "attention KV caches and would give a wrong number");
-  if (r.has("ssm_cfg") || r.has("mamba_d_state") || r.has("ssm_state_size") || r.has("attn_layer_period"))
+  if (!r.has("hybrid_override_pattern") && !r.has("layers_block_type") &&
+      (r.has("ssm_cfg") || r.has("mamba_d_state") || r.has("ssm_state_size") || r.has("attn_layer_period")))
     return make_error(r.path("model_type"), "this config has state-space (Mamba) layers, which vramfit does not model");
   s.architecture = type;
 
@@ -283,24 +451,41 @@ Result<ModelSpec> model_from_config_object(const json& root, const std::string& 
   else if (type == "bert" || type == "roberta") import_bert(r, s, d);
   else if (one_of(type, {"falcon", "RefinedWeb", "RefinedWebModel"})) import_falcon(r, s, d, type);
   else {
-    import_llama_like(r, s, d, type);
-    if (!one_of(type, {"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma", "gemma2",
-                       "gemma3", "gemma3_text", "phi3", "deepseek_v2", "deepseek_v3", "granite", "olmo2", "mistral3"}))
+    if (auto refused = refuse_unmodelled(r)) return *refused;
+    // A multimodal wrapper may say it for the whole model (Qwen3.5: top-level tie_word_embeddings false).
+    import_llama_like(r, s, d, type, text != &root ? top.boolean("tie_word_embeddings") : std::nullopt);
+    if (std::find(kKnownDecoders.begin(), kKnownDecoders.end(), type) == kKnownDecoders.end())
       s.notes.push_back("model_type \"" + type + "\" is not known to vramfit; read as a Llama-style decoder.");
+    note_unmodelled(r, s);
   }
   if (top.error()) return *top.error();
   if (r.error()) return *r.error();
   if (d.attention.head_dim == 0 && d.attention.heads != 0) d.attention.head_dim = s.hidden_size / d.attention.heads;
   s.layers = uniform_layers(d);
+  if (s.num_layers() <= 10'000) {
+    auto layers = expand_runs(s.layers);
+    apply_layer_patterns(r, layers, type, d, s.hidden_size);
+    apply_block_configs(r, layers, s.hidden_size);
+    if (r.error()) return *r.error();
+    s.layers = compress_runs(layers);
+  }
   if (text != &root) {
     FieldReader vision_reader(root, path);
     if (const json* vision = vision_reader.object("vision_config")) {
       FieldReader v(*vision, vision_reader.path("vision_config"));
-      s.vision_params = vision_tower_params(v);
-      // Gemma 3 projects vision features with one matrix and an RMSNorm (mm_input_projection, mm_soft_emb_norm).
-      const auto vh = v.uint("hidden_size").value_or(0);
-      if (top.string("model_type").value_or("") == "gemma3") s.vision_params += vh * s.hidden_size + vh;
-      else s.notes.push_back("The vision projector of this model type is not counted.");
+      const std::string wrapper = top.string("model_type").value_or("");
+      if (v.has("depth") && v.has("out_hidden_size")) {
+        s.vision_params = qwen_vision_params(v);
+      } else if (v.has("image_size") && v.has("patch_size") && v.has("num_hidden_layers")) {
+        s.vision_params = vision_tower_params(v);
+        // Gemma 3 projects vision features with one matrix and an RMSNorm (mm_input_projection, mm_soft_emb_norm).
+        const auto vh = v.uint("hidden_size").value_or(0);
+        if (wrapper == "gemma3") s.vision_params += vh * s.hidden_size + vh;
+        else s.notes.push_back("The vision projector of this model type is not counted.");
+      } else {
+        s.notes.push_back("The vision tower (vision_config of \"" + wrapper +
+                          "\") is not counted: its layout is not modelled yet.");
+      }
       if (v.error()) return *v.error();
     } else {
       s.notes.push_back("Only the language model (text_config) is counted; a vision or audio tower adds more.");
@@ -319,7 +504,7 @@ Result<ModelSpec> model_from_config_object(const json& root, const std::string& 
 }  // namespace detail
 
 Result<ModelSpec> model_from_hf_config(std::string_view config_json) {
-  auto parsed = detail::parse_json(config_json, "config");
+  auto parsed = detail::parse_json(detail::python_json_as_json(config_json), "config");
   if (!parsed) return parsed.error();
   return detail::model_from_config_object(parsed.value(), "config");
 }

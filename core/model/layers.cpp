@@ -6,7 +6,7 @@ namespace vramfit {
 namespace {
 
 auto fields(const AttentionMixer& a) {
-  return std::tie(a.heads, a.kv_heads, a.head_dim, a.v_head_dim, a.k_eq_v, a.output_gate, a.window, a.chunk,
+  return std::tie(a.heads, a.kv_heads, a.head_dim, a.v_head_dim, a.k_eq_v, a.output_gate, a.sinks, a.window, a.chunk,
                   a.compress_ratio);
 }
 auto fields(const LatentMixer& m) {
@@ -19,7 +19,7 @@ auto fields(const LinearMixer& m) {
 auto fields(const MambaMixer& m) { return std::tie(m.heads, m.head_dim, m.state_size, m.groups, m.conv_kernel); }
 auto fields(const MlpBlock& m) {
   return std::tie(m.kind, m.intermediate, m.routed_experts, m.experts_per_token, m.expert_intermediate,
-                  m.shared_experts, m.shared_intermediate, m.router_bias, m.shared_gate);
+                  m.shared_experts, m.shared_intermediate, m.router_bias, m.shared_gate, m.latent);
 }
 
 }  // namespace

@@ -23,6 +23,7 @@ struct AttentionMixer {
   std::uint64_t v_head_dim = 0;  // width of one value head; 0: head_dim
   bool k_eq_v = false;           // one projection and one cached tensor serve as K and V (Gemma 4 attention_k_eq_v)
   bool output_gate = false;      // q_proj also yields a sigmoid gate per head (Qwen3-Next, Qwen3.5)
+  bool sinks = false;            // one learned attention-sink logit per head (gpt-oss)
   std::uint64_t window = 0;      // sliding window: the last W tokens are kept (Mistral 7B, Gemma 2-4)
   std::uint64_t chunk = 0;       // chunked local attention: tokens of the current chunk of C only (Llama 4)
   std::uint64_t compress_ratio = 0;  // compressed KV: one entry per r tokens besides the window (DeepSeek-V4)
@@ -74,6 +75,7 @@ struct MlpBlock {
   std::uint64_t shared_intermediate = 0;  // width of one shared expert; 0: expert_intermediate
   bool router_bias = false;               // per-expert score-correction bias (DeepSeek-V3 noaux_tc)
   bool shared_gate = false;               // a sigmoid gate (hidden_size weights) on the shared expert (Qwen2-MoE)
+  std::uint64_t latent = 0;               // routed experts' input/output width when narrower than hidden (0: hidden)
 
   std::uint64_t shared_width() const noexcept { return shared_intermediate ? shared_intermediate : expert_intermediate; }
   // Width of the FFN a token runs through: dense, or its k experts plus the shared ones.

@@ -119,6 +119,7 @@ Check check_mlp(const MlpBlock& m) {
   if (auto e = range("num_experts_per_tok", m.experts_per_token, 1, m.routed_experts)) return e;
   if (auto e = range("moe_intermediate_size", m.expert_intermediate, 1, 100 * kMaxDim)) return e;
   if (auto e = range("n_shared_experts", m.shared_experts, 0, 1'000)) return e;
+  if (auto e = range("moe_latent_size", m.latent, 0, kMaxDim)) return e;
   return range("shared_expert_intermediate_size", m.shared_intermediate, 0, 100 * kMaxDim);
 }
 

@@ -68,16 +68,18 @@ class TensorList {
 
 // One feed-forward block of width `inner`: gate+up+down (gated) or up+down. experts: 0 for one FFN, else the
 // routed experts stacked along a third dimension.
-void add_mlp(TensorList& t, const ModelSpec& s, const FfnNames& names, std::uint64_t inner, std::uint64_t experts) {
-  const auto h = s.hidden_size;
+// `width`: the FFN's input and output width (hidden_size, or a latent MoE's latent width).
+void add_mlp(TensorList& t, const ModelSpec& s, const FfnNames& names, std::uint64_t inner, std::uint64_t experts,
+             std::uint64_t width = 0) {
+  const auto h = width ? width : s.hidden_size;
   const auto M = TensorRole::mlp;
   const auto matrix = [&](std::string_view name, Projection p, std::uint64_t in, std::uint64_t out) {
     if (experts) t.add(name, ".weight", M, p, {in, out, experts}, experts);
     else t.add(name, ".weight", M, p, {in, out});
   };
-  const auto bias = [&](std::string_view name, std::uint64_t width) {
-    if (experts) t.add(name, ".bias", M, Projection::none, {width, experts}, experts);
-    else t.add(name, ".bias", M, Projection::none, {width});
+  const auto bias = [&](std::string_view name, std::uint64_t length) {
+    if (experts) t.add(name, ".bias", M, Projection::none, {length, experts}, experts);
+    else t.add(name, ".bias", M, Projection::none, {length});
   };
   if (s.gated_mlp) matrix(names.gate, Projection::gate, h, inner);
   matrix(names.up, Projection::up, h, inner);
@@ -137,6 +139,7 @@ void add_attention(TensorList& t, const ModelSpec& s, const AttentionMixer& m) {
     t.weight("attn_k_norm", TensorRole::norm, {d});
   }
   if (s.attn_out_bias) t.bias("attn_output", A, {h});
+  if (m.sinks) t.weight("attn_sinks", A, {a});
 }
 
 // Gated DeltaNet as transformers' Qwen3NextGatedDeltaNet holds it: in_proj_qkvz, in_proj_ba, a depthwise conv over
@@ -185,8 +188,12 @@ void add_feed_forward(TensorList& t, const ModelSpec& s, const MlpBlock& m) {
   if (m.kind == MlpKind::none) return;
   t.weight("ffn_gate_inp", TensorRole::mlp, {h, m.routed_experts}, Projection::router);
   if (m.router_bias) t.bias("exp_probs_b", TensorRole::mlp, {m.routed_experts});
+  if (m.latent) {  // Nemotron 3's latent MoE: the routed experts work in a narrower space, entered and left once
+    t.weight("ffn_latent_in", TensorRole::mlp, {h, m.latent});
+    t.weight("ffn_latent_out", TensorRole::mlp, {m.latent, h});
+  }
   t.active_experts(m.experts_per_token);
-  add_mlp(t, s, kRoutedFfn, m.expert_intermediate, m.routed_experts);
+  add_mlp(t, s, kRoutedFfn, m.expert_intermediate, m.routed_experts, m.latent);
   t.active_experts(0);
   if (m.shared_experts == 0) return;
   add_mlp(t, s, kSharedFfn, m.shared_experts * m.shared_width(), 0);
