@@ -3,6 +3,7 @@
 #include <utility>  // std::move
 
 #include "formats/model_file.hpp"  // import_model_header
+#include "formats/safetensors.hpp"  // import_safetensors
 #include "json/report_writer.hpp"
 
 namespace vramfit {
