@@ -5,8 +5,9 @@
 #include <optional>     // std::optional
 #include <span>         // std::span
 #include <string_view>  // std::string_view
+#include <utility>      // std::move
 
-#include "json/inputs.hpp"
+#include "vramfit/inputs.hpp"
 
 namespace vramfit::cli {
 
@@ -65,8 +66,9 @@ std::optional<Error> apply(const Command& c, Options& o, nlohmann::json& request
   if (c.action != Action::answer) o.action = c.action;
   if (c.question.empty()) return std::nullopt;
   if (request.contains("question") && request["question"] != c.question)
-    return make_error(std::string(c.flag), "asks another question than " + o.question_flag + "; give one");
+    return Error{std::string(c.flag), "asks another question than " + o.question_flag + "; give one"};
   request["question"] = c.question;
+  o.question = c.question;
   o.question_flag = c.flag;
   return std::nullopt;
 }
@@ -92,7 +94,10 @@ std::string help_text() {
   return out;
 }
 
-Result<Options> parse_args(const std::vector<std::string>& args) {
+ParsedArgs parse_args(const std::vector<std::string>& args) {
+  auto refuse = [](std::string flag, std::string message) {
+    return ParsedArgs{{}, Error{std::move(flag), std::move(message)}};
+  };
   Options o;
   nlohmann::json request = nlohmann::json::object();
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -103,33 +108,34 @@ Result<Options> parse_args(const std::vector<std::string>& args) {
       name.resize(eq);
     }
     if (const Command* command = command_by_flag(name)) {
-      if (inline_value) return make_error(name, "takes no value");
-      if (auto conflict = apply(*command, o, request)) return *conflict;
+      if (inline_value) return refuse(name, "takes no value");
+      if (auto conflict = apply(*command, o, request)) return {{}, std::move(conflict)};
       continue;
     }
     const Input* input = input_by_flag(name);
-    if (!input) return make_error(name, "unknown flag; run vramfit --help for the list");
+    if (!input) return refuse(name, "unknown flag; run vramfit --help for the list");
     // A flag is given once: twice is a typo more often than an override, so say so rather than pick one.
     if (request.contains(input->key) || (input->key == "model" && !o.model_path.empty()))
-      return make_error(name, "given twice; give it once");
+      return refuse(name, "given twice; give it once");
     nlohmann::json value = true;  // a toggle's flag alone (--sp); --sp=off still says what it means
     if (inline_value) value = *inline_value;
     else if (!input->value_name.empty() && i + 1 < args.size()) value = args[++i];
     else if (!input->value_name.empty()) value = "";
     if (value == "") {
       const std::string_view placeholder = input->value_name;
-      return make_error(name, "needs a value" + (placeholder.empty() ? "" : ": " + std::string(placeholder)));
+      return refuse(name, "needs a value" + (placeholder.empty() ? "" : ": " + std::string(placeholder)));
     }
     if (input->key == "model" && looks_like_path(value.get<std::string>())) o.model_path = value.get<std::string>();
     else request[std::string(input->key)] = std::move(value);
   }
   // Invalid UTF-8 in an argument becomes U+FFFD: the core then names the value it cannot match.
   o.request = request.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  return o;
+  return {std::move(o), std::nullopt};
 }
 
 Error with_flag_name(Error e, const Options& o) {
   if (e.field == "question" && !o.question_flag.empty()) e.field = o.question_flag;
+  else if (e.field == "file" && !o.model_path.empty()) e.field = "--model";
   else if (const Input* input = input_by_key(e.field); input && !input->flag.empty()) e.field = input->flag;
   return e;
 }

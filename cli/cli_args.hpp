@@ -1,12 +1,18 @@
 #pragma once
-// Command-line flags → a request, as the page sends one: each input flag becomes its request key (json/inputs.hpp)
+// Command-line flags → a request, as the page sends one: each input flag becomes its request key (vramfit/inputs.hpp)
 // with the value as typed, and the core parses and checks it. Kept apart from main() so tests can drive it.
-#include <string>  // std::string
-#include <vector>  // std::vector
-
-#include "util/result.hpp"
+#include <optional>  // std::optional
+#include <string>    // std::string
+#include <vector>    // std::vector
 
 namespace vramfit::cli {
+
+// What is wrong, as every answer's "error" says it: the field (a flag, once with_flag_name named it) and what it
+// allows.
+struct Error {
+  std::string field;
+  std::string message;
+};
 
 // What the command line asks: a question of the core (the request's "question") or one of the CLI's own answers.
 enum class Action { answer, help, version, list_models, list_gpus };
@@ -18,14 +24,21 @@ struct Options {
   // --rank-gpus, --biggest, --remedies or --max-context.
   std::string request = "{}";
   std::string model_path;     // --model given a path (config.json, .gguf, .safetensors): main() reads it
+  std::string question;       // the request's "question"; "" asks the estimate
   std::string question_flag;  // the flag that chose the question, to name it in the question's errors
 };
 
-Result<Options> parse_args(const std::vector<std::string>& args);
+// The options, or the first flag that is wrong.
+struct ParsedArgs {
+  Options options;
+  std::optional<Error> error;
+};
+
+ParsedArgs parse_args(const std::vector<std::string>& args);
 std::string help_text();
 
-// The core names a request key; the user typed a flag: "gpu_layers" → "--ngl", "question" → the question's flag.
-// Other fields (a config.json's "config.hidden_size") stay as they are.
+// The core names a request key; the user typed a flag: "gpu_layers" → "--ngl", "question" → the question's flag,
+// "file" (the model file's header) → "--model". Other fields (a config.json's "config.hidden_size") stay.
 Error with_flag_name(Error error, const Options& options);
 
 }  // namespace vramfit::cli

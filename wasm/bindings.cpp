@@ -17,9 +17,9 @@ namespace {
 using namespace vramfit;
 
 // Parsed once per module instance; the catalogs are compiled in.
-const Result<Catalog>& builtin_catalog() {
-  static const Result<Catalog> catalog = load_catalog(builtin::models_json(), builtin::gpus_json());
-  return catalog;
+const CatalogHandle& builtin_catalog() {
+  static const CatalogHandle opened = open_catalog(builtin::models_json(), builtin::gpus_json());
+  return opened;
 }
 
 std::span<const std::byte> bytes_of(const std::vector<std::uint8_t>& bytes) {
@@ -30,49 +30,49 @@ std::span<const std::byte> bytes_of(const std::vector<std::uint8_t>& bytes) {
 bool is_byte_count(double size) { return size >= 0 && size <= 9007199254740992.0; }
 
 std::string answer_json(const std::string& request_json) {
-  const auto& catalog = builtin_catalog();
-  if (!catalog) return error_to_json(catalog.error());
-  return answer(catalog.value(), request_json);
+  const auto& [catalog, error_json] = builtin_catalog();
+  if (!catalog) return error_json;
+  return answer(*catalog, request_json);
 }
 
 std::string catalog_json() {
-  const auto& catalog = builtin_catalog();
-  if (!catalog) return error_to_json(catalog.error());
-  return catalog_to_json(catalog.value());
+  const auto& [catalog, error_json] = builtin_catalog();
+  if (!catalog) return error_json;
+  return catalog_to_json(*catalog);
 }
 
 // `prefix_js`: a Uint8Array of the file's first bytes (File.slice); `file_size`: its size.
 std::string answer_file_json(const emscripten::val& prefix_js, double file_size, const std::string& file_name,
                              const std::string& request_json) {
-  const auto& catalog = builtin_catalog();
-  if (!catalog) return error_to_json(catalog.error());
+  const auto& [catalog, error_json] = builtin_catalog();
+  if (!catalog) return error_json;
   if (!is_byte_count(file_size))
-    return error_to_json(make_error("file", "the file size must be between 0 and 2^53 bytes"));
+    return error_to_json("file", "the file size must be between 0 and 2^53 bytes");
   const std::vector<std::uint8_t> bytes = emscripten::convertJSArrayToNumberVector<std::uint8_t>(prefix_js);
-  return answer_file(catalog.value(), bytes_of(bytes), static_cast<std::uint64_t>(file_size), file_name, request_json);
+  return answer_file(*catalog, bytes_of(bytes), static_cast<std::uint64_t>(file_size), file_name, request_json);
 }
 
 // `files_js`: an array of {name, size, bytes: Uint8Array prefix}, one per shard.
 std::string answer_shards_json(const emscripten::val& files_js, const std::string& index_json,
                                const std::string& request_json) {
-  const auto& catalog = builtin_catalog();
-  if (!catalog) return error_to_json(catalog.error());
-  if (!files_js.isArray()) return error_to_json(make_error("files", "expected an array of shards"));
+  const auto& [catalog, error_json] = builtin_catalog();
+  if (!catalog) return error_json;
+  if (!files_js.isArray()) return error_to_json("files", "expected an array of shards");
   const auto count = files_js["length"].as<unsigned>();
-  if (count == 0 || count > 4096) return error_to_json(make_error("files", "give 1 to 4096 .safetensors shards"));
+  if (count == 0 || count > 4096) return error_to_json("files", "give 1 to 4096 .safetensors shards");
   std::vector<std::vector<std::uint8_t>> buffers(count);  // sized once: the spans below point into them
   std::vector<SafetensorsFile> files;
   for (unsigned i = 0; i < count; ++i) {
     const emscripten::val f = files_js[i];
     const std::string field = "files[" + std::to_string(i) + "]";
     if (!f["name"].isString() || !f["size"].isNumber())
-      return error_to_json(make_error(field, "needs a name, a size and the header bytes"));
+      return error_to_json(field, "needs a name, a size and the header bytes");
     const double size = f["size"].as<double>();
-    if (!is_byte_count(size)) return error_to_json(make_error(field + ".size", "must be between 0 and 2^53 bytes"));
+    if (!is_byte_count(size)) return error_to_json(field + ".size", "must be between 0 and 2^53 bytes");
     buffers[i] = emscripten::convertJSArrayToNumberVector<std::uint8_t>(f["bytes"]);
     files.push_back({f["name"].as<std::string>(), bytes_of(buffers[i]), static_cast<std::uint64_t>(size)});
   }
-  return answer_shards(catalog.value(), files, index_json, request_json);
+  return answer_shards(*catalog, files, index_json, request_json);
 }
 
 }  // namespace

@@ -314,7 +314,7 @@ export interface RankingPick {
 
 export interface GpuRankingAnswer {
   ok: true;
-  recommendations: {
+  ranking: {
     gpu: string; name: string; count: number; fit: Fit; fits: boolean; free_bytes: number; note: string | null;
     tokens_per_second: Range | null; usd_per_hour: number | null; usd_per_million_tokens: Range | null;
     within_budget: boolean;

@@ -13,6 +13,7 @@
 
 #include "formats/imported_model.hpp"
 #include "util/result.hpp"
+#include "vramfit/safetensors_file.hpp"  // SafetensorsFile
 
 namespace vramfit {
 
@@ -45,12 +46,6 @@ struct SafetensorsIndex {
   std::vector<std::string> files;                                // distinct shard names, in first-seen order
 };
 Result<SafetensorsIndex> parse_safetensors_index(std::string_view json_text);
-
-struct SafetensorsFile {
-  std::string name;                  // file name as the index names it ("model-00001-of-00002.safetensors")
-  std::span<const std::byte> prefix; // the file's first bytes
-  std::uint64_t file_size = 0;
-};
 
 // One checkpoint from its shard headers, optionally with config.json (architecture, quantization bits) and
 // the index (which shards must be present). Without config.json the spec is bare (parameter count only).

@@ -6,6 +6,7 @@
 #include <vector>    // std::vector
 
 #include "formats/model_file.hpp"  // import_model_header
+#include "formats/safetensors.hpp"  // import_safetensors
 #include "json/report_writer.hpp"
 
 namespace vramfit {

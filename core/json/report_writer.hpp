@@ -1,7 +1,7 @@
 #pragma once
 // Reports → JSON text, the form the CLI's --json prints and the bindings hand to JavaScript. Byte counts are
 // integers; keys go in byte order within each object (json_writer.hpp); every answer carries "ok": true, and
-// errors are {"ok": false, "error": {"field", "message"}} (error_to_json, in the public header).
+// errors are {"ok": false, "error": {"field", "message"}} (error_to_json).
 #include <cstdint>  // std::uint64_t
 #include <string>   // std::string
 
@@ -10,9 +10,13 @@
 #include "questions/gpu_ranking.hpp"
 #include "questions/limits.hpp"
 #include "questions/remedies.hpp"
+#include "util/result.hpp"     // Error
 #include "vramfit/vramfit.hpp"  // error_to_json, catalog_to_json
 
 namespace vramfit {
+
+// {"ok": false, "error": {"field", "message"}}: how every answer reports a wrong input.
+std::string error_to_json(const Error& error);
 
 // The inference report. With a GPU it carries "speed", "cost" and, at top level, "decode_tokens_per_second" and
 // "prefill_tokens_per_second" ({low, high}); without one they are null.

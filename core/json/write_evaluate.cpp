@@ -228,6 +228,10 @@ std::string error_to_json(const Error& error) {
   return w.take();
 }
 
+std::string error_to_json(std::string_view field, std::string_view message) {
+  return error_to_json(make_error(std::string(field), std::string(message)));
+}
+
 std::string need_prefix_to_json(const ImportedModel& imported, bool sharded) {
   if (!sharded) return "{\"ok\":true,\"need_prefix_bytes\":" + std::to_string(imported.need_prefix_bytes) + "}";
   return "{\"ok\":true,\"need_prefix_bytes\":" + std::to_string(imported.need_prefix_bytes) +

@@ -56,7 +56,7 @@ std::string gpu_ranking_report_to_json(const GpuRankingReport& report) {
   w.end_object();
   w.field("notes", report.notes);
   w.field("ok", true);
-  w.begin_array("recommendations");
+  w.begin_array("ranking");
   for (const RankedConfig& c : rec.configs) {
     w.begin_object();
     w.field("count", c.count);

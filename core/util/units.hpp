@@ -2,7 +2,6 @@
 // Byte units and overflow-checked arithmetic: every byte count in the core is an exact integer.
 #include <cstdint>   // std::uint64_t, std::int64_t, INT64_MAX
 #include <optional>  // std::optional
-#include <string>    // std::string
 
 namespace vramfit {
 
@@ -32,9 +31,5 @@ constexpr std::int64_t signed_difference(std::uint64_t a, std::uint64_t b) noexc
   constexpr auto kMax = static_cast<std::uint64_t>(INT64_MAX);
   return static_cast<std::int64_t>(a < kMax ? a : kMax) - static_cast<std::int64_t>(b < kMax ? b : kMax);
 }
-
-// "    14.00 GB     13.04 GiB": a byte count in both units, two decimals, each right-aligned in 9 characters
-// (printf's "%9.2f GB %9.2f GiB"), for the CLI's tables.
-std::string gb_and_gib(std::uint64_t bytes);
 
 }  // namespace vramfit

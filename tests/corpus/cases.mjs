@@ -81,6 +81,10 @@ add('list-json', ['--list-models', '--json']);
 add('help', ['--help']);
 add('config-file', ['--model', 'tests/corpus/files/config.json', '--gpu', 'rtx-4090', '--json']);
 add('config-file-train', ['--mode', 'lora', '--model', 'tests/corpus/files/config.json', '--json']);
+// A model file by its header: a toy safetensors checkpoint with no config.json beside it, and a GGUF file whose
+// header names tensor data past its end (the first 4 KiB of tests/data's file).
+add('safetensors-file', ['--model', 'tests/corpus/files/bare/model.safetensors', '--gpu', 'rtx-4090']);
+add('safetensors-file-json', ['--mode', 'train', '--model', 'tests/corpus/files/bare/model.safetensors', '--json']);
 // Wrong input: the message and the exit status are part of the contract.
 add('err-unknown-flag', ['--modle', 'llama-3.1-8b']);
 add('err-unknown-model', ['--model', 'llama-9000']);
@@ -99,6 +103,7 @@ add('err-optimizer', ['--mode', 'train', '--model', 'llama-3.1-8b', '--optimizer
 add('err-no-model', ['--context', '8192']);
 add('err-limits-no-gpu', ['--model', 'llama-3.1-8b', '--max-context']);
 add('err-missing-file', ['--model', './does-not-exist.json']);
+add('err-truncated-gguf', ['--model', 'tests/corpus/files/truncated.gguf', '--gpu', 'rtx-4090']);
 
 wasm.push({ name: 'catalog', fn: 'catalog', request: null });
 ask('solve', 'limits', { model: 'llama-3.1-8b', gpu: 'rtx-4090' });

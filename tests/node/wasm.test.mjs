@@ -140,25 +140,25 @@ test('with a GPU the report carries speed and cost; $/1M tokens is the hour over
   assert.equal(none.decode_tokens_per_second, null);
 });
 
-const recommend = (request) => answer('gpu_ranking', request);
+const rankGpus = (request) => answer('gpu_ranking', request);
 
 test('the GPU ranking ranks GPU × count with the cheapest and fastest picks', () => {
-  const r = recommend({ model: 'llama-3.1-8b', gpus: ['rtx-4090', 'a100-80gb-sxm', 'h100-sxm'] });
+  const r = rankGpus({ model: 'llama-3.1-8b', gpus: ['rtx-4090', 'a100-80gb-sxm', 'h100-sxm'] });
   assert.equal(r.ok, true);
-  assert.equal(r.recommendations.length, 12);  // 3 GPUs × 1, 2, 4, 8
+  assert.equal(r.ranking.length, 12);  // 3 GPUs × 1, 2, 4, 8
   for (const key of ['gpu', 'count', 'fits', 'free_bytes', 'tokens_per_second', 'usd_per_hour', 'usd_per_million_tokens', 'within_budget', 'note'])
-    assert.ok(key in r.recommendations[0], key);
+    assert.ok(key in r.ranking[0], key);
   // $0.34 (RTX 4090) < $1.39 (A100 80 GB) < $3.78 (H100 SXM) per hour, one of each fits.
   assert.deepEqual([r.cheapest_per_hour.gpu, r.cheapest_per_hour.count], ['rtx-4090', 1]);
   assert.equal(r.fastest.gpu, 'h100-sxm');
-  const first = r.recommendations[r.cheapest_per_million_tokens.index];
+  const first = r.ranking[r.cheapest_per_million_tokens.index];
   assert.equal(first.fits, true);
-  const budget = recommend({ model: 'llama-3.1-70b', weights: 'bf16', budget_per_hour: 0.01 });
+  const budget = rankGpus({ model: 'llama-3.1-70b', weights: 'bf16', budget_per_hour: 0.01 });
   assert.equal(budget.ok, true);
   assert.equal(budget.cheapest_per_hour, null);
   assert.equal(budget.fastest, null);
   assert.match(budget.notes.join(' '), /Nothing that fits costs at most \$0\.01\/h/);
-  const bad = recommend({ model: 'llama-3.1-8b', budget_per_hour: -1 });
+  const bad = rankGpus({ model: 'llama-3.1-8b', budget_per_hour: -1 });
   assert.deepEqual([bad.ok, bad.error.field], [false, 'budget_per_hour']);
   assert.equal(JSON.parse(module.answer('{')).error.field, 'request');
 });
@@ -191,9 +191,9 @@ test('the wasm and the native CLI print the same numbers', async (t) => {
   const webSpeed = evaluate({ model: 'llama-3.1-70b', weights: 'bf16', engine: 'vllm', batch: 16, context: 4096, gpu: 'h100-sxm' });
   assert.deepEqual(webSpeed.speed, nativeSpeed.speed);
   assert.deepEqual(webSpeed.cost, nativeSpeed.cost);
-  const nativeRec = JSON.parse(execFileSync(cli, [...args, '--rank-gpus', '--budget-per-hour', '20', '--json']));
-  const webRec = recommend({ model: 'llama-3.1-70b', weights: 'bf16', engine: 'vllm', batch: 16, context: 4096, budget_per_hour: 20 });
-  assert.deepEqual(webRec, nativeRec);
+  const nativeRanking = JSON.parse(execFileSync(cli, [...args, '--rank-gpus', '--budget-per-hour', '20', '--json']));
+  const webRanking = rankGpus({ model: 'llama-3.1-70b', weights: 'bf16', engine: 'vllm', batch: 16, context: 4096, budget_per_hour: 20 });
+  assert.deepEqual(webRanking, nativeRanking);
 });
 
 test('a training request is the same estimate question, by its mode (issue 3)', () => {

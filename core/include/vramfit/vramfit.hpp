@@ -1,18 +1,31 @@
 #pragma once
-// vramfit's public face: load the catalog once, then ask it questions as JSON text. Each answer is one JSON object
+// vramfit's public face: open the catalog once, then ask it questions as JSON text. Each answer is one JSON object
 // with "ok": true, or {"ok": false, "error": {"field", "message"}} naming the request key that is wrong and what it
 // allows; nothing throws. The request keys per question and the answers' shapes are in wasm/README.md.
 #include <cstddef>      // std::byte
 #include <cstdint>      // std::uint64_t
+#include <memory>       // std::shared_ptr
 #include <span>         // std::span
 #include <string>       // std::string
 #include <string_view>  // std::string_view
 
-#include "formats/safetensors.hpp"  // SafetensorsFile
-#include "questions/evaluate.hpp"   // Catalog, load_catalog
-#include "util/result.hpp"          // Result, Error, make_error
+#include "vramfit/inputs.hpp"            // the request's keys, with their CLI flags
+#include "vramfit/safetensors_file.hpp"  // SafetensorsFile
 
 namespace vramfit {
+
+// The model presets and the GPU catalog, parsed: what every question reads. Clients hold it by open_catalog's
+// handle and never look inside.
+struct Catalog;
+
+// `catalog` is null when the catalogs do not parse; `error_json` then says why, as answers do.
+struct CatalogHandle {
+  std::shared_ptr<const Catalog> catalog;
+  std::string error_json;
+};
+
+// The catalogs' JSON: data/models.json and data/gpus.json (compiled in: vramfit/builtin_data.hpp), parsed once.
+CatalogHandle open_catalog(std::string_view models_json, std::string_view gpus_json);
 
 // The request's "question": "estimate" (the default; inference, or training when "mode" is train, lora or qlora),
 // "limits", "curve", "gpu_ranking", "biggest_model" or "remedies"; the other keys are its inputs. "questions" asks
@@ -35,7 +48,7 @@ std::string answer_shards(const Catalog& catalog, std::span<const SafetensorsFil
 // storage scheme), "inputs" (each request key with its URL key, kind, range or allowed values)}.
 std::string catalog_to_json(const Catalog& catalog);
 
-// {"ok": false, "error": {"field", "message"}}: how every answer reports a wrong input.
-std::string error_to_json(const Error& error);
+// {"ok": false, "error": {"field", "message"}}: how every answer reports a wrong input, for a client's own checks.
+std::string error_to_json(std::string_view field, std::string_view message);
 
 }  // namespace vramfit

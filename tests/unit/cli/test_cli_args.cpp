@@ -7,7 +7,7 @@
 #include <vector>  // std::vector
 
 #include "cli_args.hpp"
-#include "json/inputs.hpp"
+#include "vramfit/inputs.hpp"
 #include "json/request.hpp"
 
 using namespace vramfit;
@@ -18,8 +18,8 @@ namespace {
 
 json request_of(const std::vector<std::string>& args) {
   auto o = parse_args(args);
-  REQUIRE_MESSAGE(o.ok(), (o.ok() ? "" : o.error().field + ": " + o.error().message));
-  return json::parse(o.value().request);
+  REQUIRE_MESSAGE(!o.error, (o.error ? o.error->field + ": " + o.error->message : ""));
+  return json::parse(o.options.request);
 }
 
 }  // namespace
@@ -52,11 +52,11 @@ TEST_CASE("the question flags set the request's question; two different question
   CHECK(request_of({"--max-context", "--max-batch"})["question"] == "limits");
   CHECK_FALSE(request_of({"--model", "gpt2"}).contains("question"));
   auto both = parse_args({"--rank-gpus", "--biggest"});
-  REQUIRE_FALSE(both.ok());
-  CHECK(both.error().field == "--biggest");
-  CHECK(both.error().message == "asks another question than --rank-gpus; give one");
-  CHECK(parse_args({"--list-gpus", "--json"}).value().action == Action::list_gpus);
-  CHECK(parse_args({"--list-gpus", "--json"}).value().json);
+  REQUIRE(both.error);
+  CHECK(both.error->field == "--biggest");
+  CHECK(both.error->message == "asks another question than --rank-gpus; give one");
+  CHECK(parse_args({"--list-gpus", "--json"}).options.action == Action::list_gpus);
+  CHECK(parse_args({"--list-gpus", "--json"}).options.json);
 }
 
 TEST_CASE("a flag given twice is refused, naming it") {
@@ -64,38 +64,38 @@ TEST_CASE("a flag given twice is refused, naming it") {
                                                                 {"--model", "gpt2", "--model", "./config.json"},
                                                                 {"--sp", "--sp"}}) {
     auto o = parse_args(args);
-    REQUIRE_FALSE(o.ok());
-    CHECK(o.error().field == (args.size() == 2 ? args[0] : args[2]));
-    CHECK(o.error().message == "given twice; give it once");
+    REQUIRE(o.error);
+    CHECK(o.error->field == (args.size() == 2 ? args[0] : args[2]));
+    CHECK(o.error->message == "given twice; give it once");
   }
 }
 
 TEST_CASE("unknown flags, missing values and values for the CLI's own flags are named") {
   auto o = parse_args({"--modle", "x"});
-  REQUIRE_FALSE(o.ok());
-  CHECK(o.error().field == "--modle");
-  CHECK(o.error().message == "unknown flag; run vramfit --help for the list");
+  REQUIRE(o.error);
+  CHECK(o.error->field == "--modle");
+  CHECK(o.error->message == "unknown flag; run vramfit --help for the list");
   o = parse_args({"--context"});
-  REQUIRE_FALSE(o.ok());
-  CHECK(o.error().message == "needs a value: TOKENS");
-  CHECK(parse_args({"--gpu="}).error().message == "needs a value: NAME");
-  CHECK(parse_args({"--json=yes"}).error().message == "takes no value");
+  REQUIRE(o.error);
+  CHECK(o.error->message == "needs a value: TOKENS");
+  CHECK(parse_args({"--gpu="}).error->message == "needs a value: NAME");
+  CHECK(parse_args({"--json=yes"}).error->message == "takes no value");
 }
 
 TEST_CASE("a --model path is the CLI's to read; a preset id goes into the request") {
   auto o = parse_args({"--model=./config.json", "--params=7e9"});
-  REQUIRE(o.ok());
-  CHECK(o.value().model_path == "./config.json");
-  CHECK(json::parse(o.value().request) == json{{"params", "7e9"}});
-  CHECK(parse_args({"--model", "m.gguf"}).value().model_path == "m.gguf");
+  REQUIRE(!o.error);
+  CHECK(o.options.model_path == "./config.json");
+  CHECK(json::parse(o.options.request) == json{{"params", "7e9"}});
+  CHECK(parse_args({"--model", "m.gguf"}).options.model_path == "m.gguf");
 }
 
 TEST_CASE("the CLI checks no value: the core refuses it, and the error names the flag the user typed") {
   auto o = parse_args({"--model", "llama-3.1-8b", "--ngl", "banana", "--max-context"});
-  REQUIRE(o.ok());
-  auto parsed = parse_request(o.value().request);
+  REQUIRE(!o.error);
+  auto parsed = parse_request(o.options.request);
   REQUIRE_FALSE(parsed.ok());
-  const Error e = with_flag_name(parsed.error(), o.value());
+  const cli::Error e = with_flag_name({parsed.error().field, parsed.error().message}, o.options);
   CHECK(e.field == "--ngl");
   CHECK(e.message == "expected a whole number from 0 to 1000000; got \"banana\"");
 }
@@ -103,13 +103,17 @@ TEST_CASE("the CLI checks no value: the core refuses it, and the error names the
 TEST_CASE("error fields map to flags by the table; other fields stay") {
   Options ranking;
   ranking.question_flag = "--rank-gpus";
-  CHECK(with_flag_name(make_error("gpu_layers", "m"), ranking).field == "--ngl");
-  CHECK(with_flag_name(make_error("sequence", "m"), ranking).field == "--seq");
-  CHECK(with_flag_name(make_error("micro_batch", "m"), ranking).field == "--micro-batch");
-  CHECK(with_flag_name(make_error("gpus", "m"), ranking).field == "--gpus");
-  CHECK(with_flag_name(make_error("question", "m"), ranking).field == "--rank-gpus");
-  CHECK(with_flag_name(make_error("config.hidden_size", "m"), ranking).field == "config.hidden_size");
-  CHECK(with_flag_name(make_error("config", "m"), ranking).field == "config");
+  const auto field_named = [&](const char* field) { return with_flag_name({field, "m"}, ranking).field; };
+  CHECK(field_named("gpu_layers") == "--ngl");
+  CHECK(field_named("sequence") == "--seq");
+  CHECK(field_named("micro_batch") == "--micro-batch");
+  CHECK(field_named("gpus") == "--gpus");
+  CHECK(field_named("question") == "--rank-gpus");
+  CHECK(field_named("config.hidden_size") == "config.hidden_size");
+  CHECK(field_named("config") == "config");
+  CHECK(field_named("file") == "file");  // no model file given
+  ranking.model_path = "m.gguf";
+  CHECK(field_named("file") == "--model");
 }
 
 TEST_CASE("--help lists every input's flag with its help line, and the CLI's own flags") {

@@ -54,7 +54,7 @@ TEST_CASE("recommend: the cheapest per hour and the fastest among the chosen GPU
   CHECK(r.need.shardable_bytes + r.need.per_gpu_bytes == report.value().estimate.total);
 
   const std::string json = gpu_ranking_report_to_json(r);
-  for (const char* key : {"\"recommendations\":[", "\"cheapest_per_hour\":{", "\"cheapest_per_million_tokens\":{",
+  for (const char* key : {"\"ranking\":[", "\"cheapest_per_hour\":{", "\"cheapest_per_million_tokens\":{",
                           "\"fastest\":{", "\"tokens_per_second\":{", "\"usd_per_million_tokens\":{", "\"free_bytes\":",
                           "\"within_budget\":true", "\"memory\":{"}) {
     CAPTURE(key);

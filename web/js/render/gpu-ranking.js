@@ -34,7 +34,7 @@ export function rankingRows(answer, all = false, { sort = 'rank', direction = 'a
     if (x === null || y === null) return (x === null) - (y === null) || a.index - b.index;
     return sign * (x - y) || a.index - b.index;
   };
-  return answer.recommendations
+  return answer.ranking
     .map((r, index) => ({ ...r, index, picks: picks.get(index) ?? [] }))
     .sort(compare)
     .filter((r, i) => all || i < SHOWN || r.picks.length > 0);
@@ -64,8 +64,8 @@ export function renderGpuRanking(dom, answer, view) {
   const picks = PICKS.map((key) => (answer[key]
     ? t(`ranking.pick.${key}`, { config: `${f.count(answer[key].count)} × ${answer[key].name}` }) : null)).filter(Boolean);
   dom.rankingPicks.textContent = picks.join(' · ');
-  dom.rankingCount.replaceChildren(t('ranking.count', { shown: f.count(rows.length), total: f.count(answer.recommendations.length) }),
-    answer.recommendations.length > SHOWN
+  dom.rankingCount.replaceChildren(t('ranking.count', { shown: f.count(rows.length), total: f.count(answer.ranking.length) }),
+    answer.ranking.length > SHOWN
       ? el('button', { type: 'button', id: 'ranking-all', class: 'link', 'aria-expanded': String(Boolean(view.rankingAll)),
         text: t(view.rankingAll ? 'ranking.fewer' : 'ranking.all') }) : null);
   dom.rankingNotes.replaceChildren(...answer.notes.map((n) => el('li', { text: n })));

@@ -1,0 +1,21 @@
+#pragma once
+// --model given a path: the file read here and handed to the core, a config.json as the request's "config", a
+// .gguf or .safetensors file by its header alone (answer_file).
+#include <optional>  // std::optional
+#include <string>    // std::string
+
+#include "cli_args.hpp"  // Error
+#include "vramfit/vramfit.hpp"
+
+namespace vramfit::cli {
+
+// The core's answer as JSON text, or the CLI's own error (naming --model) when the file cannot be read.
+struct FileAnswer {
+  std::string json;
+  std::optional<Error> error;
+};
+
+// The answer to `request_json` about the model in the file at `path`.
+FileAnswer answer_about_file(const Catalog& catalog, const std::string& path, const std::string& request_json);
+
+}  // namespace vramfit::cli

@@ -1,0 +1,345 @@
+#include "tables.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>        // std::nan
+#include <cstdarg>      // va_list
+#include <cstdio>       // std::vsnprintf
+#include <string_view>  // std::string_view
+#include <utility>      // std::pair
+
+namespace vramfit::cli {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+// printf onto the end of `out`: the tables keep printf's column formats.
+[[gnu::format(printf, 2, 3)]] void appendf(std::string& out, const char* format, ...) {
+  va_list args;
+  va_start(args, format);
+  char buf[1024];
+  const int n = std::vsnprintf(buf, sizeof buf, format, args);
+  va_end(args);
+  if (n < 0) return;
+  if (static_cast<std::size_t>(n) < sizeof buf) {
+    out.append(buf, static_cast<std::size_t>(n));
+    return;
+  }
+  std::string long_line(static_cast<std::size_t>(n) + 1, '\0');
+  va_start(args, format);
+  std::vsnprintf(long_line.data(), long_line.size(), format, args);
+  va_end(args);
+  long_line.pop_back();
+  out += long_line;
+}
+
+// A JSON number as printf takes it; the writer gives null for a non-finite number.
+double number(const json& v) { return v.is_number() ? v.get<double>() : std::nan(""); }
+unsigned long long whole(const json& v) { return v.is_number() ? v.get<unsigned long long>() : 0; }
+std::uint64_t bytes(const json& v) { return v.is_number() ? v.get<std::uint64_t>() : 0; }
+const char* text(const json& v) { return v.is_string() ? v.get_ref<const std::string&>().c_str() : ""; }
+double gib(const json& v) { return number(v) / kGiB; }
+
+// {"low", "high"} as "low–high" with `decimals` after the point.
+std::string range_text(const json& r, int decimals) {
+  std::string out;
+  appendf(out, "%.*f–%.*f", decimals, number(r.at("low")), decimals, number(r.at("high")));
+  return out;
+}
+
+std::string money(const json& usd) {
+  if (usd.is_null()) return "no price";
+  std::string out;
+  appendf(out, "$%.2f", number(usd));
+  return out;
+}
+
+std::string gpu_name(const json& catalog, const json& id) {
+  for (const json& g : catalog.at("gpus"))
+    if (g.at("id") == id) return g.at("name").get<std::string>();
+  return id.is_string() ? id.get<std::string>() : std::string();
+}
+
+void append_notes(std::string& out, const json& notes, const char* indent) {
+  for (const json& note : notes) appendf(out, "%snote: %s\n", indent, text(note));
+}
+
+std::string speed_and_cost(const json& a, const json& gpu) {
+  std::string out;
+  appendf(out, "\n  Speed on one %s:\n", text(gpu.at("name")));
+  const json& sp = a.at("speed");
+  if (sp.is_null()) {
+    appendf(out, "    not estimated: %s\n", text(a.at("speed_unavailable")));
+  } else {
+    appendf(out, "    decode   %s tokens/s (%s per sequence)%s\n",
+            range_text(sp.at("decode_tokens_per_second"), 1).c_str(),
+            range_text(sp.at("decode_tokens_per_second_per_sequence"), 1).c_str(),
+            sp.at("compute_bound").get<bool>() ? ", compute-bound" : "");
+    if (!sp.at("prefill_tokens_per_second").is_null())
+      appendf(out, "    prefill  %s tokens/s for a %llu-token prompt (%s path)\n",
+              range_text(sp.at("prefill_tokens_per_second"), 0).c_str(), whole(sp.at("prompt_tokens")),
+              text(sp.at("compute_path")));
+    else
+      appendf(out, "    prefill  not estimated: %s\n", text(sp.at("prefill_unavailable")));
+    appendf(out, "    how: %s\n", text(sp.at("explanation")));
+    if (!sp.at("note").is_null()) appendf(out, "    note: %s\n", text(sp.at("note")));
+  }
+  const json& c = a.at("cost");
+  if (!c.at("usd_per_hour").is_null()) {
+    appendf(out, "  Cost: $%.2f/hour (%s, %s)", number(c.at("usd_per_hour")), text(c.at("price_date")),
+            text(c.at("price_source")));
+    if (!c.at("usd_per_million_tokens").is_null())
+      appendf(out, "; $%s per 1M output tokens", range_text(c.at("usd_per_million_tokens"), 2).c_str());
+    out += "\n";
+  } else {
+    appendf(out, "  Cost: no cloud price for %s in the catalog\n", text(gpu.at("name")));
+  }
+  if (const json& e = c.at("energy"); !e.is_null()) {
+    appendf(out, "  Energy: %.3f kWh/hour at %.0f W board power = $%.3f/hour", number(e.at("kwh_per_hour")),
+            number(e.at("tdp_w")), number(e.at("usd_per_hour")));
+    if (!e.at("usd_per_million_tokens").is_null())
+      appendf(out, "; $%s per 1M tokens", range_text(e.at("usd_per_million_tokens"), 3).c_str());
+    out += " (upper bound: full TDP, host not counted)\n";
+  } else if (!c.at("energy_unavailable").is_null()) {
+    appendf(out, "  Energy: not estimated: %s\n", text(c.at("energy_unavailable")));
+  }
+  return out;
+}
+
+// The engine's own figures: vLLM's KV capacity, llama.cpp's host RAM.
+void append_engine(std::string& out, const json& a) {
+  if (const json& v = a.at("vllm"); !v.is_null() && bytes(v.at("budget_bytes")) != 0)
+    appendf(out, "  vLLM KV capacity %.2f GiB = %llu tokens = %llu concurrent sequences of %llu tokens\n",
+            gib(v.at("kv_capacity_bytes")), whole(v.at("kv_capacity_tokens")), whole(v.at("max_concurrency")),
+            whole(v.at("sequence_tokens")));
+  if (const json& l = a.at("llamacpp"); !l.is_null())
+    appendf(out, "  %-12s %s (system RAM)\n", "host RAM", gb_and_gib(bytes(l.at("host_ram_bytes"))).c_str());
+}
+
+void append_pick(std::string& out, const char* label, const json& ranking, const json& pick) {
+  if (pick.is_null()) {
+    appendf(out, "  %-24s none\n", label);
+    return;
+  }
+  const json& c = ranking.at(pick.at("index").get<std::size_t>());
+  appendf(out, "  %-24s %llu × %s: %s/h, %s tokens/s", label, whole(c.at("count")), text(c.at("name")),
+          money(c.at("usd_per_hour")).c_str(),
+          c.at("tokens_per_second").is_null() ? "?" : range_text(c.at("tokens_per_second"), 0).c_str());
+  if (!c.at("usd_per_million_tokens").is_null())
+    appendf(out, ", $%s per 1M tokens", range_text(c.at("usd_per_million_tokens"), 2).c_str());
+  out += "\n";
+}
+
+// The configurations that fit, cheapest per 1M tokens first, as many as a screen shows.
+void append_fitting(std::string& out, const json& ranking, std::size_t fitting) {
+  constexpr std::size_t kShown = 25;
+  appendf(out, "\nFits, cheapest per 1M tokens first (%zu):\n", fitting);
+  if (fitting)
+    appendf(out, "  %3s  %-34s %5s %10s %13s %9s %13s\n", "#", "GPU", "count", "free/GPU", "tokens/s", "$/hour",
+            "$/1M tokens");
+  std::size_t shown = 0;
+  for (const json& c : ranking) {
+    if (shown == kShown) break;
+    if (!c.at("fits").get<bool>()) continue;
+    ++shown;
+    const std::string note = c.at("note").is_null() ? "" : "  (" + std::string(text(c.at("note"))) + ")";
+    appendf(out, "  %3zu  %-34.34s %5llu %+6.1f GiB %13s %9s %13s%s%s\n", shown, text(c.at("name")),
+            whole(c.at("count")), gib(c.at("free_bytes")),
+            c.at("tokens_per_second").is_null() ? "?" : range_text(c.at("tokens_per_second"), 0).c_str(),
+            money(c.at("usd_per_hour")).c_str(),
+            c.at("usd_per_million_tokens").is_null() ? "-" : range_text(c.at("usd_per_million_tokens"), 2).c_str(),
+            c.at("within_budget").get<bool>() ? "" : "  over budget", note.c_str());
+  }
+  if (fitting > shown) appendf(out, "  ... %zu more (--json lists all)\n", fitting - shown);
+}
+
+// The configurations that do not fit, closest first, and why.
+void append_misses(std::string& out, const json& ranking, std::size_t misses) {
+  constexpr std::size_t kShown = 8;
+  appendf(out, "\nDoes not fit, closest first (%zu):\n", misses);
+  std::size_t shown = 0;
+  for (const json& c : ranking) {
+    if (c.at("fits").get<bool>() || shown == kShown) continue;
+    ++shown;
+    std::string why;
+    if (c.at("fit") == "tight")
+      appendf(why, "fits only without the headroom (%.1f GiB free per GPU)", gib(c.at("free_bytes")));
+    else
+      appendf(why, "short by %.1f GiB per GPU", -gib(c.at("free_bytes")));
+    appendf(out, "  %-34.34s x%-3llu %s\n", text(c.at("name")), whole(c.at("count")),
+            c.at("note").is_null() ? why.c_str() : text(c.at("note")));
+  }
+  if (misses > shown) appendf(out, "  ... %zu more\n", misses - shown);
+}
+
+}  // namespace
+
+std::string gb_and_gib(std::uint64_t b) {
+  std::string out;
+  appendf(out, "%9.2f GB %9.2f GiB", static_cast<double>(b) / 1e9, static_cast<double>(b) / kGiB);
+  return out;
+}
+
+std::string estimate_table(const json& a) {
+  std::string out;
+  const json& in = a.at("inputs");
+  const json& m = a.at("model");
+  const std::uint64_t params = bytes(m.at("params_total"));
+  const double billions = static_cast<double>(params) / 1e9;
+  if (billions >= 0.01)
+    appendf(out, "%s: %.3g B parameters, context %llu, batch %llu\n", text(m.at("name")), billions,
+            whole(in.at("context")), whole(in.at("batch")));
+  else
+    appendf(out, "%s: %llu parameters, context %llu, batch %llu\n", text(m.at("name")),
+            static_cast<unsigned long long>(params), whole(in.at("context")), whole(in.at("batch")));
+  appendf(out, "  engine %s, %s weights, %s KV cache\n", text(in.at("engine")), text(in.at("weights")),
+          text(in.at("kv_dtype")));
+  const json& b = a.at("breakdown");
+  const std::pair<const char*, const char*> lines[] = {{"weights", "weights"},         {"KV cache", "kv_cache"},
+                                                       {"activations", "activations"}, {"overhead", "overhead"},
+                                                       {"allocator", "allocator_reserve"}, {"total", "total"}};
+  for (const auto& [label, key] : lines) appendf(out, "  %-12s %s\n", label, gb_and_gib(bytes(b.at(key))).c_str());
+  const json& range = a.at("range");
+  appendf(out, "  %-12s %s  to %s\n", "range", gb_and_gib(bytes(range.at("low"))).c_str(),
+          gb_and_gib(bytes(range.at("high"))).c_str());
+  for (const json& d : range.at("drivers")) appendf(out, "    driver: %s\n", text(d));
+  append_engine(out, a);
+  append_notes(out, a.at("notes"), "  ");
+  out += "\n";
+  for (const json& f : a.at("gpus")) {
+    std::string verdict = text(f.at("fit"));
+    if (f.at("fit") == "does_not_fit" && whole(f.at("gpus_needed")) > 1)
+      verdict += ", needs " + std::to_string(whole(f.at("gpus_needed"))) + " GPUs";
+    appendf(out, "  %-34s %-28s %+8.1f GiB free\n", text(f.at("name")), verdict.c_str(), gib(f.at("free_bytes")));
+  }
+  if (!a.at("cost").is_null()) out += speed_and_cost(a, a.at("gpus").at(0));
+  return out;
+}
+
+std::string training_table(const json& a, const json& catalog) {
+  std::string out;
+  const json& in = a.at("inputs");
+  appendf(out, "%s: %s, %.3g B parameters (%llu trainable), %s, %s\n", text(a.at("model").at("name")),
+          text(a.at("mode")), number(a.at("model").at("params_total")) / 1e9, whole(a.at("trainable_params")),
+          text(in.at("precision")), text(in.at("optimizer")));
+  appendf(out,
+          "  sequence %llu × micro-batch %llu, accumulation %llu, global batch %llu; %llu GPU(s): tp %llu pp %llu dp "
+          "%llu, ZeRO %s, offload %s\n",
+          whole(in.at("sequence")), whole(in.at("micro_batch")), whole(in.at("grad_accum")),
+          whole(in.at("global_batch")), whole(in.at("gpus")), whole(in.at("tp")), whole(in.at("pp")),
+          whole(in.at("dp")), text(in.at("zero")), text(in.at("offload")));
+  appendf(out, "  per GPU (%s):\n", text(a.at("breakdown_role")));
+  const json& b = a.at("breakdown");
+  for (const char* key : {"weights", "gradients", "optimizer", "activations", "temporary", "overhead", "total"})
+    appendf(out, "    %-12s %s\n", key, gb_and_gib(bytes(b.at(key))).c_str());
+  if (a.at("ranks").size() > 1)
+    for (const json& rank : a.at("ranks"))
+      appendf(out, "    rank: %s total %s\n", text(rank.at("role")), gb_and_gib(bytes(rank.at("total"))).c_str());
+  if (const auto host = bytes(a.at("host_ram_bytes"))) appendf(out, "  host RAM     %s\n", gb_and_gib(host).c_str());
+  if (const auto nvme = bytes(a.at("nvme_bytes"))) appendf(out, "  NVMe         %s\n", gb_and_gib(nvme).c_str());
+  if (const json& s = a.at("slowdown"); number(s.at("max")) > 1)
+    appendf(out, "  offload slowdown ×%.2g–%.2g\n", number(s.at("min")), number(s.at("max")));
+  if (const json& t = a.at("time"); !t.is_null()) {
+    const double seconds = number(t.at("seconds"));
+    appendf(out, "  time on %llu × %s (%.4g TFLOPS %s, MFU %.2g): %.4g h", whole(in.at("gpus")),
+            gpu_name(catalog, t.at("gpu")).c_str(), number(t.at("peak_tflops")), text(t.at("peak_dtype")),
+            number(t.at("mfu")), seconds / 3600);
+    if (number(t.at("seconds_max")) > seconds) appendf(out, "–%.4g h", number(t.at("seconds_max")) / 3600);
+    appendf(out, ", %.4g GPU-hours", number(t.at("gpu_hours")));
+    if (const json& usd = t.at("usd"); !usd.is_null()) {
+      appendf(out, ", %.2f", number(usd));
+      if (const json& most = t.at("usd_max"); !most.is_null() && number(most) > number(usd))
+        appendf(out, "–%.2f", number(most));
+      out += " USD";
+    }
+    out += "\n";
+  }
+  append_notes(out, a.at("notes"), "  ");
+  out += "\n";
+  for (const json& f : a.at("gpus"))
+    appendf(out, "  %-34s %-14s %+8.1f GiB free\n", text(f.at("name")), text(f.at("fit")), gib(f.at("free_bytes")));
+  return out;
+}
+
+std::string gpu_ranking_table(const json& a) {
+  std::string out;
+  const json& in = a.at("inputs");
+  const json& need = a.at("memory");
+  appendf(out, "%s, %s weights, %s, context %llu, batch %llu: %.1f GB (%.1f GB split across GPUs + %.1f GB on each)\n",
+          text(a.at("model").at("name")), text(in.at("weights")), text(in.at("engine")), whole(in.at("context")),
+          whole(in.at("batch")), number(need.at("total_bytes")) / 1e9, number(need.at("shardable_bytes")) / 1e9,
+          number(need.at("per_gpu_bytes")) / 1e9);
+  if (!in.at("budget_per_hour").is_null())
+    appendf(out, "Budget: $%.2f/hour for the whole configuration\n", number(in.at("budget_per_hour")));
+  const json& ranking = a.at("ranking");
+  std::size_t fitting = 0;
+  for (const json& c : ranking) fitting += c.at("fits").get<bool>();
+  append_fitting(out, ranking, fitting);
+  out += "\n";
+  append_pick(out, "Cheapest per hour:", ranking, a.at("cheapest_per_hour"));
+  append_pick(out, "Cheapest per 1M tokens:", ranking, a.at("cheapest_per_million_tokens"));
+  append_pick(out, "Fastest:", ranking, a.at("fastest"));
+  if (const std::size_t misses = ranking.size() - fitting) append_misses(out, ranking, misses);
+  append_notes(out, a.at("notes"), "");
+  return out;
+}
+
+std::string biggest_model_table(const json& a) {
+  std::string out;
+  const json& gpu = a.at("gpu");
+  appendf(out, "On %s (%.1f GiB usable, %.0f %% headroom), %s, context %llu, batch %llu:\n", text(gpu.at("name")),
+          gib(gpu.at("usable_bytes")), number(a.at("headroom")) * 100, text(a.at("engine")), whole(a.at("context")),
+          whole(a.at("batch")));
+  const auto line = [&](const char* label, const json& c) {
+    appendf(out, "  %-10s %-16s %-14s %6.1f B params, %5.2f bits/weight, %s, %+.1f GiB free\n", label,
+            text(c.at("model")), text(c.at("weights")), number(c.at("params")) / 1e9, number(c.at("bits_per_weight")),
+            gb_and_gib(bytes(c.at("total_bytes"))).c_str(), gib(c.at("free_bytes")));
+  };
+  if (!a.at("biggest").is_null()) line("biggest:", a.at("biggest"));
+  for (const json& c : a.at("by_format")) line("per format:", c);
+  append_notes(out, a.at("notes"), "");
+  return out;
+}
+
+std::string remedies_table(const json& a, const json& catalog) {
+  std::string out;
+  const bool on_gpu = !a.at("gpu").is_null();
+  appendf(out, "What would help (%s, %s on the busiest GPU%s%s):\n", text(a.at("mode")),
+          gb_and_gib(bytes(a.at("bytes"))).c_str(), on_gpu ? ", on " : "",
+          on_gpu ? gpu_name(catalog, a.at("gpu")).c_str() : "");
+  if (a.at("remedies").empty()) out += "  nothing this calculator knows saves memory here\n";
+  for (const json& r : a.at("remedies")) {
+    // A negative saving prints as its 64-bit wrap, as an unsigned byte count does.
+    const auto saved = static_cast<std::uint64_t>(r.at("saved_bytes").get<std::int64_t>());
+    const bool fit = !r.at("fit").is_null();
+    appendf(out, "  %-18s saves %-10s -> %-10s%s%s\n", text(r.at("id")), gb_and_gib(saved).c_str(),
+            gb_and_gib(bytes(r.at("bytes"))).c_str(), fit ? "  " : "", fit ? text(r.at("fit")) : "");
+    appendf(out, "  %-18s cost: %s (%s)\n", "", text(r.at("cost")), text(r.at("source")));
+  }
+  return out;
+}
+
+std::string limits_table(const json& a) {
+  std::string out;
+  appendf(out, "On %s (budget %s): largest context %llu tokens, largest batch %llu\n", text(a.at("gpu")),
+          gb_and_gib(bytes(a.at("budget_bytes"))).c_str(), whole(a.at("max_context")), whole(a.at("max_batch")));
+  return out;
+}
+
+std::string models_list(const json& catalog) {
+  std::string out;
+  for (const json& m : catalog.at("models")) appendf(out, "%-18s %s\n", text(m.at("id")), text(m.at("name")));
+  return out;
+}
+
+std::string gpus_list(const json& catalog) {
+  std::string out;
+  for (const json& g : catalog.at("gpus"))
+    appendf(out, "%-24s %-36s %6.0f GiB\n", text(g.at("id")), text(g.at("name")), gib(g.at("memory_bytes")));
+  return out;
+}
+
+}  // namespace vramfit::cli
