@@ -16,7 +16,7 @@ endfunction()
 vramfit_cli_test(json_breakdown ARGS --model llama-3.1-8b --weights bf16 --context 8192 --batch 1 --json
                  MATCH "\"breakdown\":{[^}]*\"kv_cache\":1073741824[^}]*\"weights\":16060522496")
 vramfit_cli_test(json_has_all_keys ARGS --model llama-3.1-8b --json
-                 MATCH "\"activations\":[0-9]+,\"allocator_reserve\":[0-9]+,\"kv_cache\":[0-9]+,\"overhead\":[0-9]+,\"total\":[0-9]+")
+                 MATCH "\"activations\":[0-9]+,\"allocator_reserve\":[0-9]+,\"kv_cache\":[0-9]+,\"overhead\":[0-9]+,\"state_cache\":[0-9]+,\"total\":[0-9]+")
 # 7e9 params × 2 B (fp16) = 14,000,000,000 B: the seed article's "7B in FP16 ≈ 14 GB".
 vramfit_cli_test(bare_params ARGS --params 7e9 --weights fp16 --json MATCH "\"weights\":14000000000")
 vramfit_cli_test(table ARGS --model llama-3.1-8b --gpu rtx-4090 MATCH "GeForce RTX 4090 +fits")

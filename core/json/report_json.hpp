@@ -1,10 +1,11 @@
 #pragma once
 // Writing helpers shared by the report writers (json/write_*.cpp).
 // Keys go in byte order within each object (see json_writer.hpp).
-#include <algorithm>    // std::max
+#include <algorithm>    // std::max, std::find_if
 #include <cstdint>      // std::uint64_t, std::int64_t
 #include <optional>     // std::optional
 #include <string>       // std::string
+#include <string_view>  // std::string_view
 #include <vector>       // std::vector
 
 #include "util/json_writer.hpp"
@@ -52,6 +53,43 @@ inline AttentionSummary attention_summary(const ModelSpec& m) {
   return out;
 }
 
+inline const char* mlp_kind_name(MlpKind kind) {
+  switch (kind) {
+    case MlpKind::dense: return "dense";
+    case MlpKind::moe: return "experts";
+    case MlpKind::none: return "none";
+  }
+  return "";
+}
+
+// The layers by what they are, in the order each kind first appears: [{count, mixer, mlp}], the mixer as users read
+// it (mixer_label), the MLP dense, experts or none. Runs of the same kind anywhere in the model count together.
+inline void write_layer_kinds(JsonWriter& w, const ModelSpec& m) {
+  struct Kind {
+    std::string_view mixer;
+    const char* mlp;
+    std::uint64_t count;
+  };
+  std::vector<Kind> kinds;
+  for (const auto& run : m.layers) {
+    const Kind kind{mixer_label(run), mlp_kind_name(run.mlp.kind), run.count};
+    auto same = std::find_if(kinds.begin(), kinds.end(), [&](const Kind& k) {
+      return k.mixer == kind.mixer && std::string_view(k.mlp) == kind.mlp;
+    });
+    if (same == kinds.end()) kinds.push_back(kind);
+    else same->count += run.count;
+  }
+  w.begin_array("layer_kinds");
+  for (const auto& k : kinds) {
+    w.begin_object();
+    w.field("count", k.count);
+    w.field("mixer", k.mixer);
+    w.field("mlp", k.mlp);
+    w.end_object();
+  }
+  w.end_array();
+}
+
 inline void write_model(JsonWriter& w, const ModelSpec& m, const ParamCounts& params, std::uint64_t published_params) {
   const AttentionSummary a = attention_summary(m);
   w.begin_object("model");
@@ -62,6 +100,7 @@ inline void write_model(JsonWriter& w, const ModelSpec& m, const ParamCounts& pa
   w.field("hidden_size", m.hidden_size);
   w.field("id", m.id);
   w.field("kv_heads", a.kv_heads);
+  write_layer_kinds(w, m);
   w.field("layers", m.num_layers());
   w.field("max_context", m.max_context);
   w.field("name", m.name);

@@ -2,7 +2,9 @@
 
 #include <algorithm>  // std::max, std::min
 #include <cmath>      // std::floor
+#include <cstddef>    // std::ptrdiff_t
 #include <string>     // std::string
+#include <vector>     // std::vector
 
 #include "util/byte_math.hpp"
 #include "util/text.hpp"
@@ -125,7 +127,8 @@ WeightFormat weight_format_for(DType dtype) {
 }  // namespace
 
 VllmCapacity detail::vllm_kv_capacity(std::uint64_t memory, double util, std::uint64_t weights, std::uint64_t activation,
-                              std::uint64_t non_torch, std::uint64_t per_token, std::uint64_t sequence_tokens) {
+                              std::uint64_t non_torch, std::uint64_t per_token, std::uint64_t sequence_tokens,
+                              std::uint64_t state_per_sequence) {
   VllmCapacity c;
   c.gpu_util = util;
   c.budget_bytes = static_cast<std::uint64_t>(std::floor(static_cast<double>(memory) * util));
@@ -140,6 +143,15 @@ VllmCapacity detail::vllm_kv_capacity(std::uint64_t memory, double util, std::ui
   const auto blocks_per_sequence = ceil_div(std::max<std::uint64_t>(sequence_tokens, 1), kVllmBlockSize);
   c.max_concurrency = c.num_blocks / blocks_per_sequence;
   c.concurrency_ratio = static_cast<double>(c.kv_capacity_tokens) / static_cast<double>(std::max<std::uint64_t>(sequence_tokens, 1));
+  c.state_bytes_per_sequence = state_per_sequence;
+  if (!state_per_sequence) return c;
+  // One pool for both: a sequence holds its KV blocks and its state pages (get_max_concurrency_for_kv_cache_config).
+  const auto sequence_bytes = CheckedSum().add({blocks_per_sequence, c.block_bytes}).add(state_per_sequence).result();
+  if (!sequence_bytes) return c;
+  c.max_concurrency = c.kv_capacity_bytes / *sequence_bytes;
+  c.concurrency_ratio = static_cast<double>(c.kv_capacity_bytes) / static_cast<double>(*sequence_bytes);
+  c.kv_capacity_tokens = static_cast<std::uint64_t>(c.concurrency_ratio * static_cast<double>(sequence_tokens));
+  c.num_blocks = c.kv_capacity_tokens / kVllmBlockSize;
   return c;
 }
 
@@ -250,6 +262,15 @@ Result<KvLayout> add_kv_cache(InferenceEstimate& e, const ModelSpec& spec, const
     layout.window_extra = std::min(o.n_ubatch, kLlamaNBatch);
     layout.window_pad = kLlamaSwaPad;
   }
+  // State widths: llama.cpp f32 for both parts (llama_memory_recurrent's type_r/type_s); vLLM the conv state in the
+  // model dtype and the recurrent state in mamba_ssm_dtype when the config names it (MambaStateDtypeCalculator);
+  // transformers both in the model dtype.
+  const std::uint64_t model_bytes = dtype_info(e.weights_dtype).bits / 8;
+  layout.conv_state_element_bytes = o.engine == Engine::llamacpp ? 4 : model_bytes;
+  layout.recurrent_state_element_bytes = o.engine == Engine::llamacpp ? 4
+                                         : o.engine == Engine::vllm && spec.recurrent_state_element_bytes
+                                             ? spec.recurrent_state_element_bytes
+                                             : model_bytes;
   const KvAllocation strategy = kv_allocation_of(o);
   auto kv_static = estimate_kv_cache(spec, e.kv_dtype, o.context_tokens, o.batch, layout);
   if (!kv_static) return kv_static.error();
@@ -259,6 +280,7 @@ Result<KvLayout> add_kv_cache(InferenceEstimate& e, const ModelSpec& spec, const
   e.kv_allocation = {strategy, avg, kv_static.value().bytes, kv_paged.value().bytes};
   e.kv = strategy == KvAllocation::paged ? kv_paged.value() : kv_static.value();
   e.kv_cache = e.kv.bytes;
+  e.state_cache = e.kv.state_bytes;
   return layout;
 }
 
@@ -292,18 +314,34 @@ std::optional<Error> add_vllm_activations(InferenceEstimate& e, Workings& w, con
   VllmCapacity caps;
   if (o.gpu_memory_bytes) {
     caps = detail::vllm_kv_capacity(o.gpu_memory_bytes, o.gpu_util, e.weights, e.activations, kVllmNonTorchBytes,
-                            e.kv.bytes_per_token, o.context_tokens);
+                            e.kv.bytes_per_token, o.context_tokens, e.kv.state_bytes_per_sequence);
   } else {
     caps.gpu_util = o.gpu_util;
     caps.profile_activation_bytes = e.activations;
     caps.non_torch_bytes = kVllmNonTorchBytes;
     caps.sequence_tokens = o.context_tokens;
+    caps.state_bytes_per_sequence = e.kv.state_bytes_per_sequence;
   }
   caps.max_num_batched_tokens = tokens;
   caps.max_num_seqs = seqs;
   caps.cuda_graph_bytes = kVllmCudaGraphBytes;
   e.vllm = caps;
   return std::nullopt;
+}
+
+// The KV cells and state slots of the layers -ngl puts on the GPU: llama.cpp offloads the last n_gpu_layers
+// repeating layers (llama_model::load_tensors, i_gpu_start = n_layer − n_gpu_layers), each with its own cache.
+Result<KvCacheEstimate> llamacpp_gpu_cache(const ModelSpec& spec, const InferenceEstimate& e, const LlamaCppBuffers& b,
+                                           const InferenceOptions& o, const KvLayout& layout) {
+  if (b.gpu_layers == b.total_layers) return e.kv;
+  if (!b.gpu_layers) return KvCacheEstimate{};
+  const auto every_layer = expand_runs(spec.layers);
+  ModelSpec on_gpu = spec;
+  on_gpu.layers =
+      compress_runs(std::vector<LayerRun>(every_layer.end() - static_cast<std::ptrdiff_t>(b.gpu_layers), every_layer.end()));
+  auto kv = estimate_kv_cache(on_gpu, e.kv_dtype, b.n_ctx, 1, layout);
+  if (kv) kv.value().state_bytes = kv.value().state_bytes_per_sequence * o.batch;
+  return kv;
 }
 
 // llama.cpp: n_ctx cells for all sequences, the layers -ngl puts on the GPU, and the GPU compute buffer.
@@ -338,20 +376,25 @@ std::optional<Error> add_llamacpp_buffers(InferenceEstimate& e, Workings& w, con
   b.compute_buffer_other_bytes = detail::llamacpp_compute_buffer(b.n_ubatch, w.llama_n_kv, heads, n_embd,
                                                          spec.vocab_size, n_ff, !b.flash_attn);
   b.output_buffer_bytes = spec.vocab_size * o.batch * 4;
-  // KV of this many cells for all sequences: recompute per sequence-less n_ctx.
+  // KV of this many cells for all sequences: recompute per sequence-less n_ctx. The recurrent state has one slot
+  // per sequence (n_seq_max = batch), whatever the cell count.
   auto kv_cells = estimate_kv_cache(spec, e.kv_dtype, b.n_ctx, 1, layout);
   if (!kv_cells) return kv_cells.error();
   e.kv = kv_cells.value();
+  e.kv.state_bytes = e.kv.state_bytes_per_sequence * o.batch;
+  auto gpu_cache = llamacpp_gpu_cache(spec, e, b, o, layout);
+  if (!gpu_cache) return gpu_cache.error();
   const auto& wd = e.weight_detail;
   const std::uint64_t layer_weights = wd.attention + wd.mlp + wd.norms + wd.other;
   const std::uint64_t on_gpu_layers = layers ? layer_weights / layers * b.gpu_layers : 0;
   const std::uint64_t gpu_weights = on_gpu_layers + (b.output_on_gpu ? wd.output : 0);
   b.host_weights_bytes = wd.total - gpu_weights;  // token embeddings stay in RAM (get_rows runs on the CPU)
-  const std::uint64_t kv_gpu = layers ? e.kv.bytes / layers * b.gpu_layers : 0;
-  b.host_kv_bytes = e.kv.bytes - kv_gpu;
-  b.host_ram_bytes = b.host_weights_bytes + b.host_kv_bytes + b.output_buffer_bytes;
+  b.host_kv_bytes = e.kv.bytes - gpu_cache.value().bytes;
+  b.host_state_bytes = e.kv.state_bytes - gpu_cache.value().state_bytes;
+  b.host_ram_bytes = b.host_weights_bytes + b.host_kv_bytes + b.host_state_bytes + b.output_buffer_bytes;
   e.weights = gpu_weights;
-  e.kv_cache = kv_gpu;
+  e.kv_cache = gpu_cache.value().bytes;
+  e.state_cache = gpu_cache.value().state_bytes;
   e.kv_allocation.static_bytes = e.kv.bytes;
   e.activations = b.gpu_layers ? b.compute_buffer_bytes : 0;
   e.llamacpp = b;
@@ -448,6 +491,39 @@ Explanation kv_cache_explanation(const ModelSpec& spec, const InferenceOptions& 
           latent ? "DeepSeek-V2 §2.1.2 (latent cache)" : "vLLM paper §3 (Kwon et al. 2023)"};
 }
 
+// Where each engine keeps the per-sequence state and in what width.
+const char* state_cache_source(Engine engine) {
+  switch (engine) {
+    case Engine::llamacpp:
+      return "llama.cpp llama_memory_recurrent: f32 conv (r) and recurrent (s) state for n_seq_max sequence slots "
+             "(-np), allocated up front";
+    case Engine::vllm:
+      return "vLLM MambaStateShapeCalculator and MambaStateDtypeCalculator: conv state in the model dtype, recurrent "
+             "state in mamba_ssm_dtype; one state per running sequence";
+    case Engine::transformers: break;
+  }
+  return "transformers Qwen3NextDynamicCache, HybridMambaAttentionDynamicCache: conv_states and recurrent_states per "
+         "layer for the batch, in the model dtype";
+}
+
+Explanation state_cache_explanation(const ModelSpec& spec, const InferenceOptions& o, const InferenceEstimate& e,
+                                    const KvLayout& layout) {
+  if (!e.kv.state_layers)
+    return {"state_cache", "none: no linear-attention or Mamba layers keep a state per sequence", "0 B",
+            spec.is_bare() ? "give layers and hidden size, a preset or a config.json" : "architecture"};
+  const auto conv = e.kv.conv_state_bytes_per_sequence;
+  Text v;
+  v << n(o.batch) << " sequences × (" << n(conv) << " B conv + " << n(e.kv.state_bytes_per_sequence - conv)
+    << " B recurrent, " << n(e.kv.state_layers) << " layers) = " << n(e.kv.state_bytes) << " B (conv "
+    << layout.conv_state_element_bytes << " B, recurrent " << layout.recurrent_state_element_bytes
+    << " B per element)";
+  if (e.state_cache != e.kv.state_bytes) v << "; " << n(e.state_cache) << " B of it on the GPU";
+  return {"state_cache",
+          "sequences × Σ_state layers ((conv_kernel − 1) × conv channels × conv bytes + recurrent elements × state "
+          "bytes); linear attention: recurrent = value_heads × key_dim × value_dim, Mamba2: heads × head_dim × state",
+          v.str(), state_cache_source(o.engine)};
+}
+
 Explanation transformers_activations_explanation(const InferenceOptions& o, const InferenceEstimate& e,
                                                  const Workings& w) {
   const bool eager = o.attention == Attention::eager;
@@ -518,21 +594,22 @@ Explanation allocator_explanation(const ModelSpec& spec, const InferenceOptions&
 
 // The formula, figures and source of every line of the breakdown, in its order.
 std::vector<Explanation> inference_explanations(const ModelSpec& spec, const InferenceOptions& o,
-                                                const InferenceEstimate& e, const Workings& w) {
+                                                const InferenceEstimate& e, const Workings& w, const KvLayout& layout) {
   const bool vllm = o.engine == Engine::vllm;
   return {
       {"weights", "Σ tensors × their format's bytes",
        (Text() << n(e.weights) << " B (" << e.weights_format << ")").str(), e.weight_detail.explanation},
       kv_cache_explanation(spec, o, e),
+      state_cache_explanation(spec, o, e, layout),
       activations_explanation(spec, o, e, w),
       {"overhead", vllm ? "CUDA context + non-torch memory + CUDA graphs" : "CUDA context + cuBLAS workspace",
        (Text() << n(e.overhead) << " B").str(),
        vllm ? "CUDA ≥ 12.2 lazy loading ≈ 0.5 GiB; vLLM memory-profiling logs"
             : "CUDA ≥ 12.2 lazy loading ≈ 0.5 GiB; cublasSetWorkspace docs (32 MiB on Hopper)"},
       allocator_explanation(spec, o, e, w),
-      {"total", "weights + KV cache + activations + overhead + allocator reserve",
-       (Text() << n(e.weights) << " + " << n(e.kv_cache) << " + " << n(e.activations) << " + " << n(e.overhead) << " + "
-               << n(e.allocator_reserve) << " = " << n(e.total) << " B")
+      {"total", "weights + KV cache + state per sequence + activations + overhead + allocator reserve",
+       (Text() << n(e.weights) << " + " << n(e.kv_cache) << " + " << n(e.state_cache) << " + " << n(e.activations)
+               << " + " << n(e.overhead) << " + " << n(e.allocator_reserve) << " = " << n(e.total) << " B")
            .str(),
        "sum of the lines above"},
   };
@@ -549,6 +626,12 @@ std::vector<std::string> inference_notes(const ModelSpec& spec, const InferenceO
     notes.push_back("transformers' DeepSeek attention caches decompressed per-head K and V, not the MLA latent "
                     "that vLLM, SGLang and llama.cpp cache.");
   if (e.vllm && !o.gpu_memory_bytes) notes.push_back("Choose a GPU to see vLLM's KV capacity and concurrency.");
+  if (e.vllm && e.kv.state_layers)
+    notes.push_back("vLLM (0.24, hybrid KV cache manager) gives each running sequence one state page per "
+                    "linear-attention or Mamba layer from the same pool as the KV blocks, so the capacity counts "
+                    "sequences, each its KV blocks plus its state. With prefix caching (mamba_cache_mode align) a "
+                    "sequence holds two state pages, and vLLM pads its pages to the attention block: both lower "
+                    "the capacity shown here.");
   if (e.vllm && o.gpu_memory_bytes && e.vllm->kv_capacity_tokens < o.context_tokens)
     notes.push_back((Text() << "vLLM would refuse to start: its KV capacity (" << n(e.vllm->kv_capacity_tokens)
                             << " tokens) is below max_model_len " << n(o.context_tokens)
@@ -605,12 +688,12 @@ Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const Infere
   add_allocator_reserve(e, w, spec, o);
 
   CheckedSum total;
-  total.add(e.weights).add(e.kv_cache).add(e.activations).add(e.overhead).add(e.allocator_reserve);
+  total.add(e.weights).add(e.kv_cache).add(e.state_cache).add(e.activations).add(e.overhead).add(e.allocator_reserve);
   if (!total.result()) return make_error("context", "the total overflows 64 bits; use smaller values");
   e.total = total.value();
   e.range = memory_range(spec, o, e);
 
-  if (o.explain) e.explanations = inference_explanations(spec, o, e, w);
+  if (o.explain) e.explanations = inference_explanations(spec, o, e, w, layout.value());
   e.notes = inference_notes(spec, o, e, format.value());
   return e;
 }

@@ -127,7 +127,7 @@ Result<KvCacheEstimate> estimate_kv_cache(const ModelSpec& spec, KvDType dtype, 
   if (!spec.causal || spec.is_bare()) return out;
   if (auto ok = validate(spec); !ok) return ok.error();
 
-  detail::CheckedSum per_token, per_sequence, state;
+  detail::CheckedSum per_token, per_sequence, state, conv_state;
   bool alike = true;
   std::optional<std::uint64_t> layer_bytes;
   for (const LayerRun& run : spec.layers) {
@@ -135,6 +135,7 @@ Result<KvCacheEstimate> estimate_kv_cache(const ModelSpec& spec, KvDType dtype, 
       out.state_layers += run.count;
       const auto [conv, recurrent] = state_elements(run);
       state.add({conv, layout.conv_state_element_bytes, run.count});
+      conv_state.add({conv, layout.conv_state_element_bytes, run.count});
       state.add({recurrent, layout.recurrent_state_element_bytes, run.count});
       continue;
     }
@@ -166,6 +167,7 @@ Result<KvCacheEstimate> estimate_kv_cache(const ModelSpec& spec, KvDType dtype, 
   out.bytes = *total;
   if (state.overflow()) return make_error("config", "the state shape overflows 64 bits");
   out.state_bytes_per_sequence = state.value();
+  out.conv_state_bytes_per_sequence = conv_state.value();
   const auto states = checked_mul(out.state_bytes_per_sequence, batch);
   if (!states) return too_large();
   out.state_bytes = *states;

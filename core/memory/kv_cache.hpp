@@ -58,6 +58,7 @@ struct KvCacheEstimate {
   // Per-sequence state of linear-attention and Mamba layers: fixed in context, one per sequence.
   std::uint64_t state_bytes = 0;               // for the whole batch
   std::uint64_t state_bytes_per_sequence = 0;  // all state layers, one sequence
+  std::uint64_t conv_state_bytes_per_sequence = 0;  // its conv part (the rest is the recurrent state)
   std::uint64_t state_layers = 0;
   KvDType dtype = KvDType::bf16;
   MlaCache mla = MlaCache::latent;
