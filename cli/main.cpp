@@ -364,7 +364,13 @@ int main(int argc, char** argv) {
 
   auto request = parse_request(options.request);
   if (!request) return fail(cli::with_flag_name(request.error(), options));
-  if (!options.model_path.empty())
+  // "Qwen/Qwen3-30B-A3B" reads like a path; with no such file it names a preset by its Hugging Face repo.
+  if (!options.model_path.empty() && !is_regular(options.model_path) &&
+      find_model(catalog.value().models, options.model_path) != nullptr) {
+    auto name_preset = [&](auto& r) { r.model = options.model_path; };
+    request.value().training ? name_preset(*request.value().training) : name_preset(request.value().inference);
+  } else if (!options.model_path.empty()) {
     if (auto error = attach_model_file(options.model_path, request.value())) return fail(*error);
+  }
   return answer_question(catalog.value(), request.value(), options);
 }
