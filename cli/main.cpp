@@ -353,7 +353,11 @@ int main(int argc, char** argv) {
     if (options.json) {
       std::printf("%s\n", catalog_to_json(catalog.value()).c_str());
     } else if (options.action == cli::Action::list_models) {
-      for (const auto& p : catalog.value().models) std::printf("%-18s %s\n", p.spec.id.c_str(), p.spec.name.c_str());
+      for (const auto& p : catalog.value().models) {
+        std::string tags;  // --model takes these as well
+        for (const auto& tag : p.ollama) tags += (tags.empty() ? "  ollama: " : ", ") + tag;
+        std::printf("%-30s %s%s\n", p.spec.id.c_str(), p.spec.name.c_str(), tags.c_str());
+      }
     } else {
       for (const auto& g : catalog.value().gpus)
         std::printf("%-24s %-36s %6.0f GiB\n", g.id.c_str(), g.name.c_str(),
