@@ -331,7 +331,11 @@ std::string limits_table(const json& a) {
 
 std::string models_list(const json& catalog) {
   std::string out;
-  for (const json& m : catalog.at("models")) appendf(out, "%-18s %s\n", text(m.at("id")), text(m.at("name")));
+  for (const json& m : catalog.at("models")) {
+    std::string tags;  // --model takes these as well
+    for (const json& tag : m.value("ollama", json::array())) tags += (tags.empty() ? "  ollama: " : ", ") + tag.get<std::string>();
+    appendf(out, "%-30s %s%s\n", text(m.at("id")), text(m.at("name")), tags.c_str());
+  }
   return out;
 }
 

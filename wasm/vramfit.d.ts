@@ -396,6 +396,8 @@ export interface RemediesAnswer {
 export interface Catalog {
   models: {
     id: string; name: string; hf_repo: string; default_context: number; max_context: number;
+    /** Ollama library tags of the same weights ("qwen3:30b-a3b"); the model input finds the preset by them. */
+    ollama: string[];
     params_total: number; params_active: number;
   }[];
   gpus: GpuEntry[];
