@@ -80,8 +80,12 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (options.model_path.empty()) return print_answer(answer(catalog, options.request), options, catalog_json);
-  // "Qwen/Qwen3-30B-A3B" reads like a path; with no such file it is a model's name for the core to look up.
-  if (std::error_code ec; !std::filesystem::exists(options.model_path, ec)) {
+  // "Qwen/Qwen3-30B-A3B" reads like a path; with no such file, and no file's ending or leading . or /, it is a
+  // model's name for the core to look up.
+  const std::string& path = options.model_path;
+  const bool file_like = path.ends_with(".json") || path.ends_with(".gguf") || path.ends_with(".safetensors") ||
+                         path.starts_with('.') || path.starts_with('/');
+  if (std::error_code ec; !file_like && !std::filesystem::exists(path, ec)) {
     json request = json::parse(options.request);
     request["model"] = options.model_path;
     return print_answer(answer(catalog, request.dump()), options, catalog_json);
