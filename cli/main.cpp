@@ -2,7 +2,9 @@
 // public face like the page: a request goes to answer() as JSON, and the tables are made from the answer's JSON.
 #include <nlohmann/json.hpp>
 
-#include <cstdio>  // std::printf, std::fprintf, std::fputs
+#include <cstdio>      // std::printf, std::fprintf, std::fputs
+#include <filesystem>  // std::filesystem::exists
+#include <system_error>  // std::error_code
 #include <string>  // std::string
 #include <vector>  // std::vector
 
@@ -78,6 +80,16 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (options.model_path.empty()) return print_answer(answer(catalog, options.request), options, catalog_json);
+  // "Qwen/Qwen3-30B-A3B" reads like a path; with no such file, and no file's ending or leading . or /, it is a
+  // model's name for the core to look up.
+  const std::string& path = options.model_path;
+  const bool file_like = path.ends_with(".json") || path.ends_with(".gguf") || path.ends_with(".safetensors") ||
+                         path.starts_with('.') || path.starts_with('/');
+  if (std::error_code ec; !file_like && !std::filesystem::exists(path, ec)) {
+    json request = json::parse(options.request);
+    request["model"] = options.model_path;
+    return print_answer(answer(catalog, request.dump()), options, catalog_json);
+  }
   const auto about_file = cli::answer_about_file(catalog, options.model_path, options.request);
   if (about_file.error) return fail(*about_file.error);
   return print_answer(about_file.json, options, catalog_json);

@@ -197,11 +197,23 @@ std::string estimate_table(const json& a) {
             static_cast<unsigned long long>(params), whole(in.at("context")), whole(in.at("batch")));
   appendf(out, "  engine %s, %s weights, %s KV cache\n", text(in.at("engine")), text(in.at("weights")),
           text(in.at("kv_dtype")));
+  if (const json& kinds = m.value("layer_kinds", json::array()); kinds.size() > 1) {
+    std::string summary;
+    for (const json& k : kinds)
+      summary += (summary.empty() ? "" : ", ") + std::to_string(whole(k.at("count"))) + " " + text(k.at("mixer")) +
+                 " (" + text(k.at("mlp")) + ")";
+    appendf(out, "  layers: %s\n", summary.c_str());
+  }
   const json& b = a.at("breakdown");
   const std::pair<const char*, const char*> lines[] = {{"weights", "weights"},         {"KV cache", "kv_cache"},
                                                        {"activations", "activations"}, {"overhead", "overhead"},
                                                        {"allocator", "allocator_reserve"}, {"total", "total"}};
-  for (const auto& [label, key] : lines) appendf(out, "  %-12s %s\n", label, gb_and_gib(bytes(b.at(key))).c_str());
+  for (const auto& [label, key] : lines) {
+    appendf(out, "  %-12s %s\n", label, gb_and_gib(bytes(b.at(key))).c_str());
+    // Linear-attention and Mamba layers keep a fixed state per sequence beside the per-token KV cache.
+    if (std::string_view(key) == "kv_cache" && b.contains("state_cache") && bytes(b.at("state_cache")) != 0)
+      appendf(out, "  %-12s %s (per sequence, fixed in context)\n", "state", gb_and_gib(bytes(b.at("state_cache"))).c_str());
+  }
   const json& range = a.at("range");
   appendf(out, "  %-12s %s  to %s\n", "range", gb_and_gib(bytes(range.at("low"))).c_str(),
           gb_and_gib(bytes(range.at("high"))).c_str());
@@ -331,7 +343,11 @@ std::string limits_table(const json& a) {
 
 std::string models_list(const json& catalog) {
   std::string out;
-  for (const json& m : catalog.at("models")) appendf(out, "%-18s %s\n", text(m.at("id")), text(m.at("name")));
+  for (const json& m : catalog.at("models")) {
+    std::string tags;  // --model takes these as well
+    for (const json& tag : m.value("ollama", json::array())) tags += (tags.empty() ? "  ollama: " : ", ") + tag.get<std::string>();
+    appendf(out, "%-30s %s%s\n", text(m.at("id")), text(m.at("name")), tags.c_str());
+  }
   return out;
 }
 

@@ -16,9 +16,12 @@ endfunction()
 vramfit_cli_test(json_breakdown ARGS --model llama-3.1-8b --weights bf16 --context 8192 --batch 1 --json
                  MATCH "\"breakdown\":{[^}]*\"kv_cache\":1073741824[^}]*\"weights\":16060522496")
 vramfit_cli_test(json_has_all_keys ARGS --model llama-3.1-8b --json
-                 MATCH "\"activations\":[0-9]+,\"allocator_reserve\":[0-9]+,\"kv_cache\":[0-9]+,\"overhead\":[0-9]+,\"total\":[0-9]+")
+                 MATCH "\"activations\":[0-9]+,\"allocator_reserve\":[0-9]+,\"kv_cache\":[0-9]+,\"overhead\":[0-9]+,\"state_cache\":[0-9]+,\"total\":[0-9]+")
 # 7e9 params × 2 B (fp16) = 14,000,000,000 B: the seed article's "7B in FP16 ≈ 14 GB".
 vramfit_cli_test(bare_params ARGS --params 7e9 --weights fp16 --json MATCH "\"weights\":14000000000")
+# A preset is found by its Ollama tag or Hugging Face id as well as its own id.
+vramfit_cli_test(ollama_tag ARGS --model qwen3:30b-a3b --json MATCH "\"id\":\"qwen3-30b-a3b\"")
+vramfit_cli_test(hf_repo ARGS --model openai/GPT-OSS-20B --json MATCH "\"id\":\"gpt-oss-20b\"")
 vramfit_cli_test(table ARGS --model llama-3.1-8b --gpu rtx-4090 MATCH "GeForce RTX 4090 +fits")
 vramfit_cli_test(help ARGS --help MATCH "--model.*--params.*--weights.*--kv-dtype.*--context.*--batch.*--engine.*--gpu.*--gpu-util.*--max-context.*--json")
 vramfit_cli_test(unknown_flag FAIL ARGS --modle llama-3.1-8b MATCH "^vramfit: --modle: unknown flag")
@@ -81,7 +84,7 @@ vramfit_cli_test(bad_prompt FAIL ARGS --model llama-3.1-8b --gpu rtx-4090 --prom
 vramfit_cli_test(bad_system_bandwidth FAIL ARGS --model llama-3.1-8b --system-bandwidth fast
                  MATCH "^vramfit: --system-bandwidth: expected a number above 0 and at most 10000; got \"fast\"")
 vramfit_cli_test(biggest_json ARGS --biggest --gpu rtx-4090 --engine llamacpp --weights q8_0 --json
-                 MATCH "\"biggest\":{[^}]*\"model\":\"llama-2-13b\"[^}]*\"weights\":\"q8_0\"}")
+                 MATCH "\"biggest\":{[^}]*\"model\":\"[a-z0-9.-]+\"[^}]*\"weights\":\"q8_0\"}")
 vramfit_cli_test(biggest_table ARGS --biggest --gpu rtx-4090 --engine llamacpp --context 8k
                  MATCH "On GeForce RTX 4090 .*context 8192.*biggest: +[a-z0-9.-]+ +q[0-9]_k")
 vramfit_cli_test(biggest_needs_gpu FAIL ARGS --biggest --engine llamacpp MATCH "^vramfit: --gpu: name the card")

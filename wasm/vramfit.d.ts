@@ -205,11 +205,21 @@ export interface GpuFit extends GpuEntry {
   gpus_needed?: number;
 }
 
+/** Layers of one kind: their token mixer as users read it and their MLP. */
+export interface LayerKind {
+  count: number;
+  mixer: 'full attention' | 'sliding-window attention' | 'chunked attention' | 'compressed attention'
+    | 'latent attention' | 'linear attention' | 'Mamba2' | 'no attention';
+  mlp: 'dense' | 'experts' | 'none';
+}
+
 export interface ModelFacts {
   id: string;
   name: string;
   architecture: string;
   layers: number;
+  /** The layers by kind, in the order each kind first appears. */
+  layer_kinds: LayerKind[];
   hidden_size: number;
   attention_heads: number;
   kv_heads: number;
@@ -226,7 +236,12 @@ export interface ModelFacts {
 export interface EstimateAnswer {
   ok: true;
   breakdown: {
-    weights: number; kv_cache: number; activations: number; overhead: number; allocator_reserve: number; total: number;
+    weights: number;
+    /** Per-token caches (KV, MLA latent, indexer keys): grow with context × batch. */
+    kv_cache: number;
+    /** Per-sequence state of linear-attention and Mamba layers: fixed in context, grows with the batch; 0 without. */
+    state_cache: number;
+    activations: number; overhead: number; allocator_reserve: number; total: number;
   };
   range: Range & { drivers: string[] };
   gpus: GpuFit[];
@@ -290,7 +305,7 @@ export interface CurveAnswer {
   ok: true;
   axis: 'context' | 'batch';
   xs: number[];
-  /** Inference: weights, kv_cache, activations, overhead, allocator_reserve. Training (the busiest GPU): weights,
+  /** Inference: weights, kv_cache, state_cache, activations, overhead, allocator_reserve. Training (the busiest GPU): weights,
    * gradients, optimizer, master_weights (part of the optimizer), activations, temporary, overhead. */
   lines: { key: string; values: number[] }[];
   totals: number[];
@@ -381,6 +396,8 @@ export interface RemediesAnswer {
 export interface Catalog {
   models: {
     id: string; name: string; hf_repo: string; default_context: number; max_context: number;
+    /** Ollama library tags of the same weights ("qwen3:30b-a3b"); the model input finds the preset by them. */
+    ollama: string[];
     params_total: number; params_active: number;
   }[];
   gpus: GpuEntry[];

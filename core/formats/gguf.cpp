@@ -418,14 +418,16 @@ Result<ModelSpec> model_from_gguf(const GgufFile& f) {
     s.name = name->str;
 
   bool per_layer = false;
+  UniformDecoder d;
   s.hidden_size = m.uint("embedding_length").value_or(0);
-  s.num_layers = m.uint("block_count").value_or(0);
-  s.num_attention_heads = m.uint("attention.head_count", &per_layer).value_or(0);
-  s.num_kv_heads = m.uint("attention.head_count_kv", &per_layer).value_or(s.num_attention_heads);
-  s.intermediate_size = m.uint("feed_forward_length", &per_layer).value_or(0);
+  d.layers = m.uint("block_count").value_or(0);
+  auto& attention = d.attention;
+  attention.heads = m.uint("attention.head_count", &per_layer).value_or(0);
+  attention.kv_heads = m.uint("attention.head_count_kv", &per_layer).value_or(attention.heads);
+  d.dense.intermediate = m.uint("feed_forward_length", &per_layer).value_or(0);
   if (per_layer) s.notes.push_back("Per-layer head counts or FFN widths: the largest is used for every layer.");
-  const auto implied_head = s.num_attention_heads ? s.hidden_size / s.num_attention_heads : 0;
-  s.head_dim = m.uint("attention.key_length").value_or(implied_head);
+  const auto implied_head = attention.heads ? s.hidden_size / attention.heads : 0;
+  attention.head_dim = m.uint("attention.key_length").value_or(implied_head);
   s.max_context = m.uint("context_length").value_or(0);
   s.default_context = s.max_context;
 
@@ -461,55 +463,59 @@ Result<ModelSpec> model_from_gguf(const GgufFile& f) {
     s.has_lm_head = false;
     s.tied_embeddings = false;
   }
-  if (s.intermediate_size == 0)
+  if (d.dense.intermediate == 0)
     if (const auto* up = find_tensor(f, "blk.0.ffn_up.weight"); up && up->dims.size() >= 2)
-      s.intermediate_size = up->dims[1];
+      d.dense.intermediate = up->dims[1];
 
   // Mixture of experts.
   if (auto experts = m.uint("expert_count"); experts && *experts > 1) {
-    s.moe.routed_experts = *experts;
-    s.moe.experts_per_token = m.uint("expert_used_count").value_or(2);
-    s.moe.expert_intermediate = m.uint("expert_feed_forward_length").value_or(s.intermediate_size);
-    s.moe.leading_dense_layers = m.uint("leading_dense_block_count").value_or(0);
-    s.moe.router_bias = any_tensor_with(f, "exp_probs_b.bias");
+    auto& moe = d.moe;
+    moe.kind = MlpKind::moe;
+    moe.routed_experts = *experts;
+    moe.experts_per_token = m.uint("expert_used_count").value_or(2);
+    moe.expert_intermediate = m.uint("expert_feed_forward_length").value_or(d.dense.intermediate);
+    d.leading_dense = m.uint("leading_dense_block_count").value_or(0);
+    moe.router_bias = any_tensor_with(f, "exp_probs_b.bias");
     for (const auto& t : f.tensors) {
       if (t.name.find("ffn_up_shexp.weight") != std::string::npos && t.dims.size() >= 2) {
-        s.moe.shared_experts = m.uint("expert_shared_count").value_or(1);
-        if (s.moe.shared_experts) s.moe.shared_intermediate = t.dims[1] / s.moe.shared_experts;
+        moe.shared_experts = m.uint("expert_shared_count").value_or(1);
+        if (moe.shared_experts) moe.shared_intermediate = t.dims[1] / moe.shared_experts;
         break;
       }
     }
-    if (s.moe.leading_dense_layers == 0 && !has("blk.0.ffn_up.weight")) s.intermediate_size = 0;
   }
 
   // Multi-head latent attention (DeepSeek-V2/V3 as llama.cpp's deepseek2 stores it).
   if (auto rank = m.uint("attention.kv_lora_rank"); rank && *rank) {
-    s.mla.kv_lora_rank = *rank;
-    s.mla.q_lora_rank = m.uint("attention.q_lora_rank").value_or(0);
-    s.mla.qk_rope_head_dim = m.uint("rope.dimension_count").value_or(0);
+    auto& mla = d.latent;
+    d.mixer = MixerKind::latent_attention;
+    mla.heads = attention.heads;
+    mla.kv_lora_rank = *rank;
+    mla.q_lora_rank = m.uint("attention.q_lora_rank").value_or(0);
+    mla.qk_rope_head_dim = m.uint("rope.dimension_count").value_or(0);
     const auto key = m.uint("attention.key_length_mla").value_or(m.uint("attention.key_length").value_or(0));
-    s.mla.qk_nope_head_dim = key > s.mla.qk_rope_head_dim ? key - s.mla.qk_rope_head_dim : 0;
-    s.mla.v_head_dim = m.uint("attention.value_length_mla").value_or(m.uint("attention.value_length").value_or(0));
-    s.num_kv_heads = s.num_attention_heads;
-    s.head_dim = key;
+    mla.qk_nope_head_dim = key > mla.qk_rope_head_dim ? key - mla.qk_rope_head_dim : 0;
+    mla.v_head_dim = m.uint("attention.value_length_mla").value_or(m.uint("attention.value_length").value_or(0));
   }
 
   // Sliding-window attention: Gemma 2 alternates, Gemma 3 windows 5 of every 6 layers (llama.cpp
   // set_swa_pattern), newer files carry the pattern as a per-layer bool array or a period.
-  if (auto window = m.uint("attention.sliding_window"); window && *window && s.num_layers <= 10'000) {
-    s.sliding_window = *window;
+  if (auto window = m.uint("attention.sliding_window"); window && *window && d.layers <= 10'000) {
+    attention.window = *window;
     const GgufValue* pattern = m.get("attention.sliding_window_pattern");
     std::uint64_t period = 0;
-    if (pattern && pattern->type == GgufValueType::array && pattern->items.size() == s.num_layers) {
-      for (const auto& item : pattern->items) s.windowed_layers.push_back(item.uint != 0);
+    auto& flags = d.windowed;
+    if (pattern && pattern->type == GgufValueType::array && pattern->items.size() == d.layers) {
+      for (const auto& item : pattern->items) flags.push_back(item.uint != 0);
     } else if (pattern && pattern->as_uint(period) && period > 0) {
-      for (std::uint64_t i = 0; i < s.num_layers; ++i) s.windowed_layers.push_back((i + 1) % period != 0);
+      for (std::uint64_t i = 0; i < d.layers; ++i) flags.push_back((i + 1) % period != 0);
     } else if (arch == "gemma2") {
-      for (std::uint64_t i = 0; i < s.num_layers; ++i) s.windowed_layers.push_back(i % 2 == 0);
+      for (std::uint64_t i = 0; i < d.layers; ++i) flags.push_back(i % 2 == 0);
     } else if (arch == "gemma3") {
-      for (std::uint64_t i = 0; i < s.num_layers; ++i) s.windowed_layers.push_back((i + 1) % 6 != 0);
+      for (std::uint64_t i = 0; i < d.layers; ++i) flags.push_back((i + 1) % 6 != 0);
     }
   }
+  s.layers = uniform_layers(d);
 
   if (auto ok = validate(s); !ok)
     return make_error("gguf metadata", ok.error().field + ": " + ok.error().message + " (architecture \"" + arch +

@@ -50,9 +50,23 @@ bool use_more_bits(std::int64_t i, std::int64_t n) {  // llama-quant.cpp use_mor
   return i < n / 8 || i >= 7 * n / 8 || (i - n / 8) % 3 == 2;
 }
 
+// llama.cpp's hparams.n_gqa(): query heads per KV head, read from the first layer (as llama-quant.cpp does).
+std::uint64_t grouped_query_ratio(const ModelSpec& s) {
+  const LayerRun& first = s.layers.front();
+  if (first.mixer != MixerKind::attention || first.attention.kv_heads == 0) return 1;
+  return first.attention.heads / first.attention.kv_heads;
+}
+
+// llama.cpp's hparams.n_expert: the routed experts of the MoE layers.
+std::uint64_t routed_experts(const ModelSpec& s) {
+  std::uint64_t n = 0;
+  for (const auto& run : s.layers) n = std::max(n, run.mlp.kind == MlpKind::moe ? run.mlp.routed_experts : 0);
+  return n;
+}
+
 // llama.cpp's LLM_TYPE_70B: 80 layers, hidden 8192, grouped-query attention (Llama 2/3 70B, Qwen2 72B).
 bool is_70b_class(const ModelSpec& s) {
-  return s.num_layers == 80 && s.hidden_size == 8192 && s.num_kv_heads < s.num_attention_heads;
+  return s.num_layers() == 80 && s.hidden_size == 8192 && grouped_query_ratio(s) > 1;
 }
 
 GgmlType fallback_type(GgmlType t, std::uint64_t row) {  // convert_incompatible_tensor in llama_tensor_get_type
@@ -145,10 +159,10 @@ GgmlType detail::gguf_tensor_type(const ModelSpec& s, GgufMix mix, const TensorS
   using T = GgmlType;
   using M = GgufMix;
   const std::string& name = t.name;
-  const auto n_expert = s.moe.routed_experts;
-  const auto n_gqa = (!s.is_mla() && s.num_kv_heads) ? s.num_attention_heads / s.num_kv_heads : 1;
+  const auto n_expert = routed_experts(s);
+  const auto n_gqa = grouped_query_ratio(s);
   const auto i = static_cast<std::int64_t>(t.layer < 0 ? 0 : t.layer);  // tensors are visited in layer order
-  const auto n = static_cast<std::int64_t>(s.num_layers);
+  const auto n = static_cast<std::int64_t>(s.num_layers());
   const bool has_output = s.has_lm_head && !s.tied_embeddings;
   const std::uint64_t row = t.shape[0];
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>  // std::max, std::min
 #include <cmath>      // std::isfinite, std::ceil
+#include <numeric>    // std::gcd
 
 #include "util/json_fields.hpp"
 #include "util/number_text.hpp"  // not <sstream> or printf: iostreams and printf pull large code into the wasm
@@ -136,9 +137,8 @@ StepTerms decode_terms(const SpeedModel& model, const SpeedOptions& o) {
   StepTerms t;
   t.gpu_bytes = (weights + kv) * (1.0 - cpu) / tp;
   t.cpu_bytes = (weights + kv) * cpu;
-  // 2 FLOPs per active parameter and token, plus QKᵀ and AV over the context: 4 · L · ctx · width.
-  const double attention = 4.0 * static_cast<double>(model.num_layers) * static_cast<double>(o.context_tokens) *
-                           static_cast<double>(model.attention_width);
+  // 2 FLOPs per active parameter and token, plus QKᵀ and AV over the context: 4 · ctx · Σ_layers width.
+  const double attention = 4.0 * static_cast<double>(o.context_tokens) * static_cast<double>(model.attention_width);
   t.flops = batch * (2.0 * static_cast<double>(model.active_params) + attention) / tp;
   return t;
 }
@@ -199,12 +199,20 @@ Result<SpeedModel> speed_model_from(const ModelSpec& spec, const WeightBytes& we
   const double active_share = static_cast<double>(p.active) / static_cast<double>(p.total);
   m.weight_bytes_read = static_cast<std::uint64_t>(static_cast<double>(weights.total - unread) * active_share);
   m.active_params = p.active;
-  m.num_layers = spec.is_bare() ? 1 : spec.num_layers;
+  m.num_layers = spec.is_bare() ? 1 : spec.num_layers();
   m.hidden_size = spec.hidden_size;
-  m.num_attention_heads = spec.num_attention_heads;
-  m.num_kv_heads = spec.num_kv_heads;
-  const std::uint64_t qk_dim = spec.is_mla() ? spec.mla.qk_nope_head_dim + spec.mla.qk_rope_head_dim : spec.head_dim;
-  m.attention_width = spec.num_attention_heads * qk_dim;
+  for (const LayerRun& run : spec.layers) {
+    if (run.mixer == MixerKind::attention) {
+      m.num_attention_heads = std::gcd(m.num_attention_heads, run.attention.heads);
+      m.num_kv_heads = std::gcd(m.num_kv_heads, run.attention.kv_heads);
+      m.attention_width += run.count * run.attention.heads * run.attention.head_dim;
+    } else if (run.mixer == MixerKind::latent_attention) {
+      const auto& l = run.latent;
+      m.num_attention_heads = std::gcd(m.num_attention_heads, l.heads);
+      m.num_kv_heads = std::gcd(m.num_kv_heads, l.heads);
+      m.attention_width += run.count * l.heads * (l.qk_nope_head_dim + l.qk_rope_head_dim);
+    }
+  }
   return m;
 }
 
@@ -268,8 +276,7 @@ Result<PrefillSpeed> estimate_prefill(const SpeedModel& model, const Gpu& gpu, c
   const double s = static_cast<double>(o.prompt_tokens);
   const double tp = static_cast<double>(o.tensor_parallel);
   const double flops = 2.0 * static_cast<double>(model.active_params) * s +
-                       2.0 * static_cast<double>(model.num_layers) * s * s *
-                           static_cast<double>(model.attention_width);
+                       2.0 * s * s * static_cast<double>(model.attention_width);
   const double cpu = cpu_fraction(model, o);
   const double weights = static_cast<double>(model.weight_bytes_read);
   // llama.cpp copies CPU-held weights to the GPU once per micro-batch for large batches (op offload).

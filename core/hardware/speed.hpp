@@ -63,9 +63,9 @@ struct SpeedModel {
   std::uint64_t active_params = 0;      // parameters a token passes through (2 FLOPs each)
   std::uint64_t num_layers = 0;
   std::uint64_t hidden_size = 0;        // the all-reduced activation width under tensor parallel
-  std::uint64_t attention_width = 0;    // heads · head_dim, for the attention FLOPs of prefill
-  std::uint64_t num_attention_heads = 0;
-  std::uint64_t num_kv_heads = 0;
+  std::uint64_t attention_width = 0;    // Σ over attention layers of heads · qk head_dim: the FLOPs over the context
+  std::uint64_t num_attention_heads = 0;  // the query heads every attention layer has a multiple of (tensor parallel)
+  std::uint64_t num_kv_heads = 0;         // likewise the KV heads
 };
 
 // The SpeedModel of `spec` stored as `weights`: the token-embedding table is not read per token

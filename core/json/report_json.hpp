@@ -1,9 +1,11 @@
 #pragma once
 // Writing helpers shared by the report writers (json/write_*.cpp).
 // Keys go in byte order within each object (see json_writer.hpp).
+#include <algorithm>    // std::max, std::find_if
 #include <cstdint>      // std::uint64_t, std::int64_t
 #include <optional>     // std::optional
 #include <string>       // std::string
+#include <string_view>  // std::string_view
 #include <vector>       // std::vector
 
 #include "util/json_writer.hpp"
@@ -32,23 +34,81 @@ inline void write_text_or_null(JsonWriter& w, const char* key, const std::string
 }
 
 // The "model" object every report carries (inference and training alike).
+// The shape of the model's first attention layer (zeros without one): heads, KV heads, head_dim.
+struct AttentionSummary {
+  std::uint64_t heads = 0, kv_heads = 0, head_dim = 0, window = 0;
+};
+inline AttentionSummary attention_summary(const ModelSpec& m) {
+  AttentionSummary out;
+  for (const auto& run : m.layers) {
+    out.window = std::max(out.window, run.mixer == MixerKind::attention ? run.attention.window : 0);
+    if (out.heads || !run.keeps_tokens()) continue;
+    if (run.mixer == MixerKind::attention) {
+      out = {run.attention.heads, run.attention.kv_heads, run.attention.head_dim, out.window};
+    } else {
+      const auto& l = run.latent;
+      out = {l.heads, l.heads, l.qk_nope_head_dim + l.qk_rope_head_dim, out.window};
+    }
+  }
+  return out;
+}
+
+inline const char* mlp_kind_name(MlpKind kind) {
+  switch (kind) {
+    case MlpKind::dense: return "dense";
+    case MlpKind::moe: return "experts";
+    case MlpKind::none: return "none";
+  }
+  return "";
+}
+
+// The layers by what they are, in the order each kind first appears: [{count, mixer, mlp}], the mixer as users read
+// it (mixer_label), the MLP dense, experts or none. Runs of the same kind anywhere in the model count together.
+inline void write_layer_kinds(JsonWriter& w, const ModelSpec& m) {
+  struct Kind {
+    std::string_view mixer;
+    const char* mlp;
+    std::uint64_t count;
+  };
+  std::vector<Kind> kinds;
+  for (const auto& run : m.layers) {
+    const Kind kind{mixer_label(run), mlp_kind_name(run.mlp.kind), run.count};
+    auto same = std::find_if(kinds.begin(), kinds.end(), [&](const Kind& k) {
+      return k.mixer == kind.mixer && std::string_view(k.mlp) == kind.mlp;
+    });
+    if (same == kinds.end()) kinds.push_back(kind);
+    else same->count += run.count;
+  }
+  w.begin_array("layer_kinds");
+  for (const auto& k : kinds) {
+    w.begin_object();
+    w.field("count", k.count);
+    w.field("mixer", k.mixer);
+    w.field("mlp", k.mlp);
+    w.end_object();
+  }
+  w.end_array();
+}
+
 inline void write_model(JsonWriter& w, const ModelSpec& m, const ParamCounts& params, std::uint64_t published_params) {
+  const AttentionSummary a = attention_summary(m);
   w.begin_object("model");
   w.field("architecture", m.architecture);
-  w.field("attention_heads", m.num_attention_heads);
+  w.field("attention_heads", a.heads);
   w.field("default_context", m.default_context);
-  w.field("head_dim", m.head_dim);
+  w.field("head_dim", a.head_dim);
   w.field("hidden_size", m.hidden_size);
   w.field("id", m.id);
-  w.field("kv_heads", m.num_kv_heads);
-  w.field("layers", m.num_layers);
+  w.field("kv_heads", a.kv_heads);
+  write_layer_kinds(w, m);
+  w.field("layers", m.num_layers());
   w.field("max_context", m.max_context);
   w.field("name", m.name);
   w.field("params_active", params.active);
   w.field("params_total", params.total);
   w.field("published_params", published_params);
   w.field("quantization", m.quantization);
-  w.field("sliding_window", m.sliding_window);
+  w.field("sliding_window", a.window);
   w.end_object();
 }
 

@@ -146,6 +146,9 @@ std::string catalog_to_json(const Catalog& catalog) {
     w.field("id", p.spec.id);
     w.field("max_context", p.spec.max_context);
     w.field("name", p.spec.name);
+    w.begin_array("ollama");  // the page's type-ahead finds a preset by these tags too
+    for (const auto& tag : p.ollama) w.value(tag);
+    w.end_array();
     w.field("params_active", counts ? counts.value().active : 0);
     w.field("params_total", counts ? counts.value().total : 0);
     w.end_object();

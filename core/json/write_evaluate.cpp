@@ -89,6 +89,7 @@ void write_llamacpp(JsonWriter& w, const InferenceEstimate& e) {
     w.field("gpu_layers", b.gpu_layers);
     w.field("host_kv_bytes", b.host_kv_bytes);
     w.field("host_ram_bytes", b.host_ram_bytes);
+    w.field("host_state_bytes", b.host_state_bytes);
     w.field("host_weights_bytes", b.host_weights_bytes);
     w.field("n_ctx", b.n_ctx);
     w.field("n_ubatch", b.n_ubatch);
@@ -120,6 +121,7 @@ void write_vllm(JsonWriter& w, const InferenceEstimate& e) {
     w.field("num_blocks", v.num_blocks);
     w.field("profile_activation_bytes", v.profile_activation_bytes);
     w.field("sequence_tokens", v.sequence_tokens);
+    w.field("state_bytes_per_sequence", v.state_bytes_per_sequence);
     w.end_object();
   } else {
     w.field("vllm", nullptr);
@@ -169,6 +171,7 @@ std::string report_to_json(const Report& report) {
   w.field("allocator_reserve", e.allocator_reserve);
   w.field("kv_cache", e.kv_cache);
   w.field("overhead", e.overhead);
+  w.field("state_cache", e.state_cache);
   w.field("total", e.total);
   w.field("weights", e.weights);
   w.end_object();
@@ -192,6 +195,8 @@ std::string report_to_json(const Report& report) {
   w.field("bytes_per_token_layer", e.kv.bytes_per_token_layer);
   w.field("dtype", kv_dtype_info(e.kv_dtype).name);
   w.field("mla_cache", e.kv.mla == MlaCache::latent ? "latent" : "per_head");
+  w.field("state_bytes_per_sequence", e.kv.state_bytes_per_sequence);
+  w.field("state_layers", e.kv.state_layers);
   w.field("window_cells", e.kv.window_cells);
   w.field("windowed_layers", e.kv.windowed_layers);
   w.end_object();

@@ -46,8 +46,9 @@ void write_activations(JsonWriter& w, const TrainingEstimate& e) {
     w.field("layers", a.layers);
     w.field("logits", a.logits);
     w.field("logits_gradient", a.logits_gradient);
-    w.field("per_layer_full", a.dense_layer.full);
-    w.field("per_layer_kept", a.dense_layer.kept);
+    const LayerActivationBytes& largest = a.largest_layer();
+    w.field("per_layer_full", largest.full);
+    w.field("per_layer_kept", largest.kept);
     w.field("recompute_peak", a.recompute_peak);
     w.field("total", a.total);
     w.end_object();

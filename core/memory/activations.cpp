@@ -1,6 +1,7 @@
 #include "memory/activations.hpp"
 
-#include <algorithm>  // std::max
+#include <algorithm>  // std::max, std::any_of, std::none_of
+#include <utility>    // std::pair
 #include <array>      // std::array
 
 #include "util/byte_math.hpp"
@@ -38,31 +39,33 @@ std::uint64_t norm_bytes(const ModelSpec& s, std::uint64_t width, std::uint64_t 
 //    Its output is also the o-projection input, so that tensor is counted once.
 //  - No dropout: no masks and no dropout output; the softmax output alone is kept (c·a·s per token).
 //  - A frozen projection does not keep its input (LoRA on some modules only).
-PerToken attention_bytes(const ModelSpec& s, const ActivationOptions& o, std::uint64_t c) {
+PerToken attention_bytes(const ModelSpec& s, const LayerRun& run, const ActivationOptions& o, std::uint64_t c) {
   PerToken p;
-  const auto h = s.hidden_size, a = s.num_attention_heads;
+  const auto h = s.hidden_size, a = run.attention_heads();
   const auto& t = o.trainable;
   std::uint64_t q_w = 0, k_w = 0, v_w = 0, out_w = 0;
-  if (s.is_mla()) {
+  if (run.mixer == MixerKind::latent_attention) {
     // DeepSeek-V2 §2.1.2: latents (q_lora_rank, kv_lora_rank) each pass an RMSNorm and a linear,
     // then per-head q, k (nope + rope) and v are decompressed.
-    const auto qk = s.mla.qk_nope_head_dim + s.mla.qk_rope_head_dim;
+    const auto& m = run.latent;
+    const auto qk = m.qk_nope_head_dim + m.qk_rope_head_dim;
     q_w = a * qk;
     k_w = a * qk;
-    v_w = a * s.mla.v_head_dim;
-    out_w = a * s.mla.v_head_dim;
-    const auto latents = s.mla.q_lora_rank + s.mla.kv_lora_rank;
+    v_w = a * m.v_head_dim;
+    out_w = a * m.v_head_dim;
+    const auto latents = m.q_lora_rank + m.kv_lora_rank;
     p.sharded += 2 * c * latents + 8;  // norm inputs + up-projection inputs, two rstd
     if (t.q || t.k || t.v) p.replicated += c * h;
   } else {
-    const auto d = s.head_dim;
+    const auto d = run.attention.head_dim;
+    const auto kv = run.attention.kv_heads;
     q_w = a * d;
-    const auto kv_w = s.num_kv_heads * d;
+    const auto kv_w = kv * d;
     k_w = o.flash_attention ? kv_w : a * d;
     v_w = k_w;
     out_w = a * d;
     if (t.q || t.k || t.v) p.replicated += c * h;  // QKV input (2sbh)
-    if (s.qk_norm) p.sharded += c * (q_w + kv_w) + 4 * (a + s.num_kv_heads);
+    if (s.qk_norm) p.sharded += c * (q_w + kv_w) + 4 * (a + kv);
   }
   if (o.flash_attention) {
     p.sharded += c * (q_w + k_w + v_w) + c * out_w + 4 * a;
@@ -90,30 +93,29 @@ std::uint64_t lora_modules(const ModelSpec& s, const LinearSet& t, bool attentio
   return std::uint64_t{s.gated_mlp && t.gate} + t.up + t.down;
 }
 
-PerToken mlp_bytes(const ModelSpec& s, const ActivationOptions& o, std::uint64_t c, bool moe) {
+PerToken mlp_bytes(const ModelSpec& s, const MlpBlock& m, const ActivationOptions& o, std::uint64_t c) {
   PerToken p;
+  if (m.kind == MlpKind::none) return p;
   const auto h = s.hidden_size;
   const auto& t = o.trainable;
   const bool input_kept = t.up || (s.gated_mlp && t.gate);
   if (o.dropout) p.replicated += h;  // dropout mask after the MLP (sbh)
   const std::uint64_t lora = o.lora_rank * c;
-  if (!moe) {
+  if (m.kind == MlpKind::dense) {
     if (input_kept) p.replicated += c * h;  // first linear's input (2sbh)
-    p.sharded += mlp_internal_bytes(s, t, s.intermediate_size, c) + lora * lora_modules(s, t, false);
+    p.sharded += mlp_internal_bytes(s, t, m.intermediate, c) + lora * lora_modules(s, t, false);
     return p;
   }
   // MoE (Mixtral/DeepSeek style): every token is copied to k experts. Each routed copy keeps the
   // expert's input (if its first linears train), its internals, and the expert output that the
   // routing-weight product keeps for the router's gradient (c·h). The router keeps its fp32 softmax
   // (4·E B). Shared experts see the block input like a dense MLP.
-  const auto k = s.moe.experts_per_token;
-  const auto shared_width = s.moe.shared_intermediate ? s.moe.shared_intermediate : s.moe.expert_intermediate;
   if (input_kept || t.router) p.replicated += c * h;
-  p.replicated += 4 * s.moe.routed_experts;
-  const std::uint64_t per_expert = (input_kept ? c * h : 0) + mlp_internal_bytes(s, t, s.moe.expert_intermediate, c) +
+  p.replicated += 4 * m.routed_experts;
+  const std::uint64_t per_expert = (input_kept ? c * h : 0) + mlp_internal_bytes(s, t, m.expert_intermediate, c) +
                                    c * h + lora * lora_modules(s, t, false);
-  p.sharded += k * per_expert;
-  p.sharded += s.moe.shared_experts * (mlp_internal_bytes(s, t, shared_width, c) + lora * lora_modules(s, t, false));
+  p.sharded += m.experts_per_token * per_expert;
+  p.sharded += m.shared_experts * (mlp_internal_bytes(s, t, m.shared_width(), c) + lora * lora_modules(s, t, false));
   return p;
 }
 
@@ -164,11 +166,25 @@ std::string checkpointing_names() { return "none, selective, full"; }
 
 std::uint64_t ActivationEstimate::kept_for_layers(std::uint64_t first, std::uint64_t count) const noexcept {
   const std::uint64_t end = std::min(num_layers, first + count);
-  if (first >= end) return 0;
-  const std::uint64_t dense_end = std::min(end, first_moe_layer);
-  const std::uint64_t dense = dense_end > first ? dense_end - first : 0;
-  const std::uint64_t moe = (end - first) - dense;
-  return dense * dense_layer.kept + moe * moe_layer.kept;  // ≤ layers, which did not overflow
+  std::uint64_t kept = 0;  // ≤ layers, which did not overflow
+  for (const auto& run : runs) {
+    const std::uint64_t lo = std::max(first, run.first_layer), hi = std::min(end, run.first_layer + run.count);
+    if (lo < hi) kept += (hi - lo) * run.layer.kept;
+  }
+  return kept;
+}
+
+const LayerActivationBytes& ActivationEstimate::largest_layer() const noexcept {
+  const RunActivations* largest = &runs.front();
+  for (const auto& run : runs)
+    if (run.layer.full > largest->layer.full) largest = &run;
+  return largest->layer;
+}
+
+const LayerActivationBytes& ActivationEstimate::layer(std::uint64_t index) const noexcept {
+  for (const auto& run : runs)
+    if (index < run.first_layer + run.count) return run.layer;
+  return runs.back().layer;
 }
 
 Result<ActivationEstimate> estimate_activations(const ModelSpec& spec, const ActivationOptions& o) {
@@ -179,9 +195,14 @@ Result<ActivationEstimate> estimate_activations(const ModelSpec& spec, const Act
     return make_error("sequence", "must be between 1 and " + num(kMaxContextTokens) + " tokens, got " + num(o.sequence));
   if (o.micro_batch < 1 || o.micro_batch > kMaxBatch)
     return make_error("micro-batch", "must be between 1 and " + num(kMaxBatch) + ", got " + num(o.micro_batch));
-  if (o.tensor_parallel < 1 || o.tensor_parallel > spec.num_attention_heads)
-    return make_error("tp", "must be between 1 and the number of attention heads (" + num(spec.num_attention_heads) +
+  const std::uint64_t heads = spec.attention_heads_gcd();
+  if (o.tensor_parallel < 1 || (heads && o.tensor_parallel > heads))
+    return make_error("tp", "must be between 1 and the number of attention heads (" + num(heads) +
                                 "), got " + num(o.tensor_parallel));
+  for (const auto& run : spec.layers)
+    if (run.keeps_state())
+      return make_error("mode", "training activations of " + std::string(mixer_label(run)) +
+                                    " layers are not modelled yet; only inference is estimated for this model");
 
   const std::uint64_t c = dtype_info(o.dtype).bits / 8 ? dtype_info(o.dtype).bits / 8 : 1;
   const std::uint64_t h = spec.hidden_size;
@@ -192,40 +213,28 @@ Result<ActivationEstimate> estimate_activations(const ModelSpec& spec, const Act
   // Norms: every layer keeps norms_per_layer inputs (2 × 2sbh = 4sbh in Korthikanti's LayerNorm count).
   PerToken norms;
   norms.replicated = spec.norms_per_layer * norm_bytes(spec, h, c);
-  const PerToken attention = attention_bytes(spec, o, c);
   const std::uint64_t lora_attention = o.lora_rank * c * lora_modules(spec, o.trainable, true);
 
-  auto combine = [&](const PerToken& mlp) {
+  ActivationEstimate e;
+  e.num_layers = spec.num_layers();
+  detail::CheckedSum layers;
+  std::uint64_t first = 0;
+  for (const auto& run : spec.layers) {
+    const PerToken attention = run.keeps_tokens() ? attention_bytes(spec, run, o, c) : PerToken{};
+    const PerToken mlp = mlp_bytes(spec, run.mlp, o, c);
     PerToken p;
     p.replicated = norms.replicated + attention.replicated + mlp.replicated;
-    p.sharded = attention.sharded + lora_attention + mlp.sharded;
+    p.sharded = attention.sharded + (run.keeps_tokens() ? lora_attention : 0) + mlp.sharded;
     p.scores = attention.scores;
-    return p;
-  };
-  const PerToken dense_tok = combine(mlp_bytes(spec, o, c, false));
-  const PerToken moe_tok = spec.is_moe() ? combine(mlp_bytes(spec, o, c, true)) : PerToken{};
-
-  ActivationEstimate e;
-  e.num_layers = spec.num_layers;
-  e.first_moe_layer = spec.is_moe() ? spec.moe.leading_dense_layers : spec.num_layers;
-  const bool has_dense = e.first_moe_layer > 0;
-  if (has_dense || !spec.is_moe()) {
-    auto d = layer_bytes(dense_tok, scale, o, c, h);
-    if (!d) return overflow();
-    e.dense_layer = *d;
+    auto bytes = layer_bytes(p, scale, o, c, h);
+    if (!bytes) return overflow();
+    e.runs.push_back({first, run.count, *bytes});
+    layers.add({run.count, bytes->kept});
+    if (o.checkpointing == Checkpointing::full) e.recompute_peak = std::max(e.recompute_peak, bytes->full);
+    first += run.count;
   }
-  if (spec.is_moe()) {
-    auto m = layer_bytes(moe_tok, scale, o, c, h);
-    if (!m) return overflow();
-    e.moe_layer = *m;
-  }
-  const std::uint64_t moe_layers = spec.num_layers - e.first_moe_layer;
-  detail::CheckedSum layers;
-  layers.add({e.first_moe_layer, e.dense_layer.kept}).add({moe_layers, e.moe_layer.kept});
   if (layers.overflow()) return overflow();
   e.layers = layers.value();
-  if (o.checkpointing == Checkpointing::full)
-    e.recompute_peak = std::max(has_dense ? e.dense_layer.full : 0, moe_layers ? e.moe_layer.full : 0);
 
   // Outside the layers (Korthikanti §4.3): the embedding dropout mask (sbh), the final norm's and the
   // output layer's inputs (2sbh each), and the cross-entropy's fp32 copy of the logits (4sbV), the last
@@ -258,9 +267,19 @@ Result<ActivationEstimate> estimate_activations(const ModelSpec& spec, const Act
   if (o.tensor_parallel > 1)
     layer_formula << (o.sequence_parallel ? ", ÷ t (tensor + sequence parallel)" : ", inner parts ÷ t (tensor parallel)");
   layer_values << "s = " << o.sequence << ", b = " << o.micro_batch << ", c = " << c << " B: ";
-  if (has_dense || !spec.is_moe()) layer_values << e.dense_layer.full << " B per dense layer";
-  if (spec.is_moe()) layer_values << (has_dense ? ", " : "") << e.moe_layer.full << " B per MoE layer";
-  layer_values << " (of which attention scores " << (spec.is_moe() ? e.moe_layer.scores : e.dense_layer.scores) << " B)";
+  // One figure per kind of layer, in the order they first appear.
+  std::vector<std::pair<std::string_view, const LayerActivationBytes*>> kinds;
+  const LayerActivationBytes* scored = nullptr;  // the MoE layer's scores when there is one
+  for (std::size_t i = 0; i < e.runs.size(); ++i) {
+    const LayerRun& run = spec.layers[i];
+    const std::string_view kind = run.mlp.kind == MlpKind::moe ? "MoE" : run.mlp.kind == MlpKind::dense ? "dense" : "MLP-free";
+    if (std::none_of(kinds.begin(), kinds.end(), [&](const auto& k) { return k.first == kind; }))
+      kinds.emplace_back(kind, &e.runs[i].layer);
+    if (!scored || run.mlp.kind == MlpKind::moe) scored = &e.runs[i].layer;
+  }
+  for (const auto& [kind, bytes] : kinds)
+    layer_values << (kind == kinds.front().first ? "" : ", ") << bytes->full << " B per " << kind << " layer";
+  layer_values << " (of which attention scores " << scored->scores << " B)";
   e.explanations.push_back(
       {"activations.layer", layer_formula.str(), layer_values.str(),
        "Korthikanti et al. 2022 §4.1 (sbh(34 + 5as/h)), generalised to GQA, gated MLPs, RMSNorm, MoE, FlashAttention"});
@@ -280,7 +299,7 @@ Result<ActivationEstimate> estimate_activations(const ModelSpec& spec, const Act
       break;
   }
   e.explanations.push_back({"activations.layers", kept_formula,
-                            (Text() << spec.num_layers << " layers: " << e.layers << " B + " << e.recompute_peak << " B").str(),
+                            (Text() << e.num_layers << " layers: " << e.layers << " B + " << e.recompute_peak << " B").str(),
                             kept_source});
   e.explanations.push_back(
       {"activations.logits", "4 × s × b × vocab / t (fp32 log-softmax kept by the loss)",
@@ -299,7 +318,10 @@ Result<ActivationEstimate> estimate_activations(const ModelSpec& spec, const Act
                       "attention scores in its backward pass.");
   if (o.flash_attention && o.dropout)
     e.notes.push_back("FlashAttention regenerates attention-dropout masks from the RNG state: no s² mask is kept.");
-  if (!o.flash_attention && spec.num_kv_heads < spec.num_attention_heads && !spec.is_mla())
+  const bool grouped = std::any_of(spec.layers.begin(), spec.layers.end(), [](const LayerRun& r) {
+    return r.mixer == MixerKind::attention && r.attention.kv_heads < r.attention.heads;
+  });
+  if (!o.flash_attention && grouped)
     e.notes.push_back("Eager attention expands grouped K/V heads to all query heads (repeat_kv) before the "
                       "matmuls, so the saved K and V are heads × head_dim wide.");
   return e;

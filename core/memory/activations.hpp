@@ -58,10 +58,15 @@ struct LayerActivationBytes {
   std::uint64_t kept = 0;        // what the layer keeps under the chosen checkpointing
 };
 
+// One run of identical layers (model/layers.hpp) and what each of its layers keeps.
+struct RunActivations {
+  std::uint64_t first_layer = 0;
+  std::uint64_t count = 0;
+  LayerActivationBytes layer;
+};
+
 struct ActivationEstimate {
-  LayerActivationBytes dense_layer;  // a layer with a dense MLP
-  LayerActivationBytes moe_layer;    // a layer with routed experts (zero for dense models)
-  std::uint64_t first_moe_layer = 0; // layers [first_moe_layer, L) are MoE; = L for dense models
+  std::vector<RunActivations> runs;  // in layer order, covering every layer
   std::uint64_t num_layers = 0;
 
   std::uint64_t layers = 0;          // Σ kept over every layer, one micro-batch
@@ -77,6 +82,9 @@ struct ActivationEstimate {
 
   // Σ kept over layers [first, first + count): a pipeline stage's share for one micro-batch.
   std::uint64_t kept_for_layers(std::uint64_t first, std::uint64_t count) const noexcept;
+  // The activations of layer `index` (< num_layers), and of the layer that keeps the most without checkpointing.
+  const LayerActivationBytes& layer(std::uint64_t index) const noexcept;
+  const LayerActivationBytes& largest_layer() const noexcept;
 };
 
 // Activation memory of one micro-batch on one GPU. Needs the architecture (not a bare count).

@@ -2,7 +2,9 @@
 
 #include <algorithm>  // std::max, std::min
 #include <cmath>      // std::floor
+#include <cstddef>    // std::ptrdiff_t
 #include <string>     // std::string
+#include <vector>     // std::vector
 
 #include "util/byte_math.hpp"
 #include "util/text.hpp"
@@ -26,50 +28,72 @@ struct ActivationPeak {
   bool scores_in_peak = false;     // the eager scores belong to that phase
 };
 
+// Live width per token of a layer's token mixer while it runs (residual and normed input included):
+//   attention: residual + normed input + q + k + v + attention output  = 2h + 2·a·d + 2·kv·d
+//   MLA: decompressed per-head q, k, v and output                       = 2h + a·(2·qk + 2·v)
+//   Gated DeltaNet: in_proj (q, k, v, z), the conv output and the output = 2h + 2·keys + 3·values
+//   Mamba2: in_proj (z, x, B, C, dt), the conv output and the output     = 2h + in_proj + conv channels + inner
+std::uint64_t mixer_width(const ModelSpec& s, const LayerRun& run) {
+  const std::uint64_t h = s.hidden_size;
+  switch (run.mixer) {
+    case MixerKind::attention: {
+      const auto& a = run.attention;
+      return 2 * h + 2 * a.heads * a.head_dim + 2 * a.kv_heads * a.head_dim;
+    }
+    case MixerKind::latent_attention: {
+      const auto& m = run.latent;
+      return 2 * h + m.heads * (2 * (m.qk_nope_head_dim + m.qk_rope_head_dim) + 2 * m.v_head_dim);
+    }
+    case MixerKind::linear_attention: {
+      const auto& m = run.linear;
+      return 2 * h + 2 * m.key_heads * m.key_head_dim + 3 * m.value_heads * m.value_head_dim;
+    }
+    case MixerKind::mamba2: {
+      const auto& m = run.mamba;
+      return 2 * h + (2 * m.inner() + 2 * m.groups * m.state_size + m.heads) + m.conv_channels() + m.inner();
+    }
+    case MixerKind::none: return 0;
+  }
+  return 0;
+}
+
 // Transient memory of one prefill forward pass in PyTorch: tensors are freed layer by layer, so the peak is
-// the largest single layer's live set.
-//   attention: residual + normed input + q + k + v + attention output  = b·s·(2h + 2·a·d + 2·kv·d)
-//   MLP:       residual + normed input + gate·act + up + product       = b·s·(2h + 3·i)  (gated)
-//                                                                        b·s·(2h + 2·i)  (plain)
+// the largest single layer's live set, per token: its mixer (mixer_width) or its MLP:
+//   MLP:       residual + normed input + gate·act + up + product       = 2h + 3·i  (gated)
+//                                                                        2h + 2·i  (plain)
 // Eager attention (transformers eager_attention_forward) adds the s² matrices while softmax runs:
 //   scores b·a·s²·c, softmax(dtype=float32) b·a·s²·4, .to(query.dtype) b·a·s²·c, causal mask b·s²·c.
 // MoE layers route each token to k experts: i counts k·i_expert + shared experts' widths.
 std::optional<ActivationPeak> activation_peak(const ModelSpec& s, std::uint64_t tokens, std::uint64_t batch,
                                               std::uint64_t c, bool eager) {
-  const std::uint64_t h = s.hidden_size, a = s.num_attention_heads;
-  std::uint64_t attention_width = 0;
-  if (s.is_mla()) {
-    const auto qk = s.mla.qk_nope_head_dim + s.mla.qk_rope_head_dim;
-    attention_width = 2 * h + a * (2 * qk + 2 * s.mla.v_head_dim);  // decompressed per-head q, k, v, output
-  } else {
-    attention_width = 2 * h + 2 * a * s.head_dim + 2 * s.num_kv_heads * s.head_dim;
-  }
-  std::uint64_t inner = s.intermediate_size;
-  if (s.is_moe()) {
-    const auto shared = s.moe.shared_intermediate ? s.moe.shared_intermediate : s.moe.expert_intermediate;
-    const auto routed = s.moe.experts_per_token * s.moe.expert_intermediate + s.moe.shared_experts * shared;
-    inner = std::max(s.moe.leading_dense_layers ? s.intermediate_size : 0, routed);
-  }
-  const std::uint64_t mlp_width = 2 * h + (s.gated_mlp ? 3 : 2) * inner;
   ActivationPeak out;
-  const auto attention = product({batch, tokens, attention_width, c});
-  const auto mlp = product({batch, tokens, mlp_width, c});
-  if (!attention || !mlp) return std::nullopt;
-  std::uint64_t attention_bytes = *attention;
-  if (eager) {
-    CheckedSum scores;
-    scores.add({batch, a, tokens, tokens, 2 * c + 4}).add({batch, tokens, tokens, c});
-    if (!scores.result()) return std::nullopt;
-    out.scores_bytes = scores.value();
-    const auto with_scores = checked_add(attention_bytes, out.scores_bytes);
-    if (!with_scores) return std::nullopt;
-    attention_bytes = *with_scores;
+  bool first = true;
+  for (const LayerRun& run : s.layers) {
+    const std::uint64_t attention_width = mixer_width(s, run);
+    const std::uint64_t mlp_width = 2 * s.hidden_size + (s.gated_mlp ? 3 : 2) * run.mlp.active_width();
+    const auto attention = product({batch, tokens, attention_width, c});
+    const auto mlp = product({batch, tokens, mlp_width, c});
+    if (!attention || !mlp) return std::nullopt;
+    std::uint64_t attention_bytes = *attention, scores_bytes = 0;
+    if (eager && run.keeps_tokens()) {
+      CheckedSum scores;
+      scores.add({batch, run.attention_heads(), tokens, tokens, 2 * c + 4}).add({batch, tokens, tokens, c});
+      if (!scores.result()) return std::nullopt;
+      scores_bytes = scores.value();
+      const auto with_scores = checked_add(attention_bytes, scores_bytes);
+      if (!with_scores) return std::nullopt;
+      attention_bytes = *with_scores;
+    }
+    const std::uint64_t layer_bytes = std::max(attention_bytes, *mlp);
+    if (!first && layer_bytes <= out.layer_bytes) continue;
+    first = false;
+    out.layer_bytes = layer_bytes;
+    out.scores_bytes = scores_bytes;
+    // Explain the phase that set the peak, so the printed terms add up to the number.
+    const bool attention_peak = attention_bytes >= *mlp;
+    out.width = attention_peak ? attention_width : mlp_width;
+    out.scores_in_peak = attention_peak && scores_bytes != 0;
   }
-  out.layer_bytes = std::max(attention_bytes, *mlp);
-  // Explain the phase that set the peak, so the printed terms add up to the number.
-  const bool attention_peak = attention_bytes >= *mlp;
-  out.width = attention_peak ? attention_width : mlp_width;
-  out.scores_in_peak = attention_peak && out.scores_bytes != 0;
   return out;
 }
 
@@ -103,7 +127,8 @@ WeightFormat weight_format_for(DType dtype) {
 }  // namespace
 
 VllmCapacity detail::vllm_kv_capacity(std::uint64_t memory, double util, std::uint64_t weights, std::uint64_t activation,
-                              std::uint64_t non_torch, std::uint64_t per_token, std::uint64_t sequence_tokens) {
+                              std::uint64_t non_torch, std::uint64_t per_token, std::uint64_t sequence_tokens,
+                              std::uint64_t state_per_sequence) {
   VllmCapacity c;
   c.gpu_util = util;
   c.budget_bytes = static_cast<std::uint64_t>(std::floor(static_cast<double>(memory) * util));
@@ -118,6 +143,15 @@ VllmCapacity detail::vllm_kv_capacity(std::uint64_t memory, double util, std::ui
   const auto blocks_per_sequence = ceil_div(std::max<std::uint64_t>(sequence_tokens, 1), kVllmBlockSize);
   c.max_concurrency = c.num_blocks / blocks_per_sequence;
   c.concurrency_ratio = static_cast<double>(c.kv_capacity_tokens) / static_cast<double>(std::max<std::uint64_t>(sequence_tokens, 1));
+  c.state_bytes_per_sequence = state_per_sequence;
+  if (!state_per_sequence) return c;
+  // One pool for both: a sequence holds its KV blocks and its state pages (get_max_concurrency_for_kv_cache_config).
+  const auto sequence_bytes = CheckedSum().add({blocks_per_sequence, c.block_bytes}).add(state_per_sequence).result();
+  if (!sequence_bytes) return c;
+  c.max_concurrency = c.kv_capacity_bytes / *sequence_bytes;
+  c.concurrency_ratio = static_cast<double>(c.kv_capacity_bytes) / static_cast<double>(*sequence_bytes);
+  c.kv_capacity_tokens = static_cast<std::uint64_t>(c.concurrency_ratio * static_cast<double>(sequence_tokens));
+  c.num_blocks = c.kv_capacity_tokens / kVllmBlockSize;
   return c;
 }
 
@@ -228,6 +262,15 @@ Result<KvLayout> add_kv_cache(InferenceEstimate& e, const ModelSpec& spec, const
     layout.window_extra = std::min(o.n_ubatch, kLlamaNBatch);
     layout.window_pad = kLlamaSwaPad;
   }
+  // State widths: llama.cpp f32 for both parts (llama_memory_recurrent's type_r/type_s); vLLM the conv state in the
+  // model dtype and the recurrent state in mamba_ssm_dtype when the config names it (MambaStateDtypeCalculator);
+  // transformers both in the model dtype.
+  const std::uint64_t model_bytes = dtype_info(e.weights_dtype).bits / 8;
+  layout.conv_state_element_bytes = o.engine == Engine::llamacpp ? 4 : model_bytes;
+  layout.recurrent_state_element_bytes = o.engine == Engine::llamacpp ? 4
+                                         : o.engine == Engine::vllm && spec.recurrent_state_element_bytes
+                                             ? spec.recurrent_state_element_bytes
+                                             : model_bytes;
   const KvAllocation strategy = kv_allocation_of(o);
   auto kv_static = estimate_kv_cache(spec, e.kv_dtype, o.context_tokens, o.batch, layout);
   if (!kv_static) return kv_static.error();
@@ -237,6 +280,7 @@ Result<KvLayout> add_kv_cache(InferenceEstimate& e, const ModelSpec& spec, const
   e.kv_allocation = {strategy, avg, kv_static.value().bytes, kv_paged.value().bytes};
   e.kv = strategy == KvAllocation::paged ? kv_paged.value() : kv_static.value();
   e.kv_cache = e.kv.bytes;
+  e.state_cache = e.kv.state_bytes;
   return layout;
 }
 
@@ -270,18 +314,34 @@ std::optional<Error> add_vllm_activations(InferenceEstimate& e, Workings& w, con
   VllmCapacity caps;
   if (o.gpu_memory_bytes) {
     caps = detail::vllm_kv_capacity(o.gpu_memory_bytes, o.gpu_util, e.weights, e.activations, kVllmNonTorchBytes,
-                            e.kv.bytes_per_token, o.context_tokens);
+                            e.kv.bytes_per_token, o.context_tokens, e.kv.state_bytes_per_sequence);
   } else {
     caps.gpu_util = o.gpu_util;
     caps.profile_activation_bytes = e.activations;
     caps.non_torch_bytes = kVllmNonTorchBytes;
     caps.sequence_tokens = o.context_tokens;
+    caps.state_bytes_per_sequence = e.kv.state_bytes_per_sequence;
   }
   caps.max_num_batched_tokens = tokens;
   caps.max_num_seqs = seqs;
   caps.cuda_graph_bytes = kVllmCudaGraphBytes;
   e.vllm = caps;
   return std::nullopt;
+}
+
+// The KV cells and state slots of the layers -ngl puts on the GPU: llama.cpp offloads the last n_gpu_layers
+// repeating layers (llama_model::load_tensors, i_gpu_start = n_layer − n_gpu_layers), each with its own cache.
+Result<KvCacheEstimate> llamacpp_gpu_cache(const ModelSpec& spec, const InferenceEstimate& e, const LlamaCppBuffers& b,
+                                           const InferenceOptions& o, const KvLayout& layout) {
+  if (b.gpu_layers == b.total_layers) return e.kv;
+  if (!b.gpu_layers) return KvCacheEstimate{};
+  const auto every_layer = expand_runs(spec.layers);
+  ModelSpec on_gpu = spec;
+  on_gpu.layers =
+      compress_runs(std::vector<LayerRun>(every_layer.end() - static_cast<std::ptrdiff_t>(b.gpu_layers), every_layer.end()));
+  auto kv = estimate_kv_cache(on_gpu, e.kv_dtype, b.n_ctx, 1, layout);
+  if (kv) kv.value().state_bytes = kv.value().state_bytes_per_sequence * o.batch;
+  return kv;
 }
 
 // llama.cpp: n_ctx cells for all sequences, the layers -ngl puts on the GPU, and the GPU compute buffer.
@@ -291,34 +351,50 @@ std::optional<Error> add_llamacpp_buffers(InferenceEstimate& e, Workings& w, con
   b.n_ctx = o.context_tokens * o.batch;
   b.n_ubatch = std::min({o.n_ubatch, kLlamaNBatch, b.n_ctx});
   b.flash_attn = o.attention == Attention::sdpa;
-  b.total_layers = spec.num_layers;
-  b.gpu_layers = std::min(o.gpu_layers.value_or(spec.num_layers + 1), spec.num_layers);
-  b.output_on_gpu = o.gpu_layers.value_or(spec.num_layers + 1) > spec.num_layers;
+  const std::uint64_t layers = spec.num_layers();
+  b.total_layers = layers;
+  b.gpu_layers = std::min(o.gpu_layers.value_or(layers + 1), layers);
+  b.output_on_gpu = o.gpu_layers.value_or(layers + 1) > layers;
+  // The graph is reserved for the widest layer: most heads, widest q, widest FFN; the full-attention layers see
+  // every cell, windowed ones at most the window.
   bool any_full = false;
-  for (std::uint64_t l = 0; l < spec.num_layers; ++l) any_full = any_full || !spec.layer_is_windowed(l);
+  std::uint64_t heads = 0, q_width = 0, n_ff = 0;
+  for (const LayerRun& run : spec.layers) {
+    if (run.keeps_tokens())
+      any_full = any_full || !(run.mixer == MixerKind::attention && (run.attention.window || run.attention.chunk));
+    heads = std::max(heads, run.attention_heads());
+    if (run.mixer == MixerKind::attention) q_width = std::max(q_width, run.attention.heads * run.attention.head_dim);
+    if (run.mixer == MixerKind::latent_attention)
+      q_width = std::max(q_width, run.latent.heads * (run.latent.qk_nope_head_dim + run.latent.qk_rope_head_dim));
+    n_ff = std::max(n_ff, run.mlp.kind == MlpKind::moe ? run.mlp.experts_per_token * run.mlp.expert_intermediate
+                                                        : run.mlp.intermediate);
+  }
   w.llama_n_kv = any_full ? b.n_ctx : std::min(b.n_ctx, e.kv.window_cells);
-  const std::uint64_t q_width = spec.num_attention_heads * spec.head_dim;
-  const std::uint64_t n_ff = spec.is_moe() ? spec.moe.experts_per_token * spec.moe.expert_intermediate : spec.intermediate_size;
   const std::uint64_t n_embd = std::max(spec.hidden_size, q_width);
-  b.compute_buffer_bytes = detail::llamacpp_compute_buffer(b.n_ubatch, w.llama_n_kv, spec.num_attention_heads, n_embd,
+  b.compute_buffer_bytes = detail::llamacpp_compute_buffer(b.n_ubatch, w.llama_n_kv, heads, n_embd,
                                                    spec.vocab_size, n_ff, b.flash_attn);
-  b.compute_buffer_other_bytes = detail::llamacpp_compute_buffer(b.n_ubatch, w.llama_n_kv, spec.num_attention_heads, n_embd,
+  b.compute_buffer_other_bytes = detail::llamacpp_compute_buffer(b.n_ubatch, w.llama_n_kv, heads, n_embd,
                                                          spec.vocab_size, n_ff, !b.flash_attn);
   b.output_buffer_bytes = spec.vocab_size * o.batch * 4;
-  // KV of this many cells for all sequences: recompute per sequence-less n_ctx.
+  // KV of this many cells for all sequences: recompute per sequence-less n_ctx. The recurrent state has one slot
+  // per sequence (n_seq_max = batch), whatever the cell count.
   auto kv_cells = estimate_kv_cache(spec, e.kv_dtype, b.n_ctx, 1, layout);
   if (!kv_cells) return kv_cells.error();
   e.kv = kv_cells.value();
+  e.kv.state_bytes = e.kv.state_bytes_per_sequence * o.batch;
+  auto gpu_cache = llamacpp_gpu_cache(spec, e, b, o, layout);
+  if (!gpu_cache) return gpu_cache.error();
   const auto& wd = e.weight_detail;
   const std::uint64_t layer_weights = wd.attention + wd.mlp + wd.norms + wd.other;
-  const std::uint64_t on_gpu_layers = spec.num_layers ? layer_weights / spec.num_layers * b.gpu_layers : 0;
+  const std::uint64_t on_gpu_layers = layers ? layer_weights / layers * b.gpu_layers : 0;
   const std::uint64_t gpu_weights = on_gpu_layers + (b.output_on_gpu ? wd.output : 0);
   b.host_weights_bytes = wd.total - gpu_weights;  // token embeddings stay in RAM (get_rows runs on the CPU)
-  const std::uint64_t kv_gpu = spec.num_layers ? e.kv.bytes / spec.num_layers * b.gpu_layers : 0;
-  b.host_kv_bytes = e.kv.bytes - kv_gpu;
-  b.host_ram_bytes = b.host_weights_bytes + b.host_kv_bytes + b.output_buffer_bytes;
+  b.host_kv_bytes = e.kv.bytes - gpu_cache.value().bytes;
+  b.host_state_bytes = e.kv.state_bytes - gpu_cache.value().state_bytes;
+  b.host_ram_bytes = b.host_weights_bytes + b.host_kv_bytes + b.host_state_bytes + b.output_buffer_bytes;
   e.weights = gpu_weights;
-  e.kv_cache = kv_gpu;
+  e.kv_cache = gpu_cache.value().bytes;
+  e.state_cache = gpu_cache.value().state_bytes;
   e.kv_allocation.static_bytes = e.kv.bytes;
   e.activations = b.gpu_layers ? b.compute_buffer_bytes : 0;
   e.llamacpp = b;
@@ -344,8 +420,8 @@ void add_allocator_reserve(InferenceEstimate& e, Workings& w, const ModelSpec& s
     }
   }
   for (const auto bytes : e.weight_tensor_bytes) reserve.add(bytes);
-  if (o.engine == Engine::transformers && spec.causal && spec.num_layers)
-    reserve.add(e.kv_cache / spec.num_layers / 2, 2 * spec.num_layers);  // one K and one V tensor per layer
+  if (const auto layers = spec.num_layers(); o.engine == Engine::transformers && spec.causal && layers)
+    reserve.add(e.kv_cache / layers / 2, 2 * layers);  // one K and one V tensor per layer
   e.allocator_reserve = reserve.reserved() - std::min(reserve.reserved(), reserve.requested());
   w.reserve_requested = reserve.requested();
   w.reserve_reserved = reserve.reserved();
@@ -400,9 +476,9 @@ Explanation kv_cache_explanation(const ModelSpec& spec, const InferenceOptions& 
     return {"kv_cache", "unknown without the architecture", "0 B",
             "give layers and hidden size, a preset or a config.json"};
   if (!spec.causal) return {"kv_cache", "none: an encoder keeps no KV cache", "0 B", "architecture"};
-  const bool latent = spec.is_mla() && e.kv.mla == MlaCache::latent;
-  const char* const per_layer = latent          ? "(kv_lora_rank + qk_rope_head_dim) × bytes"
-                                : spec.is_mla() ? "heads × (qk_nope + qk_rope + v_head_dim) × bytes"
+  const bool latent = spec.has_latent() && e.kv.mla == MlaCache::latent;
+  const char* const per_layer = latent             ? "(kv_lora_rank + qk_rope_head_dim) × bytes"
+                                : spec.has_latent() ? "heads × (qk_nope + qk_rope + v_head_dim) × bytes"
                                                 : "2 × kv_heads × head_dim × bytes";
   Text v;
   v << n(o.batch) << " × " << n(e.kv.cached_token_slots) << " token·layers (tokens ";
@@ -413,6 +489,39 @@ Explanation kv_cache_explanation(const ModelSpec& spec, const InferenceOptions& 
     << ")";
   return {"kv_cache", (Text() << "batch × Σ_layers min(tokens, window_layer) × " << per_layer).str(), v.str(),
           latent ? "DeepSeek-V2 §2.1.2 (latent cache)" : "vLLM paper §3 (Kwon et al. 2023)"};
+}
+
+// Where each engine keeps the per-sequence state and in what width.
+const char* state_cache_source(Engine engine) {
+  switch (engine) {
+    case Engine::llamacpp:
+      return "llama.cpp llama_memory_recurrent: f32 conv (r) and recurrent (s) state for n_seq_max sequence slots "
+             "(-np), allocated up front";
+    case Engine::vllm:
+      return "vLLM MambaStateShapeCalculator and MambaStateDtypeCalculator: conv state in the model dtype, recurrent "
+             "state in mamba_ssm_dtype; one state per running sequence";
+    case Engine::transformers: break;
+  }
+  return "transformers Qwen3NextDynamicCache, HybridMambaAttentionDynamicCache: conv_states and recurrent_states per "
+         "layer for the batch, in the model dtype";
+}
+
+Explanation state_cache_explanation(const ModelSpec& spec, const InferenceOptions& o, const InferenceEstimate& e,
+                                    const KvLayout& layout) {
+  if (!e.kv.state_layers)
+    return {"state_cache", "none: no linear-attention or Mamba layers keep a state per sequence", "0 B",
+            spec.is_bare() ? "give layers and hidden size, a preset or a config.json" : "architecture"};
+  const auto conv = e.kv.conv_state_bytes_per_sequence;
+  Text v;
+  v << n(o.batch) << " sequences × (" << n(conv) << " B conv + " << n(e.kv.state_bytes_per_sequence - conv)
+    << " B recurrent, " << n(e.kv.state_layers) << " layers) = " << n(e.kv.state_bytes) << " B (conv "
+    << layout.conv_state_element_bytes << " B, recurrent " << layout.recurrent_state_element_bytes
+    << " B per element)";
+  if (e.state_cache != e.kv.state_bytes) v << "; " << n(e.state_cache) << " B of it on the GPU";
+  return {"state_cache",
+          "sequences × Σ_state layers ((conv_kernel − 1) × conv channels × conv bytes + recurrent elements × state "
+          "bytes); linear attention: recurrent = value_heads × key_dim × value_dim, Mamba2: heads × head_dim × state",
+          v.str(), state_cache_source(o.engine)};
 }
 
 Explanation transformers_activations_explanation(const InferenceOptions& o, const InferenceEstimate& e,
@@ -485,21 +594,22 @@ Explanation allocator_explanation(const ModelSpec& spec, const InferenceOptions&
 
 // The formula, figures and source of every line of the breakdown, in its order.
 std::vector<Explanation> inference_explanations(const ModelSpec& spec, const InferenceOptions& o,
-                                                const InferenceEstimate& e, const Workings& w) {
+                                                const InferenceEstimate& e, const Workings& w, const KvLayout& layout) {
   const bool vllm = o.engine == Engine::vllm;
   return {
       {"weights", "Σ tensors × their format's bytes",
        (Text() << n(e.weights) << " B (" << e.weights_format << ")").str(), e.weight_detail.explanation},
       kv_cache_explanation(spec, o, e),
+      state_cache_explanation(spec, o, e, layout),
       activations_explanation(spec, o, e, w),
       {"overhead", vllm ? "CUDA context + non-torch memory + CUDA graphs" : "CUDA context + cuBLAS workspace",
        (Text() << n(e.overhead) << " B").str(),
        vllm ? "CUDA ≥ 12.2 lazy loading ≈ 0.5 GiB; vLLM memory-profiling logs"
             : "CUDA ≥ 12.2 lazy loading ≈ 0.5 GiB; cublasSetWorkspace docs (32 MiB on Hopper)"},
       allocator_explanation(spec, o, e, w),
-      {"total", "weights + KV cache + activations + overhead + allocator reserve",
-       (Text() << n(e.weights) << " + " << n(e.kv_cache) << " + " << n(e.activations) << " + " << n(e.overhead) << " + "
-               << n(e.allocator_reserve) << " = " << n(e.total) << " B")
+      {"total", "weights + KV cache + state per sequence + activations + overhead + allocator reserve",
+       (Text() << n(e.weights) << " + " << n(e.kv_cache) << " + " << n(e.state_cache) << " + " << n(e.activations)
+               << " + " << n(e.overhead) << " + " << n(e.allocator_reserve) << " = " << n(e.total) << " B")
            .str(),
        "sum of the lines above"},
   };
@@ -512,17 +622,23 @@ std::vector<std::string> inference_notes(const ModelSpec& spec, const InferenceO
   if (format.scheme == WeightScheme::gguf && o.engine == Engine::transformers)
     notes.push_back("transformers dequantizes GGUF files when it loads them; these sizes hold for the llama.cpp "
                     "engine.");
-  if (spec.is_mla() && o.engine == Engine::transformers)
+  if (spec.has_latent() && o.engine == Engine::transformers)
     notes.push_back("transformers' DeepSeek attention caches decompressed per-head K and V, not the MLA latent "
                     "that vLLM, SGLang and llama.cpp cache.");
   if (e.vllm && !o.gpu_memory_bytes) notes.push_back("Choose a GPU to see vLLM's KV capacity and concurrency.");
+  if (e.vllm && e.kv.state_layers)
+    notes.push_back("vLLM (0.24, hybrid KV cache manager) gives each running sequence one state page per "
+                    "linear-attention or Mamba layer from the same pool as the KV blocks, so the capacity counts "
+                    "sequences, each its KV blocks plus its state. With prefix caching (mamba_cache_mode align) a "
+                    "sequence holds two state pages, and vLLM pads its pages to the attention block: both lower "
+                    "the capacity shown here.");
   if (e.vllm && o.gpu_memory_bytes && e.vllm->kv_capacity_tokens < o.context_tokens)
     notes.push_back((Text() << "vLLM would refuse to start: its KV capacity (" << n(e.vllm->kv_capacity_tokens)
                             << " tokens) is below max_model_len " << n(o.context_tokens)
                             << "; lower the context or raise gpu_memory_utilization.")
                         .str());
-  if (e.llamacpp && e.llamacpp->gpu_layers < spec.num_layers)
-    notes.push_back((Text() << "Partial offload: " << n(e.llamacpp->gpu_layers) << " of " << n(spec.num_layers)
+  if (e.llamacpp && e.llamacpp->gpu_layers < spec.num_layers())
+    notes.push_back((Text() << "Partial offload: " << n(e.llamacpp->gpu_layers) << " of " << n(spec.num_layers())
                             << " layers on the GPU; " << n(e.llamacpp->host_ram_bytes) << " B stay in system RAM.")
                         .str());
   if (spec.is_bare())
@@ -572,12 +688,12 @@ Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const Infere
   add_allocator_reserve(e, w, spec, o);
 
   CheckedSum total;
-  total.add(e.weights).add(e.kv_cache).add(e.activations).add(e.overhead).add(e.allocator_reserve);
+  total.add(e.weights).add(e.kv_cache).add(e.state_cache).add(e.activations).add(e.overhead).add(e.allocator_reserve);
   if (!total.result()) return make_error("context", "the total overflows 64 bits; use smaller values");
   e.total = total.value();
   e.range = memory_range(spec, o, e);
 
-  if (o.explain) e.explanations = inference_explanations(spec, o, e, w);
+  if (o.explain) e.explanations = inference_explanations(spec, o, e, w, layout.value());
   e.notes = inference_notes(spec, o, e, format.value());
   return e;
 }

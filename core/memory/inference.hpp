@@ -75,7 +75,8 @@ struct VllmCapacity {
   std::uint64_t kv_capacity_bytes = 0;      // budget − weights − activation peak − non-torch
   std::uint64_t block_bytes = 0;            // block_size × KV bytes per token
   std::uint64_t num_blocks = 0;
-  std::uint64_t kv_capacity_tokens = 0;     // num_blocks × block_size
+  std::uint64_t kv_capacity_tokens = 0;     // num_blocks × block_size; with state, vLLM's concurrency × length
+  std::uint64_t state_bytes_per_sequence = 0;  // linear-attention / Mamba state pages one running sequence holds
   std::uint64_t sequence_tokens = 0;        // max_model_len the concurrency is quoted for
   std::uint64_t max_concurrency = 0;        // whole sequences of sequence_tokens that fit
   double concurrency_ratio = 0;             // vLLM's "Maximum concurrency ... : X x" = tokens / length
@@ -93,6 +94,7 @@ struct LlamaCppBuffers {
   std::uint64_t output_buffer_bytes = 0;    // host (CUDA_Host): n_vocab × n_outputs × 4
   std::uint64_t host_weights_bytes = 0;     // token embeddings + layers left on the CPU
   std::uint64_t host_kv_bytes = 0;
+  std::uint64_t host_state_bytes = 0;       // recurrent state of the layers left on the CPU
   std::uint64_t host_ram_bytes = 0;         // all of the above kept in system RAM
 };
 
@@ -108,7 +110,8 @@ struct InferenceEstimate {
   bool expandable_segments = false;
 
   std::uint64_t weights = 0;
-  std::uint64_t kv_cache = 0;
+  std::uint64_t kv_cache = 0;     // per-token caches: grow with context and batch
+  std::uint64_t state_cache = 0;  // per-sequence state of linear-attention and Mamba layers: grows with batch only
   std::uint64_t activations = 0;
   std::uint64_t overhead = 0;
   std::uint64_t allocator_reserve = 0;
@@ -135,9 +138,13 @@ namespace vramfit::detail {  // steps of estimate_inference, declared for the te
 
 // vLLM's KV budget (gpu_worker.determine_available_memory): floor(util × memory) − weights − activation
 // peak − non-torch memory, cut into blocks of block_size tokens. Pure arithmetic, pinned against logs.
+// Models with linear-attention or Mamba layers draw each running sequence's state pages from the same pool
+// (vLLM 0.24's hybrid allocator, mamba_cache_mode "none"): a sequence costs its KV blocks plus its state, and the
+// token capacity is vLLM's printed int(concurrency × max_model_len).
 VllmCapacity vllm_kv_capacity(std::uint64_t gpu_memory_bytes, double gpu_util, std::uint64_t weights_bytes,
                               std::uint64_t activation_bytes, std::uint64_t non_torch_bytes,
-                              std::uint64_t kv_bytes_per_token, std::uint64_t sequence_tokens);
+                              std::uint64_t kv_bytes_per_token, std::uint64_t sequence_tokens,
+                              std::uint64_t state_bytes_per_sequence = 0);
 
 // llama.cpp's GPU compute buffer for one ubatch (worst-case graph reserve, f32 intermediates):
 //   attention, -fa off: n_ubatch · (n_kv · n_head · 4 [KQ] + n_kv · 4 [KQ mask] + 4 · n_embd · 4)

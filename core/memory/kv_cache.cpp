@@ -2,8 +2,11 @@
 
 #include <algorithm>  // std::min
 #include <array>      // std::array
+#include <optional>   // std::optional
+#include <utility>    // std::pair
 
 #include "formats/ggml_types.hpp"
+#include "util/byte_math.hpp"  // CheckedSum
 #include "util/units.hpp"
 
 namespace vramfit {
@@ -56,6 +59,66 @@ std::optional<std::uint64_t> kv_bytes(std::uint64_t elements, KvDType dtype) noe
   return checked_mul(blocks, info.block_bytes);
 }
 
+namespace {
+
+// One token's cache in one layer of `run`: elements and bytes (each row its own run of blocks).
+struct TokenRow {
+  std::uint64_t elements = 0;
+  std::optional<std::uint64_t> bytes;
+};
+
+TokenRow token_row(const LayerRun& run, KvDType dtype, MlaCache mla) {
+  if (run.mixer == MixerKind::attention) {
+    // K = V layers (Gemma 4) still cache both: vLLM's FullAttentionSpec and llama.cpp allocate a V row per token.
+    const auto& a = run.attention;
+    const auto k = kv_bytes(a.head_dim, dtype);  // ggml quantizes each head's row in whole blocks
+    const auto v = kv_bytes(a.value_dim(), dtype);
+    const auto row = (k && v) ? checked_add(*k, *v) : std::nullopt;
+    return {a.kv_heads * (a.head_dim + a.value_dim()), row ? checked_mul(*row, a.kv_heads) : row};
+  }
+  const auto& m = run.latent;
+  const auto index = kv_bytes(m.index_head_dim, dtype);
+  if (mla == MlaCache::latent) {
+    const auto latent = kv_bytes(m.kv_lora_rank + m.qk_rope_head_dim, dtype);
+    return {m.kv_lora_rank + m.qk_rope_head_dim + m.index_head_dim,
+            latent && index ? checked_add(*latent, *index) : std::nullopt};
+  }
+  // K per head: qk_nope + qk_rope; V per head: v_head_dim.
+  const auto k = kv_bytes(m.qk_nope_head_dim + m.qk_rope_head_dim, dtype);
+  const auto v = kv_bytes(m.v_head_dim, dtype);
+  const auto heads = (k && v) ? checked_mul(*k + *v, m.heads) : std::nullopt;
+  return {m.heads * (m.qk_nope_head_dim + m.qk_rope_head_dim + m.v_head_dim) + m.index_head_dim,
+          heads && index ? checked_add(*heads, *index) : std::nullopt};
+}
+
+// Most tokens a windowed or chunked layer keeps; 0 when it keeps every token.
+std::uint64_t cap_cells(const AttentionMixer& a, const KvLayout& layout) {
+  const std::uint64_t cells = a.chunk ? a.chunk : a.window;
+  return cells ? ceil_div(cells + layout.window_extra, layout.window_pad) * layout.window_pad : 0;
+}
+
+// Tokens one layer keeps for a sequence of `context` tokens.
+std::uint64_t kept_tokens(const AttentionMixer& a, std::uint64_t context, const KvLayout& layout) {
+  const auto cap = cap_cells(a, layout);
+  if (a.compress_ratio) return std::min(context, cap) + ceil_div(context, a.compress_ratio);
+  return cap ? std::min(context, cap) : context;
+}
+
+// One sequence's state in one linear-attention or Mamba layer, in elements: its conv part and its recurrent part.
+std::pair<std::uint64_t, std::uint64_t> state_elements(const LayerRun& run) {
+  if (run.mixer == MixerKind::linear_attention) {
+    const auto& m = run.linear;
+    return {(m.conv_kernel - 1) * (2 * m.key_heads * m.key_head_dim + m.value_heads * m.value_head_dim),
+            m.value_heads * m.key_head_dim * m.value_head_dim};
+  }
+  const auto& m = run.mamba;
+  return {(m.conv_kernel - 1) * m.conv_channels(), m.heads * m.head_dim * m.state_size};
+}
+
+Error too_large() { return make_error("context", "context × batch × KV size overflows 64 bits; use smaller values"); }
+
+}  // namespace
+
 Result<KvCacheEstimate> estimate_kv_cache(const ModelSpec& spec, KvDType dtype, std::uint64_t context_tokens,
                                           std::uint64_t batch, const KvLayout& layout) {
   KvCacheEstimate out;
@@ -64,42 +127,50 @@ Result<KvCacheEstimate> estimate_kv_cache(const ModelSpec& spec, KvDType dtype, 
   if (!spec.causal || spec.is_bare()) return out;
   if (auto ok = validate(spec); !ok) return ok.error();
 
-  std::uint64_t elements = 0;
-  std::optional<std::uint64_t> per_layer;
-  if (spec.is_mla() && layout.mla == MlaCache::latent) {
-    elements = spec.mla.kv_lora_rank + spec.mla.qk_rope_head_dim;
-    per_layer = kv_bytes(elements, dtype);
-  } else if (spec.is_mla()) {
-    // K per head: qk_nope + qk_rope; V per head: v_head_dim (each row its own block run).
-    const auto k = kv_bytes(spec.mla.qk_nope_head_dim + spec.mla.qk_rope_head_dim, dtype);
-    const auto v = kv_bytes(spec.mla.v_head_dim, dtype);
-    elements = spec.num_attention_heads * (spec.mla.qk_nope_head_dim + spec.mla.qk_rope_head_dim + spec.mla.v_head_dim);
-    per_layer = (k && v) ? checked_mul(*k + *v, spec.num_attention_heads) : std::nullopt;
-  } else {
-    elements = 2 * spec.num_kv_heads * spec.head_dim;
-    const auto row = kv_bytes(spec.head_dim, dtype);  // ggml quantizes each head's row in whole blocks
-    per_layer = row ? checked_mul(*row, 2 * spec.num_kv_heads) : std::nullopt;
+  detail::CheckedSum per_token, per_sequence, state, conv_state;
+  bool alike = true;
+  std::optional<std::uint64_t> layer_bytes;
+  for (const LayerRun& run : spec.layers) {
+    if (run.keeps_state()) {
+      out.state_layers += run.count;
+      const auto [conv, recurrent] = state_elements(run);
+      state.add({conv, layout.conv_state_element_bytes, run.count});
+      conv_state.add({conv, layout.conv_state_element_bytes, run.count});
+      state.add({recurrent, layout.recurrent_state_element_bytes, run.count});
+      continue;
+    }
+    if (!run.keeps_tokens()) continue;
+    const TokenRow row = token_row(run, dtype, layout.mla);
+    if (!row.bytes) return make_error("config", "KV shape overflows 64 bits");
+    if (layer_bytes && *layer_bytes != *row.bytes) alike = false;
+    layer_bytes = row.bytes;
+    out.elements_per_token_layer = row.elements;
+    per_token.add({*row.bytes, run.count});
+    std::uint64_t kept = context_tokens;
+    if (run.mixer == MixerKind::attention) {
+      const auto& a = run.attention;
+      kept = kept_tokens(a, context_tokens, layout);
+      if (const auto cap = cap_cells(a, layout)) {
+        out.windowed_layers += run.count;
+        out.window_cells = std::max(out.window_cells, cap);
+      }
+    }
+    out.cached_token_slots += kept * run.count;
+    per_sequence.add({kept, *row.bytes, run.count});
   }
-  if (!per_layer) return make_error("config", "KV shape overflows 64 bits");
-  out.elements_per_token_layer = elements;
-  out.bytes_per_token_layer = *per_layer;
-  const auto per_token = checked_mul(*per_layer, spec.num_layers);
-  if (!per_token) return make_error("config", "KV shape overflows 64 bits");
-  out.bytes_per_token = *per_token;
-
-  if (spec.sliding_window) {
-    const auto padded = ceil_div(spec.sliding_window + layout.window_extra, layout.window_pad) * layout.window_pad;
-    out.window_cells = padded;
-  }
-  for (std::uint64_t layer = 0; layer < spec.num_layers; ++layer) {
-    const bool windowed = spec.layer_is_windowed(layer);
-    out.windowed_layers += windowed;
-    out.cached_token_slots += windowed ? std::min(context_tokens, out.window_cells) : context_tokens;
-  }
-  const auto per_sequence = checked_mul(out.cached_token_slots, *per_layer);
-  const auto total = per_sequence ? checked_mul(*per_sequence, batch) : std::nullopt;
-  if (!total) return make_error("context", "context × batch × KV size overflows 64 bits; use smaller values");
+  if (per_token.overflow()) return make_error("config", "KV shape overflows 64 bits");
+  out.bytes_per_token = per_token.value();
+  out.bytes_per_token_layer = alike && layer_bytes ? *layer_bytes : 0;
+  if (!alike) out.elements_per_token_layer = 0;
+  const auto total = per_sequence.result() ? checked_mul(per_sequence.value(), batch) : std::nullopt;
+  if (!total) return too_large();
   out.bytes = *total;
+  if (state.overflow()) return make_error("config", "the state shape overflows 64 bits");
+  out.state_bytes_per_sequence = state.value();
+  out.conv_state_bytes_per_sequence = conv_state.value();
+  const auto states = checked_mul(out.state_bytes_per_sequence, batch);
+  if (!states) return too_large();
+  out.state_bytes = *states;
   return out;
 }
 

@@ -40,25 +40,39 @@ struct KvLayout {
   // llama.cpp's SWA cache holds n_swa + n_ubatch cells padded to 256 (llama_kv_cache_iswa).
   std::uint64_t window_extra = 0;
   std::uint64_t window_pad = 1;
+  // Bytes per element of linear-attention and Mamba state, its conv part and its recurrent (SSM) part: llama.cpp
+  // keeps both in f32 (llama_memory_recurrent's type_r/type_s); vLLM the conv state in the model's dtype and the
+  // recurrent state in mamba_ssm_cache_dtype (the config's mamba_ssm_dtype when it names one).
+  std::uint64_t conv_state_element_bytes = 2;
+  std::uint64_t recurrent_state_element_bytes = 2;
 };
 
 struct KvCacheEstimate {
-  std::uint64_t bytes = 0;                  // whole cache for batch × context
+  std::uint64_t bytes = 0;                  // per-token caches (KV, latent, index) for batch × context
   std::uint64_t bytes_per_token = 0;        // one token, all layers, below any sliding window
-  std::uint64_t bytes_per_token_layer = 0;  // one token, one layer
+  std::uint64_t bytes_per_token_layer = 0;  // one token, one layer, when every caching layer is alike; else 0
   std::uint64_t elements_per_token_layer = 0;
-  std::uint64_t windowed_layers = 0;        // layers capped at the sliding window
+  std::uint64_t windowed_layers = 0;        // layers capped at a sliding window or chunk
   std::uint64_t window_cells = 0;           // tokens a windowed layer keeps at most (0: no window)
   std::uint64_t cached_token_slots = 0;     // Σ over layers of tokens kept, for one sequence
+  // Per-sequence state of linear-attention and Mamba layers: fixed in context, one per sequence.
+  std::uint64_t state_bytes = 0;               // for the whole batch
+  std::uint64_t state_bytes_per_sequence = 0;  // all state layers, one sequence
+  std::uint64_t conv_state_bytes_per_sequence = 0;  // its conv part (the rest is the recurrent state)
+  std::uint64_t state_layers = 0;
   KvDType dtype = KvDType::bf16;
   MlaCache mla = MlaCache::latent;
 };
 
-// Per token and layer: 2 (K and V) · n_kv_heads · head_dim · bytes (vLLM paper §3; GQA/MQA via n_kv_heads);
-// MLA latent: (kv_lora_rank + qk_rope_head_dim) per token and layer (DeepSeek-V2 §2.1.2); MLA per head:
-// heads · (qk_nope + qk_rope + v_head_dim). Sliding-window layers keep min(context, window) tokens (Mistral
-// 7B paper, rolling buffer). Encoders (causal = false) keep nothing. Quantized types round each token's
-// row up to whole blocks.
+// Per token and layer: 2 (K and V) · n_kv_heads · head_dim · bytes (vLLM paper §3; GQA/MQA via n_kv_heads; K = V
+// layers still cache both, as vLLM and llama.cpp allocate them); MLA latent: (kv_lora_rank + qk_rope_head_dim) per token and layer (DeepSeek-V2 §2.1.2), plus
+// the sparse-attention indexer's key (index_head_dim); MLA per head: heads · (qk_nope + qk_rope + v_head_dim).
+// Sliding-window layers keep min(context, window) tokens (Mistral 7B paper, rolling buffer), chunked layers
+// min(context, chunk) (both padded as the engine pads its windowed cache), compressed layers the window plus context / ratio entries. Linear attention keeps
+// (conv_kernel − 1) · (2 · key_heads · key_dim + value_heads · value_dim) conv and value_heads · key_dim · value_dim
+// recurrent elements per sequence (Qwen3-Next's cache); Mamba2 (conv_kernel − 1) · (inner + 2 · groups · state)
+// and heads · head_dim · state (Mamba2 paper §7, vLLM's mamba state shapes). Encoders (causal = false) keep
+// nothing. Quantized types round each token's row up to whole blocks.
 Result<KvCacheEstimate> estimate_kv_cache(const ModelSpec& spec, KvDType dtype, std::uint64_t context_tokens,
                                           std::uint64_t batch, const KvLayout& layout = {});
 Result<KvCacheEstimate> estimate_kv_cache(const ModelSpec& spec, DType dtype, std::uint64_t context_tokens,

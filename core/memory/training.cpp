@@ -287,7 +287,7 @@ Result<GradDType> check_training_options(const ModelSpec& spec, const TrainingOp
 
 Result<ParallelLayout> training_layout(const ModelSpec& spec, const TrainingOptions& o) {
   const bool bare = spec.is_bare();
-  auto layout = plan_parallelism(o.parallel, bare ? 0 : spec.num_layers, bare ? 0 : spec.num_attention_heads);
+  auto layout = plan_parallelism(o.parallel, bare ? 0 : spec.num_layers(), bare ? 0 : spec.attention_heads_gcd());
   if (!layout) return layout.error();
   if (bare && (layout.value().tensor_parallel > 1 || layout.value().pipeline_parallel > 1))
     return make_error(layout.value().tensor_parallel > 1 ? "tp" : "pp",
@@ -424,7 +424,7 @@ struct RankInputs {
 // replicated: ignored).
 std::optional<GroupStates> stage_states(const RankInputs& in, std::uint64_t stage, const StageLayers& layers) {
   const std::uint64_t p = in.e.layout.pipeline_parallel;
-  auto g = scaled(in.states.layers, layers.count, in.spec.is_bare() ? 1 : in.spec.num_layers);
+  auto g = scaled(in.states.layers, layers.count, in.spec.is_bare() ? 1 : in.spec.num_layers());
   if (g && stage == 0) g = plus(*g, in.states.embed);
   if (g && stage + 1 == p) g = plus(*g, in.states.head);
   if (g && stage + 1 == p && p > 1) g = plus(*g, in.states.tied_copy);
@@ -478,7 +478,7 @@ std::optional<RankMemory> rank_memory(const RankInputs& in, std::uint64_t stage,
   const ParallelLayout& layout = in.e.layout;
   const std::uint64_t p = layout.pipeline_parallel, dp = layout.data_parallel;
   const ZeroStage zero = in.o.parallel.zero;
-  const StageLayers sl = in.spec.is_bare() ? StageLayers{0, 1} : stage_layers(in.spec.num_layers, p, stage);
+  const StageLayers sl = in.spec.is_bare() ? StageLayers{0, 1} : stage_layers(in.spec.num_layers(), p, stage);
   const auto g = stage_states(in, stage, sl);
   if (!g) return std::nullopt;
   const ModelStateBytes shard = shard_model_states(g->states, dp, zero);

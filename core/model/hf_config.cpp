@@ -1,10 +1,13 @@
 #include "model/hf_config.hpp"
 
+#include <algorithm>    // std::find, std::max
 #include <array>        // std::array
+#include <optional>     // std::optional
 #include <string>       // std::string
 #include <string_view>  // std::string_view
 
 #include "model/hf_config_json.hpp"
+#include "model/hf_layer_patterns.hpp"
 
 namespace vramfit {
 namespace detail {
@@ -17,9 +20,16 @@ bool one_of(std::string_view value, std::initializer_list<std::string_view> opti
 }
 
 // Architectures whose per-layer state is not a KV cache; a transformer estimate would be silently wrong.
-constexpr std::array<std::string_view, 12> kUnsupported{
-    "mamba", "mamba2", "jamba", "rwkv", "rwkv5", "rwkv6", "falcon_h1", "zamba", "zamba2", "recurrent_gemma",
-    "bamba", "nemotron_h"};
+constexpr std::array<std::string_view, 11> kUnsupported{
+    "mamba", "mamba2", "jamba", "rwkv", "rwkv5", "rwkv6", "falcon_h1", "zamba", "zamba2", "recurrent_gemma", "bamba"};
+
+// model_types read with their layer patterns (every other Llama-shaped type gets a note that it was read as one).
+constexpr std::array<std::string_view, 37> kKnownDecoders{
+    "llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma", "gemma2", "gemma3",
+    "gemma3_text", "phi3", "deepseek_v2", "deepseek_v3", "deepseek_v32", "granite", "olmo2", "mistral3", "qwen3_next",
+    "qwen3_5", "qwen3_5_text", "qwen3_5_moe", "qwen3_5_moe_text", "qwen3_vl", "qwen3_vl_text", "qwen3_vl_moe",
+    "qwen3_vl_moe_text", "gemma4", "gemma4_text", "llama4", "llama4_text", "nemotron_h", "nemotron-nas", "gpt_oss",
+    "glm4_moe", "minimax_m2", "kimi_k2"};
 
 // transformers' per-class default for tie_word_embeddings when the config omits it
 // (PretrainedConfig defaults to true; Llama-family classes override it to false).
@@ -28,13 +38,13 @@ bool default_tied(std::string_view type) {
                         "deepseek_v2", "deepseek_v3", "granite", "olmo2", "mistral3"});
 }
 
-void import_gpt2(FieldReader& r, ModelSpec& s) {
+void import_gpt2(FieldReader& r, ModelSpec& s, UniformDecoder& d) {
   s.hidden_size = r.uint("n_embd").value_or(768);
-  s.num_layers = r.uint("n_layer").value_or(12);
-  s.num_attention_heads = r.uint("n_head").value_or(12);
-  s.num_kv_heads = s.num_attention_heads;
+  d.layers = r.uint("n_layer").value_or(12);
+  d.attention.heads = r.uint("n_head").value_or(12);
+  d.attention.kv_heads = d.attention.heads;
   s.vocab_size = r.uint("vocab_size").value_or(50257);
-  s.intermediate_size = r.uint("n_inner").value_or(4 * s.hidden_size);  // n_inner null means 4·n_embd
+  d.dense.intermediate = r.uint("n_inner").value_or(4 * s.hidden_size);  // n_inner null means 4·n_embd
   s.learned_positions = r.uint("n_positions").value_or(1024);
   s.max_context = s.learned_positions;
   s.norm = NormKind::layer;
@@ -43,13 +53,13 @@ void import_gpt2(FieldReader& r, ModelSpec& s) {
   s.tied_embeddings = r.boolean("tie_word_embeddings").value_or(true);
 }
 
-void import_opt(FieldReader& r, ModelSpec& s) {
+void import_opt(FieldReader& r, ModelSpec& s, UniformDecoder& d) {
   s.hidden_size = r.uint("hidden_size").value_or(0);
-  s.num_layers = r.uint("num_hidden_layers").value_or(0);
-  s.num_attention_heads = r.uint("num_attention_heads").value_or(0);
-  s.num_kv_heads = s.num_attention_heads;
+  d.layers = r.uint("num_hidden_layers").value_or(0);
+  d.attention.heads = r.uint("num_attention_heads").value_or(0);
+  d.attention.kv_heads = d.attention.heads;
   s.vocab_size = r.uint("vocab_size").value_or(0);
-  s.intermediate_size = r.uint("ffn_dim").value_or(0);
+  d.dense.intermediate = r.uint("ffn_dim").value_or(0);
   s.max_context = r.uint("max_position_embeddings").value_or(2048);
   s.learned_positions = s.max_context + 2;  // OPTLearnedPositionalEmbedding keeps an offset of 2 rows
   s.norm = NormKind::layer;
@@ -62,13 +72,13 @@ void import_opt(FieldReader& r, ModelSpec& s) {
     r.fail_message("word_embed_proj_dim", "OPT's embedding projection (word_embed_proj_dim != hidden_size) is not modelled");
 }
 
-void import_bert(FieldReader& r, ModelSpec& s) {
+void import_bert(FieldReader& r, ModelSpec& s, UniformDecoder& d) {
   s.hidden_size = r.uint("hidden_size").value_or(768);
-  s.num_layers = r.uint("num_hidden_layers").value_or(12);
-  s.num_attention_heads = r.uint("num_attention_heads").value_or(12);
-  s.num_kv_heads = s.num_attention_heads;
+  d.layers = r.uint("num_hidden_layers").value_or(12);
+  d.attention.heads = r.uint("num_attention_heads").value_or(12);
+  d.attention.kv_heads = d.attention.heads;
   s.vocab_size = r.uint("vocab_size").value_or(30522);
-  s.intermediate_size = r.uint("intermediate_size").value_or(3072);
+  d.dense.intermediate = r.uint("intermediate_size").value_or(3072);
   s.learned_positions = r.uint("max_position_embeddings").value_or(512);
   s.max_context = s.learned_positions;
   s.token_types = r.uint("type_vocab_size").value_or(2);
@@ -83,18 +93,19 @@ void import_bert(FieldReader& r, ModelSpec& s) {
   s.notes.push_back("BERT is an encoder: no KV cache is kept; the count includes the pooler as BertModel does.");
 }
 
-void import_falcon(FieldReader& r, ModelSpec& s, std::string_view type) {
+void import_falcon(FieldReader& r, ModelSpec& s, UniformDecoder& d, std::string_view type) {
   s.hidden_size = r.uint("hidden_size").value_or(0);
-  s.num_layers = r.has("num_hidden_layers") ? r.uint("num_hidden_layers").value_or(0) : r.uint("n_layer").value_or(0);
-  s.num_attention_heads =
+  d.layers = r.has("num_hidden_layers") ? r.uint("num_hidden_layers").value_or(0) : r.uint("n_layer").value_or(0);
+  const auto heads =
       r.has("num_attention_heads") ? r.uint("num_attention_heads").value_or(0) : r.uint("n_head").value_or(0);
+  d.attention.heads = heads;
   s.vocab_size = r.uint("vocab_size").value_or(0);
   const bool new_arch = r.boolean("new_decoder_architecture").value_or(type == "RefinedWeb");
   const bool multi_query = r.boolean("multi_query").value_or(true);
   auto kv = r.has("num_kv_heads") ? r.uint("num_kv_heads") : r.uint("n_head_kv");
-  if (new_arch) s.num_kv_heads = kv.value_or(s.num_attention_heads);
-  else s.num_kv_heads = multi_query ? 1 : s.num_attention_heads;
-  s.intermediate_size = r.uint("ffn_hidden_size").value_or(4 * s.hidden_size);
+  if (new_arch) d.attention.kv_heads = kv.value_or(heads);
+  else d.attention.kv_heads = multi_query ? 1 : heads;
+  d.dense.intermediate = r.uint("ffn_hidden_size").value_or(4 * s.hidden_size);
   s.max_context = r.uint("max_position_embeddings").value_or(2048);
   s.norm = NormKind::layer;
   s.gated_mlp = false;
@@ -129,56 +140,191 @@ std::uint64_t vision_tower_params(FieldReader& v) {
   return channels * patch * patch * h + h + patches * h + layers * per_layer + 2 * h;
 }
 
+// Fields that change memory in a way not modelled yet: refused by name, never read as a plain decoder.
+std::optional<Error> refuse_unmodelled(FieldReader& r) {
+  if (r.has("o_lora_rank") || r.has("compress_ratios"))
+    return make_error(r.path("compress_ratios"), "DeepSeek-V4's compressed attention, grouped output projection and "
+                                                 "hyper-connections are not modelled yet");
+  if (r.has("linear_attn_config"))
+    return make_error(r.path("linear_attn_config"), "Kimi's KDA linear attention is not modelled yet");
+  if (r.uint("hidden_size_per_layer_input").value_or(0) != 0)
+    return make_error(r.path("hidden_size_per_layer_input"), "per-layer input embeddings (Gemma 3n) are not modelled yet");
+  return std::nullopt;
+}
+
+// Fields whose memory is left out, said in a note.
+void note_unmodelled(FieldReader& r, ModelSpec& s) {
+  std::uint64_t mtp = 0;
+  for (auto key : {"num_nextn_predict_layers", "mtp_num_hidden_layers", "num_mtp_modules"})
+    mtp = std::max(mtp, r.uint(key).value_or(0));
+  if (mtp)
+    s.notes.push_back("The " + std::to_string(mtp) + " multi-token-prediction layer(s) are not counted: engines load "
+                      "them only for speculative decoding.");
+  if (r.boolean("attention_k_eq_v").value_or(false))
+    s.notes.push_back("The full-attention layers use one projection as key and value; vLLM and llama.cpp still "
+                      "cache both, as counted here.");
+  if (r.has("sparse_attention_config"))
+    s.notes.push_back("The sparse-attention index cache (sparse_attention_config) is not counted.");
+}
+
+// Nemotron-NAS (DeciLM) block_configs: each layer's attention (KV heads = heads / n_heads_in_group, or none) and
+// FFN width (ffn_mult, as DeciLM's _ffn_mult_to_intermediate_size rounds it: 2·mult·hidden/3 up to a multiple of 256).
+void apply_block_configs(FieldReader& r, std::vector<LayerRun>& layers, std::uint64_t hidden) {
+  const json* blocks = r.array("block_configs");
+  if (!blocks) return;
+  if (blocks->size() != layers.size()) {
+    r.fail_message("block_configs", "needs one entry per layer (" + std::to_string(layers.size()) + "), got " +
+                                        std::to_string(blocks->size()));
+    return;
+  }
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    FieldReader block((*blocks)[i], r.path("block_configs[" + std::to_string(i) + "]"));
+    const json* attention = block.object("attention");
+    const json* ffn = block.object("ffn");
+    if (!attention || !ffn) {
+      r.fail_message("block_configs", "layer " + std::to_string(i) + " needs \"attention\" and \"ffn\" objects");
+      return;
+    }
+    FieldReader a(*attention, block.path("attention")), f(*ffn, block.path("ffn"));
+    if (a.boolean("replace_with_linear").value_or(false) || f.boolean("replace_with_linear").value_or(false)) {
+      r.fail_message("block_configs", "layer " + std::to_string(i) + ": replace_with_linear is not modelled yet");
+      return;
+    }
+    LayerRun& layer = layers[i];
+    if (a.boolean("no_op").value_or(false)) layer.mixer = MixerKind::none;
+    else if (auto group = a.uint("n_heads_in_group"); group && *group)
+      layer.attention.kv_heads = layer.attention.heads / *group;
+    if (f.boolean("no_op").value_or(false)) {
+      layer.mlp = {.kind = MlpKind::none};
+    } else if (auto mult = f.number("ffn_mult")) {
+      const auto width = static_cast<std::uint64_t>(2.0 * *mult * static_cast<double>(hidden) / 3.0);
+      layer.mlp = {.kind = MlpKind::dense, .intermediate = (width + 255) / 256 * 256};
+    }
+    if (a.error()) return r.fail_message("block_configs", a.error()->message);
+    if (f.error()) return r.fail_message("block_configs", f.error()->message);
+  }
+}
+
+// Mixture of experts in its config spellings: top-k, expert and shared-expert widths, router bias, where it sits.
+void read_experts(FieldReader& r, UniformDecoder& d, std::uint64_t experts, std::string_view type) {
+  auto& moe = d.moe;
+  moe.kind = MlpKind::moe;
+  moe.routed_experts = experts;
+  moe.experts_per_token = r.has("num_experts_per_tok")     ? r.uint("num_experts_per_tok").value_or(2)
+                          : r.has("num_experts_per_token") ? r.uint("num_experts_per_token").value_or(2)
+                                                           : r.uint("top_k_experts").value_or(2);
+  moe.expert_intermediate = r.uint("moe_intermediate_size").value_or(d.dense.intermediate);
+  moe.shared_experts = r.uint("n_shared_experts").value_or(0);
+  // The shared expert's width: Qwen2-MoE's one gated expert, or DeepSeek-style experts of the routed width.
+  for (auto key : {"shared_expert_intermediate_size", "moe_shared_expert_intermediate_size", "shared_intermediate_size",
+                   "share_expert_dim"})
+    if (auto width = r.uint(key); width && *width) {
+      moe.shared_experts = std::max<std::uint64_t>(moe.shared_experts, 1);
+      moe.shared_intermediate = *width / moe.shared_experts;
+    }
+  moe.shared_gate = one_of(type, {"qwen2_moe", "qwen3_next", "qwen3_5_moe", "qwen3_5_moe_text"}) && moe.shared_experts;
+  if (one_of(type, {"llama4", "llama4_text"})) {  // Llama4TextMoe: one shared expert of the routed width
+    moe.shared_experts = 1;
+    d.dense.intermediate = r.uint("intermediate_size_mlp").value_or(d.dense.intermediate);
+  }
+  if (one_of(type, {"gemma4", "gemma4_text"})) {  // Gemma 4's MoE block runs beside the layer's dense MLP
+    moe.shared_experts = 1;
+    moe.shared_intermediate = d.dense.intermediate;
+  }
+  if (auto dense = r.uint("dense_intermediate_size")) d.dense.intermediate = *dense;  // MiniMax-M3's dense layers
+  moe.latent = r.uint("moe_latent_size").value_or(0);
+  d.leading_dense = r.uint("first_k_dense_replace").value_or(0);
+  moe.router_bias = r.string("topk_method").value_or("") == "noaux_tc" || r.boolean("use_routing_bias").value_or(false) ||
+                    r.boolean("use_moe_router_bias").value_or(false) || type == "nemotron_h" || type == "gpt_oss";
+}
+
+// The Qwen3-VL / Qwen3.5 vision tower as transformers' Qwen3VLVisionModel holds it: a Conv3d patch embedding with
+// bias, a learned position table, `depth` pre-norm blocks (two LayerNorms, fused qkv and proj with biases, a
+// 2-matrix MLP with biases), a patch merger (LayerNorm, two linears with biases on spatial_merge_size² patches) and
+// one more merger per deepstack_visual_indexes entry whose LayerNorm spans the merged width.
+std::uint64_t qwen_vision_params(FieldReader& v) {
+  const auto h = v.uint("hidden_size").value_or(0);
+  const auto inner = v.uint("intermediate_size").value_or(0);
+  const auto depth = v.uint("depth").value_or(0);
+  const auto patch = v.uint("patch_size").value_or(0);
+  const auto temporal = v.uint("temporal_patch_size").value_or(2);
+  const auto channels = v.uint("in_channels").value_or(3);
+  const auto positions = v.uint("num_position_embeddings").value_or(0);
+  const auto out = v.uint("out_hidden_size").value_or(0);
+  const auto merge = v.uint("spatial_merge_size").value_or(2);
+  const json* deepstack = v.array("deepstack_visual_indexes");
+  const std::uint64_t extra_mergers = deepstack ? deepstack->size() : 0;
+  if (!h || !inner || !depth || !patch || !out || h > 100'000 || inner > 1'000'000 || depth > 1'000 || patch > 1'000 ||
+      temporal > 16 || channels > 16 || merge > 64 || positions > 10'000'000 || out > 1'000'000) {
+    v.fail_message("hidden_size", "the vision tower needs hidden_size, intermediate_size, depth, patch_size and "
+                                  "out_hidden_size, each within the sizes real models use");
+    return 0;
+  }
+  const auto merged = h * merge * merge;
+  const auto block = 4 * h + (3 * h * h + 3 * h) + (h * h + h) + (h * inner + inner) + (inner * h + h);
+  const auto merger = [&](std::uint64_t norm_width) { return 2 * norm_width + merged * merged + merged + merged * out + out; };
+  return channels * temporal * patch * patch * h + h + positions * h + depth * block + merger(h) +
+         extra_mergers * merger(merged);
+}
+
 // Llama-shaped decoders: llama, mistral, mixtral, qwen2/3(+moe), gemma 1-3, phi3, deepseek v2/v3, ...
-void import_llama_like(FieldReader& r, ModelSpec& s, std::string_view type) {
+void import_llama_like(FieldReader& r, ModelSpec& s, UniformDecoder& d, std::string_view type,
+                       std::optional<bool> top_tied) {
   s.hidden_size = r.uint("hidden_size").value_or(0);
-  s.num_layers = r.uint("num_hidden_layers").value_or(0);
-  s.num_attention_heads = r.uint("num_attention_heads").value_or(0);
-  s.num_kv_heads = r.uint("num_key_value_heads").value_or(s.num_attention_heads);
+  d.layers = r.has("num_hidden_layers") ? r.uint("num_hidden_layers").value_or(0) : pattern_layers(r);
+  auto& attention = d.attention;
+  attention.heads = r.uint("num_attention_heads").value_or(0);
+  attention.kv_heads = r.uint("num_key_value_heads").value_or(attention.heads);
   // Gemma3TextConfig defaults: the official multimodal configs omit these.
   const bool gemma3 = one_of(type, {"gemma3_text", "gemma3"});
   s.vocab_size = r.uint("vocab_size").value_or(gemma3 ? 262'208 : 0);
-  s.intermediate_size = r.uint("intermediate_size").value_or(0);
+  d.dense.intermediate = r.uint("intermediate_size").value_or(0);
   s.max_context = r.uint("max_position_embeddings").value_or(gemma3 ? 131'072 : 0);
-  const auto implied = s.num_attention_heads ? s.hidden_size / s.num_attention_heads : 0;
-  s.head_dim = r.uint("head_dim").value_or(implied);  // explicit head_dim wins (Gemma, Qwen3)
-  s.tied_embeddings = r.boolean("tie_word_embeddings").value_or(default_tied(type));
+  const auto implied = attention.heads ? s.hidden_size / attention.heads : 0;
+  attention.head_dim = r.uint("head_dim").value_or(implied);  // explicit head_dim wins (Gemma, Qwen3)
+  if (attention.head_dim == 0) attention.head_dim = implied;
+  s.tied_embeddings = r.boolean("tie_word_embeddings").value_or(top_tied.value_or(default_tied(type)));
   const bool attention_bias = r.boolean("attention_bias").value_or(false);
   s.qkv_bias = attention_bias || one_of(type, {"qwen2", "qwen2_moe"});  // Qwen2 always has q/k/v biases
   s.attn_out_bias = attention_bias;
   s.mlp_bias = r.boolean("mlp_bias").value_or(false);
-  s.qk_norm = one_of(type, {"qwen3", "qwen3_moe", "gemma3_text", "gemma3"});
-  s.norms_per_layer = one_of(type, {"gemma2", "gemma3_text", "gemma3"}) ? 4 : 2;  // pre+post norms
+  s.qk_norm = one_of(type, {"qwen3", "qwen3_moe", "gemma3_text", "gemma3", "qwen3_next", "qwen3_5_text",
+                            "qwen3_5_moe_text", "qwen3_vl_text", "qwen3_vl_moe_text", "gemma4_text"}) ||
+              (r.boolean("use_qk_norm").value_or(false) && !one_of(type, {"llama4", "llama4_text"}));
+  s.norms_per_layer = one_of(type, {"gemma2", "gemma3_text", "gemma3", "gemma4_text"}) ? 4 : 2;  // pre+post norms
+  attention.output_gate = type == "qwen3_next" || r.boolean("attn_output_gate").value_or(false);
+  attention.v_head_dim = r.uint("v_head_dim").value_or(0);
+  if (type == "gpt_oss") {  // GptOssExperts and GptOssTopKRouter carry biases; each head has a sink logit
+    s.mlp_bias = true;
+    attention.sinks = true;
+  }
+  if (type == "nemotron_h") {  // one norm per block; relu² MLPs have no gate
+    s.norms_per_layer = 1;
+    s.gated_mlp = false;
+    attention.head_dim = r.uint("attention_head_dim").value_or(attention.head_dim);
+  }
+  const std::string ssm_dtype = r.string("mamba_ssm_dtype").value_or(r.string("mamba_ssm_cache_dtype").value_or(""));
+  if (ssm_dtype == "float32") s.recurrent_state_element_bytes = 4;
 
   // Mixture of experts, in its config spellings.
   const auto experts = r.has("num_local_experts") ? r.uint("num_local_experts")
                        : r.has("n_routed_experts") ? r.uint("n_routed_experts")
                                                    : r.uint("num_experts");
-  if (experts.value_or(0) > 1) {
-    s.moe.routed_experts = *experts;
-    s.moe.experts_per_token = r.uint("num_experts_per_tok").value_or(2);
-    s.moe.expert_intermediate = r.uint("moe_intermediate_size").value_or(s.intermediate_size);
-    s.moe.shared_experts = r.uint("n_shared_experts").value_or(0);
-    if (auto shared = r.uint("shared_expert_intermediate_size"); shared && *shared) {
-      s.moe.shared_experts = 1;
-      s.moe.shared_intermediate = *shared;
-      s.notes.push_back("The shared expert's sigmoid gate (hidden_size weights per layer) is not counted.");
-    }
-    s.moe.leading_dense_layers = r.uint("first_k_dense_replace").value_or(0);
-    s.moe.router_bias = r.string("topk_method").value_or("") == "noaux_tc";
-    if (r.uint("moe_layer_freq").value_or(1) != 1 || r.uint("decoder_sparse_step").value_or(1) != 1)
-      r.fail_message("moe_layer_freq", "MoE on only every n-th layer is not modelled yet; only 1 is supported");
-  }
+  if (experts.value_or(0) > 1 && r.boolean("enable_moe_block").value_or(true)) read_experts(r, d, *experts, type);
 
   // Multi-head latent attention.
   if (auto rank = r.uint("kv_lora_rank"); rank && *rank) {
-    s.mla.kv_lora_rank = *rank;
-    s.mla.q_lora_rank = r.uint("q_lora_rank").value_or(0);
-    s.mla.qk_nope_head_dim = r.uint("qk_nope_head_dim").value_or(0);
-    s.mla.qk_rope_head_dim = r.uint("qk_rope_head_dim").value_or(0);
-    s.mla.v_head_dim = r.uint("v_head_dim").value_or(0);
-    s.num_kv_heads = s.num_attention_heads;
-    s.head_dim = s.mla.qk_nope_head_dim + s.mla.qk_rope_head_dim;
+    auto& mla = d.latent;
+    d.mixer = MixerKind::latent_attention;
+    mla.heads = attention.heads;
+    mla.kv_lora_rank = *rank;
+    mla.q_lora_rank = r.uint("q_lora_rank").value_or(0);
+    mla.qk_nope_head_dim = r.uint("qk_nope_head_dim").value_or(0);
+    mla.qk_rope_head_dim = r.uint("qk_rope_head_dim").value_or(0);
+    mla.v_head_dim = r.uint("v_head_dim").value_or(0);
+    mla.index_head_dim = r.uint("index_head_dim").value_or(0);  // DeepSeek Sparse Attention's indexer
+    mla.index_heads = mla.index_head_dim ? r.uint("index_n_heads").value_or(0) : 0;
+    attention.v_head_dim = 0;
   }
 
   // Sliding window in its spellings: layer_types (newest), Gemma 2 alternation, Gemma 3 pattern,
@@ -187,22 +333,26 @@ void import_llama_like(FieldReader& r, ModelSpec& s, std::string_view type) {
   const bool qwen_style = r.has("use_sliding_window");
   const bool use_window = r.boolean("use_sliding_window").value_or(true);
   if (window && use_window && window < (s.max_context ? s.max_context : ~0ULL)) {
-    s.sliding_window = window;
+    attention.window = window;
+    auto& flags = d.windowed;
     if (const json* types = r.array("layer_types")) {
       for (const auto& t : *types) {
         if (!t.is_string()) {
           r.fail_message("layer_types", "expected strings such as \"sliding_attention\" or \"full_attention\"");
           break;
         }
-        s.windowed_layers.push_back(t.get_ref<const std::string&>() == "sliding_attention");
+        flags.push_back(t.get_ref<const std::string&>() == "sliding_attention");
       }
+      if (!r.error() && flags.size() != d.layers)
+        r.fail_message("layer_types", "needs one entry per layer (" + std::to_string(d.layers) + "), got " +
+                                          std::to_string(flags.size()));
     } else if (type == "gemma2") {
-      for (std::uint64_t i = 0; i < s.num_layers && i < 10'000; ++i) s.windowed_layers.push_back(i % 2 == 0);
+      for (std::uint64_t i = 0; i < d.layers && i < 10'000; ++i) flags.push_back(i % 2 == 0);
     } else if (auto pattern = r.uint("sliding_window_pattern"); pattern && *pattern > 0) {
-      for (std::uint64_t i = 0; i < s.num_layers && i < 10'000; ++i) s.windowed_layers.push_back((i + 1) % *pattern != 0);
+      for (std::uint64_t i = 0; i < d.layers && i < 10'000; ++i) flags.push_back((i + 1) % *pattern != 0);
     } else if (qwen_style && r.has("max_window_layers")) {
       const auto first = r.uint("max_window_layers").value_or(0);
-      for (std::uint64_t i = 0; i < s.num_layers && i < 10'000; ++i) s.windowed_layers.push_back(i >= first);
+      for (std::uint64_t i = 0; i < d.layers && i < 10'000; ++i) flags.push_back(i >= first);
     }
   }
 }
@@ -248,6 +398,33 @@ Result<bool> read_quantization(FieldReader& top, FieldReader& text, ModelSpec& s
 
 }  // namespace
 
+std::string python_json_as_json(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\' && i + 1 < text.size()) out += text[++i];
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    const std::string_view rest = text.substr(i);
+    bool replaced = false;
+    for (std::string_view word : {"-Infinity", "Infinity", "NaN"})
+      if (rest.substr(0, word.size()) == word) {
+        out += "null";
+        i += word.size() - 1;
+        replaced = true;
+        break;
+      }
+    if (!replaced) out += c;
+  }
+  return out;
+}
+
 Result<ModelSpec> model_from_config_object(const json& root, const std::string& path) {
   if (!root.is_object()) return make_error(path.empty() ? "config" : path, "expected a JSON object");
   // Multimodal configs nest the language model (Gemma 3, Llava, Mistral 3 ...).
@@ -263,32 +440,52 @@ Result<ModelSpec> model_from_config_object(const json& root, const std::string& 
       return make_error(r.path("model_type"), "\"" + type +
                                                   "\" has state-space or recurrent layers; vramfit models only "
                                                   "attention KV caches and would give a wrong number");
-  if (r.has("ssm_cfg") || r.has("mamba_d_state") || r.has("ssm_state_size") || r.has("attn_layer_period"))
+  if (!r.has("hybrid_override_pattern") && !r.has("layers_block_type") &&
+      (r.has("ssm_cfg") || r.has("mamba_d_state") || r.has("ssm_state_size") || r.has("attn_layer_period")))
     return make_error(r.path("model_type"), "this config has state-space (Mamba) layers, which vramfit does not model");
   s.architecture = type;
 
-  if (type == "gpt2") import_gpt2(r, s);
-  else if (type == "opt") import_opt(r, s);
-  else if (type == "bert" || type == "roberta") import_bert(r, s);
-  else if (one_of(type, {"falcon", "RefinedWeb", "RefinedWebModel"})) import_falcon(r, s, type);
+  UniformDecoder d;
+  if (type == "gpt2") import_gpt2(r, s, d);
+  else if (type == "opt") import_opt(r, s, d);
+  else if (type == "bert" || type == "roberta") import_bert(r, s, d);
+  else if (one_of(type, {"falcon", "RefinedWeb", "RefinedWebModel"})) import_falcon(r, s, d, type);
   else {
-    import_llama_like(r, s, type);
-    if (!one_of(type, {"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma", "gemma2",
-                       "gemma3", "gemma3_text", "phi3", "deepseek_v2", "deepseek_v3", "granite", "olmo2", "mistral3"}))
+    if (auto refused = refuse_unmodelled(r)) return *refused;
+    // A multimodal wrapper may say it for the whole model (Qwen3.5: top-level tie_word_embeddings false).
+    import_llama_like(r, s, d, type, text != &root ? top.boolean("tie_word_embeddings") : std::nullopt);
+    if (std::find(kKnownDecoders.begin(), kKnownDecoders.end(), type) == kKnownDecoders.end())
       s.notes.push_back("model_type \"" + type + "\" is not known to vramfit; read as a Llama-style decoder.");
+    note_unmodelled(r, s);
   }
   if (top.error()) return *top.error();
   if (r.error()) return *r.error();
-  if (s.head_dim == 0 && s.num_attention_heads != 0) s.head_dim = s.hidden_size / s.num_attention_heads;
+  if (d.attention.head_dim == 0 && d.attention.heads != 0) d.attention.head_dim = s.hidden_size / d.attention.heads;
+  s.layers = uniform_layers(d);
+  if (s.num_layers() <= 10'000) {
+    auto layers = expand_runs(s.layers);
+    apply_layer_patterns(r, layers, type, d, s.hidden_size);
+    apply_block_configs(r, layers, s.hidden_size);
+    if (r.error()) return *r.error();
+    s.layers = compress_runs(layers);
+  }
   if (text != &root) {
     FieldReader vision_reader(root, path);
     if (const json* vision = vision_reader.object("vision_config")) {
       FieldReader v(*vision, vision_reader.path("vision_config"));
-      s.vision_params = vision_tower_params(v);
-      // Gemma 3 projects vision features with one matrix and an RMSNorm (mm_input_projection, mm_soft_emb_norm).
-      const auto vh = v.uint("hidden_size").value_or(0);
-      if (top.string("model_type").value_or("") == "gemma3") s.vision_params += vh * s.hidden_size + vh;
-      else s.notes.push_back("The vision projector of this model type is not counted.");
+      const std::string wrapper = top.string("model_type").value_or("");
+      if (v.has("depth") && v.has("out_hidden_size")) {
+        s.vision_params = qwen_vision_params(v);
+      } else if (v.has("image_size") && v.has("patch_size") && v.has("num_hidden_layers")) {
+        s.vision_params = vision_tower_params(v);
+        // Gemma 3 projects vision features with one matrix and an RMSNorm (mm_input_projection, mm_soft_emb_norm).
+        const auto vh = v.uint("hidden_size").value_or(0);
+        if (wrapper == "gemma3") s.vision_params += vh * s.hidden_size + vh;
+        else s.notes.push_back("The vision projector of this model type is not counted.");
+      } else {
+        s.notes.push_back("The vision tower (vision_config of \"" + wrapper +
+                          "\") is not counted: its layout is not modelled yet.");
+      }
       if (v.error()) return *v.error();
     } else {
       s.notes.push_back("Only the language model (text_config) is counted; a vision or audio tower adds more.");
@@ -307,7 +504,7 @@ Result<ModelSpec> model_from_config_object(const json& root, const std::string& 
 }  // namespace detail
 
 Result<ModelSpec> model_from_hf_config(std::string_view config_json) {
-  auto parsed = detail::parse_json(config_json, "config");
+  auto parsed = detail::parse_json(detail::python_json_as_json(config_json), "config");
   if (!parsed) return parsed.error();
   return detail::model_from_config_object(parsed.value(), "config");
 }

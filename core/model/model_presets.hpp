@@ -13,15 +13,20 @@ namespace vramfit {
 struct ModelPreset {
   ModelSpec spec;  // id, name and default_context filled from the preset
   std::string hf_repo;
+  std::vector<std::string> ollama;  // Ollama library tags of the same weights ("qwen3:30b-a3b")
   std::string config_source;
   std::uint64_t published_total = 0;   // 0 when no count is published
   std::uint64_t published_active = 0;  // MoE: parameters active per token
+  // A headline like "1T" or "17B" is rounded to a whole unit: the true count lies within half of it.
+  std::uint64_t published_total_rounded_to = 0;  // 0: the figure is given to enough digits
+  std::uint64_t published_active_rounded_to = 0;
   std::string published_source;
 };
 
 Result<std::vector<ModelPreset>> parse_model_presets(std::string_view json_text);
 
-// Matches an id ("llama-3.1-8b"), a name or an HF repo, case- and punctuation-insensitively.
+// Matches an id ("llama-3.1-8b"), a name, an HF repo ("Qwen/Qwen3-30B-A3B") or an Ollama tag ("qwen3:30b-a3b"),
+// case- and punctuation-insensitively.
 const ModelPreset* find_model(const std::vector<ModelPreset>& presets, std::string_view id) noexcept;
 
 }  // namespace vramfit

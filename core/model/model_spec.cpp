@@ -1,7 +1,9 @@
 #include "model/model_spec.hpp"
 
-#include <optional>  // std::optional
-#include <string>    // std::to_string
+#include <algorithm>  // std::any_of
+#include <numeric>    // std::gcd
+#include <optional>   // std::optional
+#include <string>     // std::to_string
 
 #include "model/tensors.hpp"
 #include "util/byte_math.hpp"  // CheckedSum
@@ -15,57 +17,148 @@ Error overflow_error() {
 
 }  // namespace
 
-bool ModelSpec::layer_is_windowed(std::uint64_t layer) const noexcept {
-  if (sliding_window == 0) return false;
-  if (windowed_layers.empty()) return true;
-  return layer < windowed_layers.size() && windowed_layers[static_cast<std::size_t>(layer)];
+std::uint64_t ModelSpec::num_layers() const noexcept {
+  std::uint64_t n = 0;
+  for (const auto& run : layers) n += run.count;
+  return n;
 }
 
+const LayerRun& ModelSpec::layer(std::uint64_t index) const noexcept {
+  for (const auto& run : layers) {
+    if (index < run.count) return run;
+    index -= run.count;
+  }
+  return layers.back();
+}
+
+bool ModelSpec::has_moe() const noexcept {
+  return std::any_of(layers.begin(), layers.end(), [](const LayerRun& r) { return r.mlp.kind == MlpKind::moe; });
+}
+
+bool ModelSpec::has_latent() const noexcept {
+  return std::any_of(layers.begin(), layers.end(),
+                     [](const LayerRun& r) { return r.mixer == MixerKind::latent_attention; });
+}
+
+std::uint64_t ModelSpec::attention_heads_gcd() const noexcept {
+  std::uint64_t g = 0;
+  for (const auto& run : layers) {
+    g = std::gcd(g, run.attention_heads());
+    if (run.mixer == MixerKind::attention) g = std::gcd(g, run.attention.kv_heads);
+  }
+  return g;
+}
+
+namespace {
+
+using Check = std::optional<Error>;
+
+// Upper limits are far above any published model and keep hostile inputs from overflowing.
+Check range(const char* field, std::uint64_t v, std::uint64_t lo, std::uint64_t hi) {
+  if (v >= lo && v <= hi) return std::nullopt;
+  return make_error(field, std::string("must be between ") + std::to_string(lo) + " and " + std::to_string(hi) +
+                               ", got " + std::to_string(v));
+}
+
+constexpr std::uint64_t kMaxDim = 1'000'000;
+
+Check check_attention(const AttentionMixer& a) {
+  if (auto e = range("num_attention_heads", a.heads, 1, 100'000)) return e;
+  if (auto e = range("num_key_value_heads", a.kv_heads, 1, a.heads)) return e;
+  if (a.heads % a.kv_heads != 0)
+    return make_error("num_key_value_heads", "must divide num_attention_heads (" + std::to_string(a.heads) +
+                                                 "), got " + std::to_string(a.kv_heads));
+  if (auto e = range("head_dim", a.head_dim, 1, 65'536)) return e;
+  if (auto e = range("v_head_dim", a.v_head_dim, 0, 65'536)) return e;
+  if (auto e = range("sliding_window", a.window, 0, 100'000'000)) return e;
+  if (auto e = range("attention_chunk_size", a.chunk, 0, 100'000'000)) return e;
+  return range("compress_ratios", a.compress_ratio, 0, 1'000'000);
+}
+
+Check check_latent(const LatentMixer& m) {
+  if (auto e = range("num_attention_heads", m.heads, 1, 100'000)) return e;
+  if (auto e = range("kv_lora_rank", m.kv_lora_rank, 1, kMaxDim)) return e;
+  if (auto e = range("qk_rope_head_dim", m.qk_rope_head_dim, 0, 65'536)) return e;
+  if (auto e = range("qk_nope_head_dim", m.qk_nope_head_dim, 1, 65'536)) return e;
+  if (auto e = range("v_head_dim", m.v_head_dim, 1, 65'536)) return e;
+  if (auto e = range("q_lora_rank", m.q_lora_rank, 0, kMaxDim)) return e;
+  if (auto e = range("index_n_heads", m.index_heads, 0, 100'000)) return e;
+  return range("index_head_dim", m.index_head_dim, 0, 65'536);
+}
+
+Check check_linear(const LinearMixer& m) {
+  if (auto e = range("linear_num_key_heads", m.key_heads, 1, 100'000)) return e;
+  if (auto e = range("linear_num_value_heads", m.value_heads, 1, 100'000)) return e;
+  if (auto e = range("linear_key_head_dim", m.key_head_dim, 1, 65'536)) return e;
+  if (auto e = range("linear_value_head_dim", m.value_head_dim, 1, 65'536)) return e;
+  if (m.value_heads % m.key_heads != 0)
+    return make_error("linear_num_value_heads", "must be a multiple of linear_num_key_heads (" +
+                                                    std::to_string(m.key_heads) + "), got " +
+                                                    std::to_string(m.value_heads));
+  return range("linear_conv_kernel_dim", m.conv_kernel, 1, 1'024);
+}
+
+Check check_mamba(const MambaMixer& m) {
+  if (auto e = range("mamba_num_heads", m.heads, 1, 100'000)) return e;
+  if (auto e = range("mamba_head_dim", m.head_dim, 1, 65'536)) return e;
+  if (auto e = range("ssm_state_size", m.state_size, 1, 65'536)) return e;
+  if (auto e = range("n_groups", m.groups, 1, m.heads)) return e;
+  if (m.heads % m.groups != 0)
+    return make_error("n_groups", "must divide mamba_num_heads (" + std::to_string(m.heads) + "), got " +
+                                      std::to_string(m.groups));
+  return range("conv_kernel", m.conv_kernel, 1, 1'024);
+}
+
+Check check_mlp(const MlpBlock& m) {
+  switch (m.kind) {
+    case MlpKind::dense: return range("intermediate_size", m.intermediate, 1, 100 * kMaxDim);
+    case MlpKind::none: return std::nullopt;
+    case MlpKind::moe: break;
+  }
+  if (auto e = range("num_experts", m.routed_experts, 1, 100'000)) return e;
+  if (auto e = range("num_experts_per_tok", m.experts_per_token, 1, m.routed_experts)) return e;
+  if (auto e = range("moe_intermediate_size", m.expert_intermediate, 1, 100 * kMaxDim)) return e;
+  if (auto e = range("n_shared_experts", m.shared_experts, 0, 1'000)) return e;
+  if (auto e = range("moe_latent_size", m.latent, 0, kMaxDim)) return e;
+  return range("shared_expert_intermediate_size", m.shared_intermediate, 0, 100 * kMaxDim);
+}
+
+Check check_layer(const LayerRun& run) {
+  if (auto e = range("num_hidden_layers", run.count, 1, 10'000)) return e;
+  switch (run.mixer) {
+    case MixerKind::attention:
+      if (auto e = check_attention(run.attention)) return e;
+      break;
+    case MixerKind::latent_attention:
+      if (auto e = check_latent(run.latent)) return e;
+      break;
+    case MixerKind::linear_attention:
+      if (auto e = check_linear(run.linear)) return e;
+      break;
+    case MixerKind::mamba2:
+      if (auto e = check_mamba(run.mamba)) return e;
+      break;
+    case MixerKind::none: break;
+  }
+  return check_mlp(run.mlp);
+}
+
+}  // namespace
+
 Result<bool> validate(const ModelSpec& s) {
-  // Upper limits are far above any published model and keep hostile inputs from overflowing.
-  auto range = [](const char* field, std::uint64_t v, std::uint64_t lo, std::uint64_t hi) -> std::optional<Error> {
-    if (v >= lo && v <= hi) return std::nullopt;
-    return make_error(field, std::string("must be between ") + std::to_string(lo) + " and " + std::to_string(hi) +
-                                 ", got " + std::to_string(v));
-  };
   if (s.is_bare()) {
     if (auto e = range("params", s.bare_params, 1, 100'000'000'000'000ULL)) return *e;
     return true;
   }
-  constexpr std::uint64_t kMaxDim = 1'000'000;
   if (auto e = range("hidden_size", s.hidden_size, 1, kMaxDim)) return *e;
-  if (auto e = range("num_hidden_layers", s.num_layers, 1, 10'000)) return *e;
-  if (auto e = range("num_attention_heads", s.num_attention_heads, 1, 100'000)) return *e;
+  if (s.layers.empty()) return *range("num_hidden_layers", 0, 1, 10'000);
+  for (const auto& run : s.layers)
+    if (auto e = check_layer(run)) return *e;
+  if (auto e = range("num_hidden_layers", s.num_layers(), 1, 10'000)) return *e;
   if (auto e = range("vocab_size", s.vocab_size, 1, 100'000'000)) return *e;
-  if (!s.is_mla()) {
-    if (auto e = range("num_key_value_heads", s.num_kv_heads, 1, s.num_attention_heads)) return *e;
-    if (s.num_attention_heads % s.num_kv_heads != 0)
-      return make_error("num_key_value_heads", "must divide num_attention_heads (" +
-                                                   std::to_string(s.num_attention_heads) + "), got " +
-                                                   std::to_string(s.num_kv_heads));
-    if (auto e = range("head_dim", s.head_dim, 1, 65'536)) return *e;
-  } else {
-    if (auto e = range("kv_lora_rank", s.mla.kv_lora_rank, 1, kMaxDim)) return *e;
-    if (auto e = range("qk_rope_head_dim", s.mla.qk_rope_head_dim, 0, 65'536)) return *e;
-    if (auto e = range("qk_nope_head_dim", s.mla.qk_nope_head_dim, 1, 65'536)) return *e;
-    if (auto e = range("v_head_dim", s.mla.v_head_dim, 1, 65'536)) return *e;
-    if (auto e = range("q_lora_rank", s.mla.q_lora_rank, 0, kMaxDim)) return *e;
-  }
-  const bool all_moe = s.is_moe() && s.moe.leading_dense_layers == 0;
-  if (auto e = range("intermediate_size", s.intermediate_size, all_moe ? 0 : 1, 100 * kMaxDim)) return *e;
-  if (s.is_moe()) {
-    if (auto e = range("num_experts", s.moe.routed_experts, 1, 100'000)) return *e;
-    if (auto e = range("num_experts_per_tok", s.moe.experts_per_token, 1, s.moe.routed_experts)) return *e;
-    if (auto e = range("moe_intermediate_size", s.moe.expert_intermediate, 1, 100 * kMaxDim)) return *e;
-    if (auto e = range("first_k_dense_replace", s.moe.leading_dense_layers, 0, s.num_layers)) return *e;
-    if (auto e = range("n_shared_experts", s.moe.shared_experts, 0, 1'000)) return *e;
-  }
   if (auto e = range("norms per layer", s.norms_per_layer, 0, 16)) return *e;
   if (auto e = range("max_position_embeddings", s.learned_positions, 0, 100'000'000)) return *e;
   if (auto e = range("type_vocab_size", s.token_types, 0, 1'000'000)) return *e;
-  if (!s.windowed_layers.empty() && s.windowed_layers.size() != s.num_layers)
-    return make_error("layer_types", "needs one entry per layer (" + std::to_string(s.num_layers) + "), got " +
-                                         std::to_string(s.windowed_layers.size()));
   return true;
 }
 
@@ -80,7 +173,7 @@ Result<ParamCounts> count_params(const ModelSpec& s) {
     if (t.role == TensorRole::embedding) embedding.add(*elements);
     if (t.role == TensorRole::output) lm_head.add(*elements);
     // Routed experts a token is not sent to do not run for it.
-    if (t.experts > 1) inactive.add({*elements / t.experts, t.experts - s.moe.experts_per_token, t.copies()});
+    if (t.experts > 1) inactive.add({*elements / t.experts, t.experts - t.active_experts, t.copies()});
   }
   for (const auto* sum : {&total, &inactive, &embedding, &lm_head})
     if (sum->overflow()) return overflow_error();

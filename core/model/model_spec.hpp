@@ -4,29 +4,12 @@
 #include <string>   // std::string
 #include <vector>   // std::vector
 
+#include "model/layers.hpp"
 #include "util/result.hpp"
 
 namespace vramfit {
 
 enum class NormKind { rms, layer };  // RMSNorm has a weight vector; LayerNorm a weight and a bias
-
-struct MoeSpec {
-  std::uint64_t routed_experts = 0;       // 0: dense model
-  std::uint64_t experts_per_token = 0;    // top-k routing
-  std::uint64_t shared_experts = 0;       // always-active experts (DeepSeek, Qwen-MoE)
-  std::uint64_t expert_intermediate = 0;  // FFN width of one expert
-  std::uint64_t shared_intermediate = 0;  // FFN width of one shared expert (0: expert_intermediate)
-  std::uint64_t leading_dense_layers = 0; // first k layers keep a dense MLP (DeepSeek first_k_dense_replace)
-  bool router_bias = false;               // per-expert score-correction bias (DeepSeek-V3 noaux_tc)
-};
-
-struct MlaSpec {  // multi-head latent attention (DeepSeek-V2/V3)
-  std::uint64_t q_lora_rank = 0;  // 0: plain q projection
-  std::uint64_t kv_lora_rank = 0; // 0: not MLA
-  std::uint64_t qk_nope_head_dim = 0;
-  std::uint64_t qk_rope_head_dim = 0;
-  std::uint64_t v_head_dim = 0;
-};
 
 struct ModelSpec {
   std::string id;
@@ -35,11 +18,8 @@ struct ModelSpec {
 
   std::uint64_t vocab_size = 0;
   std::uint64_t hidden_size = 0;
-  std::uint64_t num_layers = 0;
-  std::uint64_t num_attention_heads = 0;
-  std::uint64_t num_kv_heads = 0;  // = heads for MHA, 1 for MQA, between for GQA
-  std::uint64_t head_dim = 0;      // explicit in some configs (Gemma: heads·head_dim ≠ hidden)
-  std::uint64_t intermediate_size = 0;
+  // The decoder layers in order, runs of identical layers joined (model/layers.hpp).
+  std::vector<LayerRun> layers;
   bool gated_mlp = true;           // SwiGLU/GeGLU: gate, up and down matrices; else up and down
   bool tied_embeddings = false;    // lm_head shares the token-embedding matrix
   bool has_lm_head = true;         // encoders (BERT) have none
@@ -61,14 +41,6 @@ struct ModelSpec {
   std::uint64_t max_context = 0;      // max_position_embeddings
   std::uint64_t default_context = 0;  // what people usually run; 0 = unknown
 
-  // Sliding-window attention: layers flagged in `windowed_layers` keep at most `sliding_window`
-  // tokens of KV. Empty flags with a window set means every layer is windowed (Mistral v0.1).
-  std::uint64_t sliding_window = 0;
-  std::vector<bool> windowed_layers;
-
-  MoeSpec moe;
-  MlaSpec mla;
-
   // Parameters outside the language model (a multimodal config's vision tower and projector):
   // they take weight memory but keep no KV cache.
   std::uint64_t vision_params = 0;
@@ -81,12 +53,19 @@ struct ModelSpec {
   // unquantized. torch_dtype is not read: it says how the file is stored, not how it must run.
   std::string quantization;
 
+  // Bytes per element of the linear-attention / Mamba recurrent state as the config asks for it (mamba_ssm_dtype
+  // "float32": 4); 0: the engine's default.
+  std::uint64_t recurrent_state_element_bytes = 0;
+
   std::vector<std::string> notes;  // assumptions made while importing, shown to the user
 
   bool is_bare() const noexcept { return bare_params != 0 && hidden_size == 0; }
-  bool is_moe() const noexcept { return moe.routed_experts != 0; }
-  bool is_mla() const noexcept { return mla.kv_lora_rank != 0; }
-  bool layer_is_windowed(std::uint64_t layer) const noexcept;
+  std::uint64_t num_layers() const noexcept;
+  const LayerRun& layer(std::uint64_t index) const noexcept;  // the run layer `index` (< num_layers()) belongs to
+  bool has_moe() const noexcept;     // some layer routes tokens to experts
+  bool has_latent() const noexcept;  // some layer caches an MLA latent
+  // The query heads every attention layer's shape is divisible by (tensor parallel splits heads); 0 without attention.
+  std::uint64_t attention_heads_gcd() const noexcept;
 };
 
 struct ParamCounts {

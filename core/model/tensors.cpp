@@ -34,7 +34,8 @@ class TensorList {
   void add(std::string_view name, std::string_view suffix, TensorRole role, Projection projection,
            std::initializer_list<std::uint64_t> shape, std::uint64_t experts = 1) {
     if (site_ == TensorSite::block && layers_ == 0) return;
-    ModelTensor t{name, suffix, role, projection, site_, {}, shape.size(), first_layer_, layers_, experts};
+    ModelTensor t{name, suffix, role, projection, site_, {}, shape.size(), first_layer_, layers_, experts,
+                  experts > 1 ? active_experts_ : experts};
     std::size_t i = 0;
     for (auto d : shape) {
       if (d == 0) return;  // absent (a zero-width optional part)
@@ -53,6 +54,8 @@ class TensorList {
     weight(name, role, {width});
     if (s.norm == NormKind::layer) bias(name, role, {width});
   }
+  // Routed experts each token runs through, for the expert tensors added next.
+  void active_experts(std::uint64_t k) { active_experts_ = k; }
   std::vector<ModelTensor>& tensors() { return tensors_; }
 
  private:
@@ -60,20 +63,23 @@ class TensorList {
   TensorSite site_ = TensorSite::input;
   std::uint64_t first_layer_ = 0;
   std::uint64_t layers_ = 1;
+  std::uint64_t active_experts_ = 0;
 };
 
 // One feed-forward block of width `inner`: gate+up+down (gated) or up+down. experts: 0 for one FFN, else the
 // routed experts stacked along a third dimension.
-void add_mlp(TensorList& t, const ModelSpec& s, const FfnNames& names, std::uint64_t inner, std::uint64_t experts) {
-  const auto h = s.hidden_size;
+// `width`: the FFN's input and output width (hidden_size, or a latent MoE's latent width).
+void add_mlp(TensorList& t, const ModelSpec& s, const FfnNames& names, std::uint64_t inner, std::uint64_t experts,
+             std::uint64_t width = 0) {
+  const auto h = width ? width : s.hidden_size;
   const auto M = TensorRole::mlp;
   const auto matrix = [&](std::string_view name, Projection p, std::uint64_t in, std::uint64_t out) {
     if (experts) t.add(name, ".weight", M, p, {in, out, experts}, experts);
     else t.add(name, ".weight", M, p, {in, out});
   };
-  const auto bias = [&](std::string_view name, std::uint64_t width) {
-    if (experts) t.add(name, ".bias", M, Projection::none, {width, experts}, experts);
-    else t.add(name, ".bias", M, Projection::none, {width});
+  const auto bias = [&](std::string_view name, std::uint64_t length) {
+    if (experts) t.add(name, ".bias", M, Projection::none, {length, experts}, experts);
+    else t.add(name, ".bias", M, Projection::none, {length});
   };
   if (s.gated_mlp) matrix(names.gate, Projection::gate, h, inner);
   matrix(names.up, Projection::up, h, inner);
@@ -86,12 +92,12 @@ void add_mlp(TensorList& t, const ModelSpec& s, const FfnNames& names, std::uint
 }
 
 // DeepSeek-V2 §2.1.2: low-rank joint compression of K and V (+ of Q when q_lora_rank is set); names from
-// llama.cpp's LLM_ARCH_DEEPSEEK2.
-void add_latent_attention(TensorList& t, const ModelSpec& s) {
+// llama.cpp's LLM_ARCH_DEEPSEEK2. DeepSeek-V3.2's lightning indexer (its inference/model.py Indexer: wq_b, wk,
+// k_norm as a LayerNorm, weights_proj) adds its own small projections.
+void add_latent_attention(TensorList& t, const ModelSpec& s, const LatentMixer& m) {
   const auto h = s.hidden_size;
-  const auto a = s.num_attention_heads;
+  const auto a = m.heads;
   const auto A = TensorRole::attention;
-  const auto& m = s.mla;
   const auto qk_head = m.qk_nope_head_dim + m.qk_rope_head_dim;
   if (m.q_lora_rank != 0) {
     t.weight("attn_q_a", A, {h, m.q_lora_rank}, Projection::q);
@@ -104,47 +110,105 @@ void add_latent_attention(TensorList& t, const ModelSpec& s) {
   t.weight("attn_kv_a_norm", TensorRole::norm, {m.kv_lora_rank});
   t.weight("attn_kv_b", A, {m.kv_lora_rank, a * (m.qk_nope_head_dim + m.v_head_dim)}, Projection::v);
   t.weight("attn_output", A, {a * m.v_head_dim, h}, Projection::o);
+  if (m.index_head_dim == 0) return;
+  t.weight("indexer_q_b", A, {m.q_lora_rank ? m.q_lora_rank : h, m.index_heads * m.index_head_dim});
+  t.weight("indexer_k", A, {h, m.index_head_dim});
+  t.weight("indexer_k_norm", TensorRole::norm, {m.index_head_dim});
+  t.bias("indexer_k_norm", TensorRole::norm, {m.index_head_dim});
+  t.weight("indexer_proj", A, {h, m.index_heads});
 }
 
-void add_attention(TensorList& t, const ModelSpec& s) {
-  if (s.is_mla()) return add_latent_attention(t, s);
+void add_attention(TensorList& t, const ModelSpec& s, const AttentionMixer& m) {
   const auto h = s.hidden_size;
-  const auto a = s.num_attention_heads;
-  const auto d = s.head_dim;
-  const auto kv = s.num_kv_heads;
+  const auto a = m.heads;
+  const auto d = m.head_dim;
+  const auto dv = m.value_dim();
+  const auto kv = m.kv_heads;
   const auto A = TensorRole::attention;
-  t.weight("attn_q", A, {h, a * d}, Projection::q);
+  t.weight("attn_q", A, {h, a * d * (m.output_gate ? 2 : 1)}, Projection::q);
   t.weight("attn_k", A, {h, kv * d}, Projection::k);
-  t.weight("attn_v", A, {h, kv * d}, Projection::v);
-  t.weight("attn_output", A, {a * d, h}, Projection::o);
+  if (!m.k_eq_v) t.weight("attn_v", A, {h, kv * dv}, Projection::v);
+  t.weight("attn_output", A, {a * dv, h}, Projection::o);
   if (s.qkv_bias) {
-    t.bias("attn_q", A, {a * d});
+    t.bias("attn_q", A, {a * d * (m.output_gate ? 2 : 1)});
     t.bias("attn_k", A, {kv * d});
-    t.bias("attn_v", A, {kv * d});
+    if (!m.k_eq_v) t.bias("attn_v", A, {kv * dv});
   }
   if (s.qk_norm) {
     t.weight("attn_q_norm", TensorRole::norm, {d});
     t.weight("attn_k_norm", TensorRole::norm, {d});
   }
   if (s.attn_out_bias) t.bias("attn_output", A, {h});
+  if (m.sinks) t.weight("attn_sinks", A, {a});
+}
+
+// Gated DeltaNet as transformers' Qwen3NextGatedDeltaNet holds it: in_proj_qkvz, in_proj_ba, a depthwise conv over
+// q, k and v, dt_bias, A_log, a gated RMSNorm over one value head, out_proj.
+void add_linear_attention(TensorList& t, const ModelSpec& s, const LinearMixer& m) {
+  const auto h = s.hidden_size;
+  const auto A = TensorRole::attention;
+  const auto keys = m.key_heads * m.key_head_dim, values = m.value_heads * m.value_head_dim;
+  t.weight("ssm_in", A, {h, 2 * keys + 2 * values});
+  t.weight("ssm_ba", A, {h, 2 * m.value_heads});
+  t.weight("ssm_conv1d", A, {m.conv_kernel, 2 * keys + values});
+  t.bias("ssm_dt", A, {m.value_heads});
+  t.weight("ssm_a", A, {m.value_heads});
+  t.weight("ssm_norm", TensorRole::norm, {m.value_head_dim});
+  t.weight("ssm_out", A, {values, h});
+}
+
+// Mamba2 as transformers' NemotronHMamba2Mixer holds it: in_proj to z, x, B, C and dt; a depthwise conv with bias over
+// x, B and C; dt_bias, A_log, D; a gated RMSNorm over the inner width; out_proj. Names from llama.cpp's LLM_ARCH_MAMBA2.
+void add_mamba(TensorList& t, const ModelSpec& s, const MambaMixer& m) {
+  const auto h = s.hidden_size;
+  const auto A = TensorRole::attention;
+  t.weight("ssm_in", A, {h, 2 * m.inner() + 2 * m.groups * m.state_size + m.heads});
+  t.weight("ssm_conv1d", A, {m.conv_kernel, m.conv_channels()});
+  t.bias("ssm_conv1d", A, {m.conv_channels()});
+  t.bias("ssm_dt", A, {m.heads});
+  t.weight("ssm_a", A, {m.heads});
+  t.weight("ssm_d", A, {m.heads});
+  t.weight("ssm_norm", TensorRole::norm, {m.inner()});
+  t.weight("ssm_out", A, {m.inner(), h});
+}
+
+void add_mixer(TensorList& t, const ModelSpec& s, const LayerRun& run) {
+  switch (run.mixer) {
+    case MixerKind::attention: return add_attention(t, s, run.attention);
+    case MixerKind::latent_attention: return add_latent_attention(t, s, run.latent);
+    case MixerKind::linear_attention: return add_linear_attention(t, s, run.linear);
+    case MixerKind::mamba2: return add_mamba(t, s, run.mamba);
+    case MixerKind::none: return;
+  }
+}
+
+void add_feed_forward(TensorList& t, const ModelSpec& s, const MlpBlock& m) {
+  const auto h = s.hidden_size;
+  if (m.kind == MlpKind::dense) return add_mlp(t, s, kDenseFfn, m.intermediate, 0);
+  if (m.kind == MlpKind::none) return;
+  t.weight("ffn_gate_inp", TensorRole::mlp, {h, m.routed_experts}, Projection::router);
+  if (m.router_bias) t.bias("exp_probs_b", TensorRole::mlp, {m.routed_experts});
+  if (m.latent) {  // Nemotron 3's latent MoE: the routed experts work in a narrower space, entered and left once
+    t.weight("ffn_latent_in", TensorRole::mlp, {h, m.latent});
+    t.weight("ffn_latent_out", TensorRole::mlp, {m.latent, h});
+  }
+  t.active_experts(m.experts_per_token);
+  add_mlp(t, s, kRoutedFfn, m.expert_intermediate, m.routed_experts, m.latent);
+  t.active_experts(0);
+  if (m.shared_experts == 0) return;
+  add_mlp(t, s, kSharedFfn, m.shared_experts * m.shared_width(), 0);
+  if (m.shared_gate) t.weight("ffn_gate_inp_shexp", TensorRole::mlp, {h});
 }
 
 void add_blocks(TensorList& t, const ModelSpec& s) {
-  const auto h = s.hidden_size;
-  const auto dense_layers = s.is_moe() ? s.moe.leading_dense_layers : s.num_layers;
-  t.place(TensorSite::block, 0, s.num_layers);
-  for (std::uint64_t k = 0; k < s.norms_per_layer; ++k) t.norm(s, kBlockNormNames[static_cast<std::size_t>(k)], h);
-  add_attention(t, s);
-  t.place(TensorSite::block, 0, dense_layers);
-  add_mlp(t, s, kDenseFfn, s.intermediate_size, 0);
-  if (!s.is_moe()) return;
-  t.place(TensorSite::block, dense_layers, s.num_layers - dense_layers);
-  t.weight("ffn_gate_inp", TensorRole::mlp, {h, s.moe.routed_experts}, Projection::router);
-  if (s.moe.router_bias) t.bias("exp_probs_b", TensorRole::mlp, {s.moe.routed_experts});
-  add_mlp(t, s, kRoutedFfn, s.moe.expert_intermediate, s.moe.routed_experts);
-  if (s.moe.shared_experts == 0) return;
-  const auto shared_width = s.moe.shared_intermediate ? s.moe.shared_intermediate : s.moe.expert_intermediate;
-  add_mlp(t, s, kSharedFfn, s.moe.shared_experts * shared_width, 0);
+  std::uint64_t first = 0;
+  for (const LayerRun& run : s.layers) {
+    t.place(TensorSite::block, first, run.count);
+    for (std::uint64_t k = 0; k < s.norms_per_layer; ++k) t.norm(s, kBlockNormNames[static_cast<std::size_t>(k)], s.hidden_size);
+    add_mixer(t, s, run);
+    add_feed_forward(t, s, run.mlp);
+    first += run.count;
+  }
 }
 
 std::string full_name(const ModelTensor& t) { return std::string(t.name) + std::string(t.suffix); }
@@ -208,7 +272,7 @@ Result<std::vector<TensorShape>> enumerate_tensors(const ModelSpec& s) {
   std::size_t after_blocks = first_block;
   while (after_blocks < tensors.size() && tensors[after_blocks].site == TensorSite::block) ++after_blocks;
   for (std::size_t i = 0; i < first_block; ++i) out.push_back(shape_of(tensors[i], full_name(tensors[i]), -1));
-  for (std::uint64_t layer = 0; layer < s.num_layers; ++layer) {
+  for (std::uint64_t layer = 0; layer < s.num_layers(); ++layer) {
     const std::string prefix = "blk." + std::to_string(layer) + ".";
     for (std::size_t i = first_block; i < after_blocks; ++i) {
       const auto& t = tensors[i];

@@ -36,6 +36,7 @@ struct ModelTensor {
   std::uint64_t first_layer = 0;         // block: the blocks [first_layer, first_layer + layers)
   std::uint64_t layers = 1;
   std::uint64_t experts = 1;             // routed experts stacked along the last dimension
+  std::uint64_t active_experts = 1;      // of those, the ones each token runs through (top-k)
 
   std::uint64_t copies() const noexcept { return site == TensorSite::block ? layers : 1; }
   // A weight matrix (2-D, or one per stacked expert): what LoRA adapts and Adafactor factors.

@@ -45,10 +45,10 @@ struct CurveLine {
   std::vector<std::uint64_t> values;
 };
 
-// Inference curves have the lines weights, kv_cache, activations, overhead and allocator_reserve and the total's
-// range (low, high); training curves the busiest rank's weights, gradients, optimizer, master_weights (part of
-// the optimizer), activations, temporary and overhead, and no range (low and high empty). On the context axis a
-// training curve varies the sequence, on the batch axis the micro-batch.
+// Inference curves have the lines weights, kv_cache, state_cache, activations, overhead and allocator_reserve and
+// the total's range (low, high); training curves the busiest rank's weights, gradients, optimizer, master_weights
+// (part of the optimizer), activations, temporary and overhead, and no range (low and high empty). On the context
+// axis a training curve varies the sequence, on the batch axis the micro-batch.
 struct Curve {
   CurveAxis axis = CurveAxis::context;
   std::vector<std::uint64_t> x;

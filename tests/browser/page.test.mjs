@@ -375,3 +375,17 @@ test('screenshots at 1280 and 375 px', async () => {
   await page.locator('#remedies tr').first().waitFor();
   await page.locator('#remedies-section').screenshot({ path: path.join(dir, 'screenshot-remedies.png') });
 });
+
+test('the model input finds a preset by its Ollama tag or Hugging Face id', async () => {
+  const { page, problems } = await newPage(session);
+  await page.goto(`${session.base}/`);
+  await page.locator('#summary').waitFor({ state: 'visible' });
+  await page.locator('#model').fill('qwen3:30b-a3b');
+  await page.waitForURL(/model=qwen3-30b-a3b/);
+  await page.locator('#model').fill('openai/GPT-OSS-20B');
+  await page.waitForURL(/model=gpt-oss-20b/);
+  // The type-ahead's labels carry the repo and tags, so the browser offers the preset for them.
+  const labels = await page.locator('#model-list option').evaluateAll((os) => os.map((o) => o.label));
+  assert.ok(labels.some((l) => l.includes('Qwen/Qwen3-30B-A3B') && l.includes('qwen3:30b-a3b')));
+  assert.deepEqual(problems, []);
+});

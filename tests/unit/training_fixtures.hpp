@@ -18,11 +18,11 @@ inline ModelSpec gpt3_175b() {
   ModelSpec s;
   s.vocab_size = 51200;
   s.hidden_size = 12288;
-  s.num_layers = 96;
-  s.num_attention_heads = 96;
-  s.num_kv_heads = 96;
-  s.head_dim = 128;
-  s.intermediate_size = 4 * 12288;
+  LayerRun layer;
+  layer.count = 96;
+  layer.attention = {.heads = 96, .kv_heads = 96, .head_dim = 128};
+  layer.mlp.intermediate = 4 * 12288;
+  s.layers = {layer};
   s.gated_mlp = false;
   s.norm = NormKind::layer;
   return s;

@@ -81,9 +81,12 @@ function setUnit(unit) {
   dom.form.ownerDocument.getElementById(`unit-${view.f.unit}`).checked = true;
 }
 
+// The core's rule (find_model): id, name, Hugging Face repo or Ollama tag, letters and digits only, any case.
+const searchKey = (text) => text.toLowerCase().replace(/[^a-z0-9]/g, '');
 const presetFor = (text) => {
-  const needle = text.trim().toLowerCase();
-  return calculator.catalog.models.find((m) => m.id.toLowerCase() === needle || m.name.toLowerCase() === needle);
+  const needle = searchKey(text);
+  if (needle === '') return undefined;
+  return calculator.catalog.models.find((m) => [m.id, m.name, m.hf_repo, ...m.ollama].some((k) => searchKey(k) === needle));
 };
 
 function writeInputs(current) {
@@ -419,7 +422,8 @@ function refill() {
   dom.modelList.replaceChildren(...models.map((m) => {
     const option = document.createElement('option');
     option.value = m.name;
-    option.textContent = m.id;
+    // The type-ahead matches what is typed against the label too: repo and tags find the preset.
+    option.textContent = [m.id, m.hf_repo, ...m.ollama].filter(Boolean).join(' · ');
     return option;
   }));
   fillSegmented(dom.weights, 'weights', dtypes.map((d) => ({ value: d.name, label: d.name, title: d.summary })), state.weights);

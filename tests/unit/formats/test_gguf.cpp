@@ -59,11 +59,12 @@ TEST_CASE("import_gguf turns llama metadata into a ModelSpec with exact weight b
   CHECK(m.file_type == 15);
   CHECK(m.spec.architecture == "llama");
   CHECK(m.spec.hidden_size == 256);
-  CHECK(m.spec.num_layers == 2);
-  CHECK(m.spec.num_attention_heads == 4);
-  CHECK(m.spec.num_kv_heads == 2);
-  CHECK(m.spec.head_dim == 64);
-  CHECK(m.spec.intermediate_size == 512);
+  CHECK(m.spec.num_layers() == 2);
+  const AttentionMixer& a = m.spec.layer(0).attention;
+  CHECK(a.heads == 4);
+  CHECK(a.kv_heads == 2);
+  CHECK(a.head_dim == 64);
+  CHECK(m.spec.layer(0).mlp.intermediate == 512);
   CHECK(m.spec.vocab_size == 8);
   CHECK(m.spec.max_context == 4096);
   CHECK_FALSE(m.spec.tied_embeddings);

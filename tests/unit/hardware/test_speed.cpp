@@ -43,7 +43,7 @@ SpeedModel plain_model(std::uint64_t weight_bytes, std::uint64_t params) {
   m.active_params = params;
   m.num_layers = 32;
   m.hidden_size = 4096;
-  m.attention_width = 4096;
+  m.attention_width = 32 * 4096;  // Σ over the 32 layers of heads · head_dim
   m.num_attention_heads = 32;
   m.num_kv_heads = 8;
   return m;

@@ -44,29 +44,29 @@ TEST_CASE("the generalised estimate reproduces Korthikanti on a GPT layer, plus 
   auto o = gpt3_options();
   auto e = estimate_activations(gpt3_175b(), o);
   REQUIRE(e.ok());
-  CHECK(e.value().dense_layer.full == 114 * kSbh + kLayerNormStats);
-  CHECK(e.value().dense_layer.scores == 80 * kSbh);  // 5as²b: softmax 2 + mask 1 + dropout output 2
+  CHECK(e.value().layer(0).full == 114 * kSbh + kLayerNormStats);
+  CHECK(e.value().layer(0).scores == 80 * kSbh);  // 5as²b: softmax 2 + mask 1 + dropout output 2
 
   o.tensor_parallel = 8;
   e = estimate_activations(gpt3_175b(), o);
   REQUIRE(e.ok());
-  CHECK(e.value().dense_layer.full == 23 * kSbh + kLayerNormStats);  // statistics replicated like the norms
+  CHECK(e.value().layer(0).full == 23 * kSbh + kLayerNormStats);  // statistics replicated like the norms
 
   o.sequence_parallel = true;
   e = estimate_activations(gpt3_175b(), o);
   REQUIRE(e.ok());
-  CHECK(e.value().dense_layer.full == 358'612'992ULL + kLayerNormStats / 8);
+  CHECK(e.value().layer(0).full == 358'612'992ULL + kLayerNormStats / 8);
 
   o.checkpointing = Checkpointing::selective;
   e = estimate_activations(gpt3_175b(), o);
   REQUIRE(e.ok());
-  CHECK(e.value().dense_layer.kept == 106'954'752ULL + kLayerNormStats / 8);
+  CHECK(e.value().layer(0).kept == 106'954'752ULL + kLayerNormStats / 8);
 
   o.sequence_parallel = false;
   o.checkpointing = Checkpointing::full;
   e = estimate_activations(gpt3_175b(), o);
   REQUIRE(e.ok());
-  CHECK(e.value().dense_layer.kept == 2 * kSbh);  // the layer input, replicated without SP
+  CHECK(e.value().layer(0).kept == 2 * kSbh);  // the layer input, replicated without SP
 }
 
 TEST_CASE("FlashAttention keeps no s-squared scores, only a logsumexp per head") {
@@ -75,8 +75,8 @@ TEST_CASE("FlashAttention keeps no s-squared scores, only a logsumexp per head")
   auto e = estimate_activations(gpt3_175b(), o);
   REQUIRE(e.ok());
   // q, k, v and the output (2sbh each = the eager 8sbh) stay; 5as²b goes; + fp32 lse 4·a·s·b = 786,432.
-  CHECK(e.value().dense_layer.scores == 0);
-  CHECK(e.value().dense_layer.full == 34 * kSbh + 4 * 96 * 2048 + kLayerNormStats);
+  CHECK(e.value().layer(0).scores == 0);
+  CHECK(e.value().layer(0).full == 34 * kSbh + 4 * 96 * 2048 + kLayerNormStats);
 }
 
 TEST_CASE("without dropout there are no masks and no dropout copy of the scores") {
@@ -85,7 +85,7 @@ TEST_CASE("without dropout there are no masks and no dropout copy of the scores"
   auto e = estimate_activations(gpt3_175b(), o);
   REQUIRE(e.ok());
   // 34 − 2 one-byte hidden masks = 32sbh; scores: softmax output only, 2as²b = 2·96·2048²·1 = 805,306,368.
-  CHECK(e.value().dense_layer.full == 32 * kSbh + 805'306'368ULL + kLayerNormStats);
+  CHECK(e.value().layer(0).full == 32 * kSbh + 805'306'368ULL + kLayerNormStats);
 }
 
 TEST_CASE("a Llama layer with GQA, SwiGLU and RMSNorm keeps what autograd saves") {
@@ -102,11 +102,11 @@ TEST_CASE("a Llama layer with GQA, SwiGLU and RMSNorm keeps what autograd saves"
   auto e = estimate_activations(test::preset("llama-3.1-8b"), o);
   REQUIRE(e.ok());
   const auto& a = e.value();
-  CHECK(a.dense_layer.full == 688'422'912ULL);
+  CHECK(a.layer(0).full == 688'422'912ULL);
   CHECK(a.layers == 32 * 688'422'912ULL);
   // fp32 logits 4·s·b·V = 4 × 4096 × 128,256 = 2,101,346,304 B: the largest single tensor, 3× a layer.
   CHECK(a.logits == 2'101'346'304ULL);
-  CHECK(a.logits > a.dense_layer.full);
+  CHECK(a.logits > a.layer(0).full);
   // Final RMSNorm (2·4096 + 4) + lm_head input 2·4096 = 16,388 B × 4096 = 67,125,248 B.
   CHECK(a.head == 67'125'248ULL);
   CHECK(a.total == a.layers + a.head + a.logits);
@@ -118,7 +118,7 @@ TEST_CASE("full checkpointing keeps each layer's input plus one layer being reco
   o.checkpointing = Checkpointing::full;
   auto e = estimate_activations(test::preset("llama-3.1-8b"), o);
   REQUIRE(e.ok());
-  CHECK(e.value().dense_layer.kept == 2ULL * 4096 * 4096);  // 2sbh = 33,554,432
+  CHECK(e.value().layer(0).kept == 2ULL * 4096 * 4096);  // 2sbh = 33,554,432
   CHECK(e.value().layers == 32ULL * 33'554'432);
   CHECK(e.value().recompute_peak == 688'422'912ULL);
 }
@@ -134,7 +134,7 @@ TEST_CASE("LoRA on q and v keeps fewer activations: frozen linears drop their in
   o.lm_head_trains = false;
   auto e = estimate_activations(test::preset("llama-3.1-8b"), o);
   REQUIRE(e.ok());
-  CHECK(e.value().dense_layer.full == 131'240ULL * 4096);
+  CHECK(e.value().layer(0).full == 131'240ULL * 4096);
 }
 
 TEST_CASE("an MoE layer keeps every routed copy of a token: top-k experts") {
@@ -146,8 +146,8 @@ TEST_CASE("an MoE layer keeps every routed copy of a token: top-k experts") {
   o.sequence = 1024;
   auto e = estimate_activations(test::preset("mixtral-8x7b"), o);
   REQUIRE(e.ok());
-  CHECK(e.value().moe_layer.full == 323'133'440ULL);
-  CHECK(e.value().first_moe_layer == 0);
+  CHECK(e.value().layer(0).full == 323'133'440ULL);
+  CHECK(e.value().runs.size() == 1);  // every layer is MoE
 }
 
 TEST_CASE("checkpointing names parse, and bad inputs name their field") {

@@ -8,8 +8,8 @@ TEST_CASE("a Llama config implies head_dim from hidden_size / heads and defaults
   auto spec = model_from_hf_config(R"({"model_type":"llama","hidden_size":4096,"num_hidden_layers":32,
     "num_attention_heads":32,"intermediate_size":11008,"vocab_size":32000})");
   REQUIRE(spec.ok());
-  CHECK(spec.value().head_dim == 128);
-  CHECK(spec.value().num_kv_heads == 32);
+  CHECK(spec.value().layer(0).attention.head_dim == 128);
+  CHECK(spec.value().layer(0).attention.kv_heads == 32);
   CHECK_FALSE(spec.value().tied_embeddings);  // LlamaConfig's default
   // Llama-2-7B: 6,738,415,616 (keras-hub llama2_7b_en).
   CHECK(count_params(spec.value()).value().total == 6'738'415'616ULL);
@@ -17,14 +17,15 @@ TEST_CASE("a Llama config implies head_dim from hidden_size / heads and defaults
 
 TEST_CASE("an explicit head_dim wins over hidden_size / heads") {
   // Gemma-2-9B: 16 heads × 256 = 4096 ≠ hidden 3584.
-  CHECK(test::preset("gemma-2-9b").head_dim == 256);
+  CHECK(test::preset("gemma-2-9b").layer(0).attention.head_dim == 256);
 }
 
 TEST_CASE("Gemma 2 alternates sliding-window and global layers") {
   const auto& s = test::preset("gemma-2-9b");
-  REQUIRE(s.windowed_layers.size() == 42);
-  CHECK(s.layer_is_windowed(0));
-  CHECK_FALSE(s.layer_is_windowed(1));
+  REQUIRE(s.num_layers() == 42);
+  REQUIRE(s.layers.size() == 42);  // no two neighbours alike
+  CHECK(s.layer(0).attention.window == 4096);
+  CHECK(s.layer(1).attention.window == 0);
 }
 
 TEST_CASE("state-space models are refused with a message saying why") {
@@ -109,7 +110,7 @@ TEST_CASE("Qwen2's use_sliding_window false turns the window off; configs leave 
     "num_attention_heads":28,"num_key_value_heads":4,"intermediate_size":18944,"vocab_size":152064,
     "max_position_embeddings":32768,"sliding_window":131072,"use_sliding_window":false,"max_window_layers":28})");
   REQUIRE(spec.ok());
-  CHECK(spec.value().sliding_window == 0);
+  CHECK(spec.value().layer(0).attention.window == 0);
   CHECK(spec.value().default_context == 0);
   CHECK(spec.value().max_context == 32768);
 }
@@ -121,7 +122,7 @@ TEST_CASE("layer_types marks each layer's attention") {
     "max_position_embeddings":8192,"sliding_window":128,
     "layer_types":["sliding_attention","full_attention","sliding_attention","full_attention"]})");
   REQUIRE(spec.ok());
-  CHECK(spec.value().layer_is_windowed(0));
-  CHECK_FALSE(spec.value().layer_is_windowed(1));
-  CHECK(spec.value().layer_is_windowed(2));
+  CHECK(spec.value().layer(0).attention.window == 128);
+  CHECK(spec.value().layer(1).attention.window == 0);
+  CHECK(spec.value().layer(2).attention.window == 128);
 }

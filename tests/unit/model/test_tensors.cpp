@@ -1,5 +1,6 @@
 // The one list of a model's tensors: names, shapes and the parameter count, LoRA and weight formats built on it.
-#include <algorithm>  // std::find_if, std::none_of
+#include <algorithm>  // std::find_if, std::none_of, std::copy_if
+#include <iterator>   // std::back_inserter
 
 #include "../test_support.hpp"
 #include "model/hf_config.hpp"
@@ -53,7 +54,7 @@ TEST_CASE("tensors carry llama.cpp's GGUF names and ggml shapes") {
   CHECK(tensors.back().name == "output.weight");
 }
 
-TEST_CASE("a model's tensors are listed once, each block tensor with the range of blocks it repeats in") {
+TEST_CASE("a model's tensors are listed once per run of identical layers, with the range of blocks it repeats in") {
   // DeepSeek-V2-Lite: layer 0 keeps a dense MLP (first_k_dense_replace 1), layers 1–26 route to 64 experts.
   const auto tensors = model_tensors(deepseek_v2_lite());
   const auto find = [&](std::string_view name) {
@@ -61,10 +62,15 @@ TEST_CASE("a model's tensors are listed once, each block tensor with the range o
     REQUIRE_MESSAGE(t != tensors.end(), "no tensor " << name);
     return *t;
   };
-  const auto q = find("attn_q");
-  CHECK(q.site == TensorSite::block);
-  CHECK(q.layers == 27);
-  CHECK(q.projection == Projection::q);
+  std::vector<ModelTensor> q;
+  std::copy_if(tensors.begin(), tensors.end(), std::back_inserter(q), [](const ModelTensor& t) { return t.name == "attn_q"; });
+  REQUIRE(q.size() == 2);  // the dense layer's run and the MoE layers' run
+  CHECK(q[0].site == TensorSite::block);
+  CHECK(q[0].first_layer == 0);
+  CHECK(q[0].layers == 1);
+  CHECK(q[1].first_layer == 1);
+  CHECK(q[1].layers == 26);
+  CHECK(q[0].projection == Projection::q);
   const auto dense_up = find("ffn_up");
   CHECK(dense_up.first_layer == 0);
   CHECK(dense_up.layers == 1);

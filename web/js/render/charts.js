@@ -14,7 +14,8 @@ export function series(curve) {
   if (!curve?.ok || curve.xs.length < 2) return null;
   // The core names the columns; the page gives each its colour, in the breakdown's order.
   const byKey = Object.fromEntries(curve.lines.map((l) => [l.key, l.values]));
-  const lines = stackedLines(breakdownLines(Object.fromEntries(curve.lines.map((l) => [l.key, 1]))))
+  // Each column's largest value stands in for the line, so a line the model does not have (0 throughout) stays out.
+  const lines = stackedLines(breakdownLines(Object.fromEntries(curve.lines.map((l) => [l.key, Math.max(0, ...l.values)]))))
     .map((l) => ({ ...l, values: byKey[l.key] }));
   return { xs: curve.xs, lines, totals: curve.totals };
 }

@@ -1,6 +1,6 @@
 // The summary of a core report on the full page (headline, total, model facts, bar, breakdown, notes) and the
 // dialog that shows how a figure was computed. Text goes in with textContent only.
-import { el, breakdownLines, totalRange, headlineGpu, headlineText, fillBar } from './view.js';
+import { el, breakdownLines, totalRange, headlineGpu, headlineText, fillBar, layerSummary } from './view.js';
 
 // A number that opens its explanation (formula, inputs, source from report.explanations).
 function explainButton(key, text, t) {
@@ -21,7 +21,7 @@ export function renderSummary(dom, report, view) {
   const m = report.model;
   const facts = [
     m.params_active !== m.params_total ? t('facts.active', { n: f.billions(m.params_active) }) : null,
-    m.layers ? t('facts.layers', { n: f.count(m.layers) }) : null,
+    m.layers && !m.layer_kinds?.length ? t('facts.layers', { n: f.count(m.layers) }) : null,
     m.kv_heads ? t('facts.heads', { heads: m.attention_heads, kv: m.kv_heads, dim: m.head_dim }) : null,
     report.kv_cache ? t('facts.kv', { n: f.count(report.kv_cache.bytes_per_token) }) : null,
   ].filter(Boolean);
@@ -30,14 +30,20 @@ export function renderSummary(dom, report, view) {
   const params = t('facts.params', { n: f.billions(m.params_total) });
   // A figure is a button only where the core explains it: never a button that opens nothing.
   const explained = (key, text) => (report.explanations.some((x) => x.key === key) ? explainButton(key, text, t) : text);
+  const layers = layerSummary(m.layer_kinds, t, f);
   dom.modelFacts.replaceChildren(`${m.name || m.architecture || m.id}: `, explained('params', params),
-    ...facts.map((fact) => ` · ${fact}`));
+    ...facts.map((fact) => ` · ${fact}`),
+    layers ? el('span', { class: 'layer-kinds', 'data-testid': 'layer-kinds', text: layers }) : null);
   fillBar(dom.bar, lines, breakdown.total, t, f);
   dom.memoryCol.textContent = t('breakdown.memory', { unit: f.unit });
 
+  // With both kinds of cache, each line says how it grows.
+  const twoCaches = lines.some((l) => l.key === 'state_cache');
+  const hint = (key) => (twoCaches && (key === 'kv_cache' || key === 'state_cache')
+    ? el('small', { class: 'line-hint', text: t(`breakdown.hint.${key}`) }) : null);
   const rows = lines.map((line) => el('tr', { 'data-line': line.key, class: line.within ? 'part' : null },
     el('th', { scope: 'row' }, el('span', { class: `swatch ${line.colour}`, 'aria-hidden': 'true' }),
-      line.within ? t('breakdown.within', { label: t(`line.${line.key}`) }) : t(`line.${line.key}`)),
+      line.within ? t('breakdown.within', { label: t(`line.${line.key}`) }) : t(`line.${line.key}`), hint(line.key)),
     el('td', { class: 'num' }, explained(line.key, f.amount(line.bytes))),
     el('td', { class: 'num', text: f.share(line.bytes, breakdown.total) })));
   rows.push(el('tr', { class: 'total', 'data-line': 'total' },

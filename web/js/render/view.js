@@ -1,9 +1,11 @@
 // Pieces shared by the full page, embed.html and <vram-fit>: DOM building with textContent only (names from
 // a URL or a config file never become markup), the breakdown lines a report carries, and the headline.
-const KNOWN_ORDER = ['weights', 'gradients', 'optimizer', 'master_weights', 'kv_cache', 'activations', 'temporary',
-  'overhead'];
-const KNOWN_COLOURS = new Set(['weights', 'kv_cache', 'activations', 'overhead', 'gradients', 'optimizer',
-  'master_weights', 'temporary']);
+const KNOWN_ORDER = ['weights', 'gradients', 'optimizer', 'master_weights', 'kv_cache', 'state_cache', 'activations',
+  'temporary', 'overhead'];
+const KNOWN_COLOURS = new Set(['weights', 'kv_cache', 'state_cache', 'activations', 'overhead', 'gradients',
+  'optimizer', 'master_weights', 'temporary']);
+// Lines only some models have (the per-sequence state of linear-attention and Mamba layers): left out at 0.
+const ONLY_WHEN_USED = new Set(['state_cache']);
 
 /** A table's header of sort buttons; `sort` / `direction` say which column is active and how (aria-sort). */
 export function sortHeader(columns, sort, direction, t) {
@@ -40,7 +42,8 @@ const WITHIN = { master_weights: 'optimizer' };
  * part of another carries `within` (the parent's key) and follows its parent.
  */
 export function breakdownLines(breakdown) {
-  const keys = Object.keys(breakdown).filter((k) => k !== 'total' && Number.isFinite(breakdown[k]));
+  const keys = Object.keys(breakdown).filter((k) => k !== 'total' && Number.isFinite(breakdown[k])
+    && !(ONLY_WHEN_USED.has(k) && breakdown[k] === 0));
   keys.sort((a, b) => rank(a) - rank(b));
   let extra = 0;
   const lines = keys.map((key) => ({
@@ -111,4 +114,21 @@ export function fillBar(bar, lines, total, t, f) {
   }));
   bar.setAttribute('role', 'img');
   bar.setAttribute('aria-label', `${t('breakdown.bar')}: ${stacked.map((l) => `${t(`line.${l.key}`)} ${f.bytes(l.bytes)} (${f.share(l.bytes, total)})`).join(', ')}`);
+}
+
+/**
+ * The layer summary from report.model.layer_kinds ([{count, mixer, mlp}]): "40 layers: 30 linear attention,
+ * 10 full attention · MLP: mixture of experts in every layer"; null without layers.
+ */
+export function layerSummary(kinds, t, f) {
+  if (!kinds?.length) return null;
+  const sum = (key) => {
+    const counts = new Map();
+    for (const k of kinds) counts.set(k[key], (counts.get(k[key]) ?? 0) + k.count);
+    return [...counts];
+  };
+  const total = kinds.reduce((n, k) => n + k.count, 0);
+  const list = (pairs, prefix) => (pairs.length === 1 ? t('layers.every', { kind: t(`${prefix}.${pairs[0][0]}`) })
+    : pairs.map(([name, n]) => `${f.count(n)} ${t(`${prefix}.${name}`)}`).join(', '));
+  return `${t('layers.mixers', { n: f.count(total), kinds: list(sum('mixer'), 'mixer') })} · ${t('layers.mlps', { kinds: list(sum('mlp'), 'mlp') })}`;
 }

@@ -1,0 +1,124 @@
+#pragma once
+// One decoder layer as memory sees it: its token mixer (what it caches while generating) and its MLP. A model is a
+// list of runs of identical layers.
+#include <cstdint>      // std::uint64_t
+#include <string>       // std::string
+#include <string_view>  // std::string_view
+#include <vector>       // std::vector
+
+namespace vramfit {
+
+enum class MixerKind {
+  attention,         // softmax attention over a KV cache: full, sliding window, chunked or compressed
+  latent_attention,  // multi-head latent attention: one compressed latent per token (DeepSeek-V2 §2.1.2)
+  linear_attention,  // Gated DeltaNet: a fixed recurrent state per sequence (Qwen3-Next, Qwen3.5)
+  mamba2,            // Mamba2 selective state space: a fixed conv and SSM state per sequence (Nemotron-H)
+  none,              // an MLP-only block (Nemotron-H "-", Nemotron-NAS no_op attention)
+};
+
+struct AttentionMixer {
+  std::uint64_t heads = 0;       // query heads
+  std::uint64_t kv_heads = 0;    // = heads for MHA, 1 for MQA
+  std::uint64_t head_dim = 0;    // width of one query/key head
+  std::uint64_t v_head_dim = 0;  // width of one value head; 0: head_dim
+  bool k_eq_v = false;           // one projection and one cached tensor serve as K and V (Gemma 4 attention_k_eq_v)
+  bool output_gate = false;      // q_proj also yields a sigmoid gate per head (Qwen3-Next, Qwen3.5)
+  bool sinks = false;            // one learned attention-sink logit per head (gpt-oss)
+  std::uint64_t window = 0;      // sliding window: the last W tokens are kept (Mistral 7B, Gemma 2-4)
+  std::uint64_t chunk = 0;       // chunked local attention: tokens of the current chunk of C only (Llama 4)
+  std::uint64_t compress_ratio = 0;  // compressed KV: one entry per r tokens besides the window (DeepSeek-V4)
+
+  std::uint64_t value_dim() const noexcept { return v_head_dim ? v_head_dim : head_dim; }
+};
+
+struct LatentMixer {  // DeepSeek-V2 §2.1.2
+  std::uint64_t heads = 0;
+  std::uint64_t q_lora_rank = 0;  // 0: plain q projection
+  std::uint64_t kv_lora_rank = 0;
+  std::uint64_t qk_nope_head_dim = 0;
+  std::uint64_t qk_rope_head_dim = 0;
+  std::uint64_t v_head_dim = 0;
+  // DeepSeek Sparse Attention's lightning indexer (DeepSeek-V3.2, GLM-5): its own key of index_head_dim per token
+  // is cached beside the latent; 0: none.
+  std::uint64_t index_heads = 0;
+  std::uint64_t index_head_dim = 0;
+};
+
+struct LinearMixer {  // Gated DeltaNet (Yang et al. 2024), as Qwen3-Next writes it
+  std::uint64_t key_heads = 0;
+  std::uint64_t value_heads = 0;
+  std::uint64_t key_head_dim = 0;
+  std::uint64_t value_head_dim = 0;
+  std::uint64_t conv_kernel = 0;
+};
+
+struct MambaMixer {  // Mamba2 (Dao & Gu 2024)
+  std::uint64_t heads = 0;
+  std::uint64_t head_dim = 0;  // heads · head_dim = the inner width
+  std::uint64_t state_size = 0;
+  std::uint64_t groups = 0;
+  std::uint64_t conv_kernel = 0;
+
+  std::uint64_t inner() const noexcept { return heads * head_dim; }
+  std::uint64_t conv_channels() const noexcept { return inner() + 2 * groups * state_size; }
+};
+
+enum class MlpKind { dense, moe, none };
+
+struct MlpBlock {
+  MlpKind kind = MlpKind::dense;
+  std::uint64_t intermediate = 0;         // dense width
+  std::uint64_t routed_experts = 0;
+  std::uint64_t experts_per_token = 0;    // top-k routing
+  std::uint64_t expert_intermediate = 0;  // FFN width of one expert
+  std::uint64_t shared_experts = 0;       // always-active experts (DeepSeek, Qwen-MoE)
+  std::uint64_t shared_intermediate = 0;  // width of one shared expert; 0: expert_intermediate
+  bool router_bias = false;               // per-expert score-correction bias (DeepSeek-V3 noaux_tc)
+  bool shared_gate = false;               // a sigmoid gate (hidden_size weights) on the shared expert (Qwen2-MoE)
+  std::uint64_t latent = 0;               // routed experts' input/output width when narrower than hidden (0: hidden)
+
+  std::uint64_t shared_width() const noexcept { return shared_intermediate ? shared_intermediate : expert_intermediate; }
+  // Width of the FFN a token runs through: dense, or its k experts plus the shared ones.
+  std::uint64_t active_width() const noexcept;
+};
+
+struct LayerRun {
+  std::uint64_t count = 1;  // identical layers in a row
+  MixerKind mixer = MixerKind::attention;
+  AttentionMixer attention;
+  LatentMixer latent;
+  LinearMixer linear;
+  MambaMixer mamba;
+  MlpBlock mlp;
+
+  bool same_layer(const LayerRun& other) const noexcept;  // equal in everything but count
+  bool keeps_tokens() const noexcept { return mixer == MixerKind::attention || mixer == MixerKind::latent_attention; }
+  bool keeps_state() const noexcept { return mixer == MixerKind::linear_attention || mixer == MixerKind::mamba2; }
+  // Query heads of the attention (both kinds); 0 for other mixers.
+  std::uint64_t attention_heads() const noexcept;
+};
+
+// A decoder whose layers share one shape, as the classic config fields describe it: the same attention in every
+// layer (sliding-window in the layers `windowed` marks, in all of them when it is empty and a window is set), a
+// dense MLP, or experts after the first `leading_dense` layers.
+struct UniformDecoder {
+  std::uint64_t layers = 0;
+  MixerKind mixer = MixerKind::attention;  // attention or latent_attention
+  AttentionMixer attention;
+  LatentMixer latent;
+  std::vector<bool> windowed;
+  MlpBlock dense;  // kind dense
+  MlpBlock moe;    // kind moe when the model has experts; else unused
+  std::uint64_t leading_dense = 0;
+};
+std::vector<LayerRun> uniform_layers(const UniformDecoder& decoder);
+
+// Joins neighbouring identical layers into runs.
+std::vector<LayerRun> compress_runs(const std::vector<LayerRun>& one_per_layer);
+// One entry per layer (count 1 each).
+std::vector<LayerRun> expand_runs(const std::vector<LayerRun>& runs);
+
+// What users read of a layer's mixer: "full attention", "sliding-window attention", "Mamba2", ...
+std::string_view mixer_label(const LayerRun& run) noexcept;
+
+}  // namespace vramfit

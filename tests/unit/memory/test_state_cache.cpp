@@ -1,0 +1,202 @@
+// The per-sequence state of linear-attention and Mamba2 layers, as each engine keeps it, pinned to the engines'
+// shapes and to a figure vLLM printed. Specs are built from the models' config.json shapes.
+#include <string_view>  // std::string_view
+
+#include "../test_support.hpp"
+#include "memory/inference.hpp"
+
+using namespace vramfit;
+
+namespace {
+
+MlpBlock experts(std::uint64_t routed, std::uint64_t top_k, std::uint64_t width, std::uint64_t shared_width) {
+  MlpBlock m;
+  m.kind = MlpKind::moe;
+  m.routed_experts = routed;
+  m.experts_per_token = top_k;
+  m.expert_intermediate = width;
+  m.shared_experts = 1;
+  m.shared_intermediate = shared_width;
+  m.shared_gate = true;
+  return m;
+}
+
+// Qwen3-Next-80B-A3B / Qwen3.6-35B-A3B config.json: full_attention_interval 4, so three Gated DeltaNet layers
+// (linear_num_key_heads 16, linear_num_value_heads 32, key and value head dim 128, linear_conv_kernel_dim 4) then
+// one full-attention layer (16 heads, 2 KV heads × head_dim 256); hidden 2048; experts of width 512.
+ModelSpec gated_deltanet_hybrid(std::uint64_t layers, std::uint64_t routed, std::uint64_t top_k,
+                                std::uint64_t vocab) {
+  ModelSpec s;
+  s.id = "gdn-hybrid";
+  s.architecture = "qwen3_next";
+  s.hidden_size = 2048;
+  s.vocab_size = vocab;
+  s.max_context = 262'144;
+  LayerRun linear;
+  linear.count = 3;
+  linear.mixer = MixerKind::linear_attention;
+  linear.linear = {16, 32, 128, 128, 4};
+  linear.mlp = experts(routed, top_k, 512, 512);
+  LayerRun full;
+  full.mixer = MixerKind::attention;
+  full.attention.heads = 16;
+  full.attention.kv_heads = 2;
+  full.attention.head_dim = 256;
+  full.attention.output_gate = true;
+  full.mlp = linear.mlp;
+  for (std::uint64_t i = 0; i < layers / 4; ++i) {
+    s.layers.push_back(linear);
+    s.layers.push_back(full);
+  }
+  return s;
+}
+
+ModelSpec qwen3_next_80b() { return gated_deltanet_hybrid(48, 512, 10, 151'936); }
+
+ModelSpec qwen3_6_35b() {
+  ModelSpec s = gated_deltanet_hybrid(40, 256, 8, 248'320);
+  s.recurrent_state_element_bytes = 4;  // config: "mamba_ssm_dtype": "float32"
+  return s;
+}
+
+// NVIDIA-Nemotron-3-Nano-30B-A3B config.json: hybrid_override_pattern M = Mamba2 (mamba_num_heads 64 ×
+// mamba_head_dim 64, ssm_state_size 128, n_groups 8, conv_kernel 4), E = experts, * = attention (32 heads,
+// 2 KV heads × 128); hidden 2688.
+ModelSpec nemotron_3_nano() {
+  ModelSpec s;
+  s.id = "nemotron-3-nano";
+  s.architecture = "nemotron_h";
+  s.hidden_size = 2688;
+  s.vocab_size = 131'072;
+  s.gated_mlp = false;
+  LayerRun mamba;
+  mamba.mixer = MixerKind::mamba2;
+  mamba.mamba = {64, 64, 128, 8, 4};
+  mamba.mlp.kind = MlpKind::none;
+  LayerRun moe;
+  moe.mixer = MixerKind::none;
+  moe.mlp = experts(128, 6, 1856, 3712);
+  moe.mlp.shared_gate = false;
+  LayerRun attention;
+  attention.mixer = MixerKind::attention;
+  attention.attention.heads = 32;
+  attention.attention.kv_heads = 2;
+  attention.attention.head_dim = 128;
+  attention.mlp.kind = MlpKind::none;
+  std::vector<LayerRun> one_per_layer;
+  for (const char c : std::string_view("MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME"))
+    one_per_layer.push_back(c == 'M' ? mamba : c == 'E' ? moe : attention);
+  s.layers = compress_runs(one_per_layer);
+  return s;
+}
+
+InferenceEstimate estimate(const ModelSpec& spec, Engine engine, std::uint64_t batch, std::uint64_t context = 4096) {
+  InferenceOptions o;
+  o.engine = engine;
+  o.weights = engine == Engine::llamacpp ? DType::fp16 : DType::bf16;
+  o.batch = batch;
+  o.context_tokens = context;
+  auto e = estimate_inference(spec, o);
+  REQUIRE_MESSAGE(e.ok(), e.error().field << ": " << e.error().message);
+  return e.value();
+}
+
+}  // namespace
+
+TEST_CASE("llama.cpp keeps Qwen3-Next-80B's state in f32: 2,195,456 B per Gated DeltaNet layer and sequence") {
+  // llama-hparams.cpp n_embd_r = (d_conv − 1)·(d_inner + 2·n_group·d_state) = 3 × (4096 + 2·16·128) = 24,576 and
+  // n_embd_s = d_state·d_inner = 128 × 4096 = 524,288, both f32: (24,576 + 524,288) × 4 = 2,195,456 B per layer;
+  // 36 layers = 79,036,416 B = 75.375 MiB per sequence slot (llama_memory_recurrent, R 3.375 + S 72.00 MiB).
+  const auto e = estimate(qwen3_next_80b(), Engine::llamacpp, 4);
+  CHECK(e.kv.state_layers == 36);
+  CHECK(e.kv.state_bytes_per_sequence == 79'036'416);
+  CHECK(e.kv.conv_state_bytes_per_sequence == 36 * 24'576 * 4);  // R (f32): 3.375 MiB
+  CHECK(e.state_cache == 4 * 79'036'416);                          // -np 4: four slots, allocated up front
+  // The per-token cache holds only the 12 attention layers: 2 × 2 KV heads × 256 × 2 B (f16) × 12 = 24,576 B.
+  CHECK(e.kv.bytes_per_token == 24'576);
+  CHECK(e.total == e.weights + e.kv_cache + e.state_cache + e.activations + e.overhead + e.allocator_reserve);
+}
+
+TEST_CASE("the state does not grow with context, only with sequences") {
+  const auto short_context = estimate(qwen3_next_80b(), Engine::transformers, 2, 1024);
+  const auto long_context = estimate(qwen3_next_80b(), Engine::transformers, 2, 65'536);
+  CHECK(short_context.state_cache == long_context.state_cache);
+  CHECK(long_context.kv_cache == 64 * short_context.kv_cache);
+  // transformers' Qwen3NextDynamicCache keeps both parts in the model dtype (bf16): 3 × 8,192 × 2 + 32 × 128 ×
+  // 128 × 2 = 49,152 + 1,048,576 = 1,097,728 B per layer and sequence; 36 layers × 2 sequences.
+  CHECK(short_context.state_cache == 2 * 36 * 1'097'728ULL);
+}
+
+TEST_CASE("vLLM keeps the conv state in the model dtype and the recurrent state in mamba_ssm_dtype") {
+  // Qwen3.6-35B-A3B (mamba_ssm_dtype float32): conv 3 × (2·16·128 + 32·128) × 2 B = 49,152, recurrent
+  // 32·128·128 × 4 B = 2,097,152: 2,146,304 B, the mamba page vLLM 0.24 printed its block size from (research
+  // §2.1: "Setting attention block size to 2096 tokens" = 16 · cdiv(2,146,304, 16 · 1,024)).
+  const auto e = estimate(qwen3_6_35b(), Engine::vllm, 3);
+  CHECK(e.kv.state_layers == 30);
+  CHECK(e.kv.state_bytes_per_sequence == 30 * 2'146'304ULL);
+  CHECK(e.state_cache == 3 * 30 * 2'146'304ULL);
+  // Without mamba_ssm_dtype both parts are bf16: 49,152 + 1,048,576 = 1,097,728 B (MambaStateDtypeCalculator).
+  const auto auto_dtype = estimate(qwen3_next_80b(), Engine::vllm, 1);
+  CHECK(auto_dtype.kv.state_bytes_per_sequence == 36 * 1'097'728ULL);
+}
+
+TEST_CASE("Nemotron 3 Nano's Mamba2 layers keep 2,170,880 B of f32 state per sequence in llama.cpp") {
+  // n_embd_r = 3 × (4096 + 2·8·128) = 18,432, n_embd_s = 128 × 4096 = 524,288 (64 heads × 64 = d_inner 4096):
+  // (18,432 + 524,288) × 4 = 2,170,880 B per layer; 23 Mamba2 layers = 49,930,240 B = 47.617 MiB per sequence.
+  const auto e = estimate(nemotron_3_nano(), Engine::llamacpp, 1);
+  CHECK(e.kv.state_layers == 23);
+  CHECK(e.kv.state_bytes_per_sequence == 49'930'240);
+  CHECK(e.state_cache == 49'930'240);
+  // 6 attention layers × 2 × 2 KV heads × 128 × 2 B (f16) = 6,144 B per token.
+  CHECK(e.kv.bytes_per_token == 6'144);
+}
+
+TEST_CASE("llama.cpp's partial offload puts the last layers' KV and state on the GPU") {
+  // -ngl 24 of 48 offloads layers 24..47 (i_gpu_start = n_layer − n_gpu_layers): 18 Gated DeltaNet and 6 attention
+  // layers, so 18 × 2,195,456 B of state per sequence and half of the 12 attention layers' KV.
+  InferenceOptions o;
+  o.engine = Engine::llamacpp;
+  o.weights = DType::fp16;
+  o.batch = 2;
+  o.gpu_layers = 24;
+  auto e = estimate_inference(qwen3_next_80b(), o);
+  REQUIRE(e.ok());
+  const auto& v = e.value();
+  CHECK(v.state_cache == 2 * 18 * 2'195'456ULL);
+  CHECK(v.llamacpp->host_state_bytes == 2 * 18 * 2'195'456ULL);
+  CHECK(v.kv_cache * 2 == v.kv.bytes);
+  CHECK(v.llamacpp->host_kv_bytes == v.kv.bytes / 2);
+}
+
+TEST_CASE("vLLM's pool holds each running sequence's KV blocks and its state pages") {
+  // Printed by vLLM 0.24 for Qwen3.6-35B-A3B, fp8 KV, max_model_len 131,072, prefix caching on
+  // (github.com/noonghunna/club-3090 issue 612): "Available KV cache memory: 5.98 GiB", "GPU KV cache size:
+  // 567,978 tokens", "Maximum concurrency for 131,072 tokens per request: 4.33x". KV per token: 10 layers × 2 × 2
+  // KV heads × 256 × 1 B = 10,240 B; with prefix caching (align) each sequence holds two state pages per layer:
+  // 2 × 30 × 2,146,304 B. Per sequence 131,072 × 10,240 + 128,778,240 = 1,470,955,520 B; 5.98 GiB / that =
+  // 4.365. vLLM's attention block of 2,096 tokens rounds 131,072 up to 132,048 (+0.74 %): 4.33x.
+  const std::uint64_t available = static_cast<std::uint64_t>(5.98 * 1024 * 1024 * 1024);
+  const auto c = detail::vllm_kv_capacity(available, 1.0, 0, 0, 0, 10'240, 131'072, 2 * 30 * 2'146'304ULL);
+  CHECK(c.concurrency_ratio == doctest::Approx(4.33).epsilon(0.01));
+  CHECK(c.kv_capacity_tokens == doctest::Approx(567'978).epsilon(0.01));
+  CHECK(c.max_concurrency == 4);
+  // Without state the old rule holds: whole 16-token blocks of the pool.
+  const auto plain = detail::vllm_kv_capacity(available, 1.0, 0, 0, 0, 10'240, 131'072);
+  CHECK(plain.kv_capacity_tokens == plain.num_blocks * 16);
+}
+
+TEST_CASE("models without linear attention or Mamba keep no state and explain why") {
+  const auto e = estimate(test::preset("llama-3.1-8b"), Engine::vllm, 4);
+  CHECK(e.state_cache == 0);
+  bool explained = false;
+  for (const auto& x : e.explanations) explained = explained || (x.key == "state_cache" && x.values == "0 B");
+  CHECK(explained);
+}
+
+TEST_CASE("llama.cpp with every layer on the GPU keeps the whole KV cache there, to the byte") {
+  // Gemma 3 27B mixes sliding-window and full layers, so its KV is not a multiple of its 62 layers: all 62 on the
+  // GPU hold all of it (an even share per layer would drop the remainder).
+  const auto e = estimate(test::preset("gemma-3-27b"), Engine::llamacpp, 1);
+  CHECK(e.kv_cache == e.kv.bytes);
+  CHECK(e.llamacpp->host_kv_bytes == 0);
+}

@@ -1,0 +1,136 @@
+// The preset catalog (data/models.json): published parameter counts and how people find a preset.
+#include <algorithm>  // std::max
+#include <cmath>      // std::abs
+#include <cstdint>    // std::uint64_t
+#include <string>     // std::string
+
+#include "../test_support.hpp"
+#include "vramfit/vramfit.hpp"  // catalog_to_json
+
+using namespace vramfit;
+
+namespace {
+
+// A published count holds to 0.5 %, or to half the unit its figure is rounded to when the publisher rounded
+// harder than that ("1T", "17B": data/models.json says so in published_params.rounded_to).
+bool matches_published(std::uint64_t computed, std::uint64_t published, std::uint64_t rounded_to) {
+  const double allowed = std::max(0.005 * static_cast<double>(published), static_cast<double>(rounded_to) / 2);
+  return std::abs(static_cast<double>(computed) - static_cast<double>(published)) <= allowed;
+}
+
+}  // namespace
+
+TEST_CASE("every preset's computed parameter count matches its published count") {
+  // The figures and their sources are in data/models.json ("published_params": source and what the figure
+  // includes). Where a figure counts something our count does not (an MTP module, a vision tower, the input
+  // embedding in active counts), the data holds the comparable figure and says how it follows from the published one.
+  const char* required[] = {"llama-2-7b",  "llama-2-13b", "llama-2-70b", "llama-3.1-8b", "llama-3.1-70b",
+                            "llama-3.1-405b", "mistral-7b", "mixtral-8x7b", "qwen2.5-7b", "qwen2.5-72b",
+                            "gemma-2-9b", "gemma-2-27b", "phi-3-mini", "gpt2", "bert-base", "falcon-7b",
+                            "falcon-40b", "deepseek-v3", "gpt-oss-20b", "qwen3-30b-a3b", "kimi-k2"};
+  for (const char* id : required) {
+    const ModelPreset* p = find_model(test::catalog().models, id);
+    REQUIRE_MESSAGE(p != nullptr, id);
+    CHECK_MESSAGE(p->published_total > 0, id << " needs a published parameter count");
+  }
+  int totals = 0;
+  int actives = 0;
+  for (const auto& p : test::catalog().models) {
+    if (p.published_total == 0) continue;
+    CAPTURE(p.spec.id);
+    auto counts = count_params(p.spec);
+    REQUIRE(counts.ok());
+    std::uint64_t total = counts.value().total;
+    // Falcon checkpoints store lm_head as a second copy of the embeddings (vLLM PR #3590), so the
+    // published file count has vocab × hidden more than the tied model transformers loads.
+    if (p.spec.architecture == "falcon") total += p.spec.vocab_size * p.spec.hidden_size;
+    CHECK(matches_published(total, p.published_total, p.published_total_rounded_to));
+    ++totals;
+    if (p.published_active == 0) continue;
+    CHECK(matches_published(counts.value().active, p.published_active, p.published_active_rounded_to));
+    ++actives;
+  }
+  CHECK(totals >= 45);
+  CHECK(actives >= 12);
+}
+
+TEST_CASE("a rounded published count allows half its unit, never more") {
+  // Kimi K2's card says "1T": any count from 0.5T to 1.5T is consistent with it. Without a rounding unit 0.5 %
+  // holds: 100B published allows 100.5B, not 101B; "100B" rounded to 10B allows 104B, not 106B.
+  CHECK(matches_published(1'026'408'000'000ULL, 1'000'000'000'000ULL, 1'000'000'000'000ULL));
+  CHECK(matches_published(100'500'000'000ULL, 100'000'000'000ULL, 0));
+  CHECK_FALSE(matches_published(101'000'000'000ULL, 100'000'000'000ULL, 0));
+  CHECK(matches_published(104'000'000'000ULL, 100'000'000'000ULL, 10'000'000'000ULL));
+  CHECK_FALSE(matches_published(106'000'000'000ULL, 100'000'000'000ULL, 10'000'000'000ULL));
+}
+
+TEST_CASE("today's models come before the old presets") {
+  const auto& models = test::catalog().models;
+  REQUIRE(models.size() >= 49);
+  auto position = [&](const char* id) {
+    for (std::size_t i = 0; i < models.size(); ++i)
+      if (models[i].spec.id == id) return i;
+    FAIL("missing preset " << id);
+    return models.size();
+  };
+  for (const char* old : {"llama-2-7b", "gpt2", "bert-base", "falcon-7b", "opt-13b"})
+    for (const char* current : {"glm-5", "gpt-oss-120b", "qwen3-30b-a3b", "deepseek-r1", "llama-3.1-8b"}) {
+      CAPTURE(old);
+      CAPTURE(current);
+      CHECK(position(current) < position(old));
+    }
+}
+
+TEST_CASE("a preset is found by its id, name, Hugging Face repo or Ollama tag, in any case") {
+  const auto& models = test::catalog().models;
+  auto id_of = [&](const char* text) {
+    const ModelPreset* p = find_model(models, text);
+    return p ? p->spec.id : std::string("(none)");
+  };
+  CHECK(id_of("Qwen/Qwen3-30B-A3B") == "qwen3-30b-a3b");
+  CHECK(id_of("qwen/qwen3-30b-a3b") == "qwen3-30b-a3b");
+  CHECK(id_of("qwen3:30b-a3b") == "qwen3-30b-a3b");
+  CHECK(id_of("qwen3:30b") == "qwen3-30b-a3b");
+  CHECK(id_of("gpt-oss:20b") == "gpt-oss-20b");
+  CHECK(id_of("openai/gpt-oss-120b") == "gpt-oss-120b");
+  CHECK(id_of("GPT-OSS-120B") == "gpt-oss-120b");
+  CHECK(id_of("llama3.1:8b") == "llama-3.1-8b");
+  CHECK(id_of("meta-llama/Llama-3.1-8B") == "llama-3.1-8b");
+  CHECK(id_of("Kimi-K2-Instruct") == "kimi-k2");
+  CHECK(id_of("deepseek-r1:671b") == "deepseek-r1");
+  CHECK(id_of("qwen3:") == "(none)");
+  CHECK(id_of("") == "(none)");
+  CHECK(id_of("qwen3:31b") == "(none)");
+}
+
+TEST_CASE("every id, name, repo and tag leads to its own preset") {
+  // find_model takes the first match: a key two presets share would hide the second one.
+  for (const auto& p : test::catalog().models) {
+    CAPTURE(p.spec.id);
+    CHECK(find_model(test::catalog().models, p.spec.id) == &p);
+    CHECK(find_model(test::catalog().models, p.spec.name) == &p);
+    if (!p.hf_repo.empty()) CHECK(find_model(test::catalog().models, p.hf_repo) == &p);
+    for (const auto& tag : p.ollama) {
+      CAPTURE(tag);
+      CHECK(find_model(test::catalog().models, tag) == &p);
+    }
+  }
+}
+
+TEST_CASE("an Ollama tag must be a non-empty string") {
+  const char* base = R"({"models":[{"id":"m","config":{"model_type":"llama","hidden_size":64,"num_hidden_layers":1,
+      "num_attention_heads":1,"intermediate_size":64,"vocab_size":10},"ollama":)";
+  auto bad = parse_model_presets(std::string(base) + R"(["m:1b", 3]}]})");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().field == "models[0].ollama[1]");
+  auto good = parse_model_presets(std::string(base) + R"(["m:1b"]}]})");
+  REQUIRE(good.ok());
+  CHECK(good.value().front().ollama == std::vector<std::string>{"m:1b"});
+}
+
+TEST_CASE("the catalog JSON carries each preset's Ollama tags for the page's search") {
+  const std::string json = catalog_to_json(test::catalog());
+  CHECK(json.find(R"("hf_repo":"Qwen/Qwen3-30B-A3B","id":"qwen3-30b-a3b")") != std::string::npos);
+  CHECK(json.find(R"("ollama":["qwen3:30b","qwen3:30b-a3b"])") != std::string::npos);
+  CHECK(json.find(R"j("id":"gpt2","max_context":1024,"name":"GPT-2 (124M)","ollama":[])j") != std::string::npos);
+}
