@@ -197,6 +197,8 @@ void apply_block_configs(FieldReader& r, std::vector<LayerRun>& layers, std::uin
     if (f.boolean("no_op").value_or(false)) {
       layer.mlp = {.kind = MlpKind::none};
     } else if (auto mult = f.number("ffn_mult")) {
+      if (!(*mult > 0 && *mult <= 1'000))
+        return r.fail_message("block_configs", "layer " + std::to_string(i) + ": ffn_mult must be above 0 and at most 1000");
       const auto width = static_cast<std::uint64_t>(2.0 * *mult * static_cast<double>(hidden) / 3.0);
       layer.mlp = {.kind = MlpKind::dense, .intermediate = (width + 255) / 256 * 256};
     }
@@ -254,8 +256,9 @@ std::uint64_t qwen_vision_params(FieldReader& v) {
   const auto merge = v.uint("spatial_merge_size").value_or(2);
   const json* deepstack = v.array("deepstack_visual_indexes");
   const std::uint64_t extra_mergers = deepstack ? deepstack->size() : 0;
-  if (!h || !inner || !depth || !patch || !out || h > 100'000 || inner > 1'000'000 || depth > 1'000 || patch > 1'000 ||
-      temporal > 16 || channels > 16 || merge > 64 || positions > 10'000'000 || out > 1'000'000) {
+  // Bounds far above real towers that keep the products below 2^64.
+  if (!h || !inner || !depth || !patch || !out || h > 65'536 || inner > 1'000'000 || depth > 1'000 || patch > 1'000 ||
+      temporal > 16 || channels > 16 || merge > 16 || positions > 10'000'000 || out > 1'000'000 || extra_mergers > 64) {
     v.fail_message("hidden_size", "the vision tower needs hidden_size, intermediate_size, depth, patch_size and "
                                   "out_hidden_size, each within the sizes real models use");
     return 0;

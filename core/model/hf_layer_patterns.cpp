@@ -234,7 +234,8 @@ MambaMixer read_mamba_mixer(FieldReader& r, std::uint64_t hidden_size) {
   MambaMixer m;
   m.heads = r.uint("mamba_num_heads").value_or(0);
   m.head_dim = r.uint("mamba_head_dim").value_or(0);
-  if (m.heads == 0 && m.head_dim != 0) m.heads = r.uint("expand").value_or(2) * hidden_size / m.head_dim;
+  if (const auto expand = r.uint("expand").value_or(2); m.heads == 0 && m.head_dim != 0 && expand <= 64)
+    m.heads = expand * hidden_size / m.head_dim;  // hidden_size ≤ 1,000,000 after validation
   m.state_size = r.uint("ssm_state_size").value_or(0);
   m.groups = r.uint("n_groups").value_or(1);
   m.conv_kernel = r.uint("conv_kernel").value_or(4);
