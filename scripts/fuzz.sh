@@ -13,6 +13,8 @@ cmake --build --preset fuzz --target fuzz_gguf fuzz_safetensors fuzz_hf_config f
 
 seeds="$build/seeds"
 "$build/tests/fuzz/fuzz_make_seed_corpus" "$seeds"
+# Today's real configs (hybrid layers, per-layer lists, Python's Infinity) seed the config importer too.
+cp tests/data/configs/*_config.json "$seeds/hf_config/"
 
 status=0
 for harness in gguf safetensors hf_config request; do
