@@ -65,6 +65,10 @@ namespace vramfit {
 // --- vLLM ------------------------------------------------------------------------------------------------
 inline constexpr double kVllmDefaultGpuUtil = 0.9;       // EngineArgs.gpu_memory_utilization
 inline constexpr std::uint64_t kVllmBlockSize = 16;      // CacheConfig.block_size default on CUDA
+// DeepSeek-V4's compressed KV (vllm/model_executor/layers/deepseek_v4_attention.py, MLAAttentionSpec): 256-token
+// blocks holding 256 / compress_ratio entries, each layer's page aligned to 576 B.
+inline constexpr std::uint64_t kVllmCompressedBlockTokens = 256;
+inline constexpr std::uint64_t kVllmCompressedPageAlign = 576;
 // EngineArgs.get_batch_defaults (vllm/engine/arg_utils.py), offline LLM class: 8192 batched tokens and
 // 256 sequences; on GPUs with ≥ 70 GiB that are not A100: 16384 and 1024. (API server: 2048 / 8192.)
 inline constexpr std::uint64_t kVllmMaxBatchedTokens = 8192;

@@ -262,6 +262,10 @@ Result<KvLayout> add_kv_cache(InferenceEstimate& e, const ModelSpec& spec, const
     layout.window_extra = std::min(o.n_ubatch, kLlamaNBatch);
     layout.window_pad = kLlamaSwaPad;
   }
+  if (o.engine == Engine::vllm) {  // DeepSeek-V4's compressed entries: 256-token blocks, pages aligned to 576 B
+    layout.compressed_block_tokens = kVllmCompressedBlockTokens;
+    layout.compressed_page_align = kVllmCompressedPageAlign;
+  }
   // State widths: llama.cpp f32 for both parts (llama_memory_recurrent's type_r/type_s); vLLM the conv state in the
   // model dtype and the recurrent state in mamba_ssm_dtype when the config names it (MambaStateDtypeCalculator);
   // transformers both in the model dtype.

@@ -2,6 +2,7 @@
 
 #include <algorithm>  // std::min
 #include <array>      // std::array
+#include <cmath>      // std::llround
 #include <optional>   // std::optional
 #include <utility>    // std::pair
 
@@ -104,6 +105,52 @@ std::uint64_t kept_tokens(const AttentionMixer& a, std::uint64_t context, const 
   return cap ? std::min(context, cap) : context;
 }
 
+// DeepSeek-V4's cached entry and indexer key, in bytes. With fp8, vLLM's fp8_ds_mla slot
+// (deepseek_v4_attention.py): the NoPE part in fp8 with one ue8m0 scale per 64, the RoPE part in bf16, one pad byte
+// (448 + 128 + 7 + 1 = 584 B for head_dim 512, rope 64); the indexer key in fp8 with an fp32 scale per 128 (132 B).
+std::pair<std::uint64_t, std::uint64_t> one_entry_bytes(const AttentionMixer& a, KvDType dtype) {
+  if (dtype == KvDType::fp8) {
+    const auto nope = a.head_dim - a.rope_dim;
+    return {nope + 2 * a.rope_dim + nope / 64 + 1, a.index_head_dim + ceil_div(a.index_head_dim, 128) * 4};
+  }
+  return {kv_bytes(a.head_dim, dtype).value_or(0), kv_bytes(a.index_head_dim, dtype).value_or(0)};
+}
+
+// One DeepSeek-V4 layer for one sequence of `context` tokens.
+struct OneEntryLayer {
+  std::uint64_t block_tokens = 1;  // compressed bytes are given per this many tokens of context
+  std::uint64_t block_bytes = 0;
+  std::uint64_t window_entries = 0;
+  std::optional<std::uint64_t> window_bytes;
+  std::uint64_t compressed_entries = 0;
+  std::optional<std::uint64_t> compressed_bytes = 0;
+  std::uint64_t state_bytes = 0;  // the compressors' fp32 kv_state and score_state (Compressor in inference/model.py)
+};
+
+OneEntryLayer one_entry_layer(const AttentionMixer& a, KvDType dtype, std::uint64_t context, const KvLayout& layout) {
+  OneEntryLayer out;
+  const auto [entry, index_key] = one_entry_bytes(a, dtype);
+  const auto cap = cap_cells(a, layout);
+  out.window_entries = cap ? std::min(context, cap) : context;
+  out.window_bytes = checked_mul(out.window_entries, entry);
+  if (a.compress_ratio == 0) return out;
+  const auto r = a.compress_ratio, overlap = a.compressor_overlap();
+  out.state_bytes = 2 * overlap * r * overlap * (a.head_dim + a.index_head_dim) * 4;
+  out.compressed_entries = context / r;
+  const auto slot = entry + index_key;
+  if (const auto block = layout.compressed_block_tokens) {
+    const auto rows = ceil_div(block, r), align = layout.compressed_page_align;
+    out.block_tokens = block;
+    out.block_bytes = ceil_div(rows * entry, align) * align + (index_key ? ceil_div(rows * index_key, align) * align : 0);
+    out.compressed_bytes = checked_mul(ceil_div(context, block), out.block_bytes);
+  } else {
+    out.block_tokens = r;
+    out.block_bytes = slot;
+    out.compressed_bytes = checked_mul(out.compressed_entries, slot);
+  }
+  return out;
+}
+
 // One sequence's state in one linear-attention or Mamba layer, in elements: its conv part and its recurrent part.
 std::pair<std::uint64_t, std::uint64_t> state_elements(const LayerRun& run) {
   if (run.mixer == MixerKind::linear_attention) {
@@ -128,9 +175,29 @@ Result<KvCacheEstimate> estimate_kv_cache(const ModelSpec& spec, KvDType dtype, 
   if (auto ok = validate(spec); !ok) return ok.error();
 
   detail::CheckedSum per_token, per_sequence, state, conv_state;
+  double compressed_per_token = 0;
   bool alike = true;
   std::optional<std::uint64_t> layer_bytes;
   for (const LayerRun& run : spec.layers) {
+    if (run.mixer == MixerKind::attention && run.attention.one_kv_entry) {
+      const auto part = one_entry_layer(run.attention, dtype, context_tokens, layout);
+      const auto sequence = part.window_bytes && part.compressed_bytes
+                                ? checked_add(*part.window_bytes, *part.compressed_bytes) : std::nullopt;
+      if (!sequence) return too_large();
+      alike = false;
+      compressed_per_token += static_cast<double>(part.block_bytes * run.count) / static_cast<double>(part.block_tokens);
+      if (const auto cap = cap_cells(run.attention, layout)) {
+        out.windowed_layers += run.count;
+        out.window_cells = std::max(out.window_cells, cap);
+      }
+      out.cached_token_slots += (part.window_entries + part.compressed_entries) * run.count;
+      per_sequence.add({*sequence, run.count});
+      if (part.state_bytes) {
+        out.state_layers += run.count;
+        state.add({part.state_bytes, run.count});
+      }
+      continue;
+    }
     if (run.keeps_state()) {
       out.state_layers += run.count;
       const auto [conv, recurrent] = state_elements(run);
@@ -159,7 +226,7 @@ Result<KvCacheEstimate> estimate_kv_cache(const ModelSpec& spec, KvDType dtype, 
     per_sequence.add({kept, *row.bytes, run.count});
   }
   if (per_token.overflow()) return make_error("config", "KV shape overflows 64 bits");
-  out.bytes_per_token = per_token.value();
+  out.bytes_per_token = per_token.value() + static_cast<std::uint64_t>(std::llround(compressed_per_token));
   out.bytes_per_token_layer = alike && layer_bytes ? *layer_bytes : 0;
   if (!alike) out.elements_per_token_layer = 0;
   const auto total = per_sequence.result() ? checked_mul(per_sequence.value(), batch) : std::nullopt;

@@ -45,6 +45,10 @@ struct KvLayout {
   // recurrent state in mamba_ssm_cache_dtype (the config's mamba_ssm_dtype when it names one).
   std::uint64_t conv_state_element_bytes = 2;
   std::uint64_t recurrent_state_element_bytes = 2;
+  // Compressed entries (DeepSeek-V4) paged in blocks of this many tokens, each layer's page rounded up to a multiple
+  // of compressed_page_align bytes (vLLM: 256-token blocks, 576-B alignment, MLAAttentionSpec); 0: unpaged.
+  std::uint64_t compressed_block_tokens = 0;
+  std::uint64_t compressed_page_align = 1;
 };
 
 struct KvCacheEstimate {
@@ -71,7 +75,10 @@ struct KvCacheEstimate {
 // min(context, chunk) (both padded as the engine pads its windowed cache), compressed layers the window plus context / ratio entries. Linear attention keeps
 // (conv_kernel − 1) · (2 · key_heads · key_dim + value_heads · value_dim) conv and value_heads · key_dim · value_dim
 // recurrent elements per sequence (Qwen3-Next's cache); Mamba2 (conv_kernel − 1) · (inner + 2 · groups · state)
-// and heads · head_dim · state (Mamba2 paper §7, vLLM's mamba state shapes). Encoders (causal = false) keep
+// and heads · head_dim · state (Mamba2 paper §7, vLLM's mamba state shapes). DeepSeek-V4's one-entry layers keep
+// the window's entries and floor(context / r) compressed entries (+ the indexer's keys at r = 4), one entry per
+// token serving as K and V; with fp8 the entry is vLLM's fp8_ds_mla slot and the indexer key fp8 with an fp32
+// scale per 128; their compressors keep an fp32 state per sequence. Encoders (causal = false) keep
 // nothing. Quantized types round each token's row up to whole blocks.
 Result<KvCacheEstimate> estimate_kv_cache(const ModelSpec& spec, KvDType dtype, std::uint64_t context_tokens,
                                           std::uint64_t batch, const KvLayout& layout = {});

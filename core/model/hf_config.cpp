@@ -24,12 +24,12 @@ constexpr std::array<std::string_view, 11> kUnsupported{
     "mamba", "mamba2", "jamba", "rwkv", "rwkv5", "rwkv6", "falcon_h1", "zamba", "zamba2", "recurrent_gemma", "bamba"};
 
 // model_types read with their layer patterns (every other Llama-shaped type gets a note that it was read as one).
-constexpr std::array<std::string_view, 37> kKnownDecoders{
+constexpr std::array<std::string_view, 38> kKnownDecoders{
     "llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma", "gemma2", "gemma3",
     "gemma3_text", "phi3", "deepseek_v2", "deepseek_v3", "deepseek_v32", "granite", "olmo2", "mistral3", "qwen3_next",
     "qwen3_5", "qwen3_5_text", "qwen3_5_moe", "qwen3_5_moe_text", "qwen3_vl", "qwen3_vl_text", "qwen3_vl_moe",
     "qwen3_vl_moe_text", "gemma4", "gemma4_text", "llama4", "llama4_text", "nemotron_h", "nemotron-nas", "gpt_oss",
-    "glm4_moe", "minimax_m2", "kimi_k2"};
+    "glm4_moe", "minimax_m2", "kimi_k2", "deepseek_v4"};
 
 // transformers' per-class default for tie_word_embeddings when the config omits it
 // (PretrainedConfig defaults to true; Llama-family classes override it to false).
@@ -142,9 +142,6 @@ std::uint64_t vision_tower_params(FieldReader& v) {
 
 // Fields that change memory in a way not modelled yet: refused by name, never read as a plain decoder.
 std::optional<Error> refuse_unmodelled(FieldReader& r) {
-  if (r.has("o_lora_rank") || r.has("compress_ratios"))
-    return make_error(r.path("compress_ratios"), "DeepSeek-V4's compressed attention, grouped output projection and "
-                                                 "hyper-connections are not modelled yet");
   if (r.has("linear_attn_config"))
     return make_error(r.path("linear_attn_config"), "Kimi's KDA linear attention is not modelled yet");
   if (r.uint("hidden_size_per_layer_input").value_or(0) != 0)
@@ -270,6 +267,54 @@ std::uint64_t qwen_vision_params(FieldReader& v) {
          extra_mergers * merger(merged);
 }
 
+// DeepSeek-V4's attention (its inference/model.py ModelArgs spell the same fields): one key-value head of
+// head_dim, low-rank query and grouped low-rank output, hyper-connections. The per-layer compress ratios and hash
+// layers are applied to the layer list by apply_deepseek_v4_layers.
+void read_one_entry_attention(FieldReader& r, ModelSpec& s, AttentionMixer& a) {
+  if (a.kv_heads != 1) r.fail_message("num_key_value_heads", "DeepSeek-V4's attention has one key-value head, got " +
+                                                                 std::to_string(a.kv_heads));
+  a.one_kv_entry = true;
+  a.rope_dim = r.uint("qk_rope_head_dim").value_or(0);
+  a.q_lora_rank = r.uint("q_lora_rank").value_or(0);
+  a.o_lora_rank = r.uint("o_lora_rank").value_or(0);
+  a.o_groups = a.o_lora_rank ? r.uint("o_groups").value_or(1) : 0;
+  s.hyper_connections = r.uint("hc_mult").value_or(0);
+  // Its Transformer keeps embed and head apart; SGLang's copy (model_type "deepseek_ref") omits the field.
+  s.tied_embeddings = r.boolean("tie_word_embeddings").value_or(false);
+  if (r.string("expert_dtype").value_or("") == "fp4")
+    s.notes.push_back("The routed experts ship in FP4 (expert_dtype) and the rest in FP8; choose the weight format "
+                      "to match.");
+  if (s.hyper_connections > 1)
+    s.notes.push_back("Hyper-connections keep " + std::to_string(s.hyper_connections) +
+                      " copies of the residual stream (hc_mult); the activation estimate counts one.");
+}
+
+// DeepSeek-V4's per-layer parts: compress_ratios (one entry per layer, then the MTP layers') sets each layer's
+// ratio, ratio-4 layers carry the indexer (Attention: `if self.compress_ratio == 4: self.indexer = Indexer(...)`),
+// and the first num_hash_layers route by token id.
+void apply_deepseek_v4_layers(FieldReader& r, std::vector<LayerRun>& layers) {
+  const json* ratios = r.array("compress_ratios");
+  if (!ratios) return;
+  if (ratios->size() < layers.size())
+    return r.fail_message("compress_ratios", "needs one entry per layer (" + std::to_string(layers.size()) +
+                                                 "), got " + std::to_string(ratios->size()));
+  const auto index_heads = r.uint("index_n_heads").value_or(0);
+  const auto index_head_dim = r.uint("index_head_dim").value_or(0);
+  const auto hash_layers = r.uint("num_hash_layers").value_or(0);
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    const json& ratio = (*ratios)[i];
+    if (!ratio.is_number_unsigned())
+      return r.fail_message("compress_ratios", "entry " + std::to_string(i) + " must be a non-negative integer");
+    auto& a = layers[i].attention;
+    a.compress_ratio = ratio.get<std::uint64_t>();
+    if (a.compress_ratio == 4) {
+      a.index_heads = index_heads;
+      a.index_head_dim = index_head_dim;
+    }
+    if (i < hash_layers && layers[i].mlp.kind == MlpKind::moe) layers[i].mlp.hash_routed = true;
+  }
+}
+
 // Llama-shaped decoders: llama, mistral, mixtral, qwen2/3(+moe), gemma 1-3, phi3, deepseek v2/v3, ...
 void import_llama_like(FieldReader& r, ModelSpec& s, UniformDecoder& d, std::string_view type,
                        std::optional<bool> top_tied) {
@@ -329,6 +374,8 @@ void import_llama_like(FieldReader& r, ModelSpec& s, UniformDecoder& d, std::str
     mla.index_heads = mla.index_head_dim ? r.uint("index_n_heads").value_or(0) : 0;
     attention.v_head_dim = 0;
   }
+
+  if (r.has("compress_ratios") || r.has("o_lora_rank")) read_one_entry_attention(r, s, attention);
 
   // Sliding window in its spellings: layer_types (newest), Gemma 2 alternation, Gemma 3 pattern,
   // Qwen2 use_sliding_window + max_window_layers, or a plain sliding_window for every layer.
@@ -457,7 +504,8 @@ Result<ModelSpec> model_from_config_object(const json& root, const std::string& 
     if (auto refused = refuse_unmodelled(r)) return *refused;
     // A multimodal wrapper may say it for the whole model (Qwen3.5: top-level tie_word_embeddings false).
     import_llama_like(r, s, d, type, text != &root ? top.boolean("tie_word_embeddings") : std::nullopt);
-    if (std::find(kKnownDecoders.begin(), kKnownDecoders.end(), type) == kKnownDecoders.end())
+    if (std::find(kKnownDecoders.begin(), kKnownDecoders.end(), type) == kKnownDecoders.end() &&
+        !r.has("compress_ratios"))
       s.notes.push_back("model_type \"" + type + "\" is not known to vramfit; read as a Llama-style decoder.");
     note_unmodelled(r, s);
   }
@@ -469,6 +517,7 @@ Result<ModelSpec> model_from_config_object(const json& root, const std::string& 
     auto layers = expand_runs(s.layers);
     apply_layer_patterns(r, layers, type, d, s.hidden_size);
     apply_block_configs(r, layers, s.hidden_size);
+    apply_deepseek_v4_layers(r, layers);
     if (r.error()) return *r.error();
     s.layers = compress_runs(layers);
   }

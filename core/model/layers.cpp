@@ -7,7 +7,8 @@ namespace {
 
 auto fields(const AttentionMixer& a) {
   return std::tie(a.heads, a.kv_heads, a.head_dim, a.v_head_dim, a.k_eq_v, a.output_gate, a.sinks, a.window, a.chunk,
-                  a.compress_ratio);
+                  a.compress_ratio, a.one_kv_entry, a.rope_dim, a.q_lora_rank, a.o_lora_rank, a.o_groups,
+                  a.index_heads, a.index_head_dim);
 }
 auto fields(const LatentMixer& m) {
   return std::tie(m.heads, m.q_lora_rank, m.kv_lora_rank, m.qk_nope_head_dim, m.qk_rope_head_dim, m.v_head_dim,
@@ -19,7 +20,7 @@ auto fields(const LinearMixer& m) {
 auto fields(const MambaMixer& m) { return std::tie(m.heads, m.head_dim, m.state_size, m.groups, m.conv_kernel); }
 auto fields(const MlpBlock& m) {
   return std::tie(m.kind, m.intermediate, m.routed_experts, m.experts_per_token, m.expert_intermediate,
-                  m.shared_experts, m.shared_intermediate, m.router_bias, m.shared_gate, m.latent);
+                  m.shared_experts, m.shared_intermediate, m.router_bias, m.shared_gate, m.hash_routed, m.latent);
 }
 
 }  // namespace

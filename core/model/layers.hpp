@@ -27,8 +27,22 @@ struct AttentionMixer {
   std::uint64_t window = 0;      // sliding window: the last W tokens are kept (Mistral 7B, Gemma 2-4)
   std::uint64_t chunk = 0;       // chunked local attention: tokens of the current chunk of C only (Llama 4)
   std::uint64_t compress_ratio = 0;  // compressed KV: one entry per r tokens besides the window (DeepSeek-V4)
+  // DeepSeek-V4's attention (its inference/model.py Attention): one cached entry of head_dim per token serves as
+  // key and value (k_eq_v layers of Gemma 4 still cache two), its last rope_dim carry RoPE; a low-rank query
+  // (q_lora_rank); a grouped low-rank output (o_groups blocks of heads · head_dim / o_groups → o_lora_rank each,
+  // then one matrix back to hidden). Compressed layers of ratio 4 run a lightning indexer with its own compressed
+  // keys of index_head_dim. 0 / false: absent.
+  bool one_kv_entry = false;
+  std::uint64_t rope_dim = 0;
+  std::uint64_t q_lora_rank = 0;
+  std::uint64_t o_lora_rank = 0;
+  std::uint64_t o_groups = 0;
+  std::uint64_t index_heads = 0;
+  std::uint64_t index_head_dim = 0;
 
   std::uint64_t value_dim() const noexcept { return v_head_dim ? v_head_dim : head_dim; }
+  // DeepSeek-V4's compressor pools overlapping windows (twice the width) at ratio 4 only (Compressor.overlap).
+  std::uint64_t compressor_overlap() const noexcept { return compress_ratio == 4 ? 2 : 1; }
 };
 
 struct LatentMixer {  // DeepSeek-V2 §2.1.2
@@ -75,6 +89,9 @@ struct MlpBlock {
   std::uint64_t shared_intermediate = 0;  // width of one shared expert; 0: expert_intermediate
   bool router_bias = false;               // per-expert score-correction bias (DeepSeek-V3 noaux_tc)
   bool shared_gate = false;               // a sigmoid gate (hidden_size weights) on the shared expert (Qwen2-MoE)
+  // Experts chosen by a fixed table of k experts per token id instead of the router's top-k, and no score
+  // bias (DeepSeek-V4's first num_hash_layers layers: Gate.tid2eid).
+  bool hash_routed = false;
   std::uint64_t latent = 0;               // routed experts' input/output width when narrower than hidden (0: hidden)
 
   std::uint64_t shared_width() const noexcept { return shared_intermediate ? shared_intermediate : expert_intermediate; }

@@ -72,7 +72,16 @@ Check check_attention(const AttentionMixer& a) {
   if (auto e = range("v_head_dim", a.v_head_dim, 0, 65'536)) return e;
   if (auto e = range("sliding_window", a.window, 0, 100'000'000)) return e;
   if (auto e = range("attention_chunk_size", a.chunk, 0, 100'000'000)) return e;
-  return range("compress_ratios", a.compress_ratio, 0, 1'000'000);
+  if (auto e = range("compress_ratios", a.compress_ratio, 0, 1'000'000)) return e;
+  if (auto e = range("qk_rope_head_dim", a.rope_dim, 0, a.head_dim)) return e;
+  if (auto e = range("q_lora_rank", a.q_lora_rank, 0, kMaxDim)) return e;
+  if (auto e = range("o_lora_rank", a.o_lora_rank, 0, kMaxDim)) return e;
+  if (auto e = range("o_groups", a.o_groups, a.o_lora_rank ? 1 : 0, a.heads)) return e;
+  if (a.o_groups && a.heads % a.o_groups != 0)
+    return make_error("o_groups", "must divide num_attention_heads (" + std::to_string(a.heads) + "), got " +
+                                      std::to_string(a.o_groups));
+  if (auto e = range("index_n_heads", a.index_heads, 0, 100'000)) return e;
+  return range("index_head_dim", a.index_head_dim, 0, 65'536);
 }
 
 Check check_latent(const LatentMixer& m) {
@@ -159,6 +168,7 @@ Result<bool> validate(const ModelSpec& s) {
   if (auto e = range("norms per layer", s.norms_per_layer, 0, 16)) return *e;
   if (auto e = range("max_position_embeddings", s.learned_positions, 0, 100'000'000)) return *e;
   if (auto e = range("type_vocab_size", s.token_types, 0, 1'000'000)) return *e;
+  if (auto e = range("hc_mult", s.hyper_connections, 0, 64)) return *e;
   return true;
 }
 

@@ -33,6 +33,9 @@ struct ModelSpec {
   bool qk_norm = false;            // RMSNorm over head_dim on q and k (Qwen3, Gemma 3)
   bool attn_out_bias = false;
   bool mlp_bias = false;
+  // Hyper-connections (DeepSeek-V4's mHC): the residual stream is hyper_connections copies of the hidden state,
+  // mixed before and after each sub-layer by small learned maps; 0: a plain residual.
+  std::uint64_t hyper_connections = 0;
 
   std::uint64_t learned_positions = 0;  // rows of a learned position table (GPT-2, OPT, BERT)
   std::uint64_t token_types = 0;        // rows of BERT's token-type table

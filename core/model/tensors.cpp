@@ -118,7 +118,59 @@ void add_latent_attention(TensorList& t, const ModelSpec& s, const LatentMixer& 
   t.weight("indexer_proj", A, {h, m.index_heads});
 }
 
+// DeepSeek-V4's Compressor: a learned position bias (ape), a KV and a gate projection of overlap · dim each, and an
+// RMSNorm over dim. Names are ours, in llama.cpp's style.
+struct CompressorNames {
+  std::string_view ape, kv, gate, norm;
+};
+constexpr CompressorNames kAttentionCompressor{"attn_compressor_ape", "attn_compressor_kv", "attn_compressor_gate",
+                                               "attn_compressor_norm"};
+constexpr CompressorNames kIndexerCompressor{"indexer_compressor_ape", "indexer_compressor_kv",
+                                             "indexer_compressor_gate", "indexer_compressor_norm"};
+
+void add_compressor(TensorList& t, const ModelSpec& s, const CompressorNames& names, const AttentionMixer& m,
+                    std::uint64_t dim) {
+  const auto A = TensorRole::attention;
+  const auto width = m.compressor_overlap() * dim;
+  t.weight(names.ape, A, {width, m.compress_ratio});
+  t.weight(names.kv, A, {s.hidden_size, width}, Projection::k);
+  t.weight(names.gate, A, {s.hidden_size, width});
+  t.weight(names.norm, TensorRole::norm, {dim});
+}
+
+// DeepSeek-V4's attention as its inference/model.py Attention holds it: per-head sinks, wq_a → q_norm → wq_b, one
+// wkv of head_dim with kv_norm, the grouped output wo_a (o_groups × o_lora_rank rows of heads·head_dim/o_groups)
+// and wo_b; a Compressor on compressed layers, and at ratio 4 the Indexer (wq_b, weights_proj, its own Compressor
+// over index_head_dim).
+void add_one_entry_attention(TensorList& t, const ModelSpec& s, const AttentionMixer& m) {
+  const auto h = s.hidden_size;
+  const auto A = TensorRole::attention;
+  const auto q_width = m.heads * m.head_dim;
+  t.weight("attn_sinks", A, {m.heads});
+  if (m.q_lora_rank) {
+    t.weight("attn_q_a", A, {h, m.q_lora_rank}, Projection::q);
+    t.weight("attn_q_a_norm", TensorRole::norm, {m.q_lora_rank});
+    t.weight("attn_q_b", A, {m.q_lora_rank, q_width}, Projection::q);
+  } else {
+    t.weight("attn_q", A, {h, q_width}, Projection::q);
+  }
+  t.weight("attn_kv", A, {h, m.head_dim}, Projection::k);
+  t.weight("attn_kv_norm", TensorRole::norm, {m.head_dim});
+  if (m.o_lora_rank) {
+    t.weight("attn_output_a", A, {q_width / m.o_groups, m.o_groups * m.o_lora_rank}, Projection::o);
+    t.weight("attn_output_b", A, {m.o_groups * m.o_lora_rank, h}, Projection::o);
+  } else {
+    t.weight("attn_output", A, {q_width, h}, Projection::o);
+  }
+  if (m.compress_ratio) add_compressor(t, s, kAttentionCompressor, m, m.head_dim);
+  if (m.index_head_dim == 0) return;
+  t.weight("indexer_q_b", A, {m.q_lora_rank ? m.q_lora_rank : h, m.index_heads * m.index_head_dim});
+  t.weight("indexer_proj", A, {h, m.index_heads});
+  add_compressor(t, s, kIndexerCompressor, m, m.index_head_dim);
+}
+
 void add_attention(TensorList& t, const ModelSpec& s, const AttentionMixer& m) {
+  if (m.one_kv_entry) return add_one_entry_attention(t, s, m);
   const auto h = s.hidden_size;
   const auto a = m.heads;
   const auto d = m.head_dim;
@@ -187,7 +239,8 @@ void add_feed_forward(TensorList& t, const ModelSpec& s, const MlpBlock& m) {
   if (m.kind == MlpKind::dense) return add_mlp(t, s, kDenseFfn, m.intermediate, 0);
   if (m.kind == MlpKind::none) return;
   t.weight("ffn_gate_inp", TensorRole::mlp, {h, m.routed_experts}, Projection::router);
-  if (m.router_bias) t.bias("exp_probs_b", TensorRole::mlp, {m.routed_experts});
+  if (m.hash_routed) t.weight("ffn_gate_tid2eid", TensorRole::mlp, {m.experts_per_token, s.vocab_size});
+  else if (m.router_bias) t.bias("exp_probs_b", TensorRole::mlp, {m.routed_experts});
   if (m.latent) {  // Nemotron 3's latent MoE: the routed experts work in a narrower space, entered and left once
     t.weight("ffn_latent_in", TensorRole::mlp, {h, m.latent});
     t.weight("ffn_latent_out", TensorRole::mlp, {m.latent, h});
@@ -200,11 +253,26 @@ void add_feed_forward(TensorList& t, const ModelSpec& s, const MlpBlock& m) {
   if (m.shared_gate) t.weight("ffn_gate_inp_shexp", TensorRole::mlp, {h});
 }
 
+// DeepSeek-V4's Block: before attention and before the FFN, one map from the hc copies of the hidden state to
+// (2 + hc) · hc mixing weights (hc_*_fn), their base and three scales.
+void add_hyper_connections(TensorList& t, const ModelSpec& s) {
+  const auto hc = s.hyper_connections;
+  if (hc == 0) return;
+  const auto mix = (2 + hc) * hc;
+  for (std::string_view part : {"attn", "ffn"}) {
+    const bool attn = part == "attn";
+    t.weight(attn ? "hc_attn_fn" : "hc_ffn_fn", TensorRole::other, {hc * s.hidden_size, mix});
+    t.weight(attn ? "hc_attn_base" : "hc_ffn_base", TensorRole::other, {mix});
+    t.weight(attn ? "hc_attn_scale" : "hc_ffn_scale", TensorRole::other, {3});
+  }
+}
+
 void add_blocks(TensorList& t, const ModelSpec& s) {
   std::uint64_t first = 0;
   for (const LayerRun& run : s.layers) {
     t.place(TensorSite::block, first, run.count);
     for (std::uint64_t k = 0; k < s.norms_per_layer; ++k) t.norm(s, kBlockNormNames[static_cast<std::size_t>(k)], s.hidden_size);
+    add_hyper_connections(t, s);
     add_mixer(t, s, run);
     add_feed_forward(t, s, run.mlp);
     first += run.count;
@@ -240,6 +308,12 @@ std::vector<ModelTensor> model_tensors(const ModelSpec& s) {
   if (s.embedding_norm) t.norm(s, "token_embd_norm", h, E);
   add_blocks(t, s);
   t.place(TensorSite::output);
+  if (s.hyper_connections) {  // DeepSeek-V4's ParallelHead.hc_head: hc copies → one, before the final norm
+    const auto hc = s.hyper_connections;
+    t.weight("hc_head_fn", TensorRole::other, {hc * h, hc});
+    t.weight("hc_head_base", TensorRole::other, {hc});
+    t.weight("hc_head_scale", TensorRole::other, {1});
+  }
   if (s.final_norm) t.norm(s, "output_norm", h);
   if (s.pooler) {
     t.weight("pooler", TensorRole::other, {h, h});

@@ -53,7 +53,6 @@ std::uint64_t moe_layers(const ModelSpec& spec) {
 TEST_CASE("every config of today's models imports, or its error names the one field that is not modelled") {
   // Refused on purpose, each by the field that carries what is not modelled yet.
   const std::vector<std::pair<std::string, std::string>> refused{
-      {"DeepSeek-V4", "compress_ratios"},  // compressed attention, grouped output projection, hyper-connections
       {"Kimi-K3", "linear_attn_config"},   // KDA linear attention
   };
   int files = 0, imported_ok = 0;
@@ -77,7 +76,7 @@ TEST_CASE("every config of today's models imports, or its error names the one fi
     }
   }
   CHECK(files == 87);
-  CHECK(imported_ok == 80);
+  CHECK(imported_ok == 86);
 }
 
 TEST_CASE("Qwen3.5 and 3.6 count to the parameter the published figure, vision tower included") {
@@ -156,4 +155,72 @@ TEST_CASE("per-layer MoE lists and Nemotron-NAS block configs are read layer by 
 TEST_CASE("Python's Infinity, -Infinity and NaN read as null outside strings and stay inside them") {
   CHECK(detail::python_json_as_json(R"({"a": [0.0, Infinity], "b": -Infinity, "c": NaN, "d": "NaN Infinity"})") ==
         R"({"a": [0.0, null], "b": null, "c": null, "d": "NaN Infinity"})");
+}
+
+TEST_CASE("DeepSeek-V4 counts its compressed attention, grouped output, indexer, hyper-connections and hash layers") {
+  // Hand sum of the tensor shapes in DeepSeek-V4's inference/model.py (Attention, Compressor, Indexer, Gate, MoE,
+  // Block, ParallelHead), MTP layer left out. V4-Flash (h 4096, 64 heads × 512, q_lora 1024, o_groups 8 × o_lora 1024,
+  // 256 experts × 2048 + 1 shared, hc_mult 4, vocab 129,280; compress_ratios 2 × 0, 21 × 4, 20 × 128):
+  //   attention per layer: sinks 64 + wq_a 4096·1024 + q_norm 1024 + wq_b 1024·32768 + wkv 4096·512 + kv_norm 512
+  //     + wo_a 32768·1024 + wo_b 8192·4096 = 106,956,352
+  //   compressor r = 4 (overlap, width 1024): ape 4·1024 + wkv, wgate 2 · 4096·1024 + norm 512 = 8,393,216;
+  //     indexer: wq_b 1024·8192 + weights_proj 4096·64 + its compressor (width 256) 4·256 + 2·4096·256 + 128
+  //     = 10,749,056; compressor r = 128: 128·512 + 2·4096·512 + 512 = 4,260,352
+  //   hyper-connections per layer: 2 × (fn 24·16384 + base 24 + scale 3) = 786,486; norms 2·4096
+  //   MoE per layer: gate 256·4096 + 256 · 3·4096·2048 + shared 3·4096·2048 = 6,468,665,344, plus the score bias
+  //     (256) in 40 layers or the hash table tid2eid (129,280 × 6) in the first 3
+  //   outside: embed + head 2·129,280·4096 + norm 4096 + hc_head 4·16384 + 4 + 1 = 1,059,131,397
+  //   43 · (106,956,352 + 786,486 + 8,192 + 6,468,665,344) + 21 · (8,393,216 + 10,749,056) + 20 · 4,260,352
+  //     + 40 · 256 + 3 · 775,680 + 1,059,131,397 = 284,334,567,511.
+  // The DeepSeek-V4 technical report (arXiv 2606.19348, abstract): "DeepSeek-V4-Flash with 284B parameters (13B
+  // activated)" and "DeepSeek-V4-Pro with 1.6T parameters (49B activated)".
+  const auto flash = counted("deepseek-ai--DeepSeek-V4-Flash");
+  CHECK(flash.total == 284'334'567'511ULL);
+  CHECK(static_cast<double>(flash.total) == doctest::Approx(284e9).epsilon(0.005));
+  // Active: the 250 idle experts of 43 layers leave 13,801,959,511; without the input embedding (a token reads one
+  // row of it; the published figures leave it out) 13.27B, which the report rounds to 13B.
+  CHECK(flash.active == 13'801'959'511ULL);
+  CHECK(std::abs(static_cast<double>(flash.active - 129'280ULL * 4096) - 13e9) < 0.5e9);
+  // V4-Pro by the same sum (h 7168, 128 heads, q_lora 1536, o_groups 16, 384 experts × 3072, 61 layers:
+  // 30 × r = 4, 31 × r = 128): 1,572,999,528,803, 1.7 % below the report's "1.6T", which has two significant
+  // digits (1.55T to 1.65T); active 49,781,408,099, 48.85B without the embedding ("49B").
+  const auto pro = counted("deepseek-ai--DeepSeek-V4-Pro");
+  CHECK(pro.total == 1'572'999'528'803ULL);
+  CHECK(std::abs(static_cast<double>(pro.total) - 1.6e12) < 0.05e12);
+  CHECK(pro.active == 49'781'408'099ULL);
+  CHECK(std::abs(static_cast<double>(pro.active - 129'280ULL * 7168) - 49e9) < 0.5e9);
+  // The quantized copies describe the same model.
+  CHECK(counted("nvidia--DeepSeek-V4-Flash-NVFP4").total == flash.total);
+  CHECK(counted("sgl-project--DeepSeek-V4-Pro-FP8").total == pro.total);
+}
+
+TEST_CASE("DeepSeek-V4's compressed KV takes vLLM's fp8_ds_mla bytes per token, the window per sequence") {
+  // vLLM (deepseek_v4_attention.py, MLAAttentionSpec): a 584-B entry (448 fp8 NoPE + 64 bf16 RoPE + 7 scales + 1 pad),
+  // the indexer key 128 fp8 + 4 B scale = 132 B; a 256-token block holds 256 / r entries per layer, each page
+  // rounded up to 576 B. r = 4: 64 · 584 = 37,376 → 37,440 and 64 · 132 = 8,448 → 8,640: 46,080 B per block, 180 B
+  // per token; r = 128: 2 · 584 = 1,168 → 1,728 B per block, 6.75 B per token; r = 0: the window only.
+  // V4-Flash: 21 · 46,080 + 20 · 1,728 = 1,002,240 B per block = 3,915 B per token.
+  // V4-Pro: 30 · 46,080 + 31 · 1,728 = 1,435,968 B per block = 5,609.25 B per token — vLLM PR #48993's old block
+  // stride of 1,473,408 B is this plus one 37,440-B page of the sliding-window group it removed.
+  KvLayout vllm;
+  vllm.compressed_block_tokens = 256;
+  vllm.compressed_page_align = 576;
+  const auto at = [&](const char* name, std::uint64_t tokens) {
+    auto kv = estimate_kv_cache(imported(name), KvDType::fp8, tokens, 1, vllm);
+    REQUIRE(kv.ok());
+    return kv.value();
+  };
+  CHECK(at("deepseek-ai--DeepSeek-V4-Flash", 32'768).bytes_per_token == 3'915);
+  CHECK(at("deepseek-ai--DeepSeek-V4-Pro", 32'768).bytes_per_token == 5'609);
+  // One more block of context adds one block stride; the window (128 entries of 584 B in each of the 43 layers) is
+  // full from 128 tokens on.
+  CHECK(at("deepseek-ai--DeepSeek-V4-Flash", 512).bytes - at("deepseek-ai--DeepSeek-V4-Flash", 256).bytes == 1'002'240);
+  CHECK(at("deepseek-ai--DeepSeek-V4-Pro", 512).bytes - at("deepseek-ai--DeepSeek-V4-Pro", 256).bytes == 1'435'968);
+  CHECK(at("deepseek-ai--DeepSeek-V4-Flash", 256).bytes == 43 * 128 * 584ULL + 1'002'240);
+  // The compressors' fp32 state (Compressor.kv_state and score_state, 2 × overlap·r × overlap·dim × 4 B): r = 4
+  // 2·8·1024·4 = 65,536 plus the indexer's 2·8·256·4 = 16,384; r = 128 2·128·512·4 = 524,288.
+  // V4-Flash: 21 · 81,920 + 20 · 524,288 = 12,206,080 B per sequence.
+  const auto flash = at("deepseek-ai--DeepSeek-V4-Flash", 1'000);
+  CHECK(flash.state_bytes_per_sequence == 12'206'080ULL);
+  CHECK(flash.state_layers == 41);
 }
