@@ -35,7 +35,7 @@ constexpr std::array<std::string_view, 38> kKnownDecoders{
 // (PretrainedConfig defaults to true; Llama-family classes override it to false).
 bool default_tied(std::string_view type) {
   return !one_of(type, {"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "phi3",
-                        "deepseek_v2", "deepseek_v3", "granite", "olmo2", "mistral3"});
+                        "deepseek_v2", "deepseek_v3", "granite", "olmo2", "mistral3", "llama4", "llama4_text"});
 }
 
 void import_gpt2(FieldReader& r, ModelSpec& s, UniformDecoder& d) {

@@ -27,7 +27,13 @@ TEST_CASE("every preset's computed parameter count matches its published count")
   const char* required[] = {"llama-2-7b",  "llama-2-13b", "llama-2-70b", "llama-3.1-8b", "llama-3.1-70b",
                             "llama-3.1-405b", "mistral-7b", "mixtral-8x7b", "qwen2.5-7b", "qwen2.5-72b",
                             "gemma-2-9b", "gemma-2-27b", "phi-3-mini", "gpt2", "bert-base", "falcon-7b",
-                            "falcon-40b", "deepseek-v3", "gpt-oss-20b", "qwen3-30b-a3b", "kimi-k2"};
+                            "falcon-40b", "deepseek-v3", "gpt-oss-20b", "qwen3-30b-a3b", "kimi-k2", "qwen3.5-27b",
+                            "qwen3.5-35b-a3b", "qwen3.5-122b-a10b", "qwen3.5-397b-a17b", "qwen3.6-27b",
+                            "qwen3.6-35b-a3b", "qwen3-next-80b-a3b", "qwen3-vl-8b", "qwen3-vl-30b-a3b",
+                            "qwen3-vl-235b-a22b", "gemma-4-26b-a4b", "gemma-4-31b", "llama-4-scout",
+                            "llama-4-maverick", "nemotron-3-nano-30b-a3b", "nemotron-3-super-120b-a12b",
+                            "nemotron-3-ultra-550b-a55b", "nemotron-h-56b", "mimo-v2-flash", "kimi-k2.5",
+                            "glm-4.7-flash"};
   for (const char* id : required) {
     const ModelPreset* p = find_model(test::catalog().models, id);
     REQUIRE_MESSAGE(p != nullptr, id);
@@ -50,8 +56,8 @@ TEST_CASE("every preset's computed parameter count matches its published count")
     CHECK(matches_published(counts.value().active, p.published_active, p.published_active_rounded_to));
     ++actives;
   }
-  CHECK(totals >= 45);
-  CHECK(actives >= 12);
+  CHECK(totals >= 69);
+  CHECK(actives >= 25);
 }
 
 TEST_CASE("a rounded published count allows half its unit, never more") {
@@ -66,7 +72,7 @@ TEST_CASE("a rounded published count allows half its unit, never more") {
 
 TEST_CASE("today's models come before the old presets") {
   const auto& models = test::catalog().models;
-  REQUIRE(models.size() >= 49);
+  REQUIRE(models.size() >= 60);
   auto position = [&](const char* id) {
     for (std::size_t i = 0; i < models.size(); ++i)
       if (models[i].spec.id == id) return i;
@@ -74,7 +80,8 @@ TEST_CASE("today's models come before the old presets") {
     return models.size();
   };
   for (const char* old : {"llama-2-7b", "gpt2", "bert-base", "falcon-7b", "opt-13b"})
-    for (const char* current : {"glm-5", "gpt-oss-120b", "qwen3-30b-a3b", "deepseek-r1", "llama-3.1-8b"}) {
+    for (const char* current : {"glm-5", "gpt-oss-120b", "qwen3-30b-a3b", "deepseek-r1", "llama-3.1-8b",
+                                "qwen3.5-397b-a17b", "gemma-4-31b", "llama-4-scout", "nemotron-3-super-120b-a12b"}) {
       CAPTURE(old);
       CAPTURE(current);
       CHECK(position(current) < position(old));
@@ -98,6 +105,11 @@ TEST_CASE("a preset is found by its id, name, Hugging Face repo or Ollama tag, i
   CHECK(id_of("meta-llama/Llama-3.1-8B") == "llama-3.1-8b");
   CHECK(id_of("Kimi-K2-Instruct") == "kimi-k2");
   CHECK(id_of("deepseek-r1:671b") == "deepseek-r1");
+  CHECK(id_of("gemma4:26b") == "gemma-4-26b-a4b");
+  CHECK(id_of("Qwen/Qwen3.5-397B-A17B") == "qwen3.5-397b-a17b");
+  CHECK(id_of("meta-llama/Llama-4-Scout-17B-16E-Instruct") == "llama-4-scout");
+  CHECK(id_of("nvidia/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-BF16") == "nemotron-3.5-lightning-30b-a3b");
+  CHECK(id_of("Kimi-K2.5") == "kimi-k2.5");
   CHECK(id_of("qwen3:") == "(none)");
   CHECK(id_of("") == "(none)");
   CHECK(id_of("qwen3:31b") == "(none)");

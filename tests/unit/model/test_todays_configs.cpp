@@ -112,6 +112,15 @@ TEST_CASE("Llama 4 Maverick has experts on every second layer and counts about 4
   CHECK(chunked == 36);
 }
 
+TEST_CASE("Llama 4 keeps its output head apart from the embedding when the config does not say") {
+  // transformers' Llama4TextConfig and Llama4Config default tie_word_embeddings to False; the checkpoints store
+  // language_model.lm_head.weight beside embed_tokens. Scout by hand: per layer attention 2·5120² + 2·5120·1024
+  // = 62,914,560, 16 routed experts and the shared one 17·3·5120·8192 = 2,139,095,040, router 5120·16 = 81,920,
+  // norms 10,240: 2,202,101,760 × 48 = 105,700,884,480; embedding and head 2·202,048·5120 = 2,068,971,520; final
+  // norm 5,120. Total 107,769,861,120.
+  CHECK(counted("meta-llama--Llama-4-Scout-17B-16E-Instruct").total == 107'769'861'120ULL);
+}
+
 TEST_CASE("Qwen3-Next keeps three linear-attention layers for each full-attention one, with a fixed state") {
   const auto spec = imported("Qwen--Qwen3-Next-80B-A3B-Thinking");
   CHECK(layers_of(spec, MixerKind::linear_attention) == 36);  // full_attention_interval 4
