@@ -24,12 +24,13 @@ constexpr std::array<std::string_view, 11> kUnsupported{
     "mamba", "mamba2", "jamba", "rwkv", "rwkv5", "rwkv6", "falcon_h1", "zamba", "zamba2", "recurrent_gemma", "bamba"};
 
 // model_types read with their layer patterns (every other Llama-shaped type gets a note that it was read as one).
-constexpr std::array<std::string_view, 38> kKnownDecoders{
+constexpr std::array<std::string_view, 44> kKnownDecoders{
     "llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma", "gemma2", "gemma3",
     "gemma3_text", "phi3", "deepseek_v2", "deepseek_v3", "deepseek_v32", "granite", "olmo2", "mistral3", "qwen3_next",
     "qwen3_5", "qwen3_5_text", "qwen3_5_moe", "qwen3_5_moe_text", "qwen3_vl", "qwen3_vl_text", "qwen3_vl_moe",
     "qwen3_vl_moe_text", "gemma4", "gemma4_text", "llama4", "llama4_text", "nemotron_h", "nemotron-nas", "gpt_oss",
-    "glm4_moe", "minimax_m2", "kimi_k2", "deepseek_v4"};
+    "glm4_moe", "glm4_moe_lite", "glm_moe_dsa", "minimax_m2", "minimax_m3", "kimi_k2", "deepseek_v4", "mimo",
+    "mimo_v2_flash", "step3p7"};
 
 // transformers' per-class default for tie_word_embeddings when the config omits it
 // (PretrainedConfig defaults to true; Llama-family classes override it to false).

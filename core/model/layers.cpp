@@ -62,7 +62,7 @@ std::vector<LayerRun> uniform_layers(const UniformDecoder& d) {
     layer.mixer = d.mixer;
     layer.attention = d.attention;
     layer.latent = d.latent;
-    if (!d.windowed.empty() && !(i < d.windowed.size() && d.windowed[i])) layer.attention.window = 0;
+    if (!d.windowed.empty() && !(i < d.windowed.size() && d.windowed[static_cast<std::size_t>(i)])) layer.attention.window = 0;
     layer.mlp = moe && i >= d.leading_dense ? d.moe : d.dense;
     layers.push_back(layer);
   }
