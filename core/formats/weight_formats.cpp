@@ -307,6 +307,16 @@ void add_packed_int(Accumulator& acc, const WeightFormat& f, const TensorShape& 
   if (f.scheme == WeightScheme::gptq) acc.add(t.role, "int32 g_idx", l.in * count, mul3(l.in, 4, count), 0);
 }
 
+// OCP Microscaling Formats (MX) v1.0 §5.1, §6.3: 32 E2M1 elements (4 bits) share one E8M0 scale (8 bits), 4.25 bits
+// a weight; blocks run along the input. gpt-oss stores them as U8 *_blocks (two elements a byte) and U8 *_scales.
+void add_mxfp4(Accumulator& acc, const TensorShape& t) {
+  const auto n = t.elements();
+  const auto l = linear_shape(t);
+  const auto blocks = mul3(ceil_div(l.in, 32), l.out, l.count);
+  acc.add(t.role, "E2M1 (MXFP4)", n, blocks ? checked_mul(*blocks, 16) : std::nullopt, n);
+  acc.add(t.role, "E8M0 block scales", blocks.value_or(0), blocks, 0);
+}
+
 void add_gguf(Accumulator& acc, const ModelSpec& spec, const WeightFormat& f, const TensorShape& t) {
   const auto n = t.elements();
   if (t.name == "vision_tower") {  // an mmproj file, usually F16
@@ -341,6 +351,7 @@ void add_tensor_bytes(Accumulator& acc, const ModelSpec& spec, const WeightForma
       break;
     case WeightScheme::bnb_int8: add_bnb_int8(acc, t); break;
     case WeightScheme::bnb_nf4: add_bnb_nf4(acc, f, t); break;
+    case WeightScheme::mxfp4: add_mxfp4(acc, t); break;
     case WeightScheme::gptq:
     case WeightScheme::awq: add_packed_int(acc, f, t); break;
     case WeightScheme::plain:
@@ -373,6 +384,9 @@ std::string weights_explanation(const ModelSpec& spec, const WeightFormat& f) {
              " an fp16 scale and a packed " + std::to_string(f.bits) + "-bit zero" +
              (f.scheme == WeightScheme::gptq ? ", an int32 g_idx per input" : "") +
              "; embeddings, lm_head and norms fp16";
+    case WeightScheme::mxfp4:
+      return "MXFP4 (OCP Microscaling Formats v1.0): E2M1 linear weights, one E8M0 scale per block of 32 = 4.25 bits "
+             "per weight; embeddings, lm_head, routers and norms 16-bit";
     case WeightScheme::gguf:
       return f.gguf_mix == GgufMix::pure
                  ? "GGUF with every matrix in " + std::string(ggml_type_info(f.gguf_type).name) +
@@ -382,6 +396,43 @@ std::string weights_explanation(const ModelSpec& spec, const WeightFormat& f) {
                        "F32; tensor data only (metadata and vocabulary add a few MB)";
   }
   return "";
+}
+
+// The formats of the checkpoint's recipe rules, one per rule; none unless `f` is the checkpoint's own format.
+Result<std::vector<WeightFormat>> recipe_formats(const ModelSpec& spec, const WeightFormat& f) {
+  std::vector<WeightFormat> out;
+  if (spec.quantization_rules.empty()) return out;
+  const auto own = parse_weight_format(spec.quantization);
+  if (!own || weight_format_name(own.value()) != weight_format_name(f)) return out;
+  for (const auto& rule : spec.quantization_rules) {
+    auto parsed = parse_weight_format(rule.format);
+    if (!parsed) return make_error("quantization", "module " + rule.module + ": " + parsed.error().message);
+    out.push_back(parsed.value());
+  }
+  return out;
+}
+
+// "the checkpoint keeps lm_head, model.embed_tokens in bf16; ": the recipe's rules, grouped by format.
+std::string recipe_explanation(const ModelSpec& spec) {
+  std::vector<std::string> formats;
+  for (const auto& rule : spec.quantization_rules)
+    if (std::find(formats.begin(), formats.end(), rule.format) == formats.end()) formats.push_back(rule.format);
+  std::string out;
+  for (const auto& format : formats) {
+    std::size_t listed = 0, more = 0;
+    std::string modules;
+    for (const auto& rule : spec.quantization_rules) {
+      if (rule.format != format) continue;
+      if (listed == 6) {
+        ++more;
+        continue;
+      }
+      modules += (listed++ ? ", " : "") + rule.module;
+    }
+    if (more) modules += " and " + std::to_string(more) + " more";
+    out += "the checkpoint keeps " + modules + " in " + format + "; ";
+  }
+  return out + "the rest: ";
 }
 
 }  // namespace
@@ -396,12 +447,28 @@ Result<WeightBytes> weights_bytes(const ModelSpec& spec, const WeightFormat& f) 
     if (auto error = check_format(f)) return *error;
     auto tensors = enumerate_tensors(spec);
     if (!tensors) return tensors.error();
+    auto recipe = recipe_formats(spec, f);
+    if (!recipe) return recipe.error();
     Accumulator acc(out);
-    for (const auto& t : tensors.value()) add_tensor_bytes(acc, spec, f, t);
+    for (const auto& t : tensors.value()) {
+      const WeightFormat* format = &f;
+      for (std::size_t i = 0; i < recipe.value().size(); ++i) {
+        if (!rule_covers(spec.quantization_rules[i], t.name, t.layer)) continue;
+        format = &recipe.value()[i];
+        break;
+      }
+      const auto before = out.total;
+      add_tensor_bytes(acc, spec, *format, t);
+      if (t.name.find("_exps.") != std::string::npos) {
+        out.routed_expert_bytes += out.total - before;
+        out.routed_expert_params += t.elements();
+      }
+    }
     if (acc.overflow()) return make_error("weights", "the tensor sizes overflow 64 bits; check the model sizes");
     finish_tally(out);
+    if (!recipe.value().empty()) out.explanation = recipe_explanation(spec);
   }
-  out.explanation = weights_explanation(spec, f);
+  out.explanation += weights_explanation(spec, f);
   return out;
 }
 
@@ -421,6 +488,10 @@ Result<WeightFormat> parse_weight_format(std::string_view raw) {
   if (name == "nf4-no-dq" || name == "bnb-nf4-no-dq") {
     f.scheme = WeightScheme::bnb_nf4;
     f.double_quant = false;
+    return f;
+  }
+  if (name == "mxfp4") {
+    f.scheme = WeightScheme::mxfp4;
     return f;
   }
   if (name == "bnb-int8" || name == "llm-int8") {
@@ -483,6 +554,7 @@ std::string weight_format_name(const WeightFormat& f) {
     case WeightScheme::mixed: return std::string(dtype_label(f.dtype));
     case WeightScheme::bnb_nf4: return f.double_quant ? "nf4" : "nf4-no-dq";
     case WeightScheme::bnb_int8: return "bnb-int8";
+    case WeightScheme::mxfp4: return "mxfp4";
     case WeightScheme::gptq:
     case WeightScheme::awq:
       return std::string(f.scheme == WeightScheme::gptq ? "gptq-" : "awq-") + std::to_string(f.bits) + "bit" +

@@ -25,6 +25,7 @@ enum class WeightScheme {
   gptq,      // AutoGPTQ checkpoint: qweight, qzeros, scales, g_idx
   awq,       // AutoAWQ GEMM checkpoint: qweight, qzeros, scales
   gguf,      // a llama.cpp file type (mix) or one ggml type for every matrix
+  mxfp4,     // OCP MXFP4: linear layers in E2M1, one E8M0 scale per 32 weights; rest 16-bit
 };
 
 // llama.cpp file types (llama_ftype) whose per-tensor choices are modelled, as `llama-quantize` names them.
@@ -65,11 +66,15 @@ struct WeightBytes {
   std::uint64_t mlp = 0;
   std::uint64_t norms = 0;
   std::uint64_t other = 0;
+  // The routed experts' share, for the bytes a token reads (its top-k experts only).
+  std::uint64_t routed_expert_bytes = 0;
+  std::uint64_t routed_expert_params = 0;
   std::vector<StorageTally> storage;  // the quantization mix, largest first
   std::string explanation;            // one or two sentences: what is stored how, and the source
 };
 
-// Weight memory of `spec` stored as `format`, per tensor. GGUF sizes are the tensor data of the file
+// Weight memory of `spec` stored as `format`, per tensor; while `format` is the checkpoint's own
+// (spec.quantization), its recipe's rules pick the format of the tensors they cover. GGUF sizes are the tensor data of the file
 // (metadata, vocabulary and 32-byte alignment padding excluded).
 Result<WeightBytes> weights_bytes(const ModelSpec& spec, const WeightFormat& format);
 

@@ -26,6 +26,7 @@ std::string_view scheme_name(WeightScheme scheme) {
     case WeightScheme::gptq: return "gptq";
     case WeightScheme::awq: return "awq";
     case WeightScheme::gguf: return "gguf";
+    case WeightScheme::mxfp4: return "mxfp4";
   }
   return "";
 }

@@ -408,9 +408,28 @@ void import_llama_like(FieldReader& r, ModelSpec& s, UniformDecoder& d, std::str
   }
 }
 
+// A quantization config's list of modules stored in `format` instead → the spec's recipe rules; modules the core
+// has no tensor for are named in one note.
+Result<bool> read_kept_modules(FieldReader& f, std::string_view key, const std::string& format, ModelSpec& s) {
+  const json* list = f.find(key);
+  if (!list) return true;
+  if (!list->is_array()) return make_error(f.path(key), "must be a list of module names");
+  std::string unmatched;
+  for (const auto& item : *list) {
+    if (!item.is_string()) return make_error(f.path(key), "must be a list of module names");
+    const auto& module = item.get_ref<const std::string&>();
+    if (auto rule = rule_for_module(module, format)) s.quantization_rules.push_back(std::move(*rule));
+    else unmatched += (unmatched.empty() ? "" : ", ") + module;
+  }
+  if (!unmatched.empty())
+    s.notes.push_back(f.path(key) + ": no tensor vramfit counts is named " + unmatched + "; nothing is moved for them.");
+  return true;
+}
+
 // quantization_config (top level, or in text_config) → a weight format name. Spellings: transformers'
 // GPTQConfig (bits, group_size, -1 = no grouping), AwqConfig (bits, group_size; AutoAWQ's w_bit,
-// q_group_size), BitsAndBytesConfig (load_in_4bit, bnb_4bit_use_double_quant, load_in_8bit), FbgemmFp8/
+// q_group_size), BitsAndBytesConfig (load_in_4bit, bnb_4bit_use_double_quant, load_in_8bit), Mxfp4Config
+// (modules_to_not_convert stay bf16), FbgemmFp8/
 // FineGrainedFP8 and compressed-tensors fp8 ("quant_method": "fp8").
 Result<bool> read_quantization(FieldReader& top, FieldReader& text, ModelSpec& s) {
   FieldReader& holder = top.has("quantization_config") ? top : text;
@@ -434,6 +453,9 @@ Result<bool> read_quantization(FieldReader& top, FieldReader& text, ModelSpec& s
       s.quantization = f.boolean("bnb_4bit_use_double_quant").value_or(false) ? "nf4" : "nf4-no-dq";
     else if (f.boolean("load_in_8bit").value_or(false))
       s.quantization = "bnb-int8";
+  } else if (method == "mxfp4") {
+    s.quantization = "mxfp4";
+    if (auto kept = read_kept_modules(f, "modules_to_not_convert", "bf16", s); !kept) return kept.error();
   } else if (method == "fp8" || method == "fbgemm_fp8") {
     s.quantization = "fp8";
   } else if (method == "compressed-tensors") {

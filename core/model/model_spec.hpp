@@ -5,6 +5,7 @@
 #include <vector>   // std::vector
 
 #include "model/layers.hpp"
+#include "model/quant_recipe.hpp"  // TensorFormatRule
 #include "util/result.hpp"
 
 namespace vramfit {
@@ -55,6 +56,10 @@ struct ModelSpec {
   // parse_weight_format spells it ("gptq-4bit-128g", "awq-4bit-128g", "nf4", "bnb-int8", "fp8"); empty when
   // unquantized. torch_dtype is not read: it says how the file is stored, not how it must run.
   std::string quantization;
+  // The checkpoint's recipe around that format: modules it stores otherwise (gpt-oss keeps attention, the router,
+  // the embeddings and lm_head in bf16 beside MXFP4 experts). The first rule covering a tensor decides; tensors no
+  // rule covers are in `quantization`. They apply while the weights run in `quantization`.
+  std::vector<TensorFormatRule> quantization_rules;
 
   // Bytes per element of the linear-attention / Mamba recurrent state as the config asks for it (mamba_ssm_dtype
   // "float32": 4); 0: the engine's default.
