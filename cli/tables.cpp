@@ -197,12 +197,17 @@ std::string estimate_table(const json& a) {
             static_cast<unsigned long long>(params), whole(in.at("context")), whole(in.at("batch")));
   appendf(out, "  engine %s, %s weights, %s KV cache\n", text(in.at("engine")), text(in.at("weights")),
           text(in.at("kv_dtype")));
-  if (const json& kinds = m.value("layer_kinds", json::array()); kinds.size() > 1) {
-    std::string summary;
-    for (const json& k : kinds)
-      summary += (summary.empty() ? "" : ", ") + std::to_string(whole(k.at("count"))) + " " + text(k.at("mixer")) +
-                 " (" + text(k.at("mlp")) + ")";
-    appendf(out, "  layers: %s\n", summary.c_str());
+  // Models with more than one kind of layer: the core's counts by token mixer and by MLP.
+  const json& mixers = m.at("layer_mixers");
+  const json& mlps = m.at("layer_mlps");
+  if (mixers.size() > 1 || mlps.size() > 1) {
+    const auto list = [](const json& counts, const char* key) {
+      std::string joined;
+      for (const json& c : counts)
+        joined += (joined.empty() ? "" : ", ") + std::to_string(whole(c.at("count"))) + " " + text(c.at(key));
+      return joined;
+    };
+    appendf(out, "  layers: %s; MLP: %s\n", list(mixers, "mixer").c_str(), list(mlps, "mlp").c_str());
   }
   const json& b = a.at("breakdown");
   const std::pair<const char*, const char*> lines[] = {{"weights", "weights"},         {"KV cache", "kv_cache"},

@@ -206,10 +206,16 @@ export interface GpuFit extends GpuEntry {
 }
 
 /** Layers of one kind: their token mixer as users read it and their MLP. */
-export interface LayerKind {
+/** Layers of one token-mixer kind, counted over the whole model. */
+export interface LayerMixerCount {
   count: number;
   mixer: 'full attention' | 'sliding-window attention' | 'chunked attention' | 'compressed attention'
     | 'latent attention' | 'linear attention' | 'Mamba2' | 'no attention';
+}
+
+/** Layers of one MLP kind, counted over the whole model. */
+export interface LayerMlpCount {
+  count: number;
   mlp: 'dense' | 'experts' | 'none';
 }
 
@@ -219,7 +225,8 @@ export interface ModelFacts {
   architecture: string;
   layers: number;
   /** The layers by kind, in the order each kind first appears. */
-  layer_kinds: LayerKind[];
+  layer_mixers: LayerMixerCount[];
+  layer_mlps: LayerMlpCount[];
   hidden_size: number;
   attention_heads: number;
   kv_heads: number;

@@ -6,6 +6,7 @@
 #include <optional>     // std::optional
 #include <string>       // std::string
 #include <string_view>  // std::string_view
+#include <utility>      // std::pair
 #include <vector>       // std::vector
 
 #include "util/json_writer.hpp"
@@ -62,32 +63,32 @@ inline const char* mlp_kind_name(MlpKind kind) {
   return "";
 }
 
-// The layers by what they are, in the order each kind first appears: [{count, mixer, mlp}], the mixer as users read
-// it (mixer_label), the MLP dense, experts or none. Runs of the same kind anywhere in the model count together.
-inline void write_layer_kinds(JsonWriter& w, const ModelSpec& m) {
-  struct Kind {
-    std::string_view mixer;
-    const char* mlp;
-    std::uint64_t count;
+// The layers counted by their token mixer (as users read it: mixer_label) and, apart, by their MLP (dense, experts,
+// none), each kind in the order it first appears: "layer_mixers": [{count, mixer}], "layer_mlps": [{count, mlp}].
+inline void write_layer_counts(JsonWriter& w, const ModelSpec& m) {
+  using Counts = std::vector<std::pair<std::string_view, std::uint64_t>>;
+  const auto tally = [](Counts& counts, std::string_view kind, std::uint64_t n) {
+    auto same = std::find_if(counts.begin(), counts.end(), [&](const auto& c) { return c.first == kind; });
+    if (same == counts.end()) counts.emplace_back(kind, n);
+    else same->second += n;
   };
-  std::vector<Kind> kinds;
+  Counts mixers, mlps;
   for (const auto& run : m.layers) {
-    const Kind kind{mixer_label(run), mlp_kind_name(run.mlp.kind), run.count};
-    auto same = std::find_if(kinds.begin(), kinds.end(), [&](const Kind& k) {
-      return k.mixer == kind.mixer && std::string_view(k.mlp) == kind.mlp;
-    });
-    if (same == kinds.end()) kinds.push_back(kind);
-    else same->count += run.count;
+    tally(mixers, mixer_label(run), run.count);
+    tally(mlps, mlp_kind_name(run.mlp.kind), run.count);
   }
-  w.begin_array("layer_kinds");
-  for (const auto& k : kinds) {
-    w.begin_object();
-    w.field("count", k.count);
-    w.field("mixer", k.mixer);
-    w.field("mlp", k.mlp);
-    w.end_object();
-  }
-  w.end_array();
+  const auto write = [&w](const char* key, const char* name, const Counts& counts) {
+    w.begin_array(key);
+    for (const auto& [kind, n] : counts) {
+      w.begin_object();
+      w.field("count", n);
+      w.field(name, kind);
+      w.end_object();
+    }
+    w.end_array();
+  };
+  write("layer_mixers", "mixer", mixers);
+  write("layer_mlps", "mlp", mlps);
 }
 
 inline void write_model(JsonWriter& w, const ModelSpec& m, const ParamCounts& params, std::uint64_t published_params) {
@@ -100,7 +101,7 @@ inline void write_model(JsonWriter& w, const ModelSpec& m, const ParamCounts& pa
   w.field("hidden_size", m.hidden_size);
   w.field("id", m.id);
   w.field("kv_heads", a.kv_heads);
-  write_layer_kinds(w, m);
+  write_layer_counts(w, m);
   w.field("layers", m.num_layers());
   w.field("max_context", m.max_context);
   w.field("name", m.name);

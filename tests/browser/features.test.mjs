@@ -468,3 +468,22 @@ test('embed.html answers a training scenario from its query', async () => {
   assert.match(await page.locator('.c-model').textContent(), /^Llama 2 7B · Train · 2,048 tokens · ×1$/);
   assert.deepEqual(problems, []);
 });
+
+test('a hybrid model shows its layers by kind and its per-sequence state as a line of its own, in both languages', async () => {
+  // Qwen3.6-35B-A3B's config: 40 layers, full_attention_interval 4 → 10 full-attention and 30 Gated DeltaNet layers,
+  // experts in every layer.
+  const { page, problems } = await open('?model=qwen3.6-35b-a3b&engine=llamacpp&weights=q4_k_m&context=32768');
+  const facts = page.locator('[data-testid="layer-kinds"]');
+  await facts.waitFor({ state: 'visible' });
+  assert.equal(await facts.textContent(), '40 layers: 30 linear attention, 10 full attention · mixture of experts in every layer');
+  // llama.cpp keeps f32 state (llama-hparams.cpp n_embd_r, n_embd_s): per layer (4 − 1) × (2·16·128 + 32·128)
+  // = 24,576 conv + 32·128·128 = 524,288 recurrent elements, × 4 B = 2,195,456 B; × 30 layers = 65,863,680 B = 0.07 GB.
+  assert.equal(await cell(page, 'state_cache'), '0.07');
+  await page.locator('#lang').selectOption('de');
+  await page.waitForFunction(() => document.querySelector('[data-testid="layer-kinds"]')?.textContent.startsWith('40 Schichten'));
+  assert.equal(await facts.textContent(), '40 Schichten: 30 lineare Attention, 10 volle Attention · Mixture of Experts in jeder Schicht');
+  assert.equal(await page.locator('tr[data-line="state_cache"] th').textContent().then((t) => t.startsWith('Zustand je Sequenz')), true);
+  await page.locator('#lang').selectOption('en');
+  assert.deepEqual(problems, []);
+  await page.close();
+});

@@ -21,7 +21,7 @@ export function renderSummary(dom, report, view) {
   const m = report.model;
   const facts = [
     m.params_active !== m.params_total ? t('facts.active', { n: f.billions(m.params_active) }) : null,
-    m.layers && !m.layer_kinds?.length ? t('facts.layers', { n: f.count(m.layers) }) : null,
+    m.layers && !m.layer_mixers?.length ? t('facts.layers', { n: f.count(m.layers) }) : null,
     m.kv_heads ? t('facts.heads', { heads: m.attention_heads, kv: m.kv_heads, dim: m.head_dim }) : null,
     report.kv_cache ? t('facts.kv', { n: f.count(report.kv_cache.bytes_per_token) }) : null,
   ].filter(Boolean);
@@ -30,7 +30,7 @@ export function renderSummary(dom, report, view) {
   const params = t('facts.params', { n: f.billions(m.params_total) });
   // A figure is a button only where the core explains it: never a button that opens nothing.
   const explained = (key, text) => (report.explanations.some((x) => x.key === key) ? explainButton(key, text, t) : text);
-  const layers = layerSummary(m.layer_kinds, t, f);
+  const layers = layerSummary(m, t, f);
   dom.modelFacts.replaceChildren(`${m.name || m.architecture || m.id}: `, explained('params', params),
     ...facts.map((fact) => ` · ${fact}`),
     layers ? el('span', { class: 'layer-kinds', 'data-testid': 'layer-kinds', text: layers }) : null);

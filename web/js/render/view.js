@@ -117,18 +117,13 @@ export function fillBar(bar, lines, total, t, f) {
 }
 
 /**
- * The layer summary from report.model.layer_kinds ([{count, mixer, mlp}]): "40 layers: 30 linear attention,
- * 10 full attention · MLP: mixture of experts in every layer"; null without layers.
+ * The layer summary from the core's counts (report.model.layer_mixers, layer_mlps): "40 layers: 30 linear attention,
+ * 10 full attention · mixture of experts in every layer"; null without layers.
  */
-export function layerSummary(kinds, t, f) {
-  if (!kinds?.length) return null;
-  const sum = (key) => {
-    const counts = new Map();
-    for (const k of kinds) counts.set(k[key], (counts.get(k[key]) ?? 0) + k.count);
-    return [...counts];
-  };
-  const total = kinds.reduce((n, k) => n + k.count, 0);
-  const list = (pairs, prefix) => (pairs.length === 1 ? t('layers.every', { kind: t(`${prefix}.${pairs[0][0]}`) })
-    : pairs.map(([name, n]) => `${f.count(n)} ${t(`${prefix}.${name}`)}`).join(', '));
-  return `${t('layers.mixers', { n: f.count(total), kinds: list(sum('mixer'), 'mixer') })} · ${t('layers.mlps', { kinds: list(sum('mlp'), 'mlp') })}`;
+export function layerSummary(model, t, f) {
+  const { layer_mixers: mixers, layer_mlps: mlps } = model;
+  if (!mixers.length) return null;
+  const list = (counts, key, prefix) => (counts.length === 1 ? t('layers.every', { kind: t(`${prefix}.${counts[0][key]}`) })
+    : counts.map((c) => `${f.count(c.count)} ${t(`${prefix}.${c[key]}`)}`).join(', '));
+  return `${t('layers.mixers', { n: f.count(model.layers), kinds: list(mixers, 'mixer', 'mixer') })} · ${list(mlps, 'mlp', 'mlp')}`;
 }
