@@ -1,7 +1,7 @@
 #include "hardware/speed.hpp"
 
 #include <algorithm>  // std::max, std::min
-#include <cmath>      // std::isfinite, std::ceil, std::abs
+#include <cmath>      // std::isfinite, std::ceil
 #include <numeric>    // std::gcd
 
 #include "util/json_fields.hpp"
@@ -189,17 +189,15 @@ std::optional<double> interconnect_gb_s(const Gpu& gpu) noexcept {
 
 namespace {
 
-// The weight bytes a token reads, `unread` (the embedding table) left out: the active parameters' share of the rest,
-// unless the routed experts are stored narrower or wider than the other tensors (gpt-oss: MXFP4 experts beside bf16
-// attention); then the experts not routed to leave out their own bytes.
+// The weight bytes a token reads, `unread` (the embedding table) left out: everything but the routed experts it is not
+// sent to, those counted at their own stored width (gpt-oss: MXFP4 experts beside bf16 attention). Without a tensor
+// list (a bare count), the active parameters' share of the rest.
 std::uint64_t weight_bytes_read(const ParamCounts& p, const WeightBytes& w, std::uint64_t unread) {
   const double params_share = static_cast<double>(p.active) / static_cast<double>(p.total);
   const auto by_share = static_cast<std::uint64_t>(static_cast<double>(w.total - unread) * params_share);
-  if (w.routed_expert_params == 0 || w.params == 0 || p.active > p.total) return by_share;
+  if (w.routed_expert_params == 0 || p.active > p.total) return by_share;
   const auto routed_per_param =
       static_cast<long double>(w.routed_expert_bytes) / static_cast<long double>(w.routed_expert_params);
-  const auto all_per_param = static_cast<long double>(w.total) / static_cast<long double>(w.params);
-  if (std::abs(routed_per_param / all_per_param - 1) < 0.02L) return by_share;  // one width throughout
   const auto skipped = routed_per_param * static_cast<long double>(p.total - p.active);
   const auto read = static_cast<long double>(w.total - unread) - skipped;
   return read > 0 ? static_cast<std::uint64_t>(read) : by_share;

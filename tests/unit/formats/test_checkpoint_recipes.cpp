@@ -91,3 +91,21 @@ TEST_CASE("a token reads its MXFP4 experts at 4.25 bits and the bf16 tensors at 
   // not read: 13,761,264,768 - 1,158,266,880 - 8,894,914,560 = 3,708,083,328 B.
   CHECK(static_cast<double>(model.value().weight_bytes_read) == doctest::Approx(3'708'083'328.0).epsilon(0.001));
 }
+
+TEST_CASE("in bf16 a token reads its active parameters' two bytes each, the embedding table aside") {
+  // One rule for every MoE model: the experts a token is not routed to are left out at their own width. With every
+  // tensor in bf16 that is 2 B × (active parameters − the embedding table, which is looked up, not read).
+  // Mixtral-8x7B's active parameters by hand: per layer q and o 2 × 4096², k and v 2 × 4096 × 1024, two norms
+  // 2 × 4096, router 4096 × 8, two of eight experts 2 × 3 × 4096 × 14,336 = 394,305,536; × 32 layers
+  // = 12,617,777,152, plus embedding and lm_head 2 × 32,000 × 4,096 and the final norm 4,096 = 12,879,925,248
+  // (Mistral: "12.9B active"). Read per token: 2 × (12,879,925,248 − 131,072,000) = 25,497,706,496 B.
+  const ModelSpec spec = imported("mistralai--Mixtral-8x7B-v0.1");
+  auto counts = count_params(spec);
+  REQUIRE(counts.ok());
+  CHECK(counts.value().active == 12'879'925'248ULL);
+  auto w = weights_bytes(spec, parse_weight_format("bf16").value());
+  REQUIRE(w.ok());
+  auto model = speed_model_from(spec, w.value());
+  REQUIRE(model.ok());
+  CHECK(model.value().weight_bytes_read == 25'497'706'496ULL);
+}
