@@ -8,6 +8,7 @@
 
 #include "formats/dtype.hpp"
 #include "formats/ggml_types.hpp"
+#include "formats/gguf_mix.hpp"  // GgufMix
 #include "model/model_spec.hpp"
 #include "model/tensors.hpp"  // TensorRole, TensorShape, enumerate_tensors
 #include "util/result.hpp"
@@ -27,10 +28,6 @@ enum class WeightScheme {
   gguf,      // a llama.cpp file type (mix) or one ggml type for every matrix
   mxfp4,     // OCP MXFP4: linear layers in E2M1, one E8M0 scale per 32 weights; rest 16-bit
 };
-
-// llama.cpp file types (llama_ftype) whose per-tensor choices are modelled, as `llama-quantize` names them.
-enum class GgufMix { pure, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1, q2_k, q3_k_s, q3_k_m, q3_k_l, q4_k_s, q4_k_m, q5_k_s,
-                     q5_k_m, q6_k };
 
 struct WeightFormat {
   WeightScheme scheme = WeightScheme::plain;
@@ -79,11 +76,3 @@ struct WeightBytes {
 Result<WeightBytes> weights_bytes(const ModelSpec& spec, const WeightFormat& format);
 
 }  // namespace vramfit
-
-namespace vramfit::detail {
-
-// The ggml type llama.cpp's llama_tensor_get_type (src/llama-quant.cpp) gives `tensor` in file type `mix`
-// (no importance matrix, no overrides). Declared here for the tests that pin it against llama.cpp.
-GgmlType gguf_tensor_type(const ModelSpec& spec, GgufMix mix, const TensorShape& tensor);
-
-}  // namespace vramfit::detail
