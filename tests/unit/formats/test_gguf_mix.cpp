@@ -180,6 +180,35 @@ TEST_CASE("GGUF whole-file sizes match bartowski's Meta-Llama-3.1-8B-Instruct-GG
   CHECK(without - with == 36'700'160ULL);
 }
 
+TEST_CASE("tied embeddings and 128 experts: Llama-3.2 and Qwen3-30B-A3B GGUF files byte for byte") {
+  // With tied embeddings token_embd takes the output's rule (Q6_K). Metadata is one constant per repository, as
+  // above: each file minus our tensor bytes.
+  // huggingface.co/bartowski/Llama-3.2-1B-Instruct-GGUF at revision 067b946cf014b7c697f3654f621d577a3e3afd1c:
+  // Llama-3.2-1B-Instruct-IQ3_M.gguf 657,289,344 B, -IQ4_XS.gguf 743,141,504 B.
+  const auto& one = test::preset("llama-3.2-1b");
+  CHECK(657'289'344ULL - bytes_of(one, "iq3_m") == 743'141'504ULL - bytes_of(one, "iq4_xs"));
+  CHECK(743'141'504ULL - bytes_of(one, "iq4_xs") == doctest::Approx(7.84e6).epsilon(0.01));
+  // huggingface.co/unsloth/Llama-3.2-3B-Instruct-GGUF at revision e7d0997e49c9cb00d88b4c1a6a16aa894b0bbc31:
+  // -IQ4_XS.gguf 1,829,110,208 B, -IQ4_NL.gguf 1,917,190,592 B, -Q4_K_M.gguf 2,019,377,600 B.
+  const auto& three = test::preset("llama-3.2-3b");
+  const std::uint64_t meta3 = 2'019'377'600ULL - bytes_of(three, "q4_k_m");
+  CHECK(meta3 == doctest::Approx(7.84e6).epsilon(0.01));
+  CHECK(bytes_of(three, "iq4_xs") + meta3 == 1'829'110'208ULL);
+  CHECK(bytes_of(three, "iq4_nl") + meta3 == 1'917'190'592ULL);
+  // huggingface.co/unsloth/Qwen3-30B-A3B-Instruct-2507-GGUF: -Q5_K_M.gguf 21,725,581,728 B, -Q6_K.gguf
+  // 25,092,532,640 B, -Q8_0.gguf 32,483,932,576 B, -IQ4_XS.gguf 16,378,073,504 B. 128 experts, n_gqa 32/4 = 8:
+  // IQ4_XS attn_v Q5_K, ffn_down_exps IQ4_XS. Unsloth's IQ4_XS file stores token_embd in Q4_K rather than
+  // llama-quantize's IQ4_XS: 151,936 × 2,048 × (144 − 136) / 256 = 9,723,904 B more.
+  const auto& qwen = test::preset("qwen3-30b-a3b");
+  const std::uint64_t meta_q = 32'483'932'576ULL - bytes_of(qwen, "q8_0");
+  CHECK(meta_q == doctest::Approx(5.97e6).epsilon(0.01));
+  CHECK(bytes_of(qwen, "q5_k_m") + meta_q == 21'725'581'728ULL);
+  CHECK(bytes_of(qwen, "q6_k") + meta_q == 25'092'532'640ULL);
+  CHECK(bytes_of(qwen, "iq4_xs") + meta_q + 9'723'904 == 16'378'073'504ULL);
+  CHECK(type_of(qwen, GgufMix::iq4_xs, "blk.0.attn_v.weight") == GgmlType::q5_k);
+  CHECK(type_of(qwen, GgufMix::iq4_xs, "blk.0.ffn_down_exps.weight") == GgmlType::iq4_xs);
+}
+
 TEST_CASE("the 1- and 2-bit mixes of Llama-3.1-8B by hand") {
   // Tensors: token_embd and output 128,256 × 4,096 = 525,336,576 each; per layer q, o 16,777,216, k, v 4,194,304,
   // gate, up, down 58,720,256; 8,029,995,008 matrix weights; norms 65 × 4,096 F32 = 1,064,960 B.
