@@ -17,7 +17,7 @@ struct MixInfo {
   std::string_view name;
   GgmlType base;  // llama_ftype_get_default_type
 };
-// The K-quant and legacy mixes first, the others after them, so listings keep their order as mixes are added.
+// The legacy and K-quant mixes first (the format lists show them first), then llama-quantize's others.
 constexpr std::array<MixInfo, 34> kMixes{{
     {GgufMix::f16, "f16", GgmlType::f16},           {GgufMix::bf16, "bf16", GgmlType::bf16},
     {GgufMix::q8_0, "q8_0", GgmlType::q8_0},        {GgufMix::q4_0, "q4_0", GgmlType::q4_0},
@@ -99,7 +99,7 @@ GgmlType fallback_type(GgmlType t, std::uint64_t row) {  // tensor_type_fallback
     case GgmlType::tq1_0: case GgmlType::tq2_0: case GgmlType::q2_0: out = GgmlType::q4_0; break;
     case GgmlType::iq2_xxs: case GgmlType::iq2_xs: case GgmlType::iq2_s: case GgmlType::iq3_xxs:
     case GgmlType::iq3_s: case GgmlType::iq1_s: case GgmlType::iq1_m: case GgmlType::q2_k: case GgmlType::q3_k:
-    case GgmlType::iq4_xs: out = GgmlType::iq4_nl; break;  // same 18 B per 32 as Q4_0, where newer llama.cpp goes
+    case GgmlType::iq4_xs: out = GgmlType::iq4_nl; break;  // 18 B per 32, as master's Q4_0 for Q2_K/Q3_K
     case GgmlType::q4_k: out = GgmlType::q5_0; break;
     case GgmlType::q5_k: out = GgmlType::q5_1; break;
     case GgmlType::q6_k: out = GgmlType::q8_0; break;
