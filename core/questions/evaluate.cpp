@@ -84,8 +84,16 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
   o.engine = *engine;
   // Weights: the request's format; else the checkpoint's quantization_config; else bf16 (torch_dtype is not
   // trusted: it says how the file is stored). A model file's header gives exact bytes.
-  const std::string weights = !r.weights.empty() ? r.weights : !out.model.quantization.empty() ? out.model.quantization
-                                                                                             : std::string("bf16");
+  std::string weights = !r.weights.empty() ? r.weights : !out.model.quantization.empty() ? out.model.quantization
+                                                                                       : std::string("bf16");
+  // llama.cpp runs a GGUF file, not the checkpoint: the file type that model is published in.
+  const auto gguf = o.engine == Engine::llamacpp && r.weights.empty() ? gguf_mix_for_checkpoint(weights) : std::nullopt;
+  if (gguf) {
+    weights = std::string(gguf_mix_name(*gguf));
+    out.model.notes.push_back("llama.cpp runs GGUF files: the " + out.model.quantization +
+                              " checkpoint is estimated as the GGUF file type it is published in, " + weights +
+                              "; choose another with --weights");
+  }
   auto format = parse_weight_format(weights);
   if (!format) return format.error();
   o.weight_format = format.value();

@@ -130,7 +130,7 @@ TEST_CASE("plain dtypes store every parameter at their width, with a per-role br
 
 TEST_CASE("format names parse and print back") {
   for (const char* name : {"bf16", "fp8", "int4", "nf4", "nf4-no-dq", "bnb-int8", "gptq-4bit-128g", "gptq-3bit-32g",
-                           "gptq-8bit-nogroup", "awq-4bit-64g", "q4_k_m", "q3_k_s", "q8_0", "gguf-iq2_xxs"}) {
+                           "gptq-8bit-nogroup", "awq-4bit-64g", "q4_k_m", "q3_k_s", "q8_0", "gguf-q4_k"}) {
     CAPTURE(name);
     auto f = parse_weight_format(name);
     REQUIRE(f.ok());
