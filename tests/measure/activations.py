@@ -587,10 +587,16 @@ def measure(name, cfg, impl, dtype_name, ckpt, batch, seq):
     }
 
 
+def key(c):
+    return (c["model"], json.dumps(c["config"], sort_keys=True), c["attn_implementation"], c["dtype"],
+            c["checkpointing"], c["batch"], c["sequence"])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", help="write the JSON here (default: stdout)")
     ap.add_argument("--quick", action="store_true", help="three cases only (the CLI test)")
+    ap.add_argument("--check", help="exit 1 unless the byte counts equal this committed file's same cases")
     ap.add_argument("--batch", type=int, default=2)
     ap.add_argument("--sequence", type=int, default=128)
     args = ap.parse_args()
@@ -605,8 +611,17 @@ def main():
     if args.out:
         with open(args.out, "w") as f:
             f.write(text + "\n")
-    else:
+    elif not args.check:
         print(text)
+    if args.check:
+        with open(args.check) as f:
+            committed = {key(c): c for c in json.load(f)["cases"]}
+        for r in results:
+            c = committed.get(key(r))
+            fields = ("layers_bytes", "embedding_bytes", "head_bytes", "loss_bytes", "total_bytes")
+            if c is None or any(c[k] != r[k] for k in fields):
+                print(f"differs from {args.check}: {key(r)}", file=sys.stderr)
+                sys.exit(1)
     for r in results:
         print(f"{r['model']:8} {r['attn_implementation']:6} {r['dtype']:9} ckpt={r['checkpointing']:4} "
               f"dropout={int(r['dropout'])} layer={r['layers_bytes'][-1]:>9} total={r['total_bytes']:>9} "
