@@ -128,6 +128,14 @@ ParsedArgs parse_args(const std::vector<std::string>& args) {
     if (input->key == "model" && looks_like_path(value.get<std::string>())) o.model_path = value.get<std::string>();
     else request[std::string(input->key)] = std::move(value);
   }
+  // Training stores weights by --precision (QLoRA: NF4): a --weights there would be silently ignored. The
+  // request itself accepts it, since the page sends its whole state.
+  if (const auto mode = request.find("mode"); mode != request.end() && mode->is_string() && request.contains("weights")) {
+    const std::string m = mode->get<std::string>();
+    if (m == "train" || m == "full" || m == "lora" || m == "qlora")
+      return refuse("--weights", "training keeps its weights by --precision (fp32, mixed-fp16, mixed-bf16, bf16; "
+                                 "qlora: NF4); give --precision instead");
+  }
   // Invalid UTF-8 in an argument becomes U+FFFD: the core then names the value it cannot match.
   o.request = request.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   return {std::move(o), std::nullopt};

@@ -113,3 +113,11 @@ vramfit_cli_test(recommend_gpu_list ARGS --rank-gpus --model llama-3.1-8b --gpus
 vramfit_cli_test(qlora_fits_4090 ARGS --mode qlora --model llama-2-7b --gpu rtx-4090 MATCH "GeForce RTX 4090 +fits")
 # A device reports size 0 and would be read forever: refused at once.
 vramfit_cli_test(model_not_regular FAIL ARGS --model /dev/zero.gguf MATCH "--model: \"/dev/zero.gguf\" is not a regular file")
+
+# The measuring script reproduces the committed activation bytes (three cases); skipped without torch.
+add_test(NAME measure.activations
+         COMMAND sh -c "for p in python3 /usr/bin/python3; do if $p -c 'import torch' 2>/dev/null; then exec $p tests/measure/activations.py --quick --check tests/data/measured/activations.json; fi; done; exit 77"
+         WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}")
+set_tests_properties(measure.activations PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+vramfit_cli_test(train_refuses_weights FAIL ARGS --mode train --model llama-3.1-8b --weights fp32
+                 MATCH "^vramfit: --weights: training keeps its weights by --precision")

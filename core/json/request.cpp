@@ -312,7 +312,8 @@ Result<TrainingRequest> training_request(const json& j, std::span<const std::str
   r.grad_accum = in.whole("grad_accum").value_or(1);
   r.checkpointing = in.text("checkpointing").value_or("");
   r.flash_attention = in.toggle("flash_attention").value_or(true);
-  r.dropout = in.toggle("dropout").value_or(false);
+  r.attn_implementation = in.text("attn_implementation").value_or("");
+  r.dropout = in.toggle("dropout");
   r.zero = in.text("zero").value_or("");
   r.gpus = in.whole("gpus").value_or(1);
   r.tp = in.whole("tp").value_or(1);

@@ -41,8 +41,10 @@ void write_activations(JsonWriter& w, const TrainingEstimate& e) {
   if (e.activations) {
     const auto& a = *e.activations;
     w.begin_object("activations");
+    w.field("backward_transient", a.backward_transient);
     w.field("embedding", a.embedding);
     w.field("head", a.head);
+    w.field("layer_transient", a.layer_transient);
     w.field("layers", a.layers);
     w.field("logits", a.logits);
     w.field("logits_gradient", a.logits_gradient);
@@ -64,9 +66,12 @@ void write_inputs(JsonWriter& w, const TrainingReport& report) {
   const bool adapters = e.mode != TrainingMode::full;
   const auto& l = e.layout;
   w.begin_object("inputs");
+  const auto* a = e.activations ? &*e.activations : nullptr;
+  if (a) w.field("attn_implementation", attn_implementation_name(a->implementation));
+  else w.field("attn_implementation", nullptr);
   w.field("checkpointing", checkpointing_name(o.checkpointing));
   w.field("dp", l.data_parallel);
-  w.field("dropout", o.dropout);
+  w.field("dropout", a ? a->dropout : o.dropout.value_or(false));
   w.field("flash_attention", o.flash_attention);
   w.field("fsdp", fsdp_name(o.parallel.zero));
   w.field("global_batch", l.global_batch);

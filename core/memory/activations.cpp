@@ -30,20 +30,16 @@ std::uint64_t norm_bytes(const ModelSpec& s, std::uint64_t width, std::uint64_t 
   return c * width + (s.norm == NormKind::layer ? 8 : 4);
 }
 
-// Attention block. Korthikanti §4.1 for MHA: QKV input 2sbh, Q and K 4sbh, softmax output 2as²b,
+// Megatron attention block (Korthikanti §4.1, MHA): QKV input 2sbh, Q and K 4sbh, softmax output 2as²b,
 // its dropout mask as²b and output 2as²b, V 2sbh, output-projection input 2sbh, dropout mask sbh
-// = 11sbh + 5as²b. Generalised:
-//  - GQA: K and V are kv·d wide. Eager attention (HF eager, Megatron unfused) expands them to a·d
-//    before the matmuls (repeat_kv), so the saved copies are a·d wide; FlashAttention keeps them unexpanded.
-//  - FlashAttention keeps q, k, v, its output and a fp32 logsumexp per head and token (4a B): no s² term.
-//    Its output is also the o-projection input, so that tensor is counted once.
-//  - No dropout: no masks and no dropout output; the softmax output alone is kept (c·a·s per token).
-//  - A frozen projection does not keep its input (LoRA on some modules only).
-PerToken attention_bytes(const ModelSpec& s, const LayerRun& run, const ActivationOptions& o, std::uint64_t c) {
+// = 11sbh + 5as²b. Generalised: GQA K and V expanded to a·d before the matmuls; no dropout: no masks and
+// the softmax output alone (c·a·s per token); a frozen projection does not keep its input (LoRA).
+PerToken megatron_attention_bytes(const ModelSpec& s, const LayerRun& run, const ActivationOptions& o,
+                                  std::uint64_t c) {
   PerToken p;
   const auto h = s.hidden_size, a = run.attention_heads();
   const auto& t = o.trainable;
-  std::uint64_t q_w = 0, k_w = 0, v_w = 0, out_w = 0;
+  std::uint64_t q_w = 0, k_w = 0, out_w = 0;
   if (run.mixer == MixerKind::latent_attention) {
     // DeepSeek-V2 §2.1.2: latents (q_lora_rank, kv_lora_rank) each pass an RMSNorm and a linear,
     // then per-head q, k (nope + rope) and v are decompressed.
@@ -51,30 +47,19 @@ PerToken attention_bytes(const ModelSpec& s, const LayerRun& run, const Activati
     const auto qk = m.qk_nope_head_dim + m.qk_rope_head_dim;
     q_w = a * qk;
     k_w = a * qk;
-    v_w = a * m.v_head_dim;
     out_w = a * m.v_head_dim;
-    const auto latents = m.q_lora_rank + m.kv_lora_rank;
-    p.sharded += 2 * c * latents + 8;  // norm inputs + up-projection inputs, two rstd
-    if (t.q || t.k || t.v) p.replicated += c * h;
+    p.sharded += 2 * c * (m.q_lora_rank + m.kv_lora_rank) + 8;  // norm inputs + up-projection inputs, two rstd
+    p.sharded += c * (q_w + k_w) + c * out_w;                   // Q, K and V
   } else {
     const auto d = run.attention.head_dim;
-    const auto kv = run.attention.kv_heads;
-    q_w = a * d;
-    const auto kv_w = kv * d;
-    k_w = o.flash_attention ? kv_w : a * d;
-    v_w = k_w;
-    out_w = a * d;
-    if (t.q || t.k || t.v) p.replicated += c * h;  // QKV input (2sbh)
-    if (s.qk_norm) p.sharded += c * (q_w + kv_w) + 4 * (a + kv);
+    q_w = k_w = out_w = a * d;
+    if (s.qk_norm) p.sharded += c * (q_w + run.attention.kv_heads * d) + 4 * (a + run.attention.kv_heads);
+    p.sharded += 3 * c * q_w;  // QK^T operands (4sbh) and V (2sbh)
   }
-  if (o.flash_attention) {
-    p.sharded += c * (q_w + k_w + v_w) + c * out_w + 4 * a;
-  } else {
-    p.sharded += c * (q_w + k_w) + c * v_w;  // QK^T operands (4sbh) and V (2sbh)
-    if (t.o) p.sharded += c * out_w;          // output-projection input (2sbh)
-    p.scores = o.dropout ? (2 * c + 1) * a * o.sequence : c * a * o.sequence;  // 5as²b with dropout
-  }
-  if (o.dropout) p.replicated += h;  // dropout mask after the output projection (sbh)
+  if (t.q || t.k || t.v) p.replicated += c * h;  // QKV input (2sbh)
+  if (t.o) p.sharded += c * out_w;               // output-projection input (2sbh)
+  p.scores = o.dropout ? (2 * c + 1) * a * o.sequence : c * a * o.sequence;  // 5as²b with dropout
+  if (o.dropout) p.replicated += h;                                        // dropout mask after the projection (sbh)
   return p;
 }
 
@@ -83,9 +68,16 @@ PerToken attention_bytes(const ModelSpec& s, const LayerRun& run, const Activati
 // Gated (SwiGLU, HF eager): down(act(gate(x)) · up(x)) keeps gate(x) for the activation's backward,
 // act(gate(x)) and up(x) for the product's backward, and the product for the down projection:
 // 4i instead of 2i. (Megatron's fused swiglu keeps the 2i gate/up output and recomputes the rest: 3i.)
-std::uint64_t mlp_internal_bytes(const ModelSpec& s, const LinearSet& t, std::uint64_t inner, std::uint64_t c) {
-  const std::uint64_t kept_width = (s.gated_mlp ? 3 : 1) * inner + (t.down ? inner : 0);
-  return c * kept_width;
+// transformers' NewGELUActivation (gelu_new, GPT-2) is written in Python: 0.5·x·(1 + tanh(√(2/π)(x + 0.044715x³)))
+// keeps x, the tanh output, 0.5·x and 1 + tanh: 4i where a fused GELU keeps its input alone.
+bool python_tanh_gelu(const ModelSpec& s) {
+  return s.hidden_act == "gelu_new" || s.hidden_act == "gelu_fast" || s.hidden_act == "quick_gelu";
+}
+
+std::uint64_t mlp_internal_bytes(const ModelSpec& s, const ActivationOptions& o, std::uint64_t inner, std::uint64_t c) {
+  const bool hf = o.implementation != AttnImplementation::megatron;
+  const std::uint64_t act_width = s.gated_mlp ? 3 : (hf && python_tanh_gelu(s) ? 4 : 1);
+  return c * (act_width * inner + (o.trainable.down ? inner : 0));
 }
 
 std::uint64_t lora_modules(const ModelSpec& s, const LinearSet& t, bool attention) {
@@ -99,24 +91,97 @@ PerToken mlp_bytes(const ModelSpec& s, const MlpBlock& m, const ActivationOption
   const auto h = s.hidden_size;
   const auto& t = o.trainable;
   const bool input_kept = t.up || (s.gated_mlp && t.gate);
-  if (o.dropout) p.replicated += h;  // dropout mask after the MLP (sbh)
+  const bool hf = o.implementation != AttnImplementation::megatron;
+  if (o.dropout) p.replicated += (hf ? o.dropout_mask_bytes : 1) * h;  // dropout mask after the MLP (sbh)
   const std::uint64_t lora = o.lora_rank * c;
   if (m.kind == MlpKind::dense) {
     if (input_kept) p.replicated += c * h;  // first linear's input (2sbh)
-    p.sharded += mlp_internal_bytes(s, t, m.intermediate, c) + lora * lora_modules(s, t, false);
+    p.sharded += mlp_internal_bytes(s, o, m.intermediate, c) + lora * lora_modules(s, t, false);
     return p;
   }
   // MoE (Mixtral/DeepSeek style): every token is copied to k experts. Each routed copy keeps the
   // expert's input (if its first linears train), its internals, and the expert output that the
   // routing-weight product keeps for the router's gradient (c·h). The router keeps its fp32 softmax
   // (4·E B). Shared experts see the block input like a dense MLP.
+  // transformers' MixtralSparseMoeBlock also keeps the top-k indices (int64) and values with their sum (fp32)
+  // per token, and per routed copy the two int64 index vectors of torch.where, the copy's routing weight and
+  // (torch 1.13's index_add_, as measured) the weighted output it adds back (c·h).
   if (input_kept || t.router) p.replicated += c * h;
-  p.replicated += 4 * m.routed_experts;
-  const std::uint64_t per_expert = (input_kept ? c * h : 0) + mlp_internal_bytes(s, t, m.expert_intermediate, c) +
-                                   c * h + lora * lora_modules(s, t, false);
+  p.replicated += 4 * m.routed_experts + (hf ? 12 * m.experts_per_token + 4 : 0);
+  const std::uint64_t per_expert = (input_kept ? c * h : 0) + mlp_internal_bytes(s, o, m.expert_intermediate, c) +
+                                   c * h + lora * lora_modules(s, t, false) + (hf ? 16 + c + c * h : 0);
   p.sharded += m.experts_per_token * per_expert;
-  p.sharded += m.shared_experts * (mlp_internal_bytes(s, t, m.shared_width(), c) + lora * lora_modules(s, t, false));
+  p.sharded += m.shared_experts * (mlp_internal_bytes(s, o, m.shared_width(), c) + lora * lora_modules(s, t, false));
   return p;
+}
+
+// transformers' normalisations. LlamaRMSNorm upcasts: x.to(fp32).pow(2) keeps the fp32 input (4h, the
+// input itself in fp32) and, in torch 1.13 as measured, its squared result too (4h); rsqrt its fp32 result
+// (4 B); weight · x.to(dtype) the normalised copy (c·h). nn.LayerNorm keeps its input (c·h) and fp32 mean
+// and rstd (8 B). The output is the next linear's input, counted there.
+std::uint64_t hf_norm_bytes(const ModelSpec& s, std::uint64_t width, std::uint64_t c) {
+  return s.norm == NormKind::layer ? c * width + 8 : 8 * width + 4 + c * width;
+}
+
+// transformers' attention (modeling_llama.py eager_attention_forward / sdpa_attention_forward /
+// flash_attention_forward). Every implementation keeps the q/k/v input (c·h) and, after the projection,
+// a dropout mask when hidden dropout is on (h B).
+//  eager: q after rotary (c·a·d); K and V through repeat_kv, copies a·d wide when grouped (c·a·d each);
+//    the scores' softmax output (Llama family: softmax(dtype=fp32) 4·a·s, then its cast to c when c < 4;
+//    GPT-2 and BERT take the softmax in the activation dtype: c·a·s); with attention dropout, the mask
+//    (a·s) and the dropped copy (c·a·s) instead of the cast; the output's contiguous copy (c·a·d), the
+//    o-projection's input.
+//  sdpa / flash_attention_2: q, K and V unexpanded (SDPA gets enable_gqa), the output laid out
+//    [b, s, heads, d] (also the o-projection's input) and an fp32 log-sum-exp per head (4·a B). No s² term:
+//    the attention-dropout mask is regenerated from the RNG state.
+PerToken hf_attention_bytes(const ModelSpec& s, const LayerRun& run, const ActivationOptions& o, std::uint64_t c) {
+  PerToken p;
+  const auto h = s.hidden_size, a = run.attention_heads();
+  const auto& t = o.trainable;
+  std::uint64_t q_w = 0, kv_w = 0, out_w = 0, heads_w = 0;
+  if (run.mixer == MixerKind::latent_attention) {
+    const auto& m = run.latent;
+    q_w = a * (m.qk_nope_head_dim + m.qk_rope_head_dim);
+    kv_w = q_w;
+    out_w = a * m.v_head_dim;
+    p.sharded += (4 + 2 * c) * (m.q_lora_rank + m.kv_lora_rank) + 8;  // two RMSNorms on the latents and their outputs
+  } else {
+    const auto d = run.attention.head_dim, kv = run.attention.kv_heads;
+    q_w = out_w = a * d;
+    kv_w = kv * d;
+    if (s.qk_norm) p.sharded += (4 + c) * (q_w + kv_w) + 4 * (a + kv);
+  }
+  heads_w = q_w;
+  if (t.q || t.k || t.v) p.replicated += c * h;
+  if (o.implementation == AttnImplementation::eager) {
+    p.sharded += c * (q_w + 2 * heads_w);  // q, and K, V as repeat_kv hands them to the matmuls
+    if (t.o) p.sharded += c * out_w;
+    const std::uint64_t softmax = s.norm == NormKind::rms ? 4 : c;
+    std::uint64_t per_key = softmax;
+    if (o.dropout) per_key += o.dropout_mask_bytes + c;
+    else if (softmax != c) per_key += c;
+    p.scores = per_key * a * o.sequence;
+  } else {
+    const std::uint64_t v_w = run.mixer == MixerKind::latent_attention ? out_w : kv_w;
+    p.sharded += c * (q_w + kv_w + v_w) + c * out_w + 4 * a;
+  }
+  if (o.dropout) p.replicated += o.dropout_mask_bytes * h;
+  return p;
+}
+
+// One layer's backward temporaries, per token: eager attention's score gradients (the probabilities' gradient
+// in c, the softmax's fp32 input gradient and its cast: (2c + 4)·a·s, or 8·a·s in fp32); otherwise the MLP's
+// intermediate gradients (c per element of the gated or activated width).
+std::uint64_t hf_layer_transient(const ModelSpec& s, const LayerRun& run, const ActivationOptions& o, std::uint64_t c) {
+  const std::uint64_t a = run.keeps_tokens() ? run.attention_heads() : 0;
+  const std::uint64_t scores = o.implementation == AttnImplementation::eager
+                                   ? (c == 4 ? 8 : 2 * c + 4) * a * o.sequence
+                                   : 0;
+  const auto& m = run.mlp;
+  const std::uint64_t inner = m.kind == MlpKind::dense ? m.intermediate
+                              : m.kind == MlpKind::moe ? m.experts_per_token * m.expert_intermediate
+                                                       : 0;
+  return std::max(scores, c * (s.gated_mlp ? 3 : 2) * inner);
 }
 
 struct Scale {
@@ -150,7 +215,119 @@ std::optional<LayerActivationBytes> layer_bytes(const PerToken& p, const Scale& 
 
 Error overflow() { return make_error("sequence", "sequence × micro-batch makes the activations overflow 64 bits"); }
 
+constexpr std::array<std::string_view, 4> kAttnNames{"eager", "sdpa", "flash_attention_2", "megatron"};
+
+bool keeps_scores(const ActivationOptions& o) {
+  return o.implementation == AttnImplementation::eager || o.implementation == AttnImplementation::megatron;
+}
+
+// The per-token bytes of one layer run.
+PerToken run_per_token(const ModelSpec& spec, const LayerRun& run, const ActivationOptions& o, std::uint64_t c) {
+  const bool hf = o.implementation != AttnImplementation::megatron;
+  const std::uint64_t h = spec.hidden_size;
+  const std::uint64_t lora_attention = o.lora_rank * c * lora_modules(spec, o.trainable, true);
+  PerToken attention;
+  if (run.keeps_tokens()) attention = hf ? hf_attention_bytes(spec, run, o, c) : megatron_attention_bytes(spec, run, o, c);
+  const PerToken mlp = mlp_bytes(spec, run.mlp, o, c);
+  PerToken p;
+  // Norms: Megatron's fused kernels keep the input and fp32 statistics (Korthikanti's 4sbh for two LayerNorms).
+  p.replicated = spec.norms_per_layer * (hf ? hf_norm_bytes(spec, h, c) : norm_bytes(spec, h, c)) +
+                 attention.replicated + mlp.replicated;
+  p.sharded = attention.sharded + (run.keeps_tokens() ? lora_attention : 0) + mlp.sharded;
+  p.scores = attention.scores;
+  return p;
+}
+
+// Outside the layers. Embedding: a dropout mask (GPT-2 embd_pdrop, BERT hidden dropout) and BERT's embedding
+// LayerNorm. Head: the final norm and the lm_head input, or BERT's pooler input (the last layer's output).
+// Loss: transformers' ForCausalLMLoss upcasts the logits (logits.float()) and cross_entropy keeps the fp32
+// log-softmax (4V) and the shifted labels (int64); Megatron's vocabulary-parallel loss keeps 4V / t. A chunked
+// loss keeps neither: it recomputes each chunk's logits in backward.
+struct Outside {
+  std::uint64_t embedding = 0, head = 0, loss = 0, loss_transient = 0;  // per token
+};
+
+Outside outside_per_token(const ModelSpec& spec, const ActivationOptions& o, std::uint64_t c) {
+  const bool hf = o.implementation != AttnImplementation::megatron;
+  const std::uint64_t h = spec.hidden_size, v = spec.has_lm_head ? spec.vocab_size : 0;
+  Outside x;
+  x.embedding = (o.dropout ? (hf ? o.dropout_mask_bytes : 1) * h : 0) + (hf && spec.embedding_norm ? hf_norm_bytes(spec, h, c) : 0);
+  const std::uint64_t final_norm = spec.final_norm ? (hf ? hf_norm_bytes(spec, h, c) : norm_bytes(spec, h, c)) : 0;
+  x.head = final_norm + (spec.has_lm_head && o.lm_head_trains ? c * h : 0) +
+           (hf && !spec.has_lm_head && spec.pooler ? c * h : 0);
+  if (o.loss_chunk_tokens == 0) {
+    x.loss = 4 * v + (hf && v ? 8 : 0);
+    // Backward: nll_loss's gradient and log_softmax's input gradient, both fp32 [tokens, V]; Megatron
+    // computes the gradient in place of the saved softmax (one buffer).
+    x.loss_transient = hf ? 8 * v : 4 * v;
+  }
+  return x;
+}
+
+struct LayerSums {
+  std::uint64_t layers = 0, recompute_peak = 0, layer_transient = 0;
+};
+
+std::optional<LayerSums> add_layers(const ModelSpec& spec, const ActivationOptions& o, std::uint64_t c,
+                                    const Scale& scale, ActivationEstimate& e) {
+  LayerSums sums;
+  detail::CheckedSum layers;
+  std::uint64_t first = 0;
+  for (const auto& run : spec.layers) {
+    auto bytes = layer_bytes(run_per_token(spec, run, o, c), scale, o, c, spec.hidden_size);
+    if (!bytes) return std::nullopt;
+    e.runs.push_back({first, run.count, *bytes});
+    layers.add({run.count, bytes->kept});
+    if (o.checkpointing == Checkpointing::full) sums.recompute_peak = std::max(sums.recompute_peak, bytes->full);
+    if (o.implementation != AttnImplementation::megatron) {
+      const auto transient = detail::mul_div_ceil(scale.tokens, hf_layer_transient(spec, run, o, c), scale.t);
+      if (!transient) return std::nullopt;
+      sums.layer_transient = std::max(sums.layer_transient, *transient);
+    }
+    first += run.count;
+  }
+  if (layers.overflow()) return std::nullopt;
+  sums.layers = layers.value();
+  return sums;
+}
+
+Result<std::uint64_t> checked_options(const ModelSpec& spec, const ActivationOptions& o) {
+  if (spec.is_bare())
+    return make_error("model", "activations need the architecture (layers, hidden size, heads): give a preset or a config.json");
+  if (auto ok = validate(spec); !ok) return ok.error();
+  if (o.sequence < 1 || o.sequence > kMaxContextTokens)
+    return make_error("sequence", "must be between 1 and " + num(kMaxContextTokens) + " tokens, got " + num(o.sequence));
+  if (o.micro_batch < 1 || o.micro_batch > kMaxBatch)
+    return make_error("micro-batch", "must be between 1 and " + num(kMaxBatch) + ", got " + num(o.micro_batch));
+  const std::uint64_t heads = spec.attention_heads_gcd();
+  if (o.tensor_parallel < 1 || (heads && o.tensor_parallel > heads))
+    return make_error("tp", "must be between 1 and the number of attention heads (" + num(heads) +
+                                "), got " + num(o.tensor_parallel));
+  for (const auto& run : spec.layers)
+    if (run.keeps_state())
+      return make_error("mode", "training activations of " + std::string(mixer_label(run)) +
+                                    " layers are not modelled yet; only inference is estimated for this model");
+  const auto tokens = checked_mul(o.sequence, o.micro_batch);
+  if (!tokens) return overflow();
+  return *tokens;
+}
+
+void explain(const ModelSpec& spec, const ActivationOptions& o, std::uint64_t c, ActivationEstimate& e);
+
 }  // namespace
+
+std::string_view attn_implementation_name(AttnImplementation a) noexcept {
+  return kAttnNames[static_cast<std::size_t>(a)];
+}
+
+std::optional<AttnImplementation> parse_attn_implementation(std::string_view name) noexcept {
+  for (std::size_t i = 0; i < kAttnNames.size(); ++i)
+    if (kAttnNames[i] == name) return static_cast<AttnImplementation>(i);
+  if (name == "flash") return AttnImplementation::flash_attention_2;
+  return std::nullopt;
+}
+
+std::string attn_implementation_names() { return "eager, sdpa, flash_attention_2, megatron"; }
 
 std::string_view checkpointing_name(Checkpointing c) noexcept { return kCheckpointingNames[static_cast<std::size_t>(c)]; }
 
@@ -188,101 +365,93 @@ const LayerActivationBytes& ActivationEstimate::layer(std::uint64_t index) const
 }
 
 Result<ActivationEstimate> estimate_activations(const ModelSpec& spec, const ActivationOptions& o) {
-  if (spec.is_bare())
-    return make_error("model", "activations need the architecture (layers, hidden size, heads): give a preset or a config.json");
-  if (auto ok = validate(spec); !ok) return ok.error();
-  if (o.sequence < 1 || o.sequence > kMaxContextTokens)
-    return make_error("sequence", "must be between 1 and " + num(kMaxContextTokens) + " tokens, got " + num(o.sequence));
-  if (o.micro_batch < 1 || o.micro_batch > kMaxBatch)
-    return make_error("micro-batch", "must be between 1 and " + num(kMaxBatch) + ", got " + num(o.micro_batch));
-  const std::uint64_t heads = spec.attention_heads_gcd();
-  if (o.tensor_parallel < 1 || (heads && o.tensor_parallel > heads))
-    return make_error("tp", "must be between 1 and the number of attention heads (" + num(heads) +
-                                "), got " + num(o.tensor_parallel));
-  for (const auto& run : spec.layers)
-    if (run.keeps_state())
-      return make_error("mode", "training activations of " + std::string(mixer_label(run)) +
-                                    " layers are not modelled yet; only inference is estimated for this model");
-
+  auto tokens = checked_options(spec, o);
+  if (!tokens) return tokens.error();
   const std::uint64_t c = dtype_info(o.dtype).bits / 8 ? dtype_info(o.dtype).bits / 8 : 1;
-  const std::uint64_t h = spec.hidden_size;
-  const auto tokens = checked_mul(o.sequence, o.micro_batch);
-  if (!tokens) return overflow();
-  const Scale scale{*tokens, o.tensor_parallel, o.sequence_parallel};
-
-  // Norms: every layer keeps norms_per_layer inputs (2 × 2sbh = 4sbh in Korthikanti's LayerNorm count).
-  PerToken norms;
-  norms.replicated = spec.norms_per_layer * norm_bytes(spec, h, c);
-  const std::uint64_t lora_attention = o.lora_rank * c * lora_modules(spec, o.trainable, true);
+  const Scale scale{tokens.value(), o.tensor_parallel, o.sequence_parallel};
 
   ActivationEstimate e;
+  e.implementation = o.implementation;
+  e.dropout = o.dropout;
   e.num_layers = spec.num_layers();
-  detail::CheckedSum layers;
-  std::uint64_t first = 0;
-  for (const auto& run : spec.layers) {
-    const PerToken attention = run.keeps_tokens() ? attention_bytes(spec, run, o, c) : PerToken{};
-    const PerToken mlp = mlp_bytes(spec, run.mlp, o, c);
-    PerToken p;
-    p.replicated = norms.replicated + attention.replicated + mlp.replicated;
-    p.sharded = attention.sharded + (run.keeps_tokens() ? lora_attention : 0) + mlp.sharded;
-    p.scores = attention.scores;
-    auto bytes = layer_bytes(p, scale, o, c, h);
-    if (!bytes) return overflow();
-    e.runs.push_back({first, run.count, *bytes});
-    layers.add({run.count, bytes->kept});
-    if (o.checkpointing == Checkpointing::full) e.recompute_peak = std::max(e.recompute_peak, bytes->full);
-    first += run.count;
-  }
-  if (layers.overflow()) return overflow();
-  e.layers = layers.value();
+  const auto sums = add_layers(spec, o, c, scale, e);
+  if (!sums) return overflow();
+  e.layers = sums->layers;
+  e.recompute_peak = sums->recompute_peak;
+  e.layer_transient = sums->layer_transient;
 
-  // Outside the layers (Korthikanti §4.3): the embedding dropout mask (sbh), the final norm's and the
-  // output layer's inputs (2sbh each), and the cross-entropy's fp32 copy of the logits (4sbV), the last
-  // split over t by Megatron's vocabulary-parallel loss. The log-softmax gradient has the same size and
-  // coexists with it while the loss runs backward: counted as a temporary buffer.
+  const Outside x = outside_per_token(spec, o, c);
   const std::uint64_t head_div = o.sequence_parallel ? o.tensor_parallel : 1;
-  auto emb = detail::mul_div_ceil(*tokens, o.dropout ? h : 0, head_div);
-  const std::uint64_t head_width =
-      (spec.final_norm ? norm_bytes(spec, h, c) : 0) + (spec.has_lm_head && o.lm_head_trains ? c * h : 0);
-  auto head = detail::mul_div_ceil(*tokens, head_width, head_div);
-  auto logits = spec.has_lm_head ? detail::mul_div_ceil(*tokens, 4 * spec.vocab_size, o.tensor_parallel)
-                                 : std::optional<std::uint64_t>(0);
-  if (!emb || !head || !logits) return overflow();
+  const std::uint64_t chunk = std::min(o.loss_chunk_tokens, scale.tokens);
+  const std::uint64_t v = spec.has_lm_head ? spec.vocab_size : 0;
+  auto emb = detail::mul_div_ceil(scale.tokens, x.embedding, head_div);
+  auto head = detail::mul_div_ceil(scale.tokens, x.head, head_div);
+  auto logits = detail::mul_div_ceil(scale.tokens, x.loss, o.tensor_parallel);
+  // A chunk's logits in c, their fp32 copy and its gradient live at once while the chunk runs backward.
+  auto loss_transient = chunk ? detail::mul_div_ceil(chunk, (c + 8) * v, o.tensor_parallel)
+                              : detail::mul_div_ceil(scale.tokens, x.loss_transient, o.tensor_parallel);
+  if (!emb || !head || !logits || !loss_transient) return overflow();
   e.embedding = *emb;
   e.head = *head;
   e.logits = *logits;
-  e.logits_gradient = *logits;
+  e.logits_gradient = *loss_transient;
+  e.backward_transient = std::max(e.logits_gradient, e.layer_transient);
   detail::CheckedSum total;
   total.add(e.layers).add(e.recompute_peak).add(e.embedding).add(e.head).add(e.logits);
   if (total.overflow()) return overflow();
   e.total = total.value();
+  explain(spec, o, c, e);
+  return e;
+}
 
-  // Explanations.
-  Text layer_formula, layer_values;
-  if (o.flash_attention)
-    layer_formula << "s·b·(norm inputs + block inputs + q, k, v, output + logsumexp + MLP internals)";
+namespace {
+
+std::string implementation_source(AttnImplementation a) {
+  switch (a) {
+    case AttnImplementation::eager:
+      return "transformers v4.46-v4.50 eager_attention_forward (modeling_llama.py), LlamaRMSNorm, LlamaMLP, "
+             "ForCausalLMLoss; measured with tests/measure/activations.py";
+    case AttnImplementation::sdpa:
+    case AttnImplementation::flash_attention_2:
+      return "transformers v4.46-v4.50 with " + std::string(attn_implementation_name(a)) +
+             ": the kernel keeps q, k, v, its output and an fp32 log-sum-exp (FlashAttention-2, Dao 2023); "
+             "measured with tests/measure/activations.py";
+    case AttnImplementation::megatron: break;
+  }
+  return "Korthikanti et al. 2022 §4.1 (sbh(34 + 5as/h)), generalised to GQA, gated MLPs, RMSNorm, MoE";
+}
+
+void explain_layers(const ModelSpec& spec, const ActivationOptions& o, std::uint64_t c, ActivationEstimate& e) {
+  const bool hf = o.implementation != AttnImplementation::megatron;
+  Text formula, values;
+  formula << "s·b·(";
+  if (hf)
+    formula << (spec.norm == NormKind::rms ? "RMSNorm fp32 input 4h + rstd 4 + normalised c·h" : "LayerNorm input c·h + mean, rstd 8")
+            << " per norm + q/k/v input c·h + ";
   else
-    layer_formula << "s·b·(norm inputs + block inputs + q, k, v, output + MLP internals) + s²·b·a·("
-                  << (o.dropout ? "2c + 1" : "c") << ")";
+    formula << "norm inputs + block inputs + ";
+  formula << (keeps_scores(o) ? "q, k, v (K/V expanded to all heads), o-proj input"
+                              : "q, k, v (unexpanded), output + fp32 log-sum-exp 4·a")
+          << " + MLP input and internals" << (o.dropout ? " + dropout masks 1 B" : "") << ")";
+  if (keeps_scores(o)) {
+    formula << " + s²·b·a·(";
+    if (o.implementation == AttnImplementation::eager && spec.norm == NormKind::rms)
+      formula << (o.dropout ? "4 fp32 softmax + 1 mask + c dropped" : (c == 4 ? "4 fp32 softmax" : "4 fp32 softmax + c cast"));
+    else
+      formula << (o.dropout ? "2c + 1" : "c");
+    formula << ")";
+  }
   if (o.tensor_parallel > 1)
-    layer_formula << (o.sequence_parallel ? ", ÷ t (tensor + sequence parallel)" : ", inner parts ÷ t (tensor parallel)");
-  layer_values << "s = " << o.sequence << ", b = " << o.micro_batch << ", c = " << c << " B: ";
-  // One figure per kind of layer, in the order they first appear.
-  std::vector<std::pair<std::string_view, const LayerActivationBytes*>> kinds;
-  const LayerActivationBytes* scored = nullptr;  // the MoE layer's scores when there is one
+    formula << (o.sequence_parallel ? ", ÷ t (tensor + sequence parallel)" : ", inner parts ÷ t (tensor parallel)");
+  values << attn_implementation_name(o.implementation) << ", s = " << o.sequence << ", b = " << o.micro_batch
+         << ", c = " << c << " B: ";
   for (std::size_t i = 0; i < e.runs.size(); ++i) {
     const LayerRun& run = spec.layers[i];
     const std::string_view kind = run.mlp.kind == MlpKind::moe ? "MoE" : run.mlp.kind == MlpKind::dense ? "dense" : "MLP-free";
-    if (std::none_of(kinds.begin(), kinds.end(), [&](const auto& k) { return k.first == kind; }))
-      kinds.emplace_back(kind, &e.runs[i].layer);
-    if (!scored || run.mlp.kind == MlpKind::moe) scored = &e.runs[i].layer;
+    values << (i ? ", " : "") << e.runs[i].layer.full << " B per " << kind << " layer (scores "
+           << e.runs[i].layer.scores << " B)";
   }
-  for (const auto& [kind, bytes] : kinds)
-    layer_values << (kind == kinds.front().first ? "" : ", ") << bytes->full << " B per " << kind << " layer";
-  layer_values << " (of which attention scores " << scored->scores << " B)";
-  e.explanations.push_back(
-      {"activations.layer", layer_formula.str(), layer_values.str(),
-       "Korthikanti et al. 2022 §4.1 (sbh(34 + 5as/h)), generalised to GQA, gated MLPs, RMSNorm, MoE, FlashAttention"});
+  e.explanations.push_back({"activations.layer", formula.str(), values.str(), implementation_source(o.implementation)});
   std::string kept_formula, kept_source;
   switch (o.checkpointing) {
     case Checkpointing::none:
@@ -295,37 +464,55 @@ Result<ActivationEstimate> estimate_activations(const ModelSpec& spec, const Act
       break;
     case Checkpointing::full:
       kept_formula = "L × s·b·h·c (each layer's input) + one layer's full set while it is recomputed";
-      kept_source = "Korthikanti Table 2 (2sbh per layer); the recomputed layer is live during its backward";
+      kept_source = "torch.utils.checkpoint keeps each checkpointed call's inputs; the recomputed layer is live "
+                    "during its backward (Korthikanti Table 2: 2sbh per layer)";
       break;
   }
   e.explanations.push_back({"activations.layers", kept_formula,
                             (Text() << e.num_layers << " layers: " << e.layers << " B + " << e.recompute_peak << " B").str(),
                             kept_source});
+}
+
+void explain(const ModelSpec& spec, const ActivationOptions& o, std::uint64_t c, ActivationEstimate& e) {
+  const bool hf = o.implementation != AttnImplementation::megatron;
+  explain_layers(spec, o, c, e);
+  const std::uint64_t v = spec.has_lm_head ? spec.vocab_size : 0;
   e.explanations.push_back(
-      {"activations.logits", "4 × s × b × vocab / t (fp32 log-softmax kept by the loss)",
-       (Text() << "4 × " << o.sequence << " × " << o.micro_batch << " × " << (spec.has_lm_head ? spec.vocab_size : 0)
-               << " / " << o.tensor_parallel << " = " << e.logits << " B")
-           .str(),
-       "Korthikanti §4.3 (4sbv/t); HF upcasts logits to fp32 for the loss"});
-  e.explanations.push_back({"activations", "layers + recompute peak + embedding mask + head inputs + logits",
+      {"activations.logits",
+       o.loss_chunk_tokens ? "0: the chunked loss recomputes each chunk's logits in backward"
+                           : (hf ? "s × b × (4 × vocab fp32 log-softmax + 8 int64 labels) / t" : "4 × s × b × vocab / t"),
+       (Text() << "vocab " << v << ", " << o.sequence << " × " << o.micro_batch << " tokens = " << e.logits << " B").str(),
+       hf ? "transformers ForCausalLMLoss: logits.float(), cross_entropy keeps the log-softmax"
+          : "Korthikanti §4.3 (4sbv/t)"});
+  e.explanations.push_back({"activations", "layers + recompute peak + embedding + head inputs + loss",
                             (Text() << e.layers << " + " << e.recompute_peak << " + " << e.embedding << " + " << e.head
                                     << " + " << e.logits << " = " << e.total << " B")
                                 .str(),
                             "one micro-batch, all layers (pipeline stages take their share)"});
+  e.explanations.push_back(
+      {"activations.backward_transient",
+       "max(loss backward: fp32 logits gradients " + std::string(hf ? "8" : "4") +
+           "·vocab per token, one layer's backward: score or MLP gradients)",
+       (Text() << "max(" << e.logits_gradient << ", " << e.layer_transient << ") = " << e.backward_transient
+               << " B on top of the kept activations at the backward's peak")
+           .str(),
+       "per operation: nll_loss and log_softmax backward each allocate an fp32 [tokens, vocab] gradient; softmax "
+       "backward allocates the scores' gradient"});
 
-  if (o.flash_attention && o.checkpointing == Checkpointing::selective)
-    e.notes.push_back("Selective recomputation saves nothing more with FlashAttention: it already recomputes the "
-                      "attention scores in its backward pass.");
-  if (o.flash_attention && o.dropout)
+  if (!keeps_scores(o) && o.checkpointing == Checkpointing::selective)
+    e.notes.push_back("Selective recomputation saves nothing more with SDPA / FlashAttention: it already "
+                      "recomputes the attention scores in its backward pass.");
+  if (!keeps_scores(o) && o.dropout)
     e.notes.push_back("FlashAttention regenerates attention-dropout masks from the RNG state: no s² mask is kept.");
   const bool grouped = std::any_of(spec.layers.begin(), spec.layers.end(), [](const LayerRun& r) {
     return r.mixer == MixerKind::attention && r.attention.kv_heads < r.attention.heads;
   });
-  if (!o.flash_attention && grouped)
+  if (keeps_scores(o) && grouped)
     e.notes.push_back("Eager attention expands grouped K/V heads to all query heads (repeat_kv) before the "
                       "matmuls, so the saved K and V are heads × head_dim wide.");
-  return e;
 }
+
+}  // namespace
 
 std::optional<std::uint64_t> korthikanti_layer_bytes(std::uint64_t s, std::uint64_t b, std::uint64_t h,
                                                      std::uint64_t a, std::uint64_t t, bool sequence_parallel,

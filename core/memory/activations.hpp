@@ -35,12 +35,27 @@ struct LinearSet {
   bool any() const noexcept { return q || k || v || o || gate || up || down || router; }
 };
 
+// Which implementation's saved tensors the figure counts. transformers (v4.46-v4.50) eager: scores, the fp32
+// softmax and its cast, repeat_kv copies; sdpa / flash_attention_2: q, k, v, the output and an fp32
+// log-sum-exp per head (SDPA's flash and memory-efficient kernels, FlashAttention-2); megatron: Korthikanti
+// et al. 2022 §4.1 as written (fused norms, 5as²b scores).
+enum class AttnImplementation { eager, sdpa, flash_attention_2, megatron };
+std::string_view attn_implementation_name(AttnImplementation a) noexcept;  // "eager", "sdpa", ...
+std::optional<AttnImplementation> parse_attn_implementation(std::string_view name) noexcept;
+std::string attn_implementation_names();  // "eager, sdpa, flash_attention_2, megatron"
+
 struct ActivationOptions {
   std::uint64_t sequence = 2048;  // s: tokens per sequence
   std::uint64_t micro_batch = 1;  // b: sequences per micro-batch on one GPU
   DType dtype = DType::bf16;      // activation dtype: 16-bit in mixed/bf16 training, fp32 in fp32 training
-  bool flash_attention = true;    // FlashAttention/SDPA keeps no s×s scores, only a logsumexp per head
-  bool dropout = false;           // attention and hidden dropout (most LLM fine-tunes use 0: no masks)
+  AttnImplementation implementation = AttnImplementation::sdpa;
+  bool dropout = false;           // attention and hidden dropout masks
+  // Bytes per dropout-mask element: CUDA's fused dropout keeps a bool mask (1); torch's CPU dropout keeps its
+  // scaled noise in the activation dtype (c), as the CPU measurement saw.
+  std::uint64_t dropout_mask_bytes = 1;
+  // Cross-entropy over chunks of this many tokens (Liger / Unsloth fused loss): the fp32 logits are never
+  // kept whole; 0: transformers' ForCausalLMLoss over every token at once.
+  std::uint64_t loss_chunk_tokens = 0;
   Checkpointing checkpointing = Checkpointing::none;
   std::uint64_t tensor_parallel = 1;  // t
   bool sequence_parallel = false;     // Korthikanti §4.2.2: norms and dropouts split along the sequence too
@@ -66,6 +81,8 @@ struct RunActivations {
 };
 
 struct ActivationEstimate {
+  AttnImplementation implementation = AttnImplementation::sdpa;  // as estimated
+  bool dropout = false;
   std::vector<RunActivations> runs;  // in layer order, covering every layer
   std::uint64_t num_layers = 0;
 
@@ -73,8 +90,10 @@ struct ActivationEstimate {
   std::uint64_t recompute_peak = 0;  // full checkpointing: one layer's full set, rebuilt during its backward
   std::uint64_t embedding = 0;       // embedding dropout mask (first pipeline stage)
   std::uint64_t head = 0;            // final norm and lm_head inputs (last pipeline stage)
-  std::uint64_t logits = 0;          // fp32 log-softmax of the logits, 4·s·b·V / t (last stage)
-  std::uint64_t logits_gradient = 0; // its fp32 gradient, same size, live during the loss backward (a buffer)
+  std::uint64_t logits = 0;          // what the loss keeps: the fp32 log-softmax of the logits (last stage)
+  std::uint64_t logits_gradient = 0; // the loss backward's temporaries: fp32 gradients of the logits
+  std::uint64_t layer_transient = 0; // one layer's backward temporaries (eager: the scores' gradients)
+  std::uint64_t backward_transient = 0;  // max(logits_gradient, layer_transient): on top of total at the peak
   std::uint64_t total = 0;           // layers + recompute_peak + embedding + head + logits (no pipeline)
 
   std::vector<Explanation> explanations;

@@ -394,8 +394,8 @@ Result<ActivationEstimate> training_activations(const ModelSpec& spec, const Tra
   a.micro_batch = layout.micro_batch;
   a.dtype = o.precision == Precision::fp32 ? DType::fp32
             : o.precision == Precision::mixed_fp16 ? DType::fp16 : DType::bf16;
-  a.flash_attention = o.flash_attention;
-  a.dropout = o.dropout;
+  a.implementation = o.attn_implementation.value_or(o.flash_attention ? AttnImplementation::sdpa : AttnImplementation::eager);
+  a.dropout = o.dropout.value_or(spec.attention_dropout > 0 || spec.hidden_dropout > 0);
   a.checkpointing = o.checkpointing;
   a.tensor_parallel = layout.tensor_parallel;
   a.sequence_parallel = o.parallel.sequence_parallel && layout.tensor_parallel > 1;
@@ -465,7 +465,7 @@ bool add_stage_activations(RankMemory& r, const ActivationEstimate& a, std::uint
   act.add({per_micro.value(), r.in_flight_micro_batches}).add(a.recompute_peak);
   if (stage + 1 == p) {
     act.add(a.head).add(a.logits);
-    r.temporary += a.logits_gradient;
+    r.temporary += a.backward_transient;
   }
   if (act.overflow() || per_micro.overflow()) return false;
   r.activations = act.value();

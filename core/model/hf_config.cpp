@@ -118,6 +118,20 @@ void import_falcon(FieldReader& r, ModelSpec& s, UniformDecoder& d, std::string_
   s.tied_embeddings = r.boolean("tie_word_embeddings").value_or(true);
 }
 
+// Dropout and the activation, as the model classes read them: the first key present wins. Read leniently
+// (a value of another type is skipped): they set defaults only.
+void read_training_fields(const FieldReader& r, ModelSpec& s) {
+  const auto first = [&r](std::initializer_list<std::string_view> keys) {
+    for (auto key : keys)
+      if (const json* v = r.find(key); v && v->is_number()) return v->get<double>();
+    return 0.0;
+  };
+  s.attention_dropout = first({"attention_dropout", "attention_probs_dropout_prob", "attn_pdrop"});
+  s.hidden_dropout = first({"hidden_dropout_prob", "resid_pdrop", "hidden_dropout", "dropout"});
+  for (auto key : {"hidden_act", "activation_function"})
+    if (const json* v = r.find(key); v && v->is_string() && s.hidden_act.empty()) s.hidden_act = v->get<std::string>();
+}
+
 // A ViT-style vision tower (SigLIP, CLIP): patch conv + position table + pre-norm encoder layers with
 // biased q/k/v/o and a 2-matrix MLP, two LayerNorms per layer, a post-LayerNorm. Counted as the
 // transformers SiglipVisionModel holds it; an attention-pooling head (vision_use_head) is refused.
@@ -532,6 +546,7 @@ Result<ModelSpec> model_from_config_object(const json& root, const std::string& 
       s.notes.push_back("model_type \"" + type + "\" is not known to vramfit; read as a Llama-style decoder.");
     note_unmodelled(r, s);
   }
+  read_training_fields(r, s);
   if (top.error()) return *top.error();
   if (r.error()) return *r.error();
   if (d.attention.head_dim == 0 && d.attention.heads != 0) d.attention.head_dim = s.hidden_size / d.attention.heads;

@@ -38,6 +38,12 @@ struct ModelSpec {
   // mixed before and after each sub-layer by small learned maps; 0: a plain residual.
   std::uint64_t hyper_connections = 0;
 
+  // Training defaults from config.json: dropout probabilities (0 when absent) and the MLP activation as
+  // hidden_act / activation_function spell it ("silu", "gelu", "gelu_new"; empty when absent).
+  double attention_dropout = 0;  // attention_dropout, attention_probs_dropout_prob, attn_pdrop
+  double hidden_dropout = 0;     // hidden_dropout_prob, resid_pdrop, hidden_dropout, dropout
+  std::string hidden_act;
+
   std::uint64_t learned_positions = 0;  // rows of a learned position table (GPT-2, OPT, BERT)
   std::uint64_t token_types = 0;        // rows of BERT's token-type table
   bool pooler = false;                  // BERT pooler: dense h×h + bias

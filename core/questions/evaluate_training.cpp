@@ -138,6 +138,14 @@ Result<TrainingScenario> resolve_training(const Catalog& catalog, const Training
   if (auto e = choose(r.zero, "zero", parse_zero, zero_names(), o.parallel.zero)) return *e;
   if (auto e = choose(r.offload, "offload", parse_offload, offload_names(), o.parallel.offload)) return *e;
   o.flash_attention = r.flash_attention;
+  if (!r.attn_implementation.empty()) {
+    AttnImplementation impl{};
+    if (auto e = choose(r.attn_implementation, "attn_implementation", parse_attn_implementation,
+                        attn_implementation_names(), impl))
+      return *e;
+    o.attn_implementation = impl;
+    o.flash_attention = impl != AttnImplementation::eager && impl != AttnImplementation::megatron;
+  }
   o.dropout = r.dropout;
   o.parallel.gpus = r.gpus;
   o.parallel.tensor_parallel = r.tp;
