@@ -497,6 +497,15 @@ test('a preset counts in the format its checkpoint ships in until another is pic
   assert.ok(weights > 13.5 && weights < 14.0, `weights ${weights} GB`);
   assert.equal(await page.locator('#weights-format').inputValue(), 'mxfp4');
   assert.doesNotMatch(page.url(), /weights=/);
+  // The weights figure opens the tensor groups with their formats: experts in MXFP4, attention kept in bf16
+  // (config.json modules_to_not_convert: "model.layers.*.self_attn", "model.layers.*.mlp.router", embeddings, lm_head).
+  await page.locator('button[data-explain="weights"]').first().click();
+  const groups = page.locator('#explain-groups');
+  await groups.waitFor({ state: 'visible' });
+  const rows = await groups.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
+  assert.ok(rows.some(([what, format]) => what === 'Routed experts' && format === 'mxfp4'), JSON.stringify(rows));
+  assert.ok(rows.some(([what, format]) => what === 'Attention' && format === 'bf16'), JSON.stringify(rows));
+  await page.locator('#explain-close').click();
   // Picking bf16 is the user's choice and enters the URL.
   await page.locator('#weights-bf16').check();
   await page.waitForURL(/weights=bf16/);

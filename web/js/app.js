@@ -402,7 +402,7 @@ function wireEvents() {
   wireSort(dom.rankingHead, 'rankingSort', 'rankingDirection', () => renderGpuRanking(dom, ranking, view));
   document.addEventListener('click', (event) => {
     const button = event.target.closest('button[data-explain]');
-    if (button && report) showExplanation(dom.explain, shown(), button.dataset.explain, view.t);
+    if (button && report) showExplanation(dom.explain, shown(), button.dataset.explain, view.t, view.f);
   });
   $('explain-close').addEventListener('click', () => dom.explain.close());
 

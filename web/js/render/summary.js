@@ -54,17 +54,31 @@ export function renderSummary(dom, report, view) {
   dom.notes.replaceChildren(...report.notes.map((n) => el('li', { text: n })));
 }
 
-export function showExplanation(dialog, report, key, t) {
+export function showExplanation(dialog, report, key, t, f) {
   const x = report.explanations.find((e) => e.key === key);
-  return x ? openExplanation(dialog, t('explain.open', { label: t(`line.${key}`) }), x) : false;
+  if (!x) return false;
+  // The weights line lists each kind of tensor with the format it is stored in (the core's weights.groups).
+  const groups = key === 'weights' ? report.weights?.groups : undefined;
+  return openExplanation(dialog, t('explain.open', { label: t(`line.${key}`) }), x, groups && { groups, t, f });
 }
 
-/** The dialog for one {formula, values, source} from the core, under `title`. */
-export function openExplanation(dialog, title, x) {
+/** The dialog for one {formula, values, source} from the core, under `title`; `table` adds the tensor groups. */
+export function openExplanation(dialog, title, x, table) {
   dialog.querySelector('#explain-title').textContent = title;
   dialog.querySelector('#explain-formula').textContent = x.formula;
   dialog.querySelector('#explain-values').textContent = x.values;
   dialog.querySelector('#explain-source').textContent = x.source;
+  const section = dialog.querySelector('#explain-groups');
+  section.hidden = !table;
+  if (table) section.querySelector('tbody').replaceChildren(...groupRows(table));
   dialog.showModal();
   return true;
+}
+
+function groupRows({ groups, t, f }) {
+  return groups.map((g) => el('tr', {},
+    el('th', { scope: 'row', text: t(`group.${g.what}`) }),
+    el('td', { text: g.format }),
+    el('td', { class: 'number', text: f.billions(g.params) }),
+    el('td', { class: 'number', text: f.bytes(g.bytes) })));
 }
