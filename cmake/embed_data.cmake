@@ -1,5 +1,5 @@
 # Writes OUTPUT, a C++ file that returns the text of MODELS_JSON and GPUS_JSON as string_views (the GPUs
-# with their citation texts replaced by the file's name, see below).
+# with their citation texts replaced by the file's name, the presets without theirs, see below).
 # Raw string literals keep the JSON readable in the generated file; the delimiter is checked to be absent.
 set(_delimiter "vramfit_json")
 function(_embed var path)
@@ -41,6 +41,20 @@ foreach(i RANGE ${_last_gpu})
     set(_gpu "${_without}")
   endif()
   string(JSON _gpus SET "${_gpus}" gpus ${i} "${_gpu}")
+endforeach()
+# The presets keep what the core computes with and their published counts; the provenance texts (config_source,
+# the published count's citation, notes) stay in data/models.json, where the unit tests check them.
+string(JSON _count_models LENGTH "${_models}" models)
+math(EXPR _last_model "${_count_models} - 1")
+foreach(i RANGE ${_last_model})
+  string(JSON _model GET "${_models}" models ${i})
+  foreach(key config_source notes "published_params;source" "published_params;includes")
+    string(JSON _without ERROR_VARIABLE _absent REMOVE "${_model}" ${key})
+    if(NOT _absent)
+      set(_model "${_without}")
+    endif()
+  endforeach()
+  string(JSON _models SET "${_models}" models ${i} "${_model}")
 endforeach()
 # Line breaks and indentation go too (a JSON string cannot hold a raw line break, so none is inside one).
 string(REGEX REPLACE "\n[ \t]*" "" _models "${_models}")

@@ -46,10 +46,8 @@ Result<ModelSpec> resolve_model(const Catalog& catalog, const Request& r, std::u
     if (!preset) return make_error("model", "unknown model \"" + r.model + "\"; known: " + preset_ids(catalog));
     published = preset->published_total;
     from_preset = true;
-    detail::Text t;
-    t << "preset: " << preset->config_source;
-    if (!preset->published_source.empty()) t << "; published count: " << preset->published_source;
-    source = t.str();
+    source = preset->hf_repo.empty() ? "the preset's config.json"
+                                      : "huggingface.co/" + preset->hf_repo + "/blob/main/config.json";
     return preset->spec;
   }
   if (r.params != 0) {

@@ -487,3 +487,19 @@ test('a hybrid model shows its layers by kind and its per-sequence state as a li
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('a preset counts in the format its checkpoint ships in until another is picked', async () => {
+  // gpt-oss-20b ships its experts in MXFP4 (config.json quantization_config.quant_method "mxfp4"): 24 layers ×
+  // 32 experts × 3 matrices of 2880 × 2880 = 19,110,297,600 expert weights × 4.25 / 8 B = 10,152,345,600 B; the
+  // other ~1.8B parameters in bf16 add ~3.6 GB: 13.76 GB as published, not the 41.8 GB of bf16.
+  const { page, problems } = await open('?model=gpt-oss-20b');
+  const weights = Number(await cell(page, 'weights'));
+  assert.ok(weights > 13.5 && weights < 14.0, `weights ${weights} GB`);
+  assert.equal(await page.locator('#weights-format').inputValue(), 'mxfp4');
+  assert.doesNotMatch(page.url(), /weights=/);
+  // Picking bf16 is the user's choice and enters the URL.
+  await page.locator('#weights-bf16').check();
+  await page.waitForURL(/weights=bf16/);
+  await page.waitForFunction(() => Number(document.querySelector('tr[data-line="weights"] td')?.textContent) > 40);
+  assert.deepEqual(problems, []);
+});

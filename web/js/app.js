@@ -3,7 +3,7 @@ import { openCalculator } from './core.js';
 import { stateCodec, isTraining, unknownChoice, MODES } from './state.js';
 import { renderSummary, showExplanation, openExplanation } from './render/summary.js';
 import { renderGpuTable } from './render/gpu-table.js';
-import { fillChoices, fillGpuSelect, fillOptions, fillSegmented, fillWeightFormats, setRanges, shownValue } from './render/controls.js';
+import { fillChoices, showWeightFormat, fillGpuSelect, fillOptions, fillSegmented, fillWeightFormats, setRanges, shownValue } from './render/controls.js';
 import { trainingFacts } from './render/training-facts.js';
 import { renderSpeed } from './render/speed.js';
 import { renderGpuRanking } from './render/gpu-ranking.js';
@@ -95,10 +95,11 @@ function writeInputs(current) {
     const loaded = modelFile ?? config;
     dom.model.value = loaded ? current?.model.name || loaded.name : preset ? preset.name : state.model;
   }
-  // A model file's own format shows until a format is picked.
-  const weights = modelFile && !modelFile.weightsChosen ? current?.inputs.weights ?? '' : state.weights;
+  // The checkpoint's own format (a model file's, or a preset's or config's quantization) shows until one is picked.
+  const own = state.weights === '' || (modelFile && !modelFile.weightsChosen);
+  const weights = own ? current?.inputs.weights ?? '' : state.weights;
   for (const radio of dom.form.querySelectorAll('input[name="weights"]')) radio.checked = radio.value === weights;
-  dom.weightsFormat.value = weights;
+  showWeightFormat(dom.weightsFormat, weights);
   // The shared fields show what the core used (training calls them sequence and micro_batch).
   const inputs = current?.inputs;
   if (document.activeElement !== dom.context) dom.context.value = inputs ? inputs.context ?? inputs.sequence : state.context;

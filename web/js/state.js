@@ -7,8 +7,9 @@
 export const MODES = ['inference', 'finetune', 'train'];
 export const FINETUNE_METHODS = ['lora', 'qlora'];
 
-// Where a first visit starts (a preset in bf16, one sequence, inference), and the page's own keys.
-const START = { model: 'llama-3.1-8b', weights: 'bf16', batch: 1, mode: 'inference', ft: '' };
+// Where a first visit starts (a preset, one sequence, inference), and the page's own keys. The weights stay
+// unset: each model then counts in the format its checkpoint ships in (gpt-oss in MXFP4, an FP8 config in FP8).
+const START = { model: 'llama-3.1-8b', batch: 1, mode: 'inference', ft: '' };
 // Kinds the core reads as numbers: a whole number reaches it as one. Anything else stays text, so the core
 // refuses it with a message naming the field (and "8k" or "300B" as the core reads them).
 const NUMERIC_KINDS = new Set(['count', 'tokens', 'quantity', 'number', 'fraction']);

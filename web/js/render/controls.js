@@ -50,6 +50,18 @@ export function fillWeightFormats(select, formats, selected, t) {
   select.value = selected;
 }
 
+/**
+ * Shows `name` in the weight-format select; a format the list lacks (a checkpoint's own, such as gptq-4bit-32g)
+ * gets its own option at the end, so the select never shows a blank or another format.
+ */
+export function showWeightFormat(select, name) {
+  select.querySelector('option[data-own]')?.remove();
+  if (name !== '' && ![...select.options].some((o) => o.value === name)) {
+    select.append(el('option', { value: name, text: name, 'data-own': '' }));
+  }
+  select.value = name;
+}
+
 export function fillGpuSelect(select, gpus, selected, t) {
   const groups = new Map();
   for (const g of gpus) {
