@@ -12,7 +12,7 @@ constexpr std::uint32_t kQK_K = 256;  // super-block of the k-quants and i-quant
 
 // Block sizes from ggml/src/ggml-common.h (each block_* struct has a static_assert on its size) and
 // ggml/src/ggml.c type_traits; cross-checked against gguf-py/gguf/constants.py GGML_QUANT_SIZES.
-constexpr std::array<GgmlTypeInfo, 34> kTypes{{
+constexpr std::array<GgmlTypeInfo, 35> kTypes{{
     {GgmlType::f32, "F32", 1, 4, false},
     {GgmlType::f16, "F16", 1, 2, false},
     {GgmlType::q4_0, "Q4_0", 32, 18, true},         // half d + 16 B nibbles
@@ -47,6 +47,7 @@ constexpr std::array<GgmlTypeInfo, 34> kTypes{{
     {GgmlType::mxfp4, "MXFP4", 32, 17, true},         // E8M0 exponent + 16 B E2M1
     {GgmlType::nvfp4, "NVFP4", 64, 36, true},         // 4 UE4M3 scales + 32 B E2M1
     {GgmlType::q1_0, "Q1_0", 128, 18, true},          // half + QK1_0/8 sign bits
+    {GgmlType::q2_0, "Q2_0", 64, 18, true},           // half + QK2_0/4 (2 bits each)
 }};
 
 }  // namespace

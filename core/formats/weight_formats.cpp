@@ -788,7 +788,7 @@ Result<WeightFormat> parse_weight_format(std::string_view raw) {
                                    "gptq-4bit-128g (bits 2/3/4/8, -32g/-64g/-128g/-nogroup), awq-4bit-128g, "
                                    "autoround-4bit-128g, w4a16, w4a16-32g, w4a16-asym, w8a16, w8a8, mlx-4bit (bits "
                                    "2/3/4/5/6/8, -32g/-64g/-128g), exl2-4.0bpw, exl3-4.0bpw (-h8: the head's bits), a "
-                                   "GGUF type such as q4_k_m, q8_0, q3_k_s, or gguf-<ggml type> (e.g. gguf-iq2_xxs)");
+                                   "GGUF type such as q4_k_m, q8_0, q3_k_s, or gguf-<ggml type> (e.g. gguf-q4_k)");
 }
 
 std::string weight_format_name(const WeightFormat& f) {

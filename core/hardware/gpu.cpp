@@ -3,7 +3,7 @@
 #include <cmath>  // std::llround
 
 #include "util/json_fields.hpp"
-#include "util/text.hpp"  // lookup_key
+#include "util/text.hpp"  // lookup_key, name_key, contains_name_part, closest_names
 
 namespace vramfit {
 
@@ -18,6 +18,54 @@ const Gpu* find_gpu(const std::vector<Gpu>& gpus, std::string_view id_or_name) n
   for (const auto& g : gpus)
     if (lookup_key(g.id) == key || lookup_key(g.name) == key) return &g;
   return nullptr;
+}
+
+namespace {
+
+std::string listed(const std::vector<const Gpu*>& gpus, std::size_t most) {
+  std::string out;
+  for (std::size_t i = 0; i < gpus.size() && i < most; ++i) out += (i ? ", " : "") + gpus[i]->name;
+  if (gpus.size() > most) out += " and " + std::to_string(gpus.size() - most) + " more";
+  return out;
+}
+
+}  // namespace
+
+Result<GpuLookup> resolve_gpu(const std::vector<Gpu>& gpus, std::string_view text, std::string_view field) {
+  if (const Gpu* exact = find_gpu(gpus, text)) return GpuLookup{exact, ""};
+  const std::string key = name_key(text);
+  const std::string quoted = "\"" + std::string(text) + "\"";
+  std::vector<const Gpu*> matches;
+  for (const auto& g : gpus)
+    if (contains_name_part(name_key(g.name), key) || contains_name_part(name_key(g.id), key)) matches.push_back(&g);
+  // The card meant: an alias of it, the only match, or the only one whose name ends there ("3090", not "3090 Ti").
+  const Gpu* meant = nullptr;
+  for (const auto& g : gpus)
+    for (const auto& alias : g.aliases)
+      if (!meant && name_key(alias) == key) meant = &g;
+  if (!meant && matches.size() == 1) meant = matches.front();
+  if (!meant) {
+    std::vector<const Gpu*> plain;
+    for (const Gpu* m : matches)
+      if (name_key(m->name).ends_with(key)) plain.push_back(m);
+    if (plain.size() == 1) meant = plain.front();
+  }
+  if (meant) {
+    std::vector<const Gpu*> others;
+    for (const Gpu* m : matches)
+      if (m != meant) others.push_back(m);
+    return GpuLookup{meant, quoted + " read as " + meant->name +
+                                (others.empty() ? "" : " (also " + listed(others, 4) + ": name one to pick it)")};
+  }
+  if (matches.size() > 1)
+    return make_error(std::string(field), quoted + " could be " + listed(matches, 6) + "; name one");
+  std::vector<std::string> names;
+  for (const auto& g : gpus) names.push_back(g.name);
+  const auto closest = closest_names(names, text, 3);
+  std::string hint;
+  for (std::size_t i = 0; i < closest.size(); ++i) hint += (i ? ", " : "") + closest[i];
+  return make_error(std::string(field), "unknown GPU " + quoted + " (not in the GPU catalog)" +
+                                            (hint.empty() ? std::string() : "; closest: " + hint));
 }
 
 namespace {
@@ -55,6 +103,13 @@ Result<Gpu> read_gpu(const json& item, const std::string& path) {
   g.architecture = r.string("architecture").value_or("");
   g.memory_type = r.string("memory_type").value_or("");
   g.notes = r.string("notes").value_or("");
+  if (const json* aliases = r.array("aliases")) {
+    for (const json& alias : *aliases) {
+      if (!alias.is_string() || lookup_key(alias.get_ref<const std::string&>()).empty())
+        r.fail_message("aliases", "must be a list of names");
+      else g.aliases.push_back(alias.get<std::string>());
+    }
+  }
   const double gib = r.number("memory_gib").value_or(0);
   if (!(gib > 0 && gib <= 1'000'000)) r.fail_message("memory_gib", "must be a number between 0 and 1000000");
   g.memory_bytes = static_cast<std::uint64_t>(std::llround(gib * 1024.0 * 1024.0 * 1024.0));

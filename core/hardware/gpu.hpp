@@ -41,6 +41,9 @@ struct Gpu {
   // field → where it was read (in the built-in catalog, "data/gpus.json": the citations stay in that file)
   std::vector<std::pair<std::string, std::string>> sources;
   std::string notes;
+  // Short names that mean this card although others share them ("H100" for the SXM card, which cloud offers
+  // and published benchmarks mean by the bare name).
+  std::vector<std::string> aliases;
 
   // Bytes a model may use: all of it on discrete cards, the default GPU share of unified memory.
   std::uint64_t usable_bytes() const noexcept;
@@ -57,5 +60,14 @@ Result<std::vector<Gpu>> parse_gpu_catalog(std::string_view json_text);
 
 // Matches an id ("h100-sxm") or a name ("NVIDIA H100 SXM"), case- and punctuation-insensitively.
 const Gpu* find_gpu(const std::vector<Gpu>& gpus, std::string_view id_or_name) noexcept;
+
+// A GPU as people write it: its id or name, an alias ("H100"), or a part of its name only one card has ("4090",
+// "rtx 3090 ti"). `note` says how a short form was read and what else it could have meant; empty for an exact name.
+struct GpuLookup {
+  const Gpu* gpu = nullptr;
+  std::string note;
+};
+// Refused, naming `field`, when nothing matches (with the closest names) or several do (naming them).
+Result<GpuLookup> resolve_gpu(const std::vector<Gpu>& gpus, std::string_view text, std::string_view field);
 
 }  // namespace vramfit

@@ -134,7 +134,8 @@ std::optional<InputValue> read_value(const Input& in, const json& v) {
       return std::nullopt;
     case K::choice: {
       const auto digits = whole_of(v);  // "zero": 3
-      std::string value = text ? *text : digits ? std::to_string(*digits) : std::string();
+      // People write names in any case ("vLLM", "FP8", "Eager"); every choice's names are lower case.
+      std::string value = text ? lower_ascii(*text) : digits ? std::to_string(*digits) : std::string();
       if ((!text && !digits) || !is_allowed_value(in, value)) return std::nullopt;
       return value;
     }

@@ -1,7 +1,7 @@
 #include "model/model_presets.hpp"
 
 #include "model/hf_config_json.hpp"
-#include "util/text.hpp"  // lookup_key
+#include "util/text.hpp"  // lookup_key, lower_ascii, name_key, contains_name_part, closest_names
 
 namespace vramfit {
 
@@ -78,6 +78,65 @@ const ModelPreset* find_model(const std::vector<ModelPreset>& presets, std::stri
   for (const auto& p : presets)
     if (answers_to(p, key)) return &p;
   return nullptr;
+}
+
+namespace {
+
+// Repository suffixes of fine-tuned or renamed variants whose architecture is the base model's.
+constexpr std::string_view kVariantSuffixes[] = {"-instruct", "-it", "-chat", "-base", "-hf", "-fp16", "-bf16"};
+
+std::string without_variant_suffixes(std::string name) {
+  for (bool stripped = true; stripped;) {
+    stripped = false;
+    const std::string lower = lower_ascii(name);
+    for (std::string_view suffix : kVariantSuffixes) {
+      if (lower.size() > suffix.size() && lower.ends_with(suffix)) {
+        name.resize(name.size() - suffix.size());
+        stripped = true;
+        break;
+      }
+    }
+  }
+  return name;
+}
+
+std::string listed(const std::vector<const ModelPreset*>& presets, std::size_t most) {
+  std::string out;
+  for (std::size_t i = 0; i < presets.size() && i < most; ++i) out += (i ? ", " : "") + presets[i]->spec.id;
+  if (presets.size() > most) out += " and " + std::to_string(presets.size() - most) + " more";
+  return out;
+}
+
+constexpr std::string_view kWithoutPreset = "a model without a preset: drop or paste its config.json (or pass its path)";
+
+}  // namespace
+
+Result<ModelLookup> resolve_model(const std::vector<ModelPreset>& presets, std::string_view text) {
+  if (const ModelPreset* exact = find_model(presets, text)) return ModelLookup{exact, ""};
+  const std::string quoted = "\"" + std::string(text) + "\"";
+  const auto slash = text.rfind('/');
+  const std::string repo_name = std::string(slash == std::string_view::npos ? text : text.substr(slash + 1));
+  const std::string base = without_variant_suffixes(repo_name);
+  for (const std::string& candidate : {repo_name, base}) {
+    if (const ModelPreset* p = find_model(presets, candidate))
+      return ModelLookup{p, quoted + " read as " + p->spec.name + " (the same architecture)"};
+  }
+  const std::string key = name_key(base);
+  std::vector<const ModelPreset*> matches;
+  for (const auto& p : presets)
+    if (contains_name_part(name_key(p.spec.id), key) || contains_name_part(name_key(p.spec.name), key))
+      matches.push_back(&p);
+  if (matches.size() == 1) return ModelLookup{matches.front(), quoted + " read as " + matches.front()->spec.name};
+  if (matches.size() > 1)
+    return make_error("model", quoted + " could be " + listed(matches, 8) + "; name one, or for " +
+                                   std::string(kWithoutPreset));
+  std::vector<std::string> ids;
+  for (const auto& p : presets) ids.push_back(p.spec.id);
+  const auto closest = closest_names(ids, base, 3);
+  std::string hint;
+  for (std::size_t i = 0; i < closest.size(); ++i) hint += (i ? ", " : "") + closest[i];
+  return make_error("model", "no preset is called " + quoted + (hint.empty() ? "" : " (closest: " + hint + ")") +
+                                 "; for " + std::string(kWithoutPreset));
 }
 
 }  // namespace vramfit

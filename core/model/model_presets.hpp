@@ -29,4 +29,14 @@ Result<std::vector<ModelPreset>> parse_model_presets(std::string_view json_text)
 // case- and punctuation-insensitively.
 const ModelPreset* find_model(const std::vector<ModelPreset>& presets, std::string_view id) noexcept;
 
+// A model as people write it: what find_model takes, a Hugging Face id of a variant with the same architecture
+// ("meta-llama/Llama-3.1-70B-Instruct" → llama-3.1-70b), or a part of a name only one preset has. `note` says how
+// a name that is not a preset's own was read; refused (field "model") with the presets it could mean or the
+// closest ones, and how to use a model without a preset.
+struct ModelLookup {
+  const ModelPreset* preset = nullptr;
+  std::string note;
+};
+Result<ModelLookup> resolve_model(const std::vector<ModelPreset>& presets, std::string_view text);
+
 }  // namespace vramfit

@@ -12,17 +12,8 @@ namespace vramfit {
 
 namespace {
 
-std::string preset_ids(const Catalog& catalog) {
-  std::string out;
-  for (const auto& p : catalog.models) {
-    if (!out.empty()) out += ", ";
-    out += p.spec.id;
-  }
-  return out;
-}
-
-Result<ModelSpec> resolve_model(const Catalog& catalog, const Request& r, std::uint64_t& published, bool& from_preset,
-                                std::string& source) {
+Result<ModelSpec> model_of_request(const Catalog& catalog, const Request& r, std::uint64_t& published,
+                                   bool& from_preset, std::string& source, std::vector<std::string>& notes) {
   const int given = !r.model.empty() + !r.config_json.empty() + (r.params != 0) + r.imported.has_value();
   if (given > 1) return make_error("model", "give only one of a preset, a config.json, a model file or a parameter count");
   // A config or file carries no display name: say what it is rather than print a blank.
@@ -42,8 +33,10 @@ Result<ModelSpec> resolve_model(const Catalog& catalog, const Request& r, std::u
     return named(std::move(spec).value(), "(config.json)");
   }
   if (!r.model.empty()) {
-    const ModelPreset* preset = find_model(catalog.models, r.model);
-    if (!preset) return make_error("model", "unknown model \"" + r.model + "\"; known: " + preset_ids(catalog));
+    auto found = resolve_model(catalog.models, r.model);
+    if (!found) return found.error();
+    const ModelPreset* preset = found.value().preset;
+    if (!found.value().note.empty()) notes.push_back(found.value().note + ".");
     published = preset->published_total;
     from_preset = true;
     source = preset->hf_repo.empty() ? "the preset's config.json"
@@ -81,7 +74,7 @@ Result<Catalog> load_catalog(std::string_view models_json, std::string_view gpus
 Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r) {
   ResolvedRequest out;
   bool from_preset = false;
-  auto spec = resolve_model(catalog, r, out.published_params, from_preset, out.params_source);
+  auto spec = model_of_request(catalog, r, out.published_params, from_preset, out.params_source, out.name_notes);
   if (!spec) return spec.error();
   out.model = std::move(spec).value();
   InferenceOptions& o = out.options;
@@ -91,8 +84,16 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
   o.engine = *engine;
   // Weights: the request's format; else the checkpoint's quantization_config; else bf16 (torch_dtype is not
   // trusted: it says how the file is stored). A model file's header gives exact bytes.
-  const std::string weights = !r.weights.empty() ? r.weights : !out.model.quantization.empty() ? out.model.quantization
-                                                                                             : std::string("bf16");
+  std::string weights = !r.weights.empty() ? r.weights : !out.model.quantization.empty() ? out.model.quantization
+                                                                                       : std::string("bf16");
+  // llama.cpp runs a GGUF file, not the checkpoint: the file type that model is published in.
+  const auto gguf = o.engine == Engine::llamacpp && r.weights.empty() ? gguf_mix_for_checkpoint(weights) : std::nullopt;
+  if (gguf) {
+    weights = std::string(gguf_mix_name(*gguf));
+    out.model.notes.push_back("llama.cpp runs GGUF files: the " + out.model.quantization +
+                              " checkpoint is estimated as the GGUF file type it is published in, " + weights +
+                              "; choose another with --weights");
+  }
   auto format = parse_weight_format(weights);
   if (!format) return format.error();
   o.weight_format = format.value();
@@ -143,8 +144,10 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
     return make_error("headroom", "must be a fraction between 0 and 0.9, got " + detail::fixed_text(r.headroom, 6));
   out.fit_headroom = fit_headroom(o.engine, r.headroom, o.gpu_util);
   if (!r.gpu.empty()) {
-    out.gpu = find_gpu(catalog.gpus, r.gpu);
-    if (!out.gpu) return make_error("gpu", "unknown GPU \"" + r.gpu + "\" (not in the GPU catalog)");
+    auto found = resolve_gpu(catalog.gpus, r.gpu, "gpu");
+    if (!found) return found.error();
+    out.gpu = found.value().gpu;
+    if (!found.value().note.empty()) out.name_notes.push_back(found.value().note + ".");
     o.gpu_memory_bytes = out.gpu->usable_bytes();
     o.gpu_is_a100 = lookup_key(out.gpu->name).find("a100") != std::string::npos;
   }
@@ -206,6 +209,7 @@ Result<Report> evaluate(const Catalog& catalog, const Request& r, const Resolved
                                     " tokens assumed (the engine's default" +
                                     (report.model.max_context ? "; the model allows " + std::to_string(report.model.max_context)
                                                               : std::string()) + ").");
+  for (const auto& note : rr.name_notes) report.estimate.notes.push_back(note);
   if (report.context_source == "model_max")
     report.estimate.notes.push_back("No context given: vLLM sizes max_model_len to the model's maximum (" +
                                     std::to_string(rr.options.context_tokens) + " tokens); a shorter context lowers it.");

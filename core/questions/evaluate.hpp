@@ -71,6 +71,7 @@ struct ResolvedRequest {
   std::string context_source;
   InferenceOptions options;
   const Gpu* gpu = nullptr;  // the request's single GPU, if any
+  std::vector<std::string> name_notes;  // how a short model or GPU name was read ("H100" read as NVIDIA H100 SXM)
   // Share of each GPU kept free when judging a fit: the request's headroom, or for vLLM at least
   // 1 − gpu_memory_utilization, since vLLM never uses more than that share of a GPU.
   double fit_headroom = kDefaultHeadroom;

@@ -116,6 +116,7 @@ Result<TrainingScenario> resolve_training(const Catalog& catalog, const Training
   report.published_params = resolved.value().published_params;
   scenario.params_source = resolved.value().params_source;
   report.gpu = resolved.value().gpu;
+  const std::vector<std::string> name_notes = resolved.value().name_notes;
   report.headroom = r.headroom;
   report.tokens = r.tokens;
   report.mfu = r.mfu.value_or(kDefaultMfu);
@@ -156,6 +157,7 @@ Result<TrainingScenario> resolve_training(const Catalog& catalog, const Training
   if (!estimate) return with_request_field(estimate.error());
   report.estimate = std::move(estimate).value();
   auto& notes = report.estimate.notes;
+  notes.insert(notes.end(), name_notes.begin(), name_notes.end());
   if (!r.sequence && !m.is_bare())
     notes.push_back("No sequence given: " + std::to_string(o.sequence) + " tokens per sequence assumed" +
                     (report.sequence_source == "model_context" ? " (the model's context)." : "."));

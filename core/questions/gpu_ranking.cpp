@@ -17,20 +17,26 @@ std::string config_name(const RankedConfig& c) { return std::to_string(c.count) 
 
 // The GPUs to rank: the request's list, else its single GPU, else the catalog. Under a budget only
 // priced GPUs can be shown to be within it; the rest are counted for a note.
-Result<std::vector<std::string>> gpus_to_rank(const Catalog& catalog, const Request& r, std::size_t& unpriced) {
-  std::vector<std::string> names = !r.gpus.empty() ? r.gpus : r.gpu.empty() ? std::vector<std::string>{}
-                                                                             : std::vector<std::string>{r.gpu};
-  if (!r.budget_per_hour) return names;
+// The names as people write them are resolved here, each short form said in `notes`; the ranking gets ids.
+Result<std::vector<std::string>> gpus_to_rank(const Catalog& catalog, const Request& r, std::size_t& unpriced,
+                                              std::vector<std::string>& notes) {
+  const bool listed = !r.gpus.empty();
+  const std::vector<std::string> names = listed ? r.gpus : r.gpu.empty() ? std::vector<std::string>{}
+                                                                          : std::vector<std::string>{r.gpu};
   std::vector<const Gpu*> gpus;
-  if (names.empty()) {
-    for (const Gpu& g : catalog.gpus) gpus.push_back(&g);
-  } else {
-    for (const std::string& name : names) {
-      const Gpu* g = find_gpu(catalog.gpus, name);
-      if (!g) return make_error("gpus", "unknown GPU \"" + name + "\" (not in the GPU catalog)");
-      gpus.push_back(g);
-    }
+  for (const std::string& name : names) {
+    auto found = resolve_gpu(catalog.gpus, name, listed ? "gpus" : "gpu");
+    if (!found) return found.error();
+    if (!found.value().note.empty()) notes.push_back(found.value().note + ".");
+    gpus.push_back(found.value().gpu);
   }
+  if (!r.budget_per_hour) {
+    std::vector<std::string> ids;
+    for (const Gpu* g : gpus) ids.push_back(g->id);
+    return ids;
+  }
+  if (names.empty())
+    for (const Gpu& g : catalog.gpus) gpus.push_back(&g);
   std::vector<std::string> priced;
   for (const Gpu* g : gpus) {
     if (usd_per_hour(*g, 1)) priced.push_back(g->id);
@@ -104,7 +110,7 @@ Result<GpuRankingReport> rank_gpus_for(const Catalog& catalog, const Request& re
   out.options.max_usd_per_hour = request.budget_per_hour;
 
   std::size_t unpriced = 0;
-  auto gpus = gpus_to_rank(catalog, request, unpriced);
+  auto gpus = gpus_to_rank(catalog, request, unpriced, out.notes);
   if (!gpus) return gpus.error();
   out.options.gpus = std::move(gpus).value();
   auto speed = speed_options_for(rr.model, out.estimate, request.serving);
@@ -136,8 +142,10 @@ Result<BiggestReport> biggest_for(const Catalog& catalog, const Request& request
   if (request.gpu.empty()) return make_error("gpu", "name the card the model should run on");
   if (catalog.models.empty()) return make_error("model", "the catalog has no presets");
   BiggestReport out;
-  out.gpu = find_gpu(catalog.gpus, request.gpu);
-  if (!out.gpu) return make_error("gpu", "unknown GPU \"" + request.gpu + "\" (not in the GPU catalog)");
+  auto found = resolve_gpu(catalog.gpus, request.gpu, "gpu");
+  if (!found) return found.error();
+  out.gpu = found.value().gpu;
+  if (!found.value().note.empty()) out.notes.push_back(found.value().note + ".");
   const auto engine = parse_engine(request.engine);
   if (!engine) return make_error("engine", "unknown engine \"" + request.engine + "\"; allowed: " + std::string(kEngineNames));
   out.formats = request.weights.empty() ? biggest_formats(*engine) : std::vector<std::string>{request.weights};

@@ -1,6 +1,7 @@
 #include "util/text.hpp"
 
-#include <algorithm>  // std::min
+#include <algorithm>  // std::min, std::max, std::stable_sort
+#include <utility>    // std::pair, std::swap
 #include <charconv>   // std::to_chars (integers)
 
 #include "util/number_text.hpp"
@@ -29,6 +30,69 @@ std::string lookup_key(std::string_view text) {
     c = lower(c);
     if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) out += c;
   }
+  return out;
+}
+
+namespace {
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+}  // namespace
+
+std::string name_key(std::string_view text) {
+  std::string out;
+  bool gap = false;
+  for (char c : text) {
+    c = lower(c);
+    if (!((c >= 'a' && c <= 'z') || is_digit(c))) {
+      gap = !out.empty();
+      continue;
+    }
+    if (gap && is_digit(c) && is_digit(out.back())) out += '.';
+    gap = false;
+    out += c;
+  }
+  return out;
+}
+
+namespace {
+
+std::size_t longest_common_run(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> previous(b.size() + 1, 0), current(b.size() + 1, 0);
+  std::size_t best = 0;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      current[j] = a[i - 1] == b[j - 1] ? previous[j - 1] + 1 : 0;
+      best = std::max(best, current[j]);
+    }
+    std::swap(previous, current);
+  }
+  return best;
+}
+
+}  // namespace
+
+bool contains_name_part(std::string_view key, std::string_view part) noexcept {
+  if (part.empty()) return false;
+  for (auto at = key.find(part); at != std::string_view::npos; at = key.find(part, at + 1)) {
+    const bool digit_before = at > 0 && is_digit(part.front()) && is_digit(key[at - 1]);
+    const auto end = at + part.size();
+    const bool digit_after = end < key.size() && is_digit(part.back()) && is_digit(key[end]);
+    if (!digit_before && !digit_after) return true;
+  }
+  return false;
+}
+
+std::vector<std::string> closest_names(const std::vector<std::string>& names, std::string_view text, std::size_t most) {
+  const std::string key = lookup_key(text);
+  std::vector<std::pair<std::size_t, const std::string*>> scored;
+  for (const auto& name : names) {
+    const auto run = longest_common_run(key, lookup_key(name));
+    if (run >= 3) scored.emplace_back(run, &name);
+  }
+  std::stable_sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < scored.size() && i < most; ++i) out.push_back(*scored[i].second);
   return out;
 }
 

@@ -25,6 +25,17 @@ std::string fold_name(std::string_view text, char separator);
 // "h100-sxm" and "H100_SXM" all give "nvidiah100sxm".
 std::string lookup_key(std::string_view text);
 
+// lookup_key that keeps one '.' where a space parted two numbers: "RTX 3060 12GB" → "rtx3060.12gb".
+std::string name_key(std::string_view text);
+
+// Whether name key `part` ("4090", "h100") stands in name key `key` ("geforcertx4090") as a whole number: no digit
+// right before or after it, so "a10" is not read in "a100" nor "3060" in "30600".
+bool contains_name_part(std::string_view key, std::string_view part) noexcept;
+
+// The `most` names closest to `text` by the longest run of letters and digits they share (at least 3), closest
+// first: what a "did you mean" offers.
+std::vector<std::string> closest_names(const std::vector<std::string>& names, std::string_view text, std::size_t most);
+
 // The items of a comma-separated list ("h100-sxm, l40s"), spaces around each trimmed, empty items dropped.
 std::vector<std::string> split_list(std::string_view text);
 

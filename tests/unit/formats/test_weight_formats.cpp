@@ -139,7 +139,7 @@ TEST_CASE("format names parse and print back") {
         "fp8-block-e8m0", "w4a16", "w4a16-32g", "w4a16-asym", "w4a16-nogroup", "w8a16", "w8a16-128g", "w8a8",
         "w8a8-asym", "mlx-4bit", "mlx-6bit", "mlx-8bit", "mlx-4bit-32g", "mlx-3bit-128g", "exl2-4.0bpw",
         "exl2-4.65bpw", "exl2-2.5bpw-h8", "exl3-4.0bpw", "exl3-3.25bpw", "q4_k_m", "q3_k_s", "q8_0",
-        "gguf-iq2_xxs"}) {
+        "gguf-q4_k"}) {
     CAPTURE(name);
     auto f = parse_weight_format(name);
     REQUIRE(f.ok());

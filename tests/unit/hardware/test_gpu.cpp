@@ -73,3 +73,49 @@ TEST_CASE("GPUs are found by id or by name, ignoring case and punctuation") {
   CHECK(find_gpu(test::catalog().gpus, "") == nullptr);
   CHECK(find_gpu(test::catalog().gpus, "voodoo-3") == nullptr);
 }
+
+TEST_CASE("GPUs are found by the short names people write, and the reading is said") {
+  const auto& gpus = test::catalog().gpus;
+  const auto read = [&](const char* text) {
+    auto found = resolve_gpu(gpus, text, "gpu");
+    REQUIRE_MESSAGE(found.ok(), text << ": " << found.error().message);
+    return found.value();
+  };
+  // An exact id or name: no note.
+  CHECK(read("h100-sxm").gpu->id == "h100-sxm");
+  CHECK(read("h100-sxm").note.empty());
+  CHECK(read("A10").gpu->id == "a10");  // the A10 itself, not read into "A100"
+  // The bare "H100" is the SXM card (the catalog's alias); the others it could mean are named.
+  const auto h100 = read("H100");
+  CHECK(h100.gpu->id == "h100-sxm");
+  CHECK(h100.note.find("H100 PCIe") != std::string::npos);
+  CHECK(h100.note.find("H100 NVL") != std::string::npos);
+  // A number only one card has; the plain card rather than its Ti.
+  CHECK(read("4090").gpu->id == "rtx-4090");
+  CHECK(read("rtx4090").gpu->id == "rtx-4090");
+  CHECK(read("3090").gpu->id == "rtx-3090");
+  CHECK(read("3090").note.find("3090 Ti") != std::string::npos);
+  CHECK(read("3060").gpu->id == "rtx-3060-12gb");
+  CHECK(read("A100").gpu->id == "a100-80gb-sxm");
+  // Several cards and no way to tell: refused, naming them.
+  auto ultra = resolve_gpu(gpus, "M2 Ultra", "gpu");
+  REQUIRE_FALSE(ultra.ok());
+  CHECK(ultra.error().field == "gpu");
+  CHECK(ultra.error().message.find("Apple M2 Ultra 128GB, Apple M2 Ultra 192GB; name one") != std::string::npos);
+  // Nothing: the closest names.
+  auto typo = resolve_gpu(gpus, "h10", "gpus");
+  REQUIRE_FALSE(typo.ok());
+  CHECK(typo.error().field == "gpus");
+  CHECK(typo.error().message.find("closest: NVIDIA H100") != std::string::npos);
+}
+
+TEST_CASE("every alias in the catalog names one card") {
+  const auto& gpus = test::catalog().gpus;
+  for (const auto& g : gpus) {
+    for (const auto& alias : g.aliases) {
+      auto found = resolve_gpu(gpus, alias, "gpu");
+      REQUIRE_MESSAGE(found.ok(), alias);
+      CHECK_MESSAGE(found.value().gpu == &g, alias << " reads as " << found.value().gpu->id << ", not " << g.id);
+    }
+  }
+}

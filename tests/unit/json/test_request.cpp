@@ -142,6 +142,10 @@ TEST_CASE("choice: one of the allowed values, or an alias its parser knows") {
         "expected one of 0, 1, 2, 3, NO_SHARD, SHARD_GRAD_OP, FULL_SHARD; got 7");
   CHECK(parse_request(R"({"engine":"llama.cpp"})").value().inference.engine == "llama.cpp");  // the core's alias
   CHECK(parse_request(R"({"mode":"train","zero":3})").value().training->zero == "3");
+  // Names in any case, as people write them (vLLM's own docs spell it so).
+  CHECK(parse_request(R"({"engine":"vLLM"})").value().inference.engine == "vllm");
+  CHECK(parse_request(R"({"kv_dtype":"FP8"})").value().inference.kv_dtype == "fp8");
+  CHECK_FALSE(parse_request(R"({"mode":"INFERENCE"})").value().training.has_value());
   for (const Input& in : inputs()) {
     if (in.kind != InputKind::choice) continue;
     CAPTURE(in.key);

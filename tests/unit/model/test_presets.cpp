@@ -146,3 +146,27 @@ TEST_CASE("the catalog JSON carries each preset's Ollama tags for the page's sea
   CHECK(json.find(R"("ollama":["qwen3:30b","qwen3:30b-a3b"])") != std::string::npos);
   CHECK(json.find(R"j("id":"gpt2","max_context":1024,"name":"GPT-2 (124M)","ollama":[])j") != std::string::npos);
 }
+
+TEST_CASE("a model is found by the names people write, and the reading is said") {
+  const auto& presets = test::catalog().models;
+  // A fine-tuned variant's Hugging Face id has the base model's architecture (the same config.json shapes).
+  auto instruct = resolve_model(presets, "meta-llama/Llama-3.1-70B-Instruct");
+  REQUIRE(instruct.ok());
+  CHECK(instruct.value().preset->spec.id == "llama-3.1-70b");
+  CHECK(instruct.value().note.find("read as Llama 3.1 70B") != std::string::npos);
+  // A preset's own id: no note.
+  auto own = resolve_model(presets, "Llama-3.1-8B");
+  REQUIRE(own.ok());
+  CHECK(own.value().note.empty());
+  // A family name: refused with the presets it could be and how to use another model.
+  auto family = resolve_model(presets, "gpt-oss");
+  REQUIRE_FALSE(family.ok());
+  CHECK(family.error().field == "model");
+  CHECK(family.error().message.find("gpt-oss-120b, gpt-oss-20b; name one") != std::string::npos);
+  CHECK(family.error().message.find("config.json") != std::string::npos);
+  // A typo: the closest ids, never the whole list.
+  auto typo = resolve_model(presets, "llma-3.1-8b");
+  REQUIRE_FALSE(typo.ok());
+  CHECK(typo.error().message.find("closest: llama-3.1-8b") != std::string::npos);
+  CHECK(typo.error().message.size() < 250);
+}

@@ -163,7 +163,7 @@ TEST_CASE("bad training requests name the field and what is allowed") {
       {R"({"model":"llama-2-7b","mode":7})", "mode", "expected one of inference, train, lora, qlora; got 7"},
       {R"({"params":7e9,"mode":"lora"})", "mode", "need the architecture"},
       {R"({"mode":"train"})", "model", "give a preset id"},
-      {R"({"model":"llama-9000","mode":"train"})", "model", "known: "},
+      {R"({"model":"llama-9000","mode":"train"})", "model", "drop or paste its config.json"},
       {R"({"model":"gpt2","params":7e9,"mode":"train"})", "model", "only one of"},
       {R"({"model":"llama-2-7b","mode":"train","precision":"fp8"})", "precision", "expected one of fp32, mixed-fp16, mixed-bf16, bf16"},
       {R"({"model":"llama-2-7b","mode":"train","grad_dtype":"fp64"})", "grad_dtype", "expected one of fp32, half"},

@@ -95,3 +95,22 @@ TEST_CASE("Choice names fold case and both separators, and are looked up in a ta
   CHECK(vramfit::find_named(table, "Params") == nullptr);  // the caller folds first
   CHECK(vramfit::join_names(table) == "none, params, nvme");
 }
+
+TEST_CASE("name keys keep numbers of separate words apart, and a name part is a whole number") {
+  CHECK(vramfit::name_key("GeForce RTX 3060 12GB") == "geforcertx3060.12gb");
+  CHECK(vramfit::name_key("h100-sxm") == "h100sxm");
+  CHECK(vramfit::contains_name_part("geforcertx3060.12gb", "3060"));
+  CHECK(vramfit::contains_name_part("geforcertx4090", "rtx4090"));
+  CHECK_FALSE(vramfit::contains_name_part("nvidiaa100", "a10"));   // a digit follows
+  CHECK_FALSE(vramfit::contains_name_part("nvidiah100", "100x"));
+  CHECK_FALSE(vramfit::contains_name_part("rtx14090", "4090"));    // a digit precedes
+  CHECK_FALSE(vramfit::contains_name_part("anything", ""));
+}
+
+TEST_CASE("the closest names share the longest run of letters and digits, at least three") {
+  const std::vector<std::string> names{"llama-3.1-8b", "llama-3.1-70b", "mistral-7b", "gpt2"};
+  const auto closest = vramfit::closest_names(names, "llma-3.1-8b", 2);
+  REQUIRE(closest.size() == 2);
+  CHECK(closest[0] == "llama-3.1-8b");  // "a318b" (5) beats "a31" (3)
+  CHECK(vramfit::closest_names(names, "xyz", 3).empty());
+}

@@ -1,0 +1,277 @@
+// llama.cpp's file types: the per-tensor choices of src/llama-quant.cpp llama_tensor_get_type, and whole files
+// pinned to published GGUF sizes.
+#include "../file_builders.hpp"
+#include "../test_support.hpp"
+#include "formats/gguf.hpp"
+#include "formats/gguf_mix.hpp"
+#include "formats/weight_formats.hpp"
+#include "model/hf_config.hpp"
+
+using namespace vramfit;
+
+namespace {
+
+ModelSpec llama31_8b() {  // meta-llama/Llama-3.1-8B config.json
+  return model_from_hf_config(R"({"model_type":"llama","hidden_size":4096,"num_hidden_layers":32,
+    "num_attention_heads":32,"num_key_value_heads":8,"intermediate_size":14336,"vocab_size":128256,
+    "max_position_embeddings":131072})").value();
+}
+
+ModelSpec llama2_7b() {  // meta-llama/Llama-2-7b-hf config.json: no grouped-query attention
+  return model_from_hf_config(R"({"model_type":"llama","hidden_size":4096,"num_hidden_layers":32,
+    "num_attention_heads":32,"num_key_value_heads":32,"intermediate_size":11008,"vocab_size":32000,
+    "max_position_embeddings":4096})").value();
+}
+
+std::uint64_t bytes_of(const ModelSpec& s, const char* format) {
+  auto f = parse_weight_format(format);
+  REQUIRE_MESSAGE(f.ok(), format);
+  auto w = weights_bytes(s, f.value());
+  REQUIRE_MESSAGE(w.ok(), w.error().message);
+  return w.value().total;
+}
+
+// The type `mix` gives the tensor named `name`.
+GgmlType type_of(const ModelSpec& s, GgufMix mix, const std::string& name, bool imatrix) {
+  const auto tensors = enumerate_tensors(s).value();
+  for (const auto& t : tensors)
+    if (t.name == name) return detail::gguf_tensor_type(s, mix, t, imatrix);
+  FAIL("no tensor " << name);
+  return GgmlType::f32;
+}
+GgmlType type_of(const ModelSpec& s, GgufMix mix, const std::string& name) {
+  return type_of(s, mix, name, gguf_mix_uses_imatrix(mix));
+}
+
+}  // namespace
+
+TEST_CASE("every llama-quantize file type by its name, in any case, with or without gguf-") {
+  for (const GgufMix mix : gguf_mixes()) {
+    const std::string name(gguf_mix_name(mix));
+    CAPTURE(name);
+    CHECK(gguf_mix_by_name(name) == mix);
+    std::string upper = name;
+    for (char& ch : upper) ch = static_cast<char>(ch >= 'a' && ch <= 'z' ? ch - 'a' + 'A' : ch);
+    CHECK(gguf_mix_by_name(upper) == mix);
+    CHECK(gguf_mix_by_name("gguf-" + name) == mix);
+    CHECK(gguf_mix_by_name("GGUF-" + upper) == mix);
+    const auto parsed = parse_weight_format(upper);
+    REQUIRE(parsed.ok());
+    CHECK(weight_format_name(parsed.value()) == name);
+  }
+  // llama-quantize's list today (tools/quantize/quantize.cpp QUANT_OPTIONS), its aliases Q3_K/Q4_K/Q5_K aside:
+  // those spell ggml tensor types here (gguf-q4_k: every matrix Q4_K).
+  for (const char* name : {"Q1_0", "Q2_0", "Q4_0", "Q4_1", "MXFP4_MOE", "Q5_0", "Q5_1", "IQ2_XXS", "IQ2_XS", "IQ2_S",
+                           "IQ2_M", "IQ1_S", "IQ1_M", "TQ1_0", "TQ2_0", "Q2_K", "Q2_K_S", "IQ3_XXS", "IQ3_S", "IQ3_M",
+                           "IQ3_XS", "Q3_K_S", "Q3_K_M", "Q3_K_L", "IQ4_NL", "IQ4_XS", "Q4_K_S", "Q4_K_M", "Q5_K_S",
+                           "Q5_K_M", "Q6_K", "Q8_0", "F16", "BF16"}) {
+    CAPTURE(name);
+    CHECK(gguf_mix_by_name(name).has_value());
+  }
+  CHECK_FALSE(gguf_mix_by_name("pure").has_value());
+  CHECK_FALSE(gguf_mix_by_name("q4_k").has_value());
+  CHECK(parse_weight_format("gguf-q4_k").value().gguf_mix == GgufMix::pure);
+}
+
+TEST_CASE("the IQ mixes follow llama_tensor_get_type on a grouped-query model (Llama-3.1-8B: 32 heads / 8 KV)") {
+  const auto s = llama31_8b();
+  using G = GgmlType;
+  // IQ4_XS: attn_v Q5_K since n_gqa = 4 ≥ 4; ffn_down stays IQ4_XS with an imatrix; output Q6_K.
+  CHECK(type_of(s, GgufMix::iq4_xs, "blk.0.attn_v.weight") == G::q5_k);
+  CHECK(type_of(s, GgufMix::iq4_xs, "blk.0.ffn_down.weight") == G::iq4_xs);
+  CHECK(type_of(s, GgufMix::iq4_xs, "token_embd.weight") == G::iq4_xs);
+  CHECK(type_of(s, GgufMix::iq4_xs, "output.weight") == G::q6_k);
+  // Without an importance matrix the first n/8 = 4 ffn_down go to Q5_K.
+  CHECK(type_of(s, GgufMix::iq4_xs, "blk.3.ffn_down.weight", false) == G::q5_k);
+  CHECK(type_of(s, GgufMix::iq4_xs, "blk.4.ffn_down.weight", false) == G::iq4_xs);
+  // The 1–2 bit branch: token_embd Q2_K, output Q5_K, attn_v Q4_K (n_gqa ≥ 4), ffn_down Q2_K while
+  // i_ffn_down < n/8, attn_output IQ2_XXS for IQ1_S.
+  CHECK(type_of(s, GgufMix::iq2_xxs, "token_embd.weight") == G::q2_k);
+  CHECK(type_of(s, GgufMix::iq2_xxs, "output.weight") == G::q5_k);
+  CHECK(type_of(s, GgufMix::iq2_xxs, "blk.9.attn_v.weight") == G::q4_k);
+  CHECK(type_of(s, GgufMix::iq2_xxs, "blk.3.ffn_down.weight") == G::q2_k);
+  CHECK(type_of(s, GgufMix::iq2_xxs, "blk.4.ffn_down.weight") == G::iq2_xxs);
+  CHECK(type_of(s, GgufMix::iq1_s, "blk.4.attn_output.weight") == G::iq2_xxs);
+  CHECK(type_of(s, GgufMix::iq2_m, "blk.4.attn_output.weight") == G::iq3_s);
+  CHECK(type_of(s, GgufMix::iq2_m, "blk.4.attn_q.weight") == G::iq2_s);  // IQ2_M's default type is IQ2_S
+  CHECK(type_of(s, GgufMix::iq2_s, "blk.4.attn_q.weight") == G::iq2_xs);
+  // IQ3_XS: attn_q/attn_k IQ3_XXS, ffn_gate/up IQ3_XXS in the middle layers [n/8, 7n/8) = [4, 28).
+  CHECK(type_of(s, GgufMix::iq3_xs, "blk.0.attn_q.weight") == G::iq3_xxs);
+  CHECK(type_of(s, GgufMix::iq3_xs, "blk.0.attn_k.weight") == G::iq3_xxs);
+  CHECK(type_of(s, GgufMix::iq3_xs, "blk.3.ffn_up.weight") == G::iq3_s);
+  CHECK(type_of(s, GgufMix::iq3_xs, "blk.4.ffn_gate.weight") == G::iq3_xxs);
+  CHECK(type_of(s, GgufMix::iq3_xs, "blk.28.ffn_gate.weight") == G::iq3_s);
+  // IQ3_XXS: attn_q/attn_k IQ2_S, attn_output IQ3_S, token_embd IQ3_S; without an imatrix ffn_down Q4_K/Q3_K.
+  CHECK(type_of(s, GgufMix::iq3_xxs, "blk.5.attn_q.weight") == G::iq2_s);
+  CHECK(type_of(s, GgufMix::iq3_xxs, "blk.5.attn_output.weight") == G::iq3_s);
+  CHECK(type_of(s, GgufMix::iq3_xxs, "token_embd.weight") == G::iq3_s);
+  CHECK(type_of(s, GgufMix::iq3_xxs, "blk.5.ffn_down.weight") == G::iq3_xxs);
+  CHECK(type_of(s, GgufMix::iq3_xxs, "blk.3.ffn_down.weight", false) == G::q4_k);
+  CHECK(type_of(s, GgufMix::iq3_xxs, "blk.5.ffn_down.weight", false) == G::q3_k);
+  // IQ3_M: attn_v and attn_output Q4_K, ffn_down Q4_K in the first n/8.
+  CHECK(type_of(s, GgufMix::iq3_m, "blk.20.attn_v.weight") == G::q4_k);
+  CHECK(type_of(s, GgufMix::iq3_m, "blk.20.attn_output.weight") == G::q4_k);
+  CHECK(type_of(s, GgufMix::iq3_m, "blk.3.ffn_down.weight") == G::q4_k);
+  CHECK(type_of(s, GgufMix::iq3_m, "blk.4.ffn_down.weight") == G::iq3_s);
+  // Q2_K_S: attn_v Q4_K (n_gqa ≥ 4), ffn_down Q4_K in the first n/8; ternary and Q2_0 embeddings Q4_K.
+  CHECK(type_of(s, GgufMix::q2_k_s, "blk.9.attn_v.weight") == G::q4_k);
+  CHECK(type_of(s, GgufMix::q2_k_s, "blk.3.ffn_down.weight") == G::q4_k);
+  CHECK(type_of(s, GgufMix::q2_k_s, "blk.4.ffn_down.weight") == G::q2_k);
+  CHECK(type_of(s, GgufMix::tq1_0, "token_embd.weight") == G::q4_k);
+  CHECK(type_of(s, GgufMix::tq2_0, "blk.4.ffn_down.weight") == G::tq2_0);
+  CHECK(type_of(s, GgufMix::q2_0, "token_embd.weight") == G::q4_k);
+  CHECK(type_of(s, GgufMix::q1_0, "blk.4.ffn_up.weight") == G::q1_0);
+  CHECK(type_of(s, GgufMix::q1_0, "blk.0.attn_norm.weight") == G::f32);
+}
+
+TEST_CASE("without grouped-query attention the IQ mixes keep attn_v small (Llama-2-7B: 32 heads / 32 KV)") {
+  const auto s = llama2_7b();
+  using G = GgmlType;
+  CHECK(type_of(s, GgufMix::iq2_xxs, "blk.0.attn_v.weight") == G::q2_k);
+  CHECK(type_of(s, GgufMix::iq2_m, "blk.0.attn_v.weight") == G::iq3_s);
+  CHECK(type_of(s, GgufMix::iq3_xxs, "blk.0.attn_v.weight") == G::iq3_xxs);
+  CHECK(type_of(s, GgufMix::iq3_xxs, "blk.0.attn_v.weight", false) == G::iq3_s);
+  CHECK(type_of(s, GgufMix::iq3_s, "blk.0.attn_v.weight") == G::iq3_s);
+  CHECK(type_of(s, GgufMix::iq4_xs, "blk.0.attn_v.weight") == G::iq4_xs);
+  CHECK(type_of(s, GgufMix::q2_k_s, "blk.0.attn_v.weight") == G::q2_k);
+}
+
+TEST_CASE("eight experts (Mixtral-8x7B) move attn_v and attn_k to Q8_0 and attn_output to Q5_K") {
+  const auto& s = test::preset("mixtral-8x7b");
+  using G = GgmlType;
+  CHECK(type_of(s, GgufMix::iq3_m, "blk.10.attn_v.weight") == G::q8_0);
+  CHECK(type_of(s, GgufMix::iq3_m, "blk.10.attn_k.weight") == G::q8_0);
+  CHECK(type_of(s, GgufMix::iq4_xs, "blk.10.attn_output.weight") == G::q5_k);
+  CHECK(type_of(s, GgufMix::iq2_xxs, "blk.10.attn_k.weight") == G::q4_k);
+  CHECK(type_of(s, GgufMix::iq2_xxs, "blk.10.attn_output.weight") == G::q5_k);
+  // IQ3_M with 8 experts: ffn_down Q4_K where use_more_bits(i, 32) (i < 4, i ≥ 28, (i − 4) % 3 == 2).
+  CHECK(type_of(s, GgufMix::iq3_m, "blk.6.ffn_down_exps.weight") == G::q4_k);
+  CHECK(type_of(s, GgufMix::iq3_m, "blk.7.ffn_down_exps.weight") == G::iq3_s);
+}
+
+TEST_CASE("GGUF whole-file sizes match bartowski's Meta-Llama-3.1-8B-Instruct-GGUF byte for byte") {
+  // huggingface.co/bartowski/Meta-Llama-3.1-8B-Instruct-GGUF at revision bf5b95e96dac0462e2a09145ec66cae9a3f12067,
+  // file sizes in bytes as the Hub lists them (all made with an importance matrix). The files hold metadata too:
+  // the same repository's Meta-Llama-3.1-8B-Instruct-f32.gguf is 32,128,885,888 B, 4 B × 8,030,261,248 parameters
+  // = 32,121,044,992 B of tensors, so header, 128,256-token vocabulary, merges and padding are 7,840,896 B; the
+  // quantized files add llama-quantize's four quantize.imatrix.* keys (288 B): 7,841,184 B in each file below.
+  constexpr std::uint64_t kMetadata = 7'841'184;
+  CHECK(bytes_of(llama31_8b(), "fp32") + 7'840'896 == 32'128'885'888ULL);
+  struct File { const char* mix; std::uint64_t bytes; };
+  const File files[] = {
+      {"IQ2_M", 2'948'285'856},  {"IQ3_XS", 3'518'752'160}, {"IQ3_M", 3'784'828'320}, {"IQ4_XS", 4'447'667'616},
+      {"IQ4_NL", 4'677'993'888}, {"Q2_K", 3'179'136'416},   {"Q3_K_S", 3'664'504'224}, {"Q3_K_M", 4'018'922'912},
+      {"Q3_K_L", 4'321'961'376}, {"Q4_K_S", 4'692'673'952}, {"Q4_K_M", 4'920'739'232}, {"Q5_K_S", 5'599'298'976},
+      {"Q5_K_M", 5'732'992'416}, {"Q6_K", 6'596'011'424},   {"Q8_0", 8'540'775'840}};
+  const auto s = llama31_8b();
+  for (const auto& f : files) {
+    CAPTURE(f.mix);
+    CHECK(bytes_of(s, f.mix) + kMetadata == f.bytes);
+  }
+  // The imatrix-free IQ4_XS: the first 4 ffn_down in Q5_K, 4 × 14,336 × 4,096 × (176 − 136) / 256 = 36,700,160 B
+  // more than the published file's tensors.
+  std::uint64_t with = 0, without = 0;
+  const auto tensors = enumerate_tensors(s).value();
+  for (const auto& t : tensors) {
+    with += ggml_bytes(detail::gguf_tensor_type(s, GgufMix::iq4_xs, t, true), t.elements()).value();
+    without += ggml_bytes(detail::gguf_tensor_type(s, GgufMix::iq4_xs, t, false), t.elements()).value();
+  }
+  CHECK(with + kMetadata == 4'447'667'616ULL);
+  CHECK(without - with == 36'700'160ULL);
+}
+
+TEST_CASE("tied embeddings and 128 experts: Llama-3.2 and Qwen3-30B-A3B GGUF files byte for byte") {
+  // With tied embeddings token_embd takes the output's rule (Q6_K). Metadata is one constant per repository, as
+  // above: each file minus our tensor bytes.
+  // huggingface.co/bartowski/Llama-3.2-1B-Instruct-GGUF at revision 067b946cf014b7c697f3654f621d577a3e3afd1c:
+  // Llama-3.2-1B-Instruct-IQ3_M.gguf 657,289,344 B, -IQ4_XS.gguf 743,141,504 B.
+  const auto& one = test::preset("llama-3.2-1b");
+  CHECK(657'289'344ULL - bytes_of(one, "iq3_m") == 743'141'504ULL - bytes_of(one, "iq4_xs"));
+  CHECK(743'141'504ULL - bytes_of(one, "iq4_xs") == doctest::Approx(7.84e6).epsilon(0.01));
+  // huggingface.co/unsloth/Llama-3.2-3B-Instruct-GGUF at revision e7d0997e49c9cb00d88b4c1a6a16aa894b0bbc31:
+  // -IQ4_XS.gguf 1,829,110,208 B, -IQ4_NL.gguf 1,917,190,592 B, -Q4_K_M.gguf 2,019,377,600 B.
+  const auto& three = test::preset("llama-3.2-3b");
+  const std::uint64_t meta3 = 2'019'377'600ULL - bytes_of(three, "q4_k_m");
+  CHECK(meta3 == doctest::Approx(7.84e6).epsilon(0.01));
+  CHECK(bytes_of(three, "iq4_xs") + meta3 == 1'829'110'208ULL);
+  CHECK(bytes_of(three, "iq4_nl") + meta3 == 1'917'190'592ULL);
+  // huggingface.co/unsloth/Qwen3-30B-A3B-Instruct-2507-GGUF: -Q5_K_M.gguf 21,725,581,728 B, -Q6_K.gguf
+  // 25,092,532,640 B, -Q8_0.gguf 32,483,932,576 B, -IQ4_XS.gguf 16,378,073,504 B. 128 experts, n_gqa 32/4 = 8:
+  // IQ4_XS attn_v Q5_K, ffn_down_exps IQ4_XS. Unsloth's IQ4_XS file stores token_embd in Q4_K rather than
+  // llama-quantize's IQ4_XS: 151,936 × 2,048 × (144 − 136) / 256 = 9,723,904 B more.
+  const auto& qwen = test::preset("qwen3-30b-a3b");
+  const std::uint64_t meta_q = 32'483'932'576ULL - bytes_of(qwen, "q8_0");
+  CHECK(meta_q == doctest::Approx(5.97e6).epsilon(0.01));
+  CHECK(bytes_of(qwen, "q5_k_m") + meta_q == 21'725'581'728ULL);
+  CHECK(bytes_of(qwen, "q6_k") + meta_q == 25'092'532'640ULL);
+  CHECK(bytes_of(qwen, "iq4_xs") + meta_q + 9'723'904 == 16'378'073'504ULL);
+  CHECK(type_of(qwen, GgufMix::iq4_xs, "blk.0.attn_v.weight") == GgmlType::q5_k);
+  CHECK(type_of(qwen, GgufMix::iq4_xs, "blk.0.ffn_down_exps.weight") == GgmlType::iq4_xs);
+}
+
+TEST_CASE("the 1- and 2-bit mixes of Llama-3.1-8B by hand") {
+  // Tensors: token_embd and output 128,256 × 4,096 = 525,336,576 each; per layer q, o 16,777,216, k, v 4,194,304,
+  // gate, up, down 58,720,256; 8,029,995,008 matrix weights; norms 65 × 4,096 F32 = 1,064,960 B.
+  // IQ2_XXS: token_embd Q2_K 525,336,576 × 84/256 = 172,376,064; output Q5_K × 176/256 = 361,168,896;
+  // attn_v Q4_K 32 × 4,194,304 × 144/256 = 75,497,472; ffn_down of blocks 0–3 Q2_K 4 × 58,720,256 × 84/256 =
+  // 77,070,336; the other 6,610,223,104 weights IQ2_XXS × 66/256 = 1,704,198,144.
+  const auto s = llama31_8b();
+  CHECK(bytes_of(s, "iq2_xxs") == 172'376'064ULL + 361'168'896 + 75'497'472 + 77'070'336 + 1'704'198'144 + 1'064'960);
+  // IQ1_S: the same, attn_output IQ2_XXS 32 × 16,777,216 × 66/256 = 138,412,032 and the other 6,073,352,192
+  // weights IQ1_S × 50/256 = 1,186,201,600. (Bartowski lists the IQ1_S file at 2.02 GB: 2,019.6 MB with the
+  // 7.84 MB of metadata above.)
+  CHECK(bytes_of(s, "iq1_s") ==
+        172'376'064ULL + 361'168'896 + 75'497'472 + 77'070'336 + 138'412'032 + 1'186'201'600 + 1'064'960);
+  // TQ1_0: token_embd Q4_K 295,501,824, output Q6_K 430,940,160, the other 6,979,321,856 × 54/256.
+  CHECK(bytes_of(s, "tq1_0") == 295'501'824ULL + 430'940'160 + 6'979'321'856ULL * 54 / 256 + 1'064'960);
+}
+
+TEST_CASE("MXFP4_MOE matches ggml-org's gpt-oss-20b GGUF") {
+  // huggingface.co/ggml-org/gpt-oss-20b-GGUF at revision ef9b12f2ff56c69cf32153a02784e7a3c88bf524:
+  // gpt-oss-20b-MXFP4.gguf 12,109,566,624 B. Experts (3-D) MXFP4: 24 layers × 3 × 32 × 2,880 × 2,880 at 17 B per
+  // 32 = 10,152,345,600 B; every other matrix, embeddings and output included, Q8_0; router, biases, sinks, norms
+  // F32. The file's metadata, the o200k_harmony vocabulary (201,088 tokens and their merges), is the ≈ 13 MB
+  // (0.1 %) left: ±0.2 %.
+  const auto& s = test::preset("gpt-oss-20b");
+  using G = GgmlType;
+  CHECK(type_of(s, GgufMix::mxfp4_moe, "blk.0.ffn_up_exps.weight") == G::mxfp4);
+  CHECK(type_of(s, GgufMix::mxfp4_moe, "blk.0.ffn_down_exps.weight") == G::mxfp4);
+  CHECK(type_of(s, GgufMix::mxfp4_moe, "blk.0.attn_q.weight") == G::q8_0);
+  CHECK(type_of(s, GgufMix::mxfp4_moe, "output.weight") == G::q8_0);
+  CHECK(type_of(s, GgufMix::mxfp4_moe, "token_embd.weight") == G::q8_0);
+  CHECK(type_of(s, GgufMix::mxfp4_moe, "blk.0.ffn_gate_inp.weight") == G::f32);
+  CHECK(type_of(s, GgufMix::mxfp4_moe, "blk.0.ffn_up_exps.bias") == G::f32);
+  const auto bytes = static_cast<double>(bytes_of(s, "MXFP4_MOE"));
+  CHECK(bytes / 12'109'566'624.0 == doctest::Approx(1.0).epsilon(0.002));
+}
+
+TEST_CASE("llama.cpp without --weights runs gpt-oss as its published MXFP4_MOE GGUF, and says so") {
+  Request r;
+  r.model = "gpt-oss-20b";
+  r.engine = "llamacpp";
+  auto resolved = resolve_request(test::catalog(), r);
+  REQUIRE_MESSAGE(resolved.ok(), resolved.error().message);
+  CHECK(weight_format_name(*resolved.value().options.weight_format) == "mxfp4_moe");
+  bool noted = false;
+  for (const auto& note : resolved.value().model.notes) noted = noted || note.find("mxfp4_moe") != std::string::npos;
+  CHECK(noted);
+  r.weights = "q4_k_m";  // an explicit format stays
+  CHECK(weight_format_name(*resolve_request(test::catalog(), r).value().options.weight_format) == "q4_k_m");
+}
+
+TEST_CASE("GGUF headers with MXFP4 (type 39) and Q2_0 (type 42) tensors are read and sized") {
+  // ggml-common.h: block_mxfp4 = E8M0 exponent + 16 B of E2M1 pairs per 32 (17 B); block_q2_0 = half d +
+  // QK2_0/4 B per QK2_0 = 64 (18 B).
+  test::GgufBuilder b;
+  b.str("general.architecture", "llama");
+  b.tensor("blk.0.ffn_up_exps.weight", {2880, 8, 4}, GgmlType::mxfp4);
+  b.tensor("blk.0.ffn_down.weight", {128, 2}, GgmlType::q2_0);
+  const auto file = b.build();
+  auto parsed = parse_gguf(file, file.size());
+  REQUIRE_MESSAGE(parsed.ok(), parsed.error().message);
+  REQUIRE(parsed.value().tensors.size() == 2);
+  CHECK(parsed.value().tensors[0].bytes == 2880ULL * 8 * 4 / 32 * 17);
+  CHECK(parsed.value().tensors[1].bytes == 128ULL * 2 / 64 * 18);
+  CHECK(ggml_type_info(42) != nullptr);
+  CHECK(ggml_bits_per_weight(ggml_type_info(GgmlType::q2_0)) == doctest::Approx(2.25));
+}
