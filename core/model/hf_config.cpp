@@ -438,7 +438,7 @@ std::string python_json_as_json(std::string_view text) {
   return out;
 }
 
-Result<ModelSpec> model_from_config_object(const json& root, const std::string& path) {
+Result<ModelSpec> model_from_config_object(const json& root, const std::string& path, bool quant_config_apart) {
   if (!root.is_object()) return make_error(path.empty() ? "config" : path, "expected a JSON object");
   // Multimodal configs nest the language model (Gemma 3, Llava, Mistral 3 ...).
   const json* text = root.contains("text_config") && root["text_config"].is_object() ? &root["text_config"] : &root;
@@ -507,7 +507,7 @@ Result<ModelSpec> model_from_config_object(const json& root, const std::string& 
     }
   }
   // default_context stays 0: the engine's default applies, never silently the model's maximum.
-  if (auto q = read_quantization(top, r, s); !q) return q.error();
+  if (auto q = read_quantization(top, r, s, quant_config_apart); !q) return q.error();
   if (auto ok = validate(s); !ok) {
     Error e = ok.error();
     e.field = path.empty() ? e.field : path + "." + e.field;
@@ -518,10 +518,13 @@ Result<ModelSpec> model_from_config_object(const json& root, const std::string& 
 
 }  // namespace detail
 
-Result<ModelSpec> model_from_hf_config(std::string_view config_json) {
+Result<ModelSpec> model_from_hf_config(std::string_view config_json, std::string_view quant_config_json) {
   auto parsed = detail::parse_json(detail::python_json_as_json(config_json), "config");
   if (!parsed) return parsed.error();
-  return detail::model_from_config_object(parsed.value(), "config");
+  auto spec = detail::model_from_config_object(parsed.value(), "config", !quant_config_json.empty());
+  if (!spec || quant_config_json.empty()) return spec;
+  if (auto read = apply_hf_quant_config(quant_config_json, spec.value()); !read) return read.error();
+  return spec;
 }
 
 }  // namespace vramfit
