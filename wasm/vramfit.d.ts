@@ -259,7 +259,9 @@ export interface EstimateAnswer {
   activations: { attention_scores: number; logits: number };
   kv_cache: Record<string, string | number>;
   kv_allocation: Record<string, string | number | null>;
-  weights: Record<string, unknown>;
+  /** total_bytes, per role (attention, embedding, mlp, norms, other, output), explanation, format, storage (bytes per
+   * storage type) and groups: each kind of tensor in the format it is stored in, adding up to total_bytes. */
+  weights: Record<string, unknown> & { groups: WeightGroup[] };
   llamacpp: Record<string, number | boolean> | null;
   vllm: Record<string, number> | null;
   /** With a GPU; otherwise null. */
@@ -270,6 +272,18 @@ export interface EstimateAnswer {
   speed_unavailable: string | null;
   explanations: Explanation[];
   notes: string[];
+}
+
+/** One line of a weight figure's explanation: a kind of tensor in one format. Empty list for a model file. */
+export interface WeightGroup {
+  /** embeddings, attention, routed experts, shared experts, dense MLP, router, norms, linear attention / Mamba,
+   * lm_head, vision tower, other */
+  what: string;
+  /** The format's name ("mxfp4", "gptq-4bit-128g"), or the type a tensor the format leaves alone keeps ("bf16", "Q6_K"). */
+  format: string;
+  params: number;
+  /** Scales, zero points and other metadata of the group's tensors included. */
+  bytes: number;
 }
 
 export interface RankMemory {
@@ -413,7 +427,11 @@ export interface Catalog {
   dtypes: { name: string; bits: number; summary: string }[];
   kv_dtypes: { name: string; bits: number; summary: string }[];
   /** Every weight format the pickers offer, with its storage scheme. */
-  weight_formats: { name: string; scheme: 'plain' | 'mixed' | 'bnb_nf4' | 'bnb_int8' | 'gptq' | 'awq' | 'gguf' }[];
+  weight_formats: {
+    name: string;
+    scheme: 'plain' | 'mixed' | 'bnb_nf4' | 'bnb_int8' | 'gptq' | 'awq' | 'autoround' | 'gguf' | 'mxfp4' | 'nvfp4' |
+      'fp8_channel' | 'fp8_block' | 'fp8_block_e8m0' | 'compressed' | 'mlx' | 'exl2' | 'exl3';
+  }[];
   /** The request's inputs: what each key takes, and the page's URL key for it. */
   inputs: CatalogInput[];
 }

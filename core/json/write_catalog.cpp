@@ -27,6 +27,15 @@ std::string_view scheme_name(WeightScheme scheme) {
     case WeightScheme::awq: return "awq";
     case WeightScheme::gguf: return "gguf";
     case WeightScheme::mxfp4: return "mxfp4";
+    case WeightScheme::nvfp4: return "nvfp4";
+    case WeightScheme::fp8_channel: return "fp8_channel";
+    case WeightScheme::fp8_block: return "fp8_block";
+    case WeightScheme::fp8_block_e8m0: return "fp8_block_e8m0";
+    case WeightScheme::compressed: return "compressed";
+    case WeightScheme::mlx: return "mlx";
+    case WeightScheme::exl2: return "exl2";
+    case WeightScheme::exl3: return "exl3";
+    case WeightScheme::autoround: return "autoround";
   }
   return "";
 }

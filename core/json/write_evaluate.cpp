@@ -135,6 +135,16 @@ void write_weights(JsonWriter& w, const InferenceEstimate& e) {
   w.field("embedding", wd.embedding);
   w.field("explanation", wd.explanation);
   w.field("format", e.weights_format);
+  w.begin_array("groups");
+  for (const auto& g : wd.groups) {
+    w.begin_object();
+    w.field("bytes", g.bytes);
+    w.field("format", g.format);
+    w.field("params", g.params);
+    w.field("what", g.what);
+    w.end_object();
+  }
+  w.end_array();
   w.field("mlp", wd.mlp);
   w.field("norms", wd.norms);
   w.field("other", wd.other);
