@@ -274,3 +274,18 @@ TEST_CASE("vLLM defaults the KV cache to the checkpoint's FP8; transformers says
   REQUIRE_FALSE(alone.ok());
   CHECK(alone.error().field == "quant_config");
 }
+
+TEST_CASE("checkpoints read from their configs weigh what their published repositories hold") {
+  // DeepSeek-V3's own quantization_config (fp8, weight_block_size [128, 128]) read as fp8-block. Published:
+  // huggingface.co/deepseek-ai/DeepSeek-V3 at revision afb92e1, its 163 safetensors files hold 688,586,727,753 B with
+  // the multi-token-prediction layer, which the core leaves out; that layer by hand (test_weight_formats.cpp) is
+  // 15,321,492,192 B, leaving 673,265,235,561 B.
+  CHECK(static_cast<double>(own_weights(imported("deepseek-ai--DeepSeek-V3")).total) ==
+        doctest::Approx(673'265'235'561.0).epsilon(0.02));
+  // nvidia/Llama-3.1-70B-Instruct-FP8 with its hf_quant_config.json (FP8, lm_head excluded). Published: the repo's
+  // Files listing (tree/main) shows 15 shards of 4.82, 4.98, 4.9, ... GB, the shard sizes of
+  // neuralmagic/Meta-Llama-3.1-70B-Instruct-FP8, whose copy context-labs/neuralmagic-llama-3.1-70b-instruct-FP8
+  // lists 72.7 GB in all (its tokenizer, 9 MB, included).
+  CHECK(static_cast<double>(own_weights(imported("nvidia--Llama-3.1-70B-Instruct-FP8")).total) ==
+        doctest::Approx(72.7e9).epsilon(0.02));
+}
