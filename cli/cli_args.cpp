@@ -115,7 +115,8 @@ ParsedArgs parse_args(const std::vector<std::string>& args) {
     const Input* input = input_by_flag(name);
     if (!input) return refuse(name, "unknown flag; run vramfit --help for the list");
     // A flag is given once: twice is a typo more often than an override, so say so rather than pick one.
-    if (request.contains(input->key) || (input->key == "model" && !o.model_path.empty()))
+    if (request.contains(input->key) || (input->key == "model" && !o.model_path.empty()) ||
+        (input->key == "quant_config" && !o.quant_config_path.empty()))
       return refuse(name, "given twice; give it once");
     nlohmann::json value = true;  // a toggle's flag alone (--sp); --sp=off still says what it means
     if (inline_value) value = *inline_value;
@@ -126,6 +127,7 @@ ParsedArgs parse_args(const std::vector<std::string>& args) {
       return refuse(name, "needs a value" + (placeholder.empty() ? "" : ": " + std::string(placeholder)));
     }
     if (input->key == "model" && looks_like_path(value.get<std::string>())) o.model_path = value.get<std::string>();
+    else if (input->key == "quant_config") o.quant_config_path = value.get<std::string>();
     else request[std::string(input->key)] = std::move(value);
   }
   // Training stores weights by --precision (QLoRA: NF4): a --weights there would be silently ignored. The

@@ -23,7 +23,8 @@ struct Options {
   // The request JSON: {"key": "value as typed", ...}; a flag given alone (--sp) is true; "question" from
   // --rank-gpus, --biggest, --remedies or --max-context.
   std::string request = "{}";
-  std::string model_path;     // --model given a path (config.json, .gguf, .safetensors): main() reads it
+  std::string model_path;     // --model given a path (config.json, its folder, .gguf, .safetensors): main() reads it
+  std::string quant_config_path;  // --quant-config: an hf_quant_config.json read with --model's config.json
   std::string question;       // the request's "question"; "" asks the estimate
   std::string question_flag;  // the flag that chose the question, to name it in the question's errors
 };

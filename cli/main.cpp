@@ -79,6 +79,8 @@ int main(int argc, char** argv) {
     else std::fputs(cli::gpus_list(catalog_json).c_str(), stdout);
     return 0;
   }
+  if (options.model_path.empty() && !options.quant_config_path.empty())
+    return fail(cli::Error{"--quant-config", "goes with --model PATH (a config.json or its folder)"});
   if (options.model_path.empty()) return print_answer(answer(catalog, options.request), options, catalog_json);
   // "Qwen/Qwen3-30B-A3B" reads like a path; with no such file, and no file's ending or leading . or /, it is a
   // model's name for the core to look up.
@@ -90,7 +92,8 @@ int main(int argc, char** argv) {
     request["model"] = options.model_path;
     return print_answer(answer(catalog, request.dump()), options, catalog_json);
   }
-  const auto about_file = cli::answer_about_file(catalog, options.model_path, options.request);
+  const auto about_file =
+      cli::answer_about_file(catalog, options.model_path, options.request, options.quant_config_path);
   if (about_file.error) return fail(*about_file.error);
   return print_answer(about_file.json, options, catalog_json);
 }

@@ -38,10 +38,12 @@ std::optional<std::string> read_text(const std::string& path) {
 
 FileAnswer refuse(std::string message) { return {"", Error{"--model", std::move(message)}}; }
 
-// The request with "config" set to a config.json's text; invalid UTF-8 becomes U+FFFD, as in parse_args.
-std::string with_config(const std::string& request_json, std::string config) {
+// The request with "config" set to a config.json's text (and "quant_config" to an hf_quant_config.json's, when
+// given); invalid UTF-8 becomes U+FFFD, as in parse_args.
+std::string with_config(const std::string& request_json, std::string config, std::optional<std::string> quant = {}) {
   auto request = nlohmann::json::parse(request_json);
   request["config"] = std::move(config);
+  if (quant) request["quant_config"] = std::move(*quant);
   return request.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
@@ -75,7 +77,24 @@ FileAnswer answer_about_header(const Catalog& catalog, const std::string& path, 
 
 }  // namespace
 
-FileAnswer answer_about_file(const Catalog& catalog, const std::string& path, const std::string& request_json) {
+FileAnswer answer_about_file(const Catalog& catalog, const std::string& path, const std::string& request_json,
+                             const std::string& quant_config_path) {
+  std::error_code ec;
+  const bool is_folder = std::filesystem::is_directory(path, ec);
+  if (!quant_config_path.empty() && (path.ends_with(".gguf") || path.ends_with(".safetensors")))
+    return {"", Error{"--quant-config", "goes with a config.json or its folder, not a model file"}};
+  std::optional<std::string> quant;
+  if (!quant_config_path.empty()) {
+    quant = read_text(quant_config_path);
+    if (!quant) return {"", Error{"--quant-config", "cannot read \"" + quant_config_path + "\" (an hf_quant_config.json up to 16 MiB)"}};
+  } else if (is_folder && is_regular(path + "/hf_quant_config.json")) {
+    quant = read_text(path + "/hf_quant_config.json");
+  }
+  if (is_folder) {
+    auto config = read_text(path + "/config.json");
+    if (!config) return refuse("cannot read \"" + path + "/config.json\" (a checkpoint folder holds its config.json)");
+    return {answer(catalog, with_config(request_json, std::move(*config), std::move(quant))), std::nullopt};
+  }
   if (path.ends_with(".gguf")) return answer_about_header(catalog, path, request_json);
   if (path.ends_with(".safetensors")) {
     // A safetensors shard takes its architecture from the config.json beside it (else a bare count).
@@ -86,7 +105,7 @@ FileAnswer answer_about_file(const Catalog& catalog, const std::string& path, co
   }
   auto text = read_text(path);
   if (!text) return refuse("cannot read \"" + path + "\" (a config.json up to 16 MiB)");
-  return {answer(catalog, with_config(request_json, std::move(*text))), std::nullopt};
+  return {answer(catalog, with_config(request_json, std::move(*text), std::move(quant))), std::nullopt};
 }
 
 }  // namespace vramfit::cli

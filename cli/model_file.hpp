@@ -15,7 +15,10 @@ struct FileAnswer {
   std::optional<Error> error;
 };
 
-// The answer to `request_json` about the model in the file at `path`.
-FileAnswer answer_about_file(const Catalog& catalog, const std::string& path, const std::string& request_json);
+// The answer to `request_json` about the model in the file at `path`: a config.json, a checkpoint folder (its
+// config.json and, when present, its hf_quant_config.json), a .gguf or a .safetensors file. `quant_config_path`
+// (--quant-config, may be empty) names an hf_quant_config.json to read with the config.json.
+FileAnswer answer_about_file(const Catalog& catalog, const std::string& path, const std::string& request_json,
+                             const std::string& quant_config_path = {});
 
 }  // namespace vramfit::cli

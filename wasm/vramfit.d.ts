@@ -43,6 +43,8 @@ export type TrainingMode = 'train' | 'full' | 'lora' | 'qlora';
 export interface ModelInputs {
   model?: string;
   config?: string | Record<string, unknown>;
+  /** With `config`: the checkpoint's hf_quant_config.json (NVIDIA ModelOpt), object or text. */
+  quant_config?: string | Record<string, unknown>;
   params?: number;
 }
 

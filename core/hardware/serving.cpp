@@ -26,7 +26,10 @@ bool mostly_ggml_quantized(const WeightBytes& weights) noexcept {
 
 bool fp8_weights(const InferenceEstimate& e) {
   const auto format = parse_weight_format(e.weights_format);
-  return format && format.value().scheme == WeightScheme::mixed && format.value().dtype == DType::fp8;
+  if (!format) return false;
+  const WeightScheme s = format.value().scheme;  // per tensor, per channel or per 128 × 128 block: E4M3 all
+  return (s == WeightScheme::mixed && format.value().dtype == DType::fp8) || s == WeightScheme::fp8_channel ||
+         s == WeightScheme::fp8_block || s == WeightScheme::fp8_block_e8m0;
 }
 
 // $/1M tokens at both ends of a speed range: low at the fast end, high at the slow end.

@@ -40,6 +40,7 @@ std::string answer_imported(const Catalog& catalog, ParsedRequest request, Resul
   if (imported.value().need_prefix_bytes != 0) return need_prefix_to_json(imported.value(), sharded);
   auto attach = [&](auto& r) {
     r.config_json.clear();
+    r.quant_config_json.clear();
     r.model.clear();
     r.imported = std::move(imported).value();
   };

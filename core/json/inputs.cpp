@@ -24,8 +24,10 @@ constexpr bool kAboveMin = true;
 // Ordered as the CLI's help lists them: what the model is, how it runs, where, then training.
 constexpr Input kInputs[] = {
     {"model", "--model", "model", K::text, 0, 0, "ID|PATH",
-     "model preset id (see --list-models), or a path to a config.json, .gguf or .safetensors"},
+     "model preset id (see --list-models), or a path to a config.json (or its checkpoint folder), .gguf or .safetensors"},
     {"config", "", "", K::config, 0, 0, "", "a config.json's architecture fields, as an object or its text"},
+    {"quant_config", "--quant-config", "", K::config, 0, 0, "FILE",
+     "an NVIDIA ModelOpt hf_quant_config.json read with the config.json (a --model folder's own is read by itself)"},
     {"params", "--params", "", K::quantity, 1, 1e14, "N", "bare parameter count instead of a model: 7e9, 7B, 1.5T, 500M"},
     {"mode", "--mode", "", K::choice, 0, 0, "MODE", "inference (default), train (full fine-tune), lora or qlora"},
     {"weights", "--weights", "weights", K::text, 0, 0, "FORMAT",

@@ -258,6 +258,7 @@ Result<Request> inference_request(const json& j, InputUse use, std::span<const s
   Request r;
   r.model = in.text("model").value_or("");
   r.config_json = in.text("config").value_or("");
+  r.quant_config_json = in.text("quant_config").value_or("");
   r.params = in.whole("params").value_or(0);
   r.weights = in.text("weights").value_or("");
   r.kv_dtype = in.text("kv_dtype").value_or("");
@@ -300,6 +301,7 @@ Result<TrainingRequest> training_request(const json& j, std::span<const std::str
   TrainingRequest r;
   r.model = in.text("model").value_or("");
   r.config_json = in.text("config").value_or("");
+  r.quant_config_json = in.text("quant_config").value_or("");
   r.params = in.whole("params").value_or(0);
   r.mode = in.text("mode").value_or("");
   r.precision = in.text("precision").value_or("");

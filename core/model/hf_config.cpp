@@ -8,6 +8,7 @@
 
 #include "model/hf_config_json.hpp"
 #include "model/hf_layer_patterns.hpp"
+#include "model/hf_quantization.hpp"
 
 namespace vramfit {
 namespace detail {
@@ -422,67 +423,6 @@ void import_llama_like(FieldReader& r, ModelSpec& s, UniformDecoder& d, std::str
   }
 }
 
-// A quantization config's list of modules stored in `format` instead → the spec's recipe rules; modules the core
-// has no tensor for are named in one note.
-Result<bool> read_kept_modules(FieldReader& f, std::string_view key, const std::string& format, ModelSpec& s) {
-  const json* list = f.find(key);
-  if (!list) return true;
-  if (!list->is_array()) return make_error(f.path(key), "must be a list of module names");
-  std::string unmatched;
-  for (const auto& item : *list) {
-    if (!item.is_string()) return make_error(f.path(key), "must be a list of module names");
-    const auto& module = item.get_ref<const std::string&>();
-    if (auto rule = rule_for_module(module, format)) s.quantization_rules.push_back(std::move(*rule));
-    else unmatched += (unmatched.empty() ? "" : ", ") + module;
-  }
-  if (!unmatched.empty())
-    s.notes.push_back(f.path(key) + ": no tensor vramfit counts is named " + unmatched + "; nothing is moved for them.");
-  return true;
-}
-
-// quantization_config (top level, or in text_config) → a weight format name. Spellings: transformers'
-// GPTQConfig (bits, group_size, -1 = no grouping), AwqConfig (bits, group_size; AutoAWQ's w_bit,
-// q_group_size), BitsAndBytesConfig (load_in_4bit, bnb_4bit_use_double_quant, load_in_8bit), Mxfp4Config
-// (modules_to_not_convert stay bf16), FbgemmFp8/
-// FineGrainedFP8 and compressed-tensors fp8 ("quant_method": "fp8").
-Result<bool> read_quantization(FieldReader& top, FieldReader& text, ModelSpec& s) {
-  FieldReader& holder = top.has("quantization_config") ? top : text;
-  const json* q = holder.object("quantization_config");
-  if (holder.error()) return *holder.error();
-  if (!q) return true;
-  FieldReader f(*q, holder.path("quantization_config"));
-  const std::string method = f.string("quant_method").value_or("");
-  if (method == "gptq" || method == "awq") {
-    const auto bits = f.has("bits") ? f.uint("bits") : f.uint("w_bit");
-    const json* group = f.find(f.has("group_size") ? "group_size" : "q_group_size");
-    std::int64_t g = 128;
-    if (group && group->is_number_integer()) g = group->get<std::int64_t>();
-    if (f.error()) return *f.error();
-    if (!bits || !(*bits == 2 || *bits == 3 || *bits == 4 || *bits == 8))
-      return make_error(f.path("bits"), "GPTQ/AWQ bits must be 2, 3, 4 or 8");
-    if (g == 0 || g < -1) return make_error(f.path("group_size"), "must be positive or -1 (no grouping)");
-    s.quantization = method + "-" + std::to_string(*bits) + "bit" + (g == -1 ? std::string("-nogroup") : "-" + std::to_string(g) + "g");
-  } else if (method == "bitsandbytes" || f.has("load_in_4bit") || f.has("load_in_8bit")) {
-    if (f.boolean("load_in_4bit").value_or(false))
-      s.quantization = f.boolean("bnb_4bit_use_double_quant").value_or(false) ? "nf4" : "nf4-no-dq";
-    else if (f.boolean("load_in_8bit").value_or(false))
-      s.quantization = "bnb-int8";
-  } else if (method == "mxfp4") {
-    s.quantization = "mxfp4";
-    if (auto kept = read_kept_modules(f, "modules_to_not_convert", "bf16", s); !kept) return kept.error();
-  } else if (method == "fp8" || method == "fbgemm_fp8") {
-    s.quantization = "fp8";
-  } else if (method == "compressed-tensors") {
-    const std::string format = f.string("format").value_or("");
-    if (format.find("float") != std::string::npos || format.find("fp8") != std::string::npos) s.quantization = "fp8";
-    else s.notes.push_back("compressed-tensors format \"" + format + "\" is not modelled; choose the weight format instead.");
-  } else if (!method.empty()) {
-    s.notes.push_back("quantization_config quant_method \"" + method + "\" is not modelled; choose the weight format instead.");
-  }
-  if (f.error()) return *f.error();
-  return true;
-}
-
 }  // namespace
 
 std::string python_json_as_json(std::string_view text) {
@@ -512,7 +452,7 @@ std::string python_json_as_json(std::string_view text) {
   return out;
 }
 
-Result<ModelSpec> model_from_config_object(const json& root, const std::string& path) {
+Result<ModelSpec> model_from_config_object(const json& root, const std::string& path, bool quant_config_apart) {
   if (!root.is_object()) return make_error(path.empty() ? "config" : path, "expected a JSON object");
   // Multimodal configs nest the language model (Gemma 3, Llava, Mistral 3 ...).
   const json* text = root.contains("text_config") && root["text_config"].is_object() ? &root["text_config"] : &root;
@@ -582,7 +522,7 @@ Result<ModelSpec> model_from_config_object(const json& root, const std::string& 
     }
   }
   // default_context stays 0: the engine's default applies, never silently the model's maximum.
-  if (auto q = read_quantization(top, r, s); !q) return q.error();
+  if (auto q = read_quantization(top, r, s, quant_config_apart); !q) return q.error();
   if (auto ok = validate(s); !ok) {
     Error e = ok.error();
     e.field = path.empty() ? e.field : path + "." + e.field;
@@ -593,10 +533,13 @@ Result<ModelSpec> model_from_config_object(const json& root, const std::string& 
 
 }  // namespace detail
 
-Result<ModelSpec> model_from_hf_config(std::string_view config_json) {
+Result<ModelSpec> model_from_hf_config(std::string_view config_json, std::string_view quant_config_json) {
   auto parsed = detail::parse_json(detail::python_json_as_json(config_json), "config");
   if (!parsed) return parsed.error();
-  return detail::model_from_config_object(parsed.value(), "config");
+  auto spec = detail::model_from_config_object(parsed.value(), "config", !quant_config_json.empty());
+  if (!spec || quant_config_json.empty()) return spec;
+  if (auto read = apply_hf_quant_config(quant_config_json, spec.value()); !read) return read.error();
+  return spec;
 }
 
 }  // namespace vramfit

@@ -7,7 +7,8 @@
 #include "model/model_spec.hpp"
 
 namespace vramfit::detail {
-Result<ModelSpec> model_from_config_object(const json& config, const std::string& path);
+// `quant_config_apart`: an hf_quant_config.json comes beside it and describes the ModelOpt quantization.
+Result<ModelSpec> model_from_config_object(const json& config, const std::string& path, bool quant_config_apart = false);
 
 // Python's json module writes Infinity, -Infinity and NaN, which JSON has no word for (Nemotron-H's
 // time_step_limit): outside strings they become null, as no field vramfit reads holds them.

@@ -66,6 +66,9 @@ struct ModelSpec {
   // the embeddings and lm_head in bf16 beside MXFP4 experts). The first rule covering a tensor decides; tensors no
   // rule covers are in `quantization`. They apply while the weights run in `quantization`.
   std::vector<TensorFormatRule> quantization_rules;
+  // The KV-cache precision the checkpoint was calibrated for (ModelOpt kv_cache_quant_algo "FP8", a kv_cache_scheme):
+  // "fp8", or empty. Engines that read it (vLLM's kv_cache_dtype "auto") default to it.
+  std::string checkpoint_kv_dtype;
 
   // Bytes per element of the linear-attention / Mamba recurrent state as the config asks for it (mamba_ssm_dtype
   // "float32": 4); 0: the engine's default.

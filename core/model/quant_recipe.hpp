@@ -23,7 +23,9 @@ struct TensorFormatRule {
 bool rule_covers(const TensorFormatRule& rule, std::string_view name, std::int64_t layer) noexcept;
 
 // The selector for a Hugging Face module name or glob ("model.layers.*.self_attn", "model.layers.3.mlp.gate",
-// "lm_head", "*.mlp.shared_expert.*"); nothing for a module the core has no tensor for.
-std::optional<TensorFormatRule> rule_for_module(std::string_view module, std::string format);
+// "lm_head", "*.mlp.shared_expert.*", a bare "gate" in every block); nothing for a module the core has no tensor
+// for. `architecture` (model_type) settles names whose tensors differ by model.
+std::optional<TensorFormatRule> rule_for_module(std::string_view module, std::string format,
+                                                std::string_view architecture = {});
 
 }  // namespace vramfit

@@ -26,8 +26,10 @@ Result<ModelSpec> model_of_request(const Catalog& catalog, const Request& r, std
     source = "the model file's header (its architecture metadata and tensor shapes)";
     return named(r.imported->spec, "(model file)");
   }
+  if (!r.quant_config_json.empty() && r.config_json.empty())
+    return make_error("quant_config", "goes with the config.json it was published beside (\"config\")");
   if (!r.config_json.empty()) {
-    auto spec = model_from_hf_config(r.config_json);
+    auto spec = model_from_hf_config(r.config_json, r.quant_config_json);
     if (!spec) return spec.error();
     source = "the config.json given (its architecture fields)";
     return named(std::move(spec).value(), "(config.json)");
@@ -103,6 +105,18 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
     const auto kv = parse_kv_dtype(r.kv_dtype);
     if (!kv) return make_error("kv_dtype", "unknown KV cache precision \"" + r.kv_dtype + "\"; allowed: " + joined(all_kv_dtypes()));
     o.kv_dtype = *kv;
+  } else if (const std::string& own = out.model.checkpoint_kv_dtype; !own.empty()) {
+    // vLLM's kv_cache_dtype "auto" takes a ModelOpt checkpoint's KV-cache quantization (vllm/utils/torch_utils.py,
+    // resolve_kv_cache_dtype_string); transformers and llama.cpp do not read it.
+    if (o.engine == Engine::vllm) {
+      o.kv_dtype = parse_kv_dtype(own);
+      out.model.notes.push_back("KV cache in " + own + ": vLLM's kv_cache_dtype \"auto\" takes the checkpoint's "
+                                "KV-cache quantization.");
+    } else {
+      out.model.notes.push_back("The checkpoint is calibrated for an " + own + " KV cache, which " +
+                                std::string(engine_name(o.engine)) + " does not read: the KV cache is counted at the "
+                                "engine's default precision (kv_dtype " + own + " to match).");
+    }
   }
   if (!r.attention.empty()) {
     const auto a = parse_attention(r.attention);

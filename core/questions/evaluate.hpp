@@ -26,6 +26,7 @@ Result<Catalog> load_catalog(std::string_view models_json, std::string_view gpus
 struct Request {
   std::string model;        // preset id; or empty with params / config_json
   std::string config_json;  // a pasted or dropped HF config.json
+  std::string quant_config_json;  // its hf_quant_config.json (NVIDIA ModelOpt), read with it
   std::uint64_t params = 0; // bare parameter count
   std::optional<ImportedModel> imported;  // a GGUF/safetensors header read by the caller (CLI --model x.gguf)
   std::string weights;          // empty: the checkpoint's quantization_config, else bf16

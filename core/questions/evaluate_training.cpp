@@ -105,6 +105,7 @@ Result<TrainingScenario> resolve_training(const Catalog& catalog, const Training
   Request shared;
   shared.model = r.model;
   shared.config_json = r.config_json;
+  shared.quant_config_json = r.quant_config_json;
   shared.params = r.params;
   shared.imported = r.imported;
   shared.weights = "bf16";

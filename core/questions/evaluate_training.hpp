@@ -27,6 +27,7 @@ struct TrainingRequest {
   // The model, resolved exactly as the inference scenario does (resolve_request): one of these.
   std::string model;                      // preset id
   std::string config_json;                // a pasted or dropped HF config.json
+  std::string quant_config_json;          // its hf_quant_config.json (NVIDIA ModelOpt), read with it
   std::uint64_t params = 0;               // bare parameter count (full training only: no shapes, no activations)
   std::optional<ImportedModel> imported;  // a GGUF/safetensors header read by the CLI
 

@@ -158,6 +158,7 @@ Result<BiggestReport> biggest_for(const Catalog& catalog, const Request& request
 
   Request base = request;
   base.config_json.clear();
+  base.quant_config_json.clear();
   base.params = 0;
   base.imported.reset();
   base.gpu_layers.reset();

@@ -9,6 +9,8 @@
 #include "formats/weight_formats.hpp"
 #include "hardware/speed.hpp"  // speed_model_from
 #include "model/hf_config.hpp"
+#include "model/quant_recipe.hpp"  // rule_covers
+#include "questions/evaluate.hpp"  // resolve_request
 
 using namespace vramfit;
 
@@ -16,14 +18,35 @@ namespace {
 
 const std::filesystem::path kConfigs = std::filesystem::path(VRAMFIT_SOURCE_DIR) / "tests" / "data" / "configs";
 
-ModelSpec imported(const std::string& name) {
-  std::ifstream in(kConfigs / (name + "_config.json"));
-  REQUIRE_MESSAGE(in.good(), "cannot read " << name);
+std::string text_of(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  REQUIRE_MESSAGE(in.good(), "cannot read " << path);
   std::ostringstream text;
   text << in.rdbuf();
-  auto spec = model_from_hf_config(text.str());
-  REQUIRE_MESSAGE(spec.ok(), name << ": " << (spec.ok() ? "" : spec.error().message));
+  return text.str();
+}
+
+// A checkpoint's config.json, with its hf_quant_config.json when it publishes one.
+ModelSpec imported(const std::string& name) {
+  const auto quant_path = kConfigs / (name + "_hf_quant_config.json");
+  const std::string quant = std::filesystem::exists(quant_path) ? text_of(quant_path) : std::string();
+  auto spec = model_from_hf_config(text_of(kConfigs / (name + "_config.json")), quant);
+  REQUIRE_MESSAGE(spec.ok(), name << ": " << (spec.ok() ? "" : spec.error().field + ": " + spec.error().message));
   return spec.value();
+}
+
+// The rule deciding tensor `name` in block `layer`, as weights_bytes picks it (the first covering rule), or "".
+std::string format_of(const ModelSpec& spec, std::string_view name, std::int64_t layer) {
+  const std::string full = (layer >= 0 ? "blk." + std::to_string(layer) + "." : std::string()) + std::string(name);
+  for (const auto& rule : spec.quantization_rules)
+    if (rule_covers(rule, full, layer)) return rule.format;
+  return spec.quantization;
+}
+
+bool has_note(const ModelSpec& spec, std::string_view part) {
+  for (const auto& note : spec.notes)
+    if (note.find(part) != std::string::npos) return true;
+  return false;
 }
 
 WeightBytes own_weights(const ModelSpec& spec) {
@@ -108,4 +131,161 @@ TEST_CASE("in bf16 a token reads its active parameters' two bytes each, the embe
   auto model = speed_model_from(spec, w.value());
   REQUIRE(model.ok());
   CHECK(model.value().weight_bytes_read == 25'497'706'496ULL);
+}
+
+TEST_CASE("FP8 with 128x128 block scales is read as fp8-block, DeepSeek-V4's E8M0 scales as fp8-block-e8m0") {
+  // quantization_config {"quant_method": "fp8", "weight_block_size": [128, 128]}: one weight_scale_inv per block.
+  CHECK(imported("deepseek-ai--DeepSeek-V3").quantization == "fp8-block");
+  CHECK(imported("Qwen--Qwen3-32B-FP8").quantization == "fp8-block");
+  CHECK(imported("stepfun-ai--Step-3.7-Flash-FP8").quantization == "fp8-block");
+  // scale_fmt "ue8m0": V4 stores F8_E8M0 scales; V3.2 keeps fp32 scales rounded to powers of two.
+  CHECK(imported("deepseek-ai--DeepSeek-V4-Flash").quantization == "fp8-block-e8m0");
+  CHECK(imported("deepseek-ai--DeepSeek-V3.2").quantization == "fp8-block");
+  CHECK(imported("deepseek-ai--DeepSeek-V3").quantization_rules.empty());
+}
+
+TEST_CASE("modules_to_not_convert keeps routers and lm_head in bf16 and passes over norms without a note") {
+  const ModelSpec qwen = imported("Qwen--Qwen3-30B-A3B-FP8");
+  CHECK(qwen.quantization == "fp8-block");
+  CHECK(format_of(qwen, "ffn_gate_inp.weight", 3) == "bf16");
+  CHECK(format_of(qwen, "ffn_up_exps.weight", 3) == "fp8-block");
+  CHECK(format_of(qwen, "attn_q.weight", 3) == "fp8-block");
+  CHECK_FALSE(has_note(qwen, "no tensor"));
+  // MiniMax names the router "gate" alone: every block's router, never the experts' gate projections (w1).
+  const ModelSpec minimax = imported("MiniMaxAI--MiniMax-M2.5");
+  CHECK(format_of(minimax, "ffn_gate_inp.weight", 7) == "bf16");
+  CHECK(format_of(minimax, "ffn_gate_exps.weight", 7) == "fp8-block");
+  CHECK_FALSE(has_note(minimax, "no tensor"));
+  // GLM-5-FP8 keeps the indexer's weights_proj in bf16; its wk and wq_b are FP8.
+  const ModelSpec glm = imported("zai-org--GLM-5-FP8");
+  CHECK(format_of(glm, "indexer_proj.weight", 4) == "bf16");
+  CHECK(format_of(glm, "indexer_k.weight", 4) == "fp8-block");
+}
+
+TEST_CASE("compressed-tensors config_groups give the format, and ignore's re: patterns the bf16 modules") {
+  // Kimi K2.5: {"num_bits": 4, "type": "int", "strategy": "group", "group_size": 32, "symmetric": true},
+  // format pack-quantized; ignore ["lm_head", "re:.*self_attn.*", "re:.*shared_experts.*",
+  // "re:.*mlp\\.(gate|up|gate_up|down)_proj.*"]: only the routed experts are int4.
+  const ModelSpec kimi = imported("moonshotai--Kimi-K2.5");
+  CHECK(kimi.quantization == "w4a16-32g");
+  CHECK(format_of(kimi, "ffn_down_exps.weight", 5) == "w4a16-32g");
+  CHECK(format_of(kimi, "attn_kv_a_mqa.weight", 5) == "bf16");
+  CHECK(format_of(kimi, "ffn_up_shexp.weight", 5) == "bf16");
+  CHECK(format_of(kimi, "ffn_gate.weight", 0) == "bf16");  // the dense first layer's MLP
+  CHECK(format_of(kimi, "ffn_down.weight", 0) == "bf16");
+  CHECK_FALSE(has_note(kimi, "no tensor"));
+  CHECK(kimi.checkpoint_kv_dtype.empty());  // kv_cache_scheme null
+}
+
+TEST_CASE("an hf_quant_config.json gives NVFP4 or FP8, its excluded modules and its FP8 KV cache") {
+  const ModelSpec ds = imported("nvidia--DeepSeek-V3.1-NVFP4");
+  CHECK(ds.quantization == "nvfp4");
+  CHECK(ds.checkpoint_kv_dtype == "fp8");
+  CHECK(format_of(ds, "attn_q_a.weight", 0) == "bf16");
+  CHECK(format_of(ds, "attn_kv_a_mqa.weight", 60) == "bf16");
+  CHECK(format_of(ds, "ffn_up_exps.weight", 60) == "nvfp4");
+  const ModelSpec llama = imported("nvidia--Llama-3.1-70B-Instruct-FP8");
+  CHECK(llama.quantization == "fp8");
+  CHECK(llama.checkpoint_kv_dtype == "fp8");
+  const ModelSpec nemotron = imported("nvidia--NVIDIA-Nemotron-3-Super-120B-A12B-FP8");
+  CHECK(nemotron.quantization == "fp8");
+  CHECK(nemotron.checkpoint_kv_dtype == "fp8");
+  // Nemotron 3 Nano keeps its Mamba in_proj / out_proj and attention of some layers in bf16.
+  const ModelSpec nano = imported("nvidia--NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4");
+  CHECK(format_of(nano, "ssm_in.weight", 4) == "bf16");
+  CHECK(format_of(nano, "attn_q.weight", 5) == "bf16");
+}
+
+TEST_CASE("ModelOpt's quantization_config in config.json is read as its hf_quant_config.json") {
+  // GLM-5.1-NVFP4: quant_method "modelopt", quant_algo NVFP4, ignore [..., "model.layers.0*", "model.layers.1.*",
+  // "model.layers.N.self_attn*", ...], kv_cache_scheme {"num_bits": 8, "type": "float"}.
+  auto alone = model_from_hf_config(text_of(kConfigs / "nvidia--GLM-5.1-NVFP4_config.json"));
+  REQUIRE(alone.ok());
+  CHECK(alone.value().quantization == "nvfp4");
+  CHECK(alone.value().checkpoint_kv_dtype == "fp8");
+  CHECK(format_of(alone.value(), "ffn_up_exps.weight", 0) == "bf16");
+  CHECK(format_of(alone.value(), "ffn_up_exps.weight", 5) == "nvfp4");
+  CHECK(format_of(alone.value(), "attn_q_b.weight", 5) == "bf16");
+  const ModelSpec both = imported("nvidia--GLM-5.1-NVFP4");
+  CHECK(both.quantization_rules.size() == alone.value().quantization_rules.size());
+  // Gemma 4 keeps its dense MLP (the core's shared expert) and router in bf16: only the experts are NVFP4.
+  const ModelSpec gemma = imported("nvidia--Gemma-4-26B-A4B-NVFP4");
+  CHECK(format_of(gemma, "ffn_up_shexp.weight", 3) == "bf16");
+  CHECK(format_of(gemma, "ffn_gate_inp.weight", 3) == "bf16");
+  CHECK(format_of(gemma, "ffn_up_exps.weight", 3) == "nvfp4");
+}
+
+TEST_CASE("a MIXED_PRECISION map gives each module its format; modules it leaves out stay bf16") {
+  // Qwen3.6-35B-A3B-NVFP4: linear_attn.in_proj_qkv / in_proj_z / out_proj FP8, mlp.experts W4A16_NVFP4.
+  const ModelSpec qwen = imported("nvidia--Qwen3.6-35B-A3B-NVFP4");
+  CHECK(qwen.quantization == "nvfp4");
+  CHECK(format_of(qwen, "ssm_in.weight", 0) == "fp8");
+  CHECK(format_of(qwen, "ssm_out.weight", 0) == "fp8");
+  CHECK(format_of(qwen, "ffn_down_exps.weight", 0) == "nvfp4");
+  CHECK(format_of(qwen, "ssm_ba.weight", 0) == "bf16");
+  // DeepSeek-V4-Flash-NVFP4: the experts move to NVFP4; everything else stays in V4's FP8 blocks.
+  const ModelSpec v4 = imported("nvidia--DeepSeek-V4-Flash-NVFP4");
+  CHECK(v4.quantization == "fp8-block-e8m0");
+  CHECK(format_of(v4, "ffn_down_exps.weight", 3) == "nvfp4");
+  CHECK(format_of(v4, "ffn_down_shexp.weight", 3) == "fp8-block-e8m0");
+}
+
+TEST_CASE("a quantization that is not modelled is named with what it is counted as") {
+  auto spec = model_from_hf_config(text_of(kConfigs / "meta-llama--Meta-Llama-3.1-8B_config.json"),
+                                   R"({"quantization": {"quant_algo": "MIXED_PRECISION", "kv_cache_quant_algo": "NVFP4",
+                                       "quantized_layers": {"model.layers.0.mlp.down_proj": {"quant_algo": "MXFP8"},
+                                                            "model.layers.1.mlp.down_proj": {"quant_algo": "W4A8_XYZ"}}}})");
+  REQUIRE(spec.ok());
+  CHECK(has_note(spec.value(), "MXFP8 (E4M3 with an E8M0 scale per 32 weights) is not modelled; the weights are counted as fp8"));
+  CHECK(has_note(spec.value(), "quant_algo \"W4A8_XYZ\" is not modelled; the weights are counted as bf16"));
+  CHECK(has_note(spec.value(), "kv_cache_quant_algo: this KV-cache quantization is not modelled"));
+  CHECK(format_of(spec.value(), "ffn_down.weight", 0) == "fp8");
+  auto method = model_from_hf_config(R"({"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 1,
+    "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 32, "quantization_config": {"quant_method": "hqq"}})");
+  REQUIRE(method.ok());
+  CHECK(has_note(method.value(), "quant_method \"hqq\" is not modelled; the weights are counted as bf16"));
+  auto bad = model_from_hf_config(text_of(kConfigs / "meta-llama--Meta-Llama-3.1-8B_config.json"), "{\"quantization\": 3}");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().field == "quant_config.quantization");
+}
+
+TEST_CASE("vLLM defaults the KV cache to the checkpoint's FP8; transformers says it does not read it") {
+  Request r;
+  r.config_json = text_of(kConfigs / "nvidia--Llama-3.1-70B-Instruct-FP8_config.json");
+  r.quant_config_json = text_of(kConfigs / "nvidia--Llama-3.1-70B-Instruct-FP8_hf_quant_config.json");
+  r.engine = "vllm";
+  auto vllm = resolve_request(test::catalog(), r);
+  REQUIRE(vllm.ok());
+  REQUIRE(vllm.value().options.kv_dtype.has_value());
+  CHECK(*vllm.value().options.kv_dtype == KvDType::fp8);
+  CHECK(has_note(vllm.value().model, "kv_cache_dtype \"auto\""));
+  r.engine = "transformers";
+  auto hf = resolve_request(test::catalog(), r);
+  REQUIRE(hf.ok());
+  CHECK_FALSE(hf.value().options.kv_dtype.has_value());
+  CHECK(has_note(hf.value().model, "which transformers does not read"));
+  r.engine = "vllm";
+  r.kv_dtype = "bf16";  // the request's own choice wins
+  auto chosen = resolve_request(test::catalog(), r);
+  REQUIRE(chosen.ok());
+  CHECK(*chosen.value().options.kv_dtype == KvDType::bf16);
+  r.config_json.clear();
+  auto alone = resolve_request(test::catalog(), r);
+  REQUIRE_FALSE(alone.ok());
+  CHECK(alone.error().field == "quant_config");
+}
+
+TEST_CASE("checkpoints read from their configs weigh what their published repositories hold") {
+  // DeepSeek-V3's own quantization_config (fp8, weight_block_size [128, 128]) read as fp8-block. Published:
+  // huggingface.co/deepseek-ai/DeepSeek-V3 at revision afb92e1, its 163 safetensors files hold 688,586,727,753 B with
+  // the multi-token-prediction layer, which the core leaves out; that layer by hand (test_weight_formats.cpp) is
+  // 15,321,492,192 B, leaving 673,265,235,561 B.
+  CHECK(static_cast<double>(own_weights(imported("deepseek-ai--DeepSeek-V3")).total) ==
+        doctest::Approx(673'265'235'561.0).epsilon(0.02));
+  // nvidia/Llama-3.1-70B-Instruct-FP8 with its hf_quant_config.json (FP8, lm_head excluded). Published: the repo's
+  // Files listing (tree/main) shows 15 shards of 4.82, 4.98, 4.9, ... GB, the shard sizes of
+  // neuralmagic/Meta-Llama-3.1-70B-Instruct-FP8, whose copy context-labs/neuralmagic-llama-3.1-70b-instruct-FP8
+  // lists 72.7 GB in all (its tokenizer, 9 MB, included).
+  CHECK(static_cast<double>(own_weights(imported("nvidia--Llama-3.1-70B-Instruct-FP8")).total) ==
+        doctest::Approx(72.7e9).epsilon(0.02));
 }

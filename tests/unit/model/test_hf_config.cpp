@@ -89,7 +89,7 @@ TEST_CASE("quantization_config in its spellings names the checkpoint's weight fo
        "nf4"},
       {R"({"load_in_8bit":true,"quant_method":"bitsandbytes"})", "bnb-int8"},
       // deepseek-ai/DeepSeek-V3 config.json
-      {R"({"activation_scheme":"dynamic","fmt":"e4m3","quant_method":"fp8","weight_block_size":[128,128]})", "fp8"},
+      {R"({"activation_scheme":"dynamic","fmt":"e4m3","quant_method":"fp8","weight_block_size":[128,128]})", "fp8-block"},
   };
   for (const auto& c : cases) {
     CAPTURE(c.quantization);

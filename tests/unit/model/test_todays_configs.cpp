@@ -55,13 +55,18 @@ TEST_CASE("every config of today's models imports, or its error names the one fi
   const std::vector<std::pair<std::string, std::string>> refused{
       {"Kimi-K3", "linear_attn_config"},   // KDA linear attention
   };
-  int files = 0, imported_ok = 0;
+  int files = 0, imported_ok = 0, with_quant_config = 0;
   for (const auto& entry : std::filesystem::directory_iterator(kConfigs)) {
-    if (entry.path().extension() != ".json") continue;
-    ++files;
     const std::string name = entry.path().filename().string();
+    if (!name.ends_with("_config.json") || name.ends_with("_hf_quant_config.json")) continue;
+    ++files;
     CAPTURE(name);
-    auto spec = model_from_hf_config(read_config(entry.path()));
+    // A ModelOpt checkpoint's hf_quant_config.json beside its config.json is read with it.
+    auto quant_path = entry.path();
+    quant_path.replace_filename(name.substr(0, name.size() - 12) + "_hf_quant_config.json");
+    const bool has_quant = std::filesystem::exists(quant_path);
+    with_quant_config += has_quant;
+    auto spec = model_from_hf_config(read_config(entry.path()), has_quant ? read_config(quant_path) : std::string());
     std::string expected_field;
     for (const auto& [model, field] : refused)
       if (name.find(model) != std::string::npos) expected_field = field;
@@ -77,6 +82,7 @@ TEST_CASE("every config of today's models imports, or its error names the one fi
   }
   CHECK(files == 87);
   CHECK(imported_ok == 86);
+  CHECK(with_quant_config == 26);
 }
 
 TEST_CASE("Qwen3.5 and 3.6 count to the parameter the published figure, vision tower included") {
