@@ -41,6 +41,12 @@ std::uint64_t gpus_needed(std::uint64_t shardable, std::uint64_t per_gpu, std::u
   return shardable == 0 ? 1 : ceil_div(shardable, room);
 }
 
+Fit estimate_fit(const InferenceEstimate& e, std::uint64_t usable, double headroom) noexcept {
+  const std::uint64_t total = e.per_gpu.gpus > 1 ? e.per_gpu.total : e.total;
+  if (e.vllm && e.vllm->driver_total_bytes && e.vllm->max_concurrency == 0) return Fit::does_not_fit;
+  return classify_fit(total, usable, headroom);
+}
+
 std::vector<GpuFit> check_fit(const InferenceEstimate& e, const std::vector<Gpu>& gpus, double headroom) {
   std::vector<GpuFit> out;
   out.reserve(gpus.size());
@@ -48,7 +54,14 @@ std::vector<GpuFit> check_fit(const InferenceEstimate& e, const std::vector<Gpu>
     const std::uint64_t usable = gpu.usable_bytes();
     GpuFit f;
     f.gpu = &gpu;
-    f.fit = classify_fit(e.total, usable, headroom);
+    if (e.per_gpu.gpus > 1) {  // a deployment over a given number of GPUs: one GPU's share decides
+      f.fit = gpu.one_per_machine() ? Fit::does_not_fit : estimate_fit(e, usable, headroom);
+      f.free_bytes = signed_difference(usable, e.per_gpu.total);
+      f.gpus_needed = f.fit == Fit::fits ? e.per_gpu.gpus : 0;
+      out.push_back(f);
+      continue;
+    }
+    f.fit = estimate_fit(e, usable, headroom);
     f.free_bytes = signed_difference(usable, e.total);
     f.gpus_needed = gpu.one_per_machine() ? (f.fit == Fit::fits ? 1 : 0)
                                           : gpus_needed(e.total - e.overhead, e.overhead, usable, headroom);

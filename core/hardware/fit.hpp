@@ -41,6 +41,13 @@ Fit classify_fit(std::uint64_t total_bytes, std::uint64_t usable_bytes, double h
 std::uint64_t gpus_needed(std::uint64_t shardable_bytes, std::uint64_t per_gpu_bytes, std::uint64_t usable_bytes,
                           double headroom) noexcept;
 
+// The one fit rule for an inference estimate on a GPU, shared by the GPU table, the largest-context solver and
+// the remedies: the total (one GPU's share with tensor or pipeline parallel) against the headroom line; and vLLM,
+// when sized for this GPU, must also hold one sequence of max_model_len in its KV pool, or it refuses to start
+// (kv_cache_utils.check_enough_kv_cache_memory) however much memory the total leaves.
+Fit estimate_fit(const InferenceEstimate& estimate, std::uint64_t usable_bytes, double headroom) noexcept;
+
+// With tensor or pipeline parallel (estimate.per_gpu.gpus > 1) each GPU is judged by its share.
 std::vector<GpuFit> check_fit(const InferenceEstimate& estimate, const std::vector<Gpu>& gpus, double headroom);
 
 }  // namespace vramfit

@@ -113,6 +113,10 @@ Result<Gpu> read_gpu(const json& item, const std::string& path) {
   const double gib = r.number("memory_gib").value_or(0);
   if (!(gib > 0 && gib <= 1'000'000)) r.fail_message("memory_gib", "must be a number between 0 and 1000000");
   g.memory_bytes = static_cast<std::uint64_t>(std::llround(gib * 1024.0 * 1024.0 * 1024.0));
+  if (const auto visible = r.number("driver_visible_gib")) {
+    if (!(*visible > 0 && *visible <= gib)) r.fail_message("driver_visible_gib", "must be above 0 and at most memory_gib");
+    else g.driver_visible_bytes = static_cast<std::uint64_t>(std::llround(*visible * 1024.0 * 1024.0 * 1024.0));
+  }
   struct NumberField {
     std::string_view key;
     std::optional<double> Gpu::*member;
@@ -152,6 +156,8 @@ Result<Gpu> read_gpu(const json& item, const std::string& path) {
     return false;
   };
   if (!has_source("memory_gib")) return make_error(path + ".sources", "missing a source for memory_gib");
+  if (g.driver_visible_bytes && !has_source("driver_visible_gib"))
+    return make_error(path + ".sources", "missing a source for driver_visible_gib");
   for (const auto& f : kNumbers)
     if (g.*f.member && !has_source(f.key))
       return make_error(path + ".sources", "missing a source for " + std::string(f.key));

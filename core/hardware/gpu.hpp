@@ -25,6 +25,9 @@ struct Gpu {
   std::string architecture;
   std::string memory_type;
   std::uint64_t memory_bytes = 0;  // nominal capacity: a "24 GB" card carries 24 GiB
+  // What the CUDA driver reports as the total (cudaMemGetInfo): below nominal by what the driver and ECC keep
+  // (an H100 80GB shows 79.18 GiB). vLLM multiplies this by gpu_memory_utilization. Only where a log printed it.
+  std::optional<std::uint64_t> driver_visible_bytes;
   // Apple unified memory: the share the GPU may wire by default (macOS recommendedMaxWorkingSetSize).
   std::optional<double> gpu_memory_fraction;
   std::optional<double> bandwidth_gb_s;
@@ -47,6 +50,8 @@ struct Gpu {
 
   // Bytes a model may use: all of it on discrete cards, the default GPU share of unified memory.
   std::uint64_t usable_bytes() const noexcept;
+  // The total an engine that asks the driver sees: driver_visible_bytes, else the nominal usable bytes.
+  std::uint64_t driver_total_bytes() const noexcept { return driver_visible_bytes.value_or(usable_bytes()); }
   // Unified memory (the Apple entries): the GPU is part of the machine, so a model cannot be split across a
   // second one the way it is across discrete cards.
   bool one_per_machine() const noexcept { return gpu_memory_fraction.has_value(); }

@@ -275,6 +275,8 @@ Result<Request> inference_request(const json& j, InputUse use, std::span<const s
   r.max_num_batched_tokens = in.whole("max_num_batched_tokens");
   r.max_num_seqs = in.whole("max_num_seqs");
   r.gpu_layers = in.whole("gpu_layers");
+  r.tp = in.whole("tp").value_or(1);
+  r.pp = in.whole("pp").value_or(1);
   r.serving.system_bandwidth_gb_s = in.number("system_bandwidth");
   r.serving.prompt_tokens = in.whole("prompt_tokens");
   r.serving.usd_per_kwh = in.number("usd_per_kwh");

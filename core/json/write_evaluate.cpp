@@ -102,6 +102,23 @@ void write_llamacpp(JsonWriter& w, const InferenceEstimate& e) {
   }
 }
 
+// One GPU's share of a multi-GPU deployment, and its verdict on the request's GPU.
+void write_per_gpu(JsonWriter& w, const InferenceEstimate& e, const GpuFit* fit) {
+  const auto& g = e.per_gpu;
+  w.begin_object("per_gpu");
+  w.field("activations", g.activations);
+  w.field("allocator_reserve", g.allocator_reserve);
+  if (fit) w.field("fit", fit_name(fit->fit));
+  else w.field("fit", nullptr);
+  w.field("gpus", g.gpus);
+  w.field("kv_cache", g.kv_cache);
+  w.field("overhead", g.overhead);
+  w.field("state_cache", g.state_cache);
+  w.field("total", g.total);
+  w.field("weights", g.weights);
+  w.end_object();
+}
+
 void write_vllm(JsonWriter& w, const InferenceEstimate& e) {
   if (e.vllm) {
     const auto& v = *e.vllm;
@@ -111,17 +128,25 @@ void write_vllm(JsonWriter& w, const InferenceEstimate& e) {
     w.field("budget_bytes", v.budget_bytes);
     w.field("concurrency_ratio", v.concurrency_ratio);
     w.field("cuda_graph_bytes", v.cuda_graph_bytes);
+    w.field("driver_total_bytes", v.driver_total_bytes);
+    w.field("engine_version", kVllmVersionModelled);
+    w.field("forward_bytes", v.forward_bytes);
     w.field("gpu_memory_utilization", v.gpu_util);
     w.field("kv_capacity_bytes", v.kv_capacity_bytes);
     w.field("kv_capacity_tokens", v.kv_capacity_tokens);
     w.field("max_concurrency", v.max_concurrency);
     w.field("max_num_batched_tokens", v.max_num_batched_tokens);
     w.field("max_num_seqs", v.max_num_seqs);
+    w.field("kv_bytes_per_token", v.kv_bytes_per_token);
     w.field("non_torch_bytes", v.non_torch_bytes);
     w.field("num_blocks", v.num_blocks);
+    w.field("pipeline_parallel", v.pipeline_parallel);
     w.field("profile_activation_bytes", v.profile_activation_bytes);
+    w.field("sampler_bytes", v.sampler_bytes);
     w.field("sequence_tokens", v.sequence_tokens);
     w.field("state_bytes_per_sequence", v.state_bytes_per_sequence);
+    w.field("tensor_parallel", v.tensor_parallel);
+    w.field("weights_bytes", v.weights_bytes);
     w.end_object();
   } else {
     w.field("vllm", nullptr);
@@ -214,6 +239,7 @@ std::string report_to_json(const Report& report) {
   detail::write_model(w, m, e.params, report.published_params);
   w.field("notes", e.notes);
   w.field("ok", true);
+  if (e.per_gpu.gpus > 1) write_per_gpu(w, e, report.gpus.size() == 1 ? &report.gpus.front() : nullptr);
   if (speed && speed->prefill) write_range(w, "prefill_tokens_per_second", speed->prefill->tokens_per_second);
   else w.field("prefill_tokens_per_second", nullptr);
   w.begin_object("range");

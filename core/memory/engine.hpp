@@ -63,22 +63,35 @@ class TorchReserve {
 namespace vramfit {
 
 // --- vLLM ------------------------------------------------------------------------------------------------
+// The rule modelled is vLLM V1 0.11 (gpu_worker.determine_available_memory, from 0.9.2 to 0.20):
+//   KV pool = gpu_memory_utilization × driver total − weights − torch peak increase − non-torch increase,
+// with CUDA graphs captured after the pool, outside it (0.21 subtracts a graph estimate and defaults to 0.92).
+inline constexpr std::string_view kVllmVersionModelled = "0.11";
 inline constexpr double kVllmDefaultGpuUtil = 0.9;       // EngineArgs.gpu_memory_utilization
 inline constexpr std::uint64_t kVllmBlockSize = 16;      // CacheConfig.block_size default on CUDA
 // DeepSeek-V4's compressed KV (vllm/model_executor/layers/deepseek_v4_attention.py, MLAAttentionSpec): 256-token
 // blocks holding 256 / compress_ratio entries, each layer's page aligned to 576 B.
 inline constexpr std::uint64_t kVllmCompressedBlockTokens = 256;
 inline constexpr std::uint64_t kVllmCompressedPageAlign = 576;
-// EngineArgs.get_batch_defaults (vllm/engine/arg_utils.py), offline LLM class: 8192 batched tokens and
-// 256 sequences; on GPUs with ≥ 70 GiB that are not A100: 16384 and 1024. (API server: 2048 / 8192.)
-inline constexpr std::uint64_t kVllmMaxBatchedTokens = 8192;
-inline constexpr std::uint64_t kVllmMaxBatchedTokensLarge = 16384;
+// EngineArgs._set_default_args for `vllm serve` (UsageContext.OPENAI_API_SERVER): 2048 batched tokens and 256
+// sequences; on GPUs whose total is ≥ 70 GiB and that are not A100: 8192 and 1024.
+inline constexpr std::uint64_t kVllmMaxBatchedTokens = 2048;
+inline constexpr std::uint64_t kVllmMaxBatchedTokensLarge = 8192;
 inline constexpr std::uint64_t kVllmMaxNumSeqs = 256;
 inline constexpr std::uint64_t kVllmMaxNumSeqsLarge = 1024;
 inline constexpr std::uint64_t kVllmLargeGpuBytes = 70 * kGiB;
-// "non_torch_memory takes X GiB" in vLLM's memory-profiling log (worker.py): 0.04–0.26 GiB in single-GPU
-// logs (Qwen3-4B 0.04, Qwen2.5-Coder-7B 0.11, 0.26); 2.10 GiB with 8-way tensor parallel (NCCL buffers).
-inline constexpr std::uint64_t kVllmNonTorchBytes = 256 * kMiB;
+// The profile run's torch peak is usually the sampler's dummy run (GPUModelRunner._dummy_sampler_run) on
+// R = min(max_num_seqs, max_num_batched_tokens) rows of full-vocabulary logits, not the forward pass. At the
+// PyTorch top-k/top-p path's sort (vllm/v1/sample/sampler.py, ops/topk_topp_sampler.py apply_top_k_top_p) each
+// logit holds: the model-dtype logits, logits.to(float32) 4 B, sort's values 4 B and int64 indices 8 B, its
+// int64 arange input 8 B and CUB radix sort's alternate key and value buffers 4 + 8 B: 36 B + the model dtype.
+// vllm#27508 shows the fp32 copy failing alone: 786 MiB = 1024 × 201088 × 4 B for gpt-oss.
+inline constexpr std::uint64_t kVllmSamplerBytesPerLogit = 36;
+inline constexpr std::uint64_t kVllmSamplerFp32Bytes = 4;
+// "Non-torch memory" in vLLM 0.11's profiling log on an H100 (llm-d-benchmark measurements): 0.13–0.14 GiB on one
+// GPU, 0.54–0.55 GiB with tensor parallel 2 (NCCL and custom all-reduce buffers).
+inline constexpr std::uint64_t kVllmNonTorchBytes = 133 * kMiB;
+inline constexpr std::uint64_t kVllmNonTorchTpBytes = 563 * kMiB;
 inline constexpr std::uint64_t kVllmNonTorchLowBytes = 40 * kMiB;
 // CUDA graph capture after the KV cache is allocated, outside gpu_memory_utilization in V0/V1 logs
 // ("Graph capturing finished in 5 secs, took 0.47 GiB"); 0 with --enforce-eager.

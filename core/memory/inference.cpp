@@ -131,6 +131,7 @@ VllmCapacity detail::vllm_kv_capacity(std::uint64_t memory, double util, std::ui
                               std::uint64_t state_per_sequence) {
   VllmCapacity c;
   c.gpu_util = util;
+  c.driver_total_bytes = memory;
   c.budget_bytes = static_cast<std::uint64_t>(std::floor(static_cast<double>(memory) * util));
   c.profile_activation_bytes = activation;
   c.non_torch_bytes = non_torch;
@@ -183,7 +184,49 @@ std::optional<Error> check_inference_options(const InferenceOptions& o) {
                                         .str());
   if (o.n_ubatch < 1 || o.n_ubatch > 65'536)
     return make_error("n_ubatch", (Text() << "must be between 1 and 65536, got " << o.n_ubatch).str());
+  if (o.tensor_parallel < 1 || o.pipeline_parallel < 1)
+    return make_error(o.tensor_parallel < 1 ? "tp" : "pp", "must be at least 1");
+  if (o.tensor_parallel * o.pipeline_parallel > 1 && o.engine != Engine::vllm)
+    return make_error(o.tensor_parallel > 1 ? "tp" : "pp",
+                      "multi-GPU serving is modelled for vLLM (engine vllm); with this engine use 1");
   return std::nullopt;
+}
+
+// vLLM splits each attention layer's query heads across tensor-parallel ranks, and its KV heads too, or replicates
+// them when there are fewer KV heads than ranks (QKVParallelLinear); pipeline stages need a layer each.
+std::optional<Error> check_parallel(const ModelSpec& spec, const InferenceOptions& o) {
+  const std::uint64_t tp = o.tensor_parallel;
+  for (const LayerRun& run : spec.layers) {
+    if (run.mixer != MixerKind::attention && run.mixer != MixerKind::latent_attention) continue;
+    const std::uint64_t heads = run.attention_heads();
+    if (heads % tp)
+      return make_error("tp", (Text() << "must divide the attention heads (" << heads << "); " << tp
+                                      << " does not")
+                                  .str());
+    const std::uint64_t kv = run.mixer == MixerKind::attention ? run.attention.kv_heads : 1;
+    if (run.mixer == MixerKind::attention && kv && kv % tp && tp % kv)
+      return make_error("tp", (Text() << "must divide the KV heads (" << kv << ") or be a multiple of them; " << tp
+                                      << " is neither")
+                                  .str());
+  }
+  if (!spec.is_bare() && o.pipeline_parallel > spec.num_layers())
+    return make_error("pp", (Text() << "must be at most the layer count (" << spec.num_layers() << "), got "
+                                    << o.pipeline_parallel)
+                                .str());
+  return std::nullopt;
+}
+
+// KV bytes per token on one rank: attention KV heads divided down to one head (replicated beyond), the MLA latent
+// whole on every rank (one latent "head"), layers divided among the stages.
+std::uint64_t kv_bytes_per_token_rank(const ModelSpec& spec, std::uint64_t per_token, const InferenceOptions& o) {
+  std::uint64_t kv = 0;
+  for (const LayerRun& run : spec.layers)
+    if (run.mixer == MixerKind::attention) kv = std::max(kv, run.attention.kv_heads);
+  const std::uint64_t tp = o.tensor_parallel;
+  const std::uint64_t kept = kv ? std::max<std::uint64_t>(1, kv / tp) : 1;
+  const std::uint64_t heads = kv && !spec.has_latent() ? kv : 1;
+  const auto share = detail::mul_div_ceil(per_token, kept, heads * o.pipeline_parallel);
+  return share ? *share : per_token;
 }
 
 // Figures the explanations quote that the estimate itself does not keep.
@@ -303,31 +346,56 @@ std::optional<Error> add_transformers_activations(InferenceEstimate& e, Workings
   return std::nullopt;
 }
 
-// vLLM: the profile run's activation peak and sampler logits, and with a GPU the KV capacity that leaves.
+// vLLM's profile run: its torch peak is the larger of the forward pass over max_num_batched_tokens and the
+// sampler's dummy run on R = min(max_num_seqs, max_num_batched_tokens) rows of full-vocabulary logits, while the
+// forward's [tokens, hidden] output is still held. Tensor parallel gathers the whole vocabulary on every rank.
+std::uint64_t vllm_sampler_bytes(const ModelSpec& spec, std::uint64_t tokens, std::uint64_t seqs, std::uint64_t c) {
+  if (!spec.has_lm_head) return 0;
+  const auto sampler = CheckedSum()
+                           .add({std::min(tokens, seqs), spec.vocab_size, c + kVllmSamplerBytesPerLogit})
+                           .add({tokens, spec.hidden_size, c})
+                           .result();
+  return sampler ? *sampler : ~0ULL;
+}
+
+// vLLM: the profile run's torch peak, and with a GPU the KV pool that leaves.
 std::optional<Error> add_vllm_activations(InferenceEstimate& e, Workings& w, const ModelSpec& spec,
                                           const InferenceOptions& o) {
   const bool large = o.gpu_memory_bytes >= kVllmLargeGpuBytes && !o.gpu_is_a100;
   const std::uint64_t tokens = o.max_num_batched_tokens.value_or(large ? kVllmMaxBatchedTokensLarge : kVllmMaxBatchedTokens);
   const std::uint64_t seqs = o.max_num_seqs.value_or(large ? kVllmMaxNumSeqsLarge : kVllmMaxNumSeqs);
   auto peak = activation_peak(spec, tokens, 1, w.compute_bytes, false);
-  const auto logits = spec.has_lm_head ? checked_mul(seqs, spec.vocab_size * 4) : std::optional<std::uint64_t>(0);
-  if (!peak || !logits) return make_error("max_num_batched_tokens", "too large");
-  e.logits = *logits;
-  e.activations = peak->layer_bytes + e.logits;
+  const std::uint64_t sampler = vllm_sampler_bytes(spec, tokens, seqs, w.compute_bytes);
+  if (!peak || sampler == ~0ULL) return make_error("max_num_batched_tokens", "too large");
+  e.logits = sampler;
+  // Tensor parallel splits the forward's widest tensors; every rank still gathers and samples the whole vocabulary.
+  const std::uint64_t forward = ceil_div(peak->layer_bytes, o.tensor_parallel);
+  e.activations = std::max(forward, sampler);
   w.peak_width = peak->width;
+  const std::uint64_t ranks = o.tensor_parallel * o.pipeline_parallel;
+  const std::uint64_t non_torch = o.tensor_parallel > 1 ? kVllmNonTorchTpBytes : kVllmNonTorchBytes;
+  const std::uint64_t weights = ceil_div(e.weights, ranks);
+  const std::uint64_t per_token = kv_bytes_per_token_rank(spec, e.kv.bytes_per_token, o);
+  const std::uint64_t state = ceil_div(e.kv.state_bytes_per_sequence, ranks);
   VllmCapacity caps;
   if (o.gpu_memory_bytes) {
-    caps = detail::vllm_kv_capacity(o.gpu_memory_bytes, o.gpu_util, e.weights, e.activations, kVllmNonTorchBytes,
-                            e.kv.bytes_per_token, o.context_tokens, e.kv.state_bytes_per_sequence);
+    caps = detail::vllm_kv_capacity(o.gpu_memory_bytes, o.gpu_util, weights, e.activations, non_torch, per_token,
+                                    o.context_tokens, state);
   } else {
     caps.gpu_util = o.gpu_util;
     caps.profile_activation_bytes = e.activations;
-    caps.non_torch_bytes = kVllmNonTorchBytes;
+    caps.non_torch_bytes = non_torch;
     caps.sequence_tokens = o.context_tokens;
     caps.state_bytes_per_sequence = e.kv.state_bytes_per_sequence;
   }
   caps.max_num_batched_tokens = tokens;
   caps.max_num_seqs = seqs;
+  caps.sampler_bytes = sampler;
+  caps.forward_bytes = forward;
+  caps.tensor_parallel = o.tensor_parallel;
+  caps.pipeline_parallel = o.pipeline_parallel;
+  caps.weights_bytes = weights;
+  caps.kv_bytes_per_token = per_token;
   caps.cuda_graph_bytes = kVllmCudaGraphBytes;
   e.vllm = caps;
   return std::nullopt;
@@ -408,7 +476,8 @@ std::optional<Error> add_llamacpp_buffers(InferenceEstimate& e, Workings& w, con
 // CUDA context, plus vLLM's non-torch memory and CUDA graphs or the cuBLAS workspace.
 std::uint64_t overhead_bytes(const ModelSpec& spec, const InferenceOptions& o) {
   if (o.engine != Engine::vllm) return kCudaContextBytes + kCublasWorkspaceBytes;
-  return kCudaContextBytes + (spec.is_bare() ? 0 : kVllmNonTorchBytes + kVllmCudaGraphBytes);
+  const std::uint64_t non_torch = o.tensor_parallel > 1 ? kVllmNonTorchTpBytes : kVllmNonTorchBytes;
+  return kCudaContextBytes + (spec.is_bare() ? 0 : non_torch + kVllmCudaGraphBytes);
 }
 
 // PyTorch's caching allocator: segment rounding of long-lived tensors (weights; the static KV cache).
@@ -554,13 +623,22 @@ Explanation activations_explanation(const ModelSpec& spec, const InferenceOption
             "0 B: a bare parameter count has none",
             "seed article: a bare count sizes the weights (7B: FP16 14 GB, INT8 7 GB, INT4 3.5 GB)"};
   if (o.engine == Engine::transformers) return transformers_activations_explanation(o, e, w);
-  if (o.engine == Engine::vllm)
-    return {"activations", "max_num_batched_tokens × max live width × bytes + max_num_seqs × vocab × 4 (sampler logits)",
-            (Text() << n(e.vllm->max_num_batched_tokens) << " × " << n(w.peak_width) << " × " << n(w.compute_bytes)
-                    << " B + " << n(e.vllm->max_num_seqs) << " × " << n(spec.vocab_size) << " × 4 B = "
-                    << n(e.activations) << " B")
+  if (o.engine == Engine::vllm) {
+    const VllmCapacity& v = *e.vllm;
+    const std::uint64_t rows = std::min(v.max_num_batched_tokens, v.max_num_seqs);
+    return {"activations",
+            "max(forward: max_num_batched_tokens × max live width × bytes, sampler: min(max_num_seqs, "
+            "max_num_batched_tokens) × vocab × (bytes + 36) + max_num_batched_tokens × hidden × bytes)",
+            (Text() << "max(" << n(v.max_num_batched_tokens) << " × " << n(w.peak_width) << " × " << n(w.compute_bytes)
+                    << " B = " << n(v.forward_bytes) << " B, " << n(rows) << " × " << n(spec.vocab_size) << " × "
+                    << n(w.compute_bytes + kVllmSamplerBytesPerLogit) << " B + " << n(v.max_num_batched_tokens)
+                    << " × " << n(spec.hidden_size) << " × " << n(w.compute_bytes) << " B = " << n(v.sampler_bytes)
+                    << " B) = " << n(e.activations) << " B")
                 .str(),
-            "vLLM profile run (gpu_worker.determine_available_memory); defaults from EngineArgs.get_batch_defaults"};
+            "vLLM 0.11 profile run (gpu_worker.determine_available_memory): _dummy_run, then _dummy_sampler_run "
+            "(logits, their fp32 copy, top-k/top-p sort values, indices and radix-sort buffers); defaults from "
+            "EngineArgs for vllm serve"};
+  }
   const LlamaCppBuffers& b = *e.llamacpp;
   return {"activations",
           (Text() << "n_ubatch × max("
@@ -630,6 +708,10 @@ std::vector<std::string> inference_notes(const ModelSpec& spec, const InferenceO
     notes.push_back("transformers' DeepSeek attention caches decompressed per-head K and V, not the MLA latent "
                     "that vLLM, SGLang and llama.cpp cache.");
   if (e.vllm && !o.gpu_memory_bytes) notes.push_back("Choose a GPU to see vLLM's KV capacity and concurrency.");
+  if (e.vllm && o.gpu_memory_bytes && o.gpu_total_nominal)
+    notes.push_back("The catalog has no driver-reported total for this GPU: vLLM's gpu_memory_utilization is taken "
+                    "of its nominal memory, while the driver shows 1–3 % less (an H100 80GB 79.18 GiB), so the KV "
+                    "capacity here is slightly high.");
   if (e.vllm && e.kv.state_layers)
     notes.push_back("vLLM (0.24, hybrid KV cache manager) gives each running sequence one state page per "
                     "linear-attention or Mamba layer from the same pool as the KV blocks, so the capacity counts "
@@ -655,6 +737,27 @@ std::vector<std::string> inference_notes(const ModelSpec& spec, const InferenceO
   return notes;
 }
 
+// One GPU's share: weights, cache and the allocator's rounding divided among the ranks (KV heads as vLLM keeps
+// them), the activation peak and the runtime overhead paid on each.
+PerGpuMemory per_gpu_memory(const InferenceEstimate& e, const InferenceOptions& o) {
+  PerGpuMemory g;
+  g.gpus = o.tensor_parallel * o.pipeline_parallel;
+  const bool split = g.gpus > 1 && e.vllm;
+  g.weights = split ? e.vllm->weights_bytes : e.weights;
+  g.kv_cache = split && e.kv.bytes_per_token
+                   ? detail::mul_div_ceil(e.kv_cache, e.vllm->kv_bytes_per_token, e.kv.bytes_per_token).value_or(e.kv_cache)
+                   : e.kv_cache;
+  g.state_cache = split ? ceil_div(e.state_cache, g.gpus) : e.state_cache;
+  g.activations = e.activations;
+  g.overhead = e.overhead;
+  g.allocator_reserve = split ? ceil_div(e.allocator_reserve, g.gpus) : e.allocator_reserve;
+  g.total = CheckedSum()
+                .add(g.weights).add(g.kv_cache).add(g.state_cache).add(g.activations).add(g.overhead)
+                .add(g.allocator_reserve)
+                .value();
+  return g;
+}
+
 // Activations and the engine's own buffers; nothing to size for a bare parameter count.
 std::optional<Error> add_engine_memory(InferenceEstimate& e, Workings& w, const ModelSpec& spec,
                                        const InferenceOptions& o, const KvLayout& layout) {
@@ -671,6 +774,7 @@ std::optional<Error> add_engine_memory(InferenceEstimate& e, Workings& w, const 
 
 Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const InferenceOptions& o) {
   if (auto error = check_inference_options(o)) return *error;
+  if (auto error = check_parallel(spec, o)) return *error;
   auto params = count_params(spec);
   if (!params) return params.error();
 
@@ -695,6 +799,7 @@ Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const Infere
   total.add(e.weights).add(e.kv_cache).add(e.state_cache).add(e.activations).add(e.overhead).add(e.allocator_reserve);
   if (!total.result()) return make_error("context", "the total overflows 64 bits; use smaller values");
   e.total = total.value();
+  e.per_gpu = per_gpu_memory(e, o);
   e.range = memory_range(spec, o, e);
 
   if (o.explain) e.explanations = inference_explanations(spec, o, e, w, layout.value());

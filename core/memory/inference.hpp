@@ -38,10 +38,13 @@ struct InferenceOptions {
 
   // vLLM: needs the GPU to turn gpu_memory_utilization into a KV capacity.
   double gpu_util = kVllmDefaultGpuUtil;
-  std::uint64_t gpu_memory_bytes = 0;              // 0: no GPU chosen, no capacity
+  std::uint64_t gpu_memory_bytes = 0;              // the driver's total (cudaMemGetInfo); 0: no GPU, no capacity
+  bool gpu_total_nominal = false;                  // the driver's total is unknown: gpu_memory_bytes is nominal
   bool gpu_is_a100 = false;                        // vLLM keeps the small batch defaults on A100
   std::optional<std::uint64_t> max_num_batched_tokens;
   std::optional<std::uint64_t> max_num_seqs;
+  std::uint64_t tensor_parallel = 1;               // vLLM --tensor-parallel-size: GPUs each layer is split across
+  std::uint64_t pipeline_parallel = 1;             // vLLM --pipeline-parallel-size: stages of consecutive layers
 
   // llama.cpp
   std::optional<std::uint64_t> gpu_layers;         // -ngl; none: every layer and the output layer
@@ -66,13 +69,20 @@ struct KvAllocationCost {  // what reserving for the maximum length costs agains
 
 struct VllmCapacity {
   double gpu_util = kVllmDefaultGpuUtil;
-  std::uint64_t budget_bytes = 0;           // floor(gpu_util × GPU memory)
+  std::uint64_t driver_total_bytes = 0;     // the GPU's total as the driver reports it
+  std::uint64_t budget_bytes = 0;           // floor(gpu_util × driver total): vLLM's "requested memory"
   std::uint64_t max_num_batched_tokens = 0;
   std::uint64_t max_num_seqs = 0;
-  std::uint64_t profile_activation_bytes = 0;
+  std::uint64_t profile_activation_bytes = 0;  // torch peak increase: max(forward_bytes, sampler_bytes)
+  std::uint64_t forward_bytes = 0;          // the forward pass over max_num_batched_tokens
+  std::uint64_t sampler_bytes = 0;          // the sampler's dummy run on min(max_num_seqs, batched tokens) rows
   std::uint64_t non_torch_bytes = 0;
   std::uint64_t cuda_graph_bytes = 0;       // captured after the KV cache: outside the budget
-  std::uint64_t kv_capacity_bytes = 0;      // budget − weights − activation peak − non-torch
+  std::uint64_t tensor_parallel = 1;
+  std::uint64_t pipeline_parallel = 1;
+  std::uint64_t weights_bytes = 0;          // on one GPU: the rank with the least KV room (the last stage)
+  std::uint64_t kv_bytes_per_token = 0;     // on one GPU: its KV heads and layers
+  std::uint64_t kv_capacity_bytes = 0;      // per GPU: budget − weights − activation peak − non-torch
   std::uint64_t block_bytes = 0;            // block_size × KV bytes per token
   std::uint64_t num_blocks = 0;
   std::uint64_t kv_capacity_tokens = 0;     // num_blocks × block_size; with state, vLLM's concurrency × length
@@ -80,6 +90,19 @@ struct VllmCapacity {
   std::uint64_t sequence_tokens = 0;        // max_model_len the concurrency is quoted for
   std::uint64_t max_concurrency = 0;        // whole sequences of sequence_tokens that fit
   double concurrency_ratio = 0;             // vLLM's "Maximum concurrency ... : X x" = tokens / length
+};
+
+// One GPU of a tensor- or pipeline-parallel deployment: the rank whose KV pool is smallest, which vLLM's pool
+// takes for all (num_blocks = min over ranks).
+struct PerGpuMemory {
+  std::uint64_t gpus = 1;  // tensor_parallel × pipeline_parallel
+  std::uint64_t weights = 0;
+  std::uint64_t kv_cache = 0;
+  std::uint64_t state_cache = 0;
+  std::uint64_t activations = 0;  // not divided: every rank samples the whole vocabulary
+  std::uint64_t overhead = 0;
+  std::uint64_t allocator_reserve = 0;
+  std::uint64_t total = 0;
 };
 
 struct LlamaCppBuffers {
@@ -125,6 +148,7 @@ struct InferenceEstimate {
   KvCacheEstimate kv;
   KvAllocationCost kv_allocation;
   std::optional<VllmCapacity> vllm;
+  PerGpuMemory per_gpu;  // gpus 1: the whole estimate
   std::optional<LlamaCppBuffers> llamacpp;
   std::vector<Explanation> explanations;
   std::vector<std::string> notes;

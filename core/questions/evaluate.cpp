@@ -153,6 +153,8 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
   o.max_num_batched_tokens = r.max_num_batched_tokens;
   o.max_num_seqs = r.max_num_seqs;
   o.gpu_layers = r.gpu_layers;
+  o.tensor_parallel = r.tp;
+  o.pipeline_parallel = r.pp;
   if (auto ok = validate_serving_inputs(r.serving); !ok) return ok.error();
   if (!(r.headroom >= 0 && r.headroom <= 0.9))
     return make_error("headroom", "must be a fraction between 0 and 0.9, got " + detail::fixed_text(r.headroom, 6));
@@ -162,7 +164,8 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
     if (!found) return found.error();
     out.gpu = found.value().gpu;
     if (!found.value().note.empty()) out.name_notes.push_back(found.value().note + ".");
-    o.gpu_memory_bytes = out.gpu->usable_bytes();
+    o.gpu_memory_bytes = out.gpu->driver_total_bytes();
+    o.gpu_total_nominal = !out.gpu->driver_visible_bytes;
     o.gpu_is_a100 = lookup_key(out.gpu->name).find("a100") != std::string::npos;
   }
   return out;
@@ -184,6 +187,7 @@ Explanation params_explanation(const ModelSpec& model, const ParamCounts& counts
 ResolvedRequest without_gpu(ResolvedRequest scenario) {
   scenario.gpu = nullptr;
   scenario.options.gpu_memory_bytes = 0;
+  scenario.options.gpu_total_nominal = false;
   scenario.options.gpu_is_a100 = false;
   return scenario;
 }
@@ -233,9 +237,6 @@ Result<Report> evaluate(const Catalog& catalog, const Request& r, const Resolved
     report.gpus = check_fit(report.estimate, std::vector<Gpu>{*rr.gpu}, fit_headroom);
     // check_fit pointed into the temporary vector: point at the catalog's entry instead.
     report.gpus.front().gpu = rr.gpu;
-    // vLLM refuses to start when its KV blocks cannot hold one sequence of max_model_len.
-    if (report.estimate.vllm && report.estimate.vllm->max_concurrency == 0)
-      report.gpus.front().fit = Fit::does_not_fit;
     report.serving = estimate_serving(report.model, report.estimate, *rr.gpu, r.serving,
                                       report.gpus.front().fit == Fit::fits);
   } else {

@@ -44,6 +44,8 @@ struct Request {
   std::optional<std::uint64_t> max_num_batched_tokens;
   std::optional<std::uint64_t> max_num_seqs;
   std::optional<std::uint64_t> gpu_layers;  // llama.cpp -ngl
+  std::uint64_t tp = 1;  // vLLM --tensor-parallel-size
+  std::uint64_t pp = 1;  // vLLM --pipeline-parallel-size
   // Speed and cost (with a GPU), and the GPU ranking of gpu_ranking.hpp.
   ServingInputs serving;                // system_bandwidth, prompt_tokens, usd_per_kwh
   std::vector<std::string> gpus;        // gpu_ranking: the GPUs to rank (ids or names); empty: all

@@ -52,7 +52,7 @@ Result<Limits> solve_limits(const ResolvedRequest& r) {
       if (e.error().field == "context" || e.error().field == "batch") return false;  // overflow: far too big
       return e.error();
     }
-    return e.value().total <= out.budget_bytes;
+    return estimate_fit(e.value(), r.gpu->usable_bytes(), r.fit_headroom) == Fit::fits;
   };
   auto context = largest(kMaxContextTokens, [&](std::uint64_t c) { return fits_with(c, r.options.batch); });
   if (!context) return context.error();

@@ -30,7 +30,13 @@ class Collector {
 
   // Keeps the remedy when it saves at least 0.5 % of the busiest GPU's memory: a smaller change is noise next to
   // the estimate's own range, not help.
-  void add(Remedy r, std::uint64_t after_bytes) {
+  void add(Remedy r, const InferenceEstimate& after) {
+    add(std::move(r), after.per_gpu.total, &after);
+  }
+
+  // `after`, when the change was estimated in full, is judged by the table's rule (estimate_fit); a split or a
+  // layer count the inputs cannot express by its bytes alone.
+  void add(Remedy r, std::uint64_t after_bytes, const InferenceEstimate* after = nullptr) {
     r.bytes = after_bytes;
     r.saved_bytes = signed_difference(report_.bytes, after_bytes);
     if (r.saved_bytes <= 0 || static_cast<std::uint64_t>(r.saved_bytes) * 200 < report_.bytes) return;
@@ -48,7 +54,7 @@ class Collector {
                      (Text() << "two full estimates by the same core; the change: " << change.str()).str()};
     if (report_.gpu) {
       const std::uint64_t usable = report_.gpu->usable_bytes();
-      r.fit = classify_fit(after_bytes, usable, headroom_);
+      r.fit = after ? estimate_fit(*after, usable, headroom_) : classify_fit(after_bytes, usable, headroom_);
       r.free_bytes = signed_difference(usable, after_bytes);
     }
     report_.remedies.push_back(std::move(r));
@@ -140,7 +146,7 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const Request& reque
 
   RemediesReport report;
   report.mode = "inference";
-  report.bytes = e.total;
+  report.bytes = e.per_gpu.total;
   std::optional<GpuFit> gpu_fit;
   if (!request.gpu.empty() && b.gpus.size() == 1) {
     gpu_fit = b.gpus.front();
@@ -156,7 +162,7 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const Request& reque
   // The request with one change, estimated again; a change the scenario refuses offers no help. One non-template
   // lambda: a lambda per remedy would instantiate the whole evaluation once per remedy.
   auto attempt = [&](Remedy r, const Request& variant) {
-    if (auto after = evaluate(catalog, variant)) out.add(std::move(r), after.value().estimate.total);
+    if (auto after = evaluate(catalog, variant)) out.add(std::move(r), after.value().estimate);
   };
   Request v;
   // A model file's weights are its exact bytes; another format is another file, sized nominally: no fair

@@ -222,3 +222,29 @@ TEST_CASE("a curve seeded with the scenario's estimate is the curve computed alo
   CHECK(seeded.total == alone.total);
   CHECK(seeded.high == alone.high);
 }
+
+TEST_CASE("vLLM's start check is part of the one fit rule: the solver's context is one the table accepts") {
+  // llm-d-benchmark (vLLM 0.11, H100, util 0.9): "| Qwen3-32B | SUCCESS | ... | 4.45 | 1 | 16000 |" and
+  // "| Qwen3-32B | FAILED | 61.03 | 5.64 | 0.14 | N/A | N/A | 1 | 32000 |": 4.45 GiB of KV pool hold
+  // 4.45 × 2^30 / 262,144 B per token ≈ 18,200 tokens, so max_model_len 32000 cannot start while the weights,
+  // KV and activations still total less than 0.9 of the card. https://github.com/llm-d/llm-d-benchmark/blob/
+  // 4f4d44943c39b76b28e30dfa1fb0dfaf1ee894b5/config_explorer/empirical-vllm-memory-results.md
+  auto request = request_from_json(R"({"model":"qwen3-32b","engine":"vllm","gpu":"h100-sxm","context":32000})");
+  REQUIRE(request.ok());
+  auto report = evaluate(test::catalog(), request.value());
+  REQUIRE(report.ok());
+  CHECK(report.value().gpus.front().fit == Fit::does_not_fit);
+  auto limits = solve_limits(test::catalog(), request.value());
+  REQUIRE(limits.ok());
+  CHECK(limits.value().max_context >= 16'000);
+  CHECK(limits.value().max_context < 32'000);
+  Request at_limit = request.value();
+  at_limit.context = limits.value().max_context;
+  CHECK(evaluate(test::catalog(), at_limit).value().gpus.front().fit == Fit::fits);
+  at_limit.context = limits.value().max_context + 1;
+  CHECK(evaluate(test::catalog(), at_limit).value().gpus.front().fit != Fit::fits);
+  // The remedies judge their "before" and each change by the same rule.
+  auto remedies = remedies_for(test::catalog(), request.value());
+  REQUIRE(remedies.ok());
+  CHECK(remedies.value().fit == Fit::does_not_fit);
+}

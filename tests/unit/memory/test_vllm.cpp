@@ -1,0 +1,155 @@
+// vLLM V1's KV pool by its mechanism, pinned to what vLLM printed. The llm-d-benchmark measurements (vLLM 0.11.0
+// on an H100 80GB, gpu_memory_utilization 0.9, max_model_len 16000, server defaults):
+// https://github.com/llm-d/llm-d-benchmark/blob/4f4d44943c39b76b28e30dfa1fb0dfaf1ee894b5/config_explorer/empirical-vllm-memory-results.md
+// Each row there satisfies KV = 0.9 × 79.18 GiB − weights − torch peak − non-torch to 0.01 GiB.
+#include "../test_support.hpp"
+#include "json/request.hpp"
+#include "memory/inference.hpp"
+
+using namespace vramfit;
+
+namespace {
+
+constexpr double kGiBytes = 1073741824.0;
+
+const VllmCapacity& vllm_of(const Report& report) {
+  REQUIRE(report.estimate.vllm.has_value());
+  return *report.estimate.vllm;
+}
+
+Report evaluate_json(const std::string& json) {
+  auto request = request_from_json(json);
+  REQUIRE_MESSAGE(request.ok(), json);
+  auto report = evaluate(test::catalog(), request.value());
+  REQUIRE_MESSAGE(report.ok(), json << ": " << (report.ok() ? "" : report.error().message));
+  return std::move(report).value();
+}
+
+// The KV pool vLLM printed ("Available KV cache memory: X GiB") for a preset on an H100 at max_model_len 16000.
+void check_llmd_row(const char* model, const char* weights, double printed_kv_gib, double printed_peak_gib) {
+  std::string json = std::string(R"({"engine":"vllm","gpu":"h100-sxm","context":16000,"model":")") + model + "\"";
+  if (*weights) json += std::string(R"(,"weights":")") + weights + "\"";
+  const Report report = evaluate_json(json + "}");
+  const VllmCapacity& v = vllm_of(report);
+  CAPTURE(model);
+  CHECK(static_cast<double>(v.kv_capacity_bytes) / kGiBytes == doctest::Approx(printed_kv_gib).epsilon(0.05));
+  CHECK(static_cast<double>(v.profile_activation_bytes) / kGiBytes == doctest::Approx(printed_peak_gib).epsilon(0.05));
+}
+
+}  // namespace
+
+TEST_CASE("vLLM takes gpu_memory_utilization of the driver's total: an H100 80GB shows 79.18 GiB") {
+  // llm-d-benchmark: "Free memory on device: 78.57/79.18 GiB on startup", "Desired GPU utilization: 0.9 (71.26 GiB)".
+  const Report report = evaluate_json(R"({"model":"llama-3.1-8b","engine":"vllm","gpu":"h100-sxm","context":16000})");
+  const VllmCapacity& v = vllm_of(report);
+  CHECK(static_cast<double>(v.driver_total_bytes) / kGiBytes == doctest::Approx(79.18).epsilon(0.0001));
+  CHECK(static_cast<double>(v.budget_bytes) / kGiBytes == doctest::Approx(71.26).epsilon(0.0002));
+  // vllm serve on a GPU of ≥ 70 GiB that is not an A100: 1024 sequences, 8192 batched tokens.
+  CHECK(v.max_num_seqs == 1024);
+  CHECK(v.max_num_batched_tokens == 8192);
+}
+
+TEST_CASE("vLLM's torch peak is the sampler's dummy run: llm-d-benchmark's rows within 5 %") {
+  // Rows (weights, torch peak, non-torch, KV GiB):
+  //   "Model loading took: 14.99 GiB", "Peak activation memory: 4.76 GiB", "Available KV cache memory: 51.38 GiB"
+  check_llmd_row("llama-3.1-8b", "", 51.38, 4.76);
+  //   "| Qwen3-0.6B | SUCCESS | 1.12 | 5.56 | 0.13 | 0.10 | 64.45 | 1 | 16000 |"
+  check_llmd_row("qwen3-0.6b", "", 64.45, 5.56);
+  //   "| Qwen3-32B | SUCCESS | 61.03 | 5.64 | 0.14 | -0.88 | 4.45 | 1 | 16000 |"
+  check_llmd_row("qwen3-32b", "", 4.45, 5.64);
+  //   "Model loading took: 13.47 GiB", "Available KV cache memory: 50.28 GiB" (torch peak 7.38 GiB)
+  check_llmd_row("gpt-oss-20b", "", 50.28, 7.38);
+}
+
+TEST_CASE("gpt-oss-120b at gpu_memory_utilization 0.95: the pool from vLLM's own weight figure") {
+  // "| gpt-oss-120b | SUCCESS | 64.38 | 7.38 | 0.13 | 1.03 | 3.33 | 1 | 16000 |", a run at 0.95:
+  // 0.95 × 79.18 − 64.38 − 7.38 − 0.13 = 3.33 GiB. vLLM holds 64.38 GiB of weights on an H100, the MXFP4
+  // checkpoint's 60.8 GiB padded for its MoE kernels; with that weight figure the pool agrees within 5 %.
+  const Report report = evaluate_json(R"({"model":"gpt-oss-120b","engine":"vllm","gpu":"h100-sxm","context":16000,
+      "gpu_util":0.95})");
+  const VllmCapacity& v = vllm_of(report);
+  CHECK(static_cast<double>(v.profile_activation_bytes) / kGiBytes == doctest::Approx(7.38).epsilon(0.05));
+  const auto pool = detail::vllm_kv_capacity(v.driver_total_bytes, 0.95, static_cast<std::uint64_t>(64.38 * kGiBytes),
+                                             v.profile_activation_bytes, v.non_torch_bytes, v.kv_bytes_per_token, 16000);
+  CHECK(static_cast<double>(pool.kv_capacity_bytes) / kGiBytes == doctest::Approx(3.33).epsilon(0.05));
+}
+
+TEST_CASE("the sampler's fp32 logits for gpt-oss at max_num_seqs 1024 are vllm#27508's 786 MiB") {
+  // https://github.com/vllm-project/vllm/issues/27508: sampler.py "logits = logits.to(torch.float32)" →
+  // "Tried to allocate 786.00 MiB": 1024 × 201,088 × 4 B = 823,656,448 B = 785.5 MiB.
+  const ModelSpec& spec = test::preset("gpt-oss-120b");
+  CHECK(spec.vocab_size == 201'088);
+  CHECK(1024 * spec.vocab_size * kVllmSamplerFp32Bytes == 823'656'448ULL);
+  // The whole dummy run holds 36 B + the bf16 logits per logit, plus the forward's [8192, 2880] bf16 output.
+  const Report report = evaluate_json(R"({"model":"gpt-oss-120b","engine":"vllm","gpu":"h100-sxm","context":16000})");
+  CHECK(vllm_of(report).sampler_bytes == 1024ULL * 201'088 * 38 + 8192ULL * 2880 * 2);
+}
+
+TEST_CASE("a GPU without a driver-reported total keeps its nominal memory, and the estimate says so") {
+  // The catalog has no driver figure for the L40S: 48 GiB nominal × 0.9.
+  const Report report = evaluate_json(R"({"model":"llama-3.1-8b","engine":"vllm","gpu":"l40s","context":8192})");
+  CHECK(vllm_of(report).driver_total_bytes == 48ULL * 1073741824);
+  bool said = false;
+  for (const auto& note : report.estimate.notes) said = said || note.find("no driver-reported total") != std::string::npos;
+  CHECK(said);
+  // Below 70 GiB: vllm serve's small defaults, 256 sequences and 2048 batched tokens.
+  CHECK(vllm_of(report).max_num_seqs == 256);
+  CHECK(vllm_of(report).max_num_batched_tokens == 2048);
+}
+
+TEST_CASE("tensor parallel: weights and KV heads divided per GPU, the sampler peak not (llm-d, vLLM 0.11, H100)") {
+  // "| Qwen3-32B | SUCCESS | 30.59 | 5.64 | 0.54 | -0.33 | 34.49 | 2 | 16000 |": TP2, per rank 30.59 GiB of
+  // weights, the same 5.64 GiB torch peak as TP1, 0.54 GiB non-torch, 34.49 GiB of KV on each GPU.
+  const Report qwen = evaluate_json(R"({"model":"qwen3-32b","engine":"vllm","gpu":"h100-sxm","context":16000,"tp":2})");
+  const VllmCapacity& q = vllm_of(qwen);
+  CHECK(static_cast<double>(q.weights_bytes) / kGiBytes == doctest::Approx(30.59).epsilon(0.05));
+  CHECK(static_cast<double>(q.profile_activation_bytes) / kGiBytes == doctest::Approx(5.64).epsilon(0.05));
+  CHECK(static_cast<double>(q.kv_capacity_bytes) / kGiBytes == doctest::Approx(34.49).epsilon(0.05));
+  // Qwen3-32B: 64 layers × 8 KV heads × 128 × 2 (K, V) × 2 B = 262,144 B per token; 4 heads on each of 2 GPUs.
+  CHECK(q.kv_bytes_per_token == 131'072);
+  // Llama-3.3-70B-Instruct-FP8-dynamic at TP2: "Model loading took: 33.88 GiB", "Peak activation memory: 4.84 GiB",
+  // "Non-torch memory: 0.55 GiB", "Available KV cache memory: 32.0 GiB".
+  const Report llama = evaluate_json(
+      R"({"model":"llama-3.3-70b","weights":"fp8","engine":"vllm","gpu":"h100-sxm","context":16000,"tp":2})");
+  CHECK(static_cast<double>(vllm_of(llama).kv_capacity_bytes) / kGiBytes == doctest::Approx(32.0).epsilon(0.05));
+  CHECK(qwen.estimate.per_gpu.gpus == 2);
+  CHECK(qwen.estimate.per_gpu.activations == qwen.estimate.activations);
+
+  // https://github.com/vllm-project/vllm/issues/21348: Qwen3-235B-A22B-FP8 on 4 × H100, util 0.9, max_model_len
+  // 40960: "Available KV cache memory: 8.11 GiB", "GPU KV cache size: 178,880 tokens". 94 layers × 1 KV head
+  // (4 / TP4) × 128 × 2 × 2 B = 48,128 B per token on each GPU.
+  const Report big = evaluate_json(
+      R"({"model":"qwen3-235b-a22b","weights":"fp8","engine":"vllm","gpu":"h100-sxm","context":40960,"tp":4})");
+  const VllmCapacity& b = vllm_of(big);
+  CHECK(b.kv_bytes_per_token == 48'128);
+  // The printed pool in tokens: 8.11 GiB / 48,128 B = 180,940 ≈ 178,880 (−1.1 %, the GiB figure's rounding).
+  const auto printed = detail::vllm_kv_capacity(static_cast<std::uint64_t>(8.11 * kGiBytes), 1.0, 0, 0, 0,
+                                                b.kv_bytes_per_token, 40960);
+  CHECK(static_cast<double>(printed.kv_capacity_tokens) == doctest::Approx(178'880).epsilon(0.02));
+  // The pool itself comes out near 10.1 GiB: that log's vLLM (0.9/0.10, with LMCache) predates 0.11's snapshot
+  // after NCCL init (#25359), so its non-torch figure held NCCL's buffers, which 0.11 no longer counts.
+  CHECK(b.kv_capacity_bytes > printed.kv_capacity_bytes);
+  CHECK(big.gpus.front().fit == Fit::fits);
+  CHECK(big.gpus.front().gpus_needed == 4);
+}
+
+TEST_CASE("tensor parallel must divide the attention heads; KV heads are replicated beyond their count") {
+  // Llama-3.1-8B: 32 query heads, 8 KV heads. TP 3 divides neither: refused, naming the field.
+  auto request = request_from_json(R"({"model":"llama-3.1-8b","engine":"vllm","gpu":"h100-sxm","tp":3})");
+  REQUIRE(request.ok());
+  auto refused = evaluate(test::catalog(), request.value());
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().field == "tp");
+  // TP 16 > 8 KV heads: each GPU keeps one whole KV head, 32 layers × 1 × 128 × 2 × 2 B = 16,384 B per token.
+  auto wide = request_from_json(R"({"model":"llama-3.1-8b","engine":"vllm","gpu":"h100-sxm","tp":16,"context":8192})");
+  REQUIRE(wide.ok());
+  auto report = evaluate(test::catalog(), wide.value());
+  REQUIRE_MESSAGE(report.ok(), report.error().message);
+  CHECK(report.value().estimate.vllm->kv_bytes_per_token == 16'384);
+  // Another engine has no multi-GPU serving model here.
+  auto other = request_from_json(R"({"model":"llama-3.1-8b","engine":"llamacpp","tp":2})");
+  REQUIRE(other.ok());
+  auto no = evaluate(test::catalog(), other.value());
+  REQUIRE_FALSE(no.ok());
+  CHECK(no.error().field == "tp");
+}
