@@ -58,8 +58,8 @@ PerToken megatron_attention_bytes(const ModelSpec& s, const LayerRun& run, const
   }
   if (t.q || t.k || t.v) p.replicated += c * h;  // QKV input (2sbh)
   if (t.o) p.sharded += c * out_w;               // output-projection input (2sbh)
-  p.scores = o.dropout ? (2 * c + 1) * a * o.sequence : c * a * o.sequence;  // 5as²b with dropout
-  if (o.dropout) p.replicated += h;                                        // dropout mask after the projection (sbh)
+  p.scores = o.attention_dropout ? (2 * c + 1) * a * o.sequence : c * a * o.sequence;  // 5as²b with dropout
+  if (o.hidden_dropout) p.replicated += h;  // dropout mask after the projection (sbh)
   return p;
 }
 
@@ -92,7 +92,7 @@ PerToken mlp_bytes(const ModelSpec& s, const MlpBlock& m, const ActivationOption
   const auto& t = o.trainable;
   const bool input_kept = t.up || (s.gated_mlp && t.gate);
   const bool hf = o.implementation != AttnImplementation::megatron;
-  if (o.dropout) p.replicated += (hf ? o.dropout_mask_bytes : 1) * h;  // dropout mask after the MLP (sbh)
+  if (o.hidden_dropout) p.replicated += (hf ? o.dropout_mask_bytes : 1) * h;  // dropout mask after the MLP (sbh)
   const std::uint64_t lora = o.lora_rank * c;
   if (m.kind == MlpKind::dense) {
     if (input_kept) p.replicated += c * h;  // first linear's input (2sbh)
@@ -158,14 +158,14 @@ PerToken hf_attention_bytes(const ModelSpec& s, const LayerRun& run, const Activ
     if (t.o) p.sharded += c * out_w;
     const std::uint64_t softmax = s.norm == NormKind::rms ? 4 : c;
     std::uint64_t per_key = softmax;
-    if (o.dropout) per_key += o.dropout_mask_bytes + c;
+    if (o.attention_dropout) per_key += o.dropout_mask_bytes + c;
     else if (softmax != c) per_key += c;
     p.scores = per_key * a * o.sequence;
   } else {
     const std::uint64_t v_w = run.mixer == MixerKind::latent_attention ? out_w : kv_w;
     p.sharded += c * (q_w + kv_w + v_w) + c * out_w + 4 * a;
   }
-  if (o.dropout) p.replicated += o.dropout_mask_bytes * h;
+  if (o.hidden_dropout) p.replicated += o.dropout_mask_bytes * h;
   return p;
 }
 
@@ -251,7 +251,7 @@ Outside outside_per_token(const ModelSpec& spec, const ActivationOptions& o, std
   const bool hf = o.implementation != AttnImplementation::megatron;
   const std::uint64_t h = spec.hidden_size, v = spec.has_lm_head ? spec.vocab_size : 0;
   Outside x;
-  x.embedding = (o.dropout ? (hf ? o.dropout_mask_bytes : 1) * h : 0) + (hf && spec.embedding_norm ? hf_norm_bytes(spec, h, c) : 0);
+  x.embedding = (o.hidden_dropout ? (hf ? o.dropout_mask_bytes : 1) * h : 0) + (hf && spec.embedding_norm ? hf_norm_bytes(spec, h, c) : 0);
   const std::uint64_t final_norm = spec.final_norm ? (hf ? hf_norm_bytes(spec, h, c) : norm_bytes(spec, h, c)) : 0;
   x.head = final_norm + (spec.has_lm_head && o.lm_head_trains ? c * h : 0) +
            (hf && !spec.has_lm_head && spec.pooler ? c * h : 0);
@@ -372,7 +372,8 @@ Result<ActivationEstimate> estimate_activations(const ModelSpec& spec, const Act
 
   ActivationEstimate e;
   e.implementation = o.implementation;
-  e.dropout = o.dropout;
+  e.attention_dropout = o.attention_dropout;
+  e.hidden_dropout = o.hidden_dropout;
   e.num_layers = spec.num_layers();
   const auto sums = add_layers(spec, o, c, scale, e);
   if (!sums) return overflow();
@@ -432,13 +433,13 @@ void explain_layers(const ModelSpec& spec, const ActivationOptions& o, std::uint
     formula << "norm inputs + block inputs + ";
   formula << (keeps_scores(o) ? "q, k, v (K/V expanded to all heads), o-proj input"
                               : "q, k, v (unexpanded), output + fp32 log-sum-exp 4·a")
-          << " + MLP input and internals" << (o.dropout ? " + dropout masks 1 B" : "") << ")";
+          << " + MLP input and internals" << (o.hidden_dropout ? " + hidden-dropout masks" : "") << ")";
   if (keeps_scores(o)) {
     formula << " + s²·b·a·(";
     if (o.implementation == AttnImplementation::eager && spec.norm == NormKind::rms)
-      formula << (o.dropout ? "4 fp32 softmax + 1 mask + c dropped" : (c == 4 ? "4 fp32 softmax" : "4 fp32 softmax + c cast"));
+      formula << (o.attention_dropout ? "4 fp32 softmax + 1 mask + c dropped" : (c == 4 ? "4 fp32 softmax" : "4 fp32 softmax + c cast"));
     else
-      formula << (o.dropout ? "2c + 1" : "c");
+      formula << (o.attention_dropout ? "2c + 1" : "c");
     formula << ")";
   }
   if (o.tensor_parallel > 1)
@@ -502,7 +503,7 @@ void explain(const ModelSpec& spec, const ActivationOptions& o, std::uint64_t c,
   if (!keeps_scores(o) && o.checkpointing == Checkpointing::selective)
     e.notes.push_back("Selective recomputation saves nothing more with SDPA / FlashAttention: it already "
                       "recomputes the attention scores in its backward pass.");
-  if (!keeps_scores(o) && o.dropout)
+  if (!keeps_scores(o) && o.attention_dropout)
     e.notes.push_back("FlashAttention regenerates attention-dropout masks from the RNG state: no s² mask is kept.");
   const bool grouped = std::any_of(spec.layers.begin(), spec.layers.end(), [](const LayerRun& r) {
     return r.mixer == MixerKind::attention && r.attention.kv_heads < r.attention.heads;

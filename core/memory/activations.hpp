@@ -49,7 +49,11 @@ struct ActivationOptions {
   std::uint64_t micro_batch = 1;  // b: sequences per micro-batch on one GPU
   DType dtype = DType::bf16;      // activation dtype: 16-bit in mixed/bf16 training, fp32 in fp32 training
   AttnImplementation implementation = AttnImplementation::sdpa;
-  bool dropout = false;           // attention and hidden dropout masks
+  // Dropout masks where transformers applies them: attention dropout on the softmax output (eager keeps an s²
+  // mask; FlashAttention regenerates it), hidden dropout after the projections and the embedding (GPT-2
+  // resid_pdrop / embd_pdrop, BERT hidden_dropout_prob). Llama-family models have attention dropout only.
+  bool attention_dropout = false;
+  bool hidden_dropout = false;
   // Bytes per dropout-mask element: CUDA's fused dropout keeps a bool mask (1); torch's CPU dropout keeps its
   // scaled noise in the activation dtype (c), as the CPU measurement saw.
   std::uint64_t dropout_mask_bytes = 1;
@@ -82,7 +86,8 @@ struct RunActivations {
 
 struct ActivationEstimate {
   AttnImplementation implementation = AttnImplementation::sdpa;  // as estimated
-  bool dropout = false;
+  bool attention_dropout = false;  // as estimated
+  bool hidden_dropout = false;
   std::vector<RunActivations> runs;  // in layer order, covering every layer
   std::uint64_t num_layers = 0;
 

@@ -395,7 +395,9 @@ Result<ActivationEstimate> training_activations(const ModelSpec& spec, const Tra
   a.dtype = o.precision == Precision::fp32 ? DType::fp32
             : o.precision == Precision::mixed_fp16 ? DType::fp16 : DType::bf16;
   a.implementation = o.attn_implementation.value_or(o.flash_attention ? AttnImplementation::sdpa : AttnImplementation::eager);
-  a.dropout = o.dropout.value_or(spec.attention_dropout > 0 || spec.hidden_dropout > 0);
+  // Each kind of mask as the config sets its probability; --dropout on/off forces both.
+  a.attention_dropout = o.dropout.value_or(spec.attention_dropout > 0);
+  a.hidden_dropout = o.dropout.value_or(spec.hidden_dropout > 0);
   a.checkpointing = o.checkpointing;
   a.tensor_parallel = layout.tensor_parallel;
   a.sequence_parallel = o.parallel.sequence_parallel && layout.tensor_parallel > 1;

@@ -19,7 +19,7 @@ ActivationOptions gpt3_options() {
   o.sequence = 2048;
   o.micro_batch = 1;
   o.implementation = AttnImplementation::megatron;  // the paper's unfused attention keeps the s×s scores
-  o.dropout = true;           // GPT-3 trains with dropout: 1-byte masks
+  o.attention_dropout = o.hidden_dropout = true;  // GPT-3 trains with dropout: 1-byte masks
   return o;
 }
 constexpr std::uint64_t kSbh = 2048ULL * 1 * 12288;  // 25,165,824
@@ -90,7 +90,7 @@ TEST_CASE("SDPA keeps no s-squared scores, only a logsumexp per head") {
 
 TEST_CASE("without dropout there are no masks and no dropout copy of the scores") {
   auto o = gpt3_options();
-  o.dropout = false;
+  o.attention_dropout = o.hidden_dropout = false;
   auto e = estimate_activations(gpt3_175b(), o);
   REQUIRE(e.ok());
   // 34 − 2 one-byte hidden masks = 32sbh; scores: softmax output only, 2as²b = 2·96·2048²·1 = 805,306,368.
@@ -231,8 +231,12 @@ TEST_CASE("every measured case lands within 10 % of the bytes autograd kept") {
     o.micro_batch = m["batch"].get<std::uint64_t>();
     o.dtype = m["dtype"] == "float32" ? DType::fp32 : DType::bf16;
     o.implementation = m["attn_implementation"] == "eager" ? AttnImplementation::eager : AttnImplementation::flash_attention_2;
-    o.dropout = m["dropout"].get<bool>();
-    o.dropout_mask_bytes = o.dropout ? (o.dtype == DType::fp32 ? 4 : 2) : 1;  // CPU dropout: noise in c
+    // As transformers applies them: attention dropout where the config sets it (Llama's attention_dropout,
+    // GPT-2's attn_pdrop, BERT's attention_probs_dropout_prob), hidden dropout only for resid_pdrop /
+    // hidden_dropout_prob (Llama has no hidden dropout module).
+    o.attention_dropout = spec.value().attention_dropout > 0;
+    o.hidden_dropout = spec.value().hidden_dropout > 0;
+    o.dropout_mask_bytes = o.dtype == DType::fp32 ? 4 : 2;  // CPU dropout: noise in c
     o.checkpointing = m["checkpointing"] == "full" ? Checkpointing::full : Checkpointing::none;
     auto e = estimate_activations(spec.value(), o);
     REQUIRE(e.ok());
@@ -243,7 +247,8 @@ TEST_CASE("every measured case lands within 10 % of the bytes autograd kept") {
     CAPTURE(m["attn_implementation"].get<std::string>());
     CAPTURE(m["dtype"].get<std::string>());
     CAPTURE(m["checkpointing"].get<std::string>());
-    CAPTURE(o.dropout);
+    CAPTURE(o.attention_dropout);
+    CAPTURE(o.hidden_dropout);
     CAPTURE(a.layer(0).kept);
     CAPTURE(layer);
     CHECK(relative_error(a.layer(0).kept, layer) < 0.10);
@@ -274,7 +279,8 @@ TEST_CASE("BERT-large fp32 fine-tuning, batch 4 of 512 tokens, against the Huggi
   REQUIRE(e.ok());
   const auto& b = e.value().breakdown;
   REQUIRE(e.value().activations);
-  CHECK(e.value().activations->dropout);
+  CHECK(e.value().activations->attention_dropout);
+  CHECK(e.value().activations->hidden_dropout);
   const std::uint64_t mib = 1024ULL * 1024;
   const std::uint64_t with_guide_context = b.total - b.overhead + 1343 * mib;
   // States 335,141,888 params × 16 B (fp32 weights, fp32 gradients, AdamW) = 5,114 MiB; activations 24 layers
