@@ -86,10 +86,9 @@ constexpr Input kInputs[] = {
      "micro-batches per optimizer step (default 1)", U::training},
     {"checkpointing", "--checkpointing", "checkpointing", K::choice, 0, 0, "KIND",
      "activation checkpointing: none (default), selective or full (≈ +33 % compute)", U::training},
-    {"flash_attention", "--flash-attention", "flash", K::toggle, 0, 0, "on|off",
-     "FlashAttention/SDPA: no s×s attention scores kept (default on)", U::training},
     {"attn_implementation", "--attn-implementation", "attn", K::choice, 0, 0, "IMPL",
-     "whose saved tensors: eager, sdpa (default, as transformers picks), flash_attention_2 or megatron", U::training},
+     "attention whose saved tensors count: sdpa (default, as transformers picks), eager (keeps the s×s scores), "
+     "flash_attention_2 or megatron; --flash-attention on|off is the same as sdpa|eager", U::training},
     {"dropout", "--dropout", "", K::toggle, 0, 0, "on|off", "attention and hidden dropout masks (default: the config's)",
      U::training},
     {"zero", "--zero", "zero", K::choice, 0, 0, "STAGE",

@@ -217,9 +217,7 @@ Error overflow() { return make_error("sequence", "sequence × micro-batch makes 
 
 constexpr std::array<std::string_view, 4> kAttnNames{"eager", "sdpa", "flash_attention_2", "megatron"};
 
-bool keeps_scores(const ActivationOptions& o) {
-  return o.implementation == AttnImplementation::eager || o.implementation == AttnImplementation::megatron;
-}
+bool keeps_scores(const ActivationOptions& o) { return keeps_attention_scores(o.implementation); }
 
 // The per-token bytes of one layer run.
 PerToken run_per_token(const ModelSpec& spec, const LayerRun& run, const ActivationOptions& o, std::uint64_t c) {
@@ -328,6 +326,10 @@ std::optional<AttnImplementation> parse_attn_implementation(std::string_view nam
 }
 
 std::string attn_implementation_names() { return "eager, sdpa, flash_attention_2, megatron"; }
+
+bool keeps_attention_scores(AttnImplementation a) noexcept {
+  return a == AttnImplementation::eager || a == AttnImplementation::megatron;
+}
 
 std::string_view checkpointing_name(Checkpointing c) noexcept { return kCheckpointingNames[static_cast<std::size_t>(c)]; }
 

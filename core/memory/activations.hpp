@@ -43,6 +43,8 @@ enum class AttnImplementation { eager, sdpa, flash_attention_2, megatron };
 std::string_view attn_implementation_name(AttnImplementation a) noexcept;  // "eager", "sdpa", ...
 std::optional<AttnImplementation> parse_attn_implementation(std::string_view name) noexcept;
 std::string attn_implementation_names();  // "eager, sdpa, flash_attention_2, megatron"
+// eager and megatron keep the s×s attention scores; SDPA and FlashAttention-2 recompute them in backward.
+bool keeps_attention_scores(AttnImplementation a) noexcept;
 
 struct ActivationOptions {
   std::uint64_t sequence = 2048;  // s: tokens per sequence

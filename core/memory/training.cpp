@@ -394,7 +394,7 @@ Result<ActivationEstimate> training_activations(const ModelSpec& spec, const Tra
   a.micro_batch = layout.micro_batch;
   a.dtype = o.precision == Precision::fp32 ? DType::fp32
             : o.precision == Precision::mixed_fp16 ? DType::fp16 : DType::bf16;
-  a.implementation = o.attn_implementation.value_or(o.flash_attention ? AttnImplementation::sdpa : AttnImplementation::eager);
+  a.implementation = o.attn_implementation;
   // Each kind of mask as the config sets its probability; --dropout on/off forces both.
   a.attention_dropout = o.dropout.value_or(spec.attention_dropout > 0);
   a.hidden_dropout = o.dropout.value_or(spec.hidden_dropout > 0);

@@ -65,7 +65,7 @@ Result<std::optional<TrainingTime>> time_on(const Gpu& gpu, const ModelSpec& spe
   opt.usd_per_gpu_hour = t.usd_per_gpu_hour;
   opt.mode = o.mode;
   opt.checkpointing = o.checkpointing;
-  opt.flash_attention = o.flash_attention;
+  opt.flash_attention = !keeps_attention_scores(o.attn_implementation);
   opt.slowdown = e.slowdown.min;
   auto fastest = estimate_training_time(spec, opt);
   if (!fastest) return with_request_field(fastest.error());
@@ -137,15 +137,9 @@ Result<TrainingScenario> resolve_training(const Catalog& catalog, const Training
     return *e;
   if (auto e = choose(r.zero, "zero", parse_zero, zero_names(), o.parallel.zero)) return *e;
   if (auto e = choose(r.offload, "offload", parse_offload, offload_names(), o.parallel.offload)) return *e;
-  o.flash_attention = r.flash_attention;
-  if (!r.attn_implementation.empty()) {
-    AttnImplementation impl{};
-    if (auto e = choose(r.attn_implementation, "attn_implementation", parse_attn_implementation,
-                        attn_implementation_names(), impl))
-      return *e;
-    o.attn_implementation = impl;
-    o.flash_attention = impl != AttnImplementation::eager && impl != AttnImplementation::megatron;
-  }
+  if (auto e = choose(r.attn_implementation, "attn_implementation", parse_attn_implementation,
+                      attn_implementation_names(), o.attn_implementation))
+    return *e;
   o.dropout = r.dropout;
   o.parallel.gpus = r.gpus;
   o.parallel.tensor_parallel = r.tp;

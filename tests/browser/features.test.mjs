@@ -198,7 +198,7 @@ test('every choice list and number range is the core\'s, from its inputs table',
     };
   });
   const byUrl = Object.fromEntries(inputs.map((i) => [i.url, i]));
-  assert.deepEqual(Object.keys(shown).sort(), ['checkpointing', 'engine', 'flash', 'offload', 'optimizer', 'precision', 'zero']);
+  assert.deepEqual(Object.keys(shown).sort(), ['attn', 'checkpointing', 'engine', 'offload', 'optimizer', 'precision', 'zero']);
   for (const [key, values] of Object.entries(shown)) {
     assert.deepEqual(values, byUrl[key].kind === 'toggle' ? ['on', 'off'] : byUrl[key].values, key);
   }

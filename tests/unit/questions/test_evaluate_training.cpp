@@ -44,7 +44,7 @@ TEST_CASE("every training input survives the JSON request") {
   auto r = training_request_from_json(R"({
       "model": "llama-2-7b", "mode": "qlora", "precision": "mixed-fp16", "grad_dtype": "half",
       "optimizer": "paged-adamw-8bit", "lora_rank": 8, "lora_targets": "q_proj,v_proj", "sequence": 1024,
-      "micro_batch": 4, "grad_accum": 16, "checkpointing": "full", "flash_attention": "off", "dropout": true,
+      "micro_batch": 4, "grad_accum": 16, "checkpointing": "full", "attn_implementation": "eager", "dropout": true,
       "zero": 2, "gpus": 4, "tp": 2, "pp": 1, "sp": "on", "offload": "optimizer", "gpu": "a100-80gb-sxm",
       "headroom": 0.2, "tokens": 5e8, "mfu": 0.3, "weights": "bf16"})");
   REQUIRE(r.ok());
@@ -60,7 +60,7 @@ TEST_CASE("every training input survives the JSON request") {
   CHECK(t.micro_batch == 4);
   CHECK(t.grad_accum == 16);
   CHECK(t.checkpointing == "full");
-  CHECK_FALSE(t.flash_attention);
+  CHECK(t.attn_implementation == "eager");
   CHECK(t.dropout);
   CHECK(t.zero == "2");
   CHECK(t.gpus == 4);
@@ -89,7 +89,7 @@ TEST_CASE("every training input survives the JSON request") {
   CHECK(in["grad_accum"] == 16);
   CHECK(in["global_batch"] == 4 * 16 * 2);  // micro × accumulation × data parallel (4 GPUs / tp 2)
   CHECK(in["checkpointing"] == "full");
-  CHECK(in["flash_attention"] == false);
+  CHECK(in["attn_implementation"] == "eager");
   CHECK(in["dropout"] == true);
   CHECK(in["zero"] == "2");
   CHECK(in["fsdp"] == "SHARD_GRAD_OP");
@@ -178,7 +178,8 @@ TEST_CASE("bad training requests name the field and what is allowed") {
       {R"({"model":"llama-2-7b","mode":"train","micro_batch":0})", "micro_batch", "from 1 to 1000000; got 0"},
       {R"({"model":"llama-2-7b","mode":"train","grad_accum":0})", "grad_accum", "from 1 to 1000000; got 0"},
       {R"({"model":"llama-2-7b","mode":"train","checkpointing":"some"})", "checkpointing", "expected one of none, selective, full"},
-      {R"({"model":"llama-2-7b","mode":"train","flash_attention":"maybe"})", "flash_attention", "expected true or false (or on/off, yes/no, 1/0); got \"maybe\""},
+      {R"({"model":"llama-2-7b","mode":"train","attn_implementation":"xformers"})", "attn_implementation", "expected one of eager, sdpa, flash_attention_2, megatron; got \"xformers\""},
+      {R"({"model":"llama-2-7b","mode":"train","flash_attention":false})", "flash_attention", "is not a known input"},
       {R"({"model":"llama-2-7b","mode":"train","dropout":3})", "dropout", "got 3"},
       {R"({"model":"llama-2-7b","mode":"train","zero":"5"})", "zero", "expected one of 0, 1, 2, 3, NO_SHARD, SHARD_GRAD_OP, FULL_SHARD; got \"5\""},
       {R"({"model":"llama-2-7b","mode":"train","zero":-1})", "zero", "got -1"},
