@@ -85,7 +85,8 @@ constexpr Input kInputs[] = {
     {"grad_accum", "--grad-accum", "", K::count, 1, static_cast<double>(kMaxGradientAccumulation), "N",
      "micro-batches per optimizer step (default 1)", U::training},
     {"checkpointing", "--checkpointing", "checkpointing", K::choice, 0, 0, "KIND",
-     "activation checkpointing: none (default), selective or full (≈ +33 % compute)", U::training},
+     "activation checkpointing: none, selective or full (≈ +33 % compute); default: none in train, full in lora and "
+     "qlora as TRL, PEFT and Unsloth run them", U::training},
     {"attn_implementation", "--attn-implementation", "attn", K::choice, 0, 0, "IMPL",
      "attention whose saved tensors count: sdpa (default, as transformers picks), eager (keeps the s×s scores), "
      "flash_attention_2 or megatron; --flash-attention on|off is the same as sdpa|eager", U::training},

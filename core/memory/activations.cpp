@@ -117,10 +117,11 @@ PerToken mlp_bytes(const ModelSpec& s, const MlpBlock& m, const ActivationOption
 
 // transformers' normalisations. LlamaRMSNorm upcasts: x.to(fp32).pow(2) keeps the fp32 input (4h, the
 // input itself in fp32) and, in torch 1.13 as measured, its squared result too (4h); rsqrt its fp32 result
-// (4 B); weight · x.to(dtype) the normalised copy (c·h). nn.LayerNorm keeps its input (c·h) and fp32 mean
-// and rstd (8 B). The output is the next linear's input, counted there.
-std::uint64_t hf_norm_bytes(const ModelSpec& s, std::uint64_t width, std::uint64_t c) {
-  return s.norm == NormKind::layer ? c * width + 8 : 8 * width + 4 + c * width;
+// (4 B); weight · x.to(dtype) the normalised copy (c·h), for the weight's gradient only: a frozen weight (LoRA)
+// keeps none. nn.LayerNorm keeps its input (c·h) and fp32 mean and rstd (8 B) either way. The output is the next
+// linear's input, counted there.
+std::uint64_t hf_norm_bytes(const ModelSpec& s, const ActivationOptions& o, std::uint64_t width, std::uint64_t c) {
+  return s.norm == NormKind::layer ? c * width + 8 : 8 * width + 4 + (o.norms_train ? c * width : 0);
 }
 
 // transformers' attention (modeling_llama.py eager_attention_forward / sdpa_attention_forward /
@@ -229,7 +230,7 @@ PerToken run_per_token(const ModelSpec& spec, const LayerRun& run, const Activat
   const PerToken mlp = mlp_bytes(spec, run.mlp, o, c);
   PerToken p;
   // Norms: Megatron's fused kernels keep the input and fp32 statistics (Korthikanti's 4sbh for two LayerNorms).
-  p.replicated = spec.norms_per_layer * (hf ? hf_norm_bytes(spec, h, c) : norm_bytes(spec, h, c)) +
+  p.replicated = spec.norms_per_layer * (hf ? hf_norm_bytes(spec, o, h, c) : norm_bytes(spec, h, c)) +
                  attention.replicated + mlp.replicated;
   p.sharded = attention.sharded + (run.keeps_tokens() ? lora_attention : 0) + mlp.sharded;
   p.scores = attention.scores;
@@ -249,8 +250,8 @@ Outside outside_per_token(const ModelSpec& spec, const ActivationOptions& o, std
   const bool hf = o.implementation != AttnImplementation::megatron;
   const std::uint64_t h = spec.hidden_size, v = spec.has_lm_head ? spec.vocab_size : 0;
   Outside x;
-  x.embedding = (o.hidden_dropout ? (hf ? o.dropout_mask_bytes : 1) * h : 0) + (hf && spec.embedding_norm ? hf_norm_bytes(spec, h, c) : 0);
-  const std::uint64_t final_norm = spec.final_norm ? (hf ? hf_norm_bytes(spec, h, c) : norm_bytes(spec, h, c)) : 0;
+  x.embedding = (o.hidden_dropout ? (hf ? o.dropout_mask_bytes : 1) * h : 0) + (hf && spec.embedding_norm ? hf_norm_bytes(spec, o, h, c) : 0);
+  const std::uint64_t final_norm = spec.final_norm ? (hf ? hf_norm_bytes(spec, o, h, c) : norm_bytes(spec, h, c)) : 0;
   x.head = final_norm + (spec.has_lm_head && o.lm_head_trains ? c * h : 0) +
            (hf && !spec.has_lm_head && spec.pooler ? c * h : 0);
   if (o.loss_chunk_tokens == 0) {

@@ -68,6 +68,7 @@ struct ActivationOptions {
   LinearSet trainable = LinearSet::all();  // full training: all; LoRA: the adapted modules
   std::uint64_t lora_rank = 0;             // r: each adapted module also keeps its r-wide lora_A output
   bool lm_head_trains = true;              // full training: the output layer keeps its input (LoRA: frozen)
+  bool norms_train = true;                 // full training; LoRA freezes the norms' weights
 };
 
 // One transformer layer, one micro-batch, one GPU (after tensor/sequence parallel division).

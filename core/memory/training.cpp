@@ -404,6 +404,7 @@ Result<ActivationEstimate> training_activations(const ModelSpec& spec, const Tra
   a.trainable = adapters ? o.lora_targets : LinearSet::all();
   a.lora_rank = adapters ? o.lora_rank : 0;
   a.lm_head_trains = !adapters;
+  a.norms_train = !adapters;
   return estimate_activations(spec, a);
 }
 
@@ -703,7 +704,8 @@ std::vector<std::string> training_notes(const ModelSpec& spec, const TrainingEst
                   "smaller than bf16's resolution are lost (Kahan summation or stochastic rounding help).");
   if (o.mode == TrainingMode::qlora)
     out.push_back("QLoRA: only the transformer blocks' linear layers are NF4; embeddings, lm_head and norms "
-                  "stay 16-bit.");
+                  "stay 16-bit. bitsandbytes' MatMul4Bit keeps only the packed weight and dequantizes it again "
+                  "in backward, so the NF4 base keeps no activations beyond LoRA's (measured).");
   if (adapters)
     out.push_back("LoRA adapters are counted under the chosen precision (PEFT keeps them in fp32 by default; "
                   "they are small either way). LoRA dropout copies are not counted.");

@@ -133,6 +133,11 @@ Result<TrainingScenario> resolve_training(const Catalog& catalog, const Training
     o.lora_targets = targets.value();
   }
   if (r.lora_rank) o.lora_rank = *r.lora_rank;
+  // LoRA and QLoRA as people run them: TRL's SFTConfig sets gradient_checkpointing=True (trl/trainer/sft_config.py:
+  // "gradient_checkpointing: Defaults to True instead of False"), PEFT's examples pass --gradient_checkpointing True
+  // (examples/sft/run_peft.sh) and prepare_model_for_kbit_training(use_gradient_checkpointing=True) for QLoRA,
+  // Unsloth's get_peft_model(use_gradient_checkpointing="unsloth"). Full training keeps transformers' default: off.
+  if (o.mode != TrainingMode::full) o.checkpointing = Checkpointing::full;
   if (auto e = choose(r.checkpointing, "checkpointing", parse_checkpointing, checkpointing_names(), o.checkpointing))
     return *e;
   if (auto e = choose(r.zero, "zero", parse_zero, zero_names(), o.parallel.zero)) return *e;
@@ -160,6 +165,10 @@ Result<TrainingScenario> resolve_training(const Catalog& catalog, const Training
   report.estimate = std::move(estimate).value();
   auto& notes = report.estimate.notes;
   notes.insert(notes.end(), name_notes.begin(), name_notes.end());
+  if (o.mode != TrainingMode::full && r.checkpointing.empty() && !m.is_bare())
+    notes.push_back("LoRA and QLoRA defaults follow the recipes people run: gradient checkpointing on (TRL's "
+                    "SFTConfig, PEFT's examples/sft and prepare_model_for_kbit_training, Unsloth's get_peft_model), "
+                    "rank 16 on every linear layer (Unsloth); --checkpointing none turns it off.");
   if (!r.sequence && !m.is_bare())
     notes.push_back("No sequence given: " + std::to_string(o.sequence) + " tokens per sequence assumed" +
                     (report.sequence_source == "model_context" ? " (the model's context)." : "."));

@@ -238,12 +238,19 @@ TEST_CASE("every measured case lands within 10 % of the bytes autograd kept") {
     o.hidden_dropout = spec.value().hidden_dropout > 0;
     o.dropout_mask_bytes = o.dtype == DType::fp32 ? 4 : 2;  // CPU dropout: noise in c
     o.checkpointing = m["checkpointing"] == "full" ? Checkpointing::full : Checkpointing::none;
+    const std::string mode = m.value("mode", "full");
+    if (mode != "full") {  // LoRA / QLoRA: a frozen base, rank-r adapters on every linear layer of the blocks
+      o.lora_rank = m["lora_rank"].get<std::uint64_t>();
+      o.lm_head_trains = false;
+      o.norms_train = false;
+    }
     auto e = estimate_activations(spec.value(), o);
     REQUIRE(e.ok());
     const auto& a = e.value();
     const auto layer = m["layers_bytes"].back().get<std::uint64_t>();  // the last: the first also holds rotary cos/sin
     const auto total = m["total_bytes"].get<std::uint64_t>();
     CAPTURE(m["model"].get<std::string>());
+    CAPTURE(mode);
     CAPTURE(m["attn_implementation"].get<std::string>());
     CAPTURE(m["dtype"].get<std::string>());
     CAPTURE(m["checkpointing"].get<std::string>());
