@@ -211,6 +211,29 @@ test('every choice list and number range is the core\'s, from its inputs table',
   assert.deepEqual(problems, []);
 });
 
+test('the attention implementation is one training control, in plain words, and eager keeps the scores', async () => {
+  const { page, problems } = await open('?model=llama-2-7b&mode=train');
+  const attn = page.locator('#attn');
+  await attn.waitFor({ state: 'visible' });
+  assert.deepEqual(await attn.locator('option').allTextContents(),
+    ['Eager (keeps the s² scores)', 'Standard (SDPA)', 'FlashAttention-2', 'Megatron (unfused)']);
+  assert.equal(await attn.inputValue(), 'sdpa');  // the core's default, read back from the report's inputs
+  const sdpa = Number(await cell(page, 'activations'));
+  // Eager keeps the fp32 softmax and its bf16 cast, (4 + 2)·a·s = 6 × 32 × 2048 = 393,216 B per token and layer,
+  // where SDPA keeps a 4·a = 128 B log-sum-exp: 32 layers × 2048 tokens × 393,088 B = 25,761,415,168 B = 25.76 GB.
+  await attn.selectOption('eager');
+  await page.waitForFunction((before) => Number(document.querySelector('tr[data-line="activations"] td')?.textContent) > before, sdpa);
+  assert.equal((Number(await cell(page, 'activations')) - sdpa).toFixed(2), '25.76');
+  assert.match(page.url(), /[?&]attn=eager/);
+  await page.locator('#lang').selectOption('de');
+  await page.waitForFunction(() => document.querySelector('label[for="attn"]')?.textContent === 'Attention');
+  assert.deepEqual(await attn.locator('option').allTextContents(),
+    ['Eager (behält die s²-Scores)', 'Standard (SDPA)', 'FlashAttention-2', 'Megatron (ohne Fusion)']);
+  await page.locator('#lang').selectOption('en');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('speed and cost on the chosen GPU, and n/a with the core\'s reason when there is none', async () => {
   const { page, problems } = await open('?model=llama-3.1-8b&context=8192&gpu=rtx-4090');
   await page.locator('#speed').waitFor({ state: 'visible' });
