@@ -65,7 +65,7 @@ Result<std::optional<TrainingTime>> time_on(const Gpu& gpu, const ModelSpec& spe
   opt.usd_per_gpu_hour = t.usd_per_gpu_hour;
   opt.mode = o.mode;
   opt.checkpointing = o.checkpointing;
-  opt.flash_attention = !keeps_attention_scores(o.attn_implementation);
+  opt.attn_implementation = o.attn_implementation;
   opt.slowdown = e.slowdown.min;
   auto fastest = estimate_training_time(spec, opt);
   if (!fastest) return with_request_field(fastest.error());
