@@ -90,8 +90,8 @@ constexpr Input kInputs[] = {
     {"attn_implementation", "--attn-implementation", "attn", K::choice, 0, 0, "IMPL",
      "attention whose saved tensors count: sdpa (default, as transformers picks), eager (keeps the s×s scores), "
      "flash_attention_2 or megatron; --flash-attention on|off is the same as sdpa|eager", U::training},
-    {"dropout", "--dropout", "", K::toggle, 0, 0, "on|off", "attention and hidden dropout masks (default: the config's)",
-     U::training},
+    {"dropout", "--dropout", "", K::toggle, 0, 0, "on|off",
+     "dropout masks, attention and hidden both on or off (default: each as the config sets it)", U::training},
     {"zero", "--zero", "zero", K::choice, 0, 0, "STAGE",
      "ZeRO stage 0-3, or FSDP NO_SHARD, SHARD_GRAD_OP, FULL_SHARD (default 0)", U::training},
     {"gpus", "--gpus", "gpus", K::count, 1, static_cast<double>(kMaxGpus), "N",

@@ -14,6 +14,10 @@ The models are written the way transformers writes them (transformers v4.46-v4.5
   - BERT: src/transformers/models/bert/modeling_bert.py (BertSelfAttention eager, BertSelfOutput,
     BertIntermediate with GELU, BertOutput; hidden_dropout_prob and attention_probs_dropout_prob),
     BertForSequenceClassification's pooler and classifier.
+  - LoRA: PEFT's src/peft/tuners/lora/layer.py Linear.forward (base(x) + lora_B(lora_A(x)) * scaling) on every
+    linear layer of the blocks, the base frozen in bf16; QLoRA: the base in NF4, through an autograd Function that
+    keeps what bitsandbytes' MatMul4Bit (bitsandbytes/autograd/_functions.py) keeps: the packed weight only.
+    A frozen embedding's output is made to require grad, as transformers' enable_input_require_grads does.
   - The loss: src/transformers/loss/loss_utils.py ForCausalLMLoss (logits.float(), labels padded and
     shifted, cross_entropy).
   - flash-style attention: a custom autograd Function that saves exactly q, k, v (unexpanded K/V heads),
