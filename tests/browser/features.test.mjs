@@ -232,6 +232,12 @@ test('the attention implementation is one training control, in plain words, and 
   await page.locator('#lang').selectOption('en');
   assert.deepEqual(problems, []);
   await page.close();
+  // A link from the FlashAttention toggle's days still says what it meant.
+  const old = await open('?model=llama-2-7b&mode=train&flash=off');
+  await old.page.locator('#attn').waitFor({ state: 'visible' });
+  assert.equal(await old.page.locator('#attn').inputValue(), 'eager');
+  assert.deepEqual(old.problems, []);
+  await old.page.close();
 });
 
 test('speed and cost on the chosen GPU, and n/a with the core\'s reason when there is none', async () => {
