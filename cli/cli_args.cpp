@@ -53,6 +53,18 @@ bool looks_like_path(std::string_view value) {
          value.ends_with(".safetensors");
 }
 
+// --flash-attention on|off (the flag alone: on) names an attention implementation, sdpa or eager: one setting
+// with --attn-implementation, spelled as people toggle it.
+constexpr std::string_view kFlashAlias = "--flash-attention";
+
+std::optional<std::string_view> flash_alias_value(std::string_view toggle) {
+  for (std::string_view on : {"on", "true", "yes", "1"})
+    if (toggle == on) return "sdpa";
+  for (std::string_view off : {"off", "false", "no", "0"})
+    if (toggle == off) return "eager";
+  return std::nullopt;
+}
+
 std::string help_line(std::string_view flag, std::string_view value_name, std::string_view help) {
   std::string left = "  " + std::string(flag) + (value_name.empty() ? "" : " " + std::string(value_name));
   if (left.size() < 28) left.resize(28, ' ');
@@ -110,6 +122,17 @@ ParsedArgs parse_args(const std::vector<std::string>& args) {
     if (const Command* command = command_by_flag(name)) {
       if (inline_value) return refuse(name, "takes no value");
       if (auto conflict = apply(*command, o, request)) return {{}, std::move(conflict)};
+      continue;
+    }
+    if (name == kFlashAlias) {
+      std::string toggle = "on";
+      if (inline_value) toggle = *inline_value;
+      else if (i + 1 < args.size() && !args[i + 1].starts_with("--")) toggle = args[++i];
+      const auto implementation = flash_alias_value(toggle);
+      if (!implementation) return refuse(name, "expected on or off (--attn-implementation sdpa or eager), got \"" + toggle + "\"");
+      if (request.contains("attn_implementation"))
+        return refuse(name, "sets --attn-implementation, which is given already; give one");
+      request["attn_implementation"] = *implementation;
       continue;
     }
     const Input* input = input_by_flag(name);

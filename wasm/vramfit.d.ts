@@ -138,8 +138,10 @@ export interface TrainingRequest extends ModelInputs {
   micro_batch?: number;
   batch?: number;
   grad_accum?: number;
+  /** Default: none in train, full in lora and qlora (as TRL, PEFT and Unsloth run them). */
   checkpointing?: 'none' | 'selective' | 'full';
-  flash_attention?: boolean | 'on' | 'off';
+  /** Whose saved tensors the activations count; default sdpa. */
+  attn_implementation?: 'eager' | 'sdpa' | 'flash_attention_2' | 'megatron';
   dropout?: boolean | 'on' | 'off';
   /** 0–3, or an FSDP name: NO_SHARD, SHARD_GRAD_OP, FULL_SHARD. */
   zero?: number | string;

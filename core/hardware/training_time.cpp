@@ -91,7 +91,8 @@ std::optional<FlopsMethod> parse_flops_method(std::string_view name) noexcept {
 }
 
 Result<TrainingFlops> training_flops_per_token(const ModelSpec& spec, std::uint64_t sequence, TrainingMode mode,
-                                               Checkpointing checkpointing, bool flash_attention, FlopsMethod method) {
+                                               Checkpointing checkpointing, AttnImplementation attn_implementation,
+                                               FlopsMethod method) {
   auto params = count_params(spec);
   if (!params) return params.error();
   if (sequence < 1 || sequence > kMaxContextTokens)
@@ -112,7 +113,7 @@ Result<TrainingFlops> training_flops_per_token(const ModelSpec& spec, std::uint6
     // Backward: gradients of the inputs (2·N) and, when the weights train, of the weights (2·N).
     f.model_per_token = weights_fwd * (frozen ? 2 : 3) + attention * 3;
     if (checkpointing == Checkpointing::full) f.recompute_per_token = 2 * m.layers + attention;
-    else if (checkpointing == Checkpointing::selective && !flash_attention) f.recompute_per_token = attention;
+    else if (checkpointing == Checkpointing::selective && keeps_attention_scores(attn_implementation)) f.recompute_per_token = attention;
   }
   f.executed_per_token = f.model_per_token + f.recompute_per_token;
   return f;
@@ -128,7 +129,7 @@ Result<TrainingTimeEstimate> estimate_training_time(const ModelSpec& spec, const
   if (!(o.slowdown >= 1) || !std::isfinite(o.slowdown)) return make_error("slowdown", "must be at least 1");
   if (o.usd_per_gpu_hour && (!(*o.usd_per_gpu_hour >= 0) || !std::isfinite(*o.usd_per_gpu_hour)))
     return make_error("price", "must be a non-negative USD amount per GPU-hour");
-  auto per = training_flops_per_token(spec, o.sequence, o.mode, o.checkpointing, o.flash_attention, o.method);
+  auto per = training_flops_per_token(spec, o.sequence, o.mode, o.checkpointing, o.attn_implementation, o.method);
   if (!per) return per.error();
 
   TrainingTimeEstimate e;

@@ -6,7 +6,7 @@
 #include <string_view>  // std::string_view
 #include <vector>       // std::vector
 
-#include "memory/activations.hpp"  // Checkpointing
+#include "memory/activations.hpp"  // Checkpointing, AttnImplementation
 #include "util/explanation.hpp"
 #include "model/model_spec.hpp"
 #include "util/result.hpp"
@@ -42,7 +42,8 @@ struct TrainingFlops {
 // Checkpointing: full reruns every layer's forward (≈ +1/3), selective reruns eager attention's QKᵀ/AV.
 // six_n: 6·N_active (8·N_active with full recomputation). Bare specs always use six_n.
 Result<TrainingFlops> training_flops_per_token(const ModelSpec& spec, std::uint64_t sequence, TrainingMode mode,
-                                               Checkpointing checkpointing, bool flash_attention, FlopsMethod method);
+                                               Checkpointing checkpointing, AttnImplementation attn_implementation,
+                                               FlopsMethod method);
 
 struct TimeOptions {
   double tokens = 1e9;            // training tokens (all epochs)
@@ -53,7 +54,7 @@ struct TimeOptions {
   std::optional<double> usd_per_gpu_hour;
   TrainingMode mode = TrainingMode::full;
   Checkpointing checkpointing = Checkpointing::none;
-  bool flash_attention = true;
+  AttnImplementation attn_implementation = AttnImplementation::sdpa;
   FlopsMethod method = FlopsMethod::architecture;
   double slowdown = 1.0;          // offload multiplier on step time (TrainingEstimate::slowdown)
 };

@@ -315,7 +315,6 @@ Result<TrainingRequest> training_request(const json& j, std::span<const std::str
   r.micro_batch = training_alias(in, "micro_batch", "batch", "micro-batch").value_or(1);
   r.grad_accum = in.whole("grad_accum").value_or(1);
   r.checkpointing = in.text("checkpointing").value_or("");
-  r.flash_attention = in.toggle("flash_attention").value_or(true);
   r.attn_implementation = in.text("attn_implementation").value_or("");
   r.dropout = in.toggle("dropout");
   r.zero = in.text("zero").value_or("");

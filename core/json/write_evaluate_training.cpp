@@ -71,8 +71,7 @@ void write_inputs(JsonWriter& w, const TrainingReport& report) {
   else w.field("attn_implementation", nullptr);
   w.field("checkpointing", checkpointing_name(o.checkpointing));
   w.field("dp", l.data_parallel);
-  w.field("dropout", a ? a->dropout : o.dropout.value_or(false));
-  w.field("flash_attention", o.flash_attention);
+  w.field("dropout", a ? a->attention_dropout || a->hidden_dropout : o.dropout.value_or(false));
   w.field("fsdp", fsdp_name(o.parallel.zero));
   w.field("global_batch", l.global_batch);
   if (report.gpu) w.field("gpu", report.gpu->id);

@@ -58,8 +58,8 @@ PerToken megatron_attention_bytes(const ModelSpec& s, const LayerRun& run, const
   }
   if (t.q || t.k || t.v) p.replicated += c * h;  // QKV input (2sbh)
   if (t.o) p.sharded += c * out_w;               // output-projection input (2sbh)
-  p.scores = o.dropout ? (2 * c + 1) * a * o.sequence : c * a * o.sequence;  // 5as²b with dropout
-  if (o.dropout) p.replicated += h;                                        // dropout mask after the projection (sbh)
+  p.scores = o.attention_dropout ? (2 * c + 1) * a * o.sequence : c * a * o.sequence;  // 5as²b with dropout
+  if (o.hidden_dropout) p.replicated += h;  // dropout mask after the projection (sbh)
   return p;
 }
 
@@ -92,7 +92,7 @@ PerToken mlp_bytes(const ModelSpec& s, const MlpBlock& m, const ActivationOption
   const auto& t = o.trainable;
   const bool input_kept = t.up || (s.gated_mlp && t.gate);
   const bool hf = o.implementation != AttnImplementation::megatron;
-  if (o.dropout) p.replicated += (hf ? o.dropout_mask_bytes : 1) * h;  // dropout mask after the MLP (sbh)
+  if (o.hidden_dropout) p.replicated += (hf ? o.dropout_mask_bytes : 1) * h;  // dropout mask after the MLP (sbh)
   const std::uint64_t lora = o.lora_rank * c;
   if (m.kind == MlpKind::dense) {
     if (input_kept) p.replicated += c * h;  // first linear's input (2sbh)
@@ -117,10 +117,11 @@ PerToken mlp_bytes(const ModelSpec& s, const MlpBlock& m, const ActivationOption
 
 // transformers' normalisations. LlamaRMSNorm upcasts: x.to(fp32).pow(2) keeps the fp32 input (4h, the
 // input itself in fp32) and, in torch 1.13 as measured, its squared result too (4h); rsqrt its fp32 result
-// (4 B); weight · x.to(dtype) the normalised copy (c·h). nn.LayerNorm keeps its input (c·h) and fp32 mean
-// and rstd (8 B). The output is the next linear's input, counted there.
-std::uint64_t hf_norm_bytes(const ModelSpec& s, std::uint64_t width, std::uint64_t c) {
-  return s.norm == NormKind::layer ? c * width + 8 : 8 * width + 4 + c * width;
+// (4 B); weight · x.to(dtype) the normalised copy (c·h), for the weight's gradient only: a frozen weight (LoRA)
+// keeps none. nn.LayerNorm keeps its input (c·h) and fp32 mean and rstd (8 B) either way. The output is the next
+// linear's input, counted there.
+std::uint64_t hf_norm_bytes(const ModelSpec& s, const ActivationOptions& o, std::uint64_t width, std::uint64_t c) {
+  return s.norm == NormKind::layer ? c * width + 8 : 8 * width + 4 + (o.norms_train ? c * width : 0);
 }
 
 // transformers' attention (modeling_llama.py eager_attention_forward / sdpa_attention_forward /
@@ -158,14 +159,14 @@ PerToken hf_attention_bytes(const ModelSpec& s, const LayerRun& run, const Activ
     if (t.o) p.sharded += c * out_w;
     const std::uint64_t softmax = s.norm == NormKind::rms ? 4 : c;
     std::uint64_t per_key = softmax;
-    if (o.dropout) per_key += o.dropout_mask_bytes + c;
+    if (o.attention_dropout) per_key += o.dropout_mask_bytes + c;
     else if (softmax != c) per_key += c;
     p.scores = per_key * a * o.sequence;
   } else {
     const std::uint64_t v_w = run.mixer == MixerKind::latent_attention ? out_w : kv_w;
     p.sharded += c * (q_w + kv_w + v_w) + c * out_w + 4 * a;
   }
-  if (o.dropout) p.replicated += o.dropout_mask_bytes * h;
+  if (o.hidden_dropout) p.replicated += o.dropout_mask_bytes * h;
   return p;
 }
 
@@ -217,9 +218,7 @@ Error overflow() { return make_error("sequence", "sequence × micro-batch makes 
 
 constexpr std::array<std::string_view, 4> kAttnNames{"eager", "sdpa", "flash_attention_2", "megatron"};
 
-bool keeps_scores(const ActivationOptions& o) {
-  return o.implementation == AttnImplementation::eager || o.implementation == AttnImplementation::megatron;
-}
+bool keeps_scores(const ActivationOptions& o) { return keeps_attention_scores(o.implementation); }
 
 // The per-token bytes of one layer run.
 PerToken run_per_token(const ModelSpec& spec, const LayerRun& run, const ActivationOptions& o, std::uint64_t c) {
@@ -231,7 +230,7 @@ PerToken run_per_token(const ModelSpec& spec, const LayerRun& run, const Activat
   const PerToken mlp = mlp_bytes(spec, run.mlp, o, c);
   PerToken p;
   // Norms: Megatron's fused kernels keep the input and fp32 statistics (Korthikanti's 4sbh for two LayerNorms).
-  p.replicated = spec.norms_per_layer * (hf ? hf_norm_bytes(spec, h, c) : norm_bytes(spec, h, c)) +
+  p.replicated = spec.norms_per_layer * (hf ? hf_norm_bytes(spec, o, h, c) : norm_bytes(spec, h, c)) +
                  attention.replicated + mlp.replicated;
   p.sharded = attention.sharded + (run.keeps_tokens() ? lora_attention : 0) + mlp.sharded;
   p.scores = attention.scores;
@@ -251,8 +250,8 @@ Outside outside_per_token(const ModelSpec& spec, const ActivationOptions& o, std
   const bool hf = o.implementation != AttnImplementation::megatron;
   const std::uint64_t h = spec.hidden_size, v = spec.has_lm_head ? spec.vocab_size : 0;
   Outside x;
-  x.embedding = (o.dropout ? (hf ? o.dropout_mask_bytes : 1) * h : 0) + (hf && spec.embedding_norm ? hf_norm_bytes(spec, h, c) : 0);
-  const std::uint64_t final_norm = spec.final_norm ? (hf ? hf_norm_bytes(spec, h, c) : norm_bytes(spec, h, c)) : 0;
+  x.embedding = (o.hidden_dropout ? (hf ? o.dropout_mask_bytes : 1) * h : 0) + (hf && spec.embedding_norm ? hf_norm_bytes(spec, o, h, c) : 0);
+  const std::uint64_t final_norm = spec.final_norm ? (hf ? hf_norm_bytes(spec, o, h, c) : norm_bytes(spec, h, c)) : 0;
   x.head = final_norm + (spec.has_lm_head && o.lm_head_trains ? c * h : 0) +
            (hf && !spec.has_lm_head && spec.pooler ? c * h : 0);
   if (o.loss_chunk_tokens == 0) {
@@ -329,6 +328,10 @@ std::optional<AttnImplementation> parse_attn_implementation(std::string_view nam
 
 std::string attn_implementation_names() { return "eager, sdpa, flash_attention_2, megatron"; }
 
+bool keeps_attention_scores(AttnImplementation a) noexcept {
+  return a == AttnImplementation::eager || a == AttnImplementation::megatron;
+}
+
 std::string_view checkpointing_name(Checkpointing c) noexcept { return kCheckpointingNames[static_cast<std::size_t>(c)]; }
 
 std::optional<Checkpointing> parse_checkpointing(std::string_view name) noexcept {
@@ -372,7 +375,8 @@ Result<ActivationEstimate> estimate_activations(const ModelSpec& spec, const Act
 
   ActivationEstimate e;
   e.implementation = o.implementation;
-  e.dropout = o.dropout;
+  e.attention_dropout = o.attention_dropout;
+  e.hidden_dropout = o.hidden_dropout;
   e.num_layers = spec.num_layers();
   const auto sums = add_layers(spec, o, c, scale, e);
   if (!sums) return overflow();
@@ -432,13 +436,13 @@ void explain_layers(const ModelSpec& spec, const ActivationOptions& o, std::uint
     formula << "norm inputs + block inputs + ";
   formula << (keeps_scores(o) ? "q, k, v (K/V expanded to all heads), o-proj input"
                               : "q, k, v (unexpanded), output + fp32 log-sum-exp 4·a")
-          << " + MLP input and internals" << (o.dropout ? " + dropout masks 1 B" : "") << ")";
+          << " + MLP input and internals" << (o.hidden_dropout ? " + hidden-dropout masks" : "") << ")";
   if (keeps_scores(o)) {
     formula << " + s²·b·a·(";
     if (o.implementation == AttnImplementation::eager && spec.norm == NormKind::rms)
-      formula << (o.dropout ? "4 fp32 softmax + 1 mask + c dropped" : (c == 4 ? "4 fp32 softmax" : "4 fp32 softmax + c cast"));
+      formula << (o.attention_dropout ? "4 fp32 softmax + 1 mask + c dropped" : (c == 4 ? "4 fp32 softmax" : "4 fp32 softmax + c cast"));
     else
-      formula << (o.dropout ? "2c + 1" : "c");
+      formula << (o.attention_dropout ? "2c + 1" : "c");
     formula << ")";
   }
   if (o.tensor_parallel > 1)
@@ -502,7 +506,7 @@ void explain(const ModelSpec& spec, const ActivationOptions& o, std::uint64_t c,
   if (!keeps_scores(o) && o.checkpointing == Checkpointing::selective)
     e.notes.push_back("Selective recomputation saves nothing more with SDPA / FlashAttention: it already "
                       "recomputes the attention scores in its backward pass.");
-  if (!keeps_scores(o) && o.dropout)
+  if (!keeps_scores(o) && o.attention_dropout)
     e.notes.push_back("FlashAttention regenerates attention-dropout masks from the RNG state: no s² mask is kept.");
   const bool grouped = std::any_of(spec.layers.begin(), spec.layers.end(), [](const LayerRun& r) {
     return r.mixer == MixerKind::attention && r.attention.kv_heads < r.attention.heads;

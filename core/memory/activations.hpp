@@ -43,13 +43,19 @@ enum class AttnImplementation { eager, sdpa, flash_attention_2, megatron };
 std::string_view attn_implementation_name(AttnImplementation a) noexcept;  // "eager", "sdpa", ...
 std::optional<AttnImplementation> parse_attn_implementation(std::string_view name) noexcept;
 std::string attn_implementation_names();  // "eager, sdpa, flash_attention_2, megatron"
+// eager and megatron keep the s×s attention scores; SDPA and FlashAttention-2 recompute them in backward.
+bool keeps_attention_scores(AttnImplementation a) noexcept;
 
 struct ActivationOptions {
   std::uint64_t sequence = 2048;  // s: tokens per sequence
   std::uint64_t micro_batch = 1;  // b: sequences per micro-batch on one GPU
   DType dtype = DType::bf16;      // activation dtype: 16-bit in mixed/bf16 training, fp32 in fp32 training
   AttnImplementation implementation = AttnImplementation::sdpa;
-  bool dropout = false;           // attention and hidden dropout masks
+  // Dropout masks where transformers applies them: attention dropout on the softmax output (eager keeps an s²
+  // mask; FlashAttention regenerates it), hidden dropout after the projections and the embedding (GPT-2
+  // resid_pdrop / embd_pdrop, BERT hidden_dropout_prob). Llama-family models have attention dropout only.
+  bool attention_dropout = false;
+  bool hidden_dropout = false;
   // Bytes per dropout-mask element: CUDA's fused dropout keeps a bool mask (1); torch's CPU dropout keeps its
   // scaled noise in the activation dtype (c), as the CPU measurement saw.
   std::uint64_t dropout_mask_bytes = 1;
@@ -62,6 +68,7 @@ struct ActivationOptions {
   LinearSet trainable = LinearSet::all();  // full training: all; LoRA: the adapted modules
   std::uint64_t lora_rank = 0;             // r: each adapted module also keeps its r-wide lora_A output
   bool lm_head_trains = true;              // full training: the output layer keeps its input (LoRA: frozen)
+  bool norms_train = true;                 // full training; LoRA freezes the norms' weights
 };
 
 // One transformer layer, one micro-batch, one GPU (after tensor/sequence parallel division).
@@ -82,7 +89,8 @@ struct RunActivations {
 
 struct ActivationEstimate {
   AttnImplementation implementation = AttnImplementation::sdpa;  // as estimated
-  bool dropout = false;
+  bool attention_dropout = false;  // as estimated
+  bool hidden_dropout = false;
   std::vector<RunActivations> runs;  // in layer order, covering every layer
   std::uint64_t num_layers = 0;
 

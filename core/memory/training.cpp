@@ -394,14 +394,17 @@ Result<ActivationEstimate> training_activations(const ModelSpec& spec, const Tra
   a.micro_batch = layout.micro_batch;
   a.dtype = o.precision == Precision::fp32 ? DType::fp32
             : o.precision == Precision::mixed_fp16 ? DType::fp16 : DType::bf16;
-  a.implementation = o.attn_implementation.value_or(o.flash_attention ? AttnImplementation::sdpa : AttnImplementation::eager);
-  a.dropout = o.dropout.value_or(spec.attention_dropout > 0 || spec.hidden_dropout > 0);
+  a.implementation = o.attn_implementation;
+  // Each kind of mask as the config sets its probability; --dropout on/off forces both.
+  a.attention_dropout = o.dropout.value_or(spec.attention_dropout > 0);
+  a.hidden_dropout = o.dropout.value_or(spec.hidden_dropout > 0);
   a.checkpointing = o.checkpointing;
   a.tensor_parallel = layout.tensor_parallel;
   a.sequence_parallel = o.parallel.sequence_parallel && layout.tensor_parallel > 1;
   a.trainable = adapters ? o.lora_targets : LinearSet::all();
   a.lora_rank = adapters ? o.lora_rank : 0;
   a.lm_head_trains = !adapters;
+  a.norms_train = !adapters;
   return estimate_activations(spec, a);
 }
 
@@ -701,7 +704,8 @@ std::vector<std::string> training_notes(const ModelSpec& spec, const TrainingEst
                   "smaller than bf16's resolution are lost (Kahan summation or stochastic rounding help).");
   if (o.mode == TrainingMode::qlora)
     out.push_back("QLoRA: only the transformer blocks' linear layers are NF4; embeddings, lm_head and norms "
-                  "stay 16-bit.");
+                  "stay 16-bit. bitsandbytes' MatMul4Bit keeps only the packed weight and dequantizes it again "
+                  "in backward, so the NF4 base keeps no activations beyond LoRA's (measured).");
   if (adapters)
     out.push_back("LoRA adapters are counted under the chosen precision (PEFT keeps them in fp32 by default; "
                   "they are small either way). LoRA dropout copies are not counted.");

@@ -78,8 +78,7 @@ struct TrainingOptions {
   LinearSet lora_targets = LinearSet::all();  // all-linear
   std::uint64_t sequence = 2048;              // tokens per training sequence
   Checkpointing checkpointing = Checkpointing::none;
-  bool flash_attention = true;  // without attn_implementation: sdpa when on, eager when off
-  std::optional<AttnImplementation> attn_implementation;
+  AttnImplementation attn_implementation = AttnImplementation::sdpa;
   std::optional<bool> dropout;  // none: on when the config's attention or hidden dropout is above 0
   ParallelOptions parallel;  // gpus, tp, pp, sp, zero, offload, micro-batch, gradient accumulation
 };

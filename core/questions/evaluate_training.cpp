@@ -65,7 +65,7 @@ Result<std::optional<TrainingTime>> time_on(const Gpu& gpu, const ModelSpec& spe
   opt.usd_per_gpu_hour = t.usd_per_gpu_hour;
   opt.mode = o.mode;
   opt.checkpointing = o.checkpointing;
-  opt.flash_attention = o.flash_attention;
+  opt.attn_implementation = o.attn_implementation;
   opt.slowdown = e.slowdown.min;
   auto fastest = estimate_training_time(spec, opt);
   if (!fastest) return with_request_field(fastest.error());
@@ -134,19 +134,18 @@ Result<TrainingScenario> resolve_training(const Catalog& catalog, const Training
     o.lora_targets = targets.value();
   }
   if (r.lora_rank) o.lora_rank = *r.lora_rank;
+  // LoRA and QLoRA as people run them: TRL's SFTConfig sets gradient_checkpointing=True (trl/trainer/sft_config.py:
+  // "gradient_checkpointing: Defaults to True instead of False"), PEFT's examples pass --gradient_checkpointing True
+  // (examples/sft/run_peft.sh) and prepare_model_for_kbit_training(use_gradient_checkpointing=True) for QLoRA,
+  // Unsloth's get_peft_model(use_gradient_checkpointing="unsloth"). Full training keeps transformers' default: off.
+  if (o.mode != TrainingMode::full) o.checkpointing = Checkpointing::full;
   if (auto e = choose(r.checkpointing, "checkpointing", parse_checkpointing, checkpointing_names(), o.checkpointing))
     return *e;
   if (auto e = choose(r.zero, "zero", parse_zero, zero_names(), o.parallel.zero)) return *e;
   if (auto e = choose(r.offload, "offload", parse_offload, offload_names(), o.parallel.offload)) return *e;
-  o.flash_attention = r.flash_attention;
-  if (!r.attn_implementation.empty()) {
-    AttnImplementation impl{};
-    if (auto e = choose(r.attn_implementation, "attn_implementation", parse_attn_implementation,
-                        attn_implementation_names(), impl))
-      return *e;
-    o.attn_implementation = impl;
-    o.flash_attention = impl != AttnImplementation::eager && impl != AttnImplementation::megatron;
-  }
+  if (auto e = choose(r.attn_implementation, "attn_implementation", parse_attn_implementation,
+                      attn_implementation_names(), o.attn_implementation))
+    return *e;
   o.dropout = r.dropout;
   o.parallel.gpus = r.gpus;
   o.parallel.tensor_parallel = r.tp;
@@ -167,6 +166,10 @@ Result<TrainingScenario> resolve_training(const Catalog& catalog, const Training
   report.estimate = std::move(estimate).value();
   auto& notes = report.estimate.notes;
   notes.insert(notes.end(), name_notes.begin(), name_notes.end());
+  if (o.mode != TrainingMode::full && r.checkpointing.empty() && !m.is_bare())
+    notes.push_back("LoRA and QLoRA defaults follow the recipes people run: gradient checkpointing on (TRL's "
+                    "SFTConfig, PEFT's examples/sft and prepare_model_for_kbit_training, Unsloth's get_peft_model), "
+                    "rank 16 on every linear layer (Unsloth); --checkpointing none turns it off.");
   if (!r.sequence && !m.is_bare())
     notes.push_back("No sequence given: " + std::to_string(o.sequence) + " tokens per sequence assumed" +
                     (report.sequence_source == "model_context" ? " (the model's context)." : "."));

@@ -42,9 +42,8 @@ struct TrainingRequest {
   std::optional<std::uint64_t> sequence;
   std::uint64_t micro_batch = 1;
   std::uint64_t grad_accum = 1;
-  std::string checkpointing;  // none (default), selective, full
-  bool flash_attention = true;
-  std::string attn_implementation;  // eager, sdpa, flash_attention_2, megatron; empty: from flash_attention
+  std::string checkpointing;  // none, selective, full; empty: none in train, full in lora and qlora
+  std::string attn_implementation;  // eager, sdpa, flash_attention_2, megatron; empty: sdpa
   std::optional<bool> dropout;  // none: the config's dropout (training core)
   std::string zero;     // 0-3 or NO_SHARD / SHARD_GRAD_OP / FULL_SHARD; empty: 0
   std::uint64_t gpus = 1;

@@ -328,10 +328,10 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const TrainingReques
                    "seed article (Gradient Checkpointing); Chen et al. 2016 (arXiv 1604.06174)"),
             v);
   }
-  if (shapes && !o.flash_attention) {
+  if (shapes && keeps_attention_scores(o.attn_implementation)) {
     v = request;
-    v.flash_attention = true;
-    attempt(remedy("flash-attention", {text_input("flash_attention", "on")}, kFlashCost, kFlashSource), v);
+    v.attn_implementation = "sdpa";
+    attempt(remedy("flash-attention", {text_input("attn_implementation", "sdpa")}, kFlashCost, kFlashSource), v);
   }
   if (cuda_libraries && (o.optimizer == Optimizer::adamw || o.optimizer == Optimizer::paged_adamw)) {
     const char* eight = o.optimizer == Optimizer::adamw ? "adamw-8bit" : "paged-adamw-8bit";

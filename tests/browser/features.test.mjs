@@ -198,7 +198,7 @@ test('every choice list and number range is the core\'s, from its inputs table',
     };
   });
   const byUrl = Object.fromEntries(inputs.map((i) => [i.url, i]));
-  assert.deepEqual(Object.keys(shown).sort(), ['checkpointing', 'engine', 'flash', 'offload', 'optimizer', 'precision', 'zero']);
+  assert.deepEqual(Object.keys(shown).sort(), ['attn', 'checkpointing', 'engine', 'offload', 'optimizer', 'precision', 'zero']);
   for (const [key, values] of Object.entries(shown)) {
     assert.deepEqual(values, byUrl[key].kind === 'toggle' ? ['on', 'off'] : byUrl[key].values, key);
   }
@@ -209,6 +209,35 @@ test('every choice list and number range is the core\'s, from its inputs table',
     assert.deepEqual([Number(await field.getAttribute('min')), Number(await field.getAttribute('max'))], [byUrl[key].min, byUrl[key].max], id);
   }
   assert.deepEqual(problems, []);
+});
+
+test('the attention implementation is one training control, in plain words, and eager keeps the scores', async () => {
+  const { page, problems } = await open('?model=llama-2-7b&mode=train');
+  const attn = page.locator('#attn');
+  await attn.waitFor({ state: 'visible' });
+  assert.deepEqual(await attn.locator('option').allTextContents(),
+    ['Eager (keeps the s² scores)', 'Standard (SDPA)', 'FlashAttention-2', 'Megatron (unfused)']);
+  assert.equal(await attn.inputValue(), 'sdpa');  // the core's default, read back from the report's inputs
+  const sdpa = Number(await cell(page, 'activations'));
+  // Eager keeps the fp32 softmax and its bf16 cast, (4 + 2)·a·s = 6 × 32 × 2048 = 393,216 B per token and layer,
+  // where SDPA keeps a 4·a = 128 B log-sum-exp: 32 layers × 2048 tokens × 393,088 B = 25,761,415,168 B = 25.76 GB.
+  await attn.selectOption('eager');
+  await page.waitForFunction((before) => Number(document.querySelector('tr[data-line="activations"] td')?.textContent) > before, sdpa);
+  assert.equal((Number(await cell(page, 'activations')) - sdpa).toFixed(2), '25.76');
+  assert.match(page.url(), /[?&]attn=eager/);
+  await page.locator('#lang').selectOption('de');
+  await page.waitForFunction(() => document.querySelector('label[for="attn"]')?.textContent === 'Attention');
+  assert.deepEqual(await attn.locator('option').allTextContents(),
+    ['Eager (behält die s²-Scores)', 'Standard (SDPA)', 'FlashAttention-2', 'Megatron (ohne Fusion)']);
+  await page.locator('#lang').selectOption('en');
+  assert.deepEqual(problems, []);
+  await page.close();
+  // A link from the FlashAttention toggle's days still says what it meant.
+  const old = await open('?model=llama-2-7b&mode=train&flash=off');
+  await old.page.locator('#attn').waitFor({ state: 'visible' });
+  assert.equal(await old.page.locator('#attn').inputValue(), 'eager');
+  assert.deepEqual(old.problems, []);
+  await old.page.close();
 });
 
 test('speed and cost on the chosen GPU, and n/a with the core\'s reason when there is none', async () => {

@@ -57,7 +57,7 @@ test('a hostile model name from the URL renders as text', async () => {
   page.on('dialog', async (d) => { dialog = true; await d.dismiss(); });
   await page.goto(`${session.base}/?model=${encodeURIComponent('<img src=x onerror=alert(1)>')}`);
   await page.locator('#input-error').waitFor({ state: 'visible' });
-  assert.match(await page.locator('#input-error').textContent(), /unknown model "<img src=x onerror=alert\(1\)>"/);
+  assert.match(await page.locator('#input-error').textContent(), /no preset is called "<img src=x onerror=alert\(1\)>"/);
   assert.equal(await page.locator('img').count(), 0);
   assert.equal(dialog, false);
   assert.deepEqual(problems.filter((p) => !p.includes('foreign')), []);

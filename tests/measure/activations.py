@@ -14,6 +14,10 @@ The models are written the way transformers writes them (transformers v4.46-v4.5
   - BERT: src/transformers/models/bert/modeling_bert.py (BertSelfAttention eager, BertSelfOutput,
     BertIntermediate with GELU, BertOutput; hidden_dropout_prob and attention_probs_dropout_prob),
     BertForSequenceClassification's pooler and classifier.
+  - LoRA: PEFT's src/peft/tuners/lora/layer.py Linear.forward (base(x) + lora_B(lora_A(x)) * scaling) on every
+    linear layer of the blocks, the base frozen in bf16; QLoRA: the base in NF4, through an autograd Function that
+    keeps what bitsandbytes' MatMul4Bit (bitsandbytes/autograd/_functions.py) keeps: the packed weight only.
+    A frozen embedding's output is made to require grad, as transformers' enable_input_require_grads does.
   - The loss: src/transformers/loss/loss_utils.py ForCausalLMLoss (logits.float(), labels padded and
     shifted, cross_entropy).
   - flash-style attention: a custom autograd Function that saves exactly q, k, v (unexpanded K/V heads),
@@ -326,6 +330,8 @@ class LlamaForCausalLM(nn.Module):
     def forward(self, ids, labels):
         with Scope("embedding"):
             x = self.embed_tokens(ids)
+            if not x.requires_grad:  # a frozen embedding (LoRA): transformers' enable_input_require_grads
+                x.requires_grad_(True)
             pos = torch.arange(ids.shape[1])[None].expand(ids.shape[0], -1)
             cos, sin = self.rotary(x, pos)
         for i, layer in enumerate(self.layers):
@@ -336,6 +342,94 @@ class LlamaForCausalLM(nn.Module):
         with Scope("loss"):
             loss = causal_lm_loss(logits, labels, self.c["vocab_size"])
         return loss, logits
+
+# --------------------------------------------------------------------------------------------------
+# LoRA and QLoRA (PEFT src/peft/tuners/lora/layer.py Linear.forward; bitsandbytes autograd/_functions.py MatMul4Bit)
+
+NF4_CODE = [-1.0, -0.6961928009986877, -0.5250730514526367, -0.39491748809814453, -0.28444138169288635,
+            -0.18477343022823334, -0.09105003625154495, 0.0, 0.07958029955625534, 0.16093020141124725,
+            0.24611230194568634, 0.33791524171829224, 0.44070982933044434, 0.5626170039176941,
+            0.7229568362236023, 1.0]  # bitsandbytes' NF4 levels (QLoRA, Dettmers et al. 2023, appendix E)
+
+
+def nf4_quantize(w, block=64):
+    """Packs w [N, K] as bitsandbytes does for NF4: two 4-bit codes per byte, an fp32 absmax per 64 weights."""
+    flat = w.detach().float().reshape(-1, block)
+    absmax = flat.abs().amax(dim=1).clamp(min=1e-12)
+    code = torch.tensor(NF4_CODE)
+    idx = (flat / absmax[:, None])[..., None].sub(code).abs().argmin(-1).to(torch.uint8).reshape(-1)
+    return (idx[0::2] << 4 | idx[1::2]).contiguous(), absmax
+
+
+def nf4_dequantize(packed, absmax, shape, dtype, block=64):
+    idx = torch.stack((packed >> 4, packed & 15), dim=1).reshape(-1).long()
+    return (torch.tensor(NF4_CODE)[idx].reshape(-1, block) * absmax[:, None]).reshape(shape).to(dtype)
+
+
+class MatMul4Bit(torch.autograd.Function):
+    """As bitsandbytes' MatMul4Bit: the forward dequantizes and multiplies; only the packed weight (ctx.tensors =
+    (None, B)) stays for backward, which dequantizes it again for grad_A. The input A is not kept."""
+
+    @staticmethod
+    def forward(ctx, a, packed, absmax, shape):
+        with torch.no_grad():
+            out = a @ nf4_dequantize(packed, absmax, shape, a.dtype).t()
+        ctx.save_for_backward(packed, absmax)  # the packed weight and its constants: buffers, not activations
+        ctx.shape = shape
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        packed, absmax = ctx.saved_tensors
+        return grad @ nf4_dequantize(packed, absmax, ctx.shape, grad.dtype), None, None, None
+
+
+class Linear4bit(nn.Module):
+    def __init__(self, linear):
+        super().__init__()
+        packed, absmax = nf4_quantize(linear.weight)
+        self.register_buffer("packed", packed)
+        self.register_buffer("absmax", absmax)
+        self.shape = tuple(linear.weight.shape)
+        self.bias = linear.bias  # frozen with the rest of the base
+
+    def forward(self, x):
+        out = MatMul4Bit.apply(x, self.packed, self.absmax, self.shape)
+        return out + self.bias if self.bias is not None else out
+
+
+class LoraLinear(nn.Module):
+    """PEFT's lora.Linear with lora_dropout=0 (PEFT's and Unsloth's default): base(x) + B(A(x)) * alpha / r. The
+    adapters are in the activation dtype (Unsloth; PEFT with autocast_adapter_dtype=False)."""
+
+    def __init__(self, base, r, quantized):
+        super().__init__()
+        self.base_layer = Linear4bit(base) if quantized else base
+        dtype = base.weight.dtype
+        self.lora_A = nn.Linear(base.in_features, r, bias=False, dtype=dtype)
+        self.lora_B = nn.Linear(r, base.out_features, bias=False, dtype=dtype)
+        nn.init.normal_(self.lora_B.weight, std=0.02)  # PEFT starts B at 0; any value keeps the same tensors
+        self.scaling = 2.0
+
+    def forward(self, x):
+        return self.base_layer(x) + self.lora_B(self.lora_A(x)) * self.scaling
+
+
+LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")  # all-linear
+
+
+def adapt(model, mode, r):
+    """Freezes the base and wraps every linear layer of the blocks (PEFT's all-linear: not lm_head)."""
+    if mode == "full":
+        return model
+    for p in model.parameters():
+        p.requires_grad_(False)
+    for layer in model.layers:
+        for parent in (layer.self_attn, layer.mlp):
+            for name in LORA_TARGETS:
+                if hasattr(parent, name):
+                    setattr(parent, name, LoraLinear(getattr(parent, name), r, mode == "qlora"))
+    return model
 
 # --------------------------------------------------------------------------------------------------
 # GPT-2
@@ -494,6 +588,8 @@ BERT = {"model_type": "bert", "hidden_size": 256, "num_attention_heads": 8, "num
         "intermediate_size": 1024, "vocab_size": 1024, "max_position_embeddings": 256, "type_vocab_size": 2,
         "layer_norm_eps": 1e-12, "hidden_dropout_prob": 0.1, "attention_probs_dropout_prob": 0.1, "hidden_act": "gelu"}
 
+LORA_RANK = 16
+
 BUILDERS = {"llama": LlamaForCausalLM, "qwen2": LlamaForCausalLM, "mixtral": LlamaForCausalLM,
             "gpt2": GPT2LMHeadModel, "bert": BertForSequenceClassification}
 DROPOUT_KEYS = ("attention_dropout", "attn_pdrop", "resid_pdrop", "embd_pdrop", "hidden_dropout_prob",
@@ -527,6 +623,11 @@ def cases(quick):
     out.append(("bert", BERT, "eager", "bfloat16", False))
     out.append(("bert", BERT, "flash", "float32", False))
     out.append(("bert", BERT, "eager", "float32", True))
+    out = [c + ("full",) for c in out]
+    for mode in ("lora", "qlora"):  # the frozen base in bf16 (LoRA) or NF4 (QLoRA), rank-16 adapters on all-linear
+        out.append(("llama", LLAMA, "eager", "bfloat16", False, mode))
+        out.append(("llama", LLAMA, "flash", "bfloat16", False, mode))
+        out.append(("llama", LLAMA, "flash", "bfloat16", True, mode))
     return out[:3] if quick else out
 
 # --------------------------------------------------------------------------------------------------
@@ -549,9 +650,9 @@ def reset_peak():
         return False
 
 
-def measure(name, cfg, impl, dtype_name, ckpt, batch, seq):
+def measure(name, cfg, impl, dtype_name, ckpt, mode, batch, seq):
     dtype = getattr(torch, dtype_name)
-    model = BUILDERS[name](cfg, impl, ckpt).to(dtype)
+    model = adapt(BUILDERS[name](cfg, impl, ckpt).to(dtype), mode, LORA_RANK)
     model.train()
     REC.__init__()
     REC.exclude_module(model)
@@ -576,7 +677,8 @@ def measure(name, cfg, impl, dtype_name, ckpt, batch, seq):
     total = sum(scopes.values())
     return {
         "model": name, "config": cfg, "attn_implementation": impl, "dtype": dtype_name,
-        "checkpointing": "full" if ckpt else "none", "batch": batch, "sequence": seq,
+        "checkpointing": "full" if ckpt else "none", "batch": batch, "sequence": seq, "mode": mode,
+        "lora_rank": LORA_RANK if mode != "full" else 0,
         "dropout": any(cfg.get(k, 0) > 0 for k in DROPOUT_KEYS),
         "layers_bytes": layers, "embedding_bytes": scopes.get("embedding", 0), "head_bytes": scopes.get("head", 0),
         "loss_bytes": scopes.get("loss", 0), "total_bytes": total, "parameter_bytes": params,
@@ -589,7 +691,7 @@ def measure(name, cfg, impl, dtype_name, ckpt, batch, seq):
 
 def key(c):
     return (c["model"], json.dumps(c["config"], sort_keys=True), c["attn_implementation"], c["dtype"],
-            c["checkpointing"], c["batch"], c["sequence"])
+            c["checkpointing"], c["batch"], c["sequence"], c.get("mode", "full"))
 
 
 def main():
@@ -623,7 +725,7 @@ def main():
                 print(f"differs from {args.check}: {key(r)}", file=sys.stderr)
                 sys.exit(1)
     for r in results:
-        print(f"{r['model']:8} {r['attn_implementation']:6} {r['dtype']:9} ckpt={r['checkpointing']:4} "
+        print(f"{r['model']:8} {r['mode']:5} {r['attn_implementation']:6} {r['dtype']:9} ckpt={r['checkpointing']:4} "
               f"dropout={int(r['dropout'])} layer={r['layers_bytes'][-1]:>9} total={r['total_bytes']:>9} "
               f"rss_fwd={r['rss_forward_bytes']:>9} bwd_peak={r['backward_peak_above_start_bytes']}", file=sys.stderr)
 

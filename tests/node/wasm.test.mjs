@@ -76,8 +76,9 @@ test('the catalog carries the request\'s inputs: URL key, kind, range and allowe
   assert.deepEqual(input('mode').values, ['inference', 'train', 'lora', 'qlora']);
   assert.deepEqual(input('offload').values, ['none', 'optimizer', 'params', 'nvme']);
   assert.ok(input('zero').values.includes('FULL_SHARD'));
-  assert.deepEqual([input('kv_dtype').url, input('lora_rank').url, input('flash_attention').url], ['kv', 'rank', 'flash']);
-  assert.deepEqual([input('context').kind, input('context').min, input('flash_attention').kind], ['tokens', 1, 'toggle']);
+  assert.deepEqual([input('kv_dtype').url, input('lora_rank').url, input('attn_implementation').url], ['kv', 'rank', 'attn']);
+  assert.deepEqual([input('context').kind, input('context').min, input('attn_implementation').kind], ['tokens', 1, 'choice']);
+  assert.equal(input('flash_attention'), undefined);  // one setting: --flash-attention is the CLI's alias
   assert.equal(input('budget_per_hour').max, null);  // unbounded
   // "gpus": a list of GPU ids for the GPU ranking, a job's GPU count in training (the page's control).
   assert.deepEqual([input('gpus', 'gpu_ranking').kind, input('gpus', 'training').kind, input('gpus', 'training').url],

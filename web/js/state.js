@@ -58,6 +58,9 @@ function makeCodec(inputs) {
       const value = get(key);
       if (value !== null && value !== undefined && value !== '') state[key] = parse(key, value);
     }
+    // Links made when the page had a FlashAttention on/off toggle (`flash`) name the same setting as `attn`.
+    const flash = get('flash');
+    if (state.attn === '' && (flash === 'on' || flash === 'off')) state.attn = flash === 'on' ? 'sdpa' : 'eager';
     return state;
   }
 

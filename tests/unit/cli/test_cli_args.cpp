@@ -26,10 +26,22 @@ json request_of(const std::vector<std::string>& args) {
 
 TEST_CASE("flags become their request keys with the values as typed; a toggle's flag alone is true") {
   const json r = request_of({"--model", "llama-3.1-8b", "--context", "8k", "--ngl", "0", "--gpu-util=0.85", "--sp",
-                             "--flash-attention", "off", "--mode", "train", "--seq", "4k", "--json"});
+                             "--attn-implementation", "eager", "--mode", "train", "--seq", "4k", "--json"});
   CHECK(r == json{{"model", "llama-3.1-8b"}, {"context", "8k"}, {"gpu_layers", "0"}, {"gpu_util", "0.85"},
-                  {"sp", true}, {"flash_attention", "off"}, {"mode", "train"}, {"sequence", "4k"}});
+                  {"sp", true}, {"attn_implementation", "eager"}, {"mode", "train"}, {"sequence", "4k"}});
   CHECK(request_of({"--sp=off"}) == json{{"sp", "off"}});
+}
+
+TEST_CASE("--flash-attention is --attn-implementation as a toggle: on is sdpa, off is eager") {
+  CHECK(request_of({"--flash-attention", "off"}) == json{{"attn_implementation", "eager"}});
+  CHECK(request_of({"--flash-attention=on"}) == json{{"attn_implementation", "sdpa"}});
+  CHECK(request_of({"--flash-attention", "--json"}) == json{{"attn_implementation", "sdpa"}});
+  const auto twice = parse_args({"--attn-implementation", "eager", "--flash-attention", "on"});
+  REQUIRE(twice.error);
+  CHECK(twice.error->field == "--flash-attention");
+  const auto maybe = parse_args({"--flash-attention", "maybe"});
+  REQUIRE(maybe.error);
+  CHECK(maybe.error->message.find("sdpa or eager") != std::string::npos);
 }
 
 TEST_CASE("every input with a flag reaches its request key") {

@@ -8,7 +8,7 @@ using test::bare, test::gpt3_175b;
 TEST_CASE("full checkpointing adds one forward pass: a third more than forward plus backward") {
   // 6N → 8N: (2 + 4 + 2) / (2 + 4) = 4/3, +33 %. The seed article quotes 20-30 % longer training
   // (its 72 GB → 45 GB example cannot be reproduced without its setup); NeMo's docs say ~30 %.
-  auto f = training_flops_per_token(bare(7'000'000'000), 2048, TrainingMode::full, Checkpointing::full, true,
+  auto f = training_flops_per_token(bare(7'000'000'000), 2048, TrainingMode::full, Checkpointing::full, AttnImplementation::sdpa,
                                     FlopsMethod::six_n);
   REQUIRE(f.ok());
   CHECK(f.value().model_per_token == doctest::Approx(6 * 7e9));
@@ -18,12 +18,12 @@ TEST_CASE("full checkpointing adds one forward pass: a third more than forward p
 TEST_CASE("the architecture count equals Korthikanti's 72BLsh²(1 + s/6h + V/12hL) on a GPT layer") {
   // Per token: forward 2·(12h²L + Vh) + 4shL, backward twice that: 72h²L + 12shL + 6Vh.
   const auto spec = gpt3_175b();
-  auto f = training_flops_per_token(spec, 2048, TrainingMode::full, Checkpointing::none, true, FlopsMethod::architecture);
+  auto f = training_flops_per_token(spec, 2048, TrainingMode::full, Checkpointing::none, AttnImplementation::sdpa, FlopsMethod::architecture);
   REQUIRE(f.ok());
   const double per_sequence = korthikanti_flops(1, 2048, 96, 12288, 51200);
   CHECK(f.value().model_per_token * 2048 == doctest::Approx(per_sequence).epsilon(1e-12));
   // Full recompute: 96BLsh²(1 + s/6h + V/16hL) (Narayanan et al. 2021), ≈ +32 % here.
-  f = training_flops_per_token(spec, 2048, TrainingMode::full, Checkpointing::full, true, FlopsMethod::architecture);
+  f = training_flops_per_token(spec, 2048, TrainingMode::full, Checkpointing::full, AttnImplementation::sdpa, FlopsMethod::architecture);
   REQUIRE(f.ok());
   CHECK(f.value().executed_per_token * 2048 ==
         doctest::Approx(korthikanti_flops_full_recompute(1, 2048, 96, 12288, 51200)).epsilon(1e-12));
@@ -33,18 +33,18 @@ TEST_CASE("the architecture count equals Korthikanti's 72BLsh²(1 + s/6h + V/12h
 TEST_CASE("selective recompute reruns only eager attention's QK and AV") {
   // Per layer and token, QKᵀ + AV forward = 4·s·h = 4 × 2048 × 12288; over 96 layers.
   const auto spec = gpt3_175b();
-  auto f = training_flops_per_token(spec, 2048, TrainingMode::full, Checkpointing::selective, false,
+  auto f = training_flops_per_token(spec, 2048, TrainingMode::full, Checkpointing::selective, AttnImplementation::eager,
                                     FlopsMethod::architecture);
   REQUIRE(f.ok());
   CHECK(f.value().recompute_per_token == doctest::Approx(4.0 * 2048 * 12288 * 96));
   // With FlashAttention the scores are recomputed inside its backward anyway: nothing extra.
-  f = training_flops_per_token(spec, 2048, TrainingMode::full, Checkpointing::selective, true, FlopsMethod::architecture);
+  f = training_flops_per_token(spec, 2048, TrainingMode::full, Checkpointing::selective, AttnImplementation::sdpa, FlopsMethod::architecture);
   REQUIRE(f.ok());
   CHECK(f.value().recompute_per_token == 0);
 }
 
 TEST_CASE("frozen base weights skip their weight gradients: 4N instead of 6N") {
-  auto f = training_flops_per_token(bare(7'000'000'000), 2048, TrainingMode::lora, Checkpointing::none, true,
+  auto f = training_flops_per_token(bare(7'000'000'000), 2048, TrainingMode::lora, Checkpointing::none, AttnImplementation::sdpa,
                                     FlopsMethod::six_n);
   REQUIRE(f.ok());
   CHECK(f.value().model_per_token == doctest::Approx(4 * 7e9));

@@ -123,11 +123,11 @@ TEST_CASE("fraction: a number in its range, or a percentage") {
 }
 
 TEST_CASE("toggle: true or false, typed as on/off, yes/no or 1/0 in any case") {
-  const Error e = refused(R"({"mode":"train","flash_attention":"maybe"})");
-  CHECK(e.field == "flash_attention");
+  const Error e = refused(R"({"mode":"train","sp":"maybe"})");
+  CHECK(e.field == "sp");
   CHECK(e.message == "expected true or false (or on/off, yes/no, 1/0); got \"maybe\"");
   for (const char* off : {"false", "OFF", "no", "0"})
-    CHECK_FALSE(parse_request(std::string(R"({"mode":"train","flash_attention":")") + off + "\"}").value().training->flash_attention);
+    CHECK_FALSE(parse_request(std::string(R"({"mode":"train","sp":")") + off + "\"}").value().training->sp);
   for (const char* on : {"true", "On", "yes", "1"})
     CHECK(parse_request(std::string(R"({"mode":"train","sp":")") + on + "\"}").value().training->sp);
   CHECK(parse_request(R"({"expandable_segments":true})").value().inference.expandable_segments);

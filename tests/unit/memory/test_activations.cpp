@@ -7,6 +7,7 @@
 
 #include "../training_fixtures.hpp"
 #include "memory/activations.hpp"
+#include "memory/engine.hpp"  // detail::TorchReserve
 #include "memory/training.hpp"
 #include "model/hf_config.hpp"
 
@@ -19,7 +20,7 @@ ActivationOptions gpt3_options() {
   o.sequence = 2048;
   o.micro_batch = 1;
   o.implementation = AttnImplementation::megatron;  // the paper's unfused attention keeps the s×s scores
-  o.dropout = true;           // GPT-3 trains with dropout: 1-byte masks
+  o.attention_dropout = o.hidden_dropout = true;  // GPT-3 trains with dropout: 1-byte masks
   return o;
 }
 constexpr std::uint64_t kSbh = 2048ULL * 1 * 12288;  // 25,165,824
@@ -90,7 +91,7 @@ TEST_CASE("SDPA keeps no s-squared scores, only a logsumexp per head") {
 
 TEST_CASE("without dropout there are no masks and no dropout copy of the scores") {
   auto o = gpt3_options();
-  o.dropout = false;
+  o.attention_dropout = o.hidden_dropout = false;
   auto e = estimate_activations(gpt3_175b(), o);
   REQUIRE(e.ok());
   // 34 − 2 one-byte hidden masks = 32sbh; scores: softmax output only, 2as²b = 2·96·2048²·1 = 805,306,368.
@@ -231,19 +232,31 @@ TEST_CASE("every measured case lands within 10 % of the bytes autograd kept") {
     o.micro_batch = m["batch"].get<std::uint64_t>();
     o.dtype = m["dtype"] == "float32" ? DType::fp32 : DType::bf16;
     o.implementation = m["attn_implementation"] == "eager" ? AttnImplementation::eager : AttnImplementation::flash_attention_2;
-    o.dropout = m["dropout"].get<bool>();
-    o.dropout_mask_bytes = o.dropout ? (o.dtype == DType::fp32 ? 4 : 2) : 1;  // CPU dropout: noise in c
+    // As transformers applies them: attention dropout where the config sets it (Llama's attention_dropout,
+    // GPT-2's attn_pdrop, BERT's attention_probs_dropout_prob), hidden dropout only for resid_pdrop /
+    // hidden_dropout_prob (Llama has no hidden dropout module).
+    o.attention_dropout = spec.value().attention_dropout > 0;
+    o.hidden_dropout = spec.value().hidden_dropout > 0;
+    o.dropout_mask_bytes = o.dtype == DType::fp32 ? 4 : 2;  // CPU dropout: noise in c
     o.checkpointing = m["checkpointing"] == "full" ? Checkpointing::full : Checkpointing::none;
+    const std::string mode = m.value("mode", "full");
+    if (mode != "full") {  // LoRA / QLoRA: a frozen base, rank-r adapters on every linear layer of the blocks
+      o.lora_rank = m["lora_rank"].get<std::uint64_t>();
+      o.lm_head_trains = false;
+      o.norms_train = false;
+    }
     auto e = estimate_activations(spec.value(), o);
     REQUIRE(e.ok());
     const auto& a = e.value();
     const auto layer = m["layers_bytes"].back().get<std::uint64_t>();  // the last: the first also holds rotary cos/sin
     const auto total = m["total_bytes"].get<std::uint64_t>();
     CAPTURE(m["model"].get<std::string>());
+    CAPTURE(mode);
     CAPTURE(m["attn_implementation"].get<std::string>());
     CAPTURE(m["dtype"].get<std::string>());
     CAPTURE(m["checkpointing"].get<std::string>());
-    CAPTURE(o.dropout);
+    CAPTURE(o.attention_dropout);
+    CAPTURE(o.hidden_dropout);
     CAPTURE(a.layer(0).kept);
     CAPTURE(layer);
     CHECK(relative_error(a.layer(0).kept, layer) < 0.10);
@@ -274,14 +287,54 @@ TEST_CASE("BERT-large fp32 fine-tuning, batch 4 of 512 tokens, against the Huggi
   REQUIRE(e.ok());
   const auto& b = e.value().breakdown;
   REQUIRE(e.value().activations);
-  CHECK(e.value().activations->dropout);
+  CHECK(e.value().activations->attention_dropout);
+  CHECK(e.value().activations->hidden_dropout);
   const std::uint64_t mib = 1024ULL * 1024;
   const std::uint64_t with_guide_context = b.total - b.overhead + 1343 * mib;
   // States 335,141,888 params × 16 B (fp32 weights, fp32 gradients, AdamW) = 5,114 MiB; activations 24 layers
   // × 141,328 B/token (LayerNorms 8h + 16, q/k/v input, q, k, v, o-proj input 4h each, MLP input 4h, GELU 8i,
   // two 1-byte masks 2h, scores (4 + 1 + 4)·16·512) × 2048 tokens ≈ 6,643 MiB with embedding and pooler; one
   // layer's score gradients 128 MiB: 13,227 MiB with the guide's context, 11.5 % under 14,949 MiB. nvidia-smi
-  // counts what PyTorch's caching allocator reserved, which this allocated-bytes figure leaves out.
+  // counts what PyTorch's caching allocator reserved; the next test shows its segment rounding is not the gap.
   CAPTURE(with_guide_context / mib);
   CHECK(relative_error(with_guide_context, 14949 * mib) < 0.12);
+}
+
+TEST_CASE("BERT-large's gap to the guide is not the caching allocator's segment rounding") {
+  // nvidia-smi reads what PyTorch's caching allocator reserved, so the first suspect for the estimate being 11.5 %
+  // under the guide's 14,949 MiB is reserved − allocated. Segment rounding (TorchReserve: 512 B granules, 1–10 MiB
+  // blocks in 20 MiB segments, larger ones rounded to 2 MiB) over every long-lived tensor of that run, by hand:
+  //   states (fp32 weights, gradients, Adam's two moments): word embeddings 30522 × 1024, positions 512 × 1024,
+  //   token types 2 × 1024, 24 × (q, k, v, o 1024 × 1024 + biases, intermediate 4096 × 1024, output 1024 × 4096,
+  //   two LayerNorms), pooler 1024 × 1024, LayerNorm and bias vectors of 1024 or 4096;
+  //   each layer's saved tensors at 4 × 512 tokens (tests/measure/activations.py's list for BERT, scaled): eight
+  //   h-wide fp32 tensors of 8 MiB, two 2 MiB dropout masks, the softmax output and its dropped copy (64 MiB each),
+  //   the 16 MiB attention-dropout mask, GELU's input and output (32 MiB each), four 8 KiB LayerNorm statistics.
+  detail::TorchReserve reserve;
+  const std::uint64_t h = 1024, i = 4096, f = 4;
+  for (int copy = 0; copy < 4; ++copy) {  // weights, gradients, exp_avg, exp_avg_sq
+    reserve.add(30522 * h * f);
+    reserve.add(512 * h * f);
+    reserve.add(2 * h * f);
+    reserve.add(h * h * f, 4 * 24 + 1);  // q, k, v, o per layer and the pooler
+    reserve.add(i * h * f, 2 * 24);
+    reserve.add(h * f, 4 * 24 + 5 * 24 + 3);  // q/k/v/o/output biases and LayerNorm weights/biases, pooler bias
+    reserve.add(i * f, 24);
+  }
+  const std::uint64_t tokens = 4 * 512, mib = 1024ULL * 1024;
+  for (int layer = 0; layer < 24; ++layer) {
+    reserve.add(tokens * h * f, 8);
+    reserve.add(tokens * h, 2);
+    reserve.add(16 * 512 * tokens * f, 2);
+    reserve.add(16 * 512 * tokens);
+    reserve.add(tokens * i * f, 2);
+    reserve.add(tokens * f, 4);
+  }
+  const std::uint64_t rounding = reserve.reserved() - reserve.requested();
+  CAPTURE(rounding / mib);
+  // 11 MiB, under 1 % of the ~12 GiB requested: far from the 1,722 MiB gap. (The real allocator packs 8 MiB
+  // blocks two to a 20 MiB segment, but the 4 MiB gaps take the 4 MiB weight gradients of the backward.) What
+  // is left — blocks split and held across steps, and cuBLAS loading its kernels at the first GEMM, after the
+  // guide measured its 1,343 MiB context — needs a GPU to measure; the estimate stays allocated bytes.
+  CHECK(rounding < reserve.requested() / 100);
 }

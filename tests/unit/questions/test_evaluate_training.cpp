@@ -44,7 +44,7 @@ TEST_CASE("every training input survives the JSON request") {
   auto r = training_request_from_json(R"({
       "model": "llama-2-7b", "mode": "qlora", "precision": "mixed-fp16", "grad_dtype": "half",
       "optimizer": "paged-adamw-8bit", "lora_rank": 8, "lora_targets": "q_proj,v_proj", "sequence": 1024,
-      "micro_batch": 4, "grad_accum": 16, "checkpointing": "full", "flash_attention": "off", "dropout": true,
+      "micro_batch": 4, "grad_accum": 16, "checkpointing": "full", "attn_implementation": "eager", "dropout": true,
       "zero": 2, "gpus": 4, "tp": 2, "pp": 1, "sp": "on", "offload": "optimizer", "gpu": "a100-80gb-sxm",
       "headroom": 0.2, "tokens": 5e8, "mfu": 0.3, "weights": "bf16"})");
   REQUIRE(r.ok());
@@ -60,7 +60,7 @@ TEST_CASE("every training input survives the JSON request") {
   CHECK(t.micro_batch == 4);
   CHECK(t.grad_accum == 16);
   CHECK(t.checkpointing == "full");
-  CHECK_FALSE(t.flash_attention);
+  CHECK(t.attn_implementation == "eager");
   CHECK(t.dropout);
   CHECK(t.zero == "2");
   CHECK(t.gpus == 4);
@@ -89,7 +89,7 @@ TEST_CASE("every training input survives the JSON request") {
   CHECK(in["grad_accum"] == 16);
   CHECK(in["global_batch"] == 4 * 16 * 2);  // micro × accumulation × data parallel (4 GPUs / tp 2)
   CHECK(in["checkpointing"] == "full");
-  CHECK(in["flash_attention"] == false);
+  CHECK(in["attn_implementation"] == "eager");
   CHECK(in["dropout"] == true);
   CHECK(in["zero"] == "2");
   CHECK(in["fsdp"] == "SHARD_GRAD_OP");
@@ -178,7 +178,8 @@ TEST_CASE("bad training requests name the field and what is allowed") {
       {R"({"model":"llama-2-7b","mode":"train","micro_batch":0})", "micro_batch", "from 1 to 1000000; got 0"},
       {R"({"model":"llama-2-7b","mode":"train","grad_accum":0})", "grad_accum", "from 1 to 1000000; got 0"},
       {R"({"model":"llama-2-7b","mode":"train","checkpointing":"some"})", "checkpointing", "expected one of none, selective, full"},
-      {R"({"model":"llama-2-7b","mode":"train","flash_attention":"maybe"})", "flash_attention", "expected true or false (or on/off, yes/no, 1/0); got \"maybe\""},
+      {R"({"model":"llama-2-7b","mode":"train","attn_implementation":"xformers"})", "attn_implementation", "expected one of eager, sdpa, flash_attention_2, megatron; got \"xformers\""},
+      {R"({"model":"llama-2-7b","mode":"train","flash_attention":false})", "flash_attention", "is not a known input"},
       {R"({"model":"llama-2-7b","mode":"train","dropout":3})", "dropout", "got 3"},
       {R"({"model":"llama-2-7b","mode":"train","zero":"5"})", "zero", "expected one of 0, 1, 2, 3, NO_SHARD, SHARD_GRAD_OP, FULL_SHARD; got \"5\""},
       {R"({"model":"llama-2-7b","mode":"train","zero":-1})", "zero", "got -1"},
@@ -247,34 +248,44 @@ TEST_CASE("seed article: a 7B model's training states are 126 GB, not 'over 56 G
 
 TEST_CASE("Llama-2-7B: QLoRA fits an RTX 4090, a full fine-tune does not") {
   // QLoRA, defaults: mixed-bf16 (c = 2 B activations), AdamW, r = 16 on all linear layers, sequence 2048
-  // (min(2048, 4096)), micro-batch 1, sdpa, the config's dropout (0), no checkpointing.
+  // (min(2048, 4096)), micro-batch 1, sdpa, the config's dropout (0), full checkpointing as TRL, PEFT and
+  // Unsloth run LoRA.
   //   weights: NF4 + double quant ceil(6,476,005,376 × 4.126953125 / 8) = 3,340,771,328
   //            + 16-bit embeddings, lm_head, norms 262,410,240 × 2 = 524,820,480
   //            + adapters 39,976,960 × 2 = 79,953,920                              = 3,945,545,728
   //   gradients 39,976,960 × 4 (fp32) = 159,907,840; optimizer 39,976,960 × 12 = 479,723,520
-  //   activations per token and layer (h 4096, a 32, kv 32, d 128, i 11008), transformers with sdpa:
-  //     kept outside the TP region: 2 LlamaRMSNorms 2 × (fp32 input 4h + its square 4h + rstd 4 + bf16
-  //       normalised 2h) = 81,928; QKV input 2h = 8,192; MLP input 2h = 8,192            → 98,312
-  //     inside: sdpa q, k, v 2 × 3 × 4096 + output 2 × 4096 + logsumexp 4 × 32 = 32,896;
-  //       LoRA A outputs 16 × 2 × (4 attention + 3 MLP) = 224; SwiGLU 2 × 4 × 11008 = 88,064 → 121,184
-  //     = 219,496 B × 2048 tokens = 449,527,808 B per layer × 32 layers = 14,384,889,856
-  //   final norm 40,964 × 2048 = 83,894,272 (the frozen lm_head keeps no input)
-  //   loss: fp32 log-softmax and int64 labels (4 × 32000 + 8) × 2048 = 262,160,384 → activations 14,730,944,512
+  //   one layer's full set per token (h 4096, a 32, kv 32, d 128, i 11008), transformers with sdpa:
+  //     2 LlamaRMSNorms with frozen weights 2 × (fp32 input 4h + its square 4h + rstd 4) = 65,544 (no bf16
+  //       normalised copy: only the weight's gradient needs it); QKV input 2h = 8,192; MLP input 2h = 8,192
+  //     sdpa q, k, v 2 × 3 × 4096 + output 2 × 4096 + logsumexp 4 × 32 = 32,896;
+  //       LoRA A outputs 16 × 2 × (4 attention + 3 MLP) = 224; SwiGLU 2 × 4 × 11008 = 88,064
+  //     = 203,112 B × 2048 tokens = 415,973,376 B, live while that layer is recomputed
+  //   kept: each layer's input 2h × 2048 = 16,777,216 × 32 layers = 536,870,912
+  //   final norm (4h + 4h + 4) × 2048 = 67,117,056 (the frozen lm_head keeps no input)
+  //   loss: fp32 log-softmax and int64 labels (4 × 32000 + 8) × 2048 = 262,160,384
+  //   activations 536,870,912 + 415,973,376 + 67,117,056 + 262,160,384 = 1,282,121,728
   //   temporary: nll_loss's and log_softmax's fp32 gradients 8 × 32000 × 2048 = 524,288,000; overhead 536,870,912
-  //   total 3,945,545,728 + 159,907,840 + 479,723,520 + 14,730,944,512 + 524,288,000 + 536,870,912
-  //       = 20,377,280,512 B ≤ 24 GiB × 0.9 = 23,192,823,398 B → fits.
+  //   total 3,945,545,728 + 159,907,840 + 479,723,520 + 1,282,121,728 + 524,288,000 + 536,870,912
+  //       = 6,928,457,728 B ≤ 24 GiB × 0.9 = 23,192,823,398 B → fits.
   const auto qlora = evaluate_json(R"({"model":"llama-2-7b","mode":"qlora","gpu":"rtx-4090"})");
   const auto& b = qlora.estimate.breakdown;
+  CHECK(qlora.options.checkpointing == Checkpointing::full);
+  CHECK(has_note(qlora, "defaults follow the recipes people run"));
   CHECK(b.weights == 3'945'545'728ULL);
   CHECK(b.gradients == 159'907'840ULL);
   CHECK(b.optimizer == 479'723'520ULL);
-  CHECK(b.activations == 14'730'944'512ULL);
+  CHECK(b.activations == 1'282'121'728ULL);
   CHECK(b.temporary == 524'288'000ULL);
-  CHECK(b.total == 20'377'280'512ULL);
+  CHECK(b.total == 6'928'457'728ULL);
   REQUIRE(qlora.gpus.size() == 1);
   CHECK(qlora.gpus.front().fit == Fit::fits);
-  CHECK(qlora.gpus.front().free_bytes == 25'769'803'776LL - 20'377'280'512LL);
+  CHECK(qlora.gpus.front().free_bytes == 25'769'803'776LL - 6'928'457'728LL);
   CHECK(report_json(qlora)["gpus"][0]["fit"] == "fits");
+  // Without checkpointing every layer keeps its full set: 32 × 415,973,376 = 13,311,147,008, + final norm and
+  // loss = 13,640,425,472 B of activations, and no note about the recipe.
+  const auto kept = evaluate_json(R"({"model":"llama-2-7b","mode":"qlora","gpu":"rtx-4090","checkpointing":"none"})");
+  CHECK(kept.estimate.breakdown.activations == 13'640'425'472ULL);
+  CHECK_FALSE(has_note(kept, "defaults follow the recipes people run"));
   // No tokens: no time, and a note says what is missing.
   CHECK_FALSE(qlora.time.has_value());
   CHECK(has_note(qlora, "need the number of training tokens"));

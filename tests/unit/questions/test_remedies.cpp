@@ -4,7 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include <string>  // std::string
+#include <algorithm>  // std::none_of
+#include <string>     // std::string
 
 #include "../test_support.hpp"
 #include "questions/remedies.hpp"
@@ -246,10 +247,17 @@ TEST_CASE("FlashAttention drops the s² scores and keeps one fp32 statistic per 
   // backward's largest temporary drops from one layer's score gradients, (2·2 + 4)·32·2048 × 2048 tokens =
   // 1,073,741,824 B, to the loss's two fp32 logits gradients, 8 × 32000 × 2048 = 524,288,000 B: 549,453,824 B.
   // Saved: 26,310,868,992 B.
-  const RemediesReport r = training_remedies(R"({"mode":"train","model":"llama-2-7b","flash_attention":false})");
+  const RemediesReport r = training_remedies(R"({"mode":"train","model":"llama-2-7b","attn_implementation":"eager"})");
   const Remedy& flash = get(r, "flash-attention");
   CHECK(flash.saved_bytes == 26'310'868'992LL);
-  CHECK(flash.inputs[0].text == "on");
+  CHECK(std::string(flash.inputs[0].key) == "attn_implementation");
+  CHECK(flash.inputs[0].text == "sdpa");
+  // Megatron's unfused attention keeps the scores too: the same switch applies.
+  const RemediesReport m = training_remedies(R"({"mode":"train","model":"llama-2-7b","attn_implementation":"megatron"})");
+  CHECK(get(m, "flash-attention").saved_bytes > 0);
+  // Already SDPA: nothing to switch.
+  const RemediesReport sdpa = training_remedies(R"({"mode":"train","model":"llama-2-7b"})");
+  CHECK(std::none_of(sdpa.remedies.begin(), sdpa.remedies.end(), [](const Remedy& x) { return x.id == "flash-attention"; }));
 }
 
 TEST_CASE("mixed precision from fp32: bf16 where the GPU has it, fp16 on a V100") {
