@@ -543,3 +543,14 @@ test('a preset counts in the format its checkpoint ships in until another is pic
   await page.waitForFunction(() => Number(document.querySelector('tr[data-line="weights"] td')?.textContent) > 40);
   assert.deepEqual(problems, []);
 });
+
+test('a GPU named as people write it shows as the card it was read as', async () => {
+  // "H100" is the catalog's alias of the SXM card: 80 GiB = 85.9 GB, 10 % kept free; gpt-oss-120b in MXFP4 needs
+  // 65.25 GB of weights and about 67 GB in all, so it fits; the note says how "H100" was read.
+  const { page, problems } = await open('?model=gpt-oss-120b&gpu=H100');
+  await page.locator('#headline').filter({ hasText: 'NVIDIA H100 SXM' }).waitFor();
+  assert.match(await page.locator('#headline').textContent(), /^Fits on one NVIDIA H100 SXM/);
+  assert.equal(await page.locator('#gpu').inputValue(), 'h100-sxm');
+  assert.match(await page.locator('#summary').textContent(), /"H100" read as NVIDIA H100 SXM/);
+  assert.deepEqual(problems, []);
+});

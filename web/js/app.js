@@ -117,8 +117,10 @@ function writeInputs(current) {
   setLabel(dom.contextLabel, training ? 'inputs.sequence' : 'inputs.context');
   setLabel(dom.batchLabel, training ? 'inputs.microbatch' : 'inputs.batch');
   setLabel(dom.batchUnit, training ? 'inputs.microbatch.unit' : 'inputs.batch.unit');
+  // A GPU named the way people write it ("H100") shows as the card the core read it as (its one row).
+  const named = state.gpu && detail?.gpus?.length === 1 ? detail.gpus[0].id : state.gpu;
   dom.gpu.value = state.gpu;
-  if (dom.gpu.value !== state.gpu) dom.gpu.value = '';
+  if (dom.gpu.value !== state.gpu) dom.gpu.value = named;  // '' when that is no option either
   const known = MODES.includes(state.mode);  // an unknown mode (an error) leaves the first tab reachable
   for (const tab of dom.tabs.querySelectorAll('[role="tab"]')) {
     const selected = tab.dataset.mode === state.mode;

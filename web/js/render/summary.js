@@ -79,6 +79,6 @@ function groupRows({ groups, t, f }) {
   return groups.map((g) => el('tr', {},
     el('th', { scope: 'row', text: t(`group.${g.what}`) }),
     el('td', { text: g.format }),
-    el('td', { class: 'number', text: f.billions(g.params) }),
-    el('td', { class: 'number', text: f.bytes(g.bytes) })));
+    el('td', { class: 'num', text: f.billions(g.params) }),
+    el('td', { class: 'num', text: f.bytes(g.bytes) })));
 }

@@ -81,7 +81,8 @@ export function totalRange(report) {
  * then the one needing the fewest cards (largest memory on a tie).
  */
 export function headlineGpu(gpus, { gpu = '', segment = 'all' } = {}) {
-  if (gpu) return gpus.find((g) => g.id === gpu) ?? null;
+  // A GPU named by a short form ("H100") has one row, the card the core read it as.
+  if (gpu) return gpus.find((g) => g.id === gpu) ?? (gpus.length === 1 ? gpus[0] : null);
   const pool = gpus.filter((g) => segment === 'all' || g.segment === segment);
   const smallest = (fit) => pool.filter((g) => g.fit === fit).sort((a, b) => a.usable_bytes - b.usable_bytes)[0];
   return smallest('fits') ?? smallest('tight') ?? pool.filter((g) => g.gpus_needed > 0)
