@@ -18,8 +18,8 @@ const target = ['chrome111', 'firefox111', 'safari16.4'];  // ES2022 modules, im
 rmSync(dist, { recursive: true, force: true });
 mkdirSync(dist, { recursive: true });
 
-// Files served as they are (pages, icon, examples, the one-tag element loader).
-for (const name of ['index.html', 'embed.html', 'favicon.svg', 'vram-fit.js', 'examples']) {
+// Files served as they are (pages, icon, examples, the one-tag element loader, the language set before painting).
+for (const name of ['index.html', 'embed.html', 'favicon.svg', 'vram-fit.js', 'lang.js', 'examples']) {
   cpSync(path.join(web, name), path.join(dist, name), { recursive: true });
 }
 cpSync(path.join(wasmDir, 'vramfit.wasm'), path.join(dist, 'vramfit.wasm'));

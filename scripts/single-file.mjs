@@ -28,10 +28,11 @@ let script = bundled.outputFiles[0].text;
 script = script.replace(/<\/script/gi, '<\\/script');
 
 const css = `${read('css/tokens.css')}\n${read('css/app.css')}`;
+const lang = read('lang.js');
 const favicon = `data:image/svg+xml;base64,${Buffer.from(read('favicon.svg')).toString('base64')}`;
 const csp = [
   "default-src 'none'",
-  `script-src ${sha256(script)} 'wasm-unsafe-eval'`,
+  `script-src ${sha256(script)} ${sha256(lang)} 'wasm-unsafe-eval'`,
   `style-src ${sha256(css)}`,
   'img-src data: blob:',
   "object-src 'none'",
@@ -44,8 +45,9 @@ html = html.replace(/<meta http-equiv="Content-Security-Policy" content="[^"]*">
 html = html.replace(/\s*<link rel="(?:modulepreload|preload|stylesheet)"[^>]*>/g, '');
 html = html.replace(/<link rel="icon" href="favicon.svg"/, () => `<link rel="icon" href="${favicon}"`);
 html = html.replace(/\s*<script type="module" src="js\/app.js"><\/script>/, '');
+html = html.replace('<script src="lang.js"></script>', () => `<script>${lang}</script>`);
 // A function replacement: the code may contain `$'` or `$&`, which a replacement string would expand.
 html = html.replace('</head>', () => `  <style>${css}</style>\n  <script type="module">${script}</script>\n</head>`);
-if (/src="js\/|href="css\//.test(html)) throw new Error('index.html still points at a separate file');
+if (/src="js\/|src="lang\.js|href="css\//.test(html)) throw new Error('index.html still points at a separate file');
 writeFileSync(path.join(dist, 'vramfit.html'), html);
 console.log(`single-file: dist/vramfit.html (${(html.length / 1024).toFixed(0)} KiB)`);

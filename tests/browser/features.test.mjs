@@ -338,7 +338,7 @@ test('a dropped GGUF is read by its header and its weights count exactly', async
   assert.match(await page.locator('#file-status').textContent(), /^Using tiny\.gguf: its header \([\d,]+ bytes\) was read/);
   // Tensor data runs from the alignment-padded end of the header (2,048) to the end: 758,032 − 2,048 = 755,984 B.
   const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#download-csv').click()]);
-  assert.match(readFileSync(await download.path(), 'utf8'), /"breakdown","weights","Weights","755984"/);
+  assert.match(readFileSync(await download.path(), 'utf8'), /"breakdown","weights","Weights",755984,/);
   // The header carries the architecture, so the core trains the file's model too, and says what would help.
   await page.locator('#mode-train').click();
   await page.locator('tr[data-line="gradients"]').waitFor();
@@ -432,8 +432,8 @@ test('sharded safetensors, index and config.json dropped together are read by th
   // 2 KV heads × head_dim 2 × 2 B = 16 B per token × 4096 tokens = 65,536 B.
   const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#download-csv').click()]);
   const csv = readFileSync(await download.path(), 'utf8');
-  assert.match(csv, /"breakdown","weights","Weights","408"/);
-  assert.match(csv, /"breakdown","kv_cache","[^"]+","65536"/);
+  assert.match(csv, /"breakdown","weights","Weights",408,/);
+  assert.match(csv, /"breakdown","kv_cache","[^"]+",65536,/);
   // Reads: each shard from byte 0, first its 8-byte length, then up to the end of its JSON header, never a
   // byte of tensor data.
   const sliced = await page.evaluate(() => window.sliced);

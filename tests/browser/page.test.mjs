@@ -51,6 +51,61 @@ test('a bad input names the field and never shows NaN', async () => {
   assert.deepEqual(problems, []);
 });
 
+// An input the core cannot use: its message stands where the answer stood and under the field, which is outlined
+// and focused; no figure of the last answer stays on screen (a greyed result reads as the answer to the new input).
+for (const [lang, width] of [['en', 1280], ['de', 375]]) {
+  test(`an unusable input hides the results and is named beside the headline and at the field (${lang}, ${width} px)`, async () => {
+    const { page, problems } = await newPage(session, { width, height: 800 });
+    await page.goto(`${session.base}/?model=llama-3.1-8b&context=8192`);
+    await page.locator('#summary').waitFor({ state: 'visible' });
+    if (lang === 'de') await page.locator('#lang').selectOption('de');
+    const label = lang === 'de' ? 'Kontextlänge' : 'Context length';
+    // 400 digits: beyond what a double holds exactly, so it must be refused, never read as 8192 or Infinity.
+    // Typed or pasted as a person would: the number field cannot read it and holds '' (validity.badInput).
+    await page.locator('#context').selectText();
+    await page.keyboard.insertText('9'.repeat(400));
+    await page.locator('#result-error').waitFor({ state: 'visible' });
+    assert.ok((await page.locator('#result-error').textContent()).startsWith(`${label}: `));
+    for (const id of ['summary', 'answer-bar', 'gpu-section', 'charts-section', 'remedies-section', 'ranking-section', 'embed-section']) {
+      assert.equal(await page.locator(`#${id}`).isHidden(), true, `#${id} stays hidden`);
+    }
+    assert.equal(await page.locator('#context').getAttribute('aria-invalid'), 'true');
+    // The field's message follows the field itself.
+    assert.equal(await page.evaluate(() => document.querySelector('#context').nextElementSibling?.id), 'input-error');
+    assert.equal(await page.locator('#context').evaluate((e) => e === document.activeElement), true);
+    await page.locator('#context').fill('4096');
+    await page.locator('#summary').waitFor({ state: 'visible' });
+    assert.equal(await page.locator('#result-error').isHidden(), true);
+    assert.equal(await page.locator('#context').getAttribute('aria-invalid'), null);
+
+    // From a link: focus moves to the field the message names, which is on screen.
+    await page.goto(`${session.base}/?model=llama-3.1-8b&batch=0`);
+    await page.locator('#result-error').waitFor({ state: 'visible' });
+    assert.equal(await page.locator('#batch').evaluate((e) => e === document.activeElement), true);
+    const box = await page.locator('#input-error').boundingBox();
+    assert.ok(box && box.y >= 0 && box.y + box.height <= 800, `the field's message is in view (y ${box?.y})`);
+    // Other fields keep what they showed (here the core's default context) rather than blanking out.
+    await page.goto(`${session.base}/?model=llama-3.1-8b`);
+    await page.locator('#summary').waitFor({ state: 'visible' });
+    const context = await page.locator('#context').inputValue();
+    assert.notEqual(context, '');
+    await page.locator('#batch').fill('0');
+    await page.locator('#result-error').waitFor({ state: 'visible' });
+    assert.equal(await page.locator('#context').inputValue(), context);
+    assert.deepEqual(problems, []);
+  });
+}
+
+test('a whole number written as 1e3 in a link is read as 1000', async () => {
+  const { page, problems } = await newPage(session);
+  await page.goto(`${session.base}/?model=llama-3.1-8b&context=1e3`);
+  await page.locator('#summary').waitFor({ state: 'visible' });
+  assert.equal(await page.locator('#context').inputValue(), '1000');
+  // KV: 131,072 B/token (above) × 1000 tokens = 131,072,000 B = 0.13 GB.
+  assert.equal(await kvCell(page), '0.13');
+  assert.deepEqual(problems, []);
+});
+
 test('a hostile model name from the URL renders as text', async () => {
   const { page, problems } = await newPage(session);
   let dialog = false;
@@ -188,9 +243,9 @@ test('copy as Markdown, copy link and CSV carry the figures shown', async () => 
   const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#download-csv').click()]);
   const csv = readFileSync(await download.path(), 'utf8');
   assert.equal(download.suggestedFilename(), 'vramfit-llama-3.1-8b.csv');
-  assert.match(csv, /"breakdown","weights","Weights","16060522496"/);
-  assert.match(csv, /"breakdown","total","Total","\d+"/);
-  assert.match(csv, /"gpu","rtx-4090","GeForce RTX 4090","25769803776","fits","1","\d+"/);
+  assert.match(csv, /"breakdown","weights","Weights",16060522496,/);
+  assert.match(csv, /"breakdown","total","Total",\d+,1,/);
+  assert.match(csv, /"gpu","rtx-4090","GeForce RTX 4090",25769803776,"fits",1,\d+/);
   assert.deepEqual(problems, []);
 });
 
@@ -330,7 +385,8 @@ test('the served page and the single-file build declare a strict CSP', async () 
     assert.doesNotMatch(csp, /'unsafe-inline'|'unsafe-eval'|'unsafe-hashes'|\*/);
     assert.match(csp, /script-src [^;]*'wasm-unsafe-eval'/);
   }
-  assert.match(single, /script-src 'sha256-[A-Za-z0-9+/=]{44}' 'wasm-unsafe-eval'/);
+  // Two inline scripts, each allowed by its hash: the language set before painting (lang.js) and the page.
+  assert.match(single, /script-src 'sha256-[A-Za-z0-9+/=]{44}' 'sha256-[A-Za-z0-9+/=]{44}' 'wasm-unsafe-eval'/);
   assert.doesNotMatch(html, /\sstyle="|<style|<script>/);
 });
 

@@ -17,7 +17,7 @@ import { makeFormat } from './i18n/format.js';
 const $ = (id) => document.getElementById(id);
 const dom = {
   form: $('inputs'), model: $('model'), modelList: $('model-list'), weights: $('weights'), context: $('context'),
-  batch: $('batch'), gpu: $('gpu'), inputError: $('input-error'), status: $('status'), summary: $('summary'),
+  batch: $('batch'), gpu: $('gpu'), inputError: $('input-error'), resultError: $('result-error'), status: $('status'), summary: $('summary'),
   gpuSection: $('gpu-section'), headline: $('headline'), totalGb: $('total-gb'), totalRange: $('total-range'),
   modelFacts: $('model-facts'), bar: $('bar'), breakdown: $('breakdown'), notes: $('notes'), gpus: $('gpus'),
   gpuHead: $('gpu-head'), gpuCount: $('gpu-count'), gpusLegend: $('gpus-legend'), memoryCol: $('memory-col'),
@@ -75,6 +75,7 @@ function setLanguage(lang) {
   document.documentElement.lang = view.t.lang;  // screen readers and hyphenation follow it
   setUnit(view.f?.unit ?? (stored(UNIT_KEY) === 'GiB' ? 'GiB' : 'GB'));
   applyStaticTexts(document, view.t);
+  document.documentElement.classList.remove('translating');  // set by lang.js before the first paint
 }
 function setUnit(unit) {
   view.f = makeFormat(view.t.lang === 'de' ? 'de-DE' : 'en-US', unit);
@@ -97,13 +98,19 @@ function writeInputs(current) {
   }
   // The checkpoint's own format (a model file's, or a preset's or config's quantization) shows until one is picked.
   const own = state.weights === '' || (modelFile && !modelFile.weightsChosen);
-  const weights = own ? current?.inputs.weights ?? '' : state.weights;
-  for (const radio of dom.form.querySelectorAll('input[name="weights"]')) radio.checked = radio.value === weights;
-  showWeightFormat(dom.weightsFormat, weights);
+  if (!own || current) {
+    const weights = own ? current.inputs.weights : state.weights;
+    for (const radio of dom.form.querySelectorAll('input[name="weights"]')) radio.checked = radio.value === weights;
+    showWeightFormat(dom.weightsFormat, weights);
+  }
   // The shared fields show what the core used (training calls them sequence and micro_batch).
   const inputs = current?.inputs;
-  if (document.activeElement !== dom.context) dom.context.value = inputs ? inputs.context ?? inputs.sequence : state.context;
-  if (document.activeElement !== dom.batch) dom.batch.value = inputs ? inputs.batch ?? inputs.micro_batch : state.batch;
+  // Without an answer a field left to the default keeps what it showed rather than blanking out.
+  const show = (field, own, used) => {
+    if (document.activeElement !== field && (inputs || own !== '')) field.value = inputs ? used : own;
+  };
+  show(dom.context, state.context, inputs?.context ?? inputs?.sequence);
+  show(dom.batch, state.batch, inputs?.batch ?? inputs?.micro_batch);
   dom.ft.value = state.ft || 'lora';
   for (const control of [dom.kv, dom.rank, dom.gpusCount, ...dom.form.querySelectorAll('select[data-choices]')]) {
     const value = shownValue(control, state, current, codec);
@@ -136,19 +143,64 @@ function setLabel(node, key) {
 }
 
 const controls = () => dom.form.querySelectorAll('input[id], select, textarea');
-function showError(field, message) {
-  dom.inputError.textContent = `${view.t(`field.${field}`)}: ${message}`;
-  dom.inputError.hidden = false;
+// Shown only while an answer is on screen: an input the core cannot use hides every one of them, so no figure
+// stays up that no longer matches the inputs.
+const answerParts = () => [dom.summary, dom.answerBar, dom.remediesSection, dom.chartsSection, dom.gpuSection,
+  dom.rankingSection, dom.embedSection];
+
+// The message goes beside the headline (where the answer would be) and under the field it names, which is
+// outlined; focus moves to that field unless the person is typing in a field.
+function showError(field, message, { focus = true } = {}) {
+  const text = `${view.t(`field.${field}`)}: ${message}`;
+  for (const part of answerParts()) part.hidden = true;
+  dom.status.hidden = true;
+  dom.resultError.textContent = text;
+  dom.resultError.hidden = false;
   const name = controlName(field);
+  const invalid = [...controls()].filter((input) => input.name === name);
   // aria-invalid="" would read as false: the value must be "true".
   for (const input of controls()) {
-    if (input.name === name) input.setAttribute('aria-invalid', 'true');
-    else input.removeAttribute('aria-invalid');
+    if (invalid.includes(input)) {
+      input.setAttribute('aria-invalid', 'true');
+      input.setAttribute('aria-errormessage', 'input-error');
+    } else {
+      input.removeAttribute('aria-invalid');
+      input.removeAttribute('aria-errormessage');
+    }
   }
-  dom.summary.classList.add('stale');
-  dom.answerBar.hidden = true;  // the bar would show the previous answer as if it were this one's
-  dom.status.textContent = view.t(dom.summary.hidden ? 'status.fix' : 'status.stale');
-  dom.status.hidden = false;
+  dom.inputError.textContent = text;
+  dom.inputError.hidden = false;
+  const anchor = invalid[0]?.closest('fieldset, .drop, details') ?? invalid[0];
+  if (anchor) anchor.after(dom.inputError);
+  else dom.form.querySelector('.inputs-body').append(dom.inputError);
+  const typing = document.activeElement?.matches?.('input[type="text"], input[type="number"], input:not([type]), textarea');
+  if (focus && invalid[0] && !typing && !invalid.includes(document.activeElement)) {
+    if (invalid[0].closest('details')) invalid[0].closest('details').open = true;
+    invalid[0].focus();
+    reveal(dom.inputError);
+  }
+}
+
+// Into view under its field: the wide layout's inputs panel scrolls on its own (the window scrolling instead would
+// take the message beside the headline out of view); the narrow layout scrolls the page.
+function reveal(node) {
+  const panel = dom.form;
+  if (panel.scrollHeight <= panel.clientHeight) {
+    node.scrollIntoView({ block: 'nearest' });
+    return;
+  }
+  const bottom = Math.min(panel.getBoundingClientRect().bottom, window.innerHeight);
+  const below = node.getBoundingClientRect().bottom - bottom;
+  if (below > 0) panel.scrollTop += below + 16;
+}
+
+function clearError() {
+  dom.resultError.hidden = true;
+  dom.inputError.hidden = true;
+  for (const input of controls()) {
+    input.removeAttribute('aria-invalid');
+    input.removeAttribute('aria-errormessage');
+  }
 }
 
 // The controls a request field the core names belong to: its input's URL key, or the page's own (file, ft).
@@ -193,11 +245,23 @@ function ask(request, questions) {
   return { ok: true, ...Object.fromEntries(names.map((name, i) => [name, result.answers[i]])) };
 }
 
+// A number field holding text the browser cannot read as a number (400 digits, "8k" pasted) reports '' as its
+// value: that is an error naming the field, never the default quietly used in its place.
+function unreadableNumber() {
+  const input = [...dom.form.querySelectorAll('input[type="number"]')].find((i) => i.validity.badInput && !i.closest('[hidden]'));
+  if (!input) return null;
+  const key = codec.input(input.name)?.key ?? input.name;
+  const field = isTraining(state) ? Object.keys(TRAINING_ALIASES).find((k) => TRAINING_ALIASES[k] === key) ?? key : key;
+  return { ok: false, error: { field, message: view.t('error.number') } };
+}
+
 let answers = null; // the last change's answers: ranking, remedies and curves render from them once typing pauses
 function evaluateState() {
   detail = null;
   const unknown = unknownChoice(state);
   if (unknown) return { ok: false, error: { field: unknown.field, message: view.t('error.choice', unknown) } };
+  const unreadable = unreadableNumber();
+  if (unreadable) return unreadable;
   const request = baseRequest();
   if (state.gpu) request.gpu = state.gpu;
   const asked = ask(request, questionsFor(isTraining(state)));
@@ -219,9 +283,7 @@ function update({ push = false } = {}) {
     return;
   }
   report = result;
-  dom.inputError.hidden = true;
-  for (const input of controls()) input.removeAttribute('aria-invalid');
-  dom.summary.classList.remove('stale');
+  clearError();
   render();
   dom.status.hidden = true;
   dom.summary.hidden = false;
@@ -231,12 +293,15 @@ function update({ push = false } = {}) {
 // The first frame carries the answer alone: the GPU table (80 rows), the embed code and the charts follow once
 // it is painted, so their layout does not hold the first result back.
 let answerPainted = false;
+// Everything below the summary appears in that one step, in its final order, so no section pushes another down.
 function afterFirstAnswer() {
   requestAnimationFrame(() => setTimeout(() => {
     answerPainted = true;
     if (!report) return;
     renderDetails();
-    showDetails();
+    renderExtras();
+    dom.gpuSection.hidden = false;
+    dom.embedSection.hidden = false;
   }));
 }
 
@@ -273,19 +338,23 @@ function syncUrl(push) {
   }
 }
 
+// The charts, the GPU ranking and what would help, once typing pauses.
 let chartTimer = 0;
 function scheduleCharts() {
   clearTimeout(chartTimer);
-  chartTimer = setTimeout(() => {
-    if (!report) return;
-    renderCharts({ context: dom.chartContext, batch: dom.chartBatch }, answers, report, view);
-    dom.chartsSection.hidden = false;
-    // What would help is judged on the chosen GPU when there is one; a training scenario has no GPU ranking.
-    ranking = answers.ranking ?? null;
-    remedies = answers.remedies;
-    renderGpuRanking(dom, ranking, view);
-    renderRemedies(dom, remedies, view, codec);
-  }, 60);
+  chartTimer = setTimeout(renderExtras, 60);
+}
+
+function renderExtras() {
+  clearTimeout(chartTimer);
+  if (!report || !dom.resultError.hidden) return;
+  renderCharts({ context: dom.chartContext, batch: dom.chartBatch }, answers, report, view);
+  dom.chartsSection.hidden = false;
+  // What would help is judged on the chosen GPU when there is one; a training scenario has no GPU ranking.
+  ranking = answers.ranking ?? null;
+  remedies = answers.remedies;
+  renderGpuRanking(dom, ranking, view);
+  renderRemedies(dom, remedies, view, codec);
 }
 
 let remedies = null;
@@ -615,6 +684,7 @@ async function main() {
     calculator = await opening;
   } catch (error) {
     dom.status.textContent = view.t('status.failed', { message: error.message });
+    document.documentElement.classList.add('ready');
     return;
   }
   codec = stateCodec(calculator.catalog);
@@ -624,6 +694,10 @@ async function main() {
   refill();
   wireEvents();
   watchResults();
+  // The inputs show once they hold the catalogue's choices and the first answer's values (they were laid out
+  // but invisible until now, so filling them moves nothing on screen); visible before update(), which may move
+  // focus to a field in error. Nothing is painted in between.
+  document.documentElement.classList.add('ready');
   update();
   afterFirstAnswer();
   performance.mark('vramfit:first-result');

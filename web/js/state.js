@@ -49,7 +49,13 @@ function makeCodec(inputs) {
   const defaults = { ...Object.fromEntries(inputs.map((i) => [i.url, ''])), ...START };
   const keys = Object.keys(defaults);
   const numeric = new Set(inputs.filter((i) => NUMERIC_KINDS.has(i.kind)).map((i) => i.url));
-  const parse = (key, text) => (numeric.has(key) && /^-?\d+$/.test(text) ? Number(text) : text);
+  // "1e3" is a whole number as the number fields take it; a figure beyond what a double holds exactly (a pasted
+  // 400-digit context) stays text, so the core refuses it rather than reading it as Infinity or a rounded value.
+  const parse = (key, text) => {
+    if (!numeric.has(key) || !/^[+-]?\d+(\.\d*)?(e[+-]?\d+)?$/i.test(text)) return text;
+    const number = Number(text);
+    return Number.isSafeInteger(number) ? number : text;
+  };
 
   /** State from any string-valued source: URLSearchParams, or an element's attributes via get(name). */
   function from(get) {

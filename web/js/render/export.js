@@ -18,8 +18,10 @@ export function markdownTable(report, view, link) {
   return `${out.join('\n')}\n`;
 }
 
-// RFC 4180: quote every field, double inner quotes; a leading = + - @ is defused against spreadsheet formulas.
+// RFC 4180: numbers bare, so a sheet reads them as numbers (negative free bytes too); every text quoted with inner
+// quotes doubled, a leading = + - @ defused against spreadsheet formulas.
 const csvField = (value) => {
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
   let s = String(value);
   if (/^[=+\-@]/.test(s)) s = `'${s}`;
   return `"${s.replace(/"/g, '""')}"`;
@@ -30,9 +32,9 @@ export function csvText(report, view) {
   const { t, f } = view;
   const rows = [['section', 'key', 'name', 'bytes', 'share_or_verdict', 'gpus_needed', 'free_bytes']];
   for (const l of breakdownLines(report.breakdown)) {
-    rows.push(['breakdown', l.key, t(`line.${l.key}`), l.bytes, (l.bytes / report.breakdown.total).toFixed(6), '', '']);
+    rows.push(['breakdown', l.key, t(`line.${l.key}`), l.bytes, Number((l.bytes / report.breakdown.total).toFixed(6)), '', '']);
   }
-  rows.push(['breakdown', 'total', t('line.total'), report.breakdown.total, '1', '', '']);
+  rows.push(['breakdown', 'total', t('line.total'), report.breakdown.total, 1, '', '']);
   for (const g of report.gpus) {
     rows.push(['gpu', g.id, g.name, g.usable_bytes, verdictText(g, t, f), g.gpus_needed, g.free_bytes]);
   }

@@ -1,0 +1,15 @@
+// Runs before the first paint (a classic script in <head>): a page that will switch its texts to German stays
+// unpainted until js/app.js has done so, and the inputs stay invisible until they hold their values, so nothing
+// on screen moves when they change. Mirrors initialLanguage() in js/i18n/i18n.js.
+(() => {
+  const html = document.documentElement;
+  html.classList.add('js');
+  let lang = null;
+  try { lang = localStorage.getItem('vramfit.lang'); } catch { /* storage blocked: follow the browser */ }
+  if (lang !== 'en' && lang !== 'de') lang = (navigator.language ?? 'en').toLowerCase().startsWith('de') ? 'de' : 'en';
+  if (lang !== 'en') {
+    html.classList.add('translating');
+    // Should the page's scripts never run, its English texts show rather than nothing.
+    setTimeout(() => html.classList.remove('translating'), 3000);
+  }
+})();
