@@ -67,3 +67,13 @@ test('embed.html in an iframe resizes itself through postMessage', async () => {
   assert.equal(frameHeight, contentHeight);
   assert.deepEqual(problems, []);
 });
+
+test('/examples/ lists the embedding examples, and each link opens', async () => {
+  const { page, problems } = await newPage(session);
+  const response = await page.goto(`${session.base}/examples/`);
+  assert.equal(response.status(), 200);
+  const links = await page.locator('main a[href$=".html"]').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
+  assert.deepEqual(links, ['element.html', 'iframe.html']);
+  for (const href of links) assert.equal((await page.request.get(`${session.base}/examples/${href}`)).status(), 200);
+  assert.deepEqual(problems, []);
+});

@@ -445,3 +445,30 @@ test('the model input finds a preset by its Ollama tag or Hugging Face id', asyn
   assert.ok(labels.some((l) => l.includes('Qwen/Qwen3-30B-A3B') && l.includes('qwen3:30b-a3b')));
   assert.deepEqual(problems, []);
 });
+
+// Cumulative layout shift (the Layout Instability API, shifts without recent input) from navigation until the
+// details below the summary are in, for a returning visitor in each language: the budget is 0.02.
+for (const lang of ['en', 'de']) {
+  test(`nothing on screen moves while the page starts (${lang}, 1280 and 375 px)`, async () => {
+    for (const [width, query] of [[1280, '?model=llama-3.1-8b&context=8192'], [375, '?model=llama-3.1-8b&context=8192'],
+      [1280, '?model=llama-3.1-8b&gpu=rtx-4090&mode=train&gpus=2&zero=3']]) {
+      const { page, problems } = await newPage(session, { width, height: 900 });
+      await page.addInitScript((l) => {
+        localStorage.setItem('vramfit.lang', l);
+        window.shifted = 0;
+        new PerformanceObserver((list) => {
+          for (const e of list.getEntries()) if (!e.hadRecentInput) window.shifted += e.value;
+        }).observe({ type: 'layout-shift', buffered: true });
+      }, lang);
+      await page.goto(`${session.base}/${query}`);
+      await page.locator('#gpu-section').waitFor({ state: 'visible' });
+      await page.locator('#charts-section').waitFor({ state: 'visible' });
+      await page.waitForTimeout(300);
+      const shifted = await page.evaluate(() => window.shifted);
+      assert.ok(shifted <= 0.02, `${width} px ${query}: layout shift ${shifted.toFixed(3)}`);
+      assert.equal(await page.locator('html').getAttribute('lang'), lang);
+      assert.deepEqual(problems, []);
+      await page.close();
+    }
+  });
+}
