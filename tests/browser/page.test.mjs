@@ -472,3 +472,34 @@ for (const lang of ['en', 'de']) {
     }
   });
 }
+
+// Every option of every choice fits its select when picked (its text measured in the select's own font), and the
+// mode tabs stay on one line: in both languages, at 1280 and 375 px, in each mode.
+test('choices and mode tabs are never cut off, in English and German at 1280 and 375 px', async () => {
+  for (const lang of ['en', 'de']) {
+    for (const width of [1280, 375]) {
+      for (const mode of ['inference', 'finetune', 'train']) {
+        const { page, problems } = await newPage(session, { width, height: 900 });
+        await page.addInitScript((l) => localStorage.setItem('vramfit.lang', l), lang);
+        await page.goto(`${session.base}/?model=llama-3.1-8b&gpu=rtx-4090&mode=${mode}`);
+        await page.locator('#summary').waitFor({ state: 'visible' });
+        const cut = await page.evaluate(() => {
+          const ctx = document.createElement('canvas').getContext('2d');
+          // The GPU and all-formats lists hold catalogue names of any length; they span the whole panel.
+          const selects = [...document.querySelectorAll('#inputs select')].filter((s) => s.offsetParent && s.id !== 'gpu' && s.id !== 'weights-format');
+          return selects.flatMap((s) => {
+            const style = getComputedStyle(s);
+            ctx.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+            const room = s.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 20;  // 20 px: the arrow
+            return [...s.options].map((o) => o.textContent).filter((text) => ctx.measureText(text).width > room).map((text) => `${s.id}: ${text}`);
+          });
+        });
+        assert.deepEqual(cut, [], `${lang} ${width} px ${mode}`);
+        const tabs = await page.locator('#mode-tabs').evaluate((t) => ({ scroll: t.scrollWidth, client: t.clientWidth, rows: new Set([...t.children].map((c) => c.offsetTop)).size }));
+        assert.ok(tabs.scroll <= tabs.client && tabs.rows === 1, `${lang} ${width} px: tabs ${JSON.stringify(tabs)}`);
+        assert.deepEqual(problems, []);
+        await page.close();
+      }
+    }
+  }
+});
