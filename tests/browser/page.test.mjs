@@ -377,6 +377,29 @@ test('vLLM on a chosen GPU: the summary is that GPU\'s own run', async () => {
   assert.deepEqual(problems, []);
 });
 
+// vLLM takes gpu_memory_utilization of the card and fills what its weights and peak leave with KV cache: the
+// headline gives that room in tokens and whole sequences (the core's pool, pinned within 2 % of llm-d-benchmark's
+// vLLM 0.11 H100 logs in tests/unit/memory/test_vllm.cpp), never "free" memory vLLM has already taken.
+test('vLLM on a chosen GPU: the headline gives its KV room and concurrency, in English and German', async () => {
+  const { page, problems } = await newPage(session);
+  await page.goto(`${session.base}/?engine=vllm&model=llama-3.1-8b&gpu=h100-sxm&context=8192`);
+  await page.locator('#summary').waitFor({ state: 'visible' });
+  const pool = await page.evaluate(async () => {
+    const { openCalculator } = await import('./src/js/core.js');
+    const calc = await openCalculator();
+    return calc.answer({ question: 'estimate', model: 'llama-3.1-8b', engine: 'vllm', gpu: 'h100-sxm', context: 8192 }).vllm;
+  });
+  assert.ok(pool.max_concurrency >= 1);
+  const en = await page.locator('#headline').textContent();
+  assert.equal(en, `Fits on one NVIDIA H100 SXM: vLLM keeps ${pool.kv_capacity_tokens.toLocaleString('en-US')} tokens of KV cache, ` +
+    `${pool.max_concurrency} sequences of 8,192 at once`);
+  assert.doesNotMatch(en, /free/);
+  await page.locator('#lang').selectOption('de');
+  await page.waitForFunction(() => document.querySelector('#headline').textContent.startsWith('Passt auf eine'));
+  assert.match(await page.locator('#headline').textContent(), new RegExp(`vLLM hält ${pool.kv_capacity_tokens.toLocaleString('de-DE').replace('.', '\\.')} Tokens KV-Cache bereit, ${pool.max_concurrency} Sequenzen zu 8\\.192 gleichzeitig$`));
+  assert.deepEqual(problems, []);
+});
+
 test('the served page and the single-file build declare a strict CSP', async () => {
   const html = readFileSync(path.join(root, 'dist/index.html'), 'utf8');
   const single = readFileSync(path.join(root, 'dist/vramfit.html'), 'utf8');

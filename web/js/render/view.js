@@ -89,8 +89,19 @@ export function headlineGpu(gpus, { gpu = '', segment = 'all' } = {}) {
     .sort((a, b) => a.gpus_needed - b.gpus_needed || b.usable_bytes - a.usable_bytes)[0] ?? null;
 }
 
-export function headlineText(row, t, f) {
+/**
+ * The headline for the chosen row. `vllm` (the report's vLLM pool, passed only when it was sized for that GPU):
+ * vLLM takes its share of the card for the KV cache, so what it leaves is KV room, not free memory.
+ */
+export function headlineText(row, t, f, vllm = null) {
   if (!row) return t('headline.none');
+  if (vllm && (row.fit === 'fits' || row.fit === 'tight') && vllm.max_concurrency >= 1) {
+    const gpus = vllm.tensor_parallel * vllm.pipeline_parallel;
+    return t('headline.vllm', {
+      gpus: gpus > 1 ? t('headline.gpus', { count: f.count(gpus), gpu: row.name }) : t('headline.oneGpu', { gpu: row.name }),
+      tokens: f.count(vllm.kv_capacity_tokens), seqs: f.count(vllm.max_concurrency), length: f.count(vllm.sequence_tokens),
+    });
+  }
   if (row.fit === 'fits') return t('headline.fits', { gpu: row.name, free: f.bytesShort(row.free_bytes) });
   if (row.fit === 'tight') return t('headline.tight', { gpu: row.name, free: f.bytesShort(Math.max(0, row.free_bytes)) });
   if (row.gpus_needed > 0) return t('headline.needs', { count: f.count(row.gpus_needed), gpu: row.name });
