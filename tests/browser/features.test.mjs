@@ -254,7 +254,8 @@ test('speed and cost on the chosen GPU, and n/a with the core\'s reason when the
   assert.match(await page.locator('[data-figure="prefill"]').textContent(), /^[\d,]+–[\d,]+ tokens\/s$/);
   assert.match(await page.locator('[data-figure="per_million"]').textContent(), /^\$\d+\.\d\d–\d+\.\d\d$/);
   // A card without a catalog price; an encoder, which generates no tokens.
-  await page.locator('#gpu').selectOption('rtx-2060');
+  // (Llama 3.2 1B, which fits the 6 GiB card: a speed and price are given only for a setup that fits.)
+  await page.goto(`${session.base}/?model=llama-3.2-1b&context=8192&gpu=rtx-2060`);
   await page.waitForFunction(() => document.querySelector('[data-figure="per_hour"]')?.textContent.startsWith('n/a'));
   assert.equal(await page.locator('[data-figure="per_hour"]').textContent(), 'n/a: the catalog has no cloud price for this GPU');
   await page.goto(`${session.base}/?model=bert-base&gpu=rtx-4090`);
@@ -262,6 +263,13 @@ test('speed and cost on the chosen GPU, and n/a with the core\'s reason when the
   assert.match(await page.locator('[data-figure="decode"]').textContent(), /^n\/a: BERT base uncased is an encoder/);
   assert.match(await page.locator('[data-figure="per_million"]').textContent(), /^n\/a: BERT base uncased is an encoder/);
   assert.doesNotMatch(await page.locator('body').textContent(), /NaN|Infinity|undefined|null/);
+  // Llama 3.1 70B in bf16 holds 70.6 B × 2 B ≈ 141 GB of weights alone, far over a 24 GiB card: no speed or price
+  // for it, only why.
+  await page.goto(`${session.base}/?model=llama-3.1-70b&weights=bf16&gpu=rtx-4090`);
+  await page.locator('#speed').waitFor({ state: 'visible' });
+  assert.equal(await page.locator('[data-figure="decode"]').count(), 0);
+  assert.match(await page.locator('#speed').textContent(), /this scenario does not fit on one GeForce RTX 4090/);
+  assert.doesNotMatch(await page.locator('#speed').textContent(), /tokens\/s|\$/);
   assert.deepEqual(problems, []);
 });
 

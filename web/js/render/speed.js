@@ -5,6 +5,9 @@ import { el, isRange, rangeText } from './view.js';
 /** [label, value] pairs for the chosen GPU; empty when the report has no serving figures (no GPU chosen). */
 export function speedFigures(report, t, f) {
   if (!report.cost && !report.speed_unavailable && !report.speed) return [];
+  // A speed or a price for a card the scenario does not fit on answers a question nobody asked.
+  const row = report.gpus?.length === 1 ? report.gpus[0] : null;
+  if (row?.fit === 'does_not_fit') return [['speed.note', t('speed.unfit', { gpu: row.name })]];
   const na = (reason) => t('speed.na', { reason });
   const speed = report.speed;
   const noSpeed = report.speed_unavailable ?? t('speed.noSpeed');
