@@ -61,6 +61,11 @@ test('full training with 4 GPUs and ZeRO-1 shards the optimizer; offload moves i
   assert.equal(await page.locator('#zero').inputValue(), '1');
   assert.equal(await page.locator('#gpus-count').inputValue(), '4');
   assert.match(await page.locator('#training-facts').textContent(), /memory per GPU of 4/);
+  // The figures are per GPU, and so is the verdict: each of the four cards.
+  await page.locator('#gpu').selectOption('a100-80gb-sxm');
+  await page.waitForFunction(() => document.querySelector('#headline').textContent.startsWith('Fits on each of 4 × NVIDIA A100 80GB SXM with'));
+  assert.match(await page.locator('#headline').textContent(), / free on each$/);
+  await page.locator('#gpu').selectOption('');
   // One GPU, ZeRO-2, optimizer offloaded: fp32 gradients 4 + master 4 + moments 8 = 16 B/param live in
   // host RAM: 6,738,415,616 × 16 = 107,814,649,856 B = 107.81 GB; the article's 30–40 % longer steps.
   await page.locator('#gpus-count').fill('1');

@@ -7,7 +7,7 @@ export function markdownTable(report, view, link) {
   const { t, f } = view;
   const lines = breakdownLines(report.breakdown);
   const out = [
-    `**${mdCell(report.model.name)}** — ${mdCell(headlineText(headlineGpu(report.gpus, view), t, f, view.gpu ? report.vllm : null))}`,
+    `**${mdCell(report.model.name)}** — ${mdCell(headlineText(headlineGpu(report.gpus, view), t, f, view.gpu ? report.vllm : null, report.inputs?.gpus ?? 1))}`,
     '',
     `| ${t('breakdown.component')} | ${t('breakdown.memory', { unit: f.unit })} | ${t('breakdown.share')} |`,
     '| --- | ---: | ---: |',

@@ -13,7 +13,7 @@ export function renderSummary(dom, report, view) {
   const { breakdown } = report;
   const lines = breakdownLines(breakdown);
   const row = headlineGpu(report.gpus, view);
-  dom.headline.textContent = headlineText(row, t, f, view.gpu && row ? report.vllm : null);
+  dom.headline.textContent = headlineText(row, t, f, view.gpu && row ? report.vllm : null, report.inputs?.gpus ?? 1);
   dom.headline.className = `headline fit-${row?.fit ?? 'none'}`;
   dom.totalGb.textContent = f.bytes(breakdown.total);
   const range = totalRange(report);

@@ -93,8 +93,12 @@ export function headlineGpu(gpus, { gpu = '', segment = 'all' } = {}) {
  * The headline for the chosen row. `vllm` (the report's vLLM pool, passed only when it was sized for that GPU):
  * vLLM takes its share of the card for the KV cache, so what it leaves is KV room, not free memory.
  */
-export function headlineText(row, t, f, vllm = null) {
+export function headlineText(row, t, f, vllm = null, jobGpus = 1) {
   if (!row) return t('headline.none');
+  // A training job over several GPUs: the breakdown is per GPU, so the verdict is about each of them.
+  if (jobGpus > 1 && (row.fit === 'fits' || row.fit === 'tight')) {
+    return t(`headline.${row.fit}Each`, { count: f.count(jobGpus), gpu: row.name, free: f.bytesShort(Math.max(0, row.free_bytes)) });
+  }
   if (vllm && (row.fit === 'fits' || row.fit === 'tight') && vllm.max_concurrency >= 1) {
     const gpus = vllm.tensor_parallel * vllm.pipeline_parallel;
     return t('headline.vllm', {
