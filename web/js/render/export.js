@@ -1,5 +1,5 @@
 // Markdown and CSV forms of what the page shows: the same formatted figures, as text for docs and sheets.
-import { breakdownLines, headlineGpu, headlineText, verdictText } from './view.js';
+import { breakdownLines, headline, verdictText } from './view.js';
 
 const mdCell = (s) => String(s).replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
@@ -7,7 +7,7 @@ export function markdownTable(report, view, link) {
   const { t, f } = view;
   const lines = breakdownLines(report.breakdown);
   const out = [
-    `**${mdCell(report.model.name)}** — ${mdCell(headlineText(headlineGpu(report.gpus, view), t, f, view.gpu ? report.vllm : null, report.inputs?.gpus ?? 1))}`,
+    `**${mdCell(report.model.name)}** — ${mdCell(headline(report, view).text)}`,
     '',
     `| ${t('breakdown.component')} | ${t('breakdown.memory', { unit: f.unit })} | ${t('breakdown.share')} |`,
     '| --- | ---: | ---: |',

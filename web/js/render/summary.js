@@ -1,6 +1,6 @@
 // The summary of a core report on the full page (headline, total, model facts, bar, breakdown, notes) and the
 // dialog that shows how a figure was computed. Text goes in with textContent only.
-import { el, breakdownLines, totalRange, headlineGpu, headlineText, fillBar, layerSummary } from './view.js';
+import { el, breakdownLines, totalRange, headline, fillBar, layerSummary } from './view.js';
 
 // A number that opens its explanation (formula, inputs, source from report.explanations).
 function explainButton(key, text, t) {
@@ -12,8 +12,8 @@ export function renderSummary(dom, report, view) {
   const { t, f } = view;
   const { breakdown } = report;
   const lines = breakdownLines(breakdown);
-  const row = headlineGpu(report.gpus, view);
-  dom.headline.textContent = headlineText(row, t, f, view.gpu && row ? report.vllm : null, report.inputs?.gpus ?? 1);
+  const { row, text } = headline(report, view);
+  dom.headline.textContent = text;
   dom.headline.className = `headline fit-${row?.fit ?? 'none'}`;
   dom.totalGb.textContent = f.bytes(breakdown.total);
   const range = totalRange(report);

@@ -77,24 +77,43 @@ export function totalRange(report) {
 
 /**
  * Which row of the report's GPU list the headline speaks about. Choosing, not computing: the chosen GPU if
- * there is one; otherwise the smallest GPU (in the segment shown) that fits with headroom, then a tight one,
- * then the one needing the fewest cards (largest memory on a tie).
+ * there is one; otherwise the smallest card that fits with headroom (then a tight one) among the cards people
+ * most likely have: consumer cards first, then workstation, data-centre and Apple (in the segment shown); then
+ * the one needing the fewest cards (largest memory on a tie).
  */
 export function headlineGpu(gpus, { gpu = '', segment = 'all' } = {}) {
   // A GPU named by a short form ("H100") has one row, the card the core read it as.
   if (gpu) return gpus.find((g) => g.id === gpu) ?? (gpus.length === 1 ? gpus[0] : null);
   const pool = gpus.filter((g) => segment === 'all' || g.segment === segment);
-  const smallest = (fit) => pool.filter((g) => g.fit === fit).sort((a, b) => a.usable_bytes - b.usable_bytes)[0];
+  const rank = (g) => { const i = SEGMENTS.indexOf(g.segment); return i < 0 ? SEGMENTS.length : i; };
+  const smallest = (fit) => pool.filter((g) => g.fit === fit)
+    .sort((a, b) => rank(a) - rank(b) || a.usable_bytes - b.usable_bytes)[0];
   return smallest('fits') ?? smallest('tight') ?? pool.filter((g) => g.gpus_needed > 0)
     .sort((a, b) => a.gpus_needed - b.gpus_needed || b.usable_bytes - a.usable_bytes)[0] ?? null;
 }
+const SEGMENTS = ['consumer', 'workstation', 'datacenter', 'apple'];
 
 /**
- * The headline for the chosen row. `vllm` (the report's vLLM pool, passed only when it was sized for that GPU):
- * vLLM takes its share of the card for the KV cache, so what it leaves is KV room, not free memory.
+ * With no GPU chosen the headline speaks of a class of cards ("24 GB cards such as the GeForce RTX 3090 / 4090"):
+ * the cards of the row's segment, vendor and memory with the same verdict, oldest and newest in catalogue order.
  */
-export function headlineText(row, t, f, vllm = null, jobGpus = 1) {
+export function cardClass(gpus, row) {
+  const peers = gpus.filter((g) => g.segment === row.segment && g.memory_bytes === row.memory_bytes && g.fit === row.fit
+    && g.vendor === row.vendor);
+  const names = [...new Set(peers.map((g) => g.name))];
+  return { size: Math.round(row.memory_bytes / 2 ** 30), names: names.length > 1 ? [names[0], names.at(-1)] : [row.name] };
+}
+
+/**
+ * The headline for the row headlineGpu chose. `vllm` (the report's vLLM pool, passed only when it was sized for
+ * that GPU): vLLM takes its share of the card for the KV cache, so what it leaves is KV room, not free memory.
+ * `jobGpus`: a training job's GPUs, each holding the breakdown. `cards`: cardClass's, when no GPU was chosen.
+ */
+export function headlineText(row, t, f, { vllm = null, jobGpus = 1, cards = null } = {}) {
   if (!row) return t('headline.none');
+  if (cards && jobGpus === 1 && (row.fit === 'fits' || row.fit === 'tight')) {
+    return t(`headline.${row.fit}Class`, { size: f.count(cards.size), names: cards.names.join(' / '), free: f.bytesShort(Math.max(0, row.free_bytes)) });
+  }
   // A training job over several GPUs: the breakdown is per GPU, so the verdict is about each of them.
   if (jobGpus > 1 && (row.fit === 'fits' || row.fit === 'tight')) {
     return t(`headline.${row.fit}Each`, { count: f.count(jobGpus), gpu: row.name, free: f.bytesShort(Math.max(0, row.free_bytes)) });
@@ -113,6 +132,14 @@ export function headlineText(row, t, f, vllm = null, jobGpus = 1) {
     return t('headline.short', { gpu: row.name, short: f.bytesShort(-row.free_bytes) });
   }
   return t('headline.none');
+}
+
+/** The headline of a report as the page, its exports and the embeds show it: {row, text}. */
+export function headline(report, { t, f, gpu = '', segment = 'all' }) {
+  const row = headlineGpu(report.gpus, { gpu, segment });
+  const chosen = Boolean(gpu) && row !== null;
+  return { row, text: headlineText(row, t, f, { vllm: chosen ? report.vllm : null, jobGpus: report.inputs?.gpus ?? 1,
+    cards: !gpu && row ? cardClass(report.gpus, row) : null }) };
 }
 
 export function verdictText(row, t, f) {
