@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>    // std::replace
 #include <cmath>        // std::nan
 #include <cstdarg>      // va_list
 #include <cstdio>       // std::vsnprintf
@@ -41,6 +42,13 @@ double number(const json& v) { return v.is_number() ? v.get<double>() : std::nan
 unsigned long long whole(const json& v) { return v.is_number() ? v.get<unsigned long long>() : 0; }
 std::uint64_t bytes(const json& v) { return v.is_number() ? v.get<std::uint64_t>() : 0; }
 const char* text(const json& v) { return v.is_string() ? v.get_ref<const std::string&>().c_str() : ""; }
+
+// A verdict as people read it: the JSON's does_not_fit is "does not fit" in a table.
+std::string fit_words(const json& fit) {
+  std::string words = text(fit);
+  std::replace(words.begin(), words.end(), '_', ' ');
+  return words;
+}
 double gib(const json& v) { return number(v) / kGiB; }
 
 // {"low", "high"} as "low–high" with `decimals` after the point.
@@ -227,7 +235,7 @@ std::string estimate_table(const json& a) {
   append_notes(out, a.at("notes"), "  ");
   out += "\n";
   for (const json& f : a.at("gpus")) {
-    std::string verdict = text(f.at("fit"));
+    std::string verdict = fit_words(f.at("fit"));
     if (f.at("fit") == "does_not_fit" && whole(f.at("gpus_needed")) > 1)
       verdict += ", needs " + std::to_string(whole(f.at("gpus_needed"))) + " GPUs";
     appendf(out, "  %-34s %-28s %+8.1f GiB free\n", text(f.at("name")), verdict.c_str(), gib(f.at("free_bytes")));
@@ -277,7 +285,7 @@ std::string training_table(const json& a, const json& catalog) {
   append_notes(out, a.at("notes"), "  ");
   out += "\n";
   for (const json& f : a.at("gpus"))
-    appendf(out, "  %-34s %-14s %+8.1f GiB free\n", text(f.at("name")), text(f.at("fit")), gib(f.at("free_bytes")));
+    appendf(out, "  %-34s %-14s %+8.1f GiB free\n", text(f.at("name")), fit_words(f.at("fit")).c_str(), gib(f.at("free_bytes")));
   return out;
 }
 
@@ -333,7 +341,7 @@ std::string remedies_table(const json& a, const json& catalog) {
     const auto saved = static_cast<std::uint64_t>(r.at("saved_bytes").get<std::int64_t>());
     const bool fit = !r.at("fit").is_null();
     appendf(out, "  %-18s saves %-10s -> %-10s%s%s\n", text(r.at("id")), gb_and_gib(saved).c_str(),
-            gb_and_gib(bytes(r.at("bytes"))).c_str(), fit ? "  " : "", fit ? text(r.at("fit")) : "");
+            gb_and_gib(bytes(r.at("bytes"))).c_str(), fit ? "  " : "", fit ? fit_words(r.at("fit")).c_str() : "");
     appendf(out, "  %-18s cost: %s (%s)\n", "", text(r.at("cost")), text(r.at("source")));
   }
   return out;

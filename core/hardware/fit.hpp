@@ -14,7 +14,7 @@ enum class Fit { fits, tight, does_not_fit };
 std::string_view fit_name(Fit fit) noexcept;  // "fits", "tight", "does_not_fit"
 
 // Share of a GPU's memory kept free for allocator fragmentation and spikes the estimate does not
-// model (PyTorch's caching allocator, the seed article's "4 GB free, a 2 GB allocation fails").
+// model (PyTorch's caching allocator, the article "GPU-Speicher": "4 GB free, a 2 GB allocation fails").
 inline constexpr double kDefaultHeadroom = 0.10;
 
 struct GpuFit {

@@ -80,6 +80,7 @@ std::optional<DatedPrice> read_price(FieldReader& r, std::string_view key) {
   DatedPrice out;
   out.usd = p.number("value").value_or(-1);
   out.date = p.string("date").value_or("");
+  out.offer = p.string("offer").value_or("");
   out.source = p.string("source").value_or("");
   if (p.error()) {
     r.fail_message(key, p.error()->message + " (" + p.error()->field + ")");
@@ -133,6 +134,8 @@ Result<Gpu> read_gpu(const json& item, const std::string& path) {
     if (g.*f.member && *(g.*f.member) < 0) r.fail_message(f.key, "must not be negative");
   }
   g.cloud_usd_per_hour = read_price(r, "cloud_usd_per_hour");
+  // The offer is what users read beside a cost; the source stays with the data.
+  if (g.cloud_usd_per_hour && g.cloud_usd_per_hour->offer.empty()) r.fail_message("cloud_usd_per_hour", "needs an offer");
   g.street_usd = read_price(r, "street_usd");
   if (const json* unified = r.object("unified_memory")) {
     FieldReader u(*unified, r.path("unified_memory"));

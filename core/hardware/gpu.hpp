@@ -14,7 +14,8 @@ namespace vramfit {
 struct DatedPrice {
   double usd = 0;
   std::string date;
-  std::string source;
+  std::string offer;   // who sells it and how, as people read it ("RunPod, on demand"); cloud prices only
+  std::string source;  // where the figure was read
 };
 
 struct Gpu {

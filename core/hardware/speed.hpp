@@ -47,7 +47,7 @@ const Efficiency& efficiency(Engine engine, GpuClass gpu_class) noexcept;
 // llama.cpp CPU layers: the share of system-RAM bandwidth they reach (slaren's 13900K, DDR5-6400:
 // 7B Q4_0 at 18.27 t/s reads 3.83 GB · 18.27 = 70 GB/s of 102.4 GB/s; llama.cpp issue #34).
 inline constexpr Range kCpuBandwidthShare{0.5, 0.8};
-// Dual-channel DDR5 in a desktop (the seed article: 50–60 GB/s), the default for --system-bandwidth.
+// Dual-channel DDR5 in a desktop (the article "GPU-Speicher": 50–60 GB/s), the default for --system-bandwidth.
 inline constexpr double kDefaultSystemBandwidthGbS = 60.0;
 
 // One PCIe x16 link, one direction, in GB/s: lanes · GT/s · 128/130 / 8 (PCIe 3.0+ use 128b/130b:

@@ -152,7 +152,7 @@ Result<TrainingTimeEstimate> estimate_training_time(const ModelSpec& spec, const
              : "Korthikanti et al. 2022 App. A: 72BLsh²(1 + s/6h + V/12hL), generalised"});
   e.explanations.push_back({"recompute", "extra forward work from checkpointing",
                             "+" + fmt(e.recompute_overhead * 100) + " % (" + std::string(checkpointing_name(o.checkpointing)) + ")",
-                            "full recompute reruns each layer's forward: ≈ +1/3 (seed article: 20–30 % longer)"});
+                            "full recompute reruns each layer's forward: ≈ +1/3 (\"GPU-Speicher\": 20–30 % longer)"});
   e.explanations.push_back({"seconds", "executed FLOPs / (GPUs × peak × MFU) × offload slowdown",
                             fmt(e.executed_flops) + " / (" + std::to_string(o.gpus) + " × " + fmt(o.peak_tflops) +
                                 "e12 × " + fmt(o.mfu) + ") × " + fmt(o.slowdown) + " = " + fmt(e.seconds) + " s",

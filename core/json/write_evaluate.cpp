@@ -54,7 +54,7 @@ void write_cost(JsonWriter& w, const ServingCost& c, const Gpu& gpu) {
     w.field("energy", nullptr);
   }
   write_text_or_null(w, "energy_unavailable", c.energy_unavailable);
-  if (price) w.field("price_date", price->date), w.field("price_source", price->source);
+  if (price) w.field("price_date", price->date), w.field("price_source", price->offer);
   else w.field("price_date", nullptr), w.field("price_source", nullptr);
   w.field("usd_per_hour", c.usd_per_hour);
   write_range(w, "usd_per_million_tokens", c.usd_per_million_tokens);

@@ -621,7 +621,7 @@ Explanation activations_explanation(const ModelSpec& spec, const InferenceOption
   if (spec.is_bare())  // no layer shapes: the article's weights-only rule, with nothing else to size
     return {"activations", "needs the model's layer shapes (hidden size, heads, vocabulary)",
             "0 B: a bare parameter count has none",
-            "seed article: a bare count sizes the weights (7B: FP16 14 GB, INT8 7 GB, INT4 3.5 GB)"};
+            "\"GPU-Speicher\": a bare count sizes the weights (7B: FP16 14 GB, INT8 7 GB, INT4 3.5 GB)"};
   if (o.engine == Engine::transformers) return transformers_activations_explanation(o, e, w);
   if (o.engine == Engine::vllm) {
     const VllmCapacity& v = *e.vllm;

@@ -180,7 +180,7 @@ SlowdownRange offload_slowdown(Offload offload) noexcept {
   switch (offload) {
     case Offload::none: return {1.0, 1.0, "no offload"};
     case Offload::optimizer:
-      return {1.3, 1.4, "seed article: ZeRO-Offload of a 13B model trains 30-40 % longer"};
+      return {1.3, 1.4, "\"GPU-Speicher\": ZeRO-Offload of a 13B model trains 30-40 % longer"};
     case Offload::params:
       return {1.5, 2.5, "assumption: parameters also cross PCIe in every forward and backward pass (ZeRO-Infinity "
                         "overlaps much of it at large batch); not a measured figure"};

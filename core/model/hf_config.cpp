@@ -483,7 +483,7 @@ Result<ModelSpec> model_from_config_object(const json& root, const std::string& 
     import_llama_like(r, s, d, type, text != &root ? top.boolean("tie_word_embeddings") : std::nullopt);
     if (std::find(kKnownDecoders.begin(), kKnownDecoders.end(), type) == kKnownDecoders.end() &&
         !r.has("compress_ratios"))
-      s.notes.push_back("model_type \"" + type + "\" is not known to vramfit; read as a Llama-style decoder.");
+      s.notes.push_back("model_type \"" + type + "\" is not known to vramfit; its layers are counted as a standard decoder's (attention and MLP in each).");
     note_unmodelled(r, s);
   }
   read_training_fields(r, s);

@@ -17,11 +17,11 @@ using detail::Grouped;
 using detail::Text;
 
 constexpr const char* kFlashCost = "None: exact attention computed block by block, usually faster";
-constexpr const char* kFlashSource = "Dao et al. 2022, FlashAttention (arXiv 2205.14135); seed article (Flash Attention)";
+constexpr const char* kFlashSource = "Dao et al. 2022, FlashAttention (arXiv 2205.14135)";
 constexpr const char* kZeroSource = "Rajbhandari et al. 2020, ZeRO (arXiv 1910.02054)";
-// The seed article's quality statement for lower-precision weights ("Quantisierung"), for every engine.
+// The quality statement of the article "GPU-Speicher" (section Quantisierung) for lower-precision weights.
 constexpr const char* kArticleQuantization =
-    "seed article (Quantisierung): with good calibration, benchmark accuracy often within 1-2 points of 16-bit";
+    "with good calibration, benchmark accuracy often within 1-2 points of 16-bit (\"GPU-Speicher\", Quantisierung)";
 
 // The remedies of one scenario, collected against its "before" figure.
 class Collector {
@@ -95,13 +95,13 @@ struct Lower {
 Lower eight_bit(Engine engine, bool bare) {
   if (engine == Engine::llamacpp)
     return {"q8_0", "Perplexity close to f16 (q8_0 keeps 8.5 bits per weight)",
-            "llama.cpp quantization types; seed article (Quantisierung)"};
+            "llama.cpp quantization types (ggml-org/llama.cpp, tools/quantize)"};
   if (bare) return {"int8", "Slight quality loss", kArticleQuantization};
   if (engine == Engine::vllm)
     return {"fp8", "Slight quality loss; FP8 runs natively on Ada and Hopper GPUs, weight-only (FP8 Marlin) on Ampere",
-            "vLLM docs (FP8 W8A8); seed article (Quantisierung)"};
+            "vLLM docs (FP8 W8A8)"};
   return {"bnb-int8", "Slight quality loss; bitsandbytes' int8 matrix multiplications decode more slowly than 16-bit",
-          "Dettmers et al. 2022, LLM.int8() (arXiv 2208.07339); seed article (Quantisierung)"};
+          "Dettmers et al. 2022, LLM.int8() (arXiv 2208.07339)"};
 }
 Lower four_bit(Engine engine, bool bare) {
   if (engine == Engine::llamacpp)
@@ -114,7 +114,7 @@ Lower four_bit(Engine engine, bool bare) {
   return {"nf4",
           "Measurable quality loss, acceptable for many uses; bitsandbytes dequantizes NF4 on the fly, so decoding is "
           "slower than 16-bit",
-          "Dettmers et al. 2023, QLoRA (arXiv 2305.14314); seed article (Quantisierung)"};
+          "Dettmers et al. 2023, QLoRA (arXiv 2305.14314)"};
 }
 
 template <class Fits>  // GpuFit or TrainingGpuFit
@@ -213,7 +213,7 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const Request& reque
     v.context = half;
     attempt(remedy("context-half", {number_input("context", half)},
                    (Text() << "Each sequence holds at most " << half << " tokens of prompt and answer").str(),
-                   "the KV cache grows with the context (seed article, KV-Cache)"),
+                   "the KV cache grows with the context"),
             v);
   }
   if (e.batch > 1) {
@@ -221,7 +221,7 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const Request& reque
     v.batch = 1;
     attempt(remedy("batch-1", {number_input("batch", 1)},
                    "One sequence at a time: lower throughput when many users share the GPU",
-                   "the KV cache grows with the batch (seed article, KV-Cache)"),
+                   "the KV cache grows with the batch"),
             v);
   }
   const bool too_small = gpu_fit && gpu_fit->fit == Fit::does_not_fit;
@@ -323,9 +323,9 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const TrainingReques
     v = request;
     v.checkpointing = "full";
     attempt(remedy("checkpointing", {text_input("checkpointing", "full")},
-                   "The backward pass reruns each layer's forward: about a third more compute (the article sees "
-                   "20-30 % longer training)",
-                   "seed article (Gradient Checkpointing); Chen et al. 2016 (arXiv 1604.06174)"),
+                   "The backward pass reruns each layer's forward: about a third more compute (the article "
+                   "\"GPU-Speicher\" reports 20-30 % longer training)",
+                   "Chen et al. 2016 (arXiv 1604.06174)"),
             v);
   }
   if (shapes && keeps_attention_scores(o.attn_implementation)) {
@@ -367,7 +367,7 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const TrainingReques
     v.precision = mixed;
     attempt(remedy("mixed-precision", {text_input("precision", mixed)},
                    "16-bit compute with fp32 master weights: about the same accuracy, faster on tensor cores",
-                   "seed article (Mixed Precision Training); Micikevicius et al. 2018 (arXiv 1710.03740)"),
+                   "Micikevicius et al. 2018 (arXiv 1710.03740)"),
             v);
   }
   // ZeRO-Offload of a full fine-tune, where the optimizer states are most of the memory (LoRA's are a few MB).

@@ -67,6 +67,21 @@ TEST_CASE("a figure without a source is refused") {
   CHECK(r.error().message == "missing a source for bandwidth_gb_s");
 }
 
+TEST_CASE("a cloud price names its offer, which is what people read beside a cost") {
+  const char* price_without_offer = R"({"gpus":[{"id":"x","name":"X","memory_gib":8,"bandwidth_gb_s":100,
+      "cloud_usd_per_hour":{"value":0.5,"date":"2026-09","source":"a provider's pricing page"},
+      "sources":{"memory_gib":"datasheet","bandwidth_gb_s":"datasheet"}}]})";
+  auto r = parse_gpu_catalog(price_without_offer);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().field == "gpus[0].cloud_usd_per_hour");
+  CHECK(r.error().message == "needs an offer");
+  // The catalog's RTX 4090: $0.34 from RunPod's community cloud (data/gpus.json, runpod.io/pricing, 2026-09).
+  const auto& price = test::gpu("rtx-4090").cloud_usd_per_hour;
+  REQUIRE(price);
+  CHECK(price->offer == "RunPod, community cloud, on demand");
+  CHECK(price->usd == doctest::Approx(0.34));
+}
+
 TEST_CASE("GPUs are found by id or by name, ignoring case and punctuation") {
   CHECK(find_gpu(test::catalog().gpus, "H100-SXM") != nullptr);
   CHECK(find_gpu(test::catalog().gpus, "rtx 4090") != nullptr);
