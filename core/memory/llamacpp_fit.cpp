@@ -79,7 +79,7 @@ void place(LlamaCppFitPlan& plan, const LlamaCppFitInputs& in, const std::vector
   // --n-cpu-moe N takes layers 0..N-1: the N whose first N layers hold as many expert layers.
   plan.n_cpu_moe = 0;
   for (std::uint64_t seen = 0; plan.n_cpu_moe < n && seen < experts_in_ram; ++plan.n_cpu_moe)
-    seen += in.expert_bytes[plan.n_cpu_moe] ? 1 : 0;
+    seen += in.expert_bytes[static_cast<std::size_t>(plan.n_cpu_moe)] ? 1 : 0;
   plan.gpu_compute_bytes = in.compute_bytes;
   plan.gpu_bytes = plan.gpu_model_bytes + plan.gpu_context_bytes + plan.gpu_compute_bytes;
   const std::uint64_t all_model = sum(in.layer_bytes) + sum(in.expert_bytes) + in.output_bytes;
