@@ -34,6 +34,8 @@ constexpr Command kQuestions[] = {
 };
 constexpr Command kOutputs[] = {
     {"--json", "", Action::answer, "print the result as JSON, byte counts as integers"},
+    {"--command", "", Action::answer,
+     "print only the engine's command line for this scenario (vllm serve ..., llama-server ...)"},
     {"--list-models", "", Action::list_models, "list the model presets"},
     {"--list-gpus", "", Action::list_gpus, "list the GPU catalog"},
     {"--help", "", Action::help, "show this help"},
@@ -75,6 +77,7 @@ std::string help_line(std::string_view flag, std::string_view value_name, std::s
 // Applies one of the CLI's own flags; a second, different question is refused rather than one silently winning.
 std::optional<Error> apply(const Command& c, Options& o, nlohmann::json& request) {
   if (c.flag == "--json") o.json = true;
+  if (c.flag == "--command") o.command = true;
   if (c.action != Action::answer) o.action = c.action;
   if (c.question.empty()) return std::nullopt;
   if (request.contains("question") && request["question"] != c.question)

@@ -20,6 +20,7 @@ enum class Action { answer, help, version, list_models, list_gpus };
 struct Options {
   Action action = Action::answer;
   bool json = false;
+  bool command = false;  // --command: print only the engine's command line
   // The request JSON: {"key": "value as typed", ...}; a flag given alone (--sp) is true; "question" from
   // --rank-gpus, --biggest, --remedies or --max-context.
   std::string request = "{}";

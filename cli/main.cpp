@@ -47,8 +47,17 @@ int print_answer(const std::string& text, const cli::Options& options, const jso
   const json answer = json::parse(text, nullptr, false);
   if (answer.is_discarded() || !answer.is_object()) return fail({"answer", "the core's answer is not JSON"});
   if (!answer.value("ok", false)) return fail(cli::with_flag_name(error_of(answer), options));
-  if (options.json) std::printf("%s\n", text.c_str());
-  else std::fputs(table_of(options.question, answer, catalog).c_str(), stdout);
+  if (options.command) {
+    if (!answer.contains("command"))
+      return fail({"--command", "prints the command of an inference estimate; ask no other question with it"});
+    const json& command = answer.at("command");
+    if (command.at("text").get<std::string>().empty()) return fail({"--command", command.at("note").get<std::string>()});
+    std::printf("%s\n", command.at("text").get<std::string>().c_str());
+  } else if (options.json) {
+    std::printf("%s\n", text.c_str());
+  } else {
+    std::fputs(table_of(options.question, answer, catalog).c_str(), stdout);
+  }
   return 0;
 }
 

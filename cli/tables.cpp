@@ -127,6 +127,39 @@ void append_engine(std::string& out, const json& a) {
     appendf(out, "  %-12s %s (system RAM)\n", "host RAM", gb_and_gib(bytes(l.at("host_ram_bytes"))).c_str());
 }
 
+// llama.cpp's --fit on the request's GPU: what it changed, in its own order (context, experts, layers).
+void append_llamacpp_fit(std::string& out, const json& a) {
+  const json& f = a.at("llamacpp_fit");
+  if (f.is_null()) return;
+  const std::string step = text(f.at("step"));
+  std::string changes;
+  const auto add = [&changes](const std::string& part) { changes += (changes.empty() ? " " : ", ") + part; };
+  if (step == "none") add("fits as it is, context " + std::to_string(whole(f.at("context"))));
+  if (whole(f.at("context")) != whole(f.at("context_start")))
+    add("context " + std::to_string(whole(f.at("context_start"))) + " -> " + std::to_string(whole(f.at("context"))));
+  if (step == "experts")
+    add("experts of layers " + std::to_string(whole(f.at("first_cpu_expert_layer"))) + "-" +
+        std::to_string(whole(f.at("total_layers")) - 1) + " in system RAM (--n-cpu-moe " +
+        std::to_string(whole(f.at("n_cpu_moe"))) + ")");
+  if (step == "layers")
+    add(std::to_string(whole(f.at("gpu_layers"))) + " of " + std::to_string(whole(f.at("total_layers"))) +
+        " layers on the GPU" + (whole(f.at("expert_layers")) ? " with their experts in system RAM" : ""));
+  if (!f.at("fits").get<bool>()) add("does not fit even so");
+  appendf(out, "  llama.cpp --fit, %.2f GiB free less a %.0f MiB margin:%s\n", gib(f.at("free_bytes")),
+          number(f.at("margin_bytes")) / 1048576.0, changes.c_str());
+  appendf(out, "    GPU %s = model %.2f + context %.2f + compute %.2f GiB; system RAM %s\n",
+          gb_and_gib(bytes(f.at("gpu_bytes"))).c_str(), gib(f.at("gpu_model_bytes")), gib(f.at("gpu_context_bytes")),
+          gib(f.at("gpu_compute_bytes")),
+          gb_and_gib(bytes(f.at("host_model_bytes")) + bytes(f.at("host_context_bytes"))).c_str());
+}
+
+// The engine's command line, or why there is none.
+void append_command(std::string& out, const json& a) {
+  const json& c = a.at("command");
+  if (text(c.at("text"))[0] == '\0') appendf(out, "  %-12s none: %s\n", "command", text(c.at("note")));
+  else appendf(out, "  %-12s %s\n", "command", text(c.at("text")));
+}
+
 void append_pick(std::string& out, const char* label, const json& ranking, const json& pick) {
   if (pick.is_null()) {
     appendf(out, "  %-24s none\n", label);
@@ -232,6 +265,8 @@ std::string estimate_table(const json& a) {
           gb_and_gib(bytes(range.at("high"))).c_str());
   for (const json& d : range.at("drivers")) appendf(out, "    driver: %s\n", text(d));
   append_engine(out, a);
+  append_llamacpp_fit(out, a);
+  append_command(out, a);
   append_notes(out, a.at("notes"), "  ");
   out += "\n";
   for (const json& f : a.at("gpus")) {

@@ -121,3 +121,16 @@ add_test(NAME measure.activations
 set_tests_properties(measure.activations PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
 vramfit_cli_test(train_refuses_weights FAIL ARGS --mode train --model llama-3.1-8b --weights fp32
                  MATCH "^vramfit: --weights: training keeps its weights by --precision")
+# --command prints only the engine's command line; transformers has none, and says so on stderr.
+# Qwen3-30B-A3B F16 on a 16 GB card: 16384 − 544 MiB (CUDA context, cuBLAS) free, less the 1024 MiB margin = 14816;
+# at the 4096 floor 2465.5 MiB of attention, router, KV and compute leave 10 × 1152 MiB of experts: 38 to RAM.
+vramfit_cli_test(command_llamacpp_fit ARGS --model qwen3-30b-a3b --engine llamacpp --weights f16 --gpu rtx-4060-ti-16gb --command
+                 MATCH "^llama-server -m Qwen3-30B-A3B-F16.gguf -c 4096 -ngl 48 --n-cpu-moe 38\n$")
+vramfit_cli_test(command_vllm ARGS --model llama-3.1-8b --engine vllm --gpu h100 --tp 2 --context 16000 --command
+                 MATCH "^vllm serve meta-llama/Llama-3.1-8B --tensor-parallel-size 2 --max-model-len 16000\n$")
+vramfit_cli_test(command_transformers FAIL ARGS --model llama-3.1-8b --command
+                 MATCH "^vramfit: --command: transformers is a library, not a server")
+# The same on an RTX 4090 (driver total 23.68 GiB = 24248 MiB, 23704 free, target 22680): 20214 MiB for experts,
+# 17 layers' worth (the fit-params README's 4090 had 3.6 GiB taken by something else and kept 14).
+vramfit_cli_test(table_llamacpp_fit ARGS --model qwen3-30b-a3b --engine llamacpp --weights f16 --gpu rtx-4090
+                 MATCH "llama.cpp --fit, [0-9.]+ GiB free less a 1024 MiB margin: context 40960 -> 4096, experts of layers 17-47 in system RAM \\(--n-cpu-moe 31\\)")

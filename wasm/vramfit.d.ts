@@ -73,6 +73,10 @@ export interface InferenceRequest extends ModelInputs {
   max_num_seqs?: number;
   /** llama.cpp -ngl: the layers kept on the GPU. */
   gpu_layers?: number;
+  /** vLLM --tensor-parallel-size and --pipeline-parallel-size (default 1): with either above 1 the answer carries
+   * `per_gpu`. */
+  tp?: number;
+  pp?: number;
   /** GB/s between host RAM and the CPU (llama.cpp's CPU layers). */
   system_bandwidth?: number;
   prompt_tokens?: number;
@@ -265,7 +269,15 @@ export interface EstimateAnswer {
    * storage type) and groups: each kind of tensor in the format it is stored in, adding up to total_bytes. */
   weights: Record<string, unknown> & { groups: WeightGroup[] };
   llamacpp: Record<string, number | boolean> | null;
+  /** llama.cpp's --fit on the request's GPU (engine llamacpp, a GPU named, no gpu_layers); otherwise null. */
+  llamacpp_fit: LlamaCppFitPlan | null;
   vllm: Record<string, number> | null;
+  /** Only with tp × pp above 1: one GPU's share, the rank whose KV pool is smallest, and its verdict on the
+   * request's GPU (null without one). `breakdown` stays the whole deployment's. */
+  per_gpu?: PerGpu;
+  /** The engine's command line for this scenario; `text` is empty when the engine has none (transformers), and
+   * `note` says why, or what to replace in it. */
+  command: { text: string; note: string };
   /** With a GPU; otherwise null. */
   speed: Record<string, unknown> | null;
   cost: Record<string, unknown> | null;
@@ -274,6 +286,29 @@ export interface EstimateAnswer {
   speed_unavailable: string | null;
   explanations: Explanation[];
   notes: string[];
+}
+
+/** Bytes on one GPU of a tensor- or pipeline-parallel deployment. */
+export interface PerGpu {
+  gpus: number;
+  weights: number; kv_cache: number; state_cache: number; activations: number; overhead: number;
+  allocator_reserve: number; total: number;
+  fit: 'fits' | 'tight' | 'does_not_fit' | null;
+}
+
+/** llama.cpp --fit's plan: what it changed (`step`) and where the bytes went (llama.cpp's "self": model + context +
+ * compute, the CUDA context already gone from free_bytes). */
+export interface LlamaCppFitPlan {
+  step: 'none' | 'context' | 'experts' | 'layers';
+  fits: boolean;
+  free_bytes: number; margin_bytes: number; projected_bytes: number;
+  context_start: number; context: number; context_set: boolean; context_saving_bytes: number; min_context: number;
+  total_layers: number; gpu_layers: number; output_on_gpu: boolean;
+  expert_layers: number; cpu_expert_layers: number; first_cpu_expert_layer: number;
+  /** --n-cpu-moe N that moves as many experts (it takes the first N layers where fit takes the last ones). */
+  n_cpu_moe: number;
+  gpu_bytes: number; gpu_model_bytes: number; gpu_context_bytes: number; gpu_compute_bytes: number;
+  host_model_bytes: number; host_context_bytes: number;
 }
 
 /** One line of a weight figure's explanation: a kind of tensor in one format. Empty list for a model file. */

@@ -102,6 +102,40 @@ void write_llamacpp(JsonWriter& w, const InferenceEstimate& e) {
   }
 }
 
+// llama.cpp's --fit on the request's GPU: what it changed, the flags that say so, and where the bytes went.
+void write_llamacpp_fit(JsonWriter& w, const std::optional<LlamaCppFitPlan>& plan) {
+  if (!plan) {
+    w.field("llamacpp_fit", nullptr);
+    return;
+  }
+  const LlamaCppFitPlan& p = *plan;
+  w.begin_object("llamacpp_fit");
+  w.field("context", p.context);
+  w.field("context_saving_bytes", p.context_saving_bytes);
+  w.field("context_set", p.context_set);
+  w.field("context_start", p.context_start);
+  w.field("cpu_expert_layers", p.cpu_expert_layers);
+  w.field("expert_layers", p.expert_layers);
+  w.field("first_cpu_expert_layer", p.first_cpu_expert_layer);
+  w.field("fits", p.fits);
+  w.field("free_bytes", p.free_bytes);
+  w.field("gpu_bytes", p.gpu_bytes);
+  w.field("gpu_compute_bytes", p.gpu_compute_bytes);
+  w.field("gpu_context_bytes", p.gpu_context_bytes);
+  w.field("gpu_layers", p.gpu_layers);
+  w.field("gpu_model_bytes", p.gpu_model_bytes);
+  w.field("host_context_bytes", p.host_context_bytes);
+  w.field("host_model_bytes", p.host_model_bytes);
+  w.field("margin_bytes", p.margin_bytes);
+  w.field("min_context", kLlamaFitMinContext);
+  w.field("n_cpu_moe", p.n_cpu_moe);
+  w.field("output_on_gpu", p.output_on_gpu);
+  w.field("projected_bytes", p.projected_bytes);
+  w.field("step", llama_fit_step_name(p.step));
+  w.field("total_layers", p.total_layers);
+  w.end_object();
+}
+
 // One GPU's share of a multi-GPU deployment, and its verdict on the request's GPU.
 void write_per_gpu(JsonWriter& w, const InferenceEstimate& e, const GpuFit* fit) {
   const auto& g = e.per_gpu;
@@ -210,6 +244,10 @@ std::string report_to_json(const Report& report) {
   w.field("total", e.total);
   w.field("weights", e.weights);
   w.end_object();
+  w.begin_object("command");
+  w.field("note", report.command_note);
+  w.field("text", report.command);
+  w.end_object();
   if (serving) write_cost(w, serving->cost, *report.gpus.front().gpu);
   else w.field("cost", nullptr);
   if (speed) write_range(w, "decode_tokens_per_second", speed->decode.tokens_per_second);
@@ -236,6 +274,7 @@ std::string report_to_json(const Report& report) {
   w.field("windowed_layers", e.kv.windowed_layers);
   w.end_object();
   write_llamacpp(w, e);
+  write_llamacpp_fit(w, report.llamacpp_fit);
   detail::write_model(w, m, e.params, report.published_params);
   w.field("notes", e.notes);
   w.field("ok", true);

@@ -7,13 +7,15 @@
 #include "util/text.hpp"
 #include "model/hf_config.hpp"
 #include "formats/weight_formats.hpp"
+#include "questions/command_line.hpp"
 
 namespace vramfit {
 
 namespace {
 
 Result<ModelSpec> model_of_request(const Catalog& catalog, const Request& r, std::uint64_t& published,
-                                   bool& from_preset, std::string& source, std::vector<std::string>& notes) {
+                                   bool& from_preset, std::string& source, std::vector<std::string>& notes,
+                                   std::string& hf_repo) {
   const int given = !r.model.empty() + !r.config_json.empty() + (r.params != 0) + r.imported.has_value();
   if (given > 1) return make_error("model", "give only one of a preset, a config.json, a model file or a parameter count");
   // A config or file carries no display name: say what it is rather than print a blank.
@@ -41,6 +43,7 @@ Result<ModelSpec> model_of_request(const Catalog& catalog, const Request& r, std
     if (!found.value().note.empty()) notes.push_back(found.value().note + ".");
     published = preset->published_total;
     from_preset = true;
+    hf_repo = preset->hf_repo;
     source = preset->hf_repo.empty() ? "the preset's config.json"
                                       : "huggingface.co/" + preset->hf_repo + "/blob/main/config.json";
     return preset->spec;
@@ -63,6 +66,24 @@ std::string joined(std::span<const KvDTypeInfo> infos) {
   return out;
 }
 
+// llama.cpp plans with --fit where -ngl is left to it: on the request's GPU, against the memory the driver reports
+// less the CUDA context and cuBLAS workspace the estimate counts (fit sees them gone from the free memory). A
+// training context the estimator refuses (beyond kMaxContextTokens) leaves the answer without a plan.
+void add_llamacpp_fit(Report& report, const ResolvedRequest& rr) {
+  const InferenceEstimate& e = report.estimate;
+  if (e.engine != Engine::llamacpp || !rr.gpu || rr.options.gpu_layers || report.model.is_bare()) return;
+  const std::uint64_t total = rr.gpu->driver_total_bytes();
+  const std::uint64_t free = total > e.overhead ? total - e.overhead : 0;
+  auto inputs = llamacpp_fit_inputs(report.model, rr.options, free, report.context_source == "request");
+  if (inputs) report.llamacpp_fit = plan_llamacpp_fit(inputs.value());
+}
+
+void add_command(Report& report, const Request& r, const ResolvedRequest& rr) {
+  const EngineCommand command = command_for(report, r, rr, report.llamacpp_fit ? &*report.llamacpp_fit : nullptr);
+  report.command = command.text;
+  report.command_note = command.note;
+}
+
 }  // namespace
 
 Result<Catalog> load_catalog(std::string_view models_json, std::string_view gpus_json) {
@@ -76,7 +97,8 @@ Result<Catalog> load_catalog(std::string_view models_json, std::string_view gpus
 Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r) {
   ResolvedRequest out;
   bool from_preset = false;
-  auto spec = model_of_request(catalog, r, out.published_params, from_preset, out.params_source, out.name_notes);
+  auto spec = model_of_request(catalog, r, out.published_params, from_preset, out.params_source, out.name_notes,
+                               out.hf_repo);
   if (!spec) return spec.error();
   out.model = std::move(spec).value();
   InferenceOptions& o = out.options;
@@ -205,6 +227,8 @@ Result<Report> on_every_gpu(const Catalog& catalog, const Request& r, const Reso
   if (base.estimate.engine == Engine::vllm) return evaluate(catalog, r, without_gpu(rr));
   Report report = base;
   report.serving.reset();
+  report.llamacpp_fit.reset();  // planned on the request's GPU only
+  add_command(report, r, without_gpu(rr));
   report.gpus = check_fit(report.estimate, catalog.gpus, rr.fit_headroom);
   return report;
 }
@@ -242,6 +266,8 @@ Result<Report> evaluate(const Catalog& catalog, const Request& r, const Resolved
   } else {
     report.gpus = check_fit(report.estimate, catalog.gpus, fit_headroom);
   }
+  add_llamacpp_fit(report, rr);
+  add_command(report, r, rr);
   return report;
 }
 

@@ -10,6 +10,7 @@
 #include "formats/imported_model.hpp"
 #include "hardware/gpu.hpp"
 #include "memory/inference.hpp"
+#include "memory/llamacpp_fit.hpp"
 #include "model/model_presets.hpp"
 #include "hardware/fit.hpp"
 #include "hardware/serving.hpp"
@@ -60,6 +61,10 @@ struct Report {
   std::vector<GpuFit> gpus;
   double headroom = kDefaultHeadroom;  // as applied to `gpus` (fit_headroom), for the remedies and the page's legend
   std::optional<ServingEstimate> serving;  // speed and cost on the request's GPU; none without one
+  // llama.cpp's --fit on the request's GPU, where fit would plan (no -ngl given); none otherwise.
+  std::optional<LlamaCppFitPlan> llamacpp_fit;
+  std::string command;       // the engine's command line for this scenario (questions/command_line.hpp)
+  std::string command_note;  // what to replace in it, or why there is none
 };
 
 // Resolves the model (preset, config or bare count), checks every input and estimates.
@@ -72,6 +77,7 @@ struct ResolvedRequest {
   std::uint64_t published_params = 0;
   std::string params_source;  // where the architecture (and a published count) came from
   std::string context_source;
+  std::string hf_repo;  // the preset's Hugging Face repository; empty for a config, a file or a bare count
   InferenceOptions options;
   const Gpu* gpu = nullptr;  // the request's single GPU, if any
   std::vector<std::string> name_notes;  // how a short model or GPU name was read ("H100" read as NVIDIA H100 SXM)

@@ -4,9 +4,8 @@
 #include <utility>  // std::move, std::swap
 
 #include "util/text.hpp"
-#include "hardware/ranking.hpp"  // bytes_per_gpu, tensor_parallel_problem
+#include "hardware/ranking.hpp"  // bytes_per_gpu
 #include "hardware/serving.hpp"  // memory_need
-#include "hardware/speed.hpp"    // speed_model_from
 #include "util/units.hpp"    // signed_difference
 
 namespace vramfit {
@@ -131,6 +130,24 @@ bool apple(const Gpu* gpu) { return gpu && gpu->vendor == "Apple"; }
 // Architectures older than Ampere: no FP8 path in vLLM, no bf16 tensor cores.
 bool pre_ampere(const Gpu* gpu) {
   return gpu && (gpu->architecture == "Pascal" || gpu->architecture == "Volta" || gpu->architecture == "Turing");
+}
+
+// vLLM on 2, 4 or 8 of the request's GPU with --tensor-parallel-size: the fewest whose per-GPU estimate fits (a
+// count the heads do not divide is refused by the estimate, and skipped).
+void add_tensor_parallel(Collector& out, const Catalog& catalog, const Request& request) {
+  for (std::uint64_t n : {2u, 4u, 8u}) {
+    Request v = request;
+    v.tp = n;
+    auto after = evaluate(catalog, v);
+    if (!after || after.value().gpus.size() != 1 || after.value().gpus.front().fit != Fit::fits) continue;
+    Text cost;
+    cost << n << " × " << after.value().gpus.front().gpu->name << " with --tensor-parallel-size " << n
+         << ": that many GPUs to buy or rent, and two all-reduces per layer";
+    out.add(remedy("tensor-parallel", {number_input("tp", n)}, cost.str(),
+                   "Shoeybi et al. 2019, Megatron-LM (arXiv 1909.08053); vLLM docs (distributed serving)"),
+            after.value().estimate);
+    return;
+  }
 }
 
 }  // namespace
@@ -260,29 +277,25 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const Request& reque
       out.add(std::move(r), best->estimate.total);
     }
   }
-  // A GPU too small for the whole scenario: the fewest of it (2, 4 or 8) that hold the split (memory_need: the
-  // overhead on every GPU, the rest divided). vLLM splits by tensor parallelism, so the count must divide the
-  // attention and KV heads; transformers (device_map="auto") and llama.cpp (--split-mode layer) split by layers.
-  // Advice only: the inference inputs have no GPU count.
-  if (too_small && !report.gpu->one_per_machine()) {
+  // A GPU too small for the whole scenario: the fewest of it (2, 4 or 8) that hold it. vLLM serves on several by
+  // tensor parallelism, an input of its own: the scenario with --tensor-parallel-size n, estimated in full (weights
+  // and KV heads divided, the sampler's peak on every rank). transformers (device_map="auto") and llama.cpp
+  // (--split-mode layer) split by layers: the even split of memory_need (the overhead on every GPU, the rest
+  // divided), advice only since the inference inputs have no GPU count for them.
+  if (too_small && !report.gpu->one_per_machine() && e.engine == Engine::vllm) {
+    if (request.tp * request.pp == 1) add_tensor_parallel(out, catalog, request);
+  } else if (too_small && !report.gpu->one_per_machine()) {
     const MemoryNeed need = memory_need(e);
-    auto speed = speed_model_from(b.model, e.weight_detail);
     for (std::uint64_t n : {2u, 4u, 8u}) {
       const std::uint64_t per_gpu = bytes_per_gpu(need, n);
       if (classify_fit(per_gpu, report.gpu->usable_bytes(), b.headroom) != Fit::fits) continue;
-      if (e.engine == Engine::vllm && (!speed || !tensor_parallel_problem(speed.value(), n).empty())) continue;
       Text cost;
-      cost << n << " × " << report.gpu->name;
-      if (e.engine == Engine::vllm)
-        cost << " with --tensor-parallel-size " << n
-             << ": that many GPUs to buy or rent, and two all-reduces per layer";
-      else
-        cost << (e.engine == Engine::llamacpp ? " with --split-mode layer" : " with device_map=\"auto\"")
-             << ": that many GPUs to buy or rent; the layers run one GPU after another, so no faster than one";
+      cost << n << " × " << report.gpu->name
+           << (e.engine == Engine::llamacpp ? " with --split-mode layer" : " with device_map=\"auto\"")
+           << ": that many GPUs to buy or rent; the layers run one GPU after another, so no faster than one";
       Remedy r = remedy("more-gpus", {number_input("gpus", n)}, cost.str(),
-                        e.engine == Engine::vllm       ? "Shoeybi et al. 2019, Megatron-LM (arXiv 1909.08053); vLLM docs"
-                        : e.engine == Engine::llamacpp ? "llama.cpp README (--split-mode)"
-                                                       : "Hugging Face Accelerate docs (big model inference)");
+                        e.engine == Engine::llamacpp ? "llama.cpp README (--split-mode)"
+                                                     : "Hugging Face Accelerate docs (big model inference)");
       r.applicable = false;
       out.add(std::move(r), per_gpu);
       break;

@@ -567,3 +567,30 @@ test('a GPU named as people write it shows as the card it was read as', async ()
   assert.match(await page.locator('#summary').textContent(), /"H100" read as NVIDIA H100 SXM/);
   assert.deepEqual(problems, []);
 });
+
+test('llama.cpp\'s fit plan and its command line show for the chosen GPU, and Copy command copies the command', async () => {
+  const { page, problems } = await newPage(session);
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: session.base });
+  await page.goto(`${session.base}/?model=qwen3-30b-a3b&engine=llamacpp&weights=f16&gpu=rtx-4060-ti-16gb`);
+  await page.locator('#engine-plan').waitFor({ state: 'visible' });
+  // By hand (tests/unit/memory/test_llamacpp_fit.cpp): 16 GiB less 544 MiB of CUDA context and cuBLAS less the
+  // 1024 MiB margin leaves 14816 MiB; at the 4096 floor 2465.5 MiB of attention, KV and compute leave room for
+  // 10 layers' experts at 1152 MiB each, so the experts of layers 10-47 (38) stay in RAM.
+  const expected = 'llama-server -m Qwen3-30B-A3B-F16.gguf -c 4096 -ngl 48 --n-cpu-moe 38';
+  assert.equal(await page.locator('[data-testid="command"]').textContent(), expected);
+  assert.match(await page.locator('#fit-plan').textContent(),
+    /context lowered from 40,960 to 4,096; the experts of layers 10–47 stay in system RAM \(--n-cpu-moe 38\)/);
+  await page.locator('#copy-command').click();
+  await page.locator('#action-status').filter({ hasText: 'Copied.' }).waitFor();
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), expected);
+  await page.locator('#lang').selectOption('de');
+  await page.waitForFunction(() => document.querySelector('#fit-plan')?.textContent.includes('Kontext von 40.960 auf 4.096 gesenkt'));
+  assert.equal(await page.locator('#copy-command').textContent(), 'Befehl kopieren');
+  await page.locator('#lang').selectOption('en');
+  // transformers is a library: no command, and the page says why.
+  await page.goto(`${session.base}/?model=llama-3.1-8b`);
+  await page.locator('#engine-plan').waitFor({ state: 'visible' });
+  assert.equal(await page.locator('#command-line').isVisible(), false);
+  assert.match(await page.locator('#command-note').textContent(), /^No command: transformers is a library/);
+  assert.deepEqual(problems, []);
+});

@@ -6,6 +6,7 @@ import { renderGpuTable } from './render/gpu-table.js';
 import { fillChoices, showWeightFormat, fillGpuSelect, fillOptions, fillSegmented, fillWeightFormats, setRanges, shownValue } from './render/controls.js';
 import { trainingFacts } from './render/training-facts.js';
 import { renderSpeed } from './render/speed.js';
+import { renderEnginePlan, commandOf } from './render/engine-plan.js';
 import { renderGpuRanking } from './render/gpu-ranking.js';
 import { renderRemedies, statePatch } from './render/remedies.js';
 import { renderCharts, curveQuestion } from './render/charts.js';
@@ -28,6 +29,8 @@ const dom = {
   gpusCount: $('gpus-count'), tokens: $('tokens'), inferenceControls: $('inference-controls'), finetuneControls: $('finetune-controls'),
   trainControls: $('train-controls'), contextLabel: $('context-label'), batchLabel: $('batch-label'), batchUnit: $('batch-unit'),
   trainingFacts: $('training-facts'), speed: $('speed'), speedFigures: $('speed-figures'),
+  enginePlan: $('engine-plan'), fitPlan: $('fit-plan'), commandLine: $('command-line'), commandText: $('command-text'),
+  commandNote: $('command-note'),
   rankingSection: $('ranking-section'), ranking: $('ranking'), rankingPicks: $('ranking-picks'),
   rankingCount: $('ranking-count'), rankingNotes: $('ranking-notes'), rankingHead: $('ranking-head'),
   remediesSection: $('remedies-section'), remedies: $('remedies'), remediesIntro: $('remedies-intro'), remediesNotes: $('remedies-notes'),
@@ -323,6 +326,7 @@ function render() {
   if (training) dom.trainingFacts.textContent = trainingFacts(shown(), view.t, view.f);
   if (detail) renderSpeed(dom, detail, view.t, view.f);
   else dom.speed.hidden = true;
+  renderEnginePlan(dom, shown(), view.t, view.f);
   if (answerPainted) renderDetails();
 }
 
@@ -483,6 +487,9 @@ function wireEvents() {
   });
   $('download-csv').addEventListener('click', () => {
     if (report) download(`vramfit-${report.model.id || 'model'}.csv`, new Blob([csvText({ ...shown(), gpus: tableReport().gpus }, view)], { type: 'text/csv' }));
+  });
+  $('copy-command').addEventListener('click', async () => {
+    if (report) announce(await copyText(commandOf(shown())) ? 'actions.copied' : 'actions.copyFailed');
   });
   $('copy-embed').addEventListener('click', async () => announce(await copyText(dom.embedCode.value) ? 'actions.copied' : 'actions.copyFailed'));
   for (const radio of document.querySelectorAll('input[name="embed-kind"]')) radio.addEventListener('change', render);

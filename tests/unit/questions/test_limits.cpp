@@ -79,6 +79,7 @@ TEST_CASE("vLLM at gpu_util 0.8: the GPU table, the largest context, the remedie
       else if (key == "kv_dtype") changed.kv_dtype = in.text;
       else if (key == "context") changed.context = in.number;
       else if (key == "batch") changed.batch = *in.number;
+      else if (key == "tp") changed.tp = *in.number;
       else FAIL("a remedy input this test does not apply: " << key);
     }
     auto after = evaluate(test::catalog(), changed);

@@ -208,12 +208,28 @@ TEST_CASE("the hardware decides: no bitsandbytes or DeepSpeed on Apple, no FP8 i
 
 TEST_CASE("vLLM splits by tensor parallelism: the GPU count divides the heads") {
   // Llama 3.1 70B at 32k on RTX 4090s: 64 attention heads and 8 KV heads, so 2, 4 or 8 GPUs; bf16 weights
-  // alone are 141 GB, more than 4 × 24 GiB × 0.9 = 92.8 GB: 8.
+  // alone are 141 GB, more than 4 × 24 GiB × 0.9 = 92.8 GB: 8, as --tensor-parallel-size, an input to apply.
   const RemediesReport r = inference_remedies(R"({"model":"llama-3.1-70b","engine":"vllm","gpu":"rtx-4090","context":32768})");
-  const Remedy& more = get(r, "more-gpus");
-  CHECK(more.inputs[0].number == 8u);
-  CHECK(more.cost.find("--tensor-parallel-size 8") != std::string::npos);
-  CHECK_FALSE(more.applicable);
+  CHECK(find(r, "more-gpus") == nullptr);
+  const Remedy& tp = get(r, "tensor-parallel");
+  REQUIRE(tp.inputs.size() == 1);
+  CHECK(std::string(tp.inputs[0].key) == "tp");
+  CHECK(tp.inputs[0].number == 8u);
+  CHECK(tp.cost.find("--tensor-parallel-size 8") != std::string::npos);
+  CHECK(tp.applicable);
+  CHECK(*tp.fit == Fit::fits);
+}
+
+TEST_CASE("vLLM on one H100 too small for Llama-3.3-70B FP8 at 16k: tensor parallel 2, as llm-d-benchmark ran it") {
+  // llm-d-benchmark (vLLM 0.11.0, H100, util 0.9, max_model_len 16000): at TP1 "Model loading took: 67.72 GiB",
+  // "Available KV cache memory: -1.44 GiB"; at TP2 "Model loading took: 33.88 GiB", "Available KV cache memory:
+  // 32.0 GiB" per GPU.
+  // https://github.com/llm-d/llm-d-benchmark/blob/4f4d44943c39b76b28e30dfa1fb0dfaf1ee894b5/config_explorer/empirical-vllm-memory-results.md
+  const RemediesReport r = inference_remedies(R"({"model":"llama-3.3-70b","weights":"fp8","engine":"vllm","gpu":"h100-sxm","context":16000})");
+  CHECK(*r.fit == Fit::does_not_fit);
+  const Remedy& tp = get(r, "tensor-parallel");
+  CHECK(tp.inputs[0].number == 2u);
+  CHECK(*tp.fit == Fit::fits);
 }
 
 TEST_CASE("llama.cpp on a card too small: the most layers that fit, the rest on the CPU") {

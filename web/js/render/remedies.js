@@ -11,7 +11,7 @@ export const statePatch = (answer, remedy, codec) => (remedy.applicable ? codec.
 // to rely on (the core writes them sorted: "attention" before "kv_dtype").
 const LABEL_INPUT = {
   'weights-8bit': 'weights', 'weights-4bit': 'weights', 'kv-8bit': 'kv_dtype', 'context-half': 'context',
-  'more-gpus': 'gpus', 'gpu-layers': 'gpu_layers', 'optimizer-8bit': 'optimizer', 'mixed-precision': 'precision',
+  'more-gpus': 'gpus', 'tensor-parallel': 'tp', 'gpu-layers': 'gpu_layers', 'optimizer-8bit': 'optimizer', 'mixed-precision': 'precision',
 };
 
 /** The value a remedy's label names, or undefined for a label without one. */

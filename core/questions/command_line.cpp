@@ -1,0 +1,92 @@
+#include "questions/command_line.hpp"
+
+#include <cctype>  // std::isalnum, std::toupper
+
+#include "util/number_text.hpp"
+#include "util/text.hpp"
+
+namespace vramfit {
+
+namespace {
+
+using detail::Text;
+
+// A file name people would give the model's GGUF: its name and file type, no spaces ("Qwen3-30B-A3B-F16.gguf").
+std::string gguf_file_name(const ModelSpec& model, const std::string& format) {
+  std::string out;
+  for (char c : model.name) {
+    const auto u = static_cast<unsigned char>(c);
+    if (std::isalnum(u) || c == '.' || c == '_' || c == '-') out += c;
+    else if (!out.empty() && out.back() != '-') out += '-';
+  }
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  out += '-';
+  for (char c : format) out += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out + ".gguf";
+}
+
+// vLLM's flags (https://docs.vllm.ai/en/latest/configuration/engine_args.html), each against its default:
+// max_model_len the config's maximum, gpu_memory_utilization 0.9, kv_cache_dtype auto (the model's dtype or the
+// checkpoint's KV quantization), quantization read from the checkpoint.
+EngineCommand vllm_command(const Report& report, const Request& r, const ResolvedRequest& s, const std::string& repo) {
+  const InferenceOptions& o = s.options;
+  EngineCommand out;
+  Text t;
+  t << "vllm serve " << (repo.empty() ? std::string("MODEL") : repo);
+  if (o.tensor_parallel > 1) t << " --tensor-parallel-size " << o.tensor_parallel;
+  if (o.pipeline_parallel > 1) t << " --pipeline-parallel-size " << o.pipeline_parallel;
+  if (report.context_source == "request" && o.context_tokens != report.model.max_context)
+    t << " --max-model-len " << o.context_tokens;
+  if (o.gpu_util != kVllmDefaultGpuUtil) t << " --gpu-memory-utilization " << detail::general_text(o.gpu_util, 6);
+  if (!r.kv_dtype.empty() && report.estimate.kv_dtype == KvDType::fp8 && report.model.checkpoint_kv_dtype.empty())
+    t << " --kv-cache-dtype fp8";
+  if (o.max_num_seqs) t << " --max-num-seqs " << *o.max_num_seqs;
+  if (o.max_num_batched_tokens) t << " --max-num-batched-tokens " << *o.max_num_batched_tokens;
+  const std::string& format = report.estimate.weights_format;
+  if (!r.weights.empty() && format != report.model.quantization && format != "bf16") {
+    if (format == "fp8") t << " --quantization fp8";  // online FP8 of a 16-bit checkpoint
+    else if (format == "fp16") t << " --dtype float16";
+    else out.note = "vLLM reads the quantization from the checkpoint: serve one published in " + format + ". ";
+  }
+  out.text = t.str();
+  if (repo.empty()) out.note += "Replace MODEL with the model's Hugging Face repository or local folder.";
+  return out;
+}
+
+// llama-server's flags (https://github.com/ggml-org/llama.cpp/blob/master/tools/server/README.md): -c 0 (the
+// model's training context) and --fit on by default, -ngl all layers, -fa auto, -ctk/-ctv f16, -np 1.
+EngineCommand llamacpp_command(const Report& report, const ResolvedRequest& s, const LlamaCppFitPlan* fit) {
+  const InferenceEstimate& e = report.estimate;
+  const InferenceOptions& o = s.options;
+  Text t;
+  t << "llama-server -m " << gguf_file_name(report.model, e.weights_format);
+  const std::uint64_t cells = fit ? fit->context * o.batch : e.llamacpp ? e.llamacpp->n_ctx : e.context_tokens;
+  if (cells != report.model.max_context || o.batch > 1) t << " -c " << cells;
+  if (o.batch > 1) t << " -np " << o.batch;
+  if (fit && fit->step != LlamaFitStep::none && fit->step != LlamaFitStep::context) t << " -ngl " << fit->gpu_layers;
+  else if (!fit && o.gpu_layers) t << " -ngl " << *o.gpu_layers;
+  if (fit && fit->n_cpu_moe) t << " --n-cpu-moe " << fit->n_cpu_moe;
+  const bool quantized_kv = e.kv_dtype == KvDType::q8_0 || e.kv_dtype == KvDType::q4_0;
+  if (e.attention == Attention::eager) t << " -fa off";
+  else if (quantized_kv) t << " -fa on";  // a quantized V cache needs flash attention
+  if (e.kv_dtype != KvDType::fp16) {
+    const std::string_view kv = kv_dtype_info(e.kv_dtype).name == "fp32" ? "f32" : kv_dtype_info(e.kv_dtype).name;
+    t << " -ctk " << kv << " -ctv " << kv;
+  }
+  return {t.str(), "Replace the .gguf name with your file's path."};
+}
+
+}  // namespace
+
+EngineCommand command_for(const Report& report, const Request& request, const ResolvedRequest& scenario,
+                          const LlamaCppFitPlan* fit) {
+  switch (report.estimate.engine) {
+    case Engine::vllm: return vllm_command(report, request, scenario, scenario.hf_repo);
+    case Engine::llamacpp: return llamacpp_command(report, scenario, fit);
+    case Engine::transformers: break;
+  }
+  return {"", "transformers is a library, not a server: there is no command to run; load the model with "
+              "from_pretrained in your own script."};
+}
+
+}  // namespace vramfit

@@ -1,0 +1,49 @@
+// The command an estimate comes with, flag by flag as the engines' docs spell them:
+// vLLM https://docs.vllm.ai/en/latest/configuration/engine_args.html (--tensor-parallel-size, --max-model-len,
+// --gpu-memory-utilization default 0.9, --kv-cache-dtype auto|fp8, --max-num-seqs, --quantization fp8);
+// llama-server https://github.com/ggml-org/llama.cpp/blob/master/tools/server/README.md (-m, -c, -np, -ngl,
+// --n-cpu-moe, -fa on|off|auto, -ctk/-ctv).
+#include "../test_support.hpp"
+#include "json/request.hpp"
+#include "questions/command_line.hpp"
+
+using namespace vramfit;
+
+namespace {
+
+Report report_for(const std::string& json) {
+  auto request = request_from_json(json);
+  REQUIRE_MESSAGE(request.ok(), json);
+  auto report = evaluate(test::catalog(), request.value());
+  REQUIRE_MESSAGE(report.ok(), json << ": " << (report.ok() ? "" : report.error().message));
+  return std::move(report).value();
+}
+
+}  // namespace
+
+TEST_CASE("vLLM's command names only the settings that differ from vLLM's defaults") {
+  const Report plain = report_for(R"({"model":"llama-3.1-8b","engine":"vllm","gpu":"h100-sxm"})");
+  CHECK(plain.command == "vllm serve meta-llama/Llama-3.1-8B");
+  const Report tuned = report_for(R"({"model":"llama-3.1-8b","engine":"vllm","gpu":"h100-sxm","tp":2,"context":16000,)"
+                                  R"("gpu_util":0.85,"kv_dtype":"fp8","max_num_seqs":64,"weights":"fp8"})");
+  CHECK(tuned.command ==
+        "vllm serve meta-llama/Llama-3.1-8B --tensor-parallel-size 2 --max-model-len 16000 "
+        "--gpu-memory-utilization 0.85 --kv-cache-dtype fp8 --max-num-seqs 64 --quantization fp8");
+}
+
+TEST_CASE("llama-server's command spells out the fit plan: context, layers and --n-cpu-moe") {
+  // The 16 GB case of test_llamacpp_fit.cpp: context 4096, the experts of 38 layers in RAM.
+  const Report fit = report_for(R"({"model":"qwen3-30b-a3b","engine":"llamacpp","weights":"f16","gpu":"rtx-4060-ti-16gb"})");
+  CHECK(fit.command == "llama-server -m Qwen3-30B-A3B-F16.gguf -c 4096 -ngl 48 --n-cpu-moe 38");
+  // Without a GPU there is no plan: the request's own context (cells for every sequence), -np and cache types.
+  const Report no_gpu = report_for(R"({"model":"qwen3-30b-a3b","engine":"llamacpp","weights":"q4_k_m","context":8192,)"
+                                   R"("batch":2,"kv_dtype":"q8_0"})");
+  CHECK(no_gpu.command == "llama-server -m Qwen3-30B-A3B-Q4_K_M.gguf -c 16384 -np 2 -fa on -ctk q8_0 -ctv q8_0");
+  CHECK(no_gpu.command_note == "Replace the .gguf name with your file's path.");
+}
+
+TEST_CASE("transformers has no command, and the answer says why") {
+  const Report r = report_for(R"({"model":"llama-3.1-8b"})");
+  CHECK(r.command.empty());
+  CHECK(r.command_note.find("transformers is a library") == 0);
+}
