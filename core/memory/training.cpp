@@ -265,6 +265,75 @@ Result<std::uint64_t> lora_trainable_params(const ModelSpec& spec, std::uint64_t
 
 namespace {
 
+// GRPO as TRL runs it: data parallel (DDP, ZeRO, FSDP) over one model per GPU, on a model whose shapes are known.
+std::optional<Error> check_grpo(const ModelSpec& spec, const TrainingOptions& o) {
+  if (!o.grpo) return std::nullopt;
+  if (spec.is_bare())
+    return make_error("mode", "GRPO needs the architecture (KV cache, vocabulary): give a preset or a config.json");
+  if (o.parallel.tensor_parallel > 1 || o.parallel.pipeline_parallel > 1)
+    return make_error(o.parallel.tensor_parallel > 1 ? "tp" : "pp",
+                      "TRL's GRPOTrainer trains data parallel only (DDP, DeepSpeed ZeRO, FSDP): set it to 1");
+  if (o.grpo->prompt_tokens + o.grpo->completion_tokens > kMaxContextTokens)
+    return make_error("completion_tokens", "prompt + completion must be at most " + num(kMaxContextTokens) + " tokens");
+  return std::nullopt;
+}
+
+// One GPU's total with GRPO's lines: HF generate runs between training steps, so the larger phase counts; a
+// colocated vLLM engine holds its share through the step.
+std::optional<std::uint64_t> grpo_rank_total(const RankMemory& r, bool overlaps) {
+  CheckedSum phase;
+  phase.add(r.activations).add(r.temporary);
+  if (phase.overflow()) return std::nullopt;
+  CheckedSum total;
+  total.add(r.weights).add(r.gradients).add(r.optimizer).add(r.reference_model).add(r.overhead);
+  if (overlaps) total.add(phase.value()).add(r.sampling);
+  else total.add(std::max(phase.value(), r.sampling));
+  if (total.overflow()) return std::nullopt;
+  return total.value();
+}
+
+std::optional<Error> add_grpo(TrainingEstimate& e, const ModelSpec& spec, const TrainingOptions& o) {
+  if (!o.grpo) return std::nullopt;
+  const GrpoInputs in{spec,
+                      *o.grpo,
+                      o.mode == TrainingMode::full,
+                      e.replica.weights,
+                      o.parallel.zero == ZeroStage::parameters ? e.layout.data_parallel : 1,
+                      e.layout.micro_batch,
+                      e.layout.gradient_accumulation,
+                      e.layout.gpus,
+                      o.precision == Precision::fp32 ? DType::fp32
+                      : o.precision == Precision::mixed_fp16 ? DType::fp16 : DType::bf16};
+  auto g = estimate_grpo(in);
+  if (!g) return g.error();
+  for (auto& r : e.ranks) {
+    r.reference_model = g.value().reference_model;
+    r.sampling = g.value().sampling;
+    const auto total = grpo_rank_total(r, g.value().sampling_overlaps_training);
+    if (!total) return overflow_error();
+    r.total = *total;
+  }
+  e.breakdown = e.ranks.front();
+  for (const auto& r : e.ranks)
+    if (r.total > e.breakdown.total) e.breakdown = r;
+  const RankMemory& b = e.breakdown;
+  const bool overlaps = g.value().sampling_overlaps_training;
+  for (auto& x : e.explanations)
+    if (x.key == "total")
+      x = {"total",
+           overlaps ? "weights + gradients + optimizer + reference + overhead + activations + temporary + sampling"
+                    : "weights + gradients + optimizer + reference + overhead + max(activations + temporary, sampling)",
+           (Text() << b.weights << " + " << b.gradients << " + " << b.optimizer << " + " << b.reference_model << " + "
+                   << b.overhead << (overlaps ? " + " : " + max(") << b.activations << " + " << b.temporary
+                   << (overlaps ? " + " : ", ") << b.sampling << (overlaps ? "" : ")") << " = " << b.total << " B")
+               .str(),
+           "TRL GRPOTrainer: generation between optimizer steps; vLLM colocate stays resident"};
+  for (auto& x : grpo_explanations(in, g.value())) e.explanations.push_back(std::move(x));
+  for (auto& n : grpo_notes(in, g.value())) e.notes.push_back(std::move(n));
+  e.grpo = std::move(g).value();
+  return std::nullopt;
+}
+
 // The options this spec can take; the gradient dtype in effect (fp32, or half for pure bf16, unless chosen).
 Result<GradDType> check_training_options(const ModelSpec& spec, const TrainingOptions& o) {
   const bool bare = spec.is_bare();
@@ -405,6 +474,7 @@ Result<ActivationEstimate> training_activations(const ModelSpec& spec, const Tra
   a.lora_rank = adapters ? o.lora_rank : 0;
   a.lm_head_trains = !adapters;
   a.norms_train = !adapters;
+  if (o.grpo) a.loss_tokens = o.grpo->completion_tokens;
   return estimate_activations(spec, a);
 }
 
@@ -732,7 +802,10 @@ std::vector<std::string> training_notes(const ModelSpec& spec, const TrainingEst
 
 }  // namespace
 
-Result<TrainingEstimate> estimate_training(const ModelSpec& spec, const TrainingOptions& o) {
+Result<TrainingEstimate> estimate_training(const ModelSpec& spec, const TrainingOptions& given) {
+  if (auto error = check_grpo(spec, given)) return *error;
+  TrainingOptions o = given;
+  if (o.grpo) o.sequence = o.grpo->prompt_tokens + o.grpo->completion_tokens;
   auto params = count_params(spec);
   if (!params) return params.error();
   auto grad = check_training_options(spec, o);
@@ -773,6 +846,7 @@ Result<TrainingEstimate> estimate_training(const ModelSpec& spec, const Training
 
   e.explanations = training_explanations(e, o, c);
   e.notes = training_notes(spec, e, o);
+  if (auto error = add_grpo(e, spec, o)) return *error;
   return e;
 }
 
