@@ -306,7 +306,7 @@ export interface WeightGroup {
 export interface RankMemory {
   weights: number; gradients: number; optimizer: number; master_weights: number; activations: number;
   temporary: number; overhead: number; total: number;
-  /** mode "grpo" only. */
+  /** mode "grpo" only; sampling is what the sampler needs beyond the step (HF generate) or vLLM's whole share. */
   reference_model?: number; sampling?: number;
 }
 

@@ -1,7 +1,8 @@
 #include "memory/grpo.hpp"
 
-#include <array>  // std::array
-#include <cmath>  // std::floor
+#include <algorithm>  // std::min
+#include <array>      // std::array
+#include <cmath>      // std::floor
 
 #include "memory/inference.hpp"  // kMaxContextTokens
 #include "memory/kv_cache.hpp"
@@ -106,7 +107,7 @@ Result<GrpoBytes> estimate_grpo(const GrpoInputs& in) {
   return out;
 }
 
-std::vector<Explanation> grpo_explanations(const GrpoInputs& in, const GrpoBytes& b) {
+std::vector<Explanation> grpo_explanations(const GrpoInputs& in, const GrpoBytes& b, std::uint64_t training_step) {
   const GrpoOptions& g = in.grpo;
   std::vector<Explanation> out;
   out.push_back({"grpo.generation_batch",
@@ -125,10 +126,12 @@ std::vector<Explanation> grpo_explanations(const GrpoInputs& in, const GrpoBytes
        "0.0 since v0.19 (PR #3516)"});
   if (g.sampler == GrpoSampler::hf)
     out.push_back({"sampling",
-                   "KV cache of the generation batch at prompt + completion tokens + fp32 next-token logits (B_gen × 4 × "
-                   "vocab); between training steps, so the total takes the larger of this and the training phase",
-                   (Text() << b.kv_cache << " + " << b.sampler_logits << " = " << b.sampling << " B ("
-                           << b.generation_batch << " sequences × " << g.prompt_tokens + g.completion_tokens << " tokens)")
+                   "max(0, KV cache of the generation batch at prompt + completion tokens + fp32 next-token logits "
+                   "(B_gen × 4 × vocab) − the training step's activations + temporary): generation runs between steps, "
+                   "in the memory the step frees",
+                   (Text() << "max(0, " << b.kv_cache << " + " << b.sampler_logits << " − " << training_step << ") = "
+                           << b.sampling - std::min(b.sampling, training_step) << " B (" << b.generation_batch
+                           << " sequences × " << g.prompt_tokens + g.completion_tokens << " tokens)")
                        .str(),
                    "TRL GRPOTrainer with use_vllm=False: unwrapped_model.generate() over the whole generation batch"});
   else if (g.sampler == GrpoSampler::vllm_colocate)

@@ -57,7 +57,7 @@ struct GrpoBytes {
   std::uint64_t kv_cache = 0;          // hf: the generation batch's KV cache at prompt + completion tokens
   std::uint64_t sampler_logits = 0;    // hf: generate()'s fp32 next-token logits for the generation batch
   std::uint64_t vllm_pool = 0;         // vllm-colocate: gpu_memory_utilization × the card
-  std::uint64_t sampling = 0;          // kv_cache + sampler_logits, or vllm_pool
+  std::uint64_t sampling = 0;          // the sampling phase: kv_cache + sampler_logits, or vllm_pool
   bool sampling_overlaps_training = false;  // vLLM colocate holds its share throughout; HF generate runs between steps
 };
 
@@ -76,7 +76,8 @@ struct GrpoInputs {
 // Checks the GRPO inputs (errors name the request key) and computes the lines GRPO adds.
 Result<GrpoBytes> estimate_grpo(const GrpoInputs& in);
 
-std::vector<Explanation> grpo_explanations(const GrpoInputs& in, const GrpoBytes& g);
+// `training_step`: the step's activations + temporaries, which the HF sampler's line is counted beyond.
+std::vector<Explanation> grpo_explanations(const GrpoInputs& in, const GrpoBytes& g, std::uint64_t training_step);
 std::vector<std::string> grpo_notes(const GrpoInputs& in, const GrpoBytes& g);
 
 }  // namespace vramfit

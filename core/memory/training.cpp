@@ -278,18 +278,18 @@ std::optional<Error> check_grpo(const ModelSpec& spec, const TrainingOptions& o)
   return std::nullopt;
 }
 
-// One GPU's total with GRPO's lines: HF generate runs between training steps, so the larger phase counts; a
-// colocated vLLM engine holds its share through the step.
-std::optional<std::uint64_t> grpo_rank_total(const RankMemory& r, bool overlaps) {
-  CheckedSum phase;
-  phase.add(r.activations).add(r.temporary);
-  if (phase.overflow()) return std::nullopt;
+// GRPO's lines on one GPU. HF generate runs between training steps, when the step's activations and temporaries are
+// freed: its line is what the sampling phase needs beyond them, so the lines still add up to the peak. A colocated
+// vLLM engine holds its whole share through the step.
+std::optional<Error> add_grpo_lines(RankMemory& r, const GrpoBytes& g) {
+  r.reference_model = g.reference_model;
+  const std::uint64_t step = r.activations + r.temporary;
+  r.sampling = g.sampling_overlaps_training ? g.sampling : g.sampling - std::min(g.sampling, step);
   CheckedSum total;
-  total.add(r.weights).add(r.gradients).add(r.optimizer).add(r.reference_model).add(r.overhead);
-  if (overlaps) total.add(phase.value()).add(r.sampling);
-  else total.add(std::max(phase.value(), r.sampling));
-  if (total.overflow()) return std::nullopt;
-  return total.value();
+  total.add(r.total).add(r.reference_model).add(r.sampling);
+  if (total.overflow()) return overflow_error();
+  r.total = total.value();
+  return std::nullopt;
 }
 
 std::optional<Error> add_grpo(TrainingEstimate& e, const ModelSpec& spec, const TrainingOptions& o) {
@@ -306,29 +306,21 @@ std::optional<Error> add_grpo(TrainingEstimate& e, const ModelSpec& spec, const 
                       : o.precision == Precision::mixed_fp16 ? DType::fp16 : DType::bf16};
   auto g = estimate_grpo(in);
   if (!g) return g.error();
-  for (auto& r : e.ranks) {
-    r.reference_model = g.value().reference_model;
-    r.sampling = g.value().sampling;
-    const auto total = grpo_rank_total(r, g.value().sampling_overlaps_training);
-    if (!total) return overflow_error();
-    r.total = *total;
-  }
+  for (auto& r : e.ranks)
+    if (auto error = add_grpo_lines(r, g.value())) return *error;
   e.breakdown = e.ranks.front();
   for (const auto& r : e.ranks)
     if (r.total > e.breakdown.total) e.breakdown = r;
   const RankMemory& b = e.breakdown;
-  const bool overlaps = g.value().sampling_overlaps_training;
   for (auto& x : e.explanations)
     if (x.key == "total")
-      x = {"total",
-           overlaps ? "weights + gradients + optimizer + reference + overhead + activations + temporary + sampling"
-                    : "weights + gradients + optimizer + reference + overhead + max(activations + temporary, sampling)",
-           (Text() << b.weights << " + " << b.gradients << " + " << b.optimizer << " + " << b.reference_model << " + "
-                   << b.overhead << (overlaps ? " + " : " + max(") << b.activations << " + " << b.temporary
-                   << (overlaps ? " + " : ", ") << b.sampling << (overlaps ? "" : ")") << " = " << b.total << " B")
+      x = {"total", "weights + gradients + optimizer + activations + temporary + reference_model + sampling + overhead",
+           (Text() << b.weights << " + " << b.gradients << " + " << b.optimizer << " + " << b.activations << " + "
+                   << b.temporary << " + " << b.reference_model << " + " << b.sampling << " + " << b.overhead << " = "
+                   << b.total << " B (" << b.role << ")")
                .str(),
-           "TRL GRPOTrainer: generation between optimizer steps; vLLM colocate stays resident"};
-  for (auto& x : grpo_explanations(in, g.value())) e.explanations.push_back(std::move(x));
+           "sum of the lines above"};
+  for (auto& x : grpo_explanations(in, g.value(), b.activations + b.temporary)) e.explanations.push_back(std::move(x));
   for (auto& n : grpo_notes(in, g.value())) e.notes.push_back(std::move(n));
   e.grpo = std::move(g).value();
   return std::nullopt;

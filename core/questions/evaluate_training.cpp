@@ -108,6 +108,48 @@ Result<GrpoOptions> grpo_options(const TrainingRequest& r, const Gpu* gpu) {
   return g;
 }
 
+// The sequence trained on: GRPO's prompt + completion, the request's, or the default capped by the model's context.
+std::optional<Error> choose_sequence(TrainingReport& report, const TrainingRequest& r, bool grpo) {
+  TrainingOptions& o = report.options;
+  if (grpo) {
+    auto g = grpo_options(r, report.gpu);
+    if (!g) return g.error();
+    o.grpo = g.value();
+    o.sequence = g.value().prompt_tokens + g.value().completion_tokens;
+    report.sequence_source = r.prompt_tokens || r.completion_tokens ? "request" : "default";
+  } else if (r.sequence) {
+    o.sequence = *r.sequence;
+    report.sequence_source = "request";
+  } else {
+    o.sequence = default_training_sequence(report.model);
+    report.sequence_source = o.sequence == kDefaultTrainingSequence ? "default" : "model_context";
+  }
+  return std::nullopt;
+}
+
+// What the scenario assumed where the request was silent, and a sequence beyond what the model was trained on.
+void add_default_notes(TrainingReport& report, const TrainingRequest& r, bool grpo) {
+  const ModelSpec& m = report.model;
+  const TrainingOptions& o = report.options;
+  auto& notes = report.estimate.notes;
+  if (grpo && !m.is_bare())
+    notes.push_back("GRPO defaults follow TRL's GRPOConfig: 8 generations per prompt, 512-token completions, beta 0.0 "
+                    "(no reference model), model.generate() as the sampler, gradient checkpointing on; prompts of 512 "
+                    "tokens assumed unless given.");
+  else if (o.mode != TrainingMode::full && r.checkpointing.empty() && !m.is_bare())
+    notes.push_back("LoRA and QLoRA defaults follow the recipes people run: gradient checkpointing on (TRL's "
+                    "SFTConfig, PEFT's examples/sft and prepare_model_for_kbit_training, Unsloth's get_peft_model), "
+                    "rank 16 on every linear layer (Unsloth); --checkpointing none turns it off.");
+  if (!r.sequence && !m.is_bare() && !grpo)
+    notes.push_back("No sequence given: " + std::to_string(o.sequence) + " tokens per sequence assumed" +
+                    (report.sequence_source == "model_context" ? " (the model's context)." : "."));
+  const std::uint64_t limit = m.max_context ? m.max_context : m.default_context;
+  const std::uint64_t asked = grpo ? o.sequence : r.sequence.value_or(0);
+  if (asked && limit && asked > limit)
+    notes.push_back("The sequence (" + std::to_string(asked) + ") is longer than the model's context (" +
+                    std::to_string(limit) + "): the positions beyond it were never trained.");
+}
+
 }  // namespace
 
 bool is_training_mode(std::string_view mode) noexcept {
@@ -126,7 +168,7 @@ Result<TrainingScenario> resolve_training(const Catalog& catalog, const Training
   TrainingOptions& o = report.options;
   if (!is_training_mode(r.mode))
     return make_error("mode", "\"" + r.mode + "\" is not a training mode (inference has its own estimate); allowed: " +
-                                  training_mode_names());
+                                  training_mode_names() + ", grpo");
   const bool grpo = is_grpo_mode(r.mode);
   if (grpo) {
     if (auto e = choose(r.policy, "policy", parse_training_mode, training_mode_names(), o.mode)) return *e;
@@ -190,40 +232,14 @@ Result<TrainingScenario> resolve_training(const Catalog& catalog, const Training
   o.parallel.sequence_parallel = r.sp;
   o.parallel.micro_batch = r.micro_batch;
   o.parallel.gradient_accumulation = r.grad_accum;
-  if (grpo) {
-    auto g = grpo_options(r, report.gpu);
-    if (!g) return g.error();
-    o.grpo = g.value();
-    o.sequence = g.value().prompt_tokens + g.value().completion_tokens;
-    report.sequence_source = r.prompt_tokens || r.completion_tokens ? "request" : "default";
-  } else if (r.sequence) {
-    o.sequence = *r.sequence;
-    report.sequence_source = "request";
-  } else {
-    o.sequence = default_training_sequence(m);
-    report.sequence_source = o.sequence == kDefaultTrainingSequence ? "default" : "model_context";
-  }
+  if (auto e = choose_sequence(report, r, grpo)) return *e;
 
   auto estimate = estimate_training(m, o);
   if (!estimate) return with_request_field(estimate.error());
   report.estimate = std::move(estimate).value();
   auto& notes = report.estimate.notes;
   notes.insert(notes.end(), name_notes.begin(), name_notes.end());
-  if (grpo && !m.is_bare())
-    notes.push_back("GRPO defaults follow TRL's GRPOConfig: 8 generations per prompt, 512-token completions, beta 0.0 "
-                    "(no reference model), model.generate() as the sampler, gradient checkpointing on; prompts of 512 "
-                    "tokens assumed unless given.");
-  else if (o.mode != TrainingMode::full && r.checkpointing.empty() && !m.is_bare())
-    notes.push_back("LoRA and QLoRA defaults follow the recipes people run: gradient checkpointing on (TRL's "
-                    "SFTConfig, PEFT's examples/sft and prepare_model_for_kbit_training, Unsloth's get_peft_model), "
-                    "rank 16 on every linear layer (Unsloth); --checkpointing none turns it off.");
-  if (!r.sequence && !m.is_bare() && !grpo)
-    notes.push_back("No sequence given: " + std::to_string(o.sequence) + " tokens per sequence assumed" +
-                    (report.sequence_source == "model_context" ? " (the model's context)." : "."));
-  const std::uint64_t limit = m.max_context ? m.max_context : m.default_context;
-  if (r.sequence && limit && *r.sequence > limit)
-    notes.push_back("The sequence (" + std::to_string(*r.sequence) + ") is longer than the model's context (" +
-                    std::to_string(limit) + "): the positions beyond it were never trained.");
+  add_default_notes(report, r, grpo);
   return scenario;
 }
 

@@ -3,7 +3,7 @@
 #include "../training_fixtures.hpp"
 #include "model/hf_config.hpp"
 
-#include <algorithm>  // std::max
+#include <algorithm>  // std::max, std::min
 #include <cmath>      // std::abs
 
 using namespace vramfit;
@@ -84,11 +84,16 @@ TEST_CASE("GRPO's HF sampler holds the generation batch's KV cache between train
   // 8 sequences × 1024 tokens × 131,072 B = 1,073,741,824 B, and generate()'s fp32 next-token logits 8 × 4 × 128,256.
   CHECK(e.grpo->kv_cache == 8ULL * 1024 * kKvPerToken);
   CHECK(e.grpo->sampler_logits == 8ULL * 4 * kVocab);
+  CHECK(e.grpo->sampling == e.grpo->kv_cache + e.grpo->sampler_logits);
+  // Sampling and the training step take turns: the line is what sampling needs beyond the step's activations and
+  // temporaries, and the lines add up to the larger phase.
   const RankMemory& b = e.breakdown;
-  CHECK(b.sampling == e.grpo->kv_cache + e.grpo->sampler_logits);
-  // Sampling and the training step take turns: the larger phase counts.
+  const std::uint64_t step = b.activations + b.temporary;
+  CHECK(b.sampling == e.grpo->sampling - std::min(e.grpo->sampling, step));
   CHECK(b.total == b.weights + b.gradients + b.optimizer + b.reference_model + b.overhead +
-                       std::max(b.activations + b.temporary, b.sampling));
+                       std::max(step, e.grpo->sampling));
+  CHECK(b.total == b.weights + b.gradients + b.optimizer + b.activations + b.temporary + b.reference_model +
+                       b.sampling + b.overhead);
 }
 
 TEST_CASE("GRPO with vLLM colocated holds gpu_memory_utilization of the card through the training step") {
