@@ -327,7 +327,7 @@ export interface TrainingAnswer {
   gradient_convention: string;
   slowdown: { min: number; max: number; source: string };
   activations: Record<string, number> | null;
-  /** mode "grpo" only: generation_batch, kv_cache, reference_model, sampler_logits, sampling, vllm_pool (bytes),
+  /** mode "grpo" only: gathered_weights, generation_batch, kv_cache, reference_model, sampler_logits, sampling, vllm_pool (bytes),
    * sampling_overlaps_training. */
   grpo?: Record<string, number | boolean>;
   /** With a GPU and `tokens`; otherwise null. */

@@ -32,6 +32,7 @@ void write_grpo(JsonWriter& w, const TrainingReport& report) {
   if (!e.grpo) return;
   const GrpoBytes& g = *e.grpo;
   w.begin_object("grpo");
+  w.field("gathered_weights", g.gathered_weights);
   w.field("generation_batch", g.generation_batch);
   w.field("kv_cache", g.kv_cache);
   w.field("reference_model", g.reference_model);

@@ -90,7 +90,12 @@ Result<GrpoBytes> estimate_grpo(const GrpoInputs& in) {
       const auto logits = checked_mul(out.generation_batch, 4 * in.spec.vocab_size);
       if (!logits) return make_error("generation_batch", "the sampler's logits overflow 64 bits");
       out.sampler_logits = *logits;
-      out.sampling = out.kv_cache + out.sampler_logits;
+      // Under ZeRO-3 TRL gathers the whole policy before generating (ds3_gather_for_generation=True by default).
+      out.gathered_weights = in.policy_weight_bytes - ceil_div(in.policy_weight_bytes, in.policy_shards);
+      CheckedSum sampling;
+      sampling.add(out.kv_cache).add(out.sampler_logits).add(out.gathered_weights);
+      if (sampling.overflow()) return make_error("generation_batch", "the sampler's memory overflows 64 bits");
+      out.sampling = sampling.value();
       break;
     }
     case GrpoSampler::vllm_colocate:
@@ -129,7 +134,9 @@ std::vector<Explanation> grpo_explanations(const GrpoInputs& in, const GrpoBytes
                    "max(0, KV cache of the generation batch at prompt + completion tokens + fp32 next-token logits "
                    "(B_gen × 4 × vocab) − the training step's activations + temporary): generation runs between steps, "
                    "in the memory the step frees",
-                   (Text() << "max(0, " << b.kv_cache << " + " << b.sampler_logits << " − " << training_step << ") = "
+                   (Text() << "max(0, " << b.kv_cache << " + " << b.sampler_logits
+                           << (b.gathered_weights ? " + " + num(b.gathered_weights) + " gathered ZeRO-3 weights" : "")
+                           << " − " << training_step << ") = "
                            << b.sampling - std::min(b.sampling, training_step) << " B (" << b.generation_batch
                            << " sequences × " << g.prompt_tokens + g.completion_tokens << " tokens)")
                        .str(),

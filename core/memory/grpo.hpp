@@ -56,8 +56,9 @@ struct GrpoBytes {
   std::uint64_t reference_model = 0;   // frozen weights (beta > 0, full fine-tune), ÷ data-parallel ranks under ZeRO-3
   std::uint64_t kv_cache = 0;          // hf: the generation batch's KV cache at prompt + completion tokens
   std::uint64_t sampler_logits = 0;    // hf: generate()'s fp32 next-token logits for the generation batch
+  std::uint64_t gathered_weights = 0;  // hf under ZeRO-3: the other ranks' weight shards, gathered for generate()
   std::uint64_t vllm_pool = 0;         // vllm-colocate: gpu_memory_utilization × the card
-  std::uint64_t sampling = 0;          // the sampling phase: kv_cache + sampler_logits, or vllm_pool
+  std::uint64_t sampling = 0;          // the sampling phase: kv_cache + sampler_logits + gathered_weights, or vllm_pool
   bool sampling_overlaps_training = false;  // vLLM colocate holds its share throughout; HF generate runs between steps
 };
 
@@ -67,6 +68,8 @@ struct GrpoInputs {
   bool full_finetune = true;             // LoRA/QLoRA disable the adapter for the reference log-probs instead
   std::uint64_t reference_weight_bytes;  // the policy's weights in their stored dtype, whole model
   std::uint64_t reference_shards = 1;    // ZeRO-3 data-parallel ranks (DeepSpeed shards the reference too)
+  std::uint64_t policy_weight_bytes = 0;  // the policy's 16-bit weights, whole model
+  std::uint64_t policy_shards = 1;        // ZeRO-3 data-parallel ranks: generate() gathers the rest first
   std::uint64_t micro_batch = 1;
   std::uint64_t gradient_accumulation = 1;
   std::uint64_t gpus = 1;

@@ -299,6 +299,8 @@ std::optional<Error> add_grpo(TrainingEstimate& e, const ModelSpec& spec, const 
                       o.mode == TrainingMode::full,
                       e.replica.weights,
                       o.parallel.zero == ZeroStage::parameters ? e.layout.data_parallel : 1,
+                      e.replica.weights,
+                      o.parallel.zero == ZeroStage::parameters ? e.layout.data_parallel : 1,
                       e.layout.micro_batch,
                       e.layout.gradient_accumulation,
                       e.layout.gpus,

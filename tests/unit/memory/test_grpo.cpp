@@ -129,3 +129,16 @@ TEST_CASE("GRPO against Unsloth's published breakdown for Llama 3.1 8B at 20K co
   CHECK(e.grpo->kv_cache == 8ULL * 20480 * kKvPerToken);
   CHECK(e.grpo->kv_cache / 8 == static_cast<std::uint64_t>(2.5 * gib));
 }
+
+TEST_CASE("GRPO under ZeRO-3 gathers the whole policy before HF generate") {
+  // TRL: unwrap_model_for_generation(..., gather_deepspeed3_params=ds3_gather_for_generation), True by default. On
+  // 4 GPUs each rank holds a quarter of the bf16 weights and gathers the other three quarters to generate:
+  // 8,030,261,248 × 2 B × 3/4 = 12,045,391,872 B.
+  auto o = grpo(TrainingMode::full, {});
+  o.parallel.gpus = 4;
+  o.parallel.zero = ZeroStage::parameters;
+  const auto e = train(llama31_8b(), o);
+  REQUIRE(e.grpo);
+  CHECK(e.grpo->gathered_weights == 2 * kParams - 2 * kParams / 4);
+  CHECK(e.grpo->sampling == e.grpo->kv_cache + e.grpo->sampler_logits + e.grpo->gathered_weights);
+}
