@@ -99,11 +99,12 @@ std::string help_text() {
     if (!in.flag.empty() && !training_only(in)) out += help_line(in.flag, in.value_name, in.help);
   for (const auto table : {std::span<const Command>(kQuestions), std::span<const Command>(kOutputs)})
     for (const Command& c : table) out += help_line(c.flag, "", c.help);
-  out += "\nTraining (--mode train|lora|qlora; --context and --batch set --seq and --micro-batch):\n";
+  out += "\nTraining (--mode train|lora|qlora|grpo; --context and --batch set --seq and --micro-batch):\n";
   for (const Input& in : inputs())
     if (!in.flag.empty() && training_only(in)) out += help_line(in.flag, in.value_name, in.help);
   out +=
       "Example: vramfit --mode qlora --model llama-2-7b --gpu rtx-4090 --seq 2048 --micro-batch 4\n"
+      "Example: vramfit --mode grpo --policy lora --model qwen2.5-7b --completion 1024 --num-generations 8\n"
       "\nExample: vramfit --model llama-3.1-8b --weights bf16 --context 8192 --batch 1 --json\n"
       "Exit status: 0 on success, 2 when an input is wrong (one line on stderr names it).\n";
   return out;
@@ -160,7 +161,7 @@ ParsedArgs parse_args(const std::vector<std::string>& args) {
   // request itself accepts it, since the page sends its whole state.
   if (const auto mode = request.find("mode"); mode != request.end() && mode->is_string() && request.contains("weights")) {
     const std::string m = mode->get<std::string>();
-    if (m == "train" || m == "full" || m == "lora" || m == "qlora")
+    if (m == "train" || m == "full" || m == "lora" || m == "qlora" || m == "grpo")
       return refuse("--weights", "training keeps its weights by --precision (fp32, mixed-fp16, mixed-bf16, bf16; "
                                  "qlora: NF4); give --precision instead");
   }

@@ -291,10 +291,17 @@ std::string training_table(const json& a, const json& catalog) {
           whole(in.at("sequence")), whole(in.at("micro_batch")), whole(in.at("grad_accum")),
           whole(in.at("global_batch")), whole(in.at("gpus")), whole(in.at("tp")), whole(in.at("pp")),
           whole(in.at("dp")), text(in.at("zero")), text(in.at("offload")));
+  if (const auto g = a.find("grpo"); g != a.end())
+    appendf(out, "  GRPO: prompt %llu + completion %llu tokens, %llu generations per prompt, %llu generated at once "
+                 "by %s, beta %.3g, policy %s\n",
+            whole(in.at("prompt_tokens")), whole(in.at("completion_tokens")), whole(in.at("num_generations")),
+            whole(g->at("generation_batch")), text(in.at("sampler")), number(in.at("beta")), text(in.at("policy")));
   appendf(out, "  per GPU (%s):\n", text(a.at("breakdown_role")));
   const json& b = a.at("breakdown");
-  for (const char* key : {"weights", "gradients", "optimizer", "activations", "temporary", "overhead", "total"})
-    appendf(out, "    %-12s %s\n", key, gb_and_gib(bytes(b.at(key))).c_str());
+  for (const char* key : {"weights", "gradients", "optimizer", "activations", "temporary", "reference_model",
+                          "sampling", "overhead", "total"})
+    if (b.contains(key))  // GRPO's longer line names widen the column
+      appendf(out, "    %-*s %s\n", b.contains("sampling") ? 15 : 12, key, gb_and_gib(bytes(b.at(key))).c_str());
   if (a.at("ranks").size() > 1)
     for (const json& rank : a.at("ranks"))
       appendf(out, "    rank: %s total %s\n", text(rank.at("role")), gb_and_gib(bytes(rank.at("total"))).c_str());

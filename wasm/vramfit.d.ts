@@ -37,7 +37,7 @@ export default createVramfit;
 
 export type Question = 'estimate' | 'limits' | 'curve' | 'gpu_ranking' | 'biggest_model' | 'remedies';
 export type Engine = 'transformers' | 'vllm' | 'llamacpp';
-export type TrainingMode = 'train' | 'full' | 'lora' | 'qlora';
+export type TrainingMode = 'train' | 'full' | 'lora' | 'qlora' | 'grpo';
 
 /** The model: one of a preset id, a config.json (object or text) or a bare parameter count. */
 export interface ModelInputs {
@@ -163,6 +163,21 @@ export interface TrainingRequest extends ModelInputs {
   mfu?: number;
   /** Accepted and ignored: training stores weights by `precision`. */
   weights?: string;
+  /** mode "grpo" only (TRL GRPOConfig's defaults): what trains in the policy; default train. */
+  policy?: 'train' | 'lora' | 'qlora';
+  /** Default 512. */
+  prompt_tokens?: number;
+  /** TRL max_completion_length; default 512. */
+  completion_tokens?: number;
+  /** Completions per prompt; default 8. */
+  num_generations?: number;
+  /** Completions one GPU generates at once; default micro_batch × grad_accum in whole groups. */
+  generation_batch?: number;
+  /** KL coefficient; above 0 a full fine-tune loads a reference model. Default 0. */
+  beta?: number;
+  sampler?: 'hf' | 'vllm-colocate' | 'vllm-server';
+  /** vLLM colocate's gpu_memory_utilization; default 0.3 (needs `gpu`). */
+  gpu_util?: number;
 }
 
 export type Request = InferenceRequest | CurveRequest | TrainingRequest | TrainingCurveRequest | SeveralRequest;
@@ -326,11 +341,13 @@ export interface WeightGroup {
 export interface RankMemory {
   weights: number; gradients: number; optimizer: number; master_weights: number; activations: number;
   temporary: number; overhead: number; total: number;
+  /** mode "grpo" only; sampling is what the sampler needs beyond the step (HF generate) or vLLM's whole share. */
+  reference_model?: number; sampling?: number;
 }
 
 export interface TrainingAnswer {
   ok: true;
-  mode: 'train' | 'lora' | 'qlora';
+  mode: 'train' | 'lora' | 'qlora' | 'grpo';
   /** The busiest GPU's memory. */
   breakdown: RankMemory;
   breakdown_role: string;
@@ -345,6 +362,9 @@ export interface TrainingAnswer {
   gradient_convention: string;
   slowdown: { min: number; max: number; source: string };
   activations: Record<string, number> | null;
+  /** mode "grpo" only: gathered_weights, generation_batch, kv_cache, reference_model, sampler_logits, sampling, vllm_pool (bytes),
+   * sampling_overlaps_training. */
+  grpo?: Record<string, number | boolean>;
   /** With a GPU and `tokens`; otherwise null. */
   time: Record<string, string | number | null> | null;
   explanations: Explanation[];
@@ -366,7 +386,8 @@ export interface CurveAnswer {
   axis: 'context' | 'batch';
   xs: number[];
   /** Inference: weights, kv_cache, state_cache, activations, overhead, allocator_reserve. Training (the busiest GPU): weights,
-   * gradients, optimizer, master_weights (part of the optimizer), activations, temporary, overhead. */
+   * gradients, optimizer, master_weights (part of the optimizer), activations, temporary, overhead (GRPO adds
+   * reference_model and sampling before overhead, and its context axis moves the completion). */
   lines: { key: string; values: number[] }[];
   totals: number[];
   /** The total's range; absent for training, which has none. */

@@ -6,6 +6,7 @@
 
 #include "memory/activations.hpp"   // checkpointing_names
 #include "memory/engine.hpp"        // kEngineNames, kAttentionNames, kKvAllocationNames
+#include "memory/grpo.hpp"          // kMaxGrpoGenerations, grpo_sampler_names, is_grpo_mode
 #include "memory/inference.hpp"     // kMaxContextTokens, kMaxBatch
 #include "memory/kv_cache.hpp"      // kv_dtype_names
 #include "memory/parallelism.hpp"   // kMaxGpus, kMaxGradientAccumulation, offload_names
@@ -29,7 +30,8 @@ constexpr Input kInputs[] = {
     {"quant_config", "--quant-config", "", K::config, 0, 0, "FILE",
      "an NVIDIA ModelOpt hf_quant_config.json read with the config.json (a --model folder's own is read by itself)"},
     {"params", "--params", "", K::quantity, 1, 1e14, "N", "bare parameter count instead of a model: 7e9, 7B, 1.5T, 500M"},
-    {"mode", "--mode", "", K::choice, 0, 0, "MODE", "inference (default), train (full fine-tune), lora or qlora"},
+    {"mode", "--mode", "", K::choice, 0, 0, "MODE",
+     "inference (default), train (full fine-tune), lora, qlora or grpo (RL fine-tuning as TRL's GRPOTrainer runs it)"},
     {"weights", "--weights", "weights", K::text, 0, 0, "FORMAT",
      "weight format: fp32 fp16 bf16 fp8 int8 int4 nf4 nf4-no-dq bnb-int8 gptq-4bit-128g awq-4bit-64g q4_k_m q8_0 "
      "gguf-iq2_xxs ... (default: the config's quantization, else bf16)"},
@@ -50,8 +52,8 @@ constexpr Input kInputs[] = {
      "PyTorch allocator with expandable_segments:True (no fragmentation reserve)", U::inference},
     {"gpu", "--gpu", "gpu", K::text, 0, 0, "NAME",
      "report the fit, speed and cost on this GPU only (see --list-gpus); vLLM needs it for the KV capacity"},
-    {"gpu_util", "--gpu-util", "", K::fraction, 0, 1, "FRACTION", "vLLM gpu_memory_utilization, above 0 up to 1 (default 0.9)",
-     U::inference, kAboveMin},
+    {"gpu_util", "--gpu-util", "gpuutil", K::fraction, 0, 1, "FRACTION",
+     "vLLM gpu_memory_utilization, above 0 up to 1 (default 0.9; GRPO's colocated vLLM 0.3, as TRL)", U::both, kAboveMin},
     {"max_num_batched_tokens", "--max-num-batched-tokens", "", K::tokens, 1, kTokens, "TOKENS",
      "vLLM max_num_batched_tokens (default 8192; 16384 on >= 70 GiB non-A100)", U::inference},
     {"max_num_seqs", "--max-num-seqs", "", K::count, 1, static_cast<double>(kMaxBatch), "N",
@@ -61,8 +63,8 @@ constexpr Input kInputs[] = {
     {"headroom", "--headroom", "", K::fraction, 0, 0.9, "FRACTION", "share of GPU memory kept free, 0 to 0.9 (default 0.1)"},
     {"system_bandwidth", "--system-bandwidth", "", K::number, 0, 10'000, "GB/S",
      "system RAM bandwidth for llama.cpp layers left on the CPU (default 60)", U::inference, kAboveMin},
-    {"prompt_tokens", "--prompt", "", K::tokens, 1, kTokens, "TOKENS",
-     "prompt length for the prefill speed, e.g. 512 or 4k (default 512)", U::inference},
+    {"prompt_tokens", "--prompt", "prompt", K::tokens, 1, kTokens, "TOKENS",
+     "prompt length: for the prefill speed, and GRPO's prompts, e.g. 512 or 4k (default 512)", U::both},
     {"usd_per_kwh", "--usd-per-kwh", "", K::number, 0, 100, "USD",
      "electricity price: adds the energy cost of running the --gpu you own", U::inference},
     {"gpus", "--gpus", "", K::list, 0, 0, "LIST",
@@ -111,6 +113,20 @@ constexpr Input kInputs[] = {
      U::training},
     {"mfu", "--mfu", "", K::fraction, 0, 1, "FRACTION",
      "model FLOPs utilisation above 0 up to 1, or a percentage (default 0.40)", U::training, kAboveMin},
+    // RL fine-tuning (--mode grpo).
+    {"policy", "--policy", "policy", K::choice, 0, 0, "MODE",
+     "GRPO: what trains in the policy, train (every weight, TRL's default), lora or qlora", U::training},
+    {"completion_tokens", "--completion", "completion", K::tokens, 1, kTokens, "TOKENS",
+     "GRPO: completion length, TRL max_completion_length (default 512)", U::training},
+    {"num_generations", "--num-generations", "gens", K::count, 2, static_cast<double>(kMaxGrpoGenerations), "N",
+     "GRPO: completions sampled per prompt (default 8, as TRL)", U::training},
+    {"generation_batch", "--generation-batch", "genbatch", K::count, 1, static_cast<double>(kMaxBatch), "N",
+     "GRPO: completions one GPU generates at once (default: micro-batch × grad-accum in whole groups)", U::training},
+    {"beta", "--beta", "beta", K::number, 0, 1e6, "BETA",
+     "GRPO: KL coefficient; above 0 a full fine-tune loads a reference model (default 0.0, as TRL since v0.19)",
+     U::training},
+    {"sampler", "--sampler", "sampler", K::choice, 0, 0, "NAME",
+     "GRPO: who generates, hf (model.generate, TRL's default), vllm-colocate or vllm-server", U::training},
 };
 
 // Each choice input's names (for messages and the page's lists) and the parser that reads it.
@@ -128,8 +144,10 @@ bool parses(std::string_view value) {
 bool is_inference(std::string_view value) { return lower_ascii(value) == "inference"; }
 
 const Choices kChoices[] = {
-    {"mode", [] { return "inference, " + training_mode_names(); },
-     [](std::string_view v) { return is_inference(v) || parse_training_mode(v).has_value(); }},
+    {"mode", [] { return "inference, " + training_mode_names() + ", grpo"; },
+     [](std::string_view v) { return is_inference(v) || is_grpo_mode(v) || parse_training_mode(v).has_value(); }},
+    {"policy", training_mode_names, parses<parse_training_mode>},
+    {"sampler", grpo_sampler_names, parses<parse_grpo_sampler>},
     {"kv_dtype", kv_dtype_names, parses<parse_kv_dtype>},
     {"engine", [] { return std::string(kEngineNames); }, parses<parse_engine>},
     {"attention", [] { return std::string(kAttentionNames); }, parses<parse_attention>},

@@ -327,6 +327,14 @@ Result<TrainingRequest> training_request(const json& j, std::span<const std::str
   r.headroom = in.number("headroom").value_or(kDefaultHeadroom);
   if (const auto tokens = in.whole("tokens")) r.tokens = static_cast<double>(*tokens);
   r.mfu = in.number("mfu");
+  r.policy = in.text("policy").value_or("");
+  r.prompt_tokens = in.whole("prompt_tokens");
+  r.completion_tokens = in.whole("completion_tokens");
+  r.num_generations = in.whole("num_generations");
+  r.generation_batch = in.whole("generation_batch");
+  r.beta = in.number("beta");
+  r.sampler = in.text("sampler").value_or("");
+  r.gpu_util = in.number("gpu_util");
   (void)in.text("weights");  // checked, then ignored: see the header
   if (in.error()) return *in.error();
   return r;

@@ -21,8 +21,30 @@ std::string describe_targets(const LinearSet& t) {
   return out;
 }
 
+// "grpo" for RL fine-tuning (its policy's mode is an input of its own), else the training mode.
+std::string_view report_mode_name(const TrainingEstimate& e) {
+  return e.grpo ? std::string_view("grpo") : training_mode_name(e.mode);
+}
+
+// The lines GRPO adds (its inputs are under "inputs").
+void write_grpo(JsonWriter& w, const TrainingReport& report) {
+  const auto& e = report.estimate;
+  if (!e.grpo) return;
+  const GrpoBytes& g = *e.grpo;
+  w.begin_object("grpo");
+  w.field("gathered_weights", g.gathered_weights);
+  w.field("generation_batch", g.generation_batch);
+  w.field("kv_cache", g.kv_cache);
+  w.field("reference_model", g.reference_model);
+  w.field("sampler_logits", g.sampler_logits);
+  w.field("sampling", g.sampling);
+  w.field("sampling_overlaps_training", g.sampling_overlaps_training);
+  w.field("vllm_pool", g.vllm_pool);
+  w.end_object();
+}
+
 // One rank's memory; the per-rank list adds who the rank is.
-void write_rank(JsonWriter& w, const char* key, const RankMemory& r, bool with_role) {
+void write_rank(JsonWriter& w, const char* key, const RankMemory& r, bool with_role, bool grpo) {
   w.begin_object(key);
   w.field("activations", r.activations);
   w.field("gradients", r.gradients);
@@ -30,7 +52,10 @@ void write_rank(JsonWriter& w, const char* key, const RankMemory& r, bool with_r
   w.field("master_weights", r.master_weights);
   w.field("optimizer", r.optimizer);
   w.field("overhead", r.overhead);
-  if (with_role) w.field("params", r.params), w.field("role", r.role);
+  if (with_role) w.field("params", r.params);
+  if (grpo) w.field("reference_model", r.reference_model);
+  if (with_role) w.field("role", r.role);
+  if (grpo) w.field("sampling", r.sampling);
   w.field("temporary", r.temporary);
   w.field("total", r.total);
   w.field("weights", r.weights);
@@ -69,13 +94,19 @@ void write_inputs(JsonWriter& w, const TrainingReport& report) {
   const auto* a = e.activations ? &*e.activations : nullptr;
   if (a) w.field("attn_implementation", attn_implementation_name(a->implementation));
   else w.field("attn_implementation", nullptr);
+  const GrpoOptions* g = e.grpo ? (o.grpo ? &*o.grpo : nullptr) : nullptr;  // GRPO's inputs, in the same order
+  if (g) w.field("beta", g->beta);
   w.field("checkpointing", checkpointing_name(o.checkpointing));
+  if (g) w.field("completion_tokens", g->completion_tokens);
   w.field("dp", l.data_parallel);
   w.field("dropout", a ? a->attention_dropout || a->hidden_dropout : o.dropout.value_or(false));
   w.field("fsdp", fsdp_name(o.parallel.zero));
+  if (g) w.field("generation_batch", e.grpo->generation_batch);
   w.field("global_batch", l.global_batch);
   if (report.gpu) w.field("gpu", report.gpu->id);
   else w.field("gpu", nullptr);
+  if (g && g->sampler == GrpoSampler::vllm_colocate) w.field("gpu_util", g->vllm_gpu_util);
+  else if (g) w.field("gpu_util", nullptr);
   w.field("gpus", l.gpus);
   w.field("grad_accum", l.gradient_accumulation);
   w.field("grad_dtype", grad_dtype_name(e.grad_dtype));
@@ -84,11 +115,14 @@ void write_inputs(JsonWriter& w, const TrainingReport& report) {
   else w.field("lora_rank", nullptr), w.field("lora_targets", nullptr);
   w.field("mfu", report.mfu);
   w.field("micro_batch", l.micro_batch);
-  w.field("mode", training_mode_name(e.mode));
+  w.field("mode", report_mode_name(e));
+  if (g) w.field("num_generations", g->num_generations);
   w.field("offload", offload_name(o.parallel.offload));
   w.field("optimizer", optimizer_info(e.optimizer).name);
+  if (e.grpo) w.field("policy", training_mode_name(e.mode));
   w.field("pp", l.pipeline_parallel);
   w.field("precision", precision_name(e.precision));
+  if (g) w.field("prompt_tokens", g->prompt_tokens), w.field("sampler", grpo_sampler_name(g->sampler));
   w.field("sequence", o.sequence);
   w.field("sequence_source", report.sequence_source);
   w.field("sp", o.parallel.sequence_parallel);
@@ -135,23 +169,25 @@ std::string training_report_to_json(const TrainingReport& report) {
   JsonWriter w;
   w.begin_object();
   write_activations(w, e);
-  write_rank(w, "breakdown", e.breakdown, false);
+  const bool grpo = e.grpo.has_value();
+  write_rank(w, "breakdown", e.breakdown, false, grpo);
   w.field("breakdown_role", e.breakdown.role);
   detail::write_explanations(w, e.explanations);
   w.begin_array("gpus");
   for (const auto& f : report.gpus) detail::write_gpu_fit(w, *f.gpu, f.fit, f.free_bytes);
   w.end_array();
   w.field("gradient_convention", e.gradient_convention);
+  write_grpo(w, report);
   w.field("host_ram_bytes", e.host_ram_bytes);
   write_inputs(w, report);
-  w.field("mode", training_mode_name(e.mode));
+  w.field("mode", report_mode_name(e));
   detail::write_model(w, m, e.params, report.published_params);
   w.field("notes", e.notes);
   w.field("nvme_bytes", e.nvme_bytes);
   w.field("ok", true);
   w.field("quantized_params", e.quantized_params);
   w.begin_array("ranks");
-  for (const auto& r : e.ranks) write_rank(w, nullptr, r, true);
+  for (const auto& r : e.ranks) write_rank(w, nullptr, r, true, grpo);
   w.end_array();
   w.begin_object("slowdown");
   w.field("max", e.slowdown.max);

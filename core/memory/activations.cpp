@@ -386,14 +386,15 @@ Result<ActivationEstimate> estimate_activations(const ModelSpec& spec, const Act
 
   const Outside x = outside_per_token(spec, o, c);
   const std::uint64_t head_div = o.sequence_parallel ? o.tensor_parallel : 1;
-  const std::uint64_t chunk = std::min(o.loss_chunk_tokens, scale.tokens);
+  const std::uint64_t loss_tokens = o.loss_tokens ? std::min(o.loss_tokens, o.sequence) * o.micro_batch : scale.tokens;
+  const std::uint64_t chunk = std::min(o.loss_chunk_tokens, loss_tokens);
   const std::uint64_t v = spec.has_lm_head ? spec.vocab_size : 0;
   auto emb = detail::mul_div_ceil(scale.tokens, x.embedding, head_div);
   auto head = detail::mul_div_ceil(scale.tokens, x.head, head_div);
-  auto logits = detail::mul_div_ceil(scale.tokens, x.loss, o.tensor_parallel);
+  auto logits = detail::mul_div_ceil(loss_tokens, x.loss, o.tensor_parallel);
   // A chunk's logits in c, their fp32 copy and its gradient live at once while the chunk runs backward.
   auto loss_transient = chunk ? detail::mul_div_ceil(chunk, (c + 8) * v, o.tensor_parallel)
-                              : detail::mul_div_ceil(scale.tokens, x.loss_transient, o.tensor_parallel);
+                              : detail::mul_div_ceil(loss_tokens, x.loss_transient, o.tensor_parallel);
   if (!emb || !head || !logits || !loss_transient) return overflow();
   e.embedding = *emb;
   e.head = *head;
@@ -485,7 +486,9 @@ void explain(const ModelSpec& spec, const ActivationOptions& o, std::uint64_t c,
       {"activations.logits",
        o.loss_chunk_tokens ? "0: the chunked loss recomputes each chunk's logits in backward"
                            : (hf ? "s × b × (4 × vocab fp32 log-softmax + 8 int64 labels) / t" : "4 × s × b × vocab / t"),
-       (Text() << "vocab " << v << ", " << o.sequence << " × " << o.micro_batch << " tokens = " << e.logits << " B").str(),
+       (Text() << "vocab " << v << ", " << (o.loss_tokens ? std::min(o.loss_tokens, o.sequence) : o.sequence) << " × "
+               << o.micro_batch << (o.loss_tokens ? " completion" : "") << " tokens = " << e.logits << " B")
+           .str(),
        hf ? "transformers ForCausalLMLoss: logits.float(), cross_entropy keeps the log-softmax"
           : "Korthikanti §4.3 (4sbv/t)"});
   e.explanations.push_back({"activations", "layers + recompute peak + embedding + head inputs + loss",

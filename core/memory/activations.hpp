@@ -62,6 +62,9 @@ struct ActivationOptions {
   // Cross-entropy over chunks of this many tokens (Liger / Unsloth fused loss): the fp32 logits are never
   // kept whole; 0: transformers' ForCausalLMLoss over every token at once.
   std::uint64_t loss_chunk_tokens = 0;
+  // Tokens per sequence the loss computes logits for: GRPO's log-probs cover the completion only (TRL passes
+  // logits_to_keep); 0: every token.
+  std::uint64_t loss_tokens = 0;
   Checkpointing checkpointing = Checkpointing::none;
   std::uint64_t tensor_parallel = 1;  // t
   bool sequence_parallel = false;     // Korthikanti §4.2.2: norms and dropouts split along the sequence too

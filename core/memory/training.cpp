@@ -265,6 +265,69 @@ Result<std::uint64_t> lora_trainable_params(const ModelSpec& spec, std::uint64_t
 
 namespace {
 
+// GRPO as TRL runs it: data parallel (DDP, ZeRO, FSDP) over one model per GPU, on a model whose shapes are known.
+std::optional<Error> check_grpo(const ModelSpec& spec, const TrainingOptions& o) {
+  if (!o.grpo) return std::nullopt;
+  if (spec.is_bare())
+    return make_error("mode", "GRPO needs the architecture (KV cache, vocabulary): give a preset or a config.json");
+  if (o.parallel.tensor_parallel > 1 || o.parallel.pipeline_parallel > 1)
+    return make_error(o.parallel.tensor_parallel > 1 ? "tp" : "pp",
+                      "TRL's GRPOTrainer trains data parallel only (DDP, DeepSpeed ZeRO, FSDP): set it to 1");
+  if (o.grpo->prompt_tokens + o.grpo->completion_tokens > kMaxContextTokens)
+    return make_error("completion_tokens", "prompt + completion must be at most " + num(kMaxContextTokens) + " tokens");
+  return std::nullopt;
+}
+
+// GRPO's lines on one GPU. HF generate runs between training steps, when the step's activations and temporaries are
+// freed: its line is what the sampling phase needs beyond them, so the lines still add up to the peak. A colocated
+// vLLM engine holds its whole share through the step.
+std::optional<Error> add_grpo_lines(RankMemory& r, const GrpoBytes& g) {
+  r.reference_model = g.reference_model;
+  const std::uint64_t step = r.activations + r.temporary;
+  r.sampling = g.sampling_overlaps_training ? g.sampling : g.sampling - std::min(g.sampling, step);
+  CheckedSum total;
+  total.add(r.total).add(r.reference_model).add(r.sampling);
+  if (total.overflow()) return overflow_error();
+  r.total = total.value();
+  return std::nullopt;
+}
+
+std::optional<Error> add_grpo(TrainingEstimate& e, const ModelSpec& spec, const TrainingOptions& o) {
+  if (!o.grpo) return std::nullopt;
+  const GrpoInputs in{spec,
+                      *o.grpo,
+                      o.mode == TrainingMode::full,
+                      e.replica.weights,
+                      o.parallel.zero == ZeroStage::parameters ? e.layout.data_parallel : 1,
+                      e.replica.weights,
+                      o.parallel.zero == ZeroStage::parameters ? e.layout.data_parallel : 1,
+                      e.layout.micro_batch,
+                      e.layout.gradient_accumulation,
+                      e.layout.gpus,
+                      o.precision == Precision::fp32 ? DType::fp32
+                      : o.precision == Precision::mixed_fp16 ? DType::fp16 : DType::bf16};
+  auto g = estimate_grpo(in);
+  if (!g) return g.error();
+  for (auto& r : e.ranks)
+    if (auto error = add_grpo_lines(r, g.value())) return *error;
+  e.breakdown = e.ranks.front();
+  for (const auto& r : e.ranks)
+    if (r.total > e.breakdown.total) e.breakdown = r;
+  const RankMemory& b = e.breakdown;
+  for (auto& x : e.explanations)
+    if (x.key == "total")
+      x = {"total", "weights + gradients + optimizer + activations + temporary + reference_model + sampling + overhead",
+           (Text() << b.weights << " + " << b.gradients << " + " << b.optimizer << " + " << b.activations << " + "
+                   << b.temporary << " + " << b.reference_model << " + " << b.sampling << " + " << b.overhead << " = "
+                   << b.total << " B (" << b.role << ")")
+               .str(),
+           "sum of the lines above"};
+  for (auto& x : grpo_explanations(in, g.value(), b.activations + b.temporary)) e.explanations.push_back(std::move(x));
+  for (auto& n : grpo_notes(in, g.value())) e.notes.push_back(std::move(n));
+  e.grpo = std::move(g).value();
+  return std::nullopt;
+}
+
 // The options this spec can take; the gradient dtype in effect (fp32, or half for pure bf16, unless chosen).
 Result<GradDType> check_training_options(const ModelSpec& spec, const TrainingOptions& o) {
   const bool bare = spec.is_bare();
@@ -405,6 +468,7 @@ Result<ActivationEstimate> training_activations(const ModelSpec& spec, const Tra
   a.lora_rank = adapters ? o.lora_rank : 0;
   a.lm_head_trains = !adapters;
   a.norms_train = !adapters;
+  if (o.grpo) a.loss_tokens = o.grpo->completion_tokens;
   return estimate_activations(spec, a);
 }
 
@@ -732,7 +796,10 @@ std::vector<std::string> training_notes(const ModelSpec& spec, const TrainingEst
 
 }  // namespace
 
-Result<TrainingEstimate> estimate_training(const ModelSpec& spec, const TrainingOptions& o) {
+Result<TrainingEstimate> estimate_training(const ModelSpec& spec, const TrainingOptions& given) {
+  if (auto error = check_grpo(spec, given)) return *error;
+  TrainingOptions o = given;
+  if (o.grpo) o.sequence = o.grpo->prompt_tokens + o.grpo->completion_tokens;
   auto params = count_params(spec);
   if (!params) return params.error();
   auto grad = check_training_options(spec, o);
@@ -773,6 +840,7 @@ Result<TrainingEstimate> estimate_training(const ModelSpec& spec, const Training
 
   e.explanations = training_explanations(e, o, c);
   e.notes = training_notes(spec, e, o);
+  if (auto error = add_grpo(e, spec, o)) return *error;
   return e;
 }
 

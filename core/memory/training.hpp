@@ -9,6 +9,7 @@
 #include <vector>       // std::vector
 
 #include "memory/activations.hpp"
+#include "memory/grpo.hpp"
 #include "util/explanation.hpp"
 #include "model/model_spec.hpp"
 #include "memory/parallelism.hpp"
@@ -81,6 +82,9 @@ struct TrainingOptions {
   AttnImplementation attn_implementation = AttnImplementation::sdpa;
   std::optional<bool> dropout;  // none: on when the config's attention or hidden dropout is above 0
   ParallelOptions parallel;  // gpus, tp, pp, sp, zero, offload, micro-batch, gradient accumulation
+  // RL fine-tuning (GRPO): the policy trains as `mode` says over prompt + completion tokens (`sequence` is then
+  // ignored), plus the reference model and the sampler's memory.
+  std::optional<GrpoOptions> grpo;
 };
 
 // One GPU's memory. Where ranks differ (pipeline stages), one per kind of rank.
@@ -94,6 +98,8 @@ struct RankMemory {
   std::uint64_t master_weights = 0;  // the fp32 master copy inside `optimizer` (mixed precision)
   std::uint64_t activations = 0;
   std::uint64_t temporary = 0;       // ZeRO-3 all-gather buffers, the logits' gradient
+  std::uint64_t reference_model = 0; // GRPO with beta > 0: the frozen reference weights
+  std::uint64_t sampling = 0;        // GRPO: the sampler's KV cache (between steps) or colocated vLLM's share
   std::uint64_t overhead = 0;        // CUDA context and kernels
   std::uint64_t total = 0;
 };
@@ -119,6 +125,7 @@ struct TrainingEstimate {
   SlowdownRange slowdown;            // step-time multiplier range from offloading
 
   std::optional<ActivationEstimate> activations;  // absent for a bare parameter count
+  std::optional<GrpoBytes> grpo;                  // RL fine-tuning only
   std::vector<Explanation> explanations;
   std::vector<std::string> notes;
 };

@@ -3,6 +3,7 @@
 #include <algorithm>  // std::min
 #include <cmath>      // std::isfinite
 #include <string>     // std::string, std::to_string
+#include <utility>    // std::pair
 
 #include "util/number_text.hpp"
 #include "util/text.hpp"   // lower_ascii
@@ -79,6 +80,76 @@ Result<std::optional<TrainingTime>> time_on(const Gpu& gpu, const ModelSpec& spe
   return std::optional<TrainingTime>{std::move(t)};
 }
 
+// Inputs that only GRPO reads: refused elsewhere in training rather than ignored.
+std::optional<Error> refuse_grpo_inputs(const TrainingRequest& r) {
+  const std::pair<std::string_view, bool> given[] = {
+      {"policy", !r.policy.empty()},           {"prompt_tokens", r.prompt_tokens.has_value()},
+      {"completion_tokens", r.completion_tokens.has_value()}, {"num_generations", r.num_generations.has_value()},
+      {"generation_batch", r.generation_batch.has_value()},  {"beta", r.beta.has_value()},
+      {"sampler", !r.sampler.empty()},         {"gpu_util", r.gpu_util.has_value()}};
+  for (const auto& [key, set] : given)
+    if (set) return make_error(std::string(key), "is an input of RL fine-tuning: use it with mode grpo");
+  return std::nullopt;
+}
+
+// GRPO's own inputs over TRL's defaults; vLLM colocate's share needs the request's GPU.
+Result<GrpoOptions> grpo_options(const TrainingRequest& r, const Gpu* gpu) {
+  GrpoOptions g;
+  if (r.sequence)
+    return make_error("sequence", "GRPO trains on prompt + completion: give prompt_tokens and completion_tokens");
+  if (r.prompt_tokens) g.prompt_tokens = *r.prompt_tokens;
+  if (r.completion_tokens) g.completion_tokens = *r.completion_tokens;
+  if (r.num_generations) g.num_generations = *r.num_generations;
+  if (r.generation_batch) g.generation_batch = *r.generation_batch;
+  if (r.beta) g.beta = *r.beta;
+  if (auto e = choose(r.sampler, "sampler", parse_grpo_sampler, grpo_sampler_names(), g.sampler)) return *e;
+  if (r.gpu_util) g.vllm_gpu_util = *r.gpu_util;
+  if (gpu) g.gpu_driver_bytes = gpu->driver_total_bytes();
+  return g;
+}
+
+// The sequence trained on: GRPO's prompt + completion, the request's, or the default capped by the model's context.
+std::optional<Error> choose_sequence(TrainingReport& report, const TrainingRequest& r, bool grpo) {
+  TrainingOptions& o = report.options;
+  if (grpo) {
+    auto g = grpo_options(r, report.gpu);
+    if (!g) return g.error();
+    o.grpo = g.value();
+    o.sequence = g.value().prompt_tokens + g.value().completion_tokens;
+    report.sequence_source = r.prompt_tokens || r.completion_tokens ? "request" : "default";
+  } else if (r.sequence) {
+    o.sequence = *r.sequence;
+    report.sequence_source = "request";
+  } else {
+    o.sequence = default_training_sequence(report.model);
+    report.sequence_source = o.sequence == kDefaultTrainingSequence ? "default" : "model_context";
+  }
+  return std::nullopt;
+}
+
+// What the scenario assumed where the request was silent, and a sequence beyond what the model was trained on.
+void add_default_notes(TrainingReport& report, const TrainingRequest& r, bool grpo) {
+  const ModelSpec& m = report.model;
+  const TrainingOptions& o = report.options;
+  auto& notes = report.estimate.notes;
+  if (grpo && !m.is_bare())
+    notes.push_back("GRPO defaults follow TRL's GRPOConfig: 8 generations per prompt, 512-token completions, beta 0.0 "
+                    "(no reference model), model.generate() as the sampler, gradient checkpointing on; prompts of 512 "
+                    "tokens assumed unless given.");
+  else if (o.mode != TrainingMode::full && r.checkpointing.empty() && !m.is_bare())
+    notes.push_back("LoRA and QLoRA defaults follow the recipes people run: gradient checkpointing on (TRL's "
+                    "SFTConfig, PEFT's examples/sft and prepare_model_for_kbit_training, Unsloth's get_peft_model), "
+                    "rank 16 on every linear layer (Unsloth); --checkpointing none turns it off.");
+  if (!r.sequence && !m.is_bare() && !grpo)
+    notes.push_back("No sequence given: " + std::to_string(o.sequence) + " tokens per sequence assumed" +
+                    (report.sequence_source == "model_context" ? " (the model's context)." : "."));
+  const std::uint64_t limit = m.max_context ? m.max_context : m.default_context;
+  const std::uint64_t asked = grpo ? o.sequence : r.sequence.value_or(0);
+  if (asked && limit && asked > limit)
+    notes.push_back("The sequence (" + std::to_string(asked) + ") is longer than the model's context (" +
+                    std::to_string(limit) + "): the positions beyond it were never trained.");
+}
+
 }  // namespace
 
 bool is_training_mode(std::string_view mode) noexcept {
@@ -97,8 +168,15 @@ Result<TrainingScenario> resolve_training(const Catalog& catalog, const Training
   TrainingOptions& o = report.options;
   if (!is_training_mode(r.mode))
     return make_error("mode", "\"" + r.mode + "\" is not a training mode (inference has its own estimate); allowed: " +
-                                  training_mode_names());
-  if (auto e = choose(r.mode, "mode", parse_training_mode, training_mode_names() + " (or inference)", o.mode)) return *e;
+                                  training_mode_names() + ", grpo");
+  const bool grpo = is_grpo_mode(r.mode);
+  if (grpo) {
+    if (auto e = choose(r.policy, "policy", parse_training_mode, training_mode_names(), o.mode)) return *e;
+  } else {
+    if (auto e = choose(r.mode, "mode", parse_training_mode, training_mode_names() + ", grpo (or inference)", o.mode))
+      return *e;
+    if (auto e = refuse_grpo_inputs(r)) return *e;
+  }
 
   // The model, the GPU and the headroom resolve exactly as for inference; bf16 keeps the inference path from
   // reading the checkpoint's quantization_config, which training does not use (precision decides).
@@ -138,7 +216,8 @@ Result<TrainingScenario> resolve_training(const Catalog& catalog, const Training
   // "gradient_checkpointing: Defaults to True instead of False"), PEFT's examples pass --gradient_checkpointing True
   // (examples/sft/run_peft.sh) and prepare_model_for_kbit_training(use_gradient_checkpointing=True) for QLoRA,
   // Unsloth's get_peft_model(use_gradient_checkpointing="unsloth"). Full training keeps transformers' default: off.
-  if (o.mode != TrainingMode::full) o.checkpointing = Checkpointing::full;
+  // GRPO: GRPOConfig sets gradient_checkpointing=True (trl/trainer/grpo_config.py: "Defaults to True instead of False").
+  if (o.mode != TrainingMode::full || grpo) o.checkpointing = Checkpointing::full;
   if (auto e = choose(r.checkpointing, "checkpointing", parse_checkpointing, checkpointing_names(), o.checkpointing))
     return *e;
   if (auto e = choose(r.zero, "zero", parse_zero, zero_names(), o.parallel.zero)) return *e;
@@ -153,30 +232,14 @@ Result<TrainingScenario> resolve_training(const Catalog& catalog, const Training
   o.parallel.sequence_parallel = r.sp;
   o.parallel.micro_batch = r.micro_batch;
   o.parallel.gradient_accumulation = r.grad_accum;
-  if (r.sequence) {
-    o.sequence = *r.sequence;
-    report.sequence_source = "request";
-  } else {
-    o.sequence = default_training_sequence(m);
-    report.sequence_source = o.sequence == kDefaultTrainingSequence ? "default" : "model_context";
-  }
+  if (auto e = choose_sequence(report, r, grpo)) return *e;
 
   auto estimate = estimate_training(m, o);
   if (!estimate) return with_request_field(estimate.error());
   report.estimate = std::move(estimate).value();
   auto& notes = report.estimate.notes;
   notes.insert(notes.end(), name_notes.begin(), name_notes.end());
-  if (o.mode != TrainingMode::full && r.checkpointing.empty() && !m.is_bare())
-    notes.push_back("LoRA and QLoRA defaults follow the recipes people run: gradient checkpointing on (TRL's "
-                    "SFTConfig, PEFT's examples/sft and prepare_model_for_kbit_training, Unsloth's get_peft_model), "
-                    "rank 16 on every linear layer (Unsloth); --checkpointing none turns it off.");
-  if (!r.sequence && !m.is_bare())
-    notes.push_back("No sequence given: " + std::to_string(o.sequence) + " tokens per sequence assumed" +
-                    (report.sequence_source == "model_context" ? " (the model's context)." : "."));
-  const std::uint64_t limit = m.max_context ? m.max_context : m.default_context;
-  if (r.sequence && limit && *r.sequence > limit)
-    notes.push_back("The sequence (" + std::to_string(*r.sequence) + ") is longer than the model's context (" +
-                    std::to_string(limit) + "): the positions beyond it were never trained.");
+  add_default_notes(report, r, grpo);
   return scenario;
 }
 

@@ -31,7 +31,7 @@ struct TrainingRequest {
   std::uint64_t params = 0;               // bare parameter count (full training only: no shapes, no activations)
   std::optional<ImportedModel> imported;  // a GGUF/safetensors header read by the CLI
 
-  std::string mode;          // train|lora|qlora ("full" = train); empty or "inference": not training
+  std::string mode;          // train|lora|qlora|grpo ("full" = train); empty or "inference": not training
   std::string precision;     // fp32, mixed-fp16, mixed-bf16 (default), bf16
   std::string grad_dtype;    // fp32 or half; empty: fp32, but half for pure bf16 (training core)
   std::string optimizer;     // adamw (default), adamw-8bit, paged-adamw, paged-adamw-8bit, sgd, sgd-momentum, adafactor, lion
@@ -55,6 +55,15 @@ struct TrainingRequest {
   double headroom = kDefaultHeadroom;
   std::optional<double> tokens;  // training tokens (all epochs) for time and cost; none: no time estimate
   std::optional<double> mfu;     // none: kDefaultMfu (training_time.hpp)
+  // mode "grpo" only (the training core's GrpoOptions; none: TRL's defaults).
+  std::string policy;            // train|lora|qlora: what trains in the policy; empty: train
+  std::optional<std::uint64_t> prompt_tokens;
+  std::optional<std::uint64_t> completion_tokens;
+  std::optional<std::uint64_t> num_generations;
+  std::optional<std::uint64_t> generation_batch;
+  std::optional<double> beta;
+  std::string sampler;           // hf (default), vllm-colocate, vllm-server
+  std::optional<double> gpu_util;  // vLLM colocate's gpu_memory_utilization; none: 0.3
 };
 
 // True for train/full/lora/qlora (any case), false for "" and "inference"; an unknown word counts as a

@@ -5,6 +5,8 @@
 #include <cstddef>    // std::size_t
 #include <initializer_list>  // std::initializer_list
 #include <optional>   // std::optional
+#include <string>     // std::to_string
+#include <vector>     // std::vector
 
 #include "util/units.hpp"
 
@@ -177,16 +179,27 @@ Result<Curve> memory_curve(const ResolvedRequest& r, const CurveInputs& in, cons
 Result<Curve> training_curve(const TrainingReport& base, const CurveInputs& in) {
   auto xs = curve_xs(in, base.options.sequence, base.model.max_context);
   if (!xs) return xs.error();
-  Curve c = empty_curve(in.axis, {"weights", "gradients", "optimizer", "master_weights", "activations", "temporary",
-                                  "overhead"});
+  // GRPO adds its reference model and sampler; its sequence is prompt + completion, so the context axis moves the
+  // completion.
+  const bool grpo = base.options.grpo.has_value();
+  Curve c = grpo ? empty_curve(in.axis, {"weights", "gradients", "optimizer", "master_weights", "activations",
+                                         "temporary", "reference_model", "sampling", "overhead"})
+                 : empty_curve(in.axis, {"weights", "gradients", "optimizer", "master_weights", "activations",
+                                         "temporary", "overhead"});
   auto error = each_x(xs.value(), in.axis, c, [&](std::uint64_t x) -> std::optional<Error> {
     TrainingOptions o = base.options;
-    (in.axis == CurveAxis::batch ? o.parallel.micro_batch : o.sequence) = x;
+    if (in.axis == CurveAxis::batch) o.parallel.micro_batch = x;
+    else if (!grpo) o.sequence = x;
+    else if (x <= o.grpo->prompt_tokens)
+      return make_error("values", "GRPO's sequence is prompt + completion: each value must exceed the prompt (" +
+                                      std::to_string(o.grpo->prompt_tokens) + " tokens)");
+    else o.grpo->completion_tokens = x - o.grpo->prompt_tokens;
     auto e = estimate_training(base.model, o);
     if (!e) return with_request_field(e.error());
     const RankMemory& b = e.value().breakdown;
-    const std::uint64_t columns[] = {b.weights, b.gradients, b.optimizer, b.master_weights, b.activations,
-                                     b.temporary, b.overhead};
+    std::vector<std::uint64_t> columns{b.weights, b.gradients, b.optimizer, b.master_weights, b.activations, b.temporary};
+    if (grpo) columns.insert(columns.end(), {b.reference_model, b.sampling});
+    columns.push_back(b.overhead);
     for (std::size_t i = 0; i < c.lines.size(); ++i) c.lines[i].values.push_back(columns[i]);
     c.total.push_back(b.total);
     return std::nullopt;

@@ -316,7 +316,10 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const TrainingReques
   const TrainingEstimate& e = b.estimate;
 
   RemediesReport report;
-  report.mode = training_mode_name(o.mode);
+  // GRPO trains its policy as `policy` says: there LoRA and QLoRA set that input, not the mode.
+  const bool grpo = o.grpo.has_value();
+  const char* method_key = grpo ? "policy" : "mode";
+  report.mode = grpo ? "grpo" : training_mode_name(o.mode);
   report.bytes = e.breakdown.total;
   report.gpu = b.gpu;
   if (b.gpu) report.fit = fit_on(b.gpus, b.gpu);
@@ -357,8 +360,8 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const TrainingReques
   }
   if (shapes && o.mode == TrainingMode::full) {
     v = request;
-    v.mode = "lora";
-    attempt(remedy("lora", {text_input("mode", "lora")},
+    (grpo ? v.policy : v.mode) = "lora";
+    attempt(remedy("lora", {text_input(method_key, "lora")},
                    "Only low-rank adapters learn: on par with full fine-tuning in the paper's benchmarks (RoBERTa, "
                    "DeBERTa, GPT-2, GPT-3)",
                    "Hu et al. 2021, LoRA (arXiv 2106.09685)"),
@@ -366,8 +369,8 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const TrainingReques
   }
   if (shapes && cuda_libraries && o.mode != TrainingMode::qlora) {
     v = request;
-    v.mode = "qlora";
-    attempt(remedy("qlora", {text_input("mode", "qlora")},
+    (grpo ? v.policy : v.mode) = "qlora";
+    attempt(remedy("qlora", {text_input(method_key, "qlora")},
                    "Adapters over a 4-bit NF4 base: the paper matches 16-bit fine-tuning; steps are slower "
                    "(dequantization)",
                    "Dettmers et al. 2023, QLoRA (arXiv 2305.14314)"),

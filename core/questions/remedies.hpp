@@ -36,7 +36,7 @@ struct Remedy {
 };
 
 struct RemediesReport {
-  std::string mode;                // "inference", "train", "lora", "qlora"
+  std::string mode;                // "inference", "train", "lora", "qlora", "grpo"
   std::uint64_t bytes = 0;         // the scenario's busiest GPU, before any remedy
   const Gpu* gpu = nullptr;        // the request's GPU, if any
   std::optional<Fit> fit;          // on that GPU, before any remedy

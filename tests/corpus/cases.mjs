@@ -63,6 +63,9 @@ add('remedies-train', ['--mode', 'train', '--model', 'llama-3.1-8b', '--gpu', 'a
 add('remedies-train-json', ['--mode', 'train', '--model', 'llama-3.1-8b', '--gpu', 'a100-80gb-sxm', '--remedies', '--json']);
 add('qlora', ['--mode', 'qlora', '--model', 'llama-2-7b', '--gpu', 'rtx-4090']);
 add('qlora-json', ['--mode', 'qlora', '--model', 'llama-2-7b', '--gpu', 'rtx-4090', '--json']);
+add('grpo', ['--mode', 'grpo', '--policy', 'lora', '--model', 'qwen2.5-0.5b', '--gpu', 'rtx-4090']);
+add('grpo-vllm-json', ['--mode', 'grpo', '--model', 'llama-3.1-8b', '--beta', '0.04', '--sampler', 'vllm-colocate',
+  '--gpu', 'h100-sxm', '--completion', '1024', '--json']);
 add('lora-json', ['--mode', 'lora', '--model', 'mistral-7b', '--lora-rank', '64', '--lora-targets', 'q,v', '--seq', '4096',
   '--json']);
 add('train-zero3', ['--mode', 'train', '--model', 'llama-3.1-70b', '--gpus', '8', '--zero', '3', '--offload', 'optimizer',
@@ -121,6 +124,8 @@ ask('help-qlora', 'remedies', { mode: 'qlora', model: 'llama-2-7b', gpu: 'rtx-40
 ask('train', 'estimate', { mode: 'train', model: 'llama-3.1-70b', gpus: 8, zero: '3', offload: 'optimizer', gpu: 'h100-sxm', tokens: '1e9' });
 ask('train-lora', 'estimate', { mode: 'lora', model: 'mistral-7b', lora_rank: 64, sequence: 4096, gpu: 'rtx-4090' });
 ask('train-qlora', 'estimate', { mode: 'qlora', model: 'llama-2-7b', gpu: 'rtx-4090' });
+ask('train-grpo', 'estimate', { mode: 'grpo', policy: 'qlora', model: 'llama-3.1-8b', gpu: 'rtx-4090', num_generations: 4 });
+ask('help-grpo', 'remedies', { mode: 'grpo', model: 'llama-3.1-8b', gpu: 'rtx-4090' });
 ask('train-3d', 'estimate', { mode: 'train', model: 'llama-3.1-70b', gpus: 16, tp: 4, pp: 2, sp: true, micro_batch: 2, grad_accum: 8, checkpointing: 'selective', gpu: 'h100-sxm' });
 ask('vllm-0.8', 'estimate', { model: 'llama-3.1-8b', engine: 'vllm', gpu: 'h100-sxm', gpu_util: 0.8 });
 ask('llamacpp-ngl', 'estimate', { model: 'qwen2.5-7b', weights: 'q4_k_m', engine: 'llamacpp', gpu: 'rtx-4060', gpu_layers: 20 });

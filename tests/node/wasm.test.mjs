@@ -73,7 +73,7 @@ test('the catalog carries the request\'s inputs: URL key, kind, range and allowe
   const { inputs } = JSON.parse(module.catalog());
   const input = (key, use) => inputs.find((i) => i.key === key && (!use || i.use === use || i.use === 'both'));
   assert.deepEqual(input('engine').values, ['transformers', 'vllm', 'llamacpp']);
-  assert.deepEqual(input('mode').values, ['inference', 'train', 'lora', 'qlora']);
+  assert.deepEqual(input('mode').values, ['inference', 'train', 'lora', 'qlora', 'grpo']);
   assert.deepEqual(input('offload').values, ['none', 'optimizer', 'params', 'nvme']);
   assert.ok(input('zero').values.includes('FULL_SHARD'));
   assert.deepEqual([input('kv_dtype').url, input('lora_rank').url, input('attn_implementation').url], ['kv', 'rank', 'attn']);
@@ -386,4 +386,20 @@ test('several questions about a model file: its training curves in the same call
   assert.equal(r.answers[0].mode, 'qlora');
   assert.equal(r.answers[1].totals[1], r.answers[0].breakdown.total);
   assert.equal(r.answers[1].totals[0], ask({ mode: 'qlora', context: 128 }).breakdown.total);
+});
+
+test('GRPO through the wasm: its lines and inputs, and the phase rule of its total', () => {
+  const r = evaluate({ mode: 'grpo', policy: 'lora', model: 'llama-3.1-8b', completion_tokens: 1024, num_generations: 4 });
+  assert.equal(r.ok, true);
+  assert.equal(r.mode, 'grpo');
+  assert.deepEqual([r.inputs.policy, r.inputs.sampler, r.inputs.prompt_tokens, r.inputs.completion_tokens], ['lora', 'hf', 512, 1024]);
+  const b = r.breakdown;
+  assert.equal(b.reference_model, 0);  // beta 0: TRL loads no reference model
+  // 4 completions × 1536 tokens × 131,072 B of bf16 KV (Llama 3.1 8B) + 4 × 4 × 128,256 B of fp32 logits.
+  assert.equal(r.grpo.sampling, 4 * 1536 * 131072 + 4 * 4 * 128256);
+  // Generation runs in the memory the training step frees: the line is the excess, and the lines add up.
+  assert.equal(b.sampling, Math.max(0, r.grpo.sampling - b.activations - b.temporary));
+  assert.equal(b.total, b.weights + b.gradients + b.optimizer + b.activations + b.temporary + b.reference_model +
+    b.sampling + b.overhead);
+  assert.equal(evaluate({ mode: 'lora', model: 'gpt2', beta: 0.1 }).error.field, 'beta');
 });

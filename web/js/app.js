@@ -1,6 +1,6 @@
 // One model, one update(): inputs change → one call into the core → every output re-rendered.
 import { openCalculator } from './core.js';
-import { stateCodec, isTraining, unknownChoice, MODES } from './state.js';
+import { stateCodec, isTraining, coreMode, unknownChoice, MODES } from './state.js';
 import { renderSummary, showExplanation, openExplanation } from './render/summary.js';
 import { renderGpuTable } from './render/gpu-table.js';
 import { fillChoices, showWeightFormat, fillGpuSelect, fillOptions, fillSegmented, fillWeightFormats, setRanges, shownValue } from './render/controls.js';
@@ -27,7 +27,8 @@ const dom = {
   chartBatch: $('chart-batch'), embedSection: $('embed-section'), embedCode: $('embed-code'),
   weightsFormat: $('weights-format'), engine: $('engine'), kv: $('kv'), ft: $('ft'), rank: $('rank'),
   gpusCount: $('gpus-count'), tokens: $('tokens'), inferenceControls: $('inference-controls'), finetuneControls: $('finetune-controls'),
-  trainControls: $('train-controls'), contextLabel: $('context-label'), batchLabel: $('batch-label'), batchUnit: $('batch-unit'),
+  trainControls: $('train-controls'), grpoControls: $('grpo-controls'), prompt: $('prompt'), completion: $('completion'),
+  gens: $('gens'), beta: $('beta'), contextLabel: $('context-label'), batchLabel: $('batch-label'), batchUnit: $('batch-unit'),
   trainingFacts: $('training-facts'), speed: $('speed'), speedFigures: $('speed-figures'),
   enginePlan: $('engine-plan'), fitPlan: $('fit-plan'), commandLine: $('command-line'), commandText: $('command-text'),
   commandNote: $('command-note'),
@@ -115,7 +116,8 @@ function writeInputs(current) {
   show(dom.context, state.context, inputs?.context ?? inputs?.sequence);
   show(dom.batch, state.batch, inputs?.batch ?? inputs?.micro_batch);
   dom.ft.value = state.ft || 'lora';
-  for (const control of [dom.kv, dom.rank, dom.gpusCount, ...dom.form.querySelectorAll('select[data-choices]')]) {
+  for (const control of [dom.kv, dom.rank, dom.gpusCount, dom.prompt, dom.completion, dom.gens, dom.beta,
+    ...dom.form.querySelectorAll('select[data-choices]')]) {
     const value = shownValue(control, state, current, codec);
     if (document.activeElement !== control && value !== '') control.value = value;
   }
@@ -123,6 +125,9 @@ function writeInputs(current) {
   const training = isTraining(state);
   dom.inferenceControls.hidden = state.mode !== 'inference';
   dom.finetuneControls.hidden = !(training && state.mode === 'finetune');
+  const grpo = coreMode(state) === 'grpo';
+  dom.grpoControls.hidden = !grpo;
+  for (const node of [dom.context, dom.contextLabel.parentElement]) node.hidden = grpo;  // prompt + completion instead
   dom.trainControls.hidden = !training;
   setLabel(dom.contextLabel, training ? 'inputs.sequence' : 'inputs.context');
   setLabel(dom.batchLabel, training ? 'inputs.microbatch' : 'inputs.batch');

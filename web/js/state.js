@@ -5,7 +5,10 @@
 // it never enters the URL.
 
 export const MODES = ['inference', 'finetune', 'train'];
-export const FINETUNE_METHODS = ['lora', 'qlora'];
+export const FINETUNE_METHODS = ['lora', 'qlora', 'grpo'];
+// Inputs only RL fine-tuning reads (request keys); the prompt length and vLLM's share are inference's too.
+const GRPO_ONLY = ['policy', 'completion_tokens', 'num_generations', 'generation_batch', 'beta', 'sampler'];
+const GRPO_SHARED = ['prompt_tokens', 'gpu_util'];
 
 // Where a first visit starts (a preset, one sequence, inference), and the page's own keys. The weights stay
 // unset: each model then counts in the format its checkpoint ships in (gpt-oss in MXFP4, an FP8 config in FP8).
@@ -27,9 +30,9 @@ export function unknownChoice(state) {
   return null;
 }
 
-/** The core's mode for the page's tab: fine-tune is LoRA or QLoRA (the `ft` choice), train is full training. */
+/** The core's mode for the page's tab: fine-tune is LoRA, QLoRA or GRPO (the `ft` choice), train is full training. */
 export function coreMode(state) {
-  if (state.mode === 'finetune') return state.ft === 'qlora' ? 'qlora' : 'lora';
+  if (state.mode === 'finetune') return state.ft === 'qlora' || state.ft === 'grpo' ? state.ft : 'lora';
   if (state.mode === 'train') return 'train';
   return state.mode;
 }
@@ -106,6 +109,10 @@ function makeCodec(inputs) {
         if (!SENT_APART.has(input.key) && used(input, use) && state[input.url] !== '') request[input.key] = state[input.url];
       }
       if (mode === 'train') delete request.lora_rank;  // the rank is the fine-tune tab's
+      // GRPO trains on prompt + completion (its own fields), and only GRPO takes them in training.
+      if (mode === 'grpo') for (const key of ['context', 'sequence']) delete request[key];
+      else if (use === 'training') for (const key of [...GRPO_ONLY, ...GRPO_SHARED]) delete request[key];
+      else for (const key of GRPO_ONLY) delete request[key];
       return request;
     },
 

@@ -137,7 +137,7 @@ TEST_CASE("choice: one of the allowed values, or an alias its parser knows") {
   const Error e = refused(R"({"engine":"tgi"})");
   CHECK(e.field == "engine");
   CHECK(e.message == "expected one of transformers, vllm, llamacpp; got \"tgi\"");
-  CHECK(refused(R"({"mode":"pretrain"})").message == "expected one of inference, train, lora, qlora; got \"pretrain\"");
+  CHECK(refused(R"({"mode":"pretrain"})").message == "expected one of inference, train, lora, qlora, grpo; got \"pretrain\"");
   CHECK(refused(R"({"mode":"train","zero":7})").message ==
         "expected one of 0, 1, 2, 3, NO_SHARD, SHARD_GRAD_OP, FULL_SHARD; got 7");
   CHECK(parse_request(R"({"engine":"llama.cpp"})").value().inference.engine == "llama.cpp");  // the core's alias
