@@ -6,6 +6,7 @@
 #include <string>      // std::string
 
 #include "../test_support.hpp"
+#include "memory/activations.hpp"
 #include "memory/inference.hpp"
 #include "memory/kv_cache.hpp"
 #include "model/hf_config.hpp"
@@ -367,4 +368,15 @@ TEST_CASE("Kimi K2.5, K2.6 and K2.7 count MoonViT and its projector; K3 its Moon
   bool named = false;
   for (const auto& note : k3.notes) named = named || note.find("patchmergerv2") != std::string::npos;
   CHECK(named);
+}
+
+TEST_CASE("training a model with Kimi Delta Attention is refused in one line that names the layers and the way out") {
+  auto spec = model_from_hf_config(kKimiLinear48B);
+  REQUIRE(spec.ok());
+  auto a = estimate_activations(spec.value(), ActivationOptions{});
+  REQUIRE_FALSE(a.ok());
+  CHECK(a.error().field == "mode");
+  CHECK(a.error().message.find("Kimi Delta Attention") != std::string::npos);
+  CHECK(a.error().message.find("mode inference") != std::string::npos);
+  CHECK(a.error().message.find('\n') == std::string::npos);
 }
