@@ -326,12 +326,12 @@ std::uint64_t moonvit_params(FieldReader& v, std::uint64_t text_hidden, std::vec
   const auto layers = v.uint("vt_num_hidden_layers").value_or(0);
   const auto qkv = v.uint("qkv_hidden_size").value_or(h);
   const auto patch = v.uint("patch_size").value_or(0);
-  const auto table = v.uint("init_pos_emb_height").value_or(0) * v.uint("init_pos_emb_width").value_or(0);
+  const auto table_height = v.uint("init_pos_emb_height").value_or(0), table_width = v.uint("init_pos_emb_width").value_or(0);
   std::uint64_t merged = h;
   if (const json* kernel = v.array("merge_kernel_size"))
     for (const auto& k : *kernel) merged *= k.is_number_unsigned() && k.get<std::uint64_t>() <= 16 ? k.get<std::uint64_t>() : 0;
   if (!h || !inner || !layers || !qkv || !patch || !merged || h > 65'536 || inner > 1'000'000 || layers > 1'000 ||
-      qkv > 65'536 || patch > 1'000 || table > 1'000'000 || text_hidden > 1'000'000) {
+      qkv > 65'536 || patch > 1'000 || table_height > 4'096 || table_width > 4'096 || text_hidden > 1'000'000) {
     v.fail_message("vt_hidden_size", "the MoonViT tower needs vt_hidden_size, vt_intermediate_size, "
                                      "vt_num_hidden_layers, patch_size and merge_kernel_size within the sizes real "
                                      "models use");
@@ -343,7 +343,7 @@ std::uint64_t moonvit_params(FieldReader& v, std::uint64_t text_hidden, std::vec
   const auto attention = h * 3 * qkv + qkv * h + (attn_bias ? 3 * qkv + h : 0);
   const auto mlp = 2 * h * inner + (linear_bias ? inner + h : 0);
   const auto patch_embed = 3 * patch * patch * h + (v.boolean("patch_embed_proj_bias").value_or(true) ? h : 0);
-  const auto tower = patch_embed + table * h + layers * (2 * norm + attention + mlp) + norm;
+  const auto tower = patch_embed + table_height * table_width * h + layers * (2 * norm + attention + mlp) + norm;
   if (v.string("mm_projector_type").value_or("patchmerger") != "patchmerger") {
     notes.push_back("The vision projector (mm_projector_type \"" + v.string("mm_projector_type").value_or("") +
                     "\") is not counted: its layout is not modelled yet.");
