@@ -94,6 +94,7 @@ Result<SpeedOptions> speed_options_for(const ModelSpec& spec, const InferenceEst
   auto kv = estimate_kv_cache(spec, e.kv_dtype, tokens, 1, layout);
   if (!kv) return kv.error();
   o.kv_bytes_per_sequence = kv.value().bytes;
+  o.state_bytes_per_sequence = e.kv.state_bytes_per_sequence;  // in the engine's state widths
   if (e.llamacpp && e.llamacpp->gpu_layers < e.llamacpp->total_layers) o.gpu_layers = e.llamacpp->gpu_layers;
   if (in.system_bandwidth_gb_s) o.system_bandwidth_gb_s = *in.system_bandwidth_gb_s;
   if (in.prompt_tokens) o.prompt_tokens = *in.prompt_tokens;

@@ -132,14 +132,21 @@ StepTerms decode_terms(const SpeedModel& model, const SpeedOptions& o) {
   const double cpu = cpu_fraction(model, o);
   const double tp = static_cast<double>(o.tensor_parallel);
   const double batch = static_cast<double>(o.batch);
-  const double kv = batch * static_cast<double>(o.kv_bytes_per_sequence);
+  // The state is read and written back whole at every step (vLLM's fused_recurrent kernels, llama.cpp's ggml_ssm_scan
+  // and gated delta net ops load the state and store the updated one).
+  const double kv = batch * (static_cast<double>(o.kv_bytes_per_sequence) +
+                             2.0 * static_cast<double>(o.state_bytes_per_sequence));
   const double weights = static_cast<double>(model.weight_bytes_read);
   StepTerms t;
   t.gpu_bytes = (weights + kv) * (1.0 - cpu) / tp;
   t.cpu_bytes = (weights + kv) * cpu;
-  // 2 FLOPs per active parameter and token, plus QKᵀ and AV over the context: 4 · ctx · Σ_layers width.
-  const double attention = 4.0 * static_cast<double>(o.context_tokens) * static_cast<double>(model.attention_width);
-  t.flops = batch * (2.0 * static_cast<double>(model.active_params) + attention) / tp;
+  // 2 FLOPs per active parameter and token, plus QKᵀ and AV over the tokens attended: 4 · Σ_layers width · tokens,
+  // tokens = the context, or at most the window of a sliding-window or chunked layer.
+  double attended = static_cast<double>(o.context_tokens) * static_cast<double>(model.attention_width);
+  for (const auto& w : model.windowed_attention)
+    attended -= static_cast<double>(w.width) *
+                static_cast<double>(o.context_tokens - std::min(o.context_tokens, w.window));
+  t.flops = batch * (2.0 * static_cast<double>(model.active_params) + 4.0 * attended) / tp;
   return t;
 }
 
@@ -222,7 +229,11 @@ Result<SpeedModel> speed_model_from(const ModelSpec& spec, const WeightBytes& we
     if (run.mixer == MixerKind::attention) {
       m.num_attention_heads = std::gcd(m.num_attention_heads, run.attention.heads);
       m.num_kv_heads = std::gcd(m.num_kv_heads, run.attention.kv_heads);
-      m.attention_width += run.count * run.attention.heads * run.attention.head_dim;
+      const auto width = run.count * run.attention.heads * run.attention.head_dim;
+      m.attention_width += width;
+      const auto& a = run.attention;
+      if (const auto window = a.chunk ? a.chunk : a.window; window && !a.compress_ratio)
+        m.windowed_attention.push_back({width, window});
     } else if (run.mixer == MixerKind::latent_attention) {
       const auto& l = run.latent;
       m.num_attention_heads = std::gcd(m.num_attention_heads, l.heads);
@@ -263,7 +274,8 @@ Result<DecodeSpeed> estimate_decode(const SpeedModel& model, const Gpu& gpu, con
     d.tensor_parallel_efficiency = one.total / static_cast<double>(o.tensor_parallel) / fast.total;
   }
   d.explanation = "Each step reads " + general_text(terms.gpu_bytes / 1e9, 3) + " GB per GPU (weights once, plus " +
-                  std::to_string(o.batch) + " sequence(s) of KV cache) at " +
+                  std::to_string(o.batch) + " sequence(s) of KV cache" +
+                  (o.state_bytes_per_sequence ? " and of recurrent state, read and written back" : "") + ") at " +
                   general_text(eff.bandwidth_share.low * 100, 2) + "–" +
                   general_text(eff.bandwidth_share.high * 100, 2) + " % of " + general_text(*gpu.bandwidth_gb_s, 4) +
                   " GB/s (" + std::string(engine_name(o.engine)) + ", " +

@@ -64,6 +64,13 @@ struct SpeedModel {
   std::uint64_t num_layers = 0;
   std::uint64_t hidden_size = 0;        // the all-reduced activation width under tensor parallel
   std::uint64_t attention_width = 0;    // Σ over attention layers of heads · qk head_dim: the FLOPs over the context
+  // The part of attention_width in sliding-window or chunked layers, by the most tokens such a layer attends to:
+  // while decoding they attend to min(context, window) tokens.
+  struct WindowedWidth {
+    std::uint64_t width = 0;
+    std::uint64_t window = 0;
+  };
+  std::vector<WindowedWidth> windowed_attention;
   std::uint64_t num_attention_heads = 0;  // the query heads every attention layer has a multiple of (tensor parallel)
   std::uint64_t num_kv_heads = 0;         // likewise the KV heads
 };
@@ -78,6 +85,8 @@ struct SpeedOptions {
   std::uint64_t batch = 1;                  // sequences decoded together (concurrency)
   std::uint64_t context_tokens = 0;         // tokens each sequence attends to (attention FLOPs)
   std::uint64_t kv_bytes_per_sequence = 0;  // one sequence's KV cache at that context (KV read)
+  // One sequence's linear-attention and Mamba state: read and written back whole at every step.
+  std::uint64_t state_bytes_per_sequence = 0;
   std::uint64_t tensor_parallel = 1;        // GPUs the layers are split across
   std::optional<std::uint64_t> gpu_layers;  // llama.cpp -ngl; none: every layer on the GPU
   double system_bandwidth_gb_s = kDefaultSystemBandwidthGbS;  // for layers left on the CPU
@@ -104,7 +113,9 @@ struct PrefillSpeed {
 };
 
 // Decode: per step the engine reads the weights once for the whole batch plus every sequence's KV
-// cache and does 2 · active_params · batch FLOPs; step time is the slower of the two (roofline) plus
+// cache (sliding-window layers: their window) and reads and writes every sequence's recurrent state, and does
+// 2 · active_params · batch FLOPs plus attention over the tokens each layer attends to; step time is the slower of
+// the two (roofline) plus
 // the fixed overhead, plus the CPU-held layers' reads from system RAM, plus the all-reduces.
 Result<DecodeSpeed> estimate_decode(const SpeedModel& model, const Gpu& gpu, const SpeedOptions& options);
 

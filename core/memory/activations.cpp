@@ -305,7 +305,7 @@ Result<std::uint64_t> checked_options(const ModelSpec& spec, const ActivationOpt
   for (const auto& run : spec.layers)
     if (run.keeps_state())
       return make_error("mode", "training activations of " + std::string(mixer_label(run)) +
-                                    " layers are not modelled yet; only inference is estimated for this model");
+                                    " layers are not modelled yet; choose mode inference to estimate this model");
   const auto tokens = checked_mul(o.sequence, o.micro_batch);
   if (!tokens) return overflow();
   return *tokens;

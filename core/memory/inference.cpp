@@ -32,6 +32,7 @@ struct ActivationPeak {
 //   attention: residual + normed input + q + k + v + attention output  = 2h + 2·a·d + 2·kv·d
 //   MLA: decompressed per-head q, k, v and output                       = 2h + a·(2·qk + 2·v)
 //   Gated DeltaNet: in_proj (q, k, v, z), the conv output and the output = 2h + 2·keys + 3·values
+//   Kimi Delta Attention: q, k, v, decay gate, output gate and output    = 2h + 6·heads·dim
 //   Mamba2: in_proj (z, x, B, C, dt), the conv output and the output     = 2h + in_proj + conv channels + inner
 std::uint64_t mixer_width(const ModelSpec& s, const LayerRun& run) {
   const std::uint64_t h = s.hidden_size;
@@ -46,6 +47,7 @@ std::uint64_t mixer_width(const ModelSpec& s, const LayerRun& run) {
     }
     case MixerKind::linear_attention: {
       const auto& m = run.linear;
+      if (m.kind == LinearKind::kimi_delta) return 2 * h + 6 * m.key_heads * m.key_head_dim;
       return 2 * h + 2 * m.key_heads * m.key_head_dim + 3 * m.value_heads * m.value_head_dim;
     }
     case MixerKind::mamba2: {

@@ -25,19 +25,20 @@ constexpr std::array<std::string_view, 11> kUnsupported{
     "mamba", "mamba2", "jamba", "rwkv", "rwkv5", "rwkv6", "falcon_h1", "zamba", "zamba2", "recurrent_gemma", "bamba"};
 
 // model_types read with their layer patterns (every other Llama-shaped type gets a note that it was read as one).
-constexpr std::array<std::string_view, 44> kKnownDecoders{
+constexpr std::array<std::string_view, 46> kKnownDecoders{
     "llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma", "gemma2", "gemma3",
     "gemma3_text", "phi3", "deepseek_v2", "deepseek_v3", "deepseek_v32", "granite", "olmo2", "mistral3", "qwen3_next",
     "qwen3_5", "qwen3_5_text", "qwen3_5_moe", "qwen3_5_moe_text", "qwen3_vl", "qwen3_vl_text", "qwen3_vl_moe",
     "qwen3_vl_moe_text", "gemma4", "gemma4_text", "llama4", "llama4_text", "nemotron_h", "nemotron-nas", "gpt_oss",
     "glm4_moe", "glm4_moe_lite", "glm_moe_dsa", "minimax_m2", "minimax_m3", "kimi_k2", "deepseek_v4", "mimo",
-    "mimo_v2_flash", "step3p7"};
+    "mimo_v2_flash", "step3p7", "kimi_linear", "kimi_k3"};
 
 // transformers' per-class default for tie_word_embeddings when the config omits it
 // (PretrainedConfig defaults to true; Llama-family classes override it to false).
 bool default_tied(std::string_view type) {
   return !one_of(type, {"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "phi3",
-                        "deepseek_v2", "deepseek_v3", "granite", "olmo2", "mistral3", "llama4", "llama4_text"});
+                        "deepseek_v2", "deepseek_v3", "granite", "olmo2", "mistral3", "llama4", "llama4_text",
+                        "kimi_linear"});
 }
 
 void import_gpt2(FieldReader& r, ModelSpec& s, UniformDecoder& d) {
@@ -158,8 +159,6 @@ std::uint64_t vision_tower_params(FieldReader& v) {
 
 // Fields that change memory in a way not modelled yet: refused by name, never read as a plain decoder.
 std::optional<Error> refuse_unmodelled(FieldReader& r) {
-  if (r.has("linear_attn_config"))
-    return make_error(r.path("linear_attn_config"), "Kimi's KDA linear attention is not modelled yet");
   if (r.uint("hidden_size_per_layer_input").value_or(0) != 0)
     return make_error(r.path("hidden_size_per_layer_input"), "per-layer input embeddings (Gemma 3n) are not modelled yet");
   return std::nullopt;
@@ -229,7 +228,8 @@ void read_experts(FieldReader& r, UniformDecoder& d, std::uint64_t experts, std:
                           : r.has("num_experts_per_token") ? r.uint("num_experts_per_token").value_or(2)
                                                            : r.uint("top_k_experts").value_or(2);
   moe.expert_intermediate = r.uint("moe_intermediate_size").value_or(d.dense.intermediate);
-  moe.shared_experts = r.uint("n_shared_experts").value_or(0);
+  moe.shared_experts = r.has("n_shared_experts") ? r.uint("n_shared_experts").value_or(0)
+                                                 : r.uint("num_shared_experts").value_or(0);
   // The shared expert's width: Qwen2-MoE's one gated expert, or DeepSeek-style experts of the routed width.
   for (auto key : {"shared_expert_intermediate_size", "moe_shared_expert_intermediate_size", "shared_intermediate_size",
                    "share_expert_dim"})
@@ -247,10 +247,14 @@ void read_experts(FieldReader& r, UniformDecoder& d, std::uint64_t experts, std:
     moe.shared_intermediate = d.dense.intermediate;
   }
   if (auto dense = r.uint("dense_intermediate_size")) d.dense.intermediate = *dense;  // MiniMax-M3's dense layers
-  moe.latent = r.uint("moe_latent_size").value_or(0);
+  // Latent MoE: Nemotron 3's moe_latent_size, Kimi K3's routed_expert_hidden_size (with an RMSNorm over the sum).
+  moe.latent = r.has("moe_latent_size") ? r.uint("moe_latent_size").value_or(0)
+                                        : r.uint("routed_expert_hidden_size").value_or(0);
+  moe.latent_norm = moe.latent && r.boolean("latent_moe_use_norm").value_or(false);
   d.leading_dense = r.uint("first_k_dense_replace").value_or(0);
   moe.router_bias = r.string("topk_method").value_or("") == "noaux_tc" || r.boolean("use_routing_bias").value_or(false) ||
-                    r.boolean("use_moe_router_bias").value_or(false) || type == "nemotron_h" || type == "gpt_oss";
+                    r.boolean("use_moe_router_bias").value_or(false) || type == "nemotron_h" || type == "gpt_oss" ||
+                    type == "kimi_linear";  // vLLM's KimiMoE always holds gate.e_score_correction_bias
 }
 
 // The Qwen3-VL / Qwen3.5 vision tower as transformers' Qwen3VLVisionModel holds it: a Conv3d patch embedding with
@@ -281,6 +285,71 @@ std::uint64_t qwen_vision_params(FieldReader& v) {
   const auto merger = [&](std::uint64_t norm_width) { return 2 * norm_width + merged * merged + merged + merged * out + out; };
   return channels * temporal * patch * patch * h + h + positions * h + depth * block + merger(h) +
          extra_mergers * merger(merged);
+}
+
+// Gemma 4's vision tower as transformers' Gemma4VisionModel holds it: a patch projection without bias, a position
+// table of 2 × position_embedding_size rows, pre- and post-norm encoder layers (q, k, v, o without bias, q_norm and
+// k_norm over head_dim, a weightless v_norm, a gated MLP, four RMSNorms), the standardization's bias and scale; then
+// Gemma4MultimodalEmbedder's projection to the text width (its RMSNorm has no weight).
+std::uint64_t gemma4_vision_params(FieldReader& v, std::uint64_t text_hidden) {
+  const auto h = v.uint("hidden_size").value_or(0);
+  const auto inner = v.uint("intermediate_size").value_or(0);
+  const auto layers = v.uint("num_hidden_layers").value_or(0);
+  const auto heads = v.uint("num_attention_heads").value_or(0);
+  const auto kv_heads = v.uint("num_key_value_heads").value_or(heads);
+  const auto head_dim = v.uint("head_dim").value_or(heads ? h / heads : 0);
+  const auto patch = v.uint("patch_size").value_or(0);
+  const auto positions = v.uint("position_embedding_size").value_or(0);
+  if (!h || !inner || !layers || !heads || !head_dim || !patch || h > 65'536 || inner > 1'000'000 || layers > 1'000 ||
+      heads > 1'024 || kv_heads > heads || head_dim > 4'096 || patch > 1'000 || positions > 10'000'000) {
+    v.fail_message("hidden_size", "the vision tower needs hidden_size, intermediate_size, num_hidden_layers, "
+                                  "num_attention_heads, head_dim and patch_size within the sizes real models use");
+    return 0;
+  }
+  if (v.boolean("use_clipped_linears").value_or(false))
+    v.fail_message("use_clipped_linears", "clipped linears in the vision tower are not modelled; only false is supported");
+  const auto attention = h * heads * head_dim + 2 * h * kv_heads * head_dim + heads * head_dim * h + 2 * head_dim;
+  const auto layer = attention + 3 * h * inner + 4 * h;
+  const auto standardize = v.boolean("standardize").value_or(false) ? 2 * h : 0;
+  return 3 * patch * patch * h + 2 * positions * h + layers * layer + standardize + h * text_hidden;
+}
+
+// MoonViT, the vision tower of Kimi K2.5 and K3 (vt_* keys), as vLLM's kimi_k25_vit.py holds it: a Conv2d patch
+// embedding, a learned init_pos_emb_height × width position table (the temporal part is a fixed sin-cos buffer),
+// pre-norm layers (norm0, norm1, packed wqkv of 3 · qkv_hidden_size, wo, a 2-matrix MLP), a final norm; then
+// KimiK25MultiModalProjector: LayerNorm, a square linear over the merge_kernel_size patches, a linear to the text
+// width, both with bias. K3's flags (norm_type rmsnorm, attn_bias, linear_bias, patch_embed_proj_bias false) drop the
+// norms' biases and the linears' biases; its patchmergerv2 projector is named in a note, not counted.
+std::uint64_t moonvit_params(FieldReader& v, std::uint64_t text_hidden, std::vector<std::string>& notes) {
+  const auto h = v.uint("vt_hidden_size").value_or(0);
+  const auto inner = v.uint("vt_intermediate_size").value_or(0);
+  const auto layers = v.uint("vt_num_hidden_layers").value_or(0);
+  const auto qkv = v.uint("qkv_hidden_size").value_or(h);
+  const auto patch = v.uint("patch_size").value_or(0);
+  const auto table_height = v.uint("init_pos_emb_height").value_or(0), table_width = v.uint("init_pos_emb_width").value_or(0);
+  std::uint64_t merged = h;
+  if (const json* kernel = v.array("merge_kernel_size"))
+    for (const auto& k : *kernel) merged *= k.is_number_unsigned() && k.get<std::uint64_t>() <= 16 ? k.get<std::uint64_t>() : 0;
+  if (!h || !inner || !layers || !qkv || !patch || !merged || h > 65'536 || inner > 1'000'000 || layers > 1'000 ||
+      qkv > 65'536 || patch > 1'000 || table_height > 4'096 || table_width > 4'096 || text_hidden > 1'000'000) {
+    v.fail_message("vt_hidden_size", "the MoonViT tower needs vt_hidden_size, vt_intermediate_size, "
+                                     "vt_num_hidden_layers, patch_size and merge_kernel_size within the sizes real "
+                                     "models use");
+    return 0;
+  }
+  const bool rms = v.string("norm_type").value_or("layernorm") == "rmsnorm";
+  const bool attn_bias = v.boolean("attn_bias").value_or(true), linear_bias = v.boolean("linear_bias").value_or(true);
+  const auto norm = rms ? h : 2 * h;
+  const auto attention = h * 3 * qkv + qkv * h + (attn_bias ? 3 * qkv + h : 0);
+  const auto mlp = 2 * h * inner + (linear_bias ? inner + h : 0);
+  const auto patch_embed = 3 * patch * patch * h + (v.boolean("patch_embed_proj_bias").value_or(true) ? h : 0);
+  const auto tower = patch_embed + table_height * table_width * h + layers * (2 * norm + attention + mlp) + norm;
+  if (v.string("mm_projector_type").value_or("patchmerger") != "patchmerger") {
+    notes.push_back("The vision projector (mm_projector_type \"" + v.string("mm_projector_type").value_or("") +
+                    "\") is not counted: its layout is not modelled yet.");
+    return tower;
+  }
+  return tower + 2 * h + merged * merged + merged + merged * text_hidden + text_hidden;
 }
 
 // DeepSeek-V4's attention (its inference/model.py ModelArgs spell the same fields): one key-value head of
@@ -369,6 +438,9 @@ void import_llama_like(FieldReader& r, ModelSpec& s, UniformDecoder& d, std::str
   }
   const std::string ssm_dtype = r.string("mamba_ssm_dtype").value_or(r.string("mamba_ssm_cache_dtype").value_or(""));
   if (ssm_dtype == "float32") s.recurrent_state_element_bytes = 4;
+  // vLLM's MambaStateDtypeCalculator.kda_state_dtype keeps Kimi Delta Attention's recurrent state in float32 always.
+  if (r.has("linear_attn_config")) s.recurrent_state_element_bytes = 4;
+  s.attention_residuals = r.uint("attn_res_block_size").value_or(0) != 0;
 
   // Mixture of experts, in its config spellings.
   const auto experts = r.has("num_local_experts") ? r.uint("num_local_experts")
@@ -386,6 +458,7 @@ void import_llama_like(FieldReader& r, ModelSpec& s, UniformDecoder& d, std::str
     mla.qk_nope_head_dim = r.uint("qk_nope_head_dim").value_or(0);
     mla.qk_rope_head_dim = r.uint("qk_rope_head_dim").value_or(0);
     mla.v_head_dim = r.uint("v_head_dim").value_or(0);
+    mla.output_gate = r.boolean("mla_use_output_gate").value_or(false);
     mla.index_head_dim = r.uint("index_head_dim").value_or(0);  // DeepSeek Sparse Attention's indexer
     mla.index_heads = mla.index_head_dim ? r.uint("index_n_heads").value_or(0) : 0;
     attention.v_head_dim = 0;
@@ -506,6 +579,10 @@ Result<ModelSpec> model_from_config_object(const json& root, const std::string& 
       const std::string wrapper = top.string("model_type").value_or("");
       if (v.has("depth") && v.has("out_hidden_size")) {
         s.vision_params = qwen_vision_params(v);
+      } else if (v.string("model_type").value_or("") == "gemma4_vision") {
+        s.vision_params = gemma4_vision_params(v, s.hidden_size);
+      } else if (v.has("vt_hidden_size")) {
+        s.vision_params = moonvit_params(v, v.uint("text_hidden_size").value_or(s.hidden_size), s.notes);
       } else if (v.has("image_size") && v.has("patch_size") && v.has("num_hidden_layers")) {
         s.vision_params = vision_tower_params(v);
         // Gemma 3 projects vision features with one matrix and an RMSNorm (mm_input_projection, mm_soft_emb_norm).

@@ -218,6 +218,31 @@ void apply_global_attention(FieldReader& r, std::vector<LayerRun>& layers) {
   }
 }
 
+// Kimi Linear and Kimi K3: linear_attn_config lists the Kimi Delta Attention layers, counted from 1 (vLLM's
+// KimiLinearConfig.is_kda_layer: `(layer_idx + 1) in kda_layers`); the others keep the config's MLA.
+void apply_kimi_delta_layers(FieldReader& r, std::vector<LayerRun>& layers) {
+  const json* config = r.object("linear_attn_config");
+  if (!config) return;
+  FieldReader c(*config, r.path("linear_attn_config"));
+  LinearMixer kda;
+  kda.kind = LinearKind::kimi_delta;
+  kda.key_heads = kda.value_heads = c.uint("num_heads").value_or(0);
+  kda.key_head_dim = kda.value_head_dim = c.uint("head_dim").value_or(0);
+  kda.conv_kernel = c.uint("short_conv_kernel_size").value_or(4);
+  kda.full_rank_gate = c.boolean("use_full_rank_gate").value_or(false);
+  const json* kda_layers = c.array("kda_layers");
+  if (c.error()) return r.fail_message("linear_attn_config", c.error()->message);
+  if (!kda_layers) return r.fail_message("linear_attn_config", "needs kda_layers, the layers (from 1) that run KDA");
+  for (const auto& v : *kda_layers) {
+    if (!v.is_number_unsigned() || v.get<std::uint64_t>() < 1 || v.get<std::uint64_t>() > layers.size())
+      return r.fail_message("linear_attn_config", "kda_layers: expected layer numbers from 1 to " +
+                                                      std::to_string(layers.size()));
+    LayerRun& layer = layers[v.get<std::size_t>() - 1];
+    layer.mixer = MixerKind::linear_attention;
+    layer.linear = kda;
+  }
+}
+
 }  // namespace
 
 LinearMixer read_linear_mixer(FieldReader& r) {
@@ -253,6 +278,7 @@ void apply_layer_patterns(FieldReader& r, std::vector<LayerRun>& layers, std::st
     for (std::size_t i = 0; i < layers.size(); ++i)
       if ((i + 1) % *interval != 0) layers[i].mixer = MixerKind::linear_attention, layers[i].linear = linear;
   }
+  apply_kimi_delta_layers(r, layers);
   apply_chunks(r, layers, chunk, type);
   apply_global_attention(r, layers);
   if (r.has("hybrid_override_pattern") || r.has("layers_block_type")) apply_hybrid_override(r, layers, d, read_mamba_mixer(r, hidden_size));

@@ -12,15 +12,17 @@ auto fields(const AttentionMixer& a) {
 }
 auto fields(const LatentMixer& m) {
   return std::tie(m.heads, m.q_lora_rank, m.kv_lora_rank, m.qk_nope_head_dim, m.qk_rope_head_dim, m.v_head_dim,
-                  m.index_heads, m.index_head_dim);
+                  m.output_gate, m.index_heads, m.index_head_dim);
 }
 auto fields(const LinearMixer& m) {
-  return std::tie(m.key_heads, m.value_heads, m.key_head_dim, m.value_head_dim, m.conv_kernel);
+  return std::tie(m.kind, m.key_heads, m.value_heads, m.key_head_dim, m.value_head_dim, m.conv_kernel,
+                  m.full_rank_gate);
 }
 auto fields(const MambaMixer& m) { return std::tie(m.heads, m.head_dim, m.state_size, m.groups, m.conv_kernel); }
 auto fields(const MlpBlock& m) {
   return std::tie(m.kind, m.intermediate, m.routed_experts, m.experts_per_token, m.expert_intermediate,
-                  m.shared_experts, m.shared_intermediate, m.router_bias, m.shared_gate, m.hash_routed, m.latent);
+                  m.shared_experts, m.shared_intermediate, m.router_bias, m.shared_gate, m.hash_routed, m.latent,
+                  m.latent_norm);
 }
 
 }  // namespace
@@ -96,7 +98,8 @@ std::string_view mixer_label(const LayerRun& run) noexcept {
       if (run.attention.window) return "sliding-window attention";
       return "full attention";
     case MixerKind::latent_attention: return "latent attention";
-    case MixerKind::linear_attention: return "linear attention";
+    case MixerKind::linear_attention:
+      return run.linear.kind == LinearKind::kimi_delta ? "Kimi Delta Attention" : "linear attention";
     case MixerKind::mamba2: return "Mamba2";
     case MixerKind::none: return "no attention";
   }

@@ -11,7 +11,7 @@ namespace vramfit {
 enum class MixerKind {
   attention,         // softmax attention over a KV cache: full, sliding window, chunked or compressed
   latent_attention,  // multi-head latent attention: one compressed latent per token (DeepSeek-V2 §2.1.2)
-  linear_attention,  // Gated DeltaNet: a fixed recurrent state per sequence (Qwen3-Next, Qwen3.5)
+  linear_attention,  // Gated DeltaNet or Kimi Delta Attention: a fixed recurrent state per sequence (Qwen3.5, Kimi)
   mamba2,            // Mamba2 selective state space: a fixed conv and SSM state per sequence (Nemotron-H)
   none,              // an MLP-only block (Nemotron-H "-", Nemotron-NAS no_op attention)
 };
@@ -52,18 +52,27 @@ struct LatentMixer {  // DeepSeek-V2 §2.1.2
   std::uint64_t qk_nope_head_dim = 0;
   std::uint64_t qk_rope_head_dim = 0;
   std::uint64_t v_head_dim = 0;
+  bool output_gate = false;  // a full-rank sigmoid gate on the heads' output before o_proj (Kimi K3 mla_use_output_gate)
   // DeepSeek Sparse Attention's lightning indexer (DeepSeek-V3.2, GLM-5): its own key of index_head_dim per token
   // is cached beside the latent; 0: none.
   std::uint64_t index_heads = 0;
   std::uint64_t index_head_dim = 0;
 };
 
-struct LinearMixer {  // Gated DeltaNet (Yang et al. 2024), as Qwen3-Next writes it
+// The delta-rule linear attentions: Gated DeltaNet (Yang et al. 2024) as Qwen3-Next writes it, and Kimi Delta
+// Attention (Kimi Linear, arXiv 2510.26692), a gate per channel instead of per head, with q, k and v of one width.
+enum class LinearKind { gated_delta_net, kimi_delta };
+
+struct LinearMixer {
   std::uint64_t key_heads = 0;
   std::uint64_t value_heads = 0;
   std::uint64_t key_head_dim = 0;
   std::uint64_t value_head_dim = 0;
   std::uint64_t conv_kernel = 0;
+  LinearKind kind = LinearKind::gated_delta_net;
+  // Kimi Delta Attention's output gate: one hidden × heads·dim matrix (Kimi K3 use_full_rank_gate) instead of the
+  // low-rank pair through head_dim (Kimi Linear).
+  bool full_rank_gate = false;
 };
 
 struct MambaMixer {  // Mamba2 (Dao & Gu 2024)
@@ -93,6 +102,7 @@ struct MlpBlock {
   // bias (DeepSeek-V4's first num_hash_layers layers: Gate.tid2eid).
   bool hash_routed = false;
   std::uint64_t latent = 0;               // routed experts' input/output width when narrower than hidden (0: hidden)
+  bool latent_norm = false;               // an RMSNorm over the latent sum before it is projected back (Kimi K3)
 
   std::uint64_t shared_width() const noexcept { return shared_intermediate ? shared_intermediate : expert_intermediate; }
   // Width of the FFN a token runs through: dense, or its k experts plus the shared ones.

@@ -96,6 +96,11 @@ Check check_latent(const LatentMixer& m) {
 }
 
 Check check_linear(const LinearMixer& m) {
+  if (m.kind == LinearKind::kimi_delta) {  // one head count and width for q, k and v (linear_attn_config)
+    if (auto e = range("linear_attn_config.num_heads", m.key_heads, 1, 100'000)) return e;
+    if (auto e = range("linear_attn_config.head_dim", m.key_head_dim, 1, 65'536)) return e;
+    return range("linear_attn_config.short_conv_kernel_size", m.conv_kernel, 1, 1'024);
+  }
   if (auto e = range("linear_num_key_heads", m.key_heads, 1, 100'000)) return e;
   if (auto e = range("linear_num_value_heads", m.value_heads, 1, 100'000)) return e;
   if (auto e = range("linear_key_head_dim", m.key_head_dim, 1, 65'536)) return e;

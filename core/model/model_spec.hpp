@@ -37,6 +37,10 @@ struct ModelSpec {
   // Hyper-connections (DeepSeek-V4's mHC): the residual stream is hyper_connections copies of the hidden state,
   // mixed before and after each sub-layer by small learned maps; 0: a plain residual.
   std::uint64_t hyper_connections = 0;
+  // Attention residuals (Kimi K3's AttnRes, attn_res_block_size): before each sub-layer and before the final norm the
+  // hidden state is a softmax mix of earlier blocks' outputs, scored by a learned vector and an RMSNorm weight of
+  // hidden_size each; false: a plain residual.
+  bool attention_residuals = false;
 
   // Training defaults from config.json: dropout probabilities (0 when absent) and the MLP activation as
   // hidden_act / activation_function spell it ("silu", "gelu", "gelu_new"; empty when absent).

@@ -109,6 +109,7 @@ void add_latent_attention(TensorList& t, const ModelSpec& s, const LatentMixer& 
   t.weight("attn_kv_a_mqa", A, {h, m.kv_lora_rank + m.qk_rope_head_dim}, Projection::k);
   t.weight("attn_kv_a_norm", TensorRole::norm, {m.kv_lora_rank});
   t.weight("attn_kv_b", A, {m.kv_lora_rank, a * (m.qk_nope_head_dim + m.v_head_dim)}, Projection::v);
+  if (m.output_gate) t.weight("attn_gate", A, {h, a * m.v_head_dim});
   t.weight("attn_output", A, {a * m.v_head_dim, h}, Projection::o);
   if (m.index_head_dim == 0) return;
   t.weight("indexer_q_b", A, {m.q_lora_rank ? m.q_lora_rank : h, m.index_heads * m.index_head_dim});
@@ -209,6 +210,33 @@ void add_linear_attention(TensorList& t, const ModelSpec& s, const LinearMixer& 
   t.weight("ssm_out", A, {values, h});
 }
 
+// Kimi Delta Attention as vLLM's KimiDeltaAttention (model_executor/layers/kda.py) holds it: q, k and v projections
+// of heads·dim each with their depthwise convs (no bias), the decay gate through head_dim (f_a_proj, f_b_proj) with
+// dt_bias of heads·dim and A_log per head, beta per head (b_proj), the output gate (g_a_proj → g_b_proj, or one
+// g_proj when full rank), an RMSNorm over one head (o_norm) and o_proj.
+void add_kimi_delta_attention(TensorList& t, const ModelSpec& s, const LinearMixer& m) {
+  const auto h = s.hidden_size;
+  const auto A = TensorRole::attention;
+  const auto d = m.key_head_dim, width = m.key_heads * m.key_head_dim;
+  t.weight("attn_q", A, {h, width}, Projection::q);
+  t.weight("attn_k", A, {h, width}, Projection::k);
+  t.weight("attn_v", A, {h, width}, Projection::v);
+  for (std::string_view conv : {"ssm_conv1d_q", "ssm_conv1d_k", "ssm_conv1d_v"}) t.weight(conv, A, {m.conv_kernel, width});
+  t.weight("ssm_f_a", A, {h, d});
+  t.weight("ssm_f_b", A, {d, width});
+  t.bias("ssm_dt", A, {width});
+  t.weight("ssm_a", A, {m.key_heads});
+  t.weight("ssm_beta", A, {h, m.key_heads});
+  if (m.full_rank_gate) {
+    t.weight("ssm_g", A, {h, width});
+  } else {
+    t.weight("ssm_g_a", A, {h, d});
+    t.weight("ssm_g_b", A, {d, width});
+  }
+  t.weight("ssm_norm", TensorRole::norm, {d});
+  t.weight("attn_output", A, {width, h}, Projection::o);
+}
+
 // Mamba2 as transformers' NemotronHMamba2Mixer holds it: in_proj to z, x, B, C and dt; a depthwise conv with bias over
 // x, B and C; dt_bias, A_log, D; a gated RMSNorm over the inner width; out_proj. Names from llama.cpp's LLM_ARCH_MAMBA2.
 void add_mamba(TensorList& t, const ModelSpec& s, const MambaMixer& m) {
@@ -228,7 +256,9 @@ void add_mixer(TensorList& t, const ModelSpec& s, const LayerRun& run) {
   switch (run.mixer) {
     case MixerKind::attention: return add_attention(t, s, run.attention);
     case MixerKind::latent_attention: return add_latent_attention(t, s, run.latent);
-    case MixerKind::linear_attention: return add_linear_attention(t, s, run.linear);
+    case MixerKind::linear_attention:
+      if (run.linear.kind == LinearKind::kimi_delta) return add_kimi_delta_attention(t, s, run.linear);
+      return add_linear_attention(t, s, run.linear);
     case MixerKind::mamba2: return add_mamba(t, s, run.mamba);
     case MixerKind::none: return;
   }
@@ -244,6 +274,7 @@ void add_feed_forward(TensorList& t, const ModelSpec& s, const MlpBlock& m) {
   if (m.latent) {  // Nemotron 3's latent MoE: the routed experts work in a narrower space, entered and left once
     t.weight("ffn_latent_in", TensorRole::mlp, {h, m.latent});
     t.weight("ffn_latent_out", TensorRole::mlp, {m.latent, h});
+    if (m.latent_norm) t.weight("ffn_latent_norm", TensorRole::norm, {m.latent});
   }
   t.active_experts(m.experts_per_token);
   add_mlp(t, s, kRoutedFfn, m.expert_intermediate, m.routed_experts, m.latent);
@@ -267,12 +298,20 @@ void add_hyper_connections(TensorList& t, const ModelSpec& s) {
   }
 }
 
+// Kimi K3's AttnRes before attention and before the MLP: a scoring vector and its RMSNorm weight each.
+void add_attention_residuals(TensorList& t, const ModelSpec& s) {
+  if (!s.attention_residuals) return;
+  for (std::string_view name : {"attn_res_proj", "attn_res_norm", "ffn_res_proj", "ffn_res_norm"})
+    t.weight(name, TensorRole::other, {s.hidden_size});
+}
+
 void add_blocks(TensorList& t, const ModelSpec& s) {
   std::uint64_t first = 0;
   for (const LayerRun& run : s.layers) {
     t.place(TensorSite::block, first, run.count);
     for (std::uint64_t k = 0; k < s.norms_per_layer; ++k) t.norm(s, kBlockNormNames[static_cast<std::size_t>(k)], s.hidden_size);
     add_hyper_connections(t, s);
+    add_attention_residuals(t, s);
     add_mixer(t, s, run);
     add_feed_forward(t, s, run.mlp);
     first += run.count;
@@ -313,6 +352,10 @@ std::vector<ModelTensor> model_tensors(const ModelSpec& s) {
     t.weight("hc_head_fn", TensorRole::other, {hc * h, hc});
     t.weight("hc_head_base", TensorRole::other, {hc});
     t.weight("hc_head_scale", TensorRole::other, {1});
+  }
+  if (s.attention_residuals) {  // the mix of every block's output before the final norm
+    t.weight("output_res_proj", TensorRole::other, {h});
+    t.weight("output_res_norm", TensorRole::other, {h});
   }
   if (s.final_norm) t.norm(s, "output_norm", h);
   if (s.pooler) {

@@ -110,6 +110,36 @@ TEST_CASE("batch-1 decode is bandwidth over bytes read, plus the fixed step over
   }
 }
 
+TEST_CASE("decode reads and writes back every sequence's recurrent state besides its KV cache") {
+  // 10 GB of weights, 2 sequences each with 0.3 GB of KV and 0.5 GB of linear-attention state: the state is loaded
+  // and the updated one stored at each step, so 10 + 2 · (0.3 + 2 · 0.5) = 12.6 GB per step.
+  const SpeedModel m = plain_model(10'000'000'000, 5'000'000'000);
+  SpeedOptions o;
+  o.batch = 2;
+  o.kv_bytes_per_sequence = 300'000'000;
+  o.state_bytes_per_sequence = 500'000'000;
+  auto d = estimate_decode(m, plain_gpu(1000, 100), o);
+  REQUIRE(d.ok());
+  CHECK(d.value().bytes_per_step_per_gpu == doctest::Approx(12.6e9));
+  CHECK(d.value().explanation.find("recurrent state, read and written back") != std::string::npos);
+}
+
+TEST_CASE("decode attends to at most the window in sliding-window layers") {
+  // Half of the 32 layers (16 · 4096 of the attention width) slide over 1024 tokens; at 8192 tokens of context the
+  // attention term is 4 · (32·4096 · 8192 − 16·4096 · (8192 − 1024)) = 4 · 603,979,776 = 2,415,919,104 FLOPs on
+  // top of 2 · 5e9.
+  SpeedModel m = plain_model(10'000'000'000, 5'000'000'000);
+  m.windowed_attention.push_back({16 * 4096, 1024});
+  SpeedOptions o;
+  o.context_tokens = 8192;
+  auto d = estimate_decode(m, plain_gpu(1000, 100), o);
+  REQUIRE(d.ok());
+  CHECK(d.value().flops_per_step_per_gpu == doctest::Approx(12'415'919'104.0));
+  o.context_tokens = 512;  // below the window every layer attends to the whole context
+  CHECK(estimate_decode(m, plain_gpu(1000, 100), o).value().flops_per_step_per_gpu ==
+        doctest::Approx(1e10 + 4.0 * 512 * 32 * 4096));
+}
+
 TEST_CASE("decode turns compute-bound at a large batch") {
   // vLLM: 14 GB of weights, 7e9 active params, 1000 GB/s, 100 TFLOPS. Batch 256, no KV: memory
   // 14/(1000·0.9) = 15.6 ms; compute 256·2·7e9 / (100e12·0.65) = 55.1 ms — compute wins.

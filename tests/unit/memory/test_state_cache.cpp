@@ -3,6 +3,7 @@
 #include <string_view>  // std::string_view
 
 #include "../test_support.hpp"
+#include "hardware/serving.hpp"  // speed_options_for
 #include "memory/inference.hpp"
 
 using namespace vramfit;
@@ -115,6 +116,17 @@ TEST_CASE("llama.cpp keeps Qwen3-Next-80B's state in f32: 2,195,456 B per Gated 
   // The per-token cache holds only the 12 attention layers: 2 × 2 KV heads × 256 × 2 B (f16) × 12 = 24,576 B.
   CHECK(e.kv.bytes_per_token == 24'576);
   CHECK(e.total == e.weights + e.kv_cache + e.state_cache + e.activations + e.overhead + e.allocator_reserve);
+}
+
+TEST_CASE("decode speed reads each sequence's state in the engine's widths") {
+  // llama.cpp keeps Qwen3-Next-80B's state in f32: 79,036,416 B per sequence (above); the speed options take that,
+  // and the KV read per sequence is the 12 attention layers' 24,576 B per token × 4096 tokens = 100,663,296 B.
+  const auto spec = qwen3_next_80b();
+  const auto e = estimate(spec, Engine::llamacpp, 4);
+  auto o = speed_options_for(spec, e, ServingInputs{});
+  REQUIRE(o.ok());
+  CHECK(o.value().state_bytes_per_sequence == 79'036'416);
+  CHECK(o.value().kv_bytes_per_sequence == 100'663'296);
 }
 
 TEST_CASE("the state does not grow with context, only with sequences") {
