@@ -552,8 +552,9 @@ std::uint32_t native_compute_capability(const WeightFormat& f) noexcept {
     case WeightScheme::fp8_block:
     case WeightScheme::fp8_block_e8m0: return 89;
     case WeightScheme::mixed: return f.dtype == DType::fp8 ? 89 : 0;
-    // FP4 and FP8 with block scales (NVFP4, MXFP4, MXFP8): Blackwell's fifth-generation tensor cores, sm_100 (B200) and sm_120
-    // (RTX 50) (NVIDIA Blackwell architecture technical brief; CUTLASS's block-scaled GEMMs target sm_100a/sm_120a).
+    // FP4 and FP8 with block scales (NVFP4, MXFP4, MXFP8): Blackwell's fifth-generation tensor cores, sm_100 (B200)
+    // and sm_120 (RTX 50) (NVIDIA Blackwell architecture technical brief; CUTLASS's block-scaled GEMMs target
+    // sm_100a/sm_120a).
     case WeightScheme::nvfp4:
     case WeightScheme::mxfp4:
     case WeightScheme::mxfp8: return 100;
@@ -862,8 +863,8 @@ std::vector<std::string> weight_format_examples() {
   std::vector<std::string> out{"fp32", "fp16", "bf16", "fp8", "int8", "int4", "nf4", "nf4-no-dq", "bnb-int8",
                                "gptq-4bit-128g", "gptq-4bit-32g", "gptq-3bit-128g", "gptq-8bit-128g",
                                "gptq-4bit-nogroup", "awq-4bit-128g", "autoround-4bit-128g", "fp8-channel",
-                               "fp8-block", "fp8-block-e8m0", "mxfp4", "mxfp8", "nvfp4", "w4a16", "w4a16-32g", "w8a16", "w8a8",
-                               "mlx-4bit", "mlx-6bit", "mlx-8bit", "exl2-4.0bpw", "exl3-4.0bpw"};
+                               "fp8-block", "fp8-block-e8m0", "mxfp4", "mxfp8", "nvfp4", "w4a16", "w4a16-32g", "w8a16",
+                               "w8a8", "mlx-4bit", "mlx-6bit", "mlx-8bit", "exl2-4.0bpw", "exl3-4.0bpw"};
   // llama.cpp's bf16 mix has the plain format's name (one spelling, one format): listed once.
   for (const GgufMix mix : gguf_mixes())
     if (std::find(out.begin(), out.end(), gguf_mix_name(mix)) == out.end()) out.emplace_back(gguf_mix_name(mix));

@@ -160,8 +160,8 @@ test('all weight formats by storage scheme, engine and KV cache precision come f
   const groups = await page.locator('#weights-format optgroup').evaluateAll((gs) => gs.map((g) => g.label));
   assert.deepEqual(groups, ['16 and 32 bit', 'fp8, int8, int4 linear layers', 'bitsandbytes NF4', 'bitsandbytes LLM.int8',
     'GPTQ', 'AWQ', 'AutoRound', 'FP8 with a scale per row', 'FP8 with 128×128 block scales',
-    'FP8 with 128×128 block scales (E8M0)', 'MXFP4 (gpt-oss)', 'NVFP4 (NVIDIA)', 'compressed-tensors (LLM Compressor)',
-    'MLX (Apple)', 'EXL2 (ExLlamaV2)', 'EXL3 (ExLlamaV3)', 'GGUF (llama.cpp)']);
+    'FP8 with 128×128 block scales (E8M0)', 'MXFP4 (gpt-oss)', 'MXFP8 (E4M3, block scales)', 'NVFP4 (NVIDIA)',
+    'compressed-tensors (LLM Compressor)', 'MLX (Apple)', 'EXL2 (ExLlamaV2)', 'EXL3 (ExLlamaV3)', 'GGUF (llama.cpp)']);
   await page.locator('#weights-format').selectOption('q4_k_m');
   await page.waitForURL(/weights=q4_k_m/);
   // Q4_K_M: 4,912,898,048 B of tensors = 4.91 GB; the published Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf is

@@ -509,7 +509,8 @@ function sortFiles(files) {
     kinds[kind].push(file);
   }
   const { gguf, shards, index, config: configs, quant } = kinds;
-  if (gguf.length > 1 || (gguf.length && shards.length) || index.length > 1 || configs.length > 1 || quant.length > 1) return { refused: view.t('file.mixed') };
+  const several = gguf.length > 1 || index.length > 1 || configs.length > 1 || quant.length > 1;
+  if (several || (gguf.length && shards.length)) return { refused: view.t('file.mixed') };
   if (index.length && !shards.length) return { refused: view.t('file.indexAlone', { name: index[0].name }) };
   if (quant.length && !configs.length) return { refused: view.t('file.quantAlone', { name: quant[0].name }) };
   const tooBig = [...index, ...configs, ...quant].find((f) => f.size > MAX_CONFIG_BYTES);
