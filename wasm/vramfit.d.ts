@@ -487,8 +487,8 @@ export interface Catalog {
   /** Every weight format the pickers offer, with its storage scheme. */
   weight_formats: {
     name: string;
-    scheme: 'plain' | 'mixed' | 'bnb_nf4' | 'bnb_int8' | 'gptq' | 'awq' | 'autoround' | 'gguf' | 'mxfp4' | 'nvfp4' |
-      'fp8_channel' | 'fp8_block' | 'fp8_block_e8m0' | 'compressed' | 'mlx' | 'exl2' | 'exl3';
+    scheme: 'plain' | 'mixed' | 'bnb_nf4' | 'bnb_int8' | 'gptq' | 'awq' | 'autoround' | 'gguf' | 'mxfp4' | 'mxfp8' |
+      'nvfp4' | 'fp8_channel' | 'fp8_block' | 'fp8_block_e8m0' | 'compressed' | 'mlx' | 'exl2' | 'exl3';
   }[];
   /** The request's inputs: what each key takes, and the page's URL key for it. */
   inputs: CatalogInput[];

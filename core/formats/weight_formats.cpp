@@ -204,6 +204,17 @@ void add_mxfp4(Accumulator& acc, const TensorShape& t) {
   add_fp4_blocks(acc, t, 32, "E2M1 (MXFP4)", "E8M0 block scales");
 }
 
+// OCP MX v1.0 §6.3 MXFP8: 32 E4M3 elements share one E8M0 scale, 8.25 bits a weight. ModelOpt's MXFP8 export
+// (modelopt/torch/quantization/qtensor/mxfp8_tensor.py, MXFP8QTensor) stores weight F8_E4M3 [out, in] and
+// weight_scale U8 [out, in/32].
+void add_mxfp8(Accumulator& acc, const TensorShape& t) {
+  const auto n = t.elements();
+  const auto l = linear_shape(t);
+  const auto blocks = mul3(ceil_div(l.in, 32), l.out, l.count);
+  acc.add(t.role, "E4M3 (MXFP8)", n, n, n);
+  acc.add(t.role, "E8M0 block scales", blocks.value_or(0), blocks, 0);
+}
+
 // NVIDIA ModelOpt's NVFP4 export (NVIDIA/TensorRT-Model-Optimizer, modelopt/torch/export/quant_utils.py,
 // NVFP4QTensor): weight U8 [out, in/2] (two E2M1 a byte), weight_scale F8_E4M3 [out, in/16], weight_scale_2 F32 and
 // input_scale F32 scalars: 4.5 bits a weight + 8 B a matrix. compressed-tensors' nvfp4-pack-quantized stores the
@@ -319,9 +330,11 @@ void add_gguf(Accumulator& acc, const ModelSpec& spec, const WeightFormat& f, co
 
 // Whether format `f` quantizes tensor `t`: the blocks' linear layers; MLX also its embeddings, lm_head and routers
 // (mlx_lm's quantize_model takes every Linear, Embedding and SwitchLinear whose rows divide into groups, not
-// convolutions); ExLlama also lm_head.
-bool quantizes(const WeightFormat& f, const TensorShape& t) {
+// convolutions); ExLlama also lm_head. `named`: a recipe rule names the tensor itself, so a matrix outside the
+// blocks (ModelOpt's quantized_layers may list lm_head) is stored as the rule says.
+bool quantizes(const WeightFormat& f, const TensorShape& t, bool named) {
   const bool matrix = t.shape.size() >= 2 && t.name.ends_with(".weight");
+  if (named && matrix && t.layer < 0 && t.role == TensorRole::output) return true;
   if (f.scheme == WeightScheme::mlx)
     return matrix && (t.layer >= 0 || t.role == TensorRole::embedding || t.role == TensorRole::output) &&
            t.name.find("conv1d") == std::string::npos && t.shape[0] % static_cast<std::uint64_t>(f.group_size) == 0;
@@ -344,11 +357,12 @@ DType kept_dtype(const WeightFormat& f) {
 }
 
 // The bytes of one tensor stored in format `f`.
-void add_tensor_bytes(Accumulator& acc, const ModelSpec& spec, const WeightFormat& f, const TensorShape& t) {
+void add_tensor_bytes(Accumulator& acc, const ModelSpec& spec, const WeightFormat& f, const TensorShape& t,
+                      bool named) {
   const auto n = t.elements();
   if (f.scheme == WeightScheme::plain) return acc.add(t.role, dtype_label(f.dtype), n, bytes_for(n, f.dtype), n);
   if (f.scheme == WeightScheme::gguf) return add_gguf(acc, spec, f, t);
-  if (!quantizes(f, t)) return acc.add(t.role, dtype_label(kept_dtype(f)), n, bytes_for(n, kept_dtype(f)), n);
+  if (!quantizes(f, t, named)) return acc.add(t.role, dtype_label(kept_dtype(f)), n, bytes_for(n, kept_dtype(f)), n);
   switch (f.scheme) {
     case WeightScheme::mixed:
       acc.add(t.role, dtype_label(f.dtype), n, bytes_for(n, f.dtype), n);
@@ -358,6 +372,7 @@ void add_tensor_bytes(Accumulator& acc, const ModelSpec& spec, const WeightForma
     case WeightScheme::bnb_int8: add_bnb_int8(acc, t); break;
     case WeightScheme::bnb_nf4: add_bnb_nf4(acc, f, t); break;
     case WeightScheme::mxfp4: add_mxfp4(acc, t); break;
+    case WeightScheme::mxfp8: add_mxfp8(acc, t); break;
     case WeightScheme::nvfp4: add_nvfp4(acc, t); break;
     case WeightScheme::fp8_channel:
     case WeightScheme::fp8_block:
@@ -392,12 +407,12 @@ std::string_view tensor_group(const TensorShape& t) {
 }
 
 // The format tensor `t` is stored in: the format's name, or the type it keeps.
-std::string tensor_format(const ModelSpec& spec, const WeightFormat& f, const TensorShape& t) {
+std::string tensor_format(const ModelSpec& spec, const WeightFormat& f, const TensorShape& t, bool named) {
   if (f.scheme == WeightScheme::plain) return std::string(dtype_label(f.dtype));
   if (f.scheme == WeightScheme::gguf && t.name == "vision_tower") return "F16";
   if (f.scheme == WeightScheme::gguf)
     return std::string(ggml_type_info(gguf_storage_type(spec, f.gguf_mix, f.gguf_type, t)).name);
-  if (!quantizes(f, t)) return std::string(dtype_label(kept_dtype(f)));
+  if (!quantizes(f, t, named)) return std::string(dtype_label(kept_dtype(f)));
   if ((f.scheme == WeightScheme::exl2 || f.scheme == WeightScheme::exl3) && t.role == TensorRole::output)
     return weight_format_name(f) + " head at " + std::to_string(f.head_bits) + " bits";
   return weight_format_name(f);
@@ -472,6 +487,9 @@ std::string weights_explanation(const ModelSpec& spec, const WeightFormat& f) {
     case WeightScheme::mxfp4:
       return "MXFP4 (OCP Microscaling Formats v1.0): E2M1 linear weights, one E8M0 scale per block of 32 = 4.25 bits "
              "per weight; embeddings, lm_head, routers and norms 16-bit";
+    case WeightScheme::mxfp8:
+      return "MXFP8 (OCP Microscaling Formats v1.0): E4M3 linear weights, one E8M0 scale per block of 32 = 8.25 bits "
+             "per weight; embeddings, lm_head, routers and norms 16-bit";
     case WeightScheme::gguf:
       return f.gguf_mix == GgufMix::pure
                  ? "GGUF with every matrix in " + std::string(ggml_type_info(f.gguf_type).name) +
@@ -497,17 +515,21 @@ Result<std::vector<WeightFormat>> recipe_formats(const ModelSpec& spec, const We
   return out;
 }
 
-// "the checkpoint keeps lm_head, model.embed_tokens in bf16; ": the recipe's rules, grouped by format.
-std::string recipe_explanation(const ModelSpec& spec) {
+// "the checkpoint keeps lm_head, model.embed_tokens in bf16; ": the recipe's rules that decided a tensor (`used`),
+// grouped by format; a rule an earlier one shadows everywhere (V4's FP4 experts under an NVFP4 map) is not named.
+std::string recipe_explanation(const ModelSpec& spec, const std::vector<bool>& used) {
   std::vector<std::string> formats;
-  for (const auto& rule : spec.quantization_rules)
-    if (std::find(formats.begin(), formats.end(), rule.format) == formats.end()) formats.push_back(rule.format);
+  for (std::size_t i = 0; i < spec.quantization_rules.size(); ++i) {
+    const auto& format = spec.quantization_rules[i].format;
+    if (used[i] && std::find(formats.begin(), formats.end(), format) == formats.end()) formats.push_back(format);
+  }
   std::string out;
   for (const auto& format : formats) {
     std::size_t listed = 0, more = 0;
     std::string modules;
-    for (const auto& rule : spec.quantization_rules) {
-      if (rule.format != format) continue;
+    for (std::size_t i = 0; i < spec.quantization_rules.size(); ++i) {
+      const auto& rule = spec.quantization_rules[i];
+      if (rule.format != format || !used[i]) continue;
       if (listed == 6) {
         ++more;
         continue;
@@ -530,10 +552,12 @@ std::uint32_t native_compute_capability(const WeightFormat& f) noexcept {
     case WeightScheme::fp8_block:
     case WeightScheme::fp8_block_e8m0: return 89;
     case WeightScheme::mixed: return f.dtype == DType::fp8 ? 89 : 0;
-    // FP4 with block scales (NVFP4, MXFP4): Blackwell's fifth-generation tensor cores, sm_100 (B200) and sm_120
-    // (RTX 50) (NVIDIA Blackwell architecture technical brief; CUTLASS's block-scaled GEMMs target sm_100a/sm_120a).
+    // FP4 and FP8 with block scales (NVFP4, MXFP4, MXFP8): Blackwell's fifth-generation tensor cores, sm_100 (B200)
+    // and sm_120 (RTX 50) (NVIDIA Blackwell architecture technical brief; CUTLASS's block-scaled GEMMs target
+    // sm_100a/sm_120a).
     case WeightScheme::nvfp4:
-    case WeightScheme::mxfp4: return 100;
+    case WeightScheme::mxfp4:
+    case WeightScheme::mxfp8: return 100;
     // int8 × int8 tensor cores: Turing (sm_75) and newer (NVIDIA Turing GPU Architecture whitepaper).
     case WeightScheme::compressed: return f.activation_bits == 8 ? 75 : 0;
     default: return 0;
@@ -553,16 +577,20 @@ Result<WeightBytes> weights_bytes(const ModelSpec& spec, const WeightFormat& f) 
     auto recipe = recipe_formats(spec, f);
     if (!recipe) return recipe.error();
     Accumulator acc(out);
+    std::vector<bool> used(recipe.value().size(), false);
     for (const auto& t : tensors.value()) {
       const WeightFormat* format = &f;
+      bool named = false;
       for (std::size_t i = 0; i < recipe.value().size(); ++i) {
         if (!rule_covers(spec.quantization_rules[i], t.name, t.layer)) continue;
         format = &recipe.value()[i];
+        named = !spec.quantization_rules[i].tensors.empty();
+        used[i] = true;
         break;
       }
       const auto before = out.total;
-      add_tensor_bytes(acc, spec, *format, t);
-      tally_group(out, tensor_group(t), tensor_format(spec, *format, t), t.elements(), out.total - before);
+      add_tensor_bytes(acc, spec, *format, t, named);
+      tally_group(out, tensor_group(t), tensor_format(spec, *format, t, named), t.elements(), out.total - before);
       if (t.name.find("_exps.") != std::string::npos) {
         out.routed_expert_bytes += out.total - before;
         out.routed_expert_params += t.elements();
@@ -570,7 +598,7 @@ Result<WeightBytes> weights_bytes(const ModelSpec& spec, const WeightFormat& f) 
     }
     if (acc.overflow()) return make_error("weights", "the tensor sizes overflow 64 bits; check the model sizes");
     finish_tally(out);
-    if (!recipe.value().empty()) out.explanation = recipe_explanation(spec);
+    if (!recipe.value().empty()) out.explanation = recipe_explanation(spec, used);
   }
   out.explanation += weights_explanation(spec, f);
   return out;
@@ -724,6 +752,7 @@ std::optional<WeightFormat> parse_exllama(std::string_view name) {
 std::optional<WeightFormat> parse_named_scheme(std::string_view name) {
   static constexpr NamedValue<WeightScheme> kNames[] = {
       {"mxfp4", WeightScheme::mxfp4},
+      {"mxfp8", WeightScheme::mxfp8},
       {"nvfp4", WeightScheme::nvfp4},
       {"fp8-channel", WeightScheme::fp8_channel},
       {"fp8-block", WeightScheme::fp8_block},
@@ -736,7 +765,7 @@ std::optional<WeightFormat> parse_named_scheme(std::string_view name) {
     WeightFormat f;
     f.scheme = named.value;
     if (f.scheme == WeightScheme::fp8_channel || f.scheme == WeightScheme::fp8_block ||
-        f.scheme == WeightScheme::fp8_block_e8m0)
+        f.scheme == WeightScheme::fp8_block_e8m0 || f.scheme == WeightScheme::mxfp8)
       f.dtype = DType::fp8;
     return f;
   }
@@ -784,7 +813,7 @@ Result<WeightFormat> parse_weight_format(std::string_view raw) {
     if (auto f = parse(name)) return *f;
   return make_error("weights", "unknown weight format \"" + std::string(raw) +
                                    "\"; use fp32, fp16, bf16, fp8, int8, int4, nf4, nf4-no-dq, bnb-int8, fp8-channel, "
-                                   "fp8-block, fp8-block-e8m0, mxfp4, nvfp4, gptq or awq (4-bit, group 128), "
+                                   "fp8-block, fp8-block-e8m0, mxfp4, mxfp8, nvfp4, gptq or awq (4-bit, group 128), "
                                    "gptq-4bit-128g (bits 2/3/4/8, -32g/-64g/-128g/-nogroup), awq-4bit-128g, "
                                    "autoround-4bit-128g, w4a16, w4a16-32g, w4a16-asym, w8a16, w8a8, mlx-4bit (bits "
                                    "2/3/4/5/6/8, -32g/-64g/-128g), exl2-4.0bpw, exl3-4.0bpw (-h8: the head's bits), a "
@@ -798,6 +827,7 @@ std::string weight_format_name(const WeightFormat& f) {
     case WeightScheme::bnb_nf4: return f.double_quant ? "nf4" : "nf4-no-dq";
     case WeightScheme::bnb_int8: return "bnb-int8";
     case WeightScheme::mxfp4: return "mxfp4";
+    case WeightScheme::mxfp8: return "mxfp8";
     case WeightScheme::nvfp4: return "nvfp4";
     case WeightScheme::fp8_channel: return "fp8-channel";
     case WeightScheme::fp8_block: return "fp8-block";
@@ -833,8 +863,8 @@ std::vector<std::string> weight_format_examples() {
   std::vector<std::string> out{"fp32", "fp16", "bf16", "fp8", "int8", "int4", "nf4", "nf4-no-dq", "bnb-int8",
                                "gptq-4bit-128g", "gptq-4bit-32g", "gptq-3bit-128g", "gptq-8bit-128g",
                                "gptq-4bit-nogroup", "awq-4bit-128g", "autoround-4bit-128g", "fp8-channel",
-                               "fp8-block", "fp8-block-e8m0", "mxfp4", "nvfp4", "w4a16", "w4a16-32g", "w8a16", "w8a8",
-                               "mlx-4bit", "mlx-6bit", "mlx-8bit", "exl2-4.0bpw", "exl3-4.0bpw"};
+                               "fp8-block", "fp8-block-e8m0", "mxfp4", "mxfp8", "nvfp4", "w4a16", "w4a16-32g", "w8a16",
+                               "w8a8", "mlx-4bit", "mlx-6bit", "mlx-8bit", "exl2-4.0bpw", "exl3-4.0bpw"};
   // llama.cpp's bf16 mix has the plain format's name (one spelling, one format): listed once.
   for (const GgufMix mix : gguf_mixes())
     if (std::find(out.begin(), out.end(), gguf_mix_name(mix)) == out.end()) out.emplace_back(gguf_mix_name(mix));

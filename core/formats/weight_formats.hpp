@@ -36,6 +36,7 @@ enum class WeightScheme {
   exl2,         // ExLlamaV2 at a given bits per weight, the head at `head_bits`
   exl3,         // ExLlamaV3 (QTIP trellis) at a given bits per weight, the head at `head_bits`
   autoround,    // Intel AutoRound's auto_round export: GPTQ's qweight, qzeros and scales without g_idx
+  mxfp8,        // OCP MXFP8: linear layers in E4M3, one E8M0 scale per 32 weights; rest 16-bit
 };
 
 struct WeightFormat {
@@ -53,7 +54,7 @@ struct WeightFormat {
 };
 
 // "bf16", "fp8", "fp8-channel", "fp8-block", "fp8-block-e8m0", "int4", "nf4", "nf4-no-dq", "bnb-int8", "mxfp4",
-// "nvfp4", "gptq" (= "gptq-4bit-128g"), "gptq-3bit-nogroup", "awq" (= "awq-4bit-128g"), "autoround-4bit-128g"
+// "mxfp8", "nvfp4", "gptq" (= "gptq-4bit-128g"), "gptq-3bit-nogroup", "awq" (= "awq-4bit-128g"), "autoround-4bit-128g"
 // (GPTQ's layout), "w4a16", "w4a16-32g", "w4a16-asym", "w8a16", "w8a8", "mlx-4bit", "mlx-6bit-32g", "exl2-4.0bpw",
 // "exl2-4.65bpw-h8", "exl3-3.0bpw", "q4_k_m", "Q8_0", "gguf-iq2_xxs" (one ggml type for every matrix).
 // Case-insensitive; weight_format_name gives each format's one spelling back.

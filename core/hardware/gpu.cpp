@@ -12,6 +12,18 @@ std::uint64_t Gpu::usable_bytes() const noexcept {
   return static_cast<std::uint64_t>(static_cast<double>(memory_bytes) * *gpu_memory_fraction);
 }
 
+std::uint32_t compute_capability(const Gpu& gpu) noexcept {
+  if (gpu.vendor != "NVIDIA") return 0;
+  const bool datacenter = gpu.segment == "datacenter";
+  if (gpu.architecture == "Blackwell") return datacenter ? 100 : 120;
+  if (gpu.architecture == "Hopper") return 90;
+  if (gpu.architecture == "Ada Lovelace") return 89;
+  if (gpu.architecture == "Ampere") return datacenter ? 80 : 86;
+  if (gpu.architecture == "Turing") return 75;
+  if (gpu.architecture == "Volta") return 70;
+  return 0;
+}
+
 const Gpu* find_gpu(const std::vector<Gpu>& gpus, std::string_view id_or_name) noexcept {
   const std::string key = lookup_key(id_or_name);
   if (key.empty()) return nullptr;

@@ -1,6 +1,6 @@
 #pragma once
 // The accelerator catalog (data/gpus.json): memory, bandwidth, throughput, price, each with its source.
-#include <cstdint>      // std::uint64_t
+#include <cstdint>      // std::uint32_t, std::uint64_t
 #include <optional>     // std::optional
 #include <string>       // std::string
 #include <string_view>  // std::string_view
@@ -60,6 +60,12 @@ struct Gpu {
 
 // Why a count above one is refused for such a GPU (rankings, training jobs).
 inline constexpr std::string_view kOnePerMachine = "one GPU per machine: unified memory is not split across Macs here";
+
+// The NVIDIA compute capability (major · 10 + minor) of `gpu`'s architecture, as NVIDIA's CUDA GPUs table
+// (developer.nvidia.com/cuda-gpus) lists it: Volta 70, Turing 75, Ampere 80 (datacenter; the A10's 86 crosses no
+// format's threshold) or 86, Ada Lovelace 89, Hopper 90, Blackwell 100 (datacenter) or 120 (RTX 50, RTX PRO). 0 for
+// other vendors: the thresholds of native_compute_capability are NVIDIA's.
+std::uint32_t compute_capability(const Gpu& gpu) noexcept;
 
 // Parses data/gpus.json; every non-null figure must name its source, or the catalog is refused.
 Result<std::vector<Gpu>> parse_gpu_catalog(std::string_view json_text);

@@ -27,9 +27,37 @@ bool mostly_ggml_quantized(const WeightBytes& weights) noexcept {
 bool fp8_weights(const InferenceEstimate& e) {
   const auto format = parse_weight_format(e.weights_format);
   if (!format) return false;
-  const WeightScheme s = format.value().scheme;  // per tensor, per channel or per 128 × 128 block: E4M3 all
+  const WeightScheme s = format.value().scheme;  // per tensor, channel, 128 × 128 or 32-wide MX block: E4M3 all
   return (s == WeightScheme::mixed && format.value().dtype == DType::fp8) || s == WeightScheme::fp8_channel ||
-         s == WeightScheme::fp8_block || s == WeightScheme::fp8_block_e8m0;
+         s == WeightScheme::fp8_block || s == WeightScheme::fp8_block_e8m0 || s == WeightScheme::mxfp8;
+}
+
+// The compute capability `e`'s weight format multiplies in natively (native_compute_capability), 0 for any GPU.
+std::uint32_t native_capability(const InferenceEstimate& e) {
+  const auto format = parse_weight_format(e.weights_format);
+  return format ? native_compute_capability(format.value()) : 0;
+}
+
+// Whether an NVIDIA `gpu` lacks the tensor cores `e`'s format computes in (FP8 before Ada, FP4 and MX before
+// Blackwell): then engines dequantize the weights to 16 bits for each product (vLLM's Marlin kernels).
+bool weight_only_on(const InferenceEstimate& e, const Gpu& gpu) {
+  const std::uint32_t cc = compute_capability(gpu);
+  return cc != 0 && cc < native_capability(e);
+}
+
+// What the format computes in on `gpu`, for the prefill explanation; empty when nothing needs saying.
+std::string compute_note(const InferenceEstimate& e, const Gpu& gpu) {
+  const std::uint32_t native = native_capability(e), cc = compute_capability(gpu);
+  if (native == 0 || cc == 0) return "";
+  const std::string sm = "sm_" + std::to_string(native);
+  if (cc < native)
+    return e.weights_format + " computes natively from " + sm + "; " + gpu.name + " (sm_" + std::to_string(cc) +
+           ") runs it weight-only, the weights dequantized to 16 bits for each product, so prefill runs at the "
+           "16-bit rate while decode still reads the " + e.weights_format + " bytes.";
+  if (native >= 100 && !fp8_weights(e))
+    return e.weights_format + " multiplies natively on " + gpu.name + "'s FP4 tensor cores (" + sm +
+           "+); the catalog has no FP4 throughput, so prefill is counted at the 16-bit rate, a lower bound.";
+  return "";
 }
 
 // $/1M tokens at both ends of a speed range: low at the fast end, high at the slow end.
@@ -73,7 +101,8 @@ ComputePath compute_path_for(const InferenceEstimate& e, const Gpu* gpu = nullpt
   if (e.engine == Engine::llamacpp && mostly_ggml_quantized(e.weight_detail)) path = ComputePath::int8;
   else if (fp8_weights(e)) path = ComputePath::fp8;
   if (gpu && path == ComputePath::int8 && !has_figure(gpu->tops_int8)) path = ComputePath::fp16;
-  if (gpu && path == ComputePath::fp8 && !has_figure(gpu->tflops_fp8)) path = ComputePath::fp16;
+  if (gpu && path == ComputePath::fp8 && (!has_figure(gpu->tflops_fp8) || weight_only_on(e, *gpu)))
+    path = ComputePath::fp16;
   return path;
 }
 
@@ -135,6 +164,8 @@ ServingEstimate estimate_serving(const ModelSpec& spec, const InferenceEstimate&
       s.efficiency_source = efficiency(o.engine, gpu_class_of(gpu)).source;
       if (auto prefill = estimate_prefill(model.value(), gpu, o)) s.prefill = std::move(prefill).value();
       else s.prefill_unavailable = prefill.error().message;
+      if (const std::string note = compute_note(e, gpu); s.prefill && !note.empty())
+        s.prefill->explanation += " " + note;
       if (!fits)
         s.note = "The estimate does not fit on one " + gpu.name +
                  " within the headroom: this is the speed it would have if it did (the recommendation ranks "

@@ -27,6 +27,7 @@ std::string_view scheme_name(WeightScheme scheme) {
     case WeightScheme::awq: return "awq";
     case WeightScheme::gguf: return "gguf";
     case WeightScheme::mxfp4: return "mxfp4";
+    case WeightScheme::mxfp8: return "mxfp8";
     case WeightScheme::nvfp4: return "nvfp4";
     case WeightScheme::fp8_channel: return "fp8_channel";
     case WeightScheme::fp8_block: return "fp8_block";

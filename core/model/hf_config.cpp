@@ -170,8 +170,9 @@ void note_unmodelled(FieldReader& r, ModelSpec& s) {
   for (auto key : {"num_nextn_predict_layers", "mtp_num_hidden_layers", "num_mtp_modules"})
     mtp = std::max(mtp, r.uint(key).value_or(0));
   if (mtp)
-    s.notes.push_back("The " + std::to_string(mtp) + " multi-token-prediction layer(s) are not counted: engines load "
-                      "them only for speculative decoding.");
+    s.notes.push_back("The " + std::to_string(mtp) + " multi-token-prediction layer(s) in the checkpoint files are "
+                      "not counted: vLLM and SGLang load them only for MTP speculative decoding, transformers and "
+                      "llama.cpp not at all.");
   if (r.boolean("attention_k_eq_v").value_or(false))
     s.notes.push_back("The full-attention layers use one projection as key and value; vLLM and llama.cpp still "
                       "cache both, as counted here.");
@@ -366,9 +367,6 @@ void read_one_entry_attention(FieldReader& r, ModelSpec& s, AttentionMixer& a) {
   s.hyper_connections = r.uint("hc_mult").value_or(0);
   // Its Transformer keeps embed and head apart; SGLang's copy (model_type "deepseek_ref") omits the field.
   s.tied_embeddings = r.boolean("tie_word_embeddings").value_or(false);
-  if (r.string("expert_dtype").value_or("") == "fp4")
-    s.notes.push_back("The routed experts ship in FP4 (expert_dtype) and the rest in FP8; choose the weight format "
-                      "to match.");
   if (s.hyper_connections > 1)
     s.notes.push_back("Hyper-connections keep " + std::to_string(s.hyper_connections) +
                       " copies of the residual stream (hc_mult); the activation estimate counts one.");

@@ -143,7 +143,7 @@ std::string modelopt_format(ModelSpec& s, std::string_view algo_text, std::uint6
   if (algo == "INT4_AWQ" || algo == "W4A8_AWQ")
     return counted_as(s, "ModelOpt " + algo + " (its own int4 packing)",
                       "awq-4bit-" + std::to_string(group_size ? group_size : 128) + "g");
-  if (algo == "MXFP8") return counted_as(s, "ModelOpt MXFP8 (E4M3 with an E8M0 scale per 32 weights)", "fp8");
+  if (algo == "MXFP8") return "mxfp8";
   return counted_as(s, "ModelOpt quant_algo \"" + std::string(algo_text) + "\"", "bf16");
 }
 
@@ -289,6 +289,13 @@ Result<bool> read_fp8(FieldReader& f, ModelSpec& s) {
   return true;
 }
 
+// DeepSeek-V4's expert_dtype "fp4": its inference/model.py stores each routed expert's Linear as
+// float4_e2m1fn_x2 [out, in/2] with a float8_e8m0fnu scale [out, in/32] (fp4_block_size 32), MXFP4's layout; vLLM
+// loads them with its MXFP4 MoE method. The rest stays in the FP8 blocks.
+void read_fp4_experts(ModelSpec& s) {
+  s.quantization_rules.push_back({"the routed experts (expert_dtype fp4)", -1, "_exps", "mxfp4"});
+}
+
 // transformers' GPTQConfig (bits, group_size, -1 = no grouping) and AwqConfig (bits, group_size; AutoAWQ's w_bit,
 // q_group_size).
 Result<bool> read_gptq_awq(FieldReader& f, const std::string& method, ModelSpec& s) {
@@ -333,6 +340,7 @@ Result<bool> read_quantization(FieldReader& top, FieldReader& text, ModelSpec& s
     read = read_module_list(f, "modules_to_not_convert", "bf16", s);
   } else if (method == "fp8" || method == "fbgemm_fp8") {
     read = read_fp8(f, s);
+    if (top.string("expert_dtype").value_or("") == "fp4") read_fp4_experts(s);
     // DeepSeek-V4's NVFP4 re-export: FP8 blocks as before, a ModelOpt map of the experts moved to NVFP4.
     if (read && is_modelopt(f, "") && !skip_modelopt) read = read_modelopt(f, s, true);
   } else if (is_modelopt(f, method)) {

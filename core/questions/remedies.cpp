@@ -7,6 +7,7 @@
 #include "hardware/ranking.hpp"  // bytes_per_gpu
 #include "hardware/serving.hpp"  // memory_need
 #include "util/units.hpp"    // signed_difference
+#include "formats/weight_formats.hpp"  // native_compute_capability
 
 namespace vramfit {
 namespace {
@@ -88,17 +89,28 @@ RemedyInput number_input(const char* key, std::uint64_t value) { return {key, {}
 // parameter count has no tensor roles for the mixed formats: plain int8 and int4, the article's own rule.
 struct Lower {
   const char* weights;
-  const char* cost;
+  std::string cost;
   const char* source;
 };
-Lower eight_bit(Engine engine, bool bare) {
+
+// vLLM's FP8 on `gpu`: native where its tensor cores multiply FP8 (native_compute_capability), else weight-only.
+std::string fp8_cost(const Gpu* gpu) {
+  const std::uint32_t cc = gpu ? compute_capability(*gpu) : 0;
+  const auto fp8 = parse_weight_format("fp8");
+  const std::uint32_t native = fp8 ? native_compute_capability(fp8.value()) : 0;
+  if (cc == 0) return "Slight quality loss; FP8 runs natively on Ada and Hopper GPUs, weight-only (FP8 Marlin) on Ampere";
+  if (cc >= native) return "Slight quality loss; FP8 runs natively on the " + gpu->name + "'s tensor cores";
+  return "Slight quality loss; the " + gpu->name + " (sm_" + std::to_string(cc) + ") has no FP8 tensor cores (sm_" +
+         std::to_string(native) + "+), so vLLM runs FP8 weight-only (FP8 Marlin): less memory, no faster prefill";
+}
+
+Lower eight_bit(Engine engine, bool bare, const Gpu* gpu) {
   if (engine == Engine::llamacpp)
     return {"q8_0", "Perplexity close to f16 (q8_0 keeps 8.5 bits per weight)",
             "llama.cpp quantization types (ggml-org/llama.cpp, tools/quantize)"};
   if (bare) return {"int8", "Slight quality loss", kArticleQuantization};
   if (engine == Engine::vllm)
-    return {"fp8", "Slight quality loss; FP8 runs natively on Ada and Hopper GPUs, weight-only (FP8 Marlin) on Ampere",
-            "vLLM docs (FP8 W8A8)"};
+    return {"fp8", fp8_cost(gpu), "vLLM docs (FP8 W8A8)"};
   return {"bnb-int8", "Slight quality loss; bitsandbytes' int8 matrix multiplications decode more slowly than 16-bit",
           "Dettmers et al. 2022, LLM.int8() (arXiv 2208.07339)"};
 }
@@ -187,7 +199,7 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const Request& reque
   const bool bare = b.model.is_bare();
   const bool lower_weights = !request.imported && !(e.engine == Engine::transformers && apple(report.gpu));
   if (lower_weights) {
-    const Lower eight = eight_bit(e.engine, bare), four = four_bit(e.engine, bare);
+    const Lower eight = eight_bit(e.engine, bare, report.gpu), four = four_bit(e.engine, bare);
     if (!(e.engine == Engine::vllm && !bare && pre_ampere(report.gpu))) {
       v = request;
       v.weights = eight.weights;

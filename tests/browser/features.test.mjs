@@ -165,8 +165,8 @@ test('all weight formats by storage scheme, engine and KV cache precision come f
   const groups = await page.locator('#weights-format optgroup').evaluateAll((gs) => gs.map((g) => g.label));
   assert.deepEqual(groups, ['16 and 32 bit', 'fp8, int8, int4 linear layers', 'bitsandbytes NF4', 'bitsandbytes LLM.int8',
     'GPTQ', 'AWQ', 'AutoRound', 'FP8 with a scale per row', 'FP8 with 128×128 block scales',
-    'FP8 with 128×128 block scales (E8M0)', 'MXFP4 (gpt-oss)', 'NVFP4 (NVIDIA)', 'compressed-tensors (LLM Compressor)',
-    'MLX (Apple)', 'EXL2 (ExLlamaV2)', 'EXL3 (ExLlamaV3)', 'GGUF (llama.cpp)']);
+    'FP8 with 128×128 block scales (E8M0)', 'MXFP4 (gpt-oss)', 'MXFP8 (E4M3, block scales)', 'NVFP4 (NVIDIA)',
+    'compressed-tensors (LLM Compressor)', 'MLX (Apple)', 'EXL2 (ExLlamaV2)', 'EXL3 (ExLlamaV3)', 'GGUF (llama.cpp)']);
   await page.locator('#weights-format').selectOption('q4_k_m');
   await page.waitForURL(/weights=q4_k_m/);
   // Q4_K_M: 4,912,898,048 B of tensors = 4.91 GB; the published Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf is
@@ -460,6 +460,50 @@ test('sharded safetensors, index and config.json dropped together are read by th
   const lines = await page.evaluate(() => window.statusLines);
   assert.ok(lines.includes('Reading headers… 1 of 2'), JSON.stringify(lines));
   assert.equal(await page.locator('#file-status').getAttribute('role'), 'status');
+  assert.deepEqual(problems, []);
+});
+
+test('config.json and hf_quant_config.json are read together, dropped as files or as the checkpoint folder', async () => {
+  const { page, problems } = await open('?model=llama-3.1-8b&context=4096');
+  // A small Llama: hidden 256, 2 layers, 4 heads, MLP 512, vocab 1000, lm_head apart. NVIDIA ModelOpt's FP8 with
+  // lm_head excluded: per layer q, k, v, o 4 × 256² + gate, up, down 3 × 256 × 512 = 655,360 E4M3 weights, 1 B
+  // each, and one fp32 scale per matrix (7 × 4 B); × 2 layers = 1,310,776 B. In bf16 the rest: embeddings and
+  // lm_head 2 × 256,000, the norms 2 × 2 × 256 + 256 = 513,280 params × 2 B = 1,026,560 B. Total 2,337,336 B.
+  const config = JSON.stringify({ model_type: 'llama', architectures: ['LlamaForCausalLM'], hidden_size: 256,
+    intermediate_size: 512, num_hidden_layers: 2, num_attention_heads: 4, num_key_value_heads: 4, vocab_size: 1000,
+    max_position_embeddings: 4096, tie_word_embeddings: false });
+  const quant = JSON.stringify({ producer: { name: 'modelopt' }, quantization: { quant_algo: 'FP8', exclude_modules: ['lm_head'] } });
+  const weightsInCsv = async () => {
+    const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#download-csv').click()]);
+    return readFileSync(await download.path(), 'utf8').match(/"breakdown","weights","Weights","(\d+)"/)?.[1];
+  };
+  const transfer = await page.evaluateHandle(({ c, q }) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([q], 'hf_quant_config.json', { type: 'application/json' }));
+    dt.items.add(new File([c], 'config.json', { type: 'application/json' }));
+    return dt;
+  }, { c: config, q: quant });
+  await page.locator('#drop').dispatchEvent('drop', { dataTransfer: transfer });
+  await page.locator('#file-status').filter({ hasText: 'Using config.json + hf_quant_config.json.' }).waitFor();
+  assert.equal(await weightsInCsv(), '2337336');
+  // The same pair inside a dropped folder, beside files the page passes over (tokenizer, generation config).
+  await page.locator('#file-clear').click();
+  await page.waitForFunction(() => document.querySelector('#model').value === 'Llama 3.1 8B');
+  await page.evaluate(({ c, q }) => {
+    const file = (name, text) => ({ isFile: true, isDirectory: false, name, file: (ok) => ok(new File([text], name)) });
+    const children = [file('tokenizer.json', '{}'), file('generation_config.json', '{}'), file('config.json', c),
+      file('hf_quant_config.json', q)];
+    const folder = { isFile: false, isDirectory: true, name: 'Tiny-FP8',
+      createReader: () => { let given = false; return { readEntries: (ok) => { ok(given ? [] : children); given = true; } }; } };
+    const drop = new Event('drop', { bubbles: true, cancelable: true });
+    Object.defineProperty(drop, 'dataTransfer', { value: { items: [{ webkitGetAsEntry: () => folder }], files: [] } });
+    document.querySelector('#drop').dispatchEvent(drop);
+  }, { c: config, q: quant });
+  await page.locator('#file-status').filter({ hasText: 'Using config.json + hf_quant_config.json.' }).waitFor();
+  assert.equal(await weightsInCsv(), '2337336');
+  // Alone, the quantization file has no model to describe.
+  await page.locator('#file').setInputFiles([{ name: 'hf_quant_config.json', mimeType: 'application/json', buffer: Buffer.from(quant) }]);
+  await page.locator('#file-status').filter({ hasText: 'drop it together with its config.json' }).waitFor();
   assert.deepEqual(problems, []);
 });
 

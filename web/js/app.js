@@ -219,6 +219,8 @@ function controlName(field) {
 
 function baseRequest() {
   const request = codec.request(state, { config: config?.text ?? null });
+  // An hf_quant_config.json dropped beside the config.json is read with it, as the CLI reads a --model folder.
+  if (config?.quant) request.quant_config = config.quant;
   // A model file's own weights count exactly unless a weight format is picked after loading it.
   if (modelFile && !modelFile.weightsChosen) delete request.weights;
   return request;
@@ -575,22 +577,48 @@ function forgetFiles() {
   dom.fileClear.hidden = true;
 }
 
-// One drop or pick, sorted by kind: a .gguf, .safetensors shards, the index, a config.json. Answers the
-// message that refuses the set, or null.
+// One drop or pick, sorted by kind: a .gguf, .safetensors shards, the index, a config.json and NVIDIA ModelOpt's
+// hf_quant_config.json. Answers the message that refuses the set, or null.
+const kindOf = (name) => (/\.gguf$/i.test(name) ? 'gguf' : /\.safetensors$/i.test(name) ? 'shards'
+  : /\.index\.json$/i.test(name) ? 'index' : /(^|[-_])hf_quant_config\.json$/i.test(name) ? 'quant'
+    : /\.json$/i.test(name) ? 'config' : null);
 function sortFiles(files) {
-  const kinds = { gguf: [], shards: [], index: [], config: [] };
+  const kinds = { gguf: [], shards: [], index: [], config: [], quant: [] };
   for (const file of files) {
-    const kind = /\.gguf$/i.test(file.name) ? 'gguf' : /\.safetensors$/i.test(file.name) ? 'shards'
-      : /\.index\.json$/i.test(file.name) ? 'index' : /\.json$/i.test(file.name) ? 'config' : null;
+    const kind = kindOf(file.name);
     if (!kind) return { refused: view.t('file.unknown', { name: file.name }) };
     kinds[kind].push(file);
   }
-  const { gguf, shards, index, config: configs } = kinds;
-  if (gguf.length > 1 || (gguf.length && shards.length) || index.length > 1 || configs.length > 1) return { refused: view.t('file.mixed') };
+  const { gguf, shards, index, config: configs, quant } = kinds;
+  const several = gguf.length > 1 || index.length > 1 || configs.length > 1 || quant.length > 1;
+  if (several || (gguf.length && shards.length)) return { refused: view.t('file.mixed') };
   if (index.length && !shards.length) return { refused: view.t('file.indexAlone', { name: index[0].name }) };
-  const tooBig = [...index, ...configs].find((f) => f.size > MAX_CONFIG_BYTES);
+  if (quant.length && !configs.length) return { refused: view.t('file.quantAlone', { name: quant[0].name }) };
+  const tooBig = [...index, ...configs, ...quant].find((f) => f.size > MAX_CONFIG_BYTES);
   if (tooBig) return { refused: view.t('file.tooBig', { name: tooBig.name }) };
-  return { gguf: gguf[0], shards, index: index[0], config: configs[0] };
+  return { gguf: gguf[0], shards, index: index[0], config: configs[0], quant: quant[0] };
+}
+
+// A dropped folder (a checkpoint as downloaded): the files in it the page reads, the tokenizer and the rest
+// passed over. Browsers without folder entries hand over the files alone.
+const folderFile = (name) => kindOf(name) && (kindOf(name) !== 'config' || name === 'config.json');
+async function droppedFiles(transfer) {
+  const entries = [...(transfer?.items ?? [])].map((item) => item.webkitGetAsEntry?.()).filter(Boolean);
+  if (!entries.some((entry) => entry.isDirectory)) return [...(transfer?.files ?? [])];
+  const files = [];
+  const visit = async (entry, depth) => {
+    if (entry.isFile) {
+      if (folderFile(entry.name)) files.push(await new Promise((ok, fail) => entry.file(ok, fail)));
+    } else if (entry.isDirectory && depth < 2) {
+      const reader = entry.createReader();
+      for (let batch = await new Promise((ok, fail) => reader.readEntries(ok, fail)); batch.length;
+        batch = await new Promise((ok, fail) => reader.readEntries(ok, fail))) {
+        for (const child of batch) await visit(child, depth + 1);
+      }
+    }
+  };
+  for (const entry of entries) await visit(entry, 0);
+  return files;
 }
 
 let takes = 0; // a newer drop supersedes one still reading
@@ -607,7 +635,8 @@ async function takeFiles(list) {
   const single = sorted.gguf ?? (sorted.shards.length === 1 && !sorted.index ? sorted.shards[0] : null);
   const sharded = !single && sorted.shards.length > 0;
   const newConfig = sorted.config ? { text: await sorted.config.text(), name: sorted.config.name } : null;
-  const extras = [sorted.index, sorted.config].filter(Boolean).map((f) => ` + ${f.name}`).join('');
+  if (newConfig && sorted.quant) Object.assign(newConfig, { quant: await sorted.quant.text(), quantName: sorted.quant.name });
+  const extras = [sorted.index, sorted.config, sorted.quant].filter(Boolean).map((f) => ` + ${f.name}`).join('');
   let loaded = null;
   let status;
   if (single || sharded) {
@@ -631,7 +660,7 @@ async function takeFiles(list) {
       status = t('file.shards', { count: view.f.count(sorted.shards.length), extras, bytes: view.f.count(bytes) });
     }
   } else {
-    status = t('file.loaded', { name: newConfig.name });
+    status = t('file.loaded', { name: newConfig.quant ? `${newConfig.name} + ${newConfig.quantName}` : newConfig.name });
   }
   if (turn !== takes) return;
   // A model file keeps a config.json loaded before it (safetensors takes its architecture from there);
@@ -678,7 +707,7 @@ function wireFiles() {
   dom.drop.addEventListener('drop', (event) => {
     event.preventDefault();
     dom.drop.classList.remove('over');
-    takeFiles(event.dataTransfer?.files);
+    droppedFiles(event.dataTransfer).then(takeFiles, () => takeFiles(event.dataTransfer?.files));
   });
   dom.pasteUse.addEventListener('click', usePasted);
   dom.fileClear.addEventListener('click', () => {

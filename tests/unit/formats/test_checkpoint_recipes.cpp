@@ -72,6 +72,35 @@ TEST_CASE("MXFP4 stores 4.25 bits per linear weight: 32 E2M1 values and one E8M0
   CHECK(w.value().explanation.find("4.25 bits") != std::string::npos);
 }
 
+TEST_CASE("MXFP8 stores 8.25 bits per linear weight: 32 E4M3 values and one E8M0 scale per block") {
+  // The same 2880 x 2880 matrix: 8,294,400 B of E4M3 and 8,294,400 / 32 = 259,200 one-byte scales: 8,553,600 B =
+  // 8.25 bits a weight (OCP MX v1.0 §6.3, MXFP8 E4M3 with a shared 8-bit exponent per 32).
+  auto spec = model_from_hf_config(R"({"model_type":"llama","hidden_size":2880,"num_hidden_layers":1,
+    "num_attention_heads":45,"num_key_value_heads":45,"intermediate_size":2880,"vocab_size":32,"tie_word_embeddings":true})");
+  REQUIRE(spec.ok());
+  auto w = weights_bytes(spec.value(), parse_weight_format("mxfp8").value());
+  REQUIRE(w.ok());
+  CHECK(w.value().total == 7 * 8'553'600ULL + (32 * 2880 + 3 * 2880) * 2);
+  CHECK(w.value().explanation.find("8.25 bits") != std::string::npos);
+  CHECK(weight_format_name(parse_weight_format("MXFP8").value()) == "mxfp8");
+}
+
+TEST_CASE("ModelOpt's MXFP8 modules are read as mxfp8, as nvidia/MiniMax-M3-NVFP4 names its attention") {
+  // nvidia/MiniMax-M3-NVFP4's hf_quant_config.json (3 MB, not kept here): MIXED_PRECISION with 21,888 NVFP4
+  // expert modules and 534 MXFP8 ones, e.g. "language_model.model.layers.0.self_attn.k_proj": {"quant_algo": "MXFP8"}.
+  auto spec = model_from_hf_config(text_of(kConfigs / "MiniMaxAI--MiniMax-M3_config.json"),
+                                   R"({"quantization": {"quant_algo": "MIXED_PRECISION", "quantized_layers": {
+                                       "language_model.model.layers.0.self_attn.k_proj": {"quant_algo": "MXFP8"},
+                                       "language_model.model.layers.0.mlp.down_proj": {"quant_algo": "MXFP8"},
+                                       "language_model.model.layers.5.block_sparse_moe.experts.0.w1":
+                                         {"quant_algo": "NVFP4", "group_size": 16}}}})");
+  REQUIRE(spec.ok());
+  CHECK(format_of(spec.value(), "attn_k.weight", 0) == "mxfp8");
+  CHECK(format_of(spec.value(), "ffn_down.weight", 0) == "mxfp8");
+  CHECK(format_of(spec.value(), "ffn_gate_exps.weight", 5) == "nvfp4");
+  CHECK_FALSE(has_note(spec.value(), "not modelled"));
+}
+
 TEST_CASE("gpt-oss's recipe keeps attention, router, embeddings and lm_head in bf16 beside MXFP4 experts") {
   const ModelSpec spec = imported("openai--gpt-oss-20b");
   CHECK(spec.quantization == "mxfp4");
@@ -228,18 +257,57 @@ TEST_CASE("a MIXED_PRECISION map gives each module its format; modules it leaves
   CHECK(v4.quantization == "fp8-block-e8m0");
   CHECK(format_of(v4, "ffn_down_exps.weight", 3) == "nvfp4");
   CHECK(format_of(v4, "ffn_down_shexp.weight", 3) == "fp8-block-e8m0");
+  CHECK_FALSE(has_note(v4, "expert_dtype"));
+  CHECK(own_weights(v4).explanation.find("expert_dtype") == std::string::npos);
+}
+
+TEST_CASE("DeepSeek-V4's FP4 experts are stored as its reference code stores them: MXFP4's E2M1 and E8M0 per 32") {
+  // deepseek-ai/DeepSeek-V4-Flash inference/model.py, Linear with dtype float4_e2m1fn_x2: weight [out, in/2]
+  // (two E2M1 a byte) and scale [out, in / fp4_block_size] in float8_e8m0fnu, fp4_block_size = 32; vLLM loads
+  // expert_dtype "fp4" with its MXFP4 MoE method.
+  const ModelSpec v4 = imported("deepseek-ai--DeepSeek-V4-Flash");
+  CHECK(v4.quantization == "fp8-block-e8m0");
+  CHECK(format_of(v4, "ffn_gate_exps.weight", 3) == "mxfp4");
+  CHECK(format_of(v4, "ffn_down_shexp.weight", 3) == "fp8-block-e8m0");
+  CHECK(format_of(v4, "attn_q_a.weight", 3) == "fp8-block-e8m0");
+  CHECK_FALSE(has_note(v4, "choose the weight format"));
+  // One layer's routed experts by hand: 256 experts x 3 matrices x 4096 x 2048 = 6,442,450,944 weights; E2M1 half a
+  // byte each, 3,221,225,472 B, and one scale per 32: 201,326,592 B; 3,422,552,064 B a layer (4.25 bits a weight).
+  const WeightBytes w = own_weights(v4);
+  CHECK(w.routed_expert_bytes == 43 * 3'422'552'064ULL);
+  CHECK(w.explanation.find("expert_dtype fp4") != std::string::npos);
+  // Published: llm-cal's page for deepseek-ai/DeepSeek-V4-Flash (flytomelight.github.io/llm-cal, "safetensors
+  // bytes 148.66 GB [verified]", in GiB: its DeepSeek-V3 page's 641.30 is that repository's 688,586,727,753 B) =
+  // 159.62e9 B, the one MTP layer (num_nextn_predict_layers 1) included, which the core leaves out; that layer's
+  // routed experts alone are 3,422,552,064 B (above). Counted as FP8 blocks the experts would weigh twice as much.
+  CHECK(static_cast<double>(w.total + 3'422'552'064ULL) == doctest::Approx(148.66 * 1'073'741'824.0).epsilon(0.01));
+}
+
+TEST_CASE("a quantized_layers entry for lm_head quantizes lm_head, as Qwen3.6-27B-NVFP4's file says") {
+  // nvidia/Qwen3.6-27B-NVFP4 hf_quant_config.json: "lm_head": {"quant_algo": "W4A16_NVFP4", "group_size": 16}.
+  // lm_head 248,320 x 5,120 = 1,271,398,400 weights: E2M1 635,699,200 B, E4M3 scales per 16: 79,462,400 B, and
+  // the two fp32 tensor scales 8 B: 715,161,608 B (bf16 would be 2,542,796,800 B).
+  const ModelSpec qwen = imported("nvidia--Qwen3.6-27B-NVFP4");
+  CHECK(format_of(qwen, "output.weight", -1) == "nvfp4");
+  const WeightBytes w = own_weights(qwen);
+  CHECK(w.output == 715'161'608ULL);
+  bool listed = false;
+  for (const auto& g : w.groups) listed |= g.what == "lm_head" && g.format == "nvfp4";
+  CHECK(listed);
+  // gpt-oss keeps it in bf16 because its file says so (modules_to_not_convert), as before.
+  CHECK(own_weights(imported("openai--gpt-oss-20b")).output == 1'158'266'880ULL);
 }
 
 TEST_CASE("a quantization that is not modelled is named with what it is counted as") {
   auto spec = model_from_hf_config(text_of(kConfigs / "meta-llama--Meta-Llama-3.1-8B_config.json"),
                                    R"({"quantization": {"quant_algo": "MIXED_PRECISION", "kv_cache_quant_algo": "NVFP4",
-                                       "quantized_layers": {"model.layers.0.mlp.down_proj": {"quant_algo": "MXFP8"},
+                                       "quantized_layers": {"model.layers.0.mlp.down_proj": {"quant_algo": "INT4_AWQ"},
                                                             "model.layers.1.mlp.down_proj": {"quant_algo": "W4A8_XYZ"}}}})");
   REQUIRE(spec.ok());
-  CHECK(has_note(spec.value(), "MXFP8 (E4M3 with an E8M0 scale per 32 weights) is not modelled; the weights are counted as fp8"));
+  CHECK(has_note(spec.value(), "INT4_AWQ (its own int4 packing) is not modelled; the weights are counted as awq-4bit-128g"));
   CHECK(has_note(spec.value(), "quant_algo \"W4A8_XYZ\" is not modelled; the weights are counted as bf16"));
   CHECK(has_note(spec.value(), "kv_cache_quant_algo: this KV-cache quantization is not modelled"));
-  CHECK(format_of(spec.value(), "ffn_down.weight", 0) == "fp8");
+  CHECK(format_of(spec.value(), "ffn_down.weight", 0) == "awq-4bit-128g");
   auto method = model_from_hf_config(R"({"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 1,
     "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 32, "quantization_config": {"quant_method": "hqq"}})");
   REQUIRE(method.ok());
@@ -288,4 +356,9 @@ TEST_CASE("checkpoints read from their configs weigh what their published reposi
   // lists 72.7 GB in all (its tokenizer, 9 MB, included).
   CHECK(static_cast<double>(own_weights(imported("nvidia--Llama-3.1-70B-Instruct-FP8")).total) ==
         doctest::Approx(72.7e9).epsilon(0.02));
+  // nvidia/Qwen3-235B-A22B-NVFP4 with its hf_quant_config.json (NVFP4, group 16). Published: ytworks/kairyu
+  // docs/design/g4-mid-moe.md (D1 pins revision 21cfa2c9 of that repository), D2: "The complete 134 GB model must
+  // never be materialized before sharding".
+  CHECK(static_cast<double>(own_weights(imported("nvidia--Qwen3-235B-A22B-NVFP4")).total) ==
+        doctest::Approx(134e9).epsilon(0.02));
 }

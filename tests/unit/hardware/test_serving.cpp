@@ -85,6 +85,33 @@ TEST_CASE("the compute path follows the weights, the engine and the GPU's figure
   }
 }
 
+TEST_CASE("FP8 and FP4 formats compute natively only on a GPU whose tensor cores have them, else weight-only") {
+  const auto prefill_of = [](const char* json) {
+    const Report r = evaluated(json);
+    const ServingSpeed& s = speed_of(r);
+    REQUIRE(s.prefill.has_value());
+    return *s.prefill;
+  };
+  // MXFP8 needs Blackwell's block-scaled tensor cores (sm_100): an H100 (sm_90) runs it at its 16-bit rate.
+  CHECK(speed_of(evaluated(R"({"model":"llama-3.1-8b","engine":"vllm","weights":"mxfp8","gpu":"h100-sxm"})")).compute ==
+        ComputePath::fp16);
+  CHECK(speed_of(evaluated(R"({"model":"llama-3.1-8b","engine":"vllm","weights":"mxfp8","gpu":"b200"})")).compute ==
+        ComputePath::fp8);
+  // Weight-only, the prompt costs the same FLOPs at the same 16-bit rate as in bf16: equal prefill speed.
+  const PrefillSpeed bf16 = prefill_of(R"({"model":"llama-3.1-8b","engine":"vllm","weights":"bf16","gpu":"h100-sxm"})");
+  const PrefillSpeed nvfp4 = prefill_of(R"({"model":"llama-3.1-8b","engine":"vllm","weights":"nvfp4","gpu":"h100-sxm"})");
+  CHECK(nvfp4.tokens_per_second.high == doctest::Approx(bf16.tokens_per_second.high));
+  CHECK(nvfp4.explanation.find("nvfp4 computes natively from sm_100; NVIDIA H100 SXM (sm_90) runs it weight-only") !=
+        std::string::npos);
+  // On a B200 it multiplies in FP4, which the catalog has no figure for: the 16-bit rate, said to be a lower bound.
+  CHECK(prefill_of(R"({"model":"llama-3.1-8b","engine":"vllm","weights":"nvfp4","gpu":"b200"})")
+            .explanation.find("FP4 tensor cores (sm_100+)") != std::string::npos);
+  // FP8 from Ada (sm_89): an A100 (sm_80) runs FP8 weight-only; bf16 weights need no word.
+  CHECK(prefill_of(R"({"model":"llama-3.1-8b","engine":"vllm","weights":"fp8","gpu":"a100-80gb-sxm"})")
+            .explanation.find("fp8 computes natively from sm_89") != std::string::npos);
+  CHECK(bf16.explanation.find("natively") == std::string::npos);
+}
+
 TEST_CASE("llama.cpp -ngl below the layer count reads the rest from system RAM") {
   const char* partial = R"({"model":"llama-3.1-8b","engine":"llamacpp","weights":"q4_k_m","gpu":"rtx-4090","gpu_layers":16})";
   const Report partial_report = evaluated(partial);

@@ -206,6 +206,15 @@ TEST_CASE("the hardware decides: no bitsandbytes or DeepSpeed on Apple, no FP8 i
   REQUIRE(volta.notes.size() == 1);  // vLLM reserves its share whatever the model needs
 }
 
+TEST_CASE("vLLM's FP8 remedy says where it runs natively and where weight-only, by the GPU's compute capability") {
+  // FP8 tensor cores from sm_89 (Ada; Hopper sm_90): an A100 (sm_80) runs FP8 through FP8 Marlin, weight-only.
+  const RemediesReport a100 = inference_remedies(R"({"model":"llama-2-7b","engine":"vllm","gpu":"a100-80gb-sxm"})");
+  CHECK(get(a100, "weights-8bit").cost.find("(sm_80) has no FP8 tensor cores (sm_89+), so vLLM runs FP8 weight-only") !=
+        std::string::npos);
+  const RemediesReport h100 = inference_remedies(R"({"model":"llama-2-7b","engine":"vllm","gpu":"h100-sxm"})");
+  CHECK(get(h100, "weights-8bit").cost.find("runs natively on the NVIDIA H100 SXM") != std::string::npos);
+}
+
 TEST_CASE("vLLM splits by tensor parallelism: the GPU count divides the heads") {
   // Llama 3.1 70B at 32k on RTX 4090s: 64 attention heads and 8 KV heads, so 2, 4 or 8 GPUs; bf16 weights
   // alone are 141 GB, more than 4 × 24 GiB × 0.9 = 92.8 GB: 8, as --tensor-parallel-size, an input to apply.
