@@ -205,7 +205,7 @@ test('every choice list and number range is the core\'s, from its inputs table',
     };
   });
   const byUrl = Object.fromEntries(inputs.map((i) => [i.url, i]));
-  assert.deepEqual(Object.keys(shown).sort(), ['attn', 'checkpointing', 'engine', 'offload', 'optimizer', 'precision', 'zero']);
+  assert.deepEqual(Object.keys(shown).sort(), ['attn', 'checkpointing', 'engine', 'offload', 'optimizer', 'policy', 'precision', 'sampler', 'zero']);
   for (const [key, values] of Object.entries(shown)) {
     assert.deepEqual(values, byUrl[key].kind === 'toggle' ? ['on', 'off'] : byUrl[key].values, key);
   }
@@ -475,7 +475,7 @@ test('config.json and hf_quant_config.json are read together, dropped as files o
   const quant = JSON.stringify({ producer: { name: 'modelopt' }, quantization: { quant_algo: 'FP8', exclude_modules: ['lm_head'] } });
   const weightsInCsv = async () => {
     const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#download-csv').click()]);
-    return readFileSync(await download.path(), 'utf8').match(/"breakdown","weights","Weights","(\d+)"/)?.[1];
+    return readFileSync(await download.path(), 'utf8').match(/"breakdown","weights","Weights",(\d+),/)?.[1];
   };
   const transfer = await page.evaluateHandle(({ c, q }) => {
     const dt = new DataTransfer();
@@ -624,12 +624,17 @@ test('llama.cpp\'s fit plan and its command line show for the chosen GPU, and Co
   assert.equal(await page.locator('[data-testid="command"]').textContent(), expected);
   assert.match(await page.locator('#fit-plan').textContent(),
     /context lowered from 40,960 to 4,096; the experts of layers 10–47 stay in system RAM \(--n-cpu-moe 38\)/);
+  // The headline agrees with the plan: 61.7 GB of F16 weights do not fit the card whole, llama.cpp runs them so.
+  assert.equal(await page.locator('#headline').textContent(),
+    'Runs on one GeForce RTX 4060 Ti 16GB as llama.cpp --fit places it: the experts of 38 layers in system RAM, context 4,096');
   await page.locator('#copy-command').click();
   await page.locator('#action-status').filter({ hasText: 'Copied.' }).waitFor();
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), expected);
   await page.locator('#lang').selectOption('de');
   await page.waitForFunction(() => document.querySelector('#fit-plan')?.textContent.includes('Kontext von 40.960 auf 4.096 gesenkt'));
   assert.equal(await page.locator('#copy-command').textContent(), 'Befehl kopieren');
+  assert.equal(await page.locator('#command-note').textContent(), 'Ersetzen Sie den .gguf-Namen durch den Pfad Ihrer Datei.');
+  assert.match(await page.locator('#headline').textContent(), /^Läuft auf einer GeForce RTX 4060 Ti 16GB, wie llama.cpp --fit es aufteilt: die Experten von 38 Schichten im Arbeitsspeicher, Kontext 4\.096$/);
   await page.locator('#lang').selectOption('en');
   // transformers is a library: no command, and the page says why.
   await page.goto(`${session.base}/?model=llama-3.1-8b`);

@@ -344,7 +344,7 @@ test('a mode or method the page has no tab for names the field and what is allow
   assert.equal(await page.locator('#input-error').textContent(), 'Mode: must be one of inference, finetune, train, got "banana"');
   await page.goto(`${session.base}/?mode=finetune&ft=dora`);
   await page.locator('#input-error').waitFor({ state: 'visible' });
-  assert.match(await page.locator('#input-error').textContent(), /^Method: must be one of lora, qlora, got "dora"$/);
+  assert.match(await page.locator('#input-error').textContent(), /^Method: must be one of lora, qlora, grpo, got "dora"$/);
   // An alias the core accepts shows as the control's own choice: adam is AdamW.
   await page.goto(`${session.base}/?mode=train&optimizer=adam`);
   await page.locator('#summary').waitFor({ state: 'visible' });
@@ -506,7 +506,7 @@ for (const lang of ['en', 'de']) {
 test('choices and mode tabs are never cut off, in English and German at 1280 and 375 px', async () => {
   for (const lang of ['en', 'de']) {
     for (const width of [1280, 375]) {
-      for (const mode of ['inference', 'finetune', 'train']) {
+      for (const mode of ['inference', 'finetune', 'finetune&ft=grpo', 'train']) {
         const { page, problems } = await newPage(session, { width, height: 900 });
         await page.addInitScript((l) => localStorage.setItem('vramfit.lang', l), lang);
         await page.goto(`${session.base}/?model=llama-3.1-8b&gpu=rtx-4090&mode=${mode}`);

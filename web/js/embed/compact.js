@@ -20,14 +20,14 @@ export function renderCompact(root, calculator, state, { t, f, siteBase }) {
     root.replaceChildren(el('p', { class: 'c-error', role: 'alert', text: `${t(`field.${report.error.field}`)}: ${report.error.message}` }), link);
     return report;
   }
-  const { row, text } = headline(report, { t, f, gpu: state.gpu });
+  const { text, fit } = headline(report, { t, f, gpu: state.gpu });
   const lines = breakdownLines(report.breakdown);
   const range = totalRange(report);
   const bar = el('div', { class: 'bar' });
   fillBar(bar, lines, report.breakdown.total, t, f);
   root.replaceChildren(
     el('p', { class: 'c-model', text: `${report.model.name} · ${report.inputs.weights ?? t(`mode.${report.inputs.mode}`)} · ${f.count(report.inputs.context ?? report.inputs.sequence)} ${t('inputs.context.unit').replace(/[()]/g, '')} · ×${f.count(report.inputs.batch ?? report.inputs.micro_batch)}` }),
-    el('p', { class: `c-headline fit-${row?.fit ?? 'none'}`, 'data-testid': 'headline', text }),
+    el('p', { class: `c-headline fit-${fit}`, 'data-testid': 'headline', text }),
     el('p', { class: 'c-total' }, `${t('line.total')}: `, el('strong', { 'data-testid': 'total', text: f.bytes(report.breakdown.total) }),
       range ? ` (${t('total.range', { low: f.bytes(range.low), high: f.bytes(range.high) })})` : ''),
     bar,

@@ -34,7 +34,14 @@ export function renderEnginePlan(dom, report, t, f) {
   dom.fitPlan.textContent = fit ?? '';
   dom.commandLine.hidden = !command.text;
   dom.commandText.textContent = command.text;
-  dom.commandNote.textContent = command.text ? command.note : t('plan.none', { why: command.note });
+  dom.commandNote.textContent = commandNote(command, report.inputs?.engine, t);
+}
+
+// The core's note in the page's language where the page words it (the CLI keeps the core's English).
+function commandNote(command, engine, t) {
+  const key = `plan.note.${engine}`;
+  const note = command.note && t.has(key) ? t(key) : command.note;
+  return command.text ? note : t('plan.none', { why: note });
 }
 
 /** The command shown, for the copy button. */

@@ -12,9 +12,9 @@ export function renderSummary(dom, report, view) {
   const { t, f } = view;
   const { breakdown } = report;
   const lines = breakdownLines(breakdown);
-  const { row, text } = headline(report, view);
+  const { text, fit } = headline(report, view);
   dom.headline.textContent = text;
-  dom.headline.className = `headline fit-${row?.fit ?? 'none'}`;
+  dom.headline.className = `headline fit-${fit}`;
   dom.totalGb.textContent = f.bytes(breakdown.total);
   const range = totalRange(report);
   dom.totalRange.textContent = range ? `(${t('total.range', { low: f.bytes(range.low), high: f.bytes(range.high) })})` : '';

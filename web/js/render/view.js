@@ -108,9 +108,16 @@ export function cardClass(gpus, row) {
  * The headline for the row headlineGpu chose. `vllm` (the report's vLLM pool, passed only when it was sized for
  * that GPU): vLLM takes its share of the card for the KV cache, so what it leaves is KV room, not free memory.
  * `jobGpus`: a training job's GPUs, each holding the breakdown. `cards`: cardClass's, when no GPU was chosen.
+ * `plan`: llama.cpp's --fit plan on the chosen GPU.
  */
-export function headlineText(row, t, f, { vllm = null, jobGpus = 1, cards = null } = {}) {
+export function headlineText(row, t, f, { vllm = null, jobGpus = 1, cards = null, plan = null } = {}) {
   if (!row) return t('headline.none');
+  // llama.cpp's --fit runs what the whole model on the GPU would not: the headline says so, as the plan does.
+  if (plan?.fits && row.fit === 'does_not_fit' && (plan.step === 'experts' || plan.step === 'layers')) {
+    const how = plan.step === 'experts' ? t('headline.plan.experts', { n: f.count(plan.n_cpu_moe) })
+      : t('headline.plan.layers', { n: f.count(plan.gpu_layers), total: f.count(plan.total_layers) });
+    return t('headline.plan', { gpu: row.name, how, context: f.count(plan.context) });
+  }
   if (cards && jobGpus === 1 && (row.fit === 'fits' || row.fit === 'tight')) {
     return t(`headline.${row.fit}Class`, { size: f.count(cards.size), names: cards.names.join(' / '), free: f.bytesShort(Math.max(0, row.free_bytes)) });
   }
@@ -134,12 +141,16 @@ export function headlineText(row, t, f, { vllm = null, jobGpus = 1, cards = null
   return t('headline.none');
 }
 
-/** The headline of a report as the page, its exports and the embeds show it: {row, text}. */
+/** The headline of a report as the page, its exports and the embeds show it: {row, text, fit} (fit: its colour). */
 export function headline(report, { t, f, gpu = '', segment = 'all' }) {
   const row = headlineGpu(report.gpus, { gpu, segment });
   const chosen = Boolean(gpu) && row !== null;
-  return { row, text: headlineText(row, t, f, { vllm: chosen ? report.vllm : null, jobGpus: report.inputs?.gpus ?? 1,
-    cards: !gpu && row ? cardClass(report.gpus, row) : null }) };
+  const plan = chosen ? report.llamacpp_fit : null;
+  const text = headlineText(row, t, f, { vllm: chosen ? report.vllm : null, jobGpus: report.inputs?.gpus ?? 1, plan,
+    cards: !gpu && row ? cardClass(report.gpus, row) : null });
+  // Running with part of the model in system RAM is a yes with a cost: the colour of a tight fit.
+  const planned = plan?.fits && row?.fit === 'does_not_fit' && (plan.step === 'experts' || plan.step === 'layers');
+  return { row, text, fit: planned ? 'tight' : row?.fit ?? 'none' };
 }
 
 export function verdictText(row, t, f) {
