@@ -322,7 +322,7 @@ function showDetails() {
 }
 
 function render() {
-  if (!report) return;
+  if (!report || !dom.resultError.hidden) return;  // no figure of the last answer beside an error
   view.gpu = state.gpu;
   renderSummary(dom, shown(), view);
   dom.answerTotal.textContent = dom.totalGb.textContent;

@@ -9,7 +9,8 @@ export function fitPlanText(plan, t, f) {
     parts.push(t('plan.fit.context', { from: f.count(plan.context_start), to: f.count(plan.context) }));
   }
   if (plan.step === 'experts') {
-    parts.push(t('plan.fit.experts', { first: plan.first_cpu_expert_layer, last: plan.total_layers - 1, n: plan.n_cpu_moe }));
+    // --fit moves the last layers' experts, --n-cpu-moe N the first N: the same bytes when the layers are alike.
+    parts.push(t('plan.fit.experts', { count: f.count(plan.cpu_expert_layers), n: plan.n_cpu_moe }));
   }
   if (plan.step === 'layers') {
     parts.push(t(plan.expert_layers ? 'plan.fit.layersExperts' : 'plan.fit.layers', { n: plan.gpu_layers, total: plan.total_layers }));

@@ -7,7 +7,12 @@ export function speedFigures(report, t, f) {
   if (!report.cost && !report.speed_unavailable && !report.speed) return [];
   // A speed or a price for a card the scenario does not fit on answers a question nobody asked.
   const row = report.gpus?.length === 1 ? report.gpus[0] : null;
-  if (row?.fit === 'does_not_fit') return [['speed.note', t('speed.unfit', { gpu: row.name })]];
+  if (row?.fit === 'does_not_fit') {
+    // llama.cpp's --fit runs it with part of the model in system RAM: a speed for that placement is not estimated.
+    const plan = report.llamacpp_fit;
+    const planned = plan?.fits && (plan.step === 'experts' || plan.step === 'layers');
+    return [['speed.note', t(planned ? 'speed.planned' : 'speed.unfit', { gpu: row.name })]];
+  }
   const na = (reason) => t('speed.na', { reason });
   const speed = report.speed;
   const noSpeed = report.speed_unavailable ?? t('speed.noSpeed');

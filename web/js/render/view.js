@@ -114,7 +114,7 @@ export function headlineText(row, t, f, { vllm = null, jobGpus = 1, cards = null
   if (!row) return t('headline.none');
   // llama.cpp's --fit runs what the whole model on the GPU would not: the headline says so, as the plan does.
   if (plan?.fits && row.fit === 'does_not_fit' && (plan.step === 'experts' || plan.step === 'layers')) {
-    const how = plan.step === 'experts' ? t('headline.plan.experts', { n: f.count(plan.n_cpu_moe) })
+    const how = plan.step === 'experts' ? t('headline.plan.experts', { n: f.count(plan.cpu_expert_layers) })
       : t('headline.plan.layers', { n: f.count(plan.gpu_layers), total: f.count(plan.total_layers) });
     return t('headline.plan', { gpu: row.name, how, context: f.count(plan.context) });
   }
