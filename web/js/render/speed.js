@@ -1,6 +1,6 @@
 // Speed and cost on the chosen GPU (the report's `speed` / `cost`). A figure the core could not give shows "n/a"
 // with the core's reason, never a blank or NaN.
-import { el, isRange, rangeText } from './view.js';
+import { el, isRange, rangeText, runsByPlan } from './view.js';
 
 /** [label, value] pairs for the chosen GPU; empty when the report has no serving figures (no GPU chosen). */
 export function speedFigures(report, t, f) {
@@ -9,9 +9,7 @@ export function speedFigures(report, t, f) {
   const row = report.gpus?.length === 1 ? report.gpus[0] : null;
   if (row?.fit === 'does_not_fit') {
     // llama.cpp's --fit runs it with part of the model in system RAM: a speed for that placement is not estimated.
-    const plan = report.llamacpp_fit;
-    const planned = plan?.fits && (plan.step === 'experts' || plan.step === 'layers');
-    return [['speed.note', t(planned ? 'speed.planned' : 'speed.unfit', { gpu: row.name })]];
+    return [['speed.note', t(runsByPlan(report.llamacpp_fit, row) ? 'speed.planned' : 'speed.unfit', { gpu: row.name })]];
   }
   const na = (reason) => t('speed.na', { reason });
   const speed = report.speed;

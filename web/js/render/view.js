@@ -110,10 +110,14 @@ export function cardClass(gpus, row) {
  * `jobGpus`: a training job's GPUs, each holding the breakdown. `cards`: cardClass's, when no GPU was chosen.
  * `plan`: llama.cpp's --fit plan on the chosen GPU.
  */
+/** Whether llama.cpp's --fit plan runs on the row's GPU what the whole model there would not (part in system RAM). */
+export const runsByPlan = (plan, row) => Boolean(plan?.fits && row?.fit === 'does_not_fit'
+  && (plan.step === 'experts' || plan.step === 'layers'));
+
 export function headlineText(row, t, f, { vllm = null, jobGpus = 1, cards = null, plan = null } = {}) {
   if (!row) return t('headline.none');
-  // llama.cpp's --fit runs what the whole model on the GPU would not: the headline says so, as the plan does.
-  if (plan?.fits && row.fit === 'does_not_fit' && (plan.step === 'experts' || plan.step === 'layers')) {
+  // The headline says what the plan does, as the plan's own text does.
+  if (runsByPlan(plan, row)) {
     const how = plan.step === 'experts' ? t('headline.plan.experts', { n: f.count(plan.cpu_expert_layers) })
       : t('headline.plan.layers', { n: f.count(plan.gpu_layers), total: f.count(plan.total_layers) });
     return t('headline.plan', { gpu: row.name, how, context: f.count(plan.context) });
@@ -149,8 +153,7 @@ export function headline(report, { t, f, gpu = '', segment = 'all' }) {
   const text = headlineText(row, t, f, { vllm: chosen ? report.vllm : null, jobGpus: report.inputs?.gpus ?? 1, plan,
     cards: !gpu && row ? cardClass(report.gpus, row) : null });
   // Running with part of the model in system RAM is a yes with a cost: the colour of a tight fit.
-  const planned = plan?.fits && row?.fit === 'does_not_fit' && (plan.step === 'experts' || plan.step === 'layers');
-  return { row, text, fit: planned ? 'tight' : row?.fit ?? 'none' };
+  return { row, text, fit: runsByPlan(plan, row) ? 'tight' : row?.fit ?? 'none' };
 }
 
 export function verdictText(row, t, f) {
