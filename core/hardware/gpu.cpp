@@ -137,7 +137,8 @@ Result<Gpu> read_gpu(const json& item, const std::string& path) {
   static constexpr NumberField kNumbers[] = {
       {"bandwidth_gb_s", &Gpu::bandwidth_gb_s}, {"tflops_fp16", &Gpu::tflops_fp16},
       {"tflops_bf16", &Gpu::tflops_bf16},       {"tflops_fp8", &Gpu::tflops_fp8},
-      {"tops_int8", &Gpu::tops_int8},           {"nvlink_gb_s", &Gpu::nvlink_gb_s},
+      {"tflops_fp4", &Gpu::tflops_fp4},         {"tops_int8", &Gpu::tops_int8},
+      {"nvlink_gb_s", &Gpu::nvlink_gb_s},
       {"pcie_gen", &Gpu::pcie_gen},             {"tdp_w", &Gpu::tdp_w},
       {"launch_year", &Gpu::launch_year},
   };

@@ -35,6 +35,7 @@ struct Gpu {
   std::optional<double> tflops_fp16;  // dense tensor throughput, fp32 accumulate
   std::optional<double> tflops_bf16;
   std::optional<double> tflops_fp8;
+  std::optional<double> tflops_fp4;  // FP4 × FP4 (NVFP4 / MXFP4 on both operands), Blackwell only
   std::optional<double> tops_int8;
   std::optional<double> nvlink_gb_s;
   std::optional<double> pcie_gen;

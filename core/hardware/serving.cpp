@@ -32,6 +32,17 @@ bool fp8_weights(const InferenceEstimate& e) {
          s == WeightScheme::fp8_block || s == WeightScheme::fp8_block_e8m0 || s == WeightScheme::mxfp8;
 }
 
+// NVFP4 checkpoints quantize activations to FP4 too (ModelOpt's and compressed-tensors' W4A4 input_scale), so
+// their products run FP4 × FP4; MXFP4 checkpoints (gpt-oss) keep 16-bit activations.
+bool nvfp4_weights(const InferenceEstimate& e) {
+  const auto format = parse_weight_format(e.weights_format);
+  return format && format.value().scheme == WeightScheme::nvfp4;
+}
+bool mxfp4_weights(const InferenceEstimate& e) {
+  const auto format = parse_weight_format(e.weights_format);
+  return format && format.value().scheme == WeightScheme::mxfp4;
+}
+
 // The compute capability `e`'s weight format multiplies in natively (native_compute_capability), 0 for any GPU.
 std::uint32_t native_capability(const InferenceEstimate& e) {
   const auto format = parse_weight_format(e.weights_format);
@@ -54,9 +65,12 @@ std::string compute_note(const InferenceEstimate& e, const Gpu& gpu) {
     return e.weights_format + " computes natively from " + sm + "; " + gpu.name + " (sm_" + std::to_string(cc) +
            ") runs it weight-only, the weights dequantized to 16 bits for each product, so prefill runs at the "
            "16-bit rate while decode still reads the " + e.weights_format + " bytes.";
-  if (native >= 100 && !fp8_weights(e))
+  if (mxfp4_weights(e))
+    return "MXFP4 checkpoints keep 16-bit activations, so their products do not run at the FP4 rate (vLLM's MXFP4 "
+           "MoE kernels take 16-bit or MXFP8 activations): prefill is counted at the 16-bit rate, a lower bound.";
+  if (nvfp4_weights(e) && !has_figure(gpu.tflops_fp4))
     return e.weights_format + " multiplies natively on " + gpu.name + "'s FP4 tensor cores (" + sm +
-           "+); the catalog has no FP4 throughput, so prefill is counted at the 16-bit rate, a lower bound.";
+           "+); the catalog has no FP4 throughput for it, so prefill is counted at the 16-bit rate, a lower bound.";
   return "";
 }
 
@@ -86,6 +100,7 @@ std::string_view compute_path_name(ComputePath path) noexcept {
     case ComputePath::fp16: return "fp16";
     case ComputePath::int8: return "int8";
     case ComputePath::fp8: return "fp8";
+    case ComputePath::fp4: return "fp4";
   }
   return "fp16";
 }
@@ -100,8 +115,11 @@ ComputePath compute_path_for(const InferenceEstimate& e, const Gpu* gpu = nullpt
   ComputePath path = ComputePath::fp16;
   if (e.engine == Engine::llamacpp && mostly_ggml_quantized(e.weight_detail)) path = ComputePath::int8;
   else if (fp8_weights(e)) path = ComputePath::fp8;
+  else if (nvfp4_weights(e)) path = ComputePath::fp4;
   if (gpu && path == ComputePath::int8 && !has_figure(gpu->tops_int8)) path = ComputePath::fp16;
   if (gpu && path == ComputePath::fp8 && (!has_figure(gpu->tflops_fp8) || weight_only_on(e, *gpu)))
+    path = ComputePath::fp16;
+  if (gpu && path == ComputePath::fp4 && (!has_figure(gpu->tflops_fp4) || weight_only_on(e, *gpu)))
     path = ComputePath::fp16;
   return path;
 }

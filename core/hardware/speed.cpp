@@ -67,6 +67,7 @@ std::optional<double> peak_tflops(const Gpu& gpu, ComputePath path) noexcept {
     case ComputePath::fp16: return gpu.tflops_bf16 ? gpu.tflops_bf16 : gpu.tflops_fp16;
     case ComputePath::int8: return gpu.tops_int8;
     case ComputePath::fp8: return gpu.tflops_fp8;
+    case ComputePath::fp4: return gpu.tflops_fp4;
   }
   return std::nullopt;
 }
@@ -76,6 +77,7 @@ std::string_view compute_path_field(ComputePath path) noexcept {
     case ComputePath::fp16: return "tflops_bf16";
     case ComputePath::int8: return "tops_int8";
     case ComputePath::fp8: return "tflops_fp8";
+    case ComputePath::fp4: return "tflops_fp4";
   }
   return "tflops_bf16";
 }

@@ -22,7 +22,7 @@ GpuClass gpu_class_of(const Gpu& gpu) noexcept;
 
 // Which tensor units the matrix multiplications run on: llama.cpp's quantized kernels (MMQ) use the
 // int8 tensor cores; vLLM and transformers dequantize to 16-bit; fp8 checkpoints may use fp8 units.
-enum class ComputePath { fp16, int8, fp8 };
+enum class ComputePath { fp16, int8, fp8, fp4 };
 
 struct Range {
   double low = 0;

@@ -114,7 +114,20 @@ Lower eight_bit(Engine engine, bool bare, const Gpu* gpu) {
   return {"bnb-int8", "Slight quality loss; bitsandbytes' int8 matrix multiplications decode more slowly than 16-bit",
           "Dettmers et al. 2022, LLM.int8() (arXiv 2208.07339)"};
 }
-Lower four_bit(Engine engine, bool bare) {
+// vLLM on a GPU with FP4 tensor cores (Blackwell): an NVFP4 checkpoint computes FP4 × FP4 there, where AWQ
+// only dequantizes.
+bool fp4_native(const Gpu* gpu) {
+  const auto nvfp4 = parse_weight_format("nvfp4");
+  const std::uint32_t cc = gpu ? compute_capability(*gpu) : 0;
+  return nvfp4 && cc != 0 && cc >= native_compute_capability(nvfp4.value());
+}
+
+Lower four_bit(Engine engine, bool bare, const Gpu* gpu) {
+  if (engine == Engine::vllm && !bare && fp4_native(gpu))
+    return {"nvfp4",
+            "Measurable quality loss, acceptable for many uses; needs an NVFP4 checkpoint (NVIDIA Model Optimizer), "
+            "whose products run on the " + gpu->name + "'s FP4 tensor cores",
+            "NVIDIA TensorRT Model Optimizer docs (NVFP4); vLLM docs (ModelOpt NVFP4)"};
   if (engine == Engine::llamacpp)
     return {"q4_k_m", "Measurable quality loss, acceptable for many uses; a GGUF file quantized to Q4_K_M",
             kArticleQuantization};
@@ -199,7 +212,7 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const Request& reque
   const bool bare = b.model.is_bare();
   const bool lower_weights = !request.imported && !(e.engine == Engine::transformers && apple(report.gpu));
   if (lower_weights) {
-    const Lower eight = eight_bit(e.engine, bare, report.gpu), four = four_bit(e.engine, bare);
+    const Lower eight = eight_bit(e.engine, bare, report.gpu), four = four_bit(e.engine, bare, report.gpu);
     if (!(e.engine == Engine::vllm && !bare && pre_ampere(report.gpu))) {
       v = request;
       v.weights = eight.weights;

@@ -56,6 +56,8 @@ add('recommend-gpus', ['--model', 'llama-3.1-70b', '--engine', 'vllm', '--rank-g
 add('biggest', ['--biggest', '--gpu', 'rtx-3090', '--engine', 'llamacpp', '--context', '8192']);
 add('biggest-json', ['--biggest', '--gpu', 'rtx-4090', '--json']);
 add('remedies', ['--model', 'llama-2-13b', '--gpu', 'rtx-4090', '--remedies']);
+add('remedies-vllm-b200', ['--model', 'llama-3.1-70b', '--engine', 'vllm', '--gpu', 'b200', '--remedies']);
+add('nvfp4-rtx5090-speed', ['--model', 'llama-3.1-8b', '--engine', 'vllm', '--weights', 'nvfp4', '--gpu', 'rtx-5090', '--json']);
 add('remedies-json', ['--model', 'llama-2-13b', '--gpu', 'rtx-4090', '--remedies', '--json']);
 add('remedies-llamacpp', ['--model', 'llama-3.1-70b', '--engine', 'llamacpp', '--weights', 'q4_k_m', '--gpu', 'rtx-4090',
   '--remedies', '--json']);

@@ -103,9 +103,16 @@ TEST_CASE("FP8 and FP4 formats compute natively only on a GPU whose tensor cores
   CHECK(nvfp4.tokens_per_second.high == doctest::Approx(bf16.tokens_per_second.high));
   CHECK(nvfp4.explanation.find("nvfp4 computes natively from sm_100; NVIDIA H100 SXM (sm_90) runs it weight-only") !=
         std::string::npos);
-  // On a B200 it multiplies in FP4, which the catalog has no figure for: the 16-bit rate, said to be a lower bound.
-  CHECK(prefill_of(R"({"model":"llama-3.1-8b","engine":"vllm","weights":"nvfp4","gpu":"b200"})")
-            .explanation.find("FP4 tensor cores (sm_100+)") != std::string::npos);
+  // On a B200 NVFP4 (activations quantized too: W4A4) multiplies FP4 × FP4 at the datasheet's rate: HGX B200 "FP4
+  // Tensor Core 18 PFLOPS" per GPU with sparsity, 9000 dense.
+  const Report b200 = evaluated(R"({"model":"llama-3.1-8b","engine":"vllm","weights":"nvfp4","gpu":"b200"})");
+  CHECK(speed_of(b200).compute == ComputePath::fp4);
+  CHECK(speed_of(b200).prefill->explanation.find("of 9000 tflops_fp4") != std::string::npos);
+  // MXFP4 checkpoints (gpt-oss) keep 16-bit activations: vLLM's MXFP4 MoE kernels take bf16 or MXFP8 activations,
+  // never FP4, so the 16-bit rate stands, said to be a lower bound.
+  const Report oss = evaluated(R"({"model":"gpt-oss-20b","engine":"vllm","gpu":"b200"})");
+  CHECK(speed_of(oss).compute == ComputePath::fp16);
+  CHECK(speed_of(oss).prefill->explanation.find("16-bit or MXFP8 activations") != std::string::npos);
   // FP8 from Ada (sm_89): an A100 (sm_80) runs FP8 weight-only; bf16 weights need no word.
   CHECK(prefill_of(R"({"model":"llama-3.1-8b","engine":"vllm","weights":"fp8","gpu":"a100-80gb-sxm"})")
             .explanation.find("fp8 computes natively from sm_89") != std::string::npos);

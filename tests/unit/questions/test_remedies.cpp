@@ -8,6 +8,7 @@
 #include <string>     // std::string
 
 #include "../test_support.hpp"
+#include "questions/evaluate.hpp"
 #include "questions/remedies.hpp"
 #include "json/request.hpp"
 #include "vramfit/vramfit.hpp"
@@ -98,6 +99,31 @@ TEST_CASE("vLLM: an fp8 KV cache halves the cache, exactly") {
   CHECK(get(r, "weights-8bit").inputs[0].text == "fp8");
   CHECK(get(r, "weights-4bit").inputs[0].text == "awq-4bit-128g");
   CHECK(find(r, "batch-1") == nullptr);  // batch 1 already
+}
+
+TEST_CASE("vLLM on Blackwell: the 4-bit way is NVFP4, which its FP4 tensor cores multiply") {
+  // Llama-2-7B's linear weights: 32 layers × (4 × 4096² + 3 × 4096 × 11008) = 6,476,005,376. NVFP4 stores each in
+  // 4 bits plus one FP8 scale per 16 (0.5625 B, NVIDIA's NVFP4 layout) instead of 2 B: 1.4375 B saved each,
+  // 9,309,257,728 B, less the two fp32 per-tensor scales (weight_scale_2, input_scale) of 7 × 32 tensors, 1,792 B:
+  // 9,309,255,936 B of weights. The total saves less by the caching allocator's rounding: bf16's tensors are whole
+  // 2 MiB multiples, NVFP4's are not, and each of the 224 large ones may round up by up to 2 MiB (469,762,048 B).
+  const RemediesReport b200 = inference_remedies(R"({"model":"llama-2-7b","engine":"vllm","gpu":"b200"})");
+  const Remedy& four = get(b200, "weights-4bit");
+  CHECK(four.inputs[0].text == "nvfp4");
+  const auto weights = [](const char* json) {
+    auto report = evaluate(test::catalog(), request_from_json(json).value());
+    REQUIRE(report.ok());
+    return report.value().estimate.weights;
+  };
+  CHECK(weights(R"({"model":"llama-2-7b","engine":"vllm","gpu":"b200"})") -
+            weights(R"({"model":"llama-2-7b","engine":"vllm","gpu":"b200","weights":"nvfp4"})") ==
+        9'309'255'936ULL);
+  CHECK(four.saved_bytes <= 9'309'255'936LL);
+  CHECK(four.saved_bytes >= 9'309'255'936LL - 469'762'048LL);
+  CHECK(four.cost.find("FP4 tensor cores") != std::string::npos);
+  // An H100 (sm_90) has no FP4 tensor cores: AWQ, as before Blackwell.
+  const RemediesReport h100 = inference_remedies(R"({"model":"llama-2-7b","engine":"vllm","gpu":"h100-sxm"})");
+  CHECK(get(h100, "weights-4bit").inputs[0].text == "awq-4bit-128g");
 }
 
 TEST_CASE("seed article: 13B in FP16 does not fit 24 GB; in INT8 it runs comfortably") {
