@@ -53,7 +53,11 @@ constexpr Input kInputs[] = {
     {"gpu", "--gpu", "gpu", K::text, 0, 0, "NAME",
      "report the fit, speed and cost on this GPU only (see --list-gpus); vLLM needs it for the KV capacity"},
     {"gpu_util", "--gpu-util", "gpuutil", K::fraction, 0, 1, "FRACTION",
-     "vLLM gpu_memory_utilization, above 0 up to 1 (default 0.9; GRPO's colocated vLLM 0.3, as TRL)", U::both, kAboveMin},
+     "vLLM gpu_memory_utilization, above 0 up to 1 (default 0.9, from vLLM 0.21 0.92; GRPO's colocated vLLM 0.3, as TRL)", U::both, kAboveMin},
+    {"engine_version", "--engine-version", "", K::text, 0, 0, "VERSION",
+     "vLLM's version, for its memory rule: 0.9.2 to 0.20 (default: as 0.11), or 0.21 and later (CUDA graphs inside "
+     "--gpu-util, default 0.92)", U::inference},
+    {"enforce_eager", "--enforce-eager", "", K::toggle, 0, 0, "", "vLLM --enforce-eager: no CUDA graphs", U::inference},
     {"max_num_batched_tokens", "--max-num-batched-tokens", "", K::tokens, 1, kTokens, "TOKENS",
      "vLLM max_num_batched_tokens (default 8192; 16384 on >= 70 GiB non-A100)", U::inference},
     {"max_num_seqs", "--max-num-seqs", "", K::count, 1, static_cast<double>(kMaxBatch), "N",

@@ -162,8 +162,9 @@ void write_vllm(JsonWriter& w, const InferenceEstimate& e) {
     w.field("budget_bytes", v.budget_bytes);
     w.field("concurrency_ratio", v.concurrency_ratio);
     w.field("cuda_graph_bytes", v.cuda_graph_bytes);
+    w.field("cuda_graphs_in_budget", v.cuda_graphs_in_budget);
     w.field("driver_total_bytes", v.driver_total_bytes);
-    w.field("engine_version", kVllmVersionModelled);
+    w.field("engine_version", v.cuda_graphs_in_budget ? kVllmVersionGraphsInside : kVllmVersionModelled);
     w.field("forward_bytes", v.forward_bytes);
     w.field("gpu_memory_utilization", v.gpu_util);
     w.field("kv_capacity_bytes", v.kv_capacity_bytes);

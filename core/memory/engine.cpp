@@ -66,4 +66,31 @@ std::uint64_t detail::TorchReserve::reserved() const noexcept {
   return total ? *total : ~0ULL;
 }
 
+std::optional<VllmRule> parse_vllm_version(std::string_view v) noexcept {
+  if (!v.empty() && (v.front() == 'v' || v.front() == 'V')) v.remove_prefix(1);
+  std::uint64_t part[3] = {0, 0, 0};
+  std::size_t i = 0;
+  for (std::size_t n = 0; n < 3; ++n) {
+    const std::size_t start = i;
+    while (i < v.size() && v[i] >= '0' && v[i] <= '9' && i - start < 6) part[n] = part[n] * 10 + static_cast<std::uint64_t>(v[i++] - '0');
+    if (i == start) return std::nullopt;
+    if (i == v.size() || v[i] != '.') break;
+    ++i;
+  }
+  // What may follow the numbers: a pre-release or local tag ("rc1", "+cu128", ".dev3").
+  if (i < v.size() && !(v[i] == 'r' || v[i] == '+' || v[i] == 'd' || v[i] == 'p' || v[i] == 'a' || v[i] == 'b'))
+    return std::nullopt;
+  const auto at_least = [&](std::uint64_t a, std::uint64_t b, std::uint64_t c) {
+    if (part[0] != a) return part[0] > a;
+    if (part[1] != b) return part[1] > b;
+    return part[2] >= c;
+  };
+  if (!at_least(0, 9, 2)) return std::nullopt;
+  return at_least(0, 21, 0) ? VllmRule::graphs_inside : VllmRule::graphs_outside;
+}
+
+double vllm_default_gpu_util(VllmRule rule) noexcept {
+  return rule == VllmRule::graphs_inside ? kVllmDefaultGpuUtilGraphsInside : kVllmDefaultGpuUtil;
+}
+
 }  // namespace vramfit

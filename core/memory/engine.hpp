@@ -68,6 +68,16 @@ namespace vramfit {
 // with CUDA graphs captured after the pool, outside it (0.21 subtracts a graph estimate and defaults to 0.92).
 inline constexpr std::string_view kVllmVersionModelled = "0.11";
 inline constexpr double kVllmDefaultGpuUtil = 0.9;       // EngineArgs.gpu_memory_utilization
+// From vLLM 0.21 (PR #38284) the profile run estimates the CUDA graphs' memory (profile_cudagraph_memory) and
+// subtracts it from the pool (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1), and gpu_memory_utilization defaults
+// to 0.92 so that about the same pool remains.
+enum class VllmRule { graphs_outside, graphs_inside };  // 0.9.2–0.20; 0.21 and later
+inline constexpr double kVllmDefaultGpuUtilGraphsInside = 0.92;
+inline constexpr std::string_view kVllmVersionGraphsInside = "0.21";
+// `version` as people write it ("0.11", "v0.21.1", "0.10.2rc1"); before 0.9.2 the pool counted every byte on the
+// GPU (weights, other processes) in one peak, a rule not modelled: nullopt.
+std::optional<VllmRule> parse_vllm_version(std::string_view version) noexcept;
+double vllm_default_gpu_util(VllmRule rule) noexcept;
 inline constexpr std::uint64_t kVllmBlockSize = 16;      // CacheConfig.block_size default on CUDA
 // DeepSeek-V4's compressed KV (vllm/model_executor/layers/deepseek_v4_attention.py, MLAAttentionSpec): 256-token
 // blocks holding 256 / compress_ratio entries, each layer's page aligned to 576 B.

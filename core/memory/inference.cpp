@@ -130,14 +130,14 @@ WeightFormat weight_format_for(DType dtype) {
 
 VllmCapacity detail::vllm_kv_capacity(std::uint64_t memory, double util, std::uint64_t weights, std::uint64_t activation,
                               std::uint64_t non_torch, std::uint64_t per_token, std::uint64_t sequence_tokens,
-                              std::uint64_t state_per_sequence) {
+                              std::uint64_t state_per_sequence, std::uint64_t graphs_in_budget) {
   VllmCapacity c;
   c.gpu_util = util;
   c.driver_total_bytes = memory;
   c.budget_bytes = static_cast<std::uint64_t>(std::floor(static_cast<double>(memory) * util));
   c.profile_activation_bytes = activation;
   c.non_torch_bytes = non_torch;
-  const auto used = CheckedSum().add(weights).add(activation).add(non_torch).value();
+  const auto used = CheckedSum().add(weights).add(activation).add(non_torch).add(graphs_in_budget).value();
   c.kv_capacity_bytes = c.budget_bytes > used ? c.budget_bytes - used : 0;
   c.block_bytes = kVllmBlockSize * per_token;
   c.num_blocks = c.block_bytes ? c.kv_capacity_bytes / c.block_bytes : 0;
@@ -360,6 +360,8 @@ std::uint64_t vllm_sampler_bytes(const ModelSpec& spec, std::uint64_t tokens, st
   return sampler ? *sampler : ~0ULL;
 }
 
+std::uint64_t vllm_graph_bytes(const InferenceOptions& o) { return o.enforce_eager ? 0 : kVllmCudaGraphBytes; }
+
 // vLLM: the profile run's torch peak, and with a GPU the KV pool that leaves.
 std::optional<Error> add_vllm_activations(InferenceEstimate& e, Workings& w, const ModelSpec& spec,
                                           const InferenceOptions& o) {
@@ -379,10 +381,11 @@ std::optional<Error> add_vllm_activations(InferenceEstimate& e, Workings& w, con
   const std::uint64_t weights = ceil_div(e.weights, ranks);
   const std::uint64_t per_token = kv_bytes_per_token_rank(spec, e.kv.bytes_per_token, o);
   const std::uint64_t state = ceil_div(e.kv.state_bytes_per_sequence, ranks);
+  const std::uint64_t graphs = vllm_graph_bytes(o);
   VllmCapacity caps;
   if (o.gpu_memory_bytes) {
     caps = detail::vllm_kv_capacity(o.gpu_memory_bytes, o.gpu_util, weights, e.activations, non_torch, per_token,
-                                    o.context_tokens, state);
+                                    o.context_tokens, state, o.vllm_rule == VllmRule::graphs_inside ? graphs : 0);
   } else {
     caps.gpu_util = o.gpu_util;
     caps.profile_activation_bytes = e.activations;
@@ -398,7 +401,8 @@ std::optional<Error> add_vllm_activations(InferenceEstimate& e, Workings& w, con
   caps.pipeline_parallel = o.pipeline_parallel;
   caps.weights_bytes = weights;
   caps.kv_bytes_per_token = per_token;
-  caps.cuda_graph_bytes = kVllmCudaGraphBytes;
+  caps.cuda_graph_bytes = graphs;
+  caps.cuda_graphs_in_budget = o.vllm_rule == VllmRule::graphs_inside;
   e.vllm = caps;
   return std::nullopt;
 }
@@ -479,7 +483,7 @@ std::optional<Error> add_llamacpp_buffers(InferenceEstimate& e, Workings& w, con
 std::uint64_t overhead_bytes(const ModelSpec& spec, const InferenceOptions& o) {
   if (o.engine != Engine::vllm) return kCudaContextBytes + kCublasWorkspaceBytes;
   const std::uint64_t non_torch = o.tensor_parallel > 1 ? kVllmNonTorchTpBytes : kVllmNonTorchBytes;
-  return kCudaContextBytes + (spec.is_bare() ? 0 : non_torch + kVllmCudaGraphBytes);
+  return kCudaContextBytes + (spec.is_bare() ? 0 : non_torch + vllm_graph_bytes(o));
 }
 
 // PyTorch's caching allocator: segment rounding of long-lived tensors (weights; the static KV cache).
@@ -515,8 +519,9 @@ MemoryRange memory_range(const ModelSpec& spec, const InferenceOptions& o, const
   MemoryRange r;
   std::uint64_t low_delta = 0, high_delta = 0;  // low = total − low_delta, high = total + high_delta
   if (o.engine == Engine::vllm && !spec.is_bare()) {
-    low_delta += kVllmCudaGraphBytes + (kVllmNonTorchBytes - kVllmNonTorchLowBytes);
-    r.drivers.push_back((Text() << "CUDA graphs " << kVllmCudaGraphBytes / kMiB << " MiB (0 with --enforce-eager)").str());
+    low_delta += vllm_graph_bytes(o) + (kVllmNonTorchBytes - kVllmNonTorchLowBytes);
+    if (!o.enforce_eager)
+      r.drivers.push_back((Text() << "CUDA graphs " << kVllmCudaGraphBytes / kMiB << " MiB (0 with --enforce-eager)").str());
     r.drivers.push_back("non-torch memory 40–256 MiB on one GPU in vLLM's logs (NCCL adds more with tensor parallel)");
   }
   if (e.llamacpp) {

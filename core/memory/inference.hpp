@@ -45,6 +45,8 @@ struct InferenceOptions {
   std::optional<std::uint64_t> max_num_seqs;
   std::uint64_t tensor_parallel = 1;               // vLLM --tensor-parallel-size: GPUs each layer is split across
   std::uint64_t pipeline_parallel = 1;             // vLLM --pipeline-parallel-size: stages of consecutive layers
+  VllmRule vllm_rule = VllmRule::graphs_outside;   // which version's pool rule (engine_version)
+  bool enforce_eager = false;                      // vLLM --enforce-eager: no CUDA graphs
 
   // llama.cpp
   std::optional<std::uint64_t> gpu_layers;         // -ngl; none: every layer and the output layer
@@ -77,7 +79,8 @@ struct VllmCapacity {
   std::uint64_t forward_bytes = 0;          // the forward pass over max_num_batched_tokens
   std::uint64_t sampler_bytes = 0;          // the sampler's dummy run on min(max_num_seqs, batched tokens) rows
   std::uint64_t non_torch_bytes = 0;
-  std::uint64_t cuda_graph_bytes = 0;       // captured after the KV cache: outside the budget
+  std::uint64_t cuda_graph_bytes = 0;       // 0 with --enforce-eager
+  bool cuda_graphs_in_budget = false;       // 0.21+: estimated and subtracted from the pool; before: outside it
   std::uint64_t tensor_parallel = 1;
   std::uint64_t pipeline_parallel = 1;
   std::uint64_t weights_bytes = 0;          // on one GPU: the rank with the least KV room (the last stage)
@@ -164,11 +167,12 @@ namespace vramfit::detail {  // steps of estimate_inference, declared for the te
 // peak − non-torch memory, cut into blocks of block_size tokens. Pure arithmetic, pinned against logs.
 // Models with linear-attention or Mamba layers draw each running sequence's state pages from the same pool
 // (vLLM 0.24's hybrid allocator, mamba_cache_mode "none"): a sequence costs its KV blocks plus its state, and the
-// token capacity is vLLM's printed int(concurrency × max_model_len).
+// token capacity is vLLM's printed int(concurrency × max_model_len). From 0.21 the CUDA graphs' estimate
+// (`graphs_in_budget`) comes out of the pool too.
 VllmCapacity vllm_kv_capacity(std::uint64_t gpu_memory_bytes, double gpu_util, std::uint64_t weights_bytes,
                               std::uint64_t activation_bytes, std::uint64_t non_torch_bytes,
                               std::uint64_t kv_bytes_per_token, std::uint64_t sequence_tokens,
-                              std::uint64_t state_bytes_per_sequence = 0);
+                              std::uint64_t state_bytes_per_sequence = 0, std::uint64_t graphs_in_budget = 0);
 
 // llama.cpp's GPU compute buffer for one ubatch (worst-case graph reserve, f32 intermediates):
 //   attention, -fa off: n_ubatch · (n_kv · n_head · 4 [KQ] + n_kv · 4 [KQ mask] + 4 · n_embd · 4)

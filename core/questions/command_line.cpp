@@ -26,7 +26,7 @@ std::string gguf_file_name(const ModelSpec& model, const std::string& format) {
 }
 
 // vLLM's flags (https://docs.vllm.ai/en/latest/configuration/engine_args.html), each against its default:
-// max_model_len the config's maximum, gpu_memory_utilization 0.9, kv_cache_dtype auto (the model's dtype or the
+// max_model_len the config's maximum, gpu_memory_utilization 0.9 (0.92 from 0.21), kv_cache_dtype auto (the model's dtype or the
 // checkpoint's KV quantization), quantization read from the checkpoint.
 EngineCommand vllm_command(const Report& report, const Request& r, const ResolvedRequest& s, const std::string& repo) {
   const InferenceOptions& o = s.options;
@@ -37,7 +37,9 @@ EngineCommand vllm_command(const Report& report, const Request& r, const Resolve
   if (o.pipeline_parallel > 1) t << " --pipeline-parallel-size " << o.pipeline_parallel;
   if (report.context_source == "request" && o.context_tokens != report.model.max_context)
     t << " --max-model-len " << o.context_tokens;
-  if (o.gpu_util != kVllmDefaultGpuUtil) t << " --gpu-memory-utilization " << detail::general_text(o.gpu_util, 6);
+  if (o.gpu_util != vllm_default_gpu_util(o.vllm_rule))
+    t << " --gpu-memory-utilization " << detail::general_text(o.gpu_util, 6);
+  if (o.enforce_eager) t << " --enforce-eager";
   if (!r.kv_dtype.empty() && report.estimate.kv_dtype == KvDType::fp8 && report.model.checkpoint_kv_dtype.empty())
     t << " --kv-cache-dtype fp8";
   if (o.max_num_seqs) t << " --max-num-seqs " << *o.max_num_seqs;

@@ -172,6 +172,20 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
   o.avg_tokens = r.avg_tokens;
   o.expandable_segments = r.expandable_segments;
   o.gpu_util = r.gpu_util;
+  if (!r.engine_version.empty() || r.enforce_eager) {
+    if (o.engine != Engine::vllm)
+      return make_error(r.engine_version.empty() ? "enforce_eager" : "engine_version",
+                        "applies to vLLM only (--engine vllm)");
+  }
+  if (!r.engine_version.empty()) {
+    const auto rule = parse_vllm_version(r.engine_version);
+    if (!rule)
+      return make_error("engine_version", "\"" + r.engine_version +
+                                              "\" is not a vLLM version that is modelled; allowed: 0.9.2 or newer, "
+                                              "as 0.11 or 0.21.1 (before 0.9.2 vLLM sized its pool by another rule)");
+    o.vllm_rule = *rule;
+  }
+  o.enforce_eager = r.enforce_eager;
   o.max_num_batched_tokens = r.max_num_batched_tokens;
   o.max_num_seqs = r.max_num_seqs;
   o.gpu_layers = r.gpu_layers;

@@ -41,7 +41,9 @@ struct Request {
   std::string kv_allocation;    // static or paged; empty: the engine's
   std::optional<std::uint64_t> avg_tokens;
   bool expandable_segments = false;
-  double gpu_util = kVllmDefaultGpuUtil;
+  double gpu_util = kVllmDefaultGpuUtil;  // the default follows engine_version (0.92 from vLLM 0.21)
+  std::string engine_version;   // vLLM's, as "0.11" or "0.21.1"; empty: the version modelled (0.11)
+  bool enforce_eager = false;   // vLLM --enforce-eager
   std::optional<std::uint64_t> max_num_batched_tokens;
   std::optional<std::uint64_t> max_num_seqs;
   std::optional<std::uint64_t> gpu_layers;  // llama.cpp -ngl

@@ -40,6 +40,8 @@ add('vllm-seqs', ['--model', 'qwen3-8b', '--engine', 'vllm', '--gpu', 'a100-80gb
   '--max-num-batched-tokens', '4096', '--json']);
 add('vllm-util-0.8-max-context', ['--model', 'llama-3.1-8b', '--engine', 'vllm', '--gpu', 'h100-sxm', '--gpu-util', '0.8',
   '--max-context']);
+add('vllm-0.21-eager', ['--model', 'qwen3-32b', '--engine', 'vllm', '--gpu', 'h100-sxm', '--engine-version', '0.21.1', '--enforce-eager']);
+add('vllm-0.21-command', ['--model', 'qwen3-32b', '--engine', 'vllm', '--gpu', 'h100-sxm', '--engine-version', '0.21', '--gpu-util', '0.9', '--command']);
 add('vllm-util-0.8-remedies', ['--model', 'llama-3.1-8b', '--engine', 'vllm', '--gpu', 'h100-sxm', '--gpu-util', '0.8',
   '--remedies', '--json']);
 add('llamacpp-ngl', ['--model', 'qwen2.5-7b', '--weights', 'q4_k_m', '--engine', 'llamacpp', '--gpu', 'rtx-4060', '--ngl', '20']);

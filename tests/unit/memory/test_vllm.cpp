@@ -153,3 +153,45 @@ TEST_CASE("tensor parallel must divide the attention heads; KV heads are replica
   REQUIRE_FALSE(no.ok());
   CHECK(no.error().field == "tp");
 }
+
+TEST_CASE("from vLLM 0.21 the CUDA graphs come out of the pool, and gpu_memory_utilization defaults to 0.92") {
+  // vLLM PR #38284 (v0.21.0): "CUDA graph memory profiling is enabled (default since v0.21.0). The current
+  // --gpu-memory-utilization=0.9500 is equivalent to --gpu-memory-utilization=0.9334 without CUDA graph memory
+  // profiling", i.e. the estimate is subtracted from util × total. On an H100 (79.18 GiB = 85,018,877,624 B):
+  // floor(0.92 × total) − floor(0.9 × total) = 78,217,367,414 − 76,516,989,861 = 1,700,377,553 B more budget, less
+  // the 480 MiB (503,316,480 B) of graphs now inside it: 1,197,061,073 B more KV room than under 0.11's rule.
+  const VllmCapacity old_rule =
+      vllm_of(evaluate_json(R"({"model":"llama-3.1-8b","engine":"vllm","gpu":"h100-sxm","context":16000})"));
+  const VllmCapacity new_rule = vllm_of(evaluate_json(
+      R"({"model":"llama-3.1-8b","engine":"vllm","gpu":"h100-sxm","context":16000,"engine_version":"v0.21.1"})"));
+  CHECK(new_rule.gpu_util == 0.92);
+  CHECK(new_rule.budget_bytes == 78'217'367'414ULL);
+  CHECK(new_rule.cuda_graphs_in_budget);
+  CHECK(new_rule.kv_capacity_bytes - old_rule.kv_capacity_bytes == 1'197'061'073ULL);
+  // --enforce-eager captures no graphs: nothing to subtract, and 480 MiB less outside the pool under 0.11's rule.
+  const Report eager = evaluate_json(
+      R"({"model":"llama-3.1-8b","engine":"vllm","gpu":"h100-sxm","context":16000,"engine_version":"0.21","enforce_eager":true})");
+  CHECK(vllm_of(eager).kv_capacity_bytes - new_rule.kv_capacity_bytes == 503'316'480ULL);
+  CHECK(vllm_of(eager).cuda_graph_bytes == 0);
+  // 0.20 and its release candidates still keep the graphs outside and 0.9.
+  CHECK(parse_vllm_version("0.20.2rc1") == VllmRule::graphs_outside);
+  CHECK(parse_vllm_version("0.9.2") == VllmRule::graphs_outside);
+  CHECK(parse_vllm_version("1.0") == VllmRule::graphs_inside);
+}
+
+TEST_CASE("a vLLM version before 0.9.2, or one that cannot be read, is refused naming the field") {
+  for (const char* version : {"0.8.5", "0.9.1", "latest", "", "0..1"}) {
+    CAPTURE(version);
+    CHECK_FALSE(parse_vllm_version(version).has_value());
+  }
+  auto request = request_from_json(R"({"model":"llama-3.1-8b","engine":"vllm","engine_version":"0.8.5"})");
+  REQUIRE(request.ok());
+  const auto report = evaluate(test::catalog(), request.value());
+  REQUIRE_FALSE(report.ok());
+  CHECK(report.error().field == "engine_version");
+  CHECK(report.error().message.find("0.9.2 or newer") != std::string::npos);
+  // The version is vLLM's: another engine refuses it rather than ignoring it.
+  auto other = request_from_json(R"({"model":"llama-3.1-8b","engine_version":"0.21"})");
+  REQUIRE(other.ok());
+  CHECK(evaluate(test::catalog(), other.value()).error().field == "engine_version");
+}
