@@ -67,8 +67,13 @@ export interface InferenceRequest extends ModelInputs {
   kv_allocation?: 'static' | 'paged';
   avg_tokens?: number;
   expandable_segments?: boolean;
-  /** vLLM's gpu_memory_utilization (default 0.9). */
+  /** vLLM's gpu_memory_utilization (default 0.9; 0.92 with engine_version 0.21 or later). */
   gpu_util?: number;
+  /** vLLM's version, for its memory rule: "0.9.2" to "0.20" (default: as 0.11) keep the CUDA graphs outside the
+   * budget; "0.21" and later subtract their estimate from the pool. Older versions are refused. */
+  engine_version?: string;
+  /** vLLM --enforce-eager: no CUDA graphs. */
+  enforce_eager?: boolean;
   max_num_batched_tokens?: number;
   max_num_seqs?: number;
   /** llama.cpp -ngl: the layers kept on the GPU. */
@@ -286,7 +291,8 @@ export interface EstimateAnswer {
   llamacpp: Record<string, number | boolean> | null;
   /** llama.cpp's --fit on the request's GPU (engine llamacpp, a GPU named, no gpu_layers); otherwise null. */
   llamacpp_fit: LlamaCppFitPlan | null;
-  vllm: Record<string, number> | null;
+  /** vLLM's pool as it prints it (bytes and counts), with engine_version (string) and cuda_graphs_in_budget (boolean). */
+  vllm: Record<string, number | string | boolean> | null;
   /** Only with tp × pp above 1: one GPU's share, the rank whose KV pool is smallest, and its verdict on the
    * request's GPU (null without one). `breakdown` stays the whole deployment's. */
   per_gpu?: PerGpu;
