@@ -84,6 +84,13 @@ for (const [lang, width] of [['en', 1280], ['de', 375]]) {
     assert.equal(await page.locator('#batch').evaluate((e) => e === document.activeElement), true);
     const box = await page.locator('#input-error').boundingBox();
     assert.ok(box && box.y >= 0 && box.y + box.height <= 800, `the field's message is in view (y ${box?.y})`);
+    // Opened with the error, the pickers still show what the core uses for them, not a blank.
+    const pickers = () => page.evaluate(() => ['engine', 'kv', 'weights-format'].map((id) => document.getElementById(id).value));
+    assert.deepEqual(await pickers(), ['transformers', 'bf16', 'bf16']);
+    await page.goto(`${session.base}/?model=no-such-model`);
+    await page.locator('#result-error').waitFor({ state: 'visible' });
+    assert.deepEqual(await pickers(), ['transformers', 'bf16', 'bf16']);
+    assert.equal(await page.locator('#model').inputValue(), 'no-such-model');
     // Other fields keep what they showed (here the core's default context) rather than blanking out.
     await page.goto(`${session.base}/?model=llama-3.1-8b`);
     await page.locator('#summary').waitFor({ state: 'visible' });

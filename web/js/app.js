@@ -94,7 +94,9 @@ const presetFor = (text) => {
   return calculator.catalog.models.find((m) => [m.id, m.name, m.hf_repo, ...m.ollama].some((k) => searchKey(k) === needle));
 };
 
-function writeInputs(current) {
+// `beside`: with an error, {field, inputs} — what the core used for the other fields (inputsBeside).
+function writeInputs(current, beside = null) {
+  const used = current ?? beside?.inputs;
   const preset = calculator.catalog.models.find((m) => m.id === state.model);
   if (document.activeElement !== dom.model) {
     const loaded = modelFile ?? config;
@@ -102,8 +104,8 @@ function writeInputs(current) {
   }
   // The checkpoint's own format (a model file's, or a preset's or config's quantization) shows until one is picked.
   const own = state.weights === '' || (modelFile && !modelFile.weightsChosen);
-  if (!own || current) {
-    const weights = own ? current.inputs.weights : state.weights;
+  if (!own || used) {
+    const weights = own ? used.inputs.weights : state.weights;
     for (const radio of dom.form.querySelectorAll('input[name="weights"]')) radio.checked = radio.value === weights;
     showWeightFormat(dom.weightsFormat, weights);
   }
@@ -118,7 +120,8 @@ function writeInputs(current) {
   dom.ft.value = state.ft || 'lora';
   for (const control of [dom.kv, dom.rank, dom.gpusCount, dom.prompt, dom.completion, dom.gens, dom.beta,
     ...dom.form.querySelectorAll('select[data-choices]')]) {
-    const value = shownValue(control, state, current, codec);
+    const faulty = beside && codec.input(control.name)?.key === beside.field;
+    const value = shownValue(control, state, faulty ? null : used, codec);
     if (document.activeElement !== control && value !== '') control.value = value;
   }
   if (document.activeElement !== dom.tokens) dom.tokens.value = state.tokens;
@@ -284,9 +287,24 @@ function evaluateState() {
   return everyGpu;
 }
 
+// An error leaves no answer, yet the selects still show a value: what the core uses with the faulty field left
+// to its default (that field keeps what was typed, the error beside it).
+function inputsBeside(error) {
+  const request = baseRequest();
+  delete request[error.field];
+  // Without a model nothing is estimated: the other fields' defaults are those of a bare parameter count.
+  if (error.field === 'model' || error.field === 'config') {
+    delete request.model;
+    delete request.config;
+    request.params = 1e9;
+  }
+  const result = run({ ...request, questions: ['estimate'] });
+  return result.ok ? result.answers[0] : null;
+}
+
 function update({ push = false } = {}) {
   const result = evaluateState();
-  writeInputs(result.ok ? result : null);
+  writeInputs(result.ok ? result : null, result.ok ? null : { field: result.error.field, inputs: inputsBeside(result.error) });
   syncUrl(push);
   if (!result.ok) {
     showError(result.error.field, result.error.message);
