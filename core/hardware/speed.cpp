@@ -198,16 +198,17 @@ std::optional<double> interconnect_gb_s(const Gpu& gpu) noexcept {
 
 namespace {
 
-// The weight bytes a token reads, `unread` (the embedding table) left out: everything but the routed experts it is not
-// sent to, those counted at their own stored width (gpt-oss: MXFP4 experts beside bf16 attention). Without a tensor
-// list (a bare count), the active parameters' share of the rest.
-std::uint64_t weight_bytes_read(const ParamCounts& p, const WeightBytes& w, std::uint64_t unread) {
-  const double params_share = static_cast<double>(p.active) / static_cast<double>(p.total);
+// The weight bytes a token reads, `unread` (the embedding table and the vision tower, `vision` parameters) left out:
+// everything but the routed experts it is not sent to, those counted at their own stored width (gpt-oss: MXFP4
+// experts beside bf16 attention). Without a tensor list (a bare count), the active parameters' share of the rest.
+std::uint64_t weight_bytes_read(const ParamCounts& p, const WeightBytes& w, std::uint64_t unread, std::uint64_t vision) {
+  const std::uint64_t text = p.total > vision ? p.total - vision : p.total;
+  const double params_share = static_cast<double>(p.active) / static_cast<double>(text);
   const auto by_share = static_cast<std::uint64_t>(static_cast<double>(w.total - unread) * params_share);
-  if (w.routed_expert_params == 0 || p.active > p.total) return by_share;
+  if (w.routed_expert_params == 0 || p.active > text) return by_share;
   const auto routed_per_param =
       static_cast<long double>(w.routed_expert_bytes) / static_cast<long double>(w.routed_expert_params);
-  const auto skipped = routed_per_param * static_cast<long double>(p.total - p.active);
+  const auto skipped = routed_per_param * static_cast<long double>(text - p.active);
   const auto read = static_cast<long double>(w.total - unread) - skipped;
   return read > 0 ? static_cast<std::uint64_t>(read) : by_share;
 }
@@ -222,8 +223,11 @@ Result<SpeedModel> speed_model_from(const ModelSpec& spec, const WeightBytes& we
   SpeedModel m;
   // The token embedding is a table look-up: one row per token, not the whole matrix (unless tied
   // to the output head, which reads it all).
-  const std::uint64_t unread = spec.tied_embeddings ? 0 : std::min(weights.embedding, weights.total);
-  m.weight_bytes_read = weight_bytes_read(p, weights, unread);
+  std::uint64_t unread = spec.tied_embeddings ? 0 : std::min(weights.embedding, weights.total);
+  // The vision tower runs on images in the prompt, not for each generated token.
+  for (const WeightGroup& g : weights.groups)
+    if (g.what == "vision tower") unread = std::min(unread + g.bytes, weights.total);
+  m.weight_bytes_read = weight_bytes_read(p, weights, unread, spec.vision_params);
   m.active_params = p.active;
   m.num_layers = spec.is_bare() ? 1 : spec.num_layers();
   m.hidden_size = spec.hidden_size;

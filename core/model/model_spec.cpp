@@ -190,6 +190,8 @@ Result<ParamCounts> count_params(const ModelSpec& s) {
     // Routed experts a token is not sent to do not run for it.
     if (t.experts > 1) inactive.add({*elements / t.experts, t.experts - t.active_experts, t.copies()});
   }
+  // A text token does not pass through the vision tower: it runs on images, in the prompt.
+  inactive.add(s.vision_params);
   for (const auto* sum : {&total, &inactive, &embedding, &lm_head})
     if (sum->overflow()) return overflow_error();
   return ParamCounts{total.value(), total.value() - inactive.value(), embedding.value(), lm_head.value()};

@@ -91,7 +91,7 @@ struct ModelSpec {
 
 struct ParamCounts {
   std::uint64_t total = 0;
-  std::uint64_t active = 0;     // per token: total minus the experts not routed to
+  std::uint64_t active = 0;     // per text token: total minus the experts not routed to and the vision tower
   std::uint64_t embedding = 0;  // token (+position, +type) embeddings
   std::uint64_t lm_head = 0;    // 0 when tied or absent
 };
