@@ -72,6 +72,10 @@ std::optional<GrpoSampler> parse_grpo_sampler(std::string_view name) noexcept {
 std::string grpo_sampler_names() { return join_names(kSamplers); }
 bool is_grpo_mode(std::string_view mode) noexcept { return lower_ascii(mode) == "grpo"; }
 
+std::uint64_t vllm_colocate_share(double gpu_util, std::uint64_t driver_bytes) noexcept {
+  return static_cast<std::uint64_t>(std::floor(gpu_util * static_cast<double>(driver_bytes)));
+}
+
 Result<GrpoBytes> estimate_grpo(const GrpoInputs& in) {
   if (auto e = check(in)) return *e;
   auto batch = generation_batch(in);
@@ -102,7 +106,7 @@ Result<GrpoBytes> estimate_grpo(const GrpoInputs& in) {
       // vLLM takes gpu_memory_utilization × the card's memory for its own weights, activations and KV pool
       // (vllm/worker/gpu_worker.py determine_available_memory), and TRL keeps the engine awake unless
       // vllm_enable_sleep_mode is set.
-      out.vllm_pool = static_cast<std::uint64_t>(std::floor(g.vllm_gpu_util * static_cast<double>(g.gpu_driver_bytes)));
+      out.vllm_pool = vllm_colocate_share(g.vllm_gpu_util, g.gpu_driver_bytes);
       out.sampling = out.vllm_pool;
       out.sampling_overlaps_training = true;
       break;

@@ -79,6 +79,9 @@ struct GrpoInputs {
 // Checks the GRPO inputs (errors name the request key) and computes the lines GRPO adds.
 Result<GrpoBytes> estimate_grpo(const GrpoInputs& in);
 
+// What colocated vLLM takes of a card: gpu_memory_utilization × its driver-visible memory.
+std::uint64_t vllm_colocate_share(double gpu_util, std::uint64_t driver_bytes) noexcept;
+
 // `training_step`: the step's activations + temporaries, which the HF sampler's line is counted beyond.
 std::vector<Explanation> grpo_explanations(const GrpoInputs& in, const GrpoBytes& g, std::uint64_t training_step);
 std::vector<std::string> grpo_notes(const GrpoInputs& in, const GrpoBytes& g);

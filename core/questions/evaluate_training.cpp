@@ -259,9 +259,17 @@ Result<TrainingReport> judge_training(const Catalog& catalog, const TrainingRequ
   auto& notes = report.estimate.notes;
   // Every rank must fit its own card: the busiest rank's total decides.
   const std::uint64_t total = report.estimate.breakdown.total;
+  // Colocated vLLM takes its share of whichever card it runs on, so that line moves with the card judged.
+  const auto& grpo = report.estimate.grpo;
+  const bool colocated = grpo && o.grpo && o.grpo->sampler == GrpoSampler::vllm_colocate;
+  auto total_on = [&](const Gpu& g) {
+    if (!colocated) return total;
+    return total - grpo->vllm_pool + vllm_colocate_share(o.grpo->vllm_gpu_util, g.driver_total_bytes());
+  };
   auto fit_on = [&](const Gpu& g) {
+    const std::uint64_t need = total_on(g);
     const std::uint64_t usable = g.usable_bytes();
-    return TrainingGpuFit{&g, classify_fit(total, usable, r.headroom), signed_difference(usable, total)};
+    return TrainingGpuFit{&g, classify_fit(need, usable, r.headroom), signed_difference(usable, need)};
   };
   const std::uint64_t job_gpus = o.parallel.gpus;
   if (report.gpu) {

@@ -80,7 +80,7 @@ std::uint64_t default_training_sequence(const ModelSpec& spec) noexcept;
 struct TrainingGpuFit {
   const Gpu* gpu = nullptr;     // points into the catalog
   Fit fit = Fit::does_not_fit;  // classify_fit(breakdown.total, usable, headroom): the busiest rank on one card
-  std::int64_t free_bytes = 0;  // usable − breakdown.total; negative when it does not fit
+  std::int64_t free_bytes = 0;  // usable − breakdown.total (colocated vLLM: its share of this card); negative: no fit
 };
 
 // Time and cost on the request's GPU. Offloading gives a range: `fastest` uses the slowdown's minimum,
