@@ -3,7 +3,7 @@
 // (memory_pool.py divides by GB = 1 << 30).
 #include <string>
 
-#include "../test_support.hpp"
+#include "engine_reports.hpp"
 #include "json/request.hpp"
 #include "memory/inference.hpp"
 #include "questions/evaluate.hpp"
@@ -12,17 +12,11 @@ using namespace vramfit;
 
 namespace {
 
+using test::evaluate_json;
+
 constexpr double kGiBytes = 1073741824.0;
 
 std::uint64_t gib_bytes(double gib) { return static_cast<std::uint64_t>(gib * kGiBytes); }
-
-Report evaluate_json(const std::string& json) {
-  auto request = request_from_json(json);
-  REQUIRE_MESSAGE(request.ok(), json);
-  auto report = evaluate(test::catalog(), request.value());
-  REQUIRE_MESSAGE(report.ok(), json << ": " << (report.ok() ? "" : report.error().message));
-  return std::move(report).value();
-}
 
 const SglangCapacity& sglang_of(const Report& report) {
   REQUIRE(report.estimate.sglang.has_value());
