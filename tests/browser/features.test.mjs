@@ -659,7 +659,7 @@ test('SGLang on a chosen GPU: the headline gives its KV pool and concurrency, an
   assert.equal(await page.locator('#engine').inputValue(), 'sglang');
   assert.equal(await page.locator('#engine option[value="sglang"]').textContent(), 'SGLang');
   assert.equal(await page.locator('#headline').textContent(),
-    'Fits on one NVIDIA H100 SXM: SGLang keeps 444,668 tokens of KV cache (mem_fraction_static 0.880), 3 sequences of 131,072 at once');
+    'Fits on one NVIDIA H100 SXM: SGLang keeps 444,668 tokens of KV cache (mem_fraction_static 0.88), 3 sequences of 131,072 at once');
   const expected = 'python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B --mem-fraction-static 0.88';
   assert.equal(await page.locator('[data-testid="command"]').textContent(), expected);
   await page.locator('#copy-command').click();
@@ -668,6 +668,6 @@ test('SGLang on a chosen GPU: the headline gives its KV pool and concurrency, an
   await page.locator('#lang').selectOption('de');
   await page.waitForFunction(() => document.querySelector('#headline').textContent.startsWith('Passt auf eine'));
   assert.equal(await page.locator('#headline').textContent(),
-    'Passt auf eine NVIDIA H100 SXM: SGLang hält 444.668 Tokens KV-Cache bereit (mem_fraction_static 0,880), 3 Sequenzen zu 131.072 gleichzeitig');
+    'Passt auf eine NVIDIA H100 SXM: SGLang hält 444.668 Tokens KV-Cache bereit (mem_fraction_static 0,88), 3 Sequenzen zu 131.072 gleichzeitig');
   assert.deepEqual(problems, []);
 });
