@@ -117,12 +117,17 @@ std::string speed_and_cost(const json& a, const json& gpu) {
   return out;
 }
 
-// The engine's own figures: vLLM's KV capacity, llama.cpp's host RAM.
+// The engine's own figures: vLLM's KV capacity, SGLang's pool, llama.cpp's host RAM.
 void append_engine(std::string& out, const json& a) {
   if (const json& v = a.at("vllm"); !v.is_null() && bytes(v.at("budget_bytes")) != 0)
     appendf(out, "  vLLM KV capacity %.2f GiB = %llu tokens = %llu concurrent sequences of %llu tokens\n",
             gib(v.at("kv_capacity_bytes")), whole(v.at("kv_capacity_tokens")), whole(v.at("max_concurrency")),
             whole(v.at("sequence_tokens")));
+  if (const auto sg = a.find("sglang"); sg != a.end() && bytes(sg->at("driver_total_bytes")) != 0)
+    appendf(out, "  SGLang KV pool %.2f GiB = %llu tokens (max_total_num_tokens) = %llu concurrent sequences of %llu "
+                 "tokens, mem_fraction_static %.3f\n",
+            gib(sg->at("kv_capacity_bytes")), whole(sg->at("max_total_num_tokens")), whole(sg->at("max_concurrency")),
+            whole(sg->at("context_len")), sg->at("mem_fraction_static").get<double>());
   if (const json& l = a.at("llamacpp"); !l.is_null())
     appendf(out, "  %-12s %s (system RAM)\n", "host RAM", gb_and_gib(bytes(l.at("host_ram_bytes"))).c_str());
 }

@@ -36,7 +36,7 @@ export default createVramfit;
 // ---- Requests ----
 
 export type Question = 'estimate' | 'limits' | 'curve' | 'gpu_ranking' | 'biggest_model' | 'remedies';
-export type Engine = 'transformers' | 'vllm' | 'llamacpp';
+export type Engine = 'transformers' | 'vllm' | 'llamacpp' | 'sglang';
 export type TrainingMode = 'train' | 'full' | 'lora' | 'qlora' | 'grpo';
 
 /** The model: one of a preset id, a config.json (object or text) or a bare parameter count. */
@@ -70,8 +70,13 @@ export interface InferenceRequest extends ModelInputs {
   /** vLLM's gpu_memory_utilization (default 0.9; 0.92 with engine_version 0.21 or later). */
   gpu_util?: number;
   /** vLLM's version, for its memory rule: "0.9.2" to "0.20" (default: as 0.11) keep the CUDA graphs outside the
-   * budget; "0.21" and later subtract their estimate from the pool. Older versions are refused. */
+   * budget; "0.21" and later subtract their estimate from the pool. Older versions are refused. SGLang's: up to
+   * "0.5.2" its default mem_fraction_static goes by tensor parallel size, from "0.5.3" (the default) by GPU memory. */
   engine_version?: string;
+  /** SGLang --mem-fraction-static: weights + KV pool as a share of the free memory (default: SGLang's for the GPU). */
+  mem_fraction_static?: number;
+  /** SGLang --max-total-tokens: caps the pool's tokens. */
+  max_total_tokens?: number;
   /** vLLM --enforce-eager: no CUDA graphs. */
   enforce_eager?: boolean;
   max_num_batched_tokens?: number;
@@ -293,6 +298,10 @@ export interface EstimateAnswer {
   llamacpp_fit: LlamaCppFitPlan | null;
   /** vLLM's pool as it prints it (bytes and counts), with engine_version (string) and cuda_graphs_in_budget (boolean). */
   vllm: Record<string, number | string | boolean> | null;
+  /** engine "sglang" only: SGLang's pool as it prints it (max_total_num_tokens, kv_capacity_bytes, cell_bytes,
+   * free_at_start_bytes, weights_bytes, mem_fraction_static, max_running_requests, max_concurrency, context_len, ...),
+   * with engine_version (string) and mem_fraction_default (boolean). */
+  sglang?: Record<string, number | string | boolean>;
   /** Only with tp × pp above 1: one GPU's share, the rank whose KV pool is smallest, and its verdict on the
    * request's GPU (null without one). `breakdown` stays the whole deployment's. */
   per_gpu?: PerGpu;

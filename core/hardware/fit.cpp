@@ -44,6 +44,7 @@ std::uint64_t gpus_needed(std::uint64_t shardable, std::uint64_t per_gpu, std::u
 Fit estimate_fit(const InferenceEstimate& e, std::uint64_t usable, double headroom) noexcept {
   const std::uint64_t total = e.per_gpu.gpus > 1 ? e.per_gpu.total : e.total;
   if (e.vllm && e.vllm->driver_total_bytes && e.vllm->max_concurrency == 0) return Fit::does_not_fit;
+  if (e.sglang && e.sglang->driver_total_bytes && e.sglang->max_concurrency == 0) return Fit::does_not_fit;
   return classify_fit(total, usable, headroom);
 }
 

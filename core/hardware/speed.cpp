@@ -87,8 +87,9 @@ Result<bool> check_inputs(const SpeedModel& model, const Gpu& gpu, const SpeedOp
     return make_error("model", "needs weight bytes, active parameters and a layer count");
   if (!gpu.bandwidth_gb_s || !positive_finite(*gpu.bandwidth_gb_s))
     return make_error("gpu", gpu.name + " has no memory bandwidth in the catalog, so no speed can be estimated");
-  if (o.engine == Engine::vllm && gpu_class_of(gpu) == GpuClass::apple)
-    return make_error("engine", "vLLM has no Apple GPU backend; use llama.cpp or transformers on " + gpu.name);
+  if ((o.engine == Engine::vllm || o.engine == Engine::sglang) && gpu_class_of(gpu) == GpuClass::apple)
+    return make_error("engine", std::string(o.engine == Engine::vllm ? "vLLM" : "SGLang") +
+                                    " has no Apple GPU backend; use llama.cpp or transformers on " + gpu.name);
   if (o.batch == 0 || o.batch > 1'000'000) return make_error("batch", "must be between 1 and 1000000");
   if (o.tensor_parallel == 0 || o.tensor_parallel > 1024)
     return make_error("tensor_parallel", "must be between 1 and 1024");
@@ -177,7 +178,8 @@ const Efficiency& efficiency(Engine engine, GpuClass gpu_class) noexcept {
     case Engine::llamacpp:
       if (gpu_class == GpuClass::apple) return kLlamaCppApple;
       return gpu_class == GpuClass::datacenter ? kLlamaCppDatacenter : kLlamaCppConsumer;
-    case Engine::vllm: return kVllmGpu;
+    case Engine::vllm:
+    case Engine::sglang: return kVllmGpu;  // the same batched CUDA kernels (FlashInfer, CUTLASS); no SGLang figures of its own
     case Engine::transformers: return kTransformers;
   }
   return kLlamaCppConsumer;

@@ -40,7 +40,7 @@ constexpr Input kInputs[] = {
     {"context", "--context", "context", K::tokens, 1, kTokens, "TOKENS",
      "context length in tokens, e.g. 8192 or 8k (default: the engine's default context)"},
     {"batch", "--batch", "batch", K::count, 1, static_cast<double>(kMaxBatch), "N", "concurrent sequences (default 1)"},
-    {"engine", "--engine", "engine", K::choice, 0, 0, "NAME", "transformers, vllm or llamacpp (default transformers)",
+    {"engine", "--engine", "engine", K::choice, 0, 0, "NAME", "transformers, vllm, llamacpp or sglang (default transformers)",
      U::inference},
     {"attention", "--attention", "", K::choice, 0, 0, "KIND",
      "sdpa or eager (transformers); llama.cpp: sdpa = -fa on, eager = -fa off (default sdpa)", U::inference},
@@ -56,12 +56,18 @@ constexpr Input kInputs[] = {
      "vLLM gpu_memory_utilization, above 0 up to 1 (default 0.9, from vLLM 0.21 0.92; GRPO's colocated vLLM 0.3, as TRL)", U::both, kAboveMin},
     {"engine_version", "--engine-version", "", K::text, 0, 0, "VERSION",
      "vLLM's version, for its memory rule: 0.9.2 to 0.20 (default: as 0.11), or 0.21 and later (CUDA graphs inside "
-     "--gpu-util, default 0.92)", U::inference},
+     "--gpu-util, default 0.92); SGLang's: up to 0.5.2 (mem_fraction_static by TP) or 0.5.3 and later (default: by "
+     "GPU memory)", U::inference},
     {"enforce_eager", "--enforce-eager", "", K::toggle, 0, 0, "", "vLLM --enforce-eager: no CUDA graphs", U::inference},
     {"max_num_batched_tokens", "--max-num-batched-tokens", "", K::tokens, 1, kTokens, "TOKENS",
      "vLLM max_num_batched_tokens (default 8192; 16384 on >= 70 GiB non-A100)", U::inference},
     {"max_num_seqs", "--max-num-seqs", "", K::count, 1, static_cast<double>(kMaxBatch), "N",
      "vLLM max_num_seqs (default 256; 1024 on >= 70 GiB non-A100)", U::inference},
+    {"mem_fraction_static", "--mem-fraction-static", "memfrac", K::fraction, 0, 1, "FRACTION",
+     "SGLang mem_fraction_static: weights + KV pool as a share of the free memory (default: SGLang's for the GPU)",
+     U::inference, kAboveMin},
+    {"max_total_tokens", "--max-total-tokens", "", K::tokens, 1, kTokens, "TOKENS",
+     "SGLang --max-total-tokens: caps the KV pool's tokens (default: what the memory holds)", U::inference},
     {"gpu_layers", "--ngl", "", K::count, 0, 1e6, "N", "llama.cpp -ngl: layers on the GPU (default: all and the output layer)",
      U::inference},
     {"headroom", "--headroom", "", K::fraction, 0, 0.9, "FRACTION", "share of GPU memory kept free, 0 to 0.9 (default 0.1)"},
@@ -105,10 +111,12 @@ constexpr Input kInputs[] = {
     {"gpus", "--gpus", "gpus", K::count, 1, static_cast<double>(kMaxGpus), "N",
      "GPUs of the job = tp × pp × data parallel (default 1)", U::training},
     {"tp", "--tp", "", K::count, 1, static_cast<double>(kMaxGpus), "N",
-     "tensor-parallel degree: GPUs each layer is split across (vLLM --tensor-parallel-size; training: Megatron TP) "
+     "tensor-parallel degree: GPUs each layer is split across (vLLM --tensor-parallel-size, SGLang --tp; training: "
+     "Megatron TP) "
      "(default 1)", U::both},
     {"pp", "--pp", "", K::count, 1, static_cast<double>(kMaxGpus), "N",
-     "pipeline-parallel stages of consecutive layers (vLLM --pipeline-parallel-size; training: 1F1B) (default 1)",
+     "pipeline-parallel stages of consecutive layers (vLLM --pipeline-parallel-size, SGLang --pp-size; training: 1F1B) "
+     "(default 1)",
      U::both},
     {"sp", "--sp", "", K::toggle, 0, 0, "", "sequence parallel (with --tp > 1)", U::training},
     {"offload", "--offload", "offload", K::choice, 0, 0, "WHERE",

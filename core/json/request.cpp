@@ -279,6 +279,8 @@ Result<Request> inference_request(const json& j, InputUse use, std::span<const s
   r.gpu_util = in.number("gpu_util").value_or(vllm_default_gpu_util(rule.value_or(VllmRule::graphs_outside)));
   r.max_num_batched_tokens = in.whole("max_num_batched_tokens");
   r.max_num_seqs = in.whole("max_num_seqs");
+  r.mem_fraction_static = in.number("mem_fraction_static");
+  r.max_total_tokens = in.whole("max_total_tokens");
   r.gpu_layers = in.whole("gpu_layers");
   r.tp = in.whole("tp").value_or(1);
   r.pp = in.whole("pp").value_or(1);

@@ -188,6 +188,32 @@ void write_vllm(JsonWriter& w, const InferenceEstimate& e) {
   }
 }
 
+// Only under SGLang, so that other engines' answers keep their shape.
+void write_sglang(JsonWriter& w, const InferenceEstimate& e) {
+  if (!e.sglang) return;
+  const auto& c = *e.sglang;
+  w.begin_object("sglang");
+  w.field("cell_bytes", c.cell_bytes);
+  w.field("chunked_prefill_size", c.chunked_prefill_size);
+  w.field("concurrency_ratio", c.concurrency_ratio);
+  w.field("context_len", c.context_len);
+  w.field("distributed_bytes", c.distributed_bytes);
+  w.field("driver_total_bytes", c.driver_total_bytes);
+  w.field("engine_version", c.rule == SglangRule::by_tp ? kSglangVersionByTp : kSglangVersionByGpuMemory);
+  w.field("free_at_start_bytes", c.free_at_start_bytes);
+  w.field("kv_capacity_bytes", c.kv_capacity_bytes);
+  w.field("max_concurrency", c.max_concurrency);
+  w.field("max_running_requests", c.max_running_requests);
+  w.field("max_total_num_tokens", c.max_total_num_tokens);
+  w.field("mem_fraction_default", c.mem_fraction_default);
+  w.field("mem_fraction_static", c.mem_fraction_static);
+  w.field("pipeline_parallel", c.pipeline_parallel);
+  w.field("reserved_mib", c.reserved_mib);
+  w.field("tensor_parallel", c.tensor_parallel);
+  w.field("weights_bytes", c.weights_bytes);
+  w.end_object();
+}
+
 void write_weights(JsonWriter& w, const InferenceEstimate& e) {
   const auto& wd = e.weight_detail;
   w.begin_object("weights");
@@ -287,6 +313,7 @@ std::string report_to_json(const Report& report) {
   w.field("high", e.range.high);
   w.field("low", e.range.low);
   w.end_object();
+  write_sglang(w, e);
   if (speed) write_speed(w, *speed);
   else w.field("speed", nullptr);
   if (serving) write_text_or_null(w, "speed_unavailable", serving->speed_unavailable);

@@ -1,5 +1,8 @@
 #include "memory/engine.hpp"
 
+#include <algorithm>  // std::max
+#include <cmath>      // std::round
+
 namespace vramfit {
 
 std::string_view engine_name(Engine engine) noexcept {
@@ -7,6 +10,7 @@ std::string_view engine_name(Engine engine) noexcept {
     case Engine::transformers: return "transformers";
     case Engine::vllm: return "vllm";
     case Engine::llamacpp: return "llamacpp";
+    case Engine::sglang: return "sglang";
   }
   return "transformers";
 }
@@ -14,6 +18,7 @@ std::string_view engine_name(Engine engine) noexcept {
 std::optional<Engine> parse_engine(std::string_view name) noexcept {
   if (name == "transformers" || name == "hf" || name == "pytorch") return Engine::transformers;
   if (name == "vllm") return Engine::vllm;
+  if (name == "sglang") return Engine::sglang;
   if (name == "llamacpp" || name == "llama.cpp" || name == "llama-cpp") return Engine::llamacpp;
   return std::nullopt;
 }
@@ -66,13 +71,25 @@ std::uint64_t detail::TorchReserve::reserved() const noexcept {
   return total ? *total : ~0ULL;
 }
 
-std::optional<VllmRule> parse_vllm_version(std::string_view v) noexcept {
-  if (!v.empty() && (v.front() == 'v' || v.front() == 'V')) v.remove_prefix(1);
+namespace {
+
+// "0.11", "v0.21.1", "0.10.2rc1" as three numbers; nullopt for anything else.
+struct Version {
   std::uint64_t part[3] = {0, 0, 0};
+  bool at_least(std::uint64_t a, std::uint64_t b, std::uint64_t c) const noexcept {
+    if (part[0] != a) return part[0] > a;
+    if (part[1] != b) return part[1] > b;
+    return part[2] >= c;
+  }
+};
+
+std::optional<Version> parse_version(std::string_view v) noexcept {
+  if (!v.empty() && (v.front() == 'v' || v.front() == 'V')) v.remove_prefix(1);
+  Version out;
   std::size_t i = 0;
   for (std::size_t n = 0; n < 3; ++n) {
     const std::size_t start = i;
-    while (i < v.size() && v[i] >= '0' && v[i] <= '9' && i - start < 6) part[n] = part[n] * 10 + static_cast<std::uint64_t>(v[i++] - '0');
+    while (i < v.size() && v[i] >= '0' && v[i] <= '9' && i - start < 6) out.part[n] = out.part[n] * 10 + static_cast<std::uint64_t>(v[i++] - '0');
     if (i == start) return std::nullopt;
     if (i == v.size() || v[i] != '.') break;
     ++i;
@@ -80,13 +97,48 @@ std::optional<VllmRule> parse_vllm_version(std::string_view v) noexcept {
   // What may follow the numbers: a pre-release or local tag ("rc1", "+cu128", ".dev3").
   if (i < v.size() && !(v[i] == 'r' || v[i] == '+' || v[i] == 'd' || v[i] == 'p' || v[i] == 'a' || v[i] == 'b'))
     return std::nullopt;
-  const auto at_least = [&](std::uint64_t a, std::uint64_t b, std::uint64_t c) {
-    if (part[0] != a) return part[0] > a;
-    if (part[1] != b) return part[1] > b;
-    return part[2] >= c;
-  };
-  if (!at_least(0, 9, 2)) return std::nullopt;
-  return at_least(0, 21, 0) ? VllmRule::graphs_inside : VllmRule::graphs_outside;
+  return out;
+}
+
+}  // namespace
+
+std::optional<VllmRule> parse_vllm_version(std::string_view v) noexcept {
+  const auto version = parse_version(v);
+  if (!version || !version->at_least(0, 9, 2)) return std::nullopt;
+  return version->at_least(0, 21, 0) ? VllmRule::graphs_inside : VllmRule::graphs_outside;
+}
+
+std::optional<SglangRule> parse_sglang_version(std::string_view v) noexcept {
+  const auto version = parse_version(v);
+  if (!version) return std::nullopt;
+  return version->at_least(0, 5, 3) ? SglangRule::by_gpu_memory : SglangRule::by_tp;
+}
+
+SglangDefaults sglang_defaults(SglangRule rule, std::uint64_t gpu_mib, std::uint64_t tp, std::uint64_t pp,
+                               bool multimodal) noexcept {
+  SglangDefaults d;
+  if (rule == SglangRule::by_tp) {  // ServerArgs.__post_init__ up to 0.5.2
+    d.mem_fraction_static = tp >= 16 ? 0.79 : tp >= 8 ? 0.81 : tp >= 4 ? 0.85 : tp >= 2 ? 0.87 : 0.88;
+    if (multimodal) d.mem_fraction_static *= 0.95;
+    d.chunked_prefill_size = gpu_mib < 25'000 ? 2048 : 8192;
+    return d;
+  }
+  // ServerArgs._handle_gpu_memory_settings (0.5.3+), CUDA buckets by capacity.
+  const bool wide = tp >= 4;
+  if (gpu_mib < 20 * 1024) d.chunked_prefill_size = 2048, d.cuda_graph_max_bs = 8;
+  else if (gpu_mib < 35 * 1024) d.chunked_prefill_size = 2048, d.cuda_graph_max_bs = wide ? 80 : 24;
+  else if (gpu_mib < 60 * 1024) d.chunked_prefill_size = 4096, d.cuda_graph_max_bs = wide ? 160 : 32;
+  else if (gpu_mib < 160 * 1024) d.chunked_prefill_size = 8192, d.cuda_graph_max_bs = wide ? 512 : 256;
+  else d.chunked_prefill_size = 16384, d.cuda_graph_max_bs = 512;
+  // reserved = 512 + max(chunked_prefill_size, 2048) × 1.5 + cuda_graph_max_bs × 2 + tp × pp / 8 × 1024 MiB,
+  // at least 10 GiB on GPUs above 60 GiB.
+  double reserved = 512.0 + static_cast<double>(std::max<std::uint64_t>(d.chunked_prefill_size, 2048)) * 1.5 +
+                    static_cast<double>(d.cuda_graph_max_bs) * 2.0 + static_cast<double>(tp * pp) / 8.0 * 1024.0;
+  if (gpu_mib > 60 * 1024) reserved = std::max(reserved, 10.0 * 1024.0);
+  d.reserved_mib = static_cast<std::uint64_t>(reserved);
+  const double mib = static_cast<double>(std::max<std::uint64_t>(gpu_mib, 1));
+  d.mem_fraction_static = gpu_mib ? std::round((mib - reserved) / mib * 1000.0) / 1000.0 : 0.88;
+  return d;
 }
 
 double vllm_default_gpu_util(VllmRule rule) noexcept {

@@ -10,17 +10,17 @@
 
 namespace vramfit {
 
-enum class Engine { transformers, vllm, llamacpp };
+enum class Engine { transformers, vllm, llamacpp, sglang };
 enum class Attention { sdpa, eager };  // llama.cpp: sdpa = -fa on, eager = -fa off
 enum class KvAllocation { engine_default, static_max, paged };
 
-std::string_view engine_name(Engine engine) noexcept;              // "transformers", "vllm", "llamacpp"
+std::string_view engine_name(Engine engine) noexcept;              // "transformers", "vllm", "llamacpp", "sglang"
 std::optional<Engine> parse_engine(std::string_view name) noexcept;  // also "llama.cpp", "hf"
 std::string_view attention_name(Attention attention) noexcept;       // "sdpa", "eager"
 std::optional<Attention> parse_attention(std::string_view name) noexcept;  // also "flash"
 std::string_view kv_allocation_name(KvAllocation allocation) noexcept;     // "static", "paged"
 std::optional<KvAllocation> parse_kv_allocation(std::string_view name) noexcept;
-inline constexpr std::string_view kEngineNames = "transformers, vllm, llamacpp";
+inline constexpr std::string_view kEngineNames = "transformers, vllm, llamacpp, sglang";
 inline constexpr std::string_view kAttentionNames = "sdpa, eager";
 inline constexpr std::string_view kKvAllocationNames = "static, paged";
 
@@ -106,6 +106,39 @@ inline constexpr std::uint64_t kVllmNonTorchLowBytes = 40 * kMiB;
 // CUDA graph capture after the KV cache is allocated, outside gpu_memory_utilization in V0/V1 logs
 // ("Graph capturing finished in 5 secs, took 0.47 GiB"); 0 with --enforce-eager.
 inline constexpr std::uint64_t kVllmCudaGraphBytes = 480 * kMiB;
+
+// --- SGLang ----------------------------------------------------------------------------------------------
+// ModelRunner.profile_max_num_token (model_runner_kv_cache_mixin.py): with F0 the free memory before the weights
+// (the minimum over ranks) and F1 the free memory after them,
+//   rest = F1 − F0 × (1 − mem_fraction_static),  max_total_num_tokens = int(rest · 2^30) // cell,
+// so the pool is mem_fraction_static × F0 − weights: "(model weights + KV cache pool) / GPU memory".
+// Two rules for the default mem_fraction_static (ServerArgs): up to 0.5.2 a table by tensor parallel size; from
+// 0.5.3 (PR #10975, "General heuristics for --mem-fraction-static") the GPU's size less a reserve for
+// activations and CUDA graphs.
+enum class SglangRule { by_tp, by_gpu_memory };  // up to 0.5.2; 0.5.3 and later
+inline constexpr std::string_view kSglangVersionByTp = "0.5.2";
+inline constexpr std::string_view kSglangVersionByGpuMemory = "0.5.3";
+// "0.4.6", "v0.5.3rc0"; nullopt for text that is no version.
+std::optional<SglangRule> parse_sglang_version(std::string_view version) noexcept;
+// What SGLang's ServerArgs sets when --chunked-prefill-size and --cuda-graph-max-bs are not given.
+struct SglangDefaults {
+  double mem_fraction_static = 0;
+  std::uint64_t chunked_prefill_size = 0;
+  std::uint64_t cuda_graph_max_bs = 0;
+  std::uint64_t reserved_mib = 0;  // by_gpu_memory: what the fraction keeps back
+};
+// `gpu_mib` the GPU's capacity in MiB (SGLang reads nvidia-smi's total); `multimodal` scales the old rule by 0.95.
+SglangDefaults sglang_defaults(SglangRule rule, std::uint64_t gpu_mib, std::uint64_t tp, std::uint64_t pp,
+                               bool multimodal) noexcept;
+// init_memory: max_running_requests = min(max(int(tokens / context_len × 512), 2048), 4096).
+inline constexpr std::uint64_t kSglangMinRunningRequests = 2048;
+inline constexpr std::uint64_t kSglangMaxRunningRequests = 4096;
+inline constexpr std::uint64_t kSglangPageSize = 1;  // --page-size default on CUDA (FlashInfer, Triton)
+// init_torch_distributed's own allocations before the weights ("Init torch distributed ends. mem usage=…"):
+// 0.13 GB over PCIe (QwQ-32B on 4 × L4, custom all-reduce off: github.com/didier-durand/llms-in-clouds docs/sglang.md),
+// 1.96 GB with NVLink (TP0 of 8 × H200, custom all-reduce and NCCL buffers: sgl-project/sglang PR #11716's log).
+inline constexpr std::uint64_t kSglangDistributedPcieBytes = 133 * kMiB;
+inline constexpr std::uint64_t kSglangDistributedNvlinkBytes = 2007 * kMiB;
 
 // --- llama.cpp -------------------------------------------------------------------------------------------
 inline constexpr std::uint64_t kLlamaDefaultCtx = 4096;  // common.h n_ctx since PR #10136 (Nov 2024)

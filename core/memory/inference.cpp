@@ -158,6 +158,28 @@ VllmCapacity detail::vllm_kv_capacity(std::uint64_t memory, double util, std::ui
   return c;
 }
 
+SglangCapacity detail::sglang_kv_capacity(std::uint64_t free_at_start, double fraction, std::uint64_t weights,
+                                          std::uint64_t cell, std::uint64_t context_len, std::uint64_t max_total_tokens) {
+  SglangCapacity c;
+  c.mem_fraction_static = fraction;
+  c.free_at_start_bytes = free_at_start;
+  c.weights_bytes = weights;
+  c.cell_bytes = cell;
+  c.context_len = std::max<std::uint64_t>(context_len, 1);
+  // rest = F1 − F0 × (1 − fraction) with F1 = F0 − weights: the pool is fraction × F0 − weights.
+  const auto budget = static_cast<std::uint64_t>(std::floor(static_cast<double>(free_at_start) * fraction));
+  c.kv_capacity_bytes = budget > weights ? budget - weights : 0;
+  std::uint64_t tokens = cell ? c.kv_capacity_bytes / cell : 0;
+  if (max_total_tokens) tokens = std::min(tokens, max_total_tokens);
+  c.max_total_num_tokens = tokens / kSglangPageSize * kSglangPageSize;
+  const double ratio = static_cast<double>(c.max_total_num_tokens) / static_cast<double>(c.context_len);
+  c.concurrency_ratio = ratio;
+  c.max_running_requests = std::min(std::max(static_cast<std::uint64_t>(ratio * 512), kSglangMinRunningRequests),
+                                    kSglangMaxRunningRequests);
+  c.max_concurrency = std::min(c.max_total_num_tokens / c.context_len, c.max_running_requests);
+  return c;
+}
+
 std::uint64_t detail::llamacpp_compute_buffer(std::uint64_t ub, std::uint64_t n_kv, std::uint64_t n_head, std::uint64_t n_embd,
                                       std::uint64_t n_vocab, std::uint64_t n_ff, bool flash_attn) {
   const std::uint64_t attention_per_token =
@@ -188,9 +210,13 @@ std::optional<Error> check_inference_options(const InferenceOptions& o) {
     return make_error("n_ubatch", (Text() << "must be between 1 and 65536, got " << o.n_ubatch).str());
   if (o.tensor_parallel < 1 || o.pipeline_parallel < 1)
     return make_error(o.tensor_parallel < 1 ? "tp" : "pp", "must be at least 1");
-  if (o.tensor_parallel * o.pipeline_parallel > 1 && o.engine != Engine::vllm)
+  if (o.tensor_parallel * o.pipeline_parallel > 1 && o.engine != Engine::vllm && o.engine != Engine::sglang)
     return make_error(o.tensor_parallel > 1 ? "tp" : "pp",
-                      "multi-GPU serving is modelled for vLLM (engine vllm); with this engine use 1");
+                      "multi-GPU serving is modelled for vLLM and SGLang (engine vllm or sglang); with this engine use 1");
+  if (o.mem_fraction_static && !(*o.mem_fraction_static > 0 && *o.mem_fraction_static <= 1))
+    return make_error("mem_fraction_static", (Text() << "must be a fraction above 0 and at most 1, got "
+                                                     << detail::Fixed{*o.mem_fraction_static, 6})
+                                                 .str());
   return std::nullopt;
 }
 
@@ -407,6 +433,41 @@ std::optional<Error> add_vllm_activations(InferenceEstimate& e, Workings& w, con
   return std::nullopt;
 }
 
+// SGLang: the forward over one chunked-prefill chunk as the activation peak, and with a GPU the pool that
+// mem_fraction_static leaves after the weights (ModelRunner.profile_max_num_token).
+std::optional<Error> add_sglang_memory(InferenceEstimate& e, Workings& w, const ModelSpec& spec,
+                                       const InferenceOptions& o) {
+  const std::uint64_t gpu_mib = o.gpu_memory_bytes / kMiB;
+  const SglangDefaults d = sglang_defaults(o.sglang_rule, gpu_mib, o.tensor_parallel, o.pipeline_parallel,
+                                           spec.vision_params > 0);
+  auto peak = activation_peak(spec, d.chunked_prefill_size, 1, w.compute_bytes, false);
+  if (!peak) return make_error("context", "the chunked prefill's activations overflow 64 bits");
+  e.activations = ceil_div(peak->layer_bytes, o.tensor_parallel);
+  w.peak_width = peak->width;
+  const std::uint64_t ranks = o.tensor_parallel * o.pipeline_parallel;
+  const std::uint64_t distributed = o.tensor_parallel * o.pipeline_parallel == 1 ? 0
+                                    : o.gpu_has_nvlink                         ? kSglangDistributedNvlinkBytes
+                                                                               : kSglangDistributedPcieBytes;
+  const std::uint64_t weights = ceil_div(e.weights, ranks);
+  const std::uint64_t cell = kv_bytes_per_token_rank(spec, e.kv.bytes_per_token, o);
+  const std::uint64_t context_len = o.context_tokens;
+  const std::uint64_t used = kCudaContextBytes + distributed;
+  const std::uint64_t free_at_start = o.gpu_memory_bytes > used ? o.gpu_memory_bytes - used : 0;
+  const double fraction = o.mem_fraction_static.value_or(d.mem_fraction_static);
+  SglangCapacity c = detail::sglang_kv_capacity(o.gpu_memory_bytes ? free_at_start : 0, fraction, weights, cell,
+                                                context_len, o.max_total_tokens.value_or(0));
+  c.rule = o.sglang_rule;
+  c.mem_fraction_default = !o.mem_fraction_static;
+  c.reserved_mib = o.mem_fraction_static ? 0 : d.reserved_mib;
+  c.chunked_prefill_size = d.chunked_prefill_size;
+  c.driver_total_bytes = o.gpu_memory_bytes;
+  c.distributed_bytes = distributed;
+  c.tensor_parallel = o.tensor_parallel;
+  c.pipeline_parallel = o.pipeline_parallel;
+  e.sglang = c;
+  return std::nullopt;
+}
+
 // The KV cells and state slots of the layers -ngl puts on the GPU: llama.cpp offloads the last n_gpu_layers
 // repeating layers (llama_model::load_tensors, i_gpu_start = n_layer − n_gpu_layers), each with its own cache.
 Result<KvCacheEstimate> llamacpp_gpu_cache(const ModelSpec& spec, const InferenceEstimate& e, const LlamaCppBuffers& b,
@@ -480,7 +541,8 @@ std::optional<Error> add_llamacpp_buffers(InferenceEstimate& e, Workings& w, con
 }
 
 // CUDA context, plus vLLM's non-torch memory and CUDA graphs or the cuBLAS workspace.
-std::uint64_t overhead_bytes(const ModelSpec& spec, const InferenceOptions& o) {
+std::uint64_t overhead_bytes(const ModelSpec& spec, const InferenceOptions& o, const InferenceEstimate& e) {
+  if (e.sglang) return kCudaContextBytes + kCublasWorkspaceBytes + e.sglang->distributed_bytes;
   if (o.engine != Engine::vllm) return kCudaContextBytes + kCublasWorkspaceBytes;
   const std::uint64_t non_torch = o.tensor_parallel > 1 ? kVllmNonTorchTpBytes : kVllmNonTorchBytes;
   return kCudaContextBytes + (spec.is_bare() ? 0 : non_torch + vllm_graph_bytes(o));
@@ -580,6 +642,8 @@ const char* state_cache_source(Engine engine) {
     case Engine::vllm:
       return "vLLM MambaStateShapeCalculator and MambaStateDtypeCalculator: conv state in the model dtype, recurrent "
              "state in mamba_ssm_dtype; one state per running sequence";
+    case Engine::sglang:
+      return "SGLang MambaPool: conv and temporal (ssm) state per request slot, sized apart from the KV pool";
     case Engine::transformers: break;
   }
   return "transformers Qwen3NextDynamicCache, HybridMambaAttentionDynamicCache: conv_states and recurrent_states per "
@@ -646,6 +710,13 @@ Explanation activations_explanation(const ModelSpec& spec, const InferenceOption
             "(logits, their fp32 copy, top-k/top-p sort values, indices and radix-sort buffers); defaults from "
             "EngineArgs for vllm serve"};
   }
+  if (e.sglang)
+    return {"activations", "chunked_prefill_size × max live width × bytes / tensor parallel",
+            (Text() << n(e.sglang->chunked_prefill_size) << " × " << n(w.peak_width) << " × " << n(w.compute_bytes)
+                    << " B / " << n(e.sglang->tensor_parallel) << " = " << n(e.activations) << " B")
+                .str(),
+            "SGLang prefills in chunks of chunked_prefill_size tokens (ServerArgs default by GPU memory); these and "
+            "the CUDA graphs live in the 1 − mem_fraction_static that SGLang keeps out of its pool"};
   const LlamaCppBuffers& b = *e.llamacpp;
   return {"activations",
           (Text() << "n_ubatch × max("
@@ -704,6 +775,35 @@ std::vector<Explanation> inference_explanations(const ModelSpec& spec, const Inf
   };
 }
 
+// What SGLang's pool figures assume, and what would stop SGLang from starting.
+void add_sglang_notes(std::vector<std::string>& notes, const ModelSpec& spec, const InferenceOptions& o,
+                      const InferenceEstimate& e) {
+  const SglangCapacity& c = *e.sglang;
+  if (!o.gpu_memory_bytes) {
+    notes.push_back("Choose a GPU to see SGLang's KV pool (max_total_num_tokens) and concurrency.");
+    return;
+  }
+  if (o.gpu_total_nominal)
+    notes.push_back("The catalog has no driver-reported total for this GPU: SGLang's free memory is taken from its "
+                    "nominal memory, while the driver shows 1–3 % less, so the pool here is somewhat high.");
+  if (c.rule == SglangRule::by_gpu_memory && c.mem_fraction_default && spec.vision_params)
+    notes.push_back("SGLang lowers mem_fraction_static further for a multimodal model by its vision tower's size "
+                    "(adjust_mem_fraction_for_vlm), which is not modelled: the pool here is high.");
+  if (e.kv.windowed_layers && c.max_total_num_tokens)
+    notes.push_back("SGLang's hybrid sliding-window pool (swa_full_tokens_ratio 0.8) is not modelled: every layer "
+                    "is counted at full length per token, as with --disable-hybrid-swa-memory.");
+  if (e.kv.state_layers)
+    notes.push_back("SGLang gives the linear-attention or Mamba state its own share of the pool "
+                    "(mamba_full_memory_ratio 0.9), which is not modelled: the token capacity here is high.");
+  if (!c.max_total_num_tokens)
+    notes.push_back("SGLang would refuse to start (\"Not enough memory. Please try to increase "
+                    "--mem-fraction-static.\"): the weights fill mem_fraction_static of the GPU.");
+  else if (c.max_total_num_tokens < c.context_len)
+    notes.push_back((Text() << "SGLang's pool holds " << n(c.max_total_num_tokens) << " tokens, less than one "
+                            << n(c.context_len) << "-token sequence: a prompt that long is refused.")
+                        .str());
+}
+
 // What the figures leave out or assume for this engine, format and model.
 std::vector<std::string> inference_notes(const ModelSpec& spec, const InferenceOptions& o, const InferenceEstimate& e,
                                          const WeightFormat& format) {
@@ -730,6 +830,7 @@ std::vector<std::string> inference_notes(const ModelSpec& spec, const InferenceO
                             << " tokens) is below max_model_len " << n(o.context_tokens)
                             << "; lower the context or raise gpu_memory_utilization.")
                         .str());
+  if (e.sglang) add_sglang_notes(notes, spec, o, e);
   if (e.llamacpp && e.llamacpp->gpu_layers < spec.num_layers())
     notes.push_back((Text() << "Partial offload: " << n(e.llamacpp->gpu_layers) << " of " << n(spec.num_layers())
                             << " layers on the GPU; " << n(e.llamacpp->host_ram_bytes) << " B stay in system RAM.")
@@ -749,10 +850,12 @@ std::vector<std::string> inference_notes(const ModelSpec& spec, const InferenceO
 PerGpuMemory per_gpu_memory(const InferenceEstimate& e, const InferenceOptions& o) {
   PerGpuMemory g;
   g.gpus = o.tensor_parallel * o.pipeline_parallel;
-  const bool split = g.gpus > 1 && e.vllm;
-  g.weights = split ? e.vllm->weights_bytes : e.weights;
+  const bool split = g.gpus > 1 && (e.vllm || e.sglang);
+  const std::uint64_t rank_weights = e.vllm ? e.vllm->weights_bytes : e.sglang ? e.sglang->weights_bytes : e.weights;
+  const std::uint64_t rank_per_token = e.vllm ? e.vllm->kv_bytes_per_token : e.sglang ? e.sglang->cell_bytes : 0;
+  g.weights = split ? rank_weights : e.weights;
   g.kv_cache = split && e.kv.bytes_per_token
-                   ? detail::mul_div_ceil(e.kv_cache, e.vllm->kv_bytes_per_token, e.kv.bytes_per_token).value_or(e.kv_cache)
+                   ? detail::mul_div_ceil(e.kv_cache, rank_per_token, e.kv.bytes_per_token).value_or(e.kv_cache)
                    : e.kv_cache;
   g.state_cache = split ? ceil_div(e.state_cache, g.gpus) : e.state_cache;
   g.activations = e.activations;
@@ -773,6 +876,7 @@ std::optional<Error> add_engine_memory(InferenceEstimate& e, Workings& w, const 
     case Engine::transformers: return add_transformers_activations(e, w, spec, o);
     case Engine::vllm: return add_vllm_activations(e, w, spec, o);
     case Engine::llamacpp: return add_llamacpp_buffers(e, w, spec, o, layout);
+    case Engine::sglang: return add_sglang_memory(e, w, spec, o);
   }
   return std::nullopt;
 }
@@ -799,7 +903,7 @@ Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const Infere
   const auto layout = add_kv_cache(e, spec, o);
   if (!layout) return layout.error();
   if (auto error = add_engine_memory(e, w, spec, o, layout.value())) return *error;
-  e.overhead = overhead_bytes(spec, o);
+  e.overhead = overhead_bytes(spec, o, e);
   add_allocator_reserve(e, w, spec, o);
 
   CheckedSum total;

@@ -48,6 +48,12 @@ struct InferenceOptions {
   VllmRule vllm_rule = VllmRule::graphs_outside;   // which version's pool rule (engine_version)
   bool enforce_eager = false;                      // vLLM --enforce-eager: no CUDA graphs
 
+  // SGLang: the pool needs the GPU as vLLM's does; tensor_parallel and pipeline_parallel above apply too.
+  std::optional<double> mem_fraction_static;       // --mem-fraction-static; none: SGLang's default for the GPU
+  std::optional<std::uint64_t> max_total_tokens;   // --max-total-tokens: only lowers the pool's token count
+  SglangRule sglang_rule = SglangRule::by_gpu_memory;
+  bool gpu_has_nvlink = false;                     // custom all-reduce and NCCL's NVLink buffers under TP
+
   // llama.cpp
   std::optional<std::uint64_t> gpu_layers;         // -ngl; none: every layer and the output layer
   std::uint64_t n_ubatch = kLlamaNUbatch;
@@ -93,6 +99,28 @@ struct VllmCapacity {
   std::uint64_t sequence_tokens = 0;        // max_model_len the concurrency is quoted for
   std::uint64_t max_concurrency = 0;        // whole sequences of sequence_tokens that fit
   double concurrency_ratio = 0;             // vLLM's "Maximum concurrency ... : X x" = tokens / length
+};
+
+// SGLang's KV pool on one GPU (ModelRunner.profile_max_num_token and init_memory).
+struct SglangCapacity {
+  SglangRule rule = SglangRule::by_gpu_memory;
+  double mem_fraction_static = 0;
+  bool mem_fraction_default = true;        // SGLang's own default for this GPU and TP
+  std::uint64_t reserved_mib = 0;          // by_gpu_memory: what the default fraction keeps back
+  std::uint64_t chunked_prefill_size = 0;
+  std::uint64_t driver_total_bytes = 0;
+  std::uint64_t distributed_bytes = 0;     // init_torch_distributed's buffers (TP > 1)
+  std::uint64_t free_at_start_bytes = 0;   // F0: "Load weight begin. avail mem"
+  std::uint64_t weights_bytes = 0;         // on one GPU: "Load weight end. ... mem usage"
+  std::uint64_t kv_capacity_bytes = 0;     // rest = mem_fraction_static × F0 − weights
+  std::uint64_t cell_bytes = 0;            // per token on one GPU: KV heads per rank × (K + V dims) × layers × bytes
+  std::uint64_t max_total_num_tokens = 0;  // after --max-total-tokens and the page size
+  std::uint64_t context_len = 0;           // --context-length: the request's context, else the model's maximum
+  std::uint64_t max_running_requests = 0;
+  std::uint64_t max_concurrency = 0;       // whole sequences of context_len in the pool, at most max_running_requests
+  double concurrency_ratio = 0;            // max_total_num_tokens / context_len
+  std::uint64_t tensor_parallel = 1;
+  std::uint64_t pipeline_parallel = 1;
 };
 
 // One GPU of a tensor- or pipeline-parallel deployment: the rank whose KV pool is smallest, which vLLM's pool
@@ -151,6 +179,7 @@ struct InferenceEstimate {
   KvCacheEstimate kv;
   KvAllocationCost kv_allocation;
   std::optional<VllmCapacity> vllm;
+  std::optional<SglangCapacity> sglang;
   PerGpuMemory per_gpu;  // gpus 1: the whole estimate
   std::optional<LlamaCppBuffers> llamacpp;
   std::vector<Explanation> explanations;
@@ -173,6 +202,13 @@ VllmCapacity vllm_kv_capacity(std::uint64_t gpu_memory_bytes, double gpu_util, s
                               std::uint64_t activation_bytes, std::uint64_t non_torch_bytes,
                               std::uint64_t kv_bytes_per_token, std::uint64_t sequence_tokens,
                               std::uint64_t state_bytes_per_sequence = 0, std::uint64_t graphs_in_budget = 0);
+
+// SGLang's pool from what its log prints: F0 ("Load weight begin. avail mem"), the weights' "mem usage", the
+// fraction and the cell; rest = F1 − F0 × (1 − fraction) with F1 = F0 − weights,
+// tokens = rest // cell as profile_max_num_token computes them, capped by max_total_tokens (0: none).
+SglangCapacity sglang_kv_capacity(std::uint64_t free_at_start_bytes, double mem_fraction_static,
+                                  std::uint64_t weights_bytes, std::uint64_t cell_bytes, std::uint64_t context_len,
+                                  std::uint64_t max_total_tokens = 0);
 
 // llama.cpp's GPU compute buffer for one ubatch (worst-case graph reserve, f32 intermediates):
 //   attention, -fa off: n_ubatch · (n_kv · n_head · 4 [KQ] + n_kv · 4 [KQ mask] + 4 · n_embd · 4)

@@ -25,6 +25,16 @@ std::string gguf_file_name(const ModelSpec& model, const std::string& format) {
   return out + ".gguf";
 }
 
+// A weight format asked for that differs from the checkpoint's: vLLM and SGLang quantize a 16-bit checkpoint to FP8
+// online and cast to fp16; any other format has to be a checkpoint published in it.
+void weight_flags(Text& t, EngineCommand& out, const Report& report, const Request& r, const char* engine) {
+  const std::string& format = report.estimate.weights_format;
+  if (r.weights.empty() || format == report.model.quantization || format == "bf16") return;
+  if (format == "fp8") t << " --quantization fp8";
+  else if (format == "fp16") t << " --dtype float16";
+  else out.note = std::string(engine) + " reads the quantization from the checkpoint: serve one published in " + format + ". ";
+}
+
 // vLLM's flags (https://docs.vllm.ai/en/latest/configuration/engine_args.html), each against its default:
 // max_model_len the config's maximum, gpu_memory_utilization 0.9 (0.92 from 0.21), kv_cache_dtype auto (the model's dtype or the
 // checkpoint's KV quantization), quantization read from the checkpoint.
@@ -44,12 +54,28 @@ EngineCommand vllm_command(const Report& report, const Request& r, const Resolve
     t << " --kv-cache-dtype fp8";
   if (o.max_num_seqs) t << " --max-num-seqs " << *o.max_num_seqs;
   if (o.max_num_batched_tokens) t << " --max-num-batched-tokens " << *o.max_num_batched_tokens;
-  const std::string& format = report.estimate.weights_format;
-  if (!r.weights.empty() && format != report.model.quantization && format != "bf16") {
-    if (format == "fp8") t << " --quantization fp8";  // online FP8 of a 16-bit checkpoint
-    else if (format == "fp16") t << " --dtype float16";
-    else out.note = "vLLM reads the quantization from the checkpoint: serve one published in " + format + ". ";
-  }
+  weight_flags(t, out, report, r, "vLLM");
+  out.text = t.str();
+  if (repo.empty()) out.note += "Replace MODEL with the model's Hugging Face repository or local folder.";
+  return out;
+}
+
+// SGLang's flags (https://docs.sglang.ai/advanced_features/server_arguments.html), each against its default:
+// context_length the config's maximum, mem_fraction_static chosen by SGLang for the GPU, kv_cache_dtype auto,
+// quantization read from the checkpoint.
+EngineCommand sglang_command(const Report& report, const Request& r, const ResolvedRequest& s, const std::string& repo) {
+  const InferenceOptions& o = s.options;
+  EngineCommand out;
+  Text t;
+  t << "python -m sglang.launch_server --model-path " << (repo.empty() ? std::string("MODEL") : repo);
+  if (o.tensor_parallel > 1) t << " --tp " << o.tensor_parallel;
+  if (o.pipeline_parallel > 1) t << " --pp-size " << o.pipeline_parallel;
+  if (report.context_source == "request" && o.context_tokens != report.model.max_context)
+    t << " --context-length " << o.context_tokens;
+  if (o.mem_fraction_static) t << " --mem-fraction-static " << detail::general_text(*o.mem_fraction_static, 6);
+  if (o.max_total_tokens) t << " --max-total-tokens " << *o.max_total_tokens;
+  if (!r.kv_dtype.empty() && report.estimate.kv_dtype == KvDType::fp8) t << " --kv-cache-dtype fp8_e4m3";
+  weight_flags(t, out, report, r, "SGLang");
   out.text = t.str();
   if (repo.empty()) out.note += "Replace MODEL with the model's Hugging Face repository or local folder.";
   return out;
@@ -85,6 +111,7 @@ EngineCommand command_for(const Report& report, const Request& request, const Re
   switch (report.estimate.engine) {
     case Engine::vllm: return vllm_command(report, request, scenario, scenario.hf_repo);
     case Engine::llamacpp: return llamacpp_command(report, scenario, fit);
+    case Engine::sglang: return sglang_command(report, request, scenario, scenario.hf_repo);
     case Engine::transformers: break;
   }
   return {"", "transformers is a library, not a server: there is no command to run; load the model with "

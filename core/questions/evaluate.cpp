@@ -84,6 +84,25 @@ void add_command(Report& report, const Request& r, const ResolvedRequest& rr) {
   report.command_note = command.note;
 }
 
+// SGLang's own inputs: its version picks the default mem_fraction_static rule; the fraction and the token cap are
+// SGLang's flags, refused with another engine.
+std::optional<Error> resolve_sglang_options(const Request& r, InferenceOptions& o) {
+  if (o.engine != Engine::sglang) {
+    if (r.mem_fraction_static) return make_error("mem_fraction_static", "applies to SGLang only (--engine sglang)");
+    if (r.max_total_tokens) return make_error("max_total_tokens", "applies to SGLang only (--engine sglang)");
+    return std::nullopt;
+  }
+  if (!r.engine_version.empty()) {
+    const auto rule = parse_sglang_version(r.engine_version);
+    if (!rule)
+      return make_error("engine_version", "\"" + r.engine_version + "\" is not an SGLang version; give one as 0.4.6 or 0.5.3");
+    o.sglang_rule = *rule;
+  }
+  o.mem_fraction_static = r.mem_fraction_static;
+  o.max_total_tokens = r.max_total_tokens;
+  return std::nullopt;
+}
+
 }  // namespace
 
 Result<Catalog> load_catalog(std::string_view models_json, std::string_view gpus_json) {
@@ -158,8 +177,8 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
   } else if (o.engine == Engine::llamacpp) {
     o.context_tokens = kLlamaDefaultCtx;
     out.context_source = "engine_default";
-  } else if (o.engine == Engine::vllm && m.max_context) {
-    o.context_tokens = m.max_context;  // vLLM's max_model_len defaults to the config's maximum
+  } else if ((o.engine == Engine::vllm || o.engine == Engine::sglang) && m.max_context) {
+    o.context_tokens = m.max_context;  // vLLM's max_model_len, SGLang's context_length: the config's maximum
     out.context_source = "model_max";
   } else if (from_preset && m.default_context) {
     o.context_tokens = m.default_context;
@@ -172,12 +191,11 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
   o.avg_tokens = r.avg_tokens;
   o.expandable_segments = r.expandable_segments;
   o.gpu_util = r.gpu_util;
-  if (!r.engine_version.empty() || r.enforce_eager) {
-    if (o.engine != Engine::vllm)
-      return make_error(r.engine_version.empty() ? "enforce_eager" : "engine_version",
-                        "applies to vLLM only (--engine vllm)");
-  }
-  if (!r.engine_version.empty()) {
+  if (auto error = resolve_sglang_options(r, o)) return *error;
+  if (r.enforce_eager && o.engine != Engine::vllm) return make_error("enforce_eager", "applies to vLLM only (--engine vllm)");
+  if (!r.engine_version.empty() && o.engine != Engine::vllm && o.engine != Engine::sglang)
+    return make_error("engine_version", "applies to vLLM and SGLang only (--engine vllm or sglang)");
+  if (!r.engine_version.empty() && o.engine == Engine::vllm) {
     const auto rule = parse_vllm_version(r.engine_version);
     if (!rule)
       return make_error("engine_version", "\"" + r.engine_version +
@@ -203,6 +221,7 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
     o.gpu_memory_bytes = out.gpu->driver_total_bytes();
     o.gpu_total_nominal = !out.gpu->driver_visible_bytes;
     o.gpu_is_a100 = lookup_key(out.gpu->name).find("a100") != std::string::npos;
+    o.gpu_has_nvlink = out.gpu->nvlink_gb_s.has_value();
   }
   return out;
 }
@@ -225,6 +244,7 @@ ResolvedRequest without_gpu(ResolvedRequest scenario) {
   scenario.options.gpu_memory_bytes = 0;
   scenario.options.gpu_total_nominal = false;
   scenario.options.gpu_is_a100 = false;
+  scenario.options.gpu_has_nvlink = false;
   return scenario;
 }
 
@@ -236,9 +256,10 @@ Result<Report> evaluate(const Catalog& catalog, const Request& r) {
 
 Result<Report> on_every_gpu(const Catalog& catalog, const Request& r, const ResolvedRequest& rr, const Report& base) {
   if (!rr.gpu) return base;
-  // Only vLLM sizes its KV cache by the GPU (InferenceOptions::gpu_memory_bytes): any other estimate is the same
-  // without one.
-  if (base.estimate.engine == Engine::vllm) return evaluate(catalog, r, without_gpu(rr));
+  // Only vLLM and SGLang size their KV pool by the GPU (InferenceOptions::gpu_memory_bytes): any other estimate is
+  // the same without one.
+  if (base.estimate.engine == Engine::vllm || base.estimate.engine == Engine::sglang)
+    return evaluate(catalog, r, without_gpu(rr));
   Report report = base;
   report.serving.reset();
   report.llamacpp_fit.reset();  // planned on the request's GPU only
@@ -267,8 +288,11 @@ Result<Report> evaluate(const Catalog& catalog, const Request& r, const Resolved
                                                               : std::string()) + ").");
   for (const auto& note : rr.name_notes) report.estimate.notes.push_back(note);
   if (report.context_source == "model_max")
-    report.estimate.notes.push_back("No context given: vLLM sizes max_model_len to the model's maximum (" +
-                                    std::to_string(rr.options.context_tokens) + " tokens); a shorter context lowers it.");
+    report.estimate.notes.push_back(std::string("No context given: ") +
+                                    (report.estimate.engine == Engine::sglang ? "SGLang sizes context_length"
+                                                                              : "vLLM sizes max_model_len") +
+                                    " to the model's maximum (" + std::to_string(rr.options.context_tokens) +
+                                    " tokens); a shorter context lowers it.");
 
   const double fit_headroom = rr.fit_headroom;
   if (rr.gpu) {

@@ -36,19 +36,21 @@ struct Request {
   std::uint64_t batch = 1;
   double headroom = kDefaultHeadroom;
   std::string gpu;              // empty: every GPU in the catalog
-  std::string engine = "transformers";  // transformers, vllm, llamacpp
+  std::string engine = "transformers";  // transformers, vllm, llamacpp, sglang
   std::string attention;        // sdpa (default) or eager; llama.cpp: sdpa = -fa on, eager = -fa off
   std::string kv_allocation;    // static or paged; empty: the engine's
   std::optional<std::uint64_t> avg_tokens;
   bool expandable_segments = false;
   double gpu_util = kVllmDefaultGpuUtil;  // the default follows engine_version (0.92 from vLLM 0.21)
-  std::string engine_version;   // vLLM's, as "0.11" or "0.21.1"; empty: the version modelled (0.11)
+  std::string engine_version;   // vLLM's, as "0.11" or "0.21.1", or SGLang's; empty: the version modelled
+  std::optional<double> mem_fraction_static;       // SGLang --mem-fraction-static; none: its default
+  std::optional<std::uint64_t> max_total_tokens;   // SGLang --max-total-tokens
   bool enforce_eager = false;   // vLLM --enforce-eager
   std::optional<std::uint64_t> max_num_batched_tokens;
   std::optional<std::uint64_t> max_num_seqs;
   std::optional<std::uint64_t> gpu_layers;  // llama.cpp -ngl
-  std::uint64_t tp = 1;  // vLLM --tensor-parallel-size
-  std::uint64_t pp = 1;  // vLLM --pipeline-parallel-size
+  std::uint64_t tp = 1;  // vLLM --tensor-parallel-size, SGLang --tp
+  std::uint64_t pp = 1;  // vLLM --pipeline-parallel-size, SGLang --pp-size
   // Speed and cost (with a GPU), and the GPU ranking of gpu_ranking.hpp.
   ServingInputs serving;                // system_bandwidth, prompt_tokens, usd_per_kwh
   std::vector<std::string> gpus;        // gpu_ranking: the GPUs to rank (ids or names); empty: all

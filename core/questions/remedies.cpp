@@ -111,6 +111,9 @@ Lower eight_bit(Engine engine, bool bare, const Gpu* gpu) {
   if (bare) return {"int8", "Slight quality loss", kArticleQuantization};
   if (engine == Engine::vllm)
     return {"fp8", fp8_cost(gpu), "vLLM docs (FP8 W8A8)"};
+  if (engine == Engine::sglang)
+    return {"fp8", "Slight quality loss; --quantization fp8 quantizes a 16-bit checkpoint as it loads",
+            "SGLang docs (quantization)"};
   return {"bnb-int8", "Slight quality loss; bitsandbytes' int8 matrix multiplications decode more slowly than 16-bit",
           "Dettmers et al. 2022, LLM.int8() (arXiv 2208.07339)"};
 }
@@ -132,7 +135,7 @@ Lower four_bit(Engine engine, bool bare, const Gpu* gpu) {
     return {"q4_k_m", "Measurable quality loss, acceptable for many uses; a GGUF file quantized to Q4_K_M",
             kArticleQuantization};
   if (bare) return {"int4", "Measurable quality loss, acceptable for many uses", kArticleQuantization};
-  if (engine == Engine::vllm)
+  if (engine == Engine::vllm || engine == Engine::sglang)
     return {"awq-4bit-128g", "Measurable quality loss, acceptable for many uses; needs an AWQ-quantized checkpoint",
             kArticleQuantization};
   return {"nf4",
@@ -166,10 +169,12 @@ void add_tensor_parallel(Collector& out, const Catalog& catalog, const Request& 
     auto after = evaluate(catalog, v);
     if (!after || after.value().gpus.size() != 1 || after.value().gpus.front().fit != Fit::fits) continue;
     Text cost;
-    cost << n << " × " << after.value().gpus.front().gpu->name << " with --tensor-parallel-size " << n
-         << ": that many GPUs to buy or rent, and two all-reduces per layer";
+    const bool sglang = after.value().estimate.engine == Engine::sglang;
+    cost << n << " × " << after.value().gpus.front().gpu->name << (sglang ? " with --tp " : " with --tensor-parallel-size ")
+         << n << ": that many GPUs to buy or rent, and two all-reduces per layer";
     out.add(remedy("tensor-parallel", {number_input("tp", n)}, cost.str(),
-                   "Shoeybi et al. 2019, Megatron-LM (arXiv 1909.08053); vLLM docs (distributed serving)"),
+                   sglang ? "Shoeybi et al. 2019, Megatron-LM (arXiv 1909.08053); SGLang docs (server arguments, --tp)"
+                          : "Shoeybi et al. 2019, Megatron-LM (arXiv 1909.08053); vLLM docs (distributed serving)"),
             after.value().estimate);
     return;
   }
@@ -199,6 +204,10 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const Request& reque
     report.notes.push_back(
         "vLLM takes gpu_memory_utilization of the GPU whatever the model needs: memory saved here becomes KV cache room "
         "for more concurrent tokens, not free memory.");
+  if (e.engine == Engine::sglang)
+    report.notes.push_back(
+        "SGLang takes mem_fraction_static of the GPU for weights and KV pool whatever the model needs: memory saved "
+        "here becomes KV pool room for more concurrent tokens, not free memory.");
   Collector out(report, b.headroom);
 
   // The request with one change, estimated again; a change the scenario refuses offers no help. One non-template
@@ -225,11 +234,14 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const Request& reque
   // transformers' cache classes quantize through quanto or HQQ (int2/int4), which the estimate does not model; vLLM
   // and llama.cpp have an 8-bit cache switch. llama.cpp quantizes the V cache only with flash attention on.
   const bool wide_kv = e.kv_dtype == KvDType::fp16 || e.kv_dtype == KvDType::bf16 || e.kv_dtype == KvDType::fp32;
-  if (wide_kv && e.engine == Engine::vllm) {
+  if (wide_kv && (e.engine == Engine::vllm || e.engine == Engine::sglang)) {
+    const bool vllm = e.engine == Engine::vllm;
     v = request;
     v.kv_dtype = "fp8";
     attempt(remedy("kv-8bit", {text_input("kv_dtype", "fp8")},
-                   "Small accuracy loss in long contexts; --kv-cache-dtype fp8 (E4M3)", "vLLM docs (Quantized KV Cache)"),
+                   vllm ? "Small accuracy loss in long contexts; --kv-cache-dtype fp8 (E4M3)"
+                        : "Small accuracy loss in long contexts; --kv-cache-dtype fp8_e4m3",
+                   vllm ? "vLLM docs (Quantized KV Cache)" : "SGLang docs (server arguments)"),
             v);
   }
   if (wide_kv && e.engine == Engine::llamacpp) {
@@ -307,7 +319,7 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const Request& reque
   // and KV heads divided, the sampler's peak on every rank). transformers (device_map="auto") and llama.cpp
   // (--split-mode layer) split by layers: the even split of memory_need (the overhead on every GPU, the rest
   // divided), advice only since the inference inputs have no GPU count for them.
-  if (too_small && !report.gpu->one_per_machine() && e.engine == Engine::vllm) {
+  if (too_small && !report.gpu->one_per_machine() && (e.engine == Engine::vllm || e.engine == Engine::sglang)) {
     if (request.tp * request.pp == 1) add_tensor_parallel(out, catalog, request);
   } else if (too_small && !report.gpu->one_per_machine()) {
     const MemoryNeed need = memory_need(e);

@@ -180,7 +180,7 @@ test('all weight formats by storage scheme, engine and KV cache precision come f
   await page.locator('#kv').selectOption('fp8');
   await waitCell(page, 'kv_cache', '0.54');
   assert.match(page.url(), /kv=fp8/);
-  assert.deepEqual(await page.locator('#engine option').evaluateAll((os) => os.map((o) => o.value)), ['transformers', 'vllm', 'llamacpp']);
+  assert.deepEqual(await page.locator('#engine option').evaluateAll((os) => os.map((o) => o.value)), ['transformers', 'vllm', 'llamacpp', 'sglang']);
   await page.locator('#engine').selectOption('llamacpp');
   await page.waitForURL(/engine=llamacpp/);
   // llama.cpp has no fp8 cache: the core says so, and the KV select is the control marked invalid.
@@ -643,5 +643,31 @@ test('llama.cpp\'s fit plan and its command line show for the chosen GPU, and Co
   await page.locator('#engine-plan').waitFor({ state: 'visible' });
   assert.equal(await page.locator('#command-line').isVisible(), false);
   assert.match(await page.locator('#command-note').textContent(), /^No command: transformers is a library/);
+  assert.deepEqual(problems, []);
+});
+
+// SGLang's pool (tests/unit/memory/test_sglang.cpp pins it to printed logs), by hand for Llama-3.1-8B on an H100 at
+// mem_fraction_static 0.88: free before the weights 79.18 GiB (85,018,877,624 B) less 512 MiB of CUDA context =
+// 84,482,006,712 B; floor(0.88 × that) − 16,060,522,496 B of weights = 58,283,643,410 B; / 131,072 B per token
+// (32 layers × 8 KV heads × (128 + 128) × 2 B) = 444,668 tokens (SGLang printed 444,500 and 442,750 for this
+// model and GPU); 444,668 / 131,072 = 3 whole sequences of the model's 131,072-token context.
+test('SGLang on a chosen GPU: the headline gives its KV pool and concurrency, and the command copies', async () => {
+  const { page, problems } = await newPage(session);
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: session.base });
+  await page.goto(`${session.base}/?model=llama-3.1-8b&engine=sglang&gpu=h100-sxm&memfrac=0.88`);
+  await page.locator('#engine-plan').waitFor({ state: 'visible' });
+  assert.equal(await page.locator('#engine').inputValue(), 'sglang');
+  assert.equal(await page.locator('#engine option[value="sglang"]').textContent(), 'SGLang');
+  assert.equal(await page.locator('#headline').textContent(),
+    'Fits on one NVIDIA H100 SXM: SGLang keeps 444,668 tokens of KV cache (mem_fraction_static 0.88), 3 sequences of 131,072 at once');
+  const expected = 'python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B --mem-fraction-static 0.88';
+  assert.equal(await page.locator('[data-testid="command"]').textContent(), expected);
+  await page.locator('#copy-command').click();
+  await page.locator('#action-status').filter({ hasText: 'Copied.' }).waitFor();
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), expected);
+  await page.locator('#lang').selectOption('de');
+  await page.waitForFunction(() => document.querySelector('#headline').textContent.startsWith('Passt auf eine'));
+  assert.equal(await page.locator('#headline').textContent(),
+    'Passt auf eine NVIDIA H100 SXM: SGLang hält 444.668 Tokens KV-Cache bereit (mem_fraction_static 0,88), 3 Sequenzen zu 131.072 gleichzeitig');
   assert.deepEqual(problems, []);
 });

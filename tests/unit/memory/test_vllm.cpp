@@ -2,7 +2,7 @@
 // on an H100 80GB, gpu_memory_utilization 0.9, max_model_len 16000, server defaults):
 // https://github.com/llm-d/llm-d-benchmark/blob/4f4d44943c39b76b28e30dfa1fb0dfaf1ee894b5/config_explorer/empirical-vllm-memory-results.md
 // Each row there satisfies KV = 0.9 × 79.18 GiB − weights − torch peak − non-torch to 0.01 GiB.
-#include "../test_support.hpp"
+#include "engine_reports.hpp"
 #include "json/request.hpp"
 #include "memory/inference.hpp"
 
@@ -10,19 +10,13 @@ using namespace vramfit;
 
 namespace {
 
+using test::evaluate_json;
+
 constexpr double kGiBytes = 1073741824.0;
 
 const VllmCapacity& vllm_of(const Report& report) {
   REQUIRE(report.estimate.vllm.has_value());
   return *report.estimate.vllm;
-}
-
-Report evaluate_json(const std::string& json) {
-  auto request = request_from_json(json);
-  REQUIRE_MESSAGE(request.ok(), json);
-  auto report = evaluate(test::catalog(), request.value());
-  REQUIRE_MESSAGE(report.ok(), json << ": " << (report.ok() ? "" : report.error().message));
-  return std::move(report).value();
 }
 
 // The KV pool vLLM printed ("Available KV cache memory: X GiB") for a preset on an H100 at max_model_len 16000.

@@ -108,13 +108,19 @@ export function cardClass(gpus, row) {
  * The headline for the row headlineGpu chose. `vllm` (the report's vLLM pool, passed only when it was sized for
  * that GPU): vLLM takes its share of the card for the KV cache, so what it leaves is KV room, not free memory.
  * `jobGpus`: a training job's GPUs, each holding the breakdown. `cards`: cardClass's, when no GPU was chosen.
- * `plan`: llama.cpp's --fit plan on the chosen GPU.
+ * `plan`: llama.cpp's --fit plan on the chosen GPU. `sglang`: the report's SGLang pool, passed as `vllm` is.
  */
 /** Whether llama.cpp's --fit plan runs on the row's GPU what the whole model there would not (part in system RAM). */
 export const runsByPlan = (plan, row) => Boolean(plan?.fits && row?.fit === 'does_not_fit'
   && (plan.step === 'experts' || plan.step === 'layers'));
 
-export function headlineText(row, t, f, { vllm = null, jobGpus = 1, cards = null, plan = null } = {}) {
+// "one H100" or "4 × H100": the GPUs an engine's pool (tensor × pipeline parallel) is sized across.
+const deploymentText = (pool, row, t, f) => {
+  const gpus = pool.tensor_parallel * pool.pipeline_parallel;
+  return gpus > 1 ? t('headline.gpus', { count: f.count(gpus), gpu: row.name }) : t('headline.oneGpu', { gpu: row.name });
+};
+
+export function headlineText(row, t, f, { vllm = null, sglang = null, jobGpus = 1, cards = null, plan = null } = {}) {
   if (!row) return t('headline.none');
   // The headline says what the plan does, as the plan's own text does.
   if (runsByPlan(plan, row)) {
@@ -130,10 +136,16 @@ export function headlineText(row, t, f, { vllm = null, jobGpus = 1, cards = null
     return t(`headline.${row.fit}Each`, { count: f.count(jobGpus), gpu: row.name, free: f.bytesShort(Math.max(0, row.free_bytes)) });
   }
   if (vllm && (row.fit === 'fits' || row.fit === 'tight') && vllm.max_concurrency >= 1) {
-    const gpus = vllm.tensor_parallel * vllm.pipeline_parallel;
     return t('headline.vllm', {
-      gpus: gpus > 1 ? t('headline.gpus', { count: f.count(gpus), gpu: row.name }) : t('headline.oneGpu', { gpu: row.name }),
+      gpus: deploymentText(vllm, row, t, f),
       tokens: f.count(vllm.kv_capacity_tokens), seqs: f.count(vllm.max_concurrency), length: f.count(vllm.sequence_tokens),
+    });
+  }
+  if (sglang && (row.fit === 'fits' || row.fit === 'tight') && sglang.max_concurrency >= 1) {
+    return t('headline.sglang', {
+      gpus: deploymentText(sglang, row, t, f),
+      tokens: f.count(sglang.max_total_num_tokens), seqs: f.count(sglang.max_concurrency),
+      length: f.count(sglang.context_len), fraction: f.number(sglang.mem_fraction_static, 3),
     });
   }
   if (row.fit === 'fits') return t('headline.fits', { gpu: row.name, free: f.bytesShort(row.free_bytes) });
@@ -150,7 +162,8 @@ export function headline(report, { t, f, gpu = '', segment = 'all' }) {
   const row = headlineGpu(report.gpus, { gpu, segment });
   const chosen = Boolean(gpu) && row !== null;
   const plan = chosen ? report.llamacpp_fit : null;
-  const text = headlineText(row, t, f, { vllm: chosen ? report.vllm : null, jobGpus: report.inputs?.gpus ?? 1, plan,
+  const text = headlineText(row, t, f, { vllm: chosen ? report.vllm : null, sglang: chosen ? report.sglang ?? null : null,
+    jobGpus: report.inputs?.gpus ?? 1, plan,
     cards: !gpu && row ? cardClass(report.gpus, row) : null });
   // Running with part of the model in system RAM is a yes with a cost: the colour of a tight fit.
   return { row, text, fit: runsByPlan(plan, row) ? 'tight' : row?.fit ?? 'none' };
