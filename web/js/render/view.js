@@ -114,7 +114,14 @@ export function cardClass(gpus, row) {
 export const runsByPlan = (plan, row) => Boolean(plan?.fits && row?.fit === 'does_not_fit'
   && (plan.step === 'experts' || plan.step === 'layers'));
 
-export function headlineText(row, t, f, { vllm = null, jobGpus = 1, cards = null, plan = null } = {}) {
+export function headlineText(row, t, f, options = {}) {
+  const text = verdictHeadline(row, t, f, options);
+  // A Mac's GPU takes its memory from the RAM: the headline says how much of it the verdict counted.
+  if (!row?.wired_limit || runsByPlan(options.plan, row)) return text;
+  return text + t(`headline.wired.${row.wired_limit}`, { usable: f.bytesShort(row.usable_bytes) });
+}
+
+function verdictHeadline(row, t, f, { vllm = null, jobGpus = 1, cards = null, plan = null } = {}) {
   if (!row) return t('headline.none');
   // The headline says what the plan does, as the plan's own text does.
   if (runsByPlan(plan, row)) {
