@@ -69,6 +69,10 @@ inline constexpr std::uint64_t kWiredTwoThirdsUpTo = 32ull << 30;
 inline constexpr std::uint64_t kApplePageBytes = 16384;
 std::uint64_t default_wired_limit_bytes(std::uint64_t ram_bytes) noexcept;
 
+// What a Mac's verdict counted, said beside it: the GPU's share of the RAM and where it comes from (the limit set, or
+// macOS's default, naming macOS 26's larger one as not modelled). Empty for a GPU with memory of its own.
+std::string wired_limit_note(const Gpu& gpu);
+
 // The most a wired limit may be: the machine's RAM (macOS wires no more than it has).
 // Refused, naming `field`, for a GPU without unified memory or a limit above its RAM.
 Result<std::uint64_t> wired_limit_for(const Gpu& gpu, std::uint64_t limit_mib, std::string_view field);

@@ -232,6 +232,7 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
     out.gpu = found.value().gpu;
     if (!found.value().note.empty()) out.name_notes.push_back(found.value().note + ".");
     if (auto wired = wired_limit_applied(*out.gpu, r.wired_limit_mb); !wired) return wired.error();
+    if (const std::string wired = wired_limit_note(*out.gpu); !wired.empty()) out.name_notes.push_back(wired);
     o.gpu_memory_bytes = out.gpu->driver_total_bytes();
     o.gpu_total_nominal = !out.gpu->driver_visible_bytes;
     o.gpu_is_a100 = lookup_key(out.gpu->name).find("a100") != std::string::npos;

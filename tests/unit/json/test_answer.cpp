@@ -189,10 +189,15 @@ TEST_CASE("a Mac's wired limit (sudo sysctl iogpu.wired_limit_mb) is what every 
   REQUIRE(base.at("ok") == true);
   CHECK(base.at("gpus").at(0).at("usable_bytes") == 27ull << 30);  // 36 GiB × 3/4, macOS's default
   CHECK(base.at("gpus").at(0).at("wired_limit") == "macos_default");
+  // The verdict says what it counted, and that macOS 26's larger default is not modelled.
+  const std::string notes = base.at("notes").dump();
+  CHECK(notes.find("may use 27.00 GiB of its 36 GiB of RAM: macOS's default") != std::string::npos);
+  CHECK(notes.find("macOS 26 allows more") != std::string::npos);
   const json set = json::parse(answer(c, R"({"model":"llama-3.1-8b","gpu":"apple-m3-max-36gb","wired_limit_mb":32768})"));
   REQUIRE(set.at("ok") == true);
   CHECK(set.at("gpus").at(0).at("usable_bytes") == 32ull << 30);  // 32,768 MiB
   CHECK(set.at("gpus").at(0).at("wired_limit") == "set");
+  CHECK(set.at("notes").dump().find("may use 32.00 GiB of its 36 GiB of RAM: the wired limit given") != std::string::npos);
   CHECK(set.at("command").at("text") == "");  // transformers has no command line to set the limit before
   const json served = json::parse(answer(
       c, R"({"model":"llama-3.1-8b","engine":"llamacpp","gpu":"apple-m3-max-36gb","wired_limit_mb":32768})"));
