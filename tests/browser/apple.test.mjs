@@ -30,6 +30,13 @@ test('an Apple GPU is judged by its wired limit, and the field for it shows for 
   await page.waitForFunction(() => /die seine GPU mit der gesetzten Grenze nutzen darf\)$/.test(document.querySelector('[data-testid="headline"]').textContent));
   assert.equal(await page.locator('label[for="wired"] [data-i18n="inputs.wired"]').textContent(), 'GPU-Speichergrenze');
   await page.locator('#lang').selectOption('en');
+  // More than the Mac has: the field is named, with its limit.
+  await page.locator('#wired').fill('40000');
+  await page.locator('#input-error').waitFor({ state: 'visible' });
+  assert.match(await page.locator('#input-error').textContent(), /^GPU memory limit: must be at most the Apple M3 Max 36GB.*'s RAM, 36864 MB/);
+  assert.equal(await page.locator('#wired').getAttribute('aria-invalid'), 'true');
+  await page.locator('#wired').fill('32768');
+  await page.locator('#input-error').waitFor({ state: 'hidden' });
   // A discrete card has memory of its own: no field, and the Mac's limit (kept in the link) is not asked of it.
   await page.locator('#gpu').selectOption('rtx-4090');
   await page.locator('#wired-controls').waitFor({ state: 'hidden' });
