@@ -387,8 +387,13 @@ std::string remedies_table(const json& a, const json& catalog) {
     // A negative saving prints as its 64-bit wrap, as an unsigned byte count does.
     const auto saved = static_cast<std::uint64_t>(r.at("saved_bytes").get<std::int64_t>());
     const bool fit = !r.at("fit").is_null();
-    appendf(out, "  %-18s saves %-10s -> %-10s%s%s\n", text(r.at("id")), gb_and_gib(saved).c_str(),
-            gb_and_gib(bytes(r.at("bytes"))).c_str(), fit ? "  " : "", fit ? fit_words(r.at("fit")).c_str() : "");
+    // A Mac's raised wired limit saves nothing: it gives the GPU more of the RAM.
+    if (r.contains("usable_bytes"))
+      appendf(out, "  %-18s GPU may use %-10s%s%s\n", text(r.at("id")), gb_and_gib(bytes(r.at("usable_bytes"))).c_str(),
+              fit ? "  " : "", fit ? fit_words(r.at("fit")).c_str() : "");
+    else
+      appendf(out, "  %-18s saves %-10s -> %-10s%s%s\n", text(r.at("id")), gb_and_gib(saved).c_str(),
+              gb_and_gib(bytes(r.at("bytes"))).c_str(), fit ? "  " : "", fit ? fit_words(r.at("fit")).c_str() : "");
     appendf(out, "  %-18s cost: %s (%s)\n", "", text(r.at("cost")), text(r.at("source")));
   }
   return out;

@@ -62,6 +62,9 @@ export interface InferenceRequest extends ModelInputs {
   headroom?: number;
   /** A catalog GPU id or name: one fit verdict, speed and cost; default: a verdict for every GPU. */
   gpu?: string;
+  /** Apple GPUs: the GPU's wired limit in MiB (sudo sysctl iogpu.wired_limit_mb=N), at most the Mac's RAM; needs
+   * `gpu`. 0 or absent: macOS's default (2/3 of RAM up to 32 GiB, 3/4 above). */
+  wired_limit_mb?: number;
   engine?: Engine;
   attention?: 'sdpa' | 'eager';
   kv_allocation?: 'static' | 'paged';
@@ -166,6 +169,8 @@ export interface TrainingRequest extends ModelInputs {
   sp?: boolean | 'on' | 'off';
   offload?: 'none' | 'optimizer' | 'params' | 'nvme';
   gpu?: string;
+  /** Apple GPUs: the wired limit in MiB, as for inference. */
+  wired_limit_mb?: number;
   headroom?: number;
   /** Training tokens, all epochs: a number or text such as "300B" or "2T". */
   tokens?: number | string;
@@ -228,7 +233,10 @@ export interface GpuEntry {
   vendor: string;
   segment: string;
   memory_bytes: number;
+  /** Apple: the wired limit, macOS's default or the request's wired_limit_mb. */
   usable_bytes: number;
+  /** Apple GPUs only: whether usable_bytes is macOS's default or the request's wired_limit_mb. */
+  wired_limit?: 'macos_default' | 'set';
 }
 
 export interface GpuFit extends GpuEntry {
@@ -483,6 +491,8 @@ export interface RemediesAnswer {
     fit: Fit | null;
     free_bytes: number | null;
     host_ram_bytes: number | null;
+    /** A Mac's raised wired limit ("wired-limit"): what its GPU may use afterwards; saved_bytes is 0. */
+    usable_bytes?: number;
     cost: string;
     source: string;
     explanation: Explanation;

@@ -3,13 +3,42 @@
 #include <cmath>  // std::llround
 
 #include "util/json_fields.hpp"
+#include "util/number_text.hpp"  // fixed_text
 #include "util/text.hpp"  // lookup_key, name_key, contains_name_part, closest_names
 
 namespace vramfit {
 
 std::uint64_t Gpu::usable_bytes() const noexcept {
-  if (!gpu_memory_fraction) return memory_bytes;
-  return static_cast<std::uint64_t>(static_cast<double>(memory_bytes) * *gpu_memory_fraction);
+  if (!unified_memory) return memory_bytes;
+  return wired_limit_bytes.value_or(default_wired_limit_bytes(memory_bytes));
+}
+
+std::uint64_t default_wired_limit_bytes(std::uint64_t ram) noexcept {
+  if (ram > kWiredTwoThirdsUpTo) return ram / 4 * 3;
+  return (ram / kApplePageBytes * 2 / 3 + 1) * kApplePageBytes;
+}
+
+std::string wired_limit_note(const Gpu& gpu) {
+  if (!gpu.unified_memory) return "";
+  const double usable_gib = static_cast<double>(gpu.usable_bytes()) / static_cast<double>(1ull << 30);
+  const std::string share = "The " + gpu.name + "'s GPU may use " + detail::fixed_text(usable_gib, 2) + " GiB of its " +
+                            std::to_string(gpu.memory_bytes >> 30) + " GiB of RAM";
+  if (gpu.wired_limit_bytes) return share + ": the wired limit given (sudo sysctl iogpu.wired_limit_mb).";
+  return share + ": macOS's default wired limit as macOS 13 to 15 set it. macOS 26 allows more (0.74 to 0.84 of "
+                 "RAM measured on 24 to 128 GB Macs), which is not modelled: give the recommendedMaxWorkingSetSize "
+                 "your Mac reports, or a limit set with sudo sysctl iogpu.wired_limit_mb=N, as the GPU memory limit "
+                 "(--wired-limit-mb).";
+}
+
+Result<std::uint64_t> wired_limit_for(const Gpu& gpu, std::uint64_t limit_mib, std::string_view field) {
+  if (!gpu.unified_memory)
+    return make_error(std::string(field), "is macOS's GPU memory limit (iogpu.wired_limit_mb); the " + gpu.name +
+                                              " has memory of its own, all of it usable");
+  const std::uint64_t ram_mib = gpu.memory_bytes >> 20;
+  if (limit_mib > ram_mib)
+    return make_error(std::string(field), "must be at most the " + gpu.name + "'s RAM, " + std::to_string(ram_mib) +
+                                              " MB (0: macOS's default)");
+  return limit_mib << 20;
 }
 
 std::uint32_t compute_capability(const Gpu& gpu) noexcept {
@@ -150,13 +179,8 @@ Result<Gpu> read_gpu(const json& item, const std::string& path) {
   // The offer is what users read beside a cost; the source stays with the data.
   if (g.cloud_usd_per_hour && g.cloud_usd_per_hour->offer.empty()) r.fail_message("cloud_usd_per_hour", "needs an offer");
   g.street_usd = read_price(r, "street_usd");
-  if (const json* unified = r.object("unified_memory")) {
-    FieldReader u(*unified, r.path("unified_memory"));
-    g.gpu_memory_fraction = u.number("gpu_default_fraction");
-    if (!g.gpu_memory_fraction || *g.gpu_memory_fraction <= 0 || *g.gpu_memory_fraction > 1)
-      u.fail_message("gpu_default_fraction", "must be a number in (0, 1]");
-    if (u.error()) return *u.error();
-  }
+  // The share the GPU may wire follows from the RAM (default_wired_limit_bytes), not from the entry.
+  g.unified_memory = r.object("unified_memory") != nullptr;
   if (const json* sources = r.object("sources")) {
     for (const auto& [key, value] : sources->items()) {
       if (!value.is_string()) return make_error(r.path("sources") + "." + key, "expected a string");

@@ -29,8 +29,10 @@ struct Gpu {
   // What the CUDA driver reports as the total (cudaMemGetInfo): below nominal by what the driver and ECC keep
   // (an H100 80GB shows 79.18 GiB). vLLM multiplies this by gpu_memory_utilization. Only where a log printed it.
   std::optional<std::uint64_t> driver_visible_bytes;
-  // Apple unified memory: the share the GPU may wire by default (macOS recommendedMaxWorkingSetSize).
-  std::optional<double> gpu_memory_fraction;
+  // Apple unified memory: the GPU takes its memory from the machine's RAM, as much as macOS lets it wire.
+  bool unified_memory = false;
+  // What `sudo sysctl iogpu.wired_limit_mb=N` set (the request's wired_limit_mb); none: macOS's default.
+  std::optional<std::uint64_t> wired_limit_bytes;
   std::optional<double> bandwidth_gb_s;
   std::optional<double> tflops_fp16;  // dense tensor throughput, fp32 accumulate
   std::optional<double> tflops_bf16;
@@ -50,14 +52,30 @@ struct Gpu {
   // and published benchmarks mean by the bare name).
   std::vector<std::string> aliases;
 
-  // Bytes a model may use: all of it on discrete cards, the default GPU share of unified memory.
+  // Bytes a model may use: all of it on discrete cards; on unified memory the wired limit, set or by default.
   std::uint64_t usable_bytes() const noexcept;
   // The total an engine that asks the driver sees: driver_visible_bytes, else the nominal usable bytes.
   std::uint64_t driver_total_bytes() const noexcept { return driver_visible_bytes.value_or(usable_bytes()); }
   // Unified memory (the Apple entries): the GPU is part of the machine, so a model cannot be split across a
   // second one the way it is across discrete cards.
-  bool one_per_machine() const noexcept { return gpu_memory_fraction.has_value(); }
+  bool one_per_machine() const noexcept { return unified_memory; }
 };
+
+// macOS's default for the memory the GPU may wire (MTLDevice.recommendedMaxWorkingSetSize, which Metal, MLX and
+// llama.cpp size against), as the logged values show it up to macOS 15: up to 32 GiB of RAM two thirds of it in
+// 16 KiB pages, rounded down, and one page more; above, three quarters. A limit set with
+// `sudo sysctl iogpu.wired_limit_mb=N` replaces it. macOS 26 reports more (not modelled; see data/gpus.json).
+inline constexpr std::uint64_t kWiredTwoThirdsUpTo = 32ull << 30;
+inline constexpr std::uint64_t kApplePageBytes = 16384;
+std::uint64_t default_wired_limit_bytes(std::uint64_t ram_bytes) noexcept;
+
+// What a Mac's verdict counted, said beside it: the GPU's share of the RAM and where it comes from (the limit set, or
+// macOS's default, naming macOS 26's larger one as not modelled). Empty for a GPU with memory of its own.
+std::string wired_limit_note(const Gpu& gpu);
+
+// The most a wired limit may be: the machine's RAM (macOS wires no more than it has).
+// Refused, naming `field`, for a GPU without unified memory or a limit above its RAM.
+Result<std::uint64_t> wired_limit_for(const Gpu& gpu, std::uint64_t limit_mib, std::string_view field);
 
 // Why a count above one is refused for such a GPU (rankings, training jobs).
 inline constexpr std::string_view kOnePerMachine = "one GPU per machine: unified memory is not split across Macs here";

@@ -150,9 +150,22 @@ std::string answer_training(const Catalog& catalog, const ParsedRequest& request
   return answers_to_json(parts);
 }
 
+std::string answer_on(const Catalog& catalog, const ParsedRequest& request);
+
 }  // namespace
 
+// A Mac's wired limit changes what its GPU may use for every question asked: the catalog carries it.
 std::string answer(const Catalog& catalog, const ParsedRequest& request) {
+  const std::uint64_t wired = request.training ? request.training->wired_limit_mb : request.inference.wired_limit_mb;
+  if (wired == 0) return answer_on(catalog, request);
+  const auto local = with_wired_limit(catalog, request.training ? request.training->gpu : request.inference.gpu, wired);
+  if (!local) return error_to_json(local.error());
+  return answer_on(local.value(), request);
+}
+
+namespace {
+
+std::string answer_on(const Catalog& catalog, const ParsedRequest& request) {
   if (!request.questions.empty())
     return request.training ? answer_training(catalog, request) : answer_inference(catalog, request);
   const Request& r = request.inference;
@@ -174,6 +187,8 @@ std::string answer(const Catalog& catalog, const ParsedRequest& request) {
   }
   return error_to_json(make_error("question", "allowed: " + std::string(kQuestionNames)));
 }
+
+}  // namespace
 
 std::string answer(const Catalog& catalog, std::string_view request_json) {
   auto request = parse_request(request_json);

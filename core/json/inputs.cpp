@@ -21,6 +21,7 @@ using U = InputUse;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kTokens = static_cast<double>(kMaxContextTokens);
 constexpr bool kAboveMin = true;
+constexpr std::uint64_t kMaxWiredLimitMib = 1u << 20;  // 1 TiB: above every Mac's RAM; the GPU's own RAM is checked later
 
 // Ordered as the CLI's help lists them: what the model is, how it runs, where, then training.
 constexpr Input kInputs[] = {
@@ -52,6 +53,9 @@ constexpr Input kInputs[] = {
      "PyTorch allocator with expandable_segments:True (no fragmentation reserve)", U::inference},
     {"gpu", "--gpu", "gpu", K::text, 0, 0, "NAME",
      "report the fit, speed and cost on this GPU only (see --list-gpus); vLLM needs it for the KV capacity"},
+    {"wired_limit_mb", "--wired-limit-mb", "wired", K::count, 0, static_cast<double>(kMaxWiredLimitMib), "MB",
+     "Apple GPUs: the memory macOS lets the GPU use, in MB, as `sudo sysctl iogpu.wired_limit_mb=N` sets it (or the "
+     "recommendedMaxWorkingSetSize your Mac reports); 0: macOS's default (2/3 of RAM up to 32 GB, 3/4 above)", U::both},
     {"gpu_util", "--gpu-util", "gpuutil", K::fraction, 0, 1, "FRACTION",
      "vLLM gpu_memory_utilization, above 0 up to 1 (default 0.9, from vLLM 0.21 0.92; GRPO's colocated vLLM 0.3, as TRL)", U::both, kAboveMin},
     {"engine_version", "--engine-version", "", K::text, 0, 0, "VERSION",

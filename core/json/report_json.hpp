@@ -137,6 +137,8 @@ inline void write_gpu_fields(JsonWriter& w, const Gpu& gpu) {
   w.field("segment", gpu.segment);
   w.field("usable_bytes", gpu.usable_bytes());
   w.field("vendor", gpu.vendor);
+  // Unified memory: usable_bytes is macOS's default wired limit, or the one the request set.
+  if (gpu.unified_memory) w.field("wired_limit", gpu.wired_limit_bytes ? "set" : "macos_default");
 }
 
 // One GPU's verdict, as every report lists them; the inference report adds how many GPUs a split needs.

@@ -266,6 +266,7 @@ Result<Request> inference_request(const json& j, InputUse use, std::span<const s
   r.batch = in.whole("batch").value_or(1);
   r.headroom = in.number("headroom").value_or(kDefaultHeadroom);
   r.gpu = in.text("gpu").value_or("");
+  r.wired_limit_mb = in.whole("wired_limit_mb").value_or(0);
   r.engine = in.text("engine").value_or("transformers");
   r.attention = in.text("attention").value_or("");
   r.kv_allocation = in.text("kv_allocation").value_or("");
@@ -331,6 +332,7 @@ Result<TrainingRequest> training_request(const json& j, std::span<const std::str
   r.sp = in.toggle("sp").value_or(false);
   r.offload = in.text("offload").value_or("");
   r.gpu = in.text("gpu").value_or("");
+  r.wired_limit_mb = in.whole("wired_limit_mb").value_or(0);
   r.headroom = in.number("headroom").value_or(kDefaultHeadroom);
   if (const auto tokens = in.whole("tokens")) r.tokens = static_cast<double>(*tokens);
   r.mfu = in.number("mfu");

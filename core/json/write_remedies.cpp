@@ -47,6 +47,7 @@ std::string remedies_report_to_json(const RemediesReport& report) {
     w.end_object();
     w.field("saved_bytes", r.saved_bytes);
     w.field("source", r.source);
+    if (r.usable_bytes) w.field("usable_bytes", r.usable_bytes);
     w.end_object();
   }
   w.end_array();

@@ -13,6 +13,21 @@ namespace vramfit {
 
 namespace {
 
+Error wired_limit_without_gpu() {
+  return make_error("wired_limit_mb", "is the GPU memory limit of one Mac: name its Apple GPU in gpu");
+}
+
+// The request's wired limit must be the one the catalog carries for its GPU: with_wired_limit puts it there, as
+// answer() does, so that every GPU table and remedy judges that Mac by it.
+Result<bool> wired_limit_applied(const Gpu& gpu, std::uint64_t limit_mib) {
+  if (limit_mib == 0) return true;
+  auto bytes = wired_limit_for(gpu, limit_mib, "wired_limit_mb");
+  if (!bytes) return bytes.error();
+  if (gpu.wired_limit_bytes != bytes.value())
+    return make_error("wired_limit_mb", "is not in the catalog's " + gpu.name + ": apply it with with_wired_limit");
+  return true;
+}
+
 Result<ModelSpec> model_of_request(const Catalog& catalog, const Request& r, std::uint64_t& published,
                                    bool& from_preset, std::string& source, std::vector<std::string>& notes,
                                    std::string& hf_repo) {
@@ -82,6 +97,9 @@ void add_command(Report& report, const Request& r, const ResolvedRequest& rr) {
   const EngineCommand command = command_for(report, r, rr, report.llamacpp_fit ? &*report.llamacpp_fit : nullptr);
   report.command = command.text;
   report.command_note = command.note;
+  // The Mac's wired limit is set before the engine starts: macOS forgets it at every restart.
+  if (rr.gpu && r.wired_limit_mb && !report.command.empty())
+    report.command = "sudo sysctl iogpu.wired_limit_mb=" + std::to_string(r.wired_limit_mb) + "\n" + report.command;
 }
 
 // SGLang's own inputs: its version picks the default mem_fraction_static rule; the fraction and the token cap are
@@ -104,6 +122,18 @@ std::optional<Error> resolve_sglang_options(const Request& r, InferenceOptions& 
 }
 
 }  // namespace
+
+Result<Catalog> with_wired_limit(const Catalog& catalog, std::string_view gpu, std::uint64_t limit_mib) {
+  if (limit_mib == 0) return catalog;
+  if (gpu.empty()) return wired_limit_without_gpu();
+  auto found = resolve_gpu(catalog.gpus, gpu, "gpu");
+  if (!found) return found.error();
+  auto bytes = wired_limit_for(*found.value().gpu, limit_mib, "wired_limit_mb");
+  if (!bytes) return bytes.error();
+  Catalog out = catalog;
+  out.gpus[static_cast<std::size_t>(found.value().gpu - catalog.gpus.data())].wired_limit_bytes = bytes.value();
+  return out;
+}
 
 Result<Catalog> load_catalog(std::string_view models_json, std::string_view gpus_json) {
   auto models = parse_model_presets(models_json);
@@ -213,11 +243,14 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
   if (!(r.headroom >= 0 && r.headroom <= 0.9))
     return make_error("headroom", "must be a fraction between 0 and 0.9, got " + detail::fixed_text(r.headroom, 6));
   out.fit_headroom = fit_headroom(o.engine, r.headroom, o.gpu_util);
+  if (r.wired_limit_mb && r.gpu.empty()) return wired_limit_without_gpu();
   if (!r.gpu.empty()) {
     auto found = resolve_gpu(catalog.gpus, r.gpu, "gpu");
     if (!found) return found.error();
     out.gpu = found.value().gpu;
     if (!found.value().note.empty()) out.name_notes.push_back(found.value().note + ".");
+    if (auto wired = wired_limit_applied(*out.gpu, r.wired_limit_mb); !wired) return wired.error();
+    if (const std::string wired = wired_limit_note(*out.gpu); !wired.empty()) out.name_notes.push_back(wired);
     o.gpu_memory_bytes = out.gpu->driver_total_bytes();
     o.gpu_total_nominal = !out.gpu->driver_visible_bytes;
     o.gpu_is_a100 = lookup_key(out.gpu->name).find("a100") != std::string::npos;

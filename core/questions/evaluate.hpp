@@ -24,6 +24,11 @@ struct Catalog {
 
 Result<Catalog> load_catalog(std::string_view models_json, std::string_view gpus_json);
 
+// The catalog with the Mac named `gpu` wiring `limit_mib` (sudo sysctl iogpu.wired_limit_mb): every question then
+// judges that GPU by it, as the engines see it. Refused, naming "wired_limit_mb", without a GPU, for one with memory
+// of its own, or above its RAM. `catalog` itself when limit_mib is 0 (macOS's default).
+Result<Catalog> with_wired_limit(const Catalog& catalog, std::string_view gpu, std::uint64_t limit_mib);
+
 struct Request {
   std::string model;        // preset id; or empty with params / config_json
   std::string config_json;  // a pasted or dropped HF config.json
@@ -51,6 +56,7 @@ struct Request {
   std::optional<std::uint64_t> gpu_layers;  // llama.cpp -ngl
   std::uint64_t tp = 1;  // vLLM --tensor-parallel-size, SGLang --tp
   std::uint64_t pp = 1;  // vLLM --pipeline-parallel-size, SGLang --pp-size
+  std::uint64_t wired_limit_mb = 0;  // Apple: iogpu.wired_limit_mb for `gpu` (with_wired_limit); 0: macOS's default
   // Speed and cost (with a GPU), and the GPU ranking of gpu_ranking.hpp.
   ServingInputs serving;                // system_bandwidth, prompt_tokens, usd_per_kwh
   std::vector<std::string> gpus;        // gpu_ranking: the GPUs to rank (ids or names); empty: all

@@ -188,6 +188,7 @@ Result<TrainingScenario> resolve_training(const Catalog& catalog, const Training
   shared.imported = r.imported;
   shared.weights = "bf16";
   shared.gpu = r.gpu;
+  shared.wired_limit_mb = r.wired_limit_mb;
   shared.headroom = r.headroom;
   auto resolved = resolve_request(catalog, shared);
   if (!resolved) return resolved.error();

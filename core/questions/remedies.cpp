@@ -1,7 +1,8 @@
 #include "questions/remedies.hpp"
 
-#include <cstddef>  // std::size_t
-#include <utility>  // std::move, std::swap
+#include <cstddef>   // std::size_t
+#include <optional>  // std::optional
+#include <utility>   // std::move, std::swap, std::pair
 
 #include "util/text.hpp"
 #include "hardware/ranking.hpp"  // bytes_per_gpu
@@ -57,6 +58,20 @@ class Collector {
       r.fit = after ? estimate_fit(*after, usable, headroom_) : classify_fit(after_bytes, usable, headroom_);
       r.free_bytes = signed_difference(usable, after_bytes);
     }
+    report_.remedies.push_back(std::move(r));
+  }
+
+  // A change that saves nothing but lets the GPU use more (a Mac's wired limit), judged on what it allows.
+  void add_room(Remedy r, std::uint64_t bytes, Fit fit, std::uint64_t usable) {
+    r.bytes = bytes;
+    r.fit = fit;
+    r.usable_bytes = usable;
+    r.free_bytes = signed_difference(usable, bytes);
+    r.explanation = {"usable", "the smallest whole-GB limit whose share after the headroom holds the scenario",
+                     (Text() << Grouped{bytes} << " B ÷ (1 − " << Fixed{headroom_, 2} << ") ≤ " << Grouped{usable}
+                             << " B")
+                         .str(),
+                     "sudo sysctl iogpu.wired_limit_mb; the estimate as asked, judged against the raised limit"};
     report_.remedies.push_back(std::move(r));
   }
 
@@ -180,6 +195,50 @@ void add_tensor_parallel(Collector& out, const Catalog& catalog, const Request& 
   }
 }
 
+// macOS and its apps keep at least this much of a Mac's RAM when the GPU's wired limit is raised: the floor a Mac
+// LLM app reserves before wiring a model (osaurus-ai/vmlx-swift PR #421, "floor 8 GB").
+constexpr std::uint64_t kMacOsReserve = 8ull << 30;
+
+// The wired limit in MiB (whole GiB) that lets a Mac's GPU hold `bytes` within `headroom`, if that leaves macOS its
+// reserve and is more than the GPU may use now; none otherwise.
+std::optional<std::uint64_t> wired_limit_needed(const Gpu& gpu, std::uint64_t bytes, double headroom) {
+  if (!gpu.unified_memory) return std::nullopt;
+  const double needed = static_cast<double>(bytes) / (1.0 - headroom);
+  const std::uint64_t gib = static_cast<std::uint64_t>(needed / static_cast<double>(1ull << 30)) + 1;
+  if ((gib << 30) <= gpu.usable_bytes() || (gib << 30) + kMacOsReserve > gpu.memory_bytes) return std::nullopt;
+  return gib << 10;
+}
+
+std::string wired_limit_cost(const Gpu& gpu, std::uint64_t limit_mib) {
+  const std::uint64_t left_gib = (gpu.memory_bytes >> 30) - (limit_mib >> 10);
+  return (Text() << "Run sudo sysctl iogpu.wired_limit_mb=" << limit_mib
+                 << " before loading the model (it lasts until the Mac restarts). Wired memory cannot be paged out: "
+                    "macOS and every other app then share the remaining "
+                 << left_gib << " GB, and if they need more the Mac can freeze or restart")
+      .str();
+}
+
+constexpr const char* kWiredSource =
+    "macOS iogpu.wired_limit_mb (0: the default); Metal's recommendedMaxWorkingSetSize follows it (antirez/ds4 PR #893)";
+
+// A Mac whose GPU share is too small for the scenario (inference or training, judged on `gpus`): the wired limit
+// that holds it, the scenario estimated again with it by `again` (the raised catalog, the request with the limit).
+template <class Fits, class Again>
+void add_wired_limit(Collector& out, const Catalog& catalog, const std::string& gpu_name, const Fits& gpus,
+                     std::uint64_t bytes, double headroom, Again again) {
+  const Gpu* gpu = gpus.size() == 1 ? gpus.front().gpu : nullptr;
+  if (!gpu || gpus.front().fit == Fit::fits) return;
+  const auto limit = wired_limit_needed(*gpu, bytes, headroom);
+  if (!limit) return;
+  const auto raised = with_wired_limit(catalog, gpu_name, *limit);
+  if (!raised) return;
+  const auto after = again(raised.value(), *limit);  // {bytes, fit} afterwards, or none
+  if (!after) return;
+  out.add_room(remedy("wired-limit", {number_input("wired_limit_mb", *limit)}, wired_limit_cost(*gpu, *limit),
+                      kWiredSource),
+               after->first, after->second, *limit << 20);
+}
+
 }  // namespace
 
 Result<RemediesReport> remedies_for(const Catalog& catalog, const Request& request) {
@@ -278,6 +337,15 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const Request& reque
                    "the KV cache grows with the batch"),
             v);
   }
+  if (gpu_fit)
+    add_wired_limit(out, catalog, request.gpu, b.gpus, e.total, b.headroom,
+                    [&](const Catalog& raised, std::uint64_t limit) -> std::optional<std::pair<std::uint64_t, Fit>> {
+                      Request w = request;
+                      w.wired_limit_mb = limit;
+                      auto after = evaluate(raised, w);
+                      if (!after || after.value().gpus.size() != 1) return std::nullopt;
+                      return std::pair{after.value().estimate.total, after.value().gpus.front().fit};
+                    });
   const bool too_small = gpu_fit && gpu_fit->fit == Fit::does_not_fit;
   // llama.cpp on a GPU too small: the most repeating layers (-ngl) that fit, the rest on the CPU, found by bisection
   // since memory grows with every layer moved to the GPU. Advice only: -ngl is not a page input.
@@ -453,6 +521,15 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const TrainingReques
                    kZeroSource),
             v);
   }
+  if (b.gpu)
+    add_wired_limit(out, catalog, request.gpu, b.gpus, e.breakdown.total, b.headroom,
+                    [&](const Catalog& raised, std::uint64_t limit) -> std::optional<std::pair<std::uint64_t, Fit>> {
+                      TrainingRequest w = request;
+                      w.wired_limit_mb = limit;
+                      auto after = evaluate_training(raised, w);
+                      if (!after || after.value().gpus.size() != 1) return std::nullopt;
+                      return std::pair{after.value().estimate.breakdown.total, after.value().gpus.front().fit};
+                    });
   // The request's GPU is too small: the fewest of them (2, 4 or 8) that hold the job with ZeRO-3.
   if (b.gpu && report.fit == Fit::does_not_fit && o.parallel.gpus == 1 && !b.gpu->one_per_machine()) {
     for (std::uint64_t n : {2u, 4u, 8u}) {

@@ -31,7 +31,7 @@ const dom = {
   gens: $('gens'), beta: $('beta'), contextLabel: $('context-label'), batchLabel: $('batch-label'), batchUnit: $('batch-unit'),
   trainingFacts: $('training-facts'), speed: $('speed'), speedFigures: $('speed-figures'),
   enginePlan: $('engine-plan'), fitPlan: $('fit-plan'), commandLine: $('command-line'), commandText: $('command-text'),
-  commandNote: $('command-note'),
+  commandNote: $('command-note'), wired: $('wired'), wiredControls: $('wired-controls'),
   rankingSection: $('ranking-section'), ranking: $('ranking'), rankingPicks: $('ranking-picks'),
   rankingCount: $('ranking-count'), rankingNotes: $('ranking-notes'), rankingHead: $('ranking-head'),
   remediesSection: $('remedies-section'), remedies: $('remedies'), remediesIntro: $('remedies-intro'), remediesNotes: $('remedies-notes'),
@@ -139,12 +139,25 @@ function writeInputs(current, beside = null) {
   const named = state.gpu && detail?.gpus?.length === 1 ? detail.gpus[0].id : state.gpu;
   dom.gpu.value = state.gpu;
   if (dom.gpu.value !== state.gpu) dom.gpu.value = named;  // '' when that is no option either
+  showWiredLimit(named);
   const known = MODES.includes(state.mode);  // an unknown mode (an error) leaves the first tab reachable
   for (const tab of dom.tabs.querySelectorAll('[role="tab"]')) {
     const selected = tab.dataset.mode === state.mode;
     tab.setAttribute('aria-selected', String(selected));
     tab.tabIndex = selected || (!known && tab.dataset.mode === MODES[0]) ? 0 : -1;
   }
+}
+
+// The catalog's Mac behind a GPU id, or undefined: only a Mac's GPU has a wired limit to set.
+const macOf = (id) => calculator.catalog.gpus.find((g) => g.id === id && g.wired_limit !== undefined);
+
+// The wired-limit field shows for a Mac only; empty, it shows macOS's default for that Mac as its placeholder.
+function showWiredLimit(gpuId) {
+  const mac = macOf(gpuId);
+  dom.wiredControls.hidden = !mac;
+  if (!mac) return;
+  dom.wired.placeholder = String(Math.floor(mac.usable_bytes / 2 ** 20));
+  if (document.activeElement !== dom.wired) dom.wired.value = state.wired;
 }
 
 function setLabel(node, key) {
@@ -226,6 +239,9 @@ function baseRequest() {
   if (config?.quant) request.quant_config = config.quant;
   // A model file's own weights count exactly unless a weight format is picked after loading it.
   if (modelFile && !modelFile.weightsChosen) delete request.weights;
+  // The wired limit is a Mac's (its field shows for one only): kept in the state, asked with a Mac chosen.
+  const mac = macOf(state.gpu) ?? (detail?.gpus?.length === 1 ? macOf(detail.gpus[0].id) : undefined);
+  if (!mac) delete request.wired_limit_mb;
   return request;
 }
 

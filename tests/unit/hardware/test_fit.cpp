@@ -89,14 +89,14 @@ TEST_CASE("Apple unified memory counts only the GPU's default share") {
   for (const auto& g : test::catalog().gpus) {
     if (g.segment != "apple") continue;
     CAPTURE(g.id);
-    REQUIRE(g.gpu_memory_fraction.has_value());
+    REQUIRE(g.unified_memory);
     CHECK(g.usable_bytes() < g.memory_bytes);
   }
 }
 
 TEST_CASE("an Apple chip is one GPU per machine: a model too big for it never \"needs 2\"") {
   // Llama-3.1-8B bf16 at 8192 tokens: 16,060,522,496 B of weights alone exceed the M3 24 GB's GPU share
-  // (24 GiB × 0.67 ≈ 16.08 GiB usable, and with KV + activations the total is ~18.5 GB).
+  // (24 GiB × 2/3 ≈ 16.00 GiB usable, and with KV + activations the total is ~18.5 GB).
   vramfit::InferenceOptions o;
   o.context_tokens = 8192;
   auto e = estimate_inference(test::preset("llama-3.1-8b"), o);

@@ -1,4 +1,5 @@
 // The GPU catalog: loads, sources every figure, refuses unsourced ones.
+#include <cstdio>      // std::snprintf
 #include <filesystem>  // std::filesystem::path
 #include <fstream>     // std::ifstream
 #include <sstream>     // std::ostringstream
@@ -39,7 +40,7 @@ TEST_CASE("data/gpus.json cites a non-empty source for every figure; the binary 
     CHECK(a.memory_bytes == b.memory_bytes);
     CHECK(a.bandwidth_gb_s == b.bandwidth_gb_s);
     CHECK(a.tflops_bf16 == b.tflops_bf16);
-    CHECK(a.gpu_memory_fraction == b.gpu_memory_fraction);
+    CHECK(a.unified_memory == b.unified_memory);
     CHECK(a.sources.size() == b.sources.size());
     for (const auto& source : a.sources) {  // not a structured binding: clang 14 cannot capture one (CAPTURE)
       CAPTURE(source.first);
@@ -133,4 +134,69 @@ TEST_CASE("every alias in the catalog names one card") {
       CHECK_MESSAGE(found.value().gpu == &g, alias << " reads as " << found.value().gpu->id << ", not " << g.id);
     }
   }
+}
+
+namespace {
+
+// llama.cpp's Metal log line: "recommendedMaxWorkingSetSize  = %8.2f MB" of the bytes / 1e6 (ggml-metal-device.m
+// today), or / 1024 / 1024 in the ggml-metal.m of 2023 builds.
+std::string printed(std::uint64_t bytes, double per_mb) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f", static_cast<double>(bytes) / per_mb);
+  return text;
+}
+
+}  // namespace
+
+TEST_CASE("macOS's default wired limit is what llama.cpp logged as recommendedMaxWorkingSetSize on each RAM size") {
+  constexpr double kMb = 1e6, kMib = 1024.0 * 1024.0;
+  struct Logged {
+    std::uint64_t ram_gib;
+    double per_mb;
+    const char* line;    // the figure as the log prints it
+    const char* source;  // where it was printed
+  };
+  // Two thirds in 16 KiB pages plus one page up to 32 GiB: 8 GiB → (524,288 × 2 / 3 = 349,525) + 1 = 349,526 pages
+  // = 5,726,633,984 B; 24 GiB → 1,048,576 + 1 pages = 17,179,885,568 B (not 2^34 = 17,179,869,184 B, "17179.87").
+  // Above: three quarters exactly, 36 GiB → 27 GiB = 28,991,029,248 B. The sources at 16, 18, 32 (#2011), 64 (#1870)
+  // and 96 GiB state the Mac's RAM; the others print a figure no other Mac RAM size gives under either branch.
+  const Logged logged[] = {
+      {8, kMb, "5726.63", "ggml-org/llama.cpp #5207 (its buffer lines print the same as 5461.34 MiB)"},
+      {8, kMib, "5461.34", "ggml-org/llama.cpp #5207, 'allocated buffer ... ( 5655.70 /  5461.34)'"},
+      {16, kMib, "10922.67", "abetlen/llama-cpp-python #687, M1 MacBook Pro 16 GB"},
+      {18, kMb, "12884.92", "a whisper.cpp Flutter binding's README: Apple M3 Pro, 'Unified memory: 18GB'"},
+      {24, kMb, "17179.89", "ggml examples' test output and a llama.cpp guide (several copies)"},
+      {32, kMib, "21845.34", "ggml-org/llama.cpp #2011, 'M1 Max with 32GB RAM'; ollama/ollama #434, M2 Max 32GB"},
+      {32, kMb, "22906.50", "a Metal guide's M2 Pro log (22906.50 MB = 21845.34 MiB)"},
+      {36, kMb, "28991.03", "a llama.cpp ggml_metal_device_init log"},
+      {48, kMb, "38654.71", "a llama.cpp ggml_metal_init log"},
+      {64, kMib, "49152.00", "ggml-org/llama.cpp #1870, 'M1 MAX with 64GB of ram' (MiB)"},
+      {64, kMb, "51539.61", "whisper.cpp and llama.cpp logs of an Apple M2 Max"},
+      {96, kMib, "73728.00", "ggml-org/llama.cpp #3213, 'M2 max 96 Gb RAM'"},
+  };
+  for (const Logged& l : logged) {
+    CAPTURE(l.ram_gib);
+    CAPTURE(l.source);
+    CHECK(printed(default_wired_limit_bytes(l.ram_gib << 30), l.per_mb) == l.line);
+  }
+}
+
+TEST_CASE("the catalog's Macs use their wired limit: macOS's default, or the one set with iogpu.wired_limit_mb") {
+  Gpu mac = test::gpu("apple-m3-max-36gb");
+  CHECK(mac.usable_bytes() == 27ull << 30);  // 36 GiB × 3/4 (logged 28991.03 MB above)
+  auto limit = wired_limit_for(mac, 32768, "wired_limit_mb");
+  REQUIRE(limit.ok());
+  mac.wired_limit_bytes = limit.value();
+  CHECK(mac.usable_bytes() == 32ull << 30);
+  // antirez/ds4 PR #893: "recommendedMaxWorkingSetSize: 112.00 GiB  # with iogpu.wired_limit_mb = 114688".
+  const auto ds4 = wired_limit_for(test::gpu("apple-m4-max-128gb"), 114688, "wired_limit_mb");
+  REQUIRE(ds4.ok());
+  CHECK(ds4.value() == 112ull << 30);
+  const auto above = wired_limit_for(mac, 36865, "wired_limit_mb");
+  REQUIRE_FALSE(above.ok());
+  CHECK(above.error().field == "wired_limit_mb");
+  CHECK(above.error().message.find("36864 MB") != std::string::npos);
+  const auto discrete = wired_limit_for(test::gpu("rtx-4090"), 20000, "wired_limit_mb");
+  REQUIRE_FALSE(discrete.ok());
+  CHECK(discrete.error().message.find("memory of its own") != std::string::npos);
 }

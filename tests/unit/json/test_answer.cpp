@@ -182,3 +182,98 @@ TEST_CASE("several questions about a model file: the curves of a training scenar
   CHECK(j["answers"][0]["mode"] == "lora");
   CHECK(j["answers"][1]["totals"][1] == j["answers"][0]["breakdown"]["total"]);
 }
+
+TEST_CASE("a Mac's wired limit (sudo sysctl iogpu.wired_limit_mb) is what every question judges its GPU by") {
+  const Catalog& c = test::catalog();
+  const json base = json::parse(answer(c, R"({"model":"llama-3.1-8b","gpu":"apple-m3-max-36gb"})"));
+  REQUIRE(base.at("ok") == true);
+  CHECK(base.at("gpus").at(0).at("usable_bytes") == 27ull << 30);  // 36 GiB × 3/4, macOS's default
+  CHECK(base.at("gpus").at(0).at("wired_limit") == "macos_default");
+  // The verdict says what it counted, and that macOS 26's larger default is not modelled.
+  const std::string notes = base.at("notes").dump();
+  CHECK(notes.find("may use 27.00 GiB of its 36 GiB of RAM: macOS's default") != std::string::npos);
+  CHECK(notes.find("macOS 26 allows more") != std::string::npos);
+  const json set = json::parse(answer(c, R"({"model":"llama-3.1-8b","gpu":"apple-m3-max-36gb","wired_limit_mb":32768})"));
+  REQUIRE(set.at("ok") == true);
+  CHECK(set.at("gpus").at(0).at("usable_bytes") == 32ull << 30);  // 32,768 MiB
+  CHECK(set.at("gpus").at(0).at("wired_limit") == "set");
+  CHECK(set.at("notes").dump().find("may use 32.00 GiB of its 36 GiB of RAM: the wired limit given") != std::string::npos);
+  CHECK(set.at("command").at("text") == "");  // transformers has no command line to set the limit before
+  const json served = json::parse(answer(
+      c, R"({"model":"llama-3.1-8b","engine":"llamacpp","gpu":"apple-m3-max-36gb","wired_limit_mb":32768})"));
+  CHECK(served.at("command").at("text").get<std::string>().starts_with("sudo sysctl iogpu.wired_limit_mb=32768\nllama-server "));
+  // The GPU table of every GPU judges that Mac by it too; the other Macs keep macOS's default.
+  const json every = json::parse(answer(
+      c, R"({"questions":[{"question":"estimate","every_gpu":true}],"model":"llama-3.1-8b","gpu":"apple-m3-max-36gb","wired_limit_mb":32768})"));
+  for (const json& g : every.at("answers").at(0).at("gpus")) {
+    if (g.at("id") == "apple-m3-max-36gb") CHECK(g.at("usable_bytes") == 32ull << 30);
+    if (g.at("id") == "apple-m3-pro-36gb") CHECK(g.at("usable_bytes") == 27ull << 30);
+  }
+  const json training = json::parse(
+      answer(c, R"({"mode":"lora","model":"llama-3.1-8b","gpu":"apple-m3-max-36gb","wired_limit_mb":30720})"));
+  REQUIRE(training.at("ok") == true);
+  CHECK(training.at("gpus").at(0).at("usable_bytes") == 30ull << 30);
+}
+
+TEST_CASE("a wired limit without a Mac, on a discrete card or above the Mac's RAM is refused, naming the field") {
+  const Catalog& c = test::catalog();
+  for (const char* request : {R"({"model":"llama-3.1-8b","wired_limit_mb":32768})",
+                              R"({"model":"llama-3.1-8b","gpu":"rtx-4090","wired_limit_mb":20000})",
+                              R"({"model":"llama-3.1-8b","gpu":"apple-m3-max-36gb","wired_limit_mb":40000})"}) {
+    CAPTURE(request);
+    const json out = json::parse(answer(c, request));
+    CHECK(out.at("ok") == false);
+    CHECK(out.at("error").at("field") == "wired_limit_mb");
+  }
+  // Asked of evaluate() directly, the limit is refused rather than ignored: answer() puts it into the catalog.
+  const auto direct = evaluate(c, inference(R"({"model":"llama-3.1-8b","gpu":"apple-m3-max-36gb","wired_limit_mb":32768})"));
+  REQUIRE_FALSE(direct.ok());
+  CHECK(direct.error().field == "wired_limit_mb");
+}
+
+TEST_CASE("what would help on a Mac too small by its default share: raise iogpu.wired_limit_mb, with its risk") {
+  const Catalog& c = test::catalog();
+  // Llama-3.1-70B in q4_k_m at 16k on a 64 GB M2 Max: above the default 48 GiB, within the 56 GiB macOS's reserve
+  // of 8 GiB allows.
+  const char* scenario =
+      R"({"question":"remedies","model":"llama-3.1-70b","engine":"llamacpp","weights":"q4_k_m","context":16384,"gpu":"apple-m2-max-64gb"})";
+  const json out = json::parse(answer(c, scenario));
+  REQUIRE(out.at("ok") == true);
+  REQUIRE(out.at("fit") != "fits");
+  const json* wired = nullptr;
+  for (const json& r : out.at("remedies"))
+    if (r.at("id") == "wired-limit") wired = &r;
+  REQUIRE(wired != nullptr);
+  const std::uint64_t bytes = out.at("bytes"), limit = wired->at("inputs").at("wired_limit_mb");
+  // By hand: the smallest whole GiB at or above bytes / 0.9, in MiB.
+  const std::uint64_t gib = static_cast<std::uint64_t>(static_cast<double>(bytes) / 0.9 / (1ull << 30)) + 1;
+  CHECK(limit == gib * 1024);
+  CHECK(limit <= 56u * 1024);
+  CHECK(wired->at("fit") == "fits");
+  CHECK(wired->at("usable_bytes") == limit << 20);
+  CHECK(wired->at("saved_bytes") == 0);
+  const std::string cost = wired->at("cost");
+  CHECK(cost.find("sudo sysctl iogpu.wired_limit_mb=" + std::to_string(limit)) != std::string::npos);
+  CHECK(cost.find("freeze or restart") != std::string::npos);
+  // Applied, the same scenario fits.
+  std::string applied = std::string(scenario);
+  applied.replace(applied.find(R"("question":"remedies",)"), 22, "\"wired_limit_mb\":" + std::to_string(limit) + ",");
+  const json after = json::parse(answer(c, applied));
+  REQUIRE(after.at("ok") == true);
+  CHECK(after.at("gpus").at(0).at("fit") == "fits");
+}
+
+TEST_CASE("a LoRA job too big for a Mac's default share is offered the wired limit that holds it") {
+  // Qwen3-14B LoRA at 8192 tokens on a 64 GB M2 Max: above the default 48 GiB × 0.9.
+  const json out = json::parse(answer(
+      test::catalog(), R"({"question":"remedies","mode":"lora","model":"qwen3-14b","sequence":8192,"gpu":"apple-m2-max-64gb"})"));
+  REQUIRE(out.at("ok") == true);
+  const json* wired = nullptr;
+  for (const json& r : out.at("remedies"))
+    if (r.at("id") == "wired-limit") wired = &r;
+  REQUIRE(wired != nullptr);
+  const std::uint64_t bytes = out.at("bytes");
+  const std::uint64_t gib = static_cast<std::uint64_t>(static_cast<double>(bytes) / 0.9 / (1ull << 30)) + 1;
+  CHECK(wired->at("inputs").at("wired_limit_mb") == gib * 1024);  // by hand: whole GiB at or above bytes / 0.9
+  CHECK(wired->at("fit") == "fits");
+}

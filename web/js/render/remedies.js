@@ -12,6 +12,7 @@ export const statePatch = (answer, remedy, codec) => (remedy.applicable ? codec.
 const LABEL_INPUT = {
   'weights-8bit': 'weights', 'weights-4bit': 'weights', 'kv-8bit': 'kv_dtype', 'context-half': 'context',
   'more-gpus': 'gpus', 'tensor-parallel': 'tp', 'gpu-layers': 'gpu_layers', 'optimizer-8bit': 'optimizer', 'mixed-precision': 'precision',
+  'wired-limit': 'wired_limit_mb',
 };
 
 /** The value a remedy's label names, or undefined for a label without one. */
@@ -40,7 +41,9 @@ export function renderRemedies(dom, answer, view, codec) {
     if (r.host_ram_bytes) cost.push(` (${t('remedies.host', { bytes: f.bytes(r.host_ram_bytes) })})`);
     return el('tr', { class: r.fit ? `fit-${r.fit}` : null, 'data-remedy': r.id },
       el('th', { scope: 'row', text: name }),
-      el('td', { class: 'num', 'data-label': t('remedies.saves') }, figure(f.bytes(r.saved_bytes))),
+      // A Mac's raised wired limit saves nothing: it gives the GPU more of the RAM.
+      el('td', { class: 'num', 'data-label': t('remedies.saves') },
+        figure(r.usable_bytes ? t('remedies.usable', { bytes: f.bytes(r.usable_bytes - (answer.bytes + answer.free_bytes)) }) : f.bytes(r.saved_bytes))),
       el('td', { class: 'num', 'data-label': t('remedies.after') }, ...after),
       el('td', {}, ...cost, el('br'), el('small', { class: 'secondary', text: r.source })),
       el('td', {}, patch ? el('button', {

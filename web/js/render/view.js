@@ -120,7 +120,14 @@ const deploymentText = (pool, row, t, f) => {
   return gpus > 1 ? t('headline.gpus', { count: f.count(gpus), gpu: row.name }) : t('headline.oneGpu', { gpu: row.name });
 };
 
-export function headlineText(row, t, f, { vllm = null, sglang = null, jobGpus = 1, cards = null, plan = null } = {}) {
+export function headlineText(row, t, f, options = {}) {
+  const text = verdictHeadline(row, t, f, options);
+  // A Mac's GPU takes its memory from the RAM: the headline says how much of it the verdict counted.
+  if (!row?.wired_limit || runsByPlan(options.plan, row)) return text;
+  return text + t(`headline.wired.${row.wired_limit}`, { usable: f.bytesShort(row.usable_bytes) });
+}
+
+function verdictHeadline(row, t, f, { vllm = null, sglang = null, jobGpus = 1, cards = null, plan = null } = {}) {
   if (!row) return t('headline.none');
   // The headline says what the plan does, as the plan's own text does.
   if (runsByPlan(plan, row)) {

@@ -1,0 +1,65 @@
+// A Mac's GPU takes its memory from the RAM, as much as macOS lets it wire: the page judges it by that limit, shows
+// the wired-limit field for Apple GPUs only, and offers raising it when the default share is too small.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { openBrowser, newPage } from './helpers.mjs';
+
+let session;
+before(async () => { session = await openBrowser(); });
+after(async () => { await session?.close(); });
+
+async function open(query) {
+  const { page, problems } = await newPage(session);
+  await page.goto(`${session.base}/${query}`);
+  await page.locator('#summary').waitFor({ state: 'visible' });
+  return { page, problems };
+}
+const headline = (page) => page.getByTestId('headline').textContent();
+
+test('an Apple GPU is judged by its wired limit, and the field for it shows for Macs only (EN/DE)', async () => {
+  const { page, problems } = await open('?model=llama-3.1-8b&gpu=apple-m3-max-36gb');
+  await page.locator('#wired-controls').waitFor({ state: 'visible' });
+  // macOS's default on 36 GiB: three quarters, 27 GiB = 27,648 MiB (llama.cpp logs 28991.03 MB on such a Mac).
+  assert.equal(await page.locator('#wired').getAttribute('placeholder'), '27648');
+  assert.match(await headline(page), /^Fits on one Apple M3 Max 36GB.* with .* \(of the 29\.0 GB macOS lets its GPU use by default\)$/);
+  // 32,768 MiB = 34.36 GB: the verdict counts it, and the link keeps it.
+  await page.locator('#wired').fill('32768');
+  await page.waitForFunction(() => /\(of the 34\.4 GB its GPU may use with the limit set\)$/.test(document.querySelector('[data-testid="headline"]').textContent));
+  assert.match(page.url(), /wired=32768/);
+  await page.locator('#lang').selectOption('de');
+  await page.waitForFunction(() => /die seine GPU mit der gesetzten Grenze nutzen darf\)$/.test(document.querySelector('[data-testid="headline"]').textContent));
+  assert.equal(await page.locator('label[for="wired"] [data-i18n="inputs.wired"]').textContent(), 'GPU-Speichergrenze');
+  await page.locator('#lang').selectOption('en');
+  // More than the Mac has: the field is named, with its limit.
+  await page.locator('#wired').fill('40000');
+  await page.locator('#input-error').waitFor({ state: 'visible' });
+  assert.match(await page.locator('#input-error').textContent(), /^GPU memory limit: must be at most the Apple M3 Max 36GB.*'s RAM, 36864 MB/);
+  assert.equal(await page.locator('#wired').getAttribute('aria-invalid'), 'true');
+  await page.locator('#wired').fill('32768');
+  await page.locator('#input-error').waitFor({ state: 'hidden' });
+  // A discrete card has memory of its own: no field, and the Mac's limit (kept in the link) is not asked of it.
+  await page.locator('#gpu').selectOption('rtx-4090');
+  await page.locator('#wired-controls').waitFor({ state: 'hidden' });
+  await page.waitForFunction(() => /^Fits on one GeForce RTX 4090 with [\d.]+ GB free$/.test(document.querySelector('[data-testid="headline"]').textContent));
+  assert.equal(await page.locator('#result-error').isHidden(), true);
+  // Back on a Mac the limit applies again.
+  await page.locator('#gpu').selectOption('apple-m3-max-36gb');
+  await page.waitForFunction(() => /limit set\)$/.test(document.querySelector('[data-testid="headline"]').textContent));
+  assert.deepEqual(problems, []);
+});
+
+test('a Mac whose default share is too small is offered raising iogpu.wired_limit_mb, with the risk, and Apply fits it', async () => {
+  // Llama 3.1 70B in q4_k_m at 16k under llama.cpp: more than the 48 GiB a 64 GB M2 Max wires by default.
+  const { page, problems } = await open('?model=llama-3.1-70b&engine=llamacpp&weights=q4_k_m&context=16384&gpu=apple-m2-max-64gb');
+  const row = page.locator('#remedies tr[data-remedy="wired-limit"]');
+  await row.waitFor();
+  assert.match(await row.locator('th').textContent(), /^Raise the GPU memory limit to [\d,]+ MB$/);
+  assert.match(await row.locator('td').first().textContent(), /^\+[\d.]+ GB for the GPU$/);
+  assert.match(await row.textContent(), /sudo sysctl iogpu\.wired_limit_mb=\d+ .*freeze or restart/);
+  await row.locator('button.apply').click();
+  await page.waitForFunction(() => Number(new URL(location.href).searchParams.get('wired')) > 49152);
+  await page.waitForFunction(() => /^Fits on one Apple M2 Max 64GB.*limit set\)$/.test(document.querySelector('[data-testid="headline"]').textContent));
+  // The command to run sets the limit first: macOS forgets it at every restart.
+  assert.match(await page.locator('#command-text').textContent(), /^sudo sysctl iogpu\.wired_limit_mb=\d+\nllama-server /);
+  assert.deepEqual(problems, []);
+});
