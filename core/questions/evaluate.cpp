@@ -72,10 +72,52 @@ std::string joined(std::span<const KvDTypeInfo> infos) {
 void add_llamacpp_fit(Report& report, const ResolvedRequest& rr) {
   const InferenceEstimate& e = report.estimate;
   if (e.engine != Engine::llamacpp || !rr.gpu || rr.options.gpu_layers || report.model.is_bare()) return;
+  if (!rr.options.device_split.empty()) return;  // fit over several GPUs is not modelled: the split is as given
   const std::uint64_t total = rr.gpu->driver_total_bytes();
   const std::uint64_t free = total > e.overhead ? total - e.overhead : 0;
   auto inputs = llamacpp_fit_inputs(report.model, rr.options, free, report.context_source == "request");
   if (inputs) report.llamacpp_fit = plan_llamacpp_fit(inputs.value());
+}
+
+// "gpus": how many of the request's GPU the person has. vLLM serves them tensor parallel where the heads divide,
+// else as pipeline stages; llama.cpp (--split-mode layer) and transformers (device_map="auto") put whole layers on
+// each, in equal shares: identical cards report the same free memory, which llama.cpp's default split follows.
+std::optional<Error> use_gpu_count(const ModelSpec& spec, const Request& r, InferenceOptions& o,
+                                   std::vector<std::string>& notes) {
+  const std::uint64_t n = r.gpu_count;
+  if (n <= 1) return std::nullopt;
+  const std::string count = std::to_string(n);
+  if (o.engine != Engine::vllm) {
+    o.device_split.assign(n, 1.0);
+    notes.push_back(o.engine == Engine::llamacpp
+                        ? "llama.cpp splits the layers across the " + count +
+                              " GPUs (--split-mode layer); each layer's KV cache sits with it, the output layer on "
+                              "the last GPU, and every GPU keeps a compute buffer."
+                        : "transformers places whole layers on the " + count +
+                              " GPUs in order (device_map=\"auto\"); each layer's KV cache sits with it, the logits "
+                              "on the last GPU.");
+    return std::nullopt;
+  }
+  if (r.tp * r.pp > 1) {
+    if (r.tp * r.pp == n) return std::nullopt;
+    return make_error("gpus", "is " + count + ", but tp × pp is " + std::to_string(r.tp * r.pp) +
+                                  "; give tp and pp that multiply to the GPUs, or leave them to gpus");
+  }
+  o.tensor_parallel = n;
+  const auto tp_problem = check_parallel(spec, o);
+  if (!tp_problem) {
+    notes.push_back("vLLM serves the " + count + " GPUs as tensor parallel (--tensor-parallel-size " + count + ").");
+    return std::nullopt;
+  }
+  o.tensor_parallel = 1;
+  o.pipeline_parallel = n;
+  if (!check_parallel(spec, o)) {
+    notes.push_back("vLLM serves the " + count + " GPUs as pipeline parallel (--pipeline-parallel-size " + count +
+                    "): tp " + tp_problem->message + ".");
+    return std::nullopt;
+  }
+  return make_error("gpus", "vLLM cannot use " + count + " GPUs for this model: tp " + tp_problem->message +
+                                ", and pipeline parallel needs a layer per GPU");
 }
 
 void add_command(Report& report, const Request& r, const ResolvedRequest& rr) {
@@ -191,6 +233,7 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
   o.gpu_layers = r.gpu_layers;
   o.tensor_parallel = r.tp;
   o.pipeline_parallel = r.pp;
+  if (auto error = use_gpu_count(out.model, r, o, out.name_notes)) return *error;
   if (auto ok = validate_serving_inputs(r.serving); !ok) return ok.error();
   if (!(r.headroom >= 0 && r.headroom <= 0.9))
     return make_error("headroom", "must be a fraction between 0 and 0.9, got " + detail::fixed_text(r.headroom, 6));

@@ -52,6 +52,7 @@ struct Request {
   // Speed and cost (with a GPU), and the GPU ranking of gpu_ranking.hpp.
   ServingInputs serving;                // system_bandwidth, prompt_tokens, usd_per_kwh
   std::vector<std::string> gpus;        // gpu_ranking: the GPUs to rank (ids or names); empty: all
+  std::uint64_t gpu_count = 1;          // "gpus" as a number: how many of `gpu` the person has
   std::optional<double> budget_per_hour;  // gpu_ranking: the most a whole configuration may cost per hour
 };
 

@@ -175,6 +175,26 @@ void add_tensor_parallel(Collector& out, const Catalog& catalog, const Request& 
   }
 }
 
+// transformers or llama.cpp on 2, 4 or 8 of the request's GPU, layers split across them: the fewest whose busiest
+// GPU fits.
+void add_more_gpus(Collector& out, const Catalog& catalog, const Request& request, Engine engine) {
+  for (std::uint64_t n : {2u, 4u, 8u}) {
+    Request v = request;
+    v.gpu_count = n;
+    auto after = evaluate(catalog, v);
+    if (!after || after.value().gpus.size() != 1 || after.value().gpus.front().fit != Fit::fits) continue;
+    Text cost;
+    cost << n << " × " << after.value().gpus.front().gpu->name
+         << (engine == Engine::llamacpp ? " with --split-mode layer" : " with device_map=\"auto\"")
+         << ": that many GPUs to buy or rent; the layers run one GPU after another, so no faster than one";
+    out.add(remedy("more-gpus", {number_input("gpus", n)}, cost.str(),
+                   engine == Engine::llamacpp ? "llama.cpp README (--split-mode)"
+                                              : "Hugging Face Accelerate docs (big model inference)"),
+            after.value().estimate);
+    return;
+  }
+}
+
 }  // namespace
 
 Result<RemediesReport> remedies_for(const Catalog& catalog, const Request& request) {
@@ -302,29 +322,13 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const Request& reque
       out.add(std::move(r), best->estimate.total);
     }
   }
-  // A GPU too small for the whole scenario: the fewest of it (2, 4 or 8) that hold it. vLLM serves on several by
-  // tensor parallelism, an input of its own: the scenario with --tensor-parallel-size n, estimated in full (weights
-  // and KV heads divided, the sampler's peak on every rank). transformers (device_map="auto") and llama.cpp
-  // (--split-mode layer) split by layers: the even split of memory_need (the overhead on every GPU, the rest
-  // divided), advice only since the inference inputs have no GPU count for them.
-  if (too_small && !report.gpu->one_per_machine() && e.engine == Engine::vllm) {
-    if (request.tp * request.pp == 1) add_tensor_parallel(out, catalog, request);
-  } else if (too_small && !report.gpu->one_per_machine()) {
-    const MemoryNeed need = memory_need(e);
-    for (std::uint64_t n : {2u, 4u, 8u}) {
-      const std::uint64_t per_gpu = bytes_per_gpu(need, n);
-      if (classify_fit(per_gpu, report.gpu->usable_bytes(), b.headroom) != Fit::fits) continue;
-      Text cost;
-      cost << n << " × " << report.gpu->name
-           << (e.engine == Engine::llamacpp ? " with --split-mode layer" : " with device_map=\"auto\"")
-           << ": that many GPUs to buy or rent; the layers run one GPU after another, so no faster than one";
-      Remedy r = remedy("more-gpus", {number_input("gpus", n)}, cost.str(),
-                        e.engine == Engine::llamacpp ? "llama.cpp README (--split-mode)"
-                                                     : "Hugging Face Accelerate docs (big model inference)");
-      r.applicable = false;
-      out.add(std::move(r), per_gpu);
-      break;
-    }
+  // A GPU too small for the whole scenario: the fewest of it (2, 4 or 8) that hold it, estimated in full. vLLM
+  // serves on several by tensor parallelism (--tensor-parallel-size n: weights and KV heads divided, the sampler's
+  // peak on every rank); transformers (device_map="auto") and llama.cpp (--split-mode layer) put whole layers on
+  // each GPU (the input gpus).
+  if (too_small && !report.gpu->one_per_machine() && request.gpu_count == 1) {
+    if (e.engine != Engine::vllm) add_more_gpus(out, catalog, request, e.engine);
+    else if (request.tp * request.pp == 1) add_tensor_parallel(out, catalog, request);
   }
   out.finish();
   return report;
