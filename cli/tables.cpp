@@ -294,7 +294,9 @@ std::string estimate_table(const json& a) {
   append_command(out, a);
   append_notes(out, a.at("notes"), "  ");
   out += "\n";
-  const char* free = a.contains("per_gpu") ? "GiB free each" : "GiB free";
+  // Over several of one card each row is that card's share; a list of different cards has a row for each card.
+  const bool each = a.contains("per_gpu") && a.at("gpus").size() != whole(a.at("per_gpu").at("gpus"));
+  const char* free = each ? "GiB free each" : "GiB free";
   for (const json& f : a.at("gpus")) {
     std::string verdict = fit_words(f.at("fit"));
     if (f.at("fit") == "does_not_fit" && whole(f.at("gpus_needed")) > 1)

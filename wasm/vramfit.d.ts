@@ -89,7 +89,9 @@ export interface InferenceRequest extends ModelInputs {
   /** A number: how many of `gpu` you have (default 1). vLLM serves them tensor parallel where the heads divide, else
    * as pipeline stages; llama.cpp splits the layers (--split-mode layer, --tensor-split equal); transformers places
    * them with device_map="auto". The answer then carries `per_gpu`, its busiest GPU deciding the fit.
-   * gpu_ranking: GPU ids or names (or one comma-separated string) to rank; default: the catalog. */
+   * GPU names (an array or one comma-separated string): under llama.cpp different cards together, CUDA0 first, the
+   * layers split by each card's free memory and `gpus` judging each card by its part (no `gpu` then).
+   * gpu_ranking: GPU ids or names to rank; default: the catalog. */
   gpus?: number | string[] | string;
   /** gpu_ranking: the most a whole configuration may cost per hour, in dollars. */
   budget_per_hour?: number;

@@ -306,9 +306,9 @@ Result<Request> inference_request(const json& j, InputUse use, std::span<const s
                                      ", or GPU names; got " + r.gpus.front()));
     r.gpu_count = *count;
     r.gpus.clear();
-  } else if (!r.gpus.empty() && !used_by_ranking(use)) {
-    in.fail(make_error("gpus", "GPU names rank those GPUs (question gpu_ranking); for the GPUs you have give their "
-                               "number, with gpu naming the card (different cards together are not modelled)"));
+  } else if (!used_by_ranking(use)) {
+    r.devices = std::move(r.gpus);  // outside the ranking the names are the cards one has, in device order
+    r.gpus.clear();
   }
   r.budget_per_hour = in.number("budget_per_hour");
   if (in.error()) return *in.error();

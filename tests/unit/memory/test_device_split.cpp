@@ -20,10 +20,11 @@ using namespace vramfit;
 
 namespace {
 
+// The estimate's request as the question "estimate" reads it (GPU names are the cards one has there).
 Report evaluated(const char* json) {
-  auto r = request_from_json(json);
+  auto r = parse_request(json);
   REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().field + ": " + r.error().message));
-  auto report = evaluate(test::catalog(), r.value());
+  auto report = evaluate(test::catalog(), r.value().inference);
   REQUIRE_MESSAGE(report.ok(), (report.ok() ? "" : report.error().field + ": " + report.error().message));
   return std::move(report).value();
 }
@@ -164,14 +165,39 @@ TEST_CASE("gpus reads a count as a number or digits, GPU names as a list; a coun
   const Request named = request_from_json(R"({"model":"llama-3.1-8b","gpus":"rtx-3090,rtx-4090"})").value();
   CHECK(named.gpu_count == 1);
   CHECK(named.gpus.size() == 2);
-  // Names outside the ranking are refused, never ignored.
+  // Outside the ranking the names are the cards one has.
   auto estimate = parse_request(R"({"model":"llama-3.1-8b","gpus":"rtx-3090,rtx-4090"})");
-  REQUIRE_FALSE(estimate.ok());
-  CHECK(estimate.error().field == "gpus");
+  REQUIRE(estimate.ok());
+  CHECK(estimate.value().inference.devices.size() == 2);
   auto zero = request_from_json(R"({"model":"llama-3.1-8b","gpus":0})");
   REQUIRE_FALSE(zero.ok());
   CHECK(zero.error().field == "gpus");
   auto bare = request_from_json(R"({"params":7e9,"engine":"llamacpp","gpus":2})");
   REQUIRE(bare.ok());
   CHECK(evaluate(test::catalog(), bare.value()).error().field == "gpus");
+}
+
+TEST_CASE("different cards under llama.cpp: the split follows each card's free memory, each card judged by its part") {
+  // Free memory at start as llama.cpp's default split reads it: what the driver reports less the CUDA context
+  // (512 MiB) and cuBLAS workspace (32 MiB). RTX 3090: 23.68 GiB visible (data/gpus.json) = 24,248 MiB, so 23,704
+  // MiB free; RTX 4060 Ti 16GB: 16,384 − 544 = 15,840 MiB. The 3090's share 23,704 / 39,544 = 0.5994 cuts Llama
+  // 3.1 8B's 33 slots at il / 33 < 0.5994, i.e. il <= 19 (19/33 = 0.576, 20/33 = 0.606): layers 0-19 on the 3090,
+  // 20-31 and the output on the 4060 Ti.
+  const Report r = evaluated(R"({"model":"llama-3.1-8b","engine":"llamacpp","context":8192,)"
+                             R"("gpus":"rtx-3090,rtx-4060-ti-16gb"})");
+  const auto& d = r.estimate.devices;
+  REQUIRE(d.size() == 2);
+  CHECK(d[0].layers == 20);
+  CHECK(d[1].first_layer == 20);
+  CHECK(d[1].output);
+  REQUIRE(r.gpus.size() == 2);
+  CHECK(r.gpus[0].gpu->id == "rtx-3090");
+  CHECK(r.gpus[1].gpu->id == "rtx-4060-ti-16gb");
+  CHECK(r.gpus[0].free_bytes == signed_difference(r.gpus[0].gpu->usable_bytes(), d[0].total));
+  CHECK(r.gpus[1].free_bytes == signed_difference(r.gpus[1].gpu->usable_bytes(), d[1].total));
+  CHECK(r.command.find("--tensor-split 23704,15840") != std::string::npos);
+  // vLLM splits every layer: different cards are refused, naming the field.
+  auto vllm = parse_request(R"({"model":"llama-3.1-8b","engine":"vllm","gpus":"rtx-3090,rtx-4090"})");
+  REQUIRE(vllm.ok());
+  CHECK(evaluate(test::catalog(), vllm.value().inference).error().field == "gpus");
 }
