@@ -1,11 +1,10 @@
 #include "questions/remedies.hpp"
 
-#include <cstddef>  // std::size_t
-#include <utility>  // std::move, std::swap
+#include <cstddef>   // std::size_t
+#include <optional>  // std::optional
+#include <utility>   // std::move, std::pair, std::swap
 
 #include "util/text.hpp"
-#include "hardware/ranking.hpp"  // bytes_per_gpu
-#include "hardware/serving.hpp"  // memory_need
 #include "util/units.hpp"    // signed_difference
 #include "formats/weight_formats.hpp"  // native_compute_capability
 
@@ -157,42 +156,47 @@ bool pre_ampere(const Gpu* gpu) {
   return gpu && (gpu->architecture == "Pascal" || gpu->architecture == "Volta" || gpu->architecture == "Turing");
 }
 
-// vLLM on 2, 4 or 8 of the request's GPU with --tensor-parallel-size: the fewest whose per-GPU estimate fits (a
-// count the heads do not divide is refused by the estimate, and skipped).
-void add_tensor_parallel(Collector& out, const Catalog& catalog, const Request& request) {
+// The fewest of 2, 4 or 8 of the request's GPU (`more` sets the count on the request) whose estimate fits it; a
+// count the estimate refuses (heads that do not divide) is skipped.
+template <class More>
+std::optional<std::pair<std::uint64_t, Report>> fewest_that_fit(const Catalog& catalog, const Request& request,
+                                                                  More more) {
   for (std::uint64_t n : {2u, 4u, 8u}) {
     Request v = request;
-    v.tp = n;
+    more(v, n);
     auto after = evaluate(catalog, v);
-    if (!after || after.value().gpus.size() != 1 || after.value().gpus.front().fit != Fit::fits) continue;
-    Text cost;
-    cost << n << " × " << after.value().gpus.front().gpu->name << " with --tensor-parallel-size " << n
-         << ": that many GPUs to buy or rent, and two all-reduces per layer";
-    out.add(remedy("tensor-parallel", {number_input("tp", n)}, cost.str(),
-                   "Shoeybi et al. 2019, Megatron-LM (arXiv 1909.08053); vLLM docs (distributed serving)"),
-            after.value().estimate);
-    return;
+    if (after && after.value().gpus.size() == 1 && after.value().gpus.front().fit == Fit::fits)
+      return std::pair{n, std::move(after).value()};
   }
+  return std::nullopt;
 }
 
-// transformers or llama.cpp on 2, 4 or 8 of the request's GPU, layers split across them: the fewest whose busiest
-// GPU fits.
+// vLLM on several of the request's GPU with --tensor-parallel-size.
+void add_tensor_parallel(Collector& out, const Catalog& catalog, const Request& request) {
+  const auto found = fewest_that_fit(catalog, request, [](Request& v, std::uint64_t n) { v.tp = n; });
+  if (!found) return;
+  const auto& [n, after] = *found;
+  Text cost;
+  cost << n << " × " << after.gpus.front().gpu->name << " with --tensor-parallel-size " << n
+       << ": that many GPUs to buy or rent, and two all-reduces per layer";
+  out.add(remedy("tensor-parallel", {number_input("tp", n)}, cost.str(),
+                 "Shoeybi et al. 2019, Megatron-LM (arXiv 1909.08053); vLLM docs (distributed serving)"),
+          after.estimate);
+}
+
+// transformers or llama.cpp on several of the request's GPU, whole layers on each: the busiest GPU decides.
 void add_more_gpus(Collector& out, const Catalog& catalog, const Request& request, Engine engine) {
-  for (std::uint64_t n : {2u, 4u, 8u}) {
-    Request v = request;
-    v.gpu_count = n;
-    auto after = evaluate(catalog, v);
-    if (!after || after.value().gpus.size() != 1 || after.value().gpus.front().fit != Fit::fits) continue;
-    Text cost;
-    cost << n << " × " << after.value().gpus.front().gpu->name
-         << (engine == Engine::llamacpp ? " with --split-mode layer" : " with device_map=\"auto\"")
-         << ": that many GPUs to buy or rent; the layers run one GPU after another, so no faster than one";
-    out.add(remedy("more-gpus", {number_input("gpus", n)}, cost.str(),
-                   engine == Engine::llamacpp ? "llama.cpp README (--split-mode)"
-                                              : "Hugging Face Accelerate docs (big model inference)"),
-            after.value().estimate);
-    return;
-  }
+  const auto found = fewest_that_fit(catalog, request, [](Request& v, std::uint64_t n) { v.gpu_count = n; });
+  if (!found) return;
+  const auto& [n, after] = *found;
+  Text cost;
+  cost << n << " × " << after.gpus.front().gpu->name
+       << (engine == Engine::llamacpp ? " with --split-mode layer" : " with device_map=\"auto\"")
+       << ": that many GPUs to buy or rent; the layers run one GPU after another, so no faster than one";
+  out.add(remedy("more-gpus", {number_input("gpus", n)}, cost.str(),
+                 engine == Engine::llamacpp ? "llama.cpp README (--split-mode)"
+                                            : "Hugging Face Accelerate docs (big model inference)"),
+          after.estimate);
 }
 
 }  // namespace
