@@ -94,8 +94,13 @@ export interface InferenceRequest extends ModelInputs {
   system_bandwidth?: number;
   prompt_tokens?: number;
   usd_per_kwh?: number;
-  /** gpu_ranking: the GPUs to rank (ids or names, or one comma-separated string); default: the catalog. */
-  gpus?: string[] | string;
+  /** A number: how many of `gpu` you have (default 1). vLLM serves them tensor parallel where the heads divide, else
+   * as pipeline stages; llama.cpp splits the layers (--split-mode layer, --tensor-split equal); transformers places
+   * them with device_map="auto". The answer then carries `per_gpu`, its busiest GPU deciding the fit.
+   * GPU names (an array or one comma-separated string): under llama.cpp different cards together, CUDA0 first, the
+   * layers split by each card's free memory and `gpus` judging each card by its part (no `gpu` then).
+   * gpu_ranking: GPU ids or names to rank; default: the catalog. */
+  gpus?: number | string[] | string;
   /** gpu_ranking: the most a whole configuration may cost per hour, in dollars. */
   budget_per_hour?: number;
 }
@@ -310,8 +315,8 @@ export interface EstimateAnswer {
    * free_at_start_bytes, weights_bytes, mem_fraction_static, max_running_requests, max_concurrency, context_len, ...),
    * with engine_version (string) and mem_fraction_default (boolean). */
   sglang?: Record<string, number | string | boolean>;
-  /** Only with tp × pp above 1: one GPU's share, the rank whose KV pool is smallest, and its verdict on the
-   * request's GPU (null without one). `breakdown` stays the whole deployment's. */
+  /** Only over several GPUs (gpus, or tp × pp above 1): one GPU's share, the rank whose KV pool is smallest, and
+   * its verdict on the request's GPU (null without one). `breakdown` stays the whole deployment's. */
   per_gpu?: PerGpu;
   /** The engine's command line for this scenario; `text` is empty when the engine has none (transformers), and
    * `note` says why, or what to replace in it. */
@@ -329,9 +334,22 @@ export interface EstimateAnswer {
 /** Bytes on one GPU of a tensor- or pipeline-parallel deployment. */
 export interface PerGpu {
   gpus: number;
+  /** vLLM: tensor_parallel or pipeline_parallel; llama.cpp: layer_split; transformers: device_map. */
+  how: 'tensor_parallel' | 'pipeline_parallel' | 'layer_split' | 'device_map';
   weights: number; kv_cache: number; state_cache: number; activations: number; overhead: number;
   allocator_reserve: number; total: number;
   fit: 'fits' | 'tight' | 'does_not_fit' | null;
+  /** layer_split and device_map: each GPU in device order (CUDA0 first); the figures above are the busiest one's.
+   * Empty under vLLM, whose ranks are alike. */
+  devices: DeviceShare[];
+}
+
+/** One GPU of a layer split: its repeating layers [first_layer, first_layer + layers), whether it holds the token
+ * embeddings (`input`, transformers) or the output layer, and its bytes (activations: llama.cpp's compute buffer). */
+export interface DeviceShare {
+  first_layer: number; layers: number; input: boolean; output: boolean;
+  weights: number; kv_cache: number; state_cache: number; activations: number; overhead: number;
+  allocator_reserve: number; total: number;
 }
 
 /** llama.cpp --fit's plan: what it changed (`step`) and where the bytes went (llama.cpp's "self": model + context +

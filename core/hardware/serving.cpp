@@ -156,7 +156,8 @@ MemoryNeed memory_need(const InferenceEstimate& e) noexcept {
 ServingEstimate estimate_serving(const ModelSpec& spec, const InferenceEstimate& e, const Gpu& gpu,
                                  const ServingInputs& in, bool fits) {
   ServingEstimate out;
-  out.cost.usd_per_hour = usd_per_hour(gpu, 1);
+  const std::uint64_t gpus = e.per_gpu.gpus;
+  out.cost.usd_per_hour = usd_per_hour(gpu, gpus);
 
   std::optional<Range> tokens_per_second;
   auto options = speed_options_for(spec, e, in);
@@ -185,7 +186,7 @@ ServingEstimate estimate_serving(const ModelSpec& spec, const InferenceEstimate&
       if (const std::string note = compute_note(e, gpu); s.prefill && !note.empty())
         s.prefill->explanation += " " + note;
       if (!fits)
-        s.note = "The estimate does not fit on one " + gpu.name +
+        s.note = "The estimate does not fit on " + (gpus > 1 ? std::to_string(gpus) + " × " : "one ") + gpu.name +
                  " within the headroom: this is the speed it would have if it did (the recommendation ranks "
                  "multi-GPU configurations).";
       tokens_per_second = s.decode.tokens_per_second;
@@ -197,7 +198,7 @@ ServingEstimate estimate_serving(const ModelSpec& spec, const InferenceEstimate&
 
   if (in.usd_per_kwh) {
     // One hour at full board power: the upper bound of what the card draws.
-    auto energy = energy_cost(gpu, 1, 1.0, 1.0, *in.usd_per_kwh);
+    auto energy = energy_cost(gpu, gpus, 1.0, 1.0, *in.usd_per_kwh);
     if (!energy) {
       out.cost.energy_unavailable = energy.error().message;
     } else {

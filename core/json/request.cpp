@@ -161,7 +161,8 @@ std::optional<InputValue> read_value(const Input& in, const json& v) {
     }
     case K::list: {
       std::vector<std::string> items;
-      if (text) items = split_list(*text);
+      if (const auto n = whole_of(v); n && !text) items = {std::to_string(*n)};  // a count, as the page sends it
+      else if (text) items = split_list(*text);
       else if (v.is_array() && std::all_of(v.begin(), v.end(), [](const json& g) { return g.is_string(); }))
         for (const json& g : v) items.push_back(g.get<std::string>());
       if (items.empty()) return std::nullopt;
@@ -247,6 +248,18 @@ Result<json> request_object(std::string_view text) {
   return parsed;
 }
 
+bool used_by_ranking(InputUse use) {
+  return (static_cast<unsigned>(use) & static_cast<unsigned>(InputUse::gpu_ranking)) != 0;
+}
+
+// "gpus" as one whole number: how many of the request's GPU there are; otherwise a list of GPU names.
+std::optional<std::uint64_t> gpu_count(const std::vector<std::string>& gpus) {
+  if (gpus.size() != 1 || gpus.front().empty() || gpus.front().size() > 18 ||
+      gpus.front().find_first_not_of("0123456789") != std::string::npos)
+    return std::nullopt;
+  return std::stoull(gpus.front());
+}
+
 // `asker` names the question in the message that refuses a training mode (`the question "limits"`).
 Result<Request> inference_request(const json& j, InputUse use, std::span<const std::string_view> extra,
                                   std::string_view asker) {
@@ -289,6 +302,17 @@ Result<Request> inference_request(const json& j, InputUse use, std::span<const s
   r.serving.prompt_tokens = in.whole("prompt_tokens");
   r.serving.usd_per_kwh = in.number("usd_per_kwh");
   r.gpus = in.list("gpus");
+  if (auto count = gpu_count(r.gpus)) {
+    constexpr std::uint64_t kMaxServingGpus = 1024;
+    if (*count < 1 || *count > kMaxServingGpus)
+      in.fail(make_error("gpus", "must be a number of GPUs between 1 and " + std::to_string(kMaxServingGpus) +
+                                     ", or GPU names; got " + r.gpus.front()));
+    r.gpu_count = *count;
+    r.gpus.clear();
+  } else if (!used_by_ranking(use)) {
+    r.devices = std::move(r.gpus);  // outside the ranking the names are the cards one has, in device order
+    r.gpus.clear();
+  }
   r.budget_per_hour = in.number("budget_per_hour");
   if (in.error()) return *in.error();
   return r;

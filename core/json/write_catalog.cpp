@@ -58,6 +58,8 @@ std::string_view kind_name(InputKind kind) {
 }
 
 std::string_view use_name(InputUse use) {
+  // gpus: inference's count, and the ranking's list (the ranking reads the inference inputs as well)
+  if (use == (InputUse::inference | InputUse::gpu_ranking)) return "inference";
   switch (use) {
     case InputUse::inference: return "inference";
     case InputUse::training: return "training";

@@ -136,7 +136,36 @@ void write_llamacpp_fit(JsonWriter& w, const std::optional<LlamaCppFitPlan>& pla
   w.end_object();
 }
 
-// One GPU's share of a multi-GPU deployment, and its verdict on the request's GPU.
+// How the GPUs share the model: vLLM splits every layer (tensor parallel) or runs stages of layers (pipeline); the
+// others put whole layers on each GPU.
+std::string_view split_name(const InferenceEstimate& e) {
+  if (e.engine == Engine::llamacpp) return "layer_split";
+  if (e.engine == Engine::transformers) return "device_map";
+  return e.vllm && e.vllm->tensor_parallel > 1 ? "tensor_parallel" : "pipeline_parallel";
+}
+
+// Each GPU of a layer split, in device order (CUDA0 first).
+void write_devices(JsonWriter& w, const std::vector<DeviceShare>& devices) {
+  w.begin_array("devices");
+  for (const DeviceShare& d : devices) {
+    w.begin_object();
+    w.field("activations", d.activations);
+    w.field("allocator_reserve", d.allocator_reserve);
+    w.field("first_layer", d.first_layer);
+    w.field("input", d.input);
+    w.field("kv_cache", d.kv_cache);
+    w.field("layers", d.layers);
+    w.field("output", d.output);
+    w.field("overhead", d.overhead);
+    w.field("state_cache", d.state_cache);
+    w.field("total", d.total);
+    w.field("weights", d.weights);
+    w.end_object();
+  }
+  w.end_array();
+}
+
+// One GPU's share of a multi-GPU deployment (the busiest one), and its verdict on the request's GPU.
 void write_per_gpu(JsonWriter& w, const InferenceEstimate& e, const GpuFit* fit) {
   const auto& g = e.per_gpu;
   w.begin_object("per_gpu");
@@ -145,11 +174,13 @@ void write_per_gpu(JsonWriter& w, const InferenceEstimate& e, const GpuFit* fit)
   if (fit) w.field("fit", fit_name(fit->fit));
   else w.field("fit", nullptr);
   w.field("gpus", g.gpus);
+  w.field("how", split_name(e));
   w.field("kv_cache", g.kv_cache);
   w.field("overhead", g.overhead);
   w.field("state_cache", g.state_cache);
   w.field("total", g.total);
   w.field("weights", g.weights);
+  write_devices(w, e.devices);
   w.end_object();
 }
 

@@ -212,17 +212,29 @@ std::optional<Error> check_inference_options(const InferenceOptions& o) {
     return make_error(o.tensor_parallel < 1 ? "tp" : "pp", "must be at least 1");
   if (o.tensor_parallel * o.pipeline_parallel > 1 && o.engine != Engine::vllm && o.engine != Engine::sglang)
     return make_error(o.tensor_parallel > 1 ? "tp" : "pp",
-                      "multi-GPU serving is modelled for vLLM and SGLang (engine vllm or sglang); with this engine use 1");
+                      "tensor and pipeline parallel are vLLM's and SGLang's (engine vllm or sglang); llama.cpp and "
+                      "transformers put whole layers on each GPU: give gpus instead");
   if (o.mem_fraction_static && !(*o.mem_fraction_static > 0 && *o.mem_fraction_static <= 1))
     return make_error("mem_fraction_static", (Text() << "must be a fraction above 0 and at most 1, got "
                                                      << detail::Fixed{*o.mem_fraction_static, 6})
                                                  .str());
+  if (!o.device_split.empty()) {
+    if (o.engine == Engine::vllm || o.engine == Engine::sglang)
+      return make_error("gpus", "vLLM and SGLang split every layer across their GPUs: give them as tp or pp");
+    if (o.device_split.size() < 2 || o.device_split.size() > 1024 ||
+        !std::all_of(o.device_split.begin(), o.device_split.end(), [](double x) { return x > 0 && x < 1e15; }))
+      return make_error("gpus", "a layer split needs 2 to 1024 devices, each with a positive share");
+    if (o.gpu_layers)
+      return make_error("gpu_layers", "-ngl with several GPUs is not modelled; leave it out (every layer on the GPUs)");
+  }
   return std::nullopt;
 }
 
-// vLLM splits each attention layer's query heads across tensor-parallel ranks, and its KV heads too, or replicates
-// them when there are fewer KV heads than ranks (QKVParallelLinear); pipeline stages need a layer each.
+}  // namespace
+
 std::optional<Error> check_parallel(const ModelSpec& spec, const InferenceOptions& o) {
+  if (spec.is_bare() && !o.device_split.empty())
+    return make_error("gpus", "splitting layers across GPUs needs the model's layers; give a model, not a parameter count");
   const std::uint64_t tp = o.tensor_parallel;
   for (const LayerRun& run : spec.layers) {
     if (run.mixer != MixerKind::attention && run.mixer != MixerKind::latent_attention) continue;
@@ -243,6 +255,8 @@ std::optional<Error> check_parallel(const ModelSpec& spec, const InferenceOption
                                 .str());
   return std::nullopt;
 }
+
+namespace {
 
 // KV bytes per token on one rank: attention KV heads divided down to one head (replicated beyond), the MLA latent
 // whole on every rank (one latent "head"), layers divided among the stages.
@@ -514,6 +528,8 @@ std::optional<Error> add_llamacpp_buffers(InferenceEstimate& e, Workings& w, con
                                                    spec.vocab_size, n_ff, b.flash_attn);
   b.compute_buffer_other_bytes = detail::llamacpp_compute_buffer(b.n_ubatch, w.llama_n_kv, heads, n_embd,
                                                          spec.vocab_size, n_ff, !b.flash_attn);
+  b.compute_buffer_layers_bytes = detail::llamacpp_compute_buffer(b.n_ubatch, w.llama_n_kv, heads, n_embd, 0, n_ff,
+                                                                  b.flash_attn);
   b.output_buffer_bytes = spec.vocab_size * o.batch * 4;
   // KV of this many cells for all sequences: recompute per sequence-less n_ctx. The recurrent state has one slot
   // per sequence (n_seq_max = batch), whatever the cell count.
@@ -868,6 +884,33 @@ PerGpuMemory per_gpu_memory(const InferenceEstimate& e, const InferenceOptions& 
   return g;
 }
 
+// Each device's share of a layer split, and the busiest device as the per-GPU figure that decides the fit.
+void add_device_split(InferenceEstimate& e, const ModelSpec& spec, const InferenceOptions& o) {
+  const WeightBytes& wd = e.weight_detail;
+  LayerBytes b;
+  b.layers = spec.num_layers();
+  const std::uint64_t layer_total = wd.attention + wd.mlp + wd.norms + wd.other;
+  b.layer_weights = b.layers ? layer_total / b.layers : 0;
+  b.layer_kv = b.layers ? e.kv_cache / b.layers : 0;
+  b.layer_state = b.layers ? e.state_cache / b.layers : 0;
+  b.input = wd.total - layer_total - wd.output;
+  b.output = wd.output;
+  const auto n = static_cast<std::uint64_t>(o.device_split.size());
+  if (o.engine == Engine::llamacpp) {
+    e.devices = llamacpp_device_shares(b, o.device_split, e.llamacpp->compute_buffer_layers_bytes,
+                                       e.llamacpp->compute_buffer_bytes, e.overhead);
+  } else {
+    e.devices = accelerate_device_shares(b, n, e.activations, e.logits, e.overhead);
+    for (DeviceShare& d : e.devices) {
+      d.allocator_reserve = ceil_div(e.allocator_reserve, n);
+      total_share(d);
+    }
+  }
+  const DeviceShare& busiest = e.devices[busiest_device(e.devices)];
+  e.per_gpu = {n, busiest.weights, busiest.kv_cache, busiest.state_cache, busiest.activations, busiest.overhead,
+               busiest.allocator_reserve, busiest.total};
+}
+
 // Activations and the engine's own buffers; nothing to size for a bare parameter count.
 std::optional<Error> add_engine_memory(InferenceEstimate& e, Workings& w, const ModelSpec& spec,
                                        const InferenceOptions& o, const KvLayout& layout) {
@@ -911,6 +954,7 @@ Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const Infere
   if (!total.result()) return make_error("context", "the total overflows 64 bits; use smaller values");
   e.total = total.value();
   e.per_gpu = per_gpu_memory(e, o);
+  if (!o.device_split.empty() && !spec.is_bare()) add_device_split(e, spec, o);
   e.range = memory_range(spec, o, e);
 
   if (o.explain) e.explanations = inference_explanations(spec, o, e, w, layout.value());

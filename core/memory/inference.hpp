@@ -7,6 +7,7 @@
 #include <vector>    // std::vector
 
 #include "formats/dtype.hpp"
+#include "memory/device_split.hpp"
 #include "memory/engine.hpp"
 #include "memory/kv_cache.hpp"
 #include "model/model_spec.hpp"
@@ -57,6 +58,10 @@ struct InferenceOptions {
   // llama.cpp
   std::optional<std::uint64_t> gpu_layers;         // -ngl; none: every layer and the output layer
   std::uint64_t n_ubatch = kLlamaNUbatch;
+
+  // Several GPUs holding whole layers (llama.cpp --split-mode layer, transformers device_map="auto"): each one's
+  // share as llama.cpp's --tensor-split takes it (by default its free memory); empty: one GPU.
+  std::vector<double> device_split;
 };
 
 inline constexpr std::uint64_t kMaxContextTokens = 100'000'000;  // far above any model (10M-token contexts exist)
@@ -126,7 +131,7 @@ struct SglangCapacity {
 // One GPU of a tensor- or pipeline-parallel deployment: the rank whose KV pool is smallest, which vLLM's pool
 // takes for all (num_blocks = min over ranks).
 struct PerGpuMemory {
-  std::uint64_t gpus = 1;  // tensor_parallel × pipeline_parallel
+  std::uint64_t gpus = 1;  // tensor_parallel × pipeline_parallel, or the devices of a layer split
   std::uint64_t weights = 0;
   std::uint64_t kv_cache = 0;
   std::uint64_t state_cache = 0;
@@ -145,6 +150,7 @@ struct LlamaCppBuffers {
   bool output_on_gpu = true;
   std::uint64_t compute_buffer_bytes = 0;   // GPU compute buffer (ggml graph reserve)
   std::uint64_t compute_buffer_other_bytes = 0;  // the same with flash attention toggled
+  std::uint64_t compute_buffer_layers_bytes = 0;  // a device without the output layer: no logits in its graph
   std::uint64_t output_buffer_bytes = 0;    // host (CUDA_Host): n_vocab × n_outputs × 4
   std::uint64_t host_weights_bytes = 0;     // token embeddings + layers left on the CPU
   std::uint64_t host_kv_bytes = 0;
@@ -180,13 +186,19 @@ struct InferenceEstimate {
   KvAllocationCost kv_allocation;
   std::optional<VllmCapacity> vllm;
   std::optional<SglangCapacity> sglang;
-  PerGpuMemory per_gpu;  // gpus 1: the whole estimate
+  PerGpuMemory per_gpu;  // gpus 1: the whole estimate; over several devices the busiest one's
+  std::vector<DeviceShare> devices;  // options.device_split: each GPU's layers and bytes
   std::optional<LlamaCppBuffers> llamacpp;
   std::vector<Explanation> explanations;
   std::vector<std::string> notes;
 };
 
 Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const InferenceOptions& options);
+
+// vLLM splits each attention layer's query heads across tensor-parallel ranks, and its KV heads too, or replicates
+// them when there are fewer KV heads than ranks (QKVParallelLinear); pipeline stages need a layer each. The error
+// names tp or pp.
+std::optional<Error> check_parallel(const ModelSpec& spec, const InferenceOptions& options);
 
 }  // namespace vramfit
 

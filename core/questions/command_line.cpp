@@ -94,6 +94,9 @@ EngineCommand llamacpp_command(const Report& report, const ResolvedRequest& s, c
   if (fit && fit->step != LlamaFitStep::none && fit->step != LlamaFitStep::context) t << " -ngl " << fit->gpu_layers;
   else if (!fit && o.gpu_layers) t << " -ngl " << *o.gpu_layers;
   if (fit && fit->n_cpu_moe) t << " --n-cpu-moe " << fit->n_cpu_moe;
+  // The split the estimate assumed, said: llama.cpp's own default follows each GPU's free memory at start.
+  for (std::size_t i = 0; i < o.device_split.size(); ++i)
+    t << (i ? "," : " --tensor-split ") << detail::general_text(o.device_split[i], 6);
   const bool quantized_kv = e.kv_dtype == KvDType::q8_0 || e.kv_dtype == KvDType::q4_0;
   if (e.attention == Attention::eager) t << " -fa off";
   else if (quantized_kv) t << " -fa on";  // a quantized V cache needs flash attention
@@ -115,7 +118,8 @@ EngineCommand command_for(const Report& report, const Request& request, const Re
     case Engine::transformers: break;
   }
   return {"", "transformers is a library, not a server: there is no command to run; load the model with "
-              "from_pretrained in your own script."};
+              "from_pretrained in your own script" +
+                  std::string(scenario.options.device_split.empty() ? "." : ", with device_map=\"auto\" for the GPUs.")};
 }
 
 }  // namespace vramfit

@@ -87,10 +87,101 @@ std::string joined(std::span<const KvDTypeInfo> infos) {
 void add_llamacpp_fit(Report& report, const ResolvedRequest& rr) {
   const InferenceEstimate& e = report.estimate;
   if (e.engine != Engine::llamacpp || !rr.gpu || rr.options.gpu_layers || report.model.is_bare()) return;
+  if (!rr.options.device_split.empty()) return;  // fit over several GPUs is not modelled: the split is as given
   const std::uint64_t total = rr.gpu->driver_total_bytes();
   const std::uint64_t free = total > e.overhead ? total - e.overhead : 0;
   auto inputs = llamacpp_fit_inputs(report.model, rr.options, free, report.context_source == "request");
   if (inputs) report.llamacpp_fit = plan_llamacpp_fit(inputs.value());
+}
+
+// "gpus": how many of the request's GPU the person has. vLLM and SGLang serve them tensor parallel where the heads
+// divide, else as pipeline stages; llama.cpp (--split-mode layer) and transformers (device_map="auto") put whole layers on
+// each, in equal shares: identical cards report the same free memory, which llama.cpp's default split follows.
+std::optional<Error> use_gpu_count(const ModelSpec& spec, const Request& r, InferenceOptions& o,
+                                   std::vector<std::string>& notes) {
+  const std::uint64_t n = r.gpu_count;
+  if (n <= 1) return std::nullopt;
+  const std::string count = std::to_string(n);
+  const bool splits_layers = o.engine != Engine::vllm && o.engine != Engine::sglang;
+  if (splits_layers) {
+    o.device_split.assign(n, 1.0);
+    notes.push_back(o.engine == Engine::llamacpp
+                        ? "llama.cpp splits the layers across the " + count +
+                              " GPUs (--split-mode layer); each layer's KV cache sits with it, the output layer on "
+                              "the last GPU, and every GPU keeps a compute buffer."
+                        : "transformers places whole layers on the " + count +
+                              " GPUs in order (device_map=\"auto\"); each layer's KV cache sits with it, the logits "
+                              "on the last GPU.");
+    return std::nullopt;
+  }
+  if (r.tp * r.pp > 1) {
+    if (r.tp * r.pp == n) return std::nullopt;
+    return make_error("gpus", "is " + count + ", but tp × pp is " + std::to_string(r.tp * r.pp) +
+                                  "; give tp and pp that multiply to the GPUs, or leave them to gpus");
+  }
+  const std::string engine = o.engine == Engine::sglang ? "SGLang" : "vLLM";
+  const bool sglang = o.engine == Engine::sglang;
+  o.tensor_parallel = n;
+  const auto tp_problem = check_parallel(spec, o);
+  if (!tp_problem) {
+    notes.push_back(engine + " serves the " + count + " GPUs as tensor parallel (" +
+                    (sglang ? "--tp " : "--tensor-parallel-size ") + count + ").");
+    return std::nullopt;
+  }
+  o.tensor_parallel = 1;
+  o.pipeline_parallel = n;
+  if (!check_parallel(spec, o)) {
+    notes.push_back(engine + " serves the " + count + " GPUs as pipeline parallel (" +
+                    (sglang ? "--pp-size " : "--pipeline-parallel-size ") + count + "): tp " + tp_problem->message + ".");
+    return std::nullopt;
+  }
+  return make_error("gpus", engine + " cannot use " + count + " GPUs for this model: tp " + tp_problem->message +
+                                ", and pipeline parallel needs a layer per GPU");
+}
+
+// "gpus" as GPU names: different cards together, as llama.cpp splits layers across them by default, each card's
+// share its free memory at start (what the driver reports less the CUDA context and cuBLAS workspace), in MiB.
+std::optional<Error> use_devices(const Catalog& catalog, const Request& r, ResolvedRequest& out) {
+  if (r.devices.empty()) return std::nullopt;
+  if (out.options.engine != Engine::llamacpp)
+    return make_error("gpus", "different cards together are modelled for llama.cpp's layer split (engine llamacpp); "
+                              "for this engine give the number of one card with gpu");
+  if (!r.gpu.empty()) return make_error("gpu", "give the cards in gpus or one card in gpu, not both");
+  if (r.devices.size() < 2) return make_error("gpus", "list two or more cards, or give the number of one with gpu");
+  for (const std::string& name : r.devices) {
+    auto found = resolve_gpu(catalog.gpus, name, "gpus");
+    if (!found) return found.error();
+    if (!found.value().note.empty()) out.name_notes.push_back(found.value().note + ".");
+    const Gpu* gpu = found.value().gpu;
+    const std::uint64_t total = gpu->driver_total_bytes(), used = kCudaContextBytes + kCublasWorkspaceBytes;
+    out.devices.push_back(gpu);
+    out.options.device_split.push_back(static_cast<double>((total > used ? total - used : 0) / kMiB));
+  }
+  out.name_notes.push_back("llama.cpp splits the layers across the cards by their free memory (--split-mode layer); "
+                           "each layer's KV cache sits with it, the output layer on the last card. Speed and cost "
+                           "for different cards together are not estimated.");
+  return std::nullopt;
+}
+
+// Each card of a device list judged by its own share; the fullest one (least free) stands for all in per_gpu.
+void judge_devices(Report& report, const ResolvedRequest& rr) {
+  InferenceEstimate& e = report.estimate;
+  report.gpus.clear();
+  std::size_t fullest = 0;
+  for (std::size_t i = 0; i < rr.devices.size() && i < e.devices.size(); ++i) {
+    const Gpu& gpu = *rr.devices[i];
+    GpuFit f;
+    f.gpu = &gpu;
+    f.fit = classify_fit(e.devices[i].total, gpu.usable_bytes(), rr.fit_headroom);
+    f.free_bytes = signed_difference(gpu.usable_bytes(), e.devices[i].total);
+    report.gpus.push_back(f);
+    if (f.free_bytes < report.gpus[fullest].free_bytes) fullest = i;
+  }
+  const bool all_fit = std::all_of(report.gpus.begin(), report.gpus.end(), [](const GpuFit& f) { return f.fit == Fit::fits; });
+  for (GpuFit& f : report.gpus) f.gpus_needed = all_fit ? report.gpus.size() : 0;
+  const DeviceShare& d = e.devices[fullest];
+  e.per_gpu = {e.per_gpu.gpus, d.weights, d.kv_cache, d.state_cache, d.activations, d.overhead, d.allocator_reserve,
+               d.total};
 }
 
 void add_command(Report& report, const Request& r, const ResolvedRequest& rr) {
@@ -239,6 +330,8 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
   o.gpu_layers = r.gpu_layers;
   o.tensor_parallel = r.tp;
   o.pipeline_parallel = r.pp;
+  if (auto error = use_gpu_count(out.model, r, o, out.name_notes)) return *error;
+  if (auto error = use_devices(catalog, r, out)) return *error;
   if (auto ok = validate_serving_inputs(r.serving); !ok) return ok.error();
   if (!(r.headroom >= 0 && r.headroom <= 0.9))
     return make_error("headroom", "must be a fraction between 0 and 0.9, got " + detail::fixed_text(r.headroom, 6));
@@ -334,6 +427,8 @@ Result<Report> evaluate(const Catalog& catalog, const Request& r, const Resolved
     report.gpus.front().gpu = rr.gpu;
     report.serving = estimate_serving(report.model, report.estimate, *rr.gpu, r.serving,
                                       report.gpus.front().fit == Fit::fits);
+  } else if (!rr.devices.empty()) {
+    judge_devices(report, rr);
   } else {
     report.gpus = check_fit(report.estimate, catalog.gpus, fit_headroom);
   }

@@ -60,6 +60,8 @@ struct Request {
   // Speed and cost (with a GPU), and the GPU ranking of gpu_ranking.hpp.
   ServingInputs serving;                // system_bandwidth, prompt_tokens, usd_per_kwh
   std::vector<std::string> gpus;        // gpu_ranking: the GPUs to rank (ids or names); empty: all
+  std::uint64_t gpu_count = 1;          // "gpus" as a number: how many of `gpu` the person has
+  std::vector<std::string> devices;     // "gpus" as names outside the ranking: the cards one has, CUDA0 first
   std::optional<double> budget_per_hour;  // gpu_ranking: the most a whole configuration may cost per hour
 };
 
@@ -90,6 +92,7 @@ struct ResolvedRequest {
   std::string hf_repo;  // the preset's Hugging Face repository; empty for a config, a file or a bare count
   InferenceOptions options;
   const Gpu* gpu = nullptr;  // the request's single GPU, if any
+  std::vector<const Gpu*> devices;  // different cards together (llama.cpp's layer split), CUDA0 first
   std::vector<std::string> name_notes;  // how a short model or GPU name was read ("H100" read as NVIDIA H100 SXM)
   // Share of each GPU kept free when judging a fit: the request's headroom, or for vLLM at least
   // 1 − gpu_memory_utilization, since vLLM never uses more than that share of a GPU.

@@ -2,11 +2,9 @@
 
 #include <cstddef>   // std::size_t
 #include <optional>  // std::optional
-#include <utility>   // std::move, std::swap, std::pair
+#include <utility>   // std::move, std::pair, std::swap
 
 #include "util/text.hpp"
-#include "hardware/ranking.hpp"  // bytes_per_gpu
-#include "hardware/serving.hpp"  // memory_need
 #include "util/units.hpp"    // signed_difference
 #include "formats/weight_formats.hpp"  // native_compute_capability
 
@@ -175,24 +173,49 @@ bool pre_ampere(const Gpu* gpu) {
   return gpu && (gpu->architecture == "Pascal" || gpu->architecture == "Volta" || gpu->architecture == "Turing");
 }
 
-// vLLM on 2, 4 or 8 of the request's GPU with --tensor-parallel-size: the fewest whose per-GPU estimate fits (a
-// count the heads do not divide is refused by the estimate, and skipped).
-void add_tensor_parallel(Collector& out, const Catalog& catalog, const Request& request) {
+// The fewest of 2, 4 or 8 of the request's GPU (`more` sets the count on the request) whose estimate fits it; a
+// count the estimate refuses (heads that do not divide) is skipped.
+template <class More>
+std::optional<std::pair<std::uint64_t, Report>> fewest_that_fit(const Catalog& catalog, const Request& request,
+                                                                  More more) {
   for (std::uint64_t n : {2u, 4u, 8u}) {
     Request v = request;
-    v.tp = n;
+    more(v, n);
     auto after = evaluate(catalog, v);
-    if (!after || after.value().gpus.size() != 1 || after.value().gpus.front().fit != Fit::fits) continue;
-    Text cost;
-    const bool sglang = after.value().estimate.engine == Engine::sglang;
-    cost << n << " × " << after.value().gpus.front().gpu->name << (sglang ? " with --tp " : " with --tensor-parallel-size ")
-         << n << ": that many GPUs to buy or rent, and two all-reduces per layer";
-    out.add(remedy("tensor-parallel", {number_input("tp", n)}, cost.str(),
-                   sglang ? "Shoeybi et al. 2019, Megatron-LM (arXiv 1909.08053); SGLang docs (server arguments, --tp)"
-                          : "Shoeybi et al. 2019, Megatron-LM (arXiv 1909.08053); vLLM docs (distributed serving)"),
-            after.value().estimate);
-    return;
+    if (after && after.value().gpus.size() == 1 && after.value().gpus.front().fit == Fit::fits)
+      return std::pair{n, std::move(after).value()};
   }
+  return std::nullopt;
+}
+
+// vLLM or SGLang on several of the request's GPU with tensor parallelism.
+void add_tensor_parallel(Collector& out, const Catalog& catalog, const Request& request) {
+  const auto found = fewest_that_fit(catalog, request, [](Request& v, std::uint64_t n) { v.tp = n; });
+  if (!found) return;
+  const auto& [n, after] = *found;
+  const bool sglang = after.estimate.engine == Engine::sglang;
+  Text cost;
+  cost << n << " × " << after.gpus.front().gpu->name << (sglang ? " with --tp " : " with --tensor-parallel-size ")
+       << n << ": that many GPUs to buy or rent, and two all-reduces per layer";
+  out.add(remedy("tensor-parallel", {number_input("tp", n)}, cost.str(),
+                 sglang ? "Shoeybi et al. 2019, Megatron-LM (arXiv 1909.08053); SGLang docs (server arguments, --tp)"
+                        : "Shoeybi et al. 2019, Megatron-LM (arXiv 1909.08053); vLLM docs (distributed serving)"),
+          after.estimate);
+}
+
+// transformers or llama.cpp on several of the request's GPU, whole layers on each: the busiest GPU decides.
+void add_more_gpus(Collector& out, const Catalog& catalog, const Request& request, Engine engine) {
+  const auto found = fewest_that_fit(catalog, request, [](Request& v, std::uint64_t n) { v.gpu_count = n; });
+  if (!found) return;
+  const auto& [n, after] = *found;
+  Text cost;
+  cost << n << " × " << after.gpus.front().gpu->name
+       << (engine == Engine::llamacpp ? " with --split-mode layer" : " with device_map=\"auto\"")
+       << ": that many GPUs to buy or rent; the layers run one GPU after another, so no faster than one";
+  out.add(remedy("more-gpus", {number_input("gpus", n)}, cost.str(),
+                 engine == Engine::llamacpp ? "llama.cpp README (--split-mode)"
+                                            : "Hugging Face Accelerate docs (big model inference)"),
+          after.estimate);
 }
 
 // macOS and its apps keep at least this much of a Mac's RAM when the GPU's wired limit is raised: the floor a Mac
@@ -382,29 +405,13 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const Request& reque
       out.add(std::move(r), best->estimate.total);
     }
   }
-  // A GPU too small for the whole scenario: the fewest of it (2, 4 or 8) that hold it. vLLM serves on several by
-  // tensor parallelism, an input of its own: the scenario with --tensor-parallel-size n, estimated in full (weights
-  // and KV heads divided, the sampler's peak on every rank). transformers (device_map="auto") and llama.cpp
-  // (--split-mode layer) split by layers: the even split of memory_need (the overhead on every GPU, the rest
-  // divided), advice only since the inference inputs have no GPU count for them.
-  if (too_small && !report.gpu->one_per_machine() && (e.engine == Engine::vllm || e.engine == Engine::sglang)) {
-    if (request.tp * request.pp == 1) add_tensor_parallel(out, catalog, request);
-  } else if (too_small && !report.gpu->one_per_machine()) {
-    const MemoryNeed need = memory_need(e);
-    for (std::uint64_t n : {2u, 4u, 8u}) {
-      const std::uint64_t per_gpu = bytes_per_gpu(need, n);
-      if (classify_fit(per_gpu, report.gpu->usable_bytes(), b.headroom) != Fit::fits) continue;
-      Text cost;
-      cost << n << " × " << report.gpu->name
-           << (e.engine == Engine::llamacpp ? " with --split-mode layer" : " with device_map=\"auto\"")
-           << ": that many GPUs to buy or rent; the layers run one GPU after another, so no faster than one";
-      Remedy r = remedy("more-gpus", {number_input("gpus", n)}, cost.str(),
-                        e.engine == Engine::llamacpp ? "llama.cpp README (--split-mode)"
-                                                     : "Hugging Face Accelerate docs (big model inference)");
-      r.applicable = false;
-      out.add(std::move(r), per_gpu);
-      break;
-    }
+  // A GPU too small for the whole scenario: the fewest of it (2, 4 or 8) that hold it, estimated in full. vLLM
+  // serves on several by tensor parallelism (--tensor-parallel-size n: weights and KV heads divided, the sampler's
+  // peak on every rank); transformers (device_map="auto") and llama.cpp (--split-mode layer) put whole layers on
+  // each GPU (the input gpus).
+  if (too_small && !report.gpu->one_per_machine() && request.gpu_count == 1) {
+    if (e.engine != Engine::vllm && e.engine != Engine::sglang) add_more_gpus(out, catalog, request, e.engine);
+    else if (request.tp * request.pp == 1) add_tensor_parallel(out, catalog, request);
   }
   out.finish();
   return report;

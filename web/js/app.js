@@ -26,7 +26,7 @@ const dom = {
   actionStatus: $('action-status'), chartsSection: $('charts-section'), chartContext: $('chart-context'),
   chartBatch: $('chart-batch'), embedSection: $('embed-section'), embedCode: $('embed-code'),
   weightsFormat: $('weights-format'), engine: $('engine'), kv: $('kv'), ft: $('ft'), rank: $('rank'),
-  gpusCount: $('gpus-count'), tokens: $('tokens'), inferenceControls: $('inference-controls'), finetuneControls: $('finetune-controls'),
+  gpusCount: $('gpus-count'), devices: $('devices'), devicesTitle: $('devices-title'), devicesRows: $('devices-rows'), tokens: $('tokens'), inferenceControls: $('inference-controls'), finetuneControls: $('finetune-controls'),
   trainControls: $('train-controls'), grpoControls: $('grpo-controls'), prompt: $('prompt'), completion: $('completion'),
   gens: $('gens'), beta: $('beta'), contextLabel: $('context-label'), batchLabel: $('batch-label'), batchUnit: $('batch-unit'),
   trainingFacts: $('training-facts'), speed: $('speed'), speedFigures: $('speed-figures'),

@@ -142,10 +142,10 @@ TEST_CASE("seed article: 13B in FP16 does not fit 24 GB; in INT8 it runs comfort
   CHECK(int8.saved_bytes > 12'000'000'000LL);
   CHECK(int8.saved_bytes <= 12'687'769'600LL);
   CHECK(*get(r, "weights-4bit").fit == Fit::fits);
-  // Two RTX 4090s hold it split (the verdict's count), offered as advice: the inference inputs have no
-  // GPU count to set.
+  // Two RTX 4090s hold it, transformers placing the layers with device_map="auto" (the input gpus, estimated in
+  // full): 26 GB of weights, about 13 each.
   const Remedy& more = get(r, "more-gpus");
-  CHECK_FALSE(more.applicable);
+  CHECK(more.applicable);
   CHECK(more.inputs[0].number == 2u);
   CHECK(*more.fit == Fit::fits);
 }
