@@ -170,9 +170,12 @@ std::optional<Error> refuse_unmodelled(FieldReader& r) {
 // pre_fc_norm_hidden, fc, one full-attention decoder layer and norm; embeddings and head shared with the model).
 ModelSpec::MtpLayers mtp_layers(FieldReader& r, std::string_view type) {
   if (one_of(type, {"deepseek_v3", "deepseek_v32", "glm_moe_dsa", "glm4_moe"}))
-    return {r.uint("num_nextn_predict_layers").value_or(0), 3, true};
+    return {r.uint("num_nextn_predict_layers").value_or(0), 3, true, {}};
   if (one_of(type, {"qwen3_5_text", "qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe"}))
-    return {r.uint("mtp_num_hidden_layers").value_or(0), 3, false};
+    return {r.uint("mtp_num_hidden_layers").value_or(0), 3, false, {}};
+  // Nemotron-H (vLLM nemotron_h_mtp.py): eh_proj, enorm, hnorm, the blocks its MTP pattern names, final_layernorm.
+  if (type == "nemotron_h" && (r.has("mtp_hybrid_override_pattern") || r.has("mtp_layers_block_type")))
+    return {r.uint("num_nextn_predict_layers").value_or(0), 3, false, {}};
   return {};
 }
 
@@ -183,13 +186,15 @@ void note_unmodelled(FieldReader& r, ModelSpec& s, std::string_view type) {
     mtp = std::max(mtp, r.uint(key).value_or(0));
   s.mtp = mtp_layers(r, type);
   const std::string layers = std::to_string(mtp) + " multi-token-prediction layer" + (mtp == 1 ? "" : "s");
+  const std::string them = mtp == 1 ? "it" : "them";
   if (s.mtp.layers)
     s.notes.push_back("The checkpoint files hold " + layers + ", counted in the files' size but not in the weights "
-                      "loaded: vLLM and SGLang load them only for MTP speculative decoding, transformers and "
+                      "loaded: vLLM and SGLang load " + them + " only for MTP speculative decoding, transformers and "
                       "llama.cpp not at all.");
   else if (mtp)
-    s.notes.push_back("The " + layers + " in the checkpoint files are not counted: vLLM and SGLang load them only "
-                      "for MTP speculative decoding, transformers and llama.cpp not at all.");
+    s.notes.push_back("The " + layers + " in the checkpoint files " + (mtp == 1 ? "is" : "are") +
+                      " not counted: vLLM and SGLang load " + them + " only for MTP speculative decoding, "
+                      "transformers and llama.cpp not at all.");
   if (r.boolean("attention_k_eq_v").value_or(false))
     s.notes.push_back("The full-attention layers use one projection as key and value; vLLM and llama.cpp still "
                       "cache both, as counted here.");
@@ -584,6 +589,7 @@ Result<ModelSpec> model_from_config_object(const json& root, const std::string& 
     apply_layer_patterns(r, layers, type, d, s.hidden_size);
     apply_block_configs(r, layers, s.hidden_size);
     apply_deepseek_v4_layers(r, layers);
+    if (type == "nemotron_h" && s.mtp.layers) s.mtp.sources = hybrid_mtp_sources(r, layers);
     if (r.error()) return *r.error();
     s.layers = compress_runs(layers);
   }

@@ -68,6 +68,8 @@ struct ModelSpec {
     std::uint64_t layers = 0;
     std::uint64_t norms = 0;
     bool own_embeddings = false;
+    std::vector<std::uint64_t> sources;  // the decoder layers each is shaped like (Nemotron-H: its last attention
+                                         // and its last experts block); empty: the last layer
   };
   MtpLayers mtp;
 

@@ -413,11 +413,15 @@ std::vector<TensorShape> mtp_tensors(const ModelSpec& s, const std::vector<Tenso
     const auto add = [&](std::string name, std::vector<std::uint64_t> shape, TensorRole role) {
       out.push_back(TensorShape{prefix + name, std::move(shape), role, layer});
     };
-    for (const auto& t : decoder) {
-      if (t.layer != last) continue;
-      const auto dot = t.name.find('.', 4);  // "blk.60.attn_q.weight" → "attn_q.weight"
-      out.push_back(TensorShape{prefix + t.name.substr(dot + 1), t.shape, t.role, layer});
-    }
+    const auto copy_of = [&](std::int64_t source) {
+      for (const auto& t : decoder) {
+        if (t.layer != source) continue;
+        const auto dot = t.name.find('.', 4);  // "blk.60.attn_q.weight" → "attn_q.weight"
+        out.push_back(TensorShape{prefix + t.name.substr(dot + 1), t.shape, t.role, layer});
+      }
+    };
+    if (s.mtp.sources.empty()) copy_of(last);
+    for (const auto source : s.mtp.sources) copy_of(static_cast<std::int64_t>(source));
     add("nextn.eh_proj.weight", {2 * h, h}, TensorRole::other);
     const char* norms[] = {"nextn.enorm.weight", "nextn.hnorm.weight", "nextn.shared_head_norm.weight"};
     for (std::uint64_t n = 0; n < s.mtp.norms && n < 3; ++n) add(norms[n], {h}, TensorRole::norm);

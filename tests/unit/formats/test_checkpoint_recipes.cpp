@@ -396,6 +396,26 @@ TEST_CASE("Qwen3.5's MTP layer: one full-attention layer, its fc and norms, embe
   CHECK(w.mtp_bytes == 1'689'281'536ULL);
 }
 
+TEST_CASE("Nemotron-H's MTP layer is an attention and an experts block, as its MTP pattern names them") {
+  // nvidia/NVIDIA-Nemotron-3-Ultra-550B-A55B config.json: mtp_layers_block_type ["attention", "moe"]; vLLM
+  // nemotron_h_mtp.py builds them like the decoder's blocks of those kinds, with eh_proj, enorm, hnorm and
+  // final_layernorm. NVIDIA's blog "Creating the NVIDIA Nemotron 3 Ultra NVFP4 Checkpoint with NVIDIA Model
+  // Optimizer" (developer.nvidia.com, 2026-06-26): "the Nemotron 3 Ultra model shrinks from 1,121 GB in BF16", its
+  // Table 1 keeping "Embedding, Output classification layer, MTP layers" in BF16; the BF16 files hold the MTP layer.
+  const ModelSpec ultra = imported("nvidia--NVIDIA-Nemotron-3-Ultra-550B-A55B-BF16");
+  REQUIRE(ultra.mtp.sources.size() == 2);
+  CHECK(ultra.layer(ultra.mtp.sources[0]).mixer == MixerKind::attention);
+  CHECK(ultra.layer(ultra.mtp.sources[1]).mlp.kind == MlpKind::moe);
+  auto bf16 = weights_bytes(ultra, parse_weight_format("bf16").value());
+  REQUIRE(bf16.ok());
+  const WeightBytes& w = bf16.value();
+  CHECK(static_cast<double>(w.file_bytes()) == doctest::Approx(1121e9).epsilon(0.005));
+  // Without its MTP layer the files would be 2 % lighter than published.
+  CHECK(static_cast<double>(w.total) < 1121e9 * 0.985);
+  // Super's is written as a pattern: mtp_hybrid_override_pattern "*E".
+  CHECK(imported("nvidia--NVIDIA-Nemotron-3-Super-120B-A12B-FP8").mtp.sources.size() == 2);
+}
+
 TEST_CASE("checkpoints read from their configs weigh what their published repositories hold") {
   // DeepSeek-V3's own quantization_config (fp8, weight_block_size [128, 128]) read as fp8-block. Published:
   // huggingface.co/deepseek-ai/DeepSeek-V3 at revision afb92e1, its 163 safetensors files hold 688,586,727,753 B,
