@@ -164,7 +164,7 @@ std::optional<Error> refuse_unmodelled(FieldReader& r) {
   return std::nullopt;
 }
 
-// The multi-token-prediction layers whose shape is known: DeepSeek-V3's (deepseek_v3.py's DeepseekV3MTP layer
+// The multi-token-prediction layers whose shape is known: DeepSeek-V3's (vLLM deepseek_mtp.py; the file's layer
 // model.layers.61: enorm, hnorm, eh_proj, shared_head.norm, its own embed_tokens and shared_head.head, and a decoder
 // layer), GLM's (the same, vLLM glm4_moe_mtp.py) and Qwen3.5's (vLLM qwen3_5_mtp.py: pre_fc_norm_embedding,
 // pre_fc_norm_hidden, fc, one full-attention decoder layer and norm; embeddings and head shared with the model).
