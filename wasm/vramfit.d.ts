@@ -304,8 +304,14 @@ export interface EstimateAnswer {
   kv_cache: Record<string, string | number>;
   kv_allocation: Record<string, string | number | null>;
   /** total_bytes, per role (attention, embedding, mlp, norms, other, output), explanation, format, storage (bytes per
-   * storage type) and groups: each kind of tensor in the format it is stored in, adding up to total_bytes. */
-  weights: Record<string, unknown> & { groups: WeightGroup[] };
+   * storage type) and groups: each kind of tensor in the format it is stored in, adding up to total_bytes;
+   * mtp_layers: the checkpoint files' multi-token-prediction layers, apart from total_bytes (engines load them only
+   * to draft tokens); file_bytes: total_bytes plus those, what the files hold. */
+  weights: Record<string, unknown> & {
+    groups: WeightGroup[];
+    file_bytes: number;
+    mtp_layers: { bytes: number; params: number; groups: WeightGroup[] };
+  };
   llamacpp: Record<string, number | boolean> | null;
   /** llama.cpp's --fit on the request's GPU (engine llamacpp, a GPU named, no gpu_layers); otherwise null. */
   llamacpp_fit: LlamaCppFitPlan | null;

@@ -245,15 +245,9 @@ void write_sglang(JsonWriter& w, const InferenceEstimate& e) {
   w.end_object();
 }
 
-void write_weights(JsonWriter& w, const InferenceEstimate& e) {
-  const auto& wd = e.weight_detail;
-  w.begin_object("weights");
-  w.field("attention", wd.attention);
-  w.field("embedding", wd.embedding);
-  w.field("explanation", wd.explanation);
-  w.field("format", e.weights_format);
-  w.begin_array("groups");
-  for (const auto& g : wd.groups) {
+void write_groups(JsonWriter& w, const char* key, const std::vector<WeightGroup>& groups) {
+  w.begin_array(key);
+  for (const auto& g : groups) {
     w.begin_object();
     w.field("bytes", g.bytes);
     w.field("format", g.format);
@@ -262,7 +256,24 @@ void write_weights(JsonWriter& w, const InferenceEstimate& e) {
     w.end_object();
   }
   w.end_array();
+}
+
+void write_weights(JsonWriter& w, const InferenceEstimate& e) {
+  const auto& wd = e.weight_detail;
+  w.begin_object("weights");
+  w.field("attention", wd.attention);
+  w.field("embedding", wd.embedding);
+  w.field("explanation", wd.explanation);
+  w.field("file_bytes", wd.file_bytes());  // what the checkpoint files hold: total_bytes and the MTP layers
+  w.field("format", e.weights_format);
+  write_groups(w, "groups", wd.groups);
   w.field("mlp", wd.mlp);
+  // The files' multi-token-prediction layers, apart from total_bytes: loaded only for MTP speculative decoding.
+  w.begin_object("mtp_layers");
+  w.field("bytes", wd.mtp_bytes);
+  write_groups(w, "groups", wd.mtp_groups);
+  w.field("params", wd.mtp_params);
+  w.end_object();
   w.field("norms", wd.norms);
   w.field("other", wd.other);
   w.field("output", wd.output);

@@ -164,15 +164,37 @@ std::optional<Error> refuse_unmodelled(FieldReader& r) {
   return std::nullopt;
 }
 
+// The multi-token-prediction layers whose shape is known: DeepSeek-V3's (vLLM deepseek_mtp.py; the file's layer
+// model.layers.61: enorm, hnorm, eh_proj, shared_head.norm, its own embed_tokens and shared_head.head, and a decoder
+// layer), GLM's (the same, vLLM glm4_moe_mtp.py) and Qwen3.5's (vLLM qwen3_5_mtp.py: pre_fc_norm_embedding,
+// pre_fc_norm_hidden, fc, one full-attention decoder layer and norm; embeddings and head shared with the model).
+ModelSpec::MtpLayers mtp_layers(FieldReader& r, std::string_view type) {
+  if (one_of(type, {"deepseek_v3", "deepseek_v32", "glm_moe_dsa", "glm4_moe"}))
+    return {r.uint("num_nextn_predict_layers").value_or(0), 3, true, {}};
+  if (one_of(type, {"qwen3_5_text", "qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe"}))
+    return {r.uint("mtp_num_hidden_layers").value_or(0), 3, false, {}};
+  // Nemotron-H (vLLM nemotron_h_mtp.py): eh_proj, enorm, hnorm, the blocks its MTP pattern names, final_layernorm.
+  if (type == "nemotron_h" && (r.has("mtp_hybrid_override_pattern") || r.has("mtp_layers_block_type")))
+    return {r.uint("num_nextn_predict_layers").value_or(0), 3, false, {}};
+  return {};
+}
+
 // Fields whose memory is left out, said in a note.
-void note_unmodelled(FieldReader& r, ModelSpec& s) {
+void note_unmodelled(FieldReader& r, ModelSpec& s, std::string_view type) {
   std::uint64_t mtp = 0;
   for (auto key : {"num_nextn_predict_layers", "mtp_num_hidden_layers", "num_mtp_modules"})
     mtp = std::max(mtp, r.uint(key).value_or(0));
-  if (mtp)
-    s.notes.push_back("The " + std::to_string(mtp) + " multi-token-prediction layer(s) in the checkpoint files are "
-                      "not counted: vLLM and SGLang load them only for MTP speculative decoding, transformers and "
+  s.mtp = mtp_layers(r, type);
+  const std::string layers = std::to_string(mtp) + " multi-token-prediction layer" + (mtp == 1 ? "" : "s");
+  const std::string them = mtp == 1 ? "it" : "them";
+  if (s.mtp.layers)
+    s.notes.push_back("The checkpoint files hold " + layers + ", counted in the files' size but not in the weights "
+                      "loaded: vLLM and SGLang load " + them + " only for MTP speculative decoding, transformers and "
                       "llama.cpp not at all.");
+  else if (mtp)
+    s.notes.push_back("The " + layers + " in the checkpoint files " + (mtp == 1 ? "is" : "are") +
+                      " not counted: vLLM and SGLang load " + them + " only for MTP speculative decoding, "
+                      "transformers and llama.cpp not at all.");
   if (r.boolean("attention_k_eq_v").value_or(false))
     s.notes.push_back("The full-attention layers use one projection as key and value; vLLM and llama.cpp still "
                       "cache both, as counted here.");
@@ -555,7 +577,7 @@ Result<ModelSpec> model_from_config_object(const json& root, const std::string& 
     if (std::find(kKnownDecoders.begin(), kKnownDecoders.end(), type) == kKnownDecoders.end() &&
         !r.has("compress_ratios"))
       s.notes.push_back("model_type \"" + type + "\" is not known to vramfit; its layers are counted as a standard decoder's (attention and MLP in each).");
-    note_unmodelled(r, s);
+    note_unmodelled(r, s, type);
   }
   read_training_fields(r, s);
   if (top.error()) return *top.error();
@@ -567,6 +589,7 @@ Result<ModelSpec> model_from_config_object(const json& root, const std::string& 
     apply_layer_patterns(r, layers, type, d, s.hidden_size);
     apply_block_configs(r, layers, s.hidden_size);
     apply_deepseek_v4_layers(r, layers);
+    if (type == "nemotron_h" && s.mtp.layers) s.mtp.sources = hybrid_mtp_sources(r, layers);
     if (r.error()) return *r.error();
     s.layers = compress_runs(layers);
   }

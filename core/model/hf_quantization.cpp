@@ -31,7 +31,7 @@ bool stays_16bit_anyway(std::string_view module) {
          last == "A_log" || last == "D" || last == "dt_bias" || last == "sinks";
 }
 
-// Multi-token-prediction modules: the core leaves them out (a note says so), so their format does not matter.
+// Multi-token-prediction modules, named apart from the decoder's layers (Qwen3.5's "mtp.*").
 bool is_mtp(std::string_view module) {
   return module.starts_with("mtp") || module.find(".mtp") != std::string_view::npos ||
          module.find("nextn") != std::string_view::npos;
@@ -80,7 +80,8 @@ class RecipeBuilder {
  public:
   RecipeBuilder(ModelSpec& s, std::string where) : s_(s), where_(std::move(where)) {}
   void add(std::string_view entry, const std::string& format) {
-    if (stays_16bit_anyway(entry) || is_mtp(entry)) return;
+    if (is_mtp(entry)) return add_mtp(entry, format);
+    if (stays_16bit_anyway(entry)) return;
     for (const auto& module : module_names(entry)) {
       auto rule = rule_for_module(module, format, s_.architecture);
       if (!rule) {
@@ -91,6 +92,18 @@ class RecipeBuilder {
         return r.layer == rule->layer && r.tensors == rule->tensors && r.format == rule->format;
       };
       if (std::find_if(rules_.begin(), rules_.end(), same) == rules_.end()) rules_.push_back(std::move(*rule));
+    }
+  }
+  // "mtp*", "mtp.layers.0*": whole multi-token-prediction layers, the blocks after the decoder's (mtp_tensors); a
+  // single MTP module is left to the format of the layer it sits in.
+  void add_mtp(std::string_view entry, const std::string& format) {
+    if (!entry.ends_with('*')) return;
+    const auto first = static_cast<std::int64_t>(s_.num_layers());
+    for (std::uint64_t k = 0; k < s_.mtp.layers; ++k) {
+      const auto layer = first + static_cast<std::int64_t>(k);
+      const auto same = [&](const TensorFormatRule& r) { return r.layer == layer && r.tensors.empty(); };
+      if (std::find_if(rules_.begin(), rules_.end(), same) == rules_.end())
+        rules_.push_back({std::string(entry), layer, "", format});
     }
   }
   // The rules ahead of the spec's own (the first rule covering a tensor decides).

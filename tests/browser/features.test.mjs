@@ -601,6 +601,23 @@ test('a preset counts in the format its checkpoint ships in until another is pic
   assert.deepEqual(problems, []);
 });
 
+test('the weights explanation lists the multi-token-prediction layer the files hold, apart from the weights', async () => {
+  // Qwen3.6-35B-A3B's config: mtp_num_hidden_layers 1, one full-attention layer with the MoE, fc and norms (vLLM
+  // qwen3_5_mtp.py): 844,640,768 weights by hand (test_checkpoint_recipes.cpp), 1.69 GB in bf16. The files hold it;
+  // the weights line does not count it (engines load it only to draft tokens).
+  const { page, problems } = await open('?model=qwen3.6-35b-a3b');
+  await page.locator('button[data-explain="weights"]').first().click();
+  const groups = page.locator('#explain-groups');
+  await groups.waitFor({ state: 'visible' });
+  const rows = await groups.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
+  const mtp = rows.filter(([what]) => what.startsWith('Multi-token prediction'));
+  assert.equal(mtp.length, 1, JSON.stringify(rows));
+  assert.equal(mtp[0][1], 'bf16');
+  assert.match(mtp[0][2], /^0\.84/);
+  await page.locator('#explain-close').click();
+  assert.deepEqual(problems, []);
+});
+
 test('a GPU named as people write it shows as the card it was read as', async () => {
   // "H100" is the catalog's alias of the SXM card: 80 GiB = 85.9 GB, 10 % kept free; gpt-oss-120b in MXFP4 needs
   // 65.25 GB of weights and about 67 GB in all, so it fits; the note says how "H100" was read.

@@ -121,6 +121,9 @@ TEST_CASE("vLLM on Blackwell: the 4-bit way is NVFP4, which its FP4 tensor cores
   CHECK(four.saved_bytes <= 9'309'255'936LL);
   CHECK(four.saved_bytes >= 9'309'255'936LL - 469'762'048LL);
   CHECK(four.cost.find("FP4 tensor cores") != std::string::npos);
+  // The consumer Blackwell cards (sm_120, GeForce RTX 50) have them too (CUTLASS's block-scaled GEMMs for sm_120a).
+  const RemediesReport rtx = inference_remedies(R"({"model":"llama-2-7b","engine":"vllm","gpu":"rtx-5090"})");
+  CHECK(get(rtx, "weights-4bit").inputs[0].text == "nvfp4");
   // An H100 (sm_90) has no FP4 tensor cores: AWQ, as before Blackwell.
   const RemediesReport h100 = inference_remedies(R"({"model":"llama-2-7b","engine":"vllm","gpu":"h100-sxm"})");
   CHECK(get(h100, "weights-4bit").inputs[0].text == "awq-4bit-128g");

@@ -82,8 +82,10 @@ function renderDevices(dom, report, row, { t, f }) {
 export function showExplanation(dialog, report, key, t, f) {
   const x = report.explanations.find((e) => e.key === key);
   if (!x) return false;
-  // The weights line lists each kind of tensor with the format it is stored in (the core's weights.groups).
-  const groups = key === 'weights' ? report.weights?.groups : undefined;
+  // The weights line lists each kind of tensor with the format it is stored in (the core's weights.groups), then
+  // what the files hold beyond it: their multi-token-prediction layers, which engines load only to draft tokens.
+  const w = key === 'weights' ? report.weights : undefined;
+  const groups = w?.groups && [...w.groups, ...(w.mtp_layers?.groups ?? [])];
   return openExplanation(dialog, t('explain.open', { label: t(`line.${key}`) }), x, groups && { groups, t, f });
 }
 
