@@ -525,10 +525,10 @@ export interface RemediesAnswer {
 
 export interface Catalog {
   models: {
-    id: string; name: string; hf_repo: string; default_context: number; max_context: number;
+    /** The model's own figures (parameters, maximum context) come with an answer about it: `model` in a report. */
+    id: string; name: string; hf_repo: string; default_context: number;
     /** Ollama library tags of the same weights ("qwen3:30b-a3b"); the model input finds the preset by them. */
     ollama: string[];
-    params_total: number; params_active: number;
   }[];
   gpus: GpuEntry[];
   dtypes: { name: string; bits: number; summary: string }[];

@@ -61,7 +61,7 @@ Result<ModelSpec> model_of_request(const Catalog& catalog, const Request& r, std
     hf_repo = preset->hf_repo;
     source = preset->hf_repo.empty() ? "the preset's config.json"
                                       : "huggingface.co/" + preset->hf_repo + "/blob/main/config.json";
-    return preset->spec;
+    return preset->model.get();
   }
   if (r.params != 0) {
     ModelSpec bare;

@@ -165,7 +165,7 @@ Result<BiggestReport> biggest_for(const Catalog& catalog, const Request& request
   base.gpu_layers.reset();
   base.context = out.context;
   // Inputs other than the model (weights, KV dtype, headroom, ...) are checked once, on the first preset.
-  base.model = catalog.models.front().spec.id;
+  base.model = catalog.models.front().id;
   base.weights = out.formats.front();
   auto checked = resolve_request(catalog, base);
   if (!checked) return checked.error();
@@ -176,7 +176,7 @@ Result<BiggestReport> biggest_for(const Catalog& catalog, const Request& request
   for (const ModelPreset& preset : catalog.models) {
     for (std::size_t f = 0; f < out.formats.size(); ++f) {
       Request c = base;
-      c.model = preset.spec.id;
+      c.model = preset.id;
       c.weights = out.formats[f];
       auto rr = resolve_request(catalog, c);
       if (!rr) continue;
@@ -185,7 +185,7 @@ Result<BiggestReport> biggest_for(const Catalog& catalog, const Request& request
       const InferenceEstimate& est = e.value();
       const double bits = 8.0 * static_cast<double>(est.weight_detail.total) / static_cast<double>(est.weight_detail.params);
       per_format[f].push_back(out.candidates.size());
-      out.candidates.push_back({preset.spec.id, est.weights_format, est.params.total, bits, est.total});
+      out.candidates.push_back({preset.id, est.weights_format, est.params.total, bits, est.total});
       out.free_bytes.push_back(signed_difference(usable, est.total));
     }
   }
