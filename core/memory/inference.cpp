@@ -578,6 +578,24 @@ OllamaGraphInputs ollama_graph_inputs(const ModelSpec& spec, const InferenceOpti
   return g;
 }
 
+// Each block's weights (the routed experts of the MoE layers shared among them) and KV, and the output layer Ollama
+// places last: output_norm + output, or token_embd when the output is tied to it.
+OllamaLayerInputs ollama_layer_inputs(const ModelSpec& spec, const WeightBytes& wd, std::uint64_t kv_layer) {
+  OllamaLayerInputs in;
+  const std::uint64_t n = spec.num_layers();
+  std::uint64_t moe_layers = 0;
+  for (const LayerRun& run : spec.layers) moe_layers += run.mlp.kind == MlpKind::moe ? run.count : 0;
+  const std::uint64_t routed = moe_layers ? wd.routed_expert_bytes : 0;
+  const std::uint64_t dense_part = n ? (wd.attention + wd.mlp + wd.norms + wd.other - routed) / n : 0;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const bool moe = spec.layer(i).mlp.kind == MlpKind::moe && routed;
+    in.layer_bytes.push_back(dense_part + (moe ? routed / moe_layers : 0));
+    in.kv_bytes.push_back(kv_layer);
+  }
+  in.output_bytes = wd.output + (spec.tied_embeddings ? wd.embedding : 0);
+  return in;
+}
+
 // Ollama: its own KV and graph figures, and with a GPU the layers it offloads; the estimate's lines are then the
 // GPU's share (memory.required.partial), the rest is system RAM.
 std::optional<Error> add_ollama_memory(InferenceEstimate& e, const ModelSpec& spec, const InferenceOptions& o) {
@@ -587,6 +605,7 @@ std::optional<Error> add_ollama_memory(InferenceEstimate& e, const ModelSpec& sp
   c.flash_attention = o.attention == Attention::sdpa;
   c.kv_type_ignored = !c.flash_attention && e.kv_dtype != KvDType::fp16;
   c.kv_type = c.kv_type_ignored ? KvDType::fp16 : e.kv_dtype;
+  e.kv_dtype = c.kv_type;
   const std::uint64_t n = spec.num_layers();
   const std::uint64_t kv_layer = ollama_kv_per_layer(spec, o.context_tokens * o.batch, c.kv_type);
   c.kv_bytes = kv_layer * n;
@@ -596,25 +615,15 @@ std::optional<Error> add_ollama_memory(InferenceEstimate& e, const ModelSpec& sp
   c.graph_partial_bytes = graph.partial;
   c.minimum_bytes = o.gpu_is_apple ? kOllamaMinimumMemoryMetal : kOllamaMinimumMemoryCuda;
   c.gpu_overhead_bytes = o.ollama_gpu_overhead;
-  OllamaLayerInputs in;
+  OllamaLayerInputs in = ollama_layer_inputs(spec, e.weight_detail, kv_layer);
   in.free_bytes = o.gpu_memory_bytes ? o.gpu_memory_bytes : ~0ULL / 4;  // no GPU: every layer on one
   in.minimum_bytes = c.minimum_bytes;
   in.overhead_bytes = o.gpu_memory_bytes ? c.gpu_overhead_bytes : 0;
-  const WeightBytes& wd = e.weight_detail;
-  std::uint64_t moe_layers = 0;
-  for (const LayerRun& run : spec.layers) moe_layers += run.mlp.kind == MlpKind::moe ? run.count : 0;
-  const std::uint64_t routed = moe_layers ? wd.routed_expert_bytes : 0;
-  const std::uint64_t dense_part = n ? (wd.attention + wd.mlp + wd.norms + wd.other - routed) / n : 0;
-  for (std::uint64_t i = 0; i < n; ++i) {
-    const bool moe = spec.layer(i).mlp.kind == MlpKind::moe && routed;
-    in.layer_bytes.push_back(dense_part + (moe ? routed / moe_layers : 0));
-    in.kv_bytes.push_back(kv_layer);
-    c.weights_repeating_bytes += in.layer_bytes.back();
-  }
-  in.output_bytes = wd.output + (spec.tied_embeddings ? wd.embedding : 0);
-  c.output_bytes = in.output_bytes;
   in.graph = graph;
   in.num_gpu = o.gpu_layers;
+  for (std::uint64_t bytes : in.layer_bytes) c.weights_repeating_bytes += bytes;
+  c.output_bytes = in.output_bytes;
+  const WeightBytes& wd = e.weight_detail;
   const OllamaPlacement p = place_ollama_layers(in);
   c.planned = o.gpu_memory_bytes != 0;
   c.available_bytes = o.gpu_memory_bytes;

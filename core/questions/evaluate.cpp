@@ -107,7 +107,7 @@ std::optional<Error> resolve_sglang_options(const Request& r, InferenceOptions& 
 // Ollama's own inputs: its version picks the default num_ctx; OLLAMA_GPU_OVERHEAD is refused with another engine.
 std::optional<Error> resolve_ollama_options(const Request& r, InferenceOptions& o) {
   if (o.engine != Engine::ollama) {
-    if (r.ollama_gpu_overhead) return make_error("gpu_overhead", "applies to Ollama only (--engine ollama)");
+    if (r.ollama_gpu_overhead) return make_error("ollama_gpu_overhead", "applies to Ollama only (--engine ollama)");
     return std::nullopt;
   }
   if (!r.engine_version.empty()) {
