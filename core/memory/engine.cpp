@@ -149,6 +149,11 @@ std::optional<OllamaRule> parse_ollama_version(std::string_view v) noexcept {
   return version->at_least(0, 6, 7) ? OllamaRule::num_ctx_4096 : OllamaRule::num_ctx_2048;
 }
 
+bool ollama_parallel_automatic(std::string_view v) noexcept {
+  const auto version = parse_version(v);
+  return version && !version->at_least(0, 10, 0);
+}
+
 std::uint64_t ollama_default_num_ctx(OllamaRule rule) noexcept {
   return rule == OllamaRule::num_ctx_2048 ? 2048 : 4096;
 }

@@ -158,6 +158,8 @@ enum class OllamaRule { num_ctx_2048, num_ctx_4096 };  // up to 0.6.6; 0.6.7 to 
 // "0.5.7", "v0.11.10"; nullopt for text that is no version or a version whose layout rule is not modelled.
 std::optional<OllamaRule> parse_ollama_version(std::string_view version) noexcept;
 std::uint64_t ollama_default_num_ctx(OllamaRule rule) noexcept;  // api.DefaultOptions NumCtx: 2048, 4096 from 0.6.7
+// Before 0.10.0 (#11330) the scheduler tried OLLAMA_NUM_PARALLEL 4 (2 from 0.6.7) before 1 when it was unset.
+bool ollama_parallel_automatic(std::string_view version) noexcept;
 inline constexpr std::uint64_t kOllamaNumBatch = 512;  // api.DefaultOptions NumBatch
 // discover/gpu.go: what Ollama keeps free on each GPU besides its estimate (cudaMinimumMemory, rocmMinimumMemory;
 // gpu_darwin.go metalMinimumMemory).

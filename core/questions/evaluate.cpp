@@ -317,6 +317,10 @@ Result<Report> evaluate(const Catalog& catalog, const Request& r, const Resolved
                                     (report.model.max_context ? "; the model allows " + std::to_string(report.model.max_context)
                                                               : std::string()) + ").");
   for (const auto& note : rr.name_notes) report.estimate.notes.push_back(note);
+  if (report.estimate.engine == Engine::ollama && ollama_parallel_automatic(r.engine_version))
+    report.estimate.notes.push_back("Ollama before 0.10 tried 4 parallel sequences (2 from 0.6.7) before 1 when "
+                                    "OLLAMA_NUM_PARALLEL was unset, which is not modelled: the figures are for the "
+                                    "batch given (OLLAMA_NUM_PARALLEL).");
   if (report.context_source == "model_max")
     report.estimate.notes.push_back(std::string("No context given: ") +
                                     (report.estimate.engine == Engine::sglang ? "SGLang sizes context_length"

@@ -144,6 +144,9 @@ TEST_CASE("Ollama's defaults and switches: num_ctx by version, KV quantization o
   CHECK_FALSE(ollama_of(now).flash_attention);
   const Report old = evaluate_json(R"({"model":"llama-3.2-3b","engine":"ollama","engine_version":"0.5.7"})");
   CHECK(ollama_of(old).num_ctx == 2048);
+  bool parallel_noted = false;
+  for (const auto& note : old.estimate.notes) parallel_noted = parallel_noted || note.find("4 parallel") != std::string::npos;
+  CHECK(parallel_noted);
   auto later = request_from_json(R"({"model":"llama-3.2-3b","engine":"ollama","engine_version":"0.12.3"})");
   REQUIRE(later.ok());
   auto refused = evaluate(test::catalog(), later.value());
