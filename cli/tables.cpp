@@ -131,6 +131,12 @@ void append_engine(std::string& out, const json& a) {
                  "tokens, mem_fraction_static %.3f\n",
             gib(sg->at("kv_capacity_bytes")), whole(sg->at("max_total_num_tokens")), whole(sg->at("max_concurrency")),
             whole(sg->at("context_len")), sg->at("mem_fraction_static").get<double>());
+  if (const auto ol = a.find("ollama"); ol != a.end() && ol->at("planned").get<bool>())
+    appendf(out, "  Ollama offloads %llu/%llu layers to the GPU: %.2f GiB there (memory.required.partial), %.2f GiB in "
+                 "system RAM; num_ctx %llu, KV %.2f GiB, graph %.2f GiB full / %.2f GiB partial\n",
+            whole(ol->at("layers_offload")), whole(ol->at("layers_model")), gib(ol->at("required_partial_bytes")),
+            gib(ol->at("system_ram_bytes")), whole(ol->at("num_ctx")), gib(ol->at("kv_bytes")),
+            gib(ol->at("graph_full_bytes")), gib(ol->at("graph_partial_bytes")));
   if (const json& l = a.at("llamacpp"); !l.is_null())
     appendf(out, "  %-12s %s (system RAM)\n", "host RAM", gb_and_gib(bytes(l.at("host_ram_bytes"))).c_str());
 }

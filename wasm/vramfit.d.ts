@@ -36,7 +36,7 @@ export default createVramfit;
 // ---- Requests ----
 
 export type Question = 'estimate' | 'limits' | 'curve' | 'gpu_ranking' | 'biggest_model' | 'remedies';
-export type Engine = 'transformers' | 'vllm' | 'llamacpp' | 'sglang';
+export type Engine = 'transformers' | 'vllm' | 'llamacpp' | 'sglang' | 'ollama';
 export type TrainingMode = 'train' | 'full' | 'lora' | 'qlora' | 'grpo';
 
 /** The model: one of a preset id, a config.json (object or text) or a bare parameter count. */
@@ -74,8 +74,11 @@ export interface InferenceRequest extends ModelInputs {
   gpu_util?: number;
   /** vLLM's version, for its memory rule: "0.9.2" to "0.20" (default: as 0.11) keep the CUDA graphs outside the
    * budget; "0.21" and later subtract their estimate from the pool. Older versions are refused. SGLang's: up to
-   * "0.5.2" its default mem_fraction_static goes by tensor parallel size, from "0.5.3" (the default) by GPU memory. */
+   * "0.5.2" its default mem_fraction_static goes by tensor parallel size, from "0.5.3" (the default) by GPU memory.
+   * Ollama's: up to "0.11.10" (its estimator); up to "0.6.6" num_ctx defaults to 2048, later to 4096. */
   engine_version?: string;
+  /** Ollama's OLLAMA_GPU_OVERHEAD: bytes kept free on each GPU (default 0). */
+  ollama_gpu_overhead?: number;
   /** SGLang --mem-fraction-static: weights + KV pool as a share of the free memory (default: SGLang's for the GPU). */
   mem_fraction_static?: number;
   /** SGLang --max-total-tokens: caps the pool's tokens. */
@@ -321,6 +324,10 @@ export interface EstimateAnswer {
    * free_at_start_bytes, weights_bytes, mem_fraction_static, max_running_requests, max_concurrency, context_len, ...),
    * with engine_version (string) and mem_fraction_default (boolean). */
   sglang?: Record<string, number | string | boolean>;
+  /** engine "ollama" only: its estimate as its offload log line names it (kv_bytes, graph_full_bytes,
+   * graph_partial_bytes, layers_model, layers_offload, required_full_bytes, required_partial_bytes, system_ram_bytes),
+   * with graph_formula and kv_type (strings), planned, flash_attention and kv_type_ignored (booleans). */
+  ollama?: Record<string, number | string | boolean>;
   /** Only over several GPUs (gpus, or tp × pp above 1): one GPU's share, the rank whose KV pool is smallest, and
    * its verdict on the request's GPU (null without one). `breakdown` stays the whole deployment's. */
   per_gpu?: PerGpu;

@@ -113,7 +113,7 @@ namespace {
 // gpu == nullptr the weight format alone decides.
 ComputePath compute_path_for(const InferenceEstimate& e, const Gpu* gpu = nullptr) noexcept {
   ComputePath path = ComputePath::fp16;
-  if (e.engine == Engine::llamacpp && mostly_ggml_quantized(e.weight_detail)) path = ComputePath::int8;
+  if (ggml_engine(e.engine) && mostly_ggml_quantized(e.weight_detail)) path = ComputePath::int8;
   else if (fp8_weights(e)) path = ComputePath::fp8;
   else if (nvfp4_weights(e)) path = ComputePath::fp4;
   if (gpu && path == ComputePath::int8 && !has_figure(gpu->tops_int8)) path = ComputePath::fp16;
@@ -143,6 +143,9 @@ Result<SpeedOptions> speed_options_for(const ModelSpec& spec, const InferenceEst
   o.kv_bytes_per_sequence = kv.value().bytes;
   o.state_bytes_per_sequence = e.kv.state_bytes_per_sequence;  // in the engine's state widths
   if (e.llamacpp && e.llamacpp->gpu_layers < e.llamacpp->total_layers) o.gpu_layers = e.llamacpp->gpu_layers;
+  // Ollama's blocks on the GPU (its output layer counts as one more).
+  if (e.ollama && e.ollama->planned && e.ollama->layers_offload < e.ollama->layers_model)
+    o.gpu_layers = std::min(e.ollama->layers_offload, e.ollama->layers_model - 1);
   if (in.system_bandwidth_gb_s) o.system_bandwidth_gb_s = *in.system_bandwidth_gb_s;
   if (in.prompt_tokens) o.prompt_tokens = *in.prompt_tokens;
   return o;

@@ -41,10 +41,11 @@ constexpr Input kInputs[] = {
     {"context", "--context", "context", K::tokens, 1, kTokens, "TOKENS",
      "context length in tokens, e.g. 8192 or 8k (default: the engine's default context)"},
     {"batch", "--batch", "batch", K::count, 1, static_cast<double>(kMaxBatch), "N", "concurrent sequences (default 1)"},
-    {"engine", "--engine", "engine", K::choice, 0, 0, "NAME", "transformers, vllm, llamacpp or sglang (default transformers)",
+    {"engine", "--engine", "engine", K::choice, 0, 0, "NAME", "transformers, vllm, llamacpp, sglang or ollama (default transformers)",
      U::inference},
     {"attention", "--attention", "", K::choice, 0, 0, "KIND",
-     "sdpa or eager (transformers); llama.cpp: sdpa = -fa on, eager = -fa off (default sdpa)", U::inference},
+     "sdpa or eager (transformers); llama.cpp: sdpa = -fa on, eager = -fa off (default sdpa); Ollama: sdpa = "
+     "OLLAMA_FLASH_ATTENTION=1 (default eager: off)", U::inference},
     {"kv_allocation", "--kv-allocation", "", K::choice, 0, 0, "KIND",
      "static (reserve the full context) or paged (blocks of 16) (default: the engine's)", U::inference},
     {"avg_tokens", "--avg-tokens", "", K::tokens, 1, kTokens, "TOKENS",
@@ -61,7 +62,7 @@ constexpr Input kInputs[] = {
     {"engine_version", "--engine-version", "", K::text, 0, 0, "VERSION",
      "vLLM's version, for its memory rule: 0.9.2 to 0.20 (default: as 0.11), or 0.21 and later (CUDA graphs inside "
      "--gpu-util, default 0.92); SGLang's: up to 0.5.2 (mem_fraction_static by TP) or 0.5.3 and later (default: by "
-     "GPU memory)", U::inference},
+     "GPU memory); Ollama's: up to 0.6.6 (num_ctx 2048) or 0.6.7 to 0.11.10 (default: 4096)", U::inference},
     {"enforce_eager", "--enforce-eager", "", K::toggle, 0, 0, "", "vLLM --enforce-eager: no CUDA graphs", U::inference},
     {"max_num_batched_tokens", "--max-num-batched-tokens", "", K::tokens, 1, kTokens, "TOKENS",
      "vLLM max_num_batched_tokens (default 8192; 16384 on >= 70 GiB non-A100)", U::inference},
@@ -72,7 +73,9 @@ constexpr Input kInputs[] = {
      U::inference, kAboveMin},
     {"max_total_tokens", "--max-total-tokens", "", K::tokens, 1, kTokens, "TOKENS",
      "SGLang --max-total-tokens: caps the KV pool's tokens (default: what the memory holds)", U::inference},
-    {"gpu_layers", "--ngl", "", K::count, 0, 1e6, "N", "llama.cpp -ngl: layers on the GPU (default: all and the output layer)",
+    {"ollama_gpu_overhead", "--gpu-overhead", "", K::quantity, 0, 1e12, "BYTES",
+     "Ollama's OLLAMA_GPU_OVERHEAD: bytes kept free on each GPU, e.g. 1e9 (default 0)", U::inference},
+    {"gpu_layers", "--ngl", "", K::count, 0, 1e6, "N", "llama.cpp -ngl, Ollama num_gpu: layers on the GPU (default: all and the output layer; Ollama: as many as fit)",
      U::inference},
     {"headroom", "--headroom", "", K::fraction, 0, 0.9, "FRACTION", "share of GPU memory kept free, 0 to 0.9 (default 0.1)"},
     {"system_bandwidth", "--system-bandwidth", "", K::number, 0, 10'000, "GB/S",

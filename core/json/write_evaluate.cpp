@@ -245,6 +245,36 @@ void write_sglang(JsonWriter& w, const InferenceEstimate& e) {
   w.end_object();
 }
 
+// Only under Ollama: its estimate as its "offload" log line names the figures.
+void write_ollama(JsonWriter& w, const InferenceEstimate& e) {
+  if (!e.ollama) return;
+  const auto& c = *e.ollama;
+  w.begin_object("ollama");
+  w.field("available_bytes", c.available_bytes);
+  w.field("engine_version", kOllamaVersionModelled);
+  w.field("flash_attention", c.flash_attention);
+  w.field("gpu_overhead_bytes", c.gpu_overhead_bytes);
+  w.field("gpu_usable", c.gpu_usable);
+  w.field("graph_formula", c.graph_formula);
+  w.field("graph_full_bytes", c.graph_full_bytes);
+  w.field("graph_partial_bytes", c.graph_partial_bytes);
+  w.field("kv_bytes", c.kv_bytes);
+  w.field("kv_type", kv_dtype_info(c.kv_type).name);
+  w.field("kv_type_ignored", c.kv_type_ignored);
+  w.field("layers_model", c.layers_model);
+  w.field("layers_offload", c.layers_offload);
+  w.field("minimum_bytes", c.minimum_bytes);
+  w.field("num_ctx", c.num_ctx);
+  w.field("num_parallel", c.num_parallel);
+  w.field("output_bytes", c.output_bytes);
+  w.field("planned", c.planned);
+  w.field("required_full_bytes", c.required_full_bytes);
+  w.field("required_partial_bytes", c.required_partial_bytes);
+  w.field("system_ram_bytes", c.system_ram_bytes);
+  w.field("weights_repeating_bytes", c.weights_repeating_bytes);
+  w.end_object();
+}
+
 void write_groups(JsonWriter& w, const char* key, const std::vector<WeightGroup>& groups) {
   w.begin_array(key);
   for (const auto& g : groups) {
@@ -355,6 +385,7 @@ std::string report_to_json(const Report& report) {
   w.field("high", e.range.high);
   w.field("low", e.range.low);
   w.end_object();
+  write_ollama(w, e);
   write_sglang(w, e);
   if (speed) write_speed(w, *speed);
   else w.field("speed", nullptr);

@@ -6,6 +6,7 @@
 #include <string>     // std::string
 #include <vector>     // std::vector
 
+#include "memory/ollama.hpp"
 #include "util/byte_math.hpp"
 #include "util/text.hpp"
 #include "util/units.hpp"
@@ -288,8 +289,8 @@ Result<WeightFormat> weight_format_of(const ModelSpec& spec, const InferenceOpti
     // article's rule (7B: FP16 14 GB, INT8 7 GB, INT4 3.5 GB). With an architecture, embeddings stay 16-bit.
     format.scheme = WeightScheme::plain;
   }
-  if (o.engine == Engine::llamacpp && format.scheme != WeightScheme::plain && format.scheme != WeightScheme::gguf)
-    return make_error("weights", (Text() << "llama.cpp loads GGUF files: use f16, bf16, fp32 or a GGUF type such as "
+  if (ggml_engine(o.engine) && format.scheme != WeightScheme::plain && format.scheme != WeightScheme::gguf)
+    return make_error("weights", (Text() << (o.engine == Engine::ollama ? "Ollama" : "llama.cpp") << " loads GGUF files: use f16, bf16, fp32 or a GGUF type such as "
                                             "q4_k_m or q8_0, not "
                                          << weight_format_name(format))
                                      .str());
@@ -310,7 +311,7 @@ std::optional<Error> add_weights(InferenceEstimate& e, Workings& w, const ModelS
   }
   e.weights_format = o.exact_weights && !o.weight_format ? "file" : weight_format_name(format);
   e.weights_dtype = compute_dtype_of(format);
-  w.compute_bytes = o.engine == Engine::llamacpp ? 4 : compute_bytes_of(format);  // ggml computes in f32
+  w.compute_bytes = ggml_engine(o.engine) ? 4 : compute_bytes_of(format);  // ggml computes in f32
   e.weights = e.weight_detail.total;
   return std::nullopt;
 }
@@ -321,14 +322,17 @@ KvAllocation kv_allocation_of(const InferenceOptions& o) {
 }
 
 std::optional<Error> check_kv_choices(const InferenceEstimate& e, const InferenceOptions& o) {
-  if ((e.kv_dtype == KvDType::q8_0 || e.kv_dtype == KvDType::q4_0) && o.engine != Engine::llamacpp)
+  if (o.engine == Engine::ollama && e.kv_dtype != KvDType::fp16 && e.kv_dtype != KvDType::q8_0 &&
+      e.kv_dtype != KvDType::q4_0)
+    return make_error("kv_dtype", "Ollama's OLLAMA_KV_CACHE_TYPE is f16, q8_0 or q4_0");
+  if ((e.kv_dtype == KvDType::q8_0 || e.kv_dtype == KvDType::q4_0) && !ggml_engine(o.engine))
     return make_error("kv_dtype", (Text() << kv_dtype_info(e.kv_dtype).name
                                           << " is a llama.cpp cache type; with this engine use fp32, fp16, bf16 or fp8")
                                       .str());
   if (e.kv_dtype == KvDType::fp8 && o.engine == Engine::llamacpp)
     return make_error("kv_dtype", "llama.cpp has no fp8 cache; use f16, bf16, q8_0 or q4_0");
   const KvAllocation strategy = kv_allocation_of(o);
-  if (strategy == KvAllocation::paged && o.engine == Engine::llamacpp)
+  if (strategy == KvAllocation::paged && ggml_engine(o.engine))
     return make_error("kv_allocation", "llama.cpp reserves n_ctx cells up front; paged allocation is vLLM's "
                                        "(allowed here: static)");
   if (strategy == KvAllocation::static_max && o.engine == Engine::vllm)
@@ -338,7 +342,7 @@ std::optional<Error> check_kv_choices(const InferenceEstimate& e, const Inferenc
 
 // The KV cache as the engine allocates it, reserved up front or paged; returns the engine's cache layout.
 Result<KvLayout> add_kv_cache(InferenceEstimate& e, const ModelSpec& spec, const InferenceOptions& o) {
-  const KvDType kv_default = o.engine == Engine::llamacpp ? KvDType::fp16 : kv_dtype_for(e.weights_dtype);
+  const KvDType kv_default = ggml_engine(o.engine) ? KvDType::fp16 : kv_dtype_for(e.weights_dtype);
   e.kv_dtype = o.kv_dtype.value_or(kv_default);
   if (auto error = check_kv_choices(e, o)) return *error;
   KvLayout layout;
@@ -355,8 +359,8 @@ Result<KvLayout> add_kv_cache(InferenceEstimate& e, const ModelSpec& spec, const
   // model dtype and the recurrent state in mamba_ssm_dtype when the config names it (MambaStateDtypeCalculator);
   // transformers both in the model dtype.
   const std::uint64_t model_bytes = dtype_info(e.weights_dtype).bits / 8;
-  layout.conv_state_element_bytes = o.engine == Engine::llamacpp ? 4 : model_bytes;
-  layout.recurrent_state_element_bytes = o.engine == Engine::llamacpp ? 4
+  layout.conv_state_element_bytes = ggml_engine(o.engine) ? 4 : model_bytes;
+  layout.recurrent_state_element_bytes = ggml_engine(o.engine) ? 4
                                          : o.engine == Engine::vllm && spec.recurrent_state_element_bytes
                                              ? spec.recurrent_state_element_bytes
                                              : model_bytes;
@@ -557,8 +561,113 @@ std::optional<Error> add_llamacpp_buffers(InferenceEstimate& e, Workings& w, con
 }
 
 // CUDA context, plus vLLM's non-torch memory and CUDA graphs or the cuBLAS workspace.
+// Ollama's KV per layer as GraphSize sizes it: num_ctx × num_parallel × (key + value length) × the largest KV head
+// count × the cache type's bytes (f16 2, q8_0 1, q4_0 0.5), the same for every block.
+std::uint64_t ollama_kv_per_layer(const ModelSpec& spec, std::uint64_t tokens, KvDType type) {
+  std::uint64_t width = 0;  // (key + value length) × KV heads, the largest of the layers
+  for (const LayerRun& run : spec.layers) {
+    if (run.mixer == MixerKind::attention)
+      width = std::max(width, (run.attention.head_dim + run.attention.value_dim()) * run.attention.kv_heads);
+    if (run.mixer == MixerKind::latent_attention)
+      width = std::max(width, (run.latent.qk_nope_head_dim + run.latent.qk_rope_head_dim + run.latent.v_head_dim) *
+                                  run.latent.heads);
+  }
+  const std::uint64_t half_bytes = type == KvDType::q4_0 ? 1 : type == KvDType::q8_0 ? 2 : 4;
+  return tokens * width * half_bytes / 2;
+}
+
+OllamaGraphInputs ollama_graph_inputs(const ModelSpec& spec, const InferenceOptions& o, std::uint64_t kv_total) {
+  OllamaGraphInputs g;
+  g.formula = ollama_graph_formula(spec.architecture, spec.has_moe());
+  g.context = o.context_tokens * o.batch;
+  g.batch = std::min(o.context_tokens, kOllamaNumBatch);
+  g.embedding = spec.hidden_size;
+  for (const LayerRun& run : spec.layers) {
+    g.heads = std::max(g.heads, run.attention_heads());
+    if (run.mixer != MixerKind::attention) continue;
+    g.heads_kv = std::max(g.heads_kv, run.attention.kv_heads);
+    g.head_dim = std::max(g.head_dim, run.attention.head_dim);
+  }
+  g.vocab = spec.vocab_size;
+  g.kv_total = kv_total;
+  g.metal = o.gpu_is_apple;
+  return g;
+}
+
+// Each block's weights (the routed experts of the MoE layers shared among them) and KV, and the output layer Ollama
+// places last: output_norm + output, or token_embd when the output is tied to it.
+OllamaLayerInputs ollama_layer_inputs(const ModelSpec& spec, const WeightBytes& wd, std::uint64_t kv_layer) {
+  OllamaLayerInputs in;
+  const std::uint64_t n = spec.num_layers();
+  std::uint64_t moe_layers = 0;
+  for (const LayerRun& run : spec.layers) moe_layers += run.mlp.kind == MlpKind::moe ? run.count : 0;
+  const std::uint64_t routed = moe_layers ? wd.routed_expert_bytes : 0;
+  const std::uint64_t dense_part = n ? (wd.attention + wd.mlp + wd.norms + wd.other - routed) / n : 0;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const bool moe = spec.layer(i).mlp.kind == MlpKind::moe && routed;
+    in.layer_bytes.push_back(dense_part + (moe ? routed / moe_layers : 0));
+    in.kv_bytes.push_back(kv_layer);
+  }
+  in.output_bytes = wd.output + (spec.tied_embeddings ? wd.embedding : 0);
+  return in;
+}
+
+// Ollama: its own KV and graph figures, and with a GPU the layers it offloads; the estimate's lines are then the
+// GPU's share (memory.required.partial), the rest is system RAM.
+std::optional<Error> add_ollama_memory(InferenceEstimate& e, const ModelSpec& spec, const InferenceOptions& o) {
+  OllamaEstimate c;
+  c.num_ctx = o.context_tokens;
+  c.num_parallel = o.batch;
+  c.flash_attention = o.attention == Attention::sdpa;
+  c.kv_type_ignored = !c.flash_attention && e.kv_dtype != KvDType::fp16;
+  c.kv_type = c.kv_type_ignored ? KvDType::fp16 : e.kv_dtype;
+  e.kv_dtype = c.kv_type;
+  const std::uint64_t n = spec.num_layers();
+  const std::uint64_t kv_layer = ollama_kv_per_layer(spec, o.context_tokens * o.batch, c.kv_type);
+  c.kv_bytes = kv_layer * n;
+  const OllamaGraph graph = ollama_graph(ollama_graph_inputs(spec, o, c.kv_bytes));
+  c.graph_formula = std::string(ollama_graph_formula_name(ollama_graph_formula(spec.architecture, spec.has_moe())));
+  c.graph_full_bytes = graph.full;
+  c.graph_partial_bytes = graph.partial;
+  c.minimum_bytes = o.gpu_is_apple ? kOllamaMinimumMemoryMetal : kOllamaMinimumMemoryCuda;
+  c.gpu_overhead_bytes = o.ollama_gpu_overhead;
+  OllamaLayerInputs in = ollama_layer_inputs(spec, e.weight_detail, kv_layer);
+  in.free_bytes = o.gpu_memory_bytes ? o.gpu_memory_bytes : ~0ULL / 4;  // no GPU: every layer on one
+  in.minimum_bytes = c.minimum_bytes;
+  in.overhead_bytes = o.gpu_memory_bytes ? c.gpu_overhead_bytes : 0;
+  in.graph = graph;
+  in.num_gpu = o.gpu_layers;
+  for (std::uint64_t bytes : in.layer_bytes) c.weights_repeating_bytes += bytes;
+  c.output_bytes = in.output_bytes;
+  const WeightBytes& wd = e.weight_detail;
+  const OllamaPlacement p = place_ollama_layers(in);
+  c.planned = o.gpu_memory_bytes != 0;
+  c.available_bytes = o.gpu_memory_bytes;
+  c.layers_model = p.layers_model;
+  c.layers_offload = p.layers_offload;
+  c.gpu_usable = p.gpu_usable;
+  c.required_full_bytes = p.total_bytes;
+  c.required_partial_bytes = p.vram_bytes;
+  c.system_ram_bytes = p.overflow_bytes + (spec.tied_embeddings ? 0 : wd.embedding);
+  // The GPU's share, line by line: the blocks offloaded (the last ones), the output layer if it went too.
+  const std::uint64_t blocks = std::min(p.layers_offload, n);
+  const bool output_on_gpu = p.layers_offload > n;
+  std::uint64_t gpu_weights = output_on_gpu ? in.output_bytes : 0;
+  for (std::uint64_t i = n - blocks; i < n; ++i) gpu_weights += in.layer_bytes[i];
+  const std::uint64_t spare = n && p.gpu_usable ? in.layer_bytes[0] + kv_layer : 0;
+  e.weights = gpu_weights;
+  e.kv_cache = kv_layer * blocks;
+  e.state_cache = 0;
+  e.activations = p.layers_offload ? p.graph_bytes : 0;
+  c.overhead_bytes = p.gpu_usable ? c.minimum_bytes + spare : 0;
+  e.kv.bytes = c.kv_bytes;
+  e.ollama = c;
+  return std::nullopt;
+}
+
 std::uint64_t overhead_bytes(const ModelSpec& spec, const InferenceOptions& o, const InferenceEstimate& e) {
   if (e.sglang) return kCudaContextBytes + kCublasWorkspaceBytes + e.sglang->distributed_bytes;
+  if (e.ollama) return e.ollama->overhead_bytes;
   if (o.engine != Engine::vllm) return kCudaContextBytes + kCublasWorkspaceBytes;
   const std::uint64_t non_torch = o.tensor_parallel > 1 ? kVllmNonTorchTpBytes : kVllmNonTorchBytes;
   return kCudaContextBytes + (spec.is_bare() ? 0 : non_torch + vllm_graph_bytes(o));
@@ -566,7 +675,7 @@ std::uint64_t overhead_bytes(const ModelSpec& spec, const InferenceOptions& o, c
 
 // PyTorch's caching allocator: segment rounding of long-lived tensors (weights; the static KV cache).
 void add_allocator_reserve(InferenceEstimate& e, Workings& w, const ModelSpec& spec, const InferenceOptions& o) {
-  if (o.engine == Engine::llamacpp || spec.is_bare()) return;  // ggml sizes its buffers exactly
+  if (ggml_engine(o.engine) || spec.is_bare()) return;  // ggml sizes its buffers exactly
   detail::TorchReserve reserve;
   if (o.weight_tensor_bytes) {
     e.weight_tensor_bytes = *o.weight_tensor_bytes;
@@ -596,6 +705,12 @@ std::optional<std::uint64_t> fragmentation_bytes(const ModelSpec& spec, const In
 MemoryRange memory_range(const ModelSpec& spec, const InferenceOptions& o, const InferenceEstimate& e) {
   MemoryRange r;
   std::uint64_t low_delta = 0, high_delta = 0;  // low = total − low_delta, high = total + high_delta
+  if (e.ollama) {  // Ollama's own estimate is what it reserves by; llama.cpp's buffers then differ from it
+    r.low = r.high = e.total;
+    r.drivers.push_back("Ollama's estimate decides the layers; the runner then allocates llama.cpp's own buffers, "
+                        "which can be smaller (its KV cache and compute buffer) or larger");
+    return r;
+  }
   if (o.engine == Engine::vllm && !spec.is_bare()) {
     low_delta += vllm_graph_bytes(o) + (kVllmNonTorchBytes - kVllmNonTorchLowBytes);
     if (!o.enforce_eager)
@@ -634,6 +749,12 @@ Explanation kv_cache_explanation(const ModelSpec& spec, const InferenceOptions& 
     return {"kv_cache", "unknown without the architecture", "0 B",
             "give layers and hidden size, a preset or a config.json"};
   if (!spec.causal) return {"kv_cache", "none: an encoder keeps no KV cache", "0 B", "architecture"};
+  if (e.ollama)
+    return {"kv_cache", "layers × num_ctx × num_parallel × (key + value length) × kv_heads × bytes (f16 2, q8_0 1, q4_0 0.5)",
+            (Text() << n(e.ollama->num_ctx) << " × " << n(e.ollama->num_parallel) << " tokens: " << n(e.ollama->kv_bytes)
+                    << " B (" << kv_dtype_info(e.ollama->kv_type).name << "), " << n(e.kv_cache) << " B of it on the GPU")
+                .str(),
+            "Ollama fs/ggml/ggml.go GraphSize (the log's memory.required.kv)"};
   const bool latent = spec.has_latent() && e.kv.mla == MlaCache::latent;
   const char* const per_layer = latent             ? "(kv_lora_rank + qk_rope_head_dim) × bytes"
                                 : spec.has_latent() ? "heads × (qk_nope + qk_rope + v_head_dim) × bytes"
@@ -658,6 +779,8 @@ const char* state_cache_source(Engine engine) {
     case Engine::vllm:
       return "vLLM MambaStateShapeCalculator and MambaStateDtypeCalculator: conv state in the model dtype, recurrent "
              "state in mamba_ssm_dtype; one state per running sequence";
+    case Engine::ollama:
+      return "Ollama's estimator (llm/memory.go) counts no per-sequence state";
     case Engine::sglang:
       return "SGLang MambaPool: conv and temporal (ssm) state per request slot, sized apart from the KV pool";
     case Engine::transformers: break;
@@ -733,6 +856,22 @@ Explanation activations_explanation(const ModelSpec& spec, const InferenceOption
                 .str(),
             "SGLang prefills in chunks of chunked_prefill_size tokens (ServerArgs default by GPU memory); these and "
             "the CUDA graphs live in the 1 − mem_fraction_static that SGLang keeps out of its pool"};
+  if (e.ollama)
+    return {"activations",
+            e.ollama->graph_formula == "llama"
+                ? "Ollama's graph (GraphSize, llama): full max(4·b·(1 + 4·emb + ctx·(1 + heads)), 4·b·(emb + vocab)); "
+                  "partial 4·b·emb + max(4·b·(1 + emb + max(ctx, emb)) + emb²·9/16 + 4·ctx·(b·heads + head_dim·kv_heads), "
+                  "4·b·(emb + vocab) + emb·vocab·105/128)"
+            : e.ollama->graph_formula == "qwen2"
+                ? "Ollama's graph (GraphSize, qwen2): full max(4·b·(emb + vocab), 4·b·(1 + 2·emb + ctx + ctx·heads)); "
+                  "partial max(4·b·(emb + vocab) + emb·vocab·105/128, 4·(b·(1 + 2·emb + ctx·(1 + heads)) + emb·(1 + ctx)))"
+                : "Ollama's graph where GraphSize has no formula: heads / kv_heads × KV / 6",
+            (Text() << "b = min(num_ctx, 512) = " << n(std::min(e.ollama->num_ctx, kOllamaNumBatch)) << ", ctx = "
+                    << n(e.ollama->num_ctx * e.ollama->num_parallel) << ": full " << n(e.ollama->graph_full_bytes)
+                    << " B, partial " << n(e.ollama->graph_partial_bytes) << " B; counted " << n(e.activations) << " B")
+                .str(),
+            "Ollama fs/ggml/ggml.go GraphSize and llm/memory.go estimateGPULayers (v0.11.10); the log's "
+            "memory.graph.full and memory.graph.partial"};
   const LlamaCppBuffers& b = *e.llamacpp;
   return {"activations",
           (Text() << "n_ubatch × max("
@@ -750,7 +889,7 @@ Explanation allocator_explanation(const ModelSpec& spec, const InferenceOptions&
                                   const Workings& w) {
   // llama.cpp sizes its ggml buffers exactly and allocates them once: no caching allocator rounds them. A bare
   // count has no tensors whose rounding could be counted.
-  if (o.engine == Engine::llamacpp)
+  if (ggml_engine(o.engine))
     return {"allocator_reserve", "0: ggml allocates each backend buffer once, at its exact size", "0 B",
             "ggml-backend ggml_backend_alloc_ctx_tensors (one buffer per backend)"};
   if (spec.is_bare())
@@ -778,7 +917,12 @@ std::vector<Explanation> inference_explanations(const ModelSpec& spec, const Inf
       kv_cache_explanation(spec, o, e),
       state_cache_explanation(spec, o, e, layout),
       activations_explanation(spec, o, e, w),
-      {"overhead", vllm ? "CUDA context + non-torch memory + CUDA graphs" : "CUDA context + cuBLAS workspace",
+      e.ollama ? Explanation{"overhead", "the GPU's minimum memory + one spare layer (blk.0 weights and KV)",
+                             (Text() << n(e.ollama->minimum_bytes) << " B + " << n(e.overhead - std::min(e.overhead, e.ollama->minimum_bytes))
+                                     << " B = " << n(e.overhead) << " B")
+                                 .str(),
+                             "Ollama discover/gpu.go (457 MiB CUDA and ROCm, 512 MiB Metal), llm/memory.go"}
+      : Explanation{"overhead", vllm ? "CUDA context + non-torch memory + CUDA graphs" : "CUDA context + cuBLAS workspace",
        (Text() << n(e.overhead) << " B").str(),
        vllm ? "CUDA ≥ 12.2 lazy loading ≈ 0.5 GiB; vLLM memory-profiling logs"
             : "CUDA ≥ 12.2 lazy loading ≈ 0.5 GiB; cublasSetWorkspace docs (32 MiB on Hopper)"},
@@ -820,6 +964,35 @@ void add_sglang_notes(std::vector<std::string>& notes, const ModelSpec& spec, co
                         .str());
 }
 
+// What Ollama's estimate assumes, and where it puts the layers.
+void add_ollama_notes(std::vector<std::string>& notes, const ModelSpec& spec, const InferenceEstimate& e) {
+  const OllamaEstimate& c = *e.ollama;
+  if (c.kv_type_ignored)
+    notes.push_back("Ollama quantizes the KV cache only with flash attention (OLLAMA_FLASH_ATTENTION=1): without it "
+                    "OLLAMA_KV_CACHE_TYPE is ignored and the cache stays f16, as counted here.");
+  if (c.graph_formula != "llama" && c.graph_formula != "qwen2" && c.graph_formula != "generic")
+    notes.push_back("Ollama has its own graph estimate for " + spec.architecture +
+                    " (and for Gemma 3 and gpt-oss its own KV sizing of sliding-window layers), not modelled here: "
+                    "the graph uses its generic rule, heads / kv_heads × KV / 6.");
+  if (e.kv.state_layers || e.kv.windowed_layers)
+    notes.push_back("Ollama's estimator sizes the KV cache of every layer for the full num_ctx, as counted here, "
+                    "although llama.cpp then keeps less for sliding-window, linear-attention or Mamba layers.");
+  if (!c.planned) {
+    notes.push_back("Choose a GPU to see how many layers Ollama offloads and what stays in system RAM.");
+    return;
+  }
+  notes.push_back("Ollama sizes against the memory it finds free; here the GPU's whole memory as the driver reports "
+                  "it, so what other programs use comes off the layers it can offload.");
+  if (!c.gpu_usable)
+    notes.push_back("Ollama would run this model on the CPU only: the GPU cannot hold its minimum, the graph and "
+                    "two layers.");
+  else if (c.layers_offload < c.layers_model)
+    notes.push_back((Text() << "Ollama offloads " << n(c.layers_offload) << "/" << n(c.layers_model)
+                            << " layers to the GPU; " << n(c.system_ram_bytes)
+                            << " B (weights and KV of the other layers, and the token embeddings) stay in system RAM.")
+                        .str());
+}
+
 // What the figures leave out or assume for this engine, format and model.
 std::vector<std::string> inference_notes(const ModelSpec& spec, const InferenceOptions& o, const InferenceEstimate& e,
                                          const WeightFormat& format) {
@@ -847,6 +1020,7 @@ std::vector<std::string> inference_notes(const ModelSpec& spec, const InferenceO
                             << "; lower the context or raise gpu_memory_utilization.")
                         .str());
   if (e.sglang) add_sglang_notes(notes, spec, o, e);
+  if (e.ollama) add_ollama_notes(notes, spec, e);
   if (e.llamacpp && e.llamacpp->gpu_layers < spec.num_layers())
     notes.push_back((Text() << "Partial offload: " << n(e.llamacpp->gpu_layers) << " of " << n(spec.num_layers())
                             << " layers on the GPU; " << n(e.llamacpp->host_ram_bytes) << " B stay in system RAM.")
@@ -920,6 +1094,7 @@ std::optional<Error> add_engine_memory(InferenceEstimate& e, Workings& w, const 
     case Engine::vllm: return add_vllm_activations(e, w, spec, o);
     case Engine::llamacpp: return add_llamacpp_buffers(e, w, spec, o, layout);
     case Engine::sglang: return add_sglang_memory(e, w, spec, o);
+    case Engine::ollama: return add_ollama_memory(e, spec, o);
   }
   return std::nullopt;
 }

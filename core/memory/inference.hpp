@@ -55,7 +55,13 @@ struct InferenceOptions {
   SglangRule sglang_rule = SglangRule::by_gpu_memory;
   bool gpu_has_nvlink = false;                     // custom all-reduce and NCCL's NVLink buffers under TP
 
-  // llama.cpp
+  // Ollama: batch is OLLAMA_NUM_PARALLEL, context num_ctx, attention sdpa OLLAMA_FLASH_ATTENTION=1; with a GPU
+  // (gpu_memory_bytes taken as the memory Ollama finds free) it places the layers.
+  std::uint64_t ollama_gpu_overhead = 0;           // OLLAMA_GPU_OVERHEAD, bytes kept free per GPU
+  OllamaRule ollama_rule = OllamaRule::num_ctx_4096;  // which version's default num_ctx
+  bool gpu_is_apple = false;                       // Metal: another minimum, and no partial-offload graph
+
+  // llama.cpp (and Ollama's num_gpu)
   std::optional<std::uint64_t> gpu_layers;         // -ngl; none: every layer and the output layer
   std::uint64_t n_ubatch = kLlamaNUbatch;
 
@@ -158,6 +164,32 @@ struct LlamaCppBuffers {
   std::uint64_t host_ram_bytes = 0;         // all of the above kept in system RAM
 };
 
+// Ollama's estimate for one GPU, as its "offload to cuda" log line prints it.
+struct OllamaEstimate {
+  std::uint64_t num_ctx = 0;
+  std::uint64_t num_parallel = 1;
+  bool flash_attention = false;
+  KvDType kv_type = KvDType::fp16;   // f16, q8_0 or q4_0, as Ollama sizes it (1 and 0.5 bytes for the last two)
+  bool kv_type_ignored = false;      // a quantized cache asked for without flash attention: Ollama keeps f16
+  std::string graph_formula;         // which of GraphSize's formulas
+  std::uint64_t kv_bytes = 0;        // memory.required.kv
+  std::uint64_t graph_full_bytes = 0;     // memory.graph.full
+  std::uint64_t graph_partial_bytes = 0;  // memory.graph.partial
+  std::uint64_t minimum_bytes = 0;   // the GPU's MinimumMemory
+  std::uint64_t gpu_overhead_bytes = 0;   // OLLAMA_GPU_OVERHEAD
+  std::uint64_t overhead_bytes = 0;  // the minimum and the spare layer Ollama adds to the GPU
+  std::uint64_t weights_repeating_bytes = 0;
+  std::uint64_t output_bytes = 0;    // the output layer Ollama places last
+  bool planned = false;              // a GPU was given: the placement below is for it
+  std::uint64_t available_bytes = 0;  // memory.available
+  std::uint64_t layers_model = 0;    // layers.model: blocks + output
+  std::uint64_t layers_offload = 0;  // layers.offload: "offloaded N/M layers to GPU"
+  bool gpu_usable = false;
+  std::uint64_t required_full_bytes = 0;     // memory.required.full
+  std::uint64_t required_partial_bytes = 0;  // memory.required.partial: the GPU's allocation
+  std::uint64_t system_ram_bytes = 0;  // layers left on the CPU + token embeddings
+};
+
 struct InferenceEstimate {
   ParamCounts params;
   DType weights_dtype = DType::bf16;   // compute dtype of the run
@@ -189,6 +221,7 @@ struct InferenceEstimate {
   PerGpuMemory per_gpu;  // gpus 1: the whole estimate; over several devices the busiest one's
   std::vector<DeviceShare> devices;  // options.device_split: each GPU's layers and bytes
   std::optional<LlamaCppBuffers> llamacpp;
+  std::optional<OllamaEstimate> ollama;
   std::vector<Explanation> explanations;
   std::vector<std::string> notes;
 };

@@ -107,6 +107,28 @@ EngineCommand llamacpp_command(const Report& report, const ResolvedRequest& s, c
   return {t.str(), "Replace the .gguf name with your file's path."};
 }
 
+// Ollama's server reads its environment (envconfig): OLLAMA_CONTEXT_LENGTH the default num_ctx, OLLAMA_NUM_PARALLEL,
+// OLLAMA_FLASH_ATTENTION, OLLAMA_KV_CACHE_TYPE (used only with flash attention), OLLAMA_GPU_OVERHEAD; a session
+// sets num_ctx and num_gpu for one model with /set parameter.
+EngineCommand ollama_command(const Report& report, const ResolvedRequest& s) {
+  const InferenceEstimate& e = report.estimate;
+  const InferenceOptions& o = s.options;
+  Text t;
+  if (report.context_source == "request") t << "OLLAMA_CONTEXT_LENGTH=" << o.context_tokens << " ";
+  if (o.batch > 1) t << "OLLAMA_NUM_PARALLEL=" << o.batch << " ";
+  if (e.attention == Attention::sdpa) t << "OLLAMA_FLASH_ATTENTION=1 ";
+  if (e.ollama && e.ollama->kv_type != KvDType::fp16) t << "OLLAMA_KV_CACHE_TYPE=" << kv_dtype_info(e.ollama->kv_type).name << " ";
+  if (o.ollama_gpu_overhead) t << "OLLAMA_GPU_OVERHEAD=" << o.ollama_gpu_overhead << " ";
+  t << "ollama serve";
+  Text note;
+  note << "The server reads these variables; then run the model with ollama run MODEL (its name in the Ollama "
+          "library, or hf.co/ and a GGUF repository). In a session, /set parameter num_ctx "
+       << o.context_tokens << " sets the context for that model alone";
+  if (o.gpu_layers) note << ", /set parameter num_gpu " << *o.gpu_layers << " the layers on the GPU";
+  note << ".";
+  return {t.str(), note.str()};
+}
+
 }  // namespace
 
 EngineCommand command_for(const Report& report, const Request& request, const ResolvedRequest& scenario,
@@ -115,6 +137,7 @@ EngineCommand command_for(const Report& report, const Request& request, const Re
     case Engine::vllm: return vllm_command(report, request, scenario, scenario.hf_repo);
     case Engine::llamacpp: return llamacpp_command(report, scenario, fit);
     case Engine::sglang: return sglang_command(report, request, scenario, scenario.hf_repo);
+    case Engine::ollama: return ollama_command(report, scenario);
     case Engine::transformers: break;
   }
   return {"", "transformers is a library, not a server: there is no command to run; load the model with "

@@ -7,6 +7,7 @@
 #include "util/text.hpp"
 #include "model/hf_config.hpp"
 #include "formats/weight_formats.hpp"
+#include "hardware/speed.hpp"  // gpu_class_of
 #include "questions/command_line.hpp"
 
 namespace vramfit {
@@ -102,6 +103,8 @@ std::optional<Error> use_gpu_count(const ModelSpec& spec, const Request& r, Infe
   const std::uint64_t n = r.gpu_count;
   if (n <= 1) return std::nullopt;
   const std::string count = std::to_string(n);
+  if (o.engine == Engine::ollama)
+    return make_error("gpus", "Ollama across several GPUs is not modelled; llama.cpp's layer split is (engine llamacpp)");
   const bool splits_layers = o.engine != Engine::vllm && o.engine != Engine::sglang;
   if (splits_layers) {
     o.device_split.assign(n, 1.0);
@@ -212,6 +215,25 @@ std::optional<Error> resolve_sglang_options(const Request& r, InferenceOptions& 
   return std::nullopt;
 }
 
+// Ollama's own inputs: its version picks the default num_ctx; OLLAMA_GPU_OVERHEAD is refused with another engine.
+std::optional<Error> resolve_ollama_options(const Request& r, InferenceOptions& o) {
+  if (o.engine != Engine::ollama) {
+    if (r.ollama_gpu_overhead) return make_error("ollama_gpu_overhead", "applies to Ollama only (--engine ollama)");
+    return std::nullopt;
+  }
+  if (!r.engine_version.empty()) {
+    const auto rule = parse_ollama_version(r.engine_version);
+    if (!rule)
+      return make_error("engine_version",
+                        "\"" + r.engine_version + "\" is not an Ollama version that is modelled; allowed: up to 0.11.10, "
+                        "as 0.5.7 or 0.11.10 (from 0.11.11 Ollama places layers from the runner's test allocations, "
+                        "from 0.30 by llama-server's --fit: for those, --engine llamacpp with the context and -ngl)");
+    o.ollama_rule = *rule;
+  }
+  o.ollama_gpu_overhead = r.ollama_gpu_overhead.value_or(0);
+  return std::nullopt;
+}
+
 }  // namespace
 
 Result<Catalog> with_wired_limit(const Catalog& catalog, std::string_view gpu, std::uint64_t limit_mib) {
@@ -251,10 +273,10 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
   std::string weights = !r.weights.empty() ? r.weights : !out.model.quantization.empty() ? out.model.quantization
                                                                                        : std::string("bf16");
   // llama.cpp runs a GGUF file, not the checkpoint: the file type that model is published in.
-  const auto gguf = o.engine == Engine::llamacpp && r.weights.empty() ? gguf_mix_for_checkpoint(weights) : std::nullopt;
+  const auto gguf = ggml_engine(o.engine) && r.weights.empty() ? gguf_mix_for_checkpoint(weights) : std::nullopt;
   if (gguf) {
     weights = std::string(gguf_mix_name(*gguf));
-    out.model.notes.push_back("llama.cpp runs GGUF files: the " + out.model.quantization +
+    out.model.notes.push_back(std::string(o.engine == Engine::ollama ? "Ollama" : "llama.cpp") + " runs GGUF files: the " + out.model.quantization +
                               " checkpoint is estimated as the GGUF file type it is published in, " + weights +
                               "; choose another with --weights");
   }
@@ -284,6 +306,8 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
     const auto a = parse_attention(r.attention);
     if (!a) return make_error("attention", "unknown attention \"" + r.attention + "\"; allowed: " + std::string(kAttentionNames));
     o.attention = *a;
+  } else if (o.engine == Engine::ollama) {
+    o.attention = Attention::eager;  // OLLAMA_FLASH_ATTENTION is off unless set
   }
   if (!r.kv_allocation.empty()) {
     const auto k = parse_kv_allocation(r.kv_allocation);
@@ -297,6 +321,10 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
     out.context_source = "request";
   } else if (o.engine == Engine::llamacpp) {
     o.context_tokens = kLlamaDefaultCtx;
+    out.context_source = "engine_default";
+  } else if (o.engine == Engine::ollama) {
+    // The version's default num_ctx (a version not modelled is refused below).
+    o.context_tokens = ollama_default_num_ctx(parse_ollama_version(r.engine_version).value_or(OllamaRule::num_ctx_4096));
     out.context_source = "engine_default";
   } else if ((o.engine == Engine::vllm || o.engine == Engine::sglang) && m.max_context) {
     o.context_tokens = m.max_context;  // vLLM's max_model_len, SGLang's context_length: the config's maximum
@@ -313,9 +341,10 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
   o.expandable_segments = r.expandable_segments;
   o.gpu_util = r.gpu_util;
   if (auto error = resolve_sglang_options(r, o)) return *error;
+  if (auto error = resolve_ollama_options(r, o)) return *error;
   if (r.enforce_eager && o.engine != Engine::vllm) return make_error("enforce_eager", "applies to vLLM only (--engine vllm)");
-  if (!r.engine_version.empty() && o.engine != Engine::vllm && o.engine != Engine::sglang)
-    return make_error("engine_version", "applies to vLLM and SGLang only (--engine vllm or sglang)");
+  if (!r.engine_version.empty() && o.engine != Engine::vllm && o.engine != Engine::sglang && o.engine != Engine::ollama)
+    return make_error("engine_version", "applies to vLLM, SGLang and Ollama only (--engine vllm, sglang or ollama)");
   if (!r.engine_version.empty() && o.engine == Engine::vllm) {
     const auto rule = parse_vllm_version(r.engine_version);
     if (!rule)
@@ -348,6 +377,7 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
     o.gpu_total_nominal = !out.gpu->driver_visible_bytes;
     o.gpu_is_a100 = lookup_key(out.gpu->name).find("a100") != std::string::npos;
     o.gpu_has_nvlink = out.gpu->nvlink_gb_s.has_value();
+    o.gpu_is_apple = gpu_class_of(*out.gpu) == GpuClass::apple;
   }
   return out;
 }
@@ -371,6 +401,7 @@ ResolvedRequest without_gpu(ResolvedRequest scenario) {
   scenario.options.gpu_total_nominal = false;
   scenario.options.gpu_is_a100 = false;
   scenario.options.gpu_has_nvlink = false;
+  scenario.options.gpu_is_apple = false;
   return scenario;
 }
 
@@ -384,7 +415,8 @@ Result<Report> on_every_gpu(const Catalog& catalog, const Request& r, const Reso
   if (!rr.gpu) return base;
   // Only vLLM and SGLang size their KV pool by the GPU (InferenceOptions::gpu_memory_bytes): any other estimate is
   // the same without one.
-  if (base.estimate.engine == Engine::vllm || base.estimate.engine == Engine::sglang)
+  if (base.estimate.engine == Engine::vllm || base.estimate.engine == Engine::sglang ||
+      base.estimate.engine == Engine::ollama)
     return evaluate(catalog, r, without_gpu(rr));
   Report report = base;
   report.serving.reset();
@@ -413,6 +445,10 @@ Result<Report> evaluate(const Catalog& catalog, const Request& r, const Resolved
                                     (report.model.max_context ? "; the model allows " + std::to_string(report.model.max_context)
                                                               : std::string()) + ").");
   for (const auto& note : rr.name_notes) report.estimate.notes.push_back(note);
+  if (report.estimate.engine == Engine::ollama && ollama_parallel_automatic(r.engine_version))
+    report.estimate.notes.push_back("Ollama before 0.10 tried 4 parallel sequences (2 from 0.6.7) before 1 when "
+                                    "OLLAMA_NUM_PARALLEL was unset, which is not modelled: the figures are for the "
+                                    "batch given (OLLAMA_NUM_PARALLEL).");
   if (report.context_source == "model_max")
     report.estimate.notes.push_back(std::string("No context given: ") +
                                     (report.estimate.engine == Engine::sglang ? "SGLang sizes context_length"

@@ -50,6 +50,7 @@ struct Request {
   std::string engine_version;   // vLLM's, as "0.11" or "0.21.1", or SGLang's; empty: the version modelled
   std::optional<double> mem_fraction_static;       // SGLang --mem-fraction-static; none: its default
   std::optional<std::uint64_t> max_total_tokens;   // SGLang --max-total-tokens
+  std::optional<std::uint64_t> ollama_gpu_overhead;  // OLLAMA_GPU_OVERHEAD in bytes
   bool enforce_eager = false;   // vLLM --enforce-eager
   std::optional<std::uint64_t> max_num_batched_tokens;
   std::optional<std::uint64_t> max_num_seqs;

@@ -131,7 +131,8 @@ Result<GpuRankingReport> rank_gpus_for(const Catalog& catalog, const Request& re
 
 std::vector<std::string> biggest_formats(Engine engine) {
   switch (engine) {
-    case Engine::llamacpp: return {"bf16", "q8_0", "q6_k", "q5_k_m", "q4_k_m", "q3_k_m", "q2_k"};
+    case Engine::llamacpp:
+    case Engine::ollama: return {"bf16", "q8_0", "q6_k", "q5_k_m", "q4_k_m", "q3_k_m", "q2_k"};
     case Engine::vllm:
     case Engine::sglang: return {"bf16", "fp8", "int8", "awq-4bit-128g"};
     case Engine::transformers: return {"bf16", "bnb-int8", "nf4"};

@@ -118,7 +118,7 @@ std::string fp8_cost(const Gpu* gpu) {
 }
 
 Lower eight_bit(Engine engine, bool bare, const Gpu* gpu) {
-  if (engine == Engine::llamacpp)
+  if (ggml_engine(engine))
     return {"q8_0", "Perplexity close to f16 (q8_0 keeps 8.5 bits per weight)",
             "llama.cpp quantization types (ggml-org/llama.cpp, tools/quantize)"};
   if (bare) return {"int8", "Slight quality loss", kArticleQuantization};
@@ -144,7 +144,7 @@ Lower four_bit(Engine engine, bool bare, const Gpu* gpu) {
             "Measurable quality loss, acceptable for many uses; needs an NVFP4 checkpoint (NVIDIA Model Optimizer), "
             "whose products run on the " + gpu->name + "'s FP4 tensor cores",
             "NVIDIA TensorRT Model Optimizer docs (NVFP4); vLLM docs (ModelOpt NVFP4)"};
-  if (engine == Engine::llamacpp)
+  if (ggml_engine(engine))
     return {"q4_k_m", "Measurable quality loss, acceptable for many uses; a GGUF file quantized to Q4_K_M",
             kArticleQuantization};
   if (bare) return {"int4", "Measurable quality loss, acceptable for many uses", kArticleQuantization};
@@ -326,7 +326,8 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const Request& reque
                    vllm ? "vLLM docs (Quantized KV Cache)" : "SGLang docs (server arguments)"),
             v);
   }
-  if (wide_kv && e.engine == Engine::llamacpp) {
+  if (wide_kv && ggml_engine(e.engine)) {
+    const bool ollama = e.engine == Engine::ollama;
     v = request;
     v.kv_dtype = "q8_0";
     std::vector<RemedyInput> inputs{text_input("kv_dtype", "q8_0")};
@@ -334,8 +335,11 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const Request& reque
       v.attention = "sdpa";
       inputs.push_back(text_input("attention", "sdpa"));
     }
-    attempt(remedy("kv-8bit", std::move(inputs), "Small accuracy loss; -ctk q8_0 -ctv q8_0 with -fa on",
-                   "llama.cpp server README (--cache-type-k, --cache-type-v, --flash-attn)"),
+    attempt(remedy("kv-8bit", std::move(inputs),
+                   ollama ? "Small accuracy loss; OLLAMA_KV_CACHE_TYPE=q8_0 with OLLAMA_FLASH_ATTENTION=1"
+                          : "Small accuracy loss; -ctk q8_0 -ctv q8_0 with -fa on",
+                   ollama ? "Ollama FAQ (OLLAMA_KV_CACHE_TYPE needs flash attention)"
+                          : "llama.cpp server README (--cache-type-k, --cache-type-v, --flash-attn)"),
             v);
   }
   if (e.attention == Attention::eager) {

@@ -109,6 +109,7 @@ export function cardClass(gpus, row) {
  * that GPU): vLLM takes its share of the card for the KV cache, so what it leaves is KV room, not free memory.
  * `jobGpus`: a training job's GPUs, each holding the breakdown. `cards`: cardClass's, when no GPU was chosen.
  * `plan`: llama.cpp's --fit plan on the chosen GPU. `sglang`: the report's SGLang pool, passed as `vllm` is.
+ * `ollama`: Ollama's own estimate, its layers placed on the chosen GPU.
  */
 /** Whether llama.cpp's --fit plan runs on the row's GPU what the whole model there would not (part in system RAM). */
 export const runsByPlan = (plan, row) => Boolean(plan?.fits && row?.fit === 'does_not_fit'
@@ -121,6 +122,10 @@ const deploymentText = (pool, row, t, f, owned) => {
   return gpus > 1 ? t(many, { count: f.count(gpus), gpu: row.name }) : t('headline.oneGpu', { gpu: row.name });
 };
 
+/** Whether Ollama runs the model on the row's GPU with some layers in system RAM. */
+const ollamaSplits = (ollama) => Boolean(ollama?.planned && ollama.gpu_usable && ollama.layers_offload > 0
+  && ollama.layers_offload < ollama.layers_model);
+
 export function headlineText(row, t, f, options = {}) {
   const text = verdictHeadline(row, t, f, options);
   // A Mac's GPU takes its memory from the RAM: the headline says how much of it the verdict counted.
@@ -128,8 +133,18 @@ export function headlineText(row, t, f, options = {}) {
   return text + t(`headline.wired.${row.wired_limit}`, { usable: f.bytesShort(row.usable_bytes) });
 }
 
-function verdictHeadline(row, t, f, { vllm = null, sglang = null, jobGpus = 1, cards = null, plan = null, owned = 1 } = {}) {
+function verdictHeadline(row, t, f, {
+  vllm = null, sglang = null, ollama = null, jobGpus = 1, cards = null, plan = null, owned = 1,
+} = {}) {
   if (!row) return t('headline.none');
+  if (ollama?.planned && ollama.layers_offload === ollama.layers_model) {
+    return t('headline.ollama', { gpu: row.name, layers: f.count(ollama.layers_model), context: f.count(ollama.num_ctx),
+      vram: f.bytesShort(ollama.required_partial_bytes) });
+  }
+  if (ollamaSplits(ollama)) {
+    return t('headline.ollamaSplit', { gpu: row.name, n: f.count(ollama.layers_offload), total: f.count(ollama.layers_model),
+      ram: f.bytesShort(ollama.system_ram_bytes), context: f.count(ollama.num_ctx) });
+  }
   // The headline says what the plan does, as the plan's own text does.
   if (runsByPlan(plan, row)) {
     const how = plan.step === 'experts' ? t('headline.plan.experts', { n: f.count(plan.cpu_expert_layers) })
@@ -179,11 +194,12 @@ export function headline(report, { t, f, gpu = '', segment = 'all' }) {
   const row = headlineGpu(report.gpus, { gpu, segment });
   const chosen = Boolean(gpu) && row !== null;
   const plan = chosen ? report.llamacpp_fit : null;
-  const text = headlineText(row, t, f, { vllm: chosen ? report.vllm : null, sglang: chosen ? report.sglang ?? null : null,
+  const ollama = chosen ? report.ollama ?? null : null;
+  const text = headlineText(row, t, f, { vllm: chosen ? report.vllm : null, sglang: chosen ? report.sglang ?? null : null, ollama,
     jobGpus: report.inputs?.gpus ?? 1, plan,
     cards: !gpu && row ? cardClass(report.gpus, row) : null, owned: report.per_gpu?.gpus ?? 1 });
   // Running with part of the model in system RAM is a yes with a cost: the colour of a tight fit.
-  return { row, text, fit: runsByPlan(plan, row) ? 'tight' : row?.fit ?? 'none' };
+  return { row, text, fit: runsByPlan(plan, row) || ollamaSplits(ollama) ? 'tight' : row?.fit ?? 'none' };
 }
 
 export function verdictText(row, t, f) {
