@@ -15,6 +15,7 @@
 #include "model/model_spec.hpp"
 #include "util/explanation.hpp"
 #include "util/result.hpp"
+#include "util/message.hpp"  // Message
 
 namespace vramfit {
 
@@ -81,6 +82,6 @@ Result<GrpoBytes> estimate_grpo(const GrpoInputs& in);
 
 // `training_step`: the step's activations + temporaries, which the HF sampler's line is counted beyond.
 std::vector<Explanation> grpo_explanations(const GrpoInputs& in, const GrpoBytes& g, std::uint64_t training_step);
-std::vector<std::string> grpo_notes(const GrpoInputs& in, const GrpoBytes& g);
+std::vector<Message> grpo_notes(const GrpoInputs& in, const GrpoBytes& g);
 
 }  // namespace vramfit

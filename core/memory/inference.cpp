@@ -705,42 +705,49 @@ std::vector<Explanation> inference_explanations(const ModelSpec& spec, const Inf
 }
 
 // What the figures leave out or assume for this engine, format and model.
-std::vector<std::string> inference_notes(const ModelSpec& spec, const InferenceOptions& o, const InferenceEstimate& e,
+std::vector<Message> inference_notes(const ModelSpec& spec, const InferenceOptions& o, const InferenceEstimate& e,
                                          const WeightFormat& format) {
-  std::vector<std::string> notes;
+  std::vector<Message> notes;
   if (format.scheme == WeightScheme::gguf && o.engine == Engine::transformers)
-    notes.push_back("transformers dequantizes GGUF files when it loads them; these sizes hold for the llama.cpp "
-                    "engine.");
+    notes.push_back(message("inference.transformers_gguf",
+                            "transformers dequantizes GGUF files when it loads them; these sizes hold for the "
+                            "llama.cpp engine."));
   if (spec.has_latent() && o.engine == Engine::transformers)
-    notes.push_back("transformers' DeepSeek attention caches decompressed per-head K and V, not the MLA latent "
-                    "that vLLM, SGLang and llama.cpp cache.");
-  if (e.vllm && !o.gpu_memory_bytes) notes.push_back("Choose a GPU to see vLLM's KV capacity and concurrency.");
+    notes.push_back(message("inference.transformers_mla",
+                            "transformers' DeepSeek attention caches decompressed per-head K and V, not the MLA "
+                            "latent that vLLM, SGLang and llama.cpp cache."));
+  if (e.vllm && !o.gpu_memory_bytes) notes.push_back(message("vllm.choose_gpu", "Choose a GPU to see vLLM's KV capacity and concurrency."));
   if (e.vllm && o.gpu_memory_bytes && o.gpu_total_nominal)
-    notes.push_back("The catalog has no driver-reported total for this GPU: vLLM's gpu_memory_utilization is taken "
-                    "of its nominal memory, while the driver shows 1–3 % less (an H100 80GB 79.18 GiB), so the KV "
-                    "capacity here is slightly high.");
+    notes.push_back(message("vllm.nominal_total",
+                            "The catalog has no driver-reported total for this GPU: vLLM's gpu_memory_utilization "
+                            "is taken of its nominal memory, while the driver shows 1–3 % less (an H100 80GB 79.18 "
+                            "GiB), so the KV capacity here is slightly high."));
   if (e.vllm && e.kv.state_layers)
-    notes.push_back("vLLM (0.24, hybrid KV cache manager) gives each running sequence one state page per "
-                    "linear-attention or Mamba layer from the same pool as the KV blocks, so the capacity counts "
-                    "sequences, each its KV blocks plus its state. With prefix caching (mamba_cache_mode align) a "
-                    "sequence holds two state pages, and vLLM pads its pages to the attention block: both lower "
-                    "the capacity shown here.");
+    notes.push_back(message("vllm.state_pages",
+                            "vLLM (0.24, hybrid KV cache manager) gives each running sequence one state page per "
+                            "linear-attention or Mamba layer from the same pool as the KV blocks, so the capacity "
+                            "counts sequences, each its KV blocks plus its state. With prefix caching "
+                            "(mamba_cache_mode align) a sequence holds two state pages, and vLLM pads its pages to "
+                            "the attention block: both lower the capacity shown here."));
   if (e.vllm && o.gpu_memory_bytes && e.vllm->kv_capacity_tokens < o.context_tokens)
-    notes.push_back((Text() << "vLLM would refuse to start: its KV capacity (" << n(e.vllm->kv_capacity_tokens)
-                            << " tokens) is below max_model_len " << n(o.context_tokens)
-                            << "; lower the context or raise gpu_memory_utilization.")
-                        .str());
+    notes.push_back(message("vllm.kv_short",
+                            "vLLM would refuse to start: its KV capacity ({tokens} tokens) is below max_model_len "
+                            "{context}; lower the context or raise gpu_memory_utilization.",
+                            {arg::count("tokens", e.vllm->kv_capacity_tokens), arg::count("context", o.context_tokens)}));
   if (e.llamacpp && e.llamacpp->gpu_layers < spec.num_layers())
-    notes.push_back((Text() << "Partial offload: " << n(e.llamacpp->gpu_layers) << " of " << n(spec.num_layers())
-                            << " layers on the GPU; " << n(e.llamacpp->host_ram_bytes) << " B stay in system RAM.")
-                        .str());
+    notes.push_back(message("llamacpp.partial_offload",
+                            "Partial offload: {gpu_layers} of {layers} layers on the GPU; {ram_bytes} stay in system "
+                            "RAM.",
+                            {arg::count("gpu_layers", e.llamacpp->gpu_layers), arg::count("layers", spec.num_layers()),
+                             arg::bytes("ram_bytes", e.llamacpp->host_ram_bytes)}));
   if (spec.is_bare())
-    notes.push_back("Only a parameter count is known: the KV cache and activations are not estimated.");
+    notes.push_back(message("model.bare",
+                            "Only a parameter count is known: the KV cache and activations are not estimated."));
   for (const auto& note : spec.notes) notes.push_back(note);
   if (spec.max_context && o.context_tokens > spec.max_context)
-    notes.push_back((Text() << "Context " << n(o.context_tokens) << " exceeds the model's max_position_embeddings ("
-                            << n(spec.max_context) << ").")
-                        .str());
+    notes.push_back(message("model.context_over_max",
+                            "Context {context} exceeds the model's max_position_embeddings ({max}).",
+                            {arg::count("context", o.context_tokens), arg::count("max", spec.max_context)}));
   return notes;
 }
 

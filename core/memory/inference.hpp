@@ -13,6 +13,7 @@
 #include "util/explanation.hpp"
 #include "util/result.hpp"
 #include "formats/weight_formats.hpp"
+#include "util/message.hpp"  // Message
 
 namespace vramfit {
 
@@ -154,7 +155,7 @@ struct InferenceEstimate {
   PerGpuMemory per_gpu;  // gpus 1: the whole estimate
   std::optional<LlamaCppBuffers> llamacpp;
   std::vector<Explanation> explanations;
-  std::vector<std::string> notes;
+  std::vector<Message> notes;
 };
 
 Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const InferenceOptions& options);

@@ -14,7 +14,7 @@ namespace vramfit {
 namespace {
 
 Result<ModelSpec> model_of_request(const Catalog& catalog, const Request& r, std::uint64_t& published,
-                                   bool& from_preset, std::string& source, std::vector<std::string>& notes,
+                                   bool& from_preset, std::string& source, std::vector<Message>& notes,
                                    std::string& hf_repo) {
   const int given = !r.model.empty() + !r.config_json.empty() + (r.params != 0) + r.imported.has_value();
   if (given > 1) return make_error("model", "give only one of a preset, a config.json, a model file or a parameter count");
@@ -40,7 +40,7 @@ Result<ModelSpec> model_of_request(const Catalog& catalog, const Request& r, std
     auto found = resolve_model(catalog.models, r.model);
     if (!found) return found.error();
     const ModelPreset* preset = found.value().preset;
-    if (!found.value().note.empty()) notes.push_back(found.value().note + ".");
+    if (!found.value().note.empty()) notes.push_back(found.value().note);
     published = preset->published_total;
     from_preset = true;
     hf_repo = preset->hf_repo;
@@ -114,9 +114,10 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
   const auto gguf = o.engine == Engine::llamacpp && r.weights.empty() ? gguf_mix_for_checkpoint(weights) : std::nullopt;
   if (gguf) {
     weights = std::string(gguf_mix_name(*gguf));
-    out.model.notes.push_back("llama.cpp runs GGUF files: the " + out.model.quantization +
-                              " checkpoint is estimated as the GGUF file type it is published in, " + weights +
-                              "; choose another with --weights");
+    out.model.notes.push_back(message("llamacpp.gguf_for_checkpoint",
+                                      "llama.cpp runs GGUF files: the {checkpoint} checkpoint is estimated as the GGUF "
+                                      "file type it is published in, {gguf}; choose another with --weights",
+                                      {arg::text("checkpoint", out.model.quantization), arg::text("gguf", weights)}));
   }
   auto format = parse_weight_format(weights);
   if (!format) return format.error();
@@ -132,12 +133,16 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
     // resolve_kv_cache_dtype_string); transformers and llama.cpp do not read it.
     if (o.engine == Engine::vllm) {
       o.kv_dtype = parse_kv_dtype(own);
-      out.model.notes.push_back("KV cache in " + own + ": vLLM's kv_cache_dtype \"auto\" takes the checkpoint's "
-                                "KV-cache quantization.");
+      out.model.notes.push_back(message("vllm.checkpoint_kv",
+                                        "KV cache in {kv}: vLLM's kv_cache_dtype \"auto\" takes the checkpoint's "
+                                        "KV-cache quantization.",
+                                        {arg::text("kv", own)}));
     } else {
-      out.model.notes.push_back("The checkpoint is calibrated for an " + own + " KV cache, which " +
-                                std::string(engine_name(o.engine)) + " does not read: the KV cache is counted at the "
-                                "engine's default precision (kv_dtype " + own + " to match).");
+      out.model.notes.push_back(message("engine.checkpoint_kv_ignored",
+                                        "The checkpoint is calibrated for an {kv} KV cache, which {engine} does not "
+                                        "read: the KV cache is counted at the engine's default precision (kv_dtype "
+                                        "{kv} to match).",
+                                        {arg::text("kv", own), arg::text("engine", engine_name(o.engine))}));
     }
   }
   if (!r.attention.empty()) {
@@ -199,7 +204,7 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
     auto found = resolve_gpu(catalog.gpus, r.gpu, "gpu");
     if (!found) return found.error();
     out.gpu = found.value().gpu;
-    if (!found.value().note.empty()) out.name_notes.push_back(found.value().note + ".");
+    if (!found.value().note.empty()) out.name_notes.push_back(found.value().note);
     o.gpu_memory_bytes = out.gpu->driver_total_bytes();
     o.gpu_total_nominal = !out.gpu->driver_visible_bytes;
     o.gpu_is_a100 = lookup_key(out.gpu->name).find("a100") != std::string::npos;
@@ -261,14 +266,19 @@ Result<Report> evaluate(const Catalog& catalog, const Request& r, const Resolved
     report.estimate.explanations.push_back(
         params_explanation(report.model, report.estimate.params, rr.published_params, rr.params_source));
   if (report.context_source == "engine_default" && !report.model.is_bare())
-    report.estimate.notes.push_back("No context given: " + std::to_string(rr.options.context_tokens) +
-                                    " tokens assumed (the engine's default" +
-                                    (report.model.max_context ? "; the model allows " + std::to_string(report.model.max_context)
-                                                              : std::string()) + ").");
+    report.estimate.notes.push_back(
+        report.model.max_context
+            ? message("context.engine_default_max",
+                      "No context given: {context} tokens assumed (the engine's default; the model allows {max}).",
+                      {arg::digits("context", rr.options.context_tokens), arg::digits("max", report.model.max_context)})
+            : message("context.engine_default", "No context given: {context} tokens assumed (the engine's default).",
+                      {arg::digits("context", rr.options.context_tokens)}));
   for (const auto& note : rr.name_notes) report.estimate.notes.push_back(note);
   if (report.context_source == "model_max")
-    report.estimate.notes.push_back("No context given: vLLM sizes max_model_len to the model's maximum (" +
-                                    std::to_string(rr.options.context_tokens) + " tokens); a shorter context lowers it.");
+    report.estimate.notes.push_back(message("context.vllm_model_max",
+                                            "No context given: vLLM sizes max_model_len to the model's maximum "
+                                            "({context} tokens); a shorter context lowers it.",
+                                            {arg::digits("context", rr.options.context_tokens)}));
 
   const double fit_headroom = rr.fit_headroom;
   if (rr.gpu) {
