@@ -173,10 +173,11 @@ namespace {
 
 std::optional<Error> check_inference_options(const InferenceOptions& o) {
   if (o.context_tokens < 1 || o.context_tokens > kMaxContextTokens)
-    return make_error("context",
-                      (Text() << "must be between 1 and " << kMaxContextTokens << " tokens, got " << o.context_tokens).str());
+    return make_error("context", message("error.tokens_range", "must be between 1 and {max} tokens, got {value}",
+                                         {arg::digits("max", kMaxContextTokens), arg::digits("value", o.context_tokens)}));
   if (o.batch < 1 || o.batch > kMaxBatch)
-    return make_error("batch", (Text() << "must be between 1 and " << kMaxBatch << ", got " << o.batch).str());
+    return make_error("batch", message("error.range", "must be between 1 and {max}, got {value}",
+                                       {arg::digits("max", kMaxBatch), arg::digits("value", o.batch)}));
   if (!(o.gpu_util > 0 && o.gpu_util <= 1))
     return make_error("gpu_util",
                       (Text() << "must be a fraction above 0 and at most 1, got " << detail::Fixed{o.gpu_util, 6}).str());
@@ -185,12 +186,14 @@ std::optional<Error> check_inference_options(const InferenceOptions& o) {
                                             << *o.avg_tokens)
                                         .str());
   if (o.n_ubatch < 1 || o.n_ubatch > 65'536)
-    return make_error("n_ubatch", (Text() << "must be between 1 and 65536, got " << o.n_ubatch).str());
+    return make_error("n_ubatch", message("error.range", "must be between 1 and {max}, got {value}",
+                                          {arg::digits("max", 65536), arg::digits("value", o.n_ubatch)}));
   if (o.tensor_parallel < 1 || o.pipeline_parallel < 1)
-    return make_error(o.tensor_parallel < 1 ? "tp" : "pp", "must be at least 1");
+    return make_error(o.tensor_parallel < 1 ? "tp" : "pp", message("error.at_least_1", "must be at least 1"));
   if (o.tensor_parallel * o.pipeline_parallel > 1 && o.engine != Engine::vllm)
     return make_error(o.tensor_parallel > 1 ? "tp" : "pp",
-                      "multi-GPU serving is modelled for vLLM (engine vllm); with this engine use 1");
+                      message("error.multi_gpu_vllm", "multi-GPU serving is modelled for vLLM (engine vllm); with this "
+                                                      "engine use 1"));
   return std::nullopt;
 }
 

@@ -333,9 +333,11 @@ Result<GradDType> check_training_options(const ModelSpec& spec, const TrainingOp
   const bool bare = spec.is_bare();
   const bool adapters = o.mode != TrainingMode::full;
   if (o.sequence < 1 || o.sequence > kMaxContextTokens)
-    return make_error("sequence", "must be between 1 and " + num(kMaxContextTokens) + " tokens, got " + num(o.sequence));
+    return make_error("sequence", message("error.tokens_range", "must be between 1 and {max} tokens, got {value}",
+                                          {arg::digits("max", kMaxContextTokens), arg::digits("value", o.sequence)}));
   if (adapters && bare)
-    return make_error("mode", "LoRA and QLoRA need the architecture (which matrices, what shapes): give a preset or a config.json");
+    return make_error("mode", message("error.lora_bare", "LoRA and QLoRA need the architecture (which matrices, what "
+                                                       "shapes): give a preset or a config.json"));
   if (o.optimizer == Optimizer::adafactor && bare)
     return make_error("optimizer", "adafactor's factored state needs the matrix shapes: give a preset or a config.json");
   if (adapters && (o.lora_rank < 1 || o.lora_rank > kMaxLoraRank))

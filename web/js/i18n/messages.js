@@ -117,6 +117,13 @@ export const MESSAGES = {
     "remedy.micro_batch_1": "The same effective batch in {n} times as many smaller steps (gradient accumulation): lower GPU utilisation",
     "remedy.flash": "None: exact attention computed block by block, usually faster",
     "json.invalid": "is not valid JSON",
+    "error.tokens_range": "must be between 1 and {max} tokens, got {value}",
+    "error.range": "must be between 1 and {max}, got {value}",
+    "error.at_least_1": "must be at least 1",
+    "error.multi_gpu_vllm": "multi-GPU serving is modelled for vLLM (engine vllm); with this engine use 1",
+    "error.lora_bare": "LoRA and QLoRA need the architecture (which matrices, what shapes): give a preset or a config.json",
+    "input.tokens_range": "expected a whole number of tokens from {min} to {max}, such as 8192 or 8k; got {given}",
+    "input.count_range": "expected a whole number from {min} to {max}; got {given}",
   },
   de: {
     "inference.transformers_gguf": "transformers entpackt GGUF-Dateien beim Laden in volle Genauigkeit; diese Größen gelten für llama.cpp.",
@@ -231,6 +238,13 @@ export const MESSAGES = {
     "remedy.micro_batch_1": "Derselbe effektive Batch in {n}-mal so vielen kleineren Schritten (Gradientenakkumulation): geringere Auslastung der GPU",
     "remedy.flash": "Keine: exakte Attention, blockweise berechnet, meist schneller",
     "json.invalid": "ist kein gültiges JSON",
+    "error.tokens_range": "muss zwischen 1 und {max} Tokens liegen, angegeben: {value}",
+    "error.range": "muss zwischen 1 und {max} liegen, angegeben: {value}",
+    "error.at_least_1": "muss mindestens 1 sein",
+    "error.multi_gpu_vllm": "Betrieb auf mehreren GPUs ist nur für vLLM modelliert (Engine vllm); mit dieser Engine 1 angeben",
+    "error.lora_bare": "LoRA und QLoRA brauchen die Architektur (welche Matrizen, welche Formen): Wählen Sie ein Modell aus der Liste oder laden Sie eine config.json",
+    "input.tokens_range": "erwartet wird eine ganze Zahl von Tokens zwischen {min} und {max}, etwa 8192 oder 8k; angegeben: {given}",
+    "input.count_range": "erwartet wird eine ganze Zahl zwischen {min} und {max}; angegeben: {given}",
   },
 };
 
