@@ -207,10 +207,22 @@ export type Request = InferenceRequest | CurveRequest | TrainingRequest | Traini
 
 // ---- Answers ----
 
+/**
+ * A text of the core in a form a client can render in its own language, beside the English text it belongs to
+ * (`notes[i]` ↔ `notes_i18n[i]`, `message` ↔ `message_i18n`, `cost` ↔ `cost_i18n`). `id` names the sentence
+ * ("vllm.kv_short"; "" for a text that has no id yet: show the English); `args` are its values, raw: a name
+ * ending in "bytes" is a byte count, other numbers are counts or plain numbers, strings are names or values as
+ * given. The page's templates (web/js/i18n/messages.js) use `{name}` for each arg.
+ */
+export interface MessageId {
+  id: string;
+  args: Record<string, number | string>;
+}
+
 export interface ErrorAnswer {
   ok: false;
   /** `field`: the request key (or "request", "question", "file") that is wrong; `message`: what it allows. */
-  error: { field: string; message: string };
+  error: { field: string; message: string; message_i18n: MessageId };
 }
 
 /** A model file's header runs past the bytes given: read this many from the start and ask again. */
@@ -342,6 +354,7 @@ export interface EstimateAnswer {
   speed_unavailable: string | null;
   explanations: Explanation[];
   notes: string[];
+  notes_i18n: MessageId[];
 }
 
 /** Bytes on one GPU of a tensor- or pipeline-parallel deployment. */
@@ -423,6 +436,7 @@ export interface TrainingAnswer {
   time: Record<string, string | number | null> | null;
   explanations: Explanation[];
   notes: string[];
+  notes_i18n: MessageId[];
 }
 
 export interface LimitsAnswer {
@@ -476,6 +490,7 @@ export interface GpuRankingAnswer {
   memory: { total_bytes: number; per_gpu_bytes: number; shardable_bytes: number };
   model: { id: string; name: string };
   notes: string[];
+  notes_i18n: MessageId[];
 }
 
 export interface ModelCandidate {
@@ -499,6 +514,7 @@ export interface BiggestModelAnswer {
   engine: Engine;
   headroom: number;
   notes: string[];
+  notes_i18n: MessageId[];
 }
 
 export interface RemediesAnswer {
@@ -510,6 +526,7 @@ export interface RemediesAnswer {
   fit: Fit | null;
   free_bytes: number | null;
   notes: string[];
+  notes_i18n: MessageId[];
   /** Largest saving first. */
   remedies: {
     id: string;
@@ -525,6 +542,7 @@ export interface RemediesAnswer {
     /** A Mac's raised wired limit ("wired-limit"): what its GPU may use afterwards; saved_bytes is 0. */
     usable_bytes?: number;
     cost: string;
+    cost_i18n: MessageId;
     source: string;
     explanation: Explanation;
   }[];

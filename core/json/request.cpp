@@ -76,7 +76,20 @@ std::string shown(const json& v) {
 }
 
 Error refusal(const Input& in, const json& given) {
-  return make_error(std::string(in.key), "expected " + expectation(in) + "; got " + shown(given));
+  const std::string text = "expected " + expectation(in) + "; got " + shown(given);
+  // Whole numbers in a closed range (context, batch, counts): the page says these in its own language.
+  const bool closed = !in.above_min && std::isfinite(in.max) && in.max < 1e10;
+  if (closed && (in.kind == K::tokens || in.kind == K::count)) {
+    const std::initializer_list<MessageArg> args{arg::digits("min", static_cast<std::uint64_t>(in.min)),
+                                                 arg::digits("max", static_cast<std::uint64_t>(in.max)),
+                                                 arg::text("given", shown(given))};
+    Message m = in.kind == K::tokens
+                    ? message("input.tokens_range",
+                              "expected a whole number of tokens from {min} to {max}, such as 8192 or 8k; got {given}", args)
+                    : message("input.count_range", "expected a whole number from {min} to {max}; got {given}", args);
+    if (m.text == text) return make_error(std::string(in.key), std::move(m));
+  }
+  return make_error(std::string(in.key), text);
 }
 
 // A JSON number that is a whole number (4096, 4096.0, 7e9); nothing for fractions, negatives and others.

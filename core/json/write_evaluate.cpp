@@ -376,6 +376,7 @@ std::string report_to_json(const Report& report) {
   write_llamacpp_fit(w, report.llamacpp_fit);
   detail::write_model(w, m, e.params, report.published_params);
   w.field("notes", e.notes);
+  w.message_ids("notes_i18n", e.notes);
   w.field("ok", true);
   if (e.per_gpu.gpus > 1) write_per_gpu(w, e, report.gpus.size() == 1 ? &report.gpus.front() : nullptr);
   if (speed && speed->prefill) write_range(w, "prefill_tokens_per_second", speed->prefill->tokens_per_second);
@@ -403,6 +404,7 @@ std::string error_to_json(const Error& error) {
   w.begin_object("error");
   w.field("field", error.field);
   w.field("message", error.message);
+  w.message_id("message_i18n", error.message);
   w.end_object();
   w.field("ok", false);
   w.end_object();

@@ -196,10 +196,11 @@ namespace {
 
 std::optional<Error> check_inference_options(const InferenceOptions& o) {
   if (o.context_tokens < 1 || o.context_tokens > kMaxContextTokens)
-    return make_error("context",
-                      (Text() << "must be between 1 and " << kMaxContextTokens << " tokens, got " << o.context_tokens).str());
+    return make_error("context", message("error.tokens_range", "must be between 1 and {max} tokens, got {value}",
+                                         {arg::digits("max", kMaxContextTokens), arg::digits("value", o.context_tokens)}));
   if (o.batch < 1 || o.batch > kMaxBatch)
-    return make_error("batch", (Text() << "must be between 1 and " << kMaxBatch << ", got " << o.batch).str());
+    return make_error("batch", message("error.range", "must be between 1 and {max}, got {value}",
+                                       {arg::digits("max", kMaxBatch), arg::digits("value", o.batch)}));
   if (!(o.gpu_util > 0 && o.gpu_util <= 1))
     return make_error("gpu_util",
                       (Text() << "must be a fraction above 0 and at most 1, got " << detail::Fixed{o.gpu_util, 6}).str());
@@ -208,13 +209,15 @@ std::optional<Error> check_inference_options(const InferenceOptions& o) {
                                             << *o.avg_tokens)
                                         .str());
   if (o.n_ubatch < 1 || o.n_ubatch > 65'536)
-    return make_error("n_ubatch", (Text() << "must be between 1 and 65536, got " << o.n_ubatch).str());
+    return make_error("n_ubatch", message("error.range", "must be between 1 and {max}, got {value}",
+                                          {arg::digits("max", 65536), arg::digits("value", o.n_ubatch)}));
   if (o.tensor_parallel < 1 || o.pipeline_parallel < 1)
-    return make_error(o.tensor_parallel < 1 ? "tp" : "pp", "must be at least 1");
+    return make_error(o.tensor_parallel < 1 ? "tp" : "pp", message("error.at_least_1", "must be at least 1"));
   if (o.tensor_parallel * o.pipeline_parallel > 1 && o.engine != Engine::vllm && o.engine != Engine::sglang)
     return make_error(o.tensor_parallel > 1 ? "tp" : "pp",
-                      "tensor and pipeline parallel are vLLM's and SGLang's (engine vllm or sglang); llama.cpp and "
-                      "transformers put whole layers on each GPU: give gpus instead");
+                      message("error.multi_gpu_vllm", "tensor and pipeline parallel are vLLM's and SGLang's (engine "
+                                                      "vllm or sglang); llama.cpp and transformers put whole layers on "
+                                                      "each GPU: give gpus instead"));
   if (o.mem_fraction_static && !(*o.mem_fraction_static > 0 && *o.mem_fraction_static <= 1))
     return make_error("mem_fraction_static", (Text() << "must be a fraction above 0 and at most 1, got "
                                                      << detail::Fixed{*o.mem_fraction_static, 6})
@@ -936,7 +939,7 @@ std::vector<Explanation> inference_explanations(const ModelSpec& spec, const Inf
 }
 
 // What SGLang's pool figures assume, and what would stop SGLang from starting.
-void add_sglang_notes(std::vector<std::string>& notes, const ModelSpec& spec, const InferenceOptions& o,
+void add_sglang_notes(std::vector<Message>& notes, const ModelSpec& spec, const InferenceOptions& o,
                       const InferenceEstimate& e) {
   const SglangCapacity& c = *e.sglang;
   if (!o.gpu_memory_bytes) {
@@ -965,7 +968,7 @@ void add_sglang_notes(std::vector<std::string>& notes, const ModelSpec& spec, co
 }
 
 // What Ollama's estimate assumes, and where it puts the layers.
-void add_ollama_notes(std::vector<std::string>& notes, const ModelSpec& spec, const InferenceEstimate& e) {
+void add_ollama_notes(std::vector<Message>& notes, const ModelSpec& spec, const InferenceEstimate& e) {
   const OllamaEstimate& c = *e.ollama;
   if (c.kv_type_ignored)
     notes.push_back("Ollama quantizes the KV cache only with flash attention (OLLAMA_FLASH_ATTENTION=1): without it "
@@ -994,44 +997,51 @@ void add_ollama_notes(std::vector<std::string>& notes, const ModelSpec& spec, co
 }
 
 // What the figures leave out or assume for this engine, format and model.
-std::vector<std::string> inference_notes(const ModelSpec& spec, const InferenceOptions& o, const InferenceEstimate& e,
+std::vector<Message> inference_notes(const ModelSpec& spec, const InferenceOptions& o, const InferenceEstimate& e,
                                          const WeightFormat& format) {
-  std::vector<std::string> notes;
+  std::vector<Message> notes;
   if (format.scheme == WeightScheme::gguf && o.engine == Engine::transformers)
-    notes.push_back("transformers dequantizes GGUF files when it loads them; these sizes hold for the llama.cpp "
-                    "engine.");
+    notes.push_back(message("inference.transformers_gguf",
+                            "transformers dequantizes GGUF files when it loads them; these sizes hold for the "
+                            "llama.cpp engine."));
   if (spec.has_latent() && o.engine == Engine::transformers)
-    notes.push_back("transformers' DeepSeek attention caches decompressed per-head K and V, not the MLA latent "
-                    "that vLLM, SGLang and llama.cpp cache.");
-  if (e.vllm && !o.gpu_memory_bytes) notes.push_back("Choose a GPU to see vLLM's KV capacity and concurrency.");
+    notes.push_back(message("inference.transformers_mla",
+                            "transformers' DeepSeek attention caches decompressed per-head K and V, not the MLA "
+                            "latent that vLLM, SGLang and llama.cpp cache."));
+  if (e.vllm && !o.gpu_memory_bytes) notes.push_back(message("vllm.choose_gpu", "Choose a GPU to see vLLM's KV capacity and concurrency."));
   if (e.vllm && o.gpu_memory_bytes && o.gpu_total_nominal)
-    notes.push_back("The catalog has no driver-reported total for this GPU: vLLM's gpu_memory_utilization is taken "
-                    "of its nominal memory, while the driver shows 1–3 % less (an H100 80GB 79.18 GiB), so the KV "
-                    "capacity here is slightly high.");
+    notes.push_back(message("vllm.nominal_total",
+                            "The catalog has no driver-reported total for this GPU: vLLM's gpu_memory_utilization "
+                            "is taken of its nominal memory, while the driver shows 1–3 % less (an H100 80GB 79.18 "
+                            "GiB), so the KV capacity here is slightly high."));
   if (e.vllm && e.kv.state_layers)
-    notes.push_back("vLLM (0.24, hybrid KV cache manager) gives each running sequence one state page per "
-                    "linear-attention or Mamba layer from the same pool as the KV blocks, so the capacity counts "
-                    "sequences, each its KV blocks plus its state. With prefix caching (mamba_cache_mode align) a "
-                    "sequence holds two state pages, and vLLM pads its pages to the attention block: both lower "
-                    "the capacity shown here.");
+    notes.push_back(message("vllm.state_pages",
+                            "vLLM (0.24, hybrid KV cache manager) gives each running sequence one state page per "
+                            "linear-attention or Mamba layer from the same pool as the KV blocks, so the capacity "
+                            "counts sequences, each its KV blocks plus its state. With prefix caching "
+                            "(mamba_cache_mode align) a sequence holds two state pages, and vLLM pads its pages to "
+                            "the attention block: both lower the capacity shown here."));
   if (e.vllm && o.gpu_memory_bytes && e.vllm->kv_capacity_tokens < o.context_tokens)
-    notes.push_back((Text() << "vLLM would refuse to start: its KV capacity (" << n(e.vllm->kv_capacity_tokens)
-                            << " tokens) is below max_model_len " << n(o.context_tokens)
-                            << "; lower the context or raise gpu_memory_utilization.")
-                        .str());
+    notes.push_back(message("vllm.kv_short",
+                            "vLLM would refuse to start: its KV capacity ({tokens} tokens) is below max_model_len "
+                            "{context}; lower the context or raise gpu_memory_utilization.",
+                            {arg::count("tokens", e.vllm->kv_capacity_tokens), arg::count("context", o.context_tokens)}));
   if (e.sglang) add_sglang_notes(notes, spec, o, e);
   if (e.ollama) add_ollama_notes(notes, spec, e);
   if (e.llamacpp && e.llamacpp->gpu_layers < spec.num_layers())
-    notes.push_back((Text() << "Partial offload: " << n(e.llamacpp->gpu_layers) << " of " << n(spec.num_layers())
-                            << " layers on the GPU; " << n(e.llamacpp->host_ram_bytes) << " B stay in system RAM.")
-                        .str());
+    notes.push_back(message("llamacpp.partial_offload",
+                            "Partial offload: {gpu_layers} of {layers} layers on the GPU; {ram_bytes} stay in system "
+                            "RAM.",
+                            {arg::count("gpu_layers", e.llamacpp->gpu_layers), arg::count("layers", spec.num_layers()),
+                             arg::bytes("ram_bytes", e.llamacpp->host_ram_bytes)}));
   if (spec.is_bare())
-    notes.push_back("Only a parameter count is known: the KV cache and activations are not estimated.");
+    notes.push_back(message("model.bare",
+                            "Only a parameter count is known: the KV cache and activations are not estimated."));
   for (const auto& note : spec.notes) notes.push_back(note);
   if (spec.max_context && o.context_tokens > spec.max_context)
-    notes.push_back((Text() << "Context " << n(o.context_tokens) << " exceeds the model's max_position_embeddings ("
-                            << n(spec.max_context) << ").")
-                        .str());
+    notes.push_back(message("model.context_over_max",
+                            "Context {context} exceeds the model's max_position_embeddings ({max}).",
+                            {arg::count("context", o.context_tokens), arg::count("max", spec.max_context)}));
   return notes;
 }
 

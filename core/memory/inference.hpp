@@ -14,6 +14,7 @@
 #include "util/explanation.hpp"
 #include "util/result.hpp"
 #include "formats/weight_formats.hpp"
+#include "util/message.hpp"  // Message
 
 namespace vramfit {
 
@@ -223,7 +224,7 @@ struct InferenceEstimate {
   std::optional<LlamaCppBuffers> llamacpp;
   std::optional<OllamaEstimate> ollama;
   std::vector<Explanation> explanations;
-  std::vector<std::string> notes;
+  std::vector<Message> notes;
 };
 
 Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const InferenceOptions& options);

@@ -110,8 +110,16 @@ class RecipeBuilder {
   void finish() {
     s_.quantization_rules.insert(s_.quantization_rules.begin(), rules_.begin(), rules_.end());
     if (unmatched_count_ == 0) return;
-    if (unmatched_count_ > 6) unmatched_ += " and " + std::to_string(unmatched_count_ - 6) + " more";
-    s_.notes.push_back(where_ + ": no tensor vramfit counts is named " + unmatched_ + "; nothing is moved for them.");
+    if (unmatched_count_ > 6)
+      s_.notes.push_back(message("quant.unmatched_more",
+                                 "{where}: no tensor vramfit counts is named {names} and {more} more; nothing is moved "
+                                 "for them.",
+                                 {arg::text("where", where_), arg::text("names", unmatched_),
+                                  arg::digits("more", unmatched_count_ - 6)}));
+    else
+      s_.notes.push_back(message("quant.unmatched",
+                                 "{where}: no tensor vramfit counts is named {names}; nothing is moved for them.",
+                                 {arg::text("where", where_), arg::text("names", unmatched_)}));
   }
 
  private:
@@ -138,8 +146,9 @@ Result<bool> read_module_list(FieldReader& f, std::string_view key, const std::s
 
 // A format the core does not model, counted as the nearest one it does, said once.
 std::string counted_as(ModelSpec& s, const std::string& what, const std::string& format) {
-  const std::string note = what + " is not modelled; the weights are counted as " + format + ".";
-  if (std::find(s.notes.begin(), s.notes.end(), note) == s.notes.end()) s.notes.push_back(note);
+  Message note = message("quant.counted_as", "{what} is not modelled; the weights are counted as {format}.",
+                         {arg::text("what", what), arg::text("format", format)});
+  if (std::find(s.notes.begin(), s.notes.end(), note.text) == s.notes.end()) s.notes.push_back(std::move(note));
   return format;
 }
 
@@ -170,7 +179,10 @@ void read_kv_cache(FieldReader& q, ModelSpec& s) {
     if (v->is_string()) algo = upper_ascii(v->get_ref<const std::string&>());
     else if (v->is_object() && v->value("num_bits", 0) == 8 && v->value("type", std::string()) == "float") algo = "FP8";
     if (algo == "FP8") s.checkpoint_kv_dtype = "fp8";
-    else s.notes.push_back(q.path(key) + ": this KV-cache quantization is not modelled; the engine's KV precision is used.");
+    else
+      s.notes.push_back(message("quant.kv_unmodelled",
+                                "{where}: this KV-cache quantization is not modelled; the engine's KV precision is used.",
+                                {arg::text("where", q.path(key))}));
     return;
   }
 }

@@ -176,14 +176,17 @@ Result<ModelLookup> resolve_model(const std::vector<ModelPreset>& presets, std::
   const std::string base = without_variant_suffixes(repo_name);
   for (const std::string& candidate : {repo_name, base}) {
     if (const ModelPreset* p = find_model(presets, candidate))
-      return ModelLookup{p, quoted + " read as " + p->name + " (the same architecture)"};
+      return ModelLookup{p, message("name.model_same_architecture", "\"{given}\" read as {name} (the same architecture).",
+                                    {arg::text("given", text), arg::text("name", p->name)})};
   }
   const std::string key = name_key(base);
   std::vector<const ModelPreset*> matches;
   for (const auto& p : presets)
     if (contains_name_part(name_key(p.id), key) || contains_name_part(name_key(p.name), key))
       matches.push_back(&p);
-  if (matches.size() == 1) return ModelLookup{matches.front(), quoted + " read as " + matches.front()->name};
+  if (matches.size() == 1)
+    return ModelLookup{matches.front(), message("name.model_read_as", "\"{given}\" read as {name}.",
+                                                {arg::text("given", text), arg::text("name", matches.front()->name)})};
   if (matches.size() > 1)
     return make_error("model", quoted + " could be " + listed(matches, 8) + "; name one, or for " +
                                    std::string(kWithoutPreset));

@@ -56,7 +56,7 @@ const ModelPreset* find_model(const std::vector<ModelPreset>& presets, std::stri
 // closest ones, and how to use a model without a preset.
 struct ModelLookup {
   const ModelPreset* preset = nullptr;
-  std::string note;
+  Message note;  // a sentence, with its full stop
 };
 Result<ModelLookup> resolve_model(const std::vector<ModelPreset>& presets, std::string_view text);
 

@@ -7,6 +7,7 @@
 #include "model/layers.hpp"
 #include "model/quant_recipe.hpp"  // TensorFormatRule
 #include "util/result.hpp"
+#include "util/message.hpp"  // Message
 
 namespace vramfit {
 
@@ -92,7 +93,7 @@ struct ModelSpec {
   // "float32": 4); 0: the engine's default.
   std::uint64_t recurrent_state_element_bytes = 0;
 
-  std::vector<std::string> notes;  // assumptions made while importing, shown to the user
+  std::vector<Message> notes;  // assumptions made while importing, shown to the user
 
   bool is_bare() const noexcept { return bare_params != 0 && hidden_size == 0; }
   std::uint64_t num_layers() const noexcept;

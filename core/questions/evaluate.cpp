@@ -30,7 +30,7 @@ Result<bool> wired_limit_applied(const Gpu& gpu, std::uint64_t limit_mib) {
 }
 
 Result<ModelSpec> model_of_request(const Catalog& catalog, const Request& r, std::uint64_t& published,
-                                   bool& from_preset, std::string& source, std::vector<std::string>& notes,
+                                   bool& from_preset, std::string& source, std::vector<Message>& notes,
                                    std::string& hf_repo) {
   const int given = !r.model.empty() + !r.config_json.empty() + (r.params != 0) + r.imported.has_value();
   if (given > 1) return make_error("model", "give only one of a preset, a config.json, a model file or a parameter count");
@@ -56,7 +56,7 @@ Result<ModelSpec> model_of_request(const Catalog& catalog, const Request& r, std
     auto found = resolve_model(catalog.models, r.model);
     if (!found) return found.error();
     const ModelPreset* preset = found.value().preset;
-    if (!found.value().note.empty()) notes.push_back(found.value().note + ".");
+    if (!found.value().note.empty()) notes.push_back(found.value().note);
     published = preset->published_total;
     from_preset = true;
     hf_repo = preset->hf_repo;
@@ -99,7 +99,7 @@ void add_llamacpp_fit(Report& report, const ResolvedRequest& rr) {
 // divide, else as pipeline stages; llama.cpp (--split-mode layer) and transformers (device_map="auto") put whole layers on
 // each, in equal shares: identical cards report the same free memory, which llama.cpp's default split follows.
 std::optional<Error> use_gpu_count(const ModelSpec& spec, const Request& r, InferenceOptions& o,
-                                   std::vector<std::string>& notes) {
+                                   std::vector<Message>& notes) {
   const std::uint64_t n = r.gpu_count;
   if (n <= 1) return std::nullopt;
   const std::string count = std::to_string(n);
@@ -276,9 +276,11 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
   const auto gguf = ggml_engine(o.engine) && r.weights.empty() ? gguf_mix_for_checkpoint(weights) : std::nullopt;
   if (gguf) {
     weights = std::string(gguf_mix_name(*gguf));
-    out.model.notes.push_back(std::string(o.engine == Engine::ollama ? "Ollama" : "llama.cpp") + " runs GGUF files: the " + out.model.quantization +
-                              " checkpoint is estimated as the GGUF file type it is published in, " + weights +
-                              "; choose another with --weights");
+    out.model.notes.push_back(message("llamacpp.gguf_for_checkpoint",
+                                      "{engine} runs GGUF files: the {checkpoint} checkpoint is estimated as the GGUF "
+                                      "file type it is published in, {gguf}; choose another with --weights",
+                                      {arg::text("engine", o.engine == Engine::ollama ? "Ollama" : "llama.cpp"),
+                                       arg::text("checkpoint", out.model.quantization), arg::text("gguf", weights)}));
   }
   auto format = parse_weight_format(weights);
   if (!format) return format.error();
@@ -294,12 +296,16 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
     // resolve_kv_cache_dtype_string); transformers and llama.cpp do not read it.
     if (o.engine == Engine::vllm) {
       o.kv_dtype = parse_kv_dtype(own);
-      out.model.notes.push_back("KV cache in " + own + ": vLLM's kv_cache_dtype \"auto\" takes the checkpoint's "
-                                "KV-cache quantization.");
+      out.model.notes.push_back(message("vllm.checkpoint_kv",
+                                        "KV cache in {kv}: vLLM's kv_cache_dtype \"auto\" takes the checkpoint's "
+                                        "KV-cache quantization.",
+                                        {arg::text("kv", own)}));
     } else {
-      out.model.notes.push_back("The checkpoint is calibrated for an " + own + " KV cache, which " +
-                                std::string(engine_name(o.engine)) + " does not read: the KV cache is counted at the "
-                                "engine's default precision (kv_dtype " + own + " to match).");
+      out.model.notes.push_back(message("engine.checkpoint_kv_ignored",
+                                        "The checkpoint is calibrated for an {kv} KV cache, which {engine} does not "
+                                        "read: the KV cache is counted at the engine's default precision (kv_dtype "
+                                        "{kv} to match).",
+                                        {arg::text("kv", own), arg::text("engine", engine_name(o.engine))}));
     }
   }
   if (!r.attention.empty()) {
@@ -370,7 +376,7 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
     auto found = resolve_gpu(catalog.gpus, r.gpu, "gpu");
     if (!found) return found.error();
     out.gpu = found.value().gpu;
-    if (!found.value().note.empty()) out.name_notes.push_back(found.value().note + ".");
+    if (!found.value().note.empty()) out.name_notes.push_back(found.value().note);
     if (auto wired = wired_limit_applied(*out.gpu, r.wired_limit_mb); !wired) return wired.error();
     if (const std::string wired = wired_limit_note(*out.gpu); !wired.empty()) out.name_notes.push_back(wired);
     o.gpu_memory_bytes = out.gpu->driver_total_bytes();
@@ -440,21 +446,27 @@ Result<Report> evaluate(const Catalog& catalog, const Request& r, const Resolved
     report.estimate.explanations.push_back(
         params_explanation(report.model, report.estimate.params, rr.published_params, rr.params_source));
   if (report.context_source == "engine_default" && !report.model.is_bare())
-    report.estimate.notes.push_back("No context given: " + std::to_string(rr.options.context_tokens) +
-                                    " tokens assumed (the engine's default" +
-                                    (report.model.max_context ? "; the model allows " + std::to_string(report.model.max_context)
-                                                              : std::string()) + ").");
+    report.estimate.notes.push_back(
+        report.model.max_context
+            ? message("context.engine_default_max",
+                      "No context given: {context} tokens assumed (the engine's default; the model allows {max}).",
+                      {arg::digits("context", rr.options.context_tokens), arg::digits("max", report.model.max_context)})
+            : message("context.engine_default", "No context given: {context} tokens assumed (the engine's default).",
+                      {arg::digits("context", rr.options.context_tokens)}));
   for (const auto& note : rr.name_notes) report.estimate.notes.push_back(note);
   if (report.estimate.engine == Engine::ollama && ollama_parallel_automatic(r.engine_version))
     report.estimate.notes.push_back("Ollama before 0.10 tried 4 parallel sequences (2 from 0.6.7) before 1 when "
                                     "OLLAMA_NUM_PARALLEL was unset, which is not modelled: the figures are for the "
                                     "batch given (OLLAMA_NUM_PARALLEL).");
   if (report.context_source == "model_max")
-    report.estimate.notes.push_back(std::string("No context given: ") +
-                                    (report.estimate.engine == Engine::sglang ? "SGLang sizes context_length"
-                                                                              : "vLLM sizes max_model_len") +
-                                    " to the model's maximum (" + std::to_string(rr.options.context_tokens) +
-                                    " tokens); a shorter context lowers it.");
+    report.estimate.notes.push_back(message(report.estimate.engine == Engine::sglang ? "context.sglang_model_max"
+                                                                                      : "context.vllm_model_max",
+                                            report.estimate.engine == Engine::sglang
+                                                ? "No context given: SGLang sizes context_length to the model's "
+                                                  "maximum ({context} tokens); a shorter context lowers it."
+                                                : "No context given: vLLM sizes max_model_len to the model's maximum "
+                                                  "({context} tokens); a shorter context lowers it.",
+                                            {arg::digits("context", rr.options.context_tokens)}));
 
   const double fit_headroom = rr.fit_headroom;
   if (rr.gpu) {

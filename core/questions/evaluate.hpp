@@ -14,6 +14,7 @@
 #include "model/model_presets.hpp"
 #include "hardware/fit.hpp"
 #include "hardware/serving.hpp"
+#include "util/message.hpp"  // Message
 
 namespace vramfit {
 
@@ -94,7 +95,7 @@ struct ResolvedRequest {
   InferenceOptions options;
   const Gpu* gpu = nullptr;  // the request's single GPU, if any
   std::vector<const Gpu*> devices;  // different cards together (llama.cpp's layer split), CUDA0 first
-  std::vector<std::string> name_notes;  // how a short model or GPU name was read ("H100" read as NVIDIA H100 SXM)
+  std::vector<Message> name_notes;  // how a short model or GPU name was read ("H100" read as NVIDIA H100 SXM)
   // Share of each GPU kept free when judging a fit: the request's headroom, or for vLLM at least
   // 1 − gpu_memory_utilization, since vLLM never uses more than that share of a GPU.
   double fit_headroom = kDefaultHeadroom;

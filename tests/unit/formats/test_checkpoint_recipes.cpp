@@ -369,7 +369,7 @@ TEST_CASE("the files' multi-token-prediction layer is counted apart from the wei
   }
   CHECK((fp8 && bf16));
   for (const auto& g : w.groups) CHECK(g.what != "MTP layers");
-  CHECK(has_note(v3, "1 multi-token-prediction layer, counted in the files' size but not in the weights loaded"));
+  CHECK(has_note(v3, "1 multi-token-prediction layer(s), counted in the files' size but not in the weights loaded"));
   CHECK(w.explanation.find("the files also hold 1 multi-token-prediction layer (bf16, fp8-block)") !=
         std::string::npos);
   // nvidia/DeepSeek-V3.1-NVFP4 excludes model.layers.61* from quantization: its MTP layer is bf16, ~13.4B weights.

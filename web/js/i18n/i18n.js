@@ -1,3 +1,5 @@
+import { messageText } from './messages.js';
+
 // English and German texts. t(key, params) fills {name} slots; unknown keys come back as the key itself,
 // so a report line the table does not know yet still shows (by its key name) instead of vanishing.
 const TEXTS = {
@@ -544,6 +546,10 @@ export function translator(lang) {
   };
   t.lang = TEXTS[lang] ? lang : 'en';
   t.has = (key) => key in table;
+  /** A text of the core ({english} with its {id, args}) in this language, numbers formatted by `f`. */
+  t.message = (english, i18n, f) => messageText(t.lang, f, english, i18n);
+  /** A list of the core's texts (notes) beside their ids (notes_i18n), in this language. */
+  t.messages = (texts, ids, f) => (texts ?? []).map((text, i) => messageText(t.lang, f, text, ids?.[i]));
   return t;
 }
 

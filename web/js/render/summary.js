@@ -51,7 +51,7 @@ export function renderSummary(dom, report, view) {
     el('td', { class: 'num', 'data-testid': 'total-gb-cell' }, explained('total', f.amount(breakdown.total))),
     el('td', { class: 'num', text: f.share(1, 1) })));
   dom.breakdown.replaceChildren(...rows);
-  dom.notes.replaceChildren(...report.notes.map((n) => el('li', { text: n })));
+  dom.notes.replaceChildren(...t.messages(report.notes, report.notes_i18n, f).map((n) => el('li', { text: n })));
   renderDevices(dom, report, row, view);
 }
 
