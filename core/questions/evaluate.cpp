@@ -458,15 +458,19 @@ Result<Report> evaluate(const Catalog& catalog, const Request& r, const Resolved
     report.estimate.notes.push_back("Ollama before 0.10 tried 4 parallel sequences (2 from 0.6.7) before 1 when "
                                     "OLLAMA_NUM_PARALLEL was unset, which is not modelled: the figures are for the "
                                     "batch given (OLLAMA_NUM_PARALLEL).");
-  if (report.context_source == "model_max")
-    report.estimate.notes.push_back(message(report.estimate.engine == Engine::sglang ? "context.sglang_model_max"
-                                                                                      : "context.vllm_model_max",
-                                            report.estimate.engine == Engine::sglang
-                                                ? "No context given: SGLang sizes context_length to the model's "
-                                                  "maximum ({context} tokens); a shorter context lowers it."
-                                                : "No context given: vLLM sizes max_model_len to the model's maximum "
-                                                  "({context} tokens); a shorter context lowers it.",
-                                            {arg::digits("context", rr.options.context_tokens)}));
+  if (report.context_source == "model_max") {
+    const std::uint64_t context = rr.options.context_tokens;
+    report.estimate.notes.push_back(
+        report.estimate.engine == Engine::sglang
+            ? message("context.sglang_model_max",
+                      "No context given: SGLang sizes context_length to the model's maximum ({context} tokens); a "
+                      "shorter context lowers it.",
+                      {arg::digits("context", context)})
+            : message("context.vllm_model_max",
+                      "No context given: vLLM sizes max_model_len to the model's maximum ({context} tokens); a "
+                      "shorter context lowers it.",
+                      {arg::digits("context", context)}));
+  }
 
   const double fit_headroom = rr.fit_headroom;
   if (rr.gpu) {
