@@ -66,14 +66,19 @@ Result<GpuRanking> rank_gpus(const SpeedModel& model, const MemoryNeed& need, co
       const std::uint64_t needed = bytes_per_gpu(need, count);
       c.fit = classify_fit(needed, usable, o.headroom);
       c.free_bytes = signed_difference(usable, needed);
-      c.note = count > 1 && gpu->one_per_machine() ? std::string(kOnePerMachine) : tensor_parallel_problem(model, count);
+      // vLLM and SGLang split each layer (tensor parallel); llama.cpp and transformers put whole layers on each
+      // GPU, which the heads need not divide and which runs no faster than one GPU.
+      const bool splits_layers = o.speed.engine == Engine::vllm || o.speed.engine == Engine::sglang;
+      if (count > 1 && gpu->one_per_machine()) c.note = std::string(kOnePerMachine);
+      else if (count > 1 && o.speed.engine == Engine::ollama) c.note = "Ollama across several GPUs is not modelled";
+      else if (splits_layers) c.note = tensor_parallel_problem(model, count);
       if (!c.note.empty()) c.fit = Fit::does_not_fit;  // the split itself is impossible
       c.fits = c.fit == Fit::fits;
       c.usd_per_hour = usd_per_hour(*gpu, count);
       if (o.max_usd_per_hour && c.usd_per_hour) c.within_budget = *c.usd_per_hour <= *o.max_usd_per_hour;
       if (c.fits) {
         SpeedOptions s = o.speed;
-        s.tensor_parallel = count;
+        s.tensor_parallel = splits_layers ? count : 1;
         s.gpu_layers.reset();
         if (auto d = estimate_decode(model, *gpu, s)) {
           c.tokens_per_second = d.value().tokens_per_second;

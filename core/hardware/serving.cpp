@@ -142,6 +142,8 @@ Result<SpeedOptions> speed_options_for(const ModelSpec& spec, const InferenceEst
   if (!kv) return kv.error();
   o.kv_bytes_per_sequence = kv.value().bytes;
   o.state_bytes_per_sequence = e.kv.state_bytes_per_sequence;  // in the engine's state widths
+  // Tensor parallel splits each layer's reads across the GPUs (pipeline stages run one after another).
+  o.tensor_parallel = e.vllm ? e.vllm->tensor_parallel : e.sglang ? e.sglang->tensor_parallel : 1;
   if (e.llamacpp && e.llamacpp->gpu_layers < e.llamacpp->total_layers) o.gpu_layers = e.llamacpp->gpu_layers;
   // Ollama's blocks on the GPU (its output layer counts as one more).
   if (e.ollama && e.ollama->planned && e.ollama->layers_offload < e.ollama->layers_model)

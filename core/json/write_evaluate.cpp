@@ -136,12 +136,13 @@ void write_llamacpp_fit(JsonWriter& w, const std::optional<LlamaCppFitPlan>& pla
   w.end_object();
 }
 
-// How the GPUs share the model: vLLM splits every layer (tensor parallel) or runs stages of layers (pipeline); the
-// others put whole layers on each GPU.
+// How the GPUs share the model: vLLM and SGLang split every layer (tensor parallel) or run stages of layers
+// (pipeline); the others put whole layers on each GPU.
 std::string_view split_name(const InferenceEstimate& e) {
   if (e.engine == Engine::llamacpp) return "layer_split";
   if (e.engine == Engine::transformers) return "device_map";
-  return e.vllm && e.vllm->tensor_parallel > 1 ? "tensor_parallel" : "pipeline_parallel";
+  const std::uint64_t tp = e.vllm ? e.vllm->tensor_parallel : e.sglang ? e.sglang->tensor_parallel : 1;
+  return tp > 1 ? "tensor_parallel" : "pipeline_parallel";
 }
 
 // Each GPU of a layer split, in device order (CUDA0 first).

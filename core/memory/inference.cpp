@@ -213,6 +213,10 @@ std::optional<Error> check_inference_options(const InferenceOptions& o) {
                                           {arg::digits("max", 65536), arg::digits("value", o.n_ubatch)}));
   if (o.tensor_parallel < 1 || o.pipeline_parallel < 1)
     return make_error(o.tensor_parallel < 1 ? "tp" : "pp", message("error.at_least_1", "must be at least 1"));
+  if (o.tensor_parallel * o.pipeline_parallel > 1 && o.engine == Engine::ollama)
+    return make_error(o.tensor_parallel > 1 ? "tp" : "pp",
+                      message("error.multi_gpu_ollama", "Ollama across several GPUs is not modelled; use 1, or "
+                                                        "llama.cpp's layer split (engine llamacpp with gpus)"));
   if (o.tensor_parallel * o.pipeline_parallel > 1 && o.engine != Engine::vllm && o.engine != Engine::sglang)
     return make_error(o.tensor_parallel > 1 ? "tp" : "pp",
                       message("error.multi_gpu_vllm", "tensor and pipeline parallel are vLLM's and SGLang's (engine "

@@ -156,6 +156,7 @@ std::optional<Error> use_devices(const Catalog& catalog, const Request& r, Resol
     if (!found) return found.error();
     if (!found.value().note.empty()) out.name_notes.push_back(found.value().note + ".");
     const Gpu* gpu = found.value().gpu;
+    if (gpu->one_per_machine()) return make_error("gpus", gpu->name + ": " + std::string(kOnePerMachine));
     const std::uint64_t total = gpu->driver_total_bytes(), used = kCudaContextBytes + kCublasWorkspaceBytes;
     out.devices.push_back(gpu);
     out.options.device_split.push_back(static_cast<double>((total > used ? total - used : 0) / kMiB));
@@ -385,6 +386,9 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
     o.gpu_has_nvlink = out.gpu->nvlink_gb_s.has_value();
     o.gpu_is_apple = gpu_class_of(*out.gpu) == GpuClass::apple;
   }
+  // A Mac's GPU is its unified memory: one per machine.
+  if (out.gpu && out.gpu->one_per_machine() && r.gpu_count > 1)
+    return make_error("gpus", out.gpu->name + ": " + std::string(kOnePerMachine));
   return out;
 }
 

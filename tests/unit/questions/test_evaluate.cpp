@@ -204,3 +204,27 @@ TEST_CASE("the parameter count is explained: how it is counted, the published fi
   REQUIRE(find(train.value().estimate.explanations) != nullptr);
   CHECK(find(train.value().estimate.explanations)->values == "6,738,415,616 parameters (published: 6,738,415,616)");
 }
+
+TEST_CASE("a Mac's GPU is one per machine: several of it, or one in a list of cards, is refused at gpus") {
+  auto request = request_from_json(R"({"model":"qwen3-8b","engine":"llamacpp","gpu":"apple-m2-ultra-192gb","gpus":2})");
+  REQUIRE(request.ok());
+  Request listed = request.value();
+  listed.gpu.clear();
+  listed.gpu_count = 1;
+  listed.devices = {"rtx-3090", "apple-m2-ultra-192gb"};  // the CLI's --gpus rtx-3090,apple-m2-ultra-192gb
+  for (const Request& r : {request.value(), listed}) {
+    const auto report = evaluate(test::catalog(), r);
+    REQUIRE_FALSE(report.ok());
+    CHECK(report.error().field == "gpus");
+    CHECK(std::string(report.error().message).find("one GPU per machine") != std::string::npos);
+  }
+}
+
+TEST_CASE("Ollama over several GPUs is refused at tp, naming llama.cpp's layer split as the way") {
+  auto request = request_from_json(R"({"model":"qwen3-8b","engine":"ollama","gpu":"rtx-4090","tp":2})");
+  REQUIRE(request.ok());
+  const auto report = evaluate(test::catalog(), request.value());
+  REQUIRE_FALSE(report.ok());
+  CHECK(report.error().field == "tp");
+  CHECK(std::string(report.error().message).find("engine llamacpp with gpus") != std::string::npos);
+}

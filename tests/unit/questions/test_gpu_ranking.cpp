@@ -150,3 +150,33 @@ TEST_CASE("biggest: needs a GPU, and says when nothing fits") {
   CHECK(r.notes.back().find("No preset fits GeForce RTX 4060") != std::string::npos);
   CHECK(biggest_report_to_json(r).find("\"biggest\":null") != std::string::npos);
 }
+
+TEST_CASE("tensor parallel reads each GPU's share: the estimate on 2 GPUs and the ranking's 2-GPU row agree") {
+  // Qwen3-32B bf16 under vLLM on 2 × H100 SXM: each rank reads half the weights per step, so the estimate with
+  // tp 2 must show the speed the ranking gives the same two cards, not one GPU's (which reads all 65.5 GB).
+  auto one = request(R"({"model":"qwen3-32b","engine":"vllm","gpu":"h100-sxm","context":8192})");
+  auto two = one;
+  two.tp = 2;
+  const auto estimate = evaluate(test::catalog(), two);
+  REQUIRE(estimate.ok());
+  REQUIRE(estimate.value().serving);
+  REQUIRE(estimate.value().serving->speed);
+  const Range tp2 = estimate.value().serving->speed->decode.tokens_per_second;
+  const auto single = evaluate(test::catalog(), one);
+  REQUIRE(single.ok());
+  const Range tp1 = single.value().serving->speed->decode.tokens_per_second;
+  CHECK(tp2.low > 1.5 * tp1.low);  // half the bytes per GPU, less the all-reduces
+
+  one.gpu.clear();
+  one.gpus = {"h100-sxm"};
+  const auto ranked = rank_gpus_for(test::catalog(), one);
+  REQUIRE(ranked.ok());
+  bool found = false;
+  for (const auto& c : ranked.value().ranking.configs) {
+    if (c.count != 2 || c.gpu->id != "h100-sxm" || !c.tokens_per_second) continue;
+    found = true;
+    CHECK(c.tokens_per_second->low == doctest::Approx(tp2.low).epsilon(0.02));
+    CHECK(c.tokens_per_second->high == doctest::Approx(tp2.high).epsilon(0.02));
+  }
+  CHECK(found);
+}

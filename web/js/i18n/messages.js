@@ -5,6 +5,7 @@
 // {parameters}. A text without an id (or with one missing here) shows in the core's English.
 export const MESSAGES = {
   en: {
+    "error.multi_gpu_ollama": "Ollama across several GPUs is not modelled; use 1, or llama.cpp's layer split (engine llamacpp with gpus)",
     "remedy.tensor_parallel_sglang": "{n} × {gpu} with --tp {n}: that many GPUs to buy or rent, and two all-reduces per layer",
     "remedy.kv_q8_0_ollama": "Small accuracy loss; OLLAMA_KV_CACHE_TYPE=q8_0 with OLLAMA_FLASH_ATTENTION=1",
     "remedy.kv_fp8_sglang": "Small accuracy loss in long contexts; --kv-cache-dtype fp8_e4m3",
@@ -133,6 +134,7 @@ export const MESSAGES = {
     "input.count_range": "expected a whole number from {min} to {max}; got {given}",
   },
   de: {
+    "error.multi_gpu_ollama": "Ollama auf mehreren GPUs ist nicht modelliert; geben Sie 1 an oder nutzen Sie die Schichtaufteilung von llama.cpp (Engine llamacpp mit gpus)",
     "remedy.tensor_parallel_sglang": "{n} × {gpu} mit --tp {n}: so viele GPUs zu kaufen oder zu mieten, dazu zwei All-Reduce-Schritte je Schicht",
     "remedy.kv_q8_0_ollama": "Kleiner Genauigkeitsverlust; OLLAMA_KV_CACHE_TYPE=q8_0 mit OLLAMA_FLASH_ATTENTION=1",
     "remedy.kv_fp8_sglang": "Kleiner Genauigkeitsverlust bei langem Kontext; --kv-cache-dtype fp8_e4m3",
