@@ -72,7 +72,7 @@ vramfit_cli_test(energy ARGS --model llama-3.1-8b --gpu rtx-4090 --usd-per-kwh 0
 vramfit_cli_test(recommend_json ARGS --model llama-3.1-8b --rank-gpus --gpus rtx-4090,a100-80gb-sxm,h100-sxm --json
                  MATCH "^{\"cheapest_per_hour\":{\"count\":1,\"gpu\":\"rtx-4090\"[^}]*},\"cheapest_per_million_tokens\":{[^}]+},\"fastest\":{\"count\":[0-9]+,\"gpu\":\"h100-sxm\".*\"ranking\":\\[{\"count\":[0-9]+,\"fit\":\"fits\",\"fits\":true,\"free_bytes\":[0-9]+,\"gpu\":\"[a-z0-9-]+\",\"name\":\"[^\"]+\",\"note\":null,\"tokens_per_second\":{\"high\":[0-9.e+]+,\"low\":[0-9.e+]+},\"usd_per_hour\":[0-9.]+,\"usd_per_million_tokens\":{\"high\":[0-9.e+]+,\"low\":[0-9.e+]+},\"within_budget\":true}")
 vramfit_cli_test(recommend_table ARGS --model llama-3.1-70b --weights bf16 --rank-gpus --gpus h100-sxm,rtx-4090
-                 MATCH "Fits, cheapest per 1M tokens first.*Cheapest per hour: +8 × GeForce RTX 4090.*Fastest: +8 × NVIDIA H100 SXM.*Does not fit, closest first")
+                 MATCH "Fits, cheapest per 1M tokens first.*Cheapest per hour: +8 × GeForce RTX 4090.*Fastest: +2 × NVIDIA H100 SXM.*Does not fit, closest first")
 vramfit_cli_test(recommend_budget_excludes_all ARGS --model llama-3.1-70b --weights bf16 --rank-gpus --budget-per-hour 0.01 --json
                  MATCH "\"cheapest_per_hour\":null,\"cheapest_per_million_tokens\":null,\"fastest\":null.*\"notes\":\\[[^]]*Nothing that fits costs at most \\$0.01/h; the cheapest that fits is [^]]*\\],\"ok\":true,\"ranking\":\\[{")
 vramfit_cli_test(bad_budget FAIL ARGS --model llama-3.1-8b --rank-gpus --budget-per-hour -1

@@ -85,7 +85,7 @@ constexpr Input kInputs[] = {
     {"usd_per_kwh", "--usd-per-kwh", "", K::number, 0, 100, "USD",
      "electricity price: adds the energy cost of running the --gpu you own", U::inference},
     {"gpus", "--gpus", "gpus", K::list, 0, 0, "N|LIST",
-     "inference: the number of --gpu cards you have (vLLM: tensor parallel, else pipeline; llama.cpp: layers split "
+     "inference: the number of --gpu cards you have (vLLM, SGLang: tensor parallel, else pipeline; llama.cpp: layers split "
      "by --tensor-split; transformers: device_map=\"auto\"), or different cards for llama.cpp (rtx-3090,rtx-4060-ti-16gb); "
      "--rank-gpus: only these GPUs, comma-separated ids or names (default: all)", U::inference | U::gpu_ranking},
     {"budget_per_hour", "--budget-per-hour", "", K::number, 0, kInf, "USD",

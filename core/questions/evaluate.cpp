@@ -350,6 +350,11 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
   if (auto error = resolve_sglang_options(r, o)) return *error;
   if (auto error = resolve_ollama_options(r, o)) return *error;
   if (r.enforce_eager && o.engine != Engine::vllm) return make_error("enforce_eager", "applies to vLLM only (--engine vllm)");
+  if (r.max_num_seqs && o.engine != Engine::vllm) return make_error("max_num_seqs", "applies to vLLM only (--engine vllm)");
+  if (r.max_num_batched_tokens && o.engine != Engine::vllm)
+    return make_error("max_num_batched_tokens", "applies to vLLM only (--engine vllm)");
+  if (r.gpu_layers && o.engine != Engine::llamacpp && o.engine != Engine::ollama)
+    return make_error("gpu_layers", "applies to llama.cpp (-ngl) and Ollama (num_gpu) only");
   if (!r.engine_version.empty() && o.engine != Engine::vllm && o.engine != Engine::sglang && o.engine != Engine::ollama)
     return make_error("engine_version", "applies to vLLM, SGLang and Ollama only (--engine vllm, sglang or ollama)");
   if (!r.engine_version.empty() && o.engine == Engine::vllm) {
