@@ -117,7 +117,7 @@ std::string speed_and_cost(const json& a, const json& gpu) {
   return out;
 }
 
-// The engine's own figures: vLLM's KV capacity, SGLang's pool, llama.cpp's host RAM.
+// The engine's own figures: vLLM's KV capacity, SGLang's pool, MLX's cache and chunk, llama.cpp's host RAM.
 void append_engine(std::string& out, const json& a) {
   if (const json& v = a.at("vllm"); !v.is_null() && bytes(v.at("budget_bytes")) != 0)
     appendf(out, "  vLLM KV capacity %.2f GiB = %llu tokens = %llu concurrent sequences of %llu tokens\n",
@@ -128,6 +128,10 @@ void append_engine(std::string& out, const json& a) {
                  "tokens, mem_fraction_static %.3f\n",
             gib(sg->at("kv_capacity_bytes")), whole(sg->at("max_total_num_tokens")), whole(sg->at("max_concurrency")),
             whole(sg->at("context_len")), sg->at("mem_fraction_static").get<double>());
+  if (const auto mx = a.find("mlx"); mx != a.end())
+    appendf(out, "  MLX cache %llu tokens (256-token steps), prefill chunk %llu tokens, attention %s\n",
+            whole(mx->at("cache_tokens")), whole(mx->at("chunk_tokens")),
+            mx->at("fused_attention").get<bool>() ? "fused (no score matrix)" : "unfused (scores materialized)");
   if (const json& l = a.at("llamacpp"); !l.is_null())
     appendf(out, "  %-12s %s (system RAM)\n", "host RAM", gb_and_gib(bytes(l.at("host_ram_bytes"))).c_str());
 }

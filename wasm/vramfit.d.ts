@@ -36,7 +36,7 @@ export default createVramfit;
 // ---- Requests ----
 
 export type Question = 'estimate' | 'limits' | 'curve' | 'gpu_ranking' | 'biggest_model' | 'remedies';
-export type Engine = 'transformers' | 'vllm' | 'llamacpp' | 'sglang';
+export type Engine = 'transformers' | 'vllm' | 'llamacpp' | 'sglang' | 'mlx';
 export type TrainingMode = 'train' | 'full' | 'lora' | 'qlora' | 'grpo';
 
 /** The model: one of a preset id, a config.json (object or text) or a bare parameter count. */
@@ -80,6 +80,8 @@ export interface InferenceRequest extends ModelInputs {
   mem_fraction_static?: number;
   /** SGLang --max-total-tokens: caps the pool's tokens. */
   max_total_tokens?: number;
+  /** MLX --max-kv-size: every layer's cache rotates at this many tokens (not with a q8_0 / q4_0 cache). */
+  max_kv_size?: number;
   /** vLLM --enforce-eager: no CUDA graphs. */
   enforce_eager?: boolean;
   max_num_batched_tokens?: number;
@@ -310,6 +312,9 @@ export interface EstimateAnswer {
    * free_at_start_bytes, weights_bytes, mem_fraction_static, max_running_requests, max_concurrency, context_len, ...),
    * with engine_version (string) and mem_fraction_default (boolean). */
   sglang?: Record<string, number | string | boolean>;
+  /** engine "mlx" only: what MLX's peak counts besides weights and cache (cache_tokens, chunk_tokens,
+   * fused_attention, layer_bytes, scores_bytes, growth_bytes, logits_bytes, kv_bits, max_kv_size). */
+  mlx?: Record<string, number | boolean>;
   /** Only with tp × pp above 1: one GPU's share, the rank whose KV pool is smallest, and its verdict on the
    * request's GPU (null without one). `breakdown` stays the whole deployment's. */
   per_gpu?: PerGpu;

@@ -11,6 +11,7 @@ std::string_view engine_name(Engine engine) noexcept {
     case Engine::vllm: return "vllm";
     case Engine::llamacpp: return "llamacpp";
     case Engine::sglang: return "sglang";
+    case Engine::mlx: return "mlx";
   }
   return "transformers";
 }
@@ -19,6 +20,7 @@ std::optional<Engine> parse_engine(std::string_view name) noexcept {
   if (name == "transformers" || name == "hf" || name == "pytorch") return Engine::transformers;
   if (name == "vllm") return Engine::vllm;
   if (name == "sglang") return Engine::sglang;
+  if (name == "mlx" || name == "mlx-lm" || name == "mlx_lm") return Engine::mlx;
   if (name == "llamacpp" || name == "llama.cpp" || name == "llama-cpp") return Engine::llamacpp;
   return std::nullopt;
 }

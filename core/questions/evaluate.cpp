@@ -2,11 +2,13 @@
 
 #include <algorithm>  // std::max, std::min
 #include <string>     // std::string, std::to_string
+#include <vector>     // std::erase_if
 
 #include "util/number_text.hpp"
 #include "util/text.hpp"
 #include "model/hf_config.hpp"
 #include "formats/weight_formats.hpp"
+#include "hardware/speed.hpp"  // gpu_class_of
 #include "questions/command_line.hpp"
 
 namespace vramfit {
@@ -119,6 +121,27 @@ std::optional<Error> resolve_sglang_options(const Request& r, InferenceOptions& 
   o.mem_fraction_static = r.mem_fraction_static;
   o.max_total_tokens = r.max_total_tokens;
   return std::nullopt;
+}
+
+// MLX's own input, and the GPUs it runs on: Metal only (MLX's CUDA backend is not modelled).
+std::optional<Error> resolve_mlx_options(const Request& r, InferenceOptions& o, const Gpu* gpu) {
+  if (o.engine != Engine::mlx) {
+    if (r.max_kv_size) return make_error("max_kv_size", "applies to MLX only (--engine mlx)");
+    return std::nullopt;
+  }
+  if (gpu && gpu_class_of(*gpu) != GpuClass::apple)
+    return make_error("gpu", "MLX is modelled on Apple GPUs only (Metal); " + gpu->name +
+                                 " is not one: choose an Apple GPU, or another engine for this card");
+  o.max_kv_size = r.max_kv_size;
+  return std::nullopt;
+}
+
+// The verdict rows; under MLX only the Apple GPUs it runs on.
+std::vector<GpuFit> fit_rows(const InferenceEstimate& e, const std::vector<Gpu>& gpus, double headroom) {
+  std::vector<GpuFit> rows = check_fit(e, gpus, headroom);
+  if (e.engine == Engine::mlx)
+    std::erase_if(rows, [](const GpuFit& row) { return gpu_class_of(*row.gpu) != GpuClass::apple; });
+  return rows;
 }
 
 }  // namespace
@@ -256,6 +279,7 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
     o.gpu_is_a100 = lookup_key(out.gpu->name).find("a100") != std::string::npos;
     o.gpu_has_nvlink = out.gpu->nvlink_gb_s.has_value();
   }
+  if (auto error = resolve_mlx_options(r, o, out.gpu)) return *error;
   return out;
 }
 
@@ -297,7 +321,7 @@ Result<Report> on_every_gpu(const Catalog& catalog, const Request& r, const Reso
   report.serving.reset();
   report.llamacpp_fit.reset();  // planned on the request's GPU only
   add_command(report, r, without_gpu(rr));
-  report.gpus = check_fit(report.estimate, catalog.gpus, rr.fit_headroom);
+  report.gpus = fit_rows(report.estimate, catalog.gpus, rr.fit_headroom);
   return report;
 }
 
@@ -335,7 +359,7 @@ Result<Report> evaluate(const Catalog& catalog, const Request& r, const Resolved
     report.serving = estimate_serving(report.model, report.estimate, *rr.gpu, r.serving,
                                       report.gpus.front().fit == Fit::fits);
   } else {
-    report.gpus = check_fit(report.estimate, catalog.gpus, fit_headroom);
+    report.gpus = fit_rows(report.estimate, catalog.gpus, fit_headroom);
   }
   add_llamacpp_fit(report, rr);
   add_command(report, r, rr);

@@ -41,7 +41,7 @@ struct Request {
   std::uint64_t batch = 1;
   double headroom = kDefaultHeadroom;
   std::string gpu;              // empty: every GPU in the catalog
-  std::string engine = "transformers";  // transformers, vllm, llamacpp, sglang
+  std::string engine = "transformers";  // transformers, vllm, llamacpp, sglang, mlx
   std::string attention;        // sdpa (default) or eager; llama.cpp: sdpa = -fa on, eager = -fa off
   std::string kv_allocation;    // static or paged; empty: the engine's
   std::optional<std::uint64_t> avg_tokens;
@@ -50,6 +50,7 @@ struct Request {
   std::string engine_version;   // vLLM's, as "0.11" or "0.21.1", or SGLang's; empty: the version modelled
   std::optional<double> mem_fraction_static;       // SGLang --mem-fraction-static; none: its default
   std::optional<std::uint64_t> max_total_tokens;   // SGLang --max-total-tokens
+  std::optional<std::uint64_t> max_kv_size;        // MLX --max-kv-size: a rotating cache of this many tokens
   bool enforce_eager = false;   // vLLM --enforce-eager
   std::optional<std::uint64_t> max_num_batched_tokens;
   std::optional<std::uint64_t> max_num_seqs;

@@ -124,6 +124,9 @@ Lower eight_bit(Engine engine, bool bare, const Gpu* gpu) {
     return {"q8_0", "Perplexity close to f16 (q8_0 keeps 8.5 bits per weight)",
             "llama.cpp quantization types (ggml-org/llama.cpp, tools/quantize)"};
   if (bare) return {"int8", "Slight quality loss", kArticleQuantization};
+  if (engine == Engine::mlx)
+    return {"mlx-8bit", "Slight quality loss; mlx_lm.convert -q --q-bits 8 (or an mlx-community 8-bit checkpoint)",
+            "mlx-lm docs (quantization)"};
   if (engine == Engine::vllm)
     return {"fp8", fp8_cost(gpu), "vLLM docs (FP8 W8A8)"};
   if (engine == Engine::sglang)
@@ -150,6 +153,9 @@ Lower four_bit(Engine engine, bool bare, const Gpu* gpu) {
     return {"q4_k_m", "Measurable quality loss, acceptable for many uses; a GGUF file quantized to Q4_K_M",
             kArticleQuantization};
   if (bare) return {"int4", "Measurable quality loss, acceptable for many uses", kArticleQuantization};
+  if (engine == Engine::mlx)
+    return {"mlx-4bit", "Measurable quality loss, acceptable for many uses; mlx_lm.convert -q (4 bits, groups of 64)",
+            kArticleQuantization};
   if (engine == Engine::vllm || engine == Engine::sglang)
     return {"awq-4bit-128g", "Measurable quality loss, acceptable for many uses; needs an AWQ-quantized checkpoint",
             kArticleQuantization};
@@ -301,6 +307,14 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const Request& reque
                    vllm ? "Small accuracy loss in long contexts; --kv-cache-dtype fp8 (E4M3)"
                         : "Small accuracy loss in long contexts; --kv-cache-dtype fp8_e4m3",
                    vllm ? "vLLM docs (Quantized KV Cache)" : "SGLang docs (server arguments)"),
+            v);
+  }
+  if (wide_kv && e.engine == Engine::mlx && !request.max_kv_size) {
+    v = request;
+    v.kv_dtype = "q8_0";
+    attempt(remedy("kv-8bit", {text_input("kv_dtype", "q8_0")},
+                   "Small accuracy loss in long contexts; --kv-bits 8 (groups of 64); attention then runs unfused",
+                   "mlx-lm generate.py (--kv-bits, QuantizedKVCache)"),
             v);
   }
   if (wide_kv && e.engine == Engine::llamacpp) {
