@@ -976,6 +976,10 @@ void add_mlx_notes(std::vector<std::string>& notes, const InferenceOptions& o, c
                   "MLX's buffer cache of freed buffers (Cache memory), LM Studio's or the server's own process "
                   "memory, and what macOS itself needs of the RAM. Its speed is estimated with llama.cpp's measured "
                   "share of a Mac's bandwidth: MLX has no figures of its own here.");
+  notes.push_back((Text() << "MLX reserves nothing up front: its cache grows with the prompt and the answer, so the "
+                             "context here, " << n(o.context_tokens) << " tokens, stands for both (the prompt's tokens + "
+                             "--max-tokens).")
+                      .str());
   if (m.kv_bits)
     notes.push_back("--kv-bits quantizes the cache once it holds --quantized-kv-start tokens (5000 by default): "
                     "until then it is 16-bit, and while it converts both copies of the cache exist for a moment; "
