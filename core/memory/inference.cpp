@@ -551,6 +551,10 @@ std::optional<std::uint64_t> mlx_attention_bytes(const ModelSpec& spec, const La
     m.scores_bytes = std::max(m.scores_bytes, scores.value());
     m.fused_attention = false;
     sum.add(scores.value());
+    // MLA (mlx_lm models/deepseek_v3.py): a prompt chunk decompresses the cached latent into every head's K
+    // (embed_q) and V (unembed_out) over the whole cache, and its rope scores are the mask it attends with.
+    if (run.mixer == MixerKind::latent_attention)
+      sum.add({o.batch, run.latent.heads, seen, run.latent.qk_nope_head_dim + run.latent.v_head_dim, c});
   }
   return sum.result();
 }

@@ -142,3 +142,20 @@ TEST_CASE("mlx-lm runs Mistral through its Llama model: every layer attends in f
   CHECK(r.estimate.kv_cache == 8192ULL * 131'072);
   CHECK(r.estimate.kv.windowed_layers == 0);
 }
+
+TEST_CASE("MLX's MLA prefill decompresses the cached latent into every head's K and V over the whole cache") {
+  // mlx_lm models/deepseek_v3.py, L > 1: k = embed_q(kv_latent), v = unembed_out(kv_latent) for all cached tokens,
+  // pe_scores (heads × chunk × keys) as the mask. A one-layer MLA at 4096 tokens: 8 heads × 4096 × (64 + 64) × 2 B
+  // of K and V, beside 8 × 2048 × 4096 × 2 B of scores and the 2048 × 4096 boolean mask.
+  const Report r = evaluate_json(
+      R"({"config":{"model_type":"deepseek_v3","hidden_size":1024,"num_hidden_layers":1,"num_attention_heads":8,)"
+      R"("num_key_value_heads":8,"kv_lora_rank":128,"q_lora_rank":null,"qk_nope_head_dim":64,"qk_rope_head_dim":32,)"
+      R"("v_head_dim":64,"intermediate_size":1024,"moe_intermediate_size":256,"n_routed_experts":0,)"
+      R"("first_k_dense_replace":1,"vocab_size":1000},"weights":"bf16","engine":"mlx","context":4096})");
+  const MlxMemory& m = mlx_of(r);
+  CHECK_FALSE(m.fused_attention);
+  CHECK(m.scores_bytes == 8ULL * 2048 * 4096 * 2 + 2048ULL * 4096);
+  // q, the latent and the output as the mixer's width (2h + heads × (2 × (64 + 32) + 2 × 64)) over the chunk.
+  const std::uint64_t width = 2 * 1024 + 8 * (2 * (64 + 32) + 2 * 64);
+  CHECK(m.layer_bytes == 2048ULL * width * 2 + m.scores_bytes + 8ULL * 4096 * (64 + 64) * 2);
+}
