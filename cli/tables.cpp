@@ -77,7 +77,10 @@ void append_notes(std::string& out, const json& notes, const char* indent) {
 
 std::string speed_and_cost(const json& a, const json& gpu) {
   std::string out;
-  appendf(out, "\n  Speed on one %s:\n", text(gpu.at("name")));
+  if (a.contains("per_gpu"))
+    appendf(out, "\n  Speed on %llu × %s:\n", whole(a.at("per_gpu").at("gpus")), text(gpu.at("name")));
+  else
+    appendf(out, "\n  Speed on one %s:\n", text(gpu.at("name")));
   const json& sp = a.at("speed");
   if (sp.is_null()) {
     appendf(out, "    not estimated: %s\n", text(a.at("speed_unavailable")));
@@ -132,6 +135,12 @@ void append_engine(std::string& out, const json& a) {
     appendf(out, "  MLX cache %llu tokens (256-token steps), prefill chunk %llu tokens, attention %s\n",
             whole(mx->at("cache_tokens")), whole(mx->at("chunk_tokens")),
             mx->at("fused_attention").get<bool>() ? "fused (no score matrix)" : "unfused (scores materialized)");
+  if (const auto ol = a.find("ollama"); ol != a.end() && ol->at("planned").get<bool>())
+    appendf(out, "  Ollama offloads %llu/%llu layers to the GPU: %.2f GiB there (memory.required.partial), %.2f GiB in "
+                 "system RAM; num_ctx %llu, KV %.2f GiB, graph %.2f GiB full / %.2f GiB partial\n",
+            whole(ol->at("layers_offload")), whole(ol->at("layers_model")), gib(ol->at("required_partial_bytes")),
+            gib(ol->at("system_ram_bytes")), whole(ol->at("num_ctx")), gib(ol->at("kv_bytes")),
+            gib(ol->at("graph_full_bytes")), gib(ol->at("graph_partial_bytes")));
   if (const json& l = a.at("llamacpp"); !l.is_null())
     appendf(out, "  %-12s %s (system RAM)\n", "host RAM", gb_and_gib(bytes(l.at("host_ram_bytes"))).c_str());
 }
@@ -233,6 +242,27 @@ std::string gb_and_gib(std::uint64_t b) {
   return out;
 }
 
+// Over several GPUs: how they share the model and each one's part (vLLM's ranks are alike: one line).
+void append_per_gpu(std::string& out, const json& a) {
+  if (!a.contains("per_gpu")) return;
+  const json& g = a.at("per_gpu");
+  appendf(out, "  per GPU      %llu GPUs, %s; the fullest decides:\n", whole(g.at("gpus")), text(g.at("how")));
+  const json& devices = g.at("devices");
+  if (devices.empty()) {
+    appendf(out, "    each       %s\n", gb_and_gib(bytes(g.at("total"))).c_str());
+    return;
+  }
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    const json& d = devices[i];
+    std::string layers;
+    if (whole(d.at("layers")) > 0)
+      layers = "layers " + std::to_string(whole(d.at("first_layer"))) + "-" +
+               std::to_string(whole(d.at("first_layer")) + whole(d.at("layers")) - 1);
+    if (d.at("output") == true) layers += layers.empty() ? "output" : " + output";
+    appendf(out, "    GPU %-6zu %s  %s\n", i + 1, gb_and_gib(bytes(d.at("total"))).c_str(), layers.c_str());
+  }
+}
+
 std::string estimate_table(const json& a) {
   std::string out;
   const json& in = a.at("inputs");
@@ -275,14 +305,18 @@ std::string estimate_table(const json& a) {
   for (const json& d : range.at("drivers")) appendf(out, "    driver: %s\n", text(d));
   append_engine(out, a);
   append_llamacpp_fit(out, a);
+  append_per_gpu(out, a);
   append_command(out, a);
   append_notes(out, a.at("notes"), "  ");
   out += "\n";
+  // Over several of one card each row is that card's share; a list of different cards has a row for each card.
+  const bool each = a.contains("per_gpu") && a.at("gpus").size() != whole(a.at("per_gpu").at("gpus"));
+  const char* free = each ? "GiB free each" : "GiB free";
   for (const json& f : a.at("gpus")) {
     std::string verdict = fit_words(f.at("fit"));
     if (f.at("fit") == "does_not_fit" && whole(f.at("gpus_needed")) > 1)
       verdict += ", needs " + std::to_string(whole(f.at("gpus_needed"))) + " GPUs";
-    appendf(out, "  %-34s %-28s %+8.1f GiB free\n", text(f.at("name")), verdict.c_str(), gib(f.at("free_bytes")));
+    appendf(out, "  %-34s %-28s %+8.1f %s\n", text(f.at("name")), verdict.c_str(), gib(f.at("free_bytes")), free);
   }
   if (!a.at("cost").is_null()) out += speed_and_cost(a, a.at("gpus").at(0));
   return out;

@@ -43,7 +43,9 @@ foreach(i RANGE ${_last_gpu})
   string(JSON _gpus SET "${_gpus}" gpus ${i} "${_gpu}")
 endforeach()
 # The presets keep what the core computes with and their published counts; the provenance texts (config_source,
-# the published count's citation, notes) stay in data/models.json, where the unit tests check them.
+# the published count's citation, notes) stay in data/models.json, where the unit tests check them. Each config
+# goes in as its JSON text (a string), which the core parses when a question first uses that preset: opening the
+# catalog then reads no config.
 string(JSON _count_models LENGTH "${_models}" models)
 math(EXPR _last_model "${_count_models} - 1")
 foreach(i RANGE ${_last_model})
@@ -54,6 +56,11 @@ foreach(i RANGE ${_last_model})
       set(_model "${_without}")
     endif()
   endforeach()
+  string(JSON _config GET "${_model}" config)
+  string(REGEX REPLACE "\n[ \t]*" "" _config "${_config}")
+  string(REPLACE "\\" "\\\\" _config "${_config}")
+  string(REPLACE "\"" "\\\"" _config "${_config}")
+  string(JSON _model SET "${_model}" config "\"${_config}\"")
   string(JSON _models SET "${_models}" models ${i} "${_model}")
 endforeach()
 # Line breaks and indentation go too (a JSON string cannot hold a raw line break, so none is inside one).

@@ -36,7 +36,7 @@ export default createVramfit;
 // ---- Requests ----
 
 export type Question = 'estimate' | 'limits' | 'curve' | 'gpu_ranking' | 'biggest_model' | 'remedies';
-export type Engine = 'transformers' | 'vllm' | 'llamacpp' | 'sglang' | 'mlx';
+export type Engine = 'transformers' | 'vllm' | 'llamacpp' | 'sglang' | 'ollama' | 'mlx';
 export type TrainingMode = 'train' | 'full' | 'lora' | 'qlora' | 'grpo';
 
 /** The model: one of a preset id, a config.json (object or text) or a bare parameter count. */
@@ -74,8 +74,11 @@ export interface InferenceRequest extends ModelInputs {
   gpu_util?: number;
   /** vLLM's version, for its memory rule: "0.9.2" to "0.20" (default: as 0.11) keep the CUDA graphs outside the
    * budget; "0.21" and later subtract their estimate from the pool. Older versions are refused. SGLang's: up to
-   * "0.5.2" its default mem_fraction_static goes by tensor parallel size, from "0.5.3" (the default) by GPU memory. */
+   * "0.5.2" its default mem_fraction_static goes by tensor parallel size, from "0.5.3" (the default) by GPU memory.
+   * Ollama's: up to "0.11.10" (its estimator); up to "0.6.6" num_ctx defaults to 2048, later to 4096. */
   engine_version?: string;
+  /** Ollama's OLLAMA_GPU_OVERHEAD: bytes kept free on each GPU (default 0). */
+  ollama_gpu_overhead?: number;
   /** SGLang --mem-fraction-static: weights + KV pool as a share of the free memory (default: SGLang's for the GPU). */
   mem_fraction_static?: number;
   /** SGLang --max-total-tokens: caps the pool's tokens. */
@@ -96,8 +99,13 @@ export interface InferenceRequest extends ModelInputs {
   system_bandwidth?: number;
   prompt_tokens?: number;
   usd_per_kwh?: number;
-  /** gpu_ranking: the GPUs to rank (ids or names, or one comma-separated string); default: the catalog. */
-  gpus?: string[] | string;
+  /** A number: how many of `gpu` you have (default 1). vLLM serves them tensor parallel where the heads divide, else
+   * as pipeline stages; llama.cpp splits the layers (--split-mode layer, --tensor-split equal); transformers places
+   * them with device_map="auto". The answer then carries `per_gpu`, its busiest GPU deciding the fit.
+   * GPU names (an array or one comma-separated string): under llama.cpp different cards together, CUDA0 first, the
+   * layers split by each card's free memory and `gpus` judging each card by its part (no `gpu` then).
+   * gpu_ranking: GPU ids or names to rank; default: the catalog. */
+  gpus?: number | string[] | string;
   /** gpu_ranking: the most a whole configuration may cost per hour, in dollars. */
   budget_per_hour?: number;
 }
@@ -201,10 +209,22 @@ export type Request = InferenceRequest | CurveRequest | TrainingRequest | Traini
 
 // ---- Answers ----
 
+/**
+ * A text of the core in a form a client can render in its own language, beside the English text it belongs to
+ * (`notes[i]` ↔ `notes_i18n[i]`, `message` ↔ `message_i18n`, `cost` ↔ `cost_i18n`). `id` names the sentence
+ * ("vllm.kv_short"; "" for a text that has no id yet: show the English); `args` are its values, raw: a name
+ * ending in "bytes" is a byte count, other numbers are counts or plain numbers, strings are names or values as
+ * given. The page's templates (web/js/i18n/messages.js) use `{name}` for each arg.
+ */
+export interface MessageId {
+  id: string;
+  args: Record<string, number | string>;
+}
+
 export interface ErrorAnswer {
   ok: false;
   /** `field`: the request key (or "request", "question", "file") that is wrong; `message`: what it allows. */
-  error: { field: string; message: string };
+  error: { field: string; message: string; message_i18n: MessageId };
 }
 
 /** A model file's header runs past the bytes given: read this many from the start and ask again. */
@@ -301,8 +321,14 @@ export interface EstimateAnswer {
   kv_cache: Record<string, string | number>;
   kv_allocation: Record<string, string | number | null>;
   /** total_bytes, per role (attention, embedding, mlp, norms, other, output), explanation, format, storage (bytes per
-   * storage type) and groups: each kind of tensor in the format it is stored in, adding up to total_bytes. */
-  weights: Record<string, unknown> & { groups: WeightGroup[] };
+   * storage type) and groups: each kind of tensor in the format it is stored in, adding up to total_bytes;
+   * mtp_layers: the checkpoint files' multi-token-prediction layers, apart from total_bytes (engines load them only
+   * to draft tokens); file_bytes: total_bytes plus those, what the files hold. */
+  weights: Record<string, unknown> & {
+    groups: WeightGroup[];
+    file_bytes: number;
+    mtp_layers: { bytes: number; params: number; groups: WeightGroup[] };
+  };
   llamacpp: Record<string, number | boolean> | null;
   /** llama.cpp's --fit on the request's GPU (engine llamacpp, a GPU named, no gpu_layers); otherwise null. */
   llamacpp_fit: LlamaCppFitPlan | null;
@@ -315,8 +341,12 @@ export interface EstimateAnswer {
   /** engine "mlx" only: what MLX's peak counts besides weights and cache (cache_tokens, chunk_tokens,
    * fused_attention, layer_bytes, scores_bytes, growth_bytes, logits_bytes, kv_bits, max_kv_size). */
   mlx?: Record<string, number | boolean>;
-  /** Only with tp × pp above 1: one GPU's share, the rank whose KV pool is smallest, and its verdict on the
-   * request's GPU (null without one). `breakdown` stays the whole deployment's. */
+  /** engine "ollama" only: its estimate as its offload log line names it (kv_bytes, graph_full_bytes,
+   * graph_partial_bytes, layers_model, layers_offload, required_full_bytes, required_partial_bytes, system_ram_bytes),
+   * with graph_formula and kv_type (strings), planned, flash_attention and kv_type_ignored (booleans). */
+  ollama?: Record<string, number | string | boolean>;
+  /** Only over several GPUs (gpus, or tp × pp above 1): one GPU's share, the rank whose KV pool is smallest, and
+   * its verdict on the request's GPU (null without one). `breakdown` stays the whole deployment's. */
   per_gpu?: PerGpu;
   /** The engine's command line for this scenario; `text` is empty when the engine has none (transformers), and
    * `note` says why, or what to replace in it. */
@@ -329,14 +359,28 @@ export interface EstimateAnswer {
   speed_unavailable: string | null;
   explanations: Explanation[];
   notes: string[];
+  notes_i18n: MessageId[];
 }
 
 /** Bytes on one GPU of a tensor- or pipeline-parallel deployment. */
 export interface PerGpu {
   gpus: number;
+  /** vLLM: tensor_parallel or pipeline_parallel; llama.cpp: layer_split; transformers: device_map. */
+  how: 'tensor_parallel' | 'pipeline_parallel' | 'layer_split' | 'device_map';
   weights: number; kv_cache: number; state_cache: number; activations: number; overhead: number;
   allocator_reserve: number; total: number;
   fit: 'fits' | 'tight' | 'does_not_fit' | null;
+  /** layer_split and device_map: each GPU in device order (CUDA0 first); the figures above are the busiest one's.
+   * Empty under vLLM, whose ranks are alike. */
+  devices: DeviceShare[];
+}
+
+/** One GPU of a layer split: its repeating layers [first_layer, first_layer + layers), whether it holds the token
+ * embeddings (`input`, transformers) or the output layer, and its bytes (activations: llama.cpp's compute buffer). */
+export interface DeviceShare {
+  first_layer: number; layers: number; input: boolean; output: boolean;
+  weights: number; kv_cache: number; state_cache: number; activations: number; overhead: number;
+  allocator_reserve: number; total: number;
 }
 
 /** llama.cpp --fit's plan: what it changed (`step`) and where the bytes went (llama.cpp's "self": model + context +
@@ -397,6 +441,7 @@ export interface TrainingAnswer {
   time: Record<string, string | number | null> | null;
   explanations: Explanation[];
   notes: string[];
+  notes_i18n: MessageId[];
 }
 
 export interface LimitsAnswer {
@@ -450,6 +495,7 @@ export interface GpuRankingAnswer {
   memory: { total_bytes: number; per_gpu_bytes: number; shardable_bytes: number };
   model: { id: string; name: string };
   notes: string[];
+  notes_i18n: MessageId[];
 }
 
 export interface ModelCandidate {
@@ -473,6 +519,7 @@ export interface BiggestModelAnswer {
   engine: Engine;
   headroom: number;
   notes: string[];
+  notes_i18n: MessageId[];
 }
 
 export interface RemediesAnswer {
@@ -484,6 +531,7 @@ export interface RemediesAnswer {
   fit: Fit | null;
   free_bytes: number | null;
   notes: string[];
+  notes_i18n: MessageId[];
   /** Largest saving first. */
   remedies: {
     id: string;
@@ -499,6 +547,7 @@ export interface RemediesAnswer {
     /** A Mac's raised wired limit ("wired-limit"): what its GPU may use afterwards; saved_bytes is 0. */
     usable_bytes?: number;
     cost: string;
+    cost_i18n: MessageId;
     source: string;
     explanation: Explanation;
   }[];
@@ -506,10 +555,10 @@ export interface RemediesAnswer {
 
 export interface Catalog {
   models: {
-    id: string; name: string; hf_repo: string; default_context: number; max_context: number;
+    /** The model's own figures (parameters, maximum context) come with an answer about it: `model` in a report. */
+    id: string; name: string; hf_repo: string; default_context: number;
     /** Ollama library tags of the same weights ("qwen3:30b-a3b"); the model input finds the preset by them. */
     ollama: string[];
-    params_total: number; params_active: number;
   }[];
   gpus: GpuEntry[];
   dtypes: { name: string; bits: number; summary: string }[];

@@ -425,7 +425,8 @@ Result<ModelSpec> model_from_gguf(const GgufFile& f) {
   attention.heads = m.uint("attention.head_count", &per_layer).value_or(0);
   attention.kv_heads = m.uint("attention.head_count_kv", &per_layer).value_or(attention.heads);
   d.dense.intermediate = m.uint("feed_forward_length", &per_layer).value_or(0);
-  if (per_layer) s.notes.push_back("Per-layer head counts or FFN widths: the largest is used for every layer.");
+  if (per_layer)
+    s.notes.push_back(message("gguf.per_layer", "Per-layer head counts or FFN widths: the largest is used for every layer."));
   const auto implied_head = attention.heads ? s.hidden_size / attention.heads : 0;
   attention.head_dim = m.uint("attention.key_length").value_or(implied_head);
   s.max_context = m.uint("context_length").value_or(0);
@@ -548,9 +549,10 @@ Result<ImportedModel> import_gguf(std::span<const std::byte> prefix, std::uint64
     const double modelled = static_cast<double>(counts.value().total);
     const double stored = static_cast<double>(out.weights.params);
     if (stored > 0 && (modelled / stored > 1.01 || modelled / stored < 0.99))
-      out.notes.push_back("The architecture read from the metadata counts " + std::to_string(counts.value().total) +
-                          " parameters, the file holds " + std::to_string(out.weights.params) +
-                          "; weights use the file's exact bytes.");
+      out.notes.push_back(message("gguf.count_differs",
+                                  "The architecture read from the metadata counts {counted} parameters, the file "
+                                  "holds {held}; weights use the file's exact bytes.",
+                                  {arg::digits("counted", counts.value().total), arg::digits("held", out.weights.params)}));
   }
   return out;
 }

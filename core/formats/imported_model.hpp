@@ -8,6 +8,7 @@
 
 #include "formats/weight_formats.hpp"  // WeightBytes
 #include "model/model_spec.hpp"        // ModelSpec
+#include "util/message.hpp"  // Message
 
 namespace vramfit {
 
@@ -18,7 +19,7 @@ struct ImportedModel {
   ModelSpec spec;                       // is_bare() when only a count is known (safetensors without config)
   WeightBytes weights;                  // exact: total, per role, per storage type; params unpacked
   std::uint64_t file_type = 0;          // GGUF general.file_type (llama_ftype), 0 when absent
-  std::vector<std::string> notes;
+  std::vector<Message> notes;
 };
 
 }  // namespace vramfit

@@ -256,9 +256,8 @@ Result<ImportedModel> import_safetensors(std::span<const SafetensorsFile> files,
                           (Text() << "the tensor is not in " << json_quoted(file)).str());
     }
     if (index.value().weight_map.size() != where.size())
-      out.notes.push_back((Text() << "The shards hold " << where.size() << " tensors, the index lists "
-                                  << index.value().weight_map.size() << ".")
-                              .str());
+      out.notes.push_back(message("safetensors.index_differs", "The shards hold {held} tensors, the index lists {listed}.",
+                                  {arg::digits("held", where.size()), arg::digits("listed", index.value().weight_map.size())}));
   }
 
   const std::uint32_t bits = quant.value().bits;
@@ -288,7 +287,7 @@ Result<ImportedModel> import_safetensors(std::span<const SafetensorsFile> files,
   }
   finish_tally(out.weights);
   if (packed_seen && !quant.value().declared)
-    out.notes.push_back("Packed int32 weights without a quantization_config: read as 4-bit.");
+    out.notes.push_back(message("safetensors.packed_4bit", "Packed int32 weights without a quantization_config: read as 4-bit."));
   out.weights.explanation = (Text() << "exact tensor bytes of " << files.size() << " safetensors file"
                                      << (files.size() == 1 ? "" : "s")
                                      << "; packed quantized weights counted as the parameters they hold")
@@ -296,7 +295,8 @@ Result<ImportedModel> import_safetensors(std::span<const SafetensorsFile> files,
 
   if (config_json.empty()) {
     out.spec.bare_params = out.weights.params;
-    out.notes.push_back("Without config.json only the parameter count is known; add it for the KV cache.");
+    out.notes.push_back(message("safetensors.no_config",
+                                "Without config.json only the parameter count is known; add it for the KV cache."));
     return out;
   }
   auto spec = model_from_hf_config(config_json);
@@ -305,10 +305,10 @@ Result<ImportedModel> import_safetensors(std::span<const SafetensorsFile> files,
   if (auto counts = count_params(out.spec); counts && out.weights.params) {
     const double ratio = static_cast<double>(counts.value().total) / static_cast<double>(out.weights.params);
     if (ratio > 1.01 || ratio < 0.99)
-      out.notes.push_back((Text() << "config.json describes " << counts.value().total
-                                  << " parameters, the checkpoint holds " << out.weights.params
-                                  << "; weights use the checkpoint's exact bytes.")
-                              .str());
+      out.notes.push_back(message("safetensors.count_differs",
+                                  "config.json describes {counted} parameters, the checkpoint holds {held}; weights "
+                                  "use the checkpoint's exact bytes.",
+                                  {arg::digits("counted", counts.value().total), arg::digits("held", out.weights.params)}));
   }
   return out;
 }

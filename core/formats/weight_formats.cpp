@@ -29,7 +29,8 @@ LinearShape linear_shape(const TensorShape& t) {
 // A quantizable linear layer inside a block: everything with a 2-D (or per-expert 3-D) weight except the router.
 bool is_block_linear(const TensorShape& t) {
   return t.layer >= 0 && t.shape.size() >= 2 && t.name.ends_with(".weight") &&
-         t.name.find("ffn_gate_inp") == std::string::npos;
+         t.name.find("ffn_gate_inp") == std::string::npos && t.role != TensorRole::embedding &&
+         t.role != TensorRole::output;  // an MTP layer's own embeddings and head
 }
 
 class Accumulator {
@@ -542,6 +543,17 @@ std::string recipe_explanation(const ModelSpec& spec, const std::vector<bool>& u
   return out + "the rest: ";
 }
 
+// "; the files also hold 1 multi-token-prediction layer (bf16), ...": what the weights line leaves out.
+std::string mtp_explanation(const ModelSpec& spec, const WeightBytes& w) {
+  std::string formats;
+  for (const auto& g : w.mtp_groups)
+    if (formats.find(g.format) == std::string::npos) formats += (formats.empty() ? "" : ", ") + g.format;
+  const auto n = spec.mtp.layers;
+  return "; the files also hold " + std::to_string(n) + " multi-token-prediction layer" + (n == 1 ? "" : "s") +
+         " (" + formats + "), not counted here: an engine loads " + (n == 1 ? "it" : "them") +
+         " only to draft tokens with " + (n == 1 ? "it" : "them") + " (MTP speculative decoding)";
+}
+
 }  // namespace
 
 std::uint32_t native_compute_capability(const WeightFormat& f) noexcept {
@@ -576,9 +588,10 @@ Result<WeightBytes> weights_bytes(const ModelSpec& spec, const WeightFormat& f) 
     if (!tensors) return tensors.error();
     auto recipe = recipe_formats(spec, f);
     if (!recipe) return recipe.error();
-    Accumulator acc(out);
     std::vector<bool> used(recipe.value().size(), false);
-    for (const auto& t : tensors.value()) {
+    // Tensor `t` into `into`, in the format the first recipe rule covering it names (else `f`); its group in
+    // `groups` is `what` or, when empty, its kind.
+    const auto place = [&](Accumulator& acc, WeightBytes& into, const TensorShape& t, std::string_view what) {
       const WeightFormat* format = &f;
       bool named = false;
       for (std::size_t i = 0; i < recipe.value().size(); ++i) {
@@ -588,19 +601,33 @@ Result<WeightBytes> weights_bytes(const ModelSpec& spec, const WeightFormat& f) 
         used[i] = true;
         break;
       }
-      const auto before = out.total;
+      const auto before = into.total;
       add_tensor_bytes(acc, spec, *format, t, named);
-      tally_group(out, tensor_group(t), tensor_format(spec, *format, t, named), t.elements(), out.total - before);
+      tally_group(into, what.empty() ? tensor_group(t) : what, tensor_format(spec, *format, t, named), t.elements(),
+                  into.total - before);
+      return into.total - before;
+    };
+    Accumulator acc(out);
+    for (const auto& t : tensors.value()) {
+      const auto bytes = place(acc, out, t, {});
       if (t.name.find("_exps.") != std::string::npos) {
-        out.routed_expert_bytes += out.total - before;
+        out.routed_expert_bytes += bytes;
         out.routed_expert_params += t.elements();
       }
     }
-    if (acc.overflow()) return make_error("weights", "the tensor sizes overflow 64 bits; check the model sizes");
+    WeightBytes mtp;
+    Accumulator mtp_acc(mtp);
+    for (const auto& t : mtp_tensors(spec, tensors.value())) place(mtp_acc, mtp, t, "MTP layers");
+    if (acc.overflow() || mtp_acc.overflow())
+      return make_error("weights", "the tensor sizes overflow 64 bits; check the model sizes");
     finish_tally(out);
+    out.mtp_bytes = mtp.total;
+    out.mtp_params = mtp.params;
+    out.mtp_groups = std::move(mtp.groups);
     if (!recipe.value().empty()) out.explanation = recipe_explanation(spec, used);
   }
   out.explanation += weights_explanation(spec, f);
+  if (out.mtp_bytes) out.explanation += mtp_explanation(spec, out);
   return out;
 }
 

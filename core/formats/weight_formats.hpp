@@ -96,6 +96,12 @@ struct WeightBytes {
   std::vector<StorageTally> storage;  // the quantization mix, largest first
   std::vector<WeightGroup> groups;    // in file order; they add up to total and params (empty for a model file)
   std::string explanation;            // one or two sentences: what is stored how, and the source
+  // The checkpoint files' multi-token-prediction layers (ModelSpec::mtp), apart from everything above: an engine
+  // loads them only to draft tokens with them (MTP speculative decoding). total + mtp_bytes is what the files hold.
+  std::uint64_t mtp_bytes = 0;
+  std::uint64_t mtp_params = 0;
+  std::vector<WeightGroup> mtp_groups;  // one per format
+  std::uint64_t file_bytes() const noexcept { return total + mtp_bytes; }
 };
 
 // Weight memory of `spec` stored as `format`, per tensor; while `format` is the checkpoint's own

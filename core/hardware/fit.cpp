@@ -45,6 +45,9 @@ Fit estimate_fit(const InferenceEstimate& e, std::uint64_t usable, double headro
   const std::uint64_t total = e.per_gpu.gpus > 1 ? e.per_gpu.total : e.total;
   if (e.vllm && e.vllm->driver_total_bytes && e.vllm->max_concurrency == 0) return Fit::does_not_fit;
   if (e.sglang && e.sglang->driver_total_bytes && e.sglang->max_concurrency == 0) return Fit::does_not_fit;
+  // Ollama decides itself: fits when it offloads every layer, else part of the model runs on the CPU.
+  if (e.ollama && e.ollama->planned)
+    return e.ollama->layers_offload == e.ollama->layers_model ? Fit::fits : Fit::does_not_fit;
   return classify_fit(total, usable, headroom);
 }
 
@@ -63,9 +66,13 @@ std::vector<GpuFit> check_fit(const InferenceEstimate& e, const std::vector<Gpu>
       continue;
     }
     f.fit = estimate_fit(e, usable, headroom);
-    f.free_bytes = signed_difference(usable, e.total);
+    // Ollama with some layers in system RAM: what it would need to hold them all (memory.required.full).
+    const std::uint64_t need = e.ollama && e.ollama->planned && f.fit != Fit::fits
+                                   ? std::max(e.total, e.ollama->required_full_bytes)
+                                   : e.total;
+    f.free_bytes = signed_difference(usable, need);
     f.gpus_needed = gpu.one_per_machine() ? (f.fit == Fit::fits ? 1 : 0)
-                                          : gpus_needed(e.total - e.overhead, e.overhead, usable, headroom);
+                                          : gpus_needed(need - std::min(need, e.overhead), e.overhead, usable, headroom);
     out.push_back(f);
   }
   return out;

@@ -95,8 +95,12 @@ Result<GpuLookup> resolve_gpu(const std::vector<Gpu>& gpus, std::string_view tex
     std::vector<const Gpu*> others;
     for (const Gpu* m : matches)
       if (m != meant) others.push_back(m);
-    return GpuLookup{meant, quoted + " read as " + meant->name +
-                                (others.empty() ? "" : " (also " + listed(others, 4) + ": name one to pick it)")};
+    if (others.empty())
+      return GpuLookup{meant, message("name.gpu_read_as", "\"{given}\" read as {name}.",
+                                      {arg::text("given", text), arg::text("name", meant->name)})};
+    return GpuLookup{meant, message("name.gpu_read_as_also", "\"{given}\" read as {name} (also {others}: name one to pick it).",
+                                    {arg::text("given", text), arg::text("name", meant->name),
+                                     arg::text("others", listed(others, 4))})};
   }
   if (matches.size() > 1)
     return make_error(std::string(field), quoted + " could be " + listed(matches, 6) + "; name one");

@@ -96,7 +96,7 @@ const Gpu* find_gpu(const std::vector<Gpu>& gpus, std::string_view id_or_name) n
 // "rtx 3090 ti"). `note` says how a short form was read and what else it could have meant; empty for an exact name.
 struct GpuLookup {
   const Gpu* gpu = nullptr;
-  std::string note;
+  Message note;  // a sentence, with its full stop
 };
 // Refused, naming `field`, when nothing matches (with the closest names) or several do (naming them).
 Result<GpuLookup> resolve_gpu(const std::vector<Gpu>& gpus, std::string_view text, std::string_view field);

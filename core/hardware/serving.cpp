@@ -113,7 +113,7 @@ namespace {
 // gpu == nullptr the weight format alone decides.
 ComputePath compute_path_for(const InferenceEstimate& e, const Gpu* gpu = nullptr) noexcept {
   ComputePath path = ComputePath::fp16;
-  if (e.engine == Engine::llamacpp && mostly_ggml_quantized(e.weight_detail)) path = ComputePath::int8;
+  if (ggml_engine(e.engine) && mostly_ggml_quantized(e.weight_detail)) path = ComputePath::int8;
   else if (fp8_weights(e)) path = ComputePath::fp8;
   else if (nvfp4_weights(e)) path = ComputePath::fp4;
   if (gpu && path == ComputePath::int8 && !has_figure(gpu->tops_int8)) path = ComputePath::fp16;
@@ -143,6 +143,9 @@ Result<SpeedOptions> speed_options_for(const ModelSpec& spec, const InferenceEst
   o.kv_bytes_per_sequence = kv.value().bytes;
   o.state_bytes_per_sequence = e.kv.state_bytes_per_sequence;  // in the engine's state widths
   if (e.llamacpp && e.llamacpp->gpu_layers < e.llamacpp->total_layers) o.gpu_layers = e.llamacpp->gpu_layers;
+  // Ollama's blocks on the GPU (its output layer counts as one more).
+  if (e.ollama && e.ollama->planned && e.ollama->layers_offload < e.ollama->layers_model)
+    o.gpu_layers = std::min(e.ollama->layers_offload, e.ollama->layers_model - 1);
   if (in.system_bandwidth_gb_s) o.system_bandwidth_gb_s = *in.system_bandwidth_gb_s;
   if (in.prompt_tokens) o.prompt_tokens = *in.prompt_tokens;
   return o;
@@ -156,7 +159,8 @@ MemoryNeed memory_need(const InferenceEstimate& e) noexcept {
 ServingEstimate estimate_serving(const ModelSpec& spec, const InferenceEstimate& e, const Gpu& gpu,
                                  const ServingInputs& in, bool fits) {
   ServingEstimate out;
-  out.cost.usd_per_hour = usd_per_hour(gpu, 1);
+  const std::uint64_t gpus = e.per_gpu.gpus;
+  out.cost.usd_per_hour = usd_per_hour(gpu, gpus);
 
   std::optional<Range> tokens_per_second;
   auto options = speed_options_for(spec, e, in);
@@ -185,7 +189,7 @@ ServingEstimate estimate_serving(const ModelSpec& spec, const InferenceEstimate&
       if (const std::string note = compute_note(e, gpu); s.prefill && !note.empty())
         s.prefill->explanation += " " + note;
       if (!fits)
-        s.note = "The estimate does not fit on one " + gpu.name +
+        s.note = "The estimate does not fit on " + (gpus > 1 ? std::to_string(gpus) + " × " : "one ") + gpu.name +
                  " within the headroom: this is the speed it would have if it did (the recommendation ranks "
                  "multi-GPU configurations).";
       tokens_per_second = s.decode.tokens_per_second;
@@ -197,7 +201,7 @@ ServingEstimate estimate_serving(const ModelSpec& spec, const InferenceEstimate&
 
   if (in.usd_per_kwh) {
     // One hour at full board power: the upper bound of what the card draws.
-    auto energy = energy_cost(gpu, 1, 1.0, 1.0, *in.usd_per_kwh);
+    auto energy = energy_cost(gpu, gpus, 1.0, 1.0, *in.usd_per_kwh);
     if (!energy) {
       out.cost.energy_unavailable = energy.error().message;
     } else {

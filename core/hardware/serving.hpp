@@ -68,8 +68,10 @@ struct ServingEstimate {
   ServingCost cost;
 };
 
-// Speed and cost of `estimate` on one `gpu`; `fits` says whether the estimate fits it (a note otherwise).
-// Inputs are assumed validated (validate_serving_inputs); speed problems become *_unavailable messages.
+// Speed and cost of `estimate` on `gpu` (estimate.per_gpu.gpus of it: the price and the power of all of them; a
+// layer split runs its GPUs one after another, so the step is one GPU's); `fits` says whether the estimate fits
+// them (a note otherwise). Inputs are assumed validated (validate_serving_inputs); speed problems become
+// *_unavailable messages.
 ServingEstimate estimate_serving(const ModelSpec& spec, const InferenceEstimate& estimate, const Gpu& gpu,
                                  const ServingInputs& inputs, bool fits = true);
 

@@ -91,15 +91,17 @@ Result<bool> check_inputs(const SpeedModel& model, const Gpu& gpu, const SpeedOp
     return make_error("engine", std::string(o.engine == Engine::vllm ? "vLLM" : "SGLang") +
                                     " has no Apple GPU backend; use llama.cpp or transformers on " + gpu.name);
   if (o.engine == Engine::mlx && gpu_class_of(gpu) != GpuClass::apple)
-    return make_error("gpu", "MLX is modelled on Apple GPUs only; choose an Apple GPU or another engine for " + gpu.name);
+    return make_error("gpu", message("mlx.speed_apple_only",
+                                     "MLX is modelled on Apple GPUs only; choose an Apple GPU or another engine for {gpu}",
+                                     {arg::text("gpu", gpu.name)}));
   if (o.batch == 0 || o.batch > 1'000'000) return make_error("batch", "must be between 1 and 1000000");
   if (o.tensor_parallel == 0 || o.tensor_parallel > 1024)
     return make_error("tensor_parallel", "must be between 1 and 1024");
   if (o.tensor_parallel > 1 && !interconnect_gb_s(gpu))
     return make_error("gpu", gpu.name + " has neither NVLink nor a PCIe generation in the catalog");
   if (o.gpu_layers && *o.gpu_layers < model.num_layers) {
-    if (o.engine != Engine::llamacpp)
-      return make_error("gpu_layers", "partial CPU offload is modelled for llama.cpp (-ngl) only");
+    if (!ggml_engine(o.engine))
+      return make_error("gpu_layers", "partial CPU offload is modelled for llama.cpp (-ngl) and Ollama (num_gpu) only");
     if (o.tensor_parallel > 1)
       return make_error("gpu_layers", "partial CPU offload is modelled on one GPU, not with tensor parallel");
     if (!positive_finite(o.system_bandwidth_gb_s) || o.system_bandwidth_gb_s > 10'000)
@@ -178,6 +180,7 @@ StepTime step_time(const StepTerms& t, const Gpu& gpu, const SpeedOptions& o, do
 const Efficiency& efficiency(Engine engine, GpuClass gpu_class) noexcept {
   switch (engine) {
     case Engine::llamacpp:
+    case Engine::ollama:  // Ollama runs llama.cpp's kernels
       if (gpu_class == GpuClass::apple) return kLlamaCppApple;
       return gpu_class == GpuClass::datacenter ? kLlamaCppDatacenter : kLlamaCppConsumer;
     case Engine::vllm:

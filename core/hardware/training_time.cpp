@@ -163,9 +163,10 @@ Result<TrainingTimeEstimate> estimate_training_time(const ModelSpec& spec, const
                                                                    " = " + fmt(*e.cost_usd) + " USD",
                               "catalog price per GPU-hour"});
   if (o.mfu == kDefaultMfu)
-    e.notes.push_back("MFU 40 % assumed (large well-tuned runs); small models and fine-tunes often reach 20–35 %.");
+    e.notes.push_back(message("time.mfu", "MFU 40 % assumed (large well-tuned runs); small models and fine-tunes often "
+                                        "reach 20–35 %."));
   if (spec.is_bare() && o.method == FlopsMethod::architecture)
-    e.notes.push_back("Only a parameter count is known: FLOPs use 6·N·tokens.");
+    e.notes.push_back(message("time.bare", "Only a parameter count is known: FLOPs use 6·N·tokens."));
   return e;
 }
 

@@ -11,6 +11,7 @@
 #include "model/model_spec.hpp"
 #include "util/result.hpp"
 #include "memory/training.hpp"     // TrainingMode
+#include "util/message.hpp"  // Message
 
 namespace vramfit {
 
@@ -68,7 +69,7 @@ struct TrainingTimeEstimate {
   double gpu_hours = 0;
   std::optional<double> cost_usd;
   std::vector<Explanation> explanations;
-  std::vector<std::string> notes;
+  std::vector<Message> notes;
 };
 
 Result<TrainingTimeEstimate> estimate_training_time(const ModelSpec& spec, const TimeOptions& options);

@@ -41,10 +41,11 @@ constexpr Input kInputs[] = {
     {"context", "--context", "context", K::tokens, 1, kTokens, "TOKENS",
      "context length in tokens, e.g. 8192 or 8k (default: the engine's default context)"},
     {"batch", "--batch", "batch", K::count, 1, static_cast<double>(kMaxBatch), "N", "concurrent sequences (default 1)"},
-    {"engine", "--engine", "engine", K::choice, 0, 0, "NAME", "transformers, vllm, llamacpp, sglang or mlx (mlx-lm, LM Studio's MLX runtime; Apple GPUs) (default transformers)",
+    {"engine", "--engine", "engine", K::choice, 0, 0, "NAME", "transformers, vllm, llamacpp, sglang, ollama or mlx (mlx-lm, LM Studio's MLX runtime; Apple GPUs) (default transformers)",
      U::inference},
     {"attention", "--attention", "", K::choice, 0, 0, "KIND",
-     "sdpa or eager (transformers); llama.cpp: sdpa = -fa on, eager = -fa off (default sdpa)", U::inference},
+     "sdpa or eager (transformers); llama.cpp: sdpa = -fa on, eager = -fa off (default sdpa); Ollama: sdpa = "
+     "OLLAMA_FLASH_ATTENTION=1 (default eager: off)", U::inference},
     {"kv_allocation", "--kv-allocation", "", K::choice, 0, 0, "KIND",
      "static (reserve the full context) or paged (blocks of 16) (default: the engine's)", U::inference},
     {"avg_tokens", "--avg-tokens", "", K::tokens, 1, kTokens, "TOKENS",
@@ -61,7 +62,7 @@ constexpr Input kInputs[] = {
     {"engine_version", "--engine-version", "", K::text, 0, 0, "VERSION",
      "vLLM's version, for its memory rule: 0.9.2 to 0.20 (default: as 0.11), or 0.21 and later (CUDA graphs inside "
      "--gpu-util, default 0.92); SGLang's: up to 0.5.2 (mem_fraction_static by TP) or 0.5.3 and later (default: by "
-     "GPU memory)", U::inference},
+     "GPU memory); Ollama's: up to 0.6.6 (num_ctx 2048) or 0.6.7 to 0.11.10 (default: 4096)", U::inference},
     {"enforce_eager", "--enforce-eager", "", K::toggle, 0, 0, "", "vLLM --enforce-eager: no CUDA graphs", U::inference},
     {"max_num_batched_tokens", "--max-num-batched-tokens", "", K::tokens, 1, kTokens, "TOKENS",
      "vLLM max_num_batched_tokens (default 8192; 16384 on >= 70 GiB non-A100)", U::inference},
@@ -74,7 +75,9 @@ constexpr Input kInputs[] = {
      "SGLang --max-total-tokens: caps the KV pool's tokens (default: what the memory holds)", U::inference},
     {"max_kv_size", "--max-kv-size", "maxkv", K::tokens, 1, kTokens, "TOKENS",
      "MLX --max-kv-size: a rotating cache that keeps this many tokens (default: every token)", U::inference},
-    {"gpu_layers", "--ngl", "", K::count, 0, 1e6, "N", "llama.cpp -ngl: layers on the GPU (default: all and the output layer)",
+    {"ollama_gpu_overhead", "--gpu-overhead", "", K::quantity, 0, 1e12, "BYTES",
+     "Ollama's OLLAMA_GPU_OVERHEAD: bytes kept free on each GPU, e.g. 1e9 (default 0)", U::inference},
+    {"gpu_layers", "--ngl", "", K::count, 0, 1e6, "N", "llama.cpp -ngl, Ollama num_gpu: layers on the GPU (default: all and the output layer; Ollama: as many as fit)",
      U::inference},
     {"headroom", "--headroom", "", K::fraction, 0, 0.9, "FRACTION", "share of GPU memory kept free, 0 to 0.9 (default 0.1)"},
     {"system_bandwidth", "--system-bandwidth", "", K::number, 0, 10'000, "GB/S",
@@ -83,8 +86,10 @@ constexpr Input kInputs[] = {
      "prompt length: for the prefill speed, and GRPO's prompts, e.g. 512 or 4k (default 512)", U::both},
     {"usd_per_kwh", "--usd-per-kwh", "", K::number, 0, 100, "USD",
      "electricity price: adds the energy cost of running the --gpu you own", U::inference},
-    {"gpus", "--gpus", "", K::list, 0, 0, "LIST",
-     "--rank-gpus: only these GPUs, comma-separated ids or names (default: all)", U::gpu_ranking},
+    {"gpus", "--gpus", "gpus", K::list, 0, 0, "N|LIST",
+     "inference: the number of --gpu cards you have (vLLM: tensor parallel, else pipeline; llama.cpp: layers split "
+     "by --tensor-split; transformers: device_map=\"auto\"), or different cards for llama.cpp (rtx-3090,rtx-4060-ti-16gb); "
+     "--rank-gpus: only these GPUs, comma-separated ids or names (default: all)", U::inference | U::gpu_ranking},
     {"budget_per_hour", "--budget-per-hour", "", K::number, 0, kInf, "USD",
      "--rank-gpus: the most a whole configuration may cost per hour", U::gpu_ranking, kAboveMin},
     // Training.

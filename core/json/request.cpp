@@ -76,7 +76,20 @@ std::string shown(const json& v) {
 }
 
 Error refusal(const Input& in, const json& given) {
-  return make_error(std::string(in.key), "expected " + expectation(in) + "; got " + shown(given));
+  const std::string text = "expected " + expectation(in) + "; got " + shown(given);
+  // Whole numbers in a closed range (context, batch, counts): the page says these in its own language.
+  const bool closed = !in.above_min && std::isfinite(in.max) && in.max < 1e10;
+  if (closed && (in.kind == K::tokens || in.kind == K::count)) {
+    const std::initializer_list<MessageArg> args{arg::digits("min", static_cast<std::uint64_t>(in.min)),
+                                                 arg::digits("max", static_cast<std::uint64_t>(in.max)),
+                                                 arg::text("given", shown(given))};
+    Message m = in.kind == K::tokens
+                    ? message("input.tokens_range",
+                              "expected a whole number of tokens from {min} to {max}, such as 8192 or 8k; got {given}", args)
+                    : message("input.count_range", "expected a whole number from {min} to {max}; got {given}", args);
+    if (m.text == text) return make_error(std::string(in.key), std::move(m));
+  }
+  return make_error(std::string(in.key), text);
 }
 
 // A JSON number that is a whole number (4096, 4096.0, 7e9); nothing for fractions, negatives and others.
@@ -161,7 +174,8 @@ std::optional<InputValue> read_value(const Input& in, const json& v) {
     }
     case K::list: {
       std::vector<std::string> items;
-      if (text) items = split_list(*text);
+      if (const auto n = whole_of(v); n && !text) items = {std::to_string(*n)};  // a count, as the page sends it
+      else if (text) items = split_list(*text);
       else if (v.is_array() && std::all_of(v.begin(), v.end(), [](const json& g) { return g.is_string(); }))
         for (const json& g : v) items.push_back(g.get<std::string>());
       if (items.empty()) return std::nullopt;
@@ -247,6 +261,18 @@ Result<json> request_object(std::string_view text) {
   return parsed;
 }
 
+bool used_by_ranking(InputUse use) {
+  return (static_cast<unsigned>(use) & static_cast<unsigned>(InputUse::gpu_ranking)) != 0;
+}
+
+// "gpus" as one whole number: how many of the request's GPU there are; otherwise a list of GPU names.
+std::optional<std::uint64_t> gpu_count(const std::vector<std::string>& gpus) {
+  if (gpus.size() != 1 || gpus.front().empty() || gpus.front().size() > 18 ||
+      gpus.front().find_first_not_of("0123456789") != std::string::npos)
+    return std::nullopt;
+  return std::stoull(gpus.front());
+}
+
 // `asker` names the question in the message that refuses a training mode (`the question "limits"`).
 Result<Request> inference_request(const json& j, InputUse use, std::span<const std::string_view> extra,
                                   std::string_view asker) {
@@ -283,6 +309,7 @@ Result<Request> inference_request(const json& j, InputUse use, std::span<const s
   r.mem_fraction_static = in.number("mem_fraction_static");
   r.max_total_tokens = in.whole("max_total_tokens");
   r.max_kv_size = in.whole("max_kv_size");
+  r.ollama_gpu_overhead = in.whole("ollama_gpu_overhead");
   r.gpu_layers = in.whole("gpu_layers");
   r.tp = in.whole("tp").value_or(1);
   r.pp = in.whole("pp").value_or(1);
@@ -290,6 +317,17 @@ Result<Request> inference_request(const json& j, InputUse use, std::span<const s
   r.serving.prompt_tokens = in.whole("prompt_tokens");
   r.serving.usd_per_kwh = in.number("usd_per_kwh");
   r.gpus = in.list("gpus");
+  if (auto count = gpu_count(r.gpus)) {
+    constexpr std::uint64_t kMaxServingGpus = 1024;
+    if (*count < 1 || *count > kMaxServingGpus)
+      in.fail(make_error("gpus", "must be a number of GPUs between 1 and " + std::to_string(kMaxServingGpus) +
+                                     ", or GPU names; got " + r.gpus.front()));
+    r.gpu_count = *count;
+    r.gpus.clear();
+  } else if (!used_by_ranking(use)) {
+    r.devices = std::move(r.gpus);  // outside the ranking the names are the cards one has, in device order
+    r.gpus.clear();
+  }
   r.budget_per_hour = in.number("budget_per_hour");
   if (in.error()) return *in.error();
   return r;

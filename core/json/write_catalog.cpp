@@ -58,6 +58,8 @@ std::string_view kind_name(InputKind kind) {
 }
 
 std::string_view use_name(InputUse use) {
+  // gpus: inference's count, and the ranking's list (the ranking reads the inference inputs as well)
+  if (use == (InputUse::inference | InputUse::gpu_ranking)) return "inference";
   switch (use) {
     case InputUse::inference: return "inference";
     case InputUse::training: return "training";
@@ -150,18 +152,14 @@ std::string catalog_to_json(const Catalog& catalog) {
   w.end_array();
   w.begin_array("models");
   for (const auto& p : catalog.models) {
-    const auto counts = count_params(p.spec);
     w.begin_object();
-    w.field("default_context", p.spec.default_context);
+    w.field("default_context", p.default_context);
     w.field("hf_repo", p.hf_repo);
-    w.field("id", p.spec.id);
-    w.field("max_context", p.spec.max_context);
-    w.field("name", p.spec.name);
+    w.field("id", p.id);
+    w.field("name", p.name);
     w.begin_array("ollama");  // the page's type-ahead finds a preset by these tags too
     for (const auto& tag : p.ollama) w.value(tag);
     w.end_array();
-    w.field("params_active", counts ? counts.value().active : 0);
-    w.field("params_total", counts ? counts.value().total : 0);
     w.end_object();
   }
   w.end_array();

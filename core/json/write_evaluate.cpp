@@ -136,7 +136,36 @@ void write_llamacpp_fit(JsonWriter& w, const std::optional<LlamaCppFitPlan>& pla
   w.end_object();
 }
 
-// One GPU's share of a multi-GPU deployment, and its verdict on the request's GPU.
+// How the GPUs share the model: vLLM splits every layer (tensor parallel) or runs stages of layers (pipeline); the
+// others put whole layers on each GPU.
+std::string_view split_name(const InferenceEstimate& e) {
+  if (e.engine == Engine::llamacpp) return "layer_split";
+  if (e.engine == Engine::transformers) return "device_map";
+  return e.vllm && e.vllm->tensor_parallel > 1 ? "tensor_parallel" : "pipeline_parallel";
+}
+
+// Each GPU of a layer split, in device order (CUDA0 first).
+void write_devices(JsonWriter& w, const std::vector<DeviceShare>& devices) {
+  w.begin_array("devices");
+  for (const DeviceShare& d : devices) {
+    w.begin_object();
+    w.field("activations", d.activations);
+    w.field("allocator_reserve", d.allocator_reserve);
+    w.field("first_layer", d.first_layer);
+    w.field("input", d.input);
+    w.field("kv_cache", d.kv_cache);
+    w.field("layers", d.layers);
+    w.field("output", d.output);
+    w.field("overhead", d.overhead);
+    w.field("state_cache", d.state_cache);
+    w.field("total", d.total);
+    w.field("weights", d.weights);
+    w.end_object();
+  }
+  w.end_array();
+}
+
+// One GPU's share of a multi-GPU deployment (the busiest one), and its verdict on the request's GPU.
 void write_per_gpu(JsonWriter& w, const InferenceEstimate& e, const GpuFit* fit) {
   const auto& g = e.per_gpu;
   w.begin_object("per_gpu");
@@ -145,11 +174,13 @@ void write_per_gpu(JsonWriter& w, const InferenceEstimate& e, const GpuFit* fit)
   if (fit) w.field("fit", fit_name(fit->fit));
   else w.field("fit", nullptr);
   w.field("gpus", g.gpus);
+  w.field("how", split_name(e));
   w.field("kv_cache", g.kv_cache);
   w.field("overhead", g.overhead);
   w.field("state_cache", g.state_cache);
   w.field("total", g.total);
   w.field("weights", g.weights);
+  write_devices(w, e.devices);
   w.end_object();
 }
 
@@ -231,15 +262,39 @@ void write_mlx(JsonWriter& w, const InferenceEstimate& e) {
   w.end_object();
 }
 
-void write_weights(JsonWriter& w, const InferenceEstimate& e) {
-  const auto& wd = e.weight_detail;
-  w.begin_object("weights");
-  w.field("attention", wd.attention);
-  w.field("embedding", wd.embedding);
-  w.field("explanation", wd.explanation);
-  w.field("format", e.weights_format);
-  w.begin_array("groups");
-  for (const auto& g : wd.groups) {
+// Only under Ollama: its estimate as its "offload" log line names the figures.
+void write_ollama(JsonWriter& w, const InferenceEstimate& e) {
+  if (!e.ollama) return;
+  const auto& c = *e.ollama;
+  w.begin_object("ollama");
+  w.field("available_bytes", c.available_bytes);
+  w.field("engine_version", kOllamaVersionModelled);
+  w.field("flash_attention", c.flash_attention);
+  w.field("gpu_overhead_bytes", c.gpu_overhead_bytes);
+  w.field("gpu_usable", c.gpu_usable);
+  w.field("graph_formula", c.graph_formula);
+  w.field("graph_full_bytes", c.graph_full_bytes);
+  w.field("graph_partial_bytes", c.graph_partial_bytes);
+  w.field("kv_bytes", c.kv_bytes);
+  w.field("kv_type", kv_dtype_info(c.kv_type).name);
+  w.field("kv_type_ignored", c.kv_type_ignored);
+  w.field("layers_model", c.layers_model);
+  w.field("layers_offload", c.layers_offload);
+  w.field("minimum_bytes", c.minimum_bytes);
+  w.field("num_ctx", c.num_ctx);
+  w.field("num_parallel", c.num_parallel);
+  w.field("output_bytes", c.output_bytes);
+  w.field("planned", c.planned);
+  w.field("required_full_bytes", c.required_full_bytes);
+  w.field("required_partial_bytes", c.required_partial_bytes);
+  w.field("system_ram_bytes", c.system_ram_bytes);
+  w.field("weights_repeating_bytes", c.weights_repeating_bytes);
+  w.end_object();
+}
+
+void write_groups(JsonWriter& w, const char* key, const std::vector<WeightGroup>& groups) {
+  w.begin_array(key);
+  for (const auto& g : groups) {
     w.begin_object();
     w.field("bytes", g.bytes);
     w.field("format", g.format);
@@ -248,7 +303,24 @@ void write_weights(JsonWriter& w, const InferenceEstimate& e) {
     w.end_object();
   }
   w.end_array();
+}
+
+void write_weights(JsonWriter& w, const InferenceEstimate& e) {
+  const auto& wd = e.weight_detail;
+  w.begin_object("weights");
+  w.field("attention", wd.attention);
+  w.field("embedding", wd.embedding);
+  w.field("explanation", wd.explanation);
+  w.field("file_bytes", wd.file_bytes());  // what the checkpoint files hold: total_bytes and the MTP layers
+  w.field("format", e.weights_format);
+  write_groups(w, "groups", wd.groups);
   w.field("mlp", wd.mlp);
+  // The files' multi-token-prediction layers, apart from total_bytes: loaded only for MTP speculative decoding.
+  w.begin_object("mtp_layers");
+  w.field("bytes", wd.mtp_bytes);
+  write_groups(w, "groups", wd.mtp_groups);
+  w.field("params", wd.mtp_params);
+  w.end_object();
   w.field("norms", wd.norms);
   w.field("other", wd.other);
   w.field("output", wd.output);
@@ -322,6 +394,7 @@ std::string report_to_json(const Report& report) {
   write_mlx(w, e);
   detail::write_model(w, m, e.params, report.published_params);
   w.field("notes", e.notes);
+  w.message_ids("notes_i18n", e.notes);
   w.field("ok", true);
   if (e.per_gpu.gpus > 1) write_per_gpu(w, e, report.gpus.size() == 1 ? &report.gpus.front() : nullptr);
   if (speed && speed->prefill) write_range(w, "prefill_tokens_per_second", speed->prefill->tokens_per_second);
@@ -331,6 +404,7 @@ std::string report_to_json(const Report& report) {
   w.field("high", e.range.high);
   w.field("low", e.range.low);
   w.end_object();
+  write_ollama(w, e);
   write_sglang(w, e);
   if (speed) write_speed(w, *speed);
   else w.field("speed", nullptr);
@@ -348,6 +422,7 @@ std::string error_to_json(const Error& error) {
   w.begin_object("error");
   w.field("field", error.field);
   w.field("message", error.message);
+  w.message_id("message_i18n", error.message);
   w.end_object();
   w.field("ok", false);
   w.end_object();

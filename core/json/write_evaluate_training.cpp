@@ -183,6 +183,7 @@ std::string training_report_to_json(const TrainingReport& report) {
   w.field("mode", report_mode_name(e));
   detail::write_model(w, m, e.params, report.published_params);
   w.field("notes", e.notes);
+  w.message_ids("notes_i18n", e.notes);
   w.field("nvme_bytes", e.nvme_bytes);
   w.field("ok", true);
   w.field("quantized_params", e.quantized_params);

@@ -55,6 +55,7 @@ std::string gpu_ranking_report_to_json(const GpuRankingReport& report) {
   w.field("name", report.model_name);
   w.end_object();
   w.field("notes", report.notes);
+  w.message_ids("notes_i18n", report.notes);
   w.field("ok", true);
   w.begin_array("ranking");
   for (const RankedConfig& c : rec.configs) {
@@ -108,6 +109,7 @@ std::string biggest_report_to_json(const BiggestReport& report) {
   w.end_object();
   w.field("headroom", report.headroom);
   w.field("notes", report.notes);
+  w.message_ids("notes_i18n", report.notes);
   w.field("ok", true);
   w.end_object();
   return w.take();

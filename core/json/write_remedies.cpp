@@ -25,6 +25,7 @@ std::string remedies_report_to_json(const RemediesReport& report) {
   else w.field("gpu", nullptr);
   w.field("mode", report.mode);
   w.field("notes", report.notes);
+  w.message_ids("notes_i18n", report.notes);
   w.field("ok", true);
   w.begin_array("remedies");
   for (const Remedy& r : report.remedies) {
@@ -32,6 +33,7 @@ std::string remedies_report_to_json(const RemediesReport& report) {
     w.field("applicable", r.applicable);
     w.field("bytes", r.bytes);
     w.field("cost", r.cost);
+    w.message_id("cost_i18n", r.cost);
     detail::write_explanation(w, "explanation", r.explanation);
     fit("fit", r.fit);
     if (r.fit) w.field("free_bytes", r.free_bytes);

@@ -507,16 +507,19 @@ void explain(const ModelSpec& spec, const ActivationOptions& o, std::uint64_t c,
        "backward allocates the scores' gradient"});
 
   if (!keeps_scores(o) && o.checkpointing == Checkpointing::selective)
-    e.notes.push_back("Selective recomputation saves nothing more with SDPA / FlashAttention: it already "
-                      "recomputes the attention scores in its backward pass.");
+    e.notes.push_back(message("activations.selective_flash", "Selective recomputation saves nothing more with SDPA / "
+                                                           "FlashAttention: it already recomputes the attention "
+                                                           "scores in its backward pass."));
   if (!keeps_scores(o) && o.attention_dropout)
-    e.notes.push_back("FlashAttention regenerates attention-dropout masks from the RNG state: no s² mask is kept.");
+    e.notes.push_back(message("activations.dropout_flash",
+                              "FlashAttention regenerates attention-dropout masks from the RNG state: no s² mask is kept."));
   const bool grouped = std::any_of(spec.layers.begin(), spec.layers.end(), [](const LayerRun& r) {
     return r.mixer == MixerKind::attention && r.attention.kv_heads < r.attention.heads;
   });
   if (keeps_scores(o) && grouped)
-    e.notes.push_back("Eager attention expands grouped K/V heads to all query heads (repeat_kv) before the "
-                      "matmuls, so the saved K and V are heads × head_dim wide.");
+    e.notes.push_back(message("activations.repeat_kv", "Eager attention expands grouped K/V heads to all query heads "
+                                                     "(repeat_kv) before the matmuls, so the saved K and V are heads × "
+                                                     "head_dim wide."));
 }
 
 }  // namespace

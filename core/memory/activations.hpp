@@ -12,6 +12,7 @@
 #include "util/explanation.hpp"
 #include "model/model_spec.hpp"
 #include "util/result.hpp"
+#include "util/message.hpp"  // Message
 
 namespace vramfit {
 
@@ -108,7 +109,7 @@ struct ActivationEstimate {
   std::uint64_t total = 0;           // layers + recompute_peak + embedding + head + logits (no pipeline)
 
   std::vector<Explanation> explanations;
-  std::vector<std::string> notes;
+  std::vector<Message> notes;
 
   // Σ kept over layers [first, first + count): a pipeline stage's share for one micro-batch.
   std::uint64_t kept_for_layers(std::uint64_t first, std::uint64_t count) const noexcept;

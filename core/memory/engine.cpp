@@ -11,6 +11,7 @@ std::string_view engine_name(Engine engine) noexcept {
     case Engine::vllm: return "vllm";
     case Engine::llamacpp: return "llamacpp";
     case Engine::sglang: return "sglang";
+    case Engine::ollama: return "ollama";
     case Engine::mlx: return "mlx";
   }
   return "transformers";
@@ -20,6 +21,7 @@ std::optional<Engine> parse_engine(std::string_view name) noexcept {
   if (name == "transformers" || name == "hf" || name == "pytorch") return Engine::transformers;
   if (name == "vllm") return Engine::vllm;
   if (name == "sglang") return Engine::sglang;
+  if (name == "ollama") return Engine::ollama;
   if (name == "mlx" || name == "mlx-lm" || name == "mlx_lm") return Engine::mlx;
   if (name == "llamacpp" || name == "llama.cpp" || name == "llama-cpp") return Engine::llamacpp;
   return std::nullopt;
@@ -141,6 +143,21 @@ SglangDefaults sglang_defaults(SglangRule rule, std::uint64_t gpu_mib, std::uint
   const double mib = static_cast<double>(std::max<std::uint64_t>(gpu_mib, 1));
   d.mem_fraction_static = gpu_mib ? std::round((mib - reserved) / mib * 1000.0) / 1000.0 : 0.88;
   return d;
+}
+
+std::optional<OllamaRule> parse_ollama_version(std::string_view v) noexcept {
+  const auto version = parse_version(v);
+  if (!version || version->at_least(0, 11, 11)) return std::nullopt;
+  return version->at_least(0, 6, 7) ? OllamaRule::num_ctx_4096 : OllamaRule::num_ctx_2048;
+}
+
+bool ollama_parallel_automatic(std::string_view v) noexcept {
+  const auto version = parse_version(v);
+  return version && !version->at_least(0, 10, 0);
+}
+
+std::uint64_t ollama_default_num_ctx(OllamaRule rule) noexcept {
+  return rule == OllamaRule::num_ctx_2048 ? 2048 : 4096;
 }
 
 double vllm_default_gpu_util(VllmRule rule) noexcept {

@@ -10,17 +10,19 @@
 
 namespace vramfit {
 
-enum class Engine { transformers, vllm, llamacpp, sglang, mlx };
+enum class Engine { transformers, vllm, llamacpp, sglang, ollama, mlx };
 enum class Attention { sdpa, eager };  // llama.cpp: sdpa = -fa on, eager = -fa off
 enum class KvAllocation { engine_default, static_max, paged };
 
-std::string_view engine_name(Engine engine) noexcept;              // "transformers", "vllm", "llamacpp", "sglang", "mlx"
+std::string_view engine_name(Engine engine) noexcept;  // "transformers", "vllm", "llamacpp", "sglang", "ollama", "mlx"
 std::optional<Engine> parse_engine(std::string_view name) noexcept;  // also "llama.cpp", "hf", "mlx-lm"
 std::string_view attention_name(Attention attention) noexcept;       // "sdpa", "eager"
 std::optional<Attention> parse_attention(std::string_view name) noexcept;  // also "flash"
 std::string_view kv_allocation_name(KvAllocation allocation) noexcept;     // "static", "paged"
 std::optional<KvAllocation> parse_kv_allocation(std::string_view name) noexcept;
-inline constexpr std::string_view kEngineNames = "transformers, vllm, llamacpp, sglang, mlx";
+inline constexpr std::string_view kEngineNames = "transformers, vllm, llamacpp, sglang, ollama, mlx";
+// llama.cpp and Ollama (which runs llama.cpp's ggml) store GGUF weights and size their buffers the same way.
+constexpr bool ggml_engine(Engine engine) noexcept { return engine == Engine::llamacpp || engine == Engine::ollama; }
 inline constexpr std::string_view kAttentionNames = "sdpa, eager";
 inline constexpr std::string_view kKvAllocationNames = "static, paged";
 
@@ -154,5 +156,23 @@ inline constexpr std::uint64_t kLlamaDefaultCtx = 4096;  // common.h n_ctx since
 inline constexpr std::uint64_t kLlamaNBatch = 2048;      // common.h n_batch
 inline constexpr std::uint64_t kLlamaNUbatch = 512;      // common.h n_ubatch
 inline constexpr std::uint64_t kLlamaSwaPad = 256;       // SWA cache size padded to 256 cells
+
+// --- Ollama ----------------------------------------------------------------------------------------------
+// The rule modelled is Ollama's analytic estimator (llm/memory.go estimateGPULayers, fs/ggml/ggml.go GraphSize as
+// of v0.11.10), which chose the layers to offload up to v0.11.10. From v0.11.11 Ollama places layers from the
+// runner's test allocations (llm/server.go buildLayout), and from v0.30 it runs llama-server and leaves the layers
+// to llama.cpp's --fit: neither is modelled.
+inline constexpr std::string_view kOllamaVersionModelled = "0.11.10";
+enum class OllamaRule { num_ctx_2048, num_ctx_4096 };  // up to 0.6.6; 0.6.7 to 0.11.10
+// "0.5.7", "v0.11.10"; nullopt for text that is no version or a version whose layout rule is not modelled.
+std::optional<OllamaRule> parse_ollama_version(std::string_view version) noexcept;
+std::uint64_t ollama_default_num_ctx(OllamaRule rule) noexcept;  // api.DefaultOptions NumCtx: 2048, 4096 from 0.6.7
+// Before 0.10.0 (#11330) the scheduler tried OLLAMA_NUM_PARALLEL 4 (2 from 0.6.7) before 1 when it was unset.
+bool ollama_parallel_automatic(std::string_view version) noexcept;
+inline constexpr std::uint64_t kOllamaNumBatch = 512;  // api.DefaultOptions NumBatch
+// discover/gpu.go: what Ollama keeps free on each GPU besides its estimate (cudaMinimumMemory, rocmMinimumMemory;
+// gpu_darwin.go metalMinimumMemory).
+inline constexpr std::uint64_t kOllamaMinimumMemoryCuda = 457 * kMiB;
+inline constexpr std::uint64_t kOllamaMinimumMemoryMetal = 512 * kMiB;
 
 }  // namespace vramfit

@@ -156,27 +156,32 @@ std::vector<Explanation> grpo_explanations(const GrpoInputs& in, const GrpoBytes
   return out;
 }
 
-std::vector<std::string> grpo_notes(const GrpoInputs& in, const GrpoBytes& b) {
-  std::vector<std::string> out;
+std::vector<Message> grpo_notes(const GrpoInputs& in, const GrpoBytes& b) {
+  std::vector<Message> out;
   const GrpoOptions& g = in.grpo;
-  out.push_back(
-      "GRPO as TRL's GRPOTrainer runs it: the training step covers prompt + completion tokens and keeps the fp32 "
-      "logits of the completion tokens only (logits_to_keep); gradient checkpointing on (GRPOConfig's default).");
+  out.push_back(message("grpo.trl", "GRPO as TRL's GRPOTrainer runs it: the training step covers prompt + completion "
+                                    "tokens and keeps the fp32 logits of the completion tokens only (logits_to_keep); "
+                                    "gradient checkpointing on (GRPOConfig's default)."));
   if (g.beta > 0 && !in.full_finetune)
-    out.push_back("beta > 0 with LoRA/QLoRA: the reference log-probs come from the same base with the adapter "
-                  "disabled, so no second copy is loaded.");
+    out.push_back(message("grpo.reference_adapter", "beta > 0 with LoRA/QLoRA: the reference log-probs come from the "
+                                                  "same base with the adapter disabled, so no second copy is loaded."));
   if (g.beta > 0)
-    out.push_back("The reference forward runs without gradients between steps; its logits are as large as the "
-                  "policy's and are not on top of the training peak.");
+    out.push_back(message("grpo.reference_forward", "The reference forward runs without gradients between steps; its "
+                                                  "logits are as large as the policy's and are not on top of the "
+                                                  "training peak."));
   if (g.sampler == GrpoSampler::vllm_colocate)
-    out.push_back("vLLM colocate: the share covers vLLM's own weight copy and KV pool; vllm_enable_sleep_mode=True "
-                  "frees it during the optimizer step, which this figure does not assume.");
+    out.push_back(message("grpo.colocate", "vLLM colocate: the share covers vLLM's own weight copy and KV pool; "
+                                         "vllm_enable_sleep_mode=True frees it during the optimizer step, which this "
+                                         "figure does not assume."));
   if (g.sampler == GrpoSampler::vllm_server)
-    out.push_back("vLLM server: completions come from `trl vllm-serve` on other GPUs, which need their own memory.");
+    out.push_back(message("grpo.server",
+                          "vLLM server: completions come from `trl vllm-serve` on other GPUs, which need their own memory."));
   if (b.generation_batch % g.num_generations == 0 && !g.generation_batch)
-    out.push_back("Generation batch " + num(b.generation_batch) + " completions per GPU (" +
-                  num(b.generation_batch / g.num_generations) + " prompt(s) × " + num(g.num_generations) +
-                  " generations); TRL needs it to split into whole groups.");
+    out.push_back(message("grpo.generation_batch",
+                          "Generation batch {batch} completions per GPU ({prompts} prompt(s) × {generations} "
+                          "generations); TRL needs it to split into whole groups.",
+                          {arg::digits("batch", b.generation_batch), arg::digits("prompts", b.generation_batch / g.num_generations),
+                           arg::digits("generations", g.num_generations)}));
   return out;
 }
 

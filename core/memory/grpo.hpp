@@ -15,6 +15,7 @@
 #include "model/model_spec.hpp"
 #include "util/explanation.hpp"
 #include "util/result.hpp"
+#include "util/message.hpp"  // Message
 
 namespace vramfit {
 
@@ -84,6 +85,6 @@ std::uint64_t vllm_colocate_share(double gpu_util, std::uint64_t driver_bytes) n
 
 // `training_step`: the step's activations + temporaries, which the HF sampler's line is counted beyond.
 std::vector<Explanation> grpo_explanations(const GrpoInputs& in, const GrpoBytes& g, std::uint64_t training_step);
-std::vector<std::string> grpo_notes(const GrpoInputs& in, const GrpoBytes& g);
+std::vector<Message> grpo_notes(const GrpoInputs& in, const GrpoBytes& g);
 
 }  // namespace vramfit

@@ -6,6 +6,7 @@
 #include <string>     // std::string
 #include <vector>     // std::vector
 
+#include "memory/ollama.hpp"
 #include "util/byte_math.hpp"
 #include "util/text.hpp"
 #include "util/units.hpp"
@@ -195,10 +196,11 @@ namespace {
 
 std::optional<Error> check_inference_options(const InferenceOptions& o) {
   if (o.context_tokens < 1 || o.context_tokens > kMaxContextTokens)
-    return make_error("context",
-                      (Text() << "must be between 1 and " << kMaxContextTokens << " tokens, got " << o.context_tokens).str());
+    return make_error("context", message("error.tokens_range", "must be between 1 and {max} tokens, got {value}",
+                                         {arg::digits("max", kMaxContextTokens), arg::digits("value", o.context_tokens)}));
   if (o.batch < 1 || o.batch > kMaxBatch)
-    return make_error("batch", (Text() << "must be between 1 and " << kMaxBatch << ", got " << o.batch).str());
+    return make_error("batch", message("error.range", "must be between 1 and {max}, got {value}",
+                                       {arg::digits("max", kMaxBatch), arg::digits("value", o.batch)}));
   if (!(o.gpu_util > 0 && o.gpu_util <= 1))
     return make_error("gpu_util",
                       (Text() << "must be a fraction above 0 and at most 1, got " << detail::Fixed{o.gpu_util, 6}).str());
@@ -207,26 +209,39 @@ std::optional<Error> check_inference_options(const InferenceOptions& o) {
                                             << *o.avg_tokens)
                                         .str());
   if (o.n_ubatch < 1 || o.n_ubatch > 65'536)
-    return make_error("n_ubatch", (Text() << "must be between 1 and 65536, got " << o.n_ubatch).str());
+    return make_error("n_ubatch", message("error.range", "must be between 1 and {max}, got {value}",
+                                          {arg::digits("max", 65536), arg::digits("value", o.n_ubatch)}));
   if (o.tensor_parallel < 1 || o.pipeline_parallel < 1)
-    return make_error(o.tensor_parallel < 1 ? "tp" : "pp", "must be at least 1");
+    return make_error(o.tensor_parallel < 1 ? "tp" : "pp", message("error.at_least_1", "must be at least 1"));
   if (o.tensor_parallel * o.pipeline_parallel > 1 && o.engine != Engine::vllm && o.engine != Engine::sglang)
     return make_error(o.tensor_parallel > 1 ? "tp" : "pp",
-                      "multi-GPU serving is modelled for vLLM and SGLang (engine vllm or sglang); with this engine use 1");
+                      message("error.multi_gpu_vllm", "tensor and pipeline parallel are vLLM's and SGLang's (engine "
+                                                      "vllm or sglang); llama.cpp and transformers put whole layers on "
+                                                      "each GPU: give gpus instead"));
   if (o.max_kv_size && (*o.max_kv_size < 1 || *o.max_kv_size > kMaxContextTokens))
-    return make_error("max_kv_size", (Text() << "must be between 1 and " << kMaxContextTokens << " tokens, got "
-                                             << *o.max_kv_size)
-                                         .str());
+    return make_error("max_kv_size", message("error.tokens_range", "must be between 1 and {max} tokens, got {value}",
+                                             {arg::digits("max", kMaxContextTokens), arg::digits("value", *o.max_kv_size)}));
   if (o.mem_fraction_static && !(*o.mem_fraction_static > 0 && *o.mem_fraction_static <= 1))
     return make_error("mem_fraction_static", (Text() << "must be a fraction above 0 and at most 1, got "
                                                      << detail::Fixed{*o.mem_fraction_static, 6})
                                                  .str());
+  if (!o.device_split.empty()) {
+    if (o.engine == Engine::vllm || o.engine == Engine::sglang)
+      return make_error("gpus", "vLLM and SGLang split every layer across their GPUs: give them as tp or pp");
+    if (o.device_split.size() < 2 || o.device_split.size() > 1024 ||
+        !std::all_of(o.device_split.begin(), o.device_split.end(), [](double x) { return x > 0 && x < 1e15; }))
+      return make_error("gpus", "a layer split needs 2 to 1024 devices, each with a positive share");
+    if (o.gpu_layers)
+      return make_error("gpu_layers", "-ngl with several GPUs is not modelled; leave it out (every layer on the GPUs)");
+  }
   return std::nullopt;
 }
 
-// vLLM splits each attention layer's query heads across tensor-parallel ranks, and its KV heads too, or replicates
-// them when there are fewer KV heads than ranks (QKVParallelLinear); pipeline stages need a layer each.
+}  // namespace
+
 std::optional<Error> check_parallel(const ModelSpec& spec, const InferenceOptions& o) {
+  if (spec.is_bare() && !o.device_split.empty())
+    return make_error("gpus", "splitting layers across GPUs needs the model's layers; give a model, not a parameter count");
   const std::uint64_t tp = o.tensor_parallel;
   for (const LayerRun& run : spec.layers) {
     if (run.mixer != MixerKind::attention && run.mixer != MixerKind::latent_attention) continue;
@@ -247,6 +262,8 @@ std::optional<Error> check_parallel(const ModelSpec& spec, const InferenceOption
                                 .str());
   return std::nullopt;
 }
+
+namespace {
 
 // KV bytes per token on one rank: attention KV heads divided down to one head (replicated beyond), the MLA latent
 // whole on every rank (one latent "head"), layers divided among the stages.
@@ -278,18 +295,17 @@ Result<WeightFormat> weight_format_of(const ModelSpec& spec, const InferenceOpti
     // article's rule (7B: FP16 14 GB, INT8 7 GB, INT4 3.5 GB). With an architecture, embeddings stay 16-bit.
     format.scheme = WeightScheme::plain;
   }
-  if (o.engine == Engine::llamacpp && format.scheme != WeightScheme::plain && format.scheme != WeightScheme::gguf)
-    return make_error("weights", (Text() << "llama.cpp loads GGUF files: use f16, bf16, fp32 or a GGUF type such as "
+  if (ggml_engine(o.engine) && format.scheme != WeightScheme::plain && format.scheme != WeightScheme::gguf)
+    return make_error("weights", (Text() << (o.engine == Engine::ollama ? "Ollama" : "llama.cpp") << " loads GGUF files: use f16, bf16, fp32 or a GGUF type such as "
                                             "q4_k_m or q8_0, not "
                                          << weight_format_name(format))
                                      .str());
   const bool wide = format.dtype == DType::fp32 || format.dtype == DType::fp16 || format.dtype == DType::bf16;
   if (o.engine == Engine::mlx && format.scheme != WeightScheme::mlx &&
       !(format.scheme == WeightScheme::plain && (wide || spec.is_bare())))
-    return make_error("weights", (Text() << "MLX runs 16- or 32-bit weights or its own quantization (mlx-4bit, "
-                                            "mlx-6bit, mlx-8bit: mlx_lm.convert -q), not "
-                                         << weight_format_name(format))
-                                     .str());
+    return make_error("weights", message("mlx.weights_format", "MLX runs 16- or 32-bit weights or its own quantization "
+                                                               "(mlx-4bit, mlx-6bit, mlx-8bit: mlx_lm.convert -q), not {format}",
+                                         {arg::text("format", weight_format_name(format))}));
   if (format.scheme == WeightScheme::plain && !wide && !spec.is_bare()) format.scheme = WeightScheme::mixed;
   return format;
 }
@@ -305,7 +321,7 @@ std::optional<Error> add_weights(InferenceEstimate& e, Workings& w, const ModelS
   }
   e.weights_format = o.exact_weights && !o.weight_format ? "file" : weight_format_name(format);
   e.weights_dtype = compute_dtype_of(format);
-  w.compute_bytes = o.engine == Engine::llamacpp ? 4 : compute_bytes_of(format);  // ggml computes in f32
+  w.compute_bytes = ggml_engine(o.engine) ? 4 : compute_bytes_of(format);  // ggml computes in f32
   e.weights = e.weight_detail.total;
   return std::nullopt;
 }
@@ -320,24 +336,27 @@ KvAllocation kv_allocation_of(const InferenceOptions& o) {
 // NotImplementedError, so a rotating cache (--max-kv-size, sliding-window layers) cannot be quantized.
 std::optional<Error> check_mlx_kv_choices(const InferenceEstimate& e, const InferenceOptions& o) {
   if (e.kv_dtype == KvDType::fp8)
-    return make_error("kv_dtype", "MLX has no fp8 cache; use fp16, bf16, q8_0 (--kv-bits 8) or q4_0 (--kv-bits 4)");
+    return make_error("kv_dtype", message("mlx.no_fp8_cache", "MLX has no fp8 cache; use fp16, bf16, q8_0 (--kv-bits 8) "
+                                                              "or q4_0 (--kv-bits 4)"));
   if (kv_allocation_of(o) == KvAllocation::paged)
-    return make_error("kv_allocation", "MLX grows its cache in 256-token steps; paged allocation is vLLM's "
-                                       "(allowed here: static)");
+    return make_error("kv_allocation", message("mlx.no_paged", "MLX grows its cache in 256-token steps; paged "
+                                                               "allocation is vLLM's (allowed here: static)"));
   return std::nullopt;
 }
 
 std::optional<Error> check_kv_choices(const InferenceEstimate& e, const InferenceOptions& o) {
-  const bool grouped = e.kv_dtype == KvDType::q8_0 || e.kv_dtype == KvDType::q4_0;
   if (o.engine == Engine::mlx) return check_mlx_kv_choices(e, o);
-  if (grouped && o.engine != Engine::llamacpp)
+  if (o.engine == Engine::ollama && e.kv_dtype != KvDType::fp16 && e.kv_dtype != KvDType::q8_0 &&
+      e.kv_dtype != KvDType::q4_0)
+    return make_error("kv_dtype", "Ollama's OLLAMA_KV_CACHE_TYPE is f16, q8_0 or q4_0");
+  if ((e.kv_dtype == KvDType::q8_0 || e.kv_dtype == KvDType::q4_0) && !ggml_engine(o.engine))
     return make_error("kv_dtype", (Text() << kv_dtype_info(e.kv_dtype).name
                                           << " is a llama.cpp cache type; with this engine use fp32, fp16, bf16 or fp8")
                                       .str());
   if (e.kv_dtype == KvDType::fp8 && o.engine == Engine::llamacpp)
     return make_error("kv_dtype", "llama.cpp has no fp8 cache; use f16, bf16, q8_0 or q4_0");
   const KvAllocation strategy = kv_allocation_of(o);
-  if (strategy == KvAllocation::paged && o.engine == Engine::llamacpp)
+  if (strategy == KvAllocation::paged && ggml_engine(o.engine))
     return make_error("kv_allocation", "llama.cpp reserves n_ctx cells up front; paged allocation is vLLM's "
                                        "(allowed here: static)");
   if (strategy == KvAllocation::static_max && o.engine == Engine::vllm)
@@ -361,7 +380,7 @@ std::uint64_t mlx_cache_tokens(const InferenceOptions& o) {
 
 // The KV cache as the engine allocates it, reserved up front or paged; returns the engine's cache layout.
 Result<KvLayout> add_kv_cache(InferenceEstimate& e, const ModelSpec& spec, const InferenceOptions& o) {
-  const KvDType kv_default = o.engine == Engine::llamacpp ? KvDType::fp16 : kv_dtype_for(e.weights_dtype);
+  const KvDType kv_default = ggml_engine(o.engine) ? KvDType::fp16 : kv_dtype_for(e.weights_dtype);
   e.kv_dtype = o.kv_dtype.value_or(kv_default);
   if (auto error = check_kv_choices(e, o)) return *error;
   KvLayout layout;
@@ -379,8 +398,8 @@ Result<KvLayout> add_kv_cache(InferenceEstimate& e, const ModelSpec& spec, const
   // model dtype and the recurrent state in mamba_ssm_dtype when the config names it (MambaStateDtypeCalculator);
   // transformers both in the model dtype.
   const std::uint64_t model_bytes = dtype_info(e.weights_dtype).bits / 8;
-  layout.conv_state_element_bytes = o.engine == Engine::llamacpp ? 4 : model_bytes;
-  layout.recurrent_state_element_bytes = o.engine == Engine::llamacpp ? 4
+  layout.conv_state_element_bytes = ggml_engine(o.engine) ? 4 : model_bytes;
+  layout.recurrent_state_element_bytes = ggml_engine(o.engine) ? 4
                                          : o.engine == Engine::vllm && spec.recurrent_state_element_bytes
                                              ? spec.recurrent_state_element_bytes
                                              : model_bytes;
@@ -402,10 +421,12 @@ Result<KvLayout> add_kv_cache(InferenceEstimate& e, const ModelSpec& spec, const
   if (!kv_paged) return kv_paged.error();
   const bool grouped = e.kv_dtype == KvDType::q8_0 || e.kv_dtype == KvDType::q4_0;
   if (o.engine == Engine::mlx && grouped && (o.max_kv_size || kv_static.value().windowed_layers))
-    return make_error("kv_dtype", o.max_kv_size ? "MLX cannot quantize the rotating cache that --max-kv-size makes "
-                                                  "(RotatingKVCache Quantization NYI): drop one of the two"
-                                                : "MLX cannot quantize this model's sliding-window layers' rotating "
-                                                  "cache (RotatingKVCache Quantization NYI): use fp16 or bf16");
+    return make_error("kv_dtype", o.max_kv_size ? message("mlx.rotating_quantized", "MLX cannot quantize the rotating "
+                                                          "cache that --max-kv-size makes (RotatingKVCache Quantization "
+                                                          "NYI): drop one of the two")
+                                                : message("mlx.window_quantized", "MLX cannot quantize this model's "
+                                                          "sliding-window layers' rotating cache (RotatingKVCache "
+                                                          "Quantization NYI): use fp16 or bf16"));
   e.kv_allocation = {strategy, avg, kv_static.value().bytes, kv_paged.value().bytes};
   e.kv = strategy == KvAllocation::paged ? kv_paged.value() : kv_static.value();
   e.kv_cache = e.kv.bytes;
@@ -570,24 +591,25 @@ std::optional<Error> add_mlx_memory(InferenceEstimate& e, Workings& w, const Mod
   m.max_kv_size = o.max_kv_size.value_or(0);
   const std::uint64_t c = w.compute_bytes;
   auto peak = activation_peak(spec, m.chunk_tokens, o.batch, c, false);
-  if (!peak) return make_error("context", "the prefill chunk's activations overflow 64 bits");
+  if (!peak) return make_error("context", message("mlx.overflow_chunk", "the prefill chunk's activations overflow 64 bits"));
   m.layer_bytes = peak->layer_bytes;
   w.peak_width = peak->width;
   for (const LayerRun& run : spec.layers) {
     if (!run.keeps_tokens()) continue;
     const auto attention = mlx_attention_bytes(spec, run, o, c, m);
-    if (!attention) return make_error("context", "the prefill chunk's attention scores overflow 64 bits");
+    if (!attention)
+      return make_error("context", message("mlx.overflow_scores", "the prefill chunk's attention scores overflow 64 bits"));
     m.layer_bytes = std::max(m.layer_bytes, *attention);
   }
   const std::uint64_t layers = std::max<std::uint64_t>(1, spec.num_layers());
   const std::uint64_t per_layer = e.kv.bytes_per_token_layer ? e.kv.bytes_per_token_layer : e.kv.bytes_per_token / layers;
   const auto growth = product({o.batch, m.cache_tokens - std::min(m.cache_tokens, m.chunk_tokens), per_layer});
   const auto logits = spec.has_lm_head ? product({o.batch, spec.vocab_size, 2 * c}) : std::optional<std::uint64_t>(0);
-  if (!growth || !logits) return make_error("context", "the cache growth overflows 64 bits");
+  if (!growth || !logits) return make_error("context", message("mlx.overflow_growth", "the cache growth overflows 64 bits"));
   m.growth_bytes = *growth;
   m.logits_bytes = *logits;
   const auto total = CheckedSum().add(m.layer_bytes).add(m.growth_bytes).add(m.logits_bytes).result();
-  if (!total) return make_error("context", "the activations overflow 64 bits");
+  if (!total) return make_error("context", message("mlx.overflow_total", "the activations overflow 64 bits"));
   e.logits = m.logits_bytes;
   e.attention_scores = m.scores_bytes;
   e.activations = *total;
@@ -641,6 +663,8 @@ std::optional<Error> add_llamacpp_buffers(InferenceEstimate& e, Workings& w, con
                                                    spec.vocab_size, n_ff, b.flash_attn);
   b.compute_buffer_other_bytes = detail::llamacpp_compute_buffer(b.n_ubatch, w.llama_n_kv, heads, n_embd,
                                                          spec.vocab_size, n_ff, !b.flash_attn);
+  b.compute_buffer_layers_bytes = detail::llamacpp_compute_buffer(b.n_ubatch, w.llama_n_kv, heads, n_embd, 0, n_ff,
+                                                                  b.flash_attn);
   b.output_buffer_bytes = spec.vocab_size * o.batch * 4;
   // KV of this many cells for all sequences: recompute per sequence-less n_ctx. The recurrent state has one slot
   // per sequence (n_seq_max = batch), whatever the cell count.
@@ -668,9 +692,114 @@ std::optional<Error> add_llamacpp_buffers(InferenceEstimate& e, Workings& w, con
 }
 
 // CUDA context, plus vLLM's non-torch memory and CUDA graphs or the cuBLAS workspace.
+// Ollama's KV per layer as GraphSize sizes it: num_ctx × num_parallel × (key + value length) × the largest KV head
+// count × the cache type's bytes (f16 2, q8_0 1, q4_0 0.5), the same for every block.
+std::uint64_t ollama_kv_per_layer(const ModelSpec& spec, std::uint64_t tokens, KvDType type) {
+  std::uint64_t width = 0;  // (key + value length) × KV heads, the largest of the layers
+  for (const LayerRun& run : spec.layers) {
+    if (run.mixer == MixerKind::attention)
+      width = std::max(width, (run.attention.head_dim + run.attention.value_dim()) * run.attention.kv_heads);
+    if (run.mixer == MixerKind::latent_attention)
+      width = std::max(width, (run.latent.qk_nope_head_dim + run.latent.qk_rope_head_dim + run.latent.v_head_dim) *
+                                  run.latent.heads);
+  }
+  const std::uint64_t half_bytes = type == KvDType::q4_0 ? 1 : type == KvDType::q8_0 ? 2 : 4;
+  return tokens * width * half_bytes / 2;
+}
+
+OllamaGraphInputs ollama_graph_inputs(const ModelSpec& spec, const InferenceOptions& o, std::uint64_t kv_total) {
+  OllamaGraphInputs g;
+  g.formula = ollama_graph_formula(spec.architecture, spec.has_moe());
+  g.context = o.context_tokens * o.batch;
+  g.batch = std::min(o.context_tokens, kOllamaNumBatch);
+  g.embedding = spec.hidden_size;
+  for (const LayerRun& run : spec.layers) {
+    g.heads = std::max(g.heads, run.attention_heads());
+    if (run.mixer != MixerKind::attention) continue;
+    g.heads_kv = std::max(g.heads_kv, run.attention.kv_heads);
+    g.head_dim = std::max(g.head_dim, run.attention.head_dim);
+  }
+  g.vocab = spec.vocab_size;
+  g.kv_total = kv_total;
+  g.metal = o.gpu_is_apple;
+  return g;
+}
+
+// Each block's weights (the routed experts of the MoE layers shared among them) and KV, and the output layer Ollama
+// places last: output_norm + output, or token_embd when the output is tied to it.
+OllamaLayerInputs ollama_layer_inputs(const ModelSpec& spec, const WeightBytes& wd, std::uint64_t kv_layer) {
+  OllamaLayerInputs in;
+  const std::uint64_t n = spec.num_layers();
+  std::uint64_t moe_layers = 0;
+  for (const LayerRun& run : spec.layers) moe_layers += run.mlp.kind == MlpKind::moe ? run.count : 0;
+  const std::uint64_t routed = moe_layers ? wd.routed_expert_bytes : 0;
+  const std::uint64_t dense_part = n ? (wd.attention + wd.mlp + wd.norms + wd.other - routed) / n : 0;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const bool moe = spec.layer(i).mlp.kind == MlpKind::moe && routed;
+    in.layer_bytes.push_back(dense_part + (moe ? routed / moe_layers : 0));
+    in.kv_bytes.push_back(kv_layer);
+  }
+  in.output_bytes = wd.output + (spec.tied_embeddings ? wd.embedding : 0);
+  return in;
+}
+
+// Ollama: its own KV and graph figures, and with a GPU the layers it offloads; the estimate's lines are then the
+// GPU's share (memory.required.partial), the rest is system RAM.
+std::optional<Error> add_ollama_memory(InferenceEstimate& e, const ModelSpec& spec, const InferenceOptions& o) {
+  OllamaEstimate c;
+  c.num_ctx = o.context_tokens;
+  c.num_parallel = o.batch;
+  c.flash_attention = o.attention == Attention::sdpa;
+  c.kv_type_ignored = !c.flash_attention && e.kv_dtype != KvDType::fp16;
+  c.kv_type = c.kv_type_ignored ? KvDType::fp16 : e.kv_dtype;
+  e.kv_dtype = c.kv_type;
+  const std::uint64_t n = spec.num_layers();
+  const std::uint64_t kv_layer = ollama_kv_per_layer(spec, o.context_tokens * o.batch, c.kv_type);
+  c.kv_bytes = kv_layer * n;
+  const OllamaGraph graph = ollama_graph(ollama_graph_inputs(spec, o, c.kv_bytes));
+  c.graph_formula = std::string(ollama_graph_formula_name(ollama_graph_formula(spec.architecture, spec.has_moe())));
+  c.graph_full_bytes = graph.full;
+  c.graph_partial_bytes = graph.partial;
+  c.minimum_bytes = o.gpu_is_apple ? kOllamaMinimumMemoryMetal : kOllamaMinimumMemoryCuda;
+  c.gpu_overhead_bytes = o.ollama_gpu_overhead;
+  OllamaLayerInputs in = ollama_layer_inputs(spec, e.weight_detail, kv_layer);
+  in.free_bytes = o.gpu_memory_bytes ? o.gpu_memory_bytes : ~0ULL / 4;  // no GPU: every layer on one
+  in.minimum_bytes = c.minimum_bytes;
+  in.overhead_bytes = o.gpu_memory_bytes ? c.gpu_overhead_bytes : 0;
+  in.graph = graph;
+  in.num_gpu = o.gpu_layers;
+  for (std::uint64_t bytes : in.layer_bytes) c.weights_repeating_bytes += bytes;
+  c.output_bytes = in.output_bytes;
+  const WeightBytes& wd = e.weight_detail;
+  const OllamaPlacement p = place_ollama_layers(in);
+  c.planned = o.gpu_memory_bytes != 0;
+  c.available_bytes = o.gpu_memory_bytes;
+  c.layers_model = p.layers_model;
+  c.layers_offload = p.layers_offload;
+  c.gpu_usable = p.gpu_usable;
+  c.required_full_bytes = p.total_bytes;
+  c.required_partial_bytes = p.vram_bytes;
+  c.system_ram_bytes = p.overflow_bytes + (spec.tied_embeddings ? 0 : wd.embedding);
+  // The GPU's share, line by line: the blocks offloaded (the last ones), the output layer if it went too.
+  const std::uint64_t blocks = std::min(p.layers_offload, n);
+  const bool output_on_gpu = p.layers_offload > n;
+  std::uint64_t gpu_weights = output_on_gpu ? in.output_bytes : 0;
+  for (std::uint64_t i = n - blocks; i < n; ++i) gpu_weights += in.layer_bytes[i];
+  const std::uint64_t spare = n && p.gpu_usable ? in.layer_bytes[0] + kv_layer : 0;
+  e.weights = gpu_weights;
+  e.kv_cache = kv_layer * blocks;
+  e.state_cache = 0;
+  e.activations = p.layers_offload ? p.graph_bytes : 0;
+  c.overhead_bytes = p.gpu_usable ? c.minimum_bytes + spare : 0;
+  e.kv.bytes = c.kv_bytes;
+  e.ollama = c;
+  return std::nullopt;
+}
+
 std::uint64_t overhead_bytes(const ModelSpec& spec, const InferenceOptions& o, const InferenceEstimate& e) {
   if (o.engine == Engine::mlx) return 0;  // Metal has no CUDA context; mx.get_peak_memory counts MLX's buffers only
   if (e.sglang) return kCudaContextBytes + kCublasWorkspaceBytes + e.sglang->distributed_bytes;
+  if (e.ollama) return e.ollama->overhead_bytes;
   if (o.engine != Engine::vllm) return kCudaContextBytes + kCublasWorkspaceBytes;
   const std::uint64_t non_torch = o.tensor_parallel > 1 ? kVllmNonTorchTpBytes : kVllmNonTorchBytes;
   return kCudaContextBytes + (spec.is_bare() ? 0 : non_torch + vllm_graph_bytes(o));
@@ -679,7 +808,7 @@ std::uint64_t overhead_bytes(const ModelSpec& spec, const InferenceOptions& o, c
 // PyTorch's caching allocator: segment rounding of long-lived tensors (weights; the static KV cache).
 void add_allocator_reserve(InferenceEstimate& e, Workings& w, const ModelSpec& spec, const InferenceOptions& o) {
   // ggml sizes its buffers exactly; MLX's buffer cache holds freed buffers outside its active (peak) memory.
-  if (o.engine == Engine::llamacpp || o.engine == Engine::mlx || spec.is_bare()) return;
+  if (ggml_engine(o.engine) || o.engine == Engine::mlx || spec.is_bare()) return;
   detail::TorchReserve reserve;
   if (o.weight_tensor_bytes) {
     e.weight_tensor_bytes = *o.weight_tensor_bytes;
@@ -722,6 +851,12 @@ MemoryRange memory_range(const ModelSpec& spec, const InferenceOptions& o, const
   if (o.engine == Engine::mlx) return mlx_range(e);
   MemoryRange r;
   std::uint64_t low_delta = 0, high_delta = 0;  // low = total − low_delta, high = total + high_delta
+  if (e.ollama) {  // Ollama's own estimate is what it reserves by; llama.cpp's buffers then differ from it
+    r.low = r.high = e.total;
+    r.drivers.push_back("Ollama's estimate decides the layers; the runner then allocates llama.cpp's own buffers, "
+                        "which can be smaller (its KV cache and compute buffer) or larger");
+    return r;
+  }
   if (o.engine == Engine::vllm && !spec.is_bare()) {
     low_delta += vllm_graph_bytes(o) + (kVllmNonTorchBytes - kVllmNonTorchLowBytes);
     if (!o.enforce_eager)
@@ -760,6 +895,12 @@ Explanation kv_cache_explanation(const ModelSpec& spec, const InferenceOptions& 
     return {"kv_cache", "unknown without the architecture", "0 B",
             "give layers and hidden size, a preset or a config.json"};
   if (!spec.causal) return {"kv_cache", "none: an encoder keeps no KV cache", "0 B", "architecture"};
+  if (e.ollama)
+    return {"kv_cache", "layers × num_ctx × num_parallel × (key + value length) × kv_heads × bytes (f16 2, q8_0 1, q4_0 0.5)",
+            (Text() << n(e.ollama->num_ctx) << " × " << n(e.ollama->num_parallel) << " tokens: " << n(e.ollama->kv_bytes)
+                    << " B (" << kv_dtype_info(e.ollama->kv_type).name << "), " << n(e.kv_cache) << " B of it on the GPU")
+                .str(),
+            "Ollama fs/ggml/ggml.go GraphSize (the log's memory.required.kv)"};
   const bool latent = spec.has_latent() && e.kv.mla == MlaCache::latent;
   const char* const per_layer = latent             ? "(kv_lora_rank + qk_rope_head_dim) × bytes"
                                 : spec.has_latent() ? "heads × (qk_nope + qk_rope + v_head_dim) × bytes"
@@ -785,6 +926,8 @@ const char* state_cache_source(Engine engine) {
     case Engine::vllm:
       return "vLLM MambaStateShapeCalculator and MambaStateDtypeCalculator: conv state in the model dtype, recurrent "
              "state in mamba_ssm_dtype; one state per running sequence";
+    case Engine::ollama:
+      return "Ollama's estimator (llm/memory.go) counts no per-sequence state";
     case Engine::sglang:
       return "SGLang MambaPool: conv and temporal (ssm) state per request slot, sized apart from the KV pool";
     case Engine::mlx:
@@ -876,6 +1019,22 @@ Explanation activations_explanation(const ModelSpec& spec, const InferenceOption
                 .str(),
             "SGLang prefills in chunks of chunked_prefill_size tokens (ServerArgs default by GPU memory); these and "
             "the CUDA graphs live in the 1 − mem_fraction_static that SGLang keeps out of its pool"};
+  if (e.ollama)
+    return {"activations",
+            e.ollama->graph_formula == "llama"
+                ? "Ollama's graph (GraphSize, llama): full max(4·b·(1 + 4·emb + ctx·(1 + heads)), 4·b·(emb + vocab)); "
+                  "partial 4·b·emb + max(4·b·(1 + emb + max(ctx, emb)) + emb²·9/16 + 4·ctx·(b·heads + head_dim·kv_heads), "
+                  "4·b·(emb + vocab) + emb·vocab·105/128)"
+            : e.ollama->graph_formula == "qwen2"
+                ? "Ollama's graph (GraphSize, qwen2): full max(4·b·(emb + vocab), 4·b·(1 + 2·emb + ctx + ctx·heads)); "
+                  "partial max(4·b·(emb + vocab) + emb·vocab·105/128, 4·(b·(1 + 2·emb + ctx·(1 + heads)) + emb·(1 + ctx)))"
+                : "Ollama's graph where GraphSize has no formula: heads / kv_heads × KV / 6",
+            (Text() << "b = min(num_ctx, 512) = " << n(std::min(e.ollama->num_ctx, kOllamaNumBatch)) << ", ctx = "
+                    << n(e.ollama->num_ctx * e.ollama->num_parallel) << ": full " << n(e.ollama->graph_full_bytes)
+                    << " B, partial " << n(e.ollama->graph_partial_bytes) << " B; counted " << n(e.activations) << " B")
+                .str(),
+            "Ollama fs/ggml/ggml.go GraphSize and llm/memory.go estimateGPULayers (v0.11.10); the log's "
+            "memory.graph.full and memory.graph.partial"};
   const LlamaCppBuffers& b = *e.llamacpp;
   return {"activations",
           (Text() << "n_ubatch × max("
@@ -893,7 +1052,7 @@ Explanation allocator_explanation(const ModelSpec& spec, const InferenceOptions&
                                   const Workings& w) {
   // llama.cpp sizes its ggml buffers exactly and allocates them once: no caching allocator rounds them. A bare
   // count has no tensors whose rounding could be counted.
-  if (o.engine == Engine::llamacpp)
+  if (ggml_engine(o.engine))
     return {"allocator_reserve", "0: ggml allocates each backend buffer once, at its exact size", "0 B",
             "ggml-backend ggml_backend_alloc_ctx_tensors (one buffer per backend)"};
   if (o.engine == Engine::mlx)
@@ -918,6 +1077,12 @@ Explanation overhead_explanation(const InferenceOptions& o, const InferenceEstim
   if (o.engine == Engine::mlx)
     return {"overhead", "0: Metal has no CUDA context, and mx.get_peak_memory counts only MLX's own buffers", "0 B",
             "mlx-lm generate.py (Peak memory = mx.get_peak_memory() / 1e9)"};
+  if (e.ollama)
+    return {"overhead", "the GPU's minimum memory + one spare layer (blk.0 weights and KV)",
+            (Text() << n(e.ollama->minimum_bytes) << " B + " << n(e.overhead - std::min(e.overhead, e.ollama->minimum_bytes))
+                    << " B = " << n(e.overhead) << " B")
+                .str(),
+            "Ollama discover/gpu.go (457 MiB CUDA and ROCm, 512 MiB Metal), llm/memory.go"};
   const bool vllm = o.engine == Engine::vllm;
   return {"overhead", vllm ? "CUDA context + non-torch memory + CUDA graphs" : "CUDA context + cuBLAS workspace",
           (Text() << n(e.overhead) << " B").str(),
@@ -945,7 +1110,7 @@ std::vector<Explanation> inference_explanations(const ModelSpec& spec, const Inf
 }
 
 // What SGLang's pool figures assume, and what would stop SGLang from starting.
-void add_sglang_notes(std::vector<std::string>& notes, const ModelSpec& spec, const InferenceOptions& o,
+void add_sglang_notes(std::vector<Message>& notes, const ModelSpec& spec, const InferenceOptions& o,
                       const InferenceEstimate& e) {
   const SglangCapacity& c = *e.sglang;
   if (!o.gpu_memory_bytes) {
@@ -974,67 +1139,109 @@ void add_sglang_notes(std::vector<std::string>& notes, const ModelSpec& spec, co
 }
 
 // What MLX's figures leave out.
-void add_mlx_notes(std::vector<std::string>& notes, const InferenceOptions& o, const InferenceEstimate& e) {
+void add_mlx_notes(std::vector<Message>& notes, const InferenceOptions& o, const InferenceEstimate& e) {
   const MlxMemory& m = *e.mlx;
-  notes.push_back("MLX's figure is what mlx_lm.generate prints as Peak memory (MLX's active buffers). Not counted: "
-                  "MLX's buffer cache of freed buffers (Cache memory), LM Studio's or the server's own process "
-                  "memory, and what macOS itself needs of the RAM. Its speed is estimated with llama.cpp's measured "
-                  "share of a Mac's bandwidth: MLX has no figures of its own here.");
-  notes.push_back((Text() << "MLX reserves nothing up front: its cache grows with the prompt and the answer, so the "
-                             "context here, " << n(o.context_tokens) << " tokens, stands for both (the prompt's tokens + "
-                             "--max-tokens).")
-                      .str());
+  notes.push_back(message("mlx.peak_memory",
+                          "MLX's figure is what mlx_lm.generate prints as Peak memory (MLX's active buffers). Not "
+                          "counted: MLX's buffer cache of freed buffers (Cache memory), LM Studio's or the server's own "
+                          "process memory, and what macOS itself needs of the RAM. Its speed is estimated with "
+                          "llama.cpp's measured share of a Mac's bandwidth: MLX has no figures of its own here."));
+  notes.push_back(message("mlx.context_both",
+                          "MLX reserves nothing up front: its cache grows with the prompt and the answer, so the "
+                          "context here, {tokens} tokens, stands for both (the prompt's tokens + --max-tokens).",
+                          {arg::count("tokens", o.context_tokens)}));
   if (m.kv_bits)
-    notes.push_back("--kv-bits quantizes the cache once it holds --quantized-kv-start tokens (5000 by default): "
-                    "until then it is 16-bit, and while it converts both copies of the cache exist for a moment; "
-                    "that moment is not modelled. Attention then runs unfused, with its scores materialized.");
+    notes.push_back(message("mlx.kv_bits",
+                            "--kv-bits quantizes the cache once it holds --quantized-kv-start tokens (5000 by "
+                            "default): until then it is 16-bit, and while it converts both copies of the cache exist "
+                            "for a moment; that moment is not modelled. Attention then runs unfused, with its scores "
+                            "materialized."));
   else if (!m.fused_attention)
-    notes.push_back("This model's attention runs through MLX's unfused path (its head size has no fused kernel): "
-                    "each prefill chunk materializes its attention scores, counted here for the last chunk.");
+    notes.push_back(message("mlx.unfused",
+                            "This model's attention runs through MLX's unfused path (its head size has no fused "
+                            "kernel): each prefill chunk materializes its attention scores, counted here for the last "
+                            "chunk."));
   if (o.batch > 1)
-    notes.push_back("Several sequences at once (mlx_lm.server's BatchKVCache) pad each to the longest; counted "
-                    "here as batch × the context.");
+    notes.push_back(message("mlx.batch", "Several sequences at once (mlx_lm.server's BatchKVCache) pad each to the "
+                                         "longest; counted here as batch × the context."));
+}
+
+// What Ollama's estimate assumes, and where it puts the layers.
+void add_ollama_notes(std::vector<Message>& notes, const ModelSpec& spec, const InferenceEstimate& e) {
+  const OllamaEstimate& c = *e.ollama;
+  if (c.kv_type_ignored)
+    notes.push_back("Ollama quantizes the KV cache only with flash attention (OLLAMA_FLASH_ATTENTION=1): without it "
+                    "OLLAMA_KV_CACHE_TYPE is ignored and the cache stays f16, as counted here.");
+  if (c.graph_formula != "llama" && c.graph_formula != "qwen2" && c.graph_formula != "generic")
+    notes.push_back("Ollama has its own graph estimate for " + spec.architecture +
+                    " (and for Gemma 3 and gpt-oss its own KV sizing of sliding-window layers), not modelled here: "
+                    "the graph uses its generic rule, heads / kv_heads × KV / 6.");
+  if (e.kv.state_layers || e.kv.windowed_layers)
+    notes.push_back("Ollama's estimator sizes the KV cache of every layer for the full num_ctx, as counted here, "
+                    "although llama.cpp then keeps less for sliding-window, linear-attention or Mamba layers.");
+  if (!c.planned) {
+    notes.push_back("Choose a GPU to see how many layers Ollama offloads and what stays in system RAM.");
+    return;
+  }
+  notes.push_back("Ollama sizes against the memory it finds free; here the GPU's whole memory as the driver reports "
+                  "it, so what other programs use comes off the layers it can offload.");
+  if (!c.gpu_usable)
+    notes.push_back("Ollama would run this model on the CPU only: the GPU cannot hold its minimum, the graph and "
+                    "two layers.");
+  else if (c.layers_offload < c.layers_model)
+    notes.push_back((Text() << "Ollama offloads " << n(c.layers_offload) << "/" << n(c.layers_model)
+                            << " layers to the GPU; " << n(c.system_ram_bytes)
+                            << " B (weights and KV of the other layers, and the token embeddings) stay in system RAM.")
+                        .str());
 }
 
 // What the figures leave out or assume for this engine, format and model.
-std::vector<std::string> inference_notes(const ModelSpec& spec, const InferenceOptions& o, const InferenceEstimate& e,
+std::vector<Message> inference_notes(const ModelSpec& spec, const InferenceOptions& o, const InferenceEstimate& e,
                                          const WeightFormat& format) {
-  std::vector<std::string> notes;
+  std::vector<Message> notes;
   if (format.scheme == WeightScheme::gguf && o.engine == Engine::transformers)
-    notes.push_back("transformers dequantizes GGUF files when it loads them; these sizes hold for the llama.cpp "
-                    "engine.");
+    notes.push_back(message("inference.transformers_gguf",
+                            "transformers dequantizes GGUF files when it loads them; these sizes hold for the "
+                            "llama.cpp engine."));
   if (spec.has_latent() && o.engine == Engine::transformers)
-    notes.push_back("transformers' DeepSeek attention caches decompressed per-head K and V, not the MLA latent "
-                    "that vLLM, SGLang and llama.cpp cache.");
-  if (e.vllm && !o.gpu_memory_bytes) notes.push_back("Choose a GPU to see vLLM's KV capacity and concurrency.");
+    notes.push_back(message("inference.transformers_mla",
+                            "transformers' DeepSeek attention caches decompressed per-head K and V, not the MLA "
+                            "latent that vLLM, SGLang and llama.cpp cache."));
+  if (e.vllm && !o.gpu_memory_bytes) notes.push_back(message("vllm.choose_gpu", "Choose a GPU to see vLLM's KV capacity and concurrency."));
   if (e.vllm && o.gpu_memory_bytes && o.gpu_total_nominal)
-    notes.push_back("The catalog has no driver-reported total for this GPU: vLLM's gpu_memory_utilization is taken "
-                    "of its nominal memory, while the driver shows 1–3 % less (an H100 80GB 79.18 GiB), so the KV "
-                    "capacity here is slightly high.");
+    notes.push_back(message("vllm.nominal_total",
+                            "The catalog has no driver-reported total for this GPU: vLLM's gpu_memory_utilization "
+                            "is taken of its nominal memory, while the driver shows 1–3 % less (an H100 80GB 79.18 "
+                            "GiB), so the KV capacity here is slightly high."));
   if (e.vllm && e.kv.state_layers)
-    notes.push_back("vLLM (0.24, hybrid KV cache manager) gives each running sequence one state page per "
-                    "linear-attention or Mamba layer from the same pool as the KV blocks, so the capacity counts "
-                    "sequences, each its KV blocks plus its state. With prefix caching (mamba_cache_mode align) a "
-                    "sequence holds two state pages, and vLLM pads its pages to the attention block: both lower "
-                    "the capacity shown here.");
+    notes.push_back(message("vllm.state_pages",
+                            "vLLM (0.24, hybrid KV cache manager) gives each running sequence one state page per "
+                            "linear-attention or Mamba layer from the same pool as the KV blocks, so the capacity "
+                            "counts sequences, each its KV blocks plus its state. With prefix caching "
+                            "(mamba_cache_mode align) a sequence holds two state pages, and vLLM pads its pages to "
+                            "the attention block: both lower the capacity shown here."));
   if (e.vllm && o.gpu_memory_bytes && e.vllm->kv_capacity_tokens < o.context_tokens)
-    notes.push_back((Text() << "vLLM would refuse to start: its KV capacity (" << n(e.vllm->kv_capacity_tokens)
-                            << " tokens) is below max_model_len " << n(o.context_tokens)
-                            << "; lower the context or raise gpu_memory_utilization.")
-                        .str());
+    notes.push_back(message("vllm.kv_short",
+                            "vLLM would refuse to start: its KV capacity ({tokens} tokens) is below max_model_len "
+                            "{context}; lower the context or raise gpu_memory_utilization.",
+                            {arg::count("tokens", e.vllm->kv_capacity_tokens), arg::count("context", o.context_tokens)}));
   if (e.sglang) add_sglang_notes(notes, spec, o, e);
   if (e.mlx) add_mlx_notes(notes, o, e);
+  if (e.ollama) add_ollama_notes(notes, spec, e);
   if (e.llamacpp && e.llamacpp->gpu_layers < spec.num_layers())
-    notes.push_back((Text() << "Partial offload: " << n(e.llamacpp->gpu_layers) << " of " << n(spec.num_layers())
-                            << " layers on the GPU; " << n(e.llamacpp->host_ram_bytes) << " B stay in system RAM.")
-                        .str());
+    notes.push_back(message("llamacpp.partial_offload",
+                            "Partial offload: {gpu_layers} of {layers} layers on the GPU; {ram_bytes} stay in system "
+                            "RAM.",
+                            {arg::count("gpu_layers", e.llamacpp->gpu_layers), arg::count("layers", spec.num_layers()),
+                             arg::bytes("ram_bytes", e.llamacpp->host_ram_bytes)}));
   if (spec.is_bare())
-    notes.push_back("Only a parameter count is known: the KV cache and activations are not estimated.");
+    notes.push_back(message("model.bare",
+                            "Only a parameter count is known: the KV cache and activations are not estimated."));
   for (const auto& note : spec.notes) notes.push_back(note);
   if (spec.max_context && o.context_tokens > spec.max_context)
-    notes.push_back((Text() << "Context " << n(o.context_tokens) << " exceeds the model's max_position_embeddings ("
-                            << n(spec.max_context) << ").")
-                        .str());
+    notes.push_back(message("model.context_over_max",
+                            "Context {context} exceeds the model's max_position_embeddings ({max}).",
+                            {arg::count("context", o.context_tokens), arg::count("max", spec.max_context)}));
   return notes;
 }
 
@@ -1061,6 +1268,33 @@ PerGpuMemory per_gpu_memory(const InferenceEstimate& e, const InferenceOptions& 
   return g;
 }
 
+// Each device's share of a layer split, and the busiest device as the per-GPU figure that decides the fit.
+void add_device_split(InferenceEstimate& e, const ModelSpec& spec, const InferenceOptions& o) {
+  const WeightBytes& wd = e.weight_detail;
+  LayerBytes b;
+  b.layers = spec.num_layers();
+  const std::uint64_t layer_total = wd.attention + wd.mlp + wd.norms + wd.other;
+  b.layer_weights = b.layers ? layer_total / b.layers : 0;
+  b.layer_kv = b.layers ? e.kv_cache / b.layers : 0;
+  b.layer_state = b.layers ? e.state_cache / b.layers : 0;
+  b.input = wd.total - layer_total - wd.output;
+  b.output = wd.output;
+  const auto n = static_cast<std::uint64_t>(o.device_split.size());
+  if (o.engine == Engine::llamacpp) {
+    e.devices = llamacpp_device_shares(b, o.device_split, e.llamacpp->compute_buffer_layers_bytes,
+                                       e.llamacpp->compute_buffer_bytes, e.overhead);
+  } else {
+    e.devices = accelerate_device_shares(b, n, e.activations, e.logits, e.overhead);
+    for (DeviceShare& d : e.devices) {
+      d.allocator_reserve = ceil_div(e.allocator_reserve, n);
+      total_share(d);
+    }
+  }
+  const DeviceShare& busiest = e.devices[busiest_device(e.devices)];
+  e.per_gpu = {n, busiest.weights, busiest.kv_cache, busiest.state_cache, busiest.activations, busiest.overhead,
+               busiest.allocator_reserve, busiest.total};
+}
+
 // Activations and the engine's own buffers; nothing to size for a bare parameter count.
 std::optional<Error> add_engine_memory(InferenceEstimate& e, Workings& w, const ModelSpec& spec,
                                        const InferenceOptions& o, const KvLayout& layout) {
@@ -1071,6 +1305,7 @@ std::optional<Error> add_engine_memory(InferenceEstimate& e, Workings& w, const 
     case Engine::llamacpp: return add_llamacpp_buffers(e, w, spec, o, layout);
     case Engine::sglang: return add_sglang_memory(e, w, spec, o);
     case Engine::mlx: return add_mlx_memory(e, w, spec, o);
+    case Engine::ollama: return add_ollama_memory(e, spec, o);
   }
   return std::nullopt;
 }
@@ -1105,6 +1340,7 @@ Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const Infere
   if (!total.result()) return make_error("context", "the total overflows 64 bits; use smaller values");
   e.total = total.value();
   e.per_gpu = per_gpu_memory(e, o);
+  if (!o.device_split.empty() && !spec.is_bare()) add_device_split(e, spec, o);
   e.range = memory_range(spec, o, e);
 
   if (o.explain) e.explanations = inference_explanations(spec, o, e, w, layout.value());

@@ -7,12 +7,14 @@
 #include <vector>    // std::vector
 
 #include "formats/dtype.hpp"
+#include "memory/device_split.hpp"
 #include "memory/engine.hpp"
 #include "memory/kv_cache.hpp"
 #include "model/model_spec.hpp"
 #include "util/explanation.hpp"
 #include "util/result.hpp"
 #include "formats/weight_formats.hpp"
+#include "util/message.hpp"  // Message
 
 namespace vramfit {
 
@@ -57,9 +59,19 @@ struct InferenceOptions {
   // MLX: --max-kv-size turns every layer's cache into a RotatingKVCache of this many tokens (keep 4).
   std::optional<std::uint64_t> max_kv_size;
 
-  // llama.cpp
+  // Ollama: batch is OLLAMA_NUM_PARALLEL, context num_ctx, attention sdpa OLLAMA_FLASH_ATTENTION=1; with a GPU
+  // (gpu_memory_bytes taken as the memory Ollama finds free) it places the layers.
+  std::uint64_t ollama_gpu_overhead = 0;           // OLLAMA_GPU_OVERHEAD, bytes kept free per GPU
+  OllamaRule ollama_rule = OllamaRule::num_ctx_4096;  // which version's default num_ctx
+  bool gpu_is_apple = false;                       // Metal: another minimum, and no partial-offload graph
+
+  // llama.cpp (and Ollama's num_gpu)
   std::optional<std::uint64_t> gpu_layers;         // -ngl; none: every layer and the output layer
   std::uint64_t n_ubatch = kLlamaNUbatch;
+
+  // Several GPUs holding whole layers (llama.cpp --split-mode layer, transformers device_map="auto"): each one's
+  // share as llama.cpp's --tensor-split takes it (by default its free memory); empty: one GPU.
+  std::vector<double> device_split;
 };
 
 inline constexpr std::uint64_t kMaxContextTokens = 100'000'000;  // far above any model (10M-token contexts exist)
@@ -143,7 +155,7 @@ struct MlxMemory {
 // One GPU of a tensor- or pipeline-parallel deployment: the rank whose KV pool is smallest, which vLLM's pool
 // takes for all (num_blocks = min over ranks).
 struct PerGpuMemory {
-  std::uint64_t gpus = 1;  // tensor_parallel × pipeline_parallel
+  std::uint64_t gpus = 1;  // tensor_parallel × pipeline_parallel, or the devices of a layer split
   std::uint64_t weights = 0;
   std::uint64_t kv_cache = 0;
   std::uint64_t state_cache = 0;
@@ -162,11 +174,38 @@ struct LlamaCppBuffers {
   bool output_on_gpu = true;
   std::uint64_t compute_buffer_bytes = 0;   // GPU compute buffer (ggml graph reserve)
   std::uint64_t compute_buffer_other_bytes = 0;  // the same with flash attention toggled
+  std::uint64_t compute_buffer_layers_bytes = 0;  // a device without the output layer: no logits in its graph
   std::uint64_t output_buffer_bytes = 0;    // host (CUDA_Host): n_vocab × n_outputs × 4
   std::uint64_t host_weights_bytes = 0;     // token embeddings + layers left on the CPU
   std::uint64_t host_kv_bytes = 0;
   std::uint64_t host_state_bytes = 0;       // recurrent state of the layers left on the CPU
   std::uint64_t host_ram_bytes = 0;         // all of the above kept in system RAM
+};
+
+// Ollama's estimate for one GPU, as its "offload to cuda" log line prints it.
+struct OllamaEstimate {
+  std::uint64_t num_ctx = 0;
+  std::uint64_t num_parallel = 1;
+  bool flash_attention = false;
+  KvDType kv_type = KvDType::fp16;   // f16, q8_0 or q4_0, as Ollama sizes it (1 and 0.5 bytes for the last two)
+  bool kv_type_ignored = false;      // a quantized cache asked for without flash attention: Ollama keeps f16
+  std::string graph_formula;         // which of GraphSize's formulas
+  std::uint64_t kv_bytes = 0;        // memory.required.kv
+  std::uint64_t graph_full_bytes = 0;     // memory.graph.full
+  std::uint64_t graph_partial_bytes = 0;  // memory.graph.partial
+  std::uint64_t minimum_bytes = 0;   // the GPU's MinimumMemory
+  std::uint64_t gpu_overhead_bytes = 0;   // OLLAMA_GPU_OVERHEAD
+  std::uint64_t overhead_bytes = 0;  // the minimum and the spare layer Ollama adds to the GPU
+  std::uint64_t weights_repeating_bytes = 0;
+  std::uint64_t output_bytes = 0;    // the output layer Ollama places last
+  bool planned = false;              // a GPU was given: the placement below is for it
+  std::uint64_t available_bytes = 0;  // memory.available
+  std::uint64_t layers_model = 0;    // layers.model: blocks + output
+  std::uint64_t layers_offload = 0;  // layers.offload: "offloaded N/M layers to GPU"
+  bool gpu_usable = false;
+  std::uint64_t required_full_bytes = 0;     // memory.required.full
+  std::uint64_t required_partial_bytes = 0;  // memory.required.partial: the GPU's allocation
+  std::uint64_t system_ram_bytes = 0;  // layers left on the CPU + token embeddings
 };
 
 struct InferenceEstimate {
@@ -198,13 +237,20 @@ struct InferenceEstimate {
   std::optional<VllmCapacity> vllm;
   std::optional<SglangCapacity> sglang;
   std::optional<MlxMemory> mlx;
-  PerGpuMemory per_gpu;  // gpus 1: the whole estimate
+  PerGpuMemory per_gpu;  // gpus 1: the whole estimate; over several devices the busiest one's
+  std::vector<DeviceShare> devices;  // options.device_split: each GPU's layers and bytes
   std::optional<LlamaCppBuffers> llamacpp;
+  std::optional<OllamaEstimate> ollama;
   std::vector<Explanation> explanations;
-  std::vector<std::string> notes;
+  std::vector<Message> notes;
 };
 
 Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const InferenceOptions& options);
+
+// vLLM splits each attention layer's query heads across tensor-parallel ranks, and its KV heads too, or replicates
+// them when there are fewer KV heads than ranks (QKVParallelLinear); pipeline stages need a layer each. The error
+// names tp or pp.
+std::optional<Error> check_parallel(const ModelSpec& spec, const InferenceOptions& options);
 
 }  // namespace vramfit
 

@@ -333,9 +333,11 @@ Result<GradDType> check_training_options(const ModelSpec& spec, const TrainingOp
   const bool bare = spec.is_bare();
   const bool adapters = o.mode != TrainingMode::full;
   if (o.sequence < 1 || o.sequence > kMaxContextTokens)
-    return make_error("sequence", "must be between 1 and " + num(kMaxContextTokens) + " tokens, got " + num(o.sequence));
+    return make_error("sequence", message("error.tokens_range", "must be between 1 and {max} tokens, got {value}",
+                                          {arg::digits("max", kMaxContextTokens), arg::digits("value", o.sequence)}));
   if (adapters && bare)
-    return make_error("mode", "LoRA and QLoRA need the architecture (which matrices, what shapes): give a preset or a config.json");
+    return make_error("mode", message("error.lora_bare", "LoRA and QLoRA need the architecture (which matrices, what "
+                                                       "shapes): give a preset or a config.json"));
   if (o.optimizer == Optimizer::adafactor && bare)
     return make_error("optimizer", "adafactor's factored state needs the matrix shapes: give a preset or a config.json");
   if (adapters && (o.lora_rank < 1 || o.lora_rank > kMaxLoraRank))
@@ -749,46 +751,58 @@ std::vector<Explanation> training_explanations(const TrainingEstimate& e, const 
 }
 
 // What the figures leave out or assume, for this precision, optimizer and parallel layout.
-std::vector<std::string> training_notes(const ModelSpec& spec, const TrainingEstimate& e, const TrainingOptions& o) {
-  std::vector<std::string> out;
+std::vector<Message> training_notes(const ModelSpec& spec, const TrainingEstimate& e, const TrainingOptions& o) {
+  std::vector<Message> out;
   const auto& opt = optimizer_info(o.optimizer);
   const bool adapters = o.mode != TrainingMode::full;
   const ZeroStage zero = o.parallel.zero;
   const std::uint64_t p = e.layout.pipeline_parallel, t = e.layout.tensor_parallel, dp = e.layout.data_parallel;
   const bool bare = spec.is_bare();
-  out.push_back((Text() << "Gradients: " << e.gradient_convention << ".").str());
+  if (e.grad_dtype == GradDType::fp32)
+    out.push_back(message("training.gradients_fp32", "Gradients: fp32 gradients (HF Trainer / PyTorch AMP convention; "
+                                                   "mixed-precision AdamW = 18 B/param)."));
+  else
+    out.push_back(message("training.gradients_half", "Gradients: half-precision gradients (ZeRO paper / Megatron "
+                                                   "convention; mixed-precision AdamW = 16 B/param)."));
   if (opt.paged)
-    out.push_back("Paged optimizer: the states live in CUDA unified memory and page out to host RAM under "
-                  "memory pressure, so a spike does not OOM; the GPU figure is the unpaged size.");
+    out.push_back(message("training.paged", "Paged optimizer: the states live in CUDA unified memory and page out to "
+                                          "host RAM under memory pressure, so a spike does not OOM; the GPU figure is "
+                                          "the unpaged size."));
   if (opt.eight_bit)
-    out.push_back("8-bit optimizer: bitsandbytes keeps tensors under 4096 elements in 32-bit and adds a "
-                  "block-wise absmax, a little above 2 B/param.");
+    out.push_back(message("training.eight_bit", "8-bit optimizer: bitsandbytes keeps tensors under 4096 elements in "
+                                              "32-bit and adds a block-wise absmax, a little above 2 B/param."));
   if (o.precision == Precision::bf16)
-    out.push_back("Pure bf16: no fp32 master weights; torch optimizers keep their state in bf16 too. Updates "
-                  "smaller than bf16's resolution are lost (Kahan summation or stochastic rounding help).");
+    out.push_back(message("training.pure_bf16", "Pure bf16: no fp32 master weights; torch optimizers keep their state "
+                                              "in bf16 too. Updates smaller than bf16's resolution are lost (Kahan "
+                                              "summation or stochastic rounding help)."));
   if (o.mode == TrainingMode::qlora)
-    out.push_back("QLoRA: only the transformer blocks' linear layers are NF4; embeddings, lm_head and norms "
-                  "stay 16-bit. bitsandbytes' MatMul4Bit keeps only the packed weight and dequantizes it again "
-                  "in backward, so the NF4 base keeps no activations beyond LoRA's (measured).");
+    out.push_back(message("training.qlora", "QLoRA: only the transformer blocks' linear layers are NF4; embeddings, "
+                                          "lm_head and norms stay 16-bit. bitsandbytes' MatMul4Bit keeps only the "
+                                          "packed weight and dequantizes it again in backward, so the NF4 base keeps "
+                                          "no activations beyond LoRA's (measured)."));
   if (adapters)
-    out.push_back("LoRA adapters are counted under the chosen precision (PEFT keeps them in fp32 by default; "
-                  "they are small either way). LoRA dropout copies are not counted.");
+    out.push_back(message("training.lora_precision", "LoRA adapters are counted under the chosen precision (PEFT keeps "
+                                                   "them in fp32 by default; they are small either way). LoRA dropout "
+                                                   "copies are not counted."));
   if (zero == ZeroStage::none && dp > 1)
-    out.push_back("Plain data parallel (DDP) also allocates gradient buckets as large as the gradients unless "
-                  "gradient_as_bucket_view=True; not counted.");
+    out.push_back(message("training.ddp_buckets", "Plain data parallel (DDP) also allocates gradient buckets as large "
+                                                "as the gradients unless gradient_as_bucket_view=True; not counted."));
   if ((zero == ZeroStage::optimizer || zero == ZeroStage::gradients) && dp > 1)
-    out.push_back("DeepSpeed ZeRO-1/2 reduce and all-gather buckets (reduce_bucket_size, allgather_bucket_size, "
-                  "5e8 elements by default) come on top; HF's 'auto' sets them to hidden².");
+    out.push_back(message("training.zero_buckets", "DeepSpeed ZeRO-1/2 reduce and all-gather buckets "
+                                                 "(reduce_bucket_size, allgather_bucket_size, 5e8 elements by default) "
+                                                 "come on top; HF's 'auto' sets them to hidden²."));
   if (zero >= ZeroStage::gradients && p > 1)
-    out.push_back("DeepSpeed supports only ZeRO-1 with pipeline parallelism; ZeRO-2/3 with pipelines needs "
-                  "another framework (e.g. FSDP2 + PP in torchtitan).");
+    out.push_back(message("training.zero_pipeline", "DeepSpeed supports only ZeRO-1 with pipeline parallelism; "
+                                                  "ZeRO-2/3 with pipelines needs another framework (e.g. FSDP2 + PP in "
+                                                  "torchtitan)."));
   if (zero != ZeroStage::none && dp == 1)
-    out.push_back("ZeRO with one data-parallel rank shards nothing: memory falls only through offloading.");
+    out.push_back(message("training.zero_one_rank",
+                          "ZeRO with one data-parallel rank shards nothing: memory falls only through offloading."));
   if (bare)
-    out.push_back("Only a parameter count is known: activations and buffers are not estimated.");
+    out.push_back(message("training.bare", "Only a parameter count is known: activations and buffers are not estimated."));
   if (t > 1)
-    out.push_back("Tensor parallel: every parameter counted as split t ways; norms and biases that Megatron "
-                  "replicates are ignored (a few MB).");
+    out.push_back(message("training.tensor_parallel", "Tensor parallel: every parameter counted as split t ways; norms "
+                                                    "and biases that Megatron replicates are ignored (a few MB)."));
   if (e.activations)
     for (const auto& n : e.activations->notes) out.push_back(n);
   return out;

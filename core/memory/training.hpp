@@ -14,6 +14,7 @@
 #include "model/model_spec.hpp"
 #include "memory/parallelism.hpp"
 #include "util/result.hpp"
+#include "util/message.hpp"  // Message
 
 namespace vramfit {
 
@@ -127,7 +128,7 @@ struct TrainingEstimate {
   std::optional<ActivationEstimate> activations;  // absent for a bare parameter count
   std::optional<GrpoBytes> grpo;                  // RL fine-tuning only
   std::vector<Explanation> explanations;
-  std::vector<std::string> notes;
+  std::vector<Message> notes;
 };
 
 Result<TrainingEstimate> estimate_training(const ModelSpec& spec, const TrainingOptions& options);

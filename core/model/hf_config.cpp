@@ -93,7 +93,8 @@ void import_bert(FieldReader& r, ModelSpec& s, UniformDecoder& d) {
   s.pooler = true;
   s.has_lm_head = false;  // BertModel: the encoder alone
   s.causal = false;       // an encoder keeps no KV cache
-  s.notes.push_back("BERT is an encoder: no KV cache is kept; the count includes the pooler as BertModel does.");
+  s.notes.push_back(message("import.bert_encoder",
+                            "BERT is an encoder: no KV cache is kept; the count includes the pooler as BertModel does."));
 }
 
 void import_falcon(FieldReader& r, ModelSpec& s, UniformDecoder& d, std::string_view type) {
@@ -164,20 +165,45 @@ std::optional<Error> refuse_unmodelled(FieldReader& r) {
   return std::nullopt;
 }
 
+// The multi-token-prediction layers whose shape is known: DeepSeek-V3's (vLLM deepseek_mtp.py; the file's layer
+// model.layers.61: enorm, hnorm, eh_proj, shared_head.norm, its own embed_tokens and shared_head.head, and a decoder
+// layer), GLM's (the same, vLLM glm4_moe_mtp.py) and Qwen3.5's (vLLM qwen3_5_mtp.py: pre_fc_norm_embedding,
+// pre_fc_norm_hidden, fc, one full-attention decoder layer and norm; embeddings and head shared with the model).
+ModelSpec::MtpLayers mtp_layers(FieldReader& r, std::string_view type) {
+  if (one_of(type, {"deepseek_v3", "deepseek_v32", "glm_moe_dsa", "glm4_moe"}))
+    return {r.uint("num_nextn_predict_layers").value_or(0), 3, true, {}};
+  if (one_of(type, {"qwen3_5_text", "qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe"}))
+    return {r.uint("mtp_num_hidden_layers").value_or(0), 3, false, {}};
+  // Nemotron-H (vLLM nemotron_h_mtp.py): eh_proj, enorm, hnorm, the blocks its MTP pattern names, final_layernorm.
+  if (type == "nemotron_h" && (r.has("mtp_hybrid_override_pattern") || r.has("mtp_layers_block_type")))
+    return {r.uint("num_nextn_predict_layers").value_or(0), 3, false, {}};
+  return {};
+}
+
 // Fields whose memory is left out, said in a note.
-void note_unmodelled(FieldReader& r, ModelSpec& s) {
+void note_unmodelled(FieldReader& r, ModelSpec& s, std::string_view type) {
   std::uint64_t mtp = 0;
   for (auto key : {"num_nextn_predict_layers", "mtp_num_hidden_layers", "num_mtp_modules"})
     mtp = std::max(mtp, r.uint(key).value_or(0));
-  if (mtp)
-    s.notes.push_back("The " + std::to_string(mtp) + " multi-token-prediction layer(s) in the checkpoint files are "
-                      "not counted: vLLM and SGLang load them only for MTP speculative decoding, transformers and "
-                      "llama.cpp not at all.");
+  s.mtp = mtp_layers(r, type);
+  if (s.mtp.layers)
+    s.notes.push_back(message("import.mtp_in_files",
+                              "The checkpoint files hold {n} multi-token-prediction layer(s), counted in the files' "
+                              "size but not in the weights loaded: vLLM and SGLang load them only for MTP speculative "
+                              "decoding, transformers and llama.cpp not at all.",
+                              {arg::digits("n", mtp)}));
+  else if (mtp)
+    s.notes.push_back(message("import.mtp_layers",
+                              "The {n} multi-token-prediction layer(s) in the checkpoint files are not counted: vLLM "
+                              "and SGLang load them only for MTP speculative decoding, transformers and llama.cpp "
+                              "not at all.",
+                              {arg::digits("n", mtp)}));
   if (r.boolean("attention_k_eq_v").value_or(false))
-    s.notes.push_back("The full-attention layers use one projection as key and value; vLLM and llama.cpp still "
-                      "cache both, as counted here.");
+    s.notes.push_back(message("import.k_eq_v", "The full-attention layers use one projection as key and value; vLLM "
+                                               "and llama.cpp still cache both, as counted here."));
   if (r.has("sparse_attention_config"))
-    s.notes.push_back("The sparse-attention index cache (sparse_attention_config) is not counted.");
+    s.notes.push_back(message("import.sparse_index",
+                              "The sparse-attention index cache (sparse_attention_config) is not counted."));
 }
 
 // Nemotron-NAS (DeciLM) block_configs: each layer's attention (KV heads = heads / n_heads_in_group, or none) and
@@ -321,7 +347,7 @@ std::uint64_t gemma4_vision_params(FieldReader& v, std::uint64_t text_hidden) {
 // KimiK25MultiModalProjector: LayerNorm, a square linear over the merge_kernel_size patches, a linear to the text
 // width, both with bias. K3's flags (norm_type rmsnorm, attn_bias, linear_bias, patch_embed_proj_bias false) drop the
 // norms' biases and the linears' biases; its patchmergerv2 projector is named in a note, not counted.
-std::uint64_t moonvit_params(FieldReader& v, std::uint64_t text_hidden, std::vector<std::string>& notes) {
+std::uint64_t moonvit_params(FieldReader& v, std::uint64_t text_hidden, std::vector<Message>& notes) {
   const auto h = v.uint("vt_hidden_size").value_or(0);
   const auto inner = v.uint("vt_intermediate_size").value_or(0);
   const auto layers = v.uint("vt_num_hidden_layers").value_or(0);
@@ -346,8 +372,10 @@ std::uint64_t moonvit_params(FieldReader& v, std::uint64_t text_hidden, std::vec
   const auto patch_embed = 3 * patch * patch * h + (v.boolean("patch_embed_proj_bias").value_or(true) ? h : 0);
   const auto tower = patch_embed + table_height * table_width * h + layers * (2 * norm + attention + mlp) + norm;
   if (v.string("mm_projector_type").value_or("patchmerger") != "patchmerger") {
-    notes.push_back("The vision projector (mm_projector_type \"" + v.string("mm_projector_type").value_or("") +
-                    "\") is not counted: its layout is not modelled yet.");
+    notes.push_back(message("import.projector_unknown",
+                            "The vision projector (mm_projector_type \"{type}\") is not counted: its layout is not "
+                            "modelled yet.",
+                            {arg::text("type", v.string("mm_projector_type").value_or(""))}));
     return tower;
   }
   return tower + 2 * h + merged * merged + merged + merged * text_hidden + text_hidden;
@@ -368,8 +396,10 @@ void read_one_entry_attention(FieldReader& r, ModelSpec& s, AttentionMixer& a) {
   // Its Transformer keeps embed and head apart; SGLang's copy (model_type "deepseek_ref") omits the field.
   s.tied_embeddings = r.boolean("tie_word_embeddings").value_or(false);
   if (s.hyper_connections > 1)
-    s.notes.push_back("Hyper-connections keep " + std::to_string(s.hyper_connections) +
-                      " copies of the residual stream (hc_mult); the activation estimate counts one.");
+    s.notes.push_back(message("import.hyper_connections",
+                              "Hyper-connections keep {n} copies of the residual stream (hc_mult); the activation "
+                              "estimate counts one.",
+                              {arg::digits("n", s.hyper_connections)}));
 }
 
 // DeepSeek-V4's per-layer parts: compress_ratios (one entry per layer, then the MTP layers') sets each layer's
@@ -554,8 +584,11 @@ Result<ModelSpec> model_from_config_object(const json& root, const std::string& 
     import_llama_like(r, s, d, type, text != &root ? top.boolean("tie_word_embeddings") : std::nullopt);
     if (std::find(kKnownDecoders.begin(), kKnownDecoders.end(), type) == kKnownDecoders.end() &&
         !r.has("compress_ratios"))
-      s.notes.push_back("model_type \"" + type + "\" is not known to vramfit; its layers are counted as a standard decoder's (attention and MLP in each).");
-    note_unmodelled(r, s);
+      s.notes.push_back(message("import.unknown_type",
+                                "model_type \"{type}\" is not known to vramfit; its layers are counted as a standard "
+                                "decoder's (attention and MLP in each).",
+                                {arg::text("type", type)}));
+    note_unmodelled(r, s, type);
   }
   read_training_fields(r, s);
   if (top.error()) return *top.error();
@@ -567,6 +600,7 @@ Result<ModelSpec> model_from_config_object(const json& root, const std::string& 
     apply_layer_patterns(r, layers, type, d, s.hidden_size);
     apply_block_configs(r, layers, s.hidden_size);
     apply_deepseek_v4_layers(r, layers);
+    if (type == "nemotron_h" && s.mtp.layers) s.mtp.sources = hybrid_mtp_sources(r, layers);
     if (r.error()) return *r.error();
     s.layers = compress_runs(layers);
   }
@@ -586,14 +620,17 @@ Result<ModelSpec> model_from_config_object(const json& root, const std::string& 
         // Gemma 3 projects vision features with one matrix and an RMSNorm (mm_input_projection, mm_soft_emb_norm).
         const auto vh = v.uint("hidden_size").value_or(0);
         if (wrapper == "gemma3") s.vision_params += vh * s.hidden_size + vh;
-        else s.notes.push_back("The vision projector of this model type is not counted.");
+        else s.notes.push_back(message("import.projector_uncounted", "The vision projector of this model type is not counted."));
       } else {
-        s.notes.push_back("The vision tower (vision_config of \"" + wrapper +
-                          "\") is not counted: its layout is not modelled yet.");
+        s.notes.push_back(message("import.vision_unknown",
+                                  "The vision tower (vision_config of \"{type}\") is not counted: its layout is not "
+                                  "modelled yet.",
+                                  {arg::text("type", wrapper)}));
       }
       if (v.error()) return *v.error();
     } else {
-      s.notes.push_back("Only the language model (text_config) is counted; a vision or audio tower adds more.");
+      s.notes.push_back(message("import.text_only",
+                                "Only the language model (text_config) is counted; a vision or audio tower adds more."));
     }
   }
   // default_context stays 0: the engine's default applies, never silently the model's maximum.

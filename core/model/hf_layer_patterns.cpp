@@ -59,8 +59,8 @@ void apply_layer_types(FieldReader& r, std::vector<LayerRun>& layers, std::uint6
 
 // Nemotron 3's layers_block_type as hybrid_override_pattern's characters: a list of names, or that list written out
 // as Python text ("['mamba', 'moe', ...]").
-std::optional<std::string> block_type_pattern(FieldReader& r) {
-  const json* types = r.find("layers_block_type");
+std::optional<std::string> block_type_pattern(FieldReader& r, std::string_view key = "layers_block_type") {
+  const json* types = r.find(key);
   if (!types) return std::nullopt;
   std::vector<std::string> names;
   if (types->is_array()) {
@@ -81,7 +81,7 @@ std::optional<std::string> block_type_pattern(FieldReader& r) {
     else if (name == "mlp") pattern += '-';
     else if (name == "moe") pattern += 'E';
     else {
-      r.fail_message("layers_block_type", "\"" + name + "\" is not modelled; allowed: mamba, attention, mlp, moe");
+      r.fail_message(key, "\"" + name + "\" is not modelled; allowed: mamba, attention, mlp, moe");
       return std::nullopt;
     }
   }
@@ -89,6 +89,33 @@ std::optional<std::string> block_type_pattern(FieldReader& r) {
 }
 
 }  // namespace
+
+std::vector<std::uint64_t> hybrid_mtp_sources(FieldReader& r, const std::vector<LayerRun>& layers) {
+  const auto pattern = r.has("mtp_hybrid_override_pattern") ? r.string("mtp_hybrid_override_pattern")
+                                                            : block_type_pattern(r, "mtp_layers_block_type");
+  std::vector<std::uint64_t> out;
+  if (!pattern) return out;
+  const auto is = [](const LayerRun& l, char block) {
+    switch (block) {
+      case 'M': return l.mixer == MixerKind::mamba2;
+      case '*': return l.mixer == MixerKind::attention && l.mlp.kind == MlpKind::none;
+      case '-': return l.mixer == MixerKind::none && l.mlp.kind == MlpKind::dense;
+      case 'E': return l.mixer == MixerKind::none && l.mlp.kind == MlpKind::moe;
+      default: return false;
+    }
+  };
+  for (const char block : *pattern) {
+    std::size_t i = layers.size();
+    while (i > 0 && !is(layers[i - 1], block)) --i;
+    if (i == 0) {
+      r.fail_message("mtp_hybrid_override_pattern",
+                     std::string("block '") + block + "' has no decoder block of its kind to follow");
+      return {};
+    }
+    out.push_back(i - 1);
+  }
+  return out;
+}
 
 std::uint64_t pattern_layers(FieldReader& r) {
   if (auto pattern = r.has("hybrid_override_pattern") ? r.string("hybrid_override_pattern") : block_type_pattern(r))

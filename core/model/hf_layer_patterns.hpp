@@ -17,6 +17,9 @@ void apply_layer_patterns(FieldReader& r, std::vector<LayerRun>& layers, std::st
                           const UniformDecoder& decoder, std::uint64_t hidden_size);
 
 // Layers a hybrid_override_pattern or layers_block_type lists (Nemotron 3 Ultra gives no num_hidden_layers); 0: none.
+// Nemotron-H's multi-token-prediction blocks (mtp_hybrid_override_pattern "*E", or mtp_layers_block_type), each
+// shaped like the decoder's last block of its kind: their indices in `layers` (one per layer); empty without them.
+std::vector<std::uint64_t> hybrid_mtp_sources(FieldReader& r, const std::vector<LayerRun>& layers);
 std::uint64_t pattern_layers(FieldReader& r);
 
 // The Gated DeltaNet (linear_*) and Mamba2 (mamba_*, ssm_state_size, n_groups, conv_kernel) shapes of a config.

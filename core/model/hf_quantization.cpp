@@ -31,7 +31,7 @@ bool stays_16bit_anyway(std::string_view module) {
          last == "A_log" || last == "D" || last == "dt_bias" || last == "sinks";
 }
 
-// Multi-token-prediction modules: the core leaves them out (a note says so), so their format does not matter.
+// Multi-token-prediction modules, named apart from the decoder's layers (Qwen3.5's "mtp.*").
 bool is_mtp(std::string_view module) {
   return module.starts_with("mtp") || module.find(".mtp") != std::string_view::npos ||
          module.find("nextn") != std::string_view::npos;
@@ -80,7 +80,8 @@ class RecipeBuilder {
  public:
   RecipeBuilder(ModelSpec& s, std::string where) : s_(s), where_(std::move(where)) {}
   void add(std::string_view entry, const std::string& format) {
-    if (stays_16bit_anyway(entry) || is_mtp(entry)) return;
+    if (is_mtp(entry)) return add_mtp(entry, format);
+    if (stays_16bit_anyway(entry)) return;
     for (const auto& module : module_names(entry)) {
       auto rule = rule_for_module(module, format, s_.architecture);
       if (!rule) {
@@ -93,12 +94,32 @@ class RecipeBuilder {
       if (std::find_if(rules_.begin(), rules_.end(), same) == rules_.end()) rules_.push_back(std::move(*rule));
     }
   }
+  // "mtp*", "mtp.layers.0*": whole multi-token-prediction layers, the blocks after the decoder's (mtp_tensors); a
+  // single MTP module is left to the format of the layer it sits in.
+  void add_mtp(std::string_view entry, const std::string& format) {
+    if (!entry.ends_with('*')) return;
+    const auto first = static_cast<std::int64_t>(s_.num_layers());
+    for (std::uint64_t k = 0; k < s_.mtp.layers; ++k) {
+      const auto layer = first + static_cast<std::int64_t>(k);
+      const auto same = [&](const TensorFormatRule& r) { return r.layer == layer && r.tensors.empty(); };
+      if (std::find_if(rules_.begin(), rules_.end(), same) == rules_.end())
+        rules_.push_back({std::string(entry), layer, "", format});
+    }
+  }
   // The rules ahead of the spec's own (the first rule covering a tensor decides).
   void finish() {
     s_.quantization_rules.insert(s_.quantization_rules.begin(), rules_.begin(), rules_.end());
     if (unmatched_count_ == 0) return;
-    if (unmatched_count_ > 6) unmatched_ += " and " + std::to_string(unmatched_count_ - 6) + " more";
-    s_.notes.push_back(where_ + ": no tensor vramfit counts is named " + unmatched_ + "; nothing is moved for them.");
+    if (unmatched_count_ > 6)
+      s_.notes.push_back(message("quant.unmatched_more",
+                                 "{where}: no tensor vramfit counts is named {names} and {more} more; nothing is moved "
+                                 "for them.",
+                                 {arg::text("where", where_), arg::text("names", unmatched_),
+                                  arg::digits("more", unmatched_count_ - 6)}));
+    else
+      s_.notes.push_back(message("quant.unmatched",
+                                 "{where}: no tensor vramfit counts is named {names}; nothing is moved for them.",
+                                 {arg::text("where", where_), arg::text("names", unmatched_)}));
   }
 
  private:
@@ -125,8 +146,9 @@ Result<bool> read_module_list(FieldReader& f, std::string_view key, const std::s
 
 // A format the core does not model, counted as the nearest one it does, said once.
 std::string counted_as(ModelSpec& s, const std::string& what, const std::string& format) {
-  const std::string note = what + " is not modelled; the weights are counted as " + format + ".";
-  if (std::find(s.notes.begin(), s.notes.end(), note) == s.notes.end()) s.notes.push_back(note);
+  Message note = message("quant.counted_as", "{what} is not modelled; the weights are counted as {format}.",
+                         {arg::text("what", what), arg::text("format", format)});
+  if (std::find(s.notes.begin(), s.notes.end(), note.text) == s.notes.end()) s.notes.push_back(std::move(note));
   return format;
 }
 
@@ -157,7 +179,10 @@ void read_kv_cache(FieldReader& q, ModelSpec& s) {
     if (v->is_string()) algo = upper_ascii(v->get_ref<const std::string&>());
     else if (v->is_object() && v->value("num_bits", 0) == 8 && v->value("type", std::string()) == "float") algo = "FP8";
     if (algo == "FP8") s.checkpoint_kv_dtype = "fp8";
-    else s.notes.push_back(q.path(key) + ": this KV-cache quantization is not modelled; the engine's KV precision is used.");
+    else
+      s.notes.push_back(message("quant.kv_unmodelled",
+                                "{where}: this KV-cache quantization is not modelled; the engine's KV precision is used.",
+                                {arg::text("where", q.path(key))}));
     return;
   }
 }

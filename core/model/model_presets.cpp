@@ -1,5 +1,9 @@
 #include "model/model_presets.hpp"
 
+#include <mutex>     // std::once_flag, std::call_once
+#include <optional>  // std::optional
+#include <utility>   // std::move
+
 #include "model/hf_config_json.hpp"
 #include "util/text.hpp"  // lookup_key, lower_ascii, name_key, contains_name_part, closest_names
 
@@ -7,6 +11,62 @@ namespace vramfit {
 
 using detail::FieldReader;
 using detail::json;
+
+struct PresetModel::State {
+  std::string config_json, path, id, name;
+  std::uint64_t default_context = 0;
+  std::once_flag read;
+  std::optional<Result<ModelSpec>> spec;
+};
+
+PresetModel::PresetModel(std::string config_json, std::string path, std::string id, std::string name,
+                         std::uint64_t default_context)
+    : state_(std::make_shared<State>()) {
+  state_->config_json = std::move(config_json);
+  state_->path = std::move(path);
+  state_->id = std::move(id);
+  state_->name = std::move(name);
+  state_->default_context = default_context;
+}
+
+namespace {
+
+Result<ModelSpec> read_preset(const std::string& config_json, const std::string& path) {
+  auto config = detail::parse_json(config_json, path);
+  if (!config) return config.error();
+  if (!config.value().is_object()) return make_error(path, "expected an object");
+  return detail::model_from_config_object(config.value(), path);
+}
+
+}  // namespace
+
+const Result<ModelSpec>& PresetModel::get() const {
+  State& s = *state_;
+  std::call_once(s.read, [&s] {
+    auto spec = read_preset(s.config_json, s.path);
+    if (spec) {
+      spec.value().id = s.id;
+      spec.value().name = s.name;
+      if (s.default_context != 0) spec.value().default_context = s.default_context;
+    }
+    s.spec = std::move(spec);
+    s.config_json = std::string();  // read once: the text is no longer needed
+  });
+  return *s.spec;
+}
+
+namespace {
+
+// A preset's config: an object (data/models.json) or that object's JSON text (the compiled-in copy,
+// cmake/embed_data.cmake), so opening the catalog parses no config.
+std::optional<std::string> config_text(FieldReader& r, const json& item) {
+  const auto found = item.find("config");
+  if (found != item.end() && found->is_string()) return found->get<std::string>();
+  if (const json* config = r.object("config")) return config->dump();
+  return std::nullopt;
+}
+
+}  // namespace
 
 Result<std::vector<ModelPreset>> parse_model_presets(std::string_view json_text) {
   auto parsed = detail::parse_json(json_text, "models.json");
@@ -20,15 +80,13 @@ Result<std::vector<ModelPreset>> parse_model_presets(std::string_view json_text)
     const json& item = (*list)[i];
     if (!item.is_object()) return make_error(path, "expected an object");
     FieldReader r(item, path);
-    const json* config = r.object("config");
+    auto config = config_text(r, item);
     if (!config) return r.error().value_or(make_error(path + ".config", "missing"));
-    auto spec = detail::model_from_config_object(*config, path + ".config");
-    if (!spec) return spec.error();
     ModelPreset p;
-    p.spec = std::move(spec).value();
-    p.spec.id = r.string("id").value_or("");
-    p.spec.name = r.string("name").value_or(p.spec.id);
-    if (auto ctx = r.uint("default_context")) p.spec.default_context = *ctx;
+    p.id = r.string("id").value_or("");
+    p.name = r.string("name").value_or(p.id);
+    p.default_context = r.uint("default_context").value_or(0);
+    p.model = PresetModel(std::move(*config), path + ".config", p.id, p.name, p.default_context);
     p.hf_repo = r.string("hf_repo").value_or("");
     if (const json* tags = r.array("ollama")) {
       for (std::size_t t = 0; t < tags->size(); ++t) {
@@ -52,10 +110,9 @@ Result<std::vector<ModelPreset>> parse_model_presets(std::string_view json_text)
       if (pub.error()) return *pub.error();
     }
     if (r.error()) return *r.error();
-    if (p.spec.id.empty()) return make_error(path + ".id", "must be a non-empty string");
+    if (p.id.empty()) return make_error(path + ".id", "must be a non-empty string");
     for (const auto& existing : out)
-      if (lookup_key(existing.spec.id) == lookup_key(p.spec.id))
-        return make_error(path + ".id", "duplicate id " + p.spec.id);
+      if (lookup_key(existing.id) == lookup_key(p.id)) return make_error(path + ".id", "duplicate id " + p.id);
     out.push_back(std::move(p));
   }
   return out;
@@ -64,7 +121,7 @@ Result<std::vector<ModelPreset>> parse_model_presets(std::string_view json_text)
 namespace {
 
 bool answers_to(const ModelPreset& p, const std::string& key) {
-  if (lookup_key(p.spec.id) == key || lookup_key(p.spec.name) == key || lookup_key(p.hf_repo) == key) return true;
+  if (lookup_key(p.id) == key || lookup_key(p.name) == key || lookup_key(p.hf_repo) == key) return true;
   for (const auto& tag : p.ollama)
     if (lookup_key(tag) == key) return true;
   return false;
@@ -102,7 +159,7 @@ std::string without_variant_suffixes(std::string name) {
 
 std::string listed(const std::vector<const ModelPreset*>& presets, std::size_t most) {
   std::string out;
-  for (std::size_t i = 0; i < presets.size() && i < most; ++i) out += (i ? ", " : "") + presets[i]->spec.id;
+  for (std::size_t i = 0; i < presets.size() && i < most; ++i) out += (i ? ", " : "") + presets[i]->id;
   if (presets.size() > most) out += " and " + std::to_string(presets.size() - most) + " more";
   return out;
 }
@@ -119,19 +176,22 @@ Result<ModelLookup> resolve_model(const std::vector<ModelPreset>& presets, std::
   const std::string base = without_variant_suffixes(repo_name);
   for (const std::string& candidate : {repo_name, base}) {
     if (const ModelPreset* p = find_model(presets, candidate))
-      return ModelLookup{p, quoted + " read as " + p->spec.name + " (the same architecture)"};
+      return ModelLookup{p, message("name.model_same_architecture", "\"{given}\" read as {name} (the same architecture).",
+                                    {arg::text("given", text), arg::text("name", p->name)})};
   }
   const std::string key = name_key(base);
   std::vector<const ModelPreset*> matches;
   for (const auto& p : presets)
-    if (contains_name_part(name_key(p.spec.id), key) || contains_name_part(name_key(p.spec.name), key))
+    if (contains_name_part(name_key(p.id), key) || contains_name_part(name_key(p.name), key))
       matches.push_back(&p);
-  if (matches.size() == 1) return ModelLookup{matches.front(), quoted + " read as " + matches.front()->spec.name};
+  if (matches.size() == 1)
+    return ModelLookup{matches.front(), message("name.model_read_as", "\"{given}\" read as {name}.",
+                                                {arg::text("given", text), arg::text("name", matches.front()->name)})};
   if (matches.size() > 1)
     return make_error("model", quoted + " could be " + listed(matches, 8) + "; name one, or for " +
                                    std::string(kWithoutPreset));
   std::vector<std::string> ids;
-  for (const auto& p : presets) ids.push_back(p.spec.id);
+  for (const auto& p : presets) ids.push_back(p.id);
   const auto closest = closest_names(ids, base, 3);
   std::string hint;
   for (std::size_t i = 0; i < closest.size(); ++i) hint += (i ? ", " : "") + closest[i];

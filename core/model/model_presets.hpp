@@ -1,6 +1,7 @@
 #pragma once
 // Model presets (data/models.json): official config.json fields plus published parameter counts.
 #include <cstdint>      // std::uint64_t
+#include <memory>       // std::shared_ptr
 #include <string>       // std::string
 #include <string_view>  // std::string_view
 #include <vector>       // std::vector
@@ -10,8 +11,28 @@
 
 namespace vramfit {
 
+// A preset's model, read from its config.json the first time a question uses it: opening the catalog reads only
+// what the pickers list (reading every preset's config at start delayed the page's first answer by half a second).
+// Copies share what was read.
+class PresetModel {
+ public:
+  PresetModel() : PresetModel("", "config", "", "", 0) {}  // reads as an error: an empty config
+  // `path` names the config in an error ("models[3].config"); id, name and default_context come from the preset.
+  PresetModel(std::string config_json, std::string path, std::string id, std::string name,
+              std::uint64_t default_context);
+  // The config's ModelSpec with the preset's id, name and default_context, or why the config cannot be read.
+  const Result<ModelSpec>& get() const;
+
+ private:
+  struct State;
+  std::shared_ptr<State> state_;
+};
+
 struct ModelPreset {
-  ModelSpec spec;  // id, name and default_context filled from the preset
+  std::string id;
+  std::string name;
+  std::uint64_t default_context = 0;  // 0: the engine's default
+  PresetModel model;
   std::string hf_repo;
   std::vector<std::string> ollama;  // Ollama library tags of the same weights ("qwen3:30b-a3b")
   std::string config_source;
@@ -35,7 +56,7 @@ const ModelPreset* find_model(const std::vector<ModelPreset>& presets, std::stri
 // closest ones, and how to use a model without a preset.
 struct ModelLookup {
   const ModelPreset* preset = nullptr;
-  std::string note;
+  Message note;  // a sentence, with its full stop
 };
 Result<ModelLookup> resolve_model(const std::vector<ModelPreset>& presets, std::string_view text);
 

@@ -7,6 +7,7 @@
 #include "model/layers.hpp"
 #include "model/quant_recipe.hpp"  // TensorFormatRule
 #include "util/result.hpp"
+#include "util/message.hpp"  // Message
 
 namespace vramfit {
 
@@ -59,6 +60,20 @@ struct ModelSpec {
   // they take weight memory but keep no KV cache.
   std::uint64_t vision_params = 0;
 
+  // Multi-token-prediction layers the checkpoint files hold after the decoder layers (DeepSeek-V3's and GLM's
+  // num_nextn_predict_layers, Qwen3.5's mtp_num_hidden_layers): each a decoder layer shaped like the last one, a
+  // projection of [embedding; hidden state] (2 · hidden → hidden) and `norms` norms; DeepSeek's and GLM's files keep
+  // their own copy of the embeddings and the output head in it too. They are part of the files, not of the model an
+  // engine runs unless it drafts tokens with them (MTP speculative decoding).
+  struct MtpLayers {
+    std::uint64_t layers = 0;
+    std::uint64_t norms = 0;
+    bool own_embeddings = false;
+    std::vector<std::uint64_t> sources;  // the decoder layers each is shaped like (Nemotron-H: its last attention
+                                         // and its last experts block); empty: the last layer
+  };
+  MtpLayers mtp;
+
   // Bare mode: only the parameter count is known.
   std::uint64_t bare_params = 0;
 
@@ -78,7 +93,7 @@ struct ModelSpec {
   // "float32": 4); 0: the engine's default.
   std::uint64_t recurrent_state_element_bytes = 0;
 
-  std::vector<std::string> notes;  // assumptions made while importing, shown to the user
+  std::vector<Message> notes;  // assumptions made while importing, shown to the user
 
   bool is_bare() const noexcept { return bare_params != 0 && hidden_size == 0; }
   std::uint64_t num_layers() const noexcept;

@@ -402,4 +402,34 @@ Result<std::vector<TensorShape>> enumerate_tensors(const ModelSpec& s) {
   return out;
 }
 
+std::vector<TensorShape> mtp_tensors(const ModelSpec& s, const std::vector<TensorShape>& decoder) {
+  std::vector<TensorShape> out;
+  const auto last = static_cast<std::int64_t>(s.num_layers()) - 1;
+  if (s.mtp.layers == 0 || last < 0) return out;
+  const auto h = s.hidden_size;
+  for (std::uint64_t k = 0; k < s.mtp.layers; ++k) {
+    const auto layer = last + 1 + static_cast<std::int64_t>(k);
+    const std::string prefix = "blk." + std::to_string(layer) + ".";
+    const auto add = [&](std::string name, std::vector<std::uint64_t> shape, TensorRole role) {
+      out.push_back(TensorShape{prefix + name, std::move(shape), role, layer});
+    };
+    const auto copy_of = [&](std::int64_t source) {
+      for (const auto& t : decoder) {
+        if (t.layer != source) continue;
+        const auto dot = t.name.find('.', 4);  // "blk.60.attn_q.weight" → "attn_q.weight"
+        out.push_back(TensorShape{prefix + t.name.substr(dot + 1), t.shape, t.role, layer});
+      }
+    };
+    if (s.mtp.sources.empty()) copy_of(last);
+    for (const auto source : s.mtp.sources) copy_of(static_cast<std::int64_t>(source));
+    add("nextn.eh_proj.weight", {2 * h, h}, TensorRole::other);
+    const char* norms[] = {"nextn.enorm.weight", "nextn.hnorm.weight", "nextn.shared_head_norm.weight"};
+    for (std::uint64_t n = 0; n < s.mtp.norms && n < 3; ++n) add(norms[n], {h}, TensorRole::norm);
+    if (!s.mtp.own_embeddings) continue;
+    add("nextn.embed_tokens.weight", {h, s.vocab_size}, TensorRole::embedding);
+    add("nextn.shared_head_head.weight", {h, s.vocab_size}, TensorRole::output);
+  }
+  return out;
+}
+
 }  // namespace vramfit

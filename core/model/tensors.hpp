@@ -61,4 +61,10 @@ struct TensorShape {
 // Every weight tensor of a (non-bare) spec, one per layer; their elements add up to count_params(spec).total.
 Result<std::vector<TensorShape>> enumerate_tensors(const ModelSpec& spec);
 
+// The checkpoint's multi-token-prediction layers (spec.mtp), in the blocks after the decoder's ("blk.61." for
+// DeepSeek-V3): each the last decoder layer's tensors, llama.cpp's nextn.eh_proj [2 · hidden → hidden], its norms
+// and, where the file keeps its own, nextn.embed_tokens and nextn.shared_head_head. Empty when spec.mtp has none.
+// `decoder` is enumerate_tensors(spec).
+std::vector<TensorShape> mtp_tensors(const ModelSpec& spec, const std::vector<TensorShape>& decoder);
+
 }  // namespace vramfit

@@ -94,6 +94,9 @@ EngineCommand llamacpp_command(const Report& report, const ResolvedRequest& s, c
   if (fit && fit->step != LlamaFitStep::none && fit->step != LlamaFitStep::context) t << " -ngl " << fit->gpu_layers;
   else if (!fit && o.gpu_layers) t << " -ngl " << *o.gpu_layers;
   if (fit && fit->n_cpu_moe) t << " --n-cpu-moe " << fit->n_cpu_moe;
+  // The split the estimate assumed, said: llama.cpp's own default follows each GPU's free memory at start.
+  for (std::size_t i = 0; i < o.device_split.size(); ++i)
+    t << (i ? "," : " --tensor-split ") << detail::general_text(o.device_split[i], 6);
   const bool quantized_kv = e.kv_dtype == KvDType::q8_0 || e.kv_dtype == KvDType::q4_0;
   if (e.attention == Attention::eager) t << " -fa off";
   else if (quantized_kv) t << " -fa on";  // a quantized V cache needs flash attention
@@ -126,6 +129,28 @@ EngineCommand mlx_command(const Report& report, const ResolvedRequest& s, const 
   return out;
 }
 
+// Ollama's server reads its environment (envconfig): OLLAMA_CONTEXT_LENGTH the default num_ctx, OLLAMA_NUM_PARALLEL,
+// OLLAMA_FLASH_ATTENTION, OLLAMA_KV_CACHE_TYPE (used only with flash attention), OLLAMA_GPU_OVERHEAD; a session
+// sets num_ctx and num_gpu for one model with /set parameter.
+EngineCommand ollama_command(const Report& report, const ResolvedRequest& s) {
+  const InferenceEstimate& e = report.estimate;
+  const InferenceOptions& o = s.options;
+  Text t;
+  if (report.context_source == "request") t << "OLLAMA_CONTEXT_LENGTH=" << o.context_tokens << " ";
+  if (o.batch > 1) t << "OLLAMA_NUM_PARALLEL=" << o.batch << " ";
+  if (e.attention == Attention::sdpa) t << "OLLAMA_FLASH_ATTENTION=1 ";
+  if (e.ollama && e.ollama->kv_type != KvDType::fp16) t << "OLLAMA_KV_CACHE_TYPE=" << kv_dtype_info(e.ollama->kv_type).name << " ";
+  if (o.ollama_gpu_overhead) t << "OLLAMA_GPU_OVERHEAD=" << o.ollama_gpu_overhead << " ";
+  t << "ollama serve";
+  Text note;
+  note << "The server reads these variables; then run the model with ollama run MODEL (its name in the Ollama "
+          "library, or hf.co/ and a GGUF repository). In a session, /set parameter num_ctx "
+       << o.context_tokens << " sets the context for that model alone";
+  if (o.gpu_layers) note << ", /set parameter num_gpu " << *o.gpu_layers << " the layers on the GPU";
+  note << ".";
+  return {t.str(), note.str()};
+}
+
 }  // namespace
 
 EngineCommand command_for(const Report& report, const Request& request, const ResolvedRequest& scenario,
@@ -135,10 +160,12 @@ EngineCommand command_for(const Report& report, const Request& request, const Re
     case Engine::llamacpp: return llamacpp_command(report, scenario, fit);
     case Engine::sglang: return sglang_command(report, request, scenario, scenario.hf_repo);
     case Engine::mlx: return mlx_command(report, scenario, scenario.hf_repo);
+    case Engine::ollama: return ollama_command(report, scenario);
     case Engine::transformers: break;
   }
   return {"", "transformers is a library, not a server: there is no command to run; load the model with "
-              "from_pretrained in your own script."};
+              "from_pretrained in your own script" +
+                  std::string(scenario.options.device_split.empty() ? "." : ", with device_map=\"auto\" for the GPUs.")};
 }
 
 }  // namespace vramfit

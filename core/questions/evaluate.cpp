@@ -31,7 +31,7 @@ Result<bool> wired_limit_applied(const Gpu& gpu, std::uint64_t limit_mib) {
 }
 
 Result<ModelSpec> model_of_request(const Catalog& catalog, const Request& r, std::uint64_t& published,
-                                   bool& from_preset, std::string& source, std::vector<std::string>& notes,
+                                   bool& from_preset, std::string& source, std::vector<Message>& notes,
                                    std::string& hf_repo) {
   const int given = !r.model.empty() + !r.config_json.empty() + (r.params != 0) + r.imported.has_value();
   if (given > 1) return make_error("model", "give only one of a preset, a config.json, a model file or a parameter count");
@@ -57,13 +57,13 @@ Result<ModelSpec> model_of_request(const Catalog& catalog, const Request& r, std
     auto found = resolve_model(catalog.models, r.model);
     if (!found) return found.error();
     const ModelPreset* preset = found.value().preset;
-    if (!found.value().note.empty()) notes.push_back(found.value().note + ".");
+    if (!found.value().note.empty()) notes.push_back(found.value().note);
     published = preset->published_total;
     from_preset = true;
     hf_repo = preset->hf_repo;
     source = preset->hf_repo.empty() ? "the preset's config.json"
                                       : "huggingface.co/" + preset->hf_repo + "/blob/main/config.json";
-    return preset->spec;
+    return preset->model.get();
   }
   if (r.params != 0) {
     ModelSpec bare;
@@ -89,10 +89,106 @@ std::string joined(std::span<const KvDTypeInfo> infos) {
 void add_llamacpp_fit(Report& report, const ResolvedRequest& rr) {
   const InferenceEstimate& e = report.estimate;
   if (e.engine != Engine::llamacpp || !rr.gpu || rr.options.gpu_layers || report.model.is_bare()) return;
+  if (!rr.options.device_split.empty()) return;  // fit over several GPUs is not modelled: the split is as given
   const std::uint64_t total = rr.gpu->driver_total_bytes();
   const std::uint64_t free = total > e.overhead ? total - e.overhead : 0;
   auto inputs = llamacpp_fit_inputs(report.model, rr.options, free, report.context_source == "request");
   if (inputs) report.llamacpp_fit = plan_llamacpp_fit(inputs.value());
+}
+
+// "gpus": how many of the request's GPU the person has. vLLM and SGLang serve them tensor parallel where the heads
+// divide, else as pipeline stages; llama.cpp (--split-mode layer) and transformers (device_map="auto") put whole layers on
+// each, in equal shares: identical cards report the same free memory, which llama.cpp's default split follows.
+std::optional<Error> use_gpu_count(const ModelSpec& spec, const Request& r, InferenceOptions& o,
+                                   std::vector<Message>& notes) {
+  const std::uint64_t n = r.gpu_count;
+  if (n <= 1) return std::nullopt;
+  const std::string count = std::to_string(n);
+  if (o.engine == Engine::ollama)
+    return make_error("gpus", "Ollama across several GPUs is not modelled; llama.cpp's layer split is (engine llamacpp)");
+  if (o.engine == Engine::mlx)
+    return make_error("gpus", message("mlx.one_gpu", "MLX is modelled on one Mac's GPU; several (mlx.launch across Macs) "
+                                                     "are not modelled: give gpus 1"));
+  const bool splits_layers = o.engine != Engine::vllm && o.engine != Engine::sglang;
+  if (splits_layers) {
+    o.device_split.assign(n, 1.0);
+    notes.push_back(o.engine == Engine::llamacpp
+                        ? "llama.cpp splits the layers across the " + count +
+                              " GPUs (--split-mode layer); each layer's KV cache sits with it, the output layer on "
+                              "the last GPU, and every GPU keeps a compute buffer."
+                        : "transformers places whole layers on the " + count +
+                              " GPUs in order (device_map=\"auto\"); each layer's KV cache sits with it, the logits "
+                              "on the last GPU.");
+    return std::nullopt;
+  }
+  if (r.tp * r.pp > 1) {
+    if (r.tp * r.pp == n) return std::nullopt;
+    return make_error("gpus", "is " + count + ", but tp × pp is " + std::to_string(r.tp * r.pp) +
+                                  "; give tp and pp that multiply to the GPUs, or leave them to gpus");
+  }
+  const std::string engine = o.engine == Engine::sglang ? "SGLang" : "vLLM";
+  const bool sglang = o.engine == Engine::sglang;
+  o.tensor_parallel = n;
+  const auto tp_problem = check_parallel(spec, o);
+  if (!tp_problem) {
+    notes.push_back(engine + " serves the " + count + " GPUs as tensor parallel (" +
+                    (sglang ? "--tp " : "--tensor-parallel-size ") + count + ").");
+    return std::nullopt;
+  }
+  o.tensor_parallel = 1;
+  o.pipeline_parallel = n;
+  if (!check_parallel(spec, o)) {
+    notes.push_back(engine + " serves the " + count + " GPUs as pipeline parallel (" +
+                    (sglang ? "--pp-size " : "--pipeline-parallel-size ") + count + "): tp " + tp_problem->message + ".");
+    return std::nullopt;
+  }
+  return make_error("gpus", engine + " cannot use " + count + " GPUs for this model: tp " + tp_problem->message +
+                                ", and pipeline parallel needs a layer per GPU");
+}
+
+// "gpus" as GPU names: different cards together, as llama.cpp splits layers across them by default, each card's
+// share its free memory at start (what the driver reports less the CUDA context and cuBLAS workspace), in MiB.
+std::optional<Error> use_devices(const Catalog& catalog, const Request& r, ResolvedRequest& out) {
+  if (r.devices.empty()) return std::nullopt;
+  if (out.options.engine != Engine::llamacpp)
+    return make_error("gpus", "different cards together are modelled for llama.cpp's layer split (engine llamacpp); "
+                              "for this engine give the number of one card with gpu");
+  if (!r.gpu.empty()) return make_error("gpu", "give the cards in gpus or one card in gpu, not both");
+  if (r.devices.size() < 2) return make_error("gpus", "list two or more cards, or give the number of one with gpu");
+  for (const std::string& name : r.devices) {
+    auto found = resolve_gpu(catalog.gpus, name, "gpus");
+    if (!found) return found.error();
+    if (!found.value().note.empty()) out.name_notes.push_back(found.value().note + ".");
+    const Gpu* gpu = found.value().gpu;
+    const std::uint64_t total = gpu->driver_total_bytes(), used = kCudaContextBytes + kCublasWorkspaceBytes;
+    out.devices.push_back(gpu);
+    out.options.device_split.push_back(static_cast<double>((total > used ? total - used : 0) / kMiB));
+  }
+  out.name_notes.push_back("llama.cpp splits the layers across the cards by their free memory (--split-mode layer); "
+                           "each layer's KV cache sits with it, the output layer on the last card. Speed and cost "
+                           "for different cards together are not estimated.");
+  return std::nullopt;
+}
+
+// Each card of a device list judged by its own share; the fullest one (least free) stands for all in per_gpu.
+void judge_devices(Report& report, const ResolvedRequest& rr) {
+  InferenceEstimate& e = report.estimate;
+  report.gpus.clear();
+  std::size_t fullest = 0;
+  for (std::size_t i = 0; i < rr.devices.size() && i < e.devices.size(); ++i) {
+    const Gpu& gpu = *rr.devices[i];
+    GpuFit f;
+    f.gpu = &gpu;
+    f.fit = classify_fit(e.devices[i].total, gpu.usable_bytes(), rr.fit_headroom);
+    f.free_bytes = signed_difference(gpu.usable_bytes(), e.devices[i].total);
+    report.gpus.push_back(f);
+    if (f.free_bytes < report.gpus[fullest].free_bytes) fullest = i;
+  }
+  const bool all_fit = std::all_of(report.gpus.begin(), report.gpus.end(), [](const GpuFit& f) { return f.fit == Fit::fits; });
+  for (GpuFit& f : report.gpus) f.gpus_needed = all_fit ? report.gpus.size() : 0;
+  const DeviceShare& d = e.devices[fullest];
+  e.per_gpu = {e.per_gpu.gpus, d.weights, d.kv_cache, d.state_cache, d.activations, d.overhead, d.allocator_reserve,
+               d.total};
 }
 
 void add_command(Report& report, const Request& r, const ResolvedRequest& rr) {
@@ -126,12 +222,13 @@ std::optional<Error> resolve_sglang_options(const Request& r, InferenceOptions& 
 // MLX's own input, and the GPUs it runs on: Metal only (MLX's CUDA backend is not modelled).
 std::optional<Error> resolve_mlx_options(const Request& r, InferenceOptions& o, const Gpu* gpu) {
   if (o.engine != Engine::mlx) {
-    if (r.max_kv_size) return make_error("max_kv_size", "applies to MLX only (--engine mlx)");
+    if (r.max_kv_size) return make_error("max_kv_size", message("mlx.max_kv_size_only", "applies to MLX only (--engine mlx)"));
     return std::nullopt;
   }
   if (gpu && gpu_class_of(*gpu) != GpuClass::apple)
-    return make_error("gpu", "MLX is modelled on Apple GPUs only (Metal); " + gpu->name +
-                                 " is not one: choose an Apple GPU, or another engine for this card");
+    return make_error("gpu", message("mlx.apple_only", "MLX is modelled on Apple GPUs only (Metal); {gpu} is not one: "
+                                                       "choose an Apple GPU, or another engine for this card",
+                                     {arg::text("gpu", gpu->name)}));
   o.max_kv_size = r.max_kv_size;
   return std::nullopt;
 }
@@ -142,6 +239,25 @@ std::vector<GpuFit> fit_rows(const InferenceEstimate& e, const std::vector<Gpu>&
   if (e.engine == Engine::mlx)
     std::erase_if(rows, [](const GpuFit& row) { return gpu_class_of(*row.gpu) != GpuClass::apple; });
   return rows;
+}
+
+// Ollama's own inputs: its version picks the default num_ctx; OLLAMA_GPU_OVERHEAD is refused with another engine.
+std::optional<Error> resolve_ollama_options(const Request& r, InferenceOptions& o) {
+  if (o.engine != Engine::ollama) {
+    if (r.ollama_gpu_overhead) return make_error("ollama_gpu_overhead", "applies to Ollama only (--engine ollama)");
+    return std::nullopt;
+  }
+  if (!r.engine_version.empty()) {
+    const auto rule = parse_ollama_version(r.engine_version);
+    if (!rule)
+      return make_error("engine_version",
+                        "\"" + r.engine_version + "\" is not an Ollama version that is modelled; allowed: up to 0.11.10, "
+                        "as 0.5.7 or 0.11.10 (from 0.11.11 Ollama places layers from the runner's test allocations, "
+                        "from 0.30 by llama-server's --fit: for those, --engine llamacpp with the context and -ngl)");
+    o.ollama_rule = *rule;
+  }
+  o.ollama_gpu_overhead = r.ollama_gpu_overhead.value_or(0);
+  return std::nullopt;
 }
 
 }  // namespace
@@ -183,12 +299,14 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
   std::string weights = !r.weights.empty() ? r.weights : !out.model.quantization.empty() ? out.model.quantization
                                                                                        : std::string("bf16");
   // llama.cpp runs a GGUF file, not the checkpoint: the file type that model is published in.
-  const auto gguf = o.engine == Engine::llamacpp && r.weights.empty() ? gguf_mix_for_checkpoint(weights) : std::nullopt;
+  const auto gguf = ggml_engine(o.engine) && r.weights.empty() ? gguf_mix_for_checkpoint(weights) : std::nullopt;
   if (gguf) {
     weights = std::string(gguf_mix_name(*gguf));
-    out.model.notes.push_back("llama.cpp runs GGUF files: the " + out.model.quantization +
-                              " checkpoint is estimated as the GGUF file type it is published in, " + weights +
-                              "; choose another with --weights");
+    out.model.notes.push_back(message("llamacpp.gguf_for_checkpoint",
+                                      "{engine} runs GGUF files: the {checkpoint} checkpoint is estimated as the GGUF "
+                                      "file type it is published in, {gguf}; choose another with --weights",
+                                      {arg::text("engine", o.engine == Engine::ollama ? "Ollama" : "llama.cpp"),
+                                       arg::text("checkpoint", out.model.quantization), arg::text("gguf", weights)}));
   }
   auto format = parse_weight_format(weights);
   if (!format) return format.error();
@@ -204,18 +322,24 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
     // resolve_kv_cache_dtype_string); transformers and llama.cpp do not read it.
     if (o.engine == Engine::vllm) {
       o.kv_dtype = parse_kv_dtype(own);
-      out.model.notes.push_back("KV cache in " + own + ": vLLM's kv_cache_dtype \"auto\" takes the checkpoint's "
-                                "KV-cache quantization.");
+      out.model.notes.push_back(message("vllm.checkpoint_kv",
+                                        "KV cache in {kv}: vLLM's kv_cache_dtype \"auto\" takes the checkpoint's "
+                                        "KV-cache quantization.",
+                                        {arg::text("kv", own)}));
     } else {
-      out.model.notes.push_back("The checkpoint is calibrated for an " + own + " KV cache, which " +
-                                std::string(engine_name(o.engine)) + " does not read: the KV cache is counted at the "
-                                "engine's default precision (kv_dtype " + own + " to match).");
+      out.model.notes.push_back(message("engine.checkpoint_kv_ignored",
+                                        "The checkpoint is calibrated for an {kv} KV cache, which {engine} does not "
+                                        "read: the KV cache is counted at the engine's default precision (kv_dtype "
+                                        "{kv} to match).",
+                                        {arg::text("kv", own), arg::text("engine", engine_name(o.engine))}));
     }
   }
   if (!r.attention.empty()) {
     const auto a = parse_attention(r.attention);
     if (!a) return make_error("attention", "unknown attention \"" + r.attention + "\"; allowed: " + std::string(kAttentionNames));
     o.attention = *a;
+  } else if (o.engine == Engine::ollama) {
+    o.attention = Attention::eager;  // OLLAMA_FLASH_ATTENTION is off unless set
   }
   if (!r.kv_allocation.empty()) {
     const auto k = parse_kv_allocation(r.kv_allocation);
@@ -229,6 +353,10 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
     out.context_source = "request";
   } else if (o.engine == Engine::llamacpp) {
     o.context_tokens = kLlamaDefaultCtx;
+    out.context_source = "engine_default";
+  } else if (o.engine == Engine::ollama) {
+    // The version's default num_ctx (a version not modelled is refused below).
+    o.context_tokens = ollama_default_num_ctx(parse_ollama_version(r.engine_version).value_or(OllamaRule::num_ctx_4096));
     out.context_source = "engine_default";
   } else if ((o.engine == Engine::vllm || o.engine == Engine::sglang) && m.max_context) {
     o.context_tokens = m.max_context;  // vLLM's max_model_len, SGLang's context_length: the config's maximum
@@ -245,9 +373,10 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
   o.expandable_segments = r.expandable_segments;
   o.gpu_util = r.gpu_util;
   if (auto error = resolve_sglang_options(r, o)) return *error;
+  if (auto error = resolve_ollama_options(r, o)) return *error;
   if (r.enforce_eager && o.engine != Engine::vllm) return make_error("enforce_eager", "applies to vLLM only (--engine vllm)");
-  if (!r.engine_version.empty() && o.engine != Engine::vllm && o.engine != Engine::sglang)
-    return make_error("engine_version", "applies to vLLM and SGLang only (--engine vllm or sglang)");
+  if (!r.engine_version.empty() && o.engine != Engine::vllm && o.engine != Engine::sglang && o.engine != Engine::ollama)
+    return make_error("engine_version", "applies to vLLM, SGLang and Ollama only (--engine vllm, sglang or ollama)");
   if (!r.engine_version.empty() && o.engine == Engine::vllm) {
     const auto rule = parse_vllm_version(r.engine_version);
     if (!rule)
@@ -262,6 +391,8 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
   o.gpu_layers = r.gpu_layers;
   o.tensor_parallel = r.tp;
   o.pipeline_parallel = r.pp;
+  if (auto error = use_gpu_count(out.model, r, o, out.name_notes)) return *error;
+  if (auto error = use_devices(catalog, r, out)) return *error;
   if (auto ok = validate_serving_inputs(r.serving); !ok) return ok.error();
   if (!(r.headroom >= 0 && r.headroom <= 0.9))
     return make_error("headroom", "must be a fraction between 0 and 0.9, got " + detail::fixed_text(r.headroom, 6));
@@ -271,13 +402,14 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
     auto found = resolve_gpu(catalog.gpus, r.gpu, "gpu");
     if (!found) return found.error();
     out.gpu = found.value().gpu;
-    if (!found.value().note.empty()) out.name_notes.push_back(found.value().note + ".");
+    if (!found.value().note.empty()) out.name_notes.push_back(found.value().note);
     if (auto wired = wired_limit_applied(*out.gpu, r.wired_limit_mb); !wired) return wired.error();
     if (const std::string wired = wired_limit_note(*out.gpu); !wired.empty()) out.name_notes.push_back(wired);
     o.gpu_memory_bytes = out.gpu->driver_total_bytes();
     o.gpu_total_nominal = !out.gpu->driver_visible_bytes;
     o.gpu_is_a100 = lookup_key(out.gpu->name).find("a100") != std::string::npos;
     o.gpu_has_nvlink = out.gpu->nvlink_gb_s.has_value();
+    o.gpu_is_apple = gpu_class_of(*out.gpu) == GpuClass::apple;
   }
   if (auto error = resolve_mlx_options(r, o, out.gpu)) return *error;
   return out;
@@ -302,6 +434,7 @@ ResolvedRequest without_gpu(ResolvedRequest scenario) {
   scenario.options.gpu_total_nominal = false;
   scenario.options.gpu_is_a100 = false;
   scenario.options.gpu_has_nvlink = false;
+  scenario.options.gpu_is_apple = false;
   return scenario;
 }
 
@@ -315,7 +448,8 @@ Result<Report> on_every_gpu(const Catalog& catalog, const Request& r, const Reso
   if (!rr.gpu) return base;
   // Only vLLM and SGLang size their KV pool by the GPU (InferenceOptions::gpu_memory_bytes): any other estimate is
   // the same without one.
-  if (base.estimate.engine == Engine::vllm || base.estimate.engine == Engine::sglang)
+  if (base.estimate.engine == Engine::vllm || base.estimate.engine == Engine::sglang ||
+      base.estimate.engine == Engine::ollama)
     return evaluate(catalog, r, without_gpu(rr));
   Report report = base;
   report.serving.reset();
@@ -339,17 +473,27 @@ Result<Report> evaluate(const Catalog& catalog, const Request& r, const Resolved
     report.estimate.explanations.push_back(
         params_explanation(report.model, report.estimate.params, rr.published_params, rr.params_source));
   if (report.context_source == "engine_default" && !report.model.is_bare())
-    report.estimate.notes.push_back("No context given: " + std::to_string(rr.options.context_tokens) +
-                                    " tokens assumed (the engine's default" +
-                                    (report.model.max_context ? "; the model allows " + std::to_string(report.model.max_context)
-                                                              : std::string()) + ").");
+    report.estimate.notes.push_back(
+        report.model.max_context
+            ? message("context.engine_default_max",
+                      "No context given: {context} tokens assumed (the engine's default; the model allows {max}).",
+                      {arg::digits("context", rr.options.context_tokens), arg::digits("max", report.model.max_context)})
+            : message("context.engine_default", "No context given: {context} tokens assumed (the engine's default).",
+                      {arg::digits("context", rr.options.context_tokens)}));
   for (const auto& note : rr.name_notes) report.estimate.notes.push_back(note);
-  if (report.context_source == "model_max")
-    report.estimate.notes.push_back(std::string("No context given: ") +
-                                    (report.estimate.engine == Engine::sglang ? "SGLang sizes context_length"
-                                                                              : "vLLM sizes max_model_len") +
-                                    " to the model's maximum (" + std::to_string(rr.options.context_tokens) +
-                                    " tokens); a shorter context lowers it.");
+  if (report.estimate.engine == Engine::ollama && ollama_parallel_automatic(r.engine_version))
+    report.estimate.notes.push_back("Ollama before 0.10 tried 4 parallel sequences (2 from 0.6.7) before 1 when "
+                                    "OLLAMA_NUM_PARALLEL was unset, which is not modelled: the figures are for the "
+                                    "batch given (OLLAMA_NUM_PARALLEL).");
+  if (report.context_source == "model_max") {
+    const MessageArg context = arg::digits("context", rr.options.context_tokens);
+    report.estimate.notes.push_back(
+        report.estimate.engine == Engine::sglang
+            ? message("context.sglang_model_max", "No context given: SGLang sizes context_length to the model's "
+                                                  "maximum ({context} tokens); a shorter context lowers it.", {context})
+            : message("context.vllm_model_max", "No context given: vLLM sizes max_model_len to the model's maximum "
+                                                "({context} tokens); a shorter context lowers it.", {context}));
+  }
 
   const double fit_headroom = rr.fit_headroom;
   if (rr.gpu) {
@@ -358,6 +502,8 @@ Result<Report> evaluate(const Catalog& catalog, const Request& r, const Resolved
     report.gpus.front().gpu = rr.gpu;
     report.serving = estimate_serving(report.model, report.estimate, *rr.gpu, r.serving,
                                       report.gpus.front().fit == Fit::fits);
+  } else if (!rr.devices.empty()) {
+    judge_devices(report, rr);
   } else {
     report.gpus = fit_rows(report.estimate, catalog.gpus, fit_headroom);
   }

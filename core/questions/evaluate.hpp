@@ -14,6 +14,7 @@
 #include "model/model_presets.hpp"
 #include "hardware/fit.hpp"
 #include "hardware/serving.hpp"
+#include "util/message.hpp"  // Message
 
 namespace vramfit {
 
@@ -41,7 +42,7 @@ struct Request {
   std::uint64_t batch = 1;
   double headroom = kDefaultHeadroom;
   std::string gpu;              // empty: every GPU in the catalog
-  std::string engine = "transformers";  // transformers, vllm, llamacpp, sglang, mlx
+  std::string engine = "transformers";  // transformers, vllm, llamacpp, sglang, ollama, mlx
   std::string attention;        // sdpa (default) or eager; llama.cpp: sdpa = -fa on, eager = -fa off
   std::string kv_allocation;    // static or paged; empty: the engine's
   std::optional<std::uint64_t> avg_tokens;
@@ -51,6 +52,7 @@ struct Request {
   std::optional<double> mem_fraction_static;       // SGLang --mem-fraction-static; none: its default
   std::optional<std::uint64_t> max_total_tokens;   // SGLang --max-total-tokens
   std::optional<std::uint64_t> max_kv_size;        // MLX --max-kv-size: a rotating cache of this many tokens
+  std::optional<std::uint64_t> ollama_gpu_overhead;  // OLLAMA_GPU_OVERHEAD in bytes
   bool enforce_eager = false;   // vLLM --enforce-eager
   std::optional<std::uint64_t> max_num_batched_tokens;
   std::optional<std::uint64_t> max_num_seqs;
@@ -61,6 +63,8 @@ struct Request {
   // Speed and cost (with a GPU), and the GPU ranking of gpu_ranking.hpp.
   ServingInputs serving;                // system_bandwidth, prompt_tokens, usd_per_kwh
   std::vector<std::string> gpus;        // gpu_ranking: the GPUs to rank (ids or names); empty: all
+  std::uint64_t gpu_count = 1;          // "gpus" as a number: how many of `gpu` the person has
+  std::vector<std::string> devices;     // "gpus" as names outside the ranking: the cards one has, CUDA0 first
   std::optional<double> budget_per_hour;  // gpu_ranking: the most a whole configuration may cost per hour
 };
 
@@ -91,7 +95,8 @@ struct ResolvedRequest {
   std::string hf_repo;  // the preset's Hugging Face repository; empty for a config, a file or a bare count
   InferenceOptions options;
   const Gpu* gpu = nullptr;  // the request's single GPU, if any
-  std::vector<std::string> name_notes;  // how a short model or GPU name was read ("H100" read as NVIDIA H100 SXM)
+  std::vector<const Gpu*> devices;  // different cards together (llama.cpp's layer split), CUDA0 first
+  std::vector<Message> name_notes;  // how a short model or GPU name was read ("H100" read as NVIDIA H100 SXM)
   // Share of each GPU kept free when judging a fit: the request's headroom, or for vLLM at least
   // 1 − gpu_memory_utilization, since vLLM never uses more than that share of a GPU.
   double fit_headroom = kDefaultHeadroom;

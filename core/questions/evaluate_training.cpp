@@ -36,9 +36,10 @@ std::optional<Error> choose(const std::string& text, std::string_view field, Par
 // the catalog does not list, and a card without bf16 units cannot run bf16 at its fp16 rate.
 Result<std::optional<TrainingTime>> time_on(const Gpu& gpu, const ModelSpec& spec, const TrainingRequest& r,
                                             const TrainingEstimate& e, const TrainingOptions& o,
-                                            std::vector<std::string>& notes) {
+                                            std::vector<Message>& notes) {
   if (!r.tokens) {
-    notes.push_back("The training time and cost on " + gpu.name + " need the number of training tokens.");
+    notes.push_back(message("time.needs_tokens", "The training time and cost on {gpu} need the number of training tokens.",
+                            {arg::text("gpu", gpu.name)}));
     return std::optional<TrainingTime>{};
   }
   TrainingTime t;
@@ -50,9 +51,10 @@ Result<std::optional<TrainingTime>> time_on(const Gpu& gpu, const ModelSpec& spe
   else if (o.precision != Precision::fp32) t.peak_dtype = "bf16", peak = gpu.tflops_bf16;
   if (!peak) {
     notes.push_back(o.precision == Precision::fp32
-                        ? "No time estimate: fp32 training runs on the fp32 units, and the catalog lists only 16-bit "
-                          "tensor TFLOPS."
-                        : "No time estimate: the catalog has no " + t.peak_dtype + " TFLOPS for " + gpu.name + ".");
+                        ? message("time.fp32", "No time estimate: fp32 training runs on the fp32 units, and the catalog "
+                                               "lists only 16-bit tensor TFLOPS.")
+                        : message("time.no_tflops", "No time estimate: the catalog has no {dtype} TFLOPS for {gpu}.",
+                                  {arg::text("dtype", t.peak_dtype), arg::text("gpu", gpu.name)}));
     return std::optional<TrainingTime>{};
   }
   t.peak_tflops = *peak;
@@ -76,7 +78,8 @@ Result<std::optional<TrainingTime>> time_on(const Gpu& gpu, const ModelSpec& spe
   t.seconds_max = t.fastest.seconds * ratio;
   t.gpu_hours_max = t.fastest.gpu_hours * ratio;
   if (t.fastest.cost_usd) t.cost_usd_max = *t.fastest.cost_usd * ratio;
-  if (!t.usd_per_gpu_hour) notes.push_back("No cost: the catalog has no cloud price for " + gpu.name + ".");
+  if (!t.usd_per_gpu_hour)
+    notes.push_back(message("time.no_price", "No cost: the catalog has no cloud price for {gpu}.", {arg::text("gpu", gpu.name)}));
   return std::optional<TrainingTime>{std::move(t)};
 }
 
@@ -133,21 +136,30 @@ void add_default_notes(TrainingReport& report, const TrainingRequest& r, bool gr
   const TrainingOptions& o = report.options;
   auto& notes = report.estimate.notes;
   if (grpo && !m.is_bare())
-    notes.push_back("GRPO defaults follow TRL's GRPOConfig: 8 generations per prompt, 512-token completions, beta 0.0 "
-                    "(no reference model), model.generate() as the sampler, gradient checkpointing on; prompts of 512 "
-                    "tokens assumed unless given.");
+    notes.push_back(message("grpo.defaults",
+                            "GRPO defaults follow TRL's GRPOConfig: 8 generations per prompt, 512-token completions, "
+                            "beta 0.0 (no reference model), model.generate() as the sampler, gradient checkpointing "
+                            "on; prompts of 512 tokens assumed unless given."));
   else if (o.mode != TrainingMode::full && r.checkpointing.empty() && !m.is_bare())
-    notes.push_back("LoRA and QLoRA defaults follow the recipes people run: gradient checkpointing on (TRL's "
-                    "SFTConfig, PEFT's examples/sft and prepare_model_for_kbit_training, Unsloth's get_peft_model), "
-                    "rank 16 on every linear layer (Unsloth); --checkpointing none turns it off.");
+    notes.push_back(message("lora.defaults",
+                            "LoRA and QLoRA defaults follow the recipes people run: gradient checkpointing on (TRL's "
+                            "SFTConfig, PEFT's examples/sft and prepare_model_for_kbit_training, Unsloth's "
+                            "get_peft_model), rank 16 on every linear layer (Unsloth); --checkpointing none turns it "
+                            "off."));
   if (!r.sequence && !m.is_bare() && !grpo)
-    notes.push_back("No sequence given: " + std::to_string(o.sequence) + " tokens per sequence assumed" +
-                    (report.sequence_source == "model_context" ? " (the model's context)." : "."));
+    notes.push_back(report.sequence_source == "model_context"
+                        ? message("sequence.model_context",
+                                  "No sequence given: {sequence} tokens per sequence assumed (the model's context).",
+                                  {arg::digits("sequence", o.sequence)})
+                        : message("sequence.default", "No sequence given: {sequence} tokens per sequence assumed.",
+                                  {arg::digits("sequence", o.sequence)}));
   const std::uint64_t limit = m.max_context ? m.max_context : m.default_context;
   const std::uint64_t asked = grpo ? o.sequence : r.sequence.value_or(0);
   if (asked && limit && asked > limit)
-    notes.push_back("The sequence (" + std::to_string(asked) + ") is longer than the model's context (" +
-                    std::to_string(limit) + "): the positions beyond it were never trained.");
+    notes.push_back(message("sequence.over_context",
+                            "The sequence ({sequence}) is longer than the model's context ({context}): the positions "
+                            "beyond it were never trained.",
+                            {arg::digits("sequence", asked), arg::digits("context", limit)}));
 }
 
 }  // namespace
@@ -196,7 +208,7 @@ Result<TrainingScenario> resolve_training(const Catalog& catalog, const Training
   report.published_params = resolved.value().published_params;
   scenario.params_source = resolved.value().params_source;
   report.gpu = resolved.value().gpu;
-  const std::vector<std::string> name_notes = resolved.value().name_notes;
+  const std::vector<Message> name_notes = resolved.value().name_notes;
   report.headroom = r.headroom;
   report.tokens = r.tokens;
   report.mfu = r.mfu.value_or(kDefaultMfu);
@@ -283,7 +295,7 @@ Result<TrainingReport> judge_training(const Catalog& catalog, const TrainingRequ
   } else {
     for (const auto& g : catalog.gpus)
       if (job_gpus == 1 || !g.one_per_machine()) report.gpus.push_back(fit_on(g));  // a job on one Mac only
-    if (r.tokens) notes.push_back("Choose a GPU for the training time and cost.");
+    if (r.tokens) notes.push_back(message("time.choose_gpu", "Choose a GPU for the training time and cost."));
   }
   if (report.time) {
     for (const auto& x : report.time->fastest.explanations) report.estimate.explanations.push_back(x);

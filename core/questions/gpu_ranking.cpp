@@ -19,7 +19,7 @@ std::string config_name(const RankedConfig& c) { return std::to_string(c.count) 
 // priced GPUs can be shown to be within it; the rest are counted for a note.
 // The names as people write them are resolved here, each short form said in `notes`; the ranking gets ids.
 Result<std::vector<std::string>> gpus_to_rank(const Catalog& catalog, const Request& r, std::size_t& unpriced,
-                                              std::vector<std::string>& notes) {
+                                              std::vector<Message>& notes) {
   const bool listed = !r.gpus.empty();
   const std::vector<std::string> names = listed ? r.gpus : r.gpu.empty() ? std::vector<std::string>{}
                                                                           : std::vector<std::string>{r.gpu};
@@ -27,7 +27,7 @@ Result<std::vector<std::string>> gpus_to_rank(const Catalog& catalog, const Requ
   for (const std::string& name : names) {
     auto found = resolve_gpu(catalog.gpus, name, listed ? "gpus" : "gpu");
     if (!found) return found.error();
-    if (!found.value().note.empty()) notes.push_back(found.value().note + ".");
+    if (!found.value().note.empty()) notes.push_back(found.value().note);
     gpus.push_back(found.value().gpu);
   }
   if (!r.budget_per_hour) {
@@ -53,7 +53,8 @@ std::optional<Error> keep_macs(const Catalog& catalog, const Request& r, std::ve
     if (gpu_class_of(g) == GpuClass::apple && (all || std::find(ids.begin(), ids.end(), g.id) != ids.end()))
       macs.push_back(g.id);
   if (macs.empty() && !all && !r.budget_per_hour)  // under a budget an empty list ranks nothing
-    return make_error(r.gpus.empty() ? "gpu" : "gpus", "MLX is modelled on Apple GPUs only; name at least one Mac");
+    return make_error(r.gpus.empty() ? "gpu" : "gpus",
+                      message("mlx.rank_macs", "MLX is modelled on Apple GPUs only; name at least one Mac"));
   ids = std::move(macs);
   return std::nullopt;
 }
@@ -69,24 +70,37 @@ void add_ranking_notes(GpuRankingReport& out, std::size_t unpriced) {
   const bool any_fits = std::any_of(rec.configs.begin(), rec.configs.end(), [](const RankedConfig& c) { return c.fits; });
   const double budget = out.options.max_usd_per_hour.value_or(0);
   if (unpriced > 0)
-    out.notes.push_back(std::to_string(unpriced) + " GPU type(s) without a catalog price are left out: their cost "
-                        "cannot be checked against the budget.");
+    out.notes.push_back(message("ranking.unpriced",
+                                "{n} GPU type(s) without a catalog price are left out: their cost cannot be checked "
+                                "against the budget.",
+                                {arg::digits("n", unpriced)}));
   if (rec.configs.empty()) {
-    out.notes.push_back("No GPU to rank: none of the chosen GPUs has a catalog price to check against $" +
-                        fixed_text(budget, 2) + "/h.");
+    out.notes.push_back(message("ranking.none_priced",
+                                "No GPU to rank: none of the chosen GPUs has a catalog price to check against ${usd}/h.",
+                                {arg::fixed("usd", budget, 2)}));
   } else if (!any_fits) {
-    std::string note = "No configuration fits within the " + fixed_text(out.options.headroom * 100, 0) + " % headroom";
+    const MessageArg headroom = arg::fixed("percent", out.options.headroom * 100, 0);
     if (closest_miss)
-      note += "; the closest, " + config_name(*closest_miss) + ", is short by " +
-              fixed_text(static_cast<double>(-closest_miss->free_bytes) / static_cast<double>(kGiB), 1) + " GiB per GPU";
-    out.notes.push_back(note + ".");
+      out.notes.push_back(message("ranking.none_fits_closest",
+                                  "No configuration fits within the {percent} % headroom; the closest, {config}, is "
+                                  "short by {short_bytes} per GPU.",
+                                  {headroom, arg::text("config", config_name(*closest_miss)),
+                                   arg::gib("short_bytes", static_cast<std::uint64_t>(-closest_miss->free_bytes), 1)}));
+    else
+      out.notes.push_back(message("ranking.none_fits", "No configuration fits within the {percent} % headroom.", {headroom}));
   } else if (out.options.max_usd_per_hour && !rec.cheapest_per_hour) {
-    std::string note = "Nothing that fits costs at most $" + fixed_text(budget, 2) + "/h";
+    const MessageArg usd = arg::fixed("usd", budget, 2);
     if (cheapest_fit)
-      note += "; the cheapest that fits is " + config_name(*cheapest_fit) + " at $" + fixed_text(*cheapest_fit->usd_per_hour, 2) + "/h";
-    out.notes.push_back(note + ".");
+      out.notes.push_back(message("ranking.over_budget_cheapest",
+                                  "Nothing that fits costs at most ${usd}/h; the cheapest that fits is {config} at "
+                                  "${config_usd}/h.",
+                                  {usd, arg::text("config", config_name(*cheapest_fit)),
+                                   arg::fixed("config_usd", *cheapest_fit->usd_per_hour, 2)}));
+    else
+      out.notes.push_back(message("ranking.over_budget", "Nothing that fits costs at most ${usd}/h.", {usd}));
   } else if (!rec.cheapest_per_hour) {
-    out.notes.push_back("None of the configurations that fit has a catalog price, so there is no cheapest pick.");
+    out.notes.push_back(message("ranking.no_cheapest",
+                                "None of the configurations that fit has a catalog price, so there is no cheapest pick."));
   }
 }
 
@@ -147,7 +161,8 @@ Result<GpuRankingReport> rank_gpus_for(const Catalog& catalog, const Request& re
 
 std::vector<std::string> biggest_formats(Engine engine) {
   switch (engine) {
-    case Engine::llamacpp: return {"bf16", "q8_0", "q6_k", "q5_k_m", "q4_k_m", "q3_k_m", "q2_k"};
+    case Engine::llamacpp:
+    case Engine::ollama: return {"bf16", "q8_0", "q6_k", "q5_k_m", "q4_k_m", "q3_k_m", "q2_k"};
     case Engine::vllm:
     case Engine::sglang: return {"bf16", "fp8", "int8", "awq-4bit-128g"};
     case Engine::transformers: return {"bf16", "bnb-int8", "nf4"};
@@ -163,7 +178,7 @@ Result<BiggestReport> biggest_for(const Catalog& catalog, const Request& request
   auto found = resolve_gpu(catalog.gpus, request.gpu, "gpu");
   if (!found) return found.error();
   out.gpu = found.value().gpu;
-  if (!found.value().note.empty()) out.notes.push_back(found.value().note + ".");
+  if (!found.value().note.empty()) out.notes.push_back(found.value().note);
   const auto engine = parse_engine(request.engine);
   if (!engine) return make_error("engine", "unknown engine \"" + request.engine + "\"; allowed: " + std::string(kEngineNames));
   out.formats = request.weights.empty() ? biggest_formats(*engine) : std::vector<std::string>{request.weights};
@@ -172,7 +187,8 @@ Result<BiggestReport> biggest_for(const Catalog& catalog, const Request& request
   out.engine = std::string(engine_name(*engine));
   out.headroom = request.headroom;
   if (!request.context)
-    out.notes.push_back("No context given: every model is sized for " + std::to_string(out.context) + " tokens.");
+    out.notes.push_back(message("biggest.context_default", "No context given: every model is sized for {context} tokens.",
+                                {arg::digits("context", out.context)}));
 
   Request base = request;
   base.config_json.clear();
@@ -182,7 +198,7 @@ Result<BiggestReport> biggest_for(const Catalog& catalog, const Request& request
   base.gpu_layers.reset();
   base.context = out.context;
   // Inputs other than the model (weights, KV dtype, headroom, ...) are checked once, on the first preset.
-  base.model = catalog.models.front().spec.id;
+  base.model = catalog.models.front().id;
   base.weights = out.formats.front();
   auto checked = resolve_request(catalog, base);
   if (!checked) return checked.error();
@@ -193,7 +209,7 @@ Result<BiggestReport> biggest_for(const Catalog& catalog, const Request& request
   for (const ModelPreset& preset : catalog.models) {
     for (std::size_t f = 0; f < out.formats.size(); ++f) {
       Request c = base;
-      c.model = preset.spec.id;
+      c.model = preset.id;
       c.weights = out.formats[f];
       auto rr = resolve_request(catalog, c);
       if (!rr) continue;
@@ -202,7 +218,7 @@ Result<BiggestReport> biggest_for(const Catalog& catalog, const Request& request
       const InferenceEstimate& est = e.value();
       const double bits = 8.0 * static_cast<double>(est.weight_detail.total) / static_cast<double>(est.weight_detail.params);
       per_format[f].push_back(out.candidates.size());
-      out.candidates.push_back({preset.spec.id, est.weights_format, est.params.total, bits, est.total});
+      out.candidates.push_back({preset.id, est.weights_format, est.params.total, bits, est.total});
       out.free_bytes.push_back(signed_difference(usable, est.total));
     }
   }

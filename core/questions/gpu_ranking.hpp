@@ -10,6 +10,7 @@
 
 #include "hardware/ranking.hpp"
 #include "questions/evaluate.hpp"
+#include "util/message.hpp"  // Message
 
 namespace vramfit {
 
@@ -20,7 +21,7 @@ struct GpuRankingReport {
   MemoryNeed need;             // memory_need(estimate): what tensor parallelism splits and what it does not
   RankOptions options;         // as ranked: headroom, counts, budget, the GPU list, the speed inputs
   GpuRanking ranking;
-  std::vector<std::string> notes;  // why a pick is missing: nothing fits, nothing within the budget, ...
+  std::vector<Message> notes;  // why a pick is missing: nothing fits, nothing within the budget, ...
 };
 
 // Ranks request.gpus (else request.gpu, else the whole catalog) × 1/2/4/8 GPUs for the request's
@@ -43,7 +44,7 @@ struct BiggestReport {
   std::vector<std::int64_t> free_bytes;    // per candidate: usable − total
   std::optional<std::size_t> biggest;      // index into candidates; none when nothing fits
   std::vector<std::size_t> by_format;      // per format that fits something: its biggest candidate
-  std::vector<std::string> notes;
+  std::vector<Message> notes;
 };
 
 // Weight formats the engine loads, best first: llama.cpp GGUF types (bf16, q8_0 ... q2_k), vLLM

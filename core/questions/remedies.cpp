@@ -2,11 +2,9 @@
 
 #include <cstddef>   // std::size_t
 #include <optional>  // std::optional
-#include <utility>   // std::move, std::swap, std::pair
+#include <utility>   // std::move, std::pair, std::swap
 
 #include "util/text.hpp"
-#include "hardware/ranking.hpp"  // bytes_per_gpu
-#include "hardware/serving.hpp"  // memory_need
 #include "util/units.hpp"    // signed_difference
 #include "formats/weight_formats.hpp"  // native_compute_capability
 
@@ -17,7 +15,7 @@ using detail::Fixed;
 using detail::Grouped;
 using detail::Text;
 
-constexpr const char* kFlashCost = "None: exact attention computed block by block, usually faster";
+Message flash_cost() { return message("remedy.flash", "None: exact attention computed block by block, usually faster"); }
 constexpr const char* kFlashSource = "Dao et al. 2022, FlashAttention (arXiv 2205.14135)";
 constexpr const char* kZeroSource = "Rajbhandari et al. 2020, ZeRO (arXiv 1910.02054)";
 // The quality statement of the article "GPU-Speicher" (section Quantisierung) for lower-precision weights.
@@ -88,7 +86,7 @@ class Collector {
   double headroom_;
 };
 
-Remedy remedy(const char* id, std::vector<RemedyInput> inputs, std::string cost, std::string source) {
+Remedy remedy(const char* id, std::vector<RemedyInput> inputs, Message cost, std::string source) {
   Remedy r;
   r.id = id;
   r.inputs = std::move(inputs);
@@ -104,35 +102,46 @@ RemedyInput number_input(const char* key, std::uint64_t value) { return {key, {}
 // parameter count has no tensor roles for the mixed formats: plain int8 and int4, the article's own rule.
 struct Lower {
   const char* weights;
-  std::string cost;
+  Message cost;
   const char* source;
 };
 
 // vLLM's FP8 on `gpu`: native where its tensor cores multiply FP8 (native_compute_capability), else weight-only.
-std::string fp8_cost(const Gpu* gpu) {
+Message fp8_cost(const Gpu* gpu) {
   const std::uint32_t cc = gpu ? compute_capability(*gpu) : 0;
   const auto fp8 = parse_weight_format("fp8");
   const std::uint32_t native = fp8 ? native_compute_capability(fp8.value()) : 0;
-  if (cc == 0) return "Slight quality loss; FP8 runs natively on Ada and Hopper GPUs, weight-only (FP8 Marlin) on Ampere";
-  if (cc >= native) return "Slight quality loss; FP8 runs natively on the " + gpu->name + "'s tensor cores";
-  return "Slight quality loss; the " + gpu->name + " (sm_" + std::to_string(cc) + ") has no FP8 tensor cores (sm_" +
-         std::to_string(native) + "+), so vLLM runs FP8 weight-only (FP8 Marlin): less memory, no faster prefill";
+  if (cc == 0)
+    return message("remedy.fp8", "Slight quality loss; FP8 runs natively on Ada and Hopper GPUs, weight-only (FP8 "
+                                 "Marlin) on Ampere");
+  if (cc >= native)
+    return message("remedy.fp8_native", "Slight quality loss; FP8 runs natively on the {gpu}'s tensor cores",
+                   {arg::text("gpu", gpu->name)});
+  return message("remedy.fp8_weight_only",
+                 "Slight quality loss; the {gpu} (sm_{cc}) has no FP8 tensor cores (sm_{native}+), so vLLM runs FP8 "
+                 "weight-only (FP8 Marlin): less memory, no faster prefill",
+                 {arg::text("gpu", gpu->name), arg::digits("cc", cc), arg::digits("native", native)});
 }
 
 Lower eight_bit(Engine engine, bool bare, const Gpu* gpu) {
-  if (engine == Engine::llamacpp)
-    return {"q8_0", "Perplexity close to f16 (q8_0 keeps 8.5 bits per weight)",
+  if (ggml_engine(engine))
+    return {"q8_0", message("remedy.q8_0", "Perplexity close to f16 (q8_0 keeps 8.5 bits per weight)"),
             "llama.cpp quantization types (ggml-org/llama.cpp, tools/quantize)"};
-  if (bare) return {"int8", "Slight quality loss", kArticleQuantization};
+  if (bare) return {"int8", message("remedy.int8", "Slight quality loss"), kArticleQuantization};
   if (engine == Engine::mlx)
-    return {"mlx-8bit", "Slight quality loss; mlx_lm.convert -q --q-bits 8 (or an mlx-community 8-bit checkpoint)",
+    return {"mlx-8bit",
+            message("remedy.mlx_8bit",
+                    "Slight quality loss; mlx_lm.convert -q --q-bits 8 (or an mlx-community 8-bit checkpoint)"),
             "mlx-lm docs (quantization)"};
   if (engine == Engine::vllm)
     return {"fp8", fp8_cost(gpu), "vLLM docs (FP8 W8A8)"};
   if (engine == Engine::sglang)
-    return {"fp8", "Slight quality loss; --quantization fp8 quantizes a 16-bit checkpoint as it loads",
+    return {"fp8",
+            message("remedy.sglang_fp8", "Slight quality loss; --quantization fp8 quantizes a 16-bit checkpoint as it loads"),
             "SGLang docs (quantization)"};
-  return {"bnb-int8", "Slight quality loss; bitsandbytes' int8 matrix multiplications decode more slowly than 16-bit",
+  return {"bnb-int8",
+          message("remedy.bnb_int8",
+                  "Slight quality loss; bitsandbytes' int8 matrix multiplications decode more slowly than 16-bit"),
           "Dettmers et al. 2022, LLM.int8() (arXiv 2208.07339)"};
 }
 // vLLM on a GPU with FP4 tensor cores (Blackwell): an NVFP4 checkpoint computes FP4 × FP4 there, where AWQ
@@ -146,22 +155,27 @@ bool fp4_native(const Gpu* gpu) {
 Lower four_bit(Engine engine, bool bare, const Gpu* gpu) {
   if (engine == Engine::vllm && !bare && fp4_native(gpu))
     return {"nvfp4",
-            "Measurable quality loss, acceptable for many uses; needs an NVFP4 checkpoint (NVIDIA Model Optimizer), "
-            "whose products run on the " + gpu->name + "'s FP4 tensor cores",
+            message("remedy.nvfp4",
+                    "Measurable quality loss, acceptable for many uses; needs an NVFP4 checkpoint (NVIDIA Model "
+                    "Optimizer), whose products run on the {gpu}'s FP4 tensor cores",
+                    {arg::text("gpu", gpu->name)}),
             "NVIDIA TensorRT Model Optimizer docs (NVFP4); vLLM docs (ModelOpt NVFP4)"};
-  if (engine == Engine::llamacpp)
-    return {"q4_k_m", "Measurable quality loss, acceptable for many uses; a GGUF file quantized to Q4_K_M",
+  if (ggml_engine(engine))
+    return {"q4_k_m", message("remedy.q4_k_m", "Measurable quality loss, acceptable for many uses; a GGUF file quantized to Q4_K_M"),
             kArticleQuantization};
-  if (bare) return {"int4", "Measurable quality loss, acceptable for many uses", kArticleQuantization};
+  if (bare) return {"int4", message("remedy.int4", "Measurable quality loss, acceptable for many uses"), kArticleQuantization};
   if (engine == Engine::mlx)
-    return {"mlx-4bit", "Measurable quality loss, acceptable for many uses; mlx_lm.convert -q (4 bits, groups of 64)",
+    return {"mlx-4bit",
+            message("remedy.mlx_4bit",
+                    "Measurable quality loss, acceptable for many uses; mlx_lm.convert -q (4 bits, groups of 64)"),
             kArticleQuantization};
   if (engine == Engine::vllm || engine == Engine::sglang)
-    return {"awq-4bit-128g", "Measurable quality loss, acceptable for many uses; needs an AWQ-quantized checkpoint",
+    return {"awq-4bit-128g",
+            message("remedy.awq", "Measurable quality loss, acceptable for many uses; needs an AWQ-quantized checkpoint"),
             kArticleQuantization};
   return {"nf4",
-          "Measurable quality loss, acceptable for many uses; bitsandbytes dequantizes NF4 on the fly, so decoding is "
-          "slower than 16-bit",
+          message("remedy.nf4", "Measurable quality loss, acceptable for many uses; bitsandbytes dequantizes NF4 on the "
+                                "fly, so decoding is slower than 16-bit"),
           "Dettmers et al. 2023, QLoRA (arXiv 2305.14314)"};
 }
 
@@ -181,24 +195,56 @@ bool pre_ampere(const Gpu* gpu) {
   return gpu && (gpu->architecture == "Pascal" || gpu->architecture == "Volta" || gpu->architecture == "Turing");
 }
 
-// vLLM on 2, 4 or 8 of the request's GPU with --tensor-parallel-size: the fewest whose per-GPU estimate fits (a
-// count the heads do not divide is refused by the estimate, and skipped).
-void add_tensor_parallel(Collector& out, const Catalog& catalog, const Request& request) {
+// The fewest of 2, 4 or 8 of the request's GPU (`more` sets the count on the request) whose estimate fits it; a
+// count the estimate refuses (heads that do not divide) is skipped.
+template <class More>
+std::optional<std::pair<std::uint64_t, Report>> fewest_that_fit(const Catalog& catalog, const Request& request,
+                                                                  More more) {
   for (std::uint64_t n : {2u, 4u, 8u}) {
     Request v = request;
-    v.tp = n;
+    more(v, n);
     auto after = evaluate(catalog, v);
-    if (!after || after.value().gpus.size() != 1 || after.value().gpus.front().fit != Fit::fits) continue;
-    Text cost;
-    const bool sglang = after.value().estimate.engine == Engine::sglang;
-    cost << n << " × " << after.value().gpus.front().gpu->name << (sglang ? " with --tp " : " with --tensor-parallel-size ")
-         << n << ": that many GPUs to buy or rent, and two all-reduces per layer";
-    out.add(remedy("tensor-parallel", {number_input("tp", n)}, cost.str(),
-                   sglang ? "Shoeybi et al. 2019, Megatron-LM (arXiv 1909.08053); SGLang docs (server arguments, --tp)"
-                          : "Shoeybi et al. 2019, Megatron-LM (arXiv 1909.08053); vLLM docs (distributed serving)"),
-            after.value().estimate);
-    return;
+    if (after && after.value().gpus.size() == 1 && after.value().gpus.front().fit == Fit::fits)
+      return std::pair{n, std::move(after).value()};
   }
+  return std::nullopt;
+}
+
+// vLLM or SGLang on several of the request's GPU with tensor parallelism.
+void add_tensor_parallel(Collector& out, const Catalog& catalog, const Request& request) {
+  const auto found = fewest_that_fit(catalog, request, [](Request& v, std::uint64_t n) { v.tp = n; });
+  if (!found) return;
+  const auto& [n, after] = *found;
+  const bool sglang = after.estimate.engine == Engine::sglang;
+  const std::string& gpu = after.gpus.front().gpu->name;
+  Message cost = sglang ? message("remedy.tensor_parallel_sglang",
+                                  "{n} × {gpu} with --tp {n}: that many GPUs to buy or rent, and two all-reduces per "
+                                  "layer",
+                                  {arg::digits("n", n), arg::text("gpu", gpu)})
+                        : message("remedy.tensor_parallel",
+                                  "{n} × {gpu} with --tensor-parallel-size {n}: that many GPUs to buy or rent, and two "
+                                  "all-reduces per layer",
+                                  {arg::digits("n", n), arg::text("gpu", gpu)});
+  out.add(remedy("tensor-parallel", {number_input("tp", n)}, std::move(cost),
+                 sglang ? "Shoeybi et al. 2019, Megatron-LM (arXiv 1909.08053); SGLang docs (server arguments, --tp)"
+                        : "Shoeybi et al. 2019, Megatron-LM (arXiv 1909.08053); vLLM docs (distributed serving)"),
+          after.estimate);
+}
+
+// transformers or llama.cpp on several of the request's GPU, whole layers on each: the busiest GPU decides.
+void add_more_gpus(Collector& out, const Catalog& catalog, const Request& request, Engine engine) {
+  const auto found = fewest_that_fit(catalog, request, [](Request& v, std::uint64_t n) { v.gpu_count = n; });
+  if (!found) return;
+  const auto& [n, after] = *found;
+  Message cost = message("remedy.split_layers",
+                         "{n} × {gpu} with {how}: that many GPUs to buy or rent; the layers run one GPU after "
+                         "another, so no faster than one",
+                         {arg::digits("n", n), arg::text("gpu", after.gpus.front().gpu->name),
+                          arg::text("how", engine == Engine::llamacpp ? "--split-mode layer" : "device_map=\"auto\"")});
+  out.add(remedy("more-gpus", {number_input("gpus", n)}, std::move(cost),
+                 engine == Engine::llamacpp ? "llama.cpp README (--split-mode)"
+                                            : "Hugging Face Accelerate docs (big model inference)"),
+          after.estimate);
 }
 
 // macOS and its apps keep at least this much of a Mac's RAM when the GPU's wired limit is raised: the floor a Mac
@@ -266,13 +312,14 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const Request& reque
     report.fit = gpu_fit->fit;
   }
   if (e.engine == Engine::vllm)
-    report.notes.push_back(
-        "vLLM takes gpu_memory_utilization of the GPU whatever the model needs: memory saved here becomes KV cache room "
-        "for more concurrent tokens, not free memory.");
+    report.notes.push_back(message("remedy.vllm_pool",
+                                   "vLLM takes gpu_memory_utilization of the GPU whatever the model needs: memory "
+                                   "saved here becomes KV cache room for more concurrent tokens, not free memory."));
   if (e.engine == Engine::sglang)
-    report.notes.push_back(
-        "SGLang takes mem_fraction_static of the GPU for weights and KV pool whatever the model needs: memory saved "
-        "here becomes KV pool room for more concurrent tokens, not free memory.");
+    report.notes.push_back(message("remedy.sglang_pool",
+                                   "SGLang takes mem_fraction_static of the GPU for weights and KV pool whatever the "
+                                   "model needs: memory saved here becomes KV pool room for more concurrent tokens, "
+                                   "not free memory."));
   Collector out(report, b.headroom);
 
   // The request with one change, estimated again; a change the scenario refuses offers no help. One non-template
@@ -304,8 +351,9 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const Request& reque
     v = request;
     v.kv_dtype = "fp8";
     attempt(remedy("kv-8bit", {text_input("kv_dtype", "fp8")},
-                   vllm ? "Small accuracy loss in long contexts; --kv-cache-dtype fp8 (E4M3)"
-                        : "Small accuracy loss in long contexts; --kv-cache-dtype fp8_e4m3",
+                   vllm ? message("remedy.kv_fp8", "Small accuracy loss in long contexts; --kv-cache-dtype fp8 (E4M3)")
+                        : message("remedy.kv_fp8_sglang",
+                                  "Small accuracy loss in long contexts; --kv-cache-dtype fp8_e4m3"),
                    vllm ? "vLLM docs (Quantized KV Cache)" : "SGLang docs (server arguments)"),
             v);
   }
@@ -313,11 +361,13 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const Request& reque
     v = request;
     v.kv_dtype = "q8_0";
     attempt(remedy("kv-8bit", {text_input("kv_dtype", "q8_0")},
-                   "Small accuracy loss in long contexts; --kv-bits 8 (groups of 64); attention then runs unfused",
+                   message("remedy.kv_bits_mlx",
+                           "Small accuracy loss in long contexts; --kv-bits 8 (groups of 64); attention then runs unfused"),
                    "mlx-lm generate.py (--kv-bits, QuantizedKVCache)"),
             v);
   }
-  if (wide_kv && e.engine == Engine::llamacpp) {
+  if (wide_kv && ggml_engine(e.engine)) {
+    const bool ollama = e.engine == Engine::ollama;
     v = request;
     v.kv_dtype = "q8_0";
     std::vector<RemedyInput> inputs{text_input("kv_dtype", "q8_0")};
@@ -325,21 +375,26 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const Request& reque
       v.attention = "sdpa";
       inputs.push_back(text_input("attention", "sdpa"));
     }
-    attempt(remedy("kv-8bit", std::move(inputs), "Small accuracy loss; -ctk q8_0 -ctv q8_0 with -fa on",
-                   "llama.cpp server README (--cache-type-k, --cache-type-v, --flash-attn)"),
+    attempt(remedy("kv-8bit", std::move(inputs),
+                   ollama ? message("remedy.kv_q8_0_ollama",
+                                    "Small accuracy loss; OLLAMA_KV_CACHE_TYPE=q8_0 with OLLAMA_FLASH_ATTENTION=1")
+                          : message("remedy.kv_q8_0", "Small accuracy loss; -ctk q8_0 -ctv q8_0 with -fa on"),
+                   ollama ? "Ollama FAQ (OLLAMA_KV_CACHE_TYPE needs flash attention)"
+                          : "llama.cpp server README (--cache-type-k, --cache-type-v, --flash-attn)"),
             v);
   }
   if (e.attention == Attention::eager) {
     v = request;
     v.attention = "sdpa";
-    attempt(remedy("attention-sdpa", {text_input("attention", "sdpa")}, kFlashCost, kFlashSource), v);
+    attempt(remedy("attention-sdpa", {text_input("attention", "sdpa")}, flash_cost(), kFlashSource), v);
   }
   if (e.context_tokens >= 1024) {
     const std::uint64_t half = e.context_tokens / 2;
     v = request;
     v.context = half;
     attempt(remedy("context-half", {number_input("context", half)},
-                   (Text() << "Each sequence holds at most " << half << " tokens of prompt and answer").str(),
+                   message("remedy.context_half", "Each sequence holds at most {tokens} tokens of prompt and answer",
+                           {arg::digits("tokens", half)}),
                    "the KV cache grows with the context"),
             v);
   }
@@ -347,7 +402,7 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const Request& reque
     v = request;
     v.batch = 1;
     attempt(remedy("batch-1", {number_input("batch", 1)},
-                   "One sequence at a time: lower throughput when many users share the GPU",
+                   message("remedy.batch_1", "One sequence at a time: lower throughput when many users share the GPU"),
                    "the KV cache grows with the batch"),
             v);
   }
@@ -381,44 +436,30 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const Request& reque
     }
     if (best) {
       const LlamaCppBuffers& l = *best->estimate.llamacpp;
-      Text cost;
-      cost << l.gpu_layers << " of " << l.total_layers << " layers on the GPU (-ngl " << l.gpu_layers
-           << "), the rest in system RAM";
+      Message cost = message("remedy.gpu_layers", "{n} of {total} layers on the GPU (-ngl {n}), the rest in system RAM",
+                             {arg::digits("n", l.gpu_layers), arg::digits("total", l.total_layers)});
       if (best->serving && best->serving->speed) {
         const Range& tps = best->serving->speed->decode.tokens_per_second;
-        cost << ": decoding at " << Fixed{tps.low, 1} << "-" << Fixed{tps.high, 1}
-             << " tokens/s, as the CPU reads its layers at system-RAM bandwidth";
+        cost = message("remedy.gpu_layers_speed",
+                       "{n} of {total} layers on the GPU (-ngl {n}), the rest in system RAM: decoding at {low}-{high} "
+                       "tokens/s, as the CPU reads its layers at system-RAM bandwidth",
+                       {arg::digits("n", l.gpu_layers), arg::digits("total", l.total_layers),
+                        arg::fixed("low", tps.low, 1), arg::fixed("high", tps.high, 1)});
       }
-      Remedy r = remedy("gpu-layers", {number_input("gpu_layers", l.gpu_layers)}, cost.str(),
+      Remedy r = remedy("gpu-layers", {number_input("gpu_layers", l.gpu_layers)}, std::move(cost),
                         "llama.cpp --n-gpu-layers; the speed model's CPU share (methodology: Speed)");
       r.applicable = false;
       r.host_ram_bytes = l.host_ram_bytes;
       out.add(std::move(r), best->estimate.total);
     }
   }
-  // A GPU too small for the whole scenario: the fewest of it (2, 4 or 8) that hold it. vLLM serves on several by
-  // tensor parallelism, an input of its own: the scenario with --tensor-parallel-size n, estimated in full (weights
-  // and KV heads divided, the sampler's peak on every rank). transformers (device_map="auto") and llama.cpp
-  // (--split-mode layer) split by layers: the even split of memory_need (the overhead on every GPU, the rest
-  // divided), advice only since the inference inputs have no GPU count for them.
-  if (too_small && !report.gpu->one_per_machine() && (e.engine == Engine::vllm || e.engine == Engine::sglang)) {
-    if (request.tp * request.pp == 1) add_tensor_parallel(out, catalog, request);
-  } else if (too_small && !report.gpu->one_per_machine()) {
-    const MemoryNeed need = memory_need(e);
-    for (std::uint64_t n : {2u, 4u, 8u}) {
-      const std::uint64_t per_gpu = bytes_per_gpu(need, n);
-      if (classify_fit(per_gpu, report.gpu->usable_bytes(), b.headroom) != Fit::fits) continue;
-      Text cost;
-      cost << n << " × " << report.gpu->name
-           << (e.engine == Engine::llamacpp ? " with --split-mode layer" : " with device_map=\"auto\"")
-           << ": that many GPUs to buy or rent; the layers run one GPU after another, so no faster than one";
-      Remedy r = remedy("more-gpus", {number_input("gpus", n)}, cost.str(),
-                        e.engine == Engine::llamacpp ? "llama.cpp README (--split-mode)"
-                                                     : "Hugging Face Accelerate docs (big model inference)");
-      r.applicable = false;
-      out.add(std::move(r), per_gpu);
-      break;
-    }
+  // A GPU too small for the whole scenario: the fewest of it (2, 4 or 8) that hold it, estimated in full. vLLM
+  // serves on several by tensor parallelism (--tensor-parallel-size n: weights and KV heads divided, the sampler's
+  // peak on every rank); transformers (device_map="auto") and llama.cpp (--split-mode layer) put whole layers on
+  // each GPU (the input gpus).
+  if (too_small && !report.gpu->one_per_machine() && request.gpu_count == 1) {
+    if (e.engine != Engine::vllm && e.engine != Engine::sglang) add_more_gpus(out, catalog, request, e.engine);
+    else if (request.tp * request.pp == 1) add_tensor_parallel(out, catalog, request);
   }
   out.finish();
   return report;
@@ -458,22 +499,23 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const TrainingReques
     v = request;
     v.checkpointing = "full";
     attempt(remedy("checkpointing", {text_input("checkpointing", "full")},
-                   "The backward pass reruns each layer's forward: about a third more compute (the article "
-                   "\"GPU-Speicher\" reports 20-30 % longer training)",
+                   message("remedy.checkpointing", "The backward pass reruns each layer's forward: about a third "
+                                                   "more compute (the article \"GPU-Speicher\" reports 20-30 % "
+                                                   "longer training)"),
                    "Chen et al. 2016 (arXiv 1604.06174)"),
             v);
   }
   if (shapes && keeps_attention_scores(o.attn_implementation)) {
     v = request;
     v.attn_implementation = "sdpa";
-    attempt(remedy("flash-attention", {text_input("attn_implementation", "sdpa")}, kFlashCost, kFlashSource), v);
+    attempt(remedy("flash-attention", {text_input("attn_implementation", "sdpa")}, flash_cost(), kFlashSource), v);
   }
   if (cuda_libraries && (o.optimizer == Optimizer::adamw || o.optimizer == Optimizer::paged_adamw)) {
     const char* eight = o.optimizer == Optimizer::adamw ? "adamw-8bit" : "paged-adamw-8bit";
     v = request;
     v.optimizer = eight;
     attempt(remedy("optimizer-8bit", {text_input("optimizer", eight)},
-                   "Adam's two states in 8 bits: the paper matches 32-bit Adam on its benchmarks",
+                   message("remedy.optimizer_8bit", "Adam's two states in 8 bits: the paper matches 32-bit Adam on its benchmarks"),
                    "Dettmers et al. 2021, 8-bit Optimizers via Block-wise Quantization (arXiv 2110.02861)"),
             v);
   }
@@ -481,8 +523,8 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const TrainingReques
     v = request;
     (grpo ? v.policy : v.mode) = "lora";
     attempt(remedy("lora", {text_input(method_key, "lora")},
-                   "Only low-rank adapters learn: on par with full fine-tuning in the paper's benchmarks (RoBERTa, "
-                   "DeBERTa, GPT-2, GPT-3)",
+                   message("remedy.lora", "Only low-rank adapters learn: on par with full fine-tuning in the paper's "
+                                          "benchmarks (RoBERTa, DeBERTa, GPT-2, GPT-3)"),
                    "Hu et al. 2021, LoRA (arXiv 2106.09685)"),
             v);
   }
@@ -490,8 +532,8 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const TrainingReques
     v = request;
     (grpo ? v.policy : v.mode) = "qlora";
     attempt(remedy("qlora", {text_input(method_key, "qlora")},
-                   "Adapters over a 4-bit NF4 base: the paper matches 16-bit fine-tuning; steps are slower "
-                   "(dequantization)",
+                   message("remedy.qlora", "Adapters over a 4-bit NF4 base: the paper matches 16-bit fine-tuning; "
+                                           "steps are slower (dequantization)"),
                    "Dettmers et al. 2023, QLoRA (arXiv 2305.14314)"),
             v);
   }
@@ -501,7 +543,8 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const TrainingReques
     v = request;
     v.precision = mixed;
     attempt(remedy("mixed-precision", {text_input("precision", mixed)},
-                   "16-bit compute with fp32 master weights: about the same accuracy, faster on tensor cores",
+                   message("remedy.mixed_precision",
+                           "16-bit compute with fp32 master weights: about the same accuracy, faster on tensor cores"),
                    "Micikevicius et al. 2018 (arXiv 1710.03740)"),
             v);
   }
@@ -518,9 +561,10 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const TrainingReques
     if (auto after = evaluate_training(catalog, v)) {
       const TrainingEstimate& a = after.value().estimate;
       Remedy r = remedy("offload-optimizer", std::move(inputs),
-                        (Text() << "Training takes " << Fixed{a.slowdown.min, 1} << "-" << Fixed{a.slowdown.max, 1}
-                                << " times as long; the optimizer states and gradients move to host RAM")
-                            .str(),
+                        message("remedy.offload_optimizer",
+                                "Training takes {min}-{max} times as long; the optimizer states and gradients move to "
+                                "host RAM",
+                                {arg::fixed("min", a.slowdown.min, 1), arg::fixed("max", a.slowdown.max, 1)}),
                         std::string(a.slowdown.source));
       r.host_ram_bytes = a.host_ram_bytes;
       out.add(std::move(r), a.breakdown.total);
@@ -530,8 +574,8 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const TrainingReques
     v = request;
     v.zero = "3";
     attempt(remedy("zero-3", {text_input("zero", "3")},
-                   "Weights, gradients and optimizer states split across the GPUs: 1.5 × the data-parallel "
-                   "communication",
+                   message("remedy.zero_3", "Weights, gradients and optimizer states split across the GPUs: 1.5 × "
+                                            "the data-parallel communication"),
                    kZeroSource),
             v);
   }
@@ -553,9 +597,9 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const TrainingReques
       auto after = evaluate_training(catalog, v);
       if (!after || fit_on(after.value().gpus, b.gpu) == Fit::does_not_fit) continue;
       Remedy r = remedy("more-gpus", {number_input("gpus", n), text_input("zero", "3")},
-                        (Text() << n << " × " << b.gpu->name << " with ZeRO-3: " << n
-                                << " times the GPUs, and 1.5 × the data-parallel communication")
-                            .str(),
+                        message("remedy.more_gpus_zero3",
+                                "{n} × {gpu} with ZeRO-3: {n} times the GPUs, and 1.5 × the data-parallel communication",
+                                {arg::digits("n", n), arg::text("gpu", b.gpu->name)}),
                         kZeroSource);
       r.host_ram_bytes = after.value().estimate.host_ram_bytes;
       out.add(std::move(r), after.value().estimate.breakdown.total);
@@ -568,9 +612,10 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const TrainingReques
     v.micro_batch = 1;
     v.grad_accum = accum;
     attempt(remedy("micro-batch-1", {number_input("micro_batch", 1), number_input("grad_accum", accum)},
-                   (Text() << "The same effective batch in " << m
-                           << " times as many smaller steps (gradient accumulation): lower GPU utilisation")
-                       .str(),
+                   message("remedy.micro_batch_1",
+                           "The same effective batch in {n} times as many smaller steps (gradient accumulation): "
+                           "lower GPU utilisation",
+                           {arg::digits("n", m)}),
                    "activations grow with the micro-batch (Korthikanti et al. 2022, arXiv 2205.05198)"),
             v);
   }

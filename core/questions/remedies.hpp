@@ -11,6 +11,7 @@
 #include "hardware/fit.hpp"  // Fit
 #include "questions/evaluate.hpp"
 #include "questions/evaluate_training.hpp"
+#include "util/message.hpp"  // Message
 
 namespace vramfit {
 
@@ -31,7 +32,7 @@ struct Remedy {
   std::int64_t free_bytes = 0;      // usable − bytes on the request's GPU (0 without one)
   std::uint64_t host_ram_bytes = 0; // CPU RAM the offloaded states or layers take (0: none)
   std::uint64_t usable_bytes = 0;   // what the GPU may use afterwards, where the change raises it (a Mac's wired limit)
-  std::string cost;                 // what the saving costs: quality, speed, money, hardware
+  Message cost;                     // what the saving costs: quality, speed, money, hardware
   std::string source;               // where the cost figure comes from
   Explanation explanation;          // key "saved": before − after, with this scenario's bytes and the change
 };
@@ -41,7 +42,7 @@ struct RemediesReport {
   std::uint64_t bytes = 0;         // the scenario's busiest GPU, before any remedy
   const Gpu* gpu = nullptr;        // the request's GPU, if any
   std::optional<Fit> fit;          // on that GPU, before any remedy
-  std::vector<std::string> notes;  // how to read the savings (vLLM's fixed reservation)
+  std::vector<Message> notes;  // how to read the savings (vLLM's fixed reservation)
   std::vector<Remedy> remedies;    // largest saving first; only those that save at least 0.5 %
 };
 

@@ -157,7 +157,7 @@ inline json parse_dom(std::string_view text) {
 // Parses text without exceptions; the error names `field`.
 inline Result<json> parse_json(std::string_view text, std::string field) {
   json parsed = parse_dom(text);
-  if (parsed.is_discarded()) return make_error(std::move(field), "is not valid JSON");
+  if (parsed.is_discarded()) return make_error(std::move(field), message("json.invalid", "is not valid JSON"));
   return parsed;
 }
 

@@ -104,6 +104,25 @@ void JsonWriter::put_double(const char* key, double v) {
   out_.append(buf, nlohmann::detail::to_chars(buf, buf + sizeof buf, v));
 }
 
+void JsonWriter::message_id(const char* key, const Message& m) {
+  begin_object(key);
+  begin_object("args");
+  for (const MessageArg& a : m.args) {
+    if (a.kind == MessageArg::Kind::integer) put_int(a.name.c_str(), a.integer);
+    else if (a.kind == MessageArg::Kind::real) put_double(a.name.c_str(), a.real);
+    else put_string(a.name.c_str(), a.text);
+  }
+  end_object();
+  put_string("id", m.id);
+  end_object();
+}
+
+void JsonWriter::message_ids(const char* key, const std::vector<Message>& ms) {
+  begin_array(key);
+  for (const Message& m : ms) message_id(nullptr, m);
+  end_array();
+}
+
 void JsonWriter::put_string(const char* key, std::string_view v) {
   prefix(key);
   quoted(v);

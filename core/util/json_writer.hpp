@@ -19,6 +19,8 @@
 #include <type_traits>       // std::is_same_v, std::is_integral_v, ...
 #include <vector>            // std::vector
 
+#include "util/message.hpp"
+
 namespace vramfit::detail {
 
 template <class T>
@@ -49,6 +51,10 @@ class JsonWriter {
   void value(const T& v) {
     put(nullptr, v);
   }
+  // A message's id and args beside its English text (written as `key`'s string elsewhere):
+  // {"id": "vllm.kv_short", "args": {"tokens": 4096}}; for a list, an array of those in the same order.
+  void message_id(const char* key, const Message& m);
+  void message_ids(const char* key, const std::vector<Message>& ms);
   // Any parsed value (a request passed on, a number quoted in a message), keys in nlohmann's order.
   void dom(const nlohmann::json& value);
 
@@ -63,6 +69,7 @@ class JsonWriter {
     else if constexpr (std::is_floating_point_v<T>) put_double(key, static_cast<double>(v));
     else if constexpr (std::is_same_v<T, std::nullptr_t>) put_null(key);
     else if constexpr (std::is_convertible_v<const T&, std::string_view>) put_string(key, v);
+    else if constexpr (std::is_same_v<T, Message>) put_string(key, v.text);
     else if constexpr (kIsOptional<T>) {
       if (v) put(key, *v);
       else put_null(key);

@@ -4,11 +4,13 @@
 #include <utility>  // std::move
 #include <variant>  // std::variant
 
+#include "util/message.hpp"
+
 namespace vramfit {
 
 struct Error {
   std::string field;    // the input that is wrong, as the user spells it ("context", "config.hidden_size")
-  std::string message;  // what is wrong and what is allowed
+  Message message;      // what is wrong and what is allowed (English text, id and args for other languages)
 };
 
 template <class T>
@@ -28,7 +30,7 @@ class [[nodiscard]] Result {
   std::variant<T, Error> state_;
 };
 
-inline Error make_error(std::string field, std::string message) {
+inline Error make_error(std::string field, Message message) {
   return Error{std::move(field), std::move(message)};
 }
 

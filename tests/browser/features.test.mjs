@@ -112,8 +112,8 @@ test('what would help: the article\'s strategies with their saving, and Apply ch
   assert.match(await page.locator('#explain-values').textContent(), /^[\d,]+ B − [\d,]+ B = [\d,]+ B$/);
   assert.match(await page.locator('#explain-source').textContent(), /the change: weights = bnb-int8$/);
   await page.locator('#explain-close').click();
-  // Two RTX 4090s is advice only (inference has no GPU-count input): no Apply button on that row.
-  assert.equal(await row('more-gpus').locator('button.apply').count(), 0);
+  // Two RTX 4090s, estimated in full with the GPU count (transformers' device_map="auto"): it can be applied.
+  assert.equal(await row('more-gpus').locator('button.apply').count(), 1);
   assert.match(await row('more-gpus').textContent(), /2 × GeForce RTX 4090/);
   // Apply: the weights become bnb-int8, the URL says so, and the headline now fits.
   await row('weights-8bit').locator('button.apply').click();
@@ -180,7 +180,7 @@ test('all weight formats by storage scheme, engine and KV cache precision come f
   await page.locator('#kv').selectOption('fp8');
   await waitCell(page, 'kv_cache', '0.54');
   assert.match(page.url(), /kv=fp8/);
-  assert.deepEqual(await page.locator('#engine option').evaluateAll((os) => os.map((o) => o.value)), ['transformers', 'vllm', 'llamacpp', 'sglang', 'mlx']);
+  assert.deepEqual(await page.locator('#engine option').evaluateAll((os) => os.map((o) => o.value)), ['transformers', 'vllm', 'llamacpp', 'sglang', 'ollama', 'mlx']);
   await page.locator('#engine').selectOption('llamacpp');
   await page.waitForURL(/engine=llamacpp/);
   // llama.cpp has no fp8 cache: the core says so, and the KV select is the control marked invalid.
@@ -601,6 +601,23 @@ test('a preset counts in the format its checkpoint ships in until another is pic
   assert.deepEqual(problems, []);
 });
 
+test('the weights explanation lists the multi-token-prediction layer the files hold, apart from the weights', async () => {
+  // Qwen3.6-35B-A3B's config: mtp_num_hidden_layers 1, one full-attention layer with the MoE, fc and norms (vLLM
+  // qwen3_5_mtp.py): 844,640,768 weights by hand (test_checkpoint_recipes.cpp), 1.69 GB in bf16. The files hold it;
+  // the weights line does not count it (engines load it only to draft tokens).
+  const { page, problems } = await open('?model=qwen3.6-35b-a3b');
+  await page.locator('button[data-explain="weights"]').first().click();
+  const groups = page.locator('#explain-groups');
+  await groups.waitFor({ state: 'visible' });
+  const rows = await groups.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
+  const mtp = rows.filter(([what]) => what.startsWith('Multi-token prediction'));
+  assert.equal(mtp.length, 1, JSON.stringify(rows));
+  assert.equal(mtp[0][1], 'bf16');
+  assert.match(mtp[0][2], /^0\.84/);
+  await page.locator('#explain-close').click();
+  assert.deepEqual(problems, []);
+});
+
 test('a GPU named as people write it shows as the card it was read as', async () => {
   // "H100" is the catalog's alias of the SXM card: 80 GiB = 85.9 GB, 10 % kept free; gpt-oss-120b in MXFP4 needs
   // 65.25 GB of weights and about 67 GB in all, so it fits; the note says how "H100" was read.
@@ -669,5 +686,34 @@ test('SGLang on a chosen GPU: the headline gives its KV pool and concurrency, an
   await page.waitForFunction(() => document.querySelector('#headline').textContent.startsWith('Passt auf eine'));
   assert.equal(await page.locator('#headline').textContent(),
     'Passt auf eine NVIDIA H100 SXM: SGLang hält 444.668 Tokens KV-Cache bereit (mem_fraction_static 0,88), 3 Sequenzen zu 131.072 gleichzeitig');
+  assert.deepEqual(problems, []);
+});
+
+// Ollama's estimate (tests/unit/memory/test_ollama.cpp pins it to printed offload lines), by hand for Llama-3.1-8B
+// (bf16 GGUF) at num_ctx 8192 on an RTX 4060 (8 GiB = 8,589,934,592 B, the catalog's nominal memory):
+// a layer is 218,112,000 parameters × 2 B + 8192 × 8 KV heads × 256 × 2 B of KV = 469,778,432 B (norms aside); the
+// graph's partial estimate (GraphSize, llama, b 512, ctx 8192) 8,388,608 + 701,997,056 = 710,385,664 B is the larger.
+// Ollama starts at 457 MiB + one spare layer = 948,977,664 B and adds layers while 948,977,664 + k × 469,778,432 +
+// 710,385,664 < 8,589,934,592: k = 14 (15 would need 8,706,039,808). System RAM: the other 18 layers' weights and
+// KV (8,456,011,776 B) + the output layer and the token embeddings (2 × 1,050,673,152 B) = 10,557,358,080 B = 10.6 GB.
+test('Ollama on a chosen GPU: the headline gives its offloaded layers and system RAM, and the command copies', async () => {
+  const { page, problems } = await newPage(session);
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: session.base });
+  await page.goto(`${session.base}/?model=llama-3.1-8b&engine=ollama&gpu=rtx-4060&context=8192`);
+  await page.locator('#engine-plan').waitFor({ state: 'visible' });
+  assert.equal(await page.locator('#engine').inputValue(), 'ollama');
+  assert.equal(await page.locator('#engine option[value="ollama"]').textContent(), 'Ollama');
+  assert.equal(await page.locator('#headline').textContent(),
+    'Runs on one GeForce RTX 4060 with Ollama: 14 of 33 layers on the GPU, 10.6 GB in system RAM, num_ctx 8,192');
+  const expected = 'OLLAMA_CONTEXT_LENGTH=8192 ollama serve';
+  assert.equal(await page.locator('[data-testid="command"]').textContent(), expected);
+  await page.locator('#copy-command').click();
+  await page.locator('#action-status').filter({ hasText: 'Copied.' }).waitFor();
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), expected);
+  await page.locator('#lang').selectOption('de');
+  await page.waitForFunction(() => document.querySelector('#headline').textContent.startsWith('Läuft mit Ollama'));
+  assert.equal(await page.locator('#engine option[value="ollama"]').textContent(), 'Ollama');
+  assert.equal(await page.locator('#headline').textContent(),
+    'Läuft mit Ollama auf einer GeForce RTX 4060: 14 von 33 Schichten auf der GPU, 10,6 GB im Arbeitsspeicher, num_ctx 8.192');
   assert.deepEqual(problems, []);
 });

@@ -72,7 +72,7 @@ test('the catalog names each weight format\'s storage scheme, as the core reads 
 test('the catalog carries the request\'s inputs: URL key, kind, range and allowed values', () => {
   const { inputs } = JSON.parse(module.catalog());
   const input = (key, use) => inputs.find((i) => i.key === key && (!use || i.use === use || i.use === 'both'));
-  assert.deepEqual(input('engine').values, ['transformers', 'vllm', 'llamacpp', 'sglang', 'mlx']);
+  assert.deepEqual(input('engine').values, ['transformers', 'vllm', 'llamacpp', 'sglang', 'ollama', 'mlx']);
   assert.deepEqual(input('mode').values, ['inference', 'train', 'lora', 'qlora', 'grpo']);
   assert.deepEqual(input('offload').values, ['none', 'optimizer', 'params', 'nvme']);
   assert.ok(input('zero').values.includes('FULL_SHARD'));
@@ -80,9 +80,10 @@ test('the catalog carries the request\'s inputs: URL key, kind, range and allowe
   assert.deepEqual([input('context').kind, input('context').min, input('attn_implementation').kind], ['tokens', 1, 'choice']);
   assert.equal(input('flash_attention'), undefined);  // one setting: --flash-attention is the CLI's alias
   assert.equal(input('budget_per_hour').max, null);  // unbounded
-  // "gpus": a list of GPU ids for the GPU ranking, a job's GPU count in training (the page's control).
-  assert.deepEqual([input('gpus', 'gpu_ranking').kind, input('gpus', 'training').kind, input('gpus', 'training').url],
-    ['list', 'count', 'gpus']);
+  // "gpus": in inference the GPUs you have (a number) or the ranking's list of GPU ids, a job's GPU count in
+  // training; the page's one control for both.
+  assert.deepEqual([input('gpus', 'inference').kind, input('gpus', 'training').kind, input('gpus', 'training').url,
+    input('gpus', 'inference').url], ['list', 'count', 'gpus', 'gpus']);
   // Every choice the core offers is one it accepts.
   for (const value of input('optimizer').values) assert.equal(evaluate({ mode: 'lora', model: 'gpt2', optimizer: value }).ok, true, value);
 });

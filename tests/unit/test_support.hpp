@@ -19,7 +19,9 @@ inline const Catalog& catalog() {
 inline const ModelSpec& preset(const char* id) {
   const ModelPreset* p = find_model(catalog().models, id);
   REQUIRE_MESSAGE(p != nullptr, "missing preset " << id);
-  return p->spec;
+  const Result<ModelSpec>& spec = p->model.get();
+  REQUIRE_MESSAGE(spec.ok(), "preset " << id << " does not read: " << (spec.ok() ? "" : spec.error().message));
+  return spec.value();
 }
 
 inline const Gpu& gpu(const char* id) {

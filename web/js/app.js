@@ -26,7 +26,7 @@ const dom = {
   actionStatus: $('action-status'), chartsSection: $('charts-section'), chartContext: $('chart-context'),
   chartBatch: $('chart-batch'), embedSection: $('embed-section'), embedCode: $('embed-code'),
   weightsFormat: $('weights-format'), engine: $('engine'), kv: $('kv'), ft: $('ft'), rank: $('rank'),
-  gpusCount: $('gpus-count'), tokens: $('tokens'), inferenceControls: $('inference-controls'), finetuneControls: $('finetune-controls'),
+  gpusCount: $('gpus-count'), devices: $('devices'), devicesTitle: $('devices-title'), devicesRows: $('devices-rows'), tokens: $('tokens'), inferenceControls: $('inference-controls'), finetuneControls: $('finetune-controls'),
   trainControls: $('train-controls'), grpoControls: $('grpo-controls'), prompt: $('prompt'), completion: $('completion'),
   gens: $('gens'), beta: $('beta'), contextLabel: $('context-label'), batchLabel: $('batch-label'), batchUnit: $('batch-unit'),
   trainingFacts: $('training-facts'), speed: $('speed'), speedFigures: $('speed-figures'),
@@ -323,7 +323,7 @@ function update({ push = false } = {}) {
   writeInputs(result.ok ? result : null, result.ok ? null : { field: result.error.field, inputs: inputsBeside(result.error) });
   syncUrl(push);
   if (!result.ok) {
-    showError(result.error.field, result.error.message);
+    showError(result.error.field, view.t.message(result.error.message, result.error.message_i18n, view.f));
     return;
   }
   report = result;
@@ -681,8 +681,8 @@ async function takeFiles(list) {
     if (turn !== takes) return;
     if (!read.answer.ok) {
       // A shard set's error field names the shard or the index entry at fault.
-      const { field, message } = read.answer.error;
-      dom.fileStatus.textContent = `${single ? single.name : field}: ${message}`;
+      const { field, message, message_i18n: i18n } = read.answer.error;
+      dom.fileStatus.textContent = `${single ? single.name : field}: ${view.t.message(message, i18n, view.f)}`;
       return;
     }
     if (single) {

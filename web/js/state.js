@@ -92,8 +92,10 @@ function makeCodec(inputs) {
       const q = query(state);
       return q ? `?${q}` : location.pathname;
     },
-    /** The core's input behind a URL key. */
-    input: (key) => inputs.find((i) => i.url === key),
+    /** The core's input behind a URL key; where one key is a count in training and a list in the ranking (gpus),
+     * the count, which the page's field takes in every mode. */
+    input: (key) => inputs.find((i) => i.url === key && numeric.has(key) && NUMERIC_KINDS.has(i.kind))
+      ?? inputs.find((i) => i.url === key),
     /** The URL key of a request key; undefined where the page has no control for it. */
     urlKey: (requestKey) => inputs.find((i) => i.key === requestKey)?.url,
 

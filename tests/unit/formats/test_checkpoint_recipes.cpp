@@ -278,8 +278,10 @@ TEST_CASE("DeepSeek-V4's FP4 experts are stored as its reference code stores the
   CHECK(w.explanation.find("expert_dtype fp4") != std::string::npos);
   // Published: llm-cal's page for deepseek-ai/DeepSeek-V4-Flash (flytomelight.github.io/llm-cal, "safetensors
   // bytes 148.66 GB [verified]", in GiB: its DeepSeek-V3 page's 641.30 is that repository's 688,586,727,753 B) =
-  // 159.62e9 B, the one MTP layer (num_nextn_predict_layers 1) included, which the core leaves out; that layer's
-  // routed experts alone are 3,422,552,064 B (above). Counted as FP8 blocks the experts would weigh twice as much.
+  // 159.62e9 B, and vLLM's own line loading it (vllm-project/vllm#40821: "[weight_utils.py:904] ... Checkpoint size:
+  // 148.66 GiB"), the one MTP layer (num_nextn_predict_layers 1) included, which the core does not count for V4
+  // (its MTP layer's shape is not modelled); that layer's routed experts alone are 3,422,552,064 B (above). Counted
+  // as FP8 blocks the experts would weigh twice as much.
   CHECK(static_cast<double>(w.total + 3'422'552'064ULL) == doctest::Approx(148.66 * 1'073'741'824.0).epsilon(0.01));
 }
 
@@ -343,13 +345,99 @@ TEST_CASE("vLLM defaults the KV cache to the checkpoint's FP8; transformers says
   CHECK(alone.error().field == "quant_config");
 }
 
+TEST_CASE("the files' multi-token-prediction layer is counted apart from the weights an engine loads") {
+  // deepseek-ai/DeepSeek-V3 README_WEIGHTS.md: main model "Total parameters: 671B"; MTP modules "11.5B unique
+  // parameters, excluding the shared 0.9B Embedding and 0.9B output Head"; the repository's "685B" holds both, the
+  // MTP layer (model.layers.61) with its own copies of the embedding and the head, 2 × 129,280 × 7168 weights.
+  const ModelSpec v3 = imported("deepseek-ai--DeepSeek-V3");
+  const WeightBytes w = own_weights(v3);
+  const std::uint64_t copies = 2ULL * 129'280 * 7168;
+  CHECK(static_cast<double>(w.params) == doctest::Approx(671e9).epsilon(0.001));
+  // "11.5B" is the decoder layer (11.51B here); eh_proj's 102,760,448 weights bring it to 11.61B, within 1 %.
+  CHECK(static_cast<double>(w.mtp_params - copies) == doctest::Approx(11.5e9).epsilon(0.01));
+  CHECK(static_cast<double>(w.params + w.mtp_params) == doctest::Approx(685e9).epsilon(0.002));
+  // That layer by hand (test_weight_formats.cpp): 15,321,492,192 B, its experts and projections in FP8 blocks, its
+  // embedding and head copies bf16; with it the files' 688,586,727,753 B (revision afb92e1, safetensors headers of
+  // a few MB included).
+  CHECK(static_cast<double>(w.mtp_bytes) == doctest::Approx(15'321'492'192.0).epsilon(0.0001));
+  CHECK(static_cast<double>(w.file_bytes()) == doctest::Approx(688'586'727'753.0).epsilon(0.001));
+  bool fp8 = false, bf16 = false;
+  for (const auto& g : w.mtp_groups) {
+    CHECK(g.what == "MTP layers");
+    fp8 |= g.format == "fp8-block";
+    bf16 |= g.format == "bf16";
+  }
+  CHECK((fp8 && bf16));
+  for (const auto& g : w.groups) CHECK(g.what != "MTP layers");
+  CHECK(has_note(v3, "1 multi-token-prediction layer(s), counted in the files' size but not in the weights loaded"));
+  CHECK(w.explanation.find("the files also hold 1 multi-token-prediction layer (bf16, fp8-block)") !=
+        std::string::npos);
+  // nvidia/DeepSeek-V3.1-NVFP4 excludes model.layers.61* from quantization: its MTP layer is bf16, ~13.4B weights.
+  const WeightBytes nvfp4 = own_weights(imported("nvidia--DeepSeek-V3.1-NVFP4"));
+  CHECK(nvfp4.mtp_groups.size() == 1);
+  CHECK(nvfp4.mtp_groups.front().format == "bf16");
+  CHECK(nvfp4.mtp_bytes == 2 * nvfp4.mtp_params);
+  // A model without such layers has none.
+  CHECK(own_weights(imported("openai--gpt-oss-20b")).mtp_bytes == 0);
+}
+
+TEST_CASE("Qwen3.5's MTP layer: one full-attention layer, its fc and norms, embeddings shared") {
+  // vLLM model_executor/models/qwen3_5_mtp.py: mtp.fc (2 · hidden → hidden), pre_fc_norm_embedding,
+  // pre_fc_norm_hidden, mtp.layers.0 (a full-attention decoder layer with the MoE) and mtp.norm; embed_tokens and
+  // lm_head are the model's. nvidia/Qwen3.6-35B-A3B-NVFP4 keeps "mtp*" out of quantization (bf16).
+  const ModelSpec qwen = imported("nvidia--Qwen3.6-35B-A3B-NVFP4");
+  CHECK(format_of(qwen, "attn_q.weight", 40) == "bf16");
+  const WeightBytes w = own_weights(qwen);
+  // By hand: 256 experts × 3 × 2048 × 512 = 805,306,368; the shared expert 3 × 2048 × 512 = 3,145,728 and its gate
+  // 2048; the router 256 × 2048 = 524,288; attention q (with its gate) 2048 × 8192, k and v 2048 × 512 each, o
+  // 4096 × 2048: 16,777,216 + 2,097,152 + 8,388,608 = 27,262,976; fc 4096 × 2048 = 8,388,608; norms 2048 × 5 and
+  // q/k norms 2 × 256: 10,752. 844,640,768 weights, 1,689,281,536 B in bf16.
+  CHECK(w.mtp_params == 844'640'768ULL);
+  CHECK(w.mtp_bytes == 1'689'281'536ULL);
+}
+
+TEST_CASE("Nemotron-H's MTP layer is an attention and an experts block, as its MTP pattern names them") {
+  // nvidia/NVIDIA-Nemotron-3-Ultra-550B-A55B config.json: mtp_layers_block_type ["attention", "moe"]; vLLM
+  // nemotron_h_mtp.py builds them like the decoder's blocks of those kinds, with eh_proj, enorm, hnorm and
+  // final_layernorm. NVIDIA's blog "Creating the NVIDIA Nemotron 3 Ultra NVFP4 Checkpoint with NVIDIA Model
+  // Optimizer" (developer.nvidia.com, 2026-06-26): "the Nemotron 3 Ultra model shrinks from 1,121 GB in BF16", its
+  // Table 1 keeping "Embedding, Output classification layer, MTP layers" in BF16; the BF16 files hold the MTP layer.
+  const ModelSpec ultra = imported("nvidia--NVIDIA-Nemotron-3-Ultra-550B-A55B-BF16");
+  REQUIRE(ultra.mtp.sources.size() == 2);
+  CHECK(ultra.layer(ultra.mtp.sources[0]).mixer == MixerKind::attention);
+  CHECK(ultra.layer(ultra.mtp.sources[1]).mlp.kind == MlpKind::moe);
+  auto bf16 = weights_bytes(ultra, parse_weight_format("bf16").value());
+  REQUIRE(bf16.ok());
+  const WeightBytes& w = bf16.value();
+  CHECK(static_cast<double>(w.file_bytes()) == doctest::Approx(1121e9).epsilon(0.005));
+  // Without its MTP layer the files would be 2 % lighter than published.
+  CHECK(static_cast<double>(w.total) < 1121e9 * 0.985);
+  // Super's is written as a pattern: mtp_hybrid_override_pattern "*E".
+  CHECK(imported("nvidia--NVIDIA-Nemotron-3-Super-120B-A12B-FP8").mtp.sources.size() == 2);
+}
+
 TEST_CASE("checkpoints read from their configs weigh what their published repositories hold") {
   // DeepSeek-V3's own quantization_config (fp8, weight_block_size [128, 128]) read as fp8-block. Published:
-  // huggingface.co/deepseek-ai/DeepSeek-V3 at revision afb92e1, its 163 safetensors files hold 688,586,727,753 B with
-  // the multi-token-prediction layer, which the core leaves out; that layer by hand (test_weight_formats.cpp) is
-  // 15,321,492,192 B, leaving 673,265,235,561 B.
-  CHECK(static_cast<double>(own_weights(imported("deepseek-ai--DeepSeek-V3")).total) ==
-        doctest::Approx(673'265'235'561.0).epsilon(0.02));
+  // huggingface.co/deepseek-ai/DeepSeek-V3 at revision afb92e1, its 163 safetensors files hold 688,586,727,753 B,
+  // the multi-token-prediction layer included (above).
+  CHECK(static_cast<double>(own_weights(imported("deepseek-ai--DeepSeek-V3")).file_bytes()) ==
+        doctest::Approx(688'586'727'753.0).epsilon(0.02));
+  // vLLM sums the safetensors files it is about to load (model_executor/model_loader/weight_utils.py,
+  // _get_checkpoints_size_bytes) and prints it as "Checkpoint size: %.2f GiB". A public `vllm serve
+  // nvidia/Gemma-4-26B-A4B-NVFP4` log (vLLM 0.2x, one GPU): "[weight_utils.py:904] Filesystem type for checkpoints:
+  // EXT4. Checkpoint size: 17.50 GiB." The files hold the vision tower too (its embed_vision and tower in bf16).
+  constexpr double GiB = 1024.0 * 1024 * 1024;
+  CHECK(static_cast<double>(own_weights(imported("nvidia--Gemma-4-26B-A4B-NVFP4")).file_bytes()) ==
+        doctest::Approx(17.50 * GiB).epsilon(0.02));
+  // The same line for `vllm serve nvidia/Qwen3.6-35B-A3B-NVFP4` (a public log, one GB10): "Checkpoint size:
+  // 21.82 GiB"; its vision tower and its bf16 MTP layer are in the files.
+  CHECK(static_cast<double>(own_weights(imported("nvidia--Qwen3.6-35B-A3B-NVFP4")).file_bytes()) ==
+        doctest::Approx(21.82 * GiB).epsilon(0.02));
+  // nvidia/GLM-5.2-NVFP4: vllm-project/recipes models/zai-org/GLM-5.2.yaml, "The ~465 GB checkpoint", and its
+  // vram_minimum_gb 558, which that repository's CLAUDE.md rule makes ceil(safetensors total_size_GB × 1.2) for
+  // ModelOpt checkpoints: 464.2 < total_size ≤ 465.0 GB. The MTP layer (model.layers.78*, excluded: bf16) included.
+  CHECK(static_cast<double>(own_weights(imported("nvidia--GLM-5.2-NVFP4")).file_bytes()) ==
+        doctest::Approx(465e9).epsilon(0.02));
   // nvidia/Llama-3.1-70B-Instruct-FP8 with its hf_quant_config.json (FP8, lm_head excluded). Published: the repo's
   // Files listing (tree/main) shows 15 shards of 4.82, 4.98, 4.9, ... GB, the shard sizes of
   // neuralmagic/Meta-Llama-3.1-70B-Instruct-FP8, whose copy context-labs/neuralmagic-llama-3.1-70b-instruct-FP8

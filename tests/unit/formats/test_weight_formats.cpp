@@ -255,7 +255,8 @@ TEST_CASE("FP8 with block scales adds one scale per 128 × 128 block, per channe
 
 TEST_CASE("DeepSeek-V3's FP8 with 128 × 128 block scales weighs what its published files hold") {
   // huggingface.co/deepseek-ai/DeepSeek-V3 at revision afb92e1: its 163 safetensors files hold 688,586,727,753 B,
-  // the multi-token-prediction layer (model.layers.61) included, which the core leaves out. That layer by hand: MLA
+  // the multi-token-prediction layer (model.layers.61) included, which the weights loaded leave out (the files'
+  // count adds it apart: test_checkpoint_recipes.cpp). That layer by hand: MLA
   // q_a 7168 × 1536, q_b 1536 × 24,576, kv_a 7168 × 576, kv_b 512 × 32,768, o 16,384 × 7168 (187,105,280), 257
   // experts × 3 × 7168 × 2048 (11,318,329,344) and eh_proj 14,336 × 7168 (102,760,448) in E4M3 = 11,608,195,072 B;
   // their 708,536 fp32 block scales 2,834,144 B; its own embed_tokens and shared_head.head 2 × 129,280 × 7168 in

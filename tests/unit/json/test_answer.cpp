@@ -50,7 +50,7 @@ TEST_CASE("a question's error is the error answer, naming the field") {
   const Catalog& c = test::catalog();
   CHECK(answer(c, R"({"question":"limits","model":"llama-3.1-8b"})") ==
         error_to_json(solve_limits(c, inference(R"({"model":"llama-3.1-8b"})")).error()));
-  CHECK(answer(c, "{not json") == R"({"error":{"field":"request","message":"is not valid JSON"},"ok":false})");
+  CHECK(answer(c, "{not json") == R"({"error":{"field":"request","message":"is not valid JSON","message_i18n":{"args":{},"id":"json.invalid"}},"ok":false})");
 }
 
 TEST_CASE("a model file answers every question that takes a model, through the same dispatcher") {

@@ -136,7 +136,7 @@ TEST_CASE("toggle: true or false, typed as on/off, yes/no or 1/0 in any case") {
 TEST_CASE("choice: one of the allowed values, or an alias its parser knows") {
   const Error e = refused(R"({"engine":"tgi"})");
   CHECK(e.field == "engine");
-  CHECK(e.message == "expected one of transformers, vllm, llamacpp, sglang, mlx; got \"tgi\"");
+  CHECK(e.message == "expected one of transformers, vllm, llamacpp, sglang, ollama, mlx; got \"tgi\"");
   CHECK(refused(R"({"mode":"pretrain"})").message == "expected one of inference, train, lora, qlora, grpo; got \"pretrain\"");
   CHECK(refused(R"({"mode":"train","zero":7})").message ==
         "expected one of 0, 1, 2, 3, NO_SHARD, SHARD_GRAD_OP, FULL_SHARD; got 7");
@@ -165,19 +165,21 @@ TEST_CASE("text, config and list: the value's shape") {
         std::vector<std::string>{"h100-sxm"});
   // A long value is shown cut, never inside a UTF-8 character.
   CHECK(refused(R"({"engine":"ääääääääääääääääääääääääääääää"})").message ==
-        "expected one of transformers, vllm, llamacpp, sglang, mlx; got \"ääääääääääääääääääää…\"");
+        "expected one of transformers, vllm, llamacpp, sglang, ollama, mlx; got \"ääääääääääääääääääää…\"");
 }
 
 TEST_CASE("a key is refused where no question reads it: unknown keys list the allowed ones") {
   const Error unknown = refused(R"({"model":"llama-3.1-8b","contxt":8192})");
   CHECK(unknown.field == "contxt");
   CHECK(unknown.message.starts_with("is not a known input; allowed: model, config, quant_config, params, mode, weights, kv_dtype, context"));
-  CHECK(unknown.message.ends_with(", usd_per_kwh, tp, pp, question"));
+  CHECK(unknown.message.ends_with(", usd_per_kwh, gpus, tp, pp, question"));
   CHECK(refused(R"({"question":"curve","contxt":1})").message.ends_with(", question, axis, points, from, to, spacing, values"));
   CHECK(refused(R"({"model":"llama-3.1-8b","zero":"3"})").message == "applies to training; set mode to train, lora or qlora");
   CHECK(refused(R"({"mode":"lora","engine":"vllm"})").message == "applies to inference only; training does not use it");
   CHECK(refused(R"({"budget_per_hour":5})").message == "applies to the GPU ranking only");
-  CHECK(refused(R"({"gpus":"8"})").message == "applies to training (mode train, lora or qlora) and to the GPU ranking");
+  // gpus is a count in inference as in training: names are the ranking's.
+  CHECK(parse_request(R"({"model":"llama-3.1-8b","gpus":"8"})").value().inference.gpu_count == 8);
+  CHECK(parse_request(R"({"model":"llama-3.1-8b","gpus":"h100-sxm,l40s"})").value().inference.devices.size() == 2);
   CHECK(refused(R"({"question":"limits","mode":"train"})").message ==
         "\"train\" is a training mode; the question \"limits\" answers inference only");
 }

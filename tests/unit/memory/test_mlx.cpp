@@ -120,6 +120,10 @@ TEST_CASE("MLX: refused where it does not run, each naming its field") {
   CHECK(refused(base + R"(,"weights":"awq-4bit-128g"})").field == "weights");
   CHECK(refused(base + R"(,"kv_dtype":"q8_0","max_kv_size":4096})").field == "kv_dtype");
   CHECK(refused(base + R"(,"tp":2})").field == "tp");
+  const Error several = refused(base + R"(,"gpu":"apple-m2-ultra-192gb","gpus":2})");
+  CHECK(several.field == "gpus");
+  CHECK(several.message.id == "mlx.one_gpu");
+  CHECK(refused(base + R"(,"gpu":"h100-sxm","gpus":2})").field == "gpus");  // the count is refused first
   CHECK(refused(R"({"model":"llama-3.1-8b","engine":"vllm","max_kv_size":4096})").field == "max_kv_size");
 }
 

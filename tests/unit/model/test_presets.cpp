@@ -43,13 +43,15 @@ TEST_CASE("every preset's computed parameter count matches its published count")
   int actives = 0;
   for (const auto& p : test::catalog().models) {
     if (p.published_total == 0) continue;
-    CAPTURE(p.spec.id);
-    auto counts = count_params(p.spec);
+    CAPTURE(p.id);
+    REQUIRE(p.model.get().ok());
+    const ModelSpec& spec = p.model.get().value();
+    auto counts = count_params(spec);
     REQUIRE(counts.ok());
     std::uint64_t total = counts.value().total;
     // Falcon checkpoints store lm_head as a second copy of the embeddings (vLLM PR #3590), so the
     // published file count has vocab × hidden more than the tied model transformers loads.
-    if (p.spec.architecture == "falcon") total += p.spec.vocab_size * p.spec.hidden_size;
+    if (spec.architecture == "falcon") total += spec.vocab_size * spec.hidden_size;
     CHECK(matches_published(total, p.published_total, p.published_total_rounded_to));
     ++totals;
     if (p.published_active == 0) continue;
@@ -58,6 +60,33 @@ TEST_CASE("every preset's computed parameter count matches its published count")
   }
   CHECK(totals >= 69);
   CHECK(actives >= 25);
+}
+
+TEST_CASE("every preset's config reads") {
+  // The catalog reads a preset's config when a question first uses it, so opening it checks none.
+  for (const auto& p : test::catalog().models) {
+    CAPTURE(p.id);
+    const Result<ModelSpec>& spec = p.model.get();
+    CHECK_MESSAGE(spec.ok(), (spec.ok() ? "" : spec.error().field + ": " + spec.error().message));
+    if (spec.ok()) CHECK(spec.value().id == p.id);
+  }
+}
+
+TEST_CASE("a preset's config is read when it is used, and its fault names the field") {
+  // The compiled-in copy holds each config as its JSON text (cmake/embed_data.cmake); data/models.json as an object.
+  const char* text = R"({"models":[{"id":"a","config":"{\"model_type\":\"llama\",\"hidden_size\":64,)"
+                     R"(\"num_hidden_layers\":1,\"num_attention_heads\":1,\"intermediate_size\":64,)"
+                     R"(\"vocab_size\":10}"},{"id":"b","config":{"model_type":"llama","hidden_size":-1}}]})";
+  auto presets = parse_model_presets(text);
+  REQUIRE(presets.ok());
+  REQUIRE(presets.value().size() == 2);
+  const Result<ModelSpec>& a = presets.value()[0].model.get();
+  REQUIRE(a.ok());
+  CHECK(a.value().id == "a");
+  CHECK(a.value().hidden_size == 64);
+  const Result<ModelSpec>& b = presets.value()[1].model.get();
+  REQUIRE_FALSE(b.ok());
+  CHECK(b.error().field.starts_with("models[1].config"));
 }
 
 TEST_CASE("a rounded published count allows half its unit, never more") {
@@ -75,7 +104,7 @@ TEST_CASE("today's models come before the old presets") {
   REQUIRE(models.size() >= 60);
   auto position = [&](const char* id) {
     for (std::size_t i = 0; i < models.size(); ++i)
-      if (models[i].spec.id == id) return i;
+      if (models[i].id == id) return i;
     FAIL("missing preset " << id);
     return models.size();
   };
@@ -92,7 +121,7 @@ TEST_CASE("a preset is found by its id, name, Hugging Face repo or Ollama tag, i
   const auto& models = test::catalog().models;
   auto id_of = [&](const char* text) {
     const ModelPreset* p = find_model(models, text);
-    return p ? p->spec.id : std::string("(none)");
+    return p ? p->id : std::string("(none)");
   };
   CHECK(id_of("Qwen/Qwen3-30B-A3B") == "qwen3-30b-a3b");
   CHECK(id_of("qwen/qwen3-30b-a3b") == "qwen3-30b-a3b");
@@ -118,9 +147,9 @@ TEST_CASE("a preset is found by its id, name, Hugging Face repo or Ollama tag, i
 TEST_CASE("every id, name, repo and tag leads to its own preset") {
   // find_model takes the first match: a key two presets share would hide the second one.
   for (const auto& p : test::catalog().models) {
-    CAPTURE(p.spec.id);
-    CHECK(find_model(test::catalog().models, p.spec.id) == &p);
-    CHECK(find_model(test::catalog().models, p.spec.name) == &p);
+    CAPTURE(p.id);
+    CHECK(find_model(test::catalog().models, p.id) == &p);
+    CHECK(find_model(test::catalog().models, p.name) == &p);
     if (!p.hf_repo.empty()) CHECK(find_model(test::catalog().models, p.hf_repo) == &p);
     for (const auto& tag : p.ollama) {
       CAPTURE(tag);
@@ -144,7 +173,7 @@ TEST_CASE("the catalog JSON carries each preset's Ollama tags for the page's sea
   const std::string json = catalog_to_json(test::catalog());
   CHECK(json.find(R"("hf_repo":"Qwen/Qwen3-30B-A3B","id":"qwen3-30b-a3b")") != std::string::npos);
   CHECK(json.find(R"("ollama":["qwen3:30b","qwen3:30b-a3b"])") != std::string::npos);
-  CHECK(json.find(R"j("id":"gpt2","max_context":1024,"name":"GPT-2 (124M)","ollama":[])j") != std::string::npos);
+  CHECK(json.find(R"j("id":"gpt2","name":"GPT-2 (124M)","ollama":[])j") != std::string::npos);
 }
 
 TEST_CASE("a model is found by the names people write, and the reading is said") {
@@ -152,7 +181,7 @@ TEST_CASE("a model is found by the names people write, and the reading is said")
   // A fine-tuned variant's Hugging Face id has the base model's architecture (the same config.json shapes).
   auto instruct = resolve_model(presets, "meta-llama/Llama-3.1-70B-Instruct");
   REQUIRE(instruct.ok());
-  CHECK(instruct.value().preset->spec.id == "llama-3.1-70b");
+  CHECK(instruct.value().preset->id == "llama-3.1-70b");
   CHECK(instruct.value().note.find("read as Llama 3.1 70B") != std::string::npos);
   // A preset's own id: no note.
   auto own = resolve_model(presets, "Llama-3.1-8B");

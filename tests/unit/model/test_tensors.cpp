@@ -37,9 +37,11 @@ ModelSpec deepseek_v2_lite() {
 
 TEST_CASE("the enumerated tensors add up to the parameter count of every preset") {
   for (const auto& p : test::catalog().models) {
-    CAPTURE(p.spec.id);
-    if (p.spec.is_bare()) continue;
-    CHECK(enumerated_elements(p.spec) == count_params(p.spec).value().total);
+    CAPTURE(p.id);
+    REQUIRE(p.model.get().ok());
+    const ModelSpec& spec = p.model.get().value();
+    if (spec.is_bare()) continue;
+    CHECK(enumerated_elements(spec) == count_params(spec).value().total);
   }
 }
 

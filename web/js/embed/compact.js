@@ -17,7 +17,7 @@ export function renderCompact(root, calculator, state, { t, f, siteBase }) {
   const request = codec.request(state);
   const report = calculator.answer({ ...request, question: 'estimate', ...(state.gpu ? { gpu: state.gpu } : {}) });
   if (!report.ok) {
-    root.replaceChildren(el('p', { class: 'c-error', role: 'alert', text: `${t(`field.${report.error.field}`)}: ${report.error.message}` }), link);
+    root.replaceChildren(el('p', { class: 'c-error', role: 'alert', text: `${t(`field.${report.error.field}`)}: ${t.message(report.error.message, report.error.message_i18n, f)}` }), link);
     return report;
   }
   const { text, fit } = headline(report, { t, f, gpu: state.gpu });

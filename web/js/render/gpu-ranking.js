@@ -68,6 +68,6 @@ export function renderGpuRanking(dom, answer, view) {
     answer.ranking.length > SHOWN
       ? el('button', { type: 'button', id: 'ranking-all', class: 'link', 'aria-expanded': String(Boolean(view.rankingAll)),
         text: t(view.rankingAll ? 'ranking.fewer' : 'ranking.all') }) : null);
-  dom.rankingNotes.replaceChildren(...answer.notes.map((n) => el('li', { text: n })));
+  dom.rankingNotes.replaceChildren(...t.messages(answer.notes, answer.notes_i18n, f).map((n) => el('li', { text: n })));
   dom.rankingSection.hidden = false;
 }

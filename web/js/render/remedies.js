@@ -27,7 +27,7 @@ export function renderRemedies(dom, answer, view, codec) {
     return;
   }
   dom.remediesIntro.textContent = t(answer.remedies.length ? 'remedies.intro' : 'remedies.none');
-  dom.remediesNotes.replaceChildren(...answer.notes.map((n) => el('li', { text: n })));
+  dom.remediesNotes.replaceChildren(...t.messages(answer.notes, answer.notes_i18n, f).map((n) => el('li', { text: n })));
   dom.remedies.replaceChildren(...answer.remedies.map((r) => {
     const value = labelValue(r);
     const name = t(`remedies.${r.id}`, { value: typeof value === 'number' ? f.count(value) : value });
@@ -37,7 +37,7 @@ export function renderRemedies(dom, answer, view, codec) {
       'aria-label': `${text}: ${t('explain.open', { label: name })}` }, text);
     const after = [figure(f.bytes(r.bytes))];
     if (r.fit) after.push(' ', el('span', { class: `badge badge-${r.fit}`, text: t(`fit.${r.fit}`) }));
-    const cost = [r.cost];
+    const cost = [t.message(r.cost, r.cost_i18n, f)];
     if (r.host_ram_bytes) cost.push(` (${t('remedies.host', { bytes: f.bytes(r.host_ram_bytes) })})`);
     return el('tr', { class: r.fit ? `fit-${r.fit}` : null, 'data-remedy': r.id },
       el('th', { scope: 'row', text: name }),

@@ -12,7 +12,7 @@ export function renderSummary(dom, report, view) {
   const { t, f } = view;
   const { breakdown } = report;
   const lines = breakdownLines(breakdown);
-  const { text, fit } = headline(report, view);
+  const { row, text, fit } = headline(report, view);
   dom.headline.textContent = text;
   dom.headline.className = `headline fit-${fit}`;
   dom.totalGb.textContent = f.bytes(breakdown.total);
@@ -51,14 +51,41 @@ export function renderSummary(dom, report, view) {
     el('td', { class: 'num', 'data-testid': 'total-gb-cell' }, explained('total', f.amount(breakdown.total))),
     el('td', { class: 'num', text: f.share(1, 1) })));
   dom.breakdown.replaceChildren(...rows);
-  dom.notes.replaceChildren(...report.notes.map((n) => el('li', { text: n })));
+  dom.notes.replaceChildren(...t.messages(report.notes, report.notes_i18n, f).map((n) => el('li', { text: n })));
+  renderDevices(dom, report, row, view);
+}
+
+// Over several GPUs, each one's part (llama.cpp and transformers: its layers; vLLM: every GPU alike), and what it
+// leaves free on the GPU the headline speaks of.
+function renderDevices(dom, report, row, { t, f }) {
+  const g = report.per_gpu;
+  dom.devices.hidden = !g;
+  if (!g) return;
+  dom.devicesTitle.textContent = t('devices.title', { unit: f.unit });
+  const devices = g.devices?.length ? g.devices : [{ ...g, layers: 0, output: false, each: true }];
+  const layers = (d) => {
+    if (d.each) return '—';
+    const range = d.layers ? t('devices.layerRange', { from: f.count(d.first_layer), to: f.count(d.first_layer + d.layers - 1) }) : '';
+    return [range, d.output ? t('devices.output') : ''].filter(Boolean).join(' + ') || '—';
+  };
+  const free = (d) => (row && Number.isFinite(row.usable_bytes) ? f.amount(row.usable_bytes - d.total) : '—');
+  dom.devicesRows.replaceChildren(...devices.map((d, i) => el('tr', { 'data-device': String(i) },
+    el('th', { scope: 'row', text: d.each ? t('devices.each', { n: f.count(g.gpus) }) : t('devices.gpu', { n: f.count(i + 1) }) }),
+    el('td', { text: layers(d) }),
+    el('td', { class: 'num', text: f.amount(d.weights) }),
+    el('td', { class: 'num', text: f.amount(d.kv_cache + d.state_cache) }),
+    el('td', { class: 'num', text: f.amount(d.activations) }),
+    el('td', { class: 'num', text: f.amount(d.total) }),
+    el('td', { class: 'num', text: free(d) }))));
 }
 
 export function showExplanation(dialog, report, key, t, f) {
   const x = report.explanations.find((e) => e.key === key);
   if (!x) return false;
-  // The weights line lists each kind of tensor with the format it is stored in (the core's weights.groups).
-  const groups = key === 'weights' ? report.weights?.groups : undefined;
+  // The weights line lists each kind of tensor with the format it is stored in (the core's weights.groups), then
+  // what the files hold beyond it: their multi-token-prediction layers, which engines load only to draft tokens.
+  const w = key === 'weights' ? report.weights : undefined;
+  const groups = w?.groups && [...w.groups, ...(w.mtp_layers?.groups ?? [])];
   return openExplanation(dialog, t('explain.open', { label: t(`line.${key}`) }), x, groups && { groups, t, f });
 }
 

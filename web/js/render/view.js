@@ -109,16 +109,22 @@ export function cardClass(gpus, row) {
  * that GPU): vLLM takes its share of the card for the KV cache, so what it leaves is KV room, not free memory.
  * `jobGpus`: a training job's GPUs, each holding the breakdown. `cards`: cardClass's, when no GPU was chosen.
  * `plan`: llama.cpp's --fit plan on the chosen GPU. `sglang`: the report's SGLang pool, passed as `vllm` is.
+ * `ollama`: Ollama's own estimate, its layers placed on the chosen GPU.
  */
 /** Whether llama.cpp's --fit plan runs on the row's GPU what the whole model there would not (part in system RAM). */
 export const runsByPlan = (plan, row) => Boolean(plan?.fits && row?.fit === 'does_not_fit'
   && (plan.step === 'experts' || plan.step === 'layers'));
 
-// "one H100" or "4 × H100": the GPUs an engine's pool (tensor × pipeline parallel) is sized across.
-const deploymentText = (pool, row, t, f) => {
+// "one H100", "4 × H100" or "your 4 × H100": the GPUs an engine's pool (tensor × pipeline parallel) is sized across.
+const deploymentText = (pool, row, t, f, owned) => {
   const gpus = pool.tensor_parallel * pool.pipeline_parallel;
-  return gpus > 1 ? t('headline.gpus', { count: f.count(gpus), gpu: row.name }) : t('headline.oneGpu', { gpu: row.name });
+  const many = owned > 1 ? 'headline.yourGpus' : 'headline.gpus';
+  return gpus > 1 ? t(many, { count: f.count(gpus), gpu: row.name }) : t('headline.oneGpu', { gpu: row.name });
 };
+
+/** Whether Ollama runs the model on the row's GPU with some layers in system RAM. */
+const ollamaSplits = (ollama) => Boolean(ollama?.planned && ollama.gpu_usable && ollama.layers_offload > 0
+  && ollama.layers_offload < ollama.layers_model);
 
 export function headlineText(row, t, f, options = {}) {
   const text = verdictHeadline(row, t, f, options);
@@ -127,16 +133,28 @@ export function headlineText(row, t, f, options = {}) {
   return text + t(`headline.wired.${row.wired_limit}`, { usable: f.bytesShort(row.usable_bytes) });
 }
 
-function verdictHeadline(row, t, f, { vllm = null, sglang = null, jobGpus = 1, cards = null, plan = null } = {}) {
+function verdictHeadline(row, t, f, {
+  vllm = null, sglang = null, ollama = null, jobGpus = 1, cards = null, plan = null, owned = 1,
+} = {}) {
   if (!row) return t('headline.none');
+  if (ollama?.planned && ollama.layers_offload === ollama.layers_model) {
+    return t('headline.ollama', { gpu: row.name, layers: f.count(ollama.layers_model), context: f.count(ollama.num_ctx),
+      vram: f.bytesShort(ollama.required_partial_bytes) });
+  }
+  if (ollamaSplits(ollama)) {
+    return t('headline.ollamaSplit', { gpu: row.name, n: f.count(ollama.layers_offload), total: f.count(ollama.layers_model),
+      ram: f.bytesShort(ollama.system_ram_bytes), context: f.count(ollama.num_ctx) });
+  }
   // The headline says what the plan does, as the plan's own text does.
   if (runsByPlan(plan, row)) {
     const how = plan.step === 'experts' ? t('headline.plan.experts', { n: f.count(plan.cpu_expert_layers) })
       : t('headline.plan.layers', { n: f.count(plan.gpu_layers), total: f.count(plan.total_layers) });
     return t('headline.plan', { gpu: row.name, how, context: f.count(plan.context) });
   }
+  const free = f.bytesShort(Math.max(0, row.free_bytes));
   if (cards && jobGpus === 1 && (row.fit === 'fits' || row.fit === 'tight')) {
-    return t(`headline.${row.fit}Class`, { size: f.count(cards.size), names: cards.names.join(' / '), free: f.bytesShort(Math.max(0, row.free_bytes)) });
+    const key = `headline.${row.fit}Class${owned > 1 ? 'Owned' : ''}`;
+    return t(key, { count: f.count(owned), size: f.count(cards.size), names: cards.names.join(' / '), free });
   }
   // A training job over several GPUs: the breakdown is per GPU, so the verdict is about each of them.
   if (jobGpus > 1 && (row.fit === 'fits' || row.fit === 'tight')) {
@@ -144,16 +162,23 @@ function verdictHeadline(row, t, f, { vllm = null, sglang = null, jobGpus = 1, c
   }
   if (vllm && (row.fit === 'fits' || row.fit === 'tight') && vllm.max_concurrency >= 1) {
     return t('headline.vllm', {
-      gpus: deploymentText(vllm, row, t, f),
+      gpus: deploymentText(vllm, row, t, f, owned),
       tokens: f.count(vllm.kv_capacity_tokens), seqs: f.count(vllm.max_concurrency), length: f.count(vllm.sequence_tokens),
     });
   }
   if (sglang && (row.fit === 'fits' || row.fit === 'tight') && sglang.max_concurrency >= 1) {
     return t('headline.sglang', {
-      gpus: deploymentText(sglang, row, t, f),
+      gpus: deploymentText(sglang, row, t, f, owned),
       tokens: f.count(sglang.max_total_num_tokens), seqs: f.count(sglang.max_concurrency),
       length: f.count(sglang.context_len), fraction: f.number(sglang.mem_fraction_static, 3),
     });
+  }
+  // The GPUs the person has: the verdict is the fullest one's, its free memory is what each keeps at least.
+  if (owned > 1) {
+    if (row.fit === 'fits' || row.fit === 'tight') return t(`headline.${row.fit}Owned`, { count: f.count(owned), gpu: row.name, free });
+    if (Number.isFinite(row.free_bytes) && row.free_bytes < 0) {
+      return t('headline.shortOwned', { count: f.count(owned), gpu: row.name, short: f.bytesShort(-row.free_bytes) });
+    }
   }
   if (row.fit === 'fits') return t('headline.fits', { gpu: row.name, free: f.bytesShort(row.free_bytes) });
   if (row.fit === 'tight') return t('headline.tight', { gpu: row.name, free: f.bytesShort(Math.max(0, row.free_bytes)) });
@@ -169,11 +194,12 @@ export function headline(report, { t, f, gpu = '', segment = 'all' }) {
   const row = headlineGpu(report.gpus, { gpu, segment });
   const chosen = Boolean(gpu) && row !== null;
   const plan = chosen ? report.llamacpp_fit : null;
-  const text = headlineText(row, t, f, { vllm: chosen ? report.vllm : null, sglang: chosen ? report.sglang ?? null : null,
+  const ollama = chosen ? report.ollama ?? null : null;
+  const text = headlineText(row, t, f, { vllm: chosen ? report.vllm : null, sglang: chosen ? report.sglang ?? null : null, ollama,
     jobGpus: report.inputs?.gpus ?? 1, plan,
-    cards: !gpu && row ? cardClass(report.gpus, row) : null });
+    cards: !gpu && row ? cardClass(report.gpus, row) : null, owned: report.per_gpu?.gpus ?? 1 });
   // Running with part of the model in system RAM is a yes with a cost: the colour of a tight fit.
-  return { row, text, fit: runsByPlan(plan, row) ? 'tight' : row?.fit ?? 'none' };
+  return { row, text, fit: runsByPlan(plan, row) || ollamaSplits(ollama) ? 'tight' : row?.fit ?? 'none' };
 }
 
 export function verdictText(row, t, f) {

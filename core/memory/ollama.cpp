@@ -1,0 +1,97 @@
+#include "memory/ollama.hpp"
+
+#include <algorithm>  // std::max
+
+namespace vramfit {
+
+OllamaGraphFormula ollama_graph_formula(std::string_view t, bool moe) noexcept {
+  // GGUF's architecture for these HF model types is "llama" (llama.cpp convert_hf_to_gguf.py); Mixtral's experts
+  // take GraphSize's Mixtral branch of the llama case.
+  if (t == "llama" || t == "mistral" || t == "llama4") return moe ? OllamaGraphFormula::unmodelled : OllamaGraphFormula::llama;
+  if (t == "qwen2") return OllamaGraphFormula::qwen2;
+  // GraphSize's other cases: gemma*, mllama, command-r, phi2, stablelm, deepseek2, chatglm, gptoss.
+  constexpr std::string_view own[] = {"gemma",     "gemma2",   "gemma3",      "gemma3_text", "gemma3n", "mllama",
+                                      "cohere",    "phi",      "stablelm",    "deepseek_v2", "deepseek_v3",
+                                      "chatglm",   "glm",      "gpt_oss",     "mixtral"};
+  for (std::string_view name : own)
+    if (t == name) return OllamaGraphFormula::unmodelled;
+  return OllamaGraphFormula::generic;
+}
+
+std::string_view ollama_graph_formula_name(OllamaGraphFormula formula) noexcept {
+  switch (formula) {
+    case OllamaGraphFormula::llama: return "llama";
+    case OllamaGraphFormula::qwen2: return "qwen2";
+    case OllamaGraphFormula::generic: return "generic";
+    case OllamaGraphFormula::unmodelled: return "generic (its own formula not modelled)";
+  }
+  return "generic";
+}
+
+OllamaGraph ollama_graph(const OllamaGraphInputs& in) noexcept {
+  const std::uint64_t b = in.batch, c = in.context, e = in.embedding, h = in.heads, hkv = in.heads_kv,
+                      eh = in.head_dim, v = in.vocab;
+  OllamaGraph g;
+  if (in.formula == OllamaGraphFormula::llama) {
+    g.full = std::max(4 * b * (1 + 4 * e + c * (1 + h)), 4 * b * (e + v));
+    g.partial = 4 * b * e + std::max(4 * b * (1 + e + std::max(c, e)) + e * e * 9 / 16 + 4 * c * (b * h + eh * hkv),
+                                     4 * b * (e + v) + e * v * 105 / 128);
+  } else if (in.formula == OllamaGraphFormula::qwen2) {
+    g.full = std::max(4 * b * (e + v), 4 * b * (1 + 2 * e + c + c * h));
+    g.partial = std::max(4 * b * (e + v) + e * v * 105 / 128, 4 * (b * (1 + 2 * e + c * (1 + h)) + e * (1 + c)));
+  } else {
+    // estimateGPULayers' rule where GraphSize has none: GQA × KV / 6, the same for both.
+    g.partial = h / std::max<std::uint64_t>(hkv, 1) * in.kv_total / 6;
+    g.full = g.partial;
+  }
+  if (in.metal) g.partial = g.full;
+  return g;
+}
+
+OllamaPlacement place_ollama_layers(const OllamaLayerInputs& in) noexcept {
+  OllamaPlacement p;
+  const std::uint64_t n = in.layer_bytes.size();
+  p.layers_model = n + 1;
+  const std::uint64_t graph_max = std::max(in.graph.full, in.graph.partial);
+  const std::uint64_t first = n ? in.layer_bytes[0] + in.kv_bytes[0] : 0;
+  // A GPU is used only if it holds the overhead, the graph, its minimum and two layers; it then holds one spare
+  // layer besides those it gets.
+  p.gpu_usable = n && in.free_bytes >= in.overhead_bytes + graph_max + in.minimum_bytes + 2 * first;
+  std::uint64_t used = p.gpu_usable ? in.minimum_bytes + first : 0;
+  bool space = p.gpu_usable;
+  std::uint64_t count = 0;
+  for (std::uint64_t i = n; i-- > 0;) {
+    const std::uint64_t layer = in.layer_bytes[i] + in.kv_bytes[i];
+    if (in.num_gpu && count >= *in.num_gpu) {
+      p.overflow_bytes += layer;
+      continue;
+    }
+    if (space && in.free_bytes > in.overhead_bytes + used + graph_max + layer) {
+      used += layer;
+      ++count;
+      continue;
+    }
+    space = false;
+    p.overflow_bytes += layer;
+  }
+  p.fully_loaded = n && count >= n;
+  if (in.output_bytes) {
+    if ((!in.num_gpu || count < *in.num_gpu) && space &&
+        in.free_bytes > in.overhead_bytes + used + graph_max + in.output_bytes) {
+      used += in.output_bytes;
+      ++count;
+    }
+    if (count < n + 1) {
+      p.fully_loaded = false;
+      p.overflow_bytes += in.output_bytes;
+    }
+  }
+  p.graph_bytes = p.fully_loaded ? in.graph.full : in.graph.partial;
+  if (count) used += p.graph_bytes;
+  p.layers_offload = count;
+  p.vram_bytes = count ? used : 0;
+  p.total_bytes = used + p.overflow_bytes;
+  return p;
+}
+
+}  // namespace vramfit

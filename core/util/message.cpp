@@ -1,0 +1,103 @@
+#include "util/message.hpp"
+
+#include "util/number_text.hpp"
+#include "util/text.hpp"
+#include "util/units.hpp"
+
+namespace vramfit {
+
+namespace {
+
+std::string render(std::string_view english, const std::vector<MessageArg>& args) {
+  std::string out;
+  out.reserve(english.size() + 16 * args.size());
+  for (std::size_t i = 0; i < english.size(); ++i) {
+    const std::size_t close = english[i] == '{' ? english.find('}', i) : std::string_view::npos;
+    const MessageArg* found = nullptr;
+    if (close != std::string_view::npos) {
+      const std::string_view name = english.substr(i + 1, close - i - 1);
+      for (const MessageArg& a : args)
+        if (a.name == name) found = &a;
+    }
+    if (!found) {
+      out += english[i];
+      continue;
+    }
+    out += found->english;
+    i = close;
+  }
+  return out;
+}
+
+MessageArg integer(std::string_view name, std::int64_t v, std::string english) {
+  MessageArg a;
+  a.name = name;
+  a.kind = MessageArg::Kind::integer;
+  a.integer = v;
+  a.english = std::move(english);
+  return a;
+}
+
+MessageArg real(std::string_view name, double v, std::string english) {
+  MessageArg a;
+  a.name = name;
+  a.kind = MessageArg::Kind::real;
+  a.real = v;
+  a.english = std::move(english);
+  return a;
+}
+
+}  // namespace
+
+Message message(std::string_view id, std::string_view english, std::vector<MessageArg> args) {
+  Message m;
+  m.id = id;
+  m.text = render(english, args);
+  m.args = std::move(args);
+  return m;
+}
+
+Message message(std::string_view id, std::string_view english, std::initializer_list<MessageArg> args) {
+  return message(id, english, std::vector<MessageArg>(args));
+}
+
+namespace arg {
+
+MessageArg count(std::string_view name, std::uint64_t v) {
+  return integer(name, static_cast<std::int64_t>(v), (detail::Text() << detail::Grouped{v}).str());
+}
+MessageArg digits(std::string_view name, std::uint64_t v) {
+  return integer(name, static_cast<std::int64_t>(v), (detail::Text() << v).str());
+}
+MessageArg signed_count(std::string_view name, std::int64_t v) {
+  const std::uint64_t magnitude = v < 0 ? 0 - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
+  return integer(name, v, (detail::Text() << (v < 0 ? "-" : "") << detail::Grouped{magnitude}).str());
+}
+MessageArg bytes(std::string_view name, std::uint64_t v) {
+  return integer(name, static_cast<std::int64_t>(v), (detail::Text() << detail::Grouped{v} << " B").str());
+}
+MessageArg gib(std::string_view name, std::uint64_t v, int decimals) {
+  const double x = static_cast<double>(v) / static_cast<double>(kGiB);
+  return integer(name, static_cast<std::int64_t>(v), (detail::Text() << detail::Fixed{x, decimals} << " GiB").str());
+}
+MessageArg gb(std::string_view name, std::uint64_t v, int decimals) {
+  const double x = static_cast<double>(v) / static_cast<double>(kGB);
+  return integer(name, static_cast<std::int64_t>(v), (detail::Text() << detail::Fixed{x, decimals} << " GB").str());
+}
+MessageArg fixed(std::string_view name, double v, int decimals) {
+  return real(name, v, detail::fixed_text(v, decimals));
+}
+MessageArg general(std::string_view name, double v, int precision) {
+  return real(name, v, detail::general_text(v, precision));
+}
+MessageArg text(std::string_view name, std::string_view v) {
+  MessageArg a;
+  a.name = name;
+  a.text = v;
+  a.english = v;
+  return a;
+}
+
+}  // namespace arg
+
+}  // namespace vramfit

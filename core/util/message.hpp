@@ -1,0 +1,74 @@
+#pragma once
+// A text for people that a client can render in its own language: an id, the values it mentions (raw: bytes and
+// counts as digits, so a page formats them in its locale and unit) and the English sentence, which the CLI prints
+// and any client may show as it is. The page's templates (web/js/i18n/messages.js) render each id in English and
+// German; tests/node/messages.test.mjs checks that every id the core writes has both, with the same parameters.
+//
+// Converting a plain note is one line: notes.push_back("Some sentence.") becomes
+//   notes.push_back(message("area.what", "Some sentence."));
+// and a built one names its values: message("area.what", "{n} of {total} layers", {arg::count("n", a), arg::count("total", b)}).
+// A plain std::string still converts to a Message with an empty id (the page then shows the English text).
+#include <cstdint>           // std::uint64_t
+#include <initializer_list>  // std::initializer_list
+#include <string>            // std::string
+#include <string_view>       // std::string_view
+#include <utility>           // std::move
+#include <vector>            // std::vector
+
+namespace vramfit {
+
+// One value a message mentions: the JSON carries `text`, or the number (`integer` or `real`, as `kind` says);
+// `english` is how the English sentence shows it ("1,234,567 B", "0.92", "NVIDIA H100 SXM").
+struct MessageArg {
+  enum class Kind { text, integer, real };
+  std::string name;
+  Kind kind = Kind::text;
+  std::string text;
+  std::int64_t integer = 0;
+  double real = 0;
+  std::string english;
+};
+
+struct Message {
+  std::string id;                 // "" for a text not converted yet: clients show `text` as it is
+  std::vector<MessageArg> args;
+  std::string text;               // the English sentence
+
+  Message() = default;
+  Message(std::string english) : text(std::move(english)) {}  // NOLINT: plain notes keep compiling
+  Message(const char* english) : text(english) {}             // NOLINT
+  Message(std::string_view english) : text(english) {}        // NOLINT
+  operator const std::string&() const noexcept { return text; }  // NOLINT: code that reads a note as text
+  bool empty() const noexcept { return text.empty(); }
+  // std::string's reading members, for code and tests that read a note as text.
+  std::size_t find(std::string_view s, std::size_t pos = 0) const noexcept { return text.find(s, pos); }
+  std::size_t find(char c, std::size_t pos = 0) const noexcept { return text.find(c, pos); }
+  std::size_t size() const noexcept { return text.size(); }
+  bool starts_with(std::string_view s) const noexcept { return text.starts_with(s); }
+  bool ends_with(std::string_view s) const noexcept { return text.ends_with(s); }
+  friend bool operator==(const Message& a, std::string_view b) noexcept { return a.text == b; }
+  // Text glued to a message keeps only the English (no id): for code not converted yet.
+  friend std::string operator+(const std::string& a, const Message& b) { return a + b.text; }
+  friend std::string operator+(const char* a, const Message& b) { return a + b.text; }
+  friend std::string operator+(const Message& a, const std::string& b) { return a.text + b; }
+  friend std::string operator+(const Message& a, const char* b) { return a.text + b; }
+};
+
+// `english` with each {name} replaced by that arg's English form. An id is dotted lowercase ("vllm.kv_short").
+Message message(std::string_view id, std::string_view english, std::initializer_list<MessageArg> args = {});
+Message message(std::string_view id, std::string_view english, std::vector<MessageArg> args);
+
+// The args' forms. A name ending in "bytes" is a byte count: the page shows it in GB or GiB.
+namespace arg {
+MessageArg count(std::string_view name, std::uint64_t v);                   // "12,345" in English
+MessageArg digits(std::string_view name, std::uint64_t v);                  // "12345": a plain integer
+MessageArg signed_count(std::string_view name, std::int64_t v);             // "-12,345"
+MessageArg bytes(std::string_view name, std::uint64_t v);                   // "12,345 B"
+MessageArg gib(std::string_view name, std::uint64_t v, int decimals);       // "12.3 GiB"
+MessageArg gb(std::string_view name, std::uint64_t v, int decimals);        // "12.3 GB"
+MessageArg fixed(std::string_view name, double v, int decimals);            // "0.92"
+MessageArg general(std::string_view name, double v, int precision);         // printf's %g
+MessageArg text(std::string_view name, std::string_view v);                 // a name, a value as typed, a list
+}  // namespace arg
+
+}  // namespace vramfit

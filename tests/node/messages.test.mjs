@@ -1,0 +1,100 @@
+// Every message id the core can write has a template in English and German on the page, with the same
+// {parameters} as the core's English sentence. The ids are read from core/ itself: each message("id", "English
+// {param} …", …) call, its string literals joined as the compiler joins them.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { MESSAGES, messageText } from '../../web/js/i18n/messages.js';
+import { makeFormat } from '../../web/js/i18n/format.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const sources = (dir) => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory()
+  ? sources(join(dir, e.name)) : /\.(?:cpp|hpp)$/.test(e.name) ? [join(dir, e.name)] : []));
+
+// C++ string literals from `at` on while only literals and white space follow: their joined text and the end.
+function literals(text, at) {
+  let out = '';
+  for (;;) {
+    const start = text.slice(at).search(/\S/);
+    if (start < 0 || text[at + start] !== '"') return { text: out, end: at };
+    let i = at + start + 1;
+    for (; text[i] !== '"'; i++) {
+      if (text[i] === '\\') { i++; out += text[i] === 'n' ? '\n' : text[i]; } else out += text[i];
+    }
+    at = i + 1;
+  }
+}
+
+function coreMessages() {
+  const found = new Map();  // id -> {params, where}
+  const dynamic = [];
+  for (const file of sources(join(root, 'core'))) {
+    if (/util\/message\.(?:cpp|hpp)$/.test(file)) continue;  // the type itself
+    const text = readFileSync(file, 'utf8');
+    for (const m of text.matchAll(/(?<![\w.:>])message\(/g)) {
+      const at = m.index + m[0].length;
+      const id = literals(text, at);
+      const where = `${file.slice(root.length + 1)}:${text.slice(0, m.index).split('\n').length}`;
+      if (!id.text || !/^\s*,/.test(text.slice(id.end))) { dynamic.push(where); continue; }
+      const english = literals(text, text.indexOf(',', id.end) + 1);
+      if (!english.text) { dynamic.push(where); continue; }
+      const params = [...new Set([...english.text.matchAll(/\{(\w+)\}/g)].map((p) => p[1]))].sort();
+      const seen = found.get(id.text);
+      if (seen) assert.deepEqual(params, seen.params, `${id.text} has other parameters at ${where} than at ${seen.where}`);
+      else found.set(id.text, { params, where, english: english.text });
+    }
+  }
+  return { found, dynamic };
+}
+
+const paramsOf = (template) => [...new Set([...template.matchAll(/\{(\w+)\}/g)].map((p) => p[1]))].sort();
+
+test('every message() in core/ names its id and English sentence as literals', () => {
+  const { found, dynamic } = coreMessages();
+  assert.deepEqual(dynamic, [], 'message ids must be literals so this test can list them');
+  assert.ok(found.size > 50, `only ${found.size} message ids found in core/: the pattern no longer matches the code`);
+});
+
+test('every id the core writes has an English and a German template with the same parameters', () => {
+  const { found } = coreMessages();
+  const missing = [];
+  for (const [id, { params, where }] of found) {
+    for (const lang of ['en', 'de']) {
+      const template = MESSAGES[lang][id];
+      if (template === undefined) { missing.push(`${lang} ${id} (${where})`); continue; }
+      assert.deepEqual(paramsOf(template), params, `${lang} ${id}: parameters differ from the core's (${where})`);
+    }
+  }
+  assert.deepEqual(missing, [], 'ids without a template');
+});
+
+test('no template on the page for an id the core does not write', () => {
+  const { found } = coreMessages();
+  for (const lang of ['en', 'de']) {
+    const stale = Object.keys(MESSAGES[lang]).filter((id) => !found.has(id));
+    assert.deepEqual(stale, [], `${lang}: templates for ids no longer in core/`);
+  }
+});
+
+test('German templates are written with umlauts and ß, not ae/oe/ue/ss stand-ins', () => {
+  const standIn = /\b(?:fuer|ueber|koenn|muess|groess|moeglich|waehl|naechst|haelt|laeuft|faellt|haengt|spaeter|zurueck|gross|schaetz|aender|zaehl|benoet|hoeh|groeß|ausser)\w*/i;
+  for (const [id, template] of Object.entries(MESSAGES.de)) assert.doesNotMatch(template, standIn, id);
+});
+
+test('args are formatted in the locale and unit: bytes in GB or GiB, counts with the locale\'s grouping', () => {
+  const saved = MESSAGES.de['test.example'];
+  MESSAGES.de['test.example'] = '{n} Schichten, {ram_bytes} im Arbeitsspeicher, Anteil {share}, {name}';
+  try {
+    const i18n = { id: 'test.example', args: { n: 12345, ram_bytes: 2_500_000_000, share: 0.92, name: 'RTX 4090' } };
+    assert.equal(messageText('de', makeFormat('de-DE', 'GB'), 'English', i18n),
+      '12.345 Schichten, 2,50 GB im Arbeitsspeicher, Anteil 0,92, RTX 4090');
+    assert.equal(messageText('de', makeFormat('de-DE', 'GiB'), 'English', i18n),
+      '12.345 Schichten, 2,33 GiB im Arbeitsspeicher, Anteil 0,92, RTX 4090');
+    assert.equal(messageText('de', makeFormat('de-DE', 'GB'), 'English', { id: 'no.such', args: {} }), 'English');
+    assert.equal(messageText('de', makeFormat('de-DE', 'GB'), 'Plain', { id: '', args: {} }), 'Plain');
+  } finally {
+    if (saved === undefined) delete MESSAGES.de['test.example']; else MESSAGES.de['test.example'] = saved;
+  }
+});

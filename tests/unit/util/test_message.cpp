@@ -1,0 +1,39 @@
+// Messages: the English sentence is the template with each arg's English form, the JSON carries the raw values.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "util/json_writer.hpp"
+#include "util/message.hpp"
+#include "util/result.hpp"
+
+using namespace vramfit;
+
+TEST_CASE("a message renders its English from the template and keeps the raw values") {
+  // 1,234,567,890 B by hand: the grouped digits the explanations use; 2 GiB = 2,147,483,648 B → "2.0 GiB".
+  const Message m = message("test.partial", "{n} of {total} layers; {ram_bytes} in RAM ({gib_bytes}), share {share}, on {gpu}",
+                            {arg::count("n", 40), arg::count("total", 81), arg::bytes("ram_bytes", 1'234'567'890),
+                             arg::gib("gib_bytes", 2'147'483'648ULL, 1), arg::fixed("share", 0.9, 2),
+                             arg::text("gpu", "GeForce RTX 4090")});
+  CHECK(m.text == "40 of 81 layers; 1,234,567,890 B in RAM (2.0 GiB), share 0.90, on GeForce RTX 4090");
+  CHECK(m.id == "test.partial");
+  detail::JsonWriter w;
+  w.message_id(nullptr, m);
+  const auto j = nlohmann::json::parse(w.take());
+  CHECK(j["id"] == "test.partial");
+  CHECK(j["args"]["ram_bytes"] == 1'234'567'890);
+  CHECK(j["args"]["gib_bytes"] == 2'147'483'648ULL);
+  CHECK(j["args"]["share"] == 0.9);
+  CHECK(j["args"]["gpu"] == "GeForce RTX 4090");
+  CHECK(j["args"]["n"] == 40);
+}
+
+TEST_CASE("a plain string is a message without an id, and a placeholder without an arg stays as written") {
+  const Message plain = std::string("Not converted yet.");
+  CHECK(plain.id.empty());
+  CHECK(plain == "Not converted yet.");
+  const Error e = make_error("context", "must be between 1 and 10");
+  CHECK(e.message.text == "must be between 1 and 10");
+  CHECK(message("test.x", "{missing} stays", {}).text == "{missing} stays");
+  CHECK(arg::signed_count("d", -1234).english == "-1,234");
+}
