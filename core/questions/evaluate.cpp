@@ -486,13 +486,17 @@ Result<Report> evaluate(const Catalog& catalog, const Request& r, const Resolved
                                     "OLLAMA_NUM_PARALLEL was unset, which is not modelled: the figures are for the "
                                     "batch given (OLLAMA_NUM_PARALLEL).");
   if (report.context_source == "model_max") {
-    const MessageArg context = arg::digits("context", rr.options.context_tokens);
+    const std::uint64_t context = rr.options.context_tokens;
     report.estimate.notes.push_back(
         report.estimate.engine == Engine::sglang
-            ? message("context.sglang_model_max", "No context given: SGLang sizes context_length to the model's "
-                                                  "maximum ({context} tokens); a shorter context lowers it.", {context})
-            : message("context.vllm_model_max", "No context given: vLLM sizes max_model_len to the model's maximum "
-                                                "({context} tokens); a shorter context lowers it.", {context}));
+            ? message("context.sglang_model_max",
+                      "No context given: SGLang sizes context_length to the model's maximum ({context} tokens); a "
+                      "shorter context lowers it.",
+                      {arg::digits("context", context)})
+            : message("context.vllm_model_max",
+                      "No context given: vLLM sizes max_model_len to the model's maximum ({context} tokens); a "
+                      "shorter context lowers it.",
+                      {arg::digits("context", context)}));
   }
 
   const double fit_headroom = rr.fit_headroom;
