@@ -283,8 +283,8 @@ export const MESSAGES = {
     "input.count_range": "erwartet wird eine ganze Zahl zwischen {min} und {max}; angegeben: {given}",
     "mlx.peak_memory": "Die Zahl für MLX ist das, was mlx_lm.generate als Peak memory ausgibt (die aktiven Puffer von MLX). Nicht mitgezählt: der Puffer-Cache freigegebener Puffer (Cache memory), der Speicher des Prozesses von LM Studio oder des Servers und was macOS selbst vom Arbeitsspeicher braucht. Die Geschwindigkeit ist mit dem gemessenen Anteil geschätzt, den llama.cpp von der Bandbreite eines Mac erreicht: Für MLX gibt es hier keine eigenen Messwerte.",
     "mlx.context_both": "MLX reserviert nichts im Voraus: Sein Cache wächst mit dem Prompt und der Antwort, daher steht der Kontext hier, {tokens} Tokens, für beides (die Tokens des Prompts + --max-tokens).",
-    "mlx.kv_bits": "--kv-bits quantisiert den Cache, sobald er --quantized-kv-start Tokens hält (standardmäßig 5000): Bis dahin ist er 16-bittig, und während der Umwandlung gibt es kurz beide Kopien des Caches; dieser Moment ist nicht modelliert. Die Attention läuft dann ungefused, mit vollständig berechneten Scores.",
-    "mlx.unfused": "Die Attention dieses Modells läuft über den ungefusten Pfad von MLX (für seine Kopfgröße gibt es keinen fusionierten Kernel): Jeder Prefill-Abschnitt legt seine Attention-Scores im Speicher an, hier für den letzten Abschnitt gezählt.",
+    "mlx.kv_bits": "--kv-bits quantisiert den Cache, sobald er --quantized-kv-start Tokens hält (standardmäßig 5000): Bis dahin hat er 16 Bit, und während der Umwandlung gibt es kurz beide Kopien des Caches; dieser Moment ist nicht modelliert. Die Attention läuft dann ohne fusionierten Kernel, ihre Scores liegen vollständig im Speicher.",
+    "mlx.unfused": "Die Attention dieses Modells läuft über den nicht fusionierten Pfad von MLX (für seine Kopfgröße gibt es keinen fusionierten Kernel): Jeder Prefill-Abschnitt legt seine Attention-Scores im Speicher an, hier für den letzten Abschnitt gezählt.",
     "mlx.batch": "Mehrere Sequenzen zugleich (BatchKVCache von mlx_lm.server) werden jeweils auf die längste aufgefüllt; hier als Batch × Kontext gezählt.",
     "mlx.weights_format": "MLX führt 16- oder 32-Bit-Gewichte oder seine eigene Quantisierung aus (mlx-4bit, mlx-6bit, mlx-8bit: mlx_lm.convert -q), nicht {format}",
     "mlx.no_fp8_cache": "MLX hat keinen fp8-Cache; verwenden Sie fp16, bf16, q8_0 (--kv-bits 8) oder q4_0 (--kv-bits 4)",
@@ -302,7 +302,7 @@ export const MESSAGES = {
     "mlx.rank_macs": "MLX ist nur auf Apple-GPUs modelliert; nennen Sie mindestens einen Mac",
     "remedy.mlx_8bit": "Geringer Qualitätsverlust; mlx_lm.convert -q --q-bits 8 (oder ein 8-Bit-Checkpoint von mlx-community)",
     "remedy.mlx_4bit": "Messbarer Qualitätsverlust, für viele Zwecke vertretbar; mlx_lm.convert -q (4 Bit, Gruppen zu 64)",
-    "remedy.kv_bits_mlx": "Kleiner Genauigkeitsverlust bei langem Kontext; --kv-bits 8 (Gruppen zu 64); die Attention läuft dann ungefused",
+    "remedy.kv_bits_mlx": "Kleiner Genauigkeitsverlust bei langem Kontext; --kv-bits 8 (Gruppen zu 64); die Attention läuft dann ohne fusionierten Kernel",
   },
 };
 
