@@ -36,7 +36,7 @@ constexpr Command kOutputs[] = {
     {"--json", "", Action::answer, "print the result as JSON, byte counts as integers"},
     {"--command", "", Action::answer,
      "print only the engine's command line for this scenario (vllm serve ..., python -m sglang.launch_server ..., "
-     "llama-server ..., OLLAMA_CONTEXT_LENGTH=... ollama serve)"},
+     "llama-server ..., OLLAMA_CONTEXT_LENGTH=... ollama serve, mlx_lm.generate ...)"},
     {"--list-models", "", Action::list_models, "list the model presets"},
     {"--list-gpus", "", Action::list_gpus, "list the GPU catalog"},
     {"--help", "", Action::help, "show this help"},

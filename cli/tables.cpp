@@ -120,7 +120,7 @@ std::string speed_and_cost(const json& a, const json& gpu) {
   return out;
 }
 
-// The engine's own figures: vLLM's KV capacity, SGLang's pool, llama.cpp's host RAM.
+// The engine's own figures: vLLM's KV capacity, SGLang's pool, MLX's cache and chunk, llama.cpp's host RAM.
 void append_engine(std::string& out, const json& a) {
   if (const json& v = a.at("vllm"); !v.is_null() && bytes(v.at("budget_bytes")) != 0)
     appendf(out, "  vLLM KV capacity %.2f GiB = %llu tokens = %llu concurrent sequences of %llu tokens\n",
@@ -131,6 +131,10 @@ void append_engine(std::string& out, const json& a) {
                  "tokens, mem_fraction_static %.3f\n",
             gib(sg->at("kv_capacity_bytes")), whole(sg->at("max_total_num_tokens")), whole(sg->at("max_concurrency")),
             whole(sg->at("context_len")), sg->at("mem_fraction_static").get<double>());
+  if (const auto mx = a.find("mlx"); mx != a.end())
+    appendf(out, "  MLX cache %llu tokens (256-token steps), prefill chunk %llu tokens, attention %s\n",
+            whole(mx->at("cache_tokens")), whole(mx->at("chunk_tokens")),
+            mx->at("fused_attention").get<bool>() ? "fused (no score matrix)" : "unfused (scores materialized)");
   if (const auto ol = a.find("ollama"); ol != a.end() && ol->at("planned").get<bool>())
     appendf(out, "  Ollama offloads %llu/%llu layers to the GPU: %.2f GiB there (memory.required.partial), %.2f GiB in "
                  "system RAM; num_ctx %llu, KV %.2f GiB, graph %.2f GiB full / %.2f GiB partial\n",

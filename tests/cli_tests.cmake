@@ -53,7 +53,7 @@ vramfit_cli_test(two_questions FAIL ARGS --model llama-3.1-8b --rank-gpus --bigg
 vramfit_cli_test(gpu_util_percent ARGS --model llama-3.1-8b --engine vllm --gpu h100-sxm --gpu-util 80% --max-context --json
                  MATCH "\"budget_bytes\":68719476736,")
 vramfit_cli_test(bad_engine FAIL ARGS --model llama-3.1-8b --engine tgi
-                 MATCH "^vramfit: --engine: expected one of transformers, vllm, llamacpp, sglang, ollama; got \"tgi\"")
+                 MATCH "^vramfit: --engine: expected one of transformers, vllm, llamacpp, sglang, ollama, mlx; got \"tgi\"")
 vramfit_cli_test(bad_kv_dtype FAIL ARGS --model llama-3.1-8b --kv-dtype q5 MATCH "--kv-dtype: expected one of fp32, fp16, bf16, fp8, q8_0, q4_0; got \"q5\"")
 vramfit_cli_test(bad_gpu_util FAIL ARGS --model llama-3.1-8b --gpu-util 1.5 MATCH "--gpu-util: expected a fraction above 0 and at most 1, such as 0.4 or 40%; got \"1.5\"")
 vramfit_cli_test(gguf_weights ARGS --model llama-3.1-8b --weights q4_k_m --kv-dtype fp8 --json MATCH "\"weights\":\"q4_k_m\"")

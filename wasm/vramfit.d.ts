@@ -36,7 +36,7 @@ export default createVramfit;
 // ---- Requests ----
 
 export type Question = 'estimate' | 'limits' | 'curve' | 'gpu_ranking' | 'biggest_model' | 'remedies';
-export type Engine = 'transformers' | 'vllm' | 'llamacpp' | 'sglang' | 'ollama';
+export type Engine = 'transformers' | 'vllm' | 'llamacpp' | 'sglang' | 'ollama' | 'mlx';
 export type TrainingMode = 'train' | 'full' | 'lora' | 'qlora' | 'grpo';
 
 /** The model: one of a preset id, a config.json (object or text) or a bare parameter count. */
@@ -83,6 +83,8 @@ export interface InferenceRequest extends ModelInputs {
   mem_fraction_static?: number;
   /** SGLang --max-total-tokens: caps the pool's tokens. */
   max_total_tokens?: number;
+  /** MLX --max-kv-size: every layer's cache rotates at this many tokens (not with a q8_0 / q4_0 cache). */
+  max_kv_size?: number;
   /** vLLM --enforce-eager: no CUDA graphs. */
   enforce_eager?: boolean;
   max_num_batched_tokens?: number;
@@ -336,6 +338,9 @@ export interface EstimateAnswer {
    * free_at_start_bytes, weights_bytes, mem_fraction_static, max_running_requests, max_concurrency, context_len, ...),
    * with engine_version (string) and mem_fraction_default (boolean). */
   sglang?: Record<string, number | string | boolean>;
+  /** engine "mlx" only: what MLX's peak counts besides weights and cache (cache_tokens, chunk_tokens,
+   * fused_attention, layer_bytes, scores_bytes, growth_bytes, logits_bytes, kv_bits, max_kv_size). */
+  mlx?: Record<string, number | boolean>;
   /** engine "ollama" only: its estimate as its offload log line names it (kv_bytes, graph_full_bytes,
    * graph_partial_bytes, layers_model, layers_offload, required_full_bytes, required_partial_bytes, system_ram_bytes),
    * with graph_formula and kv_type (strings), planned, flash_attention and kv_type_ignored (booleans). */

@@ -90,6 +90,10 @@ Result<bool> check_inputs(const SpeedModel& model, const Gpu& gpu, const SpeedOp
   if ((o.engine == Engine::vllm || o.engine == Engine::sglang) && gpu_class_of(gpu) == GpuClass::apple)
     return make_error("engine", std::string(o.engine == Engine::vllm ? "vLLM" : "SGLang") +
                                     " has no Apple GPU backend; use llama.cpp or transformers on " + gpu.name);
+  if (o.engine == Engine::mlx && gpu_class_of(gpu) != GpuClass::apple)
+    return make_error("gpu", message("mlx.speed_apple_only",
+                                     "MLX is modelled on Apple GPUs only; choose an Apple GPU or another engine for {gpu}",
+                                     {arg::text("gpu", gpu.name)}));
   if (o.batch == 0 || o.batch > 1'000'000) return make_error("batch", "must be between 1 and 1000000");
   if (o.tensor_parallel == 0 || o.tensor_parallel > 1024)
     return make_error("tensor_parallel", "must be between 1 and 1024");
@@ -181,6 +185,9 @@ const Efficiency& efficiency(Engine engine, GpuClass gpu_class) noexcept {
       return gpu_class == GpuClass::datacenter ? kLlamaCppDatacenter : kLlamaCppConsumer;
     case Engine::vllm:
     case Engine::sglang: return kVllmGpu;  // the same batched CUDA kernels (FlashInfer, CUTLASS); no SGLang figures of its own
+    // No MLX measurements of its own: llama.cpp's Metal shares of bandwidth and compute (the same GPU and memory),
+    // said in the estimate's notes.
+    case Engine::mlx: return kLlamaCppApple;
     case Engine::transformers: return kTransformers;
   }
   return kLlamaCppConsumer;

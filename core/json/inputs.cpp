@@ -37,11 +37,11 @@ constexpr Input kInputs[] = {
      "weight format: fp32 fp16 bf16 fp8 int8 int4 nf4 nf4-no-dq bnb-int8 gptq-4bit-128g awq-4bit-64g q4_k_m q8_0 "
      "gguf-iq2_xxs ... (default: the config's quantization, else bf16)"},
     {"kv_dtype", "--kv-dtype", "kv", K::choice, 0, 0, "DTYPE",
-     "KV cache precision: fp32, fp16, bf16, fp8, q8_0, q4_0 (default: the engine's)", U::inference},
+     "KV cache precision: fp32, fp16, bf16, fp8, q8_0, q4_0 (MLX: q8_0 and q4_0 are --kv-bits 8 and 4) (default: the engine's)", U::inference},
     {"context", "--context", "context", K::tokens, 1, kTokens, "TOKENS",
      "context length in tokens, e.g. 8192 or 8k (default: the engine's default context)"},
     {"batch", "--batch", "batch", K::count, 1, static_cast<double>(kMaxBatch), "N", "concurrent sequences (default 1)"},
-    {"engine", "--engine", "engine", K::choice, 0, 0, "NAME", "transformers, vllm, llamacpp, sglang or ollama (default transformers)",
+    {"engine", "--engine", "engine", K::choice, 0, 0, "NAME", "transformers, vllm, llamacpp, sglang, ollama or mlx (mlx-lm, LM Studio's MLX runtime; Apple GPUs) (default transformers)",
      U::inference},
     {"attention", "--attention", "", K::choice, 0, 0, "KIND",
      "sdpa or eager (transformers); llama.cpp: sdpa = -fa on, eager = -fa off (default sdpa); Ollama: sdpa = "
@@ -73,6 +73,8 @@ constexpr Input kInputs[] = {
      U::inference, kAboveMin},
     {"max_total_tokens", "--max-total-tokens", "", K::tokens, 1, kTokens, "TOKENS",
      "SGLang --max-total-tokens: caps the KV pool's tokens (default: what the memory holds)", U::inference},
+    {"max_kv_size", "--max-kv-size", "maxkv", K::tokens, 1, kTokens, "TOKENS",
+     "MLX --max-kv-size: a rotating cache that keeps this many tokens (default: every token)", U::inference},
     {"ollama_gpu_overhead", "--gpu-overhead", "", K::quantity, 0, 1e12, "BYTES",
      "Ollama's OLLAMA_GPU_OVERHEAD: bytes kept free on each GPU, e.g. 1e9 (default 0)", U::inference},
     {"gpu_layers", "--ngl", "", K::count, 0, 1e6, "N", "llama.cpp -ngl, Ollama num_gpu: layers on the GPU (default: all and the output layer; Ollama: as many as fit)",

@@ -308,6 +308,7 @@ Result<Request> inference_request(const json& j, InputUse use, std::span<const s
   r.max_num_seqs = in.whole("max_num_seqs");
   r.mem_fraction_static = in.number("mem_fraction_static");
   r.max_total_tokens = in.whole("max_total_tokens");
+  r.max_kv_size = in.whole("max_kv_size");
   r.ollama_gpu_overhead = in.whole("ollama_gpu_overhead");
   r.gpu_layers = in.whole("gpu_layers");
   r.tp = in.whole("tp").value_or(1);

@@ -246,6 +246,23 @@ void write_sglang(JsonWriter& w, const InferenceEstimate& e) {
   w.end_object();
 }
 
+// Only under MLX: what its peak counts besides the weights and the cache.
+void write_mlx(JsonWriter& w, const InferenceEstimate& e) {
+  if (!e.mlx) return;
+  const auto& m = *e.mlx;
+  w.begin_object("mlx");
+  w.field("cache_tokens", m.cache_tokens);
+  w.field("chunk_tokens", m.chunk_tokens);
+  w.field("fused_attention", m.fused_attention);
+  w.field("growth_bytes", m.growth_bytes);
+  w.field("kv_bits", m.kv_bits);
+  w.field("layer_bytes", m.layer_bytes);
+  w.field("logits_bytes", m.logits_bytes);
+  w.field("max_kv_size", m.max_kv_size);
+  w.field("scores_bytes", m.scores_bytes);
+  w.end_object();
+}
+
 // Only under Ollama: its estimate as its "offload" log line names the figures.
 void write_ollama(JsonWriter& w, const InferenceEstimate& e) {
   if (!e.ollama) return;
@@ -375,6 +392,7 @@ std::string report_to_json(const Report& report) {
   w.end_object();
   write_llamacpp(w, e);
   write_llamacpp_fit(w, report.llamacpp_fit);
+  write_mlx(w, e);
   detail::write_model(w, m, e.params, report.published_params);
   w.field("notes", e.notes);
   w.message_ids("notes_i18n", e.notes);

@@ -12,6 +12,7 @@ std::string_view engine_name(Engine engine) noexcept {
     case Engine::llamacpp: return "llamacpp";
     case Engine::sglang: return "sglang";
     case Engine::ollama: return "ollama";
+    case Engine::mlx: return "mlx";
   }
   return "transformers";
 }
@@ -21,6 +22,7 @@ std::optional<Engine> parse_engine(std::string_view name) noexcept {
   if (name == "vllm") return Engine::vllm;
   if (name == "sglang") return Engine::sglang;
   if (name == "ollama") return Engine::ollama;
+  if (name == "mlx" || name == "mlx-lm" || name == "mlx_lm") return Engine::mlx;
   if (name == "llamacpp" || name == "llama.cpp" || name == "llama-cpp") return Engine::llamacpp;
   return std::nullopt;
 }

@@ -10,17 +10,17 @@
 
 namespace vramfit {
 
-enum class Engine { transformers, vllm, llamacpp, sglang, ollama };
+enum class Engine { transformers, vllm, llamacpp, sglang, ollama, mlx };
 enum class Attention { sdpa, eager };  // llama.cpp: sdpa = -fa on, eager = -fa off
 enum class KvAllocation { engine_default, static_max, paged };
 
-std::string_view engine_name(Engine engine) noexcept;  // "transformers", "vllm", "llamacpp", "sglang", "ollama"
-std::optional<Engine> parse_engine(std::string_view name) noexcept;  // also "llama.cpp", "hf"
+std::string_view engine_name(Engine engine) noexcept;  // "transformers", "vllm", "llamacpp", "sglang", "ollama", "mlx"
+std::optional<Engine> parse_engine(std::string_view name) noexcept;  // also "llama.cpp", "hf", "mlx-lm"
 std::string_view attention_name(Attention attention) noexcept;       // "sdpa", "eager"
 std::optional<Attention> parse_attention(std::string_view name) noexcept;  // also "flash"
 std::string_view kv_allocation_name(KvAllocation allocation) noexcept;     // "static", "paged"
 std::optional<KvAllocation> parse_kv_allocation(std::string_view name) noexcept;
-inline constexpr std::string_view kEngineNames = "transformers, vllm, llamacpp, sglang, ollama";
+inline constexpr std::string_view kEngineNames = "transformers, vllm, llamacpp, sglang, ollama, mlx";
 // llama.cpp and Ollama (which runs llama.cpp's ggml) store GGUF weights and size their buffers the same way.
 constexpr bool ggml_engine(Engine engine) noexcept { return engine == Engine::llamacpp || engine == Engine::ollama; }
 inline constexpr std::string_view kAttentionNames = "sdpa, eager";
@@ -141,6 +141,15 @@ inline constexpr std::uint64_t kSglangPageSize = 1;  // --page-size default on C
 // 1.96 GB with NVLink (TP0 of 8 × H200, custom all-reduce and NCCL buffers: sgl-project/sglang PR #11716's log).
 inline constexpr std::uint64_t kSglangDistributedPcieBytes = 133 * kMiB;
 inline constexpr std::uint64_t kSglangDistributedNvlinkBytes = 2007 * kMiB;
+
+// --- MLX (mlx-lm, LM Studio's MLX runtime) ---------------------------------------------------------------
+// mlx_lm/models/cache.py KVCache.step: the cache grows by concatenating zeros in steps of 256 tokens, so it holds
+// the tokens rounded up to 256; RotatingKVCache (sliding-window layers, --max-kv-size) holds up to max_size + S − 1
+// while a prompt chunk of S tokens is concatenated. generate.py generate_step prefills in chunks of
+// prefill_step_size = 2048; QuantizedKVCache (--kv-bits) stores groups of 64 with a 16-bit scale and bias each.
+inline constexpr std::uint64_t kMlxCacheStep = 256;
+inline constexpr std::uint64_t kMlxPrefillStep = 2048;
+inline constexpr std::uint64_t kMlxKvGroup = 64;
 
 // --- llama.cpp -------------------------------------------------------------------------------------------
 inline constexpr std::uint64_t kLlamaDefaultCtx = 4096;  // common.h n_ctx since PR #10136 (Nov 2024)

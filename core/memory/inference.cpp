@@ -217,11 +217,17 @@ std::optional<Error> check_inference_options(const InferenceOptions& o) {
     return make_error(o.tensor_parallel > 1 ? "tp" : "pp",
                       message("error.multi_gpu_ollama", "Ollama across several GPUs is not modelled; use 1, or "
                                                         "llama.cpp's layer split (engine llamacpp with gpus)"));
+  if (o.tensor_parallel * o.pipeline_parallel > 1 && o.engine == Engine::mlx)
+    return make_error(o.tensor_parallel > 1 ? "tp" : "pp",
+                      message("error.multi_gpu_mlx", "MLX is modelled on one Mac's GPU; use 1"));
   if (o.tensor_parallel * o.pipeline_parallel > 1 && o.engine != Engine::vllm && o.engine != Engine::sglang)
     return make_error(o.tensor_parallel > 1 ? "tp" : "pp",
                       message("error.multi_gpu_vllm", "tensor and pipeline parallel are vLLM's and SGLang's (engine "
                                                       "vllm or sglang); llama.cpp and transformers put whole layers on "
                                                       "each GPU: give gpus instead"));
+  if (o.max_kv_size && (*o.max_kv_size < 1 || *o.max_kv_size > kMaxContextTokens))
+    return make_error("max_kv_size", message("error.tokens_range", "must be between 1 and {max} tokens, got {value}",
+                                             {arg::digits("max", kMaxContextTokens), arg::digits("value", *o.max_kv_size)}));
   if (o.mem_fraction_static && !(*o.mem_fraction_static > 0 && *o.mem_fraction_static <= 1))
     return make_error("mem_fraction_static", (Text() << "must be a fraction above 0 and at most 1, got "
                                                      << detail::Fixed{*o.mem_fraction_static, 6})
@@ -301,9 +307,13 @@ Result<WeightFormat> weight_format_of(const ModelSpec& spec, const InferenceOpti
                                             "q4_k_m or q8_0, not "
                                          << weight_format_name(format))
                                      .str());
-  if (format.scheme == WeightScheme::plain && format.dtype != DType::fp32 && format.dtype != DType::fp16 &&
-      format.dtype != DType::bf16 && !spec.is_bare())
-    format.scheme = WeightScheme::mixed;
+  const bool wide = format.dtype == DType::fp32 || format.dtype == DType::fp16 || format.dtype == DType::bf16;
+  if (o.engine == Engine::mlx && format.scheme != WeightScheme::mlx &&
+      !(format.scheme == WeightScheme::plain && (wide || spec.is_bare())))
+    return make_error("weights", message("mlx.weights_format", "MLX runs 16- or 32-bit weights or its own quantization "
+                                                               "(mlx-4bit, mlx-6bit, mlx-8bit: mlx_lm.convert -q), not {format}",
+                                         {arg::text("format", weight_format_name(format))}));
+  if (format.scheme == WeightScheme::plain && !wide && !spec.is_bare()) format.scheme = WeightScheme::mixed;
   return format;
 }
 
@@ -328,7 +338,21 @@ KvAllocation kv_allocation_of(const InferenceOptions& o) {
   return o.engine == Engine::vllm ? KvAllocation::paged : KvAllocation::static_max;
 }
 
+// MLX's cache: the model dtype, or QuantizedKVCache (--kv-bits 8 or 4, groups of 64 with a 16-bit scale and bias:
+// 8.5 and 4.5 bits, the bytes of q8_0 and q4_0); no fp8. RotatingKVCache.to_quantized raises
+// NotImplementedError, so a rotating cache (--max-kv-size, sliding-window layers) cannot be quantized.
+std::optional<Error> check_mlx_kv_choices(const InferenceEstimate& e, const InferenceOptions& o) {
+  if (e.kv_dtype == KvDType::fp8)
+    return make_error("kv_dtype", message("mlx.no_fp8_cache", "MLX has no fp8 cache; use fp16, bf16, q8_0 (--kv-bits 8) "
+                                                              "or q4_0 (--kv-bits 4)"));
+  if (kv_allocation_of(o) == KvAllocation::paged)
+    return make_error("kv_allocation", message("mlx.no_paged", "MLX grows its cache in 256-token steps; paged "
+                                                               "allocation is vLLM's (allowed here: static)"));
+  return std::nullopt;
+}
+
 std::optional<Error> check_kv_choices(const InferenceEstimate& e, const InferenceOptions& o) {
+  if (o.engine == Engine::mlx) return check_mlx_kv_choices(e, o);
   if (o.engine == Engine::ollama && e.kv_dtype != KvDType::fp16 && e.kv_dtype != KvDType::q8_0 &&
       e.kv_dtype != KvDType::q4_0)
     return make_error("kv_dtype", "Ollama's OLLAMA_KV_CACHE_TYPE is f16, q8_0 or q4_0");
@@ -347,6 +371,20 @@ std::optional<Error> check_kv_choices(const InferenceEstimate& e, const Inferenc
   return std::nullopt;
 }
 
+// MLX prefills the prompt (all but its last token) in chunks of prefill_step_size.
+std::uint64_t mlx_chunk_tokens(const InferenceOptions& o) {
+  return std::max<std::uint64_t>(1, std::min(kMlxPrefillStep, o.context_tokens - 1));
+}
+
+// Tokens a full-attention layer's buffer holds: KVCache rounds up to its 256-token step; with --max-kv-size every
+// layer is a RotatingKVCache, which holds up to max_size + S − 1 while a chunk of S tokens is concatenated.
+std::uint64_t mlx_cache_tokens(const InferenceOptions& o) {
+  const std::uint64_t stepped = ceil_div(o.context_tokens, kMlxCacheStep) * kMlxCacheStep;
+  if (!o.max_kv_size) return stepped;
+  if (o.context_tokens <= *o.max_kv_size) return std::min(stepped, *o.max_kv_size);
+  return std::min(o.context_tokens, *o.max_kv_size + mlx_chunk_tokens(o) - 1);
+}
+
 // The KV cache as the engine allocates it, reserved up front or paged; returns the engine's cache layout.
 Result<KvLayout> add_kv_cache(InferenceEstimate& e, const ModelSpec& spec, const InferenceOptions& o) {
   const KvDType kv_default = ggml_engine(o.engine) ? KvDType::fp16 : kv_dtype_for(e.weights_dtype);
@@ -358,6 +396,7 @@ Result<KvLayout> add_kv_cache(InferenceEstimate& e, const ModelSpec& spec, const
     layout.window_extra = std::min(o.n_ubatch, kLlamaNBatch);
     layout.window_pad = kLlamaSwaPad;
   }
+  if (o.engine == Engine::mlx) layout.window_extra = mlx_chunk_tokens(o) - 1;  // RotatingKVCache: max_size + S − 1
   if (o.engine == Engine::vllm) {  // DeepSeek-V4's compressed entries: 256-token blocks, pages aligned to 576 B
     layout.compressed_block_tokens = kVllmCompressedBlockTokens;
     layout.compressed_page_align = kVllmCompressedPageAlign;
@@ -372,11 +411,29 @@ Result<KvLayout> add_kv_cache(InferenceEstimate& e, const ModelSpec& spec, const
                                              ? spec.recurrent_state_element_bytes
                                              : model_bytes;
   const KvAllocation strategy = kv_allocation_of(o);
-  auto kv_static = estimate_kv_cache(spec, e.kv_dtype, o.context_tokens, o.batch, layout);
+  // mlx-lm runs "mistral" through models/llama.py, whose layers all attend in full unless the config lists
+  // layer_types: Mistral 7B v0.1's sliding_window is not applied there.
+  ModelSpec unwindowed;
+  const bool mlx_full = o.engine == Engine::mlx && spec.architecture == "mistral";
+  if (mlx_full) {
+    unwindowed = spec;
+    for (LayerRun& run : unwindowed.layers) run.attention.window = 0;
+  }
+  const ModelSpec& cached = mlx_full ? unwindowed : spec;
+  auto kv_static = estimate_kv_cache(cached, e.kv_dtype, o.engine == Engine::mlx ? mlx_cache_tokens(o) : o.context_tokens,
+                                     o.batch, layout);
   if (!kv_static) return kv_static.error();
   const std::uint64_t avg = o.avg_tokens.value_or(o.context_tokens);
-  auto kv_paged = estimate_kv_cache(spec, e.kv_dtype, ceil_div(avg, kVllmBlockSize) * kVllmBlockSize, o.batch, layout);
+  auto kv_paged = estimate_kv_cache(cached, e.kv_dtype, ceil_div(avg, kVllmBlockSize) * kVllmBlockSize, o.batch, layout);
   if (!kv_paged) return kv_paged.error();
+  const bool grouped = e.kv_dtype == KvDType::q8_0 || e.kv_dtype == KvDType::q4_0;
+  if (o.engine == Engine::mlx && grouped && (o.max_kv_size || kv_static.value().windowed_layers))
+    return make_error("kv_dtype", o.max_kv_size ? message("mlx.rotating_quantized", "MLX cannot quantize the rotating "
+                                                          "cache that --max-kv-size makes (RotatingKVCache Quantization "
+                                                          "NYI): drop one of the two")
+                                                : message("mlx.window_quantized", "MLX cannot quantize this model's "
+                                                          "sliding-window layers' rotating cache (RotatingKVCache "
+                                                          "Quantization NYI): use fp16 or bf16"));
   e.kv_allocation = {strategy, avg, kv_static.value().bytes, kv_paged.value().bytes};
   e.kv = strategy == KvAllocation::paged ? kv_paged.value() : kv_static.value();
   e.kv_cache = e.kv.bytes;
@@ -490,6 +547,80 @@ std::optional<Error> add_sglang_memory(InferenceEstimate& e, Workings& w, const 
   c.tensor_parallel = o.tensor_parallel;
   c.pipeline_parallel = o.pipeline_parallel;
   e.sglang = c;
+  return std::nullopt;
+}
+
+// Metal's fused full-attention kernel (mlx/backend/metal/scaled_dot_product_attention.cpp, has_fused_kernel and
+// use_fallback): query and value head dims equal and one of 64, 72, 80, 96, 128; 192 and 256 take the unfused path
+// as faster, MLA's 192/128 split has no full kernel, and --kv-bits attends through quantized_matmul (mlx_lm
+// models/base.py quantized_scaled_dot_product_attention). Unfused, the scores are materialized.
+bool mlx_fused(const LayerRun& run, bool quantized_cache) {
+  if (quantized_cache || run.mixer != MixerKind::attention) return false;
+  const auto& a = run.attention;
+  const std::uint64_t v = a.v_head_dim ? a.v_head_dim : a.head_dim;
+  const std::uint64_t d = a.head_dim;
+  return v == d && (d == 64 || d == 72 || d == 80 || d == 96 || d == 128);
+}
+
+// One attention layer's live set over a prefill chunk; unfused, plus its scores (heads × chunk × keys, the model
+// dtype: the where and softmax reuse the buffer) and the boolean causal mask (chunk × keys), at most for the last
+// chunk attending to the whole cache.
+std::optional<std::uint64_t> mlx_attention_bytes(const ModelSpec& spec, const LayerRun& run, const InferenceOptions& o,
+                                                 std::uint64_t c, MlxMemory& m) {
+  const std::uint64_t chunk = m.chunk_tokens, keys = m.cache_tokens;
+  CheckedSum sum;
+  sum.add({o.batch, chunk, mixer_width(spec, run), c});
+  if (!mlx_fused(run, m.kv_bits != 0)) {
+    const std::uint64_t window = run.mixer == MixerKind::attention && run.attention.window ? run.attention.window : 0;
+    const std::uint64_t seen = window ? std::min(keys, window + chunk - 1) : keys;
+    CheckedSum scores;
+    scores.add({o.batch, run.attention_heads(), chunk, seen, c}).add({chunk, seen});
+    if (!scores.result()) return std::nullopt;
+    m.scores_bytes = std::max(m.scores_bytes, scores.value());
+    m.fused_attention = false;
+    sum.add(scores.value());
+    // MLA (mlx_lm models/deepseek_v3.py): a prompt chunk decompresses the cached latent into every head's K
+    // (embed_q) and V (unembed_out) over the whole cache, and its rope scores are the mask it attends with.
+    if (run.mixer == MixerKind::latent_attention)
+      sum.add({o.batch, run.latent.heads, seen, run.latent.qk_nope_head_dim + run.latent.v_head_dim, c});
+  }
+  return sum.result();
+}
+
+// MLX (mlx_lm.generate): the widest layer over one prefill chunk, its scores where attention is unfused, one
+// layer's old K and V while the cache grows (mx.concatenate copies them into the larger buffer), and the last
+// token's logits and log-probabilities (the prefill chunks' logits are never evaluated: only the cache is).
+std::optional<Error> add_mlx_memory(InferenceEstimate& e, Workings& w, const ModelSpec& spec, const InferenceOptions& o) {
+  MlxMemory m;
+  m.chunk_tokens = mlx_chunk_tokens(o);
+  m.cache_tokens = mlx_cache_tokens(o);
+  m.kv_bits = e.kv_dtype == KvDType::q8_0 ? 8 : e.kv_dtype == KvDType::q4_0 ? 4 : 0;
+  m.max_kv_size = o.max_kv_size.value_or(0);
+  const std::uint64_t c = w.compute_bytes;
+  auto peak = activation_peak(spec, m.chunk_tokens, o.batch, c, false);
+  if (!peak) return make_error("context", message("mlx.overflow_chunk", "the prefill chunk's activations overflow 64 bits"));
+  m.layer_bytes = peak->layer_bytes;
+  w.peak_width = peak->width;
+  for (const LayerRun& run : spec.layers) {
+    if (!run.keeps_tokens()) continue;
+    const auto attention = mlx_attention_bytes(spec, run, o, c, m);
+    if (!attention)
+      return make_error("context", message("mlx.overflow_scores", "the prefill chunk's attention scores overflow 64 bits"));
+    m.layer_bytes = std::max(m.layer_bytes, *attention);
+  }
+  const std::uint64_t layers = std::max<std::uint64_t>(1, spec.num_layers());
+  const std::uint64_t per_layer = e.kv.bytes_per_token_layer ? e.kv.bytes_per_token_layer : e.kv.bytes_per_token / layers;
+  const auto growth = product({o.batch, m.cache_tokens - std::min(m.cache_tokens, m.chunk_tokens), per_layer});
+  const auto logits = spec.has_lm_head ? product({o.batch, spec.vocab_size, 2 * c}) : std::optional<std::uint64_t>(0);
+  if (!growth || !logits) return make_error("context", message("mlx.overflow_growth", "the cache growth overflows 64 bits"));
+  m.growth_bytes = *growth;
+  m.logits_bytes = *logits;
+  const auto total = CheckedSum().add(m.layer_bytes).add(m.growth_bytes).add(m.logits_bytes).result();
+  if (!total) return make_error("context", message("mlx.overflow_total", "the activations overflow 64 bits"));
+  e.logits = m.logits_bytes;
+  e.attention_scores = m.scores_bytes;
+  e.activations = *total;
+  e.mlx = m;
   return std::nullopt;
 }
 
@@ -673,6 +804,7 @@ std::optional<Error> add_ollama_memory(InferenceEstimate& e, const ModelSpec& sp
 }
 
 std::uint64_t overhead_bytes(const ModelSpec& spec, const InferenceOptions& o, const InferenceEstimate& e) {
+  if (o.engine == Engine::mlx) return 0;  // Metal has no CUDA context; mx.get_peak_memory counts MLX's buffers only
   if (e.sglang) return kCudaContextBytes + kCublasWorkspaceBytes + e.sglang->distributed_bytes;
   if (e.ollama) return e.ollama->overhead_bytes;
   if (o.engine != Engine::vllm) return kCudaContextBytes + kCublasWorkspaceBytes;
@@ -682,7 +814,8 @@ std::uint64_t overhead_bytes(const ModelSpec& spec, const InferenceOptions& o, c
 
 // PyTorch's caching allocator: segment rounding of long-lived tensors (weights; the static KV cache).
 void add_allocator_reserve(InferenceEstimate& e, Workings& w, const ModelSpec& spec, const InferenceOptions& o) {
-  if (ggml_engine(o.engine) || spec.is_bare()) return;  // ggml sizes its buffers exactly
+  // ggml sizes its buffers exactly; MLX's buffer cache holds freed buffers outside its active (peak) memory.
+  if (ggml_engine(o.engine) || o.engine == Engine::mlx || spec.is_bare()) return;
   detail::TorchReserve reserve;
   if (o.weight_tensor_bytes) {
     e.weight_tensor_bytes = *o.weight_tensor_bytes;
@@ -709,7 +842,20 @@ std::optional<std::uint64_t> fragmentation_bytes(const ModelSpec& spec, const In
 }
 
 // How far the total may move, and what moves it.
+// MLX holds an op's inputs until the command buffer that ran it completes (metal/eval.cpp), so the intermediates of
+// up to 20–50 consecutive ops (max_ops_per_buffer by chip) overlap: at most the next layer's live set and old K and V
+// beside this one's. No CUDA context or cuBLAS workspace.
+MemoryRange mlx_range(const InferenceEstimate& e) {
+  MemoryRange r;
+  r.low = e.total;
+  r.high = CheckedSum().add(e.total).add(e.mlx->layer_bytes).add(e.mlx->growth_bytes).result().value_or(~0ULL);
+  r.drivers.push_back("MLX frees an op's inputs only when its command buffer completes: up to 20–50 ops' "
+                      "intermediates overlap, at most a second layer's");
+  return r;
+}
+
 MemoryRange memory_range(const ModelSpec& spec, const InferenceOptions& o, const InferenceEstimate& e) {
+  if (o.engine == Engine::mlx) return mlx_range(e);
   MemoryRange r;
   std::uint64_t low_delta = 0, high_delta = 0;  // low = total − low_delta, high = total + high_delta
   if (e.ollama) {  // Ollama's own estimate is what it reserves by; llama.cpp's buffers then differ from it
@@ -770,6 +916,7 @@ Explanation kv_cache_explanation(const ModelSpec& spec, const InferenceOptions& 
   v << n(o.batch) << " × " << n(e.kv.cached_token_slots) << " token·layers (tokens ";
   if (e.kv_allocation.strategy == KvAllocation::paged)
     v << "ceil(avg / 16) × 16 = " << n(ceil_div(e.kv_allocation.avg_tokens, kVllmBlockSize) * kVllmBlockSize);
+  else if (e.mlx) v << "ceil(" << n(o.context_tokens) << " / 256) × 256 = " << n(e.mlx->cache_tokens);
   else v << n(o.context_tokens);
   v << ") × " << n(e.kv.bytes_per_token_layer) << " B = " << n(e.kv.bytes) << " B (" << kv_dtype_info(e.kv_dtype).name
     << ")";
@@ -790,6 +937,8 @@ const char* state_cache_source(Engine engine) {
       return "Ollama's estimator (llm/memory.go) counts no per-sequence state";
     case Engine::sglang:
       return "SGLang MambaPool: conv and temporal (ssm) state per request slot, sized apart from the KV pool";
+    case Engine::mlx:
+      return "mlx-lm ArraysCache: conv and recurrent state per sequence, in the model dtype";
     case Engine::transformers: break;
   }
   return "transformers Qwen3NextDynamicCache, HybridMambaAttentionDynamicCache: conv_states and recurrent_states per "
@@ -833,6 +982,19 @@ Explanation transformers_activations_explanation(const InferenceOptions& o, cons
                 : "largest layer of one prefill pass; SDPA/flash keeps no s² score matrix"};
 }
 
+Explanation mlx_activations_explanation(const MlxMemory& m, const InferenceEstimate& e) {
+  Text v;
+  v << n(m.layer_bytes) << " B (" << n(m.chunk_tokens) << "-token chunk";
+  if (m.scores_bytes) v << ", " << n(m.scores_bytes) << " B of it unfused scores and mask";
+  v << ") + " << n(m.growth_bytes) << " B growth + " << n(m.logits_bytes) << " B logits = " << n(e.activations) << " B";
+  return {"activations",
+          "max over layers of chunk × live width × bytes (unfused attention: + heads × chunk × keys × bytes + chunk × "
+          "keys) + one layer's K and V before the last chunk + 2 × vocab × bytes",
+          v.str(),
+          "mlx-lm generate.py generate_step (prefill_step_size 2048, logits of the last token), models/cache.py "
+          "KVCache (256-token steps, mx.concatenate), mlx scaled_dot_product_attention.cpp (fused head dims)"};
+}
+
 Explanation activations_explanation(const ModelSpec& spec, const InferenceOptions& o, const InferenceEstimate& e,
                                     const Workings& w) {
   if (spec.is_bare())  // no layer shapes: the article's weights-only rule, with nothing else to size
@@ -856,6 +1018,7 @@ Explanation activations_explanation(const ModelSpec& spec, const InferenceOption
             "(logits, their fp32 copy, top-k/top-p sort values, indices and radix-sort buffers); defaults from "
             "EngineArgs for vllm serve"};
   }
+  if (e.mlx) return mlx_activations_explanation(*e.mlx, e);
   if (e.sglang)
     return {"activations", "chunked_prefill_size × max live width × bytes / tensor parallel",
             (Text() << n(e.sglang->chunked_prefill_size) << " × " << n(w.peak_width) << " × " << n(w.compute_bytes)
@@ -899,6 +1062,9 @@ Explanation allocator_explanation(const ModelSpec& spec, const InferenceOptions&
   if (ggml_engine(o.engine))
     return {"allocator_reserve", "0: ggml allocates each backend buffer once, at its exact size", "0 B",
             "ggml-backend ggml_backend_alloc_ctx_tensors (one buffer per backend)"};
+  if (o.engine == Engine::mlx)
+    return {"allocator_reserve", "0: MLX keeps freed buffers in its buffer cache, outside its active memory", "0 B",
+            "mlx metal allocator (get_peak_memory counts active memory; get_cache_memory the rest)"};
   if (spec.is_bare())
     return {"allocator_reserve", "Σ segment rounding of the weight and cache tensors",
             "0 B: a bare parameter count has no tensors to round",
@@ -914,25 +1080,33 @@ Explanation allocator_explanation(const ModelSpec& spec, const InferenceOptions&
           "PyTorch CUDACachingAllocator.cpp (kRoundLarge, kLargeBuffer, kSmallBuffer); CUDA semantics docs"};
 }
 
+Explanation overhead_explanation(const InferenceOptions& o, const InferenceEstimate& e) {
+  if (o.engine == Engine::mlx)
+    return {"overhead", "0: Metal has no CUDA context, and mx.get_peak_memory counts only MLX's own buffers", "0 B",
+            "mlx-lm generate.py (Peak memory = mx.get_peak_memory() / 1e9)"};
+  if (e.ollama)
+    return {"overhead", "the GPU's minimum memory + one spare layer (blk.0 weights and KV)",
+            (Text() << n(e.ollama->minimum_bytes) << " B + " << n(e.overhead - std::min(e.overhead, e.ollama->minimum_bytes))
+                    << " B = " << n(e.overhead) << " B")
+                .str(),
+            "Ollama discover/gpu.go (457 MiB CUDA and ROCm, 512 MiB Metal), llm/memory.go"};
+  const bool vllm = o.engine == Engine::vllm;
+  return {"overhead", vllm ? "CUDA context + non-torch memory + CUDA graphs" : "CUDA context + cuBLAS workspace",
+          (Text() << n(e.overhead) << " B").str(),
+          vllm ? "CUDA ≥ 12.2 lazy loading ≈ 0.5 GiB; vLLM memory-profiling logs"
+               : "CUDA ≥ 12.2 lazy loading ≈ 0.5 GiB; cublasSetWorkspace docs (32 MiB on Hopper)"};
+}
+
 // The formula, figures and source of every line of the breakdown, in its order.
 std::vector<Explanation> inference_explanations(const ModelSpec& spec, const InferenceOptions& o,
                                                 const InferenceEstimate& e, const Workings& w, const KvLayout& layout) {
-  const bool vllm = o.engine == Engine::vllm;
   return {
       {"weights", "Σ tensors × their format's bytes",
        (Text() << n(e.weights) << " B (" << e.weights_format << ")").str(), e.weight_detail.explanation},
       kv_cache_explanation(spec, o, e),
       state_cache_explanation(spec, o, e, layout),
       activations_explanation(spec, o, e, w),
-      e.ollama ? Explanation{"overhead", "the GPU's minimum memory + one spare layer (blk.0 weights and KV)",
-                             (Text() << n(e.ollama->minimum_bytes) << " B + " << n(e.overhead - std::min(e.overhead, e.ollama->minimum_bytes))
-                                     << " B = " << n(e.overhead) << " B")
-                                 .str(),
-                             "Ollama discover/gpu.go (457 MiB CUDA and ROCm, 512 MiB Metal), llm/memory.go"}
-      : Explanation{"overhead", vllm ? "CUDA context + non-torch memory + CUDA graphs" : "CUDA context + cuBLAS workspace",
-       (Text() << n(e.overhead) << " B").str(),
-       vllm ? "CUDA ≥ 12.2 lazy loading ≈ 0.5 GiB; vLLM memory-profiling logs"
-            : "CUDA ≥ 12.2 lazy loading ≈ 0.5 GiB; cublasSetWorkspace docs (32 MiB on Hopper)"},
+      overhead_explanation(o, e),
       allocator_explanation(spec, o, e, w),
       {"total", "weights + KV cache + state per sequence + activations + overhead + allocator reserve",
        (Text() << n(e.weights) << " + " << n(e.kv_cache) << " + " << n(e.state_cache) << " + " << n(e.activations)
@@ -969,6 +1143,34 @@ void add_sglang_notes(std::vector<Message>& notes, const ModelSpec& spec, const 
     notes.push_back((Text() << "SGLang's pool holds " << n(c.max_total_num_tokens) << " tokens, less than one "
                             << n(c.context_len) << "-token sequence: a prompt that long is refused.")
                         .str());
+}
+
+// What MLX's figures leave out.
+void add_mlx_notes(std::vector<Message>& notes, const InferenceOptions& o, const InferenceEstimate& e) {
+  const MlxMemory& m = *e.mlx;
+  notes.push_back(message("mlx.peak_memory",
+                          "MLX's figure is what mlx_lm.generate prints as Peak memory (MLX's active buffers). Not "
+                          "counted: MLX's buffer cache of freed buffers (Cache memory), LM Studio's or the server's own "
+                          "process memory, and what macOS itself needs of the RAM. Its speed is estimated with "
+                          "llama.cpp's measured share of a Mac's bandwidth: MLX has no figures of its own here."));
+  notes.push_back(message("mlx.context_both",
+                          "MLX reserves nothing up front: its cache grows with the prompt and the answer, so the "
+                          "context here, {tokens} tokens, stands for both (the prompt's tokens + --max-tokens).",
+                          {arg::count("tokens", o.context_tokens)}));
+  if (m.kv_bits)
+    notes.push_back(message("mlx.kv_bits",
+                            "--kv-bits quantizes the cache once it holds --quantized-kv-start tokens (5000 by "
+                            "default): until then it is 16-bit, and while it converts both copies of the cache exist "
+                            "for a moment; that moment is not modelled. Attention then runs unfused, with its scores "
+                            "materialized."));
+  else if (!m.fused_attention)
+    notes.push_back(message("mlx.unfused",
+                            "This model's attention runs through MLX's unfused path (its head size has no fused "
+                            "kernel): each prefill chunk materializes its attention scores, counted here for the last "
+                            "chunk."));
+  if (o.batch > 1)
+    notes.push_back(message("mlx.batch", "Several sequences at once (mlx_lm.server's BatchKVCache) pad each to the "
+                                         "longest; counted here as batch × the context."));
 }
 
 // What Ollama's estimate assumes, and where it puts the layers.
@@ -1031,6 +1233,7 @@ std::vector<Message> inference_notes(const ModelSpec& spec, const InferenceOptio
                             "{context}; lower the context or raise gpu_memory_utilization.",
                             {arg::count("tokens", e.vllm->kv_capacity_tokens), arg::count("context", o.context_tokens)}));
   if (e.sglang) add_sglang_notes(notes, spec, o, e);
+  if (e.mlx) add_mlx_notes(notes, o, e);
   if (e.ollama) add_ollama_notes(notes, spec, e);
   if (e.llamacpp && e.llamacpp->gpu_layers < spec.num_layers())
     notes.push_back(message("llamacpp.partial_offload",
@@ -1108,6 +1311,7 @@ std::optional<Error> add_engine_memory(InferenceEstimate& e, Workings& w, const 
     case Engine::vllm: return add_vllm_activations(e, w, spec, o);
     case Engine::llamacpp: return add_llamacpp_buffers(e, w, spec, o, layout);
     case Engine::sglang: return add_sglang_memory(e, w, spec, o);
+    case Engine::mlx: return add_mlx_memory(e, w, spec, o);
     case Engine::ollama: return add_ollama_memory(e, spec, o);
   }
   return std::nullopt;

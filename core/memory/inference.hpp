@@ -56,6 +56,9 @@ struct InferenceOptions {
   SglangRule sglang_rule = SglangRule::by_gpu_memory;
   bool gpu_has_nvlink = false;                     // custom all-reduce and NCCL's NVLink buffers under TP
 
+  // MLX: --max-kv-size turns every layer's cache into a RotatingKVCache of this many tokens (keep 4).
+  std::optional<std::uint64_t> max_kv_size;
+
   // Ollama: batch is OLLAMA_NUM_PARALLEL, context num_ctx, attention sdpa OLLAMA_FLASH_ATTENTION=1; with a GPU
   // (gpu_memory_bytes taken as the memory Ollama finds free) it places the layers.
   std::uint64_t ollama_gpu_overhead = 0;           // OLLAMA_GPU_OVERHEAD, bytes kept free per GPU
@@ -133,6 +136,20 @@ struct SglangCapacity {
   double concurrency_ratio = 0;            // max_total_num_tokens / context_len
   std::uint64_t tensor_parallel = 1;
   std::uint64_t pipeline_parallel = 1;
+};
+
+// What mx.get_peak_memory() counts during mlx_lm.generate besides the weights and the grown cache: the prefill
+// chunk's forward pass and the cache growth's copy (generate.py generate_step, models/cache.py).
+struct MlxMemory {
+  std::uint64_t chunk_tokens = 0;    // prefill_step_size, or the prompt when shorter
+  std::uint64_t cache_tokens = 0;    // tokens each full-attention layer's buffer holds (256-token steps)
+  bool fused_attention = true;       // mx.fast.scaled_dot_product_attention's full kernel: no score matrix
+  std::uint64_t layer_bytes = 0;     // the chunk's widest layer (attention or MLP)
+  std::uint64_t scores_bytes = 0;    // unfused path: heads × chunk × keys in the model dtype
+  std::uint64_t growth_bytes = 0;    // one layer's old K and V while mx.concatenate copies them into the grown buffer
+  std::uint64_t logits_bytes = 0;    // the last token's logits only
+  std::uint64_t kv_bits = 0;         // --kv-bits 8 or 4; 0: the model dtype
+  std::uint64_t max_kv_size = 0;     // 0: none
 };
 
 // One GPU of a tensor- or pipeline-parallel deployment: the rank whose KV pool is smallest, which vLLM's pool
@@ -219,6 +236,7 @@ struct InferenceEstimate {
   KvAllocationCost kv_allocation;
   std::optional<VllmCapacity> vllm;
   std::optional<SglangCapacity> sglang;
+  std::optional<MlxMemory> mlx;
   PerGpuMemory per_gpu;  // gpus 1: the whole estimate; over several devices the busiest one's
   std::vector<DeviceShare> devices;  // options.device_split: each GPU's layers and bytes
   std::optional<LlamaCppBuffers> llamacpp;

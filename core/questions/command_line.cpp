@@ -107,6 +107,28 @@ EngineCommand llamacpp_command(const Report& report, const ResolvedRequest& s, c
   return {t.str(), "Replace the .gguf name with your file's path."};
 }
 
+// mlx_lm.generate's flags (mlx-lm generate.py): --max-kv-size none (every token kept), --kv-bits none (the model
+// dtype), --kv-group-size 64; the prompt from standard input ("-"). The weights are the checkpoint's: a 16-bit one
+// loads as it is, a quantized one has to be in MLX's format.
+EngineCommand mlx_command(const Report& report, const ResolvedRequest& s, const std::string& repo) {
+  const InferenceEstimate& e = report.estimate;
+  EngineCommand out;
+  Text t;
+  t << "mlx_lm.generate --model " << (repo.empty() ? std::string("MODEL") : repo);
+  if (s.options.max_kv_size) t << " --max-kv-size " << *s.options.max_kv_size;
+  if (e.kv_dtype == KvDType::q8_0) t << " --kv-bits 8";
+  if (e.kv_dtype == KvDType::q4_0) t << " --kv-bits 4";
+  t << " --prompt -";
+  out.text = t.str();
+  const std::string& format = e.weights_format;
+  if (format.rfind("mlx-", 0) == 0 && format != report.model.quantization)
+    out.note = "MLX runs " + format + " from a checkpoint quantized to it: mlx_lm.convert --hf-path " +
+               (repo.empty() ? std::string("MODEL") : repo) + " -q, or an mlx-community upload. ";
+  out.note += "The prompt is read from standard input; mlx_lm.server --model takes the same model.";
+  if (repo.empty()) out.note += " Replace MODEL with the model's Hugging Face repository or local folder.";
+  return out;
+}
+
 // Ollama's server reads its environment (envconfig): OLLAMA_CONTEXT_LENGTH the default num_ctx, OLLAMA_NUM_PARALLEL,
 // OLLAMA_FLASH_ATTENTION, OLLAMA_KV_CACHE_TYPE (used only with flash attention), OLLAMA_GPU_OVERHEAD; a session
 // sets num_ctx and num_gpu for one model with /set parameter.
@@ -137,6 +159,7 @@ EngineCommand command_for(const Report& report, const Request& request, const Re
     case Engine::vllm: return vllm_command(report, request, scenario, scenario.hf_repo);
     case Engine::llamacpp: return llamacpp_command(report, scenario, fit);
     case Engine::sglang: return sglang_command(report, request, scenario, scenario.hf_repo);
+    case Engine::mlx: return mlx_command(report, scenario, scenario.hf_repo);
     case Engine::ollama: return ollama_command(report, scenario);
     case Engine::transformers: break;
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>  // std::max, std::min
 #include <string>     // std::string, std::to_string
+#include <vector>     // std::erase_if
 
 #include "util/number_text.hpp"
 #include "util/text.hpp"
@@ -105,6 +106,9 @@ std::optional<Error> use_gpu_count(const ModelSpec& spec, const Request& r, Infe
   const std::string count = std::to_string(n);
   if (o.engine == Engine::ollama)
     return make_error("gpus", "Ollama across several GPUs is not modelled; llama.cpp's layer split is (engine llamacpp)");
+  if (o.engine == Engine::mlx)
+    return make_error("gpus", message("mlx.one_gpu", "MLX is modelled on one Mac's GPU; several (mlx.launch across Macs) "
+                                                     "are not modelled: give gpus 1"));
   const bool splits_layers = o.engine != Engine::vllm && o.engine != Engine::sglang;
   if (splits_layers) {
     o.device_split.assign(n, 1.0);
@@ -214,6 +218,28 @@ std::optional<Error> resolve_sglang_options(const Request& r, InferenceOptions& 
   o.mem_fraction_static = r.mem_fraction_static;
   o.max_total_tokens = r.max_total_tokens;
   return std::nullopt;
+}
+
+// MLX's own input, and the GPUs it runs on: Metal only (MLX's CUDA backend is not modelled).
+std::optional<Error> resolve_mlx_options(const Request& r, InferenceOptions& o, const Gpu* gpu) {
+  if (o.engine != Engine::mlx) {
+    if (r.max_kv_size) return make_error("max_kv_size", message("mlx.max_kv_size_only", "applies to MLX only (--engine mlx)"));
+    return std::nullopt;
+  }
+  if (gpu && gpu_class_of(*gpu) != GpuClass::apple)
+    return make_error("gpu", message("mlx.apple_only", "MLX is modelled on Apple GPUs only (Metal); {gpu} is not one: "
+                                                       "choose an Apple GPU, or another engine for this card",
+                                     {arg::text("gpu", gpu->name)}));
+  o.max_kv_size = r.max_kv_size;
+  return std::nullopt;
+}
+
+// The verdict rows; under MLX only the Apple GPUs it runs on.
+std::vector<GpuFit> fit_rows(const InferenceEstimate& e, const std::vector<Gpu>& gpus, double headroom) {
+  std::vector<GpuFit> rows = check_fit(e, gpus, headroom);
+  if (e.engine == Engine::mlx)
+    std::erase_if(rows, [](const GpuFit& row) { return gpu_class_of(*row.gpu) != GpuClass::apple; });
+  return rows;
 }
 
 // Ollama's own inputs: its version picks the default num_ctx; OLLAMA_GPU_OVERHEAD is refused with another engine.
@@ -394,6 +420,7 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
   // A Mac's GPU is its unified memory: one per machine.
   if (out.gpu && out.gpu->one_per_machine() && r.gpu_count > 1)
     return make_error("gpus", out.gpu->name + ": " + std::string(kOnePerMachine));
+  if (auto error = resolve_mlx_options(r, o, out.gpu)) return *error;
   return out;
 }
 
@@ -437,7 +464,7 @@ Result<Report> on_every_gpu(const Catalog& catalog, const Request& r, const Reso
   report.serving.reset();
   report.llamacpp_fit.reset();  // planned on the request's GPU only
   add_command(report, r, without_gpu(rr));
-  report.gpus = check_fit(report.estimate, catalog.gpus, rr.fit_headroom);
+  report.gpus = fit_rows(report.estimate, catalog.gpus, rr.fit_headroom);
   return report;
 }
 
@@ -491,7 +518,7 @@ Result<Report> evaluate(const Catalog& catalog, const Request& r, const Resolved
   } else if (!rr.devices.empty()) {
     judge_devices(report, rr);
   } else {
-    report.gpus = check_fit(report.estimate, catalog.gpus, fit_headroom);
+    report.gpus = fit_rows(report.estimate, catalog.gpus, fit_headroom);
   }
   add_llamacpp_fit(report, rr);
   add_command(report, r, rr);

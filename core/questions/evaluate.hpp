@@ -42,7 +42,7 @@ struct Request {
   std::uint64_t batch = 1;
   double headroom = kDefaultHeadroom;
   std::string gpu;              // empty: every GPU in the catalog
-  std::string engine = "transformers";  // transformers, vllm, llamacpp, sglang
+  std::string engine = "transformers";  // transformers, vllm, llamacpp, sglang, ollama, mlx
   std::string attention;        // sdpa (default) or eager; llama.cpp: sdpa = -fa on, eager = -fa off
   std::string kv_allocation;    // static or paged; empty: the engine's
   std::optional<std::uint64_t> avg_tokens;
@@ -51,6 +51,7 @@ struct Request {
   std::string engine_version;   // vLLM's, as "0.11" or "0.21.1", or SGLang's; empty: the version modelled
   std::optional<double> mem_fraction_static;       // SGLang --mem-fraction-static; none: its default
   std::optional<std::uint64_t> max_total_tokens;   // SGLang --max-total-tokens
+  std::optional<std::uint64_t> max_kv_size;        // MLX --max-kv-size: a rotating cache of this many tokens
   std::optional<std::uint64_t> ollama_gpu_overhead;  // OLLAMA_GPU_OVERHEAD in bytes
   bool enforce_eager = false;   // vLLM --enforce-eager
   std::optional<std::uint64_t> max_num_batched_tokens;

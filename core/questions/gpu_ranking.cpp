@@ -1,6 +1,6 @@
 #include "questions/gpu_ranking.hpp"
 
-#include <algorithm>  // std::any_of
+#include <algorithm>  // std::any_of, std::find
 #include <cmath>      // std::isfinite
 #include <string>     // std::string, std::to_string
 
@@ -43,6 +43,20 @@ Result<std::vector<std::string>> gpus_to_rank(const Catalog& catalog, const Requ
     else ++unpriced;
   }
   return priced;
+}
+
+// MLX runs on Apple GPUs only (Metal): the ranking keeps the Macs asked for, or every Mac in the catalog.
+std::optional<Error> keep_macs(const Catalog& catalog, const Request& r, std::vector<std::string>& ids) {
+  const bool all = ids.empty() && !r.budget_per_hour;
+  std::vector<std::string> macs;
+  for (const Gpu& g : catalog.gpus)
+    if (gpu_class_of(g) == GpuClass::apple && (all || std::find(ids.begin(), ids.end(), g.id) != ids.end()))
+      macs.push_back(g.id);
+  if (macs.empty() && !all && !r.budget_per_hour)  // under a budget an empty list ranks nothing
+    return make_error(r.gpus.empty() ? "gpu" : "gpus",
+                      message("mlx.rank_macs", "MLX is modelled on Apple GPUs only; name at least one Mac"));
+  ids = std::move(macs);
+  return std::nullopt;
 }
 
 void add_ranking_notes(GpuRankingReport& out, std::size_t unpriced) {
@@ -126,6 +140,9 @@ Result<GpuRankingReport> rank_gpus_for(const Catalog& catalog, const Request& re
   auto gpus = gpus_to_rank(catalog, request, unpriced, out.notes);
   if (!gpus) return gpus.error();
   out.options.gpus = std::move(gpus).value();
+  if (estimate.engine == Engine::mlx) {
+    if (auto error = keep_macs(catalog, request, out.options.gpus)) return *error;
+  }
   auto speed = speed_options_for(rr.model, out.estimate, request.serving);
   if (!speed) return speed.error();
   out.options.speed = speed.value();
@@ -149,6 +166,7 @@ std::vector<std::string> biggest_formats(Engine engine) {
     case Engine::vllm:
     case Engine::sglang: return {"bf16", "fp8", "int8", "awq-4bit-128g"};
     case Engine::transformers: return {"bf16", "bnb-int8", "nf4"};
+    case Engine::mlx: return {"bf16", "mlx-8bit", "mlx-6bit", "mlx-4bit"};
   }
   return {"bf16"};
 }

@@ -128,6 +128,11 @@ Lower eight_bit(Engine engine, bool bare, const Gpu* gpu) {
     return {"q8_0", message("remedy.q8_0", "Perplexity close to f16 (q8_0 keeps 8.5 bits per weight)"),
             "llama.cpp quantization types (ggml-org/llama.cpp, tools/quantize)"};
   if (bare) return {"int8", message("remedy.int8", "Slight quality loss"), kArticleQuantization};
+  if (engine == Engine::mlx)
+    return {"mlx-8bit",
+            message("remedy.mlx_8bit",
+                    "Slight quality loss; mlx_lm.convert -q --q-bits 8 (or an mlx-community 8-bit checkpoint)"),
+            "mlx-lm docs (quantization)"};
   if (engine == Engine::vllm)
     return {"fp8", fp8_cost(gpu), "vLLM docs (FP8 W8A8)"};
   if (engine == Engine::sglang)
@@ -159,6 +164,11 @@ Lower four_bit(Engine engine, bool bare, const Gpu* gpu) {
     return {"q4_k_m", message("remedy.q4_k_m", "Measurable quality loss, acceptable for many uses; a GGUF file quantized to Q4_K_M"),
             kArticleQuantization};
   if (bare) return {"int4", message("remedy.int4", "Measurable quality loss, acceptable for many uses"), kArticleQuantization};
+  if (engine == Engine::mlx)
+    return {"mlx-4bit",
+            message("remedy.mlx_4bit",
+                    "Measurable quality loss, acceptable for many uses; mlx_lm.convert -q (4 bits, groups of 64)"),
+            kArticleQuantization};
   if (engine == Engine::vllm || engine == Engine::sglang)
     return {"awq-4bit-128g",
             message("remedy.awq", "Measurable quality loss, acceptable for many uses; needs an AWQ-quantized checkpoint"),
@@ -345,6 +355,15 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const Request& reque
                         : message("remedy.kv_fp8_sglang",
                                   "Small accuracy loss in long contexts; --kv-cache-dtype fp8_e4m3"),
                    vllm ? "vLLM docs (Quantized KV Cache)" : "SGLang docs (server arguments)"),
+            v);
+  }
+  if (wide_kv && e.engine == Engine::mlx && !request.max_kv_size) {
+    v = request;
+    v.kv_dtype = "q8_0";
+    attempt(remedy("kv-8bit", {text_input("kv_dtype", "q8_0")},
+                   message("remedy.kv_bits_mlx",
+                           "Small accuracy loss in long contexts; --kv-bits 8 (groups of 64); attention then runs unfused"),
+                   "mlx-lm generate.py (--kv-bits, QuantizedKVCache)"),
             v);
   }
   if (wide_kv && ggml_engine(e.engine)) {

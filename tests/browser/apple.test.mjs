@@ -63,3 +63,29 @@ test('a Mac whose default share is too small is offered raising iogpu.wired_limi
   assert.match(await page.locator('#command-text').textContent(), /^sudo sysctl iogpu\.wired_limit_mb=\d+\nllama-server /);
   assert.deepEqual(problems, []);
 });
+
+// MLX's command (tests/unit/memory/test_mlx.cpp pins its peak to mlx_lm.generate's printed "Peak memory"):
+// the checkpoint's repository, --kv-bits 8 for the q8_0-sized cache, the prompt from standard input.
+test('MLX in the engine picker: judged on the Mac, its mlx_lm.generate command copies (EN/DE), a GeForce refused', async () => {
+  const { page, problems } = await open('?model=llama-3.1-8b&engine=mlx&weights=mlx-4bit&kv=q8_0&context=8192&gpu=apple-m2-ultra-192gb');
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: session.base });
+  await page.locator('#engine-plan').waitFor({ state: 'visible' });
+  assert.equal(await page.locator('#engine').inputValue(), 'mlx');
+  assert.equal(await page.locator('#engine option[value="mlx"]').textContent(), 'MLX (mlx-lm, LM Studio on a Mac)');
+  assert.match(await headline(page), /^Fits on one Apple M2 Ultra 192GB/);
+  const expected = 'mlx_lm.generate --model meta-llama/Llama-3.1-8B --kv-bits 8 --prompt -';
+  assert.equal(await page.locator('[data-testid="command"]').textContent(), expected);
+  await page.locator('#copy-command').click();
+  await page.locator('#action-status').filter({ hasText: 'Copied.' }).waitFor();
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), expected);
+  assert.match(await page.locator('#command-note').textContent(), /^The prompt is read from standard input\. .*mlx_lm\.convert -q/);
+  await page.locator('#lang').selectOption('de');
+  await page.waitForFunction(() => document.querySelector('#engine option[value="mlx"]').textContent === 'MLX (mlx-lm, LM Studio auf dem Mac)');
+  assert.match(await page.locator('#command-note').textContent(), /^Der Prompt wird von der Standardeingabe gelesen\./);
+  await page.locator('#lang').selectOption('en');
+  // MLX is modelled on Metal only: a discrete card is refused at the GPU field.
+  await page.locator('#gpu').selectOption('rtx-4090');
+  await page.locator('#input-error').waitFor({ state: 'visible' });
+  assert.match(await page.locator('#input-error').textContent(), /^GPU: MLX is modelled on Apple GPUs only/);
+  assert.deepEqual(problems, []);
+});

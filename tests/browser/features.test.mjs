@@ -180,7 +180,7 @@ test('all weight formats by storage scheme, engine and KV cache precision come f
   await page.locator('#kv').selectOption('fp8');
   await waitCell(page, 'kv_cache', '0.54');
   assert.match(page.url(), /kv=fp8/);
-  assert.deepEqual(await page.locator('#engine option').evaluateAll((os) => os.map((o) => o.value)), ['transformers', 'vllm', 'llamacpp', 'sglang', 'ollama']);
+  assert.deepEqual(await page.locator('#engine option').evaluateAll((os) => os.map((o) => o.value)), ['transformers', 'vllm', 'llamacpp', 'sglang', 'ollama', 'mlx']);
   await page.locator('#engine').selectOption('llamacpp');
   await page.waitForURL(/engine=llamacpp/);
   // llama.cpp has no fp8 cache: the core says so, and the KV select is the control marked invalid.

@@ -72,7 +72,7 @@ test('the catalog names each weight format\'s storage scheme, as the core reads 
 test('the catalog carries the request\'s inputs: URL key, kind, range and allowed values', () => {
   const { inputs } = JSON.parse(module.catalog());
   const input = (key, use) => inputs.find((i) => i.key === key && (!use || i.use === use || i.use === 'both'));
-  assert.deepEqual(input('engine').values, ['transformers', 'vllm', 'llamacpp', 'sglang', 'ollama']);
+  assert.deepEqual(input('engine').values, ['transformers', 'vllm', 'llamacpp', 'sglang', 'ollama', 'mlx']);
   assert.deepEqual(input('mode').values, ['inference', 'train', 'lora', 'qlora', 'grpo']);
   assert.deepEqual(input('offload').values, ['none', 'optimizer', 'params', 'nvme']);
   assert.ok(input('zero').values.includes('FULL_SHARD'));

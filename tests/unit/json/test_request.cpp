@@ -136,7 +136,7 @@ TEST_CASE("toggle: true or false, typed as on/off, yes/no or 1/0 in any case") {
 TEST_CASE("choice: one of the allowed values, or an alias its parser knows") {
   const Error e = refused(R"({"engine":"tgi"})");
   CHECK(e.field == "engine");
-  CHECK(e.message == "expected one of transformers, vllm, llamacpp, sglang, ollama; got \"tgi\"");
+  CHECK(e.message == "expected one of transformers, vllm, llamacpp, sglang, ollama, mlx; got \"tgi\"");
   CHECK(refused(R"({"mode":"pretrain"})").message == "expected one of inference, train, lora, qlora, grpo; got \"pretrain\"");
   CHECK(refused(R"({"mode":"train","zero":7})").message ==
         "expected one of 0, 1, 2, 3, NO_SHARD, SHARD_GRAD_OP, FULL_SHARD; got 7");
@@ -165,7 +165,7 @@ TEST_CASE("text, config and list: the value's shape") {
         std::vector<std::string>{"h100-sxm"});
   // A long value is shown cut, never inside a UTF-8 character.
   CHECK(refused(R"({"engine":"ääääääääääääääääääääääääääääää"})").message ==
-        "expected one of transformers, vllm, llamacpp, sglang, ollama; got \"ääääääääääääääääääää…\"");
+        "expected one of transformers, vllm, llamacpp, sglang, ollama, mlx; got \"ääääääääääääääääääää…\"");
 }
 
 TEST_CASE("a key is refused where no question reads it: unknown keys list the allowed ones") {

@@ -37,7 +37,7 @@ TEST_CASE("bad requests name the field and what is allowed") {
       {R"({"model":"llama-9000"})", "model", "drop or paste its config.json"},
       {R"({"model":"llama-3.1-8b","weights":"fp12"})", "weights", "use fp32, fp16, bf16, fp8, int8, int4, nf4"},
       {R"({"model":"llama-3.1-8b","kv_dtype":"int4"})", "kv_dtype", "expected one of fp32, fp16, bf16, fp8, q8_0, q4_0"},
-      {R"({"model":"llama-3.1-8b","engine":"tgi"})", "engine", "expected one of transformers, vllm, llamacpp, sglang"},
+      {R"({"model":"llama-3.1-8b","engine":"tgi"})", "engine", "expected one of transformers, vllm, llamacpp, sglang, ollama, mlx"},
       {R"({"model":"llama-3.1-8b","attention":"fast"})", "attention", "expected one of sdpa, eager"},
       {R"({"model":"llama-3.1-8b","engine":"llamacpp","kv_allocation":"paged"})", "kv_allocation", "static"},
       {R"({"model":"llama-3.1-8b","context":-5})", "context", "whole number of tokens from 1 to 100000000, such as 8192 or 8k; got -5"},
