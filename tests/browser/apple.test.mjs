@@ -71,7 +71,7 @@ test('MLX in the engine picker: judged on the Mac, its mlx_lm.generate command c
   await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: session.base });
   await page.locator('#engine-plan').waitFor({ state: 'visible' });
   assert.equal(await page.locator('#engine').inputValue(), 'mlx');
-  assert.equal(await page.locator('#engine option[value="mlx"]').textContent(), 'MLX (mlx-lm, LM Studio on a Mac)');
+  assert.equal(await page.locator('#engine option[value="mlx"]').textContent(), 'MLX (Mac)');
   assert.match(await headline(page), /^Fits on one Apple M2 Ultra 192GB/);
   const expected = 'mlx_lm.generate --model meta-llama/Llama-3.1-8B --kv-bits 8 --prompt -';
   assert.equal(await page.locator('[data-testid="command"]').textContent(), expected);
@@ -80,7 +80,7 @@ test('MLX in the engine picker: judged on the Mac, its mlx_lm.generate command c
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), expected);
   assert.match(await page.locator('#command-note').textContent(), /^The prompt is read from standard input\. .*mlx_lm\.convert -q/);
   await page.locator('#lang').selectOption('de');
-  await page.waitForFunction(() => document.querySelector('#engine option[value="mlx"]').textContent === 'MLX (mlx-lm, LM Studio auf dem Mac)');
+  await page.waitForFunction(() => document.querySelector('#engine option[value="mlx"]').textContent === 'MLX (auf dem Mac)');
   assert.match(await page.locator('#command-note').textContent(), /^Der Prompt wird von der Standardeingabe gelesen\./);
   await page.locator('#lang').selectOption('en');
   // MLX is modelled on Metal only: a discrete card is refused at the GPU field.
