@@ -18,16 +18,22 @@ std::uint64_t default_wired_limit_bytes(std::uint64_t ram) noexcept {
   return (ram / kApplePageBytes * 2 / 3 + 1) * kApplePageBytes;
 }
 
-std::string wired_limit_note(const Gpu& gpu) {
-  if (!gpu.unified_memory) return "";
-  const double usable_gib = static_cast<double>(gpu.usable_bytes()) / static_cast<double>(1ull << 30);
-  const std::string share = "The " + gpu.name + "'s GPU may use " + detail::fixed_text(usable_gib, 2) + " GiB of its " +
-                            std::to_string(gpu.memory_bytes >> 30) + " GiB of RAM";
-  if (gpu.wired_limit_bytes) return share + ": the wired limit given (sudo sysctl iogpu.wired_limit_mb).";
-  return share + ": macOS's default wired limit as macOS 13 to 15 set it. macOS 26 allows more (0.74 to 0.84 of "
-                 "RAM measured on 24 to 128 GB Macs), which is not modelled: give the recommendedMaxWorkingSetSize "
-                 "your Mac reports, or a limit set with sudo sysctl iogpu.wired_limit_mb=N, as the GPU memory limit "
-                 "(--wired-limit-mb).";
+Message wired_limit_note(const Gpu& gpu) {
+  if (!gpu.unified_memory) return {};
+  const std::initializer_list<MessageArg> args = {arg::text("gpu", gpu.name),
+                                                  arg::gib("usable_bytes", gpu.usable_bytes(), 2),
+                                                  arg::gib("ram_bytes", (gpu.memory_bytes >> 30) << 30, 0)};
+  if (gpu.wired_limit_bytes)
+    return message("mac.wired_limit_given",
+                   "The {gpu}'s GPU may use {usable_bytes} of its {ram_bytes} of RAM: the wired limit given (sudo "
+                   "sysctl iogpu.wired_limit_mb).",
+                   args);
+  return message("mac.wired_limit_default",
+                 "The {gpu}'s GPU may use {usable_bytes} of its {ram_bytes} of RAM: macOS's default wired limit as "
+                 "macOS 13 to 15 set it. macOS 26 allows more (0.74 to 0.84 of RAM measured on 24 to 128 GB Macs), "
+                 "which is not modelled: give the recommendedMaxWorkingSetSize your Mac reports, or a limit set with "
+                 "sudo sysctl iogpu.wired_limit_mb=N, as the GPU memory limit (--wired-limit-mb).",
+                 args);
 }
 
 Result<std::uint64_t> wired_limit_for(const Gpu& gpu, std::uint64_t limit_mib, std::string_view field) {

@@ -71,7 +71,7 @@ std::uint64_t default_wired_limit_bytes(std::uint64_t ram_bytes) noexcept;
 
 // What a Mac's verdict counted, said beside it: the GPU's share of the RAM and where it comes from (the limit set, or
 // macOS's default, naming macOS 26's larger one as not modelled). Empty for a GPU with memory of its own.
-std::string wired_limit_note(const Gpu& gpu);
+Message wired_limit_note(const Gpu& gpu);
 
 // The most a wired limit may be: the machine's RAM (macOS wires no more than it has).
 // Refused, naming `field`, for a GPU without unified memory or a limit above its RAM.

@@ -191,9 +191,14 @@ ServingEstimate estimate_serving(const ModelSpec& spec, const InferenceEstimate&
       if (const std::string note = compute_note(e, gpu); s.prefill && !note.empty())
         s.prefill->explanation += " " + note;
       if (!fits)
-        s.note = "The estimate does not fit on " + (gpus > 1 ? std::to_string(gpus) + " × " : "one ") + gpu.name +
-                 " within the headroom: this is the speed it would have if it did (the recommendation ranks "
-                 "multi-GPU configurations).";
+        s.note = gpus > 1 ? message("speed.unfit_gpus",
+                                    "The estimate does not fit on {n} × {gpu} within the headroom: this is the speed "
+                                    "it would have if it did (the recommendation ranks multi-GPU configurations).",
+                                    {arg::digits("n", gpus), arg::text("gpu", gpu.name)})
+                          : message("speed.unfit_gpu",
+                                    "The estimate does not fit on one {gpu} within the headroom: this is the speed "
+                                    "it would have if it did (the recommendation ranks multi-GPU configurations).",
+                                    {arg::text("gpu", gpu.name)});
       tokens_per_second = s.decode.tokens_per_second;
       out.speed = std::move(s);
     }

@@ -57,9 +57,9 @@ struct ServingSpeed {
   std::uint64_t prompt_tokens = 0;
   DecodeSpeed decode;
   std::optional<PrefillSpeed> prefill;
-  std::string prefill_unavailable;  // why prefill has no figure (e.g. Apple GPUs: no TFLOPS in the catalog)
+  Message prefill_unavailable;  // why prefill has no figure (e.g. Apple GPUs: no TFLOPS in the catalog)
   std::string_view efficiency_source;
-  std::string note;  // e.g. "does not fit on one GPU: the speed it would have if it did"
+  Message note;  // e.g. "does not fit on one GPU: the speed it would have if it did"
 };
 
 struct ServingEstimate {

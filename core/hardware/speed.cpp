@@ -315,8 +315,9 @@ Result<PrefillSpeed> estimate_prefill(const SpeedModel& model, const Gpu& gpu, c
     return make_error("prompt_tokens", "must be between 1 and 100000000");
   const std::optional<double> peak = peak_tflops(gpu, o.compute);
   if (!peak || !positive_finite(*peak))
-    return make_error("gpu", gpu.name + " has no " + std::string(compute_path_field(o.compute)) +
-                                 " figure in the catalog, so prefill speed cannot be estimated");
+    return make_error("gpu", message("speed.no_tflops",
+                                     "{gpu} has no {field} figure in the catalog, so prefill speed cannot be estimated",
+                                     {arg::text("gpu", gpu.name), arg::text("field", compute_path_field(o.compute))}));
   const Efficiency& eff = efficiency(o.engine, gpu_class_of(gpu));
   const double s = static_cast<double>(o.prompt_tokens);
   const double tp = static_cast<double>(o.tensor_parallel);

@@ -27,11 +27,13 @@ void write_speed(JsonWriter& w, const ServingSpeed& s) {
   w.field("explanation", d.explanation);
   w.field("flops_per_step", d.flops_per_step_per_gpu);
   write_text_or_null(w, "note", s.note);
+  if (!s.note.id.empty()) w.message_id("note_i18n", s.note);
   if (s.prefill) w.field("prefill_explanation", s.prefill->explanation);
   else w.field("prefill_explanation", nullptr);
   if (s.prefill) write_range(w, "prefill_tokens_per_second", s.prefill->tokens_per_second);
   else w.field("prefill_tokens_per_second", nullptr);
   write_text_or_null(w, "prefill_unavailable", s.prefill_unavailable);
+  if (!s.prefill_unavailable.id.empty()) w.message_id("prefill_unavailable_i18n", s.prefill_unavailable);
   w.field("prompt_tokens", s.prompt_tokens);
   w.field("tensor_parallel_efficiency", d.tensor_parallel_efficiency);
   w.end_object();

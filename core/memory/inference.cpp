@@ -1121,28 +1121,36 @@ void add_sglang_notes(std::vector<Message>& notes, const ModelSpec& spec, const 
                       const InferenceEstimate& e) {
   const SglangCapacity& c = *e.sglang;
   if (!o.gpu_memory_bytes) {
-    notes.push_back("Choose a GPU to see SGLang's KV pool (max_total_num_tokens) and concurrency.");
+    notes.push_back(message("sglang.choose_gpu",
+                            "Choose a GPU to see SGLang's KV pool (max_total_num_tokens) and concurrency."));
     return;
   }
   if (o.gpu_total_nominal)
-    notes.push_back("The catalog has no driver-reported total for this GPU: SGLang's free memory is taken from its "
-                    "nominal memory, while the driver shows 1–3 % less, so the pool here is somewhat high.");
+    notes.push_back(message("sglang.nominal_total",
+                            "The catalog has no driver-reported total for this GPU: SGLang's free memory is taken "
+                            "from its nominal memory, while the driver shows 1–3 % less, so the pool here is "
+                            "somewhat high."));
   if (c.rule == SglangRule::by_gpu_memory && c.mem_fraction_default && spec.vision_params)
-    notes.push_back("SGLang lowers mem_fraction_static further for a multimodal model by its vision tower's size "
-                    "(adjust_mem_fraction_for_vlm), which is not modelled: the pool here is high.");
+    notes.push_back(message("sglang.vision_fraction",
+                            "SGLang lowers mem_fraction_static further for a multimodal model by its vision tower's "
+                            "size (adjust_mem_fraction_for_vlm), which is not modelled: the pool here is high."));
   if (e.kv.windowed_layers && c.max_total_num_tokens)
-    notes.push_back("SGLang's hybrid sliding-window pool (swa_full_tokens_ratio 0.8) is not modelled: every layer "
-                    "is counted at full length per token, as with --disable-hybrid-swa-memory.");
+    notes.push_back(message("sglang.hybrid_swa",
+                            "SGLang's hybrid sliding-window pool (swa_full_tokens_ratio 0.8) is not modelled: every "
+                            "layer is counted at full length per token, as with --disable-hybrid-swa-memory."));
   if (e.kv.state_layers)
-    notes.push_back("SGLang gives the linear-attention or Mamba state its own share of the pool "
-                    "(mamba_full_memory_ratio 0.9), which is not modelled: the token capacity here is high.");
+    notes.push_back(message("sglang.state_share",
+                            "SGLang gives the linear-attention or Mamba state its own share of the pool "
+                            "(mamba_full_memory_ratio 0.9), which is not modelled: the token capacity here is high."));
   if (!c.max_total_num_tokens)
-    notes.push_back("SGLang would refuse to start (\"Not enough memory. Please try to increase "
-                    "--mem-fraction-static.\"): the weights fill mem_fraction_static of the GPU.");
+    notes.push_back(message("sglang.no_pool",
+                            "SGLang would refuse to start (\"Not enough memory. Please try to increase "
+                            "--mem-fraction-static.\"): the weights fill mem_fraction_static of the GPU."));
   else if (c.max_total_num_tokens < c.context_len)
-    notes.push_back((Text() << "SGLang's pool holds " << n(c.max_total_num_tokens) << " tokens, less than one "
-                            << n(c.context_len) << "-token sequence: a prompt that long is refused.")
-                        .str());
+    notes.push_back(message("sglang.pool_short",
+                            "SGLang's pool holds {tokens} tokens, less than one {context}-token sequence: a prompt "
+                            "that long is refused.",
+                            {arg::count("tokens", c.max_total_num_tokens), arg::count("context", c.context_len)}));
 }
 
 // What MLX's figures leave out.
@@ -1177,29 +1185,38 @@ void add_mlx_notes(std::vector<Message>& notes, const InferenceOptions& o, const
 void add_ollama_notes(std::vector<Message>& notes, const ModelSpec& spec, const InferenceEstimate& e) {
   const OllamaEstimate& c = *e.ollama;
   if (c.kv_type_ignored)
-    notes.push_back("Ollama quantizes the KV cache only with flash attention (OLLAMA_FLASH_ATTENTION=1): without it "
-                    "OLLAMA_KV_CACHE_TYPE is ignored and the cache stays f16, as counted here.");
+    notes.push_back(message("ollama.kv_type_ignored",
+                            "Ollama quantizes the KV cache only with flash attention (OLLAMA_FLASH_ATTENTION=1): "
+                            "without it OLLAMA_KV_CACHE_TYPE is ignored and the cache stays f16, as counted here."));
   if (c.graph_formula != "llama" && c.graph_formula != "qwen2" && c.graph_formula != "generic")
-    notes.push_back("Ollama has its own graph estimate for " + spec.architecture +
-                    " (and for Gemma 3 and gpt-oss its own KV sizing of sliding-window layers), not modelled here: "
-                    "the graph uses its generic rule, heads / kv_heads × KV / 6.");
+    notes.push_back(message("ollama.graph_unmodelled",
+                            "Ollama has its own graph estimate for {architecture} (and for Gemma 3 and gpt-oss its "
+                            "own KV sizing of sliding-window layers), not modelled here: the graph uses its generic "
+                            "rule, heads / kv_heads × KV / 6.",
+                            {arg::text("architecture", spec.architecture)}));
   if (e.kv.state_layers || e.kv.windowed_layers)
-    notes.push_back("Ollama's estimator sizes the KV cache of every layer for the full num_ctx, as counted here, "
-                    "although llama.cpp then keeps less for sliding-window, linear-attention or Mamba layers.");
+    notes.push_back(message("ollama.kv_full_ctx",
+                            "Ollama's estimator sizes the KV cache of every layer for the full num_ctx, as counted "
+                            "here, although llama.cpp then keeps less for sliding-window, linear-attention or Mamba "
+                            "layers."));
   if (!c.planned) {
-    notes.push_back("Choose a GPU to see how many layers Ollama offloads and what stays in system RAM.");
+    notes.push_back(message("ollama.choose_gpu",
+                            "Choose a GPU to see how many layers Ollama offloads and what stays in system RAM."));
     return;
   }
-  notes.push_back("Ollama sizes against the memory it finds free; here the GPU's whole memory as the driver reports "
-                  "it, so what other programs use comes off the layers it can offload.");
+  notes.push_back(message("ollama.free_memory",
+                          "Ollama sizes against the memory it finds free; here the GPU's whole memory as the driver "
+                          "reports it, so what other programs use comes off the layers it can offload."));
   if (!c.gpu_usable)
-    notes.push_back("Ollama would run this model on the CPU only: the GPU cannot hold its minimum, the graph and "
-                    "two layers.");
+    notes.push_back(message("ollama.cpu_only",
+                            "Ollama would run this model on the CPU only: the GPU cannot hold its minimum, the graph "
+                            "and two layers."));
   else if (c.layers_offload < c.layers_model)
-    notes.push_back((Text() << "Ollama offloads " << n(c.layers_offload) << "/" << n(c.layers_model)
-                            << " layers to the GPU; " << n(c.system_ram_bytes)
-                            << " B (weights and KV of the other layers, and the token embeddings) stay in system RAM.")
-                        .str());
+    notes.push_back(message("ollama.partial_offload",
+                            "Ollama offloads {gpu_layers}/{layers} layers to the GPU; {ram_bytes} (weights and KV of "
+                            "the other layers, and the token embeddings) stay in system RAM.",
+                            {arg::count("gpu_layers", c.layers_offload), arg::count("layers", c.layers_model),
+                             arg::bytes("ram_bytes", c.system_ram_bytes)}));
 }
 
 // What the figures leave out or assume for this engine, format and model.

@@ -113,12 +113,15 @@ std::optional<Error> use_gpu_count(const ModelSpec& spec, const Request& r, Infe
   if (splits_layers) {
     o.device_split.assign(n, 1.0);
     notes.push_back(o.engine == Engine::llamacpp
-                        ? "llama.cpp splits the layers across the " + count +
-                              " GPUs (--split-mode layer); each layer's KV cache sits with it, the output layer on "
-                              "the last GPU, and every GPU keeps a compute buffer."
-                        : "transformers places whole layers on the " + count +
-                              " GPUs in order (device_map=\"auto\"); each layer's KV cache sits with it, the logits "
-                              "on the last GPU.");
+                        ? message("llamacpp.split_gpus",
+                                  "llama.cpp splits the layers across the {n} GPUs (--split-mode layer); each layer's "
+                                  "KV cache sits with it, the output layer on the last GPU, and every GPU keeps a "
+                                  "compute buffer.",
+                                  {arg::digits("n", n)})
+                        : message("transformers.split_gpus",
+                                  "transformers places whole layers on the {n} GPUs in order (device_map=\"auto\"); "
+                                  "each layer's KV cache sits with it, the logits on the last GPU.",
+                                  {arg::digits("n", n)}));
     return std::nullopt;
   }
   if (r.tp * r.pp > 1) {
@@ -131,15 +134,19 @@ std::optional<Error> use_gpu_count(const ModelSpec& spec, const Request& r, Infe
   o.tensor_parallel = n;
   const auto tp_problem = check_parallel(spec, o);
   if (!tp_problem) {
-    notes.push_back(engine + " serves the " + count + " GPUs as tensor parallel (" +
-                    (sglang ? "--tp " : "--tensor-parallel-size ") + count + ").");
+    notes.push_back(message("parallel.tensor", "{engine} serves the {n} GPUs as tensor parallel ({flag} {n}).",
+                            {arg::text("engine", engine), arg::digits("n", n),
+                             arg::text("flag", sglang ? "--tp" : "--tensor-parallel-size")}));
     return std::nullopt;
   }
   o.tensor_parallel = 1;
   o.pipeline_parallel = n;
   if (!check_parallel(spec, o)) {
-    notes.push_back(engine + " serves the " + count + " GPUs as pipeline parallel (" +
-                    (sglang ? "--pp-size " : "--pipeline-parallel-size ") + count + "): tp " + tp_problem->message + ".");
+    notes.push_back(message("parallel.pipeline",
+                            "{engine} serves the {n} GPUs as pipeline parallel ({flag} {n}): tp {problem}.",
+                            {arg::text("engine", engine), arg::digits("n", n),
+                             arg::text("flag", sglang ? "--pp-size" : "--pipeline-parallel-size"),
+                             arg::text("problem", tp_problem->message.text)}));
     return std::nullopt;
   }
   return make_error("gpus", engine + " cannot use " + count + " GPUs for this model: tp " + tp_problem->message +
@@ -158,16 +165,17 @@ std::optional<Error> use_devices(const Catalog& catalog, const Request& r, Resol
   for (const std::string& name : r.devices) {
     auto found = resolve_gpu(catalog.gpus, name, "gpus");
     if (!found) return found.error();
-    if (!found.value().note.empty()) out.name_notes.push_back(found.value().note + ".");
+    if (!found.value().note.empty()) out.name_notes.push_back(found.value().note);
     const Gpu* gpu = found.value().gpu;
     if (gpu->one_per_machine()) return make_error("gpus", gpu->name + ": " + std::string(kOnePerMachine));
     const std::uint64_t total = gpu->driver_total_bytes(), used = kCudaContextBytes + kCublasWorkspaceBytes;
     out.devices.push_back(gpu);
     out.options.device_split.push_back(static_cast<double>((total > used ? total - used : 0) / kMiB));
   }
-  out.name_notes.push_back("llama.cpp splits the layers across the cards by their free memory (--split-mode layer); "
-                           "each layer's KV cache sits with it, the output layer on the last card. Speed and cost "
-                           "for different cards together are not estimated.");
+  out.name_notes.push_back(message("llamacpp.split_cards",
+                                   "llama.cpp splits the layers across the cards by their free memory (--split-mode "
+                                   "layer); each layer's KV cache sits with it, the output layer on the last card. "
+                                   "Speed and cost for different cards together are not estimated."));
   return std::nullopt;
 }
 
@@ -410,7 +418,7 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
     out.gpu = found.value().gpu;
     if (!found.value().note.empty()) out.name_notes.push_back(found.value().note);
     if (auto wired = wired_limit_applied(*out.gpu, r.wired_limit_mb); !wired) return wired.error();
-    if (const std::string wired = wired_limit_note(*out.gpu); !wired.empty()) out.name_notes.push_back(wired);
+    if (const Message wired = wired_limit_note(*out.gpu); !wired.empty()) out.name_notes.push_back(wired);
     o.gpu_memory_bytes = out.gpu->driver_total_bytes();
     o.gpu_total_nominal = !out.gpu->driver_visible_bytes;
     o.gpu_is_a100 = lookup_key(out.gpu->name).find("a100") != std::string::npos;
@@ -491,9 +499,10 @@ Result<Report> evaluate(const Catalog& catalog, const Request& r, const Resolved
                       {arg::digits("context", rr.options.context_tokens)}));
   for (const auto& note : rr.name_notes) report.estimate.notes.push_back(note);
   if (report.estimate.engine == Engine::ollama && ollama_parallel_automatic(r.engine_version))
-    report.estimate.notes.push_back("Ollama before 0.10 tried 4 parallel sequences (2 from 0.6.7) before 1 when "
-                                    "OLLAMA_NUM_PARALLEL was unset, which is not modelled: the figures are for the "
-                                    "batch given (OLLAMA_NUM_PARALLEL).");
+    report.estimate.notes.push_back(message("ollama.parallel_automatic",
+                                            "Ollama before 0.10 tried 4 parallel sequences (2 from 0.6.7) before 1 "
+                                            "when OLLAMA_NUM_PARALLEL was unset, which is not modelled: the figures "
+                                            "are for the batch given (OLLAMA_NUM_PARALLEL)."));
   if (report.context_source == "model_max") {
     const std::uint64_t context = rr.options.context_tokens;
     report.estimate.notes.push_back(

@@ -261,13 +261,13 @@ std::optional<std::uint64_t> wired_limit_needed(const Gpu& gpu, std::uint64_t by
   return gib << 10;
 }
 
-std::string wired_limit_cost(const Gpu& gpu, std::uint64_t limit_mib) {
+Message wired_limit_cost(const Gpu& gpu, std::uint64_t limit_mib) {
   const std::uint64_t left_gib = (gpu.memory_bytes >> 30) - (limit_mib >> 10);
-  return (Text() << "Run sudo sysctl iogpu.wired_limit_mb=" << limit_mib
-                 << " before loading the model (it lasts until the Mac restarts). Wired memory cannot be paged out: "
-                    "macOS and every other app then share the remaining "
-                 << left_gib << " GB, and if they need more the Mac can freeze or restart")
-      .str();
+  return message("remedy.wired_limit",
+                 "Run sudo sysctl iogpu.wired_limit_mb={limit} before loading the model (it lasts until the Mac "
+                 "restarts). Wired memory cannot be paged out: macOS and every other app then share the remaining "
+                 "{left_bytes}, and if they need more the Mac can freeze or restart",
+                 {arg::digits("limit", limit_mib), arg::gib("left_bytes", left_gib << 30, 0)});
 }
 
 constexpr const char* kWiredSource =
