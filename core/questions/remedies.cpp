@@ -267,7 +267,7 @@ Message wired_limit_cost(const Gpu& gpu, std::uint64_t limit_mib) {
                  "Run sudo sysctl iogpu.wired_limit_mb={limit} before loading the model (it lasts until the Mac "
                  "restarts). Wired memory cannot be paged out: macOS and every other app then share the remaining "
                  "{left_bytes}, and if they need more the Mac can freeze or restart",
-                 {arg::digits("limit", limit_mib), arg::gib("left_bytes", left_gib << 30, 0)});
+                 {arg::text("limit", std::to_string(limit_mib)), arg::gib("left_bytes", left_gib << 30, 0)});
 }
 
 constexpr const char* kWiredSource =

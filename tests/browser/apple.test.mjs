@@ -80,8 +80,7 @@ test('MLX in the engine picker: judged on the Mac, its mlx_lm.generate command c
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), expected);
   assert.match(await page.locator('#command-note').textContent(), /^The prompt is read from standard input\. .*mlx_lm\.convert -q/);
   await page.locator('#lang').selectOption('de');
-  await page.waitForFunction(() => document.querySelector('#engine option[value="mlx"]').textContent === 'MLX (auf dem Mac)');
-  assert.match(await page.locator('#command-note').textContent(), /^Der Prompt wird von der Standardeingabe gelesen\./);
+  await page.waitForFunction(() => /^Der Prompt wird von der Standardeingabe gelesen\./.test(document.querySelector('#command-note').textContent));
   await page.locator('#lang').selectOption('en');
   // MLX is modelled on Metal only: a discrete card is refused at the GPU field.
   await page.locator('#gpu').selectOption('rtx-4090');

@@ -392,7 +392,7 @@ const TEXTS = {
     'engine.llamacpp': 'llama.cpp',
     'engine.sglang': 'SGLang',
     'engine.ollama': 'Ollama',
-    'engine.mlx': 'MLX (auf dem Mac)',
+    'engine.mlx': 'MLX (Mac)',
     'optimizer.adamw': 'AdamW',
     'optimizer.adamw-8bit': 'AdamW 8 Bit',
     'optimizer.paged-adamw': 'Paged AdamW',
