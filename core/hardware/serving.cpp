@@ -190,7 +190,8 @@ ServingEstimate estimate_serving(const ModelSpec& spec, const InferenceEstimate&
       else s.prefill_unavailable = prefill.error().message;
       if (const std::string note = compute_note(e, gpu); s.prefill && !note.empty())
         s.prefill->explanation += " " + note;
-      if (!fits)
+      // With layers left in system RAM (-ngl, Ollama's split) the speed already reads them there: no "if it did".
+      if (!fits && !o.gpu_layers)
         s.note = gpus > 1 ? message("speed.unfit_gpus",
                                     "The estimate does not fit on {n} × {gpu} within the headroom: this is the speed "
                                     "it would have if it did (the recommendation ranks multi-GPU configurations).",

@@ -705,6 +705,11 @@ test('Ollama on a chosen GPU: the headline gives its offloaded layers and system
   assert.equal(await page.locator('#engine option[value="ollama"]').textContent(), 'Ollama');
   assert.equal(await page.locator('#headline').textContent(),
     'Runs on one GeForce RTX 4060 with Ollama: 14 of 33 layers on the GPU, 10.6 GB in system RAM, num_ctx 8,192');
+  // The speed block speaks of that placement (the core reads the 19 layers in RAM at system bandwidth), with no
+  // "does not fit" beside a headline that says it runs.
+  const speed = await page.locator('#speed-figures').textContent();
+  assert.match(speed, /Decode[\d.,–]+ tokens\/s/);
+  assert.doesNotMatch(speed, /does not fit|if it did/);
   const expected = 'OLLAMA_CONTEXT_LENGTH=8192 ollama serve';
   assert.equal(await page.locator('[data-testid="command"]').textContent(), expected);
   await page.locator('#copy-command').click();

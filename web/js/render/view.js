@@ -123,7 +123,7 @@ const deploymentText = (pool, row, t, f, owned) => {
 };
 
 /** Whether Ollama runs the model on the row's GPU with some layers in system RAM. */
-const ollamaSplits = (ollama) => Boolean(ollama?.planned && ollama.gpu_usable && ollama.layers_offload > 0
+export const ollamaSplits = (ollama) => Boolean(ollama?.planned && ollama.gpu_usable && ollama.layers_offload > 0
   && ollama.layers_offload < ollama.layers_model);
 
 export function headlineText(row, t, f, options = {}) {
