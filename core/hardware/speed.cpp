@@ -88,7 +88,7 @@ Result<bool> check_inputs(const SpeedModel& model, const Gpu& gpu, const SpeedOp
   if (!gpu.bandwidth_gb_s || !positive_finite(*gpu.bandwidth_gb_s))
     return make_error("gpu", gpu.name + " has no memory bandwidth in the catalog, so no speed can be estimated");
   if ((o.engine == Engine::vllm || o.engine == Engine::sglang) && gpu_class_of(gpu) == GpuClass::apple)
-    return make_error("engine", std::string(o.engine == Engine::vllm ? "vLLM" : "SGLang") +
+    return make_error("engine", std::string(engine_title(o.engine)) +
                                     " has no Apple GPU backend; use llama.cpp or transformers on " + gpu.name);
   if (o.engine == Engine::mlx && gpu_class_of(gpu) != GpuClass::apple)
     return make_error("gpu", message("mlx.speed_apple_only",

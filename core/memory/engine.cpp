@@ -17,6 +17,18 @@ std::string_view engine_name(Engine engine) noexcept {
   return "transformers";
 }
 
+std::string_view engine_title(Engine engine) noexcept {
+  switch (engine) {
+    case Engine::transformers: return "transformers";
+    case Engine::vllm: return "vLLM";
+    case Engine::llamacpp: return "llama.cpp";
+    case Engine::sglang: return "SGLang";
+    case Engine::ollama: return "Ollama";
+    case Engine::mlx: return "MLX";
+  }
+  return "transformers";
+}
+
 std::optional<Engine> parse_engine(std::string_view name) noexcept {
   if (name == "transformers" || name == "hf" || name == "pytorch") return Engine::transformers;
   if (name == "vllm") return Engine::vllm;

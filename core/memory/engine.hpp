@@ -15,6 +15,7 @@ enum class Attention { sdpa, eager };  // llama.cpp: sdpa = -fa on, eager = -fa 
 enum class KvAllocation { engine_default, static_max, paged };
 
 std::string_view engine_name(Engine engine) noexcept;  // "transformers", "vllm", "llamacpp", "sglang", "ollama", "mlx"
+std::string_view engine_title(Engine engine) noexcept;  // as its project writes it: "vLLM", "llama.cpp", "SGLang", ...
 std::optional<Engine> parse_engine(std::string_view name) noexcept;  // also "llama.cpp", "hf", "mlx-lm"
 std::string_view attention_name(Attention attention) noexcept;       // "sdpa", "eager"
 std::optional<Attention> parse_attention(std::string_view name) noexcept;  // also "flash"

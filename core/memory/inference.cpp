@@ -303,7 +303,7 @@ Result<WeightFormat> weight_format_of(const ModelSpec& spec, const InferenceOpti
     format.scheme = WeightScheme::plain;
   }
   if (ggml_engine(o.engine) && format.scheme != WeightScheme::plain && format.scheme != WeightScheme::gguf)
-    return make_error("weights", (Text() << (o.engine == Engine::ollama ? "Ollama" : "llama.cpp") << " loads GGUF files: use f16, bf16, fp32 or a GGUF type such as "
+    return make_error("weights", (Text() << engine_title(o.engine) << " loads GGUF files: use f16, bf16, fp32 or a GGUF type such as "
                                             "q4_k_m or q8_0, not "
                                          << weight_format_name(format))
                                      .str());

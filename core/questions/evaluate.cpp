@@ -129,7 +129,7 @@ std::optional<Error> use_gpu_count(const ModelSpec& spec, const Request& r, Infe
     return make_error("gpus", "is " + count + ", but tp × pp is " + std::to_string(r.tp * r.pp) +
                                   "; give tp and pp that multiply to the GPUs, or leave them to gpus");
   }
-  const std::string engine = o.engine == Engine::sglang ? "SGLang" : "vLLM";
+  const std::string engine(engine_title(o.engine));
   const bool sglang = o.engine == Engine::sglang;
   o.tensor_parallel = n;
   const auto tp_problem = check_parallel(spec, o);
@@ -314,7 +314,7 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
     out.model.notes.push_back(message("llamacpp.gguf_for_checkpoint",
                                       "{engine} runs GGUF files: the {checkpoint} checkpoint is estimated as the GGUF "
                                       "file type it is published in, {gguf}; choose another with --weights",
-                                      {arg::text("engine", o.engine == Engine::ollama ? "Ollama" : "llama.cpp"),
+                                      {arg::text("engine", engine_title(o.engine)),
                                        arg::text("checkpoint", out.model.quantization), arg::text("gguf", weights)}));
   }
   auto format = parse_weight_format(weights);
@@ -340,7 +340,7 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
                                         "The checkpoint is calibrated for an {kv} KV cache, which {engine} does not "
                                         "read: the KV cache is counted at the engine's default precision (kv_dtype "
                                         "{kv} to match).",
-                                        {arg::text("kv", own), arg::text("engine", engine_name(o.engine))}));
+                                        {arg::text("kv", own), arg::text("engine", engine_title(o.engine))}));
     }
   }
   if (!r.attention.empty()) {
