@@ -200,6 +200,20 @@ void judge_devices(Report& report, const ResolvedRequest& rr) {
                d.total};
 }
 
+// Without a context the breakdown is at llama.cpp's n_ctx default, while llama-server (-c 0) with --fit runs the
+// context its plan chose on the request's GPU, which the headline and the command speak of: the note says both.
+void note_fit_context(Report& report) {
+  const auto& plan = report.llamacpp_fit;
+  InferenceEstimate& e = report.estimate;
+  if (!plan || report.context_source != "engine_default" || plan->context == e.context_tokens) return;
+  for (Message& note : e.notes)
+    if (note.id == "context.engine_default_max" || note.id == "context.engine_default")
+      note = message("context.llamacpp_fit",
+                     "No context given: the figures are for {context} tokens; llama-server without -c runs "
+                     "{fit_context} tokens of context on this GPU, as its --fit plan shows.",
+                     {arg::digits("context", e.context_tokens), arg::digits("fit_context", plan->context)});
+}
+
 // The headline, and what each device of a split leaves free on its card: its own in a list of cards, else the GPU
 // the headline speaks of.
 void add_verdict(Report& report, const ResolvedRequest& rr) {
@@ -554,6 +568,7 @@ Result<Report> evaluate(const Catalog& catalog, const Request& r, const Resolved
     report.gpus = fit_rows(report.estimate, catalog.gpus, fit_headroom);
   }
   add_llamacpp_fit(report, rr);
+  note_fit_context(report);
   add_verdict(report, rr);
   add_command(report, r, rr);
   return report;

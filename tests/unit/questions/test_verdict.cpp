@@ -95,6 +95,11 @@ TEST_CASE("llama.cpp without a context: the headline speaks of the context --fit
   CHECK(arg_of(v.message, "context").integer == 40960);
   CHECK(v.kind == VerdictKind::fits);
   CHECK(v.label.empty());
+  // The note on the context says both, instead of "4096 tokens assumed" beside a headline at 40,960.
+  bool noted = false;
+  for (const Message& n : r.estimate.notes)
+    if (n.id == "context.llamacpp_fit") noted = arg_of(n, "fit_context").integer == 40960;
+  CHECK(noted);
   // A context asked for: fit keeps it, and the headline is the table's.
   const Report asked =
       evaluate_json(R"({"model":"qwen3-30b-a3b","engine":"llamacpp","weights":"q4_k_m","gpu":"h100-sxm","context":8192})");
