@@ -187,3 +187,24 @@ TEST_CASE("A training job over several GPUs: the verdict is about each of them")
   CHECK(arg_of(v.message, "count").integer == 8);
   CHECK(arg_of(v.message, "free_bytes").integer == report.value().gpus.front().free_bytes);
 }
+
+TEST_CASE("Different cards together: the verdict is the fullest card's, and each device's free memory is its own card's") {
+  auto request = request_from_json(R"({"model":"llama-3.1-8b","engine":"llamacpp","weights":"q4_k_m","context":8192})");
+  REQUIRE(request.ok());
+  request.value().devices = {"rtx-3090", "rtx-4060-ti-16gb"};  // "gpus" as names, as the CLI's --gpus a,b reads them
+  auto evaluated = evaluate(test::catalog(), request.value());
+  REQUIRE(evaluated.ok());
+  const Report& r = evaluated.value();
+  REQUIRE(r.gpus.size() == 2);
+  const Verdict& v = r.verdict;
+  const GpuFit& fullest = r.gpus[0].free_bytes < r.gpus[1].free_bytes ? r.gpus[0] : r.gpus[1];
+  CHECK(v.gpu == fullest.gpu);
+  CHECK(v.message.id == "headline.cards_fits");
+  CHECK(arg_of(v.message, "gpus").text == r.gpus[0].gpu->name + " + " + r.gpus[1].gpu->name);
+  CHECK(arg_of(v.message, "free_bytes").integer == fullest.free_bytes);
+  REQUIRE(r.device_free_bytes.size() == 2);
+  for (std::size_t i = 0; i < 2; ++i)
+    CHECK(r.device_free_bytes[i] == signed_difference(r.gpus[i].gpu->usable_bytes(), r.estimate.devices[i].total));
+  const json devices = json::parse(report_to_json(r)).at("per_gpu").at("devices");
+  CHECK(devices.at(1).at("free_bytes") == r.device_free_bytes[1]);
+}
