@@ -83,7 +83,8 @@ export function headline(report, { t, f }) {
   const v = report.verdict;
   const row = v.gpu ? report.gpus.find((g) => g.id === v.gpu) ?? null : null;
   // A Mac's clause follows the sentence: how much of its RAM the verdict counted (the core's English has both).
-  const text = v.wired_i18n ? t.message('', v.message_i18n, f) + t.message('', v.wired_i18n, f) : t.message(v.message, v.message_i18n, f);
+  const text = v.wired_i18n ? t.message('', v.message_i18n, f) + t.message('', v.wired_i18n, f)
+    : t.message(v.message, v.message_i18n, f);
   return { row, text, fit: v.fit };
 }
 
