@@ -71,6 +71,9 @@ std::string gpu_name(const json& catalog, const json& id) {
   return id.is_string() ? id.get<std::string>() : std::string();
 }
 
+// The headline sentence the page shows, above the GPU table it sums up.
+void append_headline(std::string& out, const json& a) { appendf(out, "%s\n", text(a.at("verdict").at("message"))); }
+
 void append_notes(std::string& out, const json& notes, const char* indent) {
   for (const json& note : notes) appendf(out, "%snote: %s\n", indent, text(note));
 }
@@ -242,11 +245,21 @@ std::string gb_and_gib(std::uint64_t b) {
   return out;
 }
 
+// How the GPUs share the model, in words: per_gpu's "how".
+std::string split_words(const json& how) {
+  const std::string_view h = text(how);
+  if (h == "layer_split") return "layers split across GPUs (llama.cpp --tensor-split)";
+  if (h == "device_map") return "whole layers on each GPU (transformers device_map=\"auto\")";
+  if (h == "tensor_parallel") return "every layer split across GPUs (tensor parallel)";
+  if (h == "pipeline_parallel") return "consecutive layers on each GPU (pipeline parallel)";
+  return std::string(h);
+}
+
 // Over several GPUs: how they share the model and each one's part (vLLM's ranks are alike: one line).
 void append_per_gpu(std::string& out, const json& a) {
   if (!a.contains("per_gpu")) return;
   const json& g = a.at("per_gpu");
-  appendf(out, "  per GPU      %llu GPUs, %s; the fullest decides:\n", whole(g.at("gpus")), text(g.at("how")));
+  appendf(out, "  per GPU      %llu GPUs, %s; the fullest decides:\n", whole(g.at("gpus")), split_words(g.at("how")).c_str());
   const json& devices = g.at("devices");
   if (devices.empty()) {
     appendf(out, "    each       %s\n", gb_and_gib(bytes(g.at("total"))).c_str());
@@ -312,9 +325,13 @@ std::string estimate_table(const json& a) {
   // Over several of one card each row is that card's share; a list of different cards has a row for each card.
   const bool each = a.contains("per_gpu") && a.at("gpus").size() != whole(a.at("per_gpu").at("gpus"));
   const char* free = each ? "GiB free each" : "GiB free";
+  append_headline(out, a);
+  const json& v = a.at("verdict");
   for (const json& f : a.at("gpus")) {
     std::string verdict = fit_words(f.at("fit"));
-    if (f.at("fit") == "does_not_fit" && whole(f.at("gpus_needed")) > 1)
+    // The headline's GPU runs the model where its fit alone says it does not (part of it in system RAM).
+    if (!v.at("label").is_null() && f.at("id") == v.at("gpu")) verdict = text(v.at("label"));
+    else if (f.at("fit") == "does_not_fit" && whole(f.at("gpus_needed")) > 1)
       verdict += ", needs " + std::to_string(whole(f.at("gpus_needed"))) + " GPUs";
     appendf(out, "  %-34s %-28s %+8.1f %s\n", text(f.at("name")), verdict.c_str(), gib(f.at("free_bytes")), free);
   }
@@ -369,6 +386,7 @@ std::string training_table(const json& a, const json& catalog) {
   }
   append_notes(out, a.at("notes"), "  ");
   out += "\n";
+  append_headline(out, a);
   for (const json& f : a.at("gpus"))
     appendf(out, "  %-34s %-14s %+8.1f GiB free\n", text(f.at("name")), fit_words(f.at("fit")).c_str(), gib(f.at("free_bytes")));
   return out;

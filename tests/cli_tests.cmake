@@ -57,6 +57,17 @@ vramfit_cli_test(bad_engine FAIL ARGS --model llama-3.1-8b --engine tgi
 vramfit_cli_test(bad_kv_dtype FAIL ARGS --model llama-3.1-8b --kv-dtype q5 MATCH "--kv-dtype: expected one of fp32, fp16, bf16, fp8, q8_0, q4_0; got \"q5\"")
 vramfit_cli_test(bad_gpu_util FAIL ARGS --model llama-3.1-8b --gpu-util 1.5 MATCH "--gpu-util: expected a fraction above 0 and at most 1, such as 0.4 or 40%; got \"1.5\"")
 vramfit_cli_test(gguf_weights ARGS --model llama-3.1-8b --weights q4_k_m --kv-dtype fp8 --json MATCH "\"weights\":\"q4_k_m\"")
+# One verdict for the headline and the GPU table. Ollama with layers in system RAM (ollama#5913: layers.model=81
+# layers.offload=43 on one 24 GiB GPU): the headline says it runs, and the GPU's row says the same, not "needs 2 GPUs".
+vramfit_cli_test(ollama_split_headline_and_row ARGS --model qwen2.5-72b --engine ollama --context 2048 --weights q4_k_s
+                 --gpu rx-7900-xtx
+                 MATCH "\nRuns on one AMD Radeon RX 7900 XTX with Ollama: 43 of 81 layers on the GPU, [0-9.]+ GB in system RAM, num_ctx 2,048\n  AMD Radeon RX 7900 XTX +runs with 43 of 81 layers on the GPU +-[0-9.]+ GiB free\n")
+# vLLM with no KV block left (16.06 GB of bf16 weights in 0.9 × 16 GiB) would not start: the headline says so.
+vramfit_cli_test(vllm_refuses_headline ARGS --model llama-3.1-8b --engine vllm --weights bf16 --gpu rtx-4080
+                 MATCH "\nvLLM would not start on one GeForce RTX 4080: its KV cache holds 0 tokens, less than one sequence of 131,072\n")
+# How several GPUs share the model, in words.
+vramfit_cli_test(layer_split_words ARGS --model llama-3.3-70b --engine llamacpp --weights q4_k_m --gpu rtx-3090 --gpus 2
+                 MATCH "per GPU      2 GPUs, layers split across GPUs \\(llama.cpp --tensor-split\\); the fullest decides:.*\nFits on your 2 × GeForce RTX 3090 with [0-9.]+ GB free each\n")
 # Speed, cost and the hardware questions.
 vramfit_cli_test(gpu_speed_json ARGS --model llama-3.1-8b --engine llamacpp --weights q4_k_m --gpu rtx-4090 --json
                  MATCH "\"cost\":{[^}]*\"usd_per_hour\":0.34.*\"decode_tokens_per_second\":{\"high\":[0-9.e+]+,\"low\":[0-9.e+]+}.*\"prefill_tokens_per_second\":{\"high\":[0-9.e+]+,\"low\":[0-9.e+]+}.*\"speed\":{\"bytes_per_step\"")

@@ -360,6 +360,28 @@ export interface EstimateAnswer {
   explanations: Explanation[];
   notes: string[];
   notes_i18n: MessageId[];
+  verdict: Verdict;
+}
+
+/** The headline, decided by the core for the GPU the question speaks of: the request's `gpu` (with `gpus` N, the N of
+ * them), its list of cards, or without one the smallest card people most likely have that holds the model (consumer
+ * first), as a class of cards. */
+export interface Verdict {
+  /** runs_split: the engine runs it with part of the model in system RAM (Ollama's layers, llama.cpp's --fit);
+   * refuses: vLLM's or SGLang's KV pool holds less than one sequence; none: no GPU in the list holds it. */
+  kind: 'fits' | 'tight' | 'does_not_fit' | 'runs_split' | 'refuses' | 'none';
+  /** Its colour: runs_split shows as tight, refuses as does_not_fit. */
+  fit: 'fits' | 'tight' | 'does_not_fit' | 'none';
+  /** The id of the `gpus` row it speaks of; null with kind none. */
+  gpu: string | null;
+  /** The English sentence (with a Mac's clause), as the CLI prints it. */
+  message: string;
+  /** The sentence's id and values, without the Mac's clause, which `wired_i18n` carries (null for other GPUs). */
+  message_i18n: MessageId;
+  wired_i18n: MessageId | null;
+  /** What that row's verdict says in a GPU table where its `fit` says less ("runs with 43 of 81 layers on the GPU"). */
+  label: string | null;
+  label_i18n: MessageId | null;
 }
 
 /** Bytes on one GPU of a tensor- or pipeline-parallel deployment. */
@@ -370,6 +392,8 @@ export interface PerGpu {
   weights: number; kv_cache: number; state_cache: number; activations: number; overhead: number;
   allocator_reserve: number; total: number;
   fit: 'fits' | 'tight' | 'does_not_fit' | null;
+  /** What it leaves free on the verdict's GPU; null without one. */
+  free_bytes: number | null;
   /** layer_split and device_map: each GPU in device order (CUDA0 first); the figures above are the busiest one's.
    * Empty under vLLM, whose ranks are alike. */
   devices: DeviceShare[];
@@ -381,6 +405,8 @@ export interface DeviceShare {
   first_layer: number; layers: number; input: boolean; output: boolean;
   weights: number; kv_cache: number; state_cache: number; activations: number; overhead: number;
   allocator_reserve: number; total: number;
+  /** What it leaves free on its card (in a list of cards), else on the verdict's GPU; null without one. */
+  free_bytes: number | null;
 }
 
 /** llama.cpp --fit's plan: what it changed (`step`) and where the bytes went (llama.cpp's "self": model + context +
@@ -442,6 +468,7 @@ export interface TrainingAnswer {
   explanations: Explanation[];
   notes: string[];
   notes_i18n: MessageId[];
+  verdict: Verdict;
 }
 
 export interface LimitsAnswer {

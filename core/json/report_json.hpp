@@ -14,6 +14,7 @@
 #include "model/model_spec.hpp"      // ModelSpec, ParamCounts
 #include "hardware/fit.hpp"  // Fit, Gpu
 #include "hardware/speed.hpp"           // Range
+#include "questions/verdict.hpp"         // Verdict
 
 namespace vramfit::detail {
 
@@ -149,6 +150,25 @@ inline void write_gpu_fit(JsonWriter& w, const Gpu& gpu, Fit fit, std::int64_t f
   w.field("free_bytes", free_bytes);
   if (gpus_needed) w.field("gpus_needed", *gpus_needed);
   write_gpu_fields(w, gpu);
+  w.end_object();
+}
+
+// The headline: {"fit" (its colour), "gpu" (the id of the row it speaks of, or null), "kind", "label" (that row's
+// words where its fit says less, or null), "message" (the English sentence), "message_i18n", "wired_i18n" (a Mac's
+// clause after it, or null)}.
+inline void write_verdict(JsonWriter& w, const Verdict& v) {
+  w.begin_object("verdict");
+  w.field("fit", verdict_fit_name(v.kind));
+  if (v.gpu) w.field("gpu", v.gpu->id);
+  else w.field("gpu", nullptr);
+  w.field("kind", verdict_kind_name(v.kind));
+  write_text_or_null(w, "label", v.label);
+  if (v.label.empty()) w.field("label_i18n", nullptr);
+  else w.message_id("label_i18n", v.label);
+  w.field("message", v.text());
+  w.message_id("message_i18n", v.message);
+  if (v.wired.empty()) w.field("wired_i18n", nullptr);
+  else w.message_id("wired_i18n", v.wired);
   w.end_object();
 }
 

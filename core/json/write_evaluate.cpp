@@ -147,14 +147,17 @@ std::string_view split_name(const InferenceEstimate& e) {
   return tp > 1 ? "tensor_parallel" : "pipeline_parallel";
 }
 
-// Each GPU of a layer split, in device order (CUDA0 first).
-void write_devices(JsonWriter& w, const std::vector<DeviceShare>& devices) {
+// Each GPU of a layer split, in device order (CUDA0 first), with what it leaves free on its card (null without one).
+void write_devices(JsonWriter& w, const std::vector<DeviceShare>& devices, const std::vector<std::int64_t>& free) {
   w.begin_array("devices");
-  for (const DeviceShare& d : devices) {
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    const DeviceShare& d = devices[i];
     w.begin_object();
     w.field("activations", d.activations);
     w.field("allocator_reserve", d.allocator_reserve);
     w.field("first_layer", d.first_layer);
+    if (i < free.size()) w.field("free_bytes", free[i]);
+    else w.field("free_bytes", nullptr);
     w.field("input", d.input);
     w.field("kv_cache", d.kv_cache);
     w.field("layers", d.layers);
@@ -169,13 +172,16 @@ void write_devices(JsonWriter& w, const std::vector<DeviceShare>& devices) {
 }
 
 // One GPU's share of a multi-GPU deployment (the busiest one), and its verdict on the request's GPU.
-void write_per_gpu(JsonWriter& w, const InferenceEstimate& e, const GpuFit* fit) {
+void write_per_gpu(JsonWriter& w, const Report& report, const GpuFit* fit) {
+  const InferenceEstimate& e = report.estimate;
   const auto& g = e.per_gpu;
   w.begin_object("per_gpu");
   w.field("activations", g.activations);
   w.field("allocator_reserve", g.allocator_reserve);
   if (fit) w.field("fit", fit_name(fit->fit));
   else w.field("fit", nullptr);
+  if (report.per_gpu_free_bytes) w.field("free_bytes", *report.per_gpu_free_bytes);
+  else w.field("free_bytes", nullptr);
   w.field("gpus", g.gpus);
   w.field("how", split_name(e));
   w.field("kv_cache", g.kv_cache);
@@ -183,7 +189,7 @@ void write_per_gpu(JsonWriter& w, const InferenceEstimate& e, const GpuFit* fit)
   w.field("state_cache", g.state_cache);
   w.field("total", g.total);
   w.field("weights", g.weights);
-  write_devices(w, e.devices);
+  write_devices(w, e.devices, report.device_free_bytes);
   w.end_object();
 }
 
@@ -399,7 +405,7 @@ std::string report_to_json(const Report& report) {
   w.field("notes", e.notes);
   w.message_ids("notes_i18n", e.notes);
   w.field("ok", true);
-  if (e.per_gpu.gpus > 1) write_per_gpu(w, e, report.gpus.size() == 1 ? &report.gpus.front() : nullptr);
+  if (e.per_gpu.gpus > 1) write_per_gpu(w, report, report.gpus.size() == 1 ? &report.gpus.front() : nullptr);
   if (speed && speed->prefill) write_range(w, "prefill_tokens_per_second", speed->prefill->tokens_per_second);
   else w.field("prefill_tokens_per_second", nullptr);
   w.begin_object("range");
@@ -413,6 +419,7 @@ std::string report_to_json(const Report& report) {
   else w.field("speed", nullptr);
   if (serving) write_text_or_null(w, "speed_unavailable", serving->speed_unavailable);
   else w.field("speed_unavailable", nullptr);
+  detail::write_verdict(w, report.verdict);
   write_vllm(w, e);
   write_weights(w, e);
   w.end_object();

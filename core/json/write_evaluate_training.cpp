@@ -197,6 +197,7 @@ std::string training_report_to_json(const TrainingReport& report) {
   w.end_object();
   write_time(w, report);
   w.field("trainable_params", e.trainable_params);
+  detail::write_verdict(w, report.verdict);
   w.end_object();
   return w.take();
 }

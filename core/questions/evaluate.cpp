@@ -200,6 +200,43 @@ void judge_devices(Report& report, const ResolvedRequest& rr) {
                d.total};
 }
 
+// Without a context the breakdown is at llama.cpp's n_ctx default, while llama-server (-c 0) with --fit runs the
+// context its plan chose on the request's GPU, which the headline and the command speak of: the note says both.
+void note_fit_context(Report& report) {
+  const auto& plan = report.llamacpp_fit;
+  InferenceEstimate& e = report.estimate;
+  if (!plan || report.context_source != "engine_default" || plan->context == e.context_tokens) return;
+  for (Message& note : e.notes)
+    if (note.id == "context.engine_default_max" || note.id == "context.engine_default")
+      note = message("context.llamacpp_fit",
+                     "No context given: the figures are for {context} tokens; llama-server without -c runs "
+                     "{fit_context} tokens of context on this GPU, as its --fit plan shows.",
+                     {arg::digits("context", e.context_tokens), arg::digits("fit_context", plan->context)});
+}
+
+// The headline, and what each device of a split leaves free on its card: its own in a list of cards, else the GPU
+// the headline speaks of.
+void add_verdict(Report& report, const ResolvedRequest& rr) {
+  using About = VerdictScene::About;
+  VerdictScene scene;
+  for (const GpuFit& f : report.gpus) scene.rows.push_back({f.gpu, f.fit, f.free_bytes, f.gpus_needed});
+  scene.about = rr.gpu ? About::chosen : !rr.devices.empty() ? About::cards : About::catalog;
+  scene.owned = report.estimate.per_gpu.gpus;
+  scene.estimate = &report.estimate;
+  scene.plan = report.llamacpp_fit ? &*report.llamacpp_fit : nullptr;
+  report.verdict = judge_verdict(scene);
+  report.device_free_bytes.clear();
+  report.per_gpu_free_bytes.reset();
+  const InferenceEstimate& e = report.estimate;
+  const Gpu* on = report.verdict.gpu;
+  if (e.per_gpu.gpus <= 1 || !on) return;
+  report.per_gpu_free_bytes = signed_difference(on->usable_bytes(), e.per_gpu.total);
+  for (std::size_t i = 0; i < e.devices.size(); ++i) {
+    const Gpu* card = i < rr.devices.size() ? rr.devices[i] : on;
+    report.device_free_bytes.push_back(signed_difference(card->usable_bytes(), e.devices[i].total));
+  }
+}
+
 void add_command(Report& report, const Request& r, const ResolvedRequest& rr) {
   const EngineCommand command = command_for(report, r, rr, report.llamacpp_fit ? &*report.llamacpp_fit : nullptr);
   report.command = command.text;
@@ -473,6 +510,7 @@ Result<Report> on_every_gpu(const Catalog& catalog, const Request& r, const Reso
   report.llamacpp_fit.reset();  // planned on the request's GPU only
   add_command(report, r, without_gpu(rr));
   report.gpus = fit_rows(report.estimate, catalog.gpus, rr.fit_headroom);
+  add_verdict(report, without_gpu(rr));
   return report;
 }
 
@@ -530,6 +568,8 @@ Result<Report> evaluate(const Catalog& catalog, const Request& r, const Resolved
     report.gpus = fit_rows(report.estimate, catalog.gpus, fit_headroom);
   }
   add_llamacpp_fit(report, rr);
+  note_fit_context(report);
+  add_verdict(report, rr);
   add_command(report, r, rr);
   return report;
 }

@@ -14,6 +14,7 @@
 #include "model/model_presets.hpp"
 #include "hardware/fit.hpp"
 #include "hardware/serving.hpp"
+#include "questions/verdict.hpp"
 #include "util/message.hpp"  // Message
 
 namespace vramfit {
@@ -80,6 +81,11 @@ struct Report {
   std::optional<LlamaCppFitPlan> llamacpp_fit;
   std::string command;       // the engine's command line for this scenario (questions/command_line.hpp)
   std::string command_note;  // what to replace in it, or why there is none
+  Verdict verdict;           // the headline: on the request's GPU, its cards, or the class of cards that holds it
+  // Over several GPUs, what each device of estimate.devices leaves free on its card (the verdict's GPU when they are
+  // alike), and per_gpu's on the verdict's GPU; empty, and none, without a GPU to weigh them against.
+  std::vector<std::int64_t> device_free_bytes;
+  std::optional<std::int64_t> per_gpu_free_bytes;
 };
 
 // Resolves the model (preset, config or bare count), checks every input and estimates.

@@ -303,6 +303,11 @@ Result<TrainingReport> judge_training(const Catalog& catalog, const TrainingRequ
   }
   report.estimate.explanations.push_back(
       params_explanation(m, report.estimate.params, report.published_params, scenario.params_source));
+  VerdictScene verdict;
+  for (const TrainingGpuFit& f : report.gpus) verdict.rows.push_back({f.gpu, f.fit, f.free_bytes, 0});
+  verdict.about = report.gpu ? VerdictScene::About::chosen : VerdictScene::About::catalog;
+  verdict.job_gpus = job_gpus;
+  report.verdict = judge_verdict(verdict);
   return std::move(scenario.report);
 }
 

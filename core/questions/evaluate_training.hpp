@@ -111,6 +111,7 @@ struct TrainingReport {
   TrainingEstimate estimate;       // notes include the scenario's own (defaults assumed, time skipped)
   std::optional<TrainingTime> time;  // with a GPU, its 16-bit TFLOPS and tokens
   std::vector<TrainingGpuFit> gpus;  // the request's GPU, or the whole catalog
+  Verdict verdict;                   // the headline about `gpu`, or the class of cards that holds the job
 };
 
 // Resolves the model, checks every input (errors name the JSON key: "lora_rank", "micro_batch", …),

@@ -710,6 +710,10 @@ test('Ollama on a chosen GPU: the headline gives its offloaded layers and system
   const speed = await page.locator('#speed-figures').textContent();
   assert.match(speed, /Decode[\d.,–]+ tokens\/s/);
   assert.doesNotMatch(speed, /does not fit|if it did/);
+  // Its row in the GPU table says the same as the headline (the core's verdict), not "does not fit — needs 2".
+  const badge = page.locator('#gpus tr[data-gpu="rtx-4060"] .badge');
+  await badge.waitFor();
+  assert.equal(await badge.textContent(), 'runs with 14 of 33 layers on the GPU');
   const expected = 'OLLAMA_CONTEXT_LENGTH=8192 ollama serve';
   assert.equal(await page.locator('[data-testid="command"]').textContent(), expected);
   await page.locator('#copy-command').click();
@@ -720,5 +724,7 @@ test('Ollama on a chosen GPU: the headline gives its offloaded layers and system
   assert.equal(await page.locator('#engine option[value="ollama"]').textContent(), 'Ollama');
   assert.equal(await page.locator('#headline').textContent(),
     'Läuft mit Ollama auf einer GeForce RTX 4060: 14 von 33 Schichten auf der GPU, 10,6 GB im Arbeitsspeicher, num_ctx 8.192');
+  await page.waitForFunction(() => document.querySelector('#gpus tr[data-gpu="rtx-4060"] .badge')?.textContent.startsWith('läuft'));
+  assert.equal(await badge.textContent(), 'läuft mit 14 von 33 Schichten auf der GPU');
   assert.deepEqual(problems, []);
 });

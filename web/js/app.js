@@ -58,7 +58,7 @@ const shown = () => detail ?? report;
 // with the headline.
 function tableReport() {
   const own = detail?.gpus?.[0];
-  return own ? { ...report, gpus: report.gpus.map((g) => (g.id === own.id ? own : g)) } : report;
+  return own ? { ...report, gpus: report.gpus.map((g) => (g.id === own.id ? own : g)), verdict: detail.verdict } : report;
 }
 // A dropped or pasted config.json ({text, name}) stands in for the preset while it is loaded; a dropped .gguf or
 // .safetensors ({bytes, size, name}: its header only) or set of shards ({shards: [{name, size, bytes}], index,
@@ -393,7 +393,7 @@ function scheduleCharts() {
 function renderExtras() {
   clearTimeout(chartTimer);
   if (!report || !dom.resultError.hidden) return;
-  renderCharts({ context: dom.chartContext, batch: dom.chartBatch }, answers, report, view);
+  renderCharts({ context: dom.chartContext, batch: dom.chartBatch }, answers, shown(), view);
   dom.chartsSection.hidden = false;
   // What would help is judged on the chosen GPU when there is one; a training scenario has no GPU ranking.
   ranking = answers.ranking ?? null;

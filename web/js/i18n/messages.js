@@ -5,6 +5,39 @@
 // {parameters}. A text without an id (or with one missing here) shows in the core's English.
 export const MESSAGES = {
   en: {
+    "headline.none": "Does not fit on any GPU in the list",
+    "headline.fits": "Fits on one {gpu} with {free_bytes} free",
+    "headline.tight": "Fits on one {gpu}, but only {free_bytes} free: less than the headroom",
+    "headline.needs": "Needs {count} × {gpu}",
+    "headline.short": "Does not fit on one {gpu}: {short_bytes} short",
+    "headline.vllm": "Fits on one {gpu}: vLLM keeps {tokens} tokens of KV cache, {seqs} sequences of {length} at once",
+    "headline.vllm_owned": "Fits on your {count} × {gpu}: vLLM keeps {tokens} tokens of KV cache, {seqs} sequences of {length} at once",
+    "headline.sglang": "Fits on one {gpu}: SGLang keeps {tokens} tokens of KV cache (mem_fraction_static {fraction}), {seqs} sequences of {length} at once",
+    "headline.sglang_owned": "Fits on your {count} × {gpu}: SGLang keeps {tokens} tokens of KV cache (mem_fraction_static {fraction}), {seqs} sequences of {length} at once",
+    "headline.refuses": "{engine} would not start on one {gpu}: its KV cache holds {tokens} tokens, less than one sequence of {length}",
+    "headline.refuses_owned": "{engine} would not start on your {count} × {gpu}: its KV cache holds {tokens} tokens, less than one sequence of {length}",
+    "headline.ollama": "Fits on one {gpu}: Ollama offloads all {layers} layers ({vram_bytes} on the GPU), num_ctx {context}",
+    "headline.ollama_split": "Runs on one {gpu} with Ollama: {n} of {total} layers on the GPU, {ram_bytes} in system RAM, num_ctx {context}",
+    "headline.plan_experts": "Runs on one {gpu} as llama.cpp --fit places it: the experts of {n} layers in system RAM, context {context}",
+    "headline.plan_layers": "Runs on one {gpu} as llama.cpp --fit places it: {n} of {total} layers on the GPU, context {context}",
+    "headline.plan_all": "Runs on one {gpu} as llama.cpp --fit places it: all {total} layers on the GPU, context {context}",
+    "headline.fits_each": "Fits on each of {count} × {gpu} with {free_bytes} free on each",
+    "headline.tight_each": "Fits on each of {count} × {gpu}, but only {free_bytes} free on each: less than the headroom",
+    "headline.fits_owned": "Fits on your {count} × {gpu} with {free_bytes} free each",
+    "headline.tight_owned": "Fits on your {count} × {gpu}, but only {free_bytes} free on each: less than the headroom",
+    "headline.short_owned": "Does not fit on your {count} × {gpu}: {short_bytes} short on the fullest one",
+    "headline.fits_class": "Fits {size} GB cards such as the {names}, with {free_bytes} free",
+    "headline.tight_class": "Fits {size} GB cards such as the {names}, but only {free_bytes} free: less than the headroom",
+    "headline.fits_class_owned": "Fits on {count} × {size} GB cards such as the {names}, with {free_bytes} free each",
+    "headline.tight_class_owned": "Fits on {count} × {size} GB cards such as the {names}, but only {free_bytes} free on each: less than the headroom",
+    "headline.cards_fits": "Fits on your {gpus} with {free_bytes} free on the fullest one",
+    "headline.cards_tight": "Fits on your {gpus}, but only {free_bytes} free on the fullest one: less than the headroom",
+    "headline.cards_short": "Does not fit on your {gpus}: {short_bytes} short on the fullest one",
+    "headline.wired_default": " (of the {usable_bytes} macOS lets its GPU use by default)",
+    "headline.wired_set": " (of the {usable_bytes} its GPU may use with the limit set)",
+    "verdict.runs_layers": "runs with {n} of {total} layers on the GPU",
+    "verdict.runs_experts": "runs with the experts of {n} layers in system RAM",
+    "context.llamacpp_fit": "No context given: the figures are for {context} tokens; llama-server without -c runs {fit_context} tokens of context on this GPU, as its --fit plan shows.",
     "error.multi_gpu_mlx": "MLX is modelled on one Mac's GPU; use 1",
     "error.multi_gpu_ollama": "Ollama across several GPUs is not modelled; use 1, or llama.cpp's layer split (engine llamacpp with gpus)",
     "remedy.tensor_parallel_sglang": "{n} × {gpu} with --tp {n}: that many GPUs to buy or rent, and two all-reduces per layer",
@@ -183,6 +216,39 @@ export const MESSAGES = {
     "speed.no_tflops": "{gpu} has no {field} figure in the catalog, so prefill speed cannot be estimated",
   },
   de: {
+    "headline.none": "Passt auf keine GPU der Liste",
+    "headline.fits": "Passt auf eine {gpu}, {free_bytes} bleiben frei",
+    "headline.tight": "Passt auf eine {gpu}, aber nur {free_bytes} frei: weniger als die Reserve",
+    "headline.needs": "Braucht {count} × {gpu}",
+    "headline.short": "Passt nicht auf eine {gpu}: {short_bytes} zu wenig",
+    "headline.vllm": "Passt auf eine {gpu}: vLLM hält {tokens} Tokens KV-Cache bereit, {seqs} Sequenzen zu {length} gleichzeitig",
+    "headline.vllm_owned": "Passt auf Ihre {count} × {gpu}: vLLM hält {tokens} Tokens KV-Cache bereit, {seqs} Sequenzen zu {length} gleichzeitig",
+    "headline.sglang": "Passt auf eine {gpu}: SGLang hält {tokens} Tokens KV-Cache bereit (mem_fraction_static {fraction}), {seqs} Sequenzen zu {length} gleichzeitig",
+    "headline.sglang_owned": "Passt auf Ihre {count} × {gpu}: SGLang hält {tokens} Tokens KV-Cache bereit (mem_fraction_static {fraction}), {seqs} Sequenzen zu {length} gleichzeitig",
+    "headline.refuses": "{engine} würde auf einer {gpu} nicht starten: Der KV-Cache fasst {tokens} Tokens, weniger als eine Sequenz zu {length}",
+    "headline.refuses_owned": "{engine} würde auf Ihren {count} × {gpu} nicht starten: Der KV-Cache fasst {tokens} Tokens, weniger als eine Sequenz zu {length}",
+    "headline.ollama": "Passt auf eine {gpu}: Ollama legt alle {layers} Schichten auf die GPU ({vram_bytes}), num_ctx {context}",
+    "headline.ollama_split": "Läuft mit Ollama auf einer {gpu}: {n} von {total} Schichten auf der GPU, {ram_bytes} im Arbeitsspeicher, num_ctx {context}",
+    "headline.plan_experts": "Läuft auf einer {gpu}, wie llama.cpp --fit es aufteilt: die Experten von {n} Schichten im Arbeitsspeicher, Kontext {context}",
+    "headline.plan_layers": "Läuft auf einer {gpu}, wie llama.cpp --fit es aufteilt: {n} von {total} Schichten auf der GPU, Kontext {context}",
+    "headline.plan_all": "Läuft auf einer {gpu}, wie llama.cpp --fit es aufteilt: alle {total} Schichten auf der GPU, Kontext {context}",
+    "headline.fits_each": "Passt auf jede der {count} × {gpu}, auf jeder bleiben {free_bytes} frei",
+    "headline.tight_each": "Passt auf jede der {count} × {gpu}, aber auf jeder nur {free_bytes} frei: weniger als die Reserve",
+    "headline.fits_owned": "Passt auf Ihre {count} × {gpu}, auf jeder bleiben {free_bytes} frei",
+    "headline.tight_owned": "Passt auf Ihre {count} × {gpu}, aber auf jeder nur {free_bytes} frei: weniger als die Reserve",
+    "headline.short_owned": "Passt nicht auf Ihre {count} × {gpu}: auf der vollsten fehlen {short_bytes}",
+    "headline.fits_class": "Passt auf Karten mit {size} GB wie die {names}, {free_bytes} bleiben frei",
+    "headline.tight_class": "Passt auf Karten mit {size} GB wie die {names}, aber nur {free_bytes} frei: weniger als die Reserve",
+    "headline.fits_class_owned": "Passt auf {count} Karten mit je {size} GB wie die {names}, auf jeder bleiben {free_bytes} frei",
+    "headline.tight_class_owned": "Passt auf {count} Karten mit je {size} GB wie die {names}, aber auf jeder nur {free_bytes} frei: weniger als die Reserve",
+    "headline.cards_fits": "Passt auf Ihre {gpus}, auf der vollsten bleiben {free_bytes} frei",
+    "headline.cards_tight": "Passt auf Ihre {gpus}, aber auf der vollsten nur {free_bytes} frei: weniger als die Reserve",
+    "headline.cards_short": "Passt nicht auf Ihre {gpus}: auf der vollsten fehlen {short_bytes}",
+    "headline.wired_default": " (von den {usable_bytes}, die macOS seiner GPU standardmäßig überlässt)",
+    "headline.wired_set": " (von den {usable_bytes}, die seine GPU mit der gesetzten Grenze nutzen darf)",
+    "verdict.runs_layers": "läuft mit {n} von {total} Schichten auf der GPU",
+    "verdict.runs_experts": "läuft mit den Experten von {n} Schichten im Arbeitsspeicher",
+    "context.llamacpp_fit": "Kein Kontext angegeben: Die Zahlen gelten für {context} Tokens; llama-server ohne -c nutzt auf dieser GPU {fit_context} Tokens Kontext, wie sein --fit-Plan zeigt.",
     "error.multi_gpu_mlx": "MLX ist für die GPU eines Macs modelliert; geben Sie 1 an",
     "error.multi_gpu_ollama": "Ollama auf mehreren GPUs ist nicht modelliert; geben Sie 1 an oder nutzen Sie die Schichtaufteilung von llama.cpp (Engine llamacpp mit gpus)",
     "speed.unfit_gpus": "Die Schätzung passt nicht mit der Reserve auf {n} × {gpu}: Dies ist die Geschwindigkeit, die sie hätte, wenn sie passte (die Empfehlung vergleicht Konfigurationen mit mehreren GPUs).",
@@ -362,9 +428,10 @@ export const MESSAGES = {
   },
 };
 
-function formatArg(name, value, f) {
+// The headline's byte figures have one decimal, as the page's dense lists.
+function formatArg(name, value, f, short) {
   if (typeof value !== 'number') return String(value ?? '');
-  if (name.endsWith('bytes')) return f.bytes(value);
+  if (name.endsWith('bytes')) return short ? f.bytesShort(value) : f.bytes(value);
   return Number.isInteger(value) ? f.count(value) : f.number(value, 3);
 }
 
@@ -372,5 +439,6 @@ function formatArg(name, value, f) {
 export function messageText(lang, f, english, i18n) {
   const template = i18n?.id ? (MESSAGES[lang]?.[i18n.id] ?? MESSAGES.en[i18n.id]) : undefined;
   if (template === undefined || !f) return english;
-  return template.replace(/\{(\w+)\}/g, (whole, name) => (name in (i18n.args ?? {}) ? formatArg(name, i18n.args[name], f) : whole));
+  const short = i18n.id.startsWith('headline.');
+  return template.replace(/\{(\w+)\}/g, (whole, name) => (name in (i18n.args ?? {}) ? formatArg(name, i18n.args[name], f, short) : whole));
 }

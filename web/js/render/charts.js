@@ -1,7 +1,7 @@
 // Draws the two charts from the core's curves (one answer per axis, every point a full estimate by the core, in
 // every mode and for a model file); the page only lays the numbers out.
 import { chartSvg, fillFigure, standaloneSvg, pngBlob } from './chart-svg.js';
-import { breakdownLines, stackedLines, headlineGpu } from './view.js';
+import { breakdownLines, stackedLines, headline } from './view.js';
 import { download } from './export.js';
 
 export const POINTS = 64;
@@ -22,7 +22,7 @@ export function series(curve) {
 
 export function renderCharts(figures, curves, report, view) {
   const { t, f } = view;
-  const row = headlineGpu(report.gpus, view) ?? report.gpus[0];
+  const row = headline(report, view).row ?? report.gpus[0];
   const capacities = [row].filter(Boolean).map((g) => ({ label: g.name, bytes: g.usable_bytes }));
   const axes = [
     { key: 'context', figure: figures.context, caption: t('charts.context'), xLabel: t('charts.x.context') },

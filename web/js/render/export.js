@@ -1,5 +1,5 @@
 // Markdown and CSV forms of what the page shows: the same formatted figures, as text for docs and sheets.
-import { breakdownLines, headline, verdictText } from './view.js';
+import { breakdownLines, headline, verdictText, verdictLabel } from './view.js';
 
 const mdCell = (s) => String(s).replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
@@ -36,7 +36,7 @@ export function csvText(report, view) {
   }
   rows.push(['breakdown', 'total', t('line.total'), report.breakdown.total, 1, '', '']);
   for (const g of report.gpus) {
-    rows.push(['gpu', g.id, g.name, g.usable_bytes, verdictText(g, t, f), g.gpus_needed, g.free_bytes]);
+    rows.push(['gpu', g.id, g.name, g.usable_bytes, verdictLabel(report, g, t, f) ?? verdictText(g, t, f), g.gpus_needed, g.free_bytes]);
   }
   return `${rows.map((r) => r.map(csvField).join(',')).join('\r\n')}\r\n`;
 }

@@ -1,5 +1,5 @@
 // The GPU table: one verdict per catalog GPU, filtered by segment and sorted by any column.
-import { el, FIT_ORDER, sortHeader } from './view.js';
+import { el, FIT_ORDER, sortHeader, verdictLabel } from './view.js';
 
 export const GPU_COLUMNS = [
   { key: 'name', label: 'gpus.name', value: (g) => g.name, text: true },
@@ -31,7 +31,7 @@ export function renderGpuTable(dom, report, view) {
     el('th', { scope: 'row', text: g.name }),
     el('td', { text: t(`segment.${g.segment}`) }),
     el('td', { class: 'num', text: f.bytesShort(g.usable_bytes) }),
-    el('td', {}, el('span', { class: `badge badge-${g.fit}`, text: t(`fit.${g.fit}`) })),
+    el('td', {}, el('span', { class: `badge badge-${g.fit}`, text: verdictLabel(report, g, t, f) ?? t(`fit.${g.fit}`) })),
     el('td', { class: 'num', text: g.gpus_needed > 0 ? f.count(g.gpus_needed) : '—' }),
     el('td', { class: 'num', text: f.signedShort(g.free_bytes) }))));
   dom.gpusLegend.textContent = t('gpus.legend', { share: f.share(1 - report.inputs.headroom, 1) });

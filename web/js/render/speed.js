@@ -1,6 +1,6 @@
 // Speed and cost on the chosen GPU (the report's `speed` / `cost`). A figure the core could not give shows "n/a"
 // with the core's reason, never a blank or NaN.
-import { el, isRange, rangeText, ollamaSplits, runsByPlan } from './view.js';
+import { el, isRange, rangeText } from './view.js';
 
 /** [label, value] pairs for the chosen GPU; empty when the report has no serving figures (no GPU chosen). */
 export function speedFigures(report, t, f) {
@@ -8,9 +8,10 @@ export function speedFigures(report, t, f) {
   // A speed or a price for a card the scenario does not fit on answers a question nobody asked.
   const row = report.gpus?.length === 1 ? report.gpus[0] : null;
   // Ollama's own split of layers between the GPU and system RAM is what the core's speed reads, so it shows.
-  if (row?.fit === 'does_not_fit' && !ollamaSplits(report.ollama)) {
+  const split = report.verdict?.kind === 'runs_split';
+  if (row?.fit === 'does_not_fit' && !(split && report.ollama)) {
     // llama.cpp's --fit runs it with part of the model in system RAM: a speed for that placement is not estimated.
-    return [['speed.note', t(runsByPlan(report.llamacpp_fit, row) ? 'speed.planned' : 'speed.unfit', { gpu: row.name })]];
+    return [['speed.note', t(split ? 'speed.planned' : 'speed.unfit', { gpu: row.name })]];
   }
   const na = (reason) => t('speed.na', { reason });
   const speed = report.speed;

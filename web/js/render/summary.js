@@ -12,7 +12,7 @@ export function renderSummary(dom, report, view) {
   const { t, f } = view;
   const { breakdown } = report;
   const lines = breakdownLines(breakdown);
-  const { row, text, fit } = headline(report, view);
+  const { text, fit } = headline(report, view);
   dom.headline.textContent = text;
   dom.headline.className = `headline fit-${fit}`;
   dom.totalGb.textContent = f.bytes(breakdown.total);
@@ -52,12 +52,12 @@ export function renderSummary(dom, report, view) {
     el('td', { class: 'num', text: f.share(1, 1) })));
   dom.breakdown.replaceChildren(...rows);
   dom.notes.replaceChildren(...t.messages(report.notes, report.notes_i18n, f).map((n) => el('li', { text: n })));
-  renderDevices(dom, report, row, view);
+  renderDevices(dom, report, view);
 }
 
-// Over several GPUs, each one's part (llama.cpp and transformers: its layers; vLLM: every GPU alike), and what it
-// leaves free on the GPU the headline speaks of.
-function renderDevices(dom, report, row, { t, f }) {
+// Over several GPUs, each one's part (llama.cpp and transformers: its layers; vLLM: every GPU alike), and what the
+// core says it leaves free on its card.
+function renderDevices(dom, report, { t, f }) {
   const g = report.per_gpu;
   dom.devices.hidden = !g;
   if (!g) return;
@@ -68,7 +68,7 @@ function renderDevices(dom, report, row, { t, f }) {
     const range = d.layers ? t('devices.layerRange', { from: f.count(d.first_layer), to: f.count(d.first_layer + d.layers - 1) }) : '';
     return [range, d.output ? t('devices.output') : ''].filter(Boolean).join(' + ') || '—';
   };
-  const free = (d) => (row && Number.isFinite(row.usable_bytes) ? f.amount(row.usable_bytes - d.total) : '—');
+  const free = (d) => (Number.isFinite(d.free_bytes) ? f.amount(d.free_bytes) : '—');
   dom.devicesRows.replaceChildren(...devices.map((d, i) => el('tr', { 'data-device': String(i) },
     el('th', { scope: 'row', text: d.each ? t('devices.each', { n: f.count(g.gpus) }) : t('devices.gpu', { n: f.count(i + 1) }) }),
     el('td', { text: layers(d) }),

@@ -76,130 +76,22 @@ export function totalRange(report) {
 }
 
 /**
- * Which row of the report's GPU list the headline speaks about. Choosing, not computing: the chosen GPU if
- * there is one; otherwise the smallest card that fits with headroom (then a tight one) among the cards people
- * most likely have: consumer cards first, then workstation, data-centre and Apple (in the segment shown); then
- * the one needing the fewest cards (largest memory on a tie).
+ * The headline of a report as the page, its exports and the embeds show it: the core's verdict, rendered in the
+ * page's language. {row: the GPU list's row it speaks of (or null), text, fit: its colour}.
  */
-export function headlineGpu(gpus, { gpu = '', segment = 'all' } = {}) {
-  // A GPU named by a short form ("H100") has one row, the card the core read it as.
-  if (gpu) return gpus.find((g) => g.id === gpu) ?? (gpus.length === 1 ? gpus[0] : null);
-  const pool = gpus.filter((g) => segment === 'all' || g.segment === segment);
-  const rank = (g) => { const i = SEGMENTS.indexOf(g.segment); return i < 0 ? SEGMENTS.length : i; };
-  const smallest = (fit) => pool.filter((g) => g.fit === fit)
-    .sort((a, b) => rank(a) - rank(b) || a.usable_bytes - b.usable_bytes)[0];
-  return smallest('fits') ?? smallest('tight') ?? pool.filter((g) => g.gpus_needed > 0)
-    .sort((a, b) => a.gpus_needed - b.gpus_needed || b.usable_bytes - a.usable_bytes)[0] ?? null;
-}
-const SEGMENTS = ['consumer', 'workstation', 'datacenter', 'apple'];
-
-/**
- * With no GPU chosen the headline speaks of a class of cards ("24 GB cards such as the GeForce RTX 3090 / 4090"):
- * the cards of the row's segment, vendor and memory with the same verdict, oldest and newest in catalogue order.
- */
-export function cardClass(gpus, row) {
-  const peers = gpus.filter((g) => g.segment === row.segment && g.memory_bytes === row.memory_bytes && g.fit === row.fit
-    && g.vendor === row.vendor);
-  const names = [...new Set(peers.map((g) => g.name))];
-  return { size: Math.round(row.memory_bytes / 2 ** 30), names: names.length > 1 ? [names[0], names.at(-1)] : [row.name] };
+export function headline(report, { t, f }) {
+  const v = report.verdict;
+  const row = v.gpu ? report.gpus.find((g) => g.id === v.gpu) ?? null : null;
+  // A Mac's clause follows the sentence: how much of its RAM the verdict counted (the core's English has both).
+  const text = v.wired_i18n ? t.message('', v.message_i18n, f) + t.message('', v.wired_i18n, f)
+    : t.message(v.message, v.message_i18n, f);
+  return { row, text, fit: v.fit };
 }
 
-/**
- * The headline for the row headlineGpu chose. `vllm` (the report's vLLM pool, passed only when it was sized for
- * that GPU): vLLM takes its share of the card for the KV cache, so what it leaves is KV room, not free memory.
- * `jobGpus`: a training job's GPUs, each holding the breakdown. `cards`: cardClass's, when no GPU was chosen.
- * `plan`: llama.cpp's --fit plan on the chosen GPU. `sglang`: the report's SGLang pool, passed as `vllm` is.
- * `ollama`: Ollama's own estimate, its layers placed on the chosen GPU.
- */
-/** Whether llama.cpp's --fit plan runs on the row's GPU what the whole model there would not (part in system RAM). */
-export const runsByPlan = (plan, row) => Boolean(plan?.fits && row?.fit === 'does_not_fit'
-  && (plan.step === 'experts' || plan.step === 'layers'));
-
-// "one H100", "4 × H100" or "your 4 × H100": the GPUs an engine's pool (tensor × pipeline parallel) is sized across.
-const deploymentText = (pool, row, t, f, owned) => {
-  const gpus = pool.tensor_parallel * pool.pipeline_parallel;
-  const many = owned > 1 ? 'headline.yourGpus' : 'headline.gpus';
-  return gpus > 1 ? t(many, { count: f.count(gpus), gpu: row.name }) : t('headline.oneGpu', { gpu: row.name });
-};
-
-/** Whether Ollama runs the model on the row's GPU with some layers in system RAM. */
-export const ollamaSplits = (ollama) => Boolean(ollama?.planned && ollama.gpu_usable && ollama.layers_offload > 0
-  && ollama.layers_offload < ollama.layers_model);
-
-export function headlineText(row, t, f, options = {}) {
-  const text = verdictHeadline(row, t, f, options);
-  // A Mac's GPU takes its memory from the RAM: the headline says how much of it the verdict counted.
-  if (!row?.wired_limit || runsByPlan(options.plan, row)) return text;
-  return text + t(`headline.wired.${row.wired_limit}`, { usable: f.bytesShort(row.usable_bytes) });
-}
-
-function verdictHeadline(row, t, f, {
-  vllm = null, sglang = null, ollama = null, jobGpus = 1, cards = null, plan = null, owned = 1,
-} = {}) {
-  if (!row) return t('headline.none');
-  if (ollama?.planned && ollama.layers_offload === ollama.layers_model) {
-    return t('headline.ollama', { gpu: row.name, layers: f.count(ollama.layers_model), context: f.count(ollama.num_ctx),
-      vram: f.bytesShort(ollama.required_partial_bytes) });
-  }
-  if (ollamaSplits(ollama)) {
-    return t('headline.ollamaSplit', { gpu: row.name, n: f.count(ollama.layers_offload), total: f.count(ollama.layers_model),
-      ram: f.bytesShort(ollama.system_ram_bytes), context: f.count(ollama.num_ctx) });
-  }
-  // The headline says what the plan does, as the plan's own text does.
-  if (runsByPlan(plan, row)) {
-    const how = plan.step === 'experts' ? t('headline.plan.experts', { n: f.count(plan.cpu_expert_layers) })
-      : t('headline.plan.layers', { n: f.count(plan.gpu_layers), total: f.count(plan.total_layers) });
-    return t('headline.plan', { gpu: row.name, how, context: f.count(plan.context) });
-  }
-  const free = f.bytesShort(Math.max(0, row.free_bytes));
-  if (cards && jobGpus === 1 && (row.fit === 'fits' || row.fit === 'tight')) {
-    const key = `headline.${row.fit}Class${owned > 1 ? 'Owned' : ''}`;
-    return t(key, { count: f.count(owned), size: f.count(cards.size), names: cards.names.join(' / '), free });
-  }
-  // A training job over several GPUs: the breakdown is per GPU, so the verdict is about each of them.
-  if (jobGpus > 1 && (row.fit === 'fits' || row.fit === 'tight')) {
-    return t(`headline.${row.fit}Each`, { count: f.count(jobGpus), gpu: row.name, free: f.bytesShort(Math.max(0, row.free_bytes)) });
-  }
-  if (vllm && (row.fit === 'fits' || row.fit === 'tight') && vllm.max_concurrency >= 1) {
-    return t('headline.vllm', {
-      gpus: deploymentText(vllm, row, t, f, owned),
-      tokens: f.count(vllm.kv_capacity_tokens), seqs: f.count(vllm.max_concurrency), length: f.count(vllm.sequence_tokens),
-    });
-  }
-  if (sglang && (row.fit === 'fits' || row.fit === 'tight') && sglang.max_concurrency >= 1) {
-    return t('headline.sglang', {
-      gpus: deploymentText(sglang, row, t, f, owned),
-      tokens: f.count(sglang.max_total_num_tokens), seqs: f.count(sglang.max_concurrency),
-      length: f.count(sglang.context_len), fraction: f.number(sglang.mem_fraction_static, 3),
-    });
-  }
-  // The GPUs the person has: the verdict is the fullest one's, its free memory is what each keeps at least.
-  if (owned > 1) {
-    if (row.fit === 'fits' || row.fit === 'tight') return t(`headline.${row.fit}Owned`, { count: f.count(owned), gpu: row.name, free });
-    if (Number.isFinite(row.free_bytes) && row.free_bytes < 0) {
-      return t('headline.shortOwned', { count: f.count(owned), gpu: row.name, short: f.bytesShort(-row.free_bytes) });
-    }
-  }
-  if (row.fit === 'fits') return t('headline.fits', { gpu: row.name, free: f.bytesShort(row.free_bytes) });
-  if (row.fit === 'tight') return t('headline.tight', { gpu: row.name, free: f.bytesShort(Math.max(0, row.free_bytes)) });
-  if (row.gpus_needed > 0) return t('headline.needs', { count: f.count(row.gpus_needed), gpu: row.name });
-  if (row.fit === 'does_not_fit' && Number.isFinite(row.free_bytes)) {
-    return t('headline.short', { gpu: row.name, short: f.bytesShort(-row.free_bytes) });
-  }
-  return t('headline.none');
-}
-
-/** The headline of a report as the page, its exports and the embeds show it: {row, text, fit} (fit: its colour). */
-export function headline(report, { t, f, gpu = '', segment = 'all' }) {
-  const row = headlineGpu(report.gpus, { gpu, segment });
-  const chosen = Boolean(gpu) && row !== null;
-  const plan = chosen ? report.llamacpp_fit : null;
-  const ollama = chosen ? report.ollama ?? null : null;
-  const text = headlineText(row, t, f, { vllm: chosen ? report.vllm : null, sglang: chosen ? report.sglang ?? null : null, ollama,
-    jobGpus: report.inputs?.gpus ?? 1, plan,
-    cards: !gpu && row ? cardClass(report.gpus, row) : null, owned: report.per_gpu?.gpus ?? 1 });
-  // Running with part of the model in system RAM is a yes with a cost: the colour of a tight fit.
-  return { row, text, fit: runsByPlan(plan, row) || ollamaSplits(ollama) ? 'tight' : row?.fit ?? 'none' };
+/** The verdict's words for its GPU's row in a table, where the row's fit says less (part of it in system RAM). */
+export function verdictLabel(report, row, t, f) {
+  const v = report.verdict;
+  return v?.label && row.id === v.gpu ? t.message(v.label, v.label_i18n, f) : null;
 }
 
 export function verdictText(row, t, f) {

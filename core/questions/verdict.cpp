@@ -1,0 +1,382 @@
+#include "questions/verdict.hpp"
+
+#include <algorithm>  // std::min_element, std::stable_sort
+#include <cmath>      // std::llround
+#include <optional>   // std::optional
+
+#include "util/units.hpp"  // kGiB
+
+namespace vramfit {
+
+std::string_view verdict_kind_name(VerdictKind kind) noexcept {
+  switch (kind) {
+    case VerdictKind::fits: return "fits";
+    case VerdictKind::tight: return "tight";
+    case VerdictKind::does_not_fit: return "does_not_fit";
+    case VerdictKind::runs_split: return "runs_split";
+    case VerdictKind::refuses: return "refuses";
+    case VerdictKind::none: return "none";
+  }
+  return "none";
+}
+
+std::string_view verdict_fit_name(VerdictKind kind) noexcept {
+  switch (kind) {
+    case VerdictKind::fits: return "fits";
+    case VerdictKind::tight:
+    case VerdictKind::runs_split: return "tight";
+    case VerdictKind::does_not_fit:
+    case VerdictKind::refuses: return "does_not_fit";
+    case VerdictKind::none: return "none";
+  }
+  return "none";
+}
+
+namespace {
+
+using About = VerdictScene::About;
+
+// Byte figures in a headline show with one decimal, as the page's dense lists do.
+MessageArg gb(std::string_view name, std::int64_t v) { return arg::gb(name, v > 0 ? static_cast<std::uint64_t>(v) : 0, 1); }
+MessageArg gpu_name(const VerdictRow& row) { return arg::text("gpu", row.gpu->name); }
+bool fits_or_tight(const VerdictRow& row) { return row.fit == Fit::fits || row.fit == Fit::tight; }
+VerdictKind kind_of(Fit fit) {
+  return fit == Fit::fits ? VerdictKind::fits : fit == Fit::tight ? VerdictKind::tight : VerdictKind::does_not_fit;
+}
+
+// The cards people most likely have come first: consumer, then workstation, data-centre and Apple.
+int segment_rank(const Gpu& gpu) {
+  constexpr std::string_view kOrder[] = {"consumer", "workstation", "datacenter", "apple"};
+  for (int i = 0; i < 4; ++i)
+    if (gpu.segment == kOrder[i]) return i;
+  return 4;
+}
+
+// With no GPU chosen: the smallest card that fits with headroom (then a tight one) among the cards people most
+// likely have; else the one needing the fewest cards (largest memory on a tie). Catalogue order breaks ties.
+const VerdictRow* catalog_row(const std::vector<VerdictRow>& rows) {
+  auto smallest = [&](Fit fit) -> const VerdictRow* {
+    const VerdictRow* best = nullptr;
+    for (const VerdictRow& r : rows) {
+      if (r.fit != fit) continue;
+      const auto key = [](const VerdictRow& x) { return std::pair(segment_rank(*x.gpu), x.gpu->usable_bytes()); };
+      if (!best || key(r) < key(*best)) best = &r;
+    }
+    return best;
+  };
+  if (const VerdictRow* r = smallest(Fit::fits)) return r;
+  if (const VerdictRow* r = smallest(Fit::tight)) return r;
+  const VerdictRow* best = nullptr;
+  for (const VerdictRow& r : rows) {
+    if (r.gpus_needed == 0) continue;
+    if (!best || r.gpus_needed < best->gpus_needed ||
+        (r.gpus_needed == best->gpus_needed && r.gpu->usable_bytes() > best->gpu->usable_bytes()))
+      best = &r;
+  }
+  return best;
+}
+
+// A class of cards: those of the row's segment, vendor and memory with the same verdict, the first and the last in
+// catalogue order ("GeForce RTX 3090 / GeForce RTX 4090"), and their memory in whole GiB.
+struct CardClass {
+  std::uint64_t size = 0;
+  std::string names;
+};
+CardClass card_class(const std::vector<VerdictRow>& rows, const VerdictRow& row) {
+  std::vector<std::string_view> names;
+  for (const VerdictRow& r : rows) {
+    const Gpu& g = *r.gpu;
+    if (g.segment != row.gpu->segment || g.memory_bytes != row.gpu->memory_bytes || r.fit != row.fit ||
+        g.vendor != row.gpu->vendor)
+      continue;
+    if (std::find(names.begin(), names.end(), g.name) == names.end()) names.push_back(g.name);
+  }
+  CardClass out;
+  out.size = static_cast<std::uint64_t>(std::llround(static_cast<double>(row.gpu->memory_bytes) / static_cast<double>(kGiB)));
+  out.names = names.size() > 1 ? std::string(names.front()) + " / " + std::string(names.back()) : row.gpu->name;
+  return out;
+}
+
+Verdict made(VerdictKind kind, const VerdictRow& row, Message message) {
+  Verdict v;
+  v.kind = kind;
+  v.gpu = row.gpu;
+  v.message = std::move(message);
+  return v;
+}
+
+// Ollama places the layers itself: all on the GPU, or some in system RAM (the GPU table's row does not fit).
+std::optional<Verdict> ollama_verdict(const OllamaEstimate& o, const VerdictRow& row) {
+  if (!o.planned) return std::nullopt;
+  if (o.layers_offload == o.layers_model)
+    return made(kind_of(row.fit), row,
+                message("headline.ollama",
+                        "Fits on one {gpu}: Ollama offloads all {layers} layers ({vram_bytes} on the GPU), num_ctx "
+                        "{context}",
+                        {gpu_name(row), arg::count("layers", o.layers_model),
+                         gb("vram_bytes", static_cast<std::int64_t>(o.required_partial_bytes)),
+                         arg::count("context", o.num_ctx)}));
+  if (!o.gpu_usable || o.layers_offload == 0) return std::nullopt;
+  Verdict v = made(VerdictKind::runs_split, row,
+                   message("headline.ollama_split",
+                           "Runs on one {gpu} with Ollama: {n} of {total} layers on the GPU, {ram_bytes} in system "
+                           "RAM, num_ctx {context}",
+                           {gpu_name(row), arg::count("n", o.layers_offload), arg::count("total", o.layers_model),
+                            gb("ram_bytes", static_cast<std::int64_t>(o.system_ram_bytes)),
+                            arg::count("context", o.num_ctx)}));
+  v.label = message("verdict.runs_layers", "runs with {n} of {total} layers on the GPU",
+                    {arg::count("n", o.layers_offload), arg::count("total", o.layers_model)});
+  return v;
+}
+
+// llama.cpp's --fit on the chosen GPU: where it moves experts or layers to system RAM the model runs although the
+// GPU table's row (every layer on the GPU) does not fit; where it keeps every layer at a context of its own, the
+// headline names that context, as the plan and the command do.
+std::optional<Verdict> plan_verdict(const LlamaCppFitPlan& p, const VerdictRow& row, std::uint64_t context) {
+  if (!p.fits) return std::nullopt;
+  const bool moves = p.step == LlamaFitStep::experts || p.step == LlamaFitStep::layers;
+  if (moves && row.fit == Fit::does_not_fit) {
+    Verdict v;
+    if (p.step == LlamaFitStep::experts) {
+      v = made(VerdictKind::runs_split, row,
+               message("headline.plan_experts",
+                       "Runs on one {gpu} as llama.cpp --fit places it: the experts of {n} layers in system RAM, "
+                       "context {context}",
+                       {gpu_name(row), arg::count("n", p.cpu_expert_layers), arg::count("context", p.context)}));
+      v.label = message("verdict.runs_experts", "runs with the experts of {n} layers in system RAM",
+                        {arg::count("n", p.cpu_expert_layers)});
+    } else {
+      v = made(VerdictKind::runs_split, row,
+               message("headline.plan_layers",
+                       "Runs on one {gpu} as llama.cpp --fit places it: {n} of {total} layers on the GPU, context "
+                       "{context}",
+                       {gpu_name(row), arg::count("n", p.gpu_layers), arg::count("total", p.total_layers),
+                        arg::count("context", p.context)}));
+      v.label = message("verdict.runs_layers", "runs with {n} of {total} layers on the GPU",
+                        {arg::count("n", p.gpu_layers), arg::count("total", p.total_layers)});
+    }
+    return v;
+  }
+  if (moves || p.context == context || !fits_or_tight(row)) return std::nullopt;
+  return made(kind_of(row.fit), row,
+              message("headline.plan_all",
+                      "Runs on one {gpu} as llama.cpp --fit places it: all {total} layers on the GPU, context {context}",
+                      {gpu_name(row), arg::count("total", p.total_layers), arg::count("context", p.context)}));
+}
+
+// vLLM and SGLang hold a KV pool sized by the GPU: what fits is how many tokens and sequences it keeps, and a
+// pool below one sequence means the engine refuses to start.
+struct Pool {
+  std::string_view engine;
+  std::uint64_t gpus = 1, tokens = 0, seqs = 0, length = 0;
+  std::optional<double> fraction;  // SGLang's mem_fraction_static
+};
+std::optional<Pool> pool_of(const InferenceEstimate& e) {
+  if (e.vllm && e.vllm->driver_total_bytes) {
+    const VllmCapacity& v = *e.vllm;
+    return Pool{"vLLM", v.tensor_parallel * v.pipeline_parallel, v.kv_capacity_tokens, v.max_concurrency,
+                v.sequence_tokens, std::nullopt};
+  }
+  if (e.sglang && e.sglang->driver_total_bytes) {
+    const SglangCapacity& s = *e.sglang;
+    return Pool{"SGLang", s.tensor_parallel * s.pipeline_parallel, s.max_total_num_tokens, s.max_concurrency,
+                s.context_len, s.mem_fraction_static};
+  }
+  return std::nullopt;
+}
+
+Verdict refused(const Pool& p, const VerdictRow& row) {
+  const MessageArg engine = arg::text("engine", p.engine), tokens = arg::count("tokens", p.tokens),
+                   length = arg::count("length", p.length);
+  if (p.gpus > 1)
+    return made(VerdictKind::refuses, row,
+                message("headline.refuses_owned",
+                        "{engine} would not start on your {count} × {gpu}: its KV cache holds {tokens} tokens, less "
+                        "than one sequence of {length}",
+                        {engine, arg::count("count", p.gpus), gpu_name(row), tokens, length}));
+  return made(VerdictKind::refuses, row,
+              message("headline.refuses",
+                      "{engine} would not start on one {gpu}: its KV cache holds {tokens} tokens, less than one "
+                      "sequence of {length}",
+                      {engine, gpu_name(row), tokens, length}));
+}
+
+Verdict pool_fits(const Pool& p, const VerdictRow& row) {
+  const MessageArg tokens = arg::count("tokens", p.tokens), seqs = arg::count("seqs", p.seqs),
+                   length = arg::count("length", p.length), count = arg::count("count", p.gpus);
+  const VerdictKind kind = kind_of(row.fit);
+  if (p.fraction) {
+    const MessageArg fraction = arg::general("fraction", *p.fraction, 3);
+    if (p.gpus > 1)
+      return made(kind, row,
+                  message("headline.sglang_owned",
+                          "Fits on your {count} × {gpu}: SGLang keeps {tokens} tokens of KV cache (mem_fraction_static "
+                          "{fraction}), {seqs} sequences of {length} at once",
+                          {count, gpu_name(row), tokens, fraction, seqs, length}));
+    return made(kind, row,
+                message("headline.sglang",
+                        "Fits on one {gpu}: SGLang keeps {tokens} tokens of KV cache (mem_fraction_static {fraction}), "
+                        "{seqs} sequences of {length} at once",
+                        {gpu_name(row), tokens, fraction, seqs, length}));
+  }
+  if (p.gpus > 1)
+    return made(kind, row,
+                message("headline.vllm_owned",
+                        "Fits on your {count} × {gpu}: vLLM keeps {tokens} tokens of KV cache, {seqs} sequences of "
+                        "{length} at once",
+                        {count, gpu_name(row), tokens, seqs, length}));
+  return made(kind, row,
+              message("headline.vllm",
+                      "Fits on one {gpu}: vLLM keeps {tokens} tokens of KV cache, {seqs} sequences of {length} at once",
+                      {gpu_name(row), tokens, seqs, length}));
+}
+
+// What the engine itself says on the chosen GPU, where it says more than the GPU table's rule.
+std::optional<Verdict> engine_verdict(const VerdictScene& s, const VerdictRow& row) {
+  const InferenceEstimate* e = s.estimate;
+  if (!e) return std::nullopt;
+  if (e->ollama)
+    if (auto v = ollama_verdict(*e->ollama, row)) return v;
+  if (s.plan)
+    if (auto v = plan_verdict(*s.plan, row, e->context_tokens)) return v;
+  const auto pool = pool_of(*e);
+  if (!pool) return std::nullopt;
+  if (pool->seqs == 0) return refused(*pool, row);
+  if (fits_or_tight(row)) return pool_fits(*pool, row);
+  return std::nullopt;
+}
+
+// With no GPU chosen a fitting verdict speaks of the row's class of cards.
+Verdict class_verdict(const VerdictScene& s, const VerdictRow& row) {
+  const CardClass c = card_class(s.rows, row);
+  const MessageArg size = arg::count("size", c.size), names = arg::text("names", c.names),
+                   free = gb("free_bytes", row.free_bytes), count = arg::count("count", s.owned);
+  const VerdictKind kind = kind_of(row.fit);
+  if (s.owned > 1)
+    return row.fit == Fit::fits
+               ? made(kind, row, message("headline.fits_class_owned",
+                                         "Fits on {count} × {size} GB cards such as the {names}, with {free_bytes} "
+                                         "free each",
+                                         {count, size, names, free}))
+               : made(kind, row, message("headline.tight_class_owned",
+                                         "Fits on {count} × {size} GB cards such as the {names}, but only "
+                                         "{free_bytes} free on each: less than the headroom",
+                                         {count, size, names, free}));
+  return row.fit == Fit::fits
+             ? made(kind, row, message("headline.fits_class", "Fits {size} GB cards such as the {names}, with "
+                                                              "{free_bytes} free",
+                                       {size, names, free}))
+             : made(kind, row, message("headline.tight_class", "Fits {size} GB cards such as the {names}, but only "
+                                                               "{free_bytes} free: less than the headroom",
+                                       {size, names, free}));
+}
+
+// Several GPUs: a training job's (the breakdown is each GPU's), or the GPUs a person has for one inference (the
+// verdict is the fullest one's, its free memory what each keeps at least).
+std::optional<Verdict> many_verdict(const VerdictScene& s, const VerdictRow& row) {
+  const MessageArg free = gb("free_bytes", row.free_bytes);
+  if (s.job_gpus > 1 && fits_or_tight(row)) {
+    const MessageArg count = arg::count("count", s.job_gpus);
+    return row.fit == Fit::fits
+               ? made(VerdictKind::fits, row, message("headline.fits_each",
+                                                      "Fits on each of {count} × {gpu} with {free_bytes} free on each",
+                                                      {count, gpu_name(row), free}))
+               : made(VerdictKind::tight, row, message("headline.tight_each",
+                                                       "Fits on each of {count} × {gpu}, but only {free_bytes} free "
+                                                       "on each: less than the headroom",
+                                                       {count, gpu_name(row), free}));
+  }
+  if (s.owned <= 1) return std::nullopt;
+  const MessageArg count = arg::count("count", s.owned);
+  if (row.fit == Fit::fits)
+    return made(VerdictKind::fits, row, message("headline.fits_owned", "Fits on your {count} × {gpu} with {free_bytes} "
+                                                                       "free each",
+                                                {count, gpu_name(row), free}));
+  if (row.fit == Fit::tight)
+    return made(VerdictKind::tight, row, message("headline.tight_owned",
+                                                 "Fits on your {count} × {gpu}, but only {free_bytes} free on each: "
+                                                 "less than the headroom",
+                                                 {count, gpu_name(row), free}));
+  if (row.free_bytes < 0)
+    return made(VerdictKind::does_not_fit, row,
+                message("headline.short_owned", "Does not fit on your {count} × {gpu}: {short_bytes} short on the "
+                                                "fullest one",
+                        {count, gpu_name(row), gb("short_bytes", -row.free_bytes)}));
+  return std::nullopt;
+}
+
+// One GPU by the GPU table's rule.
+Verdict one_verdict(const VerdictRow& row) {
+  const MessageArg free = gb("free_bytes", row.free_bytes);
+  if (row.fit == Fit::fits)
+    return made(VerdictKind::fits, row, message("headline.fits", "Fits on one {gpu} with {free_bytes} free",
+                                                {gpu_name(row), free}));
+  if (row.fit == Fit::tight)
+    return made(VerdictKind::tight, row, message("headline.tight", "Fits on one {gpu}, but only {free_bytes} free: "
+                                                                   "less than the headroom",
+                                                 {gpu_name(row), free}));
+  if (row.gpus_needed > 0)
+    return made(VerdictKind::does_not_fit, row, message("headline.needs", "Needs {count} × {gpu}",
+                                                        {arg::count("count", row.gpus_needed), gpu_name(row)}));
+  return made(VerdictKind::does_not_fit, row, message("headline.short", "Does not fit on one {gpu}: {short_bytes} short",
+                                                      {gpu_name(row), gb("short_bytes", -row.free_bytes)}));
+}
+
+// Different cards together (llama.cpp's layer split): each judged by its own share, the fullest one speaks.
+Verdict cards_verdict(const std::vector<VerdictRow>& rows) {
+  const auto fullest = std::min_element(rows.begin(), rows.end(),
+                                        [](const VerdictRow& a, const VerdictRow& b) { return a.free_bytes < b.free_bytes; });
+  std::string names;
+  for (const VerdictRow& r : rows) names += (names.empty() ? "" : " + ") + r.gpu->name;
+  const MessageArg gpus = arg::text("gpus", names);
+  const bool any_short = std::any_of(rows.begin(), rows.end(), [](const VerdictRow& r) { return r.fit == Fit::does_not_fit; });
+  const bool all_fit = std::all_of(rows.begin(), rows.end(), [](const VerdictRow& r) { return r.fit == Fit::fits; });
+  if (any_short)
+    return made(VerdictKind::does_not_fit, *fullest,
+                message("headline.cards_short", "Does not fit on your {gpus}: {short_bytes} short on the fullest one",
+                        {gpus, gb("short_bytes", -fullest->free_bytes)}));
+  const MessageArg free = gb("free_bytes", fullest->free_bytes);
+  if (all_fit)
+    return made(VerdictKind::fits, *fullest,
+                message("headline.cards_fits", "Fits on your {gpus} with {free_bytes} free on the fullest one",
+                        {gpus, free}));
+  return made(VerdictKind::tight, *fullest,
+              message("headline.cards_tight", "Fits on your {gpus}, but only {free_bytes} free on the fullest one: "
+                                              "less than the headroom",
+                      {gpus, free}));
+}
+
+// A Mac's GPU takes its memory from the RAM: the headline says how much of it the verdict counted.
+Message wired_clause(const Gpu& gpu) {
+  if (!gpu.unified_memory) return {};
+  const MessageArg usable = arg::gb("usable_bytes", gpu.usable_bytes(), 1);
+  if (gpu.wired_limit_bytes)
+    return message("headline.wired_set", " (of the {usable_bytes} its GPU may use with the limit set)", {usable});
+  return message("headline.wired_default", " (of the {usable_bytes} macOS lets its GPU use by default)", {usable});
+}
+
+Verdict row_verdict(const VerdictScene& s, const VerdictRow& row) {
+  if (s.about == About::chosen)
+    if (auto v = engine_verdict(s, row)) return *v;
+  if (s.about == About::catalog && s.job_gpus == 1 && fits_or_tight(row)) return class_verdict(s, row);
+  if (auto v = many_verdict(s, row)) return *v;
+  return one_verdict(row);
+}
+
+}  // namespace
+
+Verdict judge_verdict(const VerdictScene& s) {
+  Verdict none;
+  none.message = message("headline.none", "Does not fit on any GPU in the list");
+  if (s.rows.empty()) return none;
+  if (s.about == About::cards) return cards_verdict(s.rows);
+  const VerdictRow* row = s.about == About::chosen ? &s.rows.front() : catalog_row(s.rows);
+  if (!row) return none;
+  Verdict v = row_verdict(s, *row);
+  // Where the plan placed the model, the GPU's usable memory is not what the sentence weighs.
+  const bool placed = v.kind == VerdictKind::runs_split && s.plan;
+  if (!placed) v.wired = wired_clause(*row->gpu);
+  return v;
+}
+
+}  // namespace vramfit

@@ -1,0 +1,56 @@
+#pragma once
+// The headline: one verdict about the GPU a question speaks of (the chosen one, the GPUs a person has, or, with none
+// chosen, the smallest class of cards that holds the model), as one sentence the CLI prints and the page renders in
+// its language. The engines' own plans decide where they place the model themselves (Ollama's layers, llama.cpp's
+// --fit), as the GPU table's rule does everywhere else; nothing else words a verdict.
+#include <cstdint>      // std::uint64_t, std::int64_t
+#include <string>       // std::string
+#include <string_view>  // std::string_view
+#include <vector>       // std::vector
+
+#include "hardware/fit.hpp"
+#include "memory/inference.hpp"
+#include "memory/llamacpp_fit.hpp"
+#include "util/message.hpp"
+
+namespace vramfit {
+
+// fits and tight as the GPU table's rule says; runs_split: the engine runs it with part of the model in system RAM
+// (Ollama's layers, llama.cpp's --fit moving experts or layers); refuses: the engine would not start (vLLM's or
+// SGLang's KV pool below one sequence); none: no GPU in the list holds it.
+enum class VerdictKind { fits, tight, does_not_fit, runs_split, refuses, none };
+std::string_view verdict_kind_name(VerdictKind kind) noexcept;  // "fits", …, "runs_split", "refuses", "none"
+// The colour a verdict shows in: running with part of the model in system RAM is a yes with a cost (tight), an
+// engine that refuses to start a no. "fits", "tight", "does_not_fit" or "none".
+std::string_view verdict_fit_name(VerdictKind kind) noexcept;
+
+struct Verdict {
+  VerdictKind kind = VerdictKind::none;
+  const Gpu* gpu = nullptr;  // the GPU it speaks of (a row of the report's GPU list); null with kind none
+  Message message;           // the headline sentence, without a Mac's clause
+  Message wired;             // a Mac's: " (of the … macOS lets its GPU use by default)"; empty otherwise
+  Message label;             // its GPU's row in the GPU table when the row's fit says less (runs_split); or empty
+  std::string text() const { return message.text + wired.text; }
+};
+
+// One GPU as the report's GPU list judges it.
+struct VerdictRow {
+  const Gpu* gpu = nullptr;
+  Fit fit = Fit::does_not_fit;
+  std::int64_t free_bytes = 0;
+  std::uint64_t gpus_needed = 0;  // 0: a split does not help, or (training) not counted
+};
+
+// What the verdict is about besides the rows.
+struct VerdictScene {
+  std::vector<VerdictRow> rows;
+  enum class About { catalog, chosen, cards } about = About::catalog;  // chosen: rows hold that GPU; cards: one per card
+  std::uint64_t owned = 1;     // how many GPUs serve one inference (tensor × pipeline parallel, gpus N)
+  std::uint64_t job_gpus = 1;  // a training job's GPUs: the breakdown is each GPU's
+  const InferenceEstimate* estimate = nullptr;  // inference: the engine's own figures (vLLM, SGLang, Ollama)
+  const LlamaCppFitPlan* plan = nullptr;        // llama.cpp's --fit on the chosen GPU
+};
+
+Verdict judge_verdict(const VerdictScene& scene);
+
+}  // namespace vramfit

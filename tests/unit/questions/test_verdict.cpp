@@ -1,0 +1,210 @@
+// The headline's verdict: one sentence, decided in the core, for the GPU the question speaks of. The figures in these
+// sentences are the report's own (pinned in the engines' tests); what is pinned here is which sentence speaks, and
+// that it says what the engine's plan and the GPU table say.
+#include <nlohmann/json.hpp>
+
+#include "../memory/engine_reports.hpp"
+#include "json/report_writer.hpp"
+#include "json/request.hpp"
+#include "questions/evaluate_training.hpp"
+#include "questions/verdict.hpp"
+
+using namespace vramfit;
+using nlohmann::json;
+
+namespace {
+
+using test::evaluate_json;
+
+// The value of a message's argument by name (integers as the JSON carries them).
+const MessageArg& arg_of(const Message& m, std::string_view name) {
+  for (const MessageArg& a : m.args)
+    if (a.name == name) return a;
+  FAIL("no argument " << name << " in " << m.id);
+  return m.args.front();
+}
+
+json verdict_json(const Report& report) {
+  const json j = json::parse(report_to_json(report), nullptr, false);
+  REQUIRE_FALSE(j.is_discarded());
+  return j.at("verdict");
+}
+
+}  // namespace
+
+TEST_CASE("Ollama with layers in system RAM: the verdict runs split, with #5913's 43 of 81 layers on the GPU") {
+  // https://github.com/ollama/ollama/issues/5913 (dolphin-qwen2:72b-v2.9.2-q4_k_s, --ctx-size 2048, one 24 GiB GPU):
+  //   msg="offload to rocm" layers.requested=-1 layers.model=81 layers.offload=43 memory.required.partial="23.7 GiB"
+  // The GPU table's rule says it does not fit (not every layer is on the GPU); Ollama runs it, 38 layers on the CPU.
+  const Report r = evaluate_json(
+      R"({"model":"qwen2.5-72b","engine":"ollama","context":2048,"weights":"q4_k_s","gpu":"rx-7900-xtx"})");
+  REQUIRE(r.gpus.size() == 1);
+  CHECK(r.gpus.front().fit == Fit::does_not_fit);
+  const Verdict& v = r.verdict;
+  CHECK(v.kind == VerdictKind::runs_split);
+  CHECK(verdict_fit_name(v.kind) == "tight");  // a yes with a cost
+  CHECK(v.gpu == r.gpus.front().gpu);
+  CHECK(v.message.id == "headline.ollama_split");
+  CHECK(arg_of(v.message, "n").integer == 43);
+  CHECK(arg_of(v.message, "total").integer == 81);
+  CHECK(arg_of(v.message, "context").integer == 2048);
+  CHECK(arg_of(v.message, "ram_bytes").integer == static_cast<std::int64_t>(r.estimate.ollama->system_ram_bytes));
+  CHECK(v.text().starts_with("Runs on one " + r.gpus.front().gpu->name + " with Ollama: 43 of 81 layers on the GPU, "));
+  CHECK(v.text().ends_with(" in system RAM, num_ctx 2,048"));
+  // Its GPU's row in the table says the same, not "needs 2 GPUs".
+  CHECK(v.label.id == "verdict.runs_layers");
+  CHECK(v.label.text == "runs with 43 of 81 layers on the GPU");
+  const json j = verdict_json(r);
+  CHECK(j.at("kind") == "runs_split");
+  CHECK(j.at("fit") == "tight");
+  CHECK(j.at("gpu") == "rx-7900-xtx");
+  CHECK(j.at("message") == v.text());
+  CHECK(j.at("message_i18n").at("id") == "headline.ollama_split");
+  CHECK(j.at("message_i18n").at("args").at("n") == 43);
+  CHECK(j.at("label") == "runs with 43 of 81 layers on the GPU");
+  CHECK(j.at("wired_i18n").is_null());
+}
+
+TEST_CASE("llama.cpp's --fit on a 16 GB card: the verdict is the plan's, the experts of 38 layers in system RAM") {
+  // test_llamacpp_fit.cpp pins the plan by hand: Qwen3-30B-A3B F16 on 16 GiB keeps the experts of layers 0-9 and puts
+  // those of 10-47 (38) in RAM at the 4096 floor. The whole model on the GPU (the table's row) does not fit.
+  const Report r = evaluate_json(R"({"model":"qwen3-30b-a3b","engine":"llamacpp","weights":"f16","gpu":"rtx-4080"})");
+  REQUIRE(r.llamacpp_fit);
+  const LlamaCppFitPlan& p = *r.llamacpp_fit;
+  REQUIRE(p.step == LlamaFitStep::experts);
+  CHECK(r.gpus.front().fit == Fit::does_not_fit);
+  const Verdict& v = r.verdict;
+  CHECK(v.kind == VerdictKind::runs_split);
+  CHECK(v.message.id == "headline.plan_experts");
+  // An RTX 4080's 16 GiB less the 512 MiB CUDA context and 32 MiB cuBLAS workspace: the 15840 MiB of that case.
+  REQUIRE(p.free_bytes == 15840 * kMiB);
+  CHECK(arg_of(v.message, "n").integer == 38);
+  CHECK(arg_of(v.message, "context").integer == 4096);
+  CHECK(v.label.text == "runs with the experts of 38 layers in system RAM");
+}
+
+TEST_CASE("llama.cpp without a context: the headline speaks of the context --fit runs, as its plan and command do") {
+  // llama-server's -c 0 is the model's training context (40,960 for Qwen3-30B-A3B); fit keeps it where it fits.
+  const Report r = evaluate_json(R"({"model":"qwen3-30b-a3b","engine":"llamacpp","weights":"q4_k_m","gpu":"h100-sxm"})");
+  REQUIRE(r.llamacpp_fit);
+  CHECK(r.llamacpp_fit->step == LlamaFitStep::none);
+  CHECK(r.llamacpp_fit->context == 40960);
+  CHECK(r.estimate.context_tokens == 4096);  // the breakdown's, at llama.cpp's n_ctx default
+  const Verdict& v = r.verdict;
+  CHECK(v.message.id == "headline.plan_all");
+  CHECK(arg_of(v.message, "context").integer == 40960);
+  CHECK(v.kind == VerdictKind::fits);
+  CHECK(v.label.empty());
+  // The note on the context says both, instead of "4096 tokens assumed" beside a headline at 40,960.
+  bool noted = false;
+  for (const Message& n : r.estimate.notes)
+    if (n.id == "context.llamacpp_fit") noted = arg_of(n, "fit_context").integer == 40960;
+  CHECK(noted);
+  // A context asked for: fit keeps it, and the headline is the table's.
+  const Report asked =
+      evaluate_json(R"({"model":"qwen3-30b-a3b","engine":"llamacpp","weights":"q4_k_m","gpu":"h100-sxm","context":8192})");
+  CHECK(asked.verdict.message.id == "headline.fits");
+}
+
+TEST_CASE("vLLM whose KV pool holds no sequence: the verdict says it would not start, as its note does") {
+  // Llama 3.1 8B in bf16 is 16.06 GB of weights: with gpu_memory_utilization 0.9 a 16 GiB card has 15.46 GB for all
+  // of vLLM, so no KV block is left (vllm kv_cache_utils.check_enough_kv_cache_memory raises).
+  const Report r = evaluate_json(R"({"model":"llama-3.1-8b","engine":"vllm","weights":"bf16","gpu":"rtx-4080"})");
+  REQUIRE(r.estimate.vllm);
+  REQUIRE(r.estimate.vllm->max_concurrency == 0);
+  const Verdict& v = r.verdict;
+  CHECK(v.kind == VerdictKind::refuses);
+  CHECK(verdict_fit_name(v.kind) == "does_not_fit");
+  CHECK(v.message.id == "headline.refuses");
+  CHECK(arg_of(v.message, "engine").text == "vLLM");
+  CHECK(arg_of(v.message, "length").integer == static_cast<std::int64_t>(r.estimate.vllm->sequence_tokens));
+  CHECK(v.text().starts_with("vLLM would not start on one "));
+}
+
+TEST_CASE("The GPU table's rule speaks where no engine plans: fits, tight, needs, short, and the GPUs one has") {
+  const Report fits = evaluate_json(R"({"model":"llama-3.1-8b","weights":"bf16","gpu":"h100-sxm","context":8192})");
+  CHECK(fits.verdict.kind == VerdictKind::fits);
+  CHECK(fits.verdict.message.id == "headline.fits");
+  CHECK(arg_of(fits.verdict.message, "free_bytes").integer == fits.gpus.front().free_bytes);
+  // 70B in bf16 (141 GB) on one 24 GB card: split, it needs several.
+  const Report needs = evaluate_json(R"({"model":"llama-3.3-70b","weights":"bf16","gpu":"rtx-4090","context":8192})");
+  CHECK(needs.verdict.kind == VerdictKind::does_not_fit);
+  CHECK(needs.verdict.message.id == "headline.needs");
+  CHECK(arg_of(needs.verdict.message, "count").integer == static_cast<std::int64_t>(needs.gpus.front().gpus_needed));
+  // Two of them for a 70B at 4 bits: the headline answers for the two (the fullest decides).
+  const Report owned =
+      evaluate_json(R"({"model":"llama-3.3-70b","engine":"llamacpp","weights":"q4_k_m","gpu":"rtx-3090","gpus":2,"context":8192})");
+  CHECK(owned.verdict.message.id.starts_with("headline."));
+  CHECK(owned.verdict.message.id.find("owned") != std::string::npos);
+  CHECK(arg_of(owned.verdict.message, "count").integer == 2);
+  // Each device's free memory is the core's, on that card: usable − its share.
+  REQUIRE(owned.device_free_bytes.size() == owned.estimate.devices.size());
+  for (std::size_t i = 0; i < owned.estimate.devices.size(); ++i)
+    CHECK(owned.device_free_bytes[i] ==
+          signed_difference(owned.gpus.front().gpu->usable_bytes(), owned.estimate.devices[i].total));
+}
+
+TEST_CASE("With no GPU chosen, the verdict speaks of the smallest class of cards people have that holds the model") {
+  const Report r = evaluate_json(R"({"model":"llama-3.1-8b","weights":"bf16","context":8192})");
+  const Verdict& v = r.verdict;
+  REQUIRE(v.gpu);
+  CHECK(v.kind == VerdictKind::fits);
+  CHECK(v.message.id == "headline.fits_class");
+  CHECK(v.gpu->segment == "consumer");
+  // No smaller consumer card fits with headroom.
+  for (const GpuFit& f : r.gpus)
+    if (f.gpu->segment == "consumer" && f.fit == Fit::fits) CHECK(f.gpu->usable_bytes() >= v.gpu->usable_bytes());
+  CHECK(arg_of(v.message, "size").integer * static_cast<std::int64_t>(kGiB) ==
+        static_cast<std::int64_t>(v.gpu->memory_bytes));
+  // A trillion parameters in bf16 (2 TB) fits no card alone: the verdict names the fewest cards of one kind.
+  const Report big = evaluate_json(R"({"params":1e12,"weights":"bf16"})");
+  CHECK(big.verdict.kind == VerdictKind::does_not_fit);
+  CHECK(big.verdict.message.id == "headline.needs");
+  for (const GpuFit& f : big.gpus)
+    if (f.gpus_needed > 0) CHECK(f.gpus_needed >= static_cast<std::uint64_t>(arg_of(big.verdict.message, "count").integer));
+}
+
+TEST_CASE("A Mac's verdict adds how much of its RAM the GPU may use") {
+  const Report r = evaluate_json(R"({"model":"llama-3.1-8b","weights":"q4_k_m","engine":"llamacpp","gpu":"apple-m1-16gb","context":2048})");
+  CHECK(r.verdict.wired.id == "headline.wired_default");
+  CHECK(arg_of(r.verdict.wired, "usable_bytes").integer == static_cast<std::int64_t>(r.gpus.front().gpu->usable_bytes()));
+  CHECK(r.verdict.text() == r.verdict.message.text + r.verdict.wired.text);
+  CHECK(verdict_json(r).at("wired_i18n").at("id") == "headline.wired_default");
+}
+
+TEST_CASE("A training job over several GPUs: the verdict is about each of them") {
+  auto request = training_request_from_json(R"({"model":"llama-2-7b","mode":"train","gpus":8,"zero":3,"gpu":"a100-80gb-sxm"})");
+  REQUIRE(request.ok());
+  auto report = evaluate_training(test::catalog(), request.value());
+  REQUIRE(report.ok());
+  const Verdict& v = report.value().verdict;
+  REQUIRE(report.value().gpus.size() == 1);
+  CHECK(v.gpu == report.value().gpus.front().gpu);
+  // A 7B trained with ZeRO-3 over 8 GPUs shards its 16 B/param of weights, gradients and Adam states: ~14 GB each
+  // plus activations, well inside an 80 GB card.
+  REQUIRE(report.value().gpus.front().fit == Fit::fits);
+  CHECK(v.message.id == "headline.fits_each");
+  CHECK(arg_of(v.message, "count").integer == 8);
+  CHECK(arg_of(v.message, "free_bytes").integer == report.value().gpus.front().free_bytes);
+}
+
+TEST_CASE("Different cards together: the verdict is the fullest card's, and each device's free memory is its own card's") {
+  auto request = request_from_json(R"({"model":"llama-3.1-8b","engine":"llamacpp","weights":"q4_k_m","context":8192})");
+  REQUIRE(request.ok());
+  request.value().devices = {"rtx-3090", "rtx-4060-ti-16gb"};  // "gpus" as names, as the CLI's --gpus a,b reads them
+  auto evaluated = evaluate(test::catalog(), request.value());
+  REQUIRE(evaluated.ok());
+  const Report& r = evaluated.value();
+  REQUIRE(r.gpus.size() == 2);
+  const Verdict& v = r.verdict;
+  const GpuFit& fullest = r.gpus[0].free_bytes < r.gpus[1].free_bytes ? r.gpus[0] : r.gpus[1];
+  CHECK(v.gpu == fullest.gpu);
+  CHECK(v.message.id == "headline.cards_fits");
+  CHECK(arg_of(v.message, "gpus").text == r.gpus[0].gpu->name + " + " + r.gpus[1].gpu->name);
+  CHECK(arg_of(v.message, "free_bytes").integer == fullest.free_bytes);
+  REQUIRE(r.device_free_bytes.size() == 2);
+  for (std::size_t i = 0; i < 2; ++i)
+    CHECK(r.device_free_bytes[i] == signed_difference(r.gpus[i].gpu->usable_bytes(), r.estimate.devices[i].total));
+  const json devices = json::parse(report_to_json(r)).at("per_gpu").at("devices");
+  CHECK(devices.at(1).at("free_bytes") == r.device_free_bytes[1]);
+}
