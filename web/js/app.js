@@ -26,7 +26,7 @@ const dom = {
   actionStatus: $('action-status'), chartsSection: $('charts-section'), chartContext: $('chart-context'),
   chartBatch: $('chart-batch'), embedSection: $('embed-section'), embedCode: $('embed-code'),
   weightsFormat: $('weights-format'), engine: $('engine'), kv: $('kv'), ft: $('ft'), rank: $('rank'),
-  gpusCount: $('gpus-count'), devices: $('devices'), devicesTitle: $('devices-title'), devicesRows: $('devices-rows'), tokens: $('tokens'), inferenceControls: $('inference-controls'), finetuneControls: $('finetune-controls'),
+  gpusCount: $('gpus-count'), secondGpu: $('second-gpu'), gpu2: $('gpu2'), gpus2Count: $('gpus2-count'), devices: $('devices'), devicesTitle: $('devices-title'), devicesRows: $('devices-rows'), tokens: $('tokens'), inferenceControls: $('inference-controls'), finetuneControls: $('finetune-controls'),
   trainControls: $('train-controls'), grpoControls: $('grpo-controls'), prompt: $('prompt'), completion: $('completion'),
   gens: $('gens'), beta: $('beta'), contextLabel: $('context-label'), batchLabel: $('batch-label'), batchUnit: $('batch-unit'),
   trainingFacts: $('training-facts'), speed: $('speed'), speedFigures: $('speed-figures'),
@@ -57,7 +57,7 @@ const shown = () => detail ?? report;
 // The GPU table (and CSV) over the whole list, with the chosen GPU's row from its own run, so the row agrees
 // with the headline.
 function tableReport() {
-  const own = detail?.gpus?.[0];
+  const own = detail?.gpus?.length === 1 ? detail.gpus[0] : null;  // different cards: each row is one card's
   return own ? { ...report, gpus: report.gpus.map((g) => (g.id === own.id ? own : g)) } : report;
 }
 // A dropped or pasted config.json ({text, name}) stands in for the preset while it is loaded; a dropped .gguf or
@@ -140,12 +140,22 @@ function writeInputs(current, beside = null) {
   dom.gpu.value = state.gpu;
   if (dom.gpu.value !== state.gpu) dom.gpu.value = named;  // '' when that is no option either
   showWiredLimit(named);
+  showSecondGpu();
   const known = MODES.includes(state.mode);  // an unknown mode (an error) leaves the first tab reachable
   for (const tab of dom.tabs.querySelectorAll('[role="tab"]')) {
     const selected = tab.dataset.mode === state.mode;
     tab.setAttribute('aria-selected', String(selected));
     tab.tabIndex = selected || (!known && tab.dataset.mode === MODES[0]) ? 0 : -1;
   }
+}
+
+// A second, different card is llama.cpp's (it splits the layers across unlike cards): its controls show for that
+// engine in inference, and whenever one is set, so a link's choice is seen and can be cleared under any engine.
+function showSecondGpu() {
+  dom.secondGpu.hidden = state.gpu2 === '' && !(state.mode === 'inference' && state.engine === 'llamacpp');
+  if (dom.secondGpu.hidden) return;
+  dom.gpu2.value = state.gpu2;
+  if (document.activeElement !== dom.gpus2Count) dom.gpus2Count.value = state.gpus2;
 }
 
 // The catalog's Mac behind a GPU id, or undefined: only a Mac's GPU has a wired limit to set.
@@ -266,6 +276,36 @@ function questionsFor(training) {
   };
 }
 
+// Cards of two kinds, in device order ([3090, 3090, 4060 Ti]): the request's `gpus` list; null with one kind. The
+// core judges the list (which engines split layers across unlike cards, how many devices); a count that is no
+// whole number from 1 is an error naming its field, and one that would make a list the core refuses anyway (over
+// 1,024, its limit for a count) is refused here before the page builds it.
+const MAX_CARDS = 1024;
+function ownedCards() {
+  if (state.gpu2 === '') return null;
+  if (!state.gpu) return { error: { field: 'gpu2', message: view.t('error.gpu2First') } };
+  const counts = [];
+  for (const [field, value] of [['gpus', state.gpus], ['gpus2', state.gpus2]]) {
+    const n = value === '' ? 1 : value;
+    if (!Number.isSafeInteger(n) || n < 1 || n > MAX_CARDS) {
+      return { error: { field, message: view.t('error.cardCount', { max: view.f.count(MAX_CARDS) }) } };
+    }
+    counts.push(n);
+  }
+  return { list: [...Array(counts[0]).fill(state.gpu), ...Array(counts[1]).fill(state.gpu2)] };
+}
+
+// Different cards: the run over them (summary, remedies, curves), and every GPU of the catalog one card at a time
+// for the table and the ranking, which a list in `gpus` would narrow to the cards listed.
+function askCards(request) {
+  const asked = ask(request, { estimate: 'estimate', remedies: 'remedies', context: curveQuestion('context'), batch: curveQuestion('batch') });
+  if (!asked.ok || !asked.estimate.ok) return asked.ok ? asked.estimate : asked;
+  const { gpus, ...single } = request;
+  const catalogWide = ask({ ...single, gpu: state.gpu }, { everyGpu: { question: 'estimate', every_gpu: true },
+    ranking: { question: 'gpu_ranking', every_gpu: true } });
+  return catalogWide.ok ? { ...asked, everyGpu: catalogWide.everyGpu, ranking: catalogWide.ranking } : catalogWide;
+}
+
 // The answers by the names questionsFor gave them, or the scenario's error.
 function ask(request, questions) {
   const names = Object.keys(questions);
@@ -292,8 +332,13 @@ function evaluateState() {
   const unreadable = unreadableNumber();
   if (unreadable) return unreadable;
   const request = baseRequest();
-  if (state.gpu) request.gpu = state.gpu;
-  const asked = ask(request, questionsFor(isTraining(state)));
+  const cards = ownedCards();
+  if (cards?.error) return { ok: false, error: cards.error };
+  if (cards) request.gpus = cards.list;  // the core takes the cards in `gpus` or one kind in `gpu`, not both
+  else if (state.gpu) request.gpu = state.gpu;
+  const asked = cards ? askCards(request) : ask(request, questionsFor(isTraining(state)));
+  // The core's word on the list of cards belongs to the second card's choice, which made it a list.
+  if (cards && !asked.ok && asked.error.field === 'gpus') return { ok: false, error: { ...asked.error, field: 'gpu2' } };
   if (!asked.ok) return asked;
   const everyGpu = asked.everyGpu ?? asked.estimate;
   if (!everyGpu.ok) return everyGpu;
@@ -552,6 +597,7 @@ function refill() {
   fillOptions(dom.kv, calculator.catalog.kv_dtypes.map((k) => [k.name, k.name, k.summary]));
   fillChoices(dom.form, codec, view.t);
   fillGpuSelect(dom.gpu, gpus, state.gpu, view.t);
+  fillGpuSelect(dom.gpu2, gpus, state.gpu2, view.t, 'inputs.gpu2.none');
 }
 
 // config.json by drop, picker or paste is read as text; a .gguf or .safetensors only by its header: the core

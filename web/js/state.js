@@ -10,9 +10,10 @@ export const FINETUNE_METHODS = ['lora', 'qlora', 'grpo'];
 const GRPO_ONLY = ['policy', 'completion_tokens', 'num_generations', 'generation_batch', 'beta', 'sampler'];
 const GRPO_SHARED = ['prompt_tokens', 'gpu_util'];
 
-// Where a first visit starts (a preset, one sequence, inference), and the page's own keys. The weights stay
+// Where a first visit starts (a preset, one sequence, inference), and the page's own keys (the mode tab, the
+// fine-tune method, and a second kind of card beside the chosen GPU with its count). The weights stay
 // unset: each model then counts in the format its checkpoint ships in (gpt-oss in MXFP4, an FP8 config in FP8).
-const START = { model: 'llama-3.1-8b', batch: 1, mode: 'inference', ft: '' };
+const START = { model: 'llama-3.1-8b', batch: 1, mode: 'inference', ft: '', gpu2: '', gpus2: '' };
 // Kinds the core reads as numbers: a whole number reaches it as one. Anything else stays text, so the core
 // refuses it with a message naming the field (and "8k" or "300B" as the core reads them).
 const NUMERIC_KINDS = new Set(['count', 'tokens', 'quantity', 'number', 'fraction']);
@@ -51,7 +52,8 @@ export function stateCodec(catalog) {
 function makeCodec(inputs) {
   const defaults = { ...Object.fromEntries(inputs.map((i) => [i.url, ''])), ...START };
   const keys = Object.keys(defaults);
-  const numeric = new Set(inputs.filter((i) => NUMERIC_KINDS.has(i.kind)).map((i) => i.url));
+  // gpus2, the page's own count of the second card, is a number too (the request's `gpus` list is built from it).
+  const numeric = new Set([...inputs.filter((i) => NUMERIC_KINDS.has(i.kind)).map((i) => i.url), 'gpus2']);
   // "1e3" is a whole number as the number fields take it; a figure beyond what a double holds exactly (a pasted
   // 400-digit context) stays text, so the core refuses it rather than reading it as Infinity or a rounded value.
   const parse = (key, text) => {
