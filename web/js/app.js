@@ -1,6 +1,6 @@
 // One model, one update(): inputs change → one call into the core → every output re-rendered.
 import { openCalculator } from './core.js';
-import { stateCodec, isTraining, coreMode, unknownChoice, MODES } from './state.js';
+import { stateCodec, isTraining, coreMode, unknownChoice, ownedCards, gpuFields, MAX_CARDS, MODES } from './state.js';
 import { renderSummary, showExplanation, openExplanation } from './render/summary.js';
 import { renderGpuTable } from './render/gpu-table.js';
 import { fillChoices, showWeightFormat, fillGpuSelect, fillOptions, fillSegmented, fillWeightFormats, setRanges, shownValue } from './render/controls.js';
@@ -276,25 +276,6 @@ function questionsFor(training) {
   };
 }
 
-// Cards of two kinds, in device order ([3090, 3090, 4060 Ti]): the request's `gpus` list; null with one kind. The
-// core judges the list (which engines split layers across unlike cards, how many devices); a count that is no
-// whole number from 1 is an error naming its field, and one that would make a list the core refuses anyway (over
-// 1,024, its limit for a count) is refused here before the page builds it.
-const MAX_CARDS = 1024;
-function ownedCards() {
-  if (state.gpu2 === '') return null;
-  if (!state.gpu) return { error: { field: 'gpu2', message: view.t('error.gpu2First') } };
-  const counts = [];
-  for (const [field, value] of [['gpus', state.gpus], ['gpus2', state.gpus2]]) {
-    const n = value === '' ? 1 : value;
-    if (!Number.isSafeInteger(n) || n < 1 || n > MAX_CARDS) {
-      return { error: { field, message: view.t('error.cardCount', { max: view.f.count(MAX_CARDS) }) } };
-    }
-    counts.push(n);
-  }
-  return { list: [...Array(counts[0]).fill(state.gpu), ...Array(counts[1]).fill(state.gpu2)] };
-}
-
 // Different cards: the run over them (summary, remedies, curves), and every GPU of the catalog one card at a time
 // for the table and the ranking, which a list in `gpus` would narrow to the cards listed.
 function askCards(request) {
@@ -332,10 +313,9 @@ function evaluateState() {
   const unreadable = unreadableNumber();
   if (unreadable) return unreadable;
   const request = baseRequest();
-  const cards = ownedCards();
-  if (cards?.error) return { ok: false, error: cards.error };
-  if (cards) request.gpus = cards.list;  // the core takes the cards in `gpus` or one kind in `gpu`, not both
-  else if (state.gpu) request.gpu = state.gpu;
+  const cards = ownedCards(state);
+  if (cards?.error) return { ok: false, error: { field: cards.error.field, message: view.t(cards.error.key, { max: view.f.count(MAX_CARDS) }) } };
+  Object.assign(request, gpuFields(state, cards));
   const asked = cards ? askCards(request) : ask(request, questionsFor(isTraining(state)));
   // The core's word on the list of cards belongs to the second card's choice, which made it a list.
   if (cards && !asked.ok && asked.error.field === 'gpus') return { ok: false, error: { ...asked.error, field: 'gpu2' } };

@@ -38,6 +38,27 @@ export function coreMode(state) {
   return state.mode;
 }
 
+// Cards of two kinds, in device order ([3090, 3090, 4060 Ti]), as the request's `gpus` list: {list}; null with
+// one kind; {error: {field, key}} (key: the page's text, {max} in it) for a second card without a first or a count
+// that is no whole number from 1. The core judges the list itself (which engines split layers across unlike cards,
+// how many devices); a count over 1,024, its limit for a count, is refused here before the list is built.
+export const MAX_CARDS = 1024;
+export function ownedCards(state) {
+  if (state.gpu2 === '') return null;
+  if (!state.gpu) return { error: { field: 'gpu2', key: 'error.gpu2First' } };
+  const counts = [];
+  for (const [field, value] of [['gpus', state.gpus], ['gpus2', state.gpus2]]) {
+    const n = value === '' ? 1 : value;
+    if (!Number.isSafeInteger(n) || n < 1 || n > MAX_CARDS) return { error: { field, key: 'error.cardCount' } };
+    counts.push(n);
+  }
+  return { list: [...Array(counts[0]).fill(state.gpu), ...Array(counts[1]).fill(state.gpu2)] };
+}
+
+/** The GPU fields of a request: the cards in `gpus` (ownedCards'), else the chosen one in `gpu`; the core takes
+ * one or the other. */
+export const gpuFields = (state, cards) => (cards?.list ? { gpus: cards.list } : state.gpu ? { gpu: state.gpu } : {});
+
 /** Whether the state asks for a training estimate. */
 export const isTraining = (state) => coreMode(state) !== 'inference';
 
