@@ -262,32 +262,33 @@ function run(request) {
   return calculator.answerFile(modelFile.bytes, modelFile.size, modelFile.name, request);
 }
 
-// Everything a change shows, asked of the core in one call about one scenario: the estimate (on the chosen GPU when
-// there is one: speed, cost, training time), the same judged on every GPU for the table, the GPU ranking (inference
-// only), the remedies and the two charts' curves. The core resolves and estimates the scenario once for all of them.
-function questionsFor(training) {
-  return {
-    estimate: 'estimate',
-    ...(state.gpu ? { everyGpu: { question: 'estimate', every_gpu: true } } : {}),
-    ...(training ? {} : { ranking: { question: 'gpu_ranking', every_gpu: true } }),
-    remedies: 'remedies',
-    context: curveQuestion('context'),
-    batch: curveQuestion('batch'),
-  };
-}
-
-// Different cards: the run over them (summary, remedies, curves), and every GPU of the catalog one card at a time
-// for the table and the ranking, which a list in `gpus` would narrow to the cards listed.
-function askCards(request) {
-  const asked = ask(request, { estimate: 'estimate', remedies: 'remedies', context: curveQuestion('context'), batch: curveQuestion('batch') });
+// What a change shows first, asked of the core in one call: the estimate (on the chosen GPU when there is one:
+// speed, cost, training time) and the same judged on every GPU for the table. The GPU ranking (inference only),
+// what would help and the two charts' curves follow in a second call once typing pauses (extras), so the headline
+// never waits for them. With different cards the run is over them, and every GPU of the catalog is judged one
+// card at a time for the table and the ranking (a list in `gpus` would narrow both to the cards listed).
+function askFirst({ request, cards }) {
+  if (!cards) return ask(request, { estimate: 'estimate', ...(state.gpu ? { everyGpu: { question: 'estimate', every_gpu: true } } : {}) });
+  const asked = ask(request, { estimate: 'estimate' });
   if (!asked.ok || !asked.estimate.ok) return asked.ok ? asked.estimate : asked;
-  const { gpus, ...single } = request;
-  const catalogWide = ask({ ...single, gpu: state.gpu }, { everyGpu: { question: 'estimate', every_gpu: true },
-    ranking: { question: 'gpu_ranking', every_gpu: true } });
-  return catalogWide.ok ? { ...asked, everyGpu: catalogWide.everyGpu, ranking: catalogWide.ranking } : catalogWide;
+  const table = ask(oneCard(request), { everyGpu: { question: 'estimate', every_gpu: true } });
+  return table.ok ? { ...asked, everyGpu: table.everyGpu } : table;
 }
 
-// The answers by the names questionsFor gave them, or the scenario's error.
+function askExtras({ request, cards }, training) {
+  const curves = { remedies: 'remedies', context: curveQuestion('context'), batch: curveQuestion('batch') };
+  const ranking = training ? {} : { ranking: { question: 'gpu_ranking', every_gpu: true } };
+  if (!cards) return ask(request, { ...ranking, ...curves });
+  const asked = ask(request, curves);
+  if (!asked.ok || training) return asked;
+  const ranked = ask(oneCard(request), ranking);
+  return ranked.ok ? { ...asked, ranking: ranked.ranking } : ranked;
+}
+
+// The request with the chosen card alone in place of the list of different cards.
+const oneCard = ({ gpus, ...request }) => ({ ...request, gpu: state.gpu });
+
+// The answers by the names `questions` gives them, or the scenario's error.
 function ask(request, questions) {
   const names = Object.keys(questions);
   const result = run({ ...request, questions: names.map((name) => questions[name]) });
@@ -305,7 +306,7 @@ function unreadableNumber() {
   return { ok: false, error: { field, message: view.t('error.number') } };
 }
 
-let answers = null; // the last change's answers: ranking, remedies and curves render from them once typing pauses
+let asked = null; // the last answered change's {request, cards}: the ranking, remedies and curves are asked of it
 function evaluateState() {
   detail = null;
   const unknown = unknownChoice(state);
@@ -316,15 +317,15 @@ function evaluateState() {
   const cards = ownedCards(state);
   if (cards?.error) return { ok: false, error: { field: cards.error.field, message: view.t(cards.error.key, { max: view.f.count(MAX_CARDS) }) } };
   Object.assign(request, gpuFields(state, cards));
-  const asked = cards ? askCards(request) : ask(request, questionsFor(isTraining(state)));
+  const first = askFirst({ request, cards });
   // The core's word on the list of cards belongs to the second card's choice, which made it a list.
-  if (cards && !asked.ok && asked.error.field === 'gpus') return { ok: false, error: { ...asked.error, field: 'gpu2' } };
-  if (!asked.ok) return asked;
-  const everyGpu = asked.everyGpu ?? asked.estimate;
+  if (cards && !first.ok && first.error.field === 'gpus') return { ok: false, error: { ...first.error, field: 'gpu2' } };
+  if (!first.ok) return first;
+  const everyGpu = first.everyGpu ?? first.estimate;
   if (!everyGpu.ok) return everyGpu;
-  answers = asked;
+  asked = { request, cards };
   // A GPU id the catalog lacks gets the core's message (it checks `gpu`); the table keeps every GPU otherwise.
-  if (state.gpu) detail = asked.estimate;
+  if (state.gpu) detail = first.estimate;
   return everyGpu;
 }
 
@@ -418,6 +419,10 @@ function scheduleCharts() {
 function renderExtras() {
   clearTimeout(chartTimer);
   if (!report || !dom.resultError.hidden) return;
+  const training = isTraining(state);
+  const extras = askExtras(asked, training);
+  // The scenario answered a moment ago; should it fail now, each part shows that error in its place.
+  const answers = extras.ok ? extras : { remedies: extras, context: extras, batch: extras, ...(training ? {} : { ranking: extras }) };
   renderCharts({ context: dom.chartContext, batch: dom.chartBatch }, answers, report, view);
   dom.chartsSection.hidden = false;
   // What would help is judged on the chosen GPU when there is one; a training scenario has no GPU ranking.
