@@ -162,6 +162,11 @@ std::optional<Error> use_devices(const Catalog& catalog, const Request& r, Resol
                               "for this engine give the number of one card with gpu");
   if (!r.gpu.empty()) return make_error("gpu", "give the cards in gpus or one card in gpu, not both");
   if (r.devices.size() < 2) return make_error("gpus", "list two or more cards, or give the number of one with gpu");
+  // llama.cpp's CUDA backend holds its devices in arrays of GGML_CUDA_MAX_DEVICES (16, ggml-cuda.h).
+  constexpr std::size_t kMaxCudaDevices = 16;
+  if (r.devices.size() > kMaxCudaDevices)
+    return make_error("gpus", "llama.cpp uses at most 16 GPUs (GGML_CUDA_MAX_DEVICES); got " +
+                                  std::to_string(r.devices.size()));
   for (const std::string& name : r.devices) {
     auto found = resolve_gpu(catalog.gpus, name, "gpus");
     if (!found) return found.error();

@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { openBrowser, newPage, root } from './helpers.mjs';
+import { openBrowser, newPage, root, englishTexts } from './helpers.mjs';
 
 let session;
 before(async () => { session = await openBrowser(); });
@@ -24,27 +24,6 @@ const SCENARIOS = [
   { name: 'a Mac', query: '?model=llama-3.1-8b&gpu=apple-m3-max-36gb' },
   { name: 'a Mac short of its default wired limit', query: '?model=llama-3.1-70b&engine=llamacpp&weights=q4_k_m&context=16384&gpu=apple-m2-max-64gb' },
 ];
-
-// A run of words where an English function word stands between two other lowercase words: "is below", "of the".
-const ENGLISH = /\b[a-z]{2,}\s+(?:the|is|are|with|of|not|would|their|which)\s+[a-z]{2,}\b/;
-
-async function englishTexts(page) {
-  return page.evaluate((source) => {
-    const pattern = new RegExp(source);
-    const areas = [...document.querySelectorAll('section.results, #input-error')]
-      .filter((n) => !n.hidden);
-    const found = [];
-    for (const area of areas) {
-      const walker = document.createTreeWalker(area, NodeFilter.SHOW_TEXT);
-      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-        const el = node.parentElement;
-        if (!el || el.closest('[hidden], code, pre, dialog, small.secondary') || !el.checkVisibility?.()) continue;
-        if (pattern.test(node.textContent)) found.push(node.textContent.trim());
-      }
-    }
-    return found;
-  }, ENGLISH.source);
-}
 
 for (const width of [1280, 375]) {
   for (const s of SCENARIOS) {

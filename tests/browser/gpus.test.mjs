@@ -72,3 +72,60 @@ test('under vLLM the GPUs you have serve tensor parallel: the headline says your
   assert.match(await page.locator('#devices-rows th').textContent(), /^Each of 2$/);
   assert.deepEqual(problems, []);
 });
+
+for (const lang of ['en', 'de']) {
+  for (const width of [1280, 375]) {
+    test(`a second, different card under llama.cpp: the layers split by each card's memory, in the URL (${lang}, ${width} px)`, async () => {
+      const { page, problems } = await newPage(session, { width, height: 900 });
+      await page.goto(`${session.base}/${SCENARIO}`);
+      await page.locator('#summary').waitFor({ state: 'visible' });
+      if (lang === 'de') await page.locator('#lang').selectOption('de');
+      const second = page.locator('#gpu2');
+      await second.scrollIntoViewIfNeeded();
+      assert.equal(await second.isVisible(), true, 'llama.cpp shows the choice of a different card');
+      await second.selectOption('rtx-4060-ti-16gb');
+      await page.waitForFunction(() => document.querySelectorAll('#devices-rows tr').length === 2);
+      assert.match(page.url(), /gpu2=rtx-4060-ti-16gb/);
+      // Free memory at start as llama.cpp splits by it: the driver's total less the CUDA context (512 MiB) and
+      // cuBLAS workspace (32 MiB): RTX 3090 24,248 − 544 = 23,704 MiB, RTX 4060 Ti 16GB 16,384 − 544 = 15,840 MiB.
+      // 23,704 / 39,544 = 0.5994 of the 81 slots (80 layers + output): il / 81 < 0.5994 for il <= 48, so layers
+      // 0-48 on the 3090, 49-79 and the output on the 4060 Ti. KV per layer at 4096 tokens in f16:
+      // 2 × 4096 × 8 × 128 × 2 B = 16,777,216 B; × 49 = 0.82 GB, × 31 = 0.52 GB.
+      const rows = page.locator('#devices-rows tr');
+      const [first, other] = [await rows.nth(0).locator('td').allTextContents(), await rows.nth(1).locator('td').allTextContents()];
+      assert.equal(first[0], '0–48');
+      assert.equal(other[0], lang === 'de' ? '49–79 + Ausgabe' : '49–79 + output');
+      assert.equal(first[2], lang === 'de' ? '0,82' : '0.82');
+      assert.equal(other[2], lang === 'de' ? '0,52' : '0.52');
+      assert.match(await page.getByTestId('command').textContent(), /--tensor-split 23704,15840$/);
+      // Two of the second card: three devices, the list in device order.
+      await page.locator('#gpus2-count').fill('2');
+      await page.waitForFunction(() => document.querySelectorAll('#devices-rows tr').length === 3);
+      assert.match(page.url(), /gpus2=2/);
+      assert.match(await page.getByTestId('command').textContent(), /--tensor-split 23704,15840,15840$/);
+      // vLLM splits every layer across alike cards: the list is refused on the second card's choice, no old figures.
+      await page.locator('#engine').selectOption('vllm');
+      await page.locator('#result-error').waitFor({ state: 'visible' });
+      assert.equal(await second.getAttribute('aria-invalid'), 'true');
+      assert.equal(await page.locator('#summary').isHidden(), true);
+      assert.equal(await second.isVisible(), true, 'a chosen second card stays in view under any engine, to clear it');
+      await second.selectOption('');
+      await page.locator('#summary').waitFor({ state: 'visible' });
+      assert.doesNotMatch(page.url(), /gpu2=/);
+      if (width === 375) {
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+        assert.ok(overflow <= 0, `the page is ${overflow} px wider than the screen`);
+      }
+      assert.deepEqual(problems, []);
+    });
+  }
+}
+
+test('a different card without a first one is an error on that choice, not a silent single card', async () => {
+  const { page, problems } = await newPage(session);
+  await page.goto(`${session.base}/?model=llama-3.1-8b&engine=llamacpp&gpu2=rtx-4090`);
+  await page.locator('#result-error').waitFor({ state: 'visible' });
+  assert.match(await page.locator('#result-error').textContent(), /^Different GPU: choose your first GPU above it first$/);
+  assert.equal(await page.locator('#gpu2').getAttribute('aria-invalid'), 'true');
+  assert.deepEqual(problems, []);
+});

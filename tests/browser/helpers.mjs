@@ -46,3 +46,25 @@ export async function newPage(session, viewport = { width: 1280, height: 900 }) 
   });
   return { page, problems };
 }
+
+// A run of words where an English function word stands between two other lowercase words: "is below", "of the".
+const ENGLISH = /\b[a-z]{2,}\s+(?:the|is|are|with|of|not|would|their|which)\s+[a-z]{2,}\b/;
+
+/** Text nodes in the page's results (and the field's message) that read as an English sentence. */
+export async function englishTexts(page) {
+  return page.evaluate((source) => {
+    const pattern = new RegExp(source);
+    const areas = [...document.querySelectorAll('section.results, #input-error')]
+      .filter((n) => !n.hidden);
+    const found = [];
+    for (const area of areas) {
+      const walker = document.createTreeWalker(area, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const el = node.parentElement;
+        if (!el || el.closest('[hidden], code, pre, dialog, small.secondary') || !el.checkVisibility?.()) continue;
+        if (pattern.test(node.textContent)) found.push(node.textContent.trim());
+      }
+    }
+    return found;
+  }, ENGLISH.source);
+}

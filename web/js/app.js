@@ -1,6 +1,6 @@
 // One model, one update(): inputs change → one call into the core → every output re-rendered.
 import { openCalculator } from './core.js';
-import { stateCodec, isTraining, coreMode, unknownChoice, MODES } from './state.js';
+import { stateCodec, isTraining, coreMode, unknownChoice, ownedCards, gpuFields, MAX_CARDS, MODES } from './state.js';
 import { renderSummary, showExplanation, openExplanation } from './render/summary.js';
 import { renderGpuTable } from './render/gpu-table.js';
 import { fillChoices, showWeightFormat, fillGpuSelect, fillOptions, fillSegmented, fillWeightFormats, setRanges, shownValue } from './render/controls.js';
@@ -26,7 +26,7 @@ const dom = {
   actionStatus: $('action-status'), chartsSection: $('charts-section'), chartContext: $('chart-context'),
   chartBatch: $('chart-batch'), embedSection: $('embed-section'), embedCode: $('embed-code'),
   weightsFormat: $('weights-format'), engine: $('engine'), kv: $('kv'), ft: $('ft'), rank: $('rank'),
-  gpusCount: $('gpus-count'), devices: $('devices'), devicesTitle: $('devices-title'), devicesRows: $('devices-rows'), tokens: $('tokens'), inferenceControls: $('inference-controls'), finetuneControls: $('finetune-controls'),
+  gpusCount: $('gpus-count'), secondGpu: $('second-gpu'), gpu2: $('gpu2'), gpus2Count: $('gpus2-count'), devices: $('devices'), devicesTitle: $('devices-title'), devicesRows: $('devices-rows'), tokens: $('tokens'), inferenceControls: $('inference-controls'), finetuneControls: $('finetune-controls'),
   trainControls: $('train-controls'), grpoControls: $('grpo-controls'), prompt: $('prompt'), completion: $('completion'),
   gens: $('gens'), beta: $('beta'), contextLabel: $('context-label'), batchLabel: $('batch-label'), batchUnit: $('batch-unit'),
   trainingFacts: $('training-facts'), speed: $('speed'), speedFigures: $('speed-figures'),
@@ -57,7 +57,7 @@ const shown = () => detail ?? report;
 // The GPU table (and CSV) over the whole list, with the chosen GPU's row from its own run, so the row agrees
 // with the headline.
 function tableReport() {
-  const own = detail?.gpus?.[0];
+  const own = detail?.gpus?.length === 1 ? detail.gpus[0] : null;  // different cards: each row is one card's
   return own ? { ...report, gpus: report.gpus.map((g) => (g.id === own.id ? own : g)), verdict: detail.verdict } : report;
 }
 // A dropped or pasted config.json ({text, name}) stands in for the preset while it is loaded; a dropped .gguf or
@@ -140,12 +140,22 @@ function writeInputs(current, beside = null) {
   dom.gpu.value = state.gpu;
   if (dom.gpu.value !== state.gpu) dom.gpu.value = named;  // '' when that is no option either
   showWiredLimit(named);
+  showSecondGpu();
   const known = MODES.includes(state.mode);  // an unknown mode (an error) leaves the first tab reachable
   for (const tab of dom.tabs.querySelectorAll('[role="tab"]')) {
     const selected = tab.dataset.mode === state.mode;
     tab.setAttribute('aria-selected', String(selected));
     tab.tabIndex = selected || (!known && tab.dataset.mode === MODES[0]) ? 0 : -1;
   }
+}
+
+// A second, different card is llama.cpp's (it splits the layers across unlike cards): its controls show for that
+// engine in inference, and whenever one is set, so a link's choice is seen and can be cleared under any engine.
+function showSecondGpu() {
+  dom.secondGpu.hidden = state.gpu2 === '' && !(state.mode === 'inference' && state.engine === 'llamacpp');
+  if (dom.secondGpu.hidden) return;
+  dom.gpu2.value = state.gpu2;
+  if (document.activeElement !== dom.gpus2Count) dom.gpus2Count.value = state.gpus2;
 }
 
 // The catalog's Mac behind a GPU id, or undefined: only a Mac's GPU has a wired limit to set.
@@ -252,21 +262,33 @@ function run(request) {
   return calculator.answerFile(modelFile.bytes, modelFile.size, modelFile.name, request);
 }
 
-// Everything a change shows, asked of the core in one call about one scenario: the estimate (on the chosen GPU when
-// there is one: speed, cost, training time), the same judged on every GPU for the table, the GPU ranking (inference
-// only), the remedies and the two charts' curves. The core resolves and estimates the scenario once for all of them.
-function questionsFor(training) {
-  return {
-    estimate: 'estimate',
-    ...(state.gpu ? { everyGpu: { question: 'estimate', every_gpu: true } } : {}),
-    ...(training ? {} : { ranking: { question: 'gpu_ranking', every_gpu: true } }),
-    remedies: 'remedies',
-    context: curveQuestion('context'),
-    batch: curveQuestion('batch'),
-  };
+// What a change shows first, asked of the core in one call: the estimate (on the chosen GPU when there is one:
+// speed, cost, training time) and the same judged on every GPU for the table. The GPU ranking (inference only),
+// what would help and the two charts' curves follow in a second call once typing pauses (extras), so the headline
+// never waits for them. With different cards the run is over them, and every GPU of the catalog is judged one
+// card at a time for the table and the ranking (a list in `gpus` would narrow both to the cards listed).
+function askFirst({ request, cards }) {
+  if (!cards) return ask(request, { estimate: 'estimate', ...(state.gpu ? { everyGpu: { question: 'estimate', every_gpu: true } } : {}) });
+  const asked = ask(request, { estimate: 'estimate' });
+  if (!asked.ok || !asked.estimate.ok) return asked.ok ? asked.estimate : asked;
+  const table = ask(oneCard(request), { everyGpu: { question: 'estimate', every_gpu: true } });
+  return table.ok ? { ...asked, everyGpu: table.everyGpu } : table;
 }
 
-// The answers by the names questionsFor gave them, or the scenario's error.
+function askExtras({ request, cards }, training) {
+  const curves = { remedies: 'remedies', context: curveQuestion('context'), batch: curveQuestion('batch') };
+  const ranking = training ? {} : { ranking: { question: 'gpu_ranking', every_gpu: true } };
+  if (!cards) return ask(request, { ...ranking, ...curves });
+  const asked = ask(request, curves);
+  if (!asked.ok || training) return asked;
+  const ranked = ask(oneCard(request), ranking);
+  return ranked.ok ? { ...asked, ranking: ranked.ranking } : ranked;
+}
+
+// The request with the chosen card alone in place of the list of different cards.
+const oneCard = ({ gpus, ...request }) => ({ ...request, gpu: state.gpu });
+
+// The answers by the names `questions` gives them, or the scenario's error.
 function ask(request, questions) {
   const names = Object.keys(questions);
   const result = run({ ...request, questions: names.map((name) => questions[name]) });
@@ -284,7 +306,7 @@ function unreadableNumber() {
   return { ok: false, error: { field, message: view.t('error.number') } };
 }
 
-let answers = null; // the last change's answers: ranking, remedies and curves render from them once typing pauses
+let asked = null; // the last answered change's {request, cards}: the ranking, remedies and curves are asked of it
 function evaluateState() {
   detail = null;
   const unknown = unknownChoice(state);
@@ -292,14 +314,18 @@ function evaluateState() {
   const unreadable = unreadableNumber();
   if (unreadable) return unreadable;
   const request = baseRequest();
-  if (state.gpu) request.gpu = state.gpu;
-  const asked = ask(request, questionsFor(isTraining(state)));
-  if (!asked.ok) return asked;
-  const everyGpu = asked.everyGpu ?? asked.estimate;
+  const cards = ownedCards(state);
+  if (cards?.error) return { ok: false, error: { field: cards.error.field, message: view.t(cards.error.key, { max: view.f.count(MAX_CARDS) }) } };
+  Object.assign(request, gpuFields(state, cards));
+  const first = askFirst({ request, cards });
+  // The core's word on the list of cards belongs to the second card's choice, which made it a list.
+  if (cards && !first.ok && first.error.field === 'gpus') return { ok: false, error: { ...first.error, field: 'gpu2' } };
+  if (!first.ok) return first;
+  const everyGpu = first.everyGpu ?? first.estimate;
   if (!everyGpu.ok) return everyGpu;
-  answers = asked;
+  asked = { request, cards };
   // A GPU id the catalog lacks gets the core's message (it checks `gpu`); the table keeps every GPU otherwise.
-  if (state.gpu) detail = asked.estimate;
+  if (state.gpu) detail = first.estimate;
   return everyGpu;
 }
 
@@ -393,6 +419,10 @@ function scheduleCharts() {
 function renderExtras() {
   clearTimeout(chartTimer);
   if (!report || !dom.resultError.hidden) return;
+  const training = isTraining(state);
+  const extras = askExtras(asked, training);
+  // The scenario answered a moment ago; should it fail now, each part shows that error in its place.
+  const answers = extras.ok ? extras : { remedies: extras, context: extras, batch: extras, ...(training ? {} : { ranking: extras }) };
   renderCharts({ context: dom.chartContext, batch: dom.chartBatch }, answers, shown(), view);
   dom.chartsSection.hidden = false;
   // What would help is judged on the chosen GPU when there is one; a training scenario has no GPU ranking.
@@ -552,6 +582,7 @@ function refill() {
   fillOptions(dom.kv, calculator.catalog.kv_dtypes.map((k) => [k.name, k.name, k.summary]));
   fillChoices(dom.form, codec, view.t);
   fillGpuSelect(dom.gpu, gpus, state.gpu, view.t);
+  fillGpuSelect(dom.gpu2, gpus, state.gpu2, view.t, 'inputs.gpu2.none');
 }
 
 // config.json by drop, picker or paste is read as text; a .gguf or .safetensors only by its header: the core

@@ -10,9 +10,10 @@ export const FINETUNE_METHODS = ['lora', 'qlora', 'grpo'];
 const GRPO_ONLY = ['policy', 'completion_tokens', 'num_generations', 'generation_batch', 'beta', 'sampler'];
 const GRPO_SHARED = ['prompt_tokens', 'gpu_util'];
 
-// Where a first visit starts (a preset, one sequence, inference), and the page's own keys. The weights stay
+// Where a first visit starts (a preset, one sequence, inference), and the page's own keys (the mode tab, the
+// fine-tune method, and a second kind of card beside the chosen GPU with its count). The weights stay
 // unset: each model then counts in the format its checkpoint ships in (gpt-oss in MXFP4, an FP8 config in FP8).
-const START = { model: 'llama-3.1-8b', batch: 1, mode: 'inference', ft: '' };
+const START = { model: 'llama-3.1-8b', batch: 1, mode: 'inference', ft: '', gpu2: '', gpus2: '' };
 // Kinds the core reads as numbers: a whole number reaches it as one. Anything else stays text, so the core
 // refuses it with a message naming the field (and "8k" or "300B" as the core reads them).
 const NUMERIC_KINDS = new Set(['count', 'tokens', 'quantity', 'number', 'fraction']);
@@ -37,6 +38,27 @@ export function coreMode(state) {
   return state.mode;
 }
 
+// Cards of two kinds, in device order ([3090, 3090, 4060 Ti]), as the request's `gpus` list: {list}; null with
+// one kind; {error: {field, key}} (key: the page's text, {max} in it) for a second card without a first or a count
+// that is no whole number from 1. The core judges the list itself (which engines split layers across unlike cards,
+// how many devices); a count over 1,024, its limit for a count, is refused here before the list is built.
+export const MAX_CARDS = 1024;
+export function ownedCards(state) {
+  if (state.gpu2 === '') return null;
+  if (!state.gpu) return { error: { field: 'gpu2', key: 'error.gpu2First' } };
+  const counts = [];
+  for (const [field, value] of [['gpus', state.gpus], ['gpus2', state.gpus2]]) {
+    const n = value === '' ? 1 : value;
+    if (!Number.isSafeInteger(n) || n < 1 || n > MAX_CARDS) return { error: { field, key: 'error.cardCount' } };
+    counts.push(n);
+  }
+  return { list: [...Array(counts[0]).fill(state.gpu), ...Array(counts[1]).fill(state.gpu2)] };
+}
+
+/** The GPU fields of a request: the cards in `gpus` (ownedCards'), else the chosen one in `gpu`; the core takes
+ * one or the other. */
+export const gpuFields = (state, cards) => (cards?.list ? { gpus: cards.list } : state.gpu ? { gpu: state.gpu } : {});
+
 /** Whether the state asks for a training estimate. */
 export const isTraining = (state) => coreMode(state) !== 'inference';
 
@@ -51,7 +73,8 @@ export function stateCodec(catalog) {
 function makeCodec(inputs) {
   const defaults = { ...Object.fromEntries(inputs.map((i) => [i.url, ''])), ...START };
   const keys = Object.keys(defaults);
-  const numeric = new Set(inputs.filter((i) => NUMERIC_KINDS.has(i.kind)).map((i) => i.url));
+  // gpus2, the page's own count of the second card, is a number too (the request's `gpus` list is built from it).
+  const numeric = new Set([...inputs.filter((i) => NUMERIC_KINDS.has(i.kind)).map((i) => i.url), 'gpus2']);
   // "1e3" is a whole number as the number fields take it; a figure beyond what a double holds exactly (a pasted
   // 400-digit context) stays text, so the core refuses it rather than reading it as Infinity or a rounded value.
   const parse = (key, text) => {

@@ -201,3 +201,18 @@ TEST_CASE("different cards under llama.cpp: the split follows each card's free m
   REQUIRE(vllm.ok());
   CHECK(evaluate(test::catalog(), vllm.value().inference).error().field == "gpus");
 }
+
+TEST_CASE("llama.cpp takes at most 16 cards: a longer list is refused, naming the field and the limit") {
+  // ggml-cuda.h: #define GGML_CUDA_MAX_DEVICES 16 (the CUDA backend's per-device arrays).
+  std::string sixteen, seventeen;
+  for (int i = 0; i < 16; ++i) sixteen += i == 0 ? "rtx-3090" : (i % 2 ? ",rtx-4060-ti-16gb" : ",rtx-3090");
+  seventeen = sixteen + ",rtx-3090";
+  const std::string base = R"({"model":"llama-3.1-8b","engine":"llamacpp","context":4096,"gpus":")";
+  CHECK(evaluated((base + sixteen + "\"}").c_str()).estimate.devices.size() == 16);
+  auto refused = parse_request(base + seventeen + "\"}");
+  REQUIRE(refused.ok());
+  const auto answer = evaluate(test::catalog(), refused.value().inference);
+  REQUIRE_FALSE(answer.ok());
+  CHECK(answer.error().field == "gpus");
+  CHECK(answer.error().message.find("at most 16") != std::string::npos);
+}

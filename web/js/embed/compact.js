@@ -1,23 +1,25 @@
 // The compact answer used by embed.html and <vram-fit>: model, headline, total, bar, legend, link.
 import { el, breakdownLines, headline, fillBar, totalRange } from '../render/view.js';
-import { stateCodec, unknownChoice } from '../state.js';
+import { stateCodec, unknownChoice, ownedCards, gpuFields, MAX_CARDS } from '../state.js';
 
 /** Evaluates the state with the core and renders the compact view into root; returns the core's answer. */
 export function renderCompact(root, calculator, state, { t, f, siteBase }) {
   const codec = stateCodec(calculator.catalog);
   const link = el('a', { class: 'c-link', href: new URL(`index.html?${codec.query(state)}`, siteBase).href,
     target: '_blank', rel: 'noopener', text: t('embed.open') });
+  const refuse = (field, text) => {
+    root.replaceChildren(el('p', { class: 'c-error', role: 'alert', text: `${t(`field.${field}`)}: ${text}` }), link);
+    return { ok: false, error: { field } };
+  };
   const unknown = unknownChoice(state);
-  if (unknown) {
-    root.replaceChildren(el('p', { class: 'c-error', role: 'alert',
-      text: `${t(`field.${unknown.field}`)}: ${t('error.choice', unknown)}` }), link);
-    return { ok: false, error: { field: unknown.field } };
-  }
-  // On the chosen GPU, as the main page shows it (vLLM sizes its defaults by the GPU).
+  if (unknown) return refuse(unknown.field, t('error.choice', unknown));
+  const cards = ownedCards(state);
+  if (cards?.error) return refuse(cards.error.field, t(cards.error.key, { max: f.count(MAX_CARDS) }));
+  // On the chosen GPU (or cards), as the main page shows it (vLLM sizes its defaults by the GPU).
   const request = codec.request(state);
-  const report = calculator.answer({ ...request, question: 'estimate', ...(state.gpu ? { gpu: state.gpu } : {}) });
+  const report = calculator.answer({ ...request, question: 'estimate', ...gpuFields(state, cards) });
   if (!report.ok) {
-    root.replaceChildren(el('p', { class: 'c-error', role: 'alert', text: `${t(`field.${report.error.field}`)}: ${t.message(report.error.message, report.error.message_i18n, f)}` }), link);
+    refuse(report.error.field, t.message(report.error.message, report.error.message_i18n, f));
     return report;
   }
   const { text, fit } = headline(report, { t, f, gpu: state.gpu });

@@ -62,13 +62,14 @@ export function showWeightFormat(select, name) {
   select.value = name;
 }
 
-export function fillGpuSelect(select, gpus, selected, t) {
+/** The catalog's GPUs by segment, after an empty choice labelled by `none` (the core's pick when no GPU is named). */
+export function fillGpuSelect(select, gpus, selected, t, none = 'inputs.gpu.auto') {
   const groups = new Map();
   for (const g of gpus) {
     if (!groups.has(g.segment)) groups.set(g.segment, el('optgroup', { label: t(`segment.${g.segment}`) }));
     groups.get(g.segment).append(el('option', { value: g.id, text: g.name }));
   }
-  select.replaceChildren(el('option', { value: '', text: t('inputs.gpu.auto') }), ...groups.values());
+  select.replaceChildren(el('option', { value: '', text: t(none) }), ...groups.values());
   select.value = selected;
 }
 
