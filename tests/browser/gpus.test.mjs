@@ -98,6 +98,13 @@ for (const lang of ['en', 'de']) {
       assert.equal(first[2], lang === 'de' ? '0,82' : '0.82');
       assert.equal(other[2], lang === 'de' ? '0,52' : '0.52');
       assert.match(await page.getByTestId('command').textContent(), /--tensor-split 23704,15840$/);
+      // Each card's free memory is its own: the 3090's 24 GiB = 25.77 GB less its 26.75 GB part = −0.98 GB; the
+      // 4060 Ti's 16 GiB = 17.18 GB less 18.14 GB = −0.96 GB. The fuller one speaks in the headline.
+      assert.equal(first[5], lang === 'de' ? '-0,98' : '-0.98');
+      assert.equal(other[5], lang === 'de' ? '-0,96' : '-0.96');
+      assert.equal(await headline(page), lang === 'de'
+        ? 'Passt nicht auf Ihre GeForce RTX 3090 + GeForce RTX 4060 Ti 16GB: auf der vollsten fehlen 1,0 GB'
+        : 'Does not fit on your GeForce RTX 3090 + GeForce RTX 4060 Ti 16GB: 1.0 GB short on the fullest one');
       // Two of the second card: three devices, the list in device order.
       await page.locator('#gpus2-count').fill('2');
       await page.waitForFunction(() => document.querySelectorAll('#devices-rows tr').length === 3);
