@@ -67,8 +67,8 @@ void add_ollama_server_notes(Report& report, const ResolvedRequest& rr) {
   // llm/llama_server.go extraEnvsForStart (from v0.31.2): LLAMA_ARG_FIT_TARGET = projector + 1 GiB, in MiB.
   if (report.model.vision_params)
     notes.push_back(message("ollama.projector_margin",
-                            "Ollama has llama-server's --fit keep the vision projector's size plus 1 GiB free "
-                            "(LLAMA_ARG_FIT_TARGET) where the GPU holds both; that margin is not modelled, and the "
+                            "From 0.31.2 Ollama has llama-server's --fit keep the vision projector's size plus 1 "
+                            "GiB free (LLAMA_ARG_FIT_TARGET) where the GPU holds both; that margin is not modelled, and the "
                             "projector is counted with the layers here."));
 }
 

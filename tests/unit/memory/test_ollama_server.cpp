@@ -51,6 +51,12 @@ TEST_CASE("Ollama 0.30+: num_ctx by the GPU's memory, as server/routes.go tiers 
   const Report asked = evaluate_json(R"({"model":"llama-3.1-8b","engine":"ollama","engine_version":"0.30",
       "context":200000})");
   CHECK(asked.estimate.context_tokens == 131072);
+  // A multimodal model runs with at least 2048 tokens (server/sched.go getRunner), even when asked for fewer.
+  const Report vision = evaluate_json(R"({"model":"gemma-3-27b","engine":"ollama","engine_version":"0.33.0",
+      "context":1024,"gpu":"rtx-4090"})");
+  CHECK(vision.estimate.context_tokens == 2048);
+  CHECK(has_note(vision, "ollama.vision_min_context"));
+  CHECK(has_note(vision, "ollama.projector_margin"));  // LLAMA_ARG_FIT_TARGET's pad, named as not modelled
   // Without a GPU the tier is unknown: 4096, and a note says so.
   const Report none = evaluate_json(R"({"model":"llama-3.1-8b","engine":"ollama","engine_version":"0.33.0"})");
   CHECK(none.estimate.context_tokens == 4096);
