@@ -164,7 +164,6 @@ inline constexpr std::uint64_t kLlamaSwaPad = 256;       // SWA cache size padde
 // leaves the layers to its --fit (llm/llama_server.go, memory/ollama_server.hpp). In between (v0.11.11 to v0.29)
 // Ollama placed layers from the runner's test allocations (llm/server.go buildLayout): not modelled.
 inline constexpr std::string_view kOllamaVersionModelled = "0.11.10";
-inline constexpr std::string_view kOllamaVersionLlamaServer = "0.30.0";
 // up to 0.6.6; 0.6.7 to 0.11.10; 0.30 and later
 enum class OllamaRule { num_ctx_2048, num_ctx_4096, llama_server };
 // "0.5.7", "v0.11.10", "0.33.0"; nullopt for text that is no version or a version whose layout rule is not modelled.

@@ -67,6 +67,8 @@ Result<InferenceEstimate> estimate_ollama_server(const ModelSpec& spec, const In
                                           "OLLAMA_KV_CACHE_TYPE {kv} needs flash attention: llama-server refuses a "
                                           "quantized cache with OLLAMA_FLASH_ATTENTION=0",
                                           {arg::text("kv", kv_dtype_info(*o.kv_dtype).name)}));
+  // Any other type goes through as llama.cpp takes it: Ollama no longer checks it (fs/ggml SupportsKVCacheType, which
+  // allowed f16, q8_0 and q4_0, has no caller from v0.30.0).
   InferenceOptions server = o;
   server.engine = Engine::llamacpp;
   server.n_ubatch = kOllamaNumBatch;

@@ -131,6 +131,10 @@ TEST_CASE("Ollama 0.30+: its environment is the command, never llama-server's ow
   const Report off = evaluate_json(R"({"model":"llama-3.1-8b","engine":"ollama","engine_version":"0.33.0",
       "context":8192,"attention":"eager"})");
   CHECK(off.command == "OLLAMA_CONTEXT_LENGTH=8192 OLLAMA_FLASH_ATTENTION=0 ollama serve");
+  // A bf16 cache goes to llama-server as it is (Ollama's SupportsKVCacheType has no caller from v0.30.0).
+  const Report bf16 = evaluate_json(R"({"model":"llama-3.1-8b","engine":"ollama","engine_version":"0.33.0",
+      "gpu":"rtx-4090","kv_dtype":"bf16"})");
+  CHECK(bf16.command == "OLLAMA_KV_CACHE_TYPE=bf16 ollama serve");
   // Without a GPU the 4096 assumed is pinned, so that the server runs what was estimated.
   const Report none = evaluate_json(R"({"model":"llama-3.1-8b","engine":"ollama","engine_version":"0.33.0"})");
   CHECK(none.command == "OLLAMA_CONTEXT_LENGTH=4096 ollama serve");
