@@ -139,6 +139,15 @@ vramfit_cli_test(command_llamacpp_fit ARGS --model qwen3-30b-a3b --engine llamac
                  MATCH "^llama-server -m Qwen3-30B-A3B-F16.gguf -c 4096 -ngl 48 --n-cpu-moe 38\n$")
 vramfit_cli_test(command_vllm ARGS --model llama-3.1-8b --engine vllm --gpu h100 --tp 2 --context 16000 --command
                  MATCH "^vllm serve meta-llama/Llama-3.1-8B --tensor-parallel-size 2 --max-model-len 16000\n$")
+# Ollama from 0.30 runs llama-server: on an RTX 4090 (23.68 GiB ≥ 23 GiB) its own default context is 32768, so the
+# command sets nothing; the report still names the engine ollama (llm/llama_server.go, server/routes.go).
+vramfit_cli_test(command_ollama_server ARGS --model llama-3.1-8b --engine ollama --engine-version 0.33.0 --gpu rtx-4090
+                 --context 8192 --kv-dtype q8_0 --command
+                 MATCH "^OLLAMA_CONTEXT_LENGTH=8192 OLLAMA_KV_CACHE_TYPE=q8_0 ollama serve\n$")
+vramfit_cli_test(json_ollama_server ARGS --model llama-3.1-8b --engine ollama --engine-version 0.33.0 --gpu rtx-4090 --json
+                 MATCH "\"context\":32768,\"context_source\":\"engine_default\",\"engine\":\"ollama\"")
+vramfit_cli_test(ollama_version_refused FAIL ARGS --model llama-3.1-8b --engine ollama --engine-version 0.20
+                 MATCH "^vramfit: --engine-version: \"0.20\" is not an Ollama version that is modelled; allowed: up to 0.11.10")
 vramfit_cli_test(command_transformers FAIL ARGS --model llama-3.1-8b --command
                  MATCH "^vramfit: --command: transformers is a library, not a server")
 # The same on an RTX 4090 (driver total 23.68 GiB = 24248 MiB, 23704 free, target 22680): 20214 MiB for experts,

@@ -75,7 +75,9 @@ export interface InferenceRequest extends ModelInputs {
   /** vLLM's version, for its memory rule: "0.9.2" to "0.20" (default: as 0.11) keep the CUDA graphs outside the
    * budget; "0.21" and later subtract their estimate from the pool. Older versions are refused. SGLang's: up to
    * "0.5.2" its default mem_fraction_static goes by tensor parallel size, from "0.5.3" (the default) by GPU memory.
-   * Ollama's: up to "0.11.10" (its estimator); up to "0.6.6" num_ctx defaults to 2048, later to 4096. */
+   * Ollama's: up to "0.11.10" (its estimator, the default); up to "0.6.6" num_ctx defaults to 2048, later to 4096.
+   * "0.30" and later: llama-server's --fit places the layers, num_ctx 4096 / 32768 / 262144 by GPU memory, capped
+   * at the model's context. "0.11.11" to "0.29" are refused. */
   engine_version?: string;
   /** Ollama's OLLAMA_GPU_OVERHEAD: bytes kept free on each GPU (default 0). */
   ollama_gpu_overhead?: number;

@@ -62,7 +62,8 @@ constexpr Input kInputs[] = {
     {"engine_version", "--engine-version", "", K::text, 0, 0, "VERSION",
      "vLLM's version, for its memory rule: 0.9.2 to 0.20 (default: as 0.11), or 0.21 and later (CUDA graphs inside "
      "--gpu-util, default 0.92); SGLang's: up to 0.5.2 (mem_fraction_static by TP) or 0.5.3 and later (default: by "
-     "GPU memory); Ollama's: up to 0.6.6 (num_ctx 2048) or 0.6.7 to 0.11.10 (default: 4096)", U::inference},
+     "GPU memory); Ollama's: up to 0.6.6 (num_ctx 2048), 0.6.7 to 0.11.10 (default: its estimator, 4096), or 0.30 "
+     "and later (llama-server's --fit; num_ctx by GPU memory)", U::inference},
     {"enforce_eager", "--enforce-eager", "", K::toggle, 0, 0, "", "vLLM --enforce-eager: no CUDA graphs", U::inference},
     {"max_num_batched_tokens", "--max-num-batched-tokens", "", K::tokens, 1, kTokens, "TOKENS",
      "vLLM max_num_batched_tokens (default 8192; 16384 on >= 70 GiB non-A100)", U::inference},

@@ -110,8 +110,8 @@ std::optional<Version> parse_version(std::string_view v) noexcept {
     if (i == v.size() || v[i] != '.') break;
     ++i;
   }
-  // What may follow the numbers: a pre-release or local tag ("rc1", "+cu128", ".dev3").
-  if (i < v.size() && !(v[i] == 'r' || v[i] == '+' || v[i] == 'd' || v[i] == 'p' || v[i] == 'a' || v[i] == 'b'))
+  // What may follow the numbers: a pre-release or local tag ("rc1", "-rc2", "+cu128", ".dev3").
+  if (i < v.size() && !(v[i] == 'r' || v[i] == '-' || v[i] == '+' || v[i] == 'd' || v[i] == 'p' || v[i] == 'a' || v[i] == 'b'))
     return std::nullopt;
   return out;
 }
@@ -159,7 +159,9 @@ SglangDefaults sglang_defaults(SglangRule rule, std::uint64_t gpu_mib, std::uint
 
 std::optional<OllamaRule> parse_ollama_version(std::string_view v) noexcept {
   const auto version = parse_version(v);
-  if (!version || version->at_least(0, 11, 11)) return std::nullopt;
+  if (!version) return std::nullopt;
+  if (version->at_least(0, 30, 0)) return OllamaRule::llama_server;
+  if (version->at_least(0, 11, 11)) return std::nullopt;
   return version->at_least(0, 6, 7) ? OllamaRule::num_ctx_4096 : OllamaRule::num_ctx_2048;
 }
 

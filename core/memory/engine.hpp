@@ -159,15 +159,17 @@ inline constexpr std::uint64_t kLlamaNUbatch = 512;      // common.h n_ubatch
 inline constexpr std::uint64_t kLlamaSwaPad = 256;       // SWA cache size padded to 256 cells
 
 // --- Ollama ----------------------------------------------------------------------------------------------
-// The rule modelled is Ollama's analytic estimator (llm/memory.go estimateGPULayers, fs/ggml/ggml.go GraphSize as
-// of v0.11.10), which chose the layers to offload up to v0.11.10. From v0.11.11 Ollama places layers from the
-// runner's test allocations (llm/server.go buildLayout), and from v0.30 it runs llama-server and leaves the layers
-// to llama.cpp's --fit: neither is modelled.
+// Two rules are modelled. Up to v0.11.10 Ollama's analytic estimator chose the layers to offload (llm/memory.go
+// estimateGPULayers, fs/ggml/ggml.go GraphSize as of v0.11.10). From v0.30.0 it starts llama.cpp's llama-server and
+// leaves the layers to its --fit (llm/llama_server.go, memory/ollama_server.hpp). In between (v0.11.11 to v0.29)
+// Ollama placed layers from the runner's test allocations (llm/server.go buildLayout): not modelled.
 inline constexpr std::string_view kOllamaVersionModelled = "0.11.10";
-enum class OllamaRule { num_ctx_2048, num_ctx_4096 };  // up to 0.6.6; 0.6.7 to 0.11.10
-// "0.5.7", "v0.11.10"; nullopt for text that is no version or a version whose layout rule is not modelled.
+// up to 0.6.6; 0.6.7 to 0.11.10; 0.30 and later
+enum class OllamaRule { num_ctx_2048, num_ctx_4096, llama_server };
+// "0.5.7", "v0.11.10", "0.33.0"; nullopt for text that is no version or a version whose layout rule is not modelled.
 std::optional<OllamaRule> parse_ollama_version(std::string_view version) noexcept;
-std::uint64_t ollama_default_num_ctx(OllamaRule rule) noexcept;  // api.DefaultOptions NumCtx: 2048, 4096 from 0.6.7
+// api.DefaultOptions NumCtx: 2048, 4096 from 0.6.7; from 0.30 the lowest tier of server/routes.go (4096).
+std::uint64_t ollama_default_num_ctx(OllamaRule rule) noexcept;
 // Before 0.10.0 (#11330) the scheduler tried OLLAMA_NUM_PARALLEL 4 (2 from 0.6.7) before 1 when it was unset.
 bool ollama_parallel_automatic(std::string_view version) noexcept;
 inline constexpr std::uint64_t kOllamaNumBatch = 512;  // api.DefaultOptions NumBatch

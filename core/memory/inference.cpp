@@ -7,6 +7,7 @@
 #include <vector>     // std::vector
 
 #include "memory/ollama.hpp"
+#include "memory/ollama_server.hpp"
 #include "util/byte_math.hpp"
 #include "util/text.hpp"
 #include "util/units.hpp"
@@ -1339,6 +1340,7 @@ std::optional<Error> add_engine_memory(InferenceEstimate& e, Workings& w, const 
 Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const InferenceOptions& o) {
   if (auto error = check_inference_options(o)) return *error;
   if (auto error = check_parallel(spec, o)) return *error;
+  if (ollama_runs_llama_server(o)) return estimate_ollama_server(spec, o);
   auto params = count_params(spec);
   if (!params) return params.error();
 

@@ -62,8 +62,9 @@ struct InferenceOptions {
   // Ollama: batch is OLLAMA_NUM_PARALLEL, context num_ctx, attention sdpa OLLAMA_FLASH_ATTENTION=1; with a GPU
   // (gpu_memory_bytes taken as the memory Ollama finds free) it places the layers.
   std::uint64_t ollama_gpu_overhead = 0;           // OLLAMA_GPU_OVERHEAD, bytes kept free per GPU
-  OllamaRule ollama_rule = OllamaRule::num_ctx_4096;  // which version's default num_ctx
+  OllamaRule ollama_rule = OllamaRule::num_ctx_4096;  // which version's rule (default num_ctx; llama-server from 0.30)
   bool gpu_is_apple = false;                       // Metal: another minimum, and no partial-offload graph
+  bool gpu_is_cuda = false;                        // an NVIDIA GPU: from 0.30 the batch Ollama picks without flash attention
 
   // llama.cpp (and Ollama's num_gpu)
   std::optional<std::uint64_t> gpu_layers;         // -ngl; none: every layer and the output layer

@@ -2,6 +2,7 @@
 
 #include <cctype>  // std::isalnum, std::toupper
 
+#include "memory/ollama_server.hpp"
 #include "util/number_text.hpp"
 #include "util/text.hpp"
 
@@ -81,6 +82,11 @@ EngineCommand sglang_command(const Report& report, const Request& r, const Resol
   return out;
 }
 
+// The cache type as llama.cpp's --cache-type-k/v spells it.
+std::string_view ggml_cache_type(KvDType kv) {
+  return kv_dtype_info(kv).name == "fp32" ? std::string_view("f32") : kv_dtype_info(kv).name;
+}
+
 // llama-server's flags (https://github.com/ggml-org/llama.cpp/blob/master/tools/server/README.md): -c 0 (the
 // model's training context) and --fit on by default, -ngl all layers, -fa auto, -ctk/-ctv f16, -np 1.
 EngineCommand llamacpp_command(const Report& report, const ResolvedRequest& s, const LlamaCppFitPlan* fit) {
@@ -101,7 +107,7 @@ EngineCommand llamacpp_command(const Report& report, const ResolvedRequest& s, c
   if (e.attention == Attention::eager) t << " -fa off";
   else if (quantized_kv) t << " -fa on";  // a quantized V cache needs flash attention
   if (e.kv_dtype != KvDType::fp16) {
-    const std::string_view kv = kv_dtype_info(e.kv_dtype).name == "fp32" ? "f32" : kv_dtype_info(e.kv_dtype).name;
+    const std::string_view kv = ggml_cache_type(e.kv_dtype);
     t << " -ctk " << kv << " -ctv " << kv;
   }
   return {t.str(), "Replace the .gguf name with your file's path."};
@@ -129,6 +135,17 @@ EngineCommand mlx_command(const Report& report, const ResolvedRequest& s, const 
   return out;
 }
 
+// How to run the model once the server has its environment, and what a session sets for it alone.
+std::string ollama_note(const InferenceOptions& o) {
+  Text note;
+  note << "The server reads these variables; then run the model with ollama run MODEL (its name in the Ollama "
+          "library, or hf.co/ and a GGUF repository). In a session, /set parameter num_ctx "
+       << o.context_tokens << " sets the context for that model alone";
+  if (o.gpu_layers) note << ", /set parameter num_gpu " << *o.gpu_layers << " the layers on the GPU";
+  note << ".";
+  return note.str();
+}
+
 // Ollama's server reads its environment (envconfig): OLLAMA_CONTEXT_LENGTH the default num_ctx, OLLAMA_NUM_PARALLEL,
 // OLLAMA_FLASH_ATTENTION, OLLAMA_KV_CACHE_TYPE (used only with flash attention), OLLAMA_GPU_OVERHEAD; a session
 // sets num_ctx and num_gpu for one model with /set parameter.
@@ -142,13 +159,24 @@ EngineCommand ollama_command(const Report& report, const ResolvedRequest& s) {
   if (e.ollama && e.ollama->kv_type != KvDType::fp16) t << "OLLAMA_KV_CACHE_TYPE=" << kv_dtype_info(e.ollama->kv_type).name << " ";
   if (o.ollama_gpu_overhead) t << "OLLAMA_GPU_OVERHEAD=" << o.ollama_gpu_overhead << " ";
   t << "ollama serve";
-  Text note;
-  note << "The server reads these variables; then run the model with ollama run MODEL (its name in the Ollama "
-          "library, or hf.co/ and a GGUF repository). In a session, /set parameter num_ctx "
-       << o.context_tokens << " sets the context for that model alone";
-  if (o.gpu_layers) note << ", /set parameter num_gpu " << *o.gpu_layers << " the layers on the GPU";
-  note << ".";
-  return {t.str(), note.str()};
+  return {t.str(), ollama_note(o)};
+}
+
+// Ollama from 0.30 passes its environment to llama-server (llm/llama_server.go startLlamaServer): num_ctx
+// (OLLAMA_CONTEXT_LENGTH) as -c, OLLAMA_NUM_PARALLEL as -np, OLLAMA_KV_CACHE_TYPE as --cache-type-k/v, and
+// OLLAMA_FLASH_ATTENTION as --flash-attn on/off (auto when unset). The context is left out only where it is the
+// default Ollama picks for the chosen GPU; without a GPU the 4096 assumed is pinned.
+EngineCommand ollama_server_command(const Report& report, const Request& r, const ResolvedRequest& s) {
+  const InferenceEstimate& e = report.estimate;
+  const InferenceOptions& o = s.options;
+  Text t;
+  if (report.context_source != "engine_default" || !s.gpu) t << "OLLAMA_CONTEXT_LENGTH=" << o.context_tokens << " ";
+  if (o.batch > 1) t << "OLLAMA_NUM_PARALLEL=" << o.batch << " ";
+  if (!r.attention.empty()) t << "OLLAMA_FLASH_ATTENTION=" << (e.attention == Attention::sdpa ? "1 " : "0 ");
+  if (e.kv_dtype != KvDType::fp16) t << "OLLAMA_KV_CACHE_TYPE=" << ggml_cache_type(e.kv_dtype) << " ";
+  if (o.ollama_gpu_overhead) t << "OLLAMA_GPU_OVERHEAD=" << o.ollama_gpu_overhead << " ";
+  t << "ollama serve";
+  return {t.str(), ollama_note(o)};
 }
 
 }  // namespace
@@ -160,7 +188,9 @@ EngineCommand command_for(const Report& report, const Request& request, const Re
     case Engine::llamacpp: return llamacpp_command(report, scenario, fit);
     case Engine::sglang: return sglang_command(report, request, scenario, scenario.hf_repo);
     case Engine::mlx: return mlx_command(report, scenario, scenario.hf_repo);
-    case Engine::ollama: return ollama_command(report, scenario);
+    case Engine::ollama:
+      return ollama_runs_llama_server(scenario.options) ? ollama_server_command(report, request, scenario)
+                                                        : ollama_command(report, scenario);
     case Engine::transformers: break;
   }
   return {"", "transformers is a library, not a server: there is no command to run; load the model with "

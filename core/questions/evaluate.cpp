@@ -10,6 +10,8 @@
 #include "formats/weight_formats.hpp"
 #include "hardware/speed.hpp"  // gpu_class_of
 #include "questions/command_line.hpp"
+#include "memory/ollama_server.hpp"
+#include "questions/ollama_server.hpp"
 
 namespace vramfit {
 
@@ -85,14 +87,18 @@ std::string joined(std::span<const KvDTypeInfo> infos) {
 
 // llama.cpp plans with --fit where -ngl is left to it: on the request's GPU, against the memory the driver reports
 // less the CUDA context and cuBLAS workspace the estimate counts (fit sees them gone from the free memory). A
-// training context the estimator refuses (beyond kMaxContextTokens) leaves the answer without a plan.
+// training context the estimator refuses (beyond kMaxContextTokens) leaves the answer without a plan. Ollama from
+// 0.30 runs llama-server the same way, always with -c (so fit keeps the context) and its own -ub.
 void add_llamacpp_fit(Report& report, const ResolvedRequest& rr) {
   const InferenceEstimate& e = report.estimate;
-  if (e.engine != Engine::llamacpp || !rr.gpu || rr.options.gpu_layers || report.model.is_bare()) return;
+  const bool ollama = ollama_runs_llama_server(rr.options);
+  if ((e.engine != Engine::llamacpp && !ollama) || !rr.gpu || rr.options.gpu_layers || report.model.is_bare()) return;
   if (!rr.options.device_split.empty()) return;  // fit over several GPUs is not modelled: the split is as given
   const std::uint64_t total = rr.gpu->driver_total_bytes();
   const std::uint64_t free = total > e.overhead ? total - e.overhead : 0;
-  auto inputs = llamacpp_fit_inputs(report.model, rr.options, free, report.context_source == "request");
+  InferenceOptions options = rr.options;
+  if (e.llamacpp) options.n_ubatch = e.llamacpp->n_ubatch;
+  auto inputs = llamacpp_fit_inputs(report.model, options, free, ollama || report.context_source == "request");
   if (inputs) report.llamacpp_fit = plan_llamacpp_fit(inputs.value());
 }
 
@@ -302,9 +308,11 @@ std::optional<Error> resolve_ollama_options(const Request& r, InferenceOptions& 
     const auto rule = parse_ollama_version(r.engine_version);
     if (!rule)
       return make_error("engine_version",
-                        "\"" + r.engine_version + "\" is not an Ollama version that is modelled; allowed: up to 0.11.10, "
-                        "as 0.5.7 or 0.11.10 (from 0.11.11 Ollama places layers from the runner's test allocations, "
-                        "from 0.30 by llama-server's --fit: for those, --engine llamacpp with the context and -ngl)");
+                        message("ollama.version_unmodelled",
+                                "\"{version}\" is not an Ollama version that is modelled; allowed: up to 0.11.10 (as "
+                                "0.5.7) or 0.30 and later (as 0.33.0). From 0.11.11 to 0.29 Ollama placed the layers "
+                                "from the runner's test allocations, which is not modelled.",
+                                {arg::text("version", r.engine_version)}));
     o.ollama_rule = *rule;
   }
   o.ollama_gpu_overhead = r.ollama_gpu_overhead.value_or(0);
@@ -471,6 +479,7 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
   if (out.gpu && out.gpu->one_per_machine() && r.gpu_count > 1)
     return make_error("gpus", out.gpu->name + ": " + std::string(kOnePerMachine));
   if (auto error = resolve_mlx_options(r, o, out.gpu)) return *error;
+  resolve_ollama_server(r, out);
   return out;
 }
 
@@ -494,6 +503,7 @@ ResolvedRequest without_gpu(ResolvedRequest scenario) {
   scenario.options.gpu_is_a100 = false;
   scenario.options.gpu_has_nvlink = false;
   scenario.options.gpu_is_apple = false;
+  scenario.options.gpu_is_cuda = false;
   return scenario;
 }
 
@@ -573,6 +583,7 @@ Result<Report> evaluate(const Catalog& catalog, const Request& r, const Resolved
     report.gpus = fit_rows(report.estimate, catalog.gpus, fit_headroom);
   }
   add_llamacpp_fit(report, rr);
+  add_ollama_server_notes(report, rr);
   note_fit_context(report);
   add_verdict(report, rr);
   add_command(report, r, rr);

@@ -404,3 +404,24 @@ test('GRPO through the wasm: its lines and inputs, and the phase rule of its tot
     b.sampling + b.overhead);
   assert.equal(evaluate({ mode: 'lora', model: 'gpt2', beta: 0.1 }).error.field, 'beta');
 });
+
+// Ollama from 0.30 runs llama-server (tests/unit/memory/test_ollama_server.cpp pins it by hand): Qwen3-30B-A3B F16
+// on an RTX 4090 keeps Ollama's 32768-token default and moves experts; the page words the plan without llama-server's
+// --n-cpu-moe, which Ollama's command cannot pass.
+test('Ollama 0.30+ crosses as engine ollama with llama.cpp\'s fit plan, worded without llama-server flags', async () => {
+  const { fitPlanText } = await import('../../web/js/render/engine-plan.js');
+  const { translator } = await import('../../web/js/i18n/i18n.js');
+  const { makeFormat } = await import('../../web/js/i18n/format.js');
+  const r = evaluate({ model: 'qwen3-30b-a3b', engine: 'ollama', engine_version: '0.33.0', weights: 'f16', gpu: 'rtx-4090' });
+  assert.equal(r.ok, true);
+  assert.equal(r.inputs.engine, 'ollama');
+  assert.equal(r.inputs.context, 32768);
+  assert.equal(r.llamacpp_fit.context, 32768);
+  assert.equal(r.llamacpp_fit.step, 'experts');
+  assert.equal(r.command.text, 'ollama serve');
+  for (const lang of ['en', 'de']) {
+    const text = fitPlanText(r.llamacpp_fit, translator(lang), makeFormat(lang), r.inputs.engine);
+    assert.doesNotMatch(text, /n-cpu-moe/);
+    assert.match(text, lang === 'en' ? /stay in system RAM/ : /bleiben im Arbeitsspeicher/);
+  }
+});

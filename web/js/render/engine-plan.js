@@ -1,7 +1,8 @@
 // How to run the estimate: llama.cpp's --fit plan on the chosen GPU (report.llamacpp_fit) and the engine's command
 // line (report.command) with a copy button. The core builds both; this file only words and shows them.
-/** One sentence for the fit plan, or null without one (another engine, no GPU chosen, -ngl given). */
-export function fitPlanText(plan, t, f) {
+/** One sentence for the fit plan, or null without one (another engine, no GPU chosen, -ngl given). Ollama's
+ * command has no --n-cpu-moe: its llama-server's --fit moves the experts itself. */
+export function fitPlanText(plan, t, f, engine = 'llamacpp') {
   if (!plan) return null;
   const parts = [];
   if (plan.step === 'none') parts.push(t('plan.fit.none', { context: f.count(plan.context) }));
@@ -10,7 +11,8 @@ export function fitPlanText(plan, t, f) {
   }
   if (plan.step === 'experts') {
     // --fit moves the last layers' experts, --n-cpu-moe N the first N: the same bytes when the layers are alike.
-    parts.push(t('plan.fit.experts', { count: f.count(plan.cpu_expert_layers), n: plan.n_cpu_moe }));
+    if (engine === 'ollama') parts.push(t('plan.fit.expertsOllama', { count: f.count(plan.cpu_expert_layers) }));
+    else parts.push(t('plan.fit.experts', { count: f.count(plan.cpu_expert_layers), n: plan.n_cpu_moe }));
   }
   if (plan.step === 'layers') {
     parts.push(t(plan.expert_layers ? 'plan.fit.layersExperts' : 'plan.fit.layers', { n: plan.gpu_layers, total: plan.total_layers }));
@@ -30,7 +32,7 @@ export function renderEnginePlan(dom, report, t, f) {
     return;
   }
   dom.enginePlan.hidden = false;
-  const fit = fitPlanText(report.llamacpp_fit, t, f);
+  const fit = fitPlanText(report.llamacpp_fit, t, f, report.inputs?.engine);
   dom.fitPlan.hidden = !fit;
   dom.fitPlan.textContent = fit ?? '';
   dom.commandLine.hidden = !command.text;

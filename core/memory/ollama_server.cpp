@@ -1,0 +1,96 @@
+#include "memory/ollama_server.hpp"
+
+#include <algorithm>  // std::min, std::max
+
+namespace vramfit {
+
+std::uint64_t ollama_vram_num_ctx(std::uint64_t total_vram_bytes) noexcept {
+  if (total_vram_bytes >= kOllamaLargeTierBytes) return kOllamaLargeTierCtx;
+  if (total_vram_bytes >= kOllamaMediumTierBytes) return kOllamaMediumTierCtx;
+  return kOllamaSmallTierCtx;
+}
+
+// GGUF's head_count_kv per layer as Ollama's KV.HeadCountKVMin reads it: the least over the layers, where a layer
+// without attention (Mamba, linear attention) holds 0 and a latent-attention layer 1 (llama.cpp stores MLA with one
+// KV head); 0 becomes 1, as PredictServerVRAM does.
+std::uint64_t ollama_predicted_vram(const ModelSpec& spec, std::uint64_t file_bytes, std::uint64_t context) noexcept {
+  std::uint64_t kv_heads = ~0ULL, heads = 0;
+  for (const LayerRun& run : spec.layers) {
+    const std::uint64_t kv = run.mixer == MixerKind::attention ? run.attention.kv_heads
+                             : run.mixer == MixerKind::latent_attention ? 1
+                                                                         : 0;
+    kv_heads = std::min(kv_heads, kv);
+    heads = std::max(heads, run.attention_heads());
+  }
+  if (kv_heads == 0 || kv_heads == ~0ULL) kv_heads = 1;
+  const std::uint64_t head_dim = heads ? spec.hidden_size / heads : 0;
+  return file_bytes + 2 * spec.num_layers() * kv_heads * head_dim * context * 2;
+}
+
+namespace {
+
+// server/sched.go: the batch sizes and what each needs beside the prediction (generationBatchSurcharge) and how
+// much of the free memory the prediction may take (generationBatchHasHeadroom).
+constexpr std::uint64_t kBatchDefault = 512, kBatchConstrained = 256, kBatchMedium = 1024, kBatchLarge = 2048;
+
+bool batch_fits(std::uint64_t batch, std::uint64_t predicted, std::uint64_t available) {  // generationBatchFits
+  if (predicted == 0 || available == 0) return true;
+  const std::uint64_t threshold = available * 80 / 100;
+  if (predicted > threshold) return false;
+  if (batch >= kBatchLarge && predicted > available * 60 / 100) return false;
+  if (batch >= kBatchMedium && predicted > available * 75 / 100) return false;
+  const std::uint64_t surcharge = batch >= kBatchLarge ? 2 * kGiB : batch >= kBatchMedium ? 768 * kMiB : 0;
+  return surcharge <= threshold - predicted;
+}
+
+}  // namespace
+
+std::uint64_t ollama_generation_batch(const OllamaBatchInputs& in) noexcept {
+  // Flash attention off on CUDA: 512, or 256 above 4096 tokens on a GPU of at most 8 GiB
+  // (constrainedCUDAWithoutFlashAttention, which reads the free memory, else the total).
+  if (in.flash_attention_off && in.cuda)
+    return in.context > 4096 && in.available_bytes > 0 && in.available_bytes <= 8 * kGiB ? kBatchConstrained
+                                                                                           : kBatchDefault;
+  // generationBatchForContext, then one step down at a time while the batch does not fit.
+  std::uint64_t batch = in.context > 32768 ? kBatchLarge : in.context > 4096 ? kBatchMedium : kBatchDefault;
+  while (batch > kBatchDefault && !batch_fits(batch, in.predicted_bytes, in.available_bytes))
+    batch = batch > kBatchMedium ? kBatchMedium : kBatchDefault;
+  return batch;
+}
+
+Result<InferenceEstimate> estimate_ollama_server(const ModelSpec& spec, const InferenceOptions& o) {
+  const bool quantized_kv = o.kv_dtype && (*o.kv_dtype == KvDType::q8_0 || *o.kv_dtype == KvDType::q4_0);
+  // llama.cpp's llama_context refuses a quantized V cache without flash attention ("V cache quantization requires
+  // flash_attn"), and Ollama passes OLLAMA_KV_CACHE_TYPE to both caches.
+  if (quantized_kv && o.attention == Attention::eager)
+    return make_error("kv_dtype", message("ollama.quantized_kv_needs_fa",
+                                          "OLLAMA_KV_CACHE_TYPE {kv} needs flash attention: llama-server refuses a "
+                                          "quantized cache with OLLAMA_FLASH_ATTENTION=0",
+                                          {arg::text("kv", kv_dtype_info(*o.kv_dtype).name)}));
+  // Any other type goes through as llama.cpp takes it: Ollama no longer checks it (fs/ggml SupportsKVCacheType, which
+  // allowed f16, q8_0 and q4_0, has no caller from v0.30.0).
+  InferenceOptions server = o;
+  server.engine = Engine::llamacpp;
+  server.n_ubatch = kOllamaNumBatch;
+  auto e = estimate_inference(spec, server);
+  if (!e || spec.is_bare()) return e;
+  const std::uint64_t cells = o.context_tokens * o.batch;
+  const std::uint64_t batch = ollama_generation_batch(
+      {cells, ollama_predicted_vram(spec, e.value().weight_detail.total, cells), o.gpu_memory_bytes,
+       o.attention == Attention::eager, o.gpu_is_cuda});
+  if (batch != server.n_ubatch) {
+    server.n_ubatch = batch;
+    e = estimate_inference(spec, server);
+    if (!e) return e;
+  }
+  InferenceEstimate& out = e.value();
+  out.engine = Engine::ollama;
+  out.notes.push_back(message("ollama.llama_server",
+                              "Ollama from 0.30 runs llama.cpp's llama-server with a context of {cells} tokens and "
+                              "batches of {batch} (-c, -ub); llama-server's --fit places the layers and keeps that "
+                              "context.",
+                              {arg::digits("cells", cells), arg::digits("batch", batch)}));
+  return e;
+}
+
+}  // namespace vramfit

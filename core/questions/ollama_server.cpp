@@ -1,0 +1,75 @@
+#include "questions/ollama_server.hpp"
+
+#include <algorithm>  // std::max
+
+#include "memory/ollama_server.hpp"
+
+namespace vramfit {
+
+namespace {
+
+// server/routes.go Server.Serve sums TotalMemory − OLLAMA_GPU_OVERHEAD over the GPUs it found (one here: Ollama
+// across several GPUs is refused). TotalMemory is the driver's total, as cudaMemGetInfo reports it.
+std::uint64_t default_num_ctx(const ResolvedRequest& out, std::vector<Message>& notes) {
+  if (!out.gpu) {
+    notes.push_back(message("ollama.context_no_gpu",
+                            "No GPU chosen: Ollama's default context depends on the GPU's memory (4096 tokens below "
+                            "23 GiB, 32768 from 23 GiB, 262144 from 47 GiB); 4096 assumed. Choose a GPU for its own "
+                            "default."));
+    return kOllamaSmallTierCtx;
+  }
+  const std::uint64_t total = out.gpu->driver_total_bytes(), overhead = out.options.ollama_gpu_overhead;
+  const std::uint64_t vram = total > overhead ? total - overhead : 0;
+  const std::uint64_t tier = ollama_vram_num_ctx(vram);
+  notes.push_back(message("ollama.context_tier",
+                          "Ollama picks its default context by the GPU's memory: {tier} tokens for {vram_bytes} (4096 "
+                          "below 23 GiB, 32768 from 23 GiB, 262144 from 47 GiB).",
+                          {arg::gib("vram_bytes", vram, 2), arg::digits("tier", tier)}));
+  return tier;
+}
+
+}  // namespace
+
+void resolve_ollama_server(const Request& r, ResolvedRequest& out) {
+  InferenceOptions& o = out.options;
+  if (!ollama_runs_llama_server(o)) return;
+  // LlamaServerFlashAttention: --flash-attn auto unless OLLAMA_FLASH_ATTENTION is set; llama.cpp then turns it on
+  // where the GPU supports it (every GPU of the catalog: CUDA from compute 6.0, Metal, ROCm).
+  if (r.attention.empty()) o.attention = Attention::sdpa;
+  o.gpu_is_cuda = out.gpu && out.gpu->vendor == "NVIDIA";
+  if (r.ollama_gpu_overhead)
+    out.name_notes.push_back(message("ollama.gpu_overhead_tier",
+                                     "From 0.30 OLLAMA_GPU_OVERHEAD only lowers the GPU memory Ollama counts for its "
+                                     "default context; llama-server's --fit keeps its own 1 GiB margin."));
+  const ModelSpec& m = out.model;
+  if (!r.context) o.context_tokens = default_num_ctx(out, out.name_notes);
+  if (m.vision_params && o.context_tokens < kOllamaVisionMinCtx) {  // server/sched.go getRunner
+    o.context_tokens = kOllamaVisionMinCtx;
+    out.name_notes.push_back(message("ollama.vision_min_context",
+                                     "Ollama runs a multimodal model with at least 2048 tokens of context."));
+  }
+  if (m.max_context && o.context_tokens > m.max_context) {  // llm/server.go NewLlamaServer
+    out.name_notes.push_back(message("ollama.context_capped",
+                                     "Ollama caps num_ctx {asked} at the model's training context, {max} tokens.",
+                                     {arg::digits("asked", o.context_tokens), arg::digits("max", m.max_context)}));
+    o.context_tokens = m.max_context;
+  }
+}
+
+void add_ollama_server_notes(Report& report, const ResolvedRequest& rr) {
+  if (!ollama_runs_llama_server(rr.options) || !report.llamacpp_fit) return;
+  auto& notes = report.estimate.notes;
+  // server/sched.go reduceAutoNumCtxForLoadOOM: only a context Ollama chose itself is lowered, once.
+  if (!report.llamacpp_fit->fits && report.context_source == "engine_default")
+    notes.push_back(message("ollama.load_retry",
+                            "If llama-server runs out of memory loading it, Ollama retries once at its next lower "
+                            "default context (32768, then 4096 tokens); that retry is not modelled."));
+  // llm/llama_server.go extraEnvsForStart (from v0.31.2): LLAMA_ARG_FIT_TARGET = projector + 1 GiB, in MiB.
+  if (report.model.vision_params)
+    notes.push_back(message("ollama.projector_margin",
+                            "From 0.31.2 Ollama has llama-server's --fit keep the vision projector's size plus 1 "
+                            "GiB free (LLAMA_ARG_FIT_TARGET) where the GPU holds both; that margin is not modelled, and the "
+                            "projector is counted with the layers here."));
+}
+
+}  // namespace vramfit

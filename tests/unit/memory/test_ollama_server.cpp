@@ -1,0 +1,180 @@
+// Ollama from 0.30 runs llama-server (ollama/ollama llm/llama_server.go, first in v0.30.0; read at v0.33.0-rc2):
+// its context tiers (server/routes.go Server.Serve), the cap at n_ctx_train (llm/server.go NewLlamaServer), the
+// batch it picks (server/sched.go automaticGenerationBatch), llama-server's --fit with -c given, and its command.
+// No Ollama ≥ 0.30 log with its layers and buffers was found to pin against: the figures below are by hand.
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "engine_reports.hpp"
+#include "json/answer.hpp"
+#include "memory/ollama_server.hpp"
+#include "questions/evaluate.hpp"
+
+using namespace vramfit;
+
+namespace {
+
+using test::evaluate_json;
+
+bool has_note(const Report& report, const std::string& id) {
+  for (const auto& note : report.estimate.notes)
+    if (note.id == id) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("Ollama 0.30+: num_ctx by the GPU's memory, as server/routes.go tiers it") {
+  // "Use slightly lower thresholds (47/23 GiB vs. 48/24 GiB)": 23 GiB and 47 GiB are the first bytes of each tier.
+  CHECK(ollama_vram_num_ctx(23 * kGiB - 1) == 4096);
+  CHECK(ollama_vram_num_ctx(23 * kGiB) == 32768);
+  CHECK(ollama_vram_num_ctx(47 * kGiB - 1) == 32768);
+  CHECK(ollama_vram_num_ctx(47 * kGiB) == 262144);
+  CHECK(ollama_vram_num_ctx(0) == 4096);
+  // An RTX 4090's driver total is 23.68 GiB (torch "23.68 GiB total capacity", zai-org/CogVideo#36): ≥ 23 GiB, so
+  // 32768, below Llama 3.1 8B's 131072 (its config.json max_position_embeddings).
+  const Report rtx = evaluate_json(R"({"model":"llama-3.1-8b","engine":"ollama","engine_version":"0.33.0","gpu":"rtx-4090"})");
+  CHECK(rtx.estimate.context_tokens == 32768);
+  CHECK(rtx.context_source == "engine_default");
+  CHECK(has_note(rtx, "ollama.context_tier"));
+  // OLLAMA_GPU_OVERHEAD is taken off the total first: 23.68 − 1 = 22.68 GiB < 23 GiB → 4096.
+  const Report less = evaluate_json(R"({"model":"llama-3.1-8b","engine":"ollama","engine_version":"0.33.0",
+      "gpu":"rtx-4090","ollama_gpu_overhead":1073741824})");
+  CHECK(less.estimate.context_tokens == 4096);
+  CHECK(has_note(less, "ollama.gpu_overhead_tier"));
+  // An H100 80GB shows 79.18 GiB (vLLM's "78.57/79.18 GiB" log): 262144, capped at the model's 131072.
+  const Report h100 = evaluate_json(R"({"model":"llama-3.1-8b","engine":"ollama","engine_version":"0.30","gpu":"h100"})");
+  CHECK(h100.estimate.context_tokens == 131072);
+  CHECK(has_note(h100, "ollama.context_capped"));
+  // A context asked for above n_ctx_train is capped the same way.
+  const Report asked = evaluate_json(R"({"model":"llama-3.1-8b","engine":"ollama","engine_version":"0.30",
+      "context":200000})");
+  CHECK(asked.estimate.context_tokens == 131072);
+  // A multimodal model runs with at least 2048 tokens (server/sched.go getRunner), even when asked for fewer.
+  const Report vision = evaluate_json(R"({"model":"gemma-3-27b","engine":"ollama","engine_version":"0.33.0",
+      "context":1024,"gpu":"rtx-4090"})");
+  CHECK(vision.estimate.context_tokens == 2048);
+  CHECK(has_note(vision, "ollama.vision_min_context"));
+  CHECK(has_note(vision, "ollama.projector_margin"));  // LLAMA_ARG_FIT_TARGET's pad, named as not modelled
+  // Without a GPU the tier is unknown: 4096, and a note says so.
+  const Report none = evaluate_json(R"({"model":"llama-3.1-8b","engine":"ollama","engine_version":"0.33.0"})");
+  CHECK(none.estimate.context_tokens == 4096);
+  CHECK(has_note(none, "ollama.context_no_gpu"));
+}
+
+TEST_CASE("Ollama 0.30+: the batch it passes as -b/-ub, and PredictServerVRAM") {
+  // PredictServerVRAM's cache for Llama 3.1 8B (32 blocks, 8 KV heads, 4096 / 32 = 128) at 131072 tokens:
+  // 2 · 32 · 8 · 128 · 131072 · 2 B = 17,179,869,184 B = 16 GiB.
+  CHECK(ollama_predicted_vram(test::preset("llama-3.1-8b"), 0, 131072) == 16 * kGiB);
+  CHECK(ollama_predicted_vram(test::preset("llama-3.1-8b"), 5, 131072) == 16 * kGiB + 5);
+  // generationBatchForContext: above 32768 tokens 2048, above 4096 1024, else 512.
+  CHECK(ollama_generation_batch({4096, 0, 0, false, true}) == 512);
+  CHECK(ollama_generation_batch({32768, 0, 0, false, true}) == 1024);
+  CHECK(ollama_generation_batch({32769, 0, 0, false, true}) == 2048);
+  // 79.18 GiB free: 2048 needs the prediction ≤ 60 % (47.5 GiB); 48 GiB is above, but ≤ 75 % (59.4 GiB) with the
+  // 768 MiB surcharge under 80 % (63.3 GiB) − 48: 1024. 64 GiB is above 80 %: 512.
+  const std::uint64_t h100 = 85'018'877'624;  // 79.18 GiB, as the catalog rounds it
+  CHECK(ollama_generation_batch({131072, 47 * kGiB, h100, false, true}) == 2048);
+  CHECK(ollama_generation_batch({131072, 48 * kGiB, h100, false, true}) == 1024);
+  CHECK(ollama_generation_batch({131072, 64 * kGiB, h100, false, true}) == 512);
+  // Flash attention off on CUDA: 512, or 256 above 4096 tokens on a GPU of at most 8 GiB.
+  CHECK(ollama_generation_batch({32768, 0, 24 * kGiB, true, true}) == 512);
+  CHECK(ollama_generation_batch({32768, 0, 8 * kGiB, true, true}) == 256);
+  CHECK(ollama_generation_batch({32768, 0, 8 * kGiB, true, false}) == 1024);  // not CUDA: by the context
+  // On the H100 at 131072: Llama 3.1 8B's file (at most its 16.06 GB in bf16) + 16 GiB stays under 47.5 GiB → 2048,
+  // which llama.cpp's compute buffer is then sized for.
+  const Report r = evaluate_json(R"({"model":"llama-3.1-8b","engine":"ollama","engine_version":"0.33.0","gpu":"h100"})");
+  REQUIRE(r.estimate.llamacpp.has_value());
+  CHECK(r.estimate.llamacpp->n_ubatch == 2048);
+  CHECK(r.estimate.llamacpp->n_ctx == 131072);
+  // The cache is llama.cpp's f16 cache: 131,072 B per token (32 layers · 2 · 8 · 128 · 2 B) × 131072 = 16 GiB.
+  CHECK(r.estimate.kv_cache == 16 * kGiB);
+  CHECK(has_note(r, "ollama.llama_server"));
+}
+
+TEST_CASE("Ollama 0.30+: llama-server's --fit places experts and layers but keeps the context Ollama passes") {
+  // Qwen3-30B-A3B F16 (61 GB) on an RTX 4090: tier 32768 (below its 40960). Fit only changes n_ctx when it is 0
+  // (llama.cpp common/fit.cpp), and Ollama always passes -c: the plan keeps 32768 and moves experts instead.
+  const Report ollama = evaluate_json(
+      R"({"model":"qwen3-30b-a3b","engine":"ollama","engine_version":"0.33.0","weights":"f16","gpu":"rtx-4090"})");
+  REQUIRE(ollama.llamacpp_fit.has_value());
+  const LlamaCppFitPlan& plan = *ollama.llamacpp_fit;
+  CHECK(plan.context_set);
+  CHECK(plan.context == 32768);
+  CHECK(plan.context_start == 32768);
+  CHECK(plan.step == LlamaFitStep::experts);
+  // Every layer stays on the GPU with its cache: 48 layers · 2 · 4 KV heads · 128 · 2 B = 98,304 B per token,
+  // × 32768 = 3 GiB.
+  CHECK(plan.gpu_context_bytes == 3 * kGiB);
+  CHECK(plan.margin_bytes == 1024 * kMiB);  // fit's own margin: no projector, no LLAMA_ARG_FIT_TARGET
+  // The file alone (≈ 61 GB) is above 80 % of the 23.68 GiB: the batch stays 512.
+  CHECK(ollama.estimate.llamacpp->n_ubatch == 512);
+  // llama.cpp run by hand without -c starts from the training context and lowers it first.
+  const Report llama = evaluate_json(R"({"model":"qwen3-30b-a3b","engine":"llamacpp","weights":"f16","gpu":"rtx-4090"})");
+  REQUIRE(llama.llamacpp_fit.has_value());
+  CHECK(llama.llamacpp_fit->context < 32768);
+  CHECK(plan.cpu_expert_layers > llama.llamacpp_fit->cpu_expert_layers);  // the larger cache leaves less for experts
+}
+
+TEST_CASE("Ollama 0.30+: its environment is the command, never llama-server's own flags") {
+  // The tier of the chosen GPU is Ollama's own default: nothing to set.
+  const Report plain = evaluate_json(
+      R"({"model":"qwen3-30b-a3b","engine":"ollama","engine_version":"0.33.0","weights":"f16","gpu":"rtx-4090"})");
+  CHECK(plain.command == "ollama serve");
+  const Report set = evaluate_json(R"({"model":"llama-3.1-8b","engine":"ollama","engine_version":"0.33.0",
+      "gpu":"rtx-4090","context":8192,"batch":2,"kv_dtype":"q8_0"})");
+  CHECK(set.command == "OLLAMA_CONTEXT_LENGTH=8192 OLLAMA_NUM_PARALLEL=2 OLLAMA_KV_CACHE_TYPE=q8_0 ollama serve");
+  CHECK(set.command_note.find("/set parameter num_ctx 8192") != std::string::npos);
+  // -c is num_ctx × numParallel, -np numParallel (startLlamaServer).
+  CHECK(set.estimate.llamacpp->n_ctx == 16384);
+  const Report off = evaluate_json(R"({"model":"llama-3.1-8b","engine":"ollama","engine_version":"0.33.0",
+      "context":8192,"attention":"eager"})");
+  CHECK(off.command == "OLLAMA_CONTEXT_LENGTH=8192 OLLAMA_FLASH_ATTENTION=0 ollama serve");
+  // A bf16 cache goes to llama-server as it is (Ollama's SupportsKVCacheType has no caller from v0.30.0).
+  const Report bf16 = evaluate_json(R"({"model":"llama-3.1-8b","engine":"ollama","engine_version":"0.33.0",
+      "gpu":"rtx-4090","kv_dtype":"bf16"})");
+  CHECK(bf16.command == "OLLAMA_KV_CACHE_TYPE=bf16 ollama serve");
+  // Without a GPU the 4096 assumed is pinned, so that the server runs what was estimated.
+  const Report none = evaluate_json(R"({"model":"llama-3.1-8b","engine":"ollama","engine_version":"0.33.0"})");
+  CHECK(none.command == "OLLAMA_CONTEXT_LENGTH=4096 ollama serve");
+  // num_gpu set: Ollama passes -ngl and fit does not run.
+  const Report layers = evaluate_json(R"({"model":"llama-3.1-8b","engine":"ollama","engine_version":"0.33.0",
+      "gpu":"rtx-4090","gpu_layers":20})");
+  CHECK_FALSE(layers.llamacpp_fit.has_value());
+  CHECK(layers.command_note.find("/set parameter num_gpu 20") != std::string::npos);
+  // A quantized cache with flash attention off: llama-server refuses to start.
+  auto refused = request_from_json(R"({"model":"llama-3.1-8b","engine":"ollama","engine_version":"0.33.0",
+      "kv_dtype":"q8_0","attention":"eager"})");
+  REQUIRE(refused.ok());
+  auto error = evaluate(test::catalog(), refused.value());
+  REQUIRE_FALSE(error.ok());
+  CHECK(error.error().field == "kv_dtype");
+}
+
+TEST_CASE("Ollama's versions: up to 0.11.10 and from 0.30 modelled, 0.11.11 to 0.29 refused") {
+  CHECK(parse_ollama_version("0.30") == OllamaRule::llama_server);
+  CHECK(parse_ollama_version("v0.30.1") == OllamaRule::llama_server);
+  CHECK(parse_ollama_version("0.33.0-rc2") == OllamaRule::llama_server);
+  CHECK(parse_ollama_version("0.11.10") == OllamaRule::num_ctx_4096);
+  CHECK_FALSE(parse_ollama_version("0.11.11").has_value());
+  CHECK_FALSE(parse_ollama_version("0.29.9").has_value());
+  auto request = request_from_json(R"({"model":"llama-3.1-8b","engine":"ollama","engine_version":"0.20"})");
+  REQUIRE(request.ok());
+  auto refused = evaluate(test::catalog(), request.value());
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().field == "engine_version");
+  CHECK(refused.error().message.id == "ollama.version_unmodelled");
+  CHECK(refused.error().message.find("test allocations") != std::string::npos);
+}
+
+TEST_CASE("Ollama 0.30+: the report's engine is ollama, its buffers llama.cpp's") {
+  const Report r = evaluate_json(R"({"model":"llama-3.1-8b","engine":"ollama","engine_version":"0.33.0","gpu":"rtx-4090"})");
+  CHECK(r.estimate.engine == Engine::ollama);
+  CHECK_FALSE(r.estimate.ollama.has_value());  // not the old estimator's figures
+  const auto answer_json = nlohmann::json::parse(
+      answer(test::catalog(), R"({"model":"llama-3.1-8b","engine":"ollama","engine_version":"0.33.0","gpu":"rtx-4090"})"));
+  CHECK(answer_json["inputs"]["engine"] == "ollama");
+  CHECK(answer_json["inputs"]["context"] == 32768);
+  CHECK(answer_json["inputs"]["attention"] == "sdpa");  // --flash-attn auto, on where the GPU supports it
+}
