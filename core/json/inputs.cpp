@@ -59,7 +59,7 @@ constexpr Input kInputs[] = {
      "recommendedMaxWorkingSetSize your Mac reports); 0: macOS's default (2/3 of RAM up to 32 GB, 3/4 above)", U::both},
     {"gpu_util", "--gpu-util", "gpuutil", K::fraction, 0, 1, "FRACTION",
      "vLLM gpu_memory_utilization, above 0 up to 1 (default 0.9, from vLLM 0.21 0.92; GRPO's colocated vLLM 0.3, as TRL)", U::both, kAboveMin},
-    {"engine_version", "--engine-version", "", K::text, 0, 0, "VERSION",
+    {"engine_version", "--engine-version", "version", K::text, 0, 0, "VERSION",
      "vLLM's version, for its memory rule: 0.9.2 to 0.20 (default: as 0.11), or 0.21 and later (CUDA graphs inside "
      "--gpu-util, default 0.92); SGLang's: up to 0.5.2 (mem_fraction_static by TP) or 0.5.3 and later (default: by "
      "GPU memory); Ollama's: up to 0.6.6 (num_ctx 2048), 0.6.7 to 0.11.10 (default: its estimator, 4096), or 0.30 "

@@ -3,7 +3,7 @@ import { openCalculator } from './core.js';
 import { stateCodec, isTraining, coreMode, unknownChoice, ownedCards, gpuFields, MAX_CARDS, MODES } from './state.js';
 import { renderSummary, showExplanation, openExplanation } from './render/summary.js';
 import { renderGpuTable } from './render/gpu-table.js';
-import { fillChoices, showWeightFormat, fillGpuSelect, fillOptions, fillSegmented, fillWeightFormats, setRanges, shownValue } from './render/controls.js';
+import { fillChoices, fillVersions, showWeightFormat, fillGpuSelect, fillOptions, fillSegmented, fillWeightFormats, setRanges, shownValue } from './render/controls.js';
 import { trainingFacts } from './render/training-facts.js';
 import { renderSpeed } from './render/speed.js';
 import { renderEnginePlan, commandOf } from './render/engine-plan.js';
@@ -26,7 +26,7 @@ const dom = {
   actionStatus: $('action-status'), chartsSection: $('charts-section'), chartContext: $('chart-context'),
   chartBatch: $('chart-batch'), embedSection: $('embed-section'), embedCode: $('embed-code'),
   weightsFormat: $('weights-format'), engine: $('engine'), kv: $('kv'), ft: $('ft'), rank: $('rank'),
-  gpusCount: $('gpus-count'), secondGpu: $('second-gpu'), gpu2: $('gpu2'), gpus2Count: $('gpus2-count'), devices: $('devices'), devicesTitle: $('devices-title'), devicesRows: $('devices-rows'), tokens: $('tokens'), inferenceControls: $('inference-controls'), finetuneControls: $('finetune-controls'),
+  gpusCount: $('gpus-count'), version: $('version'), versionControls: $('version-controls'), secondGpu: $('second-gpu'), gpu2: $('gpu2'), gpus2Count: $('gpus2-count'), devices: $('devices'), devicesTitle: $('devices-title'), devicesRows: $('devices-rows'), tokens: $('tokens'), inferenceControls: $('inference-controls'), finetuneControls: $('finetune-controls'),
   trainControls: $('train-controls'), grpoControls: $('grpo-controls'), prompt: $('prompt'), completion: $('completion'),
   gens: $('gens'), beta: $('beta'), contextLabel: $('context-label'), batchLabel: $('batch-label'), batchUnit: $('batch-unit'),
   trainingFacts: $('training-facts'), speed: $('speed'), speedFigures: $('speed-figures'),
@@ -141,6 +141,10 @@ function writeInputs(current, beside = null) {
   if (dom.gpu.value !== state.gpu) dom.gpu.value = named;  // '' when that is no option either
   showWiredLimit(named);
   showSecondGpu();
+  // The engine as the core read it ("vLLM" in a link is vllm) picks the versions offered.
+  if (document.activeElement !== dom.version) {
+    dom.versionControls.hidden = !fillVersions(dom.version, inputs?.engine ?? state.engine, state.version, view.t);
+  }
   const known = MODES.includes(state.mode);  // an unknown mode (an error) leaves the first tab reachable
   for (const tab of dom.tabs.querySelectorAll('[role="tab"]')) {
     const selected = tab.dataset.mode === state.mode;
@@ -471,6 +475,7 @@ function wireEvents() {
     if (!(key in state)) return;
     if (key === 'weights' && modelFile) modelFile.weightsChosen = true;
     state = { ...state, [key]: codec.parse(key, target.value.trim()) };
+    if (key === 'engine') state.version = '';  // a version is its engine's: another engine starts at its default
     // A pick is a history entry; typing replaces the current one.
     update({ push: target.tagName === 'SELECT' || target.type === 'radio' });
   });

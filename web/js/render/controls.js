@@ -14,6 +14,21 @@ export function fillChoices(form, codec, t) {
   }
 }
 
+// The versions whose memory rules differ, per engine, as the core reads them (its engine_version input): the
+// first is the core's default (''). A version from a link that is none of these shows as itself.
+const ENGINE_VERSIONS = { vllm: ['', '0.21'], sglang: ['', '0.5.2'], ollama: ['', '0.30', '0.6.6'] };
+
+/** The engine's versions into the select; false when the engine has none to choose and none is set. */
+export function fillVersions(select, engine, version, t) {
+  const versions = ENGINE_VERSIONS[engine] ?? [];
+  if (!versions.length && version === '') return false;
+  const options = versions.map((v) => el('option', { value: v, text: t(`version.${engine}.${v || 'default'}`) }));
+  if (!versions.includes(version)) options.push(el('option', { value: version, text: version }));
+  select.replaceChildren(...options);
+  select.value = version;
+  return true;
+}
+
 /** Number fields take their range from their input (min and max attributes). */
 export function setRanges(form, codec) {
   for (const field of form.querySelectorAll('input[type="number"]')) {
