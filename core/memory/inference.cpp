@@ -699,9 +699,19 @@ std::optional<Error> add_llamacpp_buffers(InferenceEstimate& e, Workings& w, con
 }
 
 // CUDA context, plus vLLM's non-torch memory and CUDA graphs or the cuBLAS workspace.
-// Ollama's KV per layer as GraphSize sizes it: num_ctx × num_parallel × (key + value length) × the largest KV head
-// count × the cache type's bytes (f16 2, q8_0 1, q4_0 0.5), the same for every block.
-std::uint64_t ollama_kv_per_layer(const ModelSpec& spec, std::uint64_t tokens, KvDType type) {
+// The tokens GraphSize counts in each block's KV cache.
+std::vector<std::uint64_t> ollama_block_tokens(const ModelSpec& spec, const InferenceOptions& o) {
+  std::uint64_t window = 0;  // attention.sliding_window
+  for (const LayerRun& run : spec.layers)
+    if (run.mixer == MixerKind::attention) window = std::max(window, run.attention.window);
+  return ollama_kv_tokens({ollama_kv_rule(spec.architecture), spec.num_layers(), o.context_tokens * o.batch, o.batch,
+                           std::min(o.context_tokens, kOllamaNumBatch), window});
+}
+
+// Ollama's KV per block as GraphSize sizes it: the block's tokens × (key + value length) × the largest KV head
+// count × the cache type's bytes (f16 2, q8_0 1, q4_0 0.5).
+std::vector<std::uint64_t> ollama_kv_layers(const ModelSpec& spec, const std::vector<std::uint64_t>& tokens,
+                                            KvDType type) {
   std::uint64_t width = 0;  // (key + value length) × KV heads, the largest of the layers
   for (const LayerRun& run : spec.layers) {
     if (run.mixer == MixerKind::attention)
@@ -711,7 +721,9 @@ std::uint64_t ollama_kv_per_layer(const ModelSpec& spec, std::uint64_t tokens, K
                                   run.latent.heads);
   }
   const std::uint64_t half_bytes = type == KvDType::q4_0 ? 1 : type == KvDType::q8_0 ? 2 : 4;
-  return tokens * width * half_bytes / 2;
+  std::vector<std::uint64_t> bytes;
+  for (std::uint64_t t : tokens) bytes.push_back(t * width * half_bytes / 2);
+  return bytes;
 }
 
 OllamaGraphInputs ollama_graph_inputs(const ModelSpec& spec, const InferenceOptions& o, std::uint64_t kv_total) {
@@ -734,8 +746,9 @@ OllamaGraphInputs ollama_graph_inputs(const ModelSpec& spec, const InferenceOpti
 
 // Each block's weights (the routed experts of the MoE layers shared among them) and KV, and the output layer Ollama
 // places last: output_norm + output, or token_embd when the output is tied to it.
-OllamaLayerInputs ollama_layer_inputs(const ModelSpec& spec, const WeightBytes& wd, std::uint64_t kv_layer) {
+OllamaLayerInputs ollama_layer_inputs(const ModelSpec& spec, const WeightBytes& wd, std::vector<std::uint64_t> kv) {
   OllamaLayerInputs in;
+  in.kv_bytes = std::move(kv);
   const std::uint64_t n = spec.num_layers();
   std::uint64_t moe_layers = 0;
   for (const LayerRun& run : spec.layers) moe_layers += run.mlp.kind == MlpKind::moe ? run.count : 0;
@@ -744,7 +757,6 @@ OllamaLayerInputs ollama_layer_inputs(const ModelSpec& spec, const WeightBytes& 
   for (std::uint64_t i = 0; i < n; ++i) {
     const bool moe = spec.layer(i).mlp.kind == MlpKind::moe && routed;
     in.layer_bytes.push_back(dense_part + (moe ? routed / moe_layers : 0));
-    in.kv_bytes.push_back(kv_layer);
   }
   in.output_bytes = wd.output + (spec.tied_embeddings ? wd.embedding : 0);
   return in;
@@ -761,15 +773,21 @@ std::optional<Error> add_ollama_memory(InferenceEstimate& e, const ModelSpec& sp
   c.kv_type = c.kv_type_ignored ? KvDType::fp16 : e.kv_dtype;
   e.kv_dtype = c.kv_type;
   const std::uint64_t n = spec.num_layers();
-  const std::uint64_t kv_layer = ollama_kv_per_layer(spec, o.context_tokens * o.batch, c.kv_type);
-  c.kv_bytes = kv_layer * n;
+  const std::vector<std::uint64_t> tokens = ollama_block_tokens(spec, o);
+  for (std::uint64_t t : tokens)
+    if (t != o.context_tokens * o.batch) {
+      ++c.window_layers;
+      c.window_tokens = t;
+    }
+  std::vector<std::uint64_t> kv = ollama_kv_layers(spec, tokens, c.kv_type);
+  for (std::uint64_t bytes : kv) c.kv_bytes += bytes;
   const OllamaGraph graph = ollama_graph(ollama_graph_inputs(spec, o, c.kv_bytes));
   c.graph_formula = std::string(ollama_graph_formula_name(ollama_graph_formula(spec.architecture, spec.has_moe())));
   c.graph_full_bytes = graph.full;
   c.graph_partial_bytes = graph.partial;
   c.minimum_bytes = o.gpu_is_apple ? kOllamaMinimumMemoryMetal : kOllamaMinimumMemoryCuda;
   c.gpu_overhead_bytes = o.ollama_gpu_overhead;
-  OllamaLayerInputs in = ollama_layer_inputs(spec, e.weight_detail, kv_layer);
+  OllamaLayerInputs in = ollama_layer_inputs(spec, e.weight_detail, std::move(kv));
   in.free_bytes = o.gpu_memory_bytes ? o.gpu_memory_bytes : ~0ULL / 4;  // no GPU: every layer on one
   in.minimum_bytes = c.minimum_bytes;
   in.overhead_bytes = o.gpu_memory_bytes ? c.gpu_overhead_bytes : 0;
@@ -791,10 +809,14 @@ std::optional<Error> add_ollama_memory(InferenceEstimate& e, const ModelSpec& sp
   const std::uint64_t blocks = std::min(p.layers_offload, n);
   const bool output_on_gpu = p.layers_offload > n;
   std::uint64_t gpu_weights = output_on_gpu ? in.output_bytes : 0;
-  for (std::uint64_t i = n - blocks; i < n; ++i) gpu_weights += in.layer_bytes[i];
-  const std::uint64_t spare = n && p.gpu_usable ? in.layer_bytes[0] + kv_layer : 0;
+  std::uint64_t gpu_kv = 0;
+  for (std::uint64_t i = n - blocks; i < n; ++i) {
+    gpu_weights += in.layer_bytes[i];
+    gpu_kv += in.kv_bytes[i];
+  }
+  const std::uint64_t spare = n && p.gpu_usable ? in.layer_bytes[0] + in.kv_bytes[0] : 0;
   e.weights = gpu_weights;
-  e.kv_cache = kv_layer * blocks;
+  e.kv_cache = gpu_kv;
   e.state_cache = 0;
   e.activations = p.layers_offload ? p.graph_bytes : 0;
   c.overhead_bytes = p.gpu_usable ? c.minimum_bytes + spare : 0;
@@ -904,8 +926,13 @@ Explanation kv_cache_explanation(const ModelSpec& spec, const InferenceOptions& 
   if (!spec.causal) return {"kv_cache", "none: an encoder keeps no KV cache", "0 B", "architecture"};
   if (e.ollama)
     return {"kv_cache", "layers × num_ctx × num_parallel × (key + value length) × kv_heads × bytes (f16 2, q8_0 1, q4_0 0.5)",
-            (Text() << n(e.ollama->num_ctx) << " × " << n(e.ollama->num_parallel) << " tokens: " << n(e.ollama->kv_bytes)
-                    << " B (" << kv_dtype_info(e.ollama->kv_type).name << "), " << n(e.kv_cache) << " B of it on the GPU")
+            (Text() << n(e.ollama->num_ctx) << " × " << n(e.ollama->num_parallel) << " tokens"
+                    << (e.ollama->window_layers
+                            ? (Text() << " (" << n(e.ollama->window_tokens) << " in " << n(e.ollama->window_layers)
+                                      << " sliding-window layers)").str()
+                            : std::string())
+                    << ": " << n(e.ollama->kv_bytes) << " B (" << kv_dtype_info(e.ollama->kv_type).name << "), "
+                    << n(e.kv_cache) << " B of it on the GPU")
                 .str(),
             "Ollama fs/ggml/ggml.go GraphSize (the log's memory.required.kv)"};
   const bool latent = spec.has_latent() && e.kv.mla == MlaCache::latent;
@@ -1190,11 +1217,19 @@ void add_ollama_notes(std::vector<Message>& notes, const ModelSpec& spec, const 
                             "without it OLLAMA_KV_CACHE_TYPE is ignored and the cache stays f16, as counted here."));
   if (c.graph_formula != "llama" && c.graph_formula != "qwen2" && c.graph_formula != "generic")
     notes.push_back(message("ollama.graph_unmodelled",
-                            "Ollama has its own graph estimate for {architecture} (and for Gemma 3 and gpt-oss its "
-                            "own KV sizing of sliding-window layers), not modelled here: the graph uses its generic "
-                            "rule, heads / kv_heads × KV / 6.",
+                            "Ollama has its own graph estimate for {architecture}, not modelled here: the graph "
+                            "uses its generic rule, heads / kv_heads × KV / 6.",
                             {arg::text("architecture", spec.architecture)}));
-  if (e.kv.state_layers || e.kv.windowed_layers)
+  if (c.window_layers)
+    notes.push_back(message("ollama.kv_window",
+                            "Ollama's estimator counts {window_tokens} tokens (num_parallel × a window of {window} + "
+                            "the batch) in the KV cache of {window_layers} of the {layers} layers and num_ctx × "
+                            "num_parallel in the others, as counted here.",
+                            {arg::count("window_tokens", c.window_tokens),
+                             arg::count("window", (c.window_tokens - std::min(c.num_ctx, kOllamaNumBatch)) /
+                                                      std::max<std::uint64_t>(c.num_parallel, 1)),
+                             arg::count("window_layers", c.window_layers), arg::count("layers", spec.num_layers())}));
+  else if (e.kv.state_layers || e.kv.windowed_layers)
     notes.push_back(message("ollama.kv_full_ctx",
                             "Ollama's estimator sizes the KV cache of every layer for the full num_ctx, as counted "
                             "here, although llama.cpp then keeps less for sliding-window, linear-attention or Mamba "

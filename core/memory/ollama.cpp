@@ -28,6 +28,26 @@ std::string_view ollama_graph_formula_name(OllamaGraphFormula formula) noexcept 
   return "generic";
 }
 
+OllamaKvRule ollama_kv_rule(std::string_view t) noexcept {
+  // GGUF's architecture is "gemma3" for both HF types (llama.cpp convert_hf_to_gguf.py Gemma3Model); Gemma 3n's is
+  // "gemma3n", which GraphSize leaves at the full context.
+  if (t == "gemma3" || t == "gemma3_text") return OllamaKvRule::gemma3;
+  if (t == "gpt_oss") return OllamaKvRule::gpt_oss;
+  return OllamaKvRule::full;
+}
+
+std::vector<std::uint64_t> ollama_kv_tokens(const OllamaKvTokens& in) {
+  constexpr std::uint64_t kGemma3GlobalEvery = 6;  // GraphSize's gemma3GlobalCacheCount
+  constexpr std::uint64_t kGptOssWindow = 4096;    // GraphSize's gptoss case
+  std::vector<std::uint64_t> tokens(in.blocks, in.context);
+  for (std::uint64_t i = 0; i < in.blocks; ++i) {
+    if (in.rule == OllamaKvRule::gemma3 && (i + 1) % kGemma3GlobalEvery != 0)
+      tokens[i] = in.parallel * in.window + in.batch;
+    if (in.rule == OllamaKvRule::gpt_oss && i % 2 == 0) tokens[i] = in.parallel * kGptOssWindow + in.batch;
+  }
+  return tokens;
+}
+
 OllamaGraph ollama_graph(const OllamaGraphInputs& in) noexcept {
   const std::uint64_t b = in.batch, c = in.context, e = in.embedding, h = in.heads, hkv = in.heads_kv,
                       eh = in.head_dim, v = in.vocab;

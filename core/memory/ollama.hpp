@@ -15,6 +15,22 @@ enum class OllamaGraphFormula { llama, qwen2, generic, unmodelled };
 OllamaGraphFormula ollama_graph_formula(std::string_view hf_model_type, bool moe) noexcept;
 std::string_view ollama_graph_formula_name(OllamaGraphFormula formula) noexcept;  // "llama", "qwen2", "generic", …
 
+// The tokens GraphSize counts in each block's KV cache: num_ctx × num_parallel for every block, except in the two
+// architectures it sizes apart. Gemma 3: every block but each 6th (Ollama's fixed pattern, whatever the config
+// says) holds num_parallel × attention.sliding_window + batch. gpt-oss: the even blocks hold num_parallel × 4096 +
+// batch. Gemma 2 slides too, but GraphSize gives it the full context.
+enum class OllamaKvRule { full, gemma3, gpt_oss };
+OllamaKvRule ollama_kv_rule(std::string_view hf_model_type) noexcept;
+struct OllamaKvTokens {
+  OllamaKvRule rule = OllamaKvRule::full;
+  std::uint64_t blocks = 0;
+  std::uint64_t context = 0;   // num_ctx × num_parallel
+  std::uint64_t parallel = 1;  // num_parallel
+  std::uint64_t batch = 0;     // min(num_ctx, num_batch)
+  std::uint64_t window = 0;    // attention.sliding_window (Gemma 3)
+};
+std::vector<std::uint64_t> ollama_kv_tokens(const OllamaKvTokens& in);
+
 struct OllamaGraphInputs {
   OllamaGraphFormula formula = OllamaGraphFormula::generic;
   std::uint64_t context = 0;    // num_ctx × num_parallel
