@@ -238,8 +238,6 @@ std::optional<Error> check_inference_options(const InferenceOptions& o) {
     if (o.device_split.size() < 2 || o.device_split.size() > 1024 ||
         !std::all_of(o.device_split.begin(), o.device_split.end(), [](double x) { return x > 0 && x < 1e15; }))
       return make_error("gpus", "a layer split needs 2 to 1024 devices, each with a positive share");
-    if (o.gpu_layers)
-      return make_error("gpu_layers", "-ngl with several GPUs is not modelled; leave it out (every layer on the GPUs)");
   }
   return std::nullopt;
 }
@@ -1334,14 +1332,16 @@ void add_device_split(InferenceEstimate& e, const ModelSpec& spec, const Inferen
   b.layers = spec.num_layers();
   const std::uint64_t layer_total = wd.attention + wd.mlp + wd.norms + wd.other;
   b.layer_weights = b.layers ? layer_total / b.layers : 0;
-  b.layer_kv = b.layers ? e.kv_cache / b.layers : 0;
-  b.layer_state = b.layers ? e.state_cache / b.layers : 0;
+  // Per layer of all of them: with -ngl the cache on the GPUs is only the offloaded layers'.
+  b.layer_kv = b.layers ? (e.llamacpp ? e.kv.bytes : e.kv_cache) / b.layers : 0;
+  b.layer_state = b.layers ? (e.llamacpp ? e.kv.state_bytes : e.state_cache) / b.layers : 0;
   b.input = wd.total - layer_total - wd.output;
   b.output = wd.output;
   const auto n = static_cast<std::uint64_t>(o.device_split.size());
   if (o.engine == Engine::llamacpp) {
     e.devices = llamacpp_device_shares(b, o.device_split, e.llamacpp->compute_buffer_layers_bytes,
-                                       e.llamacpp->compute_buffer_bytes, e.overhead);
+                                       e.llamacpp->compute_buffer_bytes, e.overhead,
+                                       e.llamacpp->output_on_gpu ? kEveryLayer : e.llamacpp->gpu_layers);
   } else {
     e.devices = accelerate_device_shares(b, n, e.activations, e.logits, e.overhead);
     for (DeviceShare& d : e.devices) {

@@ -458,21 +458,33 @@ void add_gpu_layers(const Advice& a) {
   }
   if (!best) return;
   const LlamaCppBuffers& l = *best->estimate.llamacpp;
-  Message cost = message("remedy.gpu_layers", "{n} of {total} layers on the GPU (-ngl {n}), the rest in system RAM",
-                         {arg::digits("n", l.gpu_layers), arg::digits("total", l.total_layers)});
+  const std::uint64_t gpus = best->estimate.per_gpu.gpus;
+  Message cost = gpus > 1 ? message("remedy.gpu_layers_split",
+                                    "{n} of {total} layers on the {gpus} GPUs (-ngl {n}, split by layer), the rest "
+                                    "in system RAM",
+                                    {arg::digits("n", l.gpu_layers), arg::digits("total", l.total_layers),
+                                     arg::digits("gpus", gpus)})
+                          : message("remedy.gpu_layers", "{n} of {total} layers on the GPU (-ngl {n}), the rest in system RAM",
+                                    {arg::digits("n", l.gpu_layers), arg::digits("total", l.total_layers)});
   if (best->serving && best->serving->speed) {
     const Range& tps = best->serving->speed->decode.tokens_per_second;
-    cost = message("remedy.gpu_layers_speed",
-                   "{n} of {total} layers on the GPU (-ngl {n}), the rest in system RAM: decoding at {low}-{high} "
-                   "tokens/s, as the CPU reads its layers at system-RAM bandwidth",
-                   {arg::digits("n", l.gpu_layers), arg::digits("total", l.total_layers),
-                    arg::fixed("low", tps.low, 1), arg::fixed("high", tps.high, 1)});
+    cost = gpus > 1 ? message("remedy.gpu_layers_split_speed",
+                              "{n} of {total} layers on the {gpus} GPUs (-ngl {n}, split by layer), the rest in "
+                              "system RAM: decoding at {low}-{high} tokens/s, as the CPU reads its layers at "
+                              "system-RAM bandwidth",
+                              {arg::digits("n", l.gpu_layers), arg::digits("total", l.total_layers),
+                               arg::digits("gpus", gpus), arg::fixed("low", tps.low, 1), arg::fixed("high", tps.high, 1)})
+                    : message("remedy.gpu_layers_speed",
+                              "{n} of {total} layers on the GPU (-ngl {n}), the rest in system RAM: decoding at "
+                              "{low}-{high} tokens/s, as the CPU reads its layers at system-RAM bandwidth",
+                              {arg::digits("n", l.gpu_layers), arg::digits("total", l.total_layers),
+                               arg::fixed("low", tps.low, 1), arg::fixed("high", tps.high, 1)});
   }
   Remedy r = remedy("gpu-layers", {number_input("gpu_layers", l.gpu_layers)}, std::move(cost),
                     "llama.cpp --n-gpu-layers; the speed model's CPU share (methodology: Speed)");
   r.applicable = false;
   r.host_ram_bytes = l.host_ram_bytes;
-  a.out.add(std::move(r), best->estimate.total);
+  a.out.add(std::move(r), best->estimate.per_gpu.total);  // the busiest GPU, as the scenario's figure
 }
 
 // GPUs too small for the whole scenario: the fewest of them (2, 4 or 8, more than it has) that hold it, estimated
