@@ -70,7 +70,8 @@ export interface InferenceRequest extends ModelInputs {
   kv_allocation?: 'static' | 'paged';
   avg_tokens?: number;
   expandable_segments?: boolean;
-  /** vLLM's gpu_memory_utilization (default 0.9; 0.92 with engine_version 0.21 or later). */
+  /** vLLM's gpu_memory_utilization (default 0.9; 0.92 with engine_version 0.21 or later); refused with another
+   * engine, which does not read it. */
   gpu_util?: number;
   /** vLLM's version, for its memory rule: "0.9.2" to "0.20" (default: as 0.11) keep the CUDA graphs outside the
    * budget; "0.21" and later subtract their estimate from the pool. Older versions are refused. SGLang's: up to
@@ -201,7 +202,7 @@ export interface TrainingRequest extends ModelInputs {
   /** KL coefficient; above 0 a full fine-tune loads a reference model. Default 0. */
   beta?: number;
   sampler?: 'hf' | 'vllm-colocate' | 'vllm-server';
-  /** vLLM colocate's gpu_memory_utilization; default 0.3 (needs `gpu`). */
+  /** vLLM colocate's gpu_memory_utilization; default 0.3 (needs `gpu`); refused with another sampler. */
   gpu_util?: number;
 }
 
