@@ -724,7 +724,8 @@ std::vector<std::uint64_t> ollama_kv_layers(const ModelSpec& spec, const std::ve
   return bytes;
 }
 
-OllamaGraphInputs ollama_graph_inputs(const ModelSpec& spec, const InferenceOptions& o, std::uint64_t kv_total) {
+OllamaGraphInputs ollama_graph_inputs(const ModelSpec& spec, const InferenceOptions& o, std::uint64_t kv_total,
+                                      std::uint64_t kv_full_total) {
   OllamaGraphInputs g;
   g.formula = ollama_graph_formula(spec.architecture, spec.has_moe());
   g.context = o.context_tokens * o.batch;
@@ -734,10 +735,14 @@ OllamaGraphInputs ollama_graph_inputs(const ModelSpec& spec, const InferenceOpti
     g.heads = std::max(g.heads, run.attention_heads());
     if (run.mixer != MixerKind::attention) continue;
     g.heads_kv = std::max(g.heads_kv, run.attention.kv_heads);
+    g.heads_kv_min = g.heads_kv_min ? std::min(g.heads_kv_min, run.attention.kv_heads) : run.attention.kv_heads;
     g.head_dim = std::max(g.head_dim, run.attention.head_dim);
   }
   g.vocab = spec.vocab_size;
   g.kv_total = kv_total;
+  g.kv_full_total = kv_full_total;
+  g.parallel = o.batch;
+  g.flash_attention = o.attention == Attention::sdpa;
   g.metal = o.gpu_is_apple;
   return g;
 }
@@ -779,7 +784,10 @@ std::optional<Error> add_ollama_memory(InferenceEstimate& e, const ModelSpec& sp
     }
   std::vector<std::uint64_t> kv = ollama_kv_layers(spec, tokens, c.kv_type);
   for (std::uint64_t bytes : kv) c.kv_bytes += bytes;
-  const OllamaGraph graph = ollama_graph(ollama_graph_inputs(spec, o, c.kv_bytes));
+  std::uint64_t kv_full = 0;  // every block at the full context, as GraphSize first sums it
+  for (std::uint64_t bytes : ollama_kv_layers(spec, std::vector<std::uint64_t>(n, o.context_tokens * o.batch), c.kv_type))
+    kv_full += bytes;
+  const OllamaGraph graph = ollama_graph(ollama_graph_inputs(spec, o, c.kv_bytes, kv_full));
   c.graph_formula = std::string(ollama_graph_formula_name(ollama_graph_formula(spec.architecture, spec.has_moe())));
   c.graph_full_bytes = graph.full;
   c.graph_partial_bytes = graph.partial;
@@ -917,6 +925,25 @@ MemoryRange memory_range(const ModelSpec& spec, const InferenceOptions& o, const
 
 // ---- explanations and notes ----
 
+// GraphSize's formula by the name ollama_graph_formula_name gives it.
+const char* ollama_graph_formula_text(std::string_view formula) {
+  if (formula == "llama")
+    return "Ollama's graph (GraphSize, llama): full max(4·b·(1 + 4·emb + ctx·(1 + heads)), 4·b·(emb + vocab)); "
+           "partial 4·b·emb + max(4·b·(1 + emb + max(ctx, emb)) + emb²·9/16 + 4·ctx·(b·heads + head_dim·kv_heads), "
+           "4·b·(emb + vocab) + emb·vocab·105/128)";
+  if (formula == "qwen2")
+    return "Ollama's graph (GraphSize, qwen2): full max(4·b·(emb + vocab), 4·b·(1 + 2·emb + ctx + ctx·heads)); "
+           "partial max(4·b·(emb + vocab) + emb·vocab·105/128, 4·(b·(1 + 2·emb + ctx·(1 + heads)) + emb·(1 + ctx)))";
+  if (formula == "gemma" || formula == "gemma3n")
+    return "Ollama's graph (GraphSize, gemma; × 4 for Gemma 3n): full max(4·b·(emb + vocab), 4·b·(2 + ctx + "
+           "ctx·heads + 2·emb + 2·head_dim·heads)); partial max(4·emb·b + emb·vocab·105/128 + 4·vocab·b, "
+           "4·b·(2·emb + 1 + 2·head_dim·heads + ctx + ctx·heads) + 4·head_dim·ctx·8 + emb·head_dim·heads·9/16)";
+  if (formula == "gpt-oss")
+    return "Ollama's graph (GraphSize, gpt-oss): 2 × heads / kv_heads × KV at the full context / 6; with flash "
+           "attention (4·num_parallel + ctx / 1024 + 110) MiB; full = partial";
+  return "Ollama's graph where GraphSize has no formula: heads / kv_heads × KV / 6";
+}
+
 Explanation kv_cache_explanation(const ModelSpec& spec, const InferenceOptions& o, const InferenceEstimate& e) {
   if (spec.is_bare())
     return {"kv_cache", "unknown without the architecture", "0 B",
@@ -1053,14 +1080,7 @@ Explanation activations_explanation(const ModelSpec& spec, const InferenceOption
             "the CUDA graphs live in the 1 − mem_fraction_static that SGLang keeps out of its pool"};
   if (e.ollama)
     return {"activations",
-            e.ollama->graph_formula == "llama"
-                ? "Ollama's graph (GraphSize, llama): full max(4·b·(1 + 4·emb + ctx·(1 + heads)), 4·b·(emb + vocab)); "
-                  "partial 4·b·emb + max(4·b·(1 + emb + max(ctx, emb)) + emb²·9/16 + 4·ctx·(b·heads + head_dim·kv_heads), "
-                  "4·b·(emb + vocab) + emb·vocab·105/128)"
-            : e.ollama->graph_formula == "qwen2"
-                ? "Ollama's graph (GraphSize, qwen2): full max(4·b·(emb + vocab), 4·b·(1 + 2·emb + ctx + ctx·heads)); "
-                  "partial max(4·b·(emb + vocab) + emb·vocab·105/128, 4·(b·(1 + 2·emb + ctx·(1 + heads)) + emb·(1 + ctx)))"
-                : "Ollama's graph where GraphSize has no formula: heads / kv_heads × KV / 6",
+            ollama_graph_formula_text(e.ollama->graph_formula),
             (Text() << "b = min(num_ctx, 512) = " << n(std::min(e.ollama->num_ctx, kOllamaNumBatch)) << ", ctx = "
                     << n(e.ollama->num_ctx * e.ollama->num_parallel) << ": full " << n(e.ollama->graph_full_bytes)
                     << " B, partial " << n(e.ollama->graph_partial_bytes) << " B; counted " << n(e.activations) << " B")
@@ -1213,7 +1233,7 @@ void add_ollama_notes(std::vector<Message>& notes, const ModelSpec& spec, const 
     notes.push_back(message("ollama.kv_type_ignored",
                             "Ollama quantizes the KV cache only with flash attention (OLLAMA_FLASH_ATTENTION=1): "
                             "without it OLLAMA_KV_CACHE_TYPE is ignored and the cache stays f16, as counted here."));
-  if (c.graph_formula != "llama" && c.graph_formula != "qwen2" && c.graph_formula != "generic")
+  if (c.graph_formula == ollama_graph_formula_name(OllamaGraphFormula::unmodelled))
     notes.push_back(message("ollama.graph_unmodelled",
                             "Ollama has its own graph estimate for {architecture}, not modelled here: the graph "
                             "uses its generic rule, heads / kv_heads × KV / 6.",

@@ -9,9 +9,10 @@
 
 namespace vramfit {
 
-// Which of GraphSize's formulas applies: its llama and qwen2 cases, its generic rule (architectures it has no case
-// for), or a case of its own that vramfit does not model (the generic rule is used and a note says so).
-enum class OllamaGraphFormula { llama, qwen2, generic, unmodelled };
+// Which of GraphSize's formulas applies: its llama, qwen2, gemma (Gemma 3n's × 4) and gpt-oss cases, its generic
+// rule (architectures it has no case for), or a case of its own that vramfit does not model (the generic rule is
+// used and a note says so).
+enum class OllamaGraphFormula { llama, qwen2, gemma, gemma3n, gpt_oss, generic, unmodelled };
 OllamaGraphFormula ollama_graph_formula(std::string_view hf_model_type, bool moe) noexcept;
 std::string_view ollama_graph_formula_name(OllamaGraphFormula formula) noexcept;  // "llama", "qwen2", "generic", …
 
@@ -42,6 +43,11 @@ struct OllamaGraphInputs {
   std::uint64_t vocab = 0;
   std::uint64_t kv_total = 0;   // Σ layers' KV, for the generic rule
   bool metal = false;           // Metal: the partial graph is the full one
+  // gpt-oss's case: the smallest head_count_kv, Σ layers' KV with every layer at the full context, num_parallel.
+  std::uint64_t heads_kv_min = 0;
+  std::uint64_t kv_full_total = 0;
+  std::uint64_t parallel = 1;
+  bool flash_attention = false;
 };
 struct OllamaGraph {
   std::uint64_t full = 0;     // every layer on the GPU

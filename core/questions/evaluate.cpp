@@ -362,7 +362,9 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
     if (!a) return make_error("attention", "unknown attention \"" + r.attention + "\"; allowed: " + std::string(kAttentionNames));
     o.attention = *a;
   } else if (o.engine == Engine::ollama) {
-    o.attention = Attention::eager;  // OLLAMA_FLASH_ATTENTION is off unless set
+    // OLLAMA_FLASH_ATTENTION is off unless set, but from 0.11.8 gpt-oss asks for flash attention itself.
+    o.attention = ollama_flash_attention_default(out.model.architecture, r.engine_version) ? Attention::sdpa
+                                                                                           : Attention::eager;
   }
   if (!r.kv_allocation.empty()) {
     const auto k = parse_kv_allocation(r.kv_allocation);

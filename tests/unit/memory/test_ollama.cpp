@@ -232,3 +232,35 @@ TEST_CASE("Ollama's Gemma 3 rule: every 6th block full, the others num_parallel 
   CHECK(ollama_kv_rule("gemma2") == OllamaKvRule::full);
   CHECK(ollama_kv_rule("gemma3n") == OllamaKvRule::full);
 }
+
+TEST_CASE("Ollama's graph for Gemma and gpt-oss: GraphSize's own cases, by hand") {
+  // gemma (v0.11.10), Gemma 3 12B at num_ctx 2048 (b 512, emb 3840, 16 heads of 256, vocab 262144):
+  // full = max(4·512·(3840 + 262144), 4·512·(2 + 2048 + 2048·16 + 2·3840 + 2·256·16)) = max(544,735,232,
+  // 103,813,120); partial = max(4·3840·512 + 3840·262144·105/128 + 4·262144·512, 4·512·(2·3840 + 1 + 2·256·16 +
+  // 2048 + 2048·16) + 4·256·2048·8 + 3840·256·16·9/16) = max(1,370,488,832, 129,435,648). Gemma 3n: × 4.
+  OllamaGraphInputs gemma{OllamaGraphFormula::gemma, 2048, 512, 3840, 16, 8, 256, 262144, 0, false};
+  CHECK(ollama_graph(gemma).full == 544'735'232);
+  CHECK(ollama_graph(gemma).partial == 1'370'488'832);
+  gemma.formula = OllamaGraphFormula::gemma3n;
+  CHECK(ollama_graph(gemma).partial == 4 * 1'370'488'832ULL);
+  CHECK(ollama_graph_formula("gemma3_text", false) == OllamaGraphFormula::gemma);
+  CHECK(ollama_graph_formula("gemma2", false) == OllamaGraphFormula::gemma);
+  // gpt-oss (v0.11.10): partial = 2 × heads / kv_heads_min × kvTotal / 6, kvTotal summed with every block at the
+  // full context before the even blocks are cut. gpt-oss-20b at 8192: 24 × 8192 × (64 + 64) × 8 × 2 B = 384 MiB,
+  // 2 × 64 / 8 × 384 / 6 = 1024 MiB. The same sum in v0.11.2's "full = 4 × heads / kv × kvTotal / 6, partial = 2 ×
+  // full" gives 2048 and 4096 MiB, which #11711 printed (gpt-oss:20b, num_ctx 8192, flash attention off):
+  // memory.graph.full="2.0 GiB" memory.graph.partial="4.0 GiB"; with the 300 MiB actually cached it would be 1.6.
+  const Report eager = evaluate_json(R"({"model":"gpt-oss-20b","engine":"ollama","context":8192,"attention":"eager"})");
+  CHECK(ollama_of(eager).graph_formula == "gpt-oss");
+  CHECK(ollama_of(eager).graph_partial_bytes == 1024ULL * 1048576);
+  CHECK(ollama_of(eager).graph_full_bytes == 1024ULL * 1048576);  // no full figure: estimateGPULayers takes partial
+  // From 0.11.8 gpt-oss turns flash attention on itself (fs/ggml FlashAttention, "model wants flash attention"):
+  // the graph is then (4 × num_parallel + ctx / 1024 + 110) MiB = 4 + 8 + 110 = 122 MiB.
+  const Report fa = evaluate_json(R"({"model":"gpt-oss-20b","engine":"ollama","context":8192})");
+  CHECK(ollama_of(fa).flash_attention);
+  CHECK(ollama_of(fa).graph_partial_bytes == 122ULL * 1048576);
+  const Report before = evaluate_json(R"({"model":"gpt-oss-20b","engine":"ollama","context":8192,"engine_version":"0.11.7"})");
+  CHECK_FALSE(ollama_of(before).flash_attention);
+  // No note calls these formulas unmodelled.
+  for (const auto& note : fa.estimate.notes) CHECK(note.find("not modelled here") == std::string::npos);
+}
