@@ -112,6 +112,14 @@ std::optional<Error> use_gpu_count(const ModelSpec& spec, const Request& r, Infe
   const bool splits_layers = o.engine != Engine::vllm && o.engine != Engine::sglang;
   if (splits_layers) {
     o.device_split.assign(n, 1.0);
+    if (o.engine == Engine::llamacpp && r.gpu_layers && *r.gpu_layers <= spec.num_layers()) {
+      notes.push_back(message("llamacpp.split_gpus_ngl",
+                              "llama.cpp splits the {gpu_layers} layers -ngl offloads across the {n} GPUs (--split-mode "
+                              "layer), each with its KV cache; the other layers and the output layer stay in system "
+                              "RAM, and every GPU keeps a compute buffer.",
+                              {arg::digits("gpu_layers", *r.gpu_layers), arg::digits("n", n)}));
+      return std::nullopt;
+    }
     notes.push_back(o.engine == Engine::llamacpp
                         ? message("llamacpp.split_gpus",
                                   "llama.cpp splits the layers across the {n} GPUs (--split-mode layer); each layer's "

@@ -56,6 +56,10 @@ std::optional<Error> keep_engine_gpus(const Catalog& catalog, const Request& r, 
   for (const Gpu& g : catalog.gpus)
     if ((gpu_class_of(g) == GpuClass::apple) == macs && (all || std::find(ids.begin(), ids.end(), g.id) != ids.end()))
       kept.push_back(g.id);
+  if (!macs && !all) {  // the GPUs named keep their order, which breaks the ranking's ties
+    std::erase_if(ids, [&](const std::string& id) { return std::find(kept.begin(), kept.end(), id) == kept.end(); });
+    kept = ids;
+  }
   if (kept.empty() && !all && !r.budget_per_hour)  // under a budget an empty list ranks nothing
     return make_error(r.gpus.empty() ? "gpu" : "gpus",
                       macs ? message("mlx.rank_macs", "MLX is modelled on Apple GPUs only; name at least one Mac")

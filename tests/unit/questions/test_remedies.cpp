@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <algorithm>  // std::none_of
+#include <algorithm>  // std::any_of, std::none_of
 #include <string>     // std::string
 
 #include "../test_support.hpp"
@@ -352,6 +352,8 @@ TEST_CASE("two GPUs too small: more of them, and for llama.cpp the most layers t
     auto after = evaluate(test::catalog(), v);
     REQUIRE(after.ok());
     CHECK((after.value().gpus.front().fit == Fit::fits) == (layers == n));
+    const auto& notes = after.value().estimate.notes;
+    CHECK(std::any_of(notes.begin(), notes.end(), [](const Message& m) { return m.id == "llamacpp.split_gpus_ngl"; }));
   }
   // vLLM on 2 × RTX 4090 given as gpus: more of them as gpus, served tensor parallel (64 heads, 8 KV heads divide 4).
   const RemediesReport v = inference_remedies(
