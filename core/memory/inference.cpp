@@ -785,8 +785,8 @@ std::optional<Error> add_ollama_memory(InferenceEstimate& e, const ModelSpec& sp
   std::vector<std::uint64_t> kv = ollama_kv_layers(spec, tokens, c.kv_type);
   for (std::uint64_t bytes : kv) c.kv_bytes += bytes;
   std::uint64_t kv_full = 0;  // every block at the full context, as GraphSize first sums it
-  for (std::uint64_t bytes : ollama_kv_layers(spec, std::vector<std::uint64_t>(n, o.context_tokens * o.batch), c.kv_type))
-    kv_full += bytes;
+  const std::vector<std::uint64_t> full_tokens(n, o.context_tokens * o.batch);
+  for (std::uint64_t bytes : ollama_kv_layers(spec, full_tokens, c.kv_type)) kv_full += bytes;
   const OllamaGraph graph = ollama_graph(ollama_graph_inputs(spec, o, c.kv_bytes, kv_full));
   c.graph_formula = std::string(ollama_graph_formula_name(ollama_graph_formula(spec.architecture, spec.has_moe())));
   c.graph_full_bytes = graph.full;

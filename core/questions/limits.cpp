@@ -49,10 +49,12 @@ std::optional<EngineBatch> engine_batch(const ResolvedRequest& r) {
     return message("limits.batch_kv_pool",
                    "{engine}'s KV pool holds {sequences} whole sequences of {context} tokens: more never run at "
                    "once, so that is the largest batch.",
-                   {arg::text("engine", engine), arg::count("sequences", sequences), arg::count("context", o.context_tokens)});
+                   {arg::text("engine", engine), arg::count("sequences", sequences),
+                    arg::count("context", o.context_tokens)});
   };
   if (const auto& v = e.value().vllm) {
-    if (v->max_num_seqs >= v->max_concurrency) return EngineBatch{v->max_concurrency, BatchLimit::kv_pool, pool_note(v->max_concurrency)};
+    if (v->max_num_seqs >= v->max_concurrency)
+      return EngineBatch{v->max_concurrency, BatchLimit::kv_pool, pool_note(v->max_concurrency)};
     return EngineBatch{v->max_num_seqs, BatchLimit::max_num_seqs,
                        message("limits.batch_max_num_seqs",
                                "vLLM runs at most max_num_seqs = {seqs} sequences at once, fewer than the {sequences} "
