@@ -459,6 +459,7 @@ std::string limits_table(const json& a) {
   std::string out;
   appendf(out, "On %s (budget %s): largest context %llu tokens, largest batch %llu\n", text(a.at("gpu")),
           gb_and_gib(bytes(a.at("budget_bytes"))).c_str(), whole(a.at("max_context")), whole(a.at("max_batch")));
+  for (const json& note : a.value("notes", json::array())) appendf(out, "  %s\n", text(note));
   return out;
 }
 

@@ -56,6 +56,16 @@ vramfit_cli_test(bad_engine FAIL ARGS --model llama-3.1-8b --engine tgi
                  MATCH "^vramfit: --engine: expected one of transformers, vllm, llamacpp, sglang, ollama, mlx; got \"tgi\"")
 vramfit_cli_test(bad_kv_dtype FAIL ARGS --model llama-3.1-8b --kv-dtype q5 MATCH "--kv-dtype: expected one of fp32, fp16, bf16, fp8, q8_0, q4_0; got \"q5\"")
 vramfit_cli_test(bad_gpu_util FAIL ARGS --model llama-3.1-8b --gpu-util 1.5 MATCH "--gpu-util: expected a fraction above 0 and at most 1, such as 0.4 or 40%; got \"1.5\"")
+# --gpu-util is vLLM's gpu_memory_utilization: another engine does not read it, so it is refused, not ignored.
+vramfit_cli_test(gpu_util_other_engine FAIL ARGS --model llama-3.1-8b --engine llamacpp --gpu-util 0.8
+                 MATCH "^vramfit: --gpu-util: is vLLM's gpu_memory_utilization and applies to vLLM only \\(--engine vllm\\); llama.cpp does not read it")
+vramfit_cli_test(gpu_util_default_engine FAIL ARGS --model llama-3.1-8b --gpu-util 0.8 MATCH "--gpu-util: .*transformers does not read it")
+# vLLM has no Metal backend: on a Mac it is refused, naming the engines that run there.
+vramfit_cli_test(vllm_on_mac FAIL ARGS --model llama-3.1-8b --engine vllm --gpu apple-m2-ultra-192gb
+                 MATCH "^vramfit: --engine: vLLM has no Apple GPU backend and does not run on the .*; on a Mac use llama.cpp, Ollama or MLX")
+# vLLM's scheduler runs at most max_num_seqs sequences: the largest batch is 64, and the answer says that binds.
+vramfit_cli_test(vllm_batch_max_num_seqs ARGS --model llama-3.1-8b --engine vllm --gpu h100-sxm --context 1024 --max-num-seqs 64
+                 --max-context --json MATCH "\"batch_limit\":\"max_num_seqs\",.*\"max_batch\":64,")
 vramfit_cli_test(gguf_weights ARGS --model llama-3.1-8b --weights q4_k_m --kv-dtype fp8 --json MATCH "\"weights\":\"q4_k_m\"")
 # One verdict for the headline and the GPU table. Ollama with layers in system RAM (ollama#5913: layers.model=81
 # layers.offload=43 on one 24 GiB GPU): the headline says it runs, and the GPU's row says the same, not "needs 2 GPUs".

@@ -70,7 +70,8 @@ export interface InferenceRequest extends ModelInputs {
   kv_allocation?: 'static' | 'paged';
   avg_tokens?: number;
   expandable_segments?: boolean;
-  /** vLLM's gpu_memory_utilization (default 0.9; 0.92 with engine_version 0.21 or later). */
+  /** vLLM's gpu_memory_utilization (default 0.9; 0.92 with engine_version 0.21 or later); refused with another
+   * engine, which does not read it. */
   gpu_util?: number;
   /** vLLM's version, for its memory rule: "0.9.2" to "0.20" (default: as 0.11) keep the CUDA graphs outside the
    * budget; "0.21" and later subtract their estimate from the pool. Older versions are refused. SGLang's: up to
@@ -203,7 +204,7 @@ export interface TrainingRequest extends ModelInputs {
   /** KL coefficient; above 0 a full fine-tune loads a reference model. Default 0. */
   beta?: number;
   sampler?: 'hf' | 'vllm-colocate' | 'vllm-server';
-  /** vLLM colocate's gpu_memory_utilization; default 0.3 (needs `gpu`). */
+  /** vLLM colocate's gpu_memory_utilization; default 0.3 (needs `gpu`); refused with another sampler. */
   gpu_util?: number;
 }
 
@@ -344,7 +345,8 @@ export interface EstimateAnswer {
    * fused_attention, layer_bytes, scores_bytes, growth_bytes, logits_bytes, kv_bits, max_kv_size). */
   mlx?: Record<string, number | boolean>;
   /** engine "ollama" only: its estimate as its offload log line names it (kv_bytes, graph_full_bytes,
-   * graph_partial_bytes, layers_model, layers_offload, required_full_bytes, required_partial_bytes, system_ram_bytes),
+   * graph_partial_bytes, layers_model, layers_offload, required_full_bytes, required_partial_bytes, system_ram_bytes,
+   * window_layers and window_tokens: the sliding-window layers Ollama sizes apart, Gemma 3 and gpt-oss),
    * with graph_formula and kv_type (strings), planned, flash_attention and kv_type_ignored (booleans). */
   ollama?: Record<string, number | string | boolean>;
   /** Only over several GPUs (gpus, or tp × pp above 1): one GPU's share, the rank whose KV pool is smallest, and
@@ -480,7 +482,14 @@ export interface LimitsAnswer {
   budget_bytes: number;
   /** 0: not even one token or sequence fits. */
   max_context: number;
+  /** Under vLLM and SGLang at most the whole sequences their KV pool holds at the context, and at most
+   * max_num_seqs (vLLM) or max_running_requests (SGLang). */
   max_batch: number;
+  /** What bounds max_batch: the memory line, or the engine's pool or request limit. */
+  batch_limit: 'memory' | 'kv_pool' | 'max_num_seqs' | 'max_running_requests';
+  /** The engine limit that binds, when one does. */
+  notes: string[];
+  notes_i18n: MessageId[];
 }
 
 export interface CurveAnswer {

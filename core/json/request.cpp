@@ -300,10 +300,7 @@ Result<Request> inference_request(const json& j, InputUse use, std::span<const s
   r.expandable_segments = in.toggle("expandable_segments").value_or(false);
   r.engine_version = in.text("engine_version").value_or("");
   r.enforce_eager = in.toggle("enforce_eager").value_or(false);
-  // vLLM 0.21 raised the default with the CUDA graphs moving into the budget; an unreadable version is refused
-  // later, naming the field.
-  const auto rule = parse_vllm_version(r.engine_version);
-  r.gpu_util = in.number("gpu_util").value_or(vllm_default_gpu_util(rule.value_or(VllmRule::graphs_outside)));
+  r.gpu_util = in.number("gpu_util");
   r.max_num_batched_tokens = in.whole("max_num_batched_tokens");
   r.max_num_seqs = in.whole("max_num_seqs");
   r.mem_fraction_static = in.number("mem_fraction_static");

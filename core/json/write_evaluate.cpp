@@ -298,6 +298,8 @@ void write_ollama(JsonWriter& w, const InferenceEstimate& e) {
   w.field("required_partial_bytes", c.required_partial_bytes);
   w.field("system_ram_bytes", c.system_ram_bytes);
   w.field("weights_repeating_bytes", c.weights_repeating_bytes);
+  w.field("window_layers", c.window_layers);
+  w.field("window_tokens", c.window_tokens);
   w.end_object();
 }
 

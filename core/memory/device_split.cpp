@@ -1,6 +1,6 @@
 #include "memory/device_split.hpp"
 
-#include <algorithm>  // std::upper_bound
+#include <algorithm>  // std::upper_bound, std::max, std::min
 
 #include "util/byte_math.hpp"
 
@@ -32,16 +32,23 @@ void total_share(DeviceShare& d) {
                 .value();
 }
 
-std::vector<std::size_t> llamacpp_layer_devices(std::span<const double> split, std::uint64_t n_layer) {
+std::vector<std::size_t> llamacpp_layer_devices(std::span<const double> split, std::uint64_t n_layer,
+                                                std::uint64_t gpu_layers) {
   // llama.cpp sums and normalizes the splits in float: the cut points must be the same floats.
   std::vector<float> cuts(split.size());
   float sum = 0.0f;
   for (std::size_t i = 0; i < split.size(); ++i) cuts[i] = sum += static_cast<float>(split[i]);
   for (float& c : cuts) c /= sum;
   const auto slots = static_cast<int>(n_layer + 1);
+  const int offloaded = static_cast<int>(std::min<std::uint64_t>(gpu_layers, n_layer + 1));
+  const int gpu_start = std::max(static_cast<int>(n_layer) - offloaded, 0);
   std::vector<std::size_t> out;
   for (int il = 0; il < slots; ++il) {
-    const float at = static_cast<float>(il) / static_cast<float>(slots);  // as llama.cpp: float / int
+    if (il < gpu_start || il - gpu_start >= offloaded) {
+      out.push_back(kOnCpu);
+      continue;
+    }
+    const float at = static_cast<float>(il - gpu_start) / static_cast<float>(offloaded);  // as llama.cpp: float / int
     const auto device = static_cast<std::size_t>(std::upper_bound(cuts.begin(), cuts.end(), at) - cuts.begin());
     out.push_back(std::min(device, cuts.size() - 1));
   }
@@ -50,13 +57,16 @@ std::vector<std::size_t> llamacpp_layer_devices(std::span<const double> split, s
 
 std::vector<DeviceShare> llamacpp_device_shares(const LayerBytes& bytes, std::span<const double> split,
                                                 std::uint64_t compute_layers, std::uint64_t compute_output,
-                                                std::uint64_t overhead) {
+                                                std::uint64_t overhead, std::uint64_t gpu_layers) {
   std::vector<DeviceShare> shares(split.size());
-  const auto devices = llamacpp_layer_devices(split, bytes.layers);
-  for (std::uint64_t il = 0; il < bytes.layers; ++il) add_layer(shares[devices[il]], bytes, il);
-  DeviceShare& last = shares[devices.back()];
-  last.output = true;
-  last.weights += bytes.output;
+  const auto devices = llamacpp_layer_devices(split, bytes.layers, gpu_layers);
+  for (std::uint64_t il = 0; il < bytes.layers; ++il)
+    if (devices[il] != kOnCpu) add_layer(shares[devices[il]], bytes, il);
+  if (devices.back() != kOnCpu) {
+    DeviceShare& last = shares[devices.back()];
+    last.output = true;
+    last.weights += bytes.output;
+  }
   for (DeviceShare& d : shares) d.activations = d.output ? compute_output : d.layers ? compute_layers : 0;
   finish(shares, overhead);
   return shares;

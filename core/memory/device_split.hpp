@@ -35,9 +35,14 @@ struct LayerBytes {
 };
 
 // llama.cpp (src/llama-model.cpp, load_tensors): the splits are the cumulative shares of `split` (--tensor-split, by
-// default each device's free memory); slot il of n_layer + 1 (the last is the output layer) goes to the first device
-// whose cumulative share exceeds il / (n_layer + 1), in float as llama.cpp computes it. One device index per slot.
-std::vector<std::size_t> llamacpp_layer_devices(std::span<const double> split, std::uint64_t n_layer);
+// default each device's free memory). With -ngl k the slots from i_gpu_start = n_layer − k (of n_layer + 1; the
+// last is the output layer) are offloaded, act = min(k, n_layer + 1) of them: slot il goes to the first device
+// whose cumulative share exceeds (il − i_gpu_start) / act, in float as llama.cpp computes it; the slots before
+// stay on the CPU (kOnCpu). One entry per slot. Without -ngl (k > n_layer) every slot is offloaded.
+inline constexpr std::size_t kOnCpu = static_cast<std::size_t>(-1);
+inline constexpr std::uint64_t kEveryLayer = static_cast<std::uint64_t>(-1);
+std::vector<std::size_t> llamacpp_layer_devices(std::span<const double> split, std::uint64_t n_layer,
+                                                std::uint64_t gpu_layers = kEveryLayer);
 
 // llama.cpp's layer split: weights and cache of each layer on its device, the output layer's on the last one's,
 // the token embeddings in system RAM (llama.cpp keeps the input layer on the CPU); every device reserves its compute
@@ -45,7 +50,7 @@ std::vector<std::size_t> llamacpp_layer_devices(std::span<const double> split, s
 // `compute_layers`.
 std::vector<DeviceShare> llamacpp_device_shares(const LayerBytes& bytes, std::span<const double> split,
                                                 std::uint64_t compute_layers, std::uint64_t compute_output,
-                                                std::uint64_t overhead);
+                                                std::uint64_t overhead, std::uint64_t gpu_layers = kEveryLayer);
 
 // accelerate's device_map "auto" (= "balanced", get_balanced_memory): every device but the last gets at most
 // model / n + 1.25 × one layer (its no-split block), filled in order by infer_auto_device_map: embeddings, layers,

@@ -170,6 +170,13 @@ bool ollama_parallel_automatic(std::string_view v) noexcept {
   return version && !version->at_least(0, 10, 0);
 }
 
+bool ollama_flash_attention_default(std::string_view t, std::string_view v) noexcept {
+  if (t != "gpt_oss") return false;
+  if (v.empty()) return true;
+  const auto version = parse_version(v);
+  return version && version->at_least(0, 11, 8);
+}
+
 std::uint64_t ollama_default_num_ctx(OllamaRule rule) noexcept {
   return rule == OllamaRule::num_ctx_2048 ? 2048 : 4096;
 }

@@ -172,6 +172,9 @@ std::optional<OllamaRule> parse_ollama_version(std::string_view version) noexcep
 std::uint64_t ollama_default_num_ctx(OllamaRule rule) noexcept;
 // Before 0.10.0 (#11330) the scheduler tried OLLAMA_NUM_PARALLEL 4 (2 from 0.6.7) before 1 when it was unset.
 bool ollama_parallel_automatic(std::string_view version) noexcept;
+// fs/ggml/ggml.go FlashAttention() (from 0.11.8): gpt-oss turns flash attention on whatever OLLAMA_FLASH_ATTENTION
+// says (llm/server.go, "model wants flash attention"); an empty version is the one modelled.
+bool ollama_flash_attention_default(std::string_view hf_model_type, std::string_view version) noexcept;
 inline constexpr std::uint64_t kOllamaNumBatch = 512;  // api.DefaultOptions NumBatch
 // discover/gpu.go: what Ollama keeps free on each GPU besides its estimate (cudaMinimumMemory, rocmMinimumMemory;
 // gpu_darwin.go metalMinimumMemory).

@@ -239,8 +239,6 @@ std::optional<Error> check_inference_options(const InferenceOptions& o) {
     if (o.device_split.size() < 2 || o.device_split.size() > 1024 ||
         !std::all_of(o.device_split.begin(), o.device_split.end(), [](double x) { return x > 0 && x < 1e15; }))
       return make_error("gpus", "a layer split needs 2 to 1024 devices, each with a positive share");
-    if (o.gpu_layers)
-      return make_error("gpu_layers", "-ngl with several GPUs is not modelled; leave it out (every layer on the GPUs)");
   }
   return std::nullopt;
 }
@@ -700,9 +698,19 @@ std::optional<Error> add_llamacpp_buffers(InferenceEstimate& e, Workings& w, con
 }
 
 // CUDA context, plus vLLM's non-torch memory and CUDA graphs or the cuBLAS workspace.
-// Ollama's KV per layer as GraphSize sizes it: num_ctx × num_parallel × (key + value length) × the largest KV head
-// count × the cache type's bytes (f16 2, q8_0 1, q4_0 0.5), the same for every block.
-std::uint64_t ollama_kv_per_layer(const ModelSpec& spec, std::uint64_t tokens, KvDType type) {
+// The tokens GraphSize counts in each block's KV cache.
+std::vector<std::uint64_t> ollama_block_tokens(const ModelSpec& spec, const InferenceOptions& o) {
+  std::uint64_t window = 0;  // attention.sliding_window
+  for (const LayerRun& run : spec.layers)
+    if (run.mixer == MixerKind::attention) window = std::max(window, run.attention.window);
+  return ollama_kv_tokens({ollama_kv_rule(spec.architecture), spec.num_layers(), o.context_tokens * o.batch, o.batch,
+                           std::min(o.context_tokens, kOllamaNumBatch), window});
+}
+
+// Ollama's KV per block as GraphSize sizes it: the block's tokens × (key + value length) × the largest KV head
+// count × the cache type's bytes (f16 2, q8_0 1, q4_0 0.5).
+std::vector<std::uint64_t> ollama_kv_layers(const ModelSpec& spec, const std::vector<std::uint64_t>& tokens,
+                                            KvDType type) {
   std::uint64_t width = 0;  // (key + value length) × KV heads, the largest of the layers
   for (const LayerRun& run : spec.layers) {
     if (run.mixer == MixerKind::attention)
@@ -712,10 +720,13 @@ std::uint64_t ollama_kv_per_layer(const ModelSpec& spec, std::uint64_t tokens, K
                                   run.latent.heads);
   }
   const std::uint64_t half_bytes = type == KvDType::q4_0 ? 1 : type == KvDType::q8_0 ? 2 : 4;
-  return tokens * width * half_bytes / 2;
+  std::vector<std::uint64_t> bytes;
+  for (std::uint64_t t : tokens) bytes.push_back(t * width * half_bytes / 2);
+  return bytes;
 }
 
-OllamaGraphInputs ollama_graph_inputs(const ModelSpec& spec, const InferenceOptions& o, std::uint64_t kv_total) {
+OllamaGraphInputs ollama_graph_inputs(const ModelSpec& spec, const InferenceOptions& o, std::uint64_t kv_total,
+                                      std::uint64_t kv_full_total) {
   OllamaGraphInputs g;
   g.formula = ollama_graph_formula(spec.architecture, spec.has_moe());
   g.context = o.context_tokens * o.batch;
@@ -725,18 +736,23 @@ OllamaGraphInputs ollama_graph_inputs(const ModelSpec& spec, const InferenceOpti
     g.heads = std::max(g.heads, run.attention_heads());
     if (run.mixer != MixerKind::attention) continue;
     g.heads_kv = std::max(g.heads_kv, run.attention.kv_heads);
+    g.heads_kv_min = g.heads_kv_min ? std::min(g.heads_kv_min, run.attention.kv_heads) : run.attention.kv_heads;
     g.head_dim = std::max(g.head_dim, run.attention.head_dim);
   }
   g.vocab = spec.vocab_size;
   g.kv_total = kv_total;
+  g.kv_full_total = kv_full_total;
+  g.parallel = o.batch;
+  g.flash_attention = o.attention == Attention::sdpa;
   g.metal = o.gpu_is_apple;
   return g;
 }
 
 // Each block's weights (the routed experts of the MoE layers shared among them) and KV, and the output layer Ollama
 // places last: output_norm + output, or token_embd when the output is tied to it.
-OllamaLayerInputs ollama_layer_inputs(const ModelSpec& spec, const WeightBytes& wd, std::uint64_t kv_layer) {
+OllamaLayerInputs ollama_layer_inputs(const ModelSpec& spec, const WeightBytes& wd, std::vector<std::uint64_t> kv) {
   OllamaLayerInputs in;
+  in.kv_bytes = std::move(kv);
   const std::uint64_t n = spec.num_layers();
   std::uint64_t moe_layers = 0;
   for (const LayerRun& run : spec.layers) moe_layers += run.mlp.kind == MlpKind::moe ? run.count : 0;
@@ -745,7 +761,6 @@ OllamaLayerInputs ollama_layer_inputs(const ModelSpec& spec, const WeightBytes& 
   for (std::uint64_t i = 0; i < n; ++i) {
     const bool moe = spec.layer(i).mlp.kind == MlpKind::moe && routed;
     in.layer_bytes.push_back(dense_part + (moe ? routed / moe_layers : 0));
-    in.kv_bytes.push_back(kv_layer);
   }
   in.output_bytes = wd.output + (spec.tied_embeddings ? wd.embedding : 0);
   return in;
@@ -762,15 +777,24 @@ std::optional<Error> add_ollama_memory(InferenceEstimate& e, const ModelSpec& sp
   c.kv_type = c.kv_type_ignored ? KvDType::fp16 : e.kv_dtype;
   e.kv_dtype = c.kv_type;
   const std::uint64_t n = spec.num_layers();
-  const std::uint64_t kv_layer = ollama_kv_per_layer(spec, o.context_tokens * o.batch, c.kv_type);
-  c.kv_bytes = kv_layer * n;
-  const OllamaGraph graph = ollama_graph(ollama_graph_inputs(spec, o, c.kv_bytes));
+  const std::vector<std::uint64_t> tokens = ollama_block_tokens(spec, o);
+  for (std::uint64_t t : tokens)
+    if (t != o.context_tokens * o.batch) {
+      ++c.window_layers;
+      c.window_tokens = t;
+    }
+  std::vector<std::uint64_t> kv = ollama_kv_layers(spec, tokens, c.kv_type);
+  for (std::uint64_t bytes : kv) c.kv_bytes += bytes;
+  std::uint64_t kv_full = 0;  // every block at the full context, as GraphSize first sums it
+  const std::vector<std::uint64_t> full_tokens(n, o.context_tokens * o.batch);
+  for (std::uint64_t bytes : ollama_kv_layers(spec, full_tokens, c.kv_type)) kv_full += bytes;
+  const OllamaGraph graph = ollama_graph(ollama_graph_inputs(spec, o, c.kv_bytes, kv_full));
   c.graph_formula = std::string(ollama_graph_formula_name(ollama_graph_formula(spec.architecture, spec.has_moe())));
   c.graph_full_bytes = graph.full;
   c.graph_partial_bytes = graph.partial;
   c.minimum_bytes = o.gpu_is_apple ? kOllamaMinimumMemoryMetal : kOllamaMinimumMemoryCuda;
   c.gpu_overhead_bytes = o.ollama_gpu_overhead;
-  OllamaLayerInputs in = ollama_layer_inputs(spec, e.weight_detail, kv_layer);
+  OllamaLayerInputs in = ollama_layer_inputs(spec, e.weight_detail, std::move(kv));
   in.free_bytes = o.gpu_memory_bytes ? o.gpu_memory_bytes : ~0ULL / 4;  // no GPU: every layer on one
   in.minimum_bytes = c.minimum_bytes;
   in.overhead_bytes = o.gpu_memory_bytes ? c.gpu_overhead_bytes : 0;
@@ -792,10 +816,14 @@ std::optional<Error> add_ollama_memory(InferenceEstimate& e, const ModelSpec& sp
   const std::uint64_t blocks = std::min(p.layers_offload, n);
   const bool output_on_gpu = p.layers_offload > n;
   std::uint64_t gpu_weights = output_on_gpu ? in.output_bytes : 0;
-  for (std::uint64_t i = n - blocks; i < n; ++i) gpu_weights += in.layer_bytes[i];
-  const std::uint64_t spare = n && p.gpu_usable ? in.layer_bytes[0] + kv_layer : 0;
+  std::uint64_t gpu_kv = 0;
+  for (std::uint64_t i = n - blocks; i < n; ++i) {
+    gpu_weights += in.layer_bytes[i];
+    gpu_kv += in.kv_bytes[i];
+  }
+  const std::uint64_t spare = n && p.gpu_usable ? in.layer_bytes[0] + in.kv_bytes[0] : 0;
   e.weights = gpu_weights;
-  e.kv_cache = kv_layer * blocks;
+  e.kv_cache = gpu_kv;
   e.state_cache = 0;
   e.activations = p.layers_offload ? p.graph_bytes : 0;
   c.overhead_bytes = p.gpu_usable ? c.minimum_bytes + spare : 0;
@@ -898,6 +926,25 @@ MemoryRange memory_range(const ModelSpec& spec, const InferenceOptions& o, const
 
 // ---- explanations and notes ----
 
+// GraphSize's formula by the name ollama_graph_formula_name gives it.
+const char* ollama_graph_formula_text(std::string_view formula) {
+  if (formula == "llama")
+    return "Ollama's graph (GraphSize, llama): full max(4·b·(1 + 4·emb + ctx·(1 + heads)), 4·b·(emb + vocab)); "
+           "partial 4·b·emb + max(4·b·(1 + emb + max(ctx, emb)) + emb²·9/16 + 4·ctx·(b·heads + head_dim·kv_heads), "
+           "4·b·(emb + vocab) + emb·vocab·105/128)";
+  if (formula == "qwen2")
+    return "Ollama's graph (GraphSize, qwen2): full max(4·b·(emb + vocab), 4·b·(1 + 2·emb + ctx + ctx·heads)); "
+           "partial max(4·b·(emb + vocab) + emb·vocab·105/128, 4·(b·(1 + 2·emb + ctx·(1 + heads)) + emb·(1 + ctx)))";
+  if (formula == "gemma" || formula == "gemma3n")
+    return "Ollama's graph (GraphSize, gemma; × 4 for Gemma 3n): full max(4·b·(emb + vocab), 4·b·(2 + ctx + "
+           "ctx·heads + 2·emb + 2·head_dim·heads)); partial max(4·emb·b + emb·vocab·105/128 + 4·vocab·b, "
+           "4·b·(2·emb + 1 + 2·head_dim·heads + ctx + ctx·heads) + 4·head_dim·ctx·8 + emb·head_dim·heads·9/16)";
+  if (formula == "gpt-oss")
+    return "Ollama's graph (GraphSize, gpt-oss): 2 × heads / kv_heads × KV at the full context / 6; with flash "
+           "attention (4·num_parallel + ctx / 1024 + 110) MiB; full = partial";
+  return "Ollama's graph where GraphSize has no formula: heads / kv_heads × KV / 6";
+}
+
 Explanation kv_cache_explanation(const ModelSpec& spec, const InferenceOptions& o, const InferenceEstimate& e) {
   if (spec.is_bare())
     return {"kv_cache", "unknown without the architecture", "0 B",
@@ -905,8 +952,13 @@ Explanation kv_cache_explanation(const ModelSpec& spec, const InferenceOptions& 
   if (!spec.causal) return {"kv_cache", "none: an encoder keeps no KV cache", "0 B", "architecture"};
   if (e.ollama)
     return {"kv_cache", "layers × num_ctx × num_parallel × (key + value length) × kv_heads × bytes (f16 2, q8_0 1, q4_0 0.5)",
-            (Text() << n(e.ollama->num_ctx) << " × " << n(e.ollama->num_parallel) << " tokens: " << n(e.ollama->kv_bytes)
-                    << " B (" << kv_dtype_info(e.ollama->kv_type).name << "), " << n(e.kv_cache) << " B of it on the GPU")
+            (Text() << n(e.ollama->num_ctx) << " × " << n(e.ollama->num_parallel) << " tokens"
+                    << (e.ollama->window_layers
+                            ? (Text() << " (" << n(e.ollama->window_tokens) << " in " << n(e.ollama->window_layers)
+                                      << " sliding-window layers)").str()
+                            : std::string())
+                    << ": " << n(e.ollama->kv_bytes) << " B (" << kv_dtype_info(e.ollama->kv_type).name << "), "
+                    << n(e.kv_cache) << " B of it on the GPU")
                 .str(),
             "Ollama fs/ggml/ggml.go GraphSize (the log's memory.required.kv)"};
   const bool latent = spec.has_latent() && e.kv.mla == MlaCache::latent;
@@ -1029,14 +1081,7 @@ Explanation activations_explanation(const ModelSpec& spec, const InferenceOption
             "the CUDA graphs live in the 1 − mem_fraction_static that SGLang keeps out of its pool"};
   if (e.ollama)
     return {"activations",
-            e.ollama->graph_formula == "llama"
-                ? "Ollama's graph (GraphSize, llama): full max(4·b·(1 + 4·emb + ctx·(1 + heads)), 4·b·(emb + vocab)); "
-                  "partial 4·b·emb + max(4·b·(1 + emb + max(ctx, emb)) + emb²·9/16 + 4·ctx·(b·heads + head_dim·kv_heads), "
-                  "4·b·(emb + vocab) + emb·vocab·105/128)"
-            : e.ollama->graph_formula == "qwen2"
-                ? "Ollama's graph (GraphSize, qwen2): full max(4·b·(emb + vocab), 4·b·(1 + 2·emb + ctx + ctx·heads)); "
-                  "partial max(4·b·(emb + vocab) + emb·vocab·105/128, 4·(b·(1 + 2·emb + ctx·(1 + heads)) + emb·(1 + ctx)))"
-                : "Ollama's graph where GraphSize has no formula: heads / kv_heads × KV / 6",
+            ollama_graph_formula_text(e.ollama->graph_formula),
             (Text() << "b = min(num_ctx, 512) = " << n(std::min(e.ollama->num_ctx, kOllamaNumBatch)) << ", ctx = "
                     << n(e.ollama->num_ctx * e.ollama->num_parallel) << ": full " << n(e.ollama->graph_full_bytes)
                     << " B, partial " << n(e.ollama->graph_partial_bytes) << " B; counted " << n(e.activations) << " B")
@@ -1189,13 +1234,21 @@ void add_ollama_notes(std::vector<Message>& notes, const ModelSpec& spec, const 
     notes.push_back(message("ollama.kv_type_ignored",
                             "Ollama quantizes the KV cache only with flash attention (OLLAMA_FLASH_ATTENTION=1): "
                             "without it OLLAMA_KV_CACHE_TYPE is ignored and the cache stays f16, as counted here."));
-  if (c.graph_formula != "llama" && c.graph_formula != "qwen2" && c.graph_formula != "generic")
+  if (c.graph_formula == ollama_graph_formula_name(OllamaGraphFormula::unmodelled))
     notes.push_back(message("ollama.graph_unmodelled",
-                            "Ollama has its own graph estimate for {architecture} (and for Gemma 3 and gpt-oss its "
-                            "own KV sizing of sliding-window layers), not modelled here: the graph uses its generic "
-                            "rule, heads / kv_heads × KV / 6.",
+                            "Ollama has its own graph estimate for {architecture}, not modelled here: the graph "
+                            "uses its generic rule, heads / kv_heads × KV / 6.",
                             {arg::text("architecture", spec.architecture)}));
-  if (e.kv.state_layers || e.kv.windowed_layers)
+  if (c.window_layers)
+    notes.push_back(message("ollama.kv_window",
+                            "Ollama's estimator counts {window_tokens} tokens (num_parallel × a window of {window} + "
+                            "the batch) in the KV cache of {window_layers} of the {layers} layers and num_ctx × "
+                            "num_parallel in the others, as counted here.",
+                            {arg::count("window_tokens", c.window_tokens),
+                             arg::count("window", (c.window_tokens - std::min(c.num_ctx, kOllamaNumBatch)) /
+                                                      std::max<std::uint64_t>(c.num_parallel, 1)),
+                             arg::count("window_layers", c.window_layers), arg::count("layers", spec.num_layers())}));
+  else if (e.kv.state_layers || e.kv.windowed_layers)
     notes.push_back(message("ollama.kv_full_ctx",
                             "Ollama's estimator sizes the KV cache of every layer for the full num_ctx, as counted "
                             "here, although llama.cpp then keeps less for sliding-window, linear-attention or Mamba "
@@ -1300,14 +1353,16 @@ void add_device_split(InferenceEstimate& e, const ModelSpec& spec, const Inferen
   b.layers = spec.num_layers();
   const std::uint64_t layer_total = wd.attention + wd.mlp + wd.norms + wd.other;
   b.layer_weights = b.layers ? layer_total / b.layers : 0;
-  b.layer_kv = b.layers ? e.kv_cache / b.layers : 0;
-  b.layer_state = b.layers ? e.state_cache / b.layers : 0;
+  // Per layer of all of them: with -ngl the cache on the GPUs is only the offloaded layers'.
+  b.layer_kv = b.layers ? (e.llamacpp ? e.kv.bytes : e.kv_cache) / b.layers : 0;
+  b.layer_state = b.layers ? (e.llamacpp ? e.kv.state_bytes : e.state_cache) / b.layers : 0;
   b.input = wd.total - layer_total - wd.output;
   b.output = wd.output;
   const auto n = static_cast<std::uint64_t>(o.device_split.size());
   if (o.engine == Engine::llamacpp) {
     e.devices = llamacpp_device_shares(b, o.device_split, e.llamacpp->compute_buffer_layers_bytes,
-                                       e.llamacpp->compute_buffer_bytes, e.overhead);
+                                       e.llamacpp->compute_buffer_bytes, e.overhead,
+                                       e.llamacpp->output_on_gpu ? kEveryLayer : e.llamacpp->gpu_layers);
   } else {
     e.devices = accelerate_device_shares(b, n, e.activations, e.logits, e.overhead);
     for (DeviceShare& d : e.devices) {

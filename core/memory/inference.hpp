@@ -192,6 +192,8 @@ struct OllamaEstimate {
   bool kv_type_ignored = false;      // a quantized cache asked for without flash attention: Ollama keeps f16
   std::string graph_formula;         // which of GraphSize's formulas
   std::uint64_t kv_bytes = 0;        // memory.required.kv
+  std::uint64_t window_layers = 0;   // blocks GraphSize sizes apart from num_ctx × num_parallel (Gemma 3, gpt-oss)
+  std::uint64_t window_tokens = 0;   // the tokens it gives each of them
   std::uint64_t graph_full_bytes = 0;     // memory.graph.full
   std::uint64_t graph_partial_bytes = 0;  // memory.graph.partial
   std::uint64_t minimum_bytes = 0;   // the GPU's MinimumMemory

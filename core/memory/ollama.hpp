@@ -9,11 +9,28 @@
 
 namespace vramfit {
 
-// Which of GraphSize's formulas applies: its llama and qwen2 cases, its generic rule (architectures it has no case
-// for), or a case of its own that vramfit does not model (the generic rule is used and a note says so).
-enum class OllamaGraphFormula { llama, qwen2, generic, unmodelled };
+// Which of GraphSize's formulas applies: its llama, qwen2, gemma (Gemma 3n's × 4) and gpt-oss cases, its generic
+// rule (architectures it has no case for), or a case of its own that vramfit does not model (the generic rule is
+// used and a note says so).
+enum class OllamaGraphFormula { llama, qwen2, gemma, gemma3n, gpt_oss, generic, unmodelled };
 OllamaGraphFormula ollama_graph_formula(std::string_view hf_model_type, bool moe) noexcept;
 std::string_view ollama_graph_formula_name(OllamaGraphFormula formula) noexcept;  // "llama", "qwen2", "generic", …
+
+// The tokens GraphSize counts in each block's KV cache: num_ctx × num_parallel for every block, except in the two
+// architectures it sizes apart. Gemma 3: every block but each 6th (Ollama's fixed pattern, whatever the config
+// says) holds num_parallel × attention.sliding_window + batch. gpt-oss: the even blocks hold num_parallel × 4096 +
+// batch. Gemma 2 slides too, but GraphSize gives it the full context.
+enum class OllamaKvRule { full, gemma3, gpt_oss };
+OllamaKvRule ollama_kv_rule(std::string_view hf_model_type) noexcept;
+struct OllamaKvTokens {
+  OllamaKvRule rule = OllamaKvRule::full;
+  std::uint64_t blocks = 0;
+  std::uint64_t context = 0;   // num_ctx × num_parallel
+  std::uint64_t parallel = 1;  // num_parallel
+  std::uint64_t batch = 0;     // min(num_ctx, num_batch)
+  std::uint64_t window = 0;    // attention.sliding_window (Gemma 3)
+};
+std::vector<std::uint64_t> ollama_kv_tokens(const OllamaKvTokens& in);
 
 struct OllamaGraphInputs {
   OllamaGraphFormula formula = OllamaGraphFormula::generic;
@@ -26,6 +43,11 @@ struct OllamaGraphInputs {
   std::uint64_t vocab = 0;
   std::uint64_t kv_total = 0;   // Σ layers' KV, for the generic rule
   bool metal = false;           // Metal: the partial graph is the full one
+  // gpt-oss's case: the smallest head_count_kv, Σ layers' KV with every layer at the full context, num_parallel.
+  std::uint64_t heads_kv_min = 0;
+  std::uint64_t kv_full_total = 0;
+  std::uint64_t parallel = 1;
+  bool flash_attention = false;
 };
 struct OllamaGraph {
   std::uint64_t full = 0;     // every layer on the GPU

@@ -118,6 +118,14 @@ std::optional<Error> use_gpu_count(const ModelSpec& spec, const Request& r, Infe
   const bool splits_layers = o.engine != Engine::vllm && o.engine != Engine::sglang;
   if (splits_layers) {
     o.device_split.assign(n, 1.0);
+    if (o.engine == Engine::llamacpp && r.gpu_layers && *r.gpu_layers <= spec.num_layers()) {
+      notes.push_back(message("llamacpp.split_gpus_ngl",
+                              "llama.cpp splits the {gpu_layers} layers -ngl offloads across the {n} GPUs (--split-mode "
+                              "layer), each with its KV cache; the other layers and the output layer stay in system "
+                              "RAM, and every GPU keeps a compute buffer.",
+                              {arg::digits("gpu_layers", *r.gpu_layers), arg::digits("n", n)}));
+      return std::nullopt;
+    }
     notes.push_back(o.engine == Engine::llamacpp
                         ? message("llamacpp.split_gpus",
                                   "llama.cpp splits the layers across the {n} GPUs (--split-mode layer); each layer's "
@@ -290,11 +298,25 @@ std::optional<Error> resolve_mlx_options(const Request& r, InferenceOptions& o, 
   return std::nullopt;
 }
 
-// The verdict rows; under MLX only the Apple GPUs it runs on.
+// vLLM and SGLang run on CUDA and ROCm: neither has a Metal backend, so a Mac gets no verdict under them.
+bool runs_on_apple(Engine engine) noexcept { return engine != Engine::vllm && engine != Engine::sglang; }
+
+std::optional<Error> refuse_apple_gpu(Engine engine, const Gpu* gpu) {
+  if (!gpu || gpu_class_of(*gpu) != GpuClass::apple || runs_on_apple(engine)) return std::nullopt;
+  return make_error("engine", message("engine.no_apple_backend",
+                                      "{engine} has no Apple GPU backend and does not run on the {gpu}; on a Mac "
+                                      "use llama.cpp, Ollama or MLX (--engine llamacpp, ollama or mlx)",
+                                      {arg::text("engine", engine_title(engine)), arg::text("gpu", gpu->name)}));
+}
+
+// The verdict rows: under MLX only the Apple GPUs it runs on, under vLLM and SGLang none of them.
 std::vector<GpuFit> fit_rows(const InferenceEstimate& e, const std::vector<Gpu>& gpus, double headroom) {
   std::vector<GpuFit> rows = check_fit(e, gpus, headroom);
-  if (e.engine == Engine::mlx)
-    std::erase_if(rows, [](const GpuFit& row) { return gpu_class_of(*row.gpu) != GpuClass::apple; });
+  const bool mlx = e.engine == Engine::mlx, macs = runs_on_apple(e.engine);
+  std::erase_if(rows, [&](const GpuFit& row) {
+    const bool apple = gpu_class_of(*row.gpu) == GpuClass::apple;
+    return mlx ? !apple : apple && !macs;
+  });
   return rows;
 }
 
@@ -398,7 +420,9 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
     if (!a) return make_error("attention", "unknown attention \"" + r.attention + "\"; allowed: " + std::string(kAttentionNames));
     o.attention = *a;
   } else if (o.engine == Engine::ollama) {
-    o.attention = Attention::eager;  // OLLAMA_FLASH_ATTENTION is off unless set
+    // OLLAMA_FLASH_ATTENTION is off unless set, but from 0.11.8 gpt-oss asks for flash attention itself.
+    o.attention = ollama_flash_attention_default(out.model.architecture, r.engine_version) ? Attention::sdpa
+                                                                                           : Attention::eager;
   }
   if (!r.kv_allocation.empty()) {
     const auto k = parse_kv_allocation(r.kv_allocation);
@@ -430,11 +454,15 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
   o.batch = r.batch;
   o.avg_tokens = r.avg_tokens;
   o.expandable_segments = r.expandable_segments;
-  o.gpu_util = r.gpu_util;
   if (auto error = resolve_sglang_options(r, o)) return *error;
   if (auto error = resolve_ollama_options(r, o)) return *error;
   if (r.enforce_eager && o.engine != Engine::vllm) return make_error("enforce_eager", "applies to vLLM only (--engine vllm)");
   if (r.max_num_seqs && o.engine != Engine::vllm) return make_error("max_num_seqs", "applies to vLLM only (--engine vllm)");
+  if (r.gpu_util && o.engine != Engine::vllm)
+    return make_error("gpu_util", message("error.gpu_util_vllm_only",
+                                          "is vLLM's gpu_memory_utilization and applies to vLLM only (--engine vllm); "
+                                          "{engine} does not read it",
+                                          {arg::text("engine", engine_title(o.engine))}));
   if (r.max_num_batched_tokens && o.engine != Engine::vllm)
     return make_error("max_num_batched_tokens", "applies to vLLM only (--engine vllm)");
   if (r.gpu_layers && o.engine != Engine::llamacpp && o.engine != Engine::ollama)
@@ -449,6 +477,8 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
                                               "as 0.11 or 0.21.1 (before 0.9.2 vLLM sized its pool by another rule)");
     o.vllm_rule = *rule;
   }
+  // vLLM 0.21 raised the default with the CUDA graphs moving into the budget.
+  o.gpu_util = r.gpu_util.value_or(vllm_default_gpu_util(o.vllm_rule));
   o.enforce_eager = r.enforce_eager;
   o.max_num_batched_tokens = r.max_num_batched_tokens;
   o.max_num_seqs = r.max_num_seqs;
@@ -479,6 +509,7 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
   if (out.gpu && out.gpu->one_per_machine() && r.gpu_count > 1)
     return make_error("gpus", out.gpu->name + ": " + std::string(kOnePerMachine));
   if (auto error = resolve_mlx_options(r, o, out.gpu)) return *error;
+  if (auto error = refuse_apple_gpu(o.engine, out.gpu)) return *error;
   resolve_ollama_server(r, out);
   return out;
 }

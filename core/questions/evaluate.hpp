@@ -48,7 +48,7 @@ struct Request {
   std::string kv_allocation;    // static or paged; empty: the engine's
   std::optional<std::uint64_t> avg_tokens;
   bool expandable_segments = false;
-  double gpu_util = kVllmDefaultGpuUtil;  // the default follows engine_version (0.92 from vLLM 0.21)
+  std::optional<double> gpu_util;  // vLLM's gpu_memory_utilization; none: its default for engine_version
   std::string engine_version;   // vLLM's, as "0.11" or "0.21.1", or SGLang's; empty: the version modelled
   std::optional<double> mem_fraction_static;       // SGLang --mem-fraction-static; none: its default
   std::optional<std::uint64_t> max_total_tokens;   // SGLang --max-total-tokens

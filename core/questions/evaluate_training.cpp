@@ -106,6 +106,11 @@ Result<GrpoOptions> grpo_options(const TrainingRequest& r, const Gpu* gpu) {
   if (r.generation_batch) g.generation_batch = *r.generation_batch;
   if (r.beta) g.beta = *r.beta;
   if (auto e = choose(r.sampler, "sampler", parse_grpo_sampler, grpo_sampler_names(), g.sampler)) return *e;
+  if (r.gpu_util && g.sampler != GrpoSampler::vllm_colocate)
+    return make_error("gpu_util", message("error.gpu_util_colocate_only",
+                                          "is the colocated vLLM's gpu_memory_utilization and applies to the "
+                                          "vllm-colocate sampler only; {sampler} does not read it",
+                                          {arg::text("sampler", std::string(grpo_sampler_name(g.sampler)))}));
   if (r.gpu_util) g.vllm_gpu_util = *r.gpu_util;
   if (gpu) g.gpu_driver_bytes = gpu->driver_total_bytes();
   return g;

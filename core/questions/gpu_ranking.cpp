@@ -45,17 +45,28 @@ Result<std::vector<std::string>> gpus_to_rank(const Catalog& catalog, const Requ
   return priced;
 }
 
-// MLX runs on Apple GPUs only (Metal): the ranking keeps the Macs asked for, or every Mac in the catalog.
-std::optional<Error> keep_macs(const Catalog& catalog, const Request& r, std::vector<std::string>& ids) {
+// MLX runs on Apple GPUs only (Metal), vLLM and SGLang on none of them: the ranking keeps the GPUs asked for, or
+// every GPU in the catalog, that the engine runs on.
+std::optional<Error> keep_engine_gpus(const Catalog& catalog, const Request& r, Engine engine,
+                                      std::vector<std::string>& ids) {
+  const bool macs = engine == Engine::mlx;
+  if (!macs && engine != Engine::vllm && engine != Engine::sglang) return std::nullopt;
   const bool all = ids.empty() && !r.budget_per_hour;
-  std::vector<std::string> macs;
+  std::vector<std::string> kept;
   for (const Gpu& g : catalog.gpus)
-    if (gpu_class_of(g) == GpuClass::apple && (all || std::find(ids.begin(), ids.end(), g.id) != ids.end()))
-      macs.push_back(g.id);
-  if (macs.empty() && !all && !r.budget_per_hour)  // under a budget an empty list ranks nothing
+    if ((gpu_class_of(g) == GpuClass::apple) == macs && (all || std::find(ids.begin(), ids.end(), g.id) != ids.end()))
+      kept.push_back(g.id);
+  if (!macs && !all) {  // the GPUs named keep their order, which breaks the ranking's ties
+    std::erase_if(ids, [&](const std::string& id) { return std::find(kept.begin(), kept.end(), id) == kept.end(); });
+    kept = ids;
+  }
+  if (kept.empty() && !all && !r.budget_per_hour)  // under a budget an empty list ranks nothing
     return make_error(r.gpus.empty() ? "gpu" : "gpus",
-                      message("mlx.rank_macs", "MLX is modelled on Apple GPUs only; name at least one Mac"));
-  ids = std::move(macs);
+                      macs ? message("mlx.rank_macs", "MLX is modelled on Apple GPUs only; name at least one Mac")
+                           : message("engine.rank_no_macs",
+                                     "{engine} has no Apple GPU backend; name at least one GPU that is not a Mac",
+                                     {arg::text("engine", engine_title(engine))}));
+  ids = std::move(kept);
   return std::nullopt;
 }
 
@@ -140,9 +151,7 @@ Result<GpuRankingReport> rank_gpus_for(const Catalog& catalog, const Request& re
   auto gpus = gpus_to_rank(catalog, request, unpriced, out.notes);
   if (!gpus) return gpus.error();
   out.options.gpus = std::move(gpus).value();
-  if (estimate.engine == Engine::mlx) {
-    if (auto error = keep_macs(catalog, request, out.options.gpus)) return *error;
-  }
+  if (auto error = keep_engine_gpus(catalog, request, estimate.engine, out.options.gpus)) return *error;
   auto speed = speed_options_for(rr.model, out.estimate, request.serving);
   if (!speed) return speed.error();
   out.options.speed = speed.value();

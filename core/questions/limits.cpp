@@ -30,7 +30,62 @@ Result<std::uint64_t> largest(std::uint64_t hi, Fits fits) {
   return lo;
 }
 
+// The sequences vLLM or SGLang runs at once at the request's context, and what bounds them: vLLM's whole sequences
+// in its KV pool (its "Maximum concurrency") within max_num_seqs; SGLang's within max_running_requests. None for
+// other engines, or without a pool to read (its estimate's error is the memory search's to report).
+struct EngineBatch {
+  std::uint64_t batch = 0;
+  BatchLimit limit = BatchLimit::kv_pool;
+  Message note;
+};
+std::optional<EngineBatch> engine_batch(const ResolvedRequest& r) {
+  if (r.options.engine != Engine::vllm && r.options.engine != Engine::sglang) return std::nullopt;
+  InferenceOptions o = r.options;
+  o.batch = 1;
+  auto e = estimate_inference(r.model, o);
+  if (!e) return std::nullopt;
+  const std::string engine(engine_title(o.engine));
+  const auto pool_note = [&](std::uint64_t sequences) {
+    return message("limits.batch_kv_pool",
+                   "{engine}'s KV pool holds {sequences} whole sequences of {context} tokens: more never run at "
+                   "once, so that is the largest batch.",
+                   {arg::text("engine", engine), arg::count("sequences", sequences),
+                    arg::count("context", o.context_tokens)});
+  };
+  if (const auto& v = e.value().vllm) {
+    if (v->max_num_seqs >= v->max_concurrency)
+      return EngineBatch{v->max_concurrency, BatchLimit::kv_pool, pool_note(v->max_concurrency)};
+    return EngineBatch{v->max_num_seqs, BatchLimit::max_num_seqs,
+                       message("limits.batch_max_num_seqs",
+                               "vLLM runs at most max_num_seqs = {seqs} sequences at once, fewer than the {sequences} "
+                               "its KV pool holds at {context} tokens: that is the largest batch.",
+                               {arg::count("seqs", v->max_num_seqs), arg::count("sequences", v->max_concurrency),
+                                arg::count("context", o.context_tokens)})};
+  }
+  if (const auto& s = e.value().sglang) {
+    const std::uint64_t pool = s->max_total_num_tokens / s->context_len;
+    if (pool <= s->max_running_requests) return EngineBatch{pool, BatchLimit::kv_pool, pool_note(pool)};
+    return EngineBatch{s->max_running_requests, BatchLimit::max_running_requests,
+                       message("limits.batch_max_running_requests",
+                               "SGLang runs at most max_running_requests = {requests} requests at once, fewer than the "
+                               "{sequences} its KV pool holds at {context} tokens: that is the largest batch.",
+                               {arg::count("requests", s->max_running_requests), arg::count("sequences", pool),
+                                arg::count("context", o.context_tokens)})};
+  }
+  return std::nullopt;
+}
+
 }  // namespace
+
+std::string_view batch_limit_name(BatchLimit limit) noexcept {
+  switch (limit) {
+    case BatchLimit::memory: return "memory";
+    case BatchLimit::kv_pool: return "kv_pool";
+    case BatchLimit::max_num_seqs: return "max_num_seqs";
+    case BatchLimit::max_running_requests: return "max_running_requests";
+  }
+  return "memory";
+}
 
 Result<Limits> solve_limits(const Catalog& catalog, const Request& request) {
   if (request.gpu.empty()) return make_error("gpu", "the largest context and batch need a GPU to fit on");
@@ -62,6 +117,11 @@ Result<Limits> solve_limits(const ResolvedRequest& r) {
   auto batch = largest(kMaxBatch, [&](std::uint64_t b) { return fits_with(r.options.context_tokens, b); });
   if (!batch) return batch.error();
   out.max_batch = batch.value();
+  if (auto cap = engine_batch(r); cap && cap->batch <= out.max_batch) {
+    out.max_batch = cap->batch;
+    out.batch_limit = cap->limit;
+    out.notes.push_back(std::move(cap->note));
+  }
   return out;
 }
 

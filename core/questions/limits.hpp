@@ -4,6 +4,7 @@
 // training scenario, estimate_training).
 #include <cstdint>  // std::uint64_t
 #include <string>       // std::string
+#include <string_view>  // std::string_view
 #include <vector>   // std::vector
 
 #include "questions/evaluate.hpp"
@@ -11,11 +12,18 @@
 
 namespace vramfit {
 
+// What bounds the largest batch: the memory line, or the serving engine's own limit at the context (vLLM's and
+// SGLang's KV pool is fixed by the GPU, so more sequences than it holds never run at once, whatever memory says).
+enum class BatchLimit { memory, kv_pool, max_num_seqs, max_running_requests };
+std::string_view batch_limit_name(BatchLimit limit) noexcept;  // "memory", "kv_pool", "max_num_seqs", ...
+
 struct Limits {
   std::string gpu;
   std::uint64_t budget_bytes = 0;  // budget_bytes(usable, fit_headroom): the "fits" line of the GPU table
   std::uint64_t max_context = 0;   // 0: not even one token fits
   std::uint64_t max_batch = 0;
+  BatchLimit batch_limit = BatchLimit::memory;
+  std::vector<Message> notes;      // which engine limit binds the batch, when one does
 };
 
 // Binary search on estimate.total ≤ budget (total grows with context and with batch). Needs request.gpu.

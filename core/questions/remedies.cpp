@@ -195,12 +195,13 @@ bool pre_ampere(const Gpu* gpu) {
   return gpu && (gpu->architecture == "Pascal" || gpu->architecture == "Volta" || gpu->architecture == "Turing");
 }
 
-// The fewest of 2, 4 or 8 of the request's GPU (`more` sets the count on the request) whose estimate fits it; a
-// count the estimate refuses (heads that do not divide) is skipped.
+// The fewest of 2, 4 or 8 of the request's GPU, above the `from` it has, (`more` sets the count on the request)
+// whose estimate fits it; a count the estimate refuses (heads that do not divide) is skipped.
 template <class More>
 std::optional<std::pair<std::uint64_t, Report>> fewest_that_fit(const Catalog& catalog, const Request& request,
-                                                                  More more) {
+                                                                  std::uint64_t from, More more) {
   for (std::uint64_t n : {2u, 4u, 8u}) {
+    if (n <= from) continue;
     Request v = request;
     more(v, n);
     auto after = evaluate(catalog, v);
@@ -210,32 +211,55 @@ std::optional<std::pair<std::uint64_t, Report>> fewest_that_fit(const Catalog& c
   return std::nullopt;
 }
 
-// vLLM or SGLang on several of the request's GPU with tensor parallelism.
-void add_tensor_parallel(Collector& out, const Catalog& catalog, const Request& request) {
-  const auto found = fewest_that_fit(catalog, request, [](Request& v, std::uint64_t n) { v.tp = n; });
-  if (!found) return;
-  const auto& [n, after] = *found;
+// vLLM or SGLang on `n` GPUs as `after` serves them: tensor parallel, or pipeline parallel where the heads do not
+// divide.
+Message serving_gpus_cost(const Report& after, std::uint64_t n) {
   const bool sglang = after.estimate.engine == Engine::sglang;
   const std::string& gpu = after.gpus.front().gpu->name;
-  Message cost = sglang ? message("remedy.tensor_parallel_sglang",
-                                  "{n} × {gpu} with --tp {n}: that many GPUs to buy or rent, and two all-reduces per "
-                                  "layer",
-                                  {arg::digits("n", n), arg::text("gpu", gpu)})
-                        : message("remedy.tensor_parallel",
-                                  "{n} × {gpu} with --tensor-parallel-size {n}: that many GPUs to buy or rent, and two "
-                                  "all-reduces per layer",
-                                  {arg::digits("n", n), arg::text("gpu", gpu)});
-  out.add(remedy("tensor-parallel", {number_input("tp", n)}, std::move(cost),
-                 sglang ? "Shoeybi et al. 2019, Megatron-LM (arXiv 1909.08053); SGLang docs (server arguments, --tp)"
-                        : "Shoeybi et al. 2019, Megatron-LM (arXiv 1909.08053); vLLM docs (distributed serving)"),
+  const std::uint64_t tp = sglang ? after.estimate.sglang->tensor_parallel : after.estimate.vllm->tensor_parallel;
+  if (tp != n)
+    return message("remedy.pipeline_parallel",
+                   "{n} × {gpu} with {flag} {n}: that many GPUs to buy or rent; the layers run one GPU after "
+                   "another, so no faster than one",
+                   {arg::digits("n", n), arg::text("gpu", gpu),
+                    arg::text("flag", sglang ? "--pp-size" : "--pipeline-parallel-size")});
+  return sglang ? message("remedy.tensor_parallel_sglang",
+                          "{n} × {gpu} with --tp {n}: that many GPUs to buy or rent, and two all-reduces per layer",
+                          {arg::digits("n", n), arg::text("gpu", gpu)})
+                : message("remedy.tensor_parallel",
+                          "{n} × {gpu} with --tensor-parallel-size {n}: that many GPUs to buy or rent, and two "
+                          "all-reduces per layer",
+                          {arg::digits("n", n), arg::text("gpu", gpu)});
+}
+
+std::string serving_gpus_source(Engine engine) {
+  return engine == Engine::sglang
+             ? "Shoeybi et al. 2019, Megatron-LM (arXiv 1909.08053); SGLang docs (server arguments, --tp)"
+             : "Shoeybi et al. 2019, Megatron-LM (arXiv 1909.08053); vLLM docs (distributed serving)";
+}
+
+// vLLM or SGLang on several of the request's GPU with tensor parallelism.
+void add_tensor_parallel(Collector& out, const Catalog& catalog, const Request& request) {
+  const auto found = fewest_that_fit(catalog, request, 1, [](Request& v, std::uint64_t n) { v.tp = n; });
+  if (!found) return;
+  const auto& [n, after] = *found;
+  out.add(remedy("tensor-parallel", {number_input("tp", n)}, serving_gpus_cost(after, n),
+                 serving_gpus_source(after.estimate.engine)),
           after.estimate);
 }
 
-// transformers or llama.cpp on several of the request's GPU, whole layers on each: the busiest GPU decides.
+// More of the request's GPU than the `gpus` it has: transformers and llama.cpp put whole layers on each (the
+// busiest GPU decides), vLLM and SGLang serve them as they serve the GPUs given.
 void add_more_gpus(Collector& out, const Catalog& catalog, const Request& request, Engine engine) {
-  const auto found = fewest_that_fit(catalog, request, [](Request& v, std::uint64_t n) { v.gpu_count = n; });
+  const auto found =
+      fewest_that_fit(catalog, request, request.gpu_count, [](Request& v, std::uint64_t n) { v.gpu_count = n; });
   if (!found) return;
   const auto& [n, after] = *found;
+  if (engine == Engine::vllm || engine == Engine::sglang) {
+    out.add(remedy("more-gpus", {number_input("gpus", n)}, serving_gpus_cost(after, n), serving_gpus_source(engine)),
+            after.estimate);
+    return;
+  }
   Message cost = message("remedy.split_layers",
                          "{n} × {gpu} with {how}: that many GPUs to buy or rent; the layers run one GPU after "
                          "another, so no faster than one",
@@ -299,6 +323,184 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const Request& reque
   return remedies_for(catalog, request, base.value());
 }
 
+namespace {
+
+// One inference scenario being advised on: the request, its report, and where the remedies go.
+struct Advice {
+  const Catalog& catalog;
+  const Request& request;
+  const Report& base;
+  const Gpu* gpu;      // the request's GPU, when the report has its verdict
+  bool too_small;      // that GPU does not hold the scenario
+  Collector& out;
+
+  // The request with one change, estimated again; a change the scenario refuses offers no help. One function, not
+  // a lambda per remedy, which would instantiate the whole evaluation once per remedy.
+  void attempt(Remedy r, const Request& variant) const {
+    if (auto after = evaluate(catalog, variant)) out.add(std::move(r), after.value().estimate);
+  }
+};
+
+// 8-bit and 4-bit weights in the engine's own formats. A model file's weights are its exact bytes; another format
+// is another file, sized nominally: no fair comparison. bitsandbytes has no Apple build; vLLM's FP8 needs Ampere
+// or newer.
+void add_weight_remedies(const Advice& a) {
+  const InferenceEstimate& e = a.base.estimate;
+  const bool bare = a.base.model.is_bare();
+  if (a.request.imported || (e.engine == Engine::transformers && apple(a.gpu))) return;
+  const Lower eight = eight_bit(e.engine, bare, a.gpu), four = four_bit(e.engine, bare, a.gpu);
+  Request v;
+  if (!(e.engine == Engine::vllm && !bare && pre_ampere(a.gpu))) {
+    v = a.request;
+    v.weights = eight.weights;
+    a.attempt(remedy("weights-8bit", {text_input("weights", eight.weights)}, eight.cost, eight.source), v);
+  }
+  v = a.request;
+  v.weights = four.weights;
+  a.attempt(remedy("weights-4bit", {text_input("weights", four.weights)}, four.cost, four.source), v);
+}
+
+// An 8-bit KV cache where the engine has one, and exact attention instead of eager. transformers' cache classes
+// quantize through quanto or HQQ (int2/int4), which the estimate does not model; vLLM and llama.cpp have an 8-bit
+// cache switch. llama.cpp quantizes the V cache only with flash attention on.
+void add_cache_remedies(const Advice& a) {
+  const InferenceEstimate& e = a.base.estimate;
+  const bool wide_kv = e.kv_dtype == KvDType::fp16 || e.kv_dtype == KvDType::bf16 || e.kv_dtype == KvDType::fp32;
+  Request v;
+  if (wide_kv && (e.engine == Engine::vllm || e.engine == Engine::sglang)) {
+    const bool vllm = e.engine == Engine::vllm;
+    v = a.request;
+    v.kv_dtype = "fp8";
+    a.attempt(remedy("kv-8bit", {text_input("kv_dtype", "fp8")},
+                     vllm ? message("remedy.kv_fp8", "Small accuracy loss in long contexts; --kv-cache-dtype fp8 (E4M3)")
+                          : message("remedy.kv_fp8_sglang",
+                                    "Small accuracy loss in long contexts; --kv-cache-dtype fp8_e4m3"),
+                     vllm ? "vLLM docs (Quantized KV Cache)" : "SGLang docs (server arguments)"),
+              v);
+  }
+  if (wide_kv && e.engine == Engine::mlx && !a.request.max_kv_size) {
+    v = a.request;
+    v.kv_dtype = "q8_0";
+    a.attempt(remedy("kv-8bit", {text_input("kv_dtype", "q8_0")},
+                     message("remedy.kv_bits_mlx",
+                             "Small accuracy loss in long contexts; --kv-bits 8 (groups of 64); attention then runs unfused"),
+                     "mlx-lm generate.py (--kv-bits, QuantizedKVCache)"),
+              v);
+  }
+  if (wide_kv && ggml_engine(e.engine)) {
+    const bool ollama = e.engine == Engine::ollama;
+    v = a.request;
+    v.kv_dtype = "q8_0";
+    std::vector<RemedyInput> inputs{text_input("kv_dtype", "q8_0")};
+    if (e.attention == Attention::eager) {
+      v.attention = "sdpa";
+      inputs.push_back(text_input("attention", "sdpa"));
+    }
+    a.attempt(remedy("kv-8bit", std::move(inputs),
+                     ollama ? message("remedy.kv_q8_0_ollama",
+                                      "Small accuracy loss; OLLAMA_KV_CACHE_TYPE=q8_0 with OLLAMA_FLASH_ATTENTION=1")
+                            : message("remedy.kv_q8_0", "Small accuracy loss; -ctk q8_0 -ctv q8_0 with -fa on"),
+                     ollama ? "Ollama FAQ (OLLAMA_KV_CACHE_TYPE needs flash attention)"
+                            : "llama.cpp server README (--cache-type-k, --cache-type-v, --flash-attn)"),
+              v);
+  }
+  if (e.attention == Attention::eager) {
+    v = a.request;
+    v.attention = "sdpa";
+    a.attempt(remedy("attention-sdpa", {text_input("attention", "sdpa")}, flash_cost(), kFlashSource), v);
+  }
+}
+
+// Half the context, one sequence at a time.
+void add_workload_remedies(const Advice& a) {
+  const InferenceEstimate& e = a.base.estimate;
+  Request v;
+  if (e.context_tokens >= 1024) {
+    const std::uint64_t half = e.context_tokens / 2;
+    v = a.request;
+    v.context = half;
+    a.attempt(remedy("context-half", {number_input("context", half)},
+                     message("remedy.context_half", "Each sequence holds at most {tokens} tokens of prompt and answer",
+                             {arg::digits("tokens", half)}),
+                     "the KV cache grows with the context"),
+              v);
+  }
+  if (e.batch > 1) {
+    v = a.request;
+    v.batch = 1;
+    a.attempt(remedy("batch-1", {number_input("batch", 1)},
+                     message("remedy.batch_1", "One sequence at a time: lower throughput when many users share the GPU"),
+                     "the KV cache grows with the batch"),
+              v);
+  }
+}
+
+// llama.cpp on GPUs too small: the most repeating layers (-ngl) that fit, the rest on the CPU, found by bisection
+// since memory grows with every layer moved to the GPUs. Advice only: -ngl is not a page input.
+void add_gpu_layers(const Advice& a) {
+  const InferenceEstimate& e = a.base.estimate;
+  if (!a.too_small || e.engine != Engine::llamacpp || !e.llamacpp || a.request.gpu_layers || e.llamacpp->total_layers < 2)
+    return;
+  std::optional<Report> best;
+  std::uint64_t lo = 0, hi = e.llamacpp->total_layers - 1;  // all layers is the scenario itself
+  while (lo <= hi) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    Request v = a.request;
+    v.gpu_layers = mid;
+    auto after = evaluate(a.catalog, v);
+    if (after && !after.value().gpus.empty() && after.value().gpus.front().fit == Fit::fits) {
+      best = std::move(after).value();
+      lo = mid + 1;
+    } else {
+      if (mid == 0) break;
+      hi = mid - 1;
+    }
+  }
+  if (!best) return;
+  const LlamaCppBuffers& l = *best->estimate.llamacpp;
+  const std::uint64_t gpus = best->estimate.per_gpu.gpus;
+  Message cost = gpus > 1 ? message("remedy.gpu_layers_split",
+                                    "{n} of {total} layers on the {gpus} GPUs (-ngl {n}, split by layer), the rest "
+                                    "in system RAM",
+                                    {arg::digits("n", l.gpu_layers), arg::digits("total", l.total_layers),
+                                     arg::digits("gpus", gpus)})
+                          : message("remedy.gpu_layers", "{n} of {total} layers on the GPU (-ngl {n}), the rest in system RAM",
+                                    {arg::digits("n", l.gpu_layers), arg::digits("total", l.total_layers)});
+  if (best->serving && best->serving->speed) {
+    const Range& tps = best->serving->speed->decode.tokens_per_second;
+    cost = gpus > 1 ? message("remedy.gpu_layers_split_speed",
+                              "{n} of {total} layers on the {gpus} GPUs (-ngl {n}, split by layer), the rest in "
+                              "system RAM: decoding at {low}-{high} tokens/s, as the CPU reads its layers at "
+                              "system-RAM bandwidth",
+                              {arg::digits("n", l.gpu_layers), arg::digits("total", l.total_layers),
+                               arg::digits("gpus", gpus), arg::fixed("low", tps.low, 1), arg::fixed("high", tps.high, 1)})
+                    : message("remedy.gpu_layers_speed",
+                              "{n} of {total} layers on the GPU (-ngl {n}), the rest in system RAM: decoding at "
+                              "{low}-{high} tokens/s, as the CPU reads its layers at system-RAM bandwidth",
+                              {arg::digits("n", l.gpu_layers), arg::digits("total", l.total_layers),
+                               arg::fixed("low", tps.low, 1), arg::fixed("high", tps.high, 1)});
+  }
+  Remedy r = remedy("gpu-layers", {number_input("gpu_layers", l.gpu_layers)}, std::move(cost),
+                    "llama.cpp --n-gpu-layers; the speed model's CPU share (methodology: Speed)");
+  r.applicable = false;
+  r.host_ram_bytes = l.host_ram_bytes;
+  a.out.add(std::move(r), best->estimate.per_gpu.total);  // the busiest GPU, as the scenario's figure
+}
+
+// GPUs too small for the whole scenario: the fewest of them (2, 4 or 8, more than it has) that hold it, estimated
+// in full. vLLM and SGLang on one GPU get tensor parallelism (--tensor-parallel-size n: weights and KV heads
+// divided, the sampler's peak on every rank); with `gpus` given, more of them served the same way. transformers
+// (device_map="auto") and llama.cpp (--split-mode layer) put whole layers on each GPU (the input gpus).
+void add_more_hardware(const Advice& a) {
+  if (!a.too_small || a.gpu->one_per_machine() || a.request.tp * a.request.pp > 1) return;
+  const Engine engine = a.base.estimate.engine;
+  const bool serving = engine == Engine::vllm || engine == Engine::sglang;
+  if (serving && a.request.gpu_count == 1) add_tensor_parallel(a.out, a.catalog, a.request);
+  else add_more_gpus(a.out, a.catalog, a.request, engine);
+}
+
+}  // namespace
+
 Result<RemediesReport> remedies_for(const Catalog& catalog, const Request& request, const Report& b) {
   const InferenceEstimate& e = b.estimate;
 
@@ -321,91 +523,10 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const Request& reque
                                    "model needs: memory saved here becomes KV pool room for more concurrent tokens, "
                                    "not free memory."));
   Collector out(report, b.headroom);
-
-  // The request with one change, estimated again; a change the scenario refuses offers no help. One non-template
-  // lambda: a lambda per remedy would instantiate the whole evaluation once per remedy.
-  auto attempt = [&](Remedy r, const Request& variant) {
-    if (auto after = evaluate(catalog, variant)) out.add(std::move(r), after.value().estimate);
-  };
-  Request v;
-  // A model file's weights are its exact bytes; another format is another file, sized nominally: no fair
-  // comparison. bitsandbytes has no Apple build; vLLM's FP8 needs Ampere or newer.
-  const bool bare = b.model.is_bare();
-  const bool lower_weights = !request.imported && !(e.engine == Engine::transformers && apple(report.gpu));
-  if (lower_weights) {
-    const Lower eight = eight_bit(e.engine, bare, report.gpu), four = four_bit(e.engine, bare, report.gpu);
-    if (!(e.engine == Engine::vllm && !bare && pre_ampere(report.gpu))) {
-      v = request;
-      v.weights = eight.weights;
-      attempt(remedy("weights-8bit", {text_input("weights", eight.weights)}, eight.cost, eight.source), v);
-    }
-    v = request;
-    v.weights = four.weights;
-    attempt(remedy("weights-4bit", {text_input("weights", four.weights)}, four.cost, four.source), v);
-  }
-  // transformers' cache classes quantize through quanto or HQQ (int2/int4), which the estimate does not model; vLLM
-  // and llama.cpp have an 8-bit cache switch. llama.cpp quantizes the V cache only with flash attention on.
-  const bool wide_kv = e.kv_dtype == KvDType::fp16 || e.kv_dtype == KvDType::bf16 || e.kv_dtype == KvDType::fp32;
-  if (wide_kv && (e.engine == Engine::vllm || e.engine == Engine::sglang)) {
-    const bool vllm = e.engine == Engine::vllm;
-    v = request;
-    v.kv_dtype = "fp8";
-    attempt(remedy("kv-8bit", {text_input("kv_dtype", "fp8")},
-                   vllm ? message("remedy.kv_fp8", "Small accuracy loss in long contexts; --kv-cache-dtype fp8 (E4M3)")
-                        : message("remedy.kv_fp8_sglang",
-                                  "Small accuracy loss in long contexts; --kv-cache-dtype fp8_e4m3"),
-                   vllm ? "vLLM docs (Quantized KV Cache)" : "SGLang docs (server arguments)"),
-            v);
-  }
-  if (wide_kv && e.engine == Engine::mlx && !request.max_kv_size) {
-    v = request;
-    v.kv_dtype = "q8_0";
-    attempt(remedy("kv-8bit", {text_input("kv_dtype", "q8_0")},
-                   message("remedy.kv_bits_mlx",
-                           "Small accuracy loss in long contexts; --kv-bits 8 (groups of 64); attention then runs unfused"),
-                   "mlx-lm generate.py (--kv-bits, QuantizedKVCache)"),
-            v);
-  }
-  if (wide_kv && ggml_engine(e.engine)) {
-    const bool ollama = e.engine == Engine::ollama;
-    v = request;
-    v.kv_dtype = "q8_0";
-    std::vector<RemedyInput> inputs{text_input("kv_dtype", "q8_0")};
-    if (e.attention == Attention::eager) {
-      v.attention = "sdpa";
-      inputs.push_back(text_input("attention", "sdpa"));
-    }
-    attempt(remedy("kv-8bit", std::move(inputs),
-                   ollama ? message("remedy.kv_q8_0_ollama",
-                                    "Small accuracy loss; OLLAMA_KV_CACHE_TYPE=q8_0 with OLLAMA_FLASH_ATTENTION=1")
-                          : message("remedy.kv_q8_0", "Small accuracy loss; -ctk q8_0 -ctv q8_0 with -fa on"),
-                   ollama ? "Ollama FAQ (OLLAMA_KV_CACHE_TYPE needs flash attention)"
-                          : "llama.cpp server README (--cache-type-k, --cache-type-v, --flash-attn)"),
-            v);
-  }
-  if (e.attention == Attention::eager) {
-    v = request;
-    v.attention = "sdpa";
-    attempt(remedy("attention-sdpa", {text_input("attention", "sdpa")}, flash_cost(), kFlashSource), v);
-  }
-  if (e.context_tokens >= 1024) {
-    const std::uint64_t half = e.context_tokens / 2;
-    v = request;
-    v.context = half;
-    attempt(remedy("context-half", {number_input("context", half)},
-                   message("remedy.context_half", "Each sequence holds at most {tokens} tokens of prompt and answer",
-                           {arg::digits("tokens", half)}),
-                   "the KV cache grows with the context"),
-            v);
-  }
-  if (e.batch > 1) {
-    v = request;
-    v.batch = 1;
-    attempt(remedy("batch-1", {number_input("batch", 1)},
-                   message("remedy.batch_1", "One sequence at a time: lower throughput when many users share the GPU"),
-                   "the KV cache grows with the batch"),
-            v);
-  }
+  const Advice advice{catalog, request, b, report.gpu, gpu_fit && gpu_fit->fit == Fit::does_not_fit, out};
+  add_weight_remedies(advice);
+  add_cache_remedies(advice);
+  add_workload_remedies(advice);
   if (gpu_fit)
     add_wired_limit(out, catalog, request.gpu, b.gpus, e.total, b.headroom,
                     [&](const Catalog& raised, std::uint64_t limit) -> std::optional<std::pair<std::uint64_t, Fit>> {
@@ -415,52 +536,8 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const Request& reque
                       if (!after || after.value().gpus.size() != 1) return std::nullopt;
                       return std::pair{after.value().estimate.total, after.value().gpus.front().fit};
                     });
-  const bool too_small = gpu_fit && gpu_fit->fit == Fit::does_not_fit;
-  // llama.cpp on a GPU too small: the most repeating layers (-ngl) that fit, the rest on the CPU, found by bisection
-  // since memory grows with every layer moved to the GPU. Advice only: -ngl is not a page input.
-  if (too_small && e.engine == Engine::llamacpp && e.llamacpp && !request.gpu_layers && e.llamacpp->total_layers > 1) {
-    std::optional<Report> best;
-    std::uint64_t lo = 0, hi = e.llamacpp->total_layers - 1;  // all layers is the scenario itself
-    while (lo <= hi) {
-      const std::uint64_t mid = lo + (hi - lo) / 2;
-      v = request;
-      v.gpu_layers = mid;
-      auto after = evaluate(catalog, v);
-      if (after && !after.value().gpus.empty() && after.value().gpus.front().fit == Fit::fits) {
-        best = std::move(after).value();
-        lo = mid + 1;
-      } else {
-        if (mid == 0) break;
-        hi = mid - 1;
-      }
-    }
-    if (best) {
-      const LlamaCppBuffers& l = *best->estimate.llamacpp;
-      Message cost = message("remedy.gpu_layers", "{n} of {total} layers on the GPU (-ngl {n}), the rest in system RAM",
-                             {arg::digits("n", l.gpu_layers), arg::digits("total", l.total_layers)});
-      if (best->serving && best->serving->speed) {
-        const Range& tps = best->serving->speed->decode.tokens_per_second;
-        cost = message("remedy.gpu_layers_speed",
-                       "{n} of {total} layers on the GPU (-ngl {n}), the rest in system RAM: decoding at {low}-{high} "
-                       "tokens/s, as the CPU reads its layers at system-RAM bandwidth",
-                       {arg::digits("n", l.gpu_layers), arg::digits("total", l.total_layers),
-                        arg::fixed("low", tps.low, 1), arg::fixed("high", tps.high, 1)});
-      }
-      Remedy r = remedy("gpu-layers", {number_input("gpu_layers", l.gpu_layers)}, std::move(cost),
-                        "llama.cpp --n-gpu-layers; the speed model's CPU share (methodology: Speed)");
-      r.applicable = false;
-      r.host_ram_bytes = l.host_ram_bytes;
-      out.add(std::move(r), best->estimate.total);
-    }
-  }
-  // A GPU too small for the whole scenario: the fewest of it (2, 4 or 8) that hold it, estimated in full. vLLM
-  // serves on several by tensor parallelism (--tensor-parallel-size n: weights and KV heads divided, the sampler's
-  // peak on every rank); transformers (device_map="auto") and llama.cpp (--split-mode layer) put whole layers on
-  // each GPU (the input gpus).
-  if (too_small && !report.gpu->one_per_machine() && request.gpu_count == 1) {
-    if (e.engine != Engine::vllm && e.engine != Engine::sglang) add_more_gpus(out, catalog, request, e.engine);
-    else if (request.tp * request.pp == 1) add_tensor_parallel(out, catalog, request);
-  }
+  add_gpu_layers(advice);
+  add_more_hardware(advice);
   out.finish();
   return report;
 }

@@ -147,16 +147,6 @@ TEST_CASE("Apple GPUs decode but have no prefill figure, and say why") {
   CHECK(json.find("\"usd_per_hour\":null") != std::string::npos);
 }
 
-TEST_CASE("vLLM on a Mac: no speed, a reason, and the cost block still there") {
-  const Report r = evaluated(R"({"model":"llama-3.1-8b","engine":"vllm","gpu":"apple-m2-ultra-192gb"})");
-  REQUIRE(r.serving.has_value());
-  CHECK_FALSE(r.serving->speed.has_value());
-  CHECK(r.serving->speed_unavailable.find("vLLM has no Apple GPU backend") != std::string::npos);
-  const std::string json = report_to_json(r);
-  CHECK(json.find("\"decode_tokens_per_second\":null") != std::string::npos);
-  CHECK(json.find("\"speed_unavailable\":\"vLLM has no Apple") != std::string::npos);
-}
-
 TEST_CASE("an encoder has no decode speed") {
   const Report r = evaluated(R"({"model":"bert-base","gpu":"rtx-4090"})");
   CHECK_FALSE(r.serving->speed.has_value());

@@ -216,3 +216,32 @@ TEST_CASE("llama.cpp takes at most 16 cards: a longer list is refused, naming th
   CHECK(answer.error().field == "gpus");
   CHECK(answer.error().message.find("at most 16") != std::string::npos);
 }
+
+TEST_CASE("llama.cpp with -ngl over two GPUs: the offloaded layers split among them, the others and the output on the CPU") {
+  // load_tensors: i_gpu_start = n_layer − n_gpu_layers, act_gpu_layers = min(n_gpu_layers, n_layer + 1); slot il is
+  // on the CPU below i_gpu_start or from i_gpu_start + act on, else on the device upper_bound(cuts, (il −
+  // i_gpu_start) / act). By hand for -ngl 40 of 80 on two equal GPUs: slots 0..39 CPU; (il − 40) / 40 < 0.5 for
+  // il ≤ 59: 40..59 on CUDA0, 60..79 on CUDA1; the output slot 80 gives 40 / 40 = 1, at act: CPU.
+  const double equal[] = {1, 1};
+  const auto devices = llamacpp_layer_devices(equal, 80, 40);
+  REQUIRE(devices.size() == 81);
+  CHECK(devices[39] == kOnCpu);
+  CHECK(devices[40] == 0);
+  CHECK(devices[59] == 0);
+  CHECK(devices[60] == 1);
+  CHECK(devices[79] == 1);
+  CHECK(devices[80] == kOnCpu);
+  LayerBytes b;
+  b.layers = 80;
+  b.layer_weights = 1000;
+  b.layer_kv = 10;
+  b.output = 500;
+  const auto shares = llamacpp_device_shares(b, equal, 7, 9, 0, 40);
+  CHECK(shares[0].layers == 20);
+  CHECK(shares[1].layers == 20);
+  CHECK(shares[0].weights == 20'000);
+  CHECK(shares[1].weights == 20'000);  // no output layer: it stays on the CPU
+  CHECK(shares[1].kv_cache == 200);
+  CHECK_FALSE(shares[1].output);
+  CHECK(shares[1].activations == 7);  // the compute buffer without the logits
+}

@@ -184,3 +184,83 @@ TEST_CASE("Ollama's layers on one 24 GiB GPU: #5913's 43 of 81 layers of a Qwen2
   REQUIRE(r.gpus.size() == 1);
   CHECK(r.gpus.front().fit == Fit::does_not_fit);
 }
+
+TEST_CASE("Ollama's KV of sliding-window layers: GraphSize's Gemma 3 and gpt-oss rules, against printed memory.required.kv") {
+  // https://github.com/ollama/ollama/issues/10341 (gemma3:12b, Ollama 0.6.6, OLLAMA_CONTEXT_LENGTH:2048): "msg=offload
+  // library=cuda layers.requested=-1 layers.model=49 layers.offload=49 ... memory.required.kv="608.0 MiB"". By hand
+  // from GraphSize: Gemma 3 12B (google/gemma-3-12b-it config.json: 48 layers, 8 KV heads, head_dim 256, window 1024)
+  // keeps (256 + 256) × 8 × 2 B = 8 KiB per token and layer; blocks 5, 11, … 47 (8 of them) hold num_ctx 2048 tokens,
+  // 8 × 2048 × 8 KiB = 128 MiB, the other 40 hold 1 × 1024 + 512 tokens, 40 × 1536 × 8 KiB = 480 MiB: 608 MiB.
+  const Report gemma = evaluate_json(
+      R"({"engine":"ollama","context":2048,"config":{"model_type":"gemma3","text_config":{"model_type":"gemma3_text",)"
+      R"("hidden_size":3840,"intermediate_size":15360,"num_hidden_layers":48,"num_attention_heads":16,)"
+      R"("num_key_value_heads":8,"head_dim":256,"sliding_window":1024,"sliding_window_pattern":6}}})");
+  CHECK(ollama_of(gemma).kv_bytes == 608ULL * 1048576);
+  CHECK(ollama_of(gemma).layers_model == 49);
+  CHECK(ollama_of(gemma).window_layers == 40);
+  CHECK(ollama_of(gemma).window_tokens == 1536);
+  bool noted = false;
+  for (const auto& note : gemma.estimate.notes) noted = noted || note.find("1,536 tokens") != std::string::npos;
+  CHECK(noted);
+  // https://github.com/ollama/ollama/issues/11711 (gpt-oss:20b, num_ctx raised to 8192, q4_0 asked for without flash
+  // attention, so f16): "layers.model=25 ... memory.required.kv="300.0 MiB"". By hand: 24 layers, 8 KV heads,
+  // head_dim 64: (64 + 64) × 8 × 2 B = 2 KiB per token and layer; the 12 even blocks hold 1 × 4096 + 512 tokens,
+  // 12 × 4608 × 2 KiB = 108 MiB, the 12 odd ones 8192, 12 × 8192 × 2 KiB = 192 MiB: 300 MiB.
+  const Report oss = evaluate_json(R"({"model":"gpt-oss-20b","engine":"ollama","context":8192})");
+  CHECK(ollama_of(oss).kv_bytes == 300ULL * 1048576);
+  CHECK(ollama_of(oss).layers_model == 25);
+  CHECK(ollama_of(oss).window_tokens == 4608);
+  // Gemma 2 slides too, but GraphSize gives it the full context ("Gemma2 also has sliding window attention but we only
+  // have an optimized implementation in the Ollama engine"): 42 layers × 4096 × (256 + 256) × 8 × 2 B = 1344 MiB.
+  const Report gemma2 = evaluate_json(R"({"model":"gemma-2-9b","engine":"ollama","context":4096})");
+  CHECK(ollama_of(gemma2).kv_bytes == 1344ULL * 1048576);
+  CHECK(ollama_of(gemma2).window_layers == 0);
+}
+
+TEST_CASE("Ollama's Gemma 3 rule: every 6th block full, the others num_parallel × window + batch, whatever fits") {
+  // GraphSize: slidingWindow = numParallel × attention.sliding_window + batch, with batch = min(num_ctx, 512), and no
+  // cap at the context: at num_ctx 256 the window layers count 1 × 1024 + 256 = 1280 tokens, more than 256.
+  const auto tokens = ollama_kv_tokens({OllamaKvRule::gemma3, 12, 256 * 2, 2, 256, 1024});
+  REQUIRE(tokens.size() == 12);
+  CHECK(tokens[5] == 512);
+  CHECK(tokens[11] == 512);
+  CHECK(tokens[0] == 2 * 1024 + 256);
+  CHECK(tokens[6] == 2 * 1024 + 256);
+  const auto oss = ollama_kv_tokens({OllamaKvRule::gpt_oss, 4, 2048, 1, 512, 128});
+  CHECK(oss == std::vector<std::uint64_t>{4096 + 512, 2048, 4096 + 512, 2048});
+  CHECK(ollama_kv_rule("gemma3_text") == OllamaKvRule::gemma3);
+  CHECK(ollama_kv_rule("gemma2") == OllamaKvRule::full);
+  CHECK(ollama_kv_rule("gemma3n") == OllamaKvRule::full);
+}
+
+TEST_CASE("Ollama's graph for Gemma and gpt-oss: GraphSize's own cases, by hand") {
+  // gemma (v0.11.10), Gemma 3 12B at num_ctx 2048 (b 512, emb 3840, 16 heads of 256, vocab 262144):
+  // full = max(4·512·(3840 + 262144), 4·512·(2 + 2048 + 2048·16 + 2·3840 + 2·256·16)) = max(544,735,232,
+  // 103,813,120); partial = max(4·3840·512 + 3840·262144·105/128 + 4·262144·512, 4·512·(2·3840 + 1 + 2·256·16 +
+  // 2048 + 2048·16) + 4·256·2048·8 + 3840·256·16·9/16) = max(1,370,488,832, 129,435,648). Gemma 3n: × 4.
+  OllamaGraphInputs gemma{OllamaGraphFormula::gemma, 2048, 512, 3840, 16, 8, 256, 262144, 0, false};
+  CHECK(ollama_graph(gemma).full == 544'735'232);
+  CHECK(ollama_graph(gemma).partial == 1'370'488'832);
+  gemma.formula = OllamaGraphFormula::gemma3n;
+  CHECK(ollama_graph(gemma).partial == 4 * 1'370'488'832ULL);
+  CHECK(ollama_graph_formula("gemma3_text", false) == OllamaGraphFormula::gemma);
+  CHECK(ollama_graph_formula("gemma2", false) == OllamaGraphFormula::gemma);
+  // gpt-oss (v0.11.10): partial = 2 × heads / kv_heads_min × kvTotal / 6, kvTotal summed with every block at the
+  // full context before the even blocks are cut. gpt-oss-20b at 8192: 24 × 8192 × (64 + 64) × 8 × 2 B = 384 MiB,
+  // 2 × 64 / 8 × 384 / 6 = 1024 MiB. The same sum in v0.11.2's "full = 4 × heads / kv × kvTotal / 6, partial = 2 ×
+  // full" gives 2048 and 4096 MiB, which #11711 printed (gpt-oss:20b, num_ctx 8192, flash attention off):
+  // memory.graph.full="2.0 GiB" memory.graph.partial="4.0 GiB"; with the 300 MiB actually cached it would be 1.6.
+  const Report eager = evaluate_json(R"({"model":"gpt-oss-20b","engine":"ollama","context":8192,"attention":"eager"})");
+  CHECK(ollama_of(eager).graph_formula == "gpt-oss");
+  CHECK(ollama_of(eager).graph_partial_bytes == 1024ULL * 1048576);
+  CHECK(ollama_of(eager).graph_full_bytes == 1024ULL * 1048576);  // no full figure: estimateGPULayers takes partial
+  // From 0.11.8 gpt-oss turns flash attention on itself (fs/ggml FlashAttention, "model wants flash attention"):
+  // the graph is then (4 × num_parallel + ctx / 1024 + 110) MiB = 4 + 8 + 110 = 122 MiB.
+  const Report fa = evaluate_json(R"({"model":"gpt-oss-20b","engine":"ollama","context":8192})");
+  CHECK(ollama_of(fa).flash_attention);
+  CHECK(ollama_of(fa).graph_partial_bytes == 122ULL * 1048576);
+  const Report before = evaluate_json(R"({"model":"gpt-oss-20b","engine":"ollama","context":8192,"engine_version":"0.11.7"})");
+  CHECK_FALSE(ollama_of(before).flash_attention);
+  // No note calls these formulas unmodelled.
+  for (const auto& note : fa.estimate.notes) CHECK(note.find("not modelled here") == std::string::npos);
+}

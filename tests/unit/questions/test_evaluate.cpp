@@ -228,3 +228,58 @@ TEST_CASE("Ollama over several GPUs is refused at tp, naming llama.cpp's layer s
   CHECK(report.error().field == "tp");
   CHECK(std::string(report.error().message).find("engine llamacpp with gpus") != std::string::npos);
 }
+
+TEST_CASE("vLLM and SGLang on a Mac are refused, naming the engine and what runs there; their tables hold no Mac") {
+  // vLLM's platforms are CUDA, ROCm, TPU, XPU and CPU (vllm/platforms/__init__.py), SGLang's CUDA and ROCm: neither
+  // has a Metal backend, so a memory verdict on an Apple GPU would be for a run that cannot start.
+  for (const char* engine : {"vllm", "sglang"}) {
+    CAPTURE(engine);
+    auto request = request_from_json(std::string(R"({"model":"llama-3.1-8b","gpu":"apple-m2-ultra-192gb","engine":")") +
+                                     engine + "\"}");
+    REQUIRE(request.ok());
+    const auto report = evaluate(test::catalog(), request.value());
+    REQUIRE_FALSE(report.ok());
+    CHECK(report.error().field == "engine");
+    const std::string text = report.error().message;
+    CHECK(text.find(std::string(engine) == "vllm" ? "vLLM has no Apple GPU backend" : "SGLang has no Apple GPU backend") !=
+          std::string::npos);
+    CHECK(text.find("llama.cpp, Ollama or MLX") != std::string::npos);
+    CHECK(report.error().message.id == "engine.no_apple_backend");
+    // Without a GPU, the table of every GPU leaves the Macs out under these engines, and keeps them under llama.cpp.
+    auto all = evaluate(test::catalog(), request_from_json(std::string(R"({"model":"llama-3.1-8b","engine":")") +
+                                                           engine + "\"}").value());
+    REQUIRE(all.ok());
+    for (const GpuFit& row : all.value().gpus) CHECK(row.gpu->vendor != "Apple");
+  }
+  auto llamacpp = evaluate(test::catalog(), request_from_json(R"({"model":"llama-3.1-8b","engine":"llamacpp"})").value());
+  REQUIRE(llamacpp.ok());
+  CHECK(llamacpp.value().gpus.size() == test::catalog().gpus.size());
+}
+
+TEST_CASE("gpu_util is vLLM's: refused with engines that do not read it, the version's default only under vLLM") {
+  for (const char* engine : {"transformers", "llamacpp", "sglang", "ollama", "mlx"}) {
+    CAPTURE(engine);
+    auto request = request_from_json(std::string(R"({"model":"llama-3.1-8b","gpu_util":0.8,"engine":")") + engine + "\"}");
+    REQUIRE(request.ok());
+    const auto report = evaluate(test::catalog(), request.value());
+    REQUIRE_FALSE(report.ok());
+    CHECK(report.error().field == "gpu_util");
+    CHECK(report.error().message.id == "error.gpu_util_vllm_only");
+    CHECK(report.error().message.text.find("applies to vLLM only") != std::string::npos);
+  }
+  // Without it, vLLM takes its version's default (vllm/engine/arg_utils.py: 0.9; 0.92 from v0.21, PR #38284), which
+  // the fit line then keeps free: 1 − 0.9 = 0.1 and, with no headroom of its own asked for, 1 − 0.92 = 0.08.
+  auto old = resolve_request(test::catalog(), request_from_json(R"({"model":"llama-3.1-8b","engine":"vllm"})").value());
+  REQUIRE(old.ok());
+  CHECK(old.value().options.gpu_util == doctest::Approx(0.9));
+  CHECK(old.value().fit_headroom == doctest::Approx(0.1));
+  auto now = resolve_request(test::catalog(),
+                             request_from_json(R"({"model":"llama-3.1-8b","engine":"vllm","engine_version":"0.21","headroom":0})").value());
+  REQUIRE(now.ok());
+  CHECK(now.value().options.gpu_util == doctest::Approx(0.92));
+  CHECK(now.value().fit_headroom == doctest::Approx(0.08));
+  auto given = resolve_request(
+      test::catalog(), request_from_json(R"({"model":"llama-3.1-8b","engine":"vllm","engine_version":"0.21","gpu_util":0.7})").value());
+  REQUIRE(given.ok());
+  CHECK(given.value().options.gpu_util == doctest::Approx(0.7));
+}

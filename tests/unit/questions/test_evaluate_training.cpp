@@ -169,6 +169,10 @@ TEST_CASE("bad training requests name the field and what is allowed") {
       {R"({"model":"llama-2-7b","mode":"grpo","policy":"dpo"})", "policy", "expected one of train, lora, qlora"},
       {R"({"model":"llama-2-7b","mode":"grpo","sampler":"sglang"})", "sampler", "expected one of hf, vllm-colocate, vllm-server"},
       {R"({"model":"llama-2-7b","mode":"grpo","sampler":"vllm-colocate"})", "gpu", "name the GPU"},
+      // TRL's vllm_gpu_memory_utilization sizes only the colocated engine; model.generate() and a vLLM server apart
+      // from the training GPUs do not read it.
+      {R"({"model":"llama-2-7b","mode":"grpo","gpu_util":0.5})", "gpu_util", "vllm-colocate sampler only; hf does not read it"},
+      {R"({"model":"llama-2-7b","mode":"grpo","sampler":"vllm-server","gpu_util":0.5})", "gpu_util", "vllm-server does not read it"},
       {R"({"model":"llama-2-7b","mode":"grpo","num_generations":1})", "num_generations", "from 2 to 4096; got 1"},
       {R"({"model":"llama-2-7b","mode":"grpo","num_generations":8,"generation_batch":12})", "generation_batch",
        "multiple of num_generations (8)"},

@@ -180,3 +180,22 @@ TEST_CASE("tensor parallel reads each GPU's share: the estimate on 2 GPUs and th
   }
   CHECK(found);
 }
+
+TEST_CASE("recommend: vLLM and SGLang rank no Mac (no Metal backend); only Macs named is refused") {
+  for (const char* engine : {"vllm", "sglang"}) {
+    CAPTURE(engine);
+    const GpuRankingReport all =
+        recommended((std::string(R"({"model":"llama-3.1-8b","context":8192,"engine":")") + engine + "\"}").c_str());
+    REQUIRE_FALSE(all.ranking.configs.empty());
+    for (const RankedConfig& c : all.ranking.configs) CHECK(c.gpu->vendor != "Apple");
+    const GpuRankingReport named = recommended(
+        (std::string(R"({"model":"llama-3.1-8b","context":8192,"gpus":"h100-sxm,apple-m2-ultra-192gb","engine":")") +
+         engine + "\"}").c_str());
+    for (const RankedConfig& c : named.ranking.configs) CHECK(c.gpu->id == "h100-sxm");
+    auto macs = rank_gpus_for(test::catalog(), request((std::string(R"({"model":"llama-3.1-8b","gpus":"apple-m2-ultra-192gb","engine":")") +
+                                                        engine + "\"}").c_str()));
+    REQUIRE_FALSE(macs.ok());
+    CHECK(macs.error().field == "gpus");
+    CHECK(macs.error().message.id == "engine.rank_no_macs");
+  }
+}

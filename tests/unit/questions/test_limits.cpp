@@ -249,3 +249,44 @@ TEST_CASE("vLLM's start check is part of the one fit rule: the solver's context 
   REQUIRE(remedies.ok());
   CHECK(remedies.value().fit == Fit::does_not_fit);
 }
+
+TEST_CASE("vLLM's and SGLang's largest batch: no more sequences than the pool holds or the engine runs at once") {
+  auto limits_of = [](const char* json) {
+    auto request = request_from_json(json);
+    REQUIRE(request.ok());
+    auto limits = solve_limits(test::catalog(), request.value());
+    REQUIRE(limits.ok());
+    return limits.value();
+  };
+  // max_num_seqs as given: vLLM's scheduler never runs more (vllm/v1/core/sched/scheduler.py, max_num_running_reqs).
+  const Limits given = limits_of(R"({"model":"llama-3.1-8b","engine":"vllm","gpu":"h100-sxm","context":1024,"max_num_seqs":64})");
+  CHECK(given.max_batch == 64);
+  CHECK(given.batch_limit == BatchLimit::max_num_seqs);
+  REQUIRE(given.notes.size() == 1);
+  CHECK(given.notes.front().id == "limits.batch_max_num_seqs");
+  // Its default on an H100 (≥ 70 GiB, not an A100: EngineArgs._set_default_args) is 1024. At 256 tokens the pool
+  // holds more: its ~0.9 × 79.18 GiB − 15 GiB of weights ≈ 55 GiB at 128 KiB per token is ~450,000 tokens, ~1,750
+  // sequences of 256.
+  const Limits short_context = limits_of(R"({"model":"llama-3.1-8b","engine":"vllm","gpu":"h100-sxm","context":256})");
+  CHECK(short_context.max_batch == 1024);
+  CHECK(short_context.batch_limit == BatchLimit::max_num_seqs);
+  // At 8192 tokens the pool binds: the batch is the whole sequences it holds (vLLM's "Maximum concurrency"), one
+  // more does not run at once.
+  auto request = request_from_json(R"({"model":"llama-3.1-8b","engine":"vllm","gpu":"h100-sxm","context":8192})");
+  const Limits pool = limits_of(R"({"model":"llama-3.1-8b","engine":"vllm","gpu":"h100-sxm","context":8192})");
+  auto report = evaluate(test::catalog(), request.value());
+  REQUIRE(report.ok());
+  REQUIRE(report.value().estimate.vllm.has_value());
+  CHECK(pool.max_batch == report.value().estimate.vllm->max_concurrency);
+  CHECK(pool.batch_limit == BatchLimit::kv_pool);
+  CHECK(pool.notes.front().id == "limits.batch_kv_pool");
+  // SGLang at 64 tokens: its pool holds far more than 4096 sequences, and max_running_requests is at most 4096
+  // (ModelRunner: min(max(tokens / context_len × 512, 2048), 4096)).
+  const Limits sglang = limits_of(R"({"model":"llama-3.1-8b","engine":"sglang","gpu":"h100-sxm","context":64})");
+  CHECK(sglang.max_batch == 4096);
+  CHECK(sglang.batch_limit == BatchLimit::max_running_requests);
+  // Engines without a pool of their own: the memory line alone.
+  const Limits llamacpp = limits_of(R"({"model":"llama-3.1-8b","engine":"llamacpp","gpu":"h100-sxm","context":8192})");
+  CHECK(llamacpp.batch_limit == BatchLimit::memory);
+  CHECK(llamacpp.notes.empty());
+}

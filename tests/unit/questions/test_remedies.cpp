@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <algorithm>  // std::none_of
+#include <algorithm>  // std::any_of, std::none_of
 #include <string>     // std::string
 
 #include "../test_support.hpp"
@@ -323,4 +323,44 @@ TEST_CASE("mixed precision from fp32: bf16 where the GPU has it, fp16 on a V100"
   CHECK(get(volta, "mixed-precision").saved_bytes >= 13'476'831'232LL);
   const RemediesReport ampere = training_remedies(R"({"mode":"lora","model":"llama-2-7b","precision":"fp32","gpu":"a100-80gb-sxm"})");
   CHECK(get(ampere, "mixed-precision").inputs[0].text == "mixed-bf16");
+}
+
+TEST_CASE("two GPUs too small: more of them, and for llama.cpp the most layers the two hold (-ngl)") {
+  // Llama 3.3 70B in Q8_0 at 8192 tokens on 2 × RTX 4090: the weights alone, 70.6 B × 8.5 bits ≈ 75 GB, pass
+  // 2 × 24 GiB × 0.9 = 46.4 GB but not 4 × 24 GiB × 0.9 = 92.8 GB (with 80 layers' 1.3 GB of f16 KV): 4 GPUs.
+  const char* two = R"({"model":"llama-3.3-70b","engine":"llamacpp","weights":"q8_0","gpu":"rtx-4090","gpus":2,"context":8192})";
+  const RemediesReport r = inference_remedies(two);
+  CHECK(*r.fit == Fit::does_not_fit);
+  const Remedy& more = get(r, "more-gpus");
+  CHECK(std::string(more.inputs[0].key) == "gpus");
+  CHECK(more.inputs[0].number == 4u);
+  CHECK(more.cost.find("4 × GeForce RTX 4090 with --split-mode layer") != std::string::npos);
+  CHECK(*more.fit == Fit::fits);
+  // -ngl over both: each layer is 0.85 GB of weights and 16 MiB of KV, so about 2 × 21.6 GiB / 0.87 GB ≈ 53 layers
+  // at most, fewer for the compute buffers and CUDA contexts; the largest count that fits, one more does not.
+  const Remedy& ngl = get(r, "gpu-layers");
+  CHECK_FALSE(ngl.applicable);
+  CHECK(ngl.cost.id.starts_with("remedy.gpu_layers_split"));
+  const std::uint64_t n = *ngl.inputs[0].number;
+  CHECK(n >= 40);
+  CHECK(n <= 53);
+  auto request = request_from_json(two);
+  REQUIRE(request.ok());
+  for (const std::uint64_t layers : {n, n + 1}) {
+    Request v = request.value();
+    v.gpu_layers = layers;
+    auto after = evaluate(test::catalog(), v);
+    REQUIRE(after.ok());
+    CHECK((after.value().gpus.front().fit == Fit::fits) == (layers == n));
+    const auto& notes = after.value().estimate.notes;
+    CHECK(std::any_of(notes.begin(), notes.end(), [](const Message& m) { return m.id == "llamacpp.split_gpus_ngl"; }));
+  }
+  // vLLM on 2 × RTX 4090 given as gpus: more of them as gpus, served tensor parallel (64 heads, 8 KV heads divide 4).
+  const RemediesReport v = inference_remedies(
+      R"({"model":"llama-3.3-70b","engine":"vllm","weights":"fp8","gpu":"rtx-4090","gpus":2,"context":8192})");
+  const Remedy& served = get(v, "more-gpus");
+  CHECK(std::string(served.inputs[0].key) == "gpus");
+  CHECK(served.inputs[0].number == 4u);
+  CHECK(served.cost.find("--tensor-parallel-size 4") != std::string::npos);
+  CHECK(find(v, "tensor-parallel") == nullptr);
 }
