@@ -59,6 +59,13 @@ for (const [out, meta] of Object.entries(outputs)) {
   }
 }
 
+// A page without the indentation at its lines' starts: a line break and spaces render as the line break alone,
+// except inside <pre> and <textarea>, which are kept as written.
+function indentless(html) {
+  return html.split(/(<(pre|textarea)\b[\s\S]*?<\/\2>)/).map((part, i) => (i % 3 === 0 ? part.replace(/\n[ \t]+/g, '\n') : i % 3 === 1 ? part : ''))
+    .join('');
+}
+
 // index.html: preload exactly what js/app.js imports, so the browser fetches the chunks, the glue and
 // the .wasm in parallel instead of discovering them one import at a time.
 const appOut = Object.keys(outputs).find((o) => outputs[o].entryPoint?.endsWith('js/app.js'));
@@ -75,7 +82,8 @@ let index = readFileSync(indexFile, 'utf8');
 const links = [...preloads, 'js/app.js'].map((href) => `  <link rel="modulepreload" href="${href}">`).join('\n');
 index = index.replace(/(?:\s*<link rel="modulepreload"[^>]*>)+/, () => `\n${links}`);
 if (!index.includes('href="js/app.js"')) throw new Error('index.html: the modulepreload block was not found');
-writeFileSync(indexFile, index);
+writeFileSync(indexFile, indentless(index));
+writeFileSync(path.join(dist, 'embed.html'), indentless(readFileSync(path.join(dist, 'embed.html'), 'utf8')));
 
 // The service worker keeps every file of the site (not the 0.9 MB single-file build); its cache is named
 // after the content, so a deploy replaces the old copy instead of mixing the two.

@@ -9,6 +9,7 @@
 
 #include "formats/gguf_mix.hpp"
 #include "formats/tally.hpp"
+#include "util/small_sort.hpp"
 #include "util/text.hpp"  // lower_ascii
 #include "util/units.hpp"
 
@@ -106,8 +107,7 @@ void tally_tensor(WeightBytes& out, TensorRole role, std::string_view storage_ty
 }
 
 void finish_tally(WeightBytes& out) {
-  std::stable_sort(out.storage.begin(), out.storage.end(),
-                   [](const StorageTally& a, const StorageTally& b) { return a.bytes > b.bytes; });
+  detail::small_stable_sort(out.storage, [](const StorageTally& a, const StorageTally& b) { return a.bytes > b.bytes; });
 }
 
 namespace {

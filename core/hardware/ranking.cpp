@@ -1,10 +1,10 @@
 #include "hardware/ranking.hpp"
 
-#include <algorithm>  // std::stable_sort, std::min
 #include <cmath>      // std::isfinite
 #include <limits>     // std::numeric_limits
 
 #include "hardware/cost.hpp"
+#include "util/small_sort.hpp"
 #include "util/units.hpp"
 
 namespace vramfit {
@@ -97,7 +97,7 @@ Result<GpuRanking> rank_gpus(const SpeedModel& model, const MemoryNeed& need, co
 
   // Fitting configurations first: priced ones by $/1M tokens (at the slow end), then by speed;
   // the others by how little they miss.
-  std::stable_sort(rec.configs.begin(), rec.configs.end(), [](const RankedConfig& a, const RankedConfig& b) {
+  detail::small_stable_sort(rec.configs, [](const RankedConfig& a, const RankedConfig& b) {
     if (a.fits != b.fits) return a.fits;
     if (!a.fits) return a.free_bytes > b.free_bytes;
     const std::optional<double> ca = a.usd_per_million_tokens ? std::optional(a.usd_per_million_tokens->high) : std::nullopt;

@@ -307,7 +307,7 @@ Result<bool> read_fp8(FieldReader& f, ModelSpec& s) {
     const bool square128 = block->size() == 2 && (*block)[0] == 128 && (*block)[1] == 128;
     const bool e8m0 = f.string("scale_fmt").value_or("") == "ue8m0" && s.architecture == "deepseek_v4";
     s.quantization = e8m0 ? "fp8-block-e8m0" : "fp8-block";
-    if (!square128) counted_as(s, "FP8 with weight_block_size " + block->dump(), s.quantization);
+    if (!square128) counted_as(s, "FP8 with weight_block_size " + dump(*block), s.quantization);
   }
   for (auto key : {"modules_to_not_convert", "ignored_layers"})
     if (auto kept = read_module_list(f, key, "bf16", s); !kept) return kept.error();

@@ -62,7 +62,7 @@ namespace {
 std::optional<std::string> config_text(FieldReader& r, const json& item) {
   const auto found = item.find("config");
   if (found != item.end() && found->is_string()) return found->get<std::string>();
-  if (const json* config = r.object("config")) return config->dump();
+  if (const json* config = r.object("config")) return detail::dump(*config);  // not config->dump(): nlohmann's serializer stays out of the wasm
   return std::nullopt;
 }
 

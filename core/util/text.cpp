@@ -1,10 +1,11 @@
 #include "util/text.hpp"
 
-#include <algorithm>  // std::min, std::max, std::stable_sort
+#include <algorithm>  // std::min, std::max
 #include <utility>    // std::pair, std::swap
 #include <charconv>   // std::to_chars (integers)
 
 #include "util/number_text.hpp"
+#include "util/small_sort.hpp"
 
 namespace vramfit {
 
@@ -90,7 +91,7 @@ std::vector<std::string> closest_names(const std::vector<std::string>& names, st
     const auto run = longest_common_run(key, lookup_key(name));
     if (run >= 3) scored.emplace_back(run, &name);
   }
-  std::stable_sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  detail::small_stable_sort(scored, [](const auto& a, const auto& b) { return a.first > b.first; });
   std::vector<std::string> out;
   for (std::size_t i = 0; i < scored.size() && i < most; ++i) out.push_back(*scored[i].second);
   return out;

@@ -5,9 +5,12 @@
 #include <array>    // std::array
 #include <cstdint>  // std::uint64_t, std::int64_t, std::uint32_t, std::int8_t
 #include <limits>   // std::numeric_limits
+#include <memory>   // std::unique_ptr
 #include <string>   // std::string
+#include <utility>  // std::pair
 #include <vector>   // std::vector
 
+#include "util/small_sort.hpp"
 #include "util/text.hpp"
 
 using vramfit::detail::Fixed;
@@ -113,4 +116,26 @@ TEST_CASE("the closest names share the longest run of letters and digits, at lea
   REQUIRE(closest.size() == 2);
   CHECK(closest[0] == "llama-3.1-8b");  // "a318b" (5) beats "a31" (3)
   CHECK(vramfit::closest_names(names, "xyz", 3).empty());
+}
+
+TEST_CASE("small_stable_sort orders by the comparison and keeps equal elements as they came") {
+  // Keys descending, ties in input order, sorted by hand: b d (3), c f (2), a e (1).
+  std::vector<std::pair<int, char>> v{{1, 'a'}, {3, 'b'}, {2, 'c'}, {3, 'd'}, {1, 'e'}, {2, 'f'}};
+  vramfit::detail::small_stable_sort(v, [](const auto& x, const auto& y) { return x.first > y.first; });
+  std::string order;
+  for (const auto& [key, tag] : v) order += tag;
+  CHECK(order == "bdcfae");
+
+  std::vector<std::pair<int, char>> none;
+  vramfit::detail::small_stable_sort(none, [](const auto& x, const auto& y) { return x.first < y.first; });
+  CHECK(none.empty());
+
+  // Elements are moved into place, never copied: a move-only type sorts.
+  std::vector<std::unique_ptr<int>> owned;
+  for (int x : {5, 1, 4}) owned.push_back(std::make_unique<int>(x));
+  vramfit::detail::small_stable_sort(owned, [](const auto& x, const auto& y) { return *x < *y; });
+  REQUIRE(owned.size() == 3);
+  CHECK(*owned[0] == 1);
+  CHECK(*owned[1] == 4);
+  CHECK(*owned[2] == 5);
 }
