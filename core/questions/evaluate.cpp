@@ -103,9 +103,9 @@ std::optional<Error> use_gpu_count(const ModelSpec& spec, const Request& r, Infe
                                    std::vector<Message>& notes) {
   const std::uint64_t n = r.gpu_count;
   if (n <= 1) return std::nullopt;
-  const std::string count = std::to_string(n);
   if (o.engine == Engine::ollama)
-    return make_error("gpus", "Ollama across several GPUs is not modelled; llama.cpp's layer split is (engine llamacpp)");
+    return make_error("gpus", message("gpus.ollama_several", "Ollama across several GPUs is not modelled; llama.cpp's "
+                                                             "layer split is (engine llamacpp)"));
   if (o.engine == Engine::mlx)
     return make_error("gpus", message("mlx.one_gpu", "MLX is modelled on one Mac's GPU; several (mlx.launch across Macs) "
                                                      "are not modelled: give gpus 1"));
@@ -126,8 +126,10 @@ std::optional<Error> use_gpu_count(const ModelSpec& spec, const Request& r, Infe
   }
   if (r.tp * r.pp > 1) {
     if (r.tp * r.pp == n) return std::nullopt;
-    return make_error("gpus", "is " + count + ", but tp × pp is " + std::to_string(r.tp * r.pp) +
-                                  "; give tp and pp that multiply to the GPUs, or leave them to gpus");
+    return make_error("gpus", message("gpus.tp_pp_mismatch",
+                                      "is {n}, but tp × pp is {product}; give tp and pp that multiply to the GPUs, or "
+                                      "leave them to gpus",
+                                      {arg::digits("n", n), arg::digits("product", r.tp * r.pp)}));
   }
   const std::string engine(engine_title(o.engine));
   const bool sglang = o.engine == Engine::sglang;
@@ -141,16 +143,32 @@ std::optional<Error> use_gpu_count(const ModelSpec& spec, const Request& r, Infe
   }
   o.tensor_parallel = 1;
   o.pipeline_parallel = n;
+  // Why tensor parallel cannot split the model, in the words of the tp check (parallel.tp_heads or tp_kv_heads).
+  const bool by_heads = tp_problem->message.id == "parallel.tp_heads";
+  const MessageArg heads = arg_named(tp_problem->message, by_heads ? "heads" : "kv_heads");
+  const MessageArg e = arg::text("engine", engine), gpus = arg::digits("n", n);
   if (!check_parallel(spec, o)) {
-    notes.push_back(message("parallel.pipeline",
-                            "{engine} serves the {n} GPUs as pipeline parallel ({flag} {n}): tp {problem}.",
-                            {arg::text("engine", engine), arg::digits("n", n),
-                             arg::text("flag", sglang ? "--pp-size" : "--pipeline-parallel-size"),
-                             arg::text("problem", tp_problem->message.text)}));
+    const MessageArg flag = arg::text("flag", sglang ? "--pp-size" : "--pipeline-parallel-size");
+    notes.push_back(by_heads ? message("parallel.pipeline_heads",
+                                       "{engine} serves the {n} GPUs as pipeline parallel ({flag} {n}): tp must divide "
+                                       "the attention heads ({heads}); {n} does not.",
+                                       {e, gpus, flag, heads})
+                             : message("parallel.pipeline_kv_heads",
+                                       "{engine} serves the {n} GPUs as pipeline parallel ({flag} {n}): tp must divide "
+                                       "the KV heads ({kv_heads}) or be a multiple of them; {n} is neither.",
+                                       {e, gpus, flag, heads}));
     return std::nullopt;
   }
-  return make_error("gpus", engine + " cannot use " + count + " GPUs for this model: tp " + tp_problem->message +
-                                ", and pipeline parallel needs a layer per GPU");
+  if (by_heads)
+    return make_error("gpus", message("parallel.impossible_heads",
+                                      "{engine} cannot use {n} GPUs for this model: tp must divide the attention heads "
+                                      "({heads}); {n} does not, and pipeline parallel needs a layer per GPU",
+                                      {e, gpus, heads}));
+  return make_error("gpus", message("parallel.impossible_kv_heads",
+                                    "{engine} cannot use {n} GPUs for this model: tp must divide the KV heads "
+                                    "({kv_heads}) or be a multiple of them; {n} is neither, and pipeline parallel "
+                                    "needs a layer per GPU",
+                                    {e, gpus, heads}));
 }
 
 // "gpus" as GPU names: different cards together, as llama.cpp splits layers across them by default, each card's
@@ -158,16 +176,20 @@ std::optional<Error> use_gpu_count(const ModelSpec& spec, const Request& r, Infe
 std::optional<Error> use_devices(const Catalog& catalog, const Request& r, ResolvedRequest& out) {
   if (r.devices.empty()) return std::nullopt;
   if (out.options.engine != Engine::llamacpp)
-    return make_error("gpus", "different cards together are modelled for llama.cpp's layer split (engine llamacpp); "
-                              "for this engine give the number of one card with gpu");
-  if (!r.gpu.empty()) return make_error("gpu", "give the cards in gpus or one card in gpu, not both");
-  if (r.devices.size() < 2) return make_error("gpus", "list two or more cards, or give the number of one with gpu");
+    return make_error("gpus", message("gpus.mixed_llamacpp_only",
+                                      "different cards together are modelled for llama.cpp's layer split (engine "
+                                      "llamacpp); for this engine give the number of one card with gpu"));
+  if (!r.gpu.empty())
+    return make_error("gpu", message("gpus.cards_or_gpu", "give the cards in gpus or one card in gpu, not both"));
+  if (r.devices.size() < 2)
+    return make_error("gpus", message("gpus.two_or_more", "list two or more cards, or give the number of one with gpu"));
   for (const std::string& name : r.devices) {
     auto found = resolve_gpu(catalog.gpus, name, "gpus");
     if (!found) return found.error();
     if (!found.value().note.empty()) out.name_notes.push_back(found.value().note);
     const Gpu* gpu = found.value().gpu;
-    if (gpu->one_per_machine()) return make_error("gpus", gpu->name + ": " + std::string(kOnePerMachine));
+    if (gpu->one_per_machine())
+      return make_error("gpus", one_per_machine_message(*gpu));
     const std::uint64_t total = gpu->driver_total_bytes(), used = kCudaContextBytes + kCublasWorkspaceBytes;
     out.devices.push_back(gpu);
     out.options.device_split.push_back(static_cast<double>((total > used ? total - used : 0) / kMiB));
@@ -427,7 +449,7 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
   }
   // A Mac's GPU is its unified memory: one per machine.
   if (out.gpu && out.gpu->one_per_machine() && r.gpu_count > 1)
-    return make_error("gpus", out.gpu->name + ": " + std::string(kOnePerMachine));
+    return make_error("gpus", one_per_machine_message(*out.gpu));
   if (auto error = resolve_mlx_options(r, o, out.gpu)) return *error;
   return out;
 }
