@@ -79,7 +79,7 @@ struct Report {
   // llama.cpp's --fit on the request's GPU, where fit would plan (no -ngl given); none otherwise.
   std::optional<LlamaCppFitPlan> llamacpp_fit;
   std::string command;       // the engine's command line for this scenario (questions/command_line.hpp)
-  std::string command_note;  // what to replace in it, or why there is none
+  Message command_note;      // what to replace in it, or why there is none
 };
 
 // Resolves the model (preset, config or bare count), checks every input and estimates.

@@ -155,6 +155,9 @@ TEST_CASE("vLLM on a Mac: no speed, a reason, and the cost block still there") {
   const std::string json = report_to_json(r);
   CHECK(json.find("\"decode_tokens_per_second\":null") != std::string::npos);
   CHECK(json.find("\"speed_unavailable\":\"vLLM has no Apple") != std::string::npos);
+  // The page says the reason in its language: the id and the names beside the English.
+  CHECK(r.serving->speed_unavailable.id == "speed.no_apple_backend");
+  CHECK(json.find(R"("speed_unavailable_i18n":{"args":{"engine":"vLLM","gpu":")") != std::string::npos);
 }
 
 TEST_CASE("an encoder has no decode speed") {
