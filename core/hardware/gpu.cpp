@@ -49,9 +49,10 @@ Result<std::uint64_t> wired_limit_for(const Gpu& gpu, std::uint64_t limit_mib, s
                                                   {arg::text("gpu", gpu.name)}));
   const std::uint64_t ram_mib = gpu.memory_bytes >> 20;
   if (limit_mib > ram_mib)
+    // The MB as typed into the field or sysctl: text, so no page groups its digits.
     return make_error(std::string(field), message("mac.wired_over_ram", "must be at most the {gpu}'s RAM, {ram_mb} MB "
                                                   "(0: macOS's default)",
-                                                  {arg::text("gpu", gpu.name), arg::digits("ram_mb", ram_mib)}));
+                                                  {arg::text("gpu", gpu.name), arg::text("ram_mb", std::to_string(ram_mib))}));
   return limit_mib << 20;
 }
 
