@@ -15,8 +15,17 @@ namespace vramfit {
 
 namespace {
 
+// A setting of one engine given for another: refused, naming the engine it belongs to.
+Error sglang_only(const char* field) {
+  return make_error(field, message("engine.sglang_only", "applies to SGLang only (--engine sglang)"));
+}
+Error vllm_only(const char* field) {
+  return make_error(field, message("engine.vllm_only", "applies to vLLM only (--engine vllm)"));
+}
+
 Error wired_limit_without_gpu() {
-  return make_error("wired_limit_mb", "is the GPU memory limit of one Mac: name its Apple GPU in gpu");
+  return make_error("wired_limit_mb", message("mac.wired_without_gpu",
+                                              "is the GPU memory limit of one Mac: name its Apple GPU in gpu"));
 }
 
 // The request's wired limit must be the one the catalog carries for its GPU: with_wired_limit puts it there, as
@@ -235,8 +244,8 @@ void add_command(Report& report, const Request& r, const ResolvedRequest& rr) {
 // SGLang's flags, refused with another engine.
 std::optional<Error> resolve_sglang_options(const Request& r, InferenceOptions& o) {
   if (o.engine != Engine::sglang) {
-    if (r.mem_fraction_static) return make_error("mem_fraction_static", "applies to SGLang only (--engine sglang)");
-    if (r.max_total_tokens) return make_error("max_total_tokens", "applies to SGLang only (--engine sglang)");
+    if (r.mem_fraction_static) return sglang_only("mem_fraction_static");
+    if (r.max_total_tokens) return sglang_only("max_total_tokens");
     return std::nullopt;
   }
   if (!r.engine_version.empty()) {
@@ -275,7 +284,8 @@ std::vector<GpuFit> fit_rows(const InferenceEstimate& e, const std::vector<Gpu>&
 // Ollama's own inputs: its version picks the default num_ctx; OLLAMA_GPU_OVERHEAD is refused with another engine.
 std::optional<Error> resolve_ollama_options(const Request& r, InferenceOptions& o) {
   if (o.engine != Engine::ollama) {
-    if (r.ollama_gpu_overhead) return make_error("ollama_gpu_overhead", "applies to Ollama only (--engine ollama)");
+    if (r.ollama_gpu_overhead)
+      return make_error("ollama_gpu_overhead", message("engine.ollama_only", "applies to Ollama only (--engine ollama)"));
     return std::nullopt;
   }
   if (!r.engine_version.empty()) {
@@ -405,14 +415,15 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
   o.gpu_util = r.gpu_util;
   if (auto error = resolve_sglang_options(r, o)) return *error;
   if (auto error = resolve_ollama_options(r, o)) return *error;
-  if (r.enforce_eager && o.engine != Engine::vllm) return make_error("enforce_eager", "applies to vLLM only (--engine vllm)");
-  if (r.max_num_seqs && o.engine != Engine::vllm) return make_error("max_num_seqs", "applies to vLLM only (--engine vllm)");
+  if (r.enforce_eager && o.engine != Engine::vllm) return vllm_only("enforce_eager");
+  if (r.max_num_seqs && o.engine != Engine::vllm) return vllm_only("max_num_seqs");
   if (r.max_num_batched_tokens && o.engine != Engine::vllm)
-    return make_error("max_num_batched_tokens", "applies to vLLM only (--engine vllm)");
+    return vllm_only("max_num_batched_tokens");
   if (r.gpu_layers && o.engine != Engine::llamacpp && o.engine != Engine::ollama)
-    return make_error("gpu_layers", "applies to llama.cpp (-ngl) and Ollama (num_gpu) only");
+    return make_error("gpu_layers", message("engine.ggml_only", "applies to llama.cpp (-ngl) and Ollama (num_gpu) only"));
   if (!r.engine_version.empty() && o.engine != Engine::vllm && o.engine != Engine::sglang && o.engine != Engine::ollama)
-    return make_error("engine_version", "applies to vLLM, SGLang and Ollama only (--engine vllm, sglang or ollama)");
+    return make_error("engine_version", message("engine.version_engines",
+                                                "applies to vLLM, SGLang and Ollama only (--engine vllm, sglang or ollama)"));
   if (!r.engine_version.empty() && o.engine == Engine::vllm) {
     const auto rule = parse_vllm_version(r.engine_version);
     if (!rule)

@@ -104,3 +104,10 @@ TEST_CASE("an unknown GPU or model name carries the name given and the closest o
   CHECK((mid == "model.unknown" || mid == "model.unknown_closest"));
   CHECK(m["error"]["message_i18n"]["args"]["given"] == "no-such-model-xyz");
 }
+
+TEST_CASE("a setting of another engine is refused with an id naming the engine it belongs to") {
+  const json a = ask(R"({"model":"llama-3.1-8b","engine":"llamacpp","max_num_seqs":8})");
+  CHECK(a["error"]["field"] == "max_num_seqs");
+  CHECK(a["error"]["message"] == "applies to vLLM only (--engine vllm)");
+  CHECK(a["error"]["message_i18n"]["id"] == "engine.vllm_only");
+}

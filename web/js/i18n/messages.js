@@ -276,6 +276,12 @@ export const MESSAGES = {
     "safetensors.index_no_map": "missing: expected {\"tensor name\": \"shard file\", ...}",
     "safetensors.in_two_shards": "also in {file}; a tensor may be in one shard only",
     "safetensors.not_in_shard": "the tensor is not in {file}",
+    "engine.sglang_only": "applies to SGLang only (--engine sglang)",
+    "engine.vllm_only": "applies to vLLM only (--engine vllm)",
+    "engine.ollama_only": "applies to Ollama only (--engine ollama)",
+    "engine.ggml_only": "applies to llama.cpp (-ngl) and Ollama (num_gpu) only",
+    "engine.version_engines": "applies to vLLM, SGLang and Ollama only (--engine vllm, sglang or ollama)",
+    "mac.wired_without_gpu": "is the GPU memory limit of one Mac: name its Apple GPU in gpu",
   },
   de: {
     "error.multi_gpu_mlx": "MLX ist für die GPU eines Macs modelliert; geben Sie 1 an",
@@ -549,6 +555,12 @@ export const MESSAGES = {
     "safetensors.index_no_map": "fehlt: erwartet wird {\"Tensorname\": \"Teildatei\", ...}",
     "safetensors.in_two_shards": "auch in {file}; ein Tensor darf nur in einer Teildatei stehen",
     "safetensors.not_in_shard": "der Tensor ist nicht in {file}",
+    "engine.sglang_only": "gilt nur für SGLang (Engine sglang)",
+    "engine.vllm_only": "gilt nur für vLLM (Engine vllm)",
+    "engine.ollama_only": "gilt nur für Ollama (Engine ollama)",
+    "engine.ggml_only": "gilt nur für llama.cpp (-ngl) und Ollama (num_gpu)",
+    "engine.version_engines": "gilt nur für vLLM, SGLang und Ollama (Engine vllm, sglang oder ollama)",
+    "mac.wired_without_gpu": "ist die GPU-Speichergrenze eines Mac: Wählen Sie unter GPU seine Apple-GPU",
   },
 };
 
