@@ -353,14 +353,16 @@ export interface EstimateAnswer {
    * its verdict on the request's GPU (null without one). `breakdown` stays the whole deployment's. */
   per_gpu?: PerGpu;
   /** The engine's command line for this scenario; `text` is empty when the engine has none (transformers), and
-   * `note` says why, or what to replace in it. */
-  command: { text: string; note: string };
+   * `note` says why, or what to replace in it (`note_i18n` its id, when there is a note). */
+  command: { text: string; note: string; note_i18n?: MessageId };
   /** With a GPU; otherwise null. */
   speed: Record<string, unknown> | null;
   cost: Record<string, unknown> | null;
   decode_tokens_per_second: Range | null;
   prefill_tokens_per_second: Range | null;
   speed_unavailable: string | null;
+  /** Beside `speed_unavailable` when the core has an id for it. */
+  speed_unavailable_i18n?: MessageId;
   explanations: Explanation[];
   notes: string[];
   notes_i18n: MessageId[];

@@ -70,21 +70,24 @@ class GgufParser {
     std::string magic;
     if (!r_.read_bytes(magic, 4, "header.magic")) return;
     if (magic != "GGUF") {
-      r_.fail_at("header.magic", 0, "not a GGUF file (expected the bytes \"GGUF\")");
+      r_.fail_at("header.magic", 0, message("gguf.not_gguf", "not a GGUF file (expected the bytes \"GGUF\")"));
       return;
     }
     std::uint32_t version = 0;
     if (!r_.read(version, "header.version")) return;
     if (version == 0x02000000u || version == 0x03000000u) {
-      r_.fail_at("header.version", 4, "a big-endian GGUF file; only little-endian files are supported");
+      r_.fail_at("header.version", 4,
+                 message("gguf.big_endian", "a big-endian GGUF file; only little-endian files are supported"));
       return;
     }
     if (version == 1) {
-      r_.fail_at("header.version", 4, "GGUF v1 (32-bit counts) is not supported; re-convert with a newer llama.cpp");
+      r_.fail_at("header.version", 4, message("gguf.v1", "GGUF v1 (32-bit counts) is not supported; re-convert with a "
+                                                         "newer llama.cpp"));
       return;
     }
     if (version != 2 && version != 3) {
-      r_.fail_at("header.version", 4, "unsupported GGUF version " + std::to_string(version) + " (2 and 3 are read)");
+      r_.fail_at("header.version", 4, message("gguf.version", "unsupported GGUF version {version} (2 and 3 are read)",
+                                              {arg::digits("version", version)}));
       return;
     }
     f.version = version;
@@ -296,10 +299,13 @@ class GgufParser {
       const auto& t = f.tensors[order[k]];
       const std::string field = "tensor_infos[" + std::to_string(order[k]) + "].offset";
       if (t.offset > data_bytes || t.bytes > data_bytes - t.offset) {
-        r_.fail_at(field, f.data_offset, t.name + " occupies bytes " + std::to_string(t.offset) + " to " +
-                                             std::to_string(t.offset + std::min(t.bytes, UINT64_MAX - t.offset)) +
-                                             " of the tensor data, but the file holds only " +
-                                             std::to_string(data_bytes) + " (truncated?)");
+        r_.fail_at(field, f.data_offset,
+                   message("gguf.tensor_truncated",
+                           "{tensor} occupies bytes {begin} to {end} of the tensor data, but the file holds only {size} "
+                           "(truncated?)",
+                           {arg::text("tensor", t.name), arg::digits("begin", t.offset),
+                            arg::digits("end", t.offset + std::min(t.bytes, UINT64_MAX - t.offset)),
+                            arg::digits("size", data_bytes)}));
         return;
       }
       if (k + 1 < order.size()) {
@@ -404,13 +410,16 @@ namespace {
 Result<ModelSpec> model_from_gguf(const GgufFile& f) {
   const GgufValue* arch_value = f.find("general.architecture");
   if (!arch_value || arch_value->type != GgufValueType::string || arch_value->str.empty())
-    return make_error("general.architecture", "missing: the file does not say which architecture it holds");
+    return make_error("general.architecture",
+                      message("gguf.no_architecture", "missing: the file does not say which architecture it holds"));
   const std::string arch = arch_value->str;
   for (auto unsupported : kUnsupportedArchs)
     if (arch == unsupported)
-      return make_error("general.architecture", "\"" + arch +
-                                                    "\" keeps state other than an attention KV cache (SSM, recurrent "
-                                                    "or encoder-decoder); vramfit would give a wrong number");
+      return make_error("general.architecture", message("gguf.unsupported_architecture",
+                                                        "\"{architecture}\" keeps state other than an attention KV "
+                                                        "cache (SSM, recurrent or encoder-decoder); vramfit would give "
+                                                        "a wrong number",
+                                                        {arg::text("architecture", arch)}));
   const Meta m(f, arch);
   ModelSpec s;
   s.architecture = hf_model_type(arch);

@@ -137,19 +137,21 @@ Result<SafetensorsHeader> parse_safetensors(std::span<const std::byte> prefix, s
     return make_error("header_length",
                       (Text() << "at offset 0: header of " << n << " bytes is larger than the 100 MB limit").str());
   if (n > file_size - 8)
-    return make_error("header_length", (Text() << "at offset 0: header of " << n
-                                               << " bytes runs past the end of the file (" << file_size << " bytes)")
-                                           .str());
+    return make_error("header_length", message("safetensors.header_past_end",
+                                               "at offset 0: header of {n} bytes runs past the end of the file "
+                                               "({size} bytes)",
+                                               {arg::digits("n", n), arg::digits("size", file_size)}));
   if (8 + n > prefix.size()) {
     out.need_prefix_bytes = 8 + n;
     return out;
   }
   out.header_bytes = n;
   const std::string_view text(reinterpret_cast<const char*>(prefix.data()) + 8, static_cast<std::size_t>(n));
-  if (text.empty() || text.front() != '{') return make_error("header", "at offset 8: the JSON header must start with '{'");
+  if (text.empty() || text.front() != '{')
+    return make_error("header", message("safetensors.header_brace", "at offset 8: the JSON header must start with '{'"));
   const json header = detail::parse_dom(text);
   if (header.is_discarded() || !header.is_object())
-    return make_error("header", "at offset 8: not a valid JSON object");
+    return make_error("header", message("safetensors.header_json", "at offset 8: not a valid JSON object"));
 
   const std::uint64_t buffer = file_size - 8 - n;
   for (const auto& [name, entry] : header.items()) {
@@ -168,9 +170,10 @@ Result<SafetensorsHeader> parse_safetensors(std::span<const std::byte> prefix, s
     if (!t) return t.error();
     if (t.value().end > buffer)
       return make_error((Text() << "header[" << json_quoted(name) << "].data_offsets").str(),
-                        (Text() << "at offset " << 8 + n << ": ends at byte " << t.value().end << " of a data buffer of "
-                                << buffer << " bytes (truncated?)")
-                            .str());
+                        message("safetensors.tensor_truncated",
+                                "at offset {offset}: ends at byte {end} of a data buffer of {size} bytes (truncated?)",
+                                {arg::digits("offset", 8 + n), arg::digits("end", t.value().end),
+                                 arg::digits("size", buffer)}));
     out.tensors.push_back(std::move(t).value());
   }
   // No two tensors may share bytes.
@@ -196,7 +199,9 @@ Result<SafetensorsIndex> parse_safetensors_index(std::string_view json_text) {
   }
   const json* map = root.object("weight_map");
   if (root.error()) return *root.error();
-  if (!map) return make_error("index.weight_map", "missing: expected {\"tensor name\": \"shard file\", ...}");
+  if (!map)
+    return make_error("index.weight_map", message("safetensors.index_no_map",
+                                                  "missing: expected {\"tensor name\": \"shard file\", ...}"));
   std::set<std::string> seen;
   for (const auto& [name, file] : map->items()) {
     if (!file.is_string())
@@ -212,7 +217,7 @@ Result<ImportedModel> import_safetensors(std::span<const SafetensorsFile> files,
                                          std::string_view index_json) {
   ImportedModel out;
   out.format = "safetensors";
-  if (files.empty()) return make_error("files", "no safetensors file was given");
+  if (files.empty()) return make_error("files", message("safetensors.no_files", "no safetensors file was given"));
   auto quant = quant_config(config_json);
   if (!quant) return quant.error();
 
@@ -238,7 +243,8 @@ Result<ImportedModel> import_safetensors(std::span<const SafetensorsFile> files,
     for (const auto& t : headers[i].tensors)
       if (!where.emplace(t.name, i).second)
         return make_error((Text() << files[i].name << ": header[" << json_quoted(t.name) << "]").str(),
-                          (Text() << "also in " << files[where[t.name]].name << "; a tensor may be in one shard only").str());
+                          message("safetensors.in_two_shards", "also in {file}; a tensor may be in one shard only",
+                                  {arg::text("file", files[where[t.name]].name)}));
 
   if (!index_json.empty()) {
     auto index = parse_safetensors_index(index_json);
@@ -250,10 +256,12 @@ Result<ImportedModel> import_safetensors(std::span<const SafetensorsFile> files,
         if (files[i].name == file) given = i;
       if (given == files.size())
         return make_error((Text() << "index.weight_map[" << json_quoted(name) << "]").str(),
-                          (Text() << "names shard " << json_quoted(file) << ", which was not given; add every shard").str());
+                          message("safetensors.shard_missing", "names shard {file}, which was not given; add every shard",
+                                  {arg::text("file", json_quoted(file))}));
       if (it == where.end() || it->second != given)
         return make_error((Text() << "index.weight_map[" << json_quoted(name) << "]").str(),
-                          (Text() << "the tensor is not in " << json_quoted(file)).str());
+                          message("safetensors.not_in_shard", "the tensor is not in {file}",
+                                  {arg::text("file", json_quoted(file))}));
     }
     if (index.value().weight_map.size() != where.size())
       out.notes.push_back(message("safetensors.index_differs", "The shards hold {held} tensors, the index lists {listed}.",

@@ -139,8 +139,10 @@ std::optional<Error> check_format(const WeightFormat& f) {
 // A bare parameter count has no tensor roles: every parameter in a plain dtype.
 Result<WeightBytes> bare_weights_bytes(const ModelSpec& spec, const WeightFormat& f) {
   if (f.scheme != WeightScheme::plain)
-    return make_error("weights", "a bare parameter count has no tensor shapes; " + weight_format_name(f) +
-                                     " needs the architecture (config.json, a preset or a model file)");
+    return make_error("weights", message("weights.bare_params",
+                                         "a bare parameter count has no tensor shapes; {format} needs the architecture "
+                                         "(config.json, a preset or a model file)",
+                                         {arg::text("format", weight_format_name(f))}));
   const auto bytes = bytes_for(spec.bare_params, f.dtype);
   if (!bytes) return make_error("params", "too large");
   WeightBytes out;
@@ -838,13 +840,13 @@ Result<WeightFormat> parse_weight_format(std::string_view raw) {
   }
   for (auto parse : {parse_named_scheme, parse_gguf, parse_packed_int, parse_compressed, parse_mlx, parse_exllama})
     if (auto f = parse(name)) return *f;
-  return make_error("weights", "unknown weight format \"" + std::string(raw) +
-                                   "\"; use fp32, fp16, bf16, fp8, int8, int4, nf4, nf4-no-dq, bnb-int8, fp8-channel, "
+  return make_error("weights", message("weights.unknown", "unknown weight format \"{given}\"; use fp32, fp16, bf16, fp8, int8, int4, nf4, nf4-no-dq, bnb-int8, fp8-channel, "
                                    "fp8-block, fp8-block-e8m0, mxfp4, mxfp8, nvfp4, gptq or awq (4-bit, group 128), "
                                    "gptq-4bit-128g (bits 2/3/4/8, -32g/-64g/-128g/-nogroup), awq-4bit-128g, "
                                    "autoround-4bit-128g, w4a16, w4a16-32g, w4a16-asym, w8a16, w8a8, mlx-4bit (bits "
                                    "2/3/4/5/6/8, -32g/-64g/-128g), exl2-4.0bpw, exl3-4.0bpw (-h8: the head's bits), a "
-                                   "GGUF type such as q4_k_m, q8_0, q3_k_s, or gguf-<ggml type> (e.g. gguf-q4_k)");
+                                   "GGUF type such as q4_k_m, q8_0, q3_k_s, or gguf-<ggml type> (e.g. gguf-q4_k)",
+                                   {arg::text("given", raw)}));
 }
 
 std::string weight_format_name(const WeightFormat& f) {

@@ -36,14 +36,23 @@ Message wired_limit_note(const Gpu& gpu) {
                  args);
 }
 
+Message one_per_machine_message(const Gpu& gpu) {
+  return message("gpus.one_mac", "{gpu}: one GPU per machine: unified memory is not split across Macs here",
+                 {arg::text("gpu", gpu.name)});
+}
+
 Result<std::uint64_t> wired_limit_for(const Gpu& gpu, std::uint64_t limit_mib, std::string_view field) {
   if (!gpu.unified_memory)
-    return make_error(std::string(field), "is macOS's GPU memory limit (iogpu.wired_limit_mb); the " + gpu.name +
-                                              " has memory of its own, all of it usable");
+    return make_error(std::string(field), message("mac.wired_not_mac",
+                                                  "is macOS's GPU memory limit (iogpu.wired_limit_mb); the {gpu} has "
+                                                  "memory of its own, all of it usable",
+                                                  {arg::text("gpu", gpu.name)}));
   const std::uint64_t ram_mib = gpu.memory_bytes >> 20;
   if (limit_mib > ram_mib)
-    return make_error(std::string(field), "must be at most the " + gpu.name + "'s RAM, " + std::to_string(ram_mib) +
-                                              " MB (0: macOS's default)");
+    // The MB as typed into the field or sysctl: text, so no page groups its digits.
+    return make_error(std::string(field), message("mac.wired_over_ram", "must be at most the {gpu}'s RAM, {ram_mb} MB "
+                                                  "(0: macOS's default)",
+                                                  {arg::text("gpu", gpu.name), arg::text("ram_mb", std::to_string(ram_mib))}));
   return limit_mib << 20;
 }
 
@@ -69,11 +78,33 @@ const Gpu* find_gpu(const std::vector<Gpu>& gpus, std::string_view id_or_name) n
 
 namespace {
 
+// The first `most` names, comma-separated; the rest are counted in the message.
 std::string listed(const std::vector<const Gpu*>& gpus, std::size_t most) {
   std::string out;
   for (std::size_t i = 0; i < gpus.size() && i < most; ++i) out += (i ? ", " : "") + gpus[i]->name;
-  if (gpus.size() > most) out += " and " + std::to_string(gpus.size() - most) + " more";
   return out;
+}
+
+Message read_as_also(std::string_view given, const Gpu& meant, const std::vector<const Gpu*>& others) {
+  constexpr std::size_t kMost = 4;
+  const std::vector<MessageArg> args{arg::text("given", given), arg::text("name", meant.name),
+                                     arg::text("others", listed(others, kMost))};
+  if (others.size() <= kMost)
+    return message("name.gpu_read_as_also", "\"{given}\" read as {name} (also {others}: name one to pick it).", args);
+  std::vector<MessageArg> more = args;
+  more.push_back(arg::digits("more", others.size() - kMost));
+  return message("name.gpu_read_as_also_more",
+                 "\"{given}\" read as {name} (also {others} and {more} more: name one to pick it).", std::move(more));
+}
+
+Error ambiguous(std::string_view field, std::string_view given, const std::vector<const Gpu*>& matches) {
+  constexpr std::size_t kMost = 6;
+  const MessageArg g = arg::text("given", given);
+  const MessageArg names = arg::text("names", listed(matches, kMost));
+  if (matches.size() <= kMost)
+    return make_error(std::string(field), message("gpu.ambiguous", "\"{given}\" could be {names}; name one", {g, names}));
+  return make_error(std::string(field), message("gpu.ambiguous_more", "\"{given}\" could be {names} and {more} more; name one",
+                                                {g, names, arg::digits("more", matches.size() - kMost)}));
 }
 
 }  // namespace
@@ -81,7 +112,6 @@ std::string listed(const std::vector<const Gpu*>& gpus, std::size_t most) {
 Result<GpuLookup> resolve_gpu(const std::vector<Gpu>& gpus, std::string_view text, std::string_view field) {
   if (const Gpu* exact = find_gpu(gpus, text)) return GpuLookup{exact, ""};
   const std::string key = name_key(text);
-  const std::string quoted = "\"" + std::string(text) + "\"";
   std::vector<const Gpu*> matches;
   for (const auto& g : gpus)
     if (contains_name_part(name_key(g.name), key) || contains_name_part(name_key(g.id), key)) matches.push_back(&g);
@@ -104,19 +134,20 @@ Result<GpuLookup> resolve_gpu(const std::vector<Gpu>& gpus, std::string_view tex
     if (others.empty())
       return GpuLookup{meant, message("name.gpu_read_as", "\"{given}\" read as {name}.",
                                       {arg::text("given", text), arg::text("name", meant->name)})};
-    return GpuLookup{meant, message("name.gpu_read_as_also", "\"{given}\" read as {name} (also {others}: name one to pick it).",
-                                    {arg::text("given", text), arg::text("name", meant->name),
-                                     arg::text("others", listed(others, 4))})};
+    return GpuLookup{meant, read_as_also(text, *meant, others)};
   }
-  if (matches.size() > 1)
-    return make_error(std::string(field), quoted + " could be " + listed(matches, 6) + "; name one");
+  if (matches.size() > 1) return ambiguous(field, text, matches);
   std::vector<std::string> names;
   for (const auto& g : gpus) names.push_back(g.name);
   const auto closest = closest_names(names, text, 3);
   std::string hint;
   for (std::size_t i = 0; i < closest.size(); ++i) hint += (i ? ", " : "") + closest[i];
-  return make_error(std::string(field), "unknown GPU " + quoted + " (not in the GPU catalog)" +
-                                            (hint.empty() ? std::string() : "; closest: " + hint));
+  if (hint.empty())
+    return make_error(std::string(field), message("gpu.unknown", "unknown GPU \"{given}\" (not in the GPU catalog)",
+                                                  {arg::text("given", text)}));
+  return make_error(std::string(field), message("gpu.unknown_closest",
+                                                "unknown GPU \"{given}\" (not in the GPU catalog); closest: {closest}",
+                                                {arg::text("given", text), arg::text("closest", hint)}));
 }
 
 namespace {

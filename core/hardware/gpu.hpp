@@ -79,6 +79,8 @@ Result<std::uint64_t> wired_limit_for(const Gpu& gpu, std::uint64_t limit_mib, s
 
 // Why a count above one is refused for such a GPU (rankings, training jobs).
 inline constexpr std::string_view kOnePerMachine = "one GPU per machine: unified memory is not split across Macs here";
+// "<gpu>: " and kOnePerMachine, the error for several of a Mac's GPU.
+Message one_per_machine_message(const Gpu& gpu);
 
 // The NVIDIA compute capability (major · 10 + minor) of `gpu`'s architecture, as NVIDIA's CUDA GPUs table
 // (developer.nvidia.com/cuda-gpus) lists it: Volta 70, Turing 75, Ampere 80 (datacenter; the A10's 86 crosses no

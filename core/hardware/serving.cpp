@@ -168,8 +168,9 @@ ServingEstimate estimate_serving(const ModelSpec& spec, const InferenceEstimate&
   auto options = speed_options_for(spec, e, in);
   auto model = speed_model_from(spec, e.weight_detail);
   if (!spec.causal) {
-    out.speed_unavailable = spec.name + " is an encoder: it reads its input in one pass and generates no tokens, so "
-                                        "there is no decode speed.";
+    out.speed_unavailable = message("speed.encoder", "{model} is an encoder: it reads its input in one pass and "
+                                                     "generates no tokens, so there is no decode speed.",
+                                    {arg::text("model", spec.name)});
   } else if (!options) {
     out.speed_unavailable = options.error().message;
   } else if (!model) {

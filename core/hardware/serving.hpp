@@ -64,7 +64,7 @@ struct ServingSpeed {
 
 struct ServingEstimate {
   std::optional<ServingSpeed> speed;
-  std::string speed_unavailable;  // why decode speed cannot be estimated (no bandwidth, vLLM on Apple, ...)
+  Message speed_unavailable;      // why decode speed cannot be estimated (no bandwidth, vLLM on Apple, ...)
   ServingCost cost;
 };
 

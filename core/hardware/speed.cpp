@@ -84,12 +84,15 @@ std::string_view compute_path_field(ComputePath path) noexcept {
 
 Result<bool> check_inputs(const SpeedModel& model, const Gpu& gpu, const SpeedOptions& o) {
   if (model.weight_bytes_read == 0 || model.active_params == 0 || model.num_layers == 0)
-    return make_error("model", "needs weight bytes, active parameters and a layer count");
+    return make_error("model", message("speed.no_shapes", "needs weight bytes, active parameters and a layer count"));
   if (!gpu.bandwidth_gb_s || !positive_finite(*gpu.bandwidth_gb_s))
-    return make_error("gpu", gpu.name + " has no memory bandwidth in the catalog, so no speed can be estimated");
+    return make_error("gpu", message("speed.no_bandwidth",
+                                     "{gpu} has no memory bandwidth in the catalog, so no speed can be estimated",
+                                     {arg::text("gpu", gpu.name)}));
   if ((o.engine == Engine::vllm || o.engine == Engine::sglang) && gpu_class_of(gpu) == GpuClass::apple)
-    return make_error("engine", std::string(engine_title(o.engine)) +
-                                    " has no Apple GPU backend; use llama.cpp or transformers on " + gpu.name);
+    return make_error("engine", message("speed.no_apple_backend",
+                                        "{engine} has no Apple GPU backend; use llama.cpp or transformers on {gpu}",
+                                        {arg::text("engine", engine_title(o.engine)), arg::text("gpu", gpu.name)}));
   if (o.engine == Engine::mlx && gpu_class_of(gpu) != GpuClass::apple)
     return make_error("gpu", message("mlx.speed_apple_only",
                                      "MLX is modelled on Apple GPUs only; choose an Apple GPU or another engine for {gpu}",
@@ -98,12 +101,15 @@ Result<bool> check_inputs(const SpeedModel& model, const Gpu& gpu, const SpeedOp
   if (o.tensor_parallel == 0 || o.tensor_parallel > 1024)
     return make_error("tensor_parallel", "must be between 1 and 1024");
   if (o.tensor_parallel > 1 && !interconnect_gb_s(gpu))
-    return make_error("gpu", gpu.name + " has neither NVLink nor a PCIe generation in the catalog");
+    return make_error("gpu", message("speed.no_interconnect", "{gpu} has neither NVLink nor a PCIe generation in the catalog",
+                                     {arg::text("gpu", gpu.name)}));
   if (o.gpu_layers && *o.gpu_layers < model.num_layers) {
     if (!ggml_engine(o.engine))
-      return make_error("gpu_layers", "partial CPU offload is modelled for llama.cpp (-ngl) and Ollama (num_gpu) only");
+      return make_error("gpu_layers", message("speed.offload_engines", "partial CPU offload is modelled for llama.cpp "
+                                                                       "(-ngl) and Ollama (num_gpu) only"));
     if (o.tensor_parallel > 1)
-      return make_error("gpu_layers", "partial CPU offload is modelled on one GPU, not with tensor parallel");
+      return make_error("gpu_layers", message("speed.offload_one_gpu",
+                                              "partial CPU offload is modelled on one GPU, not with tensor parallel"));
     if (!positive_finite(o.system_bandwidth_gb_s) || o.system_bandwidth_gb_s > 10'000)
       return make_error("system_bandwidth", "must be a positive number of GB/s up to 10000");
   }
@@ -229,7 +235,7 @@ Result<SpeedModel> speed_model_from(const ModelSpec& spec, const WeightBytes& we
   auto counts = count_params(spec);
   if (!counts) return counts.error();
   const ParamCounts& p = counts.value();
-  if (p.total == 0 || weights.total == 0) return make_error("model", "has no parameters");
+  if (p.total == 0 || weights.total == 0) return make_error("model", message("speed.no_parameters", "has no parameters"));
   SpeedModel m;
   // The token embedding is a table look-up: one row per token, not the whole matrix (unless tied
   // to the output head, which reads it all).
@@ -330,7 +336,9 @@ Result<PrefillSpeed> estimate_prefill(const SpeedModel& model, const Gpu& gpu, c
   double copy_seconds = 0;
   if (cpu > 0) {
     const std::optional<double> pcie = gpu.pcie_gen ? pcie_x16_gb_s(*gpu.pcie_gen) : std::nullopt;
-    if (!pcie) return make_error("gpu", gpu.name + " has no PCIe generation in the catalog for offloaded prefill");
+    if (!pcie)
+      return make_error("gpu", message("speed.no_pcie", "{gpu} has no PCIe generation in the catalog for offloaded prefill",
+                                       {arg::text("gpu", gpu.name)}));
     copy_seconds = micro_batches * weights * cpu / (*pcie * 1e9);
   }
   const Range allreduce = allreduce_seconds(model, gpu, o.tensor_parallel, s);

@@ -75,20 +75,77 @@ std::string shown(const json& v) {
   return detail::dump(v);
 }
 
+// A bound as a message's value: digits for whole bounds (the page groups them), 1e14 as written, else the number.
+MessageArg bound_arg(std::string_view name, double v) {
+  const std::string english = bound_text(v);
+  if (v == std::floor(v) && v < 1e10) return arg::digits(name, static_cast<std::uint64_t>(v));
+  if (english.starts_with("1e")) return arg::text(name, english);
+  return arg::general(name, v, 6);
+}
+
+// The value given, as JSON shows it in any language ("[…]" where English says "an array").
+MessageArg given_arg(const json& v) {
+  return arg::text("given", v.is_array() ? "[…]" : v.is_object() ? "{…}" : shown(v), shown(v));
+}
+
+// The refusal as a message the page says in its language: one id per kind and form of range. Nothing for a
+// combination no input has (a unit test refuses every input once, so a new one is seen).
+std::optional<Message> refusal_message(const Input& in, const json& given) {
+  const bool bounded = std::isfinite(in.max);
+  const bool range = !in.above_min && bounded;
+  const bool above_max = in.above_min && bounded;
+  const MessageArg g = given_arg(given);
+  const MessageArg lo = bound_arg("min", in.min);
+  const MessageArg hi = bound_arg("max", bounded ? in.max : 0);
+  switch (in.kind) {
+    case K::text: return message("input.text", "expected a text; got {given}", {g});
+    case K::config: return message("input.config", "expected a config.json object or its text; got {given}", {g});
+    case K::choice:
+      return message("input.choice", "expected one of {allowed}; got {given}",
+                     {arg::text("allowed", allowed_values(in)), g});
+    case K::toggle: return message("input.toggle", "expected true or false (or on/off, yes/no, 1/0); got {given}", {g});
+    case K::list:
+      return message("input.list",
+                     "expected GPU ids, as an array or comma-separated text such as h100-sxm,l40s; got {given}", {g});
+    case K::count:
+      if (range)
+        return message("input.count_range", "expected a whole number from {min} to {max}; got {given}", {lo, hi, g});
+      break;
+    case K::tokens:
+      if (range)
+        return message("input.tokens_range",
+                       "expected a whole number of tokens from {min} to {max}, such as 8192 or 8k; got {given}",
+                       {lo, hi, g});
+      break;
+    case K::quantity:
+      if (range)
+        return message("input.quantity_range",
+                       "expected a whole number from {min} to {max}, such as 7e9, 300B or 1.5T; got {given}",
+                       {lo, hi, g});
+      break;
+    case K::number:
+      if (range)
+        return message("input.number_range", "expected a number from {min} to {max}; got {given}", {lo, hi, g});
+      if (above_max)
+        return message("input.number_above_max", "expected a number above {min} and at most {max}; got {given}",
+                       {lo, hi, g});
+      return message("input.number_above", "expected a number above {min}; got {given}", {lo, g});
+    case K::fraction:
+      if (range)
+        return message("input.fraction_range",
+                       "expected a fraction from {min} to {max}, such as 0.4 or 40%; got {given}", {lo, hi, g});
+      if (above_max)
+        return message("input.fraction_above_max",
+                       "expected a fraction above {min} and at most {max}, such as 0.4 or 40%; got {given}", {lo, hi, g});
+      break;
+  }
+  return std::nullopt;
+}
+
 Error refusal(const Input& in, const json& given) {
   const std::string text = "expected " + expectation(in) + "; got " + shown(given);
-  // Whole numbers in a closed range (context, batch, counts): the page says these in its own language.
-  const bool closed = !in.above_min && std::isfinite(in.max) && in.max < 1e10;
-  if (closed && (in.kind == K::tokens || in.kind == K::count)) {
-    const std::initializer_list<MessageArg> args{arg::digits("min", static_cast<std::uint64_t>(in.min)),
-                                                 arg::digits("max", static_cast<std::uint64_t>(in.max)),
-                                                 arg::text("given", shown(given))};
-    Message m = in.kind == K::tokens
-                    ? message("input.tokens_range",
-                              "expected a whole number of tokens from {min} to {max}, such as 8192 or 8k; got {given}", args)
-                    : message("input.count_range", "expected a whole number from {min} to {max}; got {given}", args);
-    if (m.text == text) return make_error(std::string(in.key), std::move(m));
-  }
+  if (auto m = refusal_message(in, given); m && m->text == text)
+    return make_error(std::string(in.key), std::move(*m));
   return make_error(std::string(in.key), text);
 }
 
@@ -227,16 +284,18 @@ class InputReader {
 };
 
 // A key another question or mode reads: say where it applies rather than that it is unknown.
-std::string applies_elsewhere(std::string_view key) {
+Message applies_elsewhere(std::string_view key) {
   unsigned uses = 0;
   for (const Input& in : inputs())
     if (in.key == key) uses |= static_cast<unsigned>(in.use);
   const bool training = uses & static_cast<unsigned>(InputUse::training);
   const bool ranking = uses & static_cast<unsigned>(InputUse::gpu_ranking);
-  if (training && ranking) return "applies to training (mode train, lora or qlora) and to the GPU ranking";
-  if (training) return "applies to training; set mode to train, lora or qlora";
-  if (uses & static_cast<unsigned>(InputUse::inference)) return "applies to inference only; training does not use it";
-  return "applies to the GPU ranking only";
+  if (training && ranking)
+    return message("input.training_and_ranking", "applies to training (mode train, lora or qlora) and to the GPU ranking");
+  if (training) return message("input.training_only", "applies to training; set mode to train, lora or qlora");
+  if (uses & static_cast<unsigned>(InputUse::inference))
+    return message("input.inference_only", "applies to inference only; training does not use it");
+  return message("input.ranking_only", "applies to the GPU ranking only");
 }
 
 // Every key must be an input of this use (or one of `extra`, already read): the first other one is refused.
@@ -248,7 +307,8 @@ std::optional<Error> refuse_other_keys(const json& object, InputUse use, std::sp
     for (const Input& in : inputs())
       if (used_by(in, use)) allowed += (allowed.empty() ? "" : ", ") + std::string(in.key);
     for (std::string_view k : extra) allowed += ", " + std::string(k);
-    return make_error(key, "is not a known input; allowed: " + allowed);
+    return make_error(key, message("input.unknown", "is not a known input; allowed: {allowed}",
+                                   {arg::text("allowed", allowed)}));
   }
   return std::nullopt;
 }
@@ -257,7 +317,8 @@ std::optional<Error> refuse_other_keys(const json& object, InputUse use, std::sp
 Result<json> request_object(std::string_view text) {
   auto parsed = detail::parse_json(text, "request");
   if (!parsed) return parsed.error();
-  if (!parsed.value().is_object()) return make_error("request", "expected a JSON object");
+  if (!parsed.value().is_object())
+    return make_error("request", message("json.expected_json_object", "expected a JSON object"));
   return parsed;
 }
 
@@ -317,8 +378,9 @@ Result<Request> inference_request(const json& j, InputUse use, std::span<const s
   if (auto count = gpu_count(r.gpus)) {
     constexpr std::uint64_t kMaxServingGpus = 1024;
     if (*count < 1 || *count > kMaxServingGpus)
-      in.fail(make_error("gpus", "must be a number of GPUs between 1 and " + std::to_string(kMaxServingGpus) +
-                                     ", or GPU names; got " + r.gpus.front()));
+      in.fail(make_error("gpus", message("input.gpu_count",
+                                         "must be a number of GPUs between 1 and {max}, or GPU names; got {given}",
+                                         {arg::digits("max", kMaxServingGpus), arg::text("given", r.gpus.front())})));
     r.gpu_count = *count;
     r.gpus.clear();
   } else if (!used_by_ranking(use)) {

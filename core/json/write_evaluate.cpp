@@ -373,6 +373,7 @@ std::string report_to_json(const Report& report) {
   w.end_object();
   w.begin_object("command");
   w.field("note", report.command_note);
+  if (!report.command_note.id.empty()) w.message_id("note_i18n", report.command_note);
   w.field("text", report.command);
   w.end_object();
   if (serving) write_cost(w, serving->cost, *report.gpus.front().gpu);
@@ -421,6 +422,8 @@ std::string report_to_json(const Report& report) {
   else w.field("speed", nullptr);
   if (serving) write_text_or_null(w, "speed_unavailable", serving->speed_unavailable);
   else w.field("speed_unavailable", nullptr);
+  if (serving && !serving->speed_unavailable.id.empty())
+    w.message_id("speed_unavailable_i18n", serving->speed_unavailable);
   detail::write_verdict(w, report.verdict);
   write_vllm(w, e);
   write_weights(w, e);

@@ -253,14 +253,13 @@ std::optional<Error> check_parallel(const ModelSpec& spec, const InferenceOption
     if (run.mixer != MixerKind::attention && run.mixer != MixerKind::latent_attention) continue;
     const std::uint64_t heads = run.attention_heads();
     if (heads % tp)
-      return make_error("tp", (Text() << "must divide the attention heads (" << heads << "); " << tp
-                                      << " does not")
-                                  .str());
+      return make_error("tp", message("parallel.tp_heads", "must divide the attention heads ({heads}); {tp} does not",
+                                      {arg::digits("heads", heads), arg::digits("tp", tp)}));
     const std::uint64_t kv = run.mixer == MixerKind::attention ? run.attention.kv_heads : 1;
     if (run.mixer == MixerKind::attention && kv && kv % tp && tp % kv)
-      return make_error("tp", (Text() << "must divide the KV heads (" << kv << ") or be a multiple of them; " << tp
-                                      << " is neither")
-                                  .str());
+      return make_error("tp", message("parallel.tp_kv_heads",
+                                      "must divide the KV heads ({kv_heads}) or be a multiple of them; {tp} is neither",
+                                      {arg::digits("kv_heads", kv), arg::digits("tp", tp)}));
   }
   if (!spec.is_bare() && o.pipeline_parallel > spec.num_layers())
     return make_error("pp", (Text() << "must be at most the layer count (" << spec.num_layers() << "), got "

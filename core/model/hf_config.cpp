@@ -161,7 +161,8 @@ std::uint64_t vision_tower_params(FieldReader& v) {
 // Fields that change memory in a way not modelled yet: refused by name, never read as a plain decoder.
 std::optional<Error> refuse_unmodelled(FieldReader& r) {
   if (r.uint("hidden_size_per_layer_input").value_or(0) != 0)
-    return make_error(r.path("hidden_size_per_layer_input"), "per-layer input embeddings (Gemma 3n) are not modelled yet");
+    return make_error(r.path("hidden_size_per_layer_input"),
+                      message("import.per_layer_inputs", "per-layer input embeddings (Gemma 3n) are not modelled yet"));
   return std::nullopt;
 }
 
@@ -554,7 +555,8 @@ std::string python_json_as_json(std::string_view text) {
 }
 
 Result<ModelSpec> model_from_config_object(const json& root, const std::string& path, bool quant_config_apart) {
-  if (!root.is_object()) return make_error(path.empty() ? "config" : path, "expected a JSON object");
+  if (!root.is_object())
+    return make_error(path.empty() ? "config" : path, message("json.expected_json_object", "expected a JSON object"));
   // Multimodal configs nest the language model (Gemma 3, Llava, Mistral 3 ...).
   const json* text = root.contains("text_config") && root["text_config"].is_object() ? &root["text_config"] : &root;
   const std::string text_path = text == &root ? path : (path.empty() ? "text_config" : path + ".text_config");
@@ -565,12 +567,14 @@ Result<ModelSpec> model_from_config_object(const json& root, const std::string& 
   std::string type = r.string("model_type").value_or(top.string("model_type").value_or(""));
   for (auto unsupported : kUnsupported)
     if (type == unsupported)
-      return make_error(r.path("model_type"), "\"" + type +
-                                                  "\" has state-space or recurrent layers; vramfit models only "
-                                                  "attention KV caches and would give a wrong number");
+      return make_error(r.path("model_type"), message("import.recurrent_type",
+                                                      "\"{type}\" has state-space or recurrent layers; vramfit models "
+                                                      "only attention KV caches and would give a wrong number",
+                                                      {arg::text("type", type)}));
   if (!r.has("hybrid_override_pattern") && !r.has("layers_block_type") &&
       (r.has("ssm_cfg") || r.has("mamba_d_state") || r.has("ssm_state_size") || r.has("attn_layer_period")))
-    return make_error(r.path("model_type"), "this config has state-space (Mamba) layers, which vramfit does not model");
+    return make_error(r.path("model_type"), message("import.mamba_layers",
+                                                    "this config has state-space (Mamba) layers, which vramfit does not model"));
   s.architecture = type;
 
   UniformDecoder d;

@@ -385,7 +385,8 @@ Result<bool> read_quantization(FieldReader& top, FieldReader& text, ModelSpec& s
 Result<bool> apply_hf_quant_config(std::string_view quant_config_json, ModelSpec& spec) {
   auto parsed = detail::parse_json(detail::python_json_as_json(quant_config_json), "quant_config");
   if (!parsed) return parsed.error();
-  if (!parsed.value().is_object()) return make_error("quant_config", "expected a JSON object");
+  if (!parsed.value().is_object())
+    return make_error("quant_config", message("json.expected_json_object", "expected a JSON object"));
   detail::FieldReader root(parsed.value(), "quant_config");
   const detail::json* inner = root.has("quant_algo") ? &parsed.value() : root.object("quantization");
   if (root.error()) return *root.error();

@@ -157,20 +157,31 @@ std::string without_variant_suffixes(std::string name) {
   return name;
 }
 
+// The first `most` ids, comma-separated; the rest are counted in the message.
 std::string listed(const std::vector<const ModelPreset*>& presets, std::size_t most) {
   std::string out;
   for (std::size_t i = 0; i < presets.size() && i < most; ++i) out += (i ? ", " : "") + presets[i]->id;
-  if (presets.size() > most) out += " and " + std::to_string(presets.size() - most) + " more";
   return out;
 }
 
-constexpr std::string_view kWithoutPreset = "a model without a preset: drop or paste its config.json (or pass its path)";
+Error ambiguous(std::string_view given, const std::vector<const ModelPreset*>& matches, std::size_t most) {
+  const MessageArg g = arg::text("given", given);
+  const MessageArg names = arg::text("names", listed(matches, most));
+  if (matches.size() <= most)
+    return make_error("model", message("model.ambiguous",
+                                       "\"{given}\" could be {names}; name one, or for a model without a preset: drop "
+                                       "or paste its config.json (or pass its path)",
+                                       {g, names}));
+  return make_error("model", message("model.ambiguous_more",
+                                     "\"{given}\" could be {names} and {more} more; name one, or for a model without a "
+                                     "preset: drop or paste its config.json (or pass its path)",
+                                     {g, names, arg::digits("more", matches.size() - most)}));
+}
 
 }  // namespace
 
 Result<ModelLookup> resolve_model(const std::vector<ModelPreset>& presets, std::string_view text) {
   if (const ModelPreset* exact = find_model(presets, text)) return ModelLookup{exact, ""};
-  const std::string quoted = "\"" + std::string(text) + "\"";
   const auto slash = text.rfind('/');
   const std::string repo_name = std::string(slash == std::string_view::npos ? text : text.substr(slash + 1));
   const std::string base = without_variant_suffixes(repo_name);
@@ -187,16 +198,21 @@ Result<ModelLookup> resolve_model(const std::vector<ModelPreset>& presets, std::
   if (matches.size() == 1)
     return ModelLookup{matches.front(), message("name.model_read_as", "\"{given}\" read as {name}.",
                                                 {arg::text("given", text), arg::text("name", matches.front()->name)})};
-  if (matches.size() > 1)
-    return make_error("model", quoted + " could be " + listed(matches, 8) + "; name one, or for " +
-                                   std::string(kWithoutPreset));
+  if (matches.size() > 1) return ambiguous(text, matches, 8);
   std::vector<std::string> ids;
   for (const auto& p : presets) ids.push_back(p.id);
   const auto closest = closest_names(ids, base, 3);
   std::string hint;
   for (std::size_t i = 0; i < closest.size(); ++i) hint += (i ? ", " : "") + closest[i];
-  return make_error("model", "no preset is called " + quoted + (hint.empty() ? "" : " (closest: " + hint + ")") +
-                                 "; for " + std::string(kWithoutPreset));
+  if (hint.empty())
+    return make_error("model", message("model.unknown",
+                                       "no preset is called \"{given}\"; for a model without a preset: drop or paste "
+                                       "its config.json (or pass its path)",
+                                       {arg::text("given", text)}));
+  return make_error("model", message("model.unknown_closest",
+                                     "no preset is called \"{given}\" (closest: {closest}); for a model without a "
+                                     "preset: drop or paste its config.json (or pass its path)",
+                                     {arg::text("given", text), arg::text("closest", hint)}));
 }
 
 }  // namespace vramfit

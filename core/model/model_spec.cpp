@@ -12,7 +12,7 @@ namespace vramfit {
 namespace {
 
 Error overflow_error() {
-  return make_error("config", "the shapes multiply to more than 2^64 parameters; check the sizes");
+  return make_error("config", message("model.overflow", "the shapes multiply to more than 2^64 parameters; check the sizes"));
 }
 
 }  // namespace
@@ -56,8 +56,14 @@ using Check = std::optional<Error>;
 // Upper limits are far above any published model and keep hostile inputs from overflowing.
 Check range(const char* field, std::uint64_t v, std::uint64_t lo, std::uint64_t hi) {
   if (v >= lo && v <= hi) return std::nullopt;
-  return make_error(field, std::string("must be between ") + std::to_string(lo) + " and " + std::to_string(hi) +
-                               ", got " + std::to_string(v));
+  return make_error(field, message("model.range", "must be between {min} and {max}, got {value}",
+                                   {arg::digits("min", lo), arg::digits("max", hi), arg::digits("value", v)}));
+}
+
+// "must divide num_attention_heads (32), got 5": `field` must divide `whole`'s value.
+Error must_divide(const char* field, const char* whole, std::uint64_t n, std::uint64_t v) {
+  return make_error(field, message("model.must_divide", "must divide {whole} ({n}), got {value}",
+                                   {arg::text("whole", whole), arg::digits("n", n), arg::digits("value", v)}));
 }
 
 constexpr std::uint64_t kMaxDim = 1'000'000;
@@ -66,8 +72,7 @@ Check check_attention(const AttentionMixer& a) {
   if (auto e = range("num_attention_heads", a.heads, 1, 100'000)) return e;
   if (auto e = range("num_key_value_heads", a.kv_heads, 1, a.heads)) return e;
   if (a.heads % a.kv_heads != 0)
-    return make_error("num_key_value_heads", "must divide num_attention_heads (" + std::to_string(a.heads) +
-                                                 "), got " + std::to_string(a.kv_heads));
+    return must_divide("num_key_value_heads", "num_attention_heads", a.heads, a.kv_heads);
   if (auto e = range("head_dim", a.head_dim, 1, 65'536)) return e;
   if (auto e = range("v_head_dim", a.v_head_dim, 0, 65'536)) return e;
   if (auto e = range("sliding_window", a.window, 0, 100'000'000)) return e;
@@ -78,8 +83,7 @@ Check check_attention(const AttentionMixer& a) {
   if (auto e = range("o_lora_rank", a.o_lora_rank, 0, kMaxDim)) return e;
   if (auto e = range("o_groups", a.o_groups, a.o_lora_rank ? 1 : 0, a.heads)) return e;
   if (a.o_groups && a.heads % a.o_groups != 0)
-    return make_error("o_groups", "must divide num_attention_heads (" + std::to_string(a.heads) + "), got " +
-                                      std::to_string(a.o_groups));
+    return must_divide("o_groups", "num_attention_heads", a.heads, a.o_groups);
   if (auto e = range("index_n_heads", a.index_heads, 0, 100'000)) return e;
   return range("index_head_dim", a.index_head_dim, 0, 65'536);
 }
@@ -106,9 +110,9 @@ Check check_linear(const LinearMixer& m) {
   if (auto e = range("linear_key_head_dim", m.key_head_dim, 1, 65'536)) return e;
   if (auto e = range("linear_value_head_dim", m.value_head_dim, 1, 65'536)) return e;
   if (m.value_heads % m.key_heads != 0)
-    return make_error("linear_num_value_heads", "must be a multiple of linear_num_key_heads (" +
-                                                    std::to_string(m.key_heads) + "), got " +
-                                                    std::to_string(m.value_heads));
+    return make_error("linear_num_value_heads",
+                      message("model.multiple_of", "must be a multiple of linear_num_key_heads ({n}), got {value}",
+                              {arg::digits("n", m.key_heads), arg::digits("value", m.value_heads)}));
   return range("linear_conv_kernel_dim", m.conv_kernel, 1, 1'024);
 }
 
@@ -118,8 +122,7 @@ Check check_mamba(const MambaMixer& m) {
   if (auto e = range("ssm_state_size", m.state_size, 1, 65'536)) return e;
   if (auto e = range("n_groups", m.groups, 1, m.heads)) return e;
   if (m.heads % m.groups != 0)
-    return make_error("n_groups", "must divide mamba_num_heads (" + std::to_string(m.heads) + "), got " +
-                                      std::to_string(m.groups));
+    return must_divide("n_groups", "mamba_num_heads", m.heads, m.groups);
   return range("conv_kernel", m.conv_kernel, 1, 1'024);
 }
 

@@ -378,8 +378,8 @@ std::uint64_t TensorShape::elements() const noexcept {
 
 Result<std::vector<TensorShape>> enumerate_tensors(const ModelSpec& s) {
   if (s.is_bare())
-    return make_error("model", "a bare parameter count has no tensor shapes; give the architecture (config.json, a "
-                               "preset or a model file)");
+    return make_error("model", message("model.bare_shapes", "a bare parameter count has no tensor shapes; give the "
+                                                            "architecture (config.json, a preset or a model file)"));
   if (auto counts = count_params(s); !counts) return counts.error();  // validates, and rules out overflow below
 
   const auto tensors = model_tensors(s);

@@ -1,6 +1,8 @@
 #include "questions/command_line.hpp"
 
 #include <cctype>  // std::isalnum, std::toupper
+#include <string>  // std::to_string
+#include <vector>  // std::vector
 
 #include "memory/ollama_server.hpp"
 #include "util/number_text.hpp"
@@ -28,12 +30,29 @@ std::string gguf_file_name(const ModelSpec& model, const std::string& format) {
 
 // A weight format asked for that differs from the checkpoint's: vLLM and SGLang quantize a 16-bit checkpoint to FP8
 // online and cast to fp16; any other format has to be a checkpoint published in it.
-void weight_flags(Text& t, EngineCommand& out, const Report& report, const Request& r, const char* engine) {
+// Returns the format a checkpoint has to be published in, or "" when the flags say it.
+std::string weight_flags(Text& t, const Report& report, const Request& r) {
   const std::string& format = report.estimate.weights_format;
-  if (r.weights.empty() || format == report.model.quantization || format == "bf16") return;
+  if (r.weights.empty() || format == report.model.quantization || format == "bf16") return "";
   if (format == "fp8") t << " --quantization fp8";
   else if (format == "fp16") t << " --dtype float16";
-  else out.note = std::string(engine) + " reads the quantization from the checkpoint: serve one published in " + format + ". ";
+  else return format;
+  return "";
+}
+
+// vLLM's and SGLang's note: the checkpoint to serve for a format no flag gives, and MODEL to replace.
+Message server_note(const char* engine, const std::string& format, bool model_named) {
+  const std::vector<MessageArg> args{arg::text("engine", engine), arg::text("format", format)};
+  if (format.empty())
+    return model_named ? Message() : message("command.replace_model", "Replace MODEL with the model's Hugging Face "
+                                                                      "repository or local folder.");
+  if (model_named)
+    return message("command.checkpoint_format",
+                   "{engine} reads the quantization from the checkpoint: serve one published in {format}. ", args);
+  return message("command.checkpoint_format_replace",
+                 "{engine} reads the quantization from the checkpoint: serve one published in {format}. Replace MODEL "
+                 "with the model's Hugging Face repository or local folder.",
+                 args);
 }
 
 // vLLM's flags (https://docs.vllm.ai/en/latest/configuration/engine_args.html), each against its default:
@@ -55,9 +74,8 @@ EngineCommand vllm_command(const Report& report, const Request& r, const Resolve
     t << " --kv-cache-dtype fp8";
   if (o.max_num_seqs) t << " --max-num-seqs " << *o.max_num_seqs;
   if (o.max_num_batched_tokens) t << " --max-num-batched-tokens " << *o.max_num_batched_tokens;
-  weight_flags(t, out, report, r, "vLLM");
+  out.note = server_note("vLLM", weight_flags(t, report, r), !repo.empty());
   out.text = t.str();
-  if (repo.empty()) out.note += "Replace MODEL with the model's Hugging Face repository or local folder.";
   return out;
 }
 
@@ -76,9 +94,8 @@ EngineCommand sglang_command(const Report& report, const Request& r, const Resol
   if (o.mem_fraction_static) t << " --mem-fraction-static " << detail::general_text(*o.mem_fraction_static, 6);
   if (o.max_total_tokens) t << " --max-total-tokens " << *o.max_total_tokens;
   if (!r.kv_dtype.empty() && report.estimate.kv_dtype == KvDType::fp8) t << " --kv-cache-dtype fp8_e4m3";
-  weight_flags(t, out, report, r, "SGLang");
+  out.note = server_note("SGLang", weight_flags(t, report, r), !repo.empty());
   out.text = t.str();
-  if (repo.empty()) out.note += "Replace MODEL with the model's Hugging Face repository or local folder.";
   return out;
 }
 
@@ -110,7 +127,29 @@ EngineCommand llamacpp_command(const Report& report, const ResolvedRequest& s, c
     const std::string_view kv = ggml_cache_type(e.kv_dtype);
     t << " -ctk " << kv << " -ctv " << kv;
   }
-  return {t.str(), "Replace the .gguf name with your file's path."};
+  return {t.str(), message("command.llamacpp", "Replace the .gguf name with your file's path.")};
+}
+
+// MLX's note: converting to a quantized format the checkpoint is not in, the prompt, and MODEL to replace.
+Message mlx_note(const std::string& convert_to, const std::string& repo) {
+  const std::vector<MessageArg> args{arg::text("format", convert_to),
+                                     arg::text("model", repo.empty() ? std::string("MODEL") : repo)};
+  if (convert_to.empty() && !repo.empty())
+    return message("command.mlx", "The prompt is read from standard input; mlx_lm.server --model takes the same model.");
+  if (convert_to.empty())
+    return message("command.mlx_replace", "The prompt is read from standard input; mlx_lm.server --model takes the same "
+                                          "model. Replace MODEL with the model's Hugging Face repository or local folder.");
+  if (!repo.empty())
+    return message("command.mlx_convert",
+                   "MLX runs {format} from a checkpoint quantized to it: mlx_lm.convert --hf-path {model} -q, or an "
+                   "mlx-community upload. The prompt is read from standard input; mlx_lm.server --model takes the "
+                   "same model.",
+                   args);
+  return message("command.mlx_convert_replace",
+                 "MLX runs {format} from a checkpoint quantized to it: mlx_lm.convert --hf-path {model} -q, or an "
+                 "mlx-community upload. The prompt is read from standard input; mlx_lm.server --model takes the same "
+                 "model. Replace MODEL with the model's Hugging Face repository or local folder.",
+                 args);
 }
 
 // mlx_lm.generate's flags (mlx-lm generate.py): --max-kv-size none (every token kept), --kv-bits none (the model
@@ -127,23 +166,25 @@ EngineCommand mlx_command(const Report& report, const ResolvedRequest& s, const 
   t << " --prompt -";
   out.text = t.str();
   const std::string& format = e.weights_format;
-  if (format.rfind("mlx-", 0) == 0 && format != report.model.quantization)
-    out.note = "MLX runs " + format + " from a checkpoint quantized to it: mlx_lm.convert --hf-path " +
-               (repo.empty() ? std::string("MODEL") : repo) + " -q, or an mlx-community upload. ";
-  out.note += "The prompt is read from standard input; mlx_lm.server --model takes the same model.";
-  if (repo.empty()) out.note += " Replace MODEL with the model's Hugging Face repository or local folder.";
+  out.note = mlx_note(format.rfind("mlx-", 0) == 0 && format != report.model.quantization ? format : "", repo);
   return out;
 }
 
 // How to run the model once the server has its environment, and what a session sets for it alone.
-std::string ollama_note(const InferenceOptions& o) {
-  Text note;
-  note << "The server reads these variables; then run the model with ollama run MODEL (its name in the Ollama "
-          "library, or hf.co/ and a GGUF repository). In a session, /set parameter num_ctx "
-       << o.context_tokens << " sets the context for that model alone";
-  if (o.gpu_layers) note << ", /set parameter num_gpu " << *o.gpu_layers << " the layers on the GPU";
-  note << ".";
-  return note.str();
+Message ollama_note(const InferenceOptions& o) {
+  // Values inside a command stay as typed (text): no digit grouping in any language.
+  const MessageArg context = arg::text("context", std::to_string(o.context_tokens));
+  if (!o.gpu_layers)
+    return message("command.ollama",
+                   "The server reads these variables; then run the model with ollama run MODEL (its name in the "
+                   "Ollama library, or hf.co/ and a GGUF repository). In a session, /set parameter num_ctx {context} "
+                   "sets the context for that model alone.",
+                   {context});
+  return message("command.ollama_layers",
+                 "The server reads these variables; then run the model with ollama run MODEL (its name in the Ollama "
+                 "library, or hf.co/ and a GGUF repository). In a session, /set parameter num_ctx {context} sets the "
+                 "context for that model alone, /set parameter num_gpu {layers} the layers on the GPU.",
+                 {context, arg::text("layers", std::to_string(*o.gpu_layers))});
 }
 
 // Ollama's server reads its environment (envconfig): OLLAMA_CONTEXT_LENGTH the default num_ctx, OLLAMA_NUM_PARALLEL,
@@ -193,9 +234,12 @@ EngineCommand command_for(const Report& report, const Request& request, const Re
                                                         : ollama_command(report, scenario);
     case Engine::transformers: break;
   }
-  return {"", "transformers is a library, not a server: there is no command to run; load the model with "
-              "from_pretrained in your own script" +
-                  std::string(scenario.options.device_split.empty() ? "." : ", with device_map=\"auto\" for the GPUs.")};
+  if (scenario.options.device_split.empty())
+    return {"", message("command.transformers", "transformers is a library, not a server: there is no command to run; "
+                                                "load the model with from_pretrained in your own script.")};
+  return {"", message("command.transformers_gpus",
+                      "transformers is a library, not a server: there is no command to run; load the model with "
+                      "from_pretrained in your own script, with device_map=\"auto\" for the GPUs.")};
 }
 
 }  // namespace vramfit

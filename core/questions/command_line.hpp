@@ -10,7 +10,7 @@ namespace vramfit {
 
 struct EngineCommand {
   std::string text;  // one line to paste into a shell; empty when the engine has no command
-  std::string note;  // what to replace (the model's path), or why there is no command
+  Message note;      // what to replace (the model's path), or why there is no command
 };
 
 // `fit`: llama.cpp's plan on the request's GPU, whose context and expert placement the command then spells out.

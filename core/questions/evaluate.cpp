@@ -17,8 +17,17 @@ namespace vramfit {
 
 namespace {
 
+// A setting of one engine given for another: refused, naming the engine it belongs to.
+Error sglang_only(const char* field) {
+  return make_error(field, message("engine.sglang_only", "applies to SGLang only (--engine sglang)"));
+}
+Error vllm_only(const char* field) {
+  return make_error(field, message("engine.vllm_only", "applies to vLLM only (--engine vllm)"));
+}
+
 Error wired_limit_without_gpu() {
-  return make_error("wired_limit_mb", "is the GPU memory limit of one Mac: name its Apple GPU in gpu");
+  return make_error("wired_limit_mb", message("mac.wired_without_gpu",
+                                              "is the GPU memory limit of one Mac: name its Apple GPU in gpu"));
 }
 
 // The request's wired limit must be the one the catalog carries for its GPU: with_wired_limit puts it there, as
@@ -109,9 +118,9 @@ std::optional<Error> use_gpu_count(const ModelSpec& spec, const Request& r, Infe
                                    std::vector<Message>& notes) {
   const std::uint64_t n = r.gpu_count;
   if (n <= 1) return std::nullopt;
-  const std::string count = std::to_string(n);
   if (o.engine == Engine::ollama)
-    return make_error("gpus", "Ollama across several GPUs is not modelled; llama.cpp's layer split is (engine llamacpp)");
+    return make_error("gpus", message("gpus.ollama_several", "Ollama across several GPUs is not modelled; llama.cpp's "
+                                                             "layer split is (engine llamacpp)"));
   if (o.engine == Engine::mlx)
     return make_error("gpus", message("mlx.one_gpu", "MLX is modelled on one Mac's GPU; several (mlx.launch across Macs) "
                                                      "are not modelled: give gpus 1"));
@@ -140,8 +149,10 @@ std::optional<Error> use_gpu_count(const ModelSpec& spec, const Request& r, Infe
   }
   if (r.tp * r.pp > 1) {
     if (r.tp * r.pp == n) return std::nullopt;
-    return make_error("gpus", "is " + count + ", but tp × pp is " + std::to_string(r.tp * r.pp) +
-                                  "; give tp and pp that multiply to the GPUs, or leave them to gpus");
+    return make_error("gpus", message("gpus.tp_pp_mismatch",
+                                      "is {n}, but tp × pp is {product}; give tp and pp that multiply to the GPUs, or "
+                                      "leave them to gpus",
+                                      {arg::digits("n", n), arg::digits("product", r.tp * r.pp)}));
   }
   const std::string engine(engine_title(o.engine));
   const bool sglang = o.engine == Engine::sglang;
@@ -155,16 +166,32 @@ std::optional<Error> use_gpu_count(const ModelSpec& spec, const Request& r, Infe
   }
   o.tensor_parallel = 1;
   o.pipeline_parallel = n;
+  // Why tensor parallel cannot split the model, in the words of the tp check (parallel.tp_heads or tp_kv_heads).
+  const bool by_heads = tp_problem->message.id == "parallel.tp_heads";
+  const MessageArg heads = arg_named(tp_problem->message, by_heads ? "heads" : "kv_heads");
+  const MessageArg e = arg::text("engine", engine), gpus = arg::digits("n", n);
   if (!check_parallel(spec, o)) {
-    notes.push_back(message("parallel.pipeline",
-                            "{engine} serves the {n} GPUs as pipeline parallel ({flag} {n}): tp {problem}.",
-                            {arg::text("engine", engine), arg::digits("n", n),
-                             arg::text("flag", sglang ? "--pp-size" : "--pipeline-parallel-size"),
-                             arg::text("problem", tp_problem->message.text)}));
+    const MessageArg flag = arg::text("flag", sglang ? "--pp-size" : "--pipeline-parallel-size");
+    notes.push_back(by_heads ? message("parallel.pipeline_heads",
+                                       "{engine} serves the {n} GPUs as pipeline parallel ({flag} {n}): tp must divide "
+                                       "the attention heads ({heads}); {n} does not.",
+                                       {e, gpus, flag, heads})
+                             : message("parallel.pipeline_kv_heads",
+                                       "{engine} serves the {n} GPUs as pipeline parallel ({flag} {n}): tp must divide "
+                                       "the KV heads ({kv_heads}) or be a multiple of them; {n} is neither.",
+                                       {e, gpus, flag, heads}));
     return std::nullopt;
   }
-  return make_error("gpus", engine + " cannot use " + count + " GPUs for this model: tp " + tp_problem->message +
-                                ", and pipeline parallel needs a layer per GPU");
+  if (by_heads)
+    return make_error("gpus", message("parallel.impossible_heads",
+                                      "{engine} cannot use {n} GPUs for this model: tp must divide the attention heads "
+                                      "({heads}); {n} does not, and pipeline parallel needs a layer per GPU",
+                                      {e, gpus, heads}));
+  return make_error("gpus", message("parallel.impossible_kv_heads",
+                                    "{engine} cannot use {n} GPUs for this model: tp must divide the KV heads "
+                                    "({kv_heads}) or be a multiple of them; {n} is neither, and pipeline parallel "
+                                    "needs a layer per GPU",
+                                    {e, gpus, heads}));
 }
 
 // "gpus" as GPU names: different cards together, as llama.cpp splits layers across them by default, each card's
@@ -172,21 +199,25 @@ std::optional<Error> use_gpu_count(const ModelSpec& spec, const Request& r, Infe
 std::optional<Error> use_devices(const Catalog& catalog, const Request& r, ResolvedRequest& out) {
   if (r.devices.empty()) return std::nullopt;
   if (out.options.engine != Engine::llamacpp)
-    return make_error("gpus", "different cards together are modelled for llama.cpp's layer split (engine llamacpp); "
-                              "for this engine give the number of one card with gpu");
-  if (!r.gpu.empty()) return make_error("gpu", "give the cards in gpus or one card in gpu, not both");
-  if (r.devices.size() < 2) return make_error("gpus", "list two or more cards, or give the number of one with gpu");
+    return make_error("gpus", message("gpus.mixed_llamacpp_only",
+                                      "different cards together are modelled for llama.cpp's layer split (engine "
+                                      "llamacpp); for this engine give the number of one card with gpu"));
+  if (!r.gpu.empty())
+    return make_error("gpu", message("gpus.cards_or_gpu", "give the cards in gpus or one card in gpu, not both"));
+  if (r.devices.size() < 2)
+    return make_error("gpus", message("gpus.two_or_more", "list two or more cards, or give the number of one with gpu"));
   // llama.cpp's CUDA backend holds its devices in arrays of GGML_CUDA_MAX_DEVICES (16, ggml-cuda.h).
   constexpr std::size_t kMaxCudaDevices = 16;
   if (r.devices.size() > kMaxCudaDevices)
-    return make_error("gpus", "llama.cpp uses at most 16 GPUs (GGML_CUDA_MAX_DEVICES); got " +
-                                  std::to_string(r.devices.size()));
+    return make_error("gpus", message("gpus.at_most_16", "llama.cpp uses at most 16 GPUs (GGML_CUDA_MAX_DEVICES); got {n}",
+                                      {arg::count("n", r.devices.size())}));
   for (const std::string& name : r.devices) {
     auto found = resolve_gpu(catalog.gpus, name, "gpus");
     if (!found) return found.error();
     if (!found.value().note.empty()) out.name_notes.push_back(found.value().note);
     const Gpu* gpu = found.value().gpu;
-    if (gpu->one_per_machine()) return make_error("gpus", gpu->name + ": " + std::string(kOnePerMachine));
+    if (gpu->one_per_machine())
+      return make_error("gpus", one_per_machine_message(*gpu));
     const std::uint64_t total = gpu->driver_total_bytes(), used = kCudaContextBytes + kCublasWorkspaceBytes;
     out.devices.push_back(gpu);
     out.options.device_split.push_back(static_cast<double>((total > used ? total - used : 0) / kMiB));
@@ -269,8 +300,8 @@ void add_command(Report& report, const Request& r, const ResolvedRequest& rr) {
 // SGLang's flags, refused with another engine.
 std::optional<Error> resolve_sglang_options(const Request& r, InferenceOptions& o) {
   if (o.engine != Engine::sglang) {
-    if (r.mem_fraction_static) return make_error("mem_fraction_static", "applies to SGLang only (--engine sglang)");
-    if (r.max_total_tokens) return make_error("max_total_tokens", "applies to SGLang only (--engine sglang)");
+    if (r.mem_fraction_static) return sglang_only("mem_fraction_static");
+    if (r.max_total_tokens) return sglang_only("max_total_tokens");
     return std::nullopt;
   }
   if (!r.engine_version.empty()) {
@@ -323,7 +354,8 @@ std::vector<GpuFit> fit_rows(const InferenceEstimate& e, const std::vector<Gpu>&
 // Ollama's own inputs: its version picks the default num_ctx; OLLAMA_GPU_OVERHEAD is refused with another engine.
 std::optional<Error> resolve_ollama_options(const Request& r, InferenceOptions& o) {
   if (o.engine != Engine::ollama) {
-    if (r.ollama_gpu_overhead) return make_error("ollama_gpu_overhead", "applies to Ollama only (--engine ollama)");
+    if (r.ollama_gpu_overhead)
+      return make_error("ollama_gpu_overhead", message("engine.ollama_only", "applies to Ollama only (--engine ollama)"));
     return std::nullopt;
   }
   if (!r.engine_version.empty()) {
@@ -456,19 +488,20 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
   o.expandable_segments = r.expandable_segments;
   if (auto error = resolve_sglang_options(r, o)) return *error;
   if (auto error = resolve_ollama_options(r, o)) return *error;
-  if (r.enforce_eager && o.engine != Engine::vllm) return make_error("enforce_eager", "applies to vLLM only (--engine vllm)");
-  if (r.max_num_seqs && o.engine != Engine::vllm) return make_error("max_num_seqs", "applies to vLLM only (--engine vllm)");
+  if (r.enforce_eager && o.engine != Engine::vllm) return vllm_only("enforce_eager");
+  if (r.max_num_seqs && o.engine != Engine::vllm) return vllm_only("max_num_seqs");
   if (r.gpu_util && o.engine != Engine::vllm)
     return make_error("gpu_util", message("error.gpu_util_vllm_only",
                                           "is vLLM's gpu_memory_utilization and applies to vLLM only (--engine vllm); "
                                           "{engine} does not read it",
                                           {arg::text("engine", engine_title(o.engine))}));
   if (r.max_num_batched_tokens && o.engine != Engine::vllm)
-    return make_error("max_num_batched_tokens", "applies to vLLM only (--engine vllm)");
+    return vllm_only("max_num_batched_tokens");
   if (r.gpu_layers && o.engine != Engine::llamacpp && o.engine != Engine::ollama)
-    return make_error("gpu_layers", "applies to llama.cpp (-ngl) and Ollama (num_gpu) only");
+    return make_error("gpu_layers", message("engine.ggml_only", "applies to llama.cpp (-ngl) and Ollama (num_gpu) only"));
   if (!r.engine_version.empty() && o.engine != Engine::vllm && o.engine != Engine::sglang && o.engine != Engine::ollama)
-    return make_error("engine_version", "applies to vLLM, SGLang and Ollama only (--engine vllm, sglang or ollama)");
+    return make_error("engine_version", message("engine.version_engines",
+                                                "applies to vLLM, SGLang and Ollama only (--engine vllm, sglang or ollama)"));
   if (!r.engine_version.empty() && o.engine == Engine::vllm) {
     const auto rule = parse_vllm_version(r.engine_version);
     if (!rule)
@@ -507,7 +540,7 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
   }
   // A Mac's GPU is its unified memory: one per machine.
   if (out.gpu && out.gpu->one_per_machine() && r.gpu_count > 1)
-    return make_error("gpus", out.gpu->name + ": " + std::string(kOnePerMachine));
+    return make_error("gpus", one_per_machine_message(*out.gpu));
   if (auto error = resolve_mlx_options(r, o, out.gpu)) return *error;
   if (auto error = refuse_apple_gpu(o.engine, out.gpu)) return *error;
   resolve_ollama_server(r, out);

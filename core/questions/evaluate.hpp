@@ -80,7 +80,7 @@ struct Report {
   // llama.cpp's --fit on the request's GPU, where fit would plan (no -ngl given); none otherwise.
   std::optional<LlamaCppFitPlan> llamacpp_fit;
   std::string command;       // the engine's command line for this scenario (questions/command_line.hpp)
-  std::string command_note;  // what to replace in it, or why there is none
+  Message command_note;      // what to replace in it, or why there is none
   Verdict verdict;           // the headline: on the request's GPU, its cards, or the class of cards that holds it
   // Over several GPUs, what each device of estimate.devices leaves free on its card (the verdict's GPU when they are
   // alike), and per_gpu's on the verdict's GPU; empty, and none, without a GPU to weigh them against.

@@ -292,7 +292,7 @@ Result<TrainingReport> judge_training(const Catalog& catalog, const TrainingRequ
   const std::uint64_t job_gpus = o.parallel.gpus;
   if (report.gpu) {
     if (job_gpus > 1 && report.gpu->one_per_machine())
-      return make_error("gpus", report.gpu->name + ": " + std::string(kOnePerMachine));
+      return make_error("gpus", one_per_machine_message(*report.gpu));
     report.gpus.push_back(fit_on(*report.gpu));
     auto time = time_on(*report.gpu, m, r, report.estimate, o, notes);
     if (!time) return time.error();

@@ -54,8 +54,8 @@ class BinaryReader {
   bool require(std::uint64_t n, const std::string& field) {
     if (failed()) return false;
     if (n > remaining_in_file()) {
-      fail(field, "needs " + std::to_string(n) + " bytes but the file ends at " + std::to_string(file_size_) +
-                      " (truncated?)");
+      fail(field, message("file.truncated", "needs {n} bytes but the file ends at {size} (truncated?)",
+                          {arg::digits("n", n), arg::digits("size", file_size_)}));
       return false;
     }
     if (pos_ + n > data_.size()) {
@@ -99,9 +99,13 @@ class BinaryReader {
     pos_ += n;
     return true;
   }
-  void fail(const std::string& field, const std::string& message) { fail_at(field, pos_, message); }
-  void fail_at(const std::string& field, std::uint64_t offset, const std::string& message) {
-    if (!error_ && need_ == 0) error_ = make_error(field, "at offset " + std::to_string(offset) + ": " + message);
+  void fail(const std::string& field, const Message& message) { fail_at(field, pos_, message); }
+  // The English text names the offset; a client that says the message in its own language leaves it out.
+  void fail_at(const std::string& field, std::uint64_t offset, const Message& message) {
+    if (error_ || need_ != 0) return;
+    Message located = message;
+    located.text = "at offset " + std::to_string(offset) + ": " + message.text;
+    error_ = make_error(field, std::move(located));
   }
 
  private:

@@ -44,42 +44,42 @@ class FieldReader {
       if (d >= 0 && d <= 9.0e18 && d == static_cast<double>(static_cast<std::uint64_t>(d)))
         return static_cast<std::uint64_t>(d);
     }
-    fail(key, "expected a whole number from 0 to 9e18", *v);
+    fail_message(key, message("json.expected_whole", "expected a whole number from 0 to 9e18, got {got}", {got(*v)}));
     return std::nullopt;
   }
   std::optional<double> number(std::string_view key) {
     const json* v = find(key);
     if (!v) return std::nullopt;
     if (v->is_number()) return v->get<double>();
-    fail(key, "expected a number", *v);
+    fail_message(key, message("json.expected_number", "expected a number, got {got}", {got(*v)}));
     return std::nullopt;
   }
   std::optional<bool> boolean(std::string_view key) {
     const json* v = find(key);
     if (!v) return std::nullopt;
     if (v->is_boolean()) return v->get<bool>();
-    fail(key, "expected true or false", *v);
+    fail_message(key, message("json.expected_boolean", "expected true or false, got {got}", {got(*v)}));
     return std::nullopt;
   }
   std::optional<std::string> string(std::string_view key) {
     const json* v = find(key);
     if (!v) return std::nullopt;
     if (v->is_string()) return v->get<std::string>();
-    fail(key, "expected a string", *v);
+    fail_message(key, message("json.expected_string", "expected a string, got {got}", {got(*v)}));
     return std::nullopt;
   }
   const json* array(std::string_view key) {
     const json* v = find(key);
     if (!v) return nullptr;
     if (v->is_array()) return v;
-    fail(key, "expected an array", *v);
+    fail_message(key, message("json.expected_array", "expected an array, got {got}", {got(*v)}));
     return nullptr;
   }
   const json* object(std::string_view key) {
     const json* v = find(key);
     if (!v) return nullptr;
     if (v->is_object()) return v;
-    fail(key, "expected an object", *v);
+    fail_message(key, message("json.expected_object", "expected an object, got {got}", {got(*v)}));
     return nullptr;
   }
 
@@ -89,7 +89,7 @@ class FieldReader {
   void fail(std::string_view key, std::string_view what, const json& got) {
     if (!error_) error_ = make_error(path(key), std::string(what) + ", got " + type_name(got));
   }
-  void fail_message(std::string_view key, std::string message) {
+  void fail_message(std::string_view key, Message message) {
     if (!error_) error_ = make_error(path(key), std::move(message));
   }
   const std::optional<Error>& error() const noexcept { return error_; }
@@ -113,6 +113,19 @@ class FieldReader {
       default: return "a value of another type";
     }
   }
+  // The value as the JSON shows it, for a message in any language; the English sentence says type_name.
+  static std::string shown(const json& v) {
+    switch (v.type()) {
+      case json::value_t::string: {
+        const std::string named = type_name(v);  // the text "…": keep the quoted part
+        return named.substr(named.find('"'));
+      }
+      case json::value_t::array: return "[…]";
+      case json::value_t::object: return "{…}";
+      default: return dump(v);
+    }
+  }
+  static MessageArg got(const json& v) { return arg::text("got", shown(v), type_name(v)); }
 
  private:
   const json& object_;
@@ -140,7 +153,8 @@ inline std::string config_text(FieldReader& f) {
   if (!config) return {};
   if (config->is_string()) return config->get<std::string>();
   if (config->is_object()) return dump(*config);
-  f.fail("config", "expected a config.json object or its text", *config);
+  f.fail_message("config", message("json.expected_config", "expected a config.json object or its text, got {got}",
+                                    {FieldReader::got(*config)}));
   return {};
 }
 

@@ -61,6 +61,12 @@ Message message(std::string_view id, std::string_view english, std::initializer_
   return message(id, english, std::vector<MessageArg>(args));
 }
 
+MessageArg arg_named(const Message& m, std::string_view name) {
+  for (const MessageArg& a : m.args)
+    if (a.name == name) return a;
+  return arg::text(name, "");
+}
+
 namespace arg {
 
 MessageArg count(std::string_view name, std::uint64_t v) {
@@ -95,6 +101,11 @@ MessageArg text(std::string_view name, std::string_view v) {
   a.name = name;
   a.text = v;
   a.english = v;
+  return a;
+}
+MessageArg text(std::string_view name, std::string_view v, std::string_view english) {
+  MessageArg a = text(name, v);
+  a.english = english;
   return a;
 }
 

@@ -58,6 +58,9 @@ struct Message {
 Message message(std::string_view id, std::string_view english, std::initializer_list<MessageArg> args = {});
 Message message(std::string_view id, std::string_view english, std::vector<MessageArg> args);
 
+// The arg called `name`, to pass a value on to another message (an empty text when there is none).
+MessageArg arg_named(const Message& m, std::string_view name);
+
 // The args' forms. A name ending in "bytes" is a byte count: the page shows it in GB or GiB.
 namespace arg {
 MessageArg count(std::string_view name, std::uint64_t v);                   // "12,345" in English
@@ -69,6 +72,9 @@ MessageArg gb(std::string_view name, std::uint64_t v, int decimals);        // "
 MessageArg fixed(std::string_view name, double v, int decimals);            // "0.92"
 MessageArg general(std::string_view name, double v, int precision);         // printf's %g
 MessageArg text(std::string_view name, std::string_view v);                 // a name, a value as typed, a list
+// A value the JSON carries as `v`, the same in every language ("[…]", "\"big\""), that the English sentence words
+// as `english` ("an array", "the text \"big\"").
+MessageArg text(std::string_view name, std::string_view v, std::string_view english);
 }  // namespace arg
 
 }  // namespace vramfit

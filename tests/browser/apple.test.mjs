@@ -78,9 +78,11 @@ test('MLX in the engine picker: judged on the Mac, its mlx_lm.generate command c
   await page.locator('#copy-command').click();
   await page.locator('#action-status').filter({ hasText: 'Copied.' }).waitFor();
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), expected);
-  assert.match(await page.locator('#command-note').textContent(), /^The prompt is read from standard input\. .*mlx_lm\.convert -q/);
+  assert.match(await page.locator('#command-note').textContent(),
+    /^MLX runs mlx-4bit from a checkpoint quantized to it: mlx_lm\.convert --hf-path meta-llama\/Llama-3\.1-8B -q, .*The prompt is read from standard input/);
   await page.locator('#lang').selectOption('de');
-  await page.waitForFunction(() => /^Der Prompt wird von der Standardeingabe gelesen\./.test(document.querySelector('#command-note').textContent));
+  await page.waitForFunction(() => /^MLX führt mlx-4bit aus einem Checkpoint aus, .*mlx_lm\.convert --hf-path meta-llama\/Llama-3\.1-8B -q .*Der Prompt wird von der Standardeingabe gelesen/
+    .test(document.querySelector('#command-note').textContent));
   await page.locator('#lang').selectOption('en');
   // MLX is modelled on Metal only: a discrete card is refused at the GPU field.
   await page.locator('#gpu').selectOption('rtx-4090');

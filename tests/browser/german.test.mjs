@@ -46,11 +46,64 @@ for (const width of [1280, 375]) {
   }
 }
 
+// Inputs a person can get wrong on the page: each shows the core's error in German, beside the headline (or in the
+// file's status line), with none of the English words the core's errors are made of.
+const ERRORS = [
+  { name: 'a context too large', query: '?model=llama-2-7b&context=999999999999',
+    german: /Kontext.*erwartet wird eine ganze Zahl von Tokens zwischen 1 und 100\.000\.000.*angegeben: 999999999999/ },
+  { name: 'an unknown GPU in the URL', query: '?model=llama-2-7b&gpu=rtx-9999', german: /unbekannte GPU „rtx-9999“/ },
+  { name: 'a config.json that cannot be read', query: '?',
+    file: { name: 'config.json', text: '{"model_type": "llama", "hidden_size": "big"}' },
+    german: /hidden_size: erwartet wird eine ganze Zahl von 0 bis 9e18, angegeben: "big"/ },
+  { name: 'a config.json that is not an object', query: '?', file: { name: 'config.json', text: '[1, 2]' },
+    german: /erwartet wird ein JSON-Objekt/ },
+  { name: 'a .gguf that is not one', query: '?', file: { name: 'model.gguf', text: 'plain text, not a GGUF file at all' },
+    german: /model\.gguf: keine GGUF-Datei/, where: '#file-status' },
+  { name: 'a GPU count tensor parallel cannot use', query: '?model=llama-2-7b&engine=vllm&gpu=a100-80gb-sxm&gpus=3',
+    german: /vLLM nutzt die 3 GPUs mit Pipeline-Parallelität.*die 32 Attention-Köpfe/, where: '#notes' },
+];
+const ENGLISH_ERROR = /\b(?:expected|unknown|got|must|could be|closest|not a|is not|offset|serves|does not)\b/;
+
+for (const width of [1280, 375]) {
+  for (const s of ERRORS) {
+    test(`German at ${width} px, ${s.name}: the error is German, with no English sentence`, async () => {
+      const { page, problems } = await newPage(session, { width, height: 900 });
+      await page.addInitScript(() => localStorage.setItem('vramfit.lang', 'de'));
+      await page.goto(`${session.base}/${s.query}`);
+      if (s.file) {
+        await page.waitForFunction(() => !document.querySelector('#summary')?.hidden);
+        await page.locator('#file').setInputFiles({ name: s.file.name, mimeType: 'application/octet-stream', buffer: Buffer.from(s.file.text) });
+      }
+      const where = s.where ?? '#result-error';
+      await page.waitForFunction((sel) => {
+        const node = document.querySelector(sel);
+        return node && !node.hidden && node.textContent.trim() !== '' && !/^(?:Reading|Header werden)/.test(node.textContent);
+      }, where);
+      await page.waitForTimeout(200);
+      const text = await page.locator(where).innerText();
+      assert.match(text, s.german);
+      assert.doesNotMatch(text, ENGLISH_ERROR);
+      assert.deepEqual(await englishTexts(page), []);
+      assert.deepEqual(problems, []);
+      await page.context().close();
+    });
+  }
+}
+
 test('the detector finds the English page\'s sentences (it is not blind)', async () => {
   const { page } = await newPage(session, { width: 1280, height: 900 });
   await page.addInitScript(() => localStorage.setItem('vramfit.lang', 'en'));
   await page.goto(`${session.base}/?model=llama-3.1-70b&engine=llamacpp&weights=q4_k_m&gpu=rtx-4090`);
   await page.waitForFunction(() => document.querySelector('#notes li'));
   assert.ok((await englishTexts(page)).length > 0);
+  await page.context().close();
+});
+
+test('the error detector finds the English page\'s error (it is not blind)', async () => {
+  const { page } = await newPage(session, { width: 1280, height: 900 });
+  await page.addInitScript(() => localStorage.setItem('vramfit.lang', 'en'));
+  await page.goto(`${session.base}/?model=llama-2-7b&gpu=rtx-9999`);
+  await page.waitForFunction(() => !document.querySelector('#result-error')?.hidden);
+  assert.match(await page.locator('#result-error').innerText(), ENGLISH_ERROR);
   await page.context().close();
 });

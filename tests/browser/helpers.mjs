@@ -54,7 +54,7 @@ const ENGLISH = /\b[a-z]{2,}\s+(?:the|is|are|with|of|not|would|their|which)\s+[a
 export async function englishTexts(page) {
   return page.evaluate((source) => {
     const pattern = new RegExp(source);
-    const areas = [...document.querySelectorAll('section.results, #input-error')]
+    const areas = [...document.querySelectorAll('section.results, #input-error, #result-error, #file-status')]
       .filter((n) => !n.hidden);
     const found = [];
     for (const area of areas) {

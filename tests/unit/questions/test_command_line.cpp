@@ -46,4 +46,15 @@ TEST_CASE("transformers has no command, and the answer says why") {
   const Report r = report_for(R"({"model":"llama-3.1-8b"})");
   CHECK(r.command.empty());
   CHECK(r.command_note.find("transformers is a library") == 0);
+  CHECK(r.command_note.id == "command.transformers");
+}
+
+TEST_CASE("a command's note carries an id; a number inside a command stays text, as typed") {
+  const Report r = report_for(R"({"model":"llama-3.1-8b","engine":"ollama","context":16384,"gpu_layers":20})");
+  CHECK(r.command_note.id == "command.ollama_layers");
+  CHECK(r.command_note.find("/set parameter num_ctx 16384 sets the context for that model alone, /set parameter "
+                            "num_gpu 20 the layers on the GPU.") != std::string::npos);
+  // Text, not a count: the page must not write "16.384" inside a command.
+  CHECK(arg_named(r.command_note, "context").kind == MessageArg::Kind::text);
+  CHECK(arg_named(r.command_note, "context").text == "16384");
 }

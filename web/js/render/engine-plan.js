@@ -37,13 +37,12 @@ export function renderEnginePlan(dom, report, t, f) {
   dom.fitPlan.textContent = fit ?? '';
   dom.commandLine.hidden = !command.text;
   dom.commandText.textContent = command.text;
-  dom.commandNote.textContent = commandNote(command, report.inputs?.engine, t);
+  dom.commandNote.textContent = commandNote(command, t, f);
 }
 
-// The core's note in the page's language where the page words it (the CLI keeps the core's English).
-function commandNote(command, engine, t) {
-  const key = `plan.note.${engine}`;
-  const note = command.note && t.has(key) ? t(key) : command.note;
+// The core's note in the page's language (the CLI keeps the core's English).
+function commandNote(command, t, f) {
+  const note = t.message(command.note, command.note_i18n, f);
   return command.text ? note : t('plan.none', { why: note });
 }
 

@@ -15,7 +15,7 @@ export function speedFigures(report, t, f) {
   }
   const na = (reason) => t('speed.na', { reason });
   const speed = report.speed;
-  const noSpeed = report.speed_unavailable ?? t('speed.noSpeed');
+  const noSpeed = report.speed_unavailable ? t.message(report.speed_unavailable, report.speed_unavailable_i18n, f) : t('speed.noSpeed');
   const decode = report.decode_tokens_per_second;
   const prefill = report.prefill_tokens_per_second;
   const cost = report.cost ?? {};

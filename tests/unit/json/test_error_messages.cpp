@@ -1,0 +1,113 @@
+// The errors a person on the page can cause carry a message id and its values beside the English, so the page says
+// them in its language: every input's refusal, a config.json or model file that cannot be read, an unknown name.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cstddef>  // std::byte
+#include <string>   // std::string
+
+#include "../test_support.hpp"
+#include "json/answer.hpp"
+#include "json/inputs.hpp"
+
+using namespace vramfit;
+using nlohmann::json;
+
+namespace {
+
+json ask(const std::string& request) { return json::parse(answer(test::catalog(), request)); }
+
+json ask_file(std::string_view bytes, std::string_view name) {
+  const auto* data = reinterpret_cast<const std::byte*>(bytes.data());
+  return json::parse(answer_file(test::catalog(), std::span<const std::byte>(data, bytes.size()), bytes.size(), name, "{}"));
+}
+
+// A request giving `key` a value no input kind takes ([1]: not a text, a number, a toggle nor a list of names),
+// with what makes the key apply (a training mode, the GPU ranking).
+std::string refused_request(const Input& in) {
+  const std::string value = "\"" + std::string(in.key) + "\":[1]";
+  if (used_by(in, InputUse::training) && !used_by(in, InputUse::inference)) return "{\"mode\":\"train\"," + value + "}";
+  if (used_by(in, InputUse::gpu_ranking) && !used_by(in, InputUse::inference))
+    return "{\"question\":\"gpu_ranking\"," + value + "}";
+  return "{" + value + "}";
+}
+
+}  // namespace
+
+TEST_CASE("every input's refusal carries a message id, the value as JSON shows it, and the English as before") {
+  for (const Input& in : inputs()) {
+    const json a = ask(refused_request(in));
+    CAPTURE(in.key);
+    REQUIRE(a["ok"] == false);
+    CHECK(a["error"]["field"] == in.key);
+    const std::string id = a["error"]["message_i18n"]["id"];
+    CHECK(id.starts_with("input."));
+    // An array is "[…]" in any language; the English sentence words it.
+    CHECK(a["error"]["message_i18n"]["args"]["given"] == "[…]");
+    CHECK(a["error"]["message"].get<std::string>().ends_with("; got an array"));
+  }
+}
+
+TEST_CASE("a context out of range names the range and the value in the refusal's id and values") {
+  // kMaxContextTokens is 100'000'000 (core/memory/inference.hpp), written out as digits in the English.
+  const json a = ask(R"({"model":"llama-3.1-8b","context":"999999999999"})");
+  CHECK(a["error"]["field"] == "context");
+  CHECK(a["error"]["message"] ==
+        "expected a whole number of tokens from 1 to 100000000, such as 8192 or 8k; got \"999999999999\"");
+  CHECK(a["error"]["message_i18n"] ==
+        json::parse(R"({"id":"input.tokens_range","args":{"min":1,"max":100000000,"given":"\"999999999999\""}})"));
+  // gpu_util lies above 0 and at most 1: its own form of range, the bounds as numbers.
+  const json u = ask(R"({"model":"llama-3.1-8b","engine":"vllm","gpu_util":1.5})");
+  CHECK(u["error"]["message"] == "expected a fraction above 0 and at most 1, such as 0.4 or 40%; got 1.5");
+  CHECK(u["error"]["message_i18n"]["id"] == "input.fraction_above_max");
+  CHECK(u["error"]["message_i18n"]["args"]["max"] == 1);
+}
+
+TEST_CASE("a config.json that cannot be read says which field and what it holds, in any language") {
+  const json a = ask(R"({"config":{"model_type":"llama","hidden_size":"big"}})");
+  CHECK(a["error"]["field"] == "config.hidden_size");
+  CHECK(a["error"]["message"] == "expected a whole number from 0 to 9e18, got the text \"big\"");
+  CHECK(a["error"]["message_i18n"] == json::parse(R"({"id":"json.expected_whole","args":{"got":"\"big\""}})"));
+  const json list = ask(R"({"config":"[1, 2]"})");
+  CHECK(list["error"]["message_i18n"]["id"] == "json.expected_json_object");
+  // A size out of the model's range: 0 attention heads, the range written by hand from model_spec.cpp.
+  const json heads = ask(R"({"config":{"model_type":"llama","hidden_size":4096,"num_hidden_layers":32,
+                                       "intermediate_size":11008,"num_attention_heads":0,"vocab_size":32000}})");
+  CHECK(heads["error"]["message"] == "must be between 1 and 100000, got 0");
+  CHECK(heads["error"]["message_i18n"] ==
+        json::parse(R"({"id":"model.range","args":{"min":1,"max":100000,"value":0}})"));
+}
+
+TEST_CASE("a model file that is not one says so with an id; the English keeps the offset") {
+  const json a = ask_file("this is not a GGUF file at all, only text", "model.gguf");
+  CHECK(a["error"]["field"] == "header.magic");
+  CHECK(a["error"]["message"] == "at offset 0: not a GGUF file (expected the bytes \"GGUF\")");
+  CHECK(a["error"]["message_i18n"]["id"] == "gguf.not_gguf");
+  // A safetensors file starts with its header's length, then the JSON header: here 8 bytes of length 2, then "[]".
+  const std::string st = std::string("\x02\0\0\0\0\0\0\0", 8) + "[]";
+  const json s = ask_file(st, "model.safetensors");
+  CHECK(s["error"]["message"] == "at offset 8: the JSON header must start with '{'");
+  CHECK(s["error"]["message_i18n"]["id"] == "safetensors.header_brace");
+}
+
+TEST_CASE("an unknown GPU or model name carries the name given and the closest ones") {
+  const json g = ask(R"({"model":"llama-3.1-8b","gpu":"rtx-9999"})");
+  CHECK(g["error"]["field"] == "gpu");
+  const std::string gid = g["error"]["message_i18n"]["id"];
+  CHECK((gid == "gpu.unknown" || gid == "gpu.unknown_closest"));
+  CHECK(g["error"]["message_i18n"]["args"]["given"] == "rtx-9999");
+  CHECK(g["error"]["message"].get<std::string>().starts_with("unknown GPU \"rtx-9999\" (not in the GPU catalog)"));
+  const json m = ask(R"({"model":"no-such-model-xyz"})");
+  CHECK(m["error"]["field"] == "model");
+  const std::string mid = m["error"]["message_i18n"]["id"];
+  CHECK((mid == "model.unknown" || mid == "model.unknown_closest"));
+  CHECK(m["error"]["message_i18n"]["args"]["given"] == "no-such-model-xyz");
+}
+
+TEST_CASE("a setting of another engine is refused with an id naming the engine it belongs to") {
+  const json a = ask(R"({"model":"llama-3.1-8b","engine":"llamacpp","max_num_seqs":8})");
+  CHECK(a["error"]["field"] == "max_num_seqs");
+  CHECK(a["error"]["message"] == "applies to vLLM only (--engine vllm)");
+  CHECK(a["error"]["message_i18n"]["id"] == "engine.vllm_only");
+}
