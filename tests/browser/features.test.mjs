@@ -728,3 +728,29 @@ test('Ollama on a chosen GPU: the headline gives its offloaded layers and system
   assert.equal(await badge.textContent(), 'läuft mit 14 von 33 Schichten auf der GPU');
   assert.deepEqual(problems, []);
 });
+
+test('the engine version where its memory rule changed: Ollama 0.30 sizes the context by the GPU, in the URL', async () => {
+  const { page, problems } = await newPage(session);
+  await page.goto(`${session.base}/?model=llama-3.1-8b&engine=ollama&gpu=rtx-4090`);
+  await page.locator('#summary').waitFor({ state: 'visible' });
+  const version = page.locator('#version');
+  assert.deepEqual(await version.locator('option').allTextContents(), ['0.6.7 to 0.11.10 (default)', '0.30 and later', 'up to 0.6.6']);
+  await version.selectOption('0.30');
+  await page.waitForURL(/version=0\.30/);
+  // Ollama from 0.30 (server/routes.go) picks num_ctx by the GPUs' memory: the RTX 4090's driver total, 23.68 GiB,
+  // is at least 23 GiB, so 32768 tokens. Llama 3.1 8B's f16 KV cache per token: 32 layers × 2 × 8 heads × 128 × 2 B
+  // = 131,072 B; × 32768 = 4 GiB = 4.29 GB. The context is Ollama's default, so the command sets nothing.
+  await waitCell(page, 'kv_cache', '4.29');
+  assert.equal(await page.locator('#context').inputValue(), '32768');
+  assert.equal(await page.getByTestId('command').textContent(), 'ollama serve');
+  // A version is its engine's: another engine starts at its own default.
+  await page.locator('#engine').selectOption('vllm');
+  await page.waitForFunction(() => !location.search.includes('version='));
+  assert.deepEqual(await version.locator('option').allTextContents(), ['0.9.2 to 0.20 (default)', '0.21 and later']);
+  // A version given for an engine without versions is refused on its field, which stays in view to clear it.
+  await page.goto(`${session.base}/?model=llama-3.1-8b&version=0.30`);
+  await page.locator('#result-error').waitFor({ state: 'visible' });
+  assert.equal(await version.isVisible(), true);
+  assert.equal(await version.getAttribute('aria-invalid'), 'true');
+  assert.deepEqual(problems, []);
+});
