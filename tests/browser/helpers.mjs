@@ -68,3 +68,15 @@ export async function englishTexts(page) {
     return found;
   }, ENGLISH.source);
 }
+
+/** Before the page's scripts run: its language, and window.shifted summing the layout shifts made without input
+ * (the Layout Instability API, as cumulative layout shift counts them). */
+export async function openInWatchingShifts(page, lang) {
+  await page.addInitScript((l) => {
+    localStorage.setItem('vramfit.lang', l);
+    window.shifted = 0;
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) if (!e.hadRecentInput) window.shifted += e.value;
+    }).observe({ type: 'layout-shift', buffered: true });
+  }, lang);
+}

@@ -3,7 +3,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { mkdirSync, readFileSync } from 'node:fs';
-import { openBrowser, newPage, root } from './helpers.mjs';
+import { openBrowser, newPage, openInWatchingShifts, root } from './helpers.mjs';
 
 let session;
 before(async () => { session = await openBrowser(); });
@@ -488,13 +488,7 @@ for (const lang of ['en', 'de']) {
     for (const [width, query] of [[1280, '?model=llama-3.1-8b&context=8192'], [375, '?model=llama-3.1-8b&context=8192'],
       [1280, '?model=llama-3.1-8b&gpu=rtx-4090&mode=train&gpus=2&zero=3']]) {
       const { page, problems } = await newPage(session, { width, height: 900 });
-      await page.addInitScript((l) => {
-        localStorage.setItem('vramfit.lang', l);
-        window.shifted = 0;
-        new PerformanceObserver((list) => {
-          for (const e of list.getEntries()) if (!e.hadRecentInput) window.shifted += e.value;
-        }).observe({ type: 'layout-shift', buffered: true });
-      }, lang);
+      await openInWatchingShifts(page, lang);
       await page.goto(`${session.base}/${query}`);
       await page.locator('#gpu-section').waitFor({ state: 'visible' });
       await page.locator('#charts-section').waitFor({ state: 'visible' });

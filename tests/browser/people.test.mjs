@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { openBrowser, newPage, englishTexts } from './helpers.mjs';
+import { openBrowser, newPage, openInWatchingShifts, englishTexts } from './helpers.mjs';
 
 let session;
 before(async () => { session = await openBrowser(); });
@@ -41,13 +41,7 @@ for (const lang of ['en', 'de']) {
     test(`a new user's walk (${lang}, ${width} px)`, async () => {
       const text = TEXT[lang];
       const { page, problems } = await newPage(session, { width, height: 900 });
-      await page.addInitScript((l) => {
-        localStorage.setItem('vramfit.lang', l);
-        window.shifted = 0;
-        new PerformanceObserver((list) => {
-          for (const e of list.getEntries()) if (!e.hadRecentInput) window.shifted += e.value;
-        }).observe({ type: 'layout-shift', buffered: true });
-      }, lang);
+      await openInWatchingShifts(page, lang);
       const germanCheck = async (where) => {
         if (lang === 'de') assert.deepEqual(await englishTexts(page), [], `English on the German page: ${where}`);
         assert.doesNotMatch(await visibleText(page), WORKSHOP, `a workshop word: ${where}`);
