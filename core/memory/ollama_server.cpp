@@ -85,11 +85,19 @@ Result<InferenceEstimate> estimate_ollama_server(const ModelSpec& spec, const In
   }
   InferenceEstimate& out = e.value();
   out.engine = Engine::ollama;
-  out.notes.push_back(message("ollama.llama_server",
-                              "Ollama from 0.30 runs llama.cpp's llama-server with a context of {cells} tokens and "
-                              "batches of {batch} (-c, -ub); llama-server's --fit places the layers and keeps that "
-                              "context.",
-                              {arg::digits("cells", cells), arg::digits("batch", batch)}));
+  // llm/llama_server.go passes -ngl only for a num_gpu the user set; llama-server's --fit then leaves the layers.
+  if (o.gpu_layers)
+    out.notes.push_back(message("ollama.llama_server_ngl",
+                                "Ollama from 0.30 runs llama.cpp's llama-server with a context of {cells} tokens and "
+                                "batches of {batch} (-c, -ub), and num_gpu as -ngl {layers}: the layers stay as set.",
+                                {arg::digits("cells", cells), arg::digits("batch", batch),
+                                 arg::digits("layers", *o.gpu_layers)}));
+  else
+    out.notes.push_back(message("ollama.llama_server",
+                                "Ollama from 0.30 runs llama.cpp's llama-server with a context of {cells} tokens and "
+                                "batches of {batch} (-c, -ub); llama-server's --fit places the layers and keeps that "
+                                "context.",
+                                {arg::digits("cells", cells), arg::digits("batch", batch)}));
   return e;
 }
 

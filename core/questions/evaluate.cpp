@@ -114,6 +114,14 @@ void add_llamacpp_fit(Report& report, const ResolvedRequest& rr) {
 // "gpus": how many of the request's GPU the person has. vLLM and SGLang serve them tensor parallel where the heads
 // divide, else as pipeline stages; llama.cpp (--split-mode layer) and transformers (device_map="auto") put whole layers on
 // each, in equal shares: identical cards report the same free memory, which llama.cpp's default split follows.
+// llama.cpp's CUDA backend holds its devices in arrays of GGML_CUDA_MAX_DEVICES (16, ggml-cuda.h).
+std::optional<Error> llamacpp_device_limit(std::uint64_t devices) {
+  constexpr std::uint64_t kMaxCudaDevices = 16;
+  if (devices <= kMaxCudaDevices) return std::nullopt;
+  return make_error("gpus", message("gpus.at_most_16", "llama.cpp uses at most 16 GPUs (GGML_CUDA_MAX_DEVICES); got {n}",
+                                    {arg::count("n", devices)}));
+}
+
 std::optional<Error> use_gpu_count(const ModelSpec& spec, const Request& r, InferenceOptions& o,
                                    std::vector<Message>& notes) {
   const std::uint64_t n = r.gpu_count;
@@ -124,6 +132,8 @@ std::optional<Error> use_gpu_count(const ModelSpec& spec, const Request& r, Infe
   if (o.engine == Engine::mlx)
     return make_error("gpus", message("mlx.one_gpu", "MLX is modelled on one Mac's GPU; several (mlx.launch across Macs) "
                                                      "are not modelled: give gpus 1"));
+  if (o.engine == Engine::llamacpp)
+    if (auto error = llamacpp_device_limit(n)) return *error;
   const bool splits_layers = o.engine != Engine::vllm && o.engine != Engine::sglang;
   if (splits_layers) {
     o.device_split.assign(n, 1.0);
@@ -206,11 +216,7 @@ std::optional<Error> use_devices(const Catalog& catalog, const Request& r, Resol
     return make_error("gpu", message("gpus.cards_or_gpu", "give the cards in gpus or one card in gpu, not both"));
   if (r.devices.size() < 2)
     return make_error("gpus", message("gpus.two_or_more", "list two or more cards, or give the number of one with gpu"));
-  // llama.cpp's CUDA backend holds its devices in arrays of GGML_CUDA_MAX_DEVICES (16, ggml-cuda.h).
-  constexpr std::size_t kMaxCudaDevices = 16;
-  if (r.devices.size() > kMaxCudaDevices)
-    return make_error("gpus", message("gpus.at_most_16", "llama.cpp uses at most 16 GPUs (GGML_CUDA_MAX_DEVICES); got {n}",
-                                      {arg::count("n", r.devices.size())}));
+  if (auto error = llamacpp_device_limit(r.devices.size())) return *error;
   for (const std::string& name : r.devices) {
     auto found = resolve_gpu(catalog.gpus, name, "gpus");
     if (!found) return found.error();
@@ -262,6 +268,23 @@ void note_fit_context(Report& report) {
                      "No context given: the figures are for {context} tokens; llama-server without -c runs "
                      "{fit_context} tokens of context on this GPU, as its --fit plan shows.",
                      {arg::digits("context", e.context_tokens), arg::digits("fit_context", plan->context)});
+}
+
+// llama.cpp's --fit (Ollama from 0.30 too) runs the model with part of it in system RAM: the speed of that placement
+// (experts or layers read from RAM at system bandwidth) is not estimated, so none is given rather than the speed
+// of the whole model on the GPU. Ollama's own estimator splits whole layers, whose speed is estimated.
+void no_speed_for_fit_placement(Report& report) {
+  if (!report.serving || !report.serving->speed || !report.llamacpp_fit || report.estimate.ollama) return;
+  if (report.verdict.kind != VerdictKind::runs_split) return;
+  report.serving->speed.reset();
+  report.serving->cost.usd_per_million_tokens.reset();
+  if (report.serving->cost.energy) report.serving->cost.energy->usd_per_million_tokens.reset();
+  const std::string gpu = report.verdict.gpu ? report.verdict.gpu->name : std::string("the GPU");
+  report.serving->speed_unavailable =
+      message("speed.fit_placement",
+              "its speed with part of the model in system RAM, as llama.cpp --fit places it on one {gpu}, is not "
+              "modelled yet",
+              {arg::text("gpu", gpu)});
 }
 
 // The headline, and what each device of a split leaves free on its card: its own in a list of cards, else the GPU
@@ -363,8 +386,8 @@ std::optional<Error> resolve_ollama_options(const Request& r, InferenceOptions& 
     if (!rule)
       return make_error("engine_version",
                         message("ollama.version_unmodelled",
-                                "\"{version}\" is not an Ollama version that is modelled; allowed: up to 0.11.10 (as "
-                                "0.5.7) or 0.30 and later (as 0.33.0). From 0.11.11 to 0.29 Ollama placed the layers "
+                                "\"{version}\" is not an Ollama version that is modelled; allowed: up to 0.11.10 (for "
+                                "example 0.5.7) or 0.30 and later (for example 0.33.0). From 0.11.11 to 0.29 Ollama placed the layers "
                                 "from the runner's test allocations, which is not modelled.",
                                 {arg::text("version", r.engine_version)}));
     o.ollama_rule = *rule;
@@ -650,6 +673,7 @@ Result<Report> evaluate(const Catalog& catalog, const Request& r, const Resolved
   add_ollama_server_notes(report, rr);
   note_fit_context(report);
   add_verdict(report, rr);
+  no_speed_for_fit_placement(report);
   add_command(report, r, rr);
   return report;
 }

@@ -507,6 +507,14 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const Request& reque
   RemediesReport report;
   report.mode = "inference";
   report.bytes = e.per_gpu.total;
+  // Over different cards the fullest one changes from one variant to the next, so a saving would compare one card's
+  // part with another's: none is given.
+  if (!request.devices.empty()) {
+    report.notes.push_back(message("remedy.unlike_cards",
+                                   "What would help is worked out for cards of one kind; for different cards together "
+                                   "it is not estimated yet."));
+    return report;
+  }
   std::optional<GpuFit> gpu_fit;
   if (!request.gpu.empty() && b.gpus.size() == 1) {
     gpu_fit = b.gpus.front();

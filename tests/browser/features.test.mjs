@@ -645,7 +645,8 @@ test('llama.cpp\'s fit plan and its command line show for the chosen GPU, and Co
   assert.equal(await page.locator('#headline').textContent(),
     'Runs on one GeForce RTX 4060 Ti 16GB as llama.cpp --fit places it: the experts of 38 layers in system RAM, context 4,096');
   // The speed block does not contradict it: no speed for that placement yet, said so.
-  assert.match(await page.locator('#speed').textContent(), /Not estimated yet for a model run partly from system RAM/);
+  assert.match(await page.locator('#speed').textContent(), /its speed with part of the model in system RAM, as llama\.cpp --fit places it on one GeForce RTX 4060 Ti 16GB, is not modelled yet/);
+  assert.doesNotMatch(await page.locator('#speed').textContent(), /tokens\/s/);
   await page.locator('#copy-command').click();
   await page.locator('#action-status').filter({ hasText: 'Copied.' }).waitFor();
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), expected);

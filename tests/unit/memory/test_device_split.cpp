@@ -215,6 +215,14 @@ TEST_CASE("llama.cpp takes at most 16 cards: a longer list is refused, naming th
   REQUIRE_FALSE(answer.ok());
   CHECK(answer.error().field == "gpus");
   CHECK(answer.error().message.find("at most 16") != std::string::npos);
+  // The same limit for a count of one card.
+  auto counted = request_from_json(R"({"model":"llama-3.1-8b","engine":"llamacpp","gpu":"rtx-3090","gpus":17})");
+  REQUIRE(counted.ok());
+  const auto too_many = evaluate(test::catalog(), counted.value());
+  REQUIRE_FALSE(too_many.ok());
+  CHECK(too_many.error().field == "gpus");
+  CHECK(evaluate(test::catalog(), request_from_json(
+      R"({"model":"llama-3.1-8b","engine":"llamacpp","gpu":"rtx-3090","gpus":16})").value()).ok());
 }
 
 TEST_CASE("llama.cpp with -ngl over two GPUs: the offloaded layers split among them, the others and the output on the CPU") {

@@ -364,3 +364,19 @@ TEST_CASE("two GPUs too small: more of them, and for llama.cpp the most layers t
   CHECK(served.cost.find("--tensor-parallel-size 4") != std::string::npos);
   CHECK(find(v, "tensor-parallel") == nullptr);
 }
+
+TEST_CASE("different cards together: no saving is given, as the fullest card changes between variants; said so") {
+  // A 70B at Q4_K_M over an RTX 3090 and an RTX 4060 Ti: the 3090's part is the fuller (26.75 GB of its 25.77 GB),
+  // while half the context moves the split, so a "saving" would set one card's part against the other's.
+  // As the remedies question reads it (parse_request: outside the ranking the names are the cards one has).
+  auto parsed = parse_request(
+      R"({"model":"llama-3.1-70b","weights":"q4_k_m","engine":"llamacpp","context":4096,"gpus":"rtx-3090,rtx-4060-ti-16gb"})");
+  REQUIRE(parsed.ok());
+  REQUIRE(parsed.value().inference.devices.size() == 2);
+  auto answered = remedies_for(test::catalog(), parsed.value().inference);
+  REQUIRE(answered.ok());
+  const RemediesReport& r = answered.value();
+  CHECK(r.remedies.empty());
+  REQUIRE(r.notes.size() == 1);
+  CHECK(r.notes.front().id == "remedy.unlike_cards");
+}

@@ -81,6 +81,12 @@ TEST_CASE("llama.cpp's --fit on a 16 GB card: the verdict is the plan's, the exp
   CHECK(arg_of(v.message, "n").integer == 38);
   CHECK(arg_of(v.message, "context").integer == 4096);
   CHECK(v.label.text == "runs with the experts of 38 layers in system RAM");
+  // Its speed would read 38 layers' experts from system RAM, which is not estimated: no figure for the whole model
+  // on the GPU (the headline says it is not), the reason in its place, and no price per token without a speed.
+  REQUIRE(r.serving);
+  CHECK_FALSE(r.serving->speed);
+  CHECK(r.serving->speed_unavailable.id == "speed.fit_placement");
+  CHECK_FALSE(r.serving->cost.usd_per_million_tokens);
 }
 
 TEST_CASE("llama.cpp without a context: the headline speaks of the context --fit runs, as its plan and command do") {

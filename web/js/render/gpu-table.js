@@ -27,12 +27,18 @@ export function renderGpuTable(dom, report, view) {
   dom.gpuHead.replaceChildren(...sortHeader(GPU_COLUMNS, view.sort, view.direction, t));
   const rows = gpuRows(report, view);
   dom.gpuCount.textContent = t('gpus.count', { shown: f.count(rows.length), total: f.count(report.gpus.length) });
-  dom.gpus.replaceChildren(...rows.map((g) => el('tr', { class: `fit-${g.fit}${g.id === view.gpu ? ' chosen' : ''}`, 'data-gpu': g.id },
-    el('th', { scope: 'row', text: g.name }),
-    el('td', { text: t(`segment.${g.segment}`) }),
-    el('td', { class: 'num', text: f.bytesShort(g.usable_bytes) }),
-    el('td', {}, el('span', { class: `badge badge-${g.fit}`, text: verdictLabel(report, g, t, f) ?? t(`fit.${g.fit}`) })),
-    el('td', { class: 'num', text: g.gpus_needed > 0 ? f.count(g.gpus_needed) : '—' }),
-    el('td', { class: 'num', text: f.signedShort(g.free_bytes) }))));
+  dom.gpus.replaceChildren(...rows.map((g) => {
+    // The headline's GPU, where the verdict says more than the row (it runs with part of the model in system RAM):
+    // its words and colour, and no count of GPUs needed beside a yes.
+    const label = verdictLabel(report, g, t, f);
+    const fit = label ? report.verdict.fit : g.fit;
+    return el('tr', { class: `fit-${fit}${g.id === view.gpu ? ' chosen' : ''}`, 'data-gpu': g.id },
+      el('th', { scope: 'row', text: g.name }),
+      el('td', { text: t(`segment.${g.segment}`) }),
+      el('td', { class: 'num', text: f.bytesShort(g.usable_bytes) }),
+      el('td', {}, el('span', { class: `badge badge-${fit}`, text: label ?? t(`fit.${g.fit}`) })),
+      el('td', { class: 'num', text: g.gpus_needed > 0 && !label ? f.count(g.gpus_needed) : '—' }),
+      el('td', { class: 'num', text: f.signedShort(g.free_bytes) }));
+  }));
   dom.gpusLegend.textContent = t('gpus.legend', { share: f.share(1 - report.inputs.headroom, 1) });
 }

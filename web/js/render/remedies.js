@@ -26,7 +26,11 @@ export function renderRemedies(dom, answer, view, codec) {
     dom.remediesSection.hidden = true;
     return;
   }
-  dom.remediesIntro.textContent = t(answer.remedies.length ? 'remedies.intro' : 'remedies.none');
+  // Different cards together are not worked out: the core's note says so in place of "none saves memory".
+  const none = answer.remedies.length === 0;
+  const unworked = answer.notes_i18n?.some((n) => n.id === 'remedy.unlike_cards');
+  dom.remediesIntro.textContent = unworked ? '' : t(none ? 'remedies.none' : 'remedies.intro');
+  dom.remedies.closest('table').hidden = none;
   dom.remediesNotes.replaceChildren(...t.messages(answer.notes, answer.notes_i18n, f).map((n) => el('li', { text: n })));
   dom.remedies.replaceChildren(...answer.remedies.map((r) => {
     const value = labelValue(r);

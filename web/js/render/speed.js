@@ -7,11 +7,9 @@ export function speedFigures(report, t, f) {
   if (!report.cost && !report.speed_unavailable && !report.speed) return [];
   // A speed or a price for a card the scenario does not fit on answers a question nobody asked.
   const row = report.gpus?.length === 1 ? report.gpus[0] : null;
-  // Ollama's own split of layers between the GPU and system RAM is what the core's speed reads, so it shows.
-  const split = report.verdict?.kind === 'runs_split';
-  if (row?.fit === 'does_not_fit' && !(split && report.ollama)) {
-    // llama.cpp's --fit runs it with part of the model in system RAM: a speed for that placement is not estimated.
-    return [['speed.note', t(split ? 'speed.planned' : 'speed.unfit', { gpu: row.name })]];
+  // Run with part of the model in system RAM, the core's speed is that placement's, or its reason for none.
+  if (row?.fit === 'does_not_fit' && report.verdict?.kind !== 'runs_split') {
+    return [['speed.note', t('speed.unfit', { gpu: row.name })]];
   }
   const na = (reason) => t('speed.na', { reason });
   const speed = report.speed;
