@@ -1,6 +1,6 @@
 #include "questions/verdict.hpp"
 
-#include <algorithm>  // std::min_element, std::stable_sort
+#include <algorithm>  // std::min_element
 #include <cmath>      // std::llround
 #include <optional>   // std::optional
 
@@ -164,6 +164,20 @@ std::optional<Verdict> plan_verdict(const LlamaCppFitPlan& p, const VerdictRow& 
                       {gpu_name(row), arg::count("total", p.total_layers), arg::count("context", p.context)}));
 }
 
+// -ngl (num_gpu) below the layer count on one GPU: the GPU holds those layers and the rest runs from system RAM, a
+// yes with a cost as --fit's placement is, never a plain "fits" beside layers on the CPU.
+std::optional<Verdict> offload_verdict(const LlamaCppBuffers& b, const VerdictRow& row) {
+  if (b.gpu_layers >= b.total_layers || !fits_or_tight(row)) return std::nullopt;
+  Verdict v = made(VerdictKind::runs_split, row,
+                   message("headline.offload_layers",
+                           "Runs on one {gpu} with {n} of {total} layers on the GPU, {ram_bytes} in system RAM",
+                           {gpu_name(row), arg::count("n", b.gpu_layers), arg::count("total", b.total_layers),
+                            arg::gb("ram_bytes", b.host_ram_bytes, 1)}));
+  v.label = message("verdict.runs_layers", "runs with {n} of {total} layers on the GPU",
+                    {arg::count("n", b.gpu_layers), arg::count("total", b.total_layers)});
+  return v;
+}
+
 // vLLM and SGLang hold a KV pool sized by the GPU: what fits is how many tokens and sequences it keeps, and a
 // pool below one sequence means the engine refuses to start.
 struct Pool {
@@ -239,6 +253,8 @@ std::optional<Verdict> engine_verdict(const VerdictScene& s, const VerdictRow& r
     if (auto v = ollama_verdict(*e->ollama, row)) return v;
   if (s.plan)
     if (auto v = plan_verdict(*s.plan, row, e->context_tokens)) return v;
+  if (e->llamacpp && s.owned == 1 && s.about == VerdictScene::About::chosen)
+    if (auto v = offload_verdict(*e->llamacpp, row)) return v;
   const auto pool = pool_of(*e);
   if (!pool) return std::nullopt;
   if (pool->seqs == 0) return refused(*pool, row);

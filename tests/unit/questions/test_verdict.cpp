@@ -214,3 +214,20 @@ TEST_CASE("Different cards together: the verdict is the fullest card's, and each
   const json devices = json::parse(report_to_json(r)).at("per_gpu").at("devices");
   CHECK(devices.at(1).at("free_bytes") == r.device_free_bytes[1]);
 }
+
+TEST_CASE("-ngl below the layer count on one GPU: the headline says it runs with those layers, the rest in RAM") {
+  // Llama 3.1 70B at Q4_K_M with -ngl 40 on an RTX 4090: 40 of its 80 layers on the GPU (about half of 39 GiB of
+  // weights), the other 40 and the output layer in system RAM. The GPU holds its part, so it is a yes with a cost,
+  // never a plain "fits" beside 40 layers on the CPU.
+  const Report r = evaluate_json(
+      R"({"model":"llama-3.1-70b","engine":"llamacpp","weights":"q4_k_m","context":8192,"gpu_layers":40,"gpu":"rtx-4090"})");
+  REQUIRE(r.estimate.llamacpp);
+  REQUIRE(r.gpus.front().fit != Fit::does_not_fit);
+  const Verdict& v = r.verdict;
+  CHECK(v.kind == VerdictKind::runs_split);
+  CHECK(v.message.id == "headline.offload_layers");
+  CHECK(arg_of(v.message, "n").integer == 40);
+  CHECK(arg_of(v.message, "total").integer == 80);
+  CHECK(arg_of(v.message, "ram_bytes").integer == static_cast<std::int64_t>(r.estimate.llamacpp->host_ram_bytes));
+  CHECK(v.label.text == "runs with 40 of 80 layers on the GPU");
+}
