@@ -46,9 +46,9 @@ Result<std::vector<std::string>> gpus_to_rank(const Catalog& catalog, const Requ
 }
 
 // MLX runs on Apple GPUs only (Metal), vLLM and SGLang on none of them: the ranking keeps the GPUs asked for, or
-// every GPU in the catalog, that the engine runs on.
+// every GPU in the catalog, that the engine runs on; a GPU named and left out is named in a note.
 std::optional<Error> keep_engine_gpus(const Catalog& catalog, const Request& r, Engine engine,
-                                      std::vector<std::string>& ids) {
+                                      std::vector<std::string>& ids, std::vector<Message>& notes) {
   const bool macs = engine == Engine::mlx;
   if (!macs && engine != Engine::vllm && engine != Engine::sglang) return std::nullopt;
   const bool all = ids.empty() && !r.budget_per_hour;
@@ -56,6 +56,14 @@ std::optional<Error> keep_engine_gpus(const Catalog& catalog, const Request& r, 
   for (const Gpu& g : catalog.gpus)
     if ((gpu_class_of(g) == GpuClass::apple) == macs && (all || std::find(ids.begin(), ids.end(), g.id) != ids.end()))
       kept.push_back(g.id);
+  if (!all) {
+    std::string left_out;
+    for (const std::string& id : ids)
+      if (std::find(kept.begin(), kept.end(), id) == kept.end()) left_out += (left_out.empty() ? "" : ", ") + id;
+    if (!left_out.empty() && !kept.empty())
+      notes.push_back(message("ranking.engine_left_out", "Left out, as {engine} does not run on them: {gpus}.",
+                              {arg::text("engine", engine_title(engine)), arg::text("gpus", left_out)}));
+  }
   if (!macs && !all) {  // the GPUs named keep their order, which breaks the ranking's ties
     std::erase_if(ids, [&](const std::string& id) { return std::find(kept.begin(), kept.end(), id) == kept.end(); });
     kept = ids;
@@ -151,7 +159,7 @@ Result<GpuRankingReport> rank_gpus_for(const Catalog& catalog, const Request& re
   auto gpus = gpus_to_rank(catalog, request, unpriced, out.notes);
   if (!gpus) return gpus.error();
   out.options.gpus = std::move(gpus).value();
-  if (auto error = keep_engine_gpus(catalog, request, estimate.engine, out.options.gpus)) return *error;
+  if (auto error = keep_engine_gpus(catalog, request, estimate.engine, out.options.gpus, out.notes)) return *error;
   auto speed = speed_options_for(rr.model, out.estimate, request.serving);
   if (!speed) return speed.error();
   out.options.speed = speed.value();

@@ -46,6 +46,11 @@ std::optional<EngineBatch> engine_batch(const ResolvedRequest& r) {
   if (!e) return std::nullopt;
   const std::string engine(engine_title(o.engine));
   const auto pool_note = [&](std::uint64_t sequences) {
+    if (sequences == 0)
+      return message("limits.batch_kv_pool_none",
+                     "{engine}'s KV pool holds less than one sequence of {context} tokens: it would not start at this "
+                     "context; a shorter one fits more.",
+                     {arg::text("engine", engine), arg::count("context", o.context_tokens)});
     return message("limits.batch_kv_pool",
                    "{engine}'s KV pool holds {sequences} whole sequences of {context} tokens: more never run at "
                    "once, so that is the largest batch.",

@@ -192,6 +192,11 @@ TEST_CASE("recommend: vLLM and SGLang rank no Mac (no Metal backend); only Macs 
         (std::string(R"({"model":"llama-3.1-8b","context":8192,"gpus":"h100-sxm,apple-m2-ultra-192gb","engine":")") +
          engine + "\"}").c_str());
     for (const RankedConfig& c : named.ranking.configs) CHECK(c.gpu->id == "h100-sxm");
+    // The Mac named is not dropped silently: a note names it.
+    bool said = false;
+    for (const Message& n : named.notes)
+      said = said || (n.id == "ranking.engine_left_out" && n.find("apple-m2-ultra-192gb") != std::string::npos);
+    CHECK(said);
     auto macs = rank_gpus_for(test::catalog(), request((std::string(R"({"model":"llama-3.1-8b","gpus":"apple-m2-ultra-192gb","engine":")") +
                                                         engine + "\"}").c_str()));
     REQUIRE_FALSE(macs.ok());

@@ -280,6 +280,12 @@ TEST_CASE("vLLM's and SGLang's largest batch: no more sequences than the pool ho
   CHECK(pool.max_batch == report.value().estimate.vllm->max_concurrency);
   CHECK(pool.batch_limit == BatchLimit::kv_pool);
   CHECK(pool.notes.front().id == "limits.batch_kv_pool");
+  // On an RTX 4090 at Llama 3.1 8B's full 131,072 tokens one sequence's cache is 131,072 B × 131,072 = 16 GiB, more
+  // than 0.9 × 23.68 GiB − 14.96 GiB of weights ≈ 6.4 GiB: no sequence fits, and the note says vLLM would not start.
+  const Limits none = limits_of(R"({"model":"llama-3.1-8b","engine":"vllm","gpu":"rtx-4090","context":131072})");
+  CHECK(none.max_batch == 0);
+  REQUIRE_FALSE(none.notes.empty());
+  CHECK(none.notes.front().id == "limits.batch_kv_pool_none");
   // SGLang at 64 tokens: its pool holds far more than 4096 sequences, and max_running_requests is at most 4096
   // (ModelRunner: min(max(tokens / context_len × 512, 2048), 4096)).
   const Limits sglang = limits_of(R"({"model":"llama-3.1-8b","engine":"sglang","gpu":"h100-sxm","context":64})");
