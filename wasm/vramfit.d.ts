@@ -626,6 +626,8 @@ export interface CatalogInput {
   max?: number | null;
   /** choice: the values it allows. */
   values?: string[];
+  /** engine_version: per engine, a version for each memory rule besides the engine's default ({"vllm": ["0.21"]}). */
+  versions?: Record<string, string[]>;
 }
 
 export type Answer =

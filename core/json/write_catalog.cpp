@@ -9,6 +9,7 @@
 #include "json/inputs.hpp"             // inputs, allowed_values
 #include "json/report_json.hpp"        // write_gpu_fields
 #include "json/report_writer.hpp"
+#include "memory/engine.hpp"    // engine_version_choices, engine_name
 #include "memory/kv_cache.hpp"  // all_kv_dtypes
 
 namespace vramfit {
@@ -86,6 +87,20 @@ void write_values(JsonWriter& w, const std::string& names) {
   w.end_array();
 }
 
+// engine_version's choices besides each engine's default: {"vllm": ["0.21"], "ollama": ["0.30", "0.6.6"], …}.
+void write_versions(JsonWriter& w) {
+  w.begin_object("versions");
+  const auto choices = engine_version_choices();
+  for (std::size_t i = 0; i < choices.size(); ++i) {
+    if (i > 0 && choices[i].engine == choices[i - 1].engine) continue;
+    w.begin_array(std::string(engine_name(choices[i].engine)).c_str());
+    for (const auto& c : choices)
+      if (c.engine == choices[i].engine) w.value(c.version);
+    w.end_array();
+  }
+  w.end_object();
+}
+
 // Each input: its request key, URL key ("" without a control on the page), kind, which requests read it, and its
 // range or its allowed values.
 void write_inputs(JsonWriter& w) {
@@ -102,6 +117,7 @@ void write_inputs(JsonWriter& w) {
     w.field("url", input.url);
     w.field("use", use_name(input.use));
     if (input.kind == InputKind::choice) write_values(w, allowed_values(input));
+    if (input.key == "engine_version") write_versions(w);
     w.end_object();
   }
   w.end_array();

@@ -165,6 +165,12 @@ std::optional<OllamaRule> parse_ollama_version(std::string_view v) noexcept {
   return version->at_least(0, 6, 7) ? OllamaRule::num_ctx_4096 : OllamaRule::num_ctx_2048;
 }
 
+std::span<const EngineVersionChoice> engine_version_choices() noexcept {
+  static constexpr EngineVersionChoice kChoices[] = {
+      {Engine::vllm, "0.21"}, {Engine::sglang, "0.5.2"}, {Engine::ollama, "0.30"}, {Engine::ollama, "0.6.6"}};
+  return kChoices;
+}
+
 bool ollama_parallel_automatic(std::string_view v) noexcept {
   const auto version = parse_version(v);
   return version && !version->at_least(0, 10, 0);

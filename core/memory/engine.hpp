@@ -3,6 +3,7 @@
 // each constant with the source it was read from (docs/methodology.md lists them all).
 #include <cstdint>      // std::uint64_t
 #include <optional>     // std::optional
+#include <span>         // std::span
 #include <string>       // std::string
 #include <string_view>  // std::string_view
 
@@ -168,6 +169,14 @@ inline constexpr std::string_view kOllamaVersionModelled = "0.11.10";
 enum class OllamaRule { num_ctx_2048, num_ctx_4096, llama_server };
 // "0.5.7", "v0.11.10", "0.33.0"; nullopt for text that is no version or a version whose layout rule is not modelled.
 std::optional<OllamaRule> parse_ollama_version(std::string_view version) noexcept;
+
+// One version per memory rule an engine has besides its default, as parse_*_version reads it: a client's picker
+// offers these (and the default) rather than keeping its own list of where the rules change.
+struct EngineVersionChoice {
+  Engine engine;
+  std::string_view version;
+};
+std::span<const EngineVersionChoice> engine_version_choices() noexcept;
 // api.DefaultOptions NumCtx: 2048, 4096 from 0.6.7; from 0.30 the lowest tier of server/routes.go (4096).
 std::uint64_t ollama_default_num_ctx(OllamaRule rule) noexcept;
 // Before 0.10.0 (#11330) the scheduler tried OLLAMA_NUM_PARALLEL 4 (2 from 0.6.7) before 1 when it was unset.

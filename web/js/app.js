@@ -143,7 +143,8 @@ function writeInputs(current, beside = null) {
   showSecondGpu();
   // The engine as the core read it ("vLLM" in a link is vllm) picks the versions offered.
   if (document.activeElement !== dom.version) {
-    dom.versionControls.hidden = !fillVersions(dom.version, inputs?.engine ?? state.engine, state.version, view.t);
+    dom.versionControls.hidden = !fillVersions(dom.version, codec.input('version'), inputs?.engine ?? state.engine,
+      state.version, view.t);
   }
   const known = MODES.includes(state.mode);  // an unknown mode (an error) leaves the first tab reachable
   for (const tab of dom.tabs.querySelectorAll('[role="tab"]')) {

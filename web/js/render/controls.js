@@ -14,13 +14,11 @@ export function fillChoices(form, codec, t) {
   }
 }
 
-// The versions whose memory rules differ, per engine, as the core reads them (its engine_version input): the
-// first is the core's default (''). A version from a link that is none of these shows as itself.
-const ENGINE_VERSIONS = { vllm: ['', '0.21'], sglang: ['', '0.5.2'], ollama: ['', '0.30', '0.6.6'] };
-
-/** The engine's versions into the select; false when the engine has none to choose and none is set. */
-export function fillVersions(select, engine, version, t) {
-  const versions = ENGINE_VERSIONS[engine] ?? [];
+/** The engine's versions into the select: its default ('') and one per other memory rule, as the core lists them
+ * (its engine_version input's `versions`); false when the engine has none to choose and none is set. A version
+ * from a link that is none of these shows as itself. */
+export function fillVersions(select, input, engine, version, t) {
+  const versions = input?.versions?.[engine] ? ['', ...input.versions[engine]] : [];
   if (!versions.length && version === '') return false;
   const options = versions.map((v) => el('option', { value: v, text: t(`version.${engine}.${v || 'default'}`) }));
   if (!versions.includes(version)) options.push(el('option', { value: version, text: version }));
