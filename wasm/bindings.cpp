@@ -2,6 +2,7 @@
 // the CLI share one request reader and one report writer, and errors cross as {"ok": false, "error": {...}}, never
 // as exceptions. Here JS values are adapted to the core's types, and nothing else.
 #include <emscripten/bind.h>
+#include <emscripten/emscripten.h>  // EM_JS
 
 #include <cstddef>  // std::byte
 #include <cstdint>  // std::uint8_t, std::uint64_t
@@ -12,9 +13,20 @@
 #include "vramfit/builtin_data.hpp"
 #include "vramfit/vramfit.hpp"
 
+// Embind returns a std::string by looking at every byte in JS for a NUL before decoding it; the answers run to
+// 100 KB, and that loop cost about 10 ms before the first answer. Here the whole text goes to the
+// browser's TextDecoder at once (UTF8Decoder, the glue's, with -sTEXTDECODER=2).
+EM_JS(emscripten::EM_VAL, vramfit_text_to_js, (const char* text, std::size_t size), {
+  return Emval.toHandle(UTF8Decoder.decode(HEAPU8.subarray(text, text + size)));
+});
+
 namespace {
 
 using namespace vramfit;
+
+emscripten::val to_js(const std::string& text) {
+  return emscripten::val::take_ownership(vramfit_text_to_js(text.data(), text.size()));
+}
 
 // Parsed once per module instance; the catalogs are compiled in.
 const CatalogHandle& builtin_catalog() {
@@ -29,20 +41,20 @@ std::span<const std::byte> bytes_of(const std::vector<std::uint8_t>& bytes) {
 // A JS number of bytes is a double: exact up to 2^53.
 bool is_byte_count(double size) { return size >= 0 && size <= 9007199254740992.0; }
 
-std::string answer_json(const std::string& request_json) {
+std::string answer_json_text(const std::string& request_json) {
   const auto& [catalog, error_json] = builtin_catalog();
   if (!catalog) return error_json;
   return answer(*catalog, request_json);
 }
 
-std::string catalog_json() {
+std::string catalog_json_text() {
   const auto& [catalog, error_json] = builtin_catalog();
   if (!catalog) return error_json;
   return catalog_to_json(*catalog);
 }
 
 // `prefix_js`: a Uint8Array of the file's first bytes (File.slice); `file_size`: its size.
-std::string answer_file_json(const emscripten::val& prefix_js, double file_size, const std::string& file_name,
+std::string answer_file_json_text(const emscripten::val& prefix_js, double file_size, const std::string& file_name,
                              const std::string& request_json) {
   const auto& [catalog, error_json] = builtin_catalog();
   if (!catalog) return error_json;
@@ -53,7 +65,7 @@ std::string answer_file_json(const emscripten::val& prefix_js, double file_size,
 }
 
 // `files_js`: an array of {name, size, bytes: Uint8Array prefix}, one per shard.
-std::string answer_shards_json(const emscripten::val& files_js, const std::string& index_json,
+std::string answer_shards_json_text(const emscripten::val& files_js, const std::string& index_json,
                                const std::string& request_json) {
   const auto& [catalog, error_json] = builtin_catalog();
   if (!catalog) return error_json;
@@ -75,11 +87,22 @@ std::string answer_shards_json(const emscripten::val& files_js, const std::strin
   return answer_shards(*catalog, files, index_json, request_json);
 }
 
+emscripten::val answer_js(const std::string& request_json) { return to_js(answer_json_text(request_json)); }
+emscripten::val catalog_js() { return to_js(catalog_json_text()); }
+emscripten::val answer_file_js(const emscripten::val& prefix_js, double file_size, const std::string& file_name,
+                               const std::string& request_json) {
+  return to_js(answer_file_json_text(prefix_js, file_size, file_name, request_json));
+}
+emscripten::val answer_shards_js(const emscripten::val& files_js, const std::string& index_json,
+                                 const std::string& request_json) {
+  return to_js(answer_shards_json_text(files_js, index_json, request_json));
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(vramfit) {
-  emscripten::function("answer", &answer_json);
-  emscripten::function("catalog", &catalog_json);
-  emscripten::function("answer_file", &answer_file_json);
-  emscripten::function("answer_shards", &answer_shards_json);
+  emscripten::function("answer", &answer_js);
+  emscripten::function("catalog", &catalog_js);
+  emscripten::function("answer_file", &answer_file_js);
+  emscripten::function("answer_shards", &answer_shards_js);
 }

@@ -8,6 +8,9 @@ export interface VramfitModuleOptions {
   wasmBinary?: ArrayBuffer | Uint8Array;
   /** Where the .wasm lives, given its file name and the glue's directory. */
   locateFile?: (path: string, scriptDirectory: string) => string;
+  /** Emscripten's hook to instantiate the .wasm yourself (the page passes one compiled while it loads): call
+   * `receive` with the instance and module, and return {}. */
+  instantiateWasm?: (imports: WebAssembly.Imports, receive: (instance: WebAssembly.Instance, module: WebAssembly.Module) => void) => object;
   print?: (text: string) => void;
   printErr?: (text: string) => void;
 }

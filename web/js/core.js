@@ -5,9 +5,22 @@ import createVramfit from '../vramfit.mjs';
 
 let modulePromise;
 
+// The .wasm is fetched and compiled from the moment this module is evaluated, off the main thread, while the
+// page sets its language; left to the glue, the compile would wait for the main thread to be free first.
+const compiling = globalThis.vramfitWasmBinary ? null
+  : WebAssembly.compileStreaming(fetch(new URL('../vramfit.wasm', import.meta.url), { credentials: 'same-origin' }));
+
 function load() {
   const wasmBinary = globalThis.vramfitWasmBinary;
-  modulePromise ??= createVramfit(wasmBinary ? { wasmBinary } : {});
+  modulePromise ??= wasmBinary ? createVramfit({ wasmBinary }) : new Promise((resolve, reject) => {
+    createVramfit({
+      instantiateWasm(imports, receive) {
+        compiling.then((module) => WebAssembly.instantiate(module, imports).then((instance) => receive(instance, module)))
+          .catch(reject);  // a failed fetch or compile reaches the page's error, not a wait without end
+        return {};  // the exports arrive through receive()
+      },
+    }).then(resolve, reject);
+  });
   return modulePromise;
 }
 
