@@ -117,10 +117,13 @@ inline void write_model(JsonWriter& w, const ModelSpec& m, const ParamCounts& pa
 // One explanation as an object: a member `name` of the enclosing object, or (nullptr) an array element.
 inline void write_explanation(JsonWriter& w, const char* name, const Explanation& x) {
   w.begin_object(name);
-  w.field("formula", x.formula);
+  w.field("formula", x.formula.text);
+  w.message_id("formula_i18n", x.formula);
   w.field("key", x.key);
-  w.field("source", x.source);
-  w.field("values", x.values);
+  w.field("source", x.source.text);
+  w.message_id("source_i18n", x.source);
+  w.field("values", x.values.text);
+  w.message_id("values_i18n", x.values);
   w.end_object();
 }
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { MESSAGES, messageText } from '../../web/js/i18n/messages.js';
+import { MESSAGES, MESSAGE_PARTS, messageText } from '../../web/js/i18n/messages.js';
 import { makeFormat } from '../../web/js/i18n/format.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -75,6 +75,17 @@ test('no template on the page for an id the core does not write', () => {
   for (const lang of ['en', 'de']) {
     const stale = Object.keys(MESSAGES[lang]).filter((id) => !found.has(id));
     assert.deepEqual(stale, [], `${lang}: templates for ids no longer in core/`);
+  }
+});
+
+test('an id has its templates in one file of web/js/i18n only, in both languages there', () => {
+  const home = new Map();
+  for (const [name, part] of Object.entries(MESSAGE_PARTS)) {
+    assert.deepEqual(Object.keys(part.de).sort(), Object.keys(part.en).sort(), `${name}: English and German ids differ`);
+    for (const id of Object.keys(part.en)) {
+      assert.ok(!home.has(id), `${id} is in ${home.get(id)} and in ${name}`);
+      home.set(id, name);
+    }
   }
 });
 

@@ -533,7 +533,7 @@ function wireEvents() {
     const remedy = row && remedies?.remedies?.find((r) => r.id === row.dataset.remedy);
     if (!remedy) return;
     if (button.hasAttribute('data-remedy-explain')) {
-      openExplanation(dom.explain, view.t('explain.open', { label: row.querySelector('th').textContent }), remedy.explanation);
+      openExplanation(dom.explain, view.t('explain.open', { label: row.querySelector('th').textContent }), remedy.explanation, view.t, view.f);
       return;
     }
     const patch = statePatch(remedies, remedy, codec);

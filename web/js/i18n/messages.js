@@ -2,7 +2,13 @@
 // its id and args ({"id": "vllm.kv_short", "args": {"tokens": 4096}}); these templates render it with the args
 // formatted here: a name ending in "bytes" as GB or GiB, other numbers in the locale's digits, strings as given.
 // tests/node/messages.test.mjs checks that every id in core/ has a template in both languages with the same
-// {parameters}. A text without an id (or with one missing here) shows in the core's English.
+// {parameters}. A text without an id (or with one missing here) shows in the core's English. The areas with
+// many texts of their own keep them in messages/ (one file each, merged below; an id lives in one file only).
+import explainInference from './messages/explain-inference.js';
+import explainTraining from './messages/explain-training.js';
+import errorsFiles from './messages/errors-files.js';
+import errorsRequest from './messages/errors-request.js';
+
 export const MESSAGES = {
   en: {
     "headline.none": "Does not fit on any GPU in the list",
@@ -687,6 +693,13 @@ export const MESSAGES = {
     "mac.wired_without_gpu": "ist die GPU-Speichergrenze eines Mac: Wählen Sie unter GPU seine Apple-GPU",
   },
 };
+
+/** The area files, for the test that no id is defined twice. */
+export const MESSAGE_PARTS = { main: { en: { ...MESSAGES.en }, de: { ...MESSAGES.de } }, explainInference, explainTraining, errorsFiles, errorsRequest };
+for (const part of [explainInference, explainTraining, errorsFiles, errorsRequest]) {
+  Object.assign(MESSAGES.en, part.en);
+  Object.assign(MESSAGES.de, part.de);
+}
 
 // The headline's byte figures have one decimal, as the page's dense lists.
 function formatArg(name, value, f, short) {

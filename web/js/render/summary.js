@@ -86,18 +86,19 @@ export function showExplanation(dialog, report, key, t, f) {
   // what the files hold beyond it: their multi-token-prediction layers, which engines load only to draft tokens.
   const w = key === 'weights' ? report.weights : undefined;
   const groups = w?.groups && [...w.groups, ...(w.mtp_layers?.groups ?? [])];
-  return openExplanation(dialog, t('explain.open', { label: t(`line.${key}`) }), x, groups && { groups, t, f });
+  return openExplanation(dialog, t('explain.open', { label: t(`line.${key}`) }), x, t, f, groups && { groups });
 }
 
-/** The dialog for one {formula, values, source} from the core, under `title`; `table` adds the tensor groups. */
-export function openExplanation(dialog, title, x, table) {
+/** The dialog for one {formula, values, source} from the core, under `title`, in the page's language; `table`
+ * adds the tensor groups. */
+export function openExplanation(dialog, title, x, t, f, table) {
   dialog.querySelector('#explain-title').textContent = title;
-  dialog.querySelector('#explain-formula').textContent = x.formula;
-  dialog.querySelector('#explain-values').textContent = x.values;
-  dialog.querySelector('#explain-source').textContent = x.source;
+  dialog.querySelector('#explain-formula').textContent = t.message(x.formula, x.formula_i18n, f);
+  dialog.querySelector('#explain-values').textContent = t.message(x.values, x.values_i18n, f);
+  dialog.querySelector('#explain-source').textContent = t.message(x.source, x.source_i18n, f);
   const section = dialog.querySelector('#explain-groups');
   section.hidden = !table;
-  if (table) section.querySelector('tbody').replaceChildren(...groupRows(table));
+  if (table) section.querySelector('tbody').replaceChildren(...groupRows({ ...table, t, f }));
   dialog.showModal();
   return true;
 }
