@@ -50,6 +50,9 @@ export async function newPage(session, viewport = { width: 1280, height: 900 }) 
 // A run of words where an English function word stands between two other lowercase words: "is below", "of the".
 const ENGLISH = /\b[a-z]{2,}\s+(?:the|is|are|with|of|not|would|their|which)\s+[a-z]{2,}\b/;
 
+/** Whether a text reads as an English sentence (the pattern above). */
+export const readsEnglish = (text) => ENGLISH.test(text);
+
 /** Text nodes in the page's results (and the field's message) that read as an English sentence. */
 export async function englishTexts(page) {
   return page.evaluate((source) => {

@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { openBrowser, newPage, openInWatchingShifts, englishTexts } from './helpers.mjs';
+import { openBrowser, newPage, openInWatchingShifts, englishTexts, readsEnglish } from './helpers.mjs';
 
 let session;
 before(async () => { session = await openBrowser(); });
@@ -106,6 +106,38 @@ for (const lang of ['en', 'de']) {
     });
   }
 }
+
+// Each number's explanation (formula, values, source) and each remedy's saving, opened on the German page, in
+// inference under four engines and in three training modes.
+test('every explanation dialog reads in German on the German page', async () => {
+  const { page, problems } = await newPage(session, { width: 1280, height: 900 });
+  await openInWatchingShifts(page, 'de');
+  const english = [];
+  for (const query of ['model=llama-3.1-8b&context=8192', 'model=qwen3-30b-a3b&engine=vllm&gpu=h100-sxm',
+    'model=llama-3.1-70b&engine=llamacpp&weights=q4_k_m&gpu=rtx-3090', 'model=gemma-3-27b&engine=ollama&gpu=rtx-4090',
+    'model=llama-3.1-8b&mode=train&gpu=h100-sxm', 'model=llama-3.1-8b&mode=finetune&ft=qlora&gpu=rtx-4090',
+    'model=qwen3-8b&mode=finetune&ft=grpo&gpu=h100-sxm']) {
+    await page.goto(`${session.base}/?${query}`);
+    await page.locator('#summary').waitFor({ state: 'visible' });
+    await page.locator('#charts-section').waitFor({ state: 'visible' });  // with the remedies, asked after the headline
+    const buttons = page.locator('button[data-explain]:visible, button[data-remedy-explain]:visible');
+    const count = await buttons.count();
+    assert.ok(count >= 5, `${query}: only ${count} explanations to open`);
+    for (let i = 0; i < count; i++) {
+      await buttons.nth(i).click();
+      await page.locator('#explain').waitFor({ state: 'visible' });
+      for (const part of ['formula', 'values', 'source']) {
+        const text = await page.locator(`#explain-${part}`).textContent();
+        assert.ok(text.trim() !== '', `${query}: an empty ${part}`);
+        if (readsEnglish(text)) english.push(`${query} ${part}: ${text}`);
+      }
+      await page.keyboard.press('Escape');
+      await page.locator('#explain').waitFor({ state: 'hidden' });
+    }
+  }
+  assert.deepEqual(english, []);
+  assert.deepEqual(problems, []);
+});
 
 test('the examples have an index page, and CSV writes negative numbers as numbers', async () => {
   const { page, problems } = await newPage(session);
