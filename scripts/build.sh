@@ -15,5 +15,6 @@ cmake --build --preset wasm
 # dist/: the site, its modules bundled and minified by esbuild (scripts/bundle.mjs).
 node scripts/bundle.mjs build/wasm/wasm dist
 # dist/vramfit.html: the page, its modules, CSS and the .wasm in one file for file:// and offline use.
+node scripts/prerender.mjs dist
 node scripts/single-file.mjs dist
 echo "build: site in dist/ ($(find dist -type f | wc -l) files)"

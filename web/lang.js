@@ -7,6 +7,11 @@
   let lang = null;
   try { lang = localStorage.getItem('vramfit.lang'); } catch { /* storage blocked: follow the browser */ }
   if (lang !== 'en' && lang !== 'de') lang = (navigator.language ?? 'en').toLowerCase().startsWith('de') ? 'de' : 'en';
+  // dist/index.html holds the answer for the plain URL in English and GB (scripts/prerender.mjs): any other
+  // answer the page is about to give keeps it out of sight.
+  let unit = null;
+  try { unit = localStorage.getItem('vramfit.unit'); } catch { /* the default unit */ }
+  if (location.search !== '' || lang !== 'en' || unit === 'GiB') html.classList.add('other-answer');
   if (lang !== 'en') {
     html.classList.add('translating');
     // Should the page's scripts never run, its English texts show rather than nothing.

@@ -788,6 +788,12 @@ function wireFiles() {
   });
 }
 
+// dist/index.html may hold the plain URL's answer (scripts/prerender.mjs); from here on the page answers itself,
+// in the same task, so nothing is painted in between.
+function forgetPrerendered() {
+  for (const node of document.querySelectorAll('[data-prerendered]')) node.removeAttribute('data-prerendered');
+}
+
 async function main() {
   // Compiling the .wasm runs off the main thread: start it before the locale formatters are built.
   const opening = openCalculator();
@@ -795,6 +801,10 @@ async function main() {
   try {
     calculator = await opening;
   } catch (error) {
+    forgetPrerendered();
+    dom.summary.hidden = true;
+    dom.answerBar.hidden = true;
+    dom.status.hidden = false;
     dom.status.textContent = view.t('status.failed', { message: error.message });
     document.documentElement.classList.add('ready');
     return;
@@ -810,6 +820,7 @@ async function main() {
   // but invisible until now, so filling them moves nothing on screen); visible before update(), which may move
   // focus to a field in error. Nothing is painted in between.
   document.documentElement.classList.add('ready');
+  forgetPrerendered();
   update();
   afterFirstAnswer();
   performance.mark('vramfit:first-result');
