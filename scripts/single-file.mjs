@@ -41,6 +41,9 @@ const csp = [
 ].join('; ');
 
 let html = read('index.html');
+// lang.js then knows the .wasm travels inline and preloads no file.
+html = html.replace('<html lang="en">', '<html lang="en" data-single-file>');
+if (!html.includes('data-single-file')) throw new Error('index.html: <html lang="en"> not found');
 html = html.replace(/<meta http-equiv="Content-Security-Policy" content="[^"]*">/, () => `<meta http-equiv="Content-Security-Policy" content="${csp}">`);
 html = html.replace(/\s*<link rel="(?:modulepreload|preload|stylesheet)"[^>]*>/g, '');
 html = html.replace(/<link rel="icon" href="favicon.svg"/, () => `<link rel="icon" href="${favicon}"`);

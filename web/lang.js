@@ -11,7 +11,15 @@
   // answer the page is about to give keeps it out of sight.
   let unit = null;
   try { unit = localStorage.getItem('vramfit.unit'); } catch { /* the default unit */ }
-  if (location.search !== '' || lang !== 'en' || unit === 'GiB') html.classList.add('other-answer');
+  if (location.search !== '' || lang !== 'en' || unit === 'GiB') {
+    html.classList.add('other-answer');
+    // Its answer needs the .wasm at once. With the written answer on screen, js/app.js fetches it after the first
+    // paint instead, so a slow connection shows that answer first. The single-file build carries it inline.
+    if (!html.hasAttribute('data-single-file')) {
+      const preload = Object.assign(document.createElement('link'), { rel: 'preload', href: 'vramfit.wasm', as: 'fetch', type: 'application/wasm', crossOrigin: 'anonymous' });
+      document.head.append(preload);
+    }
+  }
   if (lang !== 'en') {
     html.classList.add('translating');
     // Should the page's scripts never run, its English texts show rather than nothing.

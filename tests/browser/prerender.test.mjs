@@ -61,3 +61,17 @@ test('a shared link, German or GiB never shows the written answer, only "loading
     assert.equal(await page.locator('#status').evaluate((n) => getComputedStyle(n).display), 'block', what);
   }
 });
+
+test('the plain URL fetches the .wasm after its first paint; a shared link preloads it at once', async () => {
+  const { page, problems } = await newPage(session);
+  await page.goto(`${session.base}/`);
+  await page.waitForFunction(() => performance.getEntriesByName('vramfit:first-result').length > 0);
+  const [fcp, wasm] = await page.evaluate(() => [performance.getEntriesByName('first-contentful-paint')[0].startTime,
+    performance.getEntriesByType('resource').find((e) => e.name.endsWith('/vramfit.wasm'))?.startTime]);
+  assert.ok(wasm !== undefined && wasm >= fcp, `.wasm requested at ${wasm} ms, first paint at ${fcp} ms`);
+
+  await page.goto(`${session.base}/?model=qwen3-8b`);
+  await page.locator('#summary').waitFor({ state: 'visible' });
+  assert.equal(await page.locator('head link[rel="preload"][href="vramfit.wasm"]').count(), 1);
+  assert.deepEqual(problems, []);
+});

@@ -794,7 +794,12 @@ function forgetPrerendered() {
   for (const node of document.querySelectorAll('[data-prerendered]')) node.removeAttribute('data-prerendered');
 }
 
+const painted = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve)));
+
 async function main() {
+  // With the plain URL's answer written into the page (and on screen), the .wasm and the work it brings wait for
+  // that first paint: a slow connection spends its first bytes and time on showing the answer.
+  if (document.querySelector('[data-prerendered]') && !document.documentElement.classList.contains('other-answer')) await painted();
   // Compiling the .wasm runs off the main thread: start it before the locale formatters are built.
   const opening = openCalculator();
   setLanguage(initialLanguage());

@@ -5,13 +5,12 @@ import createVramfit from '../vramfit.mjs';
 
 let modulePromise;
 
-// The .wasm is fetched and compiled from the moment this module is evaluated, off the main thread, while the
-// page sets its language; left to the glue, the compile would wait for the main thread to be free first.
-const compiling = globalThis.vramfitWasmBinary ? null
-  : WebAssembly.compileStreaming(fetch(new URL('../vramfit.wasm', import.meta.url), { credentials: 'same-origin' }));
-
+// The .wasm is fetched and compiled from the first call on, off the main thread, while the page sets its
+// language; left to the glue, the compile would wait for the main thread to be free first.
 function load() {
   const wasmBinary = globalThis.vramfitWasmBinary;
+  const compiling = modulePromise || wasmBinary ? null
+    : WebAssembly.compileStreaming(fetch(new URL('../vramfit.wasm', import.meta.url), { credentials: 'same-origin' }));
   modulePromise ??= wasmBinary ? createVramfit({ wasmBinary }) : new Promise((resolve, reject) => {
     createVramfit({
       instantiateWasm(imports, receive) {
