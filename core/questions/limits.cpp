@@ -5,7 +5,7 @@
 #include <cstddef>    // std::size_t
 #include <initializer_list>  // std::initializer_list
 #include <optional>   // std::optional
-#include <string>     // std::to_string
+#include <string>     // std::string
 #include <vector>     // std::vector
 
 #include "util/units.hpp"
