@@ -22,6 +22,9 @@ std::string_view gguf_value_type_name(GgufValueType type) noexcept {
 
 using detail::BinaryReader;
 
+// A number as the file holds it: a garbled header's values may pass what a page's numbers keep exactly.
+MessageArg read_number(std::string_view name, std::uint64_t v) { return arg::text(name, std::to_string(v)); }
+
 constexpr std::uint64_t kMaxKeptValues = 200'000;  // all kept array items of one file together
 
 std::uint64_t fixed_size(GgufValueType t) {  // bytes of a scalar; 0 for string/array
@@ -95,11 +98,13 @@ class GgufParser {
     if (!r_.read(kv_count_, "header.metadata_kv_count")) return;
     // A tensor info takes at least 8 (name length) + 1 + 4 + 8 + 4 + 8 bytes; a key/value 8 + 1 + 4 + 1.
     if (tensor_count_ > kGgufMaxTensors || tensor_count_ > r_.remaining_in_file() / 33)
-      r_.fail_at("header.tensor_count", 8, std::to_string(tensor_count_) + " tensors cannot fit in a file of " +
-                                               "this size (limit " + std::to_string(kGgufMaxTensors) + ")");
+      r_.fail_at("header.tensor_count", 8,
+                 message("gguf.too_many_tensors", "{count} tensors cannot fit in a file of this size (limit {limit})",
+                         {read_number("count", tensor_count_), arg::digits("limit", kGgufMaxTensors)}));
     else if (kv_count_ > kGgufMaxKeyValues || kv_count_ > r_.remaining_in_file() / 14)
-      r_.fail_at("header.metadata_kv_count", 16, std::to_string(kv_count_) + " key/value pairs cannot fit in a file " +
-                                                     "of this size (limit " + std::to_string(kGgufMaxKeyValues) + ")");
+      r_.fail_at("header.metadata_kv_count", 16,
+                 message("gguf.too_many_keys", "{count} key/value pairs cannot fit in a file of this size (limit {limit})",
+                         {read_number("count", kv_count_), arg::digits("limit", kGgufMaxKeyValues)}));
   }
 
   bool string(std::string& out, const std::string& field, std::uint64_t max_len, bool keep = true) {
@@ -107,9 +112,11 @@ class GgufParser {
     std::uint64_t len = 0;
     if (!r_.read(len, field + ".length")) return false;
     if (len > r_.remaining_in_file() || len > max_len) {
-      r_.fail_at(field + ".length", at, "string of " + std::to_string(len) + " bytes is longer than " +
-                                            (len > max_len ? "allowed (" + std::to_string(max_len) + ")"
-                                                           : "the rest of the file"));
+      r_.fail_at(field + ".length", at,
+                 len > max_len ? message("gguf.string_over_limit", "string of {length} bytes is longer than allowed ({limit})",
+                                         {read_number("length", len), arg::digits("limit", max_len)})
+                               : message("gguf.string_past_end", "string of {length} bytes is longer than the rest of the file",
+                                         {read_number("length", len)}));
       return false;
     }
     return keep ? r_.read_bytes(out, len, field) : r_.skip(len, field);
@@ -118,7 +125,8 @@ class GgufParser {
   bool value(GgufValue& v, std::uint32_t raw_type, const std::string& field, std::uint64_t depth, bool keep) {
     const auto at = r_.pos();
     if (!known_type(raw_type)) {
-      r_.fail_at(field + ".type", at, "unknown metadata value type " + std::to_string(raw_type));
+      r_.fail_at(field + ".type", at, message("gguf.unknown_value_type", "unknown metadata value type {type}",
+                                              {arg::digits("type", raw_type)}));
       return false;
     }
     v.type = static_cast<GgufValueType>(raw_type);
@@ -137,7 +145,7 @@ class GgufParser {
         std::uint8_t x;
         if (!r_.read(x, field)) return false;
         if (x > 1) {
-          r_.fail_at(field, at, "a bool must be 0 or 1, got " + std::to_string(x));
+          r_.fail_at(field, at, message("gguf.bool_value", "a bool must be 0 or 1, got {value}", {arg::digits("value", x)}));
           return false;
         }
         v.uint = x;
@@ -147,22 +155,24 @@ class GgufParser {
         return string(v.str, field, UINT64_MAX, keep);
       case GgufValueType::array: {
         if (depth >= kGgufMaxArrayDepth) {
-          r_.fail_at(field, at, "arrays nested deeper than " + std::to_string(kGgufMaxArrayDepth));
+          r_.fail_at(field, at, message("gguf.arrays_nested", "arrays nested deeper than {depth}",
+                                        {arg::digits("depth", kGgufMaxArrayDepth)}));
           return false;
         }
         std::uint32_t item_type = 0;
         if (!r_.read(item_type, field + ".item_type")) return false;
         if (!known_type(item_type)) {
-          r_.fail_at(field + ".item_type", at, "unknown metadata value type " + std::to_string(item_type));
+          r_.fail_at(field + ".item_type", at, message("gguf.unknown_value_type", "unknown metadata value type {type}",
+                                                       {arg::digits("type", item_type)}));
           return false;
         }
         v.array_type = static_cast<GgufValueType>(item_type);
         const auto count_at = r_.pos();
         if (!r_.read(v.array_count, field + ".count")) return false;
         if (v.array_count > r_.remaining_in_file() / min_size(v.array_type)) {
-          r_.fail_at(field + ".count", count_at, std::to_string(v.array_count) + " " +
-                                                     std::string(gguf_value_type_name(v.array_type)) +
-                                                     " items cannot fit in the rest of the file");
+          r_.fail_at(field + ".count", count_at,
+                     message("gguf.array_past_end", "{count} {type} items cannot fit in the rest of the file",
+                             {read_number("count", v.array_count), arg::text("type", gguf_value_type_name(v.array_type))}));
           return false;
         }
         const bool keep_items = keep && v.array_count <= kGgufKeptArrayItems &&
@@ -193,11 +203,12 @@ class GgufParser {
       GgufKeyValue kv;
       if (!string(kv.key, field + ".key", 65'535)) return;
       if (kv.key.empty() || !detail::valid_utf8(kv.key)) {
-        r_.fail_at(field + ".key", at, kv.key.empty() ? "empty key" : "key is not valid UTF-8");
+        r_.fail_at(field + ".key", at, kv.key.empty() ? message("gguf.empty_key", "empty key")
+                                                      : message("gguf.key_utf8", "key is not valid UTF-8"));
         return;
       }
       if (!seen.insert(kv.key).second) {
-        r_.fail_at(field + ".key", at, "duplicate key \"" + kv.key + "\"");
+        r_.fail_at(field + ".key", at, message("gguf.duplicate_key", "duplicate key \"{key}\"", {arg::text("key", kv.key)}));
         return;
       }
       std::uint32_t type = 0;
@@ -210,7 +221,7 @@ class GgufParser {
   void alignment(GgufFile& f) {
     if (const GgufValue* a = f.find("general.alignment")) {
       if (a->type != GgufValueType::uint32 || a->uint == 0 || (a->uint & (a->uint - 1)) != 0) {
-        r_.fail("general.alignment", "must be a uint32 power of two");
+        r_.fail("general.alignment", message("gguf.alignment", "must be a uint32 power of two"));
         return;
       }
       f.alignment = a->uint;
@@ -226,18 +237,21 @@ class GgufParser {
       auto at = r_.pos();
       if (!string(t.name, field + ".name", kGgufMaxNameBytes - 1)) return;
       if (t.name.empty() || !detail::valid_utf8(t.name)) {
-        r_.fail_at(field + ".name", at, t.name.empty() ? "empty tensor name" : "tensor name is not valid UTF-8");
+        r_.fail_at(field + ".name", at, t.name.empty() ? message("gguf.empty_tensor_name", "empty tensor name")
+                                                       : message("gguf.tensor_name_utf8", "tensor name is not valid UTF-8"));
         return;
       }
       if (!names.insert(t.name).second) {
-        r_.fail_at(field + ".name", at, "duplicate tensor name \"" + t.name + "\"");
+        r_.fail_at(field + ".name", at, message("gguf.duplicate_tensor", "duplicate tensor name \"{tensor}\"",
+                                               {arg::text("tensor", t.name)}));
         return;
       }
       at = r_.pos();
       std::uint32_t n_dims = 0;
       if (!r_.read(n_dims, field + ".n_dimensions")) return;
       if (n_dims == 0 || n_dims > 4) {
-        r_.fail_at(field + ".n_dimensions", at, "must be 1 to 4 (GGML_MAX_DIMS), got " + std::to_string(n_dims));
+        r_.fail_at(field + ".n_dimensions", at, message("gguf.dimensions", "must be 1 to 4 (GGML_MAX_DIMS), got {n}",
+                                                       {arg::digits("n", n_dims)}));
         return;
       }
       std::uint64_t elements = 1;
@@ -248,7 +262,8 @@ class GgufParser {
         const auto product = checked_mul(elements, dim);
         if (!product || *product > static_cast<std::uint64_t>(INT64_MAX)) {
           r_.fail_at(field + ".dimensions[" + std::to_string(d) + "]", at,
-                     "the element count overflows int64 (" + t.name + ")");
+                     message("gguf.elements_overflow", "the element count overflows int64 ({tensor})",
+                             {arg::text("tensor", t.name)}));
           return;
         }
         elements = *product;
@@ -258,27 +273,31 @@ class GgufParser {
       if (!r_.read(t.type, field + ".type")) return;
       const GgmlTypeInfo* info = ggml_type_info(t.type);
       if (!info) {
-        r_.fail_at(field + ".type", at, "unknown ggml type " + std::to_string(t.type) + " (" + t.name + ")");
+        r_.fail_at(field + ".type", at, message("gguf.unknown_type", "unknown ggml type {type} ({tensor})",
+                                               {arg::digits("type", t.type), arg::text("tensor", t.name)}));
         return;
       }
       if (t.dims[0] % info->block_elements != 0) {
-        r_.fail_at(field + ".dimensions[0]", at, "row length " + std::to_string(t.dims[0]) + " of " + t.name +
-                                                     " is not a multiple of the " + std::string(info->name) +
-                                                     " block (" + std::to_string(info->block_elements) + ")");
+        r_.fail_at(field + ".dimensions[0]", at,
+                   message("gguf.row_block", "row length {row} of {tensor} is not a multiple of the {type} block ({block})",
+                           {read_number("row", t.dims[0]), arg::text("tensor", t.name), arg::text("type", info->name),
+                            arg::digits("block", info->block_elements)}));
         return;
       }
       t.elements = elements;
       const auto bytes = ggml_bytes(*info, elements);
       if (!bytes) {
-        r_.fail_at(field + ".type", at, "tensor size overflows 64 bits (" + t.name + ")");
+        r_.fail_at(field + ".type", at, message("gguf.size_overflow", "tensor size overflows 64 bits ({tensor})",
+                                               {arg::text("tensor", t.name)}));
         return;
       }
       t.bytes = *bytes;
       at = r_.pos();
       if (!r_.read(t.offset, field + ".offset")) return;
       if (t.offset % f.alignment != 0) {
-        r_.fail_at(field + ".offset", at, "offset " + std::to_string(t.offset) + " of " + t.name +
-                                              " is not a multiple of the alignment " + std::to_string(f.alignment));
+        r_.fail_at(field + ".offset", at,
+                   message("gguf.offset_alignment", "offset {offset} of {tensor} is not a multiple of the alignment {alignment}",
+                           {read_number("offset", t.offset), arg::text("tensor", t.name), arg::digits("alignment", f.alignment)}));
         return;
       }
       f.tensors.push_back(std::move(t));
@@ -311,9 +330,11 @@ class GgufParser {
       if (k + 1 < order.size()) {
         const auto& next = f.tensors[order[k + 1]];
         if (t.offset + t.bytes > next.offset) {
-          r_.fail_at(field, f.data_offset, t.name + " (bytes " + std::to_string(t.offset) + " to " +
-                                               std::to_string(t.offset + t.bytes) + ") overlaps " + next.name +
-                                               " (from " + std::to_string(next.offset) + ")");
+          r_.fail_at(field, f.data_offset,
+                     message("gguf.overlap", "{tensor} (bytes {begin} to {end}) overlaps {next} (from {next_offset})",
+                             {arg::text("tensor", t.name), read_number("begin", t.offset),
+                              read_number("end", t.offset + t.bytes), arg::text("next", next.name),
+                              read_number("next_offset", next.offset)}));
           return;
         }
       }
@@ -399,12 +420,23 @@ const GgufValue* GgufFile::find(std::string_view key) const noexcept {
 
 Result<GgufFile> parse_gguf(std::span<const std::byte> prefix, std::uint64_t file_size) {
   if (prefix.size() > file_size)
-    return make_error("file_size", "the prefix (" + std::to_string(prefix.size()) + " bytes) is longer than the file (" +
-                                       std::to_string(file_size) + " bytes)");
+    return make_error("file_size", message("file.prefix_over_size", "the prefix ({prefix} bytes) is longer than the file ({size} bytes)",
+                                           {arg::digits("prefix", prefix.size()), read_number("size", file_size)}));
   return GgufParser(prefix, file_size).parse();
 }
 
 namespace {
+
+// A shape the metadata gives that validate() refuses: the English names the key and the architecture; the id and
+// args stay the check's own (each has its templates), so a page says the check in its language, with these two
+// added as args.
+Message in_architecture(const Error& e, const std::string& arch) {
+  Message m = e.message;
+  m.text = e.field + ": " + e.message.text + " (architecture \"" + arch + "\")";
+  m.args.push_back(arg::text("key", e.field));
+  m.args.push_back(arg::text("architecture", arch));
+  return m;
+}
 
 // The ModelSpec a parsed GGUF describes (general.architecture and its <arch>.* keys, tensor shapes).
 Result<ModelSpec> model_from_gguf(const GgufFile& f) {
@@ -528,8 +560,7 @@ Result<ModelSpec> model_from_gguf(const GgufFile& f) {
   s.layers = uniform_layers(d);
 
   if (auto ok = validate(s); !ok)
-    return make_error("gguf metadata", ok.error().field + ": " + ok.error().message + " (architecture \"" + arch +
-                                           "\")");
+    return make_error("gguf metadata", in_architecture(ok.error(), arch));
   return s;
 }
 

@@ -4,6 +4,7 @@
 #include <array>      // std::array
 #include <map>        // std::map
 #include <set>        // std::set
+#include <string>     // std::to_string
 
 #include "util/binary_reader.hpp"
 #include "util/json_fields.hpp"
@@ -32,6 +33,9 @@ constexpr std::array<DtypeBits, 20> kDtypes{{
     {"F6_E3M2", 6}, {"C64", 64},
 }};
 
+// A number as the file holds it: a garbled header's values may pass what a page's numbers keep exactly.
+MessageArg read_number(std::string_view name, std::uint64_t v) { return arg::text(name, std::to_string(v)); }
+
 // "name" with JSON escapes; invalid UTF-8 is replaced, never thrown on.
 std::string json_quoted(std::string_view s) {
   JsonWriter w;
@@ -40,40 +44,48 @@ std::string json_quoted(std::string_view s) {
 }
 
 Result<SafetensorsTensor> read_entry(const std::string& name, const json& entry, std::uint64_t header_offset) {
-  auto fail = [&](const char* part, const std::string& message) {
-    return make_error((Text() << "header[" << json_quoted(name) << "]" << part).str(),
-                      (Text() << "at offset " << header_offset << ": " << message).str());
+  // The English names the header's offset; a page that says the message in its own language leaves it out.
+  auto fail = [&](const char* part, Message m) {
+    m.text = (Text() << "at offset " << header_offset << ": " << m.text).str();
+    return make_error((Text() << "header[" << json_quoted(name) << "]" << part).str(), std::move(m));
   };
-  if (!entry.is_object()) return fail("", "expected an object with dtype, shape and data_offsets");
+  if (!entry.is_object())
+    return fail("", message("safetensors.entry_object", "expected an object with dtype, shape and data_offsets"));
   SafetensorsTensor t;
   t.name = name;
   const auto dtype = entry.find("dtype");
-  if (dtype == entry.end() || !dtype->is_string()) return fail(".dtype", "expected a dtype string such as \"BF16\"");
+  if (dtype == entry.end() || !dtype->is_string())
+    return fail(".dtype", message("safetensors.dtype_string", "expected a dtype string such as \"BF16\""));
   t.dtype = dtype->get<std::string>();
   const auto bits = safetensors_dtype_bits(t.dtype);
-  if (!bits) return fail(".dtype", (Text() << "unknown dtype " << json_quoted(t.dtype)).str());
+  if (!bits)
+    return fail(".dtype", message("safetensors.unknown_dtype", "unknown dtype {dtype}", {arg::text("dtype", json_quoted(t.dtype))}));
   const auto shape = entry.find("shape");
   if (shape == entry.end() || !shape->is_array() || shape->size() > 16)
-    return fail(".shape", "expected an array of at most 16 dimensions");
+    return fail(".shape", message("safetensors.shape_array", "expected an array of at most 16 dimensions"));
   t.elements = 1;
   for (const auto& d : *shape) {
-    if (!d.is_number_unsigned()) return fail(".shape", "dimensions must be non-negative integers");
+    if (!d.is_number_unsigned())
+      return fail(".shape", message("safetensors.shape_integers", "dimensions must be non-negative integers"));
     const auto product = checked_mul(t.elements, d.get<std::uint64_t>());
-    if (!product) return fail(".shape", "the element count overflows 64 bits");
+    if (!product) return fail(".shape", message("safetensors.elements_overflow", "the element count overflows 64 bits"));
     t.elements = *product;
     t.shape.push_back(d.get<std::uint64_t>());
   }
   const auto offsets = entry.find("data_offsets");
   if (offsets == entry.end() || !offsets->is_array() || offsets->size() != 2 || !(*offsets)[0].is_number_unsigned() ||
       !(*offsets)[1].is_number_unsigned())
-    return fail(".data_offsets", "expected [begin, end] as non-negative integers");
+    return fail(".data_offsets", message("safetensors.offsets_pair", "expected [begin, end] as non-negative integers"));
   t.begin = (*offsets)[0].get<std::uint64_t>();
   t.end = (*offsets)[1].get<std::uint64_t>();
-  if (t.end < t.begin) return fail(".data_offsets", (Text() << "end " << t.end << " is before begin").str());
+  if (t.end < t.begin)
+    return fail(".data_offsets", message("safetensors.end_before_begin", "end {end} is before begin",
+                                         {read_number("end", t.end)}));
   const auto total_bits = checked_mul(t.elements, *bits);
   if (!total_bits || *total_bits % 8 != 0 || *total_bits / 8 != t.end - t.begin)
-    return fail(".data_offsets",
-                (Text() << t.end - t.begin << " bytes do not hold " << t.elements << " elements of " << t.dtype).str());
+    return fail(".data_offsets", message("safetensors.size_mismatch", "{size} bytes do not hold {elements} elements of {dtype}",
+                                         {read_number("size", t.end - t.begin), read_number("elements", t.elements),
+                                          arg::text("dtype", t.dtype)}));
   return t;
 }
 
@@ -95,7 +107,8 @@ Result<QuantConfig> quant_config(std::string_view config_json) {
     q.declared = true;
     q.method = r.string("quant_method").value_or("");
     const auto bits = r.uint("bits").value_or(r.uint("w_bit").value_or(4));
-    if (bits == 0 || bits > 16) r.fail_message("bits", (Text() << "must be 1 to 16, got " << bits).str());
+    if (bits == 0 || bits > 16)
+      r.fail_message("bits", message("safetensors.quant_bits", "must be 1 to 16, got {bits}", {read_number("bits", bits)}));
     q.bits = static_cast<std::uint32_t>(bits);
     if (r.error()) return *r.error();
   }
@@ -122,9 +135,8 @@ std::optional<std::uint32_t> safetensors_dtype_bits(std::string_view dtype) noex
 
 Result<SafetensorsHeader> parse_safetensors(std::span<const std::byte> prefix, std::uint64_t file_size) {
   if (prefix.size() > file_size)
-    return make_error("file_size", (Text() << "the prefix (" << prefix.size() << " bytes) is longer than the file ("
-                                           << file_size << " bytes)")
-                                       .str());
+    return make_error("file_size", message("file.prefix_over_size", "the prefix ({prefix} bytes) is longer than the file ({size} bytes)",
+                                           {arg::digits("prefix", prefix.size()), read_number("size", file_size)}));
   detail::BinaryReader r(prefix, file_size);
   SafetensorsHeader out;
   std::uint64_t n = 0;
@@ -135,7 +147,8 @@ Result<SafetensorsHeader> parse_safetensors(std::span<const std::byte> prefix, s
   }
   if (n > kSafetensorsMaxHeaderBytes)
     return make_error("header_length",
-                      (Text() << "at offset 0: header of " << n << " bytes is larger than the 100 MB limit").str());
+                      message("safetensors.header_over_limit", "at offset 0: header of {n} bytes is larger than the 100 MB limit",
+                              {read_number("n", n)}));
   if (n > file_size - 8)
     return make_error("header_length", message("safetensors.header_past_end",
                                                "at offset 0: header of {n} bytes runs past the end of the file "
@@ -156,16 +169,18 @@ Result<SafetensorsHeader> parse_safetensors(std::span<const std::byte> prefix, s
   const std::uint64_t buffer = file_size - 8 - n;
   for (const auto& [name, entry] : header.items()) {
     if (name == "__metadata__") {
-      if (!entry.is_object()) return make_error("header[\"__metadata__\"]", "at offset 8: expected an object");
+      if (!entry.is_object())
+        return make_error("header[\"__metadata__\"]", message("safetensors.metadata_object", "at offset 8: expected an object"));
       for (const auto& [key, value] : entry.items()) {
         if (!value.is_string())
           return make_error((Text() << "header[\"__metadata__\"][" << json_quoted(key) << "]").str(),
-                            "at offset 8: values must be strings");
+                            message("safetensors.metadata_strings", "at offset 8: values must be strings"));
         out.metadata.emplace_back(key, value.get<std::string>());
       }
       continue;
     }
-    if (name.empty() || !detail::valid_utf8(name)) return make_error("header", "at offset 8: empty or invalid tensor name");
+    if (name.empty() || !detail::valid_utf8(name))
+      return make_error("header", message("safetensors.tensor_name", "at offset 8: empty or invalid tensor name"));
     auto t = read_entry(name, entry, 8);
     if (!t) return t.error();
     if (t.value().end > buffer)
@@ -183,7 +198,8 @@ Result<SafetensorsHeader> parse_safetensors(std::span<const std::byte> prefix, s
   for (std::size_t i = 1; i < order.size(); ++i)
     if (order[i]->begin < order[i - 1]->end)
       return make_error((Text() << "header[" << json_quoted(order[i]->name) << "].data_offsets").str(),
-                        (Text() << "at offset " << 8 + n << ": overlaps " << json_quoted(order[i - 1]->name)).str());
+                        message("safetensors.overlap", "at offset {offset}: overlaps {tensor}",
+                                {arg::digits("offset", 8 + n), arg::text("tensor", json_quoted(order[i - 1]->name))}));
   return out;
 }
 
@@ -205,7 +221,8 @@ Result<SafetensorsIndex> parse_safetensors_index(std::string_view json_text) {
   std::set<std::string> seen;
   for (const auto& [name, file] : map->items()) {
     if (!file.is_string())
-      return make_error((Text() << "index.weight_map[" << json_quoted(name) << "]").str(), "expected a file name string");
+      return make_error((Text() << "index.weight_map[" << json_quoted(name) << "]").str(),
+                        message("safetensors.index_file_string", "expected a file name string"));
     const auto& f = file.get_ref<const std::string&>();
     out.weight_map.emplace_back(name, f);
     if (seen.insert(f).second) out.files.push_back(f);

@@ -120,19 +120,24 @@ bool packed_int(WeightScheme s) {
 std::optional<Error> check_format(const WeightFormat& f) {
   const bool grouped = packed_int(f.scheme) || f.scheme == WeightScheme::compressed || f.scheme == WeightScheme::mlx;
   if (packed_int(f.scheme) && !(f.bits == 2 || f.bits == 3 || f.bits == 4 || f.bits == 8))
-    return make_error("weights", "GPTQ/AWQ/AutoRound bits must be 2, 3, 4 or 8, got " + std::to_string(f.bits));
+    return make_error("weights", message("weights.packed_bits", "GPTQ/AWQ/AutoRound bits must be 2, 3, 4 or 8, got {bits}",
+                                         {arg::digits("bits", f.bits)}));
   if (f.scheme == WeightScheme::compressed && !(f.bits == 4 || f.bits == 8))
-    return make_error("weights", "compressed-tensors weight bits must be 4 or 8, got " + std::to_string(f.bits));
+    return make_error("weights", message("weights.compressed_bits", "compressed-tensors weight bits must be 4 or 8, got {bits}",
+                                         {arg::digits("bits", f.bits)}));
   if (f.scheme == WeightScheme::mlx && !(f.bits >= 2 && f.bits <= 8 && f.bits != 7))
-    return make_error("weights", "MLX bits must be 2, 3, 4, 5, 6 or 8, got " + std::to_string(f.bits));
+    return make_error("weights", message("weights.mlx_bits", "MLX bits must be 2, 3, 4, 5, 6 or 8, got {bits}",
+                                         {arg::digits("bits", f.bits)}));
   if (f.scheme == WeightScheme::mlx && f.group_size != 32 && f.group_size != 64 && f.group_size != 128)
-    return make_error("weights", "MLX group size must be 32, 64 or 128, got " + std::to_string(f.group_size));
+    return make_error("weights", message("weights.mlx_group", "MLX group size must be 32, 64 or 128, got {group}",
+                                         {arg::text("group", std::to_string(f.group_size))}));
   if (grouped && f.group_size != -1 && (f.group_size <= 0 || f.group_size > 1'000'000))
-    return make_error("weights", "group size must be positive or -1 (one group per output row), got " +
-                                     std::to_string(f.group_size));
+    return make_error("weights", message("weights.group_size",
+                                         "group size must be positive or -1 (one group per output row), got {group}",
+                                         {arg::text("group", std::to_string(f.group_size))}));
   if ((f.scheme == WeightScheme::exl2 || f.scheme == WeightScheme::exl3) &&
       (f.centibits_per_weight < 100 || f.centibits_per_weight > 1600 || f.head_bits < 2 || f.head_bits > 8))
-    return make_error("weights", "ExLlama bits per weight must be 1.0 to 16.0 and head bits 2 to 8");
+    return make_error("weights", message("weights.exllama_bits", "ExLlama bits per weight must be 1.0 to 16.0 and head bits 2 to 8"));
   return std::nullopt;
 }
 
@@ -144,7 +149,7 @@ Result<WeightBytes> bare_weights_bytes(const ModelSpec& spec, const WeightFormat
                                          "(config.json, a preset or a model file)",
                                          {arg::text("format", weight_format_name(f))}));
   const auto bytes = bytes_for(spec.bare_params, f.dtype);
-  if (!bytes) return make_error("params", "too large");
+  if (!bytes) return make_error("params", message("weights.params_too_large", "too large"));
   WeightBytes out;
   tally_tensor(out, TensorRole::other, dtype_label(f.dtype), spec.bare_params, *bytes, spec.bare_params);
   out.groups.push_back(WeightGroup{"other", std::string(dtype_label(f.dtype)), spec.bare_params, *bytes});
@@ -504,6 +509,14 @@ std::string weights_explanation(const ModelSpec& spec, const WeightFormat& f) {
   return "";
 }
 
+// A rule's format refused: the English names the module; the id and args stay the refusal's own, the module added.
+Message in_module(const Message& refused, const std::string& module) {
+  Message m = refused;
+  m.text = "module " + module + ": " + refused.text;
+  m.args.push_back(arg::text("module", module));
+  return m;
+}
+
 // The formats of the checkpoint's recipe rules, one per rule; none unless `f` is the checkpoint's own format.
 Result<std::vector<WeightFormat>> recipe_formats(const ModelSpec& spec, const WeightFormat& f) {
   std::vector<WeightFormat> out;
@@ -512,7 +525,7 @@ Result<std::vector<WeightFormat>> recipe_formats(const ModelSpec& spec, const We
   if (!own || weight_format_name(own.value()) != weight_format_name(f)) return out;
   for (const auto& rule : spec.quantization_rules) {
     auto parsed = parse_weight_format(rule.format);
-    if (!parsed) return make_error("quantization", "module " + rule.module + ": " + parsed.error().message);
+    if (!parsed) return make_error("quantization", in_module(parsed.error().message, rule.module));
     out.push_back(parsed.value());
   }
   return out;
@@ -621,7 +634,7 @@ Result<WeightBytes> weights_bytes(const ModelSpec& spec, const WeightFormat& f) 
     Accumulator mtp_acc(mtp);
     for (const auto& t : mtp_tensors(spec, tensors.value())) place(mtp_acc, mtp, t, "MTP layers");
     if (acc.overflow() || mtp_acc.overflow())
-      return make_error("weights", "the tensor sizes overflow 64 bits; check the model sizes");
+      return make_error("weights", message("weights.overflow", "the tensor sizes overflow 64 bits; check the model sizes"));
     finish_tally(out);
     out.mtp_bytes = mtp.total;
     out.mtp_params = mtp.params;

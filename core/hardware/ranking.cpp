@@ -38,12 +38,13 @@ std::string tensor_parallel_problem(const SpeedModel& model, std::uint64_t count
 
 Result<GpuRanking> rank_gpus(const SpeedModel& model, const MemoryNeed& need, const std::vector<Gpu>& catalog,
                                  const RankOptions& o) {
-  if (!(o.headroom >= 0 && o.headroom < 1)) return make_error("headroom", "must be at least 0 and below 1");
+  if (!(o.headroom >= 0 && o.headroom < 1)) return make_error("headroom", message("ranking.headroom", "must be at least 0 and below 1"));
   if (o.max_usd_per_hour && !(std::isfinite(*o.max_usd_per_hour) && *o.max_usd_per_hour > 0))
-    return make_error("budget_per_hour", "must be a positive number of dollars per hour");
-  if (o.counts.empty()) return make_error("counts", "needs at least one GPU count");
+    return make_error("budget_per_hour", message("ranking.budget_positive", "must be a positive number of dollars per hour"));
+  if (o.counts.empty()) return make_error("counts", message("ranking.counts_empty", "needs at least one GPU count"));
   for (std::uint64_t c : o.counts)
-    if (c == 0 || c > 1024) return make_error("counts", "each GPU count must be between 1 and 1024");
+    if (c == 0 || c > 1024)
+      return make_error("counts", message("ranking.counts_range", "each GPU count must be between 1 and 1024"));
 
   std::vector<const Gpu*> gpus;
   if (o.gpus.empty()) {
@@ -51,7 +52,9 @@ Result<GpuRanking> rank_gpus(const SpeedModel& model, const MemoryNeed& need, co
   } else {
     for (const std::string& name : o.gpus) {
       const Gpu* g = find_gpu(catalog, name);
-      if (!g) return make_error("gpus", "unknown GPU \"" + name + "\" (not in the GPU catalog)");
+      if (!g)
+        return make_error("gpus", message("ranking.unknown_gpu", "unknown GPU \"{given}\" (not in the GPU catalog)",
+                                          {arg::text("given", name)}));
       gpus.push_back(g);
     }
   }

@@ -87,11 +87,12 @@ std::optional<Range> per_million(double usd_per_hour, const Range& tokens_per_se
 Result<bool> validate_serving_inputs(const ServingInputs& in) {
   if (in.system_bandwidth_gb_s &&
       !(std::isfinite(*in.system_bandwidth_gb_s) && *in.system_bandwidth_gb_s > 0 && *in.system_bandwidth_gb_s <= 10'000))
-    return make_error("system_bandwidth", "must be a positive number of GB/s up to 10000");
+    return make_error("system_bandwidth", message("serving.bandwidth", "must be a positive number of GB/s up to 10000"));
   if (in.prompt_tokens && (*in.prompt_tokens == 0 || *in.prompt_tokens > kMaxContextTokens))
-    return make_error("prompt_tokens", "must be between 1 and " + std::to_string(kMaxContextTokens) + " tokens");
+    return make_error("prompt_tokens", message("serving.prompt_tokens", "must be between 1 and {max} tokens",
+                                               {arg::digits("max", kMaxContextTokens)}));
   if (in.usd_per_kwh && !(std::isfinite(*in.usd_per_kwh) && *in.usd_per_kwh >= 0 && *in.usd_per_kwh <= 100))
-    return make_error("usd_per_kwh", "must be a price per kWh between 0 and 100 dollars");
+    return make_error("usd_per_kwh", message("serving.usd_per_kwh", "must be a price per kWh between 0 and 100 dollars"));
   return true;
 }
 

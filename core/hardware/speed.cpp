@@ -97,9 +97,9 @@ Result<bool> check_inputs(const SpeedModel& model, const Gpu& gpu, const SpeedOp
     return make_error("gpu", message("mlx.speed_apple_only",
                                      "MLX is modelled on Apple GPUs only; choose an Apple GPU or another engine for {gpu}",
                                      {arg::text("gpu", gpu.name)}));
-  if (o.batch == 0 || o.batch > 1'000'000) return make_error("batch", "must be between 1 and 1000000");
+  if (o.batch == 0 || o.batch > 1'000'000) return make_error("batch", message("speed.batch_range", "must be between 1 and 1000000"));
   if (o.tensor_parallel == 0 || o.tensor_parallel > 1024)
-    return make_error("tensor_parallel", "must be between 1 and 1024");
+    return make_error("tensor_parallel", message("speed.tp_range", "must be between 1 and 1024"));
   if (o.tensor_parallel > 1 && !interconnect_gb_s(gpu))
     return make_error("gpu", message("speed.no_interconnect", "{gpu} has neither NVLink nor a PCIe generation in the catalog",
                                      {arg::text("gpu", gpu.name)}));
@@ -111,7 +111,7 @@ Result<bool> check_inputs(const SpeedModel& model, const Gpu& gpu, const SpeedOp
       return make_error("gpu_layers", message("speed.offload_one_gpu",
                                               "partial CPU offload is modelled on one GPU, not with tensor parallel"));
     if (!positive_finite(o.system_bandwidth_gb_s) || o.system_bandwidth_gb_s > 10'000)
-      return make_error("system_bandwidth", "must be a positive number of GB/s up to 10000");
+      return make_error("system_bandwidth", message("serving.bandwidth", "must be a positive number of GB/s up to 10000"));
   }
   return true;
 }
@@ -318,7 +318,7 @@ Result<DecodeSpeed> estimate_decode(const SpeedModel& model, const Gpu& gpu, con
 Result<PrefillSpeed> estimate_prefill(const SpeedModel& model, const Gpu& gpu, const SpeedOptions& o) {
   if (auto ok = check_inputs(model, gpu, o); !ok) return ok.error();
   if (o.prompt_tokens == 0 || o.prompt_tokens > 100'000'000)
-    return make_error("prompt_tokens", "must be between 1 and 100000000");
+    return make_error("prompt_tokens", message("speed.prompt_range", "must be between 1 and 100000000"));
   const std::optional<double> peak = peak_tflops(gpu, o.compute);
   if (!peak || !positive_finite(*peak))
     return make_error("gpu", message("speed.no_tflops",

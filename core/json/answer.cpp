@@ -24,7 +24,8 @@ Result<ParsedRequest> parse_file_request(std::string_view text) {
   auto request = parse_request(text);
   if (!request) return request.error();
   if (request.value().question == Question::biggest_model)
-    return make_error("question", "biggest_model compares the catalog's presets; it takes no model file");
+    return make_error("question", message("request.biggest_no_file",
+                                          "biggest_model compares the catalog's presets; it takes no model file"));
   return request;
 }
 
@@ -105,7 +106,7 @@ std::string answer_inference(const Catalog& catalog, const ParsedRequest& reques
         parts.push_back(written(remedies_for(catalog, r, base.value()), remedies_report_to_json));
         break;
       case Question::biggest_model:  // refused by parse_request: it is not about this scenario
-        parts.push_back(error_to_json(make_error("questions", "biggest_model is asked alone")));
+        parts.push_back(error_to_json(make_error("questions", message("request.biggest_asked_alone", "biggest_model is asked alone"))));
         break;
     }
   }
@@ -142,8 +143,10 @@ std::string answer_training(const Catalog& catalog, const ParsedRequest& request
       case Question::gpu_ranking:
       case Question::biggest_model:
         parts.push_back(error_to_json(make_error(
-            "mode", "\"" + t.mode + "\" is a training mode; the question \"" +
-                        (q.question == Question::limits ? "limits" : "gpu_ranking") + "\" answers inference only")));
+            "mode", message("request.training_mode_question",
+                            "\"{mode}\" is a training mode; the question \"{question}\" answers inference only",
+                            {arg::text("mode", t.mode),
+                             arg::text("question", q.question == Question::limits ? "limits" : "gpu_ranking")}))));
         break;
     }
   }
@@ -185,7 +188,8 @@ std::string answer_on(const Catalog& catalog, const ParsedRequest& request) {
       if (request.training) return written(remedies_for(catalog, *request.training), remedies_report_to_json);
       return written(remedies_for(catalog, r), remedies_report_to_json);
   }
-  return error_to_json(make_error("question", "allowed: " + std::string(kQuestionNames)));
+  return error_to_json(make_error("question", message("request.question_allowed", "allowed: {allowed}",
+                                                      {arg::text("allowed", kQuestionNames)})));
 }
 
 }  // namespace

@@ -334,14 +334,18 @@ std::optional<std::uint64_t> gpu_count(const std::vector<std::string>& gpus) {
   return std::stoull(gpus.front());
 }
 
-// `asker` names the question in the message that refuses a training mode (`the question "limits"`).
+// `question` names the question in the message that refuses a training mode ("limits"; "" for the whole request).
 Result<Request> inference_request(const json& j, InputUse use, std::span<const std::string_view> extra,
-                                  std::string_view asker) {
+                                  std::string_view question) {
   if (auto other = refuse_other_keys(j, use, extra)) return *other;
   InputReader in(j, use);
   if (const auto mode = in.text("mode"); mode && is_training_mode(*mode))
-    return make_error("mode",
-                      "\"" + *mode + "\" is a training mode; " + std::string(asker) + " answers inference only");
+    return make_error("mode", question.empty()
+                                  ? message("request.training_mode", "\"{mode}\" is a training mode; this request answers "
+                                            "inference only", {arg::text("mode", *mode)})
+                                  : message("request.training_mode_question", "\"{mode}\" is a training mode; the question "
+                                            "\"{question}\" answers inference only",
+                                            {arg::text("mode", *mode), arg::text("question", question)}));
   Request r;
   r.model = in.text("model").value_or("");
   r.config_json = in.text("config").value_or("");
@@ -394,12 +398,10 @@ Result<Request> inference_request(const json& j, InputUse use, std::span<const s
 
 // In training the page's shared "context" is the sequence and "batch" the micro-batch: one value for each.
 std::optional<std::uint64_t> training_alias(InputReader& in, std::string_view key, std::string_view shared,
-                                            std::string_view what) {
+                                            const Message& both_given) {
   const auto own = in.whole(key);
   const auto alias = in.whole(shared);
-  if (own && alias && *own != *alias)
-    in.fail(make_error(std::string(shared), "is the " + std::string(what) + " in training, also given as " +
-                                                std::string(key) + " with another value; give one"));
+  if (own && alias && *own != *alias) in.fail(make_error(std::string(shared), both_given));
   return own ? own : alias;
 }
 
@@ -417,8 +419,13 @@ Result<TrainingRequest> training_request(const json& j, std::span<const std::str
   r.optimizer = in.text("optimizer").value_or("");
   r.lora_rank = in.whole("lora_rank");
   r.lora_targets = in.text("lora_targets").value_or("");
-  r.sequence = training_alias(in, "sequence", "context", "sequence");
-  r.micro_batch = training_alias(in, "micro_batch", "batch", "micro-batch").value_or(1);
+  r.sequence = training_alias(in, "sequence", "context",
+                              message("request.sequence_twice", "is the sequence in training, also given as sequence "
+                                      "with another value; give one"));
+  r.micro_batch = training_alias(in, "micro_batch", "batch",
+                                 message("request.micro_batch_twice", "is the micro-batch in training, also given as "
+                                         "micro_batch with another value; give one"))
+                      .value_or(1);
   r.grad_accum = in.whole("grad_accum").value_or(1);
   r.checkpointing = in.text("checkpointing").value_or("");
   r.attn_implementation = in.text("attn_implementation").value_or("");
@@ -473,7 +480,8 @@ Result<Question> take_question(json& j) {
   if (!name) return Question::estimate;
   for (const auto& [key, question] : kQuestions)
     if (*name == key) return question;
-  return make_error("question", "unknown question \"" + *name + "\"; allowed: " + std::string(kQuestionNames));
+  return make_error("question", message("request.unknown_question", "unknown question \"{given}\"; allowed: {allowed}",
+                                        {arg::text("given", *name), arg::text("allowed", kQuestionNames)}));
 }
 
 // Reads and removes the curve's own keys, so that the rest is the scenario's inputs; `path` names where the
@@ -489,13 +497,15 @@ Result<CurveInputs> take_curve_inputs(json& j, const std::string& path = "") {
   if (const json* v = f.array("values")) {
     for (const auto& x : *v) {
       if (!x.is_number() || x.get<double>() < 1 || x.get<double>() > 1e12)
-        return make_error(f.path("values"), "expected positive numbers");
+        return make_error(f.path("values"), message("request.curve_values", "expected positive numbers"));
       out.values.push_back(static_cast<std::uint64_t>(x.get<double>()));
     }
   }
   if (f.error()) return *f.error();
-  if (axis != "context" && axis != "batch") return make_error(f.path("axis"), "allowed: context, batch");
-  if (spacing != "linear" && spacing != "log") return make_error(f.path("spacing"), "allowed: linear, log");
+  if (axis != "context" && axis != "batch")
+    return make_error(f.path("axis"), message("request.curve_axis", "allowed: context, batch"));
+  if (spacing != "linear" && spacing != "log")
+    return make_error(f.path("spacing"), message("request.curve_spacing", "allowed: linear, log"));
   out.axis = axis == "batch" ? CurveAxis::batch : CurveAxis::context;
   out.log = spacing == "log";
   for (const char* key : {"axis", "points", "from", "to", "spacing", "values"}) j.erase(key);
@@ -510,13 +520,15 @@ constexpr std::string_view kQuestionsKey[] = {"questions"};
 Result<AskedQuestion> asked_question(const json& given, const std::string& path) {
   json entry = given.is_string() ? json{{"question", given}} : given;
   if (!entry.is_object())
-    return make_error(path, "expected a question's name or {\"question\": name, ...its own keys}");
+    return make_error(path, message("request.question_entry",
+                                    "expected a question's name or {\"question\": name, ...its own keys}"));
   AskedQuestion out;
   auto question = take_question(entry);
   if (!question) return make_error(path + "." + question.error().field, question.error().message);
   out.question = question.value();
   if (out.question == Question::biggest_model)
-    return make_error(path, "biggest_model compares the catalog's presets, not this scenario's model: ask it alone");
+    return make_error(path, message("request.biggest_alone",
+                                    "biggest_model compares the catalog's presets, not this scenario's model: ask it alone"));
   if (out.question == Question::curve) {
     auto curve = take_curve_inputs(entry, path);
     if (!curve) return curve.error();
@@ -529,8 +541,10 @@ Result<AskedQuestion> asked_question(const json& given, const std::string& path)
     entry.erase("every_gpu");
   }
   for (const auto& [key, value] : entry.items())
-    return make_error(path + "." + key, "is not a key of the question \"" + std::string(question_name(out.question)) +
-                                            "\"; the scenario's inputs go beside \"questions\"");
+    return make_error(path + "." + key, message("request.question_key",
+                                                "is not a key of the question \"{question}\"; the scenario's inputs go "
+                                                "beside \"questions\"",
+                                                {arg::text("question", question_name(out.question))}));
   return out;
 }
 
@@ -538,8 +552,10 @@ Result<AskedQuestion> asked_question(const json& given, const std::string& path)
 Result<std::vector<AskedQuestion>> take_questions(json& j) {
   const json& list = j["questions"];
   if (!list.is_array() || list.empty() || list.size() > 16)
-    return make_error("questions", "expected an array of 1 to 16 questions, each a name (" +
-                                       std::string(kQuestionNames) + ") or {\"question\": name, ...its own keys}");
+    return make_error("questions", message("request.questions_array",
+                                           "expected an array of 1 to 16 questions, each a name ({names}) or "
+                                           "{\"question\": name, ...its own keys}",
+                                           {arg::text("names", kQuestionNames)}));
   std::vector<AskedQuestion> out;
   for (std::size_t i = 0; i < list.size(); ++i) {
     auto asked = asked_question(list[i], "questions[" + std::to_string(i) + "]");
@@ -554,7 +570,8 @@ Result<std::vector<AskedQuestion>> take_questions(json& j) {
 // the GPU ranking's inputs when the ranking is asked.
 Result<ParsedRequest> parse_questions(json& j) {
   ParsedRequest out;
-  if (j.contains("question")) return make_error("question", "give either \"question\" or \"questions\", not both");
+  if (j.contains("question"))
+    return make_error("question", message("request.question_and_questions", "give either \"question\" or \"questions\", not both"));
   auto questions = take_questions(j);
   if (!questions) return questions.error();
   out.questions = std::move(questions).value();
@@ -567,7 +584,7 @@ Result<ParsedRequest> parse_questions(json& j) {
   bool ranks = false;
   for (const AskedQuestion& q : out.questions) ranks = ranks || q.question == Question::gpu_ranking;
   auto inference = inference_request(j, ranks ? InputUse::inference | InputUse::gpu_ranking : InputUse::inference,
-                                     kQuestionsKey, "this request");
+                                     kQuestionsKey, "");
   if (!inference) return inference.error();
   out.inference = std::move(inference).value();
   return out;
@@ -603,7 +620,7 @@ Result<ParsedRequest> parse_request(std::string_view text) {
   }
   const bool ranks = out.question == Question::gpu_ranking;
   auto inference = inference_request(j, ranks ? InputUse::inference | InputUse::gpu_ranking : InputUse::inference,
-                                     extra, "the question \"" + std::string(question_name(out.question)) + "\"");
+                                     extra, question_name(out.question));
   if (!inference) return inference.error();
   out.inference = std::move(inference).value();
   return out;
@@ -612,7 +629,7 @@ Result<ParsedRequest> parse_request(std::string_view text) {
 Result<Request> request_from_json(std::string_view text) {
   auto object = request_object(text);
   if (!object) return object.error();
-  return inference_request(object.value(), InputUse::inference | InputUse::gpu_ranking, {}, "this request");
+  return inference_request(object.value(), InputUse::inference | InputUse::gpu_ranking, {}, "");
 }
 
 Result<TrainingRequest> training_request_from_json(std::string_view text) {

@@ -159,7 +159,8 @@ Result<LlamaCppFitInputs> llamacpp_fit_inputs(const ModelSpec& spec, InferenceOp
   const InferenceEstimate& e = start.value();
   const WeightBytes& wd = e.weight_detail;
   const std::uint64_t n = spec.num_layers();
-  if (n == 0) return make_error("model", "llama.cpp's fit places layers; a bare parameter count has none");
+  if (n == 0)
+    return make_error("model", message("llamacpp.fit_bare", "llama.cpp's fit places layers; a bare parameter count has none"));
   std::uint64_t moe_layers = 0;
   for (const LayerRun& run : spec.layers) moe_layers += run.mlp.kind == MlpKind::moe ? run.count : 0;
   const std::uint64_t layers_total = wd.attention + wd.mlp + wd.norms + wd.other;

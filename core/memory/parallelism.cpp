@@ -9,8 +9,6 @@
 namespace vramfit {
 namespace {
 
-using detail::num;
-
 constexpr std::array<std::string_view, 4> kZeroNames{"0", "1", "2", "3"};
 constexpr std::array<std::string_view, 4> kFsdpNames{"NO_SHARD", "", "SHARD_GRAD_OP", "FULL_SHARD"};
 constexpr std::array<NamedValue<Offload>, 4> kOffloads{{{"none", Offload::none},
@@ -56,30 +54,38 @@ std::string offload_names() { return join_names(kOffloads); }
 Result<ParallelLayout> plan_parallelism(const ParallelOptions& o, std::uint64_t num_layers,
                                         std::uint64_t num_attention_heads) {
   if (o.gpus < 1 || o.gpus > kMaxGpus)
-    return make_error("gpus", "must be between 1 and " + num(kMaxGpus) + ", got " + num(o.gpus));
+    return make_error("gpus", message("parallel.range", "must be between 1 and {max}, got {value}",
+                                      {arg::digits("max", kMaxGpus), arg::digits("value", o.gpus)}));
   if (o.tensor_parallel < 1 || o.tensor_parallel > o.gpus)
-    return make_error("tp", "must be between 1 and the number of GPUs (" + num(o.gpus) + "), got " + num(o.tensor_parallel));
+    return make_error("tp", message("parallel.up_to_gpus", "must be between 1 and the number of GPUs ({gpus}), got {value}",
+                                    {arg::digits("gpus", o.gpus), arg::digits("value", o.tensor_parallel)}));
   if (num_attention_heads != 0 && num_attention_heads % o.tensor_parallel != 0)
-    return make_error("tp", "must divide the number of attention heads (" + num(num_attention_heads) + "), got " +
-                                num(o.tensor_parallel));
+    return make_error("tp", message("parallel.divide_heads", "must divide the number of attention heads ({heads}), got {value}",
+                                    {arg::digits("heads", num_attention_heads), arg::digits("value", o.tensor_parallel)}));
   if (o.pipeline_parallel < 1 || o.pipeline_parallel > o.gpus)
-    return make_error("pp", "must be between 1 and the number of GPUs (" + num(o.gpus) + "), got " + num(o.pipeline_parallel));
+    return make_error("pp", message("parallel.up_to_gpus", "must be between 1 and the number of GPUs ({gpus}), got {value}",
+                                    {arg::digits("gpus", o.gpus), arg::digits("value", o.pipeline_parallel)}));
   if (num_layers != 0 && o.pipeline_parallel > num_layers)
-    return make_error("pp", "must be at most the number of layers (" + num(num_layers) + "), got " +
-                                num(o.pipeline_parallel));
+    return make_error("pp", message("parallel.up_to_layers", "must be at most the number of layers ({layers}), got {value}",
+                                    {arg::digits("layers", num_layers), arg::digits("value", o.pipeline_parallel)}));
   const std::uint64_t model_parallel = o.tensor_parallel * o.pipeline_parallel;  // both ≤ 1e6: fits
   if (o.gpus % model_parallel != 0)
-    return make_error("gpus", "must be a multiple of tp × pp (" + num(model_parallel) + "), got " + num(o.gpus));
+    return make_error("gpus", message("parallel.multiple_of_tp_pp", "must be a multiple of tp × pp ({product}), got {value}",
+                                      {arg::digits("product", model_parallel), arg::digits("value", o.gpus)}));
   if (o.micro_batch < 1 || o.micro_batch > 1'000'000)
-    return make_error("micro-batch", "must be between 1 and 1000000, got " + num(o.micro_batch));
+    return make_error("micro-batch", message("parallel.micro_batch_range", "must be between 1 and 1000000, got {value}",
+                                             {arg::digits("value", o.micro_batch)}));
   if (o.gradient_accumulation < 1 || o.gradient_accumulation > kMaxGradientAccumulation)
-    return make_error("grad-accum", "must be between 1 and " + num(kMaxGradientAccumulation) + ", got " +
-                                        num(o.gradient_accumulation));
+    return make_error("grad-accum", message("parallel.range", "must be between 1 and {max}, got {value}",
+                                            {arg::digits("max", kMaxGradientAccumulation),
+                                             arg::digits("value", o.gradient_accumulation)}));
   if (o.offload != Offload::none && o.zero == ZeroStage::none)
-    return make_error("offload", "needs ZeRO stage 1, 2 or 3 (DeepSpeed offloads the partitioned optimizer); got zero 0");
+    return make_error("offload", message("parallel.offload_zero", "needs ZeRO stage 1, 2 or 3 (DeepSpeed offloads the "
+                                                                  "partitioned optimizer); got zero 0"));
   if ((o.offload == Offload::params || o.offload == Offload::nvme) && o.zero != ZeroStage::parameters)
-    return make_error("offload", "offloading parameters (" + std::string(offload_name(o.offload)) +
-                                     ") needs ZeRO stage 3, got " + std::string(zero_name(o.zero)));
+    return make_error("offload", message("parallel.offload_params_zero3", "offloading parameters ({offload}) needs ZeRO "
+                                                                          "stage 3, got {zero}",
+                                         {arg::text("offload", offload_name(o.offload)), arg::text("zero", zero_name(o.zero))}));
   ParallelLayout l;
   l.gpus = o.gpus;
   l.tensor_parallel = o.tensor_parallel;
@@ -88,7 +94,9 @@ Result<ParallelLayout> plan_parallelism(const ParallelOptions& o, std::uint64_t 
   l.micro_batch = o.micro_batch;
   l.gradient_accumulation = o.gradient_accumulation;
   const auto global = detail::product({o.micro_batch, o.gradient_accumulation, l.data_parallel});
-  if (!global) return make_error("grad-accum", "micro-batch × accumulation × data parallel overflows 64 bits");
+  if (!global)
+    return make_error("grad-accum", message("parallel.global_batch_overflow",
+                                            "micro-batch × accumulation × data parallel overflows 64 bits"));
   l.global_batch = *global;
   return l;
 }

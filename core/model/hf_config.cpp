@@ -72,7 +72,9 @@ void import_opt(FieldReader& r, ModelSpec& s, UniformDecoder& d) {
   s.final_norm = r.boolean("do_layer_norm_before").value_or(true);
   s.tied_embeddings = r.boolean("tie_word_embeddings").value_or(true);
   if (auto proj = r.uint("word_embed_proj_dim"); proj && *proj != s.hidden_size)
-    r.fail_message("word_embed_proj_dim", "OPT's embedding projection (word_embed_proj_dim != hidden_size) is not modelled");
+    r.fail_message("word_embed_proj_dim", message("import.opt_projection",
+                                                  "OPT's embedding projection (word_embed_proj_dim != hidden_size) is "
+                                                  "not modelled"));
 }
 
 void import_bert(FieldReader& r, ModelSpec& s, UniformDecoder& d) {
@@ -146,11 +148,13 @@ std::uint64_t vision_tower_params(FieldReader& v) {
   const auto image = v.uint("image_size").value_or(0);
   const auto channels = v.uint("num_channels").value_or(3);
   if (v.boolean("vision_use_head").value_or(false))
-    v.fail_message("vision_use_head", "a vision attention-pooling head is not modelled; only false is supported");
+    v.fail_message("vision_use_head", message("import.vision_head",
+                                              "a vision attention-pooling head is not modelled; only false is supported"));
   if (!h || !inner || !layers || !patch || !image || h > 100'000 || inner > 1'000'000 || layers > 1'000 ||
       patch > image || image > 100'000 || channels > 16) {
-    v.fail_message("hidden_size", "the vision tower needs hidden_size, intermediate_size, num_hidden_layers, "
-                                  "patch_size and image_size within sane ranges");
+    v.fail_message("hidden_size", message("import.siglip_sizes",
+                                          "the vision tower needs hidden_size, intermediate_size, num_hidden_layers, "
+                                          "patch_size and image_size within sane ranges"));
     return 0;
   }
   const auto patches = (image / patch) * (image / patch);
@@ -213,8 +217,8 @@ void apply_block_configs(FieldReader& r, std::vector<LayerRun>& layers, std::uin
   const json* blocks = r.array("block_configs");
   if (!blocks) return;
   if (blocks->size() != layers.size()) {
-    r.fail_message("block_configs", "needs one entry per layer (" + std::to_string(layers.size()) + "), got " +
-                                        std::to_string(blocks->size()));
+    r.fail_message("block_configs", message("import.one_per_layer", "needs one entry per layer ({layers}), got {got}",
+                           {arg::digits("layers", layers.size()), arg::digits("got", blocks->size())}));
     return;
   }
   for (std::size_t i = 0; i < layers.size(); ++i) {
@@ -222,12 +226,15 @@ void apply_block_configs(FieldReader& r, std::vector<LayerRun>& layers, std::uin
     const json* attention = block.object("attention");
     const json* ffn = block.object("ffn");
     if (!attention || !ffn) {
-      r.fail_message("block_configs", "layer " + std::to_string(i) + " needs \"attention\" and \"ffn\" objects");
+      r.fail_message("block_configs", message("import.block_objects", "layer {layer} needs \"attention\" and \"ffn\" objects",
+                                              {arg::digits("layer", i)}));
       return;
     }
     FieldReader a(*attention, block.path("attention")), f(*ffn, block.path("ffn"));
     if (a.boolean("replace_with_linear").value_or(false) || f.boolean("replace_with_linear").value_or(false)) {
-      r.fail_message("block_configs", "layer " + std::to_string(i) + ": replace_with_linear is not modelled yet");
+      r.fail_message("block_configs", message("import.replace_with_linear",
+                                              "layer {layer}: replace_with_linear is not modelled yet",
+                                              {arg::digits("layer", i)}));
       return;
     }
     LayerRun& layer = layers[i];
@@ -238,7 +245,9 @@ void apply_block_configs(FieldReader& r, std::vector<LayerRun>& layers, std::uin
       layer.mlp = {.kind = MlpKind::none};
     } else if (auto mult = f.number("ffn_mult")) {
       if (!(*mult > 0 && *mult <= 1'000))
-        return r.fail_message("block_configs", "layer " + std::to_string(i) + ": ffn_mult must be above 0 and at most 1000");
+        return r.fail_message("block_configs", message("import.ffn_mult",
+                                                     "layer {layer}: ffn_mult must be above 0 and at most 1000",
+                                                     {arg::digits("layer", i)}));
       const auto width = static_cast<std::uint64_t>(2.0 * *mult * static_cast<double>(hidden) / 3.0);
       layer.mlp = {.kind = MlpKind::dense, .intermediate = (width + 255) / 256 * 256};
     }
@@ -304,8 +313,9 @@ std::uint64_t qwen_vision_params(FieldReader& v) {
   // Bounds far above real towers that keep the products below 2^64.
   if (!h || !inner || !depth || !patch || !out || h > 65'536 || inner > 1'000'000 || depth > 1'000 || patch > 1'000 ||
       temporal > 16 || channels > 16 || merge > 16 || positions > 10'000'000 || out > 1'000'000 || extra_mergers > 64) {
-    v.fail_message("hidden_size", "the vision tower needs hidden_size, intermediate_size, depth, patch_size and "
-                                  "out_hidden_size, each within the sizes real models use");
+    v.fail_message("hidden_size", message("import.qwen_vision_sizes",
+                                          "the vision tower needs hidden_size, intermediate_size, depth, patch_size "
+                                          "and out_hidden_size, each within the sizes real models use"));
     return 0;
   }
   const auto merged = h * merge * merge;
@@ -330,12 +340,16 @@ std::uint64_t gemma4_vision_params(FieldReader& v, std::uint64_t text_hidden) {
   const auto positions = v.uint("position_embedding_size").value_or(0);
   if (!h || !inner || !layers || !heads || !head_dim || !patch || h > 65'536 || inner > 1'000'000 || layers > 1'000 ||
       heads > 1'024 || kv_heads > heads || head_dim > 4'096 || patch > 1'000 || positions > 10'000'000) {
-    v.fail_message("hidden_size", "the vision tower needs hidden_size, intermediate_size, num_hidden_layers, "
-                                  "num_attention_heads, head_dim and patch_size within the sizes real models use");
+    v.fail_message("hidden_size", message("import.gemma4_vision_sizes",
+                                          "the vision tower needs hidden_size, intermediate_size, num_hidden_layers, "
+                                          "num_attention_heads, head_dim and patch_size within the sizes real models "
+                                          "use"));
     return 0;
   }
   if (v.boolean("use_clipped_linears").value_or(false))
-    v.fail_message("use_clipped_linears", "clipped linears in the vision tower are not modelled; only false is supported");
+    v.fail_message("use_clipped_linears", message("import.clipped_linears",
+                                                  "clipped linears in the vision tower are not modelled; only false is "
+                                                  "supported"));
   const auto attention = h * heads * head_dim + 2 * h * kv_heads * head_dim + heads * head_dim * h + 2 * head_dim;
   const auto layer = attention + 3 * h * inner + 4 * h;
   const auto standardize = v.boolean("standardize").value_or(false) ? 2 * h : 0;
@@ -360,9 +374,10 @@ std::uint64_t moonvit_params(FieldReader& v, std::uint64_t text_hidden, std::vec
     for (const auto& k : *kernel) merged *= k.is_number_unsigned() && k.get<std::uint64_t>() <= 16 ? k.get<std::uint64_t>() : 0;
   if (!h || !inner || !layers || !qkv || !patch || !merged || h > 65'536 || inner > 1'000'000 || layers > 1'000 ||
       qkv > 65'536 || patch > 1'000 || table_height > 4'096 || table_width > 4'096 || text_hidden > 1'000'000) {
-    v.fail_message("vt_hidden_size", "the MoonViT tower needs vt_hidden_size, vt_intermediate_size, "
-                                     "vt_num_hidden_layers, patch_size and merge_kernel_size within the sizes real "
-                                     "models use");
+    v.fail_message("vt_hidden_size", message("import.moonvit_sizes",
+                                             "the MoonViT tower needs vt_hidden_size, vt_intermediate_size, "
+                                             "vt_num_hidden_layers, patch_size and merge_kernel_size within the sizes "
+                                             "real models use"));
     return 0;
   }
   const bool rms = v.string("norm_type").value_or("layernorm") == "rmsnorm";
@@ -386,8 +401,9 @@ std::uint64_t moonvit_params(FieldReader& v, std::uint64_t text_hidden, std::vec
 // head_dim, low-rank query and grouped low-rank output, hyper-connections. The per-layer compress ratios and hash
 // layers are applied to the layer list by apply_deepseek_v4_layers.
 void read_one_entry_attention(FieldReader& r, ModelSpec& s, AttentionMixer& a) {
-  if (a.kv_heads != 1) r.fail_message("num_key_value_heads", "DeepSeek-V4's attention has one key-value head, got " +
-                                                                 std::to_string(a.kv_heads));
+  if (a.kv_heads != 1)
+    r.fail_message("num_key_value_heads", message("import.one_kv_head", "DeepSeek-V4's attention has one key-value head, got {n}",
+                                                  {arg::digits("n", a.kv_heads)}));
   a.one_kv_entry = true;
   a.rope_dim = r.uint("qk_rope_head_dim").value_or(0);
   a.q_lora_rank = r.uint("q_lora_rank").value_or(0);
@@ -410,15 +426,16 @@ void apply_deepseek_v4_layers(FieldReader& r, std::vector<LayerRun>& layers) {
   const json* ratios = r.array("compress_ratios");
   if (!ratios) return;
   if (ratios->size() < layers.size())
-    return r.fail_message("compress_ratios", "needs one entry per layer (" + std::to_string(layers.size()) +
-                                                 "), got " + std::to_string(ratios->size()));
+    return r.fail_message("compress_ratios", message("import.one_per_layer", "needs one entry per layer ({layers}), got {got}",
+                           {arg::digits("layers", layers.size()), arg::digits("got", ratios->size())}));
   const auto index_heads = r.uint("index_n_heads").value_or(0);
   const auto index_head_dim = r.uint("index_head_dim").value_or(0);
   const auto hash_layers = r.uint("num_hash_layers").value_or(0);
   for (std::size_t i = 0; i < layers.size(); ++i) {
     const json& ratio = (*ratios)[i];
     if (!ratio.is_number_unsigned())
-      return r.fail_message("compress_ratios", "entry " + std::to_string(i) + " must be a non-negative integer");
+      return r.fail_message("compress_ratios", message("import.ratio_entry", "entry {entry} must be a non-negative integer",
+                                                       {arg::digits("entry", i)}));
     auto& a = layers[i].attention;
     a.compress_ratio = ratio.get<std::uint64_t>();
     if (a.compress_ratio == 4) {
@@ -506,14 +523,15 @@ void import_llama_like(FieldReader& r, ModelSpec& s, UniformDecoder& d, std::str
     if (const json* types = r.array("layer_types")) {
       for (const auto& t : *types) {
         if (!t.is_string()) {
-          r.fail_message("layer_types", "expected strings such as \"sliding_attention\" or \"full_attention\"");
+          r.fail_message("layer_types", message("import.layer_type_strings",
+                                                "expected strings such as \"sliding_attention\" or \"full_attention\""));
           break;
         }
         flags.push_back(t.get_ref<const std::string&>() == "sliding_attention");
       }
       if (!r.error() && flags.size() != d.layers)
-        r.fail_message("layer_types", "needs one entry per layer (" + std::to_string(d.layers) + "), got " +
-                                          std::to_string(flags.size()));
+        r.fail_message("layer_types", message("import.one_per_layer", "needs one entry per layer ({layers}), got {got}",
+                           {arg::digits("layers", d.layers), arg::digits("got", flags.size())}));
     } else if (type == "gemma2") {
       for (std::uint64_t i = 0; i < d.layers && i < 10'000; ++i) flags.push_back(i % 2 == 0);
     } else if (auto pattern = r.uint("sliding_window_pattern"); pattern && *pattern > 0) {

@@ -16,12 +16,13 @@ std::optional<std::vector<std::uint64_t>> per_layer_numbers(FieldReader& r, std:
     if (v.is_boolean()) out.push_back(v.get<bool>() ? 1 : 0);
     else if (v.is_number_unsigned() || (v.is_number_integer() && v.get<std::int64_t>() >= 0)) out.push_back(v.get<std::uint64_t>());
     else {
-      r.fail_message(key, "expected a list of whole numbers or booleans, one per layer");
+      r.fail_message(key, message("import.layer_flags", "expected a list of whole numbers or booleans, one per layer"));
       return std::nullopt;
     }
   }
   if (out.size() != layers) {
-    r.fail_message(key, "needs one entry per layer (" + std::to_string(layers) + "), got " + std::to_string(out.size()));
+    r.fail_message(key, message("import.one_per_layer", "needs one entry per layer ({layers}), got {got}",
+                                {arg::digits("layers", layers), arg::digits("got", out.size())}));
     return std::nullopt;
   }
   return out;
@@ -32,8 +33,8 @@ void apply_layer_types(FieldReader& r, std::vector<LayerRun>& layers, std::uint6
   const json* types = r.array("layer_types");
   if (!types) return;
   if (types->size() != layers.size()) {
-    r.fail_message("layer_types", "needs one entry per layer (" + std::to_string(layers.size()) + "), got " +
-                                      std::to_string(types->size()));
+    r.fail_message("layer_types", message("import.one_per_layer", "needs one entry per layer ({layers}), got {got}",
+                                {arg::digits("layers", layers.size()), arg::digits("got", types->size())}));
     return;
   }
   const LinearMixer linear = read_linear_mixer(r);
@@ -48,10 +49,11 @@ void apply_layer_types(FieldReader& r, std::vector<LayerRun>& layers, std::uint6
     } else if (name == "chunked_attention" && chunk) {
       layers[i].attention.chunk = chunk;
     } else {
-      r.fail_message("layer_types", "layer " + std::to_string(i) + ": \"" + name +
-                                        "\" is not modelled; allowed: full_attention, sliding_attention, "
-                                        "chunked_attention (with attention_chunk_size), linear_attention, "
-                                        "deepseek_sparse_attention");
+      r.fail_message("layer_types", message("import.layer_type_unknown",
+                                            "layer {layer}: \"{type}\" is not modelled; allowed: full_attention, "
+                                            "sliding_attention, chunked_attention (with attention_chunk_size), "
+                                            "linear_attention, deepseek_sparse_attention",
+                                            {arg::digits("layer", i), arg::text("type", name)}));
       return;
     }
   }
@@ -81,7 +83,8 @@ std::optional<std::string> block_type_pattern(FieldReader& r, std::string_view k
     else if (name == "mlp") pattern += '-';
     else if (name == "moe") pattern += 'E';
     else {
-      r.fail_message(key, "\"" + name + "\" is not modelled; allowed: mamba, attention, mlp, moe");
+      r.fail_message(key, message("import.block_type_unknown", "\"{type}\" is not modelled; allowed: mamba, attention, mlp, moe",
+                                  {arg::text("type", name)}));
       return std::nullopt;
     }
   }
@@ -109,7 +112,8 @@ std::vector<std::uint64_t> hybrid_mtp_sources(FieldReader& r, const std::vector<
     while (i > 0 && !is(layers[i - 1], block)) --i;
     if (i == 0) {
       r.fail_message("mtp_hybrid_override_pattern",
-                     std::string("block '") + block + "' has no decoder block of its kind to follow");
+                     message("import.mtp_block_follow", "block '{block}' has no decoder block of its kind to follow",
+                             {arg::text("block", std::string(1, block))}));
       return {};
     }
     out.push_back(i - 1);
@@ -131,8 +135,9 @@ void apply_hybrid_override(FieldReader& r, std::vector<LayerRun>& layers, const 
   const auto pattern = r.has("hybrid_override_pattern") ? r.string("hybrid_override_pattern") : block_type_pattern(r);
   if (!pattern) return;
   if (pattern->size() != layers.size()) {
-    r.fail_message("hybrid_override_pattern", "needs one character per layer (" + std::to_string(layers.size()) +
-                                                  "), got " + std::to_string(pattern->size()));
+    r.fail_message("hybrid_override_pattern",
+                   message("import.one_char_per_layer", "needs one character per layer ({layers}), got {got}",
+                           {arg::digits("layers", layers.size()), arg::digits("got", pattern->size())}));
     return;
   }
   const MlpBlock& moe = d.moe;
@@ -145,15 +150,17 @@ void apply_hybrid_override(FieldReader& r, std::vector<LayerRun>& layers, const 
       case '-': layer.mixer = MixerKind::none, layer.mlp = dense; break;
       case 'E':
         if (moe.kind != MlpKind::moe) {
-          r.fail_message("hybrid_override_pattern", "has an E (experts) block but the config names no experts");
+          r.fail_message("hybrid_override_pattern", message("import.pattern_no_experts",
+                                                            "has an E (experts) block but the config names no experts"));
           return;
         }
         layer.mixer = MixerKind::none, layer.mlp = moe;
         break;
       default:
-        r.fail_message("hybrid_override_pattern", std::string("block '") + (*pattern)[i] +
-                                                      "' is not modelled; allowed: M (Mamba2), * (attention), "
-                                                      "- (MLP), E (experts)");
+        r.fail_message("hybrid_override_pattern",
+                       message("import.pattern_block_unknown",
+                               "block '{block}' is not modelled; allowed: M (Mamba2), * (attention), - (MLP), E (experts)",
+                               {arg::text("block", std::string(1, (*pattern)[i]))}));
         return;
     }
   }
@@ -181,7 +188,8 @@ void apply_moe_placement(FieldReader& r, std::vector<LayerRun>& layers, const Un
   if (const json* only = r.array("mlp_only_layers")) {
     for (const auto& v : *only) {
       if (!v.is_number_unsigned() || v.get<std::uint64_t>() >= n) {
-        r.fail_message("mlp_only_layers", "expected layer numbers below " + std::to_string(n));
+        r.fail_message("mlp_only_layers", message("import.layer_numbers_below", "expected layer numbers below {n}",
+                                                  {arg::digits("n", n)}));
         return;
       }
       is_moe[v.get<std::size_t>()] = false;
@@ -190,7 +198,8 @@ void apply_moe_placement(FieldReader& r, std::vector<LayerRun>& layers, const Un
   if (!is_moe.empty() && dense.intermediate == 0)
     for (std::size_t i = 0; i < n; ++i)
       if (!is_moe[i]) {
-        r.fail_message("intermediate_size", "layer " + std::to_string(i) + " has a dense MLP but its width is 0");
+        r.fail_message("intermediate_size", message("import.dense_width_zero", "layer {layer} has a dense MLP but its width is 0",
+                                                    {arg::digits("layer", i)}));
         return;
       }
   for (std::size_t i = 0; i < n; ++i)
@@ -259,11 +268,14 @@ void apply_kimi_delta_layers(FieldReader& r, std::vector<LayerRun>& layers) {
   kda.full_rank_gate = c.boolean("use_full_rank_gate").value_or(false);
   const json* kda_layers = c.array("kda_layers");
   if (c.error()) return r.fail_message("linear_attn_config", c.error()->message);
-  if (!kda_layers) return r.fail_message("linear_attn_config", "needs kda_layers, the layers (from 1) that run KDA");
+  if (!kda_layers)
+    return r.fail_message("linear_attn_config",
+                          message("import.kda_layers_missing", "needs kda_layers, the layers (from 1) that run KDA"));
   for (const auto& v : *kda_layers) {
     if (!v.is_number_unsigned() || v.get<std::uint64_t>() < 1 || v.get<std::uint64_t>() > layers.size())
-      return r.fail_message("linear_attn_config", "kda_layers: expected layer numbers from 1 to " +
-                                                      std::to_string(layers.size()));
+      return r.fail_message("linear_attn_config", message("import.kda_layer_range",
+                                                          "kda_layers: expected layer numbers from 1 to {n}",
+                                                          {arg::digits("n", layers.size())}));
     LayerRun& layer = layers[v.get<std::size_t>() - 1];
     layer.mixer = MixerKind::linear_attention;
     layer.linear = kda;

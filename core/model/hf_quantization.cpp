@@ -134,10 +134,10 @@ class RecipeBuilder {
 Result<bool> read_module_list(FieldReader& f, std::string_view key, const std::string& format, ModelSpec& s) {
   const json* list = f.find(key);
   if (!list) return true;
-  if (!list->is_array()) return make_error(f.path(key), "must be a list of module names");
+  if (!list->is_array()) return make_error(f.path(key), message("quant.module_list", "must be a list of module names"));
   RecipeBuilder recipe(s, f.path(key));
   for (const auto& item : *list) {
-    if (!item.is_string()) return make_error(f.path(key), "must be a list of module names");
+    if (!item.is_string()) return make_error(f.path(key), message("quant.module_list", "must be a list of module names"));
     recipe.add(item.get_ref<const std::string&>(), format);
   }
   recipe.finish();
@@ -203,12 +203,13 @@ Result<bool> read_modelopt(FieldReader& q, ModelSpec& s, bool keep_base) {
     return true;
   }
   const json* layers = q.object("quantized_layers");
-  if (!layers) return make_error(q.path("quantized_layers"), "MIXED_PRECISION needs a map of module → quant_algo");
+  if (!layers) return make_error(q.path("quantized_layers"),
+                                 message("quant.mixed_precision_map", "MIXED_PRECISION needs a map of module → quant_algo"));
   RecipeBuilder recipe(s, q.path("quantized_layers"));
   std::map<std::string, std::uint64_t> modules_per_format;
   for (const auto& [module, entry] : layers->items()) {
     if (!entry.is_object() || !entry.contains("quant_algo") || !entry["quant_algo"].is_string())
-      return make_error(q.path("quantized_layers." + module), "needs a \"quant_algo\" string");
+      return make_error(q.path("quantized_layers." + module), message("quant.algo_string", "needs a \"quant_algo\" string"));
     const auto g = entry.contains("group_size") && entry["group_size"].is_number_unsigned()
                        ? entry["group_size"].get<std::uint64_t>() : group;
     const std::string format = modelopt_format(s, entry["quant_algo"].get_ref<const std::string&>(), g);
@@ -264,14 +265,16 @@ std::string compressed_format(ModelSpec& s, const json& weights, const json* inp
 // (module names and "re:" patterns) left in bf16, and a kv_cache_scheme.
 Result<bool> read_compressed_tensors(FieldReader& q, ModelSpec& s) {
   const json* groups = q.object("config_groups");
-  if (!groups) return make_error(q.path("config_groups"), "compressed-tensors needs config_groups");
+  if (!groups)
+    return make_error(q.path("config_groups"), message("quant.config_groups", "compressed-tensors needs config_groups"));
   const std::string top_format = q.string("format").value_or("");
   RecipeBuilder targeted(s, q.path("config_groups"));
   std::string base;
   for (const auto& [name, group] : groups->items()) {
     const json* weights = group.is_object() && group.contains("weights") && group["weights"].is_object()
                               ? &group["weights"] : nullptr;
-    if (!weights) return make_error(q.path("config_groups." + name), "needs a \"weights\" scheme");
+    if (!weights)
+      return make_error(q.path("config_groups." + name), message("quant.weights_scheme", "needs a \"weights\" scheme"));
     const json* inputs = group.contains("input_activations") ? &group["input_activations"] : nullptr;
     const std::string format = group.contains("format") && group["format"].is_string()
                                    ? group["format"].get<std::string>() : top_format;
@@ -330,8 +333,9 @@ Result<bool> read_gptq_awq(FieldReader& f, const std::string& method, ModelSpec&
   if (group && group->is_number_integer()) g = group->get<std::int64_t>();
   if (f.error()) return *f.error();
   if (!bits || !(*bits == 2 || *bits == 3 || *bits == 4 || *bits == 8))
-    return make_error(f.path("bits"), "GPTQ/AWQ bits must be 2, 3, 4 or 8");
-  if (g == 0 || g < -1) return make_error(f.path("group_size"), "must be positive or -1 (no grouping)");
+    return make_error(f.path("bits"), message("quant.gptq_bits", "GPTQ/AWQ bits must be 2, 3, 4 or 8"));
+  if (g == 0 || g < -1)
+    return make_error(f.path("group_size"), message("quant.group_size", "must be positive or -1 (no grouping)"));
   s.quantization = method + "-" + std::to_string(*bits) + "bit" + (g == -1 ? std::string("-nogroup") : "-" + std::to_string(g) + "g");
   return true;
 }
@@ -390,7 +394,9 @@ Result<bool> apply_hf_quant_config(std::string_view quant_config_json, ModelSpec
   detail::FieldReader root(parsed.value(), "quant_config");
   const detail::json* inner = root.has("quant_algo") ? &parsed.value() : root.object("quantization");
   if (root.error()) return *root.error();
-  if (!inner) return make_error("quant_config.quantization", "an hf_quant_config.json holds a \"quantization\" object");
+  if (!inner)
+    return make_error("quant_config.quantization",
+                      message("quant.quantization_object", "an hf_quant_config.json holds a \"quantization\" object"));
   detail::FieldReader q(*inner, inner == &parsed.value() ? "quant_config" : root.path("quantization"));
   if (auto read = detail::read_modelopt(q, spec, true); !read) return read.error();
   if (q.error()) return *q.error();

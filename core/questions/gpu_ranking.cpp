@@ -9,7 +9,6 @@
 
 namespace vramfit {
 
-using detail::fixed_text;
 
 namespace {
 
@@ -127,9 +126,10 @@ void add_ranking_notes(GpuRankingReport& out, std::size_t unpriced) {
 
 Result<GpuRankingReport> rank_gpus_for(const Catalog& catalog, const Request& request) {
   if (request.gpu_layers)
-    return make_error("gpu_layers", "the ranking keeps every layer on the GPUs; leave out -ngl (gpu_layers) to rank");
+    return make_error("gpu_layers", message("ranking.gpu_layers", "the ranking keeps every layer on the GPUs; leave out -ngl "
+                                                              "(gpu_layers) to rank"));
   if (request.budget_per_hour && !(std::isfinite(*request.budget_per_hour) && *request.budget_per_hour > 0))
-    return make_error("budget_per_hour", "must be a positive number of dollars per hour");
+    return make_error("budget_per_hour", message("ranking.budget_positive", "must be a positive number of dollars per hour"));
   // One estimate for every GPU: without a GPU, vLLM's KV cache is what the batch needs, not the budget
   // it would fill.
   Request r = request;
@@ -144,9 +144,10 @@ Result<GpuRankingReport> rank_gpus_for(const Catalog& catalog, const Request& re
 Result<GpuRankingReport> rank_gpus_for(const Catalog& catalog, const Request& request, const ResolvedRequest& rr,
                                        const InferenceEstimate& estimate) {
   if (request.gpu_layers)
-    return make_error("gpu_layers", "the ranking keeps every layer on the GPUs; leave out -ngl (gpu_layers) to rank");
+    return make_error("gpu_layers", message("ranking.gpu_layers", "the ranking keeps every layer on the GPUs; leave out -ngl "
+                                                              "(gpu_layers) to rank"));
   if (request.budget_per_hour && !(std::isfinite(*request.budget_per_hour) && *request.budget_per_hour > 0))
-    return make_error("budget_per_hour", "must be a positive number of dollars per hour");
+    return make_error("budget_per_hour", message("ranking.budget_positive", "must be a positive number of dollars per hour"));
   GpuRankingReport out;
   out.model_id = rr.model.id;
   out.model_name = rr.model.name;
@@ -189,7 +190,7 @@ std::vector<std::string> biggest_formats(Engine engine) {
 }
 
 Result<BiggestReport> biggest_for(const Catalog& catalog, const Request& request) {
-  if (request.gpu.empty()) return make_error("gpu", "name the card the model should run on");
+  if (request.gpu.empty()) return make_error("gpu", message("biggest.needs_gpu", "name the card the model should run on"));
   if (catalog.models.empty()) return make_error("model", "the catalog has no presets");
   BiggestReport out;
   auto found = resolve_gpu(catalog.gpus, request.gpu, "gpu");
@@ -197,7 +198,9 @@ Result<BiggestReport> biggest_for(const Catalog& catalog, const Request& request
   out.gpu = found.value().gpu;
   if (!found.value().note.empty()) out.notes.push_back(found.value().note);
   const auto engine = parse_engine(request.engine);
-  if (!engine) return make_error("engine", "unknown engine \"" + request.engine + "\"; allowed: " + std::string(kEngineNames));
+  if (!engine)
+    return make_error("engine", message("request.unknown_engine", "unknown engine \"{given}\"; allowed: {allowed}",
+                                        {arg::text("given", request.engine), arg::text("allowed", kEngineNames)}));
   out.formats = request.weights.empty() ? biggest_formats(*engine) : std::vector<std::string>{request.weights};
   out.context = request.context.value_or(kLlamaDefaultCtx);
   out.batch = request.batch;
@@ -246,8 +249,10 @@ Result<BiggestReport> biggest_for(const Catalog& catalog, const Request& request
     if (auto best = biggest_that_fits(subset, usable, out.headroom)) out.by_format.push_back(indices[*best]);
   }
   if (!out.biggest)
-    out.notes.push_back("No preset fits " + out.gpu->name + " within the " + fixed_text(out.headroom * 100, 0) +
-                        " % headroom in any of the formats tried; try a shorter context or a smaller format.");
+    out.notes.push_back(message("biggest.none_fits",
+                                "No preset fits {gpu} within the {headroom} % headroom in any of the formats tried; "
+                                "try a shorter context or a smaller format.",
+                                {arg::text("gpu", out.gpu->name), arg::fixed("headroom", out.headroom * 100, 0)}));
   return out;
 }
 

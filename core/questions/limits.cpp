@@ -5,7 +5,7 @@
 #include <cstddef>    // std::size_t
 #include <initializer_list>  // std::initializer_list
 #include <optional>   // std::optional
-#include <string>     // std::to_string
+#include <string>     // std::string
 #include <vector>     // std::vector
 
 #include "util/units.hpp"
@@ -93,14 +93,14 @@ std::string_view batch_limit_name(BatchLimit limit) noexcept {
 }
 
 Result<Limits> solve_limits(const Catalog& catalog, const Request& request) {
-  if (request.gpu.empty()) return make_error("gpu", "the largest context and batch need a GPU to fit on");
+  if (request.gpu.empty()) return make_error("gpu", message("limits.needs_gpu", "the largest context and batch need a GPU to fit on"));
   auto resolved = resolve_request(catalog, request);
   if (!resolved) return resolved.error();
   return solve_limits(resolved.value());
 }
 
 Result<Limits> solve_limits(const ResolvedRequest& r) {
-  if (!r.gpu) return make_error("gpu", "the largest context and batch need a GPU to fit on");
+  if (!r.gpu) return make_error("gpu", message("limits.needs_gpu", "the largest context and batch need a GPU to fit on"));
   Limits out;
   out.gpu = r.gpu->id;
   out.budget_bytes = budget_bytes(r.gpu->usable_bytes(), r.fit_headroom);  // the GPU table's "fits" line
@@ -134,22 +134,24 @@ namespace {
 
 // The x values CurveInputs describes, for a scenario at `context` tokens whose model allows `max_context`.
 Result<std::vector<std::uint64_t>> curve_xs(const CurveInputs& in, std::uint64_t context, std::uint64_t max_context) {
-  if (in.values.size() > 1024) return make_error("values", "at most 1024 values");
+  if (in.values.size() > 1024) return make_error("values", message("curve.values_max", "at most 1024 values"));
   if (!in.values.empty()) return in.values;
   if (in.points < 2 || in.points > 1024)
-    return make_error("points", "must be between 2 and 1024, got " + std::to_string(in.points));
+    return make_error("points", message("curve.points_range", "must be between 2 and 1024, got {points}",
+                                                {arg::digits("points", in.points)}));
   const bool batch = in.axis == CurveAxis::batch;
   const std::uint64_t limit = batch ? kMaxBatch : kMaxContextTokens;
   std::uint64_t to = in.to;
   if (to == 0 && batch) to = 256;
   else if (to == 0 && in.log) to = std::max<std::uint64_t>(max_context ? max_context : context, 2048);
   else if (to == 0) to = std::max(max_context, std::min(kMaxContextTokens, 4 * context));
-  if (to > limit) return make_error("to", "must be at most " + std::to_string(limit));
+  if (to > limit) return make_error("to", message("curve.to_max", "must be at most {max}", {arg::digits("max", limit)}));
   double from = in.from != 0 ? static_cast<double>(in.from)
                 : in.log && !batch ? std::max(1.0, std::min(256.0, static_cast<double>(to) / 8))
                                    : 1.0;
   if (from >= static_cast<double>(to))
-    return make_error("from", "must be below to (" + std::to_string(to) + "), got " + std::to_string(in.from));
+    return make_error("from", message("curve.from_below", "must be below to ({to}), got {from}",
+                                      {arg::digits("to", to), arg::digits("from", in.from)}));
   std::vector<std::uint64_t> xs;
   const double span = static_cast<double>(in.points - 1);
   for (std::uint64_t i = 0; i < in.points; ++i) {
@@ -166,7 +168,8 @@ template <class Point>
 std::optional<Error> each_x(const std::vector<std::uint64_t>& xs, CurveAxis axis, Curve& c, Point point) {
   const std::uint64_t limit = axis == CurveAxis::batch ? kMaxBatch : kMaxContextTokens;
   for (const std::uint64_t x : xs) {
-    if (x < 1 || x > limit) return make_error("values", "must be between 1 and " + std::to_string(limit));
+    if (x < 1 || x > limit)
+      return make_error("values", message("curve.values_range", "must be between 1 and {max}", {arg::digits("max", limit)}));
     if (!c.x.empty() && c.x.back() >= x) continue;  // ascending, no duplicates
     if (auto e = point(x)) return e;
     c.x.push_back(x);
@@ -202,8 +205,9 @@ Result<Curve> memory_curve(const Catalog& catalog, const Request& request, Curve
 
 Result<Curve> memory_curve(const Catalog& catalog, const Request& request, const CurveInputs& in) {
   if (in.values.empty() && (in.points < 2 || in.points > 1024))
-    return make_error("points", "must be between 2 and 1024, got " + std::to_string(in.points));
-  if (in.values.size() > 1024) return make_error("values", "at most 1024 values");
+    return make_error("points", message("curve.points_range", "must be between 2 and 1024, got {points}",
+                                                {arg::digits("points", in.points)}));
+  if (in.values.size() > 1024) return make_error("values", message("curve.values_max", "at most 1024 values"));
   auto resolved = resolve_request(catalog, request);
   if (!resolved) return resolved.error();
   return memory_curve(resolved.value(), in);
@@ -256,8 +260,10 @@ Result<Curve> training_curve(const TrainingReport& base, const CurveInputs& in) 
     if (in.axis == CurveAxis::batch) o.parallel.micro_batch = x;
     else if (!grpo) o.sequence = x;
     else if (x <= o.grpo->prompt_tokens)
-      return make_error("values", "GRPO's sequence is prompt + completion: each value must exceed the prompt (" +
-                                      std::to_string(o.grpo->prompt_tokens) + " tokens)");
+      return make_error("values", message("curve.grpo_prompt",
+                                          "GRPO's sequence is prompt + completion: each value must exceed the prompt "
+                                          "({tokens} tokens)",
+                                          {arg::digits("tokens", o.grpo->prompt_tokens)}));
     else o.grpo->completion_tokens = x - o.grpo->prompt_tokens;
     auto e = estimate_training(base.model, o);
     if (!e) return with_request_field(e.error());

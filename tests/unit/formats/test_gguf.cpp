@@ -122,6 +122,7 @@ TEST_CASE("hostile GGUF files give an error naming the field and the offset") {
     const std::size_t type_at = b.header_end - 12;
     file[type_at] = std::byte{99};
     CHECK(error_of(file) == "tensor_infos[0].type: at offset " + std::to_string(type_at) + ": unknown ggml type 99 (x.weight)");
+    CHECK(parse(file).error().message.id == "gguf.unknown_type");  // the page says it without the offset
   }
   SUBCASE("an absurd tensor count") {
     Bytes file = test::tiny_llama_gguf().build();
@@ -162,6 +163,24 @@ TEST_CASE("hostile GGUF files give an error naming the field and the offset") {
     Bytes file = test::tiny_llama_gguf().build(1);
     CHECK(error_of(file).find("v1") != std::string::npos);
   }
+}
+
+TEST_CASE("a head count the metadata gives that the model checks refuse is named with its key and architecture") {
+  test::GgufBuilder b;
+  b.str("general.architecture", "llama")
+      .u32("llama.block_count", 2)
+      .u32("llama.embedding_length", 256)
+      .u32("llama.feed_forward_length", 512)
+      .u32("llama.attention.head_count", 4)
+      .u32("llama.attention.head_count_kv", 3);  // 4 query heads cannot be grouped over 3 key-value heads
+  const Bytes file = b.build();
+  auto r = import_gguf(file, file.size());
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().field == "gguf metadata");
+  CHECK(r.error().message == "num_key_value_heads: must divide num_attention_heads (4), got 3 (architecture \"llama\")");
+  // The page says the check's own message, in its language, from the check's id and values.
+  CHECK(r.error().message.id == "model.must_divide");
+  CHECK(arg_named(r.error().message, "value").integer == 3);
 }
 
 TEST_CASE("GGUF v2 files parse like v3") {
