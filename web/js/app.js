@@ -370,10 +370,12 @@ function update({ push = false } = {}) {
 let answerPainted = false;
 // Everything below the summary appears in that one step, in its final order, so no section pushes another down.
 function afterFirstAnswer() {
-  requestAnimationFrame(() => setTimeout(() => {
+  requestAnimationFrame(() => setTimeout(async () => {
     answerPainted = true;
     if (!report) return;
     renderDetails();
+    await pause();
+    if (!report) return;
     renderExtras();
     dom.gpuSection.hidden = false;
     dom.embedSection.hidden = false;
@@ -795,13 +797,19 @@ function forgetPrerendered() {
 }
 
 const painted = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve)));
+// Between the long steps of starting up, a page already showing its answer gives the browser a turn (a phone
+// stays responsive); a page still waiting for its answer goes straight on.
+let pause = async () => {};
 
 async function main() {
   // With the plain URL's answer written into the page (and on screen), the .wasm and the work it brings wait for
   // that first paint: a slow connection spends its first bytes and time on showing the answer.
-  if (document.querySelector('[data-prerendered]') && !document.documentElement.classList.contains('other-answer')) await painted();
+  if (document.querySelector('[data-prerendered]') && !document.documentElement.classList.contains('other-answer')) {
+    await painted();
+    pause = () => new Promise((resolve) => setTimeout(resolve));
+  }
   // Compiling the .wasm runs off the main thread: start it before the locale formatters are built.
-  const opening = openCalculator();
+  const opening = openCalculator({ pause });
   setLanguage(initialLanguage());
   try {
     calculator = await opening;
@@ -818,9 +826,11 @@ async function main() {
   state = codec.fromUrl(location.search);
   view.gpu = state.gpu;
   setRanges(dom.form, codec);
+  await pause();
   refill();
   wireEvents();
   watchResults();
+  await pause();
   // The inputs show once they hold the catalogue's choices and the first answer's values (they were laid out
   // but invisible until now, so filling them moves nothing on screen); visible before update(), which may move
   // focus to a field in error. Nothing is painted in between.

@@ -23,8 +23,11 @@ function load() {
   return modulePromise;
 }
 
-export async function openCalculator() {
+/** `pause`, when given, is awaited between instantiating the module and reading its catalogue (a page that is
+ * already showing an answer lets the browser breathe between the two long steps). */
+export async function openCalculator({ pause } = {}) {
   const module = await load();
+  await pause?.();
   const catalog = JSON.parse(module.catalog());
   return {
     catalog,
