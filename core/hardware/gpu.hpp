@@ -77,9 +77,7 @@ Message wired_limit_note(const Gpu& gpu);
 // Refused, naming `field`, for a GPU without unified memory or a limit above its RAM.
 Result<std::uint64_t> wired_limit_for(const Gpu& gpu, std::uint64_t limit_mib, std::string_view field);
 
-// Why a count above one is refused for such a GPU (rankings, training jobs).
-inline constexpr std::string_view kOnePerMachine = "one GPU per machine: unified memory is not split across Macs here";
-// "<gpu>: " and kOnePerMachine, the error for several of a Mac's GPU.
+// The error for several of a Mac's GPU: unified memory is not split across machines (rankings, training jobs).
 Message one_per_machine_message(const Gpu& gpu);
 
 // The NVIDIA compute capability (major · 10 + minor) of `gpu`'s architecture, as NVIDIA's CUDA GPUs table

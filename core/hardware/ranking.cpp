@@ -23,17 +23,17 @@ std::uint64_t bytes_per_gpu(const MemoryNeed& need, std::uint64_t count) noexcep
   return total ? *total : std::numeric_limits<std::uint64_t>::max();
 }
 
-std::string tensor_parallel_problem(const SpeedModel& model, std::uint64_t count) {
-  if (count <= 1) return "";
+Message tensor_parallel_problem(const SpeedModel& model, std::uint64_t count) {
+  if (count <= 1) return {};
   if (model.num_attention_heads == 0 || model.num_kv_heads == 0)
-    return "tensor parallel needs the attention head counts (a bare parameter count has none)";
+    return message("ranking.tp_no_heads", "tensor parallel needs the attention head counts (a bare parameter count has none)");
   if (model.num_attention_heads % count != 0)
-    return "tensor parallel " + std::to_string(count) + " does not divide the " +
-           std::to_string(model.num_attention_heads) + " attention heads";
+    return message("ranking.tp_heads", "tensor parallel {count} does not divide the {heads} attention heads",
+                   {arg::count("count", count), arg::count("heads", model.num_attention_heads)});
   if (model.num_kv_heads % count != 0)
-    return "tensor parallel " + std::to_string(count) + " does not divide the " + std::to_string(model.num_kv_heads) +
-           " KV heads";
-  return "";
+    return message("ranking.tp_kv_heads", "tensor parallel {count} does not divide the {heads} KV heads",
+                   {arg::count("count", count), arg::count("heads", model.num_kv_heads)});
+  return {};
 }
 
 Result<GpuRanking> rank_gpus(const SpeedModel& model, const MemoryNeed& need, const std::vector<Gpu>& catalog,
@@ -72,8 +72,10 @@ Result<GpuRanking> rank_gpus(const SpeedModel& model, const MemoryNeed& need, co
       // vLLM and SGLang split each layer (tensor parallel); llama.cpp and transformers put whole layers on each
       // GPU, which the heads need not divide and which runs no faster than one GPU.
       const bool splits_layers = o.speed.engine == Engine::vllm || o.speed.engine == Engine::sglang;
-      if (count > 1 && gpu->one_per_machine()) c.note = std::string(kOnePerMachine);
-      else if (count > 1 && o.speed.engine == Engine::ollama) c.note = "Ollama across several GPUs is not modelled";
+      if (count > 1 && gpu->one_per_machine())
+        c.note = message("ranking.one_mac", "one GPU per machine: unified memory is not split across Macs here");
+      else if (count > 1 && o.speed.engine == Engine::ollama)
+        c.note = message("ranking.ollama_several", "Ollama across several GPUs is not modelled");
       else if (splits_layers) c.note = tensor_parallel_problem(model, count);
       if (!c.note.empty()) c.fit = Fit::does_not_fit;  // the split itself is impossible
       c.fits = c.fit == Fit::fits;

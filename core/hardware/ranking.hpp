@@ -9,6 +9,7 @@
 
 #include "hardware/gpu.hpp"
 #include "hardware/fit.hpp"
+#include "util/message.hpp"
 #include "util/result.hpp"
 #include "hardware/speed.hpp"
 
@@ -43,7 +44,7 @@ struct RankedConfig {
   std::optional<double> usd_per_hour;           // none: no catalog price
   std::optional<Range> usd_per_million_tokens;  // low = at the fast end
   bool within_budget = true;
-  std::string note;  // why a count is impossible or a speed is missing
+  Message note;  // why a count is impossible or a speed is missing
 };
 
 struct GpuRanking {
@@ -55,8 +56,8 @@ struct GpuRanking {
 };
 
 // Tensor parallel over `count` GPUs splits attention heads: count must divide both the attention
-// and the KV heads (vLLM refuses the rest). An empty string when it does; else why not.
-std::string tensor_parallel_problem(const SpeedModel& model, std::uint64_t count);
+// and the KV heads (vLLM refuses the rest). An empty message when it does; else why not.
+Message tensor_parallel_problem(const SpeedModel& model, std::uint64_t count);
 
 Result<GpuRanking> rank_gpus(const SpeedModel& model, const MemoryNeed& need, const std::vector<Gpu>& catalog,
                                  const RankOptions& options);

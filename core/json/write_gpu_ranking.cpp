@@ -66,7 +66,9 @@ std::string gpu_ranking_report_to_json(const GpuRankingReport& report) {
     w.field("free_bytes", c.free_bytes);
     w.field("gpu", c.gpu->id);
     w.field("name", c.gpu->name);
-    detail::write_text_or_null(w, "note", c.note);
+    detail::write_text_or_null(w, "note", c.note.text);
+    if (c.note.empty()) w.field("note_i18n", nullptr);
+    else w.message_id("note_i18n", c.note);
     write_range(w, "tokens_per_second", c.tokens_per_second);
     w.field("usd_per_hour", c.usd_per_hour);
     write_range(w, "usd_per_million_tokens", c.usd_per_million_tokens);

@@ -58,7 +58,7 @@ export function renderGpuRanking(dom, answer, view) {
     ...r.picks.map((p) => el('span', { class: 'pick-tag', text: t(`ranking.${p}`) }))),
   el('td', {}, el('span', { class: `badge badge-${r.fit}`, text: t(`fit.${r.fit}`) })),
   el('td', { class: 'num', text: f.signedShort(r.free_bytes) }),
-  el('td', { class: 'num', text: isRange(r.tokens_per_second) ? rangeText(r.tokens_per_second, f, 1) : (r.note ?? na) }),
+  el('td', { class: 'num', text: isRange(r.tokens_per_second) ? rangeText(r.tokens_per_second, f, 1) : (r.note ? t.message(r.note, r.note_i18n, f) : na) }),
   el('td', { class: 'num', text: money(r.usd_per_hour) }),
   el('td', { class: 'num', text: isRange(r.usd_per_million_tokens) ? rangeText(r.usd_per_million_tokens, f, 2) : na }))));
   const picks = PICKS.map((key) => (answer[key]

@@ -2,6 +2,11 @@
 // Errors of a request's values and of the scenario it describes: questions, curves, GPUs, parallelism, prices.
 export default {
   en: {
+    "ranking.tp_no_heads": "tensor parallel needs the attention head counts (a bare parameter count has none)",
+    "ranking.tp_heads": "tensor parallel {count} does not divide the {heads} attention heads",
+    "ranking.tp_kv_heads": "tensor parallel {count} does not divide the {heads} KV heads",
+    "ranking.one_mac": "one GPU per machine: unified memory is not split across Macs here",
+    "ranking.ollama_several": "Ollama across several GPUs is not modelled",
     "request.training_mode": "\"{mode}\" is a training mode; this request answers inference only",
     "request.training_mode_question": "\"{mode}\" is a training mode; the question \"{question}\" answers inference only",
     "request.sequence_twice": "is the sequence in training, also given as sequence with another value; give one",
@@ -59,6 +64,11 @@ export default {
     "cost.usd_per_kwh": "must be a non-negative price per kWh",
   },
   de: {
+    "ranking.tp_no_heads": "Tensor-Parallelität braucht die Zahl der Attention-Köpfe (eine bloße Parameterzahl hat keine)",
+    "ranking.tp_heads": "Tensor-Parallelität {count} teilt die {heads} Attention-Köpfe nicht gleichmäßig",
+    "ranking.tp_kv_heads": "Tensor-Parallelität {count} teilt die {heads} KV-Köpfe nicht gleichmäßig",
+    "ranking.one_mac": "eine GPU je Rechner; der gemeinsame Speicher wird hier nicht auf mehrere Macs verteilt",
+    "ranking.ollama_several": "Ollama auf mehreren GPUs ist nicht modelliert",
     "request.training_mode": "„{mode}“ ist ein Trainingsmodus; diese Anfrage beantwortet nur Fragen zur Inferenz",
     "request.training_mode_question": "„{mode}“ ist ein Trainingsmodus; die Frage „{question}“ gilt nur für die Inferenz",
     "request.sequence_twice": "ist im Training die Sequenz und ist auch als sequence mit anderem Wert angegeben; geben Sie nur eines an",
