@@ -20,9 +20,6 @@ using detail::product;
 
 using detail::Text;
 
-// "12,345,678" in a Text.
-detail::Grouped n(std::uint64_t v) { return {v}; }
-
 struct ActivationPeak {
   std::uint64_t layer_bytes = 0;   // largest layer's live set (+ eager scores)
   std::uint64_t scores_bytes = 0;  // eager attention: scores, fp32 softmax, cast back, mask
@@ -203,12 +200,12 @@ std::optional<Error> check_inference_options(const InferenceOptions& o) {
     return make_error("batch", message("error.range", "must be between 1 and {max}, got {value}",
                                        {arg::digits("max", kMaxBatch), arg::digits("value", o.batch)}));
   if (!(o.gpu_util > 0 && o.gpu_util <= 1))
-    return make_error("gpu_util",
-                      (Text() << "must be a fraction above 0 and at most 1, got " << detail::Fixed{o.gpu_util, 6}).str());
+    return make_error("gpu_util", message("error.inference.fraction", "must be a fraction above 0 and at most 1, got {value}",
+                                          {arg::fixed("value", o.gpu_util, 6)}));
   if (o.avg_tokens && (*o.avg_tokens < 1 || *o.avg_tokens > o.context_tokens))
-    return make_error("avg_tokens", (Text() << "must be between 1 and the context (" << o.context_tokens << "), got "
-                                            << *o.avg_tokens)
-                                        .str());
+    return make_error("avg_tokens", message("error.inference.avg_tokens", "must be between 1 and the context ({context}), "
+                                                                         "got {value}",
+                                            {arg::digits("context", o.context_tokens), arg::digits("value", *o.avg_tokens)}));
   if (o.n_ubatch < 1 || o.n_ubatch > 65'536)
     return make_error("n_ubatch", message("error.range", "must be between 1 and {max}, got {value}",
                                           {arg::digits("max", 65536), arg::digits("value", o.n_ubatch)}));
@@ -230,15 +227,17 @@ std::optional<Error> check_inference_options(const InferenceOptions& o) {
     return make_error("max_kv_size", message("error.tokens_range", "must be between 1 and {max} tokens, got {value}",
                                              {arg::digits("max", kMaxContextTokens), arg::digits("value", *o.max_kv_size)}));
   if (o.mem_fraction_static && !(*o.mem_fraction_static > 0 && *o.mem_fraction_static <= 1))
-    return make_error("mem_fraction_static", (Text() << "must be a fraction above 0 and at most 1, got "
-                                                     << detail::Fixed{*o.mem_fraction_static, 6})
-                                                 .str());
+    return make_error("mem_fraction_static",
+                      message("error.inference.fraction", "must be a fraction above 0 and at most 1, got {value}",
+                              {arg::fixed("value", *o.mem_fraction_static, 6)}));
   if (!o.device_split.empty()) {
     if (o.engine == Engine::vllm || o.engine == Engine::sglang)
-      return make_error("gpus", "vLLM and SGLang split every layer across their GPUs: give them as tp or pp");
+      return make_error("gpus", message("error.inference.split_vllm", "vLLM and SGLang split every layer across their "
+                                                                      "GPUs: give them as tp or pp"));
     if (o.device_split.size() < 2 || o.device_split.size() > 1024 ||
         !std::all_of(o.device_split.begin(), o.device_split.end(), [](double x) { return x > 0 && x < 1e15; }))
-      return make_error("gpus", "a layer split needs 2 to 1024 devices, each with a positive share");
+      return make_error("gpus", message("error.inference.split_shares",
+                                        "a layer split needs 2 to 1024 devices, each with a positive share"));
   }
   return std::nullopt;
 }
@@ -247,7 +246,8 @@ std::optional<Error> check_inference_options(const InferenceOptions& o) {
 
 std::optional<Error> check_parallel(const ModelSpec& spec, const InferenceOptions& o) {
   if (spec.is_bare() && !o.device_split.empty())
-    return make_error("gpus", "splitting layers across GPUs needs the model's layers; give a model, not a parameter count");
+    return make_error("gpus", message("error.inference.split_bare", "splitting layers across GPUs needs the model's "
+                                                                    "layers; give a model, not a parameter count"));
   const std::uint64_t tp = o.tensor_parallel;
   for (const LayerRun& run : spec.layers) {
     if (run.mixer != MixerKind::attention && run.mixer != MixerKind::latent_attention) continue;
@@ -262,9 +262,8 @@ std::optional<Error> check_parallel(const ModelSpec& spec, const InferenceOption
                                       {arg::digits("kv_heads", kv), arg::digits("tp", tp)}));
   }
   if (!spec.is_bare() && o.pipeline_parallel > spec.num_layers())
-    return make_error("pp", (Text() << "must be at most the layer count (" << spec.num_layers() << "), got "
-                                    << o.pipeline_parallel)
-                                .str());
+    return make_error("pp", message("error.inference.pp_layers", "must be at most the layer count ({layers}), got {value}",
+                                    {arg::digits("layers", spec.num_layers()), arg::digits("value", o.pipeline_parallel)}));
   return std::nullopt;
 }
 
@@ -301,10 +300,10 @@ Result<WeightFormat> weight_format_of(const ModelSpec& spec, const InferenceOpti
     format.scheme = WeightScheme::plain;
   }
   if (ggml_engine(o.engine) && format.scheme != WeightScheme::plain && format.scheme != WeightScheme::gguf)
-    return make_error("weights", (Text() << engine_title(o.engine) << " loads GGUF files: use f16, bf16, fp32 or a GGUF type such as "
-                                            "q4_k_m or q8_0, not "
-                                         << weight_format_name(format))
-                                     .str());
+    return make_error("weights", message("error.inference.gguf_only", "{engine} loads GGUF files: use f16, bf16, fp32 or a "
+                                                                      "GGUF type such as q4_k_m or q8_0, not {format}",
+                                         {arg::text("engine", engine_title(o.engine)),
+                                          arg::text("format", weight_format_name(format))}));
   const bool wide = format.dtype == DType::fp32 || format.dtype == DType::fp16 || format.dtype == DType::bf16;
   if (o.engine == Engine::mlx && format.scheme != WeightScheme::mlx &&
       !(format.scheme == WeightScheme::plain && (wide || spec.is_bare())))
@@ -353,19 +352,20 @@ std::optional<Error> check_kv_choices(const InferenceEstimate& e, const Inferenc
   if (o.engine == Engine::mlx) return check_mlx_kv_choices(e, o);
   if (o.engine == Engine::ollama && e.kv_dtype != KvDType::fp16 && e.kv_dtype != KvDType::q8_0 &&
       e.kv_dtype != KvDType::q4_0)
-    return make_error("kv_dtype", "Ollama's OLLAMA_KV_CACHE_TYPE is f16, q8_0 or q4_0");
+    return make_error("kv_dtype", message("error.inference.ollama_kv_type", "Ollama's OLLAMA_KV_CACHE_TYPE is f16, q8_0 or q4_0"));
   if ((e.kv_dtype == KvDType::q8_0 || e.kv_dtype == KvDType::q4_0) && !ggml_engine(o.engine))
-    return make_error("kv_dtype", (Text() << kv_dtype_info(e.kv_dtype).name
-                                          << " is a llama.cpp cache type; with this engine use fp32, fp16, bf16 or fp8")
-                                      .str());
+    return make_error("kv_dtype", message("error.inference.ggml_kv_type", "{dtype} is a llama.cpp cache type; with this "
+                                                                          "engine use fp32, fp16, bf16 or fp8",
+                                          {arg::text("dtype", kv_dtype_info(e.kv_dtype).name)}));
   if (e.kv_dtype == KvDType::fp8 && o.engine == Engine::llamacpp)
-    return make_error("kv_dtype", "llama.cpp has no fp8 cache; use f16, bf16, q8_0 or q4_0");
+    return make_error("kv_dtype", message("error.inference.llamacpp_fp8", "llama.cpp has no fp8 cache; use f16, bf16, q8_0 or q4_0"));
   const KvAllocation strategy = kv_allocation_of(o);
   if (strategy == KvAllocation::paged && ggml_engine(o.engine))
-    return make_error("kv_allocation", "llama.cpp reserves n_ctx cells up front; paged allocation is vLLM's "
-                                       "(allowed here: static)");
+    return make_error("kv_allocation", message("error.inference.llamacpp_paged", "llama.cpp reserves n_ctx cells up "
+                                                                                 "front; paged allocation is vLLM's "
+                                                                                 "(allowed here: static)"));
   if (strategy == KvAllocation::static_max && o.engine == Engine::vllm)
-    return make_error("kv_allocation", "vLLM always pages its KV cache (allowed here: paged)");
+    return make_error("kv_allocation", message("error.inference.vllm_static", "vLLM always pages its KV cache (allowed here: paged)"));
   return std::nullopt;
 }
 
@@ -445,7 +445,8 @@ std::optional<Error> add_transformers_activations(InferenceEstimate& e, Workings
   auto peak = activation_peak(spec, o.context_tokens, o.batch, w.compute_bytes, o.attention == Attention::eager);
   const auto logits = spec.has_lm_head ? checked_mul(o.batch, spec.vocab_size * 4) : std::optional<std::uint64_t>(0);
   if (!peak || !logits || !checked_add(peak->layer_bytes, *logits))
-    return make_error("context", "context × batch makes the activations overflow 64 bits");
+    return make_error("context", message("error.inference.overflow_activations",
+                                         "context × batch makes the activations overflow 64 bits"));
   e.logits = *logits;
   e.attention_scores = peak->scores_bytes;
   e.activations = peak->layer_bytes + e.logits;
@@ -476,7 +477,7 @@ std::optional<Error> add_vllm_activations(InferenceEstimate& e, Workings& w, con
   const std::uint64_t seqs = o.max_num_seqs.value_or(large ? kVllmMaxNumSeqsLarge : kVllmMaxNumSeqs);
   auto peak = activation_peak(spec, tokens, 1, w.compute_bytes, false);
   const std::uint64_t sampler = vllm_sampler_bytes(spec, tokens, seqs, w.compute_bytes);
-  if (!peak || sampler == ~0ULL) return make_error("max_num_batched_tokens", "too large");
+  if (!peak || sampler == ~0ULL) return make_error("max_num_batched_tokens", message("error.inference.too_large", "too large"));
   e.logits = sampler;
   // Tensor parallel splits the forward's widest tensors; every rank still gathers and samples the whole vocabulary.
   const std::uint64_t forward = ceil_div(peak->layer_bytes, o.tensor_parallel);
@@ -521,7 +522,8 @@ std::optional<Error> add_sglang_memory(InferenceEstimate& e, Workings& w, const 
   const SglangDefaults d = sglang_defaults(o.sglang_rule, gpu_mib, o.tensor_parallel, o.pipeline_parallel,
                                            spec.vision_params > 0);
   auto peak = activation_peak(spec, d.chunked_prefill_size, 1, w.compute_bytes, false);
-  if (!peak) return make_error("context", "the chunked prefill's activations overflow 64 bits");
+  if (!peak) return make_error("context", message("error.inference.overflow_chunked",
+                                                   "the chunked prefill's activations overflow 64 bits"));
   e.activations = ceil_div(peak->layer_bytes, o.tensor_parallel);
   w.peak_width = peak->width;
   const std::uint64_t ranks = o.tensor_parallel * o.pipeline_parallel;
@@ -926,238 +928,356 @@ MemoryRange memory_range(const ModelSpec& spec, const InferenceOptions& o, const
 // ---- explanations and notes ----
 
 // GraphSize's formula by the name ollama_graph_formula_name gives it.
-const char* ollama_graph_formula_text(std::string_view formula) {
+Message ollama_graph_formula_message(std::string_view formula) {
   if (formula == "llama")
-    return "Ollama's graph (GraphSize, llama): full max(4·b·(1 + 4·emb + ctx·(1 + heads)), 4·b·(emb + vocab)); "
-           "partial 4·b·emb + max(4·b·(1 + emb + max(ctx, emb)) + emb²·9/16 + 4·ctx·(b·heads + head_dim·kv_heads), "
-           "4·b·(emb + vocab) + emb·vocab·105/128)";
+    return message("explain.activations.formula_ollama_llama",
+                   "Ollama's graph (GraphSize, llama): full max(4·b·(1 + 4·emb + ctx·(1 + heads)), 4·b·(emb + vocab)); "
+                   "partial 4·b·emb + max(4·b·(1 + emb + max(ctx, emb)) + emb²·9/16 + 4·ctx·(b·heads + head_dim·kv_heads), "
+                   "4·b·(emb + vocab) + emb·vocab·105/128)");
   if (formula == "qwen2")
-    return "Ollama's graph (GraphSize, qwen2): full max(4·b·(emb + vocab), 4·b·(1 + 2·emb + ctx + ctx·heads)); "
-           "partial max(4·b·(emb + vocab) + emb·vocab·105/128, 4·(b·(1 + 2·emb + ctx·(1 + heads)) + emb·(1 + ctx)))";
+    return message("explain.activations.formula_ollama_qwen2",
+                   "Ollama's graph (GraphSize, qwen2): full max(4·b·(emb + vocab), 4·b·(1 + 2·emb + ctx + ctx·heads)); "
+                   "partial max(4·b·(emb + vocab) + emb·vocab·105/128, 4·(b·(1 + 2·emb + ctx·(1 + heads)) + emb·(1 + ctx)))");
   if (formula == "gemma" || formula == "gemma3n")
-    return "Ollama's graph (GraphSize, gemma; × 4 for Gemma 3n): full max(4·b·(emb + vocab), 4·b·(2 + ctx + "
-           "ctx·heads + 2·emb + 2·head_dim·heads)); partial max(4·emb·b + emb·vocab·105/128 + 4·vocab·b, "
-           "4·b·(2·emb + 1 + 2·head_dim·heads + ctx + ctx·heads) + 4·head_dim·ctx·8 + emb·head_dim·heads·9/16)";
+    return message("explain.activations.formula_ollama_gemma",
+                   "Ollama's graph (GraphSize, gemma; × 4 for Gemma 3n): full max(4·b·(emb + vocab), 4·b·(2 + ctx + "
+                   "ctx·heads + 2·emb + 2·head_dim·heads)); partial max(4·emb·b + emb·vocab·105/128 + 4·vocab·b, "
+                   "4·b·(2·emb + 1 + 2·head_dim·heads + ctx + ctx·heads) + 4·head_dim·ctx·8 + emb·head_dim·heads·9/16)");
   if (formula == "gpt-oss")
-    return "Ollama's graph (GraphSize, gpt-oss): 2 × heads / kv_heads × KV at the full context / 6; with flash "
-           "attention (4·num_parallel + ctx / 1024 + 110) MiB; full = partial";
-  return "Ollama's graph where GraphSize has no formula: heads / kv_heads × KV / 6";
+    return message("explain.activations.formula_ollama_gpt_oss",
+                   "Ollama's graph (GraphSize, gpt-oss): 2 × heads / kv_heads × KV at the full context / 6; with flash "
+                   "attention (4·num_parallel + ctx / 1024 + 110) MiB; full = partial");
+  return message("explain.activations.formula_ollama_other",
+                 "Ollama's graph where GraphSize has no formula: heads / kv_heads × KV / 6");
+}
+
+// The source of a line a bare parameter count cannot size, and of a line the architecture leaves empty.
+Message bare_source() { return message("explain.inference.source_bare", "give layers and hidden size, a preset or a config.json"); }
+Message architecture_source() { return message("explain.inference.source_architecture", "architecture"); }
+
+Explanation ollama_kv_explanation(const OllamaEstimate& m, const InferenceEstimate& e) {
+  const std::vector<MessageArg> args = {
+      arg::count("ctx", m.num_ctx), arg::count("parallel", m.num_parallel), arg::count("window", m.window_tokens),
+      arg::count("window_layers", m.window_layers), arg::count("kv", m.kv_bytes),
+      arg::text("dtype", kv_dtype_info(m.kv_type).name), arg::count("gpu", e.kv_cache)};
+  return {"kv_cache",
+          message("explain.kv_cache.formula_ollama", "layers × num_ctx × num_parallel × (key + value length) × "
+                                                     "kv_heads × bytes (f16 2, q8_0 1, q4_0 0.5)"),
+          m.window_layers ? message("explain.kv_cache.values_ollama_window",
+                                    "{ctx} × {parallel} tokens ({window} in {window_layers} sliding-window layers): "
+                                    "{kv} B ({dtype}), {gpu} B of it on the GPU", args)
+                          : message("explain.kv_cache.values_ollama",
+                                    "{ctx} × {parallel} tokens: {kv} B ({dtype}), {gpu} B of it on the GPU", args),
+          message("explain.kv_cache.source_ollama", "Ollama fs/ggml/ggml.go GraphSize (the log's memory.required.kv)")};
+}
+
+// The KV cache's figures: batch × cached token·layers × bytes per token and layer, with how the tokens were rounded.
+Message kv_values(const InferenceOptions& o, const InferenceEstimate& e) {
+  const std::vector<MessageArg> args = {
+      arg::count("batch", o.batch), arg::count("slots", e.kv.cached_token_slots),
+      arg::count("context", o.context_tokens), arg::count("per_token", e.kv.bytes_per_token_layer),
+      arg::count("kv", e.kv.bytes), arg::text("dtype", kv_dtype_info(e.kv_dtype).name),
+      arg::count("tokens", e.kv_allocation.strategy == KvAllocation::paged
+                               ? ceil_div(e.kv_allocation.avg_tokens, kVllmBlockSize) * kVllmBlockSize
+                           : e.mlx ? e.mlx->cache_tokens
+                                   : o.context_tokens)};
+  if (e.kv_allocation.strategy == KvAllocation::paged)
+    return message("explain.kv_cache.values_paged", "{batch} × {slots} token·layers (tokens ceil(avg / 16) × 16 = "
+                                                    "{tokens}) × {per_token} B = {kv} B ({dtype})", args);
+  if (e.mlx)
+    return message("explain.kv_cache.values_mlx", "{batch} × {slots} token·layers (tokens ceil({context} / 256) × 256 = "
+                                                  "{tokens}) × {per_token} B = {kv} B ({dtype})", args);
+  return message("explain.kv_cache.values", "{batch} × {slots} token·layers (tokens {tokens}) × {per_token} B = "
+                                            "{kv} B ({dtype})", args);
 }
 
 Explanation kv_cache_explanation(const ModelSpec& spec, const InferenceOptions& o, const InferenceEstimate& e) {
+  const Message zero = message("explain.kv_cache.values_none", "0 B");
   if (spec.is_bare())
-    return {"kv_cache", "unknown without the architecture", "0 B",
-            "give layers and hidden size, a preset or a config.json"};
-  if (!spec.causal) return {"kv_cache", "none: an encoder keeps no KV cache", "0 B", "architecture"};
-  if (e.ollama)
-    return {"kv_cache", "layers × num_ctx × num_parallel × (key + value length) × kv_heads × bytes (f16 2, q8_0 1, q4_0 0.5)",
-            (Text() << n(e.ollama->num_ctx) << " × " << n(e.ollama->num_parallel) << " tokens"
-                    << (e.ollama->window_layers
-                            ? (Text() << " (" << n(e.ollama->window_tokens) << " in " << n(e.ollama->window_layers)
-                                      << " sliding-window layers)").str()
-                            : std::string())
-                    << ": " << n(e.ollama->kv_bytes) << " B (" << kv_dtype_info(e.ollama->kv_type).name << "), "
-                    << n(e.kv_cache) << " B of it on the GPU")
-                .str(),
-            "Ollama fs/ggml/ggml.go GraphSize (the log's memory.required.kv)"};
+    return {"kv_cache", message("explain.kv_cache.formula_bare", "unknown without the architecture"), zero, bare_source()};
+  if (!spec.causal)
+    return {"kv_cache", message("explain.kv_cache.formula_encoder", "none: an encoder keeps no KV cache"), zero,
+            architecture_source()};
+  if (e.ollama) return ollama_kv_explanation(*e.ollama, e);
   const bool latent = spec.has_latent() && e.kv.mla == MlaCache::latent;
-  const char* const per_layer = latent             ? "(kv_lora_rank + qk_rope_head_dim) × bytes"
-                                : spec.has_latent() ? "heads × (qk_nope + qk_rope + v_head_dim) × bytes"
-                                                : "2 × kv_heads × head_dim × bytes";
-  Text v;
-  v << n(o.batch) << " × " << n(e.kv.cached_token_slots) << " token·layers (tokens ";
-  if (e.kv_allocation.strategy == KvAllocation::paged)
-    v << "ceil(avg / 16) × 16 = " << n(ceil_div(e.kv_allocation.avg_tokens, kVllmBlockSize) * kVllmBlockSize);
-  else if (e.mlx) v << "ceil(" << n(o.context_tokens) << " / 256) × 256 = " << n(e.mlx->cache_tokens);
-  else v << n(o.context_tokens);
-  v << ") × " << n(e.kv.bytes_per_token_layer) << " B = " << n(e.kv.bytes) << " B (" << kv_dtype_info(e.kv_dtype).name
-    << ")";
-  return {"kv_cache", (Text() << "batch × Σ_layers min(tokens, window_layer) × " << per_layer).str(), v.str(),
-          latent ? "DeepSeek-V2 §2.1.2 (latent cache)" : "vLLM paper §3 (Kwon et al. 2023)"};
+  const Message formula =
+      latent ? message("explain.kv_cache.formula_mla_latent",
+                       "batch × Σ_layers min(tokens, window_layer) × (kv_lora_rank + qk_rope_head_dim) × bytes")
+      : spec.has_latent() ? message("explain.kv_cache.formula_mla_heads", "batch × Σ_layers min(tokens, window_layer) × "
+                                                                          "heads × (qk_nope + qk_rope + v_head_dim) × bytes")
+                          : message("explain.kv_cache.formula",
+                                    "batch × Σ_layers min(tokens, window_layer) × 2 × kv_heads × head_dim × bytes");
+  return {"kv_cache", formula, kv_values(o, e),
+          latent ? message("explain.kv_cache.source_mla", "DeepSeek-V2 §2.1.2 (latent cache)")
+                 : message("explain.kv_cache.source", "vLLM paper §3 (Kwon et al. 2023)")};
 }
 
 // Where each engine keeps the per-sequence state and in what width.
-const char* state_cache_source(Engine engine) {
+Message state_cache_source(Engine engine) {
   switch (engine) {
     case Engine::llamacpp:
-      return "llama.cpp llama_memory_recurrent: f32 conv (r) and recurrent (s) state for n_seq_max sequence slots "
-             "(-np), allocated up front";
+      return message("explain.state_cache.source_llamacpp",
+                     "llama.cpp llama_memory_recurrent: f32 conv (r) and recurrent (s) state for n_seq_max sequence "
+                     "slots (-np), allocated up front");
     case Engine::vllm:
-      return "vLLM MambaStateShapeCalculator and MambaStateDtypeCalculator: conv state in the model dtype, recurrent "
-             "state in mamba_ssm_dtype; one state per running sequence";
+      return message("explain.state_cache.source_vllm",
+                     "vLLM MambaStateShapeCalculator and MambaStateDtypeCalculator: conv state in the model dtype, "
+                     "recurrent state in mamba_ssm_dtype; one state per running sequence");
     case Engine::ollama:
-      return "Ollama's estimator (llm/memory.go) counts no per-sequence state";
+      return message("explain.state_cache.source_ollama",
+                     "Ollama's estimator (llm/memory.go) counts no per-sequence state");
     case Engine::sglang:
-      return "SGLang MambaPool: conv and temporal (ssm) state per request slot, sized apart from the KV pool";
+      return message("explain.state_cache.source_sglang",
+                     "SGLang MambaPool: conv and temporal (ssm) state per request slot, sized apart from the KV pool");
     case Engine::mlx:
-      return "mlx-lm ArraysCache: conv and recurrent state per sequence, in the model dtype";
+      return message("explain.state_cache.source_mlx",
+                     "mlx-lm ArraysCache: conv and recurrent state per sequence, in the model dtype");
     case Engine::transformers: break;
   }
-  return "transformers Qwen3NextDynamicCache, HybridMambaAttentionDynamicCache: conv_states and recurrent_states per "
-         "layer for the batch, in the model dtype";
+  return message("explain.state_cache.source_transformers",
+                 "transformers Qwen3NextDynamicCache, HybridMambaAttentionDynamicCache: conv_states and "
+                 "recurrent_states per layer for the batch, in the model dtype");
 }
 
 Explanation state_cache_explanation(const ModelSpec& spec, const InferenceOptions& o, const InferenceEstimate& e,
                                     const KvLayout& layout) {
   if (!e.kv.state_layers)
-    return {"state_cache", "none: no linear-attention or Mamba layers keep a state per sequence", "0 B",
-            spec.is_bare() ? "give layers and hidden size, a preset or a config.json" : "architecture"};
+    return {"state_cache",
+            message("explain.state_cache.formula_none",
+                    "none: no linear-attention or Mamba layers keep a state per sequence"),
+            message("explain.state_cache.values_none", "0 B"), spec.is_bare() ? bare_source() : architecture_source()};
   const auto conv = e.kv.conv_state_bytes_per_sequence;
-  Text v;
-  v << n(o.batch) << " sequences × (" << n(conv) << " B conv + " << n(e.kv.state_bytes_per_sequence - conv)
-    << " B recurrent, " << n(e.kv.state_layers) << " layers) = " << n(e.kv.state_bytes) << " B (conv "
-    << layout.conv_state_element_bytes << " B, recurrent " << layout.recurrent_state_element_bytes
-    << " B per element)";
-  if (e.state_cache != e.kv.state_bytes) v << "; " << n(e.state_cache) << " B of it on the GPU";
+  const std::vector<MessageArg> args = {
+      arg::count("batch", o.batch), arg::count("conv", conv),
+      arg::count("recurrent", e.kv.state_bytes_per_sequence - conv), arg::count("layers", e.kv.state_layers),
+      arg::count("state", e.kv.state_bytes), arg::digits("conv_element", layout.conv_state_element_bytes),
+      arg::digits("recurrent_element", layout.recurrent_state_element_bytes), arg::count("gpu", e.state_cache)};
   return {"state_cache",
-          "sequences × Σ_state layers ((conv_kernel − 1) × conv channels × conv bytes + recurrent elements × state "
-          "bytes); linear attention: recurrent = value_heads × key_dim × value_dim, Mamba2: heads × head_dim × state",
-          v.str(), state_cache_source(o.engine)};
+          message("explain.state_cache.formula",
+                  "sequences × Σ_state layers ((conv_kernel − 1) × conv channels × conv bytes + recurrent elements × "
+                  "state bytes); linear attention: recurrent = value_heads × key_dim × value_dim, Mamba2: heads × "
+                  "head_dim × state"),
+          e.state_cache != e.kv.state_bytes
+              ? message("explain.state_cache.values_offload",
+                        "{batch} sequences × ({conv} B conv + {recurrent} B recurrent, {layers} layers) = {state} B "
+                        "(conv {conv_element} B, recurrent {recurrent_element} B per element); {gpu} B of it on the GPU",
+                        args)
+              : message("explain.state_cache.values",
+                        "{batch} sequences × ({conv} B conv + {recurrent} B recurrent, {layers} layers) = {state} B "
+                        "(conv {conv_element} B, recurrent {recurrent_element} B per element)",
+                        args),
+          state_cache_source(o.engine)};
 }
 
 Explanation transformers_activations_explanation(const InferenceOptions& o, const InferenceEstimate& e,
                                                  const Workings& w) {
   const bool eager = o.attention == Attention::eager;
-  Text v;
-  v << n(o.batch) << " × " << n(o.context_tokens) << " × " << n(w.peak_width) << " × " << n(w.compute_bytes) << " B";
-  if (w.scores_in_peak) v << " + " << n(e.attention_scores) << " B of scores";
-  v << " + " << n(e.logits) << " B = " << n(e.activations) << " B";
+  const std::vector<MessageArg> args = {
+      arg::count("batch", o.batch), arg::count("context", o.context_tokens), arg::count("width", w.peak_width),
+      arg::count("element", w.compute_bytes), arg::count("scores", e.attention_scores), arg::count("logits", e.logits),
+      arg::count("activations", e.activations)};
   return {"activations",
-          (Text() << "b × s × max(attention, MLP live width) × bytes"
-                  << (eager ? " + b × heads × s² × (2·bytes + 4) + b × s² × bytes (eager scores, fp32 softmax, cast "
-                              "back, mask)"
-                            : "")
-                  << " + b × vocab × 4 (last-token fp32 logits)")
-              .str(),
-          v.str(),
-          eager ? "transformers eager_attention_forward: softmax(dtype=float32).to(dtype)"
-                : "largest layer of one prefill pass; SDPA/flash keeps no s² score matrix"};
+          eager ? message("explain.activations.formula_transformers_eager",
+                          "b × s × max(attention, MLP live width) × bytes + b × heads × s² × (2·bytes + 4) + b × s² × "
+                          "bytes (eager scores, fp32 softmax, cast back, mask) + b × vocab × 4 (last-token fp32 logits)")
+                : message("explain.activations.formula_transformers",
+                          "b × s × max(attention, MLP live width) × bytes + b × vocab × 4 (last-token fp32 logits)"),
+          w.scores_in_peak ? message("explain.activations.values_transformers_scores",
+                                     "{batch} × {context} × {width} × {element} B + {scores} B of scores + {logits} B "
+                                     "= {activations} B", args)
+                           : message("explain.activations.values_transformers",
+                                     "{batch} × {context} × {width} × {element} B + {logits} B = {activations} B", args),
+          eager ? message("explain.activations.source_transformers_eager",
+                          "transformers eager_attention_forward: softmax(dtype=float32).to(dtype)")
+                : message("explain.activations.source_transformers",
+                          "largest layer of one prefill pass; SDPA/flash keeps no s² score matrix")};
 }
 
 Explanation mlx_activations_explanation(const MlxMemory& m, const InferenceEstimate& e) {
-  Text v;
-  v << n(m.layer_bytes) << " B (" << n(m.chunk_tokens) << "-token chunk";
-  if (m.scores_bytes) v << ", " << n(m.scores_bytes) << " B of it unfused scores and mask";
-  v << ") + " << n(m.growth_bytes) << " B growth + " << n(m.logits_bytes) << " B logits = " << n(e.activations) << " B";
+  const std::vector<MessageArg> args = {
+      arg::count("layer", m.layer_bytes), arg::count("chunk", m.chunk_tokens), arg::count("scores", m.scores_bytes),
+      arg::count("growth", m.growth_bytes), arg::count("logits", m.logits_bytes),
+      arg::count("activations", e.activations)};
   return {"activations",
-          "max over layers of chunk × live width × bytes (unfused attention: + heads × chunk × keys × bytes + chunk × "
-          "keys) + one layer's K and V before the last chunk + 2 × vocab × bytes",
-          v.str(),
-          "mlx-lm generate.py generate_step (prefill_step_size 2048, logits of the last token), models/cache.py "
-          "KVCache (256-token steps, mx.concatenate), mlx scaled_dot_product_attention.cpp (fused head dims)"};
+          message("explain.activations.formula_mlx",
+                  "max over layers of chunk × live width × bytes (unfused attention: + heads × chunk × keys × bytes + "
+                  "chunk × keys) + one layer's K and V before the last chunk + 2 × vocab × bytes"),
+          m.scores_bytes ? message("explain.activations.values_mlx_scores",
+                                   "{layer} B ({chunk}-token chunk, {scores} B of it unfused scores and mask) + {growth} "
+                                   "B growth + {logits} B logits = {activations} B", args)
+                         : message("explain.activations.values_mlx",
+                                   "{layer} B ({chunk}-token chunk) + {growth} B growth + {logits} B logits = "
+                                   "{activations} B", args),
+          message("explain.activations.source_mlx",
+                  "mlx-lm generate.py generate_step (prefill_step_size 2048, logits of the last token), "
+                  "models/cache.py KVCache (256-token steps, mx.concatenate), mlx scaled_dot_product_attention.cpp "
+                  "(fused head dims)")};
+}
+
+Explanation vllm_activations_explanation(const ModelSpec& spec, const VllmCapacity& v, const InferenceEstimate& e,
+                                         const Workings& w) {
+  return {"activations",
+          message("explain.activations.formula_vllm",
+                  "max(forward: max_num_batched_tokens × max live width × bytes, sampler: min(max_num_seqs, "
+                  "max_num_batched_tokens) × vocab × (bytes + 36) + max_num_batched_tokens × hidden × bytes)"),
+          message("explain.activations.values_vllm",
+                  "max({tokens} × {width} × {element} B = {forward} B, {rows} × {vocab} × {logit} B + {tokens} × "
+                  "{hidden} × {element} B = {sampler} B) = {activations} B",
+                  {arg::count("tokens", v.max_num_batched_tokens), arg::count("width", w.peak_width),
+                   arg::count("element", w.compute_bytes), arg::count("forward", v.forward_bytes),
+                   arg::count("rows", std::min(v.max_num_batched_tokens, v.max_num_seqs)),
+                   arg::count("vocab", spec.vocab_size),
+                   arg::count("logit", w.compute_bytes + kVllmSamplerBytesPerLogit),
+                   arg::count("hidden", spec.hidden_size), arg::count("sampler", v.sampler_bytes),
+                   arg::count("activations", e.activations)}),
+          message("explain.activations.source_vllm",
+                  "vLLM 0.11 profile run (gpu_worker.determine_available_memory): _dummy_run, then _dummy_sampler_run "
+                  "(logits, their fp32 copy, top-k/top-p sort values, indices and radix-sort buffers); defaults from "
+                  "EngineArgs for vllm serve")};
+}
+
+Explanation sglang_activations_explanation(const SglangCapacity& s, const InferenceEstimate& e, const Workings& w) {
+  return {"activations",
+          message("explain.activations.formula_sglang", "chunked_prefill_size × max live width × bytes / tensor parallel"),
+          message("explain.activations.values_sglang", "{chunk} × {width} × {element} B / {tp} = {activations} B",
+                  {arg::count("chunk", s.chunked_prefill_size), arg::count("width", w.peak_width),
+                   arg::count("element", w.compute_bytes), arg::count("tp", s.tensor_parallel),
+                   arg::count("activations", e.activations)}),
+          message("explain.activations.source_sglang",
+                  "SGLang prefills in chunks of chunked_prefill_size tokens (ServerArgs default by GPU memory); these "
+                  "and the CUDA graphs live in the 1 − mem_fraction_static that SGLang keeps out of its pool")};
+}
+
+Explanation ollama_activations_explanation(const OllamaEstimate& m, const InferenceEstimate& e) {
+  return {"activations", ollama_graph_formula_message(m.graph_formula),
+          message("explain.activations.values_ollama",
+                  "b = min(num_ctx, 512) = {b}, ctx = {ctx}: full {full} B, partial {partial} B; counted {counted} B",
+                  {arg::count("b", std::min(m.num_ctx, kOllamaNumBatch)), arg::count("ctx", m.num_ctx * m.num_parallel),
+                   arg::count("full", m.graph_full_bytes), arg::count("partial", m.graph_partial_bytes),
+                   arg::count("counted", e.activations)}),
+          message("explain.activations.source_ollama",
+                  "Ollama fs/ggml/ggml.go GraphSize and llm/memory.go estimateGPULayers (v0.11.10); the log's "
+                  "memory.graph.full and memory.graph.partial")};
+}
+
+Explanation llamacpp_activations_explanation(const LlamaCppBuffers& b, const Workings& w) {
+  return {"activations",
+          b.flash_attn ? message("explain.activations.formula_llamacpp_flash",
+                                 "n_ubatch × max(n_kv × 2 + 16 × n_embd, (n_vocab + n_embd) × 4, (2·n_embd + 3·n_ff) × 4)")
+                       : message("explain.activations.formula_llamacpp",
+                                 "n_ubatch × max(n_kv × n_head × 4 + n_kv × 4 + 16 × n_embd, (n_vocab + n_embd) × 4, "
+                                 "(2·n_embd + 3·n_ff) × 4)"),
+          message("explain.activations.values_llamacpp", "{ubatch} ubatch tokens, n_kv {n_kv} → {buffer} B",
+                  {arg::count("ubatch", b.n_ubatch), arg::count("n_kv", w.llama_n_kv),
+                   arg::count("buffer", b.compute_buffer_bytes)}),
+          message("explain.activations.source_llamacpp",
+                  "llama.cpp compute buffer (ggml graph reserve, f32); pinned to Llama-3-8B logs: 258.50 MiB at n_ctx "
+                  "512, 560.00 MiB at 8192 with -fa off")};
 }
 
 Explanation activations_explanation(const ModelSpec& spec, const InferenceOptions& o, const InferenceEstimate& e,
                                     const Workings& w) {
   if (spec.is_bare())  // no layer shapes: the article's weights-only rule, with nothing else to size
-    return {"activations", "needs the model's layer shapes (hidden size, heads, vocabulary)",
-            "0 B: a bare parameter count has none",
-            "\"GPU-Speicher\": a bare count sizes the weights (7B: FP16 14 GB, INT8 7 GB, INT4 3.5 GB)"};
+    return {"activations",
+            message("explain.activations.formula_bare", "needs the model's layer shapes (hidden size, heads, vocabulary)"),
+            message("explain.activations.values_bare", "0 B: a bare parameter count has none"),
+            message("explain.activations.source_bare",
+                    "\"GPU-Speicher\": a bare count sizes the weights (7B: FP16 14 GB, INT8 7 GB, INT4 3.5 GB)")};
   if (o.engine == Engine::transformers) return transformers_activations_explanation(o, e, w);
-  if (o.engine == Engine::vllm) {
-    const VllmCapacity& v = *e.vllm;
-    const std::uint64_t rows = std::min(v.max_num_batched_tokens, v.max_num_seqs);
-    return {"activations",
-            "max(forward: max_num_batched_tokens × max live width × bytes, sampler: min(max_num_seqs, "
-            "max_num_batched_tokens) × vocab × (bytes + 36) + max_num_batched_tokens × hidden × bytes)",
-            (Text() << "max(" << n(v.max_num_batched_tokens) << " × " << n(w.peak_width) << " × " << n(w.compute_bytes)
-                    << " B = " << n(v.forward_bytes) << " B, " << n(rows) << " × " << n(spec.vocab_size) << " × "
-                    << n(w.compute_bytes + kVllmSamplerBytesPerLogit) << " B + " << n(v.max_num_batched_tokens)
-                    << " × " << n(spec.hidden_size) << " × " << n(w.compute_bytes) << " B = " << n(v.sampler_bytes)
-                    << " B) = " << n(e.activations) << " B")
-                .str(),
-            "vLLM 0.11 profile run (gpu_worker.determine_available_memory): _dummy_run, then _dummy_sampler_run "
-            "(logits, their fp32 copy, top-k/top-p sort values, indices and radix-sort buffers); defaults from "
-            "EngineArgs for vllm serve"};
-  }
+  if (o.engine == Engine::vllm) return vllm_activations_explanation(spec, *e.vllm, e, w);
   if (e.mlx) return mlx_activations_explanation(*e.mlx, e);
-  if (e.sglang)
-    return {"activations", "chunked_prefill_size × max live width × bytes / tensor parallel",
-            (Text() << n(e.sglang->chunked_prefill_size) << " × " << n(w.peak_width) << " × " << n(w.compute_bytes)
-                    << " B / " << n(e.sglang->tensor_parallel) << " = " << n(e.activations) << " B")
-                .str(),
-            "SGLang prefills in chunks of chunked_prefill_size tokens (ServerArgs default by GPU memory); these and "
-            "the CUDA graphs live in the 1 − mem_fraction_static that SGLang keeps out of its pool"};
-  if (e.ollama)
-    return {"activations",
-            ollama_graph_formula_text(e.ollama->graph_formula),
-            (Text() << "b = min(num_ctx, 512) = " << n(std::min(e.ollama->num_ctx, kOllamaNumBatch)) << ", ctx = "
-                    << n(e.ollama->num_ctx * e.ollama->num_parallel) << ": full " << n(e.ollama->graph_full_bytes)
-                    << " B, partial " << n(e.ollama->graph_partial_bytes) << " B; counted " << n(e.activations) << " B")
-                .str(),
-            "Ollama fs/ggml/ggml.go GraphSize and llm/memory.go estimateGPULayers (v0.11.10); the log's "
-            "memory.graph.full and memory.graph.partial"};
-  const LlamaCppBuffers& b = *e.llamacpp;
-  return {"activations",
-          (Text() << "n_ubatch × max("
-                  << (b.flash_attn ? "n_kv × 2 + 16 × n_embd" : "n_kv × n_head × 4 + n_kv × 4 + 16 × n_embd")
-                  << ", (n_vocab + n_embd) × 4, (2·n_embd + 3·n_ff) × 4)")
-              .str(),
-          (Text() << n(b.n_ubatch) << " ubatch tokens, n_kv " << n(w.llama_n_kv) << " → " << n(b.compute_buffer_bytes)
-                  << " B")
-              .str(),
-          "llama.cpp compute buffer (ggml graph reserve, f32); pinned to Llama-3-8B logs: 258.50 MiB at n_ctx 512, "
-          "560.00 MiB at 8192 with -fa off"};
+  if (e.sglang) return sglang_activations_explanation(*e.sglang, e, w);
+  if (e.ollama) return ollama_activations_explanation(*e.ollama, e);
+  return llamacpp_activations_explanation(*e.llamacpp, w);
 }
 
 Explanation allocator_explanation(const ModelSpec& spec, const InferenceOptions& o, const InferenceEstimate& e,
                                   const Workings& w) {
   // llama.cpp sizes its ggml buffers exactly and allocates them once: no caching allocator rounds them. A bare
   // count has no tensors whose rounding could be counted.
+  const Message pytorch = message("explain.allocator_reserve.source_pytorch",
+                                  "PyTorch CUDACachingAllocator.cpp (kRoundLarge, kLargeBuffer, kSmallBuffer)");
   if (ggml_engine(o.engine))
-    return {"allocator_reserve", "0: ggml allocates each backend buffer once, at its exact size", "0 B",
-            "ggml-backend ggml_backend_alloc_ctx_tensors (one buffer per backend)"};
+    return {"allocator_reserve",
+            message("explain.allocator_reserve.formula_ggml", "0: ggml allocates each backend buffer once, at its exact size"),
+            message("explain.allocator_reserve.values_none", "0 B"),
+            message("explain.allocator_reserve.source_ggml",
+                    "ggml-backend ggml_backend_alloc_ctx_tensors (one buffer per backend)")};
   if (o.engine == Engine::mlx)
-    return {"allocator_reserve", "0: MLX keeps freed buffers in its buffer cache, outside its active memory", "0 B",
-            "mlx metal allocator (get_peak_memory counts active memory; get_cache_memory the rest)"};
+    return {"allocator_reserve",
+            message("explain.allocator_reserve.formula_mlx",
+                    "0: MLX keeps freed buffers in its buffer cache, outside its active memory"),
+            message("explain.allocator_reserve.values_none", "0 B"),
+            message("explain.allocator_reserve.source_mlx",
+                    "mlx metal allocator (get_peak_memory counts active memory; get_cache_memory the rest)")};
   if (spec.is_bare())
-    return {"allocator_reserve", "Σ segment rounding of the weight and cache tensors",
-            "0 B: a bare parameter count has no tensors to round",
-            "PyTorch CUDACachingAllocator.cpp (kRoundLarge, kLargeBuffer, kSmallBuffer)"};
+    return {"allocator_reserve",
+            message("explain.allocator_reserve.formula_bare", "Σ segment rounding of the weight and cache tensors"),
+            message("explain.allocator_reserve.values_bare", "0 B: a bare parameter count has no tensors to round"),
+            pytorch};
   const auto frag = fragmentation_bytes(spec, o, e);
-  const std::string fragmentation =
-      frag ? (Text() << n(*frag) << " B").str() : std::string("0 B (expandable segments grow in place)");
+  const std::vector<MessageArg> args = {arg::count("requested", w.reserve_requested),
+                                        arg::count("reserved", w.reserve_reserved), arg::count("frag", frag.value_or(0))};
   return {"allocator_reserve",
-          "Σ segment rounding: ≥ 10 MiB → 2 MiB multiples; 1–10 MiB → 20 MiB segments; ≤ 1 MiB → 2 MiB segments",
-          (Text() << n(w.reserve_requested) << " B requested → " << n(w.reserve_reserved)
-                  << " B reserved; fragmentation up to " << fragmentation)
-              .str(),
-          "PyTorch CUDACachingAllocator.cpp (kRoundLarge, kLargeBuffer, kSmallBuffer); CUDA semantics docs"};
+          message("explain.allocator_reserve.formula",
+                  "Σ segment rounding: ≥ 10 MiB → 2 MiB multiples; 1–10 MiB → 20 MiB segments; ≤ 1 MiB → 2 MiB segments"),
+          frag ? message("explain.allocator_reserve.values",
+                         "{requested} B requested → {reserved} B reserved; fragmentation up to {frag} B", args)
+               : message("explain.allocator_reserve.values_expandable",
+                         "{requested} B requested → {reserved} B reserved; fragmentation up to 0 B (expandable "
+                         "segments grow in place)", args),
+          message("explain.allocator_reserve.source",
+                  "PyTorch CUDACachingAllocator.cpp (kRoundLarge, kLargeBuffer, kSmallBuffer); CUDA semantics docs")};
 }
 
 Explanation overhead_explanation(const InferenceOptions& o, const InferenceEstimate& e) {
   if (o.engine == Engine::mlx)
-    return {"overhead", "0: Metal has no CUDA context, and mx.get_peak_memory counts only MLX's own buffers", "0 B",
-            "mlx-lm generate.py (Peak memory = mx.get_peak_memory() / 1e9)"};
+    return {"overhead",
+            message("explain.overhead.formula_mlx",
+                    "0: Metal has no CUDA context, and mx.get_peak_memory counts only MLX's own buffers"),
+            message("explain.overhead.values_mlx", "0 B"),
+            message("explain.overhead.source_mlx", "mlx-lm generate.py (Peak memory = mx.get_peak_memory() / 1e9)")};
   if (e.ollama)
-    return {"overhead", "the GPU's minimum memory + one spare layer (blk.0 weights and KV)",
-            (Text() << n(e.ollama->minimum_bytes) << " B + " << n(e.overhead - std::min(e.overhead, e.ollama->minimum_bytes))
-                    << " B = " << n(e.overhead) << " B")
-                .str(),
-            "Ollama discover/gpu.go (457 MiB CUDA and ROCm, 512 MiB Metal), llm/memory.go"};
+    return {"overhead",
+            message("explain.overhead.formula_ollama", "the GPU's minimum memory + one spare layer (blk.0 weights and KV)"),
+            message("explain.overhead.values_ollama", "{minimum} B + {layer} B = {overhead} B",
+                    {arg::count("minimum", e.ollama->minimum_bytes),
+                     arg::count("layer", e.overhead - std::min(e.overhead, e.ollama->minimum_bytes)),
+                     arg::count("overhead", e.overhead)}),
+            message("explain.overhead.source_ollama",
+                    "Ollama discover/gpu.go (457 MiB CUDA and ROCm, 512 MiB Metal), llm/memory.go")};
   const bool vllm = o.engine == Engine::vllm;
-  return {"overhead", vllm ? "CUDA context + non-torch memory + CUDA graphs" : "CUDA context + cuBLAS workspace",
-          (Text() << n(e.overhead) << " B").str(),
-          vllm ? "CUDA ≥ 12.2 lazy loading ≈ 0.5 GiB; vLLM memory-profiling logs"
-               : "CUDA ≥ 12.2 lazy loading ≈ 0.5 GiB; cublasSetWorkspace docs (32 MiB on Hopper)"};
+  return {"overhead",
+          vllm ? message("explain.overhead.formula_vllm", "CUDA context + non-torch memory + CUDA graphs")
+               : message("explain.overhead.formula_cuda", "CUDA context + cuBLAS workspace"),
+          message("explain.overhead.values_inference", "{overhead} B", {arg::count("overhead", e.overhead)}),
+          vllm ? message("explain.overhead.source_vllm", "CUDA ≥ 12.2 lazy loading ≈ 0.5 GiB; vLLM memory-profiling logs")
+               : message("explain.overhead.source_cuda",
+                         "CUDA ≥ 12.2 lazy loading ≈ 0.5 GiB; cublasSetWorkspace docs (32 MiB on Hopper)")};
 }
 
 // The formula, figures and source of every line of the breakdown, in its order.
 std::vector<Explanation> inference_explanations(const ModelSpec& spec, const InferenceOptions& o,
                                                 const InferenceEstimate& e, const Workings& w, const KvLayout& layout) {
   return {
-      {"weights", "Σ tensors × their format's bytes",
-       (Text() << n(e.weights) << " B (" << e.weights_format << ")").str(), e.weight_detail.explanation},
+      {"weights", message("explain.weights.formula_inference", "Σ tensors × their format's bytes"),
+       message("explain.weights.values_inference", "{weights} B ({format})",
+               {arg::count("weights", e.weights), arg::text("format", e.weights_format)}),
+       e.weight_detail.explanation},
       kv_cache_explanation(spec, o, e),
       state_cache_explanation(spec, o, e, layout),
       activations_explanation(spec, o, e, w),
       overhead_explanation(o, e),
       allocator_explanation(spec, o, e, w),
-      {"total", "weights + KV cache + state per sequence + activations + overhead + allocator reserve",
-       (Text() << n(e.weights) << " + " << n(e.kv_cache) << " + " << n(e.state_cache) << " + " << n(e.activations)
-               << " + " << n(e.overhead) << " + " << n(e.allocator_reserve) << " = " << n(e.total) << " B")
-           .str(),
-       "sum of the lines above"},
+      {"total",
+       message("explain.total.formula_inference",
+               "weights + KV cache + state per sequence + activations + overhead + allocator reserve"),
+       message("explain.total.values_inference",
+               "{weights} + {kv} + {state} + {activations} + {overhead} + {reserve} = {total} B",
+               {arg::count("weights", e.weights), arg::count("kv", e.kv_cache), arg::count("state", e.state_cache),
+                arg::count("activations", e.activations), arg::count("overhead", e.overhead),
+                arg::count("reserve", e.allocator_reserve), arg::count("total", e.total)}),
+       message("explain.total.source_inference", "sum of the lines above")},
   };
 }
 
@@ -1417,7 +1537,8 @@ Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const Infere
 
   CheckedSum total;
   total.add(e.weights).add(e.kv_cache).add(e.state_cache).add(e.activations).add(e.overhead).add(e.allocator_reserve);
-  if (!total.result()) return make_error("context", "the total overflows 64 bits; use smaller values");
+  if (!total.result()) return make_error("context", message("error.inference.overflow_total",
+                                                                   "the total overflows 64 bits; use smaller values"));
   e.total = total.value();
   e.per_gpu = per_gpu_memory(e, o);
   if (!o.device_split.empty() && !spec.is_bare()) add_device_split(e, spec, o);

@@ -162,7 +162,11 @@ std::pair<std::uint64_t, std::uint64_t> state_elements(const LayerRun& run) {
   return {(m.conv_kernel - 1) * m.conv_channels(), m.heads * m.head_dim * m.state_size};
 }
 
-Error too_large() { return make_error("context", "context × batch × KV size overflows 64 bits; use smaller values"); }
+Error too_large() {
+  return make_error("context", message("error.kv_cache.overflow", "context × batch × KV size overflows 64 bits; use "
+                                                                  "smaller values"));
+}
+Error shape_too_large() { return make_error("config", message("error.kv_cache.shape_overflow", "KV shape overflows 64 bits")); }
 
 }  // namespace
 
@@ -208,7 +212,7 @@ Result<KvCacheEstimate> estimate_kv_cache(const ModelSpec& spec, KvDType dtype, 
     }
     if (!run.keeps_tokens()) continue;
     const TokenRow row = token_row(run, dtype, layout.mla);
-    if (!row.bytes) return make_error("config", "KV shape overflows 64 bits");
+    if (!row.bytes) return shape_too_large();
     if (layer_bytes && *layer_bytes != *row.bytes) alike = false;
     layer_bytes = row.bytes;
     out.elements_per_token_layer = row.elements;
@@ -225,14 +229,15 @@ Result<KvCacheEstimate> estimate_kv_cache(const ModelSpec& spec, KvDType dtype, 
     out.cached_token_slots += kept * run.count;
     per_sequence.add({kept, *row.bytes, run.count});
   }
-  if (per_token.overflow()) return make_error("config", "KV shape overflows 64 bits");
+  if (per_token.overflow()) return shape_too_large();
   out.bytes_per_token = per_token.value() + static_cast<std::uint64_t>(std::llround(compressed_per_token));
   out.bytes_per_token_layer = alike && layer_bytes ? *layer_bytes : 0;
   if (!alike) out.elements_per_token_layer = 0;
   const auto total = per_sequence.result() ? checked_mul(per_sequence.value(), batch) : std::nullopt;
   if (!total) return too_large();
   out.bytes = *total;
-  if (state.overflow()) return make_error("config", "the state shape overflows 64 bits");
+  if (state.overflow()) return make_error("config", message("error.kv_cache.state_overflow",
+                                                                  "the state shape overflows 64 bits"));
   out.state_bytes_per_sequence = state.value();
   out.conv_state_bytes_per_sequence = conv_state.value();
   const auto states = checked_mul(out.state_bytes_per_sequence, batch);
@@ -244,7 +249,8 @@ Result<KvCacheEstimate> estimate_kv_cache(const ModelSpec& spec, KvDType dtype, 
 Result<KvCacheEstimate> estimate_kv_cache(const ModelSpec& spec, DType dtype, std::uint64_t context_tokens,
                                           std::uint64_t batch) {
   if (dtype == DType::int8 || dtype == DType::int4)
-    return make_error("kv_dtype", "allowed: " + kv_dtype_names());
+    return make_error("kv_dtype", message("error.kv_cache.dtype", "allowed: {allowed}",
+                                          {arg::text("allowed", kv_dtype_names())}));
   const KvDType kv = dtype == DType::fp32 ? KvDType::fp32 : dtype == DType::fp16 ? KvDType::fp16
                    : dtype == DType::fp8  ? KvDType::fp8  : KvDType::bf16;
   return estimate_kv_cache(spec, kv, context_tokens, batch);

@@ -37,15 +37,19 @@ Result<bool> wired_limit_applied(const Gpu& gpu, std::uint64_t limit_mib) {
   auto bytes = wired_limit_for(gpu, limit_mib, "wired_limit_mb");
   if (!bytes) return bytes.error();
   if (gpu.wired_limit_bytes != bytes.value())
-    return make_error("wired_limit_mb", "is not in the catalog's " + gpu.name + ": apply it with with_wired_limit");
+    return make_error("wired_limit_mb", message("error.evaluate.wired_not_applied",
+                                                "is not in the catalog's {gpu}: apply it with with_wired_limit",
+                                                {arg::text("gpu", gpu.name)}));
   return true;
 }
 
 Result<ModelSpec> model_of_request(const Catalog& catalog, const Request& r, std::uint64_t& published,
-                                   bool& from_preset, std::string& source, std::vector<Message>& notes,
+                                   bool& from_preset, Message& source, std::vector<Message>& notes,
                                    std::string& hf_repo) {
   const int given = !r.model.empty() + !r.config_json.empty() + (r.params != 0) + r.imported.has_value();
-  if (given > 1) return make_error("model", "give only one of a preset, a config.json, a model file or a parameter count");
+  if (given > 1)
+    return make_error("model", message("error.evaluate.model_several", "give only one of a preset, a config.json, a "
+                                                                       "model file or a parameter count"));
   // A config or file carries no display name: say what it is rather than print a blank.
   auto named = [](ModelSpec spec, const char* what) {
     if (spec.name.empty()) spec.name = (spec.architecture.empty() ? std::string("model") : spec.architecture) + " " + what;
@@ -53,15 +57,16 @@ Result<ModelSpec> model_of_request(const Catalog& catalog, const Request& r, std
     return spec;
   };
   if (r.imported) {
-    source = "the model file's header (its architecture metadata and tensor shapes)";
+    source = message("explain.params.source_file", "the model file's header (its architecture metadata and tensor shapes)");
     return named(r.imported->spec, "(model file)");
   }
   if (!r.quant_config_json.empty() && r.config_json.empty())
-    return make_error("quant_config", "goes with the config.json it was published beside (\"config\")");
+    return make_error("quant_config", message("error.evaluate.quant_config_alone",
+                                              "goes with the config.json it was published beside (\"config\")"));
   if (!r.config_json.empty()) {
     auto spec = model_from_hf_config(r.config_json, r.quant_config_json);
     if (!spec) return spec.error();
-    source = "the config.json given (its architecture fields)";
+    source = message("explain.params.source_config", "the config.json given (its architecture fields)");
     return named(std::move(spec).value(), "(config.json)");
   }
   if (!r.model.empty()) {
@@ -72,8 +77,9 @@ Result<ModelSpec> model_of_request(const Catalog& catalog, const Request& r, std
     published = preset->published_total;
     from_preset = true;
     hf_repo = preset->hf_repo;
-    source = preset->hf_repo.empty() ? "the preset's config.json"
-                                      : "huggingface.co/" + preset->hf_repo + "/blob/main/config.json";
+    source = preset->hf_repo.empty() ? message("explain.params.source_preset", "the preset's config.json")
+                                      : message("explain.params.source_hf", "huggingface.co/{repo}/blob/main/config.json",
+                                                {arg::text("repo", preset->hf_repo)});
     return preset->model.get();
   }
   if (r.params != 0) {
@@ -82,10 +88,10 @@ Result<ModelSpec> model_of_request(const Catalog& catalog, const Request& r, std
     bare.name = "Custom model (" + std::to_string(r.params) + " parameters)";
     bare.bare_params = r.params;
     if (auto ok = validate(bare); !ok) return ok.error();
-    source = "the parameter count given";
+    source = message("explain.params.source_bare", "the parameter count given");
     return bare;
   }
-  return make_error("model", "give a preset id, a config.json or a parameter count");
+  return make_error("model", message("error.evaluate.model_none", "give a preset id, a config.json or a parameter count"));
 }
 
 std::string joined(std::span<const KvDTypeInfo> infos) {
@@ -330,7 +336,9 @@ std::optional<Error> resolve_sglang_options(const Request& r, InferenceOptions& 
   if (!r.engine_version.empty()) {
     const auto rule = parse_sglang_version(r.engine_version);
     if (!rule)
-      return make_error("engine_version", "\"" + r.engine_version + "\" is not an SGLang version; give one as 0.4.6 or 0.5.3");
+      return make_error("engine_version", message("error.evaluate.sglang_version",
+                                                  "\"{version}\" is not an SGLang version; give one as 0.4.6 or 0.5.3",
+                                                  {arg::text("version", r.engine_version)}));
     o.sglang_rule = *rule;
   }
   o.mem_fraction_static = r.mem_fraction_static;
@@ -428,7 +436,9 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
   InferenceOptions& o = out.options;
 
   const auto engine = parse_engine(r.engine);
-  if (!engine) return make_error("engine", "unknown engine \"" + r.engine + "\"; allowed: " + std::string(kEngineNames));
+  if (!engine)
+    return make_error("engine", message("error.evaluate.engine", "unknown engine \"{given}\"; allowed: {allowed}",
+                                        {arg::text("given", r.engine), arg::text("allowed", kEngineNames)}));
   o.engine = *engine;
   // Weights: the request's format; else the checkpoint's quantization_config; else bf16 (torch_dtype is not
   // trusted: it says how the file is stored). A model file's header gives exact bytes.
@@ -451,7 +461,10 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
   if (r.imported && r.weights.empty()) o.weight_format.reset(), o.exact_weights = r.imported->weights;
   if (!r.kv_dtype.empty()) {
     const auto kv = parse_kv_dtype(r.kv_dtype);
-    if (!kv) return make_error("kv_dtype", "unknown KV cache precision \"" + r.kv_dtype + "\"; allowed: " + joined(all_kv_dtypes()));
+    if (!kv)
+      return make_error("kv_dtype", message("error.evaluate.kv_dtype", "unknown KV cache precision \"{given}\"; allowed: "
+                                                                       "{allowed}",
+                                            {arg::text("given", r.kv_dtype), arg::text("allowed", joined(all_kv_dtypes()))}));
     o.kv_dtype = *kv;
   } else if (const std::string& own = out.model.checkpoint_kv_dtype; !own.empty()) {
     // vLLM's kv_cache_dtype "auto" takes a ModelOpt checkpoint's KV-cache quantization (vllm/utils/torch_utils.py,
@@ -472,7 +485,9 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
   }
   if (!r.attention.empty()) {
     const auto a = parse_attention(r.attention);
-    if (!a) return make_error("attention", "unknown attention \"" + r.attention + "\"; allowed: " + std::string(kAttentionNames));
+    if (!a)
+      return make_error("attention", message("error.evaluate.attention", "unknown attention \"{given}\"; allowed: {allowed}",
+                                             {arg::text("given", r.attention), arg::text("allowed", kAttentionNames)}));
     o.attention = *a;
   } else if (o.engine == Engine::ollama) {
     // OLLAMA_FLASH_ATTENTION is off unless set, but from 0.11.8 gpt-oss asks for flash attention itself.
@@ -481,7 +496,10 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
   }
   if (!r.kv_allocation.empty()) {
     const auto k = parse_kv_allocation(r.kv_allocation);
-    if (!k) return make_error("kv_allocation", "unknown KV allocation \"" + r.kv_allocation + "\"; allowed: " + std::string(kKvAllocationNames));
+    if (!k)
+      return make_error("kv_allocation",
+                        message("error.evaluate.kv_allocation", "unknown KV allocation \"{given}\"; allowed: {allowed}",
+                                {arg::text("given", r.kv_allocation), arg::text("allowed", kKvAllocationNames)}));
     o.kv_allocation = *k;
   }
   // Default context: the engine's own, never silently the model's maximum for transformers/llama.cpp.
@@ -528,9 +546,11 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
   if (!r.engine_version.empty() && o.engine == Engine::vllm) {
     const auto rule = parse_vllm_version(r.engine_version);
     if (!rule)
-      return make_error("engine_version", "\"" + r.engine_version +
-                                              "\" is not a vLLM version that is modelled; allowed: 0.9.2 or newer, "
-                                              "as 0.11 or 0.21.1 (before 0.9.2 vLLM sized its pool by another rule)");
+      return make_error("engine_version", message("error.evaluate.vllm_version",
+                                                  "\"{version}\" is not a vLLM version that is modelled; allowed: 0.9.2 "
+                                                  "or newer, as 0.11 or 0.21.1 (before 0.9.2 vLLM sized its pool by "
+                                                  "another rule)",
+                                                  {arg::text("version", r.engine_version)}));
     o.vllm_rule = *rule;
   }
   // vLLM 0.21 raised the default with the CUDA graphs moving into the budget.
@@ -545,7 +565,8 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
   if (auto error = use_devices(catalog, r, out)) return *error;
   if (auto ok = validate_serving_inputs(r.serving); !ok) return ok.error();
   if (!(r.headroom >= 0 && r.headroom <= 0.9))
-    return make_error("headroom", "must be a fraction between 0 and 0.9, got " + detail::fixed_text(r.headroom, 6));
+    return make_error("headroom", message("error.evaluate.headroom", "must be a fraction between 0 and 0.9, got {value}",
+                                          {arg::fixed("value", r.headroom, 6)}));
   out.fit_headroom = fit_headroom(o.engine, r.headroom, o.gpu_util);
   if (r.wired_limit_mb && r.gpu.empty()) return wired_limit_without_gpu();
   if (!r.gpu.empty()) {
@@ -571,16 +592,22 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
 }
 
 Explanation params_explanation(const ModelSpec& model, const ParamCounts& counts, std::uint64_t published,
-                               const std::string& source) {
-  detail::Text values;
-  values << detail::Grouped{counts.total} << " parameters";
-  if (counts.active != counts.total) values << ", " << detail::Grouped{counts.active} << " active per token";
-  if (published != 0) values << " (published: " << detail::Grouped{published} << ")";
+                               const Message& source) {
+  const std::vector<MessageArg> args = {arg::count("total", counts.total), arg::count("active", counts.active),
+                                        arg::count("published", published)};
+  const bool moe = counts.active != counts.total;
+  Message values =
+      published == 0 ? (moe ? message("explain.params.values_active", "{total} parameters, {active} active per token", args)
+                            : message("explain.params.values", "{total} parameters", args))
+      : moe ? message("explain.params.values_active_published",
+                      "{total} parameters, {active} active per token (published: {published})", args)
+            : message("explain.params.values_published", "{total} parameters (published: {published})", args);
   return {"params",
-          model.is_bare() ? "as given"
-                          : "Σ of the architecture's tensors: token embeddings + layers × (attention + MLP or experts + "
-                            "norms) + final norm + lm_head unless tied (+ a vision tower when present)",
-          values.str(), source};
+          model.is_bare() ? message("explain.params.formula_bare", "as given")
+                          : message("explain.params.formula",
+                                    "Σ of the architecture's tensors: token embeddings + layers × (attention + MLP or "
+                                    "experts + norms) + final norm + lm_head unless tied (+ a vision tower when present)"),
+          std::move(values), source};
 }
 
 ResolvedRequest without_gpu(ResolvedRequest scenario) {

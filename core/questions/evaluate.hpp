@@ -96,7 +96,7 @@ Result<Report> evaluate(const Catalog& catalog, const Request& request);
 struct ResolvedRequest {
   ModelSpec model;
   std::uint64_t published_params = 0;
-  std::string params_source;  // where the architecture (and a published count) came from
+  Message params_source;  // where the architecture (and a published count) came from
   std::string context_source;
   std::string hf_repo;  // the preset's Hugging Face repository; empty for a config, a file or a bare count
   InferenceOptions options;
@@ -125,6 +125,6 @@ Result<Report> on_every_gpu(const Catalog& catalog, const Request& request, cons
 // The explanation behind the parameter count a report shows (key "params"): how it is counted, the counts,
 // the published figure when there is one, and where the architecture came from.
 Explanation params_explanation(const ModelSpec& model, const ParamCounts& counts, std::uint64_t published,
-                               const std::string& source);
+                               const Message& source);
 
 }  // namespace vramfit

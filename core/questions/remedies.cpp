@@ -11,8 +11,6 @@
 namespace vramfit {
 namespace {
 
-using detail::Fixed;
-using detail::Grouped;
 using detail::Text;
 
 Message flash_cost() { return message("remedy.flash", "None: exact attention computed block by block, usually faster"); }
@@ -46,11 +44,13 @@ class Collector {
       if (in.number) change << *in.number;
       else change << in.text;
     }
-    r.explanation = {"saved", "memory on the busiest GPU as asked − the same with the change",
-                     (Text() << Grouped{report_.bytes} << " B − " << Grouped{after_bytes} << " B = "
-                             << Grouped{static_cast<std::uint64_t>(r.saved_bytes)} << " B")
-                         .str(),
-                     (Text() << "two full estimates by the same core; the change: " << change.str()).str()};
+    r.explanation = {"saved",
+                     message("explain.saved.formula", "memory on the busiest GPU as asked − the same with the change"),
+                     message("explain.saved.values", "{before} B − {after} B = {saved} B",
+                             {arg::count("before", report_.bytes), arg::count("after", after_bytes),
+                              arg::count("saved", static_cast<std::uint64_t>(r.saved_bytes))}),
+                     message("explain.saved.source", "two full estimates by the same core; the change: {change}",
+                             {arg::text("change", change.str())})};
     if (report_.gpu) {
       const std::uint64_t usable = report_.gpu->usable_bytes();
       r.fit = after ? estimate_fit(*after, usable, headroom_) : classify_fit(after_bytes, usable, headroom_);
@@ -65,11 +65,14 @@ class Collector {
     r.fit = fit;
     r.usable_bytes = usable;
     r.free_bytes = signed_difference(usable, bytes);
-    r.explanation = {"usable", "the smallest whole-GB limit whose share after the headroom holds the scenario",
-                     (Text() << Grouped{bytes} << " B ÷ (1 − " << Fixed{headroom_, 2} << ") ≤ " << Grouped{usable}
-                             << " B")
-                         .str(),
-                     "sudo sysctl iogpu.wired_limit_mb; the estimate as asked, judged against the raised limit"};
+    r.explanation = {"usable",
+                     message("explain.usable.formula",
+                             "the smallest whole-GB limit whose share after the headroom holds the scenario"),
+                     message("explain.usable.values", "{needed} B ÷ (1 − {headroom}) ≤ {usable} B",
+                             {arg::count("needed", bytes), arg::fixed("headroom", headroom_, 2),
+                              arg::count("usable", usable)}),
+                     message("explain.usable.source",
+                             "sudo sysctl iogpu.wired_limit_mb; the estimate as asked, judged against the raised limit")};
     report_.remedies.push_back(std::move(r));
   }
 

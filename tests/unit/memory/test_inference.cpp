@@ -250,6 +250,41 @@ TEST_CASE("the allocator reserve sees every tensor of a 70B model (regression: 6
   CHECK(found);
 }
 
+namespace {
+const MessageArg* arg_of(const Message& m, std::string_view name) {
+  for (const auto& a : m.args)
+    if (a.name == name) return &a;
+  return nullptr;
+}
+}  // namespace
+
+TEST_CASE("the breakdown's explanations carry message ids and their figures exact, for the page to word") {
+  // Llama-3.1-70B bf16 at 8192 tokens: KV per token and layer 2 × 8 kv_heads × 128 × 2 B = 4,096 B, over 80 layers
+  // × 8192 tokens = 655,360 token·layers, 2,684,354,560 B; with the weights 143,791,767,552 B requested.
+  InferenceOptions o;
+  o.context_tokens = 8192;
+  auto e = estimate_inference(test::preset("llama-3.1-70b"), o);
+  REQUIRE(e.ok());
+  for (const auto& x : e.value().explanations) {
+    CAPTURE(x.key);
+    CHECK_FALSE(x.formula.id.empty());
+    CHECK_FALSE(x.values.id.empty());
+    if (x.key != "weights") CHECK_FALSE(x.source.id.empty());  // the weight format's own sentence has none yet
+    if (x.key == "kv_cache") {
+      CHECK(x.values.id == "explain.kv_cache.values");
+      CHECK(x.values == "1 × 655,360 token·layers (tokens 8,192) × 4,096 B = 2,684,354,560 B (bf16)");
+      REQUIRE(arg_of(x.values, "kv") != nullptr);
+      CHECK(arg_of(x.values, "kv")->integer == 2'684'354'560);
+      CHECK(arg_of(x.values, "per_token")->integer == 4'096);
+      CHECK(arg_of(x.values, "dtype")->text == "bf16");
+    }
+    if (x.key == "allocator_reserve") {
+      REQUIRE(arg_of(x.values, "requested") != nullptr);
+      CHECK(arg_of(x.values, "requested")->integer == 143'791'767'552);
+    }
+  }
+}
+
 TEST_CASE("skipping the explanation text (curves) changes no number") {
   InferenceOptions o;
   o.context_tokens = 4096;

@@ -180,6 +180,12 @@ TEST_CASE("the parameter count is explained: how it is counted, the published fi
   CHECK(p->values == "8,030,261,248 parameters (published: 8,030,261,248)");
   CHECK(p->source.find("meta-llama/Llama-3.1-8B/blob/main/config.json") != std::string::npos);
   CHECK(p->formula.find("embeddings") != std::string::npos);
+  // The page words it from ids: the repository and the counts travel as values.
+  CHECK(p->source.id == "explain.params.source_hf");
+  REQUIRE(p->source.args.size() == 1);
+  CHECK(p->source.args[0].text == "meta-llama/Llama-3.1-8B");
+  CHECK(p->values.id == "explain.params.values_published");
+  CHECK(p->formula.id == "explain.params.formula");
 
   // Mixtral 8x7B: 46.7 B in total, 12.9 B active per token (two of eight experts; Jiang et al. 2024, §2).
   auto moe = evaluate(test::catalog(), request_from_json(R"({"model":"mixtral-8x7b"})").value());
@@ -197,6 +203,8 @@ TEST_CASE("the parameter count is explained: how it is counted, the published fi
   CHECK(b->formula == "as given");
   CHECK(b->values == "7,000,000,000 parameters");
   CHECK(b->source == "the parameter count given");
+  CHECK(b->source.id == "explain.params.source_bare");
+  CHECK(b->formula.id == "explain.params.formula_bare");
 
   // Training reports carry it too.
   auto train = evaluate_training(test::catalog(), training_request_from_json(R"({"mode":"lora","model":"llama-2-7b"})").value());

@@ -64,6 +64,13 @@ TEST_CASE("training a bare 7B count: ZeRO-Offload and 8-bit Adam, by the bytes p
   CHECK(offload.explanation.key == "saved");
   CHECK(offload.explanation.values == "126,536,870,912 B − 14,536,870,912 B = 112,000,000,000 B");
   CHECK(offload.explanation.source.find("offload = optimizer, zero = 2") != std::string::npos);
+  // The page words it in its language from the ids; the totals travel exact, the change as typed.
+  CHECK(offload.explanation.values.id == "explain.saved.values");
+  REQUIRE(offload.explanation.values.args.size() == 3);
+  CHECK(offload.explanation.values.args[0].integer == 126'536'870'912LL);
+  CHECK(offload.explanation.values.args[2].integer == 112'000'000'000LL);
+  CHECK(offload.explanation.source.id == "explain.saved.source");
+  CHECK(offload.explanation.source.args[0].text == "offload = optimizer, zero = 2");
   REQUIRE(offload.inputs.size() == 2);
   CHECK(std::string(offload.inputs[1].key) == "zero");
   CHECK(offload.inputs[1].text == "2");
