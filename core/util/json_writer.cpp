@@ -110,6 +110,7 @@ void JsonWriter::message_id(const char* key, const Message& m) {
   for (const MessageArg& a : m.args) {
     if (a.kind == MessageArg::Kind::integer) put_int(a.name.c_str(), a.integer);
     else if (a.kind == MessageArg::Kind::real) put_double(a.name.c_str(), a.real);
+    else if (a.kind == MessageArg::Kind::message) message_id(a.name.c_str(), a.nested.front());
     else put_string(a.name.c_str(), a.text);
   }
   end_object();

@@ -72,6 +72,14 @@ namespace arg {
 MessageArg count(std::string_view name, std::uint64_t v) {
   return integer(name, static_cast<std::int64_t>(v), (detail::Text() << detail::Grouped{v}).str());
 }
+MessageArg message(std::string_view name, const Message& m) {
+  MessageArg a;
+  a.name = name;
+  a.kind = MessageArg::Kind::message;
+  a.english = m.text;
+  a.nested.push_back(m);
+  return a;
+}
 MessageArg digits(std::string_view name, std::uint64_t v) {
   return integer(name, static_cast<std::int64_t>(v), (detail::Text() << v).str());
 }

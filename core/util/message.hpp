@@ -19,14 +19,19 @@ namespace vramfit {
 
 // One value a message mentions: the JSON carries `text`, or the number (`integer` or `real`, as `kind` says);
 // `english` is how the English sentence shows it ("1,234,567 B", "0.92", "NVIDIA H100 SXM").
+struct Message;
+
+// A `message` arg is a whole message of its own inside another (a clause that has its own wording in each
+// language): the JSON carries its {id, args} as the value.
 struct MessageArg {
-  enum class Kind { text, integer, real };
+  enum class Kind { text, integer, real, message };
   std::string name;
   Kind kind = Kind::text;
   std::string text;
   std::int64_t integer = 0;
   double real = 0;
   std::string english;
+  std::vector<Message> nested;  // Kind::message: the one message
 };
 
 struct Message {
@@ -75,6 +80,7 @@ MessageArg text(std::string_view name, std::string_view v);                 // a
 // A value the JSON carries as `v`, the same in every language ("[…]", "\"big\""), that the English sentence words
 // as `english` ("an array", "the text \"big\"").
 MessageArg text(std::string_view name, std::string_view v, std::string_view english);
+MessageArg message(std::string_view name, const Message& m);                // a clause worded in each language
 }  // namespace arg
 
 }  // namespace vramfit

@@ -701,8 +701,10 @@ for (const part of [explainInference, explainTraining, errorsFiles, errorsReques
   Object.assign(MESSAGES.de, part.de);
 }
 
-// The headline's byte figures have one decimal, as the page's dense lists.
-function formatArg(name, value, f, short) {
+// The headline's byte figures have one decimal, as the page's dense lists. An {id, args} value is a clause
+// with a wording of its own (arg::message in the core).
+function formatArg(lang, name, value, f, short) {
+  if (value !== null && typeof value === 'object') return messageText(lang, f, '', value);
   if (typeof value !== 'number') return String(value ?? '');
   if (name.endsWith('bytes')) return short ? f.bytesShort(value) : f.bytes(value);
   return Number.isInteger(value) ? f.count(value) : f.number(value, 3);
@@ -713,5 +715,5 @@ export function messageText(lang, f, english, i18n) {
   const template = i18n?.id ? (MESSAGES[lang]?.[i18n.id] ?? MESSAGES.en[i18n.id]) : undefined;
   if (template === undefined || !f) return english;
   const short = i18n.id.startsWith('headline.');
-  return template.replace(/\{(\w+)\}/g, (whole, name) => (name in (i18n.args ?? {}) ? formatArg(name, i18n.args[name], f, short) : whole));
+  return template.replace(/\{(\w+)\}/g, (whole, name) => (name in (i18n.args ?? {}) ? formatArg(lang, name, i18n.args[name], f, short) : whole));
 }
