@@ -212,6 +212,11 @@ export default {
     "error.time.peak_tflops": "must be positive: the GPU's dense 16-bit tensor TFLOPS",
     "error.time.mfu": "must be above 0 and at most 1, got {value}",
     "error.time.price": "must be a non-negative USD amount per GPU-hour",
+    "error.training.unknown_mode": "unknown value \"{given}\"; allowed: {allowed} (or inference)",
+    "error.training.unknown_value": "unknown value \"{given}\"; allowed: {allowed}",
+    "error.training.grpo_input": "is an input of RL fine-tuning: use it with mode grpo",
+    "error.grpo.sequence_given": "GRPO trains on prompt + completion: give prompt_tokens and completion_tokens",
+    "error.training.not_training_mode": "\"{mode}\" is not a training mode (inference has its own estimate); allowed: {allowed}, grpo",
   },
   de: {
     "error.training.overflow": "der Speicher des Trainings übersteigt 64 Bit; prüfen Sie die Größen",
@@ -425,5 +430,10 @@ export default {
     "error.time.peak_tflops": "muss positiv sein: die dichten 16-Bit-Tensor-TFLOPS der GPU",
     "error.time.mfu": "muss über 0 und höchstens 1 sein, angegeben: {value}",
     "error.time.price": "muss ein nicht negativer Betrag in USD je GPU-Stunde sein",
+    "error.training.unknown_mode": "unbekannter Wert \"{given}\"; erlaubt: {allowed} (oder inference)",
+    "error.training.unknown_value": "unbekannter Wert \"{given}\"; erlaubt: {allowed}",
+    "error.training.grpo_input": "ist eine Eingabe des RL-Fine-Tunings: Verwenden Sie sie mit dem Modus grpo",
+    "error.grpo.sequence_given": "GRPO trainiert auf Prompt + Antwort: Geben Sie prompt_tokens und completion_tokens an",
+    "error.training.not_training_mode": "\"{mode}\" ist kein Trainingsmodus (die Inferenz hat ihre eigene Schätzung); erlaubt: {allowed}, grpo",
   },
 };
