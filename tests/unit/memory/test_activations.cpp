@@ -378,3 +378,38 @@ TEST_CASE("BERT-large against the guide: the caching allocator's segment roundin
   // after the guide read its context, and blocks split across steps, which need a GPU to measure.
   CHECK(rounding < reserve.requested() / 100);
 }
+
+namespace {
+const Explanation* layer_explanation(const ActivationEstimate& e) {
+  for (const auto& x : e.explanations)
+    if (x.key == "activations.layer") return &x;
+  return nullptr;
+}
+}  // namespace
+
+TEST_CASE("one layer's formula is worded for its attention, masks and tensor-parallel split") {
+  // Megatron keeps the scores: "2c + 1" with attention dropout (softmax c, mask 1, dropped c); sequence parallel
+  // splits the whole layer t ways.
+  auto o = gpt3_options();
+  o.tensor_parallel = 8;
+  o.sequence_parallel = true;
+  auto e = estimate_activations(gpt3_175b(), o);
+  REQUIRE(e.ok());
+  const Explanation* x = layer_explanation(e.value());
+  REQUIRE(x);
+  CHECK(x->formula.id == "explain.activations.layer.formula_megatron_masks");
+  CHECK(x->formula == "s·b·(norm inputs + block inputs + q, k, v (K/V expanded to all heads), o-proj input + MLP input "
+                      "and internals + hidden-dropout masks) + s²·b·a·(2c + 1), ÷ t (tensor + sequence parallel)");
+
+  // SDPA keeps no scores; without sequence parallel only the inner parts split.
+  ActivationOptions sdpa;
+  sdpa.sequence = 1024;
+  sdpa.tensor_parallel = 2;
+  e = estimate_activations(test::preset("llama-3.1-8b"), sdpa);
+  REQUIRE(e.ok());
+  x = layer_explanation(e.value());
+  REQUIRE(x);
+  CHECK(x->formula.id == "explain.activations.layer.formula_rms_tp");
+  CHECK(x->formula.ends_with("+ MLP input and internals), inner parts ÷ t (tensor parallel)"));
+  CHECK(x->values.id == "explain.activations.layer.values_dense");
+}
