@@ -3,6 +3,8 @@
 #include <algorithm>  // std::max, std::any_of, std::none_of
 #include <utility>    // std::pair
 #include <array>      // std::array
+#include <initializer_list>  // std::initializer_list
+#include <vector>     // std::vector
 
 #include "util/byte_math.hpp"
 #include "util/text.hpp"
@@ -449,148 +451,240 @@ Message implementation_source(AttnImplementation a) {
                  "Korthikanti et al. 2022 §4.1 (sbh(34 + 5as/h)), generalised to GQA, gated MLPs, RMSNorm, MoE");
 }
 
-// The fused-attention layer (SDPA, FlashAttention-2): no s² term; its norms, its masks and its tensor-parallel split.
-Message kernel_layer_formula(const ModelSpec& spec, const ActivationOptions& o) {
-  const bool rms = spec.norm == NormKind::rms, masks = o.hidden_dropout;
-  const int tp = o.tensor_parallel <= 1 ? 0 : o.sequence_parallel ? 2 : 1;
-  if (rms && !masks) {
-    if (tp == 2)
-      return message("explain.activations.layer.formula_rms_sp",
-                     "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
-                     "(unexpanded), output + fp32 log-sum-exp 4·a + MLP input and internals), ÷ t (tensor + sequence "
-                     "parallel)");
-    if (tp == 1)
-      return message("explain.activations.layer.formula_rms_tp",
-                     "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
-                     "(unexpanded), output + fp32 log-sum-exp 4·a + MLP input and internals), inner parts ÷ t (tensor "
-                     "parallel)");
-    return message("explain.activations.layer.formula_rms",
-                   "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
-                   "(unexpanded), output + fp32 log-sum-exp 4·a + MLP input and internals)");
-  }
-  if (rms) {
+// A fused-attention layer (SDPA, FlashAttention-2) keeps no s² term; `tp`: 0 none, 1 tensor, 2 + sequence parallel.
+Message rms_kernel_formula(bool masks, int tp) {
+  if (masks) {
     if (tp == 2)
       return message("explain.activations.layer.formula_rms_masks_sp",
                      "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
-                     "(unexpanded), output + fp32 log-sum-exp 4·a + MLP input and internals + hidden-dropout masks), ÷ t "
-                     "(tensor + sequence parallel)");
+                     "(unexpanded), output + fp32 log-sum-exp 4·a + MLP input and internals + hidden-dropout "
+                     "masks), ÷ t (tensor + sequence parallel)");
     if (tp == 1)
       return message("explain.activations.layer.formula_rms_masks_tp",
                      "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
-                     "(unexpanded), output + fp32 log-sum-exp 4·a + MLP input and internals + hidden-dropout masks), "
-                     "inner parts ÷ t (tensor parallel)");
+                     "(unexpanded), output + fp32 log-sum-exp 4·a + MLP input and internals + hidden-dropout "
+                     "masks), inner parts ÷ t (tensor parallel)");
     return message("explain.activations.layer.formula_rms_masks",
                    "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
-                   "(unexpanded), output + fp32 log-sum-exp 4·a + MLP input and internals + hidden-dropout masks)");
-  }
-  if (!masks) {
-    if (tp == 2)
-      return message("explain.activations.layer.formula_ln_sp",
-                     "s·b·(LayerNorm input c·h + mean, rstd 8 per norm + q/k/v input c·h + q, k, v (unexpanded), "
-                     "output + fp32 log-sum-exp 4·a + MLP input and internals), ÷ t (tensor + sequence parallel)");
-    if (tp == 1)
-      return message("explain.activations.layer.formula_ln_tp",
-                     "s·b·(LayerNorm input c·h + mean, rstd 8 per norm + q/k/v input c·h + q, k, v (unexpanded), "
-                     "output + fp32 log-sum-exp 4·a + MLP input and internals), inner parts ÷ t (tensor parallel)");
-    return message("explain.activations.layer.formula_ln",
-                   "s·b·(LayerNorm input c·h + mean, rstd 8 per norm + q/k/v input c·h + q, k, v (unexpanded), output "
-                   "+ fp32 log-sum-exp 4·a + MLP input and internals)");
+                   "(unexpanded), output + fp32 log-sum-exp 4·a + MLP input and internals + hidden-dropout "
+                   "masks)");
   }
   if (tp == 2)
-    return message("explain.activations.layer.formula_ln_masks_sp",
-                   "s·b·(LayerNorm input c·h + mean, rstd 8 per norm + q/k/v input c·h + q, k, v (unexpanded), output "
-                   "+ fp32 log-sum-exp 4·a + MLP input and internals + hidden-dropout masks), ÷ t (tensor + sequence "
-                   "parallel)");
+    return message("explain.activations.layer.formula_rms_sp",
+                   "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
+                   "(unexpanded), output + fp32 log-sum-exp 4·a + MLP input and internals), ÷ t (tensor + "
+                   "sequence parallel)");
   if (tp == 1)
-    return message("explain.activations.layer.formula_ln_masks_tp",
-                   "s·b·(LayerNorm input c·h + mean, rstd 8 per norm + q/k/v input c·h + q, k, v (unexpanded), output "
-                   "+ fp32 log-sum-exp 4·a + MLP input and internals + hidden-dropout masks), inner parts ÷ t (tensor "
-                   "parallel)");
-  return message("explain.activations.layer.formula_ln_masks",
-                 "s·b·(LayerNorm input c·h + mean, rstd 8 per norm + q/k/v input c·h + q, k, v (unexpanded), output + "
-                 "fp32 log-sum-exp 4·a + MLP input and internals + hidden-dropout masks)");
+    return message("explain.activations.layer.formula_rms_tp",
+                   "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
+                   "(unexpanded), output + fp32 log-sum-exp 4·a + MLP input and internals), inner parts ÷ t "
+                   "(tensor parallel)");
+  return message("explain.activations.layer.formula_rms",
+                 "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
+                 "(unexpanded), output + fp32 log-sum-exp 4·a + MLP input and internals)");
 }
 
-// Eager and Megatron attention keep the s² scores: their factor ("4 fp32 softmax + c cast") and the tensor-parallel
-// split are formula terms, passed as they are written.
-Message scores_layer_formula(const ModelSpec& spec, const ActivationOptions& o, std::uint64_t c) {
-  Text scores, tp;
+// The same with LayerNorm.
+Message ln_kernel_formula(bool masks, int tp) {
+  if (masks) {
+    if (tp == 2)
+      return message("explain.activations.layer.formula_ln_masks_sp",
+                     "s·b·(LayerNorm input c·h + mean, rstd 8 per norm + q/k/v input c·h + q, k, v (unexpanded), "
+                     "output + fp32 log-sum-exp 4·a + MLP input and internals + hidden-dropout masks), ÷ t "
+                     "(tensor + sequence parallel)");
+    if (tp == 1)
+      return message("explain.activations.layer.formula_ln_masks_tp",
+                     "s·b·(LayerNorm input c·h + mean, rstd 8 per norm + q/k/v input c·h + q, k, v (unexpanded), "
+                     "output + fp32 log-sum-exp 4·a + MLP input and internals + hidden-dropout masks), inner "
+                     "parts ÷ t (tensor parallel)");
+    return message("explain.activations.layer.formula_ln_masks",
+                   "s·b·(LayerNorm input c·h + mean, rstd 8 per norm + q/k/v input c·h + q, k, v (unexpanded), "
+                   "output + fp32 log-sum-exp 4·a + MLP input and internals + hidden-dropout masks)");
+  }
+  if (tp == 2)
+    return message("explain.activations.layer.formula_ln_sp",
+                   "s·b·(LayerNorm input c·h + mean, rstd 8 per norm + q/k/v input c·h + q, k, v (unexpanded), "
+                   "output + fp32 log-sum-exp 4·a + MLP input and internals), ÷ t (tensor + sequence parallel)");
+  if (tp == 1)
+    return message("explain.activations.layer.formula_ln_tp",
+                   "s·b·(LayerNorm input c·h + mean, rstd 8 per norm + q/k/v input c·h + q, k, v (unexpanded), "
+                   "output + fp32 log-sum-exp 4·a + MLP input and internals), inner parts ÷ t (tensor "
+                   "parallel)");
+  return message("explain.activations.layer.formula_ln",
+                 "s·b·(LayerNorm input c·h + mean, rstd 8 per norm + q/k/v input c·h + q, k, v (unexpanded), "
+                 "output + fp32 log-sum-exp 4·a + MLP input and internals)");
+}
+
+Message kernel_layer_formula(const ModelSpec& spec, const ActivationOptions& o, int tp) {
+  return spec.norm == NormKind::rms ? rms_kernel_formula(o.hidden_dropout, tp) : ln_kernel_formula(o.hidden_dropout, tp);
+}
+
+// Eager and Megatron attention keep the s² scores; {scores} is that term as written ("+ s²·b·a·(2c + 1)").
+Message megatron_formula(bool masks, int tp, std::initializer_list<MessageArg> s) {
+  if (masks) {
+    if (tp == 2)
+      return message("explain.activations.layer.formula_megatron_masks_sp",
+                     "s·b·(norm inputs + block inputs + q, k, v (K/V expanded to all heads), o-proj input + MLP "
+                     "input and internals + hidden-dropout masks){scores}, ÷ t (tensor + sequence parallel)", s);
+    if (tp == 1)
+      return message("explain.activations.layer.formula_megatron_masks_tp",
+                     "s·b·(norm inputs + block inputs + q, k, v (K/V expanded to all heads), o-proj input + MLP "
+                     "input and internals + hidden-dropout masks){scores}, inner parts ÷ t (tensor parallel)", s);
+    return message("explain.activations.layer.formula_megatron_masks",
+                   "s·b·(norm inputs + block inputs + q, k, v (K/V expanded to all heads), o-proj input + MLP "
+                   "input and internals + hidden-dropout masks){scores}", s);
+  }
+  if (tp == 2)
+    return message("explain.activations.layer.formula_megatron_sp",
+                   "s·b·(norm inputs + block inputs + q, k, v (K/V expanded to all heads), o-proj input + MLP "
+                   "input and internals){scores}, ÷ t (tensor + sequence parallel)", s);
+  if (tp == 1)
+    return message("explain.activations.layer.formula_megatron_tp",
+                   "s·b·(norm inputs + block inputs + q, k, v (K/V expanded to all heads), o-proj input + MLP "
+                   "input and internals){scores}, inner parts ÷ t (tensor parallel)", s);
+  return message("explain.activations.layer.formula_megatron",
+                 "s·b·(norm inputs + block inputs + q, k, v (K/V expanded to all heads), o-proj input + MLP "
+                 "input and internals){scores}", s);
+}
+
+// Eager attention with RMSNorm.
+Message eager_rms_formula(bool masks, int tp, std::initializer_list<MessageArg> s) {
+  if (masks) {
+    if (tp == 2)
+      return message("explain.activations.layer.formula_eager_rms_masks_sp",
+                     "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
+                     "(K/V expanded to all heads), o-proj input + MLP input and internals + hidden-dropout "
+                     "masks){scores}, ÷ t (tensor + sequence parallel)", s);
+    if (tp == 1)
+      return message("explain.activations.layer.formula_eager_rms_masks_tp",
+                     "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
+                     "(K/V expanded to all heads), o-proj input + MLP input and internals + hidden-dropout "
+                     "masks){scores}, inner parts ÷ t (tensor parallel)", s);
+    return message("explain.activations.layer.formula_eager_rms_masks",
+                   "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
+                   "(K/V expanded to all heads), o-proj input + MLP input and internals + hidden-dropout "
+                   "masks){scores}", s);
+  }
+  if (tp == 2)
+    return message("explain.activations.layer.formula_eager_rms_sp",
+                   "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
+                   "(K/V expanded to all heads), o-proj input + MLP input and internals){scores}, ÷ t (tensor "
+                   "+ sequence parallel)", s);
+  if (tp == 1)
+    return message("explain.activations.layer.formula_eager_rms_tp",
+                   "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
+                   "(K/V expanded to all heads), o-proj input + MLP input and internals){scores}, inner parts "
+                   "÷ t (tensor parallel)", s);
+  return message("explain.activations.layer.formula_eager_rms",
+                 "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
+                 "(K/V expanded to all heads), o-proj input + MLP input and internals){scores}", s);
+}
+
+// Eager attention with LayerNorm.
+Message eager_ln_formula(bool masks, int tp, std::initializer_list<MessageArg> s) {
+  if (masks) {
+    if (tp == 2)
+      return message("explain.activations.layer.formula_eager_ln_masks_sp",
+                     "s·b·(LayerNorm input c·h + mean, rstd 8 per norm + q/k/v input c·h + q, k, v (K/V expanded "
+                     "to all heads), o-proj input + MLP input and internals + hidden-dropout masks){scores}, ÷ t "
+                     "(tensor + sequence parallel)", s);
+    if (tp == 1)
+      return message("explain.activations.layer.formula_eager_ln_masks_tp",
+                     "s·b·(LayerNorm input c·h + mean, rstd 8 per norm + q/k/v input c·h + q, k, v (K/V expanded "
+                     "to all heads), o-proj input + MLP input and internals + hidden-dropout masks){scores}, "
+                     "inner parts ÷ t (tensor parallel)", s);
+    return message("explain.activations.layer.formula_eager_ln_masks",
+                   "s·b·(LayerNorm input c·h + mean, rstd 8 per norm + q/k/v input c·h + q, k, v (K/V expanded "
+                   "to all heads), o-proj input + MLP input and internals + hidden-dropout masks){scores}", s);
+  }
+  if (tp == 2)
+    return message("explain.activations.layer.formula_eager_ln_sp",
+                   "s·b·(LayerNorm input c·h + mean, rstd 8 per norm + q/k/v input c·h + q, k, v (K/V expanded "
+                   "to all heads), o-proj input + MLP input and internals){scores}, ÷ t (tensor + sequence "
+                   "parallel)", s);
+  if (tp == 1)
+    return message("explain.activations.layer.formula_eager_ln_tp",
+                   "s·b·(LayerNorm input c·h + mean, rstd 8 per norm + q/k/v input c·h + q, k, v (K/V expanded "
+                   "to all heads), o-proj input + MLP input and internals){scores}, inner parts ÷ t (tensor "
+                   "parallel)", s);
+  return message("explain.activations.layer.formula_eager_ln",
+                 "s·b·(LayerNorm input c·h + mean, rstd 8 per norm + q/k/v input c·h + q, k, v (K/V expanded "
+                 "to all heads), o-proj input + MLP input and internals){scores}", s);
+}
+
+Message scores_layer_formula(const ModelSpec& spec, const ActivationOptions& o, std::uint64_t c, int tp) {
+  Text scores;
   scores << " + s²·b·a·(";
   if (o.implementation == AttnImplementation::eager && spec.norm == NormKind::rms)
     scores << (o.attention_dropout ? "4 fp32 softmax + 1 mask + c dropped" : (c == 4 ? "4 fp32 softmax" : "4 fp32 softmax + c cast"));
   else
     scores << (o.attention_dropout ? "2c + 1" : "c");
   scores << ")";
-  if (o.tensor_parallel > 1)
-    tp << (o.sequence_parallel ? ", ÷ t (tensor + sequence parallel)" : ", inner parts ÷ t (tensor parallel)");
-  const MessageArg s = arg::text("scores", scores.str()), t = arg::text("tp", tp.str());
-  const bool masks = o.hidden_dropout;
-  if (o.implementation == AttnImplementation::megatron)
-    return masks ? message("explain.activations.layer.formula_megatron_masks",
-                           "s·b·(norm inputs + block inputs + q, k, v (K/V expanded to all heads), o-proj input + MLP "
-                           "input and internals + hidden-dropout masks){scores}{tp}", {s, t})
-                 : message("explain.activations.layer.formula_megatron",
-                           "s·b·(norm inputs + block inputs + q, k, v (K/V expanded to all heads), o-proj input + MLP "
-                           "input and internals){scores}{tp}", {s, t});
-  if (spec.norm == NormKind::rms)
-    return masks ? message("explain.activations.layer.formula_eager_rms_masks",
-                           "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
-                           "(K/V expanded to all heads), o-proj input + MLP input and internals + hidden-dropout "
-                           "masks){scores}{tp}", {s, t})
-                 : message("explain.activations.layer.formula_eager_rms",
-                           "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
-                           "(K/V expanded to all heads), o-proj input + MLP input and internals){scores}{tp}", {s, t});
-  return masks ? message("explain.activations.layer.formula_eager_ln_masks",
-                         "s·b·(LayerNorm input c·h + mean, rstd 8 per norm + q/k/v input c·h + q, k, v (K/V expanded "
-                         "to all heads), o-proj input + MLP input and internals + hidden-dropout masks){scores}{tp}", {s, t})
-               : message("explain.activations.layer.formula_eager_ln",
-                         "s·b·(LayerNorm input c·h + mean, rstd 8 per norm + q/k/v input c·h + q, k, v (K/V expanded "
-                         "to all heads), o-proj input + MLP input and internals){scores}{tp}", {s, t});
+  const std::initializer_list<MessageArg> s{arg::text("scores", scores.str())};
+  if (o.implementation == AttnImplementation::megatron) return megatron_formula(o.hidden_dropout, tp, s);
+  return spec.norm == NormKind::rms ? eager_rms_formula(o.hidden_dropout, tp, s) : eager_ln_formula(o.hidden_dropout, tp, s);
 }
 
-std::string_view mlp_kind_label(const LayerRun& run) {
-  return run.mlp.kind == MlpKind::moe ? "MoE" : run.mlp.kind == MlpKind::dense ? "dense" : "MLP-free";
+// One layer's bytes, per kind of layer: "478429184 B per dense layer (scores 0 B)"; runs alike (a model's sliding
+// and full attention layers under SDPA) are named once.
+struct LayerKind {
+  MlpKind kind;
+  std::uint64_t full = 0, scores = 0;
+  bool operator==(const LayerKind&) const = default;
+};
+
+std::vector<LayerKind> layer_kinds(const ModelSpec& spec, const ActivationEstimate& e) {
+  std::vector<LayerKind> out;
+  for (std::size_t i = 0; i < e.runs.size(); ++i) {
+    const LayerKind k{spec.layers[i].mlp.kind, e.runs[i].layer.full, e.runs[i].layer.scores};
+    if (std::find(out.begin(), out.end(), k) == out.end()) out.push_back(k);
+  }
+  return out;
 }
 
-// One layer's bytes, per run of layers: "478429184 B per dense layer (scores 0 B)".
+std::string_view mlp_kind_label(MlpKind kind) {
+  return kind == MlpKind::moe ? "MoE" : kind == MlpKind::dense ? "dense" : "MLP-free";
+}
+
 Message layer_values(const ModelSpec& spec, const ActivationOptions& o, std::uint64_t c, const ActivationEstimate& e) {
   std::vector<MessageArg> a{arg::text("implementation", attn_implementation_name(o.implementation)),
                             arg::digits("s", o.sequence), arg::digits("b", o.micro_batch), arg::digits("c", c)};
-  const auto run_args = [&](std::size_t i, std::string_view full, std::string_view scores) {
-    a.push_back(arg::digits(full, e.runs[i].layer.full));
-    a.push_back(arg::digits(scores, e.runs[i].layer.scores));
+  const std::vector<LayerKind> kinds = layer_kinds(spec, e);
+  const auto add = [&](const LayerKind& k, std::string_view full, std::string_view scores) {
+    a.push_back(arg::digits(full, k.full));
+    a.push_back(arg::digits(scores, k.scores));
   };
-  const auto kind = [&](std::size_t i) { return spec.layers[i].mlp.kind; };
-  if (e.runs.size() == 1) {
-    run_args(0, "full", "scores");
-    if (kind(0) == MlpKind::moe)
+  if (kinds.size() == 1) {
+    add(kinds[0], "full", "scores");
+    if (kinds[0].kind == MlpKind::moe)
       return message("explain.activations.layer.values_moe",
                      "{implementation}, s = {s}, b = {b}, c = {c} B: {full} B per MoE layer (scores {scores} B)", a);
-    if (kind(0) == MlpKind::dense)
+    if (kinds[0].kind == MlpKind::dense)
       return message("explain.activations.layer.values_dense",
                      "{implementation}, s = {s}, b = {b}, c = {c} B: {full} B per dense layer (scores {scores} B)", a);
     return message("explain.activations.layer.values_mlp_free",
                    "{implementation}, s = {s}, b = {b}, c = {c} B: {full} B per MLP-free layer (scores {scores} B)", a);
   }
-  if (e.runs.size() == 2 && kind(0) == MlpKind::dense && kind(1) == MlpKind::moe) {
-    run_args(0, "dense", "dense_scores");
-    run_args(1, "moe", "moe_scores");
+  if (kinds.size() == 2 && kinds[0].kind == MlpKind::dense && kinds[1].kind == MlpKind::moe) {
+    add(kinds[0], "dense", "dense_scores");
+    add(kinds[1], "moe", "moe_scores");
     return message("explain.activations.layer.values_dense_moe",
                    "{implementation}, s = {s}, b = {b}, c = {c} B: {dense} B per dense layer (scores {dense_scores} B), "
                    "{moe} B per MoE layer (scores {moe_scores} B)", a);
   }
-  // Other mixes of runs: the list as it is written.
+  // Other mixes: the list as it is written.
   Text runs;
-  for (std::size_t i = 0; i < e.runs.size(); ++i)
-    runs << (i ? ", " : "") << e.runs[i].layer.full << " B per " << mlp_kind_label(spec.layers[i]) << " layer (scores "
-         << e.runs[i].layer.scores << " B)";
+  for (std::size_t i = 0; i < kinds.size(); ++i)
+    runs << (i ? ", " : "") << kinds[i].full << " B per " << mlp_kind_label(kinds[i].kind) << " layer (scores "
+         << kinds[i].scores << " B)";
   a.push_back(arg::text("runs", runs.str()));
   return message("explain.activations.layer.values_runs", "{implementation}, s = {s}, b = {b}, c = {c} B: {runs}", a);
 }
 
 void explain_layers(const ModelSpec& spec, const ActivationOptions& o, std::uint64_t c, ActivationEstimate& e) {
+  const int tp = o.tensor_parallel <= 1 ? 0 : o.sequence_parallel ? 2 : 1;
   e.explanations.push_back({"activations.layer",
-                            keeps_scores(o) ? scores_layer_formula(spec, o, c) : kernel_layer_formula(spec, o),
+                            keeps_scores(o) ? scores_layer_formula(spec, o, c, tp) : kernel_layer_formula(spec, o, tp),
                             layer_values(spec, o, c, e), implementation_source(o.implementation)});
   Message kept_formula, kept_source;
   switch (o.checkpointing) {

@@ -397,7 +397,7 @@ TEST_CASE("one layer's formula is worded for its attention, masks and tensor-par
   REQUIRE(e.ok());
   const Explanation* x = layer_explanation(e.value());
   REQUIRE(x);
-  CHECK(x->formula.id == "explain.activations.layer.formula_megatron_masks");
+  CHECK(x->formula.id == "explain.activations.layer.formula_megatron_masks_sp");
   CHECK(x->formula == "s·b·(norm inputs + block inputs + q, k, v (K/V expanded to all heads), o-proj input + MLP input "
                       "and internals + hidden-dropout masks) + s²·b·a·(2c + 1), ÷ t (tensor + sequence parallel)");
 
@@ -412,4 +412,19 @@ TEST_CASE("one layer's formula is worded for its attention, masks and tensor-par
   CHECK(x->formula.id == "explain.activations.layer.formula_rms_tp");
   CHECK(x->formula.ends_with("+ MLP input and internals), inner parts ÷ t (tensor parallel)"));
   CHECK(x->values.id == "explain.activations.layer.values_dense");
+}
+
+TEST_CASE("layers alike are named once in one layer's line") {
+  // Gemma 3 alternates five sliding-window layers with one full-attention layer: under SDPA each keeps the same
+  // bytes (no s² scores), so the line names one dense layer, not one entry per run of layers.
+  ActivationOptions o;
+  o.sequence = 1024;
+  const auto spec = test::preset("gemma-3-27b");
+  REQUIRE(spec.layers.size() > 2);
+  const auto e = estimate_activations(spec, o);
+  REQUIRE(e.ok());
+  const Explanation* x = layer_explanation(e.value());
+  REQUIRE(x);
+  CHECK(x->values.id == "explain.activations.layer.values_dense");
+  CHECK(x->values.find("per dense layer") == x->values.text.rfind("per dense layer"));
 }
