@@ -547,37 +547,110 @@ Message megatron_formula(bool masks, int tp, std::initializer_list<MessageArg> s
                  "input and internals){scores}", s);
 }
 
-// Eager attention with RMSNorm.
-Message eager_rms_formula(bool masks, int tp, std::initializer_list<MessageArg> s) {
+// Eager attention with RMSNorm, as transformers runs it: softmax(dtype=float32).to(dtype) keeps the fp32 scores and,
+// below fp32, their cast; attention dropout adds its 1-byte mask and the dropped copy.
+Message eager_rms_softmax_formula(bool masks, int tp) {  // fp32 activations: the softmax is kept as it is
   if (masks) {
     if (tp == 2)
-      return message("explain.activations.layer.formula_eager_rms_masks_sp",
+      return message("explain.activations.layer.formula_eager_rms_softmax_masks_sp",
                      "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
                      "(K/V expanded to all heads), o-proj input + MLP input and internals + hidden-dropout "
-                     "masks){scores}, ÷ t (tensor + sequence parallel)", s);
+                     "masks) + s²·b·a·(4 fp32 softmax), ÷ t (tensor + sequence parallel)");
     if (tp == 1)
-      return message("explain.activations.layer.formula_eager_rms_masks_tp",
+      return message("explain.activations.layer.formula_eager_rms_softmax_masks_tp",
                      "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
                      "(K/V expanded to all heads), o-proj input + MLP input and internals + hidden-dropout "
-                     "masks){scores}, inner parts ÷ t (tensor parallel)", s);
-    return message("explain.activations.layer.formula_eager_rms_masks",
+                     "masks) + s²·b·a·(4 fp32 softmax), inner parts ÷ t (tensor parallel)");
+    return message("explain.activations.layer.formula_eager_rms_softmax_masks",
                    "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
                    "(K/V expanded to all heads), o-proj input + MLP input and internals + hidden-dropout "
-                   "masks){scores}", s);
+                   "masks) + s²·b·a·(4 fp32 softmax)");
   }
   if (tp == 2)
-    return message("explain.activations.layer.formula_eager_rms_sp",
+    return message("explain.activations.layer.formula_eager_rms_softmax_sp",
                    "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
-                   "(K/V expanded to all heads), o-proj input + MLP input and internals){scores}, ÷ t (tensor "
-                   "+ sequence parallel)", s);
+                   "(K/V expanded to all heads), o-proj input + MLP input and internals) + s²·b·a·(4 fp32 "
+                   "softmax), ÷ t (tensor + sequence parallel)");
   if (tp == 1)
-    return message("explain.activations.layer.formula_eager_rms_tp",
+    return message("explain.activations.layer.formula_eager_rms_softmax_tp",
                    "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
-                   "(K/V expanded to all heads), o-proj input + MLP input and internals){scores}, inner parts "
-                   "÷ t (tensor parallel)", s);
-  return message("explain.activations.layer.formula_eager_rms",
+                   "(K/V expanded to all heads), o-proj input + MLP input and internals) + s²·b·a·(4 fp32 "
+                   "softmax), inner parts ÷ t (tensor parallel)");
+  return message("explain.activations.layer.formula_eager_rms_softmax",
                  "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
-                 "(K/V expanded to all heads), o-proj input + MLP input and internals){scores}", s);
+                 "(K/V expanded to all heads), o-proj input + MLP input and internals) + s²·b·a·(4 fp32 "
+                 "softmax)");
+}
+
+Message eager_rms_cast_formula(bool masks, int tp) {  // the fp32 softmax and its cast to the activation dtype
+  if (masks) {
+    if (tp == 2)
+      return message("explain.activations.layer.formula_eager_rms_cast_masks_sp",
+                     "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
+                     "(K/V expanded to all heads), o-proj input + MLP input and internals + hidden-dropout "
+                     "masks) + s²·b·a·(4 fp32 softmax + c cast), ÷ t (tensor + sequence parallel)");
+    if (tp == 1)
+      return message("explain.activations.layer.formula_eager_rms_cast_masks_tp",
+                     "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
+                     "(K/V expanded to all heads), o-proj input + MLP input and internals + hidden-dropout "
+                     "masks) + s²·b·a·(4 fp32 softmax + c cast), inner parts ÷ t (tensor parallel)");
+    return message("explain.activations.layer.formula_eager_rms_cast_masks",
+                   "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
+                   "(K/V expanded to all heads), o-proj input + MLP input and internals + hidden-dropout "
+                   "masks) + s²·b·a·(4 fp32 softmax + c cast)");
+  }
+  if (tp == 2)
+    return message("explain.activations.layer.formula_eager_rms_cast_sp",
+                   "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
+                   "(K/V expanded to all heads), o-proj input + MLP input and internals) + s²·b·a·(4 fp32 "
+                   "softmax + c cast), ÷ t (tensor + sequence parallel)");
+  if (tp == 1)
+    return message("explain.activations.layer.formula_eager_rms_cast_tp",
+                   "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
+                   "(K/V expanded to all heads), o-proj input + MLP input and internals) + s²·b·a·(4 fp32 "
+                   "softmax + c cast), inner parts ÷ t (tensor parallel)");
+  return message("explain.activations.layer.formula_eager_rms_cast",
+                 "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
+                 "(K/V expanded to all heads), o-proj input + MLP input and internals) + s²·b·a·(4 fp32 "
+                 "softmax + c cast)");
+}
+
+Message eager_rms_dropped_formula(bool masks, int tp) {  // with attention dropout: its mask and the dropped scores
+  if (masks) {
+    if (tp == 2)
+      return message("explain.activations.layer.formula_eager_rms_dropped_masks_sp",
+                     "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
+                     "(K/V expanded to all heads), o-proj input + MLP input and internals + hidden-dropout "
+                     "masks) + s²·b·a·(4 fp32 softmax + 1 mask + c dropped), ÷ t (tensor + sequence parallel)");
+    if (tp == 1)
+      return message("explain.activations.layer.formula_eager_rms_dropped_masks_tp",
+                     "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
+                     "(K/V expanded to all heads), o-proj input + MLP input and internals + hidden-dropout "
+                     "masks) + s²·b·a·(4 fp32 softmax + 1 mask + c dropped), inner parts ÷ t (tensor parallel)");
+    return message("explain.activations.layer.formula_eager_rms_dropped_masks",
+                   "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
+                   "(K/V expanded to all heads), o-proj input + MLP input and internals + hidden-dropout "
+                   "masks) + s²·b·a·(4 fp32 softmax + 1 mask + c dropped)");
+  }
+  if (tp == 2)
+    return message("explain.activations.layer.formula_eager_rms_dropped_sp",
+                   "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
+                   "(K/V expanded to all heads), o-proj input + MLP input and internals) + s²·b·a·(4 fp32 "
+                   "softmax + 1 mask + c dropped), ÷ t (tensor + sequence parallel)");
+  if (tp == 1)
+    return message("explain.activations.layer.formula_eager_rms_dropped_tp",
+                   "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
+                   "(K/V expanded to all heads), o-proj input + MLP input and internals) + s²·b·a·(4 fp32 "
+                   "softmax + 1 mask + c dropped), inner parts ÷ t (tensor parallel)");
+  return message("explain.activations.layer.formula_eager_rms_dropped",
+                 "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
+                 "(K/V expanded to all heads), o-proj input + MLP input and internals) + s²·b·a·(4 fp32 "
+                 "softmax + 1 mask + c dropped)");
+}
+
+Message eager_rms_formula(const ActivationOptions& o, std::uint64_t c, int tp) {
+  if (o.attention_dropout) return eager_rms_dropped_formula(o.hidden_dropout, tp);
+  return c == 4 ? eager_rms_softmax_formula(o.hidden_dropout, tp) : eager_rms_cast_formula(o.hidden_dropout, tp);
 }
 
 // Eager attention with LayerNorm.
@@ -613,16 +686,10 @@ Message eager_ln_formula(bool masks, int tp, std::initializer_list<MessageArg> s
 }
 
 Message scores_layer_formula(const ModelSpec& spec, const ActivationOptions& o, std::uint64_t c, int tp) {
-  Text scores;
-  scores << " + s²·b·a·(";
-  if (o.implementation == AttnImplementation::eager && spec.norm == NormKind::rms)
-    scores << (o.attention_dropout ? "4 fp32 softmax + 1 mask + c dropped" : (c == 4 ? "4 fp32 softmax" : "4 fp32 softmax + c cast"));
-  else
-    scores << (o.attention_dropout ? "2c + 1" : "c");
-  scores << ")";
-  const std::initializer_list<MessageArg> s{arg::text("scores", scores.str())};
-  if (o.implementation == AttnImplementation::megatron) return megatron_formula(o.hidden_dropout, tp, s);
-  return spec.norm == NormKind::rms ? eager_rms_formula(o.hidden_dropout, tp, s) : eager_ln_formula(o.hidden_dropout, tp, s);
+  const bool megatron = o.implementation == AttnImplementation::megatron;
+  if (!megatron && spec.norm == NormKind::rms) return eager_rms_formula(o, c, tp);
+  const std::initializer_list<MessageArg> s{arg::text("scores", o.attention_dropout ? " + s²·b·a·(2c + 1)" : " + s²·b·a·(c)")};
+  return megatron ? megatron_formula(o.hidden_dropout, tp, s) : eager_ln_formula(o.hidden_dropout, tp, s);
 }
 
 // One layer's bytes, per kind of layer: "478429184 B per dense layer (scores 0 B)"; runs alike (a model's sliding

@@ -412,6 +412,17 @@ TEST_CASE("one layer's formula is worded for its attention, masks and tensor-par
   CHECK(x->formula.id == "explain.activations.layer.formula_rms_tp");
   CHECK(x->formula.ends_with("+ MLP input and internals), inner parts ÷ t (tensor parallel)"));
   CHECK(x->values.id == "explain.activations.layer.values_dense");
+
+  // Eager attention in bf16 keeps the fp32 softmax and its cast (transformers: softmax(dtype=float32).to(dtype)).
+  ActivationOptions eager;
+  eager.sequence = 1024;
+  eager.implementation = AttnImplementation::eager;
+  e = estimate_activations(test::preset("llama-3.1-8b"), eager);
+  REQUIRE(e.ok());
+  x = layer_explanation(e.value());
+  REQUIRE(x);
+  CHECK(x->formula.id == "explain.activations.layer.formula_eager_rms_cast");
+  CHECK(x->formula.ends_with("o-proj input + MLP input and internals) + s²·b·a·(4 fp32 softmax + c cast)"));
 }
 
 TEST_CASE("layers alike are named once in one layer's line") {
