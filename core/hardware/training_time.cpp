@@ -1,7 +1,7 @@
 #include "hardware/training_time.hpp"
 
 #include <cmath>   // std::isfinite
-#include <string>  // std::to_string
+#include <string>  // std::string
 #include <utility>  // std::pair
 
 #include "memory/inference.hpp"  // kMaxContextTokens
@@ -9,8 +9,6 @@
 
 namespace vramfit {
 namespace {
-
-std::string fmt(double v) { return detail::general_text(v, 4); }  // printf's %.4g
 
 struct MatmulParams {
   double layers = 0;   // weight-matrix elements a token passes in all layers (active experts only)
@@ -96,8 +94,8 @@ Result<TrainingFlops> training_flops_per_token(const ModelSpec& spec, std::uint6
   auto params = count_params(spec);
   if (!params) return params.error();
   if (sequence < 1 || sequence > kMaxContextTokens)
-    return make_error("sequence", "must be between 1 and " + std::to_string(kMaxContextTokens) + " tokens, got " +
-                                      std::to_string(sequence));
+    return make_error("sequence", message("error.tokens_range", "must be between 1 and {max} tokens, got {value}",
+                                          {arg::digits("max", kMaxContextTokens), arg::digits("value", sequence)}));
   const bool frozen = mode != TrainingMode::full;
   TrainingFlops f;
   if (spec.is_bare() || method == FlopsMethod::six_n) {
@@ -119,16 +117,66 @@ Result<TrainingFlops> training_flops_per_token(const ModelSpec& spec, std::uint6
   return f;
 }
 
+namespace {
+
+MessageArg g4(std::string_view name, double v) { return arg::general(name, v, 4); }  // printf's %.4g
+
+Message flops_formula(bool six_n, bool full) {
+  if (six_n)
+    return full ? message("explain.flops.formula_6n", "6 × active params × tokens")
+                : message("explain.flops.formula_4n", "4 × active params × tokens");
+  return full ? message("explain.flops.formula", "(2·weights·3 + 2·s·attention width·3) × tokens")
+              : message("explain.flops.formula_frozen", "(2·weights·2 + 2·s·attention width·3) × tokens");
+}
+
+void explain_time(TrainingTimeEstimate& e, const TimeOptions& o, bool six_n) {
+  e.explanations.push_back(
+      {"flops", flops_formula(six_n, o.mode == TrainingMode::full),
+       message("explain.flops.values", "{per_token} FLOPs/token × {tokens} tokens = {flops}",
+               {g4("per_token", e.per_token.model_per_token), g4("tokens", o.tokens), g4("flops", e.model_flops)}),
+       six_n ? message("explain.flops.source_6n", "Kaplan et al. 2020 (6N); frozen weights skip weight gradients")
+             : message("explain.flops.source", "Korthikanti et al. 2022 App. A: 72BLsh²(1 + s/6h + V/12hL), generalised")});
+  e.explanations.push_back(
+      {"recompute", message("explain.recompute.formula", "extra forward work from checkpointing"),
+       message("explain.recompute.values", "+{percent} % ({checkpointing})",
+               {g4("percent", e.recompute_overhead * 100), arg::text("checkpointing", checkpointing_name(o.checkpointing))}),
+       message("explain.recompute.source",
+               "full recompute reruns each layer's forward: ≈ +1/3 (\"GPU-Speicher\": 20–30 % longer)")});
+  e.explanations.push_back(
+      {"seconds", message("explain.seconds.formula", "executed FLOPs / (GPUs × peak × MFU) × offload slowdown"),
+       message("explain.seconds.values", "{flops} / ({gpus} × {peak}e12 × {mfu}) × {slowdown} = {seconds} s",
+               {g4("flops", e.executed_flops), arg::digits("gpus", o.gpus), g4("peak", o.peak_tflops), g4("mfu", o.mfu),
+                g4("slowdown", o.slowdown), g4("seconds", e.seconds)}),
+       message("explain.seconds.source", "MFU default 0.40: Llama 3 reports 38–43 % on H100")});
+  e.explanations.push_back({"gpu_hours", message("explain.gpu_hours.formula", "seconds × GPUs / 3600"),
+                            message("explain.gpu_hours.values", "{gpu_hours}", {g4("gpu_hours", e.gpu_hours)}),
+                            message("explain.gpu_hours.source", "definition")});
+  if (e.cost_usd)
+    e.explanations.push_back(
+        {"cost_usd", message("explain.cost_usd.formula", "GPU-hours × price"),
+         message("explain.cost_usd.values", "{gpu_hours} × {price} = {cost} USD",
+                 {g4("gpu_hours", e.gpu_hours), g4("price", *o.usd_per_gpu_hour), g4("cost", *e.cost_usd)}),
+         message("explain.cost_usd.source", "catalog price per GPU-hour")});
+}
+
+}  // namespace
+
 Result<TrainingTimeEstimate> estimate_training_time(const ModelSpec& spec, const TimeOptions& o) {
-  if (!(o.tokens > 0) || !std::isfinite(o.tokens)) return make_error("tokens", "must be a positive number of training tokens");
+  if (!(o.tokens > 0) || !std::isfinite(o.tokens))
+    return make_error("tokens", message("error.time.tokens", "must be a positive number of training tokens"));
   if (o.gpus < 1 || o.gpus > kMaxGpus)
-    return make_error("gpus", "must be between 1 and " + std::to_string(kMaxGpus) + ", got " + std::to_string(o.gpus));
+    return make_error("gpus", message("error.range", "must be between 1 and {max}, got {value}",
+                                      {arg::digits("max", kMaxGpus), arg::digits("value", o.gpus)}));
   if (!(o.peak_tflops > 0) || !std::isfinite(o.peak_tflops))
-    return make_error("peak_tflops", "must be positive: the GPU's dense 16-bit tensor TFLOPS");
-  if (!(o.mfu > 0) || o.mfu > 1) return make_error("mfu", "must be above 0 and at most 1, got " + fmt(o.mfu));
-  if (!(o.slowdown >= 1) || !std::isfinite(o.slowdown)) return make_error("slowdown", "must be at least 1");
+    return make_error("peak_tflops",
+                      message("error.time.peak_tflops", "must be positive: the GPU's dense 16-bit tensor TFLOPS"));
+  if (!(o.mfu > 0) || o.mfu > 1)
+    return make_error("mfu", message("error.time.mfu", "must be above 0 and at most 1, got {value}",
+                                     {arg::general("value", o.mfu, 4)}));
+  if (!(o.slowdown >= 1) || !std::isfinite(o.slowdown))
+    return make_error("slowdown", message("error.at_least_1", "must be at least 1"));
   if (o.usd_per_gpu_hour && (!(*o.usd_per_gpu_hour >= 0) || !std::isfinite(*o.usd_per_gpu_hour)))
-    return make_error("price", "must be a non-negative USD amount per GPU-hour");
+    return make_error("price", message("error.time.price", "must be a non-negative USD amount per GPU-hour"));
   auto per = training_flops_per_token(spec, o.sequence, o.mode, o.checkpointing, o.attn_implementation, o.method);
   if (!per) return per.error();
 
@@ -142,26 +190,7 @@ Result<TrainingTimeEstimate> estimate_training_time(const ModelSpec& spec, const
   e.gpu_hours = e.seconds * static_cast<double>(o.gpus) / 3600;
   if (o.usd_per_gpu_hour) e.cost_usd = e.gpu_hours * *o.usd_per_gpu_hour;
 
-  const bool six_n = spec.is_bare() || o.method == FlopsMethod::six_n;
-  e.explanations.push_back(
-      {"flops",
-       six_n ? std::string(o.mode == TrainingMode::full ? "6" : "4") + " × active params × tokens"
-             : "(2·weights·" + std::string(o.mode == TrainingMode::full ? "3" : "2") + " + 2·s·attention width·3) × tokens",
-       fmt(e.per_token.model_per_token) + " FLOPs/token × " + fmt(o.tokens) + " tokens = " + fmt(e.model_flops),
-       six_n ? "Kaplan et al. 2020 (6N); frozen weights skip weight gradients"
-             : "Korthikanti et al. 2022 App. A: 72BLsh²(1 + s/6h + V/12hL), generalised"});
-  e.explanations.push_back({"recompute", "extra forward work from checkpointing",
-                            "+" + fmt(e.recompute_overhead * 100) + " % (" + std::string(checkpointing_name(o.checkpointing)) + ")",
-                            "full recompute reruns each layer's forward: ≈ +1/3 (\"GPU-Speicher\": 20–30 % longer)"});
-  e.explanations.push_back({"seconds", "executed FLOPs / (GPUs × peak × MFU) × offload slowdown",
-                            fmt(e.executed_flops) + " / (" + std::to_string(o.gpus) + " × " + fmt(o.peak_tflops) +
-                                "e12 × " + fmt(o.mfu) + ") × " + fmt(o.slowdown) + " = " + fmt(e.seconds) + " s",
-                            "MFU default 0.40: Llama 3 reports 38–43 % on H100"});
-  e.explanations.push_back({"gpu_hours", "seconds × GPUs / 3600", fmt(e.gpu_hours), "definition"});
-  if (e.cost_usd)
-    e.explanations.push_back({"cost_usd", "GPU-hours × price", fmt(e.gpu_hours) + " × " + fmt(*o.usd_per_gpu_hour) +
-                                                                   " = " + fmt(*e.cost_usd) + " USD",
-                              "catalog price per GPU-hour"});
+  explain_time(e, o, spec.is_bare() || o.method == FlopsMethod::six_n);
   if (o.mfu == kDefaultMfu)
     e.notes.push_back(message("time.mfu", "MFU 40 % assumed (large well-tuned runs); small models and fine-tunes often "
                                         "reach 20–35 %."));

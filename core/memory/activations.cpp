@@ -3,6 +3,8 @@
 #include <algorithm>  // std::max, std::any_of, std::none_of
 #include <utility>    // std::pair
 #include <array>      // std::array
+#include <initializer_list>  // std::initializer_list
+#include <vector>     // std::vector
 
 #include "util/byte_math.hpp"
 #include "util/text.hpp"
@@ -11,7 +13,6 @@
 namespace vramfit {
 namespace {
 
-using detail::num;
 using detail::Text;
 
 constexpr std::array<std::string_view, 3> kCheckpointingNames{"none", "selective", "full"};
@@ -214,7 +215,25 @@ std::optional<LayerActivationBytes> layer_bytes(const PerToken& p, const Scale& 
   return out;
 }
 
-Error overflow() { return make_error("sequence", "sequence × micro-batch makes the activations overflow 64 bits"); }
+Error overflow() {
+  return make_error("sequence", message("error.activations.overflow",
+                                        "sequence × micro-batch makes the activations overflow 64 bits"));
+}
+
+// Layers that keep a recurrent state: their training activations are not modelled.
+Error state_layers_error(const LayerRun& run) {
+  if (run.mixer == MixerKind::mamba2)
+    return make_error("mode", message("error.activations.mamba2", "training activations of Mamba2 layers are not "
+                                                                  "modelled yet; choose mode inference to estimate this "
+                                                                  "model"));
+  if (run.linear.kind == LinearKind::kimi_delta)
+    return make_error("mode", message("error.activations.kimi_delta", "training activations of Kimi Delta Attention "
+                                                                      "layers are not modelled yet; choose mode "
+                                                                      "inference to estimate this model"));
+  return make_error("mode", message("error.activations.linear_attention", "training activations of linear attention "
+                                                                          "layers are not modelled yet; choose mode "
+                                                                          "inference to estimate this model"));
+}
 
 constexpr std::array<std::string_view, 4> kAttnNames{"eager", "sdpa", "flash_attention_2", "megatron"};
 
@@ -292,20 +311,23 @@ std::optional<LayerSums> add_layers(const ModelSpec& spec, const ActivationOptio
 
 Result<std::uint64_t> checked_options(const ModelSpec& spec, const ActivationOptions& o) {
   if (spec.is_bare())
-    return make_error("model", "activations need the architecture (layers, hidden size, heads): give a preset or a config.json");
+    return make_error("model", message("error.activations.architecture", "activations need the architecture (layers, "
+                                                                       "hidden size, heads): give a preset or a "
+                                                                       "config.json"));
   if (auto ok = validate(spec); !ok) return ok.error();
   if (o.sequence < 1 || o.sequence > kMaxContextTokens)
-    return make_error("sequence", "must be between 1 and " + num(kMaxContextTokens) + " tokens, got " + num(o.sequence));
+    return make_error("sequence", message("error.tokens_range", "must be between 1 and {max} tokens, got {value}",
+                                          {arg::digits("max", kMaxContextTokens), arg::digits("value", o.sequence)}));
   if (o.micro_batch < 1 || o.micro_batch > kMaxBatch)
-    return make_error("micro-batch", "must be between 1 and " + num(kMaxBatch) + ", got " + num(o.micro_batch));
+    return make_error("micro-batch", message("error.range", "must be between 1 and {max}, got {value}",
+                                             {arg::digits("max", kMaxBatch), arg::digits("value", o.micro_batch)}));
   const std::uint64_t heads = spec.attention_heads_gcd();
   if (o.tensor_parallel < 1 || (heads && o.tensor_parallel > heads))
-    return make_error("tp", "must be between 1 and the number of attention heads (" + num(heads) +
-                                "), got " + num(o.tensor_parallel));
+    return make_error("tp", message("error.activations.tp_heads",
+                                    "must be between 1 and the number of attention heads ({heads}), got {value}",
+                                    {arg::digits("heads", heads), arg::digits("value", o.tensor_parallel)}));
   for (const auto& run : spec.layers)
-    if (run.keeps_state())
-      return make_error("mode", "training activations of " + std::string(mixer_label(run)) +
-                                    " layers are not modelled yet; choose mode inference to estimate this model");
+    if (run.keeps_state()) return state_layers_error(run);
   const auto tokens = checked_mul(o.sequence, o.micro_batch);
   if (!tokens) return overflow();
   return *tokens;
@@ -411,100 +433,400 @@ Result<ActivationEstimate> estimate_activations(const ModelSpec& spec, const Act
 
 namespace {
 
-std::string implementation_source(AttnImplementation a) {
+Message implementation_source(AttnImplementation a) {
   switch (a) {
     case AttnImplementation::eager:
-      return "transformers v4.46-v4.50 eager_attention_forward (modeling_llama.py), LlamaRMSNorm, LlamaMLP, "
-             "ForCausalLMLoss; measured with tests/measure/activations.py";
+      return message("explain.activations.layer.source_eager",
+                     "transformers v4.46-v4.50 eager_attention_forward (modeling_llama.py), LlamaRMSNorm, LlamaMLP, "
+                     "ForCausalLMLoss; measured with tests/measure/activations.py");
     case AttnImplementation::sdpa:
     case AttnImplementation::flash_attention_2:
-      return "transformers v4.46-v4.50 with " + std::string(attn_implementation_name(a)) +
-             ": the kernel keeps q, k, v, its output and an fp32 log-sum-exp (FlashAttention-2, Dao 2023); "
-             "measured with tests/measure/activations.py";
+      return message("explain.activations.layer.source_kernel",
+                     "transformers v4.46-v4.50 with {implementation}: the kernel keeps q, k, v, its output and an fp32 "
+                     "log-sum-exp (FlashAttention-2, Dao 2023); measured with tests/measure/activations.py",
+                     {arg::text("implementation", attn_implementation_name(a))});
     case AttnImplementation::megatron: break;
   }
-  return "Korthikanti et al. 2022 §4.1 (sbh(34 + 5as/h)), generalised to GQA, gated MLPs, RMSNorm, MoE";
+  return message("explain.activations.layer.source_megatron",
+                 "Korthikanti et al. 2022 §4.1 (sbh(34 + 5as/h)), generalised to GQA, gated MLPs, RMSNorm, MoE");
+}
+
+// A fused-attention layer (SDPA, FlashAttention-2) keeps no s² term; `tp`: 0 none, 1 tensor, 2 + sequence parallel.
+Message rms_kernel_formula(bool masks, int tp) {
+  if (masks) {
+    if (tp == 2)
+      return message("explain.activations.layer.formula_rms_masks_sp",
+                     "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
+                     "(unexpanded), output + fp32 log-sum-exp 4·a + MLP input and internals + hidden-dropout "
+                     "masks), ÷ t (tensor + sequence parallel)");
+    if (tp == 1)
+      return message("explain.activations.layer.formula_rms_masks_tp",
+                     "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
+                     "(unexpanded), output + fp32 log-sum-exp 4·a + MLP input and internals + hidden-dropout "
+                     "masks), inner parts ÷ t (tensor parallel)");
+    return message("explain.activations.layer.formula_rms_masks",
+                   "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
+                   "(unexpanded), output + fp32 log-sum-exp 4·a + MLP input and internals + hidden-dropout "
+                   "masks)");
+  }
+  if (tp == 2)
+    return message("explain.activations.layer.formula_rms_sp",
+                   "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
+                   "(unexpanded), output + fp32 log-sum-exp 4·a + MLP input and internals), ÷ t (tensor + "
+                   "sequence parallel)");
+  if (tp == 1)
+    return message("explain.activations.layer.formula_rms_tp",
+                   "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
+                   "(unexpanded), output + fp32 log-sum-exp 4·a + MLP input and internals), inner parts ÷ t "
+                   "(tensor parallel)");
+  return message("explain.activations.layer.formula_rms",
+                 "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
+                 "(unexpanded), output + fp32 log-sum-exp 4·a + MLP input and internals)");
+}
+
+// The same with LayerNorm.
+Message ln_kernel_formula(bool masks, int tp) {
+  if (masks) {
+    if (tp == 2)
+      return message("explain.activations.layer.formula_ln_masks_sp",
+                     "s·b·(LayerNorm input c·h + mean, rstd 8 per norm + q/k/v input c·h + q, k, v (unexpanded), "
+                     "output + fp32 log-sum-exp 4·a + MLP input and internals + hidden-dropout masks), ÷ t "
+                     "(tensor + sequence parallel)");
+    if (tp == 1)
+      return message("explain.activations.layer.formula_ln_masks_tp",
+                     "s·b·(LayerNorm input c·h + mean, rstd 8 per norm + q/k/v input c·h + q, k, v (unexpanded), "
+                     "output + fp32 log-sum-exp 4·a + MLP input and internals + hidden-dropout masks), inner "
+                     "parts ÷ t (tensor parallel)");
+    return message("explain.activations.layer.formula_ln_masks",
+                   "s·b·(LayerNorm input c·h + mean, rstd 8 per norm + q/k/v input c·h + q, k, v (unexpanded), "
+                   "output + fp32 log-sum-exp 4·a + MLP input and internals + hidden-dropout masks)");
+  }
+  if (tp == 2)
+    return message("explain.activations.layer.formula_ln_sp",
+                   "s·b·(LayerNorm input c·h + mean, rstd 8 per norm + q/k/v input c·h + q, k, v (unexpanded), "
+                   "output + fp32 log-sum-exp 4·a + MLP input and internals), ÷ t (tensor + sequence parallel)");
+  if (tp == 1)
+    return message("explain.activations.layer.formula_ln_tp",
+                   "s·b·(LayerNorm input c·h + mean, rstd 8 per norm + q/k/v input c·h + q, k, v (unexpanded), "
+                   "output + fp32 log-sum-exp 4·a + MLP input and internals), inner parts ÷ t (tensor "
+                   "parallel)");
+  return message("explain.activations.layer.formula_ln",
+                 "s·b·(LayerNorm input c·h + mean, rstd 8 per norm + q/k/v input c·h + q, k, v (unexpanded), "
+                 "output + fp32 log-sum-exp 4·a + MLP input and internals)");
+}
+
+Message kernel_layer_formula(const ModelSpec& spec, const ActivationOptions& o, int tp) {
+  return spec.norm == NormKind::rms ? rms_kernel_formula(o.hidden_dropout, tp) : ln_kernel_formula(o.hidden_dropout, tp);
+}
+
+// Eager and Megatron attention keep the s² scores; {scores} is that term as written ("+ s²·b·a·(2c + 1)").
+Message megatron_formula(bool masks, int tp, std::initializer_list<MessageArg> s) {
+  if (masks) {
+    if (tp == 2)
+      return message("explain.activations.layer.formula_megatron_masks_sp",
+                     "s·b·(norm inputs + block inputs + q, k, v (K/V expanded to all heads), o-proj input + MLP "
+                     "input and internals + hidden-dropout masks){scores}, ÷ t (tensor + sequence parallel)", s);
+    if (tp == 1)
+      return message("explain.activations.layer.formula_megatron_masks_tp",
+                     "s·b·(norm inputs + block inputs + q, k, v (K/V expanded to all heads), o-proj input + MLP "
+                     "input and internals + hidden-dropout masks){scores}, inner parts ÷ t (tensor parallel)", s);
+    return message("explain.activations.layer.formula_megatron_masks",
+                   "s·b·(norm inputs + block inputs + q, k, v (K/V expanded to all heads), o-proj input + MLP "
+                   "input and internals + hidden-dropout masks){scores}", s);
+  }
+  if (tp == 2)
+    return message("explain.activations.layer.formula_megatron_sp",
+                   "s·b·(norm inputs + block inputs + q, k, v (K/V expanded to all heads), o-proj input + MLP "
+                   "input and internals){scores}, ÷ t (tensor + sequence parallel)", s);
+  if (tp == 1)
+    return message("explain.activations.layer.formula_megatron_tp",
+                   "s·b·(norm inputs + block inputs + q, k, v (K/V expanded to all heads), o-proj input + MLP "
+                   "input and internals){scores}, inner parts ÷ t (tensor parallel)", s);
+  return message("explain.activations.layer.formula_megatron",
+                 "s·b·(norm inputs + block inputs + q, k, v (K/V expanded to all heads), o-proj input + MLP "
+                 "input and internals){scores}", s);
+}
+
+// Eager attention with RMSNorm, as transformers runs it: softmax(dtype=float32).to(dtype) keeps the fp32 scores and,
+// below fp32, their cast; attention dropout adds its 1-byte mask and the dropped copy.
+Message eager_rms_softmax_formula(bool masks, int tp) {  // fp32 activations: the softmax is kept as it is
+  if (masks) {
+    if (tp == 2)
+      return message("explain.activations.layer.formula_eager_rms_softmax_masks_sp",
+                     "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
+                     "(K/V expanded to all heads), o-proj input + MLP input and internals + hidden-dropout "
+                     "masks) + s²·b·a·(4 fp32 softmax), ÷ t (tensor + sequence parallel)");
+    if (tp == 1)
+      return message("explain.activations.layer.formula_eager_rms_softmax_masks_tp",
+                     "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
+                     "(K/V expanded to all heads), o-proj input + MLP input and internals + hidden-dropout "
+                     "masks) + s²·b·a·(4 fp32 softmax), inner parts ÷ t (tensor parallel)");
+    return message("explain.activations.layer.formula_eager_rms_softmax_masks",
+                   "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
+                   "(K/V expanded to all heads), o-proj input + MLP input and internals + hidden-dropout "
+                   "masks) + s²·b·a·(4 fp32 softmax)");
+  }
+  if (tp == 2)
+    return message("explain.activations.layer.formula_eager_rms_softmax_sp",
+                   "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
+                   "(K/V expanded to all heads), o-proj input + MLP input and internals) + s²·b·a·(4 fp32 "
+                   "softmax), ÷ t (tensor + sequence parallel)");
+  if (tp == 1)
+    return message("explain.activations.layer.formula_eager_rms_softmax_tp",
+                   "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
+                   "(K/V expanded to all heads), o-proj input + MLP input and internals) + s²·b·a·(4 fp32 "
+                   "softmax), inner parts ÷ t (tensor parallel)");
+  return message("explain.activations.layer.formula_eager_rms_softmax",
+                 "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
+                 "(K/V expanded to all heads), o-proj input + MLP input and internals) + s²·b·a·(4 fp32 "
+                 "softmax)");
+}
+
+Message eager_rms_cast_formula(bool masks, int tp) {  // the fp32 softmax and its cast to the activation dtype
+  if (masks) {
+    if (tp == 2)
+      return message("explain.activations.layer.formula_eager_rms_cast_masks_sp",
+                     "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
+                     "(K/V expanded to all heads), o-proj input + MLP input and internals + hidden-dropout "
+                     "masks) + s²·b·a·(4 fp32 softmax + c cast), ÷ t (tensor + sequence parallel)");
+    if (tp == 1)
+      return message("explain.activations.layer.formula_eager_rms_cast_masks_tp",
+                     "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
+                     "(K/V expanded to all heads), o-proj input + MLP input and internals + hidden-dropout "
+                     "masks) + s²·b·a·(4 fp32 softmax + c cast), inner parts ÷ t (tensor parallel)");
+    return message("explain.activations.layer.formula_eager_rms_cast_masks",
+                   "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
+                   "(K/V expanded to all heads), o-proj input + MLP input and internals + hidden-dropout "
+                   "masks) + s²·b·a·(4 fp32 softmax + c cast)");
+  }
+  if (tp == 2)
+    return message("explain.activations.layer.formula_eager_rms_cast_sp",
+                   "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
+                   "(K/V expanded to all heads), o-proj input + MLP input and internals) + s²·b·a·(4 fp32 "
+                   "softmax + c cast), ÷ t (tensor + sequence parallel)");
+  if (tp == 1)
+    return message("explain.activations.layer.formula_eager_rms_cast_tp",
+                   "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
+                   "(K/V expanded to all heads), o-proj input + MLP input and internals) + s²·b·a·(4 fp32 "
+                   "softmax + c cast), inner parts ÷ t (tensor parallel)");
+  return message("explain.activations.layer.formula_eager_rms_cast",
+                 "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
+                 "(K/V expanded to all heads), o-proj input + MLP input and internals) + s²·b·a·(4 fp32 "
+                 "softmax + c cast)");
+}
+
+Message eager_rms_dropped_formula(bool masks, int tp) {  // with attention dropout: its mask and the dropped scores
+  if (masks) {
+    if (tp == 2)
+      return message("explain.activations.layer.formula_eager_rms_dropped_masks_sp",
+                     "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
+                     "(K/V expanded to all heads), o-proj input + MLP input and internals + hidden-dropout "
+                     "masks) + s²·b·a·(4 fp32 softmax + 1 mask + c dropped), ÷ t (tensor + sequence parallel)");
+    if (tp == 1)
+      return message("explain.activations.layer.formula_eager_rms_dropped_masks_tp",
+                     "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
+                     "(K/V expanded to all heads), o-proj input + MLP input and internals + hidden-dropout "
+                     "masks) + s²·b·a·(4 fp32 softmax + 1 mask + c dropped), inner parts ÷ t (tensor parallel)");
+    return message("explain.activations.layer.formula_eager_rms_dropped_masks",
+                   "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
+                   "(K/V expanded to all heads), o-proj input + MLP input and internals + hidden-dropout "
+                   "masks) + s²·b·a·(4 fp32 softmax + 1 mask + c dropped)");
+  }
+  if (tp == 2)
+    return message("explain.activations.layer.formula_eager_rms_dropped_sp",
+                   "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
+                   "(K/V expanded to all heads), o-proj input + MLP input and internals) + s²·b·a·(4 fp32 "
+                   "softmax + 1 mask + c dropped), ÷ t (tensor + sequence parallel)");
+  if (tp == 1)
+    return message("explain.activations.layer.formula_eager_rms_dropped_tp",
+                   "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
+                   "(K/V expanded to all heads), o-proj input + MLP input and internals) + s²·b·a·(4 fp32 "
+                   "softmax + 1 mask + c dropped), inner parts ÷ t (tensor parallel)");
+  return message("explain.activations.layer.formula_eager_rms_dropped",
+                 "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
+                 "(K/V expanded to all heads), o-proj input + MLP input and internals) + s²·b·a·(4 fp32 "
+                 "softmax + 1 mask + c dropped)");
+}
+
+Message eager_rms_formula(const ActivationOptions& o, std::uint64_t c, int tp) {
+  if (o.attention_dropout) return eager_rms_dropped_formula(o.hidden_dropout, tp);
+  return c == 4 ? eager_rms_softmax_formula(o.hidden_dropout, tp) : eager_rms_cast_formula(o.hidden_dropout, tp);
+}
+
+// Eager attention with LayerNorm.
+Message eager_ln_formula(bool masks, int tp, std::initializer_list<MessageArg> s) {
+  if (masks) {
+    if (tp == 2)
+      return message("explain.activations.layer.formula_eager_ln_masks_sp",
+                     "s·b·(LayerNorm input c·h + mean, rstd 8 per norm + q/k/v input c·h + q, k, v (K/V expanded "
+                     "to all heads), o-proj input + MLP input and internals + hidden-dropout masks){scores}, ÷ t "
+                     "(tensor + sequence parallel)", s);
+    if (tp == 1)
+      return message("explain.activations.layer.formula_eager_ln_masks_tp",
+                     "s·b·(LayerNorm input c·h + mean, rstd 8 per norm + q/k/v input c·h + q, k, v (K/V expanded "
+                     "to all heads), o-proj input + MLP input and internals + hidden-dropout masks){scores}, "
+                     "inner parts ÷ t (tensor parallel)", s);
+    return message("explain.activations.layer.formula_eager_ln_masks",
+                   "s·b·(LayerNorm input c·h + mean, rstd 8 per norm + q/k/v input c·h + q, k, v (K/V expanded "
+                   "to all heads), o-proj input + MLP input and internals + hidden-dropout masks){scores}", s);
+  }
+  if (tp == 2)
+    return message("explain.activations.layer.formula_eager_ln_sp",
+                   "s·b·(LayerNorm input c·h + mean, rstd 8 per norm + q/k/v input c·h + q, k, v (K/V expanded "
+                   "to all heads), o-proj input + MLP input and internals){scores}, ÷ t (tensor + sequence "
+                   "parallel)", s);
+  if (tp == 1)
+    return message("explain.activations.layer.formula_eager_ln_tp",
+                   "s·b·(LayerNorm input c·h + mean, rstd 8 per norm + q/k/v input c·h + q, k, v (K/V expanded "
+                   "to all heads), o-proj input + MLP input and internals){scores}, inner parts ÷ t (tensor "
+                   "parallel)", s);
+  return message("explain.activations.layer.formula_eager_ln",
+                 "s·b·(LayerNorm input c·h + mean, rstd 8 per norm + q/k/v input c·h + q, k, v (K/V expanded "
+                 "to all heads), o-proj input + MLP input and internals){scores}", s);
+}
+
+Message scores_layer_formula(const ModelSpec& spec, const ActivationOptions& o, std::uint64_t c, int tp) {
+  const bool megatron = o.implementation == AttnImplementation::megatron;
+  if (!megatron && spec.norm == NormKind::rms) return eager_rms_formula(o, c, tp);
+  const std::initializer_list<MessageArg> s{arg::text("scores", o.attention_dropout ? " + s²·b·a·(2c + 1)" : " + s²·b·a·(c)")};
+  return megatron ? megatron_formula(o.hidden_dropout, tp, s) : eager_ln_formula(o.hidden_dropout, tp, s);
+}
+
+// One layer's bytes, per kind of layer: "478429184 B per dense layer (scores 0 B)"; runs alike (a model's sliding
+// and full attention layers under SDPA) are named once.
+struct LayerKind {
+  MlpKind kind;
+  std::uint64_t full = 0, scores = 0;
+  bool operator==(const LayerKind&) const = default;
+};
+
+std::vector<LayerKind> layer_kinds(const ModelSpec& spec, const ActivationEstimate& e) {
+  std::vector<LayerKind> out;
+  for (std::size_t i = 0; i < e.runs.size(); ++i) {
+    const LayerKind k{spec.layers[i].mlp.kind, e.runs[i].layer.full, e.runs[i].layer.scores};
+    if (std::find(out.begin(), out.end(), k) == out.end()) out.push_back(k);
+  }
+  return out;
+}
+
+std::string_view mlp_kind_label(MlpKind kind) {
+  return kind == MlpKind::moe ? "MoE" : kind == MlpKind::dense ? "dense" : "MLP-free";
+}
+
+Message layer_values(const ModelSpec& spec, const ActivationOptions& o, std::uint64_t c, const ActivationEstimate& e) {
+  std::vector<MessageArg> a{arg::text("implementation", attn_implementation_name(o.implementation)),
+                            arg::digits("s", o.sequence), arg::digits("b", o.micro_batch), arg::digits("c", c)};
+  const std::vector<LayerKind> kinds = layer_kinds(spec, e);
+  const auto add = [&](const LayerKind& k, std::string_view full, std::string_view scores) {
+    a.push_back(arg::digits(full, k.full));
+    a.push_back(arg::digits(scores, k.scores));
+  };
+  if (kinds.size() == 1) {
+    add(kinds[0], "full", "scores");
+    if (kinds[0].kind == MlpKind::moe)
+      return message("explain.activations.layer.values_moe",
+                     "{implementation}, s = {s}, b = {b}, c = {c} B: {full} B per MoE layer (scores {scores} B)", a);
+    if (kinds[0].kind == MlpKind::dense)
+      return message("explain.activations.layer.values_dense",
+                     "{implementation}, s = {s}, b = {b}, c = {c} B: {full} B per dense layer (scores {scores} B)", a);
+    return message("explain.activations.layer.values_mlp_free",
+                   "{implementation}, s = {s}, b = {b}, c = {c} B: {full} B per MLP-free layer (scores {scores} B)", a);
+  }
+  if (kinds.size() == 2 && kinds[0].kind == MlpKind::dense && kinds[1].kind == MlpKind::moe) {
+    add(kinds[0], "dense", "dense_scores");
+    add(kinds[1], "moe", "moe_scores");
+    return message("explain.activations.layer.values_dense_moe",
+                   "{implementation}, s = {s}, b = {b}, c = {c} B: {dense} B per dense layer (scores {dense_scores} B), "
+                   "{moe} B per MoE layer (scores {moe_scores} B)", a);
+  }
+  // Other mixes: the list as it is written.
+  Text runs;
+  for (std::size_t i = 0; i < kinds.size(); ++i)
+    runs << (i ? ", " : "") << kinds[i].full << " B per " << mlp_kind_label(kinds[i].kind) << " layer (scores "
+         << kinds[i].scores << " B)";
+  a.push_back(arg::text("runs", runs.str()));
+  return message("explain.activations.layer.values_runs", "{implementation}, s = {s}, b = {b}, c = {c} B: {runs}", a);
 }
 
 void explain_layers(const ModelSpec& spec, const ActivationOptions& o, std::uint64_t c, ActivationEstimate& e) {
-  const bool hf = o.implementation != AttnImplementation::megatron;
-  Text formula, values;
-  formula << "s·b·(";
-  if (hf)
-    formula << (spec.norm == NormKind::rms ? "RMSNorm fp32 input 4h + rstd 4 + normalised c·h" : "LayerNorm input c·h + mean, rstd 8")
-            << " per norm + q/k/v input c·h + ";
-  else
-    formula << "norm inputs + block inputs + ";
-  formula << (keeps_scores(o) ? "q, k, v (K/V expanded to all heads), o-proj input"
-                              : "q, k, v (unexpanded), output + fp32 log-sum-exp 4·a")
-          << " + MLP input and internals" << (o.hidden_dropout ? " + hidden-dropout masks" : "") << ")";
-  if (keeps_scores(o)) {
-    formula << " + s²·b·a·(";
-    if (o.implementation == AttnImplementation::eager && spec.norm == NormKind::rms)
-      formula << (o.attention_dropout ? "4 fp32 softmax + 1 mask + c dropped" : (c == 4 ? "4 fp32 softmax" : "4 fp32 softmax + c cast"));
-    else
-      formula << (o.attention_dropout ? "2c + 1" : "c");
-    formula << ")";
-  }
-  if (o.tensor_parallel > 1)
-    formula << (o.sequence_parallel ? ", ÷ t (tensor + sequence parallel)" : ", inner parts ÷ t (tensor parallel)");
-  values << attn_implementation_name(o.implementation) << ", s = " << o.sequence << ", b = " << o.micro_batch
-         << ", c = " << c << " B: ";
-  for (std::size_t i = 0; i < e.runs.size(); ++i) {
-    const LayerRun& run = spec.layers[i];
-    const std::string_view kind = run.mlp.kind == MlpKind::moe ? "MoE" : run.mlp.kind == MlpKind::dense ? "dense" : "MLP-free";
-    values << (i ? ", " : "") << e.runs[i].layer.full << " B per " << kind << " layer (scores "
-           << e.runs[i].layer.scores << " B)";
-  }
-  e.explanations.push_back({"activations.layer", formula.str(), values.str(), implementation_source(o.implementation)});
-  std::string kept_formula, kept_source;
+  const int tp = o.tensor_parallel <= 1 ? 0 : o.sequence_parallel ? 2 : 1;
+  e.explanations.push_back({"activations.layer",
+                            keeps_scores(o) ? scores_layer_formula(spec, o, c, tp) : kernel_layer_formula(spec, o, tp),
+                            layer_values(spec, o, c, e), implementation_source(o.implementation)});
+  Message kept_formula, kept_source;
   switch (o.checkpointing) {
     case Checkpointing::none:
-      kept_formula = "L × layer";
-      kept_source = "no recomputation: every layer keeps everything";
+      kept_formula = message("explain.activations.layers.formula_none", "L × layer");
+      kept_source = message("explain.activations.layers.source_none", "no recomputation: every layer keeps everything");
       break;
     case Checkpointing::selective:
-      kept_formula = "L × (layer − attention scores)";
-      kept_source = "Korthikanti §5 selective recompute drops the 5as/h term";
+      kept_formula = message("explain.activations.layers.formula_selective", "L × (layer − attention scores)");
+      kept_source = message("explain.activations.layers.source_selective",
+                            "Korthikanti §5 selective recompute drops the 5as/h term");
       break;
     case Checkpointing::full:
-      kept_formula = "L × s·b·h·c (each layer's input) + one layer's full set while it is recomputed";
-      kept_source = "torch.utils.checkpoint keeps each checkpointed call's inputs; the recomputed layer is live "
-                    "during its backward (Korthikanti Table 2: 2sbh per layer)";
+      kept_formula = message("explain.activations.layers.formula_full",
+                             "L × s·b·h·c (each layer's input) + one layer's full set while it is recomputed");
+      kept_source = message("explain.activations.layers.source_full",
+                            "torch.utils.checkpoint keeps each checkpointed call's inputs; the recomputed layer is live "
+                            "during its backward (Korthikanti Table 2: 2sbh per layer)");
       break;
   }
-  e.explanations.push_back({"activations.layers", kept_formula,
-                            (Text() << e.num_layers << " layers: " << e.layers << " B + " << e.recompute_peak << " B").str(),
-                            kept_source});
+  e.explanations.push_back({"activations.layers", std::move(kept_formula),
+                            message("explain.activations.layers.values", "{layers} layers: {kept} B + {recompute} B",
+                                    {arg::digits("layers", e.num_layers), arg::digits("kept", e.layers),
+                                     arg::digits("recompute", e.recompute_peak)}),
+                            std::move(kept_source)});
+}
+
+void explain_logits(const ModelSpec& spec, const ActivationOptions& o, ActivationEstimate& e) {
+  const bool hf = o.implementation != AttnImplementation::megatron;
+  const MessageArg vocab = arg::digits("vocab", spec.has_lm_head ? spec.vocab_size : 0);
+  const MessageArg tokens = arg::digits("tokens", o.loss_tokens ? std::min(o.loss_tokens, o.sequence) : o.sequence);
+  const MessageArg micro = arg::digits("micro_batch", o.micro_batch), logits = arg::digits("logits", e.logits);
+  e.explanations.push_back(
+      {"activations.logits",
+       o.loss_chunk_tokens ? message("explain.activations.logits.formula_chunked",
+                                     "0: the chunked loss recomputes each chunk's logits in backward")
+       : hf ? message("explain.activations.logits.formula",
+                      "s × b × (4 × vocab fp32 log-softmax + 8 int64 labels) / t")
+            : message("explain.activations.logits.formula_megatron", "4 × s × b × vocab / t"),
+       o.loss_tokens ? message("explain.activations.logits.values_completion",
+                               "vocab {vocab}, {tokens} × {micro_batch} completion tokens = {logits} B",
+                               {vocab, tokens, micro, logits})
+                     : message("explain.activations.logits.values", "vocab {vocab}, {tokens} × {micro_batch} tokens = {logits} B",
+                               {vocab, tokens, micro, logits}),
+       hf ? message("explain.activations.logits.source",
+                    "transformers ForCausalLMLoss: logits.float(), cross_entropy keeps the log-softmax")
+          : message("explain.activations.logits.source_megatron", "Korthikanti §4.3 (4sbv/t)")});
 }
 
 void explain(const ModelSpec& spec, const ActivationOptions& o, std::uint64_t c, ActivationEstimate& e) {
   const bool hf = o.implementation != AttnImplementation::megatron;
   explain_layers(spec, o, c, e);
-  const std::uint64_t v = spec.has_lm_head ? spec.vocab_size : 0;
+  explain_logits(spec, o, e);
   e.explanations.push_back(
-      {"activations.logits",
-       o.loss_chunk_tokens ? "0: the chunked loss recomputes each chunk's logits in backward"
-                           : (hf ? "s × b × (4 × vocab fp32 log-softmax + 8 int64 labels) / t" : "4 × s × b × vocab / t"),
-       (Text() << "vocab " << v << ", " << (o.loss_tokens ? std::min(o.loss_tokens, o.sequence) : o.sequence) << " × "
-               << o.micro_batch << (o.loss_tokens ? " completion" : "") << " tokens = " << e.logits << " B")
-           .str(),
-       hf ? "transformers ForCausalLMLoss: logits.float(), cross_entropy keeps the log-softmax"
-          : "Korthikanti §4.3 (4sbv/t)"});
-  e.explanations.push_back({"activations", "layers + recompute peak + embedding + head inputs + loss",
-                            (Text() << e.layers << " + " << e.recompute_peak << " + " << e.embedding << " + " << e.head
-                                    << " + " << e.logits << " = " << e.total << " B")
-                                .str(),
-                            "one micro-batch, all layers (pipeline stages take their share)"});
+      {"activations", message("explain.activations.formula_micro_batch", "layers + recompute peak + embedding + head inputs + loss"),
+       message("explain.activations.values_micro_batch", "{layers} + {recompute} + {embedding} + {head} + {logits} = {total} B",
+               {arg::digits("layers", e.layers), arg::digits("recompute", e.recompute_peak),
+                arg::digits("embedding", e.embedding), arg::digits("head", e.head), arg::digits("logits", e.logits),
+                arg::digits("total", e.total)}),
+       message("explain.activations.source_micro_batch", "one micro-batch, all layers (pipeline stages take their share)")});
   e.explanations.push_back(
       {"activations.backward_transient",
-       "max(loss backward: fp32 logits gradients " + std::string(hf ? "8" : "4") +
-           "·vocab per token, one layer's backward: score or MLP gradients)",
-       (Text() << "max(" << e.logits_gradient << ", " << e.layer_transient << ") = " << e.backward_transient
-               << " B on top of the kept activations at the backward's peak")
-           .str(),
-       "per operation: nll_loss and log_softmax backward each allocate an fp32 [tokens, vocab] gradient; softmax "
-       "backward allocates the scores' gradient"});
+       hf ? message("explain.activations.backward_transient.formula",
+                    "max(loss backward: fp32 logits gradients 8·vocab per token, one layer's backward: score or MLP "
+                    "gradients)")
+          : message("explain.activations.backward_transient.formula_megatron",
+                    "max(loss backward: fp32 logits gradients 4·vocab per token, one layer's backward: score or MLP "
+                    "gradients)"),
+       message("explain.activations.backward_transient.values",
+               "max({logits}, {layer}) = {transient} B on top of the kept activations at the backward's peak",
+               {arg::digits("logits", e.logits_gradient), arg::digits("layer", e.layer_transient),
+                arg::digits("transient", e.backward_transient)}),
+       message("explain.activations.backward_transient.source",
+               "per operation: nll_loss and log_softmax backward each allocate an fp32 [tokens, vocab] gradient; "
+               "softmax backward allocates the scores' gradient")});
 
   if (!keeps_scores(o) && o.checkpointing == Checkpointing::selective)
     e.notes.push_back(message("activations.selective_flash", "Selective recomputation saves nothing more with SDPA / "

@@ -3,6 +3,7 @@
 #include <algorithm>  // std::min
 #include <array>      // std::array
 #include <cmath>      // std::floor
+#include <utility>    // std::move
 
 #include "memory/inference.hpp"  // kMaxContextTokens
 #include "memory/kv_cache.hpp"
@@ -15,8 +16,6 @@ namespace vramfit {
 namespace {
 
 using detail::CheckedSum;
-using detail::Text;
-using detail::num;
 
 constexpr std::array<NamedValue<GrpoSampler>, 3> kSamplers{{{"hf", GrpoSampler::hf},
                                                             {"vllm-colocate", GrpoSampler::vllm_colocate},
@@ -24,22 +23,28 @@ constexpr std::array<NamedValue<GrpoSampler>, 3> kSamplers{{{"hf", GrpoSampler::
 constexpr std::array<NamedValue<GrpoSampler>, 3> kSamplerAliases{
     {{"generate", GrpoSampler::hf}, {"colocate", GrpoSampler::vllm_colocate}, {"server", GrpoSampler::vllm_server}}};
 
+Error range_error(std::string field, std::uint64_t value) {
+  return make_error(std::move(field), message("error.range", "must be between 1 and {max}, got {value}",
+                                              {arg::digits("max", kMaxContextTokens), arg::digits("value", value)}));
+}
+
 std::optional<Error> check(const GrpoInputs& in) {
   const GrpoOptions& g = in.grpo;
-  if (g.prompt_tokens < 1 || g.prompt_tokens > kMaxContextTokens)
-    return make_error("prompt_tokens", "must be between 1 and " + num(kMaxContextTokens) + ", got " + num(g.prompt_tokens));
+  if (g.prompt_tokens < 1 || g.prompt_tokens > kMaxContextTokens) return range_error("prompt_tokens", g.prompt_tokens);
   if (g.completion_tokens < 1 || g.completion_tokens > kMaxContextTokens)
-    return make_error("completion_tokens",
-                      "must be between 1 and " + num(kMaxContextTokens) + ", got " + num(g.completion_tokens));
+    return range_error("completion_tokens", g.completion_tokens);
   if (g.num_generations < 2 || g.num_generations > kMaxGrpoGenerations)
-    return make_error("num_generations", "must be between 2 (a group needs two to compare) and " +
-                                             num(kMaxGrpoGenerations) + ", got " + num(g.num_generations));
-  if (!(g.beta >= 0 && g.beta <= 1e6)) return make_error("beta", "must be 0 or above");
+    return make_error("num_generations", message("error.grpo.generations", "must be between 2 (a group needs two to "
+                                                                           "compare) and {max}, got {value}",
+                                                 {arg::digits("max", kMaxGrpoGenerations),
+                                                  arg::digits("value", g.num_generations)}));
+  if (!(g.beta >= 0 && g.beta <= 1e6)) return make_error("beta", message("error.grpo.beta", "must be 0 or above"));
   if (g.sampler == GrpoSampler::vllm_colocate && !(g.vllm_gpu_util > 0 && g.vllm_gpu_util < 1))
-    return make_error("gpu_util", "vLLM colocate's gpu_memory_utilization must be above 0 and below 1 (training "
-                                  "shares the card)");
+    return make_error("gpu_util", message("error.grpo.gpu_util", "vLLM colocate's gpu_memory_utilization must be above 0 "
+                                                                 "and below 1 (training shares the card)"));
   if (g.sampler == GrpoSampler::vllm_colocate && g.gpu_driver_bytes == 0)
-    return make_error("gpu", "vLLM colocate takes gpu_memory_utilization of the card: name the GPU");
+    return make_error("gpu", message("error.grpo.colocate_gpu", "vLLM colocate takes gpu_memory_utilization of the "
+                                                                "card: name the GPU"));
   return std::nullopt;
 }
 
@@ -50,13 +55,16 @@ Result<std::uint64_t> generation_batch(const GrpoInputs& in) {
   if (g.generation_batch) {
     const auto global = checked_mul(g.generation_batch, in.gpus);
     if (!global || *global % g.num_generations != 0)
-      return make_error("generation_batch", "generation batch × GPUs (" + num(g.generation_batch) + " × " +
-                                                num(in.gpus) + ") must be a multiple of num_generations (" +
-                                                num(g.num_generations) + ")");
+      return make_error("generation_batch",
+                        message("error.grpo.generation_batch", "generation batch × GPUs ({batch} × {gpus}) must be a "
+                                                               "multiple of num_generations ({generations})",
+                                {arg::digits("batch", g.generation_batch), arg::digits("gpus", in.gpus),
+                                 arg::digits("generations", g.num_generations)}));
     return g.generation_batch;
   }
   const auto steps = checked_mul(in.micro_batch, in.gradient_accumulation);
-  if (!steps) return make_error("micro_batch", "micro-batch × gradient accumulation overflows");
+  if (!steps)
+    return make_error("micro_batch", message("error.grpo.steps_overflow", "micro-batch × gradient accumulation overflows"));
   return ceil_div(*steps, g.num_generations) * g.num_generations;
 }
 
@@ -92,13 +100,16 @@ Result<GrpoBytes> estimate_grpo(const GrpoInputs& in) {
       // generate() keeps the last position's logits in fp32 for the sampler (transformers GenerationMixin._sample:
       // outputs.logits[:, -1, :].to(dtype=torch.float32)); logits_to_keep=1 spares the rest.
       const auto logits = checked_mul(out.generation_batch, 4 * in.spec.vocab_size);
-      if (!logits) return make_error("generation_batch", "the sampler's logits overflow 64 bits");
+      if (!logits)
+        return make_error("generation_batch", message("error.grpo.logits_overflow", "the sampler's logits overflow 64 bits"));
       out.sampler_logits = *logits;
       // Under ZeRO-3 TRL gathers the whole policy before generating (ds3_gather_for_generation=True by default).
       out.gathered_weights = in.policy_weight_bytes - ceil_div(in.policy_weight_bytes, in.policy_shards);
       CheckedSum sampling;
       sampling.add(out.kv_cache).add(out.sampler_logits).add(out.gathered_weights);
-      if (sampling.overflow()) return make_error("generation_batch", "the sampler's memory overflows 64 bits");
+      if (sampling.overflow())
+        return make_error("generation_batch",
+                          message("error.grpo.sampling_overflow", "the sampler's memory overflows 64 bits"));
       out.sampling = sampling.value();
       break;
     }
@@ -116,43 +127,79 @@ Result<GrpoBytes> estimate_grpo(const GrpoInputs& in) {
   return out;
 }
 
+namespace {
+
+Message reference_formula(const GrpoInputs& in) {
+  if (!(in.grpo.beta > 0))
+    return message("explain.reference_model.formula_none", "0: beta = 0 loads no reference model");
+  return in.full_finetune ? message("explain.reference_model.formula", "weights of a frozen copy (÷ ZeRO-3 ranks)")
+                          : message("explain.reference_model.formula_adapter", "0: the adapter is disabled instead");
+}
+
+// generate() in the training process: its KV cache and logits beyond what the step frees.
+Explanation hf_sampling(const GrpoInputs& in, const GrpoBytes& b, std::uint64_t training_step) {
+  const GrpoOptions& g = in.grpo;
+  std::vector<MessageArg> a{arg::digits("kv", b.kv_cache), arg::digits("logits", b.sampler_logits),
+                            arg::digits("gathered", b.gathered_weights), arg::digits("step", training_step),
+                            arg::digits("sampling", b.sampling - std::min(b.sampling, training_step)),
+                            arg::digits("sequences", b.generation_batch),
+                            arg::digits("tokens", g.prompt_tokens + g.completion_tokens)};
+  return {"sampling",
+          message("explain.sampling.formula", "max(0, KV cache of the generation batch at prompt + completion tokens + "
+                                              "fp32 next-token logits (B_gen × 4 × vocab) − the training step's "
+                                              "activations + temporary): generation runs between steps, in the memory "
+                                              "the step frees"),
+          b.gathered_weights
+              ? message("explain.sampling.values_gathered", "max(0, {kv} + {logits} + {gathered} gathered ZeRO-3 weights "
+                                                            "− {step}) = {sampling} B ({sequences} sequences × {tokens} "
+                                                            "tokens)", a)
+              : message("explain.sampling.values", "max(0, {kv} + {logits} − {step}) = {sampling} B ({sequences} "
+                                                   "sequences × {tokens} tokens)", a),
+          message("explain.sampling.source", "TRL GRPOTrainer with use_vllm=False: unwrapped_model.generate() over the "
+                                             "whole generation batch")};
+}
+
+// The colocated vLLM's share of the card, "0.30" as gpu_memory_utilization is cut to four characters.
+Explanation colocate_sampling(const GrpoInputs& in, const GrpoBytes& b) {
+  MessageArg util = arg::fixed("util", in.grpo.vllm_gpu_util, 6);
+  util.english = util.english.substr(0, 4);
+  return {"sampling",
+          message("explain.sampling.formula_colocate", "gpu_memory_utilization × the card's memory, held while training"),
+          message("explain.sampling.values_colocate", "{util} × {card} = {pool} B",
+                  {util, arg::digits("card", in.grpo.gpu_driver_bytes), arg::digits("pool", b.vllm_pool)}),
+          message("explain.sampling.source_colocate", "TRL vllm_mode=\"colocate\" (vllm_gpu_memory_utilization, "
+                                                      "default 0.3); vLLM's gpu_worker budget")};
+}
+
+}  // namespace
+
 std::vector<Explanation> grpo_explanations(const GrpoInputs& in, const GrpoBytes& b, std::uint64_t training_step) {
   const GrpoOptions& g = in.grpo;
   std::vector<Explanation> out;
-  out.push_back({"grpo.generation_batch",
-                 g.generation_batch ? "as requested (per GPU)"
-                                    : "micro-batch × gradient accumulation, rounded up to whole groups of num_generations",
-                 (Text() << b.generation_batch << " completions (" << b.generation_batch / g.num_generations << " prompts × "
-                         << g.num_generations << " generations on this GPU)")
-                     .str(),
-                 "TRL GRPOConfig: generation_batch_size = per_device_train_batch_size × processes × steps_per_generation"});
+  const MessageArg batch = arg::digits("batch", b.generation_batch);
+  const MessageArg prompts = arg::digits("prompts", b.generation_batch / g.num_generations);
+  const MessageArg generations = arg::digits("generations", g.num_generations);
   out.push_back(
-      {"reference_model",
-       g.beta > 0 ? (in.full_finetune ? "weights of a frozen copy (÷ ZeRO-3 ranks)" : "0: the adapter is disabled instead")
-                  : "0: beta = 0 loads no reference model",
-       (Text() << b.reference_model << " B").str(),
-       "TRL GRPOTrainer: ref_model = None when beta == 0.0 or with PEFT, else a second from_pretrained; beta defaults to "
-       "0.0 since v0.19 (PR #3516)"});
-  if (g.sampler == GrpoSampler::hf)
-    out.push_back({"sampling",
-                   "max(0, KV cache of the generation batch at prompt + completion tokens + fp32 next-token logits "
-                   "(B_gen × 4 × vocab) − the training step's activations + temporary): generation runs between steps, "
-                   "in the memory the step frees",
-                   (Text() << "max(0, " << b.kv_cache << " + " << b.sampler_logits
-                           << (b.gathered_weights ? " + " + num(b.gathered_weights) + " gathered ZeRO-3 weights" : "")
-                           << " − " << training_step << ") = "
-                           << b.sampling - std::min(b.sampling, training_step) << " B (" << b.generation_batch
-                           << " sequences × " << g.prompt_tokens + g.completion_tokens << " tokens)")
-                       .str(),
-                   "TRL GRPOTrainer with use_vllm=False: unwrapped_model.generate() over the whole generation batch"});
-  else if (g.sampler == GrpoSampler::vllm_colocate)
-    out.push_back({"sampling", "gpu_memory_utilization × the card's memory, held while training",
-                   (Text() << detail::fixed_text(g.vllm_gpu_util, 6).substr(0, 4) << " × " << g.gpu_driver_bytes << " = "
-                           << b.vllm_pool << " B")
-                       .str(),
-                   "TRL vllm_mode=\"colocate\" (vllm_gpu_memory_utilization, default 0.3); vLLM's gpu_worker budget"});
+      {"grpo.generation_batch",
+       g.generation_batch ? message("explain.grpo.generation_batch.formula_given", "as requested (per GPU)")
+                          : message("explain.grpo.generation_batch.formula", "micro-batch × gradient accumulation, "
+                                                                             "rounded up to whole groups of "
+                                                                             "num_generations"),
+       message("explain.grpo.generation_batch.values", "{batch} completions ({prompts} prompts × {generations} "
+                                                       "generations on this GPU)", {batch, prompts, generations}),
+       message("explain.grpo.generation_batch.source", "TRL GRPOConfig: generation_batch_size = "
+                                                       "per_device_train_batch_size × processes × steps_per_generation")});
+  out.push_back({"reference_model", reference_formula(in),
+                 message("explain.reference_model.values", "{reference} B", {arg::digits("reference", b.reference_model)}),
+                 message("explain.reference_model.source", "TRL GRPOTrainer: ref_model = None when beta == 0.0 or with "
+                                                           "PEFT, else a second from_pretrained; beta defaults to 0.0 "
+                                                           "since v0.19 (PR #3516)")});
+  if (g.sampler == GrpoSampler::hf) out.push_back(hf_sampling(in, b, training_step));
+  else if (g.sampler == GrpoSampler::vllm_colocate) out.push_back(colocate_sampling(in, b));
   else
-    out.push_back({"sampling", "0: a vLLM server on other GPUs generates", "0 B", "TRL vllm_mode=\"server\" (trl vllm-serve)"});
+    out.push_back({"sampling", message("explain.sampling.formula_server", "0: a vLLM server on other GPUs generates"),
+                   message("explain.sampling.values_server", "0 B"),
+                   message("explain.sampling.source_server", "TRL vllm_mode=\"server\" (trl vllm-serve)")});
   return out;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>  // std::max
 #include <array>      // std::array
+#include <cstdlib>    // std::strtod
 
 #include "util/byte_math.hpp"
 #include "util/number_text.hpp"  // std::to_string(double) is printf's "%f": kept out of the wasm
@@ -13,9 +14,7 @@ namespace vramfit {
 namespace {
 
 using detail::CheckedSum;
-using detail::Grouped;
 using detail::Text;
-using detail::num;
 
 // Choice names as the flags spell them, in enum order, then the other spellings each parser accepts.
 constexpr std::array<NamedValue<TrainingMode>, 3> kModes{
@@ -171,7 +170,22 @@ std::optional<GroupStates> plus(const GroupStates& a, const GroupStates& b) {
   return GroupStates{{w.value(), g.value(), o.value()}, m.value(), p.value()};
 }
 
-Error overflow_error() { return make_error("model", "the training memory overflows 64 bits; check the sizes"); }
+Error overflow_error() {
+  return make_error("model", message("error.training.overflow", "the training memory overflows 64 bits; check the sizes"));
+}
+
+constexpr std::string_view kLoraModules = "q, k, v, o, gate, up, down, router";
+
+Error no_lora_module() {
+  return make_error("lora-targets", message("error.lora.no_module",
+                                            "name at least one module: {modules} (comma-separated) or all-linear",
+                                            {arg::text("modules", kLoraModules)}));
+}
+
+Error lora_rank_error(std::uint64_t rank) {
+  return make_error("lora-rank", message("error.range", "must be between 1 and {max}, got {value}",
+                                         {arg::digits("max", kMaxLoraRank), arg::digits("value", rank)}));
+}
 
 std::string gb(std::uint64_t bytes) {
   const double v = static_cast<double>(bytes) / 1e9;
@@ -231,13 +245,17 @@ Result<LinearSet> parse_lora_targets(std::string_view names) {
     else if (item == "up") out.up = true;
     else if (item == "down") out.down = true;
     else if (item == "router") out.router = true;
-    else return make_error("lora-targets", "unknown module '" + item + "'; allowed: " + lora_target_names());
+    else
+      return make_error("lora-targets",
+                        message("error.lora.unknown_module",
+                                "unknown module '{module}'; allowed: {modules} (comma-separated) or all-linear",
+                                {arg::text("module", item), arg::text("modules", kLoraModules)}));
     start = end + 1;
   }
-  if (!out.any()) return make_error("lora-targets", "name at least one module: " + lora_target_names());
+  if (!out.any()) return no_lora_module();
   return out;
 }
-std::string lora_target_names() { return "q, k, v, o, gate, up, down, router (comma-separated) or all-linear"; }
+std::string lora_target_names() { return std::string(kLoraModules) + " (comma-separated) or all-linear"; }
 
 std::optional<std::uint64_t> nf4_double_quant_bytes(std::uint64_t params) noexcept {
   // bits = 4·n + 8·n/64 + 32·n/(64·256) = n · (4·16384 + 2048 + 32) / 16384; bytes = bits / 8.
@@ -248,10 +266,10 @@ std::optional<std::uint64_t> nf4_double_quant_bytes(std::uint64_t params) noexce
 
 Result<std::uint64_t> lora_trainable_params(const ModelSpec& spec, std::uint64_t rank, const LinearSet& targets) {
   if (spec.is_bare())
-    return make_error("model", "LoRA needs the architecture (which matrices, what shapes): give a preset or a config.json");
+    return make_error("model", message("error.lora.architecture", "LoRA needs the architecture (which matrices, what "
+                                                                 "shapes): give a preset or a config.json"));
   if (auto ok = validate(spec); !ok) return ok.error();
-  if (rank < 1 || rank > kMaxLoraRank)
-    return make_error("lora-rank", "must be between 1 and " + num(kMaxLoraRank) + ", got " + num(rank));
+  if (rank < 1 || rank > kMaxLoraRank) return lora_rank_error(rank);
   CheckedSum sum;
   for (const auto& t : model_tensors(spec)) {
     if (!t.is_matrix() || !targeted(t.projection, targets)) continue;
@@ -269,14 +287,20 @@ namespace {
 std::optional<Error> check_grpo(const ModelSpec& spec, const TrainingOptions& o) {
   if (!o.grpo) return std::nullopt;
   if (spec.is_bare())
-    return make_error("mode", "GRPO needs the architecture (KV cache, vocabulary): give a preset or a config.json");
+    return make_error("mode", message("error.grpo.architecture", "GRPO needs the architecture (KV cache, vocabulary): "
+                                                               "give a preset or a config.json"));
   if (o.parallel.tensor_parallel > 1 || o.parallel.pipeline_parallel > 1)
     return make_error(o.parallel.tensor_parallel > 1 ? "tp" : "pp",
-                      "TRL's GRPOTrainer trains data parallel only (DDP, DeepSpeed ZeRO, FSDP): set it to 1");
+                      message("error.grpo.data_parallel", "TRL's GRPOTrainer trains data parallel only (DDP, DeepSpeed "
+                                                          "ZeRO, FSDP): set it to 1"));
   if (o.grpo->prompt_tokens + o.grpo->completion_tokens > kMaxContextTokens)
-    return make_error("completion_tokens", "prompt + completion must be at most " + num(kMaxContextTokens) + " tokens");
+    return make_error("completion_tokens", message("error.grpo.sequence", "prompt + completion must be at most {max} tokens",
+                                                   {arg::digits("max", kMaxContextTokens)}));
   return std::nullopt;
 }
+
+Message total_values(const RankMemory& b, bool grpo);
+Message total_source();
 
 // GRPO's lines on one GPU. HF generate runs between training steps, when the step's activations and temporaries are
 // freed: its line is what the sampling phase needs beyond them, so the lines still add up to the peak. A colocated
@@ -316,12 +340,10 @@ std::optional<Error> add_grpo(TrainingEstimate& e, const ModelSpec& spec, const 
   const RankMemory& b = e.breakdown;
   for (auto& x : e.explanations)
     if (x.key == "total")
-      x = {"total", "weights + gradients + optimizer + activations + temporary + reference_model + sampling + overhead",
-           (Text() << b.weights << " + " << b.gradients << " + " << b.optimizer << " + " << b.activations << " + "
-                   << b.temporary << " + " << b.reference_model << " + " << b.sampling << " + " << b.overhead << " = "
-                   << b.total << " B (" << b.role << ")")
-               .str(),
-           "sum of the lines above"};
+      x = {"total",
+           message("explain.total.formula_grpo", "weights + gradients + optimizer + activations + temporary + "
+                                                 "reference_model + sampling + overhead"),
+           total_values(b, true), total_source()};
   for (auto& x : grpo_explanations(in, g.value(), b.activations + b.temporary)) e.explanations.push_back(std::move(x));
   for (auto& n : grpo_notes(in, g.value())) e.notes.push_back(std::move(n));
   e.grpo = std::move(g).value();
@@ -339,14 +361,15 @@ Result<GradDType> check_training_options(const ModelSpec& spec, const TrainingOp
     return make_error("mode", message("error.lora_bare", "LoRA and QLoRA need the architecture (which matrices, what "
                                                        "shapes): give a preset or a config.json"));
   if (o.optimizer == Optimizer::adafactor && bare)
-    return make_error("optimizer", "adafactor's factored state needs the matrix shapes: give a preset or a config.json");
-  if (adapters && (o.lora_rank < 1 || o.lora_rank > kMaxLoraRank))
-    return make_error("lora-rank", "must be between 1 and " + num(kMaxLoraRank) + ", got " + num(o.lora_rank));
-  if (adapters && !o.lora_targets.any())
-    return make_error("lora-targets", "name at least one module: " + lora_target_names());
+    return make_error("optimizer", message("error.training.adafactor_bare", "adafactor's factored state needs the matrix "
+                                                                          "shapes: give a preset or a config.json"));
+  if (adapters && (o.lora_rank < 1 || o.lora_rank > kMaxLoraRank)) return lora_rank_error(o.lora_rank);
+  if (adapters && !o.lora_targets.any()) return no_lora_module();
   const GradDType grad = o.grad_dtype.value_or(o.precision == Precision::bf16 ? GradDType::half : GradDType::fp32);
   if (o.precision == Precision::fp32 && grad == GradDType::half)
-    return make_error("grad-dtype", "half-precision gradients need mixed-fp16, mixed-bf16 or bf16 precision, not fp32");
+    return make_error("grad-dtype", message("error.training.half_gradients_fp32", "half-precision gradients need "
+                                                                                 "mixed-fp16, mixed-bf16 or bf16 "
+                                                                                 "precision, not fp32"));
   return grad;
 }
 
@@ -356,7 +379,8 @@ Result<ParallelLayout> training_layout(const ModelSpec& spec, const TrainingOpti
   if (!layout) return layout.error();
   if (bare && (layout.value().tensor_parallel > 1 || layout.value().pipeline_parallel > 1))
     return make_error(layout.value().tensor_parallel > 1 ? "tp" : "pp",
-                      "tensor and pipeline parallel need the architecture: give a preset or a config.json");
+                      message("error.training.parallel_bare", "tensor and pipeline parallel need the architecture: "
+                                                              "give a preset or a config.json"));
   return layout;
 }
 
@@ -374,10 +398,12 @@ Conventions conventions_for(const TrainingOptions& o, GradDType grad) {
   return c;
 }
 
-std::string gradient_convention(GradDType grad) {
+Message gradient_convention(GradDType grad) {
   return grad == GradDType::fp32
-             ? "fp32 gradients (HF Trainer / PyTorch AMP convention; mixed-precision AdamW = 18 B/param)"
-             : "half-precision gradients (ZeRO paper / Megatron convention; mixed-precision AdamW = 16 B/param)";
+             ? message("explain.gradients.source_fp32",
+                       "fp32 gradients (HF Trainer / PyTorch AMP convention; mixed-precision AdamW = 18 B/param)")
+             : message("explain.gradients.source_half",
+                       "half-precision gradients (ZeRO paper / Megatron convention; mixed-precision AdamW = 16 B/param)");
 }
 
 struct ParamGroups {
@@ -597,118 +623,369 @@ std::optional<Error> plan_ranks(TrainingEstimate& e, const RankInputs& in) {
 
 // ---- explanations and notes ----
 
-// How a formula divides: " ÷ tp 2, this stage's share", and " ÷ 4 data-parallel ranks" where ZeRO shards.
+// How a formula divides: " ÷ tp 2" (formula notation, the same in every language), this pipeline stage's share,
+// and the data-parallel ranks where ZeRO shards the line.
 struct Split {
-  std::string share;
-  std::string zero;
-  std::string_view zero_if(bool on) const { return on ? std::string_view(zero) : std::string_view(); }
+  std::string tp;
+  bool staged = false;
+  std::uint64_t data_parallel = 1;
 };
 
 Split split_of(const ParallelLayout& layout) {
-  Text share;
-  if (layout.tensor_parallel > 1) share << " ÷ tp " << layout.tensor_parallel;
-  if (layout.pipeline_parallel > 1) share << ", this stage's share";
-  return {share.str(), (Text() << " ÷ " << layout.data_parallel << " data-parallel ranks").str()};
+  Text tp;
+  if (layout.tensor_parallel > 1) tp << " ÷ tp " << layout.tensor_parallel;
+  return {tp.str(), layout.pipeline_parallel > 1, layout.data_parallel};
+}
+
+// One formula in its four wordings: as it is, ÷ ZeRO's data-parallel ranks, this stage's share, and both.
+struct Wordings {
+  Message plain, zero, staged, staged_zero;
+};
+
+Message pick(const Split& s, bool sharded, Wordings w) {
+  if (s.staged) return sharded ? std::move(w.staged_zero) : std::move(w.staged);
+  return sharded ? std::move(w.zero) : std::move(w.plain);
+}
+
+Message weights_formula(const Split& s, bool sharded, bool adapters) {
+  const MessageArg tp = arg::text("tp", s.tp), dp = arg::digits("dp", s.data_parallel);
+  if (adapters)
+    return pick(s, sharded,
+                {message("explain.weights.formula_adapters", "frozen base + adapters × weight bytes{tp}", {tp}),
+                 message("explain.weights.formula_adapters_zero",
+                         "frozen base + adapters × weight bytes{tp} ÷ {dp} data-parallel ranks", {tp, dp}),
+                 message("explain.weights.formula_adapters_staged",
+                         "frozen base + adapters × weight bytes{tp}, this stage's share", {tp}),
+                 message("explain.weights.formula_adapters_staged_zero",
+                         "frozen base + adapters × weight bytes{tp}, this stage's share ÷ {dp} data-parallel ranks",
+                         {tp, dp})});
+  return pick(s, sharded,
+              {message("explain.weights.formula", "trainable × weight bytes{tp}", {tp}),
+               message("explain.weights.formula_zero", "trainable × weight bytes{tp} ÷ {dp} data-parallel ranks", {tp, dp}),
+               message("explain.weights.formula_staged", "trainable × weight bytes{tp}, this stage's share", {tp}),
+               message("explain.weights.formula_staged_zero",
+                       "trainable × weight bytes{tp}, this stage's share ÷ {dp} data-parallel ranks", {tp, dp})});
+}
+
+Message gradients_formula(const Split& s, bool sharded) {
+  const MessageArg tp = arg::text("tp", s.tp), dp = arg::digits("dp", s.data_parallel);
+  return pick(s, sharded,
+              {message("explain.gradients.formula", "trainable × gradient bytes{tp}", {tp}),
+               message("explain.gradients.formula_zero", "trainable × gradient bytes{tp} ÷ {dp} data-parallel ranks",
+                       {tp, dp}),
+               message("explain.gradients.formula_staged", "trainable × gradient bytes{tp}, this stage's share", {tp}),
+               message("explain.gradients.formula_staged_zero",
+                       "trainable × gradient bytes{tp}, this stage's share ÷ {dp} data-parallel ranks", {tp, dp})});
+}
+
+Message states_formula(const Split& s, bool sharded) {
+  const MessageArg tp = arg::text("tp", s.tp), dp = arg::digits("dp", s.data_parallel);
+  return pick(s, sharded,
+              {message("explain.optimizer.formula", "trainable × state bytes{tp}", {tp}),
+               message("explain.optimizer.formula_zero", "trainable × state bytes{tp} ÷ {dp} data-parallel ranks", {tp, dp}),
+               message("explain.optimizer.formula_staged", "trainable × state bytes{tp}, this stage's share", {tp}),
+               message("explain.optimizer.formula_staged_zero",
+                       "trainable × state bytes{tp}, this stage's share ÷ {dp} data-parallel ranks", {tp, dp})});
+}
+
+Message states_master_formula(const Split& s, bool sharded) {
+  const MessageArg tp = arg::text("tp", s.tp), dp = arg::digits("dp", s.data_parallel);
+  return pick(s, sharded,
+              {message("explain.optimizer.formula_master", "trainable × state bytes + trainable × 4 B fp32 master "
+                                                           "weights{tp}", {tp}),
+               message("explain.optimizer.formula_master_zero", "trainable × state bytes + trainable × 4 B fp32 master "
+                                                                "weights{tp} ÷ {dp} data-parallel ranks", {tp, dp}),
+               message("explain.optimizer.formula_master_staged", "trainable × state bytes + trainable × 4 B fp32 "
+                                                                  "master weights{tp}, this stage's share", {tp}),
+               message("explain.optimizer.formula_master_staged_zero",
+                       "trainable × state bytes + trainable × 4 B fp32 master weights{tp}, this stage's share ÷ {dp} "
+                       "data-parallel ranks", {tp, dp})});
+}
+
+Message factored_formula(const Split& s, bool sharded) {
+  const MessageArg tp = arg::text("tp", s.tp), dp = arg::digits("dp", s.data_parallel);
+  return pick(s, sharded,
+              {message("explain.optimizer.formula_factored", "fp32 rows + cols per matrix × 4 B{tp}", {tp}),
+               message("explain.optimizer.formula_factored_zero",
+                       "fp32 rows + cols per matrix × 4 B{tp} ÷ {dp} data-parallel ranks", {tp, dp}),
+               message("explain.optimizer.formula_factored_staged",
+                       "fp32 rows + cols per matrix × 4 B{tp}, this stage's share", {tp}),
+               message("explain.optimizer.formula_factored_staged_zero",
+                       "fp32 rows + cols per matrix × 4 B{tp}, this stage's share ÷ {dp} data-parallel ranks", {tp, dp})});
+}
+
+Message factored_master_formula(const Split& s, bool sharded) {
+  const MessageArg tp = arg::text("tp", s.tp), dp = arg::digits("dp", s.data_parallel);
+  return pick(s, sharded,
+              {message("explain.optimizer.formula_factored_master",
+                       "fp32 rows + cols per matrix × 4 B + trainable × 4 B fp32 master weights{tp}", {tp}),
+               message("explain.optimizer.formula_factored_master_zero",
+                       "fp32 rows + cols per matrix × 4 B + trainable × 4 B fp32 master weights{tp} ÷ {dp} "
+                       "data-parallel ranks", {tp, dp}),
+               message("explain.optimizer.formula_factored_master_staged",
+                       "fp32 rows + cols per matrix × 4 B + trainable × 4 B fp32 master weights{tp}, this stage's share",
+                       {tp}),
+               message("explain.optimizer.formula_factored_master_staged_zero",
+                       "fp32 rows + cols per matrix × 4 B + trainable × 4 B fp32 master weights{tp}, this stage's share "
+                       "÷ {dp} data-parallel ranks", {tp, dp})});
+}
+
+Message master_formula(const Split& s, bool sharded) {
+  const MessageArg tp = arg::text("tp", s.tp), dp = arg::digits("dp", s.data_parallel);
+  return pick(s, sharded,
+              {message("explain.master_weights.formula", "trainable × 4 B fp32 copy, inside the optimizer states{tp}", {tp}),
+               message("explain.master_weights.formula_zero",
+                       "trainable × 4 B fp32 copy, inside the optimizer states{tp} ÷ {dp} data-parallel ranks", {tp, dp}),
+               message("explain.master_weights.formula_staged",
+                       "trainable × 4 B fp32 copy, inside the optimizer states{tp}, this stage's share", {tp}),
+               message("explain.master_weights.formula_staged_zero",
+                       "trainable × 4 B fp32 copy, inside the optimizer states{tp}, this stage's share ÷ {dp} "
+                       "data-parallel ranks", {tp, dp})});
 }
 
 void explain_weights_and_gradients(std::vector<Explanation>& out, const TrainingEstimate& e, const TrainingOptions& o,
                                    const Conventions& c, const Split& split) {
   const RankMemory& b = e.breakdown;
-  const auto weights_split = split.zero_if(o.parallel.zero == ZeroStage::parameters);
-  const auto gradients_split = split.zero_if(o.parallel.zero >= ZeroStage::gradients);
-  if (o.mode != TrainingMode::full) {
-    Text values;
-    if (o.mode == TrainingMode::qlora)
-      values << Grouped{e.quantized_params} << " linear weights × 4.127 bits (NF4 + double quant) + "
-             << Grouped{e.params.total - e.quantized_params} << " others × 2 B";
-    else values << Grouped{e.params.total} << " frozen × " << c.frozen << " B";
-    values << " + " << Grouped{e.trainable_params} << " trainable × " << c.weight << " B → " << b.weights
-           << " B on this GPU";
-    out.push_back({"weights", (Text() << "frozen base + adapters × weight bytes" << split.share << weights_split).str(),
-                   values.str(),
-                   o.mode == TrainingMode::qlora ? "QLoRA (Dettmers et al. 2023) §3: NF4, double quantization"
-                                                 : "LoRA (Hu et al. 2021): base frozen"});
-  } else {
-    out.push_back(
-        {"weights", (Text() << "trainable × weight bytes" << split.share << weights_split).str(),
-         (Text() << Grouped{e.trainable_params} << " × " << c.weight << " B → " << b.weights << " B on this GPU").str(),
-         "ZeRO paper §3.1 (2Ψ for 16-bit weights)"});
+  const bool adapters = o.mode != TrainingMode::full;
+  const MessageArg trainable = arg::count("trainable", e.trainable_params), width = arg::digits("width", c.weight);
+  const MessageArg weights = arg::digits("weights", b.weights);
+  Message values =
+      o.mode == TrainingMode::qlora
+          ? message("explain.weights.values_qlora",
+                    "{quantized} linear weights × 4.127 bits (NF4 + double quant) + {others} others × 2 B + {trainable} "
+                    "trainable × {width} B → {weights} B on this GPU",
+                    {arg::count("quantized", e.quantized_params), arg::count("others", e.params.total - e.quantized_params),
+                     trainable, width, weights})
+      : adapters ? message("explain.weights.values_lora",
+                           "{frozen} frozen × {frozen_width} B + {trainable} trainable × {width} B → {weights} B on this GPU",
+                           {arg::count("frozen", e.params.total), arg::digits("frozen_width", c.frozen), trainable, width,
+                            weights})
+                 : message("explain.weights.values", "{trainable} × {width} B → {weights} B on this GPU",
+                           {trainable, width, weights});
+  Message source = o.mode == TrainingMode::qlora
+                       ? message("explain.weights.source_qlora", "QLoRA (Dettmers et al. 2023) §3: NF4, double quantization")
+                   : adapters ? message("explain.weights.source_lora", "LoRA (Hu et al. 2021): base frozen")
+                              : message("explain.weights.source", "ZeRO paper §3.1 (2Ψ for 16-bit weights)");
+  out.push_back({"weights", weights_formula(split, o.parallel.zero == ZeroStage::parameters, adapters), std::move(values),
+                 std::move(source)});
+  out.push_back({"gradients", gradients_formula(split, o.parallel.zero >= ZeroStage::gradients),
+                 message("explain.gradients.values", "{trainable} trainable × {width} B ({dtype}) → {gradients} B on this GPU",
+                         {trainable, arg::digits("width", c.grad), arg::text("dtype", grad_dtype_name(e.grad_dtype)),
+                          arg::digits("gradients", b.gradients)}),
+                 gradient_convention(e.grad_dtype)});
+}
+
+// The optimizer's line: "adamw: 8 B/param + 4 B master → … B on this GPU (… B master weights)".
+Message optimizer_values(const TrainingEstimate& e, const TrainingOptions& o, const Conventions& c) {
+  const RankMemory& b = e.breakdown;
+  const MessageArg name = arg::text("name", optimizer_info(o.optimizer).name), moments = arg::digits("moments", c.moments);
+  const MessageArg states = arg::digits("optimizer", b.optimizer), master = arg::digits("master", b.master_weights);
+  if (o.optimizer == Optimizer::adafactor)
+    return c.master ? message("explain.optimizer.values_factored_master",
+                              "{name}: factored + 4 B master → {optimizer} B on this GPU ({master} B master weights)",
+                              {name, states, master})
+                    : message("explain.optimizer.values_factored",
+                              "{name}: factored → {optimizer} B on this GPU ({master} B master weights)",
+                              {name, states, master});
+  return c.master ? message("explain.optimizer.values_master",
+                            "{name}: {moments} B/param + 4 B master → {optimizer} B on this GPU ({master} B master weights)",
+                            {name, moments, states, master})
+                  : message("explain.optimizer.values",
+                            "{name}: {moments} B/param → {optimizer} B on this GPU ({master} B master weights)",
+                            {name, moments, states, master});
+}
+
+// What each optimizer keeps (the summary of kOptimizers), and where the convention comes from.
+Message optimizer_source(Optimizer o) {
+  switch (o) {
+    case Optimizer::adamw:
+      return message("explain.optimizer.source_adamw", "AdamW: fp32 first and second moments; HF model memory anatomy; "
+                                                       "ZeRO paper K = 12 for mixed-precision Adam");
+    case Optimizer::adamw_8bit:
+      return message("explain.optimizer.source_adamw_8bit", "bitsandbytes 8-bit AdamW: both moments in 8 bits; HF model "
+                                                            "memory anatomy; ZeRO paper K = 12 for mixed-precision Adam");
+    case Optimizer::paged_adamw:
+      return message("explain.optimizer.source_paged_adamw", "bitsandbytes paged AdamW (32-bit states); HF model memory "
+                                                             "anatomy; ZeRO paper K = 12 for mixed-precision Adam");
+    case Optimizer::paged_adamw_8bit:
+      return message("explain.optimizer.source_paged_adamw_8bit", "bitsandbytes paged 8-bit AdamW; HF model memory "
+                                                                  "anatomy; ZeRO paper K = 12 for mixed-precision Adam");
+    case Optimizer::sgd:
+      return message("explain.optimizer.source_sgd", "SGD without momentum: no state; HF model memory anatomy; ZeRO "
+                                                     "paper K = 12 for mixed-precision Adam");
+    case Optimizer::sgd_momentum:
+      return message("explain.optimizer.source_sgd_momentum", "SGD with momentum: one buffer; HF model memory anatomy; "
+                                                              "ZeRO paper K = 12 for mixed-precision Adam");
+    case Optimizer::adafactor:
+      return message("explain.optimizer.source_adafactor", "Adafactor: factored second moment, no first moment; HF model "
+                                                           "memory anatomy; ZeRO paper K = 12 for mixed-precision Adam");
+    case Optimizer::lion:
+      return message("explain.optimizer.source_lion", "Lion: one momentum; HF model memory anatomy; ZeRO paper K = 12 for "
+                                                      "mixed-precision Adam");
   }
-  out.push_back({"gradients", (Text() << "trainable × gradient bytes" << split.share << gradients_split).str(),
-                 (Text() << Grouped{e.trainable_params} << " trainable × " << c.grad << " B ("
-                         << grad_dtype_name(e.grad_dtype) << ") → " << b.gradients << " B on this GPU")
-                     .str(),
-                 e.gradient_convention});
+  return {};
+}
+
+void explain_master_weights(std::vector<Explanation>& out, const TrainingEstimate& e, const TrainingOptions& o,
+                            const Conventions& c, const Split& split) {
+  const RankMemory& b = e.breakdown;
+  if (!c.master) {
+    out.push_back({"master_weights",
+                   message("explain.master_weights.formula_none",
+                           "none: only mixed precision keeps an fp32 copy beside 16-bit weights"),
+                   message("explain.master_weights.values_none", "0 B ({precision})",
+                           {arg::text("precision", precision_name(o.precision))}),
+                   message("explain.master_weights.source_none",
+                           "Micikevicius et al. 2018 (fp32 master weights in mixed precision)")});
+    return;
+  }
+  const MessageArg trainable = arg::count("trainable", e.trainable_params), master = arg::count("master", b.master_weights);
+  out.push_back({"master_weights", master_formula(split, o.parallel.zero >= ZeroStage::optimizer),
+                 o.parallel.offload != Offload::none
+                     ? message("explain.master_weights.values_offloaded",
+                               "{trainable} × 4 B → {master} B on this GPU (offloaded with the optimizer states to host RAM)",
+                               {trainable, master})
+                     : message("explain.master_weights.values", "{trainable} × 4 B → {master} B on this GPU",
+                               {trainable, master}),
+                 message("explain.master_weights.source",
+                         "Micikevicius et al. 2018 (fp32 master weights); ZeRO paper §3.1 (part of K = 12)")});
 }
 
 void explain_optimizer(std::vector<Explanation>& out, const TrainingEstimate& e, const TrainingOptions& o,
                        const Conventions& c, const Split& split) {
-  const RankMemory& b = e.breakdown;
-  const auto& opt = optimizer_info(o.optimizer);
   const bool adafactor = o.optimizer == Optimizer::adafactor;
   const bool sharded = o.parallel.zero >= ZeroStage::optimizer;
-  Text formula, values;
-  formula << (adafactor ? "fp32 rows + cols per matrix × 4 B" : "trainable × state bytes")
-          << (c.master ? " + trainable × 4 B fp32 master weights" : "") << split.share << split.zero_if(sharded);
-  values << opt.name << ": ";
-  if (adafactor) values << "factored";
-  else values << c.moments << " B/param";
-  values << (c.master ? " + 4 B master" : "") << " → " << b.optimizer << " B on this GPU (" << b.master_weights
-         << " B master weights)";
-  out.push_back(
-      {"optimizer", formula.str(), values.str(),
-       (Text() << opt.summary << "; HF model memory anatomy; ZeRO paper K = 12 for mixed-precision Adam").str()});
+  Message formula = adafactor ? (c.master ? factored_master_formula(split, sharded) : factored_formula(split, sharded))
+                              : (c.master ? states_master_formula(split, sharded) : states_formula(split, sharded));
+  out.push_back({"optimizer", std::move(formula), optimizer_values(e, o, c), optimizer_source(o.optimizer)});
   // The "of which" line the page shows under the optimizer states opens its own part of that formula.
-  if (c.master) {
-    Text master;
-    master << Grouped{e.trainable_params} << " × 4 B → " << Grouped{b.master_weights} << " B on this GPU";
-    if (o.parallel.offload != Offload::none) master << " (offloaded with the optimizer states to host RAM)";
-    out.push_back(
-        {"master_weights",
-         (Text() << "trainable × 4 B fp32 copy, inside the optimizer states" << split.share << split.zero_if(sharded))
-             .str(),
-         master.str(), "Micikevicius et al. 2018 (fp32 master weights); ZeRO paper §3.1 (part of K = 12)"});
-  } else {
-    out.push_back({"master_weights", "none: only mixed precision keeps an fp32 copy beside 16-bit weights",
-                   (Text() << "0 B (" << precision_name(o.precision) << ")").str(),
-                   "Micikevicius et al. 2018 (fp32 master weights in mixed precision)"});
-  }
-  if (o.mode == TrainingMode::full) {
-    Text per_param;
-    per_param << c.weight << " + " << c.master << " + " << c.grad << " + ";
-    if (adafactor) per_param << "factored";
-    else per_param << c.moments;
-    per_param << " = " << c.weight + c.master + c.grad + c.moments << " B per trainable parameter, before sharding";
-    out.push_back({"bytes_per_param", "weights + master + gradients + optimizer states", per_param.str(),
-                   e.gradient_convention});
-  }
+  explain_master_weights(out, e, o, c, split);
+  if (o.mode != TrainingMode::full) return;
+  const MessageArg weight = arg::digits("weight", c.weight), master = arg::digits("master", c.master);
+  const MessageArg grad = arg::digits("grad", c.grad), sum = arg::digits("sum", c.weight + c.master + c.grad + c.moments);
+  out.push_back({"bytes_per_param", message("explain.bytes_per_param.formula", "weights + master + gradients + optimizer states"),
+                 adafactor ? message("explain.bytes_per_param.values_factored",
+                                     "{weight} + {master} + {grad} + factored = {sum} B per trainable parameter, before "
+                                     "sharding",
+                                     {weight, master, grad, sum})
+                           : message("explain.bytes_per_param.values",
+                                     "{weight} + {master} + {grad} + {moments} = {sum} B per trainable parameter, before "
+                                     "sharding",
+                                     {weight, master, grad, arg::digits("moments", c.moments), sum}),
+                 gradient_convention(e.grad_dtype)});
 }
+
+// The total's line, for the rank it describes (`b.role`); with GRPO's reference model and sampling lines.
+Message total_values(const RankMemory& b, bool grpo) {
+  const std::vector<MessageArg> base{arg::digits("weights", b.weights), arg::digits("gradients", b.gradients),
+                                     arg::digits("optimizer", b.optimizer), arg::digits("activations", b.activations),
+                                     arg::digits("temporary", b.temporary)};
+  std::vector<MessageArg> a = base;
+  if (grpo) {
+    a.push_back(arg::digits("reference_model", b.reference_model));
+    a.push_back(arg::digits("sampling", b.sampling));
+  }
+  a.push_back(arg::digits("overhead", b.overhead));
+  a.push_back(arg::digits("total", b.total));
+  if (grpo) {
+    if (b.role == "first pipeline stage")
+      return message("explain.total.values_grpo_first", "{weights} + {gradients} + {optimizer} + {activations} + "
+                     "{temporary} + {reference_model} + {sampling} + {overhead} = {total} B (first pipeline stage)", a);
+    if (b.role == "middle pipeline stages")
+      return message("explain.total.values_grpo_middle", "{weights} + {gradients} + {optimizer} + {activations} + "
+                     "{temporary} + {reference_model} + {sampling} + {overhead} = {total} B (middle pipeline stages)", a);
+    if (b.role == "last pipeline stage")
+      return message("explain.total.values_grpo_last", "{weights} + {gradients} + {optimizer} + {activations} + "
+                     "{temporary} + {reference_model} + {sampling} + {overhead} = {total} B (last pipeline stage)", a);
+    return message("explain.total.values_grpo", "{weights} + {gradients} + {optimizer} + {activations} + {temporary} + "
+                   "{reference_model} + {sampling} + {overhead} = {total} B (every GPU)", a);
+  }
+  if (b.role == "first pipeline stage")
+    return message("explain.total.values_training_first", "{weights} + {gradients} + {optimizer} + {activations} + "
+                   "{temporary} + {overhead} = {total} B (first pipeline stage)", a);
+  if (b.role == "middle pipeline stages")
+    return message("explain.total.values_training_middle", "{weights} + {gradients} + {optimizer} + {activations} + "
+                   "{temporary} + {overhead} = {total} B (middle pipeline stages)", a);
+  if (b.role == "last pipeline stage")
+    return message("explain.total.values_training_last", "{weights} + {gradients} + {optimizer} + {activations} + "
+                   "{temporary} + {overhead} = {total} B (last pipeline stage)", a);
+  return message("explain.total.values_training", "{weights} + {gradients} + {optimizer} + {activations} + {temporary} + "
+                 "{overhead} = {total} B (every GPU)", a);
+}
+
+Message total_source() { return message("explain.total.source_training", "sum of the lines above"); }
 
 void explain_activations_and_total(std::vector<Explanation>& out, const TrainingEstimate& e, const TrainingOptions& o) {
   const RankMemory& b = e.breakdown;
   if (e.activations) {
-    out.push_back({"activations", "in-flight micro-batches × kept activations of this GPU's layers",
-                   (Text() << b.in_flight_micro_batches << " × … = " << b.activations << " B").str(),
-                   "Korthikanti et al. 2022 (1F1B: first stage holds p micro-batches)"});
+    out.push_back({"activations",
+                   message("explain.activations.formula_in_flight",
+                           "in-flight micro-batches × kept activations of this GPU's layers"),
+                   message("explain.activations.values_in_flight", "{micro_batches} × … = {activations} B",
+                           {arg::digits("micro_batches", b.in_flight_micro_batches),
+                            arg::digits("activations", b.activations)}),
+                   message("explain.activations.source_in_flight",
+                           "Korthikanti et al. 2022 (1F1B: first stage holds p micro-batches)")});
     for (const auto& x : e.activations->explanations) out.push_back(x);
   } else {
-    out.push_back({"activations", "needs the model's layer shapes (hidden size, heads, vocabulary)",
-                   "0 B: a bare parameter count has none",
-                   "Korthikanti et al. 2022: activations are a function of the layer shapes"});
+    out.push_back({"activations",
+                   message("explain.activations.formula_training_bare",
+                           "needs the model's layer shapes (hidden size, heads, vocabulary)"),
+                   message("explain.activations.values_training_bare", "0 B: a bare parameter count has none"),
+                   message("explain.activations.source_training_bare",
+                           "Korthikanti et al. 2022: activations are a function of the layer shapes")});
   }
   const std::uint64_t gather_buffer = zero3_gather_bytes(e, o);
-  out.push_back({"temporary", "ZeRO-3 gather buffer 4 × largest layer / t + fp32 logits gradient 4·s·b·V/t",
-                 (Text() << gather_buffer << " + " << b.temporary - std::min(b.temporary, gather_buffer) << " = "
-                         << b.temporary << " B")
-                     .str(),
-                 "DeepSpeed estimate_zero3_model_states_mem_needs (4 × largest_layer_params); loss backward"});
-  out.push_back({"overhead", "CUDA context and kernels", (Text() << b.overhead << " B (512 MiB)").str(),
-                 "CUDA ≥ 12.2 lazy loading ≈ 0.5 GiB; HF model-memory anatomy saw 1.3 GiB on V100"});
-  out.push_back({"total", "weights + gradients + optimizer + activations + temporary + overhead",
-                 (Text() << b.weights << " + " << b.gradients << " + " << b.optimizer << " + " << b.activations
-                         << " + " << b.temporary << " + " << b.overhead << " = " << b.total << " B (" << b.role << ")")
-                     .str(),
-                 "sum of the lines above"});
+  out.push_back({"temporary",
+                 message("explain.temporary.formula",
+                         "ZeRO-3 gather buffer 4 × largest layer / t + fp32 logits gradient 4·s·b·V/t"),
+                 message("explain.temporary.values", "{gather} + {logits} = {temporary} B",
+                         {arg::digits("gather", gather_buffer),
+                          arg::digits("logits", b.temporary - std::min(b.temporary, gather_buffer)),
+                          arg::digits("temporary", b.temporary)}),
+                 message("explain.temporary.source",
+                         "DeepSpeed estimate_zero3_model_states_mem_needs (4 × largest_layer_params); loss backward")});
+  out.push_back({"overhead", message("explain.overhead.formula_training", "CUDA context and kernels"),
+                 message("explain.overhead.values_training", "{overhead} B (512 MiB)",
+                         {arg::digits("overhead", b.overhead)}),
+                 message("explain.overhead.source_training",
+                         "CUDA ≥ 12.2 lazy loading ≈ 0.5 GiB; HF model-memory anatomy saw 1.3 GiB on V100")});
+  out.push_back({"total", message("explain.total.formula_training",
+                                  "weights + gradients + optimizer + activations + temporary + overhead"),
+                 total_values(b, false), total_source()});
+}
+
+// A byte count in GB, cut (not rounded) to two decimals as the line shows it; the page writes it in its locale.
+MessageArg gb_cut(std::string_view name, std::uint64_t bytes) {
+  const std::string text = gb(bytes);
+  const std::string number = text.substr(0, text.size() - 3);  // without " GB"
+  return arg::fixed(name, std::strtod(number.c_str(), nullptr), 2);
+}
+
+// A slowdown factor cut to four characters ("1.30", "10.0").
+MessageArg factor_cut(std::string_view name, double v) {
+  MessageArg a = arg::fixed(name, v, 6);
+  a.english = a.english.substr(0, 4);
+  return a;
+}
+
+// The sources of offload_slowdown (memory/parallelism.cpp), each in words the page translates.
+Message slowdown_source(Offload offload) {
+  switch (offload) {
+    case Offload::none: break;
+    case Offload::optimizer:
+      return message("explain.slowdown.source_optimizer",
+                     "\"GPU-Speicher\": ZeRO-Offload of a 13B model trains 30-40 % longer");
+    case Offload::params:
+      return message("explain.slowdown.source_params",
+                     "assumption: parameters also cross PCIe in every forward and backward pass (ZeRO-Infinity "
+                     "overlaps much of it at large batch); not a measured figure");
+    case Offload::nvme:
+      return message("explain.slowdown.source_nvme",
+                     "assumption: parameters and optimizer states stream from NVMe (a few GB/s) every step; "
+                     "not a measured figure");
+  }
+  return message("explain.slowdown.source_none", "no offload");
 }
 
 void explain_offload(std::vector<Explanation>& out, const TrainingEstimate& e, const TrainingOptions& o) {
@@ -720,22 +997,23 @@ void explain_offload(std::vector<Explanation>& out, const TrainingEstimate& e, c
                       : deepspeed_zero2_estimate(e.params.total, e.layout.gpus, 1, true);
   out.push_back(
       {"host_ram_bytes",
-       (Text() << "offloaded gradients + optimizer states" << (offload == Offload::params ? " + weights" : "")
-               << ", all GPUs")
-           .str(),
-       (Text() << e.host_ram_bytes << " B (" << gb(e.host_ram_bytes)
-               << "); DeepSpeed's estimator with its 1.5 buffer factor: " << gb(ds.cpu_bytes) << " on one node")
-           .str(),
-       "ZeRO-Offload (Ren et al. 2021); DeepSpeed estimate_zero2/zero3_model_states_mem_needs"});
+       offload == Offload::params
+           ? message("explain.host_ram_bytes.formula_weights", "offloaded gradients + optimizer states + weights, all GPUs")
+           : message("explain.host_ram_bytes.formula", "offloaded gradients + optimizer states, all GPUs"),
+       message("explain.host_ram_bytes.values",
+               "{host} B ({host_gb} GB); DeepSpeed's estimator with its 1.5 buffer factor: {deepspeed_gb} GB on one node",
+               {arg::digits("host", e.host_ram_bytes), gb_cut("host_gb", e.host_ram_bytes), gb_cut("deepspeed_gb", ds.cpu_bytes)}),
+       message("explain.host_ram_bytes.source",
+               "ZeRO-Offload (Ren et al. 2021); DeepSpeed estimate_zero2/zero3_model_states_mem_needs")});
   if (offload == Offload::nvme)
-    out.push_back({"nvme_bytes", "weights + optimizer states on NVMe, all GPUs",
-                   (Text() << e.nvme_bytes << " B (" << gb(e.nvme_bytes) << ")").str(),
-                   "ZeRO-Infinity (Rajbhandari et al. 2021)"});
-  out.push_back({"slowdown", "step time × [min, max]",
-                 (Text() << detail::fixed_text(e.slowdown.min, 6).substr(0, 4) << "–"
-                         << detail::fixed_text(e.slowdown.max, 6).substr(0, 4))
-                     .str(),
-                 std::string(e.slowdown.source)});
+    out.push_back({"nvme_bytes", message("explain.nvme_bytes.formula", "weights + optimizer states on NVMe, all GPUs"),
+                   message("explain.nvme_bytes.values", "{nvme} B ({nvme_gb} GB)",
+                           {arg::digits("nvme", e.nvme_bytes), gb_cut("nvme_gb", e.nvme_bytes)}),
+                   message("explain.nvme_bytes.source", "ZeRO-Infinity (Rajbhandari et al. 2021)")});
+  out.push_back({"slowdown", message("explain.slowdown.formula", "step time × [min, max]"),
+                 message("explain.slowdown.values", "{min}–{max}",
+                         {factor_cut("min", e.slowdown.min), factor_cut("max", e.slowdown.max)}),
+                 slowdown_source(offload)});
 }
 
 // The formula, figures and source of every line of the estimate, in the breakdown's order.

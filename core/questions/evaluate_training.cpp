@@ -20,13 +20,20 @@ Error with_request_field(Error e) {
   return e;
 }
 
-// A choice: empty keeps the core's default; otherwise it must parse, or the error names the key.
+// A choice: empty keeps the core's default; otherwise it must parse, or the error names the key and the names
+// allowed (`or_inference`: the mode, which may also be inference).
 template <class T, class Parse>
 std::optional<Error> choose(const std::string& text, std::string_view field, Parse parse, const std::string& allowed,
-                            T& out) {
+                            T& out, bool or_inference = false) {
   if (text.empty()) return std::nullopt;
   const auto parsed = parse(text);
-  if (!parsed) return make_error(std::string(field), "unknown value \"" + text + "\"; allowed: " + allowed);
+  const std::initializer_list<MessageArg> args{arg::text("given", text), arg::text("allowed", allowed)};
+  if (!parsed)
+    return make_error(std::string(field),
+                      or_inference ? message("error.training.unknown_mode",
+                                             "unknown value \"{given}\"; allowed: {allowed} (or inference)", args)
+                                   : message("error.training.unknown_value", "unknown value \"{given}\"; allowed: {allowed}",
+                                             args));
   out = *parsed;
   return std::nullopt;
 }
@@ -91,7 +98,9 @@ std::optional<Error> refuse_grpo_inputs(const TrainingRequest& r) {
       {"generation_batch", r.generation_batch.has_value()},  {"beta", r.beta.has_value()},
       {"sampler", !r.sampler.empty()},         {"gpu_util", r.gpu_util.has_value()}};
   for (const auto& [key, set] : given)
-    if (set) return make_error(std::string(key), "is an input of RL fine-tuning: use it with mode grpo");
+    if (set)
+      return make_error(std::string(key),
+                        message("error.training.grpo_input", "is an input of RL fine-tuning: use it with mode grpo"));
   return std::nullopt;
 }
 
@@ -99,7 +108,8 @@ std::optional<Error> refuse_grpo_inputs(const TrainingRequest& r) {
 Result<GrpoOptions> grpo_options(const TrainingRequest& r, const Gpu* gpu) {
   GrpoOptions g;
   if (r.sequence)
-    return make_error("sequence", "GRPO trains on prompt + completion: give prompt_tokens and completion_tokens");
+    return make_error("sequence", message("error.grpo.sequence_given", "GRPO trains on prompt + completion: give "
+                                                                       "prompt_tokens and completion_tokens"));
   if (r.prompt_tokens) g.prompt_tokens = *r.prompt_tokens;
   if (r.completion_tokens) g.completion_tokens = *r.completion_tokens;
   if (r.num_generations) g.num_generations = *r.num_generations;
@@ -184,14 +194,15 @@ Result<TrainingScenario> resolve_training(const Catalog& catalog, const Training
   TrainingReport& report = scenario.report;
   TrainingOptions& o = report.options;
   if (!is_training_mode(r.mode))
-    return make_error("mode", "\"" + r.mode + "\" is not a training mode (inference has its own estimate); allowed: " +
-                                  training_mode_names() + ", grpo");
+    return make_error("mode", message("error.training.not_training_mode",
+                                      "\"{mode}\" is not a training mode (inference has its own estimate); allowed: "
+                                      "{allowed}, grpo",
+                                      {arg::text("mode", r.mode), arg::text("allowed", training_mode_names())}));
   const bool grpo = is_grpo_mode(r.mode);
   if (grpo) {
     if (auto e = choose(r.policy, "policy", parse_training_mode, training_mode_names(), o.mode)) return *e;
   } else {
-    if (auto e = choose(r.mode, "mode", parse_training_mode, training_mode_names() + ", grpo (or inference)", o.mode))
-      return *e;
+    if (auto e = choose(r.mode, "mode", parse_training_mode, training_mode_names() + ", grpo", o.mode, true)) return *e;
     if (auto e = refuse_grpo_inputs(r)) return *e;
   }
 

@@ -378,3 +378,58 @@ TEST_CASE("BERT-large against the guide: the caching allocator's segment roundin
   // after the guide read its context, and blocks split across steps, which need a GPU to measure.
   CHECK(rounding < reserve.requested() / 100);
 }
+
+namespace {
+// The "activations.layer" line of an estimate at `o` (sequence 1024 unless set).
+Explanation layer_line(const ModelSpec& spec, ActivationOptions o) {
+  const auto e = estimate_activations(spec, o);
+  REQUIRE(e.ok());
+  for (const auto& x : e.value().explanations)
+    if (x.key == "activations.layer") return x;
+  FAIL("no activations.layer line");
+  return {};
+}
+
+ActivationOptions at_1024() {
+  ActivationOptions o;
+  o.sequence = 1024;
+  return o;
+}
+}  // namespace
+
+TEST_CASE("one layer's formula is worded for its attention, masks and tensor-parallel split") {
+  // Megatron keeps the scores: "2c + 1" with attention dropout (softmax c, mask 1, dropped c); sequence parallel
+  // splits the whole layer t ways.
+  auto o = gpt3_options();
+  o.tensor_parallel = 8;
+  o.sequence_parallel = true;
+  auto x = layer_line(gpt3_175b(), o);
+  CHECK(x.formula.id == "explain.activations.layer.formula_megatron_masks_sp");
+  CHECK(x.formula == "s·b·(norm inputs + block inputs + q, k, v (K/V expanded to all heads), o-proj input + MLP input "
+                     "and internals + hidden-dropout masks) + s²·b·a·(2c + 1), ÷ t (tensor + sequence parallel)");
+
+  // SDPA keeps no scores; without sequence parallel only the inner parts split.
+  auto sdpa = at_1024();
+  sdpa.tensor_parallel = 2;
+  x = layer_line(test::preset("llama-3.1-8b"), sdpa);
+  CHECK(x.formula.id == "explain.activations.layer.formula_rms_tp");
+  CHECK(x.formula.ends_with("+ MLP input and internals), inner parts ÷ t (tensor parallel)"));
+  CHECK(x.values.id == "explain.activations.layer.values_dense");
+
+  // Eager attention in bf16 keeps the fp32 softmax and its cast (transformers: softmax(dtype=float32).to(dtype)).
+  auto eager = at_1024();
+  eager.implementation = AttnImplementation::eager;
+  x = layer_line(test::preset("llama-3.1-8b"), eager);
+  CHECK(x.formula.id == "explain.activations.layer.formula_eager_rms_cast");
+  CHECK(x.formula.ends_with("o-proj input + MLP input and internals) + s²·b·a·(4 fp32 softmax + c cast)"));
+}
+
+TEST_CASE("layers alike are named once in one layer's line") {
+  // Gemma 3 alternates five sliding-window layers with one full-attention layer: under SDPA each keeps the same
+  // bytes (no s² scores), so the line names one dense layer, not one entry per run of layers.
+  const auto spec = test::preset("gemma-3-27b");
+  REQUIRE(spec.layers.size() > 2);
+  const auto x = layer_line(spec, at_1024());
+  CHECK(x.values.id == "explain.activations.layer.values_dense");
+  CHECK(x.values.find("per dense layer") == x.values.text.rfind("per dense layer"));
+}

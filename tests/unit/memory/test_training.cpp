@@ -198,3 +198,47 @@ TEST_CASE("names parse for every option, and impossible combinations name their 
   REQUIRE_FALSE(e.ok());
   CHECK(e.error().field == "mode");
 }
+
+// The page renders each explanation from its id: a layout's split picks the wording written for it.
+static const Explanation& explanation(const TrainingEstimate& e, std::string_view key) {
+  for (const auto& x : e.explanations)
+    if (x.key == key) return x;
+  FAIL("no explanation " << key);
+  return e.explanations.front();
+}
+
+TEST_CASE("a formula's wording follows the split: tensor parallel, the pipeline stage's share, ZeRO's ranks") {
+  // 8 GPUs = tp 2 × pp 2 × 2 data-parallel ranks; ZeRO-1 shards the optimizer states (with their master copy),
+  // not the weights.
+  TrainingOptions o;
+  o.sequence = 1024;
+  o.parallel.gpus = 8;
+  o.parallel.tensor_parallel = 2;
+  o.parallel.pipeline_parallel = 2;
+  o.parallel.zero = ZeroStage::optimizer;
+  const auto e = train(test::preset("llama-3.1-8b"), o);
+  const auto& weights = explanation(e, "weights").formula;
+  CHECK(weights.id == "explain.weights.formula_staged");
+  CHECK(weights == "trainable × weight bytes ÷ tp 2, this stage's share");
+  const auto& optimizer = explanation(e, "optimizer").formula;
+  CHECK(optimizer.id == "explain.optimizer.formula_master_staged_zero");
+  CHECK(optimizer ==
+        "trainable × state bytes + trainable × 4 B fp32 master weights ÷ tp 2, this stage's share ÷ 2 data-parallel ranks");
+  const auto& total = explanation(e, "total").values;
+  CHECK(total.ends_with(" B (" + e.breakdown.role + ")"));
+  CHECK(total.id == (e.breakdown.role == "first pipeline stage" ? "explain.total.values_training_first"
+                                                                 : "explain.total.values_training_last"));
+
+  const auto single = train(test::preset("llama-3.1-8b"), TrainingOptions{});
+  CHECK(explanation(single, "weights").formula.id == "explain.weights.formula");
+  CHECK(explanation(single, "weights").formula == "trainable × weight bytes");
+  CHECK(explanation(single, "total").values.id == "explain.total.values_training");
+}
+
+TEST_CASE("a LoRA target error names the module and the names allowed, in a message the page translates") {
+  const auto bad = parse_lora_targets("q,x");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().message.id == "error.lora.unknown_module");
+  CHECK(bad.error().message == "unknown module 'x'; allowed: q, k, v, o, gate, up, down, router (comma-separated) or all-linear");
+  CHECK(lora_target_names() == "q, k, v, o, gate, up, down, router (comma-separated) or all-linear");
+}
