@@ -580,8 +580,10 @@ Result<ImportedModel> import_gguf(std::span<const std::byte> prefix, std::uint64
   for (const auto& t : f.tensors)
     tally_tensor(out.weights, role_of_tensor(t.name), ggml_type_info(t.type)->name, t.elements, t.bytes, t.elements);
   finish_tally(out.weights);
-  out.weights.explanation = "exact tensor bytes of the GGUF file (" + std::to_string(f.tensors.size()) +
-                            " tensors; ggml block sizes from ggml-common.h)";
+  out.weights.explanation = message("explain.weights.source_gguf_file",
+                                    "exact tensor bytes of the GGUF file ({tensors} tensors; ggml block sizes from "
+                                    "ggml-common.h)",
+                                    {arg::digits("tensors", f.tensors.size())});
   auto spec = model_from_gguf(f);
   if (!spec) return spec.error();
   out.spec = std::move(spec).value();

@@ -313,10 +313,14 @@ Result<ImportedModel> import_safetensors(std::span<const SafetensorsFile> files,
   finish_tally(out.weights);
   if (packed_seen && !quant.value().declared)
     out.notes.push_back(message("safetensors.packed_4bit", "Packed int32 weights without a quantization_config: read as 4-bit."));
-  out.weights.explanation = (Text() << "exact tensor bytes of " << files.size() << " safetensors file"
-                                     << (files.size() == 1 ? "" : "s")
-                                     << "; packed quantized weights counted as the parameters they hold")
-                                 .str();
+  out.weights.explanation =
+      files.size() == 1
+          ? message("explain.weights.source_safetensors_one",
+                    "exact tensor bytes of 1 safetensors file; packed quantized weights counted as the parameters they hold")
+          : message("explain.weights.source_safetensors",
+                    "exact tensor bytes of {files} safetensors files; packed quantized weights counted as the parameters "
+                    "they hold",
+                    {arg::digits("files", files.size())});
 
   if (config_json.empty()) {
     out.spec.bare_params = out.weights.params;

@@ -439,74 +439,119 @@ void tally_group(WeightBytes& out, std::string_view what, std::string format, st
 }
 
 // What is stored how, and the source: one or two sentences for the weights line.
-std::string weights_explanation(const ModelSpec& spec, const WeightFormat& f) {
-  if (spec.is_bare()) return "every parameter in " + std::string(dtype_label(f.dtype)) + " (bare parameter count)";
+Message weights_explanation(const ModelSpec& spec, const WeightFormat& f) {
+  const auto dtype = arg::text("dtype", dtype_label(f.dtype));
+  const auto bits = arg::count("bits", f.bits);
+  if (spec.is_bare()) return message("explain.weights.source_bare", "every parameter in {dtype} (bare parameter count)", {dtype});
   switch (f.scheme) {
-    case WeightScheme::plain: return "every tensor in " + std::string(dtype_label(f.dtype));
+    case WeightScheme::plain: return message("explain.weights.source_plain", "every tensor in {dtype}", {dtype});
     case WeightScheme::mixed:
-      return "linear layers in " + std::string(dtype_label(f.dtype)) +
-             (f.dtype == DType::fp8 ? " with one fp32 scale each" : ", no scale overhead counted") +
-             "; embeddings, lm_head and norms stay 16-bit";
+      return f.dtype == DType::fp8
+                 ? message("explain.weights.source_mixed_fp8",
+                           "linear layers in {dtype} with one fp32 scale each; embeddings, lm_head and norms stay 16-bit", {dtype})
+                 : message("explain.weights.source_mixed",
+                           "linear layers in {dtype}, no scale overhead counted; embeddings, lm_head and norms stay 16-bit",
+                           {dtype});
     case WeightScheme::bnb_int8:
-      return "bitsandbytes LLM.int8: int8 linear layers with an fp32 scale per output row; embeddings, lm_head and "
-             "norms 16-bit";
+      return message("explain.weights.source_bnb_int8",
+                     "bitsandbytes LLM.int8: int8 linear layers with an fp32 scale per output row; embeddings, lm_head and "
+                     "norms 16-bit");
     case WeightScheme::bnb_nf4:
-      return f.double_quant ? "bitsandbytes NF4 with double quantization: 4 bits + 8/64 + 32/(64·256) = 4.127 bits per "
-                              "linear weight (QLoRA §3); embeddings, lm_head and norms 16-bit"
-                            : "bitsandbytes NF4: 4 bits + one fp32 absmax per 64 weights = 4.5 bits per linear "
-                              "weight (QLoRA §3); embeddings, lm_head and norms 16-bit";
+      return f.double_quant
+                 ? message("explain.weights.source_nf4_dq",
+                           "bitsandbytes NF4 with double quantization: 4 bits + 8/64 + 32/(64·256) = 4.127 bits per "
+                           "linear weight (QLoRA §3); embeddings, lm_head and norms 16-bit")
+                 : message("explain.weights.source_nf4",
+                           "bitsandbytes NF4: 4 bits + one fp32 absmax per 64 weights = 4.5 bits per linear "
+                           "weight (QLoRA §3); embeddings, lm_head and norms 16-bit");
     case WeightScheme::gptq:
     case WeightScheme::awq:
-    case WeightScheme::autoround:
-      return std::string(f.scheme == WeightScheme::gptq  ? "GPTQ (AutoGPTQ layout)"
-                         : f.scheme == WeightScheme::awq ? "AWQ (AutoAWQ GEMM)"
-                                                         : "AutoRound (auto_round export)") +
-             ": " + std::to_string(f.bits) + "-bit packed int32 weights, per group of " +
-             (f.group_size == -1 ? std::string("all inputs") : std::to_string(f.group_size)) +
-             " an fp16 scale and a packed " + std::to_string(f.bits) + "-bit zero" +
-             (f.scheme == WeightScheme::gptq ? ", an int32 g_idx per input" : "") +
-             "; embeddings, lm_head and norms fp16";
+    case WeightScheme::autoround: {
+      const auto name = arg::text("name", f.scheme == WeightScheme::gptq  ? "GPTQ (AutoGPTQ layout)"
+                                          : f.scheme == WeightScheme::awq ? "AWQ (AutoAWQ GEMM)"
+                                                                          : "AutoRound (auto_round export)");
+      const auto per = f.group_size == -1
+                           ? message("explain.weights.per_all_inputs", "all inputs")
+                           : message("explain.weights.per_count", "{n}", {arg::count("n", static_cast<std::uint64_t>(f.group_size))});
+      return f.scheme == WeightScheme::gptq
+                 ? message("explain.weights.source_gptq",
+                           "{name}: {bits}-bit packed int32 weights, per group of {per} an fp16 scale and a packed "
+                           "{bits}-bit zero, an int32 g_idx per input; embeddings, lm_head and norms fp16",
+                           {name, bits, arg::message("per", per)})
+                 : message("explain.weights.source_packed",
+                           "{name}: {bits}-bit packed int32 weights, per group of {per} an fp16 scale and a packed "
+                           "{bits}-bit zero; embeddings, lm_head and norms fp16",
+                           {name, bits, arg::message("per", per)});
+    }
     case WeightScheme::nvfp4:
-      return "NVFP4 (NVIDIA ModelOpt): E2M1 linear weights, one FP8 E4M3 scale per block of 16 = 4.5 bits per weight, "
-             "and an fp32 weight_scale_2 and input_scale per matrix; embeddings, lm_head, routers and norms 16-bit";
+      return message("explain.weights.source_nvfp4",
+                     "NVFP4 (NVIDIA ModelOpt): E2M1 linear weights, one FP8 E4M3 scale per block of 16 = 4.5 bits per "
+                     "weight, and an fp32 weight_scale_2 and input_scale per matrix; embeddings, lm_head, routers and "
+                     "norms 16-bit");
     case WeightScheme::fp8_channel:
-      return "fp8 E4M3 linear layers with one bf16 scale per output row (compressed-tensors, channel); embeddings, "
-             "lm_head, routers and norms 16-bit";
+      return message("explain.weights.source_fp8_channel",
+                     "fp8 E4M3 linear layers with one bf16 scale per output row (compressed-tensors, channel); "
+                     "embeddings, lm_head, routers and norms 16-bit");
     case WeightScheme::fp8_block:
     case WeightScheme::fp8_block_e8m0:
-      return std::string("fp8 E4M3 linear layers with one ") +
-             (f.scheme == WeightScheme::fp8_block ? "fp32" : "E8M0") +
-             " scale per 128×128 block (DeepSeek weight_scale_inv); embeddings, lm_head, routers and norms 16-bit";
-    case WeightScheme::compressed:
-      return "compressed-tensors " + weight_format_name(f) + ": " + std::to_string(f.bits) + "-bit integer linear " +
-             (f.activation_bits == 16 ? "weights packed in int32" : "weights") + ", a bf16 scale per " +
-             (f.group_size == -1 ? std::string("output row") : "group of " + std::to_string(f.group_size)) +
-             (f.zero_points ? " and a zero point" : "") + "; embeddings, lm_head, routers and norms 16-bit";
-    case WeightScheme::mlx:
-      return "MLX " + std::to_string(f.bits) + "-bit: weights packed in uint32, a 16-bit scale and bias per group of " +
-             std::to_string(f.group_size) + " = " +
-             bits_text(f.bits * 100 + 3200 / static_cast<std::uint32_t>(f.group_size)) +
-             " bits per weight, embeddings and lm_head included; norms 16-bit";
+      return message("explain.weights.source_fp8_block",
+                     "fp8 E4M3 linear layers with one {scale} scale per 128×128 block (DeepSeek weight_scale_inv); "
+                     "embeddings, lm_head, routers and norms 16-bit",
+                     {arg::text("scale", f.scheme == WeightScheme::fp8_block ? "fp32" : "E8M0")});
+    case WeightScheme::compressed: {
+      const auto packing = f.activation_bits == 16 ? message("explain.weights.packed_int32", "weights packed in int32")
+                                                   : message("explain.weights.unpacked", "weights");
+      const auto per = f.group_size == -1
+                           ? message("explain.weights.per_row", "output row")
+                           : message("explain.weights.per_group", "group of {n}",
+                                     {arg::count("n", static_cast<std::uint64_t>(f.group_size))});
+      return f.zero_points
+                 ? message("explain.weights.source_compressed_zero",
+                           "compressed-tensors {format}: {bits}-bit integer linear {packing}, a bf16 scale per {per} and "
+                           "a zero point; embeddings, lm_head, routers and norms 16-bit",
+                           {arg::text("format", weight_format_name(f)), bits, arg::message("packing", packing),
+                            arg::message("per", per)})
+                 : message("explain.weights.source_compressed",
+                           "compressed-tensors {format}: {bits}-bit integer linear {packing}, a bf16 scale per {per}; "
+                           "embeddings, lm_head, routers and norms 16-bit",
+                           {arg::text("format", weight_format_name(f)), bits, arg::message("packing", packing),
+                            arg::message("per", per)});
+    }
+    case WeightScheme::mlx: {
+      const std::uint32_t centibits = f.bits * 100 + 3200 / static_cast<std::uint32_t>(f.group_size);
+      return message("explain.weights.source_mlx",
+                     "MLX {bits}-bit: weights packed in uint32, a 16-bit scale and bias per group of {group} = {per_weight} "
+                     "bits per weight, embeddings and lm_head included; norms 16-bit",
+                     {bits, arg::count("group", static_cast<std::uint64_t>(f.group_size)),
+                      arg::fixed("per_weight", centibits / 100.0, centibits % 10 ? 2 : 1)});
+    }
     case WeightScheme::exl2:
     case WeightScheme::exl3:
-      return std::string(f.scheme == WeightScheme::exl2 ? "EXL2 (ExLlamaV2)" : "EXL3 (ExLlamaV3)") +
-             ": linear layers at " + bits_text(f.centibits_per_weight) + " bits per weight, lm_head at " +
-             std::to_string(f.head_bits) + " bits; embeddings and norms fp16";
+      return message("explain.weights.source_exl",
+                     "{name}: linear layers at {per_weight} bits per weight, lm_head at {head_bits} bits; embeddings and "
+                     "norms fp16",
+                     {arg::text("name", f.scheme == WeightScheme::exl2 ? "EXL2 (ExLlamaV2)" : "EXL3 (ExLlamaV3)"),
+                      arg::fixed("per_weight", f.centibits_per_weight / 100.0, f.centibits_per_weight % 10 ? 2 : 1),
+                      arg::count("head_bits", f.head_bits)});
     case WeightScheme::mxfp4:
-      return "MXFP4 (OCP Microscaling Formats v1.0): E2M1 linear weights, one E8M0 scale per block of 32 = 4.25 bits "
-             "per weight; embeddings, lm_head, routers and norms 16-bit";
+      return message("explain.weights.source_mxfp4",
+                     "MXFP4 (OCP Microscaling Formats v1.0): E2M1 linear weights, one E8M0 scale per block of 32 = 4.25 "
+                     "bits per weight; embeddings, lm_head, routers and norms 16-bit");
     case WeightScheme::mxfp8:
-      return "MXFP8 (OCP Microscaling Formats v1.0): E4M3 linear weights, one E8M0 scale per block of 32 = 8.25 bits "
-             "per weight; embeddings, lm_head, routers and norms 16-bit";
+      return message("explain.weights.source_mxfp8",
+                     "MXFP8 (OCP Microscaling Formats v1.0): E4M3 linear weights, one E8M0 scale per block of 32 = 8.25 "
+                     "bits per weight; embeddings, lm_head, routers and norms 16-bit");
     case WeightScheme::gguf:
       return f.gguf_mix == GgufMix::pure
-                 ? "GGUF with every matrix in " + std::string(ggml_type_info(f.gguf_type).name) +
-                       " (llama-quantize --pure); 1-D tensors F32"
-                 : "GGUF " + weight_format_name(f) +
-                       ": per-tensor types as llama.cpp's llama_tensor_get_type picks them; 1-D tensors "
-                       "F32; tensor data only (metadata and vocabulary add a few MB)";
+                 ? message("explain.weights.source_gguf_pure",
+                           "GGUF with every matrix in {type} (llama-quantize --pure); 1-D tensors F32",
+                           {arg::text("type", ggml_type_info(f.gguf_type).name)})
+                 : message("explain.weights.source_gguf",
+                           "GGUF {format}: per-tensor types as llama.cpp's llama_tensor_get_type picks them; 1-D tensors "
+                           "F32; tensor data only (metadata and vocabulary add a few MB)",
+                           {arg::text("format", weight_format_name(f))});
   }
-  return "";
+  return {};
 }
 
 // A rule's format refused: the English names the module; the id and args stay the refusal's own, the module added.
@@ -531,15 +576,16 @@ Result<std::vector<WeightFormat>> recipe_formats(const ModelSpec& spec, const We
   return out;
 }
 
-// "the checkpoint keeps lm_head, model.embed_tokens in bf16; ": the recipe's rules that decided a tensor (`used`),
-// grouped by format; a rule an earlier one shadows everywhere (V4's FP4 experts under an NVFP4 map) is not named.
-std::string recipe_explanation(const ModelSpec& spec, const std::vector<bool>& used) {
+// "the checkpoint keeps lm_head, model.embed_tokens in bf16; the rest: …": the recipe's rules that decided a tensor
+// (`used`), grouped by format, before what `rest` says; a rule an earlier one shadows everywhere (V4's FP4 experts
+// under an NVFP4 map) is not named.
+Message recipe_explanation(const ModelSpec& spec, const std::vector<bool>& used, const Message& rest) {
   std::vector<std::string> formats;
   for (std::size_t i = 0; i < spec.quantization_rules.size(); ++i) {
     const auto& format = spec.quantization_rules[i].format;
     if (used[i] && std::find(formats.begin(), formats.end(), format) == formats.end()) formats.push_back(format);
   }
-  std::string out;
+  std::optional<Message> kept;
   for (const auto& format : formats) {
     std::size_t listed = 0, more = 0;
     std::string modules;
@@ -552,21 +598,32 @@ std::string recipe_explanation(const ModelSpec& spec, const std::vector<bool>& u
       }
       modules += (listed++ ? ", " : "") + rule.module;
     }
-    if (more) modules += " and " + std::to_string(more) + " more";
-    out += "the checkpoint keeps " + modules + " in " + format + "; ";
+    const Message keeps = more ? message("explain.weights.keeps_more", "the checkpoint keeps {modules} and {more} more in {format}",
+                                         {arg::text("modules", modules), arg::count("more", more), arg::text("format", format)})
+                               : message("explain.weights.keeps", "the checkpoint keeps {modules} in {format}",
+                                         {arg::text("modules", modules), arg::text("format", format)});
+    kept = kept ? message("explain.weights.keeps_also", "{before}; {keeps}", {arg::message("before", *kept), arg::message("keeps", keeps)})
+                : keeps;
   }
-  return out + "the rest: ";
+  if (!kept) return rest;
+  return message("explain.weights.source_recipe", "{kept}; the rest: {rest}", {arg::message("kept", *kept), arg::message("rest", rest)});
 }
 
-// "; the files also hold 1 multi-token-prediction layer (bf16), ...": what the weights line leaves out.
-std::string mtp_explanation(const ModelSpec& spec, const WeightBytes& w) {
+// "…; the files also hold 1 multi-token-prediction layer (bf16), …": what the weights line leaves out, after `base`.
+Message mtp_explanation(const ModelSpec& spec, const WeightBytes& w, const Message& base) {
   std::string formats;
   for (const auto& g : w.mtp_groups)
     if (formats.find(g.format) == std::string::npos) formats += (formats.empty() ? "" : ", ") + g.format;
   const auto n = spec.mtp.layers;
-  return "; the files also hold " + std::to_string(n) + " multi-token-prediction layer" + (n == 1 ? "" : "s") +
-         " (" + formats + "), not counted here: an engine loads " + (n == 1 ? "it" : "them") +
-         " only to draft tokens with " + (n == 1 ? "it" : "them") + " (MTP speculative decoding)";
+  if (n == 1)
+    return message("explain.weights.source_mtp_one",
+                   "{base}; the files also hold 1 multi-token-prediction layer ({formats}), not counted here: an engine "
+                   "loads it only to draft tokens with it (MTP speculative decoding)",
+                   {arg::message("base", base), arg::text("formats", formats)});
+  return message("explain.weights.source_mtp",
+                 "{base}; the files also hold {n} multi-token-prediction layers ({formats}), not counted here: an engine "
+                 "loads them only to draft tokens with them (MTP speculative decoding)",
+                 {arg::message("base", base), arg::count("n", n), arg::text("formats", formats)});
 }
 
 }  // namespace
@@ -597,6 +654,7 @@ Result<WeightBytes> weights_bytes(const ModelSpec& spec, const WeightFormat& f) 
     auto bare = bare_weights_bytes(spec, f);
     if (!bare) return bare.error();
     out = std::move(bare).value();
+    out.explanation = weights_explanation(spec, f);
   } else {
     if (auto error = check_format(f)) return *error;
     auto tensors = enumerate_tensors(spec);
@@ -639,10 +697,10 @@ Result<WeightBytes> weights_bytes(const ModelSpec& spec, const WeightFormat& f) 
     out.mtp_bytes = mtp.total;
     out.mtp_params = mtp.params;
     out.mtp_groups = std::move(mtp.groups);
-    if (!recipe.value().empty()) out.explanation = recipe_explanation(spec, used);
+    out.explanation = recipe.value().empty() ? weights_explanation(spec, f)
+                                             : recipe_explanation(spec, used, weights_explanation(spec, f));
   }
-  out.explanation += weights_explanation(spec, f);
-  if (out.mtp_bytes) out.explanation += mtp_explanation(spec, out);
+  if (out.mtp_bytes) out.explanation = mtp_explanation(spec, out, out.explanation);
   return out;
 }
 

@@ -95,7 +95,7 @@ struct WeightBytes {
   std::uint64_t routed_expert_params = 0;
   std::vector<StorageTally> storage;  // the quantization mix, largest first
   std::vector<WeightGroup> groups;    // in file order; they add up to total and params (empty for a model file)
-  std::string explanation;            // one or two sentences: what is stored how, and the source
+  Message explanation;                // one or two sentences: what is stored how, and the source
   // The checkpoint files' multi-token-prediction layers (ModelSpec::mtp), apart from everything above: an engine
   // loads them only to draft tokens with them (MTP speculative decoding). total + mtp_bytes is what the files hold.
   std::uint64_t mtp_bytes = 0;

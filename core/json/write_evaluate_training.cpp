@@ -193,7 +193,8 @@ std::string training_report_to_json(const TrainingReport& report) {
   w.begin_object("slowdown");
   w.field("max", e.slowdown.max);
   w.field("min", e.slowdown.min);
-  w.field("source", e.slowdown.source);
+  w.field("source", e.slowdown.source.text);
+  w.message_id("source_i18n", e.slowdown.source);
   w.end_object();
   write_time(w, report);
   w.field("trainable_params", e.trainable_params);

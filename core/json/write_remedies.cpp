@@ -48,7 +48,8 @@ std::string remedies_report_to_json(const RemediesReport& report) {
     }
     w.end_object();
     w.field("saved_bytes", r.saved_bytes);
-    w.field("source", r.source);
+    w.field("source", r.source.text);
+    w.message_id("source_i18n", r.source);
     if (r.usable_bytes) w.field("usable_bytes", r.usable_bytes);
     w.end_object();
   }

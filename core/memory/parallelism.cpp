@@ -184,19 +184,25 @@ DeepSpeedEstimate deepspeed_zero3_estimate(std::uint64_t params, std::uint64_t l
   return {static_cast<std::uint64_t>(gpu), static_cast<std::uint64_t>(cpu)};
 }
 
-SlowdownRange offload_slowdown(Offload offload) noexcept {
+SlowdownRange offload_slowdown(Offload offload) {
   switch (offload) {
-    case Offload::none: return {1.0, 1.0, "no offload"};
+    case Offload::none: return {1.0, 1.0, message("explain.slowdown.source_none", "no offload")};
     case Offload::optimizer:
-      return {1.3, 1.4, "\"GPU-Speicher\": ZeRO-Offload of a 13B model trains 30-40 % longer"};
+      return {1.3, 1.4,
+              message("explain.slowdown.source_optimizer",
+                      "\"GPU-Speicher\": ZeRO-Offload of a 13B model trains 30-40 % longer")};
     case Offload::params:
-      return {1.5, 2.5, "assumption: parameters also cross PCIe in every forward and backward pass (ZeRO-Infinity "
-                        "overlaps much of it at large batch); not a measured figure"};
+      return {1.5, 2.5,
+              message("explain.slowdown.source_params",
+                      "assumption: parameters also cross PCIe in every forward and backward pass (ZeRO-Infinity "
+                      "overlaps much of it at large batch); not a measured figure")};
     case Offload::nvme:
-      return {2.0, 4.0, "assumption: parameters and optimizer states stream from NVMe (a few GB/s) every step; "
-                        "not a measured figure"};
+      return {2.0, 4.0,
+              message("explain.slowdown.source_nvme",
+                      "assumption: parameters and optimizer states stream from NVMe (a few GB/s) every step; "
+                      "not a measured figure")};
   }
-  return {1.0, 1.0, ""};
+  return {1.0, 1.0, {}};
 }
 
 }  // namespace vramfit

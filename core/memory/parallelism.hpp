@@ -6,6 +6,7 @@
 #include <string>       // std::string
 #include <string_view>  // std::string_view
 
+#include "util/message.hpp"
 #include "util/result.hpp"
 
 namespace vramfit {
@@ -108,8 +109,8 @@ DeepSpeedEstimate deepspeed_zero3_estimate(std::uint64_t params, std::uint64_t l
 struct SlowdownRange {
   double min = 1.0;
   double max = 1.0;
-  std::string_view source;
+  Message source;  // where the range comes from, in words a page translates
 };
-SlowdownRange offload_slowdown(Offload offload) noexcept;
+SlowdownRange offload_slowdown(Offload offload);
 
 }  // namespace vramfit

@@ -969,24 +969,6 @@ MessageArg factor_cut(std::string_view name, double v) {
   return a;
 }
 
-// The sources of offload_slowdown (memory/parallelism.cpp), each in words the page translates.
-Message slowdown_source(Offload offload) {
-  switch (offload) {
-    case Offload::none: break;
-    case Offload::optimizer:
-      return message("explain.slowdown.source_optimizer",
-                     "\"GPU-Speicher\": ZeRO-Offload of a 13B model trains 30-40 % longer");
-    case Offload::params:
-      return message("explain.slowdown.source_params",
-                     "assumption: parameters also cross PCIe in every forward and backward pass (ZeRO-Infinity "
-                     "overlaps much of it at large batch); not a measured figure");
-    case Offload::nvme:
-      return message("explain.slowdown.source_nvme",
-                     "assumption: parameters and optimizer states stream from NVMe (a few GB/s) every step; "
-                     "not a measured figure");
-  }
-  return message("explain.slowdown.source_none", "no offload");
-}
 
 void explain_offload(std::vector<Explanation>& out, const TrainingEstimate& e, const TrainingOptions& o) {
   const Offload offload = o.parallel.offload;
@@ -1013,7 +995,7 @@ void explain_offload(std::vector<Explanation>& out, const TrainingEstimate& e, c
   out.push_back({"slowdown", message("explain.slowdown.formula", "step time × [min, max]"),
                  message("explain.slowdown.values", "{min}–{max}",
                          {factor_cut("min", e.slowdown.min), factor_cut("max", e.slowdown.max)}),
-                 slowdown_source(offload)});
+                 e.slowdown.source});
 }
 
 // The formula, figures and source of every line of the estimate, in the breakdown's order.

@@ -122,7 +122,7 @@ Result<TrainingReport> evaluate_training(const Catalog& catalog, const TrainingR
 // checked and the memory estimated (the report without GPU verdicts, time or the parameter count's explanation)...
 struct TrainingScenario {
   TrainingReport report;     // `gpu`: the request's GPU, if any
-  std::string params_source;  // where the architecture came from, for the parameter count's explanation
+  Message params_source;  // where the architecture came from, for the parameter count's explanation
 };
 Result<TrainingScenario> resolve_training(const Catalog& catalog, const TrainingRequest& request);
 // ...then judged on `gpu` (with the time and cost there), or on every GPU of the catalog when it is null, as

@@ -17,8 +17,11 @@ Message flash_cost() { return message("remedy.flash", "None: exact attention com
 constexpr const char* kFlashSource = "Dao et al. 2022, FlashAttention (arXiv 2205.14135)";
 constexpr const char* kZeroSource = "Rajbhandari et al. 2020, ZeRO (arXiv 1910.02054)";
 // The quality statement of the article "GPU-Speicher" (section Quantisierung) for lower-precision weights.
-constexpr const char* kArticleQuantization =
-    "with good calibration, benchmark accuracy often within 1-2 points of 16-bit (\"GPU-Speicher\", Quantisierung)";
+Message article_quantization() {
+  return message("remedy.source.article_quantization",
+                 "with good calibration, benchmark accuracy often within 1-2 points of 16-bit (\"GPU-Speicher\", "
+                 "Quantisierung)");
+}
 
 // The remedies of one scenario, collected against its "before" figure.
 class Collector {
@@ -89,7 +92,7 @@ class Collector {
   double headroom_;
 };
 
-Remedy remedy(const char* id, std::vector<RemedyInput> inputs, Message cost, std::string source) {
+Remedy remedy(const char* id, std::vector<RemedyInput> inputs, Message cost, Message source) {
   Remedy r;
   r.id = id;
   r.inputs = std::move(inputs);
@@ -106,7 +109,7 @@ RemedyInput number_input(const char* key, std::uint64_t value) { return {key, {}
 struct Lower {
   const char* weights;
   Message cost;
-  const char* source;
+  Message source;
 };
 
 // vLLM's FP8 on `gpu`: native where its tensor cores multiply FP8 (native_compute_capability), else weight-only.
@@ -130,18 +133,18 @@ Lower eight_bit(Engine engine, bool bare, const Gpu* gpu) {
   if (ggml_engine(engine))
     return {"q8_0", message("remedy.q8_0", "Perplexity close to f16 (q8_0 keeps 8.5 bits per weight)"),
             "llama.cpp quantization types (ggml-org/llama.cpp, tools/quantize)"};
-  if (bare) return {"int8", message("remedy.int8", "Slight quality loss"), kArticleQuantization};
+  if (bare) return {"int8", message("remedy.int8", "Slight quality loss"), article_quantization()};
   if (engine == Engine::mlx)
     return {"mlx-8bit",
             message("remedy.mlx_8bit",
                     "Slight quality loss; mlx_lm.convert -q --q-bits 8 (or an mlx-community 8-bit checkpoint)"),
-            "mlx-lm docs (quantization)"};
+            message("remedy.source.mlx_quantization", "mlx-lm docs (quantization)")};
   if (engine == Engine::vllm)
-    return {"fp8", fp8_cost(gpu), "vLLM docs (FP8 W8A8)"};
+    return {"fp8", fp8_cost(gpu), message("remedy.source.vllm_fp8", "vLLM docs (FP8 W8A8)")};
   if (engine == Engine::sglang)
     return {"fp8",
             message("remedy.sglang_fp8", "Slight quality loss; --quantization fp8 quantizes a 16-bit checkpoint as it loads"),
-            "SGLang docs (quantization)"};
+            message("remedy.source.sglang_quantization", "SGLang docs (quantization)")};
   return {"bnb-int8",
           message("remedy.bnb_int8",
                   "Slight quality loss; bitsandbytes' int8 matrix multiplications decode more slowly than 16-bit"),
@@ -162,20 +165,20 @@ Lower four_bit(Engine engine, bool bare, const Gpu* gpu) {
                     "Measurable quality loss, acceptable for many uses; needs an NVFP4 checkpoint (NVIDIA Model "
                     "Optimizer), whose products run on the {gpu}'s FP4 tensor cores",
                     {arg::text("gpu", gpu->name)}),
-            "NVIDIA TensorRT Model Optimizer docs (NVFP4); vLLM docs (ModelOpt NVFP4)"};
+            message("remedy.source.nvfp4", "NVIDIA TensorRT Model Optimizer docs (NVFP4); vLLM docs (ModelOpt NVFP4)")};
   if (ggml_engine(engine))
     return {"q4_k_m", message("remedy.q4_k_m", "Measurable quality loss, acceptable for many uses; a GGUF file quantized to Q4_K_M"),
-            kArticleQuantization};
-  if (bare) return {"int4", message("remedy.int4", "Measurable quality loss, acceptable for many uses"), kArticleQuantization};
+            article_quantization()};
+  if (bare) return {"int4", message("remedy.int4", "Measurable quality loss, acceptable for many uses"), article_quantization()};
   if (engine == Engine::mlx)
     return {"mlx-4bit",
             message("remedy.mlx_4bit",
                     "Measurable quality loss, acceptable for many uses; mlx_lm.convert -q (4 bits, groups of 64)"),
-            kArticleQuantization};
+            article_quantization()};
   if (engine == Engine::vllm || engine == Engine::sglang)
     return {"awq-4bit-128g",
             message("remedy.awq", "Measurable quality loss, acceptable for many uses; needs an AWQ-quantized checkpoint"),
-            kArticleQuantization};
+            article_quantization()};
   return {"nf4",
           message("remedy.nf4", "Measurable quality loss, acceptable for many uses; bitsandbytes dequantizes NF4 on the "
                                 "fly, so decoding is slower than 16-bit"),
@@ -235,10 +238,12 @@ Message serving_gpus_cost(const Report& after, std::uint64_t n) {
                           {arg::digits("n", n), arg::text("gpu", gpu)});
 }
 
-std::string serving_gpus_source(Engine engine) {
+Message serving_gpus_source(Engine engine) {
   return engine == Engine::sglang
-             ? "Shoeybi et al. 2019, Megatron-LM (arXiv 1909.08053); SGLang docs (server arguments, --tp)"
-             : "Shoeybi et al. 2019, Megatron-LM (arXiv 1909.08053); vLLM docs (distributed serving)";
+             ? message("remedy.source.sglang_tp",
+                       "Shoeybi et al. 2019, Megatron-LM (arXiv 1909.08053); SGLang docs (server arguments, --tp)")
+             : message("remedy.source.vllm_tp",
+                       "Shoeybi et al. 2019, Megatron-LM (arXiv 1909.08053); vLLM docs (distributed serving)");
 }
 
 // vLLM or SGLang on several of the request's GPU with tensor parallelism.
@@ -269,8 +274,9 @@ void add_more_gpus(Collector& out, const Catalog& catalog, const Request& reques
                          {arg::digits("n", n), arg::text("gpu", after.gpus.front().gpu->name),
                           arg::text("how", engine == Engine::llamacpp ? "--split-mode layer" : "device_map=\"auto\"")});
   out.add(remedy("more-gpus", {number_input("gpus", n)}, std::move(cost),
-                 engine == Engine::llamacpp ? "llama.cpp README (--split-mode)"
-                                            : "Hugging Face Accelerate docs (big model inference)"),
+                 engine == Engine::llamacpp
+                     ? message("remedy.source.llamacpp_split", "llama.cpp README (--split-mode)")
+                     : message("remedy.source.accelerate", "Hugging Face Accelerate docs (big model inference)")),
           after.estimate);
 }
 
@@ -297,8 +303,11 @@ Message wired_limit_cost(const Gpu& gpu, std::uint64_t limit_mib) {
                  {arg::text("limit", std::to_string(limit_mib)), arg::gib("left_bytes", left_gib << 30, 0)});
 }
 
-constexpr const char* kWiredSource =
-    "macOS iogpu.wired_limit_mb (0: the default); Metal's recommendedMaxWorkingSetSize follows it (antirez/ds4 PR #893)";
+Message wired_source() {
+  return message("remedy.source.wired",
+                 "macOS iogpu.wired_limit_mb (0: the default); Metal's recommendedMaxWorkingSetSize follows it "
+                 "(antirez/ds4 PR #893)");
+}
 
 // A Mac whose GPU share is too small for the scenario (inference or training, judged on `gpus`): the wired limit
 // that holds it, the scenario estimated again with it by `again` (the raised catalog, the request with the limit).
@@ -314,7 +323,7 @@ void add_wired_limit(Collector& out, const Catalog& catalog, const std::string& 
   const auto after = again(raised.value(), *limit);  // {bytes, fit} afterwards, or none
   if (!after) return;
   out.add_room(remedy("wired-limit", {number_input("wired_limit_mb", *limit)}, wired_limit_cost(*gpu, *limit),
-                      kWiredSource),
+                      wired_source()),
                after->first, after->second, *limit << 20);
 }
 
@@ -378,7 +387,8 @@ void add_cache_remedies(const Advice& a) {
                      vllm ? message("remedy.kv_fp8", "Small accuracy loss in long contexts; --kv-cache-dtype fp8 (E4M3)")
                           : message("remedy.kv_fp8_sglang",
                                     "Small accuracy loss in long contexts; --kv-cache-dtype fp8_e4m3"),
-                     vllm ? "vLLM docs (Quantized KV Cache)" : "SGLang docs (server arguments)"),
+                     vllm ? message("remedy.source.vllm_kv", "vLLM docs (Quantized KV Cache)")
+                          : message("remedy.source.sglang_args", "SGLang docs (server arguments)")),
               v);
   }
   if (wide_kv && e.engine == Engine::mlx && !a.request.max_kv_size) {
@@ -425,7 +435,7 @@ void add_workload_remedies(const Advice& a) {
     a.attempt(remedy("context-half", {number_input("context", half)},
                      message("remedy.context_half", "Each sequence holds at most {tokens} tokens of prompt and answer",
                              {arg::digits("tokens", half)}),
-                     "the KV cache grows with the context"),
+                     message("remedy.source.kv_context", "the KV cache grows with the context")),
               v);
   }
   if (e.batch > 1) {
@@ -433,7 +443,7 @@ void add_workload_remedies(const Advice& a) {
     v.batch = 1;
     a.attempt(remedy("batch-1", {number_input("batch", 1)},
                      message("remedy.batch_1", "One sequence at a time: lower throughput when many users share the GPU"),
-                     "the KV cache grows with the batch"),
+                     message("remedy.source.kv_batch", "the KV cache grows with the batch")),
               v);
   }
 }
@@ -484,7 +494,7 @@ void add_gpu_layers(const Advice& a) {
                                arg::fixed("low", tps.low, 1), arg::fixed("high", tps.high, 1)});
   }
   Remedy r = remedy("gpu-layers", {number_input("gpu_layers", l.gpu_layers)}, std::move(cost),
-                    "llama.cpp --n-gpu-layers; the speed model's CPU share (methodology: Speed)");
+                    message("remedy.source.ngl", "llama.cpp --n-gpu-layers; the speed model's CPU share (methodology: Speed)"));
   r.applicable = false;
   r.host_ram_bytes = l.host_ram_bytes;
   a.out.add(std::move(r), best->estimate.per_gpu.total);  // the busiest GPU, as the scenario's figure
@@ -653,7 +663,7 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const TrainingReques
                                 "Training takes {min}-{max} times as long; the optimizer states and gradients move to "
                                 "host RAM",
                                 {arg::fixed("min", a.slowdown.min, 1), arg::fixed("max", a.slowdown.max, 1)}),
-                        std::string(a.slowdown.source));
+                        a.slowdown.source);
       r.host_ram_bytes = a.host_ram_bytes;
       out.add(std::move(r), a.breakdown.total);
     }
@@ -704,7 +714,7 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const TrainingReques
                            "The same effective batch in {n} times as many smaller steps (gradient accumulation): "
                            "lower GPU utilisation",
                            {arg::digits("n", m)}),
-                   "activations grow with the micro-batch (Korthikanti et al. 2022, arXiv 2205.05198)"),
+                   message("remedy.source.micro_batch", "activations grow with the micro-batch (Korthikanti et al. 2022, arXiv 2205.05198)")),
             v);
   }
   out.finish();

@@ -33,7 +33,7 @@ struct Remedy {
   std::uint64_t host_ram_bytes = 0; // CPU RAM the offloaded states or layers take (0: none)
   std::uint64_t usable_bytes = 0;   // what the GPU may use afterwards, where the change raises it (a Mac's wired limit)
   Message cost;                     // what the saving costs: quality, speed, money, hardware
-  std::string source;               // where the cost figure comes from
+  Message source;                   // where the cost figure comes from
   Explanation explanation;          // key "saved": before − after, with this scenario's bytes and the change
 };
 

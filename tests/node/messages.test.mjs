@@ -94,6 +94,18 @@ test('German templates are written with umlauts and ß, not ae/oe/ue/ss stand-in
   for (const [id, template] of Object.entries(MESSAGES.de)) assert.doesNotMatch(template, standIn, id);
 });
 
+test('a figure of 10^15 and more is written with a power of ten, in the locale\'s digits', () => {
+  // By hand: 433,116,413,952,000,000,000 FLOPs = 4.331 × 10^20; 9.99996e19 rounds up to 1.000 × 10^20.
+  const saved = MESSAGES.de['test.example'];
+  MESSAGES.de['test.example'] = '{flops} FLOPs';
+  try {
+    assert.equal(messageText('de', makeFormat('de-DE', 'GB'), 'x', { id: 'test.example', args: { flops: 433116413952000000000 } }), '4,331e+20 FLOPs');
+    assert.equal(messageText('de', makeFormat('de-DE', 'GB'), 'x', { id: 'test.example', args: { flops: 9.99996e19 } }), '1e+20 FLOPs');
+  } finally {
+    if (saved === undefined) delete MESSAGES.de['test.example']; else MESSAGES.de['test.example'] = saved;
+  }
+});
+
 test('args are formatted in the locale and unit: bytes in GB or GiB, counts with the locale\'s grouping', () => {
   const saved = MESSAGES.de['test.example'];
   MESSAGES.de['test.example'] = '{n} Schichten, {ram_bytes} im Arbeitsspeicher, Anteil {share}, {name}';

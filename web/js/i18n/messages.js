@@ -707,6 +707,12 @@ function formatArg(lang, name, value, f, short) {
   if (value !== null && typeof value === 'object') return messageText(lang, f, '', value);
   if (typeof value !== 'number') return String(value ?? '');
   if (name.endsWith('bytes')) return short ? f.bytesShort(value) : f.bytes(value);
+  // FLOP counts and the like: four significant digits and a power of ten, as the English writes them (4.331e+20).
+  if (Math.abs(value) >= 1e15) {
+    let exponent = Math.floor(Math.log10(Math.abs(value)));
+    if (Math.abs(Math.round(value / 10 ** exponent * 1000)) >= 10000) exponent++;  // 9.9996e19 is 1e+20
+    return `${f.number(value / 10 ** exponent, 3)}e+${exponent}`;
+  }
   return Number.isInteger(value) ? f.count(value) : f.number(value, 3);
 }
 

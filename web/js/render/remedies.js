@@ -49,7 +49,7 @@ export function renderRemedies(dom, answer, view, codec) {
       el('td', { class: 'num', 'data-label': t('remedies.saves') },
         figure(r.usable_bytes ? t('remedies.usable', { bytes: f.bytes(r.usable_bytes - (answer.bytes + answer.free_bytes)) }) : f.bytes(r.saved_bytes))),
       el('td', { class: 'num', 'data-label': t('remedies.after') }, ...after),
-      el('td', {}, ...cost, el('br'), el('small', { class: 'secondary', text: r.source })),
+      el('td', {}, ...cost, el('br'), el('small', { class: 'secondary', text: t.message(r.source, r.source_i18n, f) })),
       el('td', {}, patch ? el('button', {
         type: 'button', class: 'apply', 'aria-label': t('remedies.applyLabel', { name }), text: t('remedies.apply'),
       }) : null));
