@@ -94,6 +94,7 @@ class JsonWriter {
   void put_uints(const char* key, const std::vector<std::uint64_t>& v);
   void prefix(const char* key);  // the comma before a sibling, then `"key":` inside an object
   void quoted(std::string_view s);
+  void message_object(const char* key, const Message& m, bool with_text);
   void sort_members(std::size_t first);  // the innermost object's members, from members_[first]
 
   // A member of an open object: its key (keys_[key_at, key_at + key_size)) and where its text starts in out_
