@@ -1,6 +1,7 @@
 #include "memory/activations.hpp"
 
 #include <algorithm>  // std::max, std::any_of, std::none_of
+#include <optional>  // std::optional
 #include <utility>    // std::pair
 #include <array>      // std::array
 #include <initializer_list>  // std::initializer_list
@@ -709,10 +710,6 @@ std::vector<LayerKind> layer_kinds(const ModelSpec& spec, const ActivationEstima
   return out;
 }
 
-std::string_view mlp_kind_label(MlpKind kind) {
-  return kind == MlpKind::moe ? "MoE" : kind == MlpKind::dense ? "dense" : "MLP-free";
-}
-
 Message layer_values(const ModelSpec& spec, const ActivationOptions& o, std::uint64_t c, const ActivationEstimate& e) {
   std::vector<MessageArg> a{arg::text("implementation", attn_implementation_name(o.implementation)),
                             arg::digits("s", o.sequence), arg::digits("b", o.micro_batch), arg::digits("c", c)};
@@ -739,12 +736,18 @@ Message layer_values(const ModelSpec& spec, const ActivationOptions& o, std::uin
                    "{implementation}, s = {s}, b = {b}, c = {c} B: {dense} B per dense layer (scores {dense_scores} B), "
                    "{moe} B per MoE layer (scores {moe_scores} B)", a);
   }
-  // Other mixes: the list as it is written.
-  Text runs;
-  for (std::size_t i = 0; i < kinds.size(); ++i)
-    runs << (i ? ", " : "") << kinds[i].full << " B per " << mlp_kind_label(kinds[i].kind) << " layer (scores "
-         << kinds[i].scores << " B)";
-  a.push_back(arg::text("runs", runs.str()));
+  // Other mixes: each kind once, in the order the layers first bring it, as one clause each.
+  std::optional<Message> runs;
+  for (const LayerKind& k : kinds) {
+    const std::vector<MessageArg> figures{arg::digits("full", k.full), arg::digits("scores", k.scores)};
+    const Message run = k.kind == MlpKind::moe ? message("explain.activations.layer.run_moe", "{full} B per MoE layer (scores {scores} B)", figures)
+                        : k.kind == MlpKind::dense
+                            ? message("explain.activations.layer.run_dense", "{full} B per dense layer (scores {scores} B)", figures)
+                            : message("explain.activations.layer.run_mlp_free", "{full} B per MLP-free layer (scores {scores} B)", figures);
+    runs = runs ? message("explain.activations.layer.runs_more", "{before}, {run}", {arg::message("before", *runs), arg::message("run", run)})
+                : run;
+  }
+  a.push_back(arg::message("runs", runs.value_or(Message())));
   return message("explain.activations.layer.values_runs", "{implementation}, s = {s}, b = {b}, c = {c} B: {runs}", a);
 }
 

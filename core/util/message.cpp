@@ -1,5 +1,7 @@
 #include "util/message.hpp"
 
+#include <cstdlib>  // std::strtod
+
 #include "util/number_text.hpp"
 #include "util/text.hpp"
 #include "util/units.hpp"
@@ -98,11 +100,17 @@ MessageArg gb(std::string_view name, std::uint64_t v, int decimals) {
   const double x = static_cast<double>(v) / static_cast<double>(kGB);
   return integer(name, static_cast<std::int64_t>(v), (detail::Text() << detail::Fixed{x, decimals} << " GB").str());
 }
+// The value as the English sentence rounds it, so every language shows the same figure ("1.219e+05" is 121900,
+// not 121902.921): read back from that text, which number_text writes with a '.' whatever the locale.
 MessageArg fixed(std::string_view name, double v, int decimals) {
-  return real(name, v, detail::fixed_text(v, decimals));
+  std::string english = detail::fixed_text(v, decimals);
+  const double shown = std::strtod(english.c_str(), nullptr);
+  return real(name, shown, std::move(english));
 }
 MessageArg general(std::string_view name, double v, int precision) {
-  return real(name, v, detail::general_text(v, precision));
+  std::string english = detail::general_text(v, precision);
+  const double shown = std::strtod(english.c_str(), nullptr);
+  return real(name, shown, std::move(english));
 }
 MessageArg text(std::string_view name, std::string_view v) {
   MessageArg a;

@@ -20,10 +20,12 @@ const MODELS = ['llama-3.1-8b', 'deepseek-v3', 'gemma-3-27b', 'qwen3-next-80b-a3
   'qwen3-vl-8b', 'gpt-oss-20b'];
 const inference = [];
 for (const model of MODELS) {
-  for (const engine of ['transformers', 'vllm', 'llamacpp', 'sglang', 'ollama']) {
-    inference.push({ model, engine, gpu: 'h100-sxm' }, { model, engine });
+  for (const engine of ['transformers', 'vllm', 'sglang']) inference.push({ model, engine, gpu: 'h100-sxm' }, { model, engine });
+  // llama.cpp and Ollama load GGUF files, MLX its own formats: FP8 and MXFP4 checkpoints are converted first.
+  for (const engine of ['llamacpp', 'ollama']) {
+    inference.push({ model, engine, gpu: 'h100-sxm' }, { model, engine, weights: 'q4_k_m' });
   }
-  inference.push({ model, engine: 'mlx', gpu: 'apple-m2-ultra-192gb' });
+  inference.push({ model, engine: 'mlx', weights: 'mlx-4bit', gpu: 'apple-m2-ultra-192gb' });
   inference.push({ model, engine: 'transformers', attention: 'eager', gpu: 'rtx-4090' });
 }
 inference.push({ params: '7e9' }, { params: '7e9', engine: 'vllm', gpu: 'h100-sxm' }, { params: '7e9', engine: 'llamacpp' });
@@ -35,12 +37,24 @@ for (const model of ['llama-3.1-8b', 'qwen3-30b-a3b', 'deepseek-v3', 'qwen3-next
   for (const mode of ['train', 'lora', 'qlora', 'grpo']) training.push({ model, mode, gpu: 'h100-sxm' }, { model, mode });
 }
 training.push({ model: 'llama-3.1-8b', mode: 'train', gpu: 'a100-80gb-sxm', gpus: 8, zero: 3 });
-training.push({ model: 'llama-3.1-8b', mode: 'train', gpu: 'h100-sxm', gradient_checkpointing: true, price: 2.5 });
-training.push({ params: '7e9', mode: 'train' }, { params: '7e9', mode: 'lora', gpu: 'h100-sxm' });
+// Training time and its cost (the GPU's catalog price), with full recomputation.
+training.push({ model: 'llama-3.1-8b', mode: 'train', gpu: 'h100-sxm', checkpointing: 'full', tokens: '1e9' });
+training.push({ model: 'llama-3.1-8b', mode: 'lora', gpu: 'h100-sxm', tokens: '1e9' });
+// Layers of several kinds (dense, MoE, without MLP), each named once in one layer's line.
+training.push({ model: 'llama-3.3-nemotron-super-49b', mode: 'lora', gpu: 'h100-sxm' }, { model: 'gemma-4-26b-a4b', mode: 'lora' },
+  { model: 'mimo-v2-flash', mode: 'lora' });
+training.push({ params: '7e9', mode: 'train' });
+
+// The scenarios the core refuses, by the id of its error: anything else refused is a mistake in this list.
+const REFUSED = new Map([
+  ['deepseek-v3 llamacpp', 'weights'], ['deepseek-v3 ollama', 'weights'],  // its FP8 checkpoint is no GGUF file
+  ['qwen3-next-80b-a3b train', 'mode'], ['qwen3-next-80b-a3b lora', 'mode'],  // linear attention is not modelled
+  ['qwen3-next-80b-a3b qlora', 'mode'], ['qwen3-next-80b-a3b grpo', 'mode'],  // for training
+]);
 
 function explanationsOf(request) {
   const answer = JSON.parse(module.answer(JSON.stringify({ ...request, questions: ['estimate', 'remedies'] })));
-  if (!answer.ok) return { error: answer.error.message };
+  if (!answer.ok) return { error: `${answer.error.field}: ${answer.error.message}` };
   const [estimate, remedies] = answer.answers;
   const out = [];
   if (estimate.ok) out.push(...estimate.explanations);
@@ -56,7 +70,14 @@ for (const [name, scenarios] of [['inference', inference], ['training', training
     let seen = 0;
     for (const request of scenarios) {
       const { found, error } = explanationsOf(request);
-      if (error) continue;  // a refused scenario has no explanations; its message is another test's
+      if (error) {  // a refused scenario has no explanations; its message is another test's
+        const expected = REFUSED.get(`${request.model} ${request.mode ?? request.engine}`);
+        assert.ok(expected && error.startsWith(`${expected}:`), `${JSON.stringify(request)} refused: ${error}`);
+        continue;
+      }
+      if (request.tokens) {
+        assert.ok(found.some((x) => x.key === 'cost_usd'), `${JSON.stringify(request)}: no cost explanation`);
+      }
       for (const x of found) {
         for (const part of ['formula', 'values', 'source']) {
           seen++;

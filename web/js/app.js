@@ -375,7 +375,7 @@ function afterFirstAnswer() {
     if (!report) return;
     renderDetails();
     await pause();
-    if (!report) return;
+    if (!report || !dom.resultError.hidden) return;  // an input turned unusable meanwhile: its error stands alone
     renderExtras();
     dom.gpuSection.hidden = false;
     dom.embedSection.hidden = false;
@@ -804,9 +804,11 @@ let pause = async () => {};
 async function main() {
   // With the plain URL's answer written into the page (and on screen), the .wasm and the work it brings wait for
   // that first paint: a slow connection spends its first bytes and time on showing the answer.
-  if (document.querySelector('[data-prerendered]') && !document.documentElement.classList.contains('other-answer')) {
+  // A tab opened in the background paints nothing (and its timers crawl): it loads at once, without the turns.
+  if (document.querySelector('[data-prerendered]') && !document.documentElement.classList.contains('other-answer')
+      && document.visibilityState === 'visible') {
     await painted();
-    pause = () => new Promise((resolve) => setTimeout(resolve));
+    pause = () => (document.visibilityState === 'visible' ? new Promise((resolve) => setTimeout(resolve)) : Promise.resolve());
   }
   // Compiling the .wasm runs off the main thread: start it before the locale formatters are built.
   const opening = openCalculator({ pause });

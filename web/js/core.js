@@ -9,8 +9,13 @@ let modulePromise;
 // language; left to the glue, the compile would wait for the main thread to be free first.
 function load() {
   const wasmBinary = globalThis.vramfitWasmBinary;
+  // A server that sends the .wasm under another MIME type defeats streaming: then it compiles from its bytes.
   const compiling = modulePromise || wasmBinary ? null
-    : WebAssembly.compileStreaming(fetch(new URL('../vramfit.wasm', import.meta.url), { credentials: 'same-origin' }));
+    : fetch(new URL('../vramfit.wasm', import.meta.url), { credentials: 'same-origin' }).then((response) => {
+      if (!response.ok) throw new Error(`vramfit.wasm: HTTP ${response.status}`);
+      return WebAssembly.compileStreaming(response.clone())
+        .catch(() => response.arrayBuffer().then((bytes) => WebAssembly.compile(bytes)));
+    });
   modulePromise ??= wasmBinary ? createVramfit({ wasmBinary }) : new Promise((resolve, reject) => {
     createVramfit({
       instantiateWasm(imports, receive) {

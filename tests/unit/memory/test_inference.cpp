@@ -269,7 +269,7 @@ TEST_CASE("the breakdown's explanations carry message ids and their figures exac
     CAPTURE(x.key);
     CHECK_FALSE(x.formula.id.empty());
     CHECK_FALSE(x.values.id.empty());
-    if (x.key != "weights") CHECK_FALSE(x.source.id.empty());  // the weight format's own sentence has none yet
+    CHECK_FALSE(x.source.id.empty());
     if (x.key == "kv_cache") {
       CHECK(x.values.id == "explain.kv_cache.values");
       CHECK(x.values == "1 × 655,360 token·layers (tokens 8,192) × 4,096 B = 2,684,354,560 B (bf16)");
