@@ -29,10 +29,10 @@ Message tensor_parallel_problem(const SpeedModel& model, std::uint64_t count) {
     return message("ranking.tp_no_heads", "tensor parallel needs the attention head counts (a bare parameter count has none)");
   if (model.num_attention_heads % count != 0)
     return message("ranking.tp_heads", "tensor parallel {count} does not divide the {heads} attention heads",
-                   {arg::count("count", count), arg::count("heads", model.num_attention_heads)});
+                   {arg::digits("count", count), arg::digits("heads", model.num_attention_heads)});
   if (model.num_kv_heads % count != 0)
     return message("ranking.tp_kv_heads", "tensor parallel {count} does not divide the {heads} KV heads",
-                   {arg::count("count", count), arg::count("heads", model.num_kv_heads)});
+                   {arg::digits("count", count), arg::digits("heads", model.num_kv_heads)});
   return {};
 }
 
