@@ -218,7 +218,7 @@ test('the parameter count opens how it was counted, the published figure and the
   // Meta's published count for Llama 3.1 8B: 8,030,261,248.
   assert.equal(await page.locator('#explain-values').textContent(), '8,030,261,248 parameters (published: 8,030,261,248)');
   assert.match(await page.locator('#explain-source').textContent(), /meta-llama\/Llama-3\.1-8B\/blob\/main\/config\.json/);
-  assert.equal(await page.locator('#explain-title').textContent(), 'How Parameter count is computed');
+  assert.equal(await page.locator('#explain-title').textContent(), 'How “Parameter count” is computed');
   await page.keyboard.press('Escape');
   assert.deepEqual(problems, []);
 });
