@@ -77,3 +77,24 @@ test('the plain URL fetches the .wasm after its first paint; a shared link prelo
   assert.equal(await page.locator('head link[rel="preload"][href="vramfit.wasm"]').count(), 1);
   assert.deepEqual(problems, []);
 });
+
+test('when the .wasm cannot load, the written answer goes and the failure is said', async () => {
+  const { page } = await newPage(session);
+  await page.route('**/vramfit.wasm', (route) => route.abort());
+  await page.goto(`${session.base}/`);
+  await page.locator('#status').waitFor({ state: 'visible' });
+  await page.waitForFunction(() => document.documentElement.classList.contains('ready'));
+  assert.equal(await summaryShown(page), false, 'the written answer stayed beside the failure');
+  assert.match(await page.locator('#status').textContent(), /\S/);
+  assert.equal(await page.locator('[data-prerendered]').count(), 0);
+});
+
+test('a browser set to German with nothing remembered never shows the English written answer', async () => {
+  const context = await session.browser.newContext({ locale: 'de-DE' });
+  const page = await context.newPage();
+  await page.route('**/js/*.js', (route) => route.abort());
+  await page.goto(`${session.base}/`);
+  assert.equal(await page.evaluate(() => document.documentElement.classList.contains('other-answer')), true);
+  assert.equal(await page.locator('#summary').evaluate((n) => getComputedStyle(n).display), 'none');
+  await context.close();
+});
