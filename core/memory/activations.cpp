@@ -740,11 +740,14 @@ Message layer_values(const ModelSpec& spec, const ActivationOptions& o, std::uin
   std::optional<Message> runs;
   for (const LayerKind& k : kinds) {
     const std::vector<MessageArg> figures{arg::digits("full", k.full), arg::digits("scores", k.scores)};
-    const Message run = k.kind == MlpKind::moe ? message("explain.activations.layer.run_moe", "{full} B per MoE layer (scores {scores} B)", figures)
-                        : k.kind == MlpKind::dense
-                            ? message("explain.activations.layer.run_dense", "{full} B per dense layer (scores {scores} B)", figures)
-                            : message("explain.activations.layer.run_mlp_free", "{full} B per MLP-free layer (scores {scores} B)", figures);
-    runs = runs ? message("explain.activations.layer.runs_more", "{before}, {run}", {arg::message("before", *runs), arg::message("run", run)})
+    const Message run =
+        k.kind == MlpKind::moe
+            ? message("explain.activations.layer.run_moe", "{full} B per MoE layer (scores {scores} B)", figures)
+        : k.kind == MlpKind::dense
+            ? message("explain.activations.layer.run_dense", "{full} B per dense layer (scores {scores} B)", figures)
+            : message("explain.activations.layer.run_mlp_free", "{full} B per MLP-free layer (scores {scores} B)", figures);
+    runs = runs ? message("explain.activations.layer.runs_more", "{before}, {run}",
+                          {arg::message("before", *runs), arg::message("run", run)})
                 : run;
   }
   a.push_back(arg::message("runs", runs.value_or(Message())));

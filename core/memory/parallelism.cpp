@@ -52,16 +52,18 @@ std::optional<Offload> parse_offload(std::string_view name) noexcept {
 std::string offload_names() { return join_names(kOffloads); }
 
 Result<ParallelLayout> plan_parallelism(const ParallelOptions& o, std::uint64_t num_layers,
-                                        std::uint64_t num_attention_heads) {
+                                        std::uint64_t heads_divisor) {
   if (o.gpus < 1 || o.gpus > kMaxGpus)
     return make_error("gpus", message("parallel.range", "must be between 1 and {max}, got {value}",
                                       {arg::digits("max", kMaxGpus), arg::digits("value", o.gpus)}));
   if (o.tensor_parallel < 1 || o.tensor_parallel > o.gpus)
     return make_error("tp", message("parallel.up_to_gpus", "must be between 1 and the number of GPUs ({gpus}), got {value}",
                                     {arg::digits("gpus", o.gpus), arg::digits("value", o.tensor_parallel)}));
-  if (num_attention_heads != 0 && num_attention_heads % o.tensor_parallel != 0)
-    return make_error("tp", message("parallel.divide_heads", "must divide the number of attention heads ({heads}), got {value}",
-                                    {arg::digits("heads", num_attention_heads), arg::digits("value", o.tensor_parallel)}));
+  if (heads_divisor != 0 && heads_divisor % o.tensor_parallel != 0)
+    return make_error("tp", message("parallel.divide_heads",
+                                    "must divide both the attention and the key-value heads (their largest common "
+                                    "divisor is {heads}), got {value}",
+                                    {arg::digits("heads", heads_divisor), arg::digits("value", o.tensor_parallel)}));
   if (o.pipeline_parallel < 1 || o.pipeline_parallel > o.gpus)
     return make_error("pp", message("parallel.up_to_gpus", "must be between 1 and the number of GPUs ({gpus}), got {value}",
                                     {arg::digits("gpus", o.gpus), arg::digits("value", o.pipeline_parallel)}));

@@ -53,9 +53,10 @@ struct ParallelLayout {
   std::uint64_t global_batch = 1;  // sequences per optimizer step: micro × accumulation × data parallel
 };
 
-// Checks the degrees against each other and the model (layers for p, heads for t) and names the field.
+// Checks the degrees against each other and the model and names the field: p must divide the layers, t the
+// attention and key-value heads alike, so `heads_divisor` is their greatest common divisor (0: no heads known).
 Result<ParallelLayout> plan_parallelism(const ParallelOptions& options, std::uint64_t num_layers,
-                                        std::uint64_t num_attention_heads);
+                                        std::uint64_t heads_divisor);
 
 // Layers of pipeline stage `stage` (0-based) of p: an even split, the remainder to the earliest stages.
 struct StageLayers {

@@ -795,35 +795,30 @@ Message optimizer_values(const TrainingEstimate& e, const TrainingOptions& o, co
                             {name, moments, states, master});
 }
 
-// What each optimizer keeps (the summary of kOptimizers), and where the convention comes from.
-Message optimizer_source(Optimizer o) {
+// What each optimizer keeps (the summary of kOptimizers).
+Message optimizer_states(Optimizer o) {
   switch (o) {
-    case Optimizer::adamw:
-      return message("explain.optimizer.source_adamw", "AdamW: fp32 first and second moments; HF model memory anatomy; "
-                                                       "ZeRO paper K = 12 for mixed-precision Adam");
+    case Optimizer::adamw: return message("explain.optimizer.states_adamw", "AdamW: fp32 first and second moments");
     case Optimizer::adamw_8bit:
-      return message("explain.optimizer.source_adamw_8bit", "bitsandbytes 8-bit AdamW: both moments in 8 bits; HF model "
-                                                            "memory anatomy; ZeRO paper K = 12 for mixed-precision Adam");
+      return message("explain.optimizer.states_adamw_8bit", "bitsandbytes 8-bit AdamW: both moments in 8 bits");
     case Optimizer::paged_adamw:
-      return message("explain.optimizer.source_paged_adamw", "bitsandbytes paged AdamW (32-bit states); HF model memory "
-                                                             "anatomy; ZeRO paper K = 12 for mixed-precision Adam");
+      return message("explain.optimizer.states_paged_adamw", "bitsandbytes paged AdamW (32-bit states)");
     case Optimizer::paged_adamw_8bit:
-      return message("explain.optimizer.source_paged_adamw_8bit", "bitsandbytes paged 8-bit AdamW; HF model memory "
-                                                                  "anatomy; ZeRO paper K = 12 for mixed-precision Adam");
-    case Optimizer::sgd:
-      return message("explain.optimizer.source_sgd", "SGD without momentum: no state; HF model memory anatomy; ZeRO "
-                                                     "paper K = 12 for mixed-precision Adam");
+      return message("explain.optimizer.states_paged_adamw_8bit", "bitsandbytes paged 8-bit AdamW");
+    case Optimizer::sgd: return message("explain.optimizer.states_sgd", "SGD without momentum: no state");
     case Optimizer::sgd_momentum:
-      return message("explain.optimizer.source_sgd_momentum", "SGD with momentum: one buffer; HF model memory anatomy; "
-                                                              "ZeRO paper K = 12 for mixed-precision Adam");
+      return message("explain.optimizer.states_sgd_momentum", "SGD with momentum: one buffer");
     case Optimizer::adafactor:
-      return message("explain.optimizer.source_adafactor", "Adafactor: factored second moment, no first moment; HF model "
-                                                           "memory anatomy; ZeRO paper K = 12 for mixed-precision Adam");
-    case Optimizer::lion:
-      return message("explain.optimizer.source_lion", "Lion: one momentum; HF model memory anatomy; ZeRO paper K = 12 for "
-                                                      "mixed-precision Adam");
+      return message("explain.optimizer.states_adafactor", "Adafactor: factored second moment, no first moment");
+    case Optimizer::lion: return message("explain.optimizer.states_lion", "Lion: one momentum");
   }
   return {};
+}
+
+// What the optimizer keeps, and where the convention comes from.
+Message optimizer_source(Optimizer o) {
+  return message("explain.optimizer.source", "{states}; HF model memory anatomy; ZeRO paper K = 12 for mixed-precision Adam",
+                 {arg::message("states", optimizer_states(o))});
 }
 
 void explain_master_weights(std::vector<Explanation>& out, const TrainingEstimate& e, const TrainingOptions& o,

@@ -187,6 +187,6 @@ test('the English the CLI prints stays as it was, offsets and keys included', ()
   assert.equal(header.error.message, 'at offset 8: 6 bytes do not hold 2 elements of BF16');
   const split = answer({ mode: 'train', model: 'llama-3.1-8b', gpus: 3, tp: 3 });
   // Tensor parallelism splits the query and the key-value heads alike: 32 and 8 heads, whose largest common divisor is 8.
-  assert.equal(split.error.message, 'must divide the number of attention heads (8), got 3');
-  assert.equal(german(split.error), 'muss die Zahl der Attention-Köpfe (8) ohne Rest teilen, angegeben: 3');
+  assert.equal(split.error.message, 'must divide both the attention and the key-value heads (their largest common divisor is 8), got 3');
+  assert.equal(german(split.error), 'muss die Attention- und die KV-Köpfe ohne Rest teilen (ihr größter gemeinsamer Teiler ist 8), angegeben: 3');
 });

@@ -199,7 +199,7 @@ TEST_CASE("bad training requests name the field and what is allowed") {
       {R"({"model":"llama-2-7b","mode":"train","zero":"5"})", "zero", "expected one of 0, 1, 2, 3, NO_SHARD, SHARD_GRAD_OP, FULL_SHARD; got \"5\""},
       {R"({"model":"llama-2-7b","mode":"train","zero":-1})", "zero", "got -1"},
       {R"({"model":"llama-2-7b","mode":"train","gpus":0})", "gpus", "from 1 to 1000000; got 0"},
-      {R"({"model":"llama-2-7b","mode":"train","gpus":3,"tp":3})", "tp", "divide the number of attention heads (32)"},
+      {R"({"model":"llama-2-7b","mode":"train","gpus":3,"tp":3})", "tp", "their largest common divisor is 32"},
       {R"({"model":"llama-2-7b","mode":"train","pp":2})", "pp", "between 1 and the number of GPUs (1)"},
       {R"({"model":"llama-2-7b","mode":"train","sp":"x"})", "sp", "got \"x\""},
       {R"({"model":"llama-2-7b","mode":"train","offload":"disk"})", "offload", "expected one of none, optimizer, params, nvme"},

@@ -42,7 +42,7 @@ export default {
     "biggest.none_fits": "Keine Vorlage passt in einem der versuchten Formate mit {headroom} % Reserve auf {gpu}; versuchen Sie einen kürzeren Kontext oder ein kleineres Format.",
     "parallel.range": "muss zwischen 1 und {max} liegen, angegeben: {value}",
     "parallel.up_to_gpus": "muss zwischen 1 und der Zahl der GPUs ({gpus}) liegen, angegeben: {value}",
-    "parallel.divide_heads": "muss die Zahl der Attention-Köpfe ({heads}) ohne Rest teilen, angegeben: {value}",
+    "parallel.divide_heads": "muss die Attention- und die KV-Köpfe ohne Rest teilen (ihr größter gemeinsamer Teiler ist {heads}), angegeben: {value}",
     "parallel.up_to_layers": "darf höchstens die Zahl der Schichten ({layers}) sein, angegeben: {value}",
     "parallel.multiple_of_tp_pp": "muss ein Vielfaches von tp × pp ({product}) sein, angegeben: {value}",
     "parallel.micro_batch_range": "muss zwischen 1 und 1000000 liegen, angegeben: {value}",
