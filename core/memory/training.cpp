@@ -637,110 +637,57 @@ Split split_of(const ParallelLayout& layout) {
   return {tp.str(), layout.pipeline_parallel > 1, layout.data_parallel};
 }
 
-// One formula in its four wordings: as it is, ÷ ZeRO's data-parallel ranks, this stage's share, and both.
-struct Wordings {
-  Message plain, zero, staged, staged_zero;
-};
-
-Message pick(const Split& s, bool sharded, Wordings w) {
-  if (s.staged) return sharded ? std::move(w.staged_zero) : std::move(w.staged);
-  return sharded ? std::move(w.zero) : std::move(w.plain);
+// A line's formula as the split shares it out: a pipeline stage's share and ZeRO's data-parallel ranks are
+// clauses around the line's own formula.
+Message split_formula(const Split& s, bool sharded, const Message& formula) {
+  const MessageArg f = arg::message("formula", formula), dp = arg::digits("dp", s.data_parallel);
+  if (s.staged && sharded)
+    return message("explain.split.staged_zero", "{formula}, this stage's share ÷ {dp} data-parallel ranks", {f, dp});
+  if (s.staged) return message("explain.split.staged", "{formula}, this stage's share", {f});
+  if (sharded) return message("explain.split.zero", "{formula} ÷ {dp} data-parallel ranks", {f, dp});
+  return formula;
 }
 
 Message weights_formula(const Split& s, bool sharded, bool adapters) {
-  const MessageArg tp = arg::text("tp", s.tp), dp = arg::digits("dp", s.data_parallel);
-  if (adapters)
-    return pick(s, sharded,
-                {message("explain.weights.formula_adapters", "frozen base + adapters × weight bytes{tp}", {tp}),
-                 message("explain.weights.formula_adapters_zero",
-                         "frozen base + adapters × weight bytes{tp} ÷ {dp} data-parallel ranks", {tp, dp}),
-                 message("explain.weights.formula_adapters_staged",
-                         "frozen base + adapters × weight bytes{tp}, this stage's share", {tp}),
-                 message("explain.weights.formula_adapters_staged_zero",
-                         "frozen base + adapters × weight bytes{tp}, this stage's share ÷ {dp} data-parallel ranks",
-                         {tp, dp})});
-  return pick(s, sharded,
-              {message("explain.weights.formula", "trainable × weight bytes{tp}", {tp}),
-               message("explain.weights.formula_zero", "trainable × weight bytes{tp} ÷ {dp} data-parallel ranks", {tp, dp}),
-               message("explain.weights.formula_staged", "trainable × weight bytes{tp}, this stage's share", {tp}),
-               message("explain.weights.formula_staged_zero",
-                       "trainable × weight bytes{tp}, this stage's share ÷ {dp} data-parallel ranks", {tp, dp})});
+  const MessageArg tp = arg::text("tp", s.tp);
+  return split_formula(s, sharded,
+                       adapters ? message("explain.weights.formula_adapters", "frozen base + adapters × weight bytes{tp}", {tp})
+                                : message("explain.weights.formula", "trainable × weight bytes{tp}", {tp}));
 }
 
 Message gradients_formula(const Split& s, bool sharded) {
-  const MessageArg tp = arg::text("tp", s.tp), dp = arg::digits("dp", s.data_parallel);
-  return pick(s, sharded,
-              {message("explain.gradients.formula", "trainable × gradient bytes{tp}", {tp}),
-               message("explain.gradients.formula_zero", "trainable × gradient bytes{tp} ÷ {dp} data-parallel ranks",
-                       {tp, dp}),
-               message("explain.gradients.formula_staged", "trainable × gradient bytes{tp}, this stage's share", {tp}),
-               message("explain.gradients.formula_staged_zero",
-                       "trainable × gradient bytes{tp}, this stage's share ÷ {dp} data-parallel ranks", {tp, dp})});
+  return split_formula(s, sharded,
+                       message("explain.gradients.formula", "trainable × gradient bytes{tp}", {arg::text("tp", s.tp)}));
 }
 
 Message states_formula(const Split& s, bool sharded) {
-  const MessageArg tp = arg::text("tp", s.tp), dp = arg::digits("dp", s.data_parallel);
-  return pick(s, sharded,
-              {message("explain.optimizer.formula", "trainable × state bytes{tp}", {tp}),
-               message("explain.optimizer.formula_zero", "trainable × state bytes{tp} ÷ {dp} data-parallel ranks", {tp, dp}),
-               message("explain.optimizer.formula_staged", "trainable × state bytes{tp}, this stage's share", {tp}),
-               message("explain.optimizer.formula_staged_zero",
-                       "trainable × state bytes{tp}, this stage's share ÷ {dp} data-parallel ranks", {tp, dp})});
+  return split_formula(s, sharded,
+                       message("explain.optimizer.formula", "trainable × state bytes{tp}", {arg::text("tp", s.tp)}));
 }
 
 Message states_master_formula(const Split& s, bool sharded) {
-  const MessageArg tp = arg::text("tp", s.tp), dp = arg::digits("dp", s.data_parallel);
-  return pick(s, sharded,
-              {message("explain.optimizer.formula_master", "trainable × state bytes + trainable × 4 B fp32 master "
-                                                           "weights{tp}", {tp}),
-               message("explain.optimizer.formula_master_zero", "trainable × state bytes + trainable × 4 B fp32 master "
-                                                                "weights{tp} ÷ {dp} data-parallel ranks", {tp, dp}),
-               message("explain.optimizer.formula_master_staged", "trainable × state bytes + trainable × 4 B fp32 "
-                                                                  "master weights{tp}, this stage's share", {tp}),
-               message("explain.optimizer.formula_master_staged_zero",
-                       "trainable × state bytes + trainable × 4 B fp32 master weights{tp}, this stage's share ÷ {dp} "
-                       "data-parallel ranks", {tp, dp})});
+  return split_formula(s, sharded,
+                       message("explain.optimizer.formula_master",
+                               "trainable × state bytes + trainable × 4 B fp32 master weights{tp}", {arg::text("tp", s.tp)}));
 }
 
 Message factored_formula(const Split& s, bool sharded) {
-  const MessageArg tp = arg::text("tp", s.tp), dp = arg::digits("dp", s.data_parallel);
-  return pick(s, sharded,
-              {message("explain.optimizer.formula_factored", "fp32 rows + cols per matrix × 4 B{tp}", {tp}),
-               message("explain.optimizer.formula_factored_zero",
-                       "fp32 rows + cols per matrix × 4 B{tp} ÷ {dp} data-parallel ranks", {tp, dp}),
-               message("explain.optimizer.formula_factored_staged",
-                       "fp32 rows + cols per matrix × 4 B{tp}, this stage's share", {tp}),
-               message("explain.optimizer.formula_factored_staged_zero",
-                       "fp32 rows + cols per matrix × 4 B{tp}, this stage's share ÷ {dp} data-parallel ranks", {tp, dp})});
+  return split_formula(s, sharded,
+                       message("explain.optimizer.formula_factored", "fp32 rows + cols per matrix × 4 B{tp}",
+                               {arg::text("tp", s.tp)}));
 }
 
 Message factored_master_formula(const Split& s, bool sharded) {
-  const MessageArg tp = arg::text("tp", s.tp), dp = arg::digits("dp", s.data_parallel);
-  return pick(s, sharded,
-              {message("explain.optimizer.formula_factored_master",
-                       "fp32 rows + cols per matrix × 4 B + trainable × 4 B fp32 master weights{tp}", {tp}),
-               message("explain.optimizer.formula_factored_master_zero",
-                       "fp32 rows + cols per matrix × 4 B + trainable × 4 B fp32 master weights{tp} ÷ {dp} "
-                       "data-parallel ranks", {tp, dp}),
-               message("explain.optimizer.formula_factored_master_staged",
-                       "fp32 rows + cols per matrix × 4 B + trainable × 4 B fp32 master weights{tp}, this stage's share",
-                       {tp}),
-               message("explain.optimizer.formula_factored_master_staged_zero",
-                       "fp32 rows + cols per matrix × 4 B + trainable × 4 B fp32 master weights{tp}, this stage's share "
-                       "÷ {dp} data-parallel ranks", {tp, dp})});
+  return split_formula(s, sharded,
+                       message("explain.optimizer.formula_factored_master",
+                               "fp32 rows + cols per matrix × 4 B + trainable × 4 B fp32 master weights{tp}",
+                               {arg::text("tp", s.tp)}));
 }
 
 Message master_formula(const Split& s, bool sharded) {
-  const MessageArg tp = arg::text("tp", s.tp), dp = arg::digits("dp", s.data_parallel);
-  return pick(s, sharded,
-              {message("explain.master_weights.formula", "trainable × 4 B fp32 copy, inside the optimizer states{tp}", {tp}),
-               message("explain.master_weights.formula_zero",
-                       "trainable × 4 B fp32 copy, inside the optimizer states{tp} ÷ {dp} data-parallel ranks", {tp, dp}),
-               message("explain.master_weights.formula_staged",
-                       "trainable × 4 B fp32 copy, inside the optimizer states{tp}, this stage's share", {tp}),
-               message("explain.master_weights.formula_staged_zero",
-                       "trainable × 4 B fp32 copy, inside the optimizer states{tp}, this stage's share ÷ {dp} "
-                       "data-parallel ranks", {tp, dp})});
+  return split_formula(s, sharded,
+                       message("explain.master_weights.formula",
+                               "trainable × 4 B fp32 copy, inside the optimizer states{tp}", {arg::text("tp", s.tp)}));
 }
 
 void explain_weights_and_gradients(std::vector<Explanation>& out, const TrainingEstimate& e, const TrainingOptions& o,

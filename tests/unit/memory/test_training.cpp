@@ -218,10 +218,14 @@ TEST_CASE("a formula's wording follows the split: tensor parallel, the pipeline 
   o.parallel.zero = ZeroStage::optimizer;
   const auto e = train(test::preset("llama-3.1-8b"), o);
   const auto& weights = explanation(e, "weights").formula;
-  CHECK(weights.id == "explain.weights.formula_staged");
+  // The line's own formula, inside the clause for the stage's share (and ZeRO's ranks).
+  CHECK(weights.id == "explain.split.staged");
+  CHECK(arg_named(weights, "formula").nested.front().id == "explain.weights.formula");
   CHECK(weights == "trainable × weight bytes ÷ tp 2, this stage's share");
   const auto& optimizer = explanation(e, "optimizer").formula;
-  CHECK(optimizer.id == "explain.optimizer.formula_master_staged_zero");
+  CHECK(optimizer.id == "explain.split.staged_zero");
+  CHECK(arg_named(optimizer, "formula").nested.front().id == "explain.optimizer.formula_master");
+  CHECK(arg_named(optimizer, "dp").integer == 2);
   CHECK(optimizer ==
         "trainable × state bytes + trainable × 4 B fp32 master weights ÷ tp 2, this stage's share ÷ 2 data-parallel ranks");
   const auto& total = explanation(e, "total").values;
