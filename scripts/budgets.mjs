@@ -14,6 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { startServer } from './serve.mjs';
+import { openInWatchingShifts } from './watch-shifts.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.join(root, 'dist');
@@ -68,13 +69,7 @@ try {
       for (const width of [1280, 375]) {
         const context = await browser.newContext({ serviceWorkers: 'block', viewport: { width, height: 900 } });
         const page = await context.newPage();
-        await page.addInitScript((l) => {
-          localStorage.setItem('vramfit.lang', l);
-          window.shifted = 0;
-          new PerformanceObserver((list) => {
-            for (const e of list.getEntries()) if (!e.hadRecentInput) window.shifted += e.value;
-          }).observe({ type: 'layout-shift', buffered: true });
-        }, lang);
+        await openInWatchingShifts(page, lang);
         await page.goto(`${base}/${query}`);
         await page.locator('#charts-section').waitFor({ state: 'visible' });
         await page.waitForTimeout(300);

@@ -5,6 +5,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServer } from '../../scripts/serve.mjs';
 
+export { openInWatchingShifts } from '../../scripts/watch-shifts.mjs';
+
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 export async function openBrowser() {
@@ -72,14 +74,3 @@ export async function englishTexts(page) {
   }, ENGLISH.source);
 }
 
-/** Before the page's scripts run: its language, and window.shifted summing the layout shifts made without input
- * (the Layout Instability API, as cumulative layout shift counts them). */
-export async function openInWatchingShifts(page, lang) {
-  await page.addInitScript((l) => {
-    localStorage.setItem('vramfit.lang', l);
-    window.shifted = 0;
-    new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) if (!e.hadRecentInput) window.shifted += e.value;
-    }).observe({ type: 'layout-shift', buffered: true });
-  }, lang);
-}
