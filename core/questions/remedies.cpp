@@ -434,7 +434,7 @@ void add_workload_remedies(const Advice& a) {
     v.context = half;
     a.attempt(remedy("context-half", {number_input("context", half)},
                      message("remedy.context_half", "Each sequence holds at most {tokens} tokens of prompt and answer",
-                             {arg::digits("tokens", half)}),
+                             {arg::count("tokens", half)}),
                      message("remedy.source.kv_context", "the KV cache grows with the context")),
               v);
   }
