@@ -76,7 +76,7 @@ int main(int argc, char** argv) {
     std::printf("vramfit %s\n", VRAMFIT_VERSION);
     return 0;
   }
-  const auto opened = open_catalog(builtin::models_json(), builtin::gpus_json());
+  const auto opened = open_catalog(builtin::models_json(), builtin::gpus_json(), builtin::model_configs());
   if (!opened.catalog) return fail(error_of(json::parse(opened.error_json)));  // a broken build; unit tests catch it
   const Catalog& catalog = *opened.catalog;
   const std::string catalog_text = catalog_to_json(catalog);

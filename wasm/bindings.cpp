@@ -30,7 +30,7 @@ emscripten::val to_js(const std::string& text) {
 
 // Parsed once per module instance; the catalogs are compiled in.
 const CatalogHandle& builtin_catalog() {
-  static const CatalogHandle opened = open_catalog(builtin::models_json(), builtin::gpus_json());
+  static const CatalogHandle opened = open_catalog(builtin::models_json(), builtin::gpus_json(), builtin::model_configs());
   return opened;
 }
 

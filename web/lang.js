@@ -13,11 +13,17 @@
   try { unit = localStorage.getItem('vramfit.unit'); } catch { /* the default unit */ }
   if (location.search !== '' || lang !== 'en' || unit === 'GiB') {
     html.classList.add('other-answer');
-    // Its answer needs the .wasm at once. With the written answer on screen, js/app.js fetches it after the first
-    // paint instead, so a slow connection shows that answer first. The single-file build carries it inline.
+    // Its answer needs the .wasm at once: it is fetched and compiled from here on, off the main thread, while the
+    // page's scripts load (js/core.js takes the module). With the written answer on screen, js/app.js fetches it
+    // after the first paint instead, so a slow connection shows that answer first. The single-file build carries
+    // it inline.
     if (!html.hasAttribute('data-single-file')) {
-      const preload = Object.assign(document.createElement('link'), { rel: 'preload', href: 'vramfit.wasm', as: 'fetch', type: 'application/wasm', crossOrigin: 'anonymous' });
-      document.head.append(preload);
+      // A server that sends the .wasm under another MIME type defeats streaming: then it compiles from its bytes.
+      globalThis.vramfitCompiling = WebAssembly.compileStreaming(fetch('vramfit.wasm')).catch(() =>
+        fetch('vramfit.wasm').then((response) => {
+          if (!response.ok) throw new Error(`vramfit.wasm: HTTP ${response.status}`);
+          return response.arrayBuffer();
+        }).then((bytes) => WebAssembly.compile(bytes)));
     }
   }
   if (lang !== 'en') {

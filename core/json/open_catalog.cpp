@@ -6,8 +6,9 @@
 
 namespace vramfit {
 
-CatalogHandle open_catalog(std::string_view models_json, std::string_view gpus_json) {
-  auto catalog = load_catalog(models_json, gpus_json);
+CatalogHandle open_catalog(std::string_view models_json, std::string_view gpus_json,
+                           std::span<const std::string_view> model_configs) {
+  auto catalog = load_catalog(models_json, gpus_json, model_configs);
   if (!catalog) return {nullptr, error_to_json(catalog.error())};
   return {std::make_shared<const Catalog>(std::move(catalog).value()), ""};
 }

@@ -13,7 +13,9 @@ using detail::FieldReader;
 using detail::json;
 
 struct PresetModel::State {
-  std::string config_json, path, id, name;
+  std::string owned_config;
+  std::string_view config_json;  // owned_config, or a text that outlives the program's presets
+  std::string path, id, name;
   std::uint64_t default_context = 0;
   std::once_flag read;
   std::optional<Result<ModelSpec>> spec;
@@ -21,8 +23,15 @@ struct PresetModel::State {
 
 PresetModel::PresetModel(std::string config_json, std::string path, std::string id, std::string name,
                          std::uint64_t default_context)
+    : PresetModel(std::string_view(), std::move(path), std::move(id), std::move(name), default_context) {
+  state_->owned_config = std::move(config_json);
+  state_->config_json = state_->owned_config;
+}
+
+PresetModel::PresetModel(std::string_view static_config_json, std::string path, std::string id, std::string name,
+                         std::uint64_t default_context)
     : state_(std::make_shared<State>()) {
-  state_->config_json = std::move(config_json);
+  state_->config_json = static_config_json;
   state_->path = std::move(path);
   state_->id = std::move(id);
   state_->name = std::move(name);
@@ -31,7 +40,7 @@ PresetModel::PresetModel(std::string config_json, std::string path, std::string 
 
 namespace {
 
-Result<ModelSpec> read_preset(const std::string& config_json, const std::string& path) {
+Result<ModelSpec> read_preset(std::string_view config_json, const std::string& path) {
   auto config = detail::parse_json(config_json, path);
   if (!config) return config.error();
   if (!config.value().is_object()) return make_error(path, "expected an object");
@@ -50,25 +59,35 @@ const Result<ModelSpec>& PresetModel::get() const {
       if (s.default_context != 0) spec.value().default_context = s.default_context;
     }
     s.spec = std::move(spec);
-    s.config_json = std::string();  // read once: the text is no longer needed
+    s.owned_config = std::string();  // read once: the text is no longer needed
+    s.config_json = {};
   });
   return *s.spec;
 }
 
 namespace {
 
-// A preset's config: an object (data/models.json) or that object's JSON text (the compiled-in copy,
-// cmake/embed_data.cmake), so opening the catalog parses no config.
-std::optional<std::string> config_text(FieldReader& r, const json& item) {
+// A preset's config: an object (data/models.json) or the index of its JSON text in `configs` (the compiled-in
+// copy, cmake/embed_data.cmake), so opening the catalog parses no config.
+std::optional<PresetModel> preset_model(FieldReader& r, const json& item, std::span<const std::string_view> configs,
+                                        const ModelPreset& p) {
+  std::string path = r.path("config");
   const auto found = item.find("config");
-  if (found != item.end() && found->is_string()) return found->get<std::string>();
-  if (const json* config = r.object("config")) return detail::dump(*config);  // not config->dump(): nlohmann's serializer stays out of the wasm
+  if (found != item.end() && found->is_number_unsigned()) {
+    const auto index = found->get<std::uint64_t>();
+    if (index >= configs.size()) return std::nullopt;
+    return PresetModel(configs[index], std::move(path), p.id, p.name, p.default_context);
+  }
+  // not config->dump(): nlohmann's serializer stays out of the wasm
+  if (const json* config = r.object("config"))
+    return PresetModel(detail::dump(*config), std::move(path), p.id, p.name, p.default_context);
   return std::nullopt;
 }
 
 }  // namespace
 
-Result<std::vector<ModelPreset>> parse_model_presets(std::string_view json_text) {
+Result<std::vector<ModelPreset>> parse_model_presets(std::string_view json_text,
+                                                     std::span<const std::string_view> configs) {
   auto parsed = detail::parse_json(json_text, "models.json");
   if (!parsed) return parsed.error();
   FieldReader root(parsed.value(), "");
@@ -80,13 +99,15 @@ Result<std::vector<ModelPreset>> parse_model_presets(std::string_view json_text)
     const json& item = (*list)[i];
     if (!item.is_object()) return make_error(path, "expected an object");
     FieldReader r(item, path);
-    auto config = config_text(r, item);
-    if (!config) return r.error().value_or(make_error(path + ".config", "missing"));
     ModelPreset p;
     p.id = r.string("id").value_or("");
     p.name = r.string("name").value_or(p.id);
     p.default_context = r.uint("default_context").value_or(0);
-    p.model = PresetModel(std::move(*config), path + ".config", p.id, p.name, p.default_context);
+    auto model = preset_model(r, item, configs, p);
+    if (!model)
+      return r.error().value_or(make_error(path + ".config", configs.empty() ? "missing: give the config.json object"
+                                                                             : "missing, or not a config's index"));
+    p.model = std::move(*model);
     p.hf_repo = r.string("hf_repo").value_or("");
     if (const json* tags = r.array("ollama")) {
       for (std::size_t t = 0; t < tags->size(); ++t) {

@@ -2,6 +2,7 @@
 // Model presets (data/models.json): official config.json fields plus published parameter counts.
 #include <cstdint>      // std::uint64_t
 #include <memory>       // std::shared_ptr
+#include <span>         // std::span
 #include <string>       // std::string
 #include <string_view>  // std::string_view
 #include <vector>       // std::vector
@@ -16,9 +17,13 @@ namespace vramfit {
 // Copies share what was read.
 class PresetModel {
  public:
-  PresetModel() : PresetModel("", "config", "", "", 0) {}  // reads as an error: an empty config
+  PresetModel() : PresetModel(std::string_view(), "config", "", "", 0) {}  // reads as an error: an empty config
   // `path` names the config in an error ("models[3].config"); id, name and default_context come from the preset.
+  // The text is kept as a copy, or only viewed when `config_json` lives as long as the program (the compiled-in
+  // catalog's).
   PresetModel(std::string config_json, std::string path, std::string id, std::string name,
+              std::uint64_t default_context);
+  PresetModel(std::string_view static_config_json, std::string path, std::string id, std::string name,
               std::uint64_t default_context);
   // The config's ModelSpec with the preset's id, name and default_context, or why the config cannot be read.
   const Result<ModelSpec>& get() const;
@@ -44,7 +49,10 @@ struct ModelPreset {
   std::string published_source;
 };
 
-Result<std::vector<ModelPreset>> parse_model_presets(std::string_view json_text);
+// A preset's "config" is the config.json object, or the index of its text in `configs` (the compiled-in catalog
+// keeps each config as a text of its own: vramfit/builtin_data.hpp), which must then outlive the presets.
+Result<std::vector<ModelPreset>> parse_model_presets(std::string_view json_text,
+                                                     std::span<const std::string_view> configs = {});
 
 // Matches an id ("llama-3.1-8b"), a name, an HF repo ("Qwen/Qwen3-30B-A3B") or an Ollama tag ("qwen3:30b-a3b"),
 // case- and punctuation-insensitively.

@@ -418,8 +418,9 @@ Result<Catalog> with_wired_limit(const Catalog& catalog, std::string_view gpu, s
   return out;
 }
 
-Result<Catalog> load_catalog(std::string_view models_json, std::string_view gpus_json) {
-  auto models = parse_model_presets(models_json);
+Result<Catalog> load_catalog(std::string_view models_json, std::string_view gpus_json,
+                             std::span<const std::string_view> model_configs) {
+  auto models = parse_model_presets(models_json, model_configs);
   if (!models) return models.error();
   auto gpus = parse_gpu_catalog(gpus_json);
   if (!gpus) return gpus.error();

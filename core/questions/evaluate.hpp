@@ -3,6 +3,7 @@
 // here, so they print the same numbers; json/ reads the request and writes the report.
 #include <cstdint>      // std::uint64_t
 #include <optional>     // std::optional
+#include <span>         // std::span
 #include <string>       // std::string
 #include <string_view>  // std::string_view
 #include <vector>       // std::vector
@@ -24,7 +25,8 @@ struct Catalog {
   std::vector<Gpu> gpus;
 };
 
-Result<Catalog> load_catalog(std::string_view models_json, std::string_view gpus_json);
+Result<Catalog> load_catalog(std::string_view models_json, std::string_view gpus_json,
+                             std::span<const std::string_view> model_configs = {});
 
 // The catalog with the Mac named `gpu` wiring `limit_mib` (sudo sysctl iogpu.wired_limit_mb): every question then
 // judges that GPU by it, as the engines see it. Refused, naming "wired_limit_mb", without a GPU, for one with memory

@@ -62,7 +62,7 @@ test('a shared link, German or GiB never shows the written answer, only "loading
   }
 });
 
-test('the plain URL fetches the .wasm after its first paint; a shared link preloads it at once', async () => {
+test('the plain URL fetches the .wasm after its first paint; a shared link fetches it at once', async () => {
   const { page, problems } = await newPage(session);
   await page.goto(`${session.base}/`);
   await page.waitForFunction(() => performance.getEntriesByName('vramfit:first-result').length > 0);
@@ -72,21 +72,30 @@ test('the plain URL fetches the .wasm after its first paint; a shared link prelo
   // it has started the fetch: within one frame (16.7 ms). A preload from the HTML starts long before the paint.
   assert.ok(wasm !== undefined && wasm >= fcp - 16.7, `.wasm requested at ${wasm} ms, first paint at ${fcp} ms`);
 
+  // lang.js starts its fetch and compile in <head>, before anything is painted.
   await page.goto(`${session.base}/?model=qwen3-8b`);
-  await page.locator('#summary').waitFor({ state: 'visible' });
-  assert.equal(await page.locator('head link[rel="preload"][href="vramfit.wasm"]').count(), 1);
+  await page.waitForFunction(() => performance.getEntriesByName('vramfit:first-result').length > 0);
+  const [sharedFcp, sharedWasm, requests] = await page.evaluate(() => [
+    performance.getEntriesByName('first-contentful-paint')[0].startTime,
+    performance.getEntriesByType('resource').find((e) => e.name.endsWith('/vramfit.wasm'))?.startTime,
+    performance.getEntriesByType('resource').filter((e) => e.name.endsWith('/vramfit.wasm')).length]);
+  assert.ok(sharedWasm !== undefined && sharedWasm < sharedFcp, `.wasm requested at ${sharedWasm} ms, first paint at ${sharedFcp} ms`);
+  assert.equal(requests, 1, 'the .wasm fetched once');
   assert.deepEqual(problems, []);
 });
 
 test('when the .wasm cannot load, the written answer goes and the failure is said', async () => {
-  const { page } = await newPage(session);
-  await page.route('**/vramfit.wasm', (route) => route.abort());
-  await page.goto(`${session.base}/`);
-  await page.locator('#status').waitFor({ state: 'visible' });
-  await page.waitForFunction(() => document.documentElement.classList.contains('ready'));
-  assert.equal(await summaryShown(page), false, 'the written answer stayed beside the failure');
-  assert.match(await page.locator('#status').textContent(), /\S/);
-  assert.equal(await page.locator('[data-prerendered]').count(), 0);
+  // The plain URL fetches it from js/core.js, a shared link from lang.js: both reach the page's error.
+  for (const [query, failure] of [['', (route) => route.abort()], ['?model=qwen3-8b', (route) => route.fulfill({ status: 404, body: 'gone' })]]) {
+    const { page } = await newPage(session);
+    await page.route('**/vramfit.wasm', failure);
+    await page.goto(`${session.base}/${query}`);
+    await page.locator('#status').waitFor({ state: 'visible' });
+    await page.waitForFunction(() => document.documentElement.classList.contains('ready'));
+    assert.equal(await summaryShown(page), false, `${query || 'plain URL'}: an answer beside the failure`);
+    assert.match(await page.locator('#status').textContent(), query ? /HTTP 404/ : /\S/);
+    assert.equal(await page.locator('[data-prerendered]').count(), 0);
+  }
 });
 
 test('a browser set to German with nothing remembered never shows the English written answer', async () => {

@@ -9,7 +9,7 @@ namespace vramfit::test {
 
 inline const Catalog& catalog() {
   static const Catalog loaded = [] {
-    auto c = load_catalog(builtin::models_json(), builtin::gpus_json());
+    auto c = load_catalog(builtin::models_json(), builtin::gpus_json(), builtin::model_configs());
     if (!c) FAIL("built-in catalog does not load: " << c.error().field << ": " << c.error().message);
     return c.value();
   }();

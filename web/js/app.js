@@ -280,12 +280,13 @@ function askFirst({ request, cards }) {
   return table.ok ? { ...asked, everyGpu: table.everyGpu } : table;
 }
 
-function askExtras({ request, cards }, training) {
-  const curves = { remedies: 'remedies', context: curveQuestion('context'), batch: curveQuestion('batch') };
-  const ranking = training ? {} : { ranking: { question: 'gpu_ranking', every_gpu: true } };
+// `parts` narrows the questions to 'curves' (what would help and the two curves) or 'ranking'.
+function askExtras({ request, cards }, training, parts = ['curves', 'ranking']) {
+  const curves = parts.includes('curves') ? { remedies: 'remedies', context: curveQuestion('context'), batch: curveQuestion('batch') } : {};
+  const ranking = training || !parts.includes('ranking') ? {} : { ranking: { question: 'gpu_ranking', every_gpu: true } };
   if (!cards) return ask(request, { ...ranking, ...curves });
-  const asked = ask(request, curves);
-  if (!asked.ok || training) return asked;
+  const asked = parts.includes('curves') ? ask(request, curves) : { ok: true };
+  if (!asked.ok || !ranking.ranking) return asked;
   const ranked = ask(oneCard(request), ranking);
   return ranked.ok ? { ...asked, ranking: ranked.ranking } : ranked;
 }
@@ -369,14 +370,28 @@ function update({ push = false } = {}) {
 // it is painted, so their layout does not hold the first result back.
 let answerPainted = false;
 // Everything below the summary appears in that one step, in its final order, so no section pushes another down.
+// The work before it takes turns with the browser (a phone stays responsive): the table, the curves and what
+// would help, the ranking, then all of them shown.
 function afterFirstAnswer() {
+  const turn = () => (document.visibilityState === 'visible' ? new Promise((resolve) => setTimeout(resolve)) : Promise.resolve());
   requestAnimationFrame(() => setTimeout(async () => {
     answerPainted = true;
     if (!report) return;
     renderDetails();
-    await pause();
-    if (!report || !dom.resultError.hidden) return;  // an input turned unusable meanwhile: its error stands alone
-    renderExtras();
+    await turn();
+    const scenario = asked;
+    // An input changed or turned unusable meanwhile: its own update shows what follows from it.
+    const current = () => report && dom.resultError.hidden && asked === scenario;
+    if (!current()) return;
+    const training = isTraining(state);
+    const curves = askExtras(scenario, training, ['curves']);
+    await turn();
+    if (!current()) return;
+    const ranked = training || !curves.ok ? null : askExtras(scenario, training, ['ranking']);
+    await turn();
+    if (!current()) return;
+    // As one call would answer: the scenario's error, should either part fail.
+    renderExtras(!ranked ? curves : ranked.ok ? { ...curves, ranking: ranked.ranking } : ranked);
     dom.gpuSection.hidden = false;
     dom.embedSection.hidden = false;
   }));
@@ -423,11 +438,12 @@ function scheduleCharts() {
   chartTimer = setTimeout(renderExtras, 60);
 }
 
-function renderExtras() {
+// `extras`: the answers already asked of the current scenario (start-up asks them in turns).
+function renderExtras(extras) {
   clearTimeout(chartTimer);
   if (!report || !dom.resultError.hidden) return;
   const training = isTraining(state);
-  const extras = askExtras(asked, training);
+  extras ??= askExtras(asked, training);
   // The scenario answered a moment ago; should it fail now, each part shows that error in its place.
   const answers = extras.ok ? extras : { remedies: extras, context: extras, batch: extras, ...(training ? {} : { ranking: extras }) };
   renderCharts({ context: dom.chartContext, batch: dom.chartBatch }, answers, shown(), view);

@@ -5,13 +5,14 @@ import createVramfit from '../vramfit.mjs';
 
 let modulePromise;
 
-// The .wasm is fetched and compiled from the first call on, off the main thread, while the page sets its
-// language; left to the glue, the compile would wait for the main thread to be free first.
+// The .wasm is fetched and compiled off the main thread: from lang.js on where the page answers at once
+// (globalThis.vramfitCompiling), else from the first call on, while the page sets its language; left to the
+// glue, the compile would wait for the main thread to be free first.
 function load() {
   const wasmBinary = globalThis.vramfitWasmBinary;
   // A server that sends the .wasm under another MIME type defeats streaming: then it compiles from its bytes.
-  const compiling = modulePromise || wasmBinary ? null
-    : fetch(new URL('../vramfit.wasm', import.meta.url), { credentials: 'same-origin' }).then((response) => {
+  const compiling = modulePromise || wasmBinary ? null : globalThis.vramfitCompiling
+    ?? fetch(new URL('../vramfit.wasm', import.meta.url), { credentials: 'same-origin' }).then((response) => {
       if (!response.ok) throw new Error(`vramfit.wasm: HTTP ${response.status}`);
       return WebAssembly.compileStreaming(response.clone())
         .catch(() => response.arrayBuffer().then((bytes) => WebAssembly.compile(bytes)));

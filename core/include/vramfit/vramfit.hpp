@@ -25,7 +25,10 @@ struct CatalogHandle {
 };
 
 // The catalogs' JSON: data/models.json and data/gpus.json (compiled in: vramfit/builtin_data.hpp), parsed once.
-CatalogHandle open_catalog(std::string_view models_json, std::string_view gpus_json);
+// A preset's config is its object, or its index in `model_configs` (the compiled-in texts), which outlive the
+// catalog.
+CatalogHandle open_catalog(std::string_view models_json, std::string_view gpus_json,
+                           std::span<const std::string_view> model_configs = {});
 
 // The request's "question": "estimate" (the default; inference, or training when "mode" is train, lora or qlora),
 // "limits", "curve", "gpu_ranking", "biggest_model" or "remedies"; the other keys are its inputs. "questions" asks

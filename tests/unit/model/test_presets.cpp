@@ -73,11 +73,14 @@ TEST_CASE("every preset's config reads") {
 }
 
 TEST_CASE("a preset's config is read when it is used, and its fault names the field") {
-  // The compiled-in copy holds each config as its JSON text (cmake/embed_data.cmake); data/models.json as an object.
-  const char* text = R"({"models":[{"id":"a","config":"{\"model_type\":\"llama\",\"hidden_size\":64,)"
-                     R"(\"num_hidden_layers\":1,\"num_attention_heads\":1,\"intermediate_size\":64,)"
-                     R"(\"vocab_size\":10}"},{"id":"b","config":{"model_type":"llama","hidden_size":-1}}]})";
-  auto presets = parse_model_presets(text);
+  // The compiled-in copy names each config's JSON text by its index (cmake/embed_data.cmake); data/models.json
+  // holds the object.
+  using namespace std::string_view_literals;
+  const std::string_view configs[] = {
+      R"({"model_type":"llama","hidden_size":64,"num_hidden_layers":1,"num_attention_heads":1,)"
+      R"("intermediate_size":64,"vocab_size":10})"sv};
+  const char* text = R"({"models":[{"id":"a","config":0},{"id":"b","config":{"model_type":"llama","hidden_size":-1}}]})";
+  auto presets = parse_model_presets(text, configs);
   REQUIRE(presets.ok());
   REQUIRE(presets.value().size() == 2);
   const Result<ModelSpec>& a = presets.value()[0].model.get();
@@ -87,6 +90,13 @@ TEST_CASE("a preset's config is read when it is used, and its fault names the fi
   const Result<ModelSpec>& b = presets.value()[1].model.get();
   REQUIRE_FALSE(b.ok());
   CHECK(b.error().field.starts_with("models[1].config"));
+  // An index past the texts given, or a config as a string, is refused when the catalog opens.
+  auto past = parse_model_presets(R"({"models":[{"id":"a","config":1}]})", configs);
+  REQUIRE_FALSE(past.ok());
+  CHECK(past.error().field == "models[0].config");
+  auto as_text = parse_model_presets(R"({"models":[{"id":"a","config":"{}"}]})", configs);
+  REQUIRE_FALSE(as_text.ok());
+  CHECK(as_text.error().field == "models[0].config");
 }
 
 TEST_CASE("a rounded published count allows half its unit, never more") {
