@@ -490,7 +490,10 @@ std::optional<Error> add_vllm_activations(InferenceEstimate& e, Workings& w, con
   const std::uint64_t state = ceil_div(e.kv.state_bytes_per_sequence, ranks);
   const std::uint64_t graphs = vllm_graph_bytes(o);
   VllmCapacity caps;
-  if (o.gpu_memory_bytes) {
+  // An encoder's layers ask for no KV cache (EncoderOnlyAttention.get_kv_cache_spec returns None), and with none
+  // vLLM neither profiles for nor allocates a pool (v1/engine/core.py, _initialize_kv_caches: "Attention free
+  // models don't need memory for kv cache"): no capacity, and no refusal for want of one.
+  if (o.gpu_memory_bytes && spec.causal) {
     caps = detail::vllm_kv_capacity(o.gpu_memory_bytes, o.gpu_util, weights, e.activations, non_torch, per_token,
                                     o.context_tokens, state, o.vllm_rule == VllmRule::graphs_inside ? graphs : 0);
   } else {
@@ -1404,7 +1407,13 @@ std::vector<Message> inference_notes(const ModelSpec& spec, const InferenceOptio
     notes.push_back(message("inference.transformers_mla",
                             "transformers' DeepSeek attention caches decompressed per-head K and V, not the MLA "
                             "latent that vLLM, SGLang and llama.cpp cache."));
-  if (e.vllm && !o.gpu_memory_bytes) notes.push_back(message("vllm.choose_gpu", "Choose a GPU to see vLLM's KV capacity and concurrency."));
+  if (e.vllm && !spec.causal)
+    notes.push_back(message("vllm.no_kv_cache",
+                            "vLLM keeps no KV cache for an encoder: it sets no memory aside for one and takes what the "
+                            "weights, one batch's activations and its own overhead need; gpu_memory_utilization only "
+                            "says how much must be free when it starts."));
+  else if (e.vllm && !o.gpu_memory_bytes)
+    notes.push_back(message("vllm.choose_gpu", "Choose a GPU to see vLLM's KV capacity and concurrency."));
   if (e.vllm && o.gpu_memory_bytes && o.gpu_total_nominal)
     notes.push_back(message("vllm.nominal_total",
                             "The catalog has no driver-reported total for this GPU: vLLM's gpu_memory_utilization "
@@ -1417,7 +1426,7 @@ std::vector<Message> inference_notes(const ModelSpec& spec, const InferenceOptio
                             "counts sequences, each its KV blocks plus its state. With prefix caching "
                             "(mamba_cache_mode align) a sequence holds two state pages, and vLLM pads its pages to "
                             "the attention block: both lower the capacity shown here."));
-  if (e.vllm && o.gpu_memory_bytes && e.vllm->kv_capacity_tokens < o.context_tokens)
+  if (e.vllm && e.vllm->driver_total_bytes && e.vllm->kv_capacity_tokens < o.context_tokens)
     notes.push_back(message("vllm.kv_short",
                             "vLLM would refuse to start: its KV capacity ({tokens} tokens) is below max_model_len "
                             "{context}; lower the context or raise gpu_memory_utilization.",

@@ -58,6 +58,12 @@ std::optional<EngineBatch> engine_batch(const ResolvedRequest& r) {
                     arg::count("context", o.context_tokens)});
   };
   if (const auto& v = e.value().vllm) {
+    if (!r.model.causal)  // no KV pool to bound it (an encoder): the scheduler's limit alone
+      return EngineBatch{v->max_num_seqs, BatchLimit::max_num_seqs,
+                         message("limits.batch_max_num_seqs_encoder",
+                                 "vLLM keeps no KV cache for an encoder and runs at most max_num_seqs = {seqs} "
+                                 "sequences at once: that is the largest batch.",
+                                 {arg::count("seqs", v->max_num_seqs)})};
     if (v->max_num_seqs >= v->max_concurrency)
       return EngineBatch{v->max_concurrency, BatchLimit::kv_pool, pool_note(v->max_concurrency)};
     return EngineBatch{v->max_num_seqs, BatchLimit::max_num_seqs,
@@ -119,6 +125,15 @@ Result<Limits> solve_limits(const ResolvedRequest& r) {
   auto context = largest(kMaxContextTokens, [&](std::uint64_t c) { return fits_with(c, r.options.batch); });
   if (!context) return context.error();
   out.max_context = context.value();
+  // Learned absolute position embeddings (GPT-2, BERT) have one row per position: no context goes past them.
+  if (const std::uint64_t positions = r.model.learned_positions; positions && out.max_context > positions) {
+    out.notes.push_back(message("limits.context_learned_positions",
+                                "{model} has learned position embeddings for {positions} tokens and can read no "
+                                "more: that is its largest context.",
+                                {arg::text("model", r.model.name.empty() ? std::string("The model") : r.model.name),
+                                 arg::count("positions", positions)}));
+    out.max_context = positions;
+  }
   auto batch = largest(kMaxBatch, [&](std::uint64_t b) { return fits_with(r.options.context_tokens, b); });
   if (!batch) return batch.error();
   out.max_batch = batch.value();

@@ -210,3 +210,27 @@ TEST_CASE("the version choices a page offers each read as a memory rule other th
   CHECK(parse_sglang_version("0.5.3") == SglangRule::by_gpu_memory);
   CHECK(parse_ollama_version("0.11.10") == OllamaRule::num_ctx_4096);
 }
+
+TEST_CASE("an encoder under vLLM holds no KV pool, so nothing refuses it for want of one") {
+  // BERT's layers are vLLM's EncoderOnlyAttention, whose get_kv_cache_spec returns None ("Encoder attention is a
+  // special case that doesn't need a KV Cache", vllm/model_executor/layers/attention/encoder_only_attention.py).
+  // With no spec, EngineCore._initialize_kv_caches skips the profile ("Attention free models don't need memory for
+  // kv cache", vllm/v1/engine/core.py) and check_enough_kv_cache_memory returns at once (v1/core/kv_cache_utils.py).
+  const Report report = evaluate_json(R"({"model":"bert-base","engine":"vllm","gpu":"rtx-4090"})");
+  const VllmCapacity& v = vllm_of(report);
+  CHECK(v.driver_total_bytes == 0);
+  CHECK(v.kv_capacity_tokens == 0);
+  CHECK(report.estimate.kv_cache == 0);
+  // What it takes is what BERT base needs: 109.5 M parameters × 2 B of bf16 weights ≈ 0.22 GB, plus one batch's
+  // activations and vLLM's overhead, well inside a 24 GB card; the headline says it fits, not that vLLM refuses.
+  CHECK(report.estimate.weights > 210'000'000);
+  CHECK(report.estimate.weights < 230'000'000);
+  CHECK(report.verdict.kind == VerdictKind::fits);
+  bool said = false;
+  for (const auto& note : report.estimate.notes) {
+    CHECK(note.id != "vllm.kv_short");
+    CHECK(note.id != "vllm.choose_gpu");
+    said = said || note.id == "vllm.no_kv_cache";
+  }
+  CHECK(said);
+}

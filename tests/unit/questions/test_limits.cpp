@@ -291,8 +291,40 @@ TEST_CASE("vLLM's and SGLang's largest batch: no more sequences than the pool ho
   const Limits sglang = limits_of(R"({"model":"llama-3.1-8b","engine":"sglang","gpu":"h100-sxm","context":64})");
   CHECK(sglang.max_batch == 4096);
   CHECK(sglang.batch_limit == BatchLimit::max_running_requests);
+  // An encoder has no pool (EncoderOnlyAttention keeps no KV cache): the scheduler's max_num_seqs alone, 256 by
+  // default on a GPU under 70 GiB (EngineArgs._set_default_args), never "would not start".
+  const Limits encoder = limits_of(R"({"model":"bert-base","engine":"vllm","gpu":"rtx-4090"})");
+  CHECK(encoder.max_batch == 256);
+  CHECK(encoder.batch_limit == BatchLimit::max_num_seqs);
+  bool scheduler = false;
+  for (const auto& note : encoder.notes) scheduler = scheduler || note.id == "limits.batch_max_num_seqs_encoder";
+  CHECK(scheduler);
   // Engines without a pool of their own: the memory line alone.
   const Limits llamacpp = limits_of(R"({"model":"llama-3.1-8b","engine":"llamacpp","gpu":"h100-sxm","context":8192})");
   CHECK(llamacpp.batch_limit == BatchLimit::memory);
   CHECK(llamacpp.notes.empty());
+}
+
+TEST_CASE("a model with learned positions reads no more tokens than its table has rows") {
+  // GPT-2's wpe has n_positions = 1024 rows (its config.json), BERT's position_embeddings 512
+  // (max_position_embeddings): memory on a 24 GB card would hold far more, the model cannot.
+  for (const auto& [model, rows] : {std::pair{"gpt2", 1024ULL}, std::pair{"bert-base", 512ULL}}) {
+    CAPTURE(model);
+    Request r;
+    r.model = model;
+    r.gpu = "rtx-4090";
+    auto limits = solve_limits(test::catalog(), r);
+    REQUIRE(limits.ok());
+    CHECK(limits.value().max_context == rows);
+    REQUIRE_FALSE(limits.value().notes.empty());
+    CHECK(limits.value().notes.front().id == "limits.context_learned_positions");
+  }
+  // A RoPE model has no such table: its context stays the memory's (Llama 3.1 8B, about 28,000 tokens above).
+  Request llama;
+  llama.model = "llama-3.1-8b";
+  llama.gpu = "rtx-4090";
+  auto limits = solve_limits(test::catalog(), llama);
+  REQUIRE(limits.ok());
+  CHECK(limits.value().max_context > 20'000);
+  for (const auto& note : limits.value().notes) CHECK(note.id != "limits.context_learned_positions");
 }
