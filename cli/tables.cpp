@@ -144,8 +144,15 @@ void append_engine(std::string& out, const json& a) {
             whole(ol->at("layers_offload")), whole(ol->at("layers_model")), gib(ol->at("required_partial_bytes")),
             gib(ol->at("system_ram_bytes")), whole(ol->at("num_ctx")), gib(ol->at("kv_bytes")),
             gib(ol->at("graph_full_bytes")), gib(ol->at("graph_partial_bytes")));
-  if (const json& l = a.at("llamacpp"); !l.is_null())
-    appendf(out, "  %-12s %s (system RAM)\n", "host RAM", gb_and_gib(bytes(l.at("host_ram_bytes"))).c_str());
+  // Where --fit moves experts or layers off the GPU, system RAM holds what its placement left there.
+  if (const json& l = a.at("llamacpp"); !l.is_null()) {
+    const json& f = a.at("llamacpp_fit");
+    const std::string step = f.is_null() ? "" : text(f.at("step"));
+    const bool moved = step == "experts" || step == "layers";
+    appendf(out, "  %-12s %s (system RAM%s)\n", "host RAM",
+            gb_and_gib(bytes(moved ? f.at("host_ram_bytes") : l.at("host_ram_bytes"))).c_str(),
+            moved ? ", as --fit places the model" : "");
+  }
 }
 
 // llama.cpp's --fit on the request's GPU: what it changed, in its own order (context, experts, layers).
@@ -171,7 +178,7 @@ void append_llamacpp_fit(std::string& out, const json& a) {
   appendf(out, "    GPU %s = model %.2f + context %.2f + compute %.2f GiB; system RAM %s\n",
           gb_and_gib(bytes(f.at("gpu_bytes"))).c_str(), gib(f.at("gpu_model_bytes")), gib(f.at("gpu_context_bytes")),
           gib(f.at("gpu_compute_bytes")),
-          gb_and_gib(bytes(f.at("host_model_bytes")) + bytes(f.at("host_context_bytes"))).c_str());
+          gb_and_gib(bytes(f.at("host_ram_bytes"))).c_str());
 }
 
 // The engine's command line, or why there is none.

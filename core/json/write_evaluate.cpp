@@ -128,6 +128,7 @@ void write_llamacpp_fit(JsonWriter& w, const std::optional<LlamaCppFitPlan>& pla
   w.field("gpu_model_bytes", p.gpu_model_bytes);
   w.field("host_context_bytes", p.host_context_bytes);
   w.field("host_model_bytes", p.host_model_bytes);
+  w.field("host_ram_bytes", p.host_ram_bytes);
   w.field("margin_bytes", p.margin_bytes);
   w.field("min_context", kLlamaFitMinContext);
   w.field("n_cpu_moe", p.n_cpu_moe);

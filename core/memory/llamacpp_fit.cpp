@@ -85,6 +85,7 @@ void place(LlamaCppFitPlan& plan, const LlamaCppFitInputs& in, const std::vector
   const std::uint64_t all_model = sum(in.layer_bytes) + sum(in.expert_bytes) + in.output_bytes;
   plan.host_model_bytes = in.host_only_bytes + all_model - plan.gpu_model_bytes;
   plan.host_context_bytes = sum(cache) - plan.gpu_context_bytes;
+  plan.host_ram_bytes = plan.host_model_bytes + plan.host_context_bytes;
 }
 
 // Steps 3 and 4: with the experts of every layer in RAM, does the rest fit? Then the first layers take their experts

@@ -47,6 +47,7 @@ struct LlamaCppFitPlan {
   std::uint64_t gpu_bytes = 0;          // model + context + compute
   std::uint64_t host_model_bytes = 0;   // weights left in system RAM (token embeddings included)
   std::uint64_t host_context_bytes = 0;
+  std::uint64_t host_ram_bytes = 0;     // system RAM the placement takes: the two above
 };
 
 // What fit's dry runs measure, as vramfit estimates them: per repeating layer its weights without routed experts

@@ -308,6 +308,20 @@ void add_verdict(Report& report, const ResolvedRequest& rr) {
   report.per_gpu_free_bytes.reset();
   const InferenceEstimate& e = report.estimate;
   const Gpu* on = report.verdict.gpu;
+  // A card the engine runs with part of the model in system RAM keeps free what that placement leaves on it, not
+  // the card less the whole model: --fit's GPU share beside the CUDA context it measured against, or Ollama's
+  // memory.required.partial.
+  if (report.verdict.kind == VerdictKind::runs_split && on) {
+    const auto& plan = report.llamacpp_fit;
+    std::optional<std::uint64_t> on_card;
+    if (plan && (plan->step == LlamaFitStep::experts || plan->step == LlamaFitStep::layers))
+      on_card = plan->gpu_bytes + e.overhead;
+    else if (e.ollama && e.ollama->planned)
+      on_card = e.ollama->required_partial_bytes;
+    if (on_card)
+      for (GpuFit& f : report.gpus)
+        if (f.gpu == on) f.free_bytes = signed_difference(on->usable_bytes(), *on_card);
+  }
   if (e.per_gpu.gpus <= 1 || !on) return;
   report.per_gpu_free_bytes = signed_difference(on->usable_bytes(), e.per_gpu.total);
   for (std::size_t i = 0; i < e.devices.size(); ++i) {

@@ -54,6 +54,10 @@ TEST_CASE("Ollama with layers in system RAM: the verdict runs split, with #5913'
   // Its GPU's row in the table says the same, not "needs 2 GPUs".
   CHECK(v.label.id == "verdict.runs_layers");
   CHECK(v.label.text == "runs with 43 of 81 layers on the GPU");
+  // Its free memory is what Ollama's placement leaves: the log's 23.7 GiB of the card's 24 GiB, so about 0.3 GiB
+  // (less than one more layer, some 0.5 GiB at q4_k_s), never the card less the whole 72B model.
+  CHECK(r.gpus.front().free_bytes > 0);
+  CHECK(r.gpus.front().free_bytes < static_cast<std::int64_t>(kGiB));
   const json j = verdict_json(r);
   CHECK(j.at("kind") == "runs_split");
   CHECK(j.at("fit") == "tight");
@@ -81,6 +85,14 @@ TEST_CASE("llama.cpp's --fit on a 16 GB card: the verdict is the plan's, the exp
   CHECK(arg_of(v.message, "n").integer == 38);
   CHECK(arg_of(v.message, "context").integer == 4096);
   CHECK(v.label.text == "runs with the experts of 38 layers in system RAM");
+  // The card's row keeps free what the plan leaves on it, not the card less the whole model: fit stops within one
+  // layer's experts (128 × 3 × 2048 × 768 × 2 B = 1,207,959,552 B) above its 1024 MiB margin.
+  const auto margin = static_cast<std::int64_t>(1024 * kMiB);
+  CHECK(r.gpus.front().free_bytes >= margin);
+  CHECK(r.gpus.front().free_bytes < margin + 1'207'959'552);
+  // System RAM holds the 38 layers' experts and, once anything moves, the output layer beside the token embeddings
+  // (151,936 × 2048 × 2 B = 622,329,856 B each): 38 × 1,207,959,552 + 2 × 622,329,856 B.
+  CHECK(p.host_ram_bytes == 47'147'122'688ULL);
   // Its speed would read 38 layers' experts from system RAM, which is not estimated: no figure for the whole model
   // on the GPU (the headline says it is not), the reason in its place, and no price per token without a speed.
   REQUIRE(r.serving);

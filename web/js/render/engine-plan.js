@@ -20,7 +20,7 @@ export function fitPlanText(plan, t, f, engine = 'llamacpp') {
   if (!plan.fits) parts.push(t('plan.fit.fails'));
   const bytes = t('plan.fit.bytes', {
     gpu: f.bytes(plan.gpu_bytes), model: f.bytes(plan.gpu_model_bytes), context: f.bytes(plan.gpu_context_bytes),
-    compute: f.bytes(plan.gpu_compute_bytes), ram: f.bytes(plan.host_model_bytes + plan.host_context_bytes),
+    compute: f.bytes(plan.gpu_compute_bytes), ram: f.bytes(plan.host_ram_bytes),
   });
   return `${t('plan.fit.intro', { free: f.bytes(plan.free_bytes), margin: f.bytes(plan.margin_bytes) })} ${parts.join('; ')}. ${bytes}`;
 }
