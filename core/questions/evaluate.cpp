@@ -276,12 +276,20 @@ void note_fit_context(Report& report) {
                      {arg::digits("context", e.context_tokens), arg::digits("fit_context", plan->context)});
 }
 
-// llama.cpp's --fit (Ollama from 0.30 too) runs the model with part of it in system RAM: the speed of that placement
-// (experts or layers read from RAM at system bandwidth) is not estimated, so none is given rather than the speed
-// of the whole model on the GPU. Ollama's own estimator splits whole layers, whose speed is estimated.
-void no_speed_for_fit_placement(Report& report) {
+// llama.cpp's --fit (Ollama from 0.30 too) runs the model with part of it in system RAM. Whole layers left there are
+// read from RAM each step, as with -ngl: the speed is that of -ngl at the plan's count. Experts left there are read
+// only as the router picks them, which is not estimated: no figure then, rather than the whole model's on the GPU.
+// Ollama's own estimator splits whole layers, whose speed is estimated already.
+void speed_for_fit_placement(Report& report, const ResolvedRequest& rr, const Request& r) {
   if (!report.serving || !report.serving->speed || !report.llamacpp_fit || report.estimate.ollama) return;
   if (report.verdict.kind != VerdictKind::runs_split) return;
+  const LlamaCppFitPlan& plan = *report.llamacpp_fit;
+  if (plan.step == LlamaFitStep::layers && rr.gpu && report.estimate.llamacpp) {
+    InferenceEstimate placed = report.estimate;
+    placed.llamacpp->gpu_layers = plan.gpu_layers;
+    report.serving = estimate_serving(report.model, placed, *rr.gpu, r.serving, true);
+    return;
+  }
   report.serving->speed.reset();
   report.serving->cost.usd_per_million_tokens.reset();
   if (report.serving->cost.energy) report.serving->cost.energy->usd_per_million_tokens.reset();
@@ -715,7 +723,7 @@ Result<Report> evaluate(const Catalog& catalog, const Request& r, const Resolved
   add_ollama_server_notes(report, rr);
   note_fit_context(report);
   add_verdict(report, rr);
-  no_speed_for_fit_placement(report);
+  speed_for_fit_placement(report, rr, r);
   add_command(report, r, rr);
   return report;
 }

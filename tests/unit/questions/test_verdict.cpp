@@ -101,6 +101,30 @@ TEST_CASE("llama.cpp's --fit on a 16 GB card: the verdict is the plan's, the exp
   CHECK_FALSE(r.serving->cost.usd_per_million_tokens);
 }
 
+TEST_CASE("--fit with whole layers in system RAM runs at the speed of -ngl at the plan's count") {
+  // Llama 3.1 70B in BF16 (141.1 GB) on an H100: fit keeps 47 of 80 layers on the GPU. The other 33 are read from
+  // system RAM every step: at the default 60 GB/s that is at least 33/80 × 141.1 GB / 60 GB/s ≈ 0.97 s per token,
+  // so no more than about 1.03 tokens/s, whatever the GPU does.
+  const Report fit = evaluate_json(R"({"model":"llama-3.1-70b","engine":"llamacpp","weights":"bf16","gpu":"h100-sxm","context":8192})");
+  REQUIRE(fit.llamacpp_fit);
+  REQUIRE(fit.llamacpp_fit->step == LlamaFitStep::layers);
+  REQUIRE(fit.llamacpp_fit->gpu_layers == 47);
+  REQUIRE(fit.verdict.kind == VerdictKind::runs_split);
+  REQUIRE(fit.serving);
+  REQUIRE(fit.serving->speed);
+  const Range tps = fit.serving->speed->decode.tokens_per_second;
+  CHECK(tps.high <= 1.03);
+  CHECK(tps.low > 0.3);
+  // The same as asking for -ngl 47 outright.
+  const Report ngl = evaluate_json(
+      R"({"model":"llama-3.1-70b","engine":"llamacpp","weights":"bf16","gpu":"h100-sxm","context":8192,"gpu_layers":47})");
+  REQUIRE(ngl.serving);
+  REQUIRE(ngl.serving->speed);
+  CHECK(ngl.serving->speed->decode.tokens_per_second.low == doctest::Approx(tps.low));
+  CHECK(ngl.serving->speed->decode.tokens_per_second.high == doctest::Approx(tps.high));
+  REQUIRE(fit.serving->cost.usd_per_million_tokens);
+}
+
 TEST_CASE("llama.cpp without a context: the headline speaks of the context --fit runs, as its plan and command do") {
   // llama-server's -c 0 is the model's training context (40,960 for Qwen3-30B-A3B); fit keeps it where it fits.
   const Report r = evaluate_json(R"({"model":"qwen3-30b-a3b","engine":"llamacpp","weights":"q4_k_m","gpu":"h100-sxm"})");
