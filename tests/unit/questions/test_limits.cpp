@@ -308,7 +308,9 @@ TEST_CASE("vLLM's and SGLang's largest batch: no more sequences than the pool ho
 TEST_CASE("a model with learned positions reads no more tokens than its table has rows") {
   // GPT-2's wpe has n_positions = 1024 rows (its config.json), BERT's position_embeddings 512
   // (max_position_embeddings): memory on a 24 GB card would hold far more, the model cannot.
-  for (const auto& [model, rows] : {std::pair{"gpt2", 1024ULL}, std::pair{"bert-base", 512ULL}}) {
+  for (const auto& table : {std::pair{"gpt2", 1024ULL}, std::pair{"bert-base", 512ULL}}) {
+    const std::string model = table.first;
+    const std::uint64_t rows = table.second;
     CAPTURE(model);
     Request r;
     r.model = model;
