@@ -37,6 +37,8 @@ constexpr Command kOutputs[] = {
     {"--command", "", Action::answer,
      "print only the engine's command line for this scenario (vllm serve ..., python -m sglang.launch_server ..., "
      "llama-server ..., OLLAMA_CONTEXT_LENGTH=... ollama serve, mlx_lm.generate ...)"},
+    {"--offline", "", Action::answer,
+     "answer a Hub or Ollama model from what an earlier lookup read (as HF_HUB_OFFLINE=1)"},
     {"--list-models", "", Action::list_models, "list the model presets"},
     {"--list-gpus", "", Action::list_gpus, "list the GPU catalog"},
     {"--help", "", Action::help, "show this help"},
@@ -59,6 +61,8 @@ bool looks_like_path(std::string_view value) {
 // --flash-attention on|off (the flag alone: on) names an attention implementation, sdpa or eager: one setting
 // with --attn-implementation, spelled as people toggle it.
 constexpr std::string_view kFlashAlias = "--flash-attention";
+// The Hub revision of a looked-up model: read by the CLI, which fetches, not by the core's request.
+constexpr std::string_view kRevision = "--revision";
 
 std::optional<std::string_view> flash_alias_value(std::string_view toggle) {
   for (std::string_view on : {"on", "true", "yes", "1"})
@@ -79,6 +83,7 @@ std::string help_line(std::string_view flag, std::string_view value_name, std::s
 std::optional<Error> apply(const Command& c, Options& o, nlohmann::json& request) {
   if (c.flag == "--json") o.json = true;
   if (c.flag == "--command") o.command = true;
+  if (c.flag == "--offline") o.offline = true;
   if (c.action != Action::answer) o.action = c.action;
   if (c.question.empty()) return std::nullopt;
   if (request.contains("question") && request["question"] != c.question)
@@ -100,6 +105,12 @@ std::string help_text() {
     if (!in.flag.empty() && !training_only(in)) out += help_line(in.flag, in.value_name, in.help);
   for (const auto table : {std::span<const Command>(kQuestions), std::span<const Command>(kOutputs)})
     for (const Command& c : table) out += help_line(c.flag, "", c.help);
+  out += help_line(kRevision, "REV", "the Hub branch, tag or commit of --model owner/name (default: main)");
+  out +=
+      "\nA --model that is no preset is looked up: owner/name, a huggingface.co link or owner/name-GGUF:QUANT on the\n"
+      "Hugging Face Hub (HF_ENDPOINT, HF_TOKEN for gated models, sent only there; HF_HUB_OFFLINE=1,\n"
+      "HF_HUB_DOWNLOAD_TIMEOUT seconds), or an Ollama name (phi4, qwen3:32b) in Ollama's registry. Only JSON and\n"
+      "file headers are read, never weights; what was read is kept under $XDG_CACHE_HOME/vramfit for --offline.\n";
   out += "\nTraining (--mode train|lora|qlora|grpo; --context and --batch set --seq and --micro-batch):\n";
   for (const Input& in : inputs())
     if (!in.flag.empty() && training_only(in)) out += help_line(in.flag, in.value_name, in.help);
@@ -138,6 +149,13 @@ ParsedArgs parse_args(const std::vector<std::string>& args) {
       if (request.contains("attn_implementation"))
         return refuse(name, "sets --attn-implementation, which is given already; give one");
       request["attn_implementation"] = *implementation;
+      continue;
+    }
+    if (name == kRevision) {
+      std::string value = inline_value ? *inline_value : (i + 1 < args.size() ? args[++i] : "");
+      if (value.empty()) return refuse(name, "needs a value: a branch, tag or commit of the model's Hub repository");
+      if (!o.revision.empty()) return refuse(name, "given twice; give it once");
+      o.revision = std::move(value);
       continue;
     }
     const Input* input = input_by_flag(name);

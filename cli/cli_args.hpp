@@ -26,6 +26,8 @@ struct Options {
   std::string request = "{}";
   std::string model_path;     // --model given a path (config.json, its folder, .gguf, .safetensors): main() reads it
   std::string quant_config_path;  // --quant-config: an hf_quant_config.json read with --model's config.json
+  bool offline = false;       // --offline: a model looked up before, from the cache (as HF_HUB_OFFLINE=1)
+  std::string revision;       // --revision: the Hub branch, tag or commit to read
   std::string question;       // the request's "question"; "" asks the estimate
   std::string question_flag;  // the flag that chose the question, to name it in the question's errors
 };

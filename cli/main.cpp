@@ -10,6 +10,7 @@
 
 #include "cli_args.hpp"
 #include "model_file.hpp"
+#include "model_lookup.hpp"
 #include "tables.hpp"
 #include "vramfit/builtin_data.hpp"
 #include "vramfit/vramfit.hpp"
@@ -90,17 +91,28 @@ int main(int argc, char** argv) {
   }
   if (options.model_path.empty() && !options.quant_config_path.empty())
     return fail(cli::Error{"--quant-config", "goes with --model PATH (a config.json or its folder)"});
-  if (options.model_path.empty()) return print_answer(answer(catalog, options.request), options, catalog_json);
+  cli::LookupSettings lookup = cli::lookup_settings_from_environment();
+  lookup.revision = options.revision;
+  lookup.fetch.offline = lookup.fetch.offline || options.offline;
+  const auto by_name = [&](const std::string& name) {
+    json request = json::parse(options.request);
+    request.erase("model");
+    const auto named = cli::answer_about_name(catalog, name, request.dump(), lookup);
+    if (named.error) return fail(*named.error);
+    return print_answer(named.json, options, catalog_json);
+  };
+  if (options.model_path.empty()) {
+    const json request = json::parse(options.request);
+    if (const auto model = request.find("model"); model != request.end() && model->is_string())
+      return by_name(model->get<std::string>());
+    return print_answer(answer(catalog, options.request), options, catalog_json);
+  }
   // "Qwen/Qwen3-30B-A3B" reads like a path; with no such file, and no file's ending or leading . or /, it is a
-  // model's name for the core to look up.
+  // model's name: a preset, or one to look up on the Hub.
   const std::string& path = options.model_path;
   const bool file_like = path.ends_with(".json") || path.ends_with(".gguf") || path.ends_with(".safetensors") ||
                          path.starts_with('.') || path.starts_with('/');
-  if (std::error_code ec; !file_like && !std::filesystem::exists(path, ec)) {
-    json request = json::parse(options.request);
-    request["model"] = options.model_path;
-    return print_answer(answer(catalog, request.dump()), options, catalog_json);
-  }
+  if (std::error_code ec; !file_like && !std::filesystem::exists(path, ec)) return by_name(path);
   const auto about_file =
       cli::answer_about_file(catalog, options.model_path, options.request, options.quant_config_path);
   if (about_file.error) return fail(*about_file.error);

@@ -4,7 +4,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Debian packages: compilers, Emscripten, header-only libraries, the browser for tests.
-packages=(cmake ninja-build g++ clang libclang-rt-14-dev emscripten nlohmann-json3-dev doctest-dev chromium gzip)
+packages=(cmake ninja-build g++ clang libclang-rt-14-dev emscripten nlohmann-json3-dev doctest-dev libcurl4-openssl-dev
+          chromium gzip)
 command -v node >/dev/null 2>&1 || packages+=(nodejs)
 command -v npm >/dev/null 2>&1 || packages+=(npm)
 missing=()

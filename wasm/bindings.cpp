@@ -11,6 +11,7 @@
 #include <vector>   // std::vector
 
 #include "vramfit/builtin_data.hpp"
+#include "vramfit/lookup.hpp"
 #include "vramfit/vramfit.hpp"
 
 // Embind returns a std::string by looking at every byte in JS for a NUL before decoding it; the answers run to
@@ -98,9 +99,21 @@ emscripten::val answer_shards_js(const emscripten::val& files_js, const std::str
   return to_js(answer_shards_json_text(files_js, index_json, request_json));
 }
 
+emscripten::val read_model_name_js(const std::string& name, const std::string& revision) {
+  const auto& [catalog, error_json] = builtin_catalog();
+  return to_js(catalog ? read_model_name(*catalog, name, revision) : error_json);
+}
+emscripten::val plan_hub_reads_js(const std::string& name, const std::string& revision, const std::string& listing) {
+  return to_js(plan_hub_reads(name, revision, listing));
+}
+emscripten::val lookup_failure_js(const std::string& failure_json) { return to_js(lookup_failure(failure_json)); }
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(vramfit) {
+  emscripten::function("read_model_name", &read_model_name_js);
+  emscripten::function("plan_hub_reads", &plan_hub_reads_js);
+  emscripten::function("lookup_failure", &lookup_failure_js);
   emscripten::function("answer", &answer_js);
   emscripten::function("catalog", &catalog_js);
   emscripten::function("answer_file", &answer_file_js);

@@ -31,6 +31,50 @@ export interface VramfitModule {
   answer_file(prefix: Uint8Array, fileSize: number, fileName: string, requestJson: string): string;
   /** The same questions about a sharded safetensors checkpoint; `indexJson` may be ''. */
   answer_shards(files: Shard[], indexJson: string, requestJson: string): string;
+  /** What a typed model name is: a preset, a Hub repository or an Ollama model (NameReading as JSON text). */
+  read_model_name(name: string, revision: string): string;
+  /** After the Hub's model API answered `listingJson`: which files to read, bounded (HubPlan as JSON text). */
+  plan_hub_reads(name: string, revision: string, listingJson: string): string;
+  /** A failed read as a person should read it (LookupFailure as JSON text in, an error Answer out). */
+  lookup_failure(failureJson: string): string;
+}
+
+/** read_model_name's answer. */
+export type NameReading =
+  | { ok: true; kind: 'preset'; model: string }
+  | { ok: true; kind: 'hub'; repo: string; revision: string; quant: string; file: string; listing: string }
+  | { ok: true; kind: 'ollama'; namespace: string; name: string; tag: string; manifest: string; preset_error: string }
+  | { ok: false; error: { field: string; message: string } };
+
+/** plan_hub_reads' answer: paths are relative to the Hub's endpoint. */
+export interface HubPlan {
+  ok: true;
+  kind: 'gguf' | 'safetensors' | 'config';
+  repo: string;
+  commit: string;
+  gated: '' | 'auto' | 'manual';
+  /** Whole texts to read: the request key they go to ("config", "quant_config"), their path and bound. */
+  texts: { role: 'config' | 'quant_config'; path: string; max_bytes: number }[];
+  /** Files to read from their start: first_read_bytes first, then what answer_shards' need_prefix_bytes asks. */
+  headers: { name: string; path: string; size: number }[];
+  first_read_bytes: number;
+  max_header_bytes: number;
+  gguf?: { quant: string; picked: 'asked' | 'default' | 'first'; choices: { quant: string; size: number; files: number }[] };
+  parameters: Record<string, number>;
+  parameters_total: number;
+  summary: string;
+}
+
+/** lookup_failure's input. */
+export interface LookupFailure {
+  service: 'hub' | 'ollama';
+  name: string;
+  status?: number;
+  error_code?: string;
+  token?: boolean;
+  gated?: boolean;
+  failure?: 'timeout' | 'offline' | 'too_large' | 'insecure_redirect' | 'redirects' | 'blocked' | 'not_cached' | 'bad_range';
+  limit?: number;
 }
 
 declare function createVramfit(options?: VramfitModuleOptions): Promise<VramfitModule>;

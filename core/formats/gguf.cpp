@@ -566,24 +566,24 @@ Result<ModelSpec> model_from_gguf(const GgufFile& f) {
 
 }  // namespace
 
-Result<ImportedModel> import_gguf(std::span<const std::byte> prefix, std::uint64_t file_size) {
-  auto parsed = parse_gguf(prefix, file_size);
-  if (!parsed) return parsed.error();
+namespace {
+
+Result<ImportedModel> import_parsed(const GgufFile& f, std::size_t parts) {
   ImportedModel out;
-  const GgufFile& f = parsed.value();
-  if (f.need_prefix_bytes) {
-    out.need_prefix_bytes = f.need_prefix_bytes;
-    return out;
-  }
   out.format = "GGUF v" + std::to_string(f.version);
   if (const GgufValue* ft = f.find("general.file_type")) ft->as_uint(out.file_type);
   for (const auto& t : f.tensors)
     tally_tensor(out.weights, role_of_tensor(t.name), ggml_type_info(t.type)->name, t.elements, t.bytes, t.elements);
   finish_tally(out.weights);
-  out.weights.explanation = message("explain.weights.source_gguf_file",
-                                    "exact tensor bytes of the GGUF file ({tensors} tensors; ggml block sizes from "
-                                    "ggml-common.h)",
-                                    {arg::digits("tensors", f.tensors.size())});
+  out.weights.explanation =
+      parts > 1 ? message("explain.weights.source_gguf_split",
+                          "exact tensor bytes of the GGUF file's {parts} parts ({tensors} tensors; ggml block sizes "
+                          "from ggml-common.h)",
+                          {arg::digits("parts", parts), arg::digits("tensors", f.tensors.size())})
+                : message("explain.weights.source_gguf_file",
+                          "exact tensor bytes of the GGUF file ({tensors} tensors; ggml block sizes from "
+                          "ggml-common.h)",
+                          {arg::digits("tensors", f.tensors.size())});
   auto spec = model_from_gguf(f);
   if (!spec) return spec.error();
   out.spec = std::move(spec).value();
@@ -597,6 +597,59 @@ Result<ImportedModel> import_gguf(std::span<const std::byte> prefix, std::uint64
                                   {arg::digits("counted", counts.value().total), arg::digits("held", out.weights.params)}));
   }
   return out;
+}
+
+std::uint64_t uint_or(const GgufFile& f, std::string_view key, std::uint64_t fallback) {
+  std::uint64_t v = fallback;
+  if (const GgufValue* value = f.find(key)) value->as_uint(v);
+  return v;
+}
+
+}  // namespace
+
+Result<ImportedModel> import_gguf(std::span<const std::byte> prefix, std::uint64_t file_size) {
+  auto parsed = parse_gguf(prefix, file_size);
+  if (!parsed) return parsed.error();
+  if (parsed.value().need_prefix_bytes) {
+    ImportedModel out;
+    out.need_prefix_bytes = parsed.value().need_prefix_bytes;
+    return out;
+  }
+  return import_parsed(parsed.value(), 1);
+}
+
+Result<ImportedModel> import_gguf_splits(std::span<const SafetensorsFile> parts) {
+  if (parts.empty()) return make_error("files", message("gguf.no_parts", "missing: at least one .gguf file"));
+  GgufFile merged;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    auto parsed = parse_gguf(parts[i].prefix, parts[i].file_size);
+    if (!parsed) {
+      Error e = parsed.error();
+      e.field = parts[i].name + ": " + e.field;
+      return e;
+    }
+    GgufFile& f = parsed.value();
+    if (f.need_prefix_bytes) {
+      ImportedModel out;
+      out.need_prefix_bytes = f.need_prefix_bytes;
+      out.need_file = i;
+      return out;
+    }
+    // gguf-split writes split.no (0-based) and split.count into every part; llama.cpp refuses a set that disagrees.
+    const std::uint64_t no = uint_or(f, "split.no", 0), count = uint_or(f, "split.count", 1);
+    if (no != i || count != parts.size())
+      return make_error(parts[i].name + ": split.no",
+                        message("gguf.split_mismatch",
+                                "is part {no} of {count}, but it was given as part {given} of {parts}",
+                                {arg::digits("no", no + 1), arg::digits("count", count), arg::digits("given", i + 1),
+                                 arg::digits("parts", parts.size())}));
+    if (i == 0) {
+      merged = std::move(f);
+    } else {
+      for (auto& t : f.tensors) merged.tensors.push_back(std::move(t));
+    }
+  }
+  return import_parsed(merged, parts.size());
 }
 
 }  // namespace vramfit

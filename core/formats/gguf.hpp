@@ -9,6 +9,7 @@
 #include <vector>       // std::vector
 
 #include "formats/imported_model.hpp"
+#include "vramfit/safetensors_file.hpp"  // SafetensorsFile: a part's name, size and first bytes
 #include "util/result.hpp"
 
 namespace vramfit {
@@ -75,5 +76,9 @@ Result<GgufFile> parse_gguf(std::span<const std::byte> prefix, std::uint64_t fil
 // The model a GGUF header describes (general.architecture and its <arch>.* keys, the tensor shapes and
 // types), or need_prefix_bytes while `prefix` stops inside the header.
 Result<ImportedModel> import_gguf(std::span<const std::byte> prefix, std::uint64_t file_size);
+
+// A model gguf-split wrote as parts (-00001-of-0000n.gguf), given in order: the first part's metadata, every
+// part's tensors. need_prefix_bytes and need_file while a part's header runs past its prefix.
+Result<ImportedModel> import_gguf_splits(std::span<const SafetensorsFile> parts);
 
 }  // namespace vramfit

@@ -5,6 +5,7 @@
 #include <utility>   // std::move
 #include <vector>    // std::vector
 
+#include "formats/gguf.hpp"        // import_gguf_splits
 #include "formats/model_file.hpp"  // import_model_header
 #include "formats/safetensors.hpp"  // import_safetensors
 #include "json/report_writer.hpp"
@@ -212,7 +213,8 @@ std::string answer_shards(const Catalog& catalog, std::span<const SafetensorsFil
                           std::string_view request_json) {
   auto request = parse_file_request(request_json);
   if (!request) return error_to_json(request.error());
-  auto imported = import_safetensors(files, config_of(request.value()), index_json);
+  const bool gguf = !files.empty() && files.front().name.ends_with(".gguf");
+  auto imported = gguf ? import_gguf_splits(files) : import_safetensors(files, config_of(request.value()), index_json);
   return answer_imported(catalog, std::move(request).value(), std::move(imported), true);
 }
 

@@ -9,6 +9,7 @@ import explainInference from './messages/explain-inference.js';
 import explainTraining from './messages/explain-training.js';
 import errorsFiles from './messages/errors-files.js';
 import errorsRequest from './messages/errors-request.js';
+import lookup from './messages/lookup.js';
 
 export const MESSAGES = {
   en: {
@@ -387,8 +388,8 @@ export const MESSAGES = {
 };
 
 /** The area files, for the test that no id is defined twice. */
-export const MESSAGE_PARTS = { main: { en: { ...MESSAGES.en }, de: { ...MESSAGES.de } }, explainInference, explainTraining, errorsFiles, errorsRequest };
-for (const part of [explainInference, explainTraining, errorsFiles, errorsRequest]) {
+export const MESSAGE_PARTS = { main: { en: { ...MESSAGES.en }, de: { ...MESSAGES.de } }, explainInference, explainTraining, errorsFiles, errorsRequest, lookup };
+for (const part of [explainInference, explainTraining, errorsFiles, errorsRequest, lookup]) {
   Object.assign(MESSAGES.en, part.en);
   Object.assign(MESSAGES.de, part.de);
 }

@@ -1,0 +1,34 @@
+#pragma once
+// The CLI's reads from the Hugging Face Hub and Ollama's registry, over libcurl: bounded in bytes and time,
+// redirects only to https (or back to the endpoint the user chose), a token only to its own endpoint, and a cache of
+// what was read (JSON and headers, never weights) so a model asked once answers offline.
+#include <cstdint>   // std::uint64_t
+#include <optional>  // std::optional
+#include <string>    // std::string
+
+namespace vramfit::cli {
+
+struct FetchSettings {
+  std::string token_origin;  // the origin HF_TOKEN may go to ("https://huggingface.co"); "" sends none
+  std::string token;
+  std::string trusted_origin;  // an http origin redirects may go to: the endpoint itself when it is http
+  bool offline = false;        // HF_HUB_OFFLINE=1 / --offline: the cache only
+  std::string cache_dir;       // "" = no cache
+  long timeout_seconds = 10;   // HF_HUB_DOWNLOAD_TIMEOUT: waiting for the server's first byte and between bytes
+};
+
+struct Fetched {
+  long status = 0;           // HTTP status of the last response; 0 when none came
+  std::string body;          // at most the bytes asked for
+  std::string error_code;    // the Hub's X-Error-Code header
+  std::string failure;       // "" or timeout, offline, too_large, insecure_redirect, redirects, bad_range,
+                             // not_cached
+  bool from_cache = false;
+};
+
+// GET `url`: its first `range_bytes` bytes by a Range request when that is not 0 (the body may be shorter at the
+// end of the file), else the whole body, refused past `max_bytes`.
+Fetched fetch(const FetchSettings& settings, const std::string& url, std::uint64_t range_bytes, std::uint64_t max_bytes,
+              const char* accept = nullptr);
+
+}  // namespace vramfit::cli

@@ -1,0 +1,293 @@
+#include "formats/hub_repo.hpp"
+
+#include <algorithm>  // std::sort
+#include <cctype>     // std::isalnum
+#include <map>        // std::map
+
+#include "util/json_fields.hpp"  // FieldReader, parse_json
+#include "util/text.hpp"         // lower_ascii
+
+namespace vramfit {
+
+namespace {
+
+using detail::FieldReader;
+using detail::json;
+
+// huggingface_hub's validate_repo_id: letters, digits, '-', '_', '.', at most 96, no "--" or "..", and neither '-'
+// nor '.' at either end.
+bool valid_repo_part(std::string_view s) {
+  if (s.empty() || s.size() > 96) return false;
+  for (char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) return false;
+  if (s.front() == '-' || s.front() == '.' || s.back() == '-' || s.back() == '.') return false;
+  return s.find("--") == std::string_view::npos && s.find("..") == std::string_view::npos;
+}
+
+bool valid_tag(std::string_view s) {
+  if (s.empty() || s.size() > 128) return false;
+  for (char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) return false;
+  return true;
+}
+
+std::string_view trimmed(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\n' || s.front() == '\r')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+std::vector<std::string_view> split_path(std::string_view s) {
+  std::vector<std::string_view> parts;
+  while (!s.empty()) {
+    const auto slash = s.find('/');
+    if (slash != 0) parts.push_back(s.substr(0, slash));
+    if (slash == std::string_view::npos) break;
+    s.remove_prefix(slash + 1);
+  }
+  return parts;
+}
+
+Error not_a_repo(std::string_view text, Message why) {
+  return make_error("model", message("hub.not_a_repo", "\"{given}\" is not a Hugging Face model id: {why}",
+                                     {arg::text("given", text), arg::message("why", why)}));
+}
+
+Message bad_id() {
+  return message("hub.why_owner_name",
+                 "a model id is owner/name, each part letters, digits, '-', '_' or '.' (at most 96)");
+}
+
+// After "huggingface.co" or "hf.co": /owner/name[/tree/rev[/…] | /blob/rev/path | /resolve/rev/path][?…][#…].
+Result<HubRef> ref_from_url_path(std::string_view text, std::string_view path) {
+  path = path.substr(0, path.find_first_of("?#"));
+  auto parts = split_path(path);
+  if (!parts.empty() && (parts[0] == "datasets" || parts[0] == "spaces")) return not_a_repo(text, message("hub.why_not_model", "the link is to a dataset or a Space, not a model"));
+  if (!parts.empty() && parts[0] == "models") parts.erase(parts.begin());
+  if (parts.size() < 2) return not_a_repo(text, message("hub.why_no_repo", "the link names no repository"));
+  HubRef ref;
+  std::string_view name = parts[1];
+  if (const auto colon = name.find(':'); colon != std::string_view::npos) {
+    ref.quant = std::string(name.substr(colon + 1));
+    name = name.substr(0, colon);
+  }
+  if (!valid_repo_part(parts[0]) || !valid_repo_part(name)) return not_a_repo(text, bad_id());
+  ref.repo = std::string(parts[0]) + "/" + std::string(name);
+  if (parts.size() >= 4 && (parts[2] == "tree" || parts[2] == "blob" || parts[2] == "resolve")) {
+    ref.revision = std::string(parts[3]);
+    if (parts[2] != "tree" && parts.size() >= 5) {
+      for (std::size_t i = 4; i < parts.size(); ++i) ref.file += (i > 4 ? "/" : "") + std::string(parts[i]);
+    }
+  }
+  if (!ref.quant.empty() && !valid_tag(ref.quant)) return not_a_repo(text, bad_id());
+  return ref;
+}
+
+}  // namespace
+
+std::optional<Result<HubRef>> parse_hub_ref(std::string_view raw) {
+  const std::string_view text = trimmed(raw);
+  std::string_view rest = text;
+  for (std::string_view scheme : {"https://", "http://"})
+    if (lower_ascii(rest.substr(0, scheme.size())) == scheme) rest.remove_prefix(scheme.size());
+  for (std::string_view host : {"huggingface.co/", "www.huggingface.co/", "hf.co/"})
+    if (lower_ascii(rest.substr(0, host.size())) == host) return ref_from_url_path(text, rest.substr(host.size() - 1));
+  if (rest.size() != text.size()) return std::nullopt;  // a link to another site
+  const auto slash = text.find('/');
+  if (slash == std::string_view::npos || text.find('/', slash + 1) != std::string_view::npos) return std::nullopt;
+  const std::string_view owner = text.substr(0, slash);
+  if (lower_ascii(owner) == "library") return std::nullopt;  // Ollama's namespace for its own library
+  std::string_view name = text.substr(slash + 1);
+  HubRef ref;
+  if (const auto colon = name.find(':'); colon != std::string_view::npos) {
+    ref.quant = std::string(name.substr(colon + 1));
+    name = name.substr(0, colon);
+    if (!valid_tag(ref.quant)) return Result<HubRef>(not_a_repo(text, bad_id()));
+  }
+  // A name with a space or other character is a typed model name, not an id.
+  if (!valid_repo_part(owner) || !valid_repo_part(name)) {
+    for (char c : text)
+      if (c == ' ') return std::nullopt;
+    return Result<HubRef>(not_a_repo(text, bad_id()));
+  }
+  ref.repo = std::string(owner) + "/" + std::string(name);
+  return Result<HubRef>(std::move(ref));
+}
+
+std::optional<OllamaRef> parse_ollama_ref(std::string_view raw) {
+  std::string_view text = trimmed(raw);
+  for (std::string_view host : {"registry.ollama.ai/", "ollama.com/"})
+    if (lower_ascii(text.substr(0, host.size())) == host) text.remove_prefix(host.size());
+  OllamaRef ref;
+  if (const auto colon = text.rfind(':'); colon != std::string_view::npos) {
+    ref.tag = std::string(text.substr(colon + 1));
+    text = text.substr(0, colon);
+    if (!valid_tag(ref.tag)) return std::nullopt;
+  }
+  const auto parts = split_path(text);
+  if (parts.empty() || parts.size() > 2) return std::nullopt;
+  if (parts.size() == 2) ref.ns = std::string(parts[0]);
+  ref.name = std::string(parts.back());
+  for (char c : ref.name)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) return std::nullopt;
+  if (!valid_repo_part(ref.name) || !valid_repo_part(ref.ns)) return std::nullopt;
+  return ref;
+}
+
+Result<RepoListing> read_repo_listing(std::string_view json_text) {
+  auto parsed = detail::parse_json(json_text, "the Hub's model API");
+  if (!parsed) return parsed.error();
+  const json& root = parsed.value();
+  if (!root.is_object())
+    return make_error("api/models", message("hub.listing_not_object", "the Hub's answer is not a JSON object"));
+  FieldReader r(root, "api/models");
+  RepoListing out;
+  out.id = r.string("id").value_or("");
+  out.sha = r.string("sha").value_or("");
+  out.pipeline_tag = r.string("pipeline_tag").value_or("");
+  if (const json* gated = r.find("gated")) {
+    if (gated->is_string()) out.gated = gated->get<std::string>();
+    else if (gated->is_boolean()) out.gated = gated->get<bool>() ? "manual" : "";
+    else r.fail("gated", "expected false, \"auto\" or \"manual\"", *gated);
+  }
+  if (const json* siblings = r.array("siblings")) {
+    for (std::size_t i = 0; i < siblings->size(); ++i) {
+      FieldReader s((*siblings)[i], r.path("siblings") + "[" + std::to_string(i) + "]");
+      RepoFile f;
+      f.path = s.string("rfilename").value_or("");
+      f.size = s.uint("size").value_or(0);
+      if (const json* lfs = s.object("lfs")) {
+        FieldReader l(*lfs, s.path("lfs"));
+        f.lfs = true;
+        f.size = l.uint("size").value_or(f.size);
+        if (l.error()) return *l.error();
+      }
+      if (s.error()) return *s.error();
+      if (f.path.empty()) return make_error(s.path("rfilename"), message("hub.sibling_no_name", "missing: every file has a name"));
+      out.files.push_back(std::move(f));
+    }
+  }
+  if (const json* st = r.object("safetensors")) {
+    FieldReader s(*st, r.path("safetensors"));
+    if (const json* params = s.object("parameters")) {
+      for (const auto& [dtype, count] : params->items()) {
+        FieldReader p(*params, s.path("parameters"));
+        const auto n = p.uint(dtype);
+        if (p.error()) return *p.error();
+        out.safetensors_params.emplace_back(dtype, n.value_or(0));
+      }
+    }
+    out.safetensors_total = s.uint("total").value_or(0);
+    if (s.error()) return *s.error();
+  }
+  if (r.error()) return *r.error();
+  return out;
+}
+
+namespace {
+
+bool ends_with_ci(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && lower_ascii(s.substr(s.size() - suffix.size())) == suffix;
+}
+
+struct GgufName {
+  std::string group;  // the path without the split suffix: one quantization's key
+  std::string quant;
+  unsigned part = 0, parts = 0;  // "-00001-of-00003"; 0 when not split
+};
+
+bool all_digits(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (c < '0' || c > '9') return false;
+  return true;
+}
+
+// "Q4_K_M/Qwen3-235B-A22B-Q4_K_M-00001-of-00003.gguf" → group without the split suffix, label "Q4_K_M", part 1 of 3.
+GgufName read_gguf_name(std::string_view path) {
+  GgufName out;
+  std::string_view stem = path.substr(0, path.size() - 5);  // ".gguf"
+  // gguf-split names its parts "-%05d-of-%05d".
+  if (stem.size() > 15 && stem[stem.size() - 15] == '-' && stem.substr(stem.size() - 9, 4) == "-of-" &&
+      all_digits(stem.substr(stem.size() - 14, 5)) && all_digits(stem.substr(stem.size() - 5))) {
+    out.part = static_cast<unsigned>(std::stoul(std::string(stem.substr(stem.size() - 14, 5))));
+    out.parts = static_cast<unsigned>(std::stoul(std::string(stem.substr(stem.size() - 5))));
+    stem.remove_suffix(15);
+  }
+  out.group = std::string(stem);
+  const auto slash = stem.rfind('/');
+  const std::string_view base = slash == std::string_view::npos ? stem : stem.substr(slash + 1);
+  const auto cut = base.find_last_of("-.");
+  out.quant = std::string(cut == std::string_view::npos ? base : base.substr(cut + 1));
+  // unsloth's dynamic quants: "…-UD-Q4_K_XL".
+  if (cut != std::string_view::npos && cut >= 3 && lower_ascii(base.substr(cut - 3, 3)) == "-ud")
+    out.quant = std::string(base.substr(cut - 2, 3)) + out.quant;
+  return out;
+}
+
+bool is_projector(std::string_view path) {
+  const auto slash = path.rfind('/');
+  return lower_ascii(slash == std::string_view::npos ? path : path.substr(slash + 1)).find("mmproj") != std::string::npos;
+}
+
+}  // namespace
+
+std::vector<GgufChoice> gguf_choices(const RepoListing& listing) {
+  std::vector<GgufChoice> out;
+  std::map<std::string, std::size_t> by_group;
+  std::vector<std::vector<std::pair<unsigned, RepoFile>>> parts;
+  for (const RepoFile& f : listing.files) {
+    if (!ends_with_ci(f.path, ".gguf") || is_projector(f.path)) continue;
+    const GgufName name = read_gguf_name(f.path);
+    auto [it, added] = by_group.emplace(name.group, out.size());
+    if (added) {
+      out.push_back(GgufChoice{name.quant, {}, 0});
+      parts.emplace_back();
+    }
+    parts[it->second].emplace_back(name.part, f);
+  }
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    std::sort(parts[i].begin(), parts[i].end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (auto& [part, file] : parts[i]) {
+      out[i].size += file.size;
+      out[i].files.push_back(std::move(file));
+    }
+  }
+  return out;
+}
+
+std::optional<std::pair<std::size_t, GgufPick>> pick_gguf(const std::vector<GgufChoice>& choices,
+                                                           std::string_view quant) {
+  const std::string wanted = lower_ascii(quant.empty() ? std::string_view("q4_k_m") : quant);
+  for (std::size_t i = 0; i < choices.size(); ++i)
+    if (lower_ascii(choices[i].quant) == wanted)
+      return std::pair{i, quant.empty() ? GgufPick::default_q4_k_m : GgufPick::asked};
+  if (quant.empty() && !choices.empty()) return std::pair{std::size_t{0}, GgufPick::first_file};
+  return std::nullopt;
+}
+
+Result<std::vector<OllamaLayer>> read_ollama_manifest(std::string_view json_text) {
+  auto parsed = detail::parse_json(json_text, "manifest");
+  if (!parsed) return parsed.error();
+  FieldReader r(parsed.value(), "manifest");
+  std::vector<OllamaLayer> out;
+  if (const json* layers = r.array("layers")) {
+    for (std::size_t i = 0; i < layers->size(); ++i) {
+      FieldReader l((*layers)[i], r.path("layers") + "[" + std::to_string(i) + "]");
+      OllamaLayer layer{l.string("mediaType").value_or(""), l.string("digest").value_or(""), l.uint("size").value_or(0)};
+      if (l.error()) return *l.error();
+      const std::string_view d = layer.digest;
+      bool hex = d.size() == 71 && d.starts_with("sha256:");
+      for (std::size_t k = 7; hex && k < d.size(); ++k) hex = (d[k] >= '0' && d[k] <= '9') || (d[k] >= 'a' && d[k] <= 'f');
+      if (!hex)
+        return make_error(l.path("digest"), message("ollama.digest", "expected sha256: and 64 hex digits"));
+      out.push_back(std::move(layer));
+    }
+  }
+  if (r.error()) return *r.error();
+  if (!parsed.value().is_object() || !r.find("layers"))
+    return make_error("manifest.layers", message("ollama.no_layers", "missing: a manifest lists its layers"));
+  return out;
+}
+
+}  // namespace vramfit

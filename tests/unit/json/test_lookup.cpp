@@ -1,0 +1,105 @@
+// Looking a model up by name: what a client must read (bounded) and how a failed read reads to a person.
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include "../test_support.hpp"
+#include "vramfit/lookup.hpp"
+
+using namespace vramfit;
+using nlohmann::json;
+
+namespace {
+json named(std::string_view name, std::string_view revision = "") {
+  return json::parse(read_model_name(test::catalog(), name, revision));
+}
+json plan(std::string_view name, const json& listing) { return json::parse(plan_hub_reads(name, "", listing.dump())); }
+std::string failure(const json& f) { return json::parse(lookup_failure(f.dump()))["error"]["message"]; }
+
+const json kPhi4 = {
+    {"id", "microsoft/phi-4"}, {"sha", "187ef0342fff0eb3333be9f00389385e95ef0b61"}, {"gated", false},
+    {"siblings", {{{"rfilename", "config.json"}, {"size", 820}},
+                  {{"rfilename", "model-00001-of-00002.safetensors"}, {"size", 4933658528}},
+                  {{"rfilename", "model-00002-of-00002.safetensors"}, {"size", 100}},
+                  {{"rfilename", "model.safetensors.index.json"}, {"size", 20000}}}},
+    {"safetensors", {{"parameters", {{"BF16", 14659507200}}}, {"total", 14659507200}}}};
+}  // namespace
+
+TEST_CASE("a preset's own repository stays the preset; another repository, a :QUANT or a link goes to the Hub") {
+  CHECK(named("llama-3.1-8b")["kind"] == "preset");
+  const json own = named("meta-llama/Llama-3.1-8B-Instruct");  // the -Instruct twin of the preset's repository
+  CHECK(own["kind"] == "preset");
+  const json other = named("microsoft/phi-4");
+  CHECK(other["kind"] == "hub");
+  CHECK(other["listing"] == "/api/models/microsoft/phi-4?blobs=true");
+  // huggingface_hub quotes a revision with quote(revision, safe=""): refs/pr/1 → refs%2Fpr%2F1.
+  CHECK(named("microsoft/phi-4", "refs/pr/1")["listing"] == "/api/models/microsoft/phi-4/revision/refs%2Fpr%2F1?blobs=true");
+  CHECK(named("meta-llama/Llama-3.1-8B", "main")["kind"] == "hub");
+  CHECK(named("unsloth/gpt-oss-20b-GGUF:Q4_K_M")["quant"] == "Q4_K_M");
+}
+
+TEST_CASE("a bare name no preset holds is an Ollama model, with why it is no preset beside it") {
+  const json phi = named("phi4");
+  CHECK(phi["kind"] == "ollama");
+  CHECK(phi["manifest"] == "/v2/library/phi4/manifests/latest");  // Docker registry v2: /v2/<name>/manifests/<ref>
+  CHECK(phi["preset_error"].get<std::string>().find("no preset") != std::string::npos);
+  CHECK(named("granite4:tiny-h")["manifest"] == "/v2/library/granite4/manifests/tiny-h");
+  CHECK(named("Some Model 7B")["ok"] == false);
+}
+
+TEST_CASE("a safetensors repository is read by config.json and each shard's header, from the listing's commit") {
+  const json p = plan("microsoft/phi-4", kPhi4);
+  REQUIRE(p["ok"] == true);
+  CHECK(p["kind"] == "safetensors");
+  CHECK(p["texts"][0]["path"] == "/microsoft/phi-4/resolve/187ef0342fff0eb3333be9f00389385e95ef0b61/config.json");
+  REQUIRE(p["headers"].size() == 2);
+  CHECK(p["headers"][0]["size"] == 4933658528);
+  // "14,659,507,200 parameters (BF16)": the model API's safetensors.total, as the listing gives it.
+  CHECK(p["summary"].get<std::string>().find("14,659,507,200 parameters (BF16)") != std::string::npos);
+  CHECK(p["summary"].get<std::string>().find("4,933,658,628 B") != std::string::npos);  // 4,933,658,528 + 100
+}
+
+TEST_CASE("a GGUF repository offers its quantizations with their summed sizes and says which was picked") {
+  json l = {{"id", "o/M-GGUF"}, {"sha", "s"},
+            {"siblings", {{{"rfilename", "M-Q8_0.gguf"}, {"size", 900}},
+                          {{"rfilename", "Q4_K_M/M-Q4_K_M-00001-of-00002.gguf"}, {"size", 500}},
+                          {{"rfilename", "Q4_K_M/M-Q4_K_M-00002-of-00002.gguf"}, {"size", 300}}}}};
+  const json p = plan("o/M-GGUF", l);
+  REQUIRE(p["ok"] == true);
+  CHECK(p["kind"] == "gguf");
+  CHECK(p["gguf"]["quant"] == "Q4_K_M");
+  CHECK(p["gguf"]["picked"] == "default");
+  CHECK(p["gguf"]["choices"][1]["size"] == 800);  // 500 + 300
+  REQUIRE(p["headers"].size() == 2);
+  CHECK(p["headers"][1]["path"] == "/o/M-GGUF/resolve/s/Q4_K_M/M-Q4_K_M-00002-of-00002.gguf");
+  const json asked = plan("o/M-GGUF:q8_0", l);
+  CHECK(asked["gguf"]["picked"] == "asked");
+  CHECK(asked["headers"][0]["size"] == 900);
+  const json missing = plan("o/M-GGUF:Q2_K", l);
+  CHECK(missing["error"]["message"] == "o/M-GGUF has no Q2_K file; it offers Q8_0, Q4_K_M");
+}
+
+TEST_CASE("a repository with neither config.json nor weights is refused by name; config.json alone is read alone") {
+  const json empty = plan("o/empty", {{"siblings", {{{"rfilename", "README.md"}, {"size", 5}}}}});
+  CHECK(empty["error"]["message"] == "o/empty has no config.json and no weights (.safetensors or .gguf) to read");
+  const json config = plan("o/cfg", {{"siblings", {{{"rfilename", "config.json"}, {"size", 5}},
+                                                   {{"rfilename", "hf_quant_config.json"}, {"size", 5}}}}});
+  CHECK(config["kind"] == "config");
+  CHECK(config["texts"].size() == 2);
+  CHECK(config["texts"][1]["role"] == "quant_config");
+}
+
+TEST_CASE("a failed read says what happened: not found, gated, rate-limited, offline, too large") {
+  // The Hub answers 401 RepoNotFound to a request without a token (huggingface_hub utils/_http.py).
+  CHECK(failure({{"service", "hub"}, {"name", "o/m"}, {"status", 401}, {"error_code", "RepoNotFound"}}) ==
+        "the Hugging Face Hub has no model o/m (or it is private)");
+  CHECK(failure({{"service", "hub"}, {"name", "o/m"}, {"status", 401}, {"error_code", "GatedRepo"}})
+            .starts_with("o/m is gated: its files need an approved Hugging Face account"));
+  CHECK(failure({{"service", "hub"}, {"name", "o/m"}, {"status", 403}, {"error_code", "GatedRepo"}, {"token", true}})
+            .find("HF_TOKEN") != std::string::npos);
+  CHECK(failure({{"service", "hub"}, {"name", "o/m"}, {"status", 429}}).find("too many requests") != std::string::npos);
+  CHECK(failure({{"service", "ollama"}, {"name", "phi9:latest"}, {"status", 404}}) ==
+        "Ollama's library has no model phi9:latest");
+  CHECK(failure({{"service", "hub"}, {"name", "o/m"}, {"failure", "too_large"}, {"limit", 8388608}}) ==
+        "a file of o/m is larger than the 8,388,608 B vramfit reads of it");
+  CHECK(failure({{"service", "hub"}, {"name", "o/m"}, {"failure", "insecure_redirect"}}).find("https") != std::string::npos);
+}
