@@ -38,7 +38,7 @@ constexpr Command kOutputs[] = {
      "print only the engine's command line for this scenario (vllm serve ..., python -m sglang.launch_server ..., "
      "llama-server ..., OLLAMA_CONTEXT_LENGTH=... ollama serve, mlx_lm.generate ...)"},
     {"--offline", "", Action::answer,
-     "answer a Hub or Ollama model from what an earlier lookup read (as HF_HUB_OFFLINE=1)"},
+     "a Hub or Ollama model from what an earlier lookup read (HF_HUB_OFFLINE=1)"},
     {"--list-models", "", Action::list_models, "list the model presets"},
     {"--list-gpus", "", Action::list_gpus, "list the GPU catalog"},
     {"--help", "", Action::help, "show this help"},

@@ -57,6 +57,11 @@ int print_answer(const std::string& text, const cli::Options& options, const jso
   } else if (options.json) {
     std::printf("%s\n", text.c_str());
   } else {
+    // A looked-up model says first what was read, and from where.
+    if (const auto lookup = answer.find("lookup"); lookup != answer.end() && lookup->is_object()) {
+      std::printf("%s%s\n", lookup->value("summary", std::string()).c_str(),
+                  lookup->value("offline", false) ? " (answered offline from what an earlier lookup read)" : "");
+    }
     std::fputs(table_of(options.question, answer, catalog).c_str(), stdout);
   }
   return 0;

@@ -25,7 +25,8 @@ vramfit_cli_test(hf_repo ARGS --model openai/GPT-OSS-20B --json MATCH "\"id\":\"
 vramfit_cli_test(table ARGS --model llama-3.1-8b --gpu rtx-4090 MATCH "GeForce RTX 4090 +fits")
 vramfit_cli_test(help ARGS --help MATCH "--model.*--params.*--weights.*--kv-dtype.*--context.*--batch.*--engine.*--gpu.*--gpu-util.*--max-context.*--json")
 vramfit_cli_test(unknown_flag FAIL ARGS --modle llama-3.1-8b MATCH "^vramfit: --modle: unknown flag")
-vramfit_cli_test(unknown_model FAIL ARGS --model llama-9000 MATCH "--model: no preset is called \"llama-9000\" \\(closest: llama-[^)]*\\); for a model without a preset: drop or paste its config.json")
+# A bare name no preset holds may be an Ollama model: offline, the answer says both why it is neither.
+vramfit_cli_test(unknown_model FAIL ARGS --model llama-9000 --offline MATCH "--model: llama-9000:latest was never looked up on this machine, so there is no copy to answer from offline; no preset is called \"llama-9000\" \\(closest: llama-[^)]*\\); for a model without a preset: drop or paste its config.json")
 vramfit_cli_test(bad_context FAIL ARGS --model llama-3.1-8b --context 0
                  MATCH "^vramfit: --context: expected a whole number of tokens from 1 to 100000000, such as 8192 or 8k; got \"0\"")
 vramfit_cli_test(huge_context FAIL ARGS --model llama-3.1-8b --context 999999999999

@@ -94,7 +94,7 @@ add('safetensors-file', ['--model', 'tests/corpus/files/bare/model.safetensors',
 add('safetensors-file-json', ['--mode', 'train', '--model', 'tests/corpus/files/bare/model.safetensors', '--json']);
 // Wrong input: the message and the exit status are part of the contract.
 add('err-unknown-flag', ['--modle', 'llama-3.1-8b']);
-add('err-unknown-model', ['--model', 'llama-9000']);
+add('err-unknown-model', ['--model', 'llama-9000', '--offline']);
 add('err-context', ['--model', 'llama-3.1-8b', '--context', '0']);
 add('err-huge-context', ['--model', 'llama-3.1-8b', '--context', '999999999999']);
 add('err-weights', ['--model', 'llama-3.1-8b', '--weights', 'fp12']);
