@@ -229,6 +229,52 @@ TEST_CASE("MXFP4_MOE matches ggml-org's gpt-oss-20b GGUF") {
   CHECK(bytes / 12'109'566'624.0 == doctest::Approx(1.0).epsilon(0.002));
 }
 
+TEST_CASE("gpt-oss keeps its MXFP4 experts in every GGUF file type, as the published files do") {
+  // The converter writes the experts in MXFP4 (llama.cpp conversion/gpt_oss.py, GptOssModel.repack_mxfp4:
+  // raw_dtype=MXFP4) and llama-quantize will not requantize them (src/llama-quant.cpp at 007dbbf3: "requantizing
+  // from type %s is disabled"). Only the other tensors follow the file type; their rows of 2,880 are no multiple of
+  // 256, so K-quants fall back (Q4_K → Q5_0, Q6_K → Q8_0) and output.weight is Q8_0 ("nx % qk_k != 0").
+  const auto& s = test::preset("gpt-oss-20b");
+  const auto tensors = enumerate_tensors(s).value();
+  for (const auto& t : tensors)
+    if (t.name == "blk.0.ffn_down_exps.weight" || t.name == "blk.0.attn_q.weight") {
+      CAPTURE(t.name);
+      const bool expert = t.name.find("_exps") != std::string::npos;
+      CHECK(gguf_storage_type(s, GgufMix::q4_k_m, GgmlType::q4_k, t) == (expert ? GgmlType::mxfp4 : GgmlType::q5_0));
+      CHECK(gguf_storage_type(s, GgufMix::f16, GgmlType::f16, t) == (expert ? GgmlType::mxfp4 : GgmlType::f16));
+      CHECK(gguf_storage_type(s, GgufMix::pure, GgmlType::q2_k, t) == (expert ? GgmlType::mxfp4 : GgmlType::q4_0));
+    }
+  // huggingface.co/unsloth/gpt-oss-20b-GGUF, file sizes as the Hub lists them (GB to three significant digits, so
+  // ±0.05 GB). Each file holds the metadata of ggml-org's gpt-oss-20b-MXFP4.gguf (12,109,566,624 B, pinned above)
+  // less its tensors. Re-typing the experts (Q4_K_M: Q5_0 for rows of 2,880) made Q4_K_M 15.4 GB.
+  const std::uint64_t meta = 12'109'566'624ULL - bytes_of(s, "mxfp4_moe");
+  struct File { const char* mix; double gb; };
+  for (const File f : {File{"Q2_K", 11.5}, {"Q3_K_S", 11.5}, {"Q3_K_M", 11.5}, {"Q4_0", 11.5}, {"Q4_1", 11.6},
+                       {"Q4_K_S", 11.6}, {"Q4_K_M", 11.6}, {"Q5_K_M", 11.7}, {"F16", 13.8}}) {
+    CAPTURE(f.mix);
+    CHECK(static_cast<double>(bytes_of(s, f.mix) + meta) / 1e9 == doctest::Approx(f.gb).epsilon(0.05 / f.gb));
+  }
+  // gpt-oss-120b: llama-bench's size column (tensor bytes, llama_model_size; 0.01 GiB) for ggml-org's
+  // gpt-oss-120b-mxfp4 (59.02 GiB) and unsloth's gpt-oss-120b-F16 (60.87 GiB), both quoted in
+  // community.frame.work/t/will-the-ai-max-395-128gb-be-able-to-run-gpt-oss-120b/73280/26; unsloth's Q4_K_M folder
+  // is 62.8 GB on the Hub (±0.05 GB, two shards of metadata included, 26 MB at most).
+  const auto& big = test::preset("gpt-oss-120b");
+  const double gib = 1024.0 * 1024 * 1024;
+  CHECK(static_cast<double>(bytes_of(big, "mxfp4_moe")) / gib == doctest::Approx(59.02).epsilon(0.005 / 59.02));
+  CHECK(static_cast<double>(bytes_of(big, "f16")) / gib == doctest::Approx(60.87).epsilon(0.005 / 60.87));
+  CHECK(static_cast<double>(bytes_of(big, "q4_k_m")) / 1e9 == doctest::Approx(62.8).epsilon(0.08 / 62.8));
+}
+
+TEST_CASE("a gpt-oss checkpoint without MXFP4 (dequantized to BF16) has its experts quantized like any other") {
+  ModelSpec s = test::preset("gpt-oss-20b");
+  s.quantization.clear();
+  s.quantization_rules.clear();
+  const auto tensors = enumerate_tensors(s).value();
+  for (const auto& t : tensors)
+    if (t.name == "blk.4.ffn_down_exps.weight")  // Q4_K (use_more_bits(4, 24) is false), on rows of 2,880: Q5_0
+      CHECK(gguf_storage_type(s, GgufMix::q4_k_m, GgmlType::q4_k, t) == GgmlType::q5_0);
+}
+
 TEST_CASE("llama.cpp without --weights runs gpt-oss as its published MXFP4_MOE GGUF, and says so") {
   Request r;
   r.model = "gpt-oss-20b";
