@@ -133,6 +133,52 @@ TEST_CASE("eight experts (Mixtral-8x7B) move attn_v and attn_k to Q8_0 and attn_
   CHECK(type_of(s, GgufMix::iq3_m, "blk.7.ffn_down_exps.weight") == G::iq3_s);
 }
 
+// The rules below quote llama.cpp src/llama-quant.cpp at commit 007dbbf3fd17eefe9b47fee45f48f7ba5e62b714.
+TEST_CASE("MLA's attn_kv_b takes attn_v's rules and counts among the attn_v-like tensors (DeepSeek-V3)") {
+  // "static bool category_is_attn_v(tensor_category cat) { return cat == tensor_category::ATTENTION_V ||
+  // cat == tensor_category::ATTENTION_QKV || cat == tensor_category::ATTENTION_KV_B; }"; Q4_K_M: "use_more_bits(
+  // qs.i_attention_wv, qs.n_attention_wv)) new_type = GGML_TYPE_Q6_K". 61 layers, one attn_kv_b each:
+  // use_more_bits(i, 61) holds for i < 7, i ≥ 53 and (i − 7) % 3 == 2.
+  const auto& s = test::preset("deepseek-v3");
+  using G = GgmlType;
+  CHECK(type_of(s, GgufMix::q4_k_m, "blk.0.attn_kv_b.weight") == G::q6_k);
+  CHECK(type_of(s, GgufMix::q4_k_m, "blk.9.attn_kv_b.weight") == G::q6_k);
+  CHECK(type_of(s, GgufMix::q4_k_m, "blk.10.attn_kv_b.weight") == G::q4_k);
+  CHECK(type_of(s, GgufMix::q4_k_m, "blk.53.attn_kv_b.weight") == G::q6_k);
+  CHECK(type_of(s, GgufMix::q3_k_l, "blk.10.attn_kv_b.weight") == G::q5_k);  // "Q3_K_L) new_type = GGML_TYPE_Q5_K"
+  // The 1–2 bit branch: "if (category_is_attn_v(category)) { if (... n_expert >= 4) new_type = GGML_TYPE_Q4_K".
+  CHECK(type_of(s, GgufMix::iq2_xxs, "blk.10.attn_kv_b.weight") == G::q4_k);
+}
+
+TEST_CASE("a dense hybrid's FFN counters skip its Mamba and attention blocks (Nemotron-H-56B)") {
+  // layer_info: with n_expert ≤ 1 the FFN's position is qs.i_ffn_down, the ffn_down tensors met so far, of
+  // n_ffn_down = hparams.n_layer_all (118). hybrid_override_pattern "M-M-M-M*-M-…": the MLP blocks are layers 1, 3,
+  // 5, 8, 10, 12, 14, …, so blk.14's ffn_down is the 7th (i = 6 < 118/8 = 14: Q6_K at Q4_K_M), where its layer index
+  // would give 14 (not < 14, (14 − 14) % 3 = 0: Q4_K). blk.34's is the 16th (i = 15: (15 − 14) % 3 = 1, Q4_K).
+  const auto& s = test::preset("nemotron-h-56b");
+  using G = GgmlType;
+  CHECK(type_of(s, GgufMix::q4_k_m, "blk.14.ffn_down.weight") == G::q6_k);
+  CHECK(type_of(s, GgufMix::q4_k_m, "blk.34.ffn_down.weight") == G::q4_k);
+  // The converter keeps Mamba's conv kernel in F32 (convert_hf_to_gguf.py prepare_tensors: "Some tensor types are
+  // always in float32 … gguf.MODEL_TENSOR.SSM_CONV1D") and llama-quantize leaves it ("do not quantize Mamba/Kimi's
+  // small conv1d weights"); its A, D and norms are 1-D ("quantize only 2D and 3D tensors").
+  CHECK(type_of(s, GgufMix::q4_k_m, "blk.0.ssm_conv1d.weight") == G::f32);
+  CHECK(type_of(s, GgufMix::q4_k_m, "blk.0.ssm_in.weight") == G::q4_k);
+  CHECK(type_of(s, GgufMix::q4_k_m, "blk.0.ssm_out.weight") == G::q4_k);
+}
+
+TEST_CASE("K-quants that do not fit a row fall back as tensor_type_fallback says") {
+  // "case GGML_TYPE_Q2_K: case GGML_TYPE_Q3_K: ... return_type = GGML_TYPE_Q4_0"; "case GGML_TYPE_IQ4_XS:
+  // return_type = GGML_TYPE_IQ4_NL"; "case GGML_TYPE_Q4_K: return_type = GGML_TYPE_Q5_0". gpt-oss rows are 2,880.
+  ModelSpec s = test::preset("gpt-oss-20b");
+  s.quantization.clear();
+  using G = GgmlType;
+  CHECK(type_of(s, GgufMix::q2_k, "blk.0.attn_q.weight") == G::q4_0);
+  CHECK(type_of(s, GgufMix::q3_k_s, "blk.0.attn_q.weight") == G::q4_0);
+  CHECK(type_of(s, GgufMix::iq4_xs, "blk.0.attn_q.weight") == G::iq4_nl);
+  CHECK(type_of(s, GgufMix::q4_k_s, "blk.0.attn_q.weight") == G::q5_0);
+}
+
 TEST_CASE("GGUF whole-file sizes match bartowski's Meta-Llama-3.1-8B-Instruct-GGUF byte for byte") {
   // huggingface.co/bartowski/Meta-Llama-3.1-8B-Instruct-GGUF at revision bf5b95e96dac0462e2a09145ec66cae9a3f12067,
   // file sizes in bytes as the Hub lists them (all made with an importance matrix). The files hold metadata too:
