@@ -6,6 +6,7 @@
 #include "formats/gguf.hpp"
 #include "formats/gguf_mix.hpp"
 #include "formats/weight_formats.hpp"
+#include "memory/inference.hpp"
 #include "model/hf_config.hpp"
 
 using namespace vramfit;
@@ -350,4 +351,23 @@ TEST_CASE("GGUF headers with MXFP4 (type 39) and Q2_0 (type 42) tensors are read
   CHECK(parsed.value().tensors[1].bytes == 128ULL * 2 / 64 * 18);
   CHECK(ggml_type_info(42) != nullptr);
   CHECK(ggml_bits_per_weight(ggml_type_info(GgmlType::q2_0)) == doctest::Approx(2.25));
+}
+
+TEST_CASE("a vision model's GGUF file holds no vision tower: llama.cpp loads it from the mmproj file, Ollama with it") {
+  // convert_hf_to_gguf.py writes the tower only with --mmproj, into its own file that llama-server loads with
+  // --mmproj (bartowski's gemma-3-4b-it: mmproj-…-f16.gguf 851 MB beside the text model's files). Gemma 3 27B's
+  // tower and projector are 423,060,336 parameters: 2 B each in F16 = 846,120,672 B that Ollama, which loads its
+  // projector, counts and llama.cpp does not.
+  const auto& s = test::preset("gemma-3-27b");
+  REQUIRE(s.vision_params == 423'060'336ULL);
+  InferenceOptions o;
+  o.weight_format = parse_weight_format("q4_k_m").value();
+  o.engine = Engine::llamacpp;
+  const auto llama = estimate_inference(s, o).value();
+  o.engine = Engine::ollama;
+  const auto ollama = estimate_inference(s, o).value();
+  CHECK(ollama.weight_detail.total - llama.weight_detail.total == 846'120'672ULL);
+  bool noted = false;
+  for (const auto& note : llama.notes) noted = noted || note.id == "llamacpp.mmproj_apart";
+  CHECK(noted);
 }
