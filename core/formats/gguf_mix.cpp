@@ -93,13 +93,34 @@ std::int64_t ffn_down_counter(const ModelSpec& s, const TensorShape& t) {
   return count + (after_routed ? 1 : 0);
 }
 
+// Whether a layer holds an attn_v-like tensor as model/tensors.cpp names it: attention's attn_v (not Gemma 4's
+// K-equals-V layers, nor DeepSeek-V4's single-entry attn_kv), MLA's attn_kv_b, Kimi Delta Attention's attn_v.
+bool holds_attn_v_like(const LayerRun& run) {
+  switch (run.mixer) {
+    case MixerKind::attention: return !run.attention.k_eq_v && !run.attention.one_kv_entry;
+    case MixerKind::latent_attention: return true;
+    case MixerKind::linear_attention: return run.linear.kind == LinearKind::kimi_delta;
+    default: return false;
+  }
+}
+
+// llama-quant.cpp layer_info: with more than one expert the FFN's layer is parsed from its name ("blk.%d."); else
+// it is the count of that FFN tensor met so far (qs.i_ffn_down, i_ffn_gate, i_ffn_up), which skips the layers
+// without an MLP (Nemotron-H's Mamba and attention blocks).
+std::int64_t ffn_layer_index(const ModelSpec& s, std::uint64_t n_expert, std::int64_t layer) {
+  if (n_expert > 1) return layer;
+  std::int64_t count = 0;
+  for (std::int64_t l = 0; l < layer; ++l) count += s.layer(static_cast<std::uint64_t>(l)).mlp.kind != MlpKind::none;
+  return count;
+}
+
 GgmlType fallback_type(GgmlType t, std::uint64_t row) {  // tensor_type_fallback in llama-quant.cpp
   GgmlType out = GgmlType::f16;
   switch (t) {
-    case GgmlType::tq1_0: case GgmlType::tq2_0: case GgmlType::q2_0: out = GgmlType::q4_0; break;
+    case GgmlType::tq1_0: case GgmlType::tq2_0: case GgmlType::q2_0: case GgmlType::q2_k: case GgmlType::q3_k:
+      out = GgmlType::q4_0; break;
     case GgmlType::iq2_xxs: case GgmlType::iq2_xs: case GgmlType::iq2_s: case GgmlType::iq3_xxs:
-    case GgmlType::iq3_s: case GgmlType::iq1_s: case GgmlType::iq1_m: case GgmlType::q2_k: case GgmlType::q3_k:
-    case GgmlType::iq4_xs: out = GgmlType::iq4_nl; break;  // 18 B per 32, as master's Q4_0 for Q2_K/Q3_K
+    case GgmlType::iq3_s: case GgmlType::iq1_s: case GgmlType::iq1_m: case GgmlType::iq4_xs: out = GgmlType::iq4_nl; break;
     case GgmlType::q4_k: out = GgmlType::q5_0; break;
     case GgmlType::q5_k: out = GgmlType::q5_1; break;
     case GgmlType::q6_k: out = GgmlType::q8_0; break;
@@ -109,23 +130,36 @@ GgmlType fallback_type(GgmlType t, std::uint64_t row) {  // tensor_type_fallback
 }
 
 // What convert_hf_to_gguf.py writes at --outtype f16: F16 for matrices named *weight, F32 for the rest (biases,
-// gpt-oss's per-expert biases included, though they are 2-D).
+// gpt-oss's per-expert biases included, though they are 2-D) and for the kinds it always keeps in F32
+// (ModelBase.prepare_tensors: FFN_GATE_INP, POS_EMBD, TOKEN_TYPES, SSM_CONV1D).
 GgmlType source_type(const TensorShape& t) {
   if (t.shape.size() < 2 || !t.name.ends_with("weight") || t.name.find("ffn_gate_inp") != std::string::npos ||
-      t.name == "position_embd.weight" || t.name == "token_types.weight")
+      t.name.find("ssm_conv1d") != std::string::npos || t.name == "position_embd.weight" ||
+      t.name == "token_types.weight")
     return GgmlType::f32;
   return GgmlType::f16;
 }
 
+// gpt-oss's routed experts stay MXFP4 in every file type: the converter writes them as the checkpoint ships them
+// (llama.cpp conversion/gpt_oss.py, GptOssModel.repack_mxfp4: add_tensor(..., raw_dtype=MXFP4)) and llama-quantize
+// will not requantize a quantized tensor (src/llama-quant.cpp: "requantizing from type %s is disabled" unless
+// --allow-requantize), so the published K-quant and F16 files keep them (bartowski: "Q4_K_M with all FFN kept at
+// MXFP4_MOE"). A checkpoint dequantized to BF16 has no such tensors and is quantized like any other.
+bool converter_keeps_mxfp4(const ModelSpec& s, const TensorShape& t) {
+  return s.architecture == "gpt_oss" && lower_ascii(s.quantization) == "mxfp4" &&
+         t.name.find("_exps.weight") != std::string::npos;
+}
+
 // llama-quant.cpp tensor_get_category, by the tensor's name.
-enum class Category { output, token_embd, attn_qkv, attn_v, attn_k, attn_q, attn_output, ffn_up, ffn_gate, ffn_down,
-                      other };
+enum class Category { output, token_embd, attn_qkv, attn_kv_b, attn_v, attn_k, attn_q, attn_output, ffn_up, ffn_gate,
+                      ffn_down, other };
 
 Category category_of(const std::string& name) {
   const auto has = [&](const char* part) { return name.find(part) != std::string::npos; };
   if (name == "output.weight") return Category::output;
   if (name == "token_embd.weight" || name == "per_layer_token_embd.weight") return Category::token_embd;
   if (has("attn_qkv.weight")) return Category::attn_qkv;
+  if (has("attn_kv_b.weight")) return Category::attn_kv_b;
   if (has("attn_v.weight")) return Category::attn_v;
   if (has("attn_k.weight")) return Category::attn_k;
   if (has("attn_q.weight")) return Category::attn_q;
@@ -134,6 +168,12 @@ Category category_of(const std::string& name) {
   if (has("ffn_gate")) return Category::ffn_gate;
   if (has("ffn_down")) return Category::ffn_down;
   return Category::other;
+}
+
+// llama-quant.cpp category_is_attn_v: "attention-v-like tensors (more sensitive to quantization)" share attn_v's
+// rules and its counters. Its ATTENTION_QKV branch comes after this one and is never reached.
+bool is_attn_v_like(Category c) {
+  return c == Category::attn_v || c == Category::attn_qkv || c == Category::attn_kv_b;
 }
 
 // What llama_tensor_get_type_impl reads besides the tensor: the file type, the model's shape, and the position of
@@ -172,7 +212,7 @@ T token_embd_type(const Choice& c, T type) {
 // The 1- and 2-bit IQ mixes have their own branch.
 T low_iq_type(const Choice& c, Category cat, T type) {
   const bool iq2_big = c.is({M::iq2_s, M::iq2_m});
-  if (cat == Category::attn_v) return c.n_gqa >= 4 || c.n_expert >= 4 ? T::q4_k : iq2_big ? T::iq3_s : T::q2_k;
+  if (is_attn_v_like(cat)) return c.n_gqa >= 4 || c.n_expert >= 4 ? T::q4_k : iq2_big ? T::iq3_s : T::q2_k;
   if (cat == Category::attn_k) return c.n_expert == 8 ? T::q4_k : type;
   if (cat == Category::ffn_down)
     return ffn_down_counter(c.s, c.t) < c.n / 8 ? (iq2_big ? T::iq3_s : T::q2_k) : type;
@@ -185,12 +225,13 @@ T low_iq_type(const Choice& c, Category cat, T type) {
 }
 
 T attn_v_type(const Choice& c, T type) {
-  // i_attention_wv counts the attn_v tensors met so far; n_attention_wv the attention blocks (MLA's attn_kv_b too).
+  // init_quantize_state_counters: n_attention_wv counts every attn_v-like tensor; i_attention_wv those met before
+  // this one, in the loader's order (by block).
   std::int64_t i = 0, n = 0;
   for (std::uint64_t l = 0; l < c.s.num_layers(); ++l) {
-    const MixerKind k = c.s.layer(l).mixer;
-    i += k == MixerKind::attention && static_cast<std::int64_t>(l) < c.i;
-    n += k == MixerKind::attention || k == MixerKind::latent_attention;
+    const bool has = holds_attn_v_like(c.s.layer(l));
+    i += has && static_cast<std::int64_t>(l) < c.i;
+    n += has;
   }
   if (c.mix == M::q2_k) type = c.n_gqa >= 4 ? T::q4_k : T::q3_k;
   else if (c.mix == M::q2_k_s && c.n_gqa >= 4) type = T::q4_k;
@@ -208,7 +249,7 @@ T attn_v_type(const Choice& c, T type) {
 }
 
 T ffn_down_type(const Choice& c, T type) {
-  const auto i = c.i, n = c.n;
+  const auto i = ffn_layer_index(c.s, c.n_expert, c.i), n = c.n;
   if (c.mix == M::q2_k) return T::q3_k;
   if (c.mix == M::q2_k_s) return i < n / 8 ? T::q4_k : type;
   if (c.mix == M::iq3_xxs && !c.imatrix) return i < n / 8 ? T::q4_k : T::q3_k;
@@ -241,20 +282,19 @@ T attn_output_type(const Choice& c, T type) {
 }
 
 T block_type(const Choice& c, Category cat, T type) {
+  if (is_attn_v_like(cat)) return attn_v_type(c, type);
   switch (cat) {
-    case Category::attn_v: return attn_v_type(c, type);
     case Category::attn_k:
       if (c.n_expert == 8) return T::q8_0;
       return c.mix == M::iq3_xs ? T::iq3_xxs : c.mix == M::iq3_xxs ? T::iq2_s : type;
     case Category::attn_q: return c.mix == M::iq3_xs ? T::iq3_xxs : c.mix == M::iq3_xxs ? T::iq2_s : type;
     case Category::ffn_down: return ffn_down_type(c, type);
     case Category::attn_output: return attn_output_type(c, type);
-    case Category::attn_qkv:
-      if (c.is({M::q3_k_m, M::q3_k_l, M::iq3_m})) return T::q4_k;
-      return c.mix == M::q4_k_m ? T::q5_k : c.mix == M::q5_k_m ? T::q6_k : type;
     case Category::ffn_gate:
-    case Category::ffn_up:
-      return c.mix == M::iq3_xs && c.i >= c.n / 8 && c.i < 7 * c.n / 8 ? T::iq3_xxs : type;
+    case Category::ffn_up: {
+      const std::int64_t i = ffn_layer_index(c.s, c.n_expert, c.i);
+      return c.mix == M::iq3_xs && i >= c.n / 8 && i < 7 * c.n / 8 ? T::iq3_xxs : type;
+    }
     default: return type;
   }
 }
@@ -294,6 +334,7 @@ std::optional<GgufMix> gguf_mix_for_checkpoint(std::string_view quantization) no
 }
 
 GgmlType gguf_storage_type(const ModelSpec& spec, GgufMix mix, GgmlType pure_type, const TensorShape& t) {
+  if (converter_keeps_mxfp4(spec, t)) return GgmlType::mxfp4;
   if (mix != GgufMix::pure) return detail::gguf_tensor_type(spec, mix, t);
   if (!llama_quantizes(t)) return source_type(t);
   if (t.shape[0] % ggml_type_info(pure_type).block_elements != 0) return fallback_type(pure_type, t.shape[0]);

@@ -314,12 +314,30 @@ Result<WeightFormat> weight_format_of(const ModelSpec& spec, const InferenceOpti
   return format;
 }
 
+// A vision model's GGUF file holds the language model alone: llama.cpp's converter writes the vision tower to a
+// separate mmproj file (convert_hf_to_gguf.py --mmproj), which llama-server loads only when given --mmproj.
+bool vision_tower_apart(const ModelSpec& spec, const InferenceOptions& o) {
+  return o.engine == Engine::llamacpp && spec.vision_params > 0;
+}
+
+Message vision_tower_apart_note(const ModelSpec& spec) {
+  return message("llamacpp.mmproj_apart",
+                 "The vision tower ({params} parameters) is not counted: llama.cpp keeps it in a separate mmproj file "
+                 "(about {mmproj_bytes} in F16), which llama-server loads only with --mmproj.",
+                 {arg::count("params", spec.vision_params), arg::bytes("mmproj_bytes", 2 * spec.vision_params)});
+}
+
 std::optional<Error> add_weights(InferenceEstimate& e, Workings& w, const ModelSpec& spec, const InferenceOptions& o,
                                  const WeightFormat& format) {
   if (o.exact_weights) {
     e.weight_detail = *o.exact_weights;
   } else {
-    auto weights = weights_bytes(spec, format);
+    ModelSpec text_only;
+    if (vision_tower_apart(spec, o)) {
+      text_only = spec;
+      text_only.vision_params = 0;
+    }
+    auto weights = weights_bytes(vision_tower_apart(spec, o) ? text_only : spec, format);
     if (!weights) return weights.error();
     e.weight_detail = std::move(weights).value();
   }
@@ -1399,6 +1417,7 @@ void add_ollama_notes(std::vector<Message>& notes, const ModelSpec& spec, const 
 std::vector<Message> inference_notes(const ModelSpec& spec, const InferenceOptions& o, const InferenceEstimate& e,
                                          const WeightFormat& format) {
   std::vector<Message> notes;
+  if (vision_tower_apart(spec, o) && !o.exact_weights) notes.push_back(vision_tower_apart_note(spec));
   if (format.scheme == WeightScheme::gguf && o.engine == Engine::transformers)
     notes.push_back(message("inference.transformers_gguf",
                             "transformers dequantizes GGUF files when it loads them; these sizes hold for the "

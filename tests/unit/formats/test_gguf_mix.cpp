@@ -6,6 +6,7 @@
 #include "formats/gguf.hpp"
 #include "formats/gguf_mix.hpp"
 #include "formats/weight_formats.hpp"
+#include "memory/inference.hpp"
 #include "model/hf_config.hpp"
 
 using namespace vramfit;
@@ -133,6 +134,52 @@ TEST_CASE("eight experts (Mixtral-8x7B) move attn_v and attn_k to Q8_0 and attn_
   CHECK(type_of(s, GgufMix::iq3_m, "blk.7.ffn_down_exps.weight") == G::iq3_s);
 }
 
+// The rules below quote llama.cpp src/llama-quant.cpp at commit 007dbbf3fd17eefe9b47fee45f48f7ba5e62b714.
+TEST_CASE("MLA's attn_kv_b takes attn_v's rules and counts among the attn_v-like tensors (DeepSeek-V3)") {
+  // "static bool category_is_attn_v(tensor_category cat) { return cat == tensor_category::ATTENTION_V ||
+  // cat == tensor_category::ATTENTION_QKV || cat == tensor_category::ATTENTION_KV_B; }"; Q4_K_M: "use_more_bits(
+  // qs.i_attention_wv, qs.n_attention_wv)) new_type = GGML_TYPE_Q6_K". 61 layers, one attn_kv_b each:
+  // use_more_bits(i, 61) holds for i < 7, i ≥ 53 and (i − 7) % 3 == 2.
+  const auto& s = test::preset("deepseek-v3");
+  using G = GgmlType;
+  CHECK(type_of(s, GgufMix::q4_k_m, "blk.0.attn_kv_b.weight") == G::q6_k);
+  CHECK(type_of(s, GgufMix::q4_k_m, "blk.9.attn_kv_b.weight") == G::q6_k);
+  CHECK(type_of(s, GgufMix::q4_k_m, "blk.10.attn_kv_b.weight") == G::q4_k);
+  CHECK(type_of(s, GgufMix::q4_k_m, "blk.53.attn_kv_b.weight") == G::q6_k);
+  CHECK(type_of(s, GgufMix::q3_k_l, "blk.10.attn_kv_b.weight") == G::q5_k);  // "Q3_K_L) new_type = GGML_TYPE_Q5_K"
+  // The 1–2 bit branch: "if (category_is_attn_v(category)) { if (... n_expert >= 4) new_type = GGML_TYPE_Q4_K".
+  CHECK(type_of(s, GgufMix::iq2_xxs, "blk.10.attn_kv_b.weight") == G::q4_k);
+}
+
+TEST_CASE("a dense hybrid's FFN counters skip its Mamba and attention blocks (Nemotron-H-56B)") {
+  // layer_info: with n_expert ≤ 1 the FFN's position is qs.i_ffn_down, the ffn_down tensors met so far, of
+  // n_ffn_down = hparams.n_layer_all (118). hybrid_override_pattern "M-M-M-M*-M-…": the MLP blocks are layers 1, 3,
+  // 5, 8, 10, 12, 14, …, so blk.14's ffn_down is the 7th (i = 6 < 118/8 = 14: Q6_K at Q4_K_M), where its layer index
+  // would give 14 (not < 14, (14 − 14) % 3 = 0: Q4_K). blk.34's is the 16th (i = 15: (15 − 14) % 3 = 1, Q4_K).
+  const auto& s = test::preset("nemotron-h-56b");
+  using G = GgmlType;
+  CHECK(type_of(s, GgufMix::q4_k_m, "blk.14.ffn_down.weight") == G::q6_k);
+  CHECK(type_of(s, GgufMix::q4_k_m, "blk.34.ffn_down.weight") == G::q4_k);
+  // The converter keeps Mamba's conv kernel in F32 (convert_hf_to_gguf.py prepare_tensors: "Some tensor types are
+  // always in float32 … gguf.MODEL_TENSOR.SSM_CONV1D") and llama-quantize leaves it ("do not quantize Mamba/Kimi's
+  // small conv1d weights"); its A, D and norms are 1-D ("quantize only 2D and 3D tensors").
+  CHECK(type_of(s, GgufMix::q4_k_m, "blk.0.ssm_conv1d.weight") == G::f32);
+  CHECK(type_of(s, GgufMix::q4_k_m, "blk.0.ssm_in.weight") == G::q4_k);
+  CHECK(type_of(s, GgufMix::q4_k_m, "blk.0.ssm_out.weight") == G::q4_k);
+}
+
+TEST_CASE("K-quants that do not fit a row fall back as tensor_type_fallback says") {
+  // "case GGML_TYPE_Q2_K: case GGML_TYPE_Q3_K: ... return_type = GGML_TYPE_Q4_0"; "case GGML_TYPE_IQ4_XS:
+  // return_type = GGML_TYPE_IQ4_NL"; "case GGML_TYPE_Q4_K: return_type = GGML_TYPE_Q5_0". gpt-oss rows are 2,880.
+  ModelSpec s = test::preset("gpt-oss-20b");
+  s.quantization.clear();
+  using G = GgmlType;
+  CHECK(type_of(s, GgufMix::q2_k, "blk.0.attn_q.weight") == G::q4_0);
+  CHECK(type_of(s, GgufMix::q3_k_s, "blk.0.attn_q.weight") == G::q4_0);
+  CHECK(type_of(s, GgufMix::iq4_xs, "blk.0.attn_q.weight") == G::iq4_nl);
+  CHECK(type_of(s, GgufMix::q4_k_s, "blk.0.attn_q.weight") == G::q5_0);
+}
+
 TEST_CASE("GGUF whole-file sizes match bartowski's Meta-Llama-3.1-8B-Instruct-GGUF byte for byte") {
   // huggingface.co/bartowski/Meta-Llama-3.1-8B-Instruct-GGUF at revision bf5b95e96dac0462e2a09145ec66cae9a3f12067,
   // file sizes in bytes as the Hub lists them (all made with an importance matrix). The files hold metadata too:
@@ -229,6 +276,52 @@ TEST_CASE("MXFP4_MOE matches ggml-org's gpt-oss-20b GGUF") {
   CHECK(bytes / 12'109'566'624.0 == doctest::Approx(1.0).epsilon(0.002));
 }
 
+TEST_CASE("gpt-oss keeps its MXFP4 experts in every GGUF file type, as the published files do") {
+  // The converter writes the experts in MXFP4 (llama.cpp conversion/gpt_oss.py, GptOssModel.repack_mxfp4:
+  // raw_dtype=MXFP4) and llama-quantize will not requantize them (src/llama-quant.cpp at 007dbbf3: "requantizing
+  // from type %s is disabled"). Only the other tensors follow the file type; their rows of 2,880 are no multiple of
+  // 256, so K-quants fall back (Q4_K → Q5_0, Q6_K → Q8_0) and output.weight is Q8_0 ("nx % qk_k != 0").
+  const auto& s = test::preset("gpt-oss-20b");
+  const auto tensors = enumerate_tensors(s).value();
+  for (const auto& t : tensors)
+    if (t.name == "blk.0.ffn_down_exps.weight" || t.name == "blk.0.attn_q.weight") {
+      CAPTURE(t.name);
+      const bool expert = t.name.find("_exps") != std::string::npos;
+      CHECK(gguf_storage_type(s, GgufMix::q4_k_m, GgmlType::q4_k, t) == (expert ? GgmlType::mxfp4 : GgmlType::q5_0));
+      CHECK(gguf_storage_type(s, GgufMix::f16, GgmlType::f16, t) == (expert ? GgmlType::mxfp4 : GgmlType::f16));
+      CHECK(gguf_storage_type(s, GgufMix::pure, GgmlType::q2_k, t) == (expert ? GgmlType::mxfp4 : GgmlType::q4_0));
+    }
+  // huggingface.co/unsloth/gpt-oss-20b-GGUF, file sizes as the Hub lists them (GB to three significant digits, so
+  // ±0.05 GB). Each file holds the metadata of ggml-org's gpt-oss-20b-MXFP4.gguf (12,109,566,624 B, pinned above)
+  // less its tensors. Re-typing the experts (Q4_K_M: Q5_0 for rows of 2,880) made Q4_K_M 15.4 GB.
+  const std::uint64_t meta = 12'109'566'624ULL - bytes_of(s, "mxfp4_moe");
+  struct File { const char* mix; double gb; };
+  for (const File f : {File{"Q2_K", 11.5}, {"Q3_K_S", 11.5}, {"Q3_K_M", 11.5}, {"Q4_0", 11.5}, {"Q4_1", 11.6},
+                       {"Q4_K_S", 11.6}, {"Q4_K_M", 11.6}, {"Q5_K_M", 11.7}, {"F16", 13.8}}) {
+    CAPTURE(f.mix);
+    CHECK(static_cast<double>(bytes_of(s, f.mix) + meta) / 1e9 == doctest::Approx(f.gb).epsilon(0.05 / f.gb));
+  }
+  // gpt-oss-120b: llama-bench's size column (tensor bytes, llama_model_size; 0.01 GiB) for ggml-org's
+  // gpt-oss-120b-mxfp4 (59.02 GiB) and unsloth's gpt-oss-120b-F16 (60.87 GiB), both quoted in
+  // community.frame.work/t/will-the-ai-max-395-128gb-be-able-to-run-gpt-oss-120b/73280/26; unsloth's Q4_K_M folder
+  // is 62.8 GB on the Hub (±0.05 GB, two shards of metadata included, 26 MB at most).
+  const auto& big = test::preset("gpt-oss-120b");
+  const double gib = 1024.0 * 1024 * 1024;
+  CHECK(static_cast<double>(bytes_of(big, "mxfp4_moe")) / gib == doctest::Approx(59.02).epsilon(0.005 / 59.02));
+  CHECK(static_cast<double>(bytes_of(big, "f16")) / gib == doctest::Approx(60.87).epsilon(0.005 / 60.87));
+  CHECK(static_cast<double>(bytes_of(big, "q4_k_m")) / 1e9 == doctest::Approx(62.8).epsilon(0.08 / 62.8));
+}
+
+TEST_CASE("a gpt-oss checkpoint without MXFP4 (dequantized to BF16) has its experts quantized like any other") {
+  ModelSpec s = test::preset("gpt-oss-20b");
+  s.quantization.clear();
+  s.quantization_rules.clear();
+  const auto tensors = enumerate_tensors(s).value();
+  for (const auto& t : tensors)
+    if (t.name == "blk.4.ffn_down_exps.weight")  // Q4_K (use_more_bits(4, 24) is false), on rows of 2,880: Q5_0
+      CHECK(gguf_storage_type(s, GgufMix::q4_k_m, GgmlType::q4_k, t) == GgmlType::q5_0);
+}
+
 TEST_CASE("llama.cpp without --weights runs gpt-oss as its published MXFP4_MOE GGUF, and says so") {
   Request r;
   r.model = "gpt-oss-20b";
@@ -258,4 +351,23 @@ TEST_CASE("GGUF headers with MXFP4 (type 39) and Q2_0 (type 42) tensors are read
   CHECK(parsed.value().tensors[1].bytes == 128ULL * 2 / 64 * 18);
   CHECK(ggml_type_info(42) != nullptr);
   CHECK(ggml_bits_per_weight(ggml_type_info(GgmlType::q2_0)) == doctest::Approx(2.25));
+}
+
+TEST_CASE("a vision model's GGUF file holds no vision tower: llama.cpp loads it from the mmproj file, Ollama with it") {
+  // convert_hf_to_gguf.py writes the tower only with --mmproj, into its own file that llama-server loads with
+  // --mmproj (bartowski's gemma-3-4b-it: mmproj-…-f16.gguf 851 MB beside the text model's files). Gemma 3 27B's
+  // tower and projector are 423,060,336 parameters: 2 B each in F16 = 846,120,672 B that Ollama, which loads its
+  // projector, counts and llama.cpp does not.
+  const auto& s = test::preset("gemma-3-27b");
+  REQUIRE(s.vision_params == 423'060'336ULL);
+  InferenceOptions o;
+  o.weight_format = parse_weight_format("q4_k_m").value();
+  o.engine = Engine::llamacpp;
+  const auto llama = estimate_inference(s, o).value();
+  o.engine = Engine::ollama;
+  const auto ollama = estimate_inference(s, o).value();
+  CHECK(ollama.weight_detail.total - llama.weight_detail.total == 846'120'672ULL);
+  bool noted = false;
+  for (const auto& note : llama.notes) noted = noted || note.id == "llamacpp.mmproj_apart";
+  CHECK(noted);
 }
