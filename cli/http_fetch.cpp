@@ -89,14 +89,23 @@ bool starts_with_origin(const std::string& url, const std::string& origin) {
 std::string failure_of(CURLcode code) {
   switch (code) {
     case CURLE_OPERATION_TIMEDOUT: return "timeout";
+    case CURLE_FILESIZE_EXCEEDED: return "too_large";
     case CURLE_COULDNT_RESOLVE_HOST:
     case CURLE_COULDNT_RESOLVE_PROXY:
     case CURLE_COULDNT_CONNECT: return "offline";
-    default: return "offline";
+    default: return "broken";
   }
 }
 
 }  // namespace
+
+bool sends_token(const FetchSettings& settings, const std::string& url) {
+  return !settings.token.empty() && starts_with_origin(url, settings.token_origin);
+}
+
+bool follows_redirect(const FetchSettings& settings, const std::string& url) {
+  return url.starts_with("https://") || starts_with_origin(url, settings.trusted_origin);
+}
 
 Fetched fetch(const FetchSettings& settings, const std::string& first_url, std::uint64_t range_bytes,
               std::uint64_t max_bytes, const char* accept) {
@@ -127,7 +136,7 @@ Fetched fetch(const FetchSettings& settings, const std::string& first_url, std::
     Transfer t;
     t.cap = range_bytes ? range_bytes : max_bytes;
     curl_slist* headers = nullptr;
-    if (starts_with_origin(url, settings.token_origin) && !settings.token.empty())
+    if (sends_token(settings, url))
       headers = curl_slist_append(headers, ("Authorization: Bearer " + settings.token).c_str());
     if (accept) headers = curl_slist_append(headers, (std::string("Accept: ") + accept).c_str());
     const std::string range = "0-" + std::to_string(range_bytes - 1);
@@ -135,6 +144,8 @@ Fetched fetch(const FetchSettings& settings, const std::string& first_url, std::
     curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
     if (range_bytes) curl_easy_setopt(curl, CURLOPT_RANGE, range.c_str());
     curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);  // each hop is checked below
+    // A Content-Length past the bound is refused before any of the body is read.
+    if (!range_bytes) curl_easy_setopt(curl, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(max_bytes));
     curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(curl, CURLOPT_WRITEDATA, &t);
     curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
@@ -166,7 +177,7 @@ Fetched fetch(const FetchSettings& settings, const std::string& first_url, std::
       return out;
     }
     if (status >= 300 && status < 400 && !next.empty()) {
-      if (!next.starts_with("https://") && !starts_with_origin(next, settings.trusted_origin)) {
+      if (!follows_redirect(settings, next)) {
         out.failure = "insecure_redirect";
         return out;
       }

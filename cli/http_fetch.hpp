@@ -21,10 +21,16 @@ struct Fetched {
   long status = 0;           // HTTP status of the last response; 0 when none came
   std::string body;          // at most the bytes asked for
   std::string error_code;    // the Hub's X-Error-Code header
-  std::string failure;       // "" or timeout, offline, too_large, insecure_redirect, redirects, bad_range,
+  std::string failure;       // "" or timeout, offline, too_large, insecure_redirect, redirects, bad_range, broken,
                              // not_cached
   bool from_cache = false;
 };
+
+// Whether a request to `url` carries the token: only to the token's own origin, never to a host a redirect names
+// (the Hub's CDN links are signed; huggingface_hub drops the header there too).
+bool sends_token(const FetchSettings& settings, const std::string& url);
+// Whether a redirect to `url` is followed: https, or back to the endpoint the user set to plain http.
+bool follows_redirect(const FetchSettings& settings, const std::string& url);
 
 // GET `url`: its first `range_bytes` bytes by a Range request when that is not 0 (the body may be shorter at the
 // end of the file), else the whole body, refused past `max_bytes`.

@@ -12,7 +12,7 @@ echo "== unit tests under AddressSanitizer and UndefinedBehaviorSanitizer (clang
 cmake --workflow --preset sanitize
 
 echo "== node tests: the real .wasm through its bindings"
-node --test tests/node/
+node --test tests/node/ tests/hub/
 
 echo "== refactoring guard: CLI and binding output byte for byte against tests/corpus/expected"
 node tests/corpus/run.mjs

@@ -398,6 +398,8 @@ Message failure_message(FieldReader& r) {
     return message("lookup.blocked", "the browser blocked the request about {name} (a network filter or the browser's "
                                      "cross-origin rules); the command-line tool can look it up",
                    {name});
+  if (failure == "broken")
+    return message("lookup.broken", "the connection broke off while reading {name}; try again", {name});
   if (failure == "redirects")
     return message("lookup.redirects", "a download of {name} was redirected more than five times", {name});
   if (failure == "bad_range")

@@ -31,7 +31,7 @@ std::string plan_ollama_reads(std::string_view name, std::string_view manifest_j
 // A failed read as a person should read it: `failure_json` is {"service": "hub" | "ollama", "name", "path",
 // "status" (HTTP), "error_code" (the Hub's X-Error-Code), "token" (whether one was sent)} or {"service", "name",
 // "failure": "timeout" | "offline" | "too_large" | "insecure_redirect" | "redirects" | "blocked" | "not_cached" |
-// "bad_range",
+// "bad_range" | "broken",
 // "limit"}. Always {"ok": false, "error": {"field": "model", "message", "message_i18n"}}.
 std::string lookup_failure(std::string_view failure_json);
 

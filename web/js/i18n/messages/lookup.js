@@ -44,6 +44,7 @@ export default {
     "lookup.not_cached": "{name} wurde auf diesem Rechner noch nie nachgeschlagen; offline gibt es keine Kopie, aus der die Antwort käme",
     "lookup.too_large": "eine Datei von {name} ist größer als die {limit_bytes}, die vramfit davon liest",
     "lookup.insecure_redirect": "ein Download von {name} wurde auf eine unverschlüsselte http-Adresse umgeleitet; vramfit folgt Umleitungen nur zu https",
+    "lookup.broken": "die Verbindung ist beim Lesen von {name} abgebrochen; bitte noch einmal versuchen",
     "lookup.redirects": "ein Download von {name} wurde mehr als fünfmal umgeleitet",
     "lookup.blocked": "der Browser hat die Anfrage zu {name} blockiert (ein Netzwerkfilter oder die Cross-Origin-Regeln des Browsers); das Kommandozeilenwerkzeug kann es nachschlagen",
     "lookup.bad_range": "der Server hat nicht den angefragten Teil einer Datei von {name} geliefert",
