@@ -147,6 +147,7 @@ FileAnswer from_hub(const Catalog& catalog, const json& named, const std::string
     from_cache = from_cache || got.from_cache;
     texts.emplace_back(t.value("role", std::string()), std::move(got.body));
   }
+  texts.emplace_back("model_name", repo);
   const std::string full_request = with_texts(request, texts);
   const std::string source = settings.hub_endpoint + "/" + repo;
   std::vector<Header> headers = headers_of(plan, settings.hub_endpoint);
@@ -173,7 +174,8 @@ FileAnswer from_ollama(const Catalog& catalog, const json& named, const std::str
   if (!plan.is_object() || !plan.value("ok", false)) return core_error(plan_text);
   bool from_cache = manifest.from_cache;
   std::vector<Header> headers = headers_of(plan, settings.ollama_registry);
-  auto answered = answer_from_headers(catalog, headers, request, plan, "ollama", shown, s, from_cache);
+  const std::string named_request = with_texts(request, {{"model_name", shown}});
+  auto answered = answer_from_headers(catalog, headers, named_request, plan, "ollama", shown, s, from_cache);
   return with_lookup(std::move(answered), settings.ollama_registry + "/library/" + shown, plan, from_cache);
 }
 

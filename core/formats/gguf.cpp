@@ -508,6 +508,10 @@ Result<ModelSpec> model_from_gguf(const GgufFile& f) {
   if (d.dense.intermediate == 0)
     if (const auto* up = find_tensor(f, "blk.0.ffn_up.weight"); up && up->dims.size() >= 2)
       d.dense.intermediate = up->dims[1];
+  // Phi-3's gate and up share one tensor: llama.cpp's phi3 loads ffn_up as {n_embd, 2 * n_ff} (llama-model.cpp).
+  if (const auto* up = find_tensor(f, "blk.0.ffn_up.weight");
+      !s.gated_mlp && up && up->dims.size() >= 2 && d.dense.intermediate > 0 && up->dims[1] == 2 * d.dense.intermediate)
+    s.gated_mlp = true;
 
   // Mixture of experts.
   if (auto experts = m.uint("expert_count"); experts && *experts > 1) {

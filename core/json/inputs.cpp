@@ -26,8 +26,10 @@ constexpr std::uint64_t kMaxWiredLimitMib = 1u << 20;  // 1 TiB: above every Mac
 // Ordered as the CLI's help lists them: what the model is, how it runs, where, then training.
 constexpr Input kInputs[] = {
     {"model", "--model", "model", K::text, 0, 0, "ID|PATH",
-     "model preset id (see --list-models), or a path to a config.json (or its checkpoint folder), .gguf or .safetensors"},
+     "model preset id (see --list-models); a Hugging Face id or link (owner/name, owner/name-GGUF:Q4_K_M) or an Ollama "
+     "name (phi4, qwen3:32b) to look up; or a path to a config.json (or its checkpoint folder), .gguf or .safetensors"},
     {"config", "", "", K::config, 0, 0, "", "a config.json's architecture fields, as an object or its text"},
+    {"model_name", "", "", K::text, 0, 0, "", "the name shown for a config.json or model file (a looked-up repository's id)"},
     {"quant_config", "--quant-config", "", K::config, 0, 0, "FILE",
      "an NVIDIA ModelOpt hf_quant_config.json read with the config.json (a --model folder's own is read by itself)"},
     {"params", "--params", "", K::quantity, 1, 1e14, "N", "bare parameter count instead of a model: 7e9, 7B, 1.5T, 500M"},

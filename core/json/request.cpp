@@ -348,6 +348,7 @@ Result<Request> inference_request(const json& j, InputUse use, std::span<const s
                                             {arg::text("mode", *mode), arg::text("question", question)}));
   Request r;
   r.model = in.text("model").value_or("");
+  r.model_name = in.text("model_name").value_or("");
   r.config_json = in.text("config").value_or("");
   r.quant_config_json = in.text("quant_config").value_or("");
   r.params = in.whole("params").value_or(0);
@@ -410,6 +411,7 @@ Result<TrainingRequest> training_request(const json& j, std::span<const std::str
   InputReader in(j, InputUse::training);
   TrainingRequest r;
   r.model = in.text("model").value_or("");
+  r.model_name = in.text("model_name").value_or("");
   r.config_json = in.text("config").value_or("");
   r.quant_config_json = in.text("quant_config").value_or("");
   r.params = in.whole("params").value_or(0);

@@ -51,13 +51,15 @@ Result<ModelSpec> model_of_request(const Catalog& catalog, const Request& r, std
     return make_error("model", message("error.evaluate.model_several", "give only one of a preset, a config.json, a "
                                                                        "model file or a parameter count"));
   // A config or file carries no display name: say what it is rather than print a blank.
-  auto named = [](ModelSpec spec, const char* what) {
+  auto named = [&r](ModelSpec spec, const char* what) {
+    if (!r.model_name.empty()) spec.name = r.model_name;
     if (spec.name.empty()) spec.name = (spec.architecture.empty() ? std::string("model") : spec.architecture) + " " + what;
     if (spec.id.empty()) spec.id = "custom";
     return spec;
   };
   if (r.imported) {
     source = message("explain.params.source_file", "the model file's header (its architecture metadata and tensor shapes)");
+    for (const Message& note : r.imported->notes) notes.push_back(note);
     return named(r.imported->spec, "(model file)");
   }
   if (!r.quant_config_json.empty() && r.config_json.empty())

@@ -35,6 +35,7 @@ Result<Catalog> with_wired_limit(const Catalog& catalog, std::string_view gpu, s
 
 struct Request {
   std::string model;        // preset id; or empty with params / config_json
+  std::string model_name;   // the name a config or file is shown by ("microsoft/phi-4"); "" = its architecture
   std::string config_json;  // a pasted or dropped HF config.json
   std::string quant_config_json;  // its hf_quant_config.json (NVIDIA ModelOpt), read with it
   std::uint64_t params = 0; // bare parameter count

@@ -210,6 +210,7 @@ Result<TrainingScenario> resolve_training(const Catalog& catalog, const Training
   // reading the checkpoint's quantization_config, which training does not use (precision decides).
   Request shared;
   shared.model = r.model;
+  shared.model_name = r.model_name;
   shared.config_json = r.config_json;
   shared.quant_config_json = r.quant_config_json;
   shared.params = r.params;

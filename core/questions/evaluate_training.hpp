@@ -26,6 +26,7 @@ namespace vramfit {
 struct TrainingRequest {
   // The model, resolved exactly as the inference scenario does (resolve_request): one of these.
   std::string model;                      // preset id
+  std::string model_name;                 // the name a config or file is shown by; "" = its architecture
   std::string config_json;                // a pasted or dropped HF config.json
   std::string quant_config_json;          // its hf_quant_config.json (NVIDIA ModelOpt), read with it
   std::uint64_t params = 0;               // bare parameter count (full training only: no shapes, no activations)

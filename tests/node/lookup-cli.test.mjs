@@ -145,6 +145,10 @@ test('an Ollama name reads its manifest and the model blob\'s header', async () 
   // phi4:14b's model layer is 9,053,114,464 B in Ollama's registry (tests/hub/README.md).
   assert.ok(a.breakdown.weights <= 9_053_114_464 && a.breakdown.weights > 9_053_114_464 - 16 * 2 ** 20);
   assert.match(a.lookup.summary, /^Ollama's phi4:14b: its model file/);
+  // Phi-4 has 14,659,507,200 parameters (the Hub's count for microsoft/phi-4): its GGUF's ffn_up holds gate and up
+  // together ({n_embd, 2 * n_ff} in llama.cpp's phi3), which the count must read as a gated MLP.
+  assert.equal(a.model.params_total, 14_659_507_200);
+  assert.equal(a.model.name, 'phi4:14b');
   const missing = await run(['--model', 'llama-9000']);
   assert.match(missing.stderr, /Ollama's library has no model llama-9000:latest; no preset is called "llama-9000"/);
 });
