@@ -61,6 +61,8 @@ int print_answer(const std::string& text, const cli::Options& options, const jso
     if (const auto lookup = answer.find("lookup"); lookup != answer.end() && lookup->is_object()) {
       std::printf("%s%s\n", lookup->value("summary", std::string()).c_str(),
                   lookup->value("offline", false) ? " (answered offline from what an earlier lookup read)" : "");
+      for (const auto& note : lookup->value("notes", json::array()))
+        if (note.is_string()) std::printf("  note: %s\n", note.get<std::string>().c_str());
     }
     std::fputs(table_of(options.question, answer, catalog).c_str(), stdout);
   }

@@ -110,6 +110,8 @@ FileAnswer with_lookup(FileAnswer answered, const std::string& source, const jso
   json lookup = {{"source", source}, {"offline", offline}};
   lookup["summary"] = plan.value("summary", std::string());
   if (plan.contains("summary_i18n")) lookup["summary_i18n"] = plan["summary_i18n"];
+  lookup["notes"] = plan.value("notes", json::array());
+  lookup["notes_i18n"] = plan.value("notes_i18n", json::array());
   if (plan.contains("gguf")) lookup["gguf"] = plan["gguf"];
   if (plan.contains("commit")) lookup["commit"] = plan["commit"];
   answer["lookup"] = std::move(lookup);

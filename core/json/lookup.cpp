@@ -197,6 +197,17 @@ Result<Plan> gguf_plan(const HubRef& ref, const RepoListing& l) {
                           ? message("hub.pick_default", "llama.cpp's -hf default, Q4_K_M")
                           : message("hub.pick_first", "the first file: there is no Q4_K_M, and llama.cpp's -hf takes "
                                                       "the first then");
+  // llama.cpp's -hf: "mmproj is also downloaded automatically if available. to disable, add --no-mmproj".
+  for (const RepoFile& f : l.files) {
+    const std::string lower = lower_ascii(f.path);
+    if (lower.ends_with(".gguf") && lower.find("mmproj") != std::string::npos) {
+      plan.notes.push_back(message("hub.mmproj", "{repo} also holds a vision projector, {file} ({size_bytes}): "
+                                                 "llama-server -hf loads it too unless --no-mmproj is given. It is not "
+                                                 "counted here.",
+                                   {repo, arg::text("file", f.path), arg::bytes("size_bytes", f.size)}));
+      break;
+    }
+  }
   plan.summary = message("hub.summary_gguf", "{repo}: {quant}, {size_bytes} in {files} file(s) ({how}); its header "
                                              "read, no weights downloaded.",
                          {repo, arg::text("quant", c.quant), arg::bytes("size_bytes", c.size),
@@ -303,6 +314,8 @@ std::string plan_hub_reads(std::string_view name, std::string_view revision, std
   write_files(w, "headers", plan.headers, ref.repo, commit);
   w.field("kind", plan.kind);
   w.field("max_header_bytes", kHeaderLimit);
+  w.field("notes", plan.notes);
+  w.message_ids("notes_i18n", plan.notes);
   w.field("ok", true);
   w.begin_object("parameters");
   for (const auto& [dtype, n] : l.safetensors_params) w.field(dtype.c_str(), n);

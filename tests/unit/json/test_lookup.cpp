@@ -74,6 +74,15 @@ TEST_CASE("a GGUF repository offers its quantizations with their summed sizes an
   const json asked = plan("o/M-GGUF:q8_0", l);
   CHECK(asked["gguf"]["picked"] == "asked");
   CHECK(asked["headers"][0]["size"] == 900);
+  CHECK(p["notes"].empty());
+  // llama.cpp's -hf: "mmproj is also downloaded automatically if available. to disable, add --no-mmproj".
+  json with_projector = l;
+  with_projector["siblings"].push_back({{"rfilename", "mmproj-F16.gguf"}, {"size", 851251104}});
+  const json pv = plan("o/M-GGUF", with_projector);
+  CHECK(pv["gguf"]["choices"].size() == 2);  // the projector is no quantization of the model
+  REQUIRE(pv["notes"].size() == 1);
+  CHECK(pv["notes"][0] == "o/M-GGUF also holds a vision projector, mmproj-F16.gguf (851,251,104 B): llama-server -hf "
+                          "loads it too unless --no-mmproj is given. It is not counted here.");
   const json missing = plan("o/M-GGUF:Q2_K", l);
   CHECK(missing["error"]["message"] == "o/M-GGUF has no Q2_K file; it offers Q8_0, Q4_K_M");
 }

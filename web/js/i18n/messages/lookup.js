@@ -7,6 +7,7 @@ export default {
     "hub.summary_many_shards": "{repo}: config.json; its {files} safetensors files ({size_bytes}) are more than {most}, so their headers were not read and the weights follow config.json; {params}.",
     "ollama.summary": "Ollama's {name}: its model file ({size_bytes}, {digest}); its header read, no weights downloaded.",
     "lookup.too_large": "a file of {name} is larger than the {limit_bytes} vramfit reads of it",
+    "hub.mmproj": "{repo} also holds a vision projector, {file} ({size_bytes}): llama-server -hf loads it too unless --no-mmproj is given. It is not counted here.",
   },
   de: {
     "hub.not_a_repo": "„{given}“ ist keine Modell-ID von Hugging Face: {why}",
@@ -31,6 +32,7 @@ export default {
     "hub.too_many_shards_no_config": "{repo} hat {files} safetensors-Dateien und keine config.json; vramfit liest höchstens {most} Header",
     "hub.nothing": "{repo} hat weder eine config.json noch Gewichte (.safetensors oder .gguf) zum Lesen",
     "hub.summary_many_shards": "{repo}: config.json; seine {files} safetensors-Dateien ({size_bytes}) sind mehr als {most}, daher wurden ihre Header nicht gelesen und die Gewichte folgen der config.json; {params}.",
+    "hub.mmproj": "{repo} enthält außerdem einen Bildprojektor, {file} ({size_bytes}): llama-server -hf lädt ihn mit, sofern nicht --no-mmproj angegeben ist. Er ist hier nicht mitgezählt.",
     "hub.summary_config": "{repo}: nur config.json; das Repository enthält keine Gewichte als .safetensors oder .gguf, daher folgen die Gewichte der config.json.",
     "ollama.not_name": "„{given}“ ist kein Modellname von Ollama",
     "ollama.digest": "erwartet: sha256: und 64 Hexadezimalziffern",
