@@ -2,6 +2,8 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include <cstdio>  // std::snprintf
+
 #include "../test_support.hpp"
 #include "vramfit/lookup.hpp"
 
@@ -95,6 +97,26 @@ TEST_CASE("a repository with neither config.json nor weights is refused by name;
   CHECK(config["kind"] == "config");
   CHECK(config["texts"].size() == 2);
   CHECK(config["texts"][1]["role"] == "quant_config");
+}
+
+TEST_CASE("more shards than the reads allow are costed from config.json, with the Hub's count said beside it") {
+  // DeepSeek-V3 ships 163 shards: 163 header reads would take minutes; config.json describes the same model.
+  json l = {{"id", "deepseek-ai/DeepSeek-V3"}, {"sha", "s"},
+            {"safetensors", {{"parameters", {{"BF16", 3918786560}, {"F8_E4M3", 680571043840}, {"F32", 41555600}}},
+                             {"total", 684531386000}}}};
+  l["siblings"] = {{{"rfilename", "config.json"}, {"size", 1700}}};
+  for (int i = 1; i <= 163; ++i) {
+    char name[64];
+    std::snprintf(name, sizeof name, "model-%05d-of-000163.safetensors", i);
+    l["siblings"].push_back({{"rfilename", name}, {"size", 4000000000}});
+  }
+  const json p = plan("deepseek-ai/DeepSeek-V3", l);
+  CHECK(p["kind"] == "config");
+  CHECK(p["headers"].empty());
+  CHECK(p["texts"].size() == 1);
+  CHECK(p["summary"] == "deepseek-ai/DeepSeek-V3: config.json; its 163 safetensors files (652,000,000,000 B) are more "
+                        "than 64, so their headers were not read and the weights follow config.json; the Hub counts "
+                        "684,531,386,000 parameters (BF16, F32, F8_E4M3).");  // 163 × 4,000,000,000 by hand; dtypes in byte order
 }
 
 TEST_CASE("a failed read says what happened: not found, gated, rate-limited, offline, too large") {
