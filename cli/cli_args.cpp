@@ -72,11 +72,32 @@ std::optional<std::string_view> flash_alias_value(std::string_view toggle) {
   return std::nullopt;
 }
 
+// The flag in a column of 28, its help wrapped at spaces to lines of at most 100 columns (a terminal's width with
+// room to spare), the continuation under the help's first word.
 std::string help_line(std::string_view flag, std::string_view value_name, std::string_view help) {
-  std::string left = "  " + std::string(flag) + (value_name.empty() ? "" : " " + std::string(value_name));
-  if (left.size() < 28) left.resize(28, ' ');
-  else left += "  ";
-  return left + std::string(help) + "\n";
+  constexpr std::size_t kColumn = 28, kWidth = 100;
+  std::string out = "  " + std::string(flag) + (value_name.empty() ? "" : " " + std::string(value_name));
+  if (out.size() < kColumn) out.resize(kColumn, ' ');
+  else out += "  ";
+  std::size_t line_start = 0;
+  while (!help.empty()) {
+    const std::size_t room = kWidth - (out.size() - line_start);
+    std::size_t cut = help.size();
+    if (help.size() > room) {
+      cut = help.rfind(' ', room);
+      if (cut == std::string_view::npos || cut == 0) cut = help.find(' ');
+      if (cut == std::string_view::npos) cut = help.size();
+    }
+    out += help.substr(0, cut);
+    help.remove_prefix(cut);
+    while (!help.empty() && help.front() == ' ') help.remove_prefix(1);
+    if (!help.empty()) {
+      out += "\n";
+      line_start = out.size();
+      out += std::string(kColumn, ' ');
+    }
+  }
+  return out + "\n";
 }
 
 // Applies one of the CLI's own flags; a second, different question is refused rather than one silently winning.
@@ -107,10 +128,11 @@ std::string help_text() {
     for (const Command& c : table) out += help_line(c.flag, "", c.help);
   out += help_line(kRevision, "REV", "the Hub branch, tag or commit of --model owner/name (default: main)");
   out +=
-      "\nA --model that is no preset is looked up: owner/name, a huggingface.co link or owner/name-GGUF:QUANT on the\n"
-      "Hugging Face Hub (HF_ENDPOINT, HF_TOKEN for gated models, sent only there; HF_HUB_OFFLINE=1,\n"
-      "HF_HUB_DOWNLOAD_TIMEOUT seconds), or an Ollama name (phi4, qwen3:32b) in Ollama's registry. Only JSON and\n"
-      "file headers are read, never weights; what was read is kept under $XDG_CACHE_HOME/vramfit for --offline.\n";
+      "\nA --model that is no preset is looked up: owner/name, a huggingface.co link or owner/name-GGUF:QUANT\n"
+      "on the Hugging Face Hub (HF_ENDPOINT; HF_TOKEN for gated models, sent only there; HF_HUB_OFFLINE=1;\n"
+      "HF_HUB_DOWNLOAD_TIMEOUT seconds), or an Ollama name (phi4, qwen3:32b) in Ollama's registry. Only\n"
+      "JSON and file headers are read, never weights; what was read is kept under $XDG_CACHE_HOME/vramfit\n"
+      "for --offline.\n";
   out += "\nTraining (--mode train|lora|qlora|grpo; --context and --batch set --seq and --micro-batch):\n";
   for (const Input& in : inputs())
     if (!in.flag.empty() && training_only(in)) out += help_line(in.flag, in.value_name, in.help);

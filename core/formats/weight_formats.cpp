@@ -890,7 +890,10 @@ std::optional<WeightFormat> parse_gguf(std::string_view name) {
 }  // namespace
 
 Result<WeightFormat> parse_weight_format(std::string_view raw) {
-  const std::string name = lower_ascii(raw);
+  std::string name = lower_ascii(raw);
+  // "4bit" and "8-bit" as people say it: integer weights of that width, the catalog's int4 and int8.
+  if (name == "4bit" || name == "4-bit") name = "int4";
+  if (name == "8bit" || name == "8-bit") name = "int8";
   if (auto d = parse_dtype(name)) {
     WeightFormat f;
     f.dtype = *d;

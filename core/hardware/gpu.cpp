@@ -120,6 +120,17 @@ Result<GpuLookup> resolve_gpu(const std::vector<Gpu>& gpus, std::string_view tex
   for (const auto& g : gpus)
     for (const auto& alias : g.aliases)
       if (!meant && name_key(alias) == key) meant = &g;
+  // "NVIDIA H100" is the "H100" people shorten it to: the vendor's word tells no card of the catalog apart.
+  if (!meant) {
+    const std::string lower = lower_ascii(text);
+    for (std::string_view vendor : {"nvidia ", "amd ", "intel ", "apple "}) {
+      if (!lower.starts_with(vendor)) continue;
+      const std::string short_key = name_key(text.substr(vendor.size()));
+      for (const auto& g : gpus)
+        for (const auto& alias : g.aliases)
+          if (!meant && name_key(alias) == short_key) meant = &g;
+    }
+  }
   if (!meant && matches.size() == 1) meant = matches.front();
   if (!meant) {
     std::vector<const Gpu*> plain;

@@ -132,15 +132,23 @@ TEST_CASE("error fields map to flags by the table; other fields stay") {
   CHECK(field_named("file") == "--model");
 }
 
-TEST_CASE("--help lists every input's flag with its help line, and the CLI's own flags") {
+TEST_CASE("--help lists every input's flag with its help line, and the CLI's own flags, in lines of 100 at most") {
   const std::string help = help_text();
+  // A wrapped help reads as one line again when each break before the 28-column indent is one space.
+  const std::string indent = "\n" + std::string(28, ' ');
+  std::string unwrapped = help;
+  for (auto at = unwrapped.find(indent); at != std::string::npos; at = unwrapped.find(indent, at + 1))
+    unwrapped.replace(at, indent.size(), " ");
   for (const Input& in : inputs()) {
     if (in.flag.empty()) continue;
     CAPTURE(in.flag);
     CHECK(help.find("  " + std::string(in.flag)) != std::string::npos);
-    CHECK(help.find(std::string(in.help) + "\n") != std::string::npos);
+    CHECK(unwrapped.find(std::string(in.help) + "\n") != std::string::npos);
   }
   for (const char* flag : {"--rank-gpus", "--biggest", "--remedies", "--max-context", "--max-batch", "--json",
-                           "--list-models", "--list-gpus", "--help", "--version"})
+                           "--offline", "--revision", "--list-models", "--list-gpus", "--help", "--version"})
     CHECK_MESSAGE(help.find(std::string("  ") + flag) != std::string::npos, flag);
+  std::size_t start = 0;
+  for (std::size_t end = help.find('\n'); end != std::string::npos; start = end + 1, end = help.find('\n', start))
+    CHECK_MESSAGE(end - start <= 100, help.substr(start, end - start));
 }

@@ -370,3 +370,9 @@ TEST_CASE("FP8 formats need Ada or newer to compute natively, FP4 formats Blackw
     CHECK(capability(name) == 0);
   }
 }
+
+TEST_CASE("\"4bit\" and \"8-bit\" as people say them are the catalog's integer formats of that width") {
+  for (const char* name : {"4bit", "4-bit", "4BIT"}) CHECK(parse_weight_format(name).value().dtype == DType::int4);
+  for (const char* name : {"8bit", "8-bit"}) CHECK(parse_weight_format(name).value().dtype == DType::int8);
+  CHECK_FALSE(parse_weight_format("5bit").ok());
+}

@@ -106,6 +106,9 @@ TEST_CASE("GPUs are found by the short names people write, and the reading is sa
   CHECK(h100.gpu->id == "h100-sxm");
   CHECK(h100.note.find("H100 PCIe") != std::string::npos);
   CHECK(h100.note.find("H100 NVL") != std::string::npos);
+  // The vendor's word in front reads as the short name ("NVIDIA H100" as nvidia-smi and cloud consoles write it).
+  CHECK(read("NVIDIA H100").gpu->id == "h100-sxm");
+  CHECK(read("NVIDIA H100").note.find("H100 NVL") != std::string::npos);
   // A number only one card has; the plain card rather than its Ti.
   CHECK(read("4090").gpu->id == "rtx-4090");
   CHECK(read("rtx4090").gpu->id == "rtx-4090");
