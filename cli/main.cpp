@@ -59,8 +59,11 @@ int print_answer(const std::string& text, const cli::Options& options, const jso
   } else {
     // A looked-up model says first what was read, and from where.
     if (const auto lookup = answer.find("lookup"); lookup != answer.end() && lookup->is_object()) {
-      std::printf("%s%s\n", lookup->value("summary", std::string()).c_str(),
-                  lookup->value("offline", false) ? " (answered offline from what an earlier lookup read)" : "");
+      const char* offline = lookup->value("fell_back", false)
+                                ? " (it could not be reached: answered from what an earlier lookup read)"
+                            : lookup->value("offline", false) ? " (answered offline from what an earlier lookup read)"
+                                                              : "";
+      std::printf("%s%s\n", lookup->value("summary", std::string()).c_str(), offline);
       for (const auto& note : lookup->value("notes", json::array()))
         if (note.is_string()) std::printf("  note: %s\n", note.get<std::string>().c_str());
     }

@@ -4,6 +4,7 @@
 
 #include <algorithm>  // std::min
 #include <cstddef>    // std::byte
+#include <cctype>     // std::toupper
 #include <cstdlib>    // std::getenv, std::strtol
 #include <utility>    // std::move
 #include <vector>     // std::vector
@@ -44,13 +45,17 @@ FileAnswer core_error(const std::string& error_json) {
 }
 
 FileAnswer failed(const std::string& service, const std::string& name, const Fetched& got, const FetchSettings& s,
-                  std::uint64_t limit = 0) {
-  json failure = {{"service", service}, {"name", name}, {"token", !s.token.empty()}};
+                  std::uint64_t limit = 0, bool gated = false) {
+  json failure = {{"service", service}, {"name", name}, {"token", !s.token.empty()}, {"status", got.status},
+                  {"error_code", got.error_code}, {"limit", limit}, {"gated", gated}};
   if (!got.failure.empty()) failure["failure"] = got.failure;
-  failure["status"] = got.status;
-  failure["error_code"] = got.error_code;
-  failure["limit"] = limit;
   return core_error(lookup_failure(failure.dump()));
+}
+
+Fetched too_large() {
+  Fetched f;
+  f.failure = "too_large";
+  return f;
 }
 
 // The request with the texts read added ("config", "quant_config").
@@ -70,7 +75,7 @@ struct Header {
 // has every header; never past max_header_bytes nor the file's end.
 FileAnswer answer_from_headers(const Catalog& catalog, std::vector<Header>& headers, const std::string& request,
                                const json& plan, const std::string& service, const std::string& name,
-                               const FetchSettings& s, bool& from_cache) {
+                               const FetchSettings& s, bool& fell_back) {
   const std::uint64_t first = plan.value("first_read_bytes", std::uint64_t{1} << 20);
   const std::uint64_t most = plan.value("max_header_bytes", std::uint64_t{64} << 20);
   auto read = [&](Header& h, std::uint64_t want) -> std::optional<FileAnswer> {
@@ -78,7 +83,7 @@ FileAnswer answer_from_headers(const Catalog& catalog, std::vector<Header>& head
     if (want == 0) return std::nullopt;
     Fetched got = fetch(s, h.url, want, want);
     if (!got.failure.empty() || got.status >= 400) return failed(service, name, got, s, want);
-    from_cache = from_cache || got.from_cache;
+    fell_back = fell_back || got.fell_back;
     h.bytes = std::move(got.body);
     return std::nullopt;
   };
@@ -95,7 +100,7 @@ FileAnswer answer_from_headers(const Catalog& catalog, std::vector<Header>& head
     const std::size_t which = parsed.value("need_file", std::size_t{0});
     if (which >= headers.size()) return {"", Error{"--model", "the core asked for a file that was not read"}};
     Header& h = headers[which];
-    if (need > most) return failed(service, name, Fetched{0, "", "", "too_large"}, s, most);
+    if (need > most) return failed(service, name, too_large(), s, most);
     if (need > h.size || need <= h.bytes.size())
       return {"", Error{"--model", "the header of " + h.name + " does not fit its file (" + std::to_string(h.size) + " bytes)"}};
     if (auto error = read(h, need)) return *error;
@@ -103,11 +108,14 @@ FileAnswer answer_from_headers(const Catalog& catalog, std::vector<Header>& head
   return {"", Error{"--model", "the headers asked for more reads than any model file needs"}};
 }
 
-FileAnswer with_lookup(FileAnswer answered, const std::string& source, const json& plan, bool offline) {
+// The answer with what was read: {"source", "summary", "notes", "offline" (answered from the cache), "fell_back"
+// (the network failed and an earlier read answered), "gguf", "commit"}.
+FileAnswer with_lookup(FileAnswer answered, const std::string& source, const json& plan, const FetchSettings& s,
+                       bool fell_back) {
   if (answered.error) return answered;
   json answer = json::parse(answered.json, nullptr, false);
   if (!answer.is_object() || !answer.value("ok", false)) return answered;
-  json lookup = {{"source", source}, {"offline", offline}};
+  json lookup = {{"source", source}, {"offline", s.offline || fell_back}, {"fell_back", fell_back}};
   lookup["summary"] = plan.value("summary", std::string());
   if (plan.contains("summary_i18n")) lookup["summary_i18n"] = plan["summary_i18n"];
   lookup["notes"] = plan.value("notes", json::array());
@@ -132,7 +140,7 @@ FileAnswer from_hub(const Catalog& catalog, const json& named, const std::string
   const std::string repo = named.value("repo", std::string());
   Fetched listing = fetch(s, settings.hub_endpoint + named.value("listing", std::string()), 0, kListingLimit);
   if (!listing.failure.empty() || listing.status >= 400) return failed("hub", repo, listing, s, kListingLimit);
-  bool from_cache = listing.from_cache;
+  bool fell_back = listing.fell_back;
   const std::string plan_text = plan_hub_reads(name, settings.revision, listing.body);
   const json plan = json::parse(plan_text, nullptr, false);
   if (!plan.is_object() || !plan.value("ok", false)) return core_error(plan_text);
@@ -140,22 +148,18 @@ FileAnswer from_hub(const Catalog& catalog, const json& named, const std::string
   for (const auto& t : plan.value("texts", json::array())) {
     const std::uint64_t limit = t.value("max_bytes", std::uint64_t{8} << 20);
     Fetched got = fetch(s, settings.hub_endpoint + t.value("path", std::string()), 0, limit);
-    if (!got.failure.empty() || got.status >= 400) {
-      json failure = {{"service", "hub"}, {"name", repo}, {"token", !s.token.empty()}, {"status", got.status},
-                      {"error_code", got.error_code}, {"limit", limit}, {"gated", !plan.value("gated", std::string()).empty()}};
-      if (!got.failure.empty()) failure["failure"] = got.failure;
-      return core_error(lookup_failure(failure.dump()));
-    }
-    from_cache = from_cache || got.from_cache;
+    if (!got.failure.empty() || got.status >= 400)
+      return failed("hub", repo, got, s, limit, !plan.value("gated", std::string()).empty());
+    fell_back = fell_back || got.fell_back;
     texts.emplace_back(t.value("role", std::string()), std::move(got.body));
   }
   texts.emplace_back("model_name", repo);
   const std::string full_request = with_texts(request, texts);
   const std::string source = settings.hub_endpoint + "/" + repo;
   std::vector<Header> headers = headers_of(plan, settings.hub_endpoint);
-  if (headers.empty()) return with_lookup({answer(catalog, full_request), std::nullopt}, source, plan, from_cache);
-  auto answered = answer_from_headers(catalog, headers, full_request, plan, "hub", repo, s, from_cache);
-  return with_lookup(std::move(answered), source, plan, from_cache);
+  if (headers.empty()) return with_lookup({answer(catalog, full_request), std::nullopt}, source, plan, s, fell_back);
+  auto answered = answer_from_headers(catalog, headers, full_request, plan, "hub", repo, s, fell_back);
+  return with_lookup(std::move(answered), source, plan, s, fell_back);
 }
 
 FileAnswer from_ollama(const Catalog& catalog, const json& named, const std::string& name, const std::string& request,
@@ -174,11 +178,11 @@ FileAnswer from_ollama(const Catalog& catalog, const json& named, const std::str
   const std::string plan_text = plan_ollama_reads(name, manifest.body);
   const json plan = json::parse(plan_text, nullptr, false);
   if (!plan.is_object() || !plan.value("ok", false)) return core_error(plan_text);
-  bool from_cache = manifest.from_cache;
+  bool fell_back = manifest.fell_back;
   std::vector<Header> headers = headers_of(plan, settings.ollama_registry);
   const std::string named_request = with_texts(request, {{"model_name", shown}});
-  auto answered = answer_from_headers(catalog, headers, named_request, plan, "ollama", shown, s, from_cache);
-  return with_lookup(std::move(answered), settings.ollama_registry + "/library/" + shown, plan, from_cache);
+  auto answered = answer_from_headers(catalog, headers, named_request, plan, "ollama", shown, s, fell_back);
+  return with_lookup(std::move(answered), settings.ollama_registry + "/library/" + shown, plan, s, fell_back);
 }
 
 }  // namespace
@@ -191,9 +195,11 @@ LookupSettings lookup_settings_from_environment() {
   out.fetch.token_origin = origin_of(out.hub_endpoint);
   // An endpoint the user set to plain http (a mirror on their network, or the tests' server) may redirect to itself.
   for (const std::string& e : {out.hub_endpoint, out.ollama_registry})
-    if (e.starts_with("http://")) out.fetch.trusted_origin = origin_of(e);
-  const std::string offline = env("HF_HUB_OFFLINE");
-  out.fetch.offline = offline == "1" || offline == "true" || offline == "TRUE" || offline == "yes";
+    if (e.starts_with("http://")) out.fetch.trusted_origins.push_back(origin_of(e));
+  // huggingface_hub's _is_true: "1", "ON", "YES", "TRUE" in any case.
+  std::string offline = env("HF_HUB_OFFLINE");
+  for (char& c : offline) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  out.fetch.offline = offline == "1" || offline == "ON" || offline == "YES" || offline == "TRUE";
   if (const std::string t = env("HF_HUB_DOWNLOAD_TIMEOUT"); !t.empty()) {
     const long seconds = std::strtol(t.c_str(), nullptr, 10);
     if (seconds > 0) out.fetch.timeout_seconds = seconds;
@@ -206,19 +212,13 @@ LookupSettings lookup_settings_from_environment() {
 
 FileAnswer answer_about_name(const Catalog& catalog, const std::string& name, const std::string& request_json,
                              const LookupSettings& settings) {
-  const std::string named_text = read_model_name(catalog, name, settings.revision);
-  const json named = json::parse(named_text, nullptr, false);
-  if (!named.is_object() || !named.value("ok", false)) {
-    // Not a Hub or Ollama name: the core's own reading of the name, as before (its error names the presets).
-    json request = json::parse(request_json);
-    request["model"] = name;
-    return {answer(catalog, request.dump(-1, ' ', false, json::error_handler_t::replace)), std::nullopt};
-  }
-  const std::string kind = named.value("kind", std::string());
+  const json named = json::parse(read_model_name(catalog, name, settings.revision), nullptr, false);
+  const std::string kind = named.is_object() ? named.value("kind", std::string()) : "";
   if (kind == "hub") return from_hub(catalog, named, name, request_json, settings);
   if (kind == "ollama") return from_ollama(catalog, named, name, request_json, settings);
+  // A preset, or no name at all: the core reads it and says how (its error names the presets it could mean).
   json request = json::parse(request_json);
-  request["model"] = name;  // a preset: the core says how it read the name
+  request["model"] = name;
   return {answer(catalog, request.dump(-1, ' ', false, json::error_handler_t::replace)), std::nullopt};
 }
 

@@ -1,6 +1,6 @@
 #include "formats/hub_repo.hpp"
 
-#include <algorithm>  // std::sort
+#include <algorithm>  // std::sort, std::none_of, std::max
 #include <cctype>     // std::isalnum
 #include <map>        // std::map
 
@@ -58,26 +58,49 @@ Message bad_id() {
                  "a model id is owner/name, each part letters, digits, '-', '_' or '.' (at most 96)");
 }
 
-// After "huggingface.co" or "hf.co": /owner/name[/tree/rev[/…] | /blob/rev/path | /resolve/rev/path][?…][#…].
+// A link's path segment as text: "refs%2Fpr%2F1" is the revision refs/pr/1 (the Hub quotes it in its links).
+std::string percent_decoded(std::string_view s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto hex = [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; };
+    if (s[i] == '%' && i + 2 < s.size() && hex(s[i + 1]) && hex(s[i + 2])) {
+      out += static_cast<char>(std::stoi(std::string(s.substr(i + 1, 2)), nullptr, 16));
+      i += 2;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+// "name:QUANT" → the quant apart; Ollama's "latest" (ollama run hf.co/owner/name:latest) asks for no quant.
+std::string_view split_quant(std::string_view name, HubRef& ref) {
+  const auto colon = name.find(':');
+  if (colon == std::string_view::npos) return name;
+  ref.quant = std::string(name.substr(colon + 1));
+  if (lower_ascii(ref.quant) == "latest") ref.quant.clear();
+  return name.substr(0, colon);
+}
+
+// After "huggingface.co" or "hf.co": /owner/name[/tree/rev[/folder] | /blob/rev/path | /resolve/rev/path][?…][#…].
 Result<HubRef> ref_from_url_path(std::string_view text, std::string_view path) {
   path = path.substr(0, path.find_first_of("?#"));
   auto parts = split_path(path);
-  if (!parts.empty() && (parts[0] == "datasets" || parts[0] == "spaces")) return not_a_repo(text, message("hub.why_not_model", "the link is to a dataset or a Space, not a model"));
+  if (!parts.empty() && (parts[0] == "datasets" || parts[0] == "spaces"))
+    return not_a_repo(text, message("hub.why_not_model", "the link is to a dataset or a Space, not a model"));
   if (!parts.empty() && parts[0] == "models") parts.erase(parts.begin());
   if (parts.size() < 2) return not_a_repo(text, message("hub.why_no_repo", "the link names no repository"));
   HubRef ref;
-  std::string_view name = parts[1];
-  if (const auto colon = name.find(':'); colon != std::string_view::npos) {
-    ref.quant = std::string(name.substr(colon + 1));
-    name = name.substr(0, colon);
-  }
+  const std::string_view name = split_quant(parts[1], ref);
   if (!valid_repo_part(parts[0]) || !valid_repo_part(name)) return not_a_repo(text, bad_id());
   ref.repo = std::string(parts[0]) + "/" + std::string(name);
   if (parts.size() >= 4 && (parts[2] == "tree" || parts[2] == "blob" || parts[2] == "resolve")) {
-    ref.revision = std::string(parts[3]);
-    if (parts[2] != "tree" && parts.size() >= 5) {
-      for (std::size_t i = 4; i < parts.size(); ++i) ref.file += (i > 4 ? "/" : "") + std::string(parts[i]);
-    }
+    ref.revision = percent_decoded(parts[3]);
+    std::string rest;
+    for (std::size_t i = 4; i < parts.size(); ++i) rest += (i > 4 ? "/" : "") + percent_decoded(parts[i]);
+    // A folder in the tree view holds one quantization's files (unsloth's UD-Q4_K_XL/, bartowski's Q8_0/).
+    if (parts[2] == "tree" && !rest.empty() && rest.find('/') == std::string::npos && ref.quant.empty()) ref.quant = rest;
+    else if (parts[2] != "tree") ref.file = rest;
   }
   if (!ref.quant.empty() && !valid_tag(ref.quant)) return not_a_repo(text, bad_id());
   return ref;
@@ -86,28 +109,24 @@ Result<HubRef> ref_from_url_path(std::string_view text, std::string_view path) {
 }  // namespace
 
 std::optional<Result<HubRef>> parse_hub_ref(std::string_view raw) {
-  const std::string_view text = trimmed(raw);
+  std::string_view text = trimmed(raw);
   std::string_view rest = text;
   for (std::string_view scheme : {"https://", "http://"})
     if (lower_ascii(rest.substr(0, scheme.size())) == scheme) rest.remove_prefix(scheme.size());
   for (std::string_view host : {"huggingface.co/", "www.huggingface.co/", "hf.co/"})
     if (lower_ascii(rest.substr(0, host.size())) == host) return ref_from_url_path(text, rest.substr(host.size() - 1));
   if (rest.size() != text.size()) return std::nullopt;  // a link to another site
+  while (text.size() > 1 && text.back() == '/') text.remove_suffix(1);  // "owner/name/" as copied from a path
   const auto slash = text.find('/');
   if (slash == std::string_view::npos || text.find('/', slash + 1) != std::string_view::npos) return std::nullopt;
   const std::string_view owner = text.substr(0, slash);
   if (lower_ascii(owner) == "library") return std::nullopt;  // Ollama's namespace for its own library
-  std::string_view name = text.substr(slash + 1);
   HubRef ref;
-  if (const auto colon = name.find(':'); colon != std::string_view::npos) {
-    ref.quant = std::string(name.substr(colon + 1));
-    name = name.substr(0, colon);
-    if (!valid_tag(ref.quant)) return Result<HubRef>(not_a_repo(text, bad_id()));
-  }
-  // A name with a space or other character is a typed model name, not an id.
+  const std::string_view name = split_quant(text.substr(slash + 1), ref);
+  if (!ref.quant.empty() && !valid_tag(ref.quant)) return Result<HubRef>(not_a_repo(text, bad_id()));
+  // A name with a space is a typed model name, not an id.
   if (!valid_repo_part(owner) || !valid_repo_part(name)) {
-    for (char c : text)
-      if (c == ' ') return std::nullopt;
+    if (text.find(' ') != std::string_view::npos) return std::nullopt;
     return Result<HubRef>(not_a_repo(text, bad_id()));
   }
   ref.repo = std::string(owner) + "/" + std::string(name);
@@ -116,7 +135,9 @@ std::optional<Result<HubRef>> parse_hub_ref(std::string_view raw) {
 
 std::optional<OllamaRef> parse_ollama_ref(std::string_view raw) {
   std::string_view text = trimmed(raw);
-  for (std::string_view host : {"registry.ollama.ai/", "ollama.com/"})
+  for (std::string_view scheme : {"https://", "http://"})
+    if (lower_ascii(text.substr(0, scheme.size())) == scheme) text.remove_prefix(scheme.size());
+  for (std::string_view host : {"registry.ollama.ai/", "ollama.com/", "www.ollama.com/"})
     if (lower_ascii(text.substr(0, host.size())) == host) text.remove_prefix(host.size());
   OllamaRef ref;
   if (const auto colon = text.rfind(':'); colon != std::string_view::npos) {
@@ -128,8 +149,6 @@ std::optional<OllamaRef> parse_ollama_ref(std::string_view raw) {
   if (parts.empty() || parts.size() > 2) return std::nullopt;
   if (parts.size() == 2) ref.ns = std::string(parts[0]);
   ref.name = std::string(parts.back());
-  for (char c : ref.name)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) return std::nullopt;
   if (!valid_repo_part(ref.name) || !valid_repo_part(ref.ns)) return std::nullopt;
   return ref;
 }
@@ -225,12 +244,33 @@ GgufName read_gguf_name(std::string_view path) {
   return out;
 }
 
+}  // namespace
+
 bool is_projector(std::string_view path) {
   const auto slash = path.rfind('/');
   return lower_ascii(slash == std::string_view::npos ? path : path.substr(slash + 1)).find("mmproj") != std::string::npos;
 }
 
-}  // namespace
+std::vector<RepoFile> safetensors_weights(const RepoListing& l, std::vector<std::string>& left_out) {
+  std::vector<RepoFile> top, sharded, single;
+  for (const RepoFile& f : l.files) {
+    if (f.path.find('/') != std::string::npos || !ends_with_ci(f.path, ".safetensors")) continue;
+    top.push_back(f);
+    const std::string_view stem = std::string_view(f.path).substr(0, f.path.size() - 12);
+    if (stem.size() > 15 && stem.substr(stem.size() - 9, 4) == "-of-" && all_digits(stem.substr(stem.size() - 5)))
+      sharded.push_back(f);
+    else if (f.path == "model.safetensors")
+      single.push_back(f);
+  }
+  std::vector<RepoFile> chosen = !sharded.empty() ? sharded : !single.empty() ? single : std::vector<RepoFile>{};
+  if (chosen.empty())
+    for (const RepoFile& f : top)
+      if (lower_ascii(f.path).find("adapter") == std::string::npos) chosen.push_back(f);
+  for (const RepoFile& f : top)
+    if (std::none_of(chosen.begin(), chosen.end(), [&](const RepoFile& c) { return c.path == f.path; }))
+      left_out.push_back(f.path);
+  return chosen;
+}
 
 std::vector<GgufChoice> gguf_choices(const RepoListing& listing) {
   std::vector<GgufChoice> out;
@@ -241,7 +281,7 @@ std::vector<GgufChoice> gguf_choices(const RepoListing& listing) {
     const GgufName name = read_gguf_name(f.path);
     auto [it, added] = by_group.emplace(name.group, out.size());
     if (added) {
-      out.push_back(GgufChoice{name.quant, {}, 0});
+      out.push_back(GgufChoice{name.quant, {}, 0, std::max(name.parts, 1u)});
       parts.emplace_back();
     }
     parts[it->second].emplace_back(name.part, f);
@@ -259,9 +299,16 @@ std::vector<GgufChoice> gguf_choices(const RepoListing& listing) {
 std::optional<std::pair<std::size_t, GgufPick>> pick_gguf(const std::vector<GgufChoice>& choices,
                                                            std::string_view quant) {
   const std::string wanted = lower_ascii(quant.empty() ? std::string_view("q4_k_m") : quant);
+  const GgufPick how = quant.empty() ? GgufPick::default_q4_k_m : GgufPick::asked;
   for (std::size_t i = 0; i < choices.size(); ++i)
-    if (lower_ascii(choices[i].quant) == wanted)
-      return std::pair{i, quant.empty() ? GgufPick::default_q4_k_m : GgufPick::asked};
+    if (lower_ascii(choices[i].quant) == wanted) return std::pair{i, how};
+  // unsloth's docs write ":Q4_K_XL" for the file labelled UD-Q4_K_XL: one label ending so is the one meant.
+  if (!quant.empty()) {
+    std::vector<std::size_t> ending;
+    for (std::size_t i = 0; i < choices.size(); ++i)
+      if (lower_ascii(choices[i].quant).ends_with("-" + wanted)) ending.push_back(i);
+    if (ending.size() == 1) return std::pair{ending.front(), how};
+  }
   if (quant.empty() && !choices.empty()) return std::pair{std::size_t{0}, GgufPick::first_file};
   return std::nullopt;
 }

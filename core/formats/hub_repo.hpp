@@ -54,19 +54,29 @@ struct RepoListing {
 // The model API's JSON; an error names the field that has another shape.
 Result<RepoListing> read_repo_listing(std::string_view json_text);
 
+// The safetensors files transformers and vLLM load from a repository's top level: a sharded set
+// (-0000k-of-0000n) when there is one, else model.safetensors, else every top-level file but adapters (LoRA).
+// `left_out` names what else is there (consolidated.safetensors beside the shards, an adapter).
+std::vector<RepoFile> safetensors_weights(const RepoListing& listing, std::vector<std::string>& left_out);
+
 // One GGUF quantization a repository offers: its files (one, or a split's parts in order) and their summed size.
 struct GgufChoice {
   std::string quant;  // the file name's quantization label, as written ("Q4_K_M", "UD-Q4_K_XL", "mxfp4")
   std::vector<RepoFile> files;
   std::uint64_t size = 0;
+  unsigned parts_named = 1;  // the n of "-0000k-of-0000n": files.size() short of it leaves the size short
 };
+
+// A vision projector (llama.cpp's mmproj-*.gguf): loaded beside the model, not a quantization of it.
+bool is_projector(std::string_view path);
 
 // The .gguf weights a listing offers, grouped by quantization (a split's parts together), in listing order;
 // projector files (mmproj) are not weights of the language model and are left out.
 std::vector<GgufChoice> gguf_choices(const RepoListing& listing);
 
-// Which choice `quant` names (case-insensitive, as llama.cpp's -hf compares), or with none asked, llama.cpp's
-// default: Q4_K_M when present, else the first file. Index into `choices`; nothing when `quant` matches none.
+// Which choice `quant` names (case-insensitive, as llama.cpp's -hf compares; "Q4_K_XL" also names the only
+// "UD-Q4_K_XL"), or with none asked, llama.cpp's default: Q4_K_M when present, else the first file. Index into
+// `choices`; nothing when `quant` matches none.
 enum class GgufPick { asked, default_q4_k_m, first_file };
 std::optional<std::pair<std::size_t, GgufPick>> pick_gguf(const std::vector<GgufChoice>& choices,
                                                            std::string_view quant);

@@ -133,17 +133,6 @@ bool has_file(const RepoListing& l, std::string_view path) {
   return std::any_of(l.files.begin(), l.files.end(), [&](const RepoFile& f) { return f.path == path; });
 }
 
-// Top-level .safetensors weights; Mistral's repositories ship consolidated.safetensors beside the sharded copy
-// that transformers and vLLM load, so that copy is left out when both are there.
-std::vector<RepoFile> safetensors_weights(const RepoListing& l) {
-  std::vector<RepoFile> shards, consolidated;
-  for (const RepoFile& f : l.files) {
-    if (f.path.find('/') != std::string::npos || !f.path.ends_with(".safetensors")) continue;
-    (f.path.starts_with("consolidated") ? consolidated : shards).push_back(f);
-  }
-  return shards.empty() ? consolidated : shards;
-}
-
 std::string dtype_list(const RepoListing& l) {
   std::string out;
   for (const auto& [dtype, n] : l.safetensors_params) out += (out.empty() ? "" : ", ") + dtype;
@@ -185,7 +174,11 @@ Result<Plan> gguf_plan(const HubRef& ref, const RepoListing& l) {
                                        {repo, arg::text("quant", ref.quant), arg::text("offered", offered)}));
   }
   const GgufChoice& c = choices[picked->first];
-  // gguf-split names every part -0000k-of-0000n: a part missing from the listing leaves the sum short.
+  if (c.files.size() != c.parts_named)
+    return make_error("model", message("hub.split_incomplete", "{repo}'s {quant} file is split in {parts} parts, but "
+                                                               "the repository holds {held} of them",
+                                       {repo, arg::text("quant", c.quant), arg::count("parts", c.parts_named),
+                                        arg::count("held", c.files.size())}));
   Plan plan;
   plan.kind = "gguf";
   plan.headers = c.files;
@@ -199,8 +192,7 @@ Result<Plan> gguf_plan(const HubRef& ref, const RepoListing& l) {
                                                       "the first then");
   // llama.cpp's -hf: "mmproj is also downloaded automatically if available. to disable, add --no-mmproj".
   for (const RepoFile& f : l.files) {
-    const std::string lower = lower_ascii(f.path);
-    if (lower.ends_with(".gguf") && lower.find("mmproj") != std::string::npos) {
+    if (lower_ascii(f.path).ends_with(".gguf") && is_projector(f.path)) {
       plan.notes.push_back(message("hub.mmproj", "{repo} also holds a vision projector, {file} ({size_bytes}): "
                                                  "llama-server -hf loads it too unless --no-mmproj is given. It is not "
                                                  "counted here.",
@@ -217,11 +209,20 @@ Result<Plan> gguf_plan(const HubRef& ref, const RepoListing& l) {
 
 Result<Plan> plan_for(const HubRef& ref, const RepoListing& l) {
   const bool wants_gguf = !ref.quant.empty() || lower_ascii(ref.file).ends_with(".gguf");
-  const auto shards = safetensors_weights(l);
+  std::vector<std::string> left_out;
+  const auto shards = safetensors_weights(l, left_out);
   const bool has_config = has_file(l, "config.json");
   if (wants_gguf || (shards.empty() && !gguf_choices(l).empty())) return gguf_plan(ref, l);
   const MessageArg repo = arg::text("repo", ref.repo);
   Plan plan;
+  if (!left_out.empty() && !shards.empty()) {
+    std::string names;
+    for (const auto& n : left_out) names += (names.empty() ? "" : ", ") + n;
+    plan.notes.push_back(message("hub.safetensors_left_out", "{repo} also holds {files}, which transformers and vLLM "
+                                                             "do not load beside its {shards} weight file(s); not "
+                                                             "counted.",
+                                 {repo, arg::text("files", names), arg::count("shards", shards.size())}));
+  }
   if (has_config) plan.texts.emplace_back("config", "config.json");
   if (has_file(l, "hf_quant_config.json")) plan.texts.emplace_back("quant_config", "hf_quant_config.json");
   if (!shards.empty() && shards.size() <= kMostShards) {
@@ -253,6 +254,14 @@ Result<Plan> plan_for(const HubRef& ref, const RepoListing& l) {
                            "their headers were not read and the weights follow config.json; {params}.",
                            {repo, arg::count("files", shards.size()), arg::bytes("size_bytes", summed(shards)),
                             arg::count("most", kMostShards), arg::message("params", hub_params_clause(l))});
+  } else if (std::any_of(l.files.begin(), l.files.end(), [](const RepoFile& f) {
+               return f.path.find('/') != std::string::npos &&
+                      (f.path.ends_with(".safetensors") || lower_ascii(f.path).ends_with(".gguf"));
+             })) {
+    plan.summary = message("hub.summary_config_subfolders",
+                           "{repo}: config.json; its weight files lie in subfolders, which transformers and vLLM do "
+                           "not load from, so they were not read and the weights follow config.json.",
+                           {repo});
   } else {
     plan.summary = message("hub.summary_config", "{repo}: config.json only; the repository holds no .safetensors or "
                                                  ".gguf weights, so the weights follow config.json.",
@@ -427,6 +436,12 @@ Message failure_message(FieldReader& r) {
                  : message("lookup.gated", "{name} is gated: its files need an approved Hugging Face account. Drop or "
                                            "paste its config.json, or pick an ungated copy",
                            {name});
+  // The Hub answers a token it does not know with 401 and no error code ("Invalid credentials in Authorization
+  // header"), whatever the repository.
+  if (status == 401 && token && code.empty())
+    return message("lookup.token_invalid", "the Hugging Face Hub refused the token in HF_TOKEN (invalid or expired) "
+                                           "while looking up {name}",
+                   {name});
   if (code == "RevisionNotFound")
     return message("lookup.no_revision", "{name} has no such revision (branch, tag or commit)", {name});
   if (code == "EntryNotFound") return message("lookup.no_entry", "a file of {name} the listing names is missing", {name});

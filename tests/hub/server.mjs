@@ -137,7 +137,9 @@ export async function startHub(options = {}) {
     if (file.lfs) {
       // Large files live on the CDN: the Hub answers 302 with the size and sha256 in X-Linked-*.
       const target = repo.fault?.insecureCdn ? insecureOrigin : cdnOrigin();
-      const location = `${target}/cdn/${file.sha256}/${encodeURIComponent(path.split('/').pop())}`;
+      // ignoreRange: a CDN that answers every request with the whole file (200), as some mirrors do.
+      const whole = repo.fault?.ignoreRange ? '?whole=1' : '';
+      const location = `${target}/cdn/${file.sha256}/${encodeURIComponent(path.split('/').pop())}${whole}`;
       return new Reply(302, {
         ...common, Location: location, 'X-Linked-Size': String(file.size), 'X-Linked-Etag': `"${file.sha256}"`,
         ETag: `"${file.oid}"`, 'Content-Type': 'text/plain; charset=utf-8',
@@ -158,10 +160,15 @@ export async function startHub(options = {}) {
     return serveBody(req, file.body, { 'X-Repo-Commit': sha, ETag: `"${file.oid}"`, 'Content-Type': 'text/plain; charset=utf-8' });
   }
 
-  function cdn(req, sha256) {
+  function cdn(req, sha256, url) {
     const file = fx.cdn.get(sha256);
     if (!file) return new Reply(404, { 'Content-Type': 'text/plain' }, Buffer.from('Not Found'));
-    return serveBody(req, file.body, { ETag: `"${sha256}"`, 'Content-Type': 'application/octet-stream' });
+    const headers = { ETag: `"${sha256}"`, 'Content-Type': 'application/octet-stream' };
+    if (url.searchParams.get('whole') === '1') {
+      const body = file.body;
+      return new Reply(200, { ...headers, 'Content-Length': String(body.size) }, { body, start: 0, end: body.size - 1 });
+    }
+    return serveBody(req, file.body, headers);
   }
 
   // Range handling (RFC 9110 single range): 206 + Content-Range, 416 + "bytes */size".
@@ -217,7 +224,7 @@ export async function startHub(options = {}) {
     [/^\/api\/models\/([^/]+\/[^/]+)\/revision\/([^/]+)$/, (q, u, m) => modelInfo(q, u, m[1], dec(m[2]))],
     [/^\/api\/models\/([^/]+\/[^/]+)$/, (q, u, m) => modelInfo(q, u, m[1])],
     [/^\/api\/resolve-cache\/models\/([^/]+\/[^/]+)\/([0-9a-f]{40})\/(.+)$/, (q, u, m) => resolveCached(q, m[1], m[2], dec(m[3]))],
-    [/^\/cdn\/([0-9a-f]{64})(?:\/.*)?$/, (q, u, m) => cdn(q, m[1])],
+    [/^\/cdn\/([0-9a-f]{64})(?:\/.*)?$/, (q, u, m) => cdn(q, m[1], u)],
     [/^\/v2\/(.+)\/manifests\/([^/]+)$/, (q, u, m) => manifest(q, m[1], m[2])],
     [/^\/v2\/(.+)\/blobs\/(sha256:[0-9a-f]{64})$/, (q, u, m) => blob(q, m[1], m[2])],
     [/^\/([^/]+\/[^/]+)\/resolve\/([^/]+)\/(.+)$/, (q, u, m) => resolve(q, m[1], dec(m[2]), dec(m[3]))],

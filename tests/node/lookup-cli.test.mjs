@@ -115,6 +115,35 @@ test('a model read once answers offline from the cache, and says so; one never r
   assert.match(never.stderr, /microsoft\/never-read was never looked up on this machine/);
 });
 
+test('a server that ignores Range still gives the header: its answer\'s first bytes, the rest not read', async () => {
+  const requests = await sent(async () => {
+    const a = await answer('vramfit-test/no-range');
+    assert.equal(a.model.params_total, 14_659_507_200);  // the same tensors as microsoft/phi-4's shards
+  });
+  const whole = requests.filter((r) => r.path.includes('whole=1'));
+  assert.ok(whole.length > 0);
+  // The server streams the whole 29 GB file; the client stops after the bytes it asked for (plus what was in flight).
+  for (const r of whole) assert.ok(r.bytesSent < 16 * 2 ** 20, `${r.path} sent ${r.bytesSent} B`);
+});
+
+test('a token the Hub does not know is said to be refused, not the model to be missing', async () => {
+  const r = await run(['--model', 'microsoft/phi-4'], { HF_TOKEN: 'bad_token' });
+  assert.match(r.stderr, /refused the token in HF_TOKEN \(invalid or expired\)/);
+});
+
+test('the Hub unreachable: an earlier read answers and says so; never read, the failure is said', async () => {
+  const gone = await startHub();
+  const env = { HF_ENDPOINT: gone.url };
+  const first = await run(['--model', 'unsloth/gpt-oss-20b-GGUF:F16'], env);
+  assert.equal(first.code, 0, first.stderr);
+  await gone.close();  // the same endpoint, now refusing connections
+  const again = await run(['--model', 'unsloth/gpt-oss-20b-GGUF:F16'], env);
+  assert.equal(again.code, 0, again.stderr);
+  assert.match(again.stdout, /^unsloth\/gpt-oss-20b-GGUF: F16.*\(it could not be reached: answered from what an earlier lookup read\)/);
+  const never = await run(['--model', 'microsoft/never-read'], env);
+  assert.match(never.stderr, /cannot be reached \(offline\?\) to look up microsoft\/never-read/);
+});
+
 test('each failure is a clear message, in seconds: not found, rate-limited, too large, lying header, hang, http', async () => {
   const cases = [
     ['vramfit-test/private', /the Hugging Face Hub has no model vramfit-test\/private \(or it is private\)/],

@@ -21,7 +21,7 @@ TEST_CASE("redirects are followed to https only, or back to an endpoint the user
   FetchSettings s;
   CHECK(vramfit::cli::follows_redirect(s, "https://cdn-lfs.hf.co/repos/x"));
   CHECK_FALSE(vramfit::cli::follows_redirect(s, "http://cdn-lfs.hf.co/repos/x"));
-  s.trusted_origin = "http://127.0.0.1:8765";
+  s.trusted_origins = {"http://127.0.0.1:8765"};
   CHECK(vramfit::cli::follows_redirect(s, "http://127.0.0.1:8765/cdn/abc"));
   CHECK_FALSE(vramfit::cli::follows_redirect(s, "http://127.0.0.1:9999/cdn/abc"));
 }

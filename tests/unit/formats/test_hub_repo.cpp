@@ -24,9 +24,14 @@ TEST_CASE("a Hub id, link or owner/name:QUANT names the repository as llama-serv
   CHECK(hub("https://huggingface.co/mistralai/Mistral-Small-3.2-24B-Instruct-2506").repo ==
         "mistralai/Mistral-Small-3.2-24B-Instruct-2506");
   CHECK(hub("hf.co/bartowski/Qwen_Qwen3-8B-GGUF:IQ4_XS").quant == "IQ4_XS");  // ollama run hf.co/{user}/{repo}:{quant}
+  // The Hub quotes a revision in its links: refs%2Fpr%2F1 is the branch refs/pr/1.
   const HubRef tree = hub("https://huggingface.co/Qwen/Qwen3-8B/tree/refs%2Fpr%2F1?x=1#files");
   CHECK(tree.repo == "Qwen/Qwen3-8B");
-  CHECK(tree.revision == "refs%2Fpr%2F1");
+  CHECK(tree.revision == "refs/pr/1");
+  // A folder in the tree view holds one quantization (unsloth's UD-Q4_K_XL/).
+  CHECK(hub("https://huggingface.co/unsloth/Qwen3-235B-A22B-GGUF/tree/main/UD-Q4_K_XL").quant == "UD-Q4_K_XL");
+  CHECK(hub("microsoft/phi-4/").repo == "microsoft/phi-4");  // copied with a trailing slash
+  CHECK(hub("hf.co/unsloth/phi-4-GGUF:latest").quant.empty());  // Ollama's "latest": no quantization asked
   const HubRef blob = hub("https://huggingface.co/unsloth/gpt-oss-20b-GGUF/blob/main/gpt-oss-20b-Q4_K_M.gguf");
   CHECK(blob.revision == "main");
   CHECK(blob.file == "gpt-oss-20b-Q4_K_M.gguf");
@@ -59,6 +64,7 @@ TEST_CASE("an Ollama name reads as ollama pull reads it: library namespace and t
   CHECK(gemma->name == "gemma3");
   CHECK(gemma->tag == "27b");
   CHECK(parse_ollama_ref("registry.ollama.ai/library/qwen3:32b")->tag == "32b");
+  CHECK(parse_ollama_ref("https://ollama.com/library/phi4")->name == "phi4");
   CHECK_FALSE(parse_ollama_ref("Llama 3.1 8B").has_value());
 }
 
@@ -109,6 +115,9 @@ TEST_CASE("with no quantization asked, the file is chosen as llama.cpp's -hf cho
   CHECK(pick_gguf(c, "iq4_xs")->first == 0);
   CHECK(pick_gguf(c, "iq4_xs")->second == GgufPick::asked);
   CHECK_FALSE(pick_gguf(c, "Q2_K").has_value());
+  // unsloth's docs write ":Q4_K_XL" for its file labelled UD-Q4_K_XL: the one label ending so.
+  std::vector<GgufChoice> ud = {{"UD-Q4_K_XL", {}, 1}, {"UD-Q2_K_XL", {}, 1}};
+  CHECK(pick_gguf(ud, "Q4_K_XL")->first == 0);
   c.erase(c.begin() + 1);
   CHECK(pick_gguf(c, "")->second == GgufPick::first_file);
 }
@@ -123,4 +132,30 @@ TEST_CASE("an Ollama manifest names its model layer by digest and size") {
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error().field == "manifest.layers[0].digest");
   CHECK_FALSE(read_ollama_manifest("{}").ok());
+}
+
+TEST_CASE("the safetensors a repository loads from: its shards, else model.safetensors; the rest is named") {
+  RepoListing l;
+  l.files = {{"consolidated.safetensors", 9, true}, {"model-00001-of-00002.safetensors", 5, true},
+             {"model-00002-of-00002.safetensors", 4, true}, {"adapter_model.safetensors", 1, true},
+             {"original/x.safetensors", 1, true}};
+  std::vector<std::string> left_out;
+  const auto shards = safetensors_weights(l, left_out);
+  REQUIRE(shards.size() == 2);
+  CHECK(left_out == std::vector<std::string>{"consolidated.safetensors", "adapter_model.safetensors"});
+  l.files = {{"model.safetensors", 5, true}, {"adapter_model.safetensors", 1, true}};
+  left_out.clear();
+  CHECK(safetensors_weights(l, left_out).front().path == "model.safetensors");
+  l.files = {{"consolidated.safetensors", 9, true}};  // Mistral's own format alone
+  left_out.clear();
+  CHECK(safetensors_weights(l, left_out).size() == 1);
+}
+
+TEST_CASE("a split GGUF remembers how many parts its names promise") {
+  RepoListing l;
+  l.files = {{"Q8_0/M-Q8_0-00001-of-00003.gguf", 5, true}, {"Q8_0/M-Q8_0-00003-of-00003.gguf", 5, true}};
+  const auto c = gguf_choices(l);
+  REQUIRE(c.size() == 1);
+  CHECK(c[0].parts_named == 3);
+  CHECK(c[0].files.size() == 2);
 }

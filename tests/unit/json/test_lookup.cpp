@@ -85,6 +85,10 @@ TEST_CASE("a GGUF repository offers its quantizations with their summed sizes an
   REQUIRE(pv["notes"].size() == 1);
   CHECK(pv["notes"][0] == "o/M-GGUF also holds a vision projector, mmproj-F16.gguf (851,251,104 B): llama-server -hf "
                           "loads it too unless --no-mmproj is given. It is not counted here.");
+  json short_split = l;
+  short_split["siblings"].erase(2);  // part 2 of 2 missing
+  CHECK(plan("o/M-GGUF", short_split)["error"]["message"] ==
+        "o/M-GGUF's Q4_K_M file is split in 2 parts, but the repository holds 1 of them");
   const json missing = plan("o/M-GGUF:Q2_K", l);
   CHECK(missing["error"]["message"] == "o/M-GGUF has no Q2_K file; it offers Q8_0, Q4_K_M");
 }
@@ -128,6 +132,9 @@ TEST_CASE("a failed read says what happened: not found, gated, rate-limited, off
   CHECK(failure({{"service", "hub"}, {"name", "o/m"}, {"status", 403}, {"error_code", "GatedRepo"}, {"token", true}})
             .find("HF_TOKEN") != std::string::npos);
   CHECK(failure({{"service", "hub"}, {"name", "o/m"}, {"status", 429}}).find("too many requests") != std::string::npos);
+  // An unknown token: 401 with no error code ("Invalid credentials in Authorization header").
+  CHECK(failure({{"service", "hub"}, {"name", "o/m"}, {"status", 401}, {"token", true}}).find("refused the token") !=
+        std::string::npos);
   CHECK(failure({{"service", "ollama"}, {"name", "phi9:latest"}, {"status", 404}}) ==
         "Ollama's library has no model phi9:latest");
   CHECK(failure({{"service", "hub"}, {"name", "o/m"}, {"failure", "too_large"}, {"limit", 8388608}}) ==
