@@ -9,7 +9,7 @@ export const CSP = [
   "script-src 'self' 'wasm-unsafe-eval'",
   "style-src 'self'",
   "img-src 'self' data: blob:",
-  "connect-src 'self'",
+  "connect-src 'self' https://huggingface.co https://*.huggingface.co https://hf.co https://*.hf.co",
   "object-src 'none'",
   "base-uri 'none'",
   "form-action 'none'",

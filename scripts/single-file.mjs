@@ -35,6 +35,8 @@ const csp = [
   `script-src ${sha256(script)} ${sha256(lang)} 'wasm-unsafe-eval'`,
   `style-src ${sha256(css)}`,
   'img-src data: blob:',
+  // A model looked up on the Hugging Face Hub (only when the person asks): the Hub and its download hosts.
+  'connect-src https://huggingface.co https://*.huggingface.co https://hf.co https://*.hf.co',
   "object-src 'none'",
   "base-uri 'none'",
   "form-action 'none'",

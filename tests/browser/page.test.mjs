@@ -418,7 +418,11 @@ test('the served page and the single-file build declare a strict CSP', async () 
   const single = readFileSync(path.join(root, 'dist/vramfit.html'), 'utf8');
   for (const page of [html, single]) {
     const csp = page.match(/http-equiv="Content-Security-Policy" content="([^"]+)"/)[1];
-    assert.doesNotMatch(csp, /'unsafe-inline'|'unsafe-eval'|'unsafe-hashes'|\*/);
+    assert.doesNotMatch(csp, /'unsafe-inline'|'unsafe-eval'|'unsafe-hashes'/);
+    // Only the Hub and its file hosts beside the page itself, and only to connect (a lookup asked for by name).
+    const wildcards = csp.match(/[^\s;]*\*[^\s;]*/g) ?? [];
+    assert.deepEqual(wildcards, ['https://*.huggingface.co', 'https://*.hf.co']);
+    assert.match(csp, /connect-src (?:'self' )?https:\/\/huggingface\.co https:\/\/\*\.huggingface\.co https:\/\/hf\.co https:\/\/\*\.hf\.co;/);
     assert.match(csp, /script-src [^;]*'wasm-unsafe-eval'/);
   }
   // Two inline scripts, each allowed by its hash: the language set before painting (lang.js) and the page.

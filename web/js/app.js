@@ -14,6 +14,7 @@ import { markdownTable, csvText, download, copyText } from './render/export.js';
 import { embedSnippet } from './embed/snippet.js';
 import { translator, initialLanguage, rememberLanguage, applyStaticTexts } from './i18n/i18n.js';
 import { makeFormat } from './i18n/format.js';
+import { openHubRepo, LookupError, repoPage } from './hub.js';
 
 const $ = (id) => document.getElementById(id);
 const dom = {
@@ -38,6 +39,8 @@ const dom = {
   answerBar: $('answer-bar'), answerTotal: $('answer-total'), answerHeadline: $('answer-headline'),
   drop: $('drop'), file: $('file'), fileStatus: $('file-status'), fileClear: $('file-clear'),
   pasteText: $('paste-text'), pasteUse: $('paste-use'),
+  hub: $('hub'), hubOffer: $('hub-offer'), hubLookup: $('hub-lookup'), hubStatus: $('hub-status'),
+  hubQuantControls: $('hub-quant-controls'), hubQuant: $('hub-quant'),
 };
 // Training's names for the inputs the context and batch fields share with inference.
 const TRAINING_ALIASES = { sequence: 'context', micro_batch: 'batch' };
@@ -100,7 +103,8 @@ function writeInputs(current, beside = null) {
   const preset = calculator.catalog.models.find((m) => m.id === state.model);
   if (document.activeElement !== dom.model) {
     const loaded = modelFile ?? config;
-    dom.model.value = loaded ? current?.model.name || loaded.name : preset ? preset.name : state.model;
+    dom.model.value = hub?.name === state.model ? state.model
+      : loaded ? current?.model.name || loaded.name : preset ? preset.name : state.model;
   }
   // The checkpoint's own format (a model file's, or a preset's or config's quantization) shows until one is picked.
   const own = state.weights === '' || (modelFile && !modelFile.weightsChosen);
@@ -209,7 +213,8 @@ function showError(field, message, { focus = true } = {}) {
   }
   dom.inputError.textContent = text;
   dom.inputError.hidden = false;
-  const anchor = invalid[0]?.closest('fieldset, .drop, details') ?? invalid[0];
+  // The model field's message follows the Hub box under it, so the box (and its button) never moves.
+  const anchor = invalid[0] === dom.model ? dom.hub : invalid[0]?.closest('fieldset, .drop, details') ?? invalid[0];
   if (anchor) anchor.after(dom.inputError);
   else dom.form.querySelector('.inputs-body').append(dom.inputError);
   const typing = document.activeElement?.matches?.('input[type="text"], input[type="number"], input:not([type]), textarea');
@@ -252,6 +257,8 @@ function baseRequest() {
   const request = codec.request(state, { config: config?.text ?? null });
   // An hf_quant_config.json dropped beside the config.json is read with it, as the CLI reads a --model folder.
   if (config?.quant) request.quant_config = config.quant;
+  // A model read from the Hub is shown by its repository's id, as the CLI shows it.
+  if (hub?.phase === 'loaded') request.model_name = hub.reading.repo;
   // A model file's own weights count exactly unless a weight format is picked after loading it.
   if (modelFile && !modelFile.weightsChosen) delete request.weights;
   // The wired limit is a Mac's (its field shows for one only): kept in the state, asked with a Mac chosen.
@@ -315,6 +322,8 @@ function unreadableNumber() {
 let asked = null; // the last answered change's {request, cards}: the ranking, remedies and curves are asked of it
 function evaluateState() {
   detail = null;
+  const named = modelByName();
+  if (named) return named;
   const unknown = unknownChoice(state);
   if (unknown) return { ok: false, error: { field: unknown.field, message: view.t('error.choice', unknown) } };
   const unreadable = unreadableNumber();
@@ -352,8 +361,19 @@ function inputsBeside(error) {
 
 function update({ push = false } = {}) {
   const result = evaluateState();
-  writeInputs(result.ok ? result : null, result.ok ? null : { field: result.error.field, inputs: inputsBeside(result.error) });
+  const failed = result.ok ? null : result.error ?? { field: 'model' };
+  writeInputs(result.ok ? result : null, failed && { field: failed.field, inputs: inputsBeside(failed) });
   syncUrl(push);
+  showHub();
+  if (result.lookup) {
+    // A Hub repository not read yet (or being read): no answer stands, the status line says what comes.
+    report = null;
+    clearError();
+    for (const part of answerParts()) part.hidden = true;
+    dom.status.hidden = false;
+    dom.status.textContent = hubProgress() ?? view.t('hub.waiting', { name: state.model });
+    return;
+  }
   if (!result.ok) {
     showError(result.error.field, view.t.message(result.error.message, result.error.message_i18n, view.f));
     return;
@@ -482,11 +502,20 @@ function wireEvents() {
     const target = event.target;
     if (target === dom.model) {
       const preset = presetFor(dom.model.value);
-      if (!preset) return; // still typing; `change` settles a free-text id
-      if (preset.id === state.model && config === null && modelFile === null) return;
-      forgetFiles();
-      state = { ...state, model: preset.id, context: '' };
-      update({ push: true });
+      if (!preset) {
+        // Still typing; `change` settles a free-text id. A Hub repository's name brings the offer to look it up.
+        const reading = hubReading(dom.model.value);
+        const name = reading && hubName(dom.model.value, reading);
+        typedHub = reading && name !== hub?.name ? { name } : null;
+        showHub();
+        return;
+      }
+      typedHub = null;
+      if (preset.id === state.model && config === null && modelFile === null) {
+        showHub();
+        return;
+      }
+      chooseModel(preset.id);
       return;
     }
     // Every other control is named by its state key; the file and paste controls act on their own.
@@ -499,12 +528,26 @@ function wireEvents() {
     update({ push: target.tagName === 'SELECT' || target.type === 'radio' });
   });
   dom.model.addEventListener('change', () => {
-    const preset = presetFor(dom.model.value);
-    const model = preset ? preset.id : dom.model.value.trim();
-    if ((model === state.model && config === null && modelFile === null) || model === '') return;
-    forgetFiles();
-    state = { ...state, model, context: '' };
-    update({ push: true });
+    const text = dom.model.value.trim();
+    const preset = presetFor(text);
+    const reading = preset ? null : hubReading(text);
+    const model = preset ? preset.id : reading ? hubName(text, reading) : text;
+    typedHub = null;
+    if ((model === state.model && (hub || (config === null && modelFile === null))) || model === '') {
+      showHub();
+      return;
+    }
+    chooseModel(model);
+  });
+  // The network is asked for a model only here: the person picked the lookup, or another quantization of it.
+  dom.hubLookup.addEventListener('click', () => {
+    if (typedHub) chooseModel(typedHub.name);
+    lookUp();
+  });
+  dom.hubQuant.addEventListener('change', () => {
+    if (!hub?.plan) return;
+    chooseModel(`${hub.plan.repo}:${dom.hubQuant.value}`);
+    lookUp();
   });
   dom.form.addEventListener('submit', (event) => event.preventDefault());
 
@@ -527,6 +570,7 @@ function wireEvents() {
 
   window.addEventListener('popstate', () => {
     state = codec.fromUrl(location.search);
+    typedHub = null;
     update();
   });
 
@@ -541,6 +585,7 @@ function wireEvents() {
       store(UNIT_KEY, radio.value);
       setUnit(radio.value);
       render();
+      showHub();
       scheduleCharts();
     });
   }
@@ -659,6 +704,7 @@ function progressLine(total) {
 }
 
 function forgetFiles() {
+  if (hub?.phase === 'loaded') forgetHub();
   config = null;
   modelFile = null;
   dom.file.value = '';
@@ -679,13 +725,15 @@ function sortFiles(files) {
     kinds[kind].push(file);
   }
   const { gguf, shards, index, config: configs, quant } = kinds;
-  const several = gguf.length > 1 || index.length > 1 || configs.length > 1 || quant.length > 1;
-  if (several || (gguf.length && shards.length)) return { refused: view.t('file.mixed') };
+  const several = index.length > 1 || configs.length > 1 || quant.length > 1;
+  if (several || (gguf.length && (shards.length || index.length))) return { refused: view.t('file.mixed') };
   if (index.length && !shards.length) return { refused: view.t('file.indexAlone', { name: index[0].name }) };
   if (quant.length && !configs.length) return { refused: view.t('file.quantAlone', { name: quant[0].name }) };
   const tooBig = [...index, ...configs, ...quant].find((f) => f.size > MAX_CONFIG_BYTES);
   if (tooBig) return { refused: view.t('file.tooBig', { name: tooBig.name }) };
-  return { gguf: gguf[0], shards, index: index[0], config: configs[0], quant: quant[0] };
+  // The parts of a split GGUF (…-00001-of-00003.gguf) are read as one model, in the order of their names.
+  gguf.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return { gguf, shards, index: index[0], config: configs[0], quant: quant[0] };
 }
 
 // A dropped folder (a checkpoint as downloaded): the files in it the page reads, the tokenizer and the rest
@@ -710,55 +758,231 @@ async function droppedFiles(transfer) {
   return files;
 }
 
-let takes = 0; // a newer drop supersedes one still reading
+let takes = 0; // a newer drop or lookup supersedes one still reading
 async function takeFiles(list) {
   const files = [...(list ?? [])];
   if (files.length === 0) return;
-  const t = view.t;
   const turn = ++takes;
-  const sorted = sortFiles(files);
-  if (sorted.refused) {
-    dom.fileStatus.textContent = sorted.refused;
+  const read = await readFiles(files, (total) => progressLine(total));
+  if (turn !== takes) return;
+  if (!read.ok) {
+    dom.fileStatus.textContent = read.refused ?? read.failed;
     return;
   }
-  const single = sorted.gguf ?? (sorted.shards.length === 1 && !sorted.index ? sorted.shards[0] : null);
-  const sharded = !single && sorted.shards.length > 0;
+  forgetHub();  // the files stand in for a repository looked up before
+  useRead(read);
+  dom.fileStatus.textContent = read.status;
+  dom.fileClear.hidden = false;
+  update();
+}
+
+// One set of files, dropped, picked or a Hub repository's, read as the page reads a drop: {ok: true, config,
+// loaded, status}, or {refused} (a set the page does not read) or {failed} (the core's word on a header).
+// `progress(total)` gives the reading's progress line ({step(n), stop()}).
+async function readFiles(files, progress) {
+  const t = view.t;
+  const sorted = sortFiles(files);
+  if (sorted.refused) return { refused: sorted.refused };
+  const parts = sorted.gguf.length > 0 ? sorted.gguf : sorted.shards;
+  const single = parts.length === 1 && !sorted.index ? parts[0] : null;
+  const several = !single && parts.length > 0;
   const newConfig = sorted.config ? { text: await sorted.config.text(), name: sorted.config.name } : null;
   if (newConfig && sorted.quant) Object.assign(newConfig, { quant: await sorted.quant.text(), quantName: sorted.quant.name });
   const extras = [sorted.index, sorted.config, sorted.quant].filter(Boolean).map((f) => ` + ${f.name}`).join('');
   let loaded = null;
   let status;
-  if (single || sharded) {
-    const progress = progressLine(single ? 1 : sorted.shards.length);
+  if (single || several) {
+    const line = progress(parts.length);
     const index = sorted.index ? await sorted.index.text() : '';
-    const read = single ? await readHeader(single) : await readShards(sorted.shards, index, progress.step);
-    progress.stop();
-    if (turn !== takes) return;
+    let read;
+    try {
+      read = single ? await readHeader(single) : await readShards(parts, index, line.step);
+    } finally {
+      line.stop();
+    }
     if (!read.answer.ok) {
-      // A shard set's error field names the shard or the index entry at fault.
+      // A set's error field names the part or the index entry at fault.
       const { field, message, message_i18n: i18n } = read.answer.error;
-      dom.fileStatus.textContent = `${single ? single.name : field}: ${view.t.message(message, i18n, view.f)}`;
-      return;
+      return { failed: `${single ? single.name : field}: ${view.t.message(message, i18n, view.f)}` };
     }
     if (single) {
       loaded = { bytes: read.bytes, size: single.size, name: single.name };
       status = t('file.header', { name: single.name + extras, bytes: view.f.count(read.bytes.length) });
     } else {
       const bytes = read.shards.reduce((sum, shard) => sum + shard.bytes.length, 0);
-      loaded = { shards: read.shards, index, name: sorted.shards[0].name };
-      status = t('file.shards', { count: view.f.count(sorted.shards.length), extras, bytes: view.f.count(bytes) });
+      loaded = { shards: read.shards, index, name: parts[0].name };
+      status = t(sorted.gguf.length ? 'file.parts' : 'file.shards', { count: view.f.count(parts.length), extras, bytes: view.f.count(bytes) });
     }
   } else {
     status = t('file.loaded', { name: newConfig.quant ? `${newConfig.name} + ${newConfig.quantName}` : newConfig.name });
   }
-  if (turn !== takes) return;
-  // A model file keeps a config.json loaded before it (safetensors takes its architecture from there);
-  // a config.json alone replaces whatever was loaded.
-  if (newConfig) config = newConfig;
-  modelFile = loaded ? { ...loaded, weightsChosen: false } : null;
-  dom.fileStatus.textContent = status;
-  dom.fileClear.hidden = false;
+  return { ok: true, config: newConfig, loaded, status };
+}
+
+// A model file keeps a config.json loaded before it (safetensors takes its architecture from there);
+// a config.json alone replaces whatever was loaded.
+function useRead(read, { replace = false } = {}) {
+  if (read.config || replace) config = read.config;
+  modelFile = read.loaded ? { ...read.loaded, weightsChosen: false } : null;
+}
+
+// ---- A model on the Hugging Face Hub, looked up only when the person asks ----
+// hub: the repository the model field names, {name, reading (read_model_name's), phase: 'offer' | 'reading' |
+// 'failed' | 'loaded', progress: [done, total], error, plan, readAt, controller}; null for a preset or a file.
+// Reading it fills `config` and `modelFile` as a drop does; the URL keeps the name, never anything read.
+let hub = null;
+let typedHub = null;  // a Hub name being typed (not yet the state's): the offer shows for it
+
+const isPresetId = (id) => calculator.catalog.models.some((m) => m.id === id);
+
+// The name as the model key keeps it: owner/name[:QUANT]; a link naming a file or a revision stays as given.
+const hubName = (text, reading) => ((reading.file || (reading.revision && reading.revision !== 'main'))
+  ? text.trim() : reading.repo + (reading.quant ? `:${reading.quant}` : ''));
+
+/** A typed text that names a Hub repository: read_model_name's reading, else null. */
+function hubReading(text) {
+  const name = String(text ?? '').trim();
+  if (name === '' || presetFor(name)) return null;
+  const reading = calculator.readModelName(name);
+  return reading.ok && reading.kind === 'hub' ? reading : null;
+}
+
+// The state's model when it is no preset: a Hub repository waits for its lookup ({lookup: true}) or stands in
+// its error; an Ollama name is refused with a way to go on. null when the core answers as usual.
+function modelByName() {
+  if (hub && hub.name !== state.model) forgetHub();
+  if (hub?.phase === 'loaded' || config || modelFile || isPresetId(state.model)) return null;
+  const name = String(state.model);
+  const reading = name === '' ? null : calculator.readModelName(name);
+  if (reading?.ok && reading.kind === 'hub') {
+    hub ??= { name: state.model, reading, phase: 'offer' };
+    if (hub.phase === 'failed') return { ok: false, error: hub.error };
+    return { ok: false, lookup: true };
+  }
+  if (reading?.ok && reading.kind === 'ollama') {
+    const message = `${view.t.message(reading.preset_error, reading.preset_error_i18n, view.f)}. ${view.t('hub.ollama', { name })}`;
+    return { ok: false, error: { field: 'model', message } };
+  }
+  return null;
+}
+
+function forgetHub() {
+  hub?.controller?.abort();
+  if (hub?.phase === 'loaded') {
+    config = null;
+    modelFile = null;
+  }
+  hub = null;
+}
+
+function hubProgress() {
+  if (hub?.phase !== 'reading') return null;
+  const [done, total] = hub.progress ?? [0, 0];
+  return total === 0 ? view.t('hub.asking', { name: hub.reading.repo })
+    : view.t('hub.reading', { repo: hub.reading.repo, n: view.f.count(done), m: view.f.count(total) });
+}
+
+// The box under the model field: the offer to look the name up, the reading's progress, or what was read.
+function showHub() {
+  const shown = typedHub ?? hub;
+  dom.hub.hidden = !shown;
+  if (!shown) return;
+  const phase = typedHub ? 'offer' : hub.phase;
+  const offer = phase === 'offer' || phase === 'failed';
+  dom.hubOffer.hidden = !offer;
+  dom.hubLookup.hidden = !offer;
+  if (offer) dom.hubOffer.textContent = view.t('hub.offer', { name: shown.name });
+  dom.hubQuantControls.hidden = true;
+  if (phase === 'reading') {
+    dom.hubStatus.textContent = hubProgress();
+  } else if (phase === 'loaded') {
+    const { plan } = hub;
+    const link = document.createElement('a');
+    link.href = repoPage(plan.repo);
+    link.target = '_blank';
+    link.rel = 'noopener noreferrer';
+    link.textContent = view.t('hub.open', { repo: plan.repo });
+    const copy = hub.readAt ? ` ${view.t('hub.copy', { date: hub.readAt.toLocaleString(view.t.lang === 'de' ? 'de-DE' : 'en-US', { dateStyle: 'medium', timeStyle: 'short' }) })}` : '';
+    dom.hubStatus.replaceChildren(`${view.t.message(plan.summary, plan.summary_i18n, view.f)}${copy} `, link);
+    const choices = plan.gguf?.choices ?? [];
+    if (choices.length > 0) {
+      dom.hubQuant.replaceChildren(...choices.map((c) => {
+        const option = document.createElement('option');
+        option.value = c.quant;
+        option.textContent = view.t(c.files > 1 ? 'hub.choiceParts' : 'hub.choice', { quant: c.quant, size: view.f.bytes(c.size), files: view.f.count(c.files) });
+        option.selected = c.quant === plan.gguf.quant;
+        return option;
+      }));
+      dom.hubQuantControls.hidden = false;
+    }
+  } else {
+    dom.hubStatus.textContent = '';
+  }
+}
+
+// Reads the Hub repository the state's model names: the only place the page goes to the network for a model.
+async function lookUp() {
+  if (!hub) return;
+  const turn = ++takes;
+  hub.controller?.abort();
+  const controller = new AbortController();
+  const current = Object.assign(hub, { phase: 'reading', progress: [0, 0], controller, error: null, plan: null, readAt: null });
+  const alive = () => turn === takes && hub === current && !controller.signal.aborted;
+  // A drop's files give way to the repository.
+  config = null;
+  modelFile = null;
+  dom.file.value = '';
+  dom.fileStatus.textContent = '';
+  dom.fileClear.hidden = true;
   update();
+  const fail = (error) => {
+    if (!alive()) return;
+    Object.assign(current, { phase: 'failed', error, controller: null });
+    update();
+  };
+  try {
+    const opened = await openHubRepo(calculator, current.name, current.reading, {
+      signal: controller.signal,
+      onProgress(done, total) {
+        if (!alive()) return;
+        current.progress = [done, total];
+        dom.hubStatus.textContent = hubProgress();
+        if (!dom.status.hidden) dom.status.textContent = hubProgress();
+      },
+    });
+    if (!alive()) return;
+    if (!opened.plan.ok) {
+      fail(opened.plan.error);
+      return;
+    }
+    current.plan = opened.plan;
+    const read = await readFiles(opened.files, () => ({ step() {}, stop() {} }));
+    if (!alive()) return;
+    if (!read.ok) {
+      fail({ field: 'model', message: read.refused ?? read.failed });
+      return;
+    }
+    useRead(read, { replace: true });
+    Object.assign(current, { phase: 'loaded', readAt: opened.session.readAt, controller: null });
+    update();
+  } catch (error) {
+    if (error?.name === 'AbortError' || !alive()) return;
+    if (!(error instanceof LookupError)) {
+      fail({ field: 'model', message: String(error?.message ?? error) });
+      return;
+    }
+    const failure = { service: 'hub', name: current.reading.repo, token: false, gated: Boolean(current.plan?.gated), ...error.failure };
+    fail(calculator.lookupFailure(failure).error);
+  }
+}
+
+// The model field names another model: a preset, a Hub repository (offered, not yet read) or anything else.
+function chooseModel(model) {
+  forgetFiles();
+  forgetHub();
+  typedHub = null;
+  state = { ...state, model, context: '' };
+  update({ push: true });
 }
 
 function usePasted() {
@@ -772,6 +996,7 @@ function usePasted() {
     return;
   }
   ++takes;
+  forgetHub();
   config = { text, name: 'config.json', pasted: true };
   modelFile = null;
   dom.file.value = '';

@@ -61,5 +61,24 @@ export async function openCalculator({ pause } = {}) {
     answerShards(files, index, request) {
       return JSON.parse(module.answer_shards(files, index ?? '', JSON.stringify(request)));
     },
+    /**
+     * What a typed model name is: {kind: 'preset', model}, {kind: 'hub', repo, revision, quant, file, listing} (the
+     * Hub model API's path), {kind: 'ollama', name, tag, preset_error, preset_error_i18n} or {ok: false, error}.
+     */
+    readModelName(name, revision = '') {
+      return JSON.parse(module.read_model_name(name, revision));
+    },
+    /**
+     * After the Hub's model API answered `listing` (its JSON text): which texts to read whole and which files by
+     * their first bytes, a GGUF repository's quantizations, and a summary of what is read (paths relative to
+     * https://huggingface.co).
+     */
+    planHubReads(name, revision, listing) {
+      return JSON.parse(module.plan_hub_reads(name, revision ?? '', listing));
+    },
+    /** A failed lookup ({service, name, status, error_code, token, gated, failure, limit}) as the error a person reads. */
+    lookupFailure(failure) {
+      return JSON.parse(module.lookup_failure(JSON.stringify(failure)));
+    },
   };
 }
