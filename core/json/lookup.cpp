@@ -410,15 +410,15 @@ Message failure_message(FieldReader& r) {
   if (failure == "not_cached")
     return message("lookup.not_cached", "{name} was never looked up on this machine, so there is no copy to answer from offline", {name});
   if (failure == "too_large")
-    return message("lookup.too_large", "a file of {name} is larger than the {limit_bytes} vramfit reads of it",
-                   {name, arg::bytes("limit_bytes", r.uint("limit").value_or(0))});
+    return message("lookup.too_large", "a file of {name} is larger than the {limit} MiB vramfit reads of it",
+                   {name, arg::count("limit", (r.uint("limit").value_or(0) + (1u << 20) - 1) >> 20)});
   if (failure == "insecure_redirect")
     return message("lookup.insecure_redirect", "a download of {name} was redirected to a plain-http address; vramfit "
                                                "follows redirects only to https",
                    {name});
   if (failure == "blocked")
-    return message("lookup.blocked", "the browser blocked the request about {name} (a network filter or the browser's "
-                                     "cross-origin rules); the command-line tool can look it up",
+    return message("lookup.blocked", "huggingface.co could not be reached about {name}: a network filter, the "
+                                     "browser's cross-origin rules or a redirect to an insecure address stopped it",
                    {name});
   if (failure == "broken")
     return message("lookup.broken", "the connection broke off while reading {name}; try again", {name});

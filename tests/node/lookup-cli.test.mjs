@@ -148,7 +148,7 @@ test('each failure is a clear message, in seconds: not found, rate-limited, too 
   const cases = [
     ['vramfit-test/private', /the Hugging Face Hub has no model vramfit-test\/private \(or it is private\)/],
     ['vramfit-test/rate-limited', /asks to slow down \(too many requests\)/],
-    ['vramfit-test/huge-config', /a file of vramfit-test\/huge-config is larger than the 8,388,608 B vramfit reads of it/],
+    ['vramfit-test/huge-config', /a file of vramfit-test\/huge-config is larger than the 8 MiB vramfit reads of it/],
     ['vramfit-test/lying-gguf', /bad-tensor-count\.gguf: header\.tensor_count: .*1000000000 tensors cannot fit/],
     ['https://huggingface.co/vramfit-test/lying-gguf/blob/main/bad-offset.gguf', /bad-offset\.gguf: tensor_infos\[\d+\]\.offset: .*truncated/],
     ['vramfit-test/hang', /did not answer in time about vramfit-test\/hang/],

@@ -98,10 +98,12 @@ const presetFor = (text) => {
 };
 
 // `beside`: with an error, {field, inputs} — what the core used for the other fields (inputsBeside).
+let modelFieldFollows = false;
 function writeInputs(current, beside = null) {
   const used = current ?? beside?.inputs;
   const preset = calculator.catalog.models.find((m) => m.id === state.model);
-  if (document.activeElement !== dom.model) {
+  if (document.activeElement !== dom.model || modelFieldFollows) {
+    modelFieldFollows = false;
     const loaded = modelFile ?? config;
     dom.model.value = hub?.name === state.model ? state.model
       : loaded ? current?.model.name || loaded.name : preset ? preset.name : state.model;
@@ -546,7 +548,11 @@ function wireEvents() {
   });
   dom.hubQuant.addEventListener('change', () => {
     if (!hub?.plan) return;
-    chooseModel(`${hub.plan.repo}:${dom.hubQuant.value}`);
+    // At another revision than main the link form keeps it: /tree/<rev>/<quant> reads as that quantization.
+    const { revision } = hub.reading;
+    chooseModel(revision && revision !== 'main'
+      ? `https://huggingface.co/${hub.plan.repo}/tree/${encodeURIComponent(revision)}/${dom.hubQuant.value}`
+      : `${hub.plan.repo}:${dom.hubQuant.value}`);
     lookUp();
   });
   dom.form.addEventListener('submit', (event) => event.preventDefault());
@@ -571,6 +577,7 @@ function wireEvents() {
   window.addEventListener('popstate', () => {
     state = codec.fromUrl(location.search);
     typedHub = null;
+    modelFieldFollows = true;  // Back and Forward rewrite the field even while it has the focus
     update();
   });
 
@@ -758,17 +765,21 @@ async function droppedFiles(transfer) {
   return files;
 }
 
-let takes = 0; // a newer drop or lookup supersedes one still reading
+// A newer drop, paste or lookup supersedes a drop still reading (drops); a lookup still reading gives way only to
+// a newer lookup or to files that were read (takes): a refused drop leaves it running.
+let drops = 0;
+let takes = 0;
 async function takeFiles(list) {
   const files = [...(list ?? [])];
   if (files.length === 0) return;
-  const turn = ++takes;
+  const turn = ++drops;
   const read = await readFiles(files, (total) => progressLine(total));
-  if (turn !== takes) return;
+  if (turn !== drops) return;
   if (!read.ok) {
     dom.fileStatus.textContent = read.refused ?? read.failed;
     return;
   }
+  ++takes;
   forgetHub();  // the files stand in for a repository looked up before
   useRead(read);
   dom.fileStatus.textContent = read.status;
@@ -924,6 +935,7 @@ function showHub() {
 async function lookUp() {
   if (!hub) return;
   const turn = ++takes;
+  ++drops;
   hub.controller?.abort();
   const controller = new AbortController();
   const current = Object.assign(hub, { phase: 'reading', progress: [0, 0], controller, error: null, plan: null, readAt: null });
@@ -996,6 +1008,7 @@ function usePasted() {
     return;
   }
   ++takes;
+  ++drops;
   forgetHub();
   config = { text, name: 'config.json', pasted: true };
   modelFile = null;
@@ -1026,6 +1039,7 @@ function wireFiles() {
   dom.pasteUse.addEventListener('click', usePasted);
   dom.fileClear.addEventListener('click', () => {
     ++takes;
+    ++drops;
     forgetFiles();
     update();
   });

@@ -71,30 +71,32 @@ async function read(session, path, { range = null, limit }) {
       });
     } catch (error) {
       if (signal.aborted) throw aborted();
-      if (timedOut) throw new LookupError({ failure: 'timeout' });
-      const copy = await fromCache(session, url, range);
-      if (copy) return copy;
-      throw new LookupError({ failure: navigator.onLine === false ? 'offline' : 'blocked' });
+      // A browser says no more than "failed" for a network down, a filter, cross-origin rules or a redirect to http.
+      throw new LookupError({ failure: timedOut ? 'timeout' : navigator.onLine === false ? 'offline' : 'blocked' });
     }
-    if (!response.url.startsWith('https:') && new URL(url).protocol === 'https:' && response.url !== '') {
-      throw new LookupError({ failure: 'insecure_redirect' });
-    }
+    // The Hub busy or failing: an earlier read of the same bytes answers, as when it cannot be reached.
+    if (response.status === 429 || response.status >= 500) throw new LookupError({ status: response.status, retry: true });
     if (!response.ok) throw new LookupError({ status: response.status, error_code: response.headers.get('X-Error-Code') ?? '' });
     const asked = range ? range[1] - range[0] + 1 : Infinity;
-    if (range) {
-      // 206 from the first byte asked; a 200 is the whole file, acceptable only when it is no longer than asked.
-      const from = /^bytes (\d+)-/.exec(response.headers.get('Content-Range') ?? '');
-      const whole = response.status === 200 && range[0] === 0;
-      if (response.status === 206 ? Number(from?.[1]) !== range[0] : !whole) throw new LookupError({ failure: 'bad_range' });
-      const length = Number(response.headers.get('Content-Length'));
-      if (whole && length > asked) throw new LookupError({ failure: 'bad_range' });
+    // 206 from the first byte asked; a 200 is the whole file from its start (a server that ignores Range), whose
+    // first bytes are the part asked for: read that far and stop.
+    const whole = range !== null && response.status === 200;
+    if (range && (whole ? range[0] !== 0
+      : Number(/^bytes (\d+)-/.exec(response.headers.get('Content-Range') ?? '')?.[1]) !== range[0])) {
+      throw new LookupError({ failure: 'bad_range' });
     }
-    const bytes = await body(response, Math.min(limit, asked), stall, range !== null);
+    const bytes = await body(response, Math.min(limit, asked), stall, { ranged: range !== null, whole });
     store(url, range, bytes);
     return bytes;
   } catch (error) {
     if (signal.aborted) throw aborted();
+    const failure = timedOut ? 'timeout' : error?.failure?.failure;
+    if (failure === 'timeout' || failure === 'offline' || failure === 'blocked' || error?.failure?.retry) {
+      const copy = await fromCache(session, url, range);
+      if (copy) return copy;
+    }
     if (timedOut) throw new LookupError({ failure: 'timeout' });
+    if (error?.failure?.retry) throw new LookupError({ status: error.failure.status });
     throw error;
   } finally {
     clearTimeout(timer);
@@ -102,9 +104,9 @@ async function read(session, path, { range = null, limit }) {
   }
 }
 
-// The body as a stream, never more than `limit` bytes: past it the read stops (a range answer longer than asked
-// is the server ignoring the range; anything else is a file too large to read).
-async function body(response, limit, progress, ranged) {
+// The body as a stream, never more than `limit` bytes: past it the read stops. A whole file sent for a range keeps
+// its first `limit` bytes; a range answer longer than asked is not the part asked for; anything else is too large.
+async function body(response, limit, progress, { ranged, whole }) {
   const reader = response.body.getReader();
   const chunks = [];
   let length = 0;
@@ -112,11 +114,14 @@ async function body(response, limit, progress, ranged) {
     const { value, done } = await reader.read();
     if (done) break;
     progress();
-    length += value.length;
-    if (length > limit) {
+    if (length + value.length > limit) {
       reader.cancel().catch(() => {});
-      throw new LookupError(ranged ? { failure: 'bad_range' } : { failure: 'too_large', limit });
+      if (!whole) throw new LookupError(ranged ? { failure: 'bad_range' } : { failure: 'too_large', limit });
+      chunks.push(value.subarray(0, limit - length));
+      length = limit;
+      break;
     }
+    length += value.length;
     chunks.push(value);
   }
   const bytes = new Uint8Array(length);
@@ -128,10 +133,18 @@ async function body(response, limit, progress, ranged) {
   return bytes;
 }
 
+// The copies kept: enough for the models a person compares, not a record of every lookup (the oldest go first).
+const MOST_KEPT = 200;
+
 function store(url, range, bytes) {
-  openCache().then((cache) => cache?.put(cacheKey(url, range), new Response(bytes, {
-    headers: { 'Content-Type': 'application/octet-stream', [READ_AT]: new Date().toISOString() },
-  }))).catch(() => { /* not kept: the next lookup asks the Hub again */ });
+  openCache().then(async (cache) => {
+    if (!cache) return;
+    await cache.put(cacheKey(url, range), new Response(bytes, {
+      headers: { 'Content-Type': 'application/octet-stream', [READ_AT]: new Date().toISOString() },
+    }));
+    const keys = await cache.keys();  // in the order they were put
+    for (const old of keys.slice(0, Math.max(0, keys.length - MOST_KEPT))) await cache.delete(old);
+  }).catch(() => { /* not kept: the next lookup asks the Hub again */ });
 }
 
 async function fromCache(session, url, range) {

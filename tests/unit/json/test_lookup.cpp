@@ -138,6 +138,6 @@ TEST_CASE("a failed read says what happened: not found, gated, rate-limited, off
   CHECK(failure({{"service", "ollama"}, {"name", "phi9:latest"}, {"status", 404}}) ==
         "Ollama's library has no model phi9:latest");
   CHECK(failure({{"service", "hub"}, {"name", "o/m"}, {"failure", "too_large"}, {"limit", 8388608}}) ==
-        "a file of o/m is larger than the 8,388,608 B vramfit reads of it");
+        "a file of o/m is larger than the 8 MiB vramfit reads of it");  // 8,388,608 B = 8 × 2^20
   CHECK(failure({{"service", "hub"}, {"name", "o/m"}, {"failure", "insecure_redirect"}}).find("https") != std::string::npos);
 }

@@ -263,7 +263,7 @@ const TEXTS = {
     'prefs.language': 'Sprache', 'prefs.unit': 'Einheit',
     'inputs.title': 'Szenario',
     'mode.inference': 'Inferenz', 'mode.finetune': 'Fine-Tuning', 'mode.train': 'Training',
-    'inputs.model': 'Modell', 'inputs.model.hint': 'Suche nach Name, Hugging-Face-ID oder Ollama-Tag, oder ein beliebiges Hugging-Face-Repository eingeben (Besitzer/Name)',
+    'inputs.model': 'Modell', 'inputs.model.hint': 'Suche nach Name, Hugging-Face-ID, Ollama-Tag oder einem beliebigen Hugging-Face-Repository (Besitzer/Name)',
     'inputs.weights': 'Gewichtsgenauigkeit', 'inputs.context': 'Kontextlänge', 'inputs.context.unit': '(Tokens)',
     'inputs.batch': 'Batchgröße', 'inputs.batch.unit': '(gleichzeitige Sequenzen)', 'inputs.gpu': 'Ihre GPU',
     'inputs.wired': 'GPU-Speichergrenze', 'inputs.wired.unit': '(MB, iogpu.wired_limit_mb)',
