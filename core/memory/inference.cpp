@@ -1503,8 +1503,8 @@ std::vector<Message> inference_notes(const ModelSpec& spec, const InferenceOptio
     notes.push_back(message("vllm.kv_short",
                             "vLLM would refuse to start: one request of max_model_len {context} needs {need_bytes} of "
                             "KV cache and it has {pool_bytes}; lower the context or raise gpu_memory_utilization.",
-                            {arg::count("context", o.context_tokens), arg::bytes("need_bytes", e.vllm->request_bytes),
-                             arg::bytes("pool_bytes", e.vllm->kv_capacity_bytes)}));
+                            {arg::count("context", o.context_tokens), arg::gib("need_bytes", e.vllm->request_bytes, 2),
+                             arg::gib("pool_bytes", e.vllm->kv_capacity_bytes, 2)}));
   if (e.sglang) add_sglang_notes(notes, spec, o, e);
   if (e.mlx) add_mlx_notes(notes, o, e);
   if (e.ollama) add_ollama_notes(notes, spec, e);
