@@ -199,7 +199,8 @@ void write_vllm(JsonWriter& w, const InferenceEstimate& e) {
     const auto& v = *e.vllm;
     w.begin_object("vllm");
     w.field("block_bytes", v.block_bytes);
-    w.field("block_size", kVllmBlockSize);
+    w.field("block_size", v.block_tokens ? v.block_tokens : kVllmBlockSize);
+    w.field("blocks_per_request", v.blocks_per_request);
     w.field("budget_bytes", v.budget_bytes);
     w.field("concurrency_ratio", v.concurrency_ratio);
     w.field("cuda_graph_bytes", v.cuda_graph_bytes);
@@ -209,6 +210,7 @@ void write_vllm(JsonWriter& w, const InferenceEstimate& e) {
     w.field("forward_bytes", v.forward_bytes);
     w.field("gpu_memory_utilization", v.gpu_util);
     w.field("kv_capacity_bytes", v.kv_capacity_bytes);
+    w.field("kv_cache_groups", v.kv_cache_groups);
     w.field("kv_capacity_tokens", v.kv_capacity_tokens);
     w.field("max_concurrency", v.max_concurrency);
     w.field("max_num_batched_tokens", v.max_num_batched_tokens);
@@ -218,6 +220,7 @@ void write_vllm(JsonWriter& w, const InferenceEstimate& e) {
     w.field("num_blocks", v.num_blocks);
     w.field("pipeline_parallel", v.pipeline_parallel);
     w.field("profile_activation_bytes", v.profile_activation_bytes);
+    w.field("request_bytes", v.request_bytes);
     w.field("sampler_bytes", v.sampler_bytes);
     w.field("sequence_tokens", v.sequence_tokens);
     w.field("state_bytes_per_sequence", v.state_bytes_per_sequence);

@@ -128,8 +128,8 @@ WeightFormat weight_format_for(DType dtype) {
 }  // namespace
 
 VllmCapacity detail::vllm_kv_capacity(std::uint64_t memory, double util, std::uint64_t weights, std::uint64_t activation,
-                              std::uint64_t non_torch, std::uint64_t per_token, std::uint64_t sequence_tokens,
-                              std::uint64_t state_per_sequence, std::uint64_t graphs_in_budget) {
+                                      std::uint64_t non_torch, const VllmKvGroups& groups, std::uint64_t sequence_tokens,
+                                      VllmRule rule, std::uint64_t graphs_in_budget) {
   VllmCapacity c;
   c.gpu_util = util;
   c.driver_total_bytes = memory;
@@ -138,23 +138,28 @@ VllmCapacity detail::vllm_kv_capacity(std::uint64_t memory, double util, std::ui
   c.non_torch_bytes = non_torch;
   const auto used = CheckedSum().add(weights).add(activation).add(non_torch).add(graphs_in_budget).value();
   c.kv_capacity_bytes = c.budget_bytes > used ? c.budget_bytes - used : 0;
-  c.block_bytes = kVllmBlockSize * per_token;
-  c.num_blocks = c.block_bytes ? c.kv_capacity_bytes / c.block_bytes : 0;
-  c.kv_capacity_tokens = c.num_blocks * kVllmBlockSize;
-  c.sequence_tokens = sequence_tokens;
-  const auto blocks_per_sequence = ceil_div(std::max<std::uint64_t>(sequence_tokens, 1), kVllmBlockSize);
-  c.max_concurrency = c.num_blocks / blocks_per_sequence;
-  c.concurrency_ratio = static_cast<double>(c.kv_capacity_tokens) / static_cast<double>(std::max<std::uint64_t>(sequence_tokens, 1));
-  c.state_bytes_per_sequence = state_per_sequence;
-  if (!state_per_sequence) return c;
-  // One pool for both: a sequence holds its KV blocks and its state pages (get_max_concurrency_for_kv_cache_config).
-  const auto sequence_bytes = CheckedSum().add({blocks_per_sequence, c.block_bytes}).add(state_per_sequence).result();
-  if (!sequence_bytes) return c;
-  c.max_concurrency = c.kv_capacity_bytes / *sequence_bytes;
-  c.concurrency_ratio = static_cast<double>(c.kv_capacity_bytes) / static_cast<double>(*sequence_bytes);
-  c.kv_capacity_tokens = static_cast<std::uint64_t>(c.concurrency_ratio * static_cast<double>(sequence_tokens));
-  c.num_blocks = c.kv_capacity_tokens / kVllmBlockSize;
+  c.sequence_tokens = std::max<std::uint64_t>(sequence_tokens, 1);
+  c.block_bytes = groups.row_bytes;
+  c.block_tokens = groups.attention_block_tokens;
+  c.kv_cache_groups = groups.groups;
+  c.blocks_per_request = groups.blocks_per_request;
+  c.request_bytes = CheckedSum().add({groups.row_bytes, groups.blocks_per_request}).value();
+  if (!groups.row_bytes || !groups.blocks_per_request) return c;
+  c.num_blocks = c.kv_capacity_bytes / groups.row_bytes;
+  c.max_concurrency = c.num_blocks / groups.blocks_per_request;
+  c.concurrency_ratio = static_cast<double>(c.num_blocks) / static_cast<double>(groups.blocks_per_request);
+  c.kv_capacity_tokens = rule == VllmRule::graphs_inside
+                             ? static_cast<std::uint64_t>(c.concurrency_ratio * static_cast<double>(c.sequence_tokens))
+                             : c.num_blocks / groups.groups * groups.min_block_tokens;
   return c;
+}
+
+VllmCapacity detail::vllm_kv_capacity(std::uint64_t memory, double util, std::uint64_t weights, std::uint64_t activation,
+                                      std::uint64_t non_torch, std::uint64_t per_token, std::uint64_t sequence_tokens) {
+  const VllmLayerKind full{VllmSpecKind::full, 1, per_token, 0, 0};
+  const auto groups = vllm_kv_groups({&full, 1}, sequence_tokens, 0, kVllmBlockSize);
+  return vllm_kv_capacity(memory, util, weights, activation, non_torch, groups, sequence_tokens,
+                          VllmRule::graphs_outside);
 }
 
 SglangCapacity detail::sglang_kv_capacity(std::uint64_t free_at_start, double fraction, std::uint64_t weights,
@@ -485,11 +490,60 @@ std::uint64_t vllm_sampler_bytes(const ModelSpec& spec, std::uint64_t tokens, st
   return sampler ? *sampler : ~0ULL;
 }
 
+// One layer kind as vLLM's get_kv_cache_spec gives it on one GPU: KV heads divided among tensor-parallel ranks
+// (replicated beyond their count), the MLA latent whole on every rank, linear-attention and Mamba state split with
+// their heads.
+VllmLayerKind vllm_layer_kind(const LayerRun& run, const InferenceEstimate& e, const InferenceOptions& o,
+                              const KvLayout& layout) {
+  const std::uint64_t tp = o.tensor_parallel;
+  if (run.keeps_state()) return {VllmSpecKind::state, run.count, 0, ceil_div(layer_state_bytes(run, layout), tp), 0};
+  const std::uint64_t row = layer_token_bytes(run, e.kv_dtype, layout.mla).value_or(0);
+  if (run.mixer == MixerKind::latent_attention) return {VllmSpecKind::full, run.count, row, 0, 0};
+  const AttentionMixer& a = run.attention;
+  const std::uint64_t kept = std::max<std::uint64_t>(1, a.kv_heads / tp);
+  const std::uint64_t bytes = detail::mul_div_ceil(row, kept, std::max<std::uint64_t>(a.kv_heads, 1)).value_or(row);
+  if (a.chunk) return {VllmSpecKind::chunked, run.count, bytes, 0, a.chunk};
+  if (a.window) return {VllmSpecKind::sliding, run.count, bytes, 0, a.window};
+  return {VllmSpecKind::full, run.count, bytes, 0, 0};
+}
+
+// The kinds of the layers on the busiest GPU, alike runs merged; the stages split each kind's layers.
+std::vector<VllmLayerKind> vllm_layer_kinds(const ModelSpec& spec, const InferenceEstimate& e,
+                                            const InferenceOptions& o, const KvLayout& layout) {
+  std::vector<VllmLayerKind> kinds;
+  for (const LayerRun& run : spec.layers) {
+    if (!run.keeps_tokens() && !run.keeps_state()) continue;
+    const VllmLayerKind k = vllm_layer_kind(run, e, o, layout);
+    const auto same = std::find_if(kinds.begin(), kinds.end(), [&](const VllmLayerKind& x) {
+      return x.kind == k.kind && x.window == k.window && x.token_bytes == k.token_bytes && x.state_bytes == k.state_bytes;
+    });
+    if (same == kinds.end()) kinds.push_back(k);
+    else same->layers += k.layers;
+  }
+  for (VllmLayerKind& k : kinds) k.layers = ceil_div(k.layers, o.pipeline_parallel);
+  return kinds;
+}
+
+// vLLM's groups for the model on one GPU. DeepSeek-V4's compressed layers are not cut into vLLM's groups here: one
+// group of 16-token blocks of all their bytes per token, each request adding its compressors' state.
+VllmKvGroups vllm_groups_of(const ModelSpec& spec, const InferenceEstimate& e, const InferenceOptions& o,
+                            const KvLayout& layout, std::uint64_t tokens) {
+  const bool compressed = std::any_of(spec.layers.begin(), spec.layers.end(), [](const LayerRun& run) {
+    return run.mixer == MixerKind::attention && run.attention.one_kv_entry;
+  });
+  if (!compressed) return vllm_kv_groups(vllm_layer_kinds(spec, e, o, layout), o.context_tokens, tokens, kVllmBlockSize);
+  const VllmLayerKind all{VllmSpecKind::full, 1, kv_bytes_per_token_rank(spec, e.kv.bytes_per_token, o), 0, 0};
+  VllmKvGroups g = vllm_kv_groups({&all, 1}, o.context_tokens, tokens, kVllmBlockSize);
+  const std::uint64_t state = ceil_div(e.kv.state_bytes_per_sequence, o.tensor_parallel * o.pipeline_parallel);
+  if (g.row_bytes) g.blocks_per_request += ceil_div(state, g.row_bytes);
+  return g;
+}
+
 std::uint64_t vllm_graph_bytes(const InferenceOptions& o) { return o.enforce_eager ? 0 : kVllmCudaGraphBytes; }
 
 // vLLM: the profile run's torch peak, and with a GPU the KV pool that leaves.
 std::optional<Error> add_vllm_activations(InferenceEstimate& e, Workings& w, const ModelSpec& spec,
-                                          const InferenceOptions& o) {
+                                          const InferenceOptions& o, const KvLayout& layout) {
   const bool large = o.gpu_memory_bytes >= kVllmLargeGpuBytes && !o.gpu_is_a100;
   const std::uint64_t tokens = o.max_num_batched_tokens.value_or(large ? kVllmMaxBatchedTokensLarge : kVllmMaxBatchedTokens);
   const std::uint64_t seqs = o.max_num_seqs.value_or(large ? kVllmMaxNumSeqsLarge : kVllmMaxNumSeqs);
@@ -512,14 +566,14 @@ std::optional<Error> add_vllm_activations(InferenceEstimate& e, Workings& w, con
   // vLLM neither profiles for nor allocates a pool (v1/engine/core.py, _initialize_kv_caches: "Attention free
   // models don't need memory for kv cache"): no capacity, and no refusal for want of one.
   if (o.gpu_memory_bytes && spec.causal) {
-    caps = detail::vllm_kv_capacity(o.gpu_memory_bytes, o.gpu_util, weights, e.activations, non_torch, per_token,
-                                    o.context_tokens, state, o.vllm_rule == VllmRule::graphs_inside ? graphs : 0);
+    caps = detail::vllm_kv_capacity(o.gpu_memory_bytes, o.gpu_util, weights, e.activations, non_torch,
+                                    vllm_groups_of(spec, e, o, layout, tokens), o.context_tokens, o.vllm_rule,
+                                    o.vllm_rule == VllmRule::graphs_inside ? graphs : 0);
   } else {
     caps.gpu_util = o.gpu_util;
     caps.profile_activation_bytes = e.activations;
     caps.non_torch_bytes = non_torch;
     caps.sequence_tokens = o.context_tokens;
-    caps.state_bytes_per_sequence = e.kv.state_bytes_per_sequence;
   }
   caps.max_num_batched_tokens = tokens;
   caps.max_num_seqs = seqs;
@@ -531,6 +585,7 @@ std::optional<Error> add_vllm_activations(InferenceEstimate& e, Workings& w, con
   caps.kv_bytes_per_token = per_token;
   caps.cuda_graph_bytes = graphs;
   caps.cuda_graphs_in_budget = o.vllm_rule == VllmRule::graphs_inside;
+  caps.state_bytes_per_sequence = state;
   e.vllm = caps;
   return std::nullopt;
 }
@@ -1440,16 +1495,16 @@ std::vector<Message> inference_notes(const ModelSpec& spec, const InferenceOptio
                             "GiB), so the KV capacity here is slightly high."));
   if (e.vllm && e.kv.state_layers)
     notes.push_back(message("vllm.state_pages",
-                            "vLLM (0.24, hybrid KV cache manager) gives each running sequence one state page per "
-                            "linear-attention or Mamba layer from the same pool as the KV blocks, so the capacity "
-                            "counts sequences, each its KV blocks plus its state. With prefix caching "
-                            "(mamba_cache_mode align) a sequence holds two state pages, and vLLM pads its pages to "
-                            "the attention block: both lower the capacity shown here."));
-  if (e.vllm && e.vllm->driver_total_bytes && e.vllm->kv_capacity_tokens < o.context_tokens)
+                            "vLLM's hybrid KV cache manager gives each running sequence one state page per "
+                            "linear-attention or Mamba layer group from the same pool as the KV blocks, its attention "
+                            "block raised so that one page holds a state. With prefix caching (mamba_cache_mode align) "
+                            "a sequence holds two state pages: fewer sequences than shown here."));
+  if (e.vllm && e.vllm->driver_total_bytes && e.vllm->max_concurrency == 0)
     notes.push_back(message("vllm.kv_short",
-                            "vLLM would refuse to start: its KV capacity ({tokens} tokens) is below max_model_len "
-                            "{context}; lower the context or raise gpu_memory_utilization.",
-                            {arg::count("tokens", e.vllm->kv_capacity_tokens), arg::count("context", o.context_tokens)}));
+                            "vLLM would refuse to start: one request of max_model_len {context} needs {need_bytes} of "
+                            "KV cache and it has {pool_bytes}; lower the context or raise gpu_memory_utilization.",
+                            {arg::count("context", o.context_tokens), arg::gib("need_bytes", e.vllm->request_bytes, 2),
+                             arg::gib("pool_bytes", e.vllm->kv_capacity_bytes, 2)}));
   if (e.sglang) add_sglang_notes(notes, spec, o, e);
   if (e.mlx) add_mlx_notes(notes, o, e);
   if (e.ollama) add_ollama_notes(notes, spec, e);
@@ -1528,7 +1583,7 @@ std::optional<Error> add_engine_memory(InferenceEstimate& e, Workings& w, const 
   if (spec.is_bare()) return std::nullopt;
   switch (o.engine) {
     case Engine::transformers: return add_transformers_activations(e, w, spec, o);
-    case Engine::vllm: return add_vllm_activations(e, w, spec, o);
+    case Engine::vllm: return add_vllm_activations(e, w, spec, o, layout);
     case Engine::llamacpp: return add_llamacpp_buffers(e, w, spec, o, layout);
     case Engine::sglang: return add_sglang_memory(e, w, spec, o);
     case Engine::mlx: return add_mlx_memory(e, w, spec, o);

@@ -10,6 +10,7 @@
 #include "memory/device_split.hpp"
 #include "memory/engine.hpp"
 #include "memory/kv_cache.hpp"
+#include "memory/vllm_kv_groups.hpp"
 #include "model/model_spec.hpp"
 #include "util/explanation.hpp"
 #include "util/result.hpp"
@@ -108,13 +109,17 @@ struct VllmCapacity {
   std::uint64_t weights_bytes = 0;          // on one GPU: the rank with the least KV room (the last stage)
   std::uint64_t kv_bytes_per_token = 0;     // on one GPU: its KV heads and layers
   std::uint64_t kv_capacity_bytes = 0;      // per GPU: budget − weights − activation peak − non-torch
-  std::uint64_t block_bytes = 0;            // block_size × KV bytes per token
+  std::uint64_t block_bytes = 0;            // what one block id takes from the pool: a page in every shared tensor
+  std::uint64_t block_tokens = 0;           // the full-attention block (16, raised to hold a state page)
+  std::uint64_t kv_cache_groups = 0;        // a request holds blocks in every group (sliding, full, state, ...)
   std::uint64_t num_blocks = 0;
-  std::uint64_t kv_capacity_tokens = 0;     // num_blocks × block_size; with state, vLLM's concurrency × length
+  std::uint64_t blocks_per_request = 0;     // one request of sequence_tokens, summed over the groups
+  std::uint64_t request_bytes = 0;          // the KV cache one request of sequence_tokens needs, as vLLM checks it
+  std::uint64_t kv_capacity_tokens = 0;     // "GPU KV cache size" as the version prints it
   std::uint64_t state_bytes_per_sequence = 0;  // linear-attention / Mamba state pages one running sequence holds
   std::uint64_t sequence_tokens = 0;        // max_model_len the concurrency is quoted for
-  std::uint64_t max_concurrency = 0;        // whole sequences of sequence_tokens that fit
-  double concurrency_ratio = 0;             // vLLM's "Maximum concurrency ... : X x" = tokens / length
+  std::uint64_t max_concurrency = 0;        // whole requests of sequence_tokens that fit: 0 and vLLM refuses to start
+  double concurrency_ratio = 0;             // vLLM's "Maximum concurrency ... : X x" = num_blocks / blocks_per_request
 };
 
 // SGLang's KV pool on one GPU (ModelRunner.profile_max_num_token and init_memory).
@@ -260,15 +265,18 @@ std::optional<Error> check_parallel(const ModelSpec& spec, const InferenceOption
 namespace vramfit::detail {  // steps of estimate_inference, declared for the tests that pin them
 
 // vLLM's KV budget (gpu_worker.determine_available_memory): floor(util × memory) − weights − activation
-// peak − non-torch memory, cut into blocks of block_size tokens. Pure arithmetic, pinned against logs.
-// Models with linear-attention or Mamba layers draw each running sequence's state pages from the same pool
-// (vLLM 0.24's hybrid allocator, mamba_cache_mode "none"): a sequence costs its KV blocks plus its state, and the
-// token capacity is vLLM's printed int(concurrency × max_model_len). From 0.21 the CUDA graphs' estimate
-// (`graphs_in_budget`) comes out of the pool too.
+// peak − non-torch memory (and from 0.21 the CUDA graphs' estimate, `graphs_in_budget`), cut into block ids of
+// `groups.row_bytes` (get_kv_cache_config_from_groups). A request of sequence_tokens holds groups.blocks_per_request
+// of them (get_max_concurrency_for_kv_cache_config); with fewer vLLM refuses to start (check_enough_kv_cache_memory).
+// "GPU KV cache size" is num_blocks // groups × the smallest block up to 0.20 and int(concurrency × max_model_len)
+// from 0.21 (PR #41069). Pure arithmetic, pinned against logs.
+VllmCapacity vllm_kv_capacity(std::uint64_t gpu_memory_bytes, double gpu_util, std::uint64_t weights_bytes,
+                              std::uint64_t activation_bytes, std::uint64_t non_torch_bytes, const VllmKvGroups& groups,
+                              std::uint64_t sequence_tokens, VllmRule rule, std::uint64_t graphs_in_budget = 0);
+// A model whose layers all attend in full, `kv_bytes_per_token` over all its layers: one group of 16-token blocks.
 VllmCapacity vllm_kv_capacity(std::uint64_t gpu_memory_bytes, double gpu_util, std::uint64_t weights_bytes,
                               std::uint64_t activation_bytes, std::uint64_t non_torch_bytes,
-                              std::uint64_t kv_bytes_per_token, std::uint64_t sequence_tokens,
-                              std::uint64_t state_bytes_per_sequence = 0, std::uint64_t graphs_in_budget = 0);
+                              std::uint64_t kv_bytes_per_token, std::uint64_t sequence_tokens);
 
 // SGLang's pool from what its log prints: F0 ("Load weight begin. avail mem"), the weights' "mem usage", the
 // fraction and the cell; rest = F1 − F0 × (1 − fraction) with F1 = F0 − weights,

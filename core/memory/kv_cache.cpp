@@ -246,6 +246,15 @@ Result<KvCacheEstimate> estimate_kv_cache(const ModelSpec& spec, KvDType dtype, 
   return out;
 }
 
+std::optional<std::uint64_t> layer_token_bytes(const LayerRun& run, KvDType dtype, MlaCache mla) {
+  return token_row(run, dtype, mla).bytes;
+}
+
+std::uint64_t layer_state_bytes(const LayerRun& run, const KvLayout& layout) {
+  const auto [conv, recurrent] = state_elements(run);
+  return conv * layout.conv_state_element_bytes + recurrent * layout.recurrent_state_element_bytes;
+}
+
 Result<KvCacheEstimate> estimate_kv_cache(const ModelSpec& spec, DType dtype, std::uint64_t context_tokens,
                                           std::uint64_t batch) {
   if (dtype == DType::int8 || dtype == DType::int4)

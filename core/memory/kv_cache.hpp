@@ -85,6 +85,11 @@ Result<KvCacheEstimate> estimate_kv_cache(const ModelSpec& spec, KvDType dtype, 
 Result<KvCacheEstimate> estimate_kv_cache(const ModelSpec& spec, DType dtype, std::uint64_t context_tokens,
                                           std::uint64_t batch);
 
+// One layer of `run` (attention or MLA) for one token, in bytes; nullopt when it overflows.
+std::optional<std::uint64_t> layer_token_bytes(const LayerRun& run, KvDType dtype, MlaCache mla);
+// One layer of `run` (linear attention or Mamba2) for one sequence: its conv and recurrent state, in bytes.
+std::uint64_t layer_state_bytes(const LayerRun& run, const KvLayout& layout);
+
 // Bytes of `elements` values stored as `dtype` (whole blocks for q8_0/q4_0).
 std::optional<std::uint64_t> kv_bytes(std::uint64_t elements, KvDType dtype) noexcept;
 

@@ -234,3 +234,117 @@ TEST_CASE("an encoder under vLLM holds no KV pool, so nothing refuses it for wan
   }
   CHECK(said);
 }
+
+namespace {
+
+const VllmLayerKind kQwen35Full{VllmSpecKind::full, 16, 4096, 0, 0};
+const VllmLayerKind kQwen35State{VllmSpecKind::state, 48, 0, 3'207'168, 0};
+
+bool refuses(const Report& report) {
+  for (const auto& note : report.estimate.notes)
+    if (note.id == "vllm.kv_short") return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("a hybrid model's groups: Qwen3.5-27B holds 784-token blocks in 4 groups, as vLLM 0.19 printed (vllm#40691)") {
+  // https://github.com/vllm-project/vllm/issues/40691, vLLM 0.19.0, `vllm serve Qwen3.5-27B --max-model-len 32768
+  // --max-num-seqs 16 --max-num-batched-token 16384`: "GPU KV cache size: 290,864 tokens", "Maximum concurrency for
+  // 32,768 tokens per request: 33.04x". By hand from its config.json: 16 full-attention layers, 4 KV heads × 256 ×
+  // 2 (K, V) × 2 B = 4,096 B per token; 48 Gated DeltaNet layers, conv 3 × (2 × 16 × 128 + 48 × 128) × 2 B (bf16) +
+  // recurrent 48 × 128 × 128 × 4 B (mamba_ssm_dtype float32) = 3,207,168 B. Attention block 16 × cdiv(3,207,168,
+  // 16 × 4,096) = 784 tokens, page 784 × 4,096 = 3,211,264 B. Groups of min(16, 48) = 16 layers: 1 full + 3 state.
+  const VllmLayerKind kinds[] = {kQwen35Full, kQwen35State};
+  const VllmKvGroups g = vllm_kv_groups(kinds, 32768, 16384, 16);
+  CHECK(g.attention_block_tokens == 784);
+  CHECK(g.page_bytes == 3'211'264);
+  CHECK(g.group_size == 16);
+  CHECK(g.groups == 4);
+  // A request: cdiv(32,768, 784) = 42 blocks of the full group + one state page in each of 3 groups = 45.
+  CHECK(g.blocks_per_request == 45);
+  // Both lines hold for 1,487 blocks only: 1,487 // 4 groups × 784 = 290,864 tokens, 1,487 / 45 = 33.04
+  // (1,486 / 45 = 33.02). That is a pool of 1,487 × 16 × 3,211,264 B.
+  const std::uint64_t pool = 1487ULL * 16 * 3'211'264;
+  const auto old_print = detail::vllm_kv_capacity(pool, 1.0, 0, 0, 0, g, 32768, VllmRule::graphs_outside);
+  CHECK(old_print.num_blocks == 1487);
+  CHECK(old_print.kv_capacity_tokens == 290'864);
+  CHECK(old_print.concurrency_ratio == doctest::Approx(33.04).epsilon(0.0002));
+  CHECK(old_print.max_concurrency == 33);
+  // From 0.21 (PR #41069, vllm#40694's "After") the same pool prints int(33.044 × 32,768) = 1,082,800 tokens.
+  const auto new_print = detail::vllm_kv_capacity(pool, 1.0, 0, 0, 0, g, 32768, VllmRule::graphs_inside);
+  CHECK(new_print.kv_capacity_tokens == 1'082'800);
+  CHECK(new_print.max_concurrency == 33);
+}
+
+TEST_CASE("Qwen3.5-27B's layer kinds as vLLM sizes them from the preset: 4,096 B per token, 3,207,168 B of state") {
+  const Report report = evaluate_json(R"({"model":"qwen3.5-27b","engine":"vllm","gpu":"h200-sxm","context":32768,
+      "max_num_batched_tokens":16384})");
+  const VllmCapacity& v = vllm_of(report);
+  CHECK(v.block_tokens == 784);
+  CHECK(v.kv_cache_groups == 4);
+  CHECK(v.blocks_per_request == 45);
+  CHECK(v.block_bytes == 16 * 3'211'264ULL);
+  CHECK(v.kv_capacity_tokens == v.num_blocks / 4 * 784);
+}
+
+TEST_CASE("vLLM 0.24 prints int(concurrency × max_model_len): Qwen3.6-35B-A3B's 567,978 tokens to the token") {
+  // github.com/noonghunna/club-3090 issue 612, vLLM 0.24, fp8 KV, max_model_len 131,072, prefix caching on
+  // (mamba_cache_mode align: two state pages per group): "Available KV cache memory: 5.98 GiB", "GPU KV cache size:
+  // 567,978 tokens", "Maximum concurrency for 131,072 tokens per request: 4.33x". By hand: 10 attention layers × 2 KV
+  // heads × 256 × 2 × 1 B = 1,024 B per token and layer; 30 Gated DeltaNet layers of 3 × (2 × 16 × 128 + 32 × 128)
+  // × 2 B + 32 × 128 × 128 × 4 B = 2,146,304 B. Block 16 × cdiv(2,146,304, 16,384) = 2,096 tokens, page 2,146,304 B,
+  // groups of 10: one row is 21,463,040 B; floor(5.98 GiB / that) = 299 blocks. A request: cdiv(131,072, 2,096) = 63
+  // + 3 groups × 2 pages = 69; 299 / 69 = 4.333, × 131,072 = 567,978.
+  const VllmLayerKind kinds[] = {{VllmSpecKind::full, 10, 1024, 0, 0}, {VllmSpecKind::state, 30, 0, 2'146'304, 0}};
+  const VllmKvGroups g = vllm_kv_groups(kinds, 131072, 2048, 16, 2);
+  CHECK(g.attention_block_tokens == 2096);
+  CHECK(g.row_bytes == 21'463'040);
+  CHECK(g.blocks_per_request == 69);
+  const auto c = detail::vllm_kv_capacity(static_cast<std::uint64_t>(5.98 * kGiBytes), 1.0, 0, 0, 0, g, 131072,
+                                          VllmRule::graphs_inside);
+  CHECK(c.num_blocks == 299);
+  CHECK(c.kv_capacity_tokens == 567'978);
+  CHECK(c.concurrency_ratio == doctest::Approx(4.33).epsilon(0.001));
+  CHECK(c.max_concurrency == 4);
+}
+
+TEST_CASE("Gemma 4 at 131,072 tokens: a sliding layer holds its window, so vLLM starts where full length would not") {
+  // myoceane.fr/index.php/ai-vllm-a100-gemma-4 (2026-04): `vllm serve google/gemma-4-26B-A4B --max-model-len 131072
+  // --gpu-memory-utilization 0.9` on an A100 80GB started: "Model loading took 48.5 GiB", "Available KV cache
+  // memory: 21.5 GiB". At full length every layer would need 131,072 × (25 × 8 KV heads × 256 × 2 × 2 B + 5 × 2 × 512
+  // × 2 × 2 B) = 131,072 × 225,280 B = 27.5 GiB, more than it had. vLLM's check (check_enough_kv_cache_memory,
+  // SlidingWindowSpec.max_memory_usage_bytes) charges a sliding layer cdiv(min(1,024 − 1 + 2,048, L), 16) + 1 = 193
+  // blocks (2,048 batched tokens: vllm serve's default on an A100). Pages: sliding 16 × 8,192 = 131,072 B, the full
+  // layers' 4,096 B per token take 32-token blocks to match. Groups of 5: 5 sliding + 1 full; a request holds
+  // 5 × 193 + cdiv(131,072, 32) = 965 + 4,096 = 5,061 blocks of 5 × 131,072 B = 3,316,776,960 B (3.09 GiB).
+  const VllmLayerKind kinds[] = {{VllmSpecKind::sliding, 25, 8192, 0, 1024}, {VllmSpecKind::full, 5, 4096, 0, 0}};
+  const VllmKvGroups g = vllm_kv_groups(kinds, 131072, 2048, 16);
+  CHECK(g.groups == 6);
+  CHECK(g.group_size == 5);
+  CHECK(g.blocks_per_request == 5061);
+  CHECK(g.row_bytes * g.blocks_per_request == 3'316'776'960ULL);
+  // vLLM refuses below that pool and starts at it.
+  const std::uint64_t need = 3'316'776'960ULL;
+  CHECK(detail::vllm_kv_capacity(need - 1, 1.0, 0, 0, 0, g, 131072, VllmRule::graphs_outside).max_concurrency == 0);
+  CHECK(detail::vllm_kv_capacity(need, 1.0, 0, 0, 0, g, 131072, VllmRule::graphs_outside).max_concurrency == 1);
+
+  const Report report = evaluate_json(R"({"model":"gemma-4-26b-a4b","engine":"vllm","gpu":"a100-80gb-sxm",
+      "context":131072})");
+  const VllmCapacity& v = vllm_of(report);
+  CHECK(v.request_bytes == need);
+  CHECK(v.max_concurrency >= 1);
+  CHECK_FALSE(refuses(report));
+  CHECK(report.verdict.kind != VerdictKind::refuses);
+}
+
+TEST_CASE("a request too long for the pool is refused, naming what one request needs") {
+  // Llama-3.1-8B: 32 layers × 8 KV heads × 128 × 2 × 2 B = 131,072 B per token; 131,072 tokens need 16 GiB, more
+  // than a 24 GB card keeps after 15 GiB of weights.
+  const Report report = evaluate_json(R"({"model":"llama-3.1-8b","engine":"vllm","gpu":"rtx-4090","context":131072})");
+  const VllmCapacity& v = vllm_of(report);
+  CHECK(v.request_bytes == 131072ULL * 131072);
+  CHECK(v.max_concurrency == 0);
+  CHECK(refuses(report));
+  CHECK(report.verdict.kind == VerdictKind::refuses);
+}
