@@ -153,8 +153,9 @@ std::uint64_t vision_tower_params(FieldReader& v) {
   if (!h || !inner || !layers || !patch || !image || h > 100'000 || inner > 1'000'000 || layers > 1'000 ||
       patch > image || image > 100'000 || channels > 16) {
     v.fail_message("hidden_size", message("import.siglip_sizes",
-                                          "the vision tower needs hidden_size, intermediate_size, num_hidden_layers, "
-                                          "patch_size and image_size within sane ranges"));
+                                          "the vision tower needs hidden_size (1 to 100,000), intermediate_size (1 to "
+                                          "1,000,000), num_hidden_layers (1 to 1,000), image_size (1 to 100,000), "
+                                          "patch_size (1 to image_size) and num_channels (at most 16)"));
     return 0;
   }
   const auto patches = (image / patch) * (image / patch);

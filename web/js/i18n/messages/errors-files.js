@@ -54,7 +54,7 @@ export default {
     "weights.overflow": "die Tensorgrößen übersteigen 64 Bit; prüfen Sie die Größen des Modells",
     "import.opt_projection": "die Embedding-Projektion von OPT (word_embed_proj_dim != hidden_size) ist nicht modelliert",
     "import.vision_head": "ein Attention-Pooling-Head im Vision-Teil ist nicht modelliert; nur false wird unterstützt",
-    "import.siglip_sizes": "der Vision-Teil braucht hidden_size, intermediate_size, num_hidden_layers, patch_size und image_size in sinnvollen Bereichen",
+    "import.siglip_sizes": "der Vision-Teil braucht hidden_size (1 bis 100.000), intermediate_size (1 bis 1.000.000), num_hidden_layers (1 bis 1.000), image_size (1 bis 100.000), patch_size (1 bis image_size) und num_channels (höchstens 16)",
     "import.one_per_layer": "braucht einen Eintrag je Schicht ({layers}), angegeben: {got}",
     "import.block_objects": "Schicht {layer} braucht die Objekte „attention“ und „ffn“",
     "import.replace_with_linear": "Schicht {layer}: replace_with_linear ist noch nicht modelliert",
