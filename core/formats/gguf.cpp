@@ -439,6 +439,97 @@ Message in_architecture(const Error& e, const std::string& arch) {
 }
 
 // The ModelSpec a parsed GGUF describes (general.architecture and its <arch>.* keys, tensor shapes).
+// What the tensors of block 0 say about the layer layout: norms, biases, gating, tied embeddings, the MLP width.
+void read_block_tensors(const GgufFile& f, const std::string& arch, ModelSpec& s, UniformDecoder& d) {
+  auto has = [&](std::string_view name) { return find_tensor(f, name) != nullptr; };
+  s.norm = has("blk.0.attn_norm.bias") ? NormKind::layer : NormKind::rms;
+  std::uint64_t norms = 0;
+  for (auto n : {"blk.0.attn_norm.weight", "blk.0.ffn_norm.weight", "blk.0.post_attention_norm.weight",
+                 "blk.0.post_ffw_norm.weight", "blk.0.attn_output_norm.weight", "blk.0.layer_output_norm.weight"})
+    norms += has(n) ? 1 : 0;
+  s.norms_per_layer = norms;
+  s.qkv_bias = has("blk.0.attn_q.bias") || has("blk.0.attn_qkv.bias");
+  s.attn_out_bias = has("blk.0.attn_output.bias");
+  s.qk_norm = has("blk.0.attn_q_norm.weight");
+  s.mlp_bias = any_tensor_with(f, "ffn_down.bias") || any_tensor_with(f, "ffn_down_exps.bias");
+  s.gated_mlp = any_tensor_with(f, "ffn_gate.weight") || any_tensor_with(f, "ffn_gate_exps.weight");
+  s.tied_embeddings = !has("output.weight");
+  s.final_norm = has("output_norm.weight");
+  s.embedding_norm = has("token_embd_norm.weight");
+  if (const auto* pos = find_tensor(f, "position_embd.weight"); pos && pos->dims.size() >= 2)
+    s.learned_positions = pos->dims[1];
+  if (const auto* types = find_tensor(f, "token_types.weight"); types && types->dims.size() >= 2)
+    s.token_types = types->dims[1];
+  if (arch == "bert" || arch == "nomic-bert" || arch == "jina-bert-v2") {
+    s.causal = false;
+    s.has_lm_head = false;
+    s.tied_embeddings = false;
+  }
+  if (d.dense.intermediate == 0)
+    if (const auto* up = find_tensor(f, "blk.0.ffn_up.weight"); up && up->dims.size() >= 2)
+      d.dense.intermediate = up->dims[1];
+  // Phi-3's gate and up share one tensor: llama.cpp's phi3 loads ffn_up as {n_embd, 2 * n_ff} (llama-model.cpp).
+  if (const auto* up = find_tensor(f, "blk.0.ffn_up.weight");
+      !s.gated_mlp && up && up->dims.size() >= 2 && d.dense.intermediate > 0 && up->dims[1] == 2 * d.dense.intermediate)
+    s.gated_mlp = true;
+}
+
+// Mixture of experts: the routed and shared experts' counts and widths.
+void read_experts(const GgufFile& f, const Meta& m, UniformDecoder& d) {
+  if (auto experts = m.uint("expert_count"); experts && *experts > 1) {
+    auto& moe = d.moe;
+    moe.kind = MlpKind::moe;
+    moe.routed_experts = *experts;
+    moe.experts_per_token = m.uint("expert_used_count").value_or(2);
+    moe.expert_intermediate = m.uint("expert_feed_forward_length").value_or(d.dense.intermediate);
+    d.leading_dense = m.uint("leading_dense_block_count").value_or(0);
+    moe.router_bias = any_tensor_with(f, "exp_probs_b.bias");
+    for (const auto& t : f.tensors) {
+      if (t.name.find("ffn_up_shexp.weight") != std::string::npos && t.dims.size() >= 2) {
+        moe.shared_experts = m.uint("expert_shared_count").value_or(1);
+        if (moe.shared_experts) moe.shared_intermediate = t.dims[1] / moe.shared_experts;
+        break;
+      }
+    }
+  }
+}
+
+// Multi-head latent attention (DeepSeek-V2/V3 as llama.cpp's deepseek2 stores it).
+void read_latent(const Meta& m, UniformDecoder& d) {
+  if (auto rank = m.uint("attention.kv_lora_rank"); rank && *rank) {
+    auto& mla = d.latent;
+    d.mixer = MixerKind::latent_attention;
+    mla.heads = d.attention.heads;
+    mla.kv_lora_rank = *rank;
+    mla.q_lora_rank = m.uint("attention.q_lora_rank").value_or(0);
+    mla.qk_rope_head_dim = m.uint("rope.dimension_count").value_or(0);
+    const auto key = m.uint("attention.key_length_mla").value_or(m.uint("attention.key_length").value_or(0));
+    mla.qk_nope_head_dim = key > mla.qk_rope_head_dim ? key - mla.qk_rope_head_dim : 0;
+    mla.v_head_dim = m.uint("attention.value_length_mla").value_or(m.uint("attention.value_length").value_or(0));
+  }
+}
+
+// Sliding-window attention: Gemma 2 alternates, Gemma 3 windows 5 of every 6 layers (llama.cpp
+// set_swa_pattern), newer files carry the pattern as a per-layer bool array or a period.
+void read_window(const Meta& m, const std::string& arch, UniformDecoder& d) {
+  auto& attention = d.attention;
+  if (auto window = m.uint("attention.sliding_window"); window && *window && d.layers <= 10'000) {
+    attention.window = *window;
+    const GgufValue* pattern = m.get("attention.sliding_window_pattern");
+    std::uint64_t period = 0;
+    auto& flags = d.windowed;
+    if (pattern && pattern->type == GgufValueType::array && pattern->items.size() == d.layers) {
+      for (const auto& item : pattern->items) flags.push_back(item.uint != 0);
+    } else if (pattern && pattern->as_uint(period) && period > 0) {
+      for (std::uint64_t i = 0; i < d.layers; ++i) flags.push_back((i + 1) % period != 0);
+    } else if (arch == "gemma2") {
+      for (std::uint64_t i = 0; i < d.layers; ++i) flags.push_back(i % 2 == 0);
+    } else if (arch == "gemma3") {
+      for (std::uint64_t i = 0; i < d.layers; ++i) flags.push_back((i + 1) % 6 != 0);
+    }
+  }
+}
+
 Result<ModelSpec> model_from_gguf(const GgufFile& f) {
   const GgufValue* arch_value = f.find("general.architecture");
   if (!arch_value || arch_value->type != GgufValueType::string || arch_value->str.empty())
@@ -480,87 +571,10 @@ Result<ModelSpec> model_from_gguf(const GgufFile& f) {
   const GgufTensorInfo* embd = find_tensor(f, "token_embd.weight");
   if (embd && embd->dims.size() >= 2) s.vocab_size = embd->dims[1];  // the tensor is what takes memory
 
-  // What the tensors of block 0 say about the layer layout.
-  auto has = [&](std::string_view name) { return find_tensor(f, name) != nullptr; };
-  s.norm = has("blk.0.attn_norm.bias") ? NormKind::layer : NormKind::rms;
-  std::uint64_t norms = 0;
-  for (auto n : {"blk.0.attn_norm.weight", "blk.0.ffn_norm.weight", "blk.0.post_attention_norm.weight",
-                 "blk.0.post_ffw_norm.weight", "blk.0.attn_output_norm.weight", "blk.0.layer_output_norm.weight"})
-    norms += has(n) ? 1 : 0;
-  s.norms_per_layer = norms;
-  s.qkv_bias = has("blk.0.attn_q.bias") || has("blk.0.attn_qkv.bias");
-  s.attn_out_bias = has("blk.0.attn_output.bias");
-  s.qk_norm = has("blk.0.attn_q_norm.weight");
-  s.mlp_bias = any_tensor_with(f, "ffn_down.bias") || any_tensor_with(f, "ffn_down_exps.bias");
-  s.gated_mlp = any_tensor_with(f, "ffn_gate.weight") || any_tensor_with(f, "ffn_gate_exps.weight");
-  s.tied_embeddings = !has("output.weight");
-  s.final_norm = has("output_norm.weight");
-  s.embedding_norm = has("token_embd_norm.weight");
-  if (const auto* pos = find_tensor(f, "position_embd.weight"); pos && pos->dims.size() >= 2)
-    s.learned_positions = pos->dims[1];
-  if (const auto* types = find_tensor(f, "token_types.weight"); types && types->dims.size() >= 2)
-    s.token_types = types->dims[1];
-  if (arch == "bert" || arch == "nomic-bert" || arch == "jina-bert-v2") {
-    s.causal = false;
-    s.has_lm_head = false;
-    s.tied_embeddings = false;
-  }
-  if (d.dense.intermediate == 0)
-    if (const auto* up = find_tensor(f, "blk.0.ffn_up.weight"); up && up->dims.size() >= 2)
-      d.dense.intermediate = up->dims[1];
-  // Phi-3's gate and up share one tensor: llama.cpp's phi3 loads ffn_up as {n_embd, 2 * n_ff} (llama-model.cpp).
-  if (const auto* up = find_tensor(f, "blk.0.ffn_up.weight");
-      !s.gated_mlp && up && up->dims.size() >= 2 && d.dense.intermediate > 0 && up->dims[1] == 2 * d.dense.intermediate)
-    s.gated_mlp = true;
-
-  // Mixture of experts.
-  if (auto experts = m.uint("expert_count"); experts && *experts > 1) {
-    auto& moe = d.moe;
-    moe.kind = MlpKind::moe;
-    moe.routed_experts = *experts;
-    moe.experts_per_token = m.uint("expert_used_count").value_or(2);
-    moe.expert_intermediate = m.uint("expert_feed_forward_length").value_or(d.dense.intermediate);
-    d.leading_dense = m.uint("leading_dense_block_count").value_or(0);
-    moe.router_bias = any_tensor_with(f, "exp_probs_b.bias");
-    for (const auto& t : f.tensors) {
-      if (t.name.find("ffn_up_shexp.weight") != std::string::npos && t.dims.size() >= 2) {
-        moe.shared_experts = m.uint("expert_shared_count").value_or(1);
-        if (moe.shared_experts) moe.shared_intermediate = t.dims[1] / moe.shared_experts;
-        break;
-      }
-    }
-  }
-
-  // Multi-head latent attention (DeepSeek-V2/V3 as llama.cpp's deepseek2 stores it).
-  if (auto rank = m.uint("attention.kv_lora_rank"); rank && *rank) {
-    auto& mla = d.latent;
-    d.mixer = MixerKind::latent_attention;
-    mla.heads = attention.heads;
-    mla.kv_lora_rank = *rank;
-    mla.q_lora_rank = m.uint("attention.q_lora_rank").value_or(0);
-    mla.qk_rope_head_dim = m.uint("rope.dimension_count").value_or(0);
-    const auto key = m.uint("attention.key_length_mla").value_or(m.uint("attention.key_length").value_or(0));
-    mla.qk_nope_head_dim = key > mla.qk_rope_head_dim ? key - mla.qk_rope_head_dim : 0;
-    mla.v_head_dim = m.uint("attention.value_length_mla").value_or(m.uint("attention.value_length").value_or(0));
-  }
-
-  // Sliding-window attention: Gemma 2 alternates, Gemma 3 windows 5 of every 6 layers (llama.cpp
-  // set_swa_pattern), newer files carry the pattern as a per-layer bool array or a period.
-  if (auto window = m.uint("attention.sliding_window"); window && *window && d.layers <= 10'000) {
-    attention.window = *window;
-    const GgufValue* pattern = m.get("attention.sliding_window_pattern");
-    std::uint64_t period = 0;
-    auto& flags = d.windowed;
-    if (pattern && pattern->type == GgufValueType::array && pattern->items.size() == d.layers) {
-      for (const auto& item : pattern->items) flags.push_back(item.uint != 0);
-    } else if (pattern && pattern->as_uint(period) && period > 0) {
-      for (std::uint64_t i = 0; i < d.layers; ++i) flags.push_back((i + 1) % period != 0);
-    } else if (arch == "gemma2") {
-      for (std::uint64_t i = 0; i < d.layers; ++i) flags.push_back(i % 2 == 0);
-    } else if (arch == "gemma3") {
-      for (std::uint64_t i = 0; i < d.layers; ++i) flags.push_back((i + 1) % 6 != 0);
-    }
-  }
+  read_block_tensors(f, arch, s, d);
+  read_experts(f, m, d);
+  read_latent(m, d);
+  read_window(m, arch, d);
   s.layers = uniform_layers(d);
 
   if (auto ok = validate(s); !ok)
