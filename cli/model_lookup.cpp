@@ -17,9 +17,6 @@ namespace {
 
 using nlohmann::json;
 
-// The listing of a repository with thousands of files runs to a few MB; no model API answer is near this.
-constexpr std::uint64_t kListingLimit = 16ull << 20;
-
 std::string env(const char* name) {
   const char* v = std::getenv(name);
   return v ? v : "";
@@ -138,8 +135,9 @@ FileAnswer from_hub(const Catalog& catalog, const json& named, const std::string
                     const LookupSettings& settings) {
   const FetchSettings& s = settings.fetch;
   const std::string repo = named.value("repo", std::string());
-  Fetched listing = fetch(s, settings.hub_endpoint + named.value("listing", std::string()), 0, kListingLimit);
-  if (!listing.failure.empty() || listing.status >= 400) return failed("hub", repo, listing, s, kListingLimit);
+  const std::uint64_t limit = named.value("max_bytes", std::uint64_t{0});
+  Fetched listing = fetch(s, settings.hub_endpoint + named.value("listing", std::string()), 0, limit);
+  if (!listing.failure.empty() || listing.status >= 400) return failed("hub", repo, listing, s, limit);
   bool fell_back = listing.fell_back;
   const std::string plan_text = plan_hub_reads(name, settings.revision, listing.body);
   const json plan = json::parse(plan_text, nullptr, false);
@@ -167,7 +165,8 @@ FileAnswer from_ollama(const Catalog& catalog, const json& named, const std::str
   const FetchSettings& s = settings.fetch;
   const std::string shown = named.value("name", std::string()) + ":" + named.value("tag", std::string());
   // Docker's registry protocol answers with the manifest form the client accepts.
-  Fetched manifest = fetch(s, settings.ollama_registry + named.value("manifest", std::string()), 0, 1 << 20,
+  Fetched manifest = fetch(s, settings.ollama_registry + named.value("manifest", std::string()), 0,
+                           named.value("max_bytes", std::uint64_t{0}),
                            "application/vnd.docker.distribution.manifest.v2+json");
   if (!manifest.failure.empty() || manifest.status >= 400) {
     // The name may be a preset misspelt as much as an Ollama model: say both.

@@ -42,8 +42,8 @@ export interface VramfitModule {
 /** read_model_name's answer. */
 export type NameReading =
   | { ok: true; kind: 'preset'; model: string }
-  | { ok: true; kind: 'hub'; repo: string; revision: string; quant: string; file: string; listing: string }
-  | { ok: true; kind: 'ollama'; namespace: string; name: string; tag: string; manifest: string; preset_error: string }
+  | { ok: true; kind: 'hub'; repo: string; revision: string; quant: string; file: string; listing: string; max_bytes: number }
+  | { ok: true; kind: 'ollama'; namespace: string; name: string; tag: string; manifest: string; max_bytes: number; preset_error: string }
   | { ok: false; error: { field: string; message: string } };
 
 /** plan_hub_reads' answer: paths are relative to the Hub's endpoint. */

@@ -25,6 +25,9 @@ constexpr std::uint64_t kTextLimit = 8ull << 20;
 constexpr std::uint64_t kGgufFirstRead = 2ull << 20;
 constexpr std::uint64_t kSafetensorsFirstRead = 256ull << 10;
 constexpr std::uint64_t kHeaderLimit = 64ull << 20;
+// The listing of a repository with thousands of files runs to a few MB; an Ollama manifest to a few KB.
+constexpr std::uint64_t kListingLimit = 16ull << 20;
+constexpr std::uint64_t kManifestLimit = 1ull << 20;
 // More shards than this are not read one by one (DeepSeek-V3 ships 163): config.json and the Hub's count answer.
 constexpr std::size_t kMostShards = 64;
 
@@ -90,6 +93,7 @@ std::string read_model_name(const Catalog& catalog, std::string_view name, std::
     w.field("file", ref.file);
     w.field("kind", "hub");
     w.field("listing", listing_path(ref, revision));
+    w.field("max_bytes", kListingLimit);
     w.field("ok", true);
     w.field("quant", ref.quant);
     w.field("repo", ref.repo);
@@ -106,6 +110,7 @@ std::string read_model_name(const Catalog& catalog, std::string_view name, std::
   w.begin_object();
   w.field("kind", "ollama");
   w.field("manifest", "/v2/" + ns + "/" + model + "/manifests/" + ollama->tag);
+  w.field("max_bytes", kManifestLimit);
   w.field("name", model);
   w.field("namespace", ns);
   w.field("ok", true);

@@ -11,7 +11,6 @@
 
 export const HUB = 'https://huggingface.co';
 export const CACHE = 'vramfit.hub';  // kept across deploys by sw.js (HUB_CACHE)
-const LISTING_MAX_BYTES = 16 * 2 ** 20;
 const STALL_MS = 15_000;
 const READ_AT = 'X-Vramfit-Read-At';
 
@@ -208,7 +207,7 @@ export async function openHubRepo(calculator, name, reading, { signal, onProgres
   onProgress(0, 0);
   let listing = listings.get(reading.listing);
   if (!listing) {
-    listing = new TextDecoder().decode(await read(session, reading.listing, { limit: LISTING_MAX_BYTES }));
+    listing = new TextDecoder().decode(await read(session, reading.listing, { limit: reading.max_bytes }));
     if (!session.readAt) listings.set(reading.listing, listing);
   }
   const plan = calculator.planHubReads(name, reading.revision, listing);

@@ -13,7 +13,7 @@ namespace vramfit {
 
 // What `name` is: {"ok": true, "kind": "preset", "model": id}, {"kind": "hub", "repo", "revision", "quant",
 // "file", "listing": the model API's path (with ?blobs=true)}, or {"kind": "ollama", "namespace", "name", "tag",
-// "manifest": the registry's path, "preset_error": why it is no preset}. `revision` (may be empty) is the Hub
+// "manifest": the registry's path, "preset_error": why it is no preset}; "max_bytes" bounds the listing or manifest. `revision` (may be empty) is the Hub
 // branch, tag or commit to read. An error names "model" and what was wrong with the name.
 std::string read_model_name(const Catalog& catalog, std::string_view name, std::string_view revision);
 

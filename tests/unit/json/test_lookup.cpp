@@ -33,6 +33,7 @@ TEST_CASE("a preset's own repository stays the preset; another repository, a :QU
   const json other = named("microsoft/phi-4");
   CHECK(other["kind"] == "hub");
   CHECK(other["listing"] == "/api/models/microsoft/phi-4?blobs=true");
+  CHECK(other["max_bytes"] == 16 * 1024 * 1024);  // 16 MiB: a listing of thousands of files is a few MB
   // huggingface_hub quotes a revision with quote(revision, safe=""): refs/pr/1 → refs%2Fpr%2F1.
   CHECK(named("microsoft/phi-4", "refs/pr/1")["listing"] == "/api/models/microsoft/phi-4/revision/refs%2Fpr%2F1?blobs=true");
   CHECK(named("meta-llama/Llama-3.1-8B", "main")["kind"] == "hub");
