@@ -439,25 +439,45 @@ std::string biggest_model_table(const json& a) {
   return out;
 }
 
+// A remedy's verdict afterwards in a table's words: the headline's kind where it says more than the fit's colour.
+std::string remedy_verdict_words(const json& r) {
+  const json& verdict = r.value("verdict", json());
+  if (verdict == "runs_split") return "runs, part in system RAM";
+  if (verdict == "refuses") return "would not start";
+  return fit_words(r.at("fit"));
+}
+
 std::string remedies_table(const json& a, const json& catalog) {
   std::string out;
   const bool on_gpu = !a.at("gpu").is_null();
-  appendf(out, "What would help (%s, %s on the busiest GPU%s%s):\n", text(a.at("mode")),
-          gb_and_gib(bytes(a.at("bytes"))).c_str(), on_gpu ? ", on " : "",
+  std::string ram;
+  if (bytes(a.at("host_ram_bytes")) > 0) ram = " and " + gb_and_gib(bytes(a.at("host_ram_bytes"))) + " in system RAM";
+  appendf(out, "What would help (%s, %s on the busiest GPU%s%s%s):\n", text(a.at("mode")),
+          gb_and_gib(bytes(a.at("bytes"))).c_str(), ram.c_str(), on_gpu ? ", on " : "",
           on_gpu ? gpu_name(catalog, a.at("gpu")).c_str() : "");
   if (a.at("remedies").empty()) out += "  nothing this calculator knows saves memory here\n";
+  else if (a.at("summary").is_string()) appendf(out, "  %s\n", text(a.at("summary")));
+  int width = 18;  // the id column: as wide as the longest id (two changes: "weights-4bit+offload")
+  for (const json& r : a.at("remedies")) width = std::max(width, static_cast<int>(r.at("id").get_ref<const std::string&>().size()));
   for (const json& r : a.at("remedies")) {
     // A negative saving prints as its 64-bit wrap, as an unsigned byte count does.
     const auto saved = static_cast<std::uint64_t>(r.at("saved_bytes").get<std::int64_t>());
     const bool fit = !r.at("fit").is_null();
+    const std::string verdict = fit ? "  " + remedy_verdict_words(r) : "";
     // A Mac's raised wired limit saves nothing: it gives the GPU more of the RAM.
     if (r.contains("usable_bytes"))
-      appendf(out, "  %-18s GPU may use %-10s%s%s\n", text(r.at("id")), gb_and_gib(bytes(r.at("usable_bytes"))).c_str(),
-              fit ? "  " : "", fit ? fit_words(r.at("fit")).c_str() : "");
+      appendf(out, "  %-*s GPU may use %-10s%s\n", width, text(r.at("id")), gb_and_gib(bytes(r.at("usable_bytes"))).c_str(),
+              verdict.c_str());
+    else if (a.at("mode") == "inference" && !r.at("host_ram_bytes").is_null())
+      // With part of the model in system RAM: the GPU's part and the rest, which together are what it needs.
+      appendf(out, "  %-*s saves %-10s -> %-10s on the GPU + %s in system RAM%s\n", width, text(r.at("id")),
+              gb_and_gib(saved).c_str(), gb_and_gib(bytes(r.at("bytes"))).c_str(),
+              gb_and_gib(bytes(r.at("host_ram_bytes"))).c_str(), verdict.c_str());
     else
-      appendf(out, "  %-18s saves %-10s -> %-10s%s%s\n", text(r.at("id")), gb_and_gib(saved).c_str(),
-              gb_and_gib(bytes(r.at("bytes"))).c_str(), fit ? "  " : "", fit ? fit_words(r.at("fit")).c_str() : "");
-    appendf(out, "  %-18s cost: %s (%s)\n", "", text(r.at("cost")), text(r.at("source")));
+      appendf(out, "  %-*s saves %-10s -> %-10s%s\n", width, text(r.at("id")), gb_and_gib(saved).c_str(),
+              gb_and_gib(bytes(r.at("bytes"))).c_str(), verdict.c_str());
+    if (r.at("headline").is_string()) appendf(out, "  %-*s then: %s\n", width, "", text(r.at("headline")));
+    appendf(out, "  %-*s cost: %s (%s)\n", width, "", text(r.at("cost")), text(r.at("source")));
   }
   return out;
 }

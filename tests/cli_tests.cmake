@@ -116,7 +116,15 @@ vramfit_cli_test(biggest_needs_gpu FAIL ARGS --biggest --engine llamacpp MATCH "
 vramfit_cli_test(help_table ARGS --model llama-2-13b --gpu rtx-4090 --context 4096 --remedies
                  MATCH "What would help \\(inference.*weights-8bit +saves +[0-9.]+ GB +[0-9.]+ GiB -> +[0-9.]+ GB +[0-9.]+ GiB +fits")
 vramfit_cli_test(help_training_json ARGS --params 7e9 --mode train --remedies --json
-                 MATCH "\"id\":\"offload-optimizer\",\"inputs\":{\"offload\":\"optimizer\",\"zero\":\"2\"},\"saved_bytes\":112000000000")
+                 MATCH "\"id\":\"offload-optimizer\",\"inputs\":{\"offload\":\"optimizer\",\"zero\":\"2\"},\"parts\":\\[\"offload-optimizer\"\\],\"saved_bytes\":112000000000")
+# One RTX 4090 and Llama 3.1 70B in bf16: 80 layers of 855,638,016 weights × 2 B = 1.71 GB each, 141 GB against
+# 24 GiB. Nothing of transformers' fits; llama.cpp's --fit keeps 13 layers on the GPU's ~22 GiB (less its 1 GiB
+# margin) and the rest in system RAM: that runs, listed first with its speed; 4-bit with it later; 8 GPUs last.
+vramfit_cli_test(help_one_gpu ARGS --model llama-3.1-70b --gpu rtx-4090 --remedies
+                 MATCH "What would help \\(inference[^\n]*\n  Nothing here fits on your GeForce RTX 4090 with the headroom free[^\n]*\n  offload +saves [^\n]* on the GPU \\+ [^\n]* in system RAM  runs, part in system RAM\n +then: Runs on one GeForce RTX 4090 as llama.cpp --fit places it: 13 of 80 layers on the GPU[^\n]*\n +cost: llama.cpp from a GGUF file: [^\n]*tokens/s.*\n  weights-4bit\\+offload +saves .*\n  more-gpus +saves [^\n]* fits\n +then: Fits on your 8 × GeForce RTX 4090[^\n]*\n +cost: [^\n]*\n$")
+# The same as JSON: the change's request inputs, its parts, and the verdict the headline would give afterwards.
+vramfit_cli_test(help_one_gpu_json ARGS --model llama-3.1-70b --gpu rtx-4090 --remedies --json
+                 MATCH "\"id\":\"offload\",\"inputs\":{\"context\":8192,\"engine\":\"llamacpp\"},\"parts\":\\[\"offload\"\\],.*\"verdict\":\"runs_split\"}.*\"id\":\"more-gpus\".*\"summary_i18n\":{.*\"id\":\"remedy.summary.runs\"},\"verdict\":\"does_not_fit\"}")
 vramfit_cli_test(help_bad_input FAIL ARGS --model llama-2-7b --context 0 --remedies MATCH "^vramfit: --context: ")
 vramfit_cli_test(help_lists_hardware_flags ARGS --help MATCH "--system-bandwidth.*--prompt.*--usd-per-kwh.*--gpus.*--budget-per-hour.*--rank-gpus.*--biggest")
 

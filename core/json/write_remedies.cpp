@@ -16,6 +16,20 @@ std::string remedies_report_to_json(const RemediesReport& report) {
     if (f) w.field(key, fit_name(*f));
     else w.field(key, nullptr);
   };
+  auto verdict = [&](const char* key, const std::optional<VerdictKind>& v) {
+    if (v) w.field(key, verdict_kind_name(*v));
+    else w.field(key, nullptr);
+  };
+  // A sentence with its id, or null for both where there is none.
+  auto sentence = [&](const char* key, const char* i18n_key, const Message& m) {
+    if (m.empty()) {
+      w.field(key, nullptr);
+      w.field(i18n_key, nullptr);
+      return;
+    }
+    w.field(key, m);
+    w.message_id(i18n_key, m);
+  };
   w.begin_object();
   w.field("bytes", report.bytes);
   fit("fit", report.fit);
@@ -23,10 +37,13 @@ std::string remedies_report_to_json(const RemediesReport& report) {
   else w.field("free_bytes", nullptr);
   if (report.gpu) w.field("gpu", report.gpu->id);
   else w.field("gpu", nullptr);
+  w.field("host_ram_bytes", report.host_ram_bytes);
   w.field("mode", report.mode);
   w.field("notes", report.notes);
   w.message_ids("notes_i18n", report.notes);
   w.field("ok", true);
+  sentence("summary", "summary_i18n", report.summary);
+  verdict("verdict", report.verdict);
   w.begin_array("remedies");
   for (const Remedy& r : report.remedies) {
     w.begin_object();
@@ -36,6 +53,9 @@ std::string remedies_report_to_json(const RemediesReport& report) {
     w.message_id("cost_i18n", r.cost);
     detail::write_explanation(w, "explanation", r.explanation);
     fit("fit", r.fit);
+    sentence("headline", "headline_i18n", r.headline);
+    verdict("verdict", r.verdict);
+    w.field("parts", r.parts);
     if (r.fit) w.field("free_bytes", r.free_bytes);
     else w.field("free_bytes", nullptr);
     if (r.host_ram_bytes) w.field("host_ram_bytes", r.host_ram_bytes);

@@ -1,12 +1,16 @@
 #include "questions/remedies.hpp"
 
-#include <cstddef>   // std::size_t
-#include <optional>  // std::optional
-#include <utility>   // std::move, std::pair, std::swap
+#include <algorithm>    // std::sort, std::greater, std::any_of
+#include <cstddef>      // std::size_t
+#include <functional>   // std::greater
+#include <optional>     // std::optional
+#include <string_view>  // std::string_view
+#include <utility>      // std::move, std::pair
 
+#include "formats/weight_formats.hpp"  // native_compute_capability, parse_weight_format
+#include "util/small_sort.hpp"         // small_stable_sort
 #include "util/text.hpp"
-#include "util/units.hpp"    // signed_difference
-#include "formats/weight_formats.hpp"  // native_compute_capability
+#include "util/units.hpp"              // signed_difference
 
 namespace vramfit {
 namespace {
@@ -23,49 +27,132 @@ Message article_quantization() {
                  "Quantisierung)");
 }
 
+// Which part of the list a remedy belongs in, first to last: it fits; it runs with a cost (less than the headroom
+// free, or part of the model in system RAM); it does not fit or the engine would not start; more GPUs. Without a
+// GPU to judge by, every saving is in the first.
+int list_part(std::optional<Fit> fit) {
+  if (!fit || *fit == Fit::fits) return 0;
+  return *fit == Fit::tight ? 1 : 2;
+}
+int list_part(const Remedy& r) {
+  if (std::any_of(r.sizes.begin(), r.sizes.end(), [](ChangeSize s) { return s == ChangeSize::more_gpus; })) return 3;
+  return list_part(r.fit);
+}
+
+// The colour of a verdict as a fit: running with part of the model in system RAM is a yes with a cost (tight), an
+// engine that would not start a no (verdict_fit_name).
+Fit fit_of(VerdictKind kind) {
+  switch (kind) {
+    case VerdictKind::fits: return Fit::fits;
+    case VerdictKind::tight:
+    case VerdictKind::runs_split: return Fit::tight;
+    default: return Fit::does_not_fit;
+  }
+}
+
+// The smaller change of two: fewer changes, then the larger of each one's sizes smaller, then the other's; a larger
+// saving breaks a tie.
+bool smaller_change(const Remedy& a, const Remedy& b) {
+  if (a.sizes.size() != b.sizes.size()) return a.sizes.size() < b.sizes.size();
+  std::vector<ChangeSize> x = a.sizes, y = b.sizes;
+  std::sort(x.begin(), x.end(), std::greater<>());
+  std::sort(y.begin(), y.end(), std::greater<>());
+  if (x != y) return x < y;
+  return a.saved_bytes > b.saved_bytes;
+}
+
+// The list's order (docs/methodology.md, "Remedies"): by part; in the parts that run, the smallest change first; in
+// the part that does not, the closest first (the most free memory afterwards), as "the closest" is what it needs.
+bool listed_before(const Remedy& a, const Remedy& b) {
+  const int pa = list_part(a), pb = list_part(b);
+  if (pa != pb) return pa < pb;
+  if (pa == 2 && a.free_bytes != b.free_bytes) return a.free_bytes > b.free_bytes;
+  return smaller_change(a, b);
+}
+
+// Where a scenario's memory goes: the busiest GPU's part, and what stays in system RAM where the engine places part
+// of the model there (llama.cpp's --fit or -ngl, Ollama's layers): what the headline's GPU row counts on the card.
+struct Placement {
+  std::uint64_t gpu_bytes = 0;
+  std::uint64_t ram_bytes = 0;
+  std::uint64_t all() const noexcept { return gpu_bytes + ram_bytes; }
+};
+Placement placement_of(const Report& r) {
+  const InferenceEstimate& e = r.estimate;
+  const auto& plan = r.llamacpp_fit;
+  if (r.verdict.kind == VerdictKind::runs_split && plan &&
+      (plan->step == LlamaFitStep::experts || plan->step == LlamaFitStep::layers))
+    return {plan->gpu_bytes + e.overhead, plan->host_ram_bytes};
+  if (e.ollama && e.ollama->planned && e.ollama->layers_offload > 0 && e.ollama->layers_offload < e.ollama->layers_model)
+    return {e.ollama->required_partial_bytes, e.ollama->system_ram_bytes};
+  if (e.llamacpp && e.llamacpp->gpu_layers < e.llamacpp->total_layers) return {e.per_gpu.total, e.llamacpp->host_ram_bytes};
+  return {e.per_gpu.total, 0};
+}
+
 // The remedies of one scenario, collected against its "before" figure.
 class Collector {
  public:
-  Collector(RemediesReport& report, double headroom) : report_(report), headroom_(headroom) {}
+  Collector(RemediesReport& report, double headroom, std::uint64_t before_ram = 0)
+      : report_(report), headroom_(headroom), before_ram_(before_ram) {}
 
-  // Keeps the remedy when it saves at least 0.5 % of the busiest GPU's memory: a smaller change is noise next to
-  // the estimate's own range, not help.
-  void add(Remedy r, const InferenceEstimate& after) {
-    add(std::move(r), after.per_gpu.total, &after);
+  // Inference: `r` judged by the report of the scenario with its change, `after`: its memory on the busiest GPU (and
+  // in system RAM where the scenario as asked keeps some there, its GPU then full either way), and the verdict the
+  // headline would give, which runs with a cost wherever layers stay in system RAM. True when it is kept: it saves at
+  // least 0.5 % of the memory as asked (a smaller change is noise next to the estimate's own range, not help), or it
+  // runs where the scenario did not.
+  bool judge(Remedy& r, const Report& after) const {
+    const Placement p = placement_of(after);
+    r.bytes = p.gpu_bytes;
+    r.host_ram_bytes = p.ram_bytes;
+    if (report_.gpu) {
+      VerdictKind kind = after.verdict.kind;
+      if (p.ram_bytes > 0 && (kind == VerdictKind::fits || kind == VerdictKind::tight)) kind = VerdictKind::runs_split;
+      r.verdict = kind;
+      r.headline = after.verdict.message;
+      r.fit = fit_of(kind);
+      r.free_bytes = signed_difference(report_.gpu->usable_bytes(), p.gpu_bytes);
+    }
+    explain(r, before_ram_ > 0 ? p.all() : p.gpu_bytes, before_ram_ > 0);
+    return saves_enough(r) || list_part(r.fit) < list_part(report_.fit);
   }
 
-  // `after`, when the change was estimated in full, is judged by the table's rule (estimate_fit); a split or a
-  // layer count the inputs cannot express by its bytes alone.
-  void add(Remedy r, std::uint64_t after_bytes, const InferenceEstimate* after = nullptr) {
+  // `r` does better than the scenario as asked, or than `other`: it is in a better part of the list; or in the same
+  // part, where `other` keeps some of the model in system RAM, which the CPU reads each step, a twentieth less there
+  // (about a twentieth faster); else 0.5 % of the memory as asked saved beyond it.
+  bool better(const Remedy& r, const Remedy* other) const {
+    const int part = list_part(r), than = other ? list_part(*other) : list_part(report_.fit);
+    if (part != than) return part < than;
+    const std::uint64_t ram = other ? other->host_ram_bytes : before_ram_;
+    if (ram > 0) return r.host_ram_bytes * 20 <= ram * 19;
+    const std::int64_t saved = other ? other->saved_bytes : 0;
+    return r.saved_bytes > saved && static_cast<std::uint64_t>(r.saved_bytes - saved) * 200 >= before();
+  }
+
+  void add(Remedy r, const Report& after) {
+    if (judge(r, after)) keep(std::move(r));
+  }
+
+  // Training: the busiest GPU's memory afterwards, judged by the table's rule.
+  void add(Remedy r, std::uint64_t after_bytes) {
     r.bytes = after_bytes;
-    r.saved_bytes = signed_difference(report_.bytes, after_bytes);
-    if (r.saved_bytes <= 0 || static_cast<std::uint64_t>(r.saved_bytes) * 200 < report_.bytes) return;
-    Text change;
-    for (const RemedyInput& in : r.inputs) {
-      if (&in != &r.inputs.front()) change << ", ";
-      change << in.key << " = ";
-      if (in.number) change << *in.number;
-      else change << in.text;
-    }
-    r.explanation = {"saved",
-                     message("explain.saved.formula", "memory on the busiest GPU as asked − the same with the change"),
-                     message("explain.saved.values", "{before} B − {after} B = {saved} B",
-                             {arg::count("before", report_.bytes), arg::count("after", after_bytes),
-                              arg::count("saved", static_cast<std::uint64_t>(r.saved_bytes))}),
-                     message("explain.saved.source", "two full estimates by the same core; the change: {change}",
-                             {arg::text("change", change.str())})};
+    explain(r, after_bytes, false);
+    if (!saves_enough(r)) return;
     if (report_.gpu) {
       const std::uint64_t usable = report_.gpu->usable_bytes();
-      r.fit = after ? estimate_fit(*after, usable, headroom_) : classify_fit(after_bytes, usable, headroom_);
+      r.fit = classify_fit(after_bytes, usable, headroom_);
       r.free_bytes = signed_difference(usable, after_bytes);
     }
-    report_.remedies.push_back(std::move(r));
+    keep(std::move(r));
   }
 
   // A change that saves nothing but lets the GPU use more (a Mac's wired limit), judged on what it allows.
-  void add_room(Remedy r, std::uint64_t bytes, Fit fit, std::uint64_t usable) {
+  void add_room(Remedy r, std::uint64_t bytes, Fit fit, std::uint64_t usable, const Report* after = nullptr) {
     r.bytes = bytes;
     r.fit = fit;
+    if (after) {
+      r.verdict = after->verdict.kind;
+      r.headline = after->verdict.message;
+    }
     r.usable_bytes = usable;
     r.free_bytes = signed_difference(usable, bytes);
     r.explanation = {"usable",
@@ -76,25 +163,59 @@ class Collector {
                               arg::count("usable", usable)}),
                      message("explain.usable.source",
                              "sudo sysctl iogpu.wired_limit_mb; the estimate as asked, judged against the raised limit")};
-    report_.remedies.push_back(std::move(r));
+    keep(std::move(r));
   }
 
-  // Largest saving first, ties in the order tried. An insertion sort of a dozen entries: std::stable_sort would
-  // add its merge machinery to the wasm for this one list.
-  void finish() {
-    auto& list = report_.remedies;
-    for (std::size_t i = 1; i < list.size(); ++i)
-      for (std::size_t k = i; k > 0 && list[k - 1].saved_bytes < list[k].saved_bytes; --k) std::swap(list[k - 1], list[k]);
+  void keep(Remedy r) { report_.remedies.push_back(std::move(r)); }
+
+  const std::vector<Remedy>& kept() const noexcept { return report_.remedies; }
+  const Remedy* find(std::string_view id) const {
+    for (const Remedy& r : report_.remedies)
+      if (r.id == id) return &r;
+    return nullptr;
   }
+  // The memory as asked, on the busiest GPU and in system RAM: 0.5 % of it is the least a change must save.
+  std::uint64_t before() const noexcept { return report_.bytes + before_ram_; }
+  bool saves_enough(const Remedy& r) const {
+    return r.saved_bytes > 0 && static_cast<std::uint64_t>(r.saved_bytes) * 200 >= before();
+  }
+
+  void finish() { detail::small_stable_sort(report_.remedies, listed_before); }
 
  private:
+  // The saving, before − after, and its explanation: on the busiest GPU, and in system RAM where either keeps some.
+  void explain(Remedy& r, std::uint64_t after, bool with_ram) const {
+    r.saved_bytes = signed_difference(before(), after);
+    Text change;
+    for (const RemedyInput& in : r.inputs) {
+      if (&in != &r.inputs.front()) change << ", ";
+      change << in.key << " = ";
+      if (in.number) change << *in.number;
+      else change << in.text;
+    }
+    r.explanation = {"saved",
+                     with_ram ? message("explain.saved.formula_ram",
+                                        "memory on the busiest GPU and in system RAM as asked − the same with the "
+                                        "change")
+                              : message("explain.saved.formula",
+                                        "memory on the busiest GPU as asked − the same with the change"),
+                     message("explain.saved.values", "{before} B − {after} B = {saved} B",
+                             {arg::count("before", before()), arg::count("after", after),
+                              arg::signed_count("saved", r.saved_bytes)}),
+                     message("explain.saved.source", "two full estimates by the same core; the change: {change}",
+                             {arg::text("change", change.str())})};
+  }
+
   RemediesReport& report_;
   double headroom_;
+  std::uint64_t before_ram_;
 };
 
-Remedy remedy(const char* id, std::vector<RemedyInput> inputs, Message cost, Message source) {
+Remedy remedy(const char* id, ChangeSize size, std::vector<RemedyInput> inputs, Message cost, Message source) {
   Remedy r;
   r.id = id;
+  r.parts = {id};
+  r.sizes = {size};
   r.inputs = std::move(inputs);
   r.cost = std::move(cost);
   r.source = std::move(source);
@@ -201,22 +322,6 @@ bool pre_ampere(const Gpu* gpu) {
   return gpu && (gpu->architecture == "Pascal" || gpu->architecture == "Volta" || gpu->architecture == "Turing");
 }
 
-// The fewest of 2, 4 or 8 of the request's GPU, above the `from` it has, (`more` sets the count on the request)
-// whose estimate fits it; a count the estimate refuses (heads that do not divide) is skipped.
-template <class More>
-std::optional<std::pair<std::uint64_t, Report>> fewest_that_fit(const Catalog& catalog, const Request& request,
-                                                                  std::uint64_t from, More more) {
-  for (std::uint64_t n : {2u, 4u, 8u}) {
-    if (n <= from) continue;
-    Request v = request;
-    more(v, n);
-    auto after = evaluate(catalog, v);
-    if (after && after.value().gpus.size() == 1 && after.value().gpus.front().fit == Fit::fits)
-      return std::pair{n, std::move(after).value()};
-  }
-  return std::nullopt;
-}
-
 // vLLM or SGLang on `n` GPUs as `after` serves them: tensor parallel, or pipeline parallel where the heads do not
 // divide.
 Message serving_gpus_cost(const Report& after, std::uint64_t n) {
@@ -244,40 +349,6 @@ Message serving_gpus_source(Engine engine) {
                        "Shoeybi et al. 2019, Megatron-LM (arXiv 1909.08053); SGLang docs (server arguments, --tp)")
              : message("remedy.source.vllm_tp",
                        "Shoeybi et al. 2019, Megatron-LM (arXiv 1909.08053); vLLM docs (distributed serving)");
-}
-
-// vLLM or SGLang on several of the request's GPU with tensor parallelism.
-void add_tensor_parallel(Collector& out, const Catalog& catalog, const Request& request) {
-  const auto found = fewest_that_fit(catalog, request, 1, [](Request& v, std::uint64_t n) { v.tp = n; });
-  if (!found) return;
-  const auto& [n, after] = *found;
-  out.add(remedy("tensor-parallel", {number_input("tp", n)}, serving_gpus_cost(after, n),
-                 serving_gpus_source(after.estimate.engine)),
-          after.estimate);
-}
-
-// More of the request's GPU than the `gpus` it has: transformers and llama.cpp put whole layers on each (the
-// busiest GPU decides), vLLM and SGLang serve them as they serve the GPUs given.
-void add_more_gpus(Collector& out, const Catalog& catalog, const Request& request, Engine engine) {
-  const auto found =
-      fewest_that_fit(catalog, request, request.gpu_count, [](Request& v, std::uint64_t n) { v.gpu_count = n; });
-  if (!found) return;
-  const auto& [n, after] = *found;
-  if (engine == Engine::vllm || engine == Engine::sglang) {
-    out.add(remedy("more-gpus", {number_input("gpus", n)}, serving_gpus_cost(after, n), serving_gpus_source(engine)),
-            after.estimate);
-    return;
-  }
-  Message cost = message("remedy.split_layers",
-                         "{n} × {gpu} with {how}: that many GPUs to buy or rent; the layers run one GPU after "
-                         "another, so no faster than one",
-                         {arg::digits("n", n), arg::text("gpu", after.gpus.front().gpu->name),
-                          arg::text("how", engine == Engine::llamacpp ? "--split-mode layer" : "device_map=\"auto\"")});
-  out.add(remedy("more-gpus", {number_input("gpus", n)}, std::move(cost),
-                 engine == Engine::llamacpp
-                     ? message("remedy.source.llamacpp_split", "llama.cpp README (--split-mode)")
-                     : message("remedy.source.accelerate", "Hugging Face Accelerate docs (big model inference)")),
-          after.estimate);
 }
 
 // macOS and its apps keep at least this much of a Mac's RAM when the GPU's wired limit is raised: the floor a Mac
@@ -310,21 +381,490 @@ Message wired_source() {
 }
 
 // A Mac whose GPU share is too small for the scenario (inference or training, judged on `gpus`): the wired limit
-// that holds it, the scenario estimated again with it by `again` (the raised catalog, the request with the limit).
+// that holds it, for `again` to estimate the scenario with (the raised catalog, the limit, the remedy to fill in).
 template <class Fits, class Again>
-void add_wired_limit(Collector& out, const Catalog& catalog, const std::string& gpu_name, const Fits& gpus,
-                     std::uint64_t bytes, double headroom, Again again) {
+void add_wired_limit(const std::string& gpu_name, const Catalog& catalog, const Fits& gpus, std::uint64_t bytes,
+                     double headroom, Again again) {
   const Gpu* gpu = gpus.size() == 1 ? gpus.front().gpu : nullptr;
   if (!gpu || gpus.front().fit == Fit::fits) return;
   const auto limit = wired_limit_needed(*gpu, bytes, headroom);
   if (!limit) return;
   const auto raised = with_wired_limit(catalog, gpu_name, *limit);
   if (!raised) return;
-  const auto after = again(raised.value(), *limit);  // {bytes, fit} afterwards, or none
-  if (!after) return;
-  out.add_room(remedy("wired-limit", {number_input("wired_limit_mb", *limit)}, wired_limit_cost(*gpu, *limit),
-                      wired_source()),
-               after->first, after->second, *limit << 20);
+  again(raised.value(), *limit,
+        remedy("wired-limit", ChangeSize::setting, {number_input("wired_limit_mb", *limit)}, wired_limit_cost(*gpu, *limit),
+               wired_source()));
+}
+
+// One change to an inference request as the request's own inputs: applying them (with_inputs) is the change.
+struct Change {
+  const char* id;
+  ChangeSize size;
+  std::vector<RemedyInput> inputs;
+  Message cost;
+  Message source;
+};
+
+void set_input(Request& v, const RemedyInput& in) {
+  const std::string_view key = in.key;
+  if (key == "weights") v.weights = in.text;
+  else if (key == "kv_dtype") v.kv_dtype = in.text;
+  else if (key == "attention") v.attention = in.text;
+  else if (key == "engine") v.engine = in.text;
+  else if (key == "context") v.context = in.number;
+  else if (key == "batch") v.batch = in.number.value_or(1);
+  else if (key == "gpu_layers") v.gpu_layers = in.number;
+  else if (key == "gpus") v.gpu_count = in.number.value_or(1);
+  else if (key == "tp") v.tp = in.number.value_or(1);
+}
+
+Request with_inputs(Request v, const std::vector<RemedyInput>& inputs) {
+  for (const RemedyInput& in : inputs) set_input(v, in);
+  return v;
+}
+
+// `b`'s inputs after `a`'s; one that `b` sets again replaces `a`'s.
+std::vector<RemedyInput> merged(std::vector<RemedyInput> a, const std::vector<RemedyInput>& b) {
+  for (const RemedyInput& in : b) {
+    const auto same = std::find_if(a.begin(), a.end(), [&](const RemedyInput& x) { return std::string_view(x.key) == in.key; });
+    if (same != a.end()) *same = in;
+    else a.push_back(in);
+  }
+  return a;
+}
+
+Remedy remedy_of(const Change& c) { return remedy(c.id, c.size, c.inputs, c.cost, c.source); }
+
+// Two changes made together: both ids, sizes, inputs, costs and sources.
+Remedy together(Remedy first, const Remedy& second) {
+  first.id += "+" + second.id;
+  first.parts.insert(first.parts.end(), second.parts.begin(), second.parts.end());
+  first.sizes.insert(first.sizes.end(), second.sizes.begin(), second.sizes.end());
+  first.inputs = merged(std::move(first.inputs), second.inputs);
+  first.applicable = first.applicable && second.applicable;
+  first.cost = message("remedy.both", "{first}; {second}",
+                       {arg::message("first", first.cost), arg::message("second", second.cost)});
+  first.source = message("remedy.both", "{first}; {second}",
+                         {arg::message("first", first.source), arg::message("second", second.source)});
+  return first;
+}
+
+// The changes one input makes, in the engine's own terms: 8-bit and 4-bit weights, an 8-bit KV cache, exact
+// attention instead of eager, half the context, batch 1. Each is tried alone, and two together where none fits.
+//
+// Weights in the engine's own formats. A model file's weights are its exact bytes; another format is another file,
+// sized nominally: no fair comparison. bitsandbytes has no Apple build; vLLM's FP8 needs Ampere or newer.
+void weight_changes(std::vector<Change>& out, const Request& request, const Report& base, const Gpu* gpu) {
+  const InferenceEstimate& e = base.estimate;
+  const bool bare = base.model.is_bare();
+  if (request.imported || (e.engine == Engine::transformers && apple(gpu))) return;
+  Lower eight = eight_bit(e.engine, bare, gpu), four = four_bit(e.engine, bare, gpu);
+  if (!(e.engine == Engine::vllm && !bare && pre_ampere(gpu)))
+    out.push_back({"weights-8bit", ChangeSize::weights_8bit, {text_input("weights", eight.weights)},
+                   std::move(eight.cost), std::move(eight.source)});
+  out.push_back({"weights-4bit", ChangeSize::method, {text_input("weights", four.weights)}, std::move(four.cost),
+                 std::move(four.source)});
+}
+
+// An 8-bit KV cache where the engine has one, and exact attention instead of eager. transformers' cache classes
+// quantize through quanto or HQQ (int2/int4), which the estimate does not model; vLLM and llama.cpp have an 8-bit
+// cache switch. llama.cpp quantizes the V cache only with flash attention on.
+void cache_changes(std::vector<Change>& out, const Request& request, const InferenceEstimate& e) {
+  const bool wide_kv = e.kv_dtype == KvDType::fp16 || e.kv_dtype == KvDType::bf16 || e.kv_dtype == KvDType::fp32;
+  if (wide_kv && (e.engine == Engine::vllm || e.engine == Engine::sglang)) {
+    const bool vllm = e.engine == Engine::vllm;
+    out.push_back({"kv-8bit", ChangeSize::precision, {text_input("kv_dtype", "fp8")},
+                   vllm ? message("remedy.kv_fp8", "Small accuracy loss in long contexts; --kv-cache-dtype fp8 (E4M3)")
+                        : message("remedy.kv_fp8_sglang", "Small accuracy loss in long contexts; --kv-cache-dtype fp8_e4m3"),
+                   vllm ? message("remedy.source.vllm_kv", "vLLM docs (Quantized KV Cache)")
+                        : message("remedy.source.sglang_args", "SGLang docs (server arguments)")});
+  }
+  if (wide_kv && e.engine == Engine::mlx && !request.max_kv_size)
+    out.push_back({"kv-8bit", ChangeSize::precision, {text_input("kv_dtype", "q8_0")},
+                   message("remedy.kv_bits_mlx",
+                           "Small accuracy loss in long contexts; --kv-bits 8 (groups of 64); attention then runs unfused"),
+                   "mlx-lm generate.py (--kv-bits, QuantizedKVCache)"});
+  if (wide_kv && ggml_engine(e.engine)) {
+    const bool ollama = e.engine == Engine::ollama;
+    std::vector<RemedyInput> inputs{text_input("kv_dtype", "q8_0")};
+    if (e.attention == Attention::eager) inputs.push_back(text_input("attention", "sdpa"));
+    out.push_back({"kv-8bit", ChangeSize::precision, std::move(inputs),
+                   ollama ? message("remedy.kv_q8_0_ollama",
+                                    "Small accuracy loss; OLLAMA_KV_CACHE_TYPE=q8_0 with OLLAMA_FLASH_ATTENTION=1")
+                          : message("remedy.kv_q8_0", "Small accuracy loss; -ctk q8_0 -ctv q8_0 with -fa on"),
+                   ollama ? "Ollama FAQ (OLLAMA_KV_CACHE_TYPE needs flash attention)"
+                          : "llama.cpp server README (--cache-type-k, --cache-type-v, --flash-attn)"});
+  }
+  if (e.attention == Attention::eager)
+    out.push_back({"attention-sdpa", ChangeSize::exact, {text_input("attention", "sdpa")}, flash_cost(), kFlashSource});
+}
+
+// Half the context, one sequence at a time.
+void workload_changes(std::vector<Change>& out, const InferenceEstimate& e) {
+  if (e.context_tokens >= 1024) {
+    const std::uint64_t half = e.context_tokens / 2;
+    out.push_back({"context-half", ChangeSize::workload, {number_input("context", half)},
+                   message("remedy.context_half", "Each sequence holds at most {tokens} tokens of prompt and answer",
+                           {arg::count("tokens", half)}),
+                   message("remedy.source.kv_context", "the KV cache grows with the context")});
+  }
+  if (e.batch > 1)
+    out.push_back({"batch-1", ChangeSize::workload, {number_input("batch", 1)},
+                   message("remedy.batch_1", "One sequence at a time: lower throughput when many users share the GPU"),
+                   message("remedy.source.kv_batch", "the KV cache grows with the batch")});
+}
+
+std::vector<Change> changes_for(const Request& request, const Report& base, const Gpu* gpu) {
+  std::vector<Change> out;
+  weight_changes(out, request, base, gpu);
+  cache_changes(out, request, base.estimate);
+  workload_changes(out, base.estimate);
+  return out;
+}
+
+// The GGUF form of the scenario's weights, as llama.cpp loads them: 16- and 32-bit weights and GGUF types stay, MXFP4
+// has its GGUF type (gpt-oss's MXFP4_MOE files), other quantized formats become the GGUF type of their width: 8 bits
+// q8_0, fewer q4_k_m. Empty: the request's own weights (none given: the checkpoint's 16 bits).
+std::string gguf_weights(const Request& request, const InferenceEstimate& e) {
+  const auto format = parse_weight_format(e.weights_format);
+  if (!format) return {};
+  const WeightFormat& f = format.value();
+  const bool wide = f.dtype == DType::fp32 || f.dtype == DType::fp16 || f.dtype == DType::bf16;
+  if (f.scheme == WeightScheme::gguf || (f.scheme == WeightScheme::plain && wide)) return request.weights;
+  if (f.scheme == WeightScheme::mxfp4) return "mxfp4_moe";
+  const WeightBytes& w = e.weight_detail;
+  const bool eight = w.params > 0 && w.total * 8 >= w.params * 7;  // at least 7 bits a weight: an 8-bit format
+  return eight ? "q8_0" : "q4_k_m";
+}
+
+// The scenario run by llama.cpp instead, from a GGUF file of the same model at the same context and batch, with what
+// does not fit its GPUs in system RAM: the remedy's inputs, or none where llama.cpp is no change or cannot run it (a
+// Mac's RAM is the GPU's; Ollama places layers itself; a bare count has no layers; a model file is what it is).
+std::optional<std::vector<RemedyInput>> llamacpp_inputs(const Request& request, const Report& base, const Gpu* gpu) {
+  const InferenceEstimate& e = base.estimate;
+  if (!gpu || gpu->one_per_machine() || request.imported || base.model.is_bare() || request.tp * request.pp > 1) return {};
+  if (e.engine != Engine::transformers && e.engine != Engine::vllm && e.engine != Engine::sglang) return {};
+  std::vector<RemedyInput> inputs{text_input("engine", "llamacpp"), number_input("context", e.context_tokens)};
+  const std::string weights = gguf_weights(request, e);
+  if (weights != request.weights) inputs.push_back(text_input("weights", weights));
+  if (e.kv_dtype == KvDType::fp8) inputs.push_back(text_input("kv_dtype", "q8_0"));  // llama.cpp has no FP8 cache
+  return inputs;
+}
+
+// The request without the inputs only its engine reads, for running it by llama.cpp.
+Request without_engine_inputs(Request v) {
+  v.gpu_util.reset();
+  v.engine_version.clear();
+  v.mem_fraction_static.reset();
+  v.max_total_tokens.reset();
+  v.max_num_seqs.reset();
+  v.max_num_batched_tokens.reset();
+  v.enforce_eager = false;
+  v.kv_allocation.clear();
+  v.avg_tokens.reset();
+  v.expandable_segments = false;
+  return v;
+}
+
+// llama.cpp's placement of `v` on the request's GPUs, estimated in full: on one GPU as --fit places it (no -ngl),
+// over several (or with -ngl given) the most repeating layers (-ngl) that fit, found by bisection since memory grows
+// with every layer moved to the GPUs. The report, and the -ngl it took where it took one.
+struct Placed {
+  Report report;
+  std::optional<std::uint64_t> gpu_layers;
+};
+std::optional<Placed> place_layers(const Catalog& catalog, Request v) {
+  if (v.gpu_count == 1 && !v.gpu_layers) {
+    auto fitted = evaluate(catalog, v);
+    if (!fitted) return std::nullopt;
+    return Placed{std::move(fitted).value(), std::nullopt};
+  }
+  v.gpu_layers.reset();
+  auto all = evaluate(catalog, v);
+  if (!all || !all.value().estimate.llamacpp || all.value().estimate.llamacpp->total_layers < 2) return std::nullopt;
+  std::optional<Placed> best;
+  std::uint64_t lo = 0, hi = all.value().estimate.llamacpp->total_layers - 1;  // all layers: the scenario itself
+  while (lo <= hi) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    v.gpu_layers = mid;
+    auto after = evaluate(catalog, v);
+    if (after && !after.value().gpus.empty() && after.value().gpus.front().fit == Fit::fits) {
+      best = Placed{std::move(after).value(), mid};
+      lo = mid + 1;
+    } else {
+      if (mid == 0) break;
+      hi = mid - 1;
+    }
+  }
+  return best;
+}
+
+// Where llama.cpp put the model, in words, with the speed the core estimates for that placement.
+Message placement_cost(const Report& after) {
+  const InferenceEstimate& e = after.estimate;
+  const Range* tps = after.serving && after.serving->speed ? &after.serving->speed->decode.tokens_per_second : nullptr;
+  const auto& plan = after.llamacpp_fit;
+  if (e.llamacpp && e.llamacpp->gpu_layers < e.llamacpp->total_layers) {
+    const LlamaCppBuffers& l = *e.llamacpp;
+    const std::uint64_t gpus = e.per_gpu.gpus;
+    const MessageArg n = arg::digits("n", l.gpu_layers), total = arg::digits("total", l.total_layers);
+    if (tps)
+      return gpus > 1 ? message("remedy.gpu_layers_split_speed",
+                                "{n} of {total} layers on the {gpus} GPUs (-ngl {n}, split by layer), the rest in "
+                                "system RAM: decoding at {low}-{high} tokens/s, as the CPU reads its layers at "
+                                "system-RAM bandwidth",
+                                {n, total, arg::digits("gpus", gpus), arg::fixed("low", tps->low, 1),
+                                 arg::fixed("high", tps->high, 1)})
+                      : message("remedy.gpu_layers_speed",
+                                "{n} of {total} layers on the GPU (-ngl {n}), the rest in system RAM: decoding at "
+                                "{low}-{high} tokens/s, as the CPU reads its layers at system-RAM bandwidth",
+                                {n, total, arg::fixed("low", tps->low, 1), arg::fixed("high", tps->high, 1)});
+    return gpus > 1 ? message("remedy.gpu_layers_split",
+                              "{n} of {total} layers on the {gpus} GPUs (-ngl {n}, split by layer), the rest in system RAM",
+                              {n, total, arg::digits("gpus", gpus)})
+                    : message("remedy.gpu_layers", "{n} of {total} layers on the GPU (-ngl {n}), the rest in system RAM",
+                              {n, total});
+  }
+  if (after.verdict.kind == VerdictKind::runs_split && plan && plan->step == LlamaFitStep::layers) {
+    const MessageArg n = arg::digits("n", plan->gpu_layers), total = arg::digits("total", plan->total_layers);
+    if (tps)
+      return message("remedy.fit_layers_speed",
+                     "{n} of {total} layers on the GPU as --fit places them, the rest in system RAM: decoding at "
+                     "{low}-{high} tokens/s, as the CPU reads its layers at system-RAM bandwidth",
+                     {n, total, arg::fixed("low", tps->low, 1), arg::fixed("high", tps->high, 1)});
+    return message("remedy.fit_layers", "{n} of {total} layers on the GPU as --fit places them, the rest in system RAM",
+                   {n, total});
+  }
+  if (after.verdict.kind == VerdictKind::runs_split && plan && plan->step == LlamaFitStep::experts)
+    return message("remedy.fit_experts",
+                   "the experts of {n} layers in system RAM as --fit places them; how fast it then decodes is not "
+                   "estimated yet",
+                   {arg::digits("n", plan->cpu_expert_layers)});
+  return message("remedy.fit_all", "every layer on the GPU");
+}
+
+// One inference scenario being advised on: the request, its report, and where the remedies go.
+struct Advice {
+  const Catalog& catalog;
+  const Request& request;
+  const Report& base;
+  const Gpu* gpu;  // the request's GPU, when the report has its verdict
+  Collector& out;
+
+  // The headline's verdict is not a plain fit: the GPU is too small, the engine would not start, or it runs with
+  // part of the model in system RAM.
+  bool short_of_room() const {
+    const VerdictKind k = base.verdict.kind;
+    return gpu && (k == VerdictKind::does_not_fit || k == VerdictKind::refuses || k == VerdictKind::runs_split);
+  }
+  bool does_not_run() const {
+    const VerdictKind k = base.verdict.kind;
+    return gpu && (k == VerdictKind::does_not_fit || k == VerdictKind::refuses);
+  }
+
+  // The request with `r`'s inputs, estimated again and judged: the remedy filled in, or none where the scenario
+  // refuses the change (a change it refuses offers no help) or it is not kept. One function, not a lambda per
+  // remedy, which would instantiate the whole evaluation once per remedy.
+  std::optional<Remedy> tried(Remedy r, const Request& on) const {
+    auto after = evaluate(catalog, with_inputs(on, r.inputs));
+    if (!after || !out.judge(r, after.value())) return std::nullopt;
+    return r;
+  }
+
+  // The request `on` with `change`'s inputs (or `on` itself), placed by llama.cpp on the request's GPUs: the change
+  // and the placement together. `switch_inputs`: llama.cpp runs what another engine was asked to, from a GGUF file
+  // (the engine, context and weights that takes; the change's own inputs come after them). The -ngl a placement
+  // took joins the inputs as advice: -ngl is not a page input.
+  std::optional<Remedy> placed(const Request& on, std::optional<Remedy> change,
+                               const std::vector<RemedyInput>& switch_inputs) const {
+    auto p = place_layers(catalog, change ? with_inputs(on, change->inputs) : on);
+    if (!p) return std::nullopt;
+    const bool switched = !switch_inputs.empty();
+    const Message where = placement_cost(p->report);
+    Remedy place = remedy(switched ? "offload" : "gpu-layers", ChangeSize::system_ram, {},
+                          switched ? message("remedy.offload", "llama.cpp from a GGUF file: {placement}",
+                                             {arg::message("placement", where)})
+                                   : where,
+                          p->gpu_layers ? message("remedy.source.ngl", "llama.cpp --n-gpu-layers; the speed model's "
+                                                                       "CPU share (methodology: Speed)")
+                                        : message("remedy.source.fit", "llama.cpp --fit (common/fit.cpp); the speed "
+                                                                       "model's CPU share (methodology: Speed)"));
+    std::vector<RemedyInput> inputs = merged(switch_inputs, change ? change->inputs : std::vector<RemedyInput>{});
+    if (p->gpu_layers) {
+      inputs.push_back(number_input("gpu_layers", *p->gpu_layers));
+      place.applicable = false;
+    }
+    Remedy all = change ? together(std::move(*change), place) : std::move(place);
+    all.inputs = std::move(inputs);
+    if (!out.judge(all, p->report)) return std::nullopt;
+    return all;
+  }
+};
+
+// llama.cpp with what does not fit in system RAM: the scenario's other engines switched to it ("offload"), or
+// llama.cpp's own request with -ngl where no --fit plan places it ("gpu-layers"). Each with its placement's cost.
+void add_offload(const Advice& a) {
+  if (!a.does_not_run()) return;
+  if (const auto inputs = llamacpp_inputs(a.request, a.base, a.gpu)) {
+    if (auto r = a.placed(with_inputs(without_engine_inputs(a.request), *inputs), std::nullopt, *inputs))
+      a.out.keep(std::move(*r));
+    return;
+  }
+  const InferenceEstimate& e = a.base.estimate;
+  if (e.engine == Engine::llamacpp && e.llamacpp && !a.base.llamacpp_fit)
+    if (auto r = a.placed(a.request, std::nullopt, {})) a.out.keep(std::move(*r));
+}
+
+// No single change fits: two together, each pair of the engine's own changes (two weight formats excepted), and each
+// of llama.cpp's changes with its placement. Kept where it does better than the scenario as asked and than each of
+// its parts alone (Collector::better); of those that run, the three smallest changes, or else the closest.
+void add_pairs(const Advice& a) {
+  const auto runs = [](const Remedy& r) { return list_part(r) < 2; };
+  if (!a.does_not_run() && a.base.verdict.kind != VerdictKind::runs_split) return;
+  if (std::any_of(a.out.kept().begin(), a.out.kept().end(), [](const Remedy& r) { return list_part(r) == 0; })) return;
+  std::vector<Remedy> pairs;
+  const auto better_than_parts = [&](const Remedy& r) {
+    if (!a.out.better(r, nullptr)) return false;
+    for (const std::string& part : r.parts)
+      if (const Remedy* alone = a.out.find(part); alone && !a.out.better(r, alone)) return false;
+    return true;
+  };
+  const auto consider = [&](std::optional<Remedy> r) {
+    if (r && better_than_parts(*r)) pairs.push_back(std::move(*r));
+  };
+  const std::vector<Change> changes = changes_for(a.request, a.base, a.gpu);
+  for (std::size_t i = 0; i < changes.size(); ++i)
+    for (std::size_t k = i + 1; k < changes.size(); ++k) {
+      const std::string_view x = changes[i].id, y = changes[k].id;
+      if (x.starts_with("weights-") && y.starts_with("weights-")) continue;
+      consider(a.tried(together(remedy_of(changes[i]), remedy_of(changes[k])), a.request));
+    }
+  if (const auto inputs = llamacpp_inputs(a.request, a.base, a.gpu)) {
+    // llama.cpp's own changes, from its estimate of the scenario.
+    const Request on = with_inputs(without_engine_inputs(a.request), *inputs);
+    if (auto switched = evaluate(a.catalog, on))
+      for (const Change& c : changes_for(on, switched.value(), a.gpu)) consider(a.placed(on, remedy_of(c), *inputs));
+  } else if (a.base.estimate.engine == Engine::llamacpp && a.base.estimate.llamacpp && !a.base.llamacpp_fit) {
+    for (const Change& c : changes_for(a.request, a.base, a.gpu)) consider(a.placed(a.request, remedy_of(c), {}));
+  }
+  detail::small_stable_sort(pairs, listed_before);
+  std::size_t running = 0;
+  for (Remedy& r : pairs)
+    if (runs(r) && running < 3) {
+      a.out.keep(std::move(r));
+      ++running;
+    }
+  if (running == 0 && !pairs.empty()) a.out.keep(std::move(pairs.front()));
+}
+
+// The fewest of the request's GPU above the `from` it has, up to 8 (`more` sets the count on the request), whose
+// estimate fits them by the headline's verdict; a count the estimate refuses (heads that do not divide) is skipped.
+template <class More>
+std::optional<std::pair<std::uint64_t, Report>> fewest_that_fit(const Catalog& catalog, const Request& request,
+                                                                  std::uint64_t from, More more) {
+  for (std::uint64_t n = from + 1; n <= 8; ++n) {
+    Request v = request;
+    more(v, n);
+    auto after = evaluate(catalog, v);
+    if (after && after.value().verdict.kind == VerdictKind::fits) return std::pair{n, std::move(after).value()};
+  }
+  return std::nullopt;
+}
+
+// vLLM or SGLang on several of the request's GPU with tensor parallelism.
+void add_tensor_parallel(Collector& out, const Catalog& catalog, const Request& request) {
+  const auto found = fewest_that_fit(catalog, request, 1, [](Request& v, std::uint64_t n) { v.tp = n; });
+  if (!found) return;
+  const auto& [n, after] = *found;
+  out.add(remedy("tensor-parallel", ChangeSize::more_gpus, {number_input("tp", n)}, serving_gpus_cost(after, n),
+                 serving_gpus_source(after.estimate.engine)),
+          after);
+}
+
+// More of the request's GPU than the `gpus` it has: transformers and llama.cpp put whole layers on each (the
+// busiest GPU decides), vLLM and SGLang serve them as they serve the GPUs given.
+void add_more_gpus(Collector& out, const Catalog& catalog, const Request& request, Engine engine) {
+  const auto found =
+      fewest_that_fit(catalog, request, request.gpu_count, [](Request& v, std::uint64_t n) { v.gpu_count = n; });
+  if (!found) return;
+  const auto& [n, after] = *found;
+  if (engine == Engine::vllm || engine == Engine::sglang) {
+    out.add(remedy("more-gpus", ChangeSize::more_gpus, {number_input("gpus", n)}, serving_gpus_cost(after, n),
+                   serving_gpus_source(engine)),
+            after);
+    return;
+  }
+  Message cost = message("remedy.split_layers",
+                         "{n} × {gpu} with {how}: that many GPUs to buy or rent; the layers run one GPU after "
+                         "another, so no faster than one",
+                         {arg::digits("n", n), arg::text("gpu", after.gpus.front().gpu->name),
+                          arg::text("how", engine == Engine::llamacpp ? "--split-mode layer" : "device_map=\"auto\"")});
+  out.add(remedy("more-gpus", ChangeSize::more_gpus, {number_input("gpus", n)}, std::move(cost),
+                 engine == Engine::llamacpp
+                     ? message("remedy.source.llamacpp_split", "llama.cpp README (--split-mode)")
+                     : message("remedy.source.accelerate", "Hugging Face Accelerate docs (big model inference)")),
+          after);
+}
+
+// GPUs too small for the whole scenario: the fewest of them (more than it has, up to 8) that hold it, estimated
+// in full. vLLM and SGLang on one GPU get tensor parallelism (--tensor-parallel-size n: weights and KV heads
+// divided, the sampler's peak on every rank); with `gpus` given, more of them served the same way. transformers
+// (device_map="auto") and llama.cpp (--split-mode layer) put whole layers on each GPU (the input gpus).
+void add_more_hardware(const Advice& a) {
+  if (!a.short_of_room() || a.gpu->one_per_machine() || a.request.tp * a.request.pp > 1) return;
+  const Engine engine = a.base.estimate.engine;
+  const bool serving = engine == Engine::vllm || engine == Engine::sglang;
+  if (serving && a.request.gpu_count == 1) add_tensor_parallel(a.out, a.catalog, a.request);
+  else add_more_gpus(a.out, a.catalog, a.request, engine);
+}
+
+// The GPUs the person has, as the summary names them.
+Message your_gpus(const Gpu& gpu, std::uint64_t count) {
+  return count > 1 ? message("remedy.your_gpus", "your {count} × {gpu}", {arg::count("count", count), arg::text("gpu", gpu.name)})
+                   : message("remedy.your_gpu", "your {gpu}", {arg::text("gpu", gpu.name)});
+}
+
+// What the ordered list says to someone whose GPUs the scenario does not fit: that what fits comes first; or that
+// only what runs with a cost does; or, when nothing runs, the closest change's verdict and whether more GPUs would.
+Message summary_of(const RemediesReport& report, std::uint64_t count) {
+  int best = 4;
+  bool more = false;
+  const Remedy* closest = nullptr;
+  for (const Remedy& r : report.remedies) {
+    const int part = list_part(r);
+    if (part == 3) more = true;
+    else best = std::min(best, part);
+    if (part == 2 && !closest) closest = &r;  // the list is in order: the first is the closest
+  }
+  const MessageArg gpus = arg::message("gpus", your_gpus(*report.gpu, count));
+  if (best == 0) return message("remedy.summary.fits", "What fits on {gpus} comes first, the smallest change first.", {gpus});
+  if (best == 1)
+    return message("remedy.summary.runs",
+                   "Nothing here fits on {gpus} with the headroom free; what runs with a cost (part of the model in "
+                   "system RAM, or less free than the headroom) comes first, the smallest change first.",
+                   {gpus});
+  if (!closest)
+    return more ? message("remedy.summary.only_more", "Nothing here runs on {gpus}; only more GPUs would hold it.", {gpus})
+                : Message{};
+  // Short by its GPU's usable memory, as the headline words it; an engine that would not start for want of KV cache
+  // room is short of tokens, which its verdict names.
+  if (closest->free_bytes < 0) {
+    const MessageArg gap = arg::gb("short_bytes", static_cast<std::uint64_t>(-closest->free_bytes), 1);
+    return more ? message("remedy.summary.short_more",
+                          "Nothing here runs on {gpus}: the closest change, listed first, is still {short_bytes} short; "
+                          "only more GPUs (listed last) would hold it.",
+                          {gpus, gap})
+                : message("remedy.summary.short",
+                          "Nothing here runs on {gpus}: the closest change, listed first, is still {short_bytes} short.",
+                          {gpus, gap});
+  }
+  const MessageArg verdict = arg::message("verdict", closest->headline);
+  return more ? message("remedy.summary.none_more",
+                        "Nothing here runs on {gpus}; only more GPUs (listed last) would hold it. The closest change, "
+                        "listed first: {verdict}.",
+                        {gpus, verdict})
+              : message("remedy.summary.none", "Nothing here runs on {gpus}. The closest change, listed first: {verdict}.",
+                        {gpus, verdict});
 }
 
 }  // namespace
@@ -335,191 +875,14 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const Request& reque
   return remedies_for(catalog, request, base.value());
 }
 
-namespace {
-
-// One inference scenario being advised on: the request, its report, and where the remedies go.
-struct Advice {
-  const Catalog& catalog;
-  const Request& request;
-  const Report& base;
-  const Gpu* gpu;      // the request's GPU, when the report has its verdict
-  bool too_small;      // that GPU does not hold the scenario
-  Collector& out;
-
-  // The request with one change, estimated again; a change the scenario refuses offers no help. One function, not
-  // a lambda per remedy, which would instantiate the whole evaluation once per remedy.
-  void attempt(Remedy r, const Request& variant) const {
-    if (auto after = evaluate(catalog, variant)) out.add(std::move(r), after.value().estimate);
-  }
-};
-
-// 8-bit and 4-bit weights in the engine's own formats. A model file's weights are its exact bytes; another format
-// is another file, sized nominally: no fair comparison. bitsandbytes has no Apple build; vLLM's FP8 needs Ampere
-// or newer.
-void add_weight_remedies(const Advice& a) {
-  const InferenceEstimate& e = a.base.estimate;
-  const bool bare = a.base.model.is_bare();
-  if (a.request.imported || (e.engine == Engine::transformers && apple(a.gpu))) return;
-  const Lower eight = eight_bit(e.engine, bare, a.gpu), four = four_bit(e.engine, bare, a.gpu);
-  Request v;
-  if (!(e.engine == Engine::vllm && !bare && pre_ampere(a.gpu))) {
-    v = a.request;
-    v.weights = eight.weights;
-    a.attempt(remedy("weights-8bit", {text_input("weights", eight.weights)}, eight.cost, eight.source), v);
-  }
-  v = a.request;
-  v.weights = four.weights;
-  a.attempt(remedy("weights-4bit", {text_input("weights", four.weights)}, four.cost, four.source), v);
-}
-
-// An 8-bit KV cache where the engine has one, and exact attention instead of eager. transformers' cache classes
-// quantize through quanto or HQQ (int2/int4), which the estimate does not model; vLLM and llama.cpp have an 8-bit
-// cache switch. llama.cpp quantizes the V cache only with flash attention on.
-void add_cache_remedies(const Advice& a) {
-  const InferenceEstimate& e = a.base.estimate;
-  const bool wide_kv = e.kv_dtype == KvDType::fp16 || e.kv_dtype == KvDType::bf16 || e.kv_dtype == KvDType::fp32;
-  Request v;
-  if (wide_kv && (e.engine == Engine::vllm || e.engine == Engine::sglang)) {
-    const bool vllm = e.engine == Engine::vllm;
-    v = a.request;
-    v.kv_dtype = "fp8";
-    a.attempt(remedy("kv-8bit", {text_input("kv_dtype", "fp8")},
-                     vllm ? message("remedy.kv_fp8", "Small accuracy loss in long contexts; --kv-cache-dtype fp8 (E4M3)")
-                          : message("remedy.kv_fp8_sglang",
-                                    "Small accuracy loss in long contexts; --kv-cache-dtype fp8_e4m3"),
-                     vllm ? message("remedy.source.vllm_kv", "vLLM docs (Quantized KV Cache)")
-                          : message("remedy.source.sglang_args", "SGLang docs (server arguments)")),
-              v);
-  }
-  if (wide_kv && e.engine == Engine::mlx && !a.request.max_kv_size) {
-    v = a.request;
-    v.kv_dtype = "q8_0";
-    a.attempt(remedy("kv-8bit", {text_input("kv_dtype", "q8_0")},
-                     message("remedy.kv_bits_mlx",
-                             "Small accuracy loss in long contexts; --kv-bits 8 (groups of 64); attention then runs unfused"),
-                     "mlx-lm generate.py (--kv-bits, QuantizedKVCache)"),
-              v);
-  }
-  if (wide_kv && ggml_engine(e.engine)) {
-    const bool ollama = e.engine == Engine::ollama;
-    v = a.request;
-    v.kv_dtype = "q8_0";
-    std::vector<RemedyInput> inputs{text_input("kv_dtype", "q8_0")};
-    if (e.attention == Attention::eager) {
-      v.attention = "sdpa";
-      inputs.push_back(text_input("attention", "sdpa"));
-    }
-    a.attempt(remedy("kv-8bit", std::move(inputs),
-                     ollama ? message("remedy.kv_q8_0_ollama",
-                                      "Small accuracy loss; OLLAMA_KV_CACHE_TYPE=q8_0 with OLLAMA_FLASH_ATTENTION=1")
-                            : message("remedy.kv_q8_0", "Small accuracy loss; -ctk q8_0 -ctv q8_0 with -fa on"),
-                     ollama ? "Ollama FAQ (OLLAMA_KV_CACHE_TYPE needs flash attention)"
-                            : "llama.cpp server README (--cache-type-k, --cache-type-v, --flash-attn)"),
-              v);
-  }
-  if (e.attention == Attention::eager) {
-    v = a.request;
-    v.attention = "sdpa";
-    a.attempt(remedy("attention-sdpa", {text_input("attention", "sdpa")}, flash_cost(), kFlashSource), v);
-  }
-}
-
-// Half the context, one sequence at a time.
-void add_workload_remedies(const Advice& a) {
-  const InferenceEstimate& e = a.base.estimate;
-  Request v;
-  if (e.context_tokens >= 1024) {
-    const std::uint64_t half = e.context_tokens / 2;
-    v = a.request;
-    v.context = half;
-    a.attempt(remedy("context-half", {number_input("context", half)},
-                     message("remedy.context_half", "Each sequence holds at most {tokens} tokens of prompt and answer",
-                             {arg::count("tokens", half)}),
-                     message("remedy.source.kv_context", "the KV cache grows with the context")),
-              v);
-  }
-  if (e.batch > 1) {
-    v = a.request;
-    v.batch = 1;
-    a.attempt(remedy("batch-1", {number_input("batch", 1)},
-                     message("remedy.batch_1", "One sequence at a time: lower throughput when many users share the GPU"),
-                     message("remedy.source.kv_batch", "the KV cache grows with the batch")),
-              v);
-  }
-}
-
-// llama.cpp on GPUs too small: the most repeating layers (-ngl) that fit, the rest on the CPU, found by bisection
-// since memory grows with every layer moved to the GPUs. Advice only: -ngl is not a page input.
-void add_gpu_layers(const Advice& a) {
-  const InferenceEstimate& e = a.base.estimate;
-  if (!a.too_small || e.engine != Engine::llamacpp || !e.llamacpp || a.request.gpu_layers || e.llamacpp->total_layers < 2)
-    return;
-  std::optional<Report> best;
-  std::uint64_t lo = 0, hi = e.llamacpp->total_layers - 1;  // all layers is the scenario itself
-  while (lo <= hi) {
-    const std::uint64_t mid = lo + (hi - lo) / 2;
-    Request v = a.request;
-    v.gpu_layers = mid;
-    auto after = evaluate(a.catalog, v);
-    if (after && !after.value().gpus.empty() && after.value().gpus.front().fit == Fit::fits) {
-      best = std::move(after).value();
-      lo = mid + 1;
-    } else {
-      if (mid == 0) break;
-      hi = mid - 1;
-    }
-  }
-  if (!best) return;
-  const LlamaCppBuffers& l = *best->estimate.llamacpp;
-  const std::uint64_t gpus = best->estimate.per_gpu.gpus;
-  Message cost = gpus > 1 ? message("remedy.gpu_layers_split",
-                                    "{n} of {total} layers on the {gpus} GPUs (-ngl {n}, split by layer), the rest "
-                                    "in system RAM",
-                                    {arg::digits("n", l.gpu_layers), arg::digits("total", l.total_layers),
-                                     arg::digits("gpus", gpus)})
-                          : message("remedy.gpu_layers", "{n} of {total} layers on the GPU (-ngl {n}), the rest in system RAM",
-                                    {arg::digits("n", l.gpu_layers), arg::digits("total", l.total_layers)});
-  if (best->serving && best->serving->speed) {
-    const Range& tps = best->serving->speed->decode.tokens_per_second;
-    cost = gpus > 1 ? message("remedy.gpu_layers_split_speed",
-                              "{n} of {total} layers on the {gpus} GPUs (-ngl {n}, split by layer), the rest in "
-                              "system RAM: decoding at {low}-{high} tokens/s, as the CPU reads its layers at "
-                              "system-RAM bandwidth",
-                              {arg::digits("n", l.gpu_layers), arg::digits("total", l.total_layers),
-                               arg::digits("gpus", gpus), arg::fixed("low", tps.low, 1), arg::fixed("high", tps.high, 1)})
-                    : message("remedy.gpu_layers_speed",
-                              "{n} of {total} layers on the GPU (-ngl {n}), the rest in system RAM: decoding at "
-                              "{low}-{high} tokens/s, as the CPU reads its layers at system-RAM bandwidth",
-                              {arg::digits("n", l.gpu_layers), arg::digits("total", l.total_layers),
-                               arg::fixed("low", tps.low, 1), arg::fixed("high", tps.high, 1)});
-  }
-  Remedy r = remedy("gpu-layers", {number_input("gpu_layers", l.gpu_layers)}, std::move(cost),
-                    message("remedy.source.ngl", "llama.cpp --n-gpu-layers; the speed model's CPU share (methodology: Speed)"));
-  r.applicable = false;
-  r.host_ram_bytes = l.host_ram_bytes;
-  a.out.add(std::move(r), best->estimate.per_gpu.total);  // the busiest GPU, as the scenario's figure
-}
-
-// GPUs too small for the whole scenario: the fewest of them (2, 4 or 8, more than it has) that hold it, estimated
-// in full. vLLM and SGLang on one GPU get tensor parallelism (--tensor-parallel-size n: weights and KV heads
-// divided, the sampler's peak on every rank); with `gpus` given, more of them served the same way. transformers
-// (device_map="auto") and llama.cpp (--split-mode layer) put whole layers on each GPU (the input gpus).
-void add_more_hardware(const Advice& a) {
-  if (!a.too_small || a.gpu->one_per_machine() || a.request.tp * a.request.pp > 1) return;
-  const Engine engine = a.base.estimate.engine;
-  const bool serving = engine == Engine::vllm || engine == Engine::sglang;
-  if (serving && a.request.gpu_count == 1) add_tensor_parallel(a.out, a.catalog, a.request);
-  else add_more_gpus(a.out, a.catalog, a.request, engine);
-}
-
-}  // namespace
-
 Result<RemediesReport> remedies_for(const Catalog& catalog, const Request& request, const Report& b) {
   const InferenceEstimate& e = b.estimate;
 
   RemediesReport report;
   report.mode = "inference";
-  report.bytes = e.per_gpu.total;
+  const Placement before = placement_of(b);
+  report.bytes = before.gpu_bytes;
+  report.host_ram_bytes = before.ram_bytes;
   // Over different cards the fullest one changes from one variant to the next, so a saving would compare one card's
   // part with another's: none is given.
   if (!request.devices.empty()) {
@@ -528,11 +891,10 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const Request& reque
                                    "it is not estimated yet."));
     return report;
   }
-  std::optional<GpuFit> gpu_fit;
   if (!request.gpu.empty() && b.gpus.size() == 1) {
-    gpu_fit = b.gpus.front();
-    report.gpu = gpu_fit->gpu;
-    report.fit = gpu_fit->fit;
+    report.gpu = b.gpus.front().gpu;
+    report.verdict = b.verdict.kind;
+    report.fit = fit_of(b.verdict.kind);
   }
   if (e.engine == Engine::vllm)
     report.notes.push_back(message("remedy.vllm_pool",
@@ -543,23 +905,26 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const Request& reque
                                    "SGLang takes mem_fraction_static of the GPU for weights and KV pool whatever the "
                                    "model needs: memory saved here becomes KV pool room for more concurrent tokens, "
                                    "not free memory."));
-  Collector out(report, b.headroom);
-  const Advice advice{catalog, request, b, report.gpu, gpu_fit && gpu_fit->fit == Fit::does_not_fit, out};
-  add_weight_remedies(advice);
-  add_cache_remedies(advice);
-  add_workload_remedies(advice);
-  if (gpu_fit)
-    add_wired_limit(out, catalog, request.gpu, b.gpus, e.total, b.headroom,
-                    [&](const Catalog& raised, std::uint64_t limit) -> std::optional<std::pair<std::uint64_t, Fit>> {
+  Collector out(report, b.headroom, before.ram_bytes);
+  const Advice advice{catalog, request, b, report.gpu, out};
+  for (const Change& c : changes_for(request, b, report.gpu))
+    if (auto r = advice.tried(remedy_of(c), request)) out.keep(std::move(*r));
+  if (report.gpu)
+    add_wired_limit(request.gpu, catalog, b.gpus, e.total, b.headroom,
+                    [&](const Catalog& raised, std::uint64_t limit, Remedy r) {
                       Request w = request;
                       w.wired_limit_mb = limit;
                       auto after = evaluate(raised, w);
-                      if (!after || after.value().gpus.size() != 1) return std::nullopt;
-                      return std::pair{after.value().estimate.total, after.value().gpus.front().fit};
+                      if (!after || after.value().gpus.size() != 1) return;
+                      out.add_room(std::move(r), after.value().estimate.total, fit_of(after.value().verdict.kind),
+                                   limit << 20, &after.value());
                     });
-  add_gpu_layers(advice);
+  add_offload(advice);
+  add_pairs(advice);
   add_more_hardware(advice);
   out.finish();
+  if (report.gpu && advice.short_of_room() && !report.remedies.empty())
+    report.summary = summary_of(report, e.per_gpu.gpus);
   return report;
 }
 
@@ -596,7 +961,7 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const TrainingReques
   if (shapes && o.checkpointing != Checkpointing::full) {
     v = request;
     v.checkpointing = "full";
-    attempt(remedy("checkpointing", {text_input("checkpointing", "full")},
+    attempt(remedy("checkpointing", ChangeSize::slower, {text_input("checkpointing", "full")},
                    message("remedy.checkpointing", "The backward pass reruns each layer's forward: about a third "
                                                    "more compute (the article \"GPU-Speicher\" reports 20-30 % "
                                                    "longer training)"),
@@ -606,13 +971,13 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const TrainingReques
   if (shapes && keeps_attention_scores(o.attn_implementation)) {
     v = request;
     v.attn_implementation = "sdpa";
-    attempt(remedy("flash-attention", {text_input("attn_implementation", "sdpa")}, flash_cost(), kFlashSource), v);
+    attempt(remedy("flash-attention", ChangeSize::exact, {text_input("attn_implementation", "sdpa")}, flash_cost(), kFlashSource), v);
   }
   if (cuda_libraries && (o.optimizer == Optimizer::adamw || o.optimizer == Optimizer::paged_adamw)) {
     const char* eight = o.optimizer == Optimizer::adamw ? "adamw-8bit" : "paged-adamw-8bit";
     v = request;
     v.optimizer = eight;
-    attempt(remedy("optimizer-8bit", {text_input("optimizer", eight)},
+    attempt(remedy("optimizer-8bit", ChangeSize::precision, {text_input("optimizer", eight)},
                    message("remedy.optimizer_8bit", "Adam's two states in 8 bits: the paper matches 32-bit Adam on its benchmarks"),
                    "Dettmers et al. 2021, 8-bit Optimizers via Block-wise Quantization (arXiv 2110.02861)"),
             v);
@@ -620,7 +985,7 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const TrainingReques
   if (shapes && o.mode == TrainingMode::full) {
     v = request;
     (grpo ? v.policy : v.mode) = "lora";
-    attempt(remedy("lora", {text_input(method_key, "lora")},
+    attempt(remedy("lora", ChangeSize::method, {text_input(method_key, "lora")},
                    message("remedy.lora", "Only low-rank adapters learn: on par with full fine-tuning in the paper's "
                                           "benchmarks (RoBERTa, DeBERTa, GPT-2, GPT-3)"),
                    "Hu et al. 2021, LoRA (arXiv 2106.09685)"),
@@ -629,7 +994,7 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const TrainingReques
   if (shapes && cuda_libraries && o.mode != TrainingMode::qlora) {
     v = request;
     (grpo ? v.policy : v.mode) = "qlora";
-    attempt(remedy("qlora", {text_input(method_key, "qlora")},
+    attempt(remedy("qlora", ChangeSize::method, {text_input(method_key, "qlora")},
                    message("remedy.qlora", "Adapters over a 4-bit NF4 base: the paper matches 16-bit fine-tuning; "
                                            "steps are slower (dequantization)"),
                    "Dettmers et al. 2023, QLoRA (arXiv 2305.14314)"),
@@ -640,7 +1005,7 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const TrainingReques
     const char* mixed = pre_ampere(b.gpu) || (b.gpu && !b.gpu->tflops_bf16) ? "mixed-fp16" : "mixed-bf16";
     v = request;
     v.precision = mixed;
-    attempt(remedy("mixed-precision", {text_input("precision", mixed)},
+    attempt(remedy("mixed-precision", ChangeSize::precision, {text_input("precision", mixed)},
                    message("remedy.mixed_precision",
                            "16-bit compute with fp32 master weights: about the same accuracy, faster on tensor cores"),
                    "Micikevicius et al. 2018 (arXiv 1710.03740)"),
@@ -658,7 +1023,7 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const TrainingReques
     }
     if (auto after = evaluate_training(catalog, v)) {
       const TrainingEstimate& a = after.value().estimate;
-      Remedy r = remedy("offload-optimizer", std::move(inputs),
+      Remedy r = remedy("offload-optimizer", ChangeSize::system_ram, std::move(inputs),
                         message("remedy.offload_optimizer",
                                 "Training takes {min}-{max} times as long; the optimizer states and gradients move to "
                                 "host RAM",
@@ -671,20 +1036,21 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const TrainingReques
   if (o.parallel.gpus > 1 && o.parallel.zero != ZeroStage::parameters && o.parallel.offload == Offload::none) {
     v = request;
     v.zero = "3";
-    attempt(remedy("zero-3", {text_input("zero", "3")},
+    attempt(remedy("zero-3", ChangeSize::slower, {text_input("zero", "3")},
                    message("remedy.zero_3", "Weights, gradients and optimizer states split across the GPUs: 1.5 × "
                                             "the data-parallel communication"),
                    kZeroSource),
             v);
   }
   if (b.gpu)
-    add_wired_limit(out, catalog, request.gpu, b.gpus, e.breakdown.total, b.headroom,
-                    [&](const Catalog& raised, std::uint64_t limit) -> std::optional<std::pair<std::uint64_t, Fit>> {
+    add_wired_limit(request.gpu, catalog, b.gpus, e.breakdown.total, b.headroom,
+                    [&](const Catalog& raised, std::uint64_t limit, Remedy r) {
                       TrainingRequest w = request;
                       w.wired_limit_mb = limit;
                       auto after = evaluate_training(raised, w);
-                      if (!after || after.value().gpus.size() != 1) return std::nullopt;
-                      return std::pair{after.value().estimate.breakdown.total, after.value().gpus.front().fit};
+                      if (!after || after.value().gpus.size() != 1) return;
+                      out.add_room(std::move(r), after.value().estimate.breakdown.total, after.value().gpus.front().fit,
+                                   limit << 20);
                     });
   // The request's GPU is too small: the fewest of them (2, 4 or 8) that hold the job with ZeRO-3.
   if (b.gpu && report.fit == Fit::does_not_fit && o.parallel.gpus == 1 && !b.gpu->one_per_machine()) {
@@ -694,7 +1060,7 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const TrainingReques
       v.zero = "3";
       auto after = evaluate_training(catalog, v);
       if (!after || fit_on(after.value().gpus, b.gpu) == Fit::does_not_fit) continue;
-      Remedy r = remedy("more-gpus", {number_input("gpus", n), text_input("zero", "3")},
+      Remedy r = remedy("more-gpus", ChangeSize::more_gpus, {number_input("gpus", n), text_input("zero", "3")},
                         message("remedy.more_gpus_zero3",
                                 "{n} × {gpu} with ZeRO-3: {n} times the GPUs, and 1.5 × the data-parallel communication",
                                 {arg::digits("n", n), arg::text("gpu", b.gpu->name)}),
@@ -709,7 +1075,7 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const TrainingReques
     v = request;
     v.micro_batch = 1;
     v.grad_accum = accum;
-    attempt(remedy("micro-batch-1", {number_input("micro_batch", 1), number_input("grad_accum", accum)},
+    attempt(remedy("micro-batch-1", ChangeSize::slower, {number_input("micro_batch", 1), number_input("grad_accum", accum)},
                    message("remedy.micro_batch_1",
                            "The same effective batch in {n} times as many smaller steps (gradient accumulation): "
                            "lower GPU utilisation",
@@ -718,6 +1084,7 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const TrainingReques
             v);
   }
   out.finish();
+  if (b.gpu && report.fit != Fit::fits && !report.remedies.empty()) report.summary = summary_of(report, o.parallel.gpus);
   return report;
 }
 

@@ -80,7 +80,9 @@ TEST_CASE("training a bare 7B count: ZeRO-Offload and 8-bit Adam, by the bytes p
   CHECK(find(r, "checkpointing") == nullptr);
   CHECK(find(r, "lora") == nullptr);
   REQUIRE(r.remedies.size() == 2);
-  CHECK(r.remedies[0].id == "offload-optimizer");  // the largest saving first
+  // No GPU to fit: the smaller change first, 8-bit states before states in system RAM, though it saves less.
+  CHECK(r.remedies[0].id == "optimizer-8bit");
+  CHECK(r.remedies[1].id == "offload-optimizer");
 }
 
 TEST_CASE("training on 4 GPUs: ZeRO-3 splits all 18 B per parameter four ways") {
@@ -186,8 +188,16 @@ TEST_CASE("seed article: checkpointing and LoRA for a training run that does not
   const Remedy& more = get(r, "more-gpus");
   CHECK(more.applicable);
   CHECK(more.inputs[0].number == 8u);
-  // Largest saving first; every remedy saves at least 0.5 % of the memory before.
-  for (std::size_t i = 1; i < r.remedies.size(); ++i) CHECK(r.remedies[i - 1].saved_bytes >= r.remedies[i].saved_bytes);
+  // The A100's line is 80 GiB × 0.9 = 77.3 GB. QLoRA (12.4 GB), LoRA (22.0 GB) and ZeRO-Offload (75.0 GB) fit: they
+  // come first, the smaller change first (LoRA and QLoRA change the training alike, the larger saving first; states
+  // in system RAM are a larger change). Checkpointing (129 GB), micro-batch 1 (137 GB) and 8-bit Adam (142 GB) do
+  // not: the closest first. More GPUs come last although 8 fit.
+  std::vector<std::string> ids;
+  for (const Remedy& m : r.remedies) ids.push_back(m.id);
+  CHECK(ids == std::vector<std::string>{"qlora", "lora", "offload-optimizer", "checkpointing", "micro-batch-1",
+                                        "optimizer-8bit", "more-gpus"});
+  CHECK(r.summary.id == "remedy.summary.fits");
+  // Every remedy saves at least 0.5 % of the memory before.
   for (const Remedy& m : r.remedies) CHECK(static_cast<std::uint64_t>(m.saved_bytes) * 200 >= r.bytes);
 }
 
@@ -281,15 +291,19 @@ TEST_CASE("llama.cpp on a card too small: the most layers that fit, the rest on 
   // Llama-2-13B in q8_0 (8.5 bits per weight) at 4096 tokens needs ~17.7 GB; an RTX 4060 has 8 GiB. Each
   // repeating layer holds 317,194,240 weights × 34/32 B = 337,018,880 B plus its f16 KV cache, 2 × 5120 ×
   // 2 B × 4096 = 83,886,080 B: 0.42 GB a layer, so at most 8 GiB × 0.9 / 0.42 GB ≈ 18 layers can go on it.
-  const RemediesReport r = inference_remedies(R"({"model":"llama-2-13b","engine":"llamacpp","weights":"q8_0","gpu":"rtx-4060","context":4096})");
+  // With -ngl 41 given (every layer and the output) it does not fit; the remedy is the -ngl that does.
+  const RemediesReport r = inference_remedies(
+      R"({"model":"llama-2-13b","engine":"llamacpp","weights":"q8_0","gpu":"rtx-4060","context":4096,"gpu_layers":41})");
   const Remedy& ngl = get(r, "gpu-layers");
   CHECK_FALSE(ngl.applicable);
   REQUIRE(ngl.inputs[0].number.has_value());
   const std::uint64_t n = *ngl.inputs[0].number;
   CHECK(n >= 10);
   CHECK(n <= 18);
-  CHECK(*ngl.fit == Fit::fits);
+  CHECK(*ngl.fit == Fit::tight);  // the colour of running with part of the model in system RAM
   CHECK(ngl.host_ram_bytes > 0);
+  CHECK(*ngl.verdict == VerdictKind::runs_split);
+  CHECK(r.remedies.front().id == "gpu-layers");  // the only single change that runs
   // The bisection's answer is the largest: one more layer no longer fits with the headroom.
   auto one_more = request_from_json(R"({"model":"llama-2-13b","engine":"llamacpp","weights":"q8_0","gpu":"rtx-4060","context":4096})");
   REQUIRE(one_more.ok());
@@ -299,6 +313,12 @@ TEST_CASE("llama.cpp on a card too small: the most layers that fit, the rest on 
   CHECK(report.value().gpus.front().fit != Fit::fits);
   // llama.cpp splits by layers, not tensors: the split's cost says so.
   CHECK(get(r, "more-gpus").cost.find("--split-mode layer") != std::string::npos);
+  // Without -ngl, llama.cpp's --fit places the layers itself (the headline says so): no -ngl remedy repeats it.
+  const RemediesReport fitted = inference_remedies(R"({"model":"llama-2-13b","engine":"llamacpp","weights":"q8_0","gpu":"rtx-4060","context":4096})");
+  CHECK(*fitted.verdict == VerdictKind::runs_split);
+  CHECK(fitted.host_ram_bytes > 0);
+  CHECK(find(fitted, "gpu-layers") == nullptr);
+  CHECK(find(fitted, "offload") == nullptr);
 }
 
 TEST_CASE("FlashAttention drops the s² scores and keeps one fp32 statistic per row") {
@@ -386,4 +406,118 @@ TEST_CASE("different cards together: no saving is given, as the fullest card cha
   CHECK(r.remedies.empty());
   REQUIRE(r.notes.size() == 1);
   CHECK(r.notes.front().id == "remedy.unlike_cards");
+}
+
+namespace {
+
+std::vector<std::string> ids_of(const RemediesReport& r) {
+  std::vector<std::string> ids;
+  for (const Remedy& m : r.remedies) ids.push_back(m.id);
+  return ids;
+}
+
+}  // namespace
+
+TEST_CASE("the order: what fits the GPU first, the smallest change first, more GPUs last") {
+  // Llama 2 13B at 4096 tokens on one RTX 4090 (transformers): 24 GiB usable, the line at 0.9 × 25,769,803,776 B =
+  // 23,192,823,398 B. bf16 weights alone are 13,015,864,320 × 2 B = 26.0 GB: it does not fit.
+  // - 8-bit (bnb-int8) keeps 1 B per linear weight: ~17.9 GB, fits; 4-bit (nf4) ~11.7 GB, fits. Both fit, so the
+  //   smaller change comes first, 8-bit before 4-bit, although 4-bit saves more.
+  // - llama.cpp with the bf16 weights keeps ~32 of 40 layers on the GPU (each 317,194,240 × 2 B + its f16 KV cache
+  //   2 × 5120 × 2 B × 4096 = 0.72 GB) and the rest in system RAM: it runs, with a cost, after what fits.
+  // - Half the context saves 40 × 2 × 5120 × 2 B × 2048 = 1.68 GB of KV cache: still above 24 GiB, does not fit.
+  // - 2 × RTX 4090 fit, but more GPUs come last.
+  const RemediesReport r = inference_remedies(R"({"model":"llama-2-13b","gpu":"rtx-4090","context":4096})");
+  CHECK(ids_of(r) == std::vector<std::string>{"weights-8bit", "weights-4bit", "offload", "context-half", "more-gpus"});
+  CHECK(*get(r, "weights-8bit").fit == Fit::fits);
+  CHECK(get(r, "weights-4bit").saved_bytes > get(r, "weights-8bit").saved_bytes);
+  CHECK(*get(r, "offload").verdict == VerdictKind::runs_split);
+  CHECK(*get(r, "context-half").fit == Fit::does_not_fit);
+  CHECK(*get(r, "more-gpus").fit == Fit::fits);
+  CHECK(r.summary.id == "remedy.summary.fits");
+  CHECK(r.summary.text == "What fits on your GeForce RTX 4090 comes first, the smallest change first.");
+  // Two changes together only where no single one fits: here none.
+  for (const Remedy& m : r.remedies) CHECK_MESSAGE(m.parts.size() == 1, m.id);
+}
+
+TEST_CASE("one RTX 4090 and Llama 3.1 70B: llama.cpp with the rest in system RAM first, more GPUs last") {
+  // Llama 3.1 70B in bf16: 80 layers of 8192² × 2 (q, o) + 8192 × 1024 × 2 (k, v) + 3 × 8192 × 28672 (MLP) =
+  // 855,638,016 weights, 1.71 GB a layer; 141 GB in all against 24 GiB. Nothing of transformers' fits: 8-bit
+  // ~78 GB, 4-bit ~45 GB. llama.cpp's --fit measures the GPU's free memory less a 1 GiB margin, ~22 GiB, so about
+  // 22 × 1.074 GB / 1.71 GB ≈ 13 bf16 layers go on it, the rest stay in system RAM. In Q4_K_M (~4.85 bits a weight,
+  // 0.52 GB a layer) about 42 layers. No single change fits, so two together are tried: 4-bit with llama.cpp's
+  // placement keeps about 42 layers on the GPU. More GPUs come last: 141 GB over 8 cards is ~18 GB each.
+  const RemediesReport r = inference_remedies(R"({"model":"llama-3.1-70b","gpu":"rtx-4090"})");
+  CHECK(*r.verdict == VerdictKind::does_not_fit);
+  REQUIRE_FALSE(r.remedies.empty());
+  const Remedy& first = r.remedies.front();
+  CHECK((first.id == "offload" || first.id == "weights-4bit+offload"));
+  CHECK(*first.verdict == VerdictKind::runs_split);
+  CHECK(first.host_ram_bytes > 100'000'000'000ULL);  // bf16: ~67 of 80 layers × 1.71 GB
+  CHECK(std::string(first.inputs[0].key) == "engine");
+  CHECK(first.inputs[0].text == "llamacpp");
+  CHECK(first.cost.find("llama.cpp from a GGUF file: 13 of 80 layers on the GPU as --fit places them") != std::string::npos);
+  CHECK(first.cost.find("tokens/s") != std::string::npos);  // the speed of that placement
+  CHECK(first.applicable);  // engine, context and weights are the page's inputs: --fit needs no -ngl
+  const Remedy& q4 = get(r, "weights-4bit+offload");
+  CHECK(q4.parts == std::vector<std::string>{"weights-4bit", "offload"});
+  CHECK(q4.inputs.size() == 3);
+  for (const RemedyInput& in : q4.inputs)
+    if (std::string(in.key) == "weights") CHECK(in.text == "q4_k_m");
+  CHECK(q4.cost.find("42 of 80 layers") != std::string::npos);
+  CHECK(q4.host_ram_bytes < first.host_ram_bytes / 4);
+  CHECK(*get(r, "weights-4bit").fit == Fit::does_not_fit);
+  const Remedy& last = r.remedies.back();
+  CHECK(last.id == "more-gpus");
+  CHECK(last.inputs[0].number == 8u);
+  CHECK(r.summary.id == "remedy.summary.runs");
+}
+
+TEST_CASE("a 24 GB card and a 32B model in bf16: 4-bit fits, and comes first") {
+  // Qwen2.5 32B at 4096 tokens on one RTX 4090 (transformers): bf16 weights are 65.5 GB. In NF4 the 31.2 B linear
+  // weights take 4.127 bits each (QLoRA §3), 16.1 GB, beside the untied 16-bit embedding and lm_head, 2 × 152,064 ×
+  // 5120 × 2 B = 3.1 GB, and a KV cache of 64 layers × 2 × 1024 × 2 B × 4096 = 1.07 GB: about 22 GB, under the
+  // 23.19 GB line. 8-bit (~34.5 GB) does not fit.
+  const RemediesReport r = inference_remedies(R"({"model":"qwen2.5-32b","gpu":"rtx-4090","context":4096})");
+  REQUIRE_FALSE(r.remedies.empty());
+  CHECK(r.remedies.front().id == "weights-4bit");
+  CHECK(*r.remedies.front().fit == Fit::fits);
+  CHECK(r.remedies.front().bytes < 23'192'823'398ULL);
+  CHECK(*get(r, "weights-8bit").fit == Fit::does_not_fit);
+  CHECK(r.remedies.back().id == "more-gpus");
+}
+
+TEST_CASE("only two changes together fit: 4-bit weights and an 8-bit KV cache on 2 × RTX 4090") {
+  // Llama 3.3 70B in Q8_0 at 8192 tokens over 2 × RTX 4090 (llama.cpp): in Q4_K_M it lands just above the 23.19 GB
+  // line on each card (tight). An 8-bit KV cache stores 2 × 1024 × 34/32 B per token and layer instead of 2 × 1024 ×
+  // 2 B: 1920 B × 80 layers × 8192 tokens = 1,258,291,200 B less, 629,145,600 B on each card: together they fit.
+  const RemediesReport r = inference_remedies(
+      R"({"model":"llama-3.3-70b","engine":"llamacpp","weights":"q8_0","gpu":"rtx-4090","gpus":2,"context":8192})");
+  const Remedy& four = get(r, "weights-4bit");
+  CHECK(*four.fit == Fit::tight);
+  for (const Remedy& m : r.remedies)
+    if (m.parts.size() == 1 && m.id != "more-gpus") CHECK_MESSAGE(*m.fit != Fit::fits, m.id);
+  const Remedy& first = r.remedies.front();
+  CHECK(first.id == "weights-4bit+kv-8bit");
+  CHECK(*first.fit == Fit::fits);
+  CHECK(four.bytes - first.bytes >= 629'145'600ULL);
+  CHECK(first.cost.id == "remedy.both");
+  // The pair's inputs are both changes': what the page applies at once.
+  REQUIRE(first.inputs.size() == 2);
+  CHECK(std::string(first.inputs[0].key) == "weights");
+  CHECK(std::string(first.inputs[1].key) == "kv_dtype");
+  CHECK(r.remedies.back().id == "more-gpus");
+  CHECK(r.summary.id == "remedy.summary.fits");
+}
+
+TEST_CASE("nothing runs: the summary says so, with the closest change's shortfall") {
+  // A bare 100 B count on one RTX 4090: bf16 200 GB, int8 100 GB, int4 50 GB, each with the 570,425,344 B of CUDA
+  // context and cuBLAS workspace. The closest, int4: 50,570,425,344 − 25,769,803,776 = 24,800,621,568 B short, 24.8 GB.
+  // A bare count has no layers for llama.cpp to place, nor to split over more GPUs.
+  const RemediesReport r = inference_remedies(R"({"params":100000000000,"gpu":"rtx-4090"})");
+  CHECK(ids_of(r) == std::vector<std::string>{"weights-4bit", "weights-8bit"});
+  CHECK(r.remedies.front().free_bytes == -24'800'621'568LL);
+  CHECK(r.summary.id == "remedy.summary.short");
+  CHECK(r.summary.text ==
+        "Nothing here runs on your GeForce RTX 4090: the closest change, listed first, is still 24.8 GB short.");
 }

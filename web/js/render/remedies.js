@@ -15,11 +15,21 @@ const LABEL_INPUT = {
   'wired-limit': 'wired_limit_mb',
 };
 
-/** The value a remedy's label names, or undefined for a label without one. */
-export const labelValue = (remedy) => remedy.inputs[LABEL_INPUT[remedy.id]];
+/** The value a remedy's part's label names, or undefined for a label without one. */
+export const labelValue = (remedy, part = remedy.id) => remedy.inputs[LABEL_INPUT[part]];
+
+/** A remedy's name: its one change, or its two joined by " + " ("4-bit weights (q4_k_m) + llama.cpp, …"). */
+export const remedyName = (remedy, t, f) => (remedy.parts ?? [remedy.id]).map((part) => {
+  const value = labelValue(remedy, part);
+  return t(`remedies.${part}`, { value: typeof value === 'number' ? f.count(value) : value });
+}).join(' + ');
+
+// The badge of a remedy's verdict afterwards: the headline's kind where it says more than the fit's colour.
+const verdictText = (r, t) => (r.verdict === 'runs_split' || r.verdict === 'refuses' ? t(`remedies.verdict.${r.verdict}`) : t(`fit.${r.fit}`));
 
 /** The table; its rows carry the remedy's id for the Apply and figure buttons (app.js listens on the table body:
- * CSP allows no inline handlers). */
+ * CSP allows no inline handlers). The core orders them: what fits the chosen GPU first, the smallest change first,
+ * more GPUs last; its summary says what fits, or how far the closest change is from fitting. */
 export function renderRemedies(dom, answer, view, codec) {
   const { t, f } = view;
   if (!answer?.ok) {
@@ -29,20 +39,24 @@ export function renderRemedies(dom, answer, view, codec) {
   // Different cards together are not worked out: the core's note says so in place of "none saves memory".
   const none = answer.remedies.length === 0;
   const unworked = answer.notes_i18n?.some((n) => n.id === 'remedy.unlike_cards');
-  dom.remediesIntro.textContent = unworked ? '' : t(none ? 'remedies.none' : 'remedies.intro');
+  const intro = unworked ? '' : t(none ? 'remedies.none' : 'remedies.intro');
+  dom.remediesIntro.replaceChildren(...(answer.summary
+    ? [el('strong', { class: 'remedies-summary', text: t.message(answer.summary, answer.summary_i18n, f) }), ' ', intro]
+    : [intro]));
   dom.remedies.closest('table').hidden = none;
   dom.remediesNotes.replaceChildren(...t.messages(answer.notes, answer.notes_i18n, f).map((n) => el('li', { text: n })));
   dom.remedies.replaceChildren(...answer.remedies.map((r) => {
-    const value = labelValue(r);
-    const name = t(`remedies.${r.id}`, { value: typeof value === 'number' ? f.count(value) : value });
+    const name = remedyName(r, t, f);
     const patch = statePatch(answer, r, codec);
     // Both figures open the core's explanation: the two totals and the change between them.
     const figure = (text) => el('button', { type: 'button', class: 'number', 'data-remedy-explain': '',
       'aria-label': `${text}: ${t('explain.open', { label: name })}` }, text);
-    const after = [figure(f.bytes(r.bytes))];
-    if (r.fit) after.push(' ', el('span', { class: `badge badge-${r.fit}`, text: t(`fit.${r.fit}`) }));
+    // With part of the model in system RAM (inference), the GPU's part and the rest: together what it takes.
+    const inRam = answer.mode === 'inference' && r.host_ram_bytes;
+    const after = [figure(inRam ? t('remedies.ram', { gpu: f.bytes(r.bytes), ram: f.bytes(r.host_ram_bytes) }) : f.bytes(r.bytes))];
+    if (r.fit) after.push(' ', el('span', { class: `badge badge-${r.fit}`, text: verdictText(r, t) }));
     const cost = [t.message(r.cost, r.cost_i18n, f)];
-    if (r.host_ram_bytes) cost.push(` (${t('remedies.host', { bytes: f.bytes(r.host_ram_bytes) })})`);
+    if (r.host_ram_bytes && !inRam) cost.push(` (${t('remedies.host', { bytes: f.bytes(r.host_ram_bytes) })})`);
     return el('tr', { class: r.fit ? `fit-${r.fit}` : null, 'data-remedy': r.id },
       el('th', { scope: 'row', text: name }),
       // A Mac's raised wired limit saves nothing: it gives the GPU more of the RAM.
