@@ -27,8 +27,8 @@ constexpr Command kQuestions[] = {
     {"--biggest", "biggest_model", Action::answer,
      "the biggest preset and weight format that fits --gpu at --context (default 4096)"},
     {"--remedies", "remedies", Action::answer,
-     "what would help: ways to save memory (8/4-bit, FP8 KV, checkpointing, LoRA, ZeRO, offload, ...) "
-     "applied one at a time, with the memory each saves and what it costs"},
+     "what would help: ways to save memory (8/4-bit, FP8 KV, offload, checkpointing, LoRA, ZeRO, ...), "
+     "what fits --gpu first, with the memory each saves and what it costs"},
     {"--max-context", "limits", Action::answer, "print the largest context and batch that fit --gpu"},
     {"--max-batch", "limits", Action::answer, "same as --max-context (both limits are printed)"},
 };

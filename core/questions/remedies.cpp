@@ -62,7 +62,7 @@ bool smaller_change(const Remedy& a, const Remedy& b) {
 }
 
 // The list's order (docs/methodology.md, "Remedies"): by part; in the parts that run, the smallest change first; in
-// the part that does not, the closest first (the most free memory afterwards), as "the closest" is what it needs.
+// the part that does not, the closest first (the most free memory afterwards), which the summary names.
 bool listed_before(const Remedy& a, const Remedy& b) {
   const int pa = list_part(a), pb = list_part(b);
   if (pa != pb) return pa < pb;

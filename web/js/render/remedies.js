@@ -53,7 +53,8 @@ export function renderRemedies(dom, answer, view, codec) {
       'aria-label': `${text}: ${t('explain.open', { label: name })}` }, text);
     // With part of the model in system RAM (inference), the GPU's part and the rest: together what it takes.
     const inRam = answer.mode === 'inference' && r.host_ram_bytes;
-    const after = [figure(inRam ? t('remedies.ram', { gpu: f.bytes(r.bytes), ram: f.bytes(r.host_ram_bytes) }) : f.bytes(r.bytes))];
+    const after = [figure(f.bytes(r.bytes))];
+    if (inRam) after.push(' ', el('small', { class: 'ram', text: t('remedies.ram', { ram: f.bytes(r.host_ram_bytes) }) }));
     if (r.fit) after.push(' ', el('span', { class: `badge badge-${r.fit}`, text: verdictText(r, t) }));
     const cost = [t.message(r.cost, r.cost_i18n, f)];
     if (r.host_ram_bytes && !inRam) cost.push(` (${t('remedies.host', { bytes: f.bytes(r.host_ram_bytes) })})`);
