@@ -681,7 +681,10 @@ struct Advice {
     if (!p) return std::nullopt;
     const bool switched = !switch_inputs.empty();
     const Message where = placement_cost(p->report);
-    Remedy place = remedy(switched ? "offload" : "gpu-layers", ChangeSize::system_ram, {},
+    // llama.cpp keeping every layer on the GPU is another program, not offloading: a setting-sized change.
+    const bool in_ram = placement_of(p->report).ram_bytes > 0;
+    Remedy place = remedy(!switched ? "gpu-layers" : in_ram ? "offload" : "llamacpp",
+                          switched && !in_ram ? ChangeSize::setting : ChangeSize::system_ram, {},
                           switched ? message("remedy.offload", "llama.cpp from a GGUF file: {placement}",
                                              {arg::message("placement", where)})
                                    : where,

@@ -22,7 +22,7 @@ namespace vramfit {
 // How much a change asks of the person, smallest first: what they give up (docs/methodology.md, "Remedies").
 enum class ChangeSize {
   exact,         // the same results: FlashAttention / SDPA instead of eager attention
-  setting,       // a machine setting: a Mac's wired limit
+  setting,       // a setting or another program: a Mac's wired limit, llama.cpp with every layer on the GPU
   precision,     // states in fewer bits: the KV cache, the optimizer's states, mixed precision
   weights_8bit,  // the weights in 8 bits
   slower,        // the same results with more compute or communication: checkpointing, micro-batch 1, ZeRO-3
@@ -40,7 +40,7 @@ struct RemedyInput {
 };
 
 struct Remedy {
-  std::string id;                   // "weights-8bit", "offload", ...; two changes: "weights-4bit+offload"
+  std::string id;                   // "weights-8bit", "llamacpp", "offload", ...; two: "weights-4bit+offload"
   std::vector<std::string> parts;   // the single changes it makes, in the order applied ("weights-4bit", "offload")
   std::vector<ChangeSize> sizes;    // each part's size, the same order
   std::vector<RemedyInput> inputs;  // what to change; applying it to the request gives `bytes`
