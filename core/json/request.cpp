@@ -359,6 +359,7 @@ Result<Request> inference_request(const json& j, InputUse use, std::span<const s
   r.headroom = in.number("headroom").value_or(kDefaultHeadroom);
   r.gpu = in.text("gpu").value_or("");
   r.wired_limit_mb = in.whole("wired_limit_mb").value_or(0);
+  r.engine_given = in.text("engine").has_value();
   r.engine = in.text("engine").value_or("transformers");
   r.attention = in.text("attention").value_or("");
   r.kv_allocation = in.text("kv_allocation").value_or("");

@@ -386,7 +386,8 @@ std::string report_to_json(const Report& report) {
   else w.field("decode_tokens_per_second", nullptr);
   detail::write_explanations(w, e.explanations);
   w.begin_array("gpus");
-  for (const auto& f : report.gpus) detail::write_gpu_fit(w, *f.gpu, f.fit, f.free_bytes, f.gpus_needed);
+  for (const auto& f : report.gpus)
+    detail::write_gpu_fit(w, *f.gpu, f.fit, f.free_bytes, f.gpus_needed, f.one_per_machine);
   w.end_array();
   write_inputs(w, report);
   w.begin_object("kv_allocation");

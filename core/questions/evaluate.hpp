@@ -47,6 +47,7 @@ struct Request {
   double headroom = kDefaultHeadroom;
   std::string gpu;              // empty: every GPU in the catalog
   std::string engine = "transformers";  // transformers, vllm, llamacpp, sglang, ollama, mlx
+  bool engine_given = false;    // false: transformers by default, llama.cpp for a GGUF file or file type
   std::string attention;        // sdpa (default) or eager; llama.cpp: sdpa = -fa on, eager = -fa off
   std::string kv_allocation;    // static or paged; empty: the engine's
   std::optional<std::uint64_t> avg_tokens;
@@ -75,7 +76,7 @@ struct Request {
 struct Report {
   ModelSpec model;
   std::uint64_t published_params = 0;
-  std::string context_source;  // "request", "preset", "engine_default", "model_max"
+  std::string context_source;  // "request", "preset", "engine_default", "model_max", "engine_fit" (--fit's)
   InferenceEstimate estimate;
   std::vector<GpuFit> gpus;
   double headroom = kDefaultHeadroom;  // as applied to `gpus` (fit_headroom), for the remedies and the page's legend

@@ -23,7 +23,12 @@ export function series(curve) {
 export function renderCharts(figures, curves, report, view) {
   const { t, f } = view;
   const row = headline(report, view).row ?? report.gpus[0];
-  const capacities = [row].filter(Boolean).map((g) => ({ label: g.name, bytes: g.usable_bytes }));
+  // The curves are the whole deployment's totals: over n GPUs they are drawn against n cards' memory, not one's.
+  const n = report.per_gpu?.gpus ?? 1;
+  const cards = n > 1 && report.gpus.length === n;  // different cards together: each its own row
+  const capacities = !row ? [] : cards
+    ? [{ label: report.gpus.map((g) => g.name).join(' + '), bytes: report.gpus.reduce((sum, g) => sum + g.usable_bytes, 0) }]
+    : [{ label: n > 1 ? `${f.count(n)} × ${row.name}` : row.name, bytes: row.usable_bytes * n }];
   const axes = [
     { key: 'context', figure: figures.context, caption: t('charts.context'), xLabel: t('charts.x.context') },
     { key: 'batch', figure: figures.batch, caption: t('charts.batch'), xLabel: t('charts.x.batch') },

@@ -16,8 +16,16 @@ export function renderSummary(dom, report, view) {
   dom.headline.textContent = text;
   dom.headline.className = `headline fit-${fit}`;
   dom.totalGb.textContent = f.bytes(breakdown.total);
+  // The range only where its ends differ as shown; where the engine keeps part of the model in system RAM, the
+  // total's split between the GPU and the RAM, as the headline's placement says.
   const range = totalRange(report);
-  dom.totalRange.textContent = range ? `(${t('total.range', { low: f.bytes(range.low), high: f.bytes(range.high) })})` : '';
+  const ends = range && [f.bytes(range.low), f.bytes(range.high)];
+  const parts = [
+    ends && ends[0] !== ends[1] ? `(${t('total.range', { low: ends[0], high: ends[1] })})` : null,
+    report.verdict.placement ? t('total.placement', {
+      gpu: f.bytes(report.verdict.placement.gpu_bytes), ram: f.bytes(report.verdict.placement.ram_bytes) }) : null,
+  ].filter(Boolean);
+  dom.totalRange.textContent = parts.join(' · ');
   const m = report.model;
   const facts = [
     m.params_active !== m.params_total ? t('facts.active', { n: f.billions(m.params_active) }) : null,
