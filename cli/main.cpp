@@ -60,7 +60,8 @@ int print_answer(const std::string& text, const cli::Options& options, const jso
     std::printf("%s\n", text.c_str());
   } else {
     // A looked-up model says first what was read, and from where.
-    if (const auto lookup = answer.find("lookup"); lookup != answer.end() && lookup->is_object()) {
+    const auto lookup = answer.find("lookup");
+    if (lookup != answer.end() && lookup->is_object()) {
       const char* offline = lookup->value("fell_back", false)
                                 ? " (it could not be reached: answered from what an earlier lookup read)"
                             : lookup->value("offline", false) ? " (answered offline from what an earlier lookup read)"
@@ -71,9 +72,10 @@ int print_answer(const std::string& text, const cli::Options& options, const jso
     }
     if (!quant_config_beside.empty())
       std::printf("Read with %s, found beside the config.json.\n", quant_config_beside.c_str());
-    // The checkpoint's files the answer asks for (an NVIDIA checkpoint's hf_quant_config.json), and how to give them.
+    // The checkpoint's files the answer asks for (an NVIDIA checkpoint's hf_quant_config.json), and how to give them
+    // with a config.json read from a path (a looked-up model's note says what its repository lacks).
     for (const auto& file : answer.value("missing_files", json::array()))
-      if (file.is_string())
+      if (file.is_string() && lookup == answer.end())
         std::printf("Give its %s too (--quant-config FILE, or keep it beside the config.json): until then the weights "
                     "are counted as bf16.\n",
                     file.get<std::string>().c_str());
