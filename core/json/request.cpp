@@ -351,6 +351,7 @@ Result<Request> inference_request(const json& j, InputUse use, std::span<const s
   r.model_name = in.text("model_name").value_or("");
   r.config_json = in.text("config").value_or("");
   r.quant_config_json = in.text("quant_config").value_or("");
+  r.config_name = in.text("config_name").value_or("");
   r.params = in.whole("params").value_or(0);
   r.weights = in.text("weights").value_or("");
   r.kv_dtype = in.text("kv_dtype").value_or("");
@@ -415,6 +416,7 @@ Result<TrainingRequest> training_request(const json& j, std::span<const std::str
   r.model_name = in.text("model_name").value_or("");
   r.config_json = in.text("config").value_or("");
   r.quant_config_json = in.text("quant_config").value_or("");
+  r.config_name = in.text("config_name").value_or("");
   r.params = in.whole("params").value_or(0);
   r.mode = in.text("mode").value_or("");
   r.precision = in.text("precision").value_or("");

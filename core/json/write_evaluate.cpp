@@ -408,6 +408,8 @@ std::string report_to_json(const Report& report) {
   w.end_object();
   write_llamacpp(w, e);
   write_llamacpp_fit(w, report.llamacpp_fit);
+  // The checkpoint's files that would change the figures ("hf_quant_config.json"): the page and the CLI ask for them.
+  w.field("missing_files", report.missing_files);
   write_mlx(w, e);
   detail::write_model(w, m, e.params, report.published_params);
   w.field("notes", e.notes);

@@ -1,12 +1,15 @@
 #include "questions/evaluate.hpp"
 
 #include <algorithm>  // std::max, std::min
+#include <optional>   // std::optional
 #include <string>     // std::string, std::to_string
+#include <utility>    // std::move
 #include <vector>     // std::erase_if
 
 #include "util/number_text.hpp"
 #include "util/text.hpp"
 #include "model/hf_config.hpp"
+#include "model/hf_quantization.hpp"  // read_checkpoint_name
 #include "formats/weight_formats.hpp"
 #include "hardware/speed.hpp"  // gpu_class_of
 #include "questions/command_line.hpp"
@@ -94,6 +97,23 @@ Result<ModelSpec> model_of_request(const Catalog& catalog, const Request& r, std
     return bare;
   }
   return make_error("model", message("error.evaluate.model_none", "give a preset id, a config.json or a parameter count"));
+}
+
+// A config.json alone that names no quantization, from a checkpoint whose name says FP8 or NVFP4: NVIDIA's ModelOpt
+// exports keep that format in hf_quant_config.json beside it. The weights stay counted as bf16, and the note says so
+// and asks for that file; nothing is guessed from the name.
+std::optional<Message> quant_config_missing(const Request& r, const ModelSpec& model) {
+  if (r.config_json.empty() || !r.quant_config_json.empty() || !r.weights.empty() || !model.quantization.empty())
+    return std::nullopt;
+  // The file's or folder's name, else the repository's id a looked-up config.json is shown by.
+  CheckpointName named = read_checkpoint_name(r.config_name);
+  if (named.format.empty()) named = read_checkpoint_name(r.model_name);
+  if (named.format.empty()) return std::nullopt;
+  return message("import.quant_config_missing",
+                 "{name}: the name says {format}, but its config.json names no quantization; the weights are counted "
+                 "as bf16 until its hf_quant_config.json is read with it (NVIDIA's ModelOpt checkpoints keep their "
+                 "format there).",
+                 {arg::text("name", named.name), arg::text("format", named.format)});
 }
 
 std::string joined(std::span<const KvDTypeInfo> infos) {
@@ -500,6 +520,10 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
                                       {arg::text("engine", engine_title(o.engine)),
                                        arg::text("checkpoint", out.model.quantization), arg::text("gguf", weights)}));
   }
+  if (auto missing = quant_config_missing(r, out.model)) {
+    out.model.notes.push_back(std::move(*missing));
+    out.missing_files.push_back("hf_quant_config.json");
+  }
   auto format = parse_weight_format(weights);
   if (!format) return format.error();
   // transformers dequantizes a GGUF file as it loads it (its docs, "GGUF": "dequantized at load time"): costing it
@@ -707,6 +731,7 @@ Result<Report> evaluate(const Catalog& catalog, const Request& r, const Resolved
   report.published_params = rr.published_params;
   report.context_source = rr.context_source;
   report.headroom = rr.fit_headroom;
+  report.missing_files = rr.missing_files;
 
   auto estimate = estimate_inference(report.model, rr.options);
   if (!estimate) return estimate.error();

@@ -501,7 +501,10 @@ test('config.json and hf_quant_config.json are read together, dropped as files o
   }, { c: config, q: quant });
   await page.locator('#file-status').filter({ hasText: 'Using config.json + hf_quant_config.json.' }).waitFor();
   assert.equal(await weightsInCsv(), '2337336');
-  // Alone, the quantization file has no model to describe.
+  // Alone, with no config.json loaded, the quantization file has no model to describe (after a config.json it joins
+  // it: tests/browser/checkpoint.test.mjs).
+  await page.locator('#file-clear').click();
+  await page.waitForFunction(() => document.querySelector('#model').value === 'Llama 3.1 8B');
   await page.locator('#file').setInputFiles([{ name: 'hf_quant_config.json', mimeType: 'application/json', buffer: Buffer.from(quant) }]);
   await page.locator('#file-status').filter({ hasText: 'drop it together with its config.json' }).waitFor();
   assert.deepEqual(problems, []);

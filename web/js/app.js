@@ -15,6 +15,7 @@ import { embedSnippet } from './embed/snippet.js';
 import { translator, initialLanguage, rememberLanguage, applyStaticTexts } from './i18n/i18n.js';
 import { makeFormat } from './i18n/format.js';
 import { openHubRepo, LookupError, repoPage } from './hub.js';
+import { inFolder, configName, withQuantConfig, showCheckpointAsk } from './checkpoint.js';
 
 const $ = (id) => document.getElementById(id);
 const dom = {
@@ -259,6 +260,7 @@ function baseRequest() {
   const request = codec.request(state, { config: config?.text ?? null });
   // An hf_quant_config.json dropped beside the config.json is read with it, as the CLI reads a --model folder.
   if (config?.quant) request.quant_config = config.quant;
+  if (config?.checkpoint) request.config_name = config.checkpoint;  // its name may say FP8 or NVFP4 (checkpoint.js)
   // A model read from the Hub is shown by its repository's id, as the CLI shows it.
   if (hub?.phase === 'loaded') request.model_name = hub.reading.repo;
   // A model file's own weights count exactly unless a weight format is picked after loading it.
@@ -364,6 +366,7 @@ function inputsBeside(error) {
 function update({ push = false } = {}) {
   const result = evaluateState();
   const failed = result.ok ? null : result.error ?? { field: 'model' };
+  showCheckpointAsk($('checkpoint-ask'), result, view.t);
   writeInputs(result.ok ? result : null, failed && { field: failed.field, inputs: inputsBeside(failed) });
   syncUrl(push);
   showHub();
@@ -752,7 +755,7 @@ async function droppedFiles(transfer) {
   const files = [];
   const visit = async (entry, depth) => {
     if (entry.isFile) {
-      if (folderFile(entry.name)) files.push(await new Promise((ok, fail) => entry.file(ok, fail)));
+      if (folderFile(entry.name)) files.push(inFolder(await new Promise((ok, fail) => entry.file(ok, fail)), entry));
     } else if (entry.isDirectory && depth < 2) {
       const reader = entry.createReader();
       for (let batch = await new Promise((ok, fail) => reader.readEntries(ok, fail)); batch.length;
@@ -773,7 +776,10 @@ async function takeFiles(list) {
   const files = [...(list ?? [])];
   if (files.length === 0) return;
   const turn = ++drops;
-  const read = await readFiles(files, (total) => progressLine(total));
+  // A lone hf_quant_config.json joins a config.json dropped or picked alone before it (checkpoint.js).
+  const completed = await withQuantConfig(files, hub?.phase === 'loaded' || modelFile ? null : config, MAX_CONFIG_BYTES);
+  const read = completed ? { ok: true, config: completed, status: view.t('file.loaded', { name: `${completed.name} + ${completed.quantName}` }) }
+    : await readFiles(files, (total) => progressLine(total));
   if (turn !== drops) return;
   if (!read.ok) {
     dom.fileStatus.textContent = read.refused ?? read.failed;
@@ -797,7 +803,7 @@ async function readFiles(files, progress) {
   const parts = sorted.gguf.length > 0 ? sorted.gguf : sorted.shards;
   const single = parts.length === 1 && !sorted.index ? parts[0] : null;
   const several = !single && parts.length > 0;
-  const newConfig = sorted.config ? { text: await sorted.config.text(), name: sorted.config.name } : null;
+  const newConfig = sorted.config ? { text: await sorted.config.text(), name: sorted.config.name, checkpoint: configName(sorted.config) } : null;
   if (newConfig && sorted.quant) Object.assign(newConfig, { quant: await sorted.quant.text(), quantName: sorted.quant.name });
   const extras = [sorted.index, sorted.config, sorted.quant].filter(Boolean).map((f) => ` + ${f.name}`).join('');
   let loaded = null;

@@ -166,6 +166,7 @@ export const MESSAGES = {
     "import.projector_uncounted": "Der Bildprojektor dieses Modelltyps ist nicht mitgezählt.",
     "import.vision_unknown": "Der Bild-Encoder (vision_config von „{type}“) ist nicht mitgezählt: Sein Aufbau ist noch nicht modelliert.",
     "import.text_only": "Nur das Sprachmodell (text_config) ist gezählt; ein Bild- oder Audio-Encoder kommt hinzu.",
+    "import.quant_config_missing": "{name}: Der Name nennt {format}, die config.json aber keine Quantisierung; die Gewichte zählen als bf16, bis die hf_quant_config.json mit ihr gelesen wird (dort halten NVIDIAs ModelOpt-Checkpoints ihr Format fest).",
     "quant.unmatched_more": "{where}: Kein von vramfit gezählter Tensor heißt {names} oder wie {more} weitere; für sie ändert sich nichts.",
     "quant.unmatched": "{where}: Kein von vramfit gezählter Tensor heißt {names}; für sie ändert sich nichts.",
     "quant.counted_as": "{what} ist nicht modelliert; die Gewichte werden als {format} gezählt.",
