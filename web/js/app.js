@@ -72,8 +72,9 @@ function tableReport() {
 // carry a file, so a shared link opens the preset named in it.
 let config = null;
 let modelFile = null;
-// What the file box says: the files in use ({name, status()}), or a drop the page could not use ({name, message}),
-// which stands as the error at the file field (message() in the language shown) until another file, a model or "Back to the presets" replaces it.
+// What the file box says: the files in use ({name, status()}), or a drop the page could not use ({name, message()}),
+// which stands as the error at the file field until another file, a model or "Back to the presets" replaces it
+// (status() and message() give the text in the language shown).
 let fileNote = null;
 let fileProblem = null;
 // Display choices: language and unit are remembered in this browser, table order is per visit.
@@ -145,7 +146,8 @@ function writeInputs(current, beside = null) {
   dom.finetuneControls.hidden = !(training && state.mode === 'finetune');
   const grpo = coreMode(state) === 'grpo';
   dom.grpoControls.hidden = !grpo;
-  for (const node of [dom.context, dom.contextLabel.parentElement, dom.contextNote]) node.hidden = grpo;  // prompt + completion instead
+  // GRPO takes prompt + completion instead.
+  for (const node of [dom.context, dom.contextLabel.parentElement, dom.contextNote]) node.hidden = grpo;
   dom.trainControls.hidden = !training;
   setLabel(dom.contextLabel, training ? 'inputs.sequence' : 'inputs.context');
   setLabel(dom.batchLabel, training ? 'inputs.microbatch' : 'inputs.batch');
@@ -194,10 +196,11 @@ function showReadings(inputs, faulty) {
       node.textContent = view.t('read.given', { amount: amount(read, unit) });
       continue;
     }
+    // Whose default: the engine's, the model's maximum (vLLM, SGLang), or the model's usual context.
     const source = key === 'context' ? inputs.context_source : '';
-    const engine = view.t(`engine.${inputs.engine}`);
-    node.textContent = view.t(source === 'engine_default' || source === 'model_max' ? `read.${source}` : 'read.default',
-      { amount: amount(read, unit), engine });
+    const why = source === 'engine_default' || source === 'model_max' ? `read.${source}` : 'read.default';
+    const engine = source ? view.t(`engine.${inputs.engine}`) : '';
+    node.textContent = view.t(why, { amount: amount(read, unit), engine });
   }
 }
 
@@ -352,8 +355,9 @@ function ask(request, questions) {
   return { ok: true, ...Object.fromEntries(names.map((name, i) => [name, result.answers[i]])) };
 }
 
-// A number field holding text the browser cannot read as a number (400 digits, "8k" pasted) reports '' as its
-// value: that is an error naming the field, never the default quietly used in its place.
+// A number field holding text the browser cannot read as a number (400 digits, "16x" pasted) reports '' as its
+// value: that is an error naming the field, never the default quietly used in its place. (The context, batch and
+// token fields are text: the core reads "8k" there, or names what it takes.)
 function unreadableNumber() {
   const input = [...dom.form.querySelectorAll('input[type="number"]')].find((i) => i.validity.badInput && !i.closest('[hidden]'));
   if (!input) return null;
@@ -866,7 +870,8 @@ async function takeFiles(list) {
     fileProblem = null;
     fileNote = { name, status: read.status };
   } else {
-    useRead({}, { replace: true });
+    config = null;
+    modelFile = null;
     fileProblem = { name, message: read.refused ?? read.failed };
     fileNote = null;
   }
