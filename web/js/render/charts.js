@@ -37,7 +37,7 @@ export function renderCharts(figures, curves, report, view) {
     const data = series(curves[axis.key]);
     if (!data) { axis.figure.replaceChildren(); continue; }
     const desc = t('charts.desc', { from: f.count(data.xs[0]), to: f.count(data.xs[data.xs.length - 1]) });
-    const chart = chartSvg(data, { xLabel: axis.xLabel, title: axis.caption, desc, capacities, f, t });
+    const chart = chartSvg(data, { xLabel: axis.xLabel, title: axis.caption, desc, capacities, f, t, width: view.chartWidth });
     chart.setAttribute('aria-label', `${axis.caption}. ${desc}`);
     fillFigure(axis.figure, axis.caption, chart, t);
     const name = `vramfit-${report.model.id || 'model'}-${axis.key}`;

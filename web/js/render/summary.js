@@ -77,14 +77,16 @@ function renderDevices(dom, report, { t, f }) {
     return [range, d.output ? t('devices.output') : ''].filter(Boolean).join(' + ') || '—';
   };
   const free = (d) => (Number.isFinite(d.free_bytes) ? f.amount(d.free_bytes) : '—');
+  // Each figure carries its column's name: a narrow screen shows a GPU's figures under it, each labelled.
+  const cell = (key, text, num = true) => el('td', { class: num ? 'num' : null, 'data-label': t(`devices.${key}`), text });
   dom.devicesRows.replaceChildren(...devices.map((d, i) => el('tr', { 'data-device': String(i) },
     el('th', { scope: 'row', text: d.each ? t('devices.each', { n: f.count(g.gpus) }) : t('devices.gpu', { n: f.count(i + 1) }) }),
-    el('td', { text: layers(d) }),
-    el('td', { class: 'num', text: f.amount(d.weights) }),
-    el('td', { class: 'num', text: f.amount(d.kv_cache + d.state_cache) }),
-    el('td', { class: 'num', text: f.amount(d.activations) }),
-    el('td', { class: 'num', text: f.amount(d.total) }),
-    el('td', { class: 'num', text: free(d) }))));
+    cell('layers', layers(d), false),
+    cell('weights', f.amount(d.weights)),
+    cell('cache', f.amount(d.kv_cache + d.state_cache)),
+    cell('compute', f.amount(d.activations)),
+    cell('total', f.amount(d.total)),
+    cell('free', free(d)))));
 }
 
 export function showExplanation(dialog, report, key, t, f) {
