@@ -44,7 +44,9 @@ std::string table_of(const std::string& question, const json& answer, const json
   return cli::estimate_table(answer);
 }
 
-int print_answer(const std::string& text, const cli::Options& options, const json& catalog) {
+// `quant_config_beside`: the hf_quant_config.json the CLI found beside the config.json and read with it, said first.
+int print_answer(const std::string& text, const cli::Options& options, const json& catalog,
+                 const std::string& quant_config_beside = {}) {
   const json answer = json::parse(text, nullptr, false);
   if (answer.is_discarded() || !answer.is_object()) return fail({"answer", "the core's answer is not JSON"});
   if (!answer.value("ok", false)) return fail(cli::with_flag_name(error_of(answer), options));
@@ -58,7 +60,8 @@ int print_answer(const std::string& text, const cli::Options& options, const jso
     std::printf("%s\n", text.c_str());
   } else {
     // A looked-up model says first what was read, and from where.
-    if (const auto lookup = answer.find("lookup"); lookup != answer.end() && lookup->is_object()) {
+    const auto lookup = answer.find("lookup");
+    if (lookup != answer.end() && lookup->is_object()) {
       const char* offline = lookup->value("fell_back", false)
                                 ? " (it could not be reached: answered from what an earlier lookup read)"
                             : lookup->value("offline", false) ? " (answered offline from what an earlier lookup read)"
@@ -67,6 +70,15 @@ int print_answer(const std::string& text, const cli::Options& options, const jso
       for (const auto& note : lookup->value("notes", json::array()))
         if (note.is_string()) std::printf("  note: %s\n", note.get<std::string>().c_str());
     }
+    if (!quant_config_beside.empty())
+      std::printf("Read with %s, found beside the config.json.\n", quant_config_beside.c_str());
+    // The checkpoint's files the answer asks for (an NVIDIA checkpoint's hf_quant_config.json), and how to give them
+    // with a config.json read from a path (a looked-up model's note says what its repository lacks).
+    for (const auto& file : answer.value("missing_files", json::array()))
+      if (file.is_string() && lookup == answer.end())
+        std::printf("Give its %s too (--quant-config FILE, or keep it beside the config.json): until then the weights "
+                    "are counted as bf16.\n",
+                    file.get<std::string>().c_str());
     std::fputs(table_of(options.question, answer, catalog).c_str(), stdout);
   }
   return 0;
@@ -128,5 +140,5 @@ int main(int argc, char** argv) {
   const auto about_file =
       cli::answer_about_file(catalog, options.model_path, options.request, options.quant_config_path);
   if (about_file.error) return fail(*about_file.error);
-  return print_answer(about_file.json, options, catalog_json);
+  return print_answer(about_file.json, options, catalog_json, about_file.quant_config_beside);
 }

@@ -9,6 +9,7 @@
 #include <fstream>     // std::ifstream
 #include <iterator>    // std::istreambuf_iterator
 #include <optional>    // std::optional
+#include <string_view> // std::string_view
 #include <utility>     // std::move
 #include <vector>      // std::vector
 
@@ -39,12 +40,50 @@ std::optional<std::string> read_text(const std::string& path) {
 FileAnswer refuse(std::string message) { return {"", Error{"--model", std::move(message)}}; }
 
 // The request with "config" set to a config.json's text (and "quant_config" to an hf_quant_config.json's, when
-// given); invalid UTF-8 becomes U+FFFD, as in parse_args.
-std::string with_config(const std::string& request_json, std::string config, std::optional<std::string> quant = {}) {
+// given, and "config_name" to the checkpoint's name); invalid UTF-8 becomes U+FFFD, as in parse_args.
+std::string with_config(const std::string& request_json, std::string config, std::optional<std::string> quant = {},
+                        const std::string& config_name = {}) {
   auto request = nlohmann::json::parse(request_json);
   request["config"] = std::move(config);
   if (quant) request["quant_config"] = std::move(*quant);
+  if (!config_name.empty()) request["config_name"] = config_name;
   return request.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// The checkpoint's name as its path gives it: a file's own name unless it is plain config.json, else its folder's
+// (the working folder's for a bare "config.json"); in a Hugging Face cache snapshot
+// (…/models--OWNER--NAME/snapshots/REVISION/config.json) its repository, OWNER/NAME. An NVIDIA checkpoint's name says
+// its format (nvidia/Llama-3.1-70B-Instruct-FP8) where its config.json may not.
+std::string checkpoint_name(const std::string& path, bool is_folder) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path given(path);
+  if (!is_folder && given.filename() != "config.json") return given.filename().string();
+  fs::path folder = fs::absolute(is_folder ? given : given.parent_path() / ".", ec).lexically_normal();
+  if (ec) return "";
+  if (folder.filename().empty()) folder = folder.parent_path();  // "checkpoint/" ends in an empty name
+  const std::string repo = folder.parent_path().parent_path().filename().string();
+  constexpr std::string_view kCache = "models--";
+  if (folder.parent_path().filename() == "snapshots" && repo.starts_with(kCache)) {
+    std::string name = repo.substr(kCache.size());
+    if (const auto owner_end = name.find("--"); owner_end != std::string::npos) name.replace(owner_end, 2, "/");
+    return name;
+  }
+  return folder.filename().string();
+}
+
+// The hf_quant_config.json published beside a config.json, as NVIDIA's checkpoints ship it (hf_quant_config.json
+// beside config.json) or as copies are kept side by side (NAME_hf_quant_config.json beside NAME_config.json); ""
+// when there is none.
+std::string quant_config_beside(const std::string& config_path) {
+  constexpr std::string_view kConfig = "config.json";
+  const auto slash = config_path.find_last_of('/');
+  const std::string_view name = std::string_view(config_path).substr(slash == std::string::npos ? 0 : slash + 1);
+  if (!name.ends_with(kConfig)) return "";
+  const std::string_view prefix = name.substr(0, name.size() - kConfig.size());
+  if (!prefix.empty() && !prefix.ends_with('_') && !prefix.ends_with('-')) return "";
+  std::string twin = config_path.substr(0, config_path.size() - kConfig.size()) + "hf_quant_config.json";
+  return is_regular(twin) ? twin : "";
 }
 
 // A .gguf or .safetensors file by its header alone: 1 MiB first, then the longer prefix the core asks for
@@ -83,17 +122,24 @@ FileAnswer answer_about_file(const Catalog& catalog, const std::string& path, co
   const bool is_folder = std::filesystem::is_directory(path, ec);
   if (!quant_config_path.empty() && (path.ends_with(".gguf") || path.ends_with(".safetensors")))
     return {"", Error{"--quant-config", "goes with a config.json or its folder, not a model file"}};
+  const bool model_file = path.ends_with(".gguf") || path.ends_with(".safetensors");
+  const std::string config_path = is_folder ? (path.ends_with('/') ? path : path + "/") + "config.json" : path;
   std::optional<std::string> quant;
+  std::string beside;
   if (!quant_config_path.empty()) {
     quant = read_text(quant_config_path);
     if (!quant) return {"", Error{"--quant-config", "cannot read \"" + quant_config_path + "\" (an hf_quant_config.json up to 16 MiB)"}};
-  } else if (is_folder && is_regular(path + "/hf_quant_config.json")) {
-    quant = read_text(path + "/hf_quant_config.json");
+  } else if (!model_file) {
+    beside = quant_config_beside(config_path);
+    if (!beside.empty()) quant = read_text(beside);
+    if (!quant) beside.clear();
   }
+  const std::string name = model_file ? std::string() : checkpoint_name(path, is_folder);
   if (is_folder) {
-    auto config = read_text(path + "/config.json");
-    if (!config) return refuse("cannot read \"" + path + "/config.json\" (a checkpoint folder holds its config.json)");
-    return {answer(catalog, with_config(request_json, std::move(*config), std::move(quant))), std::nullopt};
+    auto config = read_text(config_path);
+    if (!config) return refuse("cannot read \"" + config_path + "\" (a checkpoint folder holds its config.json)");
+    return {answer(catalog, with_config(request_json, std::move(*config), std::move(quant), name)), std::nullopt,
+            beside};
   }
   if (path.ends_with(".gguf")) return answer_about_header(catalog, path, request_json);
   if (path.ends_with(".safetensors")) {
@@ -105,7 +151,7 @@ FileAnswer answer_about_file(const Catalog& catalog, const std::string& path, co
   }
   auto text = read_text(path);
   if (!text) return refuse("cannot read \"" + path + "\" (a config.json up to 16 MiB)");
-  return {answer(catalog, with_config(request_json, std::move(*text), std::move(quant))), std::nullopt};
+  return {answer(catalog, with_config(request_json, std::move(*text), std::move(quant), name)), std::nullopt, beside};
 }
 
 }  // namespace vramfit::cli

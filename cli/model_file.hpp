@@ -13,11 +13,14 @@ namespace vramfit::cli {
 struct FileAnswer {
   std::string json;
   std::optional<Error> error;
+  std::string quant_config_beside = {};  // an hf_quant_config.json found beside the config.json and read, or ""
 };
 
 // The answer to `request_json` about the model in the file at `path`: a config.json, a checkpoint folder (its
 // config.json and, when present, its hf_quant_config.json), a .gguf or a .safetensors file. `quant_config_path`
-// (--quant-config, may be empty) names an hf_quant_config.json to read with the config.json.
+// (--quant-config, may be empty) names an hf_quant_config.json to read with the config.json; without it the one
+// beside the config.json is read when there is one (hf_quant_config.json beside config.json, NAME_hf_quant_config.json
+// beside NAME_config.json). The request's "config_name" is the checkpoint's name as the path gives it.
 FileAnswer answer_about_file(const Catalog& catalog, const std::string& path, const std::string& request_json,
                              const std::string& quant_config_path = {});
 

@@ -123,17 +123,26 @@ std::string speed_and_cost(const json& a, const json& gpu) {
   return out;
 }
 
+// How many whole sequences a KV pool holds at once; none: the engine refuses to start.
+std::string sequences(const json& count, const json& length) {
+  const unsigned long long n = whole(count), tokens = whole(length);
+  std::string out;
+  if (n == 0) appendf(out, "less than one sequence of %llu tokens: the engine would not start", tokens);
+  else if (n == 1) appendf(out, "1 sequence of %llu tokens at a time", tokens);
+  else appendf(out, "%llu concurrent sequences of %llu tokens", n, tokens);
+  return out;
+}
+
 // The engine's own figures: vLLM's KV capacity, SGLang's pool, MLX's cache and chunk, llama.cpp's host RAM.
 void append_engine(std::string& out, const json& a) {
   if (const json& v = a.at("vllm"); !v.is_null() && bytes(v.at("budget_bytes")) != 0)
-    appendf(out, "  vLLM KV capacity %.2f GiB = %llu tokens = %llu concurrent sequences of %llu tokens\n",
-            gib(v.at("kv_capacity_bytes")), whole(v.at("kv_capacity_tokens")), whole(v.at("max_concurrency")),
-            whole(v.at("sequence_tokens")));
+    appendf(out, "  vLLM KV capacity %.2f GiB = %llu tokens = %s\n", gib(v.at("kv_capacity_bytes")),
+            whole(v.at("kv_capacity_tokens")), sequences(v.at("max_concurrency"), v.at("sequence_tokens")).c_str());
   if (const auto sg = a.find("sglang"); sg != a.end() && bytes(sg->at("driver_total_bytes")) != 0)
-    appendf(out, "  SGLang KV pool %.2f GiB = %llu tokens (max_total_num_tokens) = %llu concurrent sequences of %llu "
-                 "tokens, mem_fraction_static %.3f\n",
-            gib(sg->at("kv_capacity_bytes")), whole(sg->at("max_total_num_tokens")), whole(sg->at("max_concurrency")),
-            whole(sg->at("context_len")), sg->at("mem_fraction_static").get<double>());
+    appendf(out, "  SGLang KV pool %.2f GiB = %llu tokens (max_total_num_tokens) = %s, mem_fraction_static %.3f\n",
+            gib(sg->at("kv_capacity_bytes")), whole(sg->at("max_total_num_tokens")),
+            sequences(sg->at("max_concurrency"), sg->at("context_len")).c_str(),
+            sg->at("mem_fraction_static").get<double>());
   if (const auto mx = a.find("mlx"); mx != a.end())
     appendf(out, "  MLX cache %llu tokens (256-token steps), prefill chunk %llu tokens, attention %s\n",
             whole(mx->at("cache_tokens")), whole(mx->at("chunk_tokens")),
@@ -165,7 +174,10 @@ void append_llamacpp_fit(std::string& out, const json& a) {
   if (step == "none") add("fits as it is, context " + std::to_string(whole(f.at("context"))));
   if (whole(f.at("context")) != whole(f.at("context_start")))
     add("context " + std::to_string(whole(f.at("context_start"))) + " -> " + std::to_string(whole(f.at("context"))));
-  if (step == "experts")
+  if (step == "experts" && whole(f.at("cpu_expert_layers")) == 0)
+    add("every layer on the GPU, the output layer in system RAM (-ngl " + std::to_string(whole(f.at("gpu_layers"))) +
+        ")");
+  else if (step == "experts")
     add("experts of layers " + std::to_string(whole(f.at("first_cpu_expert_layer"))) + "-" +
         std::to_string(whole(f.at("total_layers")) - 1) + " in system RAM (--n-cpu-moe " +
         std::to_string(whole(f.at("n_cpu_moe"))) + ")");
@@ -334,12 +346,20 @@ std::string estimate_table(const json& a) {
   const char* free = each ? "GiB free each" : "GiB free";
   append_headline(out, a);
   const json& v = a.at("verdict");
+  if (const json& p = v.at("placement"); !p.is_null())
+    appendf(out, "  as the engine places it: %s on the GPU, %s in system RAM\n",
+            gb_and_gib(bytes(p.at("gpu_bytes"))).c_str(), gb_and_gib(bytes(p.at("ram_bytes"))).c_str());
   for (const json& f : a.at("gpus")) {
     std::string verdict = fit_words(f.at("fit"));
     // The headline's GPU runs the model where its fit alone says it does not (part of it in system RAM).
     if (!v.at("label").is_null() && f.at("id") == v.at("gpu")) verdict = text(v.at("label"));
     else if (f.at("fit") == "does_not_fit" && whole(f.at("gpus_needed")) > 1)
       verdict += ", needs " + std::to_string(whole(f.at("gpus_needed"))) + " GPUs";
+    // A Mac has one GPU: several of it is not a setup to judge.
+    if (f.value("one_per_machine", false)) {
+      appendf(out, "  %-34s %s\n", text(f.at("name")), "one per machine: not judged for several");
+      continue;
+    }
     appendf(out, "  %-34s %-28s %+8.1f %s\n", text(f.at("name")), verdict.c_str(), gib(f.at("free_bytes")), free);
   }
   if (!a.at("cost").is_null()) out += speed_and_cost(a, a.at("gpus").at(0));

@@ -174,3 +174,27 @@ vramfit_cli_test(command_transformers FAIL ARGS --model llama-3.1-8b --command
 # 17 layers' worth (the fit-params README's 4090 had 3.6 GiB taken by something else and kept 14).
 vramfit_cli_test(table_llamacpp_fit ARGS --model qwen3-30b-a3b --engine llamacpp --weights f16 --gpu rtx-4090
                  MATCH "llama.cpp --fit, [0-9.]+ GiB free less a 1024 MiB margin: context 40960 -> 4096, experts of layers 17-47 in system RAM \\(--n-cpu-moe 31\\)")
+
+# An NVIDIA checkpoint as downloaded: nvidia/Llama-3.1-70B-Instruct-FP8's config.json names no quantization, its
+# hf_quant_config.json says FP8. Copied into the build folder as a checkpoint folder (config.json alone, and with
+# hf_quant_config.json beside it) and as a Hugging Face cache snapshot (models--OWNER--NAME/snapshots/REV/).
+set(checkpoints "${CMAKE_CURRENT_BINARY_DIR}/checkpoints")
+set(fp8_source "${PROJECT_SOURCE_DIR}/tests/data/configs/nvidia--Llama-3.1-70B-Instruct-FP8")
+configure_file("${fp8_source}_config.json" "${checkpoints}/alone/Llama-3.1-70B-Instruct-FP8/config.json" COPYONLY)
+configure_file("${fp8_source}_config.json"
+               "${checkpoints}/cache/models--nvidia--Llama-3.1-70B-Instruct-FP8/snapshots/0123abc/config.json" COPYONLY)
+configure_file("${fp8_source}_config.json" "${checkpoints}/whole/Llama-3.1-70B-Instruct-FP8/config.json" COPYONLY)
+configure_file("${fp8_source}_hf_quant_config.json"
+               "${checkpoints}/whole/Llama-3.1-70B-Instruct-FP8/hf_quant_config.json" COPYONLY)
+# Alone it is counted in bf16, 70,553,706,496 parameters × 2 B = 141,107,412,992 B, and the answer asks for the file.
+vramfit_cli_test(checkpoint_asks_json ARGS --model "${checkpoints}/alone/Llama-3.1-70B-Instruct-FP8/config.json" --json
+                 MATCH "\"breakdown\":{[^}]*\"weights\":141107412992}.*\"missing_files\":\\[\"hf_quant_config.json\"\\].*\"id\":\"import.quant_config_missing\"")
+vramfit_cli_test(checkpoint_asks_table ARGS --model "${checkpoints}/alone/Llama-3.1-70B-Instruct-FP8/config.json"
+                 MATCH "^Give its hf_quant_config.json too \\(--quant-config FILE, or keep it beside the config.json\\): until then the weights are counted as bf16.\n.*  note: Llama-3.1-70B-Instruct-FP8: the name says FP8, but its config.json names no quantization")
+vramfit_cli_test(checkpoint_asks_cache ARGS --model "${checkpoints}/cache/models--nvidia--Llama-3.1-70B-Instruct-FP8/snapshots/0123abc/"
+                 MATCH "note: nvidia/Llama-3.1-70B-Instruct-FP8: the name says FP8")
+# Beside it, hf_quant_config.json is read and said so: FP8 weights, 72.7 GB published (72.66 GB counted).
+vramfit_cli_test(checkpoint_whole ARGS --model "${checkpoints}/whole/Llama-3.1-70B-Instruct-FP8/config.json"
+                 MATCH "^Read with [^\n]*/whole/Llama-3.1-70B-Instruct-FP8/hf_quant_config.json, found beside the config.json.\n[^\n]*\n  engine transformers, fp8 weights[^\n]*\n  weights +72\\.[67][0-9] GB")
+vramfit_cli_test(checkpoint_whole_json ARGS --model "${checkpoints}/whole/Llama-3.1-70B-Instruct-FP8/" --json
+                 MATCH "\"missing_files\":\\[\\].*\"format\":\"fp8\"")

@@ -92,6 +92,9 @@ export interface ModelInputs {
   config?: string | Record<string, unknown>;
   /** With `config`: the checkpoint's hf_quant_config.json (NVIDIA ModelOpt), object or text. */
   quant_config?: string | Record<string, unknown>;
+  /** With `config`: its file's or folder's name; one saying FP8 or NVFP4 over a config.json naming no quantization
+   * asks for its hf_quant_config.json (`missing_files`). */
+  config_name?: string;
   params?: number;
 }
 
@@ -413,6 +416,9 @@ export interface EstimateAnswer {
   explanations: Explanation[];
   notes: string[];
   notes_i18n: MessageId[];
+  /** The checkpoint's files that would change the figures, to ask for: [] or ["hf_quant_config.json"] (a config.json
+   * alone whose name says FP8 or NVFP4 and which names no quantization: its weights are counted as bf16). */
+  missing_files: string[];
   verdict: Verdict;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>  // std::max
 #include <cmath>      // std::round
+#include <optional>   // std::optional
 
 #include "util/units.hpp"
 
@@ -41,10 +42,43 @@ std::uint64_t gpus_needed(std::uint64_t shardable, std::uint64_t per_gpu, std::u
   return shardable == 0 ? 1 : ceil_div(shardable, room);
 }
 
+std::optional<std::int64_t> preallocated_free_bytes(const InferenceEstimate& e) noexcept {
+  if (const auto& v = e.vllm; v && v->driver_total_bytes)
+    return signed_difference(v->driver_total_bytes,
+                             v->budget_bytes + (v->cuda_graphs_in_budget ? 0 : v->cuda_graph_bytes));
+  if (const auto& g = e.sglang; g && g->driver_total_bytes)
+    return static_cast<std::int64_t>(static_cast<double>(g->free_at_start_bytes) * (1.0 - g->mem_fraction_static));
+  return std::nullopt;
+}
+
+namespace {
+
+// vLLM and SGLang sized for the GPU: their pool decides. A pool below one sequence: vLLM refuses to start, SGLang
+// with no pool at all; fewer sequences than the batch (or SGLang's pool shorter than one context, which it starts
+// with and refuses only longer requests, scheduler.py max_req_input_len) runs, queued: tight.
+std::optional<Fit> pool_fit(const InferenceEstimate& e) noexcept {
+  const auto free = preallocated_free_bytes(e);
+  if (!free) return std::nullopt;
+  if (*free < 0) return Fit::does_not_fit;
+  const std::uint64_t batch = std::max<std::uint64_t>(e.batch, 1);
+  if (e.vllm)
+    return e.vllm->max_concurrency == 0 ? Fit::does_not_fit : e.vllm->max_concurrency >= batch ? Fit::fits : Fit::tight;
+  if (e.sglang->max_total_num_tokens == 0) return Fit::does_not_fit;
+  return e.sglang->max_concurrency >= batch ? Fit::fits : Fit::tight;
+}
+
+// What a card keeps free: an engine that runs with its pool leaves what it does not preallocate; otherwise (and
+// where it would not start) the card less what the estimate needs.
+std::int64_t free_after(const InferenceEstimate& e, Fit fit, std::int64_t need_based) noexcept {
+  const auto preallocated = preallocated_free_bytes(e);
+  return preallocated && fit != Fit::does_not_fit ? *preallocated : need_based;
+}
+
+}  // namespace
+
 Fit estimate_fit(const InferenceEstimate& e, std::uint64_t usable, double headroom) noexcept {
   const std::uint64_t total = e.per_gpu.gpus > 1 ? e.per_gpu.total : e.total;
-  if (e.vllm && e.vllm->driver_total_bytes && e.vllm->max_concurrency == 0) return Fit::does_not_fit;
-  if (e.sglang && e.sglang->driver_total_bytes && e.sglang->max_concurrency == 0) return Fit::does_not_fit;
+  if (const auto fit = pool_fit(e)) return *fit;
   // Ollama decides itself: fits when it offloads every layer, else part of the model runs on the CPU.
   if (e.ollama && e.ollama->planned)
     return e.ollama->layers_offload == e.ollama->layers_model ? Fit::fits : Fit::does_not_fit;
@@ -59,8 +93,9 @@ std::vector<GpuFit> check_fit(const InferenceEstimate& e, const std::vector<Gpu>
     GpuFit f;
     f.gpu = &gpu;
     if (e.per_gpu.gpus > 1) {  // a deployment over a given number of GPUs: one GPU's share decides
-      f.fit = gpu.one_per_machine() ? Fit::does_not_fit : estimate_fit(e, usable, headroom);
-      f.free_bytes = signed_difference(usable, e.per_gpu.total);
+      f.one_per_machine = gpu.one_per_machine();
+      f.fit = f.one_per_machine ? Fit::does_not_fit : estimate_fit(e, usable, headroom);
+      f.free_bytes = free_after(e, f.fit, signed_difference(usable, e.per_gpu.total));
       f.gpus_needed = f.fit == Fit::fits ? e.per_gpu.gpus : 0;
       out.push_back(f);
       continue;
@@ -70,7 +105,7 @@ std::vector<GpuFit> check_fit(const InferenceEstimate& e, const std::vector<Gpu>
     const std::uint64_t need = e.ollama && e.ollama->planned && f.fit != Fit::fits
                                    ? std::max(e.total, e.ollama->required_full_bytes)
                                    : e.total;
-    f.free_bytes = signed_difference(usable, need);
+    f.free_bytes = free_after(e, f.fit, signed_difference(usable, need));
     f.gpus_needed = gpu.one_per_machine() ? (f.fit == Fit::fits ? 1 : 0)
                                           : gpus_needed(need - std::min(need, e.overhead), e.overhead, usable, headroom);
     out.push_back(f);

@@ -1,6 +1,7 @@
 #pragma once
 // Does an estimate fit on a GPU, how tightly, and how many of that GPU would it take?
 #include <cstdint>      // std::uint64_t, std::int64_t
+#include <optional>     // std::optional
 #include <string_view>  // std::string_view
 #include <vector>       // std::vector
 
@@ -22,6 +23,7 @@ struct GpuFit {
   Fit fit = Fit::does_not_fit;
   std::int64_t free_bytes = 0;    // usable − total; negative when it does not fit on one
   std::uint64_t gpus_needed = 0;  // smallest count within headroom when split across GPUs; 0: never
+  bool one_per_machine = false;   // several GPUs asked of a Mac, which has one: not judged (fit does_not_fit)
 };
 
 // The share of a GPU a scenario keeps free when judged: the request's headroom; for vLLM at least
@@ -42,10 +44,17 @@ std::uint64_t gpus_needed(std::uint64_t shardable_bytes, std::uint64_t per_gpu_b
                           double headroom) noexcept;
 
 // The one fit rule for an inference estimate on a GPU, shared by the GPU table, the largest-context solver and
-// the remedies: the total (one GPU's share with tensor or pipeline parallel) against the headroom line; and vLLM,
-// when sized for this GPU, must also hold one sequence of max_model_len in its KV pool, or it refuses to start
-// (kv_cache_utils.check_enough_kv_cache_memory) however much memory the total leaves.
+// the remedies: the total (one GPU's share with tensor or pipeline parallel) against the headroom line. vLLM and
+// SGLang sized for this GPU preallocate: their KV pool decides. vLLM must hold one sequence of max_model_len or it
+// refuses to start (kv_cache_utils.check_enough_kv_cache_memory); fewer sequences than the batch run queued (tight).
 Fit estimate_fit(const InferenceEstimate& estimate, std::uint64_t usable_bytes, double headroom) noexcept;
+
+// What vLLM or SGLang, sized for the GPU, leave free on each card, whatever the model needs: vLLM takes
+// gpu_memory_utilization of the driver's total (its KV pool is what the rest of the budget leaves), plus its CUDA
+// graphs where they sit outside that budget (before 0.21) (gpu_worker.py determine_available_memory); SGLang takes
+// mem_fraction_static of the memory free at its start for weights and pool and keeps the rest for activations and
+// CUDA graphs (server_args.py). None for any other estimate.
+std::optional<std::int64_t> preallocated_free_bytes(const InferenceEstimate& estimate) noexcept;
 
 // With tensor or pipeline parallel (estimate.per_gpu.gpus > 1) each GPU is judged by its share.
 std::vector<GpuFit> check_fit(const InferenceEstimate& estimate, const std::vector<Gpu>& gpus, double headroom);

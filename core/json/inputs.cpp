@@ -31,7 +31,11 @@ constexpr Input kInputs[] = {
     {"config", "", "", K::config, 0, 0, "", "a config.json's architecture fields, as an object or its text"},
     {"model_name", "", "", K::text, 0, 0, "", "the name shown for a config.json or model file (a looked-up repository's id)"},
     {"quant_config", "--quant-config", "", K::config, 0, 0, "FILE",
-     "an NVIDIA ModelOpt hf_quant_config.json read with the config.json (a --model folder's own is read by itself)"},
+     "an NVIDIA ModelOpt hf_quant_config.json read with the config.json (the one beside --model's config.json is "
+     "read by itself)"},
+    {"config_name", "", "", K::text, 0, 0, "",
+     "the config.json's file or folder name: one that says FP8 or NVFP4 (an NVIDIA checkpoint's) over a config.json "
+     "naming no quantization asks for its hf_quant_config.json"},
     {"params", "--params", "", K::quantity, 1, 1e14, "N", "bare parameter count instead of a model: 7e9, 7B, 1.5T, 500M"},
     {"mode", "--mode", "", K::choice, 0, 0, "MODE",
      "inference (default), train (full fine-tune), lora, qlora or grpo (RL fine-tuning as TRL's GRPOTrainer runs it)"},

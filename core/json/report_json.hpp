@@ -147,11 +147,12 @@ inline void write_gpu_fields(JsonWriter& w, const Gpu& gpu) {
 
 // One GPU's verdict, as every report lists them; the inference report adds how many GPUs a split needs.
 inline void write_gpu_fit(JsonWriter& w, const Gpu& gpu, Fit fit, std::int64_t free_bytes,
-                          std::optional<std::uint64_t> gpus_needed = std::nullopt) {
+                          std::optional<std::uint64_t> gpus_needed = std::nullopt, bool one_per_machine = false) {
   w.begin_object();
   w.field("fit", fit_name(fit));
   w.field("free_bytes", free_bytes);
   if (gpus_needed) w.field("gpus_needed", *gpus_needed);
+  if (one_per_machine) w.field("one_per_machine", true);
   write_gpu_fields(w, gpu);
   w.end_object();
 }
@@ -165,6 +166,14 @@ inline void write_verdict(JsonWriter& w, const Verdict& v) {
   if (v.gpu) w.field("gpu", v.gpu->id);
   else w.field("gpu", nullptr);
   w.field("kind", verdict_kind_name(v.kind));
+  if (v.kind == VerdictKind::runs_split && (v.gpu_bytes || v.ram_bytes)) {
+    w.begin_object("placement");
+    w.field("gpu_bytes", v.gpu_bytes);
+    w.field("ram_bytes", v.ram_bytes);
+    w.end_object();
+  } else {
+    w.field("placement", nullptr);
+  }
   write_text_or_null(w, "label", v.label);
   if (v.label.empty()) w.field("label_i18n", nullptr);
   else w.message_id("label_i18n", v.label);

@@ -351,6 +351,7 @@ Result<Request> inference_request(const json& j, InputUse use, std::span<const s
   r.model_name = in.text("model_name").value_or("");
   r.config_json = in.text("config").value_or("");
   r.quant_config_json = in.text("quant_config").value_or("");
+  r.config_name = in.text("config_name").value_or("");
   r.params = in.whole("params").value_or(0);
   r.weights = in.text("weights").value_or("");
   r.kv_dtype = in.text("kv_dtype").value_or("");
@@ -359,6 +360,7 @@ Result<Request> inference_request(const json& j, InputUse use, std::span<const s
   r.headroom = in.number("headroom").value_or(kDefaultHeadroom);
   r.gpu = in.text("gpu").value_or("");
   r.wired_limit_mb = in.whole("wired_limit_mb").value_or(0);
+  r.engine_given = in.text("engine").has_value();
   r.engine = in.text("engine").value_or("transformers");
   r.attention = in.text("attention").value_or("");
   r.kv_allocation = in.text("kv_allocation").value_or("");
@@ -414,6 +416,7 @@ Result<TrainingRequest> training_request(const json& j, std::span<const std::str
   r.model_name = in.text("model_name").value_or("");
   r.config_json = in.text("config").value_or("");
   r.quant_config_json = in.text("quant_config").value_or("");
+  r.config_name = in.text("config_name").value_or("");
   r.params = in.whole("params").value_or(0);
   r.mode = in.text("mode").value_or("");
   r.precision = in.text("precision").value_or("");

@@ -386,7 +386,8 @@ std::string report_to_json(const Report& report) {
   else w.field("decode_tokens_per_second", nullptr);
   detail::write_explanations(w, e.explanations);
   w.begin_array("gpus");
-  for (const auto& f : report.gpus) detail::write_gpu_fit(w, *f.gpu, f.fit, f.free_bytes, f.gpus_needed);
+  for (const auto& f : report.gpus)
+    detail::write_gpu_fit(w, *f.gpu, f.fit, f.free_bytes, f.gpus_needed, f.one_per_machine);
   w.end_array();
   write_inputs(w, report);
   w.begin_object("kv_allocation");
@@ -407,6 +408,8 @@ std::string report_to_json(const Report& report) {
   w.end_object();
   write_llamacpp(w, e);
   write_llamacpp_fit(w, report.llamacpp_fit);
+  // The checkpoint's files that would change the figures ("hf_quant_config.json"): the page and the CLI ask for them.
+  w.field("missing_files", report.missing_files);
   write_mlx(w, e);
   detail::write_model(w, m, e.params, report.published_params);
   w.field("notes", e.notes);

@@ -386,6 +386,27 @@ Result<bool> read_quantization(FieldReader& top, FieldReader& text, ModelSpec& s
 
 }  // namespace detail
 
+CheckpointName read_checkpoint_name(std::string_view name) {
+  CheckpointName out;
+  std::string_view stem = name;
+  if (lower_ascii(stem).ends_with("config.json")) {
+    stem.remove_suffix(std::string_view("config.json").size());
+    while (!stem.empty() && (stem.back() == '_' || stem.back() == '-' || stem.back() == '.')) stem.remove_suffix(1);
+  }
+  out.name = std::string(stem);
+  // Words as people part them in a repository's name: "GLM-5.1-NVFP4", "Qwen3-32B-FP8-Static", "owner/name".
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= stem.size(); ++i) {
+    const bool part = i == stem.size() || stem[i] == '-' || stem[i] == '_' || stem[i] == '.' || stem[i] == '/' ||
+                      stem[i] == ' ';
+    if (!part) continue;
+    const std::string word = detail::upper_ascii(stem.substr(start, i - start));
+    if (word == "NVFP4" || word == "FP8" || word == "FP4") out.format = word;
+    start = i + 1;
+  }
+  return out;
+}
+
 Result<bool> apply_hf_quant_config(std::string_view quant_config_json, ModelSpec& spec) {
   auto parsed = detail::parse_json(detail::python_json_as_json(quant_config_json), "quant_config");
   if (!parsed) return parsed.error();

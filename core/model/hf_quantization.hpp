@@ -15,6 +15,17 @@ namespace vramfit {
 // replaces the config's, except that a MIXED_PRECISION map keeps a base format the config gives (DeepSeek-V4's FP8).
 Result<bool> apply_hf_quant_config(std::string_view quant_config_json, ModelSpec& spec);
 
+// The checkpoint a config.json came from, by the name of its file, folder or repository: that name without a
+// trailing "config.json" ("nvidia--GLM-5-NVFP4_config.json" → "nvidia--GLM-5-NVFP4"), and the format the name
+// says as one word of it ("NVFP4", "FP8" or "FP4"; "" when none). NVIDIA's ModelOpt exports (nvidia/GLM-5-NVFP4,
+// nvidia/Llama-3.1-70B-Instruct-FP8) keep that format in hf_quant_config.json, and many a config.json beside it
+// names no quantization at all: the name is then the only sign of it in that file.
+struct CheckpointName {
+  std::string name;
+  std::string format;
+};
+CheckpointName read_checkpoint_name(std::string_view name);
+
 namespace detail {
 
 // config.json's quantization_config (top level, or in text_config). `skip_modelopt`: an hf_quant_config.json comes

@@ -1,12 +1,15 @@
 #include "questions/evaluate.hpp"
 
 #include <algorithm>  // std::max, std::min
+#include <optional>   // std::optional
 #include <string>     // std::string, std::to_string
+#include <utility>    // std::move
 #include <vector>     // std::erase_if
 
 #include "util/number_text.hpp"
 #include "util/text.hpp"
 #include "model/hf_config.hpp"
+#include "model/hf_quantization.hpp"  // read_checkpoint_name
 #include "formats/weight_formats.hpp"
 #include "hardware/speed.hpp"  // gpu_class_of
 #include "questions/command_line.hpp"
@@ -94,6 +97,23 @@ Result<ModelSpec> model_of_request(const Catalog& catalog, const Request& r, std
     return bare;
   }
   return make_error("model", message("error.evaluate.model_none", "give a preset id, a config.json or a parameter count"));
+}
+
+// A config.json alone that names no quantization, from a checkpoint whose name says FP8 or NVFP4: NVIDIA's ModelOpt
+// exports keep that format in hf_quant_config.json beside it. The weights stay counted as bf16, and the note says so
+// and asks for that file; nothing is guessed from the name.
+std::optional<Message> quant_config_missing(const Request& r, const ModelSpec& model) {
+  if (r.config_json.empty() || !r.quant_config_json.empty() || !r.weights.empty() || !model.quantization.empty())
+    return std::nullopt;
+  // The file's or folder's name, else the repository's id a looked-up config.json is shown by.
+  CheckpointName named = read_checkpoint_name(r.config_name);
+  if (named.format.empty()) named = read_checkpoint_name(r.model_name);
+  if (named.format.empty()) return std::nullopt;
+  return message("import.quant_config_missing",
+                 "{name}: the name says {format}, but its config.json names no quantization; the weights are counted "
+                 "as bf16 until its hf_quant_config.json is read with it (NVIDIA's ModelOpt checkpoints keep their "
+                 "format there).",
+                 {arg::text("name", named.name), arg::text("format", named.format)});
 }
 
 std::string joined(std::span<const KvDTypeInfo> infos) {
@@ -264,20 +284,6 @@ void judge_devices(Report& report, const ResolvedRequest& rr) {
                d.total};
 }
 
-// Without a context the breakdown is at llama.cpp's n_ctx default, while llama-server (-c 0) with --fit runs the
-// context its plan chose on the request's GPU, which the headline and the command speak of: the note says both.
-void note_fit_context(Report& report) {
-  const auto& plan = report.llamacpp_fit;
-  InferenceEstimate& e = report.estimate;
-  if (!plan || report.context_source != "engine_default" || plan->context == e.context_tokens) return;
-  for (Message& note : e.notes)
-    if (note.id == "context.engine_default_max" || note.id == "context.engine_default")
-      note = message("context.llamacpp_fit",
-                     "No context given: the figures are for {context} tokens; llama-server without -c runs "
-                     "{fit_context} tokens of context on this GPU, as its --fit plan shows.",
-                     {arg::digits("context", e.context_tokens), arg::digits("fit_context", plan->context)});
-}
-
 // llama.cpp's --fit (Ollama from 0.30 too) runs the model with part of it in system RAM. Whole layers left there are
 // read from RAM each step, as with -ngl: the speed is that of -ngl at the plan's count. Experts left there are read
 // only as the router picks them, which is not estimated: no figure then, rather than the whole model's on the GPU.
@@ -303,6 +309,26 @@ void speed_for_fit_placement(Report& report, const ResolvedRequest& rr, const Re
               {arg::text("gpu", gpu)});
 }
 
+// Speed and cost on the request's GPU, as the verdict says it runs: on the GPU (fits or tight: no "if it did"), as the
+// engine places it with part in system RAM, not at all (an engine that refuses to start has no speed), or, where it
+// does not fit, the speed it would have if it did, said so.
+void add_serving(Report& report, const ResolvedRequest& rr, const Request& r) {
+  if (!rr.gpu) return;
+  const VerdictKind kind = report.verdict.kind;
+  const bool runs = kind == VerdictKind::fits || kind == VerdictKind::tight || kind == VerdictKind::runs_split;
+  report.serving = estimate_serving(report.model, report.estimate, *rr.gpu, r.serving, runs);
+  if (kind == VerdictKind::refuses) {
+    ServingEstimate& s = *report.serving;
+    s.speed.reset();
+    s.cost.usd_per_million_tokens.reset();
+    if (s.cost.energy) s.cost.energy->usd_per_million_tokens.reset();
+    s.speed_unavailable = message("speed.refuses", "{engine} would not start with these settings, so it has no speed",
+                                  {arg::text("engine", engine_title(report.estimate.engine))});
+    return;
+  }
+  speed_for_fit_placement(report, rr, r);
+}
+
 // The headline, and what each device of a split leaves free on its card: its own in a list of cards, else the GPU
 // the headline speaks of.
 void add_verdict(Report& report, const ResolvedRequest& rr) {
@@ -313,6 +339,7 @@ void add_verdict(Report& report, const ResolvedRequest& rr) {
   scene.owned = report.estimate.per_gpu.gpus;
   scene.estimate = &report.estimate;
   scene.plan = report.llamacpp_fit ? &*report.llamacpp_fit : nullptr;
+  scene.context_from_plan = report.context_source == "engine_fit";
   report.verdict = judge_verdict(scene);
   report.device_free_bytes.clear();
   report.per_gpu_free_bytes.reset();
@@ -333,7 +360,11 @@ void add_verdict(Report& report, const ResolvedRequest& rr) {
         if (f.gpu == on) f.free_bytes = signed_difference(on->usable_bytes(), *on_card);
   }
   if (e.per_gpu.gpus <= 1 || !on) return;
-  report.per_gpu_free_bytes = signed_difference(on->usable_bytes(), e.per_gpu.total);
+  // vLLM's and SGLang's cards keep what their preallocation leaves, each the same.
+  const auto preallocated = preallocated_free_bytes(e);
+  report.per_gpu_free_bytes = preallocated && report.verdict.kind != VerdictKind::refuses
+                                  ? *preallocated
+                                  : signed_difference(on->usable_bytes(), e.per_gpu.total);
   for (std::size_t i = 0; i < e.devices.size(); ++i) {
     const Gpu* card = i < rr.devices.size() ? rr.devices[i] : on;
     report.device_free_bytes.push_back(signed_difference(card->usable_bytes(), e.devices[i].total));
@@ -465,6 +496,16 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
     return make_error("engine", message("error.evaluate.engine", "unknown engine \"{given}\"; allowed: {allowed}",
                                         {arg::text("given", r.engine), arg::text("allowed", kEngineNames)}));
   o.engine = *engine;
+  // A GGUF file, or a GGUF file type, with no engine chosen runs under llama.cpp, the engine it is made for:
+  // transformers would dequantize it as it loads it.
+  bool gguf_asked = r.imported && r.weights.empty() && r.imported->format.starts_with("GGUF");
+  if (!r.weights.empty())
+    if (auto asked = parse_weight_format(r.weights)) gguf_asked = asked.value().scheme == WeightScheme::gguf;
+  if (!r.engine_given && o.engine == Engine::transformers && gguf_asked) {
+    o.engine = Engine::llamacpp;
+    out.name_notes.push_back(message("engine.gguf_default", "No engine chosen: a GGUF file runs under llama.cpp, so "
+                                                            "the figures are llama.cpp's (or choose Ollama)."));
+  }
   // Weights: the request's format; else the checkpoint's quantization_config; else bf16 (torch_dtype is not
   // trusted: it says how the file is stored). A model file's header gives exact bytes.
   std::string weights = !r.weights.empty() ? r.weights : !out.model.quantization.empty() ? out.model.quantization
@@ -479,8 +520,24 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
                                       {arg::text("engine", engine_title(o.engine)),
                                        arg::text("checkpoint", out.model.quantization), arg::text("gguf", weights)}));
   }
+  if (auto missing = quant_config_missing(r, out.model)) {
+    out.model.notes.push_back(std::move(*missing));
+    out.missing_files.push_back("hf_quant_config.json");
+  }
   auto format = parse_weight_format(weights);
   if (!format) return format.error();
+  // transformers dequantizes a GGUF file as it loads it (its docs, "GGUF": "dequantized at load time"): costing it
+  // in its blocks would judge the fit by llama.cpp's sizes.
+  if (o.engine == Engine::transformers && gguf_asked && !r.weights.empty())
+    return make_error("weights", message("error.evaluate.transformers_gguf",
+                                         "{format} is a GGUF file type, which transformers dequantizes to full "
+                                         "precision as it loads it: choose llama.cpp or Ollama to run it as {format}, "
+                                         "or bf16 weights with transformers",
+                                         {arg::text("format", weights)}));
+  if (o.engine == Engine::transformers && gguf_asked)
+    return make_error("engine", message("error.evaluate.transformers_gguf_file",
+                                        "transformers dequantizes a GGUF file to full precision as it loads it: "
+                                        "choose llama.cpp or Ollama to run the file as it is"));
   o.weight_format = format.value();
   o.weights = format.value().dtype;
   if (r.imported && r.weights.empty()) o.weight_format.reset(), o.exact_weights = r.imported->weights;
@@ -674,6 +731,7 @@ Result<Report> evaluate(const Catalog& catalog, const Request& r, const Resolved
   report.published_params = rr.published_params;
   report.context_source = rr.context_source;
   report.headroom = rr.fit_headroom;
+  report.missing_files = rr.missing_files;
 
   auto estimate = estimate_inference(report.model, rr.options);
   if (!estimate) return estimate.error();
@@ -695,6 +753,11 @@ Result<Report> evaluate(const Catalog& catalog, const Request& r, const Resolved
                                             "Ollama before 0.10 tried 4 parallel sequences (2 from 0.6.7) before 1 "
                                             "when OLLAMA_NUM_PARALLEL was unset, which is not modelled: the figures "
                                             "are for the batch given (OLLAMA_NUM_PARALLEL)."));
+  if (report.context_source == "engine_fit")
+    report.estimate.notes.push_back(message("context.llamacpp_fit",
+                                            "No context given: llama-server without -c runs {context} tokens of "
+                                            "context on this GPU, as its --fit plan chose; the figures are for it.",
+                                            {arg::digits("context", rr.options.context_tokens)}));
   if (report.context_source == "model_max") {
     const std::uint64_t context = rr.options.context_tokens;
     report.estimate.notes.push_back(
@@ -714,18 +777,24 @@ Result<Report> evaluate(const Catalog& catalog, const Request& r, const Resolved
     report.gpus = check_fit(report.estimate, std::vector<Gpu>{*rr.gpu}, fit_headroom);
     // check_fit pointed into the temporary vector: point at the catalog's entry instead.
     report.gpus.front().gpu = rr.gpu;
-    report.serving = estimate_serving(report.model, report.estimate, *rr.gpu, r.serving,
-                                      report.gpus.front().fit == Fit::fits);
   } else if (!rr.devices.empty()) {
     judge_devices(report, rr);
   } else {
     report.gpus = fit_rows(report.estimate, catalog.gpus, fit_headroom);
   }
   add_llamacpp_fit(report, rr);
+  // llama-server without -c runs the context its --fit plan chose on this GPU: the figures are for that context. The
+  // plan starts from the model's maximum whatever the context asked, so the second pass plans the same.
+  if (report.llamacpp_fit && rr.context_source == "engine_default" &&
+      report.llamacpp_fit->context != rr.options.context_tokens) {
+    ResolvedRequest planned = rr;
+    planned.options.context_tokens = report.llamacpp_fit->context;
+    planned.context_source = "engine_fit";
+    return evaluate(catalog, r, planned);
+  }
   add_ollama_server_notes(report, rr);
-  note_fit_context(report);
   add_verdict(report, rr);
-  speed_for_fit_placement(report, rr, r);
+  add_serving(report, rr, r);
   add_command(report, r, rr);
   return report;
 }

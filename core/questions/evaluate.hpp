@@ -38,6 +38,7 @@ struct Request {
   std::string model_name;   // the name a config or file is shown by ("microsoft/phi-4"); "" = its architecture
   std::string config_json;  // a pasted or dropped HF config.json
   std::string quant_config_json;  // its hf_quant_config.json (NVIDIA ModelOpt), read with it
+  std::string config_name;  // the config.json's file or folder name, for the format an NVIDIA checkpoint's name says
   std::uint64_t params = 0; // bare parameter count
   std::optional<ImportedModel> imported;  // a GGUF/safetensors header read by the caller (CLI --model x.gguf)
   std::string weights;          // empty: the checkpoint's quantization_config, else bf16
@@ -47,6 +48,7 @@ struct Request {
   double headroom = kDefaultHeadroom;
   std::string gpu;              // empty: every GPU in the catalog
   std::string engine = "transformers";  // transformers, vllm, llamacpp, sglang, ollama, mlx
+  bool engine_given = false;    // false: transformers by default, llama.cpp for a GGUF file or file type
   std::string attention;        // sdpa (default) or eager; llama.cpp: sdpa = -fa on, eager = -fa off
   std::string kv_allocation;    // static or paged; empty: the engine's
   std::optional<std::uint64_t> avg_tokens;
@@ -75,7 +77,7 @@ struct Request {
 struct Report {
   ModelSpec model;
   std::uint64_t published_params = 0;
-  std::string context_source;  // "request", "preset", "engine_default", "model_max"
+  std::string context_source;  // "request", "preset", "engine_default", "model_max", "engine_fit" (--fit's)
   InferenceEstimate estimate;
   std::vector<GpuFit> gpus;
   double headroom = kDefaultHeadroom;  // as applied to `gpus` (fit_headroom), for the remedies and the page's legend
@@ -89,6 +91,7 @@ struct Report {
   // alike), and per_gpu's on the verdict's GPU; empty, and none, without a GPU to weigh them against.
   std::vector<std::int64_t> device_free_bytes;
   std::optional<std::int64_t> per_gpu_free_bytes;
+  std::vector<std::string> missing_files;  // the checkpoint's files the answer asks for (ResolvedRequest's)
 };
 
 // Resolves the model (preset, config or bare count), checks every input and estimates.
@@ -106,6 +109,9 @@ struct ResolvedRequest {
   const Gpu* gpu = nullptr;  // the request's single GPU, if any
   std::vector<const Gpu*> devices;  // different cards together (llama.cpp's layer split), CUDA0 first
   std::vector<Message> name_notes;  // how a short model or GPU name was read ("H100" read as NVIDIA H100 SXM)
+  // Files of the checkpoint that would change the figures, asked for by name: "hf_quant_config.json" for a
+  // config.json alone whose checkpoint's name says FP8 or NVFP4 (its weights are counted as bf16 until then).
+  std::vector<std::string> missing_files;
   // Share of each GPU kept free when judging a fit: the request's headroom, or for vLLM at least
   // 1 − gpu_memory_utilization, since vLLM never uses more than that share of a GPU.
   double fit_headroom = kDefaultHeadroom;

@@ -213,6 +213,7 @@ Result<TrainingScenario> resolve_training(const Catalog& catalog, const Training
   shared.model_name = r.model_name;
   shared.config_json = r.config_json;
   shared.quant_config_json = r.quant_config_json;
+  shared.config_name = r.config_name;
   shared.params = r.params;
   shared.imported = r.imported;
   shared.weights = "bf16";

@@ -29,6 +29,7 @@ struct TrainingRequest {
   std::string model_name;                 // the name a config or file is shown by; "" = its architecture
   std::string config_json;                // a pasted or dropped HF config.json
   std::string quant_config_json;          // its hf_quant_config.json (NVIDIA ModelOpt), read with it
+  std::string config_name;                // the config.json's file or folder name (Request's)
   std::uint64_t params = 0;               // bare parameter count (full training only: no shapes, no activations)
   std::optional<ImportedModel> imported;  // a GGUF/safetensors header read by the CLI
 

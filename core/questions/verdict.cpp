@@ -132,12 +132,21 @@ std::optional<Verdict> ollama_verdict(const OllamaEstimate& o, const VerdictRow&
 // llama.cpp's --fit on the chosen GPU: where it moves experts or layers to system RAM the model runs although the
 // GPU table's row (every layer on the GPU) does not fit; where it keeps every layer at a context of its own, the
 // headline names that context, as the plan and the command do.
-std::optional<Verdict> plan_verdict(const LlamaCppFitPlan& p, const VerdictRow& row, std::uint64_t context) {
+std::optional<Verdict> plan_verdict(const LlamaCppFitPlan& p, const VerdictRow& row, bool context_from_plan) {
   if (!p.fits) return std::nullopt;
   const bool moves = p.step == LlamaFitStep::experts || p.step == LlamaFitStep::layers;
-  if (moves && row.fit == Fit::does_not_fit) {
+  // What --fit moves to system RAM is what runs, whatever the GPU table's rule (every layer on the GPU) says.
+  if (moves) {
     Verdict v;
-    if (p.step == LlamaFitStep::experts) {
+    if (p.step == LlamaFitStep::experts && p.cpu_expert_layers == 0) {
+      // Every expert came back: only the output layer, which -ngl at the layer count leaves out, stays in RAM.
+      v = made(VerdictKind::runs_split, row,
+               message("headline.plan_output",
+                       "Runs on one {gpu} as llama.cpp --fit places it: all {total} layers on the GPU, the output "
+                       "layer in system RAM, context {context}",
+                       {gpu_name(row), arg::count("total", p.total_layers), arg::count("context", p.context)}));
+      v.label = message("verdict.runs_output", "runs with the output layer in system RAM");
+    } else if (p.step == LlamaFitStep::experts) {
       v = made(VerdictKind::runs_split, row,
                message("headline.plan_experts",
                        "Runs on one {gpu} as llama.cpp --fit places it: the experts of {n} layers in system RAM, "
@@ -157,7 +166,7 @@ std::optional<Verdict> plan_verdict(const LlamaCppFitPlan& p, const VerdictRow& 
     }
     return v;
   }
-  if (moves || p.context == context || !fits_or_tight(row)) return std::nullopt;
+  if (!context_from_plan || !fits_or_tight(row)) return std::nullopt;
   return made(kind_of(row.fit), row,
               message("headline.plan_all",
                       "Runs on one {gpu} as llama.cpp --fit places it: all {total} layers on the GPU, context {context}",
@@ -219,44 +228,83 @@ Verdict pool_fits(const Pool& p, const VerdictRow& row) {
   const MessageArg tokens = arg::count("tokens", p.tokens), seqs = arg::count("seqs", p.seqs),
                    length = arg::count("length", p.length), count = arg::count("count", p.gpus);
   const VerdictKind kind = kind_of(row.fit);
+  const bool one = p.seqs == 1;
   if (p.fraction) {
     const MessageArg fraction = arg::general("fraction", *p.fraction, 3);
     if (p.gpus > 1)
       return made(kind, row,
-                  message("headline.sglang_owned",
-                          "Fits on your {count} × {gpu}: SGLang keeps {tokens} tokens of KV cache (mem_fraction_static "
-                          "{fraction}), {seqs} sequences of {length} at once",
-                          {count, gpu_name(row), tokens, fraction, seqs, length}));
+                  one ? message("headline.sglang_owned_one",
+                                "Fits on your {count} × {gpu}: SGLang keeps {tokens} tokens of KV cache "
+                                "(mem_fraction_static {fraction}), one sequence of {length} at a time",
+                                {count, gpu_name(row), tokens, fraction, length})
+                      : message("headline.sglang_owned",
+                                "Fits on your {count} × {gpu}: SGLang keeps {tokens} tokens of KV cache "
+                                "(mem_fraction_static {fraction}), {seqs} sequences of {length} at once",
+                                {count, gpu_name(row), tokens, fraction, seqs, length}));
     return made(kind, row,
-                message("headline.sglang",
-                        "Fits on one {gpu}: SGLang keeps {tokens} tokens of KV cache (mem_fraction_static {fraction}), "
-                        "{seqs} sequences of {length} at once",
-                        {gpu_name(row), tokens, fraction, seqs, length}));
+                one ? message("headline.sglang_one",
+                              "Fits on one {gpu}: SGLang keeps {tokens} tokens of KV cache (mem_fraction_static "
+                              "{fraction}), one sequence of {length} at a time",
+                              {gpu_name(row), tokens, fraction, length})
+                    : message("headline.sglang",
+                              "Fits on one {gpu}: SGLang keeps {tokens} tokens of KV cache (mem_fraction_static "
+                              "{fraction}), {seqs} sequences of {length} at once",
+                              {gpu_name(row), tokens, fraction, seqs, length}));
   }
   if (p.gpus > 1)
     return made(kind, row,
-                message("headline.vllm_owned",
-                        "Fits on your {count} × {gpu}: vLLM keeps {tokens} tokens of KV cache, {seqs} sequences of "
-                        "{length} at once",
-                        {count, gpu_name(row), tokens, seqs, length}));
+                one ? message("headline.vllm_owned_one",
+                              "Fits on your {count} × {gpu}: vLLM keeps {tokens} tokens of KV cache, one sequence of "
+                              "{length} at a time",
+                              {count, gpu_name(row), tokens, length})
+                    : message("headline.vllm_owned",
+                              "Fits on your {count} × {gpu}: vLLM keeps {tokens} tokens of KV cache, {seqs} sequences "
+                              "of {length} at once",
+                              {count, gpu_name(row), tokens, seqs, length}));
   return made(kind, row,
-              message("headline.vllm",
-                      "Fits on one {gpu}: vLLM keeps {tokens} tokens of KV cache, {seqs} sequences of {length} at once",
-                      {gpu_name(row), tokens, seqs, length}));
+              one ? message("headline.vllm_one",
+                            "Fits on one {gpu}: vLLM keeps {tokens} tokens of KV cache, one sequence of {length} at a "
+                            "time",
+                            {gpu_name(row), tokens, length})
+                  : message("headline.vllm",
+                            "Fits on one {gpu}: vLLM keeps {tokens} tokens of KV cache, {seqs} sequences of {length} "
+                            "at once",
+                            {gpu_name(row), tokens, seqs, length}));
 }
 
 // What the engine itself says on the chosen GPU, where it says more than the GPU table's rule.
 std::optional<Verdict> engine_verdict(const VerdictScene& s, const VerdictRow& row) {
   const InferenceEstimate* e = s.estimate;
   if (!e) return std::nullopt;
+  const auto placed = [](Verdict v, std::uint64_t gpu, std::uint64_t ram) {
+    if (v.kind == VerdictKind::runs_split) v.gpu_bytes = gpu, v.ram_bytes = ram;
+    return v;
+  };
   if (e->ollama)
-    if (auto v = ollama_verdict(*e->ollama, row)) return v;
+    if (auto v = ollama_verdict(*e->ollama, row))
+      return placed(*v, e->ollama->required_partial_bytes, e->ollama->system_ram_bytes);
   if (s.plan)
-    if (auto v = plan_verdict(*s.plan, row, e->context_tokens)) return v;
+    if (auto v = plan_verdict(*s.plan, row, s.context_from_plan))
+      return placed(*v, s.plan->gpu_bytes + e->overhead, s.plan->host_ram_bytes);
   if (e->llamacpp && s.owned == 1 && s.about == VerdictScene::About::chosen)
-    if (auto v = offload_verdict(*e->llamacpp, row)) return v;
+    if (auto v = offload_verdict(*e->llamacpp, row)) return placed(*v, e->total, e->llamacpp->host_ram_bytes);
   const auto pool = pool_of(*e);
   if (!pool) return std::nullopt;
+  // SGLang starts with a pool shorter than one context and refuses only the requests longer than the pool
+  // (scheduler.py: max_req_input_len = min(context_len − 1, max_total_num_tokens − 1)).
+  if (pool->seqs == 0 && pool->fraction && pool->tokens > 0) {
+    const std::vector<MessageArg> args = {arg::count("count", pool->gpus), gpu_name(row),
+                                          arg::count("tokens", pool->tokens), arg::count("length", pool->length)};
+    return made(VerdictKind::tight, row,
+                pool->gpus > 1 ? message("headline.sglang_short_owned",
+                                         "Runs on your {count} × {gpu}, but SGLang keeps only {tokens} tokens of KV "
+                                         "cache: a request longer than that is refused (context {length})",
+                                         args)
+                               : message("headline.sglang_short",
+                                         "Runs on one {gpu}, but SGLang keeps only {tokens} tokens of KV cache: a "
+                                         "request longer than that is refused (context {length})",
+                                         args));
+  }
   if (pool->seqs == 0) return refused(*pool, row);
   if (fits_or_tight(row)) return pool_fits(*pool, row);
   return std::nullopt;

@@ -30,6 +30,8 @@ struct Verdict {
   Message message;           // the headline sentence, without a Mac's clause
   Message wired;             // a Mac's: " (of the … macOS lets its GPU use by default)"; empty otherwise
   Message label;             // its GPU's row in the GPU table when the row's fit says less (runs_split); or empty
+  std::uint64_t gpu_bytes = 0;  // runs_split: what the engine's placement puts on the GPU (with the CUDA context)
+  std::uint64_t ram_bytes = 0;  // runs_split: and what it keeps in system RAM
   std::string text() const { return message.text + wired.text; }
 };
 
@@ -49,6 +51,7 @@ struct VerdictScene {
   std::uint64_t job_gpus = 1;  // a training job's GPUs: the breakdown is each GPU's
   const InferenceEstimate* estimate = nullptr;  // inference: the engine's own figures (vLLM, SGLang, Ollama)
   const LlamaCppFitPlan* plan = nullptr;        // llama.cpp's --fit on the chosen GPU
+  bool context_from_plan = false;               // no context given: the estimate is at the context --fit chose
 };
 
 Verdict judge_verdict(const VerdictScene& scene);

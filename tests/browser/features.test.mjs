@@ -211,7 +211,9 @@ test('every choice list and number range is the core\'s, from its inputs table',
   }
   // FSDP's names are the core's own spellings of stages 0, 2 and 3: shown as they are.
   assert.deepEqual(await page.locator('#zero option').last().textContent(), 'FULL_SHARD');
-  for (const [id, key] of [['context', 'context'], ['batch', 'batch'], ['rank', 'rank'], ['gpus-count', 'gpus']]) {
+  // The context and batch fields take text as people write it ("8k"): the core reads it and names its range when
+  // it refuses it (one-answer.test.mjs).
+  for (const [id, key] of [['rank', 'rank'], ['gpus-count', 'gpus']]) {
     const field = page.locator(`#${id}`);
     assert.deepEqual([Number(await field.getAttribute('min')), Number(await field.getAttribute('max'))], [byUrl[key].min, byUrl[key].max], id);
   }
@@ -360,10 +362,12 @@ test('a dropped GGUF is read by its header and its weights count exactly', async
   assert.equal(await page.locator('#model').inputValue(), 'tiny llama');
   await page.locator('#mode-inference').click();
   await page.locator('tr[data-line="kv_cache"]').waitFor();
-  // Something that is not a model file: the core's message, as text.
+  // Something that is not a model file: the core's message, as text, at the file field; it replaces the file
+  // before it, so no figure of that one stays.
   await page.locator('#file').setInputFiles({ name: 'broken.gguf', mimeType: 'application/octet-stream', buffer: Buffer.from('nope') });
-  await page.locator('#file-status').filter({ hasText: /^broken\.gguf: / }).waitFor();
-  assert.equal(await page.locator('#model').inputValue(), 'tiny llama');
+  await page.locator('#input-error').filter({ hasText: /^Model file: broken\.gguf: / }).waitFor();
+  assert.equal(await page.locator('#file-status').textContent(), 'Not used: broken.gguf');
+  assert.equal(await page.locator('#summary').isHidden(), true);
   assert.deepEqual(problems, []);
 });
 
@@ -501,9 +505,13 @@ test('config.json and hf_quant_config.json are read together, dropped as files o
   }, { c: config, q: quant });
   await page.locator('#file-status').filter({ hasText: 'Using config.json + hf_quant_config.json.' }).waitFor();
   assert.equal(await weightsInCsv(), '2337336');
-  // Alone, the quantization file has no model to describe.
+  // Alone, with no config.json loaded, the quantization file has no model to describe (after a config.json it joins
+  // it: tests/browser/checkpoint.test.mjs).
+  await page.locator('#file-clear').click();
+  await page.waitForFunction(() => document.querySelector('#model').value === 'Llama 3.1 8B');
   await page.locator('#file').setInputFiles([{ name: 'hf_quant_config.json', mimeType: 'application/json', buffer: Buffer.from(quant) }]);
-  await page.locator('#file-status').filter({ hasText: 'drop it together with its config.json' }).waitFor();
+  await page.locator('#input-error').filter({ hasText: 'drop it together with its config.json' }).waitFor();
+  assert.equal(await page.locator('#file-status').textContent(), 'Not used: hf_quant_config.json');
   assert.deepEqual(problems, []);
 });
 
@@ -515,12 +523,13 @@ test('a shard missing from the index is named, and a lone index asks for its sha
     { name: 'model.safetensors.index.json', mimeType: 'application/json', buffer: Buffer.from(index) },
   ]);
   // The core's message names the first index entry (in name order) whose shard was not given.
-  await page.locator('#file-status').filter({ hasText: /^index\.weight_map/ }).waitFor();
-  assert.equal(await page.locator('#file-status').textContent(), 'index.weight_map["model.layers.0.input_layernorm.weight"]: ' +
+  await page.locator('#input-error').filter({ hasText: /^Model file: index\.weight_map/ }).waitFor();
+  assert.equal(await page.locator('#input-error').textContent(), 'Model file: index.weight_map["model.layers.0.input_layernorm.weight"]: ' +
     'names shard "model-00002-of-00002.safetensors", which was not given; add every shard');
+  assert.equal(await page.locator('#file-status').textContent(), `Not used: ${shards[0].name}, model.safetensors.index.json`);
   assert.equal(await page.locator('#model').inputValue(), 'Llama 3.1 8B');
   await page.locator('#file').setInputFiles([{ name: 'model.safetensors.index.json', mimeType: 'application/json', buffer: Buffer.from(index) }]);
-  await page.locator('#file-status').filter({ hasText: 'only lists the shards' }).waitFor();
+  await page.locator('#input-error').filter({ hasText: 'only lists the shards' }).waitFor();
   assert.deepEqual(problems, []);
 });
 
@@ -742,7 +751,10 @@ test('the engine version where its memory rule changed: Ollama 0.30 sizes the co
   // is at least 23 GiB, so 32768 tokens. Llama 3.1 8B's f16 KV cache per token: 32 layers × 2 × 8 heads × 128 × 2 B
   // = 131,072 B; × 32768 = 4 GiB = 4.29 GB. The context is Ollama's default, so the command sets nothing.
   await waitCell(page, 'kv_cache', '4.29');
-  assert.equal(await page.locator('#context').inputValue(), '32768');
+  // The field stays empty (nothing was typed): its placeholder and the line under it say what Ollama picked.
+  assert.equal(await page.locator('#context').inputValue(), '');
+  assert.equal(await page.locator('#context').getAttribute('placeholder'), '32768');
+  assert.equal(await page.locator('#context-read').textContent(), 'Empty: 32,768 tokens, the default of Ollama');
   assert.equal(await page.getByTestId('command').textContent(), 'ollama serve');
   // A version is its engine's: another engine starts at its own default.
   await page.locator('#engine').selectOption('vllm');

@@ -46,11 +46,11 @@ for (const width of [1280, 375]) {
   }
 }
 
-// Inputs a person can get wrong on the page: each shows the core's error in German, beside the headline (or in the
-// file's status line), with none of the English words the core's errors are made of.
+// Inputs a person can get wrong on the page: each shows the core's error in German, beside the headline, with none
+// of the English words the core's errors are made of.
 const ERRORS = [
   { name: 'a context too large', query: '?model=llama-2-7b&context=999999999999',
-    german: /Kontext.*erwartet wird eine ganze Zahl von Tokens zwischen 1 und 100\.000\.000.*angegeben: 999999999999/ },
+    german: /Kontext.*erwartet wird eine ganze Zahl von Tokens zwischen 1 und 100\.000\.000.*angegeben: "999999999999"/ },
   { name: 'an unknown GPU in the URL', query: '?model=llama-2-7b&gpu=rtx-9999', german: /unbekannte GPU „rtx-9999“/ },
   { name: 'a config.json that cannot be read', query: '?',
     file: { name: 'config.json', text: '{"model_type": "llama", "hidden_size": "big"}' },
@@ -58,7 +58,7 @@ const ERRORS = [
   { name: 'a config.json that is not an object', query: '?', file: { name: 'config.json', text: '[1, 2]' },
     german: /erwartet wird ein JSON-Objekt/ },
   { name: 'a .gguf that is not one', query: '?', file: { name: 'model.gguf', text: 'plain text, not a GGUF file at all' },
-    german: /model\.gguf: keine GGUF-Datei/, where: '#file-status' },
+    german: /model\.gguf: keine GGUF-Datei/ },
   { name: 'a GPU count tensor parallel cannot use', query: '?model=llama-2-7b&engine=vllm&gpu=a100-80gb-sxm&gpus=3',
     german: /vLLM nutzt die 3 GPUs mit Pipeline-Parallelität.*die 32 Attention-Köpfe/, where: '#notes' },
 ];

@@ -92,14 +92,15 @@ for (const [lang, width] of [['en', 1280], ['de', 375]]) {
     await page.locator('#result-error').waitFor({ state: 'visible' });
     assert.deepEqual(await pickers(), ['transformers', 'bf16', 'bf16']);
     assert.equal(await page.locator('#model').inputValue(), 'no-such-model');
-    // Other fields keep what they showed (here the core's default context) rather than blanking out.
+    // Other fields keep what they showed (here the core's default context, as the empty field's placeholder)
+    // rather than blanking out.
     await page.goto(`${session.base}/?model=llama-3.1-8b`);
     await page.locator('#summary').waitFor({ state: 'visible' });
-    const context = await page.locator('#context').inputValue();
-    assert.notEqual(context, '');
+    const context = await page.locator('#context').getAttribute('placeholder');
+    assert.equal(context, '8192');
     await page.locator('#batch').fill('0');
     await page.locator('#result-error').waitFor({ state: 'visible' });
-    assert.equal(await page.locator('#context').inputValue(), context);
+    assert.equal(await page.locator('#context').getAttribute('placeholder'), context);
     assert.deepEqual(problems, []);
   });
 }
@@ -108,7 +109,9 @@ test('a whole number written as 1e3 in a link is read as 1000', async () => {
   const { page, problems } = await newPage(session);
   await page.goto(`${session.base}/?model=llama-3.1-8b&context=1e3`);
   await page.locator('#summary').waitFor({ state: 'visible' });
-  assert.equal(await page.locator('#context').inputValue(), '1000');
+  // The field keeps the link's text; the line under it says what it was read as.
+  assert.equal(await page.locator('#context').inputValue(), '1e3');
+  assert.equal(await page.locator('#context-read').textContent(), '= 1,000 tokens');
   // KV: 131,072 B/token (above) × 1000 tokens = 131,072,000 B = 0.13 GB.
   assert.equal(await kvCell(page), '0.13');
   assert.deepEqual(problems, []);

@@ -88,6 +88,8 @@ add('list-json', ['--list-models', '--json']);
 add('help', ['--help']);
 add('config-file', ['--model', 'tests/corpus/files/config.json', '--gpu', 'rtx-4090', '--json']);
 add('config-file-train', ['--mode', 'lora', '--model', 'tests/corpus/files/config.json', '--json']);
+// An NVIDIA checkpoint's config.json with its hf_quant_config.json beside it, read with it (and said so).
+add('config-nvidia-beside', ['--model', 'tests/data/configs/nvidia--Llama-3.1-70B-Instruct-FP8_config.json', '--gpu', 'h100-sxm']);
 // A model file by its header: a toy safetensors checkpoint with no config.json beside it, and a GGUF file whose
 // header names tensor data past its end (the first 4 KiB of tests/data's file).
 add('safetensors-file', ['--model', 'tests/corpus/files/bare/model.safetensors', '--gpu', 'rtx-4090']);
@@ -135,6 +137,9 @@ ask('vllm-0.8', 'estimate', { model: 'llama-3.1-8b', engine: 'vllm', gpu: 'h100-
 ask('llamacpp-ngl', 'estimate', { model: 'qwen2.5-7b', weights: 'q4_k_m', engine: 'llamacpp', gpu: 'rtx-4060', gpu_layers: 20 });
 ask('serving', 'estimate', { model: 'llama-3.1-8b', gpu: 'l40s', prompt_tokens: 1024, usd_per_kwh: 0.25 });
 ask('config', 'estimate', { config: 'FILE:tests/corpus/files/config.json', gpu: 'rtx-4090' });
+// The same config.json alone: counted as bf16, its hf_quant_config.json asked for (missing_files, a note).
+ask('config-nvidia-alone', 'estimate', { config: 'FILE:tests/data/configs/nvidia--Llama-3.1-70B-Instruct-FP8_config.json',
+  config_name: 'nvidia--Llama-3.1-70B-Instruct-FP8_config.json', gpu: 'h100-sxm' });
 ask('err-json', 'estimate', '{not json');
 ask('err-context', 'estimate', { model: 'llama-3.1-8b', context: 0 });
 ask('err-unknown-key', 'estimate', { model: 'llama-3.1-8b', contxt: 8192 });

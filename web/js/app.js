@@ -15,6 +15,7 @@ import { embedSnippet } from './embed/snippet.js';
 import { translator, initialLanguage, rememberLanguage, applyStaticTexts } from './i18n/i18n.js';
 import { makeFormat } from './i18n/format.js';
 import { openHubRepo, LookupError, repoPage } from './hub.js';
+import { inFolder, configName, withQuantConfig, showCheckpointAsk } from './checkpoint.js';
 
 const $ = (id) => document.getElementById(id);
 const dom = {
@@ -41,6 +42,8 @@ const dom = {
   pasteText: $('paste-text'), pasteUse: $('paste-use'),
   hub: $('hub'), hubOffer: $('hub-offer'), hubLookup: $('hub-lookup'), hubStatus: $('hub-status'),
   hubQuantControls: $('hub-quant-controls'), hubQuant: $('hub-quant'),
+  contextNote: $('context-note'), contextRead: $('context-read'), batchRead: $('batch-read'),
+  promptRead: $('prompt-read'), completionRead: $('completion-read'),
 };
 // Training's names for the inputs the context and batch fields share with inference.
 const TRAINING_ALIASES = { sequence: 'context', micro_batch: 'batch' };
@@ -70,6 +73,11 @@ function tableReport() {
 // carry a file, so a shared link opens the preset named in it.
 let config = null;
 let modelFile = null;
+// What the file box says: the files in use ({name, status()}), or a drop the page could not use ({name, message()}),
+// which stands as the error at the file field until another file, a model or "Back to the presets" replaces it
+// (status() and message() give the text in the language shown).
+let fileNote = null;
+let fileProblem = null;
 // Display choices: language and unit are remembered in this browser, table order is per visit.
 const view = {
   t: null, f: null, segment: 'all', sort: 'verdict', direction: 'ascending', gpu: '', rankingAll: false,
@@ -115,14 +123,17 @@ function writeInputs(current, beside = null) {
     for (const radio of dom.form.querySelectorAll('input[name="weights"]')) radio.checked = radio.value === weights;
     showWeightFormat(dom.weightsFormat, weights);
   }
-  // The shared fields show what the core used (training calls them sequence and micro_batch).
+  // The typed fields show what was typed, never the value the core used in its place: a field left empty shows
+  // that value as its placeholder, and the line beside it says which it was (training calls them sequence and
+  // micro_batch). Without an answer the placeholder keeps what it showed rather than blanking out.
   const inputs = current?.inputs;
-  // Without an answer a field left to the default keeps what it showed rather than blanking out.
   const show = (field, own, used) => {
-    if (document.activeElement !== field && (inputs || own !== '')) field.value = inputs ? used : own;
+    if (document.activeElement !== field) field.value = String(own);
+    if (used !== undefined && used !== null) field.placeholder = String(used);
   };
   show(dom.context, state.context, inputs?.context ?? inputs?.sequence);
   show(dom.batch, state.batch, inputs?.batch ?? inputs?.micro_batch);
+  showReadings(current ? inputs : beside?.inputs?.inputs, beside?.field);
   dom.ft.value = state.ft || 'lora';
   for (const control of [dom.kv, dom.rank, dom.gpusCount, dom.prompt, dom.completion, dom.gens, dom.beta,
     ...dom.form.querySelectorAll('select[data-choices]')]) {
@@ -136,7 +147,8 @@ function writeInputs(current, beside = null) {
   dom.finetuneControls.hidden = !(training && state.mode === 'finetune');
   const grpo = coreMode(state) === 'grpo';
   dom.grpoControls.hidden = !grpo;
-  for (const node of [dom.context, dom.contextLabel.parentElement]) node.hidden = grpo;  // prompt + completion instead
+  // GRPO takes prompt + completion instead.
+  for (const node of [dom.context, dom.contextLabel.parentElement, dom.contextNote]) node.hidden = grpo;
   dom.trainControls.hidden = !training;
   setLabel(dom.contextLabel, training ? 'inputs.sequence' : 'inputs.context');
   setLabel(dom.batchLabel, training ? 'inputs.microbatch' : 'inputs.batch');
@@ -157,6 +169,39 @@ function writeInputs(current, beside = null) {
     const selected = tab.dataset.mode === state.mode;
     tab.setAttribute('aria-selected', String(selected));
     tab.tabIndex = selected || (!known && tab.dataset.mode === MODES[0]) ? 0 : -1;
+  }
+}
+
+// Beside each typed count, what the core read from it ("8k" = 8,192 tokens), or, left empty, the value the answer
+// used and whose default it is. `inputs`: the report's (null without one); `faulty`: the request field in error,
+// which shows no reading.
+function showReadings(inputs, faulty) {
+  const training = isTraining(state);
+  const amount = (n, unit) => view.t(n === 1 ? `amount.${unit}.one` : `amount.${unit}`, { n: view.f.count(n) });
+  const fields = [
+    { field: dom.context, node: dom.contextRead, key: training ? 'sequence' : 'context', unit: 'tokens', always: true },
+    { field: dom.batch, node: dom.batchRead, key: training ? 'micro_batch' : 'batch', unit: 'sequences' },
+    { field: dom.prompt, node: dom.promptRead, key: 'prompt_tokens', unit: 'tokens', always: true },
+    { field: dom.completion, node: dom.completionRead, key: 'completion_tokens', unit: 'tokens', always: true },
+  ];
+  for (const { field, node, key, unit, always } of fields) {
+    const own = String(state[field.name]).trim();
+    const read = inputs?.[key];
+    const aside = (faulty && (faulty === key || faulty === TRAINING_ALIASES[key])) || !Number.isSafeInteger(read);
+    // A plain count typed as digits says nothing new beside itself, except the context (its thousands grouped).
+    if (aside || (!always && own === String(read))) {
+      node.textContent = '';
+      continue;
+    }
+    if (own !== '') {
+      node.textContent = view.t('read.given', { amount: amount(read, unit) });
+      continue;
+    }
+    // Whose default: the engine's, the model's maximum (vLLM, SGLang), or the model's usual context.
+    const source = key === 'context' ? inputs.context_source : '';
+    const why = source === 'engine_default' || source === 'model_max' ? `read.${source}` : 'read.default';
+    const engine = source ? view.t(`engine.${inputs.engine}`) : '';
+    node.textContent = view.t(why, { amount: amount(read, unit), engine });
   }
 }
 
@@ -259,6 +304,7 @@ function baseRequest() {
   const request = codec.request(state, { config: config?.text ?? null });
   // An hf_quant_config.json dropped beside the config.json is read with it, as the CLI reads a --model folder.
   if (config?.quant) request.quant_config = config.quant;
+  if (config?.checkpoint) request.config_name = config.checkpoint;  // its name may say FP8 or NVFP4 (checkpoint.js)
   // A model read from the Hub is shown by its repository's id, as the CLI shows it.
   if (hub?.phase === 'loaded') request.model_name = hub.reading.repo;
   // A model file's own weights count exactly unless a weight format is picked after loading it.
@@ -311,8 +357,9 @@ function ask(request, questions) {
   return { ok: true, ...Object.fromEntries(names.map((name, i) => [name, result.answers[i]])) };
 }
 
-// A number field holding text the browser cannot read as a number (400 digits, "8k" pasted) reports '' as its
-// value: that is an error naming the field, never the default quietly used in its place.
+// A number field holding text the browser cannot read as a number (400 digits, "16x" pasted) reports '' as its
+// value: that is an error naming the field, never the default quietly used in its place. (The context, batch and
+// token fields are text: the core reads "8k" there, or names what it takes.)
 function unreadableNumber() {
   const input = [...dom.form.querySelectorAll('input[type="number"]')].find((i) => i.validity.badInput && !i.closest('[hidden]'));
   if (!input) return null;
@@ -324,6 +371,7 @@ function unreadableNumber() {
 let asked = null; // the last answered change's {request, cards}: the ranking, remedies and curves are asked of it
 function evaluateState() {
   detail = null;
+  if (fileProblem) return { ok: false, error: { field: 'file', message: fileProblem.message() } };
   const named = modelByName();
   if (named) return named;
   const unknown = unknownChoice(state);
@@ -364,7 +412,9 @@ function inputsBeside(error) {
 function update({ push = false } = {}) {
   const result = evaluateState();
   const failed = result.ok ? null : result.error ?? { field: 'model' };
+  showCheckpointAsk($('checkpoint-ask'), result, view.t);
   writeInputs(result.ok ? result : null, failed && { field: failed.field, inputs: inputsBeside(failed) });
+  showFileStatus(failed);
   syncUrl(push);
   showHub();
   if (result.lookup) {
@@ -386,6 +436,24 @@ function update({ push = false } = {}) {
   dom.status.hidden = true;
   dom.summary.hidden = false;
   if (answerPainted) showDetails();
+}
+
+// The page's own keys and the inputs it has a control for; an error about anything else (the config.json, a
+// shard, the index) is about the files in use.
+const PAGE_KEYS = new Set(['mode', 'ft', 'gpu2', 'gpus2']);
+const aboutFiles = (field) => {
+  const key = codec.urlKey(TRAINING_ALIASES[field] ?? field);
+  return field === 'file' || field === 'model' || (!key && !PAGE_KEYS.has(field));
+};
+
+// The file box says which files are in use, or that they are not: the reason stands beside the headline and
+// at the field. `failed`: the current error, or null.
+function showFileStatus(failed) {
+  if (fileProblem) {
+    dom.fileStatus.textContent = view.t('file.notUsed', { name: fileProblem.name });
+  } else if (fileNote && (config || modelFile) && hub?.phase !== 'loaded') {
+    dom.fileStatus.textContent = failed && aboutFiles(failed.field) ? view.t('file.notUsed', { name: fileNote.name }) : fileNote.status();
+  }
 }
 
 // The first frame carries the answer alone: the GPU table (80 rows), the embed code and the charts follow once
@@ -443,7 +511,7 @@ function render() {
 
 function renderDetails() {
   renderGpuTable(dom, tableReport(), view);
-  dom.embedCode.value = embedSnippet(document.querySelector('input[name="embed-kind"]:checked').value, codec, state, report, location.href);
+  dom.embedCode.value = embedSnippet(document.querySelector('input[name="embed-kind"]:checked').value, codec, state, report, location.href, view.t);
 }
 
 function syncUrl(push) {
@@ -468,7 +536,8 @@ function renderExtras(extras) {
   extras ??= askExtras(asked, training);
   // The scenario answered a moment ago; should it fail now, each part shows that error in its place.
   const answers = extras.ok ? extras : { remedies: extras, context: extras, batch: extras, ...(training ? {} : { ranking: extras }) };
-  renderCharts({ context: dom.chartContext, batch: dom.chartBatch }, answers, shown(), view);
+  charted = answers;
+  drawCharts();
   dom.chartsSection.hidden = false;
   // What would help is judged on the chosen GPU when there is one; a training scenario has no GPU ranking.
   ranking = answers.ranking ?? null;
@@ -479,6 +548,24 @@ function renderExtras(extras) {
 
 let remedies = null;
 let ranking = null; // the last ranking, for re-rendering on a unit or language change
+let charted = null; // the last curves, redrawn when the results change width
+
+// The charts are drawn at the width of the results, so that their 11 px labels stay 11 px on a phone.
+function chartWidth() {
+  const box = dom.chartsSection.parentElement;
+  const style = getComputedStyle(box);
+  return Math.floor(box.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight));
+}
+function drawCharts() {
+  view.chartWidth = chartWidth();
+  renderCharts({ context: dom.chartContext, batch: dom.chartBatch }, charted, shown(), view);
+}
+function watchChartWidth() {
+  if (!('ResizeObserver' in window)) return;
+  new ResizeObserver(() => {
+    if (charted && report && dom.resultError.hidden && chartWidth() !== view.chartWidth) drawCharts();
+  }).observe(dom.chartsSection.parentElement);
+}
 
 function announce(key) {
   dom.actionStatus.textContent = view.t(key);
@@ -535,11 +622,11 @@ function wireEvents() {
     const reading = preset ? null : hubReading(text);
     const model = preset ? preset.id : reading ? hubName(text, reading) : text;
     typedHub = null;
-    if ((model === state.model && (hub || (config === null && modelFile === null))) || model === '') {
+    if (model === state.model && (hub || (config === null && modelFile === null))) {
       showHub();
       return;
     }
-    chooseModel(model);
+    chooseModel(model);  // '' too: no model is an error at the field, never the last one kept quietly
   });
   // The network is asked for a model only here: the person picked the lookup, or another quantization of it.
   dom.hubLookup.addEventListener('click', () => {
@@ -714,13 +801,15 @@ function forgetFiles() {
   if (hub?.phase === 'loaded') forgetHub();
   config = null;
   modelFile = null;
+  fileNote = null;
+  fileProblem = null;
   dom.file.value = '';
   dom.fileStatus.textContent = '';
   dom.fileClear.hidden = true;
 }
 
 // One drop or pick, sorted by kind: a .gguf, .safetensors shards, the index, a config.json and NVIDIA ModelOpt's
-// hf_quant_config.json. Answers the message that refuses the set, or null.
+// hf_quant_config.json. Answers them by kind, or {refused: () => the message that refuses the set}.
 const kindOf = (name) => (/\.gguf$/i.test(name) ? 'gguf' : /\.safetensors$/i.test(name) ? 'shards'
   : /\.index\.json$/i.test(name) ? 'index' : /(^|[-_])hf_quant_config\.json$/i.test(name) ? 'quant'
     : /\.json$/i.test(name) ? 'config' : null);
@@ -728,16 +817,16 @@ function sortFiles(files) {
   const kinds = { gguf: [], shards: [], index: [], config: [], quant: [] };
   for (const file of files) {
     const kind = kindOf(file.name);
-    if (!kind) return { refused: view.t('file.unknown', { name: file.name }) };
+    if (!kind) return { refused: () => view.t('file.unknown', { name: file.name }) };
     kinds[kind].push(file);
   }
   const { gguf, shards, index, config: configs, quant } = kinds;
   const several = index.length > 1 || configs.length > 1 || quant.length > 1;
-  if (several || (gguf.length && (shards.length || index.length))) return { refused: view.t('file.mixed') };
-  if (index.length && !shards.length) return { refused: view.t('file.indexAlone', { name: index[0].name }) };
-  if (quant.length && !configs.length) return { refused: view.t('file.quantAlone', { name: quant[0].name }) };
+  if (several || (gguf.length && (shards.length || index.length))) return { refused: () => view.t('file.mixed') };
+  if (index.length && !shards.length) return { refused: () => view.t('file.indexAlone', { name: index[0].name }) };
+  if (quant.length && !configs.length) return { refused: () => view.t('file.quantAlone', { name: quant[0].name }) };
   const tooBig = [...index, ...configs, ...quant].find((f) => f.size > MAX_CONFIG_BYTES);
-  if (tooBig) return { refused: view.t('file.tooBig', { name: tooBig.name }) };
+  if (tooBig) return { refused: () => view.t('file.tooBig', { name: tooBig.name }) };
   // The parts of a split GGUF (…-00001-of-00003.gguf) are read as one model, in the order of their names.
   gguf.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return { gguf, shards, index: index[0], config: configs[0], quant: quant[0] };
@@ -752,7 +841,7 @@ async function droppedFiles(transfer) {
   const files = [];
   const visit = async (entry, depth) => {
     if (entry.isFile) {
-      if (folderFile(entry.name)) files.push(await new Promise((ok, fail) => entry.file(ok, fail)));
+      if (folderFile(entry.name)) files.push(inFolder(await new Promise((ok, fail) => entry.file(ok, fail)), entry));
     } else if (entry.isDirectory && depth < 2) {
       const reader = entry.createReader();
       for (let batch = await new Promise((ok, fail) => reader.readEntries(ok, fail)); batch.length;
@@ -773,31 +862,40 @@ async function takeFiles(list) {
   const files = [...(list ?? [])];
   if (files.length === 0) return;
   const turn = ++drops;
-  const read = await readFiles(files, (total) => progressLine(total));
+  // A lone hf_quant_config.json joins a config.json dropped or picked alone before it (checkpoint.js).
+  const completed = await withQuantConfig(files, hub?.phase === 'loaded' || modelFile ? null : config, MAX_CONFIG_BYTES);
+  const read = completed ? { ok: true, config: completed, status: view.t('file.loaded', { name: `${completed.name} + ${completed.quantName}` }) }
+    : await readFiles(files, (total) => progressLine(total));
   if (turn !== drops) return;
-  if (!read.ok) {
-    dom.fileStatus.textContent = read.refused ?? read.failed;
-    return;
-  }
   ++takes;
   forgetHub();  // the files stand in for a repository looked up before
-  useRead(read);
-  dom.fileStatus.textContent = read.status;
+  // Read or refused, the new files replace the last ones: neither their answer nor their error stays.
+  const name = files.length > 3 ? `${files.slice(0, 3).map((f) => f.name).join(', ')}, …` : files.map((f) => f.name).join(', ');
+  if (read.ok) {
+    useRead(read);
+    fileProblem = null;
+    fileNote = { name, status: read.status };
+  } else {
+    config = null;
+    modelFile = null;
+    fileProblem = { name, message: read.refused ?? read.failed };
+    fileNote = null;
+  }
   dom.fileClear.hidden = false;
   update();
 }
 
 // One set of files, dropped, picked or a Hub repository's, read as the page reads a drop: {ok: true, config,
-// loaded, status}, or {refused} (a set the page does not read) or {failed} (the core's word on a header).
+// loaded, status}, or {refused} (a set the page does not read) or {failed} (the core's word on a header); status,
+// refused and failed are functions giving the text in the language shown.
 // `progress(total)` gives the reading's progress line ({step(n), stop()}).
 async function readFiles(files, progress) {
-  const t = view.t;
   const sorted = sortFiles(files);
   if (sorted.refused) return { refused: sorted.refused };
   const parts = sorted.gguf.length > 0 ? sorted.gguf : sorted.shards;
   const single = parts.length === 1 && !sorted.index ? parts[0] : null;
   const several = !single && parts.length > 0;
-  const newConfig = sorted.config ? { text: await sorted.config.text(), name: sorted.config.name } : null;
+  const newConfig = sorted.config ? { text: await sorted.config.text(), name: sorted.config.name, checkpoint: configName(sorted.config) } : null;
   if (newConfig && sorted.quant) Object.assign(newConfig, { quant: await sorted.quant.text(), quantName: sorted.quant.name });
   const extras = [sorted.index, sorted.config, sorted.quant].filter(Boolean).map((f) => ` + ${f.name}`).join('');
   let loaded = null;
@@ -814,18 +912,18 @@ async function readFiles(files, progress) {
     if (!read.answer.ok) {
       // A set's error field names the part or the index entry at fault.
       const { field, message, message_i18n: i18n } = read.answer.error;
-      return { failed: `${single ? single.name : field}: ${view.t.message(message, i18n, view.f)}` };
+      return { failed: () => `${single ? single.name : field}: ${view.t.message(message, i18n, view.f)}` };
     }
     if (single) {
       loaded = { bytes: read.bytes, size: single.size, name: single.name };
-      status = t('file.header', { name: single.name + extras, bytes: view.f.count(read.bytes.length) });
+      status = () => view.t('file.header', { name: single.name + extras, bytes: view.f.count(read.bytes.length) });
     } else {
       const bytes = read.shards.reduce((sum, shard) => sum + shard.bytes.length, 0);
       loaded = { shards: read.shards, index, name: parts[0].name };
-      status = t(sorted.gguf.length ? 'file.parts' : 'file.shards', { count: view.f.count(parts.length), extras, bytes: view.f.count(bytes) });
+      status = () => view.t(sorted.gguf.length ? 'file.parts' : 'file.shards', { count: view.f.count(parts.length), extras, bytes: view.f.count(bytes) });
     }
   } else {
-    status = t('file.loaded', { name: newConfig.quant ? `${newConfig.name} + ${newConfig.quantName}` : newConfig.name });
+    status = () => view.t('file.loaded', { name: newConfig.quant ? `${newConfig.name} + ${newConfig.quantName}` : newConfig.name });
   }
   return { ok: true, config: newConfig, loaded, status };
 }
@@ -864,7 +962,8 @@ function modelByName() {
   if (hub && hub.name !== state.model) forgetHub();
   if (hub?.phase === 'loaded' || config || modelFile || isPresetId(state.model)) return null;
   const name = String(state.model);
-  const reading = name === '' ? null : calculator.readModelName(name);
+  if (name.trim() === '') return { ok: false, error: { field: 'model', message: view.t('error.modelEmpty') } };
+  const reading = calculator.readModelName(name);
   if (reading?.ok && reading.kind === 'hub') {
     hub ??= { name: state.model, reading, phase: 'offer' };
     if (hub.phase === 'failed') return { ok: false, error: hub.error };
@@ -943,6 +1042,8 @@ async function lookUp() {
   // A drop's files give way to the repository.
   config = null;
   modelFile = null;
+  fileNote = null;
+  fileProblem = null;
   dom.file.value = '';
   dom.fileStatus.textContent = '';
   dom.fileClear.hidden = true;
@@ -971,7 +1072,7 @@ async function lookUp() {
     const read = await readFiles(opened.files, () => ({ step() {}, stop() {} }));
     if (!alive()) return;
     if (!read.ok) {
-      fail({ field: 'model', message: read.refused ?? read.failed });
+      fail({ field: 'model', message: (read.refused ?? read.failed)() });
       return;
     }
     useRead(read, { replace: true });
@@ -993,7 +1094,7 @@ function chooseModel(model) {
   forgetFiles();
   forgetHub();
   typedHub = null;
-  state = { ...state, model, context: '' };
+  state = { ...state, model };
   update({ push: true });
 }
 
@@ -1012,6 +1113,8 @@ function usePasted() {
   forgetHub();
   config = { text, name: 'config.json', pasted: true };
   modelFile = null;
+  fileNote = { name: 'config.json', status: () => view.t('file.pasted') };
+  fileProblem = null;
   dom.file.value = '';
   dom.fileStatus.textContent = view.t('file.pasted');
   dom.fileClear.hidden = false;
@@ -1087,6 +1190,7 @@ async function main() {
   refill();
   wireEvents();
   watchResults();
+  watchChartWidth();
   await pause();
   // The inputs show once they hold the catalogue's choices and the first answer's values (they were laid out
   // but invisible until now, so filling them moves nothing on screen); visible before update(), which may move

@@ -15,8 +15,9 @@ const GRPO_SHARED = ['prompt_tokens', 'gpu_util'];
 // unset: each model then counts in the format its checkpoint ships in (gpt-oss in MXFP4, an FP8 config in FP8).
 const START = { model: 'llama-3.1-8b', batch: 1, mode: 'inference', ft: '', gpu2: '', gpus2: '' };
 // Kinds the core reads as numbers: a whole number reaches it as one. Anything else stays text, so the core
-// refuses it with a message naming the field (and "8k" or "300B" as the core reads them).
-const NUMERIC_KINDS = new Set(['count', 'tokens', 'quantity', 'number', 'fraction']);
+// refuses it with a message naming the field (and "300B" as the core reads it). Token counts stay as typed
+// ("8k", "32K", "1e5", "128000"): the core reads them all (parse_tokens, k = 1,024), and the field keeps the text.
+const NUMERIC_KINDS = new Set(['count', 'quantity', 'number', 'fraction']);
 // Sent per question rather than from the state: the model (or a config.json in its place) and the GPU.
 const SENT_APART = new Set(['model', 'gpu']);
 

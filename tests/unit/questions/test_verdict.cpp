@@ -131,16 +131,16 @@ TEST_CASE("llama.cpp without a context: the headline speaks of the context --fit
   REQUIRE(r.llamacpp_fit);
   CHECK(r.llamacpp_fit->step == LlamaFitStep::none);
   CHECK(r.llamacpp_fit->context == 40960);
-  CHECK(r.estimate.context_tokens == 4096);  // the breakdown's, at llama.cpp's n_ctx default
+  CHECK(r.estimate.context_tokens == 40960);  // the breakdown is at the context llama-server runs
   const Verdict& v = r.verdict;
   CHECK(v.message.id == "headline.plan_all");
   CHECK(arg_of(v.message, "context").integer == 40960);
   CHECK(v.kind == VerdictKind::fits);
   CHECK(v.label.empty());
-  // The note on the context says both, instead of "4096 tokens assumed" beside a headline at 40,960.
+  // The note says where the context came from, instead of "4096 tokens assumed" beside a headline at 40,960.
   bool noted = false;
   for (const Message& n : r.estimate.notes)
-    if (n.id == "context.llamacpp_fit") noted = arg_of(n, "fit_context").integer == 40960;
+    if (n.id == "context.llamacpp_fit") noted = arg_of(n, "context").integer == 40960;
   CHECK(noted);
   // A context asked for: fit keeps it, and the headline is the table's.
   const Report asked =

@@ -2,6 +2,20 @@
 import { el, breakdownLines, headline, fillBar, totalRange } from '../render/view.js';
 import { stateCodec, unknownChoice, ownedCards, gpuFields, MAX_CARDS } from '../state.js';
 
+// Attributes of the element that are no part of the scenario.
+const NOT_STATE = new Set(['id', 'class', 'style', 'slot', 'part', 'title', 'hidden', 'lang', 'unit']);
+
+/** Without the calculator (its .wasm refused by the browser): a short text and a link to the full page with the
+ * scenario the element's attributes name; returns the answer it stands for. */
+export function renderUnavailable(root, attributes, { t, siteBase }) {
+  const params = new URLSearchParams();
+  for (const { name, value } of attributes) if (value !== '' && !NOT_STATE.has(name)) params.set(name, value);
+  const href = new URL(`index.html?${params}`, siteBase).href;
+  root.replaceChildren(el('p', { class: 'c-error', role: 'alert' }, `${t('embed.unavailable')} `,
+    el('a', { class: 'c-link', href, target: '_blank', rel: 'noopener', text: t('embed.open') })));
+  return { ok: false, error: { field: 'calculator', message: t('embed.unavailable') } };
+}
+
 /** Evaluates the state with the core and renders the compact view into root; returns the core's answer. */
 export function renderCompact(root, calculator, state, { t, f, siteBase }) {
   const codec = stateCodec(calculator.catalog);

@@ -1,7 +1,7 @@
 // embed.html: the compact answer for the scenario in the query, sized to its content. The page tells its
 // parent its height ({type: 'vramfit:resize', height}) whenever that changes, so the iframe never scrolls.
 import { openCalculator } from '../core.js';
-import { renderCompact } from './compact.js';
+import { renderCompact, renderUnavailable } from './compact.js';
 import { stateCodec } from '../state.js';
 import { translator, initialLanguage } from '../i18n/i18n.js';
 import { makeFormat } from '../i18n/format.js';
@@ -27,7 +27,8 @@ try {
   const calculator = await openCalculator();
   const state = stateCodec(calculator.catalog).fromUrl(location.search);
   renderCompact(root, calculator, state, { t, f, siteBase: new URL('.', location.href) });
-} catch (error) {
-  root.textContent = t('status.failed', { message: error.message });
+} catch {
+  const named = [...params].map(([name, value]) => ({ name, value }));
+  renderUnavailable(root, named, { t, siteBase: new URL('.', location.href) });
 }
 postHeight();

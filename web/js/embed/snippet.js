@@ -3,8 +3,8 @@
 
 const attr = (s) => String(s).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 
-/** `codec`: the state's keys and query (state.js). */
-export function embedSnippet(kind, codec, state, report, pageHref) {
+/** `codec`: the state's keys and query (state.js); `t`: the page's texts, for the element's own. */
+export function embedSnippet(kind, codec, state, report, pageHref, t) {
   const base = new URL('.', pageHref);
   if (kind === 'element') {
     // A context as the core read it ("8k" → 8192; training calls it the sequence).
@@ -13,7 +13,11 @@ export function embedSnippet(kind, codec, state, report, pageHref) {
       .map((k) => [k, k === 'context' && state.context !== '' ? context : state[k]])
       .filter(([, v]) => v !== '' && v !== null)
       .map(([k, v]) => ` ${k}="${attr(v)}"`).join('');
-    return `<script type="module" src="${attr(new URL('vram-fit.js', base))}"></script>\n<vram-fit${attrs}></vram-fit>`;
+    // Shown until the element is defined, and for good where its script cannot load (a site that sends no CORS
+    // header): a link to the same calculation on the full page.
+    const page = new URL(`index.html?${codec.query(state)}`, base);
+    const fallback = `<a href="${attr(page)}">${attr(t('embed.fallback', { model: report.model.name }))}</a>`;
+    return `<script type="module" src="${attr(new URL('vram-fit.js', base))}"></script>\n<vram-fit${attrs}>${fallback}</vram-fit>`;
   }
   const src = new URL(`embed.html?${codec.query(state)}`, base);
   return [

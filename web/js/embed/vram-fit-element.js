@@ -2,7 +2,7 @@
 // the compact answer as a custom element. Attributes are the source of truth (properties reflect them);
 // changes within one task are batched into a single update. Registration lives in ../../vram-fit.js.
 import { openCalculator } from '../core.js';
-import { renderCompact } from './compact.js';
+import { renderCompact, renderUnavailable } from './compact.js';
 import { stateCodec } from '../state.js';
 import { translator, initialLanguage } from '../i18n/i18n.js';
 import { makeFormat } from '../i18n/format.js';
@@ -17,8 +17,9 @@ const loading = openCalculator().then((calculator) => {
 });
 
 export class VramFitElement extends HTMLElement {
-  /** Resolves once the core is loaded; register the element after it, so that it observes every attribute. */
-  static ready = loading.then(() => undefined);
+  /** Resolves once the core is loaded, so that the element observes every attribute; or once it failed to load
+   * (another site serving the .wasm without a CORS header): the element then shows a link to the full page. */
+  static ready = loading.then(() => undefined, () => undefined);
   static get observedAttributes() { return [...(codec?.keys ?? []), 'lang', 'unit']; }
 
   #root;
@@ -59,17 +60,23 @@ export class VramFitElement extends HTMLElement {
   }
 
   async #update() {
-    let calculator;
+    let calculator = null;
     try {
       calculator = await loading;
+    } catch {
+      // Shown below: the text and the link to the full page.
     } finally {
       this.#pending = false;
     }
     const lang = this.getAttribute('lang') ?? this.closest('[lang]')?.getAttribute('lang') ?? initialLanguage();
     const t = translator(lang.toLowerCase().startsWith('de') ? 'de' : 'en');
     const f = makeFormat(t.lang === 'de' ? 'de-DE' : 'en-US', this.getAttribute('unit') === 'GiB' ? 'GiB' : 'GB');
-    const state = codec.from((key) => this.getAttribute(key));
-    this.#report = renderCompact(this.#body, calculator, state, { t, f, siteBase });
+    if (!calculator) {
+      this.#report = renderUnavailable(this.#body, this.attributes, { t, siteBase });
+    } else {
+      const state = codec.from((key) => this.getAttribute(key));
+      this.#report = renderCompact(this.#body, calculator, state, { t, f, siteBase });
+    }
     this.dispatchEvent(new CustomEvent('vramfit:update', { detail: this.#report }));
   }
 }

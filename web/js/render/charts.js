@@ -23,7 +23,12 @@ export function series(curve) {
 export function renderCharts(figures, curves, report, view) {
   const { t, f } = view;
   const row = headline(report, view).row ?? report.gpus[0];
-  const capacities = [row].filter(Boolean).map((g) => ({ label: g.name, bytes: g.usable_bytes }));
+  // The curves are the whole deployment's totals: over n GPUs they are drawn against n cards' memory, not one's.
+  const n = report.per_gpu?.gpus ?? 1;
+  const cards = n > 1 && report.gpus.length === n;  // different cards together: each its own row
+  const capacities = !row ? [] : cards
+    ? [{ label: report.gpus.map((g) => g.name).join(' + '), bytes: report.gpus.reduce((sum, g) => sum + g.usable_bytes, 0) }]
+    : [{ label: n > 1 ? `${f.count(n)} × ${row.name}` : row.name, bytes: row.usable_bytes * n }];
   const axes = [
     { key: 'context', figure: figures.context, caption: t('charts.context'), xLabel: t('charts.x.context') },
     { key: 'batch', figure: figures.batch, caption: t('charts.batch'), xLabel: t('charts.x.batch') },
@@ -32,7 +37,7 @@ export function renderCharts(figures, curves, report, view) {
     const data = series(curves[axis.key]);
     if (!data) { axis.figure.replaceChildren(); continue; }
     const desc = t('charts.desc', { from: f.count(data.xs[0]), to: f.count(data.xs[data.xs.length - 1]) });
-    const chart = chartSvg(data, { xLabel: axis.xLabel, title: axis.caption, desc, capacities, f, t });
+    const chart = chartSvg(data, { xLabel: axis.xLabel, title: axis.caption, desc, capacities, f, t, width: view.chartWidth });
     chart.setAttribute('aria-label', `${axis.caption}. ${desc}`);
     fillFigure(axis.figure, axis.caption, chart, t);
     const name = `vramfit-${report.model.id || 'model'}-${axis.key}`;

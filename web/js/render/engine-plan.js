@@ -9,7 +9,9 @@ export function fitPlanText(plan, t, f, engine = 'llamacpp') {
   if (plan.context !== plan.context_start) {
     parts.push(t('plan.fit.context', { from: f.count(plan.context_start), to: f.count(plan.context) }));
   }
-  if (plan.step === 'experts') {
+  if (plan.step === 'experts' && plan.cpu_expert_layers === 0) {
+    parts.push(t('plan.fit.output'));
+  } else if (plan.step === 'experts') {
     // --fit moves the last layers' experts, --n-cpu-moe N the first N: the same bytes when the layers are alike.
     if (engine === 'ollama') parts.push(t('plan.fit.expertsOllama', { count: f.count(plan.cpu_expert_layers) }));
     else parts.push(t('plan.fit.experts', { count: f.count(plan.cpu_expert_layers), n: plan.n_cpu_moe }));

@@ -1,5 +1,5 @@
 // The GPU table: one verdict per catalog GPU, filtered by segment and sorted by any column.
-import { el, FIT_ORDER, sortHeader, verdictLabel } from './view.js';
+import { el, FIT_ORDER, sortHeader, verdictLabel, verdictText } from './view.js';
 
 export const GPU_COLUMNS = [
   { key: 'name', label: 'gpus.name', value: (g) => g.name, text: true },
@@ -36,9 +36,10 @@ export function renderGpuTable(dom, report, view) {
       el('th', { scope: 'row', text: g.name }),
       el('td', { text: t(`segment.${g.segment}`) }),
       el('td', { class: 'num', text: f.bytesShort(g.usable_bytes) }),
-      el('td', {}, el('span', { class: `badge badge-${fit}`, text: label ?? t(`fit.${g.fit}`) })),
+      el('td', {}, el('span', { class: `badge badge-${g.one_per_machine ? 'none' : fit}`, text: label ?? verdictText(g, t, f) })),
       el('td', { class: 'num', text: g.gpus_needed > 0 && !label ? f.count(g.gpus_needed) : '—' }),
-      el('td', { class: 'num', text: f.signedShort(g.free_bytes) }));
+      // A Mac asked for several times is not judged: no free memory to show.
+      el('td', { class: 'num', text: g.one_per_machine ? '—' : f.signedShort(g.free_bytes) }));
   }));
   dom.gpusLegend.textContent = t('gpus.legend', { share: f.share(1 - report.inputs.headroom, 1) });
 }

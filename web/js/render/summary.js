@@ -16,8 +16,16 @@ export function renderSummary(dom, report, view) {
   dom.headline.textContent = text;
   dom.headline.className = `headline fit-${fit}`;
   dom.totalGb.textContent = f.bytes(breakdown.total);
+  // The range only where its ends differ as shown; where the engine keeps part of the model in system RAM, the
+  // total's split between the GPU and the RAM, as the headline's placement says.
   const range = totalRange(report);
-  dom.totalRange.textContent = range ? `(${t('total.range', { low: f.bytes(range.low), high: f.bytes(range.high) })})` : '';
+  const ends = range && [f.bytes(range.low), f.bytes(range.high)];
+  const parts = [
+    ends && ends[0] !== ends[1] ? `(${t('total.range', { low: ends[0], high: ends[1] })})` : null,
+    report.verdict.placement ? t('total.placement', {
+      gpu: f.bytes(report.verdict.placement.gpu_bytes), ram: f.bytes(report.verdict.placement.ram_bytes) }) : null,
+  ].filter(Boolean);
+  dom.totalRange.textContent = parts.join(' · ');
   const m = report.model;
   const facts = [
     m.params_active !== m.params_total ? t('facts.active', { n: f.billions(m.params_active) }) : null,
@@ -69,14 +77,16 @@ function renderDevices(dom, report, { t, f }) {
     return [range, d.output ? t('devices.output') : ''].filter(Boolean).join(' + ') || '—';
   };
   const free = (d) => (Number.isFinite(d.free_bytes) ? f.amount(d.free_bytes) : '—');
+  // Each figure carries its column's name: a narrow screen shows a GPU's figures under it, each labelled.
+  const cell = (key, text, num = true) => el('td', { class: num ? 'num' : null, 'data-label': t(`devices.${key}`), text });
   dom.devicesRows.replaceChildren(...devices.map((d, i) => el('tr', { 'data-device': String(i) },
     el('th', { scope: 'row', text: d.each ? t('devices.each', { n: f.count(g.gpus) }) : t('devices.gpu', { n: f.count(i + 1) }) }),
-    el('td', { text: layers(d) }),
-    el('td', { class: 'num', text: f.amount(d.weights) }),
-    el('td', { class: 'num', text: f.amount(d.kv_cache + d.state_cache) }),
-    el('td', { class: 'num', text: f.amount(d.activations) }),
-    el('td', { class: 'num', text: f.amount(d.total) }),
-    el('td', { class: 'num', text: free(d) }))));
+    cell('layers', layers(d), false),
+    cell('weights', f.amount(d.weights)),
+    cell('cache', f.amount(d.kv_cache + d.state_cache)),
+    cell('compute', f.amount(d.activations)),
+    cell('total', f.amount(d.total)),
+    cell('free', free(d)))));
 }
 
 export function showExplanation(dialog, report, key, t, f) {

@@ -95,6 +95,7 @@ export function verdictLabel(report, row, t, f) {
 }
 
 export function verdictText(row, t, f) {
+  if (row.one_per_machine) return t('fit.onePerMachine');
   if (row.fit === 'does_not_fit' && row.gpus_needed > 1) return t('fit.needs', { n: f.count(row.gpus_needed) });
   return t(`fit.${row.fit}`);
 }

@@ -1,0 +1,178 @@
+// One answer: the verdict is decided once and every other part of the report says the same. Over a grid of
+// engines × GPUs × GPU counts × contexts, each scenario's headline, row, speed block and notes are checked against
+// each other: no "fits" beside a speed "if it did", no speed for an engine that would not start, no context in the
+// headline other than the one the figures are for, no free memory that differs between the headline and its row.
+// The figures themselves are pinned in the engines' tests; what is pinned here is that the parts agree.
+#include <set>
+#include <string>
+#include <vector>
+
+#include "../memory/engine_reports.hpp"
+#include "questions/verdict.hpp"
+
+using namespace vramfit;
+
+namespace {
+
+using test::evaluate_json;
+
+bool has_note(const Report& r, std::string_view id) {
+  for (const Message& m : r.estimate.notes)
+    if (m.id == id) return true;
+  return false;
+}
+
+const MessageArg* arg_in(const Message& m, std::string_view name) {
+  for (const MessageArg& a : m.args)
+    if (a.name == name) return &a;
+  return nullptr;
+}
+
+// Every part of one report against its verdict.
+void check_agrees(const Report& r, const std::string& scenario) {
+  INFO(scenario << " → " << r.verdict.text());
+  const VerdictKind kind = r.verdict.kind;
+  const bool runs = kind == VerdictKind::fits || kind == VerdictKind::tight || kind == VerdictKind::runs_split;
+
+  // The speed block: a "does not fit … if it did" note only beside a verdict that does not fit; no speed at all for
+  // an engine that would not start.
+  if (r.serving && r.serving->speed) {
+    const std::string& note = r.serving->speed->note.id;
+    if (runs) CHECK_MESSAGE(note.rfind("speed.unfit", 0) != 0, "speed note " << note);
+    if (kind == VerdictKind::does_not_fit && !r.estimate.ollama && !(r.estimate.llamacpp && r.estimate.llamacpp->gpu_layers <
+                                                                                                 r.estimate.llamacpp->total_layers))
+      CHECK_MESSAGE(note.rfind("speed.unfit", 0) == 0, "a speed beside 'does not fit' must say it is hypothetical");
+  }
+  if (kind == VerdictKind::refuses) {
+    REQUIRE(r.serving);
+    CHECK_FALSE(r.serving->speed);
+    CHECK_FALSE(r.serving->cost.usd_per_million_tokens);
+  }
+
+  // The engine's refusal note and the headline say the same.
+  const bool refusal_note = has_note(r, "vllm.kv_short") || has_note(r, "sglang.no_pool");
+  CHECK(refusal_note == (kind == VerdictKind::refuses));
+
+  // The verdict's GPU row: a verdict that runs is never beside a row that says the card falls short, and the
+  // headline's free memory is the row's (one rounding: the row's bytes).
+  if (r.verdict.gpu && r.gpus.size() == 1) {
+    const GpuFit& row = r.gpus.front();
+    if (kind == VerdictKind::fits || kind == VerdictKind::tight) {
+      CHECK(row.fit != Fit::does_not_fit);
+      CHECK(row.free_bytes >= 0);
+    }
+    if (kind == VerdictKind::refuses || kind == VerdictKind::does_not_fit) CHECK(row.fit == Fit::does_not_fit);
+    if (const MessageArg* free = arg_in(r.verdict.message, "free_bytes")) {
+      const std::int64_t shown = free->integer;
+      const std::int64_t expected = r.per_gpu_free_bytes ? *r.per_gpu_free_bytes : row.free_bytes;
+      CHECK(shown == std::max<std::int64_t>(expected, 0));
+    }
+    if (r.per_gpu_free_bytes && r.estimate.vllm && r.estimate.vllm->driver_total_bytes)
+      CHECK(*r.per_gpu_free_bytes == row.free_bytes);
+  }
+
+  // The context the headline names is the one the figures are for.
+  for (const char* name : {"context", "length"})
+    if (const MessageArg* c = arg_in(r.verdict.message, name))
+      CHECK_MESSAGE(static_cast<std::uint64_t>(c->integer) == r.estimate.context_tokens, name);
+
+  // Part of the model in system RAM: the headline says so, and the row beside it is labelled with the placement.
+  if (kind == VerdictKind::runs_split) CHECK_FALSE(r.verdict.label.empty());
+}
+
+}  // namespace
+
+TEST_CASE("one answer: headline, GPU row, speed block and notes agree over engines × GPUs × counts × contexts") {
+  struct Model {
+    const char* id;
+    const char* weights;  // for llama.cpp and Ollama (GGUF)
+    const char* vllm_weights;
+  };
+  const std::vector<Model> models = {{"llama-3.1-8b", "q4_k_m", "bf16"},
+                                     {"llama-3.1-70b", "q4_k_m", "int4"},
+                                     {"qwen3.6-35b-a3b", "q4_k_m", "bf16"},
+                                     {"gpt-oss-20b", "", ""}};
+  const std::vector<std::string> engines = {"transformers", "vllm", "llamacpp", "ollama", "sglang"};
+  const std::vector<std::string> gpus = {"rtx-3090", "rtx-4060-ti-16gb", "h100-sxm", ""};
+  const std::vector<std::string> contexts = {"", "8192", "131072"};
+  std::set<VerdictKind> seen;
+  int scenarios = 0;
+  for (const Model& m : models)
+    for (const std::string& engine : engines)
+      for (const std::string& gpu : gpus)
+        for (int count : {1, 2})
+          for (const std::string& context : contexts) {
+            if (count > 1 && (gpu.empty() || engine == "ollama")) continue;
+            const bool ggml = engine == "llamacpp" || engine == "ollama";
+            const std::string weights = ggml ? m.weights : engine == "transformers" ? "" : m.vllm_weights;
+            std::string request = std::string(R"({"model":")") + m.id + R"(","engine":")" + engine + '"';
+            if (!weights.empty()) request += R"(,"weights":")" + weights + '"';
+            if (!gpu.empty()) request += R"(,"gpu":")" + gpu + '"';
+            if (count > 1) request += R"(,"gpus":)" + std::to_string(count);
+            if (!context.empty()) request += R"(,"context":)" + context;
+            request += '}';
+            const Report r = evaluate_json(request);
+            check_agrees(r, request);
+            seen.insert(r.verdict.kind);
+            ++scenarios;
+          }
+  // The grid reaches every kind of verdict, so each rule above was exercised.
+  CHECK(seen.count(VerdictKind::fits));
+  CHECK(seen.count(VerdictKind::tight));
+  CHECK(seen.count(VerdictKind::does_not_fit));
+  CHECK(seen.count(VerdictKind::runs_split));
+  CHECK(seen.count(VerdictKind::refuses));
+  CHECK(scenarios > 300);
+}
+
+TEST_CASE("one answer: vLLM on 2 × RTX 3090 that fits has no speed 'if it did', and its free is after the pool") {
+  // Llama 3.1 70B int4 at 8,192 tokens, TP 2 on two RTX 3090 (24 GiB each): vLLM takes 0.9 × the driver's total of
+  // each card (its budget; the KV pool is what the weights leave of it) plus its CUDA graphs outside the budget
+  // (before 0.21): the card keeps at most 10 % of 24 GiB = 2.4 GiB, less the graphs' share.
+  const Report r = evaluate_json(
+      R"({"model":"llama-3.1-70b","engine":"vllm","weights":"int4","gpu":"rtx-3090","gpus":2,"context":8192})");
+  REQUIRE(r.verdict.kind == VerdictKind::fits);
+  REQUIRE(r.serving);
+  REQUIRE(r.serving->speed);
+  CHECK(r.serving->speed->note.empty());
+  REQUIRE(r.per_gpu_free_bytes);
+  const std::int64_t tenth = static_cast<std::int64_t>(24.0 * 1073741824.0 * 0.1);
+  CHECK(*r.per_gpu_free_bytes <= tenth);
+  CHECK(*r.per_gpu_free_bytes > tenth - 1073741824);  // the graphs take well under 1 GiB (vLLM's logs: 0.3–0.5 GiB)
+}
+
+TEST_CASE("one answer: a vLLM setup that would not start shows no speed and no cost per token") {
+  // Llama 3.1 70B bf16 (141 GB) on 2 × RTX 3090 (48 GiB): the weights alone exceed 0.9 × 48 GiB, no KV pool.
+  const Report r = evaluate_json(
+      R"({"model":"llama-3.1-70b","engine":"vllm","gpu":"rtx-3090","gpus":2,"context":8192})");
+  CHECK(r.verdict.kind == VerdictKind::refuses);
+  REQUIRE(r.serving);
+  CHECK_FALSE(r.serving->speed);
+  CHECK(r.serving->speed_unavailable.id == "speed.refuses");
+}
+
+TEST_CASE("one answer: transformers does not run a GGUF file type as it is stored") {
+  // transformers' docs ("GGUF"): a GGUF checkpoint is dequantized at load time; its Q4_K_M blocks are not what it
+  // holds in memory, so the answer is an error at the weights, not llama.cpp's sizes under transformers.
+  auto request = request_from_json(R"({"model":"llama-3.1-8b","engine":"transformers","weights":"q4_k_m"})");
+  REQUIRE(request.ok());
+  auto report = evaluate(test::catalog(), request.value());
+  REQUIRE_FALSE(report.ok());
+  CHECK(report.error().field == "weights");
+  CHECK(report.error().message.id == "error.evaluate.transformers_gguf");
+}
+
+TEST_CASE("one answer: llama.cpp without a context on a GPU is costed at the context its --fit plan runs") {
+  // llama-server without -c starts from the model's n_ctx_train and --fit lowers it until the model fits the free
+  // memory less 1024 MiB (common/fit.cpp, step 2): the breakdown, the headline and the command speak of that one
+  // context, never 4,096 in the figures beside another in the headline.
+  // Llama 3.1 8B Q8_0 (8.5 GB) with 131,072 tokens of f16 KV (32 layers × 8 KV heads × 128 × 2 × 2 B = 128 KiB a
+  // token: 16 GiB) does not fit a 24 GiB RTX 3090, so the plan lowers the context.
+  const Report r = evaluate_json(R"({"model":"llama-3.1-8b","engine":"llamacpp","weights":"q8_0","gpu":"rtx-3090"})");
+  REQUIRE(r.llamacpp_fit);
+  CHECK(r.llamacpp_fit->context < 131072);
+  CHECK(r.llamacpp_fit->context > 4096);
+  CHECK(r.estimate.context_tokens == r.llamacpp_fit->context);
+  CHECK(r.context_source == "engine_fit");
+  CHECK(r.command.find(" -c " + std::to_string(r.llamacpp_fit->context)) != std::string::npos);
+}
