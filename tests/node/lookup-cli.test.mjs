@@ -67,17 +67,14 @@ test('a -GGUF:QUANT repository answers with that file\'s exact bytes; a link and
   const a = await answer('unsloth/gpt-oss-20b-GGUF:Q4_K_M');
   // gpt-oss-20b-Q4_K_M.gguf is 11,624,759,488 B on the Hub; its tensors are all of it but the header (a few MB).
   const file = 11_624_759_488;
-  // No engine named: a GGUF runs under llama.cpp, which keeps the token embeddings in system RAM; the file's
-  // weights are all its tensors.
-  assert.equal(a.inputs.engine, 'llamacpp');
-  assert.ok(a.weights.total_bytes <= file && a.weights.total_bytes > file - 16 * 2 ** 20, String(a.weights.total_bytes));
+  assert.ok(a.breakdown.weights <= file && a.breakdown.weights > file - 16 * 2 ** 20, String(a.breakdown.weights));
   assert.equal(a.lookup.gguf.quant, 'Q4_K_M');
   assert.equal(a.lookup.gguf.picked, 'asked');
   const bare = await answer('https://huggingface.co/unsloth/gpt-oss-20b-GGUF');
   assert.equal(bare.lookup.gguf.picked, 'default');  // llama.cpp's -hf: "default to Q4_K_M"
-  assert.equal(bare.weights.total_bytes, a.weights.total_bytes);
+  assert.equal(bare.breakdown.weights, a.breakdown.weights);
   const f16 = await answer('hf.co/unsloth/gpt-oss-20b-GGUF:f16');
-  assert.ok(f16.weights.total_bytes > file);  // 13,786,023,936 B on the Hub
+  assert.ok(f16.breakdown.weights > file);  // 13,786,023,936 B on the Hub
   const table = await run(['--model', 'unsloth/gpt-oss-20b-GGUF:Q4_K_M']);
   assert.match(table.stdout, /^unsloth\/gpt-oss-20b-GGUF: Q4_K_M, 11,624,759,488 B in 1 file\(s\) \(as asked\)/);
 });
@@ -86,7 +83,7 @@ test('a GGUF in parts is read part by part and costed as one model', async () =>
   const a = await answer('unsloth/Qwen3-235B-A22B-Instruct-2507-GGUF:Q4_K_M');
   assert.equal(a.lookup.gguf.choices[0].files, 3);
   const size = a.lookup.gguf.choices[0].size;
-  assert.ok(a.weights.total_bytes <= size && a.weights.total_bytes > size - 3 * 16 * 2 ** 20);
+  assert.ok(a.breakdown.weights <= size && a.breakdown.weights > size - 3 * 16 * 2 ** 20);
 });
 
 test('a gated repository says so without a token, and reads with one; the token goes to the endpoint', async () => {
@@ -175,7 +172,7 @@ test('each failure is a clear message, in seconds: not found, rate-limited, too 
 test('an Ollama name reads its manifest and the model blob\'s header', async () => {
   const a = await answer('phi4:14b');
   // phi4:14b's model layer is 9,053,114,464 B in Ollama's registry (tests/hub/README.md).
-  assert.ok(a.weights.total_bytes <= 9_053_114_464 && a.weights.total_bytes > 9_053_114_464 - 16 * 2 ** 20);
+  assert.ok(a.breakdown.weights <= 9_053_114_464 && a.breakdown.weights > 9_053_114_464 - 16 * 2 ** 20);
   assert.match(a.lookup.summary, /^Ollama's phi4:14b: its model file/);
   // Phi-4 has 14,659,507,200 parameters (the Hub's count for microsoft/phi-4): its GGUF's ffn_up holds gate and up
   // together ({n_embd, 2 * n_ff} in llama.cpp's phi3), which the count must read as a gated MLP.

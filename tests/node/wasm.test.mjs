@@ -226,10 +226,8 @@ test('a dropped GGUF is read from its header alone', () => {
   const r = ask(first.need_prefix_bytes);
   assert.equal(r.ok, true);
   // Tensor data starts at the alignment-padded end of the header (offset 2,048) and runs to the end of the
-  // file: 758,032 − 2,048 = 755,984 bytes of weights, exactly. With no engine named it runs under llama.cpp.
-  assert.equal(r.weights.total_bytes, 755984);
-  assert.equal(r.inputs.engine, 'llamacpp');
-  assert.ok(r.notes_i18n.some((n) => n.id === 'engine.gguf_default'));
+  // file: 758,032 − 2,048 = 755,984 bytes of weights, exactly.
+  assert.equal(r.breakdown.weights, 755984);
   assert.equal(r.model.name, 'tiny llama');
   const wrong = JSON.parse(module.answer_file(head.subarray(0, 16), fileSize, 'notes.txt', '{}'));
   assert.equal(wrong.ok, false);
