@@ -496,16 +496,6 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
     return make_error("engine", message("error.evaluate.engine", "unknown engine \"{given}\"; allowed: {allowed}",
                                         {arg::text("given", r.engine), arg::text("allowed", kEngineNames)}));
   o.engine = *engine;
-  // A GGUF file, or a GGUF file type, with no engine chosen runs under llama.cpp, the engine it is made for:
-  // transformers would dequantize it as it loads it.
-  bool gguf_asked = r.imported && r.weights.empty() && r.imported->format.starts_with("GGUF");
-  if (!r.weights.empty())
-    if (auto asked = parse_weight_format(r.weights)) gguf_asked = asked.value().scheme == WeightScheme::gguf;
-  if (!r.engine_given && o.engine == Engine::transformers && gguf_asked) {
-    o.engine = Engine::llamacpp;
-    out.name_notes.push_back(message("engine.gguf_default", "No engine chosen: a GGUF file runs under llama.cpp, so "
-                                                            "the figures are llama.cpp's (or choose Ollama)."));
-  }
   // Weights: the request's format; else the checkpoint's quantization_config; else bf16 (torch_dtype is not
   // trusted: it says how the file is stored). A model file's header gives exact bytes.
   std::string weights = !r.weights.empty() ? r.weights : !out.model.quantization.empty() ? out.model.quantization
@@ -526,18 +516,6 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
   }
   auto format = parse_weight_format(weights);
   if (!format) return format.error();
-  // transformers dequantizes a GGUF file as it loads it (its docs, "GGUF": "dequantized at load time"): costing it
-  // in its blocks would judge the fit by llama.cpp's sizes.
-  if (o.engine == Engine::transformers && gguf_asked && !r.weights.empty())
-    return make_error("weights", message("error.evaluate.transformers_gguf",
-                                         "{format} is a GGUF file type, which transformers dequantizes to full "
-                                         "precision as it loads it: choose llama.cpp or Ollama to run it as {format}, "
-                                         "or bf16 weights with transformers",
-                                         {arg::text("format", weights)}));
-  if (o.engine == Engine::transformers && gguf_asked)
-    return make_error("engine", message("error.evaluate.transformers_gguf_file",
-                                        "transformers dequantizes a GGUF file to full precision as it loads it: "
-                                        "choose llama.cpp or Ollama to run the file as it is"));
   o.weight_format = format.value();
   o.weights = format.value().dtype;
   if (r.imported && r.weights.empty()) o.weight_format.reset(), o.exact_weights = r.imported->weights;

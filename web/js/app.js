@@ -864,7 +864,7 @@ async function takeFiles(list) {
   const turn = ++drops;
   // A lone hf_quant_config.json joins a config.json dropped or picked alone before it (checkpoint.js).
   const completed = await withQuantConfig(files, hub?.phase === 'loaded' || modelFile ? null : config, MAX_CONFIG_BYTES);
-  const read = completed ? { ok: true, config: completed, status: view.t('file.loaded', { name: `${completed.name} + ${completed.quantName}` }) }
+  const read = completed ? { ok: true, config: completed, status: () => view.t('file.loaded', { name: `${completed.name} + ${completed.quantName}` }) }
     : await readFiles(files, (total) => progressLine(total));
   if (turn !== drops) return;
   ++takes;

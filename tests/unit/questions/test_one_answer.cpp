@@ -151,17 +151,6 @@ TEST_CASE("one answer: a vLLM setup that would not start shows no speed and no c
   CHECK(r.serving->speed_unavailable.id == "speed.refuses");
 }
 
-TEST_CASE("one answer: transformers does not run a GGUF file type as it is stored") {
-  // transformers' docs ("GGUF"): a GGUF checkpoint is dequantized at load time; its Q4_K_M blocks are not what it
-  // holds in memory, so the answer is an error at the weights, not llama.cpp's sizes under transformers.
-  auto request = request_from_json(R"({"model":"llama-3.1-8b","engine":"transformers","weights":"q4_k_m"})");
-  REQUIRE(request.ok());
-  auto report = evaluate(test::catalog(), request.value());
-  REQUIRE_FALSE(report.ok());
-  CHECK(report.error().field == "weights");
-  CHECK(report.error().message.id == "error.evaluate.transformers_gguf");
-}
-
 TEST_CASE("one answer: llama.cpp without a context on a GPU is costed at the context its --fit plan runs") {
   // llama-server without -c starts from the model's n_ctx_train and --fit lowers it until the model fits the free
   // memory less 1024 MiB (common/fit.cpp, step 2): the breakdown, the headline and the command speak of that one
