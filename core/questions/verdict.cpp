@@ -145,7 +145,7 @@ std::optional<Verdict> plan_verdict(const LlamaCppFitPlan& p, const VerdictRow& 
                        "Runs on one {gpu} as llama.cpp --fit places it: all {total} layers on the GPU, the output "
                        "layer in system RAM, context {context}",
                        {gpu_name(row), arg::count("total", p.total_layers), arg::count("context", p.context)}));
-      v.label = message("verdict.runs_output", "runs with the output layer in system RAM");
+      v.label = message("verdict.runs_output", "partly in RAM");
     } else if (p.step == LlamaFitStep::experts) {
       v = made(VerdictKind::runs_split, row,
                message("headline.plan_experts",

@@ -86,7 +86,7 @@ export const MESSAGES = {
     "headline.wired_set": " (von den {usable_bytes}, die seine GPU mit der gesetzten Grenze nutzen darf)",
     "verdict.runs_layers": "läuft mit {n} von {total} Schichten auf der GPU",
     "verdict.runs_experts": "läuft mit den Experten von {n} Schichten im Arbeitsspeicher",
-    "verdict.runs_output": "läuft mit der Ausgabeschicht im Arbeitsspeicher",
+    "verdict.runs_output": "teils im RAM",
     "context.llamacpp_fit": "Kein Kontext angegeben: llama-server ohne -c nutzt auf dieser GPU {context} Tokens Kontext, wie sein --fit-Plan sie wählt; die Zahlen gelten dafür.",
     "error.multi_gpu_mlx": "MLX ist für die GPU eines Macs modelliert; geben Sie 1 an",
     "error.multi_gpu_ollama": "Ollama auf mehreren GPUs ist nicht modelliert; geben Sie 1 an oder nutzen Sie die Schichtaufteilung von llama.cpp (Engine llamacpp mit gpus)",
