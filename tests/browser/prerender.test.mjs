@@ -68,9 +68,8 @@ test('the plain URL fetches the .wasm after its first paint; a shared link fetch
   await page.waitForFunction(() => performance.getEntriesByName('vramfit:first-result').length > 0);
   const [fcp, wasm] = await page.evaluate(() => [performance.getEntriesByName('first-contentful-paint')[0].startTime,
     performance.getEntriesByType('resource').find((e) => e.name.endsWith('/vramfit.wasm'))?.startTime]);
-  // The paint's time is when the frame reached the screen, which may come a moment after the task that follows
-  // it has started the fetch: within one frame (16.7 ms). A preload from the HTML starts long before the paint.
-  assert.ok(wasm !== undefined && wasm >= fcp - 16.7, `.wasm requested at ${wasm} ms, first paint at ${fcp} ms`);
+  // The paint's time is when the frame reached the screen; the page waits for the browser to report it.
+  assert.ok(wasm !== undefined && wasm >= fcp, `.wasm requested at ${wasm} ms, first paint at ${fcp} ms`);
 
   // lang.js starts its fetch and compile in <head>, before anything is painted.
   await page.goto(`${session.base}/?model=qwen3-8b`);

@@ -1154,7 +1154,20 @@ function forgetPrerendered() {
   for (const node of document.querySelectorAll('[data-prerendered]')) node.removeAttribute('data-prerendered');
 }
 
-const painted = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve)));
+// The first paint as the browser reports it: its time is when the frame reached the screen, which on a busy
+// machine comes frames after the page's own turn. A tab hidden meanwhile paints nothing, and a browser without
+// paint timing is given one frame; the timer only keeps a page whose paint is never reported from waiting forever.
+const painted = () => new Promise((resolve) => {
+  const afterFrame = () => requestAnimationFrame(() => setTimeout(resolve));
+  if (!globalThis.PerformanceObserver?.supportedEntryTypes?.includes('paint')) { afterFrame(); return; }
+  const done = () => { observer.disconnect(); document.removeEventListener('visibilitychange', done); resolve(); };
+  const observer = new PerformanceObserver((list) => {
+    if (list.getEntries().some((e) => e.name === 'first-contentful-paint')) done();
+  });
+  observer.observe({ type: 'paint', buffered: true });
+  document.addEventListener('visibilitychange', done);
+  setTimeout(done, 1000);
+});
 // Between the long steps of starting up, a page already showing its answer gives the browser a turn (a phone
 // stays responsive); a page still waiting for its answer goes straight on.
 let pause = async () => {};
