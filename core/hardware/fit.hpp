@@ -22,7 +22,8 @@ struct GpuFit {
   const Gpu* gpu = nullptr;
   Fit fit = Fit::does_not_fit;
   std::int64_t free_bytes = 0;    // usable − total; negative when it does not fit on one
-  std::uint64_t gpus_needed = 0;  // smallest count within headroom when split across GPUs; 0: never
+  std::uint64_t gpus_needed = 0;  // smallest count within headroom if everything but the overhead divided evenly
+                                  // (the headline's GPU: checked by its own estimate); 0: never
   bool one_per_machine = false;   // several GPUs asked of a Mac, which has one: not judged (fit does_not_fit)
 };
 

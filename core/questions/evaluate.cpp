@@ -371,6 +371,48 @@ void add_verdict(Report& report, const ResolvedRequest& rr) {
   }
 }
 
+// "Needs N × GPU" counts what the table's rule (everything but the overhead divides evenly) cannot see: whole layers
+// per GPU, the output layer on one of them, heads that must divide for tensor parallelism, the headroom on the
+// busiest card. So the headline's count is the fewest GPUs whose own estimate fits by this same verdict, split as the
+// remedies split it (vLLM and SGLang tensor parallel, the others by layer), and the remedies' "more GPUs" says the
+// same number. The table's count never exceeds it (it assumes an even split), so the walk starts there beyond the
+// remedies' 8, and from 2 below it, as they do.
+std::uint64_t gpus_that_fit(const Catalog& catalog, const Request& r, const Gpu& gpu, Engine engine,
+                            std::uint64_t even_split) {
+  const bool serving = engine == Engine::vllm || engine == Engine::sglang;
+  constexpr std::uint64_t kRemediesMost = 8, kSteps = 16;
+  const std::uint64_t first = even_split > kRemediesMost ? even_split : 2;
+  const std::uint64_t last = std::max(kRemediesMost, first + kSteps);
+  for (std::uint64_t n = first; n <= last; ++n) {
+    Request v = r;
+    v.gpu = gpu.id;
+    v.wired_limit_mb = 0;
+    (serving ? v.tp : v.gpu_count) = n;
+    auto after = evaluate(catalog, v);
+    if (after && after.value().verdict.kind == VerdictKind::fits) return n;
+  }
+  return 0;
+}
+
+// The GPU the headline would name as needing several has its count checked by gpus_that_fit; the headline then
+// names the fewest GPUs again (a checked count may lose to another card's).
+void check_gpus_needed(Report& report, const Catalog& catalog, const Request& r, const ResolvedRequest& rr) {
+  add_verdict(report, rr);
+  if (report.estimate.per_gpu.gpus != 1 || !rr.devices.empty() || r.tp * r.pp != 1) return;
+  std::vector<const Gpu*> checked;
+  for (int round = 0; round < 4; ++round) {
+    if (round > 0) add_verdict(report, rr);
+    if (report.verdict.kind != VerdictKind::does_not_fit || !report.verdict.gpu) return;
+    const Gpu* gpu = report.verdict.gpu;
+    if (std::find(checked.begin(), checked.end(), gpu) != checked.end()) return;
+    checked.push_back(gpu);
+    auto row = std::find_if(report.gpus.begin(), report.gpus.end(), [&](const GpuFit& f) { return f.gpu == gpu; });
+    if (row == report.gpus.end() || row->gpus_needed == 0 || row->one_per_machine) return;
+    row->gpus_needed = gpus_that_fit(catalog, r, *gpu, report.estimate.engine, row->gpus_needed);
+  }
+  add_verdict(report, rr);
+}
+
 void add_command(Report& report, const Request& r, const ResolvedRequest& rr) {
   const EngineCommand command = command_for(report, r, rr, report.llamacpp_fit ? &*report.llamacpp_fit : nullptr);
   report.command = command.text;
@@ -699,7 +741,7 @@ Result<Report> on_every_gpu(const Catalog& catalog, const Request& r, const Reso
   report.llamacpp_fit.reset();  // planned on the request's GPU only
   add_command(report, r, without_gpu(rr));
   report.gpus = fit_rows(report.estimate, catalog.gpus, rr.fit_headroom);
-  add_verdict(report, without_gpu(rr));
+  check_gpus_needed(report, catalog, r, without_gpu(rr));
   return report;
 }
 
@@ -771,7 +813,7 @@ Result<Report> evaluate(const Catalog& catalog, const Request& r, const Resolved
     return evaluate(catalog, r, planned);
   }
   add_ollama_server_notes(report, rr);
-  add_verdict(report, rr);
+  check_gpus_needed(report, catalog, r, rr);
   add_serving(report, rr, r);
   add_command(report, r, rr);
   return report;

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "../memory/engine_reports.hpp"
+#include "json/request.hpp"
+#include "questions/remedies.hpp"
 #include "questions/verdict.hpp"
 
 using namespace vramfit;
@@ -164,4 +166,69 @@ TEST_CASE("one answer: llama.cpp without a context on a GPU is costed at the con
   CHECK(r.estimate.context_tokens == r.llamacpp_fit->context);
   CHECK(r.context_source == "engine_fit");
   CHECK(r.command.find(" -c " + std::to_string(r.llamacpp_fit->context)) != std::string::npos);
+}
+
+namespace {
+
+// The count the remedies' "more GPUs" / "tensor parallel" option gives for a request, 0 without one.
+std::uint64_t remedies_gpu_count(const std::string& json) {
+  auto request = request_from_json(json);
+  REQUIRE(request.ok());
+  auto remedies = remedies_for(test::catalog(), request.value());
+  REQUIRE(remedies.ok());
+  for (const Remedy& r : remedies.value().remedies)
+    if (r.id == "more-gpus" || r.id == "tensor-parallel")
+      for (const RemedyInput& in : r.inputs)
+        if (in.number) return *in.number;
+  return 0;
+}
+
+std::uint64_t headline_count(const Report& r) {
+  const MessageArg* count = arg_in(r.verdict.message, "count");
+  return r.verdict.message.id == "headline.needs" && count ? static_cast<std::uint64_t>(count->integer) : 0;
+}
+
+}  // namespace
+
+TEST_CASE("one answer: 'Needs N × GPU' is the fewest whose own estimate fits, the count the remedies give") {
+  // Llama 3.1 70B bf16 under transformers on RTX 4090s (24 GiB), by hand: a layer holds 8192² × 2 (q, o) +
+  // 8192 × 1024 × 2 (k, v) + 3 × 8192 × 28672 (MLP) = 855.6 M parameters = 1.71 GB; the embedding and the output
+  // layer 128256 × 8192 = 1.05 B = 2.10 GB each. Seven cards take ceil(80 / 7) = 12 layers on the busiest: 20.5 GB
+  // + 2.10 GB + its KV, overhead and compute, within 1.5 GB of the card's 25.8 GB, inside the headroom: tight. Eight
+  // take 10 layers (17.1 GB): fits. An even split of the 146 GB would have said 7.
+  const char* llama = R"({"model":"llama-3.1-70b","engine":"transformers","gpu":"rtx-4090","context":8192})";
+  const Report r = evaluate_json(llama);
+  CHECK(headline_count(r) == 8);
+  REQUIRE(r.gpus.size() == 1);
+  CHECK(r.gpus.front().gpus_needed == 8);
+  CHECK(remedies_gpu_count(llama) == 8);
+  CHECK(evaluate_json(R"({"model":"llama-3.1-70b","engine":"transformers","gpu":"rtx-4090","context":8192,"gpus":7})")
+            .verdict.kind == VerdictKind::tight);
+
+  // DeepSeek-V3 under vLLM, no GPU chosen: the fewest cards are MI325X (256 GB each). Its 671 GB of FP8 weights
+  // would divide over 3, but its 128 attention heads do not divide by 3 (vLLM refuses such a tensor-parallel size),
+  // so 4; on one MI325X vLLM would not start, and the remedies offer the same 4.
+  const Report d = evaluate_json(R"({"model":"deepseek-v3","engine":"vllm","context":8192})");
+  REQUIRE(d.verdict.gpu);
+  CHECK(d.verdict.gpu->id == "mi325x");
+  CHECK(headline_count(d) == 4);
+  CHECK(remedies_gpu_count(R"({"model":"deepseek-v3","engine":"vllm","gpu":"mi325x","context":8192})") == 4);
+
+  // Over several models and cards the headline's count and the remedies' agree wherever both give one.
+  int compared = 0;
+  for (const char* model : {"llama-3.1-70b", "qwen3-32b", "gemma-3-27b", "mixtral-8x7b"})
+    for (const char* engine : {"transformers", "vllm", "llamacpp"})
+      for (const char* gpu : {"rtx-3090", "rtx-4060-ti-16gb", "a100-40gb-sxm"}) {
+        // llama.cpp with every layer on the GPUs (-ngl 999): without it --fit keeps one card and puts the rest in RAM.
+        const std::string request = std::string(R"({"model":")") + model + R"(","engine":")" + engine +
+                                    R"(","gpu":")" + gpu + R"(","context":8192)" +
+                                    (std::string(engine) == "llamacpp" ? R"(,"gpu_layers":999})" : "}");
+        const Report e = evaluate_json(request);
+        const std::uint64_t shown = headline_count(e);
+        if (shown == 0 || shown > 8) continue;
+        INFO(request);
+        CHECK(remedies_gpu_count(request) == shown);
+        ++compared;
+      }
+  CHECK(compared > 10);
 }
