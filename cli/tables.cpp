@@ -347,8 +347,9 @@ std::string estimate_table(const json& a) {
   append_headline(out, a);
   const json& v = a.at("verdict");
   if (const json& p = v.at("placement"); !p.is_null())
-    appendf(out, "  as the engine places it: %s on the GPU, %s in system RAM\n",
-            gb_and_gib(bytes(p.at("gpu_bytes"))).c_str(), gb_and_gib(bytes(p.at("ram_bytes"))).c_str());
+    appendf(out, "  as the engine places it: %s on the %s, %s in system RAM\n", gb_and_gib(bytes(p.at("gpu_bytes"))).c_str(),
+            whole(p.at("gpus")) > 1 ? (std::to_string(whole(p.at("gpus"))) + " GPUs").c_str() : "GPU",
+            gb_and_gib(bytes(p.at("ram_bytes"))).c_str());
   for (const json& f : a.at("gpus")) {
     std::string verdict = fit_words(f.at("fit"));
     // The headline's GPU runs the model where its fit alone says it does not (part of it in system RAM).

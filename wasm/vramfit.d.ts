@@ -441,6 +441,9 @@ export interface Verdict {
   /** What that row's verdict says in a GPU table where its `fit` says less ("runs with 43 of 81 layers on the GPU"). */
   label: string | null;
   label_i18n: MessageId | null;
+  /** runs_split: where the engine puts it: bytes on its GPUs (`gpus` of them, with the CUDA context) and in system
+   * RAM; null otherwise. */
+  placement: { gpu_bytes: number; gpus: number; ram_bytes: number } | null;
 }
 
 /** Bytes on one GPU of a tensor- or pipeline-parallel deployment. */

@@ -169,6 +169,7 @@ inline void write_verdict(JsonWriter& w, const Verdict& v) {
   if (v.kind == VerdictKind::runs_split && (v.gpu_bytes || v.ram_bytes)) {
     w.begin_object("placement");
     w.field("gpu_bytes", v.gpu_bytes);
+    w.field("gpus", v.gpus);
     w.field("ram_bytes", v.ram_bytes);
     w.end_object();
   } else {

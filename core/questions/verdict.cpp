@@ -173,17 +173,30 @@ std::optional<Verdict> plan_verdict(const LlamaCppFitPlan& p, const VerdictRow& 
                       {gpu_name(row), arg::count("total", p.total_layers), arg::count("context", p.context)}));
 }
 
-// -ngl (num_gpu) below the layer count on one GPU: the GPU holds those layers and the rest runs from system RAM, a
-// yes with a cost as --fit's placement is, never a plain "fits" beside layers on the CPU.
-std::optional<Verdict> offload_verdict(const LlamaCppBuffers& b, const VerdictRow& row) {
+// -ngl (num_gpu) below the layer count: the GPUs hold those layers and the rest runs from system RAM, a yes with a
+// cost as --fit's placement is, never a plain "fits" beside layers on the CPU. `gpus`: the request's count of one
+// card, or a list of cards (named in `cards`).
+std::optional<Verdict> offload_verdict(const LlamaCppBuffers& b, const VerdictRow& row, std::uint64_t gpus,
+                                       std::string_view cards = {}) {
   if (b.gpu_layers >= b.total_layers || !fits_or_tight(row)) return std::nullopt;
-  Verdict v = made(VerdictKind::runs_split, row,
-                   message("headline.offload_layers",
+  const MessageArg n = arg::count("n", b.gpu_layers), total = arg::count("total", b.total_layers),
+                   ram = arg::gb("ram_bytes", b.host_ram_bytes, 1);
+  Message headline =
+      !cards.empty()
+          ? message("headline.cards_offload", "Runs on your {gpus} with {n} of {total} layers on the GPUs, {ram_bytes} "
+                                              "in system RAM",
+                    {arg::text("gpus", cards), n, total, ram})
+      : gpus > 1 ? message("headline.offload_layers_owned",
+                           "Runs on your {count} × {gpu} with {n} of {total} layers on the GPUs, {ram_bytes} in "
+                           "system RAM",
+                           {arg::count("count", gpus), gpu_name(row), n, total, ram})
+                 : message("headline.offload_layers",
                            "Runs on one {gpu} with {n} of {total} layers on the GPU, {ram_bytes} in system RAM",
-                           {gpu_name(row), arg::count("n", b.gpu_layers), arg::count("total", b.total_layers),
-                            arg::gb("ram_bytes", b.host_ram_bytes, 1)}));
-  v.label = message("verdict.runs_layers", "runs with {n} of {total} layers on the GPU",
-                    {arg::count("n", b.gpu_layers), arg::count("total", b.total_layers)});
+                           {gpu_name(row), n, total, ram});
+  Verdict v = made(VerdictKind::runs_split, row, std::move(headline));
+  v.label = gpus > 1 ? message("verdict.runs_layers_gpus", "runs with {n} of {total} layers on the GPUs", {n, total})
+                     : message("verdict.runs_layers", "runs with {n} of {total} layers on the GPU", {n, total});
+  v.gpus = gpus;
   return v;
 }
 
@@ -286,8 +299,8 @@ std::optional<Verdict> engine_verdict(const VerdictScene& s, const VerdictRow& r
   if (s.plan)
     if (auto v = plan_verdict(*s.plan, row, s.context_from_plan))
       return placed(*v, s.plan->gpu_bytes + e->overhead, s.plan->host_ram_bytes);
-  if (e->llamacpp && s.owned == 1 && s.about == VerdictScene::About::chosen)
-    if (auto v = offload_verdict(*e->llamacpp, row)) return placed(*v, e->total, e->llamacpp->host_ram_bytes);
+  if (e->llamacpp && s.about == VerdictScene::About::chosen)
+    if (auto v = offload_verdict(*e->llamacpp, row, s.owned)) return placed(*v, e->total, e->llamacpp->host_ram_bytes);
   const auto pool = pool_of(*e);
   if (!pool) return std::nullopt;
   // SGLang starts with a pool shorter than one context and refuses only the requests longer than the pool
@@ -386,13 +399,18 @@ Verdict one_verdict(const VerdictRow& row) {
                                                       {gpu_name(row), gb("short_bytes", -row.free_bytes)}));
 }
 
+// A list of cards as the person gave them: "GeForce RTX 3090 + GeForce RTX 4090".
+std::string card_names(const std::vector<VerdictRow>& rows) {
+  std::string names;
+  for (const VerdictRow& r : rows) names += (names.empty() ? "" : " + ") + r.gpu->name;
+  return names;
+}
+
 // Different cards together (llama.cpp's layer split): each judged by its own share, the fullest one speaks.
 Verdict cards_verdict(const std::vector<VerdictRow>& rows) {
   const auto fullest = std::min_element(rows.begin(), rows.end(),
                                         [](const VerdictRow& a, const VerdictRow& b) { return a.free_bytes < b.free_bytes; });
-  std::string names;
-  for (const VerdictRow& r : rows) names += (names.empty() ? "" : " + ") + r.gpu->name;
-  const MessageArg gpus = arg::text("gpus", names);
+  const MessageArg gpus = arg::text("gpus", card_names(rows));
   const bool any_short = std::any_of(rows.begin(), rows.end(), [](const VerdictRow& r) { return r.fit == Fit::does_not_fit; });
   const bool all_fit = std::all_of(rows.begin(), rows.end(), [](const VerdictRow& r) { return r.fit == Fit::fits; });
   if (any_short)
@@ -433,7 +451,19 @@ Verdict judge_verdict(const VerdictScene& s) {
   Verdict none;
   none.message = message("headline.none", "Does not fit on any GPU in the list");
   if (s.rows.empty()) return none;
-  if (s.about == About::cards) return cards_verdict(s.rows);
+  if (s.about == About::cards) {
+    const Verdict v = cards_verdict(s.rows);
+    // -ngl below the layer count over a list of cards: the fullest one still fits, the rest runs from system RAM.
+    if (const InferenceEstimate* e = s.estimate; e && e->llamacpp && v.gpu && v.kind != VerdictKind::does_not_fit) {
+      const auto fullest = std::find_if(s.rows.begin(), s.rows.end(), [&](const VerdictRow& r) { return r.gpu == v.gpu; });
+      if (auto offload = offload_verdict(*e->llamacpp, *fullest, s.rows.size(), card_names(s.rows))) {
+        offload->gpu_bytes = e->total;
+        offload->ram_bytes = e->llamacpp->host_ram_bytes;
+        return *offload;
+      }
+    }
+    return v;
+  }
   const VerdictRow* row = s.about == About::chosen ? &s.rows.front() : catalog_row(s.rows);
   if (!row) return none;
   Verdict v = row_verdict(s, *row);

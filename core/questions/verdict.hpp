@@ -32,6 +32,7 @@ struct Verdict {
   Message label;             // its GPU's row in the GPU table when the row's fit says less (runs_split); or empty
   std::uint64_t gpu_bytes = 0;  // runs_split: what the engine's placement puts on the GPU (with the CUDA context)
   std::uint64_t ram_bytes = 0;  // runs_split: and what it keeps in system RAM
+  std::uint64_t gpus = 1;       // runs_split: the GPUs gpu_bytes is spread over
   std::string text() const { return message.text + wired.text; }
 };
 

@@ -232,3 +232,30 @@ TEST_CASE("one answer: 'Needs N × GPU' is the fewest whose own estimate fits, t
       }
   CHECK(compared > 10);
 }
+
+TEST_CASE("one answer: -ngl below the layer count over several GPUs runs with the rest in system RAM, never 'fits'") {
+  // Llama 3.1 70B Q4_K_M, -ngl 60 of its 80 layers on 2 × RTX 3090: llama.cpp splits the 60 layers over the two cards
+  // (30 each) and keeps 20 layers and the output layer in system RAM (llama.cpp README, -ngl / --split-mode layer).
+  // Each card's share (~17 GB) fits its 24 GiB, so the run is a yes with a cost, as on one GPU.
+  const Report r = evaluate_json(R"({"model":"llama-3.1-70b","engine":"llamacpp","weights":"q4_k_m","gpu":"rtx-3090",)"
+                                 R"("gpus":2,"gpu_layers":60,"context":8192})");
+  CHECK(r.verdict.kind == VerdictKind::runs_split);
+  CHECK(r.verdict.message.id == "headline.offload_layers_owned");
+  CHECK(r.verdict.label.id == "verdict.runs_layers_gpus");
+  CHECK(r.verdict.gpus == 2);
+  CHECK(r.verdict.ram_bytes == r.estimate.llamacpp->host_ram_bytes);
+  CHECK(r.verdict.ram_bytes > 0);
+  check_agrees(r, "2 × RTX 3090, -ngl 60");
+
+  // The same on a list of different cards (an estimate's "gpus" as names: the cards one has).
+  auto request = request_from_json(R"({"model":"llama-3.1-70b","engine":"llamacpp","weights":"q4_k_m","gpu_layers":60,)"
+                                   R"("context":8192})");
+  REQUIRE(request.ok());
+  request.value().devices = {"rtx-3090", "rtx-4090"};
+  auto evaluated = evaluate(test::catalog(), request.value());
+  REQUIRE(evaluated.ok());
+  const Report& cards = evaluated.value();
+  CHECK(cards.verdict.kind == VerdictKind::runs_split);
+  CHECK(cards.verdict.message.id == "headline.cards_offload");
+  CHECK(cards.verdict.gpus == 2);
+}

@@ -19,11 +19,12 @@ export function renderSummary(dom, report, view) {
   // The range only where its ends differ as shown; where the engine keeps part of the model in system RAM, the
   // total's split between the GPU and the RAM, as the headline's placement says.
   const range = totalRange(report);
+  const placement = report.verdict.placement;
   const ends = range && [f.bytes(range.low), f.bytes(range.high)];
   const parts = [
     ends && ends[0] !== ends[1] ? `(${t('total.range', { low: ends[0], high: ends[1] })})` : null,
-    report.verdict.placement ? t('total.placement', {
-      gpu: f.bytes(report.verdict.placement.gpu_bytes), ram: f.bytes(report.verdict.placement.ram_bytes) }) : null,
+    placement ? t(placement.gpus > 1 ? 'total.placement_gpus' : 'total.placement', {
+      gpu: f.bytes(placement.gpu_bytes), ram: f.bytes(placement.ram_bytes), count: f.count(placement.gpus) }) : null,
   ].filter(Boolean);
   dom.totalRange.textContent = parts.join(' · ');
   const m = report.model;
