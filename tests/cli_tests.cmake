@@ -67,7 +67,11 @@ vramfit_cli_test(vllm_on_mac FAIL ARGS --model llama-3.1-8b --engine vllm --gpu 
 # vLLM's scheduler runs at most max_num_seqs sequences: the largest batch is 64, and the answer says that binds.
 vramfit_cli_test(vllm_batch_max_num_seqs ARGS --model llama-3.1-8b --engine vllm --gpu h100-sxm --context 1024 --max-num-seqs 64
                  --max-context --json MATCH "\"batch_limit\":\"max_num_seqs\",.*\"max_batch\":64,")
-vramfit_cli_test(gguf_weights ARGS --model llama-3.1-8b --weights q4_k_m --kv-dtype fp8 --json MATCH "\"weights\":\"q4_k_m\"")
+vramfit_cli_test(gguf_weights ARGS --model llama-3.1-8b --engine llamacpp --weights q4_k_m --kv-dtype q8_0 --json
+                 MATCH "\"weights\":\"q4_k_m\"")
+# transformers dequantizes a GGUF file to fp32 as it loads it (transformers docs, GGUF): 8.03 B parameters × 4 B.
+vramfit_cli_test(gguf_transformers_fp32 ARGS --model llama-3.1-8b --weights q4_k_m
+                 MATCH "weights +32\\.12 GB.*dequantizes the q4_k_m GGUF file to fp32")
 # One verdict for the headline and the GPU table. Ollama with layers in system RAM (ollama#5913: layers.model=81
 # layers.offload=43 on one 24 GiB GPU): the headline says it runs, and the GPU's row says the same, not "needs 2 GPUs",
 # with what that placement leaves free (the log's 23.7 GiB of 24: under a GiB), not the card less the whole model.

@@ -1473,10 +1473,6 @@ std::vector<Message> inference_notes(const ModelSpec& spec, const InferenceOptio
                                          const WeightFormat& format) {
   std::vector<Message> notes;
   if (vision_tower_apart(spec, o) && !o.exact_weights) notes.push_back(vision_tower_apart_note(spec));
-  if (format.scheme == WeightScheme::gguf && o.engine == Engine::transformers)
-    notes.push_back(message("inference.transformers_gguf",
-                            "transformers dequantizes GGUF files when it loads them; these sizes hold for the "
-                            "llama.cpp engine."));
   if (spec.has_latent() && o.engine == Engine::transformers)
     notes.push_back(message("inference.transformers_mla",
                             "transformers' DeepSeek attention caches decompressed per-head K and V, not the MLA "

@@ -375,23 +375,43 @@ void add_verdict(Report& report, const ResolvedRequest& rr) {
 // per GPU, the output layer on one of them, heads that must divide for tensor parallelism, the headroom on the
 // busiest card. So the headline's count is the fewest GPUs whose own estimate fits by this same verdict, split as the
 // remedies split it (vLLM and SGLang tensor parallel, the others by layer), and the remedies' "more GPUs" says the
-// same number. The table's count never exceeds it (it assumes an even split), so the walk starts there beyond the
-// remedies' 8, and from 2 below it, as they do.
+// same number: up to their 8 both walk from 2. Beyond, the table's count is where the walk starts (an even split
+// needs no more than whole layers do); whole layers fit better the more GPUs share them, so a layer split doubles
+// and then halves its way to the fewest (no more GPUs than layers: one without a layer holds nothing of the model),
+// while tensor parallelism, whose heads may divide one count and not the next, walks on a few more.
 std::uint64_t gpus_that_fit(const Catalog& catalog, const Request& r, const Gpu& gpu, Engine engine,
-                            std::uint64_t even_split) {
+                            std::uint64_t even_split, std::uint64_t layers) {
   const bool serving = engine == Engine::vllm || engine == Engine::sglang;
-  constexpr std::uint64_t kRemediesMost = 8, kSteps = 16;
-  const std::uint64_t first = even_split > kRemediesMost ? even_split : 2;
-  const std::uint64_t last = std::max(kRemediesMost, first + kSteps);
-  for (std::uint64_t n = first; n <= last; ++n) {
+  const auto fits = [&](std::uint64_t n) {
     Request v = r;
     v.gpu = gpu.id;
     v.wired_limit_mb = 0;
     (serving ? v.tp : v.gpu_count) = n;
     auto after = evaluate(catalog, v);
-    if (after && after.value().verdict.kind == VerdictKind::fits) return n;
+    return after && after.value().verdict.kind == VerdictKind::fits;
+  };
+  constexpr std::uint64_t kRemediesMost = 8, kMost = 1024, kServingSteps = 16;
+  for (std::uint64_t n = 2; n <= kRemediesMost; ++n)
+    if (fits(n)) return n;
+  const std::uint64_t first = std::max(kRemediesMost + 1, even_split);
+  if (serving) {
+    for (std::uint64_t n = first; n < first + kServingSteps && n <= kMost; ++n)
+      if (fits(n)) return n;
+    return 0;
   }
-  return 0;
+  const std::uint64_t most = std::min(kMost, layers);
+  if (first > most) return 0;
+  std::uint64_t low = first - 1, high = first;  // low does not fit; find a high that does
+  while (!fits(high)) {
+    if (high >= most) return 0;
+    low = high;
+    high = std::min(high * 2, most);
+  }
+  while (high - low > 1) {
+    const std::uint64_t mid = low + (high - low) / 2;
+    (fits(mid) ? high : low) = mid;
+  }
+  return high;
 }
 
 // The GPU the headline would name as needing several has its count checked by gpus_that_fit; the headline then
@@ -408,7 +428,8 @@ void check_gpus_needed(Report& report, const Catalog& catalog, const Request& r,
     checked.push_back(gpu);
     auto row = std::find_if(report.gpus.begin(), report.gpus.end(), [&](const GpuFit& f) { return f.gpu == gpu; });
     if (row == report.gpus.end() || row->gpus_needed == 0 || row->one_per_machine) return;
-    row->gpus_needed = gpus_that_fit(catalog, r, *gpu, report.estimate.engine, row->gpus_needed);
+    row->gpus_needed =
+        gpus_that_fit(catalog, r, *gpu, report.estimate.engine, row->gpus_needed, report.model.num_layers());
   }
   add_verdict(report, rr);
 }
@@ -558,9 +579,21 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
   }
   auto format = parse_weight_format(weights);
   if (!format) return format.error();
+  // transformers loads a GGUF file by dequantizing every tensor to fp32 before PyTorch sees it (transformers docs,
+  // "GGUF and interaction with Transformers"): the file's format is not what sits on the GPU.
+  const bool dequantized = o.engine == Engine::transformers && format.value().scheme == WeightScheme::gguf;
+  if (dequantized) {
+    out.model.notes.push_back(message("transformers.gguf_fp32",
+                                      "transformers dequantizes the {format} GGUF file to fp32 when it loads it, so the "
+                                      "weights are counted at 4 bytes per parameter; llama.cpp and Ollama run the file "
+                                      "as it is.",
+                                      {arg::text("format", weights)}));
+    format = parse_weight_format("fp32");
+    if (!format) return format.error();
+  }
   o.weight_format = format.value();
   o.weights = format.value().dtype;
-  if (r.imported && r.weights.empty()) o.weight_format.reset(), o.exact_weights = r.imported->weights;
+  if (r.imported && r.weights.empty() && !dequantized) o.weight_format.reset(), o.exact_weights = r.imported->weights;
   if (!r.kv_dtype.empty()) {
     const auto kv = parse_kv_dtype(r.kv_dtype);
     if (!kv)

@@ -18,9 +18,11 @@ namespace {
 
 using test::evaluate_json;
 
+// A note of the estimate's or of its model's (what the page and the CLI list under the breakdown).
 bool has_note(const Report& r, std::string_view id) {
-  for (const Message& m : r.estimate.notes)
-    if (m.id == id) return true;
+  for (const auto* notes : {&r.estimate.notes, &r.model.notes})
+    for (const Message& m : *notes)
+      if (m.id == id) return true;
   return false;
 }
 
@@ -214,6 +216,20 @@ TEST_CASE("one answer: 'Needs N × GPU' is the fewest whose own estimate fits, t
   CHECK(headline_count(d) == 4);
   CHECK(remedies_gpu_count(R"({"model":"deepseek-v3","engine":"vllm","gpu":"mi325x","context":8192})") == 4);
 
+  // Beyond the remedies' 8: Llama 3.1 405B bf16 (810 GB; 126 layers of 16384² × 2 + 16384 × 1024 × 2 +
+  // 3 × 16384 × 53248 = 3.19 B parameters, 6.37 GB each) on RTX 4090s. An even split would take 810 / 24.5 ≈ 34 cards, but 34 cards hold ceil(126 / 34) = 4 layers (25.5 GB) on the busiest: whole layers need
+  // more. The headline's count fits on its own, one fewer does not.
+  const Report big = evaluate_json(R"({"model":"llama-3.1-405b","engine":"transformers","gpu":"rtx-4090","context":8192})");
+  const std::uint64_t n = headline_count(big);
+  CHECK(n > 34);
+  const auto on = [](std::uint64_t count) {
+    return evaluate_json(R"({"model":"llama-3.1-405b","engine":"transformers","gpu":"rtx-4090","context":8192,"gpus":)" +
+                         std::to_string(count) + "}")
+        .verdict.kind;
+  };
+  CHECK(on(n) == VerdictKind::fits);
+  CHECK(on(n - 1) != VerdictKind::fits);
+
   // Over several models and cards the headline's count and the remedies' agree wherever both give one.
   int compared = 0;
   for (const char* model : {"llama-3.1-70b", "qwen3-32b", "gemma-3-27b", "mixtral-8x7b"})
@@ -258,4 +274,19 @@ TEST_CASE("one answer: -ngl below the layer count over several GPUs runs with th
   CHECK(cards.verdict.kind == VerdictKind::runs_split);
   CHECK(cards.verdict.message.id == "headline.cards_offload");
   CHECK(cards.verdict.gpus == 2);
+}
+
+TEST_CASE("one answer: transformers with a GGUF format counts the weights it dequantizes, not the file") {
+  // transformers dequantizes a GGUF file to fp32 when it loads it (transformers docs v4.49, "GGUF and interaction with
+  // Transformers": "When loading a model, we first dequantize it to fp32"). Llama 3.1 8B has 8,030,261,248
+  // parameters (its model card: 8.03 B): 4 bytes each = 32.12 GB, which no 24 GiB RTX 4090 holds; llama.cpp runs
+  // the Q4_K_M file itself (about 4.9 GB).
+  const Report t = evaluate_json(R"({"model":"llama-3.1-8b","engine":"transformers","weights":"q4_k_m","gpu":"rtx-4090"})");
+  CHECK(t.estimate.weights == 4 * t.estimate.params.total);
+  CHECK(t.estimate.params.total > 8'000'000'000ull);
+  CHECK(t.verdict.kind == VerdictKind::does_not_fit);
+  CHECK(has_note(t, "transformers.gguf_fp32"));
+  const Report l = evaluate_json(R"({"model":"llama-3.1-8b","engine":"llamacpp","weights":"q4_k_m","gpu":"rtx-4090"})");
+  CHECK(l.estimate.weights < 5'500'000'000ull);
+  CHECK_FALSE(has_note(l, "transformers.gguf_fp32"));
 }

@@ -152,7 +152,7 @@ export const MESSAGES = {
     "remedy.sglang_fp8": "Geringer Qualitätsverlust; --quantization fp8 quantisiert einen 16-Bit-Checkpoint beim Laden",
     "context.sglang_model_max": "Kein Kontext angegeben: SGLang setzt context_length auf das Maximum des Modells ({context} Tokens); ein kürzerer Kontext senkt ihn.",
     "import.mtp_in_files": "Die Checkpoint-Dateien enthalten {n} Schicht(en) zur Multi-Token-Vorhersage; sie zählen zur Dateigröße, nicht aber zu den geladenen Gewichten: vLLM und SGLang laden sie nur für spekulatives Decoding mit MTP, transformers und llama.cpp gar nicht.",
-    "inference.transformers_gguf": "transformers entpackt GGUF-Dateien beim Laden in volle Genauigkeit; diese Größen gelten für llama.cpp.",
+    "transformers.gguf_fp32": "transformers entpackt die GGUF-Datei ({format}) beim Laden in fp32, daher zählen die Gewichte mit 4 Bytes pro Parameter; llama.cpp und Ollama führen die Datei so aus, wie sie ist.",
     "inference.transformers_mla": "Die DeepSeek-Attention in transformers speichert K und V entpackt für jeden Kopf, nicht den komprimierten MLA-Latentvektor, den vLLM, SGLang und llama.cpp speichern.",
     "vllm.no_kv_cache": "vLLM hält für einen Encoder keinen KV-Cache: Es legt keinen Speicher dafür zurück und braucht, was die Gewichte, die Aktivierungen eines Batches und sein eigener Zusatzbedarf brauchen; gpu_memory_utilization sagt nur, wie viel beim Start frei sein muss.",
     "vllm.choose_gpu": "Wählen Sie eine GPU, um zu sehen, wie viel KV-Cache vLLM anlegt und wie viele Anfragen gleichzeitig laufen.",
