@@ -284,6 +284,40 @@ void judge_devices(Report& report, const ResolvedRequest& rr) {
                d.total};
 }
 
+// What the estimator reads of the GPU it runs on: vLLM and SGLang size their KV pool by its memory.
+void size_for_gpu(InferenceOptions& o, const Gpu& gpu) {
+  o.gpu_memory_bytes = gpu.driver_total_bytes();
+  o.gpu_total_nominal = !gpu.driver_visible_bytes;
+  o.gpu_is_a100 = lookup_key(gpu.name).find("a100") != std::string::npos;
+  o.gpu_has_nvlink = gpu.nvlink_gb_s.has_value();
+  o.gpu_is_apple = gpu_class_of(gpu) == GpuClass::apple;
+}
+
+// vLLM and SGLang with no GPU chosen: each card is judged as it would be chosen, by the KV pool the engine sizes on
+// it (estimate_fit's pool rule), not by bytes against a headroom, so no row says "fits" where choosing that card
+// says the engine would not start. The count a split needs stays the GPU-less estimate's.
+void judge_pools(Report& report, const ResolvedRequest& rr) {
+  const Engine engine = report.estimate.engine;
+  if (engine != Engine::vllm && engine != Engine::sglang) return;
+  for (GpuFit& row : report.gpus) {
+    // A card the whole estimate does not fit by bytes cannot hold the engine's budget and one sequence either.
+    if (row.fit == Fit::does_not_fit) continue;
+    InferenceOptions o = rr.options;
+    o.explain = false;  // only its fit is read
+    size_for_gpu(o, *row.gpu);
+    auto sized = estimate_inference(report.model, o);
+    if (!sized) {  // the engine refuses this card (an FP8 format before Ampere, ...): no fit, no split
+      row.fit = Fit::does_not_fit;
+      row.gpus_needed = 0;
+      continue;
+    }
+    const std::vector<GpuFit> own = check_fit(sized.value(), std::vector<Gpu>{*row.gpu}, rr.fit_headroom);
+    row.fit = own.front().fit;
+    row.free_bytes = own.front().free_bytes;
+    if (row.fit == Fit::fits) row.gpus_needed = 1;
+  }
+}
+
 // llama.cpp's --fit (Ollama from 0.30 too) runs the model with part of it in system RAM. Whole layers left there are
 // read from RAM each step, as with -ngl: the speed is that of -ngl at the plan's count. Experts left there are read
 // only as the router picks them, which is not estimated: no figure then, rather than the whole model's on the GPU.
@@ -387,7 +421,10 @@ std::uint64_t gpus_that_fit(const Catalog& catalog, const Request& r, const Gpu&
     v.gpu = gpu.id;
     v.wired_limit_mb = 0;
     (serving ? v.tp : v.gpu_count) = n;
-    auto after = evaluate(catalog, v);
+    auto resolved = resolve_request(catalog, v);
+    if (!resolved) return false;
+    resolved.value().options.explain = false;  // only its verdict is read
+    auto after = evaluate(catalog, v, resolved.value());
     return after && after.value().verdict.kind == VerdictKind::fits;
   };
   constexpr std::uint64_t kRemediesMost = 8, kMost = 1024, kServingSteps = 16;
@@ -711,11 +748,7 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
     if (!found.value().note.empty()) out.name_notes.push_back(found.value().note);
     if (auto wired = wired_limit_applied(*out.gpu, r.wired_limit_mb); !wired) return wired.error();
     if (const Message wired = wired_limit_note(*out.gpu); !wired.empty()) out.name_notes.push_back(wired);
-    o.gpu_memory_bytes = out.gpu->driver_total_bytes();
-    o.gpu_total_nominal = !out.gpu->driver_visible_bytes;
-    o.gpu_is_a100 = lookup_key(out.gpu->name).find("a100") != std::string::npos;
-    o.gpu_has_nvlink = out.gpu->nvlink_gb_s.has_value();
-    o.gpu_is_apple = gpu_class_of(*out.gpu) == GpuClass::apple;
+    size_for_gpu(o, *out.gpu);
   }
   // A Mac's GPU is its unified memory: one per machine.
   if (out.gpu && out.gpu->one_per_machine() && r.gpu_count > 1)
@@ -834,6 +867,7 @@ Result<Report> evaluate(const Catalog& catalog, const Request& r, const Resolved
     judge_devices(report, rr);
   } else {
     report.gpus = fit_rows(report.estimate, catalog.gpus, fit_headroom);
+    judge_pools(report, rr);
   }
   add_llamacpp_fit(report, rr);
   // llama-server without -c runs the context its --fit plan chose on this GPU: the figures are for that context. The

@@ -169,10 +169,16 @@ test('all weight formats by storage scheme, engine and KV cache precision come f
     'compressed-tensors (LLM Compressor)', 'MLX (Apple)', 'EXL2 (ExLlamaV2)', 'EXL3 (ExLlamaV3)', 'GGUF (llama.cpp)']);
   await page.locator('#weights-format').selectOption('q4_k_m');
   await page.waitForURL(/weights=q4_k_m/);
-  // Q4_K_M: 4,912,898,048 B of tensors = 4.91 GB; the published Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf is
-  // 4.92 GB with its tokenizer and metadata.
-  await waitCell(page, 'weights', '4.91');
+  // transformers dequantizes a GGUF file to fp32 as it loads it (transformers docs, GGUF): 8,030,261,248 × 4 B.
+  await waitCell(page, 'weights', '32.12');
   assert.equal(await page.locator('input[name="weights"]:checked').count(), 0);
+  // llama.cpp runs the file: Q4_K_M is 4,912,898,048 B of tensors (the published
+  // Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf is 4.92 GB with its tokenizer and metadata), less the token embedding it
+  // keeps in system RAM, 128,256 × 4,096 Q4_K elements × 144 B / 256 = 295,501,824 B: 4,617,396,224 B = 4.62 GB.
+  await page.locator('#engine').selectOption('llamacpp');
+  await waitCell(page, 'weights', '4.62');
+  await page.locator('#engine').selectOption('transformers');
+  await waitCell(page, 'weights', '32.12');
   await page.locator('label[for="weights-bf16"]').click();
   await waitCell(page, 'weights', '16.06');
   assert.equal(await page.locator('#weights-format').inputValue(), 'bf16');
