@@ -23,6 +23,17 @@ vramfit_cli_test(bare_params ARGS --params 7e9 --weights fp16 --json MATCH "\"we
 vramfit_cli_test(ollama_tag ARGS --model qwen3:30b-a3b --json MATCH "\"id\":\"qwen3-30b-a3b\"")
 vramfit_cli_test(hf_repo ARGS --model openai/GPT-OSS-20B --json MATCH "\"id\":\"gpt-oss-20b\"")
 vramfit_cli_test(table ARGS --model llama-3.1-8b --gpu rtx-4090 MATCH "GeForce RTX 4090 +fits")
+# Issue 28, point 10: names and words as people type them. "4bit" / "8bit" are the integer formats, as the page's
+# pills and bitsandbytes' load_in_4bit / load_in_8bit say them.
+vramfit_cli_test(weights_4bit ARGS --model llama-3.1-8b --weights 4bit --json MATCH "\"inputs\":{[^}]*\"weights\":\"int4\"}")
+vramfit_cli_test(weights_8bit ARGS --model llama-3.1-8b --weights 8bit --json MATCH "\"inputs\":{[^}]*\"weights\":\"int8\"}")
+# The vendor's word in front, as cloud consoles write it: read as the card, and said so with the other H100s.
+vramfit_cli_test(gpu_vendor_prefix ARGS --model llama-3.1-8b --gpu "NVIDIA H100"
+                 MATCH "note: \"NVIDIA H100\" read as NVIDIA H100 SXM \\(also NVIDIA H100 PCIe, NVIDIA H100 NVL: name one to pick it\\)\\.\n+Fits on one NVIDIA H100 SXM with")
+# An Ollama library name ("llama3.3" is llama3.3:latest, as ollama pull reads it) offline, never looked up: the answer
+# says why it cannot be answered here rather than guessing.
+vramfit_cli_test(ollama_name_offline FAIL ARGS --model llama3.3 --offline
+                 MATCH "^vramfit: --model: llama3\\.3:latest was never looked up on this machine, so there is no copy to answer from offline")
 vramfit_cli_test(help ARGS --help MATCH "--model.*--params.*--weights.*--kv-dtype.*--context.*--batch.*--engine.*--gpu.*--gpu-util.*--max-context.*--json")
 vramfit_cli_test(unknown_flag FAIL ARGS --modle llama-3.1-8b MATCH "^vramfit: --modle: unknown flag")
 # A bare name no preset holds may be an Ollama model: offline, the answer says both why it is neither.
@@ -126,6 +137,9 @@ vramfit_cli_test(help_one_gpu ARGS --model llama-3.1-70b --gpu rtx-4090 --remedi
 vramfit_cli_test(help_one_gpu_json ARGS --model llama-3.1-70b --gpu rtx-4090 --remedies --json
                  MATCH "\"id\":\"offload\",\"inputs\":{\"context\":8192,\"engine\":\"llamacpp\"},\"parts\":\\[\"offload\"\\],.*\"verdict\":\"runs_split\"}.*\"id\":\"more-gpus\".*\"summary_i18n\":{.*\"id\":\"remedy.summary.runs\"},\"verdict\":\"does_not_fit\"}")
 vramfit_cli_test(help_bad_input FAIL ARGS --model llama-2-7b --context 0 --remedies MATCH "^vramfit: --context: ")
+# --help fits a terminal: no line over 100 bytes (multi-byte signs such as × count by their bytes, stricter).
+add_test(NAME cli.help_width
+         COMMAND sh -c "\"$1\" --help | LC_ALL=C awk 'length > 100 { print; long = 1 } END { exit long }'" sh $<TARGET_FILE:vramfit>)
 vramfit_cli_test(help_lists_hardware_flags ARGS --help MATCH "--system-bandwidth.*--prompt.*--usd-per-kwh.*--gpus.*--budget-per-hour.*--rank-gpus.*--biggest")
 
 # Training. The seed article's 7B: mixed-precision AdamW with fp32 gradients (HF Trainer) keeps
