@@ -1,23 +1,26 @@
-// Issue 28 walked as a new user meets it: its ten points, in English and German at 1280 and 375 px, each assertion
-// naming its point. Where another file already asserts a point the same way, that file is named, not repeated:
-//  1. "8k", "32K", "1M", "1e5" in Context read back as tokens, an empty model refused at its field, an engine that
-//     leaves a typed context alone: one-answer.test.mjs. Here: "8k" typed before vLLM is chosen is the context its
-//     headline uses.
+// Issue 28 walked as a new user meets it: its ten points, in English and German at 1280 and 375 px, each finding
+// named by its point. Where another file already asserts a point the same way, that file is named, not repeated:
+//  1. "8k", "32K", "1M", "1e5" read back as tokens, an empty model refused at its field, an engine that leaves a
+//     typed context alone: one-answer.test.mjs. Here: "8k" typed, then vLLM chosen, is the context its headline
+//     uses; over the grid, a context the headline names is the one the field reads back.
 //  2. An NVIDIA FP8 checkpoint's config.json alone asks for its hf_quant_config.json: checkpoint.test.mjs. Here the
 //     same for NVFP4, counted as its BF16 release until the file comes.
-//  3. No contradiction: here, over a grid of scenarios (fits, tight, part in system RAM, does not fit, would not
-//     start; one GPU and two; transformers, vLLM, llama.cpp, Ollama): headline, GPU-table row, speed block, the
-//     total's placement, notes.
-//  4. Per-GPU rows: here (Macs asked for twice, vLLM's free memory after its preallocation, one rounding).
-//  5. What would help one RTX 4090 owner, in order: remedies.test.mjs. Here, over the grid: the first option runs on
-//     the person's GPU, more GPUs come last, and "Needs N ×" counts as the "more GPUs" option does.
-//  6. A second failed file replaces the first one's error: one-answer.test.mjs.
-//  7. The embed's text and link when the calculator cannot load, and the dialog's cross-origin hint: one-answer.test.mjs.
-//  8. The layout at 375 and 1280 px (broken words, the answer bar, chart labels, key columns): one-answer.test.mjs
-//     over six pages; here the same checks (helpers.mjs) over the grid's pages.
-//  9. No English sentence on the German page: german.test.mjs; here over the grid's German pages, and the numbers in
-//     errors written with separators.
-// 10. The CLI: tests/cli_tests.cmake (4bit / 8bit, vendor-prefixed GPU names, an Ollama name offline, --help's width).
+//  3. No contradiction, over a grid of scenarios (fits, tight, part in system RAM, does not fit, would not start;
+//     one GPU and two; transformers, vLLM, llama.cpp, Ollama): headline, GPU-table row, speed block, the total's
+//     placement, notes.
+//  4. Per-GPU rows: Macs asked for twice (table, CSV, the count field), vLLM's free memory after its preallocation,
+//     one rounding for the headline, the GPU table and the per-GPU table.
+//  5. What would help one RTX 4090 owner, in order: remedies.test.mjs. Here, over the grid: the first option runs
+//     on the person's GPU, more GPUs come last, and "Needs N ×" counts as the option of more GPUs does.
+//  6. A second failed file replaces the first one's error and result: one-answer.test.mjs.
+//  7. The embed's text and link when the calculator cannot load, the dialog's cross-origin hint: one-answer.test.mjs.
+//  8. The layout (broken words, the answer bar, chart labels, key columns): one-answer.test.mjs over six pages; here
+//     the same checks (helpers.mjs) over the grid's pages, key columns reachable by scrolling in every row.
+//  9. No English sentence on the German page: german.test.mjs; here over the grid's German pages, and the numbers
+//     in errors written with separators.
+// 10. The CLI: tests/cli_tests.cmake ("4bit", "NVIDIA H100", an Ollama name offline, --help's width), where points
+//     1 to 5 have their CLI checks too.
+// What the core still words apart is asserted at the end, marked TODO.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -31,7 +34,6 @@ after(async () => { await session?.close(); });
 const WIDTHS = [1280, 375];
 const LANGS = ['en', 'de'];
 
-
 // Loads a scenario and waits for every part of its answer (the remedies and the GPU table come after the headline).
 async function load(page, query) {
   await page.goto(`${session.base}/${query}`);
@@ -42,7 +44,6 @@ async function load(page, query) {
 
 const number = (text, lang) => Number((lang === 'de' ? text.replaceAll('.', '').replace(',', '.') : text.replaceAll(',', ''))
   .replace('−', '-'));
-
 
 // 2. nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4's config.json is byte for byte its BF16 release's (both in
 // tests/data/configs): its format lives in its hf_quant_config.json (quant_algo NVFP4, group_size 16). Alone it is
@@ -62,8 +63,10 @@ const WORDS = {
       does_not_fit: /^(Does not fit|Needs \d+ ×)/, refuses: /^vLLM would not start /,
     },
     badge: { fits: /^fits$/, tight: /^tight$/, does_not_fit: /^does not fit/ },
-    free: /([\d.]+) GB free/, needs: /^Needs (\d+) ×/, rowNeeds: /needs (\d+)$/, more: /^(?:Split across|Tensor parallel on) (\d+) GPUs$/,
-    tps: /tokens\/s/, unfit: /does not fit|if it did/, ifItDid: /does not fit on \d+ × .*: this is the speed it would have if it did/, onOne: /\bon one\b/, wouldNotStart: /would not start/,
+    free: /([\d.]+) GB free/, needs: /^Needs (\d+) ×/, rowNeeds: /needs (\d+)$/,
+    more: /^(?:Split across|Tensor parallel on) (\d+) GPUs$/,
+    tps: /tokens\/s/, unfit: /does not fit|if it did/, onOne: /\bon one\b/, wouldNotStart: /would not start/,
+    ifItDid: /does not fit on \d+ × .*: this is the speed it would have if it did/,
     placement: /as the engine places it: [\d.]+ GB on the GPU, [\d.]+ GB in system RAM/,
     noteNo: /does not fit|would refuse to start/,
     read: '= 8,192 tokens',
@@ -82,8 +85,10 @@ const WORDS = {
       does_not_fit: /^(Passt nicht|Braucht \d+ ×)/, refuses: /^vLLM würde auf .* nicht starten/,
     },
     badge: { fits: /^passt$/, tight: /^knapp$/, does_not_fit: /^passt nicht/ },
-    free: /([\d,]+) GB frei/, needs: /^Braucht (\d+) ×/, rowNeeds: /braucht (\d+)$/, more: /^(?:Auf (\d+) GPUs verteilen|Tensorparallel auf (\d+) GPUs)$/,
-    tps: /Tokens\/s/, unfit: /passt nicht|wenn sie passte/, ifItDid: /passt nicht mit der Reserve auf \d+ × .*: Dies ist die Geschwindigkeit, die sie hätte, wenn sie passte/, onOne: /\bauf einer? \b/, wouldNotStart: /nicht starten/,
+    free: /([\d,]+) GB frei/, needs: /^Braucht (\d+) ×/, rowNeeds: /braucht (\d+)$/,
+    more: /^(?:Auf (\d+) GPUs verteilen|Tensorparallel auf (\d+) GPUs)$/,
+    tps: /Tokens\/s/, unfit: /passt nicht|wenn sie passte/, onOne: /\bauf einer? \b/, wouldNotStart: /nicht starten/,
+    ifItDid: /passt nicht mit der Reserve auf \d+ × .*: Dies ist die Geschwindigkeit, die sie hätte, wenn sie passte/,
     placement: /so, wie die Engine es aufteilt: [\d,]+ GB auf der GPU, [\d,]+ GB im Arbeitsspeicher/,
     noteNo: /passt nicht|würde nicht starten/,
     read: '= 8.192 Tokens',
@@ -104,35 +109,40 @@ const COLOUR = { fits: 'fits', tight: 'tight', runs_split: 'tight', does_not_fit
 // 24 GiB (RTX 3090 / 4090) = 25.77 GB; the headroom keeps 10 % of it, so up to 23.19 GB fits, up to 25.77 GB is tight.
 const GRID = [
   // 16.06 GB of bf16 weights + 1.07 GB of KV cache at 8,192 tokens + ~1.4 GB of activations and CUDA context.
-  { name: 'Llama 3.1 8B on one RTX 4090', query: '?model=llama-3.1-8b&gpu=rtx-4090', gpu: 'rtx-4090', kind: 'fits' },
+  { name: 'Llama 3.1 8B on one RTX 4090', kind: 'fits', gpu: 'rtx-4090', query: '?model=llama-3.1-8b&gpu=rtx-4090' },
   // The same at 32,768 tokens: 4 × 1.07 = 4.29 GB of KV cache, ~24.3 GB: over 23.19 GB, under 25.77 GB.
-  { name: 'Llama 3.1 8B at 32k on one RTX 4090', query: '?model=llama-3.1-8b&context=32768&gpu=rtx-4090', gpu: 'rtx-4090', kind: 'tight' },
+  { name: 'Llama 3.1 8B at 32k on one RTX 4090', kind: 'tight', gpu: 'rtx-4090',
+    query: '?model=llama-3.1-8b&context=32768&gpu=rtx-4090' },
   // Tensor parallel 2: 8.03 GB of weights on each; one sequence of the model's 131,072 tokens needs 17.18 GB of KV
   // cache, 8.59 GB on each, inside the 0.9 × 25.77 = 23.19 GB vLLM takes.
-  { name: '2 × RTX 3090 under vLLM', query: '?model=llama-3.1-8b&engine=vllm&gpu=rtx-3090&gpus=2', gpu: 'rtx-3090', gpus: 2, kind: 'fits' },
-  // ~42.5 GB of Q4_K_M weights, half on each card.
-  { name: 'Llama 3.1 70B Q4_K_M on 2 × RTX 3090 (llama.cpp)', query: '?model=llama-3.1-70b&weights=q4_k_m&engine=llamacpp&context=4096&gpu=rtx-3090&gpus=2',
-    gpu: 'rtx-3090', gpus: 2, kind: 'fits' },
-  // ~21 GB of Q4_K_M weights, and 131,072 tokens of cache for its 10 full-attention layers: llama.cpp's --fit keeps
-  // the output layer in system RAM.
-  { name: 'Qwen3.6 35B-A3B at 131k on one RTX 3090 (llama.cpp)', query: '?model=qwen3.6-35b-a3b&weights=q4_k_m&engine=llamacpp&context=131072&gpu=rtx-3090',
-    gpu: 'rtx-3090', kind: 'runs_split' },
+  { name: '2 × RTX 3090 under vLLM', kind: 'fits', gpu: 'rtx-3090', gpus: 2,
+    query: '?model=llama-3.1-8b&engine=vllm&gpu=rtx-3090&gpus=2' },
+  // 42.5 GB of Q4_K_M weights (the published GGUF's size), half on each card.
+  { name: 'Llama 3.1 70B Q4_K_M on 2 × RTX 3090 (llama.cpp)', kind: 'fits', gpu: 'rtx-3090', gpus: 2,
+    query: '?model=llama-3.1-70b&weights=q4_k_m&engine=llamacpp&context=4096&gpu=rtx-3090&gpus=2' },
+  // ~21 GB of Q4_K_M weights (35 B × 4.85 bits) and 131,072 tokens of cache for its full-attention layers:
+  // llama.cpp's --fit keeps the output layer in system RAM.
+  { name: 'Qwen3.6 35B-A3B at 131k on one RTX 3090 (llama.cpp)', kind: 'runs_split', gpu: 'rtx-3090',
+    query: '?model=qwen3.6-35b-a3b&weights=q4_k_m&engine=llamacpp&context=131072&gpu=rtx-3090' },
   // 42.5 GB of weights on a 24 GiB card, llama.cpp's default context: --fit keeps the layers that do not fit in RAM.
-  { name: 'Llama 3.1 70B Q4_K_M on one RTX 3090 (llama.cpp)', query: '?model=llama-3.1-70b&weights=q4_k_m&engine=llamacpp&gpu=rtx-3090',
-    gpu: 'rtx-3090', kind: 'runs_split' },
+  { name: 'Llama 3.1 70B Q4_K_M on one RTX 3090 (llama.cpp)', kind: 'runs_split', gpu: 'rtx-3090',
+    query: '?model=llama-3.1-70b&weights=q4_k_m&engine=llamacpp&gpu=rtx-3090' },
   // 16.06 GB of bf16 weights on an 8 GiB card: Ollama offloads the layers that fit (features.test.mjs works out 14).
-  { name: 'Ollama on one RTX 4060', query: '?model=llama-3.1-8b&engine=ollama&gpu=rtx-4060&context=8192', gpu: 'rtx-4060', kind: 'runs_split' },
+  { name: 'Ollama on one RTX 4060', kind: 'runs_split', gpu: 'rtx-4060',
+    query: '?model=llama-3.1-8b&engine=ollama&gpu=rtx-4060&context=8192' },
   // 141.1 GB of bf16 weights.
-  { name: 'Llama 3.1 70B on one RTX 4090', query: '?model=llama-3.1-70b&gpu=rtx-4090', gpu: 'rtx-4090', kind: 'does_not_fit' },
-  // ~75 GB of Q8_0 weights on 2 × 25.77 GB.
-  { name: 'Llama 3.1 70B Q8_0 on 2 × RTX 3090 (llama.cpp)', query: '?model=llama-3.1-70b&weights=q8_0&engine=llamacpp&context=4096&gpu=rtx-3090&gpus=2',
-    gpu: 'rtx-3090', gpus: 2, kind: 'does_not_fit' },
+  { name: 'Llama 3.1 70B on one RTX 4090', kind: 'does_not_fit', gpu: 'rtx-4090', query: '?model=llama-3.1-70b&gpu=rtx-4090' },
+  // ~75 GB of Q8_0 weights (70.55 B × 8.5 bits) on 2 × 25.77 GB.
+  { name: 'Llama 3.1 70B Q8_0 on 2 × RTX 3090 (llama.cpp)', kind: 'does_not_fit', gpu: 'rtx-3090', gpus: 2,
+    query: '?model=llama-3.1-70b&weights=q8_0&engine=llamacpp&context=4096&gpu=rtx-3090&gpus=2' },
   // vLLM's 23.19 GB less 16.06 GB of weights and its activations leave ~5.4 GB of KV cache, under the 17.18 GB one
   // sequence of 131,072 tokens needs: vLLM refuses to start.
-  { name: 'vLLM on one RTX 4090 at 131,072 tokens', query: '?model=llama-3.1-8b&engine=vllm&gpu=rtx-4090', gpu: 'rtx-4090', kind: 'refuses' },
-  // ~19.9 GB of AWQ weights on each card leave ~1.1 GB of KV cache; 8,192 tokens need 1.34 GB on each.
-  { name: 'vLLM, Llama 3.1 70B AWQ on 2 × RTX 3090 at 8,192', query: '?model=llama-3.1-70b&weights=awq-4bit-128g&engine=vllm&context=8192&gpu=rtx-3090&gpus=2',
-    gpu: 'rtx-3090', gpus: 2, kind: 'refuses' },
+  { name: 'vLLM on one RTX 4090 at 131,072 tokens', kind: 'refuses', gpu: 'rtx-4090',
+    query: '?model=llama-3.1-8b&engine=vllm&gpu=rtx-4090' },
+  // ~20 GB of AWQ weights (4.25 bits, bf16 embeddings) on each card leave ~1.1 GB of KV cache in vLLM's 23.19 GB;
+  // 8,192 tokens need 80 layers × 2 × 8,192 × 8 KV heads × 128 × 2 B / 2 GPUs = 1.34 GB on each.
+  { name: 'vLLM, Llama 3.1 70B AWQ on 2 × RTX 3090 at 8,192', kind: 'refuses', gpu: 'rtx-3090', gpus: 2,
+    query: '?model=llama-3.1-70b&weights=awq-4bit-128g&engine=vllm&context=8192&gpu=rtx-3090&gpus=2' },
 ];
 
 // Everything a scenario's page shows about its verdict, read in one go.
@@ -170,8 +180,8 @@ function contradictions(s, view, W) {
   // none, or over several GPUs the speed it would have if it did, said so.
   if (runs && W.unfit.test(view.speed)) say(3, `the speed block says "${view.speed}"`);
   if ((s.kind === 'fits' || s.kind === 'tight') && !W.tps.test(view.decode)) say(3, `no decode speed: "${view.decode}"`);
-  if (!runs && W.tps.test(view.speed) && !W.ifItDid.test(view.speed)) say(3, `a speed for a setup that does not run, not said so: "${view.speed}"`);
-  if (s.kind === 'refuses' && !W.wouldNotStart.test(view.speed)) say(3, `the speed block does not say it would not start: "${view.speed}"`);
+  if (!runs && W.tps.test(view.speed) && !W.ifItDid.test(view.speed)) say(3, `a speed as if it ran: "${view.speed}"`);
+  if (s.kind === 'refuses' && !W.wouldNotStart.test(view.speed)) say(3, `no "would not start" in "${view.speed}"`);
   if ((s.gpus ?? 1) > 1 && W.onOne.test(view.speed)) say(3, `the speed block speaks of one GPU: "${view.speed}"`);
   // The total's placement on the GPU and in system RAM: exactly where the engine runs it so.
   if ((s.kind === 'runs_split') !== W.placement.test(view.totalLine)) say(3, `the total reads "${view.totalLine}"`);
@@ -196,7 +206,9 @@ function remedyProblems(s, view, W) {
   if (more.length && list.at(-1) !== more.at(-1)) say(`more GPUs is not last: ${list.map((r) => r.id).join(', ')}`);
   if (s.kind === 'does_not_fit' || s.kind === 'refuses') {
     if (!list.length) say('no option at all');
-    else if (more.includes(list[0]) || list[0].colour.includes('does_not_fit')) say(`the first option, ${list[0].id}, does not run on the GPU (${list[0].badge})`);
+    else if (more.includes(list[0]) || list[0].colour.includes('does_not_fit')) {
+      say(`the first option, ${list[0].id}, does not run on the GPU (${list[0].badge})`);
+    }
   }
   const needs = view.headline.match(W.needs)?.[1] ?? view.badge.match(W.rowNeeds)?.[1];
   if (needs) {
@@ -297,7 +309,8 @@ for (const lang of LANGS) {
         assert.equal(await weightsCell(page), bf16, '2: until it comes the weights are the BF16 release\'s');
         await page.locator('#file').setInputFiles(asFile(`${NANO}-NVFP4_hf_quant_config.json`));
         await ask.waitFor({ state: 'hidden' });
-        await page.waitForFunction((before) => document.querySelector('#breakdown tr[data-line="weights"] td.num')?.textContent !== before, bf16);
+        await page.waitForFunction((before) =>
+          document.querySelector('#breakdown tr[data-line="weights"] td.num')?.textContent !== before, bf16);
         const share = number(await weightsCell(page), lang) / number(bf16, lang);
         assert.ok(share > 0.28 && share < 0.5, `2: NVFP4 weights are ${share.toFixed(3)} of bf16`);
         assert.deepEqual(problems.splice(0), []);
@@ -324,7 +337,7 @@ for (const lang of LANGS) {
         // The fullest GPU of the per-GPU table, its two decimals rounded to the headline's one.
         const devices = await page.locator('#devices-rows tr td:last-child').allTextContents();
         const fullest = Math.min(...devices.map((d) => number(d, lang)));
-        assert.equal(number(free, lang), Math.round(fullest * 10) / 10, `4: the fullest GPU keeps ${fullest} GB, the headline says ${free}`);
+        assert.equal(number(free, lang), Math.round(fullest * 10) / 10, `4: the fullest GPU keeps ${fullest} GB, the headline ${free}`);
         // The CSV says the same of the Macs.
         const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#download-csv').click()]);
         const csv = readFileSync(await download.path(), 'utf8').split('\n').filter((line) => line.startsWith('"gpu","apple-'));
@@ -344,7 +357,8 @@ for (const lang of LANGS) {
         assert.equal(each.length, 1, '4: vLLM\'s ranks are alike: one row for each');
         const perGpu = number(each[0], lang);
         assert.ok(perGpu > 0 && perGpu <= 8.59, `4: ${perGpu} GB free on each H100 is not after vLLM's preallocation`);
-        assert.equal(row, `${(Math.round(perGpu * 10) / 10).toFixed(1).replace('.', lang === 'de' ? ',' : '.')} GB`, '4: the GPU\'s row and the per-GPU table');
+        const oneDecimal = (Math.round(perGpu * 10) / 10).toFixed(1).replace('.', lang === 'de' ? ',' : '.');
+        assert.equal(row, `${oneDecimal} GB`, '4: the GPU\'s row and the per-GPU table');
         assert.deepEqual(problems.splice(0), []);
       });
 
@@ -367,7 +381,7 @@ for (const lang of LANGS) {
           const view = await page.evaluate(shown, s.gpu);
           found.push(...contradictions(s, view, W), ...remedyProblems(s, view, W));
           found.push(...await layoutProblems(page, s.name, width));
-          if (lang === 'de') found.push(...(await englishTexts(page)).map((text) => `9. ${s.name}: English on the German page: "${text}"`));
+          if (lang === 'de') found.push(...(await englishTexts(page)).map((text) => `9. ${s.name}: English: "${text}"`));
           found.push(...problems.splice(0).map((p) => `${s.name}: ${p}`));
         }
         assert.deepEqual(found, []);
@@ -380,7 +394,8 @@ for (const lang of LANGS) {
 // 3. where the engine keeps part of the model in system RAM, the total is what it places on the GPU and in RAM;
 // 4. under vLLM every card keeps free what its preallocation leaves (an H100 PCIe as an H100 SXM: both 80 GiB), and
 //    the recommendations give the headline's free memory for the person's own cards.
-test('3, 4. the total, the GPU table and the recommendations give the headline\'s figures', { todo: 'the core words these apart today' }, async () => {
+const apart = 'the core words these apart today';
+test('3, 4. the total, the GPU table and the recommendations give the headline\'s figures', { todo: apart }, async () => {
   const { page } = await newPage(session, { width: 1280, height: 900 });
   await page.addInitScript(() => localStorage.setItem('vramfit.lang', 'en'));
   const found = [];
