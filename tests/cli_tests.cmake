@@ -30,8 +30,8 @@ vramfit_cli_test(weights_8bit ARGS --model llama-3.1-8b --weights 8bit --json MA
 # The vendor's word in front, as cloud consoles write it: read as the card, and said so with the other H100s.
 vramfit_cli_test(gpu_vendor_prefix ARGS --model llama-3.1-8b --gpu "NVIDIA H100"
                  MATCH "note: \"NVIDIA H100\" read as NVIDIA H100 SXM \\(also NVIDIA H100 PCIe, NVIDIA H100 NVL: name one to pick it\\)\\.\n+Fits on one NVIDIA H100 SXM with")
-# An Ollama library name ("llama3.3" is llama3.3:latest, as ollama pull reads it) offline, never looked up: the answer
-# says why it cannot be answered here rather than guessing.
+# An Ollama library name ("llama3.3" is llama3.3:latest, as ollama pull reads it) offline and never looked up: the
+# answer says why it cannot be read here.
 vramfit_cli_test(ollama_name_offline FAIL ARGS --model llama3.3 --offline
                  MATCH "^vramfit: --model: llama3\\.3:latest was never looked up on this machine, so there is no copy to answer from offline")
 vramfit_cli_test(help ARGS --help MATCH "--model.*--params.*--weights.*--kv-dtype.*--context.*--batch.*--engine.*--gpu.*--gpu-util.*--max-context.*--json")

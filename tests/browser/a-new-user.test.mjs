@@ -73,7 +73,7 @@ const WORDS = {
     vllm8k: /^Fits on one NVIDIA H100 SXM: vLLM keeps [\d,]+ tokens of KV cache, [\d,]+ sequences of 8,192 at once$/,
     ask: 'This looks like an NVIDIA NVFP4 checkpoint: add its hf_quant_config.json here (drop or pick it). Until then its '
       + 'weights are counted as bf16.',
-    onePerMachine: 'one per machine', macCount: /one GPU per machine/,
+    onePerMachine: 'one per machine', macCount: /one GPU per machine/, number: (text) => number(text, 'en'),
     errors: [
       ['?model=llama-2-7b&context=999999999999', /from 1 to 100,000,000, /],
       ['?model=llama-2-7b&batch=0', /from 1 to 1,000,000; /],
@@ -95,7 +95,7 @@ const WORDS = {
     vllm8k: /^Passt auf eine NVIDIA H100 SXM: vLLM hält [\d.]+ Tokens KV-Cache bereit, [\d.]+ Sequenzen zu 8\.192 gleichzeitig$/,
     ask: 'Das sieht nach einem NVIDIA-Checkpoint in NVFP4 aus: Legen Sie hier seine hf_quant_config.json ab (oder wählen '
       + 'Sie sie aus). Bis dahin zählen seine Gewichte als bf16.',
-    onePerMachine: 'eine pro Rechner', macCount: /eine GPU je Rechner/,
+    onePerMachine: 'eine pro Rechner', macCount: /eine GPU je Rechner/, number: (text) => number(text, 'de'),
     errors: [
       ['?model=llama-2-7b&context=999999999999', /zwischen 1 und 100\.000\.000, /],
       ['?model=llama-2-7b&batch=0', /zwischen 1 und 1\.000\.000; /],
@@ -193,6 +193,10 @@ function contradictions(s, view, W) {
   // fullest one's in the per-GPU table, to its one decimal).
   const free = view.headline.match(W.free)?.[1];
   if (free && view.rowFree !== `${free} GB`) say(4, `the headline says ${free} GB free, the GPU's row ${view.rowFree}`);
+  const fullest = Math.min(...view.devicesFree.map(W.number));
+  if (free && view.devicesFree.length > 1 && Math.round(fullest * 10) / 10 !== W.number(free)) {
+    say(4, `the headline says ${free} GB free, the fullest GPU of the per-GPU table ${fullest} GB`);
+  }
   return found;
 }
 

@@ -13,7 +13,8 @@ export function speedFigures(report, t, f) {
     return [['speed.note', t.message(report.speed_unavailable, report.speed_unavailable_i18n, f)]];
   }
   // Run with part of the model in system RAM, the core's speed is that placement's, or its reason for none. Over
-  // several GPUs the core's note names them all ("does not fit on 2 × …: the speed it would have if it did").
+  // several GPUs the page's note ("on one …") would name the wrong setup: the core's speed comes with its own note
+  // naming them all ("does not fit on 2 × …: the speed it would have if it did").
   const several = report.speed?.note_i18n?.id === 'speed.unfit_gpus';
   if (row?.fit === 'does_not_fit' && kind !== 'runs_split' && !several) {
     return [['speed.note', t('speed.unfit', { gpu: row.name })]];
