@@ -23,6 +23,17 @@ vramfit_cli_test(bare_params ARGS --params 7e9 --weights fp16 --json MATCH "\"we
 vramfit_cli_test(ollama_tag ARGS --model qwen3:30b-a3b --json MATCH "\"id\":\"qwen3-30b-a3b\"")
 vramfit_cli_test(hf_repo ARGS --model openai/GPT-OSS-20B --json MATCH "\"id\":\"gpt-oss-20b\"")
 vramfit_cli_test(table ARGS --model llama-3.1-8b --gpu rtx-4090 MATCH "GeForce RTX 4090 +fits")
+# Issue 28, point 10: names and words as people type them. "4bit" / "8bit" are the integer formats, as the page's
+# pills and bitsandbytes' load_in_4bit / load_in_8bit say them.
+vramfit_cli_test(weights_4bit ARGS --model llama-3.1-8b --weights 4bit --json MATCH "\"inputs\":{[^}]*\"weights\":\"int4\"}")
+vramfit_cli_test(weights_8bit ARGS --model llama-3.1-8b --weights 8bit --json MATCH "\"inputs\":{[^}]*\"weights\":\"int8\"}")
+# The vendor's word in front, as cloud consoles write it: read as the card, and said so with the other H100s.
+vramfit_cli_test(gpu_vendor_prefix ARGS --model llama-3.1-8b --gpu "NVIDIA H100"
+                 MATCH "note: \"NVIDIA H100\" read as NVIDIA H100 SXM \\(also NVIDIA H100 PCIe, NVIDIA H100 NVL: name one to pick it\\)\\.\n+Fits on one NVIDIA H100 SXM with")
+# An Ollama library name ("llama3.3" is llama3.3:latest, as ollama pull reads it) offline and never looked up: the
+# answer says why it cannot be read here.
+vramfit_cli_test(ollama_name_offline FAIL ARGS --model llama3.3 --offline
+                 MATCH "^vramfit: --model: llama3\\.3:latest was never looked up on this machine, so there is no copy to answer from offline")
 vramfit_cli_test(help ARGS --help MATCH "--model.*--params.*--weights.*--kv-dtype.*--context.*--batch.*--engine.*--gpu.*--gpu-util.*--max-context.*--json")
 vramfit_cli_test(unknown_flag FAIL ARGS --modle llama-3.1-8b MATCH "^vramfit: --modle: unknown flag")
 # A bare name no preset holds may be an Ollama model: offline, the answer says both why it is neither.
@@ -130,6 +141,24 @@ vramfit_cli_test(help_one_gpu ARGS --model llama-3.1-70b --gpu rtx-4090 --remedi
 vramfit_cli_test(help_one_gpu_json ARGS --model llama-3.1-70b --gpu rtx-4090 --remedies --json
                  MATCH "\"id\":\"offload\",\"inputs\":{\"context\":8192,\"engine\":\"llamacpp\"},\"parts\":\\[\"offload\"\\],.*\"verdict\":\"runs_split\"}.*\"id\":\"more-gpus\".*\"summary_i18n\":{.*\"id\":\"remedy.summary.runs\"},\"verdict\":\"does_not_fit\"}")
 vramfit_cli_test(help_bad_input FAIL ARGS --model llama-2-7b --context 0 --remedies MATCH "^vramfit: --context: ")
+# Issue 28 in the CLI. 1: a context as people write it; k and M are 1,024 and 1,024² tokens (8 × 1,024 = 8,192;
+# 1,024² = 1,048,576), 1e5 = 100,000.
+vramfit_cli_test(context_8k ARGS --model llama-3.1-8b --context 8k --json MATCH "\"inputs\":{[^}]*\"context\":8192,")
+vramfit_cli_test(context_1M ARGS --model llama-3.1-8b --context 1M --json MATCH "\"inputs\":{[^}]*\"context\":1048576,")
+vramfit_cli_test(context_1e5 ARGS --model llama-3.1-8b --context 1e5 --json MATCH "\"inputs\":{[^}]*\"context\":100000,")
+# 3: an engine that would not start has no speed (16.06 GB of bf16 weights in vLLM's 0.9 × 16 GiB leave no KV block).
+vramfit_cli_test(vllm_refuses_no_speed ARGS --model llama-3.1-8b --engine vllm --weights bf16 --gpu rtx-4080
+                 MATCH "\nvLLM would not start on one GeForce RTX 4080: [^\n]*\n[^\n]*\n+  Speed on one GeForce RTX 4080:\n    not estimated: vLLM would not start with these settings, so it has no speed\n")
+# 4: a Mac is one GPU per machine: two are refused at --gpus, and in the list of cards two of each leaves Macs unjudged.
+vramfit_cli_test(mac_twice FAIL ARGS --model llama-3.1-8b --gpu apple-m3-max-36gb --gpus 2
+                 MATCH "^vramfit: --gpus: Apple M3 Max 36GB \\(30-core GPU\\): one GPU per machine")
+vramfit_cli_test(macs_one_per_machine ARGS --model llama-3.1-8b --gpus 2 MATCH "\n  Apple M3 Max 36GB [^\n]* +one per machine: not judged for several\n")
+# 5: Llama 3.1 70B in bf16 (141.1 GB of weights) on one RTX 4090: "Needs 8 ×", as many as the option of more GPUs
+# names (cli.help_one_gpu: "then: Fits on your 8 × GeForce RTX 4090").
+vramfit_cli_test(needs_as_remedies ARGS --model llama-3.1-70b --gpu rtx-4090 MATCH "\nNeeds 8 × GeForce RTX 4090\n")
+# --help fits a terminal: no line over 100 bytes (multi-byte signs such as × count by their bytes, stricter).
+add_test(NAME cli.help_width
+         COMMAND sh -c "\"$1\" --help | LC_ALL=C awk 'length > 100 { print; long = 1 } END { exit long }'" sh $<TARGET_FILE:vramfit>)
 vramfit_cli_test(help_lists_hardware_flags ARGS --help MATCH "--system-bandwidth.*--prompt.*--usd-per-kwh.*--gpus.*--budget-per-hour.*--rank-gpus.*--biggest")
 
 # Training. The seed article's 7B: mixed-precision AdamW with fp32 gradients (HF Trainer) keeps
@@ -190,6 +219,12 @@ configure_file("${fp8_source}_config.json"
 configure_file("${fp8_source}_config.json" "${checkpoints}/whole/Llama-3.1-70B-Instruct-FP8/config.json" COPYONLY)
 configure_file("${fp8_source}_hf_quant_config.json"
                "${checkpoints}/whole/Llama-3.1-70B-Instruct-FP8/hf_quant_config.json" COPYONLY)
+# An NVFP4 checkpoint too: nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4's config.json alone (byte for byte its BF16
+# release's) asks for the file that holds its format.
+configure_file("${PROJECT_SOURCE_DIR}/tests/data/configs/nvidia--NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4_config.json"
+               "${checkpoints}/alone/NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4/config.json" COPYONLY)
+vramfit_cli_test(checkpoint_asks_nvfp4 ARGS --model "${checkpoints}/alone/NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4/config.json"
+                 MATCH "^Give its hf_quant_config.json too \\(--quant-config FILE, or keep it beside the config.json\\): until then the weights are counted as bf16.\n")
 # Alone it is counted in bf16, 70,553,706,496 parameters × 2 B = 141,107,412,992 B, and the answer asks for the file.
 vramfit_cli_test(checkpoint_asks_json ARGS --model "${checkpoints}/alone/Llama-3.1-70B-Instruct-FP8/config.json" --json
                  MATCH "\"breakdown\":{[^}]*\"weights\":141107412992}.*\"missing_files\":\\[\"hf_quant_config.json\"\\].*\"id\":\"import.quant_config_missing\"")

@@ -5,7 +5,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import { openBrowser, newPage, openInWatchingShifts } from './helpers.mjs';
+import { openBrowser, newPage, openInWatchingShifts, brokenWords, cutSelects, wrappedPills, chartProblems, hiddenKeyColumns,
+  KEY_COLUMNS } from './helpers.mjs';
 
 let session;
 before(async () => { session = await openBrowser(); });
@@ -246,91 +247,6 @@ for (const lang of ['en', 'de']) {
 
 // ---- Layout: 375 and 1280 px ----
 
-// Words split across two lines by the layout (not at a space, a hyphen or a slash): "Geschwindi gkeit".
-function brokenWords() {
-  const found = [];
-  const skip = 'code, pre, textarea, select, svg, script, style, dialog, .visually-hidden, [hidden], input';
-  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-    const parent = node.parentElement;
-    if (!parent || parent.closest(skip) || !parent.checkVisibility?.()) continue;
-    for (const match of node.textContent.matchAll(/[^\s\-‐–—/·]+/g)) {
-      if (match[0].length < 4) continue;
-      const range = document.createRange();
-      range.setStart(node, match.index);
-      range.setEnd(node, match.index + match[0].length);
-      const tops = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
-      if (tops.size > 1) found.push(match[0]);
-    }
-  }
-  return found;
-}
-
-// Selects whose chosen option is wider than the box shows.
-function cutSelects() {
-  const canvas = document.createElement('canvas').getContext('2d');
-  return [...document.querySelectorAll('select')].filter((s) => s.checkVisibility?.() && s.selectedIndex >= 0).flatMap((s) => {
-    const style = getComputedStyle(s);
-    canvas.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
-    const text = s.options[s.selectedIndex].textContent;
-    // The arrow takes about 20 px at the right, inside the padding.
-    const room = s.clientWidth - parseFloat(style.paddingLeft) - Math.max(parseFloat(style.paddingRight), 20) - 4;
-    return canvas.measureText(text).width > room ? [`#${s.id}: ${text}`] : [];
-  });
-}
-
-// Rows of a set of pills (weight precision, unit) that wrapped onto a second line.
-const wrappedPills = () => [...document.querySelectorAll('.segmented')].filter((s) => s.checkVisibility?.())
-  .filter((s) => new Set([...s.querySelectorAll('.segment')].map((l) => Math.round(l.getBoundingClientRect().top))).size > 1)
-  .map((s) => s.parentElement.querySelector('legend')?.textContent ?? s.id);
-
-// Chart texts smaller than 11 px on screen, and capacity labels drawn over the stacked areas under the total line.
-function chartProblems() {
-  const small = []; const over = [];
-  for (const chart of document.querySelectorAll('svg.chart-svg')) {
-    const scale = chart.getScreenCTM().a;
-    for (const node of chart.querySelectorAll('text')) {
-      const px = parseFloat(getComputedStyle(node).fontSize) * scale;
-      if (px < 10.95) small.push(`${node.textContent}: ${px.toFixed(1)} px`);
-    }
-    const points = chart.querySelector('.total-line').getAttribute('points').trim().split(/\s+/).map((p) => p.split(',').map(Number));
-    const curveY = (x) => {
-      for (let i = 1; i < points.length; i++) {
-        const [x0, y0] = points[i - 1]; const [x1, y1] = points[i];
-        if (x >= x0 && x <= x1) return y0 + ((y1 - y0) * (x - x0)) / (x1 - x0 || 1);
-      }
-      return Infinity;
-    };
-    for (const label of chart.querySelectorAll('.capacity-label')) {
-      const box = label.getBBox();
-      for (let x = box.x; x <= box.x + box.width; x += 2) {
-        if (curveY(x) < box.y + box.height) { over.push(label.textContent); break; }
-      }
-    }
-  }
-  return { small, over };
-}
-
-// The key columns of each visible table whose first row's cell lies outside what its box shows without
-// scrolling, or is not shown at all (a stacked table's cells count where they are drawn).
-function hiddenKeyColumns(keys) {
-  const hidden = [];
-  for (const [selector, columns] of Object.entries(keys)) {
-    const table = document.querySelector(selector);
-    if (!table?.checkVisibility?.()) continue;
-    const box = (table.closest('.table-scroll') ?? table).getBoundingClientRect();
-    const heads = [...table.querySelectorAll('thead th')];
-    const cells = [...table.querySelector('tbody tr').children];
-    for (const index of columns) {
-      const r = cells[index].getBoundingClientRect();
-      if (!cells[index].checkVisibility() || r.width === 0 || r.left < box.left - 1 || r.right > Math.min(box.right, innerWidth) + 1) {
-        hidden.push(`${selector}: ${heads[index].textContent.trim()}`);
-      }
-    }
-  }
-  return hidden;
-}
-
 const SCENARIOS = [
   { name: 'the plain URL (no GPU chosen)', query: '' },
   { name: 'fits, with speed', query: '?model=llama-3.1-8b&gpu=rtx-4090' },
@@ -339,10 +255,6 @@ const SCENARIOS = [
   { name: 'speed with a note', query: '?model=qwen3.6-35b-a3b&weights=q4_k_m&engine=llamacpp&context=131072&gpu=rtx-3090' },
   { name: 'training', query: '?model=llama-2-7b&mode=train&optimizer=paged-adamw-8bit&gpu=a100-80gb-sxm' },
 ];
-// Header cells (by index) of each table's key columns: the GPU, its verdict and what stays free.
-const KEY_COLUMNS = {
-  '.gpus:not(.ranking)': [0, 3, 5], '.ranking': [0, 1, 2], '[data-testid="devices"]': [0, 6],
-};
 
 for (const lang of ['en', 'de']) {
   for (const width of [1280, 375]) {

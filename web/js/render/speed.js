@@ -7,8 +7,16 @@ export function speedFigures(report, t, f) {
   if (!report.cost && !report.speed_unavailable && !report.speed) return [];
   // A speed or a price for a card the scenario does not fit on answers a question nobody asked.
   const row = report.gpus?.length === 1 ? report.gpus[0] : null;
-  // Run with part of the model in system RAM, the core's speed is that placement's, or its reason for none.
-  if (row?.fit === 'does_not_fit' && report.verdict?.kind !== 'runs_split') {
+  const kind = report.verdict?.kind;
+  // An engine that would not start has no speed: the core's reason says so, as the headline does.
+  if (kind === 'refuses' && report.speed_unavailable) {
+    return [['speed.note', t.message(report.speed_unavailable, report.speed_unavailable_i18n, f)]];
+  }
+  // Run with part of the model in system RAM, the core's speed is that placement's, or its reason for none. Over
+  // several GPUs the page's note ("on one …") would name the wrong setup: the core's speed comes with its own note
+  // naming them all ("does not fit on 2 × …: the speed it would have if it did").
+  const several = report.speed?.note_i18n?.id === 'speed.unfit_gpus';
+  if (row?.fit === 'does_not_fit' && kind !== 'runs_split' && !several) {
     return [['speed.note', t('speed.unfit', { gpu: row.name })]];
   }
   const na = (reason) => t('speed.na', { reason });
