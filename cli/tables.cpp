@@ -51,11 +51,12 @@ std::string fit_words(const json& fit) {
 }
 double gib(const json& v) { return number(v) / kGiB; }
 
-// {"low", "high"} as "low–high" with `decimals` after the point.
+// {"low", "high"} as "low–high" with `decimals` after the point; one figure when both ends print the same.
 std::string range_text(const json& r, int decimals) {
-  std::string out;
-  appendf(out, "%.*f–%.*f", decimals, number(r.at("low")), decimals, number(r.at("high")));
-  return out;
+  std::string low, high;
+  appendf(low, "%.*f", decimals, number(r.at("low")));
+  appendf(high, "%.*f", decimals, number(r.at("high")));
+  return low == high ? low : low + "–" + high;
 }
 
 std::string money(const json& usd) {
@@ -332,8 +333,11 @@ std::string estimate_table(const json& a) {
       appendf(out, "  %-12s %s (per sequence, fixed in context)\n", "state", gb_and_gib(bytes(b.at("state_cache"))).c_str());
   }
   const json& range = a.at("range");
-  appendf(out, "  %-12s %s  to %s\n", "range", gb_and_gib(bytes(range.at("low"))).c_str(),
-          gb_and_gib(bytes(range.at("high"))).c_str());
+  const std::string low = gb_and_gib(bytes(range.at("low"))), high = gb_and_gib(bytes(range.at("high")));
+  if (low == high)
+    appendf(out, "  %-12s %s\n", "range", low.c_str());
+  else
+    appendf(out, "  %-12s %s  to %s\n", "range", low.c_str(), high.c_str());
   for (const json& d : range.at("drivers")) appendf(out, "    driver: %s\n", text(d));
   append_engine(out, a);
   append_llamacpp_fit(out, a);

@@ -54,7 +54,7 @@ const ERRORS = [
   { name: 'an unknown GPU in the URL', query: '?model=llama-2-7b&gpu=rtx-9999', german: /unbekannte GPU „rtx-9999“/ },
   { name: 'a config.json that cannot be read', query: '?',
     file: { name: 'config.json', text: '{"model_type": "llama", "hidden_size": "big"}' },
-    german: /hidden_size: erwartet wird eine ganze Zahl von 0 bis 9e18, angegeben: "big"/ },
+    german: /hidden_size: erwartet wird eine ganze Zahl ab 0, angegeben: "big"/ },
   { name: 'a config.json that is not an object', query: '?', file: { name: 'config.json', text: '[1, 2]' },
     german: /erwartet wird ein JSON-Objekt/ },
   { name: 'a .gguf that is not one', query: '?', file: { name: 'model.gguf', text: 'plain text, not a GGUF file at all' },

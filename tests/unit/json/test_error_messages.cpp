@@ -67,7 +67,7 @@ TEST_CASE("a context out of range names the range and the value in the refusal's
 TEST_CASE("a config.json that cannot be read says which field and what it holds, in any language") {
   const json a = ask(R"({"config":{"model_type":"llama","hidden_size":"big"}})");
   CHECK(a["error"]["field"] == "config.hidden_size");
-  CHECK(a["error"]["message"] == "expected a whole number from 0 to 9e18, got the text \"big\"");
+  CHECK(a["error"]["message"] == "expected a whole number, 0 or more, got the text \"big\"");
   CHECK(a["error"]["message_i18n"] == json::parse(R"({"id":"json.expected_whole","args":{"got":"\"big\""}})"));
   const json list = ask(R"({"config":"[1, 2]"})");
   CHECK(list["error"]["message_i18n"]["id"] == "json.expected_json_object");

@@ -75,6 +75,8 @@ export function makeFormat(locale = 'en', unit = 'GB') {
     billions: (n) => `${two.format(finite(n) / 1e9)} B`,
     /** plain number for axes */
     number: (x, digits = 0) => digitsFormat(digits).format(finite(x)),
+    /** exactly `digits` decimals: prices ("0.50") */
+    fixed: (x, digits) => nf({ minFraction: digits, maxFraction: digits }).format(finite(x)),
     unitBytes: scale,
   };
 }

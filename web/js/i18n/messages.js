@@ -24,10 +24,10 @@ export const MESSAGES = {
     "headline.fits_owned": "Fits on your {count} × {gpu} with {free_bytes} free each",
     "headline.tight_owned": "Fits on your {count} × {gpu}, but only {free_bytes} free on each: less than the headroom",
     "headline.short_owned": "Does not fit on your {count} × {gpu}: {short_bytes} short on the fullest one",
-    "headline.fits_class": "Fits {size} GB cards such as the {names}, with {free_bytes} free",
-    "headline.tight_class": "Fits {size} GB cards such as the {names}, but only {free_bytes} free: less than the headroom",
-    "headline.fits_class_owned": "Fits on {count} × {size} GB cards such as the {names}, with {free_bytes} free each",
-    "headline.tight_class_owned": "Fits on {count} × {size} GB cards such as the {names}, but only {free_bytes} free on each: less than the headroom",
+    "headline.fits_class": "Fits {card_bytes} cards such as the {names}, with {free_bytes} free",
+    "headline.tight_class": "Fits {card_bytes} cards such as the {names}, but only {free_bytes} free: less than the headroom",
+    "headline.fits_class_owned": "Fits on {count} × {card_bytes} cards such as the {names}, with {free_bytes} free each",
+    "headline.tight_class_owned": "Fits on {count} × {card_bytes} cards such as the {names}, but only {free_bytes} free on each: less than the headroom",
     "headline.cards_fits": "Fits on your {gpus} with {free_bytes} free on the fullest one",
     "headline.cards_tight": "Fits on your {gpus}, but only {free_bytes} free on the fullest one: less than the headroom",
     "headline.cards_short": "Does not fit on your {gpus}: {short_bytes} short on the fullest one",
@@ -40,8 +40,22 @@ export const MESSAGES = {
     "ollama.partial_offload": "Ollama offloads {gpu_layers}/{layers} layers to the GPU; {ram_bytes} (weights and KV of the other layers, and the token embeddings) stay in system RAM.",
     "ollama.context_tier": "Ollama picks its default context by the GPU's memory: {tier} tokens for {vram_bytes} (4096 below 23 GiB, 32768 from 23 GiB, 262144 from 47 GiB).",
     "mac.wired_limit_given": "The {gpu}'s GPU may use {usable_bytes} of its {ram_bytes} of RAM: the wired limit given (sudo sysctl iogpu.wired_limit_mb).",
-    "mac.wired_limit_default": "The {gpu}'s GPU may use {usable_bytes} of its {ram_bytes} of RAM: macOS's default wired limit as macOS 13 to 15 set it. macOS 26 allows more (0.74 to 0.84 of RAM measured on 24 to 128 GB Macs), which is not modelled: give the recommendedMaxWorkingSetSize your Mac reports, or a limit set with sudo sysctl iogpu.wired_limit_mb=N, as the GPU memory limit (--wired-limit-mb).",
+    "mac.wired_limit_default": "The {gpu}'s GPU may use {usable_bytes} of its {ram_bytes} of RAM: macOS's default wired limit as macOS 13 to 15 set it. macOS 26 allows more (0.74 to 0.84 of RAM measured on 24 to 128 GB Macs), which is not modelled: give the recommendedMaxWorkingSetSize your Mac reports, or a limit set with sudo sysctl iogpu.wired_limit_mb=N, as the GPU memory limit.",
     "remedy.wired_limit": "Run sudo sysctl iogpu.wired_limit_mb={limit} before loading the model (it lasts until the Mac restarts). Wired memory cannot be paged out: macOS and every other app then share the remaining {left_bytes}, and if they need more the Mac can freeze or restart",
+    // The CLI names its flags; the page names its controls (tests/node/messages.test.mjs keeps flags out).
+    "model.ambiguous": "\"{given}\" could be {names}; name one, or for a model not in the list: drop or paste its config.json",
+    "model.ambiguous_more": "\"{given}\" could be {names} and {more} more; name one, or for a model not in the list: drop or paste its config.json",
+    "model.unknown": "no model in the list is called \"{given}\"; for another model: drop or paste its config.json",
+    "model.unknown_closest": "no model in the list is called \"{given}\" (closest: {closest}); for another model: drop or paste its config.json",
+    "engine.sglang_only": "applies to SGLang only (Engine: SGLang)",
+    "engine.vllm_only": "applies to vLLM only (Engine: vLLM)",
+    "engine.ollama_only": "applies to Ollama only (Engine: Ollama)",
+    "mlx.max_kv_size_only": "applies to MLX only (Engine: MLX)",
+    "engine.no_apple_backend": "{engine} has no Apple GPU backend and does not run on the {gpu}; on a Mac choose llama.cpp, Ollama or MLX under Engine",
+    "llamacpp.gguf_for_checkpoint": "{engine} runs GGUF files: the {checkpoint} checkpoint is estimated as the GGUF file type it is published in, {gguf}; choose another under Weight precision",
+    "error.gpu_util_vllm_only": "is vLLM's gpu_memory_utilization and applies to vLLM only (Engine: vLLM); {engine} does not read it",
+    "engine.version_engines": "applies to vLLM, SGLang and Ollama only (Engine: vLLM, SGLang or Ollama)",
+    "lora.defaults": "LoRA and QLoRA defaults follow the recipes people run: gradient checkpointing on (TRL's SFTConfig, PEFT's examples/sft and prepare_model_for_kbit_training, Unsloth's get_peft_model), rank 16 on every linear layer (Unsloth); choose Off under Gradient checkpointing to turn it off.",
     "remedy.summary.short": "Nothing here runs on {gpus}: the closest change, listed first, is still {short_bytes} short.",
     "remedy.summary.short_more": "Nothing here runs on {gpus}: the closest change, listed first, is still {short_bytes} short; only more GPUs (listed last) would hold it.",
   },
@@ -75,10 +89,10 @@ export const MESSAGES = {
     "headline.fits_owned": "Passt auf Ihre {count} × {gpu}, auf jeder bleiben {free_bytes} frei",
     "headline.tight_owned": "Passt auf Ihre {count} × {gpu}, aber auf jeder nur {free_bytes} frei: weniger als die Reserve",
     "headline.short_owned": "Passt nicht auf Ihre {count} × {gpu}: auf der vollsten fehlen {short_bytes}",
-    "headline.fits_class": "Passt auf Karten mit {size} GB wie die {names}, {free_bytes} bleiben frei",
-    "headline.tight_class": "Passt auf Karten mit {size} GB wie die {names}, aber nur {free_bytes} frei: weniger als die Reserve",
-    "headline.fits_class_owned": "Passt auf {count} Karten mit je {size} GB wie die {names}, auf jeder bleiben {free_bytes} frei",
-    "headline.tight_class_owned": "Passt auf {count} Karten mit je {size} GB wie die {names}, aber auf jeder nur {free_bytes} frei: weniger als die Reserve",
+    "headline.fits_class": "Passt auf Karten mit {card_bytes} wie die {names}, {free_bytes} bleiben frei",
+    "headline.tight_class": "Passt auf Karten mit {card_bytes} wie die {names}, aber nur {free_bytes} frei: weniger als die Reserve",
+    "headline.fits_class_owned": "Passt auf {count} Karten mit je {card_bytes} wie die {names}, auf jeder bleiben {free_bytes} frei",
+    "headline.tight_class_owned": "Passt auf {count} Karten mit je {card_bytes} wie die {names}, aber auf jeder nur {free_bytes} frei: weniger als die Reserve",
     "headline.cards_fits": "Passt auf Ihre {gpus}, auf der vollsten bleiben {free_bytes} frei",
     "headline.cards_tight": "Passt auf Ihre {gpus}, aber auf der vollsten nur {free_bytes} frei: weniger als die Reserve",
     "headline.cards_short": "Passt nicht auf Ihre {gpus}: auf der vollsten fehlen {short_bytes}",
@@ -90,7 +104,7 @@ export const MESSAGES = {
     "context.llamacpp_fit": "Kein Kontext angegeben: llama-server ohne -c nutzt auf dieser GPU {context} Tokens Kontext, wie sein --fit-Plan sie wählt; die Zahlen gelten dafür.",
     "error.multi_gpu_mlx": "MLX ist für die GPU eines Macs modelliert; geben Sie 1 an",
     "error.multi_gpu_ollama": "Ollama auf mehreren GPUs ist nicht modelliert; geben Sie 1 an oder nutzen Sie die Schichtaufteilung von llama.cpp (Engine llamacpp mit gpus)",
-    "engine.no_apple_backend": "{engine} hat kein Backend für Apple-GPUs und läuft nicht auf dem {gpu}; auf einem Mac laufen llama.cpp, Ollama oder MLX (--engine llamacpp, ollama oder mlx)",
+    "engine.no_apple_backend": "{engine} hat kein Backend für Apple-GPUs und läuft nicht auf dem {gpu}; auf einem Mac laufen llama.cpp, Ollama oder MLX (unter Engine)",
     "engine.rank_no_macs": "{engine} hat kein Backend für Apple-GPUs; nennen Sie mindestens eine GPU, die kein Mac ist",
     "limits.batch_kv_pool_none": "Der KV-Pool von {engine} fasst weniger als eine Sequenz mit {context} Tokens: bei diesem Kontext würde es nicht starten; ein kürzerer passt eher.",
     "limits.batch_kv_pool": "Der KV-Pool von {engine} fasst {sequences} ganze Sequenzen mit {context} Tokens: Mehr laufen nie gleichzeitig, das ist also der größte Batch.",
@@ -98,7 +112,7 @@ export const MESSAGES = {
     "limits.context_learned_positions": "{model} hat gelernte Positions-Embeddings für {positions} Tokens und kann nicht mehr lesen: Das ist sein größter Kontext.",
     "limits.batch_max_num_seqs": "vLLM führt höchstens max_num_seqs = {seqs} Sequenzen gleichzeitig aus, weniger als die {sequences}, die sein KV-Pool bei {context} Tokens fasst: Das ist der größte Batch.",
     "limits.batch_max_running_requests": "SGLang bearbeitet höchstens max_running_requests = {requests} Anfragen gleichzeitig, weniger als die {sequences}, die sein KV-Pool bei {context} Tokens fasst: Das ist der größte Batch.",
-    "error.gpu_util_vllm_only": "ist gpu_memory_utilization von vLLM und gilt nur für vLLM (--engine vllm); {engine} liest es nicht",
+    "error.gpu_util_vllm_only": "ist gpu_memory_utilization von vLLM und gilt nur für vLLM (Engine: vLLM); {engine} liest es nicht",
     "error.gpu_util_colocate_only": "ist gpu_memory_utilization des mitlaufenden vLLM und gilt nur für den Sampler vllm-colocate; {sampler} liest es nicht",
     "speed.unfit_gpus": "Die Schätzung passt nicht mit der Reserve auf {n} × {gpu}: Dies ist die Geschwindigkeit, die sie hätte, wenn sie passte (die Empfehlung vergleicht Konfigurationen mit mehreren GPUs).",
     "speed.unfit_gpu": "Die Schätzung passt nicht mit der Reserve auf eine {gpu}: Dies ist die Geschwindigkeit, die sie hätte, wenn sie passte (die Empfehlung vergleicht Konfigurationen mit mehreren GPUs).",
@@ -136,7 +150,7 @@ export const MESSAGES = {
     "parallel.tensor": "{engine} nutzt die {n} GPUs mit Tensor-Parallelität ({flag} {n}).",
     "llamacpp.split_cards": "llama.cpp verteilt die Schichten nach ihrem freien Speicher auf die Karten (--split-mode layer); der KV-Cache jeder Schicht liegt bei ihr, die Ausgabeschicht auf der letzten Karte. Geschwindigkeit und Kosten für verschiedene Karten zusammen werden nicht geschätzt.",
     "mac.wired_limit_given": "Die GPU des {gpu} darf {usable_bytes} seiner {ram_bytes} Arbeitsspeicher nutzen: die angegebene Wired-Grenze (sudo sysctl iogpu.wired_limit_mb).",
-    "mac.wired_limit_default": "Die GPU des {gpu} darf {usable_bytes} seiner {ram_bytes} Arbeitsspeicher nutzen: die Wired-Grenze, die macOS 13 bis 15 voreinstellen. macOS 26 erlaubt mehr (gemessen 0,74 bis 0,84 des Arbeitsspeichers auf Macs mit 24 bis 128 GB); das ist nicht modelliert: Geben Sie als GPU-Speichergrenze (--wired-limit-mb) den recommendedMaxWorkingSetSize an, den Ihr Mac meldet, oder eine mit sudo sysctl iogpu.wired_limit_mb=N gesetzte Grenze.",
+    "mac.wired_limit_default": "Die GPU des {gpu} darf {usable_bytes} seiner {ram_bytes} Arbeitsspeicher nutzen: die Wired-Grenze, die macOS 13 bis 15 voreinstellen. macOS 26 erlaubt mehr (gemessen 0,74 bis 0,84 des Arbeitsspeichers auf Macs mit 24 bis 128 GB); das ist nicht modelliert: Geben Sie als GPU-Speichergrenze den recommendedMaxWorkingSetSize an, den Ihr Mac meldet, oder eine mit sudo sysctl iogpu.wired_limit_mb=N gesetzte Grenze.",
     "remedy.wired_limit": "Führen Sie vor dem Laden des Modells sudo sysctl iogpu.wired_limit_mb={limit} aus (das gilt bis zum nächsten Neustart des Macs). Wired-Speicher lässt sich nicht auslagern: macOS und alle anderen Programme teilen sich dann die übrigen {left_bytes}; brauchen sie mehr, kann der Mac hängen bleiben oder neu starten",
     "remedy.tensor_parallel_sglang": "{n} × {gpu} mit --tp {n}: so viele GPUs zu kaufen oder zu mieten, dazu zwei All-Reduce-Schritte je Schicht",
     "remedy.pipeline_parallel": "{n} × {gpu} mit {flag} {n}: so viele GPUs zu kaufen oder zu mieten; die Schichten laufen eine GPU nach der anderen, also nicht schneller als auf einer",
@@ -218,7 +232,7 @@ export const MESSAGES = {
     "time.no_tflops": "Keine Zeitschätzung: Der Katalog hat keine {dtype}-TFLOPS für {gpu}.",
     "time.no_price": "Keine Kosten: Der Katalog hat keinen Cloud-Preis für {gpu}.",
     "grpo.defaults": "Die GRPO-Voreinstellungen folgen GRPOConfig von TRL: 8 Generierungen je Prompt, Antworten mit 512 Tokens, beta 0.0 (kein Referenzmodell), model.generate() als Sampler, Gradient Checkpointing an; ohne Angabe werden Prompts mit 512 Tokens angenommen.",
-    "lora.defaults": "Die Voreinstellungen für LoRA und QLoRA folgen den üblichen Rezepten: Gradient Checkpointing an (SFTConfig von TRL, examples/sft und prepare_model_for_kbit_training von PEFT, get_peft_model von Unsloth), Rang 16 auf jeder linearen Schicht (Unsloth); im Feld „Gradient Checkpointing“ oder mit --checkpointing none lässt es sich abschalten.",
+    "lora.defaults": "Die Voreinstellungen für LoRA und QLoRA folgen den üblichen Rezepten: Gradient Checkpointing an (SFTConfig von TRL, examples/sft und prepare_model_for_kbit_training von PEFT, get_peft_model von Unsloth), Rang 16 auf jeder linearen Schicht (Unsloth); unter Gradient-Checkpointing lässt es sich mit „Aus“ abschalten.",
     "sequence.model_context": "Keine Sequenzlänge angegeben: {sequence} Tokens je Sequenz angenommen (der Kontext des Modells).",
     "sequence.default": "Keine Sequenzlänge angegeben: {sequence} Tokens je Sequenz angenommen.",
     "sequence.over_context": "Die Sequenz ({sequence}) ist länger als der Kontext des Modells ({context}): Die Positionen darüber hinaus wurden nie trainiert.",
@@ -301,7 +315,7 @@ export const MESSAGES = {
     "mlx.overflow_scores": "die Attention-Scores des Prefill-Abschnitts überschreiten 64 Bit",
     "mlx.overflow_growth": "das Wachstum des Caches überschreitet 64 Bit",
     "mlx.overflow_total": "die Aktivierungen überschreiten 64 Bit",
-    "mlx.max_kv_size_only": "gilt nur für MLX (--engine mlx)",
+    "mlx.max_kv_size_only": "gilt nur für MLX (Engine: MLX)",
     "mlx.apple_only": "MLX ist nur auf Apple-GPUs modelliert (Metal); {gpu} ist keine: Wählen Sie eine Apple-GPU oder für diese Karte eine andere Engine",
     "mlx.one_gpu": "MLX ist auf der GPU eines einzelnen Mac modelliert; mehrere (mlx.launch über mehrere Macs) sind nicht modelliert: Geben Sie 1 GPU an",
     "mlx.speed_apple_only": "MLX ist nur auf Apple-GPUs modelliert; wählen Sie eine Apple-GPU oder eine andere Engine für {gpu}",
@@ -362,7 +376,7 @@ export const MESSAGES = {
     "model.multiple_of": "muss ein Vielfaches von linear_num_key_heads ({n}) sein, angegeben: {value}",
     "model.bare_shapes": "eine bloße Parameterzahl hat keine Tensorformen; geben Sie die Architektur an (config.json, eine Vorlage oder eine Modelldatei)",
     "file.truncated": "braucht {n} Byte, die Datei endet aber bei Byte {size} (unvollständig heruntergeladen?)",
-    "json.expected_whole": "erwartet wird eine ganze Zahl von 0 bis 9e18, angegeben: {got}",
+    "json.expected_whole": "erwartet wird eine ganze Zahl ab 0, angegeben: {got}",
     "json.expected_number": "erwartet wird eine Zahl, angegeben: {got}",
     "json.expected_boolean": "erwartet wird true oder false, angegeben: {got}",
     "json.expected_string": "erwartet wird ein Text, angegeben: {got}",
@@ -408,11 +422,11 @@ export const MESSAGES = {
     "safetensors.index_no_map": "fehlt: erwartet wird {\"Tensorname\": \"Teildatei\", ...}",
     "safetensors.in_two_shards": "auch in {file}; ein Tensor darf nur in einer Teildatei stehen",
     "safetensors.not_in_shard": "der Tensor ist nicht in {file}",
-    "engine.sglang_only": "gilt nur für SGLang (Engine sglang)",
-    "engine.vllm_only": "gilt nur für vLLM (Engine vllm)",
-    "engine.ollama_only": "gilt nur für Ollama (Engine ollama)",
+    "engine.sglang_only": "gilt nur für SGLang (Engine: SGLang)",
+    "engine.vllm_only": "gilt nur für vLLM (Engine: vLLM)",
+    "engine.ollama_only": "gilt nur für Ollama (Engine: Ollama)",
     "engine.ggml_only": "gilt nur für llama.cpp (-ngl) und Ollama (num_gpu)",
-    "engine.version_engines": "gilt nur für vLLM, SGLang und Ollama (Engine vllm, sglang oder ollama)",
+    "engine.version_engines": "gilt nur für vLLM, SGLang und Ollama (Engine: vLLM, SGLang oder Ollama)",
     "mac.wired_without_gpu": "ist die GPU-Speichergrenze eines Mac: Wählen Sie unter GPU seine Apple-GPU",
   },
 };
@@ -429,6 +443,8 @@ for (const part of [explainInference, explainTraining, errorsFiles, errorsReques
 function formatArg(lang, name, value, f, short) {
   if (value !== null && typeof value === 'object') return messageText(lang, f, value.text ?? '', value);
   if (typeof value !== 'number') return String(value ?? '');
+  // A card's memory as the GPU table shows it, without a ".0" that would hide the "24 GiB" on the box.
+  if (name === 'card_bytes') return f.bytesShort(value).replace(/[.,]0(?= )/, '');
   if (name.endsWith('bytes')) return short ? f.bytesShort(value) : f.bytes(value);
   // FLOP counts and the like: four significant digits and a power of ten, as the English writes them (4.331e+20).
   if (Math.abs(value) >= 1e15) {
@@ -444,5 +460,10 @@ export function messageText(lang, f, english, i18n) {
   const template = i18n?.id ? (MESSAGES[lang]?.[i18n.id] ?? MESSAGES.en[i18n.id]) : undefined;
   if (template === undefined || !f) return english;
   const short = i18n.id.startsWith('headline.');
-  return template.replace(/\{(\w+)\}/g, (whole, name) => (name in (i18n.args ?? {}) ? formatArg(lang, name, i18n.args[name], f, short) : whole));
+  const args = i18n.args ?? {};
+  const format = (name) => formatArg(lang, name, args[name], f, short);
+  // A range whose two ends read the same is one figure, as the core's English says it (core/util/message.cpp).
+  const text = 'low' in args && 'high' in args && format('low') === format('high')
+    ? template.replace(/\{low\}[-–]\{high\}/g, '{low}') : template;
+  return text.replace(/\{(\w+)\}/g, (whole, name) => (name in args ? format(name) : whole));
 }

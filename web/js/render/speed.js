@@ -24,9 +24,9 @@ export function speedFigures(report, t, f) {
     ['speed.prefill', isRange(prefill) ? t('speed.tps', { value: rangeText(prefill, f, 0) })
       : na(speed ? (speed.prefill_unavailable ? t.message(speed.prefill_unavailable, speed.prefill_unavailable_i18n, f) : noSpeed)
         : t('speed.noSpeed'))],
-    ['speed.per_hour', hasPrice ? t('speed.usd', { value: f.number(cost.usd_per_hour, 2) }) : na(t('speed.noPrice'))],
+    ['speed.per_hour', hasPrice ? t('speed.usd', { value: f.fixed(cost.usd_per_hour, 2) }) : na(t('speed.noPrice'))],
     ['speed.per_million', isRange(cost.usd_per_million_tokens)
-      ? t('speed.usd', { value: rangeText(cost.usd_per_million_tokens, f, 2) })
+      ? t('speed.usd', { value: rangeText(cost.usd_per_million_tokens, f, 2, true) })
       : na(hasPrice ? noSpeed : t('speed.noPrice'))],
   ];
   if (hasPrice && cost.price_source) rows.push(['speed.price_source', `${cost.price_source}${cost.price_date ? ` (${cost.price_date})` : ''}`]);
