@@ -302,8 +302,12 @@ std::string estimate_table(const json& a) {
   const json& m = a.at("model");
   const std::uint64_t params = bytes(m.at("params_total"));
   const double billions = static_cast<double>(params) / 1e9;
+  // Mixture of experts: the active count as model cards give it (without the input embedding a token looks up).
+  std::string active;
+  if (bytes(m.at("params_active")) != params)
+    appendf(active, ", %.3g B active (as model cards count)", static_cast<double>(bytes(m.at("params_active_excl_embedding"))) / 1e9);
   if (billions >= 0.01)
-    appendf(out, "%s: %.3g B parameters, context %llu, batch %llu\n", text(m.at("name")), billions,
+    appendf(out, "%s: %.3g B parameters%s, context %llu, batch %llu\n", text(m.at("name")), billions, active.c_str(),
             whole(in.at("context")), whole(in.at("batch")));
   else
     appendf(out, "%s: %llu parameters, context %llu, batch %llu\n", text(m.at("name")),
