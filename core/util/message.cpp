@@ -27,7 +27,8 @@ std::string one_figure_ranges(std::string_view english, const std::vector<Messag
 }
 
 std::string render(std::string_view english_template, const std::vector<MessageArg>& args) {
-  const std::string english = one_figure_ranges(english_template, args);
+  const std::string ranged = one_figure_ranges(english_template, args);
+  const std::string_view english = ranged;
   std::string out;
   out.reserve(english.size() + 16 * args.size());
   for (std::size_t i = 0; i < english.size(); ++i) {

@@ -46,3 +46,9 @@ TEST_CASE("a range whose two ends read the same is one figure") {
   CHECK(message("test.r", "at {low}-{high} tokens/s", {arg::fixed("low", 5.2, 1), arg::fixed("high", 5.3, 1)}).text ==
         "at 5.2-5.3 tokens/s");
 }
+
+TEST_CASE("a long argument name is found in the template as a short one is") {
+  // Names past the short-string buffer (15 characters in libstdc++) live on the heap.
+  CHECK(message("test.long", "{a_rather_long_argument_name} tokens", {arg::count("a_rather_long_argument_name", 4096)}).text ==
+        "4,096 tokens");
+}
