@@ -32,6 +32,8 @@ for (const width of [1280, 375]) {
       await page.addInitScript(() => localStorage.setItem('vramfit.lang', 'de'));
       await page.goto(`${session.base}/${s.query}`);
       if (s.file) {
+        // The plain URL's written answer is on screen before the page takes files: wait for its own.
+        await page.waitForFunction(() => performance.getEntriesByName('vramfit:first-result').length > 0);
         const buffer = readFileSync(path.join(root, 'tests/data/configs', s.file));
         await page.locator('#file').setInputFiles({ name: 'config.json', mimeType: 'application/json', buffer });
         await page.waitForFunction(() => /config\.json/.test(document.querySelector('#file-status')?.textContent ?? ''));
@@ -71,7 +73,7 @@ for (const width of [1280, 375]) {
       await page.addInitScript(() => localStorage.setItem('vramfit.lang', 'de'));
       await page.goto(`${session.base}/${s.query}`);
       if (s.file) {
-        await page.waitForFunction(() => !document.querySelector('#summary')?.hidden);
+        await page.waitForFunction(() => performance.getEntriesByName('vramfit:first-result').length > 0);
         await page.locator('#file').setInputFiles({ name: s.file.name, mimeType: 'application/octet-stream', buffer: Buffer.from(s.file.text) });
       }
       const where = s.where ?? '#result-error';
