@@ -43,7 +43,7 @@ test('a bad attribute shows the core message as text inside the element', async 
   await page.evaluate(() => document.querySelector('#small').setAttribute('model', '<img src=x onerror=alert(1)>'));
   await page.waitForFunction(() => document.querySelector('#small').report?.ok === false);
   const text = await page.locator('#small .c-error').textContent();
-  assert.match(text, /^Model: no preset is called "<img src=x onerror=alert\(1\)>"/);
+  assert.match(text, /^Model: no model in the list is called "<img src=x onerror=alert\(1\)>"/);
   assert.equal(await page.evaluate(() => document.querySelector('#small').shadowRoot.querySelectorAll('img').length), 0);
   assert.deepEqual(problems, []);
 });

@@ -46,7 +46,7 @@ test('a bad input names the field and never shows NaN', async () => {
   await page.locator('#batch').fill('0');
   await page.locator('#input-error').waitFor({ state: 'visible' });
   // The field's label, then the core's own sentence (in English the page shows the core's text as it is).
-  assert.match(await page.locator('#input-error').textContent(), /^Batch size: expected a whole number from 1 to 1000000; got 0$/);
+  assert.match(await page.locator('#input-error').textContent(), /^Batch size: expected a whole number from 1 to 1,000,000; got 0$/);
   const body = await page.locator('body').textContent();
   assert.doesNotMatch(body, /NaN|Infinity|undefined/);
   assert.deepEqual(problems, []);
@@ -123,7 +123,7 @@ test('a hostile model name from the URL renders as text', async () => {
   page.on('dialog', async (d) => { dialog = true; await d.dismiss(); });
   await page.goto(`${session.base}/?model=${encodeURIComponent('<img src=x onerror=alert(1)>')}`);
   await page.locator('#input-error').waitFor({ state: 'visible' });
-  assert.match(await page.locator('#input-error').textContent(), /no preset is called "<img src=x onerror=alert\(1\)>"/);
+  assert.match(await page.locator('#input-error').textContent(), /no model in the list is called "<img src=x onerror=alert\(1\)>"/);
   assert.equal(await page.locator('img').count(), 0);
   assert.equal(dialog, false);
   assert.deepEqual(problems.filter((p) => !p.includes('foreign')), []);
