@@ -51,11 +51,12 @@ std::string fit_words(const json& fit) {
 }
 double gib(const json& v) { return number(v) / kGiB; }
 
-// {"low", "high"} as "low–high" with `decimals` after the point.
+// {"low", "high"} as "low–high" with `decimals` after the point; one figure when both ends print the same.
 std::string range_text(const json& r, int decimals) {
-  std::string out;
-  appendf(out, "%.*f–%.*f", decimals, number(r.at("low")), decimals, number(r.at("high")));
-  return out;
+  std::string low, high;
+  appendf(low, "%.*f", decimals, number(r.at("low")));
+  appendf(high, "%.*f", decimals, number(r.at("high")));
+  return low == high ? low : low + "–" + high;
 }
 
 std::string money(const json& usd) {
@@ -301,8 +302,12 @@ std::string estimate_table(const json& a) {
   const json& m = a.at("model");
   const std::uint64_t params = bytes(m.at("params_total"));
   const double billions = static_cast<double>(params) / 1e9;
+  // Mixture of experts: the active count as model cards give it (without the input embedding a token looks up).
+  std::string active;
+  if (bytes(m.at("params_active")) != params)
+    appendf(active, ", %.3g B active (as model cards count)", static_cast<double>(bytes(m.at("params_active_excl_embedding"))) / 1e9);
   if (billions >= 0.01)
-    appendf(out, "%s: %.3g B parameters, context %llu, batch %llu\n", text(m.at("name")), billions,
+    appendf(out, "%s: %.3g B parameters%s, context %llu, batch %llu\n", text(m.at("name")), billions, active.c_str(),
             whole(in.at("context")), whole(in.at("batch")));
   else
     appendf(out, "%s: %llu parameters, context %llu, batch %llu\n", text(m.at("name")),
@@ -332,8 +337,11 @@ std::string estimate_table(const json& a) {
       appendf(out, "  %-12s %s (per sequence, fixed in context)\n", "state", gb_and_gib(bytes(b.at("state_cache"))).c_str());
   }
   const json& range = a.at("range");
-  appendf(out, "  %-12s %s  to %s\n", "range", gb_and_gib(bytes(range.at("low"))).c_str(),
-          gb_and_gib(bytes(range.at("high"))).c_str());
+  const std::string low = gb_and_gib(bytes(range.at("low"))), high = gb_and_gib(bytes(range.at("high")));
+  if (low == high)
+    appendf(out, "  %-12s %s\n", "range", low.c_str());
+  else
+    appendf(out, "  %-12s %s  to %s\n", "range", low.c_str(), high.c_str());
   for (const json& d : range.at("drivers")) appendf(out, "    driver: %s\n", text(d));
   append_engine(out, a);
   append_llamacpp_fit(out, a);

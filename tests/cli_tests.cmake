@@ -39,12 +39,12 @@ vramfit_cli_test(unknown_flag FAIL ARGS --modle llama-3.1-8b MATCH "^vramfit: --
 # A bare name no preset holds may be an Ollama model: offline, the answer says both why it is neither.
 vramfit_cli_test(unknown_model FAIL ARGS --model llama-9000 --offline MATCH "--model: llama-9000:latest was never looked up on this machine, so there is no copy to answer from offline; no preset is called \"llama-9000\" \\(closest: llama-[^)]*\\); for a model without a preset: drop or paste its config.json")
 vramfit_cli_test(bad_context FAIL ARGS --model llama-3.1-8b --context 0
-                 MATCH "^vramfit: --context: expected a whole number of tokens from 1 to 100000000, such as 8192 or 8k; got \"0\"")
+                 MATCH "^vramfit: --context: expected a whole number of tokens from 1 to 100,000,000, such as 8192 or 8k; got \"0\"")
 vramfit_cli_test(huge_context FAIL ARGS --model llama-3.1-8b --context 999999999999
-                 MATCH "--context: expected a whole number of tokens from 1 to 100000000, such as 8192 or 8k; got \"999999999999\"")
+                 MATCH "--context: expected a whole number of tokens from 1 to 100,000,000, such as 8192 or 8k; got \"999999999999\"")
 vramfit_cli_test(bad_weights FAIL ARGS --model llama-3.1-8b --weights fp12
                  MATCH "--weights: unknown weight format \"fp12\"; use fp32, fp16, bf16, fp8, int8, int4, nf4")
-vramfit_cli_test(bad_batch FAIL ARGS --model llama-3.1-8b --batch -3 MATCH "--batch: expected a whole number from 1 to 1000000; got \"-3\"")
+vramfit_cli_test(bad_batch FAIL ARGS --model llama-3.1-8b --batch -3 MATCH "--batch: expected a whole number from 1 to 1,000,000; got \"-3\"")
 vramfit_cli_test(missing_config FAIL ARGS --model ./does-not-exist.json MATCH "--model: cannot read")
 vramfit_cli_test(list_models ARGS --list-models MATCH "llama-3.1-405b")
 # Engine profiles and their flags.
@@ -118,9 +118,9 @@ vramfit_cli_test(bad_budget FAIL ARGS --model llama-3.1-8b --rank-gpus --budget-
 vramfit_cli_test(bad_gpus FAIL ARGS --model llama-3.1-8b --rank-gpus --gpus voodoo
                  MATCH "^vramfit: --gpus: unknown GPU \"voodoo\" \\(not in the GPU catalog\\); list them with --list-gpus")
 vramfit_cli_test(recommend_no_ngl FAIL ARGS --model llama-3.1-8b --engine llamacpp --ngl 10 --rank-gpus MATCH "^vramfit: --ngl: ")
-vramfit_cli_test(bad_prompt FAIL ARGS --model llama-3.1-8b --gpu rtx-4090 --prompt 0 MATCH "^vramfit: --prompt: expected a whole number of tokens from 1 to 100000000, such as 8192 or 8k; got \"0\"")
+vramfit_cli_test(bad_prompt FAIL ARGS --model llama-3.1-8b --gpu rtx-4090 --prompt 0 MATCH "^vramfit: --prompt: expected a whole number of tokens from 1 to 100,000,000, such as 8192 or 8k; got \"0\"")
 vramfit_cli_test(bad_system_bandwidth FAIL ARGS --model llama-3.1-8b --system-bandwidth fast
-                 MATCH "^vramfit: --system-bandwidth: expected a number above 0 and at most 10000; got \"fast\"")
+                 MATCH "^vramfit: --system-bandwidth: expected a number above 0 and at most 10,000; got \"fast\"")
 vramfit_cli_test(biggest_json ARGS --biggest --gpu rtx-4090 --engine llamacpp --weights q8_0 --json
                  MATCH "\"biggest\":{[^}]*\"model\":\"[a-z0-9.-]+\"[^}]*\"weights\":\"q8_0\"}")
 vramfit_cli_test(biggest_table ARGS --biggest --gpu rtx-4090 --engine llamacpp --context 8k

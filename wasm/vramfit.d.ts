@@ -352,6 +352,8 @@ export interface ModelFacts {
   sliding_window: number;
   params_total: number;
   params_active: number;
+  /** Active as model cards count it: without the input embedding a token only looks up (kept when tied). */
+  params_active_excl_embedding: number;
   published_params: number;
   quantization: string;
 }

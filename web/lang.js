@@ -7,11 +7,11 @@
   let lang = null;
   try { lang = localStorage.getItem('vramfit.lang'); } catch { /* storage blocked: follow the browser */ }
   if (lang !== 'en' && lang !== 'de') lang = (navigator.language ?? 'en').toLowerCase().startsWith('de') ? 'de' : 'en';
-  // dist/index.html holds the answer for the plain URL in English and GB (scripts/prerender.mjs): any other
-  // answer the page is about to give keeps it out of sight.
+  // dist/index.html holds the answer for the plain URL in GB, in English and German (scripts/prerender.mjs):
+  // any other answer the page is about to give keeps it out of sight.
   let unit = null;
   try { unit = localStorage.getItem('vramfit.unit'); } catch { /* the default unit */ }
-  if (location.search !== '' || lang !== 'en' || unit === 'GiB') {
+  if (location.search !== '' || unit === 'GiB') {
     html.classList.add('other-answer');
     // Its answer needs the .wasm at once: it is fetched and compiled from here on, off the main thread, while the
     // page's scripts load (js/core.js takes the module). With the written answer on screen, js/app.js fetches it

@@ -156,6 +156,22 @@ Message hub_params_clause(const RepoListing& l) {
                  {arg::count("params", l.safetensors_total), arg::text("dtypes", dtype_list(l))});
 }
 
+// A count of files with its noun in the singular or the plural, each language's own ("1 file", "3 Dateien").
+Message files_clause(std::uint64_t n) {
+  const MessageArg count = arg::count("n", n);
+  return n == 1 ? message("hub.files_one", "{n} file", {count}) : message("hub.files", "{n} files", {count});
+}
+Message safetensors_clause(std::uint64_t n) {
+  const MessageArg count = arg::count("n", n);
+  return n == 1 ? message("hub.safetensors_files_one", "{n} safetensors file", {count})
+                : message("hub.safetensors_files", "{n} safetensors files", {count});
+}
+Message weight_files_clause(std::uint64_t n) {
+  const MessageArg count = arg::count("n", n);
+  return n == 1 ? message("hub.weight_files_one", "{n} weight file", {count})
+                : message("hub.weight_files", "{n} weight files", {count});
+}
+
 Result<Plan> gguf_plan(const HubRef& ref, const RepoListing& l) {
   const auto choices = gguf_choices(l);
   const MessageArg repo = arg::text("repo", ref.repo);
@@ -205,10 +221,10 @@ Result<Plan> gguf_plan(const HubRef& ref, const RepoListing& l) {
       break;
     }
   }
-  plan.summary = message("hub.summary_gguf", "{repo}: {quant}, {size_bytes} in {files} file(s) ({how}); its header "
+  plan.summary = message("hub.summary_gguf", "{repo}: {quant}, {size_bytes} in {files} ({how}); its header "
                                              "read, no weights downloaded.",
                          {repo, arg::text("quant", c.quant), arg::bytes("size_bytes", c.size),
-                          arg::count("files", c.files.size()), arg::message("how", how)});
+                          arg::message("files", files_clause(c.files.size())), arg::message("how", how)});
   return plan;
 }
 
@@ -224,9 +240,8 @@ Result<Plan> plan_for(const HubRef& ref, const RepoListing& l) {
     std::string names;
     for (const auto& n : left_out) names += (names.empty() ? "" : ", ") + n;
     plan.notes.push_back(message("hub.safetensors_left_out", "{repo} also holds {files}, which transformers and vLLM "
-                                                             "do not load beside its {shards} weight file(s); not "
-                                                             "counted.",
-                                 {repo, arg::text("files", names), arg::count("shards", shards.size())}));
+                                                             "do not load beside its {shards}; not counted.",
+                                 {repo, arg::text("files", names), arg::message("shards", weight_files_clause(shards.size()))}));
   }
   if (has_config) plan.texts.emplace_back("config", "config.json");
   if (has_file(l, "hf_quant_config.json")) plan.texts.emplace_back("quant_config", "hf_quant_config.json");
@@ -235,10 +250,11 @@ Result<Plan> plan_for(const HubRef& ref, const RepoListing& l) {
     plan.headers = shards;
     plan.first_read = kSafetensorsFirstRead;
     plan.summary = message("hub.summary_safetensors",
-                           "{repo}: {what}the headers of {files} safetensors file(s) ({size_bytes}); {params}.",
+                           "{repo}: {what}the headers of {files} ({size_bytes}); {params}.",
                            {repo, arg::message("what", has_config ? message("hub.with_config", "config.json and ")
                                                                   : message("hub.without_config", "no config.json, ")),
-                            arg::count("files", shards.size()), arg::bytes("size_bytes", summed(shards)),
+                            arg::message("files", safetensors_clause(shards.size())),
+                            arg::bytes("size_bytes", summed(shards)),
                             arg::message("params", hub_params_clause(l))});
     return plan;
   }

@@ -107,6 +107,7 @@ inline void write_model(JsonWriter& w, const ModelSpec& m, const ParamCounts& pa
   w.field("max_context", m.max_context);
   w.field("name", m.name);
   w.field("params_active", params.active);
+  w.field("params_active_excl_embedding", params.active_excl_embedding());
   w.field("params_total", params.total);
   w.field("published_params", published_params);
   w.field("quantization", m.quantization);

@@ -27,13 +27,13 @@ using K = InputKind;
 // quantity), a number (number, fraction), a toggle or a list.
 using InputValue = std::variant<std::string, std::uint64_t, double, bool, std::vector<std::string>>;
 
-// A range's bound as people read it: 100000000 and 0.9, but 1e14 rather than fifteen digits.
+// A range's bound as people read it: 100,000,000 and 0.9, but 1e14 rather than fifteen digits.
 std::string bound_text(double v) {
   if (v == std::floor(v) && v >= 1e10) {
     const double exponent = std::floor(std::log10(v));
     if (std::pow(10.0, exponent) == v) return "1e" + detail::fixed_text(exponent, 0);
   }
-  if (v == std::floor(v) && v < 1e10) return detail::fixed_text(v, 0);
+  if (v == std::floor(v) && v < 1e10) return (detail::Text() << detail::Grouped{static_cast<std::uint64_t>(v)}).str();
   return detail::general_text(v, 6);
 }
 
@@ -75,10 +75,10 @@ std::string shown(const json& v) {
   return detail::dump(v);
 }
 
-// A bound as a message's value: digits for whole bounds (the page groups them), 1e14 as written, else the number.
+// A bound as a message's value: a count for whole bounds (grouped in each language), 1e14 as written, else the number.
 MessageArg bound_arg(std::string_view name, double v) {
   const std::string english = bound_text(v);
-  if (v == std::floor(v) && v < 1e10) return arg::digits(name, static_cast<std::uint64_t>(v));
+  if (v == std::floor(v) && v < 1e10) return arg::count(name, static_cast<std::uint64_t>(v));
   if (english.starts_with("1e")) return arg::text(name, english);
   return arg::general(name, v, 6);
 }

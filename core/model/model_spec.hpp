@@ -109,6 +109,11 @@ struct ParamCounts {
   std::uint64_t active = 0;     // per text token: total minus the experts not routed to and the vision tower
   std::uint64_t embedding = 0;  // token (+position, +type) embeddings
   std::uint64_t lm_head = 0;    // 0 when tied or absent
+
+  // Active as model cards count it: a token looks up one row of the input embedding and multiplies none of it, so
+  // the cards leave it out and keep the output head (gpt-oss's card: 5.1B of 117B; DeepSeek-V3's README_WEIGHTS:
+  // 36.6B including 0.9B for the output head). A tied embedding is the output head, so it stays in.
+  std::uint64_t active_excl_embedding() const noexcept { return lm_head ? active - embedding : active; }
 };
 
 // Checks shapes for consistency (heads divide, nothing zero that must not be) and names the field.

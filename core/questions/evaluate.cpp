@@ -762,11 +762,26 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
 Explanation params_explanation(const ModelSpec& model, const ParamCounts& counts, std::uint64_t published,
                                const Message& source) {
   const std::vector<MessageArg> args = {arg::count("total", counts.total), arg::count("active", counts.active),
-                                        arg::count("published", published)};
+                                        arg::count("published", published),
+                                        arg::count("active_cards", counts.active_excl_embedding()),
+                                        arg::count("embedding", counts.embedding)};
   const bool moe = counts.active != counts.total;
+  // The page shows the active count as the cards do; the sum here names the embedding it leaves out.
+  const bool untied = counts.active_excl_embedding() != counts.active;
   Message values =
-      published == 0 ? (moe ? message("explain.params.values_active", "{total} parameters, {active} active per token", args)
-                            : message("explain.params.values", "{total} parameters", args))
+      moe && untied
+          ? (published == 0 ? message("explain.params.values_active_cards",
+                                      "{total} parameters, {active_cards} active per token as model cards count them: "
+                                      "{active} with the input embedding ({embedding}), which a token looks up and "
+                                      "does not multiply",
+                                      args)
+                            : message("explain.params.values_active_cards_published",
+                                      "{total} parameters (published: {published}), {active_cards} active per token "
+                                      "as model cards count them: {active} with the input embedding ({embedding}), "
+                                      "which a token looks up and does not multiply",
+                                      args))
+      : published == 0 ? (moe ? message("explain.params.values_active", "{total} parameters, {active} active per token", args)
+                              : message("explain.params.values", "{total} parameters", args))
       : moe ? message("explain.params.values_active_published",
                       "{total} parameters, {active} active per token (published: {published})", args)
             : message("explain.params.values_published", "{total} parameters (published: {published})", args);

@@ -1,10 +1,11 @@
 #include "questions/verdict.hpp"
 
 #include <algorithm>  // std::min_element
-#include <cmath>      // std::llround
+#include <cmath>      // std::round
 #include <optional>   // std::optional
 
-#include "util/units.hpp"  // kGiB
+#include "util/number_text.hpp"  // detail::fixed_text
+#include "util/units.hpp"        // kGiB
 
 namespace vramfit {
 
@@ -38,6 +39,14 @@ using About = VerdictScene::About;
 
 // Byte figures in a headline show with one decimal, as the page's dense lists do.
 MessageArg gb(std::string_view name, std::int64_t v) { return arg::gb(name, v > 0 ? static_cast<std::uint64_t>(v) : 0, 1); }
+// A card's memory in both units, so people recognise it whichever its maker names ("25.8 GB (24 GiB) cards"); the
+// page shows it in its chosen unit, as its GPU table does.
+MessageArg card_bytes(std::uint64_t v) {
+  MessageArg a = arg::gb("card_bytes", v, 1);
+  const double gib = static_cast<double>(v) / static_cast<double>(kGiB);
+  a.english += " (" + detail::fixed_text(gib, gib == std::round(gib) ? 0 : 1) + " GiB)";
+  return a;
+}
 MessageArg gpu_name(const VerdictRow& row) { return arg::text("gpu", row.gpu->name); }
 bool fits_or_tight(const VerdictRow& row) { return row.fit == Fit::fits || row.fit == Fit::tight; }
 VerdictKind kind_of(Fit fit) {
@@ -77,9 +86,9 @@ const VerdictRow* catalog_row(const std::vector<VerdictRow>& rows) {
 }
 
 // A class of cards: those of the row's segment, vendor and memory with the same verdict, the first and the last in
-// catalogue order ("GeForce RTX 3090 / GeForce RTX 4090"), and their memory in whole GiB.
+// catalogue order ("GeForce RTX 3090 / GeForce RTX 4090"), and their memory as the GPU table shows it.
 struct CardClass {
-  std::uint64_t size = 0;
+  std::uint64_t bytes = 0;
   std::string names;
 };
 CardClass card_class(const std::vector<VerdictRow>& rows, const VerdictRow& row) {
@@ -92,7 +101,7 @@ CardClass card_class(const std::vector<VerdictRow>& rows, const VerdictRow& row)
     if (std::find(names.begin(), names.end(), g.name) == names.end()) names.push_back(g.name);
   }
   CardClass out;
-  out.size = static_cast<std::uint64_t>(std::llround(static_cast<double>(row.gpu->memory_bytes) / static_cast<double>(kGiB)));
+  out.bytes = row.gpu->usable_bytes();
   out.names = names.size() > 1 ? std::string(names.front()) + " / " + std::string(names.back()) : row.gpu->name;
   return out;
 }
@@ -326,26 +335,26 @@ std::optional<Verdict> engine_verdict(const VerdictScene& s, const VerdictRow& r
 // With no GPU chosen a fitting verdict speaks of the row's class of cards.
 Verdict class_verdict(const VerdictScene& s, const VerdictRow& row) {
   const CardClass c = card_class(s.rows, row);
-  const MessageArg size = arg::count("size", c.size), names = arg::text("names", c.names),
+  const MessageArg memory = card_bytes(c.bytes), names = arg::text("names", c.names),
                    free = gb("free_bytes", row.free_bytes), count = arg::count("count", s.owned);
   const VerdictKind kind = kind_of(row.fit);
   if (s.owned > 1)
     return row.fit == Fit::fits
                ? made(kind, row, message("headline.fits_class_owned",
-                                         "Fits on {count} × {size} GB cards such as the {names}, with {free_bytes} "
+                                         "Fits on {count} × {card_bytes} cards such as the {names}, with {free_bytes} "
                                          "free each",
-                                         {count, size, names, free}))
+                                         {count, memory, names, free}))
                : made(kind, row, message("headline.tight_class_owned",
-                                         "Fits on {count} × {size} GB cards such as the {names}, but only "
+                                         "Fits on {count} × {card_bytes} cards such as the {names}, but only "
                                          "{free_bytes} free on each: less than the headroom",
-                                         {count, size, names, free}));
+                                         {count, memory, names, free}));
   return row.fit == Fit::fits
-             ? made(kind, row, message("headline.fits_class", "Fits {size} GB cards such as the {names}, with "
+             ? made(kind, row, message("headline.fits_class", "Fits {card_bytes} cards such as the {names}, with "
                                                               "{free_bytes} free",
-                                       {size, names, free}))
-             : made(kind, row, message("headline.tight_class", "Fits {size} GB cards such as the {names}, but only "
+                                       {memory, names, free}))
+             : made(kind, row, message("headline.tight_class", "Fits {card_bytes} cards such as the {names}, but only "
                                                                "{free_bytes} free: less than the headroom",
-                                       {size, names, free}));
+                                       {memory, names, free}));
 }
 
 // Several GPUs: a training job's (the breakdown is each GPU's), or the GPUs a person has for one inference (the

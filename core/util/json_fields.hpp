@@ -1,6 +1,6 @@
 #pragma once
 // Type-checked, exception-free reads of JSON fields. The first problem is kept with the field's path,
-// so a bad config yields "config.hidden_size: expected a whole number from 0 to 9e18, got the text "big"".
+// so a bad config yields "config.hidden_size: expected a whole number, 0 or more, got the text "big"".
 #include <nlohmann/json.hpp>
 
 #include <cstddef>      // std::size_t
@@ -44,7 +44,7 @@ class FieldReader {
       if (d >= 0 && d <= 9.0e18 && d == static_cast<double>(static_cast<std::uint64_t>(d)))
         return static_cast<std::uint64_t>(d);
     }
-    fail_message(key, message("json.expected_whole", "expected a whole number from 0 to 9e18, got {got}", {got(*v)}));
+    fail_message(key, message("json.expected_whole", "expected a whole number, 0 or more, got {got}", {got(*v)}));
     return std::nullopt;
   }
   std::optional<double> number(std::string_view key) {

@@ -10,7 +10,25 @@ namespace vramfit {
 
 namespace {
 
-std::string render(std::string_view english, const std::vector<MessageArg>& args) {
+// "{low}-{high}" (or with an en dash) whose two ends read the same: one figure, not "5.2-5.2". The page's
+// templates follow the same rule (web/js/i18n/messages.js).
+std::string one_figure_ranges(std::string_view english, const std::vector<MessageArg>& args) {
+  const MessageArg *low = nullptr, *high = nullptr;
+  for (const MessageArg& a : args) {
+    if (a.name == "low") low = &a;
+    if (a.name == "high") high = &a;
+  }
+  std::string text(english);
+  if (!low || !high || low->english != high->english) return text;
+  for (std::string_view range : {"{low}-{high}", "{low}–{high}"})
+    for (std::size_t at = text.find(range); at != std::string::npos; at = text.find(range, at))
+      text.replace(at, range.size(), "{low}");
+  return text;
+}
+
+std::string render(std::string_view english_template, const std::vector<MessageArg>& args) {
+  const std::string ranged = one_figure_ranges(english_template, args);
+  const std::string_view english = ranged;
   std::string out;
   out.reserve(english.size() + 16 * args.size());
   for (std::size_t i = 0; i < english.size(); ++i) {

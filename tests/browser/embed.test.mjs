@@ -32,7 +32,7 @@ test('<vram-fit> renders from its attributes and batches attribute changes into 
   assert.equal(updates.batch, 2);
   // bf16 weights 16,060,522,496 + KV 2 × 16384 × 131,072 B = 4,294,967,296 + activations + overhead.
   assert.ok(updates.total > 16060522496 + 4294967296);
-  assert.match(await page.evaluate(() => document.querySelector('#large').shadowRoot.querySelector('[data-testid="headline"]').textContent), /^Fits \d+ GB cards such as the /);
+  assert.match(await page.evaluate(() => document.querySelector('#large').shadowRoot.querySelector('[data-testid="headline"]').textContent), /^Fits \d+(?:\.\d)? GB cards such as the /);
   assert.deepEqual(problems, []);
 });
 
@@ -43,7 +43,7 @@ test('a bad attribute shows the core message as text inside the element', async 
   await page.evaluate(() => document.querySelector('#small').setAttribute('model', '<img src=x onerror=alert(1)>'));
   await page.waitForFunction(() => document.querySelector('#small').report?.ok === false);
   const text = await page.locator('#small .c-error').textContent();
-  assert.match(text, /^Model: no preset is called "<img src=x onerror=alert\(1\)>"/);
+  assert.match(text, /^Model: no model in the list is called "<img src=x onerror=alert\(1\)>"/);
   assert.equal(await page.evaluate(() => document.querySelector('#small').shadowRoot.querySelectorAll('img').length), 0);
   assert.deepEqual(problems, []);
 });

@@ -121,7 +121,7 @@ test('a repository id and a pasted link are read from their headers, never their
   const status = await hubStatus(page);
   // config.json and the headers of the 6 shards (5,117,178,104 + 4 × 4,771,169,1xx + 5,117,188,432 = 29,319,042,960 B
   // as the listing gives them); the Hub's own count, 14,659,507,200 BF16 parameters, beside it.
-  assert.match(status, /^microsoft\/phi-4: config\.json and the headers of 6 safetensors file\(s\) \(29\.32 GB\); the Hub counts 14,659,507,200 parameters \(BF16\)\./);
+  assert.match(status, /^microsoft\/phi-4: config\.json and the headers of 6 safetensors files \(29\.32 GB\); the Hub counts 14,659,507,200 parameters \(BF16\)\./);
   assert.equal(await page.locator('#hub-status a').getAttribute('href'), 'https://huggingface.co/microsoft/phi-4');
   // The shards' tensors: 14,659,507,200 × 2 B = 29,319,014,400 B of BF16 weights.
   assert.equal(await weightsCell(page), '29.32');
@@ -153,7 +153,7 @@ test('a GGUF repository with :QUANT reads that file, and another quantization re
   await lookUp(page, 'unsloth/gpt-oss-20b-GGUF:Q4_K_M');
   await answered(page);
   // gpt-oss-20b-Q4_K_M.gguf is 11,624,759,488 B in the listing: 11.62 GB in the summary and the choice.
-  assert.match(await hubStatus(page), /^unsloth\/gpt-oss-20b-GGUF: Q4_K_M, 11\.62 GB in 1 file\(s\) \(as asked\)/);
+  assert.match(await hubStatus(page), /^unsloth\/gpt-oss-20b-GGUF: Q4_K_M, 11\.62 GB in 1 file \(as asked\)/);
   const options = await page.locator('#hub-quant option').allTextContents();
   assert.deepEqual(options, ['Q4_K_M (11.62 GB)', 'F16 (13.79 GB)']);
   assert.equal(await page.locator('#hub-quant').inputValue(), 'Q4_K_M');
@@ -178,7 +178,7 @@ test('a GGUF split in parts is read as one model', async () => {
   await lookUp(page, 'unsloth/Qwen3-235B-A22B-Instruct-2507-GGUF');
   await answered(page);
   // 51,851,523,904 + 51,499,294,496 + 48,791,110,048 = 152,141,928,448 B in the listing.
-  assert.match(await hubStatus(page), /Q4_K_M, 152\.14 GB in 3 file\(s\)/);
+  assert.match(await hubStatus(page), /Q4_K_M, 152\.14 GB in 3 files/);
   assert.deepEqual(await page.locator('#hub-quant option').allTextContents(), ['Q4_K_M (152.14 GB in 3 files)']);
   assert.deepEqual(others(), []);
 });
@@ -276,7 +276,7 @@ test('an Ollama name is told how to go on', async () => {
   await page.locator('#model').press('Enter');
   await page.locator('#input-error').waitFor({ state: 'visible' });
   const text = await page.locator('#input-error').textContent();
-  assert.match(text, /^Model: no preset is called "phi4"/);
+  assert.match(text, /^Model: no model in the list is called "phi4"/);
   assert.match(text, /cannot reach Ollama's library from the browser\. Type the Hugging Face repository of a GGUF instead \(for example unsloth\/phi-4-GGUF:Q4_K_M\), or use the command-line tool: vramfit --model phi4$/);
   assert.deepEqual(seen, []);
   assert.deepEqual(others(), []);
@@ -290,7 +290,7 @@ test('in German: the offer, the reading and its errors', async () => {
   assert.match(await page.locator('#hub-offer').textContent(), /^microsoft\/phi-4 ist keine der Vorlagen\./);
   await page.locator('#hub-lookup').click();
   await answered(page);
-  assert.match(await hubStatus(page), /^microsoft\/phi-4: config\.json und die Header von 6 safetensors-Datei\(en\) \(29,32 GB\)/);
+  assert.match(await hubStatus(page), /^microsoft\/phi-4: config\.json und die Header von 6 safetensors-Dateien \(29,32 GB\)/);
   assert.equal(await weightsCell(page), '29,32');
   assert.deepEqual(await englishTexts(page), []);
   await lookUp(page, 'vramfit-test/no-such-repo');

@@ -46,7 +46,7 @@ test('a bad input names the field and never shows NaN', async () => {
   await page.locator('#batch').fill('0');
   await page.locator('#input-error').waitFor({ state: 'visible' });
   // The field's label, then the core's own sentence (in English the page shows the core's text as it is).
-  assert.match(await page.locator('#input-error').textContent(), /^Batch size: expected a whole number from 1 to 1000000; got 0$/);
+  assert.match(await page.locator('#input-error').textContent(), /^Batch size: expected a whole number from 1 to 1,000,000; got 0$/);
   const body = await page.locator('body').textContent();
   assert.doesNotMatch(body, /NaN|Infinity|undefined/);
   assert.deepEqual(problems, []);
@@ -123,7 +123,7 @@ test('a hostile model name from the URL renders as text', async () => {
   page.on('dialog', async (d) => { dialog = true; await d.dismiss(); });
   await page.goto(`${session.base}/?model=${encodeURIComponent('<img src=x onerror=alert(1)>')}`);
   await page.locator('#input-error').waitFor({ state: 'visible' });
-  assert.match(await page.locator('#input-error').textContent(), /no preset is called "<img src=x onerror=alert\(1\)>"/);
+  assert.match(await page.locator('#input-error').textContent(), /no model in the list is called "<img src=x onerror=alert\(1\)>"/);
   assert.equal(await page.locator('img').count(), 0);
   assert.equal(dialog, false);
   assert.deepEqual(problems.filter((p) => !p.includes('foreign')), []);
@@ -144,7 +144,20 @@ test('the headline names one GPU with the free memory, or how many are needed', 
   // 20 GiB RTX 4000 Ada workstation card also fits but is not what most people own.
   await page.goto(`${session.base}/?model=llama-3.1-8b&context=8192`);
   await page.locator('#summary').waitFor({ state: 'visible' });
-  assert.match(await page.getByTestId('headline').textContent(), /^Fits 24 GB cards such as the GeForce RTX 3090 \/ GeForce RTX 4090, with [67]\.\d GB free$/);
+  // The class's memory is the figure its GPU table row shows: 24 GiB = 25.77 GB, "25.8 GB" (one decimal), and in
+  // GiB the "24 GiB" printed on the box.
+  assert.match(await page.getByTestId('headline').textContent(), /^Fits 25\.8 GB cards such as the GeForce RTX 3090 \/ GeForce RTX 4090, with [67]\.\d GB free$/);
+  assert.equal(await page.locator('#gpus tr[data-gpu="rtx-4090"] td.num').first().textContent(), '25.8 GB');
+  {
+    const gib = await newPage(session);
+    await gib.page.addInitScript(() => localStorage.setItem('vramfit.unit', 'GiB'));
+    await gib.page.goto(`${session.base}/?model=llama-3.1-8b&context=8192`);
+    await gib.page.locator('#summary').waitFor({ state: 'visible' });
+    assert.match(await gib.page.getByTestId('headline').textContent(), /^Fits 24 GiB cards such as the GeForce RTX 3090 \/ GeForce RTX 4090, with [56]\.\d GiB free$/);
+    assert.equal(await gib.page.locator('#gpus tr[data-gpu="rtx-4090"] td.num').first().textContent(), '24.0 GiB');
+    assert.deepEqual(gib.problems, []);
+    await gib.page.context().close();
+  }
   await page.goto(`${session.base}/?model=llama-3.1-8b&context=8192&gpu=rtx-4090`);
   await page.locator('#summary').waitFor({ state: 'visible' });
   // 16.06 GB of bf16 weights + 1.07 GB KV + activations and overhead ≈ 18.5 GB, well inside 24 GiB = 25.77 GB.

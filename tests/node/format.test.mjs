@@ -23,6 +23,7 @@ for (const locale of ['en-US', 'de-DE']) {
       ['number 3', (x) => f.number(x, 3), intl({ maximumFractionDigits: 3 })],
       ['amount', (x) => f.amount(x * 1e9), intl({ minimumFractionDigits: 2, maximumFractionDigits: 2 })],
       ['share', (x) => f.share(x, 1), intl({ style: 'percent', maximumFractionDigits: 1 })],
+      ['fixed 2', (x) => f.fixed(x, 2), intl({ minimumFractionDigits: 2, maximumFractionDigits: 2 })],
     ];
     for (const [name, ours, reference] of forms) {
       for (const x of values) {

@@ -54,7 +54,7 @@ test('a Hub id is read from config.json and its shards\' headers: the Hub\'s par
     // The Hub's model API: safetensors.total 14,659,507,200 (BF16) for microsoft/phi-4 (tests/hub/README.md).
     assert.equal(a.model.params_total, 14_659_507_200);
     assert.equal(a.lookup.source, `${hub.url}/microsoft/phi-4`);
-    assert.match(a.lookup.summary, /config\.json and the headers of 6 safetensors file\(s\).*14,659,507,200 parameters \(BF16\)/);
+    assert.match(a.lookup.summary, /config\.json and the headers of 6 safetensors files.*14,659,507,200 parameters \(BF16\)/);
     // BF16: 2 bytes a parameter, 14,659,507,200 × 2 = 29,319,014,400 B.
     assert.equal(a.breakdown.weights, 29_319_014_400);
   });
@@ -76,7 +76,7 @@ test('a -GGUF:QUANT repository answers with that file\'s exact bytes; a link and
   const f16 = await answer('hf.co/unsloth/gpt-oss-20b-GGUF:f16');
   assert.ok(f16.breakdown.weights > file);  // 13,786,023,936 B on the Hub
   const table = await run(['--model', 'unsloth/gpt-oss-20b-GGUF:Q4_K_M']);
-  assert.match(table.stdout, /^unsloth\/gpt-oss-20b-GGUF: Q4_K_M, 11,624,759,488 B in 1 file\(s\) \(as asked\)/);
+  assert.match(table.stdout, /^unsloth\/gpt-oss-20b-GGUF: Q4_K_M, 11,624,759,488 B in 1 file \(as asked\)/);
 });
 
 test('a GGUF in parts is read part by part and costed as one model', async () => {

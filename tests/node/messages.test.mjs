@@ -57,12 +57,27 @@ test('every message() in core/ names its id and English sentence as literals', (
   assert.ok(found.size > 50, `only ${found.size} message ids found in core/: the pattern no longer matches the code`);
 });
 
+// The CLI's own words, which the page says with its controls instead: vramfit's flags (core/json/inputs.cpp) but
+// those an engine has by the same name (vLLM's --max-num-seqs, SGLang's --mem-fraction-static, MLX's --model and
+// --max-kv-size: a note quoting the engine keeps them), and the CLI's way to give a file.
+const ENGINE_FLAGS = new Set(['--model', '--max-num-seqs', '--max-num-batched-tokens', '--enforce-eager', '--mem-fraction-static',
+  '--max-total-tokens', '--max-kv-size', '--tp', '--pp', '--quant-config', '--params', '--mode', '--attention', '--kv-allocation',
+  '--avg-tokens', '--expandable-segments']);
+function cliWords() {
+  const table = readFileSync(join(root, 'core/json/inputs.cpp'), 'utf8');
+  const flags = [...new Set([...table.matchAll(/\{"\w+", "(--[\w-]+)"/g)].map((m) => m[1]))].filter((f) => !ENGINE_FLAGS.has(f));
+  assert.ok(flags.includes('--weights') && flags.includes('--engine'), 'the flags are no longer read from inputs.cpp');
+  return new RegExp(`(?:${flags.join('|')})(?![\\w-])|pass its path`);
+}
+
 test('every id the core writes has a German template with its parameters, and an English one when it names bytes', () => {
   const { found } = coreMessages();
+  const cli = cliWords();
   const missing = [];
-  for (const [id, { params, where }] of found) {
-    // English: only a text naming a byte count needs the page's own (GB or GiB); the rest is the core's sentence.
-    const langs = params.some((p) => p.endsWith('bytes')) ? ['en', 'de'] : ['de'];
+  for (const [id, { params, where, english }] of found) {
+    // English: only a text naming a byte count needs the page's own (GB or GiB), or one naming the CLI's flags (the
+    // page names its control); the rest is the core's sentence.
+    const langs = params.some((p) => p.endsWith('bytes')) || cli.test(english) ? ['en', 'de'] : ['de'];
     for (const lang of langs) {
       const template = MESSAGES[lang][id];
       if (template === undefined) { missing.push(`${lang} ${id} (${where})`); continue; }
@@ -71,6 +86,16 @@ test('every id the core writes has a German template with its parameters, and an
     if (!langs.includes('en')) assert.equal(MESSAGES.en[id], undefined, `en ${id}: names no byte count, so the core's English is shown`);
   }
   assert.deepEqual(missing, [], 'ids without a template');
+});
+
+test('the page\'s templates name its controls, not the CLI\'s flags', () => {
+  const cli = cliWords();
+  for (const lang of ['en', 'de']) {
+    const cliWorded = Object.entries(MESSAGES[lang]).filter(([, template]) => cli.test(template)).map(([id]) => id);
+    assert.deepEqual(cliWorded, [], `${lang}: templates that tell a page user a CLI flag`);
+  }
+  // Not blind: the core's own English names them.
+  assert.ok(coreMessages().found.get('llamacpp.gguf_for_checkpoint').english.match(cli));
 });
 
 test('no template on the page for an id the core does not write', () => {
@@ -120,6 +145,19 @@ test('args are formatted in the locale and unit: bytes in GB or GiB, counts with
       '12.345 Schichten, 2,33 GiB im Arbeitsspeicher, Anteil 0,92, RTX 4090');
     assert.equal(messageText('de', makeFormat('de-DE', 'GB'), 'English', { id: 'no.such', args: {} }), 'English');
     assert.equal(messageText('de', makeFormat('de-DE', 'GB'), 'Plain', { id: '', args: {} }), 'Plain');
+  } finally {
+    if (saved === undefined) delete MESSAGES.de['test.example']; else MESSAGES.de['test.example'] = saved;
+  }
+});
+
+test('a range whose two ends read the same in the page\'s digits is one figure, as in the core\'s English', () => {
+  const saved = MESSAGES.de['test.example'];
+  MESSAGES.de['test.example'] = 'mit {low}–{high} Tokens/s';
+  try {
+    const f = makeFormat('de-DE', 'GB');
+    // 5.21 and 5.24 both read "5,2" at one decimal (f.number(x, 3) keeps three: 5,21 and 5,24 differ).
+    assert.equal(messageText('de', f, 'x', { id: 'test.example', args: { low: 5.2, high: 5.2 } }), 'mit 5,2 Tokens/s');
+    assert.equal(messageText('de', f, 'x', { id: 'test.example', args: { low: 5.2, high: 5.3 } }), 'mit 5,2–5,3 Tokens/s');
   } finally {
     if (saved === undefined) delete MESSAGES.de['test.example']; else MESSAGES.de['test.example'] = saved;
   }

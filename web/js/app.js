@@ -1,4 +1,5 @@
 // One model, one update(): inputs change → one call into the core → every output re-rendered.
+import './written-answer.js';  // first: it may put the written German answer in place before `dom` below takes it
 import { openCalculator } from './core.js';
 import { stateCodec, isTraining, coreMode, unknownChoice, ownedCards, gpuFields, MAX_CARDS, MODES } from './state.js';
 import { renderSummary, showExplanation, openExplanation } from './render/summary.js';
@@ -1174,16 +1175,18 @@ let pause = async () => {};
 
 async function main() {
   // With the plain URL's answer written into the page (and on screen), the .wasm and the work it brings wait for
-  // that first paint: a slow connection spends its first bytes and time on showing the answer.
+  // that first paint: a slow connection spends its first bytes and time on showing the answer. A German reader's
+  // page is hidden until its texts are German (lang.js): they, and the German answer, come first.
   // A tab opened in the background paints nothing (and its timers crawl): it loads at once, without the turns.
   if (document.querySelector('[data-prerendered]') && !document.documentElement.classList.contains('other-answer')
       && document.visibilityState === 'visible') {
+    setLanguage(initialLanguage());
     await painted();
     pause = () => (document.visibilityState === 'visible' ? new Promise((resolve) => setTimeout(resolve)) : Promise.resolve());
   }
   // Compiling the .wasm runs off the main thread: start it before the locale formatters are built.
   const opening = openCalculator({ pause });
-  setLanguage(initialLanguage());
+  if (!view.t) setLanguage(initialLanguage());
   try {
     calculator = await opening;
   } catch (error) {

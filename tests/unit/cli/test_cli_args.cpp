@@ -113,7 +113,7 @@ TEST_CASE("the CLI checks no value: the core refuses it, and the error names the
   REQUIRE_FALSE(parsed.ok());
   const cli::Error e = with_flag_name({parsed.error().field, parsed.error().message}, o.options);
   CHECK(e.field == "--ngl");
-  CHECK(e.message == "expected a whole number from 0 to 1000000; got \"banana\"");
+  CHECK(e.message == "expected a whole number from 0 to 1,000,000; got \"banana\"");
 }
 
 TEST_CASE("error fields map to flags by the table; other fields stay") {

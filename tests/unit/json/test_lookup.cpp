@@ -59,6 +59,9 @@ TEST_CASE("a safetensors repository is read by config.json and each shard's head
   // "14,659,507,200 parameters (BF16)": the model API's safetensors.total, as the listing gives it.
   CHECK(p["summary"].get<std::string>().find("14,659,507,200 parameters (BF16)") != std::string::npos);
   CHECK(p["summary"].get<std::string>().find("4,933,658,628 B") != std::string::npos);  // 4,933,658,528 + 100
+  // Two shards: the plural, said apart so each language words its own ("2 safetensors-Dateien").
+  CHECK(p["summary"].get<std::string>().find("the headers of 2 safetensors files (") != std::string::npos);
+  CHECK(p["summary_i18n"]["args"]["files"]["id"] == "hub.safetensors_files");
 }
 
 TEST_CASE("a GGUF repository offers its quantizations with their summed sizes and says which was picked") {
@@ -77,6 +80,9 @@ TEST_CASE("a GGUF repository offers its quantizations with their summed sizes an
   const json asked = plan("o/M-GGUF:q8_0", l);
   CHECK(asked["gguf"]["picked"] == "asked");
   CHECK(asked["headers"][0]["size"] == 900);
+  // One file: the singular, not "1 file(s)".
+  CHECK(asked["summary"].get<std::string>().find(", 900 B in 1 file (") != std::string::npos);
+  CHECK(p["summary"].get<std::string>().find(", 800 B in 2 files (") != std::string::npos);
   CHECK(p["notes"].empty());
   // llama.cpp's -hf: "mmproj is also downloaded automatically if available. to disable, add --no-mmproj".
   json with_projector = l;

@@ -72,9 +72,9 @@ Error refused(const char* request) {
 TEST_CASE("tokens: a whole number of tokens, typed as 8192, 8k or 1.5M") {
   const Error e = refused(R"({"model":"llama-3.1-8b","context":"0"})");
   CHECK(e.field == "context");
-  CHECK(e.message == "expected a whole number of tokens from 1 to 100000000, such as 8192 or 8k; got \"0\"");
+  CHECK(e.message == "expected a whole number of tokens from 1 to 100,000,000, such as 8192 or 8k; got \"0\"");
   CHECK(refused(R"({"model":"llama-3.1-8b","context":0})").message ==
-        "expected a whole number of tokens from 1 to 100000000, such as 8192 or 8k; got 0");
+        "expected a whole number of tokens from 1 to 100,000,000, such as 8192 or 8k; got 0");
   CHECK(*parse_request(R"({"context":"8k"})").value().inference.context == 8192);
   CHECK(*parse_request(R"({"context":"1.5M"})").value().inference.context == 1'572'864);  // 1.5 × 1024²
   CHECK(*parse_request(R"({"context":8192})").value().inference.context == 8192);
@@ -94,9 +94,9 @@ TEST_CASE("quantity: a whole number, typed as 7e9, 300B or 1.5T") {
 TEST_CASE("count: a whole number in digits") {
   const Error e = refused(R"({"batch":"2.5"})");
   CHECK(e.field == "batch");
-  CHECK(e.message == "expected a whole number from 1 to 1000000; got \"2.5\"");
-  CHECK(refused(R"({"batch":"8k"})").message == "expected a whole number from 1 to 1000000; got \"8k\"");
-  CHECK(refused(R"({"gpu_layers":-1})").message == "expected a whole number from 0 to 1000000; got -1");
+  CHECK(e.message == "expected a whole number from 1 to 1,000,000; got \"2.5\"");
+  CHECK(refused(R"({"batch":"8k"})").message == "expected a whole number from 1 to 1,000,000; got \"8k\"");
+  CHECK(refused(R"({"gpu_layers":-1})").message == "expected a whole number from 0 to 1,000,000; got -1");
   CHECK(parse_request(R"({"batch":"8"})").value().inference.batch == 8);
   CHECK(parse_request(R"({"batch":8.0})").value().inference.batch == 8);
 }
@@ -105,7 +105,7 @@ TEST_CASE("number: a finite number in its range, above its minimum where zero me
   const Error e = refused(R"({"usd_per_kwh":"cheap"})");
   CHECK(e.field == "usd_per_kwh");
   CHECK(e.message == "expected a number from 0 to 100; got \"cheap\"");
-  CHECK(refused(R"({"system_bandwidth":"0"})").message == "expected a number above 0 and at most 10000; got \"0\"");
+  CHECK(refused(R"({"system_bandwidth":"0"})").message == "expected a number above 0 and at most 10,000; got \"0\"");
   CHECK(refused(R"({"question":"gpu_ranking","budget_per_hour":-1})").message == "expected a number above 0; got -1");
   CHECK(refused(R"({"usd_per_kwh":"0x10"})").field == "usd_per_kwh");
   CHECK(refused(R"({"usd_per_kwh":"inf"})").field == "usd_per_kwh");

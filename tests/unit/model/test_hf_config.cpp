@@ -45,7 +45,7 @@ TEST_CASE("bad config input names the field") {
     auto spec = model_from_hf_config(R"({"model_type":"llama","hidden_size":"big"})");
     REQUIRE_FALSE(spec.ok());
     CHECK(spec.error().field == "config.hidden_size");
-    CHECK(spec.error().message == "expected a whole number from 0 to 9e18, got the text \"big\"");
+    CHECK(spec.error().message == "expected a whole number, 0 or more, got the text \"big\"");
   }
   SUBCASE("missing sizes") {
     auto spec = model_from_hf_config(R"({"model_type":"llama"})");

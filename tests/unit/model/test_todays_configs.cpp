@@ -106,6 +106,26 @@ TEST_CASE("gpt-oss counts its expert and router biases and its attention sinks")
   CHECK(windowed == 12);
 }
 
+TEST_CASE("Active parameters as the model cards count them leave out the input embedding and keep the output head") {
+  // NVIDIA NeMo AutoModel, gpt-oss-20b: "Parameters 21B total / 3.6B active"; NeMo Customizer (25.9):
+  // "117B parameters (5.1B active parameters)" for gpt-oss-120b, and keras-hub's gpt_oss_presets.py (71453d08):
+  // "117 billion total parameters, with 5.1 billion active parameters". Both are written to 0.1B. The input
+  // embedding the cards leave out is 201,088 × 2,880 = 579,133,440 (by hand).
+  const ParamCounts small = counted("openai--gpt-oss-20b");
+  const ParamCounts large = counted("openai--gpt-oss-120b");
+  CHECK(small.embedding == 579'133'440ULL);
+  CHECK(small.active - small.active_excl_embedding() == 579'133'440ULL);
+  CHECK(static_cast<double>(small.active_excl_embedding()) == doctest::Approx(3.6e9).epsilon(0.05e9 / 3.6e9));
+  CHECK(static_cast<double>(large.active_excl_embedding()) == doctest::Approx(5.1e9).epsilon(0.05e9 / 5.1e9));
+  // With it, as vramfit counted before: 5.7B, which no card prints.
+  CHECK(static_cast<double>(large.active) > 5.6e9);
+  // DeepSeek-V3's README_WEIGHTS.md (later revision): "Activation parameters: 36.6B (including 0.9B for the output
+  // Head)", the main model without its MTP module; the input embedding, 129,280 × 7,168 = 926,679,040, is left out.
+  const ParamCounts deepseek = counted("deepseek-ai--DeepSeek-V3");
+  CHECK(deepseek.active - deepseek.active_excl_embedding() == 926'679'040ULL);
+  CHECK(static_cast<double>(deepseek.active_excl_embedding()) == doctest::Approx(36.6e9).epsilon(0.05e9 / 36.6e9));
+}
+
 TEST_CASE("Llama 4 Maverick has experts on every second layer and counts about 400B, not 777B") {
   // Meta's announcement (ai.meta.com/blog/llama-4-multimodal-intelligence): "17B active parameters (400B total)".
   const auto spec = imported("meta-llama--Llama-4-Maverick-17B-128E-Instruct");

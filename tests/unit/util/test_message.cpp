@@ -37,3 +37,18 @@ TEST_CASE("a plain string is a message without an id, and a placeholder without 
   CHECK(message("test.x", "{missing} stays", {}).text == "{missing} stays");
   CHECK(arg::signed_count("d", -1234).english == "-1,234");
 }
+
+TEST_CASE("a range whose two ends read the same is one figure") {
+  // 5.24 and 5.21 both round to "5.2" at one decimal: "5.2-5.2 tokens/s" would say nothing a single figure does not.
+  CHECK(message("test.r", "at {low}-{high} tokens/s", {arg::fixed("low", 5.21, 1), arg::fixed("high", 5.24, 1)}).text ==
+        "at 5.2 tokens/s");
+  CHECK(message("test.r", "{low}–{high} GB", {arg::fixed("low", 3, 1), arg::fixed("high", 3, 1)}).text == "3.0 GB");
+  CHECK(message("test.r", "at {low}-{high} tokens/s", {arg::fixed("low", 5.2, 1), arg::fixed("high", 5.3, 1)}).text ==
+        "at 5.2-5.3 tokens/s");
+}
+
+TEST_CASE("a long argument name is found in the template as a short one is") {
+  // Names past the short-string buffer (15 characters in libstdc++) live on the heap.
+  CHECK(message("test.long", "{a_rather_long_argument_name} tokens", {arg::count("a_rather_long_argument_name", 4096)}).text ==
+        "4,096 tokens");
+}

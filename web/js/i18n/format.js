@@ -72,9 +72,12 @@ export function makeFormat(locale = 'en', unit = 'GB') {
     signedShort: (bytes) => `${bytes < 0 ? '−' : ''}${one.format(Math.abs(finite(bytes)) / scale)} ${unit}`,
     count: (n) => integer.format(finite(n)),
     share: (part, whole) => percent.format(whole > 0 ? finite(part) / whole : 0),
-    billions: (n) => `${two.format(finite(n) / 1e9)} B`,
+    /** "8.03 B", German "8,03 Mrd." (Milliarden: the German billion is 10^12) */
+    billions: (n) => `${two.format(finite(n) / 1e9)} ${locale === 'de-DE' ? 'Mrd.' : 'B'}`,
     /** plain number for axes */
     number: (x, digits = 0) => digitsFormat(digits).format(finite(x)),
+    /** exactly `digits` decimals: prices ("0.50") */
+    fixed: (x, digits) => nf({ minFraction: digits, maxFraction: digits }).format(finite(x)),
     unitBytes: scale,
   };
 }

@@ -49,7 +49,7 @@ export function renderGpuRanking(dom, answer, view) {
   const rows = rankingRows(answer, view.rankingAll, { sort: view.rankingSort, direction: view.rankingDirection });
   dom.rankingHead.replaceChildren(...sortHeader(RANKING_COLUMNS, view.rankingSort, view.rankingDirection, t));
   const na = t('ranking.na');
-  const money = (x) => (Number.isFinite(x) ? f.number(x, 2) : na);
+  const money = (x) => (Number.isFinite(x) ? f.fixed(x, 2) : na);
   dom.ranking.replaceChildren(...rows.map((r) => el('tr', {
     class: `fit-${r.fit}${r.picks.length ? ' pick' : ''}`, 'data-config': `${r.gpu}x${r.count}`,
     'data-picks': r.picks.join(' ') || null,
@@ -60,7 +60,7 @@ export function renderGpuRanking(dom, answer, view) {
   el('td', { class: 'num', text: f.signedShort(r.free_bytes) }),
   el('td', { class: 'num', text: isRange(r.tokens_per_second) ? rangeText(r.tokens_per_second, f, 1) : (r.note ? t.message(r.note, r.note_i18n, f) : na) }),
   el('td', { class: 'num', text: money(r.usd_per_hour) }),
-  el('td', { class: 'num', text: isRange(r.usd_per_million_tokens) ? rangeText(r.usd_per_million_tokens, f, 2) : na }))));
+  el('td', { class: 'num', text: isRange(r.usd_per_million_tokens) ? rangeText(r.usd_per_million_tokens, f, 2, true) : na }))));
   const picks = PICKS.map((key) => (answer[key]
     ? t(`ranking.pick.${key}`, { config: `${f.count(answer[key].count)} × ${answer[key].name}` }) : null)).filter(Boolean);
   dom.rankingPicks.textContent = picks.join(' · ');

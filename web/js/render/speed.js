@@ -2,6 +2,10 @@
 // with the core's reason, never a blank or NaN.
 import { el, isRange, rangeText } from './view.js';
 
+// A price's offer as the catalogue writes it ("RunPod, community cloud, on demand"): the provider and instance names
+// stay, the kinds of offer are said in the page's language.
+const offerText = (offer, t) => offer.split(', ').map((part) => (t.has(`offer.${part}`) ? t(`offer.${part}`) : part)).join(', ');
+
 /** [label, value] pairs for the chosen GPU; empty when the report has no serving figures (no GPU chosen). */
 export function speedFigures(report, t, f) {
   if (!report.cost && !report.speed_unavailable && !report.speed) return [];
@@ -32,12 +36,12 @@ export function speedFigures(report, t, f) {
     ['speed.prefill', isRange(prefill) ? t('speed.tps', { value: rangeText(prefill, f, 0) })
       : na(speed ? (speed.prefill_unavailable ? t.message(speed.prefill_unavailable, speed.prefill_unavailable_i18n, f) : noSpeed)
         : t('speed.noSpeed'))],
-    ['speed.per_hour', hasPrice ? t('speed.usd', { value: f.number(cost.usd_per_hour, 2) }) : na(t('speed.noPrice'))],
+    ['speed.per_hour', hasPrice ? t('speed.usd', { value: f.fixed(cost.usd_per_hour, 2) }) : na(t('speed.noPrice'))],
     ['speed.per_million', isRange(cost.usd_per_million_tokens)
-      ? t('speed.usd', { value: rangeText(cost.usd_per_million_tokens, f, 2) })
+      ? t('speed.usd', { value: rangeText(cost.usd_per_million_tokens, f, 2, true) })
       : na(hasPrice ? noSpeed : t('speed.noPrice'))],
   ];
-  if (hasPrice && cost.price_source) rows.push(['speed.price_source', `${cost.price_source}${cost.price_date ? ` (${cost.price_date})` : ''}`]);
+  if (hasPrice && cost.price_source) rows.push(['speed.price_source', `${offerText(cost.price_source, t)}${cost.price_date ? ` (${cost.price_date})` : ''}`]);
   if (speed?.note) rows.push(['speed.note', t.message(speed.note, speed.note_i18n, f)]);
   return rows;
 }

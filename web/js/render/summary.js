@@ -29,7 +29,8 @@ export function renderSummary(dom, report, view) {
   dom.totalRange.textContent = parts.join(' · ');
   const m = report.model;
   const facts = [
-    m.params_active !== m.params_total ? t('facts.active', { n: f.billions(m.params_active) }) : null,
+    // Active as model cards count it (without the input embedding); the parameters' explanation says so.
+    m.params_active !== m.params_total ? t('facts.active', { n: f.billions(m.params_active_excl_embedding) }) : null,
     m.layers && !m.layer_mixers?.length ? t('facts.layers', { n: f.count(m.layers) }) : null,
     m.kv_heads ? t('facts.heads', { heads: m.attention_heads, kv: m.kv_heads, dim: m.head_dim }) : null,
     report.kv_cache ? t('facts.kv', { n: f.count(report.kv_cache.bytes_per_token) }) : null,

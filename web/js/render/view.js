@@ -63,9 +63,11 @@ const rank = (key) => { const i = KNOWN_ORDER.indexOf(key); return i < 0 ? KNOWN
 /** Whether the core gave both ends of a range ({low, high}). */
 export const isRange = (r) => r && Number.isFinite(r.low) && Number.isFinite(r.high);
 
-/** "23.9–48.1" (or one number when both ends agree). */
-export function rangeText(r, f, digits) {
-  const low = f.number(r.low, digits); const high = f.number(r.high, digits);
+/** "23.9–48.1" (or one number when both ends agree); `fixed` keeps every decimal on both ends, as prices
+ * do ("0.33–0.50", not "0.33–0.5"). */
+export function rangeText(r, f, digits, fixed = false) {
+  const text = (x) => (fixed ? f.fixed(x, digits) : f.number(x, digits));
+  const low = text(r.low); const high = text(r.high);
   return low === high ? low : `${low}–${high}`;
 }
 

@@ -179,6 +179,8 @@ export default {
     "error.evaluate.vllm_version": "„{version}“ ist keine modellierte vLLM-Version; möglich sind 0.9.2 und neuer, etwa 0.11 oder 0.21.1 (vor 0.9.2 bemaß vLLM seinen Pool nach einer anderen Regel)",
     "error.evaluate.headroom": "muss ein Anteil zwischen 0 und 0,9 sein, angegeben: {value}",
     "explain.params.values_active": "{total} Parameter, davon {active} aktiv je Token",
+    "explain.params.values_active_cards": "{total} Parameter, davon {active_cards} aktiv je Token, wie Modellkarten zählen: {active} mit dem Eingabe-Embedding ({embedding}), in dem ein Token nur nachschlägt, ohne damit zu multiplizieren",
+    "explain.params.values_active_cards_published": "{total} Parameter (veröffentlicht: {published}), davon {active_cards} aktiv je Token, wie Modellkarten zählen: {active} mit dem Eingabe-Embedding ({embedding}), in dem ein Token nur nachschlägt, ohne damit zu multiplizieren",
     "explain.params.values": "{total} Parameter",
     "explain.params.values_active_published": "{total} Parameter, davon {active} aktiv je Token (veröffentlicht: {published})",
     "explain.params.values_published": "{total} Parameter (veröffentlicht: {published})",
