@@ -177,7 +177,7 @@ function contradictions(s, view, W) {
     say(3, `its GPU's row reads "${view.badge}"`);
   }
   // The speed block: a speed where it runs, never "does not fit … if it did" beside a yes; where it does not run,
-  // none, or over several GPUs the speed it would have if it did, said so.
+  // none, and the setup it names is the person's (one GPU or several).
   if (runs && W.unfit.test(view.speed)) say(3, `the speed block says "${view.speed}"`);
   if ((s.kind === 'fits' || s.kind === 'tight') && !W.tps.test(view.decode)) say(3, `no decode speed: "${view.decode}"`);
   if (!runs && W.tps.test(view.speed) && !W.ifItDid.test(view.speed)) say(3, `a speed as if it ran: "${view.speed}"`);

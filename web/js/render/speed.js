@@ -16,12 +16,11 @@ export function speedFigures(report, t, f) {
   if (kind === 'refuses' && report.speed_unavailable) {
     return [['speed.note', t.message(report.speed_unavailable, report.speed_unavailable_i18n, f)]];
   }
-  // Run with part of the model in system RAM, the core's speed is that placement's, or its reason for none. Over
-  // several GPUs the page's note ("on one …") would name the wrong setup: the core's speed comes with its own note
-  // naming them all ("does not fit on 2 × …: the speed it would have if it did").
-  const several = report.speed?.note_i18n?.id === 'speed.unfit_gpus';
-  if (row?.fit === 'does_not_fit' && kind !== 'runs_split' && !several) {
-    return [['speed.note', t('speed.unfit', { gpu: row.name })]];
+  // Run with part of the model in system RAM, the core's speed is that placement's, or its reason for none.
+  const gpus = report.per_gpu?.gpus ?? 1;
+  if (row?.fit === 'does_not_fit' && kind !== 'runs_split') {
+    return [['speed.note', gpus > 1 ? t('speed.unfit_several', { gpu: row.name, count: f.count(gpus) })
+      : t('speed.unfit', { gpu: row.name })]];
   }
   const na = (reason) => t('speed.na', { reason });
   const speed = report.speed;
