@@ -155,7 +155,8 @@ void append_engine(std::string& out, const json& a) {
             gib(ol->at("system_ram_bytes")), whole(ol->at("num_ctx")), gib(ol->at("kv_bytes")),
             gib(ol->at("graph_full_bytes")), gib(ol->at("graph_partial_bytes")));
   // Where --fit moves experts or layers off the GPU, system RAM holds what its placement left there.
-  if (const json& l = a.at("llamacpp"); !l.is_null()) {
+  // The breakdown's system RAM line says it where the placement keeps part of the model there.
+  if (const json& l = a.at("llamacpp"); !l.is_null() && bytes(a.at("breakdown").at("system_ram")) == 0) {
     const json& f = a.at("llamacpp_fit");
     const std::string step = f.is_null() ? "" : text(f.at("step"));
     const bool moved = step == "experts" || step == "layers";
@@ -327,10 +328,13 @@ std::string estimate_table(const json& a) {
     appendf(out, "  layers: %s; MLP: %s\n", list(mixers, "mixer").c_str(), list(mlps, "mlp").c_str());
   }
   const json& b = a.at("breakdown");
-  const std::pair<const char*, const char*> lines[] = {{"weights", "weights"},         {"KV cache", "kv_cache"},
-                                                       {"activations", "activations"}, {"overhead", "overhead"},
-                                                       {"allocator", "allocator_reserve"}, {"total", "total"}};
+  // Where the engine keeps part of the model in system RAM the lines above it are the GPU's share.
+  const std::pair<const char*, const char*> lines[] = {
+      {"weights", "weights"},   {"KV cache", "kv_cache"},           {"activations", "activations"},
+      {"overhead", "overhead"}, {"allocator", "allocator_reserve"}, {"system RAM", "system_ram"},
+      {"total", "total"}};
   for (const auto& [label, key] : lines) {
+    if (std::string_view(key) == "system_ram" && bytes(b.at(key)) == 0) continue;
     appendf(out, "  %-12s %s\n", label, gb_and_gib(bytes(b.at(key))).c_str());
     // Linear-attention and Mamba layers keep a fixed state per sequence beside the per-token KV cache.
     if (std::string_view(key) == "kv_cache" && b.contains("state_cache") && bytes(b.at("state_cache")) != 0)

@@ -19,6 +19,8 @@ bool cheaper(const std::optional<double>& a, const std::optional<double>& b) noe
 }  // namespace
 
 std::uint64_t bytes_per_gpu(const MemoryNeed& need, std::uint64_t count) noexcept {
+  for (const auto& [n, bytes] : need.split_bytes)
+    if (n == count) return bytes;
   const auto total = checked_add(ceil_div(need.shardable_bytes, count), need.per_gpu_bytes);
   return total ? *total : std::numeric_limits<std::uint64_t>::max();
 }

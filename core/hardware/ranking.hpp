@@ -5,6 +5,7 @@
 #include <cstdint>   // std::uint64_t, std::int64_t
 #include <optional>  // std::optional
 #include <string>    // std::string
+#include <utility>   // std::pair
 #include <vector>    // std::vector
 
 #include "hardware/gpu.hpp"
@@ -20,10 +21,13 @@ namespace vramfit {
 struct MemoryNeed {
   std::uint64_t shardable_bytes = 0;
   std::uint64_t per_gpu_bytes = 0;
+  // Per GPU count, the busiest GPU's bytes as the engine splits the model over that many (whole layers per GPU, the
+  // output layer on one of them, tensor-parallel shards): what the answer for that setup says.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> split_bytes;  // {count, bytes}
 };
 
-// Bytes one GPU holds when the shardable part is split `count` ways: ceil(shardable / count) + per GPU,
-// saturating instead of wrapping.
+// Bytes one GPU holds over `count` GPUs: split_bytes' figure for that count, else the shardable part split evenly,
+// ceil(shardable / count) + per GPU, saturating instead of wrapping.
 std::uint64_t bytes_per_gpu(const MemoryNeed& need, std::uint64_t count) noexcept;
 
 struct RankOptions {

@@ -156,7 +156,7 @@ Result<SpeedOptions> speed_options_for(const ModelSpec& spec, const InferenceEst
 
 MemoryNeed memory_need(const InferenceEstimate& e) noexcept {
   // check_fit: gpus_needed(total − overhead, overhead, ...).
-  return MemoryNeed{e.total - std::min(e.total, e.overhead), e.overhead};
+  return MemoryNeed{e.total - std::min(e.total, e.overhead), e.overhead, {}};
 }
 
 ServingEstimate estimate_serving(const ModelSpec& spec, const InferenceEstimate& e, const Gpu& gpu,

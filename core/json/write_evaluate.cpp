@@ -4,6 +4,7 @@
 
 #include "formats/dtype.hpp"  // dtype_info
 #include "json/report_json.hpp"
+#include "questions/placed_breakdown.hpp"
 
 namespace vramfit {
 
@@ -366,14 +367,16 @@ std::string report_to_json(const Report& report) {
   w.field("attention_scores", e.attention_scores);
   w.field("logits", e.logits);
   w.end_object();
+  const PlacedBreakdown b = placed_breakdown(e, report.verdict, report.llamacpp_fit ? &*report.llamacpp_fit : nullptr);
   w.begin_object("breakdown");
-  w.field("activations", e.activations);
-  w.field("allocator_reserve", e.allocator_reserve);
-  w.field("kv_cache", e.kv_cache);
-  w.field("overhead", e.overhead);
-  w.field("state_cache", e.state_cache);
-  w.field("total", e.total);
-  w.field("weights", e.weights);
+  w.field("activations", b.activations);
+  w.field("allocator_reserve", b.allocator_reserve);
+  w.field("kv_cache", b.kv_cache);
+  w.field("overhead", b.overhead);
+  w.field("state_cache", b.state_cache);
+  w.field("system_ram", b.system_ram);
+  w.field("total", b.total);
+  w.field("weights", b.weights);
   w.end_object();
   w.begin_object("command");
   w.field("note", report.command_note);
@@ -420,8 +423,8 @@ std::string report_to_json(const Report& report) {
   else w.field("prefill_tokens_per_second", nullptr);
   w.begin_object("range");
   w.field("drivers", e.range.drivers);
-  w.field("high", e.range.high);
-  w.field("low", e.range.low);
+  w.field("high", b.range_high);
+  w.field("low", b.range_low);
   w.end_object();
   write_ollama(w, e);
   write_sglang(w, e);

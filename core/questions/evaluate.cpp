@@ -13,6 +13,7 @@
 #include "formats/weight_formats.hpp"
 #include "hardware/speed.hpp"  // gpu_class_of
 #include "questions/command_line.hpp"
+#include "questions/placed_breakdown.hpp"
 #include "memory/ollama_server.hpp"
 #include "questions/ollama_server.hpp"
 
@@ -898,6 +899,8 @@ Result<Report> evaluate(const Catalog& catalog, const Request& r, const Resolved
   check_gpus_needed(report, catalog, r, rr);
   add_serving(report, rr, r);
   add_command(report, r, rr);
+  explain_placement(report.estimate.explanations, report.estimate, report.verdict,
+                    report.llamacpp_fit ? &*report.llamacpp_fit : nullptr);
   return report;
 }
 

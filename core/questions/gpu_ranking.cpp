@@ -122,6 +122,28 @@ void add_ranking_notes(GpuRankingReport& out, std::size_t unpriced) {
   }
 }
 
+// Over several GPUs the answer for that setup splits as its engine does (evaluate's use_gpu_count): the busiest GPU's
+// share is rarely the even split's (whole layers, the output layer on the last GPU, a compute buffer on each), so a
+// configuration is ranked by the figure its own answer gives. The split does not depend on the card, so one estimate
+// per count serves every GPU; a count the engine cannot split (heads that do not divide, Ollama) keeps the even
+// split, and the ranking's note says why it is ruled out.
+void add_split_bytes(const Catalog& catalog, const Request& request, const ResolvedRequest& rr, MemoryNeed& need) {
+  if (!rr.devices.empty()) return;
+  for (const std::uint64_t count : RankOptions{}.counts) {
+    if (count < 2) continue;
+    Request r = request;
+    r.gpu.clear();
+    r.gpus.clear();
+    r.gpu_count = count;
+    if (r.tp * r.pp != 1) r.tp = 1, r.pp = 1;
+    auto resolved = resolve_request(catalog, r);
+    if (!resolved) continue;
+    resolved.value().options.explain = false;
+    auto e = estimate_inference(resolved.value().model, resolved.value().options);
+    if (e && e.value().per_gpu.gpus == count) need.split_bytes.emplace_back(count, e.value().per_gpu.total);
+  }
+}
+
 }  // namespace
 
 Result<GpuRankingReport> rank_gpus_for(const Catalog& catalog, const Request& request) {
@@ -153,6 +175,7 @@ Result<GpuRankingReport> rank_gpus_for(const Catalog& catalog, const Request& re
   out.model_name = rr.model.name;
   out.estimate = estimate;
   out.need = memory_need(out.estimate);
+  add_split_bytes(catalog, request, rr, out.need);
   out.options.headroom = rr.fit_headroom;
   out.options.max_usd_per_hour = request.budget_per_hour;
 

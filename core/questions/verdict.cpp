@@ -298,8 +298,8 @@ Verdict pool_fits(const Pool& p, const VerdictRow& row) {
 std::optional<Verdict> engine_verdict(const VerdictScene& s, const VerdictRow& row) {
   const InferenceEstimate* e = s.estimate;
   if (!e) return std::nullopt;
-  const auto placed = [](Verdict v, std::uint64_t gpu, std::uint64_t ram) {
-    if (v.kind == VerdictKind::runs_split) v.gpu_bytes = gpu, v.ram_bytes = ram;
+  const auto placed = [](Verdict v, std::uint64_t gpu, std::uint64_t ram, bool from_plan = false) {
+    if (v.kind == VerdictKind::runs_split) v.gpu_bytes = gpu, v.ram_bytes = ram, v.from_plan = from_plan;
     return v;
   };
   if (e->ollama)
@@ -307,7 +307,7 @@ std::optional<Verdict> engine_verdict(const VerdictScene& s, const VerdictRow& r
       return placed(*v, e->ollama->required_partial_bytes, e->ollama->system_ram_bytes);
   if (s.plan)
     if (auto v = plan_verdict(*s.plan, row, s.context_from_plan))
-      return placed(*v, s.plan->gpu_bytes + e->overhead, s.plan->host_ram_bytes);
+      return placed(*v, s.plan->gpu_bytes + e->overhead, s.plan->host_ram_bytes, true);
   if (e->llamacpp && s.about == VerdictScene::About::chosen)
     if (auto v = offload_verdict(*e->llamacpp, row, s.owned)) return placed(*v, e->total, e->llamacpp->host_ram_bytes);
   const auto pool = pool_of(*e);

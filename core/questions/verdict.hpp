@@ -33,6 +33,7 @@ struct Verdict {
   std::uint64_t gpu_bytes = 0;  // runs_split: what the engine's placement puts on the GPU (with the CUDA context)
   std::uint64_t ram_bytes = 0;  // runs_split: and what it keeps in system RAM
   std::uint64_t gpus = 1;       // runs_split: the GPUs gpu_bytes is spread over
+  bool from_plan = false;       // runs_split: llama.cpp's --fit plan placed it (the estimate is every layer on the GPU)
   std::string text() const { return message.text + wired.text; }
 };
 

@@ -71,7 +71,7 @@ TEST_CASE("tensor parallel must divide the attention and KV heads") {
 TEST_CASE("ranking 70B in bf16: fitting configurations, the picks, and how far the rest miss") {
   const SpeedModel m = speed_model("llama-3.1-70b", "bf16");
   const std::uint64_t kv = kv_bytes("llama-3.1-70b", 4096);
-  MemoryNeed need{weights_of("llama-3.1-70b", "bf16").total + 16 * kv, kTierOverheadBytes};
+  MemoryNeed need{weights_of("llama-3.1-70b", "bf16").total + 16 * kv, kTierOverheadBytes, {}};
   RankOptions o;
   o.gpus = {"h100-sxm", "a100-80gb-sxm", "rtx-4090", "l40s"};
   o.counts = {1, 2, 3, 4, 8};
@@ -129,7 +129,7 @@ TEST_CASE("an Apple chip is ranked alone: two of them are not a configuration") 
   // Llama-2-7B in int4 (~3.9 GB with a 4096-token fp16 KV cache and 1 GiB) fits one M4 Max 128 GB many times
   // over; a count of 2 would fit on paper, but a Mac has one GPU.
   const SpeedModel m = speed_model("llama-2-7b", "int4");
-  MemoryNeed need{weights_of("llama-2-7b", "int4").total + kv_bytes("llama-2-7b", 4096), kTierOverheadBytes};
+  MemoryNeed need{weights_of("llama-2-7b", "int4").total + kv_bytes("llama-2-7b", 4096), kTierOverheadBytes, {}};
   RankOptions o;
   o.gpus = {"apple-m4-max-128gb", "rtx-4090"};
   o.counts = {1, 2};

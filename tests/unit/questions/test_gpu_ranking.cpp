@@ -204,3 +204,29 @@ TEST_CASE("recommend: vLLM and SGLang rank no Mac (no Metal backend); only Macs 
     CHECK(macs.error().message.id == "engine.rank_no_macs");
   }
 }
+
+TEST_CASE("recommend: a layer split is ranked by its busiest GPU, the free memory its own answer gives") {
+  // Llama 3.1 70B Q4_K_M under llama.cpp at 4,096 tokens on 2 × RTX 3090: llama.cpp puts layers 0–40 on the first
+  // card and 41–79 with the output layer on the second (whole layers, --split-mode layer), so the busier card holds
+  // 41 of the 80 layers, not half of everything. The ranking's 2 × RTX 3090 row keeps free what the answer for that
+  // setup says each card keeps (its headline's "free each").
+  auto asked = request(
+      R"({"model":"llama-3.1-70b","weights":"q4_k_m","engine":"llamacpp","context":4096,"gpu":"rtx-3090","gpus":2})");
+  const auto answer = evaluate(test::catalog(), asked);
+  REQUIRE(answer.ok());
+  REQUIRE(answer.value().per_gpu_free_bytes);
+  const std::int64_t headline_free = *answer.value().per_gpu_free_bytes;
+  const GpuRankingReport ranked = recommended(
+      R"({"model":"llama-3.1-70b","weights":"q4_k_m","engine":"llamacpp","context":4096,"gpus":["rtx-3090"]})");
+  const RankedConfig* two = nullptr;
+  for (const RankedConfig& c : ranked.ranking.configs)
+    if (c.count == 2) two = &c;
+  REQUIRE(two);
+  CHECK(two->free_bytes == headline_free);
+  // By hand, the busier card against an even split: the output layer (lm_head 128,256 × 8,192 in Q6_K, 6.5625 bits:
+  // 0.86 GB) leaves (41.92 − 0.86) / 80 = 0.513 GB per repeating layer; 41 layers and their KV (41/80 of 1.34 GB)
+  // are 21.04 + 0.69 = 21.73 GB against half of weights and KV, (41.92 + 1.34) / 2 = 21.63 GB: at least 0.1 GB less
+  // free than the even split says.
+  const std::uint64_t even = bytes_per_gpu(MemoryNeed{ranked.need.shardable_bytes, ranked.need.per_gpu_bytes, {}}, 2);
+  CHECK(two->free_bytes < signed_difference(two->gpu->usable_bytes(), even) - 100'000'000);
+}

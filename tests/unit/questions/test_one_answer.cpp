@@ -9,6 +9,7 @@
 
 #include "../memory/engine_reports.hpp"
 #include "json/request.hpp"
+#include "questions/placed_breakdown.hpp"
 #include "questions/remedies.hpp"
 #include "questions/verdict.hpp"
 
@@ -24,6 +25,10 @@ bool has_note(const Report& r, std::string_view id) {
     for (const Message& m : *notes)
       if (m.id == id) return true;
   return false;
+}
+
+PlacedBreakdown placed(const Report& r) {
+  return placed_breakdown(r.estimate, r.verdict, r.llamacpp_fit ? &*r.llamacpp_fit : nullptr);
 }
 
 const MessageArg* arg_in(const Message& m, std::string_view name) {
@@ -82,6 +87,19 @@ void check_agrees(const Report& r, const std::string& scenario) {
 
   // Part of the model in system RAM: the headline says so, and the row beside it is labelled with the placement.
   if (kind == VerdictKind::runs_split) CHECK_FALSE(r.verdict.label.empty());
+
+  // The breakdown's total is what the headline places: on the GPU and, where it runs split, in system RAM; its lines
+  // add up to it.
+  const PlacedBreakdown b = placed(r);
+  CHECK(b.weights + b.kv_cache + b.state_cache + b.activations + b.overhead + b.allocator_reserve + b.system_ram ==
+        b.total);
+  if (kind == VerdictKind::runs_split) {
+    CHECK(b.system_ram == r.verdict.ram_bytes);
+    CHECK(b.total == r.verdict.gpu_bytes + r.verdict.ram_bytes);
+  } else {
+    CHECK(b.system_ram == 0);
+    CHECK(b.total == r.estimate.total);
+  }
 }
 
 }  // namespace
@@ -289,4 +307,31 @@ TEST_CASE("one answer: transformers with a GGUF format counts the weights it deq
   const Report l = evaluate_json(R"({"model":"llama-3.1-8b","engine":"llamacpp","weights":"q4_k_m","gpu":"rtx-4090"})");
   CHECK(l.estimate.weights < 5'500'000'000ull);
   CHECK_FALSE(has_note(l, "transformers.gguf_fp32"));
+}
+
+TEST_CASE("one answer: with layers in system RAM the breakdown is the GPU's share plus system RAM, its total both") {
+  // Llama 3.1 8B bf16 under llama.cpp with -ngl 16 of its 32 layers, 8,192 tokens, on one RTX 4090. By hand
+  // (config.json: hidden 4096, 8 KV heads × 128, intermediate 14336, vocabulary 128256):
+  //   a layer's weights: q 4096² + k, v 4096 × 1024 each + o 4096² + MLP 3 × 4096 × 14336 + 2 norms × 4096
+  //     = 218,112,000 parameters = 436,224,000 B in bf16;
+  //   the whole checkpoint: 8,030,261,248 parameters (the model card's count) = 16,060,522,496 B;
+  //   a layer's KV at 8,192 tokens: 2 × 1024 × 2 B × 8,192 = 33,554,432 B;
+  //   llama.cpp's output buffer, in system RAM: 128,256 logits × 4 B = 513,024 B.
+  // llama.cpp offloads the last 16 layers; the first 16, the token embeddings and (with -ngl not above the layer
+  // count) the output layer stay in RAM.
+  const Report r = evaluate_json(
+      R"({"model":"llama-3.1-8b","engine":"llamacpp","weights":"bf16","gpu":"rtx-4090","context":8192,"gpu_layers":16})");
+  REQUIRE(r.verdict.kind == VerdictKind::runs_split);
+  const PlacedBreakdown b = placed(r);
+  const std::uint64_t host_kv = 16 * 33'554'432ULL, output_buffer = 513'024;
+  CHECK(b.kv_cache == 16 * 33'554'432ULL);
+  // The weights on the GPU and in RAM are the checkpoint's, whole: 16,060,522,496 B. The 8,192 B final norm is
+  // spread over the layers by the per-layer average, so the GPU's 16 layers carry half of it.
+  CHECK(b.weights == 16 * 436'224'000ULL + 4'096);
+  CHECK(b.weights + (b.system_ram - host_kv - output_buffer) == 16'060'522'496ULL);
+  CHECK(b.total == b.weights + b.kv_cache + b.activations + b.overhead + b.system_ram);
+  // The range moves with the total: its ends lie around the placed total, not the GPU's share alone.
+  CHECK(b.range_low <= b.total);
+  CHECK(b.range_high >= b.total);
+  CHECK(b.range_low > b.system_ram);
 }

@@ -47,9 +47,9 @@ export function renderSummary(dom, report, view) {
   fillBar(dom.bar, lines, breakdown.total, t, f);
   dom.memoryCol.textContent = t('breakdown.memory', { unit: f.unit });
 
-  // With both kinds of cache, each line says how it grows.
+  // With both kinds of cache, each line says how it grows; system RAM says the lines above it are the GPU's.
   const twoCaches = lines.some((l) => l.key === 'state_cache');
-  const hint = (key) => (twoCaches && (key === 'kv_cache' || key === 'state_cache')
+  const hint = (key) => (key === 'system_ram' || (twoCaches && (key === 'kv_cache' || key === 'state_cache'))
     ? el('small', { class: 'line-hint', text: t(`breakdown.hint.${key}`) }) : null);
   const rows = lines.map((line) => el('tr', { 'data-line': line.key, class: line.within ? 'part' : null },
     el('th', { scope: 'row' }, el('span', { class: `swatch ${line.colour}`, 'aria-hidden': 'true' }),

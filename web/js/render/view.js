@@ -3,9 +3,12 @@
 const KNOWN_ORDER = ['weights', 'gradients', 'optimizer', 'master_weights', 'kv_cache', 'state_cache', 'activations',
   'temporary', 'overhead'];
 const KNOWN_COLOURS = new Set(['weights', 'kv_cache', 'state_cache', 'activations', 'overhead', 'gradients',
-  'optimizer', 'master_weights', 'temporary']);
-// Lines only some models have (the per-sequence state of linear-attention and Mamba layers): left out at 0.
-const ONLY_WHEN_USED = new Set(['state_cache']);
+  'optimizer', 'master_weights', 'temporary', 'system_ram']);
+// Lines only some answers have, left out at 0: the per-sequence state of linear-attention and Mamba layers, and
+// what an engine keeps in system RAM (then the other lines are the GPU's share).
+const ONLY_WHEN_USED = new Set(['state_cache', 'system_ram']);
+// Off the GPU: after every line on it.
+const LAST = 'system_ram';
 
 /** A table's header of sort buttons; `sort` / `direction` say which column is active and how (aria-sort). */
 export function sortHeader(columns, sort, direction, t) {
@@ -58,7 +61,10 @@ export function breakdownLines(breakdown) {
 
 /** The lines that stack up to the total (bar, charts): no "of which" parts. */
 export const stackedLines = (lines) => lines.filter((l) => !l.within);
-const rank = (key) => { const i = KNOWN_ORDER.indexOf(key); return i < 0 ? KNOWN_ORDER.length : i; };
+const rank = (key) => {
+  if (key === LAST) return KNOWN_ORDER.length + 1;
+  const i = KNOWN_ORDER.indexOf(key); return i < 0 ? KNOWN_ORDER.length : i;
+};
 
 /** Whether the core gave both ends of a range ({low, high}). */
 export const isRange = (r) => r && Number.isFinite(r.low) && Number.isFinite(r.high);
