@@ -30,6 +30,14 @@ vramfit_cli_test(weights_8bit ARGS --model llama-3.1-8b --weights 8bit --json MA
 # The vendor's word in front, as cloud consoles write it: read as the card, and said so with the other H100s.
 vramfit_cli_test(gpu_vendor_prefix ARGS --model llama-3.1-8b --gpu "NVIDIA H100"
                  MATCH "note: \"NVIDIA H100\" read as NVIDIA H100 SXM \\(also NVIDIA H100 PCIe, NVIDIA H100 NVL: name one to pick it\\)\\.\n+Fits on one NVIDIA H100 SXM with")
+# GPU names as nvidia-smi prints them ("NVIDIA H100 80GB HBM3": wilicc/gpu-burn#114; "Tesla V100-SXM2-32GB":
+# NVIDIA/nvidia-docker#1076): the memory and the HBM generation pick the card; memory no card of the name has is refused.
+vramfit_cli_test(gpu_nvidia_smi_name ARGS --model llama-3.1-8b --gpu "NVIDIA H100 80GB HBM3"
+                 MATCH "note: \"NVIDIA H100 80GB HBM3\" read as NVIDIA H100 SXM\\.\n+Fits on one NVIDIA H100 SXM with")
+vramfit_cli_test(gpu_nvidia_smi_memory ARGS --model llama-3.1-8b --gpu "Tesla V100-SXM2-32GB" --json
+                 MATCH "\"gpu\":{[^}]*\"id\":\"v100-32gb-sxm2\"")
+vramfit_cli_test(gpu_memory_no_card FAIL ARGS --model llama-3.1-8b --gpu "NVIDIA GeForce RTX 4090 48GB"
+                 MATCH "^vramfit: --gpu: \"NVIDIA GeForce RTX 4090 48GB\" names memory that no card of that name has in the GPU catalog; it has GeForce RTX 4090 \\(24 GB GDDR6X\\)")
 # An Ollama library name ("llama3.3" is llama3.3:latest, as ollama pull reads it) offline and never looked up: the
 # answer says why it cannot be read here.
 vramfit_cli_test(ollama_name_offline FAIL ARGS --model llama3.3 --offline

@@ -350,6 +350,7 @@ export const MESSAGES = {
     "gpu.ambiguous_more": "„{given}“ kann {names} oder eine von {more} weiteren sein; nennen Sie eine davon",
     "gpu.unknown": "unbekannte GPU „{given}“ (nicht im GPU-Katalog)",
     "gpu.unknown_closest": "unbekannte GPU „{given}“ (nicht im GPU-Katalog); am ähnlichsten: {closest}",
+    "gpu.no_such_memory": "„{given}“ nennt einen Speicher, den keine Karte dieses Namens im GPU-Katalog hat; dort stehen {variants}",
     "input.text": "erwartet wird ein Text; angegeben: {given}",
     "input.config": "erwartet wird ein config.json-Objekt oder sein Text; angegeben: {given}",
     "input.choice": "erwartet wird einer dieser Werte: {allowed}; angegeben: {given}",
