@@ -38,10 +38,16 @@ vramfit_cli_test(gpu_nvidia_smi_memory ARGS --model llama-3.1-8b --gpu "Tesla V1
                  MATCH "\"gpu\":{[^}]*\"id\":\"v100-32gb-sxm2\"")
 vramfit_cli_test(gpu_memory_no_card FAIL ARGS --model llama-3.1-8b --gpu "NVIDIA GeForce RTX 4090 48GB"
                  MATCH "^vramfit: --gpu: \"NVIDIA GeForce RTX 4090 48GB\" names memory that no card of that name has in the GPU catalog; it has GeForce RTX 4090 \\(24 GB GDDR6X\\)")
-# An Ollama library name ("llama3.3" is llama3.3:latest, as ollama pull reads it) offline and never looked up: the
-# answer says why it cannot be read here.
-vramfit_cli_test(ollama_name_offline FAIL ARGS --model llama3.3 --offline
-                 MATCH "^vramfit: --model: llama3\\.3:latest was never looked up on this machine, so there is no copy to answer from offline")
+# An Ollama library name is its tag "latest", as `ollama pull llama3.3` reads it (ollama's ParseName defaults the tag);
+# Llama 3.3 comes in one size, 70b, so llama3.3:latest is llama3.3:70b: that preset, not every name containing
+# "llama3.3" (Llama-3.3-Nemotron-Super-49B).
+vramfit_cli_test(ollama_library_latest ARGS --model llama3.3 --offline
+                 MATCH "note: \"llama3\\.3\" read as Llama-3\\.3-70B-Instruct: Ollama's llama3\\.3 is its tag latest, the same weights as llama3\\.3:70b\\.\n")
+vramfit_cli_test(ollama_library_not_nemotron ARGS --model llama3.3 --offline --json MATCH "\"id\":\"llama-3\\.3-70b\"")
+# A library whose "latest" no preset lists, offline and never looked up: why it cannot be read here, and the library's
+# presets it could be, none of the other names that contain it.
+vramfit_cli_test(ollama_name_offline FAIL ARGS --model llama3.1 --offline
+                 MATCH "^vramfit: --model: llama3\\.1:latest was never looked up on this machine, so there is no copy to answer from offline; \"llama3\\.1\" could be llama-3\\.1-405b, llama-3\\.1-70b, llama-3\\.1-8b; name one")
 vramfit_cli_test(help ARGS --help MATCH "--model.*--params.*--weights.*--kv-dtype.*--context.*--batch.*--engine.*--gpu.*--gpu-util.*--max-context.*--json")
 vramfit_cli_test(unknown_flag FAIL ARGS --modle llama-3.1-8b MATCH "^vramfit: --modle: unknown flag")
 # A bare name no preset holds may be an Ollama model: offline, the answer says both why it is neither.

@@ -226,6 +226,7 @@ export const MESSAGES = {
     "name.gpu_read_as_also": "„{given}“ als {name} gelesen (auch möglich: {others}; nennen Sie eine davon, um sie zu wählen).",
     "name.model_same_architecture": "„{given}“ als {name} gelesen (dieselbe Architektur).",
     "name.model_read_as": "„{given}“ als {name} gelesen.",
+    "name.model_ollama_latest": "„{given}“ als {name} gelesen: Ollamas {given} ist sein Tag latest, dieselben Gewichte wie {tag}.",
     "llamacpp.gguf_for_checkpoint": "{engine} lädt GGUF-Dateien: Der {checkpoint}-Checkpoint wird als der GGUF-Dateityp geschätzt, in dem er veröffentlicht ist, {gguf}; einen anderen wählen Sie unter Gewichtsgenauigkeit.",
     "vllm.checkpoint_kv": "KV-Cache in {kv}: Mit kv_cache_dtype „auto“ übernimmt vLLM die KV-Cache-Quantisierung des Checkpoints.",
     "engine.checkpoint_kv_ignored": "Der Checkpoint ist für einen KV-Cache in {kv} kalibriert, was {engine} nicht ausliest: Der KV-Cache wird in der Standardgenauigkeit der Engine gezählt (KV-Cache-Genauigkeit {kv} passt dazu).",
