@@ -102,7 +102,7 @@ vramfit_cli_test(gguf_transformers_fp32 ARGS --model llama-3.1-8b --weights q4_k
 # with what that placement leaves free (the log's 23.7 GiB of 24: under a GiB), not the card less the whole model.
 vramfit_cli_test(ollama_split_headline_and_row ARGS --model qwen2.5-72b --engine ollama --context 2048 --weights q4_k_s
                  --gpu rx-7900-xtx
-                 MATCH "\nRuns on one AMD Radeon RX 7900 XTX with Ollama: 43 of 81 layers on the GPU, [0-9.]+ GB in system RAM, num_ctx 2,048\n  as the engine places it: [^\n]+ on the GPU, [^\n]+ in system RAM\n  AMD Radeon RX 7900 XTX +runs with 43 of 81 layers on the GPU +\\+0\\.[0-9] GiB free\n")
+                 MATCH "\nRuns on one AMD Radeon RX 7900 XTX with Ollama: 43 of 81 layers on the GPU, [0-9.]+ GB in system RAM, num_ctx 2,048\n  as the engine places it: [^\n]+ on the GPU, [^\n]+ in system RAM\n  AMD Radeon RX 7900 XTX +runs with 43 of 81 layers on the GPU +\\+0\\.[0-9] GB free\n")
 # vLLM with no KV block left (16.06 GB of bf16 weights in 0.9 × 16 GiB) would not start: the headline says so.
 vramfit_cli_test(vllm_refuses_headline ARGS --model llama-3.1-8b --engine vllm --weights bf16 --gpu rtx-4080
                  MATCH "\nvLLM would not start on one GeForce RTX 4080: its KV cache holds 0 tokens, less than one sequence of 131,072\n")

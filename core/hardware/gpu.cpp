@@ -230,7 +230,7 @@ Result<GpuLookup> resolve_card_name(const std::vector<Gpu>& gpus, std::string_vi
   const Gpu* meant = alias_among ? aliased : could_be.size() == 1 ? could_be.front() : nullptr;
   if (!meant) return ambiguous(field, text, could_be);
   std::vector<const Gpu*> others;
-  for (const Gpu* g : fitting)
+  for (const Gpu* g : could_be)
     if (g != meant) others.push_back(g);
   return read_as(text, *meant, others);
 }
