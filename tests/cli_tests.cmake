@@ -35,7 +35,7 @@ vramfit_cli_test(gpu_vendor_prefix ARGS --model llama-3.1-8b --gpu "NVIDIA H100"
 vramfit_cli_test(gpu_nvidia_smi_name ARGS --model llama-3.1-8b --gpu "NVIDIA H100 80GB HBM3"
                  MATCH "note: \"NVIDIA H100 80GB HBM3\" read as NVIDIA H100 SXM\\.\n+Fits on one NVIDIA H100 SXM with")
 vramfit_cli_test(gpu_nvidia_smi_memory ARGS --model llama-3.1-8b --gpu "Tesla V100-SXM2-32GB" --json
-                 MATCH "\"gpu\":{[^}]*\"id\":\"v100-32gb-sxm2\"")
+                 MATCH "\"gpus\":\\[{[^}]*\"id\":\"v100-32gb-sxm2\"")
 vramfit_cli_test(gpu_memory_no_card FAIL ARGS --model llama-3.1-8b --gpu "NVIDIA GeForce RTX 4090 48GB"
                  MATCH "^vramfit: --gpu: \"NVIDIA GeForce RTX 4090 48GB\" names memory that no card of that name has in the GPU catalog; it has GeForce RTX 4090 \\(24 GB GDDR6X\\)")
 # An Ollama library name is its tag "latest", as `ollama pull llama3.3` reads it (ollama's ParseName defaults the tag);
