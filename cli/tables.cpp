@@ -50,6 +50,9 @@ std::string fit_words(const json& fit) {
   return words;
 }
 double gib(const json& v) { return number(v) / kGiB; }
+// What people read beside the headline: GB (10^9 B), as the headline and the page write it; GiB only where an engine
+// prints GiB and the line says so.
+double gb(const json& v) { return number(v) / 1e9; }
 
 // {"low", "high"} as "low–high" with `decimals` after the point; one figure when both ends print the same.
 std::string range_text(const json& r, int decimals) {
@@ -229,8 +232,8 @@ void append_fitting(std::string& out, const json& ranking, std::size_t fitting) 
     if (!c.at("fits").get<bool>()) continue;
     ++shown;
     const std::string note = c.at("note").is_null() ? "" : "  (" + std::string(text(c.at("note"))) + ")";
-    appendf(out, "  %3zu  %-34.34s %5llu %+6.1f GiB %13s %9s %13s%s%s\n", shown, text(c.at("name")),
-            whole(c.at("count")), gib(c.at("free_bytes")),
+    appendf(out, "  %3zu  %-34.34s %5llu %+7.1f GB %13s %9s %13s%s%s\n", shown, text(c.at("name")),
+            whole(c.at("count")), gb(c.at("free_bytes")),
             c.at("tokens_per_second").is_null() ? "?" : range_text(c.at("tokens_per_second"), 0).c_str(),
             money(c.at("usd_per_hour")).c_str(),
             c.at("usd_per_million_tokens").is_null() ? "-" : range_text(c.at("usd_per_million_tokens"), 2).c_str(),
@@ -249,9 +252,9 @@ void append_misses(std::string& out, const json& ranking, std::size_t misses) {
     ++shown;
     std::string why;
     if (c.at("fit") == "tight")
-      appendf(why, "fits only without the headroom (%.1f GiB free per GPU)", gib(c.at("free_bytes")));
+      appendf(why, "fits only without the headroom (%.1f GB free per GPU)", gb(c.at("free_bytes")));
     else
-      appendf(why, "short by %.1f GiB per GPU", -gib(c.at("free_bytes")));
+      appendf(why, "short by %.1f GB per GPU", -gb(c.at("free_bytes")));
     appendf(out, "  %-34.34s x%-3llu %s\n", text(c.at("name")), whole(c.at("count")),
             c.at("note").is_null() ? why.c_str() : text(c.at("note")));
   }
@@ -355,7 +358,7 @@ std::string estimate_table(const json& a) {
   out += "\n";
   // Over several of one card each row is that card's share; a list of different cards has a row for each card.
   const bool each = a.contains("per_gpu") && a.at("gpus").size() != whole(a.at("per_gpu").at("gpus"));
-  const char* free = each ? "GiB free each" : "GiB free";
+  const char* free = each ? "GB free each" : "GB free";
   append_headline(out, a);
   const json& v = a.at("verdict");
   if (const json& p = v.at("placement"); !p.is_null())
@@ -373,7 +376,7 @@ std::string estimate_table(const json& a) {
       appendf(out, "  %-34s %s\n", text(f.at("name")), "one per machine: not judged for several");
       continue;
     }
-    appendf(out, "  %-34s %-28s %+8.1f %s\n", text(f.at("name")), verdict.c_str(), gib(f.at("free_bytes")), free);
+    appendf(out, "  %-34s %-28s %+8.1f %s\n", text(f.at("name")), verdict.c_str(), gb(f.at("free_bytes")), free);
   }
   if (!a.at("cost").is_null()) out += speed_and_cost(a, a.at("gpus").at(0));
   return out;
@@ -428,7 +431,7 @@ std::string training_table(const json& a, const json& catalog) {
   out += "\n";
   append_headline(out, a);
   for (const json& f : a.at("gpus"))
-    appendf(out, "  %-34s %-14s %+8.1f GiB free\n", text(f.at("name")), fit_words(f.at("fit")).c_str(), gib(f.at("free_bytes")));
+    appendf(out, "  %-34s %-14s %+8.1f GB free\n", text(f.at("name")), fit_words(f.at("fit")).c_str(), gb(f.at("free_bytes")));
   return out;
 }
 
@@ -458,13 +461,13 @@ std::string gpu_ranking_table(const json& a) {
 std::string biggest_model_table(const json& a) {
   std::string out;
   const json& gpu = a.at("gpu");
-  appendf(out, "On %s (%.1f GiB usable, %.0f %% headroom), %s, context %llu, batch %llu:\n", text(gpu.at("name")),
-          gib(gpu.at("usable_bytes")), number(a.at("headroom")) * 100, text(a.at("engine")), whole(a.at("context")),
+  appendf(out, "On %s (%.1f GB usable, %.0f %% headroom), %s, context %llu, batch %llu:\n", text(gpu.at("name")),
+          gb(gpu.at("usable_bytes")), number(a.at("headroom")) * 100, text(a.at("engine")), whole(a.at("context")),
           whole(a.at("batch")));
   const auto line = [&](const char* label, const json& c) {
-    appendf(out, "  %-10s %-16s %-14s %6.1f B params, %5.2f bits/weight, %s, %+.1f GiB free\n", label,
+    appendf(out, "  %-10s %-16s %-14s %6.1f B params, %5.2f bits/weight, %s, %+.1f GB free\n", label,
             text(c.at("model")), text(c.at("weights")), number(c.at("params")) / 1e9, number(c.at("bits_per_weight")),
-            gb_and_gib(bytes(c.at("total_bytes"))).c_str(), gib(c.at("free_bytes")));
+            gb_and_gib(bytes(c.at("total_bytes"))).c_str(), gb(c.at("free_bytes")));
   };
   if (!a.at("biggest").is_null()) line("biggest:", a.at("biggest"));
   for (const json& c : a.at("by_format")) line("per format:", c);

@@ -30,10 +30,24 @@ vramfit_cli_test(weights_8bit ARGS --model llama-3.1-8b --weights 8bit --json MA
 # The vendor's word in front, as cloud consoles write it: read as the card, and said so with the other H100s.
 vramfit_cli_test(gpu_vendor_prefix ARGS --model llama-3.1-8b --gpu "NVIDIA H100"
                  MATCH "note: \"NVIDIA H100\" read as NVIDIA H100 SXM \\(also NVIDIA H100 PCIe, NVIDIA H100 NVL: name one to pick it\\)\\.\n+Fits on one NVIDIA H100 SXM with")
-# An Ollama library name ("llama3.3" is llama3.3:latest, as ollama pull reads it) offline and never looked up: the
-# answer says why it cannot be read here.
-vramfit_cli_test(ollama_name_offline FAIL ARGS --model llama3.3 --offline
-                 MATCH "^vramfit: --model: llama3\\.3:latest was never looked up on this machine, so there is no copy to answer from offline")
+# GPU names as nvidia-smi prints them ("NVIDIA H100 80GB HBM3": wilicc/gpu-burn#114; "Tesla V100-SXM2-32GB":
+# NVIDIA/nvidia-docker#1076): the memory and the HBM generation pick the card; memory no card of the name has is refused.
+vramfit_cli_test(gpu_nvidia_smi_name ARGS --model llama-3.1-8b --gpu "NVIDIA H100 80GB HBM3"
+                 MATCH "note: \"NVIDIA H100 80GB HBM3\" read as NVIDIA H100 SXM\\.\n+Fits on one NVIDIA H100 SXM with")
+vramfit_cli_test(gpu_nvidia_smi_memory ARGS --model llama-3.1-8b --gpu "Tesla V100-SXM2-32GB" --json
+                 MATCH "\"gpus\":\\[{[^}]*\"id\":\"v100-32gb-sxm2\"")
+vramfit_cli_test(gpu_memory_no_card FAIL ARGS --model llama-3.1-8b --gpu "NVIDIA GeForce RTX 4090 48GB"
+                 MATCH "^vramfit: --gpu: \"NVIDIA GeForce RTX 4090 48GB\" names memory that no card of that name has in the GPU catalog; it has GeForce RTX 4090 \\(24 GB GDDR6X\\)")
+# An Ollama library name is its tag "latest", as `ollama pull llama3.3` reads it (ollama's ParseName defaults the tag);
+# Llama 3.3 comes in one size, 70b, so llama3.3:latest is llama3.3:70b: that preset, not every name containing
+# "llama3.3" (Llama-3.3-Nemotron-Super-49B).
+vramfit_cli_test(ollama_library_latest ARGS --model llama3.3 --offline
+                 MATCH "note: \"llama3\\.3\" read as Llama-3\\.3-70B-Instruct: Ollama's llama3\\.3 is its tag latest, the same weights as llama3\\.3:70b\\.\n")
+vramfit_cli_test(ollama_library_not_nemotron ARGS --model llama3.3 --offline --json MATCH "\"id\":\"llama-3\\.3-70b\"")
+# A library whose "latest" no preset lists, offline and never looked up: why it cannot be read here, and the library's
+# presets it could be, none of the other names that contain it.
+vramfit_cli_test(ollama_name_offline FAIL ARGS --model llama3.1 --offline
+                 MATCH "^vramfit: --model: llama3\\.1:latest was never looked up on this machine, so there is no copy to answer from offline; \"llama3\\.1\" could be llama-3\\.1-405b, llama-3\\.1-70b, llama-3\\.1-8b; name one")
 vramfit_cli_test(help ARGS --help MATCH "--model.*--params.*--weights.*--kv-dtype.*--context.*--batch.*--engine.*--gpu.*--gpu-util.*--max-context.*--json")
 vramfit_cli_test(unknown_flag FAIL ARGS --modle llama-3.1-8b MATCH "^vramfit: --modle: unknown flag")
 # A bare name no preset holds may be an Ollama model: offline, the answer says both why it is neither.
@@ -88,7 +102,7 @@ vramfit_cli_test(gguf_transformers_fp32 ARGS --model llama-3.1-8b --weights q4_k
 # with what that placement leaves free (the log's 23.7 GiB of 24: under a GiB), not the card less the whole model.
 vramfit_cli_test(ollama_split_headline_and_row ARGS --model qwen2.5-72b --engine ollama --context 2048 --weights q4_k_s
                  --gpu rx-7900-xtx
-                 MATCH "\nRuns on one AMD Radeon RX 7900 XTX with Ollama: 43 of 81 layers on the GPU, [0-9.]+ GB in system RAM, num_ctx 2,048\n  as the engine places it: [^\n]+ on the GPU, [^\n]+ in system RAM\n  AMD Radeon RX 7900 XTX +runs with 43 of 81 layers on the GPU +\\+0\\.[0-9] GiB free\n")
+                 MATCH "\nRuns on one AMD Radeon RX 7900 XTX with Ollama: 43 of 81 layers on the GPU, [0-9.]+ GB in system RAM, num_ctx 2,048\n  as the engine places it: [^\n]+ on the GPU, [^\n]+ in system RAM\n  AMD Radeon RX 7900 XTX +runs with 43 of 81 layers on the GPU +\\+0\\.[0-9] GB free\n")
 # vLLM with no KV block left (16.06 GB of bf16 weights in 0.9 × 16 GiB) would not start: the headline says so.
 vramfit_cli_test(vllm_refuses_headline ARGS --model llama-3.1-8b --engine vllm --weights bf16 --gpu rtx-4080
                  MATCH "\nvLLM would not start on one GeForce RTX 4080: its KV cache holds 0 tokens, less than one sequence of 131,072\n")

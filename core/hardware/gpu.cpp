@@ -1,6 +1,8 @@
 #include "hardware/gpu.hpp"
 
-#include <cmath>  // std::llround
+#include <algorithm>  // std::find
+#include <cmath>      // std::llround
+#include <iterator>   // std::begin, std::end
 
 #include "util/json_fields.hpp"
 #include "util/number_text.hpp"  // fixed_text
@@ -109,45 +111,68 @@ Error ambiguous(std::string_view field, std::string_view given, const std::vecto
 
 }  // namespace
 
-Result<GpuLookup> resolve_gpu(const std::vector<Gpu>& gpus, std::string_view text, std::string_view field) {
-  if (const Gpu* exact = find_gpu(gpus, text)) return GpuLookup{exact, ""};
-  const std::string key = name_key(text);
-  std::vector<const Gpu*> matches;
-  for (const auto& g : gpus)
-    if (contains_name_part(name_key(g.name), key) || contains_name_part(name_key(g.id), key)) matches.push_back(&g);
-  // The card meant: an alias of it, the only match, or the only one whose name ends there ("3090", not "3090 Ti").
-  const Gpu* meant = nullptr;
-  for (const auto& g : gpus)
-    for (const auto& alias : g.aliases)
-      if (!meant && name_key(alias) == key) meant = &g;
-  // "NVIDIA H100" is the "H100" people shorten it to: the vendor's word tells no card of the catalog apart.
-  if (!meant) {
-    const std::string lower = lower_ascii(text);
-    for (std::string_view vendor : {"nvidia ", "amd ", "intel ", "apple "}) {
-      if (!lower.starts_with(vendor)) continue;
-      const std::string short_key = name_key(text.substr(vendor.size()));
-      for (const auto& g : gpus)
-        for (const auto& alias : g.aliases)
-          if (!meant && name_key(alias) == short_key) meant = &g;
+namespace {
+
+// A card's name as a driver prints it, apart from the words that name no card: nvidia-smi and amd-smi put the
+// vendor and brand in front ("NVIDIA GeForce RTX 4090", "Tesla V100-SXM2-32GB", "AMD Instinct MI300X OAM"), the
+// memory in ("NVIDIA H100 80GB HBM3", "NVIDIA A100-SXM4-80GB") and the SXM generation, which the catalog's names
+// leave out or spell otherwise. The same reading of a catalog name gives the key it is compared with.
+struct CardName {
+  std::string key;                         // the words that tell cards apart, as name_key writes them
+  std::optional<std::uint64_t> memory_gb;  // "80GB", "-32GB", "80 GB", "80G"
+  std::string memory_type;                 // "hbm3", lower case
+};
+
+bool all_digits(std::string_view s) { return !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos; }
+
+CardName read_card_name(std::string_view text) {
+  std::vector<std::string> words;
+  std::string word;
+  for (char c : lower_ascii(text)) {
+    if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) word += c;
+    else if (!word.empty()) words.push_back(std::move(word)), word.clear();
+  }
+  if (!word.empty()) words.push_back(std::move(word));
+  static constexpr std::string_view kVendorWords[] = {"nvidia", "geforce", "tesla", "amd", "intel", "apple", "oam"};
+  static constexpr std::string_view kMemoryTypes[] = {"gddr6", "gddr6x", "gddr7", "hbm2", "hbm2e", "hbm3", "hbm3e",
+                                                      "lpddr4x", "lpddr5", "lpddr5x"};
+  CardName out;
+  std::string kept;
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const std::string& w = words[i];
+    if (std::find(std::begin(kVendorWords), std::end(kVendorWords), w) != std::end(kVendorWords)) continue;
+    if (std::find(std::begin(kMemoryTypes), std::end(kMemoryTypes), w) != std::end(kMemoryTypes)) {
+      out.memory_type = w;
+      continue;
     }
+    const std::string_view digits = w.ends_with("gb") ? std::string_view(w).substr(0, w.size() - 2)
+                                    : w.ends_with('g') ? std::string_view(w).substr(0, w.size() - 1)
+                                                       : std::string_view();
+    if (all_digits(digits)) {
+      out.memory_gb = std::stoull(std::string(digits));
+      continue;
+    }
+    if (all_digits(w) && i + 1 < words.size() && words[i + 1] == "gb") {
+      out.memory_gb = std::stoull(w);
+      ++i;
+      continue;
+    }
+    // SXM2, SXM4, SXM5: the socket's generation; the catalog names the form factor ("SXM", "SXM2").
+    const bool sxm = w.starts_with("sxm") && (w.size() == 3 || all_digits(std::string_view(w).substr(3)));
+    kept += (kept.empty() ? "" : " ") + (sxm ? std::string("sxm") : w);
   }
-  if (!meant && matches.size() == 1) meant = matches.front();
-  if (!meant) {
-    std::vector<const Gpu*> plain;
-    for (const Gpu* m : matches)
-      if (name_key(m->name).ends_with(key)) plain.push_back(m);
-    if (plain.size() == 1) meant = plain.front();
-  }
-  if (meant) {
-    std::vector<const Gpu*> others;
-    for (const Gpu* m : matches)
-      if (m != meant) others.push_back(m);
-    if (others.empty())
-      return GpuLookup{meant, message("name.gpu_read_as", "\"{given}\" read as {name}.",
-                                      {arg::text("given", text), arg::text("name", meant->name)})};
-    return GpuLookup{meant, read_as_also(text, *meant, others)};
-  }
-  if (matches.size() > 1) return ambiguous(field, text, matches);
+  out.key = name_key(kept);
+  return out;
+}
+
+std::uint64_t nominal_gb(const Gpu& g) { return static_cast<std::uint64_t>(std::llround(static_cast<double>(g.memory_bytes) / (1ull << 30))); }
+
+bool has_memory(const Gpu& g, const CardName& name) {
+  if (name.memory_gb && nominal_gb(g) != *name.memory_gb) return false;
+  return name.memory_type.empty() || lower_ascii(g.memory_type) == name.memory_type;
+}
+
+Error unknown_gpu(const std::vector<Gpu>& gpus, std::string_view text, std::string_view field) {
   std::vector<std::string> names;
   for (const auto& g : gpus) names.push_back(g.name);
   const auto closest = closest_names(names, text, 3);
@@ -159,6 +184,87 @@ Result<GpuLookup> resolve_gpu(const std::vector<Gpu>& gpus, std::string_view tex
   return make_error(std::string(field), message("gpu.unknown_closest",
                                                 "unknown GPU \"{given}\" (not in the GPU catalog); closest: {closest}",
                                                 {arg::text("given", text), arg::text("closest", hint)}));
+}
+
+GpuLookup read_as(std::string_view given, const Gpu& meant, const std::vector<const Gpu*>& others) {
+  if (others.empty())
+    return GpuLookup{&meant, message("name.gpu_read_as", "\"{given}\" read as {name}.",
+                                     {arg::text("given", given), arg::text("name", meant.name)})};
+  return GpuLookup{&meant, read_as_also(given, meant, others)};
+}
+
+// A name with a vendor's word, its memory or its SXM generation in it: the cards whose name it is once those are set
+// apart, narrowed by the memory it names. A name that is a card's whole name means that card; a short one the card
+// its alias names, or the only one, with the others it could mean said.
+Result<GpuLookup> resolve_card_name(const std::vector<Gpu>& gpus, std::string_view text, const CardName& typed,
+                                    std::string_view field) {
+  if (typed.key.empty()) return unknown_gpu(gpus, text, field);
+  std::vector<const Gpu*> named, fitting, whole;
+  const Gpu* aliased = nullptr;
+  for (const auto& g : gpus) {
+    const std::string key = read_card_name(g.name).key;
+    bool alias = false;
+    for (const auto& a : g.aliases) alias = alias || read_card_name(a).key == typed.key;
+    if (!alias && !contains_name_part(key, typed.key)) continue;
+    named.push_back(&g);
+    if (!has_memory(g, typed)) continue;
+    fitting.push_back(&g);
+    if (key == typed.key) whole.push_back(&g);
+    if (alias && !aliased) aliased = &g;
+  }
+  if (named.empty()) return unknown_gpu(gpus, text, field);
+  if (fitting.empty()) {
+    std::string variants;
+    for (const Gpu* g : named)
+      variants += (variants.empty() ? "" : ", ") + g->name + " (" + std::to_string(nominal_gb(*g)) + " GB " + g->memory_type + ")";
+    return make_error(std::string(field),
+                      message("gpu.no_such_memory",
+                              "\"{given}\" names memory that no card of that name has in the GPU catalog; it has {variants}",
+                              {arg::text("given", text), arg::text("variants", variants)}));
+  }
+  if (whole.size() == 1) return read_as(text, *whole.front(), {});
+  // Several cards under one name ("NVIDIA GeForce RTX 3060" is printed for the 8 GB and the 12 GB card): the one its
+  // alias names, the others said; else refused.
+  const std::vector<const Gpu*>& could_be = whole.empty() ? fitting : whole;
+  const bool alias_among = std::find(could_be.begin(), could_be.end(), aliased) != could_be.end();
+  const Gpu* meant = alias_among ? aliased : could_be.size() == 1 ? could_be.front() : nullptr;
+  if (!meant) return ambiguous(field, text, could_be);
+  std::vector<const Gpu*> others;
+  for (const Gpu* g : could_be)
+    if (g != meant) others.push_back(g);
+  return read_as(text, *meant, others);
+}
+
+}  // namespace
+
+Result<GpuLookup> resolve_gpu(const std::vector<Gpu>& gpus, std::string_view text, std::string_view field) {
+  if (const Gpu* exact = find_gpu(gpus, text)) return GpuLookup{exact, ""};
+  const std::string key = name_key(text);
+  if (const CardName typed = read_card_name(text); typed.key != key || typed.memory_gb || !typed.memory_type.empty())
+    return resolve_card_name(gpus, text, typed, field);
+  std::vector<const Gpu*> matches;
+  for (const auto& g : gpus)
+    if (contains_name_part(name_key(g.name), key) || contains_name_part(name_key(g.id), key)) matches.push_back(&g);
+  // The card meant: an alias of it, the only match, or the only one whose name ends there ("3090", not "3090 Ti").
+  const Gpu* meant = nullptr;
+  for (const auto& g : gpus)
+    for (const auto& alias : g.aliases)
+      if (!meant && name_key(alias) == key) meant = &g;
+  if (!meant && matches.size() == 1) meant = matches.front();
+  if (!meant) {
+    std::vector<const Gpu*> plain;
+    for (const Gpu* m : matches)
+      if (name_key(m->name).ends_with(key)) plain.push_back(m);
+    if (plain.size() == 1) meant = plain.front();
+  }
+  if (meant) {
+    std::vector<const Gpu*> others;
+    for (const Gpu* m : matches)
+      if (m != meant) others.push_back(m);
+    return read_as(text, *meant, others);
+  }
+  if (matches.size() > 1) return ambiguous(field, text, matches);
+  return unknown_gpu(gpus, text, field);
 }
 
 namespace {

@@ -199,6 +199,32 @@ Error ambiguous(std::string_view given, const std::vector<const ModelPreset*>& m
                                      {g, names, arg::digits("more", matches.size() - most)}));
 }
 
+// An Ollama library name without its tag ("llama3.3") is that library's "latest" tag, as `ollama pull` reads it: the
+// preset listing that tag. When none lists it, the library's presets are the ones the name could mean, never the
+// other names that contain it ("llama-3.3-nemotron-super-49b"); one of them alone is not picked, as "latest" may be
+// another size. None: the name is not a library's.
+std::optional<Result<ModelLookup>> ollama_library(const std::vector<ModelPreset>& presets, std::string_view text) {
+  const std::string name = lower_ascii(text);
+  if (name.empty() || name.find_first_of(":/") != std::string::npos) return std::nullopt;
+  std::vector<const ModelPreset*> library;
+  for (const auto& p : presets) {
+    for (const auto& tag : p.ollama) {
+      if (lower_ascii(tag) != name + ":latest") continue;
+      std::string same = tag;
+      for (const auto& other : p.ollama)
+        if (lower_ascii(other).starts_with(name + ":") && other != tag) same = other;
+      return ModelLookup{&p, message("name.model_ollama_latest",
+                                     "\"{given}\" read as {name}: Ollama's {given} is its tag latest, the same weights "
+                                     "as {tag}.",
+                                     {arg::text("given", text), arg::text("name", p.name), arg::text("tag", same)})};
+    }
+    for (const auto& tag : p.ollama)
+      if (lower_ascii(tag).starts_with(name + ":") && (library.empty() || library.back() != &p)) library.push_back(&p);
+  }
+  if (library.empty()) return std::nullopt;
+  return Result<ModelLookup>(ambiguous(text, library, 8));
+}
+
 }  // namespace
 
 Result<ModelLookup> resolve_model(const std::vector<ModelPreset>& presets, std::string_view text) {
@@ -211,6 +237,7 @@ Result<ModelLookup> resolve_model(const std::vector<ModelPreset>& presets, std::
       return ModelLookup{p, message("name.model_same_architecture", "\"{given}\" read as {name} (the same architecture).",
                                     {arg::text("given", text), arg::text("name", p->name)})};
   }
+  if (auto library = ollama_library(presets, text)) return std::move(library).value();
   const std::string key = name_key(base);
   std::vector<const ModelPreset*> matches;
   for (const auto& p : presets)

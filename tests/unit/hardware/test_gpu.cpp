@@ -128,6 +128,65 @@ TEST_CASE("GPUs are found by the short names people write, and the reading is sa
   CHECK(typo.error().message.find("closest: NVIDIA H100") != std::string::npos);
 }
 
+TEST_CASE("GPU names as nvidia-smi and amd-smi print them read as the catalog's card") {
+  const auto& gpus = test::catalog().gpus;
+  const auto read = [&](const char* text) {
+    auto found = resolve_gpu(gpus, text, "gpu");
+    REQUIRE_MESSAGE(found.ok(), text << ": " << found.error().message);
+    return found.value();
+  };
+  // The names as printed, each in an nvidia-smi table or `nvidia-smi -q` "Product Name" posted in a GitHub issue:
+  // "NVIDIA GeForce RTX 4090" (RLinf/RLinf#255), "NVIDIA H100 80GB HBM3" (wilicc/gpu-burn#114, NVIDIA/nccl#1264),
+  // "NVIDIA A100-SXM4-80GB" (NVIDIA/CUDALibrarySamples#104), "NVIDIA A100-SXM4-40GB"
+  // (bottlerocket-os/bottlerocket-core-kit#834), "NVIDIA H100 PCIe" (mistralai/mistral-inference#43),
+  // "NVIDIA RTX A6000" (NVIDIA/k8s-device-plugin#324), "Tesla V100-SXM2-32GB" (NVIDIA/nvidia-docker#1076),
+  // "Tesla V100-SXM2-16GB" (NVIDIA/nvidia-docker#738), "NVIDIA L40S" (isaac-sim/IsaacSim#228), "NVIDIA A10G"
+  // (bottlerocket-os/bottlerocket-core-kit#122), "NVIDIA GeForce RTX 3060" for a 12 GB card
+  // (geerlingguy/raspberry-pi-pcie-devices#790); amd-smi's market_name "AMD Instinct MI300X" and product_name
+  // "AMD Instinct MI300X OAM" (ROCm/vllm#359).
+  struct Printed {
+    const char* name;
+    const char* id;
+  };
+  const Printed printed[] = {
+      {"NVIDIA GeForce RTX 4090", "rtx-4090"},     {"NVIDIA H100 80GB HBM3", "h100-sxm"},
+      {"NVIDIA A100-SXM4-80GB", "a100-80gb-sxm"},  {"NVIDIA A100-SXM4-40GB", "a100-40gb-sxm"},
+      {"NVIDIA H100 PCIe", "h100-pcie"},           {"NVIDIA RTX A6000", "rtx-a6000"},
+      {"Tesla V100-SXM2-32GB", "v100-32gb-sxm2"},  {"Tesla V100-SXM2-16GB", "v100-16gb-sxm2"},
+      {"NVIDIA L40S", "l40s"},                     {"NVIDIA A10G", "a10g"},
+      {"AMD Instinct MI300X", "mi300x"},           {"AMD Instinct MI300X OAM", "mi300x"},
+  };
+  for (const auto& p : printed) CHECK_MESSAGE(read(p.name).gpu->id == p.id, p.name);
+  // The name is the card's whole name: nothing else is said to be meant ("NVIDIA GeForce RTX 3090 Ti" is what a
+  // 3090 Ti prints, so the plain name is the plain card).
+  CHECK(read("NVIDIA GeForce RTX 4090").note == "\"NVIDIA GeForce RTX 4090\" read as GeForce RTX 4090.");
+  CHECK(read("NVIDIA GeForce RTX 3090").note.find("Ti") == std::string::npos);
+  // 80 GB of HBM3 is the SXM card alone: the PCIe card has HBM2e, the NVL 94 GB (data/gpus.json).
+  CHECK(read("NVIDIA H100 80GB HBM3").note == "\"NVIDIA H100 80GB HBM3\" read as NVIDIA H100 SXM.");
+  // One name for two memory sizes: the catalog's alias picks the 12 GB card and says the 8 GB one.
+  CHECK(read("NVIDIA GeForce RTX 3060").gpu->id == "rtx-3060-12gb");
+  CHECK(read("NVIDIA GeForce RTX 3060").note.find("GeForce RTX 3060 8GB") != std::string::npos);
+  // Two cards under the name and no alias: refused, naming both.
+  auto ti = resolve_gpu(gpus, "NVIDIA GeForce RTX 4060 Ti", "gpu");
+  REQUIRE_FALSE(ti.ok());
+  CHECK(ti.error().message == "\"NVIDIA GeForce RTX 4060 Ti\" could be GeForce RTX 4060 Ti 8GB, GeForce RTX 4060 Ti "
+                              "16GB; name one");
+  // Memory no card of the name has: refused with the sizes there are, never another card.
+  auto big = resolve_gpu(gpus, "NVIDIA GeForce RTX 4090 48GB", "gpu");
+  REQUIRE_FALSE(big.ok());
+  CHECK(big.error().field == "gpu");
+  CHECK(big.error().message == "\"NVIDIA GeForce RTX 4090 48GB\" names memory that no card of that name has in the "
+                               "GPU catalog; it has GeForce RTX 4090 (24 GB GDDR6X)");
+  auto a100 = resolve_gpu(gpus, "NVIDIA A100-SXM4-64GB", "gpu");
+  REQUIRE_FALSE(a100.ok());
+  CHECK(a100.error().message.find("it has NVIDIA A100 40GB SXM (40 GB HBM2), NVIDIA A100 80GB SXM (80 GB HBM2e)") !=
+        std::string::npos);
+  // A form the catalog lacks is not read as a neighbour: the V100 PCIe is not the SXM2 card.
+  auto pcie = resolve_gpu(gpus, "Tesla V100-PCIE-16GB", "gpu");
+  REQUIRE_FALSE(pcie.ok());
+  CHECK(pcie.error().message.starts_with("unknown GPU \"Tesla V100-PCIE-16GB\""));
+}
+
 TEST_CASE("every alias in the catalog names one card") {
   const auto& gpus = test::catalog().gpus;
   for (const auto& g : gpus) {

@@ -154,6 +154,25 @@ TEST_CASE("a preset is found by its id, name, Hugging Face repo or Ollama tag, i
   CHECK(id_of("qwen3:31b") == "(none)");
 }
 
+TEST_CASE("an Ollama library name is its tag latest, never another name that contains it") {
+  const auto& models = test::catalog().models;
+  // `ollama pull llama3.3` pulls llama3.3:latest (a name without a tag gets "latest"); Llama 3.3 is published in one
+  // size, 70B (meta-llama/Llama-3.3-70B-Instruct), so Ollama's latest is its 70b tag.
+  auto found = resolve_model(models, "llama3.3");
+  REQUIRE(found.ok());
+  CHECK(found.value().preset->id == "llama-3.3-70b");
+  CHECK(found.value().note == "\"llama3.3\" read as Llama-3.3-70B-Instruct: Ollama's llama3.3 is its tag latest, the "
+                              "same weights as llama3.3:70b.");
+  // A library whose latest no preset lists: its own presets only, not Llama-3.3-Nemotron or a distilled Llama.
+  auto library = resolve_model(models, "llama3.1");
+  REQUIRE_FALSE(library.ok());
+  CHECK(library.error().message.starts_with("\"llama3.1\" could be llama-3.1-405b, llama-3.1-70b, llama-3.1-8b; name one"));
+  // One preset of a library is not picked either: qwen3-coder's latest is not known to be the 480b one.
+  auto one = resolve_model(models, "qwen3-coder");
+  REQUIRE_FALSE(one.ok());
+  CHECK(one.error().message.starts_with("\"qwen3-coder\" could be qwen3-coder-480b-a35b; name one"));
+}
+
 TEST_CASE("every id, name, repo and tag leads to its own preset") {
   // find_model takes the first match: a key two presets share would hide the second one.
   for (const auto& p : test::catalog().models) {
