@@ -1508,7 +1508,7 @@ std::vector<Message> inference_notes(const ModelSpec& spec, const InferenceOptio
                             "vLLM's {kernel} kernel for the MXFP4 experts pads their widths to its alignment: the "
                             "weights take {padding_bytes} more on the GPU than in the files.",
                             {arg::text("kernel", e.vllm->mxfp4_kernel),
-                             arg::bytes("padding_bytes", e.vllm->mxfp4_padding_bytes)}));
+                             arg::gib("padding_bytes", e.vllm->mxfp4_padding_bytes, 2)}));
   if (e.vllm && e.vllm->driver_total_bytes && e.vllm->max_concurrency == 0)
     notes.push_back(message("vllm.kv_short",
                             "vLLM would refuse to start: one request of max_model_len {context} needs {need_bytes} of "

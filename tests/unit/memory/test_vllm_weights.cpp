@@ -71,8 +71,8 @@ TEST_CASE("gpt-oss-20b on an A100 loads 13.72 GiB as vLLM 0.19 printed, the file
 }
 
 TEST_CASE("Other engines and other formats load what the files hold") {
-  const Report llama = test::evaluate_json(R"({"model":"gpt-oss-20b","engine":"sglang","gpu":"a100-80gb-sxm"})");
-  CHECK(llama.estimate.weights == llama.estimate.weight_detail.total);
+  const Report sglang = test::evaluate_json(R"({"model":"gpt-oss-20b","engine":"sglang","gpu":"a100-80gb-sxm"})");
+  CHECK(sglang.estimate.weights == sglang.estimate.weight_detail.total);
   const Report bf16 = test::evaluate_json(R"({"model":"gpt-oss-20b","engine":"vllm","gpu":"a100-80gb-sxm",
       "weights":"bf16"})");
   REQUIRE(bf16.estimate.vllm.has_value());
