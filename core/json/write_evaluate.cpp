@@ -217,6 +217,7 @@ void write_vllm(JsonWriter& w, const InferenceEstimate& e) {
     w.field("max_num_batched_tokens", v.max_num_batched_tokens);
     w.field("max_num_seqs", v.max_num_seqs);
     w.field("kv_bytes_per_token", v.kv_bytes_per_token);
+    w.field("mxfp4_padding_bytes", v.mxfp4_padding_bytes);
     w.field("non_torch_bytes", v.non_torch_bytes);
     w.field("num_blocks", v.num_blocks);
     w.field("pipeline_parallel", v.pipeline_parallel);

@@ -8,6 +8,7 @@
 
 #include "memory/ollama.hpp"
 #include "memory/ollama_server.hpp"
+#include "memory/vllm_weights.hpp"
 #include "util/byte_math.hpp"
 #include "util/text.hpp"
 #include "util/units.hpp"
@@ -292,6 +293,7 @@ struct Workings {
   std::uint64_t compute_bytes = 0;  // c: bytes of one activation element
   std::uint64_t peak_width = 0;     // transformers, vLLM: live width of the phase that sets the activation peak
   bool scores_in_peak = false;      // transformers: the eager scores belong to that phase
+  bool mxfp4 = false;               // the weight format is MXFP4 (its experts in E2M1 with E8M0 scales)
   std::uint64_t llama_n_kv = 0;     // llama.cpp: KV cells one ubatch attends to
   std::uint64_t reserve_requested = 0, reserve_reserved = 0;  // PyTorch's caching allocator
 };
@@ -349,6 +351,7 @@ std::optional<Error> add_weights(InferenceEstimate& e, Workings& w, const ModelS
   e.weights_format = o.exact_weights && !o.weight_format ? "file" : weight_format_name(format);
   e.weights_dtype = compute_dtype_of(format);
   w.compute_bytes = ggml_engine(o.engine) ? 4 : compute_bytes_of(format);  // ggml computes in f32
+  w.mxfp4 = format.scheme == WeightScheme::mxfp4;
   e.weights = e.weight_detail.total;
   return std::nullopt;
 }
@@ -544,6 +547,9 @@ std::uint64_t vllm_graph_bytes(const InferenceOptions& o) { return o.enforce_eag
 // vLLM: the profile run's torch peak, and with a GPU the KV pool that leaves.
 std::optional<Error> add_vllm_activations(InferenceEstimate& e, Workings& w, const ModelSpec& spec,
                                           const InferenceOptions& o, const KvLayout& layout) {
+  const VllmMxfp4Kernel kernel = w.mxfp4 ? vllm_mxfp4_kernel(o.gpu_compute_capability) : VllmMxfp4Kernel{};
+  const std::uint64_t padding = kernel.name.empty() ? 0 : vllm_mxfp4_padding_bytes(spec, o.tensor_parallel, kernel);
+  e.weights += padding;
   const bool large = o.gpu_memory_bytes >= kVllmLargeGpuBytes && !o.gpu_is_a100;
   const std::uint64_t tokens = o.max_num_batched_tokens.value_or(large ? kVllmMaxBatchedTokensLarge : kVllmMaxBatchedTokens);
   const std::uint64_t seqs = o.max_num_seqs.value_or(large ? kVllmMaxNumSeqsLarge : kVllmMaxNumSeqs);
@@ -582,6 +588,8 @@ std::optional<Error> add_vllm_activations(InferenceEstimate& e, Workings& w, con
   caps.tensor_parallel = o.tensor_parallel;
   caps.pipeline_parallel = o.pipeline_parallel;
   caps.weights_bytes = weights;
+  caps.mxfp4_padding_bytes = padding;
+  caps.mxfp4_kernel = padding ? kernel.name : std::string_view{};
   caps.kv_bytes_per_token = per_token;
   caps.cuda_graph_bytes = graphs;
   caps.cuda_graphs_in_budget = o.vllm_rule == VllmRule::graphs_inside;
@@ -1495,6 +1503,12 @@ std::vector<Message> inference_notes(const ModelSpec& spec, const InferenceOptio
                             "linear-attention or Mamba layer group from the same pool as the KV blocks, its attention "
                             "block raised so that one page holds a state. With prefix caching (mamba_cache_mode align) "
                             "a sequence holds two state pages: fewer sequences than shown here."));
+  if (e.vllm && e.vllm->mxfp4_padding_bytes)
+    notes.push_back(message("vllm.mxfp4_padding",
+                            "vLLM's {kernel} kernel for the MXFP4 experts pads their widths to its alignment: the "
+                            "weights take {padding_bytes} more on the GPU than in the files.",
+                            {arg::text("kernel", e.vllm->mxfp4_kernel),
+                             arg::gib("padding_bytes", e.vllm->mxfp4_padding_bytes, 2)}));
   if (e.vllm && e.vllm->driver_total_bytes && e.vllm->max_concurrency == 0)
     notes.push_back(message("vllm.kv_short",
                             "vLLM would refuse to start: one request of max_model_len {context} needs {need_bytes} of "

@@ -4,6 +4,7 @@
 #include <cstdint>   // std::uint64_t
 #include <optional>  // std::optional
 #include <string>    // std::string
+#include <string_view>  // std::string_view
 #include <vector>    // std::vector
 
 #include "formats/dtype.hpp"
@@ -44,6 +45,7 @@ struct InferenceOptions {
   std::uint64_t gpu_memory_bytes = 0;              // the driver's total (cudaMemGetInfo); 0: no GPU, no capacity
   bool gpu_total_nominal = false;                  // the driver's total is unknown: gpu_memory_bytes is nominal
   bool gpu_is_a100 = false;                        // vLLM keeps the small batch defaults on A100
+  std::uint32_t gpu_compute_capability = 0;        // NVIDIA's major · 10 + minor; 0: none chosen or not NVIDIA
   std::optional<std::uint64_t> max_num_batched_tokens;
   std::optional<std::uint64_t> max_num_seqs;
   std::uint64_t tensor_parallel = 1;               // vLLM --tensor-parallel-size: GPUs each layer is split across
@@ -107,6 +109,8 @@ struct VllmCapacity {
   std::uint64_t tensor_parallel = 1;
   std::uint64_t pipeline_parallel = 1;
   std::uint64_t weights_bytes = 0;          // on one GPU: the rank with the least KV room (the last stage)
+  std::uint64_t mxfp4_padding_bytes = 0;    // all ranks: MXFP4 experts padded to the MoE kernel's alignment
+  std::string_view mxfp4_kernel;            // that kernel (Marlin, Triton, FlashInfer); empty: no padding
   std::uint64_t kv_bytes_per_token = 0;     // on one GPU: its KV heads and layers
   std::uint64_t kv_capacity_bytes = 0;      // per GPU: budget − weights − activation peak − non-torch
   std::uint64_t block_bytes = 0;            // what one block id takes from the pool: a page in every shared tensor

@@ -290,6 +290,7 @@ void size_for_gpu(InferenceOptions& o, const Gpu& gpu) {
   o.gpu_memory_bytes = gpu.driver_total_bytes();
   o.gpu_total_nominal = !gpu.driver_visible_bytes;
   o.gpu_is_a100 = lookup_key(gpu.name).find("a100") != std::string::npos;
+  o.gpu_compute_capability = compute_capability(gpu);
   o.gpu_has_nvlink = gpu.nvlink_gb_s.has_value();
   o.gpu_is_apple = gpu_class_of(gpu) == GpuClass::apple;
 }
@@ -799,6 +800,7 @@ ResolvedRequest without_gpu(ResolvedRequest scenario) {
   scenario.options.gpu_memory_bytes = 0;
   scenario.options.gpu_total_nominal = false;
   scenario.options.gpu_is_a100 = false;
+  scenario.options.gpu_compute_capability = 0;
   scenario.options.gpu_has_nvlink = false;
   scenario.options.gpu_is_apple = false;
   scenario.options.gpu_is_cuda = false;
