@@ -249,12 +249,15 @@ void write_sglang(JsonWriter& w, const InferenceEstimate& e) {
   w.field("free_at_start_bytes", c.free_at_start_bytes);
   w.field("kv_capacity_bytes", c.kv_capacity_bytes);
   w.field("max_concurrency", c.max_concurrency);
+  w.field("max_mamba_cache_size", c.state_pool.max_mamba_cache_size);
   w.field("max_running_requests", c.max_running_requests);
   w.field("max_total_num_tokens", c.max_total_num_tokens);
   w.field("mem_fraction_default", c.mem_fraction_default);
   w.field("mem_fraction_static", c.mem_fraction_static);
   w.field("pipeline_parallel", c.pipeline_parallel);
   w.field("reserved_mib", c.reserved_mib);
+  w.field("state_pool_bytes", c.state_pool.allocated_bytes);
+  w.field("state_slot_bytes", c.state_pool.slot_bytes);
   w.field("tensor_parallel", c.tensor_parallel);
   w.field("weights_bytes", c.weights_bytes);
   w.end_object();

@@ -163,28 +163,6 @@ VllmCapacity detail::vllm_kv_capacity(std::uint64_t memory, double util, std::ui
                           VllmRule::graphs_outside);
 }
 
-SglangCapacity detail::sglang_kv_capacity(std::uint64_t free_at_start, double fraction, std::uint64_t weights,
-                                          std::uint64_t cell, std::uint64_t context_len, std::uint64_t max_total_tokens) {
-  SglangCapacity c;
-  c.mem_fraction_static = fraction;
-  c.free_at_start_bytes = free_at_start;
-  c.weights_bytes = weights;
-  c.cell_bytes = cell;
-  c.context_len = std::max<std::uint64_t>(context_len, 1);
-  // rest = F1 − F0 × (1 − fraction) with F1 = F0 − weights: the pool is fraction × F0 − weights.
-  const auto budget = static_cast<std::uint64_t>(std::floor(static_cast<double>(free_at_start) * fraction));
-  c.kv_capacity_bytes = budget > weights ? budget - weights : 0;
-  std::uint64_t tokens = cell ? c.kv_capacity_bytes / cell : 0;
-  if (max_total_tokens) tokens = std::min(tokens, max_total_tokens);
-  c.max_total_num_tokens = tokens / kSglangPageSize * kSglangPageSize;
-  const double ratio = static_cast<double>(c.max_total_num_tokens) / static_cast<double>(c.context_len);
-  c.concurrency_ratio = ratio;
-  c.max_running_requests = std::min(std::max(static_cast<std::uint64_t>(ratio * 512), kSglangMinRunningRequests),
-                                    kSglangMaxRunningRequests);
-  c.max_concurrency = std::min(c.max_total_num_tokens / c.context_len, c.max_running_requests);
-  return c;
-}
-
 std::uint64_t detail::llamacpp_compute_buffer(std::uint64_t ub, std::uint64_t n_kv, std::uint64_t n_head, std::uint64_t n_embd,
                                       std::uint64_t n_vocab, std::uint64_t n_ff, bool flash_attn) {
   const std::uint64_t attention_per_token =
@@ -434,6 +412,10 @@ Result<KvLayout> add_kv_cache(InferenceEstimate& e, const ModelSpec& spec, const
                                          : o.engine == Engine::vllm && spec.recurrent_state_element_bytes
                                              ? spec.recurrent_state_element_bytes
                                              : model_bytes;
+  if (o.engine == Engine::sglang) {  // SGLang: bf16 conv, fp32 SSM state (mamba_utils.py, --mamba-ssm-dtype)
+    layout.conv_state_element_bytes = kSglangConvStateElementBytes;
+    layout.recurrent_state_element_bytes = kSglangSsmStateElementBytes;
+  }
   const KvAllocation strategy = kv_allocation_of(o);
   // mlx-lm runs "mistral" through models/llama.py, whose layers all attend in full unless the config lists
   // layer_types: Mistral 7B v0.1's sliding_window is not applied there.
@@ -620,8 +602,9 @@ std::optional<Error> add_sglang_memory(InferenceEstimate& e, Workings& w, const 
   const std::uint64_t used = kCudaContextBytes + distributed;
   const std::uint64_t free_at_start = o.gpu_memory_bytes > used ? o.gpu_memory_bytes - used : 0;
   const double fraction = o.mem_fraction_static.value_or(d.mem_fraction_static);
+  const std::uint64_t slot = ceil_div(e.kv.state_bytes_per_sequence, ranks);  // mamba_cache_per_req on one rank
   SglangCapacity c = detail::sglang_kv_capacity(o.gpu_memory_bytes ? free_at_start : 0, fraction, weights, cell,
-                                                context_len, o.max_total_tokens.value_or(0));
+                                                context_len, o.max_total_tokens.value_or(0), slot);
   c.rule = o.sglang_rule;
   c.mem_fraction_default = !o.mem_fraction_static;
   c.reserved_mib = o.mem_fraction_static ? 0 : d.reserved_mib;
@@ -1387,10 +1370,14 @@ void add_sglang_notes(std::vector<Message>& notes, const ModelSpec& spec, const 
     notes.push_back(message("sglang.hybrid_swa",
                             "SGLang's hybrid sliding-window pool (swa_full_tokens_ratio 0.8) is not modelled: every "
                             "layer is counted at full length per token, as with --disable-hybrid-swa-memory."));
-  if (e.kv.state_layers)
-    notes.push_back(message("sglang.state_share",
-                            "SGLang gives the linear-attention or Mamba state its own share of the pool "
-                            "(mamba_full_memory_ratio 0.9), which is not modelled: the token capacity here is high."));
+  if (c.state_pool.slot_bytes && c.state_pool.max_mamba_cache_size)
+    notes.push_back(message("sglang.state_pool",
+                            "SGLang sets aside {slots} request slots of linear-attention state ({state_bytes}, "
+                            "mamba_full_memory_ratio 0.9) before its KV pool, and runs at most {requests} requests "
+                            "at once (3 slots each).",
+                            {arg::count("slots", c.state_pool.max_mamba_cache_size),
+                             arg::bytes("state_bytes", c.state_pool.allocated_bytes),
+                             arg::count("requests", c.state_pool.max_running_requests)}));
   if (!c.max_total_num_tokens)
     notes.push_back(message("sglang.no_pool",
                             "SGLang would refuse to start (\"Not enough memory. Please try to increase "

@@ -11,6 +11,7 @@
 #include "memory/device_split.hpp"
 #include "memory/engine.hpp"
 #include "memory/kv_cache.hpp"
+#include "memory/sglang_pool.hpp"
 #include "memory/vllm_kv_groups.hpp"
 #include "model/model_spec.hpp"
 #include "util/explanation.hpp"
@@ -137,8 +138,9 @@ struct SglangCapacity {
   std::uint64_t distributed_bytes = 0;     // init_torch_distributed's buffers (TP > 1)
   std::uint64_t free_at_start_bytes = 0;   // F0: "Load weight begin. avail mem"
   std::uint64_t weights_bytes = 0;         // on one GPU: "Load weight end. ... mem usage"
-  std::uint64_t kv_capacity_bytes = 0;     // rest = mem_fraction_static × F0 − weights
+  std::uint64_t kv_capacity_bytes = 0;     // rest = mem_fraction_static × F0 − weights, less the state pool
   std::uint64_t cell_bytes = 0;            // per token on one GPU: KV heads per rank × (K + V dims) × layers × bytes
+  SglangStatePool state_pool;              // hybrid models: linear-attention / Mamba state slots, before the KV
   std::uint64_t max_total_num_tokens = 0;  // after --max-total-tokens and the page size
   std::uint64_t context_len = 0;           // --context-length: the request's context, else the model's maximum
   std::uint64_t max_running_requests = 0;
@@ -284,10 +286,12 @@ VllmCapacity vllm_kv_capacity(std::uint64_t gpu_memory_bytes, double gpu_util, s
 
 // SGLang's pool from what its log prints: F0 ("Load weight begin. avail mem"), the weights' "mem usage", the
 // fraction and the cell; rest = F1 − F0 × (1 − fraction) with F1 = F0 − weights,
-// tokens = rest // cell as profile_max_num_token computes them, capped by max_total_tokens (0: none).
+// tokens = rest // cell as profile_max_num_token computes them, capped by max_total_tokens (0: none). A hybrid
+// model (`state_slot_bytes` > 0, one request's state on one rank) first sets aside its state pool from rest
+// (sglang_state_pool). Defined in sglang_pool.cpp.
 SglangCapacity sglang_kv_capacity(std::uint64_t free_at_start_bytes, double mem_fraction_static,
                                   std::uint64_t weights_bytes, std::uint64_t cell_bytes, std::uint64_t context_len,
-                                  std::uint64_t max_total_tokens = 0);
+                                  std::uint64_t max_total_tokens = 0, std::uint64_t state_slot_bytes = 0);
 
 // llama.cpp's GPU compute buffer for one ubatch (worst-case graph reserve, f32 intermediates):
 //   attention, -fa off: n_ubatch · (n_kv · n_head · 4 [KQ] + n_kv · 4 [KQ mask] + 4 · n_embd · 4)
