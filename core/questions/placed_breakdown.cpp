@@ -18,56 +18,58 @@ bool lines_from_plan(const Verdict& v, const LlamaCppFitPlan* plan) { return pla
 // value + (to − from), which unsigned arithmetic gives whichever of from and to is larger.
 std::uint64_t moved(std::uint64_t value, std::uint64_t from, std::uint64_t to) { return value - from + to; }
 
-const char* const kFitSource =
-    "llama.cpp common/fit.cpp: each device's model, context and compute, as llama_memory_breakdown_print lists them";
+Message fit_source() {
+  return message("explain.source.fit", "llama.cpp common/fit.cpp: each device's model, context and compute, as "
+                                       "llama_memory_breakdown_print lists them");
+}
 
 Explanation fit_weights(const LlamaCppFitPlan& p) {
   const std::vector<MessageArg> args = {arg::count("layers", p.gpu_layers), arg::count("total", p.total_layers),
                                         arg::count("cpu", p.cpu_expert_layers),
-                                        arg::count("bytes", p.gpu_model_bytes)};
+                                        arg::count("amount", p.gpu_model_bytes)};
   return {"weights",
           message("explain.weights.formula_fit",
                   "the weights --fit puts on the GPU: the layers it offloads, without the experts it keeps in system "
                   "RAM, and the output layer"),
           p.cpu_expert_layers
               ? message("explain.weights.values_fit_experts",
-                        "{layers} of {total} layers, the experts of {cpu} of them in system RAM: {bytes} B", args)
-              : message("explain.weights.values_fit", "{layers} of {total} layers: {bytes} B", args),
-          message("explain.source.fit", kFitSource)};
+                        "{layers} of {total} layers, the experts of {cpu} of them in system RAM: {amount} B", args)
+              : message("explain.weights.values_fit", "{layers} of {total} layers: {amount} B", args),
+          fit_source()};
 }
 
 Explanation fit_cache(const LlamaCppFitPlan& p) {
   return {"kv_cache",
           message("explain.kv_cache.formula_fit",
                   "KV cache and recurrent state of the layers on the GPU, at the context --fit runs"),
-          message("explain.kv_cache.values_fit", "{context} tokens: {bytes} B",
-                  {arg::digits("context", p.context), arg::count("bytes", p.gpu_context_bytes)}),
-          message("explain.source.fit", kFitSource)};
+          message("explain.kv_cache.values_fit", "{context} tokens: {amount} B",
+                  {arg::digits("context", p.context), arg::count("amount", p.gpu_context_bytes)}),
+          fit_source()};
 }
 
 Explanation fit_compute(const LlamaCppFitPlan& p) {
   return {"activations", message("explain.activations.formula_fit", "the GPU's compute buffer, as --fit measures it"),
-          message("explain.activations.values_fit", "{bytes} B", {arg::count("bytes", p.gpu_compute_bytes)}),
-          message("explain.source.fit", kFitSource)};
+          message("explain.activations.values_fit", "{amount} B", {arg::count("amount", p.gpu_compute_bytes)}),
+          fit_source()};
 }
 
 Explanation system_ram(const InferenceEstimate& e, const Verdict& v, const LlamaCppFitPlan* plan) {
-  const MessageArg ram = arg::count("bytes", v.ram_bytes);
+  const MessageArg ram = arg::count("amount", v.ram_bytes);
   if (lines_from_plan(v, plan))
     return {"system_ram",
             message("explain.system_ram.formula_fit",
                     "what --fit leaves in system RAM: the weights and cache of the layers it does not offload, the "
                     "experts it keeps there, and the token embeddings"),
-            message("explain.system_ram.values_fit", "{model} B of weights + {context} B of cache = {bytes} B",
+            message("explain.system_ram.values_fit", "{model} B of weights + {context} B of cache = {amount} B",
                     {arg::count("model", plan->host_model_bytes), arg::count("context", plan->host_context_bytes),
                      ram}),
-            message("explain.source.fit", kFitSource)};
+            fit_source()};
   if (e.ollama)
     return {"system_ram",
             message("explain.system_ram.formula_ollama",
                     "the layers Ollama does not offload (weights and KV cache), the output layer if it stays, and the "
                     "token embeddings"),
-            message("explain.system_ram.values_ollama", "{layers} of {total} layers on the GPU; {bytes} B in system RAM",
+            message("explain.system_ram.values_ollama", "{layers} of {total} layers on the GPU; {amount} B in system RAM",
                     {arg::count("layers", e.ollama->layers_offload), arg::count("total", e.ollama->layers_model), ram}),
             message("explain.system_ram.source_ollama",
                     "Ollama llm/memory.go: the layers that fit go to the GPU, the rest stay with the CPU")};
@@ -75,7 +77,7 @@ Explanation system_ram(const InferenceEstimate& e, const Verdict& v, const Llama
           message("explain.system_ram.formula_llamacpp",
                   "the layers -ngl leaves in system RAM (weights, KV cache and state), the token embeddings and the "
                   "output buffer"),
-          message("explain.system_ram.values_llamacpp", "{bytes} B", {ram}),
+          message("explain.system_ram.values_llamacpp", "{amount} B", {ram}),
           message("explain.system_ram.source_llamacpp",
                   "llama.cpp llama_model::load_tensors: the last n_gpu_layers layers go to the GPU, the others and "
                   "the token embeddings stay on the CPU")};
