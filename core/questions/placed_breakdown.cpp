@@ -124,7 +124,10 @@ void explain_placement(std::vector<Explanation>& explanations, const InferenceEs
   if (lines_from_plan(v, plan)) {
     replace(explanations, fit_weights(*plan));
     replace(explanations, fit_cache(*plan));
-    std::erase_if(explanations, [](const Explanation& x) { return x.key == "state_cache"; });
+    replace(explanations, {"state_cache",
+                           message("explain.state_cache.formula_fit",
+                                   "--fit counts the recurrent state with the KV cache, as its context figure"),
+                           message("explain.state_cache.values_fit", "in the KV cache line"), fit_source()});
     replace(explanations, fit_compute(*plan));
   }
   // The system RAM line goes before the total, as the breakdown lists it.

@@ -315,15 +315,25 @@ test('every breakdown figure has the core\'s explanation, in every engine and tr
     { model: 'llama-2-7b', mode: 'train', gpus: 4, zero: 3, offload: 'optimizer' },
     { model: 'llama-2-7b', mode: 'train', precision: 'fp32' }, { model: 'llama-2-7b', mode: 'train', precision: 'bf16' },
     { params: 7e9, mode: 'train' }, { params: 7e9, engine: 'vllm' },
+    // Part of the model in system RAM: -ngl, Ollama's layers, llama.cpp's --fit.
+    { model: 'llama-3.1-8b', engine: 'llamacpp', gpu: 'rtx-4090', gpu_layers: 16 },
+    { model: 'llama-3.1-8b', engine: 'ollama', gpu: 'rtx-4060', context: 8192 },
+    { model: 'llama-3.1-70b', engine: 'llamacpp', weights: 'q4_k_m', gpu: 'rtx-3090', context: 4096 },
   ];
+  let placed = 0;
   for (const request of scenarios) {
     const r = evaluate(request);
     assert.equal(r.ok, true, JSON.stringify(request));
+    if (r.breakdown.system_ram > 0) placed += 1;
     const explained = new Set(r.explanations.map((e) => e.key));
     for (const [key, bytes] of Object.entries(r.breakdown)) {
-      if (typeof bytes === 'number') assert.ok(explained.has(key), `${JSON.stringify(request)}: ${key}`);
+      // System RAM is a line only where the engine keeps part of the model there (0 otherwise, not shown).
+      if (typeof bytes === 'number' && !(key === 'system_ram' && bytes === 0)) {
+        assert.ok(explained.has(key), `${JSON.stringify(request)}: ${key}`);
+      }
     }
   }
+  assert.equal(placed, 3);
 });
 
 test('the core\'s notes and messages name no CLI flag: they reach the page too', () => {

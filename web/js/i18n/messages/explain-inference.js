@@ -166,6 +166,8 @@ export default {
     "explain.weights.values_fit_experts": "{layers} von {total} Schichten, die Experten von {cpu} davon im Arbeitsspeicher: {amount} B",
     "explain.kv_cache.formula_fit": "KV-Cache und rekurrenter Zustand der Schichten auf der GPU, bei dem Kontext, mit dem --fit läuft",
     "explain.kv_cache.values_fit": "{context} Tokens: {amount} B",
+    "explain.state_cache.formula_fit": "--fit zählt den rekurrenten Zustand mit dem KV-Cache, als seinen Kontext-Wert",
+    "explain.state_cache.values_fit": "in der Zeile KV-Cache",
     "explain.activations.formula_fit": "der Rechenpuffer der GPU, wie --fit ihn misst",
     "explain.activations.values_fit": "{amount} B",
     "explain.system_ram.formula_fit": "was --fit im Arbeitsspeicher lässt: Gewichte und Cache der nicht ausgelagerten Schichten, die Experten, die es dort behält, und die Token-Embeddings",

@@ -1,0 +1,11 @@
+import { openBrowser, newPage } from './helpers.mjs';
+const [,, query, out, lang = 'en', width = '1280'] = process.argv;
+const s = await openBrowser();
+const { page } = await newPage(s, { width: Number(width), height: 1400 });
+await page.addInitScript((l) => localStorage.setItem('vramfit.lang', l), lang);
+await page.goto(s.base + '/' + query);
+await page.waitForTimeout(2500);
+await page.screenshot({ path: out, clip: { x: 0, y: 0, width: Number(width), height: 1400 } });
+console.log(await page.locator('#headline').textContent());
+console.log(await page.locator('#total-gb').textContent(), '|', await page.locator('#total-range').textContent());
+await s.close();
