@@ -44,7 +44,7 @@ export type NameReading =
   | { ok: true; kind: 'preset'; model: string }
   | { ok: true; kind: 'hub'; repo: string; revision: string; quant: string; file: string; listing: string; max_bytes: number }
   | { ok: true; kind: 'ollama'; namespace: string; name: string; tag: string; manifest: string; max_bytes: number; preset_error: string }
-  | { ok: false; error: { field: string; message: string } };
+  | { ok: false; error: { field: string; message: string; message_i18n: MessageId } };
 
 /** plan_hub_reads' answer: paths are relative to the Hub's endpoint. */
 export interface HubPlan {
@@ -271,8 +271,11 @@ export type Request = InferenceRequest | CurveRequest | TrainingRequest | Traini
  */
 export interface MessageId {
   id: string;
-  args: Record<string, number | string>;
+  args: Record<string, MessageArgValue>;
 }
+
+/** A value of a sentence: a number, a string, or a clause of its own with its English text. */
+export type MessageArgValue = number | string | (MessageId & { text: string });
 
 export interface ErrorAnswer {
   ok: false;
@@ -300,6 +303,10 @@ export interface Explanation {
   formula: string;
   values: string;
   source: string;
+  /** Each text's id and values, where the core has an id for it. */
+  formula_i18n?: MessageId;
+  values_i18n?: MessageId;
+  source_i18n?: MessageId;
 }
 
 export interface GpuEntry {
@@ -366,7 +373,11 @@ export interface EstimateAnswer {
     kv_cache: number;
     /** Per-sequence state of linear-attention and Mamba layers: fixed in context, grows with the batch; 0 without. */
     state_cache: number;
-    activations: number; overhead: number; allocator_reserve: number; total: number;
+    activations: number; overhead: number; allocator_reserve: number;
+    /** What the engine keeps in system RAM where it runs part of the model there (verdict runs_split: -ngl, Ollama's
+     * layers, llama.cpp's --fit); then the other lines are the GPU's share, and `total` is both. 0 otherwise. */
+    system_ram: number;
+    total: number;
   };
   range: Range & { drivers: string[] };
   gpus: GpuFit[];
@@ -485,7 +496,7 @@ export interface LlamaCppFitPlan {
   /** --n-cpu-moe N that moves as many experts (it takes the first N layers where fit takes the last ones). */
   n_cpu_moe: number;
   gpu_bytes: number; gpu_model_bytes: number; gpu_context_bytes: number; gpu_compute_bytes: number;
-  host_model_bytes: number; host_context_bytes: number;
+  host_model_bytes: number; host_context_bytes: number; host_ram_bytes: number;
 }
 
 /** One line of a weight figure's explanation: a kind of tensor in one format. Empty list for a model file. */
@@ -522,7 +533,7 @@ export interface TrainingAnswer {
   trainable_params: number;
   quantized_params: number;
   gradient_convention: string;
-  slowdown: { min: number; max: number; source: string };
+  slowdown: { min: number; max: number; source: string; source_i18n: MessageId };
   activations: Record<string, number> | null;
   /** mode "grpo" only: gathered_weights, generation_batch, kv_cache, reference_model, sampler_logits, sampling, vllm_pool (bytes),
    * sampling_overlaps_training. */
@@ -583,6 +594,7 @@ export interface GpuRankingAnswer {
   ok: true;
   ranking: {
     gpu: string; name: string; count: number; fit: Fit; fits: boolean; free_bytes: number; note: string | null;
+    note_i18n: MessageId | null;
     tokens_per_second: Range | null; usd_per_hour: number | null; usd_per_million_tokens: Range | null;
     within_budget: boolean;
   }[];
@@ -628,6 +640,13 @@ export interface RemediesAnswer {
   gpu: string | null;
   fit: Fit | null;
   free_bytes: number | null;
+  /** Inference: what the scenario as asked keeps in system RAM (0 where all of it is on the GPU). */
+  host_ram_bytes: number;
+  /** Inference: the headline's verdict before any change (Verdict's kinds); null without a GPU. */
+  verdict: Verdict['kind'] | null;
+  /** With a GPU the scenario does not fit: what fits, or the closest and its gap; null otherwise. */
+  summary: string | null;
+  summary_i18n: MessageId | null;
   notes: string[];
   notes_i18n: MessageId[];
   /** Largest saving first. */
@@ -640,6 +659,12 @@ export interface RemediesAnswer {
     bytes: number;
     saved_bytes: number;
     fit: Fit | null;
+    /** The headline the scenario with the change would have, and its verdict; null where there is none. */
+    headline: string | null;
+    headline_i18n: MessageId | null;
+    verdict: Verdict['kind'] | null;
+    /** The ids of the single changes this one combines (one entry for a single change). */
+    parts: string[];
     free_bytes: number | null;
     host_ram_bytes: number | null;
     /** A Mac's raised wired limit ("wired-limit"): what its GPU may use afterwards; saved_bytes is 0. */
@@ -647,6 +672,7 @@ export interface RemediesAnswer {
     cost: string;
     cost_i18n: MessageId;
     source: string;
+    source_i18n: MessageId;
     explanation: Explanation;
   }[];
 }
@@ -676,11 +702,15 @@ export interface CatalogInput {
   key: string;
   /** The page's URL key and <vram-fit> attribute; '' where the page has no control for it. */
   url: string;
-  kind: 'text' | 'choice' | 'count' | 'tokens' | 'quantity' | 'number' | 'toggle' | 'list';
-  /** Which requests read it ("gpus" is a GPU list for inference, a GPU count for training). */
-  use: 'inference' | 'training' | 'both';
-  /** count, tokens, quantity, number: the allowed range, inclusive (max null when unbounded). */
+  /** config: a file's text; fraction: a number between min and max. */
+  kind: 'text' | 'config' | 'choice' | 'count' | 'tokens' | 'quantity' | 'number' | 'fraction' | 'toggle' | 'list';
+  /** Which requests read it ("gpus" is a GPU list for inference, a GPU count for training; gpu_ranking: the ranking
+   * question only). */
+  use: 'inference' | 'training' | 'both' | 'gpu_ranking';
+  /** count, tokens, quantity, number, fraction: the allowed range, inclusive (max null when unbounded), except min
+   * where above_min is true: the value must be above it. */
   min?: number;
+  above_min?: boolean;
   max?: number | null;
   /** choice: the values it allows. */
   values?: string[];

@@ -1,0 +1,33 @@
+// A client written against wasm/vramfit.d.ts, as an embedder would write one: tests/node/declarations.test.mjs
+// compiles it with tsc (it is never run), so a change to the declared API that breaks such a client fails there.
+import createVramfit from './vramfit';
+import type { Answer, Catalog, EstimateAnswer, InferenceRequest, NameReading, Request, TrainingRequest } from './vramfit';
+
+export async function headline(wasm: Uint8Array): Promise<string> {
+  const vramfit = await createVramfit({ wasmBinary: wasm });
+  const request: InferenceRequest = { model: 'llama-3.1-8b', engine: 'vllm', gpu: 'rtx-4090', context: 8192 };
+  const answer = JSON.parse(vramfit.answer(JSON.stringify(request))) as Answer;
+  if (!answer.ok) return `${answer.error.field}: ${answer.error.message}`;
+  if (!('range' in answer)) return '';
+  const estimate: EstimateAnswer = answer;
+  const placed = estimate.verdict.placement;
+  const ram = placed ? ` (${placed.ram_bytes} B in system RAM)` : '';
+  return `${estimate.verdict.message}: ${estimate.breakdown.total} B${ram}`;
+}
+
+export async function pickers(wasm: ArrayBuffer): Promise<string[]> {
+  const vramfit = await createVramfit({ wasmBinary: wasm, print: () => {}, printErr: () => {} });
+  const catalog = JSON.parse(vramfit.catalog()) as Catalog;
+  const name = JSON.parse(vramfit.read_model_name('meta-llama/Llama-3.1-8B', 'main')) as NameReading;
+  const training: TrainingRequest = { mode: 'lora', model: 'llama-2-7b', gpu: 'rtx-4090' };
+  const several: Request = { questions: ['estimate', 'limits'], model: 'llama-3.1-8b' };
+  JSON.parse(vramfit.answer(JSON.stringify(training)));
+  JSON.parse(vramfit.answer(JSON.stringify(several)));
+  return [...catalog.gpus.map((g) => g.id), name.ok ? name.kind : name.error.field];
+}
+
+export async function fromFile(wasm: Uint8Array, file: Uint8Array, size: number): Promise<number> {
+  const vramfit = await createVramfit({ wasmBinary: wasm });
+  const answer = JSON.parse(vramfit.answer_file(file, size, 'model.gguf', '{}')) as Answer;
+  return answer.ok && 'need_prefix_bytes' in answer ? answer.need_prefix_bytes : 0;
+}
