@@ -37,6 +37,10 @@ constexpr Command kOutputs[] = {
     {"--command", "", Action::answer,
      "print only the engine's command line for this scenario (vllm serve ..., python -m sglang.launch_server ..., "
      "llama-server ..., OLLAMA_CONTEXT_LENGTH=... ollama serve, mlx_lm.generate ...)"},
+    {"--check", "", Action::answer,
+     "a preflight for scripts and CI: print the verdict in one line and exit 0 when it runs on the GPU (fits, or "
+     "fits with less than the headroom free), 1 when it does not (too big, the engine would not start, or only "
+     "with part of it in system RAM), 2 when an input is wrong"},
     {"--offline", "", Action::answer,
      "a Hub or Ollama model from what an earlier lookup read (HF_HUB_OFFLINE=1)"},
     {"--list-models", "", Action::list_models, "list the model presets"},
@@ -104,6 +108,7 @@ std::string help_line(std::string_view flag, std::string_view value_name, std::s
 std::optional<Error> apply(const Command& c, Options& o, nlohmann::json& request) {
   if (c.flag == "--json") o.json = true;
   if (c.flag == "--command") o.command = true;
+  if (c.flag == "--check") o.check = true;
   if (c.flag == "--offline") o.offline = true;
   if (c.action != Action::answer) o.action = c.action;
   if (c.question.empty()) return std::nullopt;
@@ -140,7 +145,8 @@ std::string help_text() {
       "Example: vramfit --mode qlora --model llama-2-7b --gpu rtx-4090 --seq 2048 --micro-batch 4\n"
       "Example: vramfit --mode grpo --policy lora --model qwen2.5-7b --completion 1024 --num-generations 8\n"
       "\nExample: vramfit --model llama-3.1-8b --weights bf16 --context 8192 --batch 1 --json\n"
-      "Exit status: 0 on success, 2 when an input is wrong (one line on stderr names it).\n";
+      "Exit status: 0 on success, 2 when an input is wrong (one line on stderr names it); with --check,\n"
+      "1 when it does not run on the GPU.\n";
   return out;
 }
 
@@ -198,6 +204,7 @@ ParsedArgs parse_args(const std::vector<std::string>& args) {
     else if (input->key == "quant_config") o.quant_config_path = value.get<std::string>();
     else request[std::string(input->key)] = std::move(value);
   }
+  if (o.check && (o.json || o.command)) return refuse("--check", "prints one line; give it without --json or --command");
   // Training stores weights by --precision (QLoRA: NF4): a --weights there would be silently ignored. The
   // request itself accepts it, since the page sends its whole state.
   if (const auto mode = request.find("mode"); mode != request.end() && mode->is_string() && request.contains("weights")) {

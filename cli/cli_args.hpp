@@ -21,6 +21,7 @@ struct Options {
   Action action = Action::answer;
   bool json = false;
   bool command = false;  // --command: print only the engine's command line
+  bool check = false;    // --check: the verdict in one line, and the exit status says whether it runs on the GPU
   // The request JSON: {"key": "value as typed", ...}; a flag given alone (--sp) is true; "question" from
   // --rank-gpus, --biggest, --remedies or --max-context.
   std::string request = "{}";

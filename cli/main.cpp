@@ -44,12 +44,26 @@ std::string table_of(const std::string& question, const json& answer, const json
   return cli::estimate_table(answer);
 }
 
+// --check: the verdict's line, and whether the model runs on the GPU as asked (fits, or tight: less than the headroom
+// free but in memory) for a script's exit status. Part of it in system RAM, an engine that would not start, or no
+// GPU that holds it, fail the check.
+int print_check(const json& answer) {
+  if (!answer.contains("verdict") || !answer.at("verdict").is_object())
+    return fail({"--check", "checks an estimate's verdict (inference or training); ask no other question with it"});
+  const json& verdict = answer.at("verdict");
+  const std::string kind = verdict.at("kind").get<std::string>();
+  const bool runs = kind == "fits" || kind == "tight";
+  std::printf("%s: %s\n", runs ? "pass" : "fail", verdict.at("message").get<std::string>().c_str());
+  return runs ? 0 : 1;
+}
+
 // `quant_config_beside`: the hf_quant_config.json the CLI found beside the config.json and read with it, said first.
 int print_answer(const std::string& text, const cli::Options& options, const json& catalog,
                  const std::string& quant_config_beside = {}) {
   const json answer = json::parse(text, nullptr, false);
   if (answer.is_discarded() || !answer.is_object()) return fail({"answer", "the core's answer is not JSON"});
   if (!answer.value("ok", false)) return fail(cli::with_flag_name(error_of(answer), options));
+  if (options.check) return print_check(answer);
   if (options.command) {
     if (!answer.contains("command"))
       return fail({"--command", "prints the command of an inference estimate; ask no other question with it"});

@@ -144,10 +144,10 @@ FileAnswer from_hub(const Catalog& catalog, const json& named, const std::string
   if (!plan.is_object() || !plan.value("ok", false)) return core_error(plan_text);
   std::vector<std::pair<std::string, std::string>> texts;
   for (const auto& t : plan.value("texts", json::array())) {
-    const std::uint64_t limit = t.value("max_bytes", std::uint64_t{8} << 20);
-    Fetched got = fetch(s, settings.hub_endpoint + t.value("path", std::string()), 0, limit);
+    const std::uint64_t text_limit = t.value("max_bytes", std::uint64_t{8} << 20);
+    Fetched got = fetch(s, settings.hub_endpoint + t.value("path", std::string()), 0, text_limit);
     if (!got.failure.empty() || got.status >= 400)
-      return failed("hub", repo, got, s, limit, !plan.value("gated", std::string()).empty());
+      return failed("hub", repo, got, s, text_limit, !plan.value("gated", std::string()).empty());
     fell_back = fell_back || got.fell_back;
     texts.emplace_back(t.value("role", std::string()), std::move(got.body));
   }

@@ -1,9 +1,12 @@
 # The CLI's contract with other scripts: flag names, exit codes, the JSON keys they read.
 function(vramfit_cli_test name)
-  cmake_parse_arguments(T "FAIL" "MATCH" "ARGS" ${ARGN})
+  cmake_parse_arguments(T "FAIL" "MATCH;EXIT" "ARGS" ${ARGN})
   set(expect 0)
   if(T_FAIL)
     set(expect nonzero)
+  endif()
+  if(DEFINED T_EXIT)
+    set(expect ${T_EXIT})
   endif()
   string(REPLACE ";" "\\;" escaped_match "${T_MATCH}")
   add_test(NAME cli.${name}
@@ -16,7 +19,7 @@ endfunction()
 vramfit_cli_test(json_breakdown ARGS --model llama-3.1-8b --weights bf16 --context 8192 --batch 1 --json
                  MATCH "\"breakdown\":{[^}]*\"kv_cache\":1073741824[^}]*\"weights\":16060522496")
 vramfit_cli_test(json_has_all_keys ARGS --model llama-3.1-8b --json
-                 MATCH "\"activations\":[0-9]+,\"allocator_reserve\":[0-9]+,\"kv_cache\":[0-9]+,\"overhead\":[0-9]+,\"state_cache\":[0-9]+,\"total\":[0-9]+")
+                 MATCH "\"activations\":[0-9]+,\"allocator_reserve\":[0-9]+,\"kv_cache\":[0-9]+,\"overhead\":[0-9]+,\"state_cache\":[0-9]+,\"system_ram\":[0-9]+,\"total\":[0-9]+")
 # 7e9 params × 2 B (fp16) = 14,000,000,000 B: the seed article's "7B in FP16 ≈ 14 GB".
 vramfit_cli_test(bare_params ARGS --params 7e9 --weights fp16 --json MATCH "\"weights\":14000000000")
 # A preset is found by its Ollama tag or Hugging Face id as well as its own id.
@@ -251,3 +254,16 @@ vramfit_cli_test(checkpoint_whole ARGS --model "${checkpoints}/whole/Llama-3.1-7
                  MATCH "^Read with [^\n]*/whole/Llama-3.1-70B-Instruct-FP8/hf_quant_config.json, found beside the config.json.\n[^\n]*\n  engine transformers, fp8 weights[^\n]*\n  weights +72\\.[67][0-9] GB")
 vramfit_cli_test(checkpoint_whole_json ARGS --model "${checkpoints}/whole/Llama-3.1-70B-Instruct-FP8/" --json
                  MATCH "\"missing_files\":\\[\\].*\"format\":\"fp8\"")
+
+# --check, a preflight for scripts: one line, and the exit status says whether the model runs on the GPU.
+# Llama 3.1 8B bf16: 16.06 GB of weights on an 80 GB H100 (pass, 0); Llama 3.1 70B bf16: 141.1 GB of weights on one
+# 24 GB RTX 4090 (fail, 1); Llama 3.1 70B Q4_K_M (42.5 GB) on one 24 GB RTX 3090 under llama.cpp runs only with layers in
+# system RAM (fail, 1); a negative context is a wrong input (2).
+vramfit_cli_test(check_fits EXIT 0 ARGS --model llama-3.1-8b --gpu h100-sxm --check MATCH "^pass: Fits on one NVIDIA H100 SXM")
+vramfit_cli_test(check_too_big EXIT 1 ARGS --model llama-3.1-70b --gpu rtx-4090 --check MATCH "^fail: Needs [0-9]+ × GeForce RTX 4090")
+vramfit_cli_test(check_split EXIT 1 ARGS --model llama-3.1-70b --weights q4_k_m --engine llamacpp --gpu rtx-3090 --check
+                 MATCH "^fail: Runs on one GeForce RTX 3090 as llama.cpp --fit places it")
+vramfit_cli_test(check_bad_input EXIT 2 ARGS --model llama-3.1-8b --context -1 --check MATCH "vramfit: --context: ")
+vramfit_cli_test(check_not_estimate EXIT 2 ARGS --model llama-3.1-8b --gpu rtx-4090 --rank-gpus --check
+                 MATCH "vramfit: --check: checks an estimate's verdict")
+vramfit_cli_test(check_with_json EXIT 2 ARGS --model llama-3.1-8b --check --json MATCH "vramfit: --check: prints one line")
