@@ -125,7 +125,8 @@ std::optional<Error> apply(const Command& c, Options& o, nlohmann::json& request
 std::string help_text() {
   std::string out =
       "vramfit: how much GPU memory a model needs, and which GPUs it fits.\n\n"
-      "Usage: vramfit (--model ID|PATH | --params N) [options]\n\n";
+      "Usage: vramfit (--model ID|PATH | --params N) [options]\n"
+      "       vramfit mcp   (a Model Context Protocol server on stdin/stdout, for an assistant to call)\n\n";
   const auto training_only = [](const Input& in) { return !used_by(in, InputUse::inference | InputUse::gpu_ranking); };
   for (const Input& in : inputs())
     if (!in.flag.empty() && !training_only(in)) out += help_line(in.flag, in.value_name, in.help);

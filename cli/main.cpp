@@ -3,12 +3,14 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>      // std::printf, std::fprintf, std::fputs
+#include <iostream>    // std::cin, std::cout
 #include <filesystem>  // std::filesystem::exists
 #include <system_error>  // std::error_code
 #include <string>  // std::string
 #include <vector>  // std::vector
 
 #include "cli_args.hpp"
+#include "mcp.hpp"
 #include "model_file.hpp"
 #include "model_lookup.hpp"
 #include "tables.hpp"
@@ -101,6 +103,13 @@ int print_answer(const std::string& text, const cli::Options& options, const jso
 }  // namespace
 
 int main(int argc, char** argv) {
+  // `vramfit mcp`: a Model Context Protocol server on stdin and stdout, until stdin ends.
+  if (argc == 2 && std::string(argv[1]) == "mcp") {
+    const auto opened = open_catalog(builtin::models_json(), builtin::gpus_json(), builtin::model_configs());
+    if (!opened.catalog) return fail(error_of(json::parse(opened.error_json)));
+    cli::serve_mcp(*opened.catalog, std::cin, std::cout, cli::lookup_settings_from_environment());
+    return 0;
+  }
   const auto parsed = cli::parse_args(std::vector<std::string>(argv + 1, argv + argc));
   if (parsed.error) return fail(*parsed.error);
   const cli::Options& options = parsed.options;
