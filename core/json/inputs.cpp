@@ -67,8 +67,8 @@ constexpr Input kInputs[] = {
      "vLLM gpu_memory_utilization, above 0 up to 1 (default 0.9, from vLLM 0.21 0.92; GRPO's colocated vLLM 0.3, as TRL)", U::both, kAboveMin},
     {"engine_version", "--engine-version", "version", K::text, 0, 0, "VERSION",
      "vLLM's version, for its memory rule: 0.9.2 to 0.20 (default: as 0.11), or 0.21 and later (CUDA graphs inside "
-     "--gpu-util, default 0.92); SGLang's: up to 0.5.2 (mem_fraction_static by TP) or 0.5.3 and later (default: by "
-     "GPU memory); Ollama's: up to 0.6.6 (num_ctx 2048), 0.6.7 to 0.11.10 (default: its estimator, 4096), or 0.30 "
+     "--gpu-util, default 0.92); SGLang's: up to 0.5.2 (mem_fraction_static by TP), 0.5.3 to 0.5.9 (by GPU "
+     "memory) or 0.5.10 and later (default: by GPU memory, less the prefill CUDA graphs); Ollama's: up to 0.6.6 (num_ctx 2048), 0.6.7 to 0.11.10 (default: its estimator, 4096), or 0.30 "
      "and later (llama-server's --fit; num_ctx by GPU memory)", U::inference},
     {"enforce_eager", "--enforce-eager", "", K::toggle, 0, 0, "", "vLLM --enforce-eager: no CUDA graphs", U::inference},
     {"max_num_batched_tokens", "--max-num-batched-tokens", "", K::tokens, 1, kTokens, "TOKENS",

@@ -245,7 +245,7 @@ void write_sglang(JsonWriter& w, const InferenceEstimate& e) {
   w.field("context_len", c.context_len);
   w.field("distributed_bytes", c.distributed_bytes);
   w.field("driver_total_bytes", c.driver_total_bytes);
-  w.field("engine_version", c.rule == SglangRule::by_tp ? kSglangVersionByTp : kSglangVersionByGpuMemory);
+  w.field("engine_version", sglang_rule_version(c.rule));
   w.field("free_at_start_bytes", c.free_at_start_bytes);
   w.field("kv_capacity_bytes", c.kv_capacity_bytes);
   w.field("max_concurrency", c.max_concurrency);

@@ -127,11 +127,39 @@ std::optional<VllmRule> parse_vllm_version(std::string_view v) noexcept {
 std::optional<SglangRule> parse_sglang_version(std::string_view v) noexcept {
   const auto version = parse_version(v);
   if (!version) return std::nullopt;
+  if (version->at_least(0, 5, 10)) return SglangRule::with_prefill_graphs;
   return version->at_least(0, 5, 3) ? SglangRule::by_gpu_memory : SglangRule::by_tp;
 }
 
+std::string_view sglang_rule_version(SglangRule rule) noexcept {
+  switch (rule) {
+    case SglangRule::by_tp: return kSglangVersionByTp;
+    case SglangRule::by_gpu_memory: return kSglangVersionByGpuMemory;
+    case SglangRule::with_prefill_graphs: return kSglangVersionPrefillGraphs;
+  }
+  return kSglangVersionPrefillGraphs;
+}
+
+namespace {
+
+// ServerArgs._generate_prefill_cuda_graph_batch_sizes: 4..32 step 4, 48..256 step 16, 288..512 step 32,
+// 576..1024 step 64, 1280..4096 step 256, then from 4608 in steps of 512, all up to max_bs.
+std::uint64_t prefill_graph_size_count(std::uint64_t max_bs) noexcept {
+  struct Run {
+    std::uint64_t first, last, step;
+  };
+  static constexpr Run kRuns[] = {{4, 32, 4}, {48, 256, 16}, {288, 512, 32}, {576, 1024, 64}, {1280, 4096, 256}};
+  std::uint64_t n = 0;
+  for (const Run& r : kRuns)
+    if (max_bs >= r.first) n += (std::min(max_bs, r.last) - r.first) / r.step + 1;
+  if (max_bs >= 4608) n += (max_bs - 4608) / 512 + 1;
+  return n;
+}
+
+}  // namespace
+
 SglangDefaults sglang_defaults(SglangRule rule, std::uint64_t gpu_mib, std::uint64_t tp, std::uint64_t pp,
-                               bool multimodal) noexcept {
+                               bool multimodal, bool mla) noexcept {
   SglangDefaults d;
   if (rule == SglangRule::by_tp) {  // ServerArgs.__post_init__ up to 0.5.2
     d.mem_fraction_static = tp >= 16 ? 0.79 : tp >= 8 ? 0.81 : tp >= 4 ? 0.85 : tp >= 2 ? 0.87 : 0.88;
@@ -139,17 +167,24 @@ SglangDefaults sglang_defaults(SglangRule rule, std::uint64_t gpu_mib, std::uint
     d.chunked_prefill_size = gpu_mib < 25'000 ? 2048 : 8192;
     return d;
   }
-  // ServerArgs._handle_gpu_memory_settings (0.5.3+), CUDA buckets by capacity.
+  // ServerArgs._handle_gpu_memory_settings (0.5.3+), CUDA buckets by capacity; 0.5.10 splits off a < 90 GiB
+  // bucket with the same values.
   const bool wide = tp >= 4;
   if (gpu_mib < 20 * 1024) d.chunked_prefill_size = 2048, d.cuda_graph_max_bs = 8;
   else if (gpu_mib < 35 * 1024) d.chunked_prefill_size = 2048, d.cuda_graph_max_bs = wide ? 80 : 24;
   else if (gpu_mib < 60 * 1024) d.chunked_prefill_size = 4096, d.cuda_graph_max_bs = wide ? 160 : 32;
   else if (gpu_mib < 160 * 1024) d.chunked_prefill_size = 8192, d.cuda_graph_max_bs = wide ? 512 : 256;
   else d.chunked_prefill_size = 16384, d.cuda_graph_max_bs = 512;
-  // reserved = 512 + max(chunked_prefill_size, 2048) × 1.5 + cuda_graph_max_bs × 2 + tp × pp / 8 × 1024 MiB,
-  // at least 10 GiB on GPUs above 60 GiB.
+  // reserved = 512 + max(chunked_prefill_size, 2048) × 1.5 + tp × pp / 8 × 1024 + the graphs' reserve MiB, at
+  // least 10 GiB on GPUs above 60 GiB. The graphs: cuda_graph_max_bs × 2 for decode; from 0.5.10 also 8 per
+  // captured prefill size (the sizes up to chunked_prefill_size; up to 2048 for MLA), or 1.5 GiB for MLA.
+  double graphs = static_cast<double>(d.cuda_graph_max_bs) * 2.0;
+  if (rule == SglangRule::with_prefill_graphs) {
+    d.prefill_graph_sizes = prefill_graph_size_count(mla ? 2048 : d.chunked_prefill_size);
+    graphs += mla ? 1.5 * 1024.0 : static_cast<double>(d.prefill_graph_sizes) * 8.0;
+  }
   double reserved = 512.0 + static_cast<double>(std::max<std::uint64_t>(d.chunked_prefill_size, 2048)) * 1.5 +
-                    static_cast<double>(d.cuda_graph_max_bs) * 2.0 + static_cast<double>(tp * pp) / 8.0 * 1024.0;
+                    static_cast<double>(tp * pp) / 8.0 * 1024.0 + graphs;
   if (gpu_mib > 60 * 1024) reserved = std::max(reserved, 10.0 * 1024.0);
   d.reserved_mib = static_cast<std::uint64_t>(reserved);
   const double mib = static_cast<double>(std::max<std::uint64_t>(gpu_mib, 1));
@@ -167,7 +202,7 @@ std::optional<OllamaRule> parse_ollama_version(std::string_view v) noexcept {
 
 std::span<const EngineVersionChoice> engine_version_choices() noexcept {
   static constexpr EngineVersionChoice kChoices[] = {
-      {Engine::vllm, "0.21"}, {Engine::sglang, "0.5.2"}, {Engine::ollama, "0.30"}, {Engine::ollama, "0.6.6"}};
+      {Engine::vllm, "0.21"}, {Engine::sglang, "0.5.9"}, {Engine::sglang, "0.5.2"}, {Engine::ollama, "0.30"}, {Engine::ollama, "0.6.6"}};
   return kChoices;
 }
 

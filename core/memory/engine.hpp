@@ -116,12 +116,15 @@ inline constexpr std::uint64_t kVllmCudaGraphBytes = 480 * kMiB;
 // (the minimum over ranks) and F1 the free memory after them,
 //   rest = F1 − F0 × (1 − mem_fraction_static),  max_total_num_tokens = int(rest · 2^30) // cell,
 // so the pool is mem_fraction_static × F0 − weights: "(model weights + KV cache pool) / GPU memory".
-// Two rules for the default mem_fraction_static (ServerArgs): up to 0.5.2 a table by tensor parallel size; from
+// Three rules for the default mem_fraction_static (ServerArgs): up to 0.5.2 a table by tensor parallel size; from
 // 0.5.3 (PR #10975, "General heuristics for --mem-fraction-static") the GPU's size less a reserve for
-// activations and CUDA graphs.
-enum class SglangRule { by_tp, by_gpu_memory };  // up to 0.5.2; 0.5.3 and later
+// activations and the decode CUDA graphs; from 0.5.10 (PR #16331, piecewise CUDA graphs for prefill on by default)
+// the reserve also holds the prefill graphs (reserve_for_graph_mb, PR #15927).
+enum class SglangRule { by_tp, by_gpu_memory, with_prefill_graphs };  // up to 0.5.2; 0.5.3 to 0.5.9; 0.5.10 and later
 inline constexpr std::string_view kSglangVersionByTp = "0.5.2";
 inline constexpr std::string_view kSglangVersionByGpuMemory = "0.5.3";
+inline constexpr std::string_view kSglangVersionPrefillGraphs = "0.5.10";
+std::string_view sglang_rule_version(SglangRule rule) noexcept;
 // "0.4.6", "v0.5.3rc0"; nullopt for text that is no version.
 std::optional<SglangRule> parse_sglang_version(std::string_view version) noexcept;
 // What SGLang's ServerArgs sets when --chunked-prefill-size and --cuda-graph-max-bs are not given.
@@ -129,11 +132,13 @@ struct SglangDefaults {
   double mem_fraction_static = 0;
   std::uint64_t chunked_prefill_size = 0;
   std::uint64_t cuda_graph_max_bs = 0;
-  std::uint64_t reserved_mib = 0;  // by_gpu_memory: what the fraction keeps back
+  std::uint64_t prefill_graph_sizes = 0;  // with_prefill_graphs: token counts captured for prefill
+  std::uint64_t reserved_mib = 0;         // by_gpu_memory and later: what the fraction keeps back
 };
-// `gpu_mib` the GPU's capacity in MiB (SGLang reads nvidia-smi's total); `multimodal` scales the old rule by 0.95.
+// `gpu_mib` the GPU's capacity in MiB (SGLang reads nvidia-smi's total); `multimodal` scales the old rule by 0.95;
+// `mla` a model with a latent KV cache (use_mla_backend), whose prefill graphs SGLang reserves as a flat 1.5 GiB.
 SglangDefaults sglang_defaults(SglangRule rule, std::uint64_t gpu_mib, std::uint64_t tp, std::uint64_t pp,
-                               bool multimodal) noexcept;
+                               bool multimodal, bool mla = false) noexcept;
 // init_memory: max_running_requests = min(max(int(tokens / context_len × 512), 2048), 4096).
 inline constexpr std::uint64_t kSglangMinRunningRequests = 2048;
 inline constexpr std::uint64_t kSglangMaxRunningRequests = 4096;

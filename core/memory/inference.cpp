@@ -586,7 +586,7 @@ std::optional<Error> add_sglang_memory(InferenceEstimate& e, Workings& w, const 
                                        const InferenceOptions& o) {
   const std::uint64_t gpu_mib = o.gpu_memory_bytes / kMiB;
   const SglangDefaults d = sglang_defaults(o.sglang_rule, gpu_mib, o.tensor_parallel, o.pipeline_parallel,
-                                           spec.vision_params > 0);
+                                           spec.vision_params > 0, spec.has_latent());
   auto peak = activation_peak(spec, d.chunked_prefill_size, 1, w.compute_bytes, false);
   if (!peak) return make_error("context", message("error.inference.overflow_chunked",
                                                    "the chunked prefill's activations overflow 64 bits"));
@@ -1362,7 +1362,7 @@ void add_sglang_notes(std::vector<Message>& notes, const ModelSpec& spec, const 
                             "The catalog has no driver-reported total for this GPU: SGLang's free memory is taken "
                             "from its nominal memory, while the driver shows 1–3 % less, so the pool here is "
                             "somewhat high."));
-  if (c.rule == SglangRule::by_gpu_memory && c.mem_fraction_default && spec.vision_params)
+  if (c.rule != SglangRule::by_tp && c.mem_fraction_default && spec.vision_params)
     notes.push_back(message("sglang.vision_fraction",
                             "SGLang lowers mem_fraction_static further for a multimodal model by its vision tower's "
                             "size (adjust_mem_fraction_for_vlm), which is not modelled: the pool here is high."));

@@ -57,7 +57,7 @@ struct InferenceOptions {
   // SGLang: the pool needs the GPU as vLLM's does; tensor_parallel and pipeline_parallel above apply too.
   std::optional<double> mem_fraction_static;       // --mem-fraction-static; none: SGLang's default for the GPU
   std::optional<std::uint64_t> max_total_tokens;   // --max-total-tokens: only lowers the pool's token count
-  SglangRule sglang_rule = SglangRule::by_gpu_memory;
+  SglangRule sglang_rule = SglangRule::with_prefill_graphs;
   bool gpu_has_nvlink = false;                     // custom all-reduce and NCCL's NVLink buffers under TP
 
   // MLX: --max-kv-size turns every layer's cache into a RotatingKVCache of this many tokens (keep 4).
@@ -129,10 +129,10 @@ struct VllmCapacity {
 
 // SGLang's KV pool on one GPU (ModelRunner.profile_max_num_token and init_memory).
 struct SglangCapacity {
-  SglangRule rule = SglangRule::by_gpu_memory;
+  SglangRule rule = SglangRule::with_prefill_graphs;
   double mem_fraction_static = 0;
   bool mem_fraction_default = true;        // SGLang's own default for this GPU and TP
-  std::uint64_t reserved_mib = 0;          // by_gpu_memory: what the default fraction keeps back
+  std::uint64_t reserved_mib = 0;          // from 0.5.3: what the default fraction keeps back
   std::uint64_t chunked_prefill_size = 0;
   std::uint64_t driver_total_bytes = 0;
   std::uint64_t distributed_bytes = 0;     // init_torch_distributed's buffers (TP > 1)

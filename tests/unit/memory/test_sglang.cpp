@@ -73,6 +73,52 @@ TEST_CASE("SGLang's default mem_fraction_static: by tensor parallel up to 0.5.2,
   CHECK_FALSE(parse_sglang_version("latest").has_value());
 }
 
+TEST_CASE("SGLang's default mem_fraction_static from 0.5.10: the reserve also holds the prefill CUDA graphs") {
+  // v0.5.10's release notes: "Piecewise CUDA Graph Enabled by Default ... #16331"; server_args.py (sgl-project/sglang
+  // 001067f) reserve_for_graph_mb adds cuda_graph_max_bs × 2 for decode and, with prefill graphs on, 8 MiB per
+  // captured prefill size ("Only non-torch memory is counted"), or 1.5 × 1024 for an MLA model; the sizes
+  // (_generate_prefill_cuda_graph_batch_sizes) are 4..32 step 4 (8), 48..256 step 16 (14), 288..512 step 32 (8),
+  // 576..1024 step 64 (8), 1280..4096 step 256, then 4608.. step 512, up to chunked_prefill_size (2048 for MLA).
+  // 16 GB card (bucket < 20 GiB: chunked_prefill_size 2048, cuda_graph_max_bs 8), an RTX A4000's nvidia-smi
+  // 16,376 MiB (github.com/togethercomputer/OpenChatKit/issues/62: "14595MiB / 16376MiB"), TP1: sizes up to
+  // 2048 are 8 + 14 + 8 + 8 + 4 = 42; reserved = 512 + 2048 × 1.5 + 1/8 × 1024 + 8 × 2 + 42 × 8
+  // = 512 + 3,072 + 128 + 16 + 336 = 4,064 MiB; (16,376 − 4,064) / 16,376 = 0.75183 → 0.752 (0.5.3 to 0.5.9:
+  // 3,728 MiB, 12,648 / 16,376 = 0.77235 → 0.772).
+  const SglangDefaults small = sglang_defaults(SglangRule::with_prefill_graphs, 16'376, 1, 1, false);
+  CHECK(small.prefill_graph_sizes == 42);
+  CHECK(small.reserved_mib == 4'064);
+  CHECK(small.mem_fraction_static == 0.752);
+  CHECK(sglang_defaults(SglangRule::by_gpu_memory, 16'376, 1, 1, false).mem_fraction_static == 0.772);
+  // 80 GB H100, nvidia-smi 81,559 MiB (bucket < 90 GiB: chunked_prefill_size 8192, cuda_graph_max_bs 256), TP1:
+  // sizes up to 8192 are 8 + 14 + 8 + 8 + 12 + 8 = 58, the list SGLang's docs run of 2026-03-08 prints as
+  // "piecewise_cuda_graph_tokens=[4, 8, ..., 7680, 8192]" with piecewise_cuda_graph_max_tokens=8192
+  // (docs.sglang.io, Offline Engine API); reserved = 512 + 12,288 + 128 + 512 + 58 × 8 = 13,904 MiB (above the
+  // 10 GiB floor); (81,559 − 13,904) / 81,559 = 0.82952 → 0.83.
+  const SglangDefaults h100 = sglang_defaults(SglangRule::with_prefill_graphs, 81'559, 1, 1, false);
+  CHECK(h100.prefill_graph_sizes == 58);
+  CHECK(h100.reserved_mib == 13'904);
+  CHECK(h100.mem_fraction_static == 0.83);
+  // An MLA model (DeepSeek-V3's latent cache) reserves a flat 1.5 GiB for its prefill graphs instead:
+  // 512 + 12,288 + 128 + 512 + 1,536 = 14,976 MiB, (81,559 − 14,976) / 81,559 = 0.81638 → 0.816.
+  const SglangDefaults mla = sglang_defaults(SglangRule::with_prefill_graphs, 81'559, 1, 1, false, true);
+  CHECK(mla.reserved_mib == 14'976);
+  CHECK(mla.mem_fraction_static == 0.816);
+  // 0.5.10 is where the rule changes; 0.5.9 keeps the older one.
+  CHECK(parse_sglang_version("0.5.10") == SglangRule::with_prefill_graphs);
+  CHECK(parse_sglang_version("v0.5.10.post1") == SglangRule::with_prefill_graphs);
+  CHECK(parse_sglang_version("0.5.9") == SglangRule::by_gpu_memory);
+  CHECK(parse_sglang_version("0.6.0") == SglangRule::with_prefill_graphs);
+}
+
+TEST_CASE("SGLang without a version is taken as 0.5.10 and later, and says so") {
+  // The 16,376 MiB card above at 0.752, against 0.772 with "engine_version":"0.5.9"; the answer names the version.
+  const InferenceOptions defaults;
+  CHECK(defaults.sglang_rule == SglangRule::with_prefill_graphs);
+  CHECK(sglang_rule_version(SglangRule::with_prefill_graphs) == "0.5.10");
+  CHECK(sglang_rule_version(SglangRule::by_gpu_memory) == "0.5.3");
+  CHECK(sglang_rule_version(SglangRule::by_tp) == "0.5.2");
+}
+
 TEST_CASE("SGLang on one H100 from the preset: Llama-3.1-8B within 5 % of two printed pools") {
   // SGLang's docs (OpenAI API notebook, a run of 2025-01-23, Meta-Llama-3.1-8B-Instruct, mem_fraction_static 0.88):
   //   "Load weight begin. avail mem=78.81 GB", "KV Cache is allocated. K size: 27.13 GB, V size: 27.13 GB.",

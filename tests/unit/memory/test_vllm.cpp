@@ -192,22 +192,25 @@ TEST_CASE("a vLLM version before 0.9.2, or one that cannot be read, is refused n
 
 TEST_CASE("the version choices a page offers each read as a memory rule other than the engine's default") {
   // Where the rules change (ENGINES.md): vLLM 0.21 moves the CUDA graphs inside gpu_memory_utilization; SGLang up to
-  // 0.5.2 sizes mem_fraction_static by TP (PR #10975 made it by GPU memory from 0.5.3); Ollama from 0.30 runs
+  // 0.5.2 sizes mem_fraction_static by TP (PR #10975 made it by GPU memory from 0.5.3), and up to 0.5.9 the reserve
+  // leaves out the prefill CUDA graphs (on by default from 0.5.10, release notes: #16331); Ollama from 0.30 runs
   // llama-server (llm/llama_server.go first appears in v0.30.0), and up to 0.6.6 its num_ctx was 2048.
   int seen = 0;
   for (const EngineVersionChoice& c : engine_version_choices()) {
     CAPTURE(c.version);
     ++seen;
     if (c.engine == Engine::vllm) CHECK(parse_vllm_version(c.version) == VllmRule::graphs_inside);
-    if (c.engine == Engine::sglang) CHECK(parse_sglang_version(c.version) == SglangRule::by_tp);
+    if (c.engine == Engine::sglang)
+      CHECK((parse_sglang_version(c.version) == SglangRule::by_tp ||
+             parse_sglang_version(c.version) == SglangRule::by_gpu_memory));
     if (c.engine == Engine::ollama)
       CHECK((parse_ollama_version(c.version) == OllamaRule::llama_server ||
              parse_ollama_version(c.version) == OllamaRule::num_ctx_2048));
   }
-  CHECK(seen == 4);
-  // The defaults the pages list first are the other rules: vLLM as 0.11, SGLang from 0.5.3, Ollama's estimator.
+  CHECK(seen == 5);
+  // The defaults the pages list first are the other rules: vLLM as 0.11, SGLang from 0.5.10, Ollama's estimator.
   CHECK(parse_vllm_version("0.11") == VllmRule::graphs_outside);
-  CHECK(parse_sglang_version("0.5.3") == SglangRule::by_gpu_memory);
+  CHECK(parse_sglang_version("0.5.10") == SglangRule::with_prefill_graphs);
   CHECK(parse_ollama_version("0.11.10") == OllamaRule::num_ctx_4096);
 }
 
