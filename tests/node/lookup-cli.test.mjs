@@ -178,6 +178,29 @@ test('an Ollama name reads its manifest and the model blob\'s header', async () 
   // together ({n_embd, 2 * n_ff} in llama.cpp's phi3), which the count must read as a gated MLP.
   assert.equal(a.model.params_total, 14_659_507_200);
   assert.equal(a.model.name, 'phi4:14b');
+  // Issue 28: the file is what Ollama runs under that name, so Ollama is the engine unless one is given.
+  assert.equal(a.inputs.engine, 'ollama');
+  assert.ok(a.notes.includes("Ollama's phi4:14b: the engine is Ollama, as that name runs there; choose another engine to compare."));
+  const given = await answer('phi4:14b', ['--engine', 'llamacpp']);
+  assert.equal(given.inputs.engine, 'llamacpp');
+  assert.equal(given.breakdown.weights, a.breakdown.weights);
   const missing = await run(['--model', 'llama-9000']);
   assert.match(missing.stderr, /Ollama's library has no model llama-9000:latest; no preset is called "llama-9000"/);
+});
+
+test('a preset\'s Ollama tag asks the registry for its file; unread, the preset answers and says why', async () => {
+  // gemma3:27b is a preset's tag; the fixture's model blob is zeros (tests/hub/README.md), so no header can be read.
+  const requests = await sent(async () => {
+    const a = await answer('gemma3:27b');
+    assert.equal(a.inputs.engine, 'ollama');
+    assert.match(a.lookup.summary, /^Ollama's gemma3:27b was not read \(.+\); answered without its file\.$/);
+    // models.json gives no source for the weights gemma3:27b ships: assumed, and said so.
+    assert.ok(a.notes.some((n) => n.startsWith("Which weights Ollama's gemma3:27b ships is not known offline: they are counted as Q4_K_M, assumed")));
+  });
+  assert.ok(requests.some((r) => r.path === '/v2/library/gemma3/manifests/27b'));
+  // Offline with no earlier read: the same answer, with the reason.
+  const offline = await answer('llama3.1:8b', ['--offline']);
+  assert.equal(offline.inputs.engine, 'ollama');
+  assert.equal(offline.inputs.weights, 'q4_k_m');
+  assert.match(offline.lookup.summary, /^Ollama's llama3\.1:8b was not read \(llama3\.1:8b was never looked up on this machine/);
 });
