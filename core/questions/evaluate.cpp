@@ -142,8 +142,7 @@ std::optional<TagWeights> ollama_tag_weights(const Request& r, const OllamaTag* 
   return TagWeights{lower_ascii(assumed),
                     message("ollama.tag_quant_unknown",
                             "Which weights Ollama's {name} ships is not known offline: they are counted as {format}, "
-                            "assumed; its registry's file says (look the name up online), or choose another weight "
-                            "format to compare.",
+                            "assumed; choose another weight format to compare.",
                             {name, arg::text("format", assumed)})};
 }
 

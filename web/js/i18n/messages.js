@@ -232,7 +232,7 @@ export const MESSAGES = {
     "name.model_ollama_latest": "„{given}“ als {name} gelesen: Ollamas {given} ist sein Tag latest, dieselben Gewichte wie {tag}.",
     "ollama.name_engine": "{name} von Ollama: Die Engine ist Ollama, denn unter diesem Namen läuft das Modell dort; wählen Sie zum Vergleich eine andere Engine.",
     "ollama.tag_quant": "{name} von Ollama wird mit {quant}-Gewichten ausgeliefert ({source}).",
-    "ollama.tag_quant_unknown": "Mit welchen Gewichten {name} von Ollama ausgeliefert wird, ist offline nicht bekannt: Sie werden als {format} gezählt, angenommen; die Datei in Ollamas Registry sagt es (den Namen online nachschlagen), oder wählen Sie zum Vergleich ein anderes Gewichtsformat.",
+    "ollama.tag_quant_unknown": "Mit welchen Gewichten {name} von Ollama ausgeliefert wird, ist offline nicht bekannt: Sie werden als {format} gezählt, angenommen; wählen Sie zum Vergleich ein anderes Gewichtsformat.",
     "llamacpp.gguf_for_checkpoint": "{engine} lädt GGUF-Dateien: Der {checkpoint}-Checkpoint wird als der GGUF-Dateityp geschätzt, in dem er veröffentlicht ist, {gguf}; einen anderen wählen Sie unter Gewichtsgenauigkeit.",
     "vllm.checkpoint_kv": "KV-Cache in {kv}: Mit kv_cache_dtype „auto“ übernimmt vLLM die KV-Cache-Quantisierung des Checkpoints.",
     "engine.checkpoint_kv_ignored": "Der Checkpoint ist für einen KV-Cache in {kv} kalibriert, was {engine} nicht ausliest: Der KV-Cache wird in der Standardgenauigkeit der Engine gezählt (KV-Cache-Genauigkeit {kv} passt dazu).",
