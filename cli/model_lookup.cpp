@@ -171,7 +171,8 @@ FileAnswer from_ollama(const Catalog& catalog, const json& named, const std::str
   if (!manifest.failure.empty() || manifest.status >= 400) {
     // The name may be a preset misspelt as much as an Ollama model: say both.
     FileAnswer f = failed("ollama", shown, manifest, s);
-    if (f.error) f.error->message += "; " + named.value("preset_error", std::string());
+    const std::string preset_error = named.value("preset_error", std::string());
+    if (f.error && !preset_error.empty()) f.error->message += "; " + preset_error;
     return f;
   }
   const std::string plan_text = plan_ollama_reads(name, manifest.body);
@@ -179,7 +180,12 @@ FileAnswer from_ollama(const Catalog& catalog, const json& named, const std::str
   if (!plan.is_object() || !plan.value("ok", false)) return core_error(plan_text);
   bool fell_back = manifest.fell_back;
   std::vector<Header> headers = headers_of(plan, settings.ollama_registry);
-  const std::string named_request = with_texts(request, {{"model_name", shown}});
+  // The file is what Ollama runs under that name: the core takes Ollama as its engine unless the request names one.
+  const json asked = json::parse(request);
+  const std::string mode = asked.value("mode", std::string());
+  std::vector<std::pair<std::string, std::string>> names{{"model_name", shown}};
+  if (mode.empty() || mode == "inference") names.emplace_back("ollama_tag", shown);
+  const std::string named_request = with_texts(request, names);
   auto answered = answer_from_headers(catalog, headers, named_request, plan, "ollama", shown, s, fell_back);
   return with_lookup(std::move(answered), settings.ollama_registry + "/library/" + shown, plan, s, fell_back);
 }
@@ -218,7 +224,28 @@ FileAnswer answer_about_name(const Catalog& catalog, const std::string& name, co
   // A preset, or no name at all: the core reads it and says how (its error names the presets it could mean).
   json request = json::parse(request_json);
   request["model"] = name;
-  return {answer(catalog, request.dump(-1, ' ', false, json::error_handler_t::replace)), std::nullopt};
+  FileAnswer preset{answer(catalog, request.dump(-1, ' ', false, json::error_handler_t::replace)), std::nullopt};
+  // A preset's Ollama tag: the registry's file says which weights the tag ships (or an earlier read of it offline);
+  // where it cannot be read the preset answers, its notes saying where the weights came from, and this says why.
+  if (kind != "preset" || !named.contains("ollama")) return preset;
+  const json& ollama = named["ollama"];
+  FileAnswer read = from_ollama(catalog, ollama, name, request_json, settings);
+  std::string why;
+  if (read.error) {
+    why = read.error->message;
+  } else {
+    const json answered = json::parse(read.json, nullptr, false);
+    if (answered.is_object() && answered.value("ok", false)) return read;
+    why = answered.is_object() && answered.contains("error") ? answered["error"].value("message", std::string()) : "";
+  }
+  json answer = json::parse(preset.json, nullptr, false);
+  if (!answer.is_object() || !answer.value("ok", false)) return preset;
+  const std::string shown = ollama.value("name", std::string()) + ":" + ollama.value("tag", std::string());
+  answer["lookup"] = {{"source", settings.ollama_registry + "/library/" + shown}, {"offline", false}, {"fell_back", false},
+                      {"summary", "Ollama's " + shown + " was not read (" + why + "); answered without its file."},
+                      {"notes", json::array()}, {"notes_i18n", json::array()}};
+  preset.json = answer.dump(-1, ' ', false, json::error_handler_t::replace);
+  return preset;
 }
 
 }  // namespace vramfit::cli

@@ -23,7 +23,18 @@ vramfit_cli_test(json_has_all_keys ARGS --model llama-3.1-8b --json
 # 7e9 params × 2 B (fp16) = 14,000,000,000 B: the seed article's "7B in FP16 ≈ 14 GB".
 vramfit_cli_test(bare_params ARGS --params 7e9 --weights fp16 --json MATCH "\"weights\":14000000000")
 # A preset is found by its Ollama tag or Hugging Face id as well as its own id.
-vramfit_cli_test(ollama_tag ARGS --model qwen3:30b-a3b --json MATCH "\"id\":\"qwen3-30b-a3b\"")
+vramfit_cli_test(ollama_tag ARGS --model qwen3:30b-a3b --offline --json MATCH "\"id\":\"qwen3-30b-a3b\"")
+# Issue 28: an Ollama tag is what Ollama runs under it. llama3.1:8b ships Q4_K_M (models.json cites the page), so
+# offline the engine is Ollama and the weights Q4_K_M, each said in a note; an engine given is kept.
+vramfit_cli_test(ollama_tag_engine ARGS --model llama3.1:8b --offline --json
+                 MATCH "\"inputs\":{[^}]*\"engine\":\"ollama\"[^}]*\"weights\":\"q4_k_m\"}")
+vramfit_cli_test(ollama_tag_notes ARGS --model llama3.1:8b --offline
+                 MATCH "note: Ollama's llama3\\.1:8b: the engine is Ollama, as that name runs there; choose another engine to compare\\.\n.*note: Ollama's llama3\\.1:8b ships Q4_K_M weights \\(https://devtoolkit\\.sh/examples/llama/quantization\\)\\.")
+vramfit_cli_test(ollama_tag_engine_given ARGS --model llama3.1:8b --engine vllm --offline --json
+                 MATCH "\"engine\":\"vllm\"")
+# A tag no source gives the weights of: the answer says they are assumed, and which.
+vramfit_cli_test(ollama_tag_quant_unknown ARGS --model qwen3:32b --offline
+                 MATCH "note: Which weights Ollama's qwen3:32b ships is not known offline: they are counted as Q4_K_M, assumed;")
 vramfit_cli_test(hf_repo ARGS --model openai/GPT-OSS-20B --json MATCH "\"id\":\"gpt-oss-20b\"")
 vramfit_cli_test(table ARGS --model llama-3.1-8b --gpu rtx-4090 MATCH "GeForce RTX 4090 +fits")
 # Issue 28, point 10: names and words as people type them. "4bit" / "8bit" are the integer formats, as the page's

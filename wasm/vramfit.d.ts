@@ -41,7 +41,9 @@ export interface VramfitModule {
 
 /** read_model_name's answer. */
 export type NameReading =
-  | { ok: true; kind: 'preset'; model: string }
+  | { ok: true; kind: 'preset'; model: string;
+      /** Named by one of the preset's Ollama tags: where the registry keeps that tag's file. */
+      ollama?: { namespace: string; name: string; tag: string; manifest: string; max_bytes: number } }
   | { ok: true; kind: 'hub'; repo: string; revision: string; quant: string; file: string; listing: string; max_bytes: number }
   | { ok: true; kind: 'ollama'; namespace: string; name: string; tag: string; manifest: string; max_bytes: number; preset_error: string }
   | { ok: false; error: { field: string; message: string; message_i18n: MessageId } };

@@ -71,11 +71,28 @@ const ModelPreset* preset_for_repo(const Catalog& catalog, const HubRef& ref) {
   return nullptr;
 }
 
-std::string preset_answer(const ModelPreset& p) {
+// Where Ollama's registry keeps a name's manifest, and the bytes it may take.
+void write_ollama_reading(JsonWriter& w, const OllamaRef& ref) {
+  const std::string ns = lower_ascii(ref.ns), model = lower_ascii(ref.name);
+  w.field("manifest", "/v2/" + ns + "/" + model + "/manifests/" + ref.tag);
+  w.field("max_bytes", kManifestLimit);
+  w.field("name", model);
+  w.field("namespace", ns);
+}
+
+// A preset; named by one of its Ollama tags, also where the registry has that tag's file, whose header says which
+// weights the tag ships (the preset answers without it).
+std::string preset_answer(const ModelPreset& p, const std::optional<OllamaRef>& ollama = std::nullopt) {
   JsonWriter w;
   w.begin_object();
   w.field("kind", "preset");
   w.field("model", p.id);
+  if (ollama) {
+    w.begin_object("ollama");
+    write_ollama_reading(w, *ollama);
+    w.field("tag", ollama->tag);
+    w.end_object();
+  }
   w.field("ok", true);
   w.end_object();
   return w.take();
@@ -102,17 +119,14 @@ std::string read_model_name(const Catalog& catalog, std::string_view name, std::
     return w.take();
   }
   auto preset = resolve_model(catalog.models, name);
+  if (preset && preset.value().ollama) return preset_answer(*preset.value().preset, parse_ollama_ref(name));
   if (preset) return preset_answer(*preset.value().preset);
   const auto ollama = parse_ollama_ref(name);
   if (!ollama) return error_to_json(preset.error());
-  const std::string ns = lower_ascii(ollama->ns), model = lower_ascii(ollama->name);
   JsonWriter w;
   w.begin_object();
   w.field("kind", "ollama");
-  w.field("manifest", "/v2/" + ns + "/" + model + "/manifests/" + ollama->tag);
-  w.field("max_bytes", kManifestLimit);
-  w.field("name", model);
-  w.field("namespace", ns);
+  write_ollama_reading(w, *ollama);
   w.field("ok", true);
   w.field("preset_error", preset.error().message);
   w.message_id("preset_error_i18n", preset.error().message);

@@ -349,6 +349,7 @@ Result<Request> inference_request(const json& j, InputUse use, std::span<const s
   Request r;
   r.model = in.text("model").value_or("");
   r.model_name = in.text("model_name").value_or("");
+  r.ollama_tag = in.text("ollama_tag").value_or("");
   r.config_json = in.text("config").value_or("");
   r.quant_config_json = in.text("quant_config").value_or("");
   r.config_name = in.text("config_name").value_or("");

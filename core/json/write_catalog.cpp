@@ -174,7 +174,7 @@ std::string catalog_to_json(const Catalog& catalog) {
     w.field("id", p.id);
     w.field("name", p.name);
     w.begin_array("ollama");  // the page's type-ahead finds a preset by these tags too
-    for (const auto& tag : p.ollama) w.value(tag);
+    for (const auto& tag : p.ollama) w.value(tag.tag);
     w.end_array();
     w.end_object();
   }

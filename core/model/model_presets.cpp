@@ -84,6 +84,20 @@ std::optional<PresetModel> preset_model(FieldReader& r, const json& item, std::s
   return std::nullopt;
 }
 
+// A tag is its name ("llama3.1:8b"), or {tag, quant, source} where a page says which GGUF file type it ships.
+Result<OllamaTag> ollama_tag(const json& item, const std::string& path) {
+  if (item.is_string() && !item.get_ref<const std::string&>().empty()) return OllamaTag{item.get<std::string>(), "", ""};
+  if (!item.is_object()) return make_error(path, "must be an Ollama tag: a non-empty string, or {tag, quant, source}");
+  FieldReader r(item, path);
+  OllamaTag out{r.string("tag").value_or(""), r.string("quant").value_or(""), r.string("source").value_or("")};
+  if (r.error()) return *r.error();
+  if (out.tag.empty()) return make_error(path + ".tag", "must be a non-empty string (an Ollama tag)");
+  if (out.quant.empty() != out.source.empty())
+    return make_error(path + (out.quant.empty() ? ".quant" : ".source"),
+                      "a tag's quant goes with the source that publishes it: give both or neither");
+  return out;
+}
+
 }  // namespace
 
 Result<std::vector<ModelPreset>> parse_model_presets(std::string_view json_text,
@@ -111,9 +125,9 @@ Result<std::vector<ModelPreset>> parse_model_presets(std::string_view json_text,
     p.hf_repo = r.string("hf_repo").value_or("");
     if (const json* tags = r.array("ollama")) {
       for (std::size_t t = 0; t < tags->size(); ++t) {
-        if (!(*tags)[t].is_string() || (*tags)[t].get_ref<const std::string&>().empty())
-          return make_error(path + ".ollama[" + std::to_string(t) + "]", "must be a non-empty string (an Ollama tag)");
-        p.ollama.push_back((*tags)[t].get<std::string>());
+        auto tag = ollama_tag((*tags)[t], path + ".ollama[" + std::to_string(t) + "]");
+        if (!tag) return tag.error();
+        p.ollama.push_back(std::move(tag).value());
       }
     }
     p.config_source = r.string("config_source").value_or("");
@@ -144,8 +158,24 @@ namespace {
 bool answers_to(const ModelPreset& p, const std::string& key) {
   if (lookup_key(p.id) == key || lookup_key(p.name) == key || lookup_key(p.hf_repo) == key) return true;
   for (const auto& tag : p.ollama)
-    if (lookup_key(tag) == key) return true;
+    if (lookup_key(tag.tag) == key) return true;
   return false;
+}
+
+// "name" and "name:latest" are one tag, as `ollama pull` reads a name without one.
+std::string with_tag(std::string_view name) {
+  std::string out = lower_ascii(name);
+  return out.find(':') == std::string::npos ? out + ":latest" : out;
+}
+
+// The preset's tag that `text` is written as, in Ollama's form (its letters as Ollama has them, any case). The
+// preset's own id wins where a library has the same name ("glm-4.7-flash").
+const OllamaTag* tag_named(const ModelPreset& p, std::string_view text) {
+  if (lower_ascii(text) == lower_ascii(p.id)) return nullptr;
+  const std::string wanted = with_tag(text);
+  for (const auto& tag : p.ollama)
+    if (with_tag(tag.tag) == wanted) return &tag;
+  return nullptr;
 }
 
 }  // namespace
@@ -209,17 +239,19 @@ std::optional<Result<ModelLookup>> ollama_library(const std::vector<ModelPreset>
   std::vector<const ModelPreset*> library;
   for (const auto& p : presets) {
     for (const auto& tag : p.ollama) {
-      if (lower_ascii(tag) != name + ":latest") continue;
-      std::string same = tag;
+      if (lower_ascii(tag.tag) != name + ":latest") continue;
+      std::string same = tag.tag;
       for (const auto& other : p.ollama)
-        if (lower_ascii(other).starts_with(name + ":") && other != tag) same = other;
-      return ModelLookup{&p, message("name.model_ollama_latest",
-                                     "\"{given}\" read as {name}: Ollama's {given} is its tag latest, the same weights "
-                                     "as {tag}.",
-                                     {arg::text("given", text), arg::text("name", p.name), arg::text("tag", same)})};
+        if (lower_ascii(other.tag).starts_with(name + ":") && other.tag != tag.tag) same = other.tag;
+      return ModelLookup{&p,
+                         message("name.model_ollama_latest",
+                                 "\"{given}\" read as {name}: Ollama's {given} is its tag latest, the same weights "
+                                 "as {tag}.",
+                                 {arg::text("given", text), arg::text("name", p.name), arg::text("tag", same)}),
+                         &tag};
     }
     for (const auto& tag : p.ollama)
-      if (lower_ascii(tag).starts_with(name + ":") && (library.empty() || library.back() != &p)) library.push_back(&p);
+      if (lower_ascii(tag.tag).starts_with(name + ":") && (library.empty() || library.back() != &p)) library.push_back(&p);
   }
   if (library.empty()) return std::nullopt;
   return Result<ModelLookup>(ambiguous(text, library, 8));
@@ -228,7 +260,7 @@ std::optional<Result<ModelLookup>> ollama_library(const std::vector<ModelPreset>
 }  // namespace
 
 Result<ModelLookup> resolve_model(const std::vector<ModelPreset>& presets, std::string_view text) {
-  if (const ModelPreset* exact = find_model(presets, text)) return ModelLookup{exact, ""};
+  if (const ModelPreset* exact = find_model(presets, text)) return ModelLookup{exact, "", tag_named(*exact, text)};
   const auto slash = text.rfind('/');
   const std::string repo_name = std::string(slash == std::string_view::npos ? text : text.substr(slash + 1));
   const std::string base = without_variant_suffixes(repo_name);

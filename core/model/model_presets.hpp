@@ -33,13 +33,20 @@ class PresetModel {
   std::shared_ptr<State> state_;
 };
 
+// An Ollama library tag of a preset's model, and the GGUF file type that tag ships where a page says it.
+struct OllamaTag {
+  std::string tag;     // "qwen3:30b-a3b"; a bare library name ("glm-4.7-flash") is its tag latest
+  std::string quant;   // "Q4_K_M"; "" where no source says which file type the tag ships
+  std::string source;  // where `quant` is published
+};
+
 struct ModelPreset {
   std::string id;
   std::string name;
   std::uint64_t default_context = 0;  // 0: the engine's default
   PresetModel model;
   std::string hf_repo;
-  std::vector<std::string> ollama;  // Ollama library tags of the same weights ("qwen3:30b-a3b")
+  std::vector<OllamaTag> ollama;  // Ollama library tags of the same model ("qwen3:30b-a3b")
   std::string config_source;
   std::uint64_t published_total = 0;   // 0 when no count is published
   std::uint64_t published_active = 0;  // MoE: parameters active per token
@@ -65,6 +72,9 @@ const ModelPreset* find_model(const std::vector<ModelPreset>& presets, std::stri
 struct ModelLookup {
   const ModelPreset* preset = nullptr;
   Message note;  // a sentence, with its full stop
+  // The preset's Ollama tag the text names in Ollama's form ("llama3.1:8b", or "llama3.3" for its tag latest);
+  // none for its id, name or repository, which name the model rather than what Ollama runs.
+  const OllamaTag* ollama = nullptr;
 };
 Result<ModelLookup> resolve_model(const std::vector<ModelPreset>& presets, std::string_view text);
 

@@ -49,7 +49,7 @@ Result<bool> wired_limit_applied(const Gpu& gpu, std::uint64_t limit_mib) {
 
 Result<ModelSpec> model_of_request(const Catalog& catalog, const Request& r, std::uint64_t& published,
                                    bool& from_preset, Message& source, std::vector<Message>& notes,
-                                   std::string& hf_repo) {
+                                   std::string& hf_repo, const OllamaTag*& ollama_tag) {
   const int given = !r.model.empty() + !r.config_json.empty() + (r.params != 0) + r.imported.has_value();
   if (given > 1)
     return make_error("model", message("error.evaluate.model_several", "give only one of a preset, a config.json, a "
@@ -80,6 +80,7 @@ Result<ModelSpec> model_of_request(const Catalog& catalog, const Request& r, std
     if (!found) return found.error();
     const ModelPreset* preset = found.value().preset;
     if (!found.value().note.empty()) notes.push_back(found.value().note);
+    ollama_tag = found.value().ollama;
     published = preset->published_total;
     from_preset = true;
     hf_repo = preset->hf_repo;
@@ -115,6 +116,34 @@ std::optional<Message> quant_config_missing(const Request& r, const ModelSpec& m
                  "as bf16 until its hf_quant_config.json is read with it (NVIDIA's ModelOpt checkpoints keep their "
                  "format there).",
                  {arg::text("name", named.name), arg::text("format", named.format)});
+}
+
+// Which GGUF file an Ollama tag of a preset stands for, where the engine runs that file (Ollama, llama.cpp) and no
+// format was asked for: the file type a page says the tag ships, else the checkpoint's own GGUF type or Q4_K_M,
+// said to be assumed. None where another engine runs the model's checkpoint.
+struct TagWeights {
+  std::string format;
+  Message note;
+};
+std::optional<TagWeights> ollama_tag_weights(const Request& r, const OllamaTag* tag, const ModelSpec& model,
+                                             Engine engine) {
+  if (!tag || !r.weights.empty() || !ggml_engine(engine)) return std::nullopt;
+  const MessageArg name = arg::text("name", tag->tag);
+  if (!tag->quant.empty()) {
+    // The source's address, without the words it quotes.
+    std::string source = tag->source.substr(0, tag->source.find(' '));
+    if (source.ends_with(':')) source.pop_back();
+    return TagWeights{lower_ascii(tag->quant),
+                      message("ollama.tag_quant", "Ollama's {name} ships {quant} weights ({source}).",
+                              {name, arg::text("quant", tag->quant), arg::text("source", source)})};
+  }
+  const auto checkpoint = gguf_mix_for_checkpoint(model.quantization);
+  const std::string assumed = checkpoint ? std::string(gguf_mix_name(*checkpoint)) : std::string("Q4_K_M");
+  return TagWeights{lower_ascii(assumed),
+                    message("ollama.tag_quant_unknown",
+                            "Which weights Ollama's {name} ships is not known offline: they are counted as {format}, "
+                            "assumed; choose another weight format to compare.",
+                            {name, arg::text("format", assumed)})};
 }
 
 std::string joined(std::span<const KvDTypeInfo> infos) {
@@ -587,8 +616,9 @@ Result<Catalog> load_catalog(std::string_view models_json, std::string_view gpus
 Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r) {
   ResolvedRequest out;
   bool from_preset = false;
+  const OllamaTag* ollama_tag = nullptr;
   auto spec = model_of_request(catalog, r, out.published_params, from_preset, out.params_source, out.name_notes,
-                               out.hf_repo);
+                               out.hf_repo, ollama_tag);
   if (!spec) return spec.error();
   out.model = std::move(spec).value();
   InferenceOptions& o = out.options;
@@ -598,12 +628,27 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
     return make_error("engine", message("error.evaluate.engine", "unknown engine \"{given}\"; allowed: {allowed}",
                                         {arg::text("given", r.engine), arg::text("allowed", kEngineNames)}));
   o.engine = *engine;
+  // A name in Ollama's form is the model Ollama runs under it: that engine unless the request names one.
+  const std::string ollama_name = ollama_tag ? ollama_tag->tag : r.ollama_tag;
+  if (!ollama_name.empty() && !r.engine_given) {
+    o.engine = Engine::ollama;
+    out.model.notes.push_back(message("ollama.name_engine",
+                                      "Ollama's {name}: the engine is Ollama, as that name runs there; choose another "
+                                      "engine to compare.",
+                                      {arg::text("name", ollama_name)}));
+  }
+  const auto tag_weights = ollama_tag_weights(r, ollama_tag, out.model, o.engine);
   // Weights: the request's format; else the checkpoint's quantization_config; else bf16 (torch_dtype is not
   // trusted: it says how the file is stored). A model file's header gives exact bytes.
   std::string weights = !r.weights.empty() ? r.weights : !out.model.quantization.empty() ? out.model.quantization
                                                                                        : std::string("bf16");
+  if (tag_weights) {
+    weights = tag_weights->format;
+    out.model.notes.push_back(tag_weights->note);
+  }
   // llama.cpp runs a GGUF file, not the checkpoint: the file type that model is published in.
-  const auto gguf = ggml_engine(o.engine) && r.weights.empty() ? gguf_mix_for_checkpoint(weights) : std::nullopt;
+  const auto gguf = ggml_engine(o.engine) && r.weights.empty() && !tag_weights ? gguf_mix_for_checkpoint(weights)
+                                                                                : std::nullopt;
   if (gguf) {
     weights = std::string(gguf_mix_name(*gguf));
     out.model.notes.push_back(message("llamacpp.gguf_for_checkpoint",

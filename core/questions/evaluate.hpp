@@ -36,6 +36,7 @@ Result<Catalog> with_wired_limit(const Catalog& catalog, std::string_view gpu, s
 struct Request {
   std::string model;        // preset id; or empty with params / config_json
   std::string model_name;   // the name a config or file is shown by ("microsoft/phi-4"); "" = its architecture
+  std::string ollama_tag;   // the Ollama tag a looked-up model file is ("phi4:14b"): Ollama runs it unless engine_given
   std::string config_json;  // a pasted or dropped HF config.json
   std::string quant_config_json;  // its hf_quant_config.json (NVIDIA ModelOpt), read with it
   std::string config_name;  // the config.json's file or folder name, for the format an NVIDIA checkpoint's name says
@@ -48,7 +49,7 @@ struct Request {
   double headroom = kDefaultHeadroom;
   std::string gpu;              // empty: every GPU in the catalog
   std::string engine = "transformers";  // transformers, vllm, llamacpp, sglang, ollama, mlx
-  bool engine_given = false;    // false: transformers by default, llama.cpp for a GGUF file or file type
+  bool engine_given = false;    // false: transformers, or Ollama for a name in Ollama's form (an Ollama tag)
   std::string attention;        // sdpa (default) or eager; llama.cpp: sdpa = -fa on, eager = -fa off
   std::string kv_allocation;    // static or paged; empty: the engine's
   std::optional<std::uint64_t> avg_tokens;

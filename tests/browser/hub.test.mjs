@@ -282,6 +282,19 @@ test('an Ollama name is told how to go on', async () => {
   assert.deepEqual(others(), []);
 });
 
+test('an Ollama tag of a preset answers as Ollama runs it, with no request', async () => {
+  const { page, seen, others } = await hubPage();
+  await page.locator('#model').fill('llama3.1:8b');
+  await page.locator('#model').press('Enter');
+  // models.json cites the Q4_K_M file llama3.1:8b ships; the engine is Ollama, said beside the answer.
+  await page.waitForFunction(() => document.body.textContent.includes("Ollama's llama3.1:8b: the engine is Ollama"));
+  assert.equal(await page.locator('#engine').inputValue(), 'ollama');
+  assert.equal(await page.locator('#model').inputValue(), 'llama3.1:8b');
+  assert.ok((await page.locator('body').textContent()).includes("Ollama's llama3.1:8b ships Q4_K_M weights"));
+  assert.deepEqual(seen, []);
+  assert.deepEqual(others(), []);
+});
+
 test('in German: the offer, the reading and its errors', async () => {
   const { page, foreign, others } = await hubPage({ lang: 'de', width: 375 });
   await page.locator('#model').fill('microsoft/phi-4');

@@ -171,13 +171,40 @@ test('each failure is a clear message, in seconds: not found, rate-limited, too 
 
 test('an Ollama name reads its manifest and the model blob\'s header', async () => {
   const a = await answer('phi4:14b');
-  // phi4:14b's model layer is 9,053,114,464 B in Ollama's registry (tests/hub/README.md).
-  assert.ok(a.breakdown.weights <= 9_053_114_464 && a.breakdown.weights > 9_053_114_464 - 16 * 2 ** 20);
+  // phi4:14b's model layer is 9,053,114,464 B in Ollama's registry (tests/hub/README.md); its tensors are all of it
+  // but the header, as transformers (which keeps every tensor on the GPU) counts them.
+  const file = await answer('phi4:14b', ['--engine', 'transformers']);
+  assert.ok(file.breakdown.weights <= 9_053_114_464 && file.breakdown.weights > 9_053_114_464 - 16 * 2 ** 20);
+  // Ollama (llama.cpp) keeps the input embedding in system RAM: token_embd is 5120 × 100,352 in Q4_K (144 bytes per
+  // 256 weights), 5120 × 100,352 / 256 × 144 = 289,013,760 B off the GPU's weights.
+  assert.equal(a.breakdown.weights, file.breakdown.weights - 289_013_760);
   assert.match(a.lookup.summary, /^Ollama's phi4:14b: its model file/);
   // Phi-4 has 14,659,507,200 parameters (the Hub's count for microsoft/phi-4): its GGUF's ffn_up holds gate and up
   // together ({n_embd, 2 * n_ff} in llama.cpp's phi3), which the count must read as a gated MLP.
   assert.equal(a.model.params_total, 14_659_507_200);
   assert.equal(a.model.name, 'phi4:14b');
+  // Issue 28: the file is what Ollama runs under that name, so Ollama is the engine unless one is given.
+  assert.equal(a.inputs.engine, 'ollama');
+  assert.ok(a.notes.includes("Ollama's phi4:14b: the engine is Ollama, as that name runs there; choose another engine to compare."));
+  assert.equal(file.inputs.engine, 'transformers');
+  assert.ok(!file.notes.some((n) => n.includes('the engine is Ollama')));
   const missing = await run(['--model', 'llama-9000']);
   assert.match(missing.stderr, /Ollama's library has no model llama-9000:latest; no preset is called "llama-9000"/);
+});
+
+test('a preset\'s Ollama tag asks the registry for its file; unread, the preset answers and says why', async () => {
+  // gemma3:27b is a preset's tag; the fixture's model blob is zeros (tests/hub/README.md), so no header can be read.
+  const requests = await sent(async () => {
+    const a = await answer('gemma3:27b');
+    assert.equal(a.inputs.engine, 'ollama');
+    assert.match(a.lookup.summary, /^Ollama's gemma3:27b was not read \(.+\); answered without its file\.$/);
+    // models.json gives no source for the weights gemma3:27b ships: assumed, and said so.
+    assert.ok(a.notes.some((n) => n.startsWith("Which weights Ollama's gemma3:27b ships is not known offline: they are counted as Q4_K_M, assumed")));
+  });
+  assert.ok(requests.some((r) => r.path === '/v2/library/gemma3/manifests/27b'));
+  // Offline with no earlier read: the same answer, with the reason.
+  const offline = await answer('llama3.1:8b', ['--offline']);
+  assert.equal(offline.inputs.engine, 'ollama');
+  assert.equal(offline.inputs.weights, 'q4_k_m');
+  assert.match(offline.lookup.summary, /^Ollama's llama3\.1:8b was not read \(llama3\.1:8b was never looked up on this machine/);
 });

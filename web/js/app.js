@@ -105,6 +105,14 @@ const presetFor = (text) => {
   if (needle === '') return undefined;
   return calculator.catalog.models.find((m) => [m.id, m.name, m.hf_repo, ...m.ollama].some((k) => searchKey(k) === needle));
 };
+// The core's rule (resolve_model): one of the preset's Ollama tags written as Ollama writes it ("llama3.1:8b", a
+// bare library name being its tag latest) names what Ollama runs, and stays the model as typed; its id wins.
+const withTag = (name) => (name.includes(':') ? name : `${name}:latest`);
+const presetModel = (text, preset) => {
+  const typed = text.trim().toLowerCase();
+  const tagged = typed !== preset.id.toLowerCase() && preset.ollama.some((tag) => withTag(tag.toLowerCase()) === withTag(typed));
+  return tagged ? text.trim() : preset.id;
+};
 
 // `beside`: with an error, {field, inputs} — what the core used for the other fields (inputsBeside).
 let modelFieldFollows = false;
@@ -601,11 +609,12 @@ function wireEvents() {
         return;
       }
       typedHub = null;
-      if (preset.id === state.model && config === null && modelFile === null) {
+      const model = presetModel(dom.model.value, preset);
+      if (model === state.model && config === null && modelFile === null) {
         showHub();
         return;
       }
-      chooseModel(preset.id);
+      chooseModel(model);
       return;
     }
     // Every other control is named by its state key; the file and paste controls act on their own.
@@ -621,7 +630,7 @@ function wireEvents() {
     const text = dom.model.value.trim();
     const preset = presetFor(text);
     const reading = preset ? null : hubReading(text);
-    const model = preset ? preset.id : reading ? hubName(text, reading) : text;
+    const model = preset ? presetModel(text, preset) : reading ? hubName(text, reading) : text;
     typedHub = null;
     if (model === state.model && (hub || (config === null && modelFile === null))) {
       showHub();

@@ -40,6 +40,16 @@ TEST_CASE("a preset's own repository stays the preset; another repository, a :QU
   CHECK(named("unsloth/gpt-oss-20b-GGUF:Q4_K_M")["quant"] == "Q4_K_M");
 }
 
+TEST_CASE("a preset named by its Ollama tag says where the registry keeps that tag's file") {
+  const json tag = named("llama3.1:8b");
+  CHECK(tag["kind"] == "preset");
+  CHECK(tag["model"] == "llama-3.1-8b");
+  CHECK(tag["ollama"]["manifest"] == "/v2/library/llama3.1/manifests/8b");
+  CHECK(tag["ollama"]["tag"] == "8b");
+  CHECK(named("llama3.3")["ollama"]["manifest"] == "/v2/library/llama3.3/manifests/latest");
+  CHECK_FALSE(named("llama-3.1-8b").contains("ollama"));
+}
+
 TEST_CASE("a bare name no preset holds is an Ollama model, with why it is no preset beside it") {
   const json phi = named("phi4");
   CHECK(phi["kind"] == "ollama");

@@ -181,21 +181,47 @@ TEST_CASE("every id, name, repo and tag leads to its own preset") {
     CHECK(find_model(test::catalog().models, p.name) == &p);
     if (!p.hf_repo.empty()) CHECK(find_model(test::catalog().models, p.hf_repo) == &p);
     for (const auto& tag : p.ollama) {
-      CAPTURE(tag);
-      CHECK(find_model(test::catalog().models, tag) == &p);
+      CAPTURE(tag.tag);
+      CHECK(find_model(test::catalog().models, tag.tag) == &p);
     }
   }
 }
 
-TEST_CASE("an Ollama tag must be a non-empty string") {
+TEST_CASE("an Ollama tag is a non-empty string, or its quant with the source that publishes it") {
   const char* base = R"({"models":[{"id":"m","config":{"model_type":"llama","hidden_size":64,"num_hidden_layers":1,
       "num_attention_heads":1,"intermediate_size":64,"vocab_size":10},"ollama":)";
   auto bad = parse_model_presets(std::string(base) + R"(["m:1b", 3]}]})");
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error().field == "models[0].ollama[1]");
-  auto good = parse_model_presets(std::string(base) + R"(["m:1b"]}]})");
+  auto unsourced = parse_model_presets(std::string(base) + R"([{"tag":"m:1b","quant":"Q4_K_M"}]}]})");
+  REQUIRE_FALSE(unsourced.ok());
+  CHECK(unsourced.error().field == "models[0].ollama[0].source");
+  auto good = parse_model_presets(std::string(base) + R"(["m:1b",{"tag":"m:2b","quant":"Q8_0","source":"a page"}]}]})");
   REQUIRE(good.ok());
-  CHECK(good.value().front().ollama == std::vector<std::string>{"m:1b"});
+  const auto& tags = good.value().front().ollama;
+  REQUIRE(tags.size() == 2);
+  CHECK(tags[0].tag == "m:1b");
+  CHECK(tags[0].quant.empty());
+  CHECK(tags[1].tag == "m:2b");
+  CHECK(tags[1].quant == "Q8_0");
+  CHECK(tags[1].source == "a page");
+}
+
+TEST_CASE("a name in Ollama's form is read as that tag; the preset's id, name or repository is not") {
+  const auto& models = test::catalog().models;
+  auto tag_of = [&](const char* text) {
+    auto found = resolve_model(models, text);
+    REQUIRE(found.ok());
+    return found.value().ollama ? found.value().ollama->tag : std::string("(none)");
+  };
+  CHECK(tag_of("llama3.1:8b") == "llama3.1:8b");
+  CHECK(tag_of("Llama3.1:8B") == "llama3.1:8b");
+  CHECK(tag_of("qwen3:30b-a3b") == "qwen3:30b-a3b");
+  CHECK(tag_of("llama3.3") == "llama3.3:latest");  // `ollama pull llama3.3` pulls its tag latest
+  CHECK(tag_of("llama-3.1-8b") == "(none)");
+  CHECK(tag_of("meta-llama/Llama-3.1-8B") == "(none)");
+  CHECK(tag_of("Llama-3.1-8B") == "(none)");
+  CHECK(tag_of("glm-4.7-flash") == "(none)");  // the preset's own id, though Ollama has a library of that name
 }
 
 TEST_CASE("the catalog JSON carries each preset's Ollama tags for the page's search") {

@@ -291,3 +291,72 @@ TEST_CASE("gpu_util is vLLM's: refused with engines that do not read it, the ver
   REQUIRE(given.ok());
   CHECK(given.value().options.gpu_util == doctest::Approx(0.7));
 }
+
+namespace {
+bool has_note(const Report& report, std::string_view text) {
+  for (const auto& note : report.model.notes)
+    if (note.text.find(text) != std::string::npos) return true;
+  return false;
+}
+}  // namespace
+
+TEST_CASE("an Ollama tag runs under Ollama with the weights the tag ships, unless the request names the engine") {
+  // `ollama pull llama3.1:8b` pulls its Q4_K_M file (devtoolkit.sh's Ollama quantization page, cited in models.json).
+  auto tagged = evaluate(test::catalog(), request_from_json(R"({"model":"llama3.1:8b"})").value());
+  REQUIRE(tagged.ok());
+  CHECK(tagged.value().estimate.engine == Engine::ollama);
+  CHECK(tagged.value().estimate.weights_format == "q4_k_m");
+  CHECK(has_note(tagged.value(), "Ollama's llama3.1:8b: the engine is Ollama, as that name runs there; choose another "
+                                 "engine to compare."));
+  CHECK(has_note(tagged.value(), "Ollama's llama3.1:8b ships Q4_K_M weights (https://devtoolkit.sh/examples/llama/quantization)."));
+  // The same model asked by its id is the checkpoint, under the default engine.
+  auto by_id = evaluate(test::catalog(), request_from_json(R"({"model":"llama-3.1-8b"})").value());
+  REQUIRE(by_id.ok());
+  CHECK(by_id.value().estimate.engine == Engine::transformers);
+  CHECK(by_id.value().estimate.weights_format == "bf16");
+  // An engine given is kept; llama.cpp runs the same GGUF file, the others the checkpoint.
+  auto llamacpp = evaluate(test::catalog(), request_from_json(R"({"model":"llama3.1:8b","engine":"llamacpp"})").value());
+  REQUIRE(llamacpp.ok());
+  CHECK(llamacpp.value().estimate.engine == Engine::llamacpp);
+  CHECK(llamacpp.value().estimate.weights_format == "q4_k_m");
+  CHECK_FALSE(has_note(llamacpp.value(), "the engine is Ollama"));
+  auto vllm = evaluate(test::catalog(), request_from_json(R"({"model":"llama3.1:8b","engine":"vllm"})").value());
+  REQUIRE(vllm.ok());
+  CHECK(vllm.value().estimate.engine == Engine::vllm);
+  CHECK(vllm.value().estimate.weights_format == "bf16");
+  // Weights asked for win over the tag's.
+  auto q8 = evaluate(test::catalog(), request_from_json(R"({"model":"llama3.1:8b","weights":"q8_0"})").value());
+  REQUIRE(q8.ok());
+  CHECK(q8.value().estimate.engine == Engine::ollama);
+  CHECK(q8.value().estimate.weights_format == "q8_0");
+}
+
+TEST_CASE("an Ollama tag whose weights no source gives says they are assumed, and which") {
+  // qwen3:32b lists no quant in models.json: Q4_K_M is assumed and said so.
+  auto tagged = evaluate(test::catalog(), request_from_json(R"({"model":"qwen3:32b"})").value());
+  REQUIRE(tagged.ok());
+  CHECK(tagged.value().estimate.engine == Engine::ollama);
+  CHECK(tagged.value().estimate.weights_format == "q4_k_m");
+  CHECK(has_note(tagged.value(), "Which weights Ollama's qwen3:32b ships is not known offline: they are counted as "
+                                 "Q4_K_M, assumed;"));
+  // gpt-oss's checkpoint is MXFP4: the assumption is the GGUF type that checkpoint converts to, not Q4_K_M.
+  auto oss = evaluate(test::catalog(), request_from_json(R"({"model":"gpt-oss:20b"})").value());
+  REQUIRE(oss.ok());
+  CHECK(oss.value().estimate.engine == Engine::ollama);
+  CHECK(has_note(oss.value(), "they are counted as mxfp4_moe, assumed"));
+}
+
+TEST_CASE("a looked-up file named as an Ollama tag runs under Ollama unless an engine is given") {
+  // A config stands in for the file's header: the rule reads the name, not the model.
+  const std::string config = R"("config":{"model_type":"llama","hidden_size":4096,"num_hidden_layers":32,
+      "num_attention_heads":32,"num_key_value_heads":8,"intermediate_size":14336,"vocab_size":128256})";
+  auto r = request_from_json("{" + config + R"(,"ollama_tag":"phi4:14b"})");
+  REQUIRE(r.ok());
+  CHECK(r.value().ollama_tag == "phi4:14b");
+  auto report = evaluate(test::catalog(), r.value());
+  REQUIRE(report.ok());
+  CHECK(report.value().estimate.engine == Engine::ollama);
+  CHECK(has_note(report.value(), "Ollama's phi4:14b: the engine is Ollama"));
+  auto given = request_from_json("{" + config + R"(,"ollama_tag":"phi4:14b","engine":"transformers"})");
+  CHECK(evaluate(test::catalog(), given.value()).value().estimate.engine == Engine::transformers);
+}
