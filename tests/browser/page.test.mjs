@@ -492,8 +492,10 @@ test('the model input finds a preset by its Ollama tag or Hugging Face id', asyn
   const { page, problems } = await newPage(session);
   await page.goto(`${session.base}/`);
   await page.locator('#summary').waitFor({ state: 'visible' });
+  // An Ollama tag stays as typed (it answers as Ollama runs that tag); a Hub id becomes the preset's id.
   await page.locator('#model').fill('qwen3:30b-a3b');
-  await page.waitForURL(/model=qwen3-30b-a3b/);
+  await page.waitForURL(/model=qwen3(%3A|:)30b-a3b/);
+  assert.equal(await page.locator('#engine').inputValue(), 'ollama');
   await page.locator('#model').fill('openai/GPT-OSS-20B');
   await page.waitForURL(/model=gpt-oss-20b/);
   // The type-ahead's labels carry the repo and tags, so the browser offers the preset for them.
