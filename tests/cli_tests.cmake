@@ -98,7 +98,7 @@ vramfit_cli_test(bad_kv_dtype FAIL ARGS --model llama-3.1-8b --kv-dtype q5 MATCH
 vramfit_cli_test(bad_gpu_util FAIL ARGS --model llama-3.1-8b --gpu-util 1.5 MATCH "--gpu-util: expected a fraction above 0 and at most 1, such as 0.4 or 40%; got \"1.5\"")
 # --gpu-util is vLLM's gpu_memory_utilization: another engine does not read it, so it is refused, not ignored.
 vramfit_cli_test(gpu_util_other_engine FAIL ARGS --model llama-3.1-8b --engine llamacpp --gpu-util 0.8
-                 MATCH "^vramfit: --gpu-util: is vLLM's gpu_memory_utilization and applies to vLLM only \\(--engine vllm\\); llama.cpp does not read it")
+                 MATCH "^vramfit: --gpu-util: applies to vLLM only; llama.cpp does not read it")
 vramfit_cli_test(gpu_util_default_engine FAIL ARGS --model llama-3.1-8b --gpu-util 0.8 MATCH "--gpu-util: .*transformers does not read it")
 # vLLM has no Metal backend: on a Mac it is refused, naming the engines that run there.
 vramfit_cli_test(vllm_on_mac FAIL ARGS --model llama-3.1-8b --engine vllm --gpu apple-m2-ultra-192gb

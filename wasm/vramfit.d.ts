@@ -709,6 +709,8 @@ export interface CatalogInput {
   /** Which requests read it ("gpus" is a GPU list for inference, a GPU count for training; gpu_ranking: the ranking
    * question only). */
   use: 'inference' | 'training' | 'both' | 'gpu_ranking';
+  /** The engines that read it, where only some do ("vllm"); given with another engine it is refused. */
+  engines?: string[];
   /** count, tokens, quantity, number, fraction: the allowed range, inclusive (max null when unbounded), except min
    * where above_min is true: the value must be above it. */
   min?: number;

@@ -73,19 +73,18 @@ Result<GpuRanking> rank_gpus(const SpeedModel& model, const MemoryNeed& need, co
       c.free_bytes = signed_difference(usable, needed);
       // vLLM and SGLang split each layer (tensor parallel); llama.cpp and transformers put whole layers on each
       // GPU, which the heads need not divide and which runs no faster than one GPU.
-      const bool splits_layers = o.speed.engine == Engine::vllm || o.speed.engine == Engine::sglang;
       if (count > 1 && gpu->one_per_machine())
         c.note = message("ranking.one_mac", "one GPU per machine: unified memory is not split across Macs here");
       else if (count > 1 && o.speed.engine == Engine::ollama)
         c.note = message("ranking.ollama_several", "Ollama across several GPUs is not modelled");
-      else if (splits_layers) c.note = tensor_parallel_problem(model, count);
+      else if (kv_pool_engine(o.speed.engine)) c.note = tensor_parallel_problem(model, count);
       if (!c.note.empty()) c.fit = Fit::does_not_fit;  // the split itself is impossible
       c.fits = c.fit == Fit::fits;
       c.usd_per_hour = usd_per_hour(*gpu, count);
       if (o.max_usd_per_hour && c.usd_per_hour) c.within_budget = *c.usd_per_hour <= *o.max_usd_per_hour;
       if (c.fits) {
         SpeedOptions s = o.speed;
-        s.tensor_parallel = splits_layers ? count : 1;
+        s.tensor_parallel = kv_pool_engine(o.speed.engine) ? count : 1;
         s.gpu_layers.reset();
         if (auto d = estimate_decode(model, *gpu, s)) {
           c.tokens_per_second = d.value().tokens_per_second;

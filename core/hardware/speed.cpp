@@ -89,11 +89,11 @@ Result<bool> check_inputs(const SpeedModel& model, const Gpu& gpu, const SpeedOp
     return make_error("gpu", message("speed.no_bandwidth",
                                      "{gpu} has no memory bandwidth in the catalog, so no speed can be estimated",
                                      {arg::text("gpu", gpu.name)}));
-  if ((o.engine == Engine::vllm || o.engine == Engine::sglang) && gpu_class_of(gpu) == GpuClass::apple)
+  if (!runs_on_apple(o.engine) && gpu_class_of(gpu) == GpuClass::apple)
     return make_error("engine", message("speed.no_apple_backend",
                                         "{engine} has no Apple GPU backend; use llama.cpp or transformers on {gpu}",
                                         {arg::text("engine", engine_title(o.engine)), arg::text("gpu", gpu.name)}));
-  if (o.engine == Engine::mlx && gpu_class_of(gpu) != GpuClass::apple)
+  if (engine_traits(o.engine).metal_only && gpu_class_of(gpu) != GpuClass::apple)
     return make_error("gpu", message("mlx.speed_apple_only",
                                      "MLX is modelled on Apple GPUs only; choose an Apple GPU or another engine for {gpu}",
                                      {arg::text("gpu", gpu.name)}));

@@ -18,6 +18,7 @@ namespace {
 
 using K = InputKind;
 using U = InputUse;
+using E = Engines;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kTokens = static_cast<double>(kMaxContextTokens);
 constexpr bool kAboveMin = true;
@@ -67,28 +68,32 @@ constexpr Input kInputs[] = {
      "Apple GPUs: the memory macOS lets the GPU use, in MB, as `sudo sysctl iogpu.wired_limit_mb=N` sets it (or the "
      "recommendedMaxWorkingSetSize your Mac reports); 0: macOS's default (2/3 of RAM up to 32 GB, 3/4 above)", U::both},
     {"gpu_util", "--gpu-util", "gpuutil", K::fraction, 0, 1, "FRACTION",
-     "vLLM gpu_memory_utilization, above 0 up to 1 (default 0.9, from vLLM 0.21 0.92; GRPO's colocated vLLM 0.3, as TRL)", U::both, kAboveMin},
+     "vLLM gpu_memory_utilization, above 0 up to 1 (default 0.9, from vLLM 0.21 0.92; GRPO's colocated vLLM 0.3, as TRL)", U::both, kAboveMin,
+     E::vllm},
     {"engine_version", "--engine-version", "version", K::text, 0, 0, "VERSION",
      "vLLM's version, for its memory rule: 0.9.2 to 0.20 (default: as 0.11), or 0.21 and later (CUDA graphs inside "
      "--gpu-util, default 0.92); SGLang's: up to 0.5.2 (mem_fraction_static by TP), 0.5.3 to 0.5.9 (by GPU "
      "memory) or 0.5.10 and later (default: by GPU memory, less the prefill CUDA graphs); Ollama's: up to 0.6.6 (num_ctx 2048), 0.6.7 to 0.11.10 (default: its estimator, 4096), or 0.30 "
-     "and later (llama-server's --fit; num_ctx by GPU memory)", U::inference},
-    {"enforce_eager", "--enforce-eager", "", K::toggle, 0, 0, "", "vLLM --enforce-eager: no CUDA graphs", U::inference},
+     "and later (llama-server's --fit; num_ctx by GPU memory)", U::inference, false, E::vllm | E::sglang | E::ollama},
+    {"enforce_eager", "--enforce-eager", "", K::toggle, 0, 0, "", "vLLM --enforce-eager: no CUDA graphs", U::inference, false, E::vllm},
     {"max_num_batched_tokens", "--max-num-batched-tokens", "", K::tokens, 1, kTokens, "TOKENS",
-     "vLLM max_num_batched_tokens (default 8192; 16384 on >= 70 GiB non-A100)", U::inference},
+     "vLLM max_num_batched_tokens (default 8192; 16384 on >= 70 GiB non-A100)", U::inference, false, E::vllm},
     {"max_num_seqs", "--max-num-seqs", "", K::count, 1, static_cast<double>(kMaxBatch), "N",
-     "vLLM max_num_seqs (default 256; 1024 on >= 70 GiB non-A100)", U::inference},
+     "vLLM max_num_seqs (default 256; 1024 on >= 70 GiB non-A100)", U::inference, false, E::vllm},
     {"mem_fraction_static", "--mem-fraction-static", "memfrac", K::fraction, 0, 1, "FRACTION",
      "SGLang mem_fraction_static: weights + KV pool as a share of the free memory (default: SGLang's for the GPU)",
-     U::inference, kAboveMin},
+     U::inference, kAboveMin, E::sglang},
     {"max_total_tokens", "--max-total-tokens", "", K::tokens, 1, kTokens, "TOKENS",
-     "SGLang --max-total-tokens: caps the KV pool's tokens (default: what the memory holds)", U::inference},
+     "SGLang --max-total-tokens: caps the KV pool's tokens (default: what the memory holds)", U::inference, false,
+     E::sglang},
     {"max_kv_size", "--max-kv-size", "maxkv", K::tokens, 1, kTokens, "TOKENS",
-     "MLX --max-kv-size: a rotating cache that keeps this many tokens (default: every token)", U::inference},
+     "MLX --max-kv-size: a rotating cache that keeps this many tokens (default: every token)", U::inference, false,
+     E::mlx},
     {"ollama_gpu_overhead", "--gpu-overhead", "", K::quantity, 0, 1e12, "BYTES",
-     "Ollama's OLLAMA_GPU_OVERHEAD: bytes kept free on each GPU, e.g. 1e9 (default 0)", U::inference},
+     "Ollama's OLLAMA_GPU_OVERHEAD: bytes kept free on each GPU, e.g. 1e9 (default 0)", U::inference, false,
+     E::ollama},
     {"gpu_layers", "--ngl", "", K::count, 0, 1e6, "N", "llama.cpp -ngl, Ollama num_gpu: layers on the GPU (default: all and the output layer; Ollama: as many as fit)",
-     U::inference},
+     U::inference, false, E::llamacpp | E::ollama},
     {"headroom", "--headroom", "", K::fraction, 0, 0.9, "FRACTION", "share of GPU memory kept free, 0 to 0.9 (default 0.1)"},
     {"system_bandwidth", "--system-bandwidth", "", K::number, 0, 10'000, "GB/S",
      "system RAM bandwidth for llama.cpp layers left on the CPU (default 60)", U::inference, kAboveMin},
@@ -207,6 +212,19 @@ std::span<const Input> inputs() noexcept { return kInputs; }
 
 bool used_by(const Input& input, InputUse use) noexcept {
   return (static_cast<unsigned>(input.use) & static_cast<unsigned>(use)) != 0;
+}
+
+// The public bits follow the core's engine table.
+static_assert(Engines::vllm == static_cast<Engines>(1u << static_cast<unsigned>(Engine::vllm)));
+static_assert(Engines::llamacpp == static_cast<Engines>(1u << static_cast<unsigned>(Engine::llamacpp)));
+static_assert(Engines::sglang == static_cast<Engines>(1u << static_cast<unsigned>(Engine::sglang)));
+static_assert(Engines::ollama == static_cast<Engines>(1u << static_cast<unsigned>(Engine::ollama)));
+static_assert(Engines::mlx == static_cast<Engines>(1u << static_cast<unsigned>(Engine::mlx)));
+static_assert(Engines::transformers == static_cast<Engines>(1u << static_cast<unsigned>(Engine::transformers)));
+static_assert(kEngineTable.size() == 6, "a new engine gets its bit in Engines (vramfit/inputs.hpp)");
+
+bool read_by_engine(const Input& input, unsigned engine_index) noexcept {
+  return input.engines == Engines::all || ((static_cast<unsigned>(input.engines) >> engine_index) & 1u) != 0;
 }
 
 const Input* input_by_key(std::string_view key, InputUse use) noexcept {

@@ -396,6 +396,11 @@ Result<Request> inference_request(const json& j, InputUse use, std::span<const s
     r.gpus.clear();
   }
   r.budget_per_hour = in.number("budget_per_hour");
+  // A toggle given as false or an empty text asks nothing of the engine.
+  for (const auto& [key, value] : j.items())
+    if (const Input* input = input_by_key(key, use);
+        input && input->engines != Engines::all && !value.is_null() && value != false && value != "")
+      r.engine_inputs.push_back(key);
   if (in.error()) return *in.error();
   return r;
 }

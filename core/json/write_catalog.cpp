@@ -101,8 +101,8 @@ void write_versions(JsonWriter& w) {
   w.end_object();
 }
 
-// Each input: its request key, URL key ("" without a control on the page), kind, which requests read it, and its
-// range or its allowed values.
+// Each input: its request key, URL key ("" without a control on the page), kind, which requests and engines read it,
+// and its range or its allowed values.
 void write_inputs(JsonWriter& w) {
   w.begin_array("inputs");
   for (const Input& input : inputs()) {
@@ -116,6 +116,12 @@ void write_inputs(JsonWriter& w) {
     }
     w.field("url", input.url);
     w.field("use", use_name(input.use));
+    if (input.engines != Engines::all) {  // the engines that read it; given with another it is refused
+      w.begin_array("engines");
+      for (const EngineTraits& t : kEngineTable)
+        if (read_by_engine(input, static_cast<unsigned>(t.engine))) w.value(t.name);
+      w.end_array();
+    }
     if (input.kind == InputKind::choice) write_values(w, allowed_values(input));
     if (input.key == "engine_version") write_versions(w);
     w.end_object();

@@ -5,40 +5,6 @@
 
 namespace vramfit {
 
-std::string_view engine_name(Engine engine) noexcept {
-  switch (engine) {
-    case Engine::transformers: return "transformers";
-    case Engine::vllm: return "vllm";
-    case Engine::llamacpp: return "llamacpp";
-    case Engine::sglang: return "sglang";
-    case Engine::ollama: return "ollama";
-    case Engine::mlx: return "mlx";
-  }
-  return "transformers";
-}
-
-std::string_view engine_title(Engine engine) noexcept {
-  switch (engine) {
-    case Engine::transformers: return "transformers";
-    case Engine::vllm: return "vLLM";
-    case Engine::llamacpp: return "llama.cpp";
-    case Engine::sglang: return "SGLang";
-    case Engine::ollama: return "Ollama";
-    case Engine::mlx: return "MLX";
-  }
-  return "transformers";
-}
-
-std::optional<Engine> parse_engine(std::string_view name) noexcept {
-  if (name == "transformers" || name == "hf" || name == "pytorch") return Engine::transformers;
-  if (name == "vllm") return Engine::vllm;
-  if (name == "sglang") return Engine::sglang;
-  if (name == "ollama") return Engine::ollama;
-  if (name == "mlx" || name == "mlx-lm" || name == "mlx_lm") return Engine::mlx;
-  if (name == "llamacpp" || name == "llama.cpp" || name == "llama-cpp") return Engine::llamacpp;
-  return std::nullopt;
-}
-
 std::string_view attention_name(Attention attention) noexcept {
   return attention == Attention::eager ? "eager" : "sdpa";
 }

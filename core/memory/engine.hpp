@@ -7,24 +7,18 @@
 #include <string>       // std::string
 #include <string_view>  // std::string_view
 
+#include "memory/engines/engines.hpp"
 #include "util/units.hpp"
 
 namespace vramfit {
 
-enum class Engine { transformers, vllm, llamacpp, sglang, ollama, mlx };
 enum class Attention { sdpa, eager };  // llama.cpp: sdpa = -fa on, eager = -fa off
 enum class KvAllocation { engine_default, static_max, paged };
 
-std::string_view engine_name(Engine engine) noexcept;  // "transformers", "vllm", "llamacpp", "sglang", "ollama", "mlx"
-std::string_view engine_title(Engine engine) noexcept;  // as its project writes it: "vLLM", "llama.cpp", "SGLang", ...
-std::optional<Engine> parse_engine(std::string_view name) noexcept;  // also "llama.cpp", "hf", "mlx-lm"
 std::string_view attention_name(Attention attention) noexcept;       // "sdpa", "eager"
 std::optional<Attention> parse_attention(std::string_view name) noexcept;  // also "flash"
 std::string_view kv_allocation_name(KvAllocation allocation) noexcept;     // "static", "paged"
 std::optional<KvAllocation> parse_kv_allocation(std::string_view name) noexcept;
-inline constexpr std::string_view kEngineNames = "transformers, vllm, llamacpp, sglang, ollama, mlx";
-// llama.cpp and Ollama (which runs llama.cpp's ggml) store GGUF weights and size their buffers the same way.
-constexpr bool ggml_engine(Engine engine) noexcept { return engine == Engine::llamacpp || engine == Engine::ollama; }
 inline constexpr std::string_view kAttentionNames = "sdpa, eager";
 inline constexpr std::string_view kKvAllocationNames = "static, paged";
 

@@ -202,7 +202,7 @@ std::optional<Error> check_inference_options(const InferenceOptions& o) {
   if (o.tensor_parallel * o.pipeline_parallel > 1 && o.engine == Engine::mlx)
     return make_error(o.tensor_parallel > 1 ? "tp" : "pp",
                       message("error.multi_gpu_mlx", "MLX is modelled on one Mac's GPU; use 1"));
-  if (o.tensor_parallel * o.pipeline_parallel > 1 && o.engine != Engine::vllm && o.engine != Engine::sglang)
+  if (o.tensor_parallel * o.pipeline_parallel > 1 && !kv_pool_engine(o.engine))
     return make_error(o.tensor_parallel > 1 ? "tp" : "pp",
                       message("error.multi_gpu_vllm", "tensor and pipeline parallel are vLLM's and SGLang's (engine "
                                                       "vllm or sglang); llama.cpp and transformers put whole layers on "
@@ -215,7 +215,7 @@ std::optional<Error> check_inference_options(const InferenceOptions& o) {
                       message("error.inference.fraction", "must be a fraction above 0 and at most 1, got {value}",
                               {arg::fixed("value", *o.mem_fraction_static, 6)}));
   if (!o.device_split.empty()) {
-    if (o.engine == Engine::vllm || o.engine == Engine::sglang)
+    if (kv_pool_engine(o.engine))
       return make_error("gpus", message("error.inference.split_vllm", "vLLM and SGLang split every layer across their "
                                                                       "GPUs: give them as tp or pp"));
     if (o.device_split.size() < 2 || o.device_split.size() > 1024 ||

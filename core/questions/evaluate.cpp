@@ -16,17 +16,25 @@
 #include "questions/placed_breakdown.hpp"
 #include "memory/ollama_server.hpp"
 #include "questions/ollama_server.hpp"
+#include "vramfit/inputs.hpp"  // read_by_engine
 
 namespace vramfit {
 
 namespace {
 
 // A setting of one engine given for another: refused, naming the engine it belongs to.
-Error sglang_only(const char* field) {
-  return make_error(field, message("engine.sglang_only", "applies to SGLang only (--engine sglang)"));
-}
-Error vllm_only(const char* field) {
-  return make_error(field, message("engine.vllm_only", "applies to vLLM only (--engine vllm)"));
+// An input only some engines read (the inputs table's `engines`), given with another: refused, naming those that do.
+std::optional<Error> refuse_unread_inputs(const Request& r, Engine engine) {
+  for (const std::string& key : r.engine_inputs) {
+    const Input* in = input_by_key(key, InputUse::inference);
+    if (!in || read_by_engine(*in, static_cast<unsigned>(engine))) continue;
+    std::string readers;
+    for (const EngineTraits& t : kEngineTable)
+      if (read_by_engine(*in, static_cast<unsigned>(t.engine))) readers += (readers.empty() ? "" : " / ") + std::string(t.title);
+    return make_error(key, message("engine.input_not_read", "applies to {engines} only; {engine} does not read it",
+                                   {arg::text("engines", readers), arg::text("engine", engine_title(engine))}));
+  }
+  return std::nullopt;
 }
 
 Error wired_limit_without_gpu() {
@@ -192,8 +200,7 @@ std::optional<Error> use_gpu_count(const ModelSpec& spec, const Request& r, Infe
                                                      "are not modelled: give gpus 1"));
   if (o.engine == Engine::llamacpp)
     if (auto error = llamacpp_device_limit(n)) return *error;
-  const bool splits_layers = o.engine != Engine::vllm && o.engine != Engine::sglang;
-  if (splits_layers) {
+  if (!kv_pool_engine(o.engine)) {  // whole layers on each GPU
     o.device_split.assign(n, 1.0);
     if (o.engine == Engine::llamacpp && r.gpu_layers && *r.gpu_layers <= spec.num_layers()) {
       notes.push_back(message("llamacpp.split_gpus_ngl",
@@ -329,7 +336,7 @@ void size_for_gpu(InferenceOptions& o, const Gpu& gpu) {
 // says the engine would not start. The count a split needs stays the GPU-less estimate's.
 void judge_pools(Report& report, const ResolvedRequest& rr) {
   const Engine engine = report.estimate.engine;
-  if (engine != Engine::vllm && engine != Engine::sglang) return;
+  if (!kv_pool_engine(engine)) return;
   for (GpuFit& row : report.gpus) {
     // A card the whole estimate does not fit by bytes cannot hold the engine's budget and one sequence either.
     if (row.fit == Fit::does_not_fit) continue;
@@ -446,7 +453,7 @@ void add_verdict(Report& report, const ResolvedRequest& rr) {
 // while tensor parallelism, whose heads may divide one count and not the next, walks on a few more.
 std::uint64_t gpus_that_fit(const Catalog& catalog, const Request& r, const Gpu& gpu, Engine engine,
                             std::uint64_t even_split, std::uint64_t layers) {
-  const bool serving = engine == Engine::vllm || engine == Engine::sglang;
+  const bool serving = kv_pool_engine(engine);
   const auto fits = [&](std::uint64_t n) {
     Request v = r;
     v.gpu = gpu.id;
@@ -514,11 +521,7 @@ void add_command(Report& report, const Request& r, const ResolvedRequest& rr) {
 // SGLang's own inputs: its version picks the default mem_fraction_static rule; the fraction and the token cap are
 // SGLang's flags, refused with another engine.
 std::optional<Error> resolve_sglang_options(const Request& r, InferenceOptions& o) {
-  if (o.engine != Engine::sglang) {
-    if (r.mem_fraction_static) return sglang_only("mem_fraction_static");
-    if (r.max_total_tokens) return sglang_only("max_total_tokens");
-    return std::nullopt;
-  }
+  if (o.engine != Engine::sglang) return std::nullopt;
   if (!r.engine_version.empty()) {
     const auto rule = parse_sglang_version(r.engine_version);
     if (!rule)
@@ -534,10 +537,7 @@ std::optional<Error> resolve_sglang_options(const Request& r, InferenceOptions& 
 
 // MLX's own input, and the GPUs it runs on: Metal only (MLX's CUDA backend is not modelled).
 std::optional<Error> resolve_mlx_options(const Request& r, InferenceOptions& o, const Gpu* gpu) {
-  if (o.engine != Engine::mlx) {
-    if (r.max_kv_size) return make_error("max_kv_size", message("mlx.max_kv_size_only", "applies to MLX only (--engine mlx)"));
-    return std::nullopt;
-  }
+  if (o.engine != Engine::mlx) return std::nullopt;
   if (gpu && gpu_class_of(*gpu) != GpuClass::apple)
     return make_error("gpu", message("mlx.apple_only", "MLX is modelled on Apple GPUs only (Metal); {gpu} is not one: "
                                                        "choose an Apple GPU, or another engine for this card",
@@ -545,9 +545,6 @@ std::optional<Error> resolve_mlx_options(const Request& r, InferenceOptions& o, 
   o.max_kv_size = r.max_kv_size;
   return std::nullopt;
 }
-
-// vLLM and SGLang run on CUDA and ROCm: neither has a Metal backend, so a Mac gets no verdict under them.
-bool runs_on_apple(Engine engine) noexcept { return engine != Engine::vllm && engine != Engine::sglang; }
 
 std::optional<Error> refuse_apple_gpu(Engine engine, const Gpu* gpu) {
   if (!gpu || gpu_class_of(*gpu) != GpuClass::apple || runs_on_apple(engine)) return std::nullopt;
@@ -560,21 +557,13 @@ std::optional<Error> refuse_apple_gpu(Engine engine, const Gpu* gpu) {
 // The verdict rows: under MLX only the Apple GPUs it runs on, under vLLM and SGLang none of them.
 std::vector<GpuFit> fit_rows(const InferenceEstimate& e, const std::vector<Gpu>& gpus, double headroom) {
   std::vector<GpuFit> rows = check_fit(e, gpus, headroom);
-  const bool mlx = e.engine == Engine::mlx, macs = runs_on_apple(e.engine);
-  std::erase_if(rows, [&](const GpuFit& row) {
-    const bool apple = gpu_class_of(*row.gpu) == GpuClass::apple;
-    return mlx ? !apple : apple && !macs;
-  });
+  std::erase_if(rows, [&](const GpuFit& row) { return !runs_on_gpu(e.engine, gpu_class_of(*row.gpu) == GpuClass::apple); });
   return rows;
 }
 
 // Ollama's own inputs: its version picks the default num_ctx; OLLAMA_GPU_OVERHEAD is refused with another engine.
 std::optional<Error> resolve_ollama_options(const Request& r, InferenceOptions& o) {
-  if (o.engine != Engine::ollama) {
-    if (r.ollama_gpu_overhead)
-      return make_error("ollama_gpu_overhead", message("engine.ollama_only", "applies to Ollama only (--engine ollama)"));
-    return std::nullopt;
-  }
+  if (o.engine != Engine::ollama) return std::nullopt;
   if (!r.engine_version.empty()) {
     const auto rule = parse_ollama_version(r.engine_version);
     if (!rule)
@@ -637,6 +626,7 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
                                       "engine to compare.",
                                       {arg::text("name", ollama_name)}));
   }
+  if (auto error = refuse_unread_inputs(r, o.engine)) return *error;
   const auto tag_weights = ollama_tag_weights(r, ollama_tag, out.model, o.engine);
   // Weights: the request's format; else the checkpoint's quantization_config; else bf16 (torch_dtype is not
   // trusted: it says how the file is stored). A model file's header gives exact bytes.
@@ -733,7 +723,7 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
     // The version's default num_ctx (a version not modelled is refused below).
     o.context_tokens = ollama_default_num_ctx(parse_ollama_version(r.engine_version).value_or(OllamaRule::num_ctx_4096));
     out.context_source = "engine_default";
-  } else if ((o.engine == Engine::vllm || o.engine == Engine::sglang) && m.max_context) {
+  } else if (kv_pool_engine(o.engine) && m.max_context) {
     o.context_tokens = m.max_context;  // vLLM's max_model_len, SGLang's context_length: the config's maximum
     out.context_source = "model_max";
   } else if (from_preset && m.default_context) {
@@ -748,20 +738,6 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
   o.expandable_segments = r.expandable_segments;
   if (auto error = resolve_sglang_options(r, o)) return *error;
   if (auto error = resolve_ollama_options(r, o)) return *error;
-  if (r.enforce_eager && o.engine != Engine::vllm) return vllm_only("enforce_eager");
-  if (r.max_num_seqs && o.engine != Engine::vllm) return vllm_only("max_num_seqs");
-  if (r.gpu_util && o.engine != Engine::vllm)
-    return make_error("gpu_util", message("error.gpu_util_vllm_only",
-                                          "is vLLM's gpu_memory_utilization and applies to vLLM only (--engine vllm); "
-                                          "{engine} does not read it",
-                                          {arg::text("engine", engine_title(o.engine))}));
-  if (r.max_num_batched_tokens && o.engine != Engine::vllm)
-    return vllm_only("max_num_batched_tokens");
-  if (r.gpu_layers && o.engine != Engine::llamacpp && o.engine != Engine::ollama)
-    return make_error("gpu_layers", message("engine.ggml_only", "applies to llama.cpp (-ngl) and Ollama (num_gpu) only"));
-  if (!r.engine_version.empty() && o.engine != Engine::vllm && o.engine != Engine::sglang && o.engine != Engine::ollama)
-    return make_error("engine_version", message("engine.version_engines",
-                                                "applies to vLLM, SGLang and Ollama only (--engine vllm, sglang or ollama)"));
   if (!r.engine_version.empty() && o.engine == Engine::vllm) {
     const auto rule = parse_vllm_version(r.engine_version);
     if (!rule)
@@ -862,8 +838,7 @@ Result<Report> on_every_gpu(const Catalog& catalog, const Request& r, const Reso
   if (!rr.gpu) return base;
   // Only vLLM and SGLang size their KV pool by the GPU (InferenceOptions::gpu_memory_bytes): any other estimate is
   // the same without one.
-  if (base.estimate.engine == Engine::vllm || base.estimate.engine == Engine::sglang ||
-      base.estimate.engine == Engine::ollama)
+  if (kv_pool_engine(base.estimate.engine) || base.estimate.engine == Engine::ollama)
     return evaluate(catalog, r, without_gpu(rr));
   Report report = base;
   report.serving.reset();

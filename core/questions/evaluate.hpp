@@ -50,6 +50,8 @@ struct Request {
   std::string gpu;              // empty: every GPU in the catalog
   std::string engine = "transformers";  // transformers, vllm, llamacpp, sglang, ollama, mlx
   bool engine_given = false;    // false: transformers, or Ollama for a name in Ollama's form (an Ollama tag)
+  // The keys given that only some engines read (the inputs table's `engines`), checked once the engine is known.
+  std::vector<std::string> engine_inputs;
   std::string attention;        // sdpa (default) or eager; llama.cpp: sdpa = -fa on, eager = -fa off
   std::string kv_allocation;    // static or paged; empty: the engine's
   std::optional<std::uint64_t> avg_tokens;

@@ -48,8 +48,8 @@ Result<std::vector<std::string>> gpus_to_rank(const Catalog& catalog, const Requ
 // every GPU in the catalog, that the engine runs on; a GPU named and left out is named in a note.
 std::optional<Error> keep_engine_gpus(const Catalog& catalog, const Request& r, Engine engine,
                                       std::vector<std::string>& ids, std::vector<Message>& notes) {
-  const bool macs = engine == Engine::mlx;
-  if (!macs && engine != Engine::vllm && engine != Engine::sglang) return std::nullopt;
+  const bool macs = engine_traits(engine).metal_only;
+  if (runs_on_gpu(engine, true) && runs_on_gpu(engine, false)) return std::nullopt;
   const bool all = ids.empty() && !r.budget_per_hour;
   std::vector<std::string> kept;
   for (const Gpu& g : catalog.gpus)

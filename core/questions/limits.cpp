@@ -39,7 +39,7 @@ struct EngineBatch {
   Message note;
 };
 std::optional<EngineBatch> engine_batch(const ResolvedRequest& r) {
-  if (r.options.engine != Engine::vllm && r.options.engine != Engine::sglang) return std::nullopt;
+  if (!kv_pool_engine(r.options.engine)) return std::nullopt;
   InferenceOptions o = r.options;
   o.batch = 1;
   auto e = estimate_inference(r.model, o);

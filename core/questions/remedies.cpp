@@ -296,7 +296,7 @@ Lower four_bit(Engine engine, bool bare, const Gpu* gpu) {
             message("remedy.mlx_4bit",
                     "Measurable quality loss, acceptable for many uses; mlx_lm.convert -q (4 bits, groups of 64)"),
             article_quantization()};
-  if (engine == Engine::vllm || engine == Engine::sglang)
+  if (kv_pool_engine(engine))
     return {"awq-4bit-128g",
             message("remedy.awq", "Measurable quality loss, acceptable for many uses; needs an AWQ-quantized checkpoint"),
             article_quantization()};
@@ -471,7 +471,7 @@ void weight_changes(std::vector<Change>& out, const Request& request, const Repo
 // cache switch. llama.cpp quantizes the V cache only with flash attention on.
 void cache_changes(std::vector<Change>& out, const Request& request, const InferenceEstimate& e) {
   const bool wide_kv = e.kv_dtype == KvDType::fp16 || e.kv_dtype == KvDType::bf16 || e.kv_dtype == KvDType::fp32;
-  if (wide_kv && (e.engine == Engine::vllm || e.engine == Engine::sglang)) {
+  if (wide_kv && kv_pool_engine(e.engine)) {
     const bool vllm = e.engine == Engine::vllm;
     out.push_back({"kv-8bit", ChangeSize::precision, {text_input("kv_dtype", "fp8")},
                    vllm ? message("remedy.kv_fp8", "Small accuracy loss in long contexts; --kv-cache-dtype fp8 (E4M3)")
@@ -543,7 +543,7 @@ std::string gguf_weights(const Request& request, const InferenceEstimate& e) {
 std::optional<std::vector<RemedyInput>> llamacpp_inputs(const Request& request, const Report& base, const Gpu* gpu) {
   const InferenceEstimate& e = base.estimate;
   if (!gpu || gpu->one_per_machine() || request.imported || base.model.is_bare() || request.tp * request.pp > 1) return {};
-  if (e.engine != Engine::transformers && e.engine != Engine::vllm && e.engine != Engine::sglang) return {};
+  if (e.engine != Engine::transformers && !kv_pool_engine(e.engine)) return {};
   std::vector<RemedyInput> inputs{text_input("engine", "llamacpp"), number_input("context", e.context_tokens)};
   const std::string weights = gguf_weights(request, e);
   if (weights != request.weights) inputs.push_back(text_input("weights", weights));
@@ -553,6 +553,7 @@ std::optional<std::vector<RemedyInput>> llamacpp_inputs(const Request& request, 
 
 // The request without the inputs only its engine reads, for running it by llama.cpp.
 Request without_engine_inputs(Request v) {
+  v.engine_inputs.clear();
   v.gpu_util.reset();
   v.engine_version.clear();
   v.mem_fraction_static.reset();
@@ -791,7 +792,7 @@ void add_more_gpus(Collector& out, const Catalog& catalog, const Request& reques
       fewest_that_fit(catalog, request, request.gpu_count, [](Request& v, std::uint64_t n) { v.gpu_count = n; });
   if (!found) return;
   const auto& [n, after] = *found;
-  if (engine == Engine::vllm || engine == Engine::sglang) {
+  if (kv_pool_engine(engine)) {
     out.add(remedy("more-gpus", ChangeSize::more_gpus, {number_input("gpus", n)}, serving_gpus_cost(after, n),
                    serving_gpus_source(engine)),
             after);
@@ -816,7 +817,7 @@ void add_more_gpus(Collector& out, const Catalog& catalog, const Request& reques
 void add_more_hardware(const Advice& a) {
   if (!a.short_of_room() || a.gpu->one_per_machine() || a.request.tp * a.request.pp > 1) return;
   const Engine engine = a.base.estimate.engine;
-  const bool serving = engine == Engine::vllm || engine == Engine::sglang;
+  const bool serving = kv_pool_engine(engine);
   if (serving && a.request.gpu_count == 1) add_tensor_parallel(a.out, a.catalog, a.request);
   else add_more_gpus(a.out, a.catalog, a.request, engine);
 }

@@ -28,6 +28,14 @@ constexpr InputUse operator|(InputUse a, InputUse b) noexcept {
   return static_cast<InputUse>(static_cast<unsigned>(a) | static_cast<unsigned>(b));
 }
 
+// Which engines read an input of an inference question: one bit per engine, in the order the engine input lists
+// them (transformers, vllm, llamacpp, sglang, ollama, mlx); `all` for an input every engine reads. Given with an
+// engine that does not read it, the input is refused with the engines that do, rather than ignored.
+enum class Engines : unsigned { all = 0, transformers = 1, vllm = 2, llamacpp = 4, sglang = 8, ollama = 16, mlx = 32 };
+constexpr Engines operator|(Engines a, Engines b) noexcept {
+  return static_cast<Engines>(static_cast<unsigned>(a) | static_cast<unsigned>(b));
+}
+
 struct Input {
   std::string_view key;         // the request's JSON key
   std::string_view flag;        // the CLI's flag ("" where the CLI has none: it reads config.json files by --model)
@@ -39,6 +47,7 @@ struct Input {
   std::string_view help;        // the CLI help's line
   InputUse use = InputUse::both;
   bool above_min = false;       // the range excludes min: "above 0"
+  Engines engines = Engines::all;
 };
 
 std::span<const Input> inputs() noexcept;
@@ -46,5 +55,7 @@ std::span<const Input> inputs() noexcept;
 const Input* input_by_key(std::string_view key, InputUse use = InputUse::any) noexcept;
 const Input* input_by_flag(std::string_view flag) noexcept;
 bool used_by(const Input& input, InputUse use) noexcept;
+// Whether the engine at `engine_index` in the engine input's order reads `input`.
+bool read_by_engine(const Input& input, unsigned engine_index) noexcept;
 
 }  // namespace vramfit

@@ -10,6 +10,7 @@
 #include "../test_support.hpp"
 #include "json/answer.hpp"
 #include "json/inputs.hpp"
+#include "memory/engines/engines.hpp"  // kEngineTable
 
 using namespace vramfit;
 using nlohmann::json;
@@ -105,9 +106,37 @@ TEST_CASE("an unknown GPU or model name carries the name given and the closest o
   CHECK(m["error"]["message_i18n"]["args"]["given"] == "no-such-model-xyz");
 }
 
-TEST_CASE("a setting of another engine is refused with an id naming the engine it belongs to") {
+TEST_CASE("a setting of another engine is refused, naming the engines that read it") {
   const json a = ask(R"({"model":"llama-3.1-8b","engine":"llamacpp","max_num_seqs":8})");
   CHECK(a["error"]["field"] == "max_num_seqs");
-  CHECK(a["error"]["message"] == "applies to vLLM only (--engine vllm)");
-  CHECK(a["error"]["message_i18n"]["id"] == "engine.vllm_only");
+  CHECK(a["error"]["message"] == "applies to vLLM only; llama.cpp does not read it");
+  CHECK(a["error"]["message_i18n"]["id"] == "engine.input_not_read");
+  CHECK(a["error"]["message_i18n"]["args"]["engines"] == "vLLM");
+  CHECK(a["error"]["message_i18n"]["args"]["engine"] == "llama.cpp");
+  // -ngl is llama.cpp's and Ollama's num_gpu: both are named.
+  const json b = ask(R"({"model":"llama-3.1-8b","engine":"vllm","gpu_layers":20})");
+  CHECK(b["error"]["message"] == "applies to llama.cpp / Ollama only; vLLM does not read it");
+  // Every input the table gives to some engines is refused by each of the others, under its own key.
+  int refusals = 0;
+  for (const Input& in : inputs()) {
+    if (in.engines == Engines::all || !used_by(in, InputUse::inference)) continue;
+    const json value = in.kind == InputKind::toggle ? json(true) : in.kind == InputKind::text ? json("0.11")
+                       : in.kind == InputKind::fraction ? json(0.5) : json(1024);
+    for (const EngineTraits& engine : kEngineTable) {
+      if (read_by_engine(in, static_cast<unsigned>(engine.engine))) continue;
+      CAPTURE(in.key);
+      CAPTURE(engine.name);
+      json request = {{"model", "llama-3.1-8b"}, {"engine", engine.name}};
+      request[std::string(in.key)] = value;
+      const json answered = ask(request.dump());
+      CHECK(answered["error"]["field"] == in.key);
+      CHECK(answered["error"]["message_i18n"]["id"] == "engine.input_not_read");
+      ++refusals;
+    }
+  }
+  // 4 vLLM-only inputs × 5 other engines, 2 SGLang-only × 5, MLX and Ollama one each × 5, -ngl × 4,
+  // engine_version × 3 (transformers, llama.cpp, MLX).
+  CHECK(refusals == 20 + 10 + 10 + 4 + 3);
+  // A toggle given as false asks nothing of the engine, and is not refused.
+  CHECK_FALSE(ask(R"({"model":"llama-3.1-8b","engine":"llamacpp","enforce_eager":false})").contains("error"));
 }

@@ -272,7 +272,7 @@ TEST_CASE("gpu_util is vLLM's: refused with engines that do not read it, the ver
     const auto report = evaluate(test::catalog(), request.value());
     REQUIRE_FALSE(report.ok());
     CHECK(report.error().field == "gpu_util");
-    CHECK(report.error().message.id == "error.gpu_util_vllm_only");
+    CHECK(report.error().message.id == "engine.input_not_read");
     CHECK(report.error().message.text.find("applies to vLLM only") != std::string::npos);
   }
   // Without it, vLLM takes its version's default (vllm/engine/arg_utils.py: 0.9; 0.92 from v0.21, PR #38284), which

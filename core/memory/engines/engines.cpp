@@ -1,0 +1,15 @@
+#include "memory/engines/engines.hpp"
+
+namespace vramfit {
+
+std::optional<Engine> parse_engine(std::string_view name) noexcept {
+  for (const EngineTraits& e : kEngineTable)
+    if (name == e.name) return e.engine;
+  // Other spellings people use.
+  if (name == "hf" || name == "pytorch") return Engine::transformers;
+  if (name == "llama.cpp" || name == "llama-cpp") return Engine::llamacpp;
+  if (name == "mlx-lm" || name == "mlx_lm") return Engine::mlx;
+  return std::nullopt;
+}
+
+}  // namespace vramfit
