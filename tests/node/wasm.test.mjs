@@ -335,7 +335,7 @@ test('every breakdown figure has the core\'s explanation, in every engine and tr
       }
     }
   }
-  assert.equal(placed, 3);
+  assert.equal(placed, 4);  // Gemma 3 27B Q8_0 (about 29 GB with its projector) too: --fit leaves layers in RAM
 });
 
 test('the core\'s notes and messages name no CLI flag: they reach the page too', () => {
