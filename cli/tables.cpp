@@ -5,7 +5,7 @@
 #include <algorithm>    // std::replace
 #include <cmath>        // std::nan
 #include <cstdarg>      // va_list
-#include <cstdio>       // std::vsnprintf
+#include <cstdio>       // std::vsnprintf, std::snprintf
 #include <string_view>  // std::string_view
 #include <utility>      // std::pair
 
@@ -151,7 +151,8 @@ void append_engine(std::string& out, const json& a) {
     appendf(out, "  MLX cache %llu tokens (256-token steps), prefill chunk %llu tokens, attention %s\n",
             whole(mx->at("cache_tokens")), whole(mx->at("chunk_tokens")),
             mx->at("fused_attention").get<bool>() ? "fused (no score matrix)" : "unfused (scores materialized)");
-  if (const auto ol = a.find("ollama"); ol != a.end() && ol->at("planned").get<bool>())
+  // Ollama's estimator (up to 0.11.10) with a GPU; from 0.30 the "ollama" object holds the version alone.
+  if (const auto ol = a.find("ollama"); ol != a.end() && ol->value("planned", false))
     appendf(out, "  Ollama offloads %llu/%llu layers to the GPU: %.2f GiB there (memory.required.partial), %.2f GiB in "
                  "system RAM; num_ctx %llu, KV %.2f GiB, graph %.2f GiB full / %.2f GiB partial\n",
             whole(ol->at("layers_offload")), whole(ol->at("layers_model")), gib(ol->at("required_partial_bytes")),
@@ -192,9 +193,13 @@ void append_llamacpp_fit(std::string& out, const json& a) {
   if (!f.at("fits").get<bool>()) add("does not fit even so");
   appendf(out, "  llama.cpp --fit, %.2f GiB free less a %.0f MiB margin:%s\n", gib(f.at("free_bytes")),
           number(f.at("margin_bytes")) / 1048576.0, changes.c_str());
-  appendf(out, "    GPU %s = model %.2f + context %.2f + compute %.2f GiB; system RAM %s\n",
+  // A vision projector llama-server loads beside the plan (Ollama's --mmproj) is in the GPU's bytes too.
+  const double projector = f.contains("projector_bytes") ? gib(f.at("projector_bytes")) : 0.0;
+  char projector_part[48] = "";
+  if (projector > 0) std::snprintf(projector_part, sizeof projector_part, " + projector %.2f", projector);
+  appendf(out, "    GPU %s = model %.2f + context %.2f + compute %.2f%s GiB; system RAM %s\n",
           gb_and_gib(bytes(f.at("gpu_bytes"))).c_str(), gib(f.at("gpu_model_bytes")), gib(f.at("gpu_context_bytes")),
-          gib(f.at("gpu_compute_bytes")),
+          gib(f.at("gpu_compute_bytes")), projector_part,
           gb_and_gib(bytes(f.at("host_ram_bytes"))).c_str());
 }
 

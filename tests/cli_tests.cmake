@@ -114,7 +114,7 @@ vramfit_cli_test(gguf_transformers_fp32 ARGS --model llama-3.1-8b --weights q4_k
 # One verdict for the headline and the GPU table. Ollama with layers in system RAM (ollama#5913: layers.model=81
 # layers.offload=43 on one 24 GiB GPU): the headline says it runs, and the GPU's row says the same, not "needs 2 GPUs",
 # with what that placement leaves free (the log's 23.7 GiB of 24: under a GiB), not the card less the whole model.
-vramfit_cli_test(ollama_split_headline_and_row ARGS --model qwen2.5-72b --engine ollama --context 2048 --weights q4_k_s
+vramfit_cli_test(ollama_split_headline_and_row ARGS --model qwen2.5-72b --engine ollama --engine-version 0.11.10 --context 2048 --weights q4_k_s
                  --gpu rx-7900-xtx
                  MATCH "\nRuns on one AMD Radeon RX 7900 XTX with Ollama: 43 of 81 layers on the GPU, [0-9.]+ GB in system RAM, num_ctx 2,048\n  as the engine places it: [^\n]+ on the GPU, [^\n]+ in system RAM\n  AMD Radeon RX 7900 XTX +runs with 43 of 81 layers on the GPU +\\+0\\.[0-9] GB free\n")
 # vLLM with no KV block left (16.06 GB of bf16 weights in 0.9 × 16 GiB) would not start: the headline says so.

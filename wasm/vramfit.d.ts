@@ -128,9 +128,10 @@ export interface InferenceRequest extends ModelInputs {
   /** vLLM's version, for its memory rule: "0.9.2" to "0.20" (default: as 0.11) keep the CUDA graphs outside the
    * budget; "0.21" and later subtract their estimate from the pool. Older versions are refused. SGLang's: up to
    * "0.5.2" its default mem_fraction_static goes by tensor parallel size, from "0.5.3" (the default) by GPU memory.
-   * Ollama's: up to "0.11.10" (its estimator, the default); up to "0.6.6" num_ctx defaults to 2048, later to 4096.
-   * "0.30" and later: llama-server's --fit places the layers, num_ctx 4096 / 32768 / 262144 by GPU memory, capped
-   * at the model's context. "0.11.11" to "0.29" are refused. */
+   * Ollama's: "0.30" and later (default: as "0.32.15"): llama-server's --fit places the layers, num_ctx 4096 / 32768
+   * / 262144 by GPU memory, capped at the model's context; a vision projector on the GPU where it and 1 GiB fit
+   * (from "0.30.11"; before, above 10 GiB), with --fit keeping that room from "0.31.2". Up to "0.11.10" its
+   * estimator; up to "0.6.6" num_ctx defaults to 2048, later to 4096. "0.11.11" to "0.29" are refused. */
   engine_version?: string;
   /** Ollama's OLLAMA_GPU_OVERHEAD: bytes kept free on each GPU (default 0). */
   ollama_gpu_overhead?: number;
@@ -409,7 +410,8 @@ export interface EstimateAnswer {
   /** engine "mlx" only: what MLX's peak counts besides weights and cache (cache_tokens, chunk_tokens,
    * fused_attention, layer_bytes, scores_bytes, growth_bytes, logits_bytes, kv_bits, max_kv_size). */
   mlx?: Record<string, number | boolean>;
-  /** engine "ollama" only: its estimate as its offload log line names it (kv_bytes, graph_full_bytes,
+  /** engine "ollama" only: engine_version, the version assumed; from 0.30 projector_bytes (a vision projector on the
+   * GPU, 0 without one); up to 0.11.10 its estimate as its offload log line names it (kv_bytes, graph_full_bytes,
    * graph_partial_bytes, layers_model, layers_offload, required_full_bytes, required_partial_bytes, system_ram_bytes,
    * window_layers and window_tokens: the sliding-window layers Ollama sizes apart, Gemma 3 and gpt-oss),
    * with graph_formula and kv_type (strings), planned, flash_attention and kv_type_ignored (booleans). */
@@ -498,6 +500,8 @@ export interface LlamaCppFitPlan {
   /** --n-cpu-moe N that moves as many experts (it takes the first N layers where fit takes the last ones). */
   n_cpu_moe: number;
   gpu_bytes: number; gpu_model_bytes: number; gpu_context_bytes: number; gpu_compute_bytes: number;
+  /** A vision projector llama-server loads onto the GPU after the plan (Ollama's --mmproj), inside gpu_bytes; 0 without. */
+  projector_bytes: number;
   host_model_bytes: number; host_context_bytes: number; host_ram_bytes: number;
 }
 

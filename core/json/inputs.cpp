@@ -55,7 +55,7 @@ constexpr Input kInputs[] = {
      U::inference},
     {"attention", "--attention", "", K::choice, 0, 0, "KIND",
      "sdpa or eager (transformers); llama.cpp: sdpa = -fa on, eager = -fa off (default sdpa); Ollama: sdpa = "
-     "OLLAMA_FLASH_ATTENTION=1 (default eager: off)", U::inference},
+     "OLLAMA_FLASH_ATTENTION=1 (default: unset, llama-server's auto; up to 0.11.10 off)", U::inference},
     {"kv_allocation", "--kv-allocation", "", K::choice, 0, 0, "KIND",
      "static (reserve the full context) or paged (blocks of 16) (default: the engine's)", U::inference},
     {"avg_tokens", "--avg-tokens", "", K::tokens, 1, kTokens, "TOKENS",
@@ -73,8 +73,9 @@ constexpr Input kInputs[] = {
     {"engine_version", "--engine-version", "version", K::text, 0, 0, "VERSION",
      "vLLM's version, for its memory rule: 0.9.2 to 0.20 (default: as 0.11), or 0.21 and later (CUDA graphs inside "
      "--gpu-util, default 0.92); SGLang's: up to 0.5.2 (mem_fraction_static by TP), 0.5.3 to 0.5.9 (by GPU "
-     "memory) or 0.5.10 and later (default: by GPU memory, less the prefill CUDA graphs); Ollama's: up to 0.6.6 (num_ctx 2048), 0.6.7 to 0.11.10 (default: its estimator, 4096), or 0.30 "
-     "and later (llama-server's --fit; num_ctx by GPU memory)", U::inference, false, E::vllm | E::sglang | E::ollama},
+     "memory) or 0.5.10 and later (default: by GPU memory, less the prefill CUDA graphs); Ollama's: up to 0.6.6 (num_ctx 2048), 0.6.7 to 0.11.10 (its estimator, 4096), or 0.30 "
+     "and later (llama-server's --fit; num_ctx by GPU memory; a vision projector on the GPU from 0.30.11, room kept "
+     "for it from 0.31.2; default: as 0.32.15)", U::inference, false, E::vllm | E::sglang | E::ollama},
     {"enforce_eager", "--enforce-eager", "", K::toggle, 0, 0, "", "vLLM --enforce-eager: no CUDA graphs", U::inference, false, E::vllm},
     {"max_num_batched_tokens", "--max-num-batched-tokens", "", K::tokens, 1, kTokens, "TOKENS",
      "vLLM max_num_batched_tokens (default 8192; 16384 on >= 70 GiB non-A100)", U::inference, false, E::vllm},

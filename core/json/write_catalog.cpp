@@ -87,7 +87,7 @@ void write_values(JsonWriter& w, const std::string& names) {
   w.end_array();
 }
 
-// engine_version's choices besides each engine's default: {"vllm": ["0.21"], "ollama": ["0.30", "0.6.6"], …}.
+// engine_version's choices besides each engine's default: {"vllm": ["0.21"], "ollama": ["0.31.1", "0.30.10", …], …}.
 void write_versions(JsonWriter& w) {
   w.begin_object("versions");
   const auto choices = engine_version_choices();

@@ -94,6 +94,7 @@ void write_llamacpp(JsonWriter& w, const InferenceEstimate& e) {
     w.field("host_ram_bytes", b.host_ram_bytes);
     w.field("host_state_bytes", b.host_state_bytes);
     w.field("host_weights_bytes", b.host_weights_bytes);
+    w.field("mmproj_bytes", b.mmproj_bytes);
     w.field("n_ctx", b.n_ctx);
     w.field("n_ubatch", b.n_ubatch);
     w.field("output_buffer_bytes", b.output_buffer_bytes);
@@ -131,6 +132,7 @@ void write_llamacpp_fit(JsonWriter& w, const std::optional<LlamaCppFitPlan>& pla
   w.field("host_model_bytes", p.host_model_bytes);
   w.field("host_ram_bytes", p.host_ram_bytes);
   w.field("margin_bytes", p.margin_bytes);
+  w.field("projector_bytes", p.projector_bytes);
   w.field("min_context", kLlamaFitMinContext);
   w.field("n_cpu_moe", p.n_cpu_moe);
   w.field("output_on_gpu", p.output_on_gpu);
@@ -280,13 +282,22 @@ void write_mlx(JsonWriter& w, const InferenceEstimate& e) {
   w.end_object();
 }
 
-// Only under Ollama: its estimate as its "offload" log line names the figures.
-void write_ollama(JsonWriter& w, const InferenceEstimate& e) {
-  if (!e.ollama) return;
+// Only under Ollama: the version assumed; up to 0.11.10 its estimate as its "offload" log line names the figures,
+// from 0.30 where llama-server holds a vision projector.
+void write_ollama(JsonWriter& w, const Report& report) {
+  const InferenceEstimate& e = report.estimate;
+  if (e.engine != Engine::ollama) return;
+  if (!e.ollama) {
+    w.begin_object("ollama");
+    w.field("engine_version", report.ollama_version);
+    w.field("projector_bytes", e.llamacpp ? e.llamacpp->mmproj_bytes : 0);  // on the GPU; 0 without one there
+    w.end_object();
+    return;
+  }
   const auto& c = *e.ollama;
   w.begin_object("ollama");
   w.field("available_bytes", c.available_bytes);
-  w.field("engine_version", kOllamaVersionModelled);
+  w.field("engine_version", report.ollama_version);
   w.field("flash_attention", c.flash_attention);
   w.field("gpu_overhead_bytes", c.gpu_overhead_bytes);
   w.field("gpu_usable", c.gpu_usable);
@@ -430,7 +441,7 @@ std::string report_to_json(const Report& report) {
   w.field("high", b.range_high);
   w.field("low", b.range_low);
   w.end_object();
-  write_ollama(w, e);
+  write_ollama(w, report);
   write_sglang(w, e);
   if (speed) write_speed(w, *speed);
   else w.field("speed", nullptr);

@@ -161,6 +161,8 @@ SglangDefaults sglang_defaults(SglangRule rule, std::uint64_t gpu_mib, std::uint
 std::optional<OllamaRule> parse_ollama_version(std::string_view v) noexcept {
   const auto version = parse_version(v);
   if (!version) return std::nullopt;
+  if (version->at_least(0, 31, 2)) return OllamaRule::llama_server_fit_target;
+  if (version->at_least(0, 30, 11)) return OllamaRule::llama_server_projector_room;
   if (version->at_least(0, 30, 0)) return OllamaRule::llama_server;
   if (version->at_least(0, 11, 11)) return std::nullopt;
   return version->at_least(0, 6, 7) ? OllamaRule::num_ctx_4096 : OllamaRule::num_ctx_2048;
@@ -168,8 +170,21 @@ std::optional<OllamaRule> parse_ollama_version(std::string_view v) noexcept {
 
 std::span<const EngineVersionChoice> engine_version_choices() noexcept {
   static constexpr EngineVersionChoice kChoices[] = {
-      {Engine::vllm, "0.21"}, {Engine::sglang, "0.5.9"}, {Engine::sglang, "0.5.2"}, {Engine::ollama, "0.30"}, {Engine::ollama, "0.6.6"}};
+      {Engine::vllm, "0.21"},      {Engine::sglang, "0.5.9"},    {Engine::sglang, "0.5.2"},
+      {Engine::ollama, "0.31.1"},  {Engine::ollama, "0.30.10"},  {Engine::ollama, "0.11.10"},
+      {Engine::ollama, "0.6.6"}};
   return kChoices;
+}
+
+std::string_view ollama_rule_version(OllamaRule rule) noexcept {
+  switch (rule) {
+    case OllamaRule::num_ctx_2048: return "0.6.6";
+    case OllamaRule::num_ctx_4096: return "0.11.10";
+    case OllamaRule::llama_server: return "0.30.10";
+    case OllamaRule::llama_server_projector_room: return "0.31.1";
+    case OllamaRule::llama_server_fit_target: return kOllamaVersionModelled;
+  }
+  return kOllamaVersionModelled;
 }
 
 bool ollama_parallel_automatic(std::string_view v) noexcept {

@@ -159,15 +159,24 @@ inline constexpr std::uint64_t kLlamaNUbatch = 512;      // common.h n_ubatch
 inline constexpr std::uint64_t kLlamaSwaPad = 256;       // SWA cache size padded to 256 cells
 
 // --- Ollama ----------------------------------------------------------------------------------------------
-// Two rules are modelled. Up to v0.11.10 Ollama's analytic estimator chose the layers to offload (llm/memory.go
-// estimateGPULayers, fs/ggml/ggml.go GraphSize as of v0.11.10). From v0.30.0 it starts llama.cpp's llama-server and
-// leaves the layers to its --fit (llm/llama_server.go, memory/ollama_server.hpp). In between (v0.11.11 to v0.29)
-// Ollama placed layers from the runner's test allocations (llm/server.go buildLayout): not modelled.
-inline constexpr std::string_view kOllamaVersionModelled = "0.11.10";
-// up to 0.6.6; 0.6.7 to 0.11.10; 0.30 and later
-enum class OllamaRule { num_ctx_2048, num_ctx_4096, llama_server };
+// Up to v0.11.10 Ollama's analytic estimator chose the layers to offload (llm/memory.go estimateGPULayers,
+// fs/ggml/ggml.go GraphSize as of v0.11.10). From v0.30.0 (PR #16031) it starts llama.cpp's llama-server and leaves
+// the layers to its --fit (llm/llama_server.go, memory/ollama_server.hpp); the versions since differ in how they load
+// a vision projector. In between (v0.11.11, commit eb10390de, to v0.24) Ollama placed layers from the runner's test
+// allocations (llm/server.go buildLayout): not modelled. The default is the latest release read, v0.32.15.
+inline constexpr std::string_view kOllamaVersionModelled = "0.32.15";
+// up to 0.6.6; 0.6.7 to 0.11.10; then llama-server: 0.30.0 to 0.30.10, 0.30.11 to 0.31.1, 0.31.2 and later
+enum class OllamaRule {
+  num_ctx_2048,
+  num_ctx_4096,
+  llama_server,                 // the projector on the GPU only above 10 GiB and never on an integrated GPU
+  llama_server_projector_room,  // the projector on the GPU where it and 1 GiB fit
+  llama_server_fit_target,      // and --fit keeps that room free (LLAMA_ARG_FIT_TARGET, PR #16996)
+};
 // "0.5.7", "v0.11.10", "0.33.0"; nullopt for text that is no version or a version whose layout rule is not modelled.
 std::optional<OllamaRule> parse_ollama_version(std::string_view version) noexcept;
+// The first version of each rule, as the answer names the version it assumed (the default: kOllamaVersionModelled).
+std::string_view ollama_rule_version(OllamaRule rule) noexcept;
 
 // One version per memory rule an engine has besides its default, as parse_*_version reads it: a client's picker
 // offers these (and the default) rather than keeping its own list of where the rules change.

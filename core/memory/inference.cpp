@@ -302,7 +302,7 @@ Result<WeightFormat> weight_format_of(const ModelSpec& spec, const InferenceOpti
 // A vision model's GGUF file holds the language model alone: llama.cpp's converter writes the vision tower to a
 // separate mmproj file (convert_hf_to_gguf.py --mmproj), which llama-server loads only when given --mmproj.
 bool vision_tower_apart(const ModelSpec& spec, const InferenceOptions& o) {
-  return o.engine == Engine::llamacpp && spec.vision_params > 0;
+  return o.engine == Engine::llamacpp && spec.vision_params > 0 && !o.mmproj_offload;
 }
 
 Message vision_tower_apart_note(const ModelSpec& spec) {
@@ -757,6 +757,8 @@ std::optional<Error> add_llamacpp_buffers(InferenceEstimate& e, Workings& w, con
   b.host_state_bytes = e.kv.state_bytes - gpu_cache.value().state_bytes;
   b.host_ram_bytes = b.host_weights_bytes + b.host_kv_bytes + b.host_state_bytes + b.output_buffer_bytes;
   e.weights = gpu_weights;
+  if (o.mmproj_offload)  // the mmproj file's tensors, as weights_bytes counts the vision tower (F16)
+    for (const WeightGroup& g : wd.groups) b.mmproj_bytes += g.what == "vision tower" ? g.bytes : 0;
   e.kv_cache = gpu_cache.value().bytes;
   e.state_cache = gpu_cache.value().state_bytes;
   e.kv_allocation.static_bytes = e.kv.bytes;

@@ -66,13 +66,17 @@ struct InferenceOptions {
   // Ollama: batch is OLLAMA_NUM_PARALLEL, context num_ctx, attention sdpa OLLAMA_FLASH_ATTENTION=1; with a GPU
   // (gpu_memory_bytes taken as the memory Ollama finds free) it places the layers.
   std::uint64_t ollama_gpu_overhead = 0;           // OLLAMA_GPU_OVERHEAD, bytes kept free per GPU
-  OllamaRule ollama_rule = OllamaRule::num_ctx_4096;  // which version's rule (default num_ctx; llama-server from 0.30)
+  // Which version's rule (default num_ctx; llama-server from 0.30); the default is kOllamaVersionModelled's.
+  OllamaRule ollama_rule = OllamaRule::llama_server_fit_target;
   bool gpu_is_apple = false;                       // Metal: another minimum, and no partial-offload graph
   bool gpu_is_cuda = false;                        // an NVIDIA GPU: from 0.30 the batch Ollama picks without flash attention
 
   // llama.cpp (and Ollama's num_gpu)
   std::optional<std::uint64_t> gpu_layers;         // -ngl; none: every layer and the output layer
   std::uint64_t n_ubatch = kLlamaNUbatch;
+  // llama-server --mmproj with the projector on the GPU (--mmproj-offload, its default): a vision model's tower is
+  // counted with the weights; otherwise it is a file apart, not loaded.
+  bool mmproj_offload = false;
 
   // Several GPUs holding whole layers (llama.cpp --split-mode layer, transformers device_map="auto"): each one's
   // share as llama.cpp's --tensor-split takes it (by default its free memory); empty: one GPU.
@@ -188,6 +192,7 @@ struct LlamaCppBuffers {
   std::uint64_t compute_buffer_other_bytes = 0;  // the same with flash attention toggled
   std::uint64_t compute_buffer_layers_bytes = 0;  // a device without the output layer: no logits in its graph
   std::uint64_t output_buffer_bytes = 0;    // host (CUDA_Host): n_vocab × n_outputs × 4
+  std::uint64_t mmproj_bytes = 0;           // the vision projector on the GPU (--mmproj), inside the weights
   std::uint64_t host_weights_bytes = 0;     // token embeddings + layers left on the CPU
   std::uint64_t host_kv_bytes = 0;
   std::uint64_t host_state_bytes = 0;       // recurrent state of the layers left on the CPU

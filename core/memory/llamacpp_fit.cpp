@@ -81,7 +81,8 @@ void place(LlamaCppFitPlan& plan, const LlamaCppFitInputs& in, const std::vector
   for (std::uint64_t seen = 0; plan.n_cpu_moe < n && seen < experts_in_ram; ++plan.n_cpu_moe)
     seen += in.expert_bytes[static_cast<std::size_t>(plan.n_cpu_moe)] ? 1 : 0;
   plan.gpu_compute_bytes = in.compute_bytes;
-  plan.gpu_bytes = plan.gpu_model_bytes + plan.gpu_context_bytes + plan.gpu_compute_bytes;
+  plan.projector_bytes = in.projector_bytes;
+  plan.gpu_bytes = plan.gpu_model_bytes + plan.gpu_context_bytes + plan.gpu_compute_bytes + plan.projector_bytes;
   const std::uint64_t all_model = sum(in.layer_bytes) + sum(in.expert_bytes) + in.output_bytes;
   plan.host_model_bytes = in.host_only_bytes + all_model - plan.gpu_model_bytes;
   plan.host_context_bytes = sum(cache) - plan.gpu_context_bytes;
@@ -152,6 +153,12 @@ Result<LlamaCppFitInputs> llamacpp_fit_inputs(const ModelSpec& spec, InferenceOp
   options.explain = false;
   options.gpu_layers.reset();  // fit plans only where -ngl is left to it
   options.context_tokens = in.context_start;
+  if (options.mmproj_offload) {
+    auto with_projector = estimate_inference(spec, options);
+    if (!with_projector) return with_projector.error();
+    in.projector_bytes = with_projector.value().llamacpp ? with_projector.value().llamacpp->mmproj_bytes : 0;
+    options.mmproj_offload = false;
+  }
   auto start = estimate_inference(spec, options);
   if (!start) return start.error();
   options.context_tokens = in.context_floor;

@@ -48,6 +48,8 @@ struct LlamaCppFitPlan {
   std::uint64_t host_model_bytes = 0;   // weights left in system RAM (token embeddings included)
   std::uint64_t host_context_bytes = 0;
   std::uint64_t host_ram_bytes = 0;     // system RAM the placement takes: the two above
+  // A vision projector llama-server loads after fit has placed the layers (--mmproj), on the same GPU; in gpu_bytes.
+  std::uint64_t projector_bytes = 0;
 };
 
 // What fit's dry runs measure, as vramfit estimates them: per repeating layer its weights without routed experts
@@ -65,6 +67,7 @@ struct LlamaCppFitInputs {
   std::uint64_t output_bytes = 0;                // output layer (lm_head and final norm)
   std::uint64_t host_only_bytes = 0;             // always in RAM: token embeddings
   std::uint64_t compute_bytes = 0;               // GPU compute buffer (does not grow with the context here)
+  std::uint64_t projector_bytes = 0;             // loaded after the plan, on the GPU: fit's dry runs leave it out
 };
 
 // Fit's steps on one GPU, as build 6895 (tools/fit-params/README.md) ran them: the output layer stays in RAM once
@@ -72,7 +75,8 @@ struct LlamaCppFitInputs {
 LlamaCppFitPlan plan_llamacpp_fit(const LlamaCppFitInputs& in);
 
 // The inputs for `spec` run as `options` (engine llamacpp) on a GPU with `free_bytes` free; `context_set` when the
-// request named the context, else fit starts from the model's training context.
+// request named the context, else fit starts from the model's training context. A projector (options.mmproj_offload)
+// is not part of the dry runs (fit runs before mtmd loads it): it goes to projector_bytes.
 Result<LlamaCppFitInputs> llamacpp_fit_inputs(const ModelSpec& spec, InferenceOptions options,
                                               std::uint64_t free_bytes, bool context_set);
 

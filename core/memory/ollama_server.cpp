@@ -1,6 +1,7 @@
 #include "memory/ollama_server.hpp"
 
 #include <algorithm>  // std::min, std::max
+#include <vector>     // std::erase_if
 
 namespace vramfit {
 
@@ -45,6 +46,67 @@ bool batch_fits(std::uint64_t batch, std::uint64_t predicted, std::uint64_t avai
 
 }  // namespace
 
+OllamaProjector ollama_projector(const ModelSpec& spec, const InferenceOptions& o) {
+  OllamaProjector p;
+  // A file read as it is has its own tensors; the tower of a preset or config.json is an mmproj file of F16 tensors.
+  if (!spec.vision_params || spec.is_bare() || o.exact_weights) return p;
+  p.bytes = 2 * spec.vision_params;
+  const std::uint64_t layers = spec.num_layers() + 1;  // modelLayers: BlockCount + 1
+  const std::uint64_t required = p.bytes + kOllamaProjectorHeadroom;
+  const std::uint64_t memory = o.gpu_memory_bytes;
+  if (o.gpu_layers && *o.gpu_layers == 0) p.place = OllamaProjectorPlace::cpu_only;
+  else if (o.gpu_layers && *o.gpu_layers < layers) p.place = OllamaProjectorPlace::partial_offload;
+  else if (o.ollama_rule == OllamaRule::llama_server && o.gpu_is_apple) p.place = OllamaProjectorPlace::integrated_gpu;
+  else if (o.ollama_rule == OllamaRule::llama_server && memory > 0 && memory <= kOllamaProjectorLimitedMemory)
+    p.place = OllamaProjectorPlace::limited_memory;
+  else if (o.ollama_rule != OllamaRule::llama_server && memory > 0 && memory < required)
+    p.place = OllamaProjectorPlace::limited_memory;
+  else p.place = OllamaProjectorPlace::gpu;
+  if (p.place == OllamaProjectorPlace::gpu && o.ollama_rule == OllamaRule::llama_server_fit_target)
+    p.fit_target_bytes = ceil_div(required, kMiB) * kMiB;
+  return p;
+}
+
+namespace {
+
+// Where Ollama puts a vision model's projector, said beside the estimate.
+Message projector_note(const OllamaProjector& p, OllamaRule rule) {
+  const MessageArg bytes = arg::bytes("projector_bytes", p.bytes);
+  switch (p.place) {
+    case OllamaProjectorPlace::none: break;
+    case OllamaProjectorPlace::gpu:
+      return message("ollama.projector_gpu",
+                     "Ollama runs this vision model with its projector (--mmproj, {projector_bytes} in F16) on the "
+                     "GPU: counted with the weights, as the vision tower. Its compute buffer for an image is not "
+                     "counted; Ollama leaves 1 GiB free beside the projector for it.",
+                     {bytes});
+    case OllamaProjectorPlace::cpu_only:
+    case OllamaProjectorPlace::partial_offload:
+      return message("ollama.projector_cpu_layers",
+                     "With num_gpu below every layer Ollama keeps the vision projector ({projector_bytes}) in system "
+                     "RAM (--no-mmproj-offload); it is not counted here.",
+                     {bytes});
+    case OllamaProjectorPlace::limited_memory:
+      return rule == OllamaRule::llama_server
+                 ? message("ollama.projector_cpu_10gib",
+                           "Before 0.30.11 Ollama keeps the vision projector ({projector_bytes}) in system RAM on a "
+                           "GPU of 10 GiB or less (--no-mmproj-offload); it is not counted here.",
+                           {bytes})
+                 : message("ollama.projector_cpu_room",
+                           "The GPU has less than the vision projector ({projector_bytes}) plus 1 GiB, so Ollama keeps "
+                           "the projector in system RAM (--no-mmproj-offload); it is not counted here.",
+                           {bytes});
+    case OllamaProjectorPlace::integrated_gpu:
+      return message("ollama.projector_cpu_integrated",
+                     "Before 0.30.11 Ollama keeps the vision projector ({projector_bytes}) on the CPU on a GPU that "
+                     "shares the system's memory, as Apple's do (--no-mmproj-offload); it is not counted here.",
+                     {bytes});
+  }
+  return {};
+}
+
+}  // namespace
+
 std::uint64_t ollama_generation_batch(const OllamaBatchInputs& in) noexcept {
   // Flash attention off on CUDA: 512, or 256 above 4096 tokens on a GPU of at most 8 GiB
   // (constrainedCUDAWithoutFlashAttention, which reads the free memory, else the total).
@@ -69,15 +131,19 @@ Result<InferenceEstimate> estimate_ollama_server(const ModelSpec& spec, const In
                                           {arg::text("kv", kv_dtype_info(*o.kv_dtype).name)}));
   // Any other type goes through as llama.cpp takes it: Ollama no longer checks it (fs/ggml SupportsKVCacheType, which
   // allowed f16, q8_0 and q4_0, has no caller from v0.30.0).
+  const OllamaProjector projector = ollama_projector(spec, o);
   InferenceOptions server = o;
   server.engine = Engine::llamacpp;
   server.n_ubatch = kOllamaNumBatch;
+  server.mmproj_offload = projector.place == OllamaProjectorPlace::gpu;
   auto e = estimate_inference(spec, server);
   if (!e || spec.is_bare()) return e;
   const std::uint64_t cells = o.context_tokens * o.batch;
+  // PredictServerVRAM reads the model file's size: the projector, a file apart, is not in it.
+  const std::uint64_t model_file = e.value().weight_detail.total - (e.value().llamacpp ? e.value().llamacpp->mmproj_bytes : 0);
   const std::uint64_t batch = ollama_generation_batch(
-      {cells, ollama_predicted_vram(spec, e.value().weight_detail.total, cells), o.gpu_memory_bytes,
-       o.attention == Attention::eager, o.gpu_is_cuda});
+      {cells, ollama_predicted_vram(spec, model_file, cells), o.gpu_memory_bytes, o.attention == Attention::eager,
+       o.gpu_is_cuda});
   if (batch != server.n_ubatch) {
     server.n_ubatch = batch;
     e = estimate_inference(spec, server);
@@ -85,6 +151,9 @@ Result<InferenceEstimate> estimate_ollama_server(const ModelSpec& spec, const In
   }
   InferenceEstimate& out = e.value();
   out.engine = Engine::ollama;
+  // Ollama passes --mmproj: llama.cpp's "not loaded without --mmproj" does not apply.
+  std::erase_if(out.notes, [](const Message& m) { return m.id == "llamacpp.mmproj_apart"; });
+  if (const Message note = projector_note(projector, o.ollama_rule); !note.empty()) out.notes.push_back(note);
   // llm/llama_server.go passes -ngl only for a num_gpu the user set; llama-server's --fit then leaves the layers.
   if (o.gpu_layers)
     out.notes.push_back(message("ollama.llama_server_ngl",

@@ -15,8 +15,28 @@ namespace vramfit {
 
 // Engine ollama, version 0.30 or later.
 constexpr bool ollama_runs_llama_server(const InferenceOptions& o) noexcept {
-  return o.engine == Engine::ollama && o.ollama_rule == OllamaRule::llama_server;
+  return o.engine == Engine::ollama &&
+         (o.ollama_rule == OllamaRule::llama_server || o.ollama_rule == OllamaRule::llama_server_projector_room ||
+          o.ollama_rule == OllamaRule::llama_server_fit_target);
 }
+
+// A vision model (its projector a layer of the model's manifest, or its v.* tensors inside the file for the
+// architectures llama/compat translates) runs with --mmproj (llm/llama_server.go appendMMProjArgs), and llama-server
+// loads the projector onto the GPU unless Ollama adds --no-mmproj-offload (shouldDisableMMProjOffload): for num_gpu 0
+// ("cpu-only"), for num_gpu below the blocks + 1 ("partial-text-offload"), and for a GPU whose memory is
+// below the projector + 1 GiB (mmprojOffloadHeadroom, from v0.30.11; before, 10 GiB or less,
+// limitedMMProjOffloadMemory, and any integrated GPU: Apple's). From v0.31.2 (PR #16996, extraEnvsForStart) an
+// offloaded projector sets LLAMA_ARG_FIT_TARGET to ⌈(projector + 1 GiB) / MiB⌉, so that --fit keeps that much free
+// for it instead of its own 1 GiB; before, the projector loads after --fit has placed the layers, unplanned.
+inline constexpr std::uint64_t kOllamaProjectorHeadroom = 1 * kGiB;
+inline constexpr std::uint64_t kOllamaProjectorLimitedMemory = 10 * kGiB;
+enum class OllamaProjectorPlace { none, gpu, cpu_only, partial_offload, limited_memory, integrated_gpu };
+struct OllamaProjector {
+  std::uint64_t bytes = 0;  // mmprojMemoryRequirement: the projector's tensors (F16, as weights_bytes counts them)
+  OllamaProjectorPlace place = OllamaProjectorPlace::none;
+  std::uint64_t fit_target_bytes = 0;  // LLAMA_ARG_FIT_TARGET in bytes; 0: --fit's own margin
+};
+OllamaProjector ollama_projector(const ModelSpec& spec, const InferenceOptions& o);
 
 // server/routes.go Server.Serve: the default num_ctx by Σ(TotalMemory − OLLAMA_GPU_OVERHEAD) over the GPUs, with
 // thresholds "slightly lower (47/23 GiB vs. 48/24 GiB)" so that a 24 GB card's driver total still counts as 24.

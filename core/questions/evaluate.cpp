@@ -173,7 +173,11 @@ void add_llamacpp_fit(Report& report, const ResolvedRequest& rr) {
   const std::uint64_t free = total > e.overhead ? total - e.overhead : 0;
   InferenceOptions options = rr.options;
   if (e.llamacpp) options.n_ubatch = e.llamacpp->n_ubatch;
+  // Ollama's vision projector: on the GPU beside the plan, and from 0.31.2 the room --fit keeps for it.
+  const OllamaProjector projector = ollama ? ollama_projector(report.model, rr.options) : OllamaProjector{};
+  options.mmproj_offload = projector.place == OllamaProjectorPlace::gpu;
   auto inputs = llamacpp_fit_inputs(report.model, options, free, ollama || report.context_source == "request");
+  if (inputs && projector.fit_target_bytes) inputs.value().margin_bytes = projector.fit_target_bytes;
   if (inputs) report.llamacpp_fit = plan_llamacpp_fit(inputs.value());
 }
 
@@ -570,7 +574,7 @@ std::optional<Error> resolve_ollama_options(const Request& r, InferenceOptions& 
       return make_error("engine_version",
                         message("ollama.version_unmodelled",
                                 "\"{version}\" is not an Ollama version that is modelled; allowed: up to 0.11.10 (for "
-                                "example 0.5.7) or 0.30 and later (for example 0.33.0). From 0.11.11 to 0.29 Ollama placed the layers "
+                                "example 0.5.7) or 0.30 and later (for example 0.32.15). From 0.11.11 to 0.29 Ollama placed the layers "
                                 "from the runner's test allocations, which is not modelled.",
                                 {arg::text("version", r.engine_version)}));
     o.ollama_rule = *rule;
@@ -721,7 +725,8 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
     out.context_source = "engine_default";
   } else if (o.engine == Engine::ollama) {
     // The version's default num_ctx (a version not modelled is refused below).
-    o.context_tokens = ollama_default_num_ctx(parse_ollama_version(r.engine_version).value_or(OllamaRule::num_ctx_4096));
+    o.context_tokens =
+        ollama_default_num_ctx(parse_ollama_version(r.engine_version).value_or(OllamaRule::llama_server_fit_target));
     out.context_source = "engine_default";
   } else if (kv_pool_engine(o.engine) && m.max_context) {
     o.context_tokens = m.max_context;  // vLLM's max_model_len, SGLang's context_length: the config's maximum
@@ -918,6 +923,8 @@ Result<Report> evaluate(const Catalog& catalog, const Request& r, const Resolved
     return evaluate(catalog, r, planned);
   }
   add_ollama_server_notes(report, rr);
+  if (report.estimate.engine == Engine::ollama)
+    report.ollama_version = r.engine_version.empty() ? std::string(kOllamaVersionModelled) : r.engine_version;
   check_gpus_needed(report, catalog, r, rr);
   add_serving(report, rr, r);
   add_command(report, r, rr);

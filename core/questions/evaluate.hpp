@@ -57,7 +57,7 @@ struct Request {
   std::optional<std::uint64_t> avg_tokens;
   bool expandable_segments = false;
   std::optional<double> gpu_util;  // vLLM's gpu_memory_utilization; none: its default for engine_version
-  std::string engine_version;   // vLLM's, as "0.11" or "0.21.1", or SGLang's; empty: the version modelled
+  std::string engine_version;   // vLLM's, as "0.11" or "0.21.1", SGLang's or Ollama's; empty: the version modelled
   std::optional<double> mem_fraction_static;       // SGLang --mem-fraction-static; none: its default
   std::optional<std::uint64_t> max_total_tokens;   // SGLang --max-total-tokens
   std::optional<std::uint64_t> max_kv_size;        // MLX --max-kv-size: a rotating cache of this many tokens
@@ -95,6 +95,7 @@ struct Report {
   std::vector<std::int64_t> device_free_bytes;
   std::optional<std::int64_t> per_gpu_free_bytes;
   std::vector<std::string> missing_files;  // the checkpoint's files the answer asks for (ResolvedRequest's)
+  std::string ollama_version;  // engine ollama: the version the answer assumes (the request's, else the default)
 };
 
 // Resolves the model (preset, config or bare count), checks every input and estimates.

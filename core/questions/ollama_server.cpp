@@ -64,12 +64,20 @@ void add_ollama_server_notes(Report& report, const ResolvedRequest& rr) {
     notes.push_back(message("ollama.load_retry",
                             "If llama-server runs out of memory loading it, Ollama retries once at its next lower "
                             "default context (32768, then 4096 tokens); that retry is not modelled."));
-  // llm/llama_server.go extraEnvsForStart (from v0.31.2): LLAMA_ARG_FIT_TARGET = projector + 1 GiB, in MiB.
-  if (report.model.vision_params)
-    notes.push_back(message("ollama.projector_margin",
-                            "From 0.31.2 Ollama has llama-server's --fit keep the vision projector's size plus 1 "
-                            "GiB free (LLAMA_ARG_FIT_TARGET) where the GPU holds both; that margin is not modelled, and the "
-                            "projector is counted with the layers here."));
+  const OllamaProjector projector = ollama_projector(report.model, rr.options);
+  if (projector.place != OllamaProjectorPlace::gpu) return;
+  // llm/llama_server.go extraEnvsForStart (from v0.31.2): --fit keeps the projector + 1 GiB free, in MiB.
+  if (projector.fit_target_bytes)
+    notes.push_back(message("ollama.projector_fit_target",
+                            "Ollama has llama-server's --fit keep {target_bytes} free for the vision projector "
+                            "(LLAMA_ARG_FIT_TARGET: the projector + 1 GiB, in place of --fit's own 1 GiB); the "
+                            "projector then loads into it.",
+                            {arg::bytes("target_bytes", projector.fit_target_bytes)}));
+  else  // retryWithMMProjCPUOffload: a load that fails with the projector on the GPU is retried without it
+    notes.push_back(message("ollama.projector_unplanned",
+                            "Before 0.31.2 llama-server's --fit places the layers without room for the vision "
+                            "projector, which loads afterwards; if that runs out of memory, Ollama restarts it with "
+                            "the projector in system RAM, which is not modelled."));
 }
 
 }  // namespace vramfit

@@ -10,8 +10,8 @@ namespace vramfit {
 // name_notes. Does nothing for another engine or version.
 void resolve_ollama_server(const Request& request, ResolvedRequest& out);
 
-// What the fit plan leaves to say under Ollama: a plan that does not fit (Ollama's retry at a lower context) and a
-// multimodal model's projector margin.
+// What the fit plan leaves to say under Ollama: a plan that does not fit (Ollama's retry at a lower context) and the
+// room --fit keeps for a vision projector on the GPU.
 void add_ollama_server_notes(Report& report, const ResolvedRequest& scenario);
 
 }  // namespace vramfit

@@ -27,6 +27,16 @@ Explanation fit_weights(const LlamaCppFitPlan& p) {
   const std::vector<MessageArg> args = {arg::count("layers", p.gpu_layers), arg::count("total", p.total_layers),
                                         arg::count("cpu", p.cpu_expert_layers),
                                         arg::count("amount", p.gpu_model_bytes)};
+  if (p.projector_bytes)  // Ollama's vision projector, loaded beside the layers --fit placed
+    return {"weights",
+            message("explain.weights.formula_fit_projector",
+                    "the weights --fit puts on the GPU (the layers it offloads, without the experts it keeps in "
+                    "system RAM, and the output layer) + the vision projector llama-server loads there (--mmproj)"),
+            message("explain.weights.values_fit_projector", "{layers} of {total} layers: {model} B + {projector} B = {amount} B",
+                    {arg::count("layers", p.gpu_layers), arg::count("total", p.total_layers),
+                     arg::count("model", p.gpu_model_bytes), arg::count("projector", p.projector_bytes),
+                     arg::count("amount", p.gpu_model_bytes + p.projector_bytes)}),
+            fit_source()};
   return {"weights",
           message("explain.weights.formula_fit",
                   "the weights --fit puts on the GPU: the layers it offloads, without the experts it keeps in system "
@@ -105,7 +115,7 @@ PlacedBreakdown placed_breakdown(const InferenceEstimate& e, const Verdict& v, c
   if (!placed_in_ram(v)) return b;
   if (lines_from_plan(v, plan)) {
     // fit's dry runs count the recurrent state with the KV cache (its "context"), and ggml sizes exactly.
-    b.weights = plan->gpu_model_bytes;
+    b.weights = plan->gpu_model_bytes + plan->projector_bytes;
     b.kv_cache = plan->gpu_context_bytes;
     b.state_cache = 0;
     b.activations = plan->gpu_compute_bytes;

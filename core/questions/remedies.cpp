@@ -486,14 +486,27 @@ void cache_changes(std::vector<Change>& out, const Request& request, const Infer
                    "mlx-lm generate.py (--kv-bits, QuantizedKVCache)"});
   if (wide_kv && ggml_engine(e.engine)) {
     const bool ollama = e.engine == Engine::ollama;
+    // Ollama from 0.30 (an estimate without its own estimator's figures) passes OLLAMA_KV_CACHE_TYPE to llama-server
+    // as --cache-type-k/v and leaves flash attention to it (--flash-attn auto) unless OLLAMA_FLASH_ATTENTION is set;
+    // before, its FAQ: the cache type applies only with OLLAMA_FLASH_ATTENTION=1.
+    const bool server = ollama && !e.ollama;
     std::vector<RemedyInput> inputs{text_input("kv_dtype", "q8_0")};
     if (e.attention == Attention::eager) inputs.push_back(text_input("attention", "sdpa"));
-    out.push_back({"kv-8bit", ChangeSize::precision, std::move(inputs),
-                   ollama ? message("remedy.kv_q8_0_ollama",
-                                    "Small accuracy loss; OLLAMA_KV_CACHE_TYPE=q8_0 with OLLAMA_FLASH_ATTENTION=1")
-                          : message("remedy.kv_q8_0", "Small accuracy loss; -ctk q8_0 -ctv q8_0 with -fa on"),
-                   ollama ? "Ollama FAQ (OLLAMA_KV_CACHE_TYPE needs flash attention)"
-                          : "llama.cpp server README (--cache-type-k, --cache-type-v, --flash-attn)"});
+    Message cost = message("remedy.kv_q8_0", "Small accuracy loss; -ctk q8_0 -ctv q8_0 with -fa on");
+    if (server)
+      cost = e.attention == Attention::eager
+                 ? message("remedy.kv_q8_0_ollama_server_fa",
+                           "Small accuracy loss; OLLAMA_KV_CACHE_TYPE=q8_0, and OLLAMA_FLASH_ATTENTION=1 or unset "
+                           "(llama-server needs flash attention for it)")
+                 : message("remedy.kv_q8_0_ollama_server",
+                           "Small accuracy loss; OLLAMA_KV_CACHE_TYPE=q8_0 (flash attention is on where the GPU "
+                           "supports it)");
+    else if (ollama)
+      cost = message("remedy.kv_q8_0_ollama", "Small accuracy loss; OLLAMA_KV_CACHE_TYPE=q8_0 with OLLAMA_FLASH_ATTENTION=1");
+    out.push_back({"kv-8bit", ChangeSize::precision, std::move(inputs), cost,
+                   server   ? "Ollama llm/llama_server.go (--cache-type-k/v from OLLAMA_KV_CACHE_TYPE, --flash-attn auto)"
+                   : ollama ? "Ollama FAQ (OLLAMA_KV_CACHE_TYPE needs flash attention)"
+                            : "llama.cpp server README (--cache-type-k, --cache-type-v, --flash-attn)"});
   }
   if (e.attention == Attention::eager)
     out.push_back({"attention-sdpa", ChangeSize::exact, {text_input("attention", "sdpa")}, flash_cost(), kFlashSource});

@@ -129,7 +129,7 @@ const GRID = [
     query: '?model=llama-3.1-70b&weights=q4_k_m&engine=llamacpp&gpu=rtx-3090' },
   // 16.06 GB of bf16 weights on an 8 GiB card: Ollama offloads the layers that fit (features.test.mjs works out 14).
   { name: 'Ollama on one RTX 4060', kind: 'runs_split', gpu: 'rtx-4060',
-    query: '?model=llama-3.1-8b&engine=ollama&gpu=rtx-4060&context=8192' },
+    query: '?model=llama-3.1-8b&engine=ollama&version=0.11.10&gpu=rtx-4060&context=8192' },
   // 141.1 GB of bf16 weights.
   { name: 'Llama 3.1 70B on one RTX 4090', kind: 'does_not_fit', gpu: 'rtx-4090', query: '?model=llama-3.1-70b&gpu=rtx-4090' },
   // ~75 GB of Q8_0 weights (70.55 B × 8.5 bits) on 2 × 25.77 GB.

@@ -715,7 +715,7 @@ test('SGLang on a chosen GPU: the headline gives its KV pool and concurrency, an
 test('Ollama on a chosen GPU: the headline gives its offloaded layers and system RAM, and the command copies', async () => {
   const { page, problems } = await newPage(session);
   await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: session.base });
-  await page.goto(`${session.base}/?model=llama-3.1-8b&engine=ollama&gpu=rtx-4060&context=8192`);
+  await page.goto(`${session.base}/?model=llama-3.1-8b&engine=ollama&version=0.11.10&gpu=rtx-4060&context=8192`);
   await page.locator('#engine-plan').waitFor({ state: 'visible' });
   assert.equal(await page.locator('#engine').inputValue(), 'ollama');
   assert.equal(await page.locator('#engine option[value="ollama"]').textContent(), 'Ollama');
@@ -745,14 +745,13 @@ test('Ollama on a chosen GPU: the headline gives its offloaded layers and system
   assert.deepEqual(problems, []);
 });
 
-test('the engine version where its memory rule changed: Ollama 0.30 sizes the context by the GPU, in the URL', async () => {
+test('the engine version where its memory rule changed: Ollama 0.30 and later size the context by the GPU, in the URL', async () => {
   const { page, problems } = await newPage(session);
   await page.goto(`${session.base}/?model=llama-3.1-8b&engine=ollama&gpu=rtx-4090`);
   await page.locator('#summary').waitFor({ state: 'visible' });
   const version = page.locator('#version');
-  assert.deepEqual(await version.locator('option').allTextContents(), ['0.6.7 to 0.11.10 (default)', '0.30 and later', 'up to 0.6.6']);
-  await version.selectOption('0.30');
-  await page.waitForURL(/version=0\.30/);
+  assert.deepEqual(await version.locator('option').allTextContents(),
+    ['0.31.2 and later (default)', '0.30.11 to 0.31.1', '0.30.0 to 0.30.10', '0.6.7 to 0.11.10', 'up to 0.6.6']);
   // Ollama from 0.30 (server/routes.go) picks num_ctx by the GPUs' memory: the RTX 4090's driver total, 23.68 GiB,
   // is at least 23 GiB, so 32768 tokens. Llama 3.1 8B's f16 KV cache per token: 32 layers × 2 × 8 heads × 128 × 2 B
   // = 131,072 B; × 32768 = 4 GiB = 4.29 GB. The context is Ollama's default, so the command sets nothing.
@@ -762,6 +761,11 @@ test('the engine version where its memory rule changed: Ollama 0.30 sizes the co
   assert.equal(await page.locator('#context').getAttribute('placeholder'), '32768');
   assert.equal(await page.locator('#context-read').textContent(), 'Empty: 32,768 tokens, the default of Ollama');
   assert.equal(await page.getByTestId('command').textContent(), 'ollama serve');
+  // Up to 0.11.10 num_ctx is 4096 whatever the GPU: 131,072 B × 4096 = 0.54 GB.
+  await version.selectOption('0.11.10');
+  await page.waitForURL(/version=0\.11\.10/);
+  await waitCell(page, 'kv_cache', '0.54');
+  assert.equal(await page.locator('#context').getAttribute('placeholder'), '4096');
   // A version is its engine's: another engine starts at its own default.
   await page.locator('#engine').selectOption('vllm');
   await page.waitForFunction(() => !location.search.includes('version='));

@@ -19,7 +19,7 @@ const SCENARIOS = [
   { name: 'an error input', query: '?model=llama-2-7b&context=0' },
   { name: 'a DeepSeek config import', query: '?', file: 'deepseek-ai--DeepSeek-V3_config.json' },
   { name: 'SGLang on an H100', query: '?model=llama-3.1-8b&engine=sglang&gpu=h100-sxm' },
-  { name: 'Ollama partial offload on an RTX 4060', query: '?model=llama-3.1-8b&engine=ollama&gpu=rtx-4060&context=8192' },
+  { name: 'Ollama partial offload on an RTX 4060', query: '?model=llama-3.1-8b&engine=ollama&version=0.11.10&gpu=rtx-4060&context=8192' },
   { name: 'llama.cpp across 2 RTX 3090', query: '?model=llama-3.1-70b&engine=llamacpp&weights=q4_k_m&gpu=rtx-3090&gpus=2' },
   { name: 'a Mac', query: '?model=llama-3.1-8b&gpu=apple-m3-max-36gb' },
   { name: 'a Mac short of its default wired limit', query: '?model=llama-3.1-70b&engine=llamacpp&weights=q4_k_m&context=16384&gpu=apple-m2-max-64gb' },

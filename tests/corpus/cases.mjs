@@ -47,6 +47,12 @@ add('vllm-util-0.8-remedies', ['--model', 'llama-3.1-8b', '--engine', 'vllm', '-
 add('llamacpp-ngl', ['--model', 'qwen2.5-7b', '--weights', 'q4_k_m', '--engine', 'llamacpp', '--gpu', 'rtx-4060', '--ngl', '20']);
 add('llamacpp-ngl-json', ['--model', 'qwen2.5-7b', '--weights', 'q4_k_m', '--engine', 'llamacpp', '--gpu', 'rtx-4060',
   '--ngl', '20', '--system-bandwidth', '80', '--json']);
+add('ollama-vision', ['--model', 'gemma-3-27b', '--engine', 'ollama', '--weights', 'q4_k_m', '--context', '8192',
+  '--gpu', 'rtx-4090']);
+add('ollama-0.11.10-split', ['--model', 'llama-3.1-8b', '--engine', 'ollama', '--engine-version', '0.11.10', '--gpu',
+  'rtx-4060', '--context', '8192']);
+ask('ollama-vision-0.31.1', 'estimate', { model: 'gemma-3-27b', engine: 'ollama', engine_version: '0.31.1',
+  weights: 'q4_k_m', context: 8192, gpu: 'rtx-4090' });
 add('serving-cost', ['--model', 'llama-3.1-8b', '--gpu', 'rtx-4090', '--prompt', '4k', '--usd-per-kwh', '0.3']);
 add('serving-cost-json', ['--model', 'llama-3.1-8b', '--gpu', 'l40s', '--prompt', '1024', '--usd-per-kwh', '0.25', '--json']);
 add('max-context', ['--model', 'llama-3.1-8b', '--gpu', 'rtx-4090', '--max-context']);

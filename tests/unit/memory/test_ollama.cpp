@@ -98,12 +98,12 @@ TEST_CASE("Ollama's placement: last layer first while it fits, one spare layer, 
 TEST_CASE("Ollama's KV cache: num_ctx × num_parallel, every layer, against printed memory.required.kv") {
   // #8098 above: Llama 3.2 3B, num_ctx 2048, 4 parallel: 8192 × 28 layers × 8 KV heads × (128 + 128) × 2 B =
   // 939,524,096 B = "896.0 MiB"; its graph "424.0 MiB".
-  const Report small = evaluate_json(R"({"model":"llama-3.2-3b","engine":"ollama","context":2048,"batch":4})");
+  const Report small = evaluate_json(R"({"model":"llama-3.2-3b","engine":"ollama","engine_version":"0.11.10","context":2048,"batch":4})");
   CHECK(ollama_of(small).kv_bytes == 939'524'096);
   CHECK(mib(ollama_of(small).graph_full_bytes) == doctest::Approx(424.0).epsilon(0.05 / 424.0));
   CHECK(ollama_of(small).graph_formula == "llama");
   // #5913 above (a Qwen2 72B, 80 layers, 8 KV heads): 2048 × 80 × 8 × 256 × 2 B = 640.0 MiB; graph "313.0 MiB".
-  const Report qwen = evaluate_json(R"({"model":"qwen2.5-72b","engine":"ollama","context":2048,"weights":"q4_k_s"})");
+  const Report qwen = evaluate_json(R"({"model":"qwen2.5-72b","engine":"ollama","engine_version":"0.11.10","context":2048,"weights":"q4_k_s"})");
   CHECK(mib(ollama_of(qwen).kv_bytes) == 640.0);
   CHECK(mib(ollama_of(qwen).graph_full_bytes) == doctest::Approx(313.0).epsilon(0.05 / 313.0));
   CHECK(gib(ollama_of(qwen).graph_partial_bytes) == doctest::Approx(1.3).epsilon(0.05 / 1.3));
@@ -111,7 +111,7 @@ TEST_CASE("Ollama's KV cache: num_ctx × num_parallel, every layer, against prin
   //   layers.model=81 ... memory.required.kv="19.5 GiB" ... memory.graph.partial="8.2 GiB"
   // 64000 × 80 × 8 × 256 × 2 B = 20,971,520,000 B = 19.53 GiB.
   const Report big = evaluate_json(
-      R"({"model":"llama-3.3-70b","engine":"ollama","context":64000,"attention":"sdpa","weights":"q8_0"})");
+      R"({"model":"llama-3.3-70b","engine":"ollama","engine_version":"0.11.10","context":64000,"attention":"sdpa","weights":"q8_0"})");
   CHECK(ollama_of(big).kv_bytes == 20'971'520'000);
   CHECK(ollama_of(big).layers_model == 81);
   CHECK(gib(ollama_of(big).graph_partial_bytes) == doctest::Approx(8.2).epsilon(0.05 / 8.2));
@@ -124,6 +124,7 @@ TEST_CASE("Ollama's layers on a GPU: #9181's 11 layers per 22 GiB card at num_ct
   auto spec = test::preset("llama-3.3-70b");
   InferenceOptions o;
   o.engine = Engine::ollama;
+  o.ollama_rule = OllamaRule::num_ctx_4096;  // the estimator, up to 0.11.10
   o.weight_format = parse_weight_format("q8_0").value();
   o.context_tokens = 64000;
   o.attention = Attention::sdpa;
@@ -139,7 +140,7 @@ TEST_CASE("Ollama's layers on a GPU: #9181's 11 layers per 22 GiB card at num_ct
 
 TEST_CASE("Ollama's defaults and switches: num_ctx by version, KV quantization only with flash attention") {
   // api.DefaultOptions: NumCtx 2048 up to 0.6.6, 4096 from 0.6.7; flash attention off unless OLLAMA_FLASH_ATTENTION.
-  const Report now = evaluate_json(R"({"model":"llama-3.2-3b","engine":"ollama"})");
+  const Report now = evaluate_json(R"({"model":"llama-3.2-3b","engine":"ollama","engine_version":"0.11.10"})");
   CHECK(ollama_of(now).num_ctx == 4096);
   CHECK_FALSE(ollama_of(now).flash_attention);
   const Report old = evaluate_json(R"({"model":"llama-3.2-3b","engine":"ollama","engine_version":"0.5.7"})");
@@ -153,17 +154,17 @@ TEST_CASE("Ollama's defaults and switches: num_ctx by version, KV quantization o
   REQUIRE_FALSE(refused.ok());
   CHECK(refused.error().field == "engine_version");
   // OLLAMA_KV_CACHE_TYPE=q8_0 without flash attention: f16 stays, and a note says so; with it, 1 byte per element.
-  const Report ignored = evaluate_json(R"({"model":"llama-3.2-3b","engine":"ollama","kv_dtype":"q8_0"})");
+  const Report ignored = evaluate_json(R"({"model":"llama-3.2-3b","engine":"ollama","engine_version":"0.11.10","kv_dtype":"q8_0"})");
   CHECK(ollama_of(ignored).kv_type_ignored);
   CHECK(ollama_of(ignored).kv_bytes == ollama_of(now).kv_bytes);
   bool noted = false;
   for (const auto& note : ignored.estimate.notes) noted = noted || note.find("only with flash attention") != std::string::npos;
   CHECK(noted);
-  const Report q8 = evaluate_json(R"({"model":"llama-3.2-3b","engine":"ollama","kv_dtype":"q8_0","attention":"sdpa"})");
+  const Report q8 = evaluate_json(R"({"model":"llama-3.2-3b","engine":"ollama","engine_version":"0.11.10","kv_dtype":"q8_0","attention":"sdpa"})");
   CHECK(ollama_of(q8).kv_bytes * 2 == ollama_of(now).kv_bytes);
   // The command: the server's environment.
   const Report cmd = evaluate_json(
-      R"({"model":"llama-3.2-3b","engine":"ollama","context":8192,"kv_dtype":"q8_0","attention":"sdpa"})");
+      R"({"model":"llama-3.2-3b","engine":"ollama","engine_version":"0.11.10","context":8192,"kv_dtype":"q8_0","attention":"sdpa"})");
   CHECK(cmd.command == "OLLAMA_CONTEXT_LENGTH=8192 OLLAMA_FLASH_ATTENTION=1 OLLAMA_KV_CACHE_TYPE=q8_0 ollama serve");
   CHECK(cmd.command_note.find("/set parameter num_ctx 8192") != std::string::npos);
 }
@@ -174,7 +175,7 @@ TEST_CASE("Ollama's layers on one 24 GiB GPU: #5913's 43 of 81 layers of a Qwen2
   // Ollama 0.2.x, which walked the layers first to last; 0.11.10 walks them last to first, the same count for layers
   // of one size.
   const Report r = evaluate_json(
-      R"({"model":"qwen2.5-72b","engine":"ollama","context":2048,"weights":"q4_k_s","gpu":"rx-7900-xtx"})");
+      R"({"model":"qwen2.5-72b","engine":"ollama","engine_version":"0.11.10","context":2048,"weights":"q4_k_s","gpu":"rx-7900-xtx"})");
   const OllamaEstimate& c = ollama_of(r);
   CHECK(c.planned);
   CHECK(c.layers_model == 81);
@@ -192,7 +193,7 @@ TEST_CASE("Ollama's KV of sliding-window layers: GraphSize's Gemma 3 and gpt-oss
   // keeps (256 + 256) × 8 × 2 B = 8 KiB per token and layer; blocks 5, 11, … 47 (8 of them) hold num_ctx 2048 tokens,
   // 8 × 2048 × 8 KiB = 128 MiB, the other 40 hold 1 × 1024 + 512 tokens, 40 × 1536 × 8 KiB = 480 MiB: 608 MiB.
   const Report gemma = evaluate_json(
-      R"({"engine":"ollama","context":2048,"config":{"model_type":"gemma3","text_config":{"model_type":"gemma3_text",)"
+      R"({"engine":"ollama","engine_version":"0.11.10","context":2048,"config":{"model_type":"gemma3","text_config":{"model_type":"gemma3_text",)"
       R"("hidden_size":3840,"intermediate_size":15360,"num_hidden_layers":48,"num_attention_heads":16,)"
       R"("num_key_value_heads":8,"head_dim":256,"sliding_window":1024,"sliding_window_pattern":6}}})");
   CHECK(ollama_of(gemma).kv_bytes == 608ULL * 1048576);
@@ -206,13 +207,13 @@ TEST_CASE("Ollama's KV of sliding-window layers: GraphSize's Gemma 3 and gpt-oss
   // attention, so f16): "layers.model=25 ... memory.required.kv="300.0 MiB"". By hand: 24 layers, 8 KV heads,
   // head_dim 64: (64 + 64) × 8 × 2 B = 2 KiB per token and layer; the 12 even blocks hold 1 × 4096 + 512 tokens,
   // 12 × 4608 × 2 KiB = 108 MiB, the 12 odd ones 8192, 12 × 8192 × 2 KiB = 192 MiB: 300 MiB.
-  const Report oss = evaluate_json(R"({"model":"gpt-oss-20b","engine":"ollama","context":8192})");
+  const Report oss = evaluate_json(R"({"model":"gpt-oss-20b","engine":"ollama","engine_version":"0.11.10","context":8192})");
   CHECK(ollama_of(oss).kv_bytes == 300ULL * 1048576);
   CHECK(ollama_of(oss).layers_model == 25);
   CHECK(ollama_of(oss).window_tokens == 4608);
   // Gemma 2 slides too, but GraphSize gives it the full context ("Gemma2 also has sliding window attention but we only
   // have an optimized implementation in the Ollama engine"): 42 layers × 4096 × (256 + 256) × 8 × 2 B = 1344 MiB.
-  const Report gemma2 = evaluate_json(R"({"model":"gemma-2-9b","engine":"ollama","context":4096})");
+  const Report gemma2 = evaluate_json(R"({"model":"gemma-2-9b","engine":"ollama","engine_version":"0.11.10","context":4096})");
   CHECK(ollama_of(gemma2).kv_bytes == 1344ULL * 1048576);
   CHECK(ollama_of(gemma2).window_layers == 0);
 }
@@ -250,13 +251,13 @@ TEST_CASE("Ollama's graph for Gemma and gpt-oss: GraphSize's own cases, by hand"
   // 2 × 64 / 8 × 384 / 6 = 1024 MiB. The same sum in v0.11.2's "full = 4 × heads / kv × kvTotal / 6, partial = 2 ×
   // full" gives 2048 and 4096 MiB, which #11711 printed (gpt-oss:20b, num_ctx 8192, flash attention off):
   // memory.graph.full="2.0 GiB" memory.graph.partial="4.0 GiB"; with the 300 MiB actually cached it would be 1.6.
-  const Report eager = evaluate_json(R"({"model":"gpt-oss-20b","engine":"ollama","context":8192,"attention":"eager"})");
+  const Report eager = evaluate_json(R"({"model":"gpt-oss-20b","engine":"ollama","engine_version":"0.11.10","context":8192,"attention":"eager"})");
   CHECK(ollama_of(eager).graph_formula == "gpt-oss");
   CHECK(ollama_of(eager).graph_partial_bytes == 1024ULL * 1048576);
   CHECK(ollama_of(eager).graph_full_bytes == 1024ULL * 1048576);  // no full figure: estimateGPULayers takes partial
   // From 0.11.8 gpt-oss turns flash attention on itself (fs/ggml FlashAttention, "model wants flash attention"):
   // the graph is then (4 × num_parallel + ctx / 1024 + 110) MiB = 4 + 8 + 110 = 122 MiB.
-  const Report fa = evaluate_json(R"({"model":"gpt-oss-20b","engine":"ollama","context":8192})");
+  const Report fa = evaluate_json(R"({"model":"gpt-oss-20b","engine":"ollama","engine_version":"0.11.10","context":8192})");
   CHECK(ollama_of(fa).flash_attention);
   CHECK(ollama_of(fa).graph_partial_bytes == 122ULL * 1048576);
   const Report before = evaluate_json(R"({"model":"gpt-oss-20b","engine":"ollama","context":8192,"engine_version":"0.11.7"})");

@@ -1,4 +1,5 @@
-// Ollama from 0.30 runs llama-server (ollama/ollama llm/llama_server.go, first in v0.30.0; read at v0.33.0-rc2):
+// Ollama from 0.30 runs llama-server (ollama/ollama llm/llama_server.go, first in v0.30.0 (PR #16031); read at
+// v0.33.0-rc2 and v0.32.15, the default, and at v0.30.0, v0.30.11 and v0.31.2 where the projector's handling changes):
 // its context tiers (server/routes.go Server.Serve), the cap at n_ctx_train (llm/server.go NewLlamaServer), the
 // batch it picks (server/sched.go automaticGenerationBatch), llama-server's --fit with -c given, and its command.
 // No Ollama ≥ 0.30 log with its layers and buffers was found to pin against: the figures below are by hand.
@@ -56,7 +57,8 @@ TEST_CASE("Ollama 0.30+: num_ctx by the GPU's memory, as server/routes.go tiers 
       "context":1024,"gpu":"rtx-4090"})");
   CHECK(vision.estimate.context_tokens == 2048);
   CHECK(has_note(vision, "ollama.vision_min_context"));
-  CHECK(has_note(vision, "ollama.projector_margin"));  // LLAMA_ARG_FIT_TARGET's pad, named as not modelled
+  CHECK(has_note(vision, "ollama.projector_gpu"));
+  CHECK(has_note(vision, "ollama.projector_fit_target"));
   // Without a GPU the tier is unknown: 4096, and a note says so.
   const Report none = evaluate_json(R"({"model":"llama-3.1-8b","engine":"ollama","engine_version":"0.33.0"})");
   CHECK(none.estimate.context_tokens == 4096);
@@ -153,9 +155,16 @@ TEST_CASE("Ollama 0.30+: its environment is the command, never llama-server's ow
 }
 
 TEST_CASE("Ollama's versions: up to 0.11.10 and from 0.30 modelled, 0.11.11 to 0.29 refused") {
+  // The projector's rule changes at v0.30.11 (limitedMMProjOffloadMemory replaced by mmprojOffloadHeadroom) and
+  // v0.31.2 (LLAMA_ARG_FIT_TARGET, PR #16996, commit a6293eb51).
   CHECK(parse_ollama_version("0.30") == OllamaRule::llama_server);
-  CHECK(parse_ollama_version("v0.30.1") == OllamaRule::llama_server);
-  CHECK(parse_ollama_version("0.33.0-rc2") == OllamaRule::llama_server);
+  CHECK(parse_ollama_version("v0.30.10") == OllamaRule::llama_server);
+  CHECK(parse_ollama_version("0.30.11") == OllamaRule::llama_server_projector_room);
+  CHECK(parse_ollama_version("0.31.1") == OllamaRule::llama_server_projector_room);
+  CHECK(parse_ollama_version("0.31.2") == OllamaRule::llama_server_fit_target);
+  CHECK(parse_ollama_version("0.32.15") == OllamaRule::llama_server_fit_target);
+  CHECK(parse_ollama_version("0.33.0-rc2") == OllamaRule::llama_server_fit_target);
+  CHECK(parse_ollama_version(kOllamaVersionModelled) == InferenceOptions{}.ollama_rule);
   CHECK(parse_ollama_version("0.11.10") == OllamaRule::num_ctx_4096);
   CHECK_FALSE(parse_ollama_version("0.11.11").has_value());
   CHECK_FALSE(parse_ollama_version("0.29.9").has_value());
@@ -177,4 +186,91 @@ TEST_CASE("Ollama 0.30+: the report's engine is ollama, its buffers llama.cpp's"
   CHECK(answer_json["inputs"]["engine"] == "ollama");
   CHECK(answer_json["inputs"]["context"] == 32768);
   CHECK(answer_json["inputs"]["attention"] == "sdpa");  // --flash-attn auto, on where the GPU supports it
+}
+
+TEST_CASE("Ollama's default is the latest release read, 0.32.15; the answer names the version it assumed") {
+  // v0.32.15 is the newest tag of ollama/ollama without -rc (v0.33.0 has release candidates only).
+  const Report plain = evaluate_json(R"({"model":"llama-3.1-8b","engine":"ollama","gpu":"rtx-4090"})");
+  CHECK(plain.estimate.llamacpp.has_value());  // llama-server's buffers, not the estimator's
+  CHECK_FALSE(plain.estimate.ollama.has_value());
+  CHECK(plain.estimate.context_tokens == 32768);  // the 23.68 GiB card's tier (above)
+  const auto answer_of = [](const char* request) { return nlohmann::json::parse(answer(test::catalog(), request)); };
+  CHECK(answer_of(R"({"model":"llama-3.1-8b","engine":"ollama"})")["ollama"]["engine_version"] == "0.32.15");
+  CHECK(answer_of(R"({"model":"llama-3.1-8b","engine":"ollama","engine_version":"0.11.10"})")["ollama"]["engine_version"] ==
+        "0.11.10");
+  CHECK(answer_of(R"({"model":"llama-3.1-8b","engine":"ollama","engine_version":"0.30.2"})")["ollama"]["engine_version"] ==
+        "0.30.2");
+}
+
+TEST_CASE("Ollama 0.30+: a vision model's projector on the GPU, and from 0.31.2 the room --fit keeps for it") {
+  // Gemma 3 27B's tower and projector: 423,060,336 parameters (google/gemma-3-27b-it), an F16 mmproj of
+  // 2 · 423,060,336 = 846,120,672 B (mmprojMemoryRequirement: the projector's tensors). Ollama passes --mmproj and
+  // leaves the projector on the GPU; from v0.31.2 LLAMA_ARG_FIT_TARGET = ⌈(846,120,672 + 1 GiB) / MiB⌉ =
+  // ⌈1830.93⌉ = 1831 MiB (llm/llama_server.go mmprojFitTargetMiB).
+  constexpr std::uint64_t projector = 846'120'672ULL;
+  const Report now = evaluate_json(R"({"model":"gemma-3-27b","engine":"ollama","weights":"q4_k_m","context":8192,
+      "gpu":"rtx-4090"})");
+  REQUIRE(now.estimate.llamacpp.has_value());
+  CHECK(now.estimate.llamacpp->mmproj_bytes == projector);
+  bool grouped = false;
+  for (const WeightGroup& g : now.estimate.weight_detail.groups)
+    grouped = grouped || (g.what == "vision tower" && g.bytes == projector && g.format == "F16");
+  CHECK(grouped);
+  REQUIRE(now.llamacpp_fit.has_value());
+  CHECK(now.llamacpp_fit->margin_bytes == 1831 * kMiB);
+  CHECK(now.llamacpp_fit->projector_bytes == projector);
+  CHECK(now.llamacpp_fit->gpu_bytes == now.llamacpp_fit->gpu_model_bytes + now.llamacpp_fit->gpu_context_bytes +
+                                           now.llamacpp_fit->gpu_compute_bytes + projector);
+  CHECK(has_note(now, "ollama.projector_gpu"));
+  CHECK(has_note(now, "ollama.projector_fit_target"));
+  CHECK_FALSE(has_note(now, "llamacpp.mmproj_apart"));
+  // llama.cpp without --mmproj leaves the tower out: the weights differ by the projector alone.
+  const Report llama = evaluate_json(R"({"model":"gemma-3-27b","engine":"llamacpp","weights":"q4_k_m","context":8192})");
+  CHECK(now.estimate.weight_detail.total - llama.estimate.weight_detail.total == projector);
+  // 0.30.11 to 0.31.1: the projector on the GPU, --fit at its own 1 GiB (the projector loads after it, unplanned).
+  const Report before = evaluate_json(R"({"model":"gemma-3-27b","engine":"ollama","engine_version":"0.31.1",
+      "weights":"q4_k_m","context":8192,"gpu":"rtx-4090"})");
+  REQUIRE(before.llamacpp_fit.has_value());
+  CHECK(before.llamacpp_fit->margin_bytes == 1024 * kMiB);
+  CHECK(before.llamacpp_fit->projector_bytes == projector);
+  CHECK(has_note(before, "ollama.projector_unplanned"));
+  // 0.30.0 to 0.30.10 keep it on the CPU on a GPU of 10 GiB or less (limitedMMProjOffloadMemory = 10 << 30): the
+  // RTX 4060's 8 GB; 0.31.1 needs only 846,120,672 B + 1 GiB there.
+  const Report small = evaluate_json(R"({"model":"gemma-3-27b","engine":"ollama","engine_version":"0.30.10",
+      "weights":"q4_k_m","context":8192,"gpu":"rtx-4060"})");
+  CHECK(small.estimate.llamacpp->mmproj_bytes == 0);
+  CHECK(has_note(small, "ollama.projector_cpu_10gib"));
+  const Report room = evaluate_json(R"({"model":"gemma-3-27b","engine":"ollama","engine_version":"0.31.1",
+      "weights":"q4_k_m","context":8192,"gpu":"rtx-4060"})");
+  CHECK(room.estimate.llamacpp->mmproj_bytes == projector);
+}
+
+TEST_CASE("Ollama 0.30+: shouldDisableMMProjOffload's reasons, one by one") {
+  const ModelSpec& gemma = test::preset("gemma-3-27b");  // 62 blocks: modelLayers 63
+  REQUIRE(gemma.num_layers() == 62);
+  InferenceOptions o;
+  o.engine = Engine::ollama;
+  const std::uint64_t required = 846'120'672ULL + kGiB;
+  o.gpu_memory_bytes = required;  // "memory < requiredMemory" refuses; equal is enough
+  CHECK(ollama_projector(gemma, o).place == OllamaProjectorPlace::gpu);
+  CHECK(ollama_projector(gemma, o).fit_target_bytes == 1831 * kMiB);
+  o.gpu_memory_bytes = required - 1;
+  CHECK(ollama_projector(gemma, o).place == OllamaProjectorPlace::limited_memory);
+  o.gpu_memory_bytes = 24 * kGiB;
+  o.gpu_layers = 0;
+  CHECK(ollama_projector(gemma, o).place == OllamaProjectorPlace::cpu_only);
+  o.gpu_layers = 62;  // below BlockCount + 1
+  CHECK(ollama_projector(gemma, o).place == OllamaProjectorPlace::partial_offload);
+  o.gpu_layers = 63;
+  CHECK(ollama_projector(gemma, o).place == OllamaProjectorPlace::gpu);
+  o.gpu_layers.reset();
+  // Apple's GPU is integrated (discover/llama_server.go: the Apple Silicon Metal device): off before 0.30.11 only.
+  o.gpu_is_apple = true;
+  o.ollama_rule = OllamaRule::llama_server;
+  CHECK(ollama_projector(gemma, o).place == OllamaProjectorPlace::integrated_gpu);
+  o.ollama_rule = OllamaRule::llama_server_projector_room;
+  CHECK(ollama_projector(gemma, o).place == OllamaProjectorPlace::gpu);
+  CHECK(ollama_projector(gemma, o).fit_target_bytes == 0);  // before 0.31.2: --fit's own margin
+  // A text model has none.
+  CHECK(ollama_projector(test::preset("llama-3.1-8b"), o).place == OllamaProjectorPlace::none);
 }

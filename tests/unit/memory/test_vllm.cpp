@@ -194,7 +194,9 @@ TEST_CASE("the version choices a page offers each read as a memory rule other th
   // Where the rules change (ENGINES.md): vLLM 0.21 moves the CUDA graphs inside gpu_memory_utilization; SGLang up to
   // 0.5.2 sizes mem_fraction_static by TP (PR #10975 made it by GPU memory from 0.5.3), and up to 0.5.9 the reserve
   // leaves out the prefill CUDA graphs (on by default from 0.5.10, release notes: #16331); Ollama from 0.30 runs
-  // llama-server (llm/llama_server.go first appears in v0.30.0), and up to 0.6.6 its num_ctx was 2048.
+  // llama-server (llm/llama_server.go first appears in v0.30.0), keeps a vision projector on the GPU where it and
+  // 1 GiB fit from 0.30.11 (above 10 GiB before) and has --fit leave room for it from 0.31.2 (the default, 0.32.15);
+  // up to 0.11.10 its estimator placed the layers, and up to 0.6.6 its num_ctx was 2048.
   int seen = 0;
   for (const EngineVersionChoice& c : engine_version_choices()) {
     CAPTURE(c.version);
@@ -203,15 +205,16 @@ TEST_CASE("the version choices a page offers each read as a memory rule other th
     if (c.engine == Engine::sglang)
       CHECK((parse_sglang_version(c.version) == SglangRule::by_tp ||
              parse_sglang_version(c.version) == SglangRule::by_gpu_memory));
-    if (c.engine == Engine::ollama)
-      CHECK((parse_ollama_version(c.version) == OllamaRule::llama_server ||
-             parse_ollama_version(c.version) == OllamaRule::num_ctx_2048));
+    if (c.engine == Engine::ollama) CHECK(parse_ollama_version(c.version) != OllamaRule::llama_server_fit_target);
   }
-  CHECK(seen == 5);
-  // The defaults the pages list first are the other rules: vLLM as 0.11, SGLang from 0.5.10, Ollama's estimator.
+  CHECK(seen == 7);
+  CHECK(parse_ollama_version("0.31.1") == OllamaRule::llama_server_projector_room);
+  CHECK(parse_ollama_version("0.30.10") == OllamaRule::llama_server);
+  CHECK(parse_ollama_version("0.6.6") == OllamaRule::num_ctx_2048);
+  // The defaults the pages list first are the other rules: vLLM as 0.11, SGLang from 0.5.10, Ollama from 0.31.2.
   CHECK(parse_vllm_version("0.11") == VllmRule::graphs_outside);
   CHECK(parse_sglang_version("0.5.10") == SglangRule::with_prefill_graphs);
-  CHECK(parse_ollama_version("0.11.10") == OllamaRule::num_ctx_4096);
+  CHECK(parse_ollama_version(kOllamaVersionModelled) == OllamaRule::llama_server_fit_target);
 }
 
 TEST_CASE("an encoder under vLLM holds no KV pool, so nothing refuses it for want of one") {

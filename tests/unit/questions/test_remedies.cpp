@@ -521,3 +521,18 @@ TEST_CASE("nothing runs: the summary says so, with the closest change's shortfal
   CHECK(r.summary.text ==
         "Nothing here runs on your GeForce RTX 4090: the closest change, listed first, is still 24.8 GB short.");
 }
+
+TEST_CASE("Ollama: the 8-bit cache's wording follows the version's flash attention") {
+  // Up to 0.11.10 OLLAMA_KV_CACHE_TYPE applies only with OLLAMA_FLASH_ATTENTION=1 (Ollama FAQ); from 0.30
+  // llm/llama_server.go passes it as --cache-type-k/v and leaves flash attention to llama-server (--flash-attn auto)
+  // unless OLLAMA_FLASH_ATTENTION is set, and llama.cpp refuses a quantized V cache without it.
+  const RemediesReport old = inference_remedies(R"({"model":"llama-3.1-8b","engine":"ollama","engine_version":"0.11.10",
+      "context":32768})");
+  CHECK(get(old, "kv-8bit").cost.id == "remedy.kv_q8_0_ollama");
+  const RemediesReport now = inference_remedies(R"({"model":"llama-3.1-8b","engine":"ollama","context":32768})");
+  CHECK(get(now, "kv-8bit").cost.id == "remedy.kv_q8_0_ollama_server");
+  CHECK(get(now, "kv-8bit").inputs.size() == 1);  // flash attention is on already (auto)
+  const RemediesReport off = inference_remedies(R"({"model":"llama-3.1-8b","engine":"ollama","context":32768,
+      "attention":"eager"})");
+  CHECK(get(off, "kv-8bit").cost.id == "remedy.kv_q8_0_ollama_server_fa");
+}

@@ -37,7 +37,7 @@ TEST_CASE("Ollama with layers in system RAM: the verdict runs split, with #5913'
   //   msg="offload to rocm" layers.requested=-1 layers.model=81 layers.offload=43 memory.required.partial="23.7 GiB"
   // The GPU table's rule says it does not fit (not every layer is on the GPU); Ollama runs it, 38 layers on the CPU.
   const Report r = evaluate_json(
-      R"({"model":"qwen2.5-72b","engine":"ollama","context":2048,"weights":"q4_k_s","gpu":"rx-7900-xtx"})");
+      R"({"model":"qwen2.5-72b","engine":"ollama","engine_version":"0.11.10","context":2048,"weights":"q4_k_s","gpu":"rx-7900-xtx"})");
   REQUIRE(r.gpus.size() == 1);
   CHECK(r.gpus.front().fit == Fit::does_not_fit);
   const Verdict& v = r.verdict;

@@ -163,6 +163,8 @@ export default {
     "explain.source.fit": "llama.cpp common/fit.cpp: Modell, Kontext und Rechenpuffer je Gerät, wie llama_memory_breakdown_print sie auflistet",
     "explain.weights.formula_fit": "die Gewichte, die --fit auf die GPU legt: die ausgelagerten Schichten ohne die Experten, die es im Arbeitsspeicher lässt, und die Ausgabeschicht",
     "explain.weights.values_fit": "{layers} von {total} Schichten: {amount} B",
+    "explain.weights.formula_fit_projector": "die Gewichte, die --fit auf die GPU legt (die ausgelagerten Schichten ohne die Experten, die es im Arbeitsspeicher lässt, und die Ausgabeschicht) + der Vision-Projektor, den llama-server dort lädt (--mmproj)",
+    "explain.weights.values_fit_projector": "{layers} von {total} Schichten: {model} B + {projector} B = {amount} B",
     "explain.weights.values_fit_experts": "{layers} von {total} Schichten, die Experten von {cpu} davon im Arbeitsspeicher: {amount} B",
     "explain.kv_cache.formula_fit": "KV-Cache und rekurrenter Zustand der Schichten auf der GPU, bei dem Kontext, mit dem --fit läuft",
     "explain.kv_cache.values_fit": "{context} Tokens: {amount} B",
