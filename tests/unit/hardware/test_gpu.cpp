@@ -10,9 +10,9 @@
 
 using namespace vramfit;
 
-TEST_CASE("the built-in catalog has at least 50 accelerators, each with memory and a source") {
+TEST_CASE("the built-in catalog has at least 130 accelerators, each with memory and a source") {
   const auto& gpus = test::catalog().gpus;
-  CHECK(gpus.size() >= 50);
+  CHECK(gpus.size() >= 130);
   for (const auto& g : gpus) {
     CAPTURE(g.id);
     CHECK(g.memory_bytes > 0);
@@ -181,10 +181,71 @@ TEST_CASE("GPU names as nvidia-smi and amd-smi print them read as the catalog's 
   REQUIRE_FALSE(a100.ok());
   CHECK(a100.error().message.find("it has NVIDIA A100 40GB SXM (40 GB HBM2), NVIDIA A100 80GB SXM (80 GB HBM2e)") !=
         std::string::npos);
-  // A form the catalog lacks is not read as a neighbour: the V100 PCIe is not the SXM2 card.
-  auto pcie = resolve_gpu(gpus, "Tesla V100-PCIE-16GB", "gpu");
-  REQUIRE_FALSE(pcie.ok());
-  CHECK(pcie.error().message.starts_with("unknown GPU \"Tesla V100-PCIE-16GB\""));
+  // A form the catalog lacks is not read as a neighbour: the V100 FHHL is not the SXM2 or the PCIe card.
+  auto fhhl = resolve_gpu(gpus, "Tesla V100-FHHL-16GB", "gpu");
+  REQUIRE_FALSE(fhhl.ok());
+  CHECK(fhhl.error().message.starts_with("unknown GPU \"Tesla V100-FHHL-16GB\""));
+  // "Tesla V100-PCIE-32GB" as torch's collect_env prints it ("GPU 0: Tesla V100-PCIE-32GB", posted in public
+  // repositories; the 16 GB card likewise) is the PCIe card of that memory.
+  CHECK(read("Tesla V100-PCIE-16GB").gpu->id == "v100-pcie-16gb");
+  CHECK(read("Tesla V100-PCIE-32GB").gpu->id == "v100-pcie-32gb");
+}
+
+TEST_CASE("the machines and cards people buy for local models answer to the names they write") {
+  const auto& gpus = test::catalog().gpus;
+  const auto read = [&](const char* text) {
+    auto found = resolve_gpu(gpus, text, "gpu");
+    REQUIRE_MESSAGE(found.ok(), text << ": " << found.error().message);
+    return found.value();
+  };
+  // The short names of issue 34, as forum posts and shop listings write them, and the card each means: the 128 GB
+  // box where a machine is sold in several sizes, the single card where a dual board exists.
+  struct Written {
+    const char* name;
+    const char* id;
+  };
+  const Written written[] = {
+      {"Spark", "dgx-spark"},
+      {"DGX Spark", "dgx-spark"},
+      {"GB10", "dgx-spark"},
+      {"Strix Halo", "ryzen-ai-max-395-128gb"},
+      {"395", "ryzen-ai-max-395-128gb"},
+      {"AI Max", "ryzen-ai-max-395-128gb"},
+      {"Ryzen AI Max+ 395", "ryzen-ai-max-395-128gb"},
+      {"P40", "tesla-p40"},
+      {"Tesla P40", "tesla-p40"},
+      {"P100", "tesla-p100-pcie-16gb"},
+      {"B60", "arc-pro-b60"},
+      {"B60 Dual", "arc-pro-b60-dual-per-gpu"},
+      {"B580", "arc-b580"},
+      {"9070 XT", "rx-9070-xt"},
+      {"RX 9070", "rx-9070"},
+      {"7900 XT", "rx-7900-xt"},
+      {"7900 XTX", "rx-7900-xtx"},
+      {"7800 XT", "rx-7800-xt"},
+      {"W7900", "radeon-pro-w7900"},
+      {"MI50", "mi50-16gb"},
+      {"MI60", "mi60"},
+      {"MI355X", "mi355x"},
+      {"MI300A", "mi300a"},
+      {"B300", "b300"},
+      {"GB300", "gb300-per-gpu"},
+      {"H20", "h20"},
+      {"A40", "a40"},
+      {"A30", "a30"},
+      {"5060", "rtx-5060"},
+      {"5050", "rtx-5050"},
+      {"3080 Ti", "rtx-3080-ti"},
+      {"4070 Ti", "rtx-4070-ti"},
+      {"Thor", "jetson-agx-thor"},
+      {"Orin", "jetson-agx-orin-64gb"},
+      {"M5 Max", "apple-m5-max-128gb"},
+      {"RTX PRO 4500 Blackwell", "rtx-pro-4500-blackwell"},
+  };
+  for (const auto& w : written) CHECK_MESSAGE(read(w.name).gpu->id == w.id, w.name << " reads as " << read(w.name).gpu->id);
+  // A short name that other cards share says them: "395" is the 128 GB machine, the 64 GB one named beside it.
+  CHECK(read("395").note.find("AMD Ryzen AI Max+ 395 64GB") != std::string::npos);
+  CHECK(read("B60").note.find("Intel Arc Pro B60 Dual") != std::string::npos);
 }
 
 TEST_CASE("every alias in the catalog names one card") {
