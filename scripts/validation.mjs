@@ -159,8 +159,7 @@ export function html(result) {
 export function summaryModule(result) {
   return '// Written by scripts/validation.mjs from tests/data/validation.json: what the page says beside the ' +
     'total\'s range.\n' +
-    `export const validation = { rows: ${result.rows.length}, median_error_percent: ` +
-    `${Number((result.median * 100).toFixed(1))} };\n`;
+    `export const validation = { rows: ${result.rows.length}, median_error: ${Number(result.median.toFixed(4))} };\n`;
 }
 
 export function generate(cliPath = cli) {
