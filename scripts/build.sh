@@ -9,11 +9,14 @@ export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
 
 [[ -f build/native/build.ninja ]] || cmake --preset native >/dev/null
 cmake --build --preset native
+# docs/validation.md and the page's summary of it, from tests/data/validation.json and the CLI just built.
+node scripts/validation.mjs
 [[ -f build/wasm/build.ninja ]] || cmake --preset wasm >/dev/null
 cmake --build --preset wasm
 
 # dist/: the site, its modules bundled and minified by esbuild (scripts/bundle.mjs).
 node scripts/bundle.mjs build/wasm/wasm dist
+node scripts/validation.mjs --html dist
 # dist/vramfit.html: the page, its modules, CSS and the .wasm in one file for file:// and offline use.
 node scripts/prerender.mjs dist
 node scripts/single-file.mjs dist

@@ -19,7 +19,7 @@ rmSync(dist, { recursive: true, force: true });
 mkdirSync(dist, { recursive: true });
 
 // Files served as they are (pages, icon, examples, the one-tag element loader, the language set before painting).
-for (const name of ['index.html', 'embed.html', 'favicon.svg', 'vram-fit.js', 'lang.js', 'examples']) {
+for (const name of ['index.html', 'embed.html', 'favicon.svg', 'vram-fit.js', 'lang.js', 'llms.txt', 'examples']) {
   cpSync(path.join(web, name), path.join(dist, name), { recursive: true });
 }
 cpSync(path.join(wasmDir, 'vramfit.wasm'), path.join(dist, 'vramfit.wasm'));

@@ -85,21 +85,10 @@ TEST_CASE("every config of today's models imports, or its error names the one fi
   CHECK(with_quant_config == 26);
 }
 
-TEST_CASE("Qwen3.5 and 3.6 count to the parameter the published figure, vision tower included") {
-  // keras-hub qwen3_5_presets.py (commit 71453d08): "qwen3_6_27b" and "qwen3_5_27b" "params": 27356728560,
-  // qwen3_5_moe_presets.py "qwen3_5_moe_35b_a3b" / "qwen3_6_moe_35b_a3b" "params": 35107181936 — the language
-  // model with its Gated DeltaNet layers, gated attention, untied lm_head and the vision tower, without the MTP layer.
-  CHECK(counted("nvidia--Qwen3.6-27B-NVFP4").total == 27'356'728'560ULL);
-  CHECK(counted("Qwen--Qwen3.5-27B").total == 27'356'728'560ULL);
-  CHECK(counted("Qwen--Qwen3.5-35B-A3B").total == 35'107'181'936ULL);
-  CHECK(counted("nvidia--Qwen3.6-35B-A3B-NVFP4").total == 35'107'181'936ULL);
-}
-
-TEST_CASE("gpt-oss counts its expert and router biases and its attention sinks") {
-  // keras-hub gpt_oss_presets.py (commit 71453d08), the de-quantized model: 20,914,757,184 and 116,829,156,672.
-  CHECK(counted("openai--gpt-oss-20b").total == 20'914'757'184ULL);
-  CHECK(counted("openai--gpt-oss-120b").total == 116'829'156'672ULL);
-  // Sliding and full attention alternate (layer_types): 12 windowed layers of 24 in the 20b.
+TEST_CASE("gpt-oss alternates sliding and full attention") {
+  // Its parameter counts (keras-hub's gpt_oss_presets.py) are rows of tests/data/validation.json, with Qwen3.5's
+  // and 3.6's, DeepSeek-V3's active count and Llama 4 Maverick's total.
+  // layer_types: 12 windowed layers of 24 in the 20b.
   const auto spec = imported("openai--gpt-oss-20b");
   std::uint64_t windowed = 0;
   for (const auto& run : spec.layers) windowed += run.attention.window == 128 ? run.count : 0;
@@ -107,31 +96,24 @@ TEST_CASE("gpt-oss counts its expert and router biases and its attention sinks")
 }
 
 TEST_CASE("Active parameters as the model cards count them leave out the input embedding and keep the output head") {
-  // NVIDIA NeMo AutoModel, gpt-oss-20b: "Parameters 21B total / 3.6B active"; NeMo Customizer (25.9):
-  // "117B parameters (5.1B active parameters)" for gpt-oss-120b, and keras-hub's gpt_oss_presets.py (71453d08):
-  // "117 billion total parameters, with 5.1 billion active parameters". Both are written to 0.1B. The input
-  // embedding the cards leave out is 201,088 × 2,880 = 579,133,440 (by hand).
+  // The cards' figures (gpt-oss 3.6B and 5.1B active, DeepSeek-V3 36.6B) are rows of tests/data/validation.json.
+  // The input embedding the cards leave out is 201,088 × 2,880 = 579,133,440 (by hand).
   const ParamCounts small = counted("openai--gpt-oss-20b");
   const ParamCounts large = counted("openai--gpt-oss-120b");
   CHECK(small.embedding == 579'133'440ULL);
   CHECK(small.active - small.active_excl_embedding() == 579'133'440ULL);
-  CHECK(static_cast<double>(small.active_excl_embedding()) == doctest::Approx(3.6e9).epsilon(0.05e9 / 3.6e9));
-  CHECK(static_cast<double>(large.active_excl_embedding()) == doctest::Approx(5.1e9).epsilon(0.05e9 / 5.1e9));
   // With it, as vramfit counted before: 5.7B, which no card prints.
   CHECK(static_cast<double>(large.active) > 5.6e9);
-  // DeepSeek-V3's README_WEIGHTS.md (later revision): "Activation parameters: 36.6B (including 0.9B for the output
-  // Head)", the main model without its MTP module; the input embedding, 129,280 × 7,168 = 926,679,040, is left out.
+  // DeepSeek-V3 without its MTP module; the input embedding, 129,280 × 7,168 = 926,679,040, is left out.
   const ParamCounts deepseek = counted("deepseek-ai--DeepSeek-V3");
   CHECK(deepseek.active - deepseek.active_excl_embedding() == 926'679'040ULL);
-  CHECK(static_cast<double>(deepseek.active_excl_embedding()) == doctest::Approx(36.6e9).epsilon(0.05e9 / 36.6e9));
 }
 
-TEST_CASE("Llama 4 Maverick has experts on every second layer and counts about 400B, not 777B") {
-  // Meta's announcement (ai.meta.com/blog/llama-4-multimodal-intelligence): "17B active parameters (400B total)".
+TEST_CASE("Llama 4 Maverick has experts on every second layer") {
+  // Its 400B total (Meta's announcement) is a row of tests/data/validation.json; with experts on every layer it
+  // would count 777B.
   const auto spec = imported("meta-llama--Llama-4-Maverick-17B-128E-Instruct");
   CHECK(moe_layers(spec) == 24);  // interleave_moe_layer_step 2: layers 1, 3, …, 47
-  const double total = static_cast<double>(count_params(spec).value().total);
-  CHECK(total == doctest::Approx(400e9).epsilon(0.005));
   // Chunked local attention in the RoPE layers, full attention in every fourth (NoPE) layer.
   std::uint64_t chunked = 0;
   for (const auto& run : spec.layers) chunked += run.attention.chunk == 8192 ? run.count : 0;

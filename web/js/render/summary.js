@@ -1,6 +1,7 @@
 // The summary of a core report on the full page (headline, total, model facts, bar, breakdown, notes) and the
 // dialog that shows how a figure was computed. Text goes in with textContent only.
 import { el, breakdownLines, totalRange, headline, fillBar, layerSummary } from './view.js';
+import { showValidationLink } from './validation-link.js';
 
 // A number that opens its explanation (formula, inputs, source from report.explanations).
 function explainButton(key, text, t) {
@@ -27,6 +28,7 @@ export function renderSummary(dom, report, view) {
       gpu: f.bytes(placement.gpu_bytes), ram: f.bytes(placement.ram_bytes), count: f.count(placement.gpus) }) : null,
   ].filter(Boolean);
   dom.totalRange.textContent = parts.join(' · ');
+  showValidationLink(dom.validationLink, view);
   const m = report.model;
   const facts = [
     // Active as model cards count it (without the input embedding); the parameters' explanation says so.
