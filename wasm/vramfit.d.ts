@@ -130,7 +130,9 @@ export interface InferenceRequest extends ModelInputs {
    * "0.5.2" its default mem_fraction_static goes by tensor parallel size, from "0.5.3" (the default) by GPU memory.
    * Ollama's: up to "0.11.10" (its estimator, the default); up to "0.6.6" num_ctx defaults to 2048, later to 4096.
    * "0.30" and later: llama-server's --fit places the layers, num_ctx 4096 / 32768 / 262144 by GPU memory, capped
-   * at the model's context. "0.11.11" to "0.29" are refused. */
+   * at the model's context. "0.11.11" to "0.29" are refused. mlx-lm's: "0.27" and later (default: as 0.31.3)
+   * compute logits for the prompt's last token only; "0.22.2" to "0.26.4" for each token of its last chunk (up to
+   * 2048); older versions are refused. */
   engine_version?: string;
   /** Ollama's OLLAMA_GPU_OVERHEAD: bytes kept free on each GPU (default 0). */
   ollama_gpu_overhead?: number;
@@ -407,8 +409,9 @@ export interface EstimateAnswer {
    * with engine_version (string) and mem_fraction_default (boolean). */
   sglang?: Record<string, number | string | boolean>;
   /** engine "mlx" only: what MLX's peak counts besides weights and cache (cache_tokens, chunk_tokens,
-   * fused_attention, layer_bytes, scores_bytes, growth_bytes, logits_bytes, kv_bits, max_kv_size). */
-  mlx?: Record<string, number | boolean>;
+   * fused_attention, layer_bytes, scores_bytes, growth_bytes, logits_tokens, logits_bytes, head_input_bytes, kv_bits,
+   * max_kv_size), with engine_version (string). */
+  mlx?: Record<string, number | string | boolean>;
   /** engine "ollama" only: its estimate as its offload log line names it (kv_bytes, graph_full_bytes,
    * graph_partial_bytes, layers_model, layers_offload, required_full_bytes, required_partial_bytes, system_ram_bytes,
    * window_layers and window_tokens: the sliding-window layers Ollama sizes apart, Gemma 3 and gpt-oss),

@@ -194,7 +194,8 @@ TEST_CASE("the version choices a page offers each read as a memory rule other th
   // Where the rules change (ENGINES.md): vLLM 0.21 moves the CUDA graphs inside gpu_memory_utilization; SGLang up to
   // 0.5.2 sizes mem_fraction_static by TP (PR #10975 made it by GPU memory from 0.5.3), and up to 0.5.9 the reserve
   // leaves out the prefill CUDA graphs (on by default from 0.5.10, release notes: #16331); Ollama from 0.30 runs
-  // llama-server (llm/llama_server.go first appears in v0.30.0), and up to 0.6.6 its num_ctx was 2048.
+  // llama-server (llm/llama_server.go first appears in v0.30.0), and up to 0.6.6 its num_ctx was 2048; mlx-lm up
+  // to 0.26.4 computes logits for the prompt's whole last chunk (PR #406 in 0.27.0 keeps the last token's only).
   int seen = 0;
   for (const EngineVersionChoice& c : engine_version_choices()) {
     CAPTURE(c.version);
@@ -206,12 +207,14 @@ TEST_CASE("the version choices a page offers each read as a memory rule other th
     if (c.engine == Engine::ollama)
       CHECK((parse_ollama_version(c.version) == OllamaRule::llama_server ||
              parse_ollama_version(c.version) == OllamaRule::num_ctx_2048));
+    if (c.engine == Engine::mlx) CHECK(parse_mlx_version(c.version) == MlxRule::chunk_logits);
   }
-  CHECK(seen == 5);
+  CHECK(seen == 6);
   // The defaults the pages list first are the other rules: vLLM as 0.11, SGLang from 0.5.10, Ollama's estimator.
   CHECK(parse_vllm_version("0.11") == VllmRule::graphs_outside);
   CHECK(parse_sglang_version("0.5.10") == SglangRule::with_prefill_graphs);
   CHECK(parse_ollama_version("0.11.10") == OllamaRule::num_ctx_4096);
+  CHECK(parse_mlx_version("0.31.3") == MlxRule::last_token_logits);
 }
 
 TEST_CASE("an encoder under vLLM holds no KV pool, so nothing refuses it for want of one") {
