@@ -192,7 +192,8 @@ TEST_CASE("mlx-lm up to 0.26.4 computes logits for each token of the prompt's la
   CHECK(m.rule == MlxRule::chunk_logits);
   CHECK(m.chunk_tokens == 2048);
   CHECK(m.logits_tokens == 2048);
-  // lm_head writes 2048 × 151,936 bf16 logits; the slice is a view that keeps them until "logprobs = logits -
+  // lm_head writes 2048 × 151,936 bf16 logits; the slice is a view that keeps them (ml-explore/mlx v0.28.0
+  // mlx/backend/common/slicing.cpp: shared_buffer_slice, out.copy_shared_buffer) until "logprobs = logits -
   // mx.logsumexp(logits, keepdims=True)" writes 151,936 more: 2049 × 151,936 × 2 B = 622,633,728 B, beside
   // lm_head's input, the final norm's 2048 × 1024 × 2 B = 4,194,304 B.
   CHECK(m.logits_bytes == 622'633'728ULL);
