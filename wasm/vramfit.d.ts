@@ -131,7 +131,9 @@ export interface InferenceRequest extends ModelInputs {
    * Ollama's: "0.30" and later (default: as "0.32.15"): llama-server's --fit places the layers, num_ctx 4096 / 32768
    * / 262144 by GPU memory, capped at the model's context; a vision projector on the GPU where it and 1 GiB fit
    * (from "0.30.11"; before, above 10 GiB), with --fit keeping that room from "0.31.2". Up to "0.11.10" its
-   * estimator; up to "0.6.6" num_ctx defaults to 2048, later to 4096. "0.11.11" to "0.29" are refused. */
+   * estimator; up to "0.6.6" num_ctx defaults to 2048, later to 4096. "0.11.11" to "0.29" are refused.
+   * mlx-lm's: "0.27" and later (default: as 0.31.3) compute logits for the prompt's last token only; "0.22.2" to
+   * "0.26.4" for each token of its last chunk (up to 2048); older versions are refused. */
   engine_version?: string;
   /** Ollama's OLLAMA_GPU_OVERHEAD: bytes kept free on each GPU (default 0). */
   ollama_gpu_overhead?: number;
@@ -408,8 +410,9 @@ export interface EstimateAnswer {
    * with engine_version (string) and mem_fraction_default (boolean). */
   sglang?: Record<string, number | string | boolean>;
   /** engine "mlx" only: what MLX's peak counts besides weights and cache (cache_tokens, chunk_tokens,
-   * fused_attention, layer_bytes, scores_bytes, growth_bytes, logits_bytes, kv_bits, max_kv_size). */
-  mlx?: Record<string, number | boolean>;
+   * fused_attention, layer_bytes, scores_bytes, growth_bytes, logits_tokens, logits_bytes, head_input_bytes, kv_bits,
+   * max_kv_size), with engine_version (string). */
+  mlx?: Record<string, number | string | boolean>;
   /** engine "ollama" only: engine_version, the version assumed; from 0.30 projector_bytes (a vision projector on the
    * GPU, 0 without one); up to 0.11.10 its estimate as its offload log line names it (kv_bytes, graph_full_bytes,
    * graph_partial_bytes, layers_model, layers_offload, required_full_bytes, required_partial_bytes, system_ram_bytes,

@@ -75,7 +75,9 @@ constexpr Input kInputs[] = {
      "--gpu-util, default 0.92); SGLang's: up to 0.5.2 (mem_fraction_static by TP), 0.5.3 to 0.5.9 (by GPU "
      "memory) or 0.5.10 and later (default: by GPU memory, less the prefill CUDA graphs); Ollama's: up to 0.6.6 (num_ctx 2048), 0.6.7 to 0.11.10 (its estimator, 4096), or 0.30 "
      "and later (llama-server's --fit; num_ctx by GPU memory; a vision projector on the GPU from 0.30.11, room kept "
-     "for it from 0.31.2; default: as 0.32.15)", U::inference, false, E::vllm | E::sglang | E::ollama},
+     "for it from 0.31.2; default: as 0.32.15); mlx-lm's: 0.22.2 to 0.26.4 (the prompt's last chunk computes logits "
+     "for each of its tokens) or 0.27 and later (default: as 0.31.3, the last token's only)", U::inference, false,
+     E::vllm | E::sglang | E::ollama | E::mlx},
     {"enforce_eager", "--enforce-eager", "", K::toggle, 0, 0, "", "vLLM --enforce-eager: no CUDA graphs", U::inference, false, E::vllm},
     {"max_num_batched_tokens", "--max-num-batched-tokens", "", K::tokens, 1, kTokens, "TOKENS",
      "vLLM max_num_batched_tokens (default 8192; 16384 on >= 70 GiB non-A100)", U::inference, false, E::vllm},

@@ -272,11 +272,14 @@ void write_mlx(JsonWriter& w, const InferenceEstimate& e) {
   w.begin_object("mlx");
   w.field("cache_tokens", m.cache_tokens);
   w.field("chunk_tokens", m.chunk_tokens);
+  w.field("engine_version", mlx_rule_version(m.rule));
   w.field("fused_attention", m.fused_attention);
   w.field("growth_bytes", m.growth_bytes);
+  w.field("head_input_bytes", m.head_input_bytes);
   w.field("kv_bits", m.kv_bits);
   w.field("layer_bytes", m.layer_bytes);
   w.field("logits_bytes", m.logits_bytes);
+  w.field("logits_tokens", m.logits_tokens);
   w.field("max_kv_size", m.max_kv_size);
   w.field("scores_bytes", m.scores_bytes);
   w.end_object();

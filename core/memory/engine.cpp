@@ -168,11 +168,21 @@ std::optional<OllamaRule> parse_ollama_version(std::string_view v) noexcept {
   return version->at_least(0, 6, 7) ? OllamaRule::num_ctx_4096 : OllamaRule::num_ctx_2048;
 }
 
+std::string_view mlx_rule_version(MlxRule rule) noexcept {
+  return rule == MlxRule::chunk_logits ? kMlxVersionChunkLogits : kMlxVersionModelled;
+}
+
+std::optional<MlxRule> parse_mlx_version(std::string_view v) noexcept {
+  const auto version = parse_version(v);
+  if (!version || !version->at_least(0, 22, 2)) return std::nullopt;
+  return version->at_least(0, 27, 0) ? MlxRule::last_token_logits : MlxRule::chunk_logits;
+}
+
 std::span<const EngineVersionChoice> engine_version_choices() noexcept {
   static constexpr EngineVersionChoice kChoices[] = {
       {Engine::vllm, "0.21"},      {Engine::sglang, "0.5.9"},    {Engine::sglang, "0.5.2"},
       {Engine::ollama, "0.31.1"},  {Engine::ollama, "0.30.10"},  {Engine::ollama, "0.11.10"},
-      {Engine::ollama, "0.6.6"}};
+      {Engine::ollama, "0.6.6"},   {Engine::mlx, "0.26.4"}};
   return kChoices;
 }
 

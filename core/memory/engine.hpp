@@ -151,6 +151,18 @@ inline constexpr std::uint64_t kSglangDistributedNvlinkBytes = 2007 * kMiB;
 inline constexpr std::uint64_t kMlxCacheStep = 256;
 inline constexpr std::uint64_t kMlxPrefillStep = 2048;
 inline constexpr std::uint64_t kMlxKvGroup = 64;
+// generate_step evaluates only the cache after each prefill chunk, so those chunks' logits are never computed; the
+// prompt's last call goes through _step, whose model call applies lm_head to every position it is given before
+// keeping logits[:, -1, :]. From 0.27.0 (PR #406, "only apply lm_head to the last token") the chunks stop one token
+// short and that call gets the last token alone; from 0.22.2 to 0.26.4 it got the prompt's last chunk, up to
+// prefill_step_size tokens, and computed logits for each of them. Before 0.22.2 (PR #40) the chunks were 512 tokens
+// and the causal mask an array: not modelled.
+enum class MlxRule { chunk_logits, last_token_logits };  // 0.22.2 to 0.26.4; 0.27.0 and later
+inline constexpr std::string_view kMlxVersionModelled = "0.31.3";
+inline constexpr std::string_view kMlxVersionChunkLogits = "0.26.4";
+std::string_view mlx_rule_version(MlxRule rule) noexcept;
+// "0.26.4", "v0.31.3"; nullopt for text that is no version, or one before 0.22.2.
+std::optional<MlxRule> parse_mlx_version(std::string_view version) noexcept;
 
 // --- llama.cpp -------------------------------------------------------------------------------------------
 inline constexpr std::uint64_t kLlamaDefaultCtx = 4096;  // common.h n_ctx since PR #10136 (Nov 2024)

@@ -373,9 +373,11 @@ std::optional<Error> check_kv_choices(const InferenceEstimate& e, const Inferenc
   return std::nullopt;
 }
 
-// MLX prefills the prompt (all but its last token) in chunks of prefill_step_size.
+// MLX prefills the prompt in chunks of prefill_step_size: from 0.27.0 all but its last token (which _step then runs
+// alone), up to 0.26.4 the whole prompt, its last chunk through _step.
 std::uint64_t mlx_chunk_tokens(const InferenceOptions& o) {
-  return std::max<std::uint64_t>(1, std::min(kMlxPrefillStep, o.context_tokens - 1));
+  const std::uint64_t prefilled = o.mlx_rule == MlxRule::chunk_logits ? o.context_tokens : o.context_tokens - 1;
+  return std::max<std::uint64_t>(1, std::min(kMlxPrefillStep, prefilled));
 }
 
 // Tokens a full-attention layer's buffer holds: KVCache rounds up to its 256-token step; with --max-kv-size every
@@ -655,11 +657,18 @@ std::optional<std::uint64_t> mlx_attention_bytes(const ModelSpec& spec, const La
 }
 
 // MLX (mlx_lm.generate): the widest layer over one prefill chunk, its scores where attention is unfused, one
-// layer's old K and V while the cache grows (mx.concatenate copies them into the larger buffer), and the last
-// token's logits and log-probabilities (the prefill chunks' logits are never evaluated: only the cache is).
+// layer's old K and V while the cache grows (mx.concatenate copies them into the larger buffer), and the logits of
+// the prompt's last call (the prefill chunks' logits are never evaluated: only the cache is). From 0.27.0 that call
+// is the last token alone, its logits and log-probabilities added to the layer's moment as a bound. Up to 0.26.4 it
+// is the prompt's last chunk: lm_head writes logits for each of its tokens while its input is held, and
+// logits[:, -1, :] is a view that keeps that buffer until the log-probabilities are computed; that moment follows
+// the layers', so the larger of the two counts. The largest last chunk a prompt within the context leaves is
+// min(context, prefill_step_size) tokens.
 std::optional<Error> add_mlx_memory(InferenceEstimate& e, Workings& w, const ModelSpec& spec, const InferenceOptions& o) {
   MlxMemory m;
+  m.rule = o.mlx_rule;
   m.chunk_tokens = mlx_chunk_tokens(o);
+  m.logits_tokens = m.rule == MlxRule::chunk_logits ? m.chunk_tokens : 1;
   m.cache_tokens = mlx_cache_tokens(o);
   m.kv_bits = e.kv_dtype == KvDType::q8_0 ? 8 : e.kv_dtype == KvDType::q4_0 ? 4 : 0;
   m.max_kv_size = o.max_kv_size.value_or(0);
@@ -678,11 +687,21 @@ std::optional<Error> add_mlx_memory(InferenceEstimate& e, Workings& w, const Mod
   const std::uint64_t layers = std::max<std::uint64_t>(1, spec.num_layers());
   const std::uint64_t per_layer = e.kv.bytes_per_token_layer ? e.kv.bytes_per_token_layer : e.kv.bytes_per_token / layers;
   const auto growth = product({o.batch, m.cache_tokens - std::min(m.cache_tokens, m.chunk_tokens), per_layer});
-  const auto logits = spec.has_lm_head ? product({o.batch, spec.vocab_size, 2 * c}) : std::optional<std::uint64_t>(0);
-  if (!growth || !logits) return make_error("context", message("mlx.overflow_growth", "the cache growth overflows 64 bits"));
+  const std::optional<std::uint64_t> none = 0;
+  const auto logits = spec.has_lm_head ? product({o.batch, m.logits_tokens + 1, spec.vocab_size, c}) : none;
+  const bool head_input = spec.has_lm_head && m.rule == MlxRule::chunk_logits;
+  const auto input = head_input ? product({o.batch, m.logits_tokens, spec.hidden_size, c}) : none;
+  if (!growth || !logits || !input)
+    return make_error("context", message("mlx.overflow_growth", "the cache growth overflows 64 bits"));
   m.growth_bytes = *growth;
   m.logits_bytes = *logits;
-  const auto total = CheckedSum().add(m.layer_bytes).add(m.growth_bytes).add(m.logits_bytes).result();
+  m.head_input_bytes = *input;
+  const auto layer_moment = CheckedSum().add(m.layer_bytes).add(m.growth_bytes).result();
+  const auto logits_moment = CheckedSum().add(m.head_input_bytes).add(m.logits_bytes).result();
+  const auto total = m.rule == MlxRule::chunk_logits
+                         ? (layer_moment && logits_moment ? std::optional(std::max(*layer_moment, *logits_moment))
+                                                          : std::nullopt)
+                         : CheckedSum().add(m.layer_bytes).add(m.growth_bytes).add(m.logits_bytes).result();
   if (!total) return make_error("context", message("mlx.overflow_total", "the activations overflow 64 bits"));
   e.logits = m.logits_bytes;
   e.attention_scores = m.scores_bytes;
@@ -1162,7 +1181,30 @@ Explanation transformers_activations_explanation(const InferenceOptions& o, cons
                           "largest layer of one prefill pass; SDPA/flash keeps no s² score matrix")};
 }
 
+// Up to mlx-lm 0.26.4: the prompt's last chunk computes logits for each of its tokens, a moment of its own.
+Explanation mlx_chunk_logits_explanation(const MlxMemory& m, const InferenceEstimate& e) {
+  const std::vector<MessageArg> args = {
+      arg::count("layer", m.layer_bytes),       arg::count("chunk", m.chunk_tokens),
+      arg::count("growth", m.growth_bytes),     arg::count("head", m.head_input_bytes),
+      arg::count("logits", m.logits_bytes),     arg::count("logits_tokens", m.logits_tokens),
+      arg::count("activations", e.activations)};
+  return {"activations",
+          message("explain.activations.formula_mlx_chunk_logits",
+                  "max(max over layers of chunk × live width × bytes (unfused attention: + heads × chunk × keys × "
+                  "bytes + chunk × keys) + one layer's K and V before the last chunk, last chunk × (hidden + vocab) × "
+                  "bytes + vocab × bytes)"),
+          message("explain.activations.values_mlx_chunk_logits",
+                  "max({layer} B ({chunk}-token chunk) + {growth} B growth, {head} B lm_head input + {logits} B "
+                  "logits over {logits_tokens} tokens) = {activations} B",
+                  args),
+          message("explain.activations.source_mlx_chunk_logits",
+                  "mlx-lm 0.26.4 generate.py generate_step (prefill_step_size 2048; the prompt's last chunk through "
+                  "_step, lm_head over each of its tokens before logits[:, -1, :]), models/cache.py KVCache "
+                  "(256-token steps, mx.concatenate), mlx scaled_dot_product_attention.cpp (fused head dims)")};
+}
+
 Explanation mlx_activations_explanation(const MlxMemory& m, const InferenceEstimate& e) {
+  if (m.rule == MlxRule::chunk_logits) return mlx_chunk_logits_explanation(m, e);
   const std::vector<MessageArg> args = {
       arg::count("layer", m.layer_bytes), arg::count("chunk", m.chunk_tokens), arg::count("scores", m.scores_bytes),
       arg::count("growth", m.growth_bytes), arg::count("logits", m.logits_bytes),
@@ -1178,9 +1220,9 @@ Explanation mlx_activations_explanation(const MlxMemory& m, const InferenceEstim
                                    "{layer} B ({chunk}-token chunk) + {growth} B growth + {logits} B logits = "
                                    "{activations} B", args),
           message("explain.activations.source_mlx",
-                  "mlx-lm generate.py generate_step (prefill_step_size 2048, logits of the last token), "
-                  "models/cache.py KVCache (256-token steps, mx.concatenate), mlx scaled_dot_product_attention.cpp "
-                  "(fused head dims)")};
+                  "mlx-lm 0.31.3 generate.py generate_step (prefill_step_size 2048; from 0.27.0 lm_head over the "
+                  "last token only, PR #406), models/cache.py KVCache (256-token steps, mx.concatenate), mlx "
+                  "scaled_dot_product_attention.cpp (fused head dims)")};
 }
 
 Explanation vllm_activations_explanation(const ModelSpec& spec, const VllmCapacity& v, const InferenceEstimate& e,

@@ -62,6 +62,7 @@ struct InferenceOptions {
 
   // MLX: --max-kv-size turns every layer's cache into a RotatingKVCache of this many tokens (keep 4).
   std::optional<std::uint64_t> max_kv_size;
+  MlxRule mlx_rule = MlxRule::last_token_logits;   // which version's logits rule (engine_version)
 
   // Ollama: batch is OLLAMA_NUM_PARALLEL, context num_ctx, attention sdpa OLLAMA_FLASH_ATTENTION=1; with a GPU
   // (gpu_memory_bytes taken as the memory Ollama finds free) it places the layers.
@@ -163,9 +164,12 @@ struct MlxMemory {
   std::uint64_t layer_bytes = 0;     // the chunk's widest layer (attention or MLP)
   std::uint64_t scores_bytes = 0;    // unfused path: heads × chunk × keys in the model dtype
   std::uint64_t growth_bytes = 0;    // one layer's old K and V while mx.concatenate copies them into the grown buffer
-  std::uint64_t logits_bytes = 0;    // the last token's logits only
+  std::uint64_t logits_tokens = 1;   // positions lm_head runs over in the prompt's last call: 1, or its last chunk
+  std::uint64_t logits_bytes = 0;    // those positions' logits and the last token's log-probabilities
+  std::uint64_t head_input_bytes = 0;  // chunk_logits: lm_head's input over the last chunk, held beside its logits
   std::uint64_t kv_bits = 0;         // --kv-bits 8 or 4; 0: the model dtype
   std::uint64_t max_kv_size = 0;     // 0: none
+  MlxRule rule = MlxRule::last_token_logits;
 };
 
 // One GPU of a tensor- or pipeline-parallel deployment: the rank whose KV pool is smallest, which vLLM's pool

@@ -539,13 +539,25 @@ std::optional<Error> resolve_sglang_options(const Request& r, InferenceOptions& 
   return std::nullopt;
 }
 
-// MLX's own input, and the GPUs it runs on: Metal only (MLX's CUDA backend is not modelled).
+// MLX's own inputs, and the GPUs it runs on: Metal only (MLX's CUDA backend is not modelled). Its version picks
+// which positions the prompt's last call computes logits for.
 std::optional<Error> resolve_mlx_options(const Request& r, InferenceOptions& o, const Gpu* gpu) {
   if (o.engine != Engine::mlx) return std::nullopt;
   if (gpu && gpu_class_of(*gpu) != GpuClass::apple)
     return make_error("gpu", message("mlx.apple_only", "MLX is modelled on Apple GPUs only (Metal); {gpu} is not one: "
                                                        "choose an Apple GPU, or another engine for this card",
                                      {arg::text("gpu", gpu->name)}));
+  if (!r.engine_version.empty()) {
+    const auto rule = parse_mlx_version(r.engine_version);
+    if (!rule)
+      return make_error("engine_version",
+                        message("mlx.version_unmodelled",
+                                "\"{version}\" is not an mlx-lm version that is modelled; allowed: 0.22.2 or newer, as "
+                                "0.26.4 or 0.31.3 (before 0.22.2 mlx-lm prefilled the prompt in 512-token chunks with a "
+                                "mask of its own, another rule)",
+                                {arg::text("version", r.engine_version)}));
+    o.mlx_rule = *rule;
+  }
   o.max_kv_size = r.max_kv_size;
   return std::nullopt;
 }

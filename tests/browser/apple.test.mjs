@@ -90,3 +90,18 @@ test('MLX in the engine picker: judged on the Mac, its mlx_lm.generate command c
   assert.match(await page.locator('#input-error').textContent(), /^GPU: MLX is modelled on Apple GPUs only/);
   assert.deepEqual(problems, []);
 });
+
+// mlx-lm's version picks which positions the prompt's last call computes logits for (tests/unit/memory/test_mlx.cpp
+// pins both rules to generate.py at v0.26.4 and v0.27.0): Qwen3-0.6B at 2048 tokens under 0.26.4 holds 2048 ×
+// 151,936 bf16 logits, 0.63 GB of activations; from 0.27 the last token's only.
+test('MLX\'s version picker: up to 0.26.4 the prompt\'s last chunk computes its logits, in the URL', async () => {
+  const { page, problems } = await open('?model=qwen3-0.6b&engine=mlx&weights=mlx-4bit&context=2048&gpu=apple-m2-ultra-192gb');
+  const version = page.locator('#version');
+  await version.waitFor({ state: 'visible' });
+  assert.deepEqual(await version.locator('option').allTextContents(), ['0.27 and later (default)', '0.22.2 to 0.26.4']);
+  await page.waitForFunction(() => document.querySelector('tr[data-line="activations"] td')?.textContent === '0.05');
+  await version.selectOption('0.26.4');
+  await page.waitForURL(/version=0\.26\.4/);
+  await page.waitForFunction(() => document.querySelector('tr[data-line="activations"] td')?.textContent === '0.63');
+  assert.deepEqual(problems, []);
+});

@@ -135,8 +135,8 @@ TEST_CASE("a setting of another engine is refused, naming the engines that read 
     }
   }
   // 4 vLLM-only inputs × 5 other engines, 2 SGLang-only × 5, MLX and Ollama one each × 5, -ngl × 4,
-  // engine_version × 3 (transformers, llama.cpp, MLX).
-  CHECK(refusals == 20 + 10 + 10 + 4 + 3);
+  // engine_version × 2 (transformers, llama.cpp).
+  CHECK(refusals == 20 + 10 + 10 + 4 + 2);
   // A toggle given as false asks nothing of the engine, and is not refused.
   CHECK_FALSE(ask(R"({"model":"llama-3.1-8b","engine":"llamacpp","enforce_eager":false})").contains("error"));
 }

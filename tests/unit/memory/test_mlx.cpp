@@ -1,12 +1,15 @@
 // MLX (mlx_lm.generate) by its mechanism: the weights, a KVCache grown in 256-token steps, one 2048-token prefill
 // chunk's forward pass and the cache growth's copy, pinned to the "Peak memory" mlx_lm.generate printed
 // (mx.get_peak_memory() / 1e9).
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "engine_reports.hpp"
 #include "json/request.hpp"
+#include "memory/engine.hpp"
 #include "memory/inference.hpp"
 #include "questions/evaluate.hpp"
+#include "vramfit/vramfit.hpp"
 
 using namespace vramfit;
 
@@ -162,4 +165,103 @@ TEST_CASE("MLX's MLA prefill decompresses the cached latent into every head's K 
   // q, the latent and the output as the mixer's width (2h + heads × (2 × (64 + 32) + 2 × 64)) over the chunk.
   const std::uint64_t width = 2 * 1024 + 8 * (2 * (64 + 32) + 2 * 64);
   CHECK(m.layer_bytes == 2048ULL * width * 2 + m.scores_bytes + 8ULL * 4096 * (64 + 64) * 2);
+}
+
+namespace {
+
+// Qwen/Qwen3-0.6B config.json (tests/data/configs): hidden 1024, 28 layers, 8 KV heads of 128, vocabulary 151,936.
+Report qwen3_small(const std::string& extra) {
+  return evaluate_json(R"({"model":"qwen3-0.6b","engine":"mlx","weights":"mlx-4bit",)" + extra + "}");
+}
+
+}  // namespace
+
+TEST_CASE("mlx-lm up to 0.26.4 computes logits for each token of the prompt's last chunk; from 0.27.0 the last one") {
+  // ml-explore/mlx-lm v0.26.4 mlx_lm/generate.py generate_step: the chunks run while
+  //   "while total_prompt_tokens - prompt_processed_tokens > prefill_step_size:"
+  // evaluating only "mx.eval([c.state for c in prompt_cache])", then the rest goes through
+  //   "y, logprobs = _step(input_tokens=prompt, input_embeddings=input_embeddings)",
+  // whose model call returns logits for every position it is given before "logits = logits[:, -1, :]" keeps the
+  // last (models/llama.py and qwen3.py apply lm_head to the whole sequence). v0.27.0 (PR #406, 24fefe3d, "only
+  // apply lm_head to the last token") stops the chunks one token short:
+  //   "while total_prompt_tokens - prompt_processed_tokens > 1:" / "n_to_process = min(prefill_step_size, prompt.size - 1)",
+  // unchanged at v0.31.3 ("remaining = (total_prompt_tokens - prompt_processed_tokens) - 1").
+  // A 2048-token prompt (PR #406 timed Qwen3 0.6B Q4 at 2048 and 512) is one chunk through _step under 0.26.4.
+  const Report old = qwen3_small(R"("context":2048,"engine_version":"0.26.4")");
+  const MlxMemory& m = mlx_of(old);
+  CHECK(m.rule == MlxRule::chunk_logits);
+  CHECK(m.chunk_tokens == 2048);
+  CHECK(m.logits_tokens == 2048);
+  // lm_head writes 2048 × 151,936 bf16 logits; the slice is a view that keeps them (ml-explore/mlx v0.28.0
+  // mlx/backend/common/slicing.cpp: shared_buffer_slice, out.copy_shared_buffer) until "logprobs = logits -
+  // mx.logsumexp(logits, keepdims=True)" writes 151,936 more: 2049 × 151,936 × 2 B = 622,633,728 B, beside
+  // lm_head's input, the final norm's 2048 × 1024 × 2 B = 4,194,304 B.
+  CHECK(m.logits_bytes == 622'633'728ULL);
+  CHECK(m.head_input_bytes == 4'194'304ULL);
+  // That moment follows the layers'; for a small model at a short prompt it is the peak. The cache holds 2048
+  // tokens (8 steps of 256) and the whole prompt was one chunk: no growth copy.
+  CHECK(m.growth_bytes == 0);
+  CHECK(m.layer_bytes < 622'633'728ULL);
+  CHECK(old.estimate.activations == 622'633'728ULL + 4'194'304ULL);
+  CHECK(old.estimate.logits == 622'633'728ULL);
+
+  // From 0.27.0 (the default, as 0.31.3): 2047 tokens prefilled, the last alone through _step; its logits and
+  // log-probabilities 2 × 151,936 × 2 B = 607,744 B are added to the layer's moment.
+  const Report now = qwen3_small(R"("context":2048)");
+  const MlxMemory& n = mlx_of(now);
+  CHECK(n.rule == MlxRule::last_token_logits);
+  CHECK(n.chunk_tokens == 2047);
+  CHECK(n.logits_tokens == 1);
+  CHECK(n.logits_bytes == 607'744ULL);
+  CHECK(n.head_input_bytes == 0);
+  CHECK(now.estimate.activations == n.layer_bytes + n.growth_bytes + 607'744ULL);
+  CHECK(old.estimate.total - now.estimate.total > 500'000'000ULL);
+  CHECK(now.estimate.weights == old.estimate.weights);
+  CHECK(now.estimate.kv_cache == old.estimate.kv_cache);
+
+  // A 512-token prompt under 0.26.4: 513 × 151,936 × 2 B of logits and 512 × 1024 × 2 B of lm_head input.
+  const MlxMemory& short_prompt = mlx_of(qwen3_small(R"("context":512,"engine_version":"v0.26.4")"));
+  CHECK(short_prompt.logits_tokens == 512);
+  CHECK(short_prompt.logits_bytes == 155'886'336ULL);
+  CHECK(short_prompt.head_input_bytes == 1'048'576ULL);
+}
+
+TEST_CASE("mlx-lm 0.26.4 at a long prompt: the last chunk is at most prefill_step_size, below the layer's moment") {
+  // A prompt longer than 2048 leaves a last chunk of ((P − 1) mod 2048) + 1 tokens; the context stands for the
+  // prompt and the answer, so the largest a prompt within it can leave is counted: min(context, 2048).
+  // The run in ml-explore/mlx-lm PR #40 (fd175f11, the commit that set _version.py to 0.22.2) had this rule: its
+  // 33,898-token prompt left 1130 tokens. Counted as 2048: 2048 × (4096 + 32,768) × 2 B + 32,768 × 2 B =
+  // 151,060,480 B, below the chunk's MLP and the growth copy, 209,715,200 + 131,072,000 B.
+  const Report r = mistral(R"("context":33998,"engine_version":"0.26.4")");
+  const MlxMemory& m = mlx_of(r);
+  CHECK(m.logits_tokens == 2048);
+  CHECK(m.head_input_bytes + m.logits_bytes == 151'060'480ULL);
+  CHECK(r.estimate.activations == 209'715'200ULL + 131'072'000ULL);
+  // Against the 9.111 GB PR #40 printed, as the default: 2.5 % low.
+  CHECK(static_cast<double>(r.estimate.total) / 9.111e9 - 1.0 == doctest::Approx(-0.025).epsilon(0.005));
+}
+
+TEST_CASE("MLX's engine_version: 0.22.2 and later read, older refused, and the report names the rule's version") {
+  // 0.22.2 (PR #40, fd175f11) set prefill_step_size to 2048 (512 before) and the causal mask to "causal".
+  CHECK(parse_mlx_version("0.22.2") == MlxRule::chunk_logits);
+  CHECK(parse_mlx_version("0.26.4") == MlxRule::chunk_logits);
+  CHECK(parse_mlx_version("0.27.0") == MlxRule::last_token_logits);
+  CHECK(parse_mlx_version("v0.31.3") == MlxRule::last_token_logits);
+  CHECK_FALSE(parse_mlx_version("0.22.1").has_value());
+  CHECK_FALSE(parse_mlx_version("latest").has_value());
+  const Error old = refused(R"({"model":"qwen3-0.6b","engine":"mlx","engine_version":"0.21.1"})");
+  CHECK(old.field == "engine_version");
+  CHECK(old.message.id == "mlx.version_unmodelled");
+  const Error other = refused(R"({"model":"qwen3-0.6b","engine":"transformers","engine_version":"0.26.4"})");
+  CHECK(other.field == "engine_version");
+  CHECK(other.message.id == "engine.version_engines");
+  const auto json_of = [](const char* request) {
+    return nlohmann::json::parse(answer(test::catalog(), request))["mlx"];
+  };
+  const auto now = json_of(R"({"model":"qwen3-0.6b","engine":"mlx","context":2048})");
+  CHECK(now["engine_version"] == "0.31.3");
+  CHECK(now["logits_tokens"] == 1);
+  const auto old_json = json_of(R"({"model":"qwen3-0.6b","engine":"mlx","context":2048,"engine_version":"0.25.1"})");
+  CHECK(old_json["engine_version"] == "0.26.4");
+  CHECK(old_json["logits_tokens"] == 2048);
 }

@@ -196,7 +196,8 @@ TEST_CASE("the version choices a page offers each read as a memory rule other th
   // leaves out the prefill CUDA graphs (on by default from 0.5.10, release notes: #16331); Ollama from 0.30 runs
   // llama-server (llm/llama_server.go first appears in v0.30.0), keeps a vision projector on the GPU where it and
   // 1 GiB fit from 0.30.11 (above 10 GiB before) and has --fit leave room for it from 0.31.2 (the default, 0.32.15);
-  // up to 0.11.10 its estimator placed the layers, and up to 0.6.6 its num_ctx was 2048.
+  // up to 0.11.10 its estimator placed the layers, and up to 0.6.6 its num_ctx was 2048; mlx-lm up to 0.26.4 computes
+  // logits for the prompt's whole last chunk (PR #406 in 0.27.0 keeps the last token's only).
   int seen = 0;
   for (const EngineVersionChoice& c : engine_version_choices()) {
     CAPTURE(c.version);
@@ -206,8 +207,9 @@ TEST_CASE("the version choices a page offers each read as a memory rule other th
       CHECK((parse_sglang_version(c.version) == SglangRule::by_tp ||
              parse_sglang_version(c.version) == SglangRule::by_gpu_memory));
     if (c.engine == Engine::ollama) CHECK(parse_ollama_version(c.version) != OllamaRule::llama_server_fit_target);
+    if (c.engine == Engine::mlx) CHECK(parse_mlx_version(c.version) == MlxRule::chunk_logits);
   }
-  CHECK(seen == 7);
+  CHECK(seen == 8);
   CHECK(parse_ollama_version("0.31.1") == OllamaRule::llama_server_projector_room);
   CHECK(parse_ollama_version("0.30.10") == OllamaRule::llama_server);
   CHECK(parse_ollama_version("0.6.6") == OllamaRule::num_ctx_2048);
@@ -215,6 +217,7 @@ TEST_CASE("the version choices a page offers each read as a memory rule other th
   CHECK(parse_vllm_version("0.11") == VllmRule::graphs_outside);
   CHECK(parse_sglang_version("0.5.10") == SglangRule::with_prefill_graphs);
   CHECK(parse_ollama_version(kOllamaVersionModelled) == OllamaRule::llama_server_fit_target);
+  CHECK(parse_mlx_version("0.31.3") == MlxRule::last_token_logits);
 }
 
 TEST_CASE("an encoder under vLLM holds no KV pool, so nothing refuses it for want of one") {

@@ -335,6 +335,7 @@ export const MESSAGES = {
     "mlx.overflow_growth": "das Wachstum des Caches überschreitet 64 Bit",
     "mlx.overflow_total": "die Aktivierungen überschreiten 64 Bit",
     "mlx.apple_only": "MLX ist nur auf Apple-GPUs modelliert (Metal); {gpu} ist keine: Wählen Sie eine Apple-GPU oder für diese Karte eine andere Engine",
+    "mlx.version_unmodelled": "„{version}“ ist keine modellierte mlx-lm-Version; möglich sind 0.22.2 und neuer, etwa 0.26.4 oder 0.31.3 (vor 0.22.2 füllte mlx-lm den Prompt in Abschnitten von 512 Tokens mit einer eigenen Maske, nach einer anderen Regel)",
     "mlx.one_gpu": "MLX ist auf der GPU eines einzelnen Mac modelliert; mehrere (mlx.launch über mehrere Macs) sind nicht modelliert: Geben Sie 1 GPU an",
     "mlx.speed_apple_only": "MLX ist nur auf Apple-GPUs modelliert; wählen Sie eine Apple-GPU oder eine andere Engine für {gpu}",
     "mlx.rank_macs": "MLX ist nur auf Apple-GPUs modelliert; nennen Sie mindestens einen Mac",
