@@ -91,8 +91,9 @@ Result<bool> check_inputs(const SpeedModel& model, const Gpu& gpu, const SpeedOp
                                      {arg::text("gpu", gpu.name)}));
   if (!runs_on_apple(o.engine) && gpu_class_of(gpu) == GpuClass::apple)
     return make_error("engine", message("speed.no_apple_backend",
-                                        "{engine} has no Apple GPU backend; use llama.cpp or transformers on {gpu}",
-                                        {arg::text("engine", engine_title(o.engine)), arg::text("gpu", gpu.name)}));
+                                        "{engine} has no Apple GPU backend; on {gpu} use {engines}",
+                                        {arg::text("engine", engine_title(o.engine)), arg::text("gpu", gpu.name),
+                                         arg::text("engines", engine_titles_on(true))}));
   if (engine_traits(o.engine).metal_only && gpu_class_of(gpu) != GpuClass::apple)
     return make_error("gpu", message("mlx.speed_apple_only",
                                      "MLX is modelled on Apple GPUs only; choose an Apple GPU or another engine for {gpu}",

@@ -1,10 +1,11 @@
 #include "json/request.hpp"
 
-#include <algorithm>  // std::all_of
+#include <algorithm>  // std::all_of, std::none_of
 #include <charconv>   // std::from_chars (integers)
 #include <cmath>      // std::isfinite, std::floor, std::log10, std::pow
 #include <cstdlib>    // std::strtod
 #include <string>     // std::string, std::to_string
+#include <type_traits>  // std::is_same_v
 #include <utility>    // std::move
 #include <variant>    // std::variant, std::get_if
 
@@ -262,6 +263,7 @@ class InputReader {
     if (!error_) error_ = std::move(e);
   }
   const std::optional<Error>& error() const noexcept { return error_; }
+  std::vector<Request::EngineInput> engine_inputs() const { return engine_inputs_; }
 
  private:
   template <class T>
@@ -274,13 +276,26 @@ class InputReader {
       fail(refusal(*in, given));
       return std::nullopt;
     }
-    if (T* typed = std::get_if<T>(&*value)) return std::move(*typed);
-    return std::nullopt;
+    T* typed = std::get_if<T>(&*value);
+    if (!typed) return std::nullopt;
+    if (in->engines != Engines::all && asks(*typed) &&
+        std::none_of(engine_inputs_.begin(), engine_inputs_.end(), [&](const auto& e) { return e.key == key; }))
+      engine_inputs_.push_back({std::string(key), static_cast<unsigned>(in->engines)});
+    return std::move(*typed);
+  }
+
+  // Whether a value read asks something of the engine: a toggle on, a text that is not empty, any number.
+  template <class T>
+  static bool asks(const T& value) {
+    if constexpr (std::is_same_v<T, bool>) return value;
+    else if constexpr (std::is_same_v<T, std::string>) return !value.empty();
+    else return true;
   }
 
   const json& object_;
   InputUse use_;
   std::optional<Error> error_;
+  std::vector<Request::EngineInput> engine_inputs_;
 };
 
 // A key another question or mode reads: say where it applies rather than that it is unknown.
@@ -396,11 +411,7 @@ Result<Request> inference_request(const json& j, InputUse use, std::span<const s
     r.gpus.clear();
   }
   r.budget_per_hour = in.number("budget_per_hour");
-  // A toggle given as false or an empty text asks nothing of the engine.
-  for (const auto& [key, value] : j.items())
-    if (const Input* input = input_by_key(key, use);
-        input && input->engines != Engines::all && !value.is_null() && value != false && value != "")
-      r.engine_inputs.push_back(key);
+  r.engine_inputs = in.engine_inputs();
   if (in.error()) return *in.error();
   return r;
 }

@@ -932,8 +932,9 @@ std::uint64_t overhead_bytes(const ModelSpec& spec, const InferenceOptions& o, c
 
 // PyTorch's caching allocator: segment rounding of long-lived tensors (weights; the static KV cache).
 void add_allocator_reserve(InferenceEstimate& e, Workings& w, const ModelSpec& spec, const InferenceOptions& o) {
-  // ggml sizes its buffers exactly; MLX's buffer cache holds freed buffers outside its active (peak) memory.
-  if (ggml_engine(o.engine) || o.engine == Engine::mlx || spec.is_bare()) return;
+  // Only PyTorch rounds so: ggml sizes its buffers exactly; MLX's buffer cache holds freed buffers outside its active
+  // (peak) memory.
+  if (!engine_traits(o.engine).torch || spec.is_bare()) return;
   detail::TorchReserve reserve;
   if (o.weight_tensor_bytes) {
     e.weight_tensor_bytes = *o.weight_tensor_bytes;

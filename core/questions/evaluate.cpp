@@ -16,22 +16,20 @@
 #include "questions/placed_breakdown.hpp"
 #include "memory/ollama_server.hpp"
 #include "questions/ollama_server.hpp"
-#include "vramfit/inputs.hpp"  // read_by_engine
 
 namespace vramfit {
 
 namespace {
 
-// A setting of one engine given for another: refused, naming the engine it belongs to.
 // An input only some engines read (the inputs table's `engines`), given with another: refused, naming those that do.
 std::optional<Error> refuse_unread_inputs(const Request& r, Engine engine) {
-  for (const std::string& key : r.engine_inputs) {
-    const Input* in = input_by_key(key, InputUse::inference);
-    if (!in || read_by_engine(*in, static_cast<unsigned>(engine))) continue;
+  const auto reads = [](unsigned engines, Engine e) { return ((engines >> static_cast<unsigned>(e)) & 1u) != 0; };
+  for (const Request::EngineInput& given : r.engine_inputs) {
+    if (reads(given.engines, engine)) continue;
     std::string readers;
     for (const EngineTraits& t : kEngineTable)
-      if (read_by_engine(*in, static_cast<unsigned>(t.engine))) readers += (readers.empty() ? "" : " / ") + std::string(t.title);
-    return make_error(key, message("engine.input_not_read", "applies to {engines} only; {engine} does not read it",
+      if (reads(given.engines, t.engine)) readers += (readers.empty() ? "" : " / ") + std::string(t.title);
+    return make_error(given.key, message("engine.input_not_read", "applies to {engines} only; {engine} does not read it",
                                    {arg::text("engines", readers), arg::text("engine", engine_title(engine))}));
   }
   return std::nullopt;
@@ -494,12 +492,13 @@ std::uint64_t gpus_that_fit(const Catalog& catalog, const Request& r, const Gpu&
 }
 
 // The GPU the headline would name as needing several has its count checked by gpus_that_fit; the headline then
-// names the fewest GPUs again (a checked count may lose to another card's).
+// names the fewest GPUs again (a checked count may lose to another card's), until it names a card already checked.
+// Each card is checked once at most, so the rounds end.
 void check_gpus_needed(Report& report, const Catalog& catalog, const Request& r, const ResolvedRequest& rr) {
   add_verdict(report, rr);
   if (report.estimate.per_gpu.gpus != 1 || !rr.devices.empty() || r.tp * r.pp != 1) return;
   std::vector<const Gpu*> checked;
-  for (int round = 0; round < 4; ++round) {
+  for (std::size_t round = 0; round <= report.gpus.size(); ++round) {
     if (round > 0) add_verdict(report, rr);
     if (report.verdict.kind != VerdictKind::does_not_fit || !report.verdict.gpu) return;
     const Gpu* gpu = report.verdict.gpu;
@@ -523,7 +522,7 @@ void add_command(Report& report, const Request& r, const ResolvedRequest& rr) {
 }
 
 // SGLang's own inputs: its version picks the default mem_fraction_static rule; the fraction and the token cap are
-// SGLang's flags, refused with another engine.
+// SGLang's flags.
 std::optional<Error> resolve_sglang_options(const Request& r, InferenceOptions& o) {
   if (o.engine != Engine::sglang) return std::nullopt;
   if (!r.engine_version.empty()) {
@@ -577,7 +576,7 @@ std::vector<GpuFit> fit_rows(const InferenceEstimate& e, const std::vector<Gpu>&
   return rows;
 }
 
-// Ollama's own inputs: its version picks the default num_ctx; OLLAMA_GPU_OVERHEAD is refused with another engine.
+// Ollama's own inputs: its version picks the default num_ctx and rule; OLLAMA_GPU_OVERHEAD.
 std::optional<Error> resolve_ollama_options(const Request& r, InferenceOptions& o) {
   if (o.engine != Engine::ollama) return std::nullopt;
   if (!r.engine_version.empty()) {

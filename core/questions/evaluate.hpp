@@ -50,8 +50,13 @@ struct Request {
   std::string gpu;              // empty: every GPU in the catalog
   std::string engine = "transformers";  // transformers, vllm, llamacpp, sglang, ollama, mlx
   bool engine_given = false;    // false: transformers, or Ollama for a name in Ollama's form (an Ollama tag)
-  // The keys given that only some engines read (the inputs table's `engines`), checked once the engine is known.
-  std::vector<std::string> engine_inputs;
+  // The inputs given that only some engines read, each with those engines (bit i: kEngineTable[i]), as the inputs
+  // table says; checked once the engine is known. A toggle given as off or an empty text asks nothing: not listed.
+  struct EngineInput {
+    std::string key;
+    unsigned engines = 0;
+  };
+  std::vector<EngineInput> engine_inputs;
   std::string attention;        // sdpa (default) or eager; llama.cpp: sdpa = -fa on, eager = -fa off
   std::string kv_allocation;    // static or paged; empty: the engine's
   std::optional<std::uint64_t> avg_tokens;

@@ -49,7 +49,7 @@ Result<std::vector<std::string>> gpus_to_rank(const Catalog& catalog, const Requ
 std::optional<Error> keep_engine_gpus(const Catalog& catalog, const Request& r, Engine engine,
                                       std::vector<std::string>& ids, std::vector<Message>& notes) {
   const bool macs = engine_traits(engine).metal_only;
-  if (runs_on_gpu(engine, true) && runs_on_gpu(engine, false)) return std::nullopt;
+  if (runs_on_every_gpu(engine)) return std::nullopt;
   const bool all = ids.empty() && !r.budget_per_hour;
   std::vector<std::string> kept;
   for (const Gpu& g : catalog.gpus)

@@ -556,7 +556,7 @@ std::string gguf_weights(const Request& request, const InferenceEstimate& e) {
 std::optional<std::vector<RemedyInput>> llamacpp_inputs(const Request& request, const Report& base, const Gpu* gpu) {
   const InferenceEstimate& e = base.estimate;
   if (!gpu || gpu->one_per_machine() || request.imported || base.model.is_bare() || request.tp * request.pp > 1) return {};
-  if (e.engine != Engine::transformers && !kv_pool_engine(e.engine)) return {};
+  if (!engine_traits(e.engine).torch) return {};  // llama.cpp, Ollama and MLX already run GGUF or their own files
   std::vector<RemedyInput> inputs{text_input("engine", "llamacpp"), number_input("context", e.context_tokens)};
   const std::string weights = gguf_weights(request, e);
   if (weights != request.weights) inputs.push_back(text_input("weights", weights));
@@ -577,6 +577,8 @@ Request without_engine_inputs(Request v) {
   v.kv_allocation.clear();
   v.avg_tokens.reset();
   v.expandable_segments = false;
+  v.max_kv_size.reset();
+  v.ollama_gpu_overhead.reset();
   return v;
 }
 

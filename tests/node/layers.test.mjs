@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const LAYERS = ['util', 'model', 'formats', 'memory', 'hardware', 'questions', 'json'];
+const PLAIN_PUBLIC = ['vramfit/safetensors_file.hpp'];
 
 function sources(dir) {
   return readdirSync(path.join(root, dir), { recursive: true })
@@ -28,6 +29,9 @@ export function breach(file, target) {
   const to = target.split('/')[0];
   if (top === 'core' && folder === 'include') return to === 'vramfit' ? null : 'a public header includes a private one';
   if (top === 'core') {
+    // The public face answers questions (json/ implements it); only its plain value types sit below json/.
+    if (to === 'vramfit' && !PLAIN_PUBLIC.includes(target) && !['json', 'include'].includes(folder))
+      return `${folder}/ includes the public face ${target}, which json/ implements`;
     if (!LAYERS.includes(to)) return null;  // vramfit/…, a header beside it
     return LAYERS.indexOf(to) > LAYERS.indexOf(folder) ? `${folder}/ includes from the higher layer ${to}/` : null;
   }
@@ -41,6 +45,8 @@ test('the rule itself: upward and private includes are breaches, downward and pu
   assert.match(breach(f('core/memory/kv_cache.cpp'), 'questions/verdict.hpp'), /higher layer questions/);
   assert.match(breach(f('core/util/text.cpp'), 'json/request.hpp'), /higher layer json/);
   assert.equal(breach(f('core/json/answer.cpp'), 'vramfit/vramfit.hpp'), null);
+  assert.match(breach(f('core/questions/evaluate.cpp'), 'vramfit/inputs.hpp'), /public face/);
+  assert.equal(breach(f('core/formats/gguf.hpp'), 'vramfit/safetensors_file.hpp'), null);
   assert.match(breach(f('core/include/vramfit/vramfit.hpp'), 'memory/inference.hpp'), /public header/);
   assert.equal(breach(f('cli/main.cpp'), 'vramfit/vramfit.hpp'), null);
   assert.equal(breach(f('cli/main.cpp'), 'tables.hpp'), null);

@@ -12,4 +12,11 @@ std::optional<Engine> parse_engine(std::string_view name) noexcept {
   return std::nullopt;
 }
 
+std::string engine_titles_on(bool apple_gpu) {
+  std::string titles;
+  for (const EngineTraits& e : kEngineTable)
+    if (runs_on_gpu(e.engine, apple_gpu)) titles += (titles.empty() ? "" : " / ") + std::string(e.title);
+  return titles;
+}
+
 }  // namespace vramfit

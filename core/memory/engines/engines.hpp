@@ -5,6 +5,7 @@
 #include <array>        // std::array
 #include <cstddef>      // std::size_t
 #include <optional>     // std::optional
+#include <string>       // std::string
 #include <string_view>  // std::string_view
 
 namespace vramfit {
@@ -22,7 +23,7 @@ struct EngineTraits {
   // Runs GGUF files on ggml: its weights are the file's tensors, its buffers ggml's, several GPUs hold whole layers
   // (llama.cpp, and Ollama, which runs llama.cpp's ggml).
   bool ggml = false;
-  // Has an Apple GPU (Metal) backend, and runs on nothing else.
+  // Has an Apple GPU (Metal) backend; metal_only: and runs on no other GPU.
   bool metal = false;
   bool metal_only = false;
   // PyTorch's CUDA caching allocator holds its tensors (transformers, vLLM, SGLang).
@@ -30,12 +31,12 @@ struct EngineTraits {
 };
 
 inline constexpr std::array<EngineTraits, 6> kEngineTable{{
-    {Engine::transformers, "transformers", "transformers", false, false, true, false, true},
-    {Engine::vllm, "vllm", "vLLM", true, false, false, false, true},
-    {Engine::llamacpp, "llamacpp", "llama.cpp", false, true, true, false, false},
-    {Engine::sglang, "sglang", "SGLang", true, false, false, false, true},
-    {Engine::ollama, "ollama", "Ollama", false, true, true, false, false},
-    {Engine::mlx, "mlx", "MLX", false, false, true, true, false},
+    {.engine = Engine::transformers, .name = "transformers", .title = "transformers", .metal = true, .torch = true},
+    {.engine = Engine::vllm, .name = "vllm", .title = "vLLM", .kv_pool = true, .torch = true},
+    {.engine = Engine::llamacpp, .name = "llamacpp", .title = "llama.cpp", .ggml = true, .metal = true},
+    {.engine = Engine::sglang, .name = "sglang", .title = "SGLang", .kv_pool = true, .torch = true},
+    {.engine = Engine::ollama, .name = "ollama", .title = "Ollama", .ggml = true, .metal = true},
+    {.engine = Engine::mlx, .name = "mlx", .title = "MLX", .metal = true, .metal_only = true},
 }};
 
 constexpr const EngineTraits& engine_traits(Engine engine) noexcept {
@@ -46,12 +47,27 @@ static_assert([] {
     if (static_cast<std::size_t>(kEngineTable[i].engine) != i) return false;
   return true;
 }(), "kEngineTable is indexed by Engine");
+static_assert([] {
+  for (const EngineTraits& t : kEngineTable)
+    if (t.metal_only && !t.metal) return false;
+  return true;
+}(), "an engine that runs only on Apple GPUs runs on them");
 
 constexpr std::string_view engine_name(Engine engine) noexcept { return engine_traits(engine).name; }
 constexpr std::string_view engine_title(Engine engine) noexcept { return engine_traits(engine).title; }
 // Also "llama.cpp", "hf", "mlx-lm".
 std::optional<Engine> parse_engine(std::string_view name) noexcept;
 inline constexpr std::string_view kEngineNames = "transformers, vllm, llamacpp, sglang, ollama, mlx";
+static_assert([] {
+  std::string_view rest = kEngineNames;
+  for (std::size_t i = 0; i < kEngineTable.size(); ++i) {
+    if (!rest.starts_with(kEngineTable[i].name)) return false;
+    rest.remove_prefix(kEngineTable[i].name.size());
+    if (i + 1 < kEngineTable.size() && !rest.starts_with(", ")) return false;
+    if (i + 1 < kEngineTable.size()) rest.remove_prefix(2);
+  }
+  return rest.empty();
+}(), "kEngineNames lists the table's names in its order");
 
 constexpr bool kv_pool_engine(Engine engine) noexcept { return engine_traits(engine).kv_pool; }
 constexpr bool ggml_engine(Engine engine) noexcept { return engine_traits(engine).ggml; }
@@ -60,5 +76,8 @@ constexpr bool runs_on_apple(Engine engine) noexcept { return engine_traits(engi
 constexpr bool runs_on_gpu(Engine engine, bool apple_gpu) noexcept {
   return apple_gpu ? engine_traits(engine).metal : !engine_traits(engine).metal_only;
 }
+constexpr bool runs_on_every_gpu(Engine engine) noexcept { return runs_on_gpu(engine, true) && runs_on_gpu(engine, false); }
+// The titles of the engines that run on a GPU of that kind, in the table's order: "transformers / llama.cpp / …".
+std::string engine_titles_on(bool apple_gpu);
 
 }  // namespace vramfit

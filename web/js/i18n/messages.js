@@ -407,7 +407,7 @@ export const MESSAGES = {
     "speed.encoder": "{model} ist ein Encoder: Es liest seine Eingabe in einem Durchgang und erzeugt keine Tokens, daher gibt es keine Generierungsgeschwindigkeit.",
     "speed.no_shapes": "braucht die Bytes der Gewichte, die aktiven Parameter und die Zahl der Schichten",
     "speed.no_bandwidth": "Für {gpu} nennt der Katalog keine Speicherbandbreite, daher lässt sich keine Geschwindigkeit schätzen",
-    "speed.no_apple_backend": "{engine} läuft nicht auf Apple-GPUs; nutzen Sie für {gpu} llama.cpp oder transformers",
+    "speed.no_apple_backend": "{engine} läuft nicht auf Apple-GPUs; nutzen Sie für {gpu} {engines}",
     "speed.no_interconnect": "Für {gpu} nennt der Katalog weder NVLink noch eine PCIe-Generation",
     "speed.offload_engines": "teilweises Auslagern auf die CPU ist nur für llama.cpp (-ngl) und Ollama (num_gpu) modelliert",
     "speed.offload_one_gpu": "teilweises Auslagern auf die CPU ist auf einer GPU modelliert, nicht mit Tensor-Parallelität",
