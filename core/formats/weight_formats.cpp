@@ -704,6 +704,33 @@ Result<WeightBytes> weights_bytes(const ModelSpec& spec, const WeightFormat& f) 
   return out;
 }
 
+Result<std::uint64_t> weights_bytes_of(const ModelSpec& spec, const WeightFormat& f,
+                                       bool (*keep)(const TensorShape& tensor)) {
+  if (spec.is_bare()) return std::uint64_t{0};
+  if (auto error = check_format(f)) return *error;
+  auto tensors = enumerate_tensors(spec);
+  if (!tensors) return tensors.error();
+  auto recipe = recipe_formats(spec, f);
+  if (!recipe) return recipe.error();
+  WeightBytes out;
+  Accumulator acc(out);
+  for (const auto& t : tensors.value()) {
+    if (!keep(t)) continue;
+    const WeightFormat* format = &f;
+    bool named = false;
+    for (std::size_t i = 0; i < recipe.value().size(); ++i) {  // the first recipe rule covering it, as weights_bytes
+      if (!rule_covers(spec.quantization_rules[i], t.name, t.layer)) continue;
+      format = &recipe.value()[i];
+      named = !spec.quantization_rules[i].tensors.empty();
+      break;
+    }
+    add_tensor_bytes(acc, spec, *format, t, named);
+  }
+  if (acc.overflow())
+    return make_error("weights", message("weights.overflow", "the tensor sizes overflow 64 bits; check the model sizes"));
+  return out.total;
+}
+
 namespace {
 
 // A run of at most 7 decimal digits, or nothing.

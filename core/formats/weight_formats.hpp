@@ -108,6 +108,10 @@ struct WeightBytes {
 // (spec.quantization), its recipe's rules pick the format of the tensors they cover. GGUF sizes are the tensor data of the file
 // (metadata, vocabulary and 32-byte alignment padding excluded).
 Result<WeightBytes> weights_bytes(const ModelSpec& spec, const WeightFormat& format);
+// The bytes of the tensors `keep` selects, each stored as weights_bytes stores it (MTP layers left out); 0 for a
+// bare count.
+Result<std::uint64_t> weights_bytes_of(const ModelSpec& spec, const WeightFormat& format,
+                                       bool (*keep)(const TensorShape& tensor));
 
 // The NVIDIA compute capability (major · 10 + minor) whose tensor cores multiply in `format` natively: 89 for FP8
 // (Ada; Hopper is 90), 100 for FP4 (Blackwell), 75 for W8A8's int8 (Turing); 0 when any GPU computes it (16-bit

@@ -77,10 +77,17 @@ inline constexpr std::string_view kVllmVersionGraphsInside = "0.21";
 std::optional<VllmRule> parse_vllm_version(std::string_view version) noexcept;
 double vllm_default_gpu_util(VllmRule rule) noexcept;
 inline constexpr std::uint64_t kVllmBlockSize = 16;      // CacheConfig.block_size default on CUDA
-// DeepSeek-V4's compressed KV (vllm/model_executor/layers/deepseek_v4_attention.py, MLAAttentionSpec): 256-token
-// blocks holding 256 / compress_ratio entries, each layer's page aligned to 576 B.
+// DeepSeek-V4's compressed KV (vllm/models/deepseek_v4/attention.py, MLAAttentionSpec; block size from
+// DeepseekSparseSWABackend.get_preferred_block_size): 256-token blocks holding 256 / compress_ratio entries, each
+// layer's page aligned to 576 B in the fp8_ds_mla layout (448 fp8 NoPE + 128 B bf16 RoPE + 8 B scales = 584 B an
+// entry) and to 512 B for plain rows; the indexer's keys fp8 with one fp32 scale per 128.
 inline constexpr std::uint64_t kVllmCompressedBlockTokens = 256;
 inline constexpr std::uint64_t kVllmCompressedPageAlign = 576;
+inline constexpr std::uint64_t kVllmPlainPageAlign = 512;
+inline constexpr std::uint64_t kVllmDsMlaEntryBytes = 584;
+inline constexpr std::uint64_t kVllmIndexerScaleBlock = 128;
+// VllmConfig.max_concurrent_batches with async scheduling, on by default, on one pipeline stage.
+inline constexpr std::uint64_t kVllmAsyncBatchesInFlight = 2;
 // EngineArgs._set_default_args for `vllm serve` (UsageContext.OPENAI_API_SERVER): 2048 batched tokens and 256
 // sequences; on GPUs whose total is ≥ 70 GiB and that are not A100: 8192 and 1024.
 inline constexpr std::uint64_t kVllmMaxBatchedTokens = 2048;

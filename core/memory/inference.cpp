@@ -144,10 +144,13 @@ VllmCapacity detail::vllm_kv_capacity(std::uint64_t memory, double util, std::ui
   c.block_tokens = groups.attention_block_tokens;
   c.kv_cache_groups = groups.groups;
   c.blocks_per_request = groups.blocks_per_request;
-  c.request_bytes = CheckedSum().add({groups.row_bytes, groups.blocks_per_request}).value();
+  const std::uint64_t charged = groups.request_block_bytes ? groups.request_block_bytes : groups.row_bytes;
+  c.request_bytes = CheckedSum().add({charged, groups.blocks_per_request}).value();
   if (!groups.row_bytes || !groups.blocks_per_request) return c;
   c.num_blocks = c.kv_capacity_bytes / groups.row_bytes;
   c.max_concurrency = c.num_blocks / groups.blocks_per_request;
+  // Checked against the pool less the block BlockPool keeps back (get_kv_cache_configs' check_memory).
+  if (groups.request_block_bytes && c.request_bytes + groups.row_bytes > c.kv_capacity_bytes) c.max_concurrency = 0;
   c.concurrency_ratio = static_cast<double>(c.num_blocks) / static_cast<double>(groups.blocks_per_request);
   c.kv_capacity_tokens = rule == VllmRule::graphs_inside
                              ? static_cast<std::uint64_t>(c.concurrency_ratio * static_cast<double>(c.sequence_tokens))
@@ -511,19 +514,44 @@ std::vector<VllmLayerKind> vllm_layer_kinds(const ModelSpec& spec, const Inferen
   return kinds;
 }
 
-// vLLM's groups for the model on one GPU. DeepSeek-V4's compressed layers are not cut into vLLM's groups here: one
-// group of 16-token blocks of all their bytes per token, each request adding its compressors' state.
-VllmKvGroups vllm_groups_of(const ModelSpec& spec, const InferenceEstimate& e, const InferenceOptions& o,
-                            const KvLayout& layout, std::uint64_t tokens) {
-  const bool compressed = std::any_of(spec.layers.begin(), spec.layers.end(), [](const LayerRun& run) {
+// DeepSeek-V4's attention layers as vLLM caches them: fp8 KV in its fp8_ds_mla layout (584-B entries, pages
+// aligned to 576 B), other KV dtypes as plain rows (pages aligned to 512 B); the indexer's keys fp8 either way.
+VllmDsv4Layers vllm_dsv4_layers(const ModelSpec& spec, KvDType kv_dtype) {
+  VllmDsv4Layers l;
+  for (const LayerRun& run : spec.layers) {
+    if (run.mixer != MixerKind::attention || !run.attention.one_kv_entry) continue;
+    const AttentionMixer& a = run.attention;
+    (a.compress_ratio == 4 ? l.ratio4 : a.compress_ratio > 1 ? l.ratio128 : l.window_only) += run.count;
+    l.window = a.window;
+    l.head_dim = a.head_dim;
+    l.index_head_dim = std::max(l.index_head_dim, a.index_head_dim);
+  }
+  const bool ds_mla = kv_dtype == KvDType::fp8;
+  l.entry_bytes = ds_mla ? kVllmDsMlaEntryBytes : kv_bytes(l.head_dim, kv_dtype).value_or(0);
+  l.index_key_bytes = l.index_head_dim + ceil_div(l.index_head_dim, kVllmIndexerScaleBlock) * 4;
+  l.page_align = ds_mla ? kVllmCompressedPageAlign : kVllmPlainPageAlign;
+  return l;
+}
+
+bool has_one_entry_layers(const ModelSpec& spec) {
+  return std::any_of(spec.layers.begin(), spec.layers.end(), [](const LayerRun& run) {
     return run.mixer == MixerKind::attention && run.attention.one_kv_entry;
   });
-  if (!compressed) return vllm_kv_groups(vllm_layer_kinds(spec, e, o, layout), o.context_tokens, tokens, kVllmBlockSize);
-  const VllmLayerKind all{VllmSpecKind::full, 1, kv_bytes_per_token_rank(spec, e.kv.bytes_per_token, o), 0, 0};
-  VllmKvGroups g = vllm_kv_groups({&all, 1}, o.context_tokens, tokens, kVllmBlockSize);
-  const std::uint64_t state = ceil_div(e.kv.state_bytes_per_sequence, o.tensor_parallel * o.pipeline_parallel);
-  if (g.row_bytes) g.blocks_per_request += ceil_div(state, g.row_bytes);
-  return g;
+}
+
+// What a sliding cache holds beyond its window (VllmConfig.max_in_flight_tokens): max_num_batched_tokens for each
+// batch in flight, two with async scheduling (on by default) on one stage, one per stage with pipeline parallel.
+std::uint64_t vllm_in_flight_tokens(const InferenceOptions& o, std::uint64_t batched_tokens) {
+  return (o.pipeline_parallel > 1 ? o.pipeline_parallel : kVllmAsyncBatchesInFlight) * batched_tokens;
+}
+
+// vLLM's groups for the model on one GPU.
+VllmKvGroups vllm_groups_of(const ModelSpec& spec, const InferenceEstimate& e, const InferenceOptions& o,
+                            const KvLayout& layout, std::uint64_t tokens) {
+  if (has_one_entry_layers(spec))
+    return vllm_dsv4_groups(vllm_dsv4_layers(spec, e.kv_dtype), o.context_tokens, vllm_in_flight_tokens(o, tokens),
+                            kVllmCompressedBlockTokens, o.pipeline_parallel);
+  return vllm_kv_groups(vllm_layer_kinds(spec, e, o, layout), o.context_tokens, tokens, kVllmBlockSize);
 }
 
 std::uint64_t vllm_graph_bytes(const InferenceOptions& o) { return o.enforce_eager ? 0 : kVllmCudaGraphBytes; }
@@ -547,7 +575,16 @@ std::optional<Error> add_vllm_activations(InferenceEstimate& e, Workings& w, con
   w.peak_width = peak->width;
   const std::uint64_t ranks = o.tensor_parallel * o.pipeline_parallel;
   const std::uint64_t non_torch = o.tensor_parallel > 1 ? kVllmNonTorchTpBytes : kVllmNonTorchBytes;
-  const std::uint64_t weights = ceil_div(e.weights, ranks);
+  // DeepSeek-V4 holds some tensors whole on every tensor-parallel rank.
+  std::uint64_t replicated = 0;
+  if (o.tensor_parallel > 1 && has_one_entry_layers(spec)) {
+    auto format = weight_format_of(spec, o);
+    if (!format) return format.error();
+    auto bytes = weights_bytes_of(spec, format.value(), vllm_dsv4_replicated);
+    if (!bytes) return bytes.error();
+    replicated = bytes.value();
+  }
+  const std::uint64_t weights = vllm_rank_weights(e.weights, replicated, o.tensor_parallel, o.pipeline_parallel);
   const std::uint64_t per_token = kv_bytes_per_token_rank(spec, e.kv.bytes_per_token, o);
   const std::uint64_t state = ceil_div(e.kv.state_bytes_per_sequence, ranks);
   const std::uint64_t graphs = vllm_graph_bytes(o);
@@ -572,6 +609,7 @@ std::optional<Error> add_vllm_activations(InferenceEstimate& e, Workings& w, con
   caps.tensor_parallel = o.tensor_parallel;
   caps.pipeline_parallel = o.pipeline_parallel;
   caps.weights_bytes = weights;
+  caps.replicated_weights_bytes = replicated;
   caps.mxfp4_padding_bytes = padding;
   caps.mxfp4_kernel = padding ? kernel.name : std::string_view{};
   caps.kv_bytes_per_token = per_token;
@@ -1529,7 +1567,25 @@ std::vector<Message> inference_notes(const ModelSpec& spec, const InferenceOptio
                             "The catalog has no driver-reported total for this GPU: vLLM's gpu_memory_utilization "
                             "is taken of its nominal memory, while the driver shows 1–3 % less (an H100 80GB 79.18 "
                             "GiB), so the KV capacity here is slightly high."));
-  if (e.vllm && e.kv.state_layers)
+  if (e.vllm && has_one_entry_layers(spec) && e.vllm->kv_cache_groups)
+    notes.push_back(message("vllm.dsv4_groups",
+                            "vLLM keeps DeepSeek-V4's cache in {groups} groups (the sliding window, the compressed "
+                            "entries with the indexer's keys, the compressors' state) drawing on one pool of blocks "
+                            "of {block_bytes}. A request of max_model_len holds {blocks} blocks across them, most of "
+                            "them for the window and the compressors' state whatever its length, so vLLM's \"GPU KV "
+                            "cache size\" is the concurrency times max_model_len, not the pool over the bytes per "
+                            "token.",
+                            {arg::count("groups", e.vllm->kv_cache_groups),
+                             arg::bytes("block_bytes", e.vllm->block_bytes),
+                             arg::count("blocks", e.vllm->blocks_per_request)}));
+  if (e.vllm && e.vllm->replicated_weights_bytes)
+    notes.push_back(message("vllm.replicated_weights",
+                            "vLLM holds {replicated_bytes} of DeepSeek-V4's weights whole on each of the {tp} "
+                            "tensor-parallel GPUs (the attention's input projections, the indexer, the compressors, "
+                            "the router, the norms), so each GPU carries more than 1/{tp} of the weights.",
+                            {arg::gib("replicated_bytes", e.vllm->replicated_weights_bytes, 2),
+                             arg::count("tp", e.vllm->tensor_parallel)}));
+  if (e.vllm && e.kv.state_layers && !has_one_entry_layers(spec))
     notes.push_back(message("vllm.state_pages",
                             "vLLM's hybrid KV cache manager gives each running sequence one state page per "
                             "linear-attention or Mamba layer group from the same pool as the KV blocks, its attention "

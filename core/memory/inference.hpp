@@ -115,6 +115,7 @@ struct VllmCapacity {
   std::uint64_t tensor_parallel = 1;
   std::uint64_t pipeline_parallel = 1;
   std::uint64_t weights_bytes = 0;          // on one GPU: the rank with the least KV room (the last stage)
+  std::uint64_t replicated_weights_bytes = 0;  // of the model's weights, those every tensor-parallel rank holds whole
   std::uint64_t mxfp4_padding_bytes = 0;    // all ranks: MXFP4 experts padded to the MoE kernel's alignment
   std::string_view mxfp4_kernel;            // that kernel (Marlin, Triton, FlashInfer); empty: no padding
   std::uint64_t kv_bytes_per_token = 0;     // on one GPU: its KV heads and layers

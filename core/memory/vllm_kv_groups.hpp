@@ -27,6 +27,9 @@ struct VllmKvGroups {
   std::uint64_t min_block_tokens = 0;    // the smallest attention block
   std::uint64_t attention_block_tokens = 0;  // the full-attention block (raised to hold a state page)
   std::uint64_t blocks_per_request = 0;  // Σ over groups of cdiv(max_memory_usage_bytes, page), at max_model_len
+  // What vLLM's start-up check charges for each of a request's blocks when it differs from row_bytes, and then
+  // checks against the pool less one block (DeepSeek-V4's packed groups); 0: row_bytes, against the whole pool.
+  std::uint64_t request_block_bytes = 0;
 };
 
 // `block_tokens` is CacheConfig.block_size (16 on CUDA); `state_pages` what a request holds per state group:
@@ -34,5 +37,28 @@ struct VllmKvGroups {
 VllmKvGroups vllm_kv_groups(std::span<const VllmLayerKind> kinds, std::uint64_t max_model_len,
                             std::uint64_t max_num_batched_tokens, std::uint64_t block_tokens,
                             std::uint64_t state_pages = 1);
+
+// DeepSeek-V4's attention layers on one GPU, as vLLM caches them: every layer a sliding-window cache of its last
+// `window` tokens in 64-token blocks; a compressed layer (ratio 4 or 128) its compressed entries in blocks of
+// `block_tokens` tokens and its compressor's fp32 state; a ratio-4 layer also its indexer's keys and their
+// compressor's state.
+struct VllmDsv4Layers {
+  std::uint64_t window_only = 0;      // compress ratio 0: the sliding-window cache alone
+  std::uint64_t ratio4 = 0;
+  std::uint64_t ratio128 = 0;
+  std::uint64_t window = 0;           // sliding_window
+  std::uint64_t head_dim = 0;         // the compressor state's width, with index_head_dim the indexer's
+  std::uint64_t index_head_dim = 0;
+  std::uint64_t entry_bytes = 0;      // one cached entry: 584 in fp8_ds_mla, head_dim × 2 in bf16
+  std::uint64_t index_key_bytes = 0;  // one indexer key: 128 fp8 + one fp32 scale = 132
+  std::uint64_t page_align = 0;       // every page rounded up to it: 576 in fp8_ds_mla, else 512
+};
+
+// vLLM's packed groups for them (kv_cache_utils.py: group_and_unify_kv_cache_specs,
+// _get_kv_cache_groups_uniform_groups, _get_packed_kv_cache_layout, get_max_concurrency_for_kv_cache_config,
+// _max_memory_usage_bytes_from_groups). `in_flight_tokens` is VllmConfig.max_in_flight_tokens, what a sliding cache
+// holds beyond its window; `stages` pipeline stages each hold their share of every group's layers.
+VllmKvGroups vllm_dsv4_groups(const VllmDsv4Layers& layers, std::uint64_t max_model_len,
+                              std::uint64_t in_flight_tokens, std::uint64_t block_tokens, std::uint64_t stages = 1);
 
 }  // namespace vramfit

@@ -1,5 +1,8 @@
 #include "memory/vllm_weights.hpp"
 
+#include <algorithm>    // std::min
+#include <string_view>  // std::string_view
+
 #include "util/units.hpp"  // ceil_div
 
 namespace vramfit {
@@ -34,6 +37,25 @@ std::uint64_t vllm_mxfp4_padding_bytes(const ModelSpec& spec, std::uint64_t tens
     bytes += run.count * m.routed_experts * (grown - expert_bytes(i, h));
   }
   return bytes * tensor_parallel;
+}
+
+bool vllm_dsv4_replicated(const TensorShape& tensor) noexcept {
+  if (tensor.role == TensorRole::norm) return true;
+  std::string_view name = tensor.name;
+  if (name.rfind("blk.", 0) == 0) name.remove_prefix(name.find('.', 4) + 1);
+  name = name.substr(0, name.find('.'));
+  for (const std::string_view whole : {"attn_q_a", "attn_kv", "attn_sinks", "indexer_q_b", "indexer_proj",
+                                       "ffn_gate_inp", "exp_probs_b", "ffn_gate_tid2eid"})
+    if (name == whole) return true;
+  for (const std::string_view prefix : {"attn_compressor_", "indexer_compressor_", "hc_"})
+    if (name.rfind(prefix, 0) == 0) return true;
+  return false;
+}
+
+std::uint64_t vllm_rank_weights(std::uint64_t total, std::uint64_t replicated, std::uint64_t tensor_parallel,
+                                std::uint64_t pipeline_parallel) noexcept {
+  const std::uint64_t kept = std::min(replicated, total);
+  return ceil_div(total - kept, tensor_parallel * pipeline_parallel) + ceil_div(kept, pipeline_parallel);
 }
 
 }  // namespace vramfit

@@ -357,3 +357,81 @@ TEST_CASE("a request too long for the pool is refused, naming what one request n
   CHECK(refuses(report));
   CHECK(report.verdict.kind == VerdictKind::refuses);
 }
+
+namespace {
+
+// DeepSeek-V4-Flash's attention as vLLM caches it with fp8 KV (config.json: 43 layers, compress_ratios 2 × 0,
+// 21 × 4, 20 × 128; sliding_window 128, head_dim 512, index_head_dim 128): 584-B fp8_ds_mla entries, 132-B indexer
+// keys, pages aligned to 576 B.
+const VllmDsv4Layers kFlash{2, 21, 20, 128, 512, 128, 584, 132, 576};
+
+}  // namespace
+
+TEST_CASE("DeepSeek-V4-Flash under vLLM: five packed groups, and the 6.66 GiB one request of 30,000 needs (vllm#44376)") {
+  // vLLM main 91a893de (2026-08-20). Pages (kv_cache_interface.py _apply_alignment_padding): the sliding-window
+  // cache 64 · 584 = 37,376 → 37,440 B (sparse_swa.py, block 64); ratio-4 entries 256 / 4 · 584 → 37,440, indexer
+  // keys 64 · 132 = 8,448 → 8,640; ratio-128 entries 2 · 584 = 1,168 → 1,728; compressor states (compressor.py, fp32,
+  // 2 · overlap · dim wide): ratio 4 blocks of 4, 4 · 2,048 · 4 = 32,768 → 32,832 and the indexer's 4 · 512 · 4 =
+  // 8,192 → 8,640; ratio 128 blocks of 8, 8 · 1,024 · 4 = 32,768 → 32,832.
+  // Groups (kv_cache_utils.py group_and_unify_kv_cache_specs, _get_kv_cache_groups_uniform_groups): the compressed
+  // kinds in one (21 layer tuples), the sliding caches (43), the ratio-4 states (21), the ratio-128 states (20);
+  // _approximate_gcd from 21: d = 22 pads 1 + 1 + 1 + 2 = 5 (d = 21: 21), so the 43 sliding caches split into
+  // cdiv(43, 22) = 2 groups: 5 groups. A block id takes the largest group's row (_get_packed_kv_cache_layout):
+  // 21 · 37,440 + 21 · 8,640 + 20 · 1,728 = 1,002,240 B.
+  // A request (get_max_concurrency_for_kv_cache_config): cdiv(L, 256) in the compressed group and, with F tokens in
+  // flight, cdiv(min(127 + F, L), 64) + 1 in each sliding group, cdiv(min(7 + F, L), 4) + 1 in the ratio-4 states,
+  // cdiv(min(127 + F, L), 8) + 1 in the ratio-128 states. vLLM's check (_max_memory_usage_bytes_from_groups)
+  // charges each of those blocks 22 tuples · (37,440 + 8,640 + 1,728) = 1,051,776 B.
+  //
+  // vllm#44376, comment of 2026-06-03: DeepSeek-V4-Flash on 2 GH200 (96 GB) with TP 2, the LLM class (16,384
+  // batched tokens on a GPU of ≥ 70 GiB; that month's sliding caches held max_num_batched_tokens beyond the window),
+  // block_size 256, fp8 KV, max_model_len 30,000: "6.66 GiB KV cache is needed, which is larger than the available
+  // KV cache memory (5.44 GiB). Based on the available memory, the estimated maximum model length is 13528."
+  // By hand: 118 + 2 · 259 + 4,099 + 2,065 = 6,800 blocks · 1,051,776 B = 7,152,076,800 B = 6.661 GiB.
+  const VllmKvGroups g = vllm_dsv4_groups(kFlash, 30000, 16384, 256);
+  CHECK(g.groups == 5);
+  CHECK(g.group_size == 22);
+  CHECK(g.row_bytes == 1'002'240);
+  CHECK(g.attention_block_tokens == 256);
+  CHECK(g.blocks_per_request == 6800);
+  CHECK(g.request_block_bytes == 1'051'776);
+  // At 13,528 tokens: 53 + 2 · 213 + 3,383 + 1,692 = 5,554 blocks (5.4404 GiB); at 13,529: 5,556 (5.4423 GiB).
+  // vLLM checks against the pool less one block: a pool of 5.442 GiB ("5.44") starts at 13,528 and not at 13,529.
+  const VllmKvGroups at13528 = vllm_dsv4_groups(kFlash, 13528, 16384, 256);
+  const VllmKvGroups at13529 = vllm_dsv4_groups(kFlash, 13529, 16384, 256);
+  CHECK(at13528.blocks_per_request == 5554);
+  CHECK(at13529.blocks_per_request == 5556);
+  const auto pool = static_cast<std::uint64_t>(5.442 * kGiBytes);
+  const auto fits = [&](const VllmKvGroups& groups, std::uint64_t len) {
+    return detail::vllm_kv_capacity(pool, 1.0, 0, 0, 0, groups, len, VllmRule::graphs_inside).max_concurrency > 0;
+  };
+  CHECK(fits(at13528, 13528));
+  CHECK_FALSE(fits(at13529, 13529));
+  const auto refused = detail::vllm_kv_capacity(pool, 1.0, 0, 0, 0, g, 30000, VllmRule::graphs_inside);
+  CHECK(refused.max_concurrency == 0);
+  CHECK(refused.request_bytes == 7'152'076'800ULL);
+}
+
+TEST_CASE("DeepSeek-V4-Flash under vLLM prints concurrency × max_model_len tokens, not the pool over bytes per token") {
+  // update_kv_cache_capacity (kv_cache_utils.py, main 91a893de): "GPU KV cache size: int(concurrency · L) tokens".
+  // `vllm serve` on a GPU of ≥ 70 GiB: 8,192 batched tokens, two batches in flight with async scheduling
+  // (VllmConfig.max_in_flight_tokens): F = 16,384. At L = 32,768 a request holds 128 + 2 · 259 + 4,099 + 2,065 =
+  // 6,810 blocks, most of them the sliding caches' and the compressor states' whatever L. A 50 GiB pool is
+  // 53,687,091,200 // 1,002,240 = 53,567 blocks: concurrency 53,567 / 6,810 = 7.866, int(7.866 · 32,768) = 257,750
+  // tokens, where the pool over its 3,915 B per token (21 · 46,080 + 20 · 1,728 B per 256 tokens) says 13,713,177.
+  const VllmKvGroups g = vllm_dsv4_groups(kFlash, 32768, 16384, 256);
+  CHECK(g.blocks_per_request == 6810);
+  const auto c = detail::vllm_kv_capacity(50ULL * 1073741824ULL, 1.0, 0, 0, 0, g, 32768, VllmRule::graphs_inside);
+  CHECK(c.num_blocks == 53'567);
+  CHECK(c.concurrency_ratio == doctest::Approx(7.866).epsilon(0.0001));
+  CHECK(c.max_concurrency == 7);
+  CHECK(c.kv_capacity_tokens == 257'750);
+  // DeepSeek-V4-Pro (61 layers: 30 × 4, 31 × 128, none window-only): tuples 31, 61, 30, 31 → d = 31, the sliding
+  // caches again in 2 groups; row 30 · 37,440 + 30 · 8,640 + 31 · 1,728 = 1,435,968 B.
+  const VllmKvGroups pro = vllm_dsv4_groups({0, 30, 31, 128, 512, 128, 584, 132, 576}, 32768, 16384, 256);
+  CHECK(pro.groups == 5);
+  CHECK(pro.group_size == 31);
+  CHECK(pro.row_bytes == 1'435'968);
+  CHECK(pro.blocks_per_request == 6810);
+  CHECK(pro.request_block_bytes == 31 * 47'808ULL);
+}

@@ -9,6 +9,7 @@
 #include "memory/activations.hpp"
 #include "memory/inference.hpp"
 #include "memory/kv_cache.hpp"
+#include "memory/vllm_weights.hpp"
 #include "model/hf_config.hpp"
 #include "model/hf_config_json.hpp"
 
@@ -240,6 +241,68 @@ TEST_CASE("DeepSeek-V4's compressed KV takes vLLM's fp8_ds_mla bytes per token, 
   const auto flash = at("deepseek-ai--DeepSeek-V4-Flash", 1'000);
   CHECK(flash.state_bytes_per_sequence == 12'206'080ULL);
   CHECK(flash.state_layers == 41);
+}
+
+TEST_CASE("vLLM holds DeepSeek-V4's replicated tensors whole on every tensor-parallel rank") {
+  // vLLM main 91a893de, models/deepseek_v4: not split are the fused wq_a + wkv (MergedColumnParallelLinear,
+  // disable_tp, "fused ReplicatedLinear"), the indexer's wq_b and weights_proj (ReplicatedLinear), each compressor
+  // (fused_wkv_wgate with disable_tp, ape, norm), the sinks, the hc_* mixers (plain Parameters), the gate
+  // (GateLinear, a ReplicatedLinear) with its bias or tid2eid, and the norms. Their parameters in V4-Flash, from
+  // the shapes summed in the test above: per layer wq_a 4096·1024 + q_norm 1024 + wkv 4096·512 + kv_norm 512 +
+  // sinks 64 + hc 786,486 + norms 2·4096 + gate 256·4096 = 8,136,310, × 43 = 349,861,330; ratio-4 compressor and
+  // indexer 21 · (8,393,216 + 10,749,056) = 401,987,712; ratio-128 compressor 20 · 4,260,352 = 85,207,040; bias
+  // 40 · 256 and tid2eid 3 · 775,680; output norm 4096 and hc_head 65,541: 839,462,999 in all.
+  const auto flash = imported("deepseek-ai--DeepSeek-V4-Flash");
+  auto tensors = enumerate_tensors(flash);
+  REQUIRE(tensors.ok());
+  std::uint64_t replicated = 0;
+  for (const auto& t : tensors.value()) replicated += vllm_dsv4_replicated(t) ? t.elements() : 0;
+  CHECK(replicated == 839'462'999ULL);
+  WeightFormat bf16;
+  auto bytes = weights_bytes_of(flash, bf16, vllm_dsv4_replicated);
+  REQUIRE(bytes.ok());
+  CHECK(bytes.value() == 2 * 839'462'999ULL);
+  // In bf16 with TP 8 a rank holds (2 · 284,334,567,511 − 1,678,925,998) / 8 + 1,678,925,998 = 70,873,776,128 +
+  // 1,678,925,998 = 72,552,702,126 B, 1.47 GB above the total over 8 (71,083,641,878).
+  InferenceOptions o;
+  o.engine = Engine::vllm;
+  o.weights = DType::bf16;
+  o.kv_dtype = KvDType::fp8;
+  o.tensor_parallel = 8;
+  o.context_tokens = 32'768;
+  auto e = estimate_inference(flash, o);
+  REQUIRE(e.ok());
+  REQUIRE(e.value().vllm.has_value());
+  CHECK(e.value().weights == 2 * 284'334'567'511ULL);
+  CHECK(e.value().vllm->replicated_weights_bytes == 1'678'925'998ULL);
+  CHECK(e.value().vllm->weights_bytes == 72'552'702'126ULL);
+}
+
+TEST_CASE("DeepSeek-V4-Flash on vLLM: its five cache groups from the config, the tokens vLLM prints from them") {
+  // The groups of test_vllm.cpp's hand count, from the imported config: 43 layers, 2 window-only, 21 at ratio 4,
+  // 20 at ratio 128. An H200 is ≥ 70 GiB: `vllm serve` batches 8,192 tokens, two batches in flight: a request of
+  // 32,768 holds 128 + 2 · 259 + 4,099 + 2,065 = 6,810 blocks of 1,002,240 B. vLLM prints int(num_blocks / 6,810 ·
+  // 32,768) tokens; the pool over its 3,915 B per token would give about 50 times that.
+  InferenceOptions o;
+  o.engine = Engine::vllm;
+  o.weights = DType::bf16;
+  o.kv_dtype = KvDType::fp8;
+  o.tensor_parallel = 8;
+  o.context_tokens = 32'768;
+  o.gpu_memory_bytes = static_cast<std::uint64_t>(139.8 * 1073741824.0);
+  o.gpu_util = 0.92;
+  o.vllm_rule = VllmRule::graphs_inside;
+  auto e = estimate_inference(imported("deepseek-ai--DeepSeek-V4-Flash"), o);
+  REQUIRE(e.ok());
+  REQUIRE(e.value().vllm.has_value());
+  const VllmCapacity& v = *e.value().vllm;
+  CHECK(v.kv_cache_groups == 5);
+  CHECK(v.block_bytes == 1'002'240);
+  CHECK(v.blocks_per_request == 6810);
+  CHECK(v.num_blocks == v.kv_capacity_bytes / 1'002'240);
+  CHECK(v.kv_capacity_tokens ==
+        static_cast<std::uint64_t>(static_cast<double>(v.num_blocks) / 6810.0 * 32768.0));
+  CHECK(v.kv_capacity_tokens * 40 < v.kv_capacity_bytes / 3'915);
 }
 
 namespace {
