@@ -1547,8 +1547,7 @@ void add_ollama_notes(std::vector<Message>& notes, const ModelSpec& spec, const 
 }
 
 // What the figures leave out or assume for this engine, format and model.
-std::vector<Message> inference_notes(const ModelSpec& spec, const InferenceOptions& o, const InferenceEstimate& e,
-                                         const WeightFormat& format) {
+std::vector<Message> inference_notes(const ModelSpec& spec, const InferenceOptions& o, const InferenceEstimate& e) {
   std::vector<Message> notes;
   if (vision_tower_apart(spec, o) && !o.exact_weights) notes.push_back(vision_tower_apart_note(spec));
   if (spec.has_latent() && o.engine == Engine::transformers)
@@ -1726,7 +1725,7 @@ Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const Infere
   e.range = memory_range(spec, o, e);
 
   if (o.explain) e.explanations = inference_explanations(spec, o, e, w, layout.value());
-  e.notes = inference_notes(spec, o, e, format.value());
+  e.notes = inference_notes(spec, o, e);
   return e;
 }
 

@@ -493,10 +493,11 @@ std::uint64_t gpus_that_fit(const Catalog& catalog, const Request& r, const Gpu&
 
 // The GPU the headline would name as needing several has its count checked by gpus_that_fit; the headline then
 // names the fewest GPUs again (a checked count may lose to another card's), until it names a card already checked.
-// Each card is checked once at most, so the rounds end.
+// Each card is checked once at most, so the rounds end. A bare parameter count has no layers to place: its count is
+// the even split.
 void check_gpus_needed(Report& report, const Catalog& catalog, const Request& r, const ResolvedRequest& rr) {
   add_verdict(report, rr);
-  if (report.estimate.per_gpu.gpus != 1 || !rr.devices.empty() || r.tp * r.pp != 1) return;
+  if (report.estimate.per_gpu.gpus != 1 || !rr.devices.empty() || r.tp * r.pp != 1 || report.model.is_bare()) return;
   std::vector<const Gpu*> checked;
   for (std::size_t round = 0; round <= report.gpus.size(); ++round) {
     if (round > 0) add_verdict(report, rr);

@@ -254,7 +254,8 @@ TEST_CASE("MLX's engine_version: 0.22.2 and later read, older refused, and the r
   CHECK(old.message.id == "mlx.version_unmodelled");
   const Error other = refused(R"({"model":"qwen3-0.6b","engine":"transformers","engine_version":"0.26.4"})");
   CHECK(other.field == "engine_version");
-  CHECK(other.message.id == "engine.version_engines");
+  CHECK(other.message.id == "engine.input_not_read");
+  CHECK(other.message.text == "applies to vLLM / SGLang / Ollama / MLX only; transformers does not read it");
   const auto json_of = [](const char* request) {
     return nlohmann::json::parse(answer(test::catalog(), request))["mlx"];
   };

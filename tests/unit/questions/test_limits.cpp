@@ -86,7 +86,7 @@ TEST_CASE("vLLM at gpu_util 0.8: the GPU table, the largest context, the remedie
       else if (key == "engine") {
         changed.engine = in.text;
         changed.gpu_util.reset();  // vLLM's own input, as the request no longer gives it
-        std::erase(changed.engine_inputs, "gpu_util");
+        std::erase_if(changed.engine_inputs, [](const Request::EngineInput& e) { return e.key == "gpu_util"; });
       } else FAIL("a remedy input this test does not apply: " << key);
     }
     auto after = evaluate(test::catalog(), changed);
