@@ -114,8 +114,9 @@ export interface InferenceRequest extends ModelInputs {
   headroom?: number;
   /** A catalog GPU id or name: one fit verdict, speed and cost; default: a verdict for every GPU. */
   gpu?: string;
-  /** Apple GPUs: the GPU's wired limit in MiB (sudo sysctl iogpu.wired_limit_mb=N), at most the Mac's RAM; needs
-   * `gpu`. 0 or absent: macOS's default (2/3 of RAM up to 32 GiB, 3/4 above). */
+  /** A GPU sharing the machine's RAM: what it may use, in MiB, at most the RAM; needs `gpu`. A Mac's wired limit
+   * (sudo sysctl iogpu.wired_limit_mb=N), a Strix Halo's GTT limit, carve-out or Variable Graphics Memory, what a DGX
+   * Spark or Jetson has free. 0 or absent: the operating system's default. */
   wired_limit_mb?: number;
   engine?: Engine;
   attention?: 'sdpa' | 'eager';
@@ -320,10 +321,15 @@ export interface GpuEntry {
   vendor: string;
   segment: string;
   memory_bytes: number;
-  /** Apple: the wired limit, macOS's default or the request's wired_limit_mb. */
+  /** Unified memory: the GPU's share, the operating system's default or the request's wired_limit_mb. */
   usable_bytes: number;
   /** Apple GPUs only: whether usable_bytes is macOS's default or the request's wired_limit_mb. */
   wired_limit?: 'macos_default' | 'set';
+  /** Other machines whose GPU shares the RAM: how the operating system shares it (Linux's GTT limit on an AMD APU,
+   * what CUDA reports on a DGX Spark or Jetson). */
+  shared_memory?: 'amd_apu' | 'nvidia_unified';
+  /** With shared_memory: whether usable_bytes is the default share or the request's wired_limit_mb. */
+  shared_limit?: 'default' | 'set';
 }
 
 export interface GpuFit extends GpuEntry {

@@ -12,7 +12,13 @@ namespace vramfit {
 
 std::uint64_t Gpu::usable_bytes() const noexcept {
   if (!unified_memory) return memory_bytes;
-  return wired_limit_bytes.value_or(default_wired_limit_bytes(memory_bytes));
+  if (wired_limit_bytes) return *wired_limit_bytes;
+  switch (shared) {
+    case SharedMemory::macos: return default_wired_limit_bytes(memory_bytes);
+    case SharedMemory::amd_apu: return default_gtt_bytes(memory_bytes);
+    case SharedMemory::nvidia_unified: return driver_visible_bytes.value_or(memory_bytes);
+  }
+  return memory_bytes;
 }
 
 std::uint64_t default_wired_limit_bytes(std::uint64_t ram) noexcept {
@@ -20,11 +26,47 @@ std::uint64_t default_wired_limit_bytes(std::uint64_t ram) noexcept {
   return (ram / kApplePageBytes * 2 / 3 + 1) * kApplePageBytes;
 }
 
+std::uint64_t default_gtt_bytes(std::uint64_t ram) noexcept { return ram / kLinuxPageBytes / 2 * kLinuxPageBytes; }
+
+namespace {
+
+// The note for a machine other than a Mac: its GPU's share, where it comes from and how to change it.
+Message shared_memory_note(const Gpu& gpu, std::initializer_list<MessageArg> args) {
+  if (gpu.wired_limit_bytes)
+    return message("unified.share_given",
+                   "The {gpu}'s GPU may use {usable_bytes} of its {ram_bytes} of RAM: the GPU memory limit given.",
+                   args);
+  if (gpu.shared == SharedMemory::amd_apu)
+    return message("unified.amd_default",
+                   "The {gpu}'s GPU may use {usable_bytes} of its {ram_bytes} of RAM: Linux's default GTT limit, half "
+                   "the RAM (a little less, as the kernel sees the RAM less the BIOS carve-out). ROCm uses the larger "
+                   "of the GTT limit and the carve-out, Vulkan both. To give it more, raise ttm.pages_limit (in 4 KiB "
+                   "pages: amd-ttm --set N, then reboot) or the carve-out in the BIOS; on Windows, set the Variable "
+                   "Graphics Memory in AMD Software (up to 96 GB of 128 GB). Then give that as the GPU memory limit "
+                   "(--wired-limit-mb).",
+                   args);
+  if (gpu.driver_visible_bytes)
+    return message("unified.cuda_total",
+                   "The {gpu}'s GPU may use the {usable_bytes} of its {ram_bytes} of RAM that CUDA reports as the "
+                   "total, less what the system and other programs hold: there is no limit to set. CUDA counts the "
+                   "page cache as used (sync; echo 3 > /proc/sys/vm/drop_caches frees it). Give what your machine has "
+                   "free as the GPU memory limit (--wired-limit-mb).",
+                   args);
+  return message("unified.cuda_unknown",
+                 "The {gpu}'s GPU may use its {ram_bytes} of RAM less what the system and other programs hold, which "
+                 "is not modelled (the total CUDA reports was not read in a source here): give what your machine has "
+                 "free as the GPU memory limit (--wired-limit-mb).",
+                 args);
+}
+
+}  // namespace
+
 Message wired_limit_note(const Gpu& gpu) {
   if (!gpu.unified_memory) return {};
   const std::initializer_list<MessageArg> args = {arg::text("gpu", gpu.name),
                                                   arg::gib("usable_bytes", gpu.usable_bytes(), 2),
                                                   arg::gib("ram_bytes", (gpu.memory_bytes >> 30) << 30, 0)};
+  if (gpu.shared != SharedMemory::macos) return shared_memory_note(gpu, args);
   if (gpu.wired_limit_bytes)
     return message("mac.wired_limit_given",
                    "The {gpu}'s GPU may use {usable_bytes} of its {ram_bytes} of RAM: the wired limit given (sudo "
@@ -39,6 +81,9 @@ Message wired_limit_note(const Gpu& gpu) {
 }
 
 Message one_per_machine_message(const Gpu& gpu) {
+  if (gpu.shared != SharedMemory::macos)
+    return message("gpus.one_machine", "{gpu}: one GPU per machine: its shared memory is not split across machines here",
+                   {arg::text("gpu", gpu.name)});
   return message("gpus.one_mac", "{gpu}: one GPU per machine: unified memory is not split across Macs here",
                  {arg::text("gpu", gpu.name)});
 }
@@ -46,10 +91,15 @@ Message one_per_machine_message(const Gpu& gpu) {
 Result<std::uint64_t> wired_limit_for(const Gpu& gpu, std::uint64_t limit_mib, std::string_view field) {
   if (!gpu.unified_memory)
     return make_error(std::string(field), message("mac.wired_not_mac",
-                                                  "is macOS's GPU memory limit (iogpu.wired_limit_mb); the {gpu} has "
+                                                  "is the GPU's share of a machine's shared memory (a Mac's "
+                                                  "iogpu.wired_limit_mb, a Strix Halo's GTT limit); the {gpu} has "
                                                   "memory of its own, all of it usable",
                                                   {arg::text("gpu", gpu.name)}));
   const std::uint64_t ram_mib = gpu.memory_bytes >> 20;
+  if (limit_mib > ram_mib && gpu.shared != SharedMemory::macos)
+    return make_error(std::string(field), message("unified.share_over_ram", "must be at most the {gpu}'s RAM, {ram_mb} "
+                                                  "MB (0: the operating system's default)",
+                                                  {arg::text("gpu", gpu.name), arg::text("ram_mb", std::to_string(ram_mib))}));
   if (limit_mib > ram_mib)
     // The MB as typed into the field or sysctl: text, so no page groups its digits.
     return make_error(std::string(field), message("mac.wired_over_ram", "must be at most the {gpu}'s RAM, {ram_mb} MB "
@@ -337,8 +387,16 @@ Result<Gpu> read_gpu(const json& item, const std::string& path) {
   // The offer is what users read beside a cost; the source stays with the data.
   if (g.cloud_usd_per_hour && g.cloud_usd_per_hour->offer.empty()) r.fail_message("cloud_usd_per_hour", "needs an offer");
   g.street_usd = read_price(r, "street_usd");
-  // The share the GPU may wire follows from the RAM (default_wired_limit_bytes), not from the entry.
-  g.unified_memory = r.object("unified_memory") != nullptr;
+  // The share the GPU may use follows from the RAM and the operating system's rule (usable_bytes), not from the entry.
+  if (const json* unified = r.object("unified_memory")) {
+    g.unified_memory = true;
+    const auto kind = unified->find("kind");
+    const std::string text = kind != unified->end() && kind->is_string() ? kind->get<std::string>() : std::string();
+    if (text == "macos") g.shared = SharedMemory::macos;
+    else if (text == "amd_apu") g.shared = SharedMemory::amd_apu;
+    else if (text == "nvidia_unified") g.shared = SharedMemory::nvidia_unified;
+    else r.fail_message("unified_memory", "needs a kind: macos, amd_apu or nvidia_unified");
+  }
   if (const json* sources = r.object("sources")) {
     for (const auto& [key, value] : sources->items()) {
       if (!value.is_string()) return make_error(r.path("sources") + "." + key, "expected a string");

@@ -18,6 +18,16 @@ struct DatedPrice {
   std::string source;  // where the figure was read
 };
 
+// How the operating system shares a unified-memory machine's RAM with its GPU (see data/gpus.json, unified_memory.kind).
+enum class SharedMemory : unsigned char {
+  macos,           // a Mac: the GPU wires up to macOS's limit (default_wired_limit_bytes; sudo sysctl iogpu.wired_limit_mb)
+  amd_apu,         // an AMD APU (Strix Halo) under Linux: the amdgpu GTT limit, half the RAM by default
+                   // (default_gtt_bytes; ttm.pages_limit raises it), or the BIOS's carve-out if larger; on Windows the
+                   // Variable Graphics Memory set in AMD Software
+  nvidia_unified,  // an NVIDIA GPU on the machine's LPDDR5X (DGX Spark, Jetson): no limit to set; CUDA allocates what
+                   // the operating system has free of the total it reports (driver_visible_bytes)
+};
+
 struct Gpu {
   std::string id;
   std::string name;
@@ -29,9 +39,12 @@ struct Gpu {
   // What the CUDA driver reports as the total (cudaMemGetInfo): below nominal by what the driver and ECC keep
   // (an H100 80GB shows 79.18 GiB). vLLM multiplies this by gpu_memory_utilization. Only where a log printed it.
   std::optional<std::uint64_t> driver_visible_bytes;
-  // Apple unified memory: the GPU takes its memory from the machine's RAM, as much as macOS lets it wire.
+  // Unified memory: the GPU takes its memory from the machine's RAM, as much as the operating system lets it
+  // (`shared` says how); memory_bytes is the machine's RAM.
   bool unified_memory = false;
-  // What `sudo sysctl iogpu.wired_limit_mb=N` set (the request's wired_limit_mb); none: macOS's default.
+  SharedMemory shared = SharedMemory::macos;
+  // The share the request set (its wired_limit_mb): a Mac's `sudo sysctl iogpu.wired_limit_mb=N`, a Strix Halo's GTT
+  // limit, BIOS carve-out or Variable Graphics Memory, what a DGX Spark or Jetson has free; none: the default.
   std::optional<std::uint64_t> wired_limit_bytes;
   std::optional<double> bandwidth_gb_s;
   std::optional<double> tflops_fp16;  // dense tensor throughput, fp32 accumulate
@@ -52,12 +65,13 @@ struct Gpu {
   // and published benchmarks mean by the bare name).
   std::vector<std::string> aliases;
 
-  // Bytes a model may use: all of it on discrete cards; on unified memory the wired limit, set or by default.
+  // Bytes a model may use: all of it on discrete cards; on unified memory the share set, or the operating system's
+  // default (macOS's wired limit, Linux's GTT limit, the total CUDA reports).
   std::uint64_t usable_bytes() const noexcept;
   // The total an engine that asks the driver sees: driver_visible_bytes, else the nominal usable bytes.
   std::uint64_t driver_total_bytes() const noexcept { return driver_visible_bytes.value_or(usable_bytes()); }
-  // Unified memory (the Apple entries): the GPU is part of the machine, so a model cannot be split across a
-  // second one the way it is across discrete cards.
+  // Unified memory: the GPU is part of the machine, so a model cannot be split across a second one the way it
+  // is across discrete cards.
   bool one_per_machine() const noexcept { return unified_memory; }
 };
 
@@ -69,15 +83,24 @@ inline constexpr std::uint64_t kWiredTwoThirdsUpTo = 32ull << 30;
 inline constexpr std::uint64_t kApplePageBytes = 16384;
 std::uint64_t default_wired_limit_bytes(std::uint64_t ram_bytes) noexcept;
 
-// What a Mac's verdict counted, said beside it: the GPU's share of the RAM and where it comes from (the limit set, or
-// macOS's default, naming macOS 26's larger one as not modelled). Empty for a GPU with memory of its own.
+// Linux's default GTT limit on an AMD APU, what ROCm, PyTorch and llama.cpp's HIP backend allocate from: amdgpu sizes
+// GTT by TTM's page limit (amdgpu_ttm_init: ttm_tt_pages_limit()), which TTM sets to half the RAM in 4 KiB pages
+// unless `ttm.pages_limit` says otherwise (ttm_device.c ttm_global_init: "about 50% of the total system memory").
+// The RAM the kernel sees is the machine's less the BIOS carve-out and firmware, so a machine logs a little less.
+inline constexpr std::uint64_t kLinuxPageBytes = 4096;
+std::uint64_t default_gtt_bytes(std::uint64_t ram_bytes) noexcept;
+
+// What a unified-memory machine's verdict counted, said beside it: the GPU's share of the RAM, where it comes from (the
+// share set, or the operating system's default, naming what is not modelled) and how to change it. Empty for a GPU
+// with memory of its own.
 Message wired_limit_note(const Gpu& gpu);
 
-// The most a wired limit may be: the machine's RAM (macOS wires no more than it has).
-// Refused, naming `field`, for a GPU without unified memory or a limit above its RAM.
+// The most a GPU's share may be: the machine's RAM (no operating system gives the GPU more than it has).
+// Refused, naming `field`, for a GPU without unified memory or a share above its RAM.
 Result<std::uint64_t> wired_limit_for(const Gpu& gpu, std::uint64_t limit_mib, std::string_view field);
 
-// The error for several of a Mac's GPU: unified memory is not split across machines (rankings, training jobs).
+// The error for several of a unified-memory machine's GPU: its memory is not split across machines (rankings,
+// training jobs).
 Message one_per_machine_message(const Gpu& gpu);
 
 // The NVIDIA compute capability (major · 10 + minor) of `gpu`'s architecture, as NVIDIA's CUDA GPUs table

@@ -66,8 +66,10 @@ constexpr Input kInputs[] = {
     {"gpu", "--gpu", "gpu", K::text, 0, 0, "NAME",
      "report the fit, speed and cost on this GPU only (see --list-gpus); vLLM needs it for the KV capacity"},
     {"wired_limit_mb", "--wired-limit-mb", "wired", K::count, 0, static_cast<double>(kMaxWiredLimitMib), "MB",
-     "Apple GPUs: the memory macOS lets the GPU use, in MB, as `sudo sysctl iogpu.wired_limit_mb=N` sets it (or the "
-     "recommendedMaxWorkingSetSize your Mac reports); 0: macOS's default (2/3 of RAM up to 32 GB, 3/4 above)", U::both},
+     "a GPU that shares the machine's memory: what it may use, in MB. Apple: as `sudo sysctl iogpu.wired_limit_mb=N` "
+     "sets it (or the recommendedMaxWorkingSetSize your Mac reports); 0: macOS's default (2/3 of RAM up to 32 GB, 3/4 "
+     "above). Strix Halo: the GTT limit (ttm.pages_limit), the BIOS carve-out or Windows' Variable Graphics Memory; 0: "
+     "Linux's default (half the RAM). DGX Spark, Jetson: what the machine has free; 0: the total CUDA reports", U::both},
     {"gpu_util", "--gpu-util", "gpuutil", K::fraction, 0, 1, "FRACTION",
      "vLLM gpu_memory_utilization, above 0 up to 1 (default 0.9, from vLLM 0.21 0.92; GRPO's colocated vLLM 0.3, as TRL)", U::both, kAboveMin,
      E::vllm},

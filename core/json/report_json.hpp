@@ -142,8 +142,14 @@ inline void write_gpu_fields(JsonWriter& w, const Gpu& gpu) {
   w.field("segment", gpu.segment);
   w.field("usable_bytes", gpu.usable_bytes());
   w.field("vendor", gpu.vendor);
-  // Unified memory: usable_bytes is macOS's default wired limit, or the one the request set.
-  if (gpu.unified_memory) w.field("wired_limit", gpu.wired_limit_bytes ? "set" : "macos_default");
+  // Unified memory: usable_bytes is the operating system's default share (macOS's wired limit, Linux's GTT limit,
+  // the total CUDA reports), or the one the request set; a Mac's says so as "wired_limit".
+  if (gpu.unified_memory && gpu.shared == SharedMemory::macos)
+    w.field("wired_limit", gpu.wired_limit_bytes ? "set" : "macos_default");
+  if (gpu.unified_memory && gpu.shared != SharedMemory::macos) {
+    w.field("shared_memory", gpu.shared == SharedMemory::amd_apu ? "amd_apu" : "nvidia_unified");
+    w.field("shared_limit", gpu.wired_limit_bytes ? "set" : "default");
+  }
 }
 
 // One GPU's verdict, as every report lists them; the inference report adds how many GPUs a split needs.

@@ -37,7 +37,8 @@ std::optional<Error> refuse_unread_inputs(const Request& r, Engine engine) {
 
 Error wired_limit_without_gpu() {
   return make_error("wired_limit_mb", message("mac.wired_without_gpu",
-                                              "is the GPU memory limit of one Mac: name its Apple GPU in gpu"));
+                                              "is the GPU memory limit of one shared-memory machine (a Mac, a Strix "
+                                              "Halo, a DGX Spark): name its GPU in gpu"));
 }
 
 // The request's wired limit must be the one the catalog carries for its GPU: with_wired_limit puts it there, as
@@ -518,7 +519,7 @@ void add_command(Report& report, const Request& r, const ResolvedRequest& rr) {
   report.command = command.text;
   report.command_note = command.note;
   // The Mac's wired limit is set before the engine starts: macOS forgets it at every restart.
-  if (rr.gpu && r.wired_limit_mb && !report.command.empty())
+  if (rr.gpu && rr.gpu->shared == SharedMemory::macos && r.wired_limit_mb && !report.command.empty())
     report.command = "sudo sysctl iogpu.wired_limit_mb=" + std::to_string(r.wired_limit_mb) + "\n" + report.command;
 }
 

@@ -358,7 +358,7 @@ constexpr std::uint64_t kMacOsReserve = 8ull << 30;
 // The wired limit in MiB (whole GiB) that lets a Mac's GPU hold `bytes` within `headroom`, if that leaves macOS its
 // reserve and is more than the GPU may use now; none otherwise.
 std::optional<std::uint64_t> wired_limit_needed(const Gpu& gpu, std::uint64_t bytes, double headroom) {
-  if (!gpu.unified_memory) return std::nullopt;
+  if (!gpu.unified_memory || gpu.shared != SharedMemory::macos) return std::nullopt;
   const double needed = static_cast<double>(bytes) / (1.0 - headroom);
   const std::uint64_t gib = static_cast<std::uint64_t>(needed / static_cast<double>(1ull << 30)) + 1;
   if ((gib << 30) <= gpu.usable_bytes() || (gib << 30) + kMacOsReserve > gpu.memory_bytes) return std::nullopt;

@@ -437,9 +437,31 @@ Verdict cards_verdict(const std::vector<VerdictRow>& rows) {
                       {gpus, free}));
 }
 
+// A machine whose GPU shares the RAM (not a Mac): of the RAM, what the GPU may use and how that changes.
+Message shared_clause(const Gpu& gpu) {
+  const MessageArg ram = arg::gib("ram_bytes", (gpu.memory_bytes >> 30) << 30, 0);
+  const MessageArg usable = arg::gib("usable_bytes", gpu.usable_bytes(), 1);
+  if (gpu.wired_limit_bytes)
+    return message("headline.shared_set", " (of its {ram_bytes}, the GPU may use {usable_bytes} as set)", {ram, usable});
+  if (gpu.shared == SharedMemory::amd_apu)
+    return message("headline.shared_amd_default",
+                   " (of its {ram_bytes}, the GPU may use {usable_bytes} by Linux's default; ttm.pages_limit, the "
+                   "BIOS's carve-out or Windows' Variable Graphics Memory gives it more)",
+                   {ram, usable});
+  if (gpu.driver_visible_bytes)
+    return message("headline.shared_cuda",
+                   " (of its {ram_bytes}, the GPU may use the {usable_bytes} CUDA reports, less what the system holds; "
+                   "closing programs and dropping the page cache frees more)",
+                   {ram, usable});
+  return message("headline.shared_cuda_unknown",
+                 " (of its {ram_bytes}, the GPU may use what the system leaves free; closing programs frees more)",
+                 {ram});
+}
+
 // A Mac's GPU takes its memory from the RAM: the headline says how much of it the verdict counted.
 Message wired_clause(const Gpu& gpu) {
   if (!gpu.unified_memory) return {};
+  if (gpu.shared != SharedMemory::macos) return shared_clause(gpu);
   const MessageArg usable = arg::gb("usable_bytes", gpu.usable_bytes(), 1);
   if (gpu.wired_limit_bytes)
     return message("headline.wired_set", " (of the {usable_bytes} its GPU may use with the limit set)", {usable});

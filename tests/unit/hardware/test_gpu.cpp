@@ -323,3 +323,60 @@ TEST_CASE("the catalog's Macs use their wired limit: macOS's default, or the one
   REQUIRE_FALSE(discrete.ok());
   CHECK(discrete.error().message.find("memory of its own") != std::string::npos);
 }
+
+TEST_CASE("A Strix Halo's GPU may use Linux's default GTT limit, half the RAM; the share set replaces it") {
+  // TTM limits its pages to half the RAM in 4 KiB pages (linux drivers/gpu/drm/ttm/ttm_device.c ttm_global_init:
+  // "num_pages /= 2", kept by ttm_tt_mgr_init unless ttm.pages_limit is given) and amdgpu sizes GTT by that limit
+  // (amdgpu_ttm.c amdgpu_ttm_init: gtt_size = ttm_tt_pages_limit() << PAGE_SHIFT): 128 GiB / 2 = 64 GiB.
+  Gpu halo = test::gpu("ryzen-ai-max-395-128gb");
+  CHECK(halo.unified_memory);
+  CHECK(halo.shared == SharedMemory::amd_apu);
+  CHECK(halo.usable_bytes() == 64ull << 30);
+  CHECK(test::gpu("ryzen-ai-max-395-64gb").usable_bytes() == 32ull << 30);
+  // 128 GB machines logged "amdgpu: 63968M of GTT memory ready" (antirez/ds4 issue #475) and llama.cpp's HIP backend
+  // "Total VRAM: 64055 MiB" (ROCm/rocm-systems issue #5167): half of the RAM the kernel sees, the machine's less the
+  // BIOS carve-out and firmware, so a little below the 64 GiB counted here.
+  for (const std::uint64_t logged_mib : {63968ull, 64055ull}) {
+    CAPTURE(logged_mib);
+    CHECK(halo.usable_bytes() >= logged_mib << 20);
+    CHECK(halo.usable_bytes() - (logged_mib << 20) < 2ull << 30);
+  }
+  // ttm.pages_limit=25165824 gave "mem_info_gtt_total = 103079215104" and llama.cpp's "Total VRAM: 98304 MiB"
+  // (noamsto/nix-amd-ai issue #42, pages = GiB × 262144): the same share given as 98304 MB.
+  const auto set = wired_limit_for(halo, 98304, "wired_limit_mb");
+  REQUIRE(set.ok());
+  CHECK(set.value() == 25165824ull * 4096);
+  CHECK(set.value() == 103079215104ull);
+  halo.wired_limit_bytes = set.value();
+  CHECK(halo.usable_bytes() == 103079215104ull);
+  CHECK(wired_limit_note(halo).id == "unified.share_given");
+  const auto above = wired_limit_for(halo, 131073, "wired_limit_mb");
+  REQUIRE_FALSE(above.ok());
+  CHECK(above.error().message.find("131072 MB") != std::string::npos);
+  CHECK(above.error().message.find("operating system's default") != std::string::npos);
+  CHECK(wired_limit_note(test::gpu("ryzen-ai-max-395-128gb")).id == "unified.amd_default");
+  CHECK(one_per_machine_message(halo).id == "gpus.one_machine");
+}
+
+TEST_CASE("A DGX Spark's GPU may use what CUDA reports as the total; a Jetson's, its memory, said as not modelled") {
+  // vLLM's startup check on a DGX Spark: free memory "of 121.69 GiB" (MiaAI-Lab/GLM-5.3-Flash-EXL3-2x-DGX-Sparks
+  // issue #47), the RAM Linux sees of the 128 GB (llamastash/llamastash issue #80: "121.69 GiB unified LPDDR5X").
+  const Gpu& spark = test::gpu("dgx-spark");
+  CHECK(spark.shared == SharedMemory::nvidia_unified);
+  REQUIRE(spark.driver_visible_bytes);
+  CHECK(spark.usable_bytes() == *spark.driver_visible_bytes);
+  CHECK(static_cast<double>(spark.usable_bytes()) / static_cast<double>(1ull << 30) == doctest::Approx(121.69).epsilon(1e-4));
+  CHECK(wired_limit_note(spark).id == "unified.cuda_total");
+  const Gpu& orin = test::gpu("jetson-agx-orin-64gb");
+  CHECK(orin.shared == SharedMemory::nvidia_unified);
+  CHECK(orin.usable_bytes() == orin.memory_bytes);
+  CHECK(wired_limit_note(orin).id == "unified.cuda_unknown");
+}
+
+TEST_CASE("A unified_memory entry names how its operating system shares the RAM") {
+  const char* without_kind = R"({"schema":1,"gpus":[{"id":"x","name":"X","vendor":"AMD","segment":"consumer",
+    "memory_gib":16,"unified_memory":{"note":"n"},"sources":{"memory_gib":"a datasheet"}}]})";
+  const auto refused = parse_gpu_catalog(without_kind);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().message.find("needs a kind") != std::string::npos);
+}

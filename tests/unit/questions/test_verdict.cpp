@@ -1,6 +1,8 @@
 // The headline's verdict: one sentence, decided in the core, for the GPU the question speaks of. The figures in these
 // sentences are the report's own (pinned in the engines' tests); what is pinned here is which sentence speaks, and
 // that it says what the engine's plan and the GPU table say.
+#include <algorithm>  // std::find_if
+
 #include <nlohmann/json.hpp>
 
 #include "../memory/engine_reports.hpp"
@@ -217,6 +219,47 @@ TEST_CASE("A Mac's verdict adds how much of its RAM the GPU may use") {
   CHECK(arg_of(r.verdict.wired, "usable_bytes").integer == static_cast<std::int64_t>(r.gpus.front().gpu->usable_bytes()));
   CHECK(r.verdict.text() == r.verdict.message.text + r.verdict.wired.text);
   CHECK(verdict_json(r).at("wired_i18n").at("id") == "headline.wired_default");
+}
+
+TEST_CASE("A Strix Halo's and a DGX Spark's verdict say what of the RAM the GPU may use and how that changes") {
+  const Report halo = evaluate_json(
+      R"({"model":"llama-3.1-8b","weights":"q4_k_m","engine":"llamacpp","gpu":"ryzen-ai-max-395-128gb","context":2048})");
+  CHECK(halo.verdict.wired.id == "headline.shared_amd_default");
+  // Linux's default GTT limit: half of 128 GiB (test_gpu.cpp pins it to the kernel and the logs).
+  CHECK(arg_of(halo.verdict.wired, "usable_bytes").integer == 64ll << 30);
+  CHECK(halo.verdict.wired.text ==
+        " (of its 128 GiB, the GPU may use 64.0 GiB by Linux's default; ttm.pages_limit, the BIOS's carve-out or "
+        "Windows' Variable Graphics Memory gives it more)");
+  CHECK(verdict_json(halo).at("wired_i18n").at("id") == "headline.shared_amd_default");
+  // 96 GB set in the BIOS or with ttm.pages_limit: the share given.
+  auto raised = with_wired_limit(test::catalog(), "ryzen-ai-max-395-128gb", 98304);
+  REQUIRE(raised.ok());
+  auto request = request_from_json(
+      R"({"model":"llama-3.1-8b","weights":"q4_k_m","engine":"llamacpp","gpu":"ryzen-ai-max-395-128gb","context":2048,"wired_limit_mb":98304})");
+  REQUIRE(request.ok());
+  auto set = evaluate(raised.value(), request.value());
+  REQUIRE(set.ok());
+  CHECK(set.value().verdict.wired.text == " (of its 128 GiB, the GPU may use 96.0 GiB as set)");
+  // No sysctl line in front of the command: that is a Mac's.
+  CHECK(set.value().command.find("sysctl") == std::string::npos);
+  const Report spark = evaluate_json(
+      R"({"model":"llama-3.1-8b","weights":"q4_k_m","engine":"llamacpp","gpu":"dgx-spark","context":2048})");
+  CHECK(spark.verdict.wired.id == "headline.shared_cuda");
+  CHECK(spark.verdict.wired.text ==
+        " (of its 128 GiB, the GPU may use the 121.7 GiB CUDA reports, less what the system holds; closing programs and "
+        "dropping the page cache frees more)");
+}
+
+TEST_CASE("The GPU ranking weighs a Strix Halo by what Linux lets its GPU use, not by its RAM") {
+  // Llama 3.3 70B in Q8_0 (about 70 GiB of weights): more than the 64 GiB Linux gives a 128 GB Strix Halo's GPU by
+  // default, less than its RAM.
+  const Report r = evaluate_json(R"({"model":"llama-3.3-70b","weights":"q8_0","engine":"llamacpp","context":8192})");
+  const auto halo = std::find_if(r.gpus.begin(), r.gpus.end(),
+                                 [](const GpuFit& f) { return f.gpu->id == "ryzen-ai-max-395-128gb"; });
+  REQUIRE(halo != r.gpus.end());
+  CHECK(halo->fit == Fit::does_not_fit);
+  REQUIRE(r.verdict.gpu);
+  CHECK(r.verdict.gpu->id != "ryzen-ai-max-395-128gb");
 }
 
 TEST_CASE("A training job over several GPUs: the verdict is about each of them") {
