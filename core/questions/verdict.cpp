@@ -53,8 +53,10 @@ VerdictKind kind_of(Fit fit) {
   return fit == Fit::fits ? VerdictKind::fits : fit == Fit::tight ? VerdictKind::tight : VerdictKind::does_not_fit;
 }
 
-// The cards people most likely have come first: consumer, then workstation, data-centre and Apple.
+// The cards people most likely have come first: consumer, then workstation and data-centre; machines whose GPU shares
+// the computer's memory (a Mac, a DGX Spark, a Strix Halo) last, as a headline about cards does not name a computer.
 int segment_rank(const Gpu& gpu) {
+  if (gpu.one_per_machine()) return 3;
   constexpr std::string_view kOrder[] = {"consumer", "workstation", "datacenter", "apple"};
   for (int i = 0; i < 4; ++i)
     if (gpu.segment == kOrder[i]) return i;
