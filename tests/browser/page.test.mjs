@@ -140,20 +140,21 @@ test('the GPU list marks fits, tight and does not fit', async () => {
 
 test('the headline names one GPU with the free memory, or how many are needed', async () => {
   const { page, problems } = await newPage(session);
-  // No GPU chosen: the cards people have. ≈ 18.5 GB (below) is over a 16 GiB card and inside 24 GiB ones; the
-  // 20 GiB RTX 4000 Ada workstation card also fits but is not what most people own.
+  // No GPU chosen: the cards people have. ≈ 18.5 GB (below) is over a 16 GiB card and inside the 20 GiB Radeon RX
+  // 7900 XT, the smallest consumer card that holds it (21.47 − 18.55 ≈ 2.9 GB free; in GiB 20 − 17.28 ≈ 2.7).
   await page.goto(`${session.base}/?model=llama-3.1-8b&context=8192`);
   await page.locator('#summary').waitFor({ state: 'visible' });
-  // The class's memory is the figure its GPU table row shows: 24 GiB = 25.77 GB, "25.8 GB" (one decimal), and in
-  // GiB the "24 GiB" printed on the box.
-  assert.match(await page.getByTestId('headline').textContent(), /^Fits 25\.8 GB cards such as the GeForce RTX 3090 \/ GeForce RTX 4090, with [67]\.\d GB free$/);
+  // The class's memory is the figure its GPU table row shows: 20 GiB = 21.47 GB, "21.5 GB" (one decimal), and in
+  // GiB the "20 GiB" printed on the box.
+  assert.match(await page.getByTestId('headline').textContent(), /^Fits 21\.5 GB cards such as the AMD Radeon RX 7900 XT, with 2\.\d GB free$/);
+  assert.equal(await page.locator('#gpus tr[data-gpu="rx-7900-xt"] td.num').first().textContent(), '21.5 GB');
   assert.equal(await page.locator('#gpus tr[data-gpu="rtx-4090"] td.num').first().textContent(), '25.8 GB');
   {
     const gib = await newPage(session);
     await gib.page.addInitScript(() => localStorage.setItem('vramfit.unit', 'GiB'));
     await gib.page.goto(`${session.base}/?model=llama-3.1-8b&context=8192`);
     await gib.page.locator('#summary').waitFor({ state: 'visible' });
-    assert.match(await gib.page.getByTestId('headline').textContent(), /^Fits 24 GiB cards such as the GeForce RTX 3090 \/ GeForce RTX 4090, with [56]\.\d GiB free$/);
+    assert.match(await gib.page.getByTestId('headline').textContent(), /^Fits 20 GiB cards such as the AMD Radeon RX 7900 XT, with 2\.\d GiB free$/);
     assert.equal(await gib.page.locator('#gpus tr[data-gpu="rtx-4090"] td.num').first().textContent(), '24.0 GiB');
     assert.deepEqual(gib.problems, []);
     await gib.page.context().close();
@@ -253,7 +254,7 @@ test('the GPU table sorts by a column and filters by segment', async () => {
   await page.locator('#segment').selectOption('apple');
   const segments = new Set(await page.locator('#gpus tr td:nth-child(2)').allTextContents());
   assert.deepEqual([...segments], ['Apple']);
-  assert.match(await page.locator('#gpu-count').textContent(), /^23 of 80 GPUs$/);
+  assert.match(await page.locator('#gpu-count').textContent(), /^25 of 131 GPUs$/);
 });
 
 test('copy as Markdown, copy link and CSV carry the figures shown', async () => {

@@ -220,7 +220,8 @@ TEST_CASE("mlx-lm up to 0.26.4 computes logits for each token of the prompt's la
   CHECK(now.estimate.kv_cache == old.estimate.kv_cache);
 
   // A 512-token prompt under 0.26.4: 513 × 151,936 × 2 B of logits and 512 × 1024 × 2 B of lm_head input.
-  const MlxMemory& short_prompt = mlx_of(qwen3_small(R"("context":512,"engine_version":"v0.26.4")"));
+  const Report short_report = qwen3_small(R"("context":512,"engine_version":"v0.26.4")");
+  const MlxMemory& short_prompt = mlx_of(short_report);
   CHECK(short_prompt.logits_tokens == 512);
   CHECK(short_prompt.logits_bytes == 155'886'336ULL);
   CHECK(short_prompt.head_input_bytes == 1'048'576ULL);
