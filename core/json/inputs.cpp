@@ -83,7 +83,7 @@ constexpr Input kInputs[] = {
      E::vllm | E::sglang | E::ollama | E::mlx},
     {"enforce_eager", "--enforce-eager", "", K::toggle, 0, 0, "", "vLLM --enforce-eager: no CUDA graphs", U::inference, false, E::vllm},
     {"max_num_batched_tokens", "--max-num-batched-tokens", "", K::tokens, 1, kTokens, "TOKENS",
-     "vLLM max_num_batched_tokens (default 8192; 16384 on >= 70 GiB non-A100)", U::inference, false, E::vllm},
+     "vLLM max_num_batched_tokens (default 2048; 8192 on >= 70 GiB non-A100, as vllm serve sets it)", U::inference, false, E::vllm},
     {"max_num_seqs", "--max-num-seqs", "", K::count, 1, static_cast<double>(kMaxBatch), "N",
      "vLLM max_num_seqs (default 256; 1024 on >= 70 GiB non-A100)", U::inference, false, E::vllm},
     {"mem_fraction_static", "--mem-fraction-static", "memfrac", K::fraction, 0, 1, "FRACTION",
