@@ -72,8 +72,8 @@ constexpr Input kInputs[] = {
      E::vllm},
     {"engine_version", "--engine-version", "version", K::text, 0, 0, "VERSION",
      "vLLM's version, for its memory rule: 0.9.2 to 0.20 (as 0.11: CUDA graphs outside --gpu-util, default 0.9), 0.21 "
-     "to 0.24 (CUDA graphs inside --gpu-util, default 0.92) or 0.25 to 0.27 (default: as 0.27; dense models on Model "
-     "Runner V2, their CUDA graphs outside); SGLang's: up to 0.5.2 (mem_fraction_static by TP), 0.5.3 to 0.5.9 (by GPU "
+     "to 0.24 (CUDA graphs inside --gpu-util, default 0.92), 0.25 to 0.26 (dense models on Model Runner V2, their CUDA "
+     "graphs outside) or 0.27 (default: also prefix caching for hybrid models); SGLang's: up to 0.5.2 (mem_fraction_static by TP), 0.5.3 to 0.5.9 (by GPU "
      "memory) or 0.5.10 and later (default: by GPU memory, less the prefill CUDA graphs); Ollama's: up to 0.6.6 (num_ctx 2048), 0.6.7 to 0.11.10 (its estimator, 4096), or 0.30 "
      "and later (llama-server's --fit; num_ctx by GPU memory; a vision projector on the GPU from 0.30.11, room kept "
      "for it from 0.31.2; default: as 0.32.15)", U::inference, false, E::vllm | E::sglang | E::ollama},

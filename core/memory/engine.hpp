@@ -68,13 +68,16 @@ namespace vramfit {
 //   graphs_inside (0.21 to 0.24, PR #38284): GPUModelRunner.profile_cudagraph_memory's estimate
 //     (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1), with gpu_memory_utilization 0.92 so that about the same pool
 //     remains.
-//   runner_v2 (0.25 to 0.27, PR #44443): dense models run on Model Runner V2 (vllm/v1/worker/gpu/model_runner.py),
+//   runner_v2 (0.25 and 0.26, PR #44443): dense models run on Model Runner V2 (vllm/v1/worker/gpu/model_runner.py),
 //     whose profile_cudagraph_memory returns 0 (vllm#49224): their graphs land outside the 0.92 budget; MoE and
 //     hybrid models keep the V1 runner and its estimate.
+//   hybrid_prefix_caching (0.27): as runner_v2, and prefix caching is on for hybrid models too (PR #50991), in
+//     mamba_cache_mode align: a running sequence holds two state pages per state group.
 // 0.28 raised max_num_batched_tokens on GPUs of 160 GiB and more (PR #51726) and 0.29 gave Model Runner V2 its own
 // graph estimate (PR #53306); their releases are not in the sources read, so they are not modelled.
-enum class VllmRule { graphs_outside, graphs_inside, runner_v2 };  // 0.9.2–0.20; 0.21–0.24; 0.25–0.27
-inline constexpr std::string_view kVllmVersionModelled = "0.27";  // the default: runner_v2
+enum class VllmRule { graphs_outside, graphs_inside, runner_v2, hybrid_prefix_caching };  // ≤0.20; ≤0.24; ≤0.26; 0.27
+inline constexpr std::string_view kVllmVersionModelled = "0.27";  // the default: hybrid_prefix_caching
+inline constexpr std::string_view kVllmVersionRunnerV2 = "0.25";
 inline constexpr std::string_view kVllmVersionGraphsInside = "0.21";
 inline constexpr std::string_view kVllmVersionGraphsOutside = "0.11";
 inline constexpr double kVllmDefaultGpuUtil = 0.92;               // CacheConfig.gpu_memory_utilization from 0.21

@@ -518,7 +518,7 @@ VllmKvGroups vllm_groups_of(const ModelSpec& spec, const InferenceEstimate& e, c
     return run.mixer == MixerKind::attention && run.attention.one_kv_entry;
   });
   // From 0.27 prefix caching is on for hybrid models too (PR #50991), in mamba_cache_mode align: two state pages.
-  const std::uint64_t state_pages = o.vllm_rule == VllmRule::runner_v2 ? 2 : 1;
+  const std::uint64_t state_pages = o.vllm_rule == VllmRule::hybrid_prefix_caching ? 2 : 1;
   if (!compressed)
     return vllm_kv_groups(vllm_layer_kinds(spec, e, o, layout), o.context_tokens, tokens, kVllmBlockSize, state_pages);
   const VllmLayerKind all{VllmSpecKind::full, 1, kv_bytes_per_token_rank(spec, e.kv.bytes_per_token, o), 0, 0};
@@ -530,7 +530,7 @@ VllmKvGroups vllm_groups_of(const ModelSpec& spec, const InferenceEstimate& e, c
 
 std::uint64_t vllm_graph_bytes(const InferenceOptions& o) { return o.enforce_eager ? 0 : kVllmCudaGraphBytes; }
 
-// Whether vLLM 0.25 to 0.27 runs the model on Model Runner V2 (VllmConfig.use_v2_model_runner,
+// Whether vLLM from 0.25 runs the model on Model Runner V2 (VllmConfig.use_v2_model_runner,
 // _is_default_v2_model_runner_model in vllm/config/vllm.py): a generating model that is neither hybrid (Mamba or
 // linear-attention layers) nor attention-free, and not a mixture of experts unless its architecture is listed.
 bool vllm_model_runner_v2(const ModelSpec& spec) {
@@ -569,7 +569,8 @@ std::optional<Error> add_vllm_activations(InferenceEstimate& e, Workings& w, con
   const std::uint64_t per_token = kv_bytes_per_token_rank(spec, e.kv.bytes_per_token, o);
   const std::uint64_t state = ceil_div(e.kv.state_bytes_per_sequence, ranks);
   const std::uint64_t graphs = vllm_graph_bytes(o);
-  const bool runner_v2 = o.vllm_rule == VllmRule::runner_v2 && vllm_model_runner_v2(spec);
+  const bool runner_v2 = (o.vllm_rule == VllmRule::runner_v2 || o.vllm_rule == VllmRule::hybrid_prefix_caching) &&
+                         vllm_model_runner_v2(spec);
   const bool graphs_in_budget = o.vllm_rule != VllmRule::graphs_outside && !runner_v2;
   VllmCapacity caps;
   // An encoder's layers ask for no KV cache (EncoderOnlyAttention.get_kv_cache_spec returns None), and with none
@@ -1518,7 +1519,7 @@ std::vector<Message> inference_notes(const ModelSpec& spec, const InferenceOptio
                             "after the KV cache, and can run out of memory on a nearly full GPU (vLLM issue 49224).",
                             {arg::text("version", e.vllm->engine_version),
                              arg::gib("graph_bytes", e.vllm->cuda_graph_bytes, 2)}));
-  if (e.vllm && e.kv.state_layers && e.vllm->rule == VllmRule::runner_v2)
+  if (e.vllm && e.kv.state_layers && e.vllm->rule == VllmRule::hybrid_prefix_caching)
     notes.push_back(message("vllm.state_pages_cached",
                             "vLLM {version} caches prefixes for hybrid models too (mamba_cache_mode align): each "
                             "running sequence holds two state pages per linear-attention or Mamba layer group, from "

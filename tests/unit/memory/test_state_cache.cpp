@@ -201,7 +201,7 @@ TEST_CASE("vLLM's pool holds each running sequence's KV blocks and its state pag
   CHECK(v.block_bytes == 10 * 1056 * 2048ULL);
   CHECK(v.blocks_per_request == 128);
   // From 0.27 (PR #50991) it is on, in mamba_cache_mode align: two pages in each of the 3 state groups, 131.
-  o.vllm_rule = VllmRule::runner_v2;
+  o.vllm_rule = VllmRule::hybrid_prefix_caching;
   const auto cached = estimate_inference(qwen3_6_35b(), o);
   REQUIRE(cached.ok());
   CHECK(cached.value().vllm->blocks_per_request == 131);

@@ -193,8 +193,9 @@ TEST_CASE("vLLM 0.25 to 0.27 run dense models on Model Runner V2, which sets not
       R"({"model":"llama-3.1-8b","engine":"vllm","gpu":"h100-sxm","context":16000,"engine_version":"0.21"})"));
   const Report report = evaluate_json(R"({"model":"llama-3.1-8b","engine":"vllm","gpu":"h100-sxm","context":16000})");
   const VllmCapacity& v = vllm_of(report);
-  CHECK(v.rule == VllmRule::runner_v2);
+  CHECK(v.rule == VllmRule::hybrid_prefix_caching);
   CHECK(vllm_rule_version(v.rule) == "0.27");
+  CHECK(v.engine_version == "0.27");
   CHECK(v.model_runner_v2);
   CHECK_FALSE(v.cuda_graphs_in_budget);
   CHECK(v.gpu_util == 0.92);
@@ -219,11 +220,15 @@ TEST_CASE("vLLM 0.25 to 0.27 run dense models on Model Runner V2, which sets not
     CHECK(m.cuda_graphs_in_budget);
   }
   CHECK(parse_vllm_version("0.25.0") == VllmRule::runner_v2);
-  CHECK(parse_vllm_version("v0.27.1") == VllmRule::runner_v2);
+  CHECK(parse_vllm_version("0.26.1") == VllmRule::runner_v2);
+  CHECK(parse_vllm_version("v0.27.1") == VllmRule::hybrid_prefix_caching);
+  // 0.25 runs dense models on V2 as 0.27 does: the same pool for Llama-3.1-8B.
+  CHECK(vllm_of(evaluate_json(R"({"model":"llama-3.1-8b","engine":"vllm","gpu":"h100-sxm","context":16000,
+      "engine_version":"0.25"})")).kv_capacity_bytes == v.kv_capacity_bytes);
 }
 
 TEST_CASE("from vLLM 0.27 a hybrid model caches prefixes by default: two state pages per group") {
-  // PR #50991 (main 2026-08-04, before the 0.27 branch): EngineArgs._set_default_chunked_prefill_and_prefix_caching_
+  // PR #50991 (main 2026-08-04, after 0.26.0, which vllm#50159 ran on 2026-08-01, and before the 0.27 branch): EngineArgs._set_default_chunked_prefill_and_prefix_caching_
   // args drops "and not model_config.is_hybrid", and CacheConfig's mamba_cache_mode defaults to "align" with prefix
   // caching, as in the 0.24 log pinned above (two state pages per group). Qwen3.5-27B at 32,768 tokens: 42 blocks of
   // the full group + 2 pages in each of 3 state groups = 48 per request, where 0.19 held 45.
@@ -231,6 +236,9 @@ TEST_CASE("from vLLM 0.27 a hybrid model caches prefixes by default: two state p
       "max_num_batched_tokens":16384})");
   const VllmCapacity& v = vllm_of(report);
   CHECK(v.blocks_per_request == 48);
+  // 0.25 and 0.26 held one page per state group, as 0.19: 45.
+  CHECK(vllm_of(evaluate_json(R"({"model":"qwen3.5-27b","engine":"vllm","gpu":"h200-sxm","context":32768,
+      "max_num_batched_tokens":16384,"engine_version":"0.26"})")).blocks_per_request == 45);
   bool said = false;
   for (const auto& note : report.estimate.notes) said = said || note.id == "vllm.state_pages_cached";
   CHECK(said);
@@ -271,8 +279,8 @@ TEST_CASE("a vLLM version before 0.9.2, or one that cannot be read, is refused n
 }
 
 TEST_CASE("the version choices a page offers each read as a memory rule other than the engine's default") {
-  // Where the rules change (ENGINES.md): vLLM 0.21 moves the CUDA graphs inside gpu_memory_utilization and 0.25 runs
-  // dense models on Model Runner V2, which leaves them out again; SGLang up to
+  // Where the rules change (ENGINES.md): vLLM 0.21 moves the CUDA graphs inside gpu_memory_utilization, 0.25 runs
+  // dense models on Model Runner V2, which leaves them out again, and 0.27 caches hybrid models' prefixes; SGLang up to
   // 0.5.2 sizes mem_fraction_static by TP (PR #10975 made it by GPU memory from 0.5.3), and up to 0.5.9 the reserve
   // leaves out the prefill CUDA graphs (on by default from 0.5.10, release notes: #16331); Ollama from 0.30 runs
   // llama-server (llm/llama_server.go first appears in v0.30.0), keeps a vision projector on the GPU where it and
@@ -282,20 +290,21 @@ TEST_CASE("the version choices a page offers each read as a memory rule other th
   for (const EngineVersionChoice& c : engine_version_choices()) {
     CAPTURE(c.version);
     ++seen;
-    if (c.engine == Engine::vllm) CHECK(parse_vllm_version(c.version) != VllmRule::runner_v2);
+    if (c.engine == Engine::vllm) CHECK(parse_vllm_version(c.version) != VllmRule::hybrid_prefix_caching);
     if (c.engine == Engine::sglang)
       CHECK((parse_sglang_version(c.version) == SglangRule::by_tp ||
              parse_sglang_version(c.version) == SglangRule::by_gpu_memory));
     if (c.engine == Engine::ollama) CHECK(parse_ollama_version(c.version) != OllamaRule::llama_server_fit_target);
   }
-  CHECK(seen == 8);
+  CHECK(seen == 9);
+  CHECK(parse_vllm_version("0.25") == VllmRule::runner_v2);
   CHECK(parse_vllm_version("0.21") == VllmRule::graphs_inside);
   CHECK(parse_ollama_version("0.31.1") == OllamaRule::llama_server_projector_room);
   CHECK(parse_ollama_version("0.30.10") == OllamaRule::llama_server);
   CHECK(parse_ollama_version("0.6.6") == OllamaRule::num_ctx_2048);
   // The defaults the pages list first are the other rules: vLLM from 0.25, SGLang from 0.5.10, Ollama from 0.31.2.
   CHECK(parse_vllm_version("0.11") == VllmRule::graphs_outside);
-  CHECK(parse_vllm_version(kVllmVersionModelled) == VllmRule::runner_v2);
+  CHECK(parse_vllm_version(kVllmVersionModelled) == VllmRule::hybrid_prefix_caching);
   CHECK(parse_sglang_version("0.5.10") == SglangRule::with_prefill_graphs);
   CHECK(parse_ollama_version(kOllamaVersionModelled) == OllamaRule::llama_server_fit_target);
 }
