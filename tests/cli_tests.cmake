@@ -219,7 +219,7 @@ vramfit_cli_test(train_refuses_weights FAIL ARGS --mode train --model llama-3.1-
 vramfit_cli_test(command_llamacpp_fit ARGS --model qwen3-30b-a3b --engine llamacpp --weights f16 --gpu rtx-4060-ti-16gb --command
                  MATCH "^llama-server -m Qwen3-30B-A3B-F16.gguf -c 4096 -ngl 48 --n-cpu-moe 38\n$")
 vramfit_cli_test(command_vllm ARGS --model llama-3.1-8b --engine vllm --gpu h100 --tp 2 --context 16000 --command
-                 MATCH "^vllm serve meta-llama/Llama-3.1-8B --tensor-parallel-size 2 --max-model-len 16000\n$")
+                 MATCH "^vllm serve meta-llama/Llama-3.1-8B --tensor-parallel-size 2 --max-model-len 16000  # vLLM 0.27\n$")
 # Ollama from 0.30 runs llama-server: on an RTX 4090 (23.68 GiB ≥ 23 GiB) its own default context is 32768, so the
 # command sets nothing; the report still names the engine ollama (llm/llama_server.go, server/routes.go).
 vramfit_cli_test(command_ollama_server ARGS --model llama-3.1-8b --engine ollama --engine-version 0.33.0 --gpu rtx-4090

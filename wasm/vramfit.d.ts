@@ -409,7 +409,7 @@ export interface EstimateAnswer {
   llamacpp: Record<string, number | boolean> | null;
   /** llama.cpp's --fit on the request's GPU (engine llamacpp, a GPU named, no gpu_layers); otherwise null. */
   llamacpp_fit: LlamaCppFitPlan | null;
-  /** vLLM's pool as it prints it (bytes and counts), with engine_version (string) and cuda_graphs_in_budget (boolean). */
+  /** vLLM's pool as it prints it (bytes and counts), with engine_version (string: the version assumed), cuda_graphs_in_budget and model_runner_v2 (booleans). */
   vllm: Record<string, number | string | boolean> | null;
   /** engine "sglang" only: SGLang's pool as it prints it (max_total_num_tokens, kv_capacity_bytes, cell_bytes,
    * free_at_start_bytes, weights_bytes, mem_fraction_static, max_running_requests, max_concurrency, context_len, ...),

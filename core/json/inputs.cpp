@@ -71,11 +71,12 @@ constexpr Input kInputs[] = {
      "above). Strix Halo: the GTT limit (ttm.pages_limit), the BIOS carve-out or Windows' Variable Graphics Memory; 0: "
      "Linux's default (half the RAM). DGX Spark, Jetson: what the machine has free; 0: the total CUDA reports", U::both},
     {"gpu_util", "--gpu-util", "gpuutil", K::fraction, 0, 1, "FRACTION",
-     "vLLM gpu_memory_utilization, above 0 up to 1 (default 0.9, from vLLM 0.21 0.92; GRPO's colocated vLLM 0.3, as TRL)", U::both, kAboveMin,
+     "vLLM gpu_memory_utilization, above 0 up to 1 (default 0.92; 0.9 up to vLLM 0.20; GRPO's colocated vLLM 0.3, as TRL)", U::both, kAboveMin,
      E::vllm},
     {"engine_version", "--engine-version", "version", K::text, 0, 0, "VERSION",
-     "vLLM's version, for its memory rule: 0.9.2 to 0.20 (default: as 0.11), or 0.21 and later (CUDA graphs inside "
-     "--gpu-util, default 0.92); SGLang's: up to 0.5.2 (mem_fraction_static by TP), 0.5.3 to 0.5.9 (by GPU "
+     "vLLM's version, for its memory rule: 0.9.2 to 0.20 (as 0.11: CUDA graphs outside --gpu-util, default 0.9), 0.21 "
+     "to 0.24 (CUDA graphs inside --gpu-util, default 0.92), 0.25 to 0.26 (dense models on Model Runner V2, their CUDA "
+     "graphs outside) or 0.27 (default: also prefix caching for hybrid models); SGLang's: up to 0.5.2 (mem_fraction_static by TP), 0.5.3 to 0.5.9 (by GPU "
      "memory) or 0.5.10 and later (default: by GPU memory, less the prefill CUDA graphs); Ollama's: up to 0.6.6 (num_ctx 2048), 0.6.7 to 0.11.10 (its estimator, 4096), or 0.30 "
      "and later (llama-server's --fit; num_ctx by GPU memory; a vision projector on the GPU from 0.30.11, room kept "
      "for it from 0.31.2; default: as 0.32.15); mlx-lm's: 0.22.2 to 0.26.4 (the prompt's last chunk computes logits "

@@ -209,7 +209,7 @@ void write_vllm(JsonWriter& w, const InferenceEstimate& e) {
     w.field("cuda_graph_bytes", v.cuda_graph_bytes);
     w.field("cuda_graphs_in_budget", v.cuda_graphs_in_budget);
     w.field("driver_total_bytes", v.driver_total_bytes);
-    w.field("engine_version", v.cuda_graphs_in_budget ? kVllmVersionGraphsInside : kVllmVersionModelled);
+    w.field("engine_version", v.engine_version);
     w.field("forward_bytes", v.forward_bytes);
     w.field("gpu_memory_utilization", v.gpu_util);
     w.field("kv_capacity_bytes", v.kv_capacity_bytes);
@@ -219,6 +219,7 @@ void write_vllm(JsonWriter& w, const InferenceEstimate& e) {
     w.field("max_num_batched_tokens", v.max_num_batched_tokens);
     w.field("max_num_seqs", v.max_num_seqs);
     w.field("kv_bytes_per_token", v.kv_bytes_per_token);
+    w.field("model_runner_v2", v.model_runner_v2);
     w.field("mxfp4_padding_bytes", v.mxfp4_padding_bytes);
     w.field("non_torch_bytes", v.non_torch_bytes);
     w.field("num_blocks", v.num_blocks);

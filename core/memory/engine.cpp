@@ -86,8 +86,25 @@ std::optional<Version> parse_version(std::string_view v) noexcept {
 
 std::optional<VllmRule> parse_vllm_version(std::string_view v) noexcept {
   const auto version = parse_version(v);
-  if (!version || !version->at_least(0, 9, 2)) return std::nullopt;
+  if (!version || !version->at_least(0, 9, 2) || version->at_least(0, 28, 0)) return std::nullopt;
+  if (version->at_least(0, 27, 0)) return VllmRule::hybrid_prefix_caching;
+  if (version->at_least(0, 25, 0)) return VllmRule::runner_v2;
   return version->at_least(0, 21, 0) ? VllmRule::graphs_inside : VllmRule::graphs_outside;
+}
+
+bool vllm_version_after_modelled(std::string_view v) noexcept {
+  const auto version = parse_version(v);
+  return version && version->at_least(0, 28, 0);
+}
+
+std::string_view vllm_rule_version(VllmRule rule) noexcept {
+  switch (rule) {
+    case VllmRule::graphs_outside: return kVllmVersionGraphsOutside;
+    case VllmRule::graphs_inside: return kVllmVersionGraphsInside;
+    case VllmRule::runner_v2: return kVllmVersionRunnerV2;
+    case VllmRule::hybrid_prefix_caching: return kVllmVersionModelled;
+  }
+  return kVllmVersionModelled;
 }
 
 std::optional<SglangRule> parse_sglang_version(std::string_view v) noexcept {
@@ -180,7 +197,7 @@ std::optional<MlxRule> parse_mlx_version(std::string_view v) noexcept {
 
 std::span<const EngineVersionChoice> engine_version_choices() noexcept {
   static constexpr EngineVersionChoice kChoices[] = {
-      {Engine::vllm, "0.21"},      {Engine::sglang, "0.5.9"},    {Engine::sglang, "0.5.2"},
+      {Engine::vllm, "0.25"},      {Engine::vllm, "0.21"},       {Engine::vllm, "0.11"},       {Engine::sglang, "0.5.9"},    {Engine::sglang, "0.5.2"},
       {Engine::ollama, "0.31.1"},  {Engine::ollama, "0.30.10"},  {Engine::ollama, "0.11.10"},
       {Engine::ollama, "0.6.6"},   {Engine::mlx, "0.26.4"}};
   return kChoices;
@@ -214,7 +231,7 @@ std::uint64_t ollama_default_num_ctx(OllamaRule rule) noexcept {
 }
 
 double vllm_default_gpu_util(VllmRule rule) noexcept {
-  return rule == VllmRule::graphs_inside ? kVllmDefaultGpuUtilGraphsInside : kVllmDefaultGpuUtil;
+  return rule == VllmRule::graphs_outside ? kVllmDefaultGpuUtilGraphsOutside : kVllmDefaultGpuUtil;
 }
 
 }  // namespace vramfit

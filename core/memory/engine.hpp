@@ -61,20 +61,38 @@ class TorchReserve {
 namespace vramfit {
 
 // --- vLLM ------------------------------------------------------------------------------------------------
-// The rule modelled is vLLM V1 0.11 (gpu_worker.determine_available_memory, from 0.9.2 to 0.20):
-//   KV pool = gpu_memory_utilization × driver total − weights − torch peak increase − non-torch increase,
-// with CUDA graphs captured after the pool, outside it (0.21 subtracts a graph estimate and defaults to 0.92).
-inline constexpr std::string_view kVllmVersionModelled = "0.11";
-inline constexpr double kVllmDefaultGpuUtil = 0.9;       // EngineArgs.gpu_memory_utilization
-// From vLLM 0.21 (PR #38284) the profile run estimates the CUDA graphs' memory (profile_cudagraph_memory) and
-// subtracts it from the pool (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1), and gpu_memory_utilization defaults
-// to 0.92 so that about the same pool remains.
-enum class VllmRule { graphs_outside, graphs_inside };  // 0.9.2–0.20; 0.21 and later
-inline constexpr double kVllmDefaultGpuUtilGraphsInside = 0.92;
+// vLLM V1's KV pool (gpu_worker.determine_available_memory, from 0.9.2):
+//   KV pool = gpu_memory_utilization × driver total − weights − torch peak increase − non-torch increase − graphs,
+// where "graphs" is what the version sets aside for the CUDA graphs it captures after the pool:
+//   graphs_outside (0.9.2 to 0.20): nothing, the graphs land outside the budget; gpu_memory_utilization 0.9.
+//   graphs_inside (0.21 to 0.24, PR #38284): GPUModelRunner.profile_cudagraph_memory's estimate
+//     (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1), with gpu_memory_utilization 0.92 so that about the same pool
+//     remains.
+//   runner_v2 (0.25 and 0.26, PR #44443): dense models run on Model Runner V2 (vllm/v1/worker/gpu/model_runner.py),
+//     whose profile_cudagraph_memory returns 0 (vllm#49224): their graphs land outside the 0.92 budget; MoE and
+//     hybrid models keep the V1 runner and its estimate.
+//   hybrid_prefix_caching (0.27): as runner_v2, and prefix caching is on for hybrid models too (PR #50991), in
+//     mamba_cache_mode align: a running sequence holds two state pages per state group.
+// 0.28 raised max_num_batched_tokens on GPUs of 160 GiB and more (PR #51726) and 0.29 gave Model Runner V2 its own
+// graph estimate (PR #53306); their releases are not in the sources read, so they are not modelled.
+enum class VllmRule { graphs_outside, graphs_inside, runner_v2, hybrid_prefix_caching };  // ≤0.20; ≤0.24; ≤0.26; 0.27
+inline constexpr std::string_view kVllmVersionModelled = "0.27";  // the default: hybrid_prefix_caching
+inline constexpr std::string_view kVllmVersionRunnerV2 = "0.25";
 inline constexpr std::string_view kVllmVersionGraphsInside = "0.21";
+inline constexpr std::string_view kVllmVersionGraphsOutside = "0.11";
+inline constexpr double kVllmDefaultGpuUtil = 0.92;               // CacheConfig.gpu_memory_utilization from 0.21
+inline constexpr double kVllmDefaultGpuUtilGraphsOutside = 0.9;   // up to 0.20
+// Mixture-of-experts architectures Model Runner V2 runs by default all the same in 0.27
+// (DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES in vllm/config/vllm.py, as HF model_type: DeepseekV2ForCausalLM,
+// GraniteMoeForCausalLM, KimiK3ForConditionalGeneration, Qwen2MoeForCausalLM; Inkling and LongcatFlashNgram too).
+inline constexpr std::string_view kVllmRunnerV2MoeTypes[] = {"deepseek_v2", "granitemoe", "kimi_k3", "qwen2_moe"};
 // `version` as people write it ("0.11", "v0.21.1", "0.10.2rc1"); before 0.9.2 the pool counted every byte on the
-// GPU (weights, other processes) in one peak, a rule not modelled: nullopt.
+// GPU (weights, other processes) in one peak, and from 0.28 the rules above are not known: nullopt.
 std::optional<VllmRule> parse_vllm_version(std::string_view version) noexcept;
+// A version newer than the newest modelled (0.28 and later), as opposed to one too old or not a version.
+bool vllm_version_after_modelled(std::string_view version) noexcept;
+// The version the answer names for a rule: the default's release, or the release each older rule is pinned to.
+std::string_view vllm_rule_version(VllmRule rule) noexcept;
 double vllm_default_gpu_util(VllmRule rule) noexcept;
 inline constexpr std::uint64_t kVllmBlockSize = 16;      // CacheConfig.block_size default on CUDA
 // DeepSeek-V4's compressed KV (vllm/models/deepseek_v4/attention.py, MLAAttentionSpec; block size from

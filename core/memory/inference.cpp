@@ -1,8 +1,9 @@
 #include "memory/inference.hpp"
 
-#include <algorithm>  // std::max, std::min
+#include <algorithm>  // std::find, std::max, std::min
 #include <cmath>      // std::floor
 #include <cstddef>    // std::ptrdiff_t
+#include <iterator>   // std::begin, std::end
 #include <string>     // std::string
 #include <vector>     // std::vector
 
@@ -152,7 +153,7 @@ VllmCapacity detail::vllm_kv_capacity(std::uint64_t memory, double util, std::ui
   // Checked against the pool less the block BlockPool keeps back (get_kv_cache_configs' check_memory).
   if (groups.request_block_bytes && c.request_bytes + groups.row_bytes > c.kv_capacity_bytes) c.max_concurrency = 0;
   c.concurrency_ratio = static_cast<double>(c.num_blocks) / static_cast<double>(groups.blocks_per_request);
-  c.kv_capacity_tokens = rule == VllmRule::graphs_inside
+  c.kv_capacity_tokens = rule != VllmRule::graphs_outside
                              ? static_cast<std::uint64_t>(c.concurrency_ratio * static_cast<double>(c.sequence_tokens))
                              : c.num_blocks / groups.groups * groups.min_block_tokens;
   return c;
@@ -548,13 +549,32 @@ std::uint64_t vllm_in_flight_tokens(const InferenceOptions& o, std::uint64_t bat
 // vLLM's groups for the model on one GPU.
 VllmKvGroups vllm_groups_of(const ModelSpec& spec, const InferenceEstimate& e, const InferenceOptions& o,
                             const KvLayout& layout, std::uint64_t tokens) {
+  // From 0.27 prefix caching is on for hybrid models too (PR #50991), in mamba_cache_mode align: two state pages.
+  const std::uint64_t state_pages = o.vllm_rule == VllmRule::hybrid_prefix_caching ? 2 : 1;
   if (has_one_entry_layers(spec))
     return vllm_dsv4_groups(vllm_dsv4_layers(spec, e.kv_dtype), o.context_tokens, vllm_in_flight_tokens(o, tokens),
                             kVllmCompressedBlockTokens, o.pipeline_parallel);
-  return vllm_kv_groups(vllm_layer_kinds(spec, e, o, layout), o.context_tokens, tokens, kVllmBlockSize);
+  return vllm_kv_groups(vllm_layer_kinds(spec, e, o, layout), o.context_tokens, tokens, kVllmBlockSize,
+                        state_pages);
 }
 
 std::uint64_t vllm_graph_bytes(const InferenceOptions& o) { return o.enforce_eager ? 0 : kVllmCudaGraphBytes; }
+
+// Whether vLLM from 0.25 runs the model on Model Runner V2 (VllmConfig.use_v2_model_runner,
+// _is_default_v2_model_runner_model in vllm/config/vllm.py): a generating model that is neither hybrid (Mamba or
+// linear-attention layers) nor attention-free, and not a mixture of experts unless its architecture is listed.
+bool vllm_model_runner_v2(const ModelSpec& spec) {
+  if (!spec.causal || spec.is_bare()) return false;
+  const bool listed = std::find(std::begin(kVllmRunnerV2MoeTypes), std::end(kVllmRunnerV2MoeTypes),
+                                spec.architecture) != std::end(kVllmRunnerV2MoeTypes);
+  bool attention = false, state = false;
+  for (const LayerRun& run : spec.layers) {
+    state = state || run.keeps_state();
+    attention = attention || run.keeps_tokens();
+  }
+  if (!attention || (state && !listed)) return false;
+  return listed || !spec.has_moe();
+}
 
 // vLLM: the profile run's torch peak, and with a GPU the KV pool that leaves.
 std::optional<Error> add_vllm_activations(InferenceEstimate& e, Workings& w, const ModelSpec& spec,
@@ -588,6 +608,9 @@ std::optional<Error> add_vllm_activations(InferenceEstimate& e, Workings& w, con
   const std::uint64_t per_token = kv_bytes_per_token_rank(spec, e.kv.bytes_per_token, o);
   const std::uint64_t state = ceil_div(e.kv.state_bytes_per_sequence, ranks);
   const std::uint64_t graphs = vllm_graph_bytes(o);
+  const bool runner_v2 = (o.vllm_rule == VllmRule::runner_v2 || o.vllm_rule == VllmRule::hybrid_prefix_caching) &&
+                         vllm_model_runner_v2(spec);
+  const bool graphs_in_budget = o.vllm_rule != VllmRule::graphs_outside && !runner_v2;
   VllmCapacity caps;
   // An encoder's layers ask for no KV cache (EncoderOnlyAttention.get_kv_cache_spec returns None), and with none
   // vLLM neither profiles for nor allocates a pool (v1/engine/core.py, _initialize_kv_caches: "Attention free
@@ -595,7 +618,7 @@ std::optional<Error> add_vllm_activations(InferenceEstimate& e, Workings& w, con
   if (o.gpu_memory_bytes && spec.causal) {
     caps = detail::vllm_kv_capacity(o.gpu_memory_bytes, o.gpu_util, weights, e.activations, non_torch,
                                     vllm_groups_of(spec, e, o, layout, tokens), o.context_tokens, o.vllm_rule,
-                                    o.vllm_rule == VllmRule::graphs_inside ? graphs : 0);
+                                    graphs_in_budget ? graphs : 0);
   } else {
     caps.gpu_util = o.gpu_util;
     caps.profile_activation_bytes = e.activations;
@@ -614,7 +637,10 @@ std::optional<Error> add_vllm_activations(InferenceEstimate& e, Workings& w, con
   caps.mxfp4_kernel = padding ? kernel.name : std::string_view{};
   caps.kv_bytes_per_token = per_token;
   caps.cuda_graph_bytes = graphs;
-  caps.cuda_graphs_in_budget = o.vllm_rule == VllmRule::graphs_inside;
+  caps.cuda_graphs_in_budget = graphs_in_budget;
+  caps.rule = o.vllm_rule;
+  caps.model_runner_v2 = runner_v2;
+  caps.engine_version = o.vllm_version.empty() ? std::string(vllm_rule_version(o.vllm_rule)) : o.vllm_version;
   caps.state_bytes_per_sequence = state;
   e.vllm = caps;
   return std::nullopt;
@@ -1584,7 +1610,21 @@ std::vector<Message> inference_notes(const ModelSpec& spec, const InferenceOptio
                             "the router, the norms), so each GPU carries more than 1/{tp} of the weights.",
                             {arg::gib("replicated_bytes", e.vllm->replicated_weights_bytes, 2),
                              arg::count("tp", e.vllm->tensor_parallel)}));
-  if (e.vllm && e.kv.state_layers && !has_one_entry_layers(spec))
+  if (e.vllm && e.vllm->model_runner_v2 && e.vllm->cuda_graph_bytes && o.gpu_memory_bytes && spec.causal)
+    notes.push_back(message("vllm.graphs_outside_v2",
+                            "vLLM {version} runs this model on its Model Runner V2, which sets nothing aside for the "
+                            "CUDA graphs: they take about {graph_bytes} on top of gpu_memory_utilization, captured "
+                            "after the KV cache, and can run out of memory on a nearly full GPU (vLLM issue 49224).",
+                            {arg::text("version", e.vllm->engine_version),
+                             arg::gib("graph_bytes", e.vllm->cuda_graph_bytes, 2)}));
+  if (e.vllm && e.kv.state_layers && !has_one_entry_layers(spec) && e.vllm->rule == VllmRule::hybrid_prefix_caching)
+    notes.push_back(message("vllm.state_pages_cached",
+                            "vLLM {version} caches prefixes for hybrid models too (mamba_cache_mode align): each "
+                            "running sequence holds two state pages per linear-attention or Mamba layer group, from "
+                            "the same pool as the KV blocks, its attention block raised so that one page holds a "
+                            "state.",
+                            {arg::text("version", e.vllm->engine_version)}));
+  else if (e.vllm && e.kv.state_layers && !has_one_entry_layers(spec))
     notes.push_back(message("vllm.state_pages",
                             "vLLM's hybrid KV cache manager gives each running sequence one state page per "
                             "linear-attention or Mamba layer group from the same pool as the KV blocks, its attention "

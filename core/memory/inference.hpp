@@ -51,7 +51,8 @@ struct InferenceOptions {
   std::optional<std::uint64_t> max_num_seqs;
   std::uint64_t tensor_parallel = 1;               // vLLM --tensor-parallel-size: GPUs each layer is split across
   std::uint64_t pipeline_parallel = 1;             // vLLM --pipeline-parallel-size: stages of consecutive layers
-  VllmRule vllm_rule = VllmRule::graphs_outside;   // which version's pool rule (engine_version)
+  VllmRule vllm_rule = VllmRule::hybrid_prefix_caching;  // which version's pool rule (engine_version)
+  std::string vllm_version;                        // engine_version as asked, without a leading v; empty: the rule's
   bool enforce_eager = false;                      // vLLM --enforce-eager: no CUDA graphs
 
   // SGLang: the pool needs the GPU as vLLM's does; tensor_parallel and pipeline_parallel above apply too.
@@ -111,7 +112,10 @@ struct VllmCapacity {
   std::uint64_t sampler_bytes = 0;          // the sampler's dummy run on min(max_num_seqs, batched tokens) rows
   std::uint64_t non_torch_bytes = 0;
   std::uint64_t cuda_graph_bytes = 0;       // 0 with --enforce-eager
-  bool cuda_graphs_in_budget = false;       // 0.21+: estimated and subtracted from the pool; before: outside it
+  bool cuda_graphs_in_budget = false;       // estimated and subtracted from the pool; else captured outside it
+  VllmRule rule = VllmRule::hybrid_prefix_caching;  // the version's pool rule
+  bool model_runner_v2 = false;             // from 0.25: the model runs on Model Runner V2 (no graph estimate)
+  std::string engine_version;               // the version assumed: as asked, else the default's release
   std::uint64_t tensor_parallel = 1;
   std::uint64_t pipeline_parallel = 1;
   std::uint64_t weights_bytes = 0;          // on one GPU: the rank with the least KV room (the last stage)

@@ -56,7 +56,7 @@ Message server_note(const char* engine, const std::string& format, bool model_na
 }
 
 // vLLM's flags (https://docs.vllm.ai/en/latest/configuration/engine_args.html), each against its default:
-// max_model_len the config's maximum, gpu_memory_utilization 0.9 (0.92 from 0.21), kv_cache_dtype auto (the model's dtype or the
+// max_model_len the config's maximum, gpu_memory_utilization 0.92 (0.9 up to 0.20), kv_cache_dtype auto (the model's dtype or the
 // checkpoint's KV quantization), quantization read from the checkpoint.
 EngineCommand vllm_command(const Report& report, const Request& r, const ResolvedRequest& s, const std::string& repo) {
   const InferenceOptions& o = s.options;
@@ -75,6 +75,9 @@ EngineCommand vllm_command(const Report& report, const Request& r, const Resolve
   if (o.max_num_seqs) t << " --max-num-seqs " << *o.max_num_seqs;
   if (o.max_num_batched_tokens) t << " --max-num-batched-tokens " << *o.max_num_batched_tokens;
   out.note = server_note("vLLM", weight_flags(t, report, r), !repo.empty());
+  // The flags are measured against this version's defaults (gpu_memory_utilization, the graphs' place).
+  t << "  # vLLM " << (report.estimate.vllm ? report.estimate.vllm->engine_version
+                                             : std::string(vllm_rule_version(o.vllm_rule)));
   out.text = t.str();
   return out;
 }

@@ -758,13 +758,23 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
   if (auto error = resolve_ollama_options(r, o)) return *error;
   if (!r.engine_version.empty() && o.engine == Engine::vllm) {
     const auto rule = parse_vllm_version(r.engine_version);
+    if (!rule && vllm_version_after_modelled(r.engine_version))
+      return make_error("engine_version", message("error.evaluate.vllm_version_newer",
+                                                  "vLLM {version} is newer than the newest version modelled, {newest}: "
+                                                  "0.28 and 0.29 changed how vLLM sets its defaults and memory aside, "
+                                                  "which is not modelled yet; allowed: 0.9.2 to {newest}",
+                                                  {arg::text("version", r.engine_version),
+                                                   arg::text("newest", kVllmVersionModelled)}));
     if (!rule)
       return make_error("engine_version", message("error.evaluate.vllm_version",
                                                   "\"{version}\" is not a vLLM version that is modelled; allowed: 0.9.2 "
-                                                  "or newer, as 0.11 or 0.21.1 (before 0.9.2 vLLM sized its pool by "
+                                                  "to {newest}, as 0.11 or 0.21.1 (before 0.9.2 vLLM sized its pool by "
                                                   "another rule)",
-                                                  {arg::text("version", r.engine_version)}));
+                                                  {arg::text("version", r.engine_version),
+                                                   arg::text("newest", kVllmVersionModelled)}));
     o.vllm_rule = *rule;
+    o.vllm_version = r.engine_version;
+    if (o.vllm_version.front() == 'v' || o.vllm_version.front() == 'V') o.vllm_version.erase(0, 1);
   }
   // vLLM 0.21 raised the default with the CUDA graphs moving into the budget.
   o.gpu_util = r.gpu_util.value_or(vllm_default_gpu_util(o.vllm_rule));

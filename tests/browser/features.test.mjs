@@ -772,7 +772,8 @@ test('the engine version where its memory rule changed: Ollama 0.30 and later si
   // A version is its engine's: another engine starts at its own default.
   await page.locator('#engine').selectOption('vllm');
   await page.waitForFunction(() => !location.search.includes('version='));
-  assert.deepEqual(await version.locator('option').allTextContents(), ['0.9.2 to 0.20 (default)', '0.21 and later']);
+  assert.deepEqual(await version.locator('option').allTextContents(),
+    ['0.27 (default)', '0.25 to 0.26', '0.21 to 0.24', '0.9.2 to 0.20']);
   // A version given for an engine without versions is refused on its field, which stays in view to clear it.
   await page.goto(`${session.base}/?model=llama-3.1-8b&version=0.30`);
   await page.locator('#result-error').waitFor({ state: 'visible' });

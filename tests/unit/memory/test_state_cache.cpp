@@ -185,8 +185,10 @@ TEST_CASE("vLLM's pool holds each running sequence's KV blocks and its state pag
   // Gated DeltaNet layers of 3 × (2 × 16 × 128 + 32 × 128) × 2 B + 32 × 128 × 128 × 4 B = 2,146,304 B per sequence.
   // The pages of one group are alike, so the attention block grows to 16 × cdiv(2,146,304, 16 × 2,048) = 1,056 tokens
   // (vLLM 0.24's log for this model with fp8 KV is pinned in test_vllm.cpp).
+  // Up to 0.26 prefix caching stays off for hybrid models unless asked for: one state page per group.
   InferenceOptions o;
   o.engine = Engine::vllm;
+  o.vllm_rule = VllmRule::graphs_inside;
   o.context_tokens = 131'072;
   o.gpu_memory_bytes = 80ULL << 30;
   const auto e = estimate_inference(qwen3_6_35b(), o);
@@ -198,6 +200,11 @@ TEST_CASE("vLLM's pool holds each running sequence's KV blocks and its state pag
   // Groups of 10 layers, one row 10 × 1,056 × 2,048 B; a request cdiv(131,072, 1,056) = 125 blocks + 3 state pages.
   CHECK(v.block_bytes == 10 * 1056 * 2048ULL);
   CHECK(v.blocks_per_request == 128);
+  // From 0.27 (PR #50991) it is on, in mamba_cache_mode align: two pages in each of the 3 state groups, 131.
+  o.vllm_rule = VllmRule::hybrid_prefix_caching;
+  const auto cached = estimate_inference(qwen3_6_35b(), o);
+  REQUIRE(cached.ok());
+  CHECK(cached.value().vllm->blocks_per_request == 131);
 }
 
 TEST_CASE("models without linear attention or Mamba keep no state and explain why") {

@@ -21,7 +21,8 @@ const VllmCapacity& vllm_of(const Report& report) {
 
 // The KV pool vLLM printed ("Available KV cache memory: X GiB") for a preset on an H100 at max_model_len 16000.
 void check_llmd_row(const char* model, const char* weights, double printed_kv_gib, double printed_peak_gib) {
-  std::string json = std::string(R"({"engine":"vllm","gpu":"h100-sxm","context":16000,"model":")") + model + "\"";
+  std::string json = std::string(R"({"engine":"vllm","engine_version":"0.11","gpu":"h100-sxm","context":16000,"model":")") +
+                     model + "\"";
   if (*weights) json += std::string(R"(,"weights":")") + weights + "\"";
   const Report report = evaluate_json(json + "}");
   const VllmCapacity& v = vllm_of(report);
@@ -34,7 +35,8 @@ void check_llmd_row(const char* model, const char* weights, double printed_kv_gi
 
 TEST_CASE("vLLM takes gpu_memory_utilization of the driver's total: an H100 80GB shows 79.18 GiB") {
   // llm-d-benchmark: "Free memory on device: 78.57/79.18 GiB on startup", "Desired GPU utilization: 0.9 (71.26 GiB)".
-  const Report report = evaluate_json(R"({"model":"llama-3.1-8b","engine":"vllm","gpu":"h100-sxm","context":16000})");
+  const Report report = evaluate_json(
+      R"({"model":"llama-3.1-8b","engine":"vllm","engine_version":"0.11","gpu":"h100-sxm","context":16000})");
   const VllmCapacity& v = vllm_of(report);
   CHECK(static_cast<double>(v.driver_total_bytes) / kGiBytes == doctest::Approx(79.18).epsilon(0.0001));
   CHECK(static_cast<double>(v.budget_bytes) / kGiBytes == doctest::Approx(71.26).epsilon(0.0002));
@@ -59,8 +61,8 @@ TEST_CASE("gpt-oss-120b at gpu_memory_utilization 0.95: the pool from vLLM's own
   // "| gpt-oss-120b | SUCCESS | 64.38 | 7.38 | 0.13 | 1.03 | 3.33 | 1 | 16000 |", a run at 0.95:
   // 0.95 × 79.18 − 64.38 − 7.38 − 0.13 = 3.33 GiB. vLLM holds 64.38 GiB of weights on an H100, the MXFP4
   // checkpoint's 60.8 GiB padded for its MoE kernels; with that weight figure the pool agrees within 5 %.
-  const Report report = evaluate_json(R"({"model":"gpt-oss-120b","engine":"vllm","gpu":"h100-sxm","context":16000,
-      "gpu_util":0.95})");
+  const Report report = evaluate_json(R"({"model":"gpt-oss-120b","engine":"vllm","engine_version":"0.11",
+      "gpu":"h100-sxm","context":16000,"gpu_util":0.95})");
   const VllmCapacity& v = vllm_of(report);
   CHECK(static_cast<double>(v.profile_activation_bytes) / kGiBytes == doctest::Approx(7.38).epsilon(0.05));
   const auto pool = detail::vllm_kv_capacity(v.driver_total_bytes, 0.95, static_cast<std::uint64_t>(64.38 * kGiBytes),
@@ -94,7 +96,8 @@ TEST_CASE("a GPU without a driver-reported total keeps its nominal memory, and t
 TEST_CASE("tensor parallel: weights and KV heads divided per GPU, the sampler peak not (llm-d, vLLM 0.11, H100)") {
   // "| Qwen3-32B | SUCCESS | 30.59 | 5.64 | 0.54 | -0.33 | 34.49 | 2 | 16000 |": TP2, per rank 30.59 GiB of
   // weights, the same 5.64 GiB torch peak as TP1, 0.54 GiB non-torch, 34.49 GiB of KV on each GPU.
-  const Report qwen = evaluate_json(R"({"model":"qwen3-32b","engine":"vllm","gpu":"h100-sxm","context":16000,"tp":2})");
+  const Report qwen = evaluate_json(
+      R"({"model":"qwen3-32b","engine":"vllm","engine_version":"0.11","gpu":"h100-sxm","context":16000,"tp":2})");
   const VllmCapacity& q = vllm_of(qwen);
   CHECK(static_cast<double>(q.weights_bytes) / kGiBytes == doctest::Approx(30.59).epsilon(0.05));
   CHECK(static_cast<double>(q.profile_activation_bytes) / kGiBytes == doctest::Approx(5.64).epsilon(0.05));
@@ -104,7 +107,8 @@ TEST_CASE("tensor parallel: weights and KV heads divided per GPU, the sampler pe
   // Llama-3.3-70B-Instruct-FP8-dynamic at TP2: "Model loading took: 33.88 GiB", "Peak activation memory: 4.84 GiB",
   // "Non-torch memory: 0.55 GiB", "Available KV cache memory: 32.0 GiB".
   const Report llama = evaluate_json(
-      R"({"model":"llama-3.3-70b","weights":"fp8","engine":"vllm","gpu":"h100-sxm","context":16000,"tp":2})");
+      R"({"model":"llama-3.3-70b","weights":"fp8","engine":"vllm","engine_version":"0.11","gpu":"h100-sxm",
+          "context":16000,"tp":2})");
   CHECK(static_cast<double>(vllm_of(llama).kv_capacity_bytes) / kGiBytes == doctest::Approx(32.0).epsilon(0.05));
   CHECK(qwen.estimate.per_gpu.gpus == 2);
   CHECK(qwen.estimate.per_gpu.activations == qwen.estimate.activations);
@@ -113,7 +117,8 @@ TEST_CASE("tensor parallel: weights and KV heads divided per GPU, the sampler pe
   // 40960: "Available KV cache memory: 8.11 GiB", "GPU KV cache size: 178,880 tokens". 94 layers × 1 KV head
   // (4 / TP4) × 128 × 2 × 2 B = 48,128 B per token on each GPU.
   const Report big = evaluate_json(
-      R"({"model":"qwen3-235b-a22b","weights":"fp8","engine":"vllm","gpu":"h100-sxm","context":40960,"tp":4})");
+      R"({"model":"qwen3-235b-a22b","weights":"fp8","engine":"vllm","engine_version":"0.11","gpu":"h100-sxm",
+          "context":40960,"tp":4})");
   const VllmCapacity& b = vllm_of(big);
   CHECK(b.kv_bytes_per_token == 48'128);
   // The printed pool in tokens: 8.11 GiB / 48,128 B = 180,940 ≈ 178,880 (−1.1 %, the GiB figure's rounding).
@@ -154,8 +159,8 @@ TEST_CASE("from vLLM 0.21 the CUDA graphs come out of the pool, and gpu_memory_u
   // profiling", i.e. the estimate is subtracted from util × total. On an H100 (79.18 GiB = 85,018,877,624 B):
   // floor(0.92 × total) − floor(0.9 × total) = 78,217,367,414 − 76,516,989,861 = 1,700,377,553 B more budget, less
   // the 480 MiB (503,316,480 B) of graphs now inside it: 1,197,061,073 B more KV room than under 0.11's rule.
-  const VllmCapacity old_rule =
-      vllm_of(evaluate_json(R"({"model":"llama-3.1-8b","engine":"vllm","gpu":"h100-sxm","context":16000})"));
+  const VllmCapacity old_rule = vllm_of(evaluate_json(
+      R"({"model":"llama-3.1-8b","engine":"vllm","gpu":"h100-sxm","context":16000,"engine_version":"0.11"})"));
   const VllmCapacity new_rule = vllm_of(evaluate_json(
       R"({"model":"llama-3.1-8b","engine":"vllm","gpu":"h100-sxm","context":16000,"engine_version":"v0.21.1"})"));
   CHECK(new_rule.gpu_util == 0.92);
@@ -167,23 +172,106 @@ TEST_CASE("from vLLM 0.21 the CUDA graphs come out of the pool, and gpu_memory_u
       R"({"model":"llama-3.1-8b","engine":"vllm","gpu":"h100-sxm","context":16000,"engine_version":"0.21","enforce_eager":true})");
   CHECK(vllm_of(eager).kv_capacity_bytes - new_rule.kv_capacity_bytes == 503'316'480ULL);
   CHECK(vllm_of(eager).cuda_graph_bytes == 0);
-  // 0.20 and its release candidates still keep the graphs outside and 0.9.
+  // 0.20 and its release candidates still keep the graphs outside and 0.9; 0.24 is the last of this rule.
   CHECK(parse_vllm_version("0.20.2rc1") == VllmRule::graphs_outside);
   CHECK(parse_vllm_version("0.9.2") == VllmRule::graphs_outside);
-  CHECK(parse_vllm_version("1.0") == VllmRule::graphs_inside);
+  CHECK(parse_vllm_version("0.24.1") == VllmRule::graphs_inside);
+  CHECK(vllm_default_gpu_util(VllmRule::graphs_inside) == 0.92);
+  CHECK(vllm_default_gpu_util(VllmRule::graphs_outside) == 0.9);
+}
+
+TEST_CASE("vLLM 0.25 to 0.27 run dense models on Model Runner V2, which sets nothing aside for their CUDA graphs") {
+  // vLLM at v0.27 (main of 2026-08-09, d6941300f): VllmConfig.use_v2_model_runner picks Model Runner V2 for a
+  // generating model that is not hybrid, not attention-free and not a mixture of experts (unless its architecture is
+  // in DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES), the default since PR #44443 (v0.25.0 release notes: "Model Runner V2
+  // is now the default for all dense models"). Its profile_cudagraph_memory (vllm/v1/worker/gpu/model_runner.py) is
+  // "return 0", so Worker.determine_available_memory subtracts nothing for the graphs and capture_model adds them after
+  // the pool, beyond gpu_memory_utilization (vllm#49224); CacheConfig.gpu_memory_utilization stays 0.92. Llama-3.1-8B
+  // on an H100: the same floor(0.92 × 85,018,877,624) = 78,217,367,414 B budget as 0.21, and 480 MiB (503,316,480 B)
+  // more KV room, the graph estimate 0.21 subtracts.
+  const VllmCapacity v21 = vllm_of(evaluate_json(
+      R"({"model":"llama-3.1-8b","engine":"vllm","gpu":"h100-sxm","context":16000,"engine_version":"0.21"})"));
+  const Report report = evaluate_json(R"({"model":"llama-3.1-8b","engine":"vllm","gpu":"h100-sxm","context":16000})");
+  const VllmCapacity& v = vllm_of(report);
+  CHECK(v.rule == VllmRule::hybrid_prefix_caching);
+  CHECK(vllm_rule_version(v.rule) == "0.27");
+  CHECK(v.engine_version == "0.27");
+  CHECK(v.model_runner_v2);
+  CHECK_FALSE(v.cuda_graphs_in_budget);
+  CHECK(v.gpu_util == 0.92);
+  CHECK(v.budget_bytes == 78'217'367'414ULL);
+  CHECK(v.kv_capacity_bytes - v21.kv_capacity_bytes == 503'316'480ULL);
+  // --enforce-eager changes nothing in the pool: there was nothing to subtract.
+  const Report eager = evaluate_json(
+      R"({"model":"llama-3.1-8b","engine":"vllm","gpu":"h100-sxm","context":16000,"enforce_eager":true})");
+  CHECK(vllm_of(eager).kv_capacity_bytes == v.kv_capacity_bytes);
+  bool said = false, said_eager = false;
+  for (const auto& note : report.estimate.notes) said = said || note.id == "vllm.graphs_outside_v2";
+  for (const auto& note : eager.estimate.notes) said_eager = said_eager || note.id == "vllm.graphs_outside_v2";
+  CHECK(said);
+  CHECK_FALSE(said_eager);
+  // A mixture of experts (Qwen3MoeForCausalLM, GptOssForCausalLM) and a hybrid (Qwen3.5's Gated DeltaNet layers) keep
+  // the V1 runner, whose estimate comes out of the pool as from 0.21.
+  for (const char* model : {"qwen3-30b-a3b", "gpt-oss-20b", "qwen3.5-27b"}) {
+    CAPTURE(model);
+    const VllmCapacity m = vllm_of(evaluate_json(std::string(R"({"engine":"vllm","gpu":"h100-sxm","context":16000,)") +
+                                                 R"("model":")" + model + "\"}"));
+    CHECK_FALSE(m.model_runner_v2);
+    CHECK(m.cuda_graphs_in_budget);
+  }
+  CHECK(parse_vllm_version("0.25.0") == VllmRule::runner_v2);
+  CHECK(parse_vllm_version("0.26.1") == VllmRule::runner_v2);
+  CHECK(parse_vllm_version("v0.27.1") == VllmRule::hybrid_prefix_caching);
+  // 0.25 runs dense models on V2 as 0.27 does: the same pool for Llama-3.1-8B.
+  CHECK(vllm_of(evaluate_json(R"({"model":"llama-3.1-8b","engine":"vllm","gpu":"h100-sxm","context":16000,
+      "engine_version":"0.25"})")).kv_capacity_bytes == v.kv_capacity_bytes);
+}
+
+TEST_CASE("from vLLM 0.27 a hybrid model caches prefixes by default: two state pages per group") {
+  // PR #50991 (main 2026-08-04, after 0.26.0, which vllm#50159 ran on 2026-08-01, and before the 0.27 branch): EngineArgs._set_default_chunked_prefill_and_prefix_caching_
+  // args drops "and not model_config.is_hybrid", and CacheConfig's mamba_cache_mode defaults to "align" with prefix
+  // caching, as in the 0.24 log pinned above (two state pages per group). Qwen3.5-27B at 32,768 tokens: 42 blocks of
+  // the full group + 2 pages in each of 3 state groups = 48 per request, where 0.19 held 45.
+  const Report report = evaluate_json(R"({"model":"qwen3.5-27b","engine":"vllm","gpu":"h200-sxm","context":32768,
+      "max_num_batched_tokens":16384})");
+  const VllmCapacity& v = vllm_of(report);
+  CHECK(v.blocks_per_request == 48);
+  // 0.25 and 0.26 held one page per state group, as 0.19: 45.
+  CHECK(vllm_of(evaluate_json(R"({"model":"qwen3.5-27b","engine":"vllm","gpu":"h200-sxm","context":32768,
+      "max_num_batched_tokens":16384,"engine_version":"0.26"})")).blocks_per_request == 45);
+  bool said = false;
+  for (const auto& note : report.estimate.notes) said = said || note.id == "vllm.state_pages_cached";
+  CHECK(said);
+}
+
+TEST_CASE("vLLM 0.28 and later are refused as newer than the newest version modelled") {
+  // 0.28 raised max_num_batched_tokens to 16,384 on GPUs of ≥ 160 GiB (PR #51726) and 0.29 gave Model Runner V2 a
+  // CUDA graph estimate (PR #53306): rules of releases whose source was not read.
+  for (const char* version : {"0.28.0", "v0.29.0", "0.30", "1.0"}) {
+    CAPTURE(version);
+    CHECK_FALSE(parse_vllm_version(version).has_value());
+    CHECK(vllm_version_after_modelled(version));
+  }
+  auto request = request_from_json(R"({"model":"llama-3.1-8b","engine":"vllm","engine_version":"0.29.0"})");
+  REQUIRE(request.ok());
+  const auto report = evaluate(test::catalog(), request.value());
+  REQUIRE_FALSE(report.ok());
+  CHECK(report.error().field == "engine_version");
+  CHECK(report.error().message.find("0.27") != std::string::npos);
 }
 
 TEST_CASE("a vLLM version before 0.9.2, or one that cannot be read, is refused naming the field") {
   for (const char* version : {"0.8.5", "0.9.1", "latest", "", "0..1"}) {
     CAPTURE(version);
     CHECK_FALSE(parse_vllm_version(version).has_value());
+    CHECK_FALSE(vllm_version_after_modelled(version));
   }
   auto request = request_from_json(R"({"model":"llama-3.1-8b","engine":"vllm","engine_version":"0.8.5"})");
   REQUIRE(request.ok());
   const auto report = evaluate(test::catalog(), request.value());
   REQUIRE_FALSE(report.ok());
   CHECK(report.error().field == "engine_version");
-  CHECK(report.error().message.find("0.9.2 or newer") != std::string::npos);
+  CHECK(report.error().message.find("0.9.2 to 0.27") != std::string::npos);
   // The version is vLLM's: another engine refuses it rather than ignoring it.
   auto other = request_from_json(R"({"model":"llama-3.1-8b","engine_version":"0.21"})");
   REQUIRE(other.ok());
@@ -191,7 +279,8 @@ TEST_CASE("a vLLM version before 0.9.2, or one that cannot be read, is refused n
 }
 
 TEST_CASE("the version choices a page offers each read as a memory rule other than the engine's default") {
-  // Where the rules change (ENGINES.md): vLLM 0.21 moves the CUDA graphs inside gpu_memory_utilization; SGLang up to
+  // Where the rules change (ENGINES.md): vLLM 0.21 moves the CUDA graphs inside gpu_memory_utilization, 0.25 runs
+  // dense models on Model Runner V2, which leaves them out again, and 0.27 caches hybrid models' prefixes; SGLang up to
   // 0.5.2 sizes mem_fraction_static by TP (PR #10975 made it by GPU memory from 0.5.3), and up to 0.5.9 the reserve
   // leaves out the prefill CUDA graphs (on by default from 0.5.10, release notes: #16331); Ollama from 0.30 runs
   // llama-server (llm/llama_server.go first appears in v0.30.0), keeps a vision projector on the GPU where it and
@@ -202,19 +291,22 @@ TEST_CASE("the version choices a page offers each read as a memory rule other th
   for (const EngineVersionChoice& c : engine_version_choices()) {
     CAPTURE(c.version);
     ++seen;
-    if (c.engine == Engine::vllm) CHECK(parse_vllm_version(c.version) == VllmRule::graphs_inside);
+    if (c.engine == Engine::vllm) CHECK(parse_vllm_version(c.version) != VllmRule::hybrid_prefix_caching);
     if (c.engine == Engine::sglang)
       CHECK((parse_sglang_version(c.version) == SglangRule::by_tp ||
              parse_sglang_version(c.version) == SglangRule::by_gpu_memory));
     if (c.engine == Engine::ollama) CHECK(parse_ollama_version(c.version) != OllamaRule::llama_server_fit_target);
     if (c.engine == Engine::mlx) CHECK(parse_mlx_version(c.version) == MlxRule::chunk_logits);
   }
-  CHECK(seen == 8);
+  CHECK(seen == 10);
+  CHECK(parse_vllm_version("0.25") == VllmRule::runner_v2);
+  CHECK(parse_vllm_version("0.21") == VllmRule::graphs_inside);
   CHECK(parse_ollama_version("0.31.1") == OllamaRule::llama_server_projector_room);
   CHECK(parse_ollama_version("0.30.10") == OllamaRule::llama_server);
   CHECK(parse_ollama_version("0.6.6") == OllamaRule::num_ctx_2048);
-  // The defaults the pages list first are the other rules: vLLM as 0.11, SGLang from 0.5.10, Ollama from 0.31.2.
+  // The defaults the pages list first are the other rules: vLLM from 0.25, SGLang from 0.5.10, Ollama from 0.31.2.
   CHECK(parse_vllm_version("0.11") == VllmRule::graphs_outside);
+  CHECK(parse_vllm_version(kVllmVersionModelled) == VllmRule::hybrid_prefix_caching);
   CHECK(parse_sglang_version("0.5.10") == SglangRule::with_prefill_graphs);
   CHECK(parse_ollama_version(kOllamaVersionModelled) == OllamaRule::llama_server_fit_target);
   CHECK(parse_mlx_version("0.31.3") == MlxRule::last_token_logits);
@@ -286,9 +378,9 @@ TEST_CASE("a hybrid model's groups: Qwen3.5-27B holds 784-token blocks in 4 grou
   CHECK(new_print.max_concurrency == 33);
 }
 
-TEST_CASE("Qwen3.5-27B's layer kinds as vLLM sizes them from the preset: 4,096 B per token, 3,207,168 B of state") {
-  const Report report = evaluate_json(R"({"model":"qwen3.5-27b","engine":"vllm","gpu":"h200-sxm","context":32768,
-      "max_num_batched_tokens":16384})");
+TEST_CASE("Qwen3.5-27B's layer kinds as vLLM 0.19 sizes them from the preset: 4,096 B per token, 3,207,168 B of state") {
+  const Report report = evaluate_json(R"({"model":"qwen3.5-27b","engine":"vllm","engine_version":"0.19",
+      "gpu":"h200-sxm","context":32768,"max_num_batched_tokens":16384})");
   const VllmCapacity& v = vllm_of(report);
   CHECK(v.block_tokens == 784);
   CHECK(v.kv_cache_groups == 4);

@@ -1,6 +1,6 @@
 // The command an estimate comes with, flag by flag as the engines' docs spell them:
 // vLLM https://docs.vllm.ai/en/latest/configuration/engine_args.html (--tensor-parallel-size, --max-model-len,
-// --gpu-memory-utilization default 0.9, --kv-cache-dtype auto|fp8, --max-num-seqs, --quantization fp8);
+// --gpu-memory-utilization default 0.92, 0.9 up to 0.20, --kv-cache-dtype auto|fp8, --max-num-seqs, --quantization fp8);
 // llama-server https://github.com/ggml-org/llama.cpp/blob/master/tools/server/README.md (-m, -c, -np, -ngl,
 // --n-cpu-moe, -fa on|off|auto, -ctk/-ctv).
 #include "../test_support.hpp"
@@ -23,12 +23,20 @@ Report report_for(const std::string& json) {
 
 TEST_CASE("vLLM's command names only the settings that differ from vLLM's defaults") {
   const Report plain = report_for(R"({"model":"llama-3.1-8b","engine":"vllm","gpu":"h100-sxm"})");
-  CHECK(plain.command == "vllm serve meta-llama/Llama-3.1-8B");
+  // The version whose defaults the flags are measured against closes the line as a shell comment.
+  CHECK(plain.command == "vllm serve meta-llama/Llama-3.1-8B  # vLLM 0.27");
   const Report tuned = report_for(R"({"model":"llama-3.1-8b","engine":"vllm","gpu":"h100-sxm","tp":2,"context":16000,)"
                                   R"("gpu_util":0.85,"kv_dtype":"fp8","max_num_seqs":64,"weights":"fp8"})");
   CHECK(tuned.command ==
         "vllm serve meta-llama/Llama-3.1-8B --tensor-parallel-size 2 --max-model-len 16000 "
-        "--gpu-memory-utilization 0.85 --kv-cache-dtype fp8 --max-num-seqs 64 --quantization fp8");
+        "--gpu-memory-utilization 0.85 --kv-cache-dtype fp8 --max-num-seqs 64 --quantization fp8  # vLLM 0.27");
+  // Up to 0.20 gpu_memory_utilization defaults to 0.9 (EngineArgs): 0.9 is no flag there, 0.92 is one.
+  const Report old = report_for(R"({"model":"llama-3.1-8b","engine":"vllm","gpu":"h100-sxm","engine_version":"0.11",)"
+                                R"("gpu_util":0.9})");
+  CHECK(old.command == "vllm serve meta-llama/Llama-3.1-8B  # vLLM 0.11");
+  const Report raised = report_for(R"({"model":"llama-3.1-8b","engine":"vllm","gpu":"h100-sxm","engine_version":"0.20",)"
+                                   R"("gpu_util":0.92})");
+  CHECK(raised.command == "vllm serve meta-llama/Llama-3.1-8B --gpu-memory-utilization 0.92  # vLLM 0.20");
 }
 
 TEST_CASE("llama-server's command spells out the fit plan: context, layers and --n-cpu-moe") {

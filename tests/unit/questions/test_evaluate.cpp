@@ -275,9 +275,11 @@ TEST_CASE("gpu_util is vLLM's: refused with engines that do not read it, the ver
     CHECK(report.error().message.id == "engine.input_not_read");
     CHECK(report.error().message.text.find("applies to vLLM only") != std::string::npos);
   }
-  // Without it, vLLM takes its version's default (vllm/engine/arg_utils.py: 0.9; 0.92 from v0.21, PR #38284), which
-  // the fit line then keeps free: 1 − 0.9 = 0.1 and, with no headroom of its own asked for, 1 − 0.92 = 0.08.
-  auto old = resolve_request(test::catalog(), request_from_json(R"({"model":"llama-3.1-8b","engine":"vllm"})").value());
+  // Without it, vLLM takes its version's default (vllm/engine/arg_utils.py: 0.9; 0.92 from v0.21, PR #38284, still
+  // CacheConfig's default at v0.27), which the fit line then keeps free: 1 − 0.9 = 0.1 and, with no headroom of its
+  // own asked for, 1 − 0.92 = 0.08.
+  auto old = resolve_request(
+      test::catalog(), request_from_json(R"({"model":"llama-3.1-8b","engine":"vllm","engine_version":"0.11"})").value());
   REQUIRE(old.ok());
   CHECK(old.value().options.gpu_util == doctest::Approx(0.9));
   CHECK(old.value().fit_headroom == doctest::Approx(0.1));
@@ -285,6 +287,9 @@ TEST_CASE("gpu_util is vLLM's: refused with engines that do not read it, the ver
                              request_from_json(R"({"model":"llama-3.1-8b","engine":"vllm","engine_version":"0.21","headroom":0})").value());
   REQUIRE(now.ok());
   CHECK(now.value().options.gpu_util == doctest::Approx(0.92));
+  auto latest = resolve_request(test::catalog(), request_from_json(R"({"model":"llama-3.1-8b","engine":"vllm"})").value());
+  REQUIRE(latest.ok());
+  CHECK(latest.value().options.gpu_util == doctest::Approx(0.92));
   CHECK(now.value().fit_headroom == doctest::Approx(0.08));
   auto given = resolve_request(
       test::catalog(), request_from_json(R"({"model":"llama-3.1-8b","engine":"vllm","engine_version":"0.21","gpu_util":0.7})").value());
