@@ -149,6 +149,9 @@ Result<SpeedOptions> speed_options_for(const ModelSpec& spec, const InferenceEst
   // Ollama's blocks on the GPU (its output layer counts as one more).
   if (e.ollama && e.ollama->planned && e.ollama->layers_offload < e.ollama->layers_model)
     o.gpu_layers = std::min(e.ollama->layers_offload, e.ollama->layers_model - 1);
+  o.cpu_expert_layers = in.cpu_expert_layers;
+  // llama.cpp offloads the output layer only with -ngl above the layer count.
+  o.output_on_cpu = in.output_on_cpu || (e.llamacpp && !e.llamacpp->output_on_gpu);
   if (in.system_bandwidth_gb_s) o.system_bandwidth_gb_s = *in.system_bandwidth_gb_s;
   if (in.prompt_tokens) o.prompt_tokens = *in.prompt_tokens;
   return o;
@@ -192,8 +195,9 @@ ServingEstimate estimate_serving(const ModelSpec& spec, const InferenceEstimate&
       else s.prefill_unavailable = prefill.error().message;
       if (const std::string note = compute_note(e, gpu); s.prefill && !note.empty())
         s.prefill->explanation += " " + note;
-      // With layers left in system RAM (-ngl, Ollama's split) the speed already reads them there: no "if it did".
-      if (!fits && !o.gpu_layers)
+      // With layers or experts left in system RAM (-ngl, --n-cpu-moe, Ollama's split) the speed already reads them
+      // there: no "if it did".
+      if (!fits && !o.gpu_layers && o.cpu_expert_layers == 0)
         s.note = gpus > 1 ? message("speed.unfit_gpus",
                                     "The estimate does not fit on {n} × {gpu} within the headroom: this is the speed "
                                     "it would have if it did (the recommendation ranks multi-GPU configurations).",

@@ -20,6 +20,10 @@ struct ServingInputs {
   std::optional<double> system_bandwidth_gb_s;  // llama.cpp layers left in system RAM (default 60 GB/s)
   std::optional<std::uint64_t> prompt_tokens;   // prefill length (default 512, llama-bench pp512)
   std::optional<double> usd_per_kwh;            // electricity for a card you own
+  // Where llama.cpp places the model, when it leaves experts in system RAM (--n-cpu-moe, --fit's experts step):
+  // the layers whose routed experts stay there, and whether the output layer does too.
+  std::uint64_t cpu_expert_layers = 0;
+  bool output_on_cpu = false;
 };
 
 // Errors name the request field: system_bandwidth, prompt_tokens, usd_per_kwh.

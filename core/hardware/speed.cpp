@@ -1,7 +1,7 @@
 #include "hardware/speed.hpp"
 
-#include <algorithm>  // std::max, std::min
-#include <cmath>      // std::isfinite, std::ceil
+#include <algorithm>  // std::max, std::min, std::find_if
+#include <cmath>      // std::isfinite, std::ceil, std::pow
 #include <numeric>    // std::gcd
 
 #include "util/json_fields.hpp"
@@ -104,10 +104,14 @@ Result<bool> check_inputs(const SpeedModel& model, const Gpu& gpu, const SpeedOp
   if (o.tensor_parallel > 1 && !interconnect_gb_s(gpu))
     return make_error("gpu", message("speed.no_interconnect", "{gpu} has neither NVLink nor a PCIe generation in the catalog",
                                      {arg::text("gpu", gpu.name)}));
-  if (o.gpu_layers && *o.gpu_layers < model.num_layers) {
+  if (o.cpu_expert_layers > model.expert_layers())
+    return make_error("cpu_expert_layers", message("speed.cpu_experts_range",
+                                                   "must be at most the {layers} layers with routed experts",
+                                                   {arg::count("layers", model.expert_layers())}));
+  if ((o.gpu_layers && *o.gpu_layers < model.num_layers) || o.cpu_expert_layers > 0 || o.output_on_cpu) {
     if (!ggml_engine(o.engine))
       return make_error("gpu_layers", message("speed.offload_engines", "partial CPU offload is modelled for llama.cpp "
-                                                                       "(-ngl) and Ollama (num_gpu) only"));
+                                                                       "(-ngl, --n-cpu-moe) and Ollama (num_gpu) only"));
     if (o.tensor_parallel > 1)
       return make_error("gpu_layers", message("speed.offload_one_gpu",
                                               "partial CPU offload is modelled on one GPU, not with tensor parallel"));
@@ -139,6 +143,7 @@ Range allreduce_seconds(const SpeedModel& model, const Gpu& gpu, std::uint64_t t
 struct StepTerms {
   double gpu_bytes = 0;  // per GPU
   double cpu_bytes = 0;
+  double cpu_expert_bytes = 0;  // the routed experts' part of cpu_bytes
   double flops = 0;      // per GPU
 };
 
@@ -150,10 +155,23 @@ StepTerms decode_terms(const SpeedModel& model, const SpeedOptions& o) {
   // and gated delta net ops load the state and store the updated one).
   const double kv = batch * (static_cast<double>(o.kv_bytes_per_sequence) +
                              2.0 * static_cast<double>(o.state_bytes_per_sequence));
+  // What every token reads (attention, shared experts, router, norms, head), apart from the routed experts, which
+  // are read once per step for all the experts the batch touches.
   const double weights = static_cast<double>(model.weight_bytes_read);
+  const double routed = model.routed_bytes_read(o.batch);
+  const double every_token = std::max(0.0, weights - model.routed_bytes_read(1));
+  const double output_cpu = o.output_on_cpu ? std::min(static_cast<double>(model.output_bytes), every_token) : 0.0;
+  const double layered = every_token - output_cpu;
+  // --n-cpu-moe and -ngl both start from the first layers: the CPU holds the experts of the larger share.
+  const double experts_cpu =
+      model.expert_layers() == 0
+          ? cpu
+          : std::min(1.0, std::max(cpu, static_cast<double>(o.cpu_expert_layers) /
+                                            static_cast<double>(model.expert_layers())));
   StepTerms t;
-  t.gpu_bytes = (weights + kv) * (1.0 - cpu) / tp;
-  t.cpu_bytes = (weights + kv) * cpu;
+  t.gpu_bytes = ((layered + kv) * (1.0 - cpu) + routed * (1.0 - experts_cpu)) / tp;
+  t.cpu_bytes = (layered + kv) * cpu + routed * experts_cpu + output_cpu;
+  t.cpu_expert_bytes = routed * experts_cpu;
   // 2 FLOPs per active parameter and token, plus QKᵀ and AV over the tokens attended: 4 · Σ_layers width · tokens,
   // tokens = the context, or at most the window of a sliding-window or chunked layer.
   double attended = static_cast<double>(o.context_tokens) * static_cast<double>(model.attention_width);
@@ -232,6 +250,67 @@ std::uint64_t weight_bytes_read(const ParamCounts& p, const WeightBytes& w, std:
 
 }  // namespace
 
+std::uint64_t SpeedModel::expert_layers() const noexcept {
+  std::uint64_t n = 0;
+  for (const ExpertGroup& g : expert_groups) n += g.layers;
+  return n;
+}
+
+double SpeedModel::routed_bytes_read(std::uint64_t batch) const noexcept {
+  double bytes = 0;
+  for (const ExpertGroup& g : expert_groups) {
+    if (g.experts == 0) continue;
+    const double k_share = std::min(1.0, static_cast<double>(g.top_k) / static_cast<double>(g.experts));
+    bytes += g.bytes * (1.0 - std::pow(1.0 - k_share, static_cast<double>(batch)));
+  }
+  return bytes;
+}
+
+namespace {
+
+// Expected distinct experts per layer for `batch` sequences, of the group with the most layers; 0 without experts.
+double distinct_experts(const SpeedModel& m, std::uint64_t batch) noexcept {
+  const SpeedModel::ExpertGroup* most = nullptr;
+  for (const auto& g : m.expert_groups)
+    if (!most || g.layers > most->layers) most = &g;
+  if (!most || most->experts == 0) return 0;
+  const double e = static_cast<double>(most->experts);
+  const double k_share = std::min(1.0, static_cast<double>(most->top_k) / e);
+  return e * (1.0 - std::pow(1.0 - k_share, static_cast<double>(batch)));
+}
+
+// The routed experts' bytes split over the layers that route alike, in proportion to their expert parameters
+// (layers · E · expert width · input width): the stored width is the same for every expert tensor.
+std::vector<SpeedModel::ExpertGroup> expert_groups_of(const ModelSpec& spec, const WeightBytes& weights) {
+  std::vector<SpeedModel::ExpertGroup> groups;
+  std::vector<double> shares;
+  double total = 0;
+  for (const LayerRun& run : spec.layers) {
+    const MlpBlock& m = run.mlp;
+    if (m.kind != MlpKind::moe || m.routed_experts == 0 || m.experts_per_token == 0) continue;
+    const double share = static_cast<double>(run.count) * static_cast<double>(m.routed_experts) *
+                         static_cast<double>(m.expert_intermediate) *
+                         static_cast<double>(m.latent ? m.latent : spec.hidden_size);
+    auto same = std::find_if(groups.begin(), groups.end(), [&](const SpeedModel::ExpertGroup& g) {
+      return g.experts == m.routed_experts && g.top_k == m.experts_per_token;
+    });
+    if (same == groups.end()) {
+      groups.push_back({0, m.routed_experts, m.experts_per_token, 0});
+      shares.push_back(0);
+      same = groups.end() - 1;
+    }
+    same->layers += run.count;
+    shares[static_cast<std::size_t>(same - groups.begin())] += share;
+    total += share;
+  }
+  if (total <= 0 || weights.routed_expert_bytes == 0) return {};
+  for (std::size_t i = 0; i < groups.size(); ++i)
+    groups[i].bytes = static_cast<double>(weights.routed_expert_bytes) * shares[i] / total;
+  return groups;
+}
+
+}  // namespace
+
 Result<SpeedModel> speed_model_from(const ModelSpec& spec, const WeightBytes& weights) {
   auto counts = count_params(spec);
   if (!counts) return counts.error();
@@ -246,6 +325,8 @@ Result<SpeedModel> speed_model_from(const ModelSpec& spec, const WeightBytes& we
     if (g.what == "vision tower") unread = std::min(unread + g.bytes, weights.total);
   m.weight_bytes_read = weight_bytes_read(p, weights, unread, spec.vision_params);
   m.active_params = p.active;
+  m.expert_groups = expert_groups_of(spec, weights);
+  m.output_bytes = spec.tied_embeddings ? weights.embedding : weights.output;
   m.num_layers = spec.is_bare() ? 1 : spec.num_layers();
   m.hidden_size = spec.hidden_size;
   for (const LayerRun& run : spec.layers) {
@@ -296,8 +377,33 @@ Result<DecodeSpeed> estimate_decode(const SpeedModel& model, const Gpu& gpu, con
                                    eff.fixed_overhead_s.low, eff.compute_share.high, kCpuBandwidthShare.high, 0);
     d.tensor_parallel_efficiency = one.total / static_cast<double>(o.tensor_parallel) / fast.total;
   }
-  d.explanation = "Each step reads " + general_text(terms.gpu_bytes / 1e9, 3) + " GB per GPU (weights once, plus " +
-                  std::to_string(o.batch) + " sequence(s) of KV cache" +
+  d.bytes_per_step_cpu = terms.cpu_bytes;
+  d.distinct_experts_per_layer = distinct_experts(model, o.batch);
+  std::string weights_read = "weights once";
+  if (!model.expert_groups.empty()) {
+    const SpeedModel::ExpertGroup* most = &model.expert_groups.front();
+    for (const auto& g : model.expert_groups)
+      if (g.layers > most->layers) most = &g;
+    weights_read = "the weights every token reads once, and of each layer's " + std::to_string(most->experts) +
+                   " routed experts (" + std::to_string(most->top_k) + " per token) the " +
+                   general_text(d.distinct_experts_per_layer, 3) + " that " + std::to_string(o.batch) +
+                   " sequence(s) touch on average under uniform routing, E · (1 − (1 − k/E)^B)";
+  }
+  std::string in_ram;
+  if (terms.cpu_bytes > 0) {
+    const std::string share = general_text(kCpuBandwidthShare.low * 100, 2) + "–" +
+                              general_text(kCpuBandwidthShare.high * 100, 2) + " % of " +
+                              general_text(o.system_bandwidth_gb_s, 4) + " GB/s";
+    if (terms.cpu_expert_bytes > 0 && o.cpu_expert_layers > 0)
+      in_ram = "; the experts of " + std::to_string(o.cpu_expert_layers) + " layers" +
+               (o.output_on_cpu ? " and the output layer" : "") + " stay in system RAM: " +
+               general_text(terms.cpu_bytes / 1e9, 3) + " GB per step read by the CPU, which computes them there, at " +
+               share + " (no weights cross PCIe while decoding)";
+    else
+      in_ram = "; layers in system RAM are read at " + general_text(o.system_bandwidth_gb_s, 4) + " GB/s";
+  }
+  d.explanation = "Each step reads " + general_text(terms.gpu_bytes / 1e9, 3) + " GB per GPU (" + weights_read +
+                  ", plus " + std::to_string(o.batch) + " sequence(s) of KV cache" +
                   (o.state_bytes_per_sequence ? " and of recurrent state, read and written back" : "") + ") at " +
                   general_text(eff.bandwidth_share.low * 100, 2) + "–" +
                   general_text(eff.bandwidth_share.high * 100, 2) + " % of " + general_text(*gpu.bandwidth_gb_s, 4) +
@@ -305,10 +411,7 @@ Result<DecodeSpeed> estimate_decode(const SpeedModel& model, const Gpu& gpu, con
                   std::string(gpu_class_name(gpu_class_of(gpu))) + " GPU), plus a fixed " +
                   general_text(eff.fixed_overhead_s.low * 1e3, 2) + "–" +
                   general_text(eff.fixed_overhead_s.high * 1e3, 2) + " ms per step" +
-                  (d.compute_bound ? "; at this batch the step is compute-bound" : "") +
-                  (terms.cpu_bytes > 0 ? "; layers in system RAM are read at " +
-                                             general_text(o.system_bandwidth_gb_s, 4) + " GB/s"
-                                       : "") +
+                  (d.compute_bound ? "; at this batch the step is compute-bound" : "") + in_ram +
                   (o.tensor_parallel > 1 ? "; tensor parallel over " + std::to_string(o.tensor_parallel) +
                                                " GPUs adds two all-reduces per layer"
                                          : "") +
@@ -334,13 +437,21 @@ Result<PrefillSpeed> estimate_prefill(const SpeedModel& model, const Gpu& gpu, c
   const double weights = static_cast<double>(model.weight_bytes_read);
   // llama.cpp copies CPU-held weights to the GPU once per micro-batch for large batches (op offload).
   const double micro_batches = std::ceil(s / static_cast<double>(kLlamaNUbatch));
+  // --n-cpu-moe: the CPU-held layers' whole expert tensors go the same way.
+  const double expert_share =
+      model.expert_layers() ? std::min(1.0, static_cast<double>(o.cpu_expert_layers) /
+                                                static_cast<double>(model.expert_layers()))
+                            : 0.0;
+  double routed_all = 0;
+  for (const auto& g : model.expert_groups) routed_all += g.bytes;
+  const double expert_copy = expert_share > cpu ? (expert_share - cpu) * routed_all : 0.0;
   double copy_seconds = 0;
-  if (cpu > 0) {
+  if (cpu > 0 || expert_copy > 0) {
     const std::optional<double> pcie = gpu.pcie_gen ? pcie_x16_gb_s(*gpu.pcie_gen) : std::nullopt;
     if (!pcie)
       return make_error("gpu", message("speed.no_pcie", "{gpu} has no PCIe generation in the catalog for offloaded prefill",
                                        {arg::text("gpu", gpu.name)}));
-    copy_seconds = micro_batches * weights * cpu / (*pcie * 1e9);
+    copy_seconds = micro_batches * (weights * cpu + expert_copy) / (*pcie * 1e9);
   }
   const Range allreduce = allreduce_seconds(model, gpu, o.tensor_parallel, s);
   auto seconds = [&](double compute_share, double bw_share, double overhead, double comm) {
@@ -384,6 +495,8 @@ Result<std::vector<SpeedMeasurement>> parse_speed_measurements(std::string_view 
     m.metric = r.string("metric").value_or("");
     m.batch = r.uint("batch").value_or(1);
     m.context = r.uint("context").value_or(0);
+    m.cpu_expert_layers = r.uint("cpu_expert_layers").value_or(0);
+    m.system_bandwidth_gb_s = r.number("system_bandwidth_gb_s").value_or(0);
     m.tokens_per_second = r.number("tokens_per_second").value_or(0);
     m.source = r.string("source").value_or("");
     if (r.error()) return *r.error();

@@ -73,6 +73,21 @@ struct SpeedModel {
   std::vector<WindowedWidth> windowed_attention;
   std::uint64_t num_attention_heads = 0;  // the query heads every attention layer has a multiple of (tensor parallel)
   std::uint64_t num_kv_heads = 0;         // likewise the KV heads
+  // Routed experts, by layers that route alike: a step of B sequences reads the experts the batch touches, and
+  // llama.cpp --n-cpu-moe leaves some layers' experts in system RAM. bytes: those layers' routed experts as stored.
+  struct ExpertGroup {
+    std::uint64_t layers = 0;
+    std::uint64_t experts = 0;  // E routed experts per layer
+    std::uint64_t top_k = 0;    // k per token
+    double bytes = 0;
+  };
+  std::vector<ExpertGroup> expert_groups;
+  std::uint64_t output_bytes = 0;  // the output head (the embedding matrix when tied), read every step
+
+  std::uint64_t expert_layers() const noexcept;
+  // Bytes of routed experts one step reads for `batch` sequences: per layer the expected number of distinct experts
+  // the batch touches under uniform routing, E · (1 − (1 − k/E)^batch), times one expert's bytes.
+  double routed_bytes_read(std::uint64_t batch) const noexcept;
 };
 
 // The SpeedModel of `spec` stored as `weights`: the token-embedding table is not read per token
@@ -89,6 +104,10 @@ struct SpeedOptions {
   std::uint64_t state_bytes_per_sequence = 0;
   std::uint64_t tensor_parallel = 1;        // GPUs the layers are split across
   std::optional<std::uint64_t> gpu_layers;  // llama.cpp -ngl; none: every layer on the GPU
+  // llama.cpp --n-cpu-moe / -ot exps=CPU / --fit's experts step: layers whose routed experts stay in system RAM,
+  // where the CPU computes them each step (no weights cross PCIe while decoding).
+  std::uint64_t cpu_expert_layers = 0;
+  bool output_on_cpu = false;  // the output head left in system RAM (--fit once anything moves)
   double system_bandwidth_gb_s = kDefaultSystemBandwidthGbS;  // for layers left on the CPU
   std::uint64_t prompt_tokens = 512;        // prefill length (llama-bench pp512)
 };
@@ -100,7 +119,9 @@ struct DecodeSpeed {
   double bytes_per_step_per_gpu = 0;
   double flops_per_step_per_gpu = 0;
   bool compute_bound = false;  // at the high-efficiency end, compute time exceeds memory time
-  Range cpu_seconds;           // the part spent on CPU-held layers (0 with every layer on the GPU)
+  Range cpu_seconds;           // the part spent on CPU-held layers and experts (0 with everything on the GPU)
+  double bytes_per_step_cpu = 0;  // read from system RAM per step
+  double distinct_experts_per_layer = 0;  // expected experts a step touches per MoE layer (0 for a dense model)
   Range allreduce_seconds;     // tensor-parallel communication per step
   double tensor_parallel_efficiency = 1;  // (one-GPU step / tp) / tp-GPU step, high-efficiency end
   std::string explanation;
@@ -112,8 +133,8 @@ struct PrefillSpeed {
   std::string explanation;
 };
 
-// Decode: per step the engine reads the weights once for the whole batch plus every sequence's KV
-// cache (sliding-window layers: their window) and reads and writes every sequence's recurrent state, and does
+// Decode: per step the engine reads the weights once for the whole batch (MoE: the experts the batch touches) plus
+// every sequence's KV cache (sliding-window layers: their window) and reads and writes every sequence's recurrent state, and does
 // 2 · active_params · batch FLOPs plus attention over the tokens each layer attends to; step time is the slower of
 // the two (roofline) plus
 // the fixed overhead, plus the CPU-held layers' reads from system RAM, plus the all-reduces.
@@ -133,6 +154,8 @@ struct SpeedMeasurement {
   std::string metric;  // "decode" (aggregate tokens/s) or "prefill"
   std::uint64_t batch = 1;
   std::uint64_t context = 0;  // tokens in the cache while decoding; prompt length for prefill
+  std::uint64_t cpu_expert_layers = 0;  // llama.cpp --n-cpu-moe: layers whose experts stayed in system RAM
+  double system_bandwidth_gb_s = 0;     // the system RAM's bandwidth the run states (0: not given)
   double tokens_per_second = 0;
   std::string source;
 };

@@ -359,29 +359,21 @@ void judge_pools(Report& report, const ResolvedRequest& rr) {
   }
 }
 
-// llama.cpp's --fit (Ollama from 0.30 too) runs the model with part of it in system RAM. Whole layers left there are
-// read from RAM each step, as with -ngl: the speed is that of -ngl at the plan's count. Experts left there are read
-// only as the router picks them, which is not estimated: no figure then, rather than the whole model's on the GPU.
-// Ollama's own estimator splits whole layers, whose speed is estimated already.
+// llama.cpp's --fit (Ollama from 0.30 too) runs the model with part of it in system RAM: whole layers, read from RAM
+// each step as with -ngl, and the routed experts of some layers, which the CPU reads and computes there; the output
+// layer stays in RAM once anything moves. The speed is that of this placement. Ollama's own estimator (before 0.30)
+// splits whole layers, whose speed is estimated already.
 void speed_for_fit_placement(Report& report, const ResolvedRequest& rr, const Request& r) {
   if (!report.serving || !report.serving->speed || !report.llamacpp_fit || report.estimate.ollama) return;
-  if (report.verdict.kind != VerdictKind::runs_split) return;
+  if (report.verdict.kind != VerdictKind::runs_split || !rr.gpu || !report.estimate.llamacpp) return;
   const LlamaCppFitPlan& plan = *report.llamacpp_fit;
-  if (plan.step == LlamaFitStep::layers && rr.gpu && report.estimate.llamacpp) {
-    InferenceEstimate placed = report.estimate;
-    placed.llamacpp->gpu_layers = plan.gpu_layers;
-    report.serving = estimate_serving(report.model, placed, *rr.gpu, r.serving, true);
-    return;
-  }
-  report.serving->speed.reset();
-  report.serving->cost.usd_per_million_tokens.reset();
-  if (report.serving->cost.energy) report.serving->cost.energy->usd_per_million_tokens.reset();
-  const std::string gpu = report.verdict.gpu ? report.verdict.gpu->name : std::string("the GPU");
-  report.serving->speed_unavailable =
-      message("speed.fit_placement",
-              "its speed with part of the model in system RAM, as llama.cpp --fit places it on one {gpu}, is not "
-              "modelled yet",
-              {arg::text("gpu", gpu)});
+  if (plan.step != LlamaFitStep::layers && plan.step != LlamaFitStep::experts) return;
+  InferenceEstimate placed = report.estimate;
+  placed.llamacpp->gpu_layers = plan.gpu_layers;
+  ServingInputs serving = r.serving;
+  serving.cpu_expert_layers = plan.cpu_expert_layers;
+  serving.output_on_cpu = !plan.output_on_gpu;
+  report.serving = estimate_serving(report.model, placed, *rr.gpu, serving, true);
 }
 
 // Speed and cost on the request's GPU, as the verdict says it runs: on the GPU (fits or tight: no "if it did"), as the

@@ -651,11 +651,18 @@ Message placement_cost(const Report& after) {
     return message("remedy.fit_layers", "{n} of {total} layers on the GPU as --fit places them, the rest in system RAM",
                    {n, total});
   }
-  if (after.verdict.kind == VerdictKind::runs_split && plan && plan->step == LlamaFitStep::experts)
+  if (after.verdict.kind == VerdictKind::runs_split && plan && plan->step == LlamaFitStep::experts) {
+    if (tps)
+      return message("remedy.fit_experts_speed",
+                     "the experts of {n} layers in system RAM as --fit places them: decoding at {low}-{high} "
+                     "tokens/s, as the CPU reads the experts each token picks there at system-RAM bandwidth",
+                     {arg::digits("n", plan->cpu_expert_layers), arg::fixed("low", tps->low, 1),
+                      arg::fixed("high", tps->high, 1)});
     return message("remedy.fit_experts",
                    "the experts of {n} layers in system RAM as --fit places them; how fast it then decodes is not "
                    "estimated yet",
                    {arg::digits("n", plan->cpu_expert_layers)});
+  }
   return message("remedy.fit_all", "every layer on the GPU");
 }
 

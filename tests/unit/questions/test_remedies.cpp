@@ -536,3 +536,15 @@ TEST_CASE("Ollama: the 8-bit cache's wording follows the version's flash attenti
       "attention":"eager"})");
   CHECK(get(off, "kv-8bit").cost.id == "remedy.kv_q8_0_ollama_server_fa");
 }
+
+TEST_CASE("llama.cpp with experts in system RAM: the remedy says how fast it then decodes") {
+  // Qwen3-30B-A3B in f16 on an RTX 4080: llama.cpp's --fit keeps the experts of 38 layers in system RAM
+  // (test_verdict.cpp); the speed model reads the experts each token picks there (test_speed.cpp), so the cost of
+  // switching to llama.cpp names a speed instead of "not estimated yet".
+  const RemediesReport r = inference_remedies(R"({"model":"qwen3-30b-a3b","gpu":"rtx-4080"})");
+  bool named = false;
+  for (const Remedy& remedy : r.remedies)
+    named = named || remedy.cost.text.find("the experts of 38 layers in system RAM as --fit places them: decoding at") !=
+                         std::string::npos;
+  CHECK(named);
+}
