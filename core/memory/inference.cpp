@@ -7,9 +7,9 @@
 #include <string>     // std::string
 #include <vector>     // std::vector
 
-#include "memory/ollama.hpp"
-#include "memory/ollama_server.hpp"
-#include "memory/vllm_weights.hpp"
+#include "memory/engines/ollama.hpp"
+#include "memory/engines/ollama_server.hpp"
+#include "memory/engines/vllm_weights.hpp"
 #include "util/byte_math.hpp"
 #include "util/text.hpp"
 #include "util/units.hpp"

@@ -9,10 +9,10 @@
 
 #include "formats/dtype.hpp"
 #include "memory/device_split.hpp"
-#include "memory/engine.hpp"
+#include "memory/engines/engine.hpp"
 #include "memory/kv_cache.hpp"
-#include "memory/sglang_pool.hpp"
-#include "memory/vllm_kv_groups.hpp"
+#include "memory/engines/sglang_pool.hpp"
+#include "memory/engines/vllm_kv_groups.hpp"
 #include "model/model_spec.hpp"
 #include "util/explanation.hpp"
 #include "util/result.hpp"

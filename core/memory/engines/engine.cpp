@@ -1,4 +1,4 @@
-#include "memory/engine.hpp"
+#include "memory/engines/engine.hpp"
 
 #include <algorithm>  // std::max
 #include <cmath>      // std::round

@@ -198,7 +198,7 @@ inline constexpr std::uint64_t kLlamaSwaPad = 256;       // SWA cache size padde
 // --- Ollama ----------------------------------------------------------------------------------------------
 // Up to v0.11.10 Ollama's analytic estimator chose the layers to offload (llm/memory.go estimateGPULayers,
 // fs/ggml/ggml.go GraphSize as of v0.11.10). From v0.30.0 (PR #16031) it starts llama.cpp's llama-server and leaves
-// the layers to its --fit (llm/llama_server.go, memory/ollama_server.hpp); the versions since differ in how they load
+// the layers to its --fit (llm/llama_server.go, memory/engines/ollama_server.hpp); the versions since differ in how they load
 // a vision projector. In between (v0.11.11, commit eb10390de, to v0.24) Ollama placed layers from the runner's test
 // allocations (llm/server.go buildLayout): not modelled. The default is the latest release read, v0.32.15.
 inline constexpr std::string_view kOllamaVersionModelled = "0.32.15";

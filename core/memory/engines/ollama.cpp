@@ -1,4 +1,4 @@
-#include "memory/ollama.hpp"
+#include "memory/engines/ollama.hpp"
 
 #include <algorithm>  // std::max
 
