@@ -7,6 +7,13 @@
 #include <string_view>  // std::string_view
 #include <vector>       // std::vector
 
+#include "memory/engines/engine.hpp"
+#include "memory/kv_cache.hpp"  // KvDType, KvLayout
+#include "model/model_spec.hpp"
+#include "util/explanation.hpp"
+#include "util/message.hpp"
+#include "util/result.hpp"
+
 namespace vramfit {
 
 // Which of GraphSize's formulas applies: its llama, qwen2, gemma (Gemma 3n's × 4) and gpt-oss cases, its generic
@@ -78,4 +85,87 @@ struct OllamaPlacement {
 };
 OllamaPlacement place_ollama_layers(const OllamaLayerInputs& in) noexcept;
 
+// --- Ollama ----------------------------------------------------------------------------------------------
+// Up to v0.11.10 Ollama's analytic estimator chose the layers to offload (llm/memory.go estimateGPULayers,
+// fs/ggml/ggml.go GraphSize as of v0.11.10). From v0.30.0 (PR #16031) it starts llama.cpp's llama-server and leaves
+// the layers to its --fit (llm/llama_server.go, memory/engines/ollama_server.hpp); the versions since differ in how
+// they load a vision projector. In between (v0.11.11, commit eb10390de, to v0.24) Ollama placed layers from the
+// runner's test allocations (llm/server.go buildLayout): not modelled. The default is the latest release read,
+// v0.32.15.
+inline constexpr std::string_view kOllamaVersionModelled = "0.32.15";
+// up to 0.6.6; 0.6.7 to 0.11.10; then llama-server: 0.30.0 to 0.30.10, 0.30.11 to 0.31.1, 0.31.2 and later
+enum class OllamaRule {
+  num_ctx_2048,
+  num_ctx_4096,
+  llama_server,                 // the projector on the GPU only above 10 GiB and never on an integrated GPU
+  llama_server_projector_room,  // the projector on the GPU where it and 1 GiB fit
+  llama_server_fit_target,      // and --fit keeps that room free (LLAMA_ARG_FIT_TARGET, PR #16996)
+};
+// "0.5.7", "v0.11.10", "0.33.0"; nullopt for text that is no version or a version whose layout rule is not modelled.
+std::optional<OllamaRule> parse_ollama_version(std::string_view version) noexcept;
+// api.DefaultOptions NumCtx: 2048, 4096 from 0.6.7; from 0.30 the lowest tier of server/routes.go (4096).
+std::uint64_t ollama_default_num_ctx(OllamaRule rule) noexcept;
+// Before 0.10.0 (#11330) the scheduler tried OLLAMA_NUM_PARALLEL 4 (2 from 0.6.7) before 1 when it was unset.
+bool ollama_parallel_automatic(std::string_view version) noexcept;
+// fs/ggml/ggml.go FlashAttention() (from 0.11.8): gpt-oss turns flash attention on whatever OLLAMA_FLASH_ATTENTION
+// says (llm/server.go, "model wants flash attention"); an empty version is the one modelled.
+bool ollama_flash_attention_default(std::string_view hf_model_type, std::string_view version) noexcept;
+inline constexpr std::uint64_t kOllamaNumBatch = 512;  // api.DefaultOptions NumBatch
+// discover/gpu.go: what Ollama keeps free on each GPU besides its estimate (cudaMinimumMemory, rocmMinimumMemory;
+// gpu_darwin.go metalMinimumMemory).
+inline constexpr std::uint64_t kOllamaMinimumMemoryCuda = 457 * kMiB;
+inline constexpr std::uint64_t kOllamaMinimumMemoryMetal = 512 * kMiB;
+
+// Ollama's estimate for one GPU, as its "offload to cuda" log line prints it.
+struct OllamaEstimate {
+  std::uint64_t num_ctx = 0;
+  std::uint64_t num_parallel = 1;
+  bool flash_attention = false;
+  KvDType kv_type = KvDType::fp16;   // f16, q8_0 or q4_0, as Ollama sizes it (1 and 0.5 bytes for the last two)
+  bool kv_type_ignored = false;      // a quantized cache asked for without flash attention: Ollama keeps f16
+  std::string graph_formula;         // which of GraphSize's formulas
+  std::uint64_t kv_bytes = 0;        // memory.required.kv
+  std::uint64_t window_layers = 0;   // blocks GraphSize sizes apart from num_ctx × num_parallel (Gemma 3, gpt-oss)
+  std::uint64_t window_tokens = 0;   // the tokens it gives each of them
+  std::uint64_t graph_full_bytes = 0;     // memory.graph.full
+  std::uint64_t graph_partial_bytes = 0;  // memory.graph.partial
+  std::uint64_t minimum_bytes = 0;   // the GPU's MinimumMemory
+  std::uint64_t gpu_overhead_bytes = 0;   // OLLAMA_GPU_OVERHEAD
+  std::uint64_t overhead_bytes = 0;  // the minimum and the spare layer Ollama adds to the GPU
+  std::uint64_t weights_repeating_bytes = 0;
+  std::uint64_t output_bytes = 0;    // the output layer Ollama places last
+  bool planned = false;              // a GPU was given: the placement below is for it
+  std::uint64_t available_bytes = 0;  // memory.available
+  std::uint64_t layers_model = 0;    // layers.model: blocks + output
+  std::uint64_t layers_offload = 0;  // layers.offload: "offloaded N/M layers to GPU"
+  bool gpu_usable = false;
+  std::uint64_t required_full_bytes = 0;     // memory.required.full
+  std::uint64_t required_partial_bytes = 0;  // memory.required.partial: the GPU's allocation
+  std::uint64_t system_ram_bytes = 0;  // layers left on the CPU + token embeddings
+};
+
+struct InferenceEstimate;
+struct InferenceOptions;
+namespace detail {
+struct Workings;
+}
+
 }  // namespace vramfit
+
+namespace vramfit::detail {
+
+// The KV cache line as Ollama's estimate gives it.
+Explanation ollama_kv_explanation(const OllamaEstimate& m, const InferenceEstimate& e);
+
+}  // namespace vramfit::detail
+
+namespace vramfit::detail {  // Ollama's part of estimate_inference (memory/inference_steps.hpp)
+
+std::optional<Error> add_ollama_memory(InferenceEstimate& e, Workings& w, const ModelSpec& spec,
+                                       const InferenceOptions& o, const KvLayout& layout);
+Explanation ollama_activations_explanation(const ModelSpec& spec, const InferenceOptions& o, const InferenceEstimate& e,
+                                           const Workings& w);
+void add_ollama_notes(std::vector<Message>& notes, const ModelSpec& spec, const InferenceOptions& o,
+                      const InferenceEstimate& e);
+
+}  // namespace vramfit::detail
