@@ -3,8 +3,7 @@
 #include <algorithm>  // std::min, std::max
 #include <cmath>      // std::floor
 
-#include "memory/engines/engine.hpp"
-#include "memory/inference.hpp"
+#include "memory/engines/sglang.hpp"  // SglangCapacity, sglang_kv_capacity
 
 namespace vramfit {
 
