@@ -6,7 +6,7 @@
 #include <vector>       // std::vector
 
 #include "hardware/gpu.hpp"
-#include "memory/engine.hpp"  // Engine
+#include "memory/engines/engine.hpp"  // Engine
 #include "memory/inference.hpp"
 
 namespace vramfit {

@@ -8,7 +8,7 @@
 #include <string_view>  // std::string_view
 #include <vector>       // std::vector
 
-#include "memory/engine.hpp"  // Engine, engine_name, parse_engine, kLlamaNUbatch
+#include "memory/engines/llamacpp.hpp"  // Engine, engine_name, parse_engine, kLlamaNUbatch
 #include "hardware/gpu.hpp"
 #include "model/model_spec.hpp"
 #include "util/result.hpp"

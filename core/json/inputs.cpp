@@ -5,7 +5,7 @@
 #include <limits>  // std::numeric_limits
 
 #include "memory/activations.hpp"   // checkpointing_names
-#include "memory/engine.hpp"        // kEngineNames, kAttentionNames, kKvAllocationNames
+#include "memory/engines/engine.hpp"        // kEngineNames, kAttentionNames, kKvAllocationNames
 #include "memory/grpo.hpp"          // kMaxGrpoGenerations, grpo_sampler_names, is_grpo_mode
 #include "memory/inference.hpp"     // kMaxContextTokens, kMaxBatch
 #include "memory/kv_cache.hpp"      // kv_dtype_names

@@ -9,7 +9,7 @@
 #include "json/inputs.hpp"             // inputs, allowed_values
 #include "json/report_json.hpp"        // write_gpu_fields
 #include "json/report_writer.hpp"
-#include "memory/engine.hpp"    // engine_version_choices, engine_name
+#include "memory/engines/engine.hpp"    // engine_version_choices, engine_name
 #include "memory/kv_cache.hpp"  // all_kv_dtypes
 
 namespace vramfit {

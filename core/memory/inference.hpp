@@ -1,6 +1,7 @@
 #pragma once
-// Inference memory: weights + KV cache + transient activations + runtime overhead + allocator reserve,
-// as a chosen engine (transformers, vLLM, llama.cpp) allocates them.
+// Inference memory: weights + KV cache + transient activations + runtime overhead + allocator reserve, as a chosen
+// engine allocates them. What is the engine's own (its defaults, pools, buffers, notes) is in its file under
+// memory/engines/; estimate_inference assembles the engine-neutral lines around it.
 #include <cstdint>   // std::uint64_t
 #include <optional>  // std::optional
 #include <string>    // std::string
@@ -9,10 +10,14 @@
 
 #include "formats/dtype.hpp"
 #include "memory/device_split.hpp"
-#include "memory/engine.hpp"
+#include "memory/engines/engine.hpp"
+#include "memory/engines/llamacpp.hpp"
+#include "memory/engines/mlx.hpp"
+#include "memory/engines/ollama.hpp"
+#include "memory/engines/sglang.hpp"
+#include "memory/engines/transformers.hpp"
+#include "memory/engines/vllm.hpp"
 #include "memory/kv_cache.hpp"
-#include "memory/sglang_pool.hpp"
-#include "memory/vllm_kv_groups.hpp"
 #include "model/model_spec.hpp"
 #include "util/explanation.hpp"
 #include "util/result.hpp"
@@ -101,82 +106,6 @@ struct KvAllocationCost {  // what reserving for the maximum length costs agains
   std::uint64_t paged_bytes = 0;   // every sequence in ceil(avg / 16) blocks of 16 tokens
 };
 
-struct VllmCapacity {
-  double gpu_util = kVllmDefaultGpuUtil;
-  std::uint64_t driver_total_bytes = 0;     // the GPU's total as the driver reports it
-  std::uint64_t budget_bytes = 0;           // floor(gpu_util × driver total): vLLM's "requested memory"
-  std::uint64_t max_num_batched_tokens = 0;
-  std::uint64_t max_num_seqs = 0;
-  std::uint64_t profile_activation_bytes = 0;  // torch peak increase: max(forward_bytes, sampler_bytes)
-  std::uint64_t forward_bytes = 0;          // the forward pass over max_num_batched_tokens
-  std::uint64_t sampler_bytes = 0;          // the sampler's dummy run on min(max_num_seqs, batched tokens) rows
-  std::uint64_t non_torch_bytes = 0;
-  std::uint64_t cuda_graph_bytes = 0;       // 0 with --enforce-eager
-  bool cuda_graphs_in_budget = false;       // estimated and subtracted from the pool; else captured outside it
-  VllmRule rule = VllmRule::hybrid_prefix_caching;  // the version's pool rule
-  bool model_runner_v2 = false;             // from 0.25: the model runs on Model Runner V2 (no graph estimate)
-  std::string engine_version;               // the version assumed: as asked, else the default's release
-  std::uint64_t tensor_parallel = 1;
-  std::uint64_t pipeline_parallel = 1;
-  std::uint64_t weights_bytes = 0;          // on one GPU: the rank with the least KV room (the last stage)
-  std::uint64_t replicated_weights_bytes = 0;  // of the model's weights, those every tensor-parallel rank holds whole
-  std::uint64_t mxfp4_padding_bytes = 0;    // all ranks: MXFP4 experts padded to the MoE kernel's alignment
-  std::string_view mxfp4_kernel;            // that kernel (Marlin, Triton, FlashInfer); empty: no padding
-  std::uint64_t kv_bytes_per_token = 0;     // on one GPU: its KV heads and layers
-  std::uint64_t kv_capacity_bytes = 0;      // per GPU: budget − weights − activation peak − non-torch
-  std::uint64_t block_bytes = 0;            // what one block id takes from the pool: a page in every shared tensor
-  std::uint64_t block_tokens = 0;           // the full-attention block (16, raised to hold a state page)
-  std::uint64_t kv_cache_groups = 0;        // a request holds blocks in every group (sliding, full, state, ...)
-  std::uint64_t num_blocks = 0;
-  std::uint64_t blocks_per_request = 0;     // one request of sequence_tokens, summed over the groups
-  std::uint64_t request_bytes = 0;          // the KV cache one request of sequence_tokens needs, as vLLM checks it
-  std::uint64_t kv_capacity_tokens = 0;     // "GPU KV cache size" as the version prints it
-  std::uint64_t state_bytes_per_sequence = 0;  // linear-attention / Mamba state pages one running sequence holds
-  std::uint64_t sequence_tokens = 0;        // max_model_len the concurrency is quoted for
-  std::uint64_t max_concurrency = 0;        // whole requests of sequence_tokens that fit: 0 and vLLM refuses to start
-  double concurrency_ratio = 0;             // vLLM's "Maximum concurrency ... : X x" = num_blocks / blocks_per_request
-};
-
-// SGLang's KV pool on one GPU (ModelRunner.profile_max_num_token and init_memory).
-struct SglangCapacity {
-  SglangRule rule = SglangRule::with_prefill_graphs;
-  double mem_fraction_static = 0;
-  bool mem_fraction_default = true;        // SGLang's own default for this GPU and TP
-  std::uint64_t reserved_mib = 0;          // from 0.5.3: what the default fraction keeps back
-  std::uint64_t chunked_prefill_size = 0;
-  std::uint64_t driver_total_bytes = 0;
-  std::uint64_t distributed_bytes = 0;     // init_torch_distributed's buffers (TP > 1)
-  std::uint64_t free_at_start_bytes = 0;   // F0: "Load weight begin. avail mem"
-  std::uint64_t weights_bytes = 0;         // on one GPU: "Load weight end. ... mem usage"
-  std::uint64_t kv_capacity_bytes = 0;     // rest = mem_fraction_static × F0 − weights, less the state pool
-  std::uint64_t cell_bytes = 0;            // per token on one GPU: KV heads per rank × (K + V dims) × layers × bytes
-  SglangStatePool state_pool;              // hybrid models: linear-attention / Mamba state slots, before the KV
-  std::uint64_t max_total_num_tokens = 0;  // after --max-total-tokens and the page size
-  std::uint64_t context_len = 0;           // --context-length: the request's context, else the model's maximum
-  std::uint64_t max_running_requests = 0;
-  std::uint64_t max_concurrency = 0;       // whole sequences of context_len in the pool, at most max_running_requests
-  double concurrency_ratio = 0;            // max_total_num_tokens / context_len
-  std::uint64_t tensor_parallel = 1;
-  std::uint64_t pipeline_parallel = 1;
-};
-
-// What mx.get_peak_memory() counts during mlx_lm.generate besides the weights and the grown cache: the prefill
-// chunk's forward pass and the cache growth's copy (generate.py generate_step, models/cache.py).
-struct MlxMemory {
-  std::uint64_t chunk_tokens = 0;    // prefill_step_size, or the prompt when shorter
-  std::uint64_t cache_tokens = 0;    // tokens each full-attention layer's buffer holds (256-token steps)
-  bool fused_attention = true;       // mx.fast.scaled_dot_product_attention's full kernel: no score matrix
-  std::uint64_t layer_bytes = 0;     // the chunk's widest layer (attention or MLP)
-  std::uint64_t scores_bytes = 0;    // unfused path: heads × chunk × keys in the model dtype
-  std::uint64_t growth_bytes = 0;    // one layer's old K and V while mx.concatenate copies them into the grown buffer
-  std::uint64_t logits_tokens = 1;   // positions lm_head runs over in the prompt's last call: 1, or its last chunk
-  std::uint64_t logits_bytes = 0;    // those positions' logits and the last token's log-probabilities
-  std::uint64_t head_input_bytes = 0;  // chunk_logits: lm_head's input over the last chunk, held beside its logits
-  std::uint64_t kv_bits = 0;         // --kv-bits 8 or 4; 0: the model dtype
-  std::uint64_t max_kv_size = 0;     // 0: none
-  MlxRule rule = MlxRule::last_token_logits;
-};
-
 // One GPU of a tensor- or pipeline-parallel deployment: the rank whose KV pool is smallest, which vLLM's pool
 // takes for all (num_blocks = min over ranks).
 struct PerGpuMemory {
@@ -188,52 +117,6 @@ struct PerGpuMemory {
   std::uint64_t overhead = 0;
   std::uint64_t allocator_reserve = 0;
   std::uint64_t total = 0;
-};
-
-struct LlamaCppBuffers {
-  std::uint64_t n_ctx = 0;                  // KV cells: context × sequences
-  std::uint64_t n_ubatch = 0;
-  bool flash_attn = true;
-  std::uint64_t gpu_layers = 0;             // repeating layers on the GPU
-  std::uint64_t total_layers = 0;
-  bool output_on_gpu = true;
-  std::uint64_t compute_buffer_bytes = 0;   // GPU compute buffer (ggml graph reserve)
-  std::uint64_t compute_buffer_other_bytes = 0;  // the same with flash attention toggled
-  std::uint64_t compute_buffer_layers_bytes = 0;  // a device without the output layer: no logits in its graph
-  std::uint64_t output_buffer_bytes = 0;    // host (CUDA_Host): n_vocab × n_outputs × 4
-  std::uint64_t mmproj_bytes = 0;           // the vision projector on the GPU (--mmproj), inside the weights
-  std::uint64_t host_weights_bytes = 0;     // token embeddings + layers left on the CPU
-  std::uint64_t host_kv_bytes = 0;
-  std::uint64_t host_state_bytes = 0;       // recurrent state of the layers left on the CPU
-  std::uint64_t host_ram_bytes = 0;         // all of the above kept in system RAM
-};
-
-// Ollama's estimate for one GPU, as its "offload to cuda" log line prints it.
-struct OllamaEstimate {
-  std::uint64_t num_ctx = 0;
-  std::uint64_t num_parallel = 1;
-  bool flash_attention = false;
-  KvDType kv_type = KvDType::fp16;   // f16, q8_0 or q4_0, as Ollama sizes it (1 and 0.5 bytes for the last two)
-  bool kv_type_ignored = false;      // a quantized cache asked for without flash attention: Ollama keeps f16
-  std::string graph_formula;         // which of GraphSize's formulas
-  std::uint64_t kv_bytes = 0;        // memory.required.kv
-  std::uint64_t window_layers = 0;   // blocks GraphSize sizes apart from num_ctx × num_parallel (Gemma 3, gpt-oss)
-  std::uint64_t window_tokens = 0;   // the tokens it gives each of them
-  std::uint64_t graph_full_bytes = 0;     // memory.graph.full
-  std::uint64_t graph_partial_bytes = 0;  // memory.graph.partial
-  std::uint64_t minimum_bytes = 0;   // the GPU's MinimumMemory
-  std::uint64_t gpu_overhead_bytes = 0;   // OLLAMA_GPU_OVERHEAD
-  std::uint64_t overhead_bytes = 0;  // the minimum and the spare layer Ollama adds to the GPU
-  std::uint64_t weights_repeating_bytes = 0;
-  std::uint64_t output_bytes = 0;    // the output layer Ollama places last
-  bool planned = false;              // a GPU was given: the placement below is for it
-  std::uint64_t available_bytes = 0;  // memory.available
-  std::uint64_t layers_model = 0;    // layers.model: blocks + output
-  std::uint64_t layers_offload = 0;  // layers.offload: "offloaded N/M layers to GPU"
-  bool gpu_usable = false;
-  std::uint64_t required_full_bytes = 0;     // memory.required.full
-  std::uint64_t required_partial_bytes = 0;  // memory.required.partial: the GPU's allocation
-  std::uint64_t system_ram_bytes = 0;  // layers left on the CPU + token embeddings
 };
 
 struct InferenceEstimate {
@@ -281,39 +164,3 @@ Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const Infere
 std::optional<Error> check_parallel(const ModelSpec& spec, const InferenceOptions& options);
 
 }  // namespace vramfit
-
-namespace vramfit::detail {  // steps of estimate_inference, declared for the tests that pin them
-
-// vLLM's KV budget (gpu_worker.determine_available_memory): floor(util × memory) − weights − activation
-// peak − non-torch memory (and from 0.21 the CUDA graphs' estimate, `graphs_in_budget`), cut into block ids of
-// `groups.row_bytes` (get_kv_cache_config_from_groups). A request of sequence_tokens holds groups.blocks_per_request
-// of them (get_max_concurrency_for_kv_cache_config); with fewer vLLM refuses to start (check_enough_kv_cache_memory).
-// "GPU KV cache size" is num_blocks // groups × the smallest block up to 0.20 and int(concurrency × max_model_len)
-// from 0.21 (PR #41069). Pure arithmetic, pinned against logs.
-VllmCapacity vllm_kv_capacity(std::uint64_t gpu_memory_bytes, double gpu_util, std::uint64_t weights_bytes,
-                              std::uint64_t activation_bytes, std::uint64_t non_torch_bytes, const VllmKvGroups& groups,
-                              std::uint64_t sequence_tokens, VllmRule rule, std::uint64_t graphs_in_budget = 0);
-// A model whose layers all attend in full, `kv_bytes_per_token` over all its layers: one group of 16-token blocks.
-VllmCapacity vllm_kv_capacity(std::uint64_t gpu_memory_bytes, double gpu_util, std::uint64_t weights_bytes,
-                              std::uint64_t activation_bytes, std::uint64_t non_torch_bytes,
-                              std::uint64_t kv_bytes_per_token, std::uint64_t sequence_tokens);
-
-// SGLang's pool from what its log prints: F0 ("Load weight begin. avail mem"), the weights' "mem usage", the
-// fraction and the cell; rest = F1 − F0 × (1 − fraction) with F1 = F0 − weights,
-// tokens = rest // cell as profile_max_num_token computes them, capped by max_total_tokens (0: none). A hybrid
-// model (`state_slot_bytes` > 0, one request's state on one rank) first sets aside its state pool from rest
-// (sglang_state_pool). Defined in sglang_pool.cpp.
-SglangCapacity sglang_kv_capacity(std::uint64_t free_at_start_bytes, double mem_fraction_static,
-                                  std::uint64_t weights_bytes, std::uint64_t cell_bytes, std::uint64_t context_len,
-                                  std::uint64_t max_total_tokens = 0, std::uint64_t state_slot_bytes = 0);
-
-// llama.cpp's GPU compute buffer for one ubatch (worst-case graph reserve, f32 intermediates):
-//   attention, -fa off: n_ubatch · (n_kv · n_head · 4 [KQ] + n_kv · 4 [KQ mask] + 4 · n_embd · 4)
-//   attention, -fa on:  n_ubatch · (n_kv · 2 [f16 mask] + 4 · n_embd · 4)
-//   output:             n_ubatch · (n_vocab + n_embd) · 4 [logits + final hidden state]
-// and the largest of them (ggml-alloc reuses memory between phases).
-std::uint64_t llamacpp_compute_buffer(std::uint64_t n_ubatch, std::uint64_t n_kv, std::uint64_t n_head,
-                                      std::uint64_t n_embd, std::uint64_t n_vocab, std::uint64_t n_ff,
-                                      bool flash_attn);
-
-}  // namespace vramfit::detail

@@ -4,7 +4,7 @@
 #include <string>  // std::to_string
 #include <vector>  // std::vector
 
-#include "memory/ollama_server.hpp"
+#include "memory/engines/ollama_server.hpp"
 #include "util/number_text.hpp"
 #include "util/text.hpp"
 

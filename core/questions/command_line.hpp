@@ -3,7 +3,7 @@
 // each flag only where it differs from the engine's default.
 #include <string>  // std::string
 
-#include "memory/llamacpp_fit.hpp"
+#include "memory/engines/llamacpp_fit.hpp"
 #include "questions/evaluate.hpp"
 
 namespace vramfit {

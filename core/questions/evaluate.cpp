@@ -14,7 +14,7 @@
 #include "hardware/speed.hpp"  // gpu_class_of
 #include "questions/command_line.hpp"
 #include "questions/placed_breakdown.hpp"
-#include "memory/ollama_server.hpp"
+#include "memory/engines/ollama_server.hpp"
 #include "questions/ollama_server.hpp"
 
 namespace vramfit {

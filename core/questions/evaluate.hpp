@@ -11,7 +11,7 @@
 #include "formats/imported_model.hpp"
 #include "hardware/gpu.hpp"
 #include "memory/inference.hpp"
-#include "memory/llamacpp_fit.hpp"
+#include "memory/engines/llamacpp_fit.hpp"
 #include "model/model_presets.hpp"
 #include "hardware/fit.hpp"
 #include "hardware/serving.hpp"

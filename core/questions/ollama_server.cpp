@@ -2,7 +2,7 @@
 
 #include <algorithm>  // std::max
 
-#include "memory/ollama_server.hpp"
+#include "memory/engines/ollama_server.hpp"
 
 namespace vramfit {
 

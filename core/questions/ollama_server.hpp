@@ -1,6 +1,7 @@
 #pragma once
-// Ollama from 0.30 as its server settles a request before it starts llama-server (memory/ollama_server.hpp): the
-// context it picks and caps, flash attention left to llama.cpp, and what the fit plan leaves to say.
+// Ollama from 0.30 as its server settles a request before it starts llama-server
+// (memory/engines/ollama_server.hpp): the context it picks and caps, flash attention left to llama.cpp, and what the
+// fit plan leaves to say.
 #include "questions/evaluate.hpp"
 
 namespace vramfit {

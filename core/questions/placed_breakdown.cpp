@@ -3,7 +3,7 @@
 #include <algorithm>  // std::find_if
 #include <string>     // std::string
 
-#include "memory/engine.hpp"
+#include "memory/engines/engine.hpp"
 #include "util/message.hpp"
 
 namespace vramfit {

@@ -6,7 +6,7 @@
 #include <vector>   // std::vector
 
 #include "memory/inference.hpp"
-#include "memory/llamacpp_fit.hpp"
+#include "memory/engines/llamacpp_fit.hpp"
 #include "questions/verdict.hpp"
 #include "util/explanation.hpp"
 

@@ -10,7 +10,7 @@
 
 #include "hardware/fit.hpp"
 #include "memory/inference.hpp"
-#include "memory/llamacpp_fit.hpp"
+#include "memory/engines/llamacpp_fit.hpp"
 #include "util/message.hpp"
 
 namespace vramfit {

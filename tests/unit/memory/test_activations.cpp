@@ -7,7 +7,7 @@
 
 #include "../training_fixtures.hpp"
 #include "memory/activations.hpp"
-#include "memory/engine.hpp"  // detail::TorchReserve
+#include "memory/engines/transformers.hpp"  // detail::TorchReserve
 #include "memory/training.hpp"
 #include "model/hf_config.hpp"
 

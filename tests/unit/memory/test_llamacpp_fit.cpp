@@ -10,7 +10,7 @@
 // The free memory fit measured against is what it left plus what it planned: 1199 + 19187 = 20386 MiB (and
 // 61807 − 20386 + 1024 = 42445 ≈ the 42444 MiB it had to shed).
 #include "../test_support.hpp"
-#include "memory/llamacpp_fit.hpp"
+#include "memory/engines/llamacpp_fit.hpp"
 #include "questions/evaluate.hpp"
 
 using namespace vramfit;

@@ -6,7 +6,7 @@
 
 #include "engine_reports.hpp"
 #include "json/request.hpp"
-#include "memory/engine.hpp"
+#include "memory/engines/mlx.hpp"
 #include "memory/inference.hpp"
 #include "questions/evaluate.hpp"
 #include "vramfit/vramfit.hpp"

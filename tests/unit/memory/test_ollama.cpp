@@ -5,7 +5,7 @@
 
 #include "engine_reports.hpp"
 #include "memory/inference.hpp"
-#include "memory/ollama.hpp"
+#include "memory/engines/ollama.hpp"
 #include "questions/evaluate.hpp"
 
 using namespace vramfit;

@@ -9,7 +9,7 @@
 
 #include "engine_reports.hpp"
 #include "json/answer.hpp"
-#include "memory/ollama_server.hpp"
+#include "memory/engines/ollama_server.hpp"
 #include "questions/evaluate.hpp"
 
 using namespace vramfit;

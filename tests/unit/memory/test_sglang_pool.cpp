@@ -8,7 +8,7 @@
 #include "engine_reports.hpp"
 #include "memory/inference.hpp"
 #include "memory/kv_cache.hpp"
-#include "memory/sglang_pool.hpp"
+#include "memory/engines/sglang_pool.hpp"
 
 using namespace vramfit;
 

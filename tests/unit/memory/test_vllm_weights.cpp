@@ -2,7 +2,7 @@
 // 007d50058a06dec0f82472d63c819244d460c40d, vllm/model_executor/layers/quantization/mxfp4.py (get_mxfp4_backend,
 // Mxfp4MoEMethod.create_weights).
 #include "engine_reports.hpp"
-#include "memory/vllm_weights.hpp"
+#include "memory/engines/vllm_weights.hpp"
 
 using namespace vramfit;
 

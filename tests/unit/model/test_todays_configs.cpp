@@ -9,7 +9,7 @@
 #include "memory/activations.hpp"
 #include "memory/inference.hpp"
 #include "memory/kv_cache.hpp"
-#include "memory/vllm_weights.hpp"
+#include "memory/engines/vllm_weights.hpp"
 #include "model/hf_config.hpp"
 #include "model/hf_config_json.hpp"
 

@@ -1,4 +1,4 @@
-#include "memory/vllm_kv_groups.hpp"
+#include "memory/engines/vllm_kv_groups.hpp"
 
 #include <algorithm>  // std::min, std::max
 #include <map>        // std::map

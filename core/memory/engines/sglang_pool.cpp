@@ -1,10 +1,9 @@
-#include "memory/sglang_pool.hpp"
+#include "memory/engines/sglang_pool.hpp"
 
 #include <algorithm>  // std::min, std::max
 #include <cmath>      // std::floor
 
-#include "memory/engine.hpp"
-#include "memory/inference.hpp"
+#include "memory/engines/sglang.hpp"  // SglangCapacity, sglang_kv_capacity
 
 namespace vramfit {
 

@@ -1,4 +1,4 @@
-#include "memory/vllm_weights.hpp"
+#include "memory/engines/vllm_weights.hpp"
 
 #include <algorithm>    // std::min
 #include <string_view>  // std::string_view

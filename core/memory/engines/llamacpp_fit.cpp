@@ -1,4 +1,4 @@
-#include "memory/llamacpp_fit.hpp"
+#include "memory/engines/llamacpp_fit.hpp"
 
 #include <algorithm>  // std::min, std::max
 #include <numeric>    // std::accumulate

@@ -1,4 +1,4 @@
-#include "memory/ollama_server.hpp"
+#include "memory/engines/ollama_server.hpp"
 
 #include <algorithm>  // std::min, std::max
 #include <vector>     // std::erase_if

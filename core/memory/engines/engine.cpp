@@ -1,0 +1,59 @@
+#include "memory/engines/engine.hpp"
+
+namespace vramfit {
+
+std::string_view attention_name(Attention attention) noexcept {
+  return attention == Attention::eager ? "eager" : "sdpa";
+}
+
+std::optional<Attention> parse_attention(std::string_view name) noexcept {
+  if (name == "sdpa" || name == "flash" || name == "flash_attention_2") return Attention::sdpa;
+  if (name == "eager") return Attention::eager;
+  return std::nullopt;
+}
+
+std::string_view kv_allocation_name(KvAllocation allocation) noexcept {
+  switch (allocation) {
+    case KvAllocation::paged: return "paged";
+    case KvAllocation::static_max: return "static";
+    case KvAllocation::engine_default: return "default";
+  }
+  return "default";
+}
+
+std::optional<KvAllocation> parse_kv_allocation(std::string_view name) noexcept {
+  if (name == "static") return KvAllocation::static_max;
+  if (name == "paged") return KvAllocation::paged;
+  return std::nullopt;
+}
+
+std::span<const EngineVersionChoice> engine_version_choices() noexcept {
+  static constexpr EngineVersionChoice kChoices[] = {
+      {Engine::vllm, "0.25"},      {Engine::vllm, "0.21"},       {Engine::vllm, "0.11"},       {Engine::sglang, "0.5.9"},    {Engine::sglang, "0.5.2"},
+      {Engine::ollama, "0.31.1"},  {Engine::ollama, "0.30.10"},  {Engine::ollama, "0.11.10"},
+      {Engine::ollama, "0.6.6"},   {Engine::mlx, "0.26.4"}};
+  return kChoices;
+}
+
+}  // namespace vramfit
+
+namespace vramfit::detail {
+
+std::optional<EngineVersion> parse_engine_version(std::string_view v) noexcept {
+  if (!v.empty() && (v.front() == 'v' || v.front() == 'V')) v.remove_prefix(1);
+  EngineVersion out;
+  std::size_t i = 0;
+  for (std::size_t n = 0; n < 3; ++n) {
+    const std::size_t start = i;
+    while (i < v.size() && v[i] >= '0' && v[i] <= '9' && i - start < 6) out.part[n] = out.part[n] * 10 + static_cast<std::uint64_t>(v[i++] - '0');
+    if (i == start) return std::nullopt;
+    if (i == v.size() || v[i] != '.') break;
+    ++i;
+  }
+  // What may follow the numbers: a pre-release or local tag ("rc1", "-rc2", "+cu128", ".dev3").
+  if (i < v.size() && !(v[i] == 'r' || v[i] == '-' || v[i] == '+' || v[i] == 'd' || v[i] == 'p' || v[i] == 'a' || v[i] == 'b'))
+    return std::nullopt;
+  return out;
+}
+
+}  // namespace vramfit::detail
