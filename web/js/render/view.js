@@ -91,9 +91,12 @@ export function headline(report, { t, f }) {
   const v = report.verdict;
   const row = v.gpu ? report.gpus.find((g) => g.id === v.gpu) ?? null : null;
   // A Mac's clause follows the sentence: how much of its RAM the verdict counted (the core's English has both).
-  const text = v.wired_i18n ? t.message('', v.message_i18n, f) + t.message('', v.wired_i18n, f)
-    : t.message(v.message, v.message_i18n, f);
-  return { row, text, fit: v.fit };
+  // Where an input it depends on is not known, a lead says how sure it is ("Unknown: ") and the reasons say why.
+  const lead = v.lead_i18n ? t.message('', v.lead_i18n, f) : '';
+  const text = lead + (v.wired_i18n || lead ? t.message('', v.message_i18n, f) + (v.wired_i18n ? t.message('', v.wired_i18n, f) : '')
+    : t.message(v.message, v.message_i18n, f));
+  const reasons = (v.certainty_reasons_i18n ?? []).map((r, i) => t.message(v.certainty_reasons[i], r, f));
+  return { row, text, fit: v.fit, certainty: v.certainty ?? 'certain', reasons };
 }
 
 /** The verdict's words for its GPU's row in a table, where the row's fit says less (part of it in system RAM). */
