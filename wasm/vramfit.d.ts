@@ -478,6 +478,7 @@ export interface Verdict {
   certainty_reasons: string[];
   certainty_reasons_i18n: MessageId[];
   /** "Likely: " or "Unknown: ", which `message` starts with; null when certain. */
+  lead: string | null;
   lead_i18n: MessageId | null;
 }
 

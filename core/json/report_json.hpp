@@ -191,6 +191,7 @@ inline void write_verdict(JsonWriter& w, const Verdict& v) {
   else w.message_id("label_i18n", v.label);
   w.field("message", v.text());
   w.message_id("message_i18n", v.message);
+  write_text_or_null(w, "lead", v.lead);
   if (v.lead.empty()) w.field("lead_i18n", nullptr);
   else w.message_id("lead_i18n", v.lead);
   if (v.wired.empty()) w.field("wired_i18n", nullptr);

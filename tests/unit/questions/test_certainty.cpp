@@ -78,12 +78,14 @@ TEST_CASE("a checkpoint without its hf_quant_config.json: unknown where the marg
   CHECK(-margin < kSpread);
   CHECK(v.at("certainty") == "unknown");
   CHECK(has_reason(v, "certainty.quant_file"));
+  CHECK(v.at("lead") == "Unknown: ");
   CHECK(v.at("lead_i18n").at("id") == "headline.lead_unknown");
   CHECK(v.at("message").get<std::string>().starts_with("Unknown: "));
   // With the file read the format is known: certain.
   const json whole = llama70_fp8({{"gpu", "rtx-pro-6000-blackwell"}, {"context", 8192}}, true);
   CHECK(whole.at("verdict").at("certainty") == "certain");
   CHECK(whole.at("verdict").at("certainty_reasons").empty());
+  CHECK(whole.at("verdict").at("lead").is_null());
   CHECK(whole.at("verdict").at("lead_i18n").is_null());
   // On one B200 it fits as bf16, and a smaller format only frees more: certain, though the file is unread.
   const json roomy = llama70_fp8({{"gpu", "b200"}, {"context", 8192}}, false);

@@ -90,11 +90,11 @@ export function totalRange(report) {
 export function headline(report, { t, f }) {
   const v = report.verdict;
   const row = v.gpu ? report.gpus.find((g) => g.id === v.gpu) ?? null : null;
-  // A Mac's clause follows the sentence: how much of its RAM the verdict counted (the core's English has both).
-  // Where an input it depends on is not known, a lead says how sure it is ("Unknown: ") and the reasons say why.
-  const lead = v.lead_i18n ? t.message('', v.lead_i18n, f) : '';
-  const text = lead + (v.wired_i18n || lead ? t.message('', v.message_i18n, f) + (v.wired_i18n ? t.message('', v.wired_i18n, f) : '')
-    : t.message(v.message, v.message_i18n, f));
+  // A Mac's clause follows the sentence: how much of its RAM the verdict counted; where an input it depends on is not
+  // known, a lead before it says how sure it is ("Unknown: ") and the reasons say why (the core's English has all).
+  const lead = v.lead_i18n ? t.message(v.lead, v.lead_i18n, f) : '';
+  const text = lead + (v.wired_i18n ? t.message('', v.message_i18n, f) + t.message('', v.wired_i18n, f)
+    : t.message(v.message.slice(v.lead?.length ?? 0), v.message_i18n, f));
   const reasons = (v.certainty_reasons_i18n ?? []).map((r, i) => t.message(v.certainty_reasons[i], r, f));
   return { row, text, fit: v.fit, certainty: v.certainty ?? 'certain', reasons };
 }
