@@ -75,8 +75,13 @@ std::string gpu_name(const json& catalog, const json& id) {
   return id.is_string() ? id.get<std::string>() : std::string();
 }
 
-// The headline sentence the page shows, above the GPU table it sums up.
-void append_headline(std::string& out, const json& a) { appendf(out, "%s\n", text(a.at("verdict").at("message"))); }
+// The headline sentence the page shows, above the GPU table it sums up, and why it is not certain where it is not.
+void append_headline(std::string& out, const json& a) {
+  const json& v = a.at("verdict");
+  appendf(out, "%s\n", text(v.at("message")));
+  if (const auto reasons = v.find("certainty_reasons"); reasons != v.end())
+    for (const json& reason : *reasons) appendf(out, "  why not certain: %s\n", text(reason));
+}
 
 void append_notes(std::string& out, const json& notes, const char* indent) {
   for (const json& note : notes) appendf(out, "%snote: %s\n", indent, text(note));

@@ -87,6 +87,10 @@ const groupTitle = (g) => `${KIND_TITLES[g.kind]}${g.engine ? `: ${ENGINE_NAMES[
 const valueText = (x, unit) => figureText(unit === 'params' || unit === 'tokens' || unit === 'bytes'
   ? Math.round(x) : Number(x.toPrecision(6)), unit);
 
+// "file sizes (18 rows) 0.01 %, …": each kind's median error, as the page's link says it.
+const kindsText = (result) => kindMedians(result).map((k) =>
+  `${KIND_TITLES[k.kind].toLowerCase()} (${k.rows} row${k.rows === 1 ? '' : 's'}) median ${plain(k.median_error)}`).join(', ');
+
 export function markdown(result) {
   const out = [
     '# Validation',
@@ -94,7 +98,7 @@ export function markdown(result) {
     '<!-- Written by scripts/validation.mjs from tests/data/validation.json; edit those, not this file. -->',
     '',
     `vramfit checked against ${result.rows.length} published measurements: median error ${plain(result.median)}, ` +
-      `worst ${plain(result.worst)}.`,
+      `worst ${plain(result.worst)}. By kind: ${kindsText(result)}.`,
     '',
     'Each row is a figure measured or published outside vramfit (a line an engine printed, a file\'s size on the ' +
       'Hub, a model card\'s parameter count, a peak a run measured), the request that reproduces its scenario, and ' +
@@ -133,7 +137,7 @@ export function html(result) {
     'text-align:left;vertical-align:top}.num{text-align:right;white-space:nowrap}.scroll{overflow-x:auto}' +
     '</style></head><body><p><a href="./">vramfit</a></p><h1>Validation</h1>',
   `<p>vramfit checked against ${result.rows.length} published measurements: median error ${plain(result.median)}, ` +
-    `worst ${plain(result.worst)}. Each row is a figure measured or published outside vramfit, the request that ` +
+    `worst ${plain(result.worst)}. By kind: ${escape(kindsText(result))}. Each row is a figure measured or published outside vramfit, the request that ` +
     'reproduces its scenario, and vramfit\'s answer to it; the unit tests fail when an answer leaves its tolerance.</p>',
   '<div class="scroll"><table><thead><tr><th>Group</th><th class="num">Rows</th><th class="num">Median error</th>' +
     '<th class="num">Worst error</th></tr></thead><tbody>',
@@ -156,10 +160,21 @@ export function html(result) {
   return parts.join('\n') + '\n';
 }
 
+// The median error of each kind, in KIND_TITLES' order: exact file sizes and parameter counts would otherwise hide
+// the engines' figures in one median.
+export function kindMedians(result) {
+  return Object.keys(KIND_TITLES).map((kind) => {
+    const errors = result.rows.filter((r) => r.kind === kind).map((r) => Math.abs(r.error));
+    return errors.length ? { kind, rows: errors.length, median_error: Number(median(errors).toFixed(4)) } : null;
+  }).filter(Boolean);
+}
+
 export function summaryModule(result) {
+  const kinds = kindMedians(result).map((k) => `\n  { kind: '${k.kind}', rows: ${k.rows}, median_error: ${k.median_error} },`);
   return '// Written by scripts/validation.mjs from tests/data/validation.json: what the page says beside the ' +
-    'total\'s range.\n' +
-    `export const validation = { rows: ${result.rows.length}, median_error: ${Number(result.median.toFixed(4))} };\n`;
+    'total\'s range, the median error per kind of figure.\n' +
+    `export const validation = { rows: ${result.rows.length}, median_error: ${Number(result.median.toFixed(4))}, kinds: [` +
+    `${kinds.join('')}\n] };\n`;
 }
 
 export function generate(cliPath = cli) {

@@ -278,3 +278,12 @@ vramfit_cli_test(check_bad_input EXIT 2 ARGS --model llama-3.1-8b --context -1 -
 vramfit_cli_test(check_not_estimate EXIT 2 ARGS --model llama-3.1-8b --gpu rtx-4090 --rank-gpus --check
                  MATCH "vramfit: --check: checks an estimate's verdict")
 vramfit_cli_test(check_with_json EXIT 2 ARGS --model llama-3.1-8b --check --json MATCH "vramfit: --check: prints one line")
+# Issue 33: "unknown" as an answer. A bare count has no architecture, so its KV cache and activations are not counted:
+# 7e9 × 2 B = 14 GB of weights fit a 24 GiB card, but whether the rest does is unknown, and the answer says why.
+vramfit_cli_test(bare_unknown ARGS --params 7e9 --weights fp16 --gpu rtx-4090
+                 MATCH "Unknown: Fits on one GeForce RTX 4090[^\n]*\n  why not certain: A bare parameter count has no architecture")
+vramfit_cli_test(bare_unknown_json ARGS --params 7e9 --weights fp16 --gpu rtx-4090 --json
+                 MATCH "\"verdict\":{\"certainty\":\"unknown\",\"certainty_reasons\":\\[\"A bare parameter count")
+# 70e9 × 2 B = 140 GB of weights alone do not fit 24 GiB: certain, whatever the rest.
+vramfit_cli_test(bare_short_certain ARGS --params 70e9 --weights fp16 --gpu rtx-4090 --json
+                 MATCH "\"verdict\":{\"certainty\":\"certain\",\"certainty_reasons\":\\[\\]")

@@ -470,6 +470,16 @@ export interface Verdict {
   /** runs_split: where the engine puts it: bytes on its GPUs (`gpus` of them, with the CUDA context) and in system
    * RAM; null otherwise. */
   placement: { gpu_bytes: number; gpus: number; ram_bytes: number } | null;
+  /** How sure it is where an input it depends on is not known (a checkpoint's hf_quant_config.json not read, a bare
+   * parameter count): certain where every value the input may take gives this verdict; likely where each runs (or
+   * none does) but the headroom differs; unknown where the verdict flips between them. */
+  certainty: 'certain' | 'likely' | 'unknown';
+  /** Why it is not certain, in English; empty when certain. */
+  certainty_reasons: string[];
+  certainty_reasons_i18n: MessageId[];
+  /** "Likely: " or "Unknown: ", which `message` starts with; null when certain. */
+  lead: string | null;
+  lead_i18n: MessageId | null;
 }
 
 /** Bytes on one GPU of a tensor- or pipeline-parallel deployment. */

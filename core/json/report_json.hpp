@@ -169,6 +169,10 @@ inline void write_gpu_fit(JsonWriter& w, const Gpu& gpu, Fit fit, std::int64_t f
 // clause after it, or null)}.
 inline void write_verdict(JsonWriter& w, const Verdict& v) {
   w.begin_object("verdict");
+  // How sure it is, where an input it depends on is not known, and why; the lead ("Unknown: ") starts the message.
+  w.field("certainty", certainty_name(v.certainty));
+  w.field("certainty_reasons", v.reasons);
+  w.message_ids("certainty_reasons_i18n", v.reasons);
   w.field("fit", verdict_fit_name(v.kind));
   if (v.gpu) w.field("gpu", v.gpu->id);
   else w.field("gpu", nullptr);
@@ -187,6 +191,9 @@ inline void write_verdict(JsonWriter& w, const Verdict& v) {
   else w.message_id("label_i18n", v.label);
   w.field("message", v.text());
   w.message_id("message_i18n", v.message);
+  write_text_or_null(w, "lead", v.lead);
+  if (v.lead.empty()) w.field("lead_i18n", nullptr);
+  else w.message_id("lead_i18n", v.lead);
   if (v.wired.empty()) w.field("wired_i18n", nullptr);
   else w.message_id("wired_i18n", v.wired);
   w.end_object();

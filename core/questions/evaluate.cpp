@@ -111,12 +111,17 @@ Result<ModelSpec> model_of_request(const Catalog& catalog, const Request& r, std
 // A config.json alone that names no quantization, from a checkpoint whose name says FP8 or NVFP4: NVIDIA's ModelOpt
 // exports keep that format in hf_quant_config.json beside it. The weights stay counted as bf16, and the note says so
 // and asks for that file; nothing is guessed from the name.
-std::optional<Message> quant_config_missing(const Request& r, const ModelSpec& model) {
-  if (r.config_json.empty() || !r.quant_config_json.empty() || !r.weights.empty() || !model.quantization.empty())
-    return std::nullopt;
+CheckpointName checkpoint_name_of(const Request& r) {
   // The file's or folder's name, else the repository's id a looked-up config.json is shown by.
   CheckpointName named = read_checkpoint_name(r.config_name);
   if (named.format.empty()) named = read_checkpoint_name(r.model_name);
+  return named;
+}
+
+std::optional<Message> quant_config_missing(const Request& r, const ModelSpec& model) {
+  if (r.config_json.empty() || !r.quant_config_json.empty() || !r.weights.empty() || !model.quantization.empty())
+    return std::nullopt;
+  const CheckpointName named = checkpoint_name_of(r);
   if (named.format.empty()) return std::nullopt;
   return message("import.quant_config_missing",
                  "{name}: the name says {format}, but its config.json names no quantization; the weights are counted "
@@ -506,6 +511,84 @@ void check_gpus_needed(Report& report, const Catalog& catalog, const Request& r,
   add_verdict(report, rr);
 }
 
+// The kind the other report's verdict gives the GPU this one speaks of: its own verdict where it names that GPU, else
+// that GPU's row by the GPU table's rule (with no GPU chosen the headline may name another class of cards).
+std::optional<VerdictKind> kind_on(const Report& other, const Gpu* gpu) {
+  if (other.verdict.gpu == gpu) return other.verdict.kind;
+  for (const GpuFit& f : other.gpus)
+    if (f.gpu == gpu)
+      return f.fit == Fit::fits ? VerdictKind::fits : f.fit == Fit::tight ? VerdictKind::tight : VerdictKind::does_not_fit;
+  return std::nullopt;
+}
+
+// The format a checkpoint's name says, as a weight format: NVIDIA's "-FP4" exports are NVFP4.
+std::string named_weight_format(const CheckpointName& named) {
+  return named.format == "FP8" ? "fp8" : "nvfp4";
+}
+
+// Where an input the verdict depends on is not known, how sure the verdict is: each value the input may take is
+// estimated (the spread it causes), and the verdict at the assumed value is weighed against theirs.
+// - A config.json whose checkpoint's name says FP8 or NVFP4 but whose hf_quant_config.json was not read: counted as
+//   bf16, against the name's format; under vLLM also with the fp8 KV cache its kv_cache_dtype "auto" would take from
+//   that file, as ModelOpt's FP8 exports set kv_cache_quant_algo.
+// - A bare parameter count: no architecture, so no KV cache or activations are counted and their size has no bound
+//   but the context; where the weights alone fit, whether the rest fits is unknown. Where they do not, it is certain.
+void judge_certainty(Report& report, const Catalog& catalog, const Request& r, const ResolvedRequest& rr) {
+  Verdict& v = report.verdict;
+  if (!v.gpu) return;
+  const bool quant_file = std::find(rr.missing_files.begin(), rr.missing_files.end(), "hf_quant_config.json") !=
+                          rr.missing_files.end();
+  std::vector<VerdictKind> kinds;
+  std::vector<Message> reasons;
+  if (quant_file) {
+    const CheckpointName named = checkpoint_name_of(r);
+    const std::string format = named_weight_format(named);
+    const bool kv_follows = rr.options.engine == Engine::vllm && !rr.options.kv_dtype;
+    for (const bool fp8_kv : kv_follows ? std::vector<bool>{false, true} : std::vector<bool>{false}) {
+      Request other = r;
+      other.weights = format;
+      if (fp8_kv) other.kv_dtype = "fp8";
+      if (!rr.gpu) other.gpu.clear(), other.wired_limit_mb = 0;  // judged on every GPU, as this report is
+      auto resolved = resolve_request(catalog, other);
+      if (!resolved) continue;
+      resolved.value().options.explain = false;  // only its verdict is read
+      auto after = evaluate(catalog, other, resolved.value());
+      if (!after) continue;
+      const auto kind = kind_on(after.value(), v.gpu);
+      if (!kind) continue;
+      kinds.push_back(*kind);
+      if (*kind == v.kind) continue;
+      const std::vector<MessageArg> args = {arg::text("format", named.format),
+                                            arg::message("verdict", after.value().verdict.message)};
+      reasons.push_back(fp8_kv ? message("certainty.quant_file_kv",
+                                         "Its hf_quant_config.json was not read, so the weights are counted as bf16. "
+                                         "As {format}, as its name says, with the fp8 KV cache vLLM takes from that "
+                                         "file where it quantizes the cache: {verdict}.",
+                                         args)
+                               : message("certainty.quant_file",
+                                         "Its hf_quant_config.json was not read, so the weights are counted as bf16. "
+                                         "As {format}, as its name says: {verdict}.",
+                                         args));
+    }
+  }
+  Certainty c = certainty_of(v.kind, kinds);
+  if (report.model.is_bare() && verdict_fit_name(v.kind) != "does_not_fit") {
+    c = Certainty::unknown;
+    const auto row = std::find_if(report.gpus.begin(), report.gpus.end(), [&](const GpuFit& f) { return f.gpu == v.gpu; });
+    reasons.insert(reasons.begin(),
+                   message("certainty.bare",
+                           "A bare parameter count has no architecture: the KV cache and the activations are not "
+                           "counted, and they grow with the context; {free_bytes} is left for them.",
+                           {arg::gb("free_bytes", row != report.gpus.end() && row->free_bytes > 0
+                                                      ? static_cast<std::uint64_t>(row->free_bytes) : 0, 1)}));
+  }
+  v.certainty = c;
+  if (c == Certainty::certain) return;
+  v.reasons = std::move(reasons);
+  v.lead = c == Certainty::unknown ? message("headline.lead_unknown", "Unknown: ")
+                                   : message("headline.lead_likely", "Likely: ");
+}
+
 void add_command(Report& report, const Request& r, const ResolvedRequest& rr) {
   const EngineCommand command = command_for(report, r, rr, report.llamacpp_fit ? &*report.llamacpp_fit : nullptr);
   report.command = command.text;
@@ -866,6 +949,7 @@ Result<Report> on_every_gpu(const Catalog& catalog, const Request& r, const Reso
   add_command(report, r, without_gpu(rr));
   report.gpus = fit_rows(report.estimate, catalog.gpus, rr.fit_headroom);
   check_gpus_needed(report, catalog, r, without_gpu(rr));
+  if (rr.options.explain) judge_certainty(report, catalog, r, without_gpu(rr));
   return report;
 }
 
@@ -941,6 +1025,8 @@ Result<Report> evaluate(const Catalog& catalog, const Request& r, const Resolved
   if (report.estimate.engine == Engine::ollama)
     report.ollama_version = r.engine_version.empty() ? std::string(kOllamaVersionModelled) : r.engine_version;
   check_gpus_needed(report, catalog, r, rr);
+  // A pass that reads only the fit (explanations off: the GPU count's walk, the ranking) leaves it out.
+  if (rr.options.explain) judge_certainty(report, catalog, r, rr);
   add_serving(report, rr, r);
   add_command(report, r, rr);
   explain_placement(report.estimate.explanations, report.estimate, report.verdict,

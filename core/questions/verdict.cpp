@@ -33,6 +33,29 @@ std::string_view verdict_fit_name(VerdictKind kind) noexcept {
   return "none";
 }
 
+std::string_view certainty_name(Certainty c) noexcept {
+  switch (c) {
+    case Certainty::certain: return "certain";
+    case Certainty::likely: return "likely";
+    case Certainty::unknown: return "unknown";
+  }
+  return "certain";
+}
+
+namespace {
+// Runs on the GPU as asked, whatever the headroom; an engine that refuses to start does not.
+bool runs(VerdictKind k) { return k == VerdictKind::fits || k == VerdictKind::tight || k == VerdictKind::runs_split; }
+}  // namespace
+
+Certainty certainty_of(VerdictKind assumed, const std::vector<VerdictKind>& alternatives) noexcept {
+  Certainty out = Certainty::certain;
+  for (VerdictKind k : alternatives) {
+    if (runs(k) != runs(assumed)) return Certainty::unknown;
+    if (k != assumed) out = Certainty::likely;
+  }
+  return out;
+}
+
 namespace {
 
 using About = VerdictScene::About;

@@ -24,6 +24,15 @@ std::string_view verdict_kind_name(VerdictKind kind) noexcept;  // "fits", …, 
 // engine that refuses to start a no. "fits", "tight", "does_not_fit" or "none".
 std::string_view verdict_fit_name(VerdictKind kind) noexcept;
 
+// How sure the verdict is where an input it depends on is not known (a checkpoint's quantization file not read, a
+// bare parameter count without its architecture): certain where every value that input may take gives the same
+// verdict; likely where each runs (or none does) but the headroom differs; unknown where the margin is smaller than
+// the spread the input causes, so the answer flips between its values.
+enum class Certainty { certain, likely, unknown };
+std::string_view certainty_name(Certainty c) noexcept;  // "certain", "likely", "unknown"
+// The verdict at the value the estimate assumed against its kinds at the other values the input may take.
+Certainty certainty_of(VerdictKind assumed, const std::vector<VerdictKind>& alternatives) noexcept;
+
 struct Verdict {
   VerdictKind kind = VerdictKind::none;
   const Gpu* gpu = nullptr;  // the GPU it speaks of (a row of the report's GPU list); null with kind none
@@ -34,7 +43,10 @@ struct Verdict {
   std::uint64_t ram_bytes = 0;  // runs_split: and what it keeps in system RAM
   std::uint64_t gpus = 1;       // runs_split: the GPUs gpu_bytes is spread over
   bool from_plan = false;       // runs_split: llama.cpp's --fit plan placed it (the estimate is every layer on the GPU)
-  std::string text() const { return message.text + wired.text; }
+  Certainty certainty = Certainty::certain;
+  Message lead;                  // "Likely: " or "Unknown: " before the sentence; empty when certain
+  std::vector<Message> reasons;  // why it is not certain: the input not known and what its values give
+  std::string text() const { return lead.text + message.text + wired.text; }
 };
 
 // One GPU as the report's GPU list judges it.

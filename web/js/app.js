@@ -22,7 +22,7 @@ const $ = (id) => document.getElementById(id);
 const dom = {
   form: $('inputs'), model: $('model'), modelList: $('model-list'), weights: $('weights'), context: $('context'),
   batch: $('batch'), gpu: $('gpu'), inputError: $('input-error'), resultError: $('result-error'), status: $('status'), summary: $('summary'),
-  gpuSection: $('gpu-section'), headline: $('headline'), totalGb: $('total-gb'), totalRange: $('total-range'), validationLink: $('validation-link'),
+  gpuSection: $('gpu-section'), headline: $('headline'), certaintyReasons: $('certainty-reasons'), totalGb: $('total-gb'), totalRange: $('total-range'), validationLink: $('validation-link'),
   modelFacts: $('model-facts'), bar: $('bar'), breakdown: $('breakdown'), notes: $('notes'), gpus: $('gpus'),
   gpuHead: $('gpu-head'), gpuCount: $('gpu-count'), gpusLegend: $('gpus-legend'), memoryCol: $('memory-col'),
   segment: $('segment'), lang: $('lang'), tabs: $('mode-tabs'), explain: $('explain'),

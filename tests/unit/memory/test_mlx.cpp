@@ -5,6 +5,7 @@
 #include <string>
 
 #include "engine_reports.hpp"
+#include "../validation_rows.hpp"
 #include "json/request.hpp"
 #include "memory/engines/mlx.hpp"
 #include "memory/inference.hpp"
@@ -70,7 +71,7 @@ TEST_CASE("MLX's peak for a long prompt: weights + the 256-step cache + one pref
   // (mlx/backend/metal/eval.cpp: the inputs ride in the completion handler), so the intermediates of up to 20–50
   // consecutive ops (max_ops_per_buffer) overlap with the next layer's: the range's top adds a second layer's live
   // set and old K and V, 9.222 GB.
-  const double printed = 9.111e9;
+  const double printed = test::validation_figure("mlx-mistral-7b-4bit-34k-peak").value;
   CHECK(static_cast<double>(e.total) / printed - 1.0 == doctest::Approx(-0.025).epsilon(0.005));
   CHECK(static_cast<double>(e.range.high) >= printed);
   CHECK(static_cast<double>(e.range.low) < printed);
@@ -239,7 +240,8 @@ TEST_CASE("mlx-lm 0.26.4 at a long prompt: the last chunk is at most prefill_ste
   CHECK(m.head_input_bytes + m.logits_bytes == 151'060'480ULL);
   CHECK(r.estimate.activations == 209'715'200ULL + 131'072'000ULL);
   // Against the 9.111 GB PR #40 printed, as the default: 2.5 % low.
-  CHECK(static_cast<double>(r.estimate.total) / 9.111e9 - 1.0 == doctest::Approx(-0.025).epsilon(0.005));
+  const double printed = test::validation_figure("mlx-mistral-7b-4bit-34k-peak").value;
+  CHECK(static_cast<double>(r.estimate.total) / printed - 1.0 == doctest::Approx(-0.025).epsilon(0.005));
 }
 
 TEST_CASE("MLX's engine_version: 0.22.2 and later read, older refused, and the report names the rule's version") {

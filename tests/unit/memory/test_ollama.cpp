@@ -4,6 +4,7 @@
 #include <string>
 
 #include "engine_reports.hpp"
+#include "../validation_rows.hpp"
 #include "memory/inference.hpp"
 #include "memory/engines/ollama.hpp"
 #include "questions/evaluate.hpp"
@@ -38,7 +39,7 @@ TEST_CASE("Ollama's graph estimate: GraphSize's llama and qwen2 formulas against
   OllamaGraphInputs llama{OllamaGraphFormula::llama, 8192, 512, 3072, 24, 8, 128, 128256, 0, false};
   const OllamaGraph g = ollama_graph(llama);
   CHECK(g.full == 444'598'272);
-  CHECK(mib(g.full) == doctest::Approx(424.0).epsilon(0.05 / 424.0));
+  CHECK(test::within_row(static_cast<double>(g.full), "ollama-llama-3.2-3b-graph"));
   CHECK(g.partial == 598'456'320);
   CHECK(mib(g.partial) == doctest::Approx(570.7).epsilon(0.05 / 570.7));
 
@@ -50,9 +51,9 @@ TEST_CASE("Ollama's graph estimate: GraphSize's llama and qwen2 formulas against
   OllamaGraphInputs qwen2{OllamaGraphFormula::qwen2, 2048, 512, 8192, 64, 8, 128, 152064, 0, false};
   const OllamaGraph q = ollama_graph(qwen2);
   CHECK(q.full == 328'204'288);
-  CHECK(mib(q.full) == doctest::Approx(313.0).epsilon(0.05 / 313.0));
+  CHECK(test::within_row(static_cast<double>(q.full), "ollama-qwen2.5-72b-graph-full"));
   CHECK(q.partial == 1'350'074'368);
-  CHECK(gib(q.partial) == doctest::Approx(1.3).epsilon(0.05 / 1.3));
+  CHECK(test::within_row(static_cast<double>(q.partial), "ollama-qwen2.5-72b-graph-partial"));
 
   // Without a formula of its own: GQA × KV / 6 for both; Metal keeps no separate partial graph.
   OllamaGraphInputs generic{OllamaGraphFormula::generic, 4096, 512, 4096, 32, 8, 128, 151936, 6'000'000, false};
@@ -97,24 +98,28 @@ TEST_CASE("Ollama's placement: last layer first while it fits, one spare layer, 
 
 TEST_CASE("Ollama's KV cache: num_ctx × num_parallel, every layer, against printed memory.required.kv") {
   // #8098 above: Llama 3.2 3B, num_ctx 2048, 4 parallel: 8192 × 28 layers × 8 KV heads × (128 + 128) × 2 B =
-  // 939,524,096 B = "896.0 MiB"; its graph "424.0 MiB".
+  // 939,524,096 B; the printed KV and graph are the validation table's rows.
   const Report small = evaluate_json(R"({"model":"llama-3.2-3b","engine":"ollama","engine_version":"0.11.10","context":2048,"batch":4})");
   CHECK(ollama_of(small).kv_bytes == 939'524'096);
-  CHECK(mib(ollama_of(small).graph_full_bytes) == doctest::Approx(424.0).epsilon(0.05 / 424.0));
+  CHECK(test::within_row(static_cast<double>(ollama_of(small).kv_bytes), "ollama-llama-3.2-3b-kv"));
+  CHECK(test::within_row(static_cast<double>(ollama_of(small).graph_full_bytes), "ollama-llama-3.2-3b-graph"));
   CHECK(ollama_of(small).graph_formula == "llama");
-  // #5913 above (a Qwen2 72B, 80 layers, 8 KV heads): 2048 × 80 × 8 × 256 × 2 B = 640.0 MiB; graph "313.0 MiB".
+  // #5913 above (a Qwen2 72B, 80 layers, 8 KV heads): 2048 × 80 × 8 × 256 × 2 B = 671,088,640 B; the printed KV and
+  // graphs are the validation table's rows.
   const Report qwen = evaluate_json(R"({"model":"qwen2.5-72b","engine":"ollama","engine_version":"0.11.10","context":2048,"weights":"q4_k_s"})");
-  CHECK(mib(ollama_of(qwen).kv_bytes) == 640.0);
-  CHECK(mib(ollama_of(qwen).graph_full_bytes) == doctest::Approx(313.0).epsilon(0.05 / 313.0));
-  CHECK(gib(ollama_of(qwen).graph_partial_bytes) == doctest::Approx(1.3).epsilon(0.05 / 1.3));
+  CHECK(ollama_of(qwen).kv_bytes == 671'088'640);
+  CHECK(test::within_row(static_cast<double>(ollama_of(qwen).kv_bytes), "ollama-qwen2.5-72b-kv"));
+  CHECK(test::within_row(static_cast<double>(ollama_of(qwen).graph_full_bytes), "ollama-qwen2.5-72b-graph-full"));
+  CHECK(test::within_row(static_cast<double>(ollama_of(qwen).graph_partial_bytes), "ollama-qwen2.5-72b-graph-partial"));
   // https://github.com/ollama/ollama/issues/9181 (a Llama 70B, num_ctx 64000, flash attention):
-  //   layers.model=81 ... memory.required.kv="19.5 GiB" ... memory.graph.partial="8.2 GiB"
-  // 64000 × 80 × 8 × 256 × 2 B = 20,971,520,000 B = 19.53 GiB.
+  //   layers.model=81 (the printed KV and partial graph: the validation table's rows)
+  // 64000 × 80 × 8 × 256 × 2 B = 20,971,520,000 B.
   const Report big = evaluate_json(
       R"({"model":"llama-3.3-70b","engine":"ollama","engine_version":"0.11.10","context":64000,"attention":"sdpa","weights":"q8_0"})");
   CHECK(ollama_of(big).kv_bytes == 20'971'520'000);
   CHECK(ollama_of(big).layers_model == 81);
-  CHECK(gib(ollama_of(big).graph_partial_bytes) == doctest::Approx(8.2).epsilon(0.05 / 8.2));
+  CHECK(test::within_row(static_cast<double>(ollama_of(big).kv_bytes), "ollama-llama-70b-64k-kv"));
+  CHECK(test::within_row(static_cast<double>(ollama_of(big).graph_partial_bytes), "ollama-llama-70b-64k-graph"));
 }
 
 TEST_CASE("Ollama's layers on a GPU: #9181's 11 layers per 22 GiB card at num_ctx 64000") {

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "engine_reports.hpp"
+#include "../validation_rows.hpp"
 #include "json/request.hpp"
 #include "memory/inference.hpp"
 #include "questions/evaluate.hpp"
@@ -21,10 +22,6 @@ std::uint64_t gib_bytes(double gib) { return static_cast<std::uint64_t>(gib * kG
 const SglangCapacity& sglang_of(const Report& report) {
   REQUIRE(report.estimate.sglang.has_value());
   return *report.estimate.sglang;
-}
-
-double error_of(std::uint64_t ours, std::uint64_t printed) {
-  return static_cast<double>(ours) / static_cast<double>(printed) - 1.0;
 }
 
 }  // namespace
@@ -122,16 +119,16 @@ TEST_CASE("SGLang without a version is taken as 0.5.10 and later, and says so") 
 TEST_CASE("SGLang on one H100 from the preset: Llama-3.1-8B within 5 % of two printed pools") {
   // SGLang's docs (OpenAI API notebook, a run of 2025-01-23, Meta-Llama-3.1-8B-Instruct, mem_fraction_static 0.88):
   //   "Load weight begin. avail mem=78.81 GB", "KV Cache is allocated. K size: 27.13 GB, V size: 27.13 GB.",
-  //   "max_total_num_tokens=444500, ..., context_len=131072"
-  // and PR #4760's run above, 442,750 tokens. vramfit: F0 = 79.18 − 0.5 (CUDA context) GiB, weights 16,060,522,496 B.
+  //   "max_total_num_tokens=…, ..., context_len=131072"
+  // and PR #4760's run above: both pools are the validation table's rows, which quote them. vramfit: F0 = 79.18 − 0.5 (CUDA context) GiB, weights 16,060,522,496 B.
   const Report report = evaluate_json(R"({"model":"llama-3.1-8b","engine":"sglang","gpu":"h100-sxm",
       "engine_version":"0.4.1"})");
   const SglangCapacity& c = sglang_of(report);
   CHECK(c.mem_fraction_static == 0.88);
   CHECK(c.cell_bytes == 131'072);
   CHECK(c.context_len == 131'072);
-  CHECK(std::abs(error_of(c.max_total_num_tokens, 444'500)) < 0.05);
-  CHECK(std::abs(error_of(c.max_total_num_tokens, 442'750)) < 0.05);
+  CHECK(test::within_row(static_cast<double>(c.max_total_num_tokens), "sglang-llama-3.1-8b-h100-docs"));
+  CHECK(test::within_row(static_cast<double>(c.max_total_num_tokens), "sglang-llama-3.1-8b-h100-pr4760"));
   // K and V of the pool as SGLang prints them: 27.13 GB each.
   CHECK(static_cast<double>(c.max_total_num_tokens * c.cell_bytes) / 2 / kGiBytes == doctest::Approx(27.13).epsilon(0.05));
 }
@@ -139,15 +136,15 @@ TEST_CASE("SGLang on one H100 from the preset: Llama-3.1-8B within 5 % of two pr
 TEST_CASE("SGLang tensor parallel 4: Qwen3-235B-A22B-FP8 on 4 × H100 at mem_fraction_static 0.93") {
   // https://github.com/vllm-project/vllm/issues/21348: "python3 -m sglang.launch_server --model
   // /path/to/Qwen3-235B-A22B-FP8 --tp 4 ... --mem-fraction-static 0.93" on 4 × H100 printed
-  //   "KV Cache is allocated. #tokens: 367404, K size: 8.23 GB, V size: 8.23 GB"
-  // 94 layers × 1 KV head per rank (4 / 4) × (128 + 128) × 2 B = 48,128 B per token: 367,404 × 48,128 = 16.47 GiB.
+  //   "KV Cache is allocated. #tokens: …, K size: 8.23 GB, V size: 8.23 GB" (the tokens: the validation table's row)
+  // 94 layers × 1 KV head per rank (4 / 4) × (128 + 128) × 2 B = 48,128 B per token: 2 × 8.23 GB of them.
   const Report report = evaluate_json(R"({"model":"qwen3-235b-a22b","weights":"fp8","engine":"sglang",
       "gpu":"h100-sxm","tp":4,"mem_fraction_static":0.93})");
   const SglangCapacity& c = sglang_of(report);
   CHECK(c.cell_bytes == 48'128);
   CHECK(c.tensor_parallel == 4);
   CHECK_FALSE(c.mem_fraction_default);
-  CHECK(std::abs(error_of(c.max_total_num_tokens, 367'404)) < 0.05);
+  CHECK(test::within_row(static_cast<double>(c.max_total_num_tokens), "sglang-qwen3-235b-fp8-h100-tp4"));
   CHECK(report.estimate.per_gpu.gpus == 4);
   CHECK(report.estimate.per_gpu.weights == c.weights_bytes);
 }

@@ -3,6 +3,7 @@
 // https://github.com/llm-d/llm-d-benchmark/blob/4f4d44943c39b76b28e30dfa1fb0dfaf1ee894b5/config_explorer/empirical-vllm-memory-results.md
 // Each row there satisfies KV = 0.9 × 79.18 GiB − weights − torch peak − non-torch to 0.01 GiB.
 #include "engine_reports.hpp"
+#include "../validation_rows.hpp"
 #include "json/request.hpp"
 #include "memory/inference.hpp"
 
@@ -19,16 +20,16 @@ const VllmCapacity& vllm_of(const Report& report) {
   return *report.estimate.vllm;
 }
 
-// The KV pool vLLM printed ("Available KV cache memory: X GiB") for a preset on an H100 at max_model_len 16000.
-void check_llmd_row(const char* model, const char* weights, double printed_kv_gib, double printed_peak_gib) {
-  std::string json = std::string(R"({"engine":"vllm","engine_version":"0.11","gpu":"h100-sxm","context":16000,"model":")") +
-                     model + "\"";
-  if (*weights) json += std::string(R"(,"weights":")") + weights + "\"";
-  const Report report = evaluate_json(json + "}");
+// The KV pool and torch peak vLLM printed ("Available KV cache memory: X GiB", "Peak activation memory: Y GiB") for a
+// preset on an H100 at max_model_len 16000: the validation table's rows, which quote them.
+void check_llmd_row(const char* model, const char* kv_row, const char* peak_row) {
+  const std::string json =
+      std::string(R"({"engine":"vllm","engine_version":"0.11","gpu":"h100-sxm","context":16000,"model":")") + model + "\"}";
+  const Report report = evaluate_json(json);
   const VllmCapacity& v = vllm_of(report);
   CAPTURE(model);
-  CHECK(static_cast<double>(v.kv_capacity_bytes) / kGiBytes == doctest::Approx(printed_kv_gib).epsilon(0.05));
-  CHECK(static_cast<double>(v.profile_activation_bytes) / kGiBytes == doctest::Approx(printed_peak_gib).epsilon(0.05));
+  CHECK(test::within_row(static_cast<double>(v.kv_capacity_bytes), kv_row));
+  CHECK(test::within_row(static_cast<double>(v.profile_activation_bytes), peak_row));
 }
 
 }  // namespace
@@ -46,15 +47,11 @@ TEST_CASE("vLLM takes gpu_memory_utilization of the driver's total: an H100 80GB
 }
 
 TEST_CASE("vLLM's torch peak is the sampler's dummy run: llm-d-benchmark's rows within 5 %") {
-  // Rows (weights, torch peak, non-torch, KV GiB):
-  //   "Model loading took: 14.99 GiB", "Peak activation memory: 4.76 GiB", "Available KV cache memory: 51.38 GiB"
-  check_llmd_row("llama-3.1-8b", "", 51.38, 4.76);
-  //   "| Qwen3-0.6B | SUCCESS | 1.12 | 5.56 | 0.13 | 0.10 | 64.45 | 1 | 16000 |"
-  check_llmd_row("qwen3-0.6b", "", 64.45, 5.56);
-  //   "| Qwen3-32B | SUCCESS | 61.03 | 5.64 | 0.14 | -0.88 | 4.45 | 1 | 16000 |"
-  check_llmd_row("qwen3-32b", "", 4.45, 5.64);
-  //   "Model loading took: 13.47 GiB", "Available KV cache memory: 50.28 GiB" (torch peak 7.38 GiB)
-  check_llmd_row("gpt-oss-20b", "", 50.28, 7.38);
+  // The rows' figures and quotes: tests/data/validation.json.
+  check_llmd_row("llama-3.1-8b", "vllm-llama-3.1-8b-h100-kv", "vllm-llama-3.1-8b-h100-peak");
+  check_llmd_row("qwen3-0.6b", "vllm-qwen3-0.6b-h100-kv", "vllm-qwen3-0.6b-h100-peak");
+  check_llmd_row("qwen3-32b", "vllm-qwen3-32b-h100-kv", "vllm-qwen3-32b-h100-peak");
+  check_llmd_row("gpt-oss-20b", "vllm-gpt-oss-20b-h100-kv", "vllm-gpt-oss-20b-h100-peak");
 }
 
 TEST_CASE("gpt-oss-120b at gpu_memory_utilization 0.95: the pool from vLLM's own weight figure") {
@@ -94,22 +91,22 @@ TEST_CASE("a GPU without a driver-reported total keeps its nominal memory, and t
 }
 
 TEST_CASE("tensor parallel: weights and KV heads divided per GPU, the sampler peak not (llm-d, vLLM 0.11, H100)") {
-  // "| Qwen3-32B | SUCCESS | 30.59 | 5.64 | 0.54 | -0.33 | 34.49 | 2 | 16000 |": TP2, per rank 30.59 GiB of
-  // weights, the same 5.64 GiB torch peak as TP1, 0.54 GiB non-torch, 34.49 GiB of KV on each GPU.
+  // "| Qwen3-32B | SUCCESS | 30.59 | 5.64 | 0.54 | -0.33 | … | 2 | 16000 |": TP2, per rank 30.59 GiB of weights, the
+  // same 5.64 GiB torch peak as TP1, 0.54 GiB non-torch; its KV on each GPU is the validation table's row.
   const Report qwen = evaluate_json(
       R"({"model":"qwen3-32b","engine":"vllm","engine_version":"0.11","gpu":"h100-sxm","context":16000,"tp":2})");
   const VllmCapacity& q = vllm_of(qwen);
   CHECK(static_cast<double>(q.weights_bytes) / kGiBytes == doctest::Approx(30.59).epsilon(0.05));
   CHECK(static_cast<double>(q.profile_activation_bytes) / kGiBytes == doctest::Approx(5.64).epsilon(0.05));
-  CHECK(static_cast<double>(q.kv_capacity_bytes) / kGiBytes == doctest::Approx(34.49).epsilon(0.05));
+  CHECK(test::within_row(static_cast<double>(q.kv_capacity_bytes), "vllm-qwen3-32b-h100-tp2-kv"));
   // Qwen3-32B: 64 layers × 8 KV heads × 128 × 2 (K, V) × 2 B = 262,144 B per token; 4 heads on each of 2 GPUs.
   CHECK(q.kv_bytes_per_token == 131'072);
   // Llama-3.3-70B-Instruct-FP8-dynamic at TP2: "Model loading took: 33.88 GiB", "Peak activation memory: 4.84 GiB",
-  // "Non-torch memory: 0.55 GiB", "Available KV cache memory: 32.0 GiB".
+  // "Non-torch memory: 0.55 GiB"; its KV pool is the validation table's row.
   const Report llama = evaluate_json(
       R"({"model":"llama-3.3-70b","weights":"fp8","engine":"vllm","engine_version":"0.11","gpu":"h100-sxm",
           "context":16000,"tp":2})");
-  CHECK(static_cast<double>(vllm_of(llama).kv_capacity_bytes) / kGiBytes == doctest::Approx(32.0).epsilon(0.05));
+  CHECK(test::within_row(static_cast<double>(vllm_of(llama).kv_capacity_bytes), "vllm-llama-3.3-70b-fp8-h100-tp2-kv"));
   CHECK(qwen.estimate.per_gpu.gpus == 2);
   CHECK(qwen.estimate.per_gpu.activations == qwen.estimate.activations);
 

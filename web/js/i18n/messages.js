@@ -14,6 +14,7 @@ import lookup from './messages/lookup.js';
 export const MESSAGES = {
   en: {
     "headline.fits": "Fits on one {gpu} with {free_bytes} free",
+    "certainty.bare": "A bare parameter count has no architecture: the KV cache and the activations are not counted, and they grow with the context; {free_bytes} is left for them.",
     "headline.tight": "Fits on one {gpu}, but only {free_bytes} free: less than the headroom",
     "headline.short": "Does not fit on one {gpu}: {short_bytes} short",
     "headline.ollama": "Fits on one {gpu}: Ollama offloads all {layers} layers ({vram_bytes} on the GPU), num_ctx {context}",
@@ -77,6 +78,11 @@ export const MESSAGES = {
   de: {
     "headline.none": "Passt auf keine GPU der Liste",
     "headline.fits": "Passt auf eine {gpu}, {free_bytes} bleiben frei",
+    "headline.lead_unknown": "Unklar: ",
+    "headline.lead_likely": "Wahrscheinlich: ",
+    "certainty.bare": "Eine bloße Parameterzahl hat keine Architektur: KV-Cache und Aktivierungen sind nicht gezählt, und sie wachsen mit dem Kontext; {free_bytes} bleiben für sie.",
+    "certainty.quant_file": "Ihre hf_quant_config.json wurde nicht gelesen, daher zählen die Gewichte als bf16. Als {format}, wie ihr Name sagt: {verdict}.",
+    "certainty.quant_file_kv": "Ihre hf_quant_config.json wurde nicht gelesen, daher zählen die Gewichte als bf16. Als {format}, wie ihr Name sagt, mit dem fp8-KV-Cache, den vLLM aus dieser Datei übernimmt, wo sie den Cache quantisiert: {verdict}.",
     "headline.tight": "Passt auf eine {gpu}, aber nur {free_bytes} frei: weniger als die Reserve",
     "headline.needs": "Braucht {count} × {gpu}",
     "headline.short": "Passt nicht auf eine {gpu}: {short_bytes} zu wenig",

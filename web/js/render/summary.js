@@ -13,9 +13,14 @@ export function renderSummary(dom, report, view) {
   const { t, f } = view;
   const { breakdown } = report;
   const lines = breakdownLines(breakdown);
-  const { text, fit } = headline(report, view);
+  const { text, fit, certainty, reasons } = headline(report, view);
   dom.headline.textContent = text;
-  dom.headline.className = `headline fit-${fit}`;
+  dom.headline.className = `headline fit-${fit} certainty-${certainty}`;
+  // Why the verdict is not certain: the input not known and what its other values give.
+  if (dom.certaintyReasons) {
+    dom.certaintyReasons.replaceChildren(...reasons.map((r) => el('span', { class: 'reason' }, r)));
+    dom.certaintyReasons.hidden = reasons.length === 0;
+  }
   dom.totalGb.textContent = f.bytes(breakdown.total);
   // The range only where its ends differ as shown; where the engine keeps part of the model in system RAM, the
   // total's split between the GPU and the RAM, as the headline's placement says.

@@ -90,10 +90,13 @@ export function totalRange(report) {
 export function headline(report, { t, f }) {
   const v = report.verdict;
   const row = v.gpu ? report.gpus.find((g) => g.id === v.gpu) ?? null : null;
-  // A Mac's clause follows the sentence: how much of its RAM the verdict counted (the core's English has both).
-  const text = v.wired_i18n ? t.message('', v.message_i18n, f) + t.message('', v.wired_i18n, f)
-    : t.message(v.message, v.message_i18n, f);
-  return { row, text, fit: v.fit };
+  // A Mac's clause follows the sentence: how much of its RAM the verdict counted; where an input it depends on is not
+  // known, a lead before it says how sure it is ("Unknown: ") and the reasons say why (the core's English has all).
+  const lead = v.lead_i18n ? t.message(v.lead, v.lead_i18n, f) : '';
+  const text = lead + (v.wired_i18n ? t.message('', v.message_i18n, f) + t.message('', v.wired_i18n, f)
+    : t.message(v.message.slice(v.lead?.length ?? 0), v.message_i18n, f));
+  const reasons = (v.certainty_reasons_i18n ?? []).map((r, i) => t.message(v.certainty_reasons[i], r, f));
+  return { row, text, fit: v.fit, certainty: v.certainty ?? 'certain', reasons };
 }
 
 /** The verdict's words for its GPU's row in a table, where the row's fit says less (part of it in system RAM). */
