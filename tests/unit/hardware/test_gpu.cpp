@@ -247,11 +247,31 @@ TEST_CASE("the machines and cards people buy for local models answer to the name
       {"Orin", "jetson-agx-orin-64gb"},
       {"M5 Max", "apple-m5-max-128gb"},
       {"RTX PRO 4500 Blackwell", "rtx-pro-4500-blackwell"},
+      // The issue's list by the names it uses: each one card.
+      {"Jetson AGX Thor", "jetson-agx-thor"},
+      {"Jetson AGX Orin", "jetson-agx-orin-64gb"},
+      {"RTX PRO 5000 Blackwell", "rtx-pro-5000-blackwell"},
+      {"RX 9070 XT", "rx-9070-xt"},
+      {"RX 7900 XT", "rx-7900-xt"},
+      {"RX 7800 XT", "rx-7800-xt"},
+      {"Radeon PRO W7900", "radeon-pro-w7900"},
+      {"Arc B580", "arc-b580"},
+      {"Arc Pro B60", "arc-pro-b60"},
+      {"Arc Pro B60 Dual", "arc-pro-b60-dual-per-gpu"},
+      {"RTX 5060", "rtx-5060"},
+      {"RTX 5050", "rtx-5050"},
+      {"RTX 3090", "rtx-3090"},
+      {"V100 PCIe 32GB", "v100-pcie-32gb"},
   };
   for (const auto& w : written) CHECK_MESSAGE(read(w.name).gpu->id == w.id, w.name << " reads as " << read(w.name).gpu->id);
   // A short name that other cards share says them: "395" is the 128 GB machine, the 64 GB one named beside it.
   CHECK(read("395").note.find("AMD Ryzen AI Max+ 395 64GB") != std::string::npos);
   CHECK(read("B60").note.find("Intel Arc Pro B60 Dual") != std::string::npos);
+  // "V100 PCIe" is sold in 16 and 32 GB alike: refused, naming both, rather than read as one.
+  const auto v100 = resolve_gpu(test::catalog().gpus, "V100 PCIe", "gpu");
+  REQUIRE_FALSE(v100.ok());
+  CHECK(v100.error().message.find("NVIDIA V100 PCIe 16GB") != std::string::npos);
+  CHECK(v100.error().message.find("NVIDIA V100 PCIe 32GB") != std::string::npos);
 }
 
 TEST_CASE("every alias in the catalog names one card") {
