@@ -405,11 +405,13 @@ Result<Gpu> read_gpu(const json& item, const std::string& path) {
     else r.fail_message("unified_memory", "needs a kind: macos, amd_apu or nvidia_unified");
     FieldReader u(*unified, r.path("unified_memory"));
     if (const auto share = u.number("default_share_gib")) {
-      if (!(*share > 0 && *share <= gib)) r.fail_message("unified_memory", "default_share_gib must be above 0 and at most memory_gib");
+      if (!(*share > 0 && *share <= gib))
+        r.fail_message("unified_memory", "default_share_gib must be above 0 and at most memory_gib");
       else g.default_share_bytes = static_cast<std::uint64_t>(std::llround(*share * 1024.0 * 1024.0 * 1024.0));
     }
     if (const auto per = u.number("gpus_per_machine")) {
-      if (!(*per >= 1 && *per <= 64 && *per == std::floor(*per))) r.fail_message("unified_memory", "gpus_per_machine must be a whole number from 1 to 64");
+      if (!(*per >= 1 && *per <= 64 && *per == std::floor(*per)))
+        r.fail_message("unified_memory", "gpus_per_machine must be a whole number from 1 to 64");
       else g.gpus_per_machine = static_cast<unsigned>(*per);
     }
     if (u.error()) r.fail_message("unified_memory", u.error()->message);

@@ -77,7 +77,7 @@ struct Gpu {
   // The total an engine that asks the driver sees: driver_visible_bytes, else the nominal usable bytes.
   std::uint64_t driver_total_bytes() const noexcept { return driver_visible_bytes.value_or(usable_bytes()); }
   // Unified memory: the GPU is part of the machine, so a model cannot be split across a second one the way it
-  // is across discrete cards.
+  // is across discrete cards; unless the machine holds several, each with its own memory (an MI300A node).
   bool one_per_machine() const noexcept { return unified_memory && gpus_per_machine == 1; }
 };
 

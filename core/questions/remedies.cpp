@@ -392,7 +392,8 @@ Message wired_limit_cost(const Gpu& gpu, std::uint64_t limit_mib) {
                    "Start Linux with the kernel parameter ttm.pages_limit={pages} (4 KiB pages: {limit_bytes}; in "
                    "GRUB_CMDLINE_LINUX, then reboot), or set the BIOS carve-out to that much. The system and every "
                    "other program then share the remaining {left_bytes}",
-                   {arg::text("pages", std::to_string(ttm_pages(limit_mib))), arg::gib("limit_bytes", limit_mib << 20, 0),
+                   {arg::text("pages", std::to_string(ttm_pages(limit_mib))),
+                    arg::gib("limit_bytes", limit_mib << 20, 0),
                     arg::gib("left_bytes", left_gib << 30, 0)});
   return message("remedy.wired_limit",
                  "Run sudo sysctl iogpu.wired_limit_mb={limit} before loading the model (it lasts until the Mac "
