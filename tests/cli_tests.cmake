@@ -169,6 +169,12 @@ vramfit_cli_test(help_one_gpu ARGS --model llama-3.1-70b --gpu rtx-4090 --remedi
 vramfit_cli_test(help_one_gpu_json ARGS --model llama-3.1-70b --gpu rtx-4090 --remedies --json
                  MATCH "\"id\":\"offload\",\"inputs\":{\"context\":8192,\"engine\":\"llamacpp\"},\"parts\":\\[\"offload\"\\],.*\"verdict\":\"runs_split\"}.*\"id\":\"more-gpus\".*\"summary_i18n\":{.*\"id\":\"remedy.summary.runs\"},\"verdict\":\"does_not_fit\"}")
 vramfit_cli_test(help_bad_input FAIL ARGS --model llama-2-7b --context 0 --remedies MATCH "^vramfit: --context: ")
+# A Strix Halo too small by Linux's default share (64 of 128 GiB) for Llama 3.3 70B in Q8_0: raising the GPU's share
+# comes first, as the kernel parameter in 4 KiB pages. The estimate with all of it on the GPU, 77.39 GB, within the
+# 0.9 headroom needs 77,385,072,592 / 0.9 = 85,983,413,991 B = 80.08 GiB: 81 GiB = 81 × 262,144 = 21,233,664 pages.
+vramfit_cli_test(help_gpu_share ARGS --model llama-3.3-70b --weights q8_0 --engine llamacpp --context 8192
+                 --gpu "Strix Halo" --remedies
+                 MATCH "comes first[^\n]*\n  wired-limit +GPU may use [^\n]*81.00 GiB  fits\n +then: Fits on one AMD Ryzen AI Max\\+ 395 128GB[^\n]*\n +cost: Start Linux with the kernel parameter ttm.pages_limit=21233664 \\(4 KiB pages: 81 GiB;")
 # Issue 28 in the CLI. 1: a context as people write it; k and M are 1,024 and 1,024² tokens (8 × 1,024 = 8,192;
 # 1,024² = 1,048,576), 1e5 = 100,000.
 vramfit_cli_test(context_8k ARGS --model llama-3.1-8b --context 8k --json MATCH "\"inputs\":{[^}]*\"context\":8192,")

@@ -1,7 +1,7 @@
 #include "hardware/gpu.hpp"
 
 #include <algorithm>  // std::find
-#include <cmath>      // std::llround
+#include <cmath>      // std::llround, std::floor
 #include <iterator>   // std::begin, std::end
 
 #include "util/json_fields.hpp"
@@ -15,7 +15,7 @@ std::uint64_t Gpu::usable_bytes() const noexcept {
   if (wired_limit_bytes) return *wired_limit_bytes;
   switch (shared) {
     case SharedMemory::macos: return default_wired_limit_bytes(memory_bytes);
-    case SharedMemory::amd_apu: return default_gtt_bytes(memory_bytes);
+    case SharedMemory::amd_apu: return default_share_bytes.value_or(default_gtt_bytes(memory_bytes));
     case SharedMemory::nvidia_unified: return driver_visible_bytes.value_or(memory_bytes);
   }
   return memory_bytes;
@@ -35,6 +35,13 @@ Message shared_memory_note(const Gpu& gpu, std::initializer_list<MessageArg> arg
   if (gpu.wired_limit_bytes)
     return message("unified.share_given",
                    "The {gpu}'s GPU may use {usable_bytes} of its {ram_bytes} of RAM: the GPU memory limit given.",
+                   args);
+  if (gpu.shared == SharedMemory::amd_apu && gpu.default_share_bytes)
+    return message("unified.amd_documented",
+                   "The {gpu}'s GPU may use {usable_bytes} of its {ram_bytes}: what AMD documents a HIP device "
+                   "allocation may take by default. To give it more, load amdttm with a larger pages_limit and "
+                   "page_pool_size (4 KiB pages, for all the machine's APUs together), then give that as the GPU "
+                   "memory limit (--wired-limit-mb).",
                    args);
   if (gpu.shared == SharedMemory::amd_apu)
     return message("unified.amd_default",
@@ -396,6 +403,18 @@ Result<Gpu> read_gpu(const json& item, const std::string& path) {
     else if (text == "amd_apu") g.shared = SharedMemory::amd_apu;
     else if (text == "nvidia_unified") g.shared = SharedMemory::nvidia_unified;
     else r.fail_message("unified_memory", "needs a kind: macos, amd_apu or nvidia_unified");
+    FieldReader u(*unified, r.path("unified_memory"));
+    if (const auto share = u.number("default_share_gib")) {
+      if (!(*share > 0 && *share <= gib))
+        r.fail_message("unified_memory", "default_share_gib must be above 0 and at most memory_gib");
+      else g.default_share_bytes = static_cast<std::uint64_t>(std::llround(*share * 1024.0 * 1024.0 * 1024.0));
+    }
+    if (const auto per = u.number("gpus_per_machine")) {
+      if (!(*per >= 1 && *per <= 64 && *per == std::floor(*per)))
+        r.fail_message("unified_memory", "gpus_per_machine must be a whole number from 1 to 64");
+      else g.gpus_per_machine = static_cast<unsigned>(*per);
+    }
+    if (u.error()) r.fail_message("unified_memory", u.error()->message);
   }
   if (const json* sources = r.object("sources")) {
     for (const auto& [key, value] : sources->items()) {
@@ -414,6 +433,8 @@ Result<Gpu> read_gpu(const json& item, const std::string& path) {
   if (!has_source("memory_gib")) return make_error(path + ".sources", "missing a source for memory_gib");
   if (g.driver_visible_bytes && !has_source("driver_visible_gib"))
     return make_error(path + ".sources", "missing a source for driver_visible_gib");
+  if (g.default_share_bytes && !has_source("default_share_gib"))
+    return make_error(path + ".sources", "missing a source for default_share_gib");
   for (const auto& f : kNumbers)
     if (g.*f.member && !has_source(f.key))
       return make_error(path + ".sources", "missing a source for " + std::string(f.key));

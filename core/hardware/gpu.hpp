@@ -46,6 +46,12 @@ struct Gpu {
   // The share the request set (its wired_limit_mb): a Mac's `sudo sysctl iogpu.wired_limit_mb=N`, a Strix Halo's GTT
   // limit, BIOS carve-out or Variable Graphics Memory, what a DGX Spark or Jetson has free; none: the default.
   std::optional<std::uint64_t> wired_limit_bytes;
+  // The default share where its vendor documents one that the operating system's rule does not give (unified_memory.
+  // default_share_gib: an MI300A's 96 GiB under ROCm); none: the rule (default_gtt_bytes, ...).
+  std::optional<std::uint64_t> default_share_bytes;
+  // GPUs that share one machine, each with its own memory (unified_memory.gpus_per_machine: four MI300A in a node);
+  // 1: the GPU is the machine's only one.
+  unsigned gpus_per_machine = 1;
   std::optional<double> bandwidth_gb_s;
   std::optional<double> tflops_fp16;  // dense tensor throughput, fp32 accumulate
   std::optional<double> tflops_bf16;
@@ -71,8 +77,8 @@ struct Gpu {
   // The total an engine that asks the driver sees: driver_visible_bytes, else the nominal usable bytes.
   std::uint64_t driver_total_bytes() const noexcept { return driver_visible_bytes.value_or(usable_bytes()); }
   // Unified memory: the GPU is part of the machine, so a model cannot be split across a second one the way it
-  // is across discrete cards.
-  bool one_per_machine() const noexcept { return unified_memory; }
+  // is across discrete cards; unless the machine holds several, each with its own memory (an MI300A node).
+  bool one_per_machine() const noexcept { return unified_memory && gpus_per_machine == 1; }
 };
 
 // macOS's default for the memory the GPU may wire (MTLDevice.recommendedMaxWorkingSetSize, which Metal, MLX and

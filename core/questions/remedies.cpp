@@ -145,7 +145,8 @@ class Collector {
     keep(std::move(r));
   }
 
-  // A change that saves nothing but lets the GPU use more (a Mac's wired limit), judged on what it allows.
+  // A change that saves nothing but lets the GPU use more (a Mac's wired limit, an AMD APU's GTT limit), judged on what
+  // it allows.
   void add_room(Remedy r, std::uint64_t bytes, Fit fit, std::uint64_t usable, const Report* after = nullptr) {
     r.bytes = bytes;
     r.fit = fit;
@@ -161,8 +162,11 @@ class Collector {
                      message("explain.usable.values", "{needed} B ÷ (1 − {headroom}) ≤ {usable} B",
                              {arg::count("needed", bytes), arg::fixed("headroom", headroom_, 2),
                               arg::count("usable", usable)}),
-                     message("explain.usable.source",
-                             "sudo sysctl iogpu.wired_limit_mb; the estimate as asked, judged against the raised limit")};
+                     report_.gpu && report_.gpu->shared == SharedMemory::amd_apu
+                         ? message("explain.usable.source_gtt",
+                                   "Linux's ttm.pages_limit; the estimate as asked, judged against the raised limit")
+                         : message("explain.usable.source", "sudo sysctl iogpu.wired_limit_mb; the estimate as asked, "
+                                                            "judged against the raised limit")};
     keep(std::move(r));
   }
 
@@ -351,22 +355,46 @@ Message serving_gpus_source(Engine engine) {
                        "Shoeybi et al. 2019, Megatron-LM (arXiv 1909.08053); vLLM docs (distributed serving)");
 }
 
-// macOS and its apps keep at least this much of a Mac's RAM when the GPU's wired limit is raised: the floor a Mac
-// LLM app reserves before wiring a model (osaurus-ai/vmlx-swift PR #421, "floor 8 GB").
-constexpr std::uint64_t kMacOsReserve = 8ull << 30;
+// The operating system and its programs keep at least this much of a shared-memory machine's RAM when the GPU's
+// share is raised: the floor a Mac LLM app reserves before wiring a model (osaurus-ai/vmlx-swift PR #421, "floor 8
+// GB"), and what AMD's MI300A guide leaves the OS of 128 GB ("if the OS requires 8GB on a 128GB system ... up to
+// 120GB", ROCm/amdgpu-docs docs/system-optimization/mi300a.rst).
+constexpr std::uint64_t kSystemReserve = 8ull << 30;
 
-// The wired limit in MiB (whole GiB) that lets a Mac's GPU hold `bytes` within `headroom`, if that leaves macOS its
-// reserve and is more than the GPU may use now; none otherwise.
+// The share in MiB (whole GiB) that lets the GPU of a machine whose share can be set (a Mac's wired limit, an AMD
+// APU's GTT limit) hold `bytes` within `headroom`, if that leaves the system its reserve and is more than the GPU may
+// use now; none otherwise. A DGX Spark or Jetson has no share to set: CUDA takes what is free.
 std::optional<std::uint64_t> wired_limit_needed(const Gpu& gpu, std::uint64_t bytes, double headroom) {
-  if (!gpu.unified_memory || gpu.shared != SharedMemory::macos) return std::nullopt;
+  if (!gpu.unified_memory || gpu.shared == SharedMemory::nvidia_unified) return std::nullopt;
   const double needed = static_cast<double>(bytes) / (1.0 - headroom);
   const std::uint64_t gib = static_cast<std::uint64_t>(needed / static_cast<double>(1ull << 30)) + 1;
-  if ((gib << 30) <= gpu.usable_bytes() || (gib << 30) + kMacOsReserve > gpu.memory_bytes) return std::nullopt;
+  if ((gib << 30) <= gpu.usable_bytes() || (gib << 30) + kSystemReserve > gpu.memory_bytes) return std::nullopt;
   return gib << 10;
 }
 
+// Linux counts TTM's limit in 4 KiB pages (ttm.pages_limit): a share of N MiB is N × 256 pages.
+std::uint64_t ttm_pages(std::uint64_t limit_mib) { return (limit_mib << 20) / kLinuxPageBytes; }
+
 Message wired_limit_cost(const Gpu& gpu, std::uint64_t limit_mib) {
   const std::uint64_t left_gib = (gpu.memory_bytes >> 30) - (limit_mib >> 10);
+  if (gpu.shared == SharedMemory::amd_apu && gpu.default_share_bytes)
+    // ROCm's amdttm counts one limit for all the machine's APUs: each one's pages times their number.
+    return message("remedy.amdttm_limit",
+                   "Load amdttm with pages_limit and page_pool_size of {pages} (4 KiB pages: {limit_bytes} for each "
+                   "of the machine's {apus} APUs), then reload amdgpu. The system and every other program then share "
+                   "the remaining {left_bytes} of each",
+                   {arg::text("pages", std::to_string(ttm_pages(limit_mib) * gpu.gpus_per_machine)),
+                    arg::gib("limit_bytes", limit_mib << 20, 0), arg::digits("apus", gpu.gpus_per_machine),
+                    arg::gib("left_bytes", left_gib << 30, 0)});
+  if (gpu.shared == SharedMemory::amd_apu)
+    // The page count as typed on the kernel command line: text, so no page groups its digits.
+    return message("remedy.gtt_limit",
+                   "Start Linux with the kernel parameter ttm.pages_limit={pages} (4 KiB pages: {limit_bytes}; in "
+                   "GRUB_CMDLINE_LINUX, then reboot), or set the BIOS carve-out to that much. The system and every "
+                   "other program then share the remaining {left_bytes}",
+                   {arg::text("pages", std::to_string(ttm_pages(limit_mib))),
+                    arg::gib("limit_bytes", limit_mib << 20, 0),
+                    arg::gib("left_bytes", left_gib << 30, 0)});
   return message("remedy.wired_limit",
                  "Run sudo sysctl iogpu.wired_limit_mb={limit} before loading the model (it lasts until the Mac "
                  "restarts). Wired memory cannot be paged out: macOS and every other app then share the remaining "
@@ -374,13 +402,21 @@ Message wired_limit_cost(const Gpu& gpu, std::uint64_t limit_mib) {
                  {arg::text("limit", std::to_string(limit_mib)), arg::gib("left_bytes", left_gib << 30, 0)});
 }
 
-Message wired_source() {
+Message wired_source(const Gpu& gpu) {
+  if (gpu.shared == SharedMemory::amd_apu && gpu.default_share_bytes)
+    return message("remedy.source.amdttm",
+                   "AMD Instinct MI300A system optimization (ROCm/amdgpu-docs, docs/system-optimization/mi300a.rst): "
+                   "pages_limit and page_pool_size in 4 KiB pages, 33554432 for each APU's 128 GiB");
+  if (gpu.shared == SharedMemory::amd_apu)
+    return message("remedy.source.gtt",
+                   "Linux ttm.pages_limit, in 4 KiB pages (drivers/gpu/drm/ttm/ttm_device.c); amdgpu sizes GTT by it "
+                   "(amdgpu_ttm.c); ttm.pages_limit=25165824 gave llama.cpp 98304 MiB (noamsto/nix-amd-ai issue #42)");
   return message("remedy.source.wired",
                  "macOS iogpu.wired_limit_mb (0: the default); Metal's recommendedMaxWorkingSetSize follows it "
                  "(antirez/ds4 PR #893)");
 }
 
-// A Mac whose GPU share is too small for the scenario (inference or training, judged on `gpus`): the wired limit
+// A Mac or AMD APU whose GPU share is too small for the scenario (inference or training, judged on `gpus`): the share
 // that holds it, for `again` to estimate the scenario with (the raised catalog, the limit, the remedy to fill in).
 template <class Fits, class Again>
 void add_wired_limit(const std::string& gpu_name, const Catalog& catalog, const Fits& gpus, std::uint64_t bytes,
@@ -393,7 +429,7 @@ void add_wired_limit(const std::string& gpu_name, const Catalog& catalog, const 
   if (!raised) return;
   again(raised.value(), *limit,
         remedy("wired-limit", ChangeSize::setting, {number_input("wired_limit_mb", *limit)}, wired_limit_cost(*gpu, *limit),
-               wired_source()));
+               wired_source(*gpu)));
 }
 
 // One change to an inference request as the request's own inputs: applying them (with_inputs) is the change.

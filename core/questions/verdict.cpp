@@ -462,17 +462,20 @@ Verdict cards_verdict(const std::vector<VerdictRow>& rows) {
                       {gpus, free}));
 }
 
-// A machine whose GPU shares the RAM (not a Mac): of the RAM, what the GPU may use and how that changes.
+// A machine whose GPU shares the RAM (not a Mac): of the RAM, what the GPU may use.
 Message shared_clause(const Gpu& gpu) {
   const MessageArg ram = arg::gib("ram_bytes", (gpu.memory_bytes >> 30) << 30, 0);
   const MessageArg usable = arg::gib("usable_bytes", gpu.usable_bytes(), 1);
   if (gpu.wired_limit_bytes)
     return message("headline.shared_set", " (of its {ram_bytes}, the GPU may use {usable_bytes} as set)", {ram, usable});
+  if (gpu.shared == SharedMemory::amd_apu && gpu.default_share_bytes)
+    return message("headline.shared_amd_documented",
+                   " (of its {ram_bytes}, the GPU may use {usable_bytes} by ROCm's default)", {ram, usable});
   if (gpu.shared == SharedMemory::amd_apu)
+    // How to give it more (ttm.pages_limit, the BIOS carve-out, Windows' Variable Graphics Memory) is the GPU's note
+    // and, where a larger share would hold the model, a remedy with the value.
     return message("headline.shared_amd_default",
-                   " (of its {ram_bytes}, the GPU may use {usable_bytes} by Linux's default; ttm.pages_limit, the "
-                   "BIOS's carve-out or Windows' Variable Graphics Memory gives it more)",
-                   {ram, usable});
+                   " (of its {ram_bytes}, the GPU may use {usable_bytes} by Linux's default)", {ram, usable});
   if (gpu.driver_visible_bytes)
     return message("headline.shared_cuda",
                    " (of its {ram_bytes}, the GPU may use the {usable_bytes} CUDA reports, less what the system holds; "

@@ -224,7 +224,13 @@ TEST_CASE("the machines and cards people buy for local models answer to the name
       {"7900 XTX", "rx-7900-xtx"},
       {"7800 XT", "rx-7800-xt"},
       {"W7900", "radeon-pro-w7900"},
-      {"MI50", "mi50-16gb"},
+      {"MI50", "mi50-32gb"},  // the MI50 sold used today; the first one by its memory
+      {"MI50 16GB", "mi50-16gb"},
+      {"MI50 32GB", "mi50-32gb"},
+      {"R9700", "radeon-ai-pro-r9700"},
+      {"Radeon AI PRO R9700", "radeon-ai-pro-r9700"},
+      {"M5 24GB", "apple-m5-24gb"},
+      {"Apple M5 32GB", "apple-m5-32gb"},
       {"MI60", "mi60"},
       {"MI355X", "mi355x"},
       {"MI300A", "mi300a"},
@@ -241,11 +247,31 @@ TEST_CASE("the machines and cards people buy for local models answer to the name
       {"Orin", "jetson-agx-orin-64gb"},
       {"M5 Max", "apple-m5-max-128gb"},
       {"RTX PRO 4500 Blackwell", "rtx-pro-4500-blackwell"},
+      // The issue's list by the names it uses: each one card.
+      {"Jetson AGX Thor", "jetson-agx-thor"},
+      {"Jetson AGX Orin", "jetson-agx-orin-64gb"},
+      {"RTX PRO 5000 Blackwell", "rtx-pro-5000-blackwell"},
+      {"RX 9070 XT", "rx-9070-xt"},
+      {"RX 7900 XT", "rx-7900-xt"},
+      {"RX 7800 XT", "rx-7800-xt"},
+      {"Radeon PRO W7900", "radeon-pro-w7900"},
+      {"Arc B580", "arc-b580"},
+      {"Arc Pro B60", "arc-pro-b60"},
+      {"Arc Pro B60 Dual", "arc-pro-b60-dual-per-gpu"},
+      {"RTX 5060", "rtx-5060"},
+      {"RTX 5050", "rtx-5050"},
+      {"RTX 3090", "rtx-3090"},
+      {"V100 PCIe 32GB", "v100-pcie-32gb"},
   };
   for (const auto& w : written) CHECK_MESSAGE(read(w.name).gpu->id == w.id, w.name << " reads as " << read(w.name).gpu->id);
   // A short name that other cards share says them: "395" is the 128 GB machine, the 64 GB one named beside it.
   CHECK(read("395").note.find("AMD Ryzen AI Max+ 395 64GB") != std::string::npos);
   CHECK(read("B60").note.find("Intel Arc Pro B60 Dual") != std::string::npos);
+  // "V100 PCIe" is sold in 16 and 32 GB alike: refused, naming both, rather than read as one.
+  const auto v100 = resolve_gpu(test::catalog().gpus, "V100 PCIe", "gpu");
+  REQUIRE_FALSE(v100.ok());
+  CHECK(v100.error().message.find("NVIDIA V100 PCIe 16GB") != std::string::npos);
+  CHECK(v100.error().message.find("NVIDIA V100 PCIe 32GB") != std::string::npos);
 }
 
 TEST_CASE("every alias in the catalog names one card") {
@@ -358,7 +384,7 @@ TEST_CASE("A Strix Halo's GPU may use Linux's default GTT limit, half the RAM; t
   CHECK(one_per_machine_message(halo).id == "gpus.one_machine");
 }
 
-TEST_CASE("A DGX Spark's GPU may use what CUDA reports as the total; a Jetson's, its memory, said as not modelled") {
+TEST_CASE("A DGX Spark's and a Jetson AGX Orin 64GB's GPU may use what CUDA reports as the total; other Jetsons, said as not modelled") {
   // vLLM's startup check on a DGX Spark: free memory "of 121.69 GiB" (MiaAI-Lab/GLM-5.3-Flash-EXL3-2x-DGX-Sparks
   // issue #47), the RAM Linux sees of the 128 GB (llamastash/llamastash issue #80: "121.69 GiB unified LPDDR5X").
   const Gpu& spark = test::gpu("dgx-spark");
@@ -367,10 +393,66 @@ TEST_CASE("A DGX Spark's GPU may use what CUDA reports as the total; a Jetson's,
   CHECK(spark.usable_bytes() == *spark.driver_visible_bytes);
   CHECK(static_cast<double>(spark.usable_bytes()) / static_cast<double>(1ull << 30) == doctest::Approx(121.69).epsilon(1e-4));
   CHECK(wired_limit_note(spark).id == "unified.cuda_total");
+  // On a Jetson CUDA reports the RAM Linux sees, MemTotal, as its total (Ollama on an AGX Orin: "CUDA0 (Orin) |
+  // 61.4 GiB total"). tegrastats prints it as its RAM total: "RAM 5530/62841MB" on an AGX Orin 64GB, and a developer
+  // kit's /proc/meminfo "MemTotal ≈ 64,349,016 kB". By hand: 64,349,016 kB / 1024 = 62,840.8 MiB, 62,841 MiB / 1024 =
+  // 61.368 GiB: the 61.37 GiB the catalog carries, within 0.01 GiB of both.
   const Gpu& orin = test::gpu("jetson-agx-orin-64gb");
   CHECK(orin.shared == SharedMemory::nvidia_unified);
-  CHECK(orin.usable_bytes() == orin.memory_bytes);
-  CHECK(wired_limit_note(orin).id == "unified.cuda_unknown");
+  REQUIRE(orin.driver_visible_bytes);
+  CHECK(orin.usable_bytes() == *orin.driver_visible_bytes);
+  const double usable_gib = static_cast<double>(orin.usable_bytes()) / static_cast<double>(1ull << 30);
+  CHECK(usable_gib == doctest::Approx(62841.0 / 1024).epsilon(0.01 / 61.37));
+  CHECK(usable_gib == doctest::Approx(64349016.0 / 1024 / 1024).epsilon(0.01 / 61.37));
+  CHECK(wired_limit_note(orin).id == "unified.cuda_total");
+  // The 32 GB module's and Thor's totals were not read: their module's memory, said as not modelled.
+  for (const char* id : {"jetson-agx-orin-32gb", "jetson-agx-thor"}) {
+    CAPTURE(id);
+    const Gpu& other = test::gpu(id);
+    CHECK(other.usable_bytes() == other.memory_bytes);
+    CHECK(wired_limit_note(other).id == "unified.cuda_unknown");
+  }
+}
+
+TEST_CASE("An MI300A's GPU may use the 96 GiB AMD documents; its node's four APUs are GPUs of one machine") {
+  // ROCm/amdgpu-docs docs/system-optimization/mi300a.rst: "By default, when using a device allocator via HIP, it is
+  // only possible to allocate 96 GiB out of a possible 128 GiB of memory on the MI300A"; amdttm's pages_limit of
+  // 33554432 4 KiB pages per APU makes all of it available: 33,554,432 × 4096 B = 128 GiB = 131072 MiB.
+  Gpu apu = test::gpu("mi300a");
+  CHECK(apu.unified_memory);
+  CHECK(apu.shared == SharedMemory::amd_apu);
+  CHECK(apu.memory_bytes == 128ull << 30);
+  CHECK(apu.usable_bytes() == 96ull << 30);
+  CHECK(wired_limit_note(apu).id == "unified.amd_documented");
+  // "To make 128 GiB of memory available across all four devices": four APUs, each with its own memory, so the
+  // catalog counts several of them like separate GPUs.
+  CHECK(apu.gpus_per_machine == 4);
+  CHECK_FALSE(apu.one_per_machine());
+  const auto all = wired_limit_for(apu, 131072, "wired_limit_mb");
+  REQUIRE(all.ok());
+  CHECK(all.value() == 33554432ull * 4096);
+  apu.wired_limit_bytes = all.value();
+  CHECK(apu.usable_bytes() == 128ull << 30);
+  // A documented share needs its source, like any figure.
+  const char* unsourced = R"({"schema":1,"gpus":[{"id":"x","name":"X","vendor":"AMD","segment":"datacenter",
+    "memory_gib":128,"unified_memory":{"kind":"amd_apu","note":"n","default_share_gib":96},
+    "sources":{"memory_gib":"a datasheet"}}]})";
+  const auto refused = parse_gpu_catalog(unsourced);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().message.find("default_share_gib") != std::string::npos);
+  const char* too_big = R"({"schema":1,"gpus":[{"id":"x","name":"X","vendor":"AMD","segment":"datacenter",
+    "memory_gib":128,"unified_memory":{"kind":"amd_apu","note":"n","default_share_gib":129},
+    "sources":{"memory_gib":"a datasheet","default_share_gib":"a guide"}}]})";
+  CHECK_FALSE(parse_gpu_catalog(too_big).ok());
+}
+
+TEST_CASE("The base M5's GPU may use macOS's default wired limit of its RAM") {
+  // llama.cpp's Metal log on 16 GiB Macs: "recommendedMaxWorkingSetSize = 10922.67 MiB" (abetlen/llama-cpp-python
+  // #687); the M5 MacBook Pro ships with 16, 24 or 32 GB at 153 GB/s.
+  const Gpu& m5 = test::gpu("apple-m5-16gb");
+  CHECK(m5.shared == SharedMemory::macos);
+  CHECK(printed(m5.usable_bytes(), 1024.0 * 1024.0) == "10922.67");
+  CHECK(test::gpu("apple-m5-32gb").bandwidth_gb_s.value_or(0) == doctest::Approx(153));
 }
 
 TEST_CASE("A unified_memory entry names how its operating system shares the RAM") {

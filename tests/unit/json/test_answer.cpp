@@ -263,6 +263,64 @@ TEST_CASE("what would help on a Mac too small by its default share: raise iogpu.
   CHECK(after.at("gpus").at(0).at("fit") == "fits");
 }
 
+TEST_CASE("what would help on a Strix Halo too small by Linux's default share: ttm.pages_limit in 4 KiB pages") {
+  const Catalog& c = test::catalog();
+  // Llama 3.3 70B in Q8_0 (about 70 GiB of weights) at 8192 tokens: above the 64 GiB Linux gives a 128 GB Strix
+  // Halo's GPU by default, within the 120 GiB an 8 GiB system reserve allows.
+  const char* scenario =
+      R"({"question":"remedies","model":"llama-3.3-70b","engine":"llamacpp","weights":"q8_0","context":8192,"gpu":"ryzen-ai-max-395-128gb"})";
+  const json out = json::parse(answer(c, scenario));
+  REQUIRE(out.at("ok") == true);
+  REQUIRE(out.at("fit") != "fits");
+  const json* share = nullptr;
+  for (const json& r : out.at("remedies"))
+    if (r.at("id") == "wired-limit") share = &r;
+  REQUIRE(share != nullptr);
+  // The estimate as asked with all of it on the GPU (llama.cpp's --fit put part in system RAM before).
+  const std::uint64_t bytes = share->at("bytes"), limit = share->at("inputs").at("wired_limit_mb");
+  CHECK(bytes > 64ull << 30);
+  // By hand: the smallest whole GiB at or above bytes / 0.9, in MiB; 1 GiB is 262,144 pages of 4 KiB.
+  const std::uint64_t gib = static_cast<std::uint64_t>(static_cast<double>(bytes) / 0.9 / (1ull << 30)) + 1;
+  CHECK(limit == gib * 1024);
+  CHECK(limit <= 120u * 1024);
+  CHECK(share->at("fit") == "fits");
+  CHECK(share->at("usable_bytes") == limit << 20);
+  const std::string cost = share->at("cost");
+  CHECK(cost.find("ttm.pages_limit=" + std::to_string(gib * 262144) + " ") != std::string::npos);
+  CHECK(cost.find("sysctl") == std::string::npos);
+  CHECK(share->at("cost_i18n").at("id") == "remedy.gtt_limit");
+  CHECK(share->at("source_i18n").at("id") == "remedy.source.gtt");
+  // Applied, the same scenario fits.
+  std::string applied = std::string(scenario);
+  applied.replace(applied.find(R"("question":"remedies",)"), 22, "\"wired_limit_mb\":" + std::to_string(limit) + ",");
+  const json after = json::parse(answer(c, applied));
+  REQUIRE(after.at("ok") == true);
+  CHECK(after.at("gpus").at(0).at("fit") == "fits");
+  // A DGX Spark has no share to set: CUDA takes what is free, so no such remedy.
+  const json spark = json::parse(answer(
+      c, R"({"question":"remedies","params":70e9,"weights":"bf16","gpu":"dgx-spark"})"));
+  REQUIRE(spark.at("ok") == true);
+  for (const json& r : spark.at("remedies")) CHECK(r.at("id") != "wired-limit");
+}
+
+TEST_CASE("what would help on an MI300A too small by ROCm's default share: amdttm's pages_limit for the node") {
+  // 50 B parameters in bf16 (100 GB of weights) under transformers: above the 96 GiB × 0.9 ROCm allows by default.
+  const json out = json::parse(answer(
+      test::catalog(), R"({"question":"remedies","params":50e9,"weights":"bf16","context":2048,"gpu":"mi300a"})"));
+  REQUIRE(out.at("ok") == true);
+  const json* share = nullptr;
+  for (const json& r : out.at("remedies"))
+    if (r.at("id") == "wired-limit") share = &r;
+  REQUIRE(share != nullptr);
+  const std::uint64_t bytes = out.at("bytes");
+  const std::uint64_t gib = static_cast<std::uint64_t>(static_cast<double>(bytes) / 0.9 / (1ull << 30)) + 1;
+  CHECK(share->at("inputs").at("wired_limit_mb") == gib * 1024);
+  // ROCm/amdgpu-docs mi300a.rst: pages_limit counts 4 KiB pages for all the node's APUs (33554432 × 4 for four).
+  const std::string cost = share->at("cost");
+  CHECK(cost.find("of " + std::to_string(gib * 262144 * 4) + " ") != std::string::npos);
+  CHECK(share->at("cost_i18n").at("id") == "remedy.amdttm_limit");
+}
+
 TEST_CASE("a LoRA job too big for a Mac's default share is offered the wired limit that holds it") {
   // Qwen3-14B LoRA at 8192 tokens on a 64 GB M2 Max: above the default 48 GiB × 0.9.
   const json out = json::parse(answer(

@@ -229,9 +229,9 @@ TEST_CASE("A Strix Halo's and a DGX Spark's verdict say what of the RAM the GPU 
   CHECK(halo.verdict.wired.id == "headline.shared_amd_default");
   // Linux's default GTT limit: half of 128 GiB (test_gpu.cpp pins it to the kernel and the logs).
   CHECK(arg_of(halo.verdict.wired, "usable_bytes").integer == 64ll << 30);
-  CHECK(halo.verdict.wired.text ==
-        " (of its 128 GiB, the GPU may use 64.0 GiB by Linux's default; ttm.pages_limit, the BIOS's carve-out or "
-        "Windows' Variable Graphics Memory gives it more)");
+  // The headline says the share; how to change it is the GPU's note (unified.amd_default) and, where more would hold
+  // the model, the remedy with its ttm.pages_limit.
+  CHECK(halo.verdict.wired.text == " (of its 128 GiB, the GPU may use 64.0 GiB by Linux's default)");
   CHECK(verdict_json(halo).at("wired_i18n").at("id") == "headline.shared_amd_default");
   // 96 GB set in the BIOS or with ttm.pages_limit: the share given.
   auto raised = with_wired_limit(test::catalog(), "ryzen-ai-max-395-128gb", 98304);
@@ -250,6 +250,19 @@ TEST_CASE("A Strix Halo's and a DGX Spark's verdict say what of the RAM the GPU 
   CHECK(spark.verdict.wired.text ==
         " (of its 128 GiB, the GPU may use the 121.7 GiB CUDA reports, less what the system holds; closing programs and "
         "dropping the page cache frees more)");
+}
+
+TEST_CASE("An MI300A's and a Jetson AGX Orin's verdict say their documented and reported shares") {
+  // ROCm/amdgpu-docs mi300a.rst: "it is only possible to allocate 96 GiB out of a possible 128 GiB of memory on the
+  // MI300A" with HIP's device allocator by default.
+  const Report mi300a = evaluate_json(R"({"model":"llama-3.1-8b","gpu":"mi300a","context":2048})");
+  CHECK(mi300a.verdict.wired.id == "headline.shared_amd_documented");
+  CHECK(mi300a.verdict.wired.text == " (of its 128 GiB, the GPU may use 96.0 GiB by ROCm's default)");
+  // tegrastats on an AGX Orin 64GB: "RAM 5530/62841MB"; 62841 MiB = 61.37 GiB, what CUDA reports as its total.
+  const Report orin = evaluate_json(
+      R"({"model":"llama-3.1-8b","weights":"q4_k_m","engine":"llamacpp","gpu":"jetson-agx-orin-64gb","context":2048})");
+  CHECK(orin.verdict.wired.id == "headline.shared_cuda");
+  CHECK(orin.verdict.wired.text.starts_with(" (of its 64 GiB, the GPU may use the 61.4 GiB CUDA reports"));
 }
 
 TEST_CASE("The GPU ranking weighs a Strix Halo by what Linux lets its GPU use, not by its RAM") {

@@ -14,6 +14,8 @@ export default {
     "remedy.source.llamacpp_split": "README von llama.cpp (--split-mode)",
     "remedy.source.accelerate": "Dokumentation von Hugging Face Accelerate (Inferenz großer Modelle)",
     "remedy.source.wired": "macOS iogpu.wired_limit_mb (0: der Standard); Metals recommendedMaxWorkingSetSize folgt ihm (antirez/ds4 PR #893)",
+    "remedy.source.amdttm": "AMD Instinct MI300A system optimization (ROCm/amdgpu-docs, docs/system-optimization/mi300a.rst): pages_limit und page_pool_size in Seiten zu 4 KiB, 33554432 für die 128 GiB jeder APU",
+    "remedy.source.gtt": "Linux ttm.pages_limit, in Seiten zu 4 KiB (drivers/gpu/drm/ttm/ttm_device.c); amdgpu bemisst GTT danach (amdgpu_ttm.c); ttm.pages_limit=25165824 ergab für llama.cpp 98304 MiB (noamsto/nix-amd-ai issue #42)",
     "remedy.source.vllm_kv": "vLLM-Dokumentation (Quantized KV Cache)",
     "remedy.source.sglang_args": "SGLang-Dokumentation (Serverargumente)",
     "remedy.source.kv_context": "der KV-Cache wächst mit dem Kontext",
@@ -220,5 +222,6 @@ export default {
     "explain.usable.formula": "das kleinste Limit in ganzen GB, dessen Anteil nach der Reserve das Szenario fasst",
     "explain.usable.values": "{needed} B ÷ (1 − {headroom}) ≤ {usable} B",
     "explain.usable.source": "sudo sysctl iogpu.wired_limit_mb; die Schätzung wie angefragt, gemessen am erhöhten Limit",
+    "explain.usable.source_gtt": "ttm.pages_limit von Linux; die Schätzung wie angefragt, gemessen am erhöhten Limit",
   },
 };
