@@ -53,6 +53,7 @@ std::string_view kind_name(InputKind kind) {
     case InputKind::number: return "number";
     case InputKind::fraction: return "fraction";
     case InputKind::toggle: return "toggle";
+    case InputKind::size: return "size";
     case InputKind::list: return "list";
   }
   return "";
