@@ -740,13 +740,13 @@ export interface CatalogInput {
   /** The page's URL key and <vram-fit> attribute; '' where the page has no control for it. */
   url: string;
   /** config: a file's text; fraction: a number between min and max. */
-  kind: 'text' | 'config' | 'choice' | 'count' | 'tokens' | 'quantity' | 'number' | 'fraction' | 'toggle' | 'list';
+  kind: 'text' | 'config' | 'choice' | 'count' | 'tokens' | 'quantity' | 'number' | 'fraction' | 'toggle' | 'list' | 'size';
   /** Which requests read it ("gpus" is a GPU list for inference, a GPU count for training; gpu_ranking: the ranking
    * question only). */
   use: 'inference' | 'training' | 'both' | 'gpu_ranking';
   /** The engines that read it, where only some do ("vllm"); given with another engine it is refused. */
   engines?: string[];
-  /** count, tokens, quantity, number, fraction: the allowed range, inclusive (max null when unbounded), except min
+  /** count, tokens, quantity, number, fraction, size (in GB): the allowed range, inclusive (max null when unbounded), except min
    * where above_min is true: the value must be above it. */
   min?: number;
   above_min?: boolean;
