@@ -75,6 +75,13 @@ std::string gpu_name(const json& catalog, const json& id) {
   return id.is_string() ? id.get<std::string>() : std::string();
 }
 
+// A GPU of the answer: its own list first, where a card described by its figures is (the catalog has no such card).
+std::string gpu_name(const json& answer, const json& catalog, const json& id) {
+  for (const json& g : answer.value("gpus", json::array()))
+    if (g.is_object() && g.value("id", json()) == id && g.contains("name")) return g.at("name").get<std::string>();
+  return gpu_name(catalog, id);
+}
+
 // The headline sentence the page shows, above the GPU table it sums up, and why it is not certain where it is not.
 void append_headline(std::string& out, const json& a) {
   const json& v = a.at("verdict");
@@ -425,7 +432,7 @@ std::string training_table(const json& a, const json& catalog) {
   if (const json& t = a.at("time"); !t.is_null()) {
     const double seconds = number(t.at("seconds"));
     appendf(out, "  time on %llu × %s (%.4g TFLOPS %s, MFU %.2g): %.4g h", whole(in.at("gpus")),
-            gpu_name(catalog, t.at("gpu")).c_str(), number(t.at("peak_tflops")), text(t.at("peak_dtype")),
+            gpu_name(a, catalog, t.at("gpu")).c_str(), number(t.at("peak_tflops")), text(t.at("peak_dtype")),
             number(t.at("mfu")), seconds / 3600);
     if (number(t.at("seconds_max")) > seconds) appendf(out, "–%.4g h", number(t.at("seconds_max")) / 3600);
     appendf(out, ", %.4g GPU-hours", number(t.at("gpu_hours")));

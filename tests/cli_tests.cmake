@@ -293,3 +293,20 @@ vramfit_cli_test(bare_unknown_json ARGS --params 7e9 --weights fp16 --gpu rtx-40
 # 70e9 × 2 B = 140 GB of weights alone do not fit 24 GiB: certain, whatever the rest.
 vramfit_cli_test(bare_short_certain ARGS --params 70e9 --weights fp16 --gpu rtx-4090 --json
                  MATCH "\"verdict\":{\"certainty\":\"certain\",\"certainty_reasons\":\\[\\]")
+# Issue 34: a card by its numbers. A card of its own is named by its figures; one like a catalog card by that card and
+# its memory; a figure that is wrong names its flag's field and what it takes.
+vramfit_cli_test(custom_gpu ARGS --model llama-3.1-8b --gpu custom --gpu-memory 48GB --gpu-bandwidth 1008 --gpu-tflops 165
+                 MATCH "Custom card, 48 GB, 1008 GB/s +fits")
+# 48 GB = 48 × 2³⁰ B = 51,539,607,552 B.
+vramfit_cli_test(custom_gpu_json ARGS --model llama-3.1-8b --gpu custom --gpu-memory "48 GiB" --json
+                 MATCH "\"custom\":\"custom\",[^}]*\"id\":\"custom\",\"memory_bytes\":51539607552")
+vramfit_cli_test(custom_gpu_like ARGS --model llama-3.1-8b --gpu rtx-4090 --gpu-memory 48GB
+                 MATCH "GeForce RTX 4090 with 48 GB +fits")
+vramfit_cli_test(custom_gpu_no_memory FAIL ARGS --model llama-3.1-8b --gpu custom
+                 MATCH "--gpu-memory: is needed for a card of your own")
+vramfit_cli_test(custom_gpu_bad_memory FAIL ARGS --model llama-3.1-8b --gpu custom --gpu-memory lots
+                 MATCH "--gpu-memory: expected a memory size in GB from 1 to 16,384, such as 48GB or 24 GiB. got \"lots\"")
+vramfit_cli_test(custom_gpu_bad_vendor FAIL ARGS --model llama-3.1-8b --gpu custom --gpu-memory 24GB --gpu-vendor ati
+                 MATCH "--gpu-vendor: expected one of nvidia, amd, intel, apple. got \"ati\"")
+vramfit_cli_test(custom_gpu_ranking ARGS --model llama-3.1-8b --gpu rtx-4090 --gpu-memory 48GB --rank-gpus --json
+                 MATCH "\"gpu\":\"rtx-4090-with-48gb\"")

@@ -100,7 +100,7 @@ export interface ModelInputs {
   params?: number;
 }
 
-export interface InferenceRequest extends ModelInputs {
+export interface InferenceRequest extends ModelInputs, CustomGpu {
   question?: Exclude<Question, 'curve'>;
   mode?: 'inference';
   /** A weight format ("bf16", "int4", "q4_k_m", "awq-4bit-128g", …: Catalog.weight_formats). */
@@ -112,7 +112,9 @@ export interface InferenceRequest extends ModelInputs {
   batch?: number;
   /** Share of each GPU kept free when judging a fit, 0–0.9 (default 0.1). */
   headroom?: number;
-  /** A catalog GPU id or name: one fit verdict, speed and cost; default: a verdict for every GPU. */
+  /** A catalog GPU id or name: one fit verdict, speed and cost; default: a verdict for every GPU. "custom": a card of
+   * your own, described by the CustomGpu keys (gpu_memory needed); a catalog card with gpu_memory: that card with
+   * other memory (an RTX 4090 with 48 GB). */
   gpu?: string;
   /** A GPU sharing the machine's RAM: what it may use, in MiB, at most the RAM; needs `gpu`. A Mac's wired limit
    * (sudo sysctl iogpu.wired_limit_mb=N), a Strix Halo's GTT limit, carve-out or Variable Graphics Memory, what a DGX
@@ -208,7 +210,7 @@ export type SeveralRequest =
   | (Omit<TrainingRequest, 'question'> & { questions: AskedQuestion[] });
 
 /** The estimate or the remedies of a training run: `mode` decides. */
-export interface TrainingRequest extends ModelInputs {
+export interface TrainingRequest extends ModelInputs, CustomGpu {
   question?: 'estimate' | 'remedies';
   mode: TrainingMode;
   precision?: 'fp32' | 'mixed-fp16' | 'mixed-bf16' | 'bf16';
@@ -315,7 +317,27 @@ export interface Explanation {
   source_i18n?: MessageId;
 }
 
+/** A card described by its figures, beside `gpu` ("custom", or the catalog card it is like). A figure not given is not
+ * known (custom) or the catalog card's (like); what needs an unknown figure (the speed without a bandwidth) says so. */
+export interface CustomGpu {
+  /** Its memory in GB (a card's GB are GiB), 1 to 16384: a number, or text such as "48GB" or "24 GiB". */
+  gpu_memory?: number | string;
+  /** Memory bandwidth, GB/s. */
+  gpu_bandwidth?: number | string;
+  /** Dense BF16/FP16 tensor TFLOPS. */
+  gpu_tflops?: number | string;
+  gpu_tflops_fp8?: number | string;
+  gpu_tflops_fp4?: number | string;
+  /** gpu "custom" only; default: not known. */
+  gpu_vendor?: 'nvidia' | 'amd' | 'intel' | 'apple';
+  /** gpu "custom" only: the GPU shares the computer's memory (gpu_memory is the RAM); needs gpu_vendor apple, amd or
+   * nvidia. Default: no (yes for apple). */
+  gpu_unified?: boolean | 'yes' | 'no' | 'on' | 'off';
+}
+
 export interface GpuEntry {
+  /** A card described by the request's figures: "custom", or the id of the catalog card it is like. */
+  custom?: string;
   id: string;
   name: string;
   vendor: string;
@@ -728,13 +750,13 @@ export interface CatalogInput {
   /** The page's URL key and <vram-fit> attribute; '' where the page has no control for it. */
   url: string;
   /** config: a file's text; fraction: a number between min and max. */
-  kind: 'text' | 'config' | 'choice' | 'count' | 'tokens' | 'quantity' | 'number' | 'fraction' | 'toggle' | 'list';
+  kind: 'text' | 'config' | 'choice' | 'count' | 'tokens' | 'quantity' | 'number' | 'fraction' | 'toggle' | 'list' | 'size';
   /** Which requests read it ("gpus" is a GPU list for inference, a GPU count for training; gpu_ranking: the ranking
    * question only). */
   use: 'inference' | 'training' | 'both' | 'gpu_ranking';
   /** The engines that read it, where only some do ("vllm"); given with another engine it is refused. */
   engines?: string[];
-  /** count, tokens, quantity, number, fraction: the allowed range, inclusive (max null when unbounded), except min
+  /** count, tokens, quantity, number, fraction, size (in GB): the allowed range, inclusive (max null when unbounded), except min
    * where above_min is true: the value must be above it. */
   min?: number;
   above_min?: boolean;

@@ -5,7 +5,7 @@
 #include <iterator>   // std::begin, std::end
 
 #include "util/json_fields.hpp"
-#include "util/number_text.hpp"  // fixed_text
+#include "util/number_text.hpp"  // fixed_text, general_text
 #include "util/text.hpp"  // lookup_key, name_key, contains_name_part, closest_names
 
 namespace vramfit {
@@ -322,6 +322,113 @@ Result<GpuLookup> resolve_gpu(const std::vector<Gpu>& gpus, std::string_view tex
   }
   if (matches.size() > 1) return ambiguous(field, text, matches);
   return unknown_gpu(gpus, text, field);
+}
+
+bool is_custom_gpu_name(std::string_view gpu) noexcept { return lookup_key(gpu) == lookup_key(kCustomGpuId); }
+
+namespace {
+
+// "48", "22", "1.5": a card's memory in GB (GiB, as its maker counts them), as its name says it.
+std::string gb_text(std::uint64_t bytes) {
+  return detail::general_text(static_cast<double>(bytes) / static_cast<double>(1ull << 30), 6);
+}
+
+Error only_custom(std::string_view field, const Gpu& like) {
+  return make_error(std::string(field),
+                    message("gpu.custom_only", "describes a card of your own (GPU \"custom\"); a card like the {gpu} "
+                                               "keeps its vendor and its kind of memory",
+                            {arg::text("gpu", like.name)}));
+}
+
+// The figures given, in place of the card's own.
+void apply_figures(Gpu& g, const CustomGpuInputs& in) {
+  if (in.memory_bytes) g.memory_bytes = *in.memory_bytes;
+  if (in.bandwidth_gb_s) g.bandwidth_gb_s = in.bandwidth_gb_s;
+  if (in.tflops) g.tflops_bf16 = g.tflops_fp16 = in.tflops;
+  if (in.tflops_fp8) g.tflops_fp8 = in.tflops_fp8;
+  if (in.tflops_fp4) g.tflops_fp4 = in.tflops_fp4;
+}
+
+}  // namespace
+
+Result<Gpu> custom_gpu(const std::vector<Gpu>& catalog, std::string_view gpu, const CustomGpuInputs& in) {
+  const std::string_view first = in.memory_bytes ? "gpu_memory" : in.bandwidth_gb_s ? "gpu_bandwidth"
+                                 : in.tflops ? "gpu_tflops" : in.tflops_fp8 ? "gpu_tflops_fp8"
+                                 : in.tflops_fp4 ? "gpu_tflops_fp4" : !in.vendor.empty() ? "gpu_vendor" : "gpu_unified";
+  if (gpu.empty())
+    return make_error(std::string(first),
+                      message("gpu.custom_without_gpu", "describes the GPU: choose one, \"custom\" for a card of your "
+                                                        "own or the catalog card yours is like"));
+  if (!is_custom_gpu_name(gpu)) {
+    auto found = resolve_gpu(catalog, gpu, "gpu");
+    if (!found) return found.error();
+    const Gpu& like = *found.value().gpu;
+    if (!in.vendor.empty()) return only_custom("gpu_vendor", like);
+    if (in.unified) return only_custom("gpu_unified", like);
+    Gpu g = like;
+    apply_figures(g, in);
+    g.custom = like.id;
+    if (in.memory_bytes) {
+      g.id = like.id + "-with-" + gb_text(g.memory_bytes) + "gb";
+      g.name = like.name + " with " + gb_text(g.memory_bytes) + " GB";
+      // Measured with the card's own memory; the total of other memory is not.
+      g.driver_visible_bytes.reset();
+    } else {
+      g.id = like.id + "-custom";
+      g.name = like.name + " (your figures)";
+    }
+    g.cloud_usd_per_hour.reset();
+    g.street_usd.reset();
+    g.aliases.clear();
+    g.sources.clear();
+    g.notes.clear();
+    return g;
+  }
+  if (!in.memory_bytes)
+    return make_error("gpu_memory", message("gpu.custom_needs_memory",
+                                            "is needed for a card of your own (GPU \"custom\"): its memory, such as "
+                                            "48GB or 24 GiB"));
+  Gpu g;
+  g.id = std::string(kCustomGpuId);
+  g.custom = g.id;
+  const std::string v = lower_ascii(in.vendor);
+  g.vendor = v == "nvidia" ? "NVIDIA" : v == "amd" ? "AMD" : v == "intel" ? "Intel" : v == "apple" ? "Apple" : "";
+  // Apple's GPUs are the speed model's and MLX's own class; any other card is read as a discrete card of its own.
+  g.segment = v == "apple" ? "apple" : "consumer";
+  if (in.unified.value_or(v == "apple")) {
+    g.unified_memory = true;
+    if (v == "apple") g.shared = SharedMemory::macos;
+    else if (v == "amd") g.shared = SharedMemory::amd_apu;
+    else if (v == "nvidia") g.shared = SharedMemory::nvidia_unified;
+    else
+      return make_error("gpu_unified", message("gpu.custom_unified_vendor",
+                                               "needs the card's vendor (gpu_vendor apple, amd or nvidia): how much of "
+                                               "the shared memory the GPU may use follows from it"));
+  } else if (v == "apple") {
+    return make_error("gpu_unified", message("gpu.custom_apple_unified",
+                                             "an Apple GPU shares the Mac's memory: leave it on or out"));
+  }
+  apply_figures(g, in);
+  g.name = "Custom card, " + gb_text(g.memory_bytes) + " GB";
+  if (g.bandwidth_gb_s) g.name += ", " + detail::general_text(*g.bandwidth_gb_s, 6) + " GB/s";
+  return g;
+}
+
+Message custom_gpu_note(const Gpu& gpu) {
+  if (gpu.custom.empty()) return {};
+  const MessageArg name = arg::text("gpu", gpu.name);
+  if (gpu.custom != kCustomGpuId)
+    return message("gpu.like_note",
+                   "{gpu}: the catalog's figures for the card it is like, with yours in their place. The memory its "
+                   "driver reports was not measured for it: all of it counts, as for catalog cards without a measured "
+                   "figure (drivers report 1–3 % less). It has no price here.",
+                   {name});
+  return message("gpu.custom_note",
+                 "{gpu}: the figures are your own, not the catalog's; a figure not given is not known, and what needs "
+                 "it (the speed, the time to train) is not estimated. The memory its driver reports was not measured: "
+                 "all of it counts, as for catalog cards without a measured figure (drivers report 1–3 % less). It has "
+                 "no price here.",
+                 {name});
 }
 
 namespace {

@@ -70,6 +70,9 @@ struct Gpu {
   // Short names that mean this card although others share them ("H100" for the SXM card, which cloud offers
   // and published benchmarks mean by the bare name).
   std::vector<std::string> aliases;
+  // A card described by the person's own figures rather than read from the catalog: "custom", or the id of the
+  // catalog entry it is like with other memory ("rtx-4090"); empty for a catalog entry.
+  std::string custom;
 
   // Bytes a model may use: all of it on discrete cards; on unified memory the share set, or the operating system's
   // default (macOS's wired limit, Linux's GTT limit, the total CUDA reports).
@@ -114,6 +117,38 @@ Message one_per_machine_message(const Gpu& gpu);
 // format's threshold) or 86, Ada Lovelace 89, Hopper 90, Blackwell 100 (datacenter) or 120 (RTX 50, RTX PRO). 0 for
 // other vendors: the thresholds of native_compute_capability are NVIDIA's.
 std::uint32_t compute_capability(const Gpu& gpu) noexcept;
+
+// A card described by its figures (the request's gpu_memory, gpu_bandwidth, ...): every figure optional here, the
+// memory needed for a card of its own (gpu "custom").
+struct CustomGpuInputs {
+  std::optional<std::uint64_t> memory_bytes;  // a card's GB are GiB, as its maker and the catalog count them
+  std::optional<double> bandwidth_gb_s;
+  std::optional<double> tflops;  // dense BF16/FP16 tensor TFLOPS
+  std::optional<double> tflops_fp8;
+  std::optional<double> tflops_fp4;
+  std::string vendor;            // nvidia, amd, intel, apple; empty: not said
+  std::optional<bool> unified;   // the GPU shares the computer's memory
+  bool any() const noexcept {
+    return memory_bytes || bandwidth_gb_s || tflops || tflops_fp8 || tflops_fp4 || !vendor.empty() || unified;
+  }
+};
+inline constexpr std::string_view kCustomGpuId = "custom";
+inline constexpr std::string_view kGpuVendorNames = "nvidia, amd, intel, apple";
+
+// Whether `gpu` (as the request names it) asks for a card of its own: "custom".
+bool is_custom_gpu_name(std::string_view gpu) noexcept;
+
+// The card the request describes: gpu "custom" with its figures (the memory needed; a figure not given stays
+// unknown, and what needs it says so), or a catalog card (`gpu`, as resolve_gpu reads it) with the figures given in
+// place of its own, the memory first ("an RTX 4090 with 48 GB"). Its price and the total its driver reports are not
+// carried over: they were the catalog card's. Refused, naming the field, for figures without a GPU, a vendor or
+// unified memory given for a catalog card, or unified memory without a vendor whose sharing is modelled.
+Result<Gpu> custom_gpu(const std::vector<Gpu>& catalog, std::string_view gpu, const CustomGpuInputs& in);
+
+// What the answer says of a custom card: the figures are the person's, which are unknown, and that the memory its
+// driver reports is taken as the full memory (the catalog's rule for a card without a measured total). Empty for a
+// catalog entry.
+Message custom_gpu_note(const Gpu& gpu);
 
 // Parses data/gpus.json; every non-null figure must name its source, or the catalog is refused.
 Result<std::vector<Gpu>> parse_gpu_catalog(std::string_view json_text);

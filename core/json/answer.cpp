@@ -155,19 +155,34 @@ std::string answer_training(const Catalog& catalog, const ParsedRequest& request
 }
 
 std::string answer_on(const Catalog& catalog, const ParsedRequest& request);
+std::string answer_with_wired_limit(const Catalog& catalog, const ParsedRequest& request);
 
 }  // namespace
 
-// A Mac's wired limit changes what its GPU may use for every question asked: the catalog carries it.
 std::string answer(const Catalog& catalog, const ParsedRequest& request) {
+  // A card described by its figures joins the catalog first, so that the questions (and a wired limit) find it.
+  const CustomGpuInputs& described = request.training ? request.training->custom_gpu : request.inference.custom_gpu;
+  const std::string& named = request.training ? request.training->gpu : request.inference.gpu;
+  if (described.any() || is_custom_gpu_name(named)) {
+    ParsedRequest local = request;
+    std::string& gpu = local.training ? local.training->gpu : local.inference.gpu;
+    auto with_card = with_custom_gpu(catalog, gpu, described);
+    if (!with_card) return error_to_json(with_card.error());
+    return answer_with_wired_limit(with_card.value(), local);
+  }
+  return answer_with_wired_limit(catalog, request);
+}
+
+namespace {
+
+// A Mac's wired limit changes what its GPU may use for every question asked: the catalog carries it.
+std::string answer_with_wired_limit(const Catalog& catalog, const ParsedRequest& request) {
   const std::uint64_t wired = request.training ? request.training->wired_limit_mb : request.inference.wired_limit_mb;
   if (wired == 0) return answer_on(catalog, request);
   const auto local = with_wired_limit(catalog, request.training ? request.training->gpu : request.inference.gpu, wired);
   if (!local) return error_to_json(local.error());
   return answer_on(local.value(), request);
 }
-
-namespace {
 
 std::string answer_on(const Catalog& catalog, const ParsedRequest& request) {
   if (!request.questions.empty())

@@ -11,6 +11,7 @@
 #include "memory/kv_cache.hpp"      // kv_dtype_names
 #include "memory/parallelism.hpp"   // kMaxGpus, kMaxGradientAccumulation, offload_names
 #include "memory/training.hpp"      // kMaxLoraRank, precision_names, optimizer_names, grad_dtype_names
+#include "hardware/gpu.hpp"         // kGpuVendorNames
 
 namespace vramfit {
 
@@ -65,6 +66,22 @@ constexpr Input kInputs[] = {
      E::transformers},
     {"gpu", "--gpu", "gpu", K::text, 0, 0, "NAME",
      "report the fit, speed and cost on this GPU only (see --list-gpus); vLLM needs it for the KV capacity"},
+    {"gpu_memory", "--gpu-memory", "gpumem", K::size, 1, 16384, "SIZE",
+     "a card not in the catalog (--gpu custom), or --gpu's card with other memory (--gpu rtx-4090 --gpu-memory "
+     "48GB): its memory, e.g. 48GB or 24 GiB (a card's GB are GiB, as its maker counts them)"},
+    {"gpu_bandwidth", "--gpu-bandwidth", "gpubw", K::number, 0, 100'000, "GB/S",
+     "that card's memory bandwidth in GB/s (for the speed; --gpu custom: not known unless given)", U::both, kAboveMin},
+    {"gpu_tflops", "--gpu-tflops", "gputflops", K::number, 0, 100'000, "TFLOPS",
+     "that card's dense BF16/FP16 tensor TFLOPS (prefill speed, training time)", U::both, kAboveMin},
+    {"gpu_tflops_fp8", "--gpu-tflops-fp8", "gpufp8", K::number, 0, 100'000, "TFLOPS",
+     "that card's dense FP8 tensor TFLOPS", U::both, kAboveMin},
+    {"gpu_tflops_fp4", "--gpu-tflops-fp4", "gpufp4", K::number, 0, 100'000, "TFLOPS",
+     "that card's dense FP4 tensor TFLOPS", U::both, kAboveMin},
+    {"gpu_vendor", "--gpu-vendor", "gpuvendor", K::choice, 0, 0, "NAME",
+     "--gpu custom: nvidia, amd, intel or apple (default: not known)"},
+    {"gpu_unified", "--gpu-unified", "gpuunified", K::toggle, 0, 0, "yes|no",
+     "--gpu custom: the GPU shares the computer's memory (--gpu-memory is the RAM; needs --gpu-vendor apple, amd or "
+     "nvidia) (default: no; yes for apple)"},
     {"wired_limit_mb", "--wired-limit-mb", "wired", K::count, 0, static_cast<double>(kMaxWiredLimitMib), "MB",
      "a GPU that shares the machine's memory: what it may use, in MB. Apple: as `sudo sysctl iogpu.wired_limit_mb=N` "
      "sets it (or the recommendedMaxWorkingSetSize your Mac reports); 0: macOS's default (2/3 of RAM up to 32 GB, 3/4 "
@@ -204,6 +221,8 @@ const Choices kChoices[] = {
     {"attn_implementation", attn_implementation_names, parses<parse_attn_implementation>},
     {"zero", [] { return std::string("0, 1, 2, 3, NO_SHARD, SHARD_GRAD_OP, FULL_SHARD"); }, parses<parse_zero>},
     {"offload", offload_names, parses<parse_offload>},
+    {"gpu_vendor", [] { return std::string(kGpuVendorNames); },
+     [](std::string_view v) { return v == "nvidia" || v == "amd" || v == "intel" || v == "apple"; }},
 };
 
 const Choices* choices_of(const Input& input) noexcept {

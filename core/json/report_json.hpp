@@ -136,6 +136,8 @@ inline void write_explanations(JsonWriter& w, const std::vector<Explanation>& ex
 
 // A GPU as the catalog lists it.
 inline void write_gpu_fields(JsonWriter& w, const Gpu& gpu) {
+  // A card described by the request's figures: "custom", or the id of the catalog card it is like.
+  if (!gpu.custom.empty()) w.field("custom", gpu.custom);
   w.field("id", gpu.id);
   w.field("memory_bytes", gpu.memory_bytes);
   w.field("name", gpu.name);

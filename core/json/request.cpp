@@ -2,7 +2,7 @@
 
 #include <algorithm>  // std::all_of, std::none_of
 #include <charconv>   // std::from_chars (integers)
-#include <cmath>      // std::isfinite, std::floor, std::log10, std::pow
+#include <cmath>      // std::isfinite, std::floor, std::llround, std::log10, std::pow
 #include <cstdlib>    // std::strtod
 #include <string>     // std::string, std::to_string
 #include <type_traits>  // std::is_same_v
@@ -58,6 +58,7 @@ std::string expectation(const Input& in) {
     case K::fraction: return "a fraction " + range_text(in) + ", such as 0.4 or 40%";
     case K::toggle: return "true or false (or on/off, yes/no, 1/0)";
     case K::list: return "GPU ids, as an array or comma-separated text such as h100-sxm,l40s";
+    case K::size: return "a memory size in GB " + range_text(in) + ", such as 48GB or 24 GiB";
   }
   return "a value";
 }
@@ -108,6 +109,11 @@ std::optional<Message> refusal_message(const Input& in, const json& given) {
     case K::list:
       return message("input.list",
                      "expected GPU ids, as an array or comma-separated text such as h100-sxm,l40s; got {given}", {g});
+    case K::size:
+      if (range)
+        return message("input.size_range", "expected a memory size in GB from {min} to {max}, such as 48GB or 24 GiB; "
+                                           "got {given}", {lo, hi, g});
+      break;
     case K::count:
       if (range)
         return message("input.count_range", "expected a whole number from {min} to {max}; got {given}", {lo, hi, g});
@@ -187,6 +193,18 @@ std::optional<double> number_from_text(InputKind kind, std::string_view text) {
   return percent ? x / 100 : x;
 }
 
+// A card's memory in GB: "48GB", "48 GB", "24 GiB", "48G" or "48" (a card's GB are GiB, as its maker counts them).
+std::optional<double> gb_from_text(std::string_view text) {
+  std::string t = lower_ascii(text);
+  while (!t.empty() && t.back() == ' ') t.pop_back();
+  for (std::string_view unit : {"gib", "gb", "g"})
+    if (t.ends_with(unit)) {
+      t.resize(t.size() - unit.size());
+      break;
+    }
+  while (!t.empty() && t.back() == ' ') t.pop_back();
+  return number_from_text(K::number, t);
+}
 
 bool in_range(const Input& in, double v) {
   return (in.above_min ? v > in.min : v >= in.min) && v <= in.max;
@@ -225,6 +243,11 @@ std::optional<InputValue> read_value(const Input& in, const json& v) {
       if (!x || !in_range(in, *x)) return std::nullopt;
       return *x;
     }
+    case K::size: {
+      const auto gb = text ? gb_from_text(*text) : v.is_number() ? std::optional(v.get<double>()) : std::nullopt;
+      if (!gb || !in_range(in, *gb)) return std::nullopt;
+      return static_cast<std::uint64_t>(std::llround(*gb * 1024.0 * 1024.0 * 1024.0));
+    }
     case K::toggle: {
       const auto on = v.is_boolean() ? std::optional(v.get<bool>()) : text ? parse_switch(*text) : std::nullopt;
       if (!on) return std::nullopt;
@@ -252,6 +275,18 @@ class InputReader {
   std::optional<std::uint64_t> whole(std::string_view key) { return get<std::uint64_t>(key); }
   std::optional<double> number(std::string_view key) { return get<double>(key); }
   std::optional<bool> toggle(std::string_view key) { return get<bool>(key); }
+  // A card described by its figures: gpu_memory, gpu_bandwidth, ...
+  CustomGpuInputs custom_gpu() {
+    CustomGpuInputs c;
+    c.memory_bytes = whole("gpu_memory");
+    c.bandwidth_gb_s = number("gpu_bandwidth");
+    c.tflops = number("gpu_tflops");
+    c.tflops_fp8 = number("gpu_tflops_fp8");
+    c.tflops_fp4 = number("gpu_tflops_fp4");
+    c.vendor = text("gpu_vendor").value_or("");
+    c.unified = toggle("gpu_unified");
+    return c;
+  }
   std::vector<std::string> list(std::string_view key) {
     return get<std::vector<std::string>>(key).value_or(std::vector<std::string>{});
   }
@@ -375,6 +410,7 @@ Result<Request> inference_request(const json& j, InputUse use, std::span<const s
   r.batch = in.whole("batch").value_or(1);
   r.headroom = in.number("headroom").value_or(kDefaultHeadroom);
   r.gpu = in.text("gpu").value_or("");
+  r.custom_gpu = in.custom_gpu();
   r.wired_limit_mb = in.whole("wired_limit_mb").value_or(0);
   r.engine_given = in.text("engine").has_value();
   r.engine = in.text("engine").value_or("transformers");
@@ -459,6 +495,7 @@ Result<TrainingRequest> training_request(const json& j, std::span<const std::str
   r.sp = in.toggle("sp").value_or(false);
   r.offload = in.text("offload").value_or("");
   r.gpu = in.text("gpu").value_or("");
+  r.custom_gpu = in.custom_gpu();
   r.wired_limit_mb = in.whole("wired_limit_mb").value_or(0);
   r.headroom = in.number("headroom").value_or(kDefaultHeadroom);
   if (const auto tokens = in.whole("tokens")) r.tokens = static_cast<double>(*tokens);

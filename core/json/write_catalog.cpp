@@ -53,6 +53,7 @@ std::string_view kind_name(InputKind kind) {
     case InputKind::number: return "number";
     case InputKind::fraction: return "fraction";
     case InputKind::toggle: return "toggle";
+    case InputKind::size: return "size";
     case InputKind::list: return "list";
   }
   return "";
@@ -109,7 +110,7 @@ void write_inputs(JsonWriter& w) {
     w.begin_object();
     w.field("key", input.key);
     w.field("kind", kind_name(input.kind));
-    if (is_numeric(input.kind)) {
+    if (is_numeric(input.kind) || input.kind == InputKind::size) {  // a size's range is in GB
       w.field("above_min", input.above_min);
       w.field("max", input.max);  // null when unbounded
       w.field("min", input.min);

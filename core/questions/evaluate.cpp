@@ -685,6 +685,18 @@ Result<Catalog> with_wired_limit(const Catalog& catalog, std::string_view gpu, s
   return out;
 }
 
+Result<Catalog> with_custom_gpu(const Catalog& catalog, std::string& gpu, const CustomGpuInputs& in) {
+  if (!in.any() && !is_custom_gpu_name(gpu)) return catalog;
+  auto card = custom_gpu(catalog.gpus, gpu, in);
+  if (!card) return card.error();
+  Catalog out = catalog;
+  gpu = card.value().id;
+  // A card like a catalog one is shown beside it; described twice, the request's own wins.
+  std::erase_if(out.gpus, [&](const Gpu& g) { return lookup_key(g.id) == lookup_key(gpu); });
+  out.gpus.push_back(std::move(card).value());
+  return out;
+}
+
 Result<Catalog> load_catalog(std::string_view models_json, std::string_view gpus_json,
                              std::span<const std::string_view> model_configs) {
   auto models = parse_model_presets(models_json, model_configs);
@@ -873,6 +885,7 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
     out.gpu = found.value().gpu;
     if (!found.value().note.empty()) out.name_notes.push_back(found.value().note);
     if (auto wired = wired_limit_applied(*out.gpu, r.wired_limit_mb); !wired) return wired.error();
+    if (const Message custom = custom_gpu_note(*out.gpu); !custom.empty()) out.name_notes.push_back(custom);
     if (const Message wired = wired_limit_note(*out.gpu); !wired.empty()) out.name_notes.push_back(wired);
     size_for_gpu(o, *out.gpu);
   }

@@ -33,6 +33,11 @@ Result<Catalog> load_catalog(std::string_view models_json, std::string_view gpus
 // of its own, or above its RAM. `catalog` itself when limit_mib is 0 (macOS's default).
 Result<Catalog> with_wired_limit(const Catalog& catalog, std::string_view gpu, std::uint64_t limit_mib);
 
+// The catalog with the card the request describes (gpu_memory, gpu_bandwidth, ...: custom_gpu) at its end, and `gpu`
+// set to its id, so that every question judges it as it judges a catalog entry; a card like a catalog entry joins
+// beside that entry. `catalog` itself when nothing describes a card. Refused as custom_gpu refuses.
+Result<Catalog> with_custom_gpu(const Catalog& catalog, std::string& gpu, const CustomGpuInputs& in);
+
 struct Request {
   std::string model;        // preset id; or empty with params / config_json
   std::string model_name;   // the name a config or file is shown by ("microsoft/phi-4"); "" = its architecture
@@ -74,6 +79,7 @@ struct Request {
   std::uint64_t tp = 1;  // vLLM --tensor-parallel-size, SGLang --tp
   std::uint64_t pp = 1;  // vLLM --pipeline-parallel-size, SGLang --pp-size
   std::uint64_t wired_limit_mb = 0;  // Apple: iogpu.wired_limit_mb for `gpu` (with_wired_limit); 0: macOS's default
+  CustomGpuInputs custom_gpu;  // a card described by its figures (with_custom_gpu): gpu "custom", or like `gpu`
   // Speed and cost (with a GPU), and the GPU ranking of gpu_ranking.hpp.
   ServingInputs serving;                // system_bandwidth, prompt_tokens, usd_per_kwh
   std::vector<std::string> gpus;        // gpu_ranking: the GPUs to rank (ids or names); empty: all

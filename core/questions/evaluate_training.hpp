@@ -55,6 +55,7 @@ struct TrainingRequest {
   std::string offload;   // none (default), optimizer, params, nvme
   std::string gpu;       // catalog id; empty: a fit verdict for every GPU and no time estimate
   std::uint64_t wired_limit_mb = 0;  // Apple: iogpu.wired_limit_mb for `gpu` (with_wired_limit); 0: macOS's default
+  CustomGpuInputs custom_gpu;  // a card described by its figures (with_custom_gpu): gpu "custom", or like `gpu`
   double headroom = kDefaultHeadroom;
   std::optional<double> tokens;  // training tokens (all epochs) for time and cost; none: no time estimate
   std::optional<double> mfu;     // none: kDefaultMfu (training_time.hpp)

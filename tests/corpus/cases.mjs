@@ -56,6 +56,11 @@ ask('ollama-vision-0.31.1', 'estimate', { model: 'gemma-3-27b', engine: 'ollama'
 add('serving-cost', ['--model', 'llama-3.1-8b', '--gpu', 'rtx-4090', '--prompt', '4k', '--usd-per-kwh', '0.3']);
 add('serving-cost-json', ['--model', 'llama-3.1-8b', '--gpu', 'l40s', '--prompt', '1024', '--usd-per-kwh', '0.25', '--json']);
 add('max-context', ['--model', 'llama-3.1-8b', '--gpu', 'rtx-4090', '--max-context']);
+// Issue 34: a card by its numbers, and a catalog card with other memory.
+add('custom-gpu', ['--model', 'llama-3.1-8b', '--gpu', 'custom', '--gpu-memory', '48GB', '--gpu-bandwidth', '1008',
+  '--gpu-tflops', '165']);
+add('custom-gpu-like-json', ['--model', 'llama-3.1-70b', '--weights', 'q4_k_m', '--engine', 'llamacpp', '--gpu', 'rtx-4090',
+  '--gpu-memory', '48GB', '--json']);
 add('max-context-json', ['--model', 'mixtral-8x7b', '--weights', 'int4', '--gpu', 'a100-80gb-sxm', '--max-batch', '--json']);
 add('headroom', ['--model', 'llama-3.1-8b', '--gpu', 'rtx-4090', '--headroom', '0.2', '--max-context']);
 add('recommend', ['--model', 'llama-3.1-70b', '--weights', 'awq-4bit-128g', '--rank-gpus', '--budget-per-hour', '10']);

@@ -437,3 +437,21 @@ test('Ollama 0.30+ crosses as engine ollama with llama.cpp\'s fit plan, worded w
     assert.match(text, lang === 'en' ? /stay in system RAM/ : /bleiben im Arbeitsspeicher/);
   }
 });
+
+test('a card by its numbers crosses the bindings: named by its figures, in the catalog of its answer, refused by field', () => {
+  // 48 GB is 48 GiB on a card: 48 × 2³⁰ = 51,539,607,552 B; Llama-3.1-8B in BF16 at 8k needs 16.06 GB of weights and
+  // 1.07 GB of KV cache (the first test), so the free memory is 48 GiB less the total.
+  const own = evaluate({ model: 'llama-3.1-8b', context: 8192, gpu: 'custom', gpu_memory: 48, gpu_bandwidth: '1008' });
+  assert.equal(own.ok, true);
+  const [card] = own.gpus;
+  assert.deepEqual([card.id, card.custom, card.name, card.memory_bytes], ['custom', 'custom', 'Custom card, 48 GB, 1008 GB/s', 51539607552]);
+  assert.equal(card.free_bytes, 51539607552 - own.breakdown.total);
+  assert.ok(own.notes_i18n.some((n) => n.id === 'gpu.custom_note'));
+  const like = answer('gpu_ranking', { model: 'llama-3.1-8b', gpu: 'rtx-4090', gpu_memory: '48GB' });
+  assert.equal(like.ok, true);
+  assert.ok(like.ranking.some((c) => c.gpu === 'rtx-4090-with-48gb' && c.name === 'GeForce RTX 4090 with 48 GB' && c.usd_per_hour === null));
+  const refused = evaluate({ model: 'llama-3.1-8b', gpu: 'custom', gpu_memory: '48 TB' });
+  assert.equal(refused.ok, false);
+  assert.equal(refused.error.field, 'gpu_memory');
+  assert.equal(refused.error.message_i18n.id, 'input.size_range');
+});

@@ -21,6 +21,11 @@ export async function pickers(wasm: ArrayBuffer): Promise<string[]> {
   const name = JSON.parse(vramfit.read_model_name('meta-llama/Llama-3.1-8B', 'main')) as NameReading;
   const training: TrainingRequest = { mode: 'lora', model: 'llama-2-7b', gpu: 'rtx-4090' };
   const several: Request = { questions: ['estimate', 'limits'], model: 'llama-3.1-8b' };
+  // A card by its numbers, and a catalog card with other memory.
+  const own: InferenceRequest = { model: 'llama-3.1-8b', gpu: 'custom', gpu_memory: '48GB', gpu_bandwidth: 1008, gpu_tflops: 165 };
+  const like: TrainingRequest = { mode: 'lora', model: 'llama-2-7b', gpu: 'rtx-4090', gpu_memory: 48 };
+  JSON.parse(vramfit.answer(JSON.stringify(own)));
+  JSON.parse(vramfit.answer(JSON.stringify(like)));
   JSON.parse(vramfit.answer(JSON.stringify(training)));
   JSON.parse(vramfit.answer(JSON.stringify(several)));
   return [...catalog.gpus.map((g) => g.id), name.ok ? name.kind : name.error.field];

@@ -34,7 +34,8 @@ const dom = {
   gens: $('gens'), beta: $('beta'), contextLabel: $('context-label'), batchLabel: $('batch-label'), batchUnit: $('batch-unit'),
   trainingFacts: $('training-facts'), speed: $('speed'), speedFigures: $('speed-figures'),
   enginePlan: $('engine-plan'), fitPlan: $('fit-plan'), commandLine: $('command-line'), commandText: $('command-text'),
-  commandNote: $('command-note'), wired: $('wired'), wiredControls: $('wired-controls'),
+  commandNote: $('command-note'), wired: $('wired'), wiredControls: $('wired-controls'), wiredUnit: $('wired-unit'), wiredHint: $('wired-hint'),
+  customGpu: $('custom-gpu'), gpuLike: $('gpulike'), gpumem: $('gpumem'), gpubw: $('gpubw'), gputflops: $('gputflops'),
   rankingSection: $('ranking-section'), ranking: $('ranking'), rankingPicks: $('ranking-picks'),
   rankingCount: $('ranking-count'), rankingNotes: $('ranking-notes'), rankingHead: $('ranking-head'),
   remediesSection: $('remedies-section'), remedies: $('remedies'), remediesIntro: $('remedies-intro'), remediesNotes: $('remedies-notes'),
@@ -164,8 +165,10 @@ function writeInputs(current, beside = null) {
   setLabel(dom.batchUnit, training ? 'inputs.microbatch.unit' : 'inputs.batch.unit');
   // A GPU named the way people write it ("H100") shows as the card the core read it as (its one row).
   const named = state.gpu && detail?.gpus?.length === 1 ? detail.gpus[0].id : state.gpu;
-  dom.gpu.value = state.gpu;
-  if (dom.gpu.value !== state.gpu) dom.gpu.value = named;  // '' when that is no option either
+  const described = describesCard(state);
+  dom.gpu.value = described ? 'custom' : state.gpu;
+  if (dom.gpu.value !== state.gpu && !described) dom.gpu.value = named;  // '' when that is no option either
+  showCustomGpu(described);
   showWiredLimit(named);
   showSecondGpu();
   // The engine as the core read it ("vLLM" in a link is vllm) picks the versions offered.
@@ -223,16 +226,38 @@ function showSecondGpu() {
   if (document.activeElement !== dom.gpus2Count) dom.gpus2Count.value = state.gpus2;
 }
 
-// The catalog's Mac behind a GPU id, or undefined: only a Mac's GPU has a wired limit to set.
-const macOf = (id) => calculator.catalog.gpus.find((g) => g.id === id && g.wired_limit !== undefined);
+// A machine whose GPU shares the computer's memory (a Mac, a Strix Halo, a DGX Spark or Jetson) behind a GPU id, or
+// undefined: only such a GPU has a share to set. A card described by its figures is the answer's, not the catalog's.
+const sharesMemory = (g) => g.wired_limit !== undefined || g.shared_memory !== undefined;
+const macOf = (id) => calculator.catalog.gpus.find((g) => g.id === id && sharesMemory(g))
+  ?? (detail?.gpus?.length === 1 && detail.gpus[0].id === id && sharesMemory(detail.gpus[0]) ? detail.gpus[0] : undefined);
 
-// The wired-limit field shows for a Mac only; empty, it shows macOS's default for that Mac as its placeholder.
+// The field for the GPU's share shows for a machine whose GPU shares the memory, labelled as that machine sets it
+// (a Mac's wired limit, a Strix Halo's GTT limit or carve-out, what a DGX Spark or Jetson has free); empty, it shows
+// the operating system's default for that machine as its placeholder.
 function showWiredLimit(gpuId) {
   const mac = macOf(gpuId);
   dom.wiredControls.hidden = !mac;
   if (!mac) return;
+  const kind = mac.shared_memory;  // undefined on a Mac
+  setLabel(dom.wiredUnit, kind ? `inputs.wired.unit.${kind}` : 'inputs.wired.unit');
+  setLabel(dom.wiredHint, kind ? `inputs.wired.hint.${kind}` : 'inputs.wired.hint');
   dom.wired.placeholder = String(Math.floor(mac.usable_bytes / 2 ** 20));
   if (document.activeElement !== dom.wired) dom.wired.value = state.wired;
+}
+
+// A card described by its figures (the core's GPU "custom", or a listed card with other memory): its URL keys.
+const CUSTOM_KEYS = ['gpumem', 'gpubw', 'gputflops', 'gpufp8', 'gpufp4', 'gpuvendor', 'gpuunified'];
+const describesCard = (s) => s.gpu === 'custom' || CUSTOM_KEYS.some((k) => s[k] !== undefined && s[k] !== '');
+
+// "Other card…": its fields, and the listed card it is like ('' for a card of its own).
+function showCustomGpu(described) {
+  dom.customGpu.hidden = !described;
+  if (!described) return;
+  dom.gpuLike.value = state.gpu === 'custom' ? '' : state.gpu;
+  for (const field of [dom.gpumem, dom.gpubw, dom.gputflops]) {
+    if (document.activeElement !== field) field.value = String(state[field.name] ?? '');
+  }
 }
 
 function setLabel(node, key) {
@@ -504,7 +529,8 @@ function showDetails() {
 
 function render() {
   if (!report || !dom.resultError.hidden) return;  // no figure of the last answer beside an error
-  view.gpu = state.gpu;
+  // A card described by its figures is the answer's own row ("custom", "rtx-4090-with-48gb"), not the listed card.
+  view.gpu = describesCard(state) && detail?.gpus?.length === 1 ? detail.gpus[0].id : state.gpu;
   renderSummary(dom, shown(), view);
   dom.answerTotal.textContent = dom.totalGb.textContent;
   dom.answerHeadline.textContent = dom.headline.textContent;
@@ -623,6 +649,8 @@ function wireEvents() {
     if (key === 'weights' && modelFile) modelFile.weightsChosen = true;
     state = { ...state, [key]: codec.parse(key, target.value.trim()) };
     if (key === 'engine') state.version = '';  // a version is its engine's: another engine starts at its default
+    // A card picked from the list is that card: the figures of one described are dropped.
+    if (key === 'gpu' && state.gpu !== 'custom') for (const k of CUSTOM_KEYS) if (k in state) state[k] = '';
     // A pick is a history entry; typing replaces the current one.
     update({ push: target.tagName === 'SELECT' || target.type === 'radio' });
   });
@@ -694,6 +722,11 @@ function wireEvents() {
     });
   }
   dom.segment.addEventListener('change', () => { view.segment = dom.segment.value; render(); });
+  // "Like" a listed card: that card's figures with the memory given; none: a card of its own.
+  dom.gpuLike.addEventListener('change', () => {
+    state = { ...state, gpu: dom.gpuLike.value || 'custom' };
+    update({ push: true });
+  });
   dom.remedies.addEventListener('click', (event) => {
     const button = event.target.closest('button');
     const row = button?.closest('tr');
@@ -754,7 +787,8 @@ function refill() {
   // KV cache precisions by name, each with the core's summary as its title.
   fillOptions(dom.kv, calculator.catalog.kv_dtypes.map((k) => [k.name, k.name, k.summary]));
   fillChoices(dom.form, codec, view.t);
-  fillGpuSelect(dom.gpu, gpus, state.gpu, view.t);
+  fillGpuSelect(dom.gpu, gpus, describesCard(state) ? 'custom' : state.gpu, view.t, 'inputs.gpu.auto', true);
+  fillGpuSelect(dom.gpuLike, gpus, state.gpu === 'custom' ? '' : state.gpu, view.t, 'inputs.gpulike.none');
   fillGpuSelect(dom.gpu2, gpus, state.gpu2, view.t, 'inputs.gpu2.none');
 }
 

@@ -18,6 +18,7 @@ enum class InputKind {
   number,    // a finite number in [min, max]
   fraction,  // a number in [min, max]; text may be a percentage: "40%" = 0.4
   toggle,    // true or false; text may say on/off, yes/no, 1/0
+  size,      // a card's memory in GB from min to max, as bytes (a card's GB are GiB); text may say 48GB, 24 GiB, 48
   list,      // GPU ids: an array of texts or one comma-separated text
 };
 

@@ -399,6 +399,8 @@ export const MESSAGES = {
     "unified.share_over_ram": "darf höchstens so groß sein wie der Arbeitsspeicher des {gpu}, {ram_mb} MB (0: Vorgabe des Betriebssystems)",
     "mac.wired_over_ram": "darf höchstens so groß sein wie der Arbeitsspeicher des {gpu}, {ram_mb} MB (0: Vorgabe von macOS)",
     "name.gpu_read_as_also_more": "„{given}“ als {name} gelesen (auch möglich: {others} und {more} weitere; nennen Sie eine davon, um sie zu wählen).",
+    "gpu.like_note": "{gpu}: die Werte des Katalogs für die Karte, der sie gleicht, mit Ihren an deren Stelle. Den Speicher, den ihr Treiber meldet, hat niemand für sie gemessen: Er zählt ganz, wie bei Karten des Katalogs ohne Messwert (Treiber melden 1–3 % weniger). Einen Preis hat sie hier nicht.",
+    "gpu.custom_note": "{gpu}: Die Werte sind Ihre eigenen, nicht die des Katalogs; ein nicht angegebener Wert ist unbekannt, und was ihn braucht (die Geschwindigkeit, die Trainingsdauer), wird nicht geschätzt. Den Speicher, den ihr Treiber meldet, hat niemand gemessen: Er zählt ganz, wie bei Karten des Katalogs ohne Messwert (Treiber melden 1–3 % weniger). Einen Preis hat sie hier nicht.",
     "gpu.ambiguous": "„{given}“ kann {names} sein; nennen Sie eine davon",
     "gpu.ambiguous_more": "„{given}“ kann {names} oder eine von {more} weiteren sein; nennen Sie eine davon",
     "gpu.unknown": "unbekannte GPU „{given}“ (nicht im GPU-Katalog)",

@@ -76,13 +76,15 @@ export function showWeightFormat(select, name) {
 }
 
 /** The catalog's GPUs by segment, after an empty choice labelled by `none` (the core's pick when no GPU is named). */
-export function fillGpuSelect(select, gpus, selected, t, none = 'inputs.gpu.auto') {
+// `other`: an "Other card…" choice at the end, a card described by its figures (the core's GPU "custom").
+export function fillGpuSelect(select, gpus, selected, t, none = 'inputs.gpu.auto', other = false) {
   const groups = new Map();
   for (const g of gpus) {
     if (!groups.has(g.segment)) groups.set(g.segment, el('optgroup', { label: t(`segment.${g.segment}`) }));
     groups.get(g.segment).append(el('option', { value: g.id, text: g.name }));
   }
-  select.replaceChildren(el('option', { value: '', text: t(none) }), ...groups.values());
+  const last = other ? [el('option', { value: 'custom', text: t('inputs.gpu.other') })] : [];
+  select.replaceChildren(el('option', { value: '', text: t(none) }), ...groups.values(), ...last);
   select.value = selected;
 }
 

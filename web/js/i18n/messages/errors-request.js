@@ -63,5 +63,11 @@ export default {
     "cost.count_range": "muss zwischen 1 und 1000000 liegen",
     "cost.utilisation": "muss über 0 und höchstens 1 sein",
     "cost.usd_per_kwh": "muss ein Preis je kWh ab 0 sein",
+    "input.size_range": "erwartet wird eine Speichergröße in GB zwischen {min} und {max}, etwa 48GB oder 24 GiB; angegeben: {given}",
+    "gpu.custom_without_gpu": "beschreibt die GPU: Wählen Sie eine, „custom“ für eine eigene Karte oder die Karte aus dem Katalog, der Ihre gleicht",
+    "gpu.custom_only": "beschreibt eine eigene Karte (GPU „custom“); eine Karte wie die {gpu} behält deren Hersteller und Art des Speichers",
+    "gpu.custom_needs_memory": "wird für eine eigene Karte (GPU „custom“) gebraucht: ihr Speicher, etwa 48GB oder 24 GiB",
+    "gpu.custom_unified_vendor": "braucht den Hersteller der Karte (apple, amd oder nvidia): Wie viel des gemeinsamen Speichers die GPU nutzen darf, hängt davon ab",
+    "gpu.custom_apple_unified": "eine Apple-GPU teilt den Speicher des Mac: Lassen Sie die Angabe eingeschaltet oder weg",
   },
 };
