@@ -302,6 +302,9 @@ vramfit_cli_test(custom_gpu_json ARGS --model llama-3.1-8b --gpu custom --gpu-me
                  MATCH "\"custom\":\"custom\",[^}]*\"id\":\"custom\",\"memory_bytes\":51539607552")
 vramfit_cli_test(custom_gpu_like ARGS --model llama-3.1-8b --gpu rtx-4090 --gpu-memory 48GB
                  MATCH "GeForce RTX 4090 with 48 GB +fits")
+# Among several cards the one described is the first, as the page sends its own card before a second one.
+vramfit_cli_test(custom_gpu_devices ARGS --model llama-3.1-8b --engine llamacpp --gpus custom,rtx-3090 --gpu-memory 48GB
+                 MATCH "Custom card, 48 GB")
 vramfit_cli_test(custom_gpu_no_memory FAIL ARGS --model llama-3.1-8b --gpu custom
                  MATCH "--gpu-memory: is needed for a card of your own")
 vramfit_cli_test(custom_gpu_bad_memory FAIL ARGS --model llama-3.1-8b --gpu custom --gpu-memory lots

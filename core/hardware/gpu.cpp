@@ -371,8 +371,9 @@ Result<Gpu> custom_gpu(const std::vector<Gpu>& catalog, std::string_view gpu, co
     if (in.memory_bytes) {
       g.id = like.id + "-with-" + gb_text(g.memory_bytes) + "gb";
       g.name = like.name + " with " + gb_text(g.memory_bytes) + " GB";
-      // Measured with the card's own memory; the total of other memory is not.
+      // Measured with the card's own memory; the total and the documented share of other memory are not.
       g.driver_visible_bytes.reset();
+      g.default_share_bytes.reset();
     } else {
       g.id = like.id + "-custom";
       g.name = like.name + " (your figures)";

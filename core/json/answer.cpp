@@ -9,6 +9,7 @@
 #include "formats/model_file.hpp"  // import_model_header
 #include "formats/safetensors.hpp"  // import_safetensors
 #include "json/report_writer.hpp"
+#include "util/text.hpp"  // lookup_key
 
 namespace vramfit {
 namespace {
@@ -163,11 +164,20 @@ std::string answer(const Catalog& catalog, const ParsedRequest& request) {
   // A card described by its figures joins the catalog first, so that the questions (and a wired limit) find it.
   const CustomGpuInputs& described = request.training ? request.training->custom_gpu : request.inference.custom_gpu;
   const std::string& named = request.training ? request.training->gpu : request.inference.gpu;
-  if (described.any() || is_custom_gpu_name(named)) {
+  const std::vector<std::string>& devices = request.inference.devices;
+  const bool first_device = !request.training && named.empty() && !devices.empty();
+  if (described.any() || is_custom_gpu_name(named) || (first_device && is_custom_gpu_name(devices.front()))) {
     ParsedRequest local = request;
     std::string& gpu = local.training ? local.training->gpu : local.inference.gpu;
+    // Among several cards the one described is the first (CUDA0), as the page lists its own card before a second.
+    if (first_device) gpu = devices.front();
     auto with_card = with_custom_gpu(catalog, gpu, described);
     if (!with_card) return error_to_json(with_card.error());
+    if (first_device) {
+      for (std::string& d : local.inference.devices)
+        if (lookup_key(d) == lookup_key(devices.front())) d = gpu;
+      gpu.clear();
+    }
     return answer_with_wired_limit(with_card.value(), local);
   }
   return answer_with_wired_limit(catalog, request);

@@ -561,18 +561,19 @@ void judge_certainty(Report& report, const Catalog& catalog, const Request& r, c
       const std::vector<MessageArg> args = {arg::text("format", named.format),
                                             arg::message("verdict", after.value().verdict.message)};
       reasons.push_back(fp8_kv ? message("certainty.quant_file_kv",
-                                         "Its hf_quant_config.json was not read, so the weights are counted as bf16. "
-                                         "As {format}, as its name says, with the fp8 KV cache vLLM takes from that "
+                                         "The checkpoint's hf_quant_config.json was not read, so the weights are counted as bf16. "
+                                         "As {format}, as the checkpoint's name says, with the fp8 KV cache vLLM takes from that "
                                          "file where it quantizes the cache: {verdict}.",
                                          args)
                                : message("certainty.quant_file",
-                                         "Its hf_quant_config.json was not read, so the weights are counted as bf16. "
-                                         "As {format}, as its name says: {verdict}.",
+                                         "The checkpoint's hf_quant_config.json was not read, so the weights are counted as bf16. "
+                                         "As {format}, as the checkpoint's name says: {verdict}.",
                                          args));
     }
   }
   Certainty c = certainty_of(v.kind, kinds);
-  if (report.model.is_bare() && verdict_fit_name(v.kind) != "does_not_fit") {
+  // Split across GPU and system RAM the card has nothing left over: what the rest needs moves more to RAM.
+  if (report.model.is_bare() && (v.kind == VerdictKind::fits || v.kind == VerdictKind::tight)) {
     c = Certainty::unknown;
     const auto row = std::find_if(report.gpus.begin(), report.gpus.end(), [&](const GpuFit& f) { return f.gpu == v.gpu; });
     reasons.insert(reasons.begin(),

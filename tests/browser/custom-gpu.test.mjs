@@ -46,7 +46,7 @@ test('"Other card…": a card by its memory and bandwidth, then like an RTX 4090
   assert.equal(await again.page.locator('#gpulike').inputValue(), 'rtx-4090');
   await again.page.locator('#lang').selectOption('de');
   await again.page.waitForFunction(() => document.querySelector('#gpu > option:last-child').textContent === 'Andere Karte…');
-  assert.equal(await again.page.locator('label[for="gpulike"]').textContent(), 'Wie');
+  assert.equal(await again.page.locator('label[for="gpulike"]').textContent(), 'Ähnlich wie');
   // A card picked from the list is that card again: the figures leave the link.
   await again.page.locator('#gpu').selectOption('rtx-4090');
   await again.page.locator('#custom-gpu').waitFor({ state: 'hidden' });

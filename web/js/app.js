@@ -343,9 +343,11 @@ function baseRequest() {
   if (hub?.phase === 'loaded') request.model_name = hub.reading.repo;
   // A model file's own weights count exactly unless a weight format is picked after loading it.
   if (modelFile && !modelFile.weightsChosen) delete request.weights;
-  // The wired limit is a Mac's (its field shows for one only): kept in the state, asked with a Mac chosen.
-  const mac = macOf(state.gpu) ?? (detail?.gpus?.length === 1 ? macOf(detail.gpus[0].id) : undefined);
-  if (!mac) delete request.wired_limit_mb;
+  // The share is a shared-memory machine's (its field shows for one only): kept in the state, asked with one chosen.
+  // A card described by its figures shares memory when the person says so (or is Apple's), as the core reads it.
+  const sharedCard = describesCard(state) && (['1', 'true', 'yes', 'on'].includes(String(state.gpuunified).toLowerCase())
+    || String(state.gpuvendor).toLowerCase() === 'apple' || macOf(state.gpu) !== undefined);
+  if (!macOf(state.gpu) && !sharedCard) delete request.wired_limit_mb;
   return request;
 }
 

@@ -306,7 +306,7 @@ TEST_CASE("a batch reads the experts it touches: E · (1 − (1 − k/E)^B) per 
   o.engine = Engine::vllm;
   auto one = estimate_decode(m, plain_gpu(1000, 100), o);
   REQUIRE(one.ok());
-  CHECK(one.value().bytes_per_step_per_gpu == doctest::Approx(10e9));  // batch 1: what the token reads, as before
+  CHECK(one.value().bytes_per_step_per_gpu == doctest::Approx(10e9));  // batch 1: what the one token reads
   CHECK(one.value().distinct_experts_per_layer == doctest::Approx(8));
   // 16 sequences: 0.9375^16 = e^(16 · ln 0.9375) = e^(−1.032622) = 0.356050, so 128 · 0.643950 = 82.426 experts per
   // layer, 48 GB · 0.643950 = 30.910 GB of experts + 7 GB = 37.910 GB per step.
@@ -319,7 +319,7 @@ TEST_CASE("a batch reads the experts it touches: E · (1 − (1 − k/E)^B) per 
   // 256 sequences touch every expert (0.9375^256 ≈ 6.7e-8): the step reads the whole model, 55 GB.
   o.batch = 256;
   CHECK(estimate_decode(m, plain_gpu(1000, 100), o).value().bytes_per_step_per_gpu == doctest::Approx(55e9));
-  // A dense model is as before at any batch: the weights once.
+  // A dense model reads its weights once per step at any batch.
   const SpeedModel dense = plain_model(10'000'000'000, 3'000'000'000);
   CHECK(estimate_decode(dense, plain_gpu(1000, 100), o).value().bytes_per_step_per_gpu == doctest::Approx(10e9));
 }
@@ -401,7 +401,7 @@ TEST_CASE("experts in system RAM: the published --n-cpu-moe runs, and how far th
     CAPTURE(error);
     CHECK(error > 0.0);   // too fast: the missing per-layer cost
     CHECK(error < 0.70);  // by no more than the +65 % above
-    // The split is far slower than the whole model on the GPU, which is what the answer showed before.
+    // The split is far slower than the whole model on the GPU would be.
     o.cpu_expert_layers = 0;
     CHECK(estimate_decode(model, gpu(m.gpu.c_str()), o).value().tokens_per_second.low > r.high);
     ++pinned;

@@ -104,6 +104,15 @@ TEST_CASE("a card of one's own has the figures given and no others; one like a c
   CHECK_FALSE(like.value().cloud_usd_per_hour);     // the catalog's price is the 24 GB card's
   CHECK_FALSE(like.value().street_usd);
 
+  // Like a machine whose documented share is a figure of its own memory (the MI300A's 96 of 128 GiB, ROCm's
+  // mi300a.rst), other memory drops that figure: the share can never be more than the memory given.
+  CustomGpuInputs smaller;
+  smaller.memory_bytes = 64 * GiB;
+  const auto apu_like = custom_gpu(gpus, "mi300a", smaller);
+  REQUIRE(apu_like.ok());
+  CHECK_FALSE(apu_like.value().default_share_bytes);
+  CHECK(apu_like.value().usable_bytes() <= 64 * GiB);
+
   // A unified-memory machine of one's own shares its RAM as its vendor's machines do: an AMD APU gets Linux's GTT
   // default, half the RAM: 128 GiB / 2 = 64 GiB.
   CustomGpuInputs apu;
