@@ -457,6 +457,34 @@ std::optional<DatedPrice> read_price(FieldReader& r, std::string_view key) {
   return out;
 }
 
+namespace {
+
+// A machine whose GPU shares its memory: how the operating system shares it, and a share or count the entry documents.
+// The share the GPU may use follows from the RAM and the operating system's rule (usable_bytes), not from the entry.
+void read_unified_memory(FieldReader& r, const json& unified, double gib, Gpu& g) {
+  g.unified_memory = true;
+  const auto kind = unified.find("kind");
+  const std::string text = kind != unified.end() && kind->is_string() ? kind->get<std::string>() : std::string();
+  if (text == "macos") g.shared = SharedMemory::macos;
+  else if (text == "amd_apu") g.shared = SharedMemory::amd_apu;
+  else if (text == "nvidia_unified") g.shared = SharedMemory::nvidia_unified;
+  else r.fail_message("unified_memory", "needs a kind: macos, amd_apu or nvidia_unified");
+  FieldReader u(unified, r.path("unified_memory"));
+  if (const auto share = u.number("default_share_gib")) {
+    if (!(*share > 0 && *share <= gib))
+      r.fail_message("unified_memory", "default_share_gib must be above 0 and at most memory_gib");
+    else g.default_share_bytes = static_cast<std::uint64_t>(std::llround(*share * 1024.0 * 1024.0 * 1024.0));
+  }
+  if (const auto per = u.number("gpus_per_machine")) {
+    if (!(*per >= 1 && *per <= 64 && *per == std::floor(*per)))
+      r.fail_message("unified_memory", "gpus_per_machine must be a whole number from 1 to 64");
+    else g.gpus_per_machine = static_cast<unsigned>(*per);
+  }
+  if (u.error()) r.fail_message("unified_memory", u.error()->message);
+}
+
+}  // namespace
+
 Result<Gpu> read_gpu(const json& item, const std::string& path) {
   if (!item.is_object()) return make_error(path, "expected an object");
   FieldReader r(item, path);
@@ -502,28 +530,7 @@ Result<Gpu> read_gpu(const json& item, const std::string& path) {
   // The offer is what users read beside a cost; the source stays with the data.
   if (g.cloud_usd_per_hour && g.cloud_usd_per_hour->offer.empty()) r.fail_message("cloud_usd_per_hour", "needs an offer");
   g.street_usd = read_price(r, "street_usd");
-  // The share the GPU may use follows from the RAM and the operating system's rule (usable_bytes), not from the entry.
-  if (const json* unified = r.object("unified_memory")) {
-    g.unified_memory = true;
-    const auto kind = unified->find("kind");
-    const std::string text = kind != unified->end() && kind->is_string() ? kind->get<std::string>() : std::string();
-    if (text == "macos") g.shared = SharedMemory::macos;
-    else if (text == "amd_apu") g.shared = SharedMemory::amd_apu;
-    else if (text == "nvidia_unified") g.shared = SharedMemory::nvidia_unified;
-    else r.fail_message("unified_memory", "needs a kind: macos, amd_apu or nvidia_unified");
-    FieldReader u(*unified, r.path("unified_memory"));
-    if (const auto share = u.number("default_share_gib")) {
-      if (!(*share > 0 && *share <= gib))
-        r.fail_message("unified_memory", "default_share_gib must be above 0 and at most memory_gib");
-      else g.default_share_bytes = static_cast<std::uint64_t>(std::llround(*share * 1024.0 * 1024.0 * 1024.0));
-    }
-    if (const auto per = u.number("gpus_per_machine")) {
-      if (!(*per >= 1 && *per <= 64 && *per == std::floor(*per)))
-        r.fail_message("unified_memory", "gpus_per_machine must be a whole number from 1 to 64");
-      else g.gpus_per_machine = static_cast<unsigned>(*per);
-    }
-    if (u.error()) r.fail_message("unified_memory", u.error()->message);
-  }
+  if (const json* unified = r.object("unified_memory")) read_unified_memory(r, *unified, gib, g);
   if (const json* sources = r.object("sources")) {
     for (const auto& [key, value] : sources->items()) {
       if (!value.is_string()) return make_error(r.path("sources") + "." + key, "expected a string");

@@ -406,7 +406,8 @@ Message wired_source(const Gpu& gpu) {
   if (gpu.shared == SharedMemory::amd_apu && gpu.default_share_bytes)
     return message("remedy.source.amdttm",
                    "AMD Instinct MI300A system optimization (ROCm/amdgpu-docs, docs/system-optimization/mi300a.rst): "
-                   "pages_limit and page_pool_size in 4 KiB pages, 33554432 for each APU's 128 GiB");
+                   "pages_limit and page_pool_size in 4 KiB pages for all APUs together: 33554432 per APU of 128 GiB, "
+                   "134217728 for four");
   if (gpu.shared == SharedMemory::amd_apu)
     return message("remedy.source.gtt",
                    "Linux ttm.pages_limit, in 4 KiB pages (drivers/gpu/drm/ttm/ttm_device.c); amdgpu sizes GTT by it "

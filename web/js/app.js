@@ -254,7 +254,9 @@ const describesCard = (s) => s.gpu === 'custom' || CUSTOM_KEYS.some((k) => s[k] 
 function showCustomGpu(described) {
   dom.customGpu.hidden = !described;
   if (!described) return;
-  dom.gpuLike.value = state.gpu === 'custom' ? '' : state.gpu;
+  // The answer names the listed card by its id where the link gave another of its names ("4090").
+  const like = detail?.gpus?.length === 1 && detail.gpus[0].custom ? detail.gpus[0].custom : state.gpu;
+  dom.gpuLike.value = like === 'custom' ? '' : like;
   for (const field of [dom.gpumem, dom.gpubw, dom.gputflops]) {
     if (document.activeElement !== field) field.value = String(state[field.name] ?? '');
   }

@@ -14,7 +14,7 @@ export default {
     "remedy.source.llamacpp_split": "README von llama.cpp (--split-mode)",
     "remedy.source.accelerate": "Dokumentation von Hugging Face Accelerate (Inferenz großer Modelle)",
     "remedy.source.wired": "macOS iogpu.wired_limit_mb (0: der Standard); Metals recommendedMaxWorkingSetSize folgt ihm (antirez/ds4 PR #893)",
-    "remedy.source.amdttm": "AMD Instinct MI300A system optimization (ROCm/amdgpu-docs, docs/system-optimization/mi300a.rst): pages_limit und page_pool_size in Seiten zu 4 KiB, 33554432 für die 128 GiB jeder APU",
+    "remedy.source.amdttm": "AMD Instinct MI300A system optimization (ROCm/amdgpu-docs, docs/system-optimization/mi300a.rst): pages_limit und page_pool_size in Seiten zu 4 KiB für alle APUs zusammen: 33554432 je APU mit 128 GiB, 134217728 für vier",
     "remedy.source.gtt": "Linux ttm.pages_limit, in Seiten zu 4 KiB (drivers/gpu/drm/ttm/ttm_device.c); amdgpu bemisst GTT danach (amdgpu_ttm.c); ttm.pages_limit=25165824 ergab für llama.cpp 98304 MiB (noamsto/nix-amd-ai issue #42)",
     "remedy.source.vllm_kv": "vLLM-Dokumentation (Quantized KV Cache)",
     "remedy.source.sglang_args": "SGLang-Dokumentation (Serverargumente)",
