@@ -86,9 +86,14 @@ Result<bool> check_inputs(const SpeedModel& model, const Gpu& gpu, const SpeedOp
   if (model.weight_bytes_read == 0 || model.active_params == 0 || model.num_layers == 0)
     return make_error("model", message("speed.no_shapes", "needs weight bytes, active parameters and a layer count"));
   if (!gpu.bandwidth_gb_s || !positive_finite(*gpu.bandwidth_gb_s))
-    return make_error("gpu", message("speed.no_bandwidth",
-                                     "{gpu} has no memory bandwidth in the catalog, so no speed can be estimated",
-                                     {arg::text("gpu", gpu.name)}));
+    return make_error("gpu", !gpu.custom.empty()
+                                 ? message("speed.no_bandwidth_custom",
+                                           "{gpu} is described by your figures, and its memory bandwidth is not among "
+                                           "them, so no speed can be estimated",
+                                           {arg::text("gpu", gpu.name)})
+                                 : message("speed.no_bandwidth",
+                                           "{gpu} has no memory bandwidth in the catalog, so no speed can be estimated",
+                                           {arg::text("gpu", gpu.name)}));
   if (!runs_on_apple(o.engine) && gpu_class_of(gpu) == GpuClass::apple)
     return make_error("engine", message("speed.no_apple_backend",
                                         "{engine} has no Apple GPU backend; on {gpu} use {engines}",
@@ -426,9 +431,16 @@ Result<PrefillSpeed> estimate_prefill(const SpeedModel& model, const Gpu& gpu, c
     return make_error("prompt_tokens", message("speed.prompt_range", "must be between 1 and 100000000"));
   const std::optional<double> peak = peak_tflops(gpu, o.compute);
   if (!peak || !positive_finite(*peak))
-    return make_error("gpu", message("speed.no_tflops",
-                                     "{gpu} has no {field} figure in the catalog, so prefill speed cannot be estimated",
-                                     {arg::text("gpu", gpu.name), arg::text("field", compute_path_field(o.compute))}));
+    return make_error("gpu", !gpu.custom.empty()
+                                 ? message("speed.no_tflops_custom",
+                                           "{gpu} is described by your figures, and its {field} figure is not among "
+                                           "them, so prefill speed cannot be estimated",
+                                           {arg::text("gpu", gpu.name), arg::text("field", compute_path_field(o.compute))})
+                                 : message("speed.no_tflops",
+                                           "{gpu} has no {field} figure in the catalog, so prefill speed cannot be "
+                                           "estimated",
+                                           {arg::text("gpu", gpu.name),
+                                            arg::text("field", compute_path_field(o.compute))}));
   const Efficiency& eff = efficiency(o.engine, gpu_class_of(gpu));
   const double s = static_cast<double>(o.prompt_tokens);
   const double tp = static_cast<double>(o.tensor_parallel);

@@ -60,6 +60,11 @@ Result<std::optional<TrainingTime>> time_on(const Gpu& gpu, const ModelSpec& spe
     notes.push_back(o.precision == Precision::fp32
                         ? message("time.fp32", "No time estimate: fp32 training runs on the fp32 units, and the catalog "
                                                "lists only 16-bit tensor TFLOPS.")
+                    : !gpu.custom.empty()
+                        ? message("time.no_tflops_custom",
+                                  "No time estimate: {gpu} is described by your figures, and its {dtype} TFLOPS are "
+                                  "not among them.",
+                                  {arg::text("dtype", t.peak_dtype), arg::text("gpu", gpu.name)})
                         : message("time.no_tflops", "No time estimate: the catalog has no {dtype} TFLOPS for {gpu}.",
                                   {arg::text("dtype", t.peak_dtype), arg::text("gpu", gpu.name)}));
     return std::optional<TrainingTime>{};
