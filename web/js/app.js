@@ -165,7 +165,8 @@ function writeInputs(current, beside = null) {
   setLabel(dom.batchUnit, training ? 'inputs.microbatch.unit' : 'inputs.batch.unit');
   // A GPU named the way people write it ("H100") shows as the card the core read it as (its one row).
   const named = state.gpu && detail?.gpus?.length === 1 ? detail.gpus[0].id : state.gpu;
-  const described = describesCard(state);
+  // The panel stays open while the person is in it, though its figures do not describe a card yet.
+  const described = describesCard(state) || dom.customGpu.contains(document.activeElement);
   dom.gpu.value = described ? 'custom' : state.gpu;
   if (dom.gpu.value !== state.gpu && !described) dom.gpu.value = named;  // '' when that is no option either
   showCustomGpu(described);
