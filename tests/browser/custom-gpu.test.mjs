@@ -55,6 +55,20 @@ test('"Other card…": a card by its memory and bandwidth, then like an RTX 4090
   assert.deepEqual(again.problems, []);
 });
 
+test('"Other card…" stays open while it is filled in: a listed card chosen as "like" before any memory', async () => {
+  const { page, problems } = await open('?model=llama-3.1-8b&context=8192');
+  await page.locator('#gpu').selectOption('custom');
+  await page.locator('#custom-gpu').waitFor({ state: 'visible' });
+  await page.locator('#gpulike').selectOption('rtx-4090');
+  // The answer is the listed card's until a memory is given; the panel and the like choice stay.
+  await headlineIs(page, /GeForce RTX 4090/);
+  assert.equal(await page.locator('#custom-gpu').isVisible(), true);
+  assert.equal(await page.locator('#gpulike').inputValue(), 'rtx-4090');
+  await page.locator('#gpumem').fill('48GB');
+  await headlineIs(page, /^Fits on one GeForce RTX 4090 with 48 GB with [\d.]+ GB free$/);
+  assert.deepEqual(problems, []);
+});
+
 test('the share of the memory is asked of every machine whose GPU shares it, labelled as that machine sets it', async () => {
   // Strix Halo 128 GB: Linux's GTT default, half of 128 GiB = 65,536 MiB.
   const { page, problems } = await open('?model=llama-3.1-8b&gpu=ryzen-ai-max-395-128gb');
