@@ -301,7 +301,7 @@ vramfit_cli_test(custom_gpu ARGS --model llama-3.1-8b --gpu custom --gpu-memory 
 vramfit_cli_test(custom_gpu_json ARGS --model llama-3.1-8b --gpu custom --gpu-memory "48 GiB" --json
                  MATCH "\"custom\":\"custom\",[^}]*\"id\":\"custom\",\"memory_bytes\":51539607552")
 vramfit_cli_test(custom_gpu_like ARGS --model llama-3.1-8b --gpu rtx-4090 --gpu-memory 48GB
-                 MATCH "GeForce RTX 4090 with 48 GB +fits")
+                 MATCH "GeForce RTX 4090 \\(48 GB\\) +fits")
 # Among several cards the one described is the first, as the page sends its own card before a second one.
 vramfit_cli_test(custom_gpu_devices ARGS --model llama-3.1-8b --engine llamacpp --gpus custom,rtx-3090 --gpu-memory 48GB
                  MATCH "Custom card, 48 GB")

@@ -370,7 +370,7 @@ Result<Gpu> custom_gpu(const std::vector<Gpu>& catalog, std::string_view gpu, co
     g.custom = like.id;
     if (in.memory_bytes) {
       g.id = like.id + "-with-" + gb_text(g.memory_bytes) + "gb";
-      g.name = like.name + " with " + gb_text(g.memory_bytes) + " GB";
+      g.name = like.name + " (" + gb_text(g.memory_bytes) + " GB)";
       // Measured with the card's own memory; the total and the documented share of other memory are not.
       g.driver_visible_bytes.reset();
       g.default_share_bytes.reset();

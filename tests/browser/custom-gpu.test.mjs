@@ -36,12 +36,12 @@ test('"Other card…": a card by its memory and bandwidth, then like an RTX 4090
   assert.match(await page.locator('#notes').textContent(), /the figures are your own/);
   // Like a listed card: its figures with the memory given.
   await page.locator('#gpulike').selectOption('rtx-4090');
-  await headlineIs(page, /^Fits on one GeForce RTX 4090 with 48 GB with [\d.]+ GB free$/);
+  await headlineIs(page, /^Fits on one GeForce RTX 4090 \(48 GB\) with [\d.]+ GB free$/);
   assert.equal(new URL(page.url()).searchParams.get('gpu'), 'rtx-4090');
   assert.equal(await page.locator('#gpu').inputValue(), 'custom');
   // The shared link opens the same card.
   const again = await open(new URL(page.url()).search);
-  await headlineIs(again.page, /^Fits on one GeForce RTX 4090 with 48 GB with/);
+  await headlineIs(again.page, /^Fits on one GeForce RTX 4090 \(48 GB\) with/);
   assert.equal(await again.page.locator('#gpumem').inputValue(), '48GB');
   assert.equal(await again.page.locator('#gpulike').inputValue(), 'rtx-4090');
   await again.page.locator('#lang').selectOption('de');
@@ -65,7 +65,7 @@ test('"Other card…" stays open while it is filled in: a listed card chosen as 
   assert.equal(await page.locator('#custom-gpu').isVisible(), true);
   assert.equal(await page.locator('#gpulike').inputValue(), 'rtx-4090');
   await page.locator('#gpumem').fill('48GB');
-  await headlineIs(page, /^Fits on one GeForce RTX 4090 with 48 GB with [\d.]+ GB free$/);
+  await headlineIs(page, /^Fits on one GeForce RTX 4090 \(48 GB\) with [\d.]+ GB free$/);
   assert.deepEqual(problems, []);
 });
 

@@ -19,10 +19,10 @@ const file = (name) => ({ name, mimeType: 'application/json',
   buffer: readFileSync(path.join(root, 'tests/data/configs', name)) });
 
 const EXPECT = {
-  en: { lead: /^Unknown: Needs 2 × NVIDIA H100 SXM/, why: /hf_quant_config\.json was not read.*As FP8, as its name says: Fits on one NVIDIA H100 SXM/,
-    kinds: /on file sizes.*on engine logs/ },
-  de: { lead: /^Unklar: Braucht 2 × NVIDIA H100 SXM/, why: /hf_quant_config\.json wurde nicht gelesen.*Als FP8, wie ihr Name sagt: Passt auf eine NVIDIA H100 SXM/,
-    kinds: /bei Dateigrößen.*bei Engine-Logs/ },
+  en: { lead: /^Unknown: Needs 2 × NVIDIA H100 SXM/, why: /The checkpoint's hf_quant_config\.json was not read.*As FP8, as the checkpoint's name says: Fits on one NVIDIA H100 SXM/,
+    kinds: /^checked against \d+ published figures, median error [\d.]+ ?%–[\d.]+ ?% by kind$/, title: /File sizes: .*Engine logs: /s },
+  de: { lead: /^Unklar: Braucht 2 × NVIDIA H100 SXM/, why: /Die hf_quant_config\.json des Checkpoints wurde nicht gelesen.*Als FP8, wie der Name des Checkpoints sagt: Passt auf eine NVIDIA H100 SXM/,
+    kinds: /^geprüft an \d+ veröffentlichten Werten, mittlerer Fehler \(Median\) je nach Art [\d,]+ ?%–[\d,]+ ?%$/, title: /Dateigrößen: .*Engine-Logs: /s },
 };
 const headlineMatches = (page, re) => page.waitForFunction((source) =>
   new RegExp(source).test(document.querySelector('#headline')?.textContent ?? ''), re.source);
@@ -41,6 +41,7 @@ for (const lang of ['en', 'de']) {
     assert.equal(await reasons.isVisible(), true);
     assert.match(await reasons.textContent(), EXPECT[lang].why);
     assert.match(await page.getByTestId('validation-link').textContent(), EXPECT[lang].kinds);
+    assert.match(await page.getByTestId('validation-link').getAttribute('title'), EXPECT[lang].title);
     // With the file the format is known: the headline is certain again.
     await page.locator('#file').setInputFiles(file(QUANT));
     await page.waitForFunction(() => !/^(Unknown|Unklar):/.test(document.querySelector('#headline')?.textContent ?? ''));

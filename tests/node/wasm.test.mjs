@@ -449,7 +449,7 @@ test('a card by its numbers crosses the bindings: named by its figures, in the c
   assert.ok(own.notes_i18n.some((n) => n.id === 'gpu.custom_note'));
   const like = answer('gpu_ranking', { model: 'llama-3.1-8b', gpu: 'rtx-4090', gpu_memory: '48GB' });
   assert.equal(like.ok, true);
-  assert.ok(like.ranking.some((c) => c.gpu === 'rtx-4090-with-48gb' && c.name === 'GeForce RTX 4090 with 48 GB' && c.usd_per_hour === null));
+  assert.ok(like.ranking.some((c) => c.gpu === 'rtx-4090-with-48gb' && c.name === 'GeForce RTX 4090 (48 GB)' && c.usd_per_hour === null));
   const refused = evaluate({ model: 'llama-3.1-8b', gpu: 'custom', gpu_memory: '48 TB' });
   assert.equal(refused.ok, false);
   assert.equal(refused.error.field, 'gpu_memory');

@@ -94,7 +94,7 @@ TEST_CASE("a card of one's own has the figures given and no others; one like a c
   const auto like = custom_gpu(gpus, "4090", memory_only);
   REQUIRE(like.ok());
   CHECK(like.value().id == "rtx-4090-with-48gb");
-  CHECK(like.value().name == "GeForce RTX 4090 with 48 GB");
+  CHECK(like.value().name == "GeForce RTX 4090 (48 GB)");
   CHECK(like.value().memory_bytes == 48 * GiB);
   CHECK(like.value().bandwidth_gb_s == rtx4090.bandwidth_gb_s);
   CHECK(like.value().tflops_bf16 == rtx4090.tflops_bf16);
@@ -205,7 +205,7 @@ TEST_CASE("a custom card answers every question as a catalog card does, with a n
     if (c.at("gpu") == "rtx-4090-with-48gb" && c.at("count") == 1) {
       ranked = true;
       CHECK(c.at("usd_per_hour").is_null());
-      CHECK(c.at("name") == "GeForce RTX 4090 with 48 GB");
+      CHECK(c.at("name") == "GeForce RTX 4090 (48 GB)");
     }
   CHECK(ranked);
 
