@@ -81,6 +81,8 @@ Result<GpuRanking> rank_gpus(const SpeedModel& model, const MemoryNeed& need, co
       if (!c.note.empty()) c.fit = Fit::does_not_fit;  // the split itself is impossible
       c.fits = c.fit == Fit::fits;
       c.usd_per_hour = usd_per_hour(*gpu, count);
+      c.purchase_usd = purchase_usd(*gpu, count);
+      if (c.purchase_usd) c.purchase_date = gpu->street_usd->date;
       if (o.max_usd_per_hour && c.usd_per_hour) c.within_budget = *c.usd_per_hour <= *o.max_usd_per_hour;
       if (c.fits) {
         SpeedOptions s = o.speed;
@@ -117,6 +119,9 @@ Result<GpuRanking> rank_gpus(const SpeedModel& model, const MemoryNeed& need, co
 
   for (std::size_t i = 0; i < rec.configs.size(); ++i) {
     const RankedConfig& c = rec.configs[i];
+    if (c.fits && cheaper(c.purchase_usd, rec.cheapest_to_buy ? rec.configs[*rec.cheapest_to_buy].purchase_usd
+                                                              : std::nullopt))
+      rec.cheapest_to_buy = i;
     if (!c.fits || !c.within_budget) continue;
     if (cheaper(c.usd_per_hour, rec.cheapest_per_hour ? rec.configs[*rec.cheapest_per_hour].usd_per_hour
                                                       : std::nullopt))
@@ -132,6 +137,10 @@ Result<GpuRanking> rank_gpus(const SpeedModel& model, const MemoryNeed& need, co
         (!rec.fastest || c.tokens_per_second->low > rec.configs[*rec.fastest].tokens_per_second->low))
       rec.fastest = i;
   }
+  if (rec.cheapest_to_buy && rec.cheapest_per_hour)
+    if (auto hours = break_even_hours(*rec.configs[*rec.cheapest_to_buy].purchase_usd,
+                                      *rec.configs[*rec.cheapest_per_hour].usd_per_hour))
+      rec.break_even_hours = hours.value();
   return rec;
 }
 
