@@ -75,6 +75,12 @@ Result<GpuRanking> rank_gpus(const SpeedModel& model, const MemoryNeed& need, co
       // GPU, which the heads need not divide and which runs no faster than one GPU.
       if (count > 1 && gpu->one_per_machine())
         c.note = message("ranking.one_mac", "one GPU per machine: unified memory is not split across Macs here");
+      // vLLM's CUDA build needs compute capability 7.0 or newer (docs.vllm.ai, getting_started/installation/gpu,
+      // v0.7 to v0.14: "GPU: compute capability 7.0 or higher"): the Pascal cards (6.x) cannot run it.
+      else if (o.speed.engine == Engine::vllm && gpu->vendor == "NVIDIA" && gpu->architecture == "Pascal")
+        c.note = message("ranking.vllm_pascal",
+                         "vLLM needs an NVIDIA GPU of compute capability 7.0 or newer (Volta and later); this one is "
+                         "Pascal (6.x)");
       else if (count > 1 && o.speed.engine == Engine::ollama)
         c.note = message("ranking.ollama_several", "Ollama across several GPUs is not modelled");
       else if (kv_pool_engine(o.speed.engine)) c.note = tensor_parallel_problem(model, count);

@@ -110,6 +110,27 @@ TEST_CASE("recommend: a used-card pair to buy against the cheapest GPU to rent")
   CHECK(json.find("\"purchase_date\":null,\"purchase_usd\":null") != std::string::npos);  // the H100s
 }
 
+TEST_CASE("recommend: vLLM does not run on Pascal cards, so a used P40 is not a pick to buy for it") {
+  // docs.vllm.ai getting_started/installation/gpu (v0.7 to v0.14): "GPU: compute capability 7.0 or higher"; the
+  // Tesla P40 is Pascal (6.1). Llama 3.1 8B in bf16 at 8192 tokens (~18.6 GB) needs two 24 GiB cards under vLLM;
+  // to buy, 2 × RTX 3090 = 2 × $1,499 = $2,998, which is 2 × $0.22 = $0.44/h rented: $2,998 ÷ $0.44/h = 6,813.6 h.
+  const GpuRankingReport r = recommended(R"({"model":"llama-3.1-8b","engine":"vllm","gpus":"tesla-p40,rtx-3090"})");
+  for (const RankedConfig& c : r.ranking.configs) {
+    CAPTURE(c.count);
+    if (c.gpu->id != "tesla-p40") continue;
+    CHECK_FALSE(c.fits);
+    CHECK(c.note.id == "ranking.vllm_pascal");
+  }
+  const RankedConfig& buy = pick(r, r.ranking.cheapest_to_buy);
+  CHECK(buy.gpu->id == "rtx-3090");
+  CHECK(buy.count == 2);
+  REQUIRE(r.ranking.break_even_hours.has_value());
+  CHECK(*r.ranking.break_even_hours == doctest::Approx(6813.64).epsilon(1e-4));
+  // llama.cpp runs on Pascal: there the P40 stays (the pair above).
+  const GpuRankingReport llama = recommended(R"({"model":"llama-3.1-8b","engine":"llamacpp","gpus":"tesla-p40"})");
+  CHECK(pick(llama, llama.ranking.cheapest_to_buy).gpu->id == "tesla-p40");
+}
+
 TEST_CASE("recommend: 80 GB cards need two for 70B in 16 bits (seed tier)") {
   const GpuRankingReport r = recommended(R"({"model":"llama-2-70b","weights":"fp16","gpus":["a100-80gb-sxm"]})");
   for (const RankedConfig& c : r.ranking.configs) {
