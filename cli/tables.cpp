@@ -236,24 +236,44 @@ void append_pick(std::string& out, const char* label, const json& ranking, const
   out += "\n";
 }
 
+// The cheapest configuration to buy: its street price and that price's date (the break-even is in the notes).
+void append_buy_pick(std::string& out, const json& ranking, const json& pick) {
+  if (pick.is_null()) {
+    appendf(out, "  %-24s none (no street price for what fits)\n", "Cheapest to buy:");
+    return;
+  }
+  const json& c = ranking.at(pick.at("index").get<std::size_t>());
+  appendf(out, "  %-24s %llu × %s: about $%.0f (price of %s)\n", "Cheapest to buy:", whole(c.at("count")),
+          text(c.at("name")), number(c.at("purchase_usd")), text(c.at("purchase_date")));
+}
+
+// A configuration's purchase price, whole dollars; "unknown" without a street price.
+std::string buy_price(const json& usd) {
+  if (usd.is_null()) return "unknown";
+  std::string out;
+  appendf(out, "$%.0f", number(usd));
+  return out;
+}
+
 // The configurations that fit, cheapest per 1M tokens first, as many as a screen shows.
 void append_fitting(std::string& out, const json& ranking, std::size_t fitting) {
   constexpr std::size_t kShown = 25;
   appendf(out, "\nFits, cheapest per 1M tokens first (%zu):\n", fitting);
   if (fitting)
-    appendf(out, "  %3s  %-34s %5s %10s %13s %9s %13s\n", "#", "GPU", "count", "free/GPU", "tokens/s", "$/hour",
-            "$/1M tokens");
+    appendf(out, "  %3s  %-34s %5s %10s %13s %9s %13s %8s\n", "#", "GPU", "count", "free/GPU", "tokens/s", "$/hour",
+            "$/1M tokens", "buy");
   std::size_t shown = 0;
   for (const json& c : ranking) {
     if (shown == kShown) break;
     if (!c.at("fits").get<bool>()) continue;
     ++shown;
     const std::string note = c.at("note").is_null() ? "" : "  (" + std::string(text(c.at("note"))) + ")";
-    appendf(out, "  %3zu  %-34.34s %5llu %+7.1f GB %13s %9s %13s%s%s\n", shown, text(c.at("name")),
+    appendf(out, "  %3zu  %-34.34s %5llu %+7.1f GB %13s %9s %13s %8s%s%s\n", shown, text(c.at("name")),
             whole(c.at("count")), gb(c.at("free_bytes")),
             c.at("tokens_per_second").is_null() ? "?" : range_text(c.at("tokens_per_second"), 0).c_str(),
             money(c.at("usd_per_hour")).c_str(),
             c.at("usd_per_million_tokens").is_null() ? "-" : range_text(c.at("usd_per_million_tokens"), 2).c_str(),
+            buy_price(c.at("purchase_usd")).c_str(),
             c.at("within_budget").get<bool>() ? "" : "  over budget", note.c_str());
   }
   if (fitting > shown) appendf(out, "  ... %zu more (--json lists all)\n", fitting - shown);
@@ -470,6 +490,7 @@ std::string gpu_ranking_table(const json& a) {
   append_pick(out, "Cheapest per hour:", ranking, a.at("cheapest_per_hour"));
   append_pick(out, "Cheapest per 1M tokens:", ranking, a.at("cheapest_per_million_tokens"));
   append_pick(out, "Fastest:", ranking, a.at("fastest"));
+  append_buy_pick(out, ranking, a.at("cheapest_to_buy"));
   if (const std::size_t misses = ranking.size() - fitting) append_misses(out, ranking, misses);
   append_notes(out, a.at("notes"), "");
   return out;

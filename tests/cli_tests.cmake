@@ -136,11 +136,16 @@ vramfit_cli_test(no_gpu_no_speed ARGS --model llama-3.1-8b --json
 vramfit_cli_test(energy ARGS --model llama-3.1-8b --gpu rtx-4090 --usd-per-kwh 0.30 --json
                  MATCH "\"energy\":{[^}]*\"kwh_per_hour\":0.45,\"tdp_w\":450.0,\"usd_per_hour\":0.135")
 vramfit_cli_test(recommend_json ARGS --model llama-3.1-8b --rank-gpus --gpus rtx-4090,a100-80gb-sxm,h100-sxm --json
-                 MATCH "^{\"cheapest_per_hour\":{\"count\":1,\"gpu\":\"rtx-4090\"[^}]*},\"cheapest_per_million_tokens\":{[^}]+},\"fastest\":{\"count\":[0-9]+,\"gpu\":\"h100-sxm\".*\"ranking\":\\[{\"count\":[0-9]+,\"fit\":\"fits\",\"fits\":true,\"free_bytes\":[0-9]+,\"gpu\":\"[a-z0-9-]+\",\"name\":\"[^\"]+\",\"note\":null,\"note_i18n\":null,\"tokens_per_second\":{\"high\":[0-9.e+]+,\"low\":[0-9.e+]+},\"usd_per_hour\":[0-9.]+,\"usd_per_million_tokens\":{\"high\":[0-9.e+]+,\"low\":[0-9.e+]+},\"within_budget\":true}")
+                 MATCH "^{\"break_even_hours\":[0-9.e+]+,\"cheapest_per_hour\":{\"count\":1,\"gpu\":\"rtx-4090\"[^}]*},\"cheapest_per_million_tokens\":{[^}]+},\"cheapest_to_buy\":{\"count\":1,\"gpu\":\"rtx-4090\"[^}]*},\"fastest\":{\"count\":[0-9]+,\"gpu\":\"h100-sxm\".*\"ranking\":\\[{\"count\":[0-9]+,\"fit\":\"fits\",\"fits\":true,\"free_bytes\":[0-9]+,\"gpu\":\"[a-z0-9-]+\",\"name\":\"[^\"]+\",\"note\":null,\"note_i18n\":null,\"purchase_date\":(null|\"[0-9-]+\"),\"purchase_usd\":(null|[0-9.]+),\"tokens_per_second\":{\"high\":[0-9.e+]+,\"low\":[0-9.e+]+},\"usd_per_hour\":[0-9.]+,\"usd_per_million_tokens\":{\"high\":[0-9.e+]+,\"low\":[0-9.e+]+},\"within_budget\":true}")
 vramfit_cli_test(recommend_table ARGS --model llama-3.1-70b --weights bf16 --rank-gpus --gpus h100-sxm,rtx-4090
                  MATCH "Fits, cheapest per 1M tokens first.*Cheapest per hour: +8 × GeForce RTX 4090.*Fastest: +2 × NVIDIA H100 SXM.*Does not fit, closest first")
+# A used-card pair to buy against the cheapest GPU to rent: 2 × $260 = $520; $520 ÷ $0.33/h ≈ 1,576 hours
+# (data/gpus.json's street and cloud prices). A card without a street price shows "unknown", never $0.
+vramfit_cli_test(recommend_buy ARGS --model llama-3.1-70b --weights q4_k_m --engine llamacpp --rank-gpus
+                 --gpus rtx-3090,rtx-a6000,tesla-p40,h100-sxm
+                 MATCH "\\$/1M tokens +buy\n.*NVIDIA H100 SXM +1 [^\n]* unknown\n.*Cheapest to buy: +2 × NVIDIA Tesla P40: about \\$520 \\(price of 2026-06\\)\n.*note: Buying 2 × NVIDIA Tesla P40 for about \\$520 [^\n]* costs as much as 1,576 hours of renting 1 × NVIDIA RTX A6000 at \\$0.33/h\\. Electricity")
 vramfit_cli_test(recommend_budget_excludes_all ARGS --model llama-3.1-70b --weights bf16 --rank-gpus --budget-per-hour 0.01 --json
-                 MATCH "\"cheapest_per_hour\":null,\"cheapest_per_million_tokens\":null,\"fastest\":null.*\"notes\":\\[[^]]*Nothing that fits costs at most \\$0.01/h; the cheapest that fits is [^]]*\\],\"ok\":true,\"ranking\":\\[{")
+                 MATCH "\"cheapest_per_hour\":null,\"cheapest_per_million_tokens\":null,\"cheapest_to_buy\":{[^}]+},\"fastest\":null.*\"notes\":\\[[^]]*Nothing that fits costs at most \\$0.01/h; the cheapest that fits is [^]]*\\],\"ok\":true,\"ranking\":\\[{")
 vramfit_cli_test(bad_budget FAIL ARGS --model llama-3.1-8b --rank-gpus --budget-per-hour -1
                  MATCH "^vramfit: --budget-per-hour: expected a number above 0; got \"-1\"")
 vramfit_cli_test(bad_gpus FAIL ARGS --model llama-3.1-8b --rank-gpus --gpus voodoo

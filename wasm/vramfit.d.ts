@@ -644,10 +644,18 @@ export interface GpuRankingAnswer {
     note_i18n: MessageId | null;
     tokens_per_second: Range | null; usd_per_hour: number | null; usd_per_million_tokens: Range | null;
     within_budget: boolean;
+    /** count × the card's street price in USD; null: the catalog has no street price (unknown, not free) */
+    purchase_usd: number | null;
+    /** the street price's date as the catalog gives it ("2020-09"); null without one */
+    purchase_date: string | null;
   }[];
   cheapest_per_hour: RankingPick | null;
   cheapest_per_million_tokens: RankingPick | null;
   fastest: RankingPick | null;
+  /** the fitting configuration with the lowest purchase_usd; the budget per hour does not apply */
+  cheapest_to_buy: RankingPick | null;
+  /** hours of renting cheapest_per_hour that cost as much as buying cheapest_to_buy; electricity not counted */
+  break_even_hours: number | null;
   inputs: Record<string, unknown>;
   memory: { total_bytes: number; per_gpu_bytes: number; shardable_bytes: number };
   model: { id: string; name: string };

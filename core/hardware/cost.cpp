@@ -14,6 +14,19 @@ std::optional<double> usd_per_hour(const Gpu& gpu, std::uint64_t count) noexcept
   return gpu.cloud_usd_per_hour->usd * static_cast<double>(count);
 }
 
+std::optional<double> purchase_usd(const Gpu& gpu, std::uint64_t count) noexcept {
+  if (!gpu.street_usd || !positive_finite(gpu.street_usd->usd) || count == 0) return std::nullopt;
+  return gpu.street_usd->usd * static_cast<double>(count);
+}
+
+Result<double> break_even_hours(double purchase_usd, double usd_per_hour) {
+  if (!positive_finite(purchase_usd))
+    return make_error("purchase_usd", message("cost.dollars_positive", "must be a positive number of dollars"));
+  if (!positive_finite(usd_per_hour))
+    return make_error("usd_per_hour", message("cost.dollars_positive", "must be a positive number of dollars"));
+  return purchase_usd / usd_per_hour;
+}
+
 Result<double> usd_per_million_tokens(double usd_per_hour, double tokens_per_second) {
   if (!positive_finite(usd_per_hour)) return make_error("usd_per_hour", message("cost.dollars_positive", "must be a positive number of dollars"));
   if (!positive_finite(tokens_per_second))

@@ -13,6 +13,13 @@ namespace vramfit {
 // ("no price", never 0).
 std::optional<double> usd_per_hour(const Gpu& gpu, std::uint64_t count) noexcept;
 
+// count × the catalog's street price of one card; none when the catalog has none ("unknown", never 0).
+std::optional<double> purchase_usd(const Gpu& gpu, std::uint64_t count) noexcept;
+
+// Hours of renting at `usd_per_hour` that cost as much as buying for `purchase_usd`: purchase ÷ $/h. Errors name the
+// field when either is not positive.
+Result<double> break_even_hours(double purchase_usd, double usd_per_hour);
+
 // $/h ÷ (tokens/s · 3600) · 1e6. Errors name the field when either input is not positive.
 Result<double> usd_per_million_tokens(double usd_per_hour, double tokens_per_second);
 

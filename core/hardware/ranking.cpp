@@ -75,12 +75,20 @@ Result<GpuRanking> rank_gpus(const SpeedModel& model, const MemoryNeed& need, co
       // GPU, which the heads need not divide and which runs no faster than one GPU.
       if (count > 1 && gpu->one_per_machine())
         c.note = message("ranking.one_mac", "one GPU per machine: unified memory is not split across Macs here");
+      // vLLM's CUDA build needs compute capability 7.0 or newer (docs.vllm.ai, getting_started/installation/gpu,
+      // v0.7 to v0.14: "GPU: compute capability 7.0 or higher"): the Pascal cards (6.x) cannot run it.
+      else if (o.speed.engine == Engine::vllm && gpu->vendor == "NVIDIA" && gpu->architecture == "Pascal")
+        c.note = message("ranking.vllm_pascal",
+                         "vLLM needs an NVIDIA GPU of compute capability 7.0 or newer (Volta and later); this one is "
+                         "Pascal (6.x)");
       else if (count > 1 && o.speed.engine == Engine::ollama)
         c.note = message("ranking.ollama_several", "Ollama across several GPUs is not modelled");
       else if (kv_pool_engine(o.speed.engine)) c.note = tensor_parallel_problem(model, count);
       if (!c.note.empty()) c.fit = Fit::does_not_fit;  // the split itself is impossible
       c.fits = c.fit == Fit::fits;
       c.usd_per_hour = usd_per_hour(*gpu, count);
+      c.purchase_usd = purchase_usd(*gpu, count);
+      if (c.purchase_usd) c.purchase_date = gpu->street_usd->date;
       if (o.max_usd_per_hour && c.usd_per_hour) c.within_budget = *c.usd_per_hour <= *o.max_usd_per_hour;
       if (c.fits) {
         SpeedOptions s = o.speed;
@@ -117,6 +125,9 @@ Result<GpuRanking> rank_gpus(const SpeedModel& model, const MemoryNeed& need, co
 
   for (std::size_t i = 0; i < rec.configs.size(); ++i) {
     const RankedConfig& c = rec.configs[i];
+    if (c.fits && cheaper(c.purchase_usd, rec.cheapest_to_buy ? rec.configs[*rec.cheapest_to_buy].purchase_usd
+                                                              : std::nullopt))
+      rec.cheapest_to_buy = i;
     if (!c.fits || !c.within_budget) continue;
     if (cheaper(c.usd_per_hour, rec.cheapest_per_hour ? rec.configs[*rec.cheapest_per_hour].usd_per_hour
                                                       : std::nullopt))
@@ -132,6 +143,10 @@ Result<GpuRanking> rank_gpus(const SpeedModel& model, const MemoryNeed& need, co
         (!rec.fastest || c.tokens_per_second->low > rec.configs[*rec.fastest].tokens_per_second->low))
       rec.fastest = i;
   }
+  if (rec.cheapest_to_buy && rec.cheapest_per_hour)
+    if (auto hours = break_even_hours(*rec.configs[*rec.cheapest_to_buy].purchase_usd,
+                                      *rec.configs[*rec.cheapest_per_hour].usd_per_hour))
+      rec.break_even_hours = hours.value();
   return rec;
 }
 

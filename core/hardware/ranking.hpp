@@ -47,6 +47,8 @@ struct RankedConfig {
   std::optional<Range> tokens_per_second;       // aggregate decode; none without a bandwidth figure
   std::optional<double> usd_per_hour;           // none: no catalog price
   std::optional<Range> usd_per_million_tokens;  // low = at the fast end
+  std::optional<double> purchase_usd;           // count × the card's street price; none: no street price
+  std::string purchase_date;                    // that price's date as the catalog gives it; empty without one
   bool within_budget = true;
   Message note;  // why a count is impossible or a speed is missing
 };
@@ -57,6 +59,10 @@ struct GpuRanking {
   std::optional<std::size_t> cheapest_per_hour;  // indices into configs, fitting and within budget
   std::optional<std::size_t> cheapest_per_million_tokens;
   std::optional<std::size_t> fastest;
+  // The fitting configuration cheapest to buy (street price × count); a budget per hour is for renting and does not
+  // apply. With a cheapest per hour, the hours of renting that cost as much: its purchase ÷ that $/h.
+  std::optional<std::size_t> cheapest_to_buy;
+  std::optional<double> break_even_hours;
 };
 
 // Tensor parallel over `count` GPUs splits attention heads: count must divide both the attention

@@ -34,6 +34,8 @@ std::string gpu_ranking_report_to_json(const GpuRankingReport& report) {
   w.begin_object();
   write_pick(w, "cheapest_per_hour", rec, rec.cheapest_per_hour);
   write_pick(w, "cheapest_per_million_tokens", rec, rec.cheapest_per_million_tokens);
+  write_pick(w, "cheapest_to_buy", rec, rec.cheapest_to_buy);
+  w.field("break_even_hours", rec.break_even_hours);
   write_pick(w, "fastest", rec, rec.fastest);
   w.begin_object("inputs");
   w.field("batch", e.batch);
@@ -67,6 +69,8 @@ std::string gpu_ranking_report_to_json(const GpuRankingReport& report) {
     w.field("gpu", c.gpu->id);
     w.field("name", c.gpu->name);
     detail::write_text_or_null(w, "note", c.note.text);
+    detail::write_text_or_null(w, "purchase_date", c.purchase_date);
+    w.field("purchase_usd", c.purchase_usd);
     if (c.note.empty()) w.field("note_i18n", nullptr);
     else w.message_id("note_i18n", c.note);
     write_range(w, "tokens_per_second", c.tokens_per_second);

@@ -1,7 +1,7 @@
 #include "questions/gpu_ranking.hpp"
 
 #include <algorithm>  // std::any_of, std::find
-#include <cmath>      // std::isfinite
+#include <cmath>      // std::isfinite, std::llround
 #include <string>     // std::string, std::to_string
 
 #include "util/number_text.hpp"
@@ -77,6 +77,32 @@ std::optional<Error> keep_engine_gpus(const Catalog& catalog, const Request& r, 
   return std::nullopt;
 }
 
+// Buying against renting: the cheapest configuration to buy and how many hours of the cheapest rented one cost as
+// much. A street price is one dated figure (often the launch price), so the amount is "about" and its date is said.
+void add_buy_note(GpuRankingReport& out) {
+  const GpuRanking& rec = out.ranking;
+  if (!rec.cheapest_to_buy) return;
+  const RankedConfig& buy = rec.configs[*rec.cheapest_to_buy];
+  const MessageArg config = arg::text("config", config_name(buy));
+  const MessageArg usd = arg::count("usd", static_cast<std::uint64_t>(std::llround(*buy.purchase_usd)));
+  const MessageArg date = arg::text("date", buy.purchase_date);
+  if (rec.break_even_hours) {
+    const RankedConfig& rent = rec.configs[*rec.cheapest_per_hour];
+    out.notes.push_back(message("ranking.buy_break_even",
+                                "Buying {config} for about ${usd} (the catalog's price as of {date}) costs as much as "
+                                "{hours} hours of renting {rented} at ${rented_usd}/h. Electricity, the rest of the "
+                                "computer and what the cards sell for later are not counted.",
+                                {config, usd, date,
+                                 arg::count("hours", static_cast<std::uint64_t>(std::llround(*rec.break_even_hours))),
+                                 arg::text("rented", config_name(rent)), arg::fixed("rented_usd", *rent.usd_per_hour, 2)}));
+  } else {
+    out.notes.push_back(message("ranking.buy_no_rent",
+                                "The cheapest to buy that fits is {config} for about ${usd} (the catalog's price as of "
+                                "{date}); there is no cheapest per hour to compare it with.",
+                                {config, usd, date}));
+  }
+}
+
 void add_ranking_notes(GpuRankingReport& out, std::size_t unpriced) {
   const GpuRanking& rec = out.ranking;
   const RankedConfig* cheapest_fit = nullptr;  // ignoring the budget
@@ -120,6 +146,7 @@ void add_ranking_notes(GpuRankingReport& out, std::size_t unpriced) {
     out.notes.push_back(message("ranking.no_cheapest",
                                 "None of the configurations that fit has a catalog price, so there is no cheapest pick."));
   }
+  add_buy_note(out);
 }
 
 // Over several GPUs the answer for that setup splits as its engine does (evaluate's use_gpu_count): the busiest GPU's

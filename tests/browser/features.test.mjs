@@ -286,12 +286,16 @@ test('speed and cost on the chosen GPU, and n/a with the core\'s reason when the
   assert.deepEqual(problems, []);
 });
 
-test('the GPU ranking ranks GPU × count and highlights the three picks', async () => {
+test('the GPU ranking ranks GPU × count and highlights the four picks', async () => {
   const { page, problems } = await open('?model=llama-3.1-8b&context=8192');
   await page.locator('#ranking-section').waitFor({ state: 'visible' });
   const picks = await page.locator('#ranking tr[data-picks]').evaluateAll((rows) => rows.map((r) => [r.dataset.config, r.dataset.picks]));
   const tagged = picks.flatMap(([, p]) => p.split(' ')).sort();
-  assert.deepEqual(tagged, ['cheapest_per_hour', 'cheapest_per_million_tokens', 'fastest']);
+  assert.deepEqual(tagged, ['cheapest_per_hour', 'cheapest_per_million_tokens', 'cheapest_to_buy', 'fastest']);
+  // The cheapest to buy shows its purchase price (count × the catalog's street price), dated in its title.
+  const buy = page.locator('#ranking tr[data-picks~="cheapest_to_buy"] td').nth(5);
+  assert.match(await buy.textContent(), /^[0-9,]+$/);
+  assert.match(await buy.getAttribute('title'), /^\d{4}-\d{2}/);
   // ≈ 18.5 GB fits one 24 GiB card; the cheapest catalog price among the fitting ones is the RTX 3090's $0.22/h.
   const cheapest = page.locator('#ranking tr[data-picks~="cheapest_per_hour"]');
   assert.equal(await cheapest.getAttribute('data-config'), 'rtx-3090x1');

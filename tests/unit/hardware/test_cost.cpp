@@ -18,6 +18,21 @@ TEST_CASE("a GPU without a cloud price has no price, never zero") {
   CHECK_FALSE(usd_per_hour(gpu("h100-sxm"), 0).has_value());
 }
 
+TEST_CASE("buying N cards costs N times the catalog's dated street price; none without one") {
+  // data/gpus.json: RTX 3090 street_usd 1499 (launch price, 2020-09) → 2 cards: 2998 $; Tesla P40 260 (used, 2026-06).
+  CHECK(*purchase_usd(gpu("rtx-3090"), 2) == doctest::Approx(2998));
+  CHECK(*purchase_usd(gpu("tesla-p40"), 2) == doctest::Approx(520));
+  CHECK_FALSE(purchase_usd(gpu("h100-sxm"), 1).has_value());  // rented only: no street price
+  CHECK_FALSE(purchase_usd(gpu("rtx-3090"), 0).has_value());
+}
+
+TEST_CASE("break-even: the hours of renting that cost as much as buying") {
+  // 520 $ ÷ 0.33 $/h = 1575.76 h.
+  CHECK(break_even_hours(520, 0.33).value() == doctest::Approx(1575.7576));
+  CHECK(break_even_hours(0, 0.33).error().field == "purchase_usd");
+  CHECK(break_even_hours(520, 0).error().field == "usd_per_hour");
+}
+
 TEST_CASE("dollars per million output tokens follow from $/h and aggregate tokens/s") {
   // 3.78 $/h at 1000 t/s: 3.6 M tokens an hour → 3.78 / 3.6 = 1.05 $ per 1M tokens.
   CHECK(usd_per_million_tokens(3.78, 1000).value() == doctest::Approx(1.05));

@@ -46,7 +46,15 @@ TEST_CASE("recommend: the cheapest per hour and the fastest among the chosen GPU
   CHECK(cheapest.count == 1);
   CHECK(*cheapest.usd_per_hour == doctest::Approx(0.34));
   CHECK(pick(r, r.ranking.fastest).gpu->id == "h100-sxm");
-  CHECK(r.notes.empty());
+  // Buying: only the RTX 4090 has a street price ($1,599, 2022-10); $1,599 ÷ $0.34/h = 4,702.9 hours of renting it.
+  CHECK(pick(r, r.ranking.cheapest_to_buy).gpu->id == "rtx-4090");
+  CHECK(pick(r, r.ranking.cheapest_to_buy).count == 1);
+  REQUIRE(r.ranking.break_even_hours.has_value());
+  CHECK(*r.ranking.break_even_hours == doctest::Approx(4702.94).epsilon(1e-4));
+  REQUIRE(r.notes.size() == 1);
+  CHECK(r.notes[0] == "Buying 1 × GeForce RTX 4090 for about $1,599 (the catalog's price as of 2022-10) costs as much as "
+                      "4,703 hours of renting 1 × GeForce RTX 4090 at $0.34/h. Electricity, the rest of the computer and "
+                      "what the cards sell for later are not counted.");
   // The need is the estimate's, split like check_fit: one GPU's free bytes equal evaluate()'s.
   auto report = evaluate(test::catalog(), request(R"({"model":"llama-3.1-8b","gpu":"rtx-4090"})"));
   REQUIRE(report.ok());
@@ -56,10 +64,71 @@ TEST_CASE("recommend: the cheapest per hour and the fastest among the chosen GPU
   const std::string json = gpu_ranking_report_to_json(r);
   for (const char* key : {"\"ranking\":[", "\"cheapest_per_hour\":{", "\"cheapest_per_million_tokens\":{",
                           "\"fastest\":{", "\"tokens_per_second\":{", "\"usd_per_million_tokens\":{", "\"free_bytes\":",
-                          "\"within_budget\":true", "\"memory\":{"}) {
+                          "\"within_budget\":true", "\"memory\":{",
+                          "\"cheapest_to_buy\":{", "\"break_even_hours\":4702.9", "\"purchase_usd\":1599",
+                          "\"purchase_date\":\"2022-10\"", "\"purchase_usd\":null"}) {
     CAPTURE(key);
     CHECK(json.find(key) != std::string::npos);
   }
+}
+
+TEST_CASE("recommend: a used-card pair to buy against the cheapest GPU to rent") {
+  // Llama 3.1 70B in Q4_K_M on llama.cpp at 4096 tokens, ~44 GB: one 48 GiB RTX A6000 holds it, a 24 GiB card needs a
+  // second. By hand from data/gpus.json: to buy, 2 × Tesla P40 at $260 (used, 2026-06) = $520 < 2 × RTX 3090 at
+  // $1,499 (2020-09) = $2,998 < 1 × RTX A6000 at $4,650; the H100 SXM has no street price. To rent, the A6000's
+  // $0.33/h < 2 × RTX 3090 at 2 × $0.22 = $0.44/h; the P40 has no cloud price. Break-even: $520 ÷ $0.33/h = 1,575.76 h.
+  const GpuRankingReport r = recommended(
+      R"({"model":"llama-3.1-70b","weights":"q4_k_m","engine":"llamacpp","gpus":"rtx-3090,rtx-a6000,tesla-p40,h100-sxm"})");
+  const RankedConfig& buy = pick(r, r.ranking.cheapest_to_buy);
+  CHECK(buy.gpu->id == "tesla-p40");
+  CHECK(buy.count == 2);
+  CHECK(*buy.purchase_usd == doctest::Approx(520));
+  CHECK(buy.purchase_date == "2026-06");
+  const RankedConfig& rent = pick(r, r.ranking.cheapest_per_hour);
+  CHECK(rent.gpu->id == "rtx-a6000");
+  CHECK(rent.count == 1);
+  REQUIRE(r.ranking.break_even_hours.has_value());
+  CHECK(*r.ranking.break_even_hours == doctest::Approx(1575.7576));
+  for (const RankedConfig& c : r.ranking.configs) {
+    CAPTURE(c.gpu->id);
+    CAPTURE(c.count);
+    if (c.gpu->id == "rtx-3090") {
+      CHECK(*c.purchase_usd == doctest::Approx(1499.0 * static_cast<double>(c.count)));
+      CHECK(c.purchase_date == "2020-09");
+    }
+    if (c.gpu->id == "h100-sxm") {  // unknown, never 0
+      CHECK_FALSE(c.purchase_usd.has_value());
+      CHECK(c.purchase_date.empty());
+    }
+  }
+  REQUIRE(r.notes.size() == 1);
+  CHECK(r.notes[0] == "Buying 2 × NVIDIA Tesla P40 for about $520 (the catalog's price as of 2026-06) costs as much as "
+                      "1,576 hours of renting 1 × NVIDIA RTX A6000 at $0.33/h. Electricity, the rest of the computer and "
+                      "what the cards sell for later are not counted.");
+  CHECK(r.notes[0].id == "ranking.buy_break_even");
+  const std::string json = gpu_ranking_report_to_json(r);
+  CHECK(json.find("\"purchase_date\":null,\"purchase_usd\":null") != std::string::npos);  // the H100s
+}
+
+TEST_CASE("recommend: vLLM does not run on Pascal cards, so a used P40 is not a pick to buy for it") {
+  // docs.vllm.ai getting_started/installation/gpu (v0.7 to v0.14): "GPU: compute capability 7.0 or higher"; the
+  // Tesla P40 is Pascal (6.1). Llama 3.1 8B in bf16 at 8192 tokens (~18.6 GB) needs two 24 GiB cards under vLLM;
+  // to buy, 2 × RTX 3090 = 2 × $1,499 = $2,998, which is 2 × $0.22 = $0.44/h rented: $2,998 ÷ $0.44/h = 6,813.6 h.
+  const GpuRankingReport r = recommended(R"({"model":"llama-3.1-8b","engine":"vllm","gpus":"tesla-p40,rtx-3090"})");
+  for (const RankedConfig& c : r.ranking.configs) {
+    CAPTURE(c.count);
+    if (c.gpu->id != "tesla-p40") continue;
+    CHECK_FALSE(c.fits);
+    CHECK(c.note.id == "ranking.vllm_pascal");
+  }
+  const RankedConfig& buy = pick(r, r.ranking.cheapest_to_buy);
+  CHECK(buy.gpu->id == "rtx-3090");
+  CHECK(buy.count == 2);
+  REQUIRE(r.ranking.break_even_hours.has_value());
+  CHECK(*r.ranking.break_even_hours == doctest::Approx(6813.64).epsilon(1e-4));
+  // llama.cpp runs on Pascal: there the P40 stays (the pair above).
+  const GpuRankingReport llama = recommended(R"({"model":"llama-3.1-8b","engine":"llamacpp","gpus":"tesla-p40"})");
+  CHECK(pick(llama, llama.ranking.cheapest_to_buy).gpu->id == "tesla-p40");
 }
 
 TEST_CASE("recommend: 80 GB cards need two for 70B in 16 bits (seed tier)") {
@@ -78,13 +147,20 @@ TEST_CASE("recommend: a budget that excludes everything leaves no pick and says 
   CHECK_FALSE(r.ranking.fastest.has_value());
   // The Mac has no cloud price: under a budget its cost is unknown, so it is left out.
   for (const RankedConfig& c : r.ranking.configs) CHECK(c.gpu->id != "apple-m2-ultra-192gb");
-  REQUIRE(r.notes.size() == 2);
+  REQUIRE(r.notes.size() == 3);
   CHECK(r.notes[0].find("1 GPU type(s) without a catalog price") != std::string::npos);
   // ~146 GB fits 8 × RTX 4090 (8 × $0.34 = $2.72/h) and 2 × A100 80 GB (2 × $1.39 = $2.78/h): the note
   // names the cheaper one.
   CHECK(r.notes[1] == "Nothing that fits costs at most $0.50/h; the cheapest that fits is 8 × GeForce RTX 4090 at $2.72/h.");
+  // The budget is for renting: buying 8 × RTX 4090 is 8 × $1,599 (street_usd, 2022-10) = $12,792; the A100 has no
+  // street price.
+  CHECK(r.notes[2] == "The cheapest to buy that fits is 8 × GeForce RTX 4090 for about $12,792 (the catalog's price as "
+                      "of 2022-10); there is no cheapest per hour to compare it with.");
+  CHECK_FALSE(r.ranking.break_even_hours.has_value());
   const std::string json = gpu_ranking_report_to_json(r);
-  CHECK(json.find("\"cheapest_per_hour\":null,\"cheapest_per_million_tokens\":null,\"fastest\":null") != std::string::npos);
+  CHECK(json.find("\"cheapest_per_hour\":null,\"cheapest_per_million_tokens\":null,\"cheapest_to_buy\":{\"count\":8,"
+                  "\"gpu\":\"rtx-4090\"") != std::string::npos);
+  CHECK(json.find("\"fastest\":null") != std::string::npos);
 }
 
 TEST_CASE("recommend: nothing fits, and the closest miss is named") {

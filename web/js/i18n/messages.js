@@ -304,6 +304,8 @@ export const MESSAGES = {
     "ranking.over_budget_cheapest": "Nichts, was passt, kostet höchstens {usd} $/h; am günstigsten passt {config} für {config_usd} $/h.",
     "ranking.over_budget": "Nichts, was passt, kostet höchstens {usd} $/h.",
     "ranking.no_cheapest": "Keine der passenden Konfigurationen hat einen Preis im Katalog; eine günstigste gibt es daher nicht.",
+    "ranking.buy_break_even": "{config} für etwa {usd} $ zu kaufen (Katalogpreis, Stand {date}) kostet so viel wie {hours} Stunden Miete für {rented} zu {rented_usd} $/h. Strom, der übrige Rechner und der spätere Wiederverkaufswert sind nicht eingerechnet.",
+    "ranking.buy_no_rent": "Am günstigsten zu kaufen, was passt, ist {config} für etwa {usd} $ (Katalogpreis, Stand {date}); eine günstigste Miete pro Stunde zum Vergleich gibt es nicht.",
     "biggest.context_default": "Kein Kontext angegeben: Jedes Modell ist für {context} Tokens berechnet.",
     "remedy.fp8": "Geringer Qualitätsverlust; FP8 läuft auf Ada- und Hopper-GPUs nativ, auf Ampere nur für die Gewichte (FP8 Marlin)",
     "remedy.fp8_native": "Geringer Qualitätsverlust; FP8 läuft nativ auf den Tensor-Kernen der {gpu}",

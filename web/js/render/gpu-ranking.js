@@ -1,8 +1,8 @@
-// The ranking of GPU type × count (the "gpu_ranking" question) as a sortable table with the three picks
-// marked. A figure the core could not give shows "n/a" (or the core's note), never a blank or NaN.
+// The ranking of GPU type × count (the "gpu_ranking" question) as a sortable table with the picks (cheapest per
+// hour, per 1M tokens, fastest, cheapest to buy) marked. A figure the core could not give shows "n/a" (or the core's note), never a blank or NaN.
 import { el, FIT_ORDER, isRange, rangeText, sortHeader } from './view.js';
 
-export const PICKS = ['cheapest_per_hour', 'cheapest_per_million_tokens', 'fastest'];
+export const PICKS = ['cheapest_per_hour', 'cheapest_per_million_tokens', 'fastest', 'cheapest_to_buy'];
 const SHOWN = 12;
 
 const finite = (x) => (Number.isFinite(x) ? x : null);
@@ -15,6 +15,7 @@ export const RANKING_COLUMNS = [
   { key: 'tps', label: 'ranking.tps', value: (r) => finite(r.tokens_per_second?.low), num: true },
   { key: 'per_hour', label: 'ranking.per_hour', value: (r) => finite(r.usd_per_hour), num: true },
   { key: 'per_million', label: 'ranking.per_million', value: (r) => finite(r.usd_per_million_tokens?.high), num: true },
+  { key: 'buy', label: 'ranking.buy', value: (r) => finite(r.purchase_usd), num: true },
 ];
 
 /**
@@ -60,7 +61,10 @@ export function renderGpuRanking(dom, answer, view) {
   el('td', { class: 'num', text: f.signedShort(r.free_bytes) }),
   el('td', { class: 'num', text: isRange(r.tokens_per_second) ? rangeText(r.tokens_per_second, f, 1) : (r.note ? t.message(r.note, r.note_i18n, f) : na) }),
   el('td', { class: 'num', text: money(r.usd_per_hour) }),
-  el('td', { class: 'num', text: isRange(r.usd_per_million_tokens) ? rangeText(r.usd_per_million_tokens, f, 2, true) : na }))));
+  el('td', { class: 'num', text: isRange(r.usd_per_million_tokens) ? rangeText(r.usd_per_million_tokens, f, 2, true) : na }),
+  // The street price is one dated figure: its date in the cell's title.
+  el('td', { class: 'num', text: Number.isFinite(r.purchase_usd) ? f.count(Math.round(r.purchase_usd)) : na,
+    title: r.purchase_date ?? null }))));
   const picks = PICKS.map((key) => (answer[key]
     ? t(`ranking.pick.${key}`, { config: `${f.count(answer[key].count)} × ${answer[key].name}` }) : null)).filter(Boolean);
   dom.rankingPicks.textContent = picks.join(' · ');

@@ -8,6 +8,7 @@ export default {
     "ranking.tp_kv_heads": "Tensor-Parallelität {count} teilt die {heads} KV-Köpfe nicht gleichmäßig",
     "ranking.one_mac": "eine GPU je Rechner; der gemeinsame Speicher wird hier nicht auf mehrere Macs verteilt",
     "ranking.ollama_several": "Ollama auf mehreren GPUs ist nicht modelliert",
+    "ranking.vllm_pascal": "vLLM braucht eine NVIDIA-GPU mit Compute Capability 7.0 oder neuer (ab Volta); diese ist eine Pascal-GPU (6.x)",
     "request.training_mode": "„{mode}“ ist ein Trainingsmodus; diese Anfrage beantwortet nur Fragen zur Inferenz",
     "request.training_mode_question": "„{mode}“ ist ein Trainingsmodus; die Frage „{question}“ gilt nur für die Inferenz",
     "request.sequence_twice": "ist im Training die Sequenz und ist auch als sequence mit anderem Wert angegeben; geben Sie nur eines an",
