@@ -20,9 +20,9 @@ const file = (name) => ({ name, mimeType: 'application/json',
 
 const EXPECT = {
   en: { lead: /^Unknown: Needs 2 × NVIDIA H100 SXM/, why: /The checkpoint's hf_quant_config\.json was not read.*As FP8, as the checkpoint's name says: Fits on one NVIDIA H100 SXM/,
-    kinds: /^checked against \d+ published figures, median error [\d.]+ ?%–[\d.]+ ?% by kind$/, title: /File sizes: .*Engine logs: /s },
+    kinds: /^checked against \d+ published figures, median error [\d.]+\s?%–[\d.]+\s?% by kind$/, title: /File sizes: .*Engine logs: /s },
   de: { lead: /^Unklar: Braucht 2 × NVIDIA H100 SXM/, why: /Die hf_quant_config\.json des Checkpoints wurde nicht gelesen.*Als FP8, wie der Name des Checkpoints sagt: Passt auf eine NVIDIA H100 SXM/,
-    kinds: /^geprüft an \d+ veröffentlichten Werten, mittlerer Fehler \(Median\) je nach Art [\d,]+ ?%–[\d,]+ ?%$/, title: /Dateigrößen: .*Engine-Logs: /s },
+    kinds: /^geprüft an \d+ veröffentlichten Werten, mittlerer Fehler \(Median\) je nach Art [\d,]+\s?%–[\d,]+\s?%$/, title: /Dateigrößen: .*Engine-Logs: /s },
 };
 const headlineMatches = (page, re) => page.waitForFunction((source) =>
   new RegExp(source).test(document.querySelector('#headline')?.textContent ?? ''), re.source);
