@@ -54,8 +54,18 @@ int print_check(const json& answer) {
     return fail({"--check", "checks an estimate's verdict (inference or training); ask no other question with it"});
   const json& verdict = answer.at("verdict");
   const std::string kind = verdict.at("kind").get<std::string>();
+  const std::string message = verdict.at("message").get<std::string>();
+  // Unknown: the verdict flips with an input the answer does not know, so a script can neither pass nor fail it.
+  if (verdict.value("certainty", std::string()) == "unknown") {
+    const std::string lead = verdict.value("lead", std::string());
+    const bool led = !lead.empty() && message.starts_with(lead);
+    std::printf("unknown: %s\n", (led ? message.substr(lead.size()) : message).c_str());
+    for (const json& reason : verdict.value("certainty_reasons", json::array()))
+      if (reason.is_string()) std::printf("  why not certain: %s\n", reason.get<std::string>().c_str());
+    return 3;
+  }
   const bool runs = kind == "fits" || kind == "tight";
-  std::printf("%s: %s\n", runs ? "pass" : "fail", verdict.at("message").get<std::string>().c_str());
+  std::printf("%s: %s\n", runs ? "pass" : "fail", message.c_str());
   return runs ? 0 : 1;
 }
 

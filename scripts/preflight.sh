@@ -16,7 +16,8 @@ if [[ $status -ne 2 ]]; then
     const row = a.gpus.find((g) => g.id === a.verdict.gpu);
     const free = a.per_gpu ? a.per_gpu.free_bytes : row ? row.free_bytes : "";
     const command = (a.command && a.command.text) || "";
-    process.stdout.write(`verdict=${a.verdict.kind}\nfree-bytes=${free}\ncommand=${command.replace(/\n/g, " ")}\n`);
+    process.stdout.write(`verdict=${a.verdict.kind}\ncertainty=${a.verdict.certainty}\nfree-bytes=${free}\n` +
+      `command=${command.replace(/\n/g, " ")}\n`);
   ' "$answer" >> "$out"
 fi
 exit $status

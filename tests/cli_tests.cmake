@@ -295,6 +295,9 @@ vramfit_cli_test(bare_unknown ARGS --params 7e9 --weights fp16 --gpu rtx-4090
                  MATCH "Unknown: Fits on one GeForce RTX 4090[^\n]*\n  why not certain: A bare parameter count has no architecture")
 vramfit_cli_test(bare_unknown_json ARGS --params 7e9 --weights fp16 --gpu rtx-4090 --json
                  MATCH "\"verdict\":{\"certainty\":\"unknown\",\"certainty_reasons\":\\[\"A bare parameter count")
+# --check on that unknown answer neither passes nor fails: it exits 3 with the reason.
+vramfit_cli_test(check_unknown EXIT 3 ARGS --params 7e9 --weights fp16 --gpu rtx-4090 --check
+                 MATCH "^unknown: Fits on one GeForce RTX 4090[^\n]*\n  why not certain: A bare parameter count")
 # 70e9 × 2 B = 140 GB of weights alone do not fit 24 GiB: certain, whatever the rest.
 vramfit_cli_test(bare_short_certain ARGS --params 70e9 --weights fp16 --gpu rtx-4090 --json
                  MATCH "\"verdict\":{\"certainty\":\"certain\",\"certainty_reasons\":\\[\\]")
