@@ -102,7 +102,7 @@ vramfit_cli_test(gpu_util_other_engine FAIL ARGS --model llama-3.1-8b --engine l
 vramfit_cli_test(gpu_util_default_engine FAIL ARGS --model llama-3.1-8b --gpu-util 0.8 MATCH "--gpu-util: .*transformers does not read it")
 # vLLM has no Metal backend: on a Mac it is refused, naming the engines that run there.
 vramfit_cli_test(vllm_on_mac FAIL ARGS --model llama-3.1-8b --engine vllm --gpu apple-m2-ultra-192gb
-                 MATCH "^vramfit: --engine: vLLM has no Apple GPU backend and does not run on the .*; on a Mac use llama.cpp, Ollama or MLX")
+                 MATCH "^vramfit: --engine: vLLM has no Apple GPU backend and does not run on the .*; on a Mac choose one of llama.cpp / Ollama / MLX with --engine")
 # vLLM's scheduler runs at most max_num_seqs sequences: the largest batch is 64, and the answer says that binds.
 vramfit_cli_test(vllm_batch_max_num_seqs ARGS --model llama-3.1-8b --engine vllm --gpu h100-sxm --context 1024 --max-num-seqs 64
                  --max-context --json MATCH "\"batch_limit\":\"max_num_seqs\",.*\"max_batch\":64,")

@@ -643,8 +643,9 @@ std::optional<Error> refuse_apple_gpu(Engine engine, const Gpu* gpu) {
   if (!gpu || gpu_class_of(*gpu) != GpuClass::apple || runs_on_apple(engine)) return std::nullopt;
   return make_error("engine", message("engine.no_apple_backend",
                                       "{engine} has no Apple GPU backend and does not run on the {gpu}; on a Mac "
-                                      "use llama.cpp, Ollama or MLX (--engine llamacpp, ollama or mlx)",
-                                      {arg::text("engine", engine_title(engine)), arg::text("gpu", gpu->name)}));
+                                      "choose one of {engines} with --engine",
+                                      {arg::text("engine", engine_title(engine)), arg::text("gpu", gpu->name),
+                                       arg::text("engines", engine_titles_on(true))}));
 }
 
 // The verdict rows: under MLX only the Apple GPUs it runs on, under vLLM and SGLang none of them.

@@ -251,7 +251,7 @@ TEST_CASE("vLLM and SGLang on a Mac are refused, naming the engine and what runs
     const std::string text = report.error().message;
     CHECK(text.find(std::string(engine) == "vllm" ? "vLLM has no Apple GPU backend" : "SGLang has no Apple GPU backend") !=
           std::string::npos);
-    CHECK(text.find("llama.cpp, Ollama or MLX") != std::string::npos);
+    CHECK(text.find("llama.cpp / Ollama / MLX") != std::string::npos);  // the engines that run on Apple GPUs
     CHECK(report.error().message.id == "engine.no_apple_backend");
     // Without a GPU, the table of every GPU leaves the Macs out under these engines, and keeps them under llama.cpp.
     auto all = evaluate(test::catalog(), request_from_json(std::string(R"({"model":"llama-3.1-8b","engine":")") +
