@@ -7,6 +7,7 @@ tests/data/validation.json and open a pull request with the log the figure came 
 """
 import argparse
 import json
+import re
 import sys
 
 # The units a figure may be written in, as vramfit's answer gives bytes, parameters or tokens.
@@ -45,6 +46,23 @@ def make_row(args, *, kind, engine, what, ref, quote, request, answer_path, figu
         "unit": unit,
         "tolerance": args.tolerance,
     }
+
+
+def rows_from_log(args, log, patterns, *, engine, ref, request):
+    """A row for each (regex, answer pointer, unit, what, id suffix) whose regex matches the log: its first group is
+    the figure. The last match counts (a log printed per rank, or a server restarted, ends with the figure in force),
+    and the quote is that match as printed."""
+    rows = []
+    for pattern, pointer, unit, what, suffix in patterns:
+        matches = list(re.finditer(pattern, log))
+        if not matches:
+            continue
+        last = matches[-1]
+        figure = float(last.group(1).replace(",", ""))
+        rows.append(make_row(args, kind="engine_log", engine=engine, what=f"{args.model}: {what}", ref=ref,
+                             quote=last.group(0).strip(), request=request, answer_path=pointer,
+                             figure=int(figure) if unit == "tokens" else figure, unit=unit, suffix=suffix))
+    return rows
 
 
 def print_rows(rows) -> None:

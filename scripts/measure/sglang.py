@@ -15,7 +15,13 @@ the log ("sglang version") or given.
 import argparse
 import re
 
-from row import make_row, print_rows, read_log, source_args
+from row import print_rows, read_log, rows_from_log, source_args
+
+PATTERNS = [
+    # (regex, answer pointer, unit, what, id suffix)
+    (r"Load weight end\..*?mem usage=([\d.]+) GB", "/sglang/weights_bytes", "GiB", "weights SGLang loaded", "-weights"),
+    (r"max_total_num_tokens=(\d+)", "/sglang/max_total_num_tokens", "tokens", "KV pool in tokens", "-tokens"),
+]
 
 
 def main() -> None:
@@ -43,20 +49,8 @@ def main() -> None:
         request["mem_fraction_static"] = args.mem_fraction_static
     if args.max_total_tokens is not None:
         request["max_total_tokens"] = args.max_total_tokens
-    rows = []
-    ref = f"SGLang {version}" if version else "SGLang"
-    weights = re.findall(r"Load weight end\..*?mem usage=([\d.]+) GB", log)
-    if weights:
-        rows.append(make_row(args, kind="engine_log", engine="sglang", what=f"{args.model}: weights SGLang loaded",
-                             ref=ref, quote=re.search(r"Load weight end\..*?mem usage=[\d.]+ GB", log).group(0),
-                             request=request, answer_path="/sglang/weights_bytes", figure=float(weights[-1]),
-                             unit="GiB", suffix="-weights"))
-    tokens = re.findall(r"max_total_num_tokens=(\d+)", log)
-    if tokens:
-        rows.append(make_row(args, kind="engine_log", engine="sglang", what=f"{args.model}: KV pool in tokens",
-                             ref=ref, quote=f"max_total_num_tokens={tokens[-1]}", request=request,
-                             answer_path="/sglang/max_total_num_tokens", figure=int(tokens[-1]), unit="tokens",
-                             suffix="-tokens"))
+    rows = rows_from_log(args, log, PATTERNS, engine="sglang", ref=f"SGLang {version}" if version else "SGLang",
+                         request=request)
     print_rows(rows)
 
 

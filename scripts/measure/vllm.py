@@ -18,13 +18,15 @@ Give the same flags to vramfit as to vllm serve (--gpu-memory-utilization, --ten
 import argparse
 import re
 
-from row import make_row, print_rows, read_log, source_args
+from row import print_rows, read_log, rows_from_log, source_args
 
 PATTERNS = [
-    # (regex, answer pointer, unit, what)
-    (r"Model loading took:? ([\d.]+) ?GiB", "/vllm/weights_bytes", "GiB", "weights vLLM loaded"),
-    (r"Available KV cache memory: ([\d.]+) ?GiB", "/vllm/kv_capacity_bytes", "GiB", "KV cache pool"),
-    (r"GPU KV cache size: ([\d,]+) tokens", "/vllm/kv_capacity_tokens", "tokens", "KV cache pool in tokens"),
+    # (regex, answer pointer, unit, what, id suffix)
+    (r"Model loading took:? ([\d.]+) ?GiB", "/vllm/weights_bytes", "GiB", "weights vLLM loaded", "-weights-bytes"),
+    (r"Available KV cache memory: ([\d.]+) ?GiB", "/vllm/kv_capacity_bytes", "GiB", "KV cache pool",
+     "-kv-capacity-bytes"),
+    (r"GPU KV cache size: ([\d,]+) tokens", "/vllm/kv_capacity_tokens", "tokens", "KV cache pool in tokens",
+     "-kv-capacity-tokens"),
 ]
 
 
@@ -58,17 +60,8 @@ def main() -> None:
         request["tp"] = args.tp
     if args.enforce_eager:
         request["enforce_eager"] = True
-    rows = []
-    for pattern, pointer, unit, what in PATTERNS:
-        found = re.findall(pattern, log)
-        if not found:
-            continue
-        quote = re.search(pattern, log).group(0)
-        figure = float(found[-1].replace(",", ""))
-        rows.append(make_row(args, kind="engine_log", engine="vllm", what=f"{args.model}: {what}",
-                             ref=f"vLLM {version}" if version else "vLLM", quote=quote, request=request,
-                             answer_path=pointer, figure=int(figure) if unit == "tokens" else figure, unit=unit,
-                             suffix="-" + pointer.rsplit("/", 1)[1].replace("_", "-")))
+    rows = rows_from_log(args, log, PATTERNS, engine="vllm", ref=f"vLLM {version}" if version else "vLLM",
+                         request=request)
     print_rows(rows)
 
 
