@@ -108,11 +108,17 @@ std::string speed_and_cost(const json& a, const json& gpu) {
             range_text(sp.at("decode_tokens_per_second"), 1).c_str(),
             range_text(sp.at("decode_tokens_per_second_per_sequence"), 1).c_str(),
             sp.at("compute_bound").get<bool>() ? ", compute-bound" : "");
-    if (!sp.at("prefill_tokens_per_second").is_null())
+    if (!sp.at("prefill_tokens_per_second").is_null()) {
       appendf(out, "    prefill  %s tokens/s for a %llu-token prompt (%s path)\n",
               range_text(sp.at("prefill_tokens_per_second"), 0).c_str(), whole(sp.at("prompt_tokens")),
               text(sp.at("compute_path")));
-    else
+      // Below a second in milliseconds: a short prompt's first token comes in a few of them.
+      const json& ttft = sp.at("time_to_first_token_seconds");
+      const double low = number(ttft.at("low")), high = number(ttft.at("high"));
+      if (high < 1) appendf(out, "    first token after %.0f–%.0f ms\n", low * 1e3, high * 1e3);
+      else appendf(out, "    first token after %s s\n", range_text(ttft, high < 10 ? 2 : 1).c_str());
+      appendf(out, "    prefill how: %s\n", text(sp.at("prefill_explanation")));
+    } else
       appendf(out, "    prefill  not estimated: %s\n", text(sp.at("prefill_unavailable")));
     appendf(out, "    how: %s\n", text(sp.at("explanation")));
     if (!sp.at("note").is_null()) appendf(out, "    note: %s\n", text(sp.at("note")));

@@ -458,6 +458,9 @@ export interface EstimateAnswer {
   cost: Record<string, unknown> | null;
   decode_tokens_per_second: Range | null;
   prefill_tokens_per_second: Range | null;
+  /** The whole prompt (speed.prompt_tokens) prefilled from an empty cache in the engine's chunks
+   * (speed.prefill_chunk_tokens), in seconds; null where prefill has no estimate. */
+  time_to_first_token_seconds: Range | null;
   speed_unavailable: string | null;
   /** Beside `speed_unavailable` when the core has an id for it. */
   speed_unavailable_i18n?: MessageId;

@@ -125,6 +125,22 @@ ComputePath compute_path_for(const InferenceEstimate& e, const Gpu* gpu = nullpt
   return path;
 }
 
+// The tokens one prefill forward pass takes: llama.cpp's n_ubatch (Ollama runs its runner with num_batch 512 as the
+// ubatch), vLLM's max_num_batched_tokens (chunked prefill, on by default in V1), SGLang's chunked_prefill_size, MLX's
+// prefill_step_size; transformers' generate runs the whole prompt in one pass (0).
+std::uint64_t prefill_chunk_of(const InferenceEstimate& e) noexcept {
+  if (e.llamacpp && e.llamacpp->n_ubatch) return e.llamacpp->n_ubatch;
+  switch (e.engine) {
+    case Engine::llamacpp: return kLlamaNUbatch;
+    case Engine::ollama: return kOllamaNumBatch;
+    case Engine::vllm: return e.vllm && e.vllm->max_num_batched_tokens ? e.vllm->max_num_batched_tokens : 0;
+    case Engine::sglang: return e.sglang && e.sglang->chunked_prefill_size ? e.sglang->chunked_prefill_size : 0;
+    case Engine::mlx: return e.mlx && e.mlx->chunk_tokens ? e.mlx->chunk_tokens : kMlxPrefillStep;
+    case Engine::transformers: return 0;
+  }
+  return 0;
+}
+
 }  // namespace
 
 Result<SpeedOptions> speed_options_for(const ModelSpec& spec, const InferenceEstimate& e, const ServingInputs& in) {
@@ -154,6 +170,7 @@ Result<SpeedOptions> speed_options_for(const ModelSpec& spec, const InferenceEst
   o.output_on_cpu = in.output_on_cpu || (e.llamacpp && !e.llamacpp->output_on_gpu);
   if (in.system_bandwidth_gb_s) o.system_bandwidth_gb_s = *in.system_bandwidth_gb_s;
   if (in.prompt_tokens) o.prompt_tokens = *in.prompt_tokens;
+  o.prefill_chunk = prefill_chunk_of(e);
   return o;
 }
 
@@ -189,6 +206,7 @@ ServingEstimate estimate_serving(const ModelSpec& spec, const InferenceEstimate&
       ServingSpeed s;
       s.compute = o.compute;
       s.prompt_tokens = o.prompt_tokens;
+      s.prefill_chunk = o.prefill_chunk;
       s.decode = std::move(decode).value();
       s.efficiency_source = efficiency(o.engine, gpu_class_of(gpu)).source;
       if (auto prefill = estimate_prefill(model.value(), gpu, o)) s.prefill = std::move(prefill).value();

@@ -59,6 +59,7 @@ struct ServingCost {
 struct ServingSpeed {
   ComputePath compute = ComputePath::fp16;
   std::uint64_t prompt_tokens = 0;
+  std::uint64_t prefill_chunk = 0;  // tokens per prefill forward pass (0: the whole prompt)
   DecodeSpeed decode;
   std::optional<PrefillSpeed> prefill;
   Message prefill_unavailable;  // why prefill has no figure (e.g. Apple GPUs: no TFLOPS in the catalog)

@@ -3,6 +3,7 @@
 #include <algorithm>  // std::max, std::min, std::find_if
 #include <cmath>      // std::isfinite, std::ceil, std::pow
 #include <numeric>    // std::gcd
+#include <utility>    // std::pair
 
 #include "util/json_fields.hpp"
 #include "util/number_text.hpp"  // not <sstream> or printf: iostreams and printf pull large code into the wasm
@@ -40,25 +41,29 @@ constexpr double kMs = 1e-3;
 // Each range is checked in tests/unit/test_speed.cpp against every measurement of its engine and
 // class in tests/data/speed_measurements.json; docs/methodology.md lists them with their sources.
 constexpr Efficiency kLlamaCppConsumer{
-    {0.70, 0.90}, {0.5 * kMs, 1.5 * kMs}, {0.20, 0.35}, true,
+    {0.70, 0.90}, {0.5 * kMs, 1.5 * kMs}, {0.20, 0.35}, true, {0.08, 0.20}, {0.35, 0.90}, true,
     "llama.cpp CUDA scoreboard (discussion #15013), Llama-2 7B Q4_0 tg128/pp512: RTX 3060, 3090, 4090, 5080, "
-    "5090, PRO 6000; prefill share of int8 tensor TOPS (MMQ)"};
+    "5090, PRO 6000; prefill share of int8 tensor TOPS (MMQ); grouped experts from gpt-oss-20b pp512 on an RTX 3090 "
+    "(PR #20586) and pp2048 on a DGX Spark, FlashAttention from pp2048 at depths 0 to 32768 on a DGX Spark "
+    "(llama.cpp benches/dgx-spark.md)"};
 constexpr Efficiency kLlamaCppDatacenter{
-    {0.50, 0.85}, {1.5 * kMs, 3.0 * kMs}, {0.065, 0.125}, true,
+    {0.50, 0.85}, {1.5 * kMs, 3.0 * kMs}, {0.065, 0.125}, true, {0.025, 0.07}, {0.20, 0.60}, false,
     "llama.cpp CUDA scoreboard (discussion #15013), Llama-2 7B Q4_0: A100 80 GB, H100 (HBM3): small matrix-vector "
-    "products leave much of a big GPU idle, so a larger fixed cost per token"};
+    "products leave much of a big GPU idle, so a larger fixed cost per token; grouped experts and attention assumed "
+    "at the consumer class's ratio to the dense share"};
 constexpr Efficiency kLlamaCppApple{
-    {0.60, 0.95}, {3.0 * kMs, 6.0 * kMs}, {0.20, 0.40}, false,
+    {0.60, 0.95}, {3.0 * kMs, 6.0 * kMs}, {0.20, 0.40}, false, {0.08, 0.23}, {0.20, 0.50}, false,
     "llama.cpp Apple Silicon benchmark (discussion #4167), LLaMA 7B Q4_0 tg128: M1/M2/M3 Ultra, M4 Pro, M4 Max; "
-    "Metal spends ~9 ms of a 28 ms token outside the matrix products (llama.cpp k-quants Metal commit notes)"};
+    "Metal spends ~9 ms of a 28 ms token outside the matrix products (llama.cpp k-quants Metal commit notes); prefill "
+    "shares assumed"};
 constexpr Efficiency kVllmGpu{
-    {0.70, 0.90}, {0.5 * kMs, 2.0 * kMs}, {0.35, 0.65}, false,
+    {0.70, 0.90}, {0.5 * kMs, 2.0 * kMs}, {0.35, 0.65}, false, {0.15, 0.40}, {0.35, 0.70}, false,
     "vLLM bench serve: Llama-3.1-8B bf16 on A100 40 GB at concurrency 1 and 8 (johnmusgrave.com), Mistral-7B "
-    "bf16 on RTX 4090 at concurrency 4 and 8 (mushfiqrahman.dev); prefill share assumed, not measured"};
+    "bf16 on RTX 4090 at concurrency 4 and 8 (mushfiqrahman.dev); prefill shares assumed, not measured"};
 constexpr Efficiency kTransformers{
-    {0.50, 0.85}, {2.0 * kMs, 10.0 * kMs}, {0.25, 0.50}, false,
+    {0.50, 0.85}, {2.0 * kMs, 10.0 * kMs}, {0.25, 0.50}, false, {0.05, 0.20}, {0.25, 0.60}, false,
     "Hugging Face transformers generate, Llama-2-7B fp16 on A10: 34 ms per token (InternLM/lmdeploy issue #210); "
-    "eager PyTorch launches every kernel from Python; prefill share assumed, not measured"};
+    "eager PyTorch launches every kernel from Python; prefill shares assumed, not measured"};
 
 bool positive_finite(double x) noexcept { return std::isfinite(x) && x > 0; }
 
@@ -261,6 +266,14 @@ std::uint64_t SpeedModel::expert_layers() const noexcept {
   return n;
 }
 
+double SpeedModel::routed_active_params() const noexcept {
+  double params = 0;
+  for (const ExpertGroup& g : expert_groups)
+    if (g.experts > 0)
+      params += g.params * std::min(1.0, static_cast<double>(g.top_k) / static_cast<double>(g.experts));
+  return params;
+}
+
 double SpeedModel::routed_bytes_read(std::uint64_t batch) const noexcept {
   double bytes = 0;
   for (const ExpertGroup& g : expert_groups) {
@@ -309,8 +322,10 @@ std::vector<SpeedModel::ExpertGroup> expert_groups_of(const ModelSpec& spec, con
     total += share;
   }
   if (total <= 0 || weights.routed_expert_bytes == 0) return {};
-  for (std::size_t i = 0; i < groups.size(); ++i)
+  for (std::size_t i = 0; i < groups.size(); ++i) {
     groups[i].bytes = static_cast<double>(weights.routed_expert_bytes) * shares[i] / total;
+    groups[i].params = static_cast<double>(weights.routed_expert_params) * shares[i] / total;
+  }
   return groups;
 }
 
@@ -330,6 +345,8 @@ Result<SpeedModel> speed_model_from(const ModelSpec& spec, const WeightBytes& we
     if (g.what == "vision tower") unread = std::min(unread + g.bytes, weights.total);
   m.weight_bytes_read = weight_bytes_read(p, weights, unread, spec.vision_params);
   m.active_params = p.active;
+  m.lookup_params = p.lm_head ? std::min(p.embedding, p.active) : 0;
+  m.head_params = p.lm_head ? p.lm_head : spec.tied_embeddings ? spec.vocab_size * spec.hidden_size : 0;
   m.expert_groups = expert_groups_of(spec, weights);
   m.output_bytes = spec.tied_embeddings ? weights.embedding : weights.output;
   m.num_layers = spec.is_bare() ? 1 : spec.num_layers();
@@ -425,6 +442,29 @@ Result<DecodeSpeed> estimate_decode(const SpeedModel& model, const Gpu& gpu, con
   return d;
 }
 
+namespace {
+
+// Σ over the tokens p in [d, d + s) of the keys each attends to under a causal mask, at most `window` (0: no window):
+// ∫ min(x, window) dx from d to d + s, which is s · (d + s/2) without a window.
+double attended_keys(double d, double s, double window) noexcept {
+  if (window <= 0 || d + s <= window) return s * (d + s / 2);
+  if (d >= window) return s * window;
+  return (window * window - d * d) / 2 + (d + s - window) * window;
+}
+
+// Attention FLOPs of one chunk: QKᵀ and AV, 2 FLOPs each per query, key and unit of width.
+double chunk_attention_flops(const SpeedModel& m, double d, double s) noexcept {
+  double windowed = 0, flops = 0;
+  for (const auto& w : m.windowed_attention) {
+    windowed += static_cast<double>(w.width);
+    flops += 4.0 * static_cast<double>(w.width) * attended_keys(d, s, static_cast<double>(w.window));
+  }
+  const double full = std::max(0.0, static_cast<double>(m.attention_width) - windowed);
+  return flops + 4.0 * full * attended_keys(d, s, 0);
+}
+
+}  // namespace
+
 Result<PrefillSpeed> estimate_prefill(const SpeedModel& model, const Gpu& gpu, const SpeedOptions& o) {
   if (auto ok = check_inputs(model, gpu, o); !ok) return ok.error();
   if (o.prompt_tokens == 0 || o.prompt_tokens > 100'000'000)
@@ -441,15 +481,23 @@ Result<PrefillSpeed> estimate_prefill(const SpeedModel& model, const Gpu& gpu, c
                                            "estimated",
                                            {arg::text("gpu", gpu.name),
                                             arg::text("field", compute_path_field(o.compute))}));
+  // FlashAttention multiplies 16-bit Q, K and V whatever the weights' path; without a 16-bit figure the path's peak
+  // stands in, and the explanation says so.
+  const std::optional<double> fp16_peak = peak_tflops(gpu, ComputePath::fp16);
+  const bool attention_own_peak = fp16_peak && positive_finite(*fp16_peak);
+  const double attention_peak = attention_own_peak ? *fp16_peak : *peak;
   const Efficiency& eff = efficiency(o.engine, gpu_class_of(gpu));
-  const double s = static_cast<double>(o.prompt_tokens);
+  const double prompt = static_cast<double>(o.prompt_tokens);
+  const double chunk = o.prefill_chunk ? static_cast<double>(std::min(o.prefill_chunk, o.prompt_tokens)) : prompt;
+  const double chunks = std::ceil(prompt / chunk);
   const double tp = static_cast<double>(o.tensor_parallel);
-  const double flops = 2.0 * static_cast<double>(model.active_params) * s +
-                       2.0 * s * s * static_cast<double>(model.attention_width);
+  const double routed_active = std::min(model.routed_active_params(), static_cast<double>(model.active_params));
+  const double head = static_cast<double>(model.head_params);
+  const double dense_params = std::max(0.0, static_cast<double>(model.active_params) - routed_active -
+                                                static_cast<double>(model.lookup_params) - head);
   const double cpu = cpu_fraction(model, o);
   const double weights = static_cast<double>(model.weight_bytes_read);
-  // llama.cpp copies CPU-held weights to the GPU once per micro-batch for large batches (op offload).
-  const double micro_batches = std::ceil(s / static_cast<double>(kLlamaNUbatch));
+  const double every_token = std::max(0.0, weights - model.routed_bytes_read(1));
   // --n-cpu-moe: the CPU-held layers' whole expert tensors go the same way.
   const double expert_share =
       model.expert_layers() ? std::min(1.0, static_cast<double>(o.cpu_expert_layers) /
@@ -464,27 +512,73 @@ Result<PrefillSpeed> estimate_prefill(const SpeedModel& model, const Gpu& gpu, c
     if (!pcie)
       return make_error("gpu", message("speed.no_pcie", "{gpu} has no PCIe generation in the catalog for offloaded prefill",
                                        {arg::text("gpu", gpu.name)}));
-    copy_seconds = micro_batches * (weights * cpu + expert_copy) / (*pcie * 1e9);
+    // llama.cpp copies CPU-held weights to the GPU once per micro-batch for large batches (op offload).
+    copy_seconds = chunks * (weights * cpu + expert_copy) / (*pcie * 1e9);
   }
-  const Range allreduce = allreduce_seconds(model, gpu, o.tensor_parallel, s);
-  auto seconds = [&](double compute_share, double bw_share, double overhead, double comm) {
-    const double compute = flops / tp / (*peak * 1e12 * compute_share);
-    const double memory = micro_batches * weights / tp / (*gpu.bandwidth_gb_s * 1e9 * bw_share);
-    return std::max(compute, memory) + overhead + copy_seconds + comm;
-  };
-  const double slow =
-      seconds(eff.compute_share.low, eff.bandwidth_share.low, eff.fixed_overhead_s.high, allreduce.high);
-  const double fast =
-      seconds(eff.compute_share.high, eff.bandwidth_share.high, eff.fixed_overhead_s.low, allreduce.low);
+  const Range allreduce = allreduce_seconds(model, gpu, o.tensor_parallel, prompt);
+
   PrefillSpeed p;
-  p.flops = flops;
-  p.tokens_per_second = {s / slow, s / fast};
-  p.explanation = general_text(flops / 1e12, 4) + " TFLOP for " + std::to_string(o.prompt_tokens) +
-                  " prompt tokens at " + general_text(eff.compute_share.low * 100, 2) + "–" +
-                  general_text(eff.compute_share.high * 100, 2) + " % of " + general_text(*peak, 5) + " " +
-                  std::string(compute_path_field(o.compute)) + (eff.compute_pinned ? "" : " (assumed share)") +
-                  (copy_seconds > 0 ? "; CPU-held layers are copied over PCIe once per 512-token micro-batch" : "") +
-                  ".";
+  p.chunks = static_cast<std::uint64_t>(chunks);
+  // Each chunk at its own depth: the same FLOPs for the products, attention growing with the tokens before it.
+  // Slow end: low shares and high overhead; fast end: the reverse.
+  double slow = 0, fast = 0, memory_bound_chunks = 0;
+  const double depth = static_cast<double>(o.prefill_depth);
+  for (double k = 0; k < chunks; ++k) {
+    const double s = std::min(chunk, prompt - k * chunk);
+    // The output head multiplies the prompt's last token only.
+    const double gemm = 2.0 * dense_params * s + (k + 1 == chunks ? 2.0 * head : 0.0);
+    const double moe = 2.0 * routed_active * s;
+    const double attention = chunk_attention_flops(model, depth + k * chunk, s);
+    p.gemm_flops += gemm;
+    p.moe_flops += moe;
+    p.attention_flops += attention;
+    // The chunk reads the weights once: what every token reads, and each expert some token of it is routed to.
+    const double bytes = (every_token + model.routed_bytes_read(static_cast<std::uint64_t>(s))) / tp;
+    auto chunk_seconds = [&](double dense_share, double moe_share, double attention_share, double bw_share) {
+      const double compute = (gemm / (*peak * 1e12 * dense_share) + moe / (*peak * 1e12 * moe_share) +
+                              attention / (attention_peak * 1e12 * attention_share)) / tp;
+      const double memory = bytes / (*gpu.bandwidth_gb_s * 1e9 * bw_share);
+      return std::pair{std::max(compute, memory), memory > compute};
+    };
+    const auto [low_end, memory_bound] = chunk_seconds(eff.compute_share.low, eff.moe_share.low,
+                                                       eff.attention_share.low, eff.bandwidth_share.low);
+    slow += low_end + eff.fixed_overhead_s.high;
+    fast += chunk_seconds(eff.compute_share.high, eff.moe_share.high, eff.attention_share.high,
+                          eff.bandwidth_share.high).first + eff.fixed_overhead_s.low;
+    if (memory_bound) memory_bound_chunks += 1;
+  }
+  slow += copy_seconds + allreduce.high;
+  fast += copy_seconds + allreduce.low;
+  p.flops = p.gemm_flops + p.moe_flops + p.attention_flops;
+  p.seconds = {fast, slow};
+  p.tokens_per_second = {prompt / slow, prompt / fast};
+
+  auto percent = [](const Range& r) {
+    return general_text(r.low * 100, 2) + "–" + general_text(r.high * 100, 2) + " %";
+  };
+  const std::string field(compute_path_field(o.compute));
+  std::string text = general_text(p.flops / 1e12, 4) + " TFLOP for " + std::to_string(o.prompt_tokens) +
+                     " prompt tokens" +
+                     (o.prefill_depth ? " after " + std::to_string(o.prefill_depth) + " cached tokens" : "") + ": " +
+                     general_text(p.gemm_flops / 1e12, 4) + " in dense matrix products at " +
+                     percent(eff.compute_share) + " of " + general_text(*peak, 5) + " " + field +
+                     (eff.compute_pinned ? "" : " (assumed share)");
+  if (p.moe_flops > 0)
+    text += ", " + general_text(p.moe_flops / 1e12, 4) + " in the routed experts' grouped products at " +
+            percent(eff.moe_share) + " of it" + (eff.prefill_pinned ? "" : " (assumed share)");
+  text += ", " + general_text(p.attention_flops / 1e12, 4) + " in attention over the cache (4 · width · tokens · " +
+          "(depth + tokens/2) per chunk" + (model.windowed_attention.empty() ? "" : ", sliding-window layers capped at "
+                                                                                  "their window") +
+          ") at " + percent(eff.attention_share) + " of " + general_text(attention_peak, 5) + " " +
+          (attention_own_peak ? "tflops_bf16" : field + " (the catalog has no 16-bit figure)") +
+          (eff.prefill_pinned ? "" : " (assumed share)");
+  text += "; " + (p.chunks > 1 ? "in " + std::to_string(p.chunks) + " chunks of " +
+                                     std::to_string(static_cast<std::uint64_t>(chunk)) + " tokens, each"
+                               : std::string("one pass, which")) +
+          " reads the weights it uses at least once";
+  if (memory_bound_chunks > 0) text += " (at the slow end that read takes longer than the arithmetic)";
+  if (copy_seconds > 0) text += "; CPU-held layers are copied over PCIe once per chunk";
+  p.explanation = text + ".";
   return p;
 }
 
@@ -508,6 +602,8 @@ Result<std::vector<SpeedMeasurement>> parse_speed_measurements(std::string_view 
     m.metric = r.string("metric").value_or("");
     m.batch = r.uint("batch").value_or(1);
     m.context = r.uint("context").value_or(0);
+    m.depth = r.uint("depth").value_or(0);
+    m.ubatch = r.uint("ubatch").value_or(0);
     m.cpu_expert_layers = r.uint("cpu_expert_layers").value_or(0);
     m.system_bandwidth_gb_s = r.number("system_bandwidth_gb_s").value_or(0);
     m.tokens_per_second = r.number("tokens_per_second").value_or(0);

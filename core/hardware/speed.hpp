@@ -33,11 +33,18 @@ struct Range {
 //   max(bytes / (bandwidth · bandwidth_share), flops / (peak · compute_share)) + fixed_overhead_s.
 // The fixed overhead is what does not shrink with the model: kernel launches and synchronisation per
 // step. It is why small models reach a smaller share of peak bandwidth on very fast GPUs.
+// Prefill splits its FLOPs three ways, each at its own share: the dense matrix products (attention projections,
+// dense MLPs, shared experts, the output head) at compute_share, the routed experts' grouped products (each expert
+// multiplies only the tokens routed to it: many small matrices) at moe_share of the same peak, and attention over the
+// cache (FlashAttention) at attention_share of the 16-bit tensor peak.
 struct Efficiency {
   Range bandwidth_share;
-  Range fixed_overhead_s;  // seconds per decode step
+  Range fixed_overhead_s;  // seconds per decode step (and per prefill chunk)
   Range compute_share;     // of the ComputePath peak, for prefill and compute-bound decode
   bool compute_pinned = false;  // compute_share checked against a measurement (else an assumption)
+  Range moe_share;         // of the ComputePath peak: the routed experts' grouped GEMMs
+  Range attention_share;   // of the 16-bit tensor peak: FlashAttention over the cache
+  bool prefill_pinned = false;  // moe_share and attention_share checked against measurements
   std::string_view source;
 };
 
@@ -61,6 +68,10 @@ std::optional<double> interconnect_gb_s(const Gpu& gpu) noexcept;
 struct SpeedModel {
   std::uint64_t weight_bytes_read = 0;  // weights read per token (MoE: routed experts only)
   std::uint64_t active_params = 0;      // parameters a token passes through (2 FLOPs each)
+  // Of active_params, what prefill multiplies only once per prompt or not at all: the untied token embedding (a row
+  // look-up) and the output head, which prefill runs for the last prompt token only (its logits give the first token).
+  std::uint64_t lookup_params = 0;
+  std::uint64_t head_params = 0;
   std::uint64_t num_layers = 0;
   std::uint64_t hidden_size = 0;        // the all-reduced activation width under tensor parallel
   std::uint64_t attention_width = 0;    // Σ over attention layers of heads · qk head_dim: the FLOPs over the context
@@ -80,11 +91,14 @@ struct SpeedModel {
     std::uint64_t experts = 0;  // E routed experts per layer
     std::uint64_t top_k = 0;    // k per token
     double bytes = 0;
+    double params = 0;          // those layers' routed expert parameters, all E experts
   };
   std::vector<ExpertGroup> expert_groups;
   std::uint64_t output_bytes = 0;  // the output head (the embedding matrix when tied), read every step
 
   std::uint64_t expert_layers() const noexcept;
+  // Routed-expert parameters one token passes through: Σ groups params · k/E (part of active_params).
+  double routed_active_params() const noexcept;
   // Bytes of routed experts one step reads for `batch` sequences: per layer the expected number of distinct experts
   // the batch touches under uniform routing, E · (1 − (1 − k/E)^batch), times one expert's bytes.
   double routed_bytes_read(std::uint64_t batch) const noexcept;
@@ -110,6 +124,10 @@ struct SpeedOptions {
   bool output_on_cpu = false;  // the output head left in system RAM (--fit once anything moves)
   double system_bandwidth_gb_s = kDefaultSystemBandwidthGbS;  // for layers left on the CPU
   std::uint64_t prompt_tokens = 512;        // prefill length (llama-bench pp512)
+  std::uint64_t prefill_depth = 0;          // tokens already in the cache before the prompt (llama-bench -d)
+  // Tokens per forward pass while prefilling: llama.cpp's n_ubatch (-ub, 512), vLLM's max_num_batched_tokens,
+  // SGLang's chunked_prefill_size, MLX's prefill_step_size; 0: the whole prompt in one pass (transformers).
+  std::uint64_t prefill_chunk = kLlamaNUbatch;
 };
 
 struct DecodeSpeed {
@@ -128,8 +146,13 @@ struct DecodeSpeed {
 };
 
 struct PrefillSpeed {
-  Range tokens_per_second;
-  double flops = 0;  // for the whole prompt
+  Range tokens_per_second;  // prompt tokens / seconds
+  Range seconds;            // the whole prompt's prefill: the time to first token from an empty cache (low: fast end)
+  double flops = 0;         // for the whole prompt
+  double gemm_flops = 0;    // of which the dense matrix products
+  double moe_flops = 0;     // the routed experts' grouped products
+  double attention_flops = 0;  // attention over the cache: 4 · width · s · (d + s/2) per chunk, windows capped
+  std::uint64_t chunks = 1;    // forward passes the prompt takes
   std::string explanation;
 };
 
@@ -140,8 +163,13 @@ struct PrefillSpeed {
 // the fixed overhead, plus the CPU-held layers' reads from system RAM, plus the all-reduces.
 Result<DecodeSpeed> estimate_decode(const SpeedModel& model, const Gpu& gpu, const SpeedOptions& options);
 
-// Prefill: 2 · active_params · s + 2 · layers · s² · attention_width FLOPs (PaLM App. B's 4·L·d·T
-// per token, T = s/2 on average under the causal mask) at the engine's share of peak tensor FLOPs.
+// Prefill of prompt_tokens after prefill_depth cached tokens, in chunks of prefill_chunk tokens. Each chunk of s tokens
+// at depth d costs 2 · (active − routed − embedding look-up − output head) · s FLOPs of dense products at
+// compute_share (the head once, for the prompt's last token), 2 · routed active · s of
+// grouped expert products at moe_share, and attention 4 · width · s · (d + s/2) (PaLM App. B's 4·L·d·T per token; a
+// sliding-window layer attends to at most its window) at attention_share of the 16-bit peak; a chunk takes at least
+// the time to read the weights it uses (every expert some token in the chunk is routed to). Over a whole prompt of P
+// tokens the attention FLOPs add up to 2 · P² · width whatever the chunking.
 // An error names the GPU when the catalog has no throughput figure for the compute path.
 Result<PrefillSpeed> estimate_prefill(const SpeedModel& model, const Gpu& gpu, const SpeedOptions& options);
 
@@ -154,6 +182,8 @@ struct SpeedMeasurement {
   std::string metric;  // "decode" (aggregate tokens/s) or "prefill"
   std::uint64_t batch = 1;
   std::uint64_t context = 0;  // tokens in the cache while decoding; prompt length for prefill
+  std::uint64_t depth = 0;    // prefill: tokens already in the cache (llama-bench "pp2048 @ d4096": 4096)
+  std::uint64_t ubatch = 0;   // prefill: tokens per forward pass (llama-bench -ub); 0: llama.cpp's 512
   std::uint64_t cpu_expert_layers = 0;  // llama.cpp --n-cpu-moe: layers whose experts stayed in system RAM
   double system_bandwidth_gb_s = 0;     // the system RAM's bandwidth the run states (0: not given)
   double tokens_per_second = 0;

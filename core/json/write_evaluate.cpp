@@ -29,6 +29,8 @@ void write_speed(JsonWriter& w, const ServingSpeed& s) {
   w.field("flops_per_step", d.flops_per_step_per_gpu);
   write_text_or_null(w, "note", s.note);
   if (!s.note.id.empty()) w.message_id("note_i18n", s.note);
+  if (s.prefill) w.field("prefill_chunk_tokens", s.prefill_chunk);
+  else w.field("prefill_chunk_tokens", nullptr);
   if (s.prefill) w.field("prefill_explanation", s.prefill->explanation);
   else w.field("prefill_explanation", nullptr);
   if (s.prefill) write_range(w, "prefill_tokens_per_second", s.prefill->tokens_per_second);
@@ -37,6 +39,8 @@ void write_speed(JsonWriter& w, const ServingSpeed& s) {
   if (!s.prefill_unavailable.id.empty()) w.message_id("prefill_unavailable_i18n", s.prefill_unavailable);
   w.field("prompt_tokens", s.prompt_tokens);
   w.field("tensor_parallel_efficiency", d.tensor_parallel_efficiency);
+  if (s.prefill) write_range(w, "time_to_first_token_seconds", s.prefill->seconds);
+  else w.field("time_to_first_token_seconds", nullptr);
   w.end_object();
 }
 
@@ -453,6 +457,8 @@ std::string report_to_json(const Report& report) {
   else w.field("speed_unavailable", nullptr);
   if (serving && !serving->speed_unavailable.id.empty())
     w.message_id("speed_unavailable_i18n", serving->speed_unavailable);
+  if (speed && speed->prefill) write_range(w, "time_to_first_token_seconds", speed->prefill->seconds);
+  else w.field("time_to_first_token_seconds", nullptr);
   detail::write_verdict(w, report.verdict);
   write_vllm(w, e);
   write_weights(w, e);

@@ -265,6 +265,8 @@ test('speed and cost on the chosen GPU, and n/a with the core\'s reason when the
   // Decode reads every weight once per token: 1008 GB/s ÷ 16.06 GB of weights ≈ 62.8 tokens/s at most.
   assert.ok(low > 0 && low < high && high < 62.8, decode);
   assert.match(await page.locator('[data-figure="prefill"]').textContent(), /^[\d,]+–[\d,]+ tokens\/s$/);
+  // The default 512-token prompt's first token comes in milliseconds: 512 tokens at the prefill speed.
+  assert.match(await page.locator('[data-figure="ttft"]').textContent(), /^[\d,]+–[\d,]+ ms for a 512-token prompt$/);
   assert.match(await page.locator('[data-figure="per_million"]').textContent(), /^\$\d+\.\d\d–\d+\.\d\d$/);
   // A card without a catalog price; an encoder, which generates no tokens.
   // (Llama 3.2 1B, which fits the 6 GiB card: a speed and price are given only for a setup that fits.)

@@ -128,6 +128,9 @@ test('with a GPU the report carries speed and cost; $/1M tokens is the hour over
   assert.deepEqual(r.prefill_tokens_per_second, r.speed.prefill_tokens_per_second);
   assert.ok(r.prefill_tokens_per_second.low > d.high);  // a prompt is processed far faster than tokens are made
   assert.equal(r.speed.compute_path, 'int8');
+  // Time to first token: the 512-token prompt over the prefill speed, at the opposite ends (fast speed, short time).
+  assert.deepEqual(r.time_to_first_token_seconds, r.speed.time_to_first_token_seconds);
+  assert.ok(Math.abs(r.time_to_first_token_seconds.low - 512 / r.prefill_tokens_per_second.high) < 1e-9);
   // RTX 4090 at $0.34/h (data/gpus.json): $/1M = 0.34 / (tokens/s × 3600) × 1e6, low end at the fast speed.
   assert.equal(r.cost.usd_per_hour, 0.34);
   assert.ok(Math.abs(r.cost.usd_per_million_tokens.low - (0.34 / (d.high * 3600)) * 1e6) < 1e-9);
@@ -135,6 +138,7 @@ test('with a GPU the report carries speed and cost; $/1M tokens is the hour over
   assert.ok(Math.abs(r.cost.energy.usd_per_hour - 0.135) < 1e-12);
   const apple = evaluate({ model: 'llama-3.1-8b', engine: 'llamacpp', weights: 'q4_k_m', gpu: 'apple-m2-ultra-192gb' });
   assert.equal(apple.prefill_tokens_per_second, null);
+  assert.equal(apple.time_to_first_token_seconds, null);
   assert.match(apple.speed.prefill_unavailable, /no tflops_bf16 figure/);
   assert.equal(apple.cost.usd_per_hour, null);
   const none = evaluate({ model: 'llama-3.1-8b' });

@@ -240,3 +240,31 @@ TEST_CASE("the serving and ranking keys survive the JSON request") {
   CHECK(r.value().budget_per_hour == 12.5);
   CHECK(request_from_json(R"({"gpus":" h100-sxm, l40s ,"})").value().gpus == std::vector<std::string>{"h100-sxm", "l40s"});
 }
+
+TEST_CASE("time to first token: the whole prompt prefilled in the engine's chunks, attention growing with its square") {
+  // llama.cpp: n_ubatch 512 (common.h), so a 32768-token prompt takes 64 forward passes.
+  const Report r = evaluated(
+      R"({"model":"llama-3.1-8b","engine":"llamacpp","weights":"q4_k_m","gpu":"rtx-4090","context":32768,"prompt_tokens":32768})");
+  const ServingSpeed& s = speed_of(r);
+  REQUIRE(s.prefill.has_value());
+  CHECK(s.prefill_chunk == 512);
+  CHECK(s.prefill->chunks == 64);
+  // Seconds and tokens/s are one figure: the prompt over the time, the fast end's speed at the short time.
+  CHECK(s.prefill->seconds.low == doctest::Approx(32768.0 / s.prefill->tokens_per_second.high));
+  // Llama-3.1-8B: 32 layers · 32 heads · 128 = 131,072 of attention width; over the whole prompt 2 · 32768² · 131072
+  // FLOPs of attention, whatever the chunking.
+  CHECK(s.prefill->attention_flops == doctest::Approx(2.0 * 32768.0 * 32768.0 * 131072.0));
+  // The quadratic term: 64 times the prompt takes more than 64 times as long.
+  const Report short_prompt = evaluated(
+      R"({"model":"llama-3.1-8b","engine":"llamacpp","weights":"q4_k_m","gpu":"rtx-4090","context":32768,"prompt_tokens":512})");
+  CHECK(s.prefill->seconds.low > 64 * speed_of(short_prompt).prefill->seconds.low);
+  SUBCASE("vLLM prefills in chunks of max_num_batched_tokens, transformers in one pass") {
+    const Report v = evaluated(R"({"model":"llama-3.1-8b","engine":"vllm","gpu":"h100-sxm","context":32768,"prompt_tokens":32768})");
+    REQUIRE(v.estimate.vllm.has_value());
+    CHECK(speed_of(v).prefill_chunk == v.estimate.vllm->max_num_batched_tokens);
+    const Report t = evaluated(
+        R"({"model":"llama-3.1-8b","engine":"transformers","gpu":"h100-sxm","context":32768,"prompt_tokens":32768})");
+    CHECK(speed_of(t).prefill_chunk == 0);
+    CHECK(speed_of(t).prefill->chunks == 1);
+  }
+}

@@ -2,11 +2,13 @@
 // against the published measurements in tests/data/speed_measurements.json.
 #include <doctest/doctest.h>
 
-#include <cmath>       // std::abs
+#include <algorithm>   // std::sort
+#include <cmath>       // std::abs, std::sqrt
 #include <filesystem>  // std::filesystem::path
 #include <fstream>     // std::ifstream
 #include <sstream>     // std::ostringstream
 #include <string>      // std::string
+#include <vector>      // std::vector
 
 #include "../speed_fixtures.hpp"
 #include "hardware/speed.hpp"
@@ -59,8 +61,9 @@ TEST_CASE("every published speed lies inside the predicted range, and no range i
   REQUIRE_MESSAGE(measurements.ok(), measurements.error().field << ": " << measurements.error().message);
   REQUIRE(measurements.value().size() >= 20);
   for (const SpeedMeasurement& m : measurements.value()) {
-    // Runs with experts in system RAM lie below their ranges, by the error the test case on them states.
-    if (m.cpu_expert_layers > 0) continue;
+    // Runs with experts in system RAM lie below their ranges, by the error the test case on them states; llama-bench
+    // runs at a depth or micro-batch of their own are checked by the prefill test cases below.
+    if (m.cpu_expert_layers > 0 || m.depth > 0 || m.ubatch > 0) continue;
     CAPTURE(m.model);
     CAPTURE(m.gpu);
     CAPTURE(m.metric);
@@ -407,4 +410,200 @@ TEST_CASE("experts in system RAM: the published --n-cpu-moe runs, and how far th
     ++pinned;
   }
   CHECK(pinned == 2);
+}
+
+TEST_CASE("prefill splits its FLOPs: dense products, the routed experts' grouped products, attention over the cache") {
+  // 1e9 active params of which 0.4e9 routed (a group of 8 layers, 64 experts of 50M params each = 3.2e9 params, 8
+  // per token: 3.2e9 · 8/64 = 0.4e9), 0.1e9 of untied embedding and 0.1e9 of output head. A 1000-token prompt in one
+  // pass: dense 2 · (1e9 − 0.4e9 − 0.1e9 − 0.1e9) · 1000 = 8e11 plus the head for the last token 2 · 0.1e9 = 2e8;
+  // routed 2 · 0.4e9 · 1000 = 8e11; attention 2 · 1000² · 32·4096 = 2.62144e11.
+  SpeedModel m = plain_model(2'000'000'000, 1'000'000'000);
+  m.expert_groups.push_back({8, 64, 8, 1.6e9, 3.2e9});
+  m.lookup_params = 100'000'000;
+  m.head_params = 100'000'000;
+  CHECK(m.routed_active_params() == doctest::Approx(0.4e9));
+  SpeedOptions o;
+  o.prompt_tokens = 1000;
+  o.prefill_chunk = 0;
+  auto p = estimate_prefill(m, plain_gpu(1000, 100), o);
+  REQUIRE(p.ok());
+  CHECK(p.value().gemm_flops == doctest::Approx(8e11 + 2e8));
+  CHECK(p.value().moe_flops == doctest::Approx(8e11));
+  CHECK(p.value().attention_flops == doctest::Approx(2.62144e11));
+  CHECK(p.value().explanation.find("grouped products") != std::string::npos);
+  // llama.cpp on a consumer card: the routed products at 8–20 % of the peak, the dense ones at 20–35 %. Fast end:
+  // 8.002e11/(100e12 · 0.35) + 8e11/(100e12 · 0.20) + 2.62144e11/(100e12 · 0.90) = 22.863 + 40 + 2.913 ms = 65.776
+  // ms + 0.5 ms fixed = 66.276 ms.
+  CHECK(p.value().seconds.low == doctest::Approx(0.066276).epsilon(1e-4));
+}
+
+TEST_CASE("attention over the cache: 4 · width · s · (d + s/2) per chunk, sliding-window layers capped at the window") {
+  SpeedModel m = plain_model(2'000'000'000, 1'000'000'000);  // width 32 · 4096 = 131,072
+  SpeedOptions o;
+  o.prompt_tokens = 2048;
+  o.prefill_depth = 4096;
+  o.prefill_chunk = 2048;
+  // One chunk of 2048 at depth 4096: 4 · 131072 · 2048 · (4096 + 1024) = 5.4975581e12.
+  auto deep = estimate_prefill(m, plain_gpu(1000, 100), o);
+  REQUIRE(deep.ok());
+  CHECK(deep.value().attention_flops == doctest::Approx(4.0 * 131072 * 2048 * 5120));
+  // Half the width slides over 1024 tokens: those layers attend to 1024 keys per token at this depth,
+  // 4 · 65536 · 2048 · 1024 = 5.4975581e11, the other half 4 · 65536 · 2048 · 5120.
+  m.windowed_attention.push_back({65536, 1024});
+  CHECK(estimate_prefill(m, plain_gpu(1000, 100), o).value().attention_flops ==
+        doctest::Approx(4.0 * 65536 * 2048 * 1024 + 4.0 * 65536 * 2048 * 5120));
+  // From an empty cache a 4096-token prompt's windowed half attends to ∫₀⁴⁰⁹⁶ min(x, 1024) dx = 1024²/2 + 3072 · 1024
+  // = 3,670,016 keys in all, the full half to 4096²/2 = 8,388,608.
+  o.prefill_depth = 0;
+  o.prompt_tokens = 4096;
+  CHECK(estimate_prefill(m, plain_gpu(1000, 100), o).value().attention_flops ==
+        doctest::Approx(4.0 * 65536 * 3670016 + 4.0 * 65536 * 8388608));
+}
+
+TEST_CASE("a long prompt is prefilled in chunks: attention adds up to 2 · P² · width, and each chunk re-reads the weights") {
+  const SpeedModel m = plain_model(14'000'000'000, 7'000'000'000);
+  SpeedOptions o;
+  o.prompt_tokens = 16384;
+  o.prefill_chunk = 512;
+  auto chunked = estimate_prefill(m, plain_gpu(1000, 100), o);
+  REQUIRE(chunked.ok());
+  CHECK(chunked.value().chunks == 32);
+  // Σ over the 32 chunks of 4 · W · 512 · (512k + 256) = 4 · W · 512² · (Σk + 16) = 2 · W · 16384²: the whole
+  // prompt's causal attention, whatever the chunking.
+  CHECK(chunked.value().attention_flops == doctest::Approx(2.0 * 16384.0 * 16384.0 * 131072));
+  o.prefill_chunk = 0;
+  CHECK(estimate_prefill(m, plain_gpu(1000, 100), o).value().attention_flops ==
+        doctest::Approx(chunked.value().attention_flops));
+  // Chunks of 16 tokens: each does 2 · 7e9 · 16 = 2.24e11 FLOPs, 2.24/(100 · 0.35) = 6.4 ms at the fast end, but
+  // reads the 14 GB of weights, 14/(1000 · 0.9) = 15.6 ms: memory-bound, 1024 chunks · (15.556 + 0.5 ms) at least.
+  o.prefill_chunk = 16;
+  auto tiny = estimate_prefill(m, plain_gpu(1000, 100), o);
+  REQUIRE(tiny.ok());
+  CHECK(tiny.value().seconds.low == doctest::Approx(1024 * (14.0 / 900.0 + 0.0005)));
+  CHECK(tiny.value().explanation.find("takes longer than the arithmetic") != std::string::npos);
+}
+
+namespace {
+
+// The DGX Spark's GB10: 273 GB/s (NVIDIA's product page), but no dense int8 or 16-bit tensor figure is published
+// (the catalog's sources give only FP4). The stand-in takes int8 : 16-bit = 2 : 1 (Blackwell's dense tensor rates,
+// B200: 4500 int8/fp8 and 2250 bf16 TFLOPS in the catalog) and the int8 peak that puts the one dense model's
+// depth-0 run (Qwen2.5-Coder-7B) at the middle of its range: every other run is then checked against its range.
+Gpu spark_stand_in(double int8_tops) {
+  Gpu g;
+  g.id = "dgx-spark";
+  g.name = "NVIDIA DGX Spark (GB10)";
+  g.segment = "workstation";
+  g.memory_bytes = 128 * kGiB;
+  g.bandwidth_gb_s = 273;
+  g.tops_int8 = int8_tops;
+  g.tflops_bf16 = int8_tops / 2;
+  return g;
+}
+
+Range spark_prefill(const SpeedMeasurement& m, double int8_tops) {
+  SpeedOptions o;
+  o.compute = ComputePath::int8;  // llama.cpp's MMQ for Q8_0 and MXFP4 blocks
+  o.prompt_tokens = m.context;
+  o.prefill_depth = m.depth;
+  o.prefill_chunk = m.ubatch;
+  auto p = estimate_prefill(speed_model(m.model.c_str(), m.format.c_str()), spark_stand_in(int8_tops), o);
+  REQUIRE(p.ok());
+  return p.value().tokens_per_second;
+}
+
+}  // namespace
+
+TEST_CASE("llama-bench pp2048 at depths 0 to 32768 on a DGX Spark: dense, MoE and attention's growth with depth") {
+  // ggml-org/llama.cpp benches/dgx-spark.md (tests/data/speed_measurements.json quotes each row): Qwen2.5-Coder-7B
+  // Q8_0 (dense), Qwen3-Coder-30B-A3B Q8_0, gpt-oss-20b and gpt-oss-120b MXFP4 (MoE), -fa 1 -ub 2048, prompt 2048
+  // after 0, 4096, 8192, 16384 and 32768 cached tokens. With the stand-in's peak at 115.8 int8 TOPS (run with -s for
+  // every row):
+  //   model            depth  measured    range          middle error
+  //   qwen2.5-7b           0    2276     1710–3028       +4 % (sets the stand-in's peak)
+  //   qwen2.5-7b       32768    1283      811–1716       −2 %
+  //   qwen3-30b-a3b        0    3176     1957–4597       +3 %
+  //   qwen3-30b-a3b    32768    1292      561–1404      −24 %
+  //   gpt-oss-20b          0    3783     1715–4123      −23 %
+  //   gpt-oss-20b      32768    1899     1110–2731       +1 %
+  //   gpt-oss-120b         0    1938     1143–2746       +0 %
+  //   gpt-oss-120b     32768    1155      740–1819      +11 %
+  // median error of the middle over the 20 runs 7.5 %. The grouped expert products run at 35–75 % of the dense
+  // products' rate here, FlashAttention at 35–90 % of the 16-bit peak: Qwen3 (8 query heads per KV head) the fastest,
+  // gpt-oss (head_dim 64, attention sinks) the slowest.
+  auto measurements = parse_speed_measurements(read_measurements());
+  REQUIRE(measurements.ok());
+  std::vector<SpeedMeasurement> runs;
+  for (const SpeedMeasurement& m : measurements.value())
+    if (m.gpu == "dgx-spark") runs.push_back(m);
+  REQUIRE(runs.size() == 20);
+  const SpeedMeasurement* dense = nullptr;
+  for (const SpeedMeasurement& m : runs)
+    if (m.model == "qwen2.5-7b" && m.depth == 0) dense = &m;
+  REQUIRE(dense != nullptr);
+  // Compute-bound at ub 2048, so the range scales with the peak: 100 TOPS, then the peak that centres the dense run.
+  const Range at_100 = spark_prefill(*dense, 100);
+  const double peak = 100 * dense->tokens_per_second / std::sqrt(at_100.low * at_100.high);
+  CHECK(peak > 80);  // a plausible GB10 (the RTX 5070, the same 6144 CUDA cores: 246.9 int8 TOPS in the catalog)
+  CHECK(peak < 250);
+  std::vector<double> errors;
+  for (const SpeedMeasurement& m : runs) {
+    CAPTURE(m.source);
+    const Range r = spark_prefill(m, peak);
+    CAPTURE(r.low);
+    CAPTURE(r.high);
+    CHECK(r.low <= m.tokens_per_second);
+    CHECK(m.tokens_per_second <= r.high);
+    errors.push_back(std::abs((r.low + r.high) / 2 / m.tokens_per_second - 1));
+    MESSAGE(m.model << " d" << m.depth << ": measured " << m.tokens_per_second << ", estimated " << r.low << "–"
+                    << r.high << " (middle " << ((r.low + r.high) / 2 / m.tokens_per_second - 1) * 100 << " %)");
+    // The depth ratio alone (the 16-bit : int8 ratio, not the peak, sets it): pp at depth over pp at 0, measured,
+    // lies between the estimate's ratios at its two ends, widened by the spread of the shares.
+    if (m.depth > 0) {
+      const SpeedMeasurement* zero = nullptr;
+      for (const SpeedMeasurement& z : runs)
+        if (z.model == m.model && z.depth == 0) zero = &z;
+      REQUIRE(zero != nullptr);
+      const Range r0 = spark_prefill(*zero, peak);
+      const double measured = m.tokens_per_second / zero->tokens_per_second;
+      CHECK(r.low / r0.high <= measured);
+      CHECK(measured <= r.high / r0.low);
+    }
+  }
+  std::sort(errors.begin(), errors.end());
+  const double median = (errors[errors.size() / 2 - 1] + errors[errors.size() / 2]) / 2;
+  MESSAGE("stand-in int8 peak " << peak << " TOPS; median error of the middle " << median * 100 << " %");
+  CHECK(median < 0.15);  // the issue's 30 % for prefill; the middle lies within 15 % for half the runs
+}
+
+TEST_CASE("MoE prefill on an RTX 3090: gpt-oss-20b pp512 at the grouped products' share, not the dense one") {
+  // llama.cpp PR #20586: RTX 3090, gpt-oss 20B MXFP4 MoE, microbatch 512, pp512: 4739.20 t/s. The RTX 3090's 284 int8
+  // TOPS are in the catalog. gpt-oss-20b: 24 layers, 32 experts, 4 per token: each expert multiplies 512 · 4/32 = 64
+  // tokens per micro-batch.
+  auto measurements = parse_speed_measurements(read_measurements());
+  REQUIRE(measurements.ok());
+  const SpeedMeasurement* run = nullptr;
+  for (const SpeedMeasurement& m : measurements.value())
+    if (m.gpu == "rtx-3090" && m.model == "gpt-oss-20b") run = &m;
+  REQUIRE(run != nullptr);
+  const SpeedModel model = speed_model("gpt-oss-20b", "mxfp4");
+  SpeedOptions o;
+  o.compute = ComputePath::int8;
+  o.prompt_tokens = 512;
+  o.prefill_chunk = run->ubatch;
+  auto p = estimate_prefill(model, gpu("rtx-3090"), o);
+  REQUIRE(p.ok());
+  const Range r = p.value().tokens_per_second;
+  CAPTURE(r.low);
+  CAPTURE(r.high);
+  CHECK(r.low <= 4739.20);
+  CHECK(4739.20 <= r.high);
+  // The range, 4188–10087 t/s, holds the run, but its middle, 7138, is 51 % too fast: at 64 tokens per expert the
+  // grouped products run near the low end of their 8–20 % share, which the DGX Spark's runs (64–256 tokens per expert,
+  // at ub 2048) stretch upward. The dense share alone for every active parameter (2 · active · 512 at 20–35 % of 284
+  // TOPS, as before the grouped products had their own share) gave 6.8–11.9 thousand, its slow end already 43 % too
+  // fast. The share's dependence on tokens per expert is not modelled; this pins the error.
+  const double old_slow = 512.0 / (2.0 * static_cast<double>(model.active_params) * 512 / (284e12 * 0.20));
+  CHECK(old_slow > 1.4 * 4739.20);
+  CHECK((r.low + r.high) / 2 < 1.55 * 4739.20);
 }

@@ -27,6 +27,7 @@ export function speedFigures(report, t, f) {
   const noSpeed = report.speed_unavailable ? t.message(report.speed_unavailable, report.speed_unavailable_i18n, f) : t('speed.noSpeed');
   const decode = report.decode_tokens_per_second;
   const prefill = report.prefill_tokens_per_second;
+  const ttft = report.time_to_first_token_seconds;
   const cost = report.cost ?? {};
   const hasPrice = Number.isFinite(cost.usd_per_hour);
   const rows = [
@@ -35,6 +36,11 @@ export function speedFigures(report, t, f) {
     ['speed.prefill', isRange(prefill) ? t('speed.tps', { value: rangeText(prefill, f, 0) })
       : na(speed ? (speed.prefill_unavailable ? t.message(speed.prefill_unavailable, speed.prefill_unavailable_i18n, f) : noSpeed)
         : t('speed.noSpeed'))],
+    // Time to first token: the whole prompt prefilled from an empty cache in the engine's chunks; below a second in
+    // milliseconds (a short prompt's first token comes in a few of them).
+    ...(isRange(ttft) ? [['speed.ttft', ttft.high < 1
+      ? t('speed.ttft_ms', { value: rangeText({ low: ttft.low * 1000, high: ttft.high * 1000 }, f, 0), tokens: f.count(speed.prompt_tokens) })
+      : t('speed.ttft_value', { value: rangeText(ttft, f, ttft.high < 10 ? 2 : 1), tokens: f.count(speed.prompt_tokens) })]] : []),
     ['speed.per_hour', hasPrice ? t('speed.usd', { value: f.fixed(cost.usd_per_hour, 2) }) : na(t('speed.noPrice'))],
     ['speed.per_million', isRange(cost.usd_per_million_tokens)
       ? t('speed.usd', { value: rangeText(cost.usd_per_million_tokens, f, 2, true) })
