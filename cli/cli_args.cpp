@@ -147,8 +147,8 @@ std::string help_text() {
       "Example: vramfit --mode grpo --policy lora --model qwen2.5-7b --completion 1024 --num-generations 8\n"
       "\nExample: vramfit --model llama-3.1-8b --weights bf16 --context 8192 --batch 1 --json\n"
       "Exit status: 0 on success, 2 when an input is wrong (one line on stderr names it); with --check,\n"
-      "1 when it does not run on the GPU, 3 when whether it runs is unknown (the lines after say which input\n"
-      "decides it).\n";
+      "1 when it does not run on the GPU, 3 when whether it runs is unknown (the lines after say which\n"
+      "input decides it).\n";
   return out;
 }
 

@@ -77,14 +77,15 @@ std::optional<double> peak_tflops(const Gpu& gpu, ComputePath path) noexcept {
   return std::nullopt;
 }
 
+// The figure a compute path reads, as spec sheets name it.
 std::string_view compute_path_field(ComputePath path) noexcept {
   switch (path) {
-    case ComputePath::fp16: return "tflops_bf16";
-    case ComputePath::int8: return "tops_int8";
-    case ComputePath::fp8: return "tflops_fp8";
-    case ComputePath::fp4: return "tflops_fp4";
+    case ComputePath::fp16: return "BF16 TFLOPS";
+    case ComputePath::int8: return "INT8 TOPS";
+    case ComputePath::fp8: return "FP8 TFLOPS";
+    case ComputePath::fp4: return "FP4 TFLOPS";
   }
-  return "tflops_bf16";
+  return "BF16 TFLOPS";
 }
 
 Result<bool> check_inputs(const SpeedModel& model, const Gpu& gpu, const SpeedOptions& o) {
@@ -570,7 +571,8 @@ Result<PrefillSpeed> estimate_prefill(const SpeedModel& model, const Gpu& gpu, c
           "(depth + tokens/2) per chunk" + (model.windowed_attention.empty() ? "" : ", sliding-window layers capped at "
                                                                                   "their window") +
           ") at " + percent(eff.attention_share) + " of " + general_text(attention_peak, 5) + " " +
-          (attention_own_peak ? "tflops_bf16" : field + " (the catalog has no 16-bit figure)") +
+          (attention_own_peak ? std::string(compute_path_field(ComputePath::fp16))
+                              : field + " (the catalog has no 16-bit figure)") +
           (eff.prefill_pinned ? "" : " (assumed share)");
   text += "; " + (p.chunks > 1 ? "in " + std::to_string(p.chunks) + " chunks of " +
                                      std::to_string(static_cast<std::uint64_t>(chunk)) + " tokens, each"

@@ -107,7 +107,7 @@ TEST_CASE("FP8 and FP4 formats compute natively only on a GPU whose tensor cores
   // Tensor Core 18 PFLOPS" per GPU with sparsity, 9000 dense.
   const Report b200 = evaluated(R"({"model":"llama-3.1-8b","engine":"vllm","weights":"nvfp4","gpu":"b200"})");
   CHECK(speed_of(b200).compute == ComputePath::fp4);
-  CHECK(speed_of(b200).prefill->explanation.find("of 9000 tflops_fp4") != std::string::npos);
+  CHECK(speed_of(b200).prefill->explanation.find("of 9000 FP4 TFLOPS") != std::string::npos);
   // MXFP4 checkpoints (gpt-oss) keep 16-bit activations: vLLM's MXFP4 MoE kernels take bf16 or MXFP8 activations,
   // never FP4, so the 16-bit rate stands, said to be a lower bound.
   const Report oss = evaluated(R"({"model":"gpt-oss-20b","engine":"vllm","gpu":"b200"})");
@@ -140,7 +140,7 @@ TEST_CASE("Apple GPUs decode but have no prefill figure, and say why") {
   CHECK(s.decode.tokens_per_second.low > 0);
   CHECK_FALSE(s.prefill.has_value());
   CHECK(s.prefill_unavailable.find("Apple M2 Ultra") != std::string::npos);
-  CHECK(s.prefill_unavailable.find("no tflops_bf16 figure") != std::string::npos);
+  CHECK(s.prefill_unavailable.find("no BF16 TFLOPS figure") != std::string::npos);
   CHECK_FALSE(r.serving->cost.usd_per_hour.has_value());  // no cloud price: none, never 0
   const std::string json = report_to_json(r);
   CHECK(json.find("\"prefill_tokens_per_second\":null") != std::string::npos);

@@ -156,7 +156,7 @@ export const MESSAGES = {
     "speed.no_tflops_custom": "{gpu} ist mit Ihren eigenen Werten beschrieben, und der Wert {field} ist nicht darunter, daher lässt sich die Prefill-Geschwindigkeit nicht schätzen",
     "speed.no_bandwidth_custom": "{gpu} ist mit Ihren eigenen Werten beschrieben, und die Speicherbandbreite ist nicht darunter, daher lässt sich keine Geschwindigkeit schätzen",
     "time.no_tflops_custom": "Keine Zeitschätzung: {gpu} ist mit Ihren eigenen Werten beschrieben, und die {dtype}-TFLOPS sind nicht darunter.",
-    "speed.no_tflops": "Für {gpu} nennt der Katalog keinen Wert {field}, daher lässt sich die Prefill-Geschwindigkeit nicht schätzen",
+    "speed.no_tflops": "Für {gpu} nennt der Katalog keine {field}, daher lässt sich die Prefill-Geschwindigkeit nicht schätzen",
     "sglang.choose_gpu": "Wählen Sie eine GPU, um den KV-Pool von SGLang (max_total_num_tokens) und die Zahl gleichzeitiger Anfragen zu sehen.",
     "sglang.nominal_total": "Für diese GPU fehlt im Katalog der vom Treiber gemeldete Gesamtspeicher: Den freien Speicher für SGLang rechnet vramfit hier aus dem Nennspeicher, der Treiber meldet aber 1–3 % weniger. Der Pool ist hier also etwas zu groß.",
     "sglang.vision_fraction": "SGLang senkt mem_fraction_static bei einem multimodalen Modell zusätzlich um die Größe des Bild-Encoders (adjust_mem_fraction_for_vlm). Das ist nicht modelliert: Der Pool ist hier zu groß.",
