@@ -70,8 +70,10 @@ std::optional<Fit> pool_fit(const InferenceEstimate& e) noexcept {
 }
 
 // What a card keeps free: an engine that runs with its pool leaves what it does not preallocate; otherwise (and
-// where it would not start) the card less what the estimate needs.
+// where it would not start) the card less what the estimate needs, or what vLLM's start check lacks.
 std::int64_t free_after(const InferenceEstimate& e, Fit fit, std::int64_t need_based) noexcept {
+  // vLLM stopped at start by memory others hold: how far the free memory falls short of what it asks.
+  if (const auto& s = e.vllm_start; s && !s->starts) return signed_difference(s->free_bytes, s->requested_bytes);
   const auto preallocated = preallocated_free_bytes(e);
   return preallocated && fit != Fit::does_not_fit ? *preallocated : need_based;
 }

@@ -30,7 +30,8 @@ VllmStartCheck vllm_start_check(std::uint64_t total, double util, std::uint64_t 
   c.requested_bytes = static_cast<std::uint64_t>(std::ceil(static_cast<double>(total) * util));
   c.starts = c.free_bytes >= c.requested_bytes;
   // The largest util with two decimals whose ceil(util × total) is at most the free memory: util ≤ free / total.
-  c.util_that_fits = total ? static_cast<double>(static_cast<unsigned __int128>(c.free_bytes) * 100 / total) / 100.0 : 0;
+  // free × 100 stays far inside 64 bits for any GPU (below 2^57 bytes).
+  c.util_that_fits = total ? static_cast<double>(c.free_bytes * 100 / total) / 100.0 : 0;
   return c;
 }
 

@@ -33,7 +33,8 @@ test('Memory already in use: folded until used, counted on the card, kept by the
   assert.equal(new URL(page.url()).searchParams.get('inuse'), '8GB');
   const line = page.locator('[data-line="in_use"]');
   await line.waitFor({ state: 'visible' });
-  assert.match(await line.textContent(), /Already in use \(other programs\)\s*8\.59 GB/);
+  assert.equal(await line.locator('th').textContent(), 'Already in use (other programs)');
+  assert.equal(await line.locator('td').first().textContent(), '8.59');  // GB, as the column's head says
   // The shared link opens the section with the figure in it.
   const again = await open(new URL(page.url()).search);
   assert.equal(await again.page.locator('[data-testid="also-on-gpu"]').evaluate((d) => d.open), true);

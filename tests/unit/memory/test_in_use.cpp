@@ -89,6 +89,8 @@ TEST_CASE("vLLM with memory in use: the pool stays, or it does not start and say
   CHECK(fifteen.estimate.vllm_start->util_that_fits == doctest::Approx(0.67));
   CHECK(has_note(fifteen, "in_use.vllm_refuses"));
   CHECK(row_of(fifteen, "rtx-a6000").fit == Fit::does_not_fit);
+  // The row says how far short the start check falls: 31.9 − 43.608 = −11.708 GiB.
+  CHECK(static_cast<double>(row_of(fifteen, "rtx-a6000").free_bytes) / 1073741824.0 == doctest::Approx(-11.708).epsilon(0.001));
   // At 0.67 it starts, and the pool shrinks by (0.92 − 0.67) × 47.4 GiB = 11.85 GiB.
   const Report lower = evaluate_json(R"({"model":"llama-3.1-8b","engine":"vllm","gpu":"rtx-a6000","context":8192,
       "memory_in_use":15,"gpu_util":0.67})");
