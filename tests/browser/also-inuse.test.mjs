@@ -54,12 +54,23 @@ test('Memory already in use: folded until used, counted on the card, kept by the
 test('vLLM beside 15 GB in use on an RTX A6000: would not start, and the note names the share that starts', async () => {
   // 47.4 GiB driver total (data/gpus.json); 47.4 − 0.5 (CUDA context) − 15 = 31.9 GiB free < ceil(0.92 × 47.4) =
   // 43.6 GiB (vLLM PR #19312's start check); 31.9 / 47.4 = 0.673 → 0.67.
-  const { page, problems } = await open('?model=llama-3.1-8b&engine=vllm&gpu=rtx-a6000&inuse=15GB', { width: 375, height: 800 });
+  const { page, problems } = await open('?model=llama-3.1-8b&engine=vllm&gpu=rtx-a6000&context=8192&inuse=15GB', { width: 375, height: 800 });
   assert.equal(await page.locator('[data-testid="also-on-gpu"]').evaluate((d) => d.open), true);
   await page.waitForFunction(() => /vLLM would not start: .*gpu_memory_utilization 0\.67 starts/.test(document.querySelector('#notes').textContent));
   assert.match(await page.locator('#command-text').textContent(), /--gpu-memory-utilization 0\.67/);
   // Nothing wider than the phone's screen.
   const wider = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(wider <= 0, `the page is ${wider}px wider than 375px`);
+  // In German the headline and the note say the same.
+  await page.locator('#lang').selectOption('de');
+  await page.waitForFunction(() => /^vLLM würde auf einer NVIDIA RTX A6000 nicht starten: .* mit 0,67 startet es$/
+    .test(document.querySelector('[data-testid="headline"]').textContent));
+  await page.waitForFunction(() => /Mit gpu_memory_utilization 0,67 startet es, mit kleinerem KV-Pool/.test(document.querySelector('#notes').textContent));
+  // The remedy is that share, and applying it starts vLLM (its KV pool smaller).
+  const apply = page.locator('#remedies tr[data-remedy="gpu-util-in-use"] button.apply');
+  await apply.waitFor();
+  await apply.click();
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('gpuutil') === '0.67');
+  await page.waitForFunction(() => /^Passt auf/.test(document.querySelector('[data-testid="headline"]').textContent));
   assert.deepEqual(problems, []);
 });
