@@ -159,8 +159,9 @@ void add_in_use(InferenceEstimate& e, const InferenceOptions& o) {
                               "vLLM starts beside the {in_use_bytes} in use: its budget is gpu_memory_utilization of "
                               "the total, so the KV pool is the same as on an empty card.",
                               {arg::gib("in_use_bytes", e.in_use, 2)}));
-  if (o.engine == Engine::mlx)
-    e.notes.push_back(message("in_use.mlx_ram",
+  // Every engine on a Mac (MLX, llama.cpp, Ollama): Metal's working-set limit is a fixed property of the device.
+  if (o.engine == Engine::mlx || o.gpu_is_apple)
+    e.notes.push_back(message("in_use.mac_ram",
                               "The {in_use_bytes} other programs use counts against the Mac's RAM, not against the "
                               "GPU's wired limit: the model fits where it is within the limit and within the RAM "
                               "they leave; beyond that macOS compresses or swaps their memory.",

@@ -184,9 +184,13 @@ TEST_CASE("A Mac: other programs' memory counts against the RAM, not against the
   CHECK(usable_beside(24 * kGiB, 30 * kGiB, false, 0) == 0);
   const Report mac = evaluate_json(R"({"model":"llama-3.1-8b","engine":"mlx","gpu":"apple-m4-pro-64gb",
       "memory_in_use":20})");
-  CHECK(has_note(mac, "in_use.mlx_ram"));
+  CHECK(has_note(mac, "in_use.mac_ram"));
   CHECK(row_of(mac, "apple-m4-pro-64gb").free_bytes ==
         static_cast<std::int64_t>(44 * kGiB) - static_cast<std::int64_t>(mac.estimate.total));
+  // llama.cpp on the same Mac reads the same limit (ggml-metal: recommendedMaxWorkingSetSize), and says so too.
+  const Report llama = evaluate_json(R"({"model":"llama-3.1-8b","engine":"llamacpp","gpu":"apple-m4-pro-64gb",
+      "memory_in_use":20})");
+  CHECK(has_note(llama, "in_use.mac_ram"));
 }
 
 TEST_CASE("vLLM stopped by memory in use: the remedy is the share that starts, not a smaller model") {
