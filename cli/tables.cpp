@@ -378,9 +378,11 @@ std::string estimate_table(const json& a) {
   const std::pair<const char*, const char*> lines[] = {
       {"weights", "weights"},   {"KV cache", "kv_cache"},           {"activations", "activations"},
       {"overhead", "overhead"}, {"allocator", "allocator_reserve"}, {"system RAM", "system_ram"},
-      {"total", "total"}};
+      {"in use", "in_use"},     {"total", "total"}};
   for (const auto& [label, key] : lines) {
-    if (std::string_view(key) == "system_ram" && bytes(b.at(key)) == 0) continue;
+    // Lines only some answers have: system RAM where the engine keeps part there, memory other programs hold.
+    const std::string_view k = key;
+    if ((k == "system_ram" || k == "in_use") && (!b.contains(key) || bytes(b.at(key)) == 0)) continue;
     appendf(out, "  %-12s %s\n", label, gb_and_gib(bytes(b.at(key))).c_str());
     // Linear-attention and Mamba layers keep a fixed state per sequence beside the per-token KV cache.
     if (std::string_view(key) == "kv_cache" && b.contains("state_cache") && bytes(b.at("state_cache")) != 0)

@@ -19,7 +19,7 @@ endfunction()
 vramfit_cli_test(json_breakdown ARGS --model llama-3.1-8b --weights bf16 --context 8192 --batch 1 --json
                  MATCH "\"breakdown\":{[^}]*\"kv_cache\":1073741824[^}]*\"weights\":16060522496")
 vramfit_cli_test(json_has_all_keys ARGS --model llama-3.1-8b --json
-                 MATCH "\"activations\":[0-9]+,\"allocator_reserve\":[0-9]+,\"kv_cache\":[0-9]+,\"overhead\":[0-9]+,\"state_cache\":[0-9]+,\"system_ram\":[0-9]+,\"total\":[0-9]+")
+                 MATCH "\"activations\":[0-9]+,\"allocator_reserve\":[0-9]+,\"in_use\":[0-9]+,\"kv_cache\":[0-9]+,\"overhead\":[0-9]+,\"state_cache\":[0-9]+,\"system_ram\":[0-9]+,\"total\":[0-9]+")
 # 7e9 params × 2 B (fp16) = 14,000,000,000 B: the seed article's "7B in FP16 ≈ 14 GB".
 vramfit_cli_test(bare_params ARGS --params 7e9 --weights fp16 --json MATCH "\"weights\":14000000000")
 # A preset is found by its Ollama tag or Hugging Face id as well as its own id.
@@ -35,6 +35,16 @@ vramfit_cli_test(ollama_tag_engine_given ARGS --model llama3.1:8b --engine vllm 
 # A tag no source gives the weights of: the answer says they are assumed, and which.
 vramfit_cli_test(ollama_tag_quant_unknown ARGS --model qwen3:32b --offline
                  MATCH "note: Which weights Ollama's qwen3:32b ships is not known offline: they are counted as Q4_K_M, assumed;")
+# Memory already in use (--in-use, a size per GPU): 1.5 GB is 1.5 GiB = 1,610,612,736 B, a line of the breakdown.
+vramfit_cli_test(in_use_json ARGS --model llama-3.1-8b --gpu rtx-4090 --in-use 1.5GB --json
+                 MATCH "\"breakdown\":{[^}]*\"in_use\":1610612736")
+# vLLM on an RTX A6000 (47.4 GiB) with 15 GiB in use: 31.9 GiB free < 0.92 × 47.4 = 43.6 GiB; 31.9 / 47.4 → 0.67.
+vramfit_cli_test(in_use_vllm_refuses ARGS --model llama-3.1-8b --engine vllm --gpu rtx-a6000 --in-use 15GB
+                 MATCH "vLLM would not start: with [^\n]* in use[^\n]*gpu_memory_utilization 0\\.67 starts")
+vramfit_cli_test(in_use_vllm_command ARGS --model llama-3.1-8b --engine vllm --gpu rtx-a6000 --in-use 15GB --json
+                 MATCH "vllm serve [^\"]*--gpu-memory-utilization 0\\.67")
+vramfit_cli_test(in_use_training_refused FAIL ARGS --model llama-3.1-8b --mode lora --in-use 2GB
+                 MATCH "in_use|in-use")
 vramfit_cli_test(hf_repo ARGS --model openai/GPT-OSS-20B --json MATCH "\"id\":\"gpt-oss-20b\"")
 vramfit_cli_test(table ARGS --model llama-3.1-8b --gpu rtx-4090 MATCH "GeForce RTX 4090 +fits")
 # Issue 28, point 10: names and words as people type them. "4bit" / "8bit" are the integer formats, as the page's

@@ -140,6 +140,9 @@ export interface InferenceRequest extends ModelInputs, CustomGpu {
   engine_version?: string;
   /** Ollama's OLLAMA_GPU_OVERHEAD: bytes kept free on each GPU (default 0). */
   ollama_gpu_overhead?: number;
+  /** Memory other programs already hold on each GPU, in GB (GiB) or as text ("1.5GB"): each engine finds it gone
+   * from the free memory it measures (default 0). */
+  memory_in_use?: number | string;
   /** SGLang --mem-fraction-static: weights + KV pool as a share of the free memory (default: SGLang's for the GPU). */
   mem_fraction_static?: number;
   /** SGLang --max-total-tokens: caps the pool's tokens. */
@@ -410,6 +413,8 @@ export interface EstimateAnswer {
     /** What the engine keeps in system RAM where it runs part of the model there (verdict runs_split: -ngl, Ollama's
      * layers, llama.cpp's --fit); then the other lines are the GPU's share, and `total` is both. 0 otherwise. */
     system_ram: number;
+    /** Memory other programs hold on the GPU (memory_in_use), counted in the total. */
+    in_use: number;
     total: number;
   };
   range: Range & { drivers: string[] };

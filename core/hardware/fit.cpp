@@ -4,6 +4,7 @@
 #include <cmath>      // std::round
 #include <optional>   // std::optional
 
+#include "memory/in_use.hpp"
 #include "util/units.hpp"
 
 namespace vramfit {
@@ -45,7 +46,7 @@ std::uint64_t gpus_needed(std::uint64_t shardable, std::uint64_t per_gpu, std::u
 std::optional<std::int64_t> preallocated_free_bytes(const InferenceEstimate& e) noexcept {
   if (const auto& v = e.vllm; v && v->driver_total_bytes)
     return signed_difference(v->driver_total_bytes,
-                             v->budget_bytes + (v->cuda_graphs_in_budget ? 0 : v->cuda_graph_bytes));
+                             v->budget_bytes + (v->cuda_graphs_in_budget ? 0 : v->cuda_graph_bytes) + e.in_use);
   if (const auto& g = e.sglang; g && g->driver_total_bytes)
     return static_cast<std::int64_t>(static_cast<double>(g->free_at_start_bytes) * (1.0 - g->mem_fraction_static));
   return std::nullopt;
@@ -60,6 +61,7 @@ std::optional<Fit> pool_fit(const InferenceEstimate& e) noexcept {
   const auto free = preallocated_free_bytes(e);
   if (!free) return std::nullopt;
   if (*free < 0) return Fit::does_not_fit;
+  if (e.vllm_start && !e.vllm_start->starts) return Fit::does_not_fit;  // free memory below its budget at start
   const std::uint64_t batch = std::max<std::uint64_t>(e.batch, 1);
   if (e.vllm)
     return e.vllm->max_concurrency == 0 ? Fit::does_not_fit : e.vllm->max_concurrency >= batch ? Fit::fits : Fit::tight;
@@ -68,8 +70,10 @@ std::optional<Fit> pool_fit(const InferenceEstimate& e) noexcept {
 }
 
 // What a card keeps free: an engine that runs with its pool leaves what it does not preallocate; otherwise (and
-// where it would not start) the card less what the estimate needs.
+// where it would not start) the card less what the estimate needs, or what vLLM's start check lacks.
 std::int64_t free_after(const InferenceEstimate& e, Fit fit, std::int64_t need_based) noexcept {
+  // vLLM stopped at start by memory others hold: how far the free memory falls short of what it asks.
+  if (const auto& s = e.vllm_start; s && !s->starts) return signed_difference(s->free_bytes, s->requested_bytes);
   const auto preallocated = preallocated_free_bytes(e);
   return preallocated && fit != Fit::does_not_fit ? *preallocated : need_based;
 }
@@ -85,11 +89,15 @@ Fit estimate_fit(const InferenceEstimate& e, std::uint64_t usable, double headro
   return classify_fit(total, usable, headroom);
 }
 
+std::uint64_t usable_for(const Gpu& gpu, std::uint64_t in_use) noexcept {
+  return usable_beside(gpu.usable_bytes(), in_use, gpu.unified_memory, gpu.memory_bytes);
+}
+
 std::vector<GpuFit> check_fit(const InferenceEstimate& e, const std::vector<Gpu>& gpus, double headroom) {
   std::vector<GpuFit> out;
   out.reserve(gpus.size());
   for (const auto& gpu : gpus) {
-    const std::uint64_t usable = gpu.usable_bytes();
+    const std::uint64_t usable = usable_for(gpu, e.in_use);
     GpuFit f;
     f.gpu = &gpu;
     if (e.per_gpu.gpus > 1) {  // a deployment over a given number of GPUs: one GPU's share decides

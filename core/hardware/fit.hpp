@@ -54,8 +54,13 @@ Fit estimate_fit(const InferenceEstimate& estimate, std::uint64_t usable_bytes, 
 // gpu_memory_utilization of the driver's total (its KV pool is what the rest of the budget leaves), plus its CUDA
 // graphs where they sit outside that budget (before 0.21) (gpu_worker.py determine_available_memory); SGLang takes
 // mem_fraction_static of the memory free at its start for weights and pool and keeps the rest for activations and
-// CUDA graphs (server_args.py). None for any other estimate.
+// CUDA graphs (server_args.py). None for any other estimate. Memory other programs hold (estimate.in_use) is gone from
+// what vLLM leaves; SGLang measured its free memory without it.
 std::optional<std::int64_t> preallocated_free_bytes(const InferenceEstimate& estimate) noexcept;
+
+// What a model may take on `gpu` while other programs hold `in_use_bytes` of it (usable_beside): every judgement of
+// an inference estimate on a card goes through it, with the estimate's `in_use`.
+std::uint64_t usable_for(const Gpu& gpu, std::uint64_t in_use_bytes) noexcept;
 
 // With tensor or pipeline parallel (estimate.per_gpu.gpus > 1) each GPU is judged by its share.
 std::vector<GpuFit> check_fit(const InferenceEstimate& estimate, const std::vector<Gpu>& gpus, double headroom);

@@ -67,7 +67,7 @@ Result<GpuRanking> rank_gpus(const SpeedModel& model, const MemoryNeed& need, co
       RankedConfig c;
       c.gpu = gpu;
       c.count = count;
-      const std::uint64_t usable = gpu->usable_bytes();
+      const std::uint64_t usable = usable_for(*gpu, o.in_use_bytes);
       const std::uint64_t needed = bytes_per_gpu(need, count);
       c.fit = classify_fit(needed, usable, o.headroom);
       c.free_bytes = signed_difference(usable, needed);

@@ -32,6 +32,7 @@ std::uint64_t bytes_per_gpu(const MemoryNeed& need, std::uint64_t count) noexcep
 
 struct RankOptions {
   double headroom = kDefaultHeadroom;
+  std::uint64_t in_use_bytes = 0;  // memory other programs hold on each GPU (usable_for)
   std::vector<std::uint64_t> counts = {1, 2, 4, 8};
   std::vector<std::string> gpus;              // ids or names; empty: the whole catalog
   std::optional<double> max_usd_per_hour;     // budget for the whole configuration

@@ -116,6 +116,9 @@ constexpr Input kInputs[] = {
     {"ollama_gpu_overhead", "--gpu-overhead", "", K::quantity, 0, 1e12, "BYTES",
      "Ollama's OLLAMA_GPU_OVERHEAD: bytes kept free on each GPU, e.g. 1e9 (default 0)", U::inference, false,
      E::ollama},
+    {"memory_in_use", "--in-use", "inuse", K::size, 0, 16384, "SIZE",
+     "memory other programs already hold on each GPU (a desktop and browser, another model server), e.g. 1.5GB, as "
+     "nvidia-smi shows it: each engine finds it gone from the free memory it measures (default 0)", U::inference},
     {"gpu_layers", "--ngl", "", K::count, 0, 1e6, "N", "llama.cpp -ngl, Ollama num_gpu: layers on the GPU (default: all and the output layer; Ollama: as many as fit)",
      U::inference, false, E::llamacpp | E::ollama},
     {"headroom", "--headroom", "", K::fraction, 0, 0.9, "FRACTION", "share of GPU memory kept free, 0 to 0.9 (default 0.1)"},

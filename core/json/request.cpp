@@ -427,6 +427,7 @@ Result<Request> inference_request(const json& j, InputUse use, std::span<const s
   r.max_total_tokens = in.whole("max_total_tokens");
   r.max_kv_size = in.whole("max_kv_size");
   r.ollama_gpu_overhead = in.whole("ollama_gpu_overhead");
+  r.memory_in_use = in.whole("memory_in_use");
   r.gpu_layers = in.whole("gpu_layers");
   r.tp = in.whole("tp").value_or(1);
   r.pp = in.whole("pp").value_or(1);

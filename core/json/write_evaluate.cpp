@@ -394,6 +394,7 @@ std::string report_to_json(const Report& report) {
   w.begin_object("breakdown");
   w.field("activations", b.activations);
   w.field("allocator_reserve", b.allocator_reserve);
+  w.field("in_use", b.in_use);
   w.field("kv_cache", b.kv_cache);
   w.field("overhead", b.overhead);
   w.field("state_cache", b.state_cache);

@@ -706,7 +706,11 @@ void add_device_split(InferenceEstimate& e, const ModelSpec& spec, const Inferen
 Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const InferenceOptions& o) {
   if (auto error = check_inference_options(o)) return *error;
   if (auto error = check_parallel(spec, o)) return *error;
-  if (ollama_runs_llama_server(o)) return estimate_ollama_server(spec, o);
+  if (ollama_runs_llama_server(o)) {
+    auto served = estimate_ollama_server(spec, o);
+    if (served) detail::add_in_use(served.value(), o);
+    return served;
+  }
   auto params = count_params(spec);
   if (!params) return params.error();
 
@@ -738,6 +742,7 @@ Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const Infere
 
   if (o.explain) e.explanations = inference_explanations(spec, o, e, w, layout.value());
   e.notes = inference_notes(spec, o, e);
+  detail::add_in_use(e, o);
   return e;
 }
 

@@ -17,6 +17,7 @@
 #include "memory/engines/sglang.hpp"
 #include "memory/engines/transformers.hpp"
 #include "memory/engines/vllm.hpp"
+#include "memory/in_use.hpp"
 #include "memory/kv_cache.hpp"
 #include "model/model_spec.hpp"
 #include "util/explanation.hpp"
@@ -88,6 +89,10 @@ struct InferenceOptions {
   // Several GPUs holding whole layers (llama.cpp --split-mode layer, transformers device_map="auto"): each one's
   // share as llama.cpp's --tensor-split takes it (by default its free memory); empty: one GPU.
   std::vector<double> device_split;
+
+  // Memory other programs already hold on each GPU (memory/in_use.hpp): each engine takes it from the free memory
+  // it measures.
+  std::uint64_t memory_in_use = 0;
 };
 
 inline constexpr std::uint64_t kMaxContextTokens = 100'000'000;  // far above any model (10M-token contexts exist)
@@ -152,6 +157,8 @@ struct InferenceEstimate {
   std::vector<DeviceShare> devices;  // options.device_split: each GPU's layers and bytes
   std::optional<LlamaCppBuffers> llamacpp;
   std::optional<OllamaEstimate> ollama;
+  std::uint64_t in_use = 0;                     // memory other programs hold on each GPU, beside `total`
+  std::optional<VllmStartCheck> vllm_start;     // vLLM sized for a GPU with memory in use: whether it starts
   std::vector<Explanation> explanations;
   std::vector<Message> notes;
 };

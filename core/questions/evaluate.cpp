@@ -174,7 +174,8 @@ void add_llamacpp_fit(Report& report, const ResolvedRequest& rr) {
   if ((e.engine != Engine::llamacpp && !ollama) || !rr.gpu || rr.options.gpu_layers || report.model.is_bare()) return;
   if (!rr.options.device_split.empty()) return;  // fit over several GPUs is not modelled: the split is as given
   const std::uint64_t total = rr.gpu->driver_total_bytes();
-  const std::uint64_t free = total > e.overhead ? total - e.overhead : 0;
+  // What other programs hold is gone from the free memory fit measures (ggml_backend_dev_memory).
+  const std::uint64_t free = free_beside(total > e.overhead ? total - e.overhead : 0, rr.options.memory_in_use);
   InferenceOptions options = rr.options;
   if (e.llamacpp) options.n_ubatch = e.llamacpp->n_ubatch;
   // Ollama's vision projector: on the GPU beside the plan, and from 0.31.2 the room --fit keeps for it.
@@ -299,7 +300,9 @@ std::optional<Error> use_devices(const Catalog& catalog, const Request& r, Resol
       return make_error("gpus", one_per_machine_message(*gpu));
     const std::uint64_t total = gpu->driver_total_bytes(), used = kCudaContextBytes + kCublasWorkspaceBytes;
     out.devices.push_back(gpu);
-    out.options.device_split.push_back(static_cast<double>((total > used ? total - used : 0) / kMiB));
+    // Each card's free memory, less what other programs hold on it.
+    const std::uint64_t free = free_beside(total > used ? total - used : 0, r.memory_in_use.value_or(0));
+    out.options.device_split.push_back(static_cast<double>(free / kMiB));
   }
   out.name_notes.push_back(message("llamacpp.split_cards",
                                    "llama.cpp splits the layers across the cards by their free memory (--split-mode "
@@ -317,8 +320,9 @@ void judge_devices(Report& report, const ResolvedRequest& rr) {
     const Gpu& gpu = *rr.devices[i];
     GpuFit f;
     f.gpu = &gpu;
-    f.fit = classify_fit(e.devices[i].total, gpu.usable_bytes(), rr.fit_headroom);
-    f.free_bytes = signed_difference(gpu.usable_bytes(), e.devices[i].total);
+    const std::uint64_t usable = usable_for(gpu, e.in_use);
+    f.fit = classify_fit(e.devices[i].total, usable, rr.fit_headroom);
+    f.free_bytes = signed_difference(usable, e.devices[i].total);
     report.gpus.push_back(f);
     if (f.free_bytes < report.gpus[fullest].free_bytes) fullest = i;
   }
@@ -429,17 +433,17 @@ void add_verdict(Report& report, const ResolvedRequest& rr) {
       on_card = e.ollama->required_partial_bytes;
     if (on_card)
       for (GpuFit& f : report.gpus)
-        if (f.gpu == on) f.free_bytes = signed_difference(on->usable_bytes(), *on_card);
+        if (f.gpu == on) f.free_bytes = signed_difference(usable_for(*on, e.in_use), *on_card);
   }
   if (e.per_gpu.gpus <= 1 || !on) return;
   // vLLM's and SGLang's cards keep what their preallocation leaves, each the same.
   const auto preallocated = preallocated_free_bytes(e);
   report.per_gpu_free_bytes = preallocated && report.verdict.kind != VerdictKind::refuses
                                   ? *preallocated
-                                  : signed_difference(on->usable_bytes(), e.per_gpu.total);
+                                  : signed_difference(usable_for(*on, e.in_use), e.per_gpu.total);
   for (std::size_t i = 0; i < e.devices.size(); ++i) {
     const Gpu* card = i < rr.devices.size() ? rr.devices[i] : on;
-    report.device_free_bytes.push_back(signed_difference(card->usable_bytes(), e.devices[i].total));
+    report.device_free_bytes.push_back(signed_difference(usable_for(*card, e.in_use), e.devices[i].total));
   }
 }
 
@@ -843,6 +847,7 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
   o.batch = r.batch;
   o.avg_tokens = r.avg_tokens;
   o.expandable_segments = r.expandable_segments;
+  o.memory_in_use = r.memory_in_use.value_or(0);
   if (auto error = resolve_sglang_options(r, o)) return *error;
   if (auto error = resolve_ollama_options(r, o)) return *error;
   if (!r.engine_version.empty() && o.engine == Engine::vllm) {

@@ -72,6 +72,7 @@ struct Request {
   std::optional<std::uint64_t> max_total_tokens;   // SGLang --max-total-tokens
   std::optional<std::uint64_t> max_kv_size;        // MLX --max-kv-size: a rotating cache of this many tokens
   std::optional<std::uint64_t> ollama_gpu_overhead;  // OLLAMA_GPU_OVERHEAD in bytes
+  std::optional<std::uint64_t> memory_in_use;  // bytes other programs already hold on each GPU
   bool enforce_eager = false;   // vLLM --enforce-eager
   std::optional<std::uint64_t> max_num_batched_tokens;
   std::optional<std::uint64_t> max_num_seqs;

@@ -204,6 +204,7 @@ Result<GpuRankingReport> rank_gpus_for(const Catalog& catalog, const Request& re
   out.need = memory_need(out.estimate);
   add_split_bytes(catalog, request, rr, out.need);
   out.options.headroom = rr.fit_headroom;
+  out.options.in_use_bytes = rr.options.memory_in_use;
   out.options.max_usd_per_hour = request.budget_per_hour;
 
   std::size_t unpriced = 0;
@@ -274,7 +275,7 @@ Result<BiggestReport> biggest_for(const Catalog& catalog, const Request& request
   if (!checked) return checked.error();
   out.headroom = checked.value().fit_headroom;  // vLLM: bounded by gpu_memory_utilization too
 
-  const std::uint64_t usable = out.gpu->usable_bytes();
+  const std::uint64_t usable = usable_for(*out.gpu, checked.value().options.memory_in_use);
   std::vector<std::vector<std::size_t>> per_format(out.formats.size());
   for (const ModelPreset& preset : catalog.models) {
     for (std::size_t f = 0; f < out.formats.size(); ++f) {

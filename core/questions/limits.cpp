@@ -109,7 +109,8 @@ Result<Limits> solve_limits(const ResolvedRequest& r) {
   if (!r.gpu) return make_error("gpu", message("limits.needs_gpu", "the largest context and batch need a GPU to fit on"));
   Limits out;
   out.gpu = r.gpu->id;
-  out.budget_bytes = budget_bytes(r.gpu->usable_bytes(), r.fit_headroom);  // the GPU table's "fits" line
+  const std::uint64_t usable = usable_for(*r.gpu, r.options.memory_in_use);
+  out.budget_bytes = budget_bytes(usable, r.fit_headroom);  // the GPU table's "fits" line
   auto fits_with = [&](std::uint64_t context, std::uint64_t batch) -> Result<bool> {
     InferenceOptions o = r.options;
     o.context_tokens = context;
@@ -120,7 +121,7 @@ Result<Limits> solve_limits(const ResolvedRequest& r) {
       if (e.error().field == "context" || e.error().field == "batch") return false;  // overflow: far too big
       return e.error();
     }
-    return estimate_fit(e.value(), r.gpu->usable_bytes(), r.fit_headroom) == Fit::fits;
+    return estimate_fit(e.value(), usable, r.fit_headroom) == Fit::fits;
   };
   auto context = largest(kMaxContextTokens, [&](std::uint64_t c) { return fits_with(c, r.options.batch); });
   if (!context) return context.error();

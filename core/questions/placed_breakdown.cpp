@@ -110,8 +110,9 @@ void replace(std::vector<Explanation>& list, Explanation x) {
 }  // namespace
 
 PlacedBreakdown placed_breakdown(const InferenceEstimate& e, const Verdict& v, const LlamaCppFitPlan* plan) {
-  PlacedBreakdown b{e.weights, e.kv_cache,  e.state_cache, e.activations, e.overhead,
-                    e.allocator_reserve, 0, e.total,  e.range.low,    e.range.high};
+  PlacedBreakdown b{e.weights,           e.kv_cache, e.state_cache,         e.activations,          e.overhead,
+                    e.allocator_reserve, 0,          e.in_use, e.total + e.in_use, e.range.low + e.in_use,
+                    e.range.high + e.in_use};
   if (!placed_in_ram(v)) return b;
   if (lines_from_plan(v, plan)) {
     // fit's dry runs count the recurrent state with the KV cache (its "context"), and ggml sizes exactly.
@@ -122,7 +123,8 @@ PlacedBreakdown placed_breakdown(const InferenceEstimate& e, const Verdict& v, c
     b.allocator_reserve = 0;
   }
   b.system_ram = v.ram_bytes;
-  b.total = b.weights + b.kv_cache + b.state_cache + b.activations + b.overhead + b.allocator_reserve + b.system_ram;
+  b.total = b.weights + b.kv_cache + b.state_cache + b.activations + b.overhead + b.allocator_reserve + b.system_ram +
+            b.in_use;
   b.range_low = moved(e.range.low, e.total, b.total);
   b.range_high = moved(e.range.high, e.total, b.total);
   return b;

@@ -2,6 +2,7 @@
 
 #include <algorithm>    // std::sort, std::greater, std::any_of
 #include <cstddef>      // std::size_t
+#include <cstdio>       // std::snprintf
 #include <functional>   // std::greater
 #include <optional>     // std::optional
 #include <string_view>  // std::string_view
@@ -110,7 +111,7 @@ class Collector {
       r.verdict = kind;
       r.headline = after.verdict.message;
       r.fit = fit_of(kind);
-      r.free_bytes = signed_difference(report_.gpu->usable_bytes(), p.gpu_bytes);
+      r.free_bytes = signed_difference(usable_for(*report_.gpu, after.estimate.in_use), p.gpu_bytes);
     }
     explain(r, before_ram_ > 0 ? p.all() : p.gpu_bytes, before_ram_ > 0);
     return saves_enough(r) || list_part(r.fit) < list_part(report_.fit);
@@ -453,6 +454,7 @@ void set_input(Request& v, const RemedyInput& in) {
   else if (key == "gpu_layers") v.gpu_layers = in.number;
   else if (key == "gpus") v.gpu_count = in.number.value_or(1);
   else if (key == "tp") v.tp = in.number.value_or(1);
+  else if (key == "gpu_util") v.gpu_util = std::stod(in.text);
 }
 
 Request with_inputs(Request v, const std::vector<RemedyInput>& inputs) {
@@ -564,8 +566,23 @@ void workload_changes(std::vector<Change>& out, const InferenceEstimate& e) {
                    message("remedy.source.kv_batch", "the KV cache grows with the batch")});
 }
 
+// vLLM that would not start beside the memory other programs hold: the largest gpu_memory_utilization that starts
+// (its budget, and so its KV pool, shrinks with it). No saving of the model's memory would help: the check compares
+// the free memory with the share asked of the total, whatever the model (vLLM PR #19312, request_memory).
+void start_changes(std::vector<Change>& out, const InferenceEstimate& e) {
+  if (!e.vllm_start || e.vllm_start->starts || e.vllm_start->util_that_fits <= 0) return;
+  char util[8];
+  std::snprintf(util, sizeof util, "%.2f", e.vllm_start->util_that_fits);
+  out.push_back({"gpu-util-in-use", ChangeSize::setting, {text_input("gpu_util", util)},
+                 message("remedy.gpu_util_in_use", "A smaller KV pool: fewer tokens and requests held at once"),
+                 message("remedy.source.vllm_start",
+                         "vLLM PR #19312 (0.9.1): vllm/v1/worker/utils.py request_memory checks the free memory "
+                         "against gpu_memory_utilization × total at start")});
+}
+
 std::vector<Change> changes_for(const Request& request, const Report& base, const Gpu* gpu) {
   std::vector<Change> out;
+  start_changes(out, base.estimate);
   weight_changes(out, request, base, gpu);
   cache_changes(out, request, base.estimate);
   workload_changes(out, base.estimate);

@@ -352,6 +352,15 @@ std::optional<Verdict> engine_verdict(const VerdictScene& s, const VerdictRow& r
                                          "request longer than that is refused (context {length})",
                                          args));
   }
+  // vLLM's start check (PR #19312): the memory others hold leaves less free than gpu_memory_utilization asks.
+  if (const auto& start = e->vllm_start; start && !start->starts)
+    return made(VerdictKind::refuses, row,
+                message("headline.vllm_in_use",
+                        "vLLM would not start on one {gpu}: {free_bytes} is free beside the {in_use_bytes} in use, less "
+                        "than gpu_memory_utilization {util} asks; {fits} starts",
+                        {gpu_name(row), arg::gib("free_bytes", start->free_bytes, 2),
+                         arg::gib("in_use_bytes", start->in_use_bytes, 2), arg::fixed("util", start->gpu_util, 2),
+                         arg::fixed("fits", start->util_that_fits, 2)}));
   if (pool->seqs == 0) return refused(*pool, row);
   if (fits_or_tight(row)) return pool_fits(*pool, row);
   return std::nullopt;

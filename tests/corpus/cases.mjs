@@ -36,6 +36,13 @@ add('eager-static', ['--model', 'llama-2-7b', '--attention', 'eager', '--kv-allo
 add('expandable', ['--model', 'llama-2-13b', '--expandable-segments', '--json']);
 add('vllm-util-0.8-table', ['--model', 'llama-3.1-8b', '--engine', 'vllm', '--gpu', 'h100-sxm', '--gpu-util', '0.8']);
 add('vllm-util-0.8-json', ['--model', 'llama-3.1-8b', '--engine', 'vllm', '--gpu', 'h100-sxm', '--gpu-util', '0.8', '--json']);
+// Memory other programs already hold (issue 31): each engine's own rule.
+add('in-use-transformers', ['--model', 'llama-3.1-8b', '--gpu', 'rtx-4090', '--in-use', '1.5GB', '--json']);
+add('in-use-vllm-refuses', ['--model', 'llama-3.1-8b', '--engine', 'vllm', '--gpu', 'rtx-a6000', '--context', '8192',
+  '--in-use', '15GB']);
+add('in-use-sglang', ['--model', 'llama-3.1-8b', '--engine', 'sglang', '--gpu', 'h100-sxm', '--in-use', '6GB', '--json']);
+add('in-use-ollama', ['--model', 'llama-3.1-8b', '--engine', 'ollama', '--weights', 'q4_k_m', '--gpu', 'rtx-4090',
+  '--in-use', '6GB']);
 add('vllm-seqs', ['--model', 'qwen3-8b', '--engine', 'vllm', '--gpu', 'a100-80gb-sxm', '--max-num-seqs', '64',
   '--max-num-batched-tokens', '4096', '--json']);
 add('vllm-util-0.8-max-context', ['--model', 'llama-3.1-8b', '--engine', 'vllm', '--gpu', 'h100-sxm', '--gpu-util', '0.8',

@@ -325,6 +325,12 @@ test('every breakdown figure has the core\'s explanation, in every engine and tr
     { model: 'llama-3.1-8b', engine: 'ollama', engine_version: '0.11.10', gpu: 'rtx-4060', context: 8192 },
     { model: 'gemma-3-27b', engine: 'ollama', weights: 'q8_0', gpu: 'rtx-4090', context: 32768 },
     { model: 'llama-3.1-70b', engine: 'llamacpp', weights: 'q4_k_m', gpu: 'rtx-3090', context: 4096 },
+    // Memory other programs hold, as each engine meets it.
+    { model: 'llama-3.1-8b', gpu: 'rtx-4090', memory_in_use: 1.5 },
+    { model: 'llama-3.1-8b', engine: 'vllm', gpu: 'rtx-a6000', memory_in_use: 15 },
+    { model: 'llama-3.1-8b', engine: 'sglang', gpu: 'h100', memory_in_use: 6 },
+    { model: 'llama-3.1-8b', engine: 'ollama', gpu: 'rtx-4090', memory_in_use: 6 },
+    { model: 'llama-3.1-8b', engine: 'mlx', gpu: 'apple-m4-pro-64gb', memory_in_use: 20 },
   ];
   let placed = 0;
   for (const request of scenarios) {
@@ -333,13 +339,16 @@ test('every breakdown figure has the core\'s explanation, in every engine and tr
     if (r.breakdown.system_ram > 0) placed += 1;
     const explained = new Set(r.explanations.map((e) => e.key));
     for (const [key, bytes] of Object.entries(r.breakdown)) {
-      // System RAM is a line only where the engine keeps part of the model there (0 otherwise, not shown).
-      if (typeof bytes === 'number' && !(key === 'system_ram' && bytes === 0)) {
+      // System RAM is a line only where the engine keeps part of the model there, memory in use only where it is
+      // given (0 otherwise, not shown).
+      if (typeof bytes === 'number' && !((key === 'system_ram' || key === 'in_use') && bytes === 0)) {
         assert.ok(explained.has(key), `${JSON.stringify(request)}: ${key}`);
       }
     }
   }
-  assert.equal(placed, 4);  // Gemma 3 27B Q8_0 (about 29 GB with its projector) too: --fit leaves layers in RAM
+  // Gemma 3 27B Q8_0 (about 29 GB with its projector) too: --fit leaves layers in RAM; and Ollama's Llama 3.1 8B in
+  // F16 (16.06 GB of weights, 4 GiB of KV cache at 32768) beside 6 GiB in use: 24 − 6 − 1 (--fit's margin) GiB is less.
+  assert.equal(placed, 5);
 });
 
 test('the core\'s notes and messages name no CLI flag: they reach the page too', () => {

@@ -34,7 +34,7 @@ const dom = {
   gens: $('gens'), beta: $('beta'), contextLabel: $('context-label'), batchLabel: $('batch-label'), batchUnit: $('batch-unit'),
   trainingFacts: $('training-facts'), speed: $('speed'), speedFigures: $('speed-figures'),
   enginePlan: $('engine-plan'), fitPlan: $('fit-plan'), commandLine: $('command-line'), commandText: $('command-text'),
-  commandNote: $('command-note'), wired: $('wired'), wiredControls: $('wired-controls'), wiredUnit: $('wired-unit'), wiredHint: $('wired-hint'),
+  commandNote: $('command-note'), inuse: $('inuse'), alsoOnGpu: $('also-on-gpu'), wired: $('wired'), wiredControls: $('wired-controls'), wiredUnit: $('wired-unit'), wiredHint: $('wired-hint'),
   customGpu: $('custom-gpu'), gpuLike: $('gpulike'), gpumem: $('gpumem'), gpubw: $('gpubw'), gputflops: $('gputflops'),
   rankingSection: $('ranking-section'), ranking: $('ranking'), rankingPicks: $('ranking-picks'),
   rankingCount: $('ranking-count'), rankingNotes: $('ranking-notes'), rankingHead: $('ranking-head'),
@@ -160,6 +160,7 @@ function writeInputs(current, beside = null) {
   // GRPO takes prompt + completion instead.
   for (const node of [dom.context, dom.contextLabel.parentElement, dom.contextNote]) node.hidden = grpo;
   dom.trainControls.hidden = !training;
+  dom.alsoOnGpu.hidden = training;  // what shares the card is asked of inference only
   setLabel(dom.contextLabel, training ? 'inputs.sequence' : 'inputs.context');
   setLabel(dom.batchLabel, training ? 'inputs.microbatch' : 'inputs.batch');
   setLabel(dom.batchUnit, training ? 'inputs.microbatch.unit' : 'inputs.batch.unit');
@@ -171,6 +172,7 @@ function writeInputs(current, beside = null) {
   if (dom.gpu.value !== state.gpu && !described) dom.gpu.value = named;  // '' when that is no option either
   showCustomGpu(described);
   showWiredLimit(named);
+  showAlso();
   showSecondGpu();
   // The engine as the core read it ("vLLM" in a link is vllm) picks the versions offered.
   if (document.activeElement !== dom.version) {
@@ -245,6 +247,13 @@ function showWiredLimit(gpuId) {
   setLabel(dom.wiredHint, kind ? `inputs.wired.hint.${kind}` : 'inputs.wired.hint');
   dom.wired.placeholder = String(Math.floor(mac.usable_bytes / 2 ** 20));
   if (document.activeElement !== dom.wired) dom.wired.value = state.wired;
+}
+
+// "Also on this GPU": its fields show the state's values, and it opens by itself when a link carries one of them.
+const ALSO_KEYS = ['inuse'];
+function showAlso() {
+  if (document.activeElement !== dom.inuse) dom.inuse.value = String(state.inuse ?? '');
+  if (ALSO_KEYS.some((k) => state[k] !== undefined && state[k] !== '')) dom.alsoOnGpu.open = true;
 }
 
 // A card described by its figures (the core's GPU "custom", or a listed card with other memory): its URL keys.

@@ -4,6 +4,8 @@
 #include <string>     // std::string
 #include <vector>     // std::vector
 
+#include "memory/in_use.hpp"
+
 #include "memory/inference_steps.hpp"
 
 namespace vramfit {
@@ -303,7 +305,9 @@ std::optional<Error> add_ollama_memory(InferenceEstimate& e, Workings&, const Mo
   c.minimum_bytes = o.gpu_is_apple ? kOllamaMinimumMemoryMetal : kOllamaMinimumMemoryCuda;
   c.gpu_overhead_bytes = o.ollama_gpu_overhead;
   OllamaLayerInputs in = ollama_layer_inputs(spec, e.weight_detail, std::move(kv));
-  in.free_bytes = o.gpu_memory_bytes ? o.gpu_memory_bytes : ~0ULL / 4;  // no GPU: every layer on one
+  // Discovery's FreeMemory is cudaMemGetInfo's free: what other programs hold is gone from it.
+  const std::uint64_t free = free_beside(o.gpu_memory_bytes, o.memory_in_use);
+  in.free_bytes = o.gpu_memory_bytes ? free : ~0ULL / 4;  // no GPU: every layer on one
   in.minimum_bytes = c.minimum_bytes;
   in.overhead_bytes = o.gpu_memory_bytes ? c.gpu_overhead_bytes : 0;
   in.graph = graph;
@@ -313,7 +317,7 @@ std::optional<Error> add_ollama_memory(InferenceEstimate& e, Workings&, const Mo
   const WeightBytes& wd = e.weight_detail;
   const OllamaPlacement p = place_ollama_layers(in);
   c.planned = o.gpu_memory_bytes != 0;
-  c.available_bytes = o.gpu_memory_bytes;
+  c.available_bytes = o.gpu_memory_bytes ? free : 0;
   c.layers_model = p.layers_model;
   c.layers_offload = p.layers_offload;
   c.gpu_usable = p.gpu_usable;

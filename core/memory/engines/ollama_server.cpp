@@ -136,6 +136,7 @@ Result<InferenceEstimate> estimate_ollama_server(const ModelSpec& spec, const In
   server.engine = Engine::llamacpp;
   server.n_ubatch = kOllamaNumBatch;
   server.mmproj_offload = projector.place == OllamaProjectorPlace::gpu;
+  server.memory_in_use = 0;  // said once, by Ollama's own estimate
   auto e = estimate_inference(spec, server);
   if (!e || spec.is_bare()) return e;
   const std::uint64_t cells = o.context_tokens * o.batch;

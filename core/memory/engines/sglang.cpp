@@ -3,6 +3,7 @@
 #include <algorithm>  // std::max, std::min
 #include <cmath>      // std::round
 
+#include "memory/in_use.hpp"
 #include "memory/inference_steps.hpp"
 #include "util/byte_math.hpp"
 #include "util/units.hpp"
@@ -101,7 +102,8 @@ std::optional<Error> add_sglang_memory(InferenceEstimate& e, Workings& w, const 
   const std::uint64_t cell = kv_bytes_per_token_rank(spec, e.kv.bytes_per_token, o);
   const std::uint64_t context_len = o.context_tokens;
   const std::uint64_t used = kCudaContextBytes + distributed;
-  const std::uint64_t free_at_start = o.gpu_memory_bytes > used ? o.gpu_memory_bytes - used : 0;
+  // Memory other programs hold is gone from what SGLang measures free before loading (pre_model_load_memory).
+  const std::uint64_t free_at_start = free_beside(free_beside(o.gpu_memory_bytes, used), o.memory_in_use);
   const double fraction = o.mem_fraction_static.value_or(d.mem_fraction_static);
   const std::uint64_t slot = ceil_div(e.kv.state_bytes_per_sequence, ranks);  // mamba_cache_per_req on one rank
   SglangCapacity c = sglang_kv_capacity(o.gpu_memory_bytes ? free_at_start : 0, fraction, weights, cell,

@@ -13,6 +13,10 @@ import lookup from './messages/lookup.js';
 
 export const MESSAGES = {
   en: {
+    "headline.vllm_in_use": "vLLM would not start on one {gpu}: {free_bytes} is free beside the {in_use_bytes} in use, less than gpu_memory_utilization {util} asks; {fits} starts",
+    "in_use.vllm_refuses": "vLLM would not start: with {in_use_bytes} in use, {free_bytes} is free after its CUDA context, less than gpu_memory_utilization {util} asks ({requested_bytes}). gpu_memory_utilization {fits} starts, with a smaller KV pool.",
+    "in_use.vllm_starts": "vLLM starts beside the {in_use_bytes} in use: its budget is gpu_memory_utilization of the total, so the KV pool is the same as on an empty card.",
+    "in_use.mac_ram": "The {in_use_bytes} other programs use counts against the Mac's RAM, not against the GPU's wired limit: the model fits where it is within the limit and within the RAM they leave; beyond that macOS compresses or swaps their memory.",
     "headline.fits": "Fits on one {gpu} with {free_bytes} free",
     "certainty.bare": "A bare parameter count has no architecture: the KV cache and the activations are not counted, and they grow with the context; {free_bytes} is left for them.",
     "headline.tight": "Fits on one {gpu}, but only {free_bytes} free: less than the headroom",
@@ -80,6 +84,11 @@ export const MESSAGES = {
     "remedy.summary.short_more": "Nothing here runs on {gpus}: the closest change, listed first, is still {short_bytes} short; only more GPUs (listed last) would hold it.",
   },
   de: {
+    "headline.vllm_in_use": "vLLM würde auf einer {gpu} nicht starten: Neben den {in_use_bytes} belegtem Speicher sind {free_bytes} frei, weniger als gpu_memory_utilization {util} verlangt; mit {fits} startet es",
+    "in_use.vllm_refuses": "vLLM würde nicht starten: Bei {in_use_bytes} belegtem Speicher sind nach seinem CUDA-Kontext {free_bytes} frei, weniger als gpu_memory_utilization {util} verlangt ({requested_bytes}). Mit gpu_memory_utilization {fits} startet es, mit kleinerem KV-Pool.",
+    "in_use.vllm_starts": "vLLM startet neben den {in_use_bytes} belegtem Speicher: Sein Budget ist gpu_memory_utilization vom Gesamtspeicher, der KV-Pool ist also derselbe wie auf einer leeren Karte.",
+    "in_use.mac_ram": "Die {in_use_bytes}, die andere Programme belegen, zählen gegen den Arbeitsspeicher des Mac, nicht gegen das Wired-Limit der GPU: Das Modell passt, wo es unter dem Limit und in dem Arbeitsspeicher bleibt, den sie übrig lassen; darüber hinaus komprimiert oder verdrängt macOS ihren Speicher.",
+    "in_use.ollama_default_context": "Ollama wählt seinen Standardkontext nach dem Gesamtspeicher jeder GPU, nicht nach ihrem freien Speicher: Belegter Speicher senkt ihn nicht.",
     "headline.none": "Passt auf keine GPU der Liste",
     "headline.fits": "Passt auf eine {gpu}, {free_bytes} bleiben frei",
     "headline.lead_unknown": "Unklar: ",

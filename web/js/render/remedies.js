@@ -12,7 +12,7 @@ export const statePatch = (answer, remedy, codec) => (remedy.applicable ? codec.
 const LABEL_INPUT = {
   'weights-8bit': 'weights', 'weights-4bit': 'weights', 'kv-8bit': 'kv_dtype', 'context-half': 'context',
   'more-gpus': 'gpus', 'tensor-parallel': 'tp', 'gpu-layers': 'gpu_layers', 'optimizer-8bit': 'optimizer', 'mixed-precision': 'precision',
-  'wired-limit': 'wired_limit_mb',
+  'wired-limit': 'wired_limit_mb', 'gpu-util-in-use': 'gpu_util',
 };
 
 /** The value a remedy's part's label names, or undefined for a label without one. */

@@ -1,0 +1,177 @@
+#include "memory/in_use.hpp"
+
+#include <algorithm>  // std::min, std::remove_if
+#include <cmath>      // std::ceil
+
+#include "memory/engines/engine.hpp"          // kCudaContextBytes
+#include "memory/engines/llamacpp_fit.hpp"    // kLlamaFitMarginBytes
+#include "memory/engines/ollama_server.hpp"   // ollama_runs_llama_server
+#include "memory/inference.hpp"
+#include "util/message.hpp"
+
+namespace vramfit {
+
+std::uint64_t free_beside(std::uint64_t free_bytes, std::uint64_t in_use_bytes) noexcept {
+  return free_bytes > in_use_bytes ? free_bytes - in_use_bytes : 0;
+}
+
+std::uint64_t usable_beside(std::uint64_t usable, std::uint64_t in_use, bool unified, std::uint64_t ram) noexcept {
+  if (!in_use) return usable;
+  if (!unified) return free_beside(usable, in_use);
+  return std::min(usable, free_beside(ram, in_use));
+}
+
+VllmStartCheck vllm_start_check(std::uint64_t total, double util, std::uint64_t in_use) noexcept {
+  VllmStartCheck c;
+  c.in_use_bytes = in_use;
+  c.gpu_util = util;
+  // mem_get_info after init_device: the CUDA context is already taken, with the other programs' memory.
+  c.free_bytes = free_beside(free_beside(total, kCudaContextBytes), in_use);
+  c.requested_bytes = static_cast<std::uint64_t>(std::ceil(static_cast<double>(total) * util));
+  c.starts = c.free_bytes >= c.requested_bytes;
+  // The largest util with two decimals whose ceil(util × total) is at most the free memory: util ≤ free / total.
+  // free × 100 stays far inside 64 bits for any GPU (below 2^57 bytes).
+  c.util_that_fits = total ? static_cast<double>(c.free_bytes * 100 / total) / 100.0 : 0;
+  return c;
+}
+
+namespace detail {
+
+namespace {
+
+Explanation in_use_explanation(const InferenceOptions& o, const InferenceEstimate& e) {
+  const MessageArg in_use = arg::count("in_use", e.in_use);
+  if (e.vllm_start)
+    return {"in_use",
+            message("explain.in_use.formula_vllm",
+                    "memory other programs hold: vLLM keeps its budget at gpu_memory_utilization × total and starts "
+                    "only where the memory free after its CUDA context is at least that budget"),
+            e.vllm_start->starts
+                ? message("explain.in_use.values_vllm_starts",
+                          "{in_use} B in use; free at start {free} B ≥ ceil({util} × total) = {requested} B: it starts",
+                          {in_use, arg::count("free", e.vllm_start->free_bytes),
+                           arg::fixed("util", e.vllm_start->gpu_util, 2),
+                           arg::count("requested", e.vllm_start->requested_bytes)})
+                : message("explain.in_use.values_vllm_refuses",
+                          "{in_use} B in use; free at start {free} B < ceil({util} × total) = {requested} B: it "
+                          "refuses to start",
+                          {in_use, arg::count("free", e.vllm_start->free_bytes),
+                           arg::fixed("util", e.vllm_start->gpu_util, 2),
+                           arg::count("requested", e.vllm_start->requested_bytes)}),
+            message("explain.in_use.source_vllm",
+                    "vLLM PR #19312 (0.9.1): vllm/v1/worker/utils.py request_memory, \"Free memory on device ... on "
+                    "startup is less than desired GPU memory utilization\"")};
+  switch (o.engine) {
+    case Engine::sglang:
+      return {"in_use",
+              message("explain.in_use.formula_sglang",
+                      "memory other programs hold: gone from the free memory SGLang measures before loading, of "
+                      "which mem_fraction_static holds the weights and the KV pool"),
+              message("explain.in_use.values", "{in_use} B", {in_use}),
+              message("explain.in_use.source_sglang",
+                      "SGLang model_runner_kv_cache_mixin.py _profile_available_bytes: rest = available memory − "
+                      "pre_model_load_memory × (1 − mem_fraction_static), both free memory (get_available_gpu_memory, "
+                      "torch.cuda.mem_get_info)")};
+    case Engine::llamacpp:
+      return {"in_use",
+              message("explain.in_use.formula_llamacpp",
+                      "memory other programs hold: gone from the free memory --fit measures on each device "
+                      "(cudaMemGetInfo) before it keeps its margin"),
+              message("explain.in_use.values", "{in_use} B", {in_use}),
+              message("explain.in_use.source_llamacpp",
+                      "llama.cpp common/fit.cpp: ggml_backend_dev_memory's free memory less --fit-target (1024 MiB)")};
+    case Engine::ollama:
+      return {"in_use",
+              ollama_runs_llama_server(o)
+                  ? message("explain.in_use.formula_ollama_server",
+                            "memory other programs hold: gone from the free memory llama-server's --fit measures "
+                            "(Ollama passes it no OLLAMA_GPU_OVERHEAD)")
+                  : message("explain.in_use.formula_ollama",
+                            "memory other programs hold: gone from the free memory Ollama's GPU discovery reports, "
+                            "before OLLAMA_GPU_OVERHEAD and its minimum are kept"),
+              message("explain.in_use.values", "{in_use} B", {in_use}),
+              ollama_runs_llama_server(o)
+                  ? message("explain.in_use.source_ollama_server",
+                            "Ollama 0.33 llm/llama_server.go (llama-server --fit); OLLAMA_GPU_OVERHEAD only in "
+                            "server/routes.go's default context and server/sched.go's log")
+                  : message("explain.in_use.source_ollama",
+                            "Ollama 0.11.10 discover/gpu.go (FreeMemory = cudaMemGetInfo's free), llm/memory.go "
+                            "(FreeMemory > overhead + used + layer)")};
+    case Engine::mlx:
+      return {"in_use",
+              message("explain.in_use.formula_mlx",
+                      "memory other programs hold: counted against the Mac's RAM, not against the GPU's wired "
+                      "limit, which stays at recommendedMaxWorkingSetSize; the model must fit both"),
+              message("explain.in_use.values", "{in_use} B", {in_use}),
+              message("explain.in_use.source_mlx",
+                      "MLX mlx/backend/metal/allocator.cpp (block limit from recommendedMaxWorkingSetSize, a fixed "
+                      "device property); mlx-lm generate.py wired_limit")};
+    case Engine::transformers:
+    case Engine::vllm:
+      break;
+  }
+  return {"in_use",
+          message("explain.in_use.formula_transformers",
+                  "memory other programs hold: PyTorch allocates from what they leave, and device_map=\"auto\" "
+                  "takes each GPU's free memory as its max_memory"),
+          message("explain.in_use.values", "{in_use} B", {in_use}),
+          message("explain.in_use.source_transformers",
+                  "accelerate utils/modeling.py get_max_memory (torch.cuda.mem_get_info)")};
+}
+
+// The breakdown's total counts the card: the model's lines and what others hold.
+Explanation card_total(const InferenceEstimate& e) {
+  return {"total",
+          message("explain.total.formula_in_use", "the model's memory + memory already in use"),
+          message("explain.total.values_in_use", "{model} + {in_use} = {total} B",
+                  {arg::count("model", e.total), arg::count("in_use", e.in_use), arg::count("total", e.total + e.in_use)}),
+          message("explain.total.source_inference", "sum of the lines above")};
+}
+
+}  // namespace
+
+void add_in_use(InferenceEstimate& e, const InferenceOptions& o) {
+  e.in_use = o.memory_in_use;
+  if (!e.in_use) return;
+  if (e.vllm && e.vllm->driver_total_bytes)
+    e.vllm_start = vllm_start_check(e.vllm->driver_total_bytes, e.vllm->gpu_util, e.in_use);
+  if (o.explain) {
+    auto total = std::find_if(e.explanations.begin(), e.explanations.end(),
+                              [](const Explanation& x) { return x.key == "total"; });
+    if (total != e.explanations.end()) {
+      *total = card_total(e);
+      e.explanations.insert(total, in_use_explanation(o, e));
+    } else {
+      e.explanations.push_back(in_use_explanation(o, e));
+    }
+  }
+  if (e.vllm_start && !e.vllm_start->starts)
+    e.notes.push_back(message("in_use.vllm_refuses",
+                              "vLLM would not start: with {in_use_bytes} in use, {free_bytes} is free after its CUDA "
+                              "context, less than gpu_memory_utilization {util} asks ({requested_bytes}). "
+                              "gpu_memory_utilization {fits} starts, with a smaller KV pool.",
+                              {arg::gib("in_use_bytes", e.in_use, 2), arg::gib("free_bytes", e.vllm_start->free_bytes, 2),
+                               arg::fixed("util", e.vllm_start->gpu_util, 2),
+                               arg::gib("requested_bytes", e.vllm_start->requested_bytes, 2),
+                               arg::fixed("fits", e.vllm_start->util_that_fits, 2)}));
+  else if (e.vllm_start)
+    e.notes.push_back(message("in_use.vllm_starts",
+                              "vLLM starts beside the {in_use_bytes} in use: its budget is gpu_memory_utilization of "
+                              "the total, so the KV pool is the same as on an empty card.",
+                              {arg::gib("in_use_bytes", e.in_use, 2)}));
+  // Every engine on a Mac (MLX, llama.cpp, Ollama): Metal's working-set limit is a fixed property of the device.
+  if (o.engine == Engine::mlx || o.gpu_is_apple)
+    e.notes.push_back(message("in_use.mac_ram",
+                              "The {in_use_bytes} other programs use counts against the Mac's RAM, not against the "
+                              "GPU's wired limit: the model fits where it is within the limit and within the RAM "
+                              "they leave; beyond that macOS compresses or swaps their memory.",
+                              {arg::gib("in_use_bytes", e.in_use, 2)}));
+  if (o.engine == Engine::ollama && ollama_runs_llama_server(o))
+    e.notes.push_back(message("in_use.ollama_default_context",
+                              "Ollama picks its default context from each GPU's total memory, not its free memory: "
+                              "memory in use does not lower it."));
+}
+
+}  // namespace detail
+
+}  // namespace vramfit
