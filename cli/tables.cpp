@@ -62,11 +62,25 @@ std::string range_text(const json& r, int decimals) {
   return low == high ? low : low + "–" + high;
 }
 
+// Dollars as the notes and the page write them: thousands grouped with commas ("$3,998", "$1,250.50").
+std::string dollars(double usd, int decimals) {
+  std::string digits;
+  appendf(digits, "%.*f", decimals, usd);
+  const std::size_t sign = digits.starts_with('-') ? 1 : 0;
+  const std::size_t point = std::min(digits.find('.'), digits.size());
+  for (std::size_t at = point; at > sign + 3; at -= 3) digits.insert(at - 3, ",");
+  return digits.insert(sign, "$");
+}
+
+// A range of dollars ("$0.12–0.35"), grouped as dollars() groups them; one figure when both ends print the same.
+std::string dollar_range(const json& r, int decimals) {
+  const std::string low = dollars(number(r.at("low")), decimals), high = dollars(number(r.at("high")), decimals);
+  return low == high ? low : low + "–" + high.substr(1);
+}
+
 std::string money(const json& usd) {
   if (usd.is_null()) return "no price";
-  std::string out;
-  appendf(out, "$%.2f", number(usd));
-  return out;
+  return dollars(number(usd), 2);
 }
 
 std::string gpu_name(const json& catalog, const json& id) {
@@ -125,19 +139,19 @@ std::string speed_and_cost(const json& a, const json& gpu) {
   }
   const json& c = a.at("cost");
   if (!c.at("usd_per_hour").is_null()) {
-    appendf(out, "  Cost: $%.2f/hour (%s, %s)", number(c.at("usd_per_hour")), text(c.at("price_date")),
+    appendf(out, "  Cost: %s/hour (%s, %s)", dollars(number(c.at("usd_per_hour")), 2).c_str(), text(c.at("price_date")),
             text(c.at("price_source")));
     if (!c.at("usd_per_million_tokens").is_null())
-      appendf(out, "; $%s per 1M output tokens", range_text(c.at("usd_per_million_tokens"), 2).c_str());
+      appendf(out, "; %s per 1M output tokens", dollar_range(c.at("usd_per_million_tokens"), 2).c_str());
     out += "\n";
   } else {
     appendf(out, "  Cost: no cloud price for %s in the catalog\n", text(gpu.at("name")));
   }
   if (const json& e = c.at("energy"); !e.is_null()) {
-    appendf(out, "  Energy: %.3f kWh/hour at %.0f W board power = $%.3f/hour", number(e.at("kwh_per_hour")),
-            number(e.at("tdp_w")), number(e.at("usd_per_hour")));
+    appendf(out, "  Energy: %.3f kWh/hour at %.0f W board power = %s/hour", number(e.at("kwh_per_hour")),
+            number(e.at("tdp_w")), dollars(number(e.at("usd_per_hour")), 3).c_str());
     if (!e.at("usd_per_million_tokens").is_null())
-      appendf(out, "; $%s per 1M tokens", range_text(e.at("usd_per_million_tokens"), 3).c_str());
+      appendf(out, "; %s per 1M tokens", dollar_range(e.at("usd_per_million_tokens"), 3).c_str());
     out += " (upper bound: full TDP, host not counted)\n";
   } else if (!c.at("energy_unavailable").is_null()) {
     appendf(out, "  Energy: not estimated: %s\n", text(c.at("energy_unavailable")));
@@ -238,7 +252,7 @@ void append_pick(std::string& out, const char* label, const json& ranking, const
           money(c.at("usd_per_hour")).c_str(),
           c.at("tokens_per_second").is_null() ? "?" : range_text(c.at("tokens_per_second"), 0).c_str());
   if (!c.at("usd_per_million_tokens").is_null())
-    appendf(out, ", $%s per 1M tokens", range_text(c.at("usd_per_million_tokens"), 2).c_str());
+    appendf(out, ", %s per 1M tokens", dollar_range(c.at("usd_per_million_tokens"), 2).c_str());
   out += "\n";
 }
 
@@ -249,16 +263,14 @@ void append_buy_pick(std::string& out, const json& ranking, const json& pick) {
     return;
   }
   const json& c = ranking.at(pick.at("index").get<std::size_t>());
-  appendf(out, "  %-24s %llu × %s: about $%.0f (price of %s)\n", "Cheapest to buy:", whole(c.at("count")),
-          text(c.at("name")), number(c.at("purchase_usd")), text(c.at("purchase_date")));
+  appendf(out, "  %-24s %llu × %s: about %s (price of %s)\n", "Cheapest to buy:", whole(c.at("count")),
+          text(c.at("name")), dollars(number(c.at("purchase_usd")), 0).c_str(), text(c.at("purchase_date")));
 }
 
 // A configuration's purchase price, whole dollars; "unknown" without a street price.
 std::string buy_price(const json& usd) {
   if (usd.is_null()) return "unknown";
-  std::string out;
-  appendf(out, "$%.0f", number(usd));
-  return out;
+  return dollars(number(usd), 0);
 }
 
 // The configurations that fit, cheapest per 1M tokens first, as many as a screen shows.
@@ -489,7 +501,7 @@ std::string gpu_ranking_table(const json& a) {
           whole(in.at("batch")), number(need.at("total_bytes")) / 1e9, number(need.at("shardable_bytes")) / 1e9,
           number(need.at("per_gpu_bytes")) / 1e9);
   if (!in.at("budget_per_hour").is_null())
-    appendf(out, "Budget: $%.2f/hour for the whole configuration\n", number(in.at("budget_per_hour")));
+    appendf(out, "Budget: %s/hour for the whole configuration\n", dollars(number(in.at("budget_per_hour")), 2).c_str());
   const json& ranking = a.at("ranking");
   std::size_t fitting = 0;
   for (const json& c : ranking) fitting += c.at("fits").get<bool>();
@@ -536,7 +548,9 @@ std::string remedies_table(const json& a, const json& catalog) {
   if (bytes(a.at("host_ram_bytes")) > 0) ram = " and " + gb_and_gib(bytes(a.at("host_ram_bytes"))) + " in system RAM";
   appendf(out, "What would help (%s, %s on the busiest GPU%s%s%s):\n", text(a.at("mode")),
           gb_and_gib(bytes(a.at("bytes"))).c_str(), ram.c_str(), on_gpu ? ", on " : "",
-          on_gpu ? gpu_name(catalog, a.at("gpu")).c_str() : "");
+          on_gpu ? (a.value("gpu_name", json()).is_string() ? text(a.at("gpu_name"))
+                                                            : gpu_name(catalog, a.at("gpu")).c_str())
+                 : "");
   if (a.at("remedies").empty()) out += "  nothing this calculator knows saves memory here\n";
   else if (a.at("summary").is_string()) appendf(out, "  %s\n", text(a.at("summary")));
   int width = 18;  // the id column: as wide as the longest id (two changes: "weights-4bit+offload")

@@ -329,5 +329,11 @@ vramfit_cli_test(custom_gpu_bad_memory FAIL ARGS --model llama-3.1-8b --gpu cust
                  MATCH "--gpu-memory: expected a memory size in GB from 1 to 16,384, such as 48GB or 24 GiB. got \"lots\"")
 vramfit_cli_test(custom_gpu_bad_vendor FAIL ARGS --model llama-3.1-8b --gpu custom --gpu-memory 24GB --gpu-vendor ati
                  MATCH "--gpu-vendor: expected one of nvidia, amd, intel, apple. got \"ati\"")
+# The remedies table names a card of its own as the answer does, not by its id "custom".
+vramfit_cli_test(custom_gpu_remedies ARGS --model llama-3.1-70b --gpu custom --gpu-memory 24GB --remedies
+                 MATCH "^What would help \\(inference, [^\n]*, on Custom card, 24 GB\\):")
+# Money is written one way: thousands grouped, as the notes write them. A DGX Spark's $3,999 (data/gpus.json).
+vramfit_cli_test(money_grouped ARGS --model llama-3.1-70b --weights q4_k_m --engine llamacpp --rank-gpus --gpus dgx-spark
+                 MATCH "Cheapest to buy: +1 × NVIDIA DGX Spark \\(GB10\\): about \\$3,999 \\(price of 2026-06\\)")
 vramfit_cli_test(custom_gpu_ranking ARGS --model llama-3.1-8b --gpu rtx-4090 --gpu-memory 48GB --rank-gpus --json
                  MATCH "\"gpu\":\"rtx-4090-with-48gb\"")

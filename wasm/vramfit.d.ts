@@ -491,8 +491,10 @@ export interface Verdict {
   gpu: string | null;
   /** The English sentence (with a Mac's clause), as the CLI prints it. */
   message: string;
-  /** The sentence's id and values, without the Mac's clause, which `wired_i18n` carries (null for other GPUs). */
+  /** The sentence's id and values, without the clause on a machine whose GPU shares its RAM, which `wired` (its
+   * English) and `wired_i18n` carry (null for other GPUs). */
   message_i18n: MessageId;
+  wired: string | null;
   wired_i18n: MessageId | null;
   /** What that row's verdict says in a GPU table where its `fit` says less ("runs with 43 of 81 layers on the GPU"). */
   label: string | null;
@@ -701,6 +703,8 @@ export interface RemediesAnswer {
   /** The busiest GPU's memory as asked. */
   bytes: number;
   gpu: string | null;
+  /** The GPU's name as people read it (a card described by its figures is in no catalog); null without a GPU. */
+  gpu_name: string | null;
   fit: Fit | null;
   free_bytes: number | null;
   /** Inference: what the scenario as asked keeps in system RAM (0 where all of it is on the GPU). */

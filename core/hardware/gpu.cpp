@@ -410,6 +410,8 @@ Result<Gpu> custom_gpu(const std::vector<Gpu>& catalog, std::string_view gpu, co
                                              "an Apple GPU shares the Mac's memory: leave it on or out"));
   }
   apply_figures(g, in);
+  // A machine of its own that shares its memory: the bandwidth given is that memory's, which its CPU reads too.
+  if (g.unified_memory && g.bandwidth_gb_s) g.cpu_bandwidth_gb_s = g.bandwidth_gb_s;
   g.name = "Custom card, " + gb_text(g.memory_bytes) + " GB";
   if (g.bandwidth_gb_s) g.name += ", " + detail::general_text(*g.bandwidth_gb_s, 6) + " GB/s";
   return g;
@@ -474,6 +476,10 @@ void read_unified_memory(FieldReader& r, const json& unified, double gib, Gpu& g
     if (!(*share > 0 && *share <= gib))
       r.fail_message("unified_memory", "default_share_gib must be above 0 and at most memory_gib");
     else g.default_share_bytes = static_cast<std::uint64_t>(std::llround(*share * 1024.0 * 1024.0 * 1024.0));
+  }
+  if (const auto cpu = u.number("cpu_bandwidth_gb_s")) {
+    if (!(*cpu > 0 && *cpu <= 100'000)) r.fail_message("unified_memory", "cpu_bandwidth_gb_s must be above 0");
+    else g.cpu_bandwidth_gb_s = *cpu;
   }
   if (const auto per = u.number("gpus_per_machine")) {
     if (!(*per >= 1 && *per <= 64 && *per == std::floor(*per)))
@@ -550,6 +556,8 @@ Result<Gpu> read_gpu(const json& item, const std::string& path) {
     return make_error(path + ".sources", "missing a source for driver_visible_gib");
   if (g.default_share_bytes && !has_source("default_share_gib"))
     return make_error(path + ".sources", "missing a source for default_share_gib");
+  if (g.cpu_bandwidth_gb_s && !has_source("cpu_bandwidth_gb_s"))
+    return make_error(path + ".sources", "missing a source for cpu_bandwidth_gb_s");
   for (const auto& f : kNumbers)
     if (g.*f.member && !has_source(f.key))
       return make_error(path + ".sources", "missing a source for " + std::string(f.key));

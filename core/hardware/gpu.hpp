@@ -52,6 +52,9 @@ struct Gpu {
   // GPUs that share one machine, each with its own memory (unified_memory.gpus_per_machine: four MI300A in a node);
   // 1: the GPU is the machine's only one.
   unsigned gpus_per_machine = 1;
+  // What the machine's CPU reads its memory at (unified_memory.cpu_bandwidth_gb_s): llama.cpp's layers left in system
+  // RAM on a machine whose GPU shares it are read from the same memory, not at a desktop's DDR5 speed.
+  std::optional<double> cpu_bandwidth_gb_s;
   std::optional<double> bandwidth_gb_s;
   std::optional<double> tflops_fp16;  // dense tensor throughput, fp32 accumulate
   std::optional<double> tflops_bf16;

@@ -168,7 +168,7 @@ Result<SpeedOptions> speed_options_for(const ModelSpec& spec, const InferenceEst
   o.cpu_expert_layers = in.cpu_expert_layers;
   // llama.cpp offloads the output layer only with -ngl above the layer count.
   o.output_on_cpu = in.output_on_cpu || (e.llamacpp && !e.llamacpp->output_on_gpu);
-  if (in.system_bandwidth_gb_s) o.system_bandwidth_gb_s = *in.system_bandwidth_gb_s;
+  if (in.system_bandwidth_gb_s) o.system_bandwidth_gb_s = *in.system_bandwidth_gb_s, o.system_bandwidth_given = true;
   if (in.prompt_tokens) o.prompt_tokens = *in.prompt_tokens;
   o.prefill_chunk = prefill_chunk_of(e);
   return o;

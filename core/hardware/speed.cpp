@@ -132,6 +132,14 @@ Result<bool> check_inputs(const SpeedModel& model, const Gpu& gpu, const SpeedOp
   return true;
 }
 
+// The bandwidth layers left in system RAM are read at: the request's, else on a machine whose GPU shares its memory
+// the CPU's reads of that memory, else the desktop default.
+SpeedOptions with_ram_bandwidth(const Gpu& gpu, SpeedOptions o) {
+  if (!o.system_bandwidth_given && gpu.unified_memory && gpu.cpu_bandwidth_gb_s)
+    o.system_bandwidth_gb_s = *gpu.cpu_bandwidth_gb_s;
+  return o;
+}
+
 // Share of the layers held in system RAM (llama.cpp -ngl below the layer count).
 double cpu_fraction(const SpeedModel& model, const SpeedOptions& o) noexcept {
   if (!o.gpu_layers || *o.gpu_layers >= model.num_layers) return 0;
@@ -371,8 +379,9 @@ Result<SpeedModel> speed_model_from(const ModelSpec& spec, const WeightBytes& we
   return m;
 }
 
-Result<DecodeSpeed> estimate_decode(const SpeedModel& model, const Gpu& gpu, const SpeedOptions& o) {
-  if (auto ok = check_inputs(model, gpu, o); !ok) return ok.error();
+Result<DecodeSpeed> estimate_decode(const SpeedModel& model, const Gpu& gpu, const SpeedOptions& given) {
+  if (auto ok = check_inputs(model, gpu, given); !ok) return ok.error();
+  const SpeedOptions o = with_ram_bandwidth(gpu, given);
   const Efficiency& eff = efficiency(o.engine, gpu_class_of(gpu));
   const StepTerms terms = decode_terms(model, o);
   const Range allreduce = allreduce_seconds(model, gpu, o.tensor_parallel, static_cast<double>(o.batch));

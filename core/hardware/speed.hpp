@@ -123,6 +123,9 @@ struct SpeedOptions {
   std::uint64_t cpu_expert_layers = 0;
   bool output_on_cpu = false;  // the output head left in system RAM (--fit once anything moves)
   double system_bandwidth_gb_s = kDefaultSystemBandwidthGbS;  // for layers left on the CPU
+  // Whether the request gave it; else a machine whose GPU shares its RAM reads those layers at its CPU's bandwidth
+  // (Gpu::cpu_bandwidth_gb_s), a desktop at the default.
+  bool system_bandwidth_given = false;
   std::uint64_t prompt_tokens = 512;        // prefill length (llama-bench pp512)
   std::uint64_t prefill_depth = 0;          // tokens already in the cache before the prompt (llama-bench -d)
   // Tokens per forward pass while prefilling: llama.cpp's n_ubatch (-ub, 512), vLLM's max_num_batched_tokens,

@@ -167,8 +167,8 @@ inline void write_gpu_fit(JsonWriter& w, const Gpu& gpu, Fit fit, std::int64_t f
 }
 
 // The headline: {"fit" (its colour), "gpu" (the id of the row it speaks of, or null), "kind", "label" (that row's
-// words where its fit says less, or null), "message" (the English sentence), "message_i18n", "wired_i18n" (a Mac's
-// clause after it, or null)}.
+// words where its fit says less, or null), "message" (the English sentence), "message_i18n", "wired" and
+// "wired_i18n" (the clause after it on a machine whose GPU shares its RAM, or null)}.
 inline void write_verdict(JsonWriter& w, const Verdict& v) {
   w.begin_object("verdict");
   // How sure it is, where an input it depends on is not known, and why; the lead ("Unknown: ") starts the message.
@@ -196,6 +196,7 @@ inline void write_verdict(JsonWriter& w, const Verdict& v) {
   write_text_or_null(w, "lead", v.lead);
   if (v.lead.empty()) w.field("lead_i18n", nullptr);
   else w.message_id("lead_i18n", v.lead);
+  write_text_or_null(w, "wired", v.wired.text);
   if (v.wired.empty()) w.field("wired_i18n", nullptr);
   else w.message_id("wired_i18n", v.wired);
   w.end_object();

@@ -37,6 +37,9 @@ std::string remedies_report_to_json(const RemediesReport& report) {
   else w.field("free_bytes", nullptr);
   if (report.gpu) w.field("gpu", report.gpu->id);
   else w.field("gpu", nullptr);
+  // Its name: a card described by its figures is in no catalog a client holds.
+  if (report.gpu) w.field("gpu_name", report.gpu->name);
+  else w.field("gpu_name", nullptr);
   w.field("host_ram_bytes", report.host_ram_bytes);
   w.field("mode", report.mode);
   w.field("notes", report.notes);

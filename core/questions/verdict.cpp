@@ -535,9 +535,9 @@ Verdict judge_verdict(const VerdictScene& s) {
   const VerdictRow* row = s.about == About::chosen ? &s.rows.front() : catalog_row(s.rows);
   if (!row) return none;
   Verdict v = row_verdict(s, *row);
-  // Where the plan placed the model, the GPU's usable memory is not what the sentence weighs.
-  const bool placed = v.kind == VerdictKind::runs_split && s.plan;
-  if (!placed) v.wired = wired_clause(*row->gpu);
+  // A machine that shares its RAM says what of it the GPU may use, whether all of the model is there or the plan put
+  // the rest in system RAM: that share is what the split was made against.
+  v.wired = wired_clause(*row->gpu);
   return v;
 }
 

@@ -83,3 +83,43 @@ test('the share of the memory is asked of every machine whose GPU shares it, lab
   await page.locator('#wired-controls').waitFor({ state: 'hidden' });
   assert.deepEqual(problems, []);
 });
+
+test('"Other card…" takes FP8 and FP4 compute, the maker and shared memory, kept by the link; German names it (375 px)', async () => {
+  const { page, problems } = await newPage(session, { width: 375, height: 800 });
+  await page.goto(`${session.base}/?model=llama-3.1-8b&context=8192&gpu=custom&gpumem=128GB&gpubw=256`);
+  await page.locator('#summary').waitFor({ state: 'visible' });
+  for (const id of ['gpufp8', 'gpufp4', 'gpuvendor', 'gpuunified']) assert.equal(await page.locator(`#${id}`).isVisible(), true, id);
+  assert.equal(await page.locator('label[for="gpuunified"]').textContent(), 'Shares the computer\'s memory');
+  await page.locator('#gpufp8').fill('330');
+  await page.locator('#gpufp4').fill('660');
+  await page.locator('#gpuvendor').selectOption('amd');
+  await page.locator('#gpuunified').selectOption('yes');
+  // An AMD machine whose GPU shares its 128 GB: Linux's default GTT limit, half of 128 GiB, as for a Strix Halo.
+  await headlineIs(page, /Custom card, 128 GB, 256 GB\/s.*\(of its [\d.]+ GB, the GPU may use [\d.]+ GB by Linux's default\)$/);
+  const link = new URL(page.url()).searchParams;
+  assert.deepEqual(['gpufp8', 'gpufp4', 'gpuvendor', 'gpuunified'].map((k) => link.get(k)), ['330', '660', 'amd', 'yes']);
+  // Nothing wider than the phone.
+  assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), true);
+  // The shared link opens the same card, its fields filled, and in German the card's name is German everywhere.
+  const { page: again, problems: againProblems } = await newPage(session, { width: 375, height: 800 });
+  await again.goto(`${session.base}/${new URL(page.url()).search}`);
+  await again.locator('#summary').waitFor({ state: 'visible' });
+  assert.equal(await again.locator('#gpuvendor').inputValue(), 'amd');
+  assert.equal(await again.locator('#gpuunified').inputValue(), 'yes');
+  assert.equal(await again.locator('#gpufp8').inputValue(), '330');
+  await again.locator('#lang').selectOption('de');
+  await again.waitForFunction(() => /Karte nach Ihren Werten, 128 GB, 256 GB\/s/.test(document.querySelector('[data-testid="headline"]').textContent));
+  assert.equal(await again.locator('label[for="gpuvendor"]').textContent(), 'Hersteller');
+  assert.equal(await again.locator('label[for="gpuunified"]').textContent(), 'Teilt den Speicher des Computers');
+  const texts = await again.evaluate(() => [document.querySelector('[data-testid="headline"]').textContent,
+    document.querySelector('#gpus').textContent, document.querySelector('#notes').textContent]);
+  for (const text of texts) assert.doesNotMatch(text, /Custom card/);
+  assert.match(texts[1], /Karte nach Ihren Werten, 128 GB, 256 GB\/s/);
+  // Like a listed card: the maker and the sharing are the listed card's, so their fields go.
+  await again.locator('#gpuvendor').selectOption('');
+  await again.locator('#gpuunified').selectOption('');
+  await again.locator('#gpulike').selectOption('rtx-4090');
+  await again.locator('#custom-gpu-own').waitFor({ state: 'hidden' });
+  assert.deepEqual(problems, []);
+  assert.deepEqual(againProblems, []);
+});

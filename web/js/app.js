@@ -36,6 +36,8 @@ const dom = {
   enginePlan: $('engine-plan'), fitPlan: $('fit-plan'), commandLine: $('command-line'), commandText: $('command-text'),
   commandNote: $('command-note'), inuse: $('inuse'), alsoOnGpu: $('also-on-gpu'), wired: $('wired'), wiredControls: $('wired-controls'), wiredUnit: $('wired-unit'), wiredHint: $('wired-hint'),
   customGpu: $('custom-gpu'), gpuLike: $('gpulike'), gpumem: $('gpumem'), gpubw: $('gpubw'), gputflops: $('gputflops'),
+  gpufp8: $('gpufp8'), gpufp4: $('gpufp4'), gpuvendor: $('gpuvendor'), gpuunified: $('gpuunified'),
+  customGpuOwn: $('custom-gpu-own'),
   rankingSection: $('ranking-section'), ranking: $('ranking'), rankingPicks: $('ranking-picks'),
   rankingCount: $('ranking-count'), rankingNotes: $('ranking-notes'), rankingHead: $('ranking-head'),
   remediesSection: $('remedies-section'), remedies: $('remedies'), remediesIntro: $('remedies-intro'), remediesNotes: $('remedies-notes'),
@@ -267,8 +269,15 @@ function showCustomGpu(described) {
   // The answer names the listed card by its id where the link gave another of its names ("4090").
   const like = detail?.gpus?.length === 1 && detail.gpus[0].custom ? detail.gpus[0].custom : state.gpu;
   dom.gpuLike.value = like === 'custom' ? '' : like;
-  for (const field of [dom.gpumem, dom.gpubw, dom.gputflops]) {
+  // The maker and the sharing describe a card of its own; a listed card keeps its own.
+  dom.customGpuOwn.hidden = dom.gpuLike.value !== '';
+  for (const field of [dom.gpumem, dom.gpubw, dom.gputflops, dom.gpufp8, dom.gpufp4]) {
     if (document.activeElement !== field) field.value = String(state[field.name] ?? '');
+  }
+  // The maker and the sharing as a link may spell them ("NVIDIA", "on"): shown as the lists offer them.
+  if (document.activeElement !== dom.gpuvendor) dom.gpuvendor.value = String(state.gpuvendor ?? '').toLowerCase();
+  if (document.activeElement !== dom.gpuunified) {
+    dom.gpuunified.value = ['1', 'true', 'yes', 'on'].includes(String(state.gpuunified).toLowerCase()) ? 'yes' : '';
   }
 }
 

@@ -60,6 +60,29 @@ TEST_CASE("catalog figures match vendor datasheets") {
   CHECK(rtx4090.bandwidth_gb_s.value_or(0) == doctest::Approx(1008));
 }
 
+TEST_CASE("the tensor throughput of today's parts is dense, from the vendor's figure or its per-unit rate") {
+  // Dense = a sparse figure halved: NVIDIA's H200 product page lists the H200 NVL at "BFLOAT16 Tensor Core 1,671
+  // TFLOPS" and "FP8 Tensor Core 3,341 TFLOPS", footnote "With sparsity".
+  const Gpu& h200nvl = test::gpu("h200-nvl");
+  CHECK(h200nvl.tflops_bf16.value_or(0) == doctest::Approx(1671.0 / 2));
+  CHECK(h200nvl.tflops_fp8.value_or(0) == doctest::Approx(3341.0 / 2));
+  // AMD's R9700 page: "389 TFLOPS of sparse FP16 and 1557 TOPS of sparse INT4" (zolotukhin.ai, 2026-04-30); RDNA 4
+  // runs FP8 at half its INT4 rate (r/hardware per-CU table: FP8 2048, INT4 4096 FLOP/clk/CU dense).
+  const Gpu& r9700 = test::gpu("radeon-ai-pro-r9700");
+  CHECK(r9700.tflops_fp16.value_or(0) == doctest::Approx(389.0 / 2).epsilon(0.001));
+  CHECK(r9700.tflops_fp8.value_or(0) == doctest::Approx(1557.0 / 4).epsilon(0.001));
+  // RDNA 3 WMMA: 512 FLOP/clk/CU. RX 7900 XT 84 CUs x 2.4 GHz; Strix Halo's Radeon 8060S 40 CUs x 2.9 GHz.
+  CHECK(test::gpu("rx-7900-xt").tflops_fp16.value_or(0) == doctest::Approx(84 * 2.4 * 512 / 1000).epsilon(0.001));
+  CHECK(test::gpu("ryzen-ai-max-395-128gb").tflops_bf16.value_or(0) ==
+        doctest::Approx(40 * 2.9 * 512 / 1000).epsilon(0.001));
+  // Intel's XMX runs FP16 at half its INT8 rate: the B580's 233 INT8 TOPS (Intel's launch figure) → 116.5.
+  CHECK(test::gpu("arc-b580").tflops_fp16.value_or(0) == doctest::Approx(233.0 / 2));
+  CHECK_FALSE(test::gpu("arc-b580").tflops_fp8);  // Xe2's XMX has no FP8
+  // The MI300A has 228 of the MI300X's 304 CDNA 3 CUs: 1307.4 x 228 / 304; the MI350X is the MI355X at 2.2 of 2.4 GHz.
+  CHECK(test::gpu("mi300a").tflops_fp16.value_or(0) == doctest::Approx(1307.4 * 228 / 304).epsilon(0.001));
+  CHECK(test::gpu("mi350x").tflops_fp8.value_or(0) == doctest::Approx(5000.0 * 2.2 / 2.4).epsilon(0.001));
+}
+
 TEST_CASE("a figure without a source is refused") {
   auto r = parse_gpu_catalog(R"({"gpus":[{"id":"x","name":"X","memory_gib":8,"bandwidth_gb_s":100,
       "sources":{"memory_gib":"datasheet"}}]})");

@@ -77,7 +77,7 @@ TEST_CASE("every published speed lies inside the predicted range, and no range i
     o.kv_bytes_per_sequence = kv_bytes(m.model.c_str(), m.context);
     o.prompt_tokens = m.context;
     o.cpu_expert_layers = m.cpu_expert_layers;
-    if (m.system_bandwidth_gb_s > 0) o.system_bandwidth_gb_s = m.system_bandwidth_gb_s;
+    if (m.system_bandwidth_gb_s > 0) o.system_bandwidth_gb_s = m.system_bandwidth_gb_s, o.system_bandwidth_given = true;
     const SpeedModel model = speed_model(m.model.c_str(), m.format.c_str());
     Range r;
     if (m.metric == "decode") {
@@ -233,6 +233,33 @@ TEST_CASE("layers left in system RAM are read at system bandwidth (llama.cpp -ng
     o.engine = Engine::vllm;
     CHECK(estimate_decode(m, gpu("rtx-4090"), o).error().field == "gpu_layers");
   }
+}
+
+TEST_CASE("on a machine whose GPU shares its RAM, layers left in RAM are read at that memory's bandwidth") {
+  // Strix Halo: "a 256b LPDDR5X-8000 memory bus, which provides up to 256GB/s shared between all of the components"
+  // (Chips and Cheese); 256 bits / 8 x 8000 MT/s = 256 GB/s by hand. A desktop's default is 60 GB/s.
+  const Gpu& halo = gpu("ryzen-ai-max-395-128gb");
+  REQUIRE(halo.cpu_bandwidth_gb_s);
+  CHECK(*halo.cpu_bandwidth_gb_s == doctest::Approx(256.0 / 8 * 8000 / 1000));
+  const SpeedModel m = speed_model("llama-2-7b", "q4_0");
+  SpeedOptions o;
+  o.gpu_layers = 16;
+  o.kv_bytes_per_sequence = kv_bytes("llama-2-7b", 64);
+  auto shared = estimate_decode(m, halo, o);
+  REQUIRE(shared.ok());
+  CHECK(shared.value().explanation.find("layers in system RAM are read at 256 GB/s") != std::string::npos);
+  // The CPU's part of a step at 256 GB/s takes 60/256 of what it takes at the desktop default the request gives.
+  o.system_bandwidth_gb_s = 60;
+  o.system_bandwidth_given = true;
+  auto desktop = estimate_decode(m, halo, o);
+  REQUIRE(desktop.ok());
+  CHECK(shared.value().cpu_seconds.low == doctest::Approx(desktop.value().cpu_seconds.low * 60 / 256));
+  // DGX Spark and the Jetsons, and a Mac: the memory their CPU and GPU share (273, 204.8 GB/s; a Mac's chip figure).
+  CHECK(gpu("dgx-spark").cpu_bandwidth_gb_s.value_or(0) == doctest::Approx(273));
+  CHECK(gpu("jetson-agx-orin-64gb").cpu_bandwidth_gb_s.value_or(0) == doctest::Approx(204.8));
+  CHECK(gpu("apple-m4-max-128gb").cpu_bandwidth_gb_s == gpu("apple-m4-max-128gb").bandwidth_gb_s);
+  // A discrete card keeps the desktop's default.
+  CHECK_FALSE(gpu("rtx-4090").cpu_bandwidth_gb_s);
 }
 
 TEST_CASE("the seed article's 15-25 t/s for Llama 2 7B 4-bit on an RTX 4060 is partial offload, not the card") {
@@ -394,6 +421,7 @@ TEST_CASE("experts in system RAM: the published --n-cpu-moe runs, and how far th
     o.kv_bytes_per_sequence = kv_bytes(m.model.c_str(), m.context);
     o.cpu_expert_layers = m.cpu_expert_layers;
     o.system_bandwidth_gb_s = m.system_bandwidth_gb_s;
+    o.system_bandwidth_given = true;
     const SpeedModel model = speed_model(m.model.c_str(), m.format.c_str());
     auto d = estimate_decode(model, gpu(m.gpu.c_str()), o);
     REQUIRE(d.ok());

@@ -252,6 +252,21 @@ TEST_CASE("A Strix Halo's and a DGX Spark's verdict say what of the RAM the GPU 
         "dropping the page cache frees more)");
 }
 
+TEST_CASE("A model split between a Strix Halo's GPU and its RAM: the headline says the GPU's share, as when it fits") {
+  // Llama 3.3 70B in Q8_0 (about 70 GiB of weights) is more than the 64 GiB Linux gives a 128 GB Strix Halo's GPU by
+  // default (half of 128 GiB, test_gpu.cpp): llama.cpp's --fit keeps some layers in system RAM.
+  const Report r = evaluate_json(
+      R"({"model":"llama-3.3-70b","weights":"q8_0","engine":"llamacpp","gpu":"ryzen-ai-max-395-128gb","context":8192})");
+  REQUIRE(r.verdict.kind == VerdictKind::runs_split);
+  CHECK(r.verdict.wired.id == "headline.shared_amd_default");
+  CHECK(r.verdict.wired.text == " (of its 128 GiB, the GPU may use 64.0 GiB by Linux's default)");
+  CHECK(r.verdict.text().ends_with(r.verdict.wired.text));
+  // A discrete card's split says no share: all of its memory is the GPU's.
+  const Report h100 = evaluate_json(R"({"model":"llama-3.1-70b","engine":"llamacpp","weights":"bf16","gpu":"h100-sxm","context":8192})");
+  REQUIRE(h100.verdict.kind == VerdictKind::runs_split);
+  CHECK(h100.verdict.wired.empty());
+}
+
 TEST_CASE("An MI300A's and a Jetson AGX Orin's verdict say their documented and reported shares") {
   // ROCm/amdgpu-docs mi300a.rst: "it is only possible to allocate 96 GiB out of a possible 128 GiB of memory on the
   // MI300A" with HIP's device allocator by default.

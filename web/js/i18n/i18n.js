@@ -1,4 +1,4 @@
-import { messageText } from './messages.js';
+import { gpuNameText, messageText } from './messages.js';
 
 // English and German texts. t(key, params) fills {name} slots; unknown keys come back as the key itself,
 // so a report line the table does not know yet still shows (by its key name) instead of vanishing.
@@ -21,6 +21,11 @@ export const TEXTS = {
     'inputs.gpubw': 'Memory bandwidth', 'inputs.gpubw.unit': '(GB/s, for the speed)',
     'inputs.gputflops': 'Compute', 'inputs.gputflops.unit': '(dense BF16/FP16 TFLOPS, for prefill and training time)',
     'inputs.gpulike': 'Like', 'inputs.gpulike.none': 'No card in the list: its own figures',
+    'inputs.gpufp8': 'FP8 compute', 'inputs.gpufp8.unit': '(dense TFLOPS)',
+    'inputs.gpufp4': 'FP4 compute', 'inputs.gpufp4.unit': '(dense TFLOPS)',
+    'inputs.gpuvendor': 'Maker', 'inputs.gpuvendor.none': 'Not said',
+    'inputs.gpuunified': 'Shares the computer\'s memory', 'inputs.gpuunified.no': 'No, memory of its own',
+    'inputs.gpuunified.yes': 'Yes (its memory is the RAM)',
     'inputs.custom.hint': "Your own figures. A figure left empty is not known, and what needs it is not estimated. \"Like\" keeps a listed card's figures with your memory: a 48 GB RTX 4090, a 22 GB RTX 2080 Ti.",
     'inputs.wired.unit.amd_apu': '(MB, GTT limit or BIOS carve-out)',
     'inputs.wired.hint.amd_apu': "Empty: Linux's default, half the RAM. What ttm.pages_limit, the BIOS's carve-out or Windows' Variable Graphics Memory lets the GPU use",
@@ -326,6 +331,11 @@ export const TEXTS = {
     'inputs.gpubw': 'Speicherbandbreite', 'inputs.gpubw.unit': '(GB/s, für die Geschwindigkeit)',
     'inputs.gputflops': 'Rechenleistung', 'inputs.gputflops.unit': '(dichte BF16/FP16-TFLOPS, für Prefill und Trainingsdauer)',
     'inputs.gpulike': 'Ähnlich wie', 'inputs.gpulike.none': 'Keine Karte der Liste: eigene Werte',
+    'inputs.gpufp8': 'FP8-Rechenleistung', 'inputs.gpufp8.unit': '(dichte TFLOPS)',
+    'inputs.gpufp4': 'FP4-Rechenleistung', 'inputs.gpufp4.unit': '(dichte TFLOPS)',
+    'inputs.gpuvendor': 'Hersteller', 'inputs.gpuvendor.none': 'Nicht angegeben',
+    'inputs.gpuunified': 'Teilt den Speicher des Computers', 'inputs.gpuunified.no': 'Nein, eigener Speicher',
+    'inputs.gpuunified.yes': 'Ja (ihr Speicher ist der Arbeitsspeicher)',
     'inputs.custom.hint': 'Ihre eigenen Werte. Ein leerer Wert ist unbekannt, und was ihn braucht, wird nicht geschätzt. „Wie“ übernimmt die Werte einer Karte der Liste mit Ihrem Speicher: eine RTX 4090 mit 48 GB, eine RTX 2080 Ti mit 22 GB.',
     'inputs.wired.unit.amd_apu': '(MB, GTT-Grenze oder Carve-out im BIOS)',
     'inputs.wired.hint.amd_apu': 'Leer: die Vorgabe von Linux, die Hälfte des Arbeitsspeichers. Was ttm.pages_limit, der Carve-out im BIOS oder unter Windows der Variable Graphics Memory der GPU erlaubt',
@@ -642,6 +652,8 @@ export function translator(lang) {
   t.message = (english, i18n, f) => messageText(t.lang, f, english, i18n);
   /** A list of the core's texts (notes) beside their ids (notes_i18n), in this language. */
   t.messages = (texts, ids, f) => (texts ?? []).map((text, i) => messageText(t.lang, f, text, ids?.[i]));
+  /** A GPU's name in this language: the core names a card described by its figures in English. */
+  t.gpu = (name, f) => gpuNameText(t.lang, name, f);
   return t;
 }
 

@@ -512,9 +512,27 @@ for (const part of [explainInference, explainTraining, errorsFiles, errorsReques
 
 // The headline's byte figures have one decimal, as the page's dense lists. An {id, args} value is a clause
 // with a wording of its own (arg::message in the core).
+// A card described by its figures is named by the core in English ("Custom card, 48 GB, 1000 GB/s", "GeForce RTX 4090
+// (your figures)"); the page names it in its language wherever a GPU's name shows: in a sentence, a table, the ranking.
+const CUSTOM_CARD = /Custom card, (\d+(?:\.\d+)?) GB(?:, (\d+(?:\.\d+)?) GB\/s)?/g;
+const CUSTOM_NAMES = {
+  de: { card: 'Karte nach Ihren Werten, {memory} GB', bandwidth: ', {bandwidth} GB/s', yours: ' (Ihre Werte)' },
+};
+
+/** A GPU's name (or a text holding one, "2 × Custom card, 48 GB") in `lang`. */
+export function gpuNameText(lang, name, f) {
+  const names = CUSTOM_NAMES[lang];
+  if (!names || typeof name !== 'string') return name;
+  const figure = (digits) => (f ? f.number(Number(digits), 6) : digits);
+  return name
+    .replace(CUSTOM_CARD, (_, memory, bandwidth) => names.card.replace('{memory}', figure(memory))
+      + (bandwidth ? names.bandwidth.replace('{bandwidth}', figure(bandwidth)) : ''))
+    .replace(/ \(your figures\)/g, names.yours);
+}
+
 function formatArg(lang, name, value, f, short) {
   if (value !== null && typeof value === 'object') return messageText(lang, f, value.text ?? '', value);
-  if (typeof value !== 'number') return String(value ?? '');
+  if (typeof value !== 'number') return gpuNameText(lang, String(value ?? ''), f);
   // A card's memory as the GPU table shows it, without a ".0" that would hide the "24 GiB" on the box.
   if (name === 'card_bytes') return f.bytesShort(value).replace(/[.,]0(?= )/, '');
   if (name.endsWith('bytes')) return short ? f.bytesShort(value) : f.bytes(value);

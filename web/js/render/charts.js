@@ -27,8 +27,8 @@ export function renderCharts(figures, curves, report, view) {
   const n = report.per_gpu?.gpus ?? 1;
   const cards = n > 1 && report.gpus.length === n;  // different cards together: each its own row
   const capacities = !row ? [] : cards
-    ? [{ label: report.gpus.map((g) => g.name).join(' + '), bytes: report.gpus.reduce((sum, g) => sum + g.usable_bytes, 0) }]
-    : [{ label: n > 1 ? `${f.count(n)} × ${row.name}` : row.name, bytes: row.usable_bytes * n }];
+    ? [{ label: report.gpus.map((g) => t.gpu(g.name, f)).join(' + '), bytes: report.gpus.reduce((sum, g) => sum + g.usable_bytes, 0) }]
+    : [{ label: n > 1 ? `${f.count(n)} × ${t.gpu(row.name, f)}` : t.gpu(row.name, f), bytes: row.usable_bytes * n }];
   const axes = [
     { key: 'context', figure: figures.context, caption: t('charts.context'), xLabel: t('charts.x.context') },
     { key: 'batch', figure: figures.batch, caption: t('charts.batch'), xLabel: t('charts.x.batch') },

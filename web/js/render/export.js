@@ -36,7 +36,7 @@ export function csvText(report, view) {
   }
   rows.push(['breakdown', 'total', t('line.total'), report.breakdown.total, 1, '', '']);
   for (const g of report.gpus) {
-    rows.push(['gpu', g.id, g.name, g.usable_bytes, verdictLabel(report, g, t, f) ?? verdictText(g, t, f), g.gpus_needed,
+    rows.push(['gpu', g.id, t.gpu(g.name, f), g.usable_bytes, verdictLabel(report, g, t, f) ?? verdictText(g, t, f), g.gpus_needed,
       g.one_per_machine ? '' : g.free_bytes]);
   }
   return `${rows.map((r) => r.map(csvField).join(',')).join('\r\n')}\r\n`;

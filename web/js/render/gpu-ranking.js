@@ -55,7 +55,7 @@ export function renderGpuRanking(dom, answer, view) {
     class: `fit-${r.fit}${r.picks.length ? ' pick' : ''}`, 'data-config': `${r.gpu}x${r.count}`,
     'data-picks': r.picks.join(' ') || null,
   },
-  el('th', { scope: 'row' }, `${f.count(r.count)} × ${r.name}`,
+  el('th', { scope: 'row' }, `${f.count(r.count)} × ${t.gpu(r.name, f)}`,
     ...r.picks.map((p) => el('span', { class: 'pick-tag', text: t(`ranking.${p}`) }))),
   el('td', {}, el('span', { class: `badge badge-${r.fit}`, text: t(`fit.${r.fit}`) })),
   el('td', { class: 'num', text: f.signedShort(r.free_bytes) }),
@@ -66,7 +66,7 @@ export function renderGpuRanking(dom, answer, view) {
   el('td', { class: 'num', text: Number.isFinite(r.purchase_usd) ? f.count(Math.round(r.purchase_usd)) : na,
     title: r.purchase_date ?? null }))));
   const picks = PICKS.map((key) => (answer[key]
-    ? t(`ranking.pick.${key}`, { config: `${f.count(answer[key].count)} × ${answer[key].name}` }) : null)).filter(Boolean);
+    ? t(`ranking.pick.${key}`, { config: `${f.count(answer[key].count)} × ${t.gpu(answer[key].name, f)}` }) : null)).filter(Boolean);
   dom.rankingPicks.textContent = picks.join(' · ');
   dom.rankingCount.replaceChildren(t('ranking.count', { shown: f.count(rows.length), total: f.count(answer.ranking.length) }),
     answer.ranking.length > SHOWN

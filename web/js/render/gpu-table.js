@@ -33,7 +33,7 @@ export function renderGpuTable(dom, report, view) {
     const label = verdictLabel(report, g, t, f);
     const fit = label ? report.verdict.fit : g.fit;
     return el('tr', { class: `fit-${fit}${g.id === view.gpu ? ' chosen' : ''}`, 'data-gpu': g.id },
-      el('th', { scope: 'row', text: g.name }),
+      el('th', { scope: 'row', text: t.gpu(g.name, f) }),
       el('td', { text: t(`segment.${g.segment}`) }),
       el('td', { class: 'num', text: f.bytesShort(g.usable_bytes) }),
       el('td', {}, el('span', { class: `badge badge-${g.one_per_machine ? 'none' : fit}`, text: label ?? verdictText(g, t, f) })),

@@ -19,8 +19,8 @@ export function speedFigures(report, t, f) {
   // Run with part of the model in system RAM, the core's speed is that placement's, or its reason for none.
   const gpus = report.per_gpu?.gpus ?? 1;
   if (row?.fit === 'does_not_fit' && kind !== 'runs_split') {
-    return [['speed.note', gpus > 1 ? t('speed.unfit_several', { gpu: row.name, count: f.count(gpus) })
-      : t('speed.unfit', { gpu: row.name })]];
+    return [['speed.note', gpus > 1 ? t('speed.unfit_several', { gpu: t.gpu(row.name, f), count: f.count(gpus) })
+      : t('speed.unfit', { gpu: t.gpu(row.name, f) })]];
   }
   const na = (reason) => t('speed.na', { reason });
   const speed = report.speed;

@@ -93,8 +93,9 @@ export function headline(report, { t, f }) {
   // A Mac's clause follows the sentence: how much of its RAM the verdict counted; where an input it depends on is not
   // known, a lead before it says how sure it is ("Unknown: ") and the reasons say why (the core's English has all).
   const lead = v.lead_i18n ? t.message(v.lead, v.lead_i18n, f) : '';
-  const text = lead + (v.wired_i18n ? t.message('', v.message_i18n, f) + t.message('', v.wired_i18n, f)
-    : t.message(v.message.slice(v.lead?.length ?? 0), v.message_i18n, f));
+  // The sentence's English is the message less the lead before it and the shared memory's clause after it.
+  const english = v.message.slice(v.lead?.length ?? 0, v.message.length - (v.wired?.length ?? 0));
+  const text = lead + t.message(english, v.message_i18n, f) + (v.wired_i18n ? t.message(v.wired ?? '', v.wired_i18n, f) : '');
   const reasons = (v.certainty_reasons_i18n ?? []).map((r, i) => t.message(v.certainty_reasons[i], r, f));
   return { row, text, fit: v.fit, certainty: v.certainty ?? 'certain', reasons };
 }
