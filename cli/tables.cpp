@@ -370,11 +370,13 @@ std::string estimate_table(const json& a) {
   const json& b = a.at("breakdown");
   // Where the engine keeps part of the model in system RAM the lines above it are the GPU's share.
   const std::pair<const char*, const char*> lines[] = {
-      {"weights", "weights"},   {"KV cache", "kv_cache"},           {"activations", "activations"},
+      {"weights", "weights"},   {"vision", "vision_encoder"},       {"KV cache", "kv_cache"},
+      {"activations", "activations"},
       {"overhead", "overhead"}, {"allocator", "allocator_reserve"}, {"system RAM", "system_ram"},
       {"total", "total"}};
   for (const auto& [label, key] : lines) {
-    if (std::string_view(key) == "system_ram" && bytes(b.at(key)) == 0) continue;
+    const bool only_when_used = std::string_view(key) == "system_ram" || std::string_view(key) == "vision_encoder";
+    if (only_when_used && (!b.contains(key) || bytes(b.at(key)) == 0)) continue;
     appendf(out, "  %-12s %s\n", label, gb_and_gib(bytes(b.at(key))).c_str());
     // Linear-attention and Mamba layers keep a fixed state per sequence beside the per-token KV cache.
     if (std::string_view(key) == "kv_cache" && b.contains("state_cache") && bytes(b.at("state_cache")) != 0)

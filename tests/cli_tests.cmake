@@ -318,3 +318,10 @@ vramfit_cli_test(custom_gpu_bad_vendor FAIL ARGS --model llama-3.1-8b --gpu cust
                  MATCH "--gpu-vendor: expected one of nvidia, amd, intel, apple. got \"ati\"")
 vramfit_cli_test(custom_gpu_ranking ARGS --model llama-3.1-8b --gpu rtx-4090 --gpu-memory 48GB --rank-gpus --json
                  MATCH "\"gpu\":\"rtx-4090-with-48gb\"")
+# Issue 31, vision: Gemma 3 27B's tower and projector, 423,060,336 parameters, in llama-server's F16 mmproj file
+# (--mmproj): 846,120,672 B, plus clip's compute buffer for its 896² warm-up image, 64² = 4096 patches ×
+# (4304 + 3 × 1152) floats × 4 B = 127,139,840 B: 973,260,512 B on the breakdown's own line.
+vramfit_cli_test(vision_mmproj ARGS --model gemma-3-27b --engine llamacpp --weights q4_k_m --mmproj --json
+                 MATCH "\"vision_encoder\":973260512")
+vramfit_cli_test(vision_table ARGS --model gemma-3-27b --images 2 --image-size 1024x768 MATCH "\n  vision +[0-9]")
+vramfit_cli_test(vision_text_model FAIL ARGS --model llama-3.1-8b --images 1 MATCH "^vramfit: --images: ")
