@@ -325,3 +325,6 @@ vramfit_cli_test(vision_mmproj ARGS --model gemma-3-27b --engine llamacpp --weig
                  MATCH "\"vision_encoder\":973260512")
 vramfit_cli_test(vision_table ARGS --model gemma-3-27b --images 2 --image-size 1024x768 MATCH "\n  vision +[0-9]")
 vramfit_cli_test(vision_text_model FAIL ARGS --model llama-3.1-8b --images 1 MATCH "^vramfit: --images: ")
+# The command names the projector's own file beside the model's (llama-server --mmproj).
+vramfit_cli_test(vision_command ARGS --model gemma-3-27b --engine llamacpp --weights q4_k_m --mmproj --command
+                 MATCH "^llama-server -m Gemma-3-27B-vision-text-Q4_K_M.gguf --mmproj mmproj-Gemma-3-27B-vision-text-F16.gguf -c 4096\n$")
