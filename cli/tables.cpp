@@ -388,13 +388,16 @@ std::string estimate_table(const json& a) {
   const json& b = a.at("breakdown");
   // Where the engine keeps part of the model in system RAM the lines above it are the GPU's share.
   const std::pair<const char*, const char*> lines[] = {
-      {"weights", "weights"},   {"KV cache", "kv_cache"},           {"activations", "activations"},
+      {"weights", "weights"},   {"vision", "vision_encoder"},       {"KV cache", "kv_cache"},
+      {"activations", "activations"},
       {"overhead", "overhead"}, {"allocator", "allocator_reserve"}, {"system RAM", "system_ram"},
       {"in use", "in_use"},     {"total", "total"}};
   for (const auto& [label, key] : lines) {
-    // Lines only some answers have: system RAM where the engine keeps part there, memory other programs hold.
+    // Lines only some answers have: system RAM where the engine keeps part there, memory other programs hold, a
+    // vision encoder.
     const std::string_view k = key;
-    if ((k == "system_ram" || k == "in_use") && (!b.contains(key) || bytes(b.at(key)) == 0)) continue;
+    if ((k == "system_ram" || k == "in_use" || k == "vision_encoder") && (!b.contains(key) || bytes(b.at(key)) == 0))
+      continue;
     appendf(out, "  %-12s %s\n", label, gb_and_gib(bytes(b.at(key))).c_str());
     // Linear-attention and Mamba layers keep a fixed state per sequence beside the per-token KV cache.
     if (std::string_view(key) == "kv_cache" && b.contains("state_cache") && bytes(b.at("state_cache")) != 0)

@@ -337,3 +337,13 @@ vramfit_cli_test(money_grouped ARGS --model llama-3.1-70b --weights q4_k_m --eng
                  MATCH "Cheapest to buy: +1 × NVIDIA DGX Spark \\(GB10\\): about \\$3,999 \\(price of 2026-06\\)")
 vramfit_cli_test(custom_gpu_ranking ARGS --model llama-3.1-8b --gpu rtx-4090 --gpu-memory 48GB --rank-gpus --json
                  MATCH "\"gpu\":\"rtx-4090-with-48gb\"")
+# Issue 31, vision: Gemma 3 27B's tower and projector, 423,060,336 parameters, in llama-server's F16 mmproj file
+# (--mmproj): 846,120,672 B, plus clip's compute buffer for its 896² warm-up image, 64² = 4096 patches ×
+# (4304 + 3 × 1152) floats × 4 B = 127,139,840 B: 973,260,512 B on the breakdown's own line.
+vramfit_cli_test(vision_mmproj ARGS --model gemma-3-27b --engine llamacpp --weights q4_k_m --mmproj --json
+                 MATCH "\"vision_encoder\":973260512")
+vramfit_cli_test(vision_table ARGS --model gemma-3-27b --images 2 --image-size 1024x768 MATCH "\n  vision +[0-9]")
+vramfit_cli_test(vision_text_model FAIL ARGS --model llama-3.1-8b --images 1 MATCH "^vramfit: --images: ")
+# The command names the projector's own file beside the model's (llama-server --mmproj).
+vramfit_cli_test(vision_command ARGS --model gemma-3-27b --engine llamacpp --weights q4_k_m --mmproj --command
+                 MATCH "^llama-server -m Gemma-3-27B-vision-text-Q4_K_M.gguf --mmproj mmproj-Gemma-3-27B-vision-text-F16.gguf -c 4096\n$")

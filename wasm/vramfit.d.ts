@@ -155,6 +155,14 @@ export interface InferenceRequest extends ModelInputs, CustomGpu {
   max_num_seqs?: number;
   /** llama.cpp -ngl: the layers kept on the GPU. */
   gpu_layers?: number;
+  /** llama-server --mmproj: a vision model's projector (its mmproj file, F16) loaded on the GPU; llama.cpp only. */
+  mmproj?: boolean;
+  /** A vision model's images per request (0 to 1000, default 0): the vision encoder's compute peak, and their
+   * tokens inside `context`. Refused for a model without a vision tower. */
+  images?: number;
+  /** The images' size in pixels, "1024x768" or "1024" (a square); default: the size each engine profiles with or
+   * resizes to. */
+  image_size?: string;
   /** vLLM --tensor-parallel-size and --pipeline-parallel-size (default 1): with either above 1 the answer carries
    * `per_gpu`. */
   tp?: number;
@@ -404,7 +412,10 @@ export interface ModelFacts {
 export interface EstimateAnswer {
   ok: true;
   breakdown: {
+    /** The language model's weights; a vision model's encoder has its own line. */
     weights: number;
+    /** A vision model's encoder on the GPU: its weights as the engine loads them and its compute peak; 0 without. */
+    vision_encoder: number;
     /** Per-token caches (KV, MLA latent, indexer keys): grow with context × batch. */
     kv_cache: number;
     /** Per-sequence state of linear-attention and Mamba layers: fixed in context, grows with the batch; 0 without. */
@@ -434,6 +445,10 @@ export interface EstimateAnswer {
     mtp_layers: { bytes: number; params: number; groups: WeightGroup[] };
   };
   llamacpp: Record<string, number | boolean> | null;
+  /** A vision model's encoder (null without one): the tower's params, weights_bytes on the GPU in `format` (empty
+   * where the engine keeps it apart: `apart`, llama.cpp without --mmproj), compute_bytes, the image peak, and
+   * `bytes`, the breakdown's vision_encoder line. */
+  vision: VisionEncoder | null;
   /** llama.cpp's --fit on the request's GPU (engine llamacpp, a GPU named, no gpu_layers); otherwise null. */
   llamacpp_fit: LlamaCppFitPlan | null;
   /** vLLM's pool as it prints it (bytes and counts), with engine_version (string: the version assumed), cuda_graphs_in_budget and model_runner_v2 (booleans). */
@@ -476,6 +491,24 @@ export interface EstimateAnswer {
    * alone whose name says FP8 or NVFP4 and which names no quantization: its weights are counted as bf16). */
   missing_files: string[];
   verdict: Verdict;
+}
+
+export interface VisionEncoder {
+  apart: boolean;
+  bytes: number;
+  compute_bytes: number;
+  format: string;
+  /** The size the compute peak is sized for (after the engine's resizing); 0 where none is. */
+  image_height: number;
+  image_width: number;
+  images: number;
+  params: number;
+  patches_per_image: number;
+  /** No image_size given: the engine's own (its warm-up, profiling or fixed size). */
+  size_from_engine: boolean;
+  /** The language model's tokens for one image, inside the context. */
+  tokens_per_image: number;
+  weights_bytes: number;
 }
 
 /** The headline, decided by the core for the GPU the question speaks of: the request's `gpu` (with `gpus` N, the N of
@@ -624,7 +657,7 @@ export interface CurveAnswer {
   ok: true;
   axis: 'context' | 'batch';
   xs: number[];
-  /** Inference: weights, kv_cache, state_cache, activations, overhead, allocator_reserve. Training (the busiest GPU): weights,
+  /** Inference: weights, vision_encoder, kv_cache, state_cache, activations, overhead, allocator_reserve. Training (the busiest GPU): weights,
    * gradients, optimizer, master_weights (part of the optimizer), activations, temporary, overhead (GRPO adds
    * reference_model and sampling before overhead, and its context axis moves the completion). */
   lines: { key: string; values: number[] }[];

@@ -121,6 +121,15 @@ constexpr Input kInputs[] = {
      "nvidia-smi shows it: each engine finds it gone from the free memory it measures (default 0)", U::inference},
     {"gpu_layers", "--ngl", "", K::count, 0, 1e6, "N", "llama.cpp -ngl, Ollama num_gpu: layers on the GPU (default: all and the output layer; Ollama: as many as fit)",
      U::inference, false, E::llamacpp | E::ollama},
+    {"mmproj", "--mmproj", "mmproj", K::toggle, 0, 0, "",
+     "llama-server --mmproj: a vision model's projector (its mmproj file, F16) loaded on the GPU to read images "
+     "(default: the language model alone)", U::inference, false, E::llamacpp},
+    {"images", "--images", "images", K::count, 0, 1000, "N",
+     "a vision model's images per request: the vision encoder's compute peak, and their tokens inside --context "
+     "(default 0)", U::inference},
+    {"image_size", "--image-size", "imgsize", K::text, 0, 0, "WxH",
+     "the images' size in pixels, 1024x768 or 1024 (default: the size each engine profiles with or resizes to)",
+     U::inference},
     {"headroom", "--headroom", "", K::fraction, 0, 0.9, "FRACTION", "share of GPU memory kept free, 0 to 0.9 (default 0.1)"},
     {"system_bandwidth", "--system-bandwidth", "", K::number, 0, 10'000, "GB/S",
      "system RAM bandwidth for llama.cpp layers left on the CPU (default 60)", U::inference, kAboveMin},

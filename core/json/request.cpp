@@ -429,6 +429,9 @@ Result<Request> inference_request(const json& j, InputUse use, std::span<const s
   r.ollama_gpu_overhead = in.whole("ollama_gpu_overhead");
   r.memory_in_use = in.whole("memory_in_use");
   r.gpu_layers = in.whole("gpu_layers");
+  r.mmproj = in.toggle("mmproj").value_or(false);
+  r.images = in.whole("images").value_or(0);
+  r.image_size = in.text("image_size").value_or("");
   r.tp = in.whole("tp").value_or(1);
   r.pp = in.whole("pp").value_or(1);
   r.serving.system_bandwidth_gb_s = in.number("system_bandwidth");

@@ -331,6 +331,29 @@ void write_ollama(JsonWriter& w, const Report& report) {
   w.end_object();
 }
 
+// A vision model's encoder as the engine holds it; null for a model without one.
+void write_vision(JsonWriter& w, const InferenceEstimate& e) {
+  if (!e.vision) {
+    w.field("vision", nullptr);
+    return;
+  }
+  const VisionEncoder& v = *e.vision;
+  w.begin_object("vision");
+  w.field("apart", v.apart);
+  w.field("bytes", v.bytes);
+  w.field("compute_bytes", v.compute_bytes);
+  w.field("format", v.format);
+  w.field("image_height", v.image_height);
+  w.field("image_width", v.image_width);
+  w.field("images", v.images);
+  w.field("params", v.params);
+  w.field("patches_per_image", v.patches_per_image);
+  w.field("size_from_engine", v.size_from_engine);
+  w.field("tokens_per_image", v.tokens_per_image);
+  w.field("weights_bytes", v.weights_bytes);
+  w.end_object();
+}
+
 void write_groups(JsonWriter& w, const char* key, const std::vector<WeightGroup>& groups) {
   w.begin_array(key);
   for (const auto& g : groups) {
@@ -400,6 +423,7 @@ std::string report_to_json(const Report& report) {
   w.field("state_cache", b.state_cache);
   w.field("system_ram", b.system_ram);
   w.field("total", b.total);
+  w.field("vision_encoder", b.vision_encoder);
   w.field("weights", b.weights);
   w.end_object();
   w.begin_object("command");
@@ -461,6 +485,7 @@ std::string report_to_json(const Report& report) {
   if (speed && speed->prefill) write_range(w, "time_to_first_token_seconds", speed->prefill->seconds);
   else w.field("time_to_first_token_seconds", nullptr);
   detail::write_verdict(w, report.verdict);
+  write_vision(w, e);
   write_vllm(w, e);
   write_weights(w, e);
   w.end_object();

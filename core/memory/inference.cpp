@@ -612,7 +612,7 @@ Explanation overhead_explanation(const InferenceOptions& o, const InferenceEstim
 // The formula, figures and source of every line of the breakdown, in its order.
 std::vector<Explanation> inference_explanations(const ModelSpec& spec, const InferenceOptions& o,
                                                 const InferenceEstimate& e, const Workings& w, const KvLayout& layout) {
-  return {
+  std::vector<Explanation> lines = {
       {"weights", message("explain.weights.formula_inference", "Σ tensors × their format's bytes"),
        message("explain.weights.values_inference", "{weights} B ({format})",
                {arg::count("weights", e.weights), arg::text("format", e.weights_format)}),
@@ -632,12 +632,26 @@ std::vector<Explanation> inference_explanations(const ModelSpec& spec, const Inf
                 arg::count("reserve", e.allocator_reserve), arg::count("total", e.total)}),
        message("explain.total.source_inference", "sum of the lines above")},
   };
+  if (e.vision) {
+    lines.insert(lines.begin() + 1, vision_encoder_explanation(e, o));
+    lines.back().formula = message("explain.total.formula_inference_vision",
+                                   "weights + vision encoder + KV cache + state per sequence + activations + overhead + "
+                                   "allocator reserve");
+    lines.back().values = message(
+        "explain.total.values_inference_vision",
+        "{weights} + {vision} + {kv} + {state} + {activations} + {overhead} + {reserve} = {total} B",
+        {arg::count("weights", e.weights), arg::count("vision", e.vision_encoder), arg::count("kv", e.kv_cache),
+         arg::count("state", e.state_cache), arg::count("activations", e.activations),
+         arg::count("overhead", e.overhead), arg::count("reserve", e.allocator_reserve), arg::count("total", e.total)});
+  }
+  return lines;
 }
 
 // What the figures leave out or assume for this engine, format and model.
 std::vector<Message> inference_notes(const ModelSpec& spec, const InferenceOptions& o, const InferenceEstimate& e) {
   std::vector<Message> notes;
   engine_steps(o.engine).add_notes(notes, spec, o, e);
+  add_vision_notes(notes, e, o);
   if (spec.is_bare())
     notes.push_back(message("model.bare",
                             "Only a parameter count is known: the KV cache and activations are not estimated."));
@@ -657,12 +671,15 @@ PerGpuMemory per_gpu_memory(const InferenceEstimate& e, const InferenceOptions& 
   const bool split = g.gpus > 1 && (e.vllm || e.sglang);
   const std::uint64_t rank_weights = e.vllm ? e.vllm->weights_bytes : e.sglang ? e.sglang->weights_bytes : e.weights;
   const std::uint64_t rank_per_token = e.vllm ? e.vllm->kv_bytes_per_token : e.sglang ? e.sglang->cell_bytes : 0;
-  g.weights = split ? rank_weights : e.weights;
+  // The vision encoder counts on each GPU with the weights (vLLM and SGLang shard it as the rank's weights did) and
+  // its compute peak with the activations.
+  const std::uint64_t vision_weights = e.vision ? e.vision->weights_bytes : 0;
+  g.weights = split ? rank_weights : e.weights + vision_weights;
   g.kv_cache = split && e.kv.bytes_per_token
                    ? detail::mul_div_ceil(e.kv_cache, rank_per_token, e.kv.bytes_per_token).value_or(e.kv_cache)
                    : e.kv_cache;
   g.state_cache = split ? ceil_div(e.state_cache, g.gpus) : e.state_cache;
-  g.activations = e.activations;
+  g.activations = e.activations + (e.vision ? e.vision->compute_bytes : 0);
   g.overhead = e.overhead;
   g.allocator_reserve = split ? ceil_div(e.allocator_reserve, g.gpus) : e.allocator_reserve;
   g.total = CheckedSum()
@@ -730,9 +747,10 @@ Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const Infere
   if (auto error = add_engine_memory(e, w, spec, o, layout.value())) return *error;
   e.overhead = overhead_bytes(spec, o, e);
   detail::add_torch_allocator_reserve(e, w, spec, o);
+  add_vision_encoder(e, spec, o);
 
   CheckedSum total;
-  total.add(e.weights).add(e.kv_cache).add(e.state_cache).add(e.activations).add(e.overhead).add(e.allocator_reserve);
+  total.add(e.weights).add(e.vision_encoder).add(e.kv_cache).add(e.state_cache).add(e.activations).add(e.overhead).add(e.allocator_reserve);
   if (!total.result()) return make_error("context", message("error.inference.overflow_total",
                                                                    "the total overflows 64 bits; use smaller values"));
   e.total = total.value();

@@ -19,6 +19,7 @@
 #include "memory/engines/vllm.hpp"
 #include "memory/in_use.hpp"
 #include "memory/kv_cache.hpp"
+#include "memory/vision.hpp"
 #include "model/model_spec.hpp"
 #include "util/explanation.hpp"
 #include "util/result.hpp"
@@ -86,6 +87,12 @@ struct InferenceOptions {
   // counted with the weights; otherwise it is a file apart, not loaded.
   bool mmproj_offload = false;
 
+  // A vision model's images: how many one request carries and their size in pixels (0 × 0: the size the engine
+  // profiles with or resizes every image to). Their tokens are part of context_tokens.
+  std::uint64_t images = 0;
+  std::uint64_t image_width = 0;
+  std::uint64_t image_height = 0;
+
   // Several GPUs holding whole layers (llama.cpp --split-mode layer, transformers device_map="auto"): each one's
   // share as llama.cpp's --tensor-split takes it (by default its free memory); empty: one GPU.
   std::vector<double> device_split;
@@ -135,7 +142,8 @@ struct InferenceEstimate {
   Attention attention = Attention::sdpa;
   bool expandable_segments = false;
 
-  std::uint64_t weights = 0;
+  std::uint64_t weights = 0;        // the language model's (the vision encoder's line apart)
+  std::uint64_t vision_encoder = 0;  // a vision model's encoder on the GPU: its weights and its compute peak
   std::uint64_t kv_cache = 0;     // per-token caches: grow with context and batch
   std::uint64_t state_cache = 0;  // per-sequence state of linear-attention and Mamba layers: grows with batch only
   std::uint64_t activations = 0;
@@ -159,6 +167,7 @@ struct InferenceEstimate {
   std::optional<OllamaEstimate> ollama;
   std::uint64_t in_use = 0;                     // memory other programs hold on each GPU, beside `total`
   std::optional<VllmStartCheck> vllm_start;     // vLLM sized for a GPU with memory in use: whether it starts
+  std::optional<VisionEncoder> vision;  // a model with a vision tower
   std::vector<Explanation> explanations;
   std::vector<Message> notes;
 };

@@ -398,6 +398,80 @@ std::uint64_t moonvit_params(FieldReader& v, std::uint64_t text_hidden, std::vec
   return tower + 2 * h + merged * merged + merged + merged * text_hidden + text_hidden;
 }
 
+// The vision towers' shapes, read beside their parameter counts (the counts above check the same fields' bounds).
+ModelSpec::VisionTower qwen_vision_shape(FieldReader& v) {
+  ModelSpec::VisionTower t;
+  t.schema = "qwen";
+  t.hidden_size = v.uint("hidden_size").value_or(0);
+  t.layers = v.uint("depth").value_or(0);
+  t.heads = v.uint("num_heads").value_or(0);
+  t.intermediate_size = v.uint("intermediate_size").value_or(0);
+  t.patch_size = v.uint("patch_size").value_or(0);
+  t.merge = v.uint("spatial_merge_size").value_or(2);           // Qwen3VLVisionConfig's default
+  t.temporal_patch = v.uint("temporal_patch_size").value_or(2);  // the same
+  return t;
+}
+
+// Gemma 4 takes images at their own aspect ratio, pooled pooling_kernel_size² patches to a token, at most
+// default_output_length tokens an image (the processor's max_soft_tokens; the wrapper's vision_soft_tokens_per_image
+// says the same).
+ModelSpec::VisionTower gemma4_vision_shape(FieldReader& v, FieldReader& top) {
+  ModelSpec::VisionTower t;
+  t.schema = "gemma4";
+  t.hidden_size = v.uint("hidden_size").value_or(0);
+  t.layers = v.uint("num_hidden_layers").value_or(0);
+  t.heads = v.uint("num_attention_heads").value_or(0);
+  t.intermediate_size = v.uint("intermediate_size").value_or(0);
+  t.patch_size = v.uint("patch_size").value_or(0);
+  t.merge = std::min<std::uint64_t>(v.uint("pooling_kernel_size").value_or(1), 64);
+  t.tokens_per_image = v.uint("default_output_length")
+                           .value_or(top.uint("vision_soft_tokens_per_image").value_or(v.uint("image_seq_length").value_or(0)));
+  return t;
+}
+
+// MoonViT takes images at their own size; merge_kernel_size [h, w] patches make one token.
+ModelSpec::VisionTower moonvit_shape(FieldReader& v, std::vector<Message>& notes) {
+  ModelSpec::VisionTower t;
+  t.schema = "moonvit";
+  t.hidden_size = v.uint("vt_hidden_size").value_or(0);
+  t.layers = v.uint("vt_num_hidden_layers").value_or(0);
+  t.heads = v.uint("vt_num_attention_heads").value_or(0);
+  t.intermediate_size = v.uint("vt_intermediate_size").value_or(0);
+  t.patch_size = v.uint("patch_size").value_or(0);
+  if (const json* kernel = v.array("merge_kernel_size"); kernel && kernel->size() == 2 && (*kernel)[0] == (*kernel)[1] &&
+                                                          (*kernel)[0].is_number_unsigned())
+    t.merge = std::min<std::uint64_t>((*kernel)[0].get<std::uint64_t>(), 16);
+  else
+    notes.push_back(message("import.vision_merge_unread",
+                            "The vision tower's merge_kernel_size is not a square [n, n]: the tokens per image count "
+                            "one token per patch."));
+  return t;
+}
+
+// SigLIP and CLIP resize every image to image_size²; Gemma 3 pools the patches to mm_tokens_per_image tokens, a
+// LLaVA-style model hands every patch on (image_seq_length where the config says it).
+ModelSpec::VisionTower vit_shape(FieldReader& v, FieldReader& top, std::string_view wrapper, std::vector<Message>& notes) {
+  ModelSpec::VisionTower t;
+  t.schema = "siglip";
+  t.hidden_size = v.uint("hidden_size").value_or(0);
+  t.layers = v.uint("num_hidden_layers").value_or(0);
+  t.heads = v.uint("num_attention_heads").value_or(0);
+  t.intermediate_size = v.uint("intermediate_size").value_or(0);
+  t.patch_size = v.uint("patch_size").value_or(0);
+  t.image_size = v.uint("image_size").value_or(0);
+  const std::uint64_t side = t.patch_size ? t.image_size / t.patch_size : 0;
+  if (wrapper == "gemma3") {
+    t.tokens_per_image = top.uint("mm_tokens_per_image").value_or(256);  // Gemma3Config's default
+    for (std::uint64_t m = 1; m <= side; ++m)
+      if (side % m == 0 && (side / m) * (side / m) == t.tokens_per_image) t.merge = m;
+  }
+  if (top.has("image_grid_pinpoints") || top.has("process_image_mode"))
+    notes.push_back(message("import.vision_tiles",
+                            "This model cuts a large image into tiles of the tower's image size "
+                            "(image_grid_pinpoints): the image side counts one tile."));
+  return t;
+}
+
 // DeepSeek-V4's attention (its inference/model.py ModelArgs spell the same fields): one key-value head of
 // head_dim, low-rank query and grouped low-rank output, hyper-connections. The per-layer compress ratios and hash
 // layers are applied to the layer list by apply_deepseek_v4_layers.
@@ -634,12 +708,16 @@ Result<ModelSpec> model_from_config_object(const json& root, const std::string& 
       const std::string wrapper = top.string("model_type").value_or("");
       if (v.has("depth") && v.has("out_hidden_size")) {
         s.vision_params = qwen_vision_params(v);
+        s.vision = qwen_vision_shape(v);
       } else if (v.string("model_type").value_or("") == "gemma4_vision") {
         s.vision_params = gemma4_vision_params(v, s.hidden_size);
+        s.vision = gemma4_vision_shape(v, top);
       } else if (v.has("vt_hidden_size")) {
         s.vision_params = moonvit_params(v, v.uint("text_hidden_size").value_or(s.hidden_size), s.notes);
+        s.vision = moonvit_shape(v, s.notes);
       } else if (v.has("image_size") && v.has("patch_size") && v.has("num_hidden_layers")) {
         s.vision_params = vision_tower_params(v);
+        s.vision = vit_shape(v, top, wrapper, s.notes);
         // Gemma 3 projects vision features with one matrix and an RMSNorm (mm_input_projection, mm_soft_emb_norm).
         const auto vh = v.uint("hidden_size").value_or(0);
         if (wrapper == "gemma3") s.vision_params += vh * s.hidden_size + vh;

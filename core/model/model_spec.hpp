@@ -60,6 +60,24 @@ struct ModelSpec {
   // they take weight memory but keep no KV cache.
   std::uint64_t vision_params = 0;
 
+  // The vision tower's shape, as its vision_config gives it (0: not in the config). An image becomes patches of
+  // patch_size² pixels; `merge`² neighbouring patches become one token of the language model (Qwen's
+  // spatial_merge_size, MoonViT's merge_kernel_size, Gemma 4's pooling_kernel_size); a tower trained at one
+  // square image_size (SigLIP, CLIP) resizes every image to it, and tokens_per_image fixes the count where the
+  // config says it (Gemma 3's mm_tokens_per_image, Gemma 4's default_output_length).
+  struct VisionTower {
+    std::string schema;  // "siglip" (SigLIP / CLIP), "qwen" (Qwen3-VL, Qwen3.5), "gemma4", "moonvit"
+    std::uint64_t hidden_size = 0;
+    std::uint64_t layers = 0;
+    std::uint64_t heads = 0;
+    std::uint64_t intermediate_size = 0;
+    std::uint64_t patch_size = 0;
+    std::uint64_t image_size = 0;  // the fixed square side; 0: the tower takes any size (native resolution)
+    std::uint64_t merge = 1;       // patches merged per side into one token
+    std::uint64_t temporal_patch = 1;  // frames per patch (Qwen's Conv3d: an image is repeated temporal_patch times)
+    std::uint64_t tokens_per_image = 0;  // a fixed count the config gives; 0: from the image's patches
+  } vision;
+
   // Multi-token-prediction layers the checkpoint files hold after the decoder layers (DeepSeek-V3's and GLM's
   // num_nextn_predict_layers, Qwen3.5's mtp_num_hidden_layers): each a decoder layer shaped like the last one, a
   // projection of [embedding; hidden state] (2 · hidden → hidden) and `norms` norms; DeepSeek's and GLM's files keep

@@ -116,6 +116,8 @@ EngineCommand llamacpp_command(const Report& report, const ResolvedRequest& s, c
   const InferenceOptions& o = s.options;
   Text t;
   t << "llama-server -m " << gguf_file_name(report.model, e.weights_format);
+  // The vision projector's own file, F16 as convert_hf_to_gguf.py --mmproj writes it by default.
+  if (o.mmproj_offload && e.vision && !e.vision->apart) t << " --mmproj mmproj-" << gguf_file_name(report.model, "F16");
   const std::uint64_t cells = fit ? fit->context * o.batch : e.llamacpp ? e.llamacpp->n_ctx : e.context_tokens;
   if (cells != report.model.max_context || o.batch > 1) t << " -c " << cells;
   if (o.batch > 1) t << " -np " << o.batch;

@@ -180,10 +180,27 @@ void add_llamacpp_fit(Report& report, const ResolvedRequest& rr) {
   if (e.llamacpp) options.n_ubatch = e.llamacpp->n_ubatch;
   // Ollama's vision projector: on the GPU beside the plan, and from 0.31.2 the room --fit keeps for it.
   const OllamaProjector projector = ollama ? ollama_projector(report.model, rr.options) : OllamaProjector{};
-  options.mmproj_offload = projector.place == OllamaProjectorPlace::gpu;
+  if (ollama) options.mmproj_offload = projector.place == OllamaProjectorPlace::gpu;
   auto inputs = llamacpp_fit_inputs(report.model, options, free, ollama || report.context_source == "request");
   if (inputs && projector.fit_target_bytes) inputs.value().margin_bytes = projector.fit_target_bytes;
   if (inputs) report.llamacpp_fit = plan_llamacpp_fit(inputs.value());
+}
+
+// A vision model's images: how many a request carries and their size ("1024x768", or "1024" for a square).
+std::optional<Error> use_images(const ModelSpec& model, const Request& r, InferenceOptions& o) {
+  if ((r.images || !r.image_size.empty()) && !model.vision_params)
+    return make_error(r.images ? "images" : "image_size",
+                      message("images.no_vision", "this model has no vision tower to read images"));
+  o.images = r.images;
+  if (r.image_size.empty()) return std::nullopt;
+  const auto parsed = parse_image_size(r.image_size);
+  if (!parsed)
+    return make_error("image_size", message("images.size", "expected the size in pixels as WIDTHxHEIGHT (1024x768) or "
+                                                           "one side (1024), each 1 to 16384; got {given}",
+                                            {arg::text("given", r.image_size)}));
+  o.image_width = parsed->first;
+  o.image_height = parsed->second;
+  return std::nullopt;
 }
 
 // "gpus": how many of the request's GPU the person has. vLLM and SGLang serve them tensor parallel where the heads
@@ -876,6 +893,8 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
   o.max_num_batched_tokens = r.max_num_batched_tokens;
   o.max_num_seqs = r.max_num_seqs;
   o.gpu_layers = r.gpu_layers;
+  o.mmproj_offload = r.mmproj;
+  if (auto error = use_images(out.model, r, o)) return *error;
   o.tensor_parallel = r.tp;
   o.pipeline_parallel = r.pp;
   if (auto error = use_gpu_count(out.model, r, o, out.name_notes)) return *error;

@@ -77,6 +77,9 @@ struct Request {
   std::optional<std::uint64_t> max_num_batched_tokens;
   std::optional<std::uint64_t> max_num_seqs;
   std::optional<std::uint64_t> gpu_layers;  // llama.cpp -ngl
+  bool mmproj = false;          // llama-server --mmproj: the vision projector loaded on the GPU
+  std::uint64_t images = 0;     // a vision model's images per request
+  std::string image_size;       // "1024x768" or "1024"; empty: the engine's own size
   std::uint64_t tp = 1;  // vLLM --tensor-parallel-size, SGLang --tp
   std::uint64_t pp = 1;  // vLLM --pipeline-parallel-size, SGLang --pp-size
   std::uint64_t wired_limit_mb = 0;  // Apple: iogpu.wired_limit_mb for `gpu` (with_wired_limit); 0: macOS's default

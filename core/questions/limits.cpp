@@ -232,7 +232,8 @@ Result<Curve> memory_curve(const Catalog& catalog, const Request& request, const
 Result<Curve> memory_curve(const ResolvedRequest& r, const CurveInputs& in, const InferenceEstimate* base_estimate) {
   auto xs = curve_xs(in, r.options.context_tokens, r.model.max_context);
   if (!xs) return xs.error();
-  Curve c = empty_curve(in.axis, {"weights", "kv_cache", "state_cache", "activations", "overhead", "allocator_reserve"});
+  Curve c = empty_curve(in.axis, {"weights", "vision_encoder", "kv_cache", "state_cache", "activations", "overhead",
+                                  "allocator_reserve"});
   InferenceOptions base = r.options;  // the weights and their tensors, computed once: by the scenario or point one
   base.explain = false;
   if (base_estimate) {
@@ -250,7 +251,8 @@ Result<Curve> memory_curve(const ResolvedRequest& r, const CurveInputs& in, cons
       base.exact_weights = v.weight_detail;
       base.weight_tensor_bytes = v.weight_tensor_bytes;
     }
-    const std::uint64_t columns[] = {v.weights, v.kv_cache, v.state_cache, v.activations, v.overhead, v.allocator_reserve};
+    const std::uint64_t columns[] = {v.weights,     v.vision_encoder, v.kv_cache,         v.state_cache,
+                                     v.activations, v.overhead,       v.allocator_reserve};
     for (std::size_t i = 0; i < c.lines.size(); ++i) c.lines[i].values.push_back(columns[i]);
     c.total.push_back(v.total);
     c.low.push_back(v.range.low);

@@ -27,16 +27,6 @@ Explanation fit_weights(const LlamaCppFitPlan& p) {
   const std::vector<MessageArg> args = {arg::count("layers", p.gpu_layers), arg::count("total", p.total_layers),
                                         arg::count("cpu", p.cpu_expert_layers),
                                         arg::count("amount", p.gpu_model_bytes)};
-  if (p.projector_bytes)  // Ollama's vision projector, loaded beside the layers --fit placed
-    return {"weights",
-            message("explain.weights.formula_fit_projector",
-                    "the weights --fit puts on the GPU (the layers it offloads, without the experts it keeps in "
-                    "system RAM, and the output layer) + the vision projector llama-server loads there (--mmproj)"),
-            message("explain.weights.values_fit_projector", "{layers} of {total} layers: {model} B + {projector} B = {amount} B",
-                    {arg::count("layers", p.gpu_layers), arg::count("total", p.total_layers),
-                     arg::count("model", p.gpu_model_bytes), arg::count("projector", p.projector_bytes),
-                     arg::count("amount", p.gpu_model_bytes + p.projector_bytes)}),
-            fit_source()};
   return {"weights",
           message("explain.weights.formula_fit",
                   "the weights --fit puts on the GPU: the layers it offloads, without the experts it keeps in system "
@@ -110,21 +100,23 @@ void replace(std::vector<Explanation>& list, Explanation x) {
 }  // namespace
 
 PlacedBreakdown placed_breakdown(const InferenceEstimate& e, const Verdict& v, const LlamaCppFitPlan* plan) {
-  PlacedBreakdown b{e.weights,           e.kv_cache, e.state_cache,         e.activations,          e.overhead,
-                    e.allocator_reserve, 0,          e.in_use, e.total + e.in_use, e.range.low + e.in_use,
-                    e.range.high + e.in_use};
+  PlacedBreakdown b{e.weights,      e.vision_encoder,    e.kv_cache, e.state_cache, e.activations,
+                    e.overhead,     e.allocator_reserve, 0,          e.in_use,      e.total + e.in_use,
+                    e.range.low + e.in_use, e.range.high + e.in_use};
   if (!placed_in_ram(v)) return b;
   if (lines_from_plan(v, plan)) {
     // fit's dry runs count the recurrent state with the KV cache (its "context"), and ggml sizes exactly.
-    b.weights = plan->gpu_model_bytes + plan->projector_bytes;
+    b.weights = plan->gpu_model_bytes;
+    // clip's compute buffer lands in the room --fit keeps free (Ollama's 1 GiB beside the projector): not a line.
+    b.vision_encoder = plan->projector_bytes;
     b.kv_cache = plan->gpu_context_bytes;
     b.state_cache = 0;
     b.activations = plan->gpu_compute_bytes;
     b.allocator_reserve = 0;
   }
   b.system_ram = v.ram_bytes;
-  b.total = b.weights + b.kv_cache + b.state_cache + b.activations + b.overhead + b.allocator_reserve + b.system_ram +
-            b.in_use;
+  b.total = b.weights + b.vision_encoder + b.kv_cache + b.state_cache + b.activations + b.overhead +
+            b.allocator_reserve + b.system_ram + b.in_use;
   b.range_low = moved(e.range.low, e.total, b.total);
   b.range_high = moved(e.range.high, e.total, b.total);
   return b;
@@ -141,6 +133,14 @@ void explain_placement(std::vector<Explanation>& explanations, const InferenceEs
                                    "--fit counts the recurrent state with the KV cache, as its context figure"),
                            message("explain.state_cache.values_fit", "in the KV cache line"), fit_source()});
     replace(explanations, fit_compute(*plan));
+    if (e.vision)
+      replace(explanations,
+              {"vision_encoder",
+               message("explain.vision_encoder.formula_fit",
+                       "the vision projector llama-server loads beside the layers --fit placed (--mmproj); clip's "
+                       "compute buffer for an image uses the room --fit keeps free"),
+               message("explain.vision_encoder.values_fit", "{amount} B", {arg::count("amount", plan->projector_bytes)}),
+               fit_source()});
   }
   // The system RAM line goes before the total, as the breakdown lists it.
   std::erase_if(explanations, [](const Explanation& x) { return x.key == "total"; });

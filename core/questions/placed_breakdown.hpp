@@ -14,6 +14,7 @@ namespace vramfit {
 
 struct PlacedBreakdown {
   std::uint64_t weights = 0;
+  std::uint64_t vision_encoder = 0;
   std::uint64_t kv_cache = 0;
   std::uint64_t state_cache = 0;
   std::uint64_t activations = 0;

@@ -34,7 +34,8 @@ const dom = {
   gens: $('gens'), beta: $('beta'), contextLabel: $('context-label'), batchLabel: $('batch-label'), batchUnit: $('batch-unit'),
   trainingFacts: $('training-facts'), speed: $('speed'), speedFigures: $('speed-figures'),
   enginePlan: $('engine-plan'), fitPlan: $('fit-plan'), commandLine: $('command-line'), commandText: $('command-text'),
-  commandNote: $('command-note'), inuse: $('inuse'), alsoOnGpu: $('also-on-gpu'), wired: $('wired'), wiredControls: $('wired-controls'), wiredUnit: $('wired-unit'), wiredHint: $('wired-hint'),
+  alsoOnGpu: $('also-on-gpu'), alsoVision: $('also-vision'), images: $('images'), imgsize: $('imgsize'), inuse: $('inuse'),
+  commandNote: $('command-note'), wired: $('wired'), wiredControls: $('wired-controls'), wiredUnit: $('wired-unit'), wiredHint: $('wired-hint'),
   customGpu: $('custom-gpu'), gpuLike: $('gpulike'), gpumem: $('gpumem'), gpubw: $('gpubw'), gputflops: $('gputflops'),
   gpufp8: $('gpufp8'), gpufp4: $('gpufp4'), gpuvendor: $('gpuvendor'), gpuunified: $('gpuunified'),
   customGpuOwn: $('custom-gpu-own'),
@@ -154,6 +155,7 @@ function writeInputs(current, beside = null) {
     if (document.activeElement !== control && value !== '') control.value = value;
   }
   if (document.activeElement !== dom.tokens) dom.tokens.value = state.tokens;
+  showVision(current);
   const training = isTraining(state);
   dom.inferenceControls.hidden = state.mode !== 'inference';
   dom.finetuneControls.hidden = !(training && state.mode === 'finetune');
@@ -548,6 +550,17 @@ function showDetails() {
   dom.gpuSection.hidden = false;
   dom.embedSection.hidden = false;
   scheduleCharts();
+}
+
+// A vision model's images, under "Also on this GPU": shown for a model with a vision tower (the answer's `vision`), or
+// while the state carries them (so a refused value can be cleared); the section opens by itself when it does.
+const VISION_KEYS = ['images', 'imgsize'];
+function showVision(current) {
+  const asked = VISION_KEYS.some((k) => state[k] !== undefined && state[k] !== '');
+  dom.alsoVision.hidden = !(current?.vision || asked);
+  if (asked) dom.alsoOnGpu.open = true;
+  for (const key of VISION_KEYS) if (document.activeElement !== dom[key]) dom[key].value = String(state[key] ?? '');
+  if (current?.vision && current.vision.image_width) dom.imgsize.placeholder = `${current.vision.image_width}x${current.vision.image_height}`;
 }
 
 function render() {

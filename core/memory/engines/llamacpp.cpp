@@ -96,16 +96,19 @@ std::optional<Error> add_llamacpp_memory(InferenceEstimate& e, Workings& w, cons
   auto gpu_cache = llamacpp_gpu_cache(spec, e, b, o, layout);
   if (!gpu_cache) return gpu_cache.error();
   const auto& wd = e.weight_detail;
-  const std::uint64_t layer_weights = wd.attention + wd.mlp + wd.norms + wd.other;
+  // The mmproj file's tensors (weights_bytes counts the vision tower in F16, with the other tensors): clip loads them
+  // onto the GPU whatever -ngl says (mtmd_context_params.use_gpu, --no-mmproj-offload clears it).
+  std::uint64_t mmproj = 0;
+  for (const WeightGroup& g : wd.groups) mmproj += g.what == "vision tower" ? g.bytes : 0;
+  const std::uint64_t layer_weights = wd.attention + wd.mlp + wd.norms + wd.other - std::min(mmproj, wd.other);
   const std::uint64_t on_gpu_layers = layers ? layer_weights / layers * b.gpu_layers : 0;
-  const std::uint64_t gpu_weights = on_gpu_layers + (b.output_on_gpu ? wd.output : 0);
+  if (o.mmproj_offload) b.mmproj_bytes = mmproj;
+  const std::uint64_t gpu_weights = on_gpu_layers + (b.output_on_gpu ? wd.output : 0) + b.mmproj_bytes;
   b.host_weights_bytes = wd.total - gpu_weights;  // token embeddings stay in RAM (get_rows runs on the CPU)
   b.host_kv_bytes = e.kv.bytes - gpu_cache.value().bytes;
   b.host_state_bytes = e.kv.state_bytes - gpu_cache.value().state_bytes;
   b.host_ram_bytes = b.host_weights_bytes + b.host_kv_bytes + b.host_state_bytes + b.output_buffer_bytes;
   e.weights = gpu_weights;
-  if (o.mmproj_offload)  // the mmproj file's tensors, as weights_bytes counts the vision tower (F16)
-    for (const WeightGroup& g : wd.groups) b.mmproj_bytes += g.what == "vision tower" ? g.bytes : 0;
   e.kv_cache = gpu_cache.value().bytes;
   e.state_cache = gpu_cache.value().state_bytes;
   e.kv_allocation.static_bytes = e.kv.bytes;

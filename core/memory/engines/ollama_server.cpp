@@ -77,8 +77,8 @@ Message projector_note(const OllamaProjector& p, OllamaRule rule) {
     case OllamaProjectorPlace::gpu:
       return message("ollama.projector_gpu",
                      "Ollama runs this vision model with its projector (--mmproj, {projector_bytes} in F16) on the "
-                     "GPU: counted with the weights, as the vision tower. Its compute buffer for an image is not "
-                     "counted; Ollama leaves 1 GiB free beside the projector for it.",
+                     "GPU: counted in the vision encoder's line with clip's compute buffer for its warm-up image, which "
+                     "the 1 GiB Ollama leaves free beside the projector holds.",
                      {bytes});
     case OllamaProjectorPlace::cpu_only:
     case OllamaProjectorPlace::partial_offload:

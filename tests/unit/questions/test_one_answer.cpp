@@ -91,7 +91,8 @@ void check_agrees(const Report& r, const std::string& scenario) {
   // The breakdown's total is what the headline places: on the GPU and, where it runs split, in system RAM; its lines
   // add up to it.
   const PlacedBreakdown b = placed(r);
-  CHECK(b.weights + b.kv_cache + b.state_cache + b.activations + b.overhead + b.allocator_reserve + b.system_ram ==
+  CHECK(b.weights + b.vision_encoder + b.kv_cache + b.state_cache + b.activations + b.overhead + b.allocator_reserve +
+            b.system_ram ==
         b.total);
   if (kind == VerdictKind::runs_split) {
     CHECK(b.system_ram == r.verdict.ram_bytes);

@@ -1,12 +1,13 @@
 // Pieces shared by the full page, embed.html and <vram-fit>: DOM building with textContent only (names from
 // a URL or a config file never become markup), the breakdown lines a report carries, and the headline.
-const KNOWN_ORDER = ['weights', 'gradients', 'optimizer', 'master_weights', 'kv_cache', 'state_cache', 'activations',
+const KNOWN_ORDER = ['weights', 'vision_encoder', 'gradients', 'optimizer', 'master_weights', 'kv_cache', 'state_cache', 'activations',
   'temporary', 'overhead'];
 const KNOWN_COLOURS = new Set(['weights', 'kv_cache', 'state_cache', 'activations', 'overhead', 'gradients',
   'optimizer', 'master_weights', 'temporary', 'system_ram', 'in_use']);
-// Lines only some answers have, left out at 0: the per-sequence state of linear-attention and Mamba layers, and
-// what an engine keeps in system RAM (then the other lines are the GPU's share).
-const ONLY_WHEN_USED = new Set(['state_cache', 'system_ram', 'in_use']);
+// Lines only some answers have, left out at 0: a vision model's encoder, the per-sequence state of linear-attention
+// and Mamba layers, what an engine keeps in system RAM (then the other lines are the GPU's share), and memory other
+// programs hold.
+const ONLY_WHEN_USED = new Set(['vision_encoder', 'state_cache', 'system_ram', 'in_use']);
 // Off the GPU: after every line on it.
 const LAST = 'system_ram';
 
