@@ -428,6 +428,10 @@ Result<Request> inference_request(const json& j, InputUse use, std::span<const s
   r.max_kv_size = in.whole("max_kv_size");
   r.ollama_gpu_overhead = in.whole("ollama_gpu_overhead");
   r.gpu_layers = in.whole("gpu_layers");
+  r.draft = in.text("draft").value_or("");
+  r.draft_config = in.text("draft_config").value_or("");
+  r.draft_tokens = in.whole("draft_tokens");
+  r.acceptance = in.number("acceptance");
   r.tp = in.whole("tp").value_or(1);
   r.pp = in.whole("pp").value_or(1);
   r.serving.system_bandwidth_gb_s = in.number("system_bandwidth");

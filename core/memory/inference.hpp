@@ -9,6 +9,7 @@
 #include <vector>    // std::vector
 
 #include "formats/dtype.hpp"
+#include "memory/draft.hpp"
 #include "memory/device_split.hpp"
 #include "memory/engines/engine.hpp"
 #include "memory/engines/llamacpp.hpp"
@@ -88,6 +89,9 @@ struct InferenceOptions {
   // Several GPUs holding whole layers (llama.cpp --split-mode layer, transformers device_map="auto"): each one's
   // share as llama.cpp's --tensor-split takes it (by default its free memory); empty: one GPU.
   std::vector<double> device_split;
+
+  // Speculative decoding: the draft the engine holds beside the model (memory/draft.hpp); none: no draft.
+  std::optional<DraftOptions> draft;
 };
 
 inline constexpr std::uint64_t kMaxContextTokens = 100'000'000;  // far above any model (10M-token contexts exist)
@@ -116,6 +120,7 @@ struct PerGpuMemory {
   std::uint64_t activations = 0;  // not divided: every rank samples the whole vocabulary
   std::uint64_t overhead = 0;
   std::uint64_t allocator_reserve = 0;
+  std::uint64_t draft = 0;  // the draft model's share on this GPU
   std::uint64_t total = 0;
 };
 
@@ -136,6 +141,7 @@ struct InferenceEstimate {
   std::uint64_t activations = 0;
   std::uint64_t overhead = 0;
   std::uint64_t allocator_reserve = 0;
+  std::uint64_t draft = 0;        // speculative decoding's draft: its weights, KV cache and buffers (draft_detail)
   std::vector<std::uint64_t> weight_tensor_bytes;  // per weight tensor, as the allocator saw them (see options)
   std::uint64_t total = 0;
   MemoryRange range;
@@ -152,6 +158,7 @@ struct InferenceEstimate {
   std::vector<DeviceShare> devices;  // options.device_split: each GPU's layers and bytes
   std::optional<LlamaCppBuffers> llamacpp;
   std::optional<OllamaEstimate> ollama;
+  std::optional<DraftMemory> draft_detail;
   std::vector<Explanation> explanations;
   std::vector<Message> notes;
 };

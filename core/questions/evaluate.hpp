@@ -76,6 +76,11 @@ struct Request {
   std::optional<std::uint64_t> max_num_batched_tokens;
   std::optional<std::uint64_t> max_num_seqs;
   std::optional<std::uint64_t> gpu_layers;  // llama.cpp -ngl
+  // Speculative decoding: a preset id or "mtp" (the model's own MTP layers), or a draft's config.json text.
+  std::string draft;
+  std::string draft_config;
+  std::optional<std::uint64_t> draft_tokens;  // draft tokens per step; none: the engine's default
+  std::optional<double> acceptance;           // α; none: the default range
   std::uint64_t tp = 1;  // vLLM --tensor-parallel-size, SGLang --tp
   std::uint64_t pp = 1;  // vLLM --pipeline-parallel-size, SGLang --pp-size
   std::uint64_t wired_limit_mb = 0;  // Apple: iogpu.wired_limit_mb for `gpu` (with_wired_limit); 0: macOS's default
