@@ -165,7 +165,7 @@ MemoryNeed memory_need(const InferenceEstimate& e) noexcept {
 // Decoding with a draft: γ draft steps, then one target step over γ + 1 tokens, which reads the target's weights
 // once as a plain step does (memory-bound), so it takes a plain step's time. A draft step reads the draft's weights
 // (an EAGLE-1 head and MTP layers also the target's output head) and each sequence's draft KV cache, at the
-// bandwidth the target's step reaches. Expected tokens per step (1 − α^(γ+1)) / (1 − α) (Leviathan et al. 2023,
+// bandwidth the target's step reaches (its fixed per-step cost scaled with its bytes, not paid whole). Expected tokens per step (1 − α^(γ+1)) / (1 − α) (Leviathan et al. 2023,
 // eq. 1).
 DraftSpeed draft_speed(const DraftMemory& d, const InferenceEstimate& e, const DecodeSpeed& decode) {
   DraftSpeed s;
@@ -182,7 +182,11 @@ DraftSpeed draft_speed(const DraftMemory& d, const InferenceEstimate& e, const D
   const double kv = static_cast<double>(d.kv_bytes_per_token) * static_cast<double>(e.context_tokens) *
                     static_cast<double>(e.batch);
   const double gpus = static_cast<double>(std::max<std::uint64_t>(e.per_gpu.gpus, 1));
-  const double draft_bytes = (static_cast<double>(d.weights) + head + kv) / gpus;
+  // MTP layers are shaped like the model's: with routed experts a step reads their active share, as the model's does.
+  const double active = d.kind == DraftKind::mtp && e.params.total
+                            ? static_cast<double>(e.params.active) / static_cast<double>(e.params.total)
+                            : 1.0;
+  const double draft_bytes = (static_cast<double>(d.weights) * active + head + kv) / gpus;
   const double target_bytes = decode.bytes_per_step_per_gpu > 0 ? decode.bytes_per_step_per_gpu : 1;
   const double gamma = static_cast<double>(d.tokens);
   s.draft_step_seconds = {decode.step_seconds.low * draft_bytes / target_bytes,

@@ -166,12 +166,17 @@ Result<DraftMemory> estimate_draft(const ModelSpec& target, const InferenceEstim
   switch (d.kind) {
     case DraftKind::model: {
       InferenceOptions od = draft_model_options(o);
-      if (!d.spec.quantization.empty() && !ggml_engine(o.engine)) {
-        auto format = parse_weight_format(d.spec.quantization);
+      // llama.cpp and MLX run the draft's file in the format given for the model (a GGUF or MLX conversion of the
+      // same kind); vLLM, SGLang and transformers load the draft's checkpoint as its config says: its
+      // quantization_config, else 16-bit.
+      if (!ggml_engine(o.engine) && o.engine != Engine::mlx) {
+        auto format = parse_weight_format(d.spec.quantization.empty() ? std::string("bf16") : d.spec.quantization);
         if (!format) return format.error();
         od.weight_format = format.value();
         od.weights = format.value().dtype;
       }
+      // llama-server's draft cache takes -ctkd / -ctvd (f16 by default), not the model's -ctk / -ctv.
+      if (o.engine == Engine::llamacpp) od.kv_dtype.reset();
       // llama-server gives every slot a draft context of its own, one sequence of the slot's context
       // (server.cpp: params_dft.n_ctx = llama_n_ctx_seq(ctx), n_parallel = 1; slot.ctx_dft per slot).
       const bool per_slot = o.engine == Engine::llamacpp;

@@ -747,8 +747,9 @@ void add_device_split(InferenceEstimate& e, const ModelSpec& spec, const Inferen
     }
   }
   const DeviceShare& busiest = e.devices[busiest_device(e.devices)];
+  // The draft's devices are not split with the model's layers: counted whole on the busiest one.
   e.per_gpu = {n, busiest.weights, busiest.kv_cache, busiest.state_cache, busiest.activations, busiest.overhead,
-               busiest.allocator_reserve, busiest.total};
+               busiest.allocator_reserve, e.draft, busiest.total + e.draft};
 }
 
 }  // namespace

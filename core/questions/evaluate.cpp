@@ -363,7 +363,7 @@ void judge_devices(Report& report, const ResolvedRequest& rr) {
   for (GpuFit& f : report.gpus) f.gpus_needed = all_fit ? report.gpus.size() : 0;
   const DeviceShare& d = e.devices[fullest];
   e.per_gpu = {e.per_gpu.gpus, d.weights, d.kv_cache, d.state_cache, d.activations, d.overhead, d.allocator_reserve,
-               d.total};
+               e.draft, d.total + e.draft};
 }
 
 // What the estimator reads of the GPU it runs on: vLLM and SGLang size their KV pool by its memory.

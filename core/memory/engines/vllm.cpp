@@ -180,7 +180,12 @@ VllmKvGroups vllm_groups_of(const ModelSpec& spec, const InferenceEstimate& e, c
                                    ? detail::mul_div_ceil(per_layer, kv_bytes_per_token_rank(spec, e.kv.bytes_per_token, o),
                                                           e.kv.bytes_per_token).value_or(per_layer)
                                    : per_layer;
-    kinds.push_back({VllmSpecKind::full, d->layers, rank, 0, 0});
+    // A draft layer shaped like the target's has its spec, and joins its group (one page size).
+    const auto same = std::find_if(kinds.begin(), kinds.end(), [&](const VllmLayerKind& k) {
+      return k.kind == VllmSpecKind::full && k.token_bytes == rank;
+    });
+    if (same != kinds.end()) same->layers += d->layers;
+    else kinds.push_back({VllmSpecKind::full, d->layers, rank, 0, 0});
   }
   return vllm_kv_groups(kinds, o.context_tokens, tokens, kVllmBlockSize, state_pages);
 }
