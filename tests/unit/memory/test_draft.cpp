@@ -194,3 +194,15 @@ TEST_CASE("The speed with a draft: γ draft steps and one target step, (1 − α
   // A draft 14× smaller than the target pays for itself at α 0.8.
   CHECK(s.tokens_per_second_per_sequence.low > plain.tokens_per_second_per_sequence.low);
 }
+
+TEST_CASE("mlx_lm --draft-model: the draft's own prompt cache beside the model's") {
+  // mlx-lm generate.py @d78bf58e: --num-draft-tokens default 3; speculative_generate_step keeps
+  // draft_cache = cache.make_prompt_cache(draft_model). Qwen2.5-0.5B caches 12,288 B a token in bf16.
+  const Report r = evaluate_json(R"({"model": "qwen2.5-7b", "engine": "mlx", "context": 4096,
+                                     "draft": "qwen2.5-0.5b"})");
+  const DraftMemory& d = draft_of(r);
+  CHECK(d.tokens == 3);
+  CHECK(d.kv_bytes_per_token == 12'288);
+  CHECK(d.total == d.weights + d.kv_cache);
+  CHECK(d.kv_cache >= 12'288ull * 4096);
+}
