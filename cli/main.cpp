@@ -122,7 +122,7 @@ int main(int argc, char** argv) {
   }
   const auto parsed = cli::parse_args(std::vector<std::string>(argv + 1, argv + argc));
   if (parsed.error) return fail(*parsed.error);
-  const cli::Options& options = parsed.options;
+  cli::Options options = parsed.options;
 
   if (options.action == cli::Action::help) {
     std::fputs(cli::help_text().c_str(), stdout);
@@ -146,6 +146,9 @@ int main(int argc, char** argv) {
   }
   if (options.model_path.empty() && !options.quant_config_path.empty())
     return fail(cli::Error{"--quant-config", "goes with --model PATH (a config.json or its folder)"});
+  const auto draft_file = cli::with_draft_file(options.request);
+  if (draft_file.error) return fail(*draft_file.error);
+  options.request = draft_file.json;
   cli::LookupSettings lookup = cli::lookup_settings_from_environment();
   lookup.revision = options.revision;
   lookup.fetch.offline = lookup.fetch.offline || options.offline;

@@ -154,4 +154,23 @@ FileAnswer answer_about_file(const Catalog& catalog, const std::string& path, co
   return {answer(catalog, with_config(request_json, std::move(*text), std::move(quant), name)), std::nullopt, beside};
 }
 
+FileAnswer with_draft_file(const std::string& request_json) {
+  nlohmann::json request = nlohmann::json::parse(request_json);
+  const auto draft = request.find("draft");
+  if (draft == request.end() || !draft->is_string()) return {request_json, std::nullopt};
+  const std::string path = draft->get<std::string>();
+  std::error_code ec;
+  const bool folder = std::filesystem::is_directory(path, ec);
+  if (path.ends_with(".gguf") || path.ends_with(".safetensors"))
+    return {"", Error{"--draft", "a draft is read from its config.json (or its folder) or a preset id; a model file's "
+                                 "header is not read for a draft yet"}};
+  if (!folder && !path.ends_with(".json")) return {request_json, std::nullopt};
+  const std::string config_path = folder ? (path.ends_with('/') ? path : path + "/") + "config.json" : path;
+  auto config = read_text(config_path);
+  if (!config) return {"", Error{"--draft", "cannot read \"" + config_path + "\" (a draft's config.json)"}};
+  request.erase("draft");
+  request["draft_config"] = std::move(*config);
+  return {request.dump(), std::nullopt};
+}
+
 }  // namespace vramfit::cli

@@ -24,4 +24,9 @@ struct FileAnswer {
 FileAnswer answer_about_file(const Catalog& catalog, const std::string& path, const std::string& request_json,
                              const std::string& quant_config_path = {});
 
+// --draft PATH: the request with "draft_config" set to that config.json's text (a folder: its config.json) in place
+// of "draft"; the request unchanged when --draft names a preset or "mtp". An error (naming --draft) for a file it
+// cannot read, and for a .gguf draft, whose header is not read yet.
+FileAnswer with_draft_file(const std::string& request_json);
+
 }  // namespace vramfit::cli

@@ -122,6 +122,15 @@ std::string speed_and_cost(const json& a, const json& gpu) {
             range_text(sp.at("decode_tokens_per_second"), 1).c_str(),
             range_text(sp.at("decode_tokens_per_second_per_sequence"), 1).c_str(),
             sp.at("compute_bound").get<bool>() ? ", compute-bound" : "");
+    if (sp.contains("draft")) {
+      const json& d = sp.at("draft");
+      appendf(out, "    draft    %s tokens/s per sequence with %llu draft tokens a step, acceptance %s\n",
+              range_text(d.at("decode_tokens_per_second_per_sequence"), 1).c_str(), whole(d.at("draft_tokens")),
+              d.at("acceptance_given").get<bool>()
+                  ? range_text(json{{"low", d.at("acceptance_low")}, {"high", d.at("acceptance_low")}}, 2).c_str()
+                  : (range_text(json{{"low", d.at("acceptance_low")}, {"high", d.at("acceptance_high")}}, 2) +
+                     " (assumed)").c_str());
+    }
     if (!sp.at("prefill_tokens_per_second").is_null()) {
       appendf(out, "    prefill  %s tokens/s for a %llu-token prompt (%s path)\n",
               range_text(sp.at("prefill_tokens_per_second"), 0).c_str(), whole(sp.at("prompt_tokens")),
@@ -390,14 +399,15 @@ std::string estimate_table(const json& a) {
   const std::pair<const char*, const char*> lines[] = {
       {"weights", "weights"},   {"vision", "vision_encoder"},       {"KV cache", "kv_cache"},
       {"activations", "activations"},
-      {"overhead", "overhead"}, {"allocator", "allocator_reserve"}, {"system RAM", "system_ram"},
-      {"in use", "in_use"},     {"total", "total"}};
+      {"overhead", "overhead"}, {"allocator", "allocator_reserve"}, {"draft model", "draft"},
+      {"system RAM", "system_ram"}, {"in use", "in_use"}, {"total", "total"}};
   for (const auto& [label, key] : lines) {
     // Lines only some answers have: system RAM where the engine keeps part there, memory other programs hold, a
-    // vision encoder.
+    // vision encoder, a draft model.
     const std::string_view k = key;
     if ((k == "system_ram" || k == "in_use" || k == "vision_encoder") && (!b.contains(key) || bytes(b.at(key)) == 0))
       continue;
+    if (k == "draft" && !b.contains(key)) continue;
     appendf(out, "  %-12s %s\n", label, gb_and_gib(bytes(b.at(key))).c_str());
     // Linear-attention and Mamba layers keep a fixed state per sequence beside the per-token KV cache.
     if (std::string_view(key) == "kv_cache" && b.contains("state_cache") && bytes(b.at("state_cache")) != 0)

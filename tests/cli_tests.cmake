@@ -347,3 +347,20 @@ vramfit_cli_test(vision_text_model FAIL ARGS --model llama-3.1-8b --images 1 MAT
 # The command names the projector's own file beside the model's (llama-server --mmproj).
 vramfit_cli_test(vision_command ARGS --model gemma-3-27b --engine llamacpp --weights q4_k_m --mmproj --command
                  MATCH "^llama-server -m Gemma-3-27B-vision-text-Q4_K_M.gguf --mmproj mmproj-Gemma-3-27B-vision-text-F16.gguf -c 4096\n$")
+
+# Speculative decoding's draft (issue 31). llama-server gives each slot a draft context at the slot's context:
+# Qwen2.5-0.5B's 24 layers × 2 KV heads × 64 × (K + V) × 2 B = 12,288 B a token, × 4096 = 50,331,648 B.
+vramfit_cli_test(draft_llamacpp ARGS --model qwen2.5-7b --engine llamacpp --weights q4_k_m --context 4096
+                 --draft qwen2.5-0.5b --json
+                 MATCH "\"breakdown\":{[^}]*\"draft\":[0-9]+.*\"draft_model\":{[^}]*\"kv_cache\":50331648")
+vramfit_cli_test(draft_llamacpp_command ARGS --model qwen2.5-7b --engine llamacpp --weights q4_k_m --draft qwen2.5-0.5b
+                 --draft-tokens 8 MATCH "-md DRAFT\\.gguf --draft-max 8")
+# An EAGLE-3 head read from its config.json (yuhuili/EAGLE3-LLaMA3.1-Instruct-8B): 424,689,664 parameters by hand
+# (test_draft.cpp), in bf16 with its vocabulary maps 849,763,584 B.
+vramfit_cli_test(draft_eagle3_config ARGS --model llama-3.1-8b --engine vllm --draft-tokens 3 --json
+                 --draft "${PROJECT_SOURCE_DIR}/tests/data/drafts/yuhuili--EAGLE3-LLaMA3.1-Instruct-8B_config.json"
+                 MATCH "\"draft_model\":{[^}]*\"kind\":\"EAGLE-3\"[^}]*\"weights\":849763584")
+# Ollama has no speculative decoding: refused by the input's engines.
+vramfit_cli_test(draft_ollama FAIL ARGS --model qwen2.5-7b --engine ollama --draft qwen2.5-0.5b MATCH "--draft")
+vramfit_cli_test(draft_gguf FAIL ARGS --model qwen2.5-7b --engine llamacpp --draft draft.gguf
+                 MATCH "^vramfit: --draft: ")

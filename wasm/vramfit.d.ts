@@ -426,6 +426,8 @@ export interface EstimateAnswer {
     system_ram: number;
     /** Memory other programs hold on the GPU (memory_in_use), counted in the total. */
     in_use: number;
+    /** Speculative decoding's draft (weights, its KV cache, llama.cpp's compute buffers); only with a draft. */
+    draft?: number;
     total: number;
   };
   range: Range & { drivers: string[] };
@@ -457,6 +459,9 @@ export interface EstimateAnswer {
    * free_at_start_bytes, weights_bytes, mem_fraction_static, max_running_requests, max_concurrency, context_len, ...),
    * with engine_version (string) and mem_fraction_default (boolean). */
   sglang?: Record<string, number | string | boolean>;
+  /** With a draft only: its parts (weights, kv_cache, buffers, total in bytes; kind "draft model", "EAGLE", "EAGLE-3"
+   * or "MTP"; draft_tokens, acceptance_low/high, ...). */
+  draft_model?: DraftModel;
   /** engine "mlx" only: what MLX's peak counts besides weights and cache (cache_tokens, chunk_tokens,
    * fused_attention, layer_bytes, scores_bytes, growth_bytes, logits_tokens, logits_bytes, head_input_bytes, kv_bits,
    * max_kv_size), with engine_version (string). */
@@ -547,6 +552,17 @@ export interface Verdict {
   lead_i18n: MessageId | null;
 }
 
+/** Speculative decoding's draft as the engine holds it. */
+export interface DraftModel {
+  kind: 'draft model' | 'EAGLE' | 'EAGLE-3' | 'MTP';
+  name: string; params: number; weights: number; weights_format: string; layers: number;
+  kv_bytes_per_token: number; kv_tokens: number; kv_cache: number;
+  /** llama-server: one draft context per slot, each with its compute buffer (buffers). */
+  contexts: number; buffers: number; total: number;
+  draft_tokens: number; draft_tokens_default: boolean;
+  acceptance_low: number; acceptance_high: number; acceptance_given: boolean;
+}
+
 /** Bytes on one GPU of a tensor- or pipeline-parallel deployment. */
 export interface PerGpu {
   gpus: number;
@@ -554,6 +570,8 @@ export interface PerGpu {
   how: 'tensor_parallel' | 'pipeline_parallel' | 'layer_split' | 'device_map';
   weights: number; kv_cache: number; state_cache: number; activations: number; overhead: number;
   allocator_reserve: number; total: number;
+  /** With a draft only: its share on this GPU. */
+  draft?: number;
   fit: 'fits' | 'tight' | 'does_not_fit' | null;
   /** What it leaves free on the verdict's GPU; null without one. */
   free_bytes: number | null;

@@ -56,6 +56,19 @@ struct ServingCost {
   std::string energy_unavailable;               // why not, when asked for and impossible (no TDP)
 };
 
+// Speculative decoding's decode speed: γ draft steps and one target step over γ + 1 tokens (memory-bound: the
+// target's weights read once) give (1 − α^(γ+1)) / (1 − α) tokens (Leviathan et al. 2023, eq. 1).
+struct DraftSpeed {
+  std::uint64_t draft_tokens = 0;      // γ
+  double acceptance_low = 0, acceptance_high = 0;
+  bool acceptance_given = false;
+  double tokens_per_step_low = 0, tokens_per_step_high = 0;  // at acceptance_low and acceptance_high
+  Range draft_step_seconds;            // one draft decode step
+  Range step_seconds;                  // γ draft steps + one target step
+  Range tokens_per_second_per_sequence;  // low: slow end at acceptance_low; high: fast end at acceptance_high
+  Range tokens_per_second;             // over the batch
+};
+
 struct ServingSpeed {
   ComputePath compute = ComputePath::fp16;
   std::uint64_t prompt_tokens = 0;
@@ -65,6 +78,7 @@ struct ServingSpeed {
   Message prefill_unavailable;  // why prefill has no figure (e.g. Apple GPUs: no TFLOPS in the catalog)
   std::string_view efficiency_source;
   Message note;  // e.g. "does not fit on one GPU: the speed it would have if it did"
+  std::optional<DraftSpeed> draft;  // with a draft: decoding with it
 };
 
 struct ServingEstimate {

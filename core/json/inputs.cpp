@@ -130,6 +130,19 @@ constexpr Input kInputs[] = {
     {"image_size", "--image-size", "imgsize", K::text, 0, 0, "WxH",
      "the images' size in pixels, 1024x768 or 1024 (default: the size each engine profiles with or resizes to)",
      U::inference},
+    {"draft", "--draft", "draft", K::text, 0, 0, "ID|PATH|mtp",
+     "speculative decoding's draft: a preset id, a path to its config.json (an EAGLE or EAGLE-3 head when its "
+     "architectures say so), or mtp for the model's own multi-token-prediction layers (vLLM, SGLang)",
+     U::inference, false, E::transformers | E::vllm | E::llamacpp | E::sglang | E::mlx},
+    {"draft_config", "", "", K::config, 0, 0, "", "the draft's config.json, as an object or its text", U::inference,
+     false, E::transformers | E::vllm | E::llamacpp | E::sglang | E::mlx},
+    {"draft_tokens", "--draft-tokens", "drafttokens", K::count, 1, 1024, "N",
+     "draft tokens per step (llama-server --draft-max, default 16; vLLM num_speculative_tokens; SGLang "
+     "speculative_num_steps, default 5; transformers num_assistant_tokens, default 20; mlx_lm --num-draft-tokens, "
+     "default 3)", U::inference, false, E::transformers | E::vllm | E::llamacpp | E::sglang | E::mlx},
+    {"acceptance", "--acceptance", "acceptance", K::fraction, 0, 1, "FRACTION",
+     "the chance the model accepts a draft token, for the speed (default: the range 0.6 to 0.8)", U::inference,
+     kAboveMin, E::transformers | E::vllm | E::llamacpp | E::sglang | E::mlx},
     {"headroom", "--headroom", "", K::fraction, 0, 0.9, "FRACTION", "share of GPU memory kept free, 0 to 0.9 (default 0.1)"},
     {"system_bandwidth", "--system-bandwidth", "", K::number, 0, 10'000, "GB/S",
      "system RAM bandwidth for llama.cpp layers left on the CPU (default 60)", U::inference, kAboveMin},

@@ -432,6 +432,10 @@ Result<Request> inference_request(const json& j, InputUse use, std::span<const s
   r.mmproj = in.toggle("mmproj").value_or(false);
   r.images = in.whole("images").value_or(0);
   r.image_size = in.text("image_size").value_or("");
+  r.draft = in.text("draft").value_or("");
+  r.draft_config = in.text("draft_config").value_or("");
+  r.draft_tokens = in.whole("draft_tokens");
+  r.acceptance = in.number("acceptance");
   r.tp = in.whole("tp").value_or(1);
   r.pp = in.whole("pp").value_or(1);
   r.serving.system_bandwidth_gb_s = in.number("system_bandwidth");

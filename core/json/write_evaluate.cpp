@@ -24,6 +24,21 @@ void write_speed(JsonWriter& w, const ServingSpeed& s) {
   write_range(w, "decode_step_seconds", d.step_seconds);
   write_range(w, "decode_tokens_per_second", d.tokens_per_second);
   write_range(w, "decode_tokens_per_second_per_sequence", d.tokens_per_second_per_sequence);
+  if (s.draft) {
+    const DraftSpeed& x = *s.draft;
+    w.begin_object("draft");
+    w.field("acceptance_given", x.acceptance_given);
+    w.field("acceptance_high", x.acceptance_high);
+    w.field("acceptance_low", x.acceptance_low);
+    write_range(w, "decode_tokens_per_second", x.tokens_per_second);
+    write_range(w, "decode_tokens_per_second_per_sequence", x.tokens_per_second_per_sequence);
+    write_range(w, "draft_step_seconds", x.draft_step_seconds);
+    w.field("draft_tokens", x.draft_tokens);
+    write_range(w, "step_seconds", x.step_seconds);
+    w.field("tokens_per_step_high", x.tokens_per_step_high);
+    w.field("tokens_per_step_low", x.tokens_per_step_low);
+    w.end_object();
+  }
   w.field("efficiency_source", s.efficiency_source);
   w.field("explanation", d.explanation);
   w.field("flops_per_step", d.flops_per_step_per_gpu);
@@ -179,6 +194,31 @@ void write_devices(JsonWriter& w, const std::vector<DeviceShare>& devices, const
   w.end_array();
 }
 
+// Speculative decoding's draft, part by part; absent without one.
+void write_draft(JsonWriter& w, const InferenceEstimate& e) {
+  if (!e.draft_detail) return;
+  const DraftMemory& d = *e.draft_detail;
+  w.begin_object("draft_model");
+  w.field("acceptance_given", d.acceptance_given);
+  w.field("acceptance_high", d.acceptance_high);
+  w.field("acceptance_low", d.acceptance_low);
+  w.field("buffers", d.buffers);
+  w.field("contexts", d.contexts);
+  w.field("draft_tokens", d.tokens);
+  w.field("draft_tokens_default", d.tokens_default);
+  w.field("kind", draft_kind_name(d.kind));
+  w.field("kv_bytes_per_token", d.kv_bytes_per_token);
+  w.field("kv_cache", d.kv_cache);
+  w.field("kv_tokens", d.kv_tokens);
+  w.field("layers", d.layers);
+  w.field("name", d.name);
+  w.field("params", d.params);
+  w.field("total", d.total);
+  w.field("weights", d.weights);
+  w.field("weights_format", d.weights_format);
+  w.end_object();
+}
+
 // One GPU's share of a multi-GPU deployment (the busiest one), and its verdict on the request's GPU.
 void write_per_gpu(JsonWriter& w, const Report& report, const GpuFit* fit) {
   const InferenceEstimate& e = report.estimate;
@@ -186,6 +226,7 @@ void write_per_gpu(JsonWriter& w, const Report& report, const GpuFit* fit) {
   w.begin_object("per_gpu");
   w.field("activations", g.activations);
   w.field("allocator_reserve", g.allocator_reserve);
+  if (e.draft_detail) w.field("draft", g.draft);
   if (fit) w.field("fit", fit_name(fit->fit));
   else w.field("fit", nullptr);
   if (report.per_gpu_free_bytes) w.field("free_bytes", *report.per_gpu_free_bytes);
@@ -418,6 +459,7 @@ std::string report_to_json(const Report& report) {
   w.field("activations", b.activations);
   w.field("allocator_reserve", b.allocator_reserve);
   w.field("in_use", b.in_use);
+  if (e.draft_detail) w.field("draft", e.draft);
   w.field("kv_cache", b.kv_cache);
   w.field("overhead", b.overhead);
   w.field("state_cache", b.state_cache);
@@ -435,6 +477,7 @@ std::string report_to_json(const Report& report) {
   else w.field("cost", nullptr);
   if (speed) write_range(w, "decode_tokens_per_second", speed->decode.tokens_per_second);
   else w.field("decode_tokens_per_second", nullptr);
+  write_draft(w, e);
   detail::write_explanations(w, e.explanations);
   w.begin_array("gpus");
   for (const auto& f : report.gpus)

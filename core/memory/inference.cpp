@@ -612,7 +612,7 @@ Explanation overhead_explanation(const InferenceOptions& o, const InferenceEstim
 // The formula, figures and source of every line of the breakdown, in its order.
 std::vector<Explanation> inference_explanations(const ModelSpec& spec, const InferenceOptions& o,
                                                 const InferenceEstimate& e, const Workings& w, const KvLayout& layout) {
-  std::vector<Explanation> lines = {
+  std::vector<Explanation> out = {
       {"weights", message("explain.weights.formula_inference", "Σ tensors × their format's bytes"),
        message("explain.weights.values_inference", "{weights} B ({format})",
                {arg::count("weights", e.weights), arg::text("format", e.weights_format)}),
@@ -622,7 +622,18 @@ std::vector<Explanation> inference_explanations(const ModelSpec& spec, const Inf
       activations_explanation(spec, o, e, w),
       overhead_explanation(o, e),
       allocator_explanation(spec, o, e, w),
-      {"total",
+      e.draft_detail ? draft_explanation(*e.draft_detail, o.engine) : Explanation{},
+      e.draft_detail ? Explanation{"total",
+       message("explain.total.formula_inference_draft",
+               "weights + KV cache + state per sequence + activations + overhead + allocator reserve + draft model"),
+       message("explain.total.values_inference_draft",
+               "{weights} + {kv} + {state} + {activations} + {overhead} + {reserve} + {draft} = {total} B",
+               {arg::count("weights", e.weights), arg::count("kv", e.kv_cache), arg::count("state", e.state_cache),
+                arg::count("activations", e.activations), arg::count("overhead", e.overhead),
+                arg::count("reserve", e.allocator_reserve), arg::count("draft", e.draft),
+                arg::count("total", e.total)}),
+       message("explain.total.source_inference", "sum of the lines above")} :
+      Explanation{"total",
        message("explain.total.formula_inference",
                "weights + KV cache + state per sequence + activations + overhead + allocator reserve"),
        message("explain.total.values_inference",
@@ -632,19 +643,67 @@ std::vector<Explanation> inference_explanations(const ModelSpec& spec, const Inf
                 arg::count("reserve", e.allocator_reserve), arg::count("total", e.total)}),
        message("explain.total.source_inference", "sum of the lines above")},
   };
+  if (!e.draft_detail) out.erase(out.end() - 2);  // the draft's line
   if (e.vision) {
-    lines.insert(lines.begin() + 1, vision_encoder_explanation(e, o));
-    lines.back().formula = message("explain.total.formula_inference_vision",
+    out.insert(out.begin() + 1, vision_encoder_explanation(e, o));
+    if (e.draft_detail) {
+      out.back().formula = message("explain.total.formula_inference_vision_draft",
+                                   "weights + vision encoder + KV cache + state per sequence + activations + overhead + "
+                                   "allocator reserve + draft model");
+      out.back().values = message(
+          "explain.total.values_inference_vision_draft",
+          "{weights} + {vision} + {kv} + {state} + {activations} + {overhead} + {reserve} + {draft} = {total} B",
+          {arg::count("weights", e.weights), arg::count("vision", e.vision_encoder), arg::count("kv", e.kv_cache),
+           arg::count("state", e.state_cache), arg::count("activations", e.activations),
+           arg::count("overhead", e.overhead), arg::count("reserve", e.allocator_reserve),
+           arg::count("draft", e.draft), arg::count("total", e.total)});
+    } else {
+      out.back().formula = message("explain.total.formula_inference_vision",
                                    "weights + vision encoder + KV cache + state per sequence + activations + overhead + "
                                    "allocator reserve");
-    lines.back().values = message(
-        "explain.total.values_inference_vision",
-        "{weights} + {vision} + {kv} + {state} + {activations} + {overhead} + {reserve} = {total} B",
-        {arg::count("weights", e.weights), arg::count("vision", e.vision_encoder), arg::count("kv", e.kv_cache),
-         arg::count("state", e.state_cache), arg::count("activations", e.activations),
-         arg::count("overhead", e.overhead), arg::count("reserve", e.allocator_reserve), arg::count("total", e.total)});
+      out.back().values = message(
+          "explain.total.values_inference_vision",
+          "{weights} + {vision} + {kv} + {state} + {activations} + {overhead} + {reserve} = {total} B",
+          {arg::count("weights", e.weights), arg::count("vision", e.vision_encoder), arg::count("kv", e.kv_cache),
+           arg::count("state", e.state_cache), arg::count("activations", e.activations),
+           arg::count("overhead", e.overhead), arg::count("reserve", e.allocator_reserve), arg::count("total", e.total)});
+    }
   }
-  return lines;
+  return out;
+}
+
+// What the draft's figures assume: its tokens a step and acceptance rate when not given, and what each engine's
+// line leaves to a setting of its own.
+void add_draft_notes(std::vector<Message>& notes, const DraftMemory& d, const InferenceOptions& o) {
+  if (d.tokens_default)
+    notes.push_back(message("draft.tokens_default", "{tokens} draft tokens a step, {engine}'s default.",
+                            {arg::count("tokens", d.tokens), arg::text("engine", engine_title(o.engine))}));
+  if (!d.acceptance_given)
+    notes.push_back(message("draft.acceptance_range",
+                            "The speed with the draft assumes each draft token is accepted with a chance from 0.6 to "
+                            "0.8 (Leviathan et al. 2023 measured about 0.5 to 0.9 for drafts far smaller than their "
+                            "models); give the acceptance rate your runs print for a figure of your own."));
+  switch (o.engine) {
+    case Engine::llamacpp:
+      notes.push_back(message("draft.llamacpp_context",
+                              "llama-server gives each of the {slots} slots a draft context of the slot's length, "
+                              "with the draft on the GPU (-ngld); -cd sets a shorter one.",
+                              {arg::count("slots", d.contexts)}));
+      break;
+    case Engine::sglang:
+      if (o.sglang_rule != SglangRule::with_prefill_graphs)
+        notes.push_back(message("draft.sglang_before",
+                                "Before sglang PR #23862 the draft's weights, pool and CUDA graphs come out of the "
+                                "memory mem_fraction_static leaves, and its default keeps room for them: the draft's "
+                                "line is counted, the model's pool is not lowered for it."));
+      break;
+    case Engine::transformers:
+      notes.push_back(message("draft.transformers_activations",
+                              "The assistant's activations are not added: it runs between the model's forward "
+                              "passes, with a smaller peak."));
+      break;
+    default: break;
+  }
 }
 
 // What the figures leave out or assume for this engine, format and model.
@@ -652,6 +711,7 @@ std::vector<Message> inference_notes(const ModelSpec& spec, const InferenceOptio
   std::vector<Message> notes;
   engine_steps(o.engine).add_notes(notes, spec, o, e);
   add_vision_notes(notes, e, o);
+  if (const auto& d = e.draft_detail) add_draft_notes(notes, *d, o);
   if (spec.is_bare())
     notes.push_back(message("model.bare",
                             "Only a parameter count is known: the KV cache and activations are not estimated."));
@@ -682,9 +742,11 @@ PerGpuMemory per_gpu_memory(const InferenceEstimate& e, const InferenceOptions& 
   g.activations = e.activations + (e.vision ? e.vision->compute_bytes : 0);
   g.overhead = e.overhead;
   g.allocator_reserve = split ? ceil_div(e.allocator_reserve, g.gpus) : e.allocator_reserve;
+  // vLLM and SGLang run the draft with the target's tensor parallel size: each rank holds its share.
+  g.draft = split ? ceil_div(e.draft, o.tensor_parallel) : e.draft;
   g.total = CheckedSum()
                 .add(g.weights).add(g.kv_cache).add(g.state_cache).add(g.activations).add(g.overhead)
-                .add(g.allocator_reserve)
+                .add(g.allocator_reserve).add(g.draft)
                 .value();
   return g;
 }
@@ -714,8 +776,9 @@ void add_device_split(InferenceEstimate& e, const ModelSpec& spec, const Inferen
     }
   }
   const DeviceShare& busiest = e.devices[busiest_device(e.devices)];
+  // The draft's devices are not split with the model's layers: counted whole on the busiest one.
   e.per_gpu = {n, busiest.weights, busiest.kv_cache, busiest.state_cache, busiest.activations, busiest.overhead,
-               busiest.allocator_reserve, busiest.total};
+               busiest.allocator_reserve, e.draft, busiest.total + e.draft};
 }
 
 }  // namespace
@@ -744,6 +807,13 @@ Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const Infere
   if (auto error = add_weights(e, w, spec, o, format.value())) return *error;
   const auto layout = add_kv_cache(e, spec, o);
   if (!layout) return layout.error();
+  // The draft before the engine's lines: vLLM's and SGLang's pools share their memory with it.
+  if (o.draft) {
+    auto draft = estimate_draft(spec, e, o);
+    if (!draft) return draft.error();
+    e.draft_detail = std::move(draft).value();
+    e.draft = e.draft_detail->total;
+  }
   if (auto error = add_engine_memory(e, w, spec, o, layout.value())) return *error;
   e.overhead = overhead_bytes(spec, o, e);
   detail::add_torch_allocator_reserve(e, w, spec, o);
@@ -751,6 +821,7 @@ Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const Infere
 
   CheckedSum total;
   total.add(e.weights).add(e.vision_encoder).add(e.kv_cache).add(e.state_cache).add(e.activations).add(e.overhead).add(e.allocator_reserve);
+  total.add(e.draft);
   if (!total.result()) return make_error("context", message("error.inference.overflow_total",
                                                                    "the total overflows 64 bits; use smaller values"));
   e.total = total.value();

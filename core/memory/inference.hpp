@@ -9,6 +9,7 @@
 #include <vector>    // std::vector
 
 #include "formats/dtype.hpp"
+#include "memory/draft.hpp"
 #include "memory/device_split.hpp"
 #include "memory/engines/engine.hpp"
 #include "memory/engines/llamacpp.hpp"
@@ -100,6 +101,8 @@ struct InferenceOptions {
   // Memory other programs already hold on each GPU (memory/in_use.hpp): each engine takes it from the free memory
   // it measures.
   std::uint64_t memory_in_use = 0;
+  // Speculative decoding: the draft the engine holds beside the model (memory/draft.hpp); none: no draft.
+  std::optional<DraftOptions> draft;
 };
 
 inline constexpr std::uint64_t kMaxContextTokens = 100'000'000;  // far above any model (10M-token contexts exist)
@@ -128,6 +131,7 @@ struct PerGpuMemory {
   std::uint64_t activations = 0;  // not divided: every rank samples the whole vocabulary
   std::uint64_t overhead = 0;
   std::uint64_t allocator_reserve = 0;
+  std::uint64_t draft = 0;  // the draft model's share on this GPU
   std::uint64_t total = 0;
 };
 
@@ -149,6 +153,7 @@ struct InferenceEstimate {
   std::uint64_t activations = 0;
   std::uint64_t overhead = 0;
   std::uint64_t allocator_reserve = 0;
+  std::uint64_t draft = 0;        // speculative decoding's draft: its weights, KV cache and buffers (draft_detail)
   std::vector<std::uint64_t> weight_tensor_bytes;  // per weight tensor, as the allocator saw them (see options)
   std::uint64_t total = 0;
   MemoryRange range;
@@ -168,6 +173,7 @@ struct InferenceEstimate {
   std::uint64_t in_use = 0;                     // memory other programs hold on each GPU, beside `total`
   std::optional<VllmStartCheck> vllm_start;     // vLLM sized for a GPU with memory in use: whether it starts
   std::optional<VisionEncoder> vision;  // a model with a vision tower
+  std::optional<DraftMemory> draft_detail;
   std::vector<Explanation> explanations;
   std::vector<Message> notes;
 };

@@ -76,6 +76,16 @@ EngineCommand vllm_command(const Report& report, const Request& r, const Resolve
     t << " --kv-cache-dtype fp8";
   if (o.max_num_seqs) t << " --max-num-seqs " << *o.max_num_seqs;
   if (o.max_num_batched_tokens) t << " --max-num-batched-tokens " << *o.max_num_batched_tokens;
+  // --speculative-config (vllm/config/speculative.py): method "mtp", "eagle", "eagle3" or "draft_model".
+  if (const auto& d = report.estimate.draft_detail) {
+    const std::string method = d->kind == DraftKind::mtp      ? "mtp"
+                               : d->kind == DraftKind::eagle  ? "eagle"
+                               : d->kind == DraftKind::eagle3 ? "eagle3"
+                                                              : "draft_model";
+    t << " --speculative-config '{\"method\": \"" << method << "\"";
+    if (d->kind != DraftKind::mtp) t << ", \"model\": \"DRAFT\"";
+    t << ", \"num_speculative_tokens\": " << d->tokens << "}'";
+  }
   out.note = server_note("vLLM", weight_flags(t, report, r), !repo.empty());
   // The flags are measured against this version's defaults (gpu_memory_utilization, the graphs' place).
   t << "  # vLLM " << (report.estimate.vllm ? report.estimate.vllm->engine_version
@@ -99,6 +109,14 @@ EngineCommand sglang_command(const Report& report, const Request& r, const Resol
   if (o.mem_fraction_static) t << " --mem-fraction-static " << detail::general_text(*o.mem_fraction_static, 6);
   if (o.max_total_tokens) t << " --max-total-tokens " << *o.max_total_tokens;
   if (!r.kv_dtype.empty() && report.estimate.kv_dtype == KvDType::fp8) t << " --kv-cache-dtype fp8_e4m3";
+  // --speculative-algorithm EAGLE, EAGLE3, NEXTN (a model's MTP layers) or STANDALONE (a draft model).
+  if (const auto& d = report.estimate.draft_detail) {
+    t << " --speculative-algorithm "
+      << (d->kind == DraftKind::mtp ? "NEXTN" : d->kind == DraftKind::eagle ? "EAGLE"
+          : d->kind == DraftKind::eagle3 ? "EAGLE3" : "STANDALONE");
+    if (d->kind != DraftKind::mtp) t << " --speculative-draft-model-path DRAFT";
+    t << " --speculative-num-steps " << d->tokens;
+  }
   out.note = server_note("SGLang", weight_flags(t, report, r), !repo.empty());
   out.text = t.str();
   return out;
@@ -133,6 +151,10 @@ EngineCommand llamacpp_command(const Report& report, const ResolvedRequest& s, c
   if (e.kv_dtype != KvDType::fp16) {
     const std::string_view kv = ggml_cache_type(e.kv_dtype);
     t << " -ctk " << kv << " -ctv " << kv;
+  }
+  if (const auto& d = e.draft_detail) {
+    t << " -md DRAFT.gguf --draft-max " << d->tokens;
+    return {t.str(), message("command.llamacpp_draft", "Replace the .gguf names with your files' paths.")};
   }
   return {t.str(), message("command.llamacpp", "Replace the .gguf name with your file's path.")};
 }

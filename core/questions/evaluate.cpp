@@ -54,6 +54,43 @@ Result<bool> wired_limit_applied(const Gpu& gpu, std::uint64_t limit_mib) {
   return true;
 }
 
+// The draft the request names: a config.json (an EAGLE head when it says so), "mtp" (the model's own layers) or a
+// preset; none without one. draft_tokens and acceptance go with a draft.
+Result<std::optional<DraftOptions>> draft_of_request(const Catalog& catalog, const Request& r) {
+  if (r.draft.empty() && r.draft_config.empty()) {
+    if (r.draft_tokens || r.acceptance)
+      return make_error(r.draft_tokens ? "draft_tokens" : "acceptance",
+                        message("draft.without_draft", "goes with a draft (\"draft\")"));
+    return std::optional<DraftOptions>();
+  }
+  if (!r.draft.empty() && !r.draft_config.empty())
+    return make_error("draft", message("draft.twice", "give the draft once: a preset id or \"mtp\", or its config.json"));
+  DraftOptions d;
+  if (!r.draft_config.empty()) {
+    auto read = draft_from_config(r.draft_config);
+    if (!read) return read.error();
+    d = std::move(read).value();
+    d.name = d.spec.name.empty() ? d.spec.architecture : d.spec.name;
+  } else if (lower_ascii(r.draft) == "mtp") {
+    d.kind = DraftKind::mtp;
+    d.name = "mtp";
+  } else {
+    auto found = resolve_model(catalog.models, r.draft);
+    if (!found) {
+      Error e = found.error();
+      e.field = "draft";
+      return e;
+    }
+    const auto& spec = found.value().preset->model.get();
+    if (!spec) return spec.error();
+    d.spec = spec.value();
+    d.name = found.value().preset->id;
+  }
+  d.tokens = r.draft_tokens;
+  d.acceptance = r.acceptance;
+  return std::optional<DraftOptions>(std::move(d));
+}
+
 Result<ModelSpec> model_of_request(const Catalog& catalog, const Request& r, std::uint64_t& published,
                                    bool& from_preset, Message& source, std::vector<Message>& notes,
                                    std::string& hf_repo, const OllamaTag*& ollama_tag) {
@@ -347,7 +384,7 @@ void judge_devices(Report& report, const ResolvedRequest& rr) {
   for (GpuFit& f : report.gpus) f.gpus_needed = all_fit ? report.gpus.size() : 0;
   const DeviceShare& d = e.devices[fullest];
   e.per_gpu = {e.per_gpu.gpus, d.weights, d.kv_cache, d.state_cache, d.activations, d.overhead, d.allocator_reserve,
-               d.total};
+               e.draft, d.total + e.draft};
 }
 
 // What the estimator reads of the GPU it runs on: vLLM and SGLang size their KV pool by its memory.
@@ -862,6 +899,9 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
     out.context_source = "engine_default";
   }
   o.batch = r.batch;
+  auto draft = draft_of_request(catalog, r);
+  if (!draft) return draft.error();
+  o.draft = std::move(draft).value();
   o.avg_tokens = r.avg_tokens;
   o.expandable_segments = r.expandable_segments;
   o.memory_in_use = r.memory_in_use.value_or(0);

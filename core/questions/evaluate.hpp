@@ -80,6 +80,11 @@ struct Request {
   bool mmproj = false;          // llama-server --mmproj: the vision projector loaded on the GPU
   std::uint64_t images = 0;     // a vision model's images per request
   std::string image_size;       // "1024x768" or "1024"; empty: the engine's own size
+  // Speculative decoding: a preset id or "mtp" (the model's own MTP layers), or a draft's config.json text.
+  std::string draft;
+  std::string draft_config;
+  std::optional<std::uint64_t> draft_tokens;  // draft tokens per step; none: the engine's default
+  std::optional<double> acceptance;           // α; none: the default range
   std::uint64_t tp = 1;  // vLLM --tensor-parallel-size, SGLang --tp
   std::uint64_t pp = 1;  // vLLM --pipeline-parallel-size, SGLang --pp-size
   std::uint64_t wired_limit_mb = 0;  // Apple: iogpu.wired_limit_mb for `gpu` (with_wired_limit); 0: macOS's default

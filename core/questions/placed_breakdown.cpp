@@ -116,7 +116,7 @@ PlacedBreakdown placed_breakdown(const InferenceEstimate& e, const Verdict& v, c
   }
   b.system_ram = v.ram_bytes;
   b.total = b.weights + b.vision_encoder + b.kv_cache + b.state_cache + b.activations + b.overhead +
-            b.allocator_reserve + b.system_ram + b.in_use;
+            b.allocator_reserve + b.system_ram + b.in_use + e.draft;
   b.range_low = moved(e.range.low, e.total, b.total);
   b.range_high = moved(e.range.high, e.total, b.total);
   return b;

@@ -190,4 +190,13 @@ askFile('gguf-file-several-lora', undefined, { file: 'tests/data/tiny_llama_v3.g
   size: 758032, request: { questions: ['estimate', ...curves], mode: 'lora' } });
 ask('err-several-biggest', undefined, { questions: ['estimate', 'biggest_model'], model: 'llama-3.1-8b', gpu: 'rtx-4090' });
 
+// Speculative decoding's draft (issue 31): a draft model per slot in llama-server, an EAGLE-3 head in vLLM's pool, a
+// model's own MTP layers in SGLang's.
+add('draft-llamacpp-4090', ['--model', 'qwen2.5-7b', '--engine', 'llamacpp', '--weights', 'q4_k_m', '--context', '4096',
+  '--batch', '2', '--draft', 'qwen2.5-0.5b', '--gpu', 'rtx-4090']);
+add('draft-eagle3-vllm-json', ['--model', 'llama-3.1-8b', '--engine', 'vllm', '--gpu', 'h100-sxm', '--draft-tokens', '3',
+  '--draft', 'tests/data/drafts/yuhuili--EAGLE3-LLaMA3.1-Instruct-8B_config.json', '--json']);
+add('draft-mtp-sglang', ['--model', 'deepseek-v3', '--engine', 'sglang', '--tp', '8', '--gpu', 'h200-sxm', '--draft', 'mtp',
+  '--acceptance', '0.7']);
+
 export { cli, wasm };

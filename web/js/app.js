@@ -35,6 +35,7 @@ const dom = {
   trainingFacts: $('training-facts'), speed: $('speed'), speedFigures: $('speed-figures'),
   enginePlan: $('engine-plan'), fitPlan: $('fit-plan'), commandLine: $('command-line'), commandText: $('command-text'),
   alsoOnGpu: $('also-on-gpu'), alsoVision: $('also-vision'), images: $('images'), imgsize: $('imgsize'), inuse: $('inuse'),
+  draft: $('draft'), draftTokens: $('drafttokens'), acceptance: $('acceptance'),
   commandNote: $('command-note'), wired: $('wired'), wiredControls: $('wired-controls'), wiredUnit: $('wired-unit'), wiredHint: $('wired-hint'),
   customGpu: $('custom-gpu'), gpuLike: $('gpulike'), gpumem: $('gpumem'), gpubw: $('gpubw'), gputflops: $('gputflops'),
   gpufp8: $('gpufp8'), gpufp4: $('gpufp4'), gpuvendor: $('gpuvendor'), gpuunified: $('gpuunified'),
@@ -178,6 +179,7 @@ function writeInputs(current, beside = null) {
   showWiredLimit(named);
   showAlso();
   showSecondGpu();
+  showDraft();
   // The engine as the core read it ("vLLM" in a link is vllm) picks the versions offered.
   if (document.activeElement !== dom.version) {
     dom.versionControls.hidden = !fillVersions(dom.version, codec.input('version'), inputs?.engine ?? state.engine,
@@ -222,6 +224,26 @@ function showReadings(inputs, faulty) {
     const engine = source ? view.t(`engine.${inputs.engine}`) : '';
     node.textContent = view.t(why, { amount: amount(read, unit), engine });
   }
+}
+
+// Speculative decoding's draft: none, the model's own MTP layers where its files hold them, or a preset. The section
+// opens by itself when the state sets one of its fields (a link's).
+function showDraft() {
+  const mtp = (shown()?.weights?.mtp_layers?.bytes ?? 0) > 0 || state.draft === 'mtp';
+  const ids = ['', ...(mtp ? ['mtp'] : []), ...calculator.catalog.models.map((m) => m.id)];
+  if (state.draft !== '' && !ids.includes(state.draft)) ids.push(state.draft);
+  const text = (id) => (id === '' ? view.t('draft.none') : id === 'mtp' ? view.t('draft.mtp')
+    : calculator.catalog.models.find((m) => m.id === id)?.name ?? id);
+  const key = ids.map(text).join('\n');
+  if (dom.draft.dataset.shown !== key) {
+    fillOptions(dom.draft, ids.map((id) => [id, text(id)]));
+    dom.draft.dataset.shown = key;
+  }
+  if (document.activeElement !== dom.draft) dom.draft.value = state.draft;
+  for (const field of [dom.draftTokens, dom.acceptance]) {
+    if (document.activeElement !== field) field.value = String(state[field.name] ?? '');
+  }
+  if (state.draft !== '' || state.drafttokens !== '' || state.acceptance !== '') dom.alsoOnGpu.open = true;
 }
 
 // A second, different card is llama.cpp's (it splits the layers across unlike cards): its controls show for that

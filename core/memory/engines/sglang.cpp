@@ -99,7 +99,12 @@ std::optional<Error> add_sglang_memory(InferenceEstimate& e, Workings& w, const 
                                     : o.gpu_has_nvlink                         ? kSglangDistributedNvlinkBytes
                                                                                : kSglangDistributedPcieBytes;
   const std::uint64_t weights = ceil_div(e.weights, ranks);
-  const std::uint64_t cell = kv_bytes_per_token_rank(spec, e.kv.bytes_per_token, o);
+  std::uint64_t cell = kv_bytes_per_token_rank(spec, e.kv.bytes_per_token, o);
+  // A draft's KV pool holds as many tokens as the target's, over its own layers; from sglang PR #23862 the pool's
+  // size is solved for both (the per-token cost × (1 + draft layers / target layers)), before it the draft's pool
+  // came out of the memory mem_fraction_static leaves.
+  if (e.draft_detail && o.sglang_rule == SglangRule::with_prefill_graphs && e.kv.bytes_per_token)
+    cell += detail::mul_div_ceil(e.draft_detail->kv_bytes_per_token, cell, e.kv.bytes_per_token).value_or(0);
   const std::uint64_t context_len = o.context_tokens;
   const std::uint64_t used = kCudaContextBytes + distributed;
   // Memory other programs hold is gone from what SGLang measures free before loading (pre_model_load_memory).

@@ -171,8 +171,23 @@ VllmKvGroups vllm_groups_of(const ModelSpec& spec, const InferenceEstimate& e, c
   if (has_one_entry_layers(spec))
     return vllm_dsv4_groups(vllm_dsv4_layers(spec, e.kv_dtype), o.context_tokens, vllm_in_flight_tokens(o, tokens),
                             kVllmCompressedBlockTokens, o.pipeline_parallel);
-  return vllm_kv_groups(vllm_layer_kinds(spec, e, o, layout), o.context_tokens, tokens, kVllmBlockSize,
-                        state_pages);
+  std::vector<VllmLayerKind> kinds = vllm_layer_kinds(spec, e, o, layout);
+  // The draft's attention layers take pages of the same pool (one more full-attention kind), split across the
+  // ranks as the target's are.
+  if (const auto& d = e.draft_detail; d && d->layers && d->kv_bytes_per_token) {
+    const std::uint64_t per_layer = d->kv_bytes_per_token / d->layers;
+    const std::uint64_t rank = e.kv.bytes_per_token
+                                   ? detail::mul_div_ceil(per_layer, kv_bytes_per_token_rank(spec, e.kv.bytes_per_token, o),
+                                                          e.kv.bytes_per_token).value_or(per_layer)
+                                   : per_layer;
+    // A draft layer shaped like the target's has its spec, and joins its group (one page size).
+    const auto same = std::find_if(kinds.begin(), kinds.end(), [&](const VllmLayerKind& k) {
+      return k.kind == VllmSpecKind::full && k.token_bytes == rank;
+    });
+    if (same != kinds.end()) same->layers += d->layers;
+    else kinds.push_back({VllmSpecKind::full, d->layers, rank, 0, 0});
+  }
+  return vllm_kv_groups(kinds, o.context_tokens, tokens, kVllmBlockSize, state_pages);
 }
 
 // Whether vLLM from 0.25 runs the model on Model Runner V2 (VllmConfig.use_v2_model_runner,
@@ -221,6 +236,7 @@ std::optional<Error> add_vllm_memory(InferenceEstimate& e, Workings& w, const Mo
     if (!bytes) return bytes.error();
     replicated = bytes.value();
   }
+  const std::uint64_t draft_weights = e.draft_detail ? ceil_div(e.draft_detail->weights, o.tensor_parallel) : 0;
   const std::uint64_t weights = vllm_rank_weights(e.weights, replicated, o.tensor_parallel, o.pipeline_parallel);
   const std::uint64_t per_token = kv_bytes_per_token_rank(spec, e.kv.bytes_per_token, o);
   const std::uint64_t state = ceil_div(e.kv.state_bytes_per_sequence, ranks);
@@ -233,7 +249,7 @@ std::optional<Error> add_vllm_memory(InferenceEstimate& e, Workings& w, const Mo
   // vLLM neither profiles for nor allocates a pool (v1/engine/core.py, _initialize_kv_caches: "Attention free
   // models don't need memory for kv cache"): no capacity, and no refusal for want of one.
   if (o.gpu_memory_bytes && spec.causal) {
-    caps = vllm_kv_capacity(o.gpu_memory_bytes, o.gpu_util, weights, e.activations, non_torch,
+    caps = vllm_kv_capacity(o.gpu_memory_bytes, o.gpu_util, weights + draft_weights, e.activations, non_torch,
                                     vllm_groups_of(spec, e, o, layout, tokens), o.context_tokens, o.vllm_rule,
                                     graphs_in_budget ? graphs : 0);
   } else {

@@ -121,7 +121,8 @@ TEST_CASE("a setting of another engine is refused, naming the engines that read 
   for (const Input& in : inputs()) {
     if (in.engines == Engines::all || !used_by(in, InputUse::inference)) continue;
     const json value = in.kind == InputKind::toggle ? json(true) : in.kind == InputKind::text ? json("0.11")
-                       : in.kind == InputKind::fraction ? json(0.5) : json(1024);
+                       : in.kind == InputKind::fraction ? json(0.5) : in.kind == InputKind::config ? json::object()
+                       : json(1024);
     for (const EngineTraits& engine : kEngineTable) {
       if (read_by_engine(in, static_cast<unsigned>(engine.engine))) continue;
       CAPTURE(in.key);
@@ -135,8 +136,9 @@ TEST_CASE("a setting of another engine is refused, naming the engines that read 
     }
   }
   // 4 vLLM-only inputs × 5 other engines, 2 SGLang-only × 5, MLX and Ollama one each × 5, -ngl × 4,
-  // engine_version × 2 (transformers, llama.cpp), expandable_segments (transformers') × 5, mmproj (llama.cpp's) × 5.
-  CHECK(refusals == 20 + 10 + 10 + 4 + 2 + 5 + 5);
+  // engine_version × 2 (transformers, llama.cpp), expandable_segments (transformers') × 5, mmproj (llama.cpp's) × 5,
+  // the draft's four inputs (draft, draft_config, draft_tokens, acceptance) × 1 (Ollama).
+  CHECK(refusals == 20 + 10 + 10 + 4 + 2 + 5 + 5 + 4);
   // A toggle given as off, in JSON or as text (the CLI sends --enforce-eager=off as "off"), asks nothing of the
   // engine and is not refused; nor is an empty version.
   CHECK_FALSE(ask(R"({"model":"llama-3.1-8b","engine":"llamacpp","enforce_eager":false})").contains("error"));

@@ -10,6 +10,7 @@ import explainTraining from './messages/explain-training.js';
 import errorsFiles from './messages/errors-files.js';
 import errorsRequest from './messages/errors-request.js';
 import lookup from './messages/lookup.js';
+import draft from './messages/draft.js';
 
 export const MESSAGES = {
   en: {
@@ -522,8 +523,8 @@ export const MESSAGES = {
 };
 
 /** The area files, for the test that no id is defined twice. */
-export const MESSAGE_PARTS = { main: { en: { ...MESSAGES.en }, de: { ...MESSAGES.de } }, explainInference, explainTraining, errorsFiles, errorsRequest, lookup };
-for (const part of [explainInference, explainTraining, errorsFiles, errorsRequest, lookup]) {
+export const MESSAGE_PARTS = { main: { en: { ...MESSAGES.en }, de: { ...MESSAGES.de } }, explainInference, explainTraining, errorsFiles, errorsRequest, lookup, draft };
+for (const part of [explainInference, explainTraining, errorsFiles, errorsRequest, lookup, draft]) {
   Object.assign(MESSAGES.en, part.en);
   Object.assign(MESSAGES.de, part.de);
 }

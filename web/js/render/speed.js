@@ -32,6 +32,12 @@ export function speedFigures(report, t, f) {
   const hasPrice = Number.isFinite(cost.usd_per_hour);
   const rows = [
     ['speed.decode', isRange(decode) ? t('speed.tps', { value: rangeText(decode, f, 1) }) : na(noSpeed)],
+    // With a draft: γ draft steps and one model step give (1 − α^(γ+1)) / (1 − α) tokens (Leviathan et al. 2023).
+    ...(speed?.draft ? [['speed.draft', t(speed.draft.acceptance_given ? 'speed.draft.given' : 'speed.draft.range', {
+      value: rangeText(speed.draft.decode_tokens_per_second, f, 1),
+      tokens: f.count(speed.draft.draft_tokens),
+      low: f.number(speed.draft.acceptance_low, 2), high: f.number(speed.draft.acceptance_high, 2),
+    })]] : []),
     // Without any speed figure the core's reason is about decoding (an encoder has none): prefill says less.
     ['speed.prefill', isRange(prefill) ? t('speed.tps', { value: rangeText(prefill, f, 0) })
       : na(speed ? (speed.prefill_unavailable ? t.message(speed.prefill_unavailable, speed.prefill_unavailable_i18n, f) : noSpeed)

@@ -1,0 +1,208 @@
+// Speculative decoding's draft, per engine, each figure pinned to the engine's source or to arithmetic by hand.
+#include <string>
+
+#include "engine_reports.hpp"
+#include "memory/draft.hpp"
+#include "memory/inference.hpp"
+#include "questions/evaluate.hpp"
+
+using namespace vramfit;
+
+namespace {
+
+using test::evaluate_json;
+
+// yuhuili/EAGLE3-LLaMA3.1-Instruct-8B's config.json as published (the same text is copied in SpecForge's tests and
+// in several training scripts).
+const char* const kEagle3Llama8b = R"({
+  "architectures": ["LlamaForCausalLMEagle3"], "bos_token_id": 128000, "eos_token_id": 128001, "hidden_act": "silu",
+  "hidden_size": 4096, "initializer_range": 0.02, "intermediate_size": 14336, "max_position_embeddings": 2048,
+  "model_type": "llama", "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 1,
+  "pad_token_id": 0, "rms_norm_eps": 1e-05, "tie_word_embeddings": false, "torch_dtype": "float16",
+  "transformers_version": "4.28.1", "use_cache": true, "vocab_size": 128256, "draft_vocab_size": 32000})";
+
+std::string with_config(const std::string& head, const char* config) {
+  std::string escaped;
+  for (const char c : std::string(config)) {
+    if (c == '"') escaped += "\\\"";
+    else if (c == '\n') escaped += ' ';
+    else escaped += c;
+  }
+  return head + ", \"draft_config\": \"" + escaped + "\"}";
+}
+
+const DraftMemory& draft_of(const Report& r) {
+  REQUIRE(r.estimate.draft_detail.has_value());
+  return *r.estimate.draft_detail;
+}
+
+}  // namespace
+
+TEST_CASE("Expected tokens per step: Leviathan et al. 2023, eq. 1") {
+  // (1 − α^(γ+1)) / (1 − α): α 0.8, γ 4: (1 − 0.32768) / 0.2 = 3.3616; α 0.6, γ 16: (1 − 0.6^17) / 0.4 = 2.49958;
+  // α 1: every draft token and the target's own, γ + 1.
+  CHECK(expected_tokens_per_step(0.8, 4) == doctest::Approx(3.3616));
+  CHECK(expected_tokens_per_step(0.6, 16) == doctest::Approx(2.49958).epsilon(1e-5));
+  CHECK(expected_tokens_per_step(1.0, 5) == doctest::Approx(6.0));
+  CHECK(expected_tokens_per_step(0.0, 5) == doctest::Approx(1.0));
+}
+
+TEST_CASE("An EAGLE-3 head's weights: its one layer, fc 3h → h and a 32000-token head; the embedding is the target's") {
+  // By hand, Llama-3.1-8B's EAGLE-3 head (SGLang llama_eagle3.py: q, k, v read 2h; fc 3h → h; lm_head over
+  // draft_vocab_size; d2t int64 and t2d bool): q 8192 × 4096 = 33,554,432; k, v 8192 × 1024 = 8,388,608 each;
+  // o 16,777,216; MLP 3 × 4096 × 14336 = 176,160,768; four norms 4 × 4096 = 16,384; fc 3 × 4096² = 50,331,648;
+  // lm_head 32000 × 4096 = 131,072,000: 424,689,664 parameters, 849,379,328 B in bf16, with the maps 32000 × 8 +
+  // 128256 = 384,256 B: 849,763,584 B = 810.4 MiB. A guide to the checkpoint says "~811MB" (its file size in MiB).
+  const Report r = evaluate_json(with_config(R"({"model": "llama-3.1-8b", "engine": "vllm", "draft_tokens": 3)",
+                                             kEagle3Llama8b));
+  const DraftMemory& d = draft_of(r);
+  CHECK(d.kind == DraftKind::eagle3);
+  CHECK(d.params == 424'689'664);
+  CHECK(d.weights == 849'763'584);
+  CHECK(static_cast<double>(d.weights) / 1048576.0 == doctest::Approx(811).epsilon(0.002));
+  // One layer of 8 KV heads × 128 × (K + V) × 2 B = 4,096 B per token.
+  CHECK(d.layers == 1);
+  CHECK(d.kv_bytes_per_token == 4096);
+}
+
+TEST_CASE("llama-server: a draft context per slot at the slot's context, f16 cache") {
+  // tools/server/server.cpp: params_dft.n_ctx = llama_n_ctx_seq(ctx) (the slot's context), n_parallel = 1, and
+  // every slot creates its own context from cparams_dft. Qwen2.5-0.5B: 24 layers × 2 KV heads × 64 × (K + V) × 2 B
+  // = 12,288 B per token; at 4096 tokens 50,331,648 B (48.00 MiB, what llama.cpp prints as its KV buffer), four
+  // slots (-np 4) four of them.
+  const Report one = evaluate_json(R"({"model": "qwen2.5-7b", "engine": "llamacpp", "weights": "q4_k_m",
+                                       "context": 4096, "draft": "qwen2.5-0.5b"})");
+  const DraftMemory& d = draft_of(one);
+  CHECK(d.kv_bytes_per_token == 12'288);
+  CHECK(d.kv_cache == 50'331'648);
+  CHECK(d.contexts == 1);
+  CHECK(d.tokens == 16);  // --draft-max 16 (common/speculative.h, n_draft = 16)
+  CHECK(d.buffers > 0);
+  const Report four = evaluate_json(R"({"model": "qwen2.5-7b", "engine": "llamacpp", "weights": "q4_k_m",
+                                        "context": 4096, "batch": 4, "draft": "qwen2.5-0.5b"})");
+  const DraftMemory& d4 = draft_of(four);
+  CHECK(d4.contexts == 4);
+  CHECK(d4.kv_cache == 4 * 50'331'648);
+  CHECK(d4.buffers == 4 * d.buffers);
+  CHECK(d4.weights == d.weights);  // one model, loaded once
+  // The draft is a line of the total.
+  const Report none = evaluate_json(R"({"model": "qwen2.5-7b", "engine": "llamacpp", "weights": "q4_k_m",
+                                        "context": 4096})");
+  CHECK(one.estimate.total == none.estimate.total + d.total);
+  CHECK(one.command.find("-md DRAFT.gguf --draft-max 16") != std::string::npos);
+}
+
+TEST_CASE("vLLM: the draft's layers share the one KV pool; its weights come out of it first") {
+  // One pool of bytes P after the weights: without a draft it holds P / t tokens, with one P' / (t + d) where
+  // P' = P − draft weights (gpu_model_runner loads the drafter inside "Model loading took", and its attention layers
+  // get pages of every block). Llama-3.1-8B: t = 32 × 8 × 128 × 2 × 2 B = 131,072 B; the EAGLE-3 layer d = 4,096 B.
+  const std::string base = R"({"model": "llama-3.1-8b", "engine": "vllm", "gpu": "h100-sxm", "context": 8192)";
+  const Report plain = evaluate_json(base + "}");
+  const Report drafted = evaluate_json(with_config(base + R"(, "draft_tokens": 3)", kEagle3Llama8b));
+  REQUIRE(plain.estimate.vllm.has_value());
+  REQUIRE(drafted.estimate.vllm.has_value());
+  const double pool = static_cast<double>(plain.estimate.vllm->kv_capacity_bytes);
+  const double pool_after = static_cast<double>(drafted.estimate.vllm->kv_capacity_bytes);
+  CHECK(pool - pool_after == doctest::Approx(static_cast<double>(draft_of(drafted).weights)).epsilon(1e-6));
+  const double tokens = static_cast<double>(plain.estimate.vllm->kv_capacity_tokens);
+  const double tokens_after = static_cast<double>(drafted.estimate.vllm->kv_capacity_tokens);
+  CHECK(tokens == doctest::Approx(pool / 131'072).epsilon(0.002));
+  CHECK(tokens_after == doctest::Approx(pool_after / (131'072 + 4'096)).epsilon(0.002));
+  CHECK(drafted.command.find(R"(--speculative-config '{"method": "eagle3", "model": "DRAFT", "num_speculative_tokens": 3}')") !=
+        std::string::npos);
+}
+
+TEST_CASE("vLLM needs num_speculative_tokens for a draft model; an MTP draft defaults to its layers") {
+  // vllm/config/speculative.py: n_predict from the draft's config when num_speculative_tokens is None (an MTP
+  // draft's num_nextn_predict_layers); a draft model has none, and vLLM asks for it.
+  auto request = request_from_json(R"({"model": "qwen2.5-7b", "engine": "vllm", "draft": "qwen2.5-0.5b"})");
+  REQUIRE(request.ok());
+  auto report = evaluate(test::catalog(), request.value());
+  REQUIRE_FALSE(report.ok());
+  CHECK(report.error().field == "draft_tokens");
+  // DeepSeek-V3: one MTP layer (num_nextn_predict_layers 1); vLLM shares the embedding and output head with the
+  // target. By hand: 256 experts × 3 × 7168 × 2048 = 11,274,289,152; the shared expert 44,040,192; the router
+  // 1,835,264; MLA 187,107,328 (q_a 11,010,048, q_b 37,748,736, kv_a 4,128,768, kv_b 16,777,216, o 117,440,512 and
+  // two norms); eh_proj 2 × 7168² = 102,760,448; five norms 35,840: 11,610,068,224. README_WEIGHTS.md says "11.5B
+  // unique parameters (excluding the shared 0.9B Embedding and 0.9B output Head)".
+  const Report ds = evaluate_json(R"({"model": "deepseek-v3", "engine": "vllm", "draft": "mtp", "tp": 8})");
+  const DraftMemory& d = draft_of(ds);
+  CHECK(d.kind == DraftKind::mtp);
+  CHECK(d.tokens == 1);
+  CHECK(d.layers == 1);
+  CHECK(d.params == 11'610'068'224);
+  CHECK(static_cast<double>(d.params) == doctest::Approx(11.5e9).epsilon(0.01));
+  CHECK(ds.command.find(R"("method": "mtp", "num_speculative_tokens": 1)") != std::string::npos);
+}
+
+TEST_CASE("Engines without the draft or the head refuse it") {
+  auto refused = [](const std::string& json, const std::string& field) {
+    auto request = request_from_json(json);
+    if (!request.ok()) {
+      CHECK(request.error().field == field);
+      return;
+    }
+    auto report = evaluate(test::catalog(), request.value());
+    REQUIRE_FALSE(report.ok());
+    CHECK(report.error().field == field);
+  };
+  // Ollama has no speculative decoding: the input's engines mask refuses it.
+  refused(R"({"model": "qwen2.5-7b", "engine": "ollama", "draft": "qwen2.5-0.5b"})", "draft");
+  // llama-server's -md is a model; EAGLE heads and MTP layers run in vLLM and SGLang.
+  refused(R"({"model": "deepseek-v3", "engine": "llamacpp", "weights": "q4_k_m", "draft": "mtp"})", "draft");
+  // A model without MTP layers.
+  refused(R"({"model": "qwen2.5-7b", "engine": "vllm", "draft": "mtp"})", "draft");
+  // draft_tokens and acceptance go with a draft.
+  refused(R"({"model": "qwen2.5-7b", "engine": "vllm", "draft_tokens": 4})", "draft_tokens");
+}
+
+TEST_CASE("transformers' assisted generation: the assistant's weights and its cache") {
+  // generate(assistant_model=...): a second model with its own DynamicCache; Qwen2.5-0.5B in bf16 at 2048 tokens:
+  // 12,288 B × 2048 = 25,165,824 B of cache (the K and V of 24 layers × 2 heads × 64 in bf16).
+  const Report r = evaluate_json(R"({"model": "qwen2.5-7b", "context": 2048, "draft": "qwen2.5-0.5b"})");
+  const DraftMemory& d = draft_of(r);
+  CHECK(d.kv_cache == 25'165'824);
+  CHECK(d.tokens == 20);  // GenerationConfig.num_assistant_tokens
+  CHECK(d.total == d.weights + d.kv_cache);
+}
+
+TEST_CASE("SGLang: the draft's KV pool holds the target's tokens; from PR #23862 both are solved together") {
+  // Per token the pool pays the target's cell and the draft's: t × (1 + L_draft / L_target) for a draft shaped as
+  // the target. Llama-3.1-8B's cell 131,072 B and the EAGLE-3 layer's 4,096 B.
+  const std::string base = R"({"model": "llama-3.1-8b", "engine": "sglang", "gpu": "h100-sxm", "context": 8192)";
+  const Report plain = evaluate_json(base + "}");
+  const Report drafted = evaluate_json(with_config(base, kEagle3Llama8b));
+  REQUIRE(drafted.estimate.sglang.has_value());
+  CHECK(plain.estimate.sglang->cell_bytes == 131'072);
+  CHECK(drafted.estimate.sglang->cell_bytes == 131'072 + 4'096);
+  CHECK(draft_of(drafted).tokens == 5);  // auto_choose_speculative_params: (5, 4, 8) steps, top-k, draft tokens
+  CHECK(drafted.command.find("--speculative-algorithm EAGLE3 --speculative-draft-model-path DRAFT") != std::string::npos);
+}
+
+TEST_CASE("The speed with a draft: γ draft steps and one target step, (1 − α^(γ+1)) / (1 − α) tokens") {
+  const Report r = evaluate_json(R"({"model": "qwen2.5-7b", "engine": "llamacpp", "weights": "q4_k_m",
+                                     "context": 4096, "gpu": "rtx-4090", "draft": "qwen2.5-0.5b",
+                                     "draft_tokens": 4, "acceptance": 0.8})");
+  REQUIRE(r.serving.has_value());
+  REQUIRE(r.serving->speed.has_value());
+  REQUIRE(r.serving->speed->draft.has_value());
+  const DraftSpeed& s = *r.serving->speed->draft;
+  const DecodeSpeed& plain = r.serving->speed->decode;
+  CHECK(s.tokens_per_step_low == doctest::Approx(3.3616));
+  CHECK(s.step_seconds.low == doctest::Approx(4 * s.draft_step_seconds.low + plain.step_seconds.low));
+  CHECK(s.tokens_per_second_per_sequence.high == doctest::Approx(3.3616 / s.step_seconds.low));
+  // A draft 14× smaller than the target pays for itself at α 0.8.
+  CHECK(s.tokens_per_second_per_sequence.low > plain.tokens_per_second_per_sequence.low);
+}
+
+TEST_CASE("mlx_lm --draft-model: the draft's own prompt cache beside the model's") {
+  // mlx-lm generate.py @d78bf58e: --num-draft-tokens default 3; speculative_generate_step keeps
+  // draft_cache = cache.make_prompt_cache(draft_model). Qwen2.5-0.5B caches 12,288 B a token in bf16.
+  const Report r = evaluate_json(R"({"model": "qwen2.5-7b", "engine": "mlx", "context": 4096,
+                                     "draft": "qwen2.5-0.5b"})");
+  const DraftMemory& d = draft_of(r);
+  CHECK(d.tokens == 3);
+  CHECK(d.kv_bytes_per_token == 12'288);
+  CHECK(d.total == d.weights + d.kv_cache);
+  CHECK(d.kv_cache >= 12'288ull * 4096);
+}

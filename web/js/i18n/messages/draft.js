@@ -1,0 +1,37 @@
+// Templates for the core's messages of one area, merged into MESSAGES by ../messages.js (same rules as there).
+// This area: speculative decoding's draft (its breakdown line, its refusals, its speed and command line).
+export default {
+  en: {},  // none: no text here names a byte count (../messages.js)
+  de: {
+    "draft.head_engine": "{engine} nutzt als Entwurf nur ein eigenes kleines Modell; EAGLE-Köpfe und die MTP-Schichten eines Modells laufen in vLLM und SGLang",
+    "draft.no_mtp": "die config.json dieses Modells nennt keine Schichten zur Multi-Token-Vorhersage (num_nextn_predict_layers, mtp_num_hidden_layers): Wählen Sie ein Entwurfsmodell",
+    "draft.tokens_needed": "{engine} braucht für diesen Entwurf die Entwurfs-Tokens je Schritt (num_speculative_tokens): Geben Sie draft_tokens an",
+    "draft.without_draft": "gehört zu einem Entwurfsmodell („draft“)",
+    "draft.twice": "Geben Sie den Entwurf einmal an: eine Preset-ID oder „mtp“, oder seine config.json",
+    "explain.total.formula_inference_draft": "Gewichte + KV-Cache + Zustand je Sequenz + Aktivierungen + Grundbedarf + Allocator-Reserve + Entwurfsmodell",
+    "explain.total.values_inference_draft": "{weights} + {kv} + {state} + {activations} + {overhead} + {reserve} + {draft} = {total} B",
+    "explain.total.formula_inference_vision_draft": "Gewichte + Vision-Encoder + KV-Cache + Zustand je Sequenz + Aktivierungen + Grundbedarf + Allocator-Reserve + Entwurfsmodell",
+    "explain.total.values_inference_vision_draft": "{weights} + {vision} + {kv} + {state} + {activations} + {overhead} + {reserve} + {draft} = {total} B",
+    "explain.draft.formula_llamacpp": "Gewichte des Entwurfs + Slots × (KV-Cache des Entwurfs im Kontext des Slots + Rechenpuffer des Entwurfs)",
+    "explain.draft.values_llamacpp": "{name}: {weights} B ({format}) + {contexts} × ({per_token} B × Kontext + Rechenpuffer) = {weights} + {kv} + {buffers} = {total} B",
+    "explain.draft.source_llamacpp": "llama-server (tools/server/server.cpp, load_model und init): Der Entwurf wird mit n_ctx = -cd oder dem Kontext des Slots (llama_n_ctx_seq), n_parallel 1 und eigenen Cache-Typen -ctkd/-ctvd (f16) geladen, und jeder Slot legt einen eigenen Entwurfskontext an (slot.ctx_dft = llama_init_from_model(model_dft, cparams_dft))",
+    "explain.draft.formula_vllm": "Gewichte des Entwurfs (in „Model loading took“) + KV-Bytes je Token der Entwurfsschichten × Tokens",
+    "explain.draft.values_vllm": "{kind} {name}: {weights} B ({format}) + {per_token} B × {tokens} = {total} B",
+    "explain.draft.source_vllm": "vLLM v1: Das Modell des Proposers lädt mit dem Zielmodell (gpu_model_runner load_model), seine Attention-Schichten bekommen KV-Cache-Spezifikationen wie die des Zielmodells und teilen den einen Block-Pool, also fasst der Pool seine Bytes geteilt durch die Bytes je Token von Zielmodell und Entwurf zusammen; ein MTP- oder EAGLE-Entwurf teilt die Einbettung des Zielmodells (llm_base_proposer.py, _maybe_share_embeddings)",
+    "explain.draft.formula_sglang": "Gewichte des Entwurfs + KV-Bytes je Token der Entwurfsschichten × Tokens",
+    "explain.draft.values_sglang": "{kind} {name}: {weights} B ({format}) + {per_token} B × {tokens} = {total} B",
+    "explain.draft.source_sglang": "SGLang: Der Entwurfs-Worker läuft auf den GPUs und mit der Tensor-Parallelität des Zielmodells, mit einem eigenen KV-Pool für die max_total_num_tokens des Zielmodells über die Schichten des Entwurfs (model_runner_kv_cache_mixin.py)",
+    "explain.draft.formula_transformers": "Gewichte des Assistenten + sein DynamicCache im Kontext",
+    "explain.draft.values_transformers": "{name}: {weights} B ({format}) + {per_token} B × {tokens} = {total} B",
+    "explain.draft.source_transformers": "Assisted Generation in transformers (generate(assistant_model=...)): Der Assistent ist ein zweites Modell auf der GPU mit eigenem Cache (AssistedCandidateGenerator)",
+    "explain.draft.formula_mlx": "Gewichte des Entwurfs + sein KV-Cache im Kontext",
+    "explain.draft.values_mlx": "{name}: {weights} B ({format}) + {per_token} B × {tokens} = {total} B",
+    "explain.draft.source_mlx": "mlx_lm --draft-model: speculative_generate_step hält neben dem Cache des Modells einen eigenen für den Entwurf (make_prompt_cache(draft_model))",
+    "draft.tokens_default": "{tokens} Entwurfs-Tokens je Schritt, die Vorgabe von {engine}.",
+    "draft.acceptance_range": "Die Geschwindigkeit mit Entwurf nimmt an, dass jedes Entwurfs-Token mit einer Wahrscheinlichkeit von 0,6 bis 0,8 angenommen wird (Leviathan et al. 2023 maßen etwa 0,5 bis 0,9 für Entwürfe, die weit kleiner als ihre Modelle sind); geben Sie die Annahmerate an, die Ihre Läufe ausgeben, für einen eigenen Wert.",
+    "draft.llamacpp_context": "llama-server gibt jedem der {slots} Slots einen Entwurfskontext in der Länge des Slots, mit dem Entwurf auf der GPU (-ngld); -cd setzt einen kürzeren.",
+    "draft.sglang_before": "Vor sglang PR #23862 kommen Gewichte, Pool und CUDA-Graphen des Entwurfs aus dem Speicher, den mem_fraction_static übrig lässt, und dessen Vorgabe hält Platz dafür frei: Die Zeile des Entwurfs ist gezählt, der Pool des Modells wird dafür nicht verkleinert.",
+    "draft.transformers_activations": "Die Aktivierungen des Assistenten sind nicht addiert: Er läuft zwischen den Vorwärtsdurchläufen des Modells, mit einer kleineren Spitze.",
+    "command.llamacpp_draft": "Ersetzen Sie die .gguf-Namen durch die Pfade Ihrer Dateien.",
+  },
+};
