@@ -145,6 +145,15 @@ Result<DraftMemory> estimate_draft(const ModelSpec& target, const InferenceEstim
                                         "{engine} drafts with a separate small model only; EAGLE heads and a "
                                         "model's own MTP layers run in vLLM and SGLang",
                                         {arg::text("engine", engine_title(o.engine))}));
+  // llama.cpp's common_speculative_are_compatible refuses a draft whose vocabulary is more than
+  // SPEC_VOCAB_MAX_SIZE_DIFFERENCE (128) tokens larger or smaller than the model's.
+  if (d.kind == DraftKind::model && o.engine == Engine::llamacpp && d.spec.vocab_size && target.vocab_size &&
+      (d.spec.vocab_size > target.vocab_size + 128 || target.vocab_size > d.spec.vocab_size + 128))
+    return draft_error("draft", message("draft.vocab_llamacpp",
+                                        "llama.cpp drafts only with a model of the same vocabulary: the draft has "
+                                        "{draft_vocab} tokens, the model {vocab} (at most 128 apart)",
+                                        {arg::count("draft_vocab", d.spec.vocab_size),
+                                         arg::count("vocab", target.vocab_size)}));
   if (d.kind == DraftKind::mtp && target.mtp.layers == 0)
     return draft_error("draft", message("draft.no_mtp",
                                         "this model's config names no multi-token-prediction layers "
@@ -153,7 +162,7 @@ Result<DraftMemory> estimate_draft(const ModelSpec& target, const InferenceEstim
   if (!tokens)
     return draft_error("draft_tokens", message("draft.tokens_needed",
                                                "{engine} needs the draft tokens per step for this draft "
-                                               "(num_speculative_tokens): give draft_tokens",
+                                               "(num_speculative_tokens): give them with --draft-tokens",
                                                {arg::text("engine", engine_title(o.engine))}));
   m.tokens = *tokens;
   m.tokens_default = !d.tokens;

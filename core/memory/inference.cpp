@@ -674,7 +674,24 @@ std::vector<Explanation> inference_explanations(const ModelSpec& spec, const Inf
 
 // What the draft's figures assume: its tokens a step and acceptance rate when not given, and what each engine's
 // line leaves to a setting of its own.
-void add_draft_notes(std::vector<Message>& notes, const DraftMemory& d, const InferenceOptions& o) {
+void add_draft_notes(std::vector<Message>& notes, const DraftMemory& d, const ModelSpec& spec,
+                     std::uint64_t active, const InferenceOptions& o) {
+  // Drafting pays only when a draft step costs far less than the model's own: one no smaller gains nothing.
+  if (d.kind == DraftKind::model && d.params >= active)
+    notes.push_back(message("draft.not_smaller",
+                            "The draft ({draft_params} parameters) is not smaller than the model's {active} active "
+                            "parameters: each draft token costs about a step of the model, so decoding gets slower.",
+                            {arg::count("draft_params", d.params), arg::count("active", active)}));
+  // Draft tokens are the model's tokens: a draft with another vocabulary proposes ids the model reads otherwise.
+  // Sizes a little apart are one tokenizer with padded embeddings (Qwen2.5 0.5B 151,936, 7B 152,064): llama.cpp
+  // allows 128 tokens apart, and so does this note.
+  const std::uint64_t draft_vocab = o.draft ? o.draft->spec.vocab_size : 0;
+  if (d.kind == DraftKind::model && draft_vocab && spec.vocab_size && o.engine != Engine::llamacpp &&
+      (draft_vocab > spec.vocab_size + 128 || spec.vocab_size > draft_vocab + 128))
+    notes.push_back(message("draft.vocab_differs",
+                            "The draft's vocabulary ({draft_vocab} tokens) is not the model's ({vocab}): speculative "
+                            "decoding needs a draft that shares the model's tokenizer.",
+                            {arg::count("draft_vocab", draft_vocab), arg::count("vocab", spec.vocab_size)}));
   if (d.tokens_default)
     notes.push_back(message("draft.tokens_default", "{tokens} draft tokens a step, {engine}'s default.",
                             {arg::count("tokens", d.tokens), arg::text("engine", engine_title(o.engine))}));
@@ -711,7 +728,7 @@ std::vector<Message> inference_notes(const ModelSpec& spec, const InferenceOptio
   std::vector<Message> notes;
   engine_steps(o.engine).add_notes(notes, spec, o, e);
   add_vision_notes(notes, e, o);
-  if (const auto& d = e.draft_detail) add_draft_notes(notes, *d, o);
+  if (const auto& d = e.draft_detail) add_draft_notes(notes, *d, spec, e.params.active, o);
   if (spec.is_bare())
     notes.push_back(message("model.bare",
                             "Only a parameter count is known: the KV cache and activations are not estimated."));

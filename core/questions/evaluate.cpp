@@ -60,7 +60,7 @@ Result<std::optional<DraftOptions>> draft_of_request(const Catalog& catalog, con
   if (r.draft.empty() && r.draft_config.empty()) {
     if (r.draft_tokens || r.acceptance)
       return make_error(r.draft_tokens ? "draft_tokens" : "acceptance",
-                        message("draft.without_draft", "goes with a draft (\"draft\")"));
+                        message("draft.without_draft", "goes with a draft model (--draft)"));
     return std::optional<DraftOptions>();
   }
   if (!r.draft.empty() && !r.draft_config.empty())

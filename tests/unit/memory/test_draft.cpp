@@ -154,6 +154,33 @@ TEST_CASE("Engines without the draft or the head refuse it") {
   refused(R"({"model": "qwen2.5-7b", "engine": "vllm", "draft": "mtp"})", "draft");
   // draft_tokens and acceptance go with a draft.
   refused(R"({"model": "qwen2.5-7b", "engine": "vllm", "draft_tokens": 4})", "draft_tokens");
+  // llama.cpp's common_speculative_are_compatible: vocabularies at most SPEC_VOCAB_MAX_SIZE_DIFFERENCE = 128 apart.
+  // Llama 3.2 1B has 128,256 tokens, Qwen2.5 7B 152,064 (their config.json files).
+  refused(R"({"model": "qwen2.5-7b", "engine": "llamacpp", "draft": "llama-3.2-1b"})", "draft");
+}
+
+TEST_CASE("A draft with another vocabulary, or no smaller than the model, is said beside the estimate") {
+  auto notes_of = [](const char* json) {
+    auto request = request_from_json(json);
+    REQUIRE(request.ok());
+    auto report = evaluate(test::catalog(), request.value());
+    REQUIRE(report.ok());
+    std::string ids;
+    for (const Message& m : report.value().estimate.notes) ids += m.id + " ";
+    return ids;
+  };
+  // 128,256 tokens against 152,064: the draft proposes ids the model reads otherwise.
+  CHECK(notes_of(R"({"model": "qwen2.5-7b", "engine": "vllm", "gpu": "h100-sxm", "draft": "llama-3.2-1b",
+                     "draft_tokens": 3})").find("draft.vocab_differs") != std::string::npos);
+  // Qwen2.5 72B (72.7e9 parameters) drafting for Qwen2.5 7B (7.6e9 active): no smaller.
+  CHECK(notes_of(R"({"model": "qwen2.5-7b", "engine": "vllm", "gpu": "h100-sxm", "draft": "qwen2.5-72b",
+                     "draft_tokens": 3})").find("draft.not_smaller") != std::string::npos);
+  // Qwen2.5 0.5B (vocab_size 151,936) for 7B (152,064): one tokenizer, the embeddings padded apart by 128, within
+  // llama.cpp's allowance; the smaller draft draws neither note.
+  const std::string fine = notes_of(R"({"model": "qwen2.5-7b", "engine": "vllm", "gpu": "h100-sxm",
+                                        "draft": "qwen2.5-0.5b", "draft_tokens": 3})");
+  CHECK(fine.find("draft.not_smaller") == std::string::npos);
+  CHECK(fine.find("draft.vocab_differs") == std::string::npos);
 }
 
 TEST_CASE("transformers' assisted generation: the assistant's weights and its cache") {

@@ -1,12 +1,19 @@
 // Templates for the core's messages of one area, merged into MESSAGES by ../messages.js (same rules as there).
 // This area: speculative decoding's draft (its breakdown line, its refusals, its speed and command line).
 export default {
-  en: {},  // none: no text here names a byte count (../messages.js)
+  // The page names its controls where the CLI's text names a flag.
+  en: {
+    "draft.tokens_needed": "{engine} needs the draft tokens per step for this draft (num_speculative_tokens): give them under Draft tokens per step",
+    "draft.without_draft": "goes with a draft model: choose one under Draft model",
+  },
   de: {
     "draft.head_engine": "{engine} nutzt als Entwurf nur ein eigenes kleines Modell; EAGLE-Köpfe und die MTP-Schichten eines Modells laufen in vLLM und SGLang",
     "draft.no_mtp": "die config.json dieses Modells nennt keine Schichten zur Multi-Token-Vorhersage (num_nextn_predict_layers, mtp_num_hidden_layers): Wählen Sie ein Entwurfsmodell",
-    "draft.tokens_needed": "{engine} braucht für diesen Entwurf die Entwurfs-Tokens je Schritt (num_speculative_tokens): Geben Sie draft_tokens an",
-    "draft.without_draft": "gehört zu einem Entwurfsmodell („draft“)",
+    "draft.tokens_needed": "{engine} braucht für diesen Entwurf die Entwurfs-Tokens je Schritt (num_speculative_tokens): Geben Sie sie unter „Entwurfs-Tokens je Schritt“ an",
+    "draft.without_draft": "gehört zu einem Entwurfsmodell: Wählen Sie eines unter „Entwurfsmodell“",
+    "draft.vocab_llamacpp": "llama.cpp nutzt als Entwurf nur ein Modell mit demselben Vokabular: Der Entwurf hat {draft_vocab} Tokens, das Modell {vocab} (höchstens 128 Abstand)",
+    "draft.not_smaller": "Der Entwurf ({draft_params} Parameter) ist nicht kleiner als die {active} aktiven Parameter des Modells: Jeder Entwurfs-Token kostet etwa einen Schritt des Modells, die Generierung wird also langsamer.",
+    "draft.vocab_differs": "Das Vokabular des Entwurfs ({draft_vocab} Tokens) ist nicht das des Modells ({vocab}): Spekulatives Decoding braucht einen Entwurf mit dem Tokenizer des Modells.",
     "draft.twice": "Geben Sie den Entwurf einmal an: eine Preset-ID oder „mtp“, oder seine config.json",
     "explain.total.formula_inference_draft": "Gewichte + KV-Cache + Zustand je Sequenz + Aktivierungen + Grundbedarf + Allocator-Reserve + Entwurfsmodell",
     "explain.total.values_inference_draft": "{weights} + {kv} + {state} + {activations} + {overhead} + {reserve} + {draft} = {total} B",
