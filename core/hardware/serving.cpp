@@ -180,11 +180,13 @@ MemoryNeed memory_need(const InferenceEstimate& e) noexcept {
 }
 
 // Decoding with a draft: γ draft steps, then one target step over γ + 1 tokens, which reads the target's weights
-// once as a plain step does (memory-bound), so it takes a plain step's time. A draft step reads the draft's weights
-// (an EAGLE-1 head and MTP layers also the target's output head) and each sequence's draft KV cache, at the
-// bandwidth the target's step reaches (its fixed per-step cost scaled with its bytes, not paid whole). Expected tokens per step (1 − α^(γ+1)) / (1 − α) (Leviathan et al. 2023,
-// eq. 1).
-DraftSpeed draft_speed(const DraftMemory& d, const InferenceEstimate& e, const DecodeSpeed& decode) {
+// once as a plain step does (memory-bound), so it takes a plain step's time. A draft step is a forward pass of its
+// own: it reads the draft's weights (an EAGLE-1 head and MTP layers also the target's output head) and each
+// sequence's draft KV cache at the engine's share of the GPU's bandwidth, and pays the engine's fixed cost per step
+// whole (kernel launches do not shrink with the draft). The draft is split across GPUs only under tensor parallel
+// (vLLM, SGLang); a layer split keeps it on one. Expected tokens per step (1 − α^(γ+1)) / (1 − α) (Leviathan et al.
+// 2023, eq. 1).
+DraftSpeed draft_speed(const DraftMemory& d, const InferenceEstimate& e, const DecodeSpeed& decode, const Gpu& gpu) {
   DraftSpeed s;
   s.draft_tokens = d.tokens;
   s.acceptance_low = d.acceptance_low;
@@ -198,16 +200,19 @@ DraftSpeed draft_speed(const DraftMemory& d, const InferenceEstimate& e, const D
                                   : 0.0;
   const double kv = static_cast<double>(d.kv_bytes_per_token) * static_cast<double>(e.context_tokens) *
                     static_cast<double>(e.batch);
-  const double gpus = static_cast<double>(std::max<std::uint64_t>(e.per_gpu.gpus, 1));
+  const bool tensor_parallel = e.engine == Engine::vllm || e.engine == Engine::sglang;
+  const double gpus = tensor_parallel ? static_cast<double>(std::max<std::uint64_t>(e.per_gpu.gpus, 1)) : 1.0;
   // MTP layers are shaped like the model's: with routed experts a step reads their active share, as the model's does.
   const double active = d.kind == DraftKind::mtp && e.params.total
                             ? static_cast<double>(e.params.active) / static_cast<double>(e.params.total)
                             : 1.0;
   const double draft_bytes = (static_cast<double>(d.weights) * active + head + kv) / gpus;
-  const double target_bytes = decode.bytes_per_step_per_gpu > 0 ? decode.bytes_per_step_per_gpu : 1;
+  const Efficiency& eff = efficiency(e.engine, gpu_class_of(gpu));
+  // A decode speed exists only for a GPU with a bandwidth figure (estimate_decode refuses one without).
+  const double bandwidth = *gpu.bandwidth_gb_s * 1e9;
   const double gamma = static_cast<double>(d.tokens);
-  s.draft_step_seconds = {decode.step_seconds.low * draft_bytes / target_bytes,
-                          decode.step_seconds.high * draft_bytes / target_bytes};
+  s.draft_step_seconds = {draft_bytes / (bandwidth * eff.bandwidth_share.high) + eff.fixed_overhead_s.low,
+                          draft_bytes / (bandwidth * eff.bandwidth_share.low) + eff.fixed_overhead_s.high};
   s.step_seconds = {gamma * s.draft_step_seconds.low + decode.step_seconds.low,
                     gamma * s.draft_step_seconds.high + decode.step_seconds.high};
   s.tokens_per_second_per_sequence = {s.step_seconds.high > 0 ? s.tokens_per_step_low / s.step_seconds.high : 0,
@@ -246,7 +251,7 @@ ServingEstimate estimate_serving(const ModelSpec& spec, const InferenceEstimate&
       s.prompt_tokens = o.prompt_tokens;
       s.prefill_chunk = o.prefill_chunk;
       s.decode = std::move(decode).value();
-      if (e.draft_detail) s.draft = draft_speed(*e.draft_detail, e, s.decode);
+      if (e.draft_detail) s.draft = draft_speed(*e.draft_detail, e, s.decode, gpu);
       s.efficiency_source = efficiency(o.engine, gpu_class_of(gpu)).source;
       if (auto prefill = estimate_prefill(model.value(), gpu, o)) s.prefill = std::move(prefill).value();
       else s.prefill_unavailable = prefill.error().message;

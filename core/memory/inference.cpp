@@ -693,7 +693,7 @@ void add_draft_notes(std::vector<Message>& notes, const DraftMemory& d, const Mo
                             "decoding needs a draft that shares the model's tokenizer.",
                             {arg::count("draft_vocab", draft_vocab), arg::count("vocab", spec.vocab_size)}));
   if (d.tokens_default)
-    notes.push_back(message("draft.tokens_default", "{tokens} draft tokens a step, {engine}'s default.",
+    notes.push_back(message("draft.tokens_default", "{tokens} draft tokens a step, the default of {engine}.",
                             {arg::count("tokens", d.tokens), arg::text("engine", engine_title(o.engine))}));
   if (!d.acceptance_given)
     notes.push_back(message("draft.acceptance_range",
