@@ -36,6 +36,7 @@ struct DraftOptions {
   DraftKind kind = DraftKind::model;
   ModelSpec spec;              // model, eagle, eagle3: the draft's config; mtp: unused (the target's layers)
   std::string name;            // as the person named it: a preset id, a config's name, "mtp"
+  std::string repo;            // a preset's Hugging Face repository, for the command line; empty otherwise
   std::uint64_t draft_vocab = 0;  // eagle3: draft_vocab_size (0: the target's vocabulary)
   std::optional<std::uint64_t> tokens;  // draft tokens per step; none: the engine's default
   std::optional<double> acceptance;     // α; none: the default range

@@ -83,7 +83,9 @@ EngineCommand vllm_command(const Report& report, const Request& r, const Resolve
                                : d->kind == DraftKind::eagle3 ? "eagle3"
                                                               : "draft_model";
     t << " --speculative-config '{\"method\": \"" << method << "\"";
-    if (d->kind != DraftKind::mtp) t << ", \"model\": \"DRAFT\"";
+    // A preset's repository; a config.json read from a path has none: DRAFT stands for it.
+    if (d->kind != DraftKind::mtp)
+      t << ", \"model\": \"" << (o.draft && !o.draft->repo.empty() ? o.draft->repo : std::string("DRAFT")) << "\"";
     t << ", \"num_speculative_tokens\": " << d->tokens << "}'";
   }
   out.note = server_note("vLLM", weight_flags(t, report, r), !repo.empty());
@@ -114,7 +116,9 @@ EngineCommand sglang_command(const Report& report, const Request& r, const Resol
     t << " --speculative-algorithm "
       << (d->kind == DraftKind::mtp ? "NEXTN" : d->kind == DraftKind::eagle ? "EAGLE"
           : d->kind == DraftKind::eagle3 ? "EAGLE3" : "STANDALONE");
-    if (d->kind != DraftKind::mtp) t << " --speculative-draft-model-path DRAFT";
+    if (d->kind != DraftKind::mtp)
+      t << " --speculative-draft-model-path "
+        << (o.draft && !o.draft->repo.empty() ? o.draft->repo : std::string("DRAFT"));
     t << " --speculative-num-steps " << d->tokens;
   }
   out.note = server_note("SGLang", weight_flags(t, report, r), !repo.empty());
@@ -153,7 +157,10 @@ EngineCommand llamacpp_command(const Report& report, const ResolvedRequest& s, c
     t << " -ctk " << kv << " -ctv " << kv;
   }
   if (const auto& d = e.draft_detail) {
-    t << " -md DRAFT.gguf --draft-max " << d->tokens;
+    t << " -md "
+      << (o.draft && !o.draft->spec.name.empty() ? gguf_file_name(o.draft->spec, d->weights_format)
+                                                  : std::string("DRAFT.gguf"))
+      << " --draft-max " << d->tokens;
     return {t.str(), message("command.llamacpp_draft", "Replace the .gguf names with your files' paths.")};
   }
   return {t.str(), message("command.llamacpp", "Replace the .gguf name with your file's path.")};

@@ -85,6 +85,7 @@ Result<std::optional<DraftOptions>> draft_of_request(const Catalog& catalog, con
     if (!spec) return spec.error();
     d.spec = spec.value();
     d.name = found.value().preset->id;
+    d.repo = found.value().preset->hf_repo;
   }
   d.tokens = r.draft_tokens;
   d.acceptance = r.acceptance;
