@@ -39,9 +39,9 @@ vramfit_cli_test(ollama_tag_quant_unknown ARGS --model qwen3:32b --offline
 vramfit_cli_test(in_use_json ARGS --model llama-3.1-8b --gpu rtx-4090 --in-use 1.5GB --json
                  MATCH "\"breakdown\":{[^}]*\"in_use\":1610612736")
 # vLLM on an RTX A6000 (47.4 GiB) with 15 GiB in use: 31.9 GiB free < 0.92 × 47.4 = 43.6 GiB; 31.9 / 47.4 → 0.67.
-vramfit_cli_test(in_use_vllm_refuses ARGS --model llama-3.1-8b --engine vllm --gpu rtx-a6000 --in-use 15GB
+vramfit_cli_test(in_use_vllm_refuses ARGS --model llama-3.1-8b --engine vllm --gpu rtx-a6000 --in-use 15GB --context 8192
                  MATCH "vLLM would not start: with [^\n]* in use[^\n]*gpu_memory_utilization 0\\.67 starts")
-vramfit_cli_test(in_use_vllm_command ARGS --model llama-3.1-8b --engine vllm --gpu rtx-a6000 --in-use 15GB --json
+vramfit_cli_test(in_use_vllm_command ARGS --model llama-3.1-8b --engine vllm --gpu rtx-a6000 --in-use 15GB --context 8192 --json
                  MATCH "vllm serve [^\"]*--gpu-memory-utilization 0\\.67")
 vramfit_cli_test(in_use_training_refused FAIL ARGS --model llama-3.1-8b --mode lora --in-use 2GB
                  MATCH "in_use|in-use")

@@ -354,7 +354,9 @@ export interface GpuEntry {
   vendor: string;
   segment: string;
   memory_bytes: number;
-  /** Unified memory: the GPU's share, the operating system's default or the request's wired_limit_mb. */
+  /** What the card offers a model, before the memory other programs already hold (memory_in_use): that is taken off
+   * in a GpuFit's free_bytes, not here. Unified memory: the GPU's share, the operating system's default or the
+   * request's wired_limit_mb. */
   usable_bytes: number;
   /** Apple GPUs only: whether usable_bytes is macOS's default or the request's wired_limit_mb. */
   wired_limit?: 'macos_default' | 'set';
@@ -367,6 +369,8 @@ export interface GpuEntry {
 
 export interface GpuFit extends GpuEntry {
   fit: Fit;
+  /** What the card keeps free, after the memory other programs already hold (memory_in_use); negative: how far it
+   * falls short. */
   free_bytes: number;
   /** Inference: how many of this GPU a split needs. */
   gpus_needed?: number;

@@ -1,6 +1,6 @@
 #include "hardware/fit.hpp"
 
-#include <algorithm>  // std::max
+#include <algorithm>  // std::max, std::min
 #include <cmath>      // std::round
 #include <optional>   // std::optional
 
@@ -72,10 +72,15 @@ std::optional<Fit> pool_fit(const InferenceEstimate& e) noexcept {
 // What a card keeps free: an engine that runs with its pool leaves what it does not preallocate; otherwise (and
 // where it would not start) the card less what the estimate needs, or what vLLM's start check lacks.
 std::int64_t free_after(const InferenceEstimate& e, Fit fit, std::int64_t need_based) noexcept {
-  // vLLM stopped at start by memory others hold: how far the free memory falls short of what it asks.
-  if (const auto& s = e.vllm_start; s && !s->starts) return signed_difference(s->free_bytes, s->requested_bytes);
   const auto preallocated = preallocated_free_bytes(e);
-  return preallocated && fit != Fit::does_not_fit ? *preallocated : need_based;
+  const std::int64_t rest = preallocated && fit != Fit::does_not_fit ? *preallocated : need_based;
+  // vLLM stopped at start by memory others hold: how far the free memory falls short of what it asks, or, where its
+  // pool holds no sequence either, the card's shortfall against what the model needs if that is larger.
+  if (const auto& s = e.vllm_start; s && !s->starts) {
+    const std::int64_t start = signed_difference(s->free_bytes, s->requested_bytes);
+    return e.vllm && e.vllm->max_concurrency == 0 ? std::min(start, need_based) : start;
+  }
+  return rest;
 }
 
 }  // namespace

@@ -130,11 +130,25 @@ Explanation card_total(const InferenceEstimate& e) {
 
 }  // namespace
 
-void add_in_use(InferenceEstimate& e, const InferenceOptions& o) {
+void add_in_use(InferenceEstimate& e, const ModelSpec& spec, const InferenceOptions& o) {
   e.in_use = o.memory_in_use;
   if (!e.in_use) return;
-  if (e.vllm && e.vllm->driver_total_bytes)
+  if (e.vllm && e.vllm->driver_total_bytes) {
     e.vllm_start = vllm_start_check(e.vllm->driver_total_bytes, e.vllm->gpu_util, e.in_use);
+    e.vllm_start->sequence_tokens = e.vllm->sequence_tokens;
+    if (!e.vllm_start->starts && e.vllm_start->util_that_fits > 0) {
+      // The pool does not depend on the memory in use (the budget is a share of the total), so the estimate at the
+      // smaller share is the one on an empty card.
+      InferenceOptions at = o;
+      at.gpu_util = e.vllm_start->util_that_fits;
+      at.memory_in_use = 0;
+      at.explain = false;
+      if (const auto again = estimate_inference(spec, at); again && again.value().vllm) {
+        e.vllm_start->fits_kv_tokens = again.value().vllm->kv_capacity_tokens;
+        e.vllm_start->fits_holds_sequence = again.value().vllm->max_concurrency > 0;
+      }
+    }
+  }
   if (o.explain) {
     auto total = std::find_if(e.explanations.begin(), e.explanations.end(),
                               [](const Explanation& x) { return x.key == "total"; });
@@ -145,7 +159,20 @@ void add_in_use(InferenceEstimate& e, const InferenceOptions& o) {
       e.explanations.push_back(in_use_explanation(o, e));
     }
   }
-  if (e.vllm_start && !e.vllm_start->starts)
+  if (e.vllm_start && !e.vllm_start->starts && e.vllm_start->util_that_fits > 0 &&
+      !e.vllm_start->fits_holds_sequence)
+    e.notes.push_back(message("in_use.vllm_refuses_short",
+                              "vLLM would not start: with {in_use_bytes} in use, {free_bytes} is free after its CUDA "
+                              "context, less than gpu_memory_utilization {util} asks ({requested_bytes}). Even at "
+                              "gpu_memory_utilization {fits}, the most that passes this check, its KV cache would hold "
+                              "{tokens} tokens, less than one sequence of {length}.",
+                              {arg::gib("in_use_bytes", e.in_use, 2), arg::gib("free_bytes", e.vllm_start->free_bytes, 2),
+                               arg::fixed("util", e.vllm_start->gpu_util, 2),
+                               arg::gib("requested_bytes", e.vllm_start->requested_bytes, 2),
+                               arg::fixed("fits", e.vllm_start->util_that_fits, 2),
+                               arg::count("tokens", e.vllm_start->fits_kv_tokens),
+                               arg::count("length", e.vllm_start->sequence_tokens)}));
+  else if (e.vllm_start && !e.vllm_start->starts)
     e.notes.push_back(message("in_use.vllm_refuses",
                               "vLLM would not start: with {in_use_bytes} in use, {free_bytes} is free after its CUDA "
                               "context, less than gpu_memory_utilization {util} asks ({requested_bytes}). "

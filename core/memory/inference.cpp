@@ -732,7 +732,15 @@ std::vector<Message> inference_notes(const ModelSpec& spec, const InferenceOptio
   if (spec.is_bare())
     notes.push_back(message("model.bare",
                             "Only a parameter count is known: the KV cache and activations are not estimated."));
-  for (const auto& note : spec.notes) notes.push_back(note);
+  // With MTP speculative decoding the engine loads the checkpoint's MTP layers, and the draft's line counts them.
+  const bool mtp_draft = e.draft_detail && e.draft_detail->kind == DraftKind::mtp;
+  for (const auto& note : spec.notes)
+    if (!mtp_draft || (note.id != "import.mtp_in_files" && note.id != "import.mtp_layers")) notes.push_back(note);
+  if (mtp_draft && spec.mtp.layers)
+    notes.push_back(message("import.mtp_loaded",
+                            "The checkpoint's {n} multi-token-prediction layer(s) are loaded for MTP speculative "
+                            "decoding: counted in the draft's line.",
+                            {arg::digits("n", spec.mtp.layers)}));
   if (spec.max_context && o.context_tokens > spec.max_context)
     notes.push_back(message("model.context_over_max",
                             "Context {context} exceeds the model's max_position_embeddings ({max}).",
@@ -805,7 +813,7 @@ Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const Infere
   if (auto error = check_parallel(spec, o)) return *error;
   if (ollama_runs_llama_server(o)) {
     auto served = estimate_ollama_server(spec, o);
-    if (served) detail::add_in_use(served.value(), o);
+    if (served) detail::add_in_use(served.value(), spec, o);
     return served;
   }
   auto params = count_params(spec);
@@ -848,7 +856,7 @@ Result<InferenceEstimate> estimate_inference(const ModelSpec& spec, const Infere
 
   if (o.explain) e.explanations = inference_explanations(spec, o, e, w, layout.value());
   e.notes = inference_notes(spec, o, e);
-  detail::add_in_use(e, o);
+  detail::add_in_use(e, spec, o);
   return e;
 }
 

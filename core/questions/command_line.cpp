@@ -67,9 +67,11 @@ EngineCommand vllm_command(const Report& report, const Request& r, const Resolve
   if (o.pipeline_parallel > 1) t << " --pipeline-parallel-size " << o.pipeline_parallel;
   if (report.context_source == "request" && o.context_tokens != report.model.max_context)
     t << " --max-model-len " << o.context_tokens;
-  // With memory in use that stops vLLM at this fraction, the command asks for the most that starts.
+  // With memory in use that stops vLLM at this fraction, the command asks for the most that starts, where it does.
   const auto& start = report.estimate.vllm_start;
-  const double util = start && !start->starts && start->util_that_fits > 0 ? start->util_that_fits : o.gpu_util;
+  const double util = start && !start->starts && start->util_that_fits > 0 && start->fits_holds_sequence
+                          ? start->util_that_fits
+                          : o.gpu_util;
   if (util != vllm_default_gpu_util(o.vllm_rule)) t << " --gpu-memory-utilization " << detail::general_text(util, 6);
   if (o.enforce_eager) t << " --enforce-eager";
   if (!r.kv_dtype.empty() && report.estimate.kv_dtype == KvDType::fp8 && report.model.checkpoint_kv_dtype.empty())

@@ -571,6 +571,7 @@ void workload_changes(std::vector<Change>& out, const InferenceEstimate& e) {
 // the free memory with the share asked of the total, whatever the model (vLLM PR #19312, request_memory).
 void start_changes(std::vector<Change>& out, const InferenceEstimate& e) {
   if (!e.vllm_start || e.vllm_start->starts || e.vllm_start->util_that_fits <= 0) return;
+  if (!e.vllm_start->fits_holds_sequence) return;  // its pool at that share holds no sequence: it stops there too
   char util[8];
   std::snprintf(util, sizeof util, "%.2f", e.vllm_start->util_that_fits);
   out.push_back({"gpu-util-in-use", ChangeSize::setting, {text_input("gpu_util", util)},

@@ -353,14 +353,38 @@ std::optional<Verdict> engine_verdict(const VerdictScene& s, const VerdictRow& r
                                          args));
   }
   // vLLM's start check (PR #19312): the memory others hold leaves less free than gpu_memory_utilization asks.
-  if (const auto& start = e->vllm_start; start && !start->starts)
+  if (const auto& start = e->vllm_start; start && !start->starts) {
+    std::vector<MessageArg> args = {gpu_name(row), arg::gib("free_bytes", start->free_bytes, 2),
+                                    arg::gib("in_use_bytes", start->in_use_bytes, 2),
+                                    arg::fixed("util", start->gpu_util, 2), arg::fixed("fits", start->util_that_fits, 2)};
+    const bool owned = pool->gpus > 1;
+    if (owned) args.push_back(arg::count("count", pool->gpus));
+    // At the share that passes the check the pool must still hold one sequence, or vLLM stops there instead.
+    if (start->util_that_fits > 0 && !start->fits_holds_sequence) {
+      args.push_back(arg::count("tokens", start->fits_kv_tokens));
+      args.push_back(arg::count("length", start->sequence_tokens));
+      return made(VerdictKind::refuses, row,
+                  owned ? message("headline.vllm_in_use_short_owned",
+                                  "vLLM would not start on your {count} × {gpu}: {free_bytes} is free beside the "
+                                  "{in_use_bytes} in use, less than gpu_memory_utilization {util} asks; even at {fits} "
+                                  "its KV cache would hold {tokens} tokens, less than one sequence of {length}",
+                                  args)
+                        : message("headline.vllm_in_use_short",
+                                  "vLLM would not start on one {gpu}: {free_bytes} is free beside the {in_use_bytes} "
+                                  "in use, less than gpu_memory_utilization {util} asks; even at {fits} its KV cache "
+                                  "would hold {tokens} tokens, less than one sequence of {length}",
+                                  args));
+    }
     return made(VerdictKind::refuses, row,
-                message("headline.vllm_in_use",
-                        "vLLM would not start on one {gpu}: {free_bytes} is free beside the {in_use_bytes} in use, less "
-                        "than gpu_memory_utilization {util} asks; {fits} starts",
-                        {gpu_name(row), arg::gib("free_bytes", start->free_bytes, 2),
-                         arg::gib("in_use_bytes", start->in_use_bytes, 2), arg::fixed("util", start->gpu_util, 2),
-                         arg::fixed("fits", start->util_that_fits, 2)}));
+                owned ? message("headline.vllm_in_use_owned",
+                                "vLLM would not start on your {count} × {gpu}: {free_bytes} is free beside the "
+                                "{in_use_bytes} in use, less than gpu_memory_utilization {util} asks; {fits} starts",
+                                args)
+                      : message("headline.vllm_in_use",
+                                "vLLM would not start on one {gpu}: {free_bytes} is free beside the {in_use_bytes} in "
+                                "use, less than gpu_memory_utilization {util} asks; {fits} starts",
+                                args));
+  }
   if (pool->seqs == 0) return refused(*pool, row);
   if (fits_or_tight(row)) return pool_fits(*pool, row);
   return std::nullopt;

@@ -375,7 +375,7 @@ Explanation ollama_activations_explanation(const ModelSpec&, const InferenceOpti
 }
 
 // What Ollama's estimate assumes, and where it puts the layers.
-void add_ollama_notes(std::vector<Message>& notes, const ModelSpec& spec, const InferenceOptions&,
+void add_ollama_notes(std::vector<Message>& notes, const ModelSpec& spec, const InferenceOptions& o,
                       const InferenceEstimate& e) {
   if (!e.ollama) return;
   const OllamaEstimate& c = *e.ollama;
@@ -407,9 +407,15 @@ void add_ollama_notes(std::vector<Message>& notes, const ModelSpec& spec, const 
                             "Choose a GPU to see how many layers Ollama offloads and what stays in system RAM."));
     return;
   }
-  notes.push_back(message("ollama.free_memory",
-                          "Ollama sizes against the memory it finds free; here the GPU's whole memory as the driver "
-                          "reports it, so what other programs use comes off the layers it can offload."));
+  if (o.memory_in_use)
+    notes.push_back(message("ollama.free_memory_in_use",
+                            "Ollama sizes against the memory it finds free; here the GPU's memory as the driver "
+                            "reports it less the {in_use_bytes} in use, which comes off the layers it can offload.",
+                            {arg::gib("in_use_bytes", o.memory_in_use, 2)}));
+  else
+    notes.push_back(message("ollama.free_memory",
+                            "Ollama sizes against the memory it finds free; here the GPU's whole memory as the driver "
+                            "reports it, so what other programs use comes off the layers it can offload."));
   if (!c.gpu_usable)
     notes.push_back(message("ollama.cpu_only",
                             "Ollama would run this model on the CPU only: the GPU cannot hold its minimum, the graph "

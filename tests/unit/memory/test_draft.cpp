@@ -1,5 +1,7 @@
 // Speculative decoding's draft, per engine, each figure pinned to the engine's source or to arithmetic by hand.
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "engine_reports.hpp"
 #include "memory/draft.hpp"
@@ -232,4 +234,24 @@ TEST_CASE("mlx_lm --draft-model: the draft's own prompt cache beside the model's
   CHECK(d.kv_bytes_per_token == 12'288);
   CHECK(d.total == d.weights + d.kv_cache);
   CHECK(d.kv_cache >= 12'288ull * 4096);
+}
+
+TEST_CASE("With an MTP draft the checkpoint's MTP layers are loaded, and the note says so") {
+  // vLLM loads the checkpoint's MTP layers only for MTP speculative decoding (vllm/config/speculative.py, method
+  // "mtp"): without it they are left out of the weights, with it they are the draft's line.
+  auto ids = [](const Report& r) {
+    std::vector<std::string> out;
+    for (const auto& n : r.estimate.notes) out.push_back(n.id);
+    return out;
+  };
+  auto has = [](const std::vector<std::string>& v, const char* id) {
+    return std::find(v.begin(), v.end(), id) != v.end();
+  };
+  const auto plain = ids(evaluate_json(R"({"model": "qwen3.5-27b", "engine": "vllm"})"));
+  CHECK(has(plain, "import.mtp_in_files"));
+  CHECK_FALSE(has(plain, "import.mtp_loaded"));
+  const auto mtp = ids(evaluate_json(R"({"model": "qwen3.5-27b", "engine": "vllm", "draft": "mtp"})"));
+  CHECK_FALSE(has(mtp, "import.mtp_in_files"));
+  CHECK_FALSE(has(mtp, "import.mtp_layers"));
+  CHECK(has(mtp, "import.mtp_loaded"));
 }

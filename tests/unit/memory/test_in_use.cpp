@@ -138,6 +138,11 @@ TEST_CASE("Ollama up to 0.11.10: discovery's free memory is without the others',
   REQUIRE(busy.estimate.ollama);
   CHECK(empty.estimate.ollama->available_bytes - busy.estimate.ollama->available_bytes == 6 * kGiB);
   CHECK(busy.estimate.ollama->gpu_overhead_bytes == kGiB);  // kept apart, as memory.go adds it to what is used
+  // The note on the free memory names the memory in use where there is some.
+  CHECK(has_note(empty, "ollama.free_memory"));
+  CHECK_FALSE(has_note(empty, "ollama.free_memory_in_use"));
+  CHECK(has_note(busy, "ollama.free_memory_in_use"));
+  CHECK_FALSE(has_note(busy, "ollama.free_memory"));
 }
 
 TEST_CASE("Ollama from 0.30: llama-server's --fit sees the others' memory; the default context does not") {
@@ -209,4 +214,65 @@ TEST_CASE("vLLM stopped by memory in use: the remedy is the share that starts, n
   CHECK(util->inputs.front().text == "0.67");
   REQUIRE(util->fit);
   CHECK(*util->fit != Fit::does_not_fit);
+}
+
+TEST_CASE("vLLM stopped by memory in use: the share that passes the check must still hold one sequence") {
+  // vLLM PR #19312, vllm/v1/worker/utils.py request_memory: it refuses unless the free memory after its CUDA context
+  // is at least ceil(gpu_memory_utilization × total); past it, check_enough_kv_cache_memory refuses a pool shorter
+  // than one sequence. The RTX 4090's driver shows 23.68 GiB (data/gpus.json).
+  // gemma-3-27b in bf16 with 2 GiB in use: 23.68 − 0.5 − 2 = 21.18 GiB free < 0.92 × 23.68 = 21.79 GiB, and
+  // 21.18 / 23.68 = 0.894 → 0.89. At 0.89 the budget is 0.89 × 23.68 = 21.08 GiB, below the weights alone
+  // (27.4 B parameters × 2 B ≈ 51 GiB): the pool holds nothing, so 0.89 does not start either.
+  const Report gemma = evaluate_json(R"({"model":"gemma-3-27b","engine":"vllm","gpu":"rtx-4090","images":2,
+      "memory_in_use":2})");
+  REQUIRE(gemma.estimate.vllm_start);
+  const VllmStartCheck& g = *gemma.estimate.vllm_start;
+  CHECK_FALSE(g.starts);
+  CHECK(g.util_that_fits == doctest::Approx(0.89));
+  CHECK_FALSE(g.fits_holds_sequence);
+  CHECK(g.fits_kv_tokens == 0);
+  CHECK(gemma.verdict.message.id == "headline.vllm_in_use_short");
+  CHECK(has_note(gemma, "in_use.vllm_refuses_short"));
+  CHECK_FALSE(has_note(gemma, "in_use.vllm_refuses"));
+  // The command keeps the share asked: no share that starts to offer.
+  CHECK(gemma.command.find("--gpu-memory-utilization") == std::string::npos);
+  // The row's free memory is the larger shortfall: the weights' (over 51 − 21.68 GiB short), not the start
+  // check's 21.18 − 21.79 = −0.61 GiB.
+  CHECK(row_of(gemma, "rtx-4090").free_bytes < -static_cast<std::int64_t>(gib(25)));
+
+  // qwen3-vl-8b with a 4-token qwen3-0.6b draft and 1.5 GiB in use: 23.68 − 0.5 − 1.5 = 21.68 GiB free
+  // < 21.79 GiB asked; 21.68 / 23.68 = 0.9155 → 0.91. The pool at 0.91 is the pool of the same request asked at 0.91
+  // on an empty card (the budget is the share of the total, whatever else is in use), shorter than 16,384 tokens.
+  const char* qwen = R"({"model":"qwen3-vl-8b","engine":"vllm","draft":"qwen3-0.6b","draft_tokens":4,
+      "context":16384,"gpu":"rtx-4090")";
+  const Report short_pool = evaluate_json(std::string(qwen) + R"(,"memory_in_use":1.5})");
+  const Report at_091 = evaluate_json(std::string(qwen) + R"(,"gpu_util":0.91})");
+  REQUIRE(short_pool.estimate.vllm_start);
+  const VllmStartCheck& q = *short_pool.estimate.vllm_start;
+  CHECK_FALSE(q.starts);
+  CHECK(q.util_that_fits == doctest::Approx(0.91));
+  REQUIRE(at_091.estimate.vllm);
+  CHECK(q.fits_kv_tokens == at_091.estimate.vllm->kv_capacity_tokens);
+  CHECK(q.fits_kv_tokens < 16384);
+  CHECK(q.sequence_tokens == 16384);
+  CHECK_FALSE(q.fits_holds_sequence);
+  CHECK(short_pool.verdict.message.id == "headline.vllm_in_use_short");
+  CHECK(short_pool.command.find("--gpu-memory-utilization") == std::string::npos);
+
+  // llama-3.1-8b with 15 GiB in use on an RTX A6000 (above): at 0.67 the budget, 0.67 × 47.4 = 31.76 GiB, holds its
+  // 15 GiB of weights and a pool of many 8,192-token sequences, so 0.67 starts and the command asks for it.
+  const Report llama = evaluate_json(R"({"model":"llama-3.1-8b","engine":"vllm","gpu":"rtx-a6000","context":8192,
+      "memory_in_use":15})");
+  CHECK(llama.estimate.vllm_start->fits_holds_sequence);
+  CHECK(llama.verdict.message.id == "headline.vllm_in_use");
+  CHECK(llama.command.find("--gpu-memory-utilization 0.67") != std::string::npos);
+}
+
+TEST_CASE("vLLM stopped by memory in use on several GPUs: the headline names them") {
+  // Two RTX A6000 with tensor parallelism and 15 GiB in use on each: the check runs on every rank alike.
+  const Report two = evaluate_json(R"({"model":"llama-3.1-8b","engine":"vllm","gpu":"rtx-a6000","gpus":2,"tp":2,
+      "context":8192,"memory_in_use":15})");
+  REQUIRE(two.estimate.vllm_start);
+  CHECK_FALSE(two.estimate.vllm_start->starts);
+  CHECK(two.verdict.message.id == "headline.vllm_in_use_owned");
 }
