@@ -15,6 +15,7 @@ import draft from './messages/draft.js';
 export const MESSAGES = {
   en: {
     "headline.vllm_in_use": "vLLM would not start on one {gpu}: {free_bytes} is free beside the {in_use_bytes} in use, less than gpu_memory_utilization {util} asks; {fits} starts",
+    "headline.plan_short": "Does not fit on one {gpu}: what llama.cpp --fit places and what llama-server loads after it need {short_bytes} more than the card has",
     "in_use.vllm_refuses": "vLLM would not start: with {in_use_bytes} in use, {free_bytes} is free after its CUDA context, less than gpu_memory_utilization {util} asks ({requested_bytes}). gpu_memory_utilization {fits} starts, with a smaller KV pool.",
     "in_use.vllm_starts": "vLLM starts beside the {in_use_bytes} in use: its budget is gpu_memory_utilization of the total, so the KV pool is the same as on an empty card.",
     "in_use.mac_ram": "The {in_use_bytes} other programs use counts against the Mac's RAM, not against the GPU's wired limit: the model fits where it is within the limit and within the RAM they leave; beyond that macOS compresses or swaps their memory.",
@@ -85,6 +86,7 @@ export const MESSAGES = {
     "remedy.summary.short_more": "Nothing here runs on {gpus}: the closest change, listed first, is still {short_bytes} short; only more GPUs (listed last) would hold it.",
   },
   de: {
+    "headline.plan_short": "Passt nicht auf eine {gpu}: Was llama.cpp --fit verteilt und llama-server danach lädt, braucht {short_bytes} mehr, als die Karte hat",
     "headline.vllm_in_use": "vLLM würde auf einer {gpu} nicht starten: Neben den {in_use_bytes} belegtem Speicher sind {free_bytes} frei, weniger als gpu_memory_utilization {util} verlangt; mit {fits} startet es",
     "in_use.vllm_refuses": "vLLM würde nicht starten: Bei {in_use_bytes} belegtem Speicher sind nach seinem CUDA-Kontext {free_bytes} frei, weniger als gpu_memory_utilization {util} verlangt ({requested_bytes}). Mit gpu_memory_utilization {fits} startet es, mit kleinerem KV-Pool.",
     "in_use.vllm_starts": "vLLM startet neben den {in_use_bytes} belegtem Speicher: Sein Budget ist gpu_memory_utilization vom Gesamtspeicher, der KV-Pool ist also derselbe wie auf einer leeren Karte.",
@@ -254,9 +256,11 @@ export const MESSAGES = {
     "vision.compute_transformers_scores": "Bilder × Patches × (2 × hidden + 2 × intermediate) × Bytes des Datentyps + Bilder × 2 × Köpfe × Patches² × Bytes des Datentyps (eager)",
     "vision.source_transformers": "transformers: Der Vision-Encoder läuft einmal über die Patches aller Bilder (pixel_values) unter torch.no_grad; die Tensoren einer Schicht leben gleichzeitig",
     "vision.images_need_mmproj": "llama-server liest Bilder nur mit --mmproj (der Datei des Bildprojektors): Ohne sie sind die {images} Bilder nicht mitgezählt.",
+    "vision.image_needs_mmproj": "llama-server liest Bilder nur mit --mmproj (der Datei des Bildprojektors): Ohne sie ist das Bild nicht mitgezählt.",
     "vision.shape_unknown": "Die Form des Vision-Encoders (Patchgröße, Breiten, Köpfe) steht nicht in dieser Konfiguration: Rechenspitze und Tokens der Bilder sind nicht mitgezählt.",
     "vision.size_engine": "Bilder mit {width}×{height} Pixeln, der Größe, für die {engine} seine Bildpuffer auslegt (eine Bildgröße angeben, um sie zu ändern).",
     "vision.tokens_in_context": "{images} Bilder mit je {per_image} Tokens belegen {tokens} der {context} Tokens Kontext (und deren KV-Cache): Der angegebene Kontext enthält sie.",
+    "vision.token_in_context": "Das Bild belegt {tokens} der {context} Tokens Kontext (und deren KV-Cache): Der angegebene Kontext enthält es.",
     "vision.tokens_over_context": "Die {tokens} Tokens der Bilder übersteigen den Kontext von {context} Tokens: den Kontext erhöhen.",
     "vision.compute_not_modelled": "Die Rechenspitze von {engine} für Bilder (sein Profiling-Lauf des Vision-Encoders mit den größten Bildern, die der Prozessor erlaubt, und der Encoder-Cache) ist nicht mitgezählt.",
     "vision.mlx_text_only": "mlx-lm lädt von diesem Modell nur das Sprachmodell (den Vision-Encoder verwirft es): Bilder brauchen mlx-vlm, das nicht modelliert ist.",
