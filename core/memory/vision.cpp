@@ -124,7 +124,7 @@ void add_vision_encoder(InferenceEstimate& e, const ModelSpec& spec, const Infer
   // (convert_hf_to_gguf.py --mmproj writes the tower in f16 by default), whatever the language model's weights.
   if (e.llamacpp) {
     v.weights_bytes = e.llamacpp->mmproj_bytes;
-    v.format = "f16";
+    v.format = "F16";
   }
   v.apart = o.engine == Engine::llamacpp && !o.mmproj_offload;
   if (v.apart) v.format.clear();
