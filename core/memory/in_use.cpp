@@ -1,10 +1,9 @@
 #include "memory/in_use.hpp"
 
-#include <algorithm>  // std::min, std::remove_if
+#include <algorithm>  // std::min
 #include <cmath>      // std::ceil
 
 #include "memory/engines/engine.hpp"          // kCudaContextBytes
-#include "memory/engines/llamacpp_fit.hpp"    // kLlamaFitMarginBytes
 #include "memory/engines/ollama_server.hpp"   // ollama_runs_llama_server
 #include "memory/inference.hpp"
 #include "util/message.hpp"

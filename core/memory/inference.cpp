@@ -693,8 +693,11 @@ void add_draft_notes(std::vector<Message>& notes, const DraftMemory& d, const Mo
                             "decoding needs a draft that shares the model's tokenizer.",
                             {arg::count("draft_vocab", draft_vocab), arg::count("vocab", spec.vocab_size)}));
   if (d.tokens_default)
-    notes.push_back(message("draft.tokens_default", "{tokens} draft tokens a step, the default of {engine}.",
-                            {arg::count("tokens", d.tokens), arg::text("engine", engine_title(o.engine))}));
+    notes.push_back(d.tokens == 1
+                        ? message("draft.token_default", "One draft token a step, the default of {engine}.",
+                                  {arg::text("engine", engine_title(o.engine))})
+                        : message("draft.tokens_default", "{tokens} draft tokens a step, the default of {engine}.",
+                                  {arg::count("tokens", d.tokens), arg::text("engine", engine_title(o.engine))}));
   if (!d.acceptance_given)
     notes.push_back(message("draft.acceptance_range",
                             "The speed with the draft assumes each draft token is accepted with a chance from 0.6 to "
@@ -702,10 +705,14 @@ void add_draft_notes(std::vector<Message>& notes, const DraftMemory& d, const Mo
                             "models); give the acceptance rate your runs print for a figure of your own."));
   switch (o.engine) {
     case Engine::llamacpp:
-      notes.push_back(message("draft.llamacpp_context",
-                              "llama-server gives each of the {slots} slots a draft context of the slot's length, "
-                              "with the draft on the GPU (-ngld); -cd sets a shorter one.",
-                              {arg::count("slots", d.contexts)}));
+      notes.push_back(d.contexts == 1
+                          ? message("draft.llamacpp_context_one",
+                                    "llama-server gives its one slot a draft context of the slot's length, with the "
+                                    "draft on the GPU (-ngld); -cd sets a shorter one.")
+                          : message("draft.llamacpp_context",
+                                    "llama-server gives each of the {slots} slots a draft context of the slot's "
+                                    "length, with the draft on the GPU (-ngld); -cd sets a shorter one.",
+                                    {arg::count("slots", d.contexts)}));
       break;
     case Engine::sglang:
       if (o.sglang_rule != SglangRule::with_prefill_graphs)

@@ -120,8 +120,12 @@ void add_vision_encoder(InferenceEstimate& e, const ModelSpec& spec, const Infer
       v.weights_bytes += g.bytes;
       v.format = g.format;
     }
-  // llama.cpp loads the mmproj file only with --mmproj, onto the GPU unless --no-mmproj-offload.
-  if (e.llamacpp) v.weights_bytes = e.llamacpp->mmproj_bytes;
+  // llama.cpp loads the mmproj file only with --mmproj, onto the GPU unless --no-mmproj-offload; the file is F16
+  // (convert_hf_to_gguf.py --mmproj writes the tower in f16 by default), whatever the language model's weights.
+  if (e.llamacpp) {
+    v.weights_bytes = e.llamacpp->mmproj_bytes;
+    v.format = "F16";
+  }
   v.apart = o.engine == Engine::llamacpp && !o.mmproj_offload;
   if (v.apart) v.format.clear();
   // A checkpoint read from its files has no vision-tower group: its tensors stay in the weights' own lines.
@@ -157,7 +161,6 @@ void add_vision_encoder(InferenceEstimate& e, const ModelSpec& spec, const Infer
       const ImagePatches warm = image_patches(t, ww, wh);
       const bool fa = o.attention == Attention::sdpa;
       v.compute_bytes = std::max(llamacpp_clip_peak(t, warm.patches, fa), llamacpp_clip_peak(t, p.patches, fa));
-      v.layer_bytes = v.compute_bytes;
       v.compute_formula = fa ? message("vision.compute_llamacpp",
                                        "max(warm-up image, largest image) patches × (n_ff + 3 × n_embd) × 4 B (f32)")
                              : message("vision.compute_llamacpp_scores",
@@ -169,7 +172,6 @@ void add_vision_encoder(InferenceEstimate& e, const ModelSpec& spec, const Infer
     } else if (o.engine == Engine::transformers && o.images) {
       const std::uint64_t bytes = std::max<std::uint64_t>(dtype_info(e.weights_dtype).bits / 8, 1);
       v.compute_bytes = transformers_tower_peak(t, o.images, p.patches, bytes, o.attention == Attention::eager);
-      v.layer_bytes = v.compute_bytes;
       v.compute_formula = o.attention == Attention::eager
                               ? message("vision.compute_transformers_scores",
                                         "images × patches × (2 × hidden + 2 × intermediate) × dtype bytes + images × "
@@ -249,10 +251,14 @@ void add_vision_notes(std::vector<Message>& notes, const InferenceEstimate& e, c
   }
   if (v.apart) {
     if (o.images)
-      notes.push_back(message("vision.images_need_mmproj",
-                              "llama-server reads images only with --mmproj (the vision projector's file): without "
-                              "it the {images} images are not counted.",
-                              {arg::count("images", o.images)}));
+      notes.push_back(o.images == 1
+                          ? message("vision.image_needs_mmproj",
+                                    "llama-server reads images only with --mmproj (the vision projector's file): "
+                                    "without it the image is not counted.")
+                          : message("vision.images_need_mmproj",
+                                    "llama-server reads images only with --mmproj (the vision projector's file): "
+                                    "without it the {images} images are not counted.",
+                                    {arg::count("images", o.images)}));
     return;
   }
   if (!v.patches_per_image) {
@@ -270,12 +276,18 @@ void add_vision_notes(std::vector<Message>& notes, const InferenceEstimate& e, c
                              arg::text("engine", std::string(engine_title(o.engine)))}));
   if (o.images) {
     const std::uint64_t tokens = v.tokens_per_image * o.images;
-    notes.push_back(message("vision.tokens_in_context",
-                            "{images} images of {per_image} tokens each take {tokens} of the {context} tokens of "
-                            "context (and their KV cache): the context given holds them.",
-                            {arg::count("images", o.images), arg::count("per_image", v.tokens_per_image),
-                             arg::count("tokens", tokens), arg::count("context", o.context_tokens)}));
-    if (tokens > o.context_tokens)
+    if (tokens <= o.context_tokens)
+      notes.push_back(o.images == 1
+                          ? message("vision.token_in_context",
+                                    "The image takes {tokens} of the {context} tokens of context (and their KV "
+                                    "cache): the context given holds it.",
+                                    {arg::count("tokens", tokens), arg::count("context", o.context_tokens)})
+                          : message("vision.tokens_in_context",
+                                    "{images} images of {per_image} tokens each take {tokens} of the {context} tokens "
+                                    "of context (and their KV cache): the context given holds them.",
+                                    {arg::count("images", o.images), arg::count("per_image", v.tokens_per_image),
+                                     arg::count("tokens", tokens), arg::count("context", o.context_tokens)}));
+    else
       notes.push_back(message("vision.tokens_over_context",
                               "The images' {tokens} tokens exceed the {context}-token context: raise the context.",
                               {arg::count("tokens", tokens), arg::count("context", o.context_tokens)}));

@@ -30,7 +30,6 @@ struct VisionEncoder {
   bool size_from_engine = false;        // no size given: the engine's own (profiling or fixed) size
   std::uint64_t patches_per_image = 0;  // what the tower's layers run over
   std::uint64_t tokens_per_image = 0;   // what the language model gets, inside the context
-  std::uint64_t layer_bytes = 0;        // one encoder layer's activation peak for all the images
   Message compute_formula;              // how the engine sizes compute_bytes
   Message compute_source;
 };

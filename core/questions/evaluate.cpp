@@ -221,7 +221,16 @@ void add_llamacpp_fit(Report& report, const ResolvedRequest& rr) {
   if (ollama) options.mmproj_offload = projector.place == OllamaProjectorPlace::gpu;
   auto inputs = llamacpp_fit_inputs(report.model, options, free, ollama || report.context_source == "request");
   if (inputs && projector.fit_target_bytes) inputs.value().margin_bytes = projector.fit_target_bytes;
-  if (inputs) report.llamacpp_fit = plan_llamacpp_fit(inputs.value());
+  if (inputs) {
+    report.llamacpp_fit = plan_llamacpp_fit(inputs.value());
+    report.llamacpp_fit->margin_holds_projector = projector.fit_target_bytes != 0;
+    // llama-server makes the draft's context after the target's load_model, where fit has already placed it.
+    if (e.draft && e.engine == Engine::llamacpp)
+      report.estimate.notes.push_back(message("llamacpp.fit_without_draft",
+                                              "llama.cpp's --fit plans the model without the draft; the draft's "
+                                              "{draft_bytes} comes on top.",
+                                              {arg::bytes("draft_bytes", e.draft)}));
+  }
 }
 
 // A vision model's images: how many a request carries and their size ("1024x768", or "1024" for a square).
@@ -483,7 +492,7 @@ void add_verdict(Report& report, const ResolvedRequest& rr) {
     const auto& plan = report.llamacpp_fit;
     std::optional<std::uint64_t> on_card;
     if (plan && (plan->step == LlamaFitStep::experts || plan->step == LlamaFitStep::layers))
-      on_card = plan->gpu_bytes + e.overhead;
+      on_card = placed_on_card(*plan, e);
     else if (e.ollama && e.ollama->planned)
       on_card = e.ollama->required_partial_bytes;
     if (on_card)

@@ -107,8 +107,9 @@ PlacedBreakdown placed_breakdown(const InferenceEstimate& e, const Verdict& v, c
   if (lines_from_plan(v, plan)) {
     // fit's dry runs count the recurrent state with the KV cache (its "context"), and ggml sizes exactly.
     b.weights = plan->gpu_model_bytes;
-    // clip's compute buffer lands in the room --fit keeps free (Ollama's 1 GiB beside the projector): not a line.
-    b.vision_encoder = plan->projector_bytes;
+    // clip's compute buffer lands in the room --fit keeps free where the projector's fit target sets it (Ollama's
+    // 1 GiB beside the projector); llama.cpp's own margin does not hold it, so it comes on top.
+    b.vision_encoder = plan->projector_bytes + clip_beside_fit(*plan, e);
     b.kv_cache = plan->gpu_context_bytes;
     b.state_cache = 0;
     b.activations = plan->gpu_compute_bytes;
@@ -133,13 +134,24 @@ void explain_placement(std::vector<Explanation>& explanations, const InferenceEs
                                    "--fit counts the recurrent state with the KV cache, as its context figure"),
                            message("explain.state_cache.values_fit", "in the KV cache line"), fit_source()});
     replace(explanations, fit_compute(*plan));
-    if (e.vision)
+    if (e.vision && plan->margin_holds_projector)
       replace(explanations,
               {"vision_encoder",
                message("explain.vision_encoder.formula_fit",
                        "the vision projector llama-server loads beside the layers --fit placed (--mmproj); clip's "
                        "compute buffer for an image uses the room --fit keeps free"),
                message("explain.vision_encoder.values_fit", "{amount} B", {arg::count("amount", plan->projector_bytes)}),
+               fit_source()});
+    else if (e.vision)
+      replace(explanations,
+              {"vision_encoder",
+               message("explain.vision_encoder.formula_fit_on_top",
+                       "the vision projector llama-server loads beside the layers --fit placed (--mmproj) + clip's "
+                       "compute buffer for the images, which --fit's margin does not hold"),
+               message("explain.vision_encoder.values_fit_on_top", "{projector} + {compute} = {amount} B",
+                       {arg::count("projector", plan->projector_bytes),
+                        arg::count("compute", clip_beside_fit(*plan, e)),
+                        arg::count("amount", plan->projector_bytes + clip_beside_fit(*plan, e))}),
                fit_source()});
   }
   // The system RAM line goes before the total, as the breakdown lists it.

@@ -83,7 +83,7 @@ Placement placement_of(const Report& r) {
   const auto& plan = r.llamacpp_fit;
   if (r.verdict.kind == VerdictKind::runs_split && plan &&
       (plan->step == LlamaFitStep::experts || plan->step == LlamaFitStep::layers))
-    return {plan->gpu_bytes + e.overhead, plan->host_ram_bytes};
+    return {placed_on_card(*plan, e), plan->host_ram_bytes};
   if (e.ollama && e.ollama->planned && e.ollama->layers_offload > 0 && e.ollama->layers_offload < e.ollama->layers_model)
     return {e.ollama->required_partial_bytes, e.ollama->system_ram_bytes};
   if (e.llamacpp && e.llamacpp->gpu_layers < e.llamacpp->total_layers) return {e.per_gpu.total, e.llamacpp->host_ram_bytes};

@@ -9,6 +9,16 @@
 
 namespace vramfit {
 
+std::uint64_t clip_beside_fit(const LlamaCppFitPlan& plan, const InferenceEstimate& e) noexcept {
+  return e.vision && !e.vision->apart && plan.projector_bytes > 0 && !plan.margin_holds_projector
+             ? e.vision->compute_bytes
+             : 0;
+}
+
+std::uint64_t placed_on_card(const LlamaCppFitPlan& plan, const InferenceEstimate& e) noexcept {
+  return plan.gpu_bytes + e.overhead + e.draft + clip_beside_fit(plan, e);
+}
+
 std::string_view verdict_kind_name(VerdictKind kind) noexcept {
   switch (kind) {
     case VerdictKind::fits: return "fits";
@@ -330,9 +340,19 @@ std::optional<Verdict> engine_verdict(const VerdictScene& s, const VerdictRow& r
   if (e->ollama)
     if (auto v = ollama_verdict(*e->ollama, row))
       return placed(*v, e->ollama->required_partial_bytes, e->ollama->system_ram_bytes);
-  if (s.plan)
+  if (s.plan) {
+    // What llama-server loads after the fit (the draft, clip's buffer) can leave the placement short of the card.
+    const std::uint64_t on_card = placed_on_card(*s.plan, *e);
+    const std::uint64_t usable = row.gpu ? usable_for(*row.gpu, e->in_use) : on_card;
+    if (s.plan->fits && on_card > usable)
+      return made(VerdictKind::does_not_fit, row,
+                  message("headline.plan_short",
+                          "Does not fit on one {gpu}: what llama.cpp --fit places and what llama-server loads after "
+                          "it need {short_bytes} more than the card has",
+                          {gpu_name(row), arg::gb("short_bytes", on_card - usable, 1)}));
     if (auto v = plan_verdict(*s.plan, row, s.context_from_plan))
-      return placed(*v, s.plan->gpu_bytes + e->overhead, s.plan->host_ram_bytes, true);
+      return placed(*v, on_card, s.plan->host_ram_bytes, true);
+  }
   if (e->llamacpp && s.about == VerdictScene::About::chosen)
     if (auto v = offload_verdict(*e->llamacpp, row, s.owned)) return placed(*v, e->total, e->llamacpp->host_ram_bytes);
   const auto pool = pool_of(*e);

@@ -70,4 +70,12 @@ struct VerdictScene {
 
 Verdict judge_verdict(const VerdictScene& scene);
 
+// What llama.cpp's --fit placement puts on the card: the plan's GPU share (the projector with it), the CUDA context
+// and cuBLAS workspace fit measured against, the speculative draft llama-server loads after the fit (its draft
+// context is made after the target's load_model, so fit plans without it), and clip's compute buffer where fit kept
+// no room for it (llama.cpp's own margin, not Ollama's projector fit target).
+std::uint64_t placed_on_card(const LlamaCppFitPlan& plan, const InferenceEstimate& e) noexcept;
+// clip's compute buffer where --fit's margin does not hold it (the projector on the GPU, no projector fit target).
+std::uint64_t clip_beside_fit(const LlamaCppFitPlan& plan, const InferenceEstimate& e) noexcept;
+
 }  // namespace vramfit

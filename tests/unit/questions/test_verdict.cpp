@@ -345,3 +345,62 @@ TEST_CASE("-ngl below the layer count on one GPU: the headline says it runs with
   CHECK(arg_of(v.message, "ram_bytes").integer == static_cast<std::int64_t>(r.estimate.llamacpp->host_ram_bytes));
   CHECK(v.label.text == "runs with 40 of 80 layers on the GPU");
 }
+
+TEST_CASE("What --fit's placement puts on the card: the plan, the CUDA context, the draft and clip's buffer on top") {
+  // llama-server makes the draft's context after the target's load_model (tools/server/server.cpp), so fit plans
+  // without it; clip's compute buffer lands in fit's margin only where the projector's fit target sets it (Ollama
+  // from 0.31.2). By hand: 6,000,000,000 + 570,425,344 (512 MiB + 32 MiB) + 1,084,000,000 = 7,654,425,344 B; with
+  // a 600,000,000 B projector in the plan and llama.cpp's own margin, clip's 262,722,560 B buffer comes on top:
+  // 7,917,147,904 B.
+  LlamaCppFitPlan plan;
+  plan.gpu_bytes = 6'000'000'000ULL;
+  InferenceEstimate e;
+  e.overhead = 570'425'344ULL;
+  e.draft = 1'084'000'000ULL;
+  CHECK(placed_on_card(plan, e) == 7'654'425'344ULL);
+  plan.projector_bytes = 600'000'000ULL;
+  VisionEncoder v;
+  v.compute_bytes = 262'722'560ULL;
+  e.vision = v;
+  CHECK(clip_beside_fit(plan, e) == 262'722'560ULL);
+  CHECK(placed_on_card(plan, e) == 7'917'147'904ULL);
+  plan.margin_holds_projector = true;
+  CHECK(placed_on_card(plan, e) == 7'654'425'344ULL);
+  e.vision->apart = true;
+  plan.margin_holds_projector = false;
+  CHECK(placed_on_card(plan, e) == 7'654'425'344ULL);
+}
+
+TEST_CASE("llama.cpp --fit with a draft: the GPU row and the verdict count the draft fit leaves out, and say so") {
+  const Report r = evaluate_json(R"({"model":"qwen2.5-7b","engine":"llamacpp","draft":"qwen2.5-0.5b",
+      "memory_in_use":1,"gpu":"rtx-4060-ti-8gb"})");
+  REQUIRE(r.llamacpp_fit);
+  REQUIRE(r.estimate.draft > 0);
+  const std::uint64_t on_card = r.llamacpp_fit->gpu_bytes + r.estimate.overhead + r.estimate.draft;
+  CHECK(placed_on_card(*r.llamacpp_fit, r.estimate) == on_card);
+  const bool noted = std::any_of(r.estimate.notes.begin(), r.estimate.notes.end(),
+                                 [](const Message& n) { return n.id == "llamacpp.fit_without_draft"; });
+  CHECK(noted);
+  const std::uint64_t usable = usable_for(*r.gpus.front().gpu, r.estimate.in_use);
+  if (on_card > usable) {
+    // The draft leaves the placement short of the card: never "runs".
+    CHECK(r.verdict.kind == VerdictKind::does_not_fit);
+    CHECK(r.verdict.message.id == "headline.plan_short");
+  } else if (r.verdict.kind == VerdictKind::runs_split) {
+    CHECK(r.verdict.gpu_bytes == on_card);
+    CHECK(r.gpus.front().free_bytes == static_cast<std::int64_t>(usable - on_card));
+  }
+}
+
+TEST_CASE("llama.cpp --fit with a vision projector and a draft the card cannot hold beside it: not \"runs\"") {
+  const Report r = evaluate_json(R"({"model":"qwen3-vl-8b","engine":"llamacpp","mmproj":true,"images":2,
+      "draft":"qwen3-0.6b","memory_in_use":1.5,"gpu":"rtx-4060-ti-16gb","context":16384})");
+  REQUIRE(r.llamacpp_fit);
+  REQUIRE(r.estimate.vision);
+  const std::uint64_t usable = usable_for(*r.gpus.front().gpu, r.estimate.in_use);
+  const std::uint64_t on_card = placed_on_card(*r.llamacpp_fit, r.estimate);
+  // The plan, the 544 MiB, the draft and clip's buffer outgrow what the card has beside the 1.5 GB in use.
+  REQUIRE(on_card > usable);
+  CHECK(r.verdict.kind == VerdictKind::does_not_fit);
+  CHECK(r.verdict.message.id == "headline.plan_short");
+}

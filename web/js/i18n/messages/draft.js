@@ -5,6 +5,7 @@ export default {
   en: {
     "draft.tokens_needed": "{engine} needs the draft tokens per step for this draft (num_speculative_tokens): give them under Draft tokens per step",
     "draft.without_draft": "goes with a draft model: choose one under Draft model",
+    "llamacpp.fit_without_draft": "llama.cpp's --fit plans the model without the draft; the draft's {draft_bytes} comes on top.",
   },
   de: {
     "draft.head_engine": "{engine} nutzt als Entwurf nur ein eigenes kleines Modell; EAGLE-Köpfe und die MTP-Schichten eines Modells laufen in vLLM und SGLang",
@@ -35,10 +36,13 @@ export default {
     "explain.draft.values_mlx": "{name}: {weights} B ({format}) + {per_token} B × {tokens} = {total} B",
     "explain.draft.source_mlx": "mlx_lm --draft-model: speculative_generate_step hält neben dem Cache des Modells einen eigenen für den Entwurf (make_prompt_cache(draft_model))",
     "draft.tokens_default": "{tokens} Entwurfs-Tokens je Schritt, die Vorgabe von {engine}.",
+    "draft.token_default": "Ein Entwurfs-Token je Schritt, die Vorgabe von {engine}.",
     "draft.acceptance_range": "Die Geschwindigkeit mit Entwurf nimmt an, dass jedes Entwurfs-Token mit einer Wahrscheinlichkeit von 0,6 bis 0,8 angenommen wird (Leviathan et al. 2023 maßen etwa 0,5 bis 0,9 für Entwürfe, die weit kleiner als ihre Modelle sind); geben Sie die Annahmerate an, die Ihre Läufe ausgeben, für einen eigenen Wert.",
     "draft.llamacpp_context": "llama-server gibt jedem der {slots} Slots einen Entwurfskontext in der Länge des Slots, mit dem Entwurf auf der GPU (-ngld); -cd setzt einen kürzeren.",
+    "draft.llamacpp_context_one": "llama-server gibt seinem einen Slot einen Entwurfskontext in der Länge des Slots, mit dem Entwurf auf der GPU (-ngld); -cd setzt einen kürzeren.",
     "draft.sglang_before": "Vor sglang PR #23862 kommen Gewichte, Pool und CUDA-Graphen des Entwurfs aus dem Speicher, den mem_fraction_static übrig lässt, und dessen Vorgabe hält Platz dafür frei: Die Zeile des Entwurfs ist gezählt, der Pool des Modells wird dafür nicht verkleinert.",
     "draft.transformers_activations": "Die Aktivierungen des Assistenten sind nicht addiert: Er läuft zwischen den Vorwärtsdurchläufen des Modells, mit einer kleineren Spitze.",
+    "llamacpp.fit_without_draft": "--fit von llama.cpp plant das Modell ohne den Entwurf; die {draft_bytes} des Entwurfs kommen hinzu.",
     "command.llamacpp_draft": "Ersetzen Sie die .gguf-Namen durch die Pfade Ihrer Dateien.",
   },
 };

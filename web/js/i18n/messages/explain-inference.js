@@ -189,6 +189,8 @@ export default {
     "explain.vision_encoder.values_apart": "{params} Parameter nicht geladen: 0 B",
     "explain.vision_encoder.formula_fit": "der Bildprojektor, den llama-server neben die Schichten lädt, die --fit platziert hat (--mmproj); der Rechenpuffer von clip für ein Bild nutzt den Platz, den --fit frei hält",
     "explain.vision_encoder.values_fit": "{amount} B",
+    "explain.vision_encoder.formula_fit_on_top": "der Bildprojektor, den llama-server neben die Schichten lädt, die --fit platziert hat (--mmproj) + der Rechenpuffer von clip für die Bilder, den der Rand von --fit nicht enthält",
+    "explain.vision_encoder.values_fit_on_top": "{projector} + {compute} = {amount} B",
     "explain.vision_encoder.formula_mlx": "0: mlx-lm lädt nur das Sprachmodell",
     "explain.vision_encoder.source_mlx": "mlx-lm mlx_lm/models (gemma3.py, qwen3_vl.py): sanitize() verwirft vision_tower und multi_modal_projector",
     "explain.vision_encoder.source_llamacpp": "llama.cpp convert_hf_to_gguf.py --mmproj schreibt den Vision-Encoder in eine eigene Datei (standardmäßig F16); tools/mtmd lädt sie neben dem Modell",
