@@ -609,6 +609,20 @@ Explanation overhead_explanation(const InferenceOptions& o, const InferenceEstim
                          "CUDA ≥ 12.2 lazy loading ≈ 0.5 GiB; cublasSetWorkspace docs (32 MiB on Hopper)")};
 }
 
+// The total: the sum of the lines this estimate has, in the breakdown's order.
+Explanation total_explanation(const InferenceEstimate& e) {
+  std::vector<SumTerm> terms{{message("explain.term.weights", "weights"), e.weights}};
+  if (e.vision) terms.push_back({message("explain.term.vision_encoder", "vision encoder"), e.vision_encoder});
+  terms.push_back({message("explain.term.kv_cache", "KV cache"), e.kv_cache});
+  terms.push_back({message("explain.term.state_cache", "state per sequence"), e.state_cache});
+  terms.push_back({message("explain.term.activations", "activations"), e.activations});
+  terms.push_back({message("explain.term.overhead", "overhead"), e.overhead});
+  terms.push_back({message("explain.term.allocator_reserve", "allocator reserve"), e.allocator_reserve});
+  if (e.draft_detail) terms.push_back({message("explain.term.draft", "draft model"), e.draft});
+  return {"total", sum_formula(terms), sum_values(terms, e.total, true),
+          message("explain.total.source_inference", "sum of the lines above")};
+}
+
 // The formula, figures and source of every line of the breakdown, in its order.
 std::vector<Explanation> inference_explanations(const ModelSpec& spec, const InferenceOptions& o,
                                                 const InferenceEstimate& e, const Workings& w, const KvLayout& layout) {
@@ -622,53 +636,10 @@ std::vector<Explanation> inference_explanations(const ModelSpec& spec, const Inf
       activations_explanation(spec, o, e, w),
       overhead_explanation(o, e),
       allocator_explanation(spec, o, e, w),
-      e.draft_detail ? draft_explanation(*e.draft_detail, o.engine) : Explanation{},
-      e.draft_detail ? Explanation{"total",
-       message("explain.total.formula_inference_draft",
-               "weights + KV cache + state per sequence + activations + overhead + allocator reserve + draft model"),
-       message("explain.total.values_inference_draft",
-               "{weights} + {kv} + {state} + {activations} + {overhead} + {reserve} + {draft} = {total} B",
-               {arg::count("weights", e.weights), arg::count("kv", e.kv_cache), arg::count("state", e.state_cache),
-                arg::count("activations", e.activations), arg::count("overhead", e.overhead),
-                arg::count("reserve", e.allocator_reserve), arg::count("draft", e.draft),
-                arg::count("total", e.total)}),
-       message("explain.total.source_inference", "sum of the lines above")} :
-      Explanation{"total",
-       message("explain.total.formula_inference",
-               "weights + KV cache + state per sequence + activations + overhead + allocator reserve"),
-       message("explain.total.values_inference",
-               "{weights} + {kv} + {state} + {activations} + {overhead} + {reserve} = {total} B",
-               {arg::count("weights", e.weights), arg::count("kv", e.kv_cache), arg::count("state", e.state_cache),
-                arg::count("activations", e.activations), arg::count("overhead", e.overhead),
-                arg::count("reserve", e.allocator_reserve), arg::count("total", e.total)}),
-       message("explain.total.source_inference", "sum of the lines above")},
   };
-  if (!e.draft_detail) out.erase(out.end() - 2);  // the draft's line
-  if (e.vision) {
-    out.insert(out.begin() + 1, vision_encoder_explanation(e, o));
-    if (e.draft_detail) {
-      out.back().formula = message("explain.total.formula_inference_vision_draft",
-                                   "weights + vision encoder + KV cache + state per sequence + activations + overhead + "
-                                   "allocator reserve + draft model");
-      out.back().values = message(
-          "explain.total.values_inference_vision_draft",
-          "{weights} + {vision} + {kv} + {state} + {activations} + {overhead} + {reserve} + {draft} = {total} B",
-          {arg::count("weights", e.weights), arg::count("vision", e.vision_encoder), arg::count("kv", e.kv_cache),
-           arg::count("state", e.state_cache), arg::count("activations", e.activations),
-           arg::count("overhead", e.overhead), arg::count("reserve", e.allocator_reserve),
-           arg::count("draft", e.draft), arg::count("total", e.total)});
-    } else {
-      out.back().formula = message("explain.total.formula_inference_vision",
-                                   "weights + vision encoder + KV cache + state per sequence + activations + overhead + "
-                                   "allocator reserve");
-      out.back().values = message(
-          "explain.total.values_inference_vision",
-          "{weights} + {vision} + {kv} + {state} + {activations} + {overhead} + {reserve} = {total} B",
-          {arg::count("weights", e.weights), arg::count("vision", e.vision_encoder), arg::count("kv", e.kv_cache),
-           arg::count("state", e.state_cache), arg::count("activations", e.activations),
-           arg::count("overhead", e.overhead), arg::count("reserve", e.allocator_reserve), arg::count("total", e.total)});
-    }
-  }
+  if (e.vision) out.insert(out.begin() + 1, vision_encoder_explanation(e, o));
+  if (e.draft_detail) out.push_back(draft_explanation(*e.draft_detail, o.engine));
+  out.push_back(total_explanation(e));
   return out;
 }
 

@@ -299,8 +299,8 @@ std::optional<Error> check_grpo(const ModelSpec& spec, const TrainingOptions& o)
   return std::nullopt;
 }
 
-Message total_values(const RankMemory& b, bool grpo);
 Message total_source();
+Explanation total_explanation(const RankMemory& b, bool grpo);
 
 // GRPO's lines on one GPU. HF generate runs between training steps, when the step's activations and temporaries are
 // freed: its line is what the sampling phase needs beyond them, so the lines still add up to the peak. A colocated
@@ -339,11 +339,7 @@ std::optional<Error> add_grpo(TrainingEstimate& e, const ModelSpec& spec, const 
     if (r.total > e.breakdown.total) e.breakdown = r;
   const RankMemory& b = e.breakdown;
   for (auto& x : e.explanations)
-    if (x.key == "total")
-      x = {"total",
-           message("explain.total.formula_grpo", "weights + gradients + optimizer + activations + temporary + "
-                                                 "reference_model + sampling + overhead"),
-           total_values(b, true), total_source()};
+    if (x.key == "total") x = total_explanation(b, true);
   for (auto& x : grpo_explanations(in, g.value(), b.activations + b.temporary)) e.explanations.push_back(std::move(x));
   for (auto& n : grpo_notes(in, g.value())) e.notes.push_back(std::move(n));
   e.grpo = std::move(g).value();
@@ -817,42 +813,32 @@ void explain_optimizer(std::vector<Explanation>& out, const TrainingEstimate& e,
                  gradient_convention(e.grad_dtype)});
 }
 
-// The total's line, for the rank it describes (`b.role`); with GRPO's reference model and sampling lines.
-Message total_values(const RankMemory& b, bool grpo) {
-  const std::vector<MessageArg> base{arg::digits("weights", b.weights), arg::digits("gradients", b.gradients),
-                                     arg::digits("optimizer", b.optimizer), arg::digits("activations", b.activations),
-                                     arg::digits("temporary", b.temporary)};
-  std::vector<MessageArg> a = base;
+// The total's terms; with GRPO's reference model and sampling lines.
+std::vector<SumTerm> total_terms(const RankMemory& b, bool grpo) {
+  std::vector<SumTerm> t{{message("explain.term.weights", "weights"), b.weights},
+                         {message("explain.term.gradients", "gradients"), b.gradients},
+                         {message("explain.term.optimizer", "optimizer"), b.optimizer},
+                         {message("explain.term.activations", "activations"), b.activations},
+                         {message("explain.term.temporary", "temporary"), b.temporary}};
   if (grpo) {
-    a.push_back(arg::digits("reference_model", b.reference_model));
-    a.push_back(arg::digits("sampling", b.sampling));
+    t.push_back({message("explain.term.reference_model", "reference model"), b.reference_model});
+    t.push_back({message("explain.term.sampling", "sampling"), b.sampling});
   }
-  a.push_back(arg::digits("overhead", b.overhead));
-  a.push_back(arg::digits("total", b.total));
-  if (grpo) {
-    if (b.role == "first pipeline stage")
-      return message("explain.total.values_grpo_first", "{weights} + {gradients} + {optimizer} + {activations} + "
-                     "{temporary} + {reference_model} + {sampling} + {overhead} = {total} B (first pipeline stage)", a);
-    if (b.role == "middle pipeline stages")
-      return message("explain.total.values_grpo_middle", "{weights} + {gradients} + {optimizer} + {activations} + "
-                     "{temporary} + {reference_model} + {sampling} + {overhead} = {total} B (middle pipeline stages)", a);
-    if (b.role == "last pipeline stage")
-      return message("explain.total.values_grpo_last", "{weights} + {gradients} + {optimizer} + {activations} + "
-                     "{temporary} + {reference_model} + {sampling} + {overhead} = {total} B (last pipeline stage)", a);
-    return message("explain.total.values_grpo", "{weights} + {gradients} + {optimizer} + {activations} + {temporary} + "
-                   "{reference_model} + {sampling} + {overhead} = {total} B (every GPU)", a);
-  }
-  if (b.role == "first pipeline stage")
-    return message("explain.total.values_training_first", "{weights} + {gradients} + {optimizer} + {activations} + "
-                   "{temporary} + {overhead} = {total} B (first pipeline stage)", a);
-  if (b.role == "middle pipeline stages")
-    return message("explain.total.values_training_middle", "{weights} + {gradients} + {optimizer} + {activations} + "
-                   "{temporary} + {overhead} = {total} B (middle pipeline stages)", a);
-  if (b.role == "last pipeline stage")
-    return message("explain.total.values_training_last", "{weights} + {gradients} + {optimizer} + {activations} + "
-                   "{temporary} + {overhead} = {total} B (last pipeline stage)", a);
-  return message("explain.total.values_training", "{weights} + {gradients} + {optimizer} + {activations} + {temporary} + "
-                 "{overhead} = {total} B (every GPU)", a);
+  t.push_back({message("explain.term.overhead", "overhead"), b.overhead});
+  return t;
+}
+
+// Which GPU the total's figures are (`b.role`).
+Message role_clause(const std::string& role) {
+  if (role == "first pipeline stage") return message("explain.role.first_stage", "first pipeline stage");
+  if (role == "middle pipeline stages") return message("explain.role.middle_stages", "middle pipeline stages");
+  if (role == "last pipeline stage") return message("explain.role.last_stage", "last pipeline stage");
+  return message("explain.role.every_gpu", "every GPU");
+}
+
+Explanation total_explanation(const RankMemory& b, bool grpo) {
+  const std::vector<SumTerm> terms = total_terms(b, grpo);
+  return {"total", sum_formula(terms), sum_values(terms, b.total, false, role_clause(b.role)), total_source()};
 }
 
 Message total_source() { return message("explain.total.source_training", "sum of the lines above"); }
@@ -892,9 +878,7 @@ void explain_activations_and_total(std::vector<Explanation>& out, const Training
                          {arg::digits("overhead", b.overhead)}),
                  message("explain.overhead.source_training",
                          "CUDA ≥ 12.2 lazy loading ≈ 0.5 GiB; HF model-memory anatomy saw 1.3 GiB on V100")});
-  out.push_back({"total", message("explain.total.formula_training",
-                                  "weights + gradients + optimizer + activations + temporary + overhead"),
-                 total_values(b, false), total_source()});
+  out.push_back(total_explanation(b, false));
 }
 
 // A byte count in GB, cut (not rounded) to two decimals as the line shows it; the page writes it in its locale.

@@ -230,13 +230,16 @@ TEST_CASE("a formula's wording follows the split: tensor parallel, the pipeline 
         "trainable × state bytes + trainable × 4 B fp32 master weights ÷ tp 2, this stage's share ÷ 2 data-parallel ranks");
   const auto& total = explanation(e, "total").values;
   CHECK(total.ends_with(" B (" + e.breakdown.role + ")"));
-  CHECK(total.id == (e.breakdown.role == "first pipeline stage" ? "explain.total.values_training_first"
-                                                                 : "explain.total.values_training_last"));
+  CHECK(total.id == "explain.sum.equals_role");
+  CHECK(arg_named(total, "role").nested.front().id ==
+        (e.breakdown.role == "first pipeline stage" ? "explain.role.first_stage" : "explain.role.last_stage"));
 
   const auto single = train(test::preset("llama-3.1-8b"), TrainingOptions{});
   CHECK(explanation(single, "weights").formula.id == "explain.weights.formula");
   CHECK(explanation(single, "weights").formula == "trainable × weight bytes");
-  CHECK(explanation(single, "total").values.id == "explain.total.values_training");
+  const auto& single_total = explanation(single, "total");
+  CHECK(arg_named(single_total.values, "role").nested.front().id == "explain.role.every_gpu");
+  CHECK(single_total.formula == "weights + gradients + optimizer + activations + temporary + overhead");
 }
 
 TEST_CASE("a LoRA target error names the module and the names allowed, in a message the page translates") {

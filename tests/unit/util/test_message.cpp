@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "util/explanation.hpp"
 #include "util/json_writer.hpp"
 #include "util/message.hpp"
 #include "util/result.hpp"
@@ -51,4 +52,23 @@ TEST_CASE("a long argument name is found in the template as a short one is") {
   // Names past the short-string buffer (15 characters in libstdc++) live on the heap.
   CHECK(message("test.long", "{a_rather_long_argument_name} tokens", {arg::count("a_rather_long_argument_name", 4096)}).text ==
         "4,096 tokens");
+}
+
+TEST_CASE("a total's formula and figures are one clause per term, however many lines the breakdown has") {
+  const std::vector<SumTerm> terms{{message("explain.term.weights", "weights"), 1234},
+                                   {message("explain.term.kv_cache", "KV cache"), 5},
+                                   {message("explain.term.overhead", "overhead"), 100000}};
+  const Message formula = sum_formula(terms);
+  CHECK(formula == "weights + KV cache + overhead");
+  // ((weights + KV cache) + overhead): the page words each clause in its language.
+  CHECK(formula.id == "explain.sum.plus");
+  CHECK(arg_named(formula, "right").nested.front().id == "explain.term.overhead");
+  CHECK(arg_named(arg_named(formula, "left").nested.front(), "left").nested.front().id == "explain.term.weights");
+  // 1,234 + 5 + 100,000 = 101,239 by hand.
+  CHECK(sum_values(terms, 101239, true) == "1,234 + 5 + 100,000 = 101,239 B");
+  CHECK(sum_values(terms, 101239, false) == "1234 + 5 + 100000 = 101239 B");
+  const Message staged = sum_values(terms, 101239, false, message("explain.role.last_stage", "last pipeline stage"));
+  CHECK(staged == "1234 + 5 + 100000 = 101239 B (last pipeline stage)");
+  CHECK(staged.id == "explain.sum.equals_role");
+  CHECK(arg_named(staged, "total").integer == 101239);
 }
