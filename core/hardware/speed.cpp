@@ -473,42 +473,32 @@ double chunk_attention_flops(const SpeedModel& m, double d, double s) noexcept {
   return flops + 4.0 * full * attended_keys(d, s, 0);
 }
 
-}  // namespace
+// The refusal when the catalog (or the person's figures) has no throughput for the compute path.
+Error no_peak_error(const Gpu& gpu, ComputePath path) {
+  const auto field = arg::text("field", compute_path_field(path));
+  if (!gpu.custom.empty())
+    return make_error("gpu", message("speed.no_tflops_custom",
+                                     "{gpu} is described by your figures, and its {field} figure is not among them, "
+                                     "so prefill speed cannot be estimated",
+                                     {arg::text("gpu", gpu.name), field}));
+  return make_error("gpu", message("speed.no_tflops",
+                                   "{gpu} has no {field} figure in the catalog, so prefill speed cannot be estimated",
+                                   {arg::text("gpu", gpu.name), field}));
+}
 
-Result<PrefillSpeed> estimate_prefill(const SpeedModel& model, const Gpu& gpu, const SpeedOptions& o) {
-  if (auto ok = check_inputs(model, gpu, o); !ok) return ok.error();
-  if (o.prompt_tokens == 0 || o.prompt_tokens > 100'000'000)
-    return make_error("prompt_tokens", message("speed.prompt_range", "must be between 1 and 100000000"));
-  const std::optional<double> peak = peak_tflops(gpu, o.compute);
-  if (!peak || !positive_finite(*peak))
-    return make_error("gpu", !gpu.custom.empty()
-                                 ? message("speed.no_tflops_custom",
-                                           "{gpu} is described by your figures, and its {field} figure is not among "
-                                           "them, so prefill speed cannot be estimated",
-                                           {arg::text("gpu", gpu.name), arg::text("field", compute_path_field(o.compute))})
-                                 : message("speed.no_tflops",
-                                           "{gpu} has no {field} figure in the catalog, so prefill speed cannot be "
-                                           "estimated",
-                                           {arg::text("gpu", gpu.name),
-                                            arg::text("field", compute_path_field(o.compute))}));
-  // FlashAttention multiplies 16-bit Q, K and V whatever the weights' path; without a 16-bit figure the path's peak
-  // stands in, and the explanation says so.
-  const std::optional<double> fp16_peak = peak_tflops(gpu, ComputePath::fp16);
-  const bool attention_own_peak = fp16_peak && positive_finite(*fp16_peak);
-  const double attention_peak = attention_own_peak ? *fp16_peak : *peak;
-  const Efficiency& eff = efficiency(o.engine, gpu_class_of(gpu));
-  const double prompt = static_cast<double>(o.prompt_tokens);
-  const double chunk = o.prefill_chunk ? static_cast<double>(std::min(o.prefill_chunk, o.prompt_tokens)) : prompt;
-  const double chunks = std::ceil(prompt / chunk);
-  const double tp = static_cast<double>(o.tensor_parallel);
-  const double routed_active = std::min(model.routed_active_params(), static_cast<double>(model.active_params));
-  const double head = static_cast<double>(model.head_params);
-  const double dense_params = std::max(0.0, static_cast<double>(model.active_params) - routed_active -
-                                                static_cast<double>(model.lookup_params) - head);
+// The figures every chunk shares: the peaks, the chunking and the parameters by the kind of product they feed.
+struct PrefillPlan {
+  double peak = 0, attention_peak = 0;
+  bool attention_own_peak = false;  // a 16-bit figure of its own, else the path's peak stands in
+  double prompt = 0, chunk = 0, chunks = 0;
+  double dense_params = 0, routed_active = 0, head = 0, every_token = 0;
+  double copy_seconds = 0;  // CPU-held weights copied over PCIe
+};
+
+// llama.cpp copies CPU-held weights to the GPU once per micro-batch for large batches (op offload); --n-cpu-moe's
+// layers send their whole expert tensors the same way.
+Result<double> offload_copy_seconds(const SpeedModel& model, const Gpu& gpu, const SpeedOptions& o, double chunks) {
   const double cpu = cpu_fraction(model, o);
-  const double weights = static_cast<double>(model.weight_bytes_read);
-  const double every_token = std::max(0.0, weights - model.routed_bytes_read(1));
-  // --n-cpu-moe: the CPU-held layers' whole expert tensors go the same way.
   const double expert_share =
       model.expert_layers() ? std::min(1.0, static_cast<double>(o.cpu_expert_layers) /
                                                 static_cast<double>(model.expert_layers()))
@@ -516,37 +506,60 @@ Result<PrefillSpeed> estimate_prefill(const SpeedModel& model, const Gpu& gpu, c
   double routed_all = 0;
   for (const auto& g : model.expert_groups) routed_all += g.bytes;
   const double expert_copy = expert_share > cpu ? (expert_share - cpu) * routed_all : 0.0;
-  double copy_seconds = 0;
-  if (cpu > 0 || expert_copy > 0) {
-    const std::optional<double> pcie = gpu.pcie_gen ? pcie_x16_gb_s(*gpu.pcie_gen) : std::nullopt;
-    if (!pcie)
-      return make_error("gpu", message("speed.no_pcie", "{gpu} has no PCIe generation in the catalog for offloaded prefill",
-                                       {arg::text("gpu", gpu.name)}));
-    // llama.cpp copies CPU-held weights to the GPU once per micro-batch for large batches (op offload).
-    copy_seconds = chunks * (weights * cpu + expert_copy) / (*pcie * 1e9);
-  }
-  const Range allreduce = allreduce_seconds(model, gpu, o.tensor_parallel, prompt);
+  if (cpu <= 0 && expert_copy <= 0) return 0.0;
+  const std::optional<double> pcie = gpu.pcie_gen ? pcie_x16_gb_s(*gpu.pcie_gen) : std::nullopt;
+  if (!pcie)
+    return make_error("gpu", message("speed.no_pcie", "{gpu} has no PCIe generation in the catalog for offloaded prefill",
+                                     {arg::text("gpu", gpu.name)}));
+  return chunks * (static_cast<double>(model.weight_bytes_read) * cpu + expert_copy) / (*pcie * 1e9);
+}
 
-  PrefillSpeed p;
-  p.chunks = static_cast<std::uint64_t>(chunks);
-  // Each chunk at its own depth: the same FLOPs for the products, attention growing with the tokens before it.
-  // Slow end: low shares and high overhead; fast end: the reverse.
-  double slow = 0, fast = 0, memory_bound_chunks = 0;
+Result<PrefillPlan> plan_prefill(const SpeedModel& model, const Gpu& gpu, const SpeedOptions& o) {
+  const std::optional<double> peak = peak_tflops(gpu, o.compute);
+  if (!peak || !positive_finite(*peak)) return no_peak_error(gpu, o.compute);
+  PrefillPlan p;
+  p.peak = *peak;
+  // FlashAttention multiplies 16-bit Q, K and V whatever the weights' path; without a 16-bit figure the path's peak
+  // stands in, and the explanation says so.
+  const std::optional<double> fp16_peak = peak_tflops(gpu, ComputePath::fp16);
+  p.attention_own_peak = fp16_peak && positive_finite(*fp16_peak);
+  p.attention_peak = p.attention_own_peak ? *fp16_peak : *peak;
+  p.prompt = static_cast<double>(o.prompt_tokens);
+  p.chunk = o.prefill_chunk ? static_cast<double>(std::min(o.prefill_chunk, o.prompt_tokens)) : p.prompt;
+  p.chunks = std::ceil(p.prompt / p.chunk);
+  p.routed_active = std::min(model.routed_active_params(), static_cast<double>(model.active_params));
+  p.head = static_cast<double>(model.head_params);
+  p.dense_params = std::max(0.0, static_cast<double>(model.active_params) - p.routed_active -
+                                     static_cast<double>(model.lookup_params) - p.head);
+  p.every_token = std::max(0.0, static_cast<double>(model.weight_bytes_read) - model.routed_bytes_read(1));
+  auto copy = offload_copy_seconds(model, gpu, o, p.chunks);
+  if (!copy) return copy.error();
+  p.copy_seconds = copy.value();
+  return p;
+}
+
+// Each chunk at its own depth: the same FLOPs for the products, attention growing with the tokens before it.
+// Slow end: low shares and high overhead; fast end: the reverse. Returns the chunks the weights' read bounds at
+// the slow end.
+double run_chunks(PrefillSpeed& p, const PrefillPlan& plan, const SpeedModel& model, const Gpu& gpu,
+                  const SpeedOptions& o, const Efficiency& eff, double& slow, double& fast) {
+  const double tp = static_cast<double>(o.tensor_parallel);
   const double depth = static_cast<double>(o.prefill_depth);
-  for (double k = 0; k < chunks; ++k) {
-    const double s = std::min(chunk, prompt - k * chunk);
+  double memory_bound_chunks = 0;
+  for (double k = 0; k < plan.chunks; ++k) {
+    const double s = std::min(plan.chunk, plan.prompt - k * plan.chunk);
     // The output head multiplies the prompt's last token only.
-    const double gemm = 2.0 * dense_params * s + (k + 1 == chunks ? 2.0 * head : 0.0);
-    const double moe = 2.0 * routed_active * s;
-    const double attention = chunk_attention_flops(model, depth + k * chunk, s);
+    const double gemm = 2.0 * plan.dense_params * s + (k + 1 == plan.chunks ? 2.0 * plan.head : 0.0);
+    const double moe = 2.0 * plan.routed_active * s;
+    const double attention = chunk_attention_flops(model, depth + k * plan.chunk, s);
     p.gemm_flops += gemm;
     p.moe_flops += moe;
     p.attention_flops += attention;
     // The chunk reads the weights once: what every token reads, and each expert some token of it is routed to.
-    const double bytes = (every_token + model.routed_bytes_read(static_cast<std::uint64_t>(s))) / tp;
+    const double bytes = (plan.every_token + model.routed_bytes_read(static_cast<std::uint64_t>(s))) / tp;
     auto chunk_seconds = [&](double dense_share, double moe_share, double attention_share, double bw_share) {
-      const double compute = (gemm / (*peak * 1e12 * dense_share) + moe / (*peak * 1e12 * moe_share) +
-                              attention / (attention_peak * 1e12 * attention_share)) / tp;
+      const double compute = (gemm / (plan.peak * 1e12 * dense_share) + moe / (plan.peak * 1e12 * moe_share) +
+                              attention / (plan.attention_peak * 1e12 * attention_share)) / tp;
       const double memory = bytes / (*gpu.bandwidth_gb_s * 1e9 * bw_share);
       return std::pair{std::max(compute, memory), memory > compute};
     };
@@ -557,12 +570,11 @@ Result<PrefillSpeed> estimate_prefill(const SpeedModel& model, const Gpu& gpu, c
                           eff.bandwidth_share.high).first + eff.fixed_overhead_s.low;
     if (memory_bound) memory_bound_chunks += 1;
   }
-  slow += copy_seconds + allreduce.high;
-  fast += copy_seconds + allreduce.low;
-  p.flops = p.gemm_flops + p.moe_flops + p.attention_flops;
-  p.seconds = {fast, slow};
-  p.tokens_per_second = {prompt / slow, prompt / fast};
+  return memory_bound_chunks;
+}
 
+std::string prefill_explanation(const PrefillSpeed& p, const PrefillPlan& plan, const SpeedModel& model,
+                                const SpeedOptions& o, const Efficiency& eff, double memory_bound_chunks) {
   auto percent = [](const Range& r) {
     return general_text(r.low * 100, 2) + "–" + general_text(r.high * 100, 2) + " %";
   };
@@ -571,7 +583,7 @@ Result<PrefillSpeed> estimate_prefill(const SpeedModel& model, const Gpu& gpu, c
                      " prompt tokens" +
                      (o.prefill_depth ? " after " + std::to_string(o.prefill_depth) + " cached tokens" : "") + ": " +
                      general_text(p.gemm_flops / 1e12, 4) + " in dense matrix products at " +
-                     percent(eff.compute_share) + " of " + general_text(*peak, 5) + " " + field +
+                     percent(eff.compute_share) + " of " + general_text(plan.peak, 5) + " " + field +
                      (eff.compute_pinned ? "" : " (assumed share)");
   if (p.moe_flops > 0)
     text += ", " + general_text(p.moe_flops / 1e12, 4) + " in the routed experts' grouped products at " +
@@ -579,17 +591,41 @@ Result<PrefillSpeed> estimate_prefill(const SpeedModel& model, const Gpu& gpu, c
   text += ", " + general_text(p.attention_flops / 1e12, 4) + " in attention over the cache (4 · width · tokens · " +
           "(depth + tokens/2) per chunk" + (model.windowed_attention.empty() ? "" : ", sliding-window layers capped at "
                                                                                   "their window") +
-          ") at " + percent(eff.attention_share) + " of " + general_text(attention_peak, 5) + " " +
-          (attention_own_peak ? std::string(compute_path_field(ComputePath::fp16))
-                              : field + " (the catalog has no 16-bit figure)") +
+          ") at " + percent(eff.attention_share) + " of " + general_text(plan.attention_peak, 5) + " " +
+          (plan.attention_own_peak ? std::string(compute_path_field(ComputePath::fp16))
+                                   : field + " (the catalog has no 16-bit figure)") +
           (eff.prefill_pinned ? "" : " (assumed share)");
   text += "; " + (p.chunks > 1 ? "in " + std::to_string(p.chunks) + " chunks of " +
-                                     std::to_string(static_cast<std::uint64_t>(chunk)) + " tokens, each"
+                                     std::to_string(static_cast<std::uint64_t>(plan.chunk)) + " tokens, each"
                                : std::string("one pass, which")) +
           " reads the weights it uses at least once";
   if (memory_bound_chunks > 0) text += " (at the slow end that read takes longer than the arithmetic)";
-  if (copy_seconds > 0) text += "; CPU-held layers are copied over PCIe once per chunk";
-  p.explanation = text + ".";
+  if (plan.copy_seconds > 0) text += "; CPU-held layers are copied over PCIe once per chunk";
+  return text + ".";
+}
+
+}  // namespace
+
+Result<PrefillSpeed> estimate_prefill(const SpeedModel& model, const Gpu& gpu, const SpeedOptions& o) {
+  if (auto ok = check_inputs(model, gpu, o); !ok) return ok.error();
+  if (o.prompt_tokens == 0 || o.prompt_tokens > 100'000'000)
+    return make_error("prompt_tokens", message("speed.prompt_range", "must be between 1 and 100000000"));
+  auto planned = plan_prefill(model, gpu, o);
+  if (!planned) return planned.error();
+  const PrefillPlan& plan = planned.value();
+  const Efficiency& eff = efficiency(o.engine, gpu_class_of(gpu));
+  const Range allreduce = allreduce_seconds(model, gpu, o.tensor_parallel, plan.prompt);
+
+  PrefillSpeed p;
+  p.chunks = static_cast<std::uint64_t>(plan.chunks);
+  double slow = 0, fast = 0;
+  const double memory_bound_chunks = run_chunks(p, plan, model, gpu, o, eff, slow, fast);
+  slow += plan.copy_seconds + allreduce.high;
+  fast += plan.copy_seconds + allreduce.low;
+  p.flops = p.gemm_flops + p.moe_flops + p.attention_flops;
+  p.seconds = {fast, slow};
+  p.tokens_per_second = {plan.prompt / slow, plan.prompt / fast};
+  p.explanation = prefill_explanation(p, plan, model, o, eff, memory_bound_chunks);
   return p;
 }
 

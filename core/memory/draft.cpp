@@ -2,6 +2,7 @@
 
 #include <algorithm>  // std::max
 #include <cmath>      // std::pow
+#include <optional>   // std::optional
 
 #include "memory/inference.hpp"
 #include "memory/kv_cache.hpp"
@@ -132,13 +133,9 @@ std::uint64_t mtp_token_bytes(const ModelSpec& target, KvDType dtype, MlaCache m
   return one(target.layer(target.num_layers() - 1)) * target.mtp.layers;
 }
 
-}  // namespace
-
-Result<DraftMemory> estimate_draft(const ModelSpec& target, const InferenceEstimate& e, const InferenceOptions& o) {
+// What an engine cannot draft with: a head outside vLLM and SGLang, llama.cpp's vocabulary rule, MTP without layers.
+std::optional<Error> draft_refusal(const ModelSpec& target, const InferenceOptions& o) {
   const DraftOptions& d = *o.draft;
-  DraftMemory m;
-  m.kind = d.kind;
-  m.name = d.name;
   const bool pooled = o.engine == Engine::vllm || o.engine == Engine::sglang;
   if (d.kind != DraftKind::model && !pooled)
     return draft_error("draft", message("draft.head_engine",
@@ -158,6 +155,96 @@ Result<DraftMemory> estimate_draft(const ModelSpec& target, const InferenceEstim
     return draft_error("draft", message("draft.no_mtp",
                                         "this model's config names no multi-token-prediction layers "
                                         "(num_nextn_predict_layers, mtp_num_hidden_layers): choose a draft model"));
+  return std::nullopt;
+}
+
+// A separate draft model: estimated as a model of its own, with the engine's rules for a draft.
+std::optional<Error> add_draft_model(DraftMemory& m, const InferenceOptions& o) {
+  const DraftOptions& d = *o.draft;
+  InferenceOptions od = draft_model_options(o);
+  // llama.cpp and MLX run the draft's file in the format given for the model (a GGUF or MLX conversion of the
+  // same kind); vLLM, SGLang and transformers load the draft's checkpoint as its config says: its
+  // quantization_config, else 16-bit.
+  if (!ggml_engine(o.engine) && o.engine != Engine::mlx) {
+    auto format = parse_weight_format(d.spec.quantization.empty() ? std::string("bf16") : d.spec.quantization);
+    if (!format) return format.error();
+    od.weight_format = format.value();
+    od.weights = format.value().dtype;
+  }
+  // llama-server's draft cache takes -ctkd / -ctvd (f16 by default), not the model's -ctk / -ctv.
+  if (o.engine == Engine::llamacpp) od.kv_dtype.reset();
+  // llama-server gives every slot a draft context of its own, one sequence of the slot's context
+  // (server.cpp: params_dft.n_ctx = llama_n_ctx_seq(ctx), n_parallel = 1; slot.ctx_dft per slot).
+  const bool per_slot = o.engine == Engine::llamacpp;
+  if (per_slot) od.batch = 1;
+  auto de = estimate_inference(d.spec, od);
+  if (!de) {
+    Error err = de.error();
+    err.field = "draft";
+    return err;
+  }
+  const InferenceEstimate& x = de.value();
+  m.params = x.params.total;
+  m.weights = x.weights;
+  m.weights_format = x.weights_format;
+  m.layers = d.spec.num_layers();
+  m.kv_bytes_per_token = x.kv.bytes_per_token;
+  if (per_slot) {
+    m.contexts = o.batch;
+    m.kv_cache = CheckedSum().add({x.kv_cache + x.state_cache, o.batch}).value();
+    m.buffers = x.llamacpp ? CheckedSum().add({x.llamacpp->compute_buffer_bytes, o.batch}).value() : 0;
+  } else {
+    m.kv_cache = x.kv_cache + x.state_cache;
+  }
+  return std::nullopt;
+}
+
+// An EAGLE or EAGLE-3 head: its layer, fc and (EAGLE-3) own output head, in the target's compute dtype.
+std::optional<Error> add_eagle_head(DraftMemory& m, const InferenceEstimate& e, const DraftOptions& d) {
+  std::uint64_t maps = 0;
+  auto params = eagle_params(d, maps);
+  if (!params) return params.error();
+  m.params = params.value();
+  // The head runs in the target's compute dtype (its checkpoints ship in bf16 or fp16).
+  const auto bytes = bytes_for(m.params, e.weights_dtype);
+  if (!bytes) return draft_error("draft", message("error.inference.too_large", "too large"));
+  m.weights = *bytes + maps;
+  m.weights_format = std::string(dtype_info(e.weights_dtype).name);
+  m.layers = d.spec.num_layers();
+  auto kv = estimate_kv_cache(d.spec, e.kv_dtype, 1, 1);
+  if (!kv) return kv.error();
+  m.kv_bytes_per_token = kv.value().bytes_per_token;
+  m.kv_cache = CheckedSum().add({m.kv_bytes_per_token, m.kv_tokens}).value();
+  return std::nullopt;
+}
+
+// The model's own MTP layers.
+void add_mtp_layers(DraftMemory& m, const ModelSpec& target, const InferenceEstimate& e) {
+  // vLLM shares the target's embedding with an MTP draft ("Detected MTP model. Sharing target model embedding
+  // weights", v1/spec_decode/llm_base_proposer.py _maybe_share_embeddings) and its output head
+  // (_maybe_share_lm_head); the copies DeepSeek's and GLM's files keep are not held twice.
+  const WeightBytes& wd = e.weight_detail;
+  std::uint64_t shared = 0, shared_params = 0;
+  if (target.mtp.own_embeddings) {
+    shared = wd.embedding + wd.output;
+    shared_params = e.params.embedding + e.params.lm_head;
+  }
+  m.weights = wd.mtp_bytes > shared ? wd.mtp_bytes - shared : wd.mtp_bytes;
+  m.params = wd.mtp_params > shared_params ? wd.mtp_params - shared_params : wd.mtp_params;
+  m.weights_format = e.weights_format;
+  m.layers = target.mtp.layers;
+  m.kv_bytes_per_token = mtp_token_bytes(target, e.kv_dtype, MlaCache::latent);
+  m.kv_cache = CheckedSum().add({m.kv_bytes_per_token, m.kv_tokens}).value();
+}
+
+}  // namespace
+
+Result<DraftMemory> estimate_draft(const ModelSpec& target, const InferenceEstimate& e, const InferenceOptions& o) {
+  const DraftOptions& d = *o.draft;
+  if (auto refusal = draft_refusal(target, o)) return *refusal;
+  DraftMemory m;
+  m.kind = d.kind;
+  m.name = d.name;
   const auto tokens = d.tokens ? d.tokens : default_draft_tokens(o.engine, d, target);
   if (!tokens)
     return draft_error("draft_tokens", message("draft.tokens_needed",
@@ -170,84 +257,15 @@ Result<DraftMemory> estimate_draft(const ModelSpec& target, const InferenceEstim
     m.acceptance_low = m.acceptance_high = *d.acceptance;
     m.acceptance_given = true;
   }
-  const std::uint64_t seq_tokens = o.context_tokens;
-  m.kv_tokens = CheckedSum().add({seq_tokens, o.batch}).value();
+  m.kv_tokens = CheckedSum().add({o.context_tokens, o.batch}).value();
+  std::optional<Error> error;
   switch (d.kind) {
-    case DraftKind::model: {
-      InferenceOptions od = draft_model_options(o);
-      // llama.cpp and MLX run the draft's file in the format given for the model (a GGUF or MLX conversion of the
-      // same kind); vLLM, SGLang and transformers load the draft's checkpoint as its config says: its
-      // quantization_config, else 16-bit.
-      if (!ggml_engine(o.engine) && o.engine != Engine::mlx) {
-        auto format = parse_weight_format(d.spec.quantization.empty() ? std::string("bf16") : d.spec.quantization);
-        if (!format) return format.error();
-        od.weight_format = format.value();
-        od.weights = format.value().dtype;
-      }
-      // llama-server's draft cache takes -ctkd / -ctvd (f16 by default), not the model's -ctk / -ctv.
-      if (o.engine == Engine::llamacpp) od.kv_dtype.reset();
-      // llama-server gives every slot a draft context of its own, one sequence of the slot's context
-      // (server.cpp: params_dft.n_ctx = llama_n_ctx_seq(ctx), n_parallel = 1; slot.ctx_dft per slot).
-      const bool per_slot = o.engine == Engine::llamacpp;
-      if (per_slot) od.batch = 1;
-      auto de = estimate_inference(d.spec, od);
-      if (!de) {
-        Error err = de.error();
-        err.field = "draft";
-        return err;
-      }
-      const InferenceEstimate& x = de.value();
-      m.params = x.params.total;
-      m.weights = x.weights;
-      m.weights_format = x.weights_format;
-      m.layers = d.spec.num_layers();
-      m.kv_bytes_per_token = x.kv.bytes_per_token;
-      if (per_slot) {
-        m.contexts = o.batch;
-        m.kv_cache = CheckedSum().add({x.kv_cache + x.state_cache, o.batch}).value();
-        m.buffers = x.llamacpp ? CheckedSum().add({x.llamacpp->compute_buffer_bytes, o.batch}).value() : 0;
-      } else {
-        m.kv_cache = x.kv_cache + x.state_cache;
-      }
-      break;
-    }
+    case DraftKind::model: error = add_draft_model(m, o); break;
     case DraftKind::eagle:
-    case DraftKind::eagle3: {
-      std::uint64_t maps = 0;
-      auto params = eagle_params(d, maps);
-      if (!params) return params.error();
-      m.params = params.value();
-      // The head runs in the target's compute dtype (its checkpoints ship in bf16 or fp16).
-      const auto bytes = bytes_for(m.params, e.weights_dtype);
-      if (!bytes) return draft_error("draft", message("error.inference.too_large", "too large"));
-      m.weights = *bytes + maps;
-      m.weights_format = std::string(dtype_info(e.weights_dtype).name);
-      m.layers = d.spec.num_layers();
-      auto kv = estimate_kv_cache(d.spec, e.kv_dtype, 1, 1);
-      if (!kv) return kv.error();
-      m.kv_bytes_per_token = kv.value().bytes_per_token;
-      m.kv_cache = CheckedSum().add({m.kv_bytes_per_token, m.kv_tokens}).value();
-      break;
-    }
-    case DraftKind::mtp: {
-      // vLLM shares the target's embedding with an MTP draft ("Detected MTP model. Sharing target model embedding
-      // weights", v1/spec_decode/llm_base_proposer.py _maybe_share_embeddings) and its output head
-      // (_maybe_share_lm_head); the copies DeepSeek's and GLM's files keep are not held twice.
-      const WeightBytes& wd = e.weight_detail;
-      std::uint64_t shared = 0, shared_params = 0;
-      if (target.mtp.own_embeddings) {
-        shared = wd.embedding + wd.output;
-        shared_params = e.params.embedding + e.params.lm_head;
-      }
-      m.weights = wd.mtp_bytes > shared ? wd.mtp_bytes - shared : wd.mtp_bytes;
-      m.params = wd.mtp_params > shared_params ? wd.mtp_params - shared_params : wd.mtp_params;
-      m.weights_format = e.weights_format;
-      m.layers = target.mtp.layers;
-      m.kv_bytes_per_token = mtp_token_bytes(target, e.kv_dtype, MlaCache::latent);
-      m.kv_cache = CheckedSum().add({m.kv_bytes_per_token, m.kv_tokens}).value();
-      break;
-    }
+    case DraftKind::eagle3: error = add_eagle_head(m, e, d); break;
+    case DraftKind::mtp: add_mtp_layers(m, target, e); break;
   }
+  if (error) return *error;
   m.total = CheckedSum().add(m.weights).add(m.kv_cache).add(m.buffers).value();
   return m;
 }
