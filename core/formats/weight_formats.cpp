@@ -438,6 +438,48 @@ void tally_group(WeightBytes& out, std::string_view what, std::string format, st
   out.groups.push_back(WeightGroup{std::string(what), std::move(format), params, bytes});
 }
 
+// GPTQ, AWQ and AutoRound: packed integers with a scale and zero per group.
+Message packed_group_explanation(const WeightFormat& f) {
+  const auto bits = arg::count("bits", f.bits);
+  const auto name = arg::text("name", f.scheme == WeightScheme::gptq  ? "GPTQ (AutoGPTQ layout)"
+                                      : f.scheme == WeightScheme::awq ? "AWQ (AutoAWQ GEMM)"
+                                                                      : "AutoRound (auto_round export)");
+  const auto per = f.group_size == -1
+                       ? message("explain.weights.per_all_inputs", "all inputs")
+                       : message("explain.weights.per_count", "{n}", {arg::count("n", static_cast<std::uint64_t>(f.group_size))});
+  return f.scheme == WeightScheme::gptq
+             ? message("explain.weights.source_gptq",
+                       "{name}: {bits}-bit packed int32 weights, per group of {per} an fp16 scale and a packed "
+                       "{bits}-bit zero, an int32 g_idx per input; embeddings, lm_head and norms fp16",
+                       {name, bits, arg::message("per", per)})
+             : message("explain.weights.source_packed",
+                       "{name}: {bits}-bit packed int32 weights, per group of {per} an fp16 scale and a packed "
+                       "{bits}-bit zero; embeddings, lm_head and norms fp16",
+                       {name, bits, arg::message("per", per)});
+}
+
+// compressed-tensors' integer formats.
+Message compressed_explanation(const WeightFormat& f) {
+  const auto bits = arg::count("bits", f.bits);
+  const auto packing = f.activation_bits == 16 ? message("explain.weights.packed_int32", "weights packed in int32")
+                                               : message("explain.weights.unpacked", "weights");
+  const auto per = f.group_size == -1
+                       ? message("explain.weights.per_row", "output row")
+                       : message("explain.weights.per_group", "group of {n}",
+                                 {arg::count("n", static_cast<std::uint64_t>(f.group_size))});
+  return f.zero_points
+             ? message("explain.weights.source_compressed_zero",
+                       "compressed-tensors {format}: {bits}-bit integer linear {packing}, a bf16 scale per {per} and "
+                       "a zero point; embeddings, lm_head, routers and norms 16-bit",
+                       {arg::text("format", weight_format_name(f)), bits, arg::message("packing", packing),
+                        arg::message("per", per)})
+             : message("explain.weights.source_compressed",
+                       "compressed-tensors {format}: {bits}-bit integer linear {packing}, a bf16 scale per {per}; "
+                       "embeddings, lm_head, routers and norms 16-bit",
+                       {arg::text("format", weight_format_name(f)), bits, arg::message("packing", packing),
+                        arg::message("per", per)});
+}
+
 // What is stored how, and the source: one or two sentences for the weights line.
 Message weights_explanation(const ModelSpec& spec, const WeightFormat& f) {
   const auto dtype = arg::text("dtype", dtype_label(f.dtype));
@@ -466,23 +508,7 @@ Message weights_explanation(const ModelSpec& spec, const WeightFormat& f) {
                            "weight (QLoRA §3); embeddings, lm_head and norms 16-bit");
     case WeightScheme::gptq:
     case WeightScheme::awq:
-    case WeightScheme::autoround: {
-      const auto name = arg::text("name", f.scheme == WeightScheme::gptq  ? "GPTQ (AutoGPTQ layout)"
-                                          : f.scheme == WeightScheme::awq ? "AWQ (AutoAWQ GEMM)"
-                                                                          : "AutoRound (auto_round export)");
-      const auto per = f.group_size == -1
-                           ? message("explain.weights.per_all_inputs", "all inputs")
-                           : message("explain.weights.per_count", "{n}", {arg::count("n", static_cast<std::uint64_t>(f.group_size))});
-      return f.scheme == WeightScheme::gptq
-                 ? message("explain.weights.source_gptq",
-                           "{name}: {bits}-bit packed int32 weights, per group of {per} an fp16 scale and a packed "
-                           "{bits}-bit zero, an int32 g_idx per input; embeddings, lm_head and norms fp16",
-                           {name, bits, arg::message("per", per)})
-                 : message("explain.weights.source_packed",
-                           "{name}: {bits}-bit packed int32 weights, per group of {per} an fp16 scale and a packed "
-                           "{bits}-bit zero; embeddings, lm_head and norms fp16",
-                           {name, bits, arg::message("per", per)});
-    }
+    case WeightScheme::autoround: return packed_group_explanation(f);
     case WeightScheme::nvfp4:
       return message("explain.weights.source_nvfp4",
                      "NVFP4 (NVIDIA ModelOpt): E2M1 linear weights, one FP8 E4M3 scale per block of 16 = 4.5 bits per "
@@ -498,25 +524,7 @@ Message weights_explanation(const ModelSpec& spec, const WeightFormat& f) {
                      "fp8 E4M3 linear layers with one {scale} scale per 128×128 block (DeepSeek weight_scale_inv); "
                      "embeddings, lm_head, routers and norms 16-bit",
                      {arg::text("scale", f.scheme == WeightScheme::fp8_block ? "fp32" : "E8M0")});
-    case WeightScheme::compressed: {
-      const auto packing = f.activation_bits == 16 ? message("explain.weights.packed_int32", "weights packed in int32")
-                                                   : message("explain.weights.unpacked", "weights");
-      const auto per = f.group_size == -1
-                           ? message("explain.weights.per_row", "output row")
-                           : message("explain.weights.per_group", "group of {n}",
-                                     {arg::count("n", static_cast<std::uint64_t>(f.group_size))});
-      return f.zero_points
-                 ? message("explain.weights.source_compressed_zero",
-                           "compressed-tensors {format}: {bits}-bit integer linear {packing}, a bf16 scale per {per} and "
-                           "a zero point; embeddings, lm_head, routers and norms 16-bit",
-                           {arg::text("format", weight_format_name(f)), bits, arg::message("packing", packing),
-                            arg::message("per", per)})
-                 : message("explain.weights.source_compressed",
-                           "compressed-tensors {format}: {bits}-bit integer linear {packing}, a bf16 scale per {per}; "
-                           "embeddings, lm_head, routers and norms 16-bit",
-                           {arg::text("format", weight_format_name(f)), bits, arg::message("packing", packing),
-                            arg::message("per", per)});
-    }
+    case WeightScheme::compressed: return compressed_explanation(f);
     case WeightScheme::mlx: {
       const std::uint32_t centibits = f.bits * 100 + 3200 / static_cast<std::uint32_t>(f.group_size);
       return message("explain.weights.source_mlx",

@@ -647,6 +647,46 @@ std::string python_json_as_json(std::string_view text) {
   return out;
 }
 
+namespace {
+
+// A multimodal config's vision tower (vision_config): its parameters and the shape its images take.
+std::optional<Error> read_vision_tower(const json& root, const std::string& path, FieldReader& top, ModelSpec& s) {
+  FieldReader vision_reader(root, path);
+  if (const json* vision = vision_reader.object("vision_config")) {
+    FieldReader v(*vision, vision_reader.path("vision_config"));
+    const std::string wrapper = top.string("model_type").value_or("");
+    if (v.has("depth") && v.has("out_hidden_size")) {
+      s.vision_params = qwen_vision_params(v);
+      s.vision = qwen_vision_shape(v);
+    } else if (v.string("model_type").value_or("") == "gemma4_vision") {
+      s.vision_params = gemma4_vision_params(v, s.hidden_size);
+      s.vision = gemma4_vision_shape(v, top);
+    } else if (v.has("vt_hidden_size")) {
+      s.vision_params = moonvit_params(v, v.uint("text_hidden_size").value_or(s.hidden_size), s.notes);
+      s.vision = moonvit_shape(v, s.notes);
+    } else if (v.has("image_size") && v.has("patch_size") && v.has("num_hidden_layers")) {
+      s.vision_params = vision_tower_params(v);
+      s.vision = vit_shape(v, top, wrapper, s.notes);
+      // Gemma 3 projects vision features with one matrix and an RMSNorm (mm_input_projection, mm_soft_emb_norm).
+      const auto vh = v.uint("hidden_size").value_or(0);
+      if (wrapper == "gemma3") s.vision_params += vh * s.hidden_size + vh;
+      else s.notes.push_back(message("import.projector_uncounted", "The vision projector of this model type is not counted."));
+    } else {
+      s.notes.push_back(message("import.vision_unknown",
+                                "The vision tower (vision_config of \"{type}\") is not counted: its layout is not "
+                                "modelled yet.",
+                                {arg::text("type", wrapper)}));
+    }
+    if (v.error()) return *v.error();
+  } else {
+    s.notes.push_back(message("import.text_only",
+                              "Only the language model (text_config) is counted; a vision or audio tower adds more."));
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 Result<ModelSpec> model_from_config_object(const json& root, const std::string& path, bool quant_config_apart) {
   if (!root.is_object())
     return make_error(path.empty() ? "config" : path, message("json.expected_json_object", "expected a JSON object"));
@@ -701,39 +741,8 @@ Result<ModelSpec> model_from_config_object(const json& root, const std::string& 
     if (r.error()) return *r.error();
     s.layers = compress_runs(layers);
   }
-  if (text != &root) {
-    FieldReader vision_reader(root, path);
-    if (const json* vision = vision_reader.object("vision_config")) {
-      FieldReader v(*vision, vision_reader.path("vision_config"));
-      const std::string wrapper = top.string("model_type").value_or("");
-      if (v.has("depth") && v.has("out_hidden_size")) {
-        s.vision_params = qwen_vision_params(v);
-        s.vision = qwen_vision_shape(v);
-      } else if (v.string("model_type").value_or("") == "gemma4_vision") {
-        s.vision_params = gemma4_vision_params(v, s.hidden_size);
-        s.vision = gemma4_vision_shape(v, top);
-      } else if (v.has("vt_hidden_size")) {
-        s.vision_params = moonvit_params(v, v.uint("text_hidden_size").value_or(s.hidden_size), s.notes);
-        s.vision = moonvit_shape(v, s.notes);
-      } else if (v.has("image_size") && v.has("patch_size") && v.has("num_hidden_layers")) {
-        s.vision_params = vision_tower_params(v);
-        s.vision = vit_shape(v, top, wrapper, s.notes);
-        // Gemma 3 projects vision features with one matrix and an RMSNorm (mm_input_projection, mm_soft_emb_norm).
-        const auto vh = v.uint("hidden_size").value_or(0);
-        if (wrapper == "gemma3") s.vision_params += vh * s.hidden_size + vh;
-        else s.notes.push_back(message("import.projector_uncounted", "The vision projector of this model type is not counted."));
-      } else {
-        s.notes.push_back(message("import.vision_unknown",
-                                  "The vision tower (vision_config of \"{type}\") is not counted: its layout is not "
-                                  "modelled yet.",
-                                  {arg::text("type", wrapper)}));
-      }
-      if (v.error()) return *v.error();
-    } else {
-      s.notes.push_back(message("import.text_only",
-                                "Only the language model (text_config) is counted; a vision or audio tower adds more."));
-    }
-  }
+  if (text != &root)
+    if (auto error = read_vision_tower(root, path, top, s)) return *error;
   // default_context stays 0: the engine's default applies, never silently the model's maximum.
   if (auto q = read_quantization(top, r, s, quant_config_apart); !q) return q.error();
   if (auto ok = validate(s); !ok) {

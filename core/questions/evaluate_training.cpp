@@ -194,6 +194,57 @@ std::uint64_t default_training_sequence(const ModelSpec& spec) noexcept {
   return context ? std::min(kDefaultTrainingSequence, context) : kDefaultTrainingSequence;
 }
 
+namespace {
+
+// The model, the GPU and the headroom resolve exactly as for inference; bf16 keeps the inference path from
+// reading the checkpoint's quantization_config, which training does not use (precision decides).
+Request shared_request(const TrainingRequest& r) {
+  Request shared;
+  shared.model = r.model;
+  shared.model_name = r.model_name;
+  shared.config_json = r.config_json;
+  shared.quant_config_json = r.quant_config_json;
+  shared.config_name = r.config_name;
+  shared.params = r.params;
+  shared.imported = r.imported;
+  shared.weights = "bf16";
+  shared.gpu = r.gpu;
+  shared.wired_limit_mb = r.wired_limit_mb;
+  shared.headroom = r.headroom;
+  return shared;
+}
+
+// The training options given as names: each parsed once, refused with the names allowed.
+std::optional<Error> choose_training_options(const TrainingRequest& r, bool grpo, TrainingOptions& o) {
+  if (auto e = choose(r.precision, "precision", parse_precision, precision_names(), o.precision)) return e;
+  GradDType grad{};
+  if (auto e = choose(r.grad_dtype, "grad_dtype", parse_grad_dtype, grad_dtype_names(), grad)) return e;
+  if (!r.grad_dtype.empty()) o.grad_dtype = grad;
+  if (auto e = choose(r.optimizer, "optimizer", parse_optimizer, optimizer_names(), o.optimizer)) return e;
+  if (!r.lora_targets.empty()) {
+    auto targets = parse_lora_targets(r.lora_targets);
+    if (!targets) return with_request_field(targets.error());
+    o.lora_targets = targets.value();
+  }
+  if (r.lora_rank) o.lora_rank = *r.lora_rank;
+  // LoRA and QLoRA as people run them: TRL's SFTConfig sets gradient_checkpointing=True (trl/trainer/sft_config.py:
+  // "gradient_checkpointing: Defaults to True instead of False"), PEFT's examples pass --gradient_checkpointing True
+  // (examples/sft/run_peft.sh) and prepare_model_for_kbit_training(use_gradient_checkpointing=True) for QLoRA,
+  // Unsloth's get_peft_model(use_gradient_checkpointing="unsloth"). Full training keeps transformers' default: off.
+  // GRPO: GRPOConfig sets gradient_checkpointing=True (trl/trainer/grpo_config.py: "Defaults to True instead of False").
+  if (o.mode != TrainingMode::full || grpo) o.checkpointing = Checkpointing::full;
+  if (auto e = choose(r.checkpointing, "checkpointing", parse_checkpointing, checkpointing_names(), o.checkpointing))
+    return e;
+  if (auto e = choose(r.zero, "zero", parse_zero, zero_names(), o.parallel.zero)) return e;
+  if (auto e = choose(r.offload, "offload", parse_offload, offload_names(), o.parallel.offload)) return e;
+  if (auto e = choose(r.attn_implementation, "attn_implementation", parse_attn_implementation,
+                      attn_implementation_names(), o.attn_implementation))
+    return e;
+  return std::nullopt;
+}
+
+}  // namespace
+
 Result<TrainingScenario> resolve_training(const Catalog& catalog, const TrainingRequest& r) {
   TrainingScenario scenario;
   TrainingReport& report = scenario.report;
@@ -211,21 +262,7 @@ Result<TrainingScenario> resolve_training(const Catalog& catalog, const Training
     if (auto e = refuse_grpo_inputs(r)) return *e;
   }
 
-  // The model, the GPU and the headroom resolve exactly as for inference; bf16 keeps the inference path from
-  // reading the checkpoint's quantization_config, which training does not use (precision decides).
-  Request shared;
-  shared.model = r.model;
-  shared.model_name = r.model_name;
-  shared.config_json = r.config_json;
-  shared.quant_config_json = r.quant_config_json;
-  shared.config_name = r.config_name;
-  shared.params = r.params;
-  shared.imported = r.imported;
-  shared.weights = "bf16";
-  shared.gpu = r.gpu;
-  shared.wired_limit_mb = r.wired_limit_mb;
-  shared.headroom = r.headroom;
-  auto resolved = resolve_request(catalog, shared);
+  auto resolved = resolve_request(catalog, shared_request(r));
   if (!resolved) return resolved.error();
   report.model = std::move(resolved.value().model);
   report.published_params = resolved.value().published_params;
@@ -237,30 +274,7 @@ Result<TrainingScenario> resolve_training(const Catalog& catalog, const Training
   report.mfu = r.mfu.value_or(kDefaultMfu);
   const ModelSpec& m = report.model;
 
-  if (auto e = choose(r.precision, "precision", parse_precision, precision_names(), o.precision)) return *e;
-  GradDType grad{};
-  if (auto e = choose(r.grad_dtype, "grad_dtype", parse_grad_dtype, grad_dtype_names(), grad)) return *e;
-  if (!r.grad_dtype.empty()) o.grad_dtype = grad;
-  if (auto e = choose(r.optimizer, "optimizer", parse_optimizer, optimizer_names(), o.optimizer)) return *e;
-  if (!r.lora_targets.empty()) {
-    auto targets = parse_lora_targets(r.lora_targets);
-    if (!targets) return with_request_field(targets.error());
-    o.lora_targets = targets.value();
-  }
-  if (r.lora_rank) o.lora_rank = *r.lora_rank;
-  // LoRA and QLoRA as people run them: TRL's SFTConfig sets gradient_checkpointing=True (trl/trainer/sft_config.py:
-  // "gradient_checkpointing: Defaults to True instead of False"), PEFT's examples pass --gradient_checkpointing True
-  // (examples/sft/run_peft.sh) and prepare_model_for_kbit_training(use_gradient_checkpointing=True) for QLoRA,
-  // Unsloth's get_peft_model(use_gradient_checkpointing="unsloth"). Full training keeps transformers' default: off.
-  // GRPO: GRPOConfig sets gradient_checkpointing=True (trl/trainer/grpo_config.py: "Defaults to True instead of False").
-  if (o.mode != TrainingMode::full || grpo) o.checkpointing = Checkpointing::full;
-  if (auto e = choose(r.checkpointing, "checkpointing", parse_checkpointing, checkpointing_names(), o.checkpointing))
-    return *e;
-  if (auto e = choose(r.zero, "zero", parse_zero, zero_names(), o.parallel.zero)) return *e;
-  if (auto e = choose(r.offload, "offload", parse_offload, offload_names(), o.parallel.offload)) return *e;
-  if (auto e = choose(r.attn_implementation, "attn_implementation", parse_attn_implementation,
-                      attn_implementation_names(), o.attn_implementation))
-    return *e;
+  if (auto e = choose_training_options(r, grpo, o)) return *e;
   o.dropout = r.dropout;
   o.parallel.gpus = r.gpus;
   o.parallel.tensor_parallel = r.tp;
