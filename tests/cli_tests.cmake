@@ -238,7 +238,7 @@ vramfit_cli_test(train_refuses_weights FAIL ARGS --mode train --model llama-3.1-
 # Qwen3-30B-A3B F16 on a 16 GB card: 16384 − 544 MiB (CUDA context, cuBLAS) free, less the 1024 MiB margin = 14816;
 # at the 4096 floor 2465.5 MiB of attention, router, KV and compute leave 10 × 1152 MiB of experts: 38 to RAM.
 vramfit_cli_test(command_llamacpp_fit ARGS --model qwen3-30b-a3b --engine llamacpp --weights f16 --gpu rtx-4060-ti-16gb --command
-                 MATCH "^llama-server -m Qwen3-30B-A3B-F16.gguf -c 4096 -ngl 48 --n-cpu-moe 38\n$")
+                 MATCH "^llama-server -m Qwen3-30B-A3B-F16.gguf -c 4096 -ngl 48 --n-cpu-moe 38  # llama.cpp b10488\n$")
 vramfit_cli_test(command_vllm ARGS --model llama-3.1-8b --engine vllm --gpu h100 --tp 2 --context 16000 --command
                  MATCH "^vllm serve meta-llama/Llama-3.1-8B --tensor-parallel-size 2 --max-model-len 16000  # vLLM 0.27\n$")
 # Ollama from 0.30 runs llama-server: on an RTX 4090 (23.68 GiB ≥ 23 GiB) its own default context is 32768, so the
@@ -346,7 +346,7 @@ vramfit_cli_test(vision_table ARGS --model gemma-3-27b --images 2 --image-size 1
 vramfit_cli_test(vision_text_model FAIL ARGS --model llama-3.1-8b --images 1 MATCH "^vramfit: --images: ")
 # The command names the projector's own file beside the model's (llama-server --mmproj).
 vramfit_cli_test(vision_command ARGS --model gemma-3-27b --engine llamacpp --weights q4_k_m --mmproj --command
-                 MATCH "^llama-server -m Gemma-3-27B-vision-text-Q4_K_M.gguf --mmproj mmproj-Gemma-3-27B-vision-text-F16.gguf -c 4096\n$")
+                 MATCH "^llama-server -m Gemma-3-27B-vision-text-Q4_K_M.gguf --mmproj mmproj-Gemma-3-27B-vision-text-F16.gguf -c 4096  # llama.cpp b10488\n$")
 
 # Speculative decoding's draft (issue 31). llama-server gives each slot a draft context at the slot's context:
 # Qwen2.5-0.5B's 24 layers × 2 KV heads × 64 × (K + V) × 2 B = 12,288 B a token, × 4096 = 50,331,648 B.

@@ -450,7 +450,9 @@ export interface EstimateAnswer {
     file_bytes: number;
     mtp_layers: { bytes: number; params: number; groups: WeightGroup[] };
   };
-  llamacpp: Record<string, number | boolean> | null;
+  /** llama.cpp's buffers (bytes and counts, flash_attn and output_on_gpu booleans); under engine "llamacpp" also
+   * engine_version (string: the llama.cpp build assumed). */
+  llamacpp: Record<string, number | string | boolean> | null;
   /** A vision model's encoder (null without one): the tower's params, weights_bytes on the GPU in `format` (empty
    * where the engine keeps it apart: `apart`, llama.cpp without --mmproj), compute_bytes, the image peak, and
    * `bytes`, the breakdown's vision_encoder line. */

@@ -107,6 +107,8 @@ void write_llamacpp(JsonWriter& w, const InferenceEstimate& e) {
     w.begin_object("llamacpp");
     w.field("compute_buffer_bytes", b.compute_buffer_bytes);
     w.field("compute_buffer_other_bytes", b.compute_buffer_other_bytes);
+    // The llama.cpp build assumed; under Ollama its own version says which llama-server it runs.
+    if (e.engine == Engine::llamacpp) w.field("engine_version", kLlamaCppVersionModelled);
     w.field("flash_attn", b.flash_attn);
     w.field("gpu_layers", b.gpu_layers);
     w.field("host_kv_bytes", b.host_kv_bytes);

@@ -158,13 +158,15 @@ EngineCommand llamacpp_command(const Report& report, const ResolvedRequest& s, c
     const std::string_view kv = ggml_cache_type(e.kv_dtype);
     t << " -ctk " << kv << " -ctv " << kv;
   }
-  if (const auto& d = e.draft_detail) {
+  if (const auto& d = e.draft_detail)
     t << " -md "
       << (o.draft && !o.draft->spec.name.empty() ? gguf_file_name(o.draft->spec, d->weights_format)
                                                   : std::string("DRAFT.gguf"))
       << " --draft-max " << d->tokens;
+  // The build whose defaults (--fit and its margin, -fa auto, -c 0) the flags are measured against.
+  t << "  # llama.cpp " << kLlamaCppVersionModelled;
+  if (e.draft_detail)
     return {t.str(), message("command.llamacpp_draft", "Replace the .gguf names with your files' paths.")};
-  }
   return {t.str(), message("command.llamacpp", "Replace the .gguf name with your file's path.")};
 }
 

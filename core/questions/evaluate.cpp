@@ -221,9 +221,13 @@ void add_llamacpp_fit(Report& report, const ResolvedRequest& rr) {
   if (ollama) options.mmproj_offload = projector.place == OllamaProjectorPlace::gpu;
   auto inputs = llamacpp_fit_inputs(report.model, options, free, ollama || report.context_source == "request");
   if (inputs && projector.fit_target_bytes) inputs.value().margin_bytes = projector.fit_target_bytes;
+  // llama-server itself (PR #21489, tools/server/server-context.cpp load_model) adds the projector's memory,
+  // mtmd_get_memory_usage's weights and clip compute buffer, to --fit's target on the projector's device.
+  const bool projector_in_target = !ollama && inputs && inputs.value().projector_bytes && e.vision && !e.vision->apart;
+  if (projector_in_target) inputs.value().margin_bytes += inputs.value().projector_bytes + e.vision->compute_bytes;
   if (inputs) {
     report.llamacpp_fit = plan_llamacpp_fit(inputs.value());
-    report.llamacpp_fit->margin_holds_projector = projector.fit_target_bytes != 0;
+    report.llamacpp_fit->margin_holds_projector = projector.fit_target_bytes != 0 || projector_in_target;
     // llama-server makes the draft's context after the target's load_model, where fit has already placed it.
     if (e.draft && e.engine == Engine::llamacpp)
       report.estimate.notes.push_back(message("llamacpp.fit_without_draft",

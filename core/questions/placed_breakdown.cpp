@@ -107,8 +107,8 @@ PlacedBreakdown placed_breakdown(const InferenceEstimate& e, const Verdict& v, c
   if (lines_from_plan(v, plan)) {
     // fit's dry runs count the recurrent state with the KV cache (its "context"), and ggml sizes exactly.
     b.weights = plan->gpu_model_bytes;
-    // clip's compute buffer lands in the room --fit keeps free where the projector's fit target sets it (Ollama's
-    // 1 GiB beside the projector); llama.cpp's own margin does not hold it, so it comes on top.
+    // clip's compute buffer lands in the room --fit keeps free where the projector is in its target (llama-server's
+    // own, Ollama's 1 GiB beside the projector); where it is not, it comes on top.
     b.vision_encoder = plan->projector_bytes + clip_beside_fit(*plan, e);
     b.kv_cache = plan->gpu_context_bytes;
     b.state_cache = 0;

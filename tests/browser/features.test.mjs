@@ -661,7 +661,7 @@ test('llama.cpp\'s fit plan and its command line show for the chosen GPU, and Co
   // By hand (tests/unit/memory/test_llamacpp_fit.cpp): 16 GiB less 544 MiB of CUDA context and cuBLAS less the
   // 1024 MiB margin leaves 14816 MiB; at the 4096 floor 2465.5 MiB of attention, KV and compute leave room for
   // 10 layers' experts at 1152 MiB each, so the experts of layers 10-47 (38) stay in RAM.
-  const expected = 'llama-server -m Qwen3-30B-A3B-F16.gguf -c 4096 -ngl 48 --n-cpu-moe 38';
+  const expected = 'llama-server -m Qwen3-30B-A3B-F16.gguf -c 4096 -ngl 48 --n-cpu-moe 38  # llama.cpp b10488';
   assert.equal(await page.locator('[data-testid="command"]').textContent(), expected);
   assert.match(await page.locator('#fit-plan').textContent(),
     /context lowered from 40,960 to 4,096; the experts of 38 layers stay in system RAM \(--n-cpu-moe 38 in the command\)/);

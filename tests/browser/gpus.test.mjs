@@ -50,7 +50,7 @@ for (const lang of ['en', 'de']) {
       const least = Math.min(number(first[5]), number(second[5]));
       const said = Number((await headline(page)).match(/(\d+[.,]\d) GB/)[1].replace(',', '.'));
       assert.ok(Math.abs(said - least) <= 0.06, `headline ${said} GB, fuller GPU ${least} GB free`);
-      assert.match(await page.getByTestId('command').textContent(), /^llama-server -m \S+ -c 4096 --tensor-split 1,1$/);
+      assert.match(await page.getByTestId('command').textContent(), /^llama-server -m \S+ -c 4096 --tensor-split 1,1  # llama\.cpp b\d+$/);
       if (width === 375) {
         const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
         assert.ok(overflow <= 0, `the page is ${overflow} px wider than the screen`);

@@ -17,6 +17,10 @@
 namespace vramfit {
 
 // --- llama.cpp -------------------------------------------------------------------------------------------
+// The build the answer assumes: the one Ollama 0.32.15 (kOllamaVersionModelled) bundles (its LLAMA_CPP_VERSION), so
+// both engines describe the same llama-server. --fit is on by default from PR #16653 (December 2025); a projector
+// (--mmproj) joins --fit's margin from PR #21489 (April 2026). Older builds are not modelled (docs/methodology.md).
+inline constexpr std::string_view kLlamaCppVersionModelled = "b10488";
 inline constexpr std::uint64_t kLlamaDefaultCtx = 4096;  // common.h n_ctx since PR #10136 (Nov 2024)
 inline constexpr std::uint64_t kLlamaNBatch = 2048;      // common.h n_batch
 inline constexpr std::uint64_t kLlamaNUbatch = 512;      // common.h n_ubatch

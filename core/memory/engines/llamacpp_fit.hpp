@@ -50,8 +50,9 @@ struct LlamaCppFitPlan {
   std::uint64_t host_ram_bytes = 0;     // system RAM the placement takes: the two above
   // A vision projector llama-server loads after fit has placed the layers (--mmproj), on the same GPU; in gpu_bytes.
   std::uint64_t projector_bytes = 0;
-  // The projector's fit target is set (Ollama from 0.31.2: projector + 1 GiB): clip's compute buffer lands in the
-  // room fit keeps free. Unset (llama.cpp's own 1 GiB margin): the buffer comes on top of the placement.
+  // The projector's room is in fit's target (llama-server adds the projector and clip's compute buffer to it, PR
+  // #21489; Ollama from 0.31.2 sets projector + 1 GiB): clip's buffer lands in the room fit keeps free. Otherwise
+  // (Ollama up to 0.31.1) the buffer comes on top of the placement.
   bool margin_holds_projector = false;
 };
 

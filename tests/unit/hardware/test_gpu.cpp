@@ -407,7 +407,7 @@ TEST_CASE("A Strix Halo's GPU may use Linux's default GTT limit, half the RAM; t
   CHECK(one_per_machine_message(halo).id == "gpus.one_machine");
 }
 
-TEST_CASE("A DGX Spark's and a Jetson AGX Orin 64GB's GPU may use what CUDA reports as the total; other Jetsons, said as not modelled") {
+TEST_CASE("A DGX Spark's and the Jetsons' GPU may use what CUDA reports as the total") {
   // vLLM's startup check on a DGX Spark: free memory "of 121.69 GiB" (MiaAI-Lab/GLM-5.3-Flash-EXL3-2x-DGX-Sparks
   // issue #47), the RAM Linux sees of the 128 GB (llamastash/llamastash issue #80: "121.69 GiB unified LPDDR5X").
   const Gpu& spark = test::gpu("dgx-spark");
@@ -428,13 +428,34 @@ TEST_CASE("A DGX Spark's and a Jetson AGX Orin 64GB's GPU may use what CUDA repo
   CHECK(usable_gib == doctest::Approx(62841.0 / 1024).epsilon(0.01 / 61.37));
   CHECK(usable_gib == doctest::Approx(64349016.0 / 1024 / 1024).epsilon(0.01 / 61.37));
   CHECK(wired_limit_note(orin).id == "unified.cuda_total");
-  // The 32 GB module's and Thor's totals were not read: their module's memory, said as not modelled.
-  for (const char* id : {"jetson-agx-orin-32gb", "jetson-agx-thor"}) {
+  // The 32 GB module the same way: tegrastats "RAM 2257/30536MB" (a tegrastats parser's AGX Orin fixture, beside
+  // 15823MB for the Orin NX 16GB): 30,536 MiB / 1024 = 29.82 GiB. Thor: llama.cpp prints the device's
+  // totalGlobalMem, "NVIDIA Thor, compute capability 11.0, VMM: yes, VRAM: 125748 MiB": 125,748 / 1024 = 122.80 GiB.
+  const std::pair<const char*, double> jetsons[] = {{"jetson-agx-orin-32gb", 30536.0 / 1024},
+                                                    {"jetson-agx-thor", 125748.0 / 1024}};
+  for (const auto& [id, gib] : jetsons) {
     CAPTURE(id);
-    const Gpu& other = test::gpu(id);
-    CHECK(other.usable_bytes() == other.memory_bytes);
-    CHECK(wired_limit_note(other).id == "unified.cuda_unknown");
+    const Gpu& jetson = test::gpu(id);
+    CHECK(jetson.shared == SharedMemory::nvidia_unified);
+    REQUIRE(jetson.driver_visible_bytes);
+    CHECK(jetson.usable_bytes() == *jetson.driver_visible_bytes);
+    CHECK(static_cast<double>(jetson.usable_bytes()) / static_cast<double>(1ull << 30) ==
+          doctest::Approx(gib).epsilon(0.01 / gib));
+    CHECK(wired_limit_note(jetson).id == "unified.cuda_total");
   }
+}
+
+TEST_CASE("The RTX 3080 Ti's tensor rates: its SMs and boost clock at GA102's per-SM rates") {
+  // GA102 whitepaper, RTX 3090: 71 dense FP16-with-FP32-accumulate TFLOPS at 82 SMs × 1695 MHz, 512 FLOP per clock
+  // per SM (82 × 1.695e9 × 512 = 71.2e12), INT8 at four times that. The 3080 Ti (stillwater-sc/KPU-Simulator's RTX 30
+  // table): 10,240 CUDA cores = 80 SMs of 128, boost 1,665 MHz, "273" INT8 TOPS. By hand: 80 × 1.665e9 × 512 =
+  // 68.2e12; × 4 = 272.8e12, the table's 273.
+  const Gpu& ti = test::gpu("rtx-3080-ti");
+  REQUIRE(ti.tflops_bf16);
+  REQUIRE(ti.tops_int8);
+  CHECK(*ti.tflops_bf16 == doctest::Approx(80 * 1.665 * 512 / 1000).epsilon(0.001));
+  CHECK(*ti.tops_int8 == doctest::Approx(80 * 1.665 * 2048 / 1000).epsilon(0.001));
+  CHECK(*ti.tops_int8 == doctest::Approx(273).epsilon(0.002));
 }
 
 TEST_CASE("An MI300A's GPU may use the 96 GiB AMD documents; its node's four APUs are GPUs of one machine") {

@@ -42,11 +42,12 @@ TEST_CASE("vLLM's command names only the settings that differ from vLLM's defaul
 TEST_CASE("llama-server's command spells out the fit plan: context, layers and --n-cpu-moe") {
   // The 16 GB case of test_llamacpp_fit.cpp: context 4096, the experts of 38 layers in RAM.
   const Report fit = report_for(R"({"model":"qwen3-30b-a3b","engine":"llamacpp","weights":"f16","gpu":"rtx-4060-ti-16gb"})");
-  CHECK(fit.command == "llama-server -m Qwen3-30B-A3B-F16.gguf -c 4096 -ngl 48 --n-cpu-moe 38");
+  CHECK(fit.command == "llama-server -m Qwen3-30B-A3B-F16.gguf -c 4096 -ngl 48 --n-cpu-moe 38  # llama.cpp b10488");
   // Without a GPU there is no plan: the request's own context (cells for every sequence), -np and cache types.
   const Report no_gpu = report_for(R"({"model":"qwen3-30b-a3b","engine":"llamacpp","weights":"q4_k_m","context":8192,)"
                                    R"("batch":2,"kv_dtype":"q8_0"})");
-  CHECK(no_gpu.command == "llama-server -m Qwen3-30B-A3B-Q4_K_M.gguf -c 16384 -np 2 -fa on -ctk q8_0 -ctv q8_0");
+  CHECK(no_gpu.command ==
+        "llama-server -m Qwen3-30B-A3B-Q4_K_M.gguf -c 16384 -np 2 -fa on -ctk q8_0 -ctv q8_0  # llama.cpp b10488");
   CHECK(no_gpu.command_note == "Replace the .gguf name with your file's path.");
 }
 

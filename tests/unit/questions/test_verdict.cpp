@@ -348,8 +348,8 @@ TEST_CASE("-ngl below the layer count on one GPU: the headline says it runs with
 
 TEST_CASE("What --fit's placement puts on the card: the plan, the CUDA context, the draft and clip's buffer on top") {
   // llama-server makes the draft's context after the target's load_model (tools/server/server.cpp), so fit plans
-  // without it; clip's compute buffer lands in fit's margin only where the projector's fit target sets it (Ollama
-  // from 0.31.2). By hand: 6,000,000,000 + 570,425,344 (512 MiB + 32 MiB) + 1,084,000,000 = 7,654,425,344 B; with
+  // without it; clip's compute buffer lands in fit's margin only where the projector is in fit's target (llama-server
+  // from PR #21489, Ollama from 0.31.2). By hand: 6,000,000,000 + 570,425,344 (512 MiB + 32 MiB) + 1,084,000,000 = 7,654,425,344 B; with
   // a 600,000,000 B projector in the plan and llama.cpp's own margin, clip's 262,722,560 B buffer comes on top:
   // 7,917,147,904 B.
   LlamaCppFitPlan plan;
@@ -369,6 +369,21 @@ TEST_CASE("What --fit's placement puts on the card: the plan, the CUDA context, 
   e.vision->apart = true;
   plan.margin_holds_projector = false;
   CHECK(placed_on_card(plan, e) == 7'654'425'344ULL);
+}
+
+TEST_CASE("llama-server adds the projector and clip's buffer to --fit's target, so the layers leave room for them") {
+  // PR #21489 (tools/server/server-context.cpp load_model): with --mmproj and --fit, mtmd_get_memory_usage (the
+  // projector's weights and clip's compute buffer for the warm-up image) is added to fit_params_target on the
+  // projector's device. Gemma 3 27B's tower and projector: 423,060,336 parameters, F16 in the mmproj file: 2 B each =
+  // 846,120,672 B. The target: 1024 MiB + 846,120,672 + clip's buffer; the buffer then lands in that room.
+  const Report r = evaluate_json(R"({"model":"gemma-3-27b","engine":"llamacpp","weights":"q4_k_m","mmproj":true,)"
+                                 R"("gpu":"rtx-4090"})");
+  REQUIRE(r.llamacpp_fit);
+  REQUIRE(r.estimate.vision);
+  CHECK(r.llamacpp_fit->projector_bytes == 846'120'672ULL);
+  CHECK(r.llamacpp_fit->margin_bytes == (1024ULL << 20) + 846'120'672ULL + r.estimate.vision->compute_bytes);
+  CHECK(r.llamacpp_fit->margin_holds_projector);
+  CHECK(clip_beside_fit(*r.llamacpp_fit, r.estimate) == 0);
 }
 
 TEST_CASE("llama.cpp --fit with a draft: the GPU row and the verdict count the draft fit leaves out, and say so") {
