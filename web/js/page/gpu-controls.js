@@ -1,7 +1,7 @@
 // The GPU's controls: the card picked or described by its figures, a second card, and the share of memory a
 // machine whose GPU shares the computer's memory gives it.
 import { dom } from './dom.js';
-import { page, view } from './store.js';
+import { page } from './store.js';
 import { setLabel } from './language.js';
 
 // A card described by its figures (the core's GPU "custom", or a listed card with other memory): its URL keys.
