@@ -19,3 +19,6 @@ node tests/corpus/run.mjs
 
 echo "== browser tests: the served page in headless Chromium"
 node --test --test-concurrency=1 tests/browser/
+
+echo "== budgets: the site's size ceiling and its layout shift (timings and Lighthouse: README, not gated)"
+node scripts/budgets.mjs --gate

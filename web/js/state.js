@@ -123,39 +123,43 @@ function makeCodec(inputs) {
     /** The URL key of a request key; undefined where the page has no control for it. */
     urlKey: (requestKey) => inputs.find((i) => i.key === requestKey)?.url,
 
-    // The request the core evaluates: every input of the mode's kind that the state sets. A non-number is passed
-    // through so the core's error (field + allowed range) reaches the user rather than a silent default.
+    // The request the core evaluates: every input of the mode's kind that the state sets (requestOf).
     // `config` (a dropped config.json's text) stands in for the preset.
-    request(state, { config = null } = {}) {
-      const mode = coreMode(state);
-      const use = mode === 'inference' ? 'inference' : 'training';
-      const request = config !== null ? { config } : { model: state.model };
-      if (use === 'training') request.mode = mode;
-      for (const input of inputs) {
-        if (!SENT_APART.has(input.key) && used(input, use) && state[input.url] !== '') request[input.key] = state[input.url];
-      }
-      if (mode === 'train') delete request.lora_rank;  // the rank is the fine-tune tab's
-      // GRPO trains on prompt + completion (its own fields), and only GRPO takes them in training.
-      if (mode === 'grpo') for (const key of ['context', 'sequence']) delete request[key];
-      else if (use === 'training') for (const key of [...GRPO_ONLY, ...GRPO_SHARED]) delete request[key];
-      else for (const key of GRPO_ONLY) delete request[key];
-      return request;
-    },
-
+    request: (state, { config = null } = {}) => requestOf(inputs, state, config),
     /** The state change that sets these request inputs (a remedy's) in `mode`; null when one has no control here. */
-    patch(requestInputs, mode) {
-      const use = mode === 'inference' ? 'inference' : 'training';
-      const patch = {};
-      for (const [key, value] of Object.entries(requestInputs)) {
-        if (key === 'mode') {
-          Object.assign(patch, { mode: 'finetune', ft: value });  // lora | qlora: the fine-tune tab
-          continue;
-        }
-        const input = inputs.find((i) => i.key === key && used(i, use));
-        if (!input) return null;
-        patch[input.url] = value;
-      }
-      return patch;
-    },
+    patch: (requestInputs, mode) => patchOf(inputs, requestInputs, mode),
   };
+}
+
+// A non-number is passed through so the core's error (field + allowed range) reaches the user rather than a
+// silent default.
+function requestOf(inputs, state, config) {
+  const mode = coreMode(state);
+  const use = mode === 'inference' ? 'inference' : 'training';
+  const request = config !== null ? { config } : { model: state.model };
+  if (use === 'training') request.mode = mode;
+  for (const input of inputs) {
+    if (!SENT_APART.has(input.key) && used(input, use) && state[input.url] !== '') request[input.key] = state[input.url];
+  }
+  if (mode === 'train') delete request.lora_rank;  // the rank is the fine-tune tab's
+  // GRPO trains on prompt + completion (its own fields), and only GRPO takes them in training.
+  if (mode === 'grpo') for (const key of ['context', 'sequence']) delete request[key];
+  else if (use === 'training') for (const key of [...GRPO_ONLY, ...GRPO_SHARED]) delete request[key];
+  else for (const key of GRPO_ONLY) delete request[key];
+  return request;
+}
+
+function patchOf(inputs, requestInputs, mode) {
+  const use = mode === 'inference' ? 'inference' : 'training';
+  const patch = {};
+  for (const [key, value] of Object.entries(requestInputs)) {
+    if (key === 'mode') {
+      Object.assign(patch, { mode: 'finetune', ft: value });  // lora | qlora: the fine-tune tab
+      continue;
+    }
+    const input = inputs.find((i) => i.key === key && used(i, use));
+    if (!input) return null;
+    patch[input.url] = value;
+  }
+  return patch;
 }
