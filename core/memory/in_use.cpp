@@ -139,8 +139,15 @@ void add_other_models_notes(InferenceEstimate& e, const ModelSpec& spec, const I
                             "{names} loaded first, each estimated alone with its own context and its memory counted "
                             "as in use on each GPU; this model loads last, into what they leave.",
                             {arg::text("names", names)}));
+  // Each SGLang server takes mem_fraction_static of the memory it finds free (_profile_available_bytes): one
+  // started first at its default leaves the next little.
+  if (o.engine == Engine::sglang)
+    e.notes.push_back(message("other_models.sglang_fraction",
+                              "Each other SGLang server is counted at its default mem_fraction_static, a share of the "
+                              "memory it found free; started with a smaller --mem-fraction-static it leaves more to "
+                              "this one."));
   if (o.engine != Engine::ollama) return;
-  // Run: OLLAMA_MAX_LOADED_MODELS, when unset, is defaultModelsPerGPU (3) × the GPUs; at that count the scheduler
+  // OLLAMA_MAX_LOADED_MODELS, when unset, is defaultModelsPerGPU (3) × the GPUs; at that count the scheduler
   // unloads the least recently used runner (findRunnerToUnload) before it loads another.
   const std::uint64_t loaded = e.other_models.size() + 1;
   if (loaded > 3)

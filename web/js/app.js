@@ -17,6 +17,7 @@ import { translator, initialLanguage, rememberLanguage, applyStaticTexts } from 
 import { makeFormat } from './i18n/format.js';
 import { openHubRepo, LookupError, repoPage } from './hub.js';
 import { inFolder, configName, withQuantConfig, showCheckpointAsk } from './checkpoint.js';
+import { showAlsoModels } from './also-models.js';  // showAlso: the other models loaded first
 
 const $ = (id) => document.getElementById(id);
 const dom = {
@@ -276,9 +277,10 @@ function showWiredLimit(gpuId) {
 }
 
 // "Also on this GPU": its fields show the state's values, and it opens by itself when a link carries one of them.
-const ALSO_KEYS = ['inuse'];
+const ALSO_KEYS = ['inuse', 'also'];
 function showAlso() {
   if (document.activeElement !== dom.inuse) dom.inuse.value = String(state.inuse ?? '');
+  showAlsoModels(state.also ?? '', calculator.catalog.models, view.t);
   if (ALSO_KEYS.some((k) => state[k] !== undefined && state[k] !== '')) dom.alsoOnGpu.open = true;
 }
 
