@@ -198,17 +198,19 @@ void add_in_use(InferenceEstimate& e, const ModelSpec& spec, const InferenceOpti
       }
     }
   }
+  // The "already in use" line: what the person gave, or vLLM's start check, which weighs the other models too.
+  const bool own_in_use = e.in_use > others_bytes(e.other_models) || e.vllm_start;
   if (o.explain) {
     auto total = std::find_if(e.explanations.begin(), e.explanations.end(),
                               [](const Explanation& x) { return x.key == "total"; });
     if (total != e.explanations.end()) {
       *total = card_total(e);
       const auto at = total - e.explanations.begin();
-      e.explanations.insert(total, in_use_explanation(o, e));
+      if (own_in_use) e.explanations.insert(total, in_use_explanation(o, e));
       for (const OtherModel& m : e.other_models) e.explanations.insert(e.explanations.begin() + at, m.explanation);
     } else {
       for (const OtherModel& m : e.other_models) e.explanations.push_back(m.explanation);
-      e.explanations.push_back(in_use_explanation(o, e));
+      if (own_in_use) e.explanations.push_back(in_use_explanation(o, e));
     }
   }
   if (e.vllm_start && !e.vllm_start->starts && e.vllm_start->util_that_fits > 0 &&

@@ -7,8 +7,8 @@ namespace vramfit {
 
 namespace {
 
-// The other model's own request: the engine, its version and server-wide settings, the GPU and its count as the
-// request gives them; its own model, context and weights (the preset's); nothing of the main model's extras.
+// The other model's own request: the engine, its version and settings, the weights format and KV cache type, the GPU
+// and its count as the request gives them; its own model and context; nothing of the main model's extras.
 Request other_request(const Request& r, const OtherModelRequest& also) {
   Request q = r;
   q.model = also.model;
@@ -19,7 +19,6 @@ Request other_request(const Request& r, const OtherModelRequest& also) {
   q.config_name.clear();
   q.params = 0;
   q.imported.reset();
-  q.weights.clear();
   q.context = also.context;
   q.engine_given = true;
   // Ollama's OLLAMA_NUM_PARALLEL is the server's, for every model it runs; any other server is started for one.

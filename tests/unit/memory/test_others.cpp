@@ -80,9 +80,10 @@ TEST_CASE("vLLM: a second server holds its budget, and the next one's start chec
   const Report below = evaluate_json(R"({"model":"llama-3.1-8b","engine":"vllm","gpu":"h100-sxm","context":8192,
       "gpu_util":)" + std::to_string(util - 0.01) + "}");
   CHECK(below.estimate.vllm->max_concurrency == 0);
-  // From 0.21 the CUDA graphs are inside the budget: the server holds floor(util × total) (gpu_worker.py
-  // requested_memory), nothing beside it.
-  CHECK(m.bytes == static_cast<std::uint64_t>(std::floor(static_cast<double>(total) * util)));
+  // The server holds its budget, floor(util × total) (gpu_worker.py requested_memory), and the CUDA graphs where the
+  // version captures them outside it (Model Runner V2 from 0.25 sets nothing aside for them, vLLM issue 49224).
+  const std::uint64_t graphs = at.estimate.vllm->cuda_graphs_in_budget ? 0 : at.estimate.vllm->cuda_graph_bytes;
+  CHECK(m.bytes == static_cast<std::uint64_t>(std::floor(static_cast<double>(total) * util)) + graphs);
   // The next server's check (request_memory): free = total − its CUDA context (512 MiB) − the other's budget, against
   // ceil(0.92 × total). An 8B model's share in bf16 is well above the 7.5 % that leaves room for 0.92.
   REQUIRE(r.estimate.vllm_start);
@@ -141,7 +142,7 @@ TEST_CASE("llama.cpp: each llama-server is a process of its own; the card holds 
 
 TEST_CASE("Ollama: one server keeps the models loaded; past 3 per GPU OLLAMA_MAX_LOADED_MODELS must say more") {
   const Report one = evaluate_json(R"({"model":"qwen3-8b","engine":"ollama","gpu":"rtx-4090","context":4096,
-      "also":"qwen3-0.6b@4096"})");
+      "weights":"q4_k_m","also":"qwen3-0.6b@4096"})");
   // keep_alive: 5 minutes unless OLLAMA_KEEP_ALIVE; negative keeps them (envconfig.KeepAlive).
   CHECK(one.command.starts_with("OLLAMA_KEEP_ALIVE=-1 OLLAMA_CONTEXT_LENGTH"));
   CHECK(has_note(one, "other_models.ollama_keep_alive"));
@@ -149,17 +150,18 @@ TEST_CASE("Ollama: one server keeps the models loaded; past 3 per GPU OLLAMA_MAX
   CHECK_FALSE(has_note(one, "other_models.ollama_evicts"));
   // Four models on one GPU: maxRunners = defaultModelsPerGPU (3) × 1, and loadedCount ≥ maxRunners unloads one.
   const Report four = evaluate_json(R"({"model":"qwen3-8b","engine":"ollama","gpu":"rtx-4090","context":4096,
-      "also":"qwen3-0.6b@4096,llama-3.2-1b@4096,qwen2.5-0.5b@4096"})");
+      "weights":"q4_k_m","also":"qwen3-0.6b@4096,llama-3.2-1b@4096,qwen2.5-0.5b@4096"})");
   CHECK(four.estimate.other_models.size() == 3);
   CHECK(has_note(four, "other_models.ollama_max_loaded"));
   CHECK(four.command.starts_with("OLLAMA_KEEP_ALIVE=-1 OLLAMA_MAX_LOADED_MODELS=4 "));
 }
 
 TEST_CASE("Ollama: a model predicted above 80% of the memory the others leave makes the scheduler unload them") {
-  // Qwen3-32B in Q4_K_M is a 19.8 GB file (Qwen/Qwen3-32B-GGUF); beside an 8B model's runner (about 5 to 6 GB) a
-  // 24 GB card leaves at most 19 GB free, of which 80 % is 15.2 GB < 19.8 GB: load() returns needEvict.
+  // Qwen3-32B in Q4_K_M is a 19.8 GB file (Qwen/Qwen3-32B-GGUF); beside an 8B model's Q4_K_M runner (a 5.0 GB
+  // file, Qwen/Qwen3-8B-GGUF, with its cache and buffers) a 24 GB card leaves at most 19 GB free, of which 80 % is
+  // 15.2 GB < 19.8 GB: load() returns needEvict.
   const Report r = evaluate_json(R"({"model":"qwen3-32b","engine":"ollama","gpu":"rtx-4090","context":4096,
-      "also":"qwen3-8b@4096"})");
+      "weights":"q4_k_m","also":"qwen3-8b@4096"})");
   CHECK(has_note(r, "other_models.ollama_evicts"));
 }
 
