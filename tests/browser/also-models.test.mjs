@@ -64,7 +64,10 @@ test('Other models: added in the section, a line each in the breakdown, kept by 
 });
 
 test('Other models: a bad context is refused naming the field, in English', async () => {
-  const { page, problems } = await open('?model=qwen3-8b&gpu=rtx-4090&also=qwen3-0.6b@lots');
+  const { page, problems } = await newPage(session);
+  await page.goto(`${session.base}/?model=qwen3-8b&gpu=rtx-4090&also=qwen3-0.6b@lots`);
+  await page.locator('#result-error').waitFor({ state: 'visible' });
+  assert.equal(await page.locator('[data-testid="also-on-gpu"]').evaluate((d) => d.open), true);
   await page.waitForFunction(() => /^Other models loaded first: "qwen3-0\.6b@lots": the context after @/
     .test(document.querySelector('#result-error')?.textContent ?? ''));
   assert.deepEqual(problems, []);
