@@ -133,6 +133,14 @@ TEST_CASE("llama.cpp: each llama-server is a process of its own; the card holds 
   CHECK(r.estimate.total == alone.estimate.total);
   const auto j = nlohmann::json::parse(report_to_json(r));
   CHECK(j.at("breakdown").at("total").get<std::uint64_t>() == alone.estimate.total + other.estimate.per_gpu.total);
+  // Its line is explained (formula, values, source) like every other; nothing else is in use, so no such line.
+  int explained = 0, in_use = 0;
+  for (const Explanation& x : r.estimate.explanations) {
+    explained += x.key == "other_model:qwen3-0.6b@4096" && !x.formula.empty() && !x.source.empty();
+    in_use += x.key == "in_use";
+  }
+  CHECK(explained == 1);
+  CHECK(in_use == 0);
   const auto lines = lines_of(r.command);
   REQUIRE(lines.size() == 2);
   CHECK(lines[0].starts_with("llama-server -m Qwen3-0.6B"));
