@@ -165,9 +165,9 @@ TEST_CASE("Ollama: one server keeps the models loaded; past 3 per GPU OLLAMA_MAX
 }
 
 TEST_CASE("Ollama: a model predicted above 80% of the memory the others leave makes the scheduler unload them") {
-  // Qwen3-32B in Q4_K_M is a 19.8 GB file (Qwen/Qwen3-32B-GGUF); beside an 8B model's Q4_K_M runner (a 5.0 GB
-  // file, Qwen/Qwen3-8B-GGUF, with its cache and buffers) a 24 GB card leaves at most 19 GB free, of which 80 % is
-  // 15.2 GB < 19.8 GB: load() returns needEvict.
+  // By hand, Q4_K_M at about 4.8 bits per weight: Qwen3-32B's 32.8 B weights are a 32.8 × 4.8 / 8 ≈ 19.7 GB file;
+  // beside an 8B model's runner (8.2 × 4.8 / 8 ≈ 4.9 GB of weights, with its cache and buffers) a 24 GB card
+  // leaves at most 19 GB free, of which 80 % is 15.2 GB < 19.7 GB: load() returns needEvict.
   const Report r = evaluate_json(R"({"model":"qwen3-32b","engine":"ollama","gpu":"rtx-4090","context":4096,
       "weights":"q4_k_m","also":"qwen3-8b@4096"})");
   CHECK(has_note(r, "other_models.ollama_evicts"));
