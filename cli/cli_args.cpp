@@ -190,8 +190,10 @@ ParsedArgs parse_args(const std::vector<std::string>& args) {
     }
     const Input* input = input_by_flag(name);
     if (!input) return refuse(name, "unknown flag; run vramfit --help for the list");
-    // A flag is given once: twice is a typo more often than an override, so say so rather than pick one.
-    if (request.contains(input->key) || (input->key == "model" && !o.model_path.empty()) ||
+    // A flag is given once: twice is a typo more often than an override, so say so rather than pick one. --also
+    // names one other model each time: repeated, they join as its comma-separated list.
+    const bool repeats = input->key == "also" && request.contains("also");
+    if ((request.contains(input->key) && !repeats) || (input->key == "model" && !o.model_path.empty()) ||
         (input->key == "quant_config" && !o.quant_config_path.empty()))
       return refuse(name, "given twice; give it once");
     nlohmann::json value = true;  // a toggle's flag alone (--sp); --sp=off still says what it means
@@ -204,6 +206,7 @@ ParsedArgs parse_args(const std::vector<std::string>& args) {
     }
     if (input->key == "model" && looks_like_path(value.get<std::string>())) o.model_path = value.get<std::string>();
     else if (input->key == "quant_config") o.quant_config_path = value.get<std::string>();
+    else if (repeats) request["also"] = request["also"].get<std::string>() + "," + value.get<std::string>();
     else request[std::string(input->key)] = std::move(value);
   }
   if (o.check && (o.json || o.command)) return refuse("--check", "prints one line; give it without --json or --command");

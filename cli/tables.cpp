@@ -408,6 +408,12 @@ std::string estimate_table(const json& a) {
     if ((k == "system_ram" || k == "in_use" || k == "vision_encoder") && (!b.contains(key) || bytes(b.at(key)) == 0))
       continue;
     if (k == "draft" && !b.contains(key)) continue;
+    // The other models loaded first, each its own line ("other_model:<id>@<context>"), before the total.
+    if (k == "total")
+      for (const auto& [other, amount] : b.items())
+        if (other.starts_with("other_model:"))
+          appendf(out, "  %-12s %s  (%s tokens)\n", ("+ " + other.substr(12, other.find('@') - 12)).c_str(),
+                  gb_and_gib(bytes(amount)).c_str(), other.substr(other.find('@') + 1).c_str());
     appendf(out, "  %-12s %s\n", label, gb_and_gib(bytes(b.at(key))).c_str());
     // Linear-attention and Mamba layers keep a fixed state per sequence beside the per-token KV cache.
     if (std::string_view(key) == "kv_cache" && b.contains("state_cache") && bytes(b.at("state_cache")) != 0)

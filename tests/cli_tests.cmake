@@ -45,6 +45,17 @@ vramfit_cli_test(in_use_vllm_command ARGS --model llama-3.1-8b --engine vllm --g
                  MATCH "vllm serve [^\"]*--gpu-memory-utilization 0\\.67")
 vramfit_cli_test(in_use_training_refused FAIL ARGS --model llama-3.1-8b --mode lora --in-use 2GB
                  MATCH "in_use|in-use")
+# Other models loaded first (--also, repeated or comma-separated): each a breakdown line keyed by its id and context;
+# llama-server's default context for one given without (common.h n_ctx 4096).
+vramfit_cli_test(also_json ARGS --model qwen3-8b --engine llamacpp --gpu rtx-4090 --also qwen3-0.6b --also llama-3.2-1b@2048
+                 --json MATCH "\"breakdown\":{[^}]*\"other_model:llama-3\\.2-1b@2048\":[0-9]+")
+vramfit_cli_test(also_json_default_context ARGS --model qwen3-8b --engine llamacpp --gpu rtx-4090
+                 --also qwen3-0.6b,llama-3.2-1b@2048 --json MATCH "\"breakdown\":{[^}]*\"other_model:qwen3-0\\.6b@4096\":[0-9]+")
+vramfit_cli_test(also_table ARGS --model qwen3-8b --engine llamacpp --gpu rtx-4090 --also qwen3-0.6b@8k
+                 MATCH "\\+ qwen3-0\\.6b +[0-9.]+ GB[^\n]*\\(8192 tokens\\)")
+vramfit_cli_test(also_bad_context FAIL ARGS --model qwen3-8b --also qwen3-0.6b@lots
+                 MATCH "--also: \"qwen3-0\\.6b@lots\": the context after @ must be a whole number of tokens")
+vramfit_cli_test(also_unknown FAIL ARGS --model qwen3-8b --gpu rtx-4090 --also no-such-model MATCH "--also: no-such-model: ")
 vramfit_cli_test(hf_repo ARGS --model openai/GPT-OSS-20B --json MATCH "\"id\":\"gpt-oss-20b\"")
 vramfit_cli_test(table ARGS --model llama-3.1-8b --gpu rtx-4090 MATCH "GeForce RTX 4090 +fits")
 # Issue 28, point 10: names and words as people type them. "4bit" / "8bit" are the integer formats, as the page's

@@ -428,8 +428,12 @@ export interface EstimateAnswer {
     /** What the engine keeps in system RAM where it runs part of the model there (verdict runs_split: -ngl, Ollama's
      * layers, llama.cpp's --fit); then the other lines are the GPU's share, and `total` is both. 0 otherwise. */
     system_ram: number;
-    /** Memory other programs hold on the GPU (memory_in_use), counted in the total. */
+    /** Memory other programs hold on the GPU (memory_in_use), counted in the total; the other models have lines of
+     * their own. */
     in_use: number;
+    /** One line per other model loaded first (the `also` input), keyed "other_model:<preset id>@<context>": what it
+     * holds on each GPU, counted in the total. */
+    [other_model: `other_model:${string}`]: number;
     /** Speculative decoding's draft (weights, its KV cache, llama.cpp's compute buffers); only with a draft. */
     draft?: number;
     total: number;

@@ -119,6 +119,9 @@ constexpr Input kInputs[] = {
     {"memory_in_use", "--in-use", "inuse", K::size, 0, 16384, "SIZE",
      "memory other programs already hold on each GPU (a desktop and browser, another model server), e.g. 1.5GB, as "
      "nvidia-smi shows it: each engine finds it gone from the free memory it measures (default 0)", U::inference},
+    {"also", "--also", "also", K::text, 0, 0, "ID[@CTX]",
+     "other models kept loaded on the GPU, loaded first: preset ids, each @ its context (repeat or comma-separate)",
+     U::inference},
     {"gpu_layers", "--ngl", "", K::count, 0, 1e6, "N", "llama.cpp -ngl, Ollama num_gpu: layers on the GPU (default: all and the output layer; Ollama: as many as fit)",
      U::inference, false, E::llamacpp | E::ollama},
     {"mmproj", "--mmproj", "mmproj", K::toggle, 0, 0, "",

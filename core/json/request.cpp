@@ -22,6 +22,36 @@ using detail::json;
 
 namespace {
 
+// --also: "ID" or "ID@CONTEXT", comma-separated (the CLI joins a repeated flag the same way); at most 8.
+std::variant<std::vector<OtherModelRequest>, Error> parse_also(std::string_view text) {
+  constexpr std::size_t kMaxOthers = 8;
+  std::vector<OtherModelRequest> out;
+  for (const std::string& item : split_list(text)) {
+    const auto at = item.find('@');
+    OtherModelRequest m;
+    m.model = item.substr(0, at);
+    if (m.model.empty())
+      return make_error("also", message("input.also_model",
+                                        "\"{given}\" names no model: give a preset id, optionally with its context "
+                                        "after @, such as qwen3-0.6b@8192",
+                                        {arg::text("given", item)}));
+    if (at != std::string::npos) {
+      const auto tokens = parse_tokens(std::string_view(item).substr(at + 1));
+      if (!tokens || *tokens < 1 || *tokens > kMaxContextTokens)
+        return make_error("also", message("input.also_context",
+                                          "\"{given}\": the context after @ must be a whole number of tokens from 1 "
+                                          "to {max}, such as 8192 or 8k",
+                                          {arg::text("given", item), arg::digits("max", kMaxContextTokens)}));
+      m.context = *tokens;
+    }
+    out.push_back(std::move(m));
+  }
+  if (out.size() > kMaxOthers)
+    return make_error("also", message("input.also_count", "at most {max} other models; got {count}",
+                                      {arg::digits("max", kMaxOthers), arg::digits("count", out.size())}));
+  return out;
+}
+
 using K = InputKind;
 
 // One input's value, read by its table entry: text (text, config, choice), a whole number (count, tokens,
@@ -428,6 +458,11 @@ Result<Request> inference_request(const json& j, InputUse use, std::span<const s
   r.max_kv_size = in.whole("max_kv_size");
   r.ollama_gpu_overhead = in.whole("ollama_gpu_overhead");
   r.memory_in_use = in.whole("memory_in_use");
+  if (const auto also = in.text("also")) {
+    auto parsed = parse_also(*also);
+    if (auto* error = std::get_if<Error>(&parsed)) in.fail(*error);
+    else r.also = std::move(std::get<std::vector<OtherModelRequest>>(parsed));
+  }
   r.gpu_layers = in.whole("gpu_layers");
   r.mmproj = in.toggle("mmproj").value_or(false);
   r.images = in.whole("images").value_or(0);
@@ -656,6 +691,7 @@ Result<ParsedRequest> parse_questions(json& j) {
   out.inference = std::move(inference).value();
   return out;
 }
+
 
 }  // namespace
 

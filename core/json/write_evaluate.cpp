@@ -463,6 +463,8 @@ std::string report_to_json(const Report& report) {
   w.field("in_use", b.in_use);
   if (e.draft_detail) w.field("draft", e.draft);
   w.field("kv_cache", b.kv_cache);
+  // One line per other model loaded first (memory/others.hpp), between the keys around it in sorted order.
+  for (const OtherModel& other : e.other_models) w.field(other_model_key(other).c_str(), other.bytes);
   w.field("overhead", b.overhead);
   w.field("state_cache", b.state_cache);
   w.field("system_ram", b.system_ram);

@@ -4,7 +4,7 @@
 #include <cmath>      // std::ceil
 
 #include "memory/engines/engine.hpp"          // kCudaContextBytes
-#include "memory/engines/ollama_server.hpp"   // ollama_runs_llama_server
+#include "memory/engines/ollama_server.hpp"   // ollama_runs_llama_server, ollama_predicted_vram
 #include "memory/inference.hpp"
 #include "util/message.hpp"
 
@@ -39,7 +39,9 @@ namespace detail {
 namespace {
 
 Explanation in_use_explanation(const InferenceOptions& o, const InferenceEstimate& e) {
-  const MessageArg in_use = arg::count("in_use", e.in_use);
+  // The other models have lines of their own; vLLM's start check weighs all that is in use.
+  const MessageArg in_use =
+      arg::count("in_use", e.vllm_start ? e.in_use : e.in_use - others_bytes(e.other_models));
   if (e.vllm_start)
     return {"in_use",
             message("explain.in_use.formula_vllm",
@@ -127,11 +129,59 @@ Explanation card_total(const InferenceEstimate& e) {
           message("explain.total.source_inference", "sum of the lines above")};
 }
 
+// The other models (memory/others.hpp): loaded first, this one last; Ollama's scheduler decides whether it keeps
+// them (Ollama 0.33.0 server/sched.go).
+void add_other_models_notes(InferenceEstimate& e, const ModelSpec& spec, const InferenceOptions& o) {
+  if (e.other_models.empty()) return;
+  std::string names;
+  for (const OtherModel& m : e.other_models) names += (names.empty() ? "" : ", ") + m.name;
+  e.notes.push_back(message("other_models.loaded_last",
+                            "{names} loaded first, each estimated alone with its own context and its memory counted "
+                            "as in use on each GPU; this model loads last, into what they leave.",
+                            {arg::text("names", names)}));
+  // Each SGLang server takes mem_fraction_static of the memory it finds free (_profile_available_bytes): one
+  // started first at its default leaves the next little.
+  if (o.engine == Engine::sglang)
+    e.notes.push_back(message("other_models.sglang_fraction",
+                              "Each other SGLang server is counted at its default mem_fraction_static, a share of the "
+                              "memory it found free; started with a smaller --mem-fraction-static it leaves more to "
+                              "this one."));
+  if (o.engine != Engine::ollama) return;
+  // OLLAMA_MAX_LOADED_MODELS, when unset, is defaultModelsPerGPU (3) × the GPUs; at that count the scheduler
+  // unloads the least recently used runner (findRunnerToUnload) before it loads another.
+  const std::uint64_t loaded = e.other_models.size() + 1;
+  if (loaded > 3)
+    e.notes.push_back(message("other_models.ollama_max_loaded",
+                              "Ollama keeps at most 3 models loaded per GPU unless OLLAMA_MAX_LOADED_MODELS says more: "
+                              "with {count} it unloads the least recently used one first. The command sets "
+                              "OLLAMA_MAX_LOADED_MODELS={count}.",
+                              {arg::digits("count", loaded)}));
+  // load(requireFull): beside loaded runners a model must fit whole on the GPU and its PredictServerVRAM may take at
+  // most 80% of the free memory left ("llama-server model predicted to exceed available memory, evicting"); else
+  // the scheduler unloads the others and loads it alone.
+  const std::uint64_t cells = o.context_tokens * o.batch;
+  const std::uint64_t model_file =
+      e.weight_detail.total - (e.llamacpp ? std::min(e.llamacpp->mmproj_bytes, e.weight_detail.total) : 0);
+  const std::uint64_t predicted = ollama_predicted_vram(spec, model_file, cells);
+  const std::uint64_t free = free_beside(o.gpu_memory_bytes, e.in_use);
+  if (o.gpu_memory_bytes && (predicted > free * 80 / 100 || e.total > free))
+    e.notes.push_back(message("other_models.ollama_evicts",
+                              "Ollama would unload the other models to load this one: beside them {free_bytes} is "
+                              "free, and a model loaded beside others must fit whole on the GPU with its predicted "
+                              "{predicted_bytes} at most 80% of what is free.",
+                              {arg::gib("free_bytes", free, 2), arg::gib("predicted_bytes", predicted, 2)}));
+  e.notes.push_back(message("other_models.ollama_keep_alive",
+                            "Ollama unloads a model 5 minutes after its last request (OLLAMA_KEEP_ALIVE); the command "
+                            "sets OLLAMA_KEEP_ALIVE=-1 so that all of them stay loaded."));
+}
+
 }  // namespace
 
 void add_in_use(InferenceEstimate& e, const ModelSpec& spec, const InferenceOptions& o) {
   e.in_use = o.memory_in_use;
+  e.other_models = o.other_models;
   if (!e.in_use) return;
+  add_other_models_notes(e, spec, o);
   if (e.vllm && e.vllm->driver_total_bytes) {
     e.vllm_start = vllm_start_check(e.vllm->driver_total_bytes, e.vllm->gpu_util, e.in_use);
     e.vllm_start->sequence_tokens = e.vllm->sequence_tokens;
@@ -148,14 +198,19 @@ void add_in_use(InferenceEstimate& e, const ModelSpec& spec, const InferenceOpti
       }
     }
   }
+  // The "already in use" line: what the person gave, or vLLM's start check, which weighs the other models too.
+  const bool own_in_use = e.in_use > others_bytes(e.other_models) || e.vllm_start;
   if (o.explain) {
     auto total = std::find_if(e.explanations.begin(), e.explanations.end(),
                               [](const Explanation& x) { return x.key == "total"; });
     if (total != e.explanations.end()) {
       *total = card_total(e);
-      e.explanations.insert(total, in_use_explanation(o, e));
+      const auto at = total - e.explanations.begin();
+      if (own_in_use) e.explanations.insert(total, in_use_explanation(o, e));
+      for (const OtherModel& m : e.other_models) e.explanations.insert(e.explanations.begin() + at, m.explanation);
     } else {
-      e.explanations.push_back(in_use_explanation(o, e));
+      for (const OtherModel& m : e.other_models) e.explanations.push_back(m.explanation);
+      if (own_in_use) e.explanations.push_back(in_use_explanation(o, e));
     }
   }
   if (e.vllm_start && !e.vllm_start->starts && e.vllm_start->util_that_fits > 0 &&

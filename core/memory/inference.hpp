@@ -19,6 +19,7 @@
 #include "memory/engines/transformers.hpp"
 #include "memory/engines/vllm.hpp"
 #include "memory/in_use.hpp"
+#include "memory/others.hpp"
 #include "memory/kv_cache.hpp"
 #include "memory/vision.hpp"
 #include "model/model_spec.hpp"
@@ -101,6 +102,8 @@ struct InferenceOptions {
   // Memory other programs already hold on each GPU (memory/in_use.hpp): each engine takes it from the free memory
   // it measures.
   std::uint64_t memory_in_use = 0;
+  // Other models loaded on the same GPUs before this one (memory/others.hpp); their bytes are in memory_in_use.
+  std::vector<OtherModel> other_models;
   // Speculative decoding: the draft the engine holds beside the model (memory/draft.hpp); none: no draft.
   std::optional<DraftOptions> draft;
 };
@@ -171,6 +174,7 @@ struct InferenceEstimate {
   std::optional<LlamaCppBuffers> llamacpp;
   std::optional<OllamaEstimate> ollama;
   std::uint64_t in_use = 0;                     // memory other programs hold on each GPU, beside `total`
+  std::vector<OtherModel> other_models;         // the other models loaded before it: part of `in_use`
   std::optional<VllmStartCheck> vllm_start;     // vLLM sized for a GPU with memory in use: whether it starts
   std::optional<VisionEncoder> vision;  // a model with a vision tower
   std::optional<DraftMemory> draft_detail;

@@ -1,4 +1,5 @@
 #include "questions/evaluate.hpp"
+#include "questions/other_models.hpp"
 
 #include <algorithm>  // std::max, std::min
 #include <optional>   // std::optional
@@ -662,10 +663,34 @@ void judge_certainty(Report& report, const Catalog& catalog, const Request& r, c
                                    : message("headline.lead_likely", "Likely: ");
 }
 
+// The other models start first. Ollama's one server runs them all: it keeps them loaded with OLLAMA_KEEP_ALIVE=-1
+// (envconfig.KeepAlive: 5 minutes by default, negative for ever) and, past 3 per GPU, OLLAMA_MAX_LOADED_MODELS
+// (server/sched.go defaultModelsPerGPU). Every other engine starts a process per model, each with its own line.
+void add_other_commands(Report& report, const InferenceOptions& o) {
+  if (o.other_models.empty() || report.command.empty()) return;
+  if (report.estimate.engine == Engine::ollama) {
+    const std::size_t loaded = o.other_models.size() + 1;
+    report.command = "OLLAMA_KEEP_ALIVE=-1 " +
+                     (loaded > 3 ? "OLLAMA_MAX_LOADED_MODELS=" + std::to_string(loaded) + " " : std::string()) +
+                     report.command;
+    return;
+  }
+  std::string before;
+  for (const OtherModel& m : o.other_models)
+    if (!m.command.empty()) before += m.command + "\n";
+  if (before.empty()) return;
+  report.command = before + report.command;
+  report.estimate.notes.push_back(message("other_models.command_order",
+                                          "The command lines start the other models first, each in a shell of its "
+                                          "own and each once the one before has loaded; the last line starts this "
+                                          "model."));
+}
+
 void add_command(Report& report, const Request& r, const ResolvedRequest& rr) {
   const EngineCommand command = command_for(report, r, rr, report.llamacpp_fit ? &*report.llamacpp_fit : nullptr);
   report.command = command.text;
   report.command_note = command.note;
+  add_other_commands(report, rr.options);
   // The Mac's wired limit is set before the engine starts: macOS forgets it at every restart.
   if (rr.gpu && rr.gpu->shared == SharedMemory::macos && r.wired_limit_mb && !report.command.empty())
     report.command = "sudo sysctl iogpu.wired_limit_mb=" + std::to_string(r.wired_limit_mb) + "\n" + report.command;
@@ -975,6 +1000,7 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
   if (auto error = resolve_mlx_options(r, o, out.gpu)) return *error;
   if (auto error = refuse_apple_gpu(o.engine, out.gpu)) return *error;
   resolve_ollama_server(r, out);
+  if (auto error = resolve_other_models(catalog, r, out)) return *error;
   return out;
 }
 

@@ -38,6 +38,13 @@ Result<Catalog> with_wired_limit(const Catalog& catalog, std::string_view gpu, s
 // beside that entry. `catalog` itself when nothing describes a card. Refused as custom_gpu refuses.
 Result<Catalog> with_custom_gpu(const Catalog& catalog, std::string& gpu, const CustomGpuInputs& in);
 
+// Another model loaded on the same GPUs before the one asked about (--also ID@CONTEXT): a preset's id, and its
+// context (none: the engine's default for it).
+struct OtherModelRequest {
+  std::string model;
+  std::optional<std::uint64_t> context;
+};
+
 struct Request {
   std::string model;        // preset id; or empty with params / config_json
   std::string model_name;   // the name a config or file is shown by ("microsoft/phi-4"); "" = its architecture
@@ -73,6 +80,7 @@ struct Request {
   std::optional<std::uint64_t> max_kv_size;        // MLX --max-kv-size: a rotating cache of this many tokens
   std::optional<std::uint64_t> ollama_gpu_overhead;  // OLLAMA_GPU_OVERHEAD in bytes
   std::optional<std::uint64_t> memory_in_use;  // bytes other programs already hold on each GPU
+  std::vector<OtherModelRequest> also;  // other models loaded first, each estimated alone (questions/other_models)
   bool enforce_eager = false;   // vLLM --enforce-eager
   std::optional<std::uint64_t> max_num_batched_tokens;
   std::optional<std::uint64_t> max_num_seqs;

@@ -101,8 +101,8 @@ void replace(std::vector<Explanation>& list, Explanation x) {
 
 PlacedBreakdown placed_breakdown(const InferenceEstimate& e, const Verdict& v, const LlamaCppFitPlan* plan) {
   PlacedBreakdown b{e.weights,      e.vision_encoder,    e.kv_cache, e.state_cache, e.activations,
-                    e.overhead,     e.allocator_reserve, 0,          e.in_use,      e.total + e.in_use,
-                    e.range.low + e.in_use, e.range.high + e.in_use};
+                    e.overhead,     e.allocator_reserve, 0,          e.in_use - others_bytes(e.other_models),
+                    e.total + e.in_use, e.range.low + e.in_use, e.range.high + e.in_use};
   if (!placed_in_ram(v)) return b;
   if (lines_from_plan(v, plan)) {
     // fit's dry runs count the recurrent state with the KV cache (its "context"), and ggml sizes exactly.
@@ -117,7 +117,7 @@ PlacedBreakdown placed_breakdown(const InferenceEstimate& e, const Verdict& v, c
   }
   b.system_ram = v.ram_bytes;
   b.total = b.weights + b.vision_encoder + b.kv_cache + b.state_cache + b.activations + b.overhead +
-            b.allocator_reserve + b.system_ram + b.in_use + e.draft;
+            b.allocator_reserve + b.system_ram + b.in_use + others_bytes(e.other_models) + e.draft;
   b.range_low = moved(e.range.low, e.total, b.total);
   b.range_high = moved(e.range.high, e.total, b.total);
   return b;

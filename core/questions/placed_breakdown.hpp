@@ -21,8 +21,8 @@ struct PlacedBreakdown {
   std::uint64_t overhead = 0;
   std::uint64_t allocator_reserve = 0;
   std::uint64_t system_ram = 0;  // runs_split: what the placement keeps in system RAM; 0 otherwise
-  std::uint64_t in_use = 0;      // memory other programs already hold on the GPU
-  std::uint64_t total = 0;       // the lines' sum: the card as the model and the others fill it
+  std::uint64_t in_use = 0;      // memory other programs already hold on the GPU, besides the other models
+  std::uint64_t total = 0;       // the lines' sum with the estimate's other_models: the card as they all fill it
   std::uint64_t range_low = 0;   // the estimate's range, moved with the total
   std::uint64_t range_high = 0;
 };

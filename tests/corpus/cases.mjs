@@ -40,6 +40,13 @@ add('vllm-util-0.8-json', ['--model', 'llama-3.1-8b', '--engine', 'vllm', '--gpu
 add('in-use-transformers', ['--model', 'llama-3.1-8b', '--gpu', 'rtx-4090', '--in-use', '1.5GB', '--json']);
 add('in-use-vllm-refuses', ['--model', 'llama-3.1-8b', '--engine', 'vllm', '--gpu', 'rtx-a6000', '--context', '8192',
   '--in-use', '15GB']);
+// Other models loaded first (--also): a line each, their command lines first; vLLM's shares; Ollama's scheduler.
+add('also-llamacpp', ['--model', 'qwen3-8b', '--engine', 'llamacpp', '--gpu', 'rtx-4090', '--context', '8192',
+  '--also', 'qwen3-0.6b', '--also', 'llama-3.2-1b@2048']);
+add('also-vllm', ['--model', 'qwen3-8b', '--engine', 'vllm', '--gpu', 'h100-sxm', '--context', '8192',
+  '--also', 'llama-3.1-8b@8192', '--json']);
+add('also-ollama', ['--model', 'qwen3-8b', '--engine', 'ollama', '--weights', 'q4_k_m', '--gpu', 'rtx-4090',
+  '--context', '4096', '--also', 'qwen3-0.6b@4096,llama-3.2-1b@4096,qwen2.5-0.5b@4096']);
 add('in-use-sglang', ['--model', 'llama-3.1-8b', '--engine', 'sglang', '--gpu', 'h100-sxm', '--in-use', '6GB', '--json']);
 add('in-use-ollama', ['--model', 'llama-3.1-8b', '--engine', 'ollama', '--weights', 'q4_k_m', '--gpu', 'rtx-4090',
   '--in-use', '6GB']);

@@ -13,6 +13,9 @@ export const TEXTS = {
     'inputs.batch': 'Batch size', 'inputs.batch.unit': '(concurrent sequences)', 'inputs.gpu': 'Your GPU',
     'inputs.wired': 'GPU memory limit', 'inputs.wired.unit': '(MB, iogpu.wired_limit_mb)',
     'inputs.also': 'Also on this GPU', 'inputs.inuse': 'Memory already in use', 'inputs.inuse.unit': '(GB on each GPU, such as 1.5GB)',
+    'inputs.alsomodels': 'Other models loaded first', 'inputs.alsomodels.hint': 'Models kept loaded beside this one (an embedding model, a second chat model), each with its context; empty context: the engine\'s default. Each counts as memory already in use, and this model loads last.',
+    'also.add': 'Add a model', 'also.model': 'Other model', 'also.choose': 'Choose a model', 'also.context': 'Its context (tokens)', 'also.contextDefault': 'default', 'also.remove': 'Remove this model',
+    'field.also': 'Other models loaded first', 'line.other_model': 'Other model: {name}, {context} tokens',
     'inputs.inuse.hint': 'What other programs hold on the GPU (the desktop, a browser, another model server), as nvidia-smi or Activity Monitor shows it: each engine finds it gone from the free memory it measures',
     'inputs.images': 'Images per request', 'inputs.images.unit': '(the vision encoder)',
     'inputs.imgsize': 'Image size', 'inputs.imgsize.unit': '(pixels, 1024x768 or 1024)',
@@ -337,6 +340,9 @@ export const TEXTS = {
     'inputs.batch': 'Batchgröße', 'inputs.batch.unit': '(gleichzeitige Sequenzen)', 'inputs.gpu': 'Ihre GPU',
     'inputs.wired': 'GPU-Speichergrenze', 'inputs.wired.unit': '(MB, iogpu.wired_limit_mb)',
     'inputs.also': 'Außerdem auf dieser GPU', 'inputs.inuse': 'Bereits belegter Speicher', 'inputs.inuse.unit': '(GB auf jeder GPU, etwa 1.5GB)',
+    'inputs.alsomodels': 'Weitere Modelle, zuerst geladen', 'inputs.alsomodels.hint': 'Modelle, die neben diesem geladen bleiben (ein Embedding-Modell, ein zweites Chat-Modell), jedes mit seinem Kontext; leerer Kontext: der Standard der Engine. Jedes zählt als bereits belegter Speicher, und dieses Modell lädt zuletzt.',
+    'also.add': 'Modell hinzufügen', 'also.model': 'Weiteres Modell', 'also.choose': 'Modell wählen', 'also.context': 'Sein Kontext (Tokens)', 'also.contextDefault': 'Standard', 'also.remove': 'Dieses Modell entfernen',
+    'field.also': 'Weitere Modelle, zuerst geladen', 'line.other_model': 'Weiteres Modell: {name}, {context} Tokens',
     'inputs.inuse.hint': 'Was andere Programme auf der GPU belegen (der Desktop, ein Browser, ein anderer Modellserver), wie nvidia-smi oder die Aktivitätsanzeige es zeigt: Jede Engine findet es im freien Speicher, den sie misst, nicht mehr vor',
     'inputs.images': 'Bilder je Anfrage', 'inputs.images.unit': '(der Vision-Encoder)',
     'inputs.imgsize': 'Bildgröße', 'inputs.imgsize.unit': '(Pixel, 1024x768 oder 1024)',
@@ -670,6 +676,9 @@ export function rememberLanguage(lang) {
 export function translator(lang) {
   const table = TEXTS[lang] ?? TEXTS.en;
   const t = (key, params = {}) => {
+    // A breakdown line per other model loaded first: "line.other_model:<id>@<context>" (the core's key).
+    const other = /^line\.other_model:(.+)@(\d+)$/.exec(key);
+    if (other) return t('line.other_model', { name: other[1], context: other[2] });
     const text = table[key] ?? TEXTS.en[key];
     if (text === undefined) return key.includes('.') ? key.slice(key.indexOf('.') + 1) : key;
     return text.replace(/\{(\w+)\}/g, (_, name) => String(params[name] ?? ''));

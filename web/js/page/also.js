@@ -1,10 +1,11 @@
-// "Also on this GPU": what shares the card beside the model (memory already in use, a vision model's images, a
-// draft model for speculative decoding). Each control shows the state's values; the section opens by itself when
+// "Also on this GPU": what shares the card beside the model (memory already in use, other models, a vision model's
+// images, a draft model for speculative decoding). Each control shows the state's values; the section opens by itself when
 // the state (a link's) sets one of their keys. A control joins with alsoControl({keys, show(current)}).
 import { dom } from './dom.js';
 import { page, view, shown } from './store.js';
 import { fillOptions } from '../render/controls.js';
 import { isTraining } from '../state.js';
+import { showAlsoModels } from './also-models.js';
 
 const controls = [];
 export const ALSO_KEYS = [];
@@ -28,6 +29,9 @@ const showField = (field) => {
 
 // Memory already in use on the card.
 alsoControl({ keys: ['inuse'], show: () => showField(dom.inuse) });
+
+// Other models loaded first, each with its context.
+alsoControl({ keys: ['also'], show: () => showAlsoModels(page.state.also ?? '', page.calculator.catalog.models, view.t) });
 
 // A vision model's images: shown for a model with a vision tower (the answer's `vision`), or while the state carries
 // them (so a refused value can be cleared).

@@ -1,0 +1,74 @@
+// Issue 31, part 4: other models kept loaded on the same GPU, inside the folded "Also on this GPU" section; the link
+// carries them (also=id@context,…) and opens the section; the breakdown shows a line per model; English and German;
+// 1280 and 375 px wide.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { openBrowser, newPage, root } from './helpers.mjs';
+
+let session;
+before(async () => { session = await openBrowser(); });
+after(async () => { await session?.close(); });
+
+const shots = process.env.SCREENSHOTS ?? path.join(root, 'build', 'screenshots');
+
+async function open(query, viewport) {
+  const { page, problems } = await newPage(session, viewport);
+  await page.goto(`${session.base}/${query}`);
+  await page.locator('#summary').waitFor({ state: 'visible' });
+  return { page, problems };
+}
+
+test('Other models: added in the section, a line each in the breakdown, kept by the link (EN/DE)', async () => {
+  const { page, problems } = await open('?model=qwen3-8b&engine=llamacpp&context=8192&gpu=rtx-4090');
+  const section = page.locator('[data-testid="also-on-gpu"]');
+  assert.equal(await section.evaluate((d) => d.open), false);
+  await page.locator('#also-on-gpu > summary').click();
+  assert.equal(await page.locator('[data-i18n="inputs.alsomodels"]').textContent(), 'Other models loaded first');
+  await page.locator('[data-testid="also-add"]').click();
+  await page.locator('[data-testid="also-model"]').first().selectOption('qwen3-0.6b');
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('also') === 'qwen3-0.6b');
+  // llama-server's default context (common.h n_ctx 4096) for a model given without one.
+  const line = page.locator('[data-line="other_model:qwen3-0.6b@4096"]');
+  await line.waitFor({ state: 'visible' });
+  assert.equal(await line.locator('th').textContent(), 'Other model: qwen3-0.6b, 4096 tokens');
+  // A context of its own, typed: the link and the line follow.
+  await page.locator('[data-testid="also-context"]').first().fill('8k');
+  await page.locator('[data-testid="also-context"]').first().press('Tab');
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('also') === 'qwen3-0.6b@8k');
+  await page.locator('[data-line="other_model:qwen3-0.6b@8192"]').waitFor({ state: 'visible' });
+  // Two llama-server lines, the other model's first.
+  await page.waitForFunction(() => /^llama-server -m Qwen3-0\.6B[^\n]*-c 8192\s*\n\s*llama-server -m Qwen3-8B/
+    .test(document.querySelector('#command-text').textContent));
+  mkdirSync(shots, { recursive: true });
+  await section.screenshot({ path: path.join(shots, 'also-models-1280.png') });
+  // The shared link opens the section with the row in it; in German the labels and the line follow.
+  const again = await open(new URL(page.url()).search, { width: 375, height: 800 });
+  assert.equal(await again.page.locator('[data-testid="also-on-gpu"]').evaluate((d) => d.open), true);
+  assert.equal(await again.page.locator('[data-testid="also-model"]').inputValue(), 'qwen3-0.6b');
+  assert.equal(await again.page.locator('[data-testid="also-context"]').inputValue(), '8k');
+  const wider = await again.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(wider <= 0, `the page is ${wider}px wider than 375px`);
+  await again.page.locator('[data-testid="also-on-gpu"]').screenshot({ path: path.join(shots, 'also-models-375.png') });
+  await again.page.locator('#lang').selectOption('de');
+  await again.page.waitForFunction(() => document.querySelector('[data-i18n="inputs.alsomodels"]').textContent === 'Weitere Modelle, zuerst geladen');
+  await again.page.waitForFunction(() => /Weiteres Modell: qwen3-0\.6b, 8192 Tokens/
+    .test(document.querySelector('[data-line="other_model:qwen3-0.6b@8192"]')?.textContent ?? ''));
+  // Removed, the model leaves the link and its line goes.
+  await again.page.locator('[data-testid="also-remove"]').click();
+  await again.page.waitForFunction(() => !new URL(location.href).searchParams.has('also'));
+  await again.page.locator('[data-line="other_model:qwen3-0.6b@8192"]').waitFor({ state: 'detached' });
+  assert.deepEqual(problems, []);
+  assert.deepEqual(again.problems, []);
+});
+
+test('Other models: a bad context is refused naming the field, in English', async () => {
+  const { page, problems } = await newPage(session);
+  await page.goto(`${session.base}/?model=qwen3-8b&gpu=rtx-4090&also=qwen3-0.6b@lots`);
+  await page.locator('#result-error').waitFor({ state: 'visible' });
+  assert.equal(await page.locator('[data-testid="also-on-gpu"]').evaluate((d) => d.open), true);
+  await page.waitForFunction(() => /^Other models loaded first: "qwen3-0\.6b@lots": the context after @/
+    .test(document.querySelector('#result-error')?.textContent ?? ''));
+  assert.deepEqual(problems, []);
+});

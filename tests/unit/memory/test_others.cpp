@@ -1,0 +1,191 @@
+// Other models kept loaded on the same GPU (the "also" input), as each engine meets them. Sources:
+// vLLM docs (engine_args, --gpu-memory-utilization: "a per-instance limit ... two vLLM instances on the same GPU, you
+// can set the GPU memory utilization to 0.5 for each instance"), vLLM PR #19312 (0.9.1) vllm/v1/worker/utils.py
+// request_memory (the next server's start check against the memory left free), vLLM
+// check_enough_kv_cache_memory (the pool holds one sequence of max_model_len); Ollama v0.33.0-rc2 server/sched.go
+// (defaultModelsPerGPU = 3 at :86; maxRunners = 3 × GPUs at :286-288; "max runners achieved, unloading one to make
+// room" at :266; load(requireFull) "predictedForLoad > freeMemory*80/100" → evict at :549-551; updateFreeSpace takes
+// each runner's VRAMByGPU from the free memory at :1295-1334), envconfig/config.go:129-144 (KeepAlive 5 minutes,
+// negative: for ever); llama.cpp: each llama-server a process of its own, its --fit measuring the others' memory as
+// used (common/fit.cpp, cudaMemGetInfo).
+#include <cmath>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "engine_reports.hpp"
+#include "json/report_writer.hpp"
+#include "memory/others.hpp"
+#include "questions/evaluate.hpp"
+
+using namespace vramfit;
+
+namespace {
+
+using test::evaluate_json;
+
+bool has_note(const Report& report, const std::string& id) {
+  for (const auto& note : report.estimate.notes)
+    if (note.id == id) return true;
+  return false;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (std::size_t at; (at = text.find('\n', start)) != std::string::npos; start = at + 1)
+    out.push_back(text.substr(start, at - start));
+  out.push_back(text.substr(start));
+  return out;
+}
+
+Error error_of(const std::string& json) {
+  auto request = request_from_json(json);
+  if (!request) return request.error();
+  auto report = evaluate(test::catalog(), request.value());
+  REQUIRE_MESSAGE(!report.ok(), json);
+  return report.error();
+}
+
+}  // namespace
+
+TEST_CASE("vLLM: the least two-decimal share whose budget holds what a server needs") {
+  // By hand: on 80 GiB = 85'899'345'920 B, 20 GiB is exactly 25 %: floor(0.25 × 80 GiB) = 20 GiB holds it.
+  const std::uint64_t total = 80 * kGiB;
+  CHECK(vllm_util_holding(20 * kGiB, total) == doctest::Approx(0.25));
+  // One byte more needs the next hundredth: 0.26 × 80 GiB = 20.8 GiB.
+  CHECK(vllm_util_holding(20 * kGiB + 1, total) == doctest::Approx(0.26));
+  // 0.8 GiB of 80: 1 %.
+  CHECK(vllm_util_holding(80 * kGiB / 100, total) == doctest::Approx(0.01));
+  // More than the card: no share holds it.
+  CHECK(vllm_util_holding(total + 1, total) == 0);
+}
+
+TEST_CASE("vLLM: a second server holds its budget, and the next one's start check sees it gone") {
+  const Report r = evaluate_json(R"({"model":"qwen3-8b","engine":"vllm","gpu":"h100-sxm","context":8192,
+      "also":"llama-3.1-8b@8192"})");
+  REQUIRE(r.estimate.other_models.size() == 1);
+  const OtherModel& m = r.estimate.other_models.front();
+  CHECK(m.name == "llama-3.1-8b");
+  CHECK(m.context_tokens == 8192);
+  REQUIRE(r.estimate.vllm);
+  const std::uint64_t total = r.estimate.vllm->driver_total_bytes;
+  // Its share is the least that passes check_enough_kv_cache_memory: one hundredth less and the pool holds no
+  // sequence of 8192 tokens; at the share it holds one at least.
+  const double util = m.gpu_util;
+  REQUIRE(util > 0);
+  const Report at = evaluate_json(R"({"model":"llama-3.1-8b","engine":"vllm","gpu":"h100-sxm","context":8192,
+      "gpu_util":)" + std::to_string(util) + "}");
+  CHECK(at.estimate.vllm->max_concurrency >= 1);
+  const Report below = evaluate_json(R"({"model":"llama-3.1-8b","engine":"vllm","gpu":"h100-sxm","context":8192,
+      "gpu_util":)" + std::to_string(util - 0.01) + "}");
+  CHECK(below.estimate.vllm->max_concurrency == 0);
+  // The server holds its budget, floor(util × total) (gpu_worker.py requested_memory), and the CUDA graphs where the
+  // version captures them outside it (Model Runner V2 from 0.25 sets nothing aside for them, vLLM issue 49224).
+  const std::uint64_t graphs = at.estimate.vllm->cuda_graphs_in_budget ? 0 : at.estimate.vllm->cuda_graph_bytes;
+  CHECK(m.bytes == static_cast<std::uint64_t>(std::floor(static_cast<double>(total) * util)) + graphs);
+  // The next server's check (request_memory): free = total − its CUDA context (512 MiB) − the other's budget, against
+  // ceil(0.92 × total). An 8B model's share in bf16 is well above the 7.5 % that leaves room for 0.92.
+  REQUIRE(r.estimate.vllm_start);
+  const std::uint64_t free = total - 512 * kMiB - m.bytes;
+  CHECK(r.estimate.vllm_start->free_bytes == free);
+  CHECK_FALSE(r.estimate.vllm_start->starts);
+  const double fits = static_cast<double>(free * 100 / total) / 100.0;
+  CHECK(r.estimate.vllm_start->util_that_fits == doctest::Approx(fits));
+  // Two command lines: the other server with its share, then this one with the share that starts.
+  const auto lines = lines_of(r.command);
+  REQUIRE(lines.size() == 2);
+  CHECK(lines[0].starts_with("vllm serve meta-llama/"));
+  char share[16];
+  std::snprintf(share, sizeof share, "%g", util);
+  CHECK(lines[0].find(std::string("--gpu-memory-utilization ") + share) != std::string::npos);
+  std::snprintf(share, sizeof share, "%g", fits);
+  CHECK(lines[1].starts_with("vllm serve Qwen/"));
+  CHECK(lines[1].find(std::string("--gpu-memory-utilization ") + share) != std::string::npos);
+  CHECK(has_note(r, "other_models.loaded_last"));
+  CHECK(has_note(r, "other_models.command_order"));
+  // The breakdown: a line of its own, nothing in the person's "in use", and the card's total counts it.
+  const auto j = nlohmann::json::parse(report_to_json(r));
+  const auto& b = j.at("breakdown");
+  CHECK(b.at("other_model:llama-3.1-8b@8192").get<std::uint64_t>() == m.bytes);
+  CHECK(b.at("in_use").get<std::uint64_t>() == 0);
+  CHECK(b.at("total").get<std::uint64_t>() == r.estimate.total + m.bytes);
+}
+
+TEST_CASE("vLLM: other models need a GPU chosen, since each server takes a share of one") {
+  const Error e = error_of(R"({"model":"qwen3-8b","engine":"vllm","also":"qwen3-0.6b"})");
+  CHECK(e.field == "also");
+  CHECK(e.message.id == "also.needs_gpu");
+}
+
+TEST_CASE("llama.cpp: each llama-server is a process of its own; the card holds their sum") {
+  const Report alone = evaluate_json(R"({"model":"qwen3-8b","engine":"llamacpp","gpu":"rtx-4090","context":8192})");
+  // llama-server's default -c (common.h n_ctx 4096) for the other model, said on its command line.
+  const Report other = evaluate_json(R"({"model":"qwen3-0.6b","engine":"llamacpp","gpu":"rtx-4090","context":4096})");
+  const Report r = evaluate_json(R"({"model":"qwen3-8b","engine":"llamacpp","gpu":"rtx-4090","context":8192,
+      "also":"qwen3-0.6b"})");
+  REQUIRE(r.estimate.other_models.size() == 1);
+  const OtherModel& m = r.estimate.other_models.front();
+  CHECK(m.context_tokens == 4096);
+  CHECK(m.bytes == other.estimate.per_gpu.total);
+  CHECK(r.estimate.in_use == m.bytes);
+  // Both fit a 24 GB card whole: this model's lines stay as they are alone, and the total adds the other's.
+  CHECK(r.estimate.total == alone.estimate.total);
+  const auto j = nlohmann::json::parse(report_to_json(r));
+  CHECK(j.at("breakdown").at("total").get<std::uint64_t>() == alone.estimate.total + other.estimate.per_gpu.total);
+  // Its line is explained (formula, values, source) like every other; nothing else is in use, so no such line.
+  int explained = 0, in_use = 0;
+  for (const Explanation& x : r.estimate.explanations) {
+    explained += x.key == "other_model:qwen3-0.6b@4096" && !x.formula.empty() && !x.source.empty();
+    in_use += x.key == "in_use";
+  }
+  CHECK(explained == 1);
+  CHECK(in_use == 0);
+  const auto lines = lines_of(r.command);
+  REQUIRE(lines.size() == 2);
+  CHECK(lines[0].starts_with("llama-server -m Qwen3-0.6B"));
+  CHECK(lines[0].find(" -c 4096") != std::string::npos);
+  CHECK(lines[1].starts_with("llama-server -m Qwen3-8B"));
+}
+
+TEST_CASE("Ollama: one server keeps the models loaded; past 3 per GPU OLLAMA_MAX_LOADED_MODELS must say more") {
+  const Report one = evaluate_json(R"({"model":"qwen3-8b","engine":"ollama","gpu":"rtx-4090","context":4096,
+      "weights":"q4_k_m","also":"qwen3-0.6b@4096"})");
+  // keep_alive: 5 minutes unless OLLAMA_KEEP_ALIVE; negative keeps them (envconfig.KeepAlive).
+  CHECK(one.command.starts_with("OLLAMA_KEEP_ALIVE=-1 OLLAMA_CONTEXT_LENGTH"));
+  CHECK(has_note(one, "other_models.ollama_keep_alive"));
+  CHECK_FALSE(has_note(one, "other_models.ollama_max_loaded"));
+  CHECK_FALSE(has_note(one, "other_models.ollama_evicts"));
+  // Four models on one GPU: maxRunners = defaultModelsPerGPU (3) × 1, and loadedCount ≥ maxRunners unloads one.
+  const Report four = evaluate_json(R"({"model":"qwen3-8b","engine":"ollama","gpu":"rtx-4090","context":4096,
+      "weights":"q4_k_m","also":"qwen3-0.6b@4096,llama-3.2-1b@4096,qwen2.5-0.5b@4096"})");
+  CHECK(four.estimate.other_models.size() == 3);
+  CHECK(has_note(four, "other_models.ollama_max_loaded"));
+  CHECK(four.command.starts_with("OLLAMA_KEEP_ALIVE=-1 OLLAMA_MAX_LOADED_MODELS=4 "));
+}
+
+TEST_CASE("Ollama: a model predicted above 80% of the memory the others leave makes the scheduler unload them") {
+  // By hand, Q4_K_M at about 4.8 bits per weight: Qwen3-32B's 32.8 B weights are a 32.8 × 4.8 / 8 ≈ 19.7 GB file;
+  // beside an 8B model's runner (8.2 × 4.8 / 8 ≈ 4.9 GB of weights, with its cache and buffers) a 24 GB card
+  // leaves at most 19 GB free, of which 80 % is 15.2 GB < 19.7 GB: load() returns needEvict.
+  const Report r = evaluate_json(R"({"model":"qwen3-32b","engine":"ollama","gpu":"rtx-4090","context":4096,
+      "weights":"q4_k_m","also":"qwen3-8b@4096"})");
+  CHECK(has_note(r, "other_models.ollama_evicts"));
+}
+
+TEST_CASE("--also: a bad context, an unknown model, too many, each named with the field") {
+  auto bad = request_from_json(R"({"model":"qwen3-8b","also":"qwen3-0.6b@lots"})");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().field == "also");
+  CHECK(bad.error().message.id == "input.also_context");
+  auto empty = request_from_json(R"({"model":"qwen3-8b","also":"@8192"})");
+  REQUIRE_FALSE(empty.ok());
+  CHECK(empty.error().message.id == "input.also_model");
+  auto many = request_from_json(R"({"model":"qwen3-8b","also":"a,b,c,d,e,f,g,h,i"})");
+  REQUIRE_FALSE(many.ok());
+  CHECK(many.error().message.id == "input.also_count");
+  const Error unknown = error_of(R"({"model":"qwen3-8b","engine":"llamacpp","gpu":"rtx-4090","also":"no-such-model"})");
+  CHECK(unknown.field == "also");
+  CHECK(unknown.message.id == "also.error");
+  CHECK(unknown.message.text.find("no-such-model") != std::string::npos);
+}
