@@ -74,6 +74,7 @@ struct Request {
   std::optional<std::uint64_t> ollama_gpu_overhead;  // OLLAMA_GPU_OVERHEAD in bytes
   std::optional<std::uint64_t> memory_in_use;  // bytes other programs already hold on each GPU
   bool enforce_eager = false;   // vLLM --enforce-eager
+  bool language_model_only = false;  // vLLM --language-model-only: no vision tower, no image profiling
   std::optional<std::uint64_t> max_num_batched_tokens;
   std::optional<std::uint64_t> max_num_seqs;
   std::optional<std::uint64_t> gpu_layers;  // llama.cpp -ngl
