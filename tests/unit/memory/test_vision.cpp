@@ -324,15 +324,15 @@ TEST_CASE("vLLM's dummy image takes a smaller size given, and the command line s
   CHECK(p.tokens_encoded == 768);
   CHECK(p.embeddings_bytes == 768ULL * 5120 * 2);
   const auto json = nlohmann::json::parse(answer(test::catalog(), request));
-  const std::string command = json["command_line"]["text"];
+  const std::string command = json["command"]["text"];
   CHECK(command.find(R"(--limit-mm-per-prompt '{"image": {"count": 1, "width": 1024, "height": 768}}')") !=
         std::string::npos);
   const auto plain = nlohmann::json::parse(answer(test::catalog(), R"({"model":"qwen3.6-27b","engine":"vllm",
       "context":32768,"gpu":"h100-80gb","images":3})"));
-  CHECK(std::string(plain["command_line"]["text"]).find(R"(--limit-mm-per-prompt '{"image": 3}')") != std::string::npos);
+  CHECK(std::string(plain["command"]["text"]).find(R"(--limit-mm-per-prompt '{"image": 3}')") != std::string::npos);
   const auto text = nlohmann::json::parse(answer(test::catalog(), R"({"model":"qwen3.6-27b","engine":"vllm",
       "context":32768,"gpu":"h100-80gb","language_model_only":true})"));
-  CHECK(std::string(text["command_line"]["text"]).find("--language-model-only") != std::string::npos);
+  CHECK(std::string(text["command"]["text"]).find("--language-model-only") != std::string::npos);
   // vLLM without its tower reads no images: refused.
   const auto refused = nlohmann::json::parse(answer(test::catalog(), R"({"model":"qwen3.6-27b","engine":"vllm",
       "images":1,"language_model_only":true})"));
