@@ -102,6 +102,10 @@ VllmEncoderProfile vllm_encoder_profile(const ModelSpec& spec, const InferenceOp
     largest = image_patches(t, kMaxImageSide, kMaxImageSide);
   }
   p.tokens_per_item = largest.tokens;
+  if (!p.tokens_per_item) {
+    p.modelled = false;
+    return p;
+  }
   // encoder_budget.py MultiModalBudget._get_max_items and compute_mm_encoder_budget (vllm/v1/core/
   // encoder_cache_manager.py): both budgets max(max_num_batched_tokens, tokens_per_item); as many items as the
   // budget holds, at most max_num_seqs × the items a prompt may carry (chunked prefill is on), at least one.

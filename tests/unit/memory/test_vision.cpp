@@ -232,7 +232,8 @@ TEST_CASE("vLLM's profile run encodes the processor's largest images and keeps t
   // 4096 × 4096 image of 16384 tokens, the budget max(8192, 16384) = 16384 tokens and 16384 // 16384 = 1 item, as a
   // vLLM log of a Qwen3.5-family hybrid model prints it (github.com/aivrar/vllm-windows-build issue 17,
   // encoder_runner.py:131): "Encoder cache will be initialized with a budget of 16384 tokens, and profiled with 1
-  // image items of the maximum feature size."
+  // image items of the maximum feature size."; the same line in a Qwen3.6-27B NVFP4 log on an A6000
+  // (github.com/noonghunna/club-3090 issue 1047, gpu_model_runner.py:6465).
   const Report h100 = evaluate_json(R"({"model":"qwen3.6-27b","engine":"vllm","context":32768,"gpu":"h100-80gb"})");
   REQUIRE(h100.estimate.vllm.has_value());
   REQUIRE(h100.estimate.vllm->encoder_profile.has_value());
