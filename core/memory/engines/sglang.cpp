@@ -79,9 +79,8 @@ SglangDefaults sglang_defaults(SglangRule rule, std::uint64_t gpu_mib, std::uint
 }
 
 double sglang_vlm_fraction_factor(const ModelSpec::VisionTower& t) noexcept {
-  const bool depth_named = t.schema == "qwen" || t.schema == "moonvit";
-  const double layers = depth_named || !t.layers ? 24.0 : static_cast<double>(t.layers);
-  const double hidden = t.schema == "moonvit" || !t.hidden_size ? 1024.0 : static_cast<double>(t.hidden_size);
+  const double layers = t.schema == "qwen" || !t.layers ? 24.0 : static_cast<double>(t.layers);
+  const double hidden = t.hidden_size ? static_cast<double>(t.hidden_size) : 1024.0;
   const double ratio = layers * hidden * hidden / (24.0 * 1024.0 * 1024.0);
   return 0.95 * std::clamp(1.0 - 0.1 * (ratio - 1.0), 0.8, 1.05);
 }

@@ -48,7 +48,7 @@ SglangDefaults sglang_defaults(SglangRule rule, std::uint64_t gpu_mib, std::uint
 // From 0.5.3, with the default fraction, a multimodal model's is multiplied by 0.95 × clamp(1 − 0.1 × (ratio − 1),
 // 0.8, 1.05), ratio = layers × hidden² of its vision_config over ViT-L/14's 24 × 1024² (ServerArgs
 // adjust_mem_fraction_for_vlm; getattr(vision_config, "num_hidden_layers", 24) and "hidden_size", 1024: Qwen's
-// vision config names its layers depth, so 24 stands for them, and MoonViT's vt_hidden_size, so 1024).
+// vision config names its layers depth, so 24 stands for them).
 double sglang_vlm_fraction_factor(const ModelSpec::VisionTower& tower) noexcept;
 // init_memory: max_running_requests = min(max(int(tokens / context_len × 512), 2048), 4096).
 inline constexpr std::uint64_t kSglangMinRunningRequests = 2048;

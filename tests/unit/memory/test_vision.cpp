@@ -115,15 +115,16 @@ TEST_CASE("the vision encoder has its own line: the tower's weights apart from t
   REQUIRE(vllm.estimate.vision.has_value());
   CHECK(vllm.estimate.vision->weights_bytes == tower);
   CHECK(vllm.estimate.vision->format == "bf16");
-  CHECK(vllm.estimate.vision_encoder == tower);
+  // The line also holds what vLLM's profile run adds for its dummy images (the test below).
+  CHECK(vllm.estimate.vision_encoder == tower + vllm.estimate.vision->compute_bytes);
   CHECK(vllm.estimate.weights + tower == vllm.estimate.weight_detail.total);
   CHECK(vllm.estimate.total == vllm.estimate.weights + vllm.estimate.vision_encoder + vllm.estimate.kv_cache +
                                    vllm.estimate.state_cache + vllm.estimate.activations + vllm.estimate.overhead +
                                    vllm.estimate.allocator_reserve);
-  CHECK(has_note(vllm, "vision.compute_not_modelled"));
+  CHECK(has_note(vllm, "vision.vllm_profile"));
   // The JSON's breakdown carries the line; its explanation follows the weights'.
   const auto json = nlohmann::json::parse(answer(test::catalog(), R"({"model":"gemma-3-27b","engine":"vllm","gpu":"h100-80gb"})"));
-  CHECK(json["breakdown"]["vision_encoder"] == tower);
+  CHECK(json["breakdown"]["vision_encoder"] == tower + json["vision"]["compute_bytes"].get<std::uint64_t>());
   CHECK(json["vision"]["weights_bytes"] == tower);
   CHECK(json["explanations"][1]["key"] == "vision_encoder");
   // llama.cpp without --mmproj: the tower is a file apart, not loaded (0 B), and said so.
@@ -349,14 +350,23 @@ TEST_CASE("SGLang's default fraction for a multimodal model: adjust_mem_fraction
   // "hidden_size", 1024)² / (24 × 1024²).
   // Gemma 3 (SigLIP: 27 layers of 1152): 27 × 1152² / (24 × 1024²) = 1.423828125 → 0.95 × 0.9576171875.
   CHECK(sglang_vlm_fraction_factor(test::preset("gemma-3-27b").vision) == doctest::Approx(0.909736328125));
+  // Kimi K2.5's MoonViT is 27 layers of 1152 too. A published run log (test_sglang.cpp: sglang serve
+  // moonshotai/Kimi-K2.5 --tp 8, v0.5.8.post1 on 8 × MI355X) prints mem_fraction_static=0.8260405859375: the
+  // 0.5.3 rule's round(…, 3) = 0.908 for that GPU times the factor, 0.908 × 0.909736328125 = 0.8260405859375.
+  CHECK(sglang_vlm_fraction_factor(test::preset("kimi-k2.5").vision) == doctest::Approx(0.909736328125));
+  CHECK(0.908 * sglang_vlm_fraction_factor(test::preset("kimi-k2.5").vision) ==
+        doctest::Approx(0.8260405859375).epsilon(1e-12));
   // Qwen3.5's vision config names its layers depth (sglang/srt/configs/qwen3_vl.py Qwen3VLVisionConfig): 24 stands
   // for them; 1152² / 1024² = 1.265625 → 0.95 × 0.9734375.
   CHECK(sglang_vlm_fraction_factor(test::preset("qwen3.6-27b").vision) == doctest::Approx(0.924765625));
-  // An H100's default 0.83 (81,559 MiB, test_sglang.cpp) becomes 0.83 × 0.909736328125 for Gemma 3.
+  // An H100's default (0.83 at 81,559 MiB, test_sglang.cpp) becomes it × 0.909736328125 for Gemma 3.
   const Report r = evaluate_json(R"({"model":"gemma-3-27b","engine":"sglang","context":8192,"gpu":"h100-80gb"})");
   REQUIRE(r.estimate.sglang.has_value());
+  const double plain = sglang_defaults(SglangRule::with_prefill_graphs, r.estimate.sglang->driver_total_bytes / kMiB, 1,
+                                       1, true).mem_fraction_static;
+  CHECK(plain == doctest::Approx(0.83).epsilon(0.01));
   CHECK(r.estimate.sglang->vlm_factor == doctest::Approx(0.909736328125));
-  CHECK(r.estimate.sglang->mem_fraction_static == doctest::Approx(0.83 * 0.909736328125));
+  CHECK(r.estimate.sglang->mem_fraction_static == doctest::Approx(plain * 0.909736328125));
   CHECK(has_note(r, "sglang.vision_fraction"));
   CHECK(has_note(r, "vision.sglang_encoder"));
   // A fraction given is SGLang's as given.
