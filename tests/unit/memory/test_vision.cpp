@@ -1,6 +1,7 @@
 // A vision model's encoder: its own line of the breakdown (the tower's weights as each engine loads them), the
 // tower's shape read from config.json, the images' size and tokens, and the compute peak as llama.cpp's clip and
-// transformers size it.
+// transformers size it; vLLM's profile run with the largest images, SGLang's multimodal fraction, and Ollama 0.11.10's
+// projector weights and graph.
 #include <cmath>   // std::abs
 #include <string>  // std::string
 
@@ -413,4 +414,30 @@ TEST_CASE("Ollama up to 0.11.10 counts the projector's weights and graph with th
   CHECK(small.estimate.vision->apart);
   CHECK(small.estimate.vision_encoder == 0);
   CHECK(has_note(small, "vision.ollama_projector_ram"));
+}
+
+TEST_CASE("Ollama 0.11.10's memory.required.full with the projector, against a gemma3:12b log") {
+  // github.com/atineiatte/deep-research-at-home issue 14 (Ollama's runner --ollama-engine, --ctx-size 8192
+  // --parallel 2: num_ctx 4096 × 2), its offload line: memory.required.full="10.5 GiB" memory.required.kv="1.3 GiB"
+  // memory.weights.repeating="6.0 GiB" memory.weights.nonrepeating="787.5 MiB" memory.graph.full="519.5 MiB"
+  // memory.graph.partial="1.3 GiB" projector.weights="795.9 MiB" projector.graph="1.0 GiB". google/gemma-3-12b-it's
+  // config.json (48 layers, 8 KV heads of 256, window 1024, SigLIP 27 × 1152 at 896² in 14-pixel patches).
+  // The log ran on the CPU (library=cpu), which keeps no minimum; the CUDA one counted here (457 MiB) comes off.
+  // Without the projector's 795 MiB and 1.0 GiB the full figure would be 8.7 GiB.
+  const Report r = evaluate_json(R"({"engine":"ollama","engine_version":"0.11.10","context":4096,"batch":2,
+      "weights":"q4_k_m","gpu":"h100-80gb","config":{"model_type":"gemma3","mm_tokens_per_image":256,
+      "text_config":{"model_type":"gemma3_text","hidden_size":3840,"intermediate_size":15360,"num_hidden_layers":48,
+      "num_attention_heads":16,"num_key_value_heads":8,"head_dim":256,"sliding_window":1024,
+      "sliding_window_pattern":6,"vocab_size":262208},"vision_config":{"model_type":"siglip_vision_model",
+      "hidden_size":1152,"intermediate_size":4304,"num_hidden_layers":27,"num_attention_heads":16,"patch_size":14,
+      "image_size":896}}})");
+  const OllamaEstimate& c = *r.estimate.ollama;
+  const auto gib = [](std::uint64_t b) { return static_cast<double>(b) / static_cast<double>(kGiB); };
+  CHECK(gib(c.kv_bytes) == doctest::Approx(1.3).epsilon(0.05));
+  CHECK(static_cast<double>(c.graph_full_bytes) / kMiB == doctest::Approx(519.5).epsilon(0.002));
+  CHECK(static_cast<double>(c.output_bytes) / kMiB == doctest::Approx(787.5).epsilon(0.002));
+  CHECK(static_cast<double>(c.projector_weights_bytes) / kMiB == doctest::Approx(795.9).epsilon(0.002));
+  CHECK(gib(c.projector_graph_bytes) == doctest::Approx(1.0).epsilon(0.05));
+  CHECK(gib(c.required_full_bytes - c.minimum_bytes) == doctest::Approx(10.5).epsilon(0.005));
+  CHECK(gib(c.required_full_bytes - c.minimum_bytes - c.projector_weights_bytes - c.projector_graph_bytes) < 8.8);
 }
