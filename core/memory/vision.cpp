@@ -389,14 +389,23 @@ void add_vllm_vision_notes(std::vector<Message>& notes, const ModelSpec& spec, c
                             "cache are not counted and the KV cache shown is high by them."));
     return;
   }
-  notes.push_back(message("vision.vllm_profile",
-                          "vLLM's start-up profile encodes {items} dummy images of {width}×{height} pixels at once "
-                          "({tokens} tokens each; encoder budget {budget} tokens) and keeps their embeddings while it "
-                          "profiles the language model: {added_bytes} more comes out of the KV cache "
-                          "(--language-model-only skips this and the vision tower).",
-                          {arg::count("items", p.items), arg::digits("width", p.width), arg::digits("height", p.height),
-                           arg::count("tokens", p.tokens_encoded), arg::count("budget", p.budget_tokens),
-                           arg::bytes("added_bytes", p.added_bytes)}));
+  const std::vector<MessageArg> args = {arg::count("items", p.items), arg::digits("width", p.width),
+                                        arg::digits("height", p.height), arg::count("tokens", p.tokens_encoded),
+                                        arg::count("budget", p.budget_tokens),
+                                        arg::gib("added_bytes", p.added_bytes, 2)};
+  notes.push_back(p.items == 1
+                      ? message("vision.vllm_profile_one",
+                                "vLLM's start-up profile encodes one dummy image of {width}×{height} pixels ({tokens} "
+                                "tokens; encoder budget {budget} tokens) and keeps its embeddings while it profiles "
+                                "the language model: {added_bytes} more comes out of the KV cache "
+                                "(--language-model-only skips this and the vision tower).",
+                                {args[1], args[2], args[3], args[4], args[5]})
+                      : message("vision.vllm_profile",
+                                "vLLM's start-up profile encodes {items} dummy images of {width}×{height} pixels at "
+                                "once ({tokens} tokens each; encoder budget {budget} tokens) and keeps their "
+                                "embeddings while it profiles the language model: {added_bytes} more comes out of the "
+                                "KV cache (--language-model-only skips this and the vision tower).",
+                                args));
   // Qwen's and Gemma 4's processors take videos too: vLLM profiles whichever modality's item has the most tokens.
   if (spec.vision.schema == "qwen" || spec.vision.schema == "gemma4")
     notes.push_back(message("vision.vllm_video",
@@ -418,7 +427,7 @@ void add_vision_notes(std::vector<Message>& notes, const ModelSpec& spec, const 
       notes.push_back(message("vision.ollama_projector_ram",
                               "Ollama's estimate keeps the vision projector ({projector_bytes} with its graph) in "
                               "system RAM with the output layer: images are encoded on the CPU.",
-                              {arg::bytes("projector_bytes", c.projector_weights_bytes + c.projector_graph_bytes)}));
+                              {arg::gib("projector_bytes", c.projector_weights_bytes + c.projector_graph_bytes, 2)}));
     if (!c.projector_graph_known)
       notes.push_back(message("vision.ollama_graph_unknown",
                               "Ollama's estimate has no graph for this vision tower (VisionGraphSize knows Gemma 3, "

@@ -263,7 +263,7 @@ TEST_CASE("vLLM's profile run encodes the processor's largest images and keeps t
   CHECK(h100.estimate.vision->compute_bytes == p.added_bytes);
   CHECK(h100.estimate.vision_encoder == h100.estimate.vision->weights_bytes + p.added_bytes);
   CHECK(h100.estimate.vllm->profile_activation_bytes == h100.estimate.activations + p.added_bytes);
-  CHECK(has_note(h100, "vision.vllm_profile"));
+  CHECK(has_note(h100, "vision.vllm_profile_one"));
   CHECK(has_note(h100, "vision.vllm_video"));
   // With one sequence the language model's peak is small and the encoder's forward is the profile's peak:
   // the images add encoder − language peak.
