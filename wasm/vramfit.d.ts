@@ -151,6 +151,8 @@ export interface InferenceRequest extends ModelInputs, CustomGpu {
   max_kv_size?: number;
   /** vLLM --enforce-eager: no CUDA graphs. */
   enforce_eager?: boolean;
+  /** vLLM --language-model-only: a vision model's language model alone (no vision tower, no image profiling). */
+  language_model_only?: boolean;
   max_num_batched_tokens?: number;
   max_num_seqs?: number;
   /** llama.cpp -ngl: the layers kept on the GPU. */
@@ -463,11 +465,13 @@ export interface EstimateAnswer {
   vision: VisionEncoder | null;
   /** llama.cpp's --fit on the request's GPU (engine llamacpp, a GPU named, no gpu_layers); otherwise null. */
   llamacpp_fit: LlamaCppFitPlan | null;
-  /** vLLM's pool as it prints it (bytes and counts), with engine_version (string: the version assumed), cuda_graphs_in_budget and model_runner_v2 (booleans). */
+  /** vLLM's pool as it prints it (bytes and counts), with engine_version (string: the version assumed), cuda_graphs_in_budget and model_runner_v2 (booleans).
+   * A vision model adds its profile run's images: encoder_items, encoder_tokens_per_item, encoder_budget_tokens,
+   * encoder_peak_bytes, encoder_cache_bytes and encoder_profile_bytes (what they add to the profile's peak). */
   vllm: Record<string, number | string | boolean> | null;
   /** engine "sglang" only: SGLang's pool as it prints it (max_total_num_tokens, kv_capacity_bytes, cell_bytes,
    * free_at_start_bytes, weights_bytes, mem_fraction_static, max_running_requests, max_concurrency, context_len, ...),
-   * with engine_version (string) and mem_fraction_default (boolean). */
+   * with engine_version (string) and mem_fraction_default (boolean); vlm_factor for a multimodal model. */
   sglang?: Record<string, number | string | boolean>;
   /** With a draft only: its parts (weights, kv_cache, buffers, total in bytes; kind "draft model", "EAGLE", "EAGLE-3"
    * or "MTP"; draft_tokens, acceptance_low/high, ...). */
@@ -479,7 +483,8 @@ export interface EstimateAnswer {
   /** engine "ollama" only: engine_version, the version assumed; from 0.30 projector_bytes (a vision projector on the
    * GPU, 0 without one); up to 0.11.10 its estimate as its offload log line names it (kv_bytes, graph_full_bytes,
    * graph_partial_bytes, layers_model, layers_offload, required_full_bytes, required_partial_bytes, system_ram_bytes,
-   * window_layers and window_tokens: the sliding-window layers Ollama sizes apart, Gemma 3 and gpt-oss),
+   * window_layers and window_tokens: the sliding-window layers Ollama sizes apart, Gemma 3 and gpt-oss; for a vision
+   * model projector_weights_bytes, projector_graph_bytes and projector_on_gpu),
    * with graph_formula and kv_type (strings), planned, flash_attention and kv_type_ignored (booleans). */
   ollama?: Record<string, number | string | boolean>;
   /** Only over several GPUs (gpus, or tp × pp above 1): one GPU's share, the rank whose KV pool is smallest, and

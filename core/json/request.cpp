@@ -450,6 +450,7 @@ Result<Request> inference_request(const json& j, InputUse use, std::span<const s
   r.expandable_segments = in.toggle("expandable_segments").value_or(false);
   r.engine_version = in.text("engine_version").value_or("");
   r.enforce_eager = in.toggle("enforce_eager").value_or(false);
+  r.language_model_only = in.toggle("language_model_only").value_or(false);
   r.gpu_util = in.number("gpu_util");
   r.max_num_batched_tokens = in.whole("max_num_batched_tokens");
   r.max_num_seqs = in.whole("max_num_seqs");

@@ -256,6 +256,16 @@ void write_vllm(JsonWriter& w, const InferenceEstimate& e) {
     w.field("cuda_graph_bytes", v.cuda_graph_bytes);
     w.field("cuda_graphs_in_budget", v.cuda_graphs_in_budget);
     w.field("driver_total_bytes", v.driver_total_bytes);
+    // A vision model: the images the profile run encodes (memory/vision.hpp VllmEncoderProfile).
+    if (v.encoder_profile && v.encoder_profile->modelled) {
+      const VllmEncoderProfile& p = *v.encoder_profile;
+      w.field("encoder_budget_tokens", p.budget_tokens);
+      w.field("encoder_cache_bytes", p.embeddings_bytes);
+      w.field("encoder_items", p.items);
+      w.field("encoder_peak_bytes", p.encoder_peak_bytes);
+      w.field("encoder_profile_bytes", p.added_bytes);
+      w.field("encoder_tokens_per_item", p.tokens_per_item);
+    }
     w.field("engine_version", v.engine_version);
     w.field("forward_bytes", v.forward_bytes);
     w.field("gpu_memory_utilization", v.gpu_util);
@@ -309,6 +319,7 @@ void write_sglang(JsonWriter& w, const InferenceEstimate& e) {
   w.field("state_pool_bytes", c.state_pool.allocated_bytes);
   w.field("state_slot_bytes", c.state_pool.slot_bytes);
   w.field("tensor_parallel", c.tensor_parallel);
+  if (c.vlm_factor != 1.0) w.field("vlm_factor", c.vlm_factor);  // adjust_mem_fraction_for_vlm, a multimodal model
   w.field("weights_bytes", c.weights_bytes);
   w.end_object();
 }
@@ -365,6 +376,11 @@ void write_ollama(JsonWriter& w, const Report& report) {
   w.field("num_parallel", c.num_parallel);
   w.field("output_bytes", c.output_bytes);
   w.field("planned", c.planned);
+  if (c.projector_weights_bytes) {  // a vision model: projector.weights and projector.graph, with the output layer
+    w.field("projector_graph_bytes", c.projector_graph_bytes);
+    w.field("projector_on_gpu", c.projector_on_gpu);
+    w.field("projector_weights_bytes", c.projector_weights_bytes);
+  }
   w.field("required_full_bytes", c.required_full_bytes);
   w.field("required_partial_bytes", c.required_partial_bytes);
   w.field("system_ram_bytes", c.system_ram_bytes);

@@ -705,7 +705,7 @@ void add_draft_notes(std::vector<Message>& notes, const DraftMemory& d, const Mo
 std::vector<Message> inference_notes(const ModelSpec& spec, const InferenceOptions& o, const InferenceEstimate& e) {
   std::vector<Message> notes;
   engine_steps(o.engine).add_notes(notes, spec, o, e);
-  add_vision_notes(notes, e, o);
+  add_vision_notes(notes, spec, e, o);
   if (const auto& d = e.draft_detail) add_draft_notes(notes, *d, spec, e.params.active, o);
   if (spec.is_bare())
     notes.push_back(message("model.bare",

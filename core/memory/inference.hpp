@@ -63,6 +63,9 @@ struct InferenceOptions {
   VllmRule vllm_rule = VllmRule::hybrid_prefix_caching;  // which version's pool rule (engine_version)
   std::string vllm_version;                        // engine_version as asked, without a leading v; empty: the rule's
   bool enforce_eager = false;                      // vLLM --enforce-eager: no CUDA graphs
+  // vLLM --language-model-only (every modality's --limit-mm-per-prompt 0): the vision tower is neither built nor
+  // loaded (interfaces.py _mark_tower_model), and the profile run encodes no images.
+  bool language_model_only = false;
 
   // SGLang: the pool needs the GPU as vLLM's does; tensor_parallel and pipeline_parallel above apply too.
   std::optional<double> mem_fraction_static;       // --mem-fraction-static; none: SGLang's default for the GPU

@@ -66,7 +66,72 @@ std::uint64_t transformers_tower_peak(const ModelSpec::VisionTower& t, std::uint
   return mlp + scores;
 }
 
+// The elements one patch holds alive at the tower's MLP in vLLM's forward (its own tower classes, no grad): the
+// layer's input, kept for the residual, beside fc1's output and the activation's (siglip.py SiglipMLP,
+// qwen3_vl.py Qwen3_VisionMLP: fc1, act, fc2); Gemma 4's gated MLP holds gate_up's 2 × intermediate and the
+// product. The normed input dies once fc1 has read it. Tensor parallel splits the intermediate width.
+std::uint64_t vllm_mlp_width(const ModelSpec::VisionTower& t, std::uint64_t tp) {
+  const std::uint64_t inner = ceil_div(t.intermediate_size, std::max<std::uint64_t>(tp, 1));
+  return t.hidden_size + (t.schema == "gemma4" ? 3 : 2) * inner;
+}
+
 }  // namespace
+
+VllmEncoderProfile vllm_encoder_profile(const ModelSpec& spec, const InferenceOptions& o, std::uint64_t batched_tokens,
+                                        std::uint64_t max_num_seqs, std::uint64_t dtype_bytes,
+                                        std::uint64_t language_peak_bytes) {
+  VllmEncoderProfile p;
+  const ModelSpec::VisionTower& t = spec.vision;
+  p.language_peak_bytes = language_peak_bytes;
+  p.limit = o.images ? o.images : kVllmDefaultMmLimit;
+  const bool shaped = t.patch_size && t.hidden_size && t.intermediate_size && t.heads;
+  const bool known = t.image_size || t.schema == "qwen" || (t.schema == "gemma4" && t.tokens_per_image);
+  if (!shaped || !known || !spec.vision_params) return p;
+  p.modelled = true;
+  const std::uint64_t merge = std::max<std::uint64_t>(t.merge, 1), unit = t.patch_size * merge;
+  // The processor's largest image: a fixed-size tower's square; Qwen's 128 × 128 merged patches; Gemma 4's
+  // max_soft_tokens (default_output_length) at the largest square that keeps them.
+  ImagePatches largest;
+  if (t.image_size) {
+    largest = image_patches(t, t.image_size, t.image_size);
+  } else if (t.schema == "qwen") {
+    std::uint64_t side = 1;
+    while ((side + 1) * (side + 1) <= kVllmQwenMaxImageTokens) ++side;
+    largest = image_patches(t, side * unit, side * unit);
+  } else {
+    largest = image_patches(t, kMaxImageSide, kMaxImageSide);
+  }
+  p.tokens_per_item = largest.tokens;
+  if (!p.tokens_per_item) {
+    p.modelled = false;
+    return p;
+  }
+  // encoder_budget.py MultiModalBudget._get_max_items and compute_mm_encoder_budget (vllm/v1/core/
+  // encoder_cache_manager.py): both budgets max(max_num_batched_tokens, tokens_per_item); as many items as the
+  // budget holds, at most max_num_seqs × the items a prompt may carry (chunked prefill is on), at least one.
+  p.budget_tokens = std::max(batched_tokens, p.tokens_per_item);
+  const std::uint64_t per_prompt = std::max<std::uint64_t>(1, std::min(p.limit, o.context_tokens / p.tokens_per_item));
+  p.items = std::max<std::uint64_t>(1, std::min(p.budget_tokens / p.tokens_per_item, max_num_seqs * per_prompt));
+  // A size given becomes the dummy image ({"image": {"width", "height"}} in --limit-mm-per-prompt), which vLLM
+  // only lets shrink it (dummy_inputs.py _get_dummy_images: min(width, override)); the budget stays the largest's.
+  ImagePatches dummy = largest;
+  if (o.image_width && !t.image_size)
+    dummy = image_patches(t, std::min(o.image_width, largest.width), std::min(o.image_height, largest.height));
+  p.width = dummy.width;
+  p.height = dummy.height;
+  p.patches_per_item = dummy.patches;
+  p.tokens_encoded = dummy.tokens;
+  p.mlp_width = vllm_mlp_width(t, o.tensor_parallel);
+  p.element_bytes = dtype_bytes;
+  p.pixel_values = 3 * std::max<std::uint64_t>(t.temporal_patch, 1) * t.patch_size * t.patch_size;
+  const std::uint64_t patches = p.items * p.patches_per_item;
+  p.encoder_peak_bytes = patches * (p.mlp_width + p.pixel_values) * dtype_bytes;
+  // embed_multimodal's output: each token at the language model's width (Qwen3-VL's deepstack levels beside it).
+  p.embeddings_bytes = p.items * p.tokens_encoded * spec.hidden_size * (1 + t.deepstack) * dtype_bytes;
+  const std::uint64_t peak = std::max(p.encoder_peak_bytes, p.embeddings_bytes + language_peak_bytes);
+  p.added_bytes = peak - language_peak_bytes;
+  return p;
+}
 
 std::optional<std::pair<std::uint64_t, std::uint64_t>> parse_image_size(std::string_view text) {
   const auto x = text.find_first_of("xX×");
@@ -111,10 +176,24 @@ ImagePatches image_patches(const ModelSpec::VisionTower& t, std::uint64_t width,
 }
 
 void add_vision_encoder(InferenceEstimate& e, const ModelSpec& spec, const InferenceOptions& o) {
-  // Ollama before 0.30 places the projector by its own memory.go estimate (its notes say where): not split here.
-  if (!spec.vision_params || spec.is_bare() || e.ollama) return;
+  if (!spec.vision_params || spec.is_bare()) return;
   VisionEncoder v;
   v.params = spec.vision_params;
+  // Ollama up to 0.11.10: its estimate's projector weights and graph, on the GPU with the output layer or not at all
+  // (e.weights holds the language model's layers alone).
+  if (e.ollama) {
+    const OllamaEstimate& c = *e.ollama;
+    if (!c.projector_weights_bytes) return;
+    v.apart = !c.projector_on_gpu && c.planned;
+    v.format = v.apart ? "" : "F16";
+    v.weights_bytes = v.apart ? 0 : c.projector_weights_bytes;
+    v.compute_bytes = v.apart ? 0 : c.projector_graph_bytes;
+    v.images = o.images;
+    v.bytes = v.weights_bytes + v.compute_bytes;
+    e.vision_encoder = v.bytes;
+    e.vision = std::move(v);
+    return;
+  }
   for (const WeightGroup& g : e.weight_detail.groups)
     if (g.what == "vision tower") {
       v.weights_bytes += g.bytes;
@@ -128,6 +207,12 @@ void add_vision_encoder(InferenceEstimate& e, const ModelSpec& spec, const Infer
   }
   v.apart = o.engine == Engine::llamacpp && !o.mmproj_offload;
   if (v.apart) v.format.clear();
+  // vLLM --language-model-only took the tower out of the weights already (add_vllm_memory).
+  if (o.engine == Engine::vllm && o.language_model_only) {
+    v.apart = true;
+    v.weights_bytes = 0;
+    v.format.clear();
+  }
   // A checkpoint read from its files has no vision-tower group: its tensors stay in the weights' own lines.
   v.weights_bytes = std::min(v.weights_bytes, e.weights);
   e.weights -= v.weights_bytes;
@@ -169,6 +254,22 @@ void add_vision_encoder(InferenceEstimate& e, const ModelSpec& spec, const Infer
       v.compute_source = message("vision.source_llamacpp",
                                  "llama.cpp tools/mtmd/clip.cpp: warmup() reserves the compute buffer for "
                                  "warmup_image_size (\"alloc_compute_meta: CUDA0 compute buffer size\")");
+    } else if (e.vllm && e.vllm->encoder_profile && e.vllm->encoder_profile->modelled) {
+      const VllmEncoderProfile& vp = *e.vllm->encoder_profile;
+      v.size_from_engine = !o.image_width || t.image_size;
+      v.image_width = vp.width;
+      v.image_height = vp.height;
+      v.patches_per_image = vp.patches_per_item;
+      v.tokens_per_image = vp.tokens_encoded;
+      v.compute_bytes = vp.added_bytes;
+      v.compute_formula = message("vision.compute_vllm",
+                                  "max(encoder: items × patches × (MLP width + pixel values) × dtype bytes, "
+                                  "embeddings: items × tokens × hidden × dtype bytes + the language model's peak) − "
+                                  "the language model's peak");
+      v.compute_source = message("vision.source_vllm",
+                                 "vLLM 0.27 profile_run: MultiModalBudget's dummy images (encoder_budget.py), "
+                                 "encoded in one batch and kept in the encoder cache through the dummy batch and "
+                                 "the sampler (gpu_model_runner.py, gpu/mm/encoder_runner.py)");
     } else if (o.engine == Engine::transformers && o.images) {
       const std::uint64_t bytes = std::max<std::uint64_t>(dtype_info(e.weights_dtype).bits / 8, 1);
       v.compute_bytes = transformers_tower_peak(t, o.images, p.patches, bytes, o.attention == Attention::eager);
@@ -194,6 +295,24 @@ Explanation vision_encoder_explanation(const InferenceEstimate& e, const Inferen
   const Message llamacpp_source = message("explain.vision_encoder.source_llamacpp",
                                           "llama.cpp convert_hf_to_gguf.py --mmproj writes the vision tower to its "
                                           "own file (F16 by default); tools/mtmd loads it beside the model");
+  if (e.ollama) {
+    const OllamaEstimate& c = *e.ollama;
+    return {"vision_encoder",
+            message("explain.vision_encoder.formula_ollama",
+                    "Ollama's projector: the vision tower's \"v.\" tensors + VisionGraphSize's graph, placed with the "
+                    "output layer"),
+            v.apart ? message("explain.vision_encoder.values_ollama_apart",
+                              "{weights} B + {graph} B, in system RAM with the output layer: 0 B on the GPU",
+                              {arg::count("weights", c.projector_weights_bytes),
+                               arg::count("graph", c.projector_graph_bytes)})
+                    : message("explain.vision_encoder.values_ollama", "{weights} B + {graph} B = {amount} B",
+                              {arg::count("weights", c.projector_weights_bytes),
+                               arg::count("graph", c.projector_graph_bytes), bytes}),
+            message("explain.vision_encoder.source_ollama",
+                    "Ollama v0.11.10 llm/memory.go estimateGPULayers (projectorWeights, projectorGraph in "
+                    "memoryLastLayer) and fs/ggml/ggml.go VisionGraphSize; the log's projector.weights and "
+                    "projector.graph")};
+  }
   if (v.apart && o.engine == Engine::mlx)
     return {"vision_encoder",
             message("explain.vision_encoder.formula_mlx", "0: mlx-lm loads the language model alone"),
@@ -201,6 +320,14 @@ Explanation vision_encoder_explanation(const InferenceEstimate& e, const Inferen
             message("explain.vision_encoder.source_mlx",
                     "mlx-lm mlx_lm/models (gemma3.py, qwen3_vl.py): sanitize() drops vision_tower and "
                     "multi_modal_projector")};
+  if (v.apart && o.engine == Engine::vllm)
+    return {"vision_encoder",
+            message("explain.vision_encoder.formula_vllm_language_only",
+                    "0: vLLM --language-model-only builds no vision tower"),
+            message("explain.vision_encoder.values_apart", "{params} parameters not loaded: 0 B", {params}),
+            message("explain.vision_encoder.source_vllm_language_only",
+                    "vLLM 0.27 vllm/model_executor/models/interfaces.py _mark_tower_model: the tower is skipped when "
+                    "--limit-mm-per-prompt is 0 for all its modalities, as --language-model-only sets it")};
   if (v.apart)
     return {"vision_encoder",
             message("explain.vision_encoder.formula_apart",
@@ -219,6 +346,24 @@ Explanation vision_encoder_explanation(const InferenceEstimate& e, const Inferen
                     "the vision tower's and projector's parameters × their format's bytes"),
             message("explain.vision_encoder.values", "{params} parameters in {format}: {amount} B", {params, format, bytes}),
             source};
+  if (e.vllm && e.vllm->encoder_profile && e.vllm->encoder_profile->modelled) {
+    const VllmEncoderProfile& p = *e.vllm->encoder_profile;
+    return {"vision_encoder",
+            message("explain.vision_encoder.formula_compute",
+                    "the vision tower's and projector's parameters × their format's bytes + its compute peak: {compute}",
+                    {arg::message("compute", v.compute_formula)}),
+            message("explain.vision_encoder.values_vllm",
+                    "{params} parameters in {format}: {weights} B + max({items} × {patches} × ({mlp} + {pixels}) × "
+                    "{element} B = {encoder} B, {embeddings} B + {language} B) − {language} B = {compute} B; "
+                    "{amount} B",
+                    {params, format, arg::count("weights", v.weights_bytes), arg::count("items", p.items),
+                     arg::count("patches", p.patches_per_item), arg::count("mlp", p.mlp_width),
+                     arg::count("pixels", p.pixel_values), arg::count("element", p.element_bytes),
+                     arg::count("encoder", p.encoder_peak_bytes), arg::count("embeddings", p.embeddings_bytes),
+                     arg::count("language", p.language_peak_bytes), arg::count("compute", v.compute_bytes), bytes}),
+            message("explain.vision_encoder.source_compute", "{weights}; {compute}",
+                    {arg::message("weights", source), arg::message("compute", v.compute_source)})};
+  }
   return {"vision_encoder",
           message("explain.vision_encoder.formula_compute",
                   "the vision tower's and projector's parameters × their format's bytes + its compute peak: {compute}",
@@ -233,20 +378,76 @@ Explanation vision_encoder_explanation(const InferenceEstimate& e, const Inferen
                   {arg::message("weights", source), arg::message("compute", v.compute_source)})};
 }
 
-// What the image side assumes: the images' tokens inside the context, the size the engine's own, what is not counted.
-void add_vision_notes(std::vector<Message>& notes, const InferenceEstimate& e, const InferenceOptions& o) {
-  if (!e.vision) {
-    if (o.images && e.ollama)
-      notes.push_back(message("vision.ollama_estimator",
-                              "Ollama up to 0.11.10 sizes the projector by its own estimate: the images' compute is "
-                              "not counted."));
+namespace {
+
+// What vLLM's profile run with images assumes, and what it leaves out.
+void add_vllm_vision_notes(std::vector<Message>& notes, const ModelSpec& spec, const VllmEncoderProfile& p) {
+  if (!p.modelled) {
+    notes.push_back(message("vision.vllm_profile_unknown",
+                            "vLLM profiles this model's vision encoder with its processor's largest images before it "
+                            "sizes the KV cache; that size is not known here, so the encoder's peak and the encoder "
+                            "cache are not counted and the KV cache shown is high by them."));
     return;
   }
+  const std::vector<MessageArg> args = {arg::count("items", p.items), arg::digits("width", p.width),
+                                        arg::digits("height", p.height), arg::count("tokens", p.tokens_encoded),
+                                        arg::count("budget", p.budget_tokens),
+                                        arg::gib("added_bytes", p.added_bytes, 2)};
+  notes.push_back(p.items == 1
+                      ? message("vision.vllm_profile_one",
+                                "vLLM's start-up profile encodes one dummy image of {width}×{height} pixels ({tokens} "
+                                "tokens; encoder budget {budget} tokens) and keeps its embeddings while it profiles "
+                                "the language model: {added_bytes} more comes out of the KV cache "
+                                "(--language-model-only skips this and the vision tower).",
+                                {args[1], args[2], args[3], args[4], args[5]})
+                      : message("vision.vllm_profile",
+                                "vLLM's start-up profile encodes {items} dummy images of {width}×{height} pixels at "
+                                "once ({tokens} tokens each; encoder budget {budget} tokens) and keeps their "
+                                "embeddings while it profiles the language model: {added_bytes} more comes out of the "
+                                "KV cache (--language-model-only skips this and the vision tower).",
+                                args));
+  // Qwen's and Gemma 4's processors take videos too: vLLM profiles whichever modality's item has the most tokens.
+  if (spec.vision.schema == "qwen" || spec.vision.schema == "gemma4")
+    notes.push_back(message("vision.vllm_video",
+                            "vLLM also takes videos for this model and profiles with the modality whose item has the "
+                            "most tokens; a video profile is not modelled (a video limit of 0 in --limit-mm-per-prompt "
+                            "keeps it to images)."));
+}
+
+}  // namespace
+
+// What the image side assumes: the images' tokens inside the context, the size the engine's own, what is not counted.
+void add_vision_notes(std::vector<Message>& notes, const ModelSpec& spec, const InferenceEstimate& e,
+                      const InferenceOptions& o) {
+  if (!e.vision) return;
   const VisionEncoder& v = *e.vision;
+  if (e.ollama) {
+    const OllamaEstimate& c = *e.ollama;
+    if (v.apart)
+      notes.push_back(message("vision.ollama_projector_ram",
+                              "Ollama's estimate keeps the vision projector ({projector_bytes} with its graph) in "
+                              "system RAM with the output layer: images are encoded on the CPU.",
+                              {arg::gib("projector_bytes", c.projector_weights_bytes + c.projector_graph_bytes, 2)}));
+    if (!c.projector_graph_known)
+      notes.push_back(message("vision.ollama_graph_unknown",
+                              "Ollama's estimate has no graph for this vision tower (VisionGraphSize knows Gemma 3, "
+                              "Mistral 3, Qwen2.5-VL and Llama 3.2 Vision): only its weights are counted."));
+    else if (o.images)
+      notes.push_back(message("vision.ollama_estimator",
+                              "Ollama's estimate sizes the projector's graph for one image at the tower's size, "
+                              "whatever the images' number and size."));
+    return;
+  }
   if (v.apart && o.engine == Engine::mlx) {
     notes.push_back(message("vision.mlx_text_only",
                             "mlx-lm loads this model's language model alone (it drops the vision tower): images "
                             "need mlx-vlm, which is not modelled."));
+    return;
+  }
+  if (v.apart && o.engine == Engine::vllm) {
+    notes.push_back(message("vision.vllm_language_only",
+                            "vLLM runs the language model alone (--language-model-only): the vision tower is neither "
+                            "loaded nor profiled, and requests with images are refused."));
     return;
   }
   if (v.apart) {
@@ -292,11 +493,11 @@ void add_vision_notes(std::vector<Message>& notes, const InferenceEstimate& e, c
                               "The images' {tokens} tokens exceed the {context}-token context: raise the context.",
                               {arg::count("tokens", tokens), arg::count("context", o.context_tokens)}));
   }
-  if (o.engine == Engine::vllm || o.engine == Engine::sglang)
-    notes.push_back(message("vision.compute_not_modelled",
-                            "{engine}'s compute peak for images (its profiling run of the vision encoder with the "
-                            "largest images the processor allows, and the encoder cache) is not counted.",
-                            {arg::text("engine", std::string(engine_title(o.engine)))}));
+  if (o.engine == Engine::sglang)
+    notes.push_back(message("vision.sglang_encoder",
+                            "SGLang runs the vision encoder in the memory it keeps out of its pool (1 − "
+                            "mem_fraction_static); the encoder's peak for the images is not counted beside it."));
+  if (e.vllm && e.vllm->encoder_profile) add_vllm_vision_notes(notes, spec, *e.vllm->encoder_profile);
 }
 
 }  // namespace vramfit

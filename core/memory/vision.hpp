@@ -52,6 +52,39 @@ ImagePatches image_patches(const ModelSpec::VisionTower& tower, std::uint64_t wi
 struct InferenceEstimate;
 struct InferenceOptions;
 
+// vLLM's profile run for a multimodal model (vLLM 0.27: vllm/multimodal/encoder_budget.py MultiModalBudget and
+// get_dummy_encoder_profile_inputs; the runners' profile_run, vllm/v1/worker/gpu_model_runner.py and
+// gpu/mm/encoder_runner.py profile_encoder_cache): before the language model's dummy batch it encodes `items` dummy
+// images of the processor's largest size in one batch and keeps their embeddings in the encoder cache while the
+// language model's forward and the sampler run. The torch peak it measures, and takes from the KV pool, is
+// max(encoder forward, embeddings + the language model's peak).
+struct VllmEncoderProfile {
+  bool modelled = false;               // the tower's schema has a processor default vramfit knows
+  std::uint64_t limit = 0;             // --limit-mm-per-prompt's image count (999 when not given)
+  std::uint64_t tokens_per_item = 0;   // max_tokens_per_mm_item: the processor's largest image's tokens
+  std::uint64_t budget_tokens = 0;     // encoder_compute_budget = encoder_cache_size
+  std::uint64_t items = 0;             // dummy images encoded at once
+  std::uint64_t width = 0;             // the dummy image, in pixels
+  std::uint64_t height = 0;
+  std::uint64_t patches_per_item = 0;
+  std::uint64_t tokens_encoded = 0;    // each dummy image's tokens (below tokens_per_item when a size is given)
+  std::uint64_t mlp_width = 0;         // elements alive per patch at the tower's MLP
+  std::uint64_t pixel_values = 0;      // elements per patch of the input
+  std::uint64_t element_bytes = 0;     // the model's dtype, in which the tower runs
+  std::uint64_t encoder_peak_bytes = 0;  // the tower's forward: pixel values + one layer's MLP
+  std::uint64_t embeddings_bytes = 0;    // the encoder cache: items × tokens × width × bytes
+  std::uint64_t language_peak_bytes = 0; // the language model's dummy batch and sampler, as profiled without images
+  std::uint64_t added_bytes = 0;         // what the images add to the profile's peak
+};
+// vLLM's most tokens an image for a Qwen-VL / Qwen3.5 tower: the checkpoints' preprocessor max_pixels (Qwen2-VL
+// and Qwen2.5-VL 12,845,056 = 16384 × 28², Qwen3-VL and Qwen3.5 size.longest_edge 16,777,216 = 16384 × 32²) over
+// (patch_size × merge)², the dummy image 128 × 128 merged patches (Qwen2VLProcessingInfo.get_image_size_with_most_features).
+inline constexpr std::uint64_t kVllmQwenMaxImageTokens = 16384;
+inline constexpr std::uint64_t kVllmDefaultMmLimit = 999;  // MultiModalConfig.get_limit_per_prompt's default
+VllmEncoderProfile vllm_encoder_profile(const ModelSpec& spec, const InferenceOptions& o, std::uint64_t batched_tokens,
+                                        std::uint64_t max_num_seqs, std::uint64_t dtype_bytes,
+                                        std::uint64_t language_peak_bytes);
+
 // Moves the vision tower's bytes out of the estimate's weights into its own line (e.vision_encoder, e.vision), as the
 // engine placed them; nothing for a model without one.
 void add_vision_encoder(InferenceEstimate& e, const ModelSpec& spec, const InferenceOptions& o);
@@ -60,6 +93,7 @@ void add_vision_encoder(InferenceEstimate& e, const ModelSpec& spec, const Infer
 Explanation vision_encoder_explanation(const InferenceEstimate& e, const InferenceOptions& o);
 
 // What the image side assumes (the images' tokens in the context, the size used) and leaves out.
-void add_vision_notes(std::vector<Message>& notes, const InferenceEstimate& e, const InferenceOptions& o);
+void add_vision_notes(std::vector<Message>& notes, const ModelSpec& spec, const InferenceEstimate& e,
+                      const InferenceOptions& o);
 
 }  // namespace vramfit

@@ -409,6 +409,8 @@ ModelSpec::VisionTower qwen_vision_shape(FieldReader& v) {
   t.patch_size = v.uint("patch_size").value_or(0);
   t.merge = v.uint("spatial_merge_size").value_or(2);           // Qwen3VLVisionConfig's default
   t.temporal_patch = v.uint("temporal_patch_size").value_or(2);  // the same
+  const json* deepstack = v.array("deepstack_visual_indexes");
+  t.deepstack = deepstack ? deepstack->size() : 0;
   return t;
 }
 

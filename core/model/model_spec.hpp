@@ -76,6 +76,7 @@ struct ModelSpec {
     std::uint64_t merge = 1;       // patches merged per side into one token
     std::uint64_t temporal_patch = 1;  // frames per patch (Qwen's Conv3d: an image is repeated temporal_patch times)
     std::uint64_t tokens_per_image = 0;  // a fixed count the config gives; 0: from the image's patches
+    std::uint64_t deepstack = 0;  // Qwen3-VL's deepstack_visual_indexes: more merged features an image token carries
   } vision;
 
   // Multi-token-prediction layers the checkpoint files hold after the decoder layers (DeepSeek-V3's and GLM's

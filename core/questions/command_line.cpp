@@ -78,6 +78,16 @@ EngineCommand vllm_command(const Report& report, const Request& r, const Resolve
     t << " --kv-cache-dtype fp8";
   if (o.max_num_seqs) t << " --max-num-seqs " << *o.max_num_seqs;
   if (o.max_num_batched_tokens) t << " --max-num-batched-tokens " << *o.max_num_batched_tokens;
+  if (o.language_model_only) t << " --language-model-only";
+  // --limit-mm-per-prompt (vllm/config/multimodal.py): the images a request carries, and a size given as the
+  // profile's dummy image (ImageDummyOptions count, width, height).
+  if (const auto& v = report.estimate.vllm; v && v->encoder_profile && o.images) {
+    if (o.image_width && v->encoder_profile->modelled && !report.estimate.vision->size_from_engine)
+      t << " --limit-mm-per-prompt '{\"image\": {\"count\": " << o.images << ", \"width\": " << o.image_width
+        << ", \"height\": " << o.image_height << "}}'";
+    else
+      t << " --limit-mm-per-prompt '{\"image\": " << o.images << "}'";
+  }
   // --speculative-config (vllm/config/speculative.py): method "mtp", "eagle", "eagle3" or "draft_model".
   if (const auto& d = report.estimate.draft_detail) {
     const std::string method = d->kind == DraftKind::mtp      ? "mtp"

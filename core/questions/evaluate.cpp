@@ -243,6 +243,10 @@ std::optional<Error> use_images(const ModelSpec& model, const Request& r, Infere
   if ((r.images || !r.image_size.empty()) && !model.vision_params)
     return make_error(r.images ? "images" : "image_size",
                       message("images.no_vision", "this model has no vision tower to read images"));
+  // vLLM without its vision tower takes no images (every modality's limit 0).
+  if (r.language_model_only && r.images)
+    return make_error("images", message("images.language_model_only",
+                                        "vLLM --language-model-only reads no images: give 0 images or leave it off"));
   o.images = r.images;
   if (r.image_size.empty()) return std::nullopt;
   const auto parsed = parse_image_size(r.image_size);
@@ -969,6 +973,7 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
   // vLLM 0.21 raised the default with the CUDA graphs moving into the budget.
   o.gpu_util = r.gpu_util.value_or(vllm_default_gpu_util(o.vllm_rule));
   o.enforce_eager = r.enforce_eager;
+  o.language_model_only = r.language_model_only;
   o.max_num_batched_tokens = r.max_num_batched_tokens;
   o.max_num_seqs = r.max_num_seqs;
   o.gpu_layers = r.gpu_layers;

@@ -82,6 +82,7 @@ struct Request {
   std::optional<std::uint64_t> memory_in_use;  // bytes other programs already hold on each GPU
   std::vector<OtherModelRequest> also;  // other models loaded first, each estimated alone (questions/other_models)
   bool enforce_eager = false;   // vLLM --enforce-eager
+  bool language_model_only = false;  // vLLM --language-model-only: no vision tower, no image profiling
   std::optional<std::uint64_t> max_num_batched_tokens;
   std::optional<std::uint64_t> max_num_seqs;
   std::optional<std::uint64_t> gpu_layers;  // llama.cpp -ngl

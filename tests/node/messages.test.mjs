@@ -62,7 +62,7 @@ test('every message() in core/ names its id and English sentence as literals', (
 // --max-kv-size: a note quoting the engine keeps them), and the CLI's way to give a file.
 const ENGINE_FLAGS = new Set(['--model', '--max-num-seqs', '--max-num-batched-tokens', '--enforce-eager', '--mem-fraction-static',
   '--max-total-tokens', '--max-kv-size', '--tp', '--pp', '--quant-config', '--params', '--mode', '--attention', '--kv-allocation',
-  '--avg-tokens', '--expandable-segments', '--mmproj']);
+  '--avg-tokens', '--expandable-segments', '--mmproj', '--language-model-only']);
 function cliWords() {
   const table = readFileSync(join(root, 'core/json/inputs.cpp'), 'utf8');
   const flags = [...new Set([...table.matchAll(/\{"\w+", "(--[\w-]+)"/g)].map((m) => m[1]))].filter((f) => !ENGINE_FLAGS.has(f));

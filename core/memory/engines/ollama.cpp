@@ -176,6 +176,26 @@ std::uint64_t ollama_default_num_ctx(OllamaRule rule) noexcept {
   return rule == OllamaRule::num_ctx_2048 ? 2048 : 4096;
 }
 
+OllamaEstimatorProjector ollama_estimator_projector(const ModelSpec& spec, std::uint64_t tower_bytes) noexcept {
+  OllamaEstimatorProjector p;
+  const ModelSpec::VisionTower& t = spec.vision;
+  if (!tower_bytes || !t.hidden_size) return p;
+  p.weights = tower_bytes;
+  if (spec.architecture != "gemma3" && spec.architecture != "gemma3_text") return p;
+  // Gemma 3's "mm." tensors (mm_input_projection, vision width × text width; mm_soft_emb_norm) are not "v.": left
+  // out of the count, at the 2 bytes each the tower's bytes hold them.
+  const std::uint64_t mm = 2 * (t.hidden_size * spec.hidden_size + t.hidden_size);
+  p.weights = tower_bytes > mm ? tower_bytes - mm : 0;
+  // VisionGraphSize, case "gemma3": 4 × (image_size² × channels + embedding_length × patch_size + patches² ×
+  // head_count), patches = (image_size / patch_size)² (no class embedding).
+  if (t.image_size && t.patch_size) {
+    const std::uint64_t side = t.image_size / t.patch_size, patches = side * side;
+    p.graph = 4 * (t.image_size * t.image_size * 3 + t.hidden_size * t.patch_size + patches * patches * t.heads);
+    p.graph_known = true;
+  }
+  return p;
+}
+
 }  // namespace vramfit
 
 namespace vramfit::detail {
@@ -233,14 +253,16 @@ OllamaGraphInputs ollama_graph_inputs(const ModelSpec& spec, const InferenceOpti
 
 // Each block's weights (the routed experts of the MoE layers shared among them) and KV, and the output layer Ollama
 // places last: output_norm + output, or token_embd when the output is tied to it.
-OllamaLayerInputs ollama_layer_inputs(const ModelSpec& spec, const WeightBytes& wd, std::vector<std::uint64_t> kv) {
+OllamaLayerInputs ollama_layer_inputs(const ModelSpec& spec, const WeightBytes& wd, std::vector<std::uint64_t> kv,
+                                      std::uint64_t tower_bytes) {
   OllamaLayerInputs in;
   in.kv_bytes = std::move(kv);
   const std::uint64_t n = spec.num_layers();
   std::uint64_t moe_layers = 0;
   for (const LayerRun& run : spec.layers) moe_layers += run.mlp.kind == MlpKind::moe ? run.count : 0;
   const std::uint64_t routed = moe_layers ? wd.routed_expert_bytes : 0;
-  const std::uint64_t dense_part = n ? (wd.attention + wd.mlp + wd.norms + wd.other - routed) / n : 0;
+  // The vision tower is no layer's: the projector's count below takes it.
+  const std::uint64_t dense_part = n ? (wd.attention + wd.mlp + wd.norms + wd.other - routed - tower_bytes) / n : 0;
   for (std::uint64_t i = 0; i < n; ++i) {
     const bool moe = spec.layer(i).mlp.kind == MlpKind::moe && routed;
     in.layer_bytes.push_back(dense_part + (moe ? routed / moe_layers : 0));
@@ -304,7 +326,13 @@ std::optional<Error> add_ollama_memory(InferenceEstimate& e, Workings&, const Mo
   c.graph_partial_bytes = graph.partial;
   c.minimum_bytes = o.gpu_is_apple ? kOllamaMinimumMemoryMetal : kOllamaMinimumMemoryCuda;
   c.gpu_overhead_bytes = o.ollama_gpu_overhead;
-  OllamaLayerInputs in = ollama_layer_inputs(spec, e.weight_detail, std::move(kv));
+  std::uint64_t tower = 0;
+  for (const WeightGroup& g : e.weight_detail.groups) tower += g.what == "vision tower" ? g.bytes : 0;
+  tower = std::min(tower, e.weight_detail.other);
+  const OllamaEstimatorProjector projector = ollama_estimator_projector(spec, tower);
+  OllamaLayerInputs in = ollama_layer_inputs(spec, e.weight_detail, std::move(kv), tower);
+  const std::uint64_t output = in.output_bytes;
+  in.output_bytes += projector.weights + projector.graph;  // memoryLastLayer
   // Discovery's FreeMemory is cudaMemGetInfo's free: what other programs hold is gone from it.
   const std::uint64_t free = free_beside(o.gpu_memory_bytes, o.memory_in_use);
   in.free_bytes = o.gpu_memory_bytes ? free : ~0ULL / 4;  // no GPU: every layer on one
@@ -313,7 +341,10 @@ std::optional<Error> add_ollama_memory(InferenceEstimate& e, Workings&, const Mo
   in.graph = graph;
   in.num_gpu = o.gpu_layers;
   for (std::uint64_t bytes : in.layer_bytes) c.weights_repeating_bytes += bytes;
-  c.output_bytes = in.output_bytes;
+  c.output_bytes = output;
+  c.projector_weights_bytes = projector.weights;
+  c.projector_graph_bytes = projector.graph;
+  c.projector_graph_known = projector.graph_known || !projector.weights;
   const WeightBytes& wd = e.weight_detail;
   const OllamaPlacement p = place_ollama_layers(in);
   c.planned = o.gpu_memory_bytes != 0;
@@ -327,7 +358,8 @@ std::optional<Error> add_ollama_memory(InferenceEstimate& e, Workings&, const Mo
   // The GPU's share, line by line: the blocks offloaded (the last ones), the output layer if it went too.
   const std::uint64_t blocks = std::min(p.layers_offload, n);
   const bool output_on_gpu = p.layers_offload > n;
-  std::uint64_t gpu_weights = output_on_gpu ? in.output_bytes : 0;
+  c.projector_on_gpu = output_on_gpu && projector.weights;
+  std::uint64_t gpu_weights = output_on_gpu ? output : 0;
   std::uint64_t gpu_kv = 0;
   for (std::uint64_t i = n - blocks; i < n; ++i) {
     gpu_weights += in.layer_bytes[i];

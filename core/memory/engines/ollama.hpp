@@ -62,6 +62,18 @@ struct OllamaGraph {
 };
 OllamaGraph ollama_graph(const OllamaGraphInputs& in) noexcept;
 
+// A vision model's projector as estimateGPULayers counts it (llm/memory.go, v0.11.10): for the Ollama engine's models,
+// whose GGUF holds the vision tower, fs/ggml/ggml.go VisionGraphSize sums the "v." tensors' bytes (the tower; the
+// "mm." projection into the text model is in no count) and a graph by architecture, and both join the output layer
+// that is placed last (memoryLastLayer); the log prints them as projector.weights and projector.graph.
+struct OllamaEstimatorProjector {
+  std::uint64_t weights = 0;
+  std::uint64_t graph = 0;
+  bool graph_known = false;  // VisionGraphSize has a case for the architecture (gemma3 here)
+};
+// `tower_bytes`: the vision tower and projection as stored (F16).
+OllamaEstimatorProjector ollama_estimator_projector(const ModelSpec& spec, std::uint64_t tower_bytes) noexcept;
+
 // One GPU's placement (more GPUs are not modelled).
 struct OllamaLayerInputs {
   std::uint64_t free_bytes = 0;     // memory.available
@@ -134,6 +146,10 @@ struct OllamaEstimate {
   std::uint64_t overhead_bytes = 0;  // the minimum and the spare layer Ollama adds to the GPU
   std::uint64_t weights_repeating_bytes = 0;
   std::uint64_t output_bytes = 0;    // the output layer Ollama places last
+  std::uint64_t projector_weights_bytes = 0;  // projector.weights, placed with the output layer
+  std::uint64_t projector_graph_bytes = 0;    // projector.graph
+  bool projector_graph_known = true;
+  bool projector_on_gpu = false;
   bool planned = false;              // a GPU was given: the placement below is for it
   std::uint64_t available_bytes = 0;  // memory.available
   std::uint64_t layers_model = 0;    // layers.model: blocks + output

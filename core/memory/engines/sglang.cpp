@@ -78,6 +78,13 @@ SglangDefaults sglang_defaults(SglangRule rule, std::uint64_t gpu_mib, std::uint
   return d;
 }
 
+double sglang_vlm_fraction_factor(const ModelSpec::VisionTower& t) noexcept {
+  const double layers = t.schema == "qwen" || !t.layers ? 24.0 : static_cast<double>(t.layers);
+  const double hidden = t.hidden_size ? static_cast<double>(t.hidden_size) : 1024.0;
+  const double ratio = layers * hidden * hidden / (24.0 * 1024.0 * 1024.0);
+  return 0.95 * std::clamp(1.0 - 0.1 * (ratio - 1.0), 0.8, 1.05);
+}
+
 }  // namespace vramfit
 
 namespace vramfit::detail {
@@ -109,12 +116,17 @@ std::optional<Error> add_sglang_memory(InferenceEstimate& e, Workings& w, const 
   const std::uint64_t used = kCudaContextBytes + distributed;
   // Memory other programs hold is gone from what SGLang measures free before loading (pre_model_load_memory).
   const std::uint64_t free_at_start = free_beside(free_beside(o.gpu_memory_bytes, used), o.memory_in_use);
-  const double fraction = o.mem_fraction_static.value_or(d.mem_fraction_static);
+  // The old rule's 0.95 for a multimodal model is in d already; from 0.5.3 the factor follows the vision tower.
+  const double vlm_factor = o.sglang_rule != SglangRule::by_tp && spec.vision_params && !spec.is_bare()
+                                ? sglang_vlm_fraction_factor(spec.vision)
+                                : 1.0;
+  const double fraction = o.mem_fraction_static.value_or(d.mem_fraction_static * vlm_factor);
   const std::uint64_t slot = ceil_div(e.kv.state_bytes_per_sequence, ranks);  // mamba_cache_per_req on one rank
   SglangCapacity c = sglang_kv_capacity(o.gpu_memory_bytes ? free_at_start : 0, fraction, weights, cell,
                                                 context_len, o.max_total_tokens.value_or(0), slot);
   c.rule = o.sglang_rule;
   c.mem_fraction_default = !o.mem_fraction_static;
+  c.vlm_factor = o.mem_fraction_static ? 1.0 : vlm_factor;
   c.reserved_mib = o.mem_fraction_static ? 0 : d.reserved_mib;
   c.chunked_prefill_size = d.chunked_prefill_size;
   c.driver_total_bytes = o.gpu_memory_bytes;
@@ -140,7 +152,7 @@ Explanation sglang_activations_explanation(const ModelSpec&, const InferenceOpti
 }
 
 // What SGLang's pool figures assume, and what would stop SGLang from starting.
-void add_sglang_notes(std::vector<Message>& notes, const ModelSpec& spec, const InferenceOptions& o,
+void add_sglang_notes(std::vector<Message>& notes, const ModelSpec&, const InferenceOptions& o,
                       const InferenceEstimate& e) {
   if (!e.sglang) return;
   const SglangCapacity& c = *e.sglang;
@@ -154,10 +166,12 @@ void add_sglang_notes(std::vector<Message>& notes, const ModelSpec& spec, const 
                             "The catalog has no driver-reported total for this GPU: SGLang's free memory is taken "
                             "from its nominal memory, while the driver shows 1–3 % less, so the pool here is "
                             "somewhat high."));
-  if (c.rule != SglangRule::by_tp && c.mem_fraction_default && spec.vision_params)
+  if (c.vlm_factor != 1.0)
     notes.push_back(message("sglang.vision_fraction",
-                            "SGLang lowers mem_fraction_static further for a multimodal model by its vision tower's "
-                            "size (adjust_mem_fraction_for_vlm), which is not modelled: the pool here is high."));
+                            "SGLang lowers its default mem_fraction_static for a multimodal model by a factor of "
+                            "{factor} from its vision tower's size, leaving that memory for the image encoder's "
+                            "work: counted in the pool here.",
+                            {arg::fixed("factor", c.vlm_factor, 4)}));
   if (e.kv.windowed_layers && c.max_total_num_tokens)
     notes.push_back(message("sglang.hybrid_swa",
                             "SGLang's hybrid sliding-window pool (swa_full_tokens_ratio 0.8) is not modelled: every "

@@ -45,6 +45,11 @@ struct SglangDefaults {
 // `mla` a model with a latent KV cache (use_mla_backend), whose prefill graphs SGLang reserves as a flat 1.5 GiB.
 SglangDefaults sglang_defaults(SglangRule rule, std::uint64_t gpu_mib, std::uint64_t tp, std::uint64_t pp,
                                bool multimodal, bool mla = false) noexcept;
+// From 0.5.3, with the default fraction, a multimodal model's is multiplied by 0.95 × clamp(1 − 0.1 × (ratio − 1),
+// 0.8, 1.05), ratio = layers × hidden² of its vision_config over ViT-L/14's 24 × 1024² (ServerArgs
+// adjust_mem_fraction_for_vlm; getattr(vision_config, "num_hidden_layers", 24) and "hidden_size", 1024: Qwen's
+// vision config names its layers depth, so 24 stands for them).
+double sglang_vlm_fraction_factor(const ModelSpec::VisionTower& tower) noexcept;
 // init_memory: max_running_requests = min(max(int(tokens / context_len × 512), 2048), 4096).
 inline constexpr std::uint64_t kSglangMinRunningRequests = 2048;
 inline constexpr std::uint64_t kSglangMaxRunningRequests = 4096;
@@ -60,6 +65,7 @@ struct SglangCapacity {
   SglangRule rule = SglangRule::with_prefill_graphs;
   double mem_fraction_static = 0;
   bool mem_fraction_default = true;        // SGLang's own default for this GPU and TP
+  double vlm_factor = 1;                   // the default's multimodal factor (adjust_mem_fraction_for_vlm)
   std::uint64_t reserved_mib = 0;          // from 0.5.3: what the default fraction keeps back
   std::uint64_t chunked_prefill_size = 0;
   std::uint64_t driver_total_bytes = 0;

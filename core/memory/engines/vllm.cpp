@@ -214,6 +214,10 @@ std::optional<Error> add_vllm_memory(InferenceEstimate& e, Workings& w, const Mo
   const VllmMxfp4Kernel kernel = w.mxfp4 ? vllm_mxfp4_kernel(o.gpu_compute_capability) : VllmMxfp4Kernel{};
   const std::uint64_t padding = kernel.name.empty() ? 0 : vllm_mxfp4_padding_bytes(spec, o.tensor_parallel, kernel);
   e.weights += padding;
+  // --language-model-only: the vision tower is never built, so neither loaded nor profiled.
+  if (o.language_model_only)
+    for (const WeightGroup& g : e.weight_detail.groups)
+      if (g.what == "vision tower") e.weights -= std::min(g.bytes, e.weights);
   const bool large = o.gpu_memory_bytes >= kVllmLargeGpuBytes && !o.gpu_is_a100;
   const std::uint64_t tokens = o.max_num_batched_tokens.value_or(large ? kVllmMaxBatchedTokensLarge : kVllmMaxBatchedTokens);
   const std::uint64_t seqs = o.max_num_seqs.value_or(large ? kVllmMaxNumSeqsLarge : kVllmMaxNumSeqs);
@@ -244,17 +248,23 @@ std::optional<Error> add_vllm_memory(InferenceEstimate& e, Workings& w, const Mo
   const bool runner_v2 = (o.vllm_rule == VllmRule::runner_v2 || o.vllm_rule == VllmRule::hybrid_prefix_caching) &&
                          vllm_model_runner_v2(spec);
   const bool graphs_in_budget = o.vllm_rule != VllmRule::graphs_outside && !runner_v2;
+  // A vision model's profile run encodes dummy images first and keeps their embeddings through the language model's
+  // batch: what that adds to the peak comes out of the pool too (the vision encoder's line).
+  std::optional<VllmEncoderProfile> profile;
+  if (spec.vision_params && !spec.is_bare() && !o.language_model_only)
+    profile = vllm_encoder_profile(spec, o, tokens, seqs, w.compute_bytes, e.activations);
+  const std::uint64_t images_peak = profile ? profile->added_bytes : 0;
   VllmCapacity caps;
   // An encoder's layers ask for no KV cache (EncoderOnlyAttention.get_kv_cache_spec returns None), and with none
   // vLLM neither profiles for nor allocates a pool (v1/engine/core.py, _initialize_kv_caches: "Attention free
   // models don't need memory for kv cache"): no capacity, and no refusal for want of one.
   if (o.gpu_memory_bytes && spec.causal) {
-    caps = vllm_kv_capacity(o.gpu_memory_bytes, o.gpu_util, weights + draft_weights, e.activations, non_torch,
+    caps = vllm_kv_capacity(o.gpu_memory_bytes, o.gpu_util, weights + draft_weights, e.activations + images_peak, non_torch,
                                     vllm_groups_of(spec, e, o, layout, tokens), o.context_tokens, o.vllm_rule,
                                     graphs_in_budget ? graphs : 0);
   } else {
     caps.gpu_util = o.gpu_util;
-    caps.profile_activation_bytes = e.activations;
+    caps.profile_activation_bytes = e.activations + images_peak;
     caps.non_torch_bytes = non_torch;
     caps.sequence_tokens = o.context_tokens;
   }
@@ -275,6 +285,7 @@ std::optional<Error> add_vllm_memory(InferenceEstimate& e, Workings& w, const Mo
   caps.model_runner_v2 = runner_v2;
   caps.engine_version = o.vllm_version.empty() ? std::string(vllm_rule_version(o.vllm_rule)) : o.vllm_version;
   caps.state_bytes_per_sequence = state;
+  caps.encoder_profile = profile;
   e.vllm = caps;
   return std::nullopt;
 }

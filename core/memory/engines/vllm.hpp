@@ -11,6 +11,7 @@
 #include "memory/engines/engine.hpp"
 #include "memory/engines/vllm_kv_groups.hpp"
 #include "memory/kv_cache.hpp"  // KvDType, KvLayout
+#include "memory/vision.hpp"    // VllmEncoderProfile
 #include "model/model_spec.hpp"
 #include "util/explanation.hpp"
 #include "util/message.hpp"
@@ -122,6 +123,7 @@ struct VllmCapacity {
   std::uint64_t sequence_tokens = 0;        // max_model_len the concurrency is quoted for
   std::uint64_t max_concurrency = 0;        // whole requests of sequence_tokens that fit: 0 and vLLM refuses to start
   double concurrency_ratio = 0;             // vLLM's "Maximum concurrency ... : X x" = num_blocks / blocks_per_request
+  std::optional<VllmEncoderProfile> encoder_profile;  // a vision model: the images its profile run encodes
 };
 
 struct InferenceEstimate;

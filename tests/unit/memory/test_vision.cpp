@@ -1,6 +1,7 @@
 // A vision model's encoder: its own line of the breakdown (the tower's weights as each engine loads them), the
 // tower's shape read from config.json, the images' size and tokens, and the compute peak as llama.cpp's clip and
-// transformers size it.
+// transformers size it; vLLM's profile run with the largest images, SGLang's multimodal fraction, and Ollama 0.11.10's
+// projector weights and graph.
 #include <cmath>   // std::abs
 #include <string>  // std::string
 
@@ -115,15 +116,16 @@ TEST_CASE("the vision encoder has its own line: the tower's weights apart from t
   REQUIRE(vllm.estimate.vision.has_value());
   CHECK(vllm.estimate.vision->weights_bytes == tower);
   CHECK(vllm.estimate.vision->format == "bf16");
-  CHECK(vllm.estimate.vision_encoder == tower);
+  // The line also holds what vLLM's profile run adds for its dummy images (the test below).
+  CHECK(vllm.estimate.vision_encoder == tower + vllm.estimate.vision->compute_bytes);
   CHECK(vllm.estimate.weights + tower == vllm.estimate.weight_detail.total);
   CHECK(vllm.estimate.total == vllm.estimate.weights + vllm.estimate.vision_encoder + vllm.estimate.kv_cache +
                                    vllm.estimate.state_cache + vllm.estimate.activations + vllm.estimate.overhead +
                                    vllm.estimate.allocator_reserve);
-  CHECK(has_note(vllm, "vision.compute_not_modelled"));
+  CHECK(has_note(vllm, "vision.vllm_profile"));
   // The JSON's breakdown carries the line; its explanation follows the weights'.
   const auto json = nlohmann::json::parse(answer(test::catalog(), R"({"model":"gemma-3-27b","engine":"vllm","gpu":"h100-80gb"})"));
-  CHECK(json["breakdown"]["vision_encoder"] == tower);
+  CHECK(json["breakdown"]["vision_encoder"] == tower + json["vision"]["compute_bytes"].get<std::uint64_t>());
   CHECK(json["vision"]["weights_bytes"] == tower);
   CHECK(json["explanations"][1]["key"] == "vision_encoder");
   // llama.cpp without --mmproj: the tower is a file apart, not loaded (0 B), and said so.
@@ -216,4 +218,226 @@ TEST_CASE("images are refused for a model without a vision tower, and a size mus
   // --mmproj is llama.cpp's: refused for another engine by the inputs' one rule.
   const auto mmproj = answer_of(R"({"model":"gemma-3-27b","engine":"vllm","mmproj":true})");
   CHECK(mmproj["ok"] == false);
+}
+
+TEST_CASE("vLLM's profile run encodes the processor's largest images and keeps their embeddings through the dummy batch") {
+  // vLLM 0.27 (main of 2026-08-09, d6941300f), vllm/multimodal/encoder_budget.py: MultiModalBudget's
+  // encoder_compute_budget = encoder_cache_size = max(max_num_batched_tokens, max_tokens_per_mm_item)
+  // (vllm/v1/core/encoder_cache_manager.py compute_mm_encoder_budget); _get_max_items: items = max(1, min(budget //
+  // tokens, max_num_seqs × max(1, min(limit, max_model_len // tokens)))); get_dummy_encoder_profile_inputs repeats
+  // one dummy image of the largest size that many times. profile_run (gpu_model_runner.py; gpu/mm/
+  // encoder_runner.py profile_encoder_cache) encodes them in one batch, keeps the outputs in the encoder cache
+  // ("tmp_i") through _dummy_run and the sampler, and clears it after: the torch peak is max(encoder forward,
+  // embeddings + the language model's peak).
+  // Qwen3.6-27B (Qwen3.5's tower: patch 16, merge 2; preprocessor size.longest_edge 16,777,216 = 16384 × 32²):
+  // Qwen2VLProcessingInfo.get_image_size_with_most_features factors 16384 merged patches as 128 × 128, a
+  // 4096 × 4096 image of 16384 tokens, the budget max(8192, 16384) = 16384 tokens and 16384 // 16384 = 1 item, as a
+  // vLLM log of a Qwen3.5-family hybrid model prints it (github.com/aivrar/vllm-windows-build issue 17,
+  // encoder_runner.py:131): "Encoder cache will be initialized with a budget of 16384 tokens, and profiled with 1
+  // image items of the maximum feature size."; the same line in a Qwen3.6-27B NVFP4 log on an A6000
+  // (github.com/noonghunna/club-3090 issue 1047, gpu_model_runner.py:6465).
+  const Report h100 = evaluate_json(R"({"model":"qwen3.6-27b","engine":"vllm","context":32768,"gpu":"h100-80gb"})");
+  REQUIRE(h100.estimate.vllm.has_value());
+  REQUIRE(h100.estimate.vllm->encoder_profile.has_value());
+  const VllmEncoderProfile& p = *h100.estimate.vllm->encoder_profile;
+  CHECK(p.modelled);
+  CHECK(p.tokens_per_item == 16384);
+  CHECK(p.budget_tokens == 16384);
+  CHECK(p.items == 1);
+  CHECK(p.width == 4096);
+  CHECK(p.height == 4096);
+  CHECK(p.patches_per_item == 65536);
+  // The tower's forward (qwen3_vl.py Qwen3_VisionBlock, no grad): the pixel values, 3 × 2 × 16² = 1536 a patch, and
+  // at the MLP the block's input kept for the residual, linear_fc1's output and the activation's, 1152 + 2 × 4304 =
+  // 9760; in bf16: 65536 × (9760 + 1536) × 2 = 1,480,589,312 B. The embeddings: 16384 tokens × 5120 (the text
+  // width; no deepstack levels in Qwen3.5) × 2 = 167,772,160 B.
+  CHECK(p.mlp_width == 9760);
+  CHECK(p.pixel_values == 1536);
+  CHECK(p.encoder_peak_bytes == 1'480'589'312ULL);
+  CHECK(p.embeddings_bytes == 167'772'160ULL);
+  // On an H100 the sampler's dummy run (1024 rows of the 248,320-token vocabulary) outweighs the encoder: the
+  // images add their embeddings alone, and the vision encoder's line holds them beside the tower's weights.
+  CHECK(p.language_peak_bytes > p.encoder_peak_bytes);
+  CHECK(p.added_bytes == p.embeddings_bytes);
+  REQUIRE(h100.estimate.vision.has_value());
+  CHECK(h100.estimate.vision->compute_bytes == p.added_bytes);
+  CHECK(h100.estimate.vision_encoder == h100.estimate.vision->weights_bytes + p.added_bytes);
+  CHECK(h100.estimate.vllm->profile_activation_bytes == h100.estimate.activations + p.added_bytes);
+  CHECK(has_note(h100, "vision.vllm_profile_one"));
+  CHECK(has_note(h100, "vision.vllm_video"));
+  // With one sequence the language model's peak is small and the encoder's forward is the profile's peak:
+  // the images add encoder − language peak.
+  const Report one = evaluate_json(R"({"model":"qwen3.6-27b","engine":"vllm","context":32768,"gpu":"h100-80gb",
+      "max_num_seqs":1,"max_num_batched_tokens":2048})");
+  const VllmEncoderProfile& q = *one.estimate.vllm->encoder_profile;
+  CHECK(q.items == 1);
+  CHECK(q.language_peak_bytes == one.estimate.activations);
+  CHECK(q.language_peak_bytes + q.embeddings_bytes < q.encoder_peak_bytes);
+  CHECK(q.added_bytes == q.encoder_peak_bytes - q.language_peak_bytes);
+  // Its pool is smaller by exactly that than without the tower (--language-model-only: neither built nor loaded,
+  // interfaces.py _mark_tower_model), which also frees the tower's weights.
+  const Report text = evaluate_json(R"({"model":"qwen3.6-27b","engine":"vllm","context":32768,"gpu":"h100-80gb",
+      "max_num_seqs":1,"max_num_batched_tokens":2048,"language_model_only":true})");
+  REQUIRE(text.estimate.vision.has_value());
+  CHECK(text.estimate.vision->apart);
+  CHECK(text.estimate.vision_encoder == 0);
+  CHECK_FALSE(text.estimate.vllm->encoder_profile.has_value());
+  CHECK(text.estimate.vllm->kv_capacity_bytes ==
+        one.estimate.vllm->kv_capacity_bytes + q.added_bytes + one.estimate.vision->weights_bytes);
+  CHECK(has_note(text, "vision.vllm_language_only"));
+}
+
+TEST_CASE("vLLM's profile for a fixed-size tower: as many images as the encoder budget holds") {
+  // Gemma 3 27B: 896² images (pan-and-scan off, gemma3_mm.py get_num_image_tokens: (0 crops + 1) × 256 tokens).
+  // On an H100 vllm serve batches 8192 tokens: the budget max(8192, 256) holds 8192 // 256 = 32 images, each 64² =
+  // 4096 patches of 3 × 14² = 588 pixel values; SigLIP's MLP (siglip.py SiglipMLP: fc1, act, fc2) holds 1152 + 2 ×
+  // 4304 = 9760 a patch: 32 × 4096 × (9760 + 588) × 2 B = 2,712,666,112 B; embeddings 32 × 256 × 5376 × 2 B =
+  // 88,080,384 B.
+  const Report r = evaluate_json(R"({"model":"gemma-3-27b","engine":"vllm","context":8192,"gpu":"h100-80gb"})");
+  const VllmEncoderProfile& p = *r.estimate.vllm->encoder_profile;
+  CHECK(p.tokens_per_item == 256);
+  CHECK(p.budget_tokens == 8192);
+  CHECK(p.items == 32);
+  CHECK(p.patches_per_item == 4096);
+  CHECK(p.encoder_peak_bytes == 2'712'666'112ULL);
+  CHECK(p.embeddings_bytes == 88'080'384ULL);
+  // The decoder's bound: max_num_seqs 4 × min(limit 999, 1024 // 256 = 4) = 16 images; with 2 images a request
+  // (--limit-mm-per-prompt '{"image": 2}') 4 × 2 = 8.
+  const Report seqs = evaluate_json(R"({"model":"gemma-3-27b","engine":"vllm","context":1024,"gpu":"h100-80gb",
+      "max_num_seqs":4})");
+  CHECK(seqs.estimate.vllm->encoder_profile->items == 16);
+  const Report two = evaluate_json(R"({"model":"gemma-3-27b","engine":"vllm","context":1024,"gpu":"h100-80gb",
+      "max_num_seqs":4,"images":2})");
+  CHECK(two.estimate.vllm->encoder_profile->limit == 2);
+  CHECK(two.estimate.vllm->encoder_profile->items == 8);
+  CHECK_FALSE(has_note(two, "vision.vllm_video"));  // Gemma 3 takes images only
+}
+
+TEST_CASE("vLLM's dummy image takes a smaller size given, and the command line says so") {
+  // dummy_inputs.py _get_dummy_images: width = min(width, override), height likewise, from ImageDummyOptions in
+  // --limit-mm-per-prompt; the budget and the item count stay the largest image's (get_mm_max_tokens_per_item).
+  // 1024 × 768 for Qwen3.6: 64 × 48 = 3072 patches, 768 tokens.
+  const std::string request = R"({"model":"qwen3.6-27b","engine":"vllm","context":32768,"gpu":"h100-80gb","images":1,
+      "image_size":"1024x768"})";
+  const Report r = evaluate_json(request);
+  const VllmEncoderProfile& p = *r.estimate.vllm->encoder_profile;
+  CHECK(p.tokens_per_item == 16384);
+  CHECK(p.items == 1);
+  CHECK(p.patches_per_item == 3072);
+  CHECK(p.tokens_encoded == 768);
+  CHECK(p.embeddings_bytes == 768ULL * 5120 * 2);
+  const auto json = nlohmann::json::parse(answer(test::catalog(), request));
+  const std::string command = json["command"]["text"];
+  CHECK(command.find(R"(--limit-mm-per-prompt '{"image": {"count": 1, "width": 1024, "height": 768}}')") !=
+        std::string::npos);
+  const auto plain = nlohmann::json::parse(answer(test::catalog(), R"({"model":"qwen3.6-27b","engine":"vllm",
+      "context":32768,"gpu":"h100-80gb","images":3})"));
+  CHECK(std::string(plain["command"]["text"]).find(R"(--limit-mm-per-prompt '{"image": 3}')") != std::string::npos);
+  const auto text = nlohmann::json::parse(answer(test::catalog(), R"({"model":"qwen3.6-27b","engine":"vllm",
+      "context":32768,"gpu":"h100-80gb","language_model_only":true})"));
+  CHECK(std::string(text["command"]["text"]).find("--language-model-only") != std::string::npos);
+  // vLLM without its tower reads no images: refused.
+  const auto refused = nlohmann::json::parse(answer(test::catalog(), R"({"model":"qwen3.6-27b","engine":"vllm",
+      "images":1,"language_model_only":true})"));
+  CHECK(refused["ok"] == false);
+  CHECK(refused["error"]["field"] == "images");
+}
+
+TEST_CASE("SGLang's default fraction for a multimodal model: adjust_mem_fraction_for_vlm") {
+  // sgl-project/sglang python/sglang/srt/server_args.py ServerArgs._handle_gpu_memory_settings (from 0.5.3): with the
+  // default fraction, `if model_config.is_multimodal: self.adjust_mem_fraction_for_vlm(model_config)` (later
+  // arg_groups/memory_hook.py, the same rule unless SGLANG_ENABLE_POST_CAPTURE_KV_SIZING): 0.95 × clamp(1 − 0.1 ×
+  // (ratio − 1), 0.8, 1.05), ratio = getattr(vision_config, "num_hidden_layers", 24) × getattr(vision_config,
+  // "hidden_size", 1024)² / (24 × 1024²).
+  // Gemma 3 (SigLIP: 27 layers of 1152): 27 × 1152² / (24 × 1024²) = 1.423828125 → 0.95 × 0.9576171875.
+  CHECK(sglang_vlm_fraction_factor(test::preset("gemma-3-27b").vision) == doctest::Approx(0.909736328125));
+  // Kimi K2.5's MoonViT is 27 layers of 1152 too. A published run log (test_sglang.cpp: sglang serve
+  // moonshotai/Kimi-K2.5 --tp 8, v0.5.8.post1 on 8 × MI355X) prints mem_fraction_static=0.8260405859375: the
+  // 0.5.3 rule's round(…, 3) = 0.908 for that GPU times the factor, 0.908 × 0.909736328125 = 0.8260405859375.
+  CHECK(sglang_vlm_fraction_factor(test::preset("kimi-k2.5").vision) == doctest::Approx(0.909736328125));
+  CHECK(0.908 * sglang_vlm_fraction_factor(test::preset("kimi-k2.5").vision) ==
+        doctest::Approx(0.8260405859375).epsilon(1e-12));
+  // Qwen3.5's vision config names its layers depth (sglang/srt/configs/qwen3_vl.py Qwen3VLVisionConfig): 24 stands
+  // for them; 1152² / 1024² = 1.265625 → 0.95 × 0.9734375.
+  CHECK(sglang_vlm_fraction_factor(test::preset("qwen3.6-27b").vision) == doctest::Approx(0.924765625));
+  // An H100's default (0.83 at 81,559 MiB, test_sglang.cpp) becomes it × 0.909736328125 for Gemma 3.
+  const Report r = evaluate_json(R"({"model":"gemma-3-27b","engine":"sglang","context":8192,"gpu":"h100-80gb"})");
+  REQUIRE(r.estimate.sglang.has_value());
+  const double plain = sglang_defaults(SglangRule::with_prefill_graphs, r.estimate.sglang->driver_total_bytes / kMiB, 1,
+                                       1, true).mem_fraction_static;
+  CHECK(plain == doctest::Approx(0.83).epsilon(0.01));
+  CHECK(r.estimate.sglang->vlm_factor == doctest::Approx(0.909736328125));
+  CHECK(r.estimate.sglang->mem_fraction_static == doctest::Approx(plain * 0.909736328125));
+  CHECK(has_note(r, "sglang.vision_fraction"));
+  CHECK(has_note(r, "vision.sglang_encoder"));
+  // A fraction given is SGLang's as given.
+  const Report given = evaluate_json(R"({"model":"gemma-3-27b","engine":"sglang","context":8192,"gpu":"h100-80gb",
+      "mem_fraction_static":0.8})");
+  CHECK(given.estimate.sglang->mem_fraction_static == doctest::Approx(0.8));
+}
+
+TEST_CASE("Ollama up to 0.11.10 counts the projector's weights and graph with the output layer") {
+  // Ollama v0.11.10 llm/memory.go estimateGPULayers: ollamaEngineProjectorWeights, ollamaEngineProjectorGraph =
+  // f.VisionGraphSize(); memoryLastLayer = memoryLayerOutput + both, placed after the blocks. fs/ggml/ggml.go
+  // VisionGraphSize sums the "v." tensors and, for gemma3, graphSize = 4 × (image_size² × num_channels +
+  // embedding_length × patch_size + patches² × head_count), patches = (896 / 14)² = 4096:
+  // 4 × (896² × 3 + 1152 × 14 + 4096² × 16) = 1,083,440,128 B. A gemma3:12b log (github.com/atineiatte/
+  // deep-research-at-home issue 14, Ollama's runner --ollama-engine) prints projector.weights="795.9 MiB"
+  // projector.graph="1.0 GiB". Gemma 3's SigLIP is the same in every size: 416,866,032 parameters without the "mm."
+  // projection (6,194,304 for 27B: 1152 × 5376 + 1152), 833,732,064 B in F16 = 795.1 MiB; the log's 0.8 MiB more are
+  // the norms and biases Ollama's GGUF keeps in F32.
+  const Report r = evaluate_json(R"({"model":"gemma-3-27b","engine":"ollama","engine_version":"0.11.10",
+      "weights":"q4_k_m","context":4096,"gpu":"h100-80gb"})");
+  REQUIRE(r.estimate.ollama.has_value());
+  const OllamaEstimate& c = *r.estimate.ollama;
+  CHECK(c.projector_weights_bytes == 833'732'064ULL);
+  CHECK(relative(static_cast<double>(c.projector_weights_bytes), 795.9 * kMiB) < 0.002);
+  CHECK(c.projector_graph_bytes == 1'083'440'128ULL);
+  CHECK(c.projector_on_gpu);
+  REQUIRE(r.estimate.vision.has_value());
+  CHECK(r.estimate.vision->weights_bytes == 833'732'064ULL);
+  CHECK(r.estimate.vision->compute_bytes == 1'083'440'128ULL);
+  CHECK(r.estimate.vision_encoder == 833'732'064ULL + 1'083'440'128ULL);
+  // The layers hold the language model alone: the tower is no longer folded into them.
+  // (62 blocks share the rest equally, rounded down.)
+  const WeightBytes& wd = r.estimate.weight_detail;
+  const std::uint64_t blocks = wd.total - wd.embedding - wd.output - 2 * 423'060'336ULL;
+  CHECK(c.weights_repeating_bytes <= blocks);
+  CHECK(c.weights_repeating_bytes + 62 > blocks);
+  // memory.required.full grows by both, with the output layer.
+  CHECK(c.required_full_bytes >= c.weights_repeating_bytes + c.output_bytes + c.kv_bytes +
+                                     c.projector_weights_bytes + c.projector_graph_bytes);
+  // A GPU too small for the output layer with the projector keeps both in system RAM.
+  const Report small = evaluate_json(R"({"model":"gemma-3-27b","engine":"ollama","engine_version":"0.11.10",
+      "weights":"q4_k_m","context":4096,"gpu":"rtx-4060-ti-16gb"})");
+  REQUIRE(small.estimate.vision.has_value());
+  CHECK(small.estimate.vision->apart);
+  CHECK(small.estimate.vision_encoder == 0);
+  CHECK(has_note(small, "vision.ollama_projector_ram"));
+}
+
+TEST_CASE("Ollama 0.11.10's memory.required.full with the projector, against a gemma3:12b log") {
+  // github.com/atineiatte/deep-research-at-home issue 14 (Ollama's runner --ollama-engine, --ctx-size 8192
+  // --parallel 2: num_ctx 4096 × 2), its offload line: memory.required.full="10.5 GiB" memory.required.kv="1.3 GiB"
+  // memory.weights.repeating="6.0 GiB" memory.weights.nonrepeating="787.5 MiB" memory.graph.full="519.5 MiB"
+  // memory.graph.partial="1.3 GiB" projector.weights="795.9 MiB" projector.graph="1.0 GiB". google/gemma-3-12b-it's
+  // config.json (48 layers, 8 KV heads of 256, window 1024, SigLIP 27 × 1152 at 896² in 14-pixel patches).
+  // The log ran on the CPU (library=cpu), which keeps no minimum; the CUDA one counted here (457 MiB) comes off.
+  // Without the projector's 795 MiB and 1.0 GiB the full figure would be 8.7 GiB.
+  const Report r = evaluate_json(R"({"engine":"ollama","engine_version":"0.11.10","context":4096,"batch":2,
+      "weights":"q4_k_m","gpu":"h100-80gb","config":{"model_type":"gemma3","mm_tokens_per_image":256,
+      "text_config":{"model_type":"gemma3_text","hidden_size":3840,"intermediate_size":15360,"num_hidden_layers":48,
+      "num_attention_heads":16,"num_key_value_heads":8,"head_dim":256,"sliding_window":1024,
+      "sliding_window_pattern":6,"vocab_size":262208},"vision_config":{"model_type":"siglip_vision_model",
+      "hidden_size":1152,"intermediate_size":4304,"num_hidden_layers":27,"num_attention_heads":16,"patch_size":14,
+      "image_size":896}}})");
+  const OllamaEstimate& c = *r.estimate.ollama;
+  const auto gib = [](std::uint64_t b) { return static_cast<double>(b) / static_cast<double>(kGiB); };
+  CHECK(gib(c.kv_bytes) == doctest::Approx(1.3).epsilon(0.05));
+  CHECK(static_cast<double>(c.graph_full_bytes) / kMiB == doctest::Approx(519.5).epsilon(0.002));
+  CHECK(static_cast<double>(c.output_bytes) / kMiB == doctest::Approx(787.5).epsilon(0.002));
+  CHECK(static_cast<double>(c.projector_weights_bytes) / kMiB == doctest::Approx(795.9).epsilon(0.002));
+  CHECK(gib(c.projector_graph_bytes) == doctest::Approx(1.0).epsilon(0.05));
+  CHECK(gib(c.required_full_bytes - c.minimum_bytes) == doctest::Approx(10.5).epsilon(0.005));
+  CHECK(gib(c.required_full_bytes - c.minimum_bytes - c.projector_weights_bytes - c.projector_graph_bytes) < 8.8);
 }
