@@ -11,6 +11,7 @@ import errorsFiles from './messages/errors-files.js';
 import errorsRequest from './messages/errors-request.js';
 import lookup from './messages/lookup.js';
 import draft from './messages/draft.js';
+import speed from './messages/speed.js';
 
 export const MESSAGES = {
   en: {
@@ -538,8 +539,8 @@ export const MESSAGES = {
 };
 
 /** The area files, for the test that no id is defined twice. */
-export const MESSAGE_PARTS = { main: { en: { ...MESSAGES.en }, de: { ...MESSAGES.de } }, explainInference, explainTraining, errorsFiles, errorsRequest, lookup, draft };
-for (const part of [explainInference, explainTraining, errorsFiles, errorsRequest, lookup, draft]) {
+export const MESSAGE_PARTS = { main: { en: { ...MESSAGES.en }, de: { ...MESSAGES.de } }, explainInference, explainTraining, errorsFiles, errorsRequest, lookup, draft, speed };
+for (const part of [explainInference, explainTraining, errorsFiles, errorsRequest, lookup, draft, speed]) {
   Object.assign(MESSAGES.en, part.en);
   Object.assign(MESSAGES.de, part.de);
 }
