@@ -8,12 +8,14 @@ let session;
 before(async () => { session = await openBrowser(); });
 after(async () => { await session?.close(); });
 
-// A dense model, a mixture of experts with recurrent state on several GPUs, and a format the card computes
-// weight-only (the prefill's note on its compute path).
+// A dense model, a mixture of experts with recurrent state on several GPUs, a format the card computes weight-only
+// (the prefill's note on its compute path), and experts left in system RAM.
 const SCENARIOS = [
   '?model=llama-3.1-8b&engine=llamacpp&weights=q4_k_m&gpu=rtx-4090&context=8192&prompt=2048',
   '?model=qwen3.6-35b-a3b&engine=sglang&gpu=h100-sxm&gpus=2&batch=8',
   '?model=llama-3.1-8b&engine=vllm&weights=fp8&gpu=rtx-3090&context=8192',
+  // llama.cpp's --fit leaves experts in system RAM: the clause on the CPU's reads.
+  '?model=qwen3-30b-a3b&engine=llamacpp&weights=q4_k_m&gpu=rtx-4060&context=8192',
 ];
 
 async function open(query, lang, viewport) {
@@ -36,6 +38,7 @@ for (const query of SCENARIOS) {
     assert.equal(texts.length, 2, texts.join('\n'));
     assert.ok(texts[0].startsWith('Generierung: Jeder Schritt liest '), texts[0]);
     assert.ok(texts[1].startsWith('Prefill: '), texts[1]);
+    if (query.includes('rtx-4060')) assert.match(texts[0], /die Experten von \d+ Schichten .*bleiben im Arbeitsspeicher/);
     for (const text of texts) {
       assert.ok(!readsEnglish(text), text);
       assert.doesNotMatch(text, /NaN|undefined|null|\{\w+\}|\[object/);
