@@ -298,6 +298,42 @@ export interface MessageId {
 /** A value of a sentence: a number, a string, or a clause of its own with its English text. */
 export type MessageArgValue = number | string | (MessageId & { text: string });
 
+/** Decode and prefill on the chosen GPU (the answer's `speed`); ranges are {low: slow end, high: fast end} of a
+ * speed, or {low: fast end, high: slow end} of a time. */
+export interface Speed {
+  bytes_per_step: number;
+  compute_bound: boolean;
+  /** "fp16", "int8", "fp8" or "fp4": what prefill's products run at */
+  compute_path: string;
+  cpu_seconds: Range;
+  decode_step_seconds: Range;
+  decode_tokens_per_second: Range;
+  decode_tokens_per_second_per_sequence: Range;
+  /** With a draft model: decode with speculative decoding. */
+  draft?: {
+    acceptance_given: boolean; acceptance_high: number; acceptance_low: number;
+    decode_tokens_per_second: Range; decode_tokens_per_second_per_sequence: Range; draft_step_seconds: Range;
+    draft_tokens: number; step_seconds: Range; tokens_per_step_high: number; tokens_per_step_low: number;
+  };
+  efficiency_source: string;
+  /** How decode's figures were reached, in English; `explanation_i18n` the same for a client's language. */
+  explanation: string;
+  explanation_i18n: MessageId;
+  flops_per_step: number;
+  note: string | null;
+  note_i18n?: MessageId;
+  prefill_chunk_tokens: number | null;
+  /** How prefill's figures were reached (null without a prefill estimate), and its id and args. */
+  prefill_explanation: string | null;
+  prefill_explanation_i18n: MessageId | null;
+  prefill_tokens_per_second: Range | null;
+  prefill_unavailable: string | null;
+  prefill_unavailable_i18n?: MessageId;
+  prompt_tokens: number;
+  tensor_parallel_efficiency: number;
+  time_to_first_token_seconds: Range | null;
+}
+
 export interface ErrorAnswer {
   ok: false;
   /** `field`: the request key (or "request", "question", "file") that is wrong; `message`: what it allows. */
@@ -494,7 +530,7 @@ export interface EstimateAnswer {
    * `note` says why, or what to replace in it (`note_i18n` its id, when there is a note). */
   command: { text: string; note: string; note_i18n?: MessageId };
   /** With a GPU; otherwise null. */
-  speed: Record<string, unknown> | null;
+  speed: Speed | null;
   cost: Record<string, unknown> | null;
   decode_tokens_per_second: Range | null;
   prefill_tokens_per_second: Range | null;

@@ -57,21 +57,27 @@ bool weight_only_on(const InferenceEstimate& e, const Gpu& gpu) {
 }
 
 // What the format computes in on `gpu`, for the prefill explanation; empty when nothing needs saying.
-std::string compute_note(const InferenceEstimate& e, const Gpu& gpu) {
+Message compute_note(const InferenceEstimate& e, const Gpu& gpu) {
   const std::uint32_t native = native_capability(e), cc = compute_capability(gpu);
-  if (native == 0 || cc == 0) return "";
-  const std::string sm = "sm_" + std::to_string(native);
+  if (native == 0 || cc == 0) return Message();
+  const MessageArg format = arg::text("format", e.weights_format), name = arg::text("gpu", gpu.name);
   if (cc < native)
-    return e.weights_format + " computes natively from " + sm + "; " + gpu.name + " (sm_" + std::to_string(cc) +
-           ") runs it weight-only, the weights dequantized to 16 bits for each product, so prefill runs at the "
-           "16-bit rate while decode still reads the " + e.weights_format + " bytes.";
+    return message("speed.how.weight_only",
+                   "{format} computes natively from sm_{native}; {gpu} (sm_{cc}) runs it weight-only, the weights "
+                   "dequantized to 16 bits for each product, so prefill runs at the 16-bit rate while decode still "
+                   "reads the {format} bytes.",
+                   {format, arg::digits("native", native), name, arg::digits("cc", cc)});
   if (mxfp4_weights(e))
-    return "MXFP4 checkpoints keep 16-bit activations, so their products do not run at the FP4 rate (vLLM's MXFP4 "
-           "MoE kernels take 16-bit or MXFP8 activations): prefill is counted at the 16-bit rate, a lower bound.";
+    return message("speed.how.mxfp4_16bit",
+                   "MXFP4 checkpoints keep 16-bit activations, so their products do not run at the FP4 rate (vLLM's "
+                   "MXFP4 MoE kernels take 16-bit or MXFP8 activations): prefill is counted at the 16-bit rate, a "
+                   "lower bound.");
   if (nvfp4_weights(e) && !has_figure(gpu.tflops_fp4))
-    return e.weights_format + " multiplies natively on " + gpu.name + "'s FP4 tensor cores (" + sm +
-           "+); the catalog has no FP4 throughput for it, so prefill is counted at the 16-bit rate, a lower bound.";
-  return "";
+    return message("speed.how.fp4_no_figure",
+                   "{format} multiplies natively on {gpu}'s FP4 tensor cores (sm_{native}+); the catalog has no FP4 "
+                   "throughput for it, so prefill is counted at the 16-bit rate, a lower bound.",
+                   {format, name, arg::digits("native", native)});
+  return Message();
 }
 
 // $/1M tokens at both ends of a speed range: low at the fast end, high at the slow end.
@@ -255,8 +261,9 @@ ServingEstimate estimate_serving(const ModelSpec& spec, const InferenceEstimate&
       s.efficiency_source = efficiency(o.engine, gpu_class_of(gpu)).source;
       if (auto prefill = estimate_prefill(model.value(), gpu, o)) s.prefill = std::move(prefill).value();
       else s.prefill_unavailable = prefill.error().message;
-      if (const std::string note = compute_note(e, gpu); s.prefill && !note.empty())
-        s.prefill->explanation += " " + note;
+      if (const Message note = compute_note(e, gpu); s.prefill && !note.empty())
+        s.prefill->explanation = message("speed.how.prefill_noted", "{how} {note}",
+                                         {arg::message("how", s.prefill->explanation), arg::message("note", note)});
       // With layers or experts left in system RAM (-ngl, --n-cpu-moe, Ollama's split) the speed already reads them
       // there: no "if it did".
       if (!fits && !o.gpu_layers && o.cpu_expert_layers == 0)

@@ -20,15 +20,6 @@ GpuClass gpu_class_of(const Gpu& gpu) noexcept {
 
 namespace {
 
-std::string_view gpu_class_name(GpuClass gpu_class) noexcept {
-  switch (gpu_class) {
-    case GpuClass::consumer: return "consumer";
-    case GpuClass::datacenter: return "datacenter";
-    case GpuClass::apple: return "apple";
-  }
-  return "consumer";
-}
-
 // Latency of one small all-reduce, seconds. An assumption, not pinned: a small NCCL all-reduce costs
 // microseconds over NVLink, tens over PCIe through the host.
 Range allreduce_latency_s(const Gpu& gpu) noexcept {
@@ -379,6 +370,85 @@ Result<SpeedModel> speed_model_from(const ModelSpec& spec, const WeightBytes& we
   return m;
 }
 
+namespace {
+
+// "4.37" and "60–80": the figures the explanations show, rounded as the English writes them.
+MessageArg figure(std::string_view name, double v, int precision) { return arg::general(name, v, precision); }
+
+// A clause that is there or not: an empty message renders as nothing in every language.
+Message clause_if(bool present, const Message& m) { return present ? m : Message(); }
+
+Message gpu_class_clause(GpuClass gpu_class) {
+  switch (gpu_class) {
+    case GpuClass::consumer: return message("speed.how.class_consumer", "consumer GPU");
+    case GpuClass::datacenter: return message("speed.how.class_datacenter", "datacenter GPU");
+    case GpuClass::apple: return message("speed.how.class_apple", "apple GPU");
+  }
+  return message("speed.how.class_consumer", "consumer GPU");
+}
+
+// What a step reads of the weights: all of them, or of a mixture of experts those the batch touches.
+Message weights_read_clause(const SpeedModel& model, const SpeedOptions& o, double distinct) {
+  if (model.expert_groups.empty()) return message("speed.how.weights_once", "weights once");
+  const SpeedModel::ExpertGroup* most = &model.expert_groups.front();
+  for (const auto& g : model.expert_groups)
+    if (g.layers > most->layers) most = &g;
+  return message("speed.how.weights_experts",
+                 "the weights every token reads once, and of each layer's {experts} routed experts ({top_k} per "
+                 "token) the {distinct} that {batch} sequence(s) touch on average under uniform routing, "
+                 "E · (1 − (1 − k/E)^B)",
+                 {arg::digits("experts", most->experts), arg::digits("top_k", most->top_k),
+                  figure("distinct", distinct, 3), arg::digits("batch", o.batch)});
+}
+
+// The layers or experts left in system RAM, read by the CPU.
+Message in_ram_clause(const SpeedOptions& o, const StepTerms& terms) {
+  if (terms.cpu_bytes <= 0) return Message();
+  if (terms.cpu_expert_bytes > 0 && o.cpu_expert_layers > 0)
+    return message("speed.how.cpu_experts",
+                   "; the experts of {layers} layers{output} stay in system RAM: {cpu_gb} GB per step read by the "
+                   "CPU, which computes them there, at {share_low}–{share_high} % of {ram_bandwidth} GB/s (no weights "
+                   "cross PCIe while decoding). The hand-off between GPU and CPU at each such layer is not counted: two "
+                   "published runs decoded 13–22 % below the low end of this range (llmfit PRs 755, 775)",
+                   {arg::digits("layers", o.cpu_expert_layers),
+                    arg::message("output", clause_if(o.output_on_cpu, message("speed.how.and_output",
+                                                                              " and the output layer"))),
+                    figure("cpu_gb", terms.cpu_bytes / 1e9, 3), figure("share_low", kCpuBandwidthShare.low * 100, 2),
+                    figure("share_high", kCpuBandwidthShare.high * 100, 2),
+                    figure("ram_bandwidth", o.system_bandwidth_gb_s, 4)});
+  return message("speed.how.cpu_layers", "; layers in system RAM are read at {ram_bandwidth} GB/s",
+                 {figure("ram_bandwidth", o.system_bandwidth_gb_s, 4)});
+}
+
+Message decode_explanation(const SpeedModel& model, const Gpu& gpu, const SpeedOptions& o, const Efficiency& eff,
+                           const StepTerms& terms, const DecodeSpeed& d) {
+  return message(
+      "speed.how.decode",
+      "Each step reads {step_gb} GB per GPU ({weights}, plus {batch} sequence(s) of KV cache{state}) at "
+      "{share_low}–{share_high} % of {bandwidth} GB/s ({engine}, {gpu_class}), plus a fixed {overhead_low}–"
+      "{overhead_high} ms per step{compute_bound}{in_ram}{tensor_parallel}.",
+      {figure("step_gb", terms.gpu_bytes / 1e9, 3),
+       arg::message("weights", weights_read_clause(model, o, d.distinct_experts_per_layer)),
+       arg::digits("batch", o.batch),
+       arg::message("state", clause_if(o.state_bytes_per_sequence != 0,
+                                       message("speed.how.state", " and of recurrent state, read and written back"))),
+       figure("share_low", eff.bandwidth_share.low * 100, 2), figure("share_high", eff.bandwidth_share.high * 100, 2),
+       figure("bandwidth", *gpu.bandwidth_gb_s, 4), arg::text("engine", engine_name(o.engine)),
+       arg::message("gpu_class", gpu_class_clause(gpu_class_of(gpu))),
+       figure("overhead_low", eff.fixed_overhead_s.low * 1e3, 2),
+       figure("overhead_high", eff.fixed_overhead_s.high * 1e3, 2),
+       arg::message("compute_bound", clause_if(d.compute_bound, message("speed.how.compute_bound",
+                                                                         "; at this batch the step is compute-bound"))),
+       arg::message("in_ram", in_ram_clause(o, terms)),
+       arg::message("tensor_parallel",
+                    clause_if(o.tensor_parallel > 1,
+                              message("speed.how.tensor_parallel",
+                                      "; tensor parallel over {tp} GPUs adds two all-reduces per layer",
+                                      {arg::digits("tp", o.tensor_parallel)})))});
+}
+
+}  // namespace
+
 Result<DecodeSpeed> estimate_decode(const SpeedModel& model, const Gpu& gpu, const SpeedOptions& given) {
   if (auto ok = check_inputs(model, gpu, given); !ok) return ok.error();
   const SpeedOptions o = with_ram_bandwidth(gpu, given);
@@ -411,44 +481,7 @@ Result<DecodeSpeed> estimate_decode(const SpeedModel& model, const Gpu& gpu, con
   }
   d.bytes_per_step_cpu = terms.cpu_bytes;
   d.distinct_experts_per_layer = distinct_experts(model, o.batch);
-  std::string weights_read = "weights once";
-  if (!model.expert_groups.empty()) {
-    const SpeedModel::ExpertGroup* most = &model.expert_groups.front();
-    for (const auto& g : model.expert_groups)
-      if (g.layers > most->layers) most = &g;
-    weights_read = "the weights every token reads once, and of each layer's " + std::to_string(most->experts) +
-                   " routed experts (" + std::to_string(most->top_k) + " per token) the " +
-                   general_text(d.distinct_experts_per_layer, 3) + " that " + std::to_string(o.batch) +
-                   " sequence(s) touch on average under uniform routing, E · (1 − (1 − k/E)^B)";
-  }
-  std::string in_ram;
-  if (terms.cpu_bytes > 0) {
-    const std::string share = general_text(kCpuBandwidthShare.low * 100, 2) + "–" +
-                              general_text(kCpuBandwidthShare.high * 100, 2) + " % of " +
-                              general_text(o.system_bandwidth_gb_s, 4) + " GB/s";
-    if (terms.cpu_expert_bytes > 0 && o.cpu_expert_layers > 0)
-      in_ram = "; the experts of " + std::to_string(o.cpu_expert_layers) + " layers" +
-               (o.output_on_cpu ? " and the output layer" : "") + " stay in system RAM: " +
-               general_text(terms.cpu_bytes / 1e9, 3) + " GB per step read by the CPU, which computes them there, at " +
-               share + " (no weights cross PCIe while decoding). The hand-off between GPU and CPU at each such layer is "
-               "not counted: two published runs decoded 13–22 % below the low end of this range (llmfit PRs 755, 775)";
-    else
-      in_ram = "; layers in system RAM are read at " + general_text(o.system_bandwidth_gb_s, 4) + " GB/s";
-  }
-  d.explanation = "Each step reads " + general_text(terms.gpu_bytes / 1e9, 3) + " GB per GPU (" + weights_read +
-                  ", plus " + std::to_string(o.batch) + " sequence(s) of KV cache" +
-                  (o.state_bytes_per_sequence ? " and of recurrent state, read and written back" : "") + ") at " +
-                  general_text(eff.bandwidth_share.low * 100, 2) + "–" +
-                  general_text(eff.bandwidth_share.high * 100, 2) + " % of " + general_text(*gpu.bandwidth_gb_s, 4) +
-                  " GB/s (" + std::string(engine_name(o.engine)) + ", " +
-                  std::string(gpu_class_name(gpu_class_of(gpu))) + " GPU), plus a fixed " +
-                  general_text(eff.fixed_overhead_s.low * 1e3, 2) + "–" +
-                  general_text(eff.fixed_overhead_s.high * 1e3, 2) + " ms per step" +
-                  (d.compute_bound ? "; at this batch the step is compute-bound" : "") + in_ram +
-                  (o.tensor_parallel > 1 ? "; tensor parallel over " + std::to_string(o.tensor_parallel) +
-                                               " GPUs adds two all-reduces per layer"
-                                         : "") +
-                  ".";
+  d.explanation = decode_explanation(model, gpu, o, eff, terms, d);
   return d;
 }
 
@@ -573,35 +606,58 @@ double run_chunks(PrefillSpeed& p, const PrefillPlan& plan, const SpeedModel& mo
   return memory_bound_chunks;
 }
 
-std::string prefill_explanation(const PrefillSpeed& p, const PrefillPlan& plan, const SpeedModel& model,
-                                const SpeedOptions& o, const Efficiency& eff, double memory_bound_chunks) {
-  auto percent = [](const Range& r) {
-    return general_text(r.low * 100, 2) + "–" + general_text(r.high * 100, 2) + " %";
-  };
-  const std::string field(compute_path_field(o.compute));
-  std::string text = general_text(p.flops / 1e12, 4) + " TFLOP for " + std::to_string(o.prompt_tokens) +
-                     " prompt tokens" +
-                     (o.prefill_depth ? " after " + std::to_string(o.prefill_depth) + " cached tokens" : "") + ": " +
-                     general_text(p.gemm_flops / 1e12, 4) + " in dense matrix products at " +
-                     percent(eff.compute_share) + " of " + general_text(plan.peak, 5) + " " + field +
-                     (eff.compute_pinned ? "" : " (assumed share)");
-  if (p.moe_flops > 0)
-    text += ", " + general_text(p.moe_flops / 1e12, 4) + " in the routed experts' grouped products at " +
-            percent(eff.moe_share) + " of it" + (eff.prefill_pinned ? "" : " (assumed share)");
-  text += ", " + general_text(p.attention_flops / 1e12, 4) + " in attention over the cache (4 · width · tokens · " +
-          "(depth + tokens/2) per chunk" + (model.windowed_attention.empty() ? "" : ", sliding-window layers capped at "
-                                                                                  "their window") +
-          ") at " + percent(eff.attention_share) + " of " + general_text(plan.attention_peak, 5) + " " +
-          (plan.attention_own_peak ? std::string(compute_path_field(ComputePath::fp16))
-                                   : field + " (the catalog has no 16-bit figure)") +
-          (eff.prefill_pinned ? "" : " (assumed share)");
-  text += "; " + (p.chunks > 1 ? "in " + std::to_string(p.chunks) + " chunks of " +
-                                     std::to_string(static_cast<std::uint64_t>(plan.chunk)) + " tokens, each"
-                               : std::string("one pass, which")) +
-          " reads the weights it uses at least once";
-  if (memory_bound_chunks > 0) text += " (at the slow end that read takes longer than the arithmetic)";
-  if (plan.copy_seconds > 0) text += "; CPU-held layers are copied over PCIe once per chunk";
-  return text + ".";
+// "60–80 %" of a peak, and " (assumed share)" where no published run pins the share.
+Message assumed_clause(bool pinned) {
+  return clause_if(!pinned, message("speed.how.assumed", " (assumed share)"));
+}
+
+Message prefill_explanation(const PrefillSpeed& p, const PrefillPlan& plan, const SpeedModel& model,
+                            const SpeedOptions& o, const Efficiency& eff, double memory_bound_chunks) {
+  const std::string_view field = compute_path_field(o.compute);
+  const Message moe =
+      clause_if(p.moe_flops > 0,
+                message("speed.how.prefill_moe",
+                        ", {moe_tflop} in the routed experts' grouped products at {share_low}–{share_high} % of "
+                        "it{assumed}",
+                        {figure("moe_tflop", p.moe_flops / 1e12, 4), figure("share_low", eff.moe_share.low * 100, 2),
+                         figure("share_high", eff.moe_share.high * 100, 2),
+                         arg::message("assumed", assumed_clause(eff.prefill_pinned))}));
+  const Message attention_field =
+      plan.attention_own_peak
+          ? message("speed.how.field", "{field}", {arg::text("field", compute_path_field(ComputePath::fp16))})
+          : message("speed.how.field_stands_in", "{field} (the catalog has no 16-bit figure)",
+                    {arg::text("field", field)});
+  const Message passes =
+      p.chunks > 1 ? message("speed.how.chunks", "in {chunks} chunks of {chunk} tokens, each",
+                             {arg::digits("chunks", p.chunks),
+                              arg::digits("chunk", static_cast<std::uint64_t>(plan.chunk))})
+                   : message("speed.how.one_pass", "one pass, which");
+  return message(
+      "speed.how.prefill",
+      "{tflop} TFLOP for {tokens} prompt tokens{depth}: {dense_tflop} in dense matrix products at "
+      "{dense_low}–{dense_high} % of {peak} {field}{dense_assumed}{moe}, {attention_tflop} in attention over the "
+      "cache (4 · width · tokens · (depth + tokens/2) per chunk{windows}) at {attention_low}–{attention_high} % of "
+      "{attention_peak} {attention_field}{attention_assumed}; {passes} reads the weights it uses at least "
+      "once{memory_bound}{copy}.",
+      {figure("tflop", p.flops / 1e12, 4), arg::digits("tokens", o.prompt_tokens),
+       arg::message("depth", clause_if(o.prefill_depth != 0, message("speed.how.depth", " after {depth} cached tokens",
+                                                                     {arg::digits("depth", o.prefill_depth)}))),
+       figure("dense_tflop", p.gemm_flops / 1e12, 4), figure("dense_low", eff.compute_share.low * 100, 2),
+       figure("dense_high", eff.compute_share.high * 100, 2), figure("peak", plan.peak, 5), arg::text("field", field),
+       arg::message("dense_assumed", assumed_clause(eff.compute_pinned)), arg::message("moe", moe),
+       figure("attention_tflop", p.attention_flops / 1e12, 4),
+       arg::message("windows", clause_if(!model.windowed_attention.empty(),
+                                         message("speed.how.windows", ", sliding-window layers capped at their window"))),
+       figure("attention_low", eff.attention_share.low * 100, 2),
+       figure("attention_high", eff.attention_share.high * 100, 2), figure("attention_peak", plan.attention_peak, 5),
+       arg::message("attention_field", attention_field),
+       arg::message("attention_assumed", assumed_clause(eff.prefill_pinned)), arg::message("passes", passes),
+       arg::message("memory_bound",
+                    clause_if(memory_bound_chunks > 0,
+                              message("speed.how.memory_bound",
+                                      " (at the slow end that read takes longer than the arithmetic)"))),
+       arg::message("copy", clause_if(plan.copy_seconds > 0,
+                                      message("speed.how.copy", "; CPU-held layers are copied over PCIe once per chunk")))});
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "memory/engines/llamacpp.hpp"  // Engine, engine_name, parse_engine, kLlamaNUbatch
 #include "hardware/gpu.hpp"
 #include "model/model_spec.hpp"
+#include "util/message.hpp"
 #include "util/result.hpp"
 #include "formats/weight_formats.hpp"
 
@@ -145,7 +146,7 @@ struct DecodeSpeed {
   double distinct_experts_per_layer = 0;  // expected experts a step touches per MoE layer (0 for a dense model)
   Range allreduce_seconds;     // tensor-parallel communication per step
   double tensor_parallel_efficiency = 1;  // (one-GPU step / tp) / tp-GPU step, high-efficiency end
-  std::string explanation;
+  Message explanation;  // how the figures were reached, in words
 };
 
 struct PrefillSpeed {
@@ -156,7 +157,7 @@ struct PrefillSpeed {
   double moe_flops = 0;     // the routed experts' grouped products
   double attention_flops = 0;  // attention over the cache: 4 · width · s · (d + s/2) per chunk, windows capped
   std::uint64_t chunks = 1;    // forward passes the prompt takes
-  std::string explanation;
+  Message explanation;  // how the figures were reached, in words
 };
 
 // Decode: per step the engine reads the weights once for the whole batch (MoE: the experts the batch touches) plus

@@ -40,14 +40,17 @@ void write_speed(JsonWriter& w, const ServingSpeed& s) {
     w.end_object();
   }
   w.field("efficiency_source", s.efficiency_source);
-  w.field("explanation", d.explanation);
+  w.field("explanation", d.explanation.text);
+  w.message_id("explanation_i18n", d.explanation);
   w.field("flops_per_step", d.flops_per_step_per_gpu);
   write_text_or_null(w, "note", s.note);
   if (!s.note.id.empty()) w.message_id("note_i18n", s.note);
   if (s.prefill) w.field("prefill_chunk_tokens", s.prefill_chunk);
   else w.field("prefill_chunk_tokens", nullptr);
-  if (s.prefill) w.field("prefill_explanation", s.prefill->explanation);
+  if (s.prefill) w.field("prefill_explanation", s.prefill->explanation.text);
   else w.field("prefill_explanation", nullptr);
+  if (s.prefill) w.message_id("prefill_explanation_i18n", s.prefill->explanation);
+  else w.field("prefill_explanation_i18n", nullptr);
   if (s.prefill) write_range(w, "prefill_tokens_per_second", s.prefill->tokens_per_second);
   else w.field("prefill_tokens_per_second", nullptr);
   write_text_or_null(w, "prefill_unavailable", s.prefill_unavailable);

@@ -389,6 +389,13 @@ TEST_CASE("experts left in system RAM are read there by the CPU, the rest on the
   CHECK(d.value().tokens_per_second.low == doctest::Approx(1000.0 / 79.595).epsilon(1e-3));
   CHECK(d.value().explanation.find("the experts of 24 layers and the output layer stay in system RAM") !=
         std::string::npos);
+  // The page words it in its language: the sentence's id, the clause for system RAM with its raw figures.
+  CHECK(d.value().explanation.id == "speed.how.decode");
+  const MessageArg in_ram = arg_named(d.value().explanation, "in_ram");
+  REQUIRE(in_ram.nested.size() == 1);
+  CHECK(in_ram.nested.front().id == "speed.how.cpu_experts");
+  CHECK(arg_named(in_ram.nested.front(), "layers").integer == 24);
+  CHECK(arg_named(in_ram.nested.front(), "cpu_gb").real == doctest::Approx(2.0));
   SUBCASE("more layers than have experts, another engine or tensor parallel are refused") {
     o.cpu_expert_layers = 49;
     CHECK(estimate_decode(m, plain_gpu(1000, 100), o).error().field == "cpu_expert_layers");
@@ -459,6 +466,9 @@ TEST_CASE("prefill splits its FLOPs: dense products, the routed experts' grouped
   CHECK(p.value().moe_flops == doctest::Approx(8e11));
   CHECK(p.value().attention_flops == doctest::Approx(2.62144e11));
   CHECK(p.value().explanation.find("grouped products") != std::string::npos);
+  CHECK(p.value().explanation.id == "speed.how.prefill");
+  CHECK(arg_named(p.value().explanation, "moe").nested.front().id == "speed.how.prefill_moe");
+  CHECK(arg_named(p.value().explanation, "tokens").integer == static_cast<std::int64_t>(o.prompt_tokens));
   // llama.cpp on a consumer card: the routed products at 8–20 % of the peak, the dense ones at 20–35 %. Fast end:
   // 8.002e11/(100e12 · 0.35) + 8e11/(100e12 · 0.20) + 2.62144e11/(100e12 · 0.90) = 22.863 + 40 + 2.913 ms = 65.776
   // ms + 0.5 ms fixed = 66.276 ms.

@@ -12,6 +12,7 @@ import errorsRequest from './messages/errors-request.js';
 import lookup from './messages/lookup.js';
 import draft from './messages/draft.js';
 import otherModels from './messages/other-models.js';
+import speed from './messages/speed.js';
 
 export const MESSAGES = {
   en: {
@@ -552,8 +553,8 @@ export const MESSAGES = {
 };
 
 /** The area files, for the test that no id is defined twice. */
-export const MESSAGE_PARTS = { main: { en: { ...MESSAGES.en }, de: { ...MESSAGES.de } }, explainInference, explainTraining, errorsFiles, errorsRequest, lookup, draft, otherModels };
-for (const part of [explainInference, explainTraining, errorsFiles, errorsRequest, lookup, draft, otherModels]) {
+export const MESSAGE_PARTS = { main: { en: { ...MESSAGES.en }, de: { ...MESSAGES.de } }, explainInference, explainTraining, errorsFiles, errorsRequest, lookup, draft, otherModels, speed };
+for (const part of [explainInference, explainTraining, errorsFiles, errorsRequest, lookup, draft, otherModels, speed]) {
   Object.assign(MESSAGES.en, part.en);
   Object.assign(MESSAGES.de, part.de);
 }

@@ -57,9 +57,29 @@ export function speedFigures(report, t, f) {
   return rows;
 }
 
+/** [label, text] for each speed the core explains (decode, prefill), in the page's language. */
+export function speedHow(report, t, f) {
+  const speed = report.speed;
+  if (!speed || (report.verdict?.kind === 'refuses' && report.speed_unavailable)) return [];
+  const parts = [];
+  if (speed.explanation) parts.push(['speed.decode', t.message(speed.explanation, speed.explanation_i18n, f)]);
+  if (speed.prefill_explanation) {
+    parts.push(['speed.prefill', t.message(speed.prefill_explanation, speed.prefill_explanation_i18n, f)]);
+  }
+  return parts;
+}
+
 export function renderSpeed(dom, report, t, f) {
   const rows = speedFigures(report, t, f);
   dom.speed.hidden = rows.length === 0;
   dom.speedFigures.replaceChildren(...rows.flatMap(([label, value]) => [
     el('dt', { text: t(label) }), el('dd', { 'data-figure': label.slice(label.indexOf('.') + 1), text: value })]));
+  // The figures' arithmetic, folded: only beside figures the block shows (not for a setup that does not fit).
+  const how = dom.speed.querySelector('#speed-how');
+  if (!how) return;
+  const shown = rows.some(([label]) => label === 'speed.decode');
+  const parts = shown ? speedHow(report, t, f) : [];
+  how.hidden = parts.length === 0;
+  how.querySelector('#speed-how-text').replaceChildren(...parts.map(([label, text]) =>
+    el('p', { 'data-how': label.slice(label.indexOf('.') + 1) }, el('strong', { text: `${t(label)}: ` }), text)));
 }

@@ -1,0 +1,35 @@
+// Templates for the core's messages of one area, merged into MESSAGES by ../messages.js (same rules as there).
+// This area: how the speed block's figures are estimated (core/hardware/speed.cpp's decode and prefill
+// explanations, serving.cpp's note on the compute path). An optional clause is a message of its own, or empty.
+export default {
+  en: {},
+  de: {
+    "speed.how.decode": "Jeder Schritt liest {step_gb} GB je GPU ({weights}, dazu den KV-Cache je Sequenz bei Batchgröße {batch}{state}) mit {share_low}–{share_high} % von {bandwidth} GB/s ({engine}, {gpu_class}), dazu feste {overhead_low}–{overhead_high} ms je Schritt{compute_bound}{in_ram}{tensor_parallel}.",
+    "speed.how.weights_once": "die Gewichte einmal",
+    "speed.how.weights_experts": "die Gewichte, die jedes Token liest, einmal, und von den {experts} gerouteten Experten jeder Schicht ({top_k} je Token) die {distinct}, die bei Batchgröße {batch} im Mittel berührt werden, bei gleichmäßigem Routing E · (1 − (1 − k/E)^B)",
+    "speed.how.state": " und den rekurrenten Zustand, gelesen und zurückgeschrieben",
+    "speed.how.class_consumer": "Consumer-GPU",
+    "speed.how.class_datacenter": "Rechenzentrums-GPU",
+    "speed.how.class_apple": "Apple-GPU",
+    "speed.how.compute_bound": "; bei dieser Batchgröße begrenzt die Rechenleistung den Schritt",
+    "speed.how.cpu_experts": "; die Experten von {layers} Schichten{output} bleiben im Arbeitsspeicher: {cpu_gb} GB je Schritt liest die CPU, die sie dort berechnet, mit {share_low}–{share_high} % von {ram_bandwidth} GB/s (beim Generieren gehen keine Gewichte über PCIe). Die Übergabe zwischen GPU und CPU an jeder solchen Schicht ist nicht gezählt: Zwei veröffentlichte Messungen lagen 13–22 % unter dem unteren Ende dieses Bereichs (llmfit PRs 755, 775)",
+    "speed.how.and_output": " und der Ausgabeschicht",
+    "speed.how.cpu_layers": "; Schichten im Arbeitsspeicher werden mit {ram_bandwidth} GB/s gelesen",
+    "speed.how.tensor_parallel": "; Tensor-Parallelität über {tp} GPUs fügt je Schicht zwei All-Reduces hinzu",
+    "speed.how.prefill": "{tflop} TFLOP für {tokens} Prompt-Tokens{depth}: {dense_tflop} in dichten Matrixprodukten mit {dense_low}–{dense_high} % von {peak} {field}{dense_assumed}{moe}, {attention_tflop} in der Attention über den Cache (4 · Breite · Tokens · (Tiefe + Tokens/2) je Abschnitt{windows}) mit {attention_low}–{attention_high} % von {attention_peak} {attention_field}{attention_assumed}; {passes} die benötigten Gewichte mindestens einmal{memory_bound}{copy}.",
+    "speed.how.depth": " nach {depth} Tokens im Cache",
+    "speed.how.assumed": " (angenommener Anteil)",
+    "speed.how.prefill_moe": ", {moe_tflop} in den gruppierten Produkten der gerouteten Experten mit {share_low}–{share_high} % davon{assumed}",
+    "speed.how.windows": ", Schichten mit gleitendem Fenster auf ihr Fenster begrenzt",
+    "speed.how.field": "{field}",
+    "speed.how.field_stands_in": "{field} (der Katalog nennt keinen 16-Bit-Wert)",
+    "speed.how.chunks": "in {chunks} Abschnitten zu {chunk} Tokens liest jeder",
+    "speed.how.one_pass": "ein Durchgang liest",
+    "speed.how.memory_bound": " (am langsamen Ende dauert dieses Lesen länger als das Rechnen)",
+    "speed.how.copy": "; Schichten im Arbeitsspeicher werden je Abschnitt einmal über PCIe kopiert",
+    "speed.how.prefill_noted": "{how} {note}",
+    "speed.how.weight_only": "{format} rechnet nativ ab sm_{native}; {gpu} (sm_{cc}) nutzt es nur für die Gewichte, die für jedes Produkt auf 16 Bit entpackt werden, daher läuft der Prefill mit der 16-Bit-Rate, während die Generierung weiter die Bytes von {format} liest.",
+    "speed.how.mxfp4_16bit": "MXFP4-Checkpoints behalten 16-Bit-Aktivierungen, daher laufen ihre Produkte nicht mit der FP4-Rate (die MXFP4-MoE-Kernel von vLLM nehmen 16-Bit- oder MXFP8-Aktivierungen): Der Prefill ist mit der 16-Bit-Rate gezählt, eine untere Grenze.",
+    "speed.how.fp4_no_figure": "{format} multipliziert nativ auf den FP4-Tensorkernen der {gpu} (ab sm_{native}); der Katalog nennt für sie keinen FP4-Durchsatz, daher ist der Prefill mit der 16-Bit-Rate gezählt, eine untere Grenze.",
+  },
+};
