@@ -4,8 +4,6 @@
 
 #include <cstdio>      // std::printf, std::fprintf, std::fputs
 #include <iostream>    // std::cin, std::cout
-#include <filesystem>  // std::filesystem::exists
-#include <system_error>  // std::error_code
 #include <string>  // std::string
 #include <vector>  // std::vector
 
