@@ -2,7 +2,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>   // std::filesystem::exists
 #include <optional>     // std::optional
+#include <system_error> // std::error_code
 #include <span>         // std::span
 #include <string_view>  // std::string_view
 #include <utility>      // std::move
@@ -56,11 +58,6 @@ const Command* command_by_flag(std::string_view flag) noexcept {
   return nullptr;
 }
 
-// A --model value that names a file rather than a preset.
-bool looks_like_path(std::string_view value) {
-  return value.find('/') != std::string_view::npos || value.ends_with(".json") || value.ends_with(".gguf") ||
-         value.ends_with(".safetensors");
-}
 
 // --flash-attention on|off (the flag alone: on) names an attention implementation, sdpa or eager: one setting
 // with --attn-implementation, spelled as people toggle it.
@@ -121,6 +118,16 @@ std::optional<Error> apply(const Command& c, Options& o, nlohmann::json& request
 }
 
 }  // namespace
+
+bool names_a_file(std::string_view value) {
+  const bool file_ending = value.ends_with(".json") || value.ends_with(".gguf") || value.ends_with(".safetensors");
+  if (value.find('/') == std::string_view::npos && !file_ending) return false;
+  const bool link = value.find("://") != std::string_view::npos || value.starts_with("hf.co/") ||
+                    value.starts_with("huggingface.co/");
+  if (!link && (file_ending || value.starts_with('.') || value.starts_with('/'))) return true;
+  std::error_code ec;
+  return std::filesystem::exists(std::filesystem::path(std::string(value)), ec);
+}
 
 std::string help_text() {
   std::string out =
@@ -204,7 +211,7 @@ ParsedArgs parse_args(const std::vector<std::string>& args) {
       const std::string_view placeholder = input->value_name;
       return refuse(name, "needs a value" + (placeholder.empty() ? "" : ": " + std::string(placeholder)));
     }
-    if (input->key == "model" && looks_like_path(value.get<std::string>())) o.model_path = value.get<std::string>();
+    if (input->key == "model" && names_a_file(value.get<std::string>())) o.model_path = value.get<std::string>();
     else if (input->key == "quant_config") o.quant_config_path = value.get<std::string>();
     else if (repeats) request["also"] = request["also"].get<std::string>() + "," + value.get<std::string>();
     else request[std::string(input->key)] = std::move(value);
@@ -223,9 +230,16 @@ ParsedArgs parse_args(const std::vector<std::string>& args) {
   return {std::move(o), std::nullopt};
 }
 
+// A file's error (its header, its shards) is the --model's, whether it named the file or a model whose file was fetched.
+bool model_given(const Options& o) {
+  if (!o.model_path.empty()) return true;
+  const nlohmann::json request = nlohmann::json::parse(o.request, nullptr, false);
+  return request.is_object() && request.contains("model");
+}
+
 Error with_flag_name(Error e, const Options& o) {
   if (e.field == "question" && !o.question_flag.empty()) e.field = o.question_flag;
-  else if (e.field == "file" && !o.model_path.empty()) e.field = "--model";
+  else if (e.field == "file" && model_given(o)) e.field = "--model";
   else if (const Input* input = input_by_key(e.field); input && !input->flag.empty()) e.field = input->flag;
   return e;
 }

@@ -3,6 +3,7 @@
 // with the value as typed, and the core parses and checks it. Kept apart from main() so tests can drive it.
 #include <optional>  // std::optional
 #include <string>    // std::string
+#include <string_view>  // std::string_view
 #include <vector>    // std::vector
 
 namespace vramfit::cli {
@@ -38,6 +39,12 @@ struct ParsedArgs {
   Options options;
   std::optional<Error> error;
 };
+
+// Whether a --model value names a file to read (a config.json, its checkpoint folder, a .gguf or .safetensors)
+// rather than a model by name (a preset, a Hub repository or link, an Ollama model). "Qwen/Qwen3-30B-A3B" reads
+// like a path: with no such file, and no file's ending or leading . or /, it is a name; "phi4" is a name even where
+// a folder has it.
+bool names_a_file(std::string_view value);
 
 ParsedArgs parse_args(const std::vector<std::string>& args);
 std::string help_text();

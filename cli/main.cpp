@@ -4,8 +4,6 @@
 
 #include <cstdio>      // std::printf, std::fprintf, std::fputs
 #include <iostream>    // std::cin, std::cout
-#include <filesystem>  // std::filesystem::exists
-#include <system_error>  // std::error_code
 #include <string>  // std::string
 #include <vector>  // std::vector
 
@@ -165,14 +163,6 @@ int main(int argc, char** argv) {
       return by_name(model->get<std::string>());
     return print_answer(answer(catalog, options.request), options, catalog_json);
   }
-  // "Qwen/Qwen3-30B-A3B" reads like a path; with no such file, and no file's ending or leading . or /, it is a
-  // model's name: a preset, or one to look up on the Hub.
-  const std::string& path = options.model_path;
-  const bool link = path.find("://") != std::string::npos || path.starts_with("hf.co/") ||
-                    path.starts_with("huggingface.co/");
-  const bool file_like = !link && (path.ends_with(".json") || path.ends_with(".gguf") ||
-                                   path.ends_with(".safetensors") || path.starts_with('.') || path.starts_with('/'));
-  if (std::error_code ec; !file_like && !std::filesystem::exists(path, ec)) return by_name(path);
   const auto about_file =
       cli::answer_about_file(catalog, options.model_path, options.request, options.quant_config_path);
   if (about_file.error) return fail(*about_file.error);

@@ -85,6 +85,9 @@ struct Gpu {
   // Unified memory: the GPU is part of the machine, so a model cannot be split across a second one the way it
   // is across discrete cards; unless the machine holds several, each with its own memory (an MI300A node).
   bool one_per_machine() const noexcept { return unified_memory && gpus_per_machine == 1; }
+  // An Apple GPU (Metal, a Mac's memory): the catalog's "apple" segment, which custom_gpu gives a card of vendor
+  // apple. The one test for it: engines' backends, the speed class, the Apple refusals and remedies ask this.
+  bool is_apple() const noexcept { return segment == "apple"; }
 };
 
 // macOS's default for the memory the GPU may wire (MTLDevice.recommendedMaxWorkingSetSize, which Metal, MLX and

@@ -13,7 +13,7 @@ namespace vramfit {
 using detail::general_text;
 
 GpuClass gpu_class_of(const Gpu& gpu) noexcept {
-  if (gpu.segment == "apple") return GpuClass::apple;
+  if (gpu.is_apple()) return GpuClass::apple;
   if (gpu.segment == "datacenter") return GpuClass::datacenter;
   return GpuClass::consumer;  // consumer and workstation: discrete GDDR cards
 }

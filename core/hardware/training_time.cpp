@@ -1,11 +1,13 @@
 #include "hardware/training_time.hpp"
 
+#include <array>   // std::array
 #include <cmath>   // std::isfinite
 #include <string>  // std::string
 #include <utility>  // std::pair
 
 #include "memory/inference.hpp"  // kMaxContextTokens
 #include "util/number_text.hpp"
+#include "util/text.hpp"  // NamedValue, find_named
 
 namespace vramfit {
 namespace {
@@ -80,11 +82,21 @@ double korthikanti_flops_full_recompute(double B, double s, double L, double h, 
   return 96 * B * L * s * h * h * (1 + s / (6 * h) + V / (16 * h * L));
 }
 
-std::string_view flops_method_name(FlopsMethod m) noexcept { return m == FlopsMethod::six_n ? "6N" : "architecture"; }
+namespace {
+
+// Names in enum order (flops_method_name indexes them), then the other spellings parse_flops_method reads.
+constexpr std::array<NamedValue<FlopsMethod>, 2> kFlopsMethods{
+    {{"6N", FlopsMethod::six_n}, {"architecture", FlopsMethod::architecture}}};
+constexpr std::array<NamedValue<FlopsMethod>, 3> kFlopsMethodAliases{
+    {{"6n", FlopsMethod::six_n}, {"six-n", FlopsMethod::six_n}, {"korthikanti", FlopsMethod::architecture}}};
+
+}  // namespace
+
+std::string_view flops_method_name(FlopsMethod m) noexcept { return kFlopsMethods[static_cast<std::size_t>(m)].name; }
 
 std::optional<FlopsMethod> parse_flops_method(std::string_view name) noexcept {
-  if (name == "6N" || name == "6n" || name == "six-n") return FlopsMethod::six_n;
-  if (name == "architecture" || name == "korthikanti") return FlopsMethod::architecture;
+  if (const auto* entry = find_named(kFlopsMethods, name)) return entry->value;
+  if (const auto* entry = find_named(kFlopsMethodAliases, name)) return entry->value;
   return std::nullopt;
 }
 

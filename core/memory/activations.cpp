@@ -16,7 +16,11 @@ namespace {
 
 using detail::Text;
 
-constexpr std::array<std::string_view, 3> kCheckpointingNames{"none", "selective", "full"};
+// Names in enum order (checkpointing_name indexes them), then the other spellings parse_checkpointing reads.
+constexpr std::array<NamedValue<Checkpointing>, 3> kCheckpointings{
+    {{"none", Checkpointing::none}, {"selective", Checkpointing::selective}, {"full", Checkpointing::full}}};
+constexpr std::array<NamedValue<Checkpointing>, 2> kCheckpointingAliases{
+    {{"off", Checkpointing::none}, {"on", Checkpointing::full}}};
 
 // Bytes per token of one layer, before multiplying by s·b and dividing by t.
 struct PerToken {
@@ -236,7 +240,14 @@ Error state_layers_error(const LayerRun& run) {
                                                                           "inference to estimate this model"));
 }
 
-constexpr std::array<std::string_view, 4> kAttnNames{"eager", "sdpa", "flash_attention_2", "megatron"};
+// Names in enum order (attn_implementation_name indexes them), then the other spellings the parser reads.
+constexpr std::array<NamedValue<AttnImplementation>, 4> kAttnImplementations{
+    {{"eager", AttnImplementation::eager},
+     {"sdpa", AttnImplementation::sdpa},
+     {"flash_attention_2", AttnImplementation::flash_attention_2},
+     {"megatron", AttnImplementation::megatron}}};
+constexpr std::array<NamedValue<AttnImplementation>, 1> kAttnImplementationAliases{
+    {{"flash", AttnImplementation::flash_attention_2}}};
 
 bool keeps_scores(const ActivationOptions& o) { return keeps_attention_scores(o.implementation); }
 
@@ -339,33 +350,30 @@ void explain(const ModelSpec& spec, const ActivationOptions& o, std::uint64_t c,
 }  // namespace
 
 std::string_view attn_implementation_name(AttnImplementation a) noexcept {
-  return kAttnNames[static_cast<std::size_t>(a)];
+  return kAttnImplementations[static_cast<std::size_t>(a)].name;
 }
 
 std::optional<AttnImplementation> parse_attn_implementation(std::string_view name) noexcept {
-  for (std::size_t i = 0; i < kAttnNames.size(); ++i)
-    if (kAttnNames[i] == name) return static_cast<AttnImplementation>(i);
-  if (name == "flash") return AttnImplementation::flash_attention_2;
+  if (const auto* entry = find_named(kAttnImplementations, name)) return entry->value;
+  if (const auto* entry = find_named(kAttnImplementationAliases, name)) return entry->value;
   return std::nullopt;
 }
 
-std::string attn_implementation_names() { return "eager, sdpa, flash_attention_2, megatron"; }
+std::string attn_implementation_names() { return join_names(kAttnImplementations); }
 
 bool keeps_attention_scores(AttnImplementation a) noexcept {
   return a == AttnImplementation::eager || a == AttnImplementation::megatron;
 }
 
-std::string_view checkpointing_name(Checkpointing c) noexcept { return kCheckpointingNames[static_cast<std::size_t>(c)]; }
+std::string_view checkpointing_name(Checkpointing c) noexcept { return kCheckpointings[static_cast<std::size_t>(c)].name; }
 
 std::optional<Checkpointing> parse_checkpointing(std::string_view name) noexcept {
-  for (std::size_t i = 0; i < kCheckpointingNames.size(); ++i)
-    if (kCheckpointingNames[i] == name) return static_cast<Checkpointing>(i);
-  if (name == "off") return Checkpointing::none;
-  if (name == "on") return Checkpointing::full;
+  if (const auto* entry = find_named(kCheckpointings, name)) return entry->value;
+  if (const auto* entry = find_named(kCheckpointingAliases, name)) return entry->value;
   return std::nullopt;
 }
 
-std::string checkpointing_names() { return "none, selective, full"; }
+std::string checkpointing_names() { return join_names(kCheckpointings); }
 
 std::uint64_t ActivationEstimate::kept_for_layers(std::uint64_t first, std::uint64_t count) const noexcept {
   const std::uint64_t end = std::min(num_layers, first + count);

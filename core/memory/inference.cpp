@@ -223,7 +223,7 @@ std::optional<Error> check_parallel(const ModelSpec& spec, const InferenceOption
                                                                     "layers; give a model, not a parameter count"));
   const std::uint64_t tp = o.tensor_parallel;
   for (const LayerRun& run : spec.layers) {
-    if (run.mixer != MixerKind::attention && run.mixer != MixerKind::latent_attention) continue;
+    if (!run.keeps_tokens()) continue;
     const std::uint64_t heads = run.attention_heads();
     if (heads % tp)
       return make_error("tp", message("parallel.tp_heads", "must divide the attention heads ({heads}); {tp} does not",

@@ -42,8 +42,13 @@ bool LayerRun::same_layer(const LayerRun& o) const noexcept {
 }
 
 std::uint64_t LayerRun::attention_heads() const noexcept {
-  if (mixer == MixerKind::attention) return attention.heads;
-  if (mixer == MixerKind::latent_attention) return latent.heads;
+  switch (mixer) {
+    case MixerKind::attention: return attention.heads;
+    case MixerKind::latent_attention: return latent.heads;
+    case MixerKind::linear_attention:
+    case MixerKind::mamba2:
+    case MixerKind::none: return 0;
+  }
   return 0;
 }
 

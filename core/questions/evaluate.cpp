@@ -12,7 +12,7 @@
 #include "model/hf_config.hpp"
 #include "model/hf_quantization.hpp"  // read_checkpoint_name
 #include "formats/weight_formats.hpp"
-#include "hardware/speed.hpp"  // gpu_class_of
+#include "hardware/speed.hpp"
 #include "questions/command_line.hpp"
 #include "questions/placed_breakdown.hpp"
 #include "memory/engines/ollama_server.hpp"
@@ -413,7 +413,7 @@ void size_for_gpu(InferenceOptions& o, const Gpu& gpu) {
   o.gpu_is_a100 = lookup_key(gpu.name).find("a100") != std::string::npos;
   o.gpu_compute_capability = compute_capability(gpu);
   o.gpu_has_nvlink = gpu.nvlink_gb_s.has_value();
-  o.gpu_is_apple = gpu_class_of(gpu) == GpuClass::apple;
+  o.gpu_is_apple = gpu.is_apple();
 }
 
 // vLLM and SGLang with no GPU chosen: each card is judged as it would be chosen, by the KV pool the engine sizes on
@@ -721,7 +721,7 @@ std::optional<Error> resolve_sglang_options(const Request& r, InferenceOptions& 
 // which positions the prompt's last call computes logits for.
 std::optional<Error> resolve_mlx_options(const Request& r, InferenceOptions& o, const Gpu* gpu) {
   if (o.engine != Engine::mlx) return std::nullopt;
-  if (gpu && gpu_class_of(*gpu) != GpuClass::apple)
+  if (gpu && !gpu->is_apple())
     return make_error("gpu", message("mlx.apple_only", "MLX is modelled on Apple GPUs only (Metal); {gpu} is not one: "
                                                        "choose an Apple GPU, or another engine for this card",
                                      {arg::text("gpu", gpu->name)}));
@@ -741,7 +741,7 @@ std::optional<Error> resolve_mlx_options(const Request& r, InferenceOptions& o, 
 }
 
 std::optional<Error> refuse_apple_gpu(Engine engine, const Gpu* gpu) {
-  if (!gpu || gpu_class_of(*gpu) != GpuClass::apple || runs_on_apple(engine)) return std::nullopt;
+  if (!gpu || !gpu->is_apple() || runs_on_apple(engine)) return std::nullopt;
   return make_error("engine", message("engine.no_apple_backend",
                                       "{engine} has no Apple GPU backend and does not run on the {gpu}; on a Mac "
                                       "choose one of {engines} with --engine",
@@ -752,7 +752,7 @@ std::optional<Error> refuse_apple_gpu(Engine engine, const Gpu* gpu) {
 // The verdict rows: under MLX only the Apple GPUs it runs on, under vLLM and SGLang none of them.
 std::vector<GpuFit> fit_rows(const InferenceEstimate& e, const std::vector<Gpu>& gpus, double headroom) {
   std::vector<GpuFit> rows = check_fit(e, gpus, headroom);
-  std::erase_if(rows, [&](const GpuFit& row) { return !runs_on_gpu(e.engine, gpu_class_of(*row.gpu) == GpuClass::apple); });
+  std::erase_if(rows, [&](const GpuFit& row) { return !runs_on_gpu(e.engine, row.gpu->is_apple()); });
   return rows;
 }
 

@@ -53,7 +53,7 @@ std::optional<Error> keep_engine_gpus(const Catalog& catalog, const Request& r, 
   const bool all = ids.empty() && !r.budget_per_hour;
   std::vector<std::string> kept;
   for (const Gpu& g : catalog.gpus)
-    if ((gpu_class_of(g) == GpuClass::apple) == macs && (all || std::find(ids.begin(), ids.end(), g.id) != ids.end()))
+    if (g.is_apple() == macs && (all || std::find(ids.begin(), ids.end(), g.id) != ids.end()))
       kept.push_back(g.id);
   if (!all) {
     std::string left_out;

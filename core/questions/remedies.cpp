@@ -320,7 +320,7 @@ std::optional<Fit> fit_on(const Fits& fits, const Gpu* gpu) {
 
 // bitsandbytes and DeepSpeed are CUDA (and ROCm) libraries: on an Apple GPU their formats, optimizers and
 // offloading are not there to choose (and "host RAM" is the same unified memory).
-bool apple(const Gpu* gpu) { return gpu && gpu->vendor == "Apple"; }
+bool apple(const Gpu* gpu) { return gpu && gpu->is_apple(); }
 
 // Architectures older than Ampere: no FP8 path in vLLM, no bf16 tensor cores.
 bool pre_ampere(const Gpu* gpu) {

@@ -1,14 +1,27 @@
 #include "memory/engines/engine.hpp"
 
+#include <array>  // std::array
+
+#include "util/text.hpp"  // NamedValue, find_named
+
 namespace vramfit {
 
+namespace {
+
+// Names in enum order, then the other spellings parse_attention reads.
+constexpr std::array<NamedValue<Attention>, 2> kAttentions{{{"sdpa", Attention::sdpa}, {"eager", Attention::eager}}};
+constexpr std::array<NamedValue<Attention>, 2> kAttentionAliases{
+    {{"flash", Attention::sdpa}, {"flash_attention_2", Attention::sdpa}}};
+
+}  // namespace
+
 std::string_view attention_name(Attention attention) noexcept {
-  return attention == Attention::eager ? "eager" : "sdpa";
+  return kAttentions[static_cast<std::size_t>(attention)].name;
 }
 
 std::optional<Attention> parse_attention(std::string_view name) noexcept {
-  if (name == "sdpa" || name == "flash" || name == "flash_attention_2") return Attention::sdpa;
-  if (name == "eager") return Attention::eager;
+  if (const auto* entry = find_named(kAttentions, name)) return entry->value;
+  if (const auto* entry = find_named(kAttentionAliases, name)) return entry->value;
   return std::nullopt;
 }
 

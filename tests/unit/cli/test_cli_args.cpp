@@ -106,6 +106,19 @@ TEST_CASE("a --model path is the CLI's to read; a preset id goes into the reques
   CHECK(parse_args({"--model", "m.gguf"}).options.model_path == "m.gguf");
 }
 
+TEST_CASE("one rule says whether --model names a file or a model by name") {
+  CHECK(names_a_file("./config.json"));
+  CHECK(names_a_file("m.gguf"));
+  CHECK(names_a_file("/models/qwen3"));
+  CHECK(names_a_file("../checkpoint"));
+  CHECK(!names_a_file("phi4"));
+  CHECK(!names_a_file("qwen3:32b"));
+  CHECK(!names_a_file("Qwen/Qwen3-30B-A3B"));  // no such folder here: a Hub repository
+  CHECK(!names_a_file("https://huggingface.co/unsloth/Qwen3-8B-GGUF/blob/main/Qwen3-8B-Q4_K_M.gguf"));
+  CHECK(!names_a_file("hf.co/Qwen/Qwen3-8B"));
+  CHECK(parse_args({"--model", "Qwen/Qwen3-30B-A3B"}).options.model_path.empty());
+}
+
 TEST_CASE("the CLI checks no value: the core refuses it, and the error names the flag the user typed") {
   auto o = parse_args({"--model", "llama-3.1-8b", "--ngl", "banana", "--max-context"});
   REQUIRE(!o.error);
