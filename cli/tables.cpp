@@ -2,12 +2,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include <algorithm>    // std::replace
+#include <algorithm>    // std::replace, std::find, std::stable_sort, std::max
 #include <cmath>        // std::nan
 #include <cstdarg>      // va_list
 #include <cstdio>       // std::vsnprintf, std::snprintf
 #include <string_view>  // std::string_view
 #include <utility>      // std::pair
+#include <vector>       // std::vector
 
 namespace vramfit::cli {
 
@@ -401,6 +402,26 @@ std::string estimate_table(const json& a) {
       {"activations", "activations"},
       {"overhead", "overhead"}, {"allocator", "allocator_reserve"}, {"draft model", "draft"},
       {"system RAM", "system_ram"}, {"in use", "in_use"}, {"total", "total"}};
+  // The other models loaded first, each its own line ("other_model:<id>@<context>"), in load order: the note that
+  // names them lists them so (the breakdown's keys come sorted). The label column fits the longest label.
+  std::vector<std::pair<std::string, const json*>> others;
+  for (const auto& [other, amount] : b.items())
+    if (other.starts_with("other_model:")) others.emplace_back(other, &amount);
+  std::vector<std::string> order;
+  for (const json& note : a.value("notes_i18n", json::array()))
+    if (note.value("id", "") == "other_models.loaded_last")
+      for (std::string names = note.at("args").value("names", ""); !names.empty();) {
+        const auto comma = names.find(", ");
+        order.push_back(names.substr(0, comma));
+        names = comma == std::string::npos ? "" : names.substr(comma + 2);
+      }
+  const auto name_of = [](const std::string& key) { return key.substr(12, key.find('@') - 12); };
+  const auto rank = [&](const std::string& key) {
+    return std::find(order.begin(), order.end(), name_of(key)) - order.begin();
+  };
+  std::stable_sort(others.begin(), others.end(), [&](const auto& x, const auto& y) { return rank(x.first) < rank(y.first); });
+  int width = 12;
+  for (const auto& other : others) width = std::max(width, static_cast<int>(name_of(other.first).size()) + 2);
   for (const auto& [label, key] : lines) {
     // Lines only some answers have: system RAM where the engine keeps part there, memory other programs hold, a
     // vision encoder, a draft model.
@@ -408,23 +429,22 @@ std::string estimate_table(const json& a) {
     if ((k == "system_ram" || k == "in_use" || k == "vision_encoder") && (!b.contains(key) || bytes(b.at(key)) == 0))
       continue;
     if (k == "draft" && !b.contains(key)) continue;
-    // The other models loaded first, each its own line ("other_model:<id>@<context>"), before the total.
     if (k == "total")
-      for (const auto& [other, amount] : b.items())
-        if (other.starts_with("other_model:"))
-          appendf(out, "  %-12s %s  (%s tokens)\n", ("+ " + other.substr(12, other.find('@') - 12)).c_str(),
-                  gb_and_gib(bytes(amount)).c_str(), other.substr(other.find('@') + 1).c_str());
-    appendf(out, "  %-12s %s\n", label, gb_and_gib(bytes(b.at(key))).c_str());
+      for (const auto& [other, amount] : others)
+        appendf(out, "  %-*s %s  (%s tokens)\n", width, ("+ " + name_of(other)).c_str(),
+                gb_and_gib(bytes(*amount)).c_str(), other.substr(other.find('@') + 1).c_str());
+    appendf(out, "  %-*s %s\n", width, label, gb_and_gib(bytes(b.at(key))).c_str());
     // Linear-attention and Mamba layers keep a fixed state per sequence beside the per-token KV cache.
     if (std::string_view(key) == "kv_cache" && b.contains("state_cache") && bytes(b.at("state_cache")) != 0)
-      appendf(out, "  %-12s %s (per sequence, fixed in context)\n", "state", gb_and_gib(bytes(b.at("state_cache"))).c_str());
+      appendf(out, "  %-*s %s (per sequence, fixed in context)\n", width, "state",
+              gb_and_gib(bytes(b.at("state_cache"))).c_str());
   }
   const json& range = a.at("range");
   const std::string low = gb_and_gib(bytes(range.at("low"))), high = gb_and_gib(bytes(range.at("high")));
   if (low == high)
-    appendf(out, "  %-12s %s\n", "range", low.c_str());
+    appendf(out, "  %-*s %s\n", width, "range", low.c_str());
   else
-    appendf(out, "  %-12s %s  to %s\n", "range", low.c_str(), high.c_str());
+    appendf(out, "  %-*s %s  to %s\n", width, "range", low.c_str(), high.c_str());
   for (const json& d : range.at("drivers")) appendf(out, "    driver: %s\n", text(d));
   append_engine(out, a);
   append_llamacpp_fit(out, a);

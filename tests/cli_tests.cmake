@@ -53,8 +53,15 @@ vramfit_cli_test(also_json_default_context ARGS --model qwen3-8b --engine llamac
                  --also qwen3-0.6b,llama-3.2-1b@2048 --json MATCH "\"breakdown\":{[^}]*\"other_model:qwen3-0\\.6b@4096\":[0-9]+")
 vramfit_cli_test(also_table ARGS --model qwen3-8b --engine llamacpp --gpu rtx-4090 --also qwen3-0.6b@8k
                  MATCH "\\+ qwen3-0\\.6b +[0-9.]+ GB[^\n]*\\(8192 tokens\\)")
+vramfit_cli_test(also_table_load_order ARGS --model qwen3-8b --engine llamacpp --gpu rtx-4090
+                 --also qwen3-0.6b@4096,llama-3.2-1b@2048
+                 MATCH "\n  \\+ qwen3-0\\.6b +[0-9.]+ GB[^\n]*\n  \\+ llama-3\\.2-1b +[0-9.]+ GB")
 vramfit_cli_test(also_bad_context FAIL ARGS --model qwen3-8b --also qwen3-0.6b@lots
                  MATCH "--also: \"qwen3-0\\.6b@lots\": the context after @ must be a whole number of tokens")
+vramfit_cli_test(also_duplicate FAIL ARGS --model qwen3-8b --gpu rtx-4090 --also qwen3-0.6b@4096 --also qwen3-0.6b@4096
+                 MATCH "--also: \"qwen3-0\\.6b@4096\" is named twice among the other models on the GPU")
+vramfit_cli_test(also_duplicate_default FAIL ARGS --model qwen3-8b --engine llamacpp --gpu rtx-4090
+                 --also qwen3-0.6b,qwen3-0.6b@4096 MATCH "--also: qwen3-0\\.6b with 4096 tokens is named twice")
 vramfit_cli_test(also_unknown FAIL ARGS --model qwen3-8b --gpu rtx-4090 --also no-such-model MATCH "--also: no-such-model: ")
 vramfit_cli_test(hf_repo ARGS --model openai/GPT-OSS-20B --json MATCH "\"id\":\"gpt-oss-20b\"")
 vramfit_cli_test(table ARGS --model llama-3.1-8b --gpu rtx-4090 MATCH "GeForce RTX 4090 +fits")

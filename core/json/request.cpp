@@ -44,6 +44,13 @@ std::variant<std::vector<OtherModelRequest>, Error> parse_also(std::string_view 
                                           {arg::text("given", item), arg::digits("max", kMaxContextTokens)}));
       m.context = *tokens;
     }
+    // Each model and context is one line of the breakdown: the same twice would be one line counted twice.
+    for (const OtherModelRequest& before : out)
+      if (before.model == m.model && before.context == m.context)
+        return make_error("also", message("input.also_duplicate",
+                                          "\"{given}\" is named twice among the other models on the GPU: name each "
+                                          "model and context once",
+                                          {arg::text("given", item)}));
     out.push_back(std::move(m));
   }
   if (out.size() > kMaxOthers)

@@ -69,20 +69,33 @@ OtherModel other_model_footprint(const InferenceEstimate& e, Engine engine, std:
     const VllmCapacity& v = *e.vllm;
     const std::uint64_t graphs_outside = v.cuda_graphs_in_budget ? 0 : v.cuda_graph_bytes;
     m.gpu_util = v.gpu_util;
-    m.bytes = v.budget_bytes + graphs_outside;
+    // Its own CUDA context sits outside the budget: vLLM takes its baseline after init_device, as the main model's
+    // overhead counts it (kCudaContextBytes).
+    m.bytes = v.budget_bytes + graphs_outside + kCudaContextBytes;
     m.explanation = {other_model_key(m),
                      message("explain.other_model.formula_vllm",
                              "another vLLM server holds its budget, floor(gpu_memory_utilization × total), set to the "
                              "least share that holds its weights, activation peak, non-torch memory and one sequence "
-                             "of its context, plus CUDA graphs captured outside the budget"),
+                             "of its context, plus CUDA graphs captured outside the budget and its own CUDA "
+                             "context"),
                      message("explain.other_model.values_vllm",
-                             "{name}, {context} tokens: floor({util} × {total}) + {graphs} = {amount} B",
+                             "{name}, {context} tokens: floor({util} × {total}) + {graphs} + 512 MiB CUDA context = "
+                             "{amount} B",
                              {who, ctx, arg::fixed("util", v.gpu_util, 2), arg::count("total", total_bytes),
                               arg::count("graphs", graphs_outside), arg::count("amount", m.bytes)}),
                      other_source(engine)};
     return m;
   }
   m.bytes = e.per_gpu.total;
+  // SGLang's pool is mem_fraction_static of the free memory it found (weights + state pool + KV pool = fraction × F0,
+  // _profile_available_bytes), not one request's cache: the server holds that whole share, beside its activations,
+  // graphs and CUDA context.
+  if (engine == Engine::sglang && e.sglang) {
+    const SglangCapacity& s = *e.sglang;
+    const std::uint64_t share = s.weights_bytes + s.state_pool.reserved_bytes + s.kv_capacity_bytes;
+    const std::uint64_t request = e.per_gpu.weights + e.per_gpu.kv_cache + e.per_gpu.state_cache;
+    if (share > request) m.bytes = e.per_gpu.total - request + share;
+  }
   Message formula =
       engine == Engine::ollama
           ? message("explain.other_model.formula_ollama",

@@ -292,4 +292,35 @@ EngineCommand command_for(const Report& report, const Request& request, const Re
                       "from_pretrained in your own script, with device_map=\"auto\" for the GPUs.")};
 }
 
+unsigned default_server_port(Engine engine) noexcept {
+  switch (engine) {
+    case Engine::vllm: return 8000;
+    case Engine::sglang: return 30000;
+    case Engine::llamacpp:
+    case Engine::mlx: return 8080;
+    case Engine::ollama:
+    case Engine::transformers: break;
+  }
+  return 0;
+}
+
+std::string other_server_command(const std::string& command, Engine engine, unsigned nth) {
+  const unsigned base = default_server_port(engine);
+  if (!base || command.empty()) return command;
+  const std::string port = " --port " + std::to_string(base + nth);
+  if (engine == Engine::mlx) {
+    // mlx_lm.server reads --model and --port; the prompt and the cache flags are mlx_lm.generate's.
+    const std::string flag = "--model ";
+    const auto at = command.find(flag);
+    if (at == std::string::npos) return command;
+    const auto start = at + flag.size(), end = command.find(' ', start);
+    return "mlx_lm.server --model " +
+           command.substr(start, end == std::string::npos ? std::string::npos : end - start) + port;
+  }
+  // Before the comment that names the version the flags are measured against.
+  const auto comment = command.find("  # ");
+  if (comment == std::string::npos) return command + port;
+  return command.substr(0, comment) + port + command.substr(comment);
+}
+
 }  // namespace vramfit

@@ -688,6 +688,20 @@ void add_other_commands(Report& report, const InferenceOptions& o) {
                                           "The command lines start the other models first, each in a shell of its "
                                           "own and each once the one before has loaded; the last line starts this "
                                           "model."));
+  // Each server binds its port (vllm serve, sglang.launch_server, llama-server, mlx_lm.server --port): the other
+  // models' lines take the ports after the default, which this model's line keeps.
+  const MessageArg first = arg::text("first_port", std::to_string(default_server_port(report.estimate.engine) + 1));
+  if (report.estimate.engine == Engine::mlx)
+    report.estimate.notes.push_back(message("other_models.ports_mlx",
+                                            "mlx_lm.server keeps each other model loaded, each on a port of its own "
+                                            "from {first_port} up; mlx_lm.generate runs this model.",
+                                            {first}));
+  else
+    report.estimate.notes.push_back(message("other_models.ports",
+                                            "Each other model's server listens on a port of its own from "
+                                            "{first_port} up; this model's keeps the default port {port}.",
+                                            {first, arg::text("port", std::to_string(default_server_port(
+                                                                          report.estimate.engine)))}));
 }
 
 void add_command(Report& report, const Request& r, const ResolvedRequest& rr) {

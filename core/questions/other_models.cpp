@@ -1,6 +1,7 @@
 #include "questions/other_models.hpp"
 
 #include "memory/others.hpp"
+#include "questions/command_line.hpp"
 #include "util/message.hpp"
 
 namespace vramfit {
@@ -31,6 +32,8 @@ Request other_request(const Request& r, const OtherModelRequest& also) {
   q.max_num_seqs.reset();
   q.memory_in_use.reset();
   q.gpu_layers.reset();
+  q.language_model_only = false;
+  q.max_kv_size.reset();
   q.mmproj = false;
   q.images = 0;
   q.image_size.clear();
@@ -72,6 +75,8 @@ std::optional<Error> resolve_other_models(const Catalog& catalog, const Request&
                                       "takes a share of that GPU's memory"));
   for (const OtherModelRequest& also : r.also) {
     Request q = other_request(r, also);
+    // An SGLang server takes its fraction of the memory it finds free: after the servers started before it.
+    if (engine == Engine::sglang && out.options.memory_in_use) q.memory_in_use = out.options.memory_in_use;
     auto report = evaluate_alone(catalog, q);
     if (!report) return about(also, report.error());
     const std::uint64_t total = out.options.gpu_memory_bytes;
@@ -104,7 +109,14 @@ std::optional<Error> resolve_other_models(const Catalog& catalog, const Request&
                                         "{name} needs {amount_bytes} on its own, more than one {gpu} holds",
                                         {arg::text("name", m.name), arg::gib("amount_bytes", m.bytes, 2),
                                          arg::text("gpu", out.gpu->name)}));
-    m.command = alone.command;
+    // Two names for one model and context ("x" and "x@4096" where 4096 is its default) would share a line.
+    for (const OtherModel& before : out.options.other_models)
+      if (other_model_key(before) == other_model_key(m))
+        return make_error("also", message("also.duplicate",
+                                          "{name} with {context} tokens is named twice among the other models on the "
+                                          "GPU: name each model and context once",
+                                          {arg::text("name", m.name), arg::digits("context", m.context_tokens)}));
+    m.command = other_server_command(alone.command, engine, static_cast<unsigned>(out.options.other_models.size() + 1));
     out.options.memory_in_use += m.bytes;
     out.options.other_models.push_back(std::move(m));
   }

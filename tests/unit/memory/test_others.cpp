@@ -80,11 +80,13 @@ TEST_CASE("vLLM: a second server holds its budget, and the next one's start chec
   const Report below = evaluate_json(R"({"model":"llama-3.1-8b","engine":"vllm","gpu":"h100-sxm","context":8192,
       "gpu_util":)" + std::to_string(util - 0.01) + "}");
   CHECK(below.estimate.vllm->max_concurrency == 0);
-  // The server holds its budget, floor(util × total) (gpu_worker.py requested_memory), and the CUDA graphs where the
-  // version captures them outside it (Model Runner V2 from 0.25 sets nothing aside for them, vLLM issue 49224).
+  // The server holds its budget, floor(util × total) (gpu_worker.py requested_memory), the CUDA graphs where the
+  // version captures them outside it (Model Runner V2 from 0.25 sets nothing aside for them, vLLM issue 49224), and
+  // its own CUDA context, taken before the baseline its budget is measured from (512 MiB = 536'870'912 B):
+  // bytes = floor(util × total) + graphs + 536'870'912.
   const std::uint64_t graphs = at.estimate.vllm->cuda_graphs_in_budget ? 0 : at.estimate.vllm->cuda_graph_bytes;
-  CHECK(m.bytes == static_cast<std::uint64_t>(std::floor(static_cast<double>(total) * util)) + graphs);
-  // The next server's check (request_memory): free = total − its CUDA context (512 MiB) − the other's budget, against
+  CHECK(m.bytes == static_cast<std::uint64_t>(std::floor(static_cast<double>(total) * util)) + graphs + 536'870'912);
+  // The next server's check (request_memory): free = total − its CUDA context (512 MiB) − the other's bytes, against
   // ceil(0.92 × total). An 8B model's share in bf16 is well above the 7.5 % that leaves room for 0.92.
   REQUIRE(r.estimate.vllm_start);
   const std::uint64_t free = total - 512 * kMiB - m.bytes;
@@ -102,6 +104,10 @@ TEST_CASE("vLLM: a second server holds its budget, and the next one's start chec
   std::snprintf(share, sizeof share, "%g", fits);
   CHECK(lines[1].starts_with("vllm serve Qwen/"));
   CHECK(lines[1].find(std::string("--gpu-memory-utilization ") + share) != std::string::npos);
+  // Each server binds its port (vllm serve --port, default 8000): the other one takes the next.
+  CHECK(lines[0].find(" --port 8001") != std::string::npos);
+  CHECK(lines[1].find("--port") == std::string::npos);
+  CHECK(has_note(r, "other_models.ports"));
   CHECK(has_note(r, "other_models.loaded_last"));
   CHECK(has_note(r, "other_models.command_order"));
   // The breakdown: a line of its own, nothing in the person's "in use", and the card's total counts it.
@@ -146,6 +152,24 @@ TEST_CASE("llama.cpp: each llama-server is a process of its own; the card holds 
   CHECK(lines[0].starts_with("llama-server -m Qwen3-0.6B"));
   CHECK(lines[0].find(" -c 4096") != std::string::npos);
   CHECK(lines[1].starts_with("llama-server -m Qwen3-8B"));
+  // llama-server's --port defaults to 8080 (tools/server/README.md): the other server takes 8081.
+  CHECK(lines[0].find(" --port 8081") != std::string::npos);
+  CHECK(lines[1].find("--port") == std::string::npos);
+}
+
+TEST_CASE("MLX: the other model stays loaded in mlx_lm.server on a port of its own") {
+  // mlx_lm.generate exits after its prompt; mlx_lm.server (mlx_lm/server.py: --model, --port with default 8080)
+  // keeps the model loaded.
+  const Report r = evaluate_json(R"({"model":"llama-3.1-8b","engine":"mlx","gpu":"apple-m4-pro-64gb","context":4096,
+      "also":"qwen3-0.6b@4096,llama-3.2-1b@4096"})");
+  const auto lines = lines_of(r.command);
+  REQUIRE(lines.size() == 3);
+  CHECK(lines[0].starts_with("mlx_lm.server --model Qwen/"));
+  CHECK(lines[0].ends_with(" --port 8081"));
+  CHECK(lines[1].starts_with("mlx_lm.server --model meta-llama/"));
+  CHECK(lines[1].ends_with(" --port 8082"));
+  CHECK(lines[2].starts_with("mlx_lm.generate --model meta-llama/"));
+  CHECK(has_note(r, "other_models.ports_mlx"));
 }
 
 TEST_CASE("Ollama: one server keeps the models loaded; past 3 per GPU OLLAMA_MAX_LOADED_MODELS must say more") {
@@ -188,4 +212,39 @@ TEST_CASE("--also: a bad context, an unknown model, too many, each named with th
   CHECK(unknown.field == "also");
   CHECK(unknown.message.id == "also.error");
   CHECK(unknown.message.text.find("no-such-model") != std::string::npos);
+}
+
+TEST_CASE("--also: the main model's own vision settings stay its own") {
+  // --language-model-only drops this model's vision tower (vLLM interfaces.py _mark_tower_model); the other server,
+  // a vision model started for its own use, keeps its tower: its line has no such flag.
+  const Report r = evaluate_json(R"({"model":"qwen3.6-27b","engine":"vllm","gpu":"h100-80gb","context":8192,
+      "language_model_only":true,"also":"qwen3-vl-2b@8192"})");
+  const auto lines = lines_of(r.command);
+  REQUIRE(lines.size() == 2);
+  CHECK(lines[0].find("--language-model-only") == std::string::npos);
+  CHECK(lines[1].find("--language-model-only") != std::string::npos);
+}
+
+TEST_CASE("SGLang: another server holds its mem_fraction_static share of the memory it found free") {
+  // SGLang _profile_available_bytes: rest = F1 − F0 × (1 − fraction), F1 = F0 − weights, so weights + pool =
+  // fraction × F0 (the pool rounded down to whole cells); the server holds that whole share whatever one request
+  // uses, plus what lies outside it (activations, graphs, CUDA context).
+  const Report alone = evaluate_json(R"({"model":"qwen3-0.6b","engine":"sglang","gpu":"h100-sxm","context":8192})");
+  const Report r = evaluate_json(R"({"model":"qwen3-8b","engine":"sglang","gpu":"h100-sxm","context":8192,
+      "also":"qwen3-0.6b@8192"})");
+  REQUIRE(r.estimate.other_models.size() == 1);
+  REQUIRE(alone.estimate.sglang);
+  const SglangCapacity& s = *alone.estimate.sglang;
+  const PerGpuMemory& g = alone.estimate.per_gpu;
+  const double share = s.mem_fraction_static * static_cast<double>(s.free_at_start_bytes);
+  const std::uint64_t outside = g.total - g.weights - g.kv_cache - g.state_cache;
+  const std::uint64_t bytes = r.estimate.other_models.front().bytes;
+  // By hand: bytes − outside = fraction × F0 less under one cell (rest // cell) and a byte of rounding.
+  CHECK(static_cast<double>(bytes - outside) <= share + 1);
+  CHECK(static_cast<double>(bytes - outside) >= share - static_cast<double>(s.cell_bytes) - 1);
+  // Far more than its one request's 8192 tokens of cache: the pool is most of the card.
+  CHECK(bytes > g.total);
+  CHECK(has_note(r, "other_models.sglang_fraction"));
+  CHECK(has_note(r, "other_models.ports"));
+  CHECK(lines_of(r.command)[0].find(" --port 30001") != std::string::npos);
 }

@@ -524,6 +524,8 @@ export const MESSAGES = {
     "command.replace_model": "Ersetzen Sie MODEL durch das Hugging-Face-Repository oder den lokalen Ordner des Modells.",
     "command.checkpoint_format": "{engine} liest die Quantisierung aus dem Checkpoint: Verwenden Sie einen Checkpoint, der in {format} veröffentlicht ist.",
     "command.checkpoint_format_replace": "{engine} liest die Quantisierung aus dem Checkpoint: Verwenden Sie einen Checkpoint, der in {format} veröffentlicht ist. Ersetzen Sie MODEL durch das Hugging-Face-Repository oder den lokalen Ordner des Modells.",
+    "other_models.ports": "Der Server jedes anderen Modells lauscht auf einem eigenen Port ab {first_port}; der dieses Modells behält den Standardport {port}.",
+    "other_models.ports_mlx": "mlx_lm.server hält jedes andere Modell geladen, jedes auf einem eigenen Port ab {first_port}; mlx_lm.generate führt dieses Modell aus.",
     "command.llamacpp": "Ersetzen Sie den .gguf-Namen durch den Pfad Ihrer Datei.",
     "command.mlx": "Der Prompt wird von der Standardeingabe gelesen; mlx_lm.server --model nimmt dasselbe Modell.",
     "command.mlx_replace": "Der Prompt wird von der Standardeingabe gelesen; mlx_lm.server --model nimmt dasselbe Modell. Ersetzen Sie MODEL durch das Hugging-Face-Repository oder den lokalen Ordner des Modells.",

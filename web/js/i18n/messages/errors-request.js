@@ -3,6 +3,8 @@
 export default {
   en: {},  // none: no text here names a byte count (../messages.js)
   de: {
+    "input.also_duplicate": "„{given}“ ist unter den anderen Modellen auf der GPU zweimal genannt: Nennen Sie jedes Modell mit seinem Kontext nur einmal",
+    "also.duplicate": "{name} mit {context} Tokens ist unter den anderen Modellen auf der GPU zweimal genannt: Nennen Sie jedes Modell mit seinem Kontext nur einmal",
     "ranking.tp_no_heads": "Tensor-Parallelität braucht die Zahl der Attention-Köpfe (eine bloße Parameterzahl hat keine)",
     "ranking.tp_heads": "Tensor-Parallelität {count} teilt die {heads} Attention-Köpfe nicht gleichmäßig",
     "ranking.tp_kv_heads": "Tensor-Parallelität {count} teilt die {heads} KV-Köpfe nicht gleichmäßig",
