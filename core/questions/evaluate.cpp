@@ -16,6 +16,7 @@
 #include "questions/command_line.hpp"
 #include "questions/placed_breakdown.hpp"
 #include "memory/engines/ollama_server.hpp"
+#include "memory/others.hpp"  // others_bytes
 #include "questions/ollama_server.hpp"
 
 namespace vramfit {
@@ -1091,6 +1092,29 @@ Result<Report> on_every_gpu(const Catalog& catalog, const Request& r, const Reso
   return report;
 }
 
+// Ollama's scheduler unloads the other models to load this one where the rule of other_models.ollama_evicts
+// (memory/in_use.cpp) holds: the model then loads alone, so the answer is for it alone (nothing else in use but what
+// the person gave), its headline saying the others are unloaded first.
+std::optional<Result<Report>> ollama_unloading_others(const Catalog& catalog, const Request& r,
+                                                      const ResolvedRequest& rr, const InferenceEstimate& e) {
+  if (e.engine != Engine::ollama || rr.options.other_models.empty()) return std::nullopt;
+  const auto evicts = std::find_if(e.notes.begin(), e.notes.end(),
+                                   [](const Message& m) { return m.id == "other_models.ollama_evicts"; });
+  if (evicts == e.notes.end()) return std::nullopt;
+  ResolvedRequest alone = rr;
+  alone.options.memory_in_use -= others_bytes(rr.options.other_models);
+  alone.options.other_models.clear();
+  auto report = evaluate(catalog, r, alone);
+  if (!report) return report;
+  Report& w = report.value();
+  w.estimate.notes.insert(w.estimate.notes.begin(), *evicts);
+  std::string names;
+  for (const OtherModel& m : rr.options.other_models) names += (names.empty() ? "" : ", ") + m.name;
+  w.verdict.message = message("headline.ollama_unloads_others", "Ollama unloads {names} first, then: {verdict}",
+                              {arg::text("names", names), arg::message("verdict", w.verdict.message)});
+  return report;
+}
+
 Result<Report> evaluate(const Catalog& catalog, const Request& r, const ResolvedRequest& rr) {
   Report report;
   report.model = rr.model;
@@ -1102,6 +1126,7 @@ Result<Report> evaluate(const Catalog& catalog, const Request& r, const Resolved
   auto estimate = estimate_inference(report.model, rr.options);
   if (!estimate) return estimate.error();
   report.estimate = std::move(estimate).value();
+  if (auto unloaded = ollama_unloading_others(catalog, r, rr, report.estimate)) return std::move(*unloaded);
   if (rr.options.explain)
     report.estimate.explanations.push_back(
         params_explanation(report.model, report.estimate.params, rr.published_params, rr.params_source));

@@ -195,6 +195,16 @@ TEST_CASE("Ollama: a model predicted above 80% of the memory the others leave ma
   const Report r = evaluate_json(R"({"model":"qwen3-32b","engine":"ollama","gpu":"rtx-4090","context":4096,
       "weights":"q4_k_m","also":"qwen3-8b@4096"})");
   CHECK(has_note(r, "other_models.ollama_evicts"));
+  // It then loads alone: the answer is the model's own, on an empty card, and the headline says the other goes.
+  const Report alone = evaluate_json(R"({"model":"qwen3-32b","engine":"ollama","gpu":"rtx-4090","context":4096,
+      "weights":"q4_k_m"})");
+  CHECK(r.estimate.other_models.empty());
+  CHECK(r.estimate.in_use == 0);
+  CHECK(r.estimate.total == alone.estimate.total);
+  CHECK(r.verdict.kind == alone.verdict.kind);
+  CHECK(r.verdict.message.id == "headline.ollama_unloads_others");
+  CHECK(r.verdict.text().starts_with("Ollama unloads qwen3-8b first, then: " + alone.verdict.message.text));
+  CHECK(r.command.find("qwen3-8b") == std::string::npos);
 }
 
 TEST_CASE("--also: a bad context, an unknown model, too many, each named with the field") {

@@ -110,6 +110,7 @@ export const MESSAGES = {
     "headline.fits": "Passt auf eine {gpu}, {free_bytes} bleiben frei",
     "headline.lead_unknown": "Unklar: ",
     "headline.lead_likely": "Wahrscheinlich: ",
+    "headline.ollama_unloads_others": "Ollama entlädt zuerst {names}, dann: {verdict}",
     "certainty.bare": "Eine bloße Parameterzahl hat keine Architektur: KV-Cache und Aktivierungen sind nicht gezählt, und sie wachsen mit dem Kontext; {free_bytes} bleiben für sie.",
     "certainty.quant_file": "Die hf_quant_config.json des Checkpoints wurde nicht gelesen, daher zählen die Gewichte als bf16. Als {format}, wie der Name des Checkpoints sagt: {verdict}.",
     "certainty.quant_file_kv": "Die hf_quant_config.json des Checkpoints wurde nicht gelesen, daher zählen die Gewichte als bf16. Als {format}, wie der Name des Checkpoints sagt, mit dem fp8-KV-Cache, den vLLM aus dieser Datei übernimmt, wo sie den Cache quantisiert: {verdict}.",
