@@ -55,10 +55,43 @@ test('Other models: added in the section, a line each in the breakdown, kept by 
   await again.page.waitForFunction(() => document.querySelector('[data-i18n="inputs.alsomodels"]').textContent === 'Weitere Modelle, zuerst geladen');
   await again.page.waitForFunction(() => /Weiteres Modell: qwen3-0\.6b, 8192 Tokens/
     .test(document.querySelector('[data-line="other_model:qwen3-0.6b@8192"]')?.textContent ?? ''));
+  // The row drawn in English speaks German too, and a row added in German is German from the start.
+  const rows = again.page.locator('.also-row');
+  assert.equal(await rows.first().locator('[data-testid="also-context"]').getAttribute('placeholder'), 'Standard');
+  assert.equal(await rows.first().locator('[data-testid="also-model"]').getAttribute('aria-label'), 'Weiteres Modell');
+  await again.page.locator('[data-testid="also-add"]').click();
+  assert.equal(await rows.count(), 2);
+  const added = rows.nth(1);
+  assert.equal(await added.locator('[data-testid="also-model"]').inputValue(), '');
+  assert.equal(await added.locator('[data-testid="also-model"] option').first().textContent(), 'Modell wählen');
+  assert.equal(await added.locator('[data-testid="also-model"]').getAttribute('aria-label'), 'Weiteres Modell');
+  assert.equal(await added.locator('[data-testid="also-context"]').getAttribute('placeholder'), 'Standard');
+  assert.equal(await added.locator('[data-testid="also-context"]').getAttribute('aria-label'), 'Sein Kontext (Tokens)');
+  assert.equal(await added.locator('[data-testid="also-remove"]').getAttribute('aria-label'), 'Dieses Modell entfernen');
+  // A row with no model yet stays out of the link, and stays through an answer and a change of language.
+  assert.equal(new URL(again.page.url()).searchParams.get('also'), 'qwen3-0.6b@8k');
+  await added.locator('[data-testid="also-context"]').fill('2048');
+  await added.locator('[data-testid="also-context"]').press('Tab');
+  await again.page.locator('#lang').selectOption('en');
+  await again.page.waitForFunction(() => document.querySelector('.also-row:last-child input')?.placeholder === 'default');
+  assert.equal(await rows.count(), 2);
+  assert.equal(await added.locator('[data-testid="also-context"]').inputValue(), '2048');
+  assert.equal(await added.locator('[data-testid="also-model"] option').first().textContent(), 'Choose a model');
+  assert.equal(new URL(again.page.url()).searchParams.get('also'), 'qwen3-0.6b@8k');
+  await again.page.locator('#lang').selectOption('de');
+  await again.page.waitForFunction(() => document.querySelector('.also-row:last-child input')?.placeholder === 'Standard');
+  await again.page.locator('[data-testid="also-on-gpu"]').screenshot({ path: path.join(shots, 'also-models-375-de.png') });
+  // Chosen, its model joins the link with the context typed before.
+  await added.locator('[data-testid="also-model"]').selectOption('qwen3-0.6b');
+  await again.page.waitForFunction(() => new URL(location.href).searchParams.get('also') === 'qwen3-0.6b@8k,qwen3-0.6b@2048');
   // Removed, the model leaves the link and its line goes.
-  await again.page.locator('[data-testid="also-remove"]').click();
+  await added.locator('[data-testid="also-remove"]').click();
+  await again.page.waitForFunction(() => new URL(location.href).searchParams.get('also') === 'qwen3-0.6b@8k');
+  await rows.first().locator('[data-testid="also-remove"]').click();
   await again.page.waitForFunction(() => !new URL(location.href).searchParams.has('also'));
   await again.page.locator('[data-line="other_model:qwen3-0.6b@8192"]').waitFor({ state: 'detached' });
+  assert.equal(await rows.count(), 0);
+  assert.equal(await again.page.evaluate(() => document.activeElement?.dataset.testid), 'also-add');
   assert.deepEqual(problems, []);
   assert.deepEqual(again.problems, []);
 });

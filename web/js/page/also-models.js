@@ -1,11 +1,13 @@
-// "Other models on this GPU" inside "Also on this GPU": the models loaded before the one asked about, each a preset
-// with its context. The rows write the state's `also` text ("qwen3-0.6b@8192,llama-3.2-1b", the core's format) into
-// a hidden control named `also` and send the form's own input event, so the page's one handler stores it as it
-// stores every other field; showAlsoModels draws the rows back from that text (a link's, the history's).
+// "Other models loaded first" inside "Also on this GPU": the models loaded before the one asked about, each a preset
+// with its context. The rows live in the page's view (view.alsoModels, store.js), a row whose model is not chosen yet
+// too; the DOM is drawn from them. A change writes the state's `also` text ("qwen3-0.6b@8192,llama-3.2-1b", the
+// core's format) and asks the answer flow; a state text the rows do not say (a link's, the history's) redraws them,
+// as does a language change. The hidden control named `also` mirrors the state so an error on it has its place.
 import { el } from '../render/view.js';
+import { page, view } from './store.js';
+import { update } from './answer.js';
 
 const root = () => document.getElementById('also-models');
-const hidden = () => document.getElementById('also');
 
 /** "a@8192,b" → [{model: 'a', context: '8192'}, {model: 'b', context: ''}]. */
 export function parseAlso(text) {
@@ -21,65 +23,77 @@ export function alsoText(rows) {
     .map((r) => (r.context.trim() === '' ? r.model : `${r.model}@${r.context.trim()}`)).join(',');
 }
 
-function rowsNow(list) {
-  return [...list.querySelectorAll('.also-row')].map((row) => ({
-    model: row.querySelector('select').value, context: row.querySelector('input').value,
-  }));
+// The rows changed in the page: the state follows, and the answer with it (typing replaces the history entry).
+function send() {
+  const { rows } = view.alsoModels;
+  page.state = { ...page.state, also: page.codec.parse('also', alsoText(rows)) };
+  update();
 }
 
-function send(list) {
-  const input = hidden();
-  input.value = alsoText(rowsNow(list));
-  list.dataset.shown = input.value;
-  input.dispatchEvent(new Event('input', { bubbles: true }));
-}
-
-function row(list, models, t, value) {
-  const select = el('select', { 'aria-label': t('also.model'), 'data-i18n-label': 'also.model', 'data-testid': 'also-model' });
-  const ids = models.map((m) => m.id);
-  for (const [id, name] of [['', t('also.choose')], ...models.map((m) => [m.id, m.name ?? m.id])]) {
-    select.append(el('option', { value: id, text: name, 'data-i18n': id === '' ? 'also.choose' : null }));
-  }
+function modelSelect(value, models, t) {
+  const select = el('select', { 'aria-label': t('also.model'), 'data-testid': 'also-model' });
+  const choices = [['', t('also.choose')], ...models.map((m) => [m.id, m.name ?? m.id])];
   // A link may name a model the list does not have: it stays, and the core says what is wrong with it.
-  if (value.model !== '' && !ids.includes(value.model)) select.append(el('option', { value: value.model, text: value.model }));
+  if (value.model !== '' && !models.some((m) => m.id === value.model)) choices.push([value.model, value.model]);
+  for (const [id, name] of choices) select.append(el('option', { value: id, text: name }));
   select.value = value.model;
+  return select;
+}
+
+function row(value, models, t) {
+  const select = modelSelect(value, models, t);
   const context = el('input', { type: 'text', inputmode: 'numeric', autocomplete: 'off', spellcheck: 'false',
-    placeholder: t('also.contextDefault'), 'data-i18n-label': 'also.context', 'aria-label': t('also.context'),
-    'data-testid': 'also-context' });
+    placeholder: t('also.contextDefault'), 'aria-label': t('also.context'), 'data-testid': 'also-context' });
   context.value = value.context;
   const remove = el('button', { type: 'button', class: 'also-remove', 'aria-label': t('also.remove'),
-    'data-i18n-label': 'also.remove', 'data-testid': 'also-remove', text: '×' });
-  const li = el('li', { class: 'also-row' }, select, context, remove);
-  select.addEventListener('change', () => send(list));
-  context.addEventListener('change', () => send(list));
-  remove.addEventListener('click', () => {
-    li.remove();
-    send(list);
-    list.closest('#also-models')?.querySelector('.also-add')?.focus();
+    'data-testid': 'also-remove', text: '×' });
+  select.addEventListener('change', () => {
+    value.model = select.value;
+    send();
   });
-  return li;
+  context.addEventListener('change', () => {
+    value.context = context.value;
+    send();
+  });
+  remove.addEventListener('click', () => {
+    view.alsoModels.rows = view.alsoModels.rows.filter((r) => r !== value);
+    draw();
+    send();
+    root()?.querySelector('.also-add')?.focus();
+  });
+  return el('li', { class: 'also-row' }, select, context, remove);
 }
 
-/**
- * Draws the rows for the state's `also` text, unless they already say it (so typing in a row is not redrawn).
- * `models`: the catalogue's presets ({id, name}); `t`: the page's translator.
- */
-export function showAlsoModels(text, models, t) {
+// The rows of the view, in the language shown.
+function draw() {
   const box = root();
   if (!box) return;
-  const list = box.querySelector('.also-list');
-  const add = box.querySelector('.also-add');
-  if (!add.dataset.wired) {
-    add.dataset.wired = '1';
-    add.addEventListener('click', () => {
-      const li = row(list, models, t, { model: '', context: '' });
-      list.append(li);
-      li.querySelector('select').focus();
-    });
+  const models = page.calculator.catalog.models;
+  view.alsoModels.lang = view.t.lang;
+  box.querySelector('.also-list').replaceChildren(...view.alsoModels.rows.map((r) => row(r, models, view.t)));
+}
+
+function addRow() {
+  view.alsoModels.rows = [...view.alsoModels.rows, { model: '', context: '' }];
+  draw();
+  root()?.querySelector('.also-row:last-child select')?.focus();
+}
+
+/** Shows the state's `also`: the rows are redrawn when they say another text or the language changed. */
+export function showAlsoModels() {
+  const box = root();
+  if (!box) return;
+  const text = String(page.state.also ?? '');
+  box.querySelector('#also').value = text;
+  const shown = view.alsoModels;
+  if (!shown.wired) {
+    shown.wired = true;
+    box.querySelector('.also-add').addEventListener('click', addRow);
   }
-  const value = String(text ?? '');
-  hidden().value = value;
-  if (list.dataset.shown === value) return;
-  list.dataset.shown = value;
-  list.replaceChildren(...parseAlso(value).map((v) => row(list, models, t, v)));
+  if (alsoText(shown.rows) !== text) {
+    shown.rows = parseAlso(text);
+    draw();
+  } else if (shown.lang !== view.t.lang) {
+    draw();
+  }
 }

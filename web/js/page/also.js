@@ -31,7 +31,7 @@ const showField = (field) => {
 alsoControl({ keys: ['inuse'], show: () => showField(dom.inuse) });
 
 // Other models loaded first, each with its context.
-alsoControl({ keys: ['also'], show: () => showAlsoModels(page.state.also ?? '', page.calculator.catalog.models, view.t) });
+alsoControl({ keys: ['also'], show: showAlsoModels });
 
 // A vision model's images: shown for a model with a vision tower (the answer's `vision`), or while the state carries
 // them (so a refused value can be cleared).

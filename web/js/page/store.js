@@ -43,6 +43,10 @@ export const page = {
 export const view = {
   t: null, f: null, segment: 'all', sort: 'verdict', direction: 'ascending', gpu: '', rankingAll: false,
   rankingSort: 'rank', rankingDirection: 'ascending', embedKind: 'iframe', draftChoices: '',
+  // "Other models loaded first" (page/also-models.js): its rows ({model, context}: a row whose model is not chosen
+  // yet has model '' and stays out of the state's `also`), the language they are drawn in, and whether "Add a
+  // model" is wired.
+  alsoModels: { rows: [], lang: null, wired: false },
 };
 
 // Training's names for the inputs the context and batch fields share with inference.
