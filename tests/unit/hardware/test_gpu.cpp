@@ -433,7 +433,9 @@ TEST_CASE("A DGX Spark's and the Jetsons' GPU may use what CUDA reports as the t
   // totalGlobalMem, "NVIDIA Thor, compute capability 11.0, VMM: yes, VRAM: 125748 MiB": 125,748 / 1024 = 122.80 GiB.
   const std::pair<const char*, double> jetsons[] = {{"jetson-agx-orin-32gb", 30536.0 / 1024},
                                                     {"jetson-agx-thor", 125748.0 / 1024}};
-  for (const auto& [id, gib] : jetsons) {
+  for (const auto& entry : jetsons) {
+    const char* id = entry.first;
+    const double gib = entry.second;
     CAPTURE(id);
     const Gpu& jetson = test::gpu(id);
     CHECK(jetson.shared == SharedMemory::nvidia_unified);
