@@ -433,7 +433,7 @@ Message decode_explanation(const SpeedModel& model, const Gpu& gpu, const SpeedO
        arg::message("state", clause_if(o.state_bytes_per_sequence != 0,
                                        message("speed.how.state", " and of recurrent state, read and written back"))),
        figure("share_low", eff.bandwidth_share.low * 100, 2), figure("share_high", eff.bandwidth_share.high * 100, 2),
-       figure("bandwidth", *gpu.bandwidth_gb_s, 4), arg::text("engine", engine_name(o.engine)),
+       figure("bandwidth", *gpu.bandwidth_gb_s, 4), arg::text("engine", engine_title(o.engine)),
        arg::message("gpu_class", gpu_class_clause(gpu_class_of(gpu))),
        figure("overhead_low", eff.fixed_overhead_s.low * 1e3, 2),
        figure("overhead_high", eff.fixed_overhead_s.high * 1e3, 2),

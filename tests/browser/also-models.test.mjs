@@ -39,7 +39,7 @@ test('Other models: added in the section, a line each in the breakdown, kept by 
   await page.waitForFunction(() => new URL(location.href).searchParams.get('also') === 'qwen3-0.6b@8k');
   await page.locator('[data-line="other_model:qwen3-0.6b@8192"]').waitFor({ state: 'visible' });
   // Two llama-server lines, the other model's first.
-  await page.waitForFunction(() => /^llama-server -m Qwen3-0\.6B[^\n]*-c 8192\s*\n\s*llama-server -m Qwen3-8B/
+  await page.waitForFunction(() => /^llama-server -m Qwen3-0\.6B[^\n]*-c 8192[^\n]*\n\s*llama-server -m Qwen3-8B/
     .test(document.querySelector('#command-text').textContent));
   mkdirSync(shots, { recursive: true });
   await section.screenshot({ path: path.join(shots, 'also-models-1280.png') });
