@@ -175,25 +175,22 @@ ImagePatches image_patches(const ModelSpec::VisionTower& t, std::uint64_t width,
   return p;
 }
 
-void add_vision_encoder(InferenceEstimate& e, const ModelSpec& spec, const InferenceOptions& o) {
-  if (!spec.vision_params || spec.is_bare()) return;
-  VisionEncoder v;
-  v.params = spec.vision_params;
-  // Ollama up to 0.11.10: its estimate's projector weights and graph, on the GPU with the output layer or not at all
-  // (e.weights holds the language model's layers alone).
-  if (e.ollama) {
-    const OllamaEstimate& c = *e.ollama;
-    if (!c.projector_weights_bytes) return;
-    v.apart = !c.projector_on_gpu && c.planned;
-    v.format = v.apart ? "" : "F16";
-    v.weights_bytes = v.apart ? 0 : c.projector_weights_bytes;
-    v.compute_bytes = v.apart ? 0 : c.projector_graph_bytes;
-    v.images = o.images;
-    v.bytes = v.weights_bytes + v.compute_bytes;
-    e.vision_encoder = v.bytes;
-    e.vision = std::move(v);
-    return;
-  }
+namespace {
+
+// Ollama up to 0.11.10: its estimate's projector weights and graph, on the GPU with the output layer or not at all
+// (e.weights holds the language model's layers alone). False where its estimate has no projector.
+bool ollama_projector(VisionEncoder& v, const OllamaEstimate& c, const InferenceOptions& o) {
+  if (!c.projector_weights_bytes) return false;
+  v.apart = !c.projector_on_gpu && c.planned;
+  v.format = v.apart ? "" : "F16";
+  v.weights_bytes = v.apart ? 0 : c.projector_weights_bytes;
+  v.compute_bytes = v.apart ? 0 : c.projector_graph_bytes;
+  v.images = o.images;
+  return true;
+}
+
+// The tower's weights as the engine loads them, taken out of e.weights.
+void tower_weights(VisionEncoder& v, InferenceEstimate& e, const InferenceOptions& o) {
   for (const WeightGroup& g : e.weight_detail.groups)
     if (g.what == "vision tower") {
       v.weights_bytes += g.bytes;
@@ -223,120 +220,183 @@ void add_vision_encoder(InferenceEstimate& e, const ModelSpec& spec, const Infer
     v.weights_bytes = 0;
     v.format.clear();
   }
+}
 
-  const ModelSpec::VisionTower& t = spec.vision;
-  const bool shaped = t.patch_size && t.hidden_size && t.intermediate_size && t.heads;
-  v.images = o.images;
-  if (shaped && !v.apart) {
-    v.size_from_engine = !o.image_width;
-    const auto [w, h] = v.size_from_engine ? default_size(t, o.engine) : std::pair{o.image_width, o.image_height};
-    ImagePatches p = image_patches(t, w, h);
-    if (ggml_engine(o.engine) && t.schema == "qwen" && p.tokens > kLlamaQwenMaxTokens) {
-      // clip.cpp scales the image down to image_max_pixels (4096 merged tokens).
-      while (p.tokens > kLlamaQwenMaxTokens) p = image_patches(t, p.width * 15 / 16, p.height * 15 / 16);
-    }
-    v.image_width = p.width;
-    v.image_height = p.height;
-    v.patches_per_image = p.patches;
-    v.tokens_per_image = p.tokens;
-    if (ggml_engine(o.engine)) {
-      // The buffer reserved at load for the warm-up image, grown by ggml-alloc when a larger image comes; one image
-      // at a time (mtmd encodes each image's chunk by itself).
-      const auto [ww, wh] = default_size(t, o.engine);
-      const ImagePatches warm = image_patches(t, ww, wh);
-      const bool fa = o.attention == Attention::sdpa;
-      v.compute_bytes = std::max(llamacpp_clip_peak(t, warm.patches, fa), llamacpp_clip_peak(t, p.patches, fa));
-      v.compute_formula = fa ? message("vision.compute_llamacpp",
-                                       "max(warm-up image, largest image) patches × (n_ff + 3 × n_embd) × 4 B (f32)")
-                             : message("vision.compute_llamacpp_scores",
-                                       "max(warm-up image, largest image) patches × (n_ff + 3 × n_embd) × 4 B (f32) + "
-                                       "patches² × n_head × 4 B (-fa off)");
-      v.compute_source = message("vision.source_llamacpp",
-                                 "llama.cpp tools/mtmd/clip.cpp: warmup() reserves the compute buffer for "
-                                 "warmup_image_size (\"alloc_compute_meta: CUDA0 compute buffer size\")");
-    } else if (e.vllm && e.vllm->encoder_profile && e.vllm->encoder_profile->modelled) {
-      const VllmEncoderProfile& vp = *e.vllm->encoder_profile;
-      v.size_from_engine = !o.image_width || t.image_size;
-      v.image_width = vp.width;
-      v.image_height = vp.height;
-      v.patches_per_image = vp.patches_per_item;
-      v.tokens_per_image = vp.tokens_encoded;
-      v.compute_bytes = vp.added_bytes;
-      v.compute_formula = message("vision.compute_vllm",
-                                  "max(encoder: items × patches × (MLP width + pixel values) × dtype bytes, "
-                                  "embeddings: items × tokens × hidden × dtype bytes + the language model's peak) − "
-                                  "the language model's peak");
-      v.compute_source = message("vision.source_vllm",
-                                 "vLLM 0.27 profile_run: MultiModalBudget's dummy images (encoder_budget.py), "
-                                 "encoded in one batch and kept in the encoder cache through the dummy batch and "
-                                 "the sampler (gpu_model_runner.py, gpu/mm/encoder_runner.py)");
-    } else if (o.engine == Engine::transformers && o.images) {
-      const std::uint64_t bytes = std::max<std::uint64_t>(dtype_info(e.weights_dtype).bits / 8, 1);
-      v.compute_bytes = transformers_tower_peak(t, o.images, p.patches, bytes, o.attention == Attention::eager);
-      v.compute_formula = o.attention == Attention::eager
-                              ? message("vision.compute_transformers_scores",
-                                        "images × patches × (2 × hidden + 2 × intermediate) × dtype bytes + images × "
-                                        "2 × heads × patches² × dtype bytes (eager)")
-                              : message("vision.compute_transformers",
-                                        "images × patches × (2 × hidden + 2 × intermediate) × dtype bytes");
-      v.compute_source = message("vision.source_transformers",
-                                 "transformers: the vision tower runs once over every image's patches (pixel_values) "
-                                 "under torch.no_grad; one layer's tensors are alive at a time");
-    }
+// clip.cpp's compute buffer: reserved at load for the warm-up image, grown by ggml-alloc when a larger image comes;
+// one image at a time (mtmd encodes each image's chunk by itself).
+void llamacpp_clip_compute(VisionEncoder& v, const ModelSpec::VisionTower& t, const ImagePatches& p,
+                           const InferenceOptions& o) {
+  const auto [ww, wh] = default_size(t, o.engine);
+  const ImagePatches warm = image_patches(t, ww, wh);
+  const bool fa = o.attention == Attention::sdpa;
+  v.compute_bytes = std::max(llamacpp_clip_peak(t, warm.patches, fa), llamacpp_clip_peak(t, p.patches, fa));
+  v.compute_formula = fa ? message("vision.compute_llamacpp",
+                                   "max(warm-up image, largest image) patches × (n_ff + 3 × n_embd) × 4 B (f32)")
+                         : message("vision.compute_llamacpp_scores",
+                                   "max(warm-up image, largest image) patches × (n_ff + 3 × n_embd) × 4 B (f32) + "
+                                   "patches² × n_head × 4 B (-fa off)");
+  v.compute_source = message("vision.source_llamacpp",
+                             "llama.cpp tools/mtmd/clip.cpp: warmup() reserves the compute buffer for "
+                             "warmup_image_size (\"alloc_compute_meta: CUDA0 compute buffer size\")");
+}
+
+// vLLM's profile run with its largest dummy images (engines/vllm: VllmEncoderProfile).
+void vllm_profile_compute(VisionEncoder& v, const VllmEncoderProfile& vp, const ModelSpec::VisionTower& t,
+                          const InferenceOptions& o) {
+  v.size_from_engine = !o.image_width || t.image_size;
+  v.image_width = vp.width;
+  v.image_height = vp.height;
+  v.patches_per_image = vp.patches_per_item;
+  v.tokens_per_image = vp.tokens_encoded;
+  v.compute_bytes = vp.added_bytes;
+  v.compute_formula = message("vision.compute_vllm",
+                              "max(encoder: items × patches × (MLP width + pixel values) × dtype bytes, "
+                              "embeddings: items × tokens × hidden × dtype bytes + the language model's peak) − "
+                              "the language model's peak");
+  v.compute_source = message("vision.source_vllm",
+                             "vLLM 0.27 profile_run: MultiModalBudget's dummy images (encoder_budget.py), "
+                             "encoded in one batch and kept in the encoder cache through the dummy batch and "
+                             "the sampler (gpu_model_runner.py, gpu/mm/encoder_runner.py)");
+}
+
+// transformers: the tower's one pass over every image's patches.
+void transformers_compute(VisionEncoder& v, const ModelSpec::VisionTower& t, const ImagePatches& p,
+                          const InferenceEstimate& e, const InferenceOptions& o) {
+  const std::uint64_t bytes = std::max<std::uint64_t>(dtype_info(e.weights_dtype).bits / 8, 1);
+  v.compute_bytes = transformers_tower_peak(t, o.images, p.patches, bytes, o.attention == Attention::eager);
+  v.compute_formula = o.attention == Attention::eager
+                          ? message("vision.compute_transformers_scores",
+                                    "images × patches × (2 × hidden + 2 × intermediate) × dtype bytes + images × "
+                                    "2 × heads × patches² × dtype bytes (eager)")
+                          : message("vision.compute_transformers",
+                                    "images × patches × (2 × hidden + 2 × intermediate) × dtype bytes");
+  v.compute_source = message("vision.source_transformers",
+                             "transformers: the vision tower runs once over every image's patches (pixel_values) "
+                             "under torch.no_grad; one layer's tensors are alive at a time");
+}
+
+// The images' compute peak as the engine sizes it, for a tower whose shape the config gives.
+void image_compute(VisionEncoder& v, const InferenceEstimate& e, const ModelSpec::VisionTower& t,
+                   const InferenceOptions& o) {
+  v.size_from_engine = !o.image_width;
+  const auto [w, h] = v.size_from_engine ? default_size(t, o.engine) : std::pair{o.image_width, o.image_height};
+  ImagePatches p = image_patches(t, w, h);
+  if (ggml_engine(o.engine) && t.schema == "qwen" && p.tokens > kLlamaQwenMaxTokens) {
+    // clip.cpp scales the image down to image_max_pixels (4096 merged tokens).
+    while (p.tokens > kLlamaQwenMaxTokens) p = image_patches(t, p.width * 15 / 16, p.height * 15 / 16);
+  }
+  v.image_width = p.width;
+  v.image_height = p.height;
+  v.patches_per_image = p.patches;
+  v.tokens_per_image = p.tokens;
+  if (ggml_engine(o.engine)) llamacpp_clip_compute(v, t, p, o);
+  else if (e.vllm && e.vllm->encoder_profile && e.vllm->encoder_profile->modelled)
+    vllm_profile_compute(v, *e.vllm->encoder_profile, t, o);
+  else if (o.engine == Engine::transformers && o.images) transformers_compute(v, t, p, e, o);
+}
+
+}  // namespace
+
+void add_vision_encoder(InferenceEstimate& e, const ModelSpec& spec, const InferenceOptions& o) {
+  if (!spec.vision_params || spec.is_bare()) return;
+  VisionEncoder v;
+  v.params = spec.vision_params;
+  if (e.ollama) {
+    if (!ollama_projector(v, *e.ollama, o)) return;
+  } else {
+    tower_weights(v, e, o);
+    const ModelSpec::VisionTower& t = spec.vision;
+    v.images = o.images;
+    if (t.patch_size && t.hidden_size && t.intermediate_size && t.heads && !v.apart) image_compute(v, e, t, o);
   }
   v.bytes = v.weights_bytes + v.compute_bytes;
   e.vision_encoder = v.bytes;
   e.vision = std::move(v);
 }
 
-Explanation vision_encoder_explanation(const InferenceEstimate& e, const InferenceOptions& o) {
-  const VisionEncoder& v = *e.vision;
-  const MessageArg params = arg::count("params", v.params), bytes = arg::count("amount", v.bytes);
-  const Message llamacpp_source = message("explain.vision_encoder.source_llamacpp",
-                                          "llama.cpp convert_hf_to_gguf.py --mmproj writes the vision tower to its "
-                                          "own file (F16 by default); tools/mtmd loads it beside the model");
-  if (e.ollama) {
-    const OllamaEstimate& c = *e.ollama;
-    return {"vision_encoder",
-            message("explain.vision_encoder.formula_ollama",
-                    "Ollama's projector: the vision tower's \"v.\" tensors + VisionGraphSize's graph, placed with the "
-                    "output layer"),
-            v.apart ? message("explain.vision_encoder.values_ollama_apart",
-                              "{weights} B + {graph} B, in system RAM with the output layer: 0 B on the GPU",
-                              {arg::count("weights", c.projector_weights_bytes),
-                               arg::count("graph", c.projector_graph_bytes)})
-                    : message("explain.vision_encoder.values_ollama", "{weights} B + {graph} B = {amount} B",
-                              {arg::count("weights", c.projector_weights_bytes),
-                               arg::count("graph", c.projector_graph_bytes), bytes}),
-            message("explain.vision_encoder.source_ollama",
-                    "Ollama v0.11.10 llm/memory.go estimateGPULayers (projectorWeights, projectorGraph in "
-                    "memoryLastLayer) and fs/ggml/ggml.go VisionGraphSize; the log's projector.weights and "
-                    "projector.graph")};
-  }
-  if (v.apart && o.engine == Engine::mlx)
-    return {"vision_encoder",
-            message("explain.vision_encoder.formula_mlx", "0: mlx-lm loads the language model alone"),
-            message("explain.vision_encoder.values_apart", "{params} parameters not loaded: 0 B", {params}),
+namespace {
+
+Message mmproj_source() {
+  return message("explain.vision_encoder.source_llamacpp",
+                 "llama.cpp convert_hf_to_gguf.py --mmproj writes the vision tower to its own file (F16 by default); "
+                 "tools/mtmd loads it beside the model");
+}
+
+Explanation ollama_projector_explanation(const OllamaEstimate& c, const VisionEncoder& v) {
+  const MessageArg weights = arg::count("weights", c.projector_weights_bytes);
+  const MessageArg graph = arg::count("graph", c.projector_graph_bytes);
+  return {"vision_encoder",
+          message("explain.vision_encoder.formula_ollama",
+                  "Ollama's projector: the vision tower's \"v.\" tensors + VisionGraphSize's graph, placed with the "
+                  "output layer"),
+          v.apart ? message("explain.vision_encoder.values_ollama_apart",
+                            "{weights} B + {graph} B, in system RAM with the output layer: 0 B on the GPU",
+                            {weights, graph})
+                  : message("explain.vision_encoder.values_ollama", "{weights} B + {graph} B = {amount} B",
+                            {weights, graph, arg::count("amount", v.bytes)}),
+          message("explain.vision_encoder.source_ollama",
+                  "Ollama v0.11.10 llm/memory.go estimateGPULayers (projectorWeights, projectorGraph in "
+                  "memoryLastLayer) and fs/ggml/ggml.go VisionGraphSize; the log's projector.weights and "
+                  "projector.graph")};
+}
+
+// A tower the engine does not load: mlx-lm's language model alone, vLLM's --language-model-only, llama-server
+// without --mmproj.
+Explanation not_loaded_explanation(const VisionEncoder& v, Engine engine) {
+  const Message values =
+      message("explain.vision_encoder.values_apart", "{params} parameters not loaded: 0 B", {arg::count("params", v.params)});
+  if (engine == Engine::mlx)
+    return {"vision_encoder", message("explain.vision_encoder.formula_mlx", "0: mlx-lm loads the language model alone"),
+            values,
             message("explain.vision_encoder.source_mlx",
                     "mlx-lm mlx_lm/models (gemma3.py, qwen3_vl.py): sanitize() drops vision_tower and "
                     "multi_modal_projector")};
-  if (v.apart && o.engine == Engine::vllm)
+  if (engine == Engine::vllm)
     return {"vision_encoder",
             message("explain.vision_encoder.formula_vllm_language_only",
                     "0: vLLM --language-model-only builds no vision tower"),
-            message("explain.vision_encoder.values_apart", "{params} parameters not loaded: 0 B", {params}),
+            values,
             message("explain.vision_encoder.source_vllm_language_only",
                     "vLLM 0.27 vllm/model_executor/models/interfaces.py _mark_tower_model: the tower is skipped when "
                     "--limit-mm-per-prompt is 0 for all its modalities, as --language-model-only sets it")};
-  if (v.apart)
-    return {"vision_encoder",
-            message("explain.vision_encoder.formula_apart",
-                    "0: llama-server loads the vision projector (the mmproj file) only with --mmproj"),
-            message("explain.vision_encoder.values_apart", "{params} parameters not loaded: 0 B", {params}),
-            llamacpp_source};
+  return {"vision_encoder",
+          message("explain.vision_encoder.formula_apart",
+                  "0: llama-server loads the vision projector (the mmproj file) only with --mmproj"),
+          values, mmproj_source()};
+}
+
+// The figures of a tower with a compute peak: vLLM's profile batch, else one image's patches.
+Message compute_values(const InferenceEstimate& e, const VisionEncoder& v) {
+  const MessageArg params = arg::count("params", v.params), bytes = arg::count("amount", v.bytes);
   const MessageArg format = arg::text("format", v.format);
+  if (e.vllm && e.vllm->encoder_profile && e.vllm->encoder_profile->modelled) {
+    const VllmEncoderProfile& p = *e.vllm->encoder_profile;
+    return message("explain.vision_encoder.values_vllm",
+                   "{params} parameters in {format}: {weights} B + max({items} × {patches} × ({mlp} + {pixels}) × "
+                   "{element} B = {encoder} B, {embeddings} B + {language} B) − {language} B = {compute} B; "
+                   "{amount} B",
+                   {params, format, arg::count("weights", v.weights_bytes), arg::count("items", p.items),
+                    arg::count("patches", p.patches_per_item), arg::count("mlp", p.mlp_width),
+                    arg::count("pixels", p.pixel_values), arg::count("element", p.element_bytes),
+                    arg::count("encoder", p.encoder_peak_bytes), arg::count("embeddings", p.embeddings_bytes),
+                    arg::count("language", p.language_peak_bytes), arg::count("compute", v.compute_bytes), bytes});
+  }
+  return message("explain.vision_encoder.values_compute",
+                 "{params} parameters in {format}: {weights} B + {patches} patches of a {width}×{height} image: "
+                 "{compute} B = {amount} B",
+                 {params, format, arg::count("weights", v.weights_bytes), arg::count("patches", v.patches_per_image),
+                  arg::digits("width", v.image_width), arg::digits("height", v.image_height),
+                  arg::count("compute", v.compute_bytes), bytes});
+}
+
+}  // namespace
+
+Explanation vision_encoder_explanation(const InferenceEstimate& e, const InferenceOptions& o) {
+  const VisionEncoder& v = *e.vision;
+  if (e.ollama) return ollama_projector_explanation(*e.ollama, v);
+  if (v.apart) return not_loaded_explanation(v, o.engine);
   const Message source = o.engine == Engine::llamacpp || o.engine == Engine::ollama
-                             ? llamacpp_source
+                             ? mmproj_source()
                              : message("explain.vision_encoder.source_checkpoint",
                                        "the engine loads the vision tower and projector from the checkpoint in their "
                                        "own dtype, beside the language model");
@@ -344,36 +404,14 @@ Explanation vision_encoder_explanation(const InferenceEstimate& e, const Inferen
     return {"vision_encoder",
             message("explain.vision_encoder.formula",
                     "the vision tower's and projector's parameters × their format's bytes"),
-            message("explain.vision_encoder.values", "{params} parameters in {format}: {amount} B", {params, format, bytes}),
+            message("explain.vision_encoder.values", "{params} parameters in {format}: {amount} B",
+                    {arg::count("params", v.params), arg::text("format", v.format), arg::count("amount", v.bytes)}),
             source};
-  if (e.vllm && e.vllm->encoder_profile && e.vllm->encoder_profile->modelled) {
-    const VllmEncoderProfile& p = *e.vllm->encoder_profile;
-    return {"vision_encoder",
-            message("explain.vision_encoder.formula_compute",
-                    "the vision tower's and projector's parameters × their format's bytes + its compute peak: {compute}",
-                    {arg::message("compute", v.compute_formula)}),
-            message("explain.vision_encoder.values_vllm",
-                    "{params} parameters in {format}: {weights} B + max({items} × {patches} × ({mlp} + {pixels}) × "
-                    "{element} B = {encoder} B, {embeddings} B + {language} B) − {language} B = {compute} B; "
-                    "{amount} B",
-                    {params, format, arg::count("weights", v.weights_bytes), arg::count("items", p.items),
-                     arg::count("patches", p.patches_per_item), arg::count("mlp", p.mlp_width),
-                     arg::count("pixels", p.pixel_values), arg::count("element", p.element_bytes),
-                     arg::count("encoder", p.encoder_peak_bytes), arg::count("embeddings", p.embeddings_bytes),
-                     arg::count("language", p.language_peak_bytes), arg::count("compute", v.compute_bytes), bytes}),
-            message("explain.vision_encoder.source_compute", "{weights}; {compute}",
-                    {arg::message("weights", source), arg::message("compute", v.compute_source)})};
-  }
   return {"vision_encoder",
           message("explain.vision_encoder.formula_compute",
                   "the vision tower's and projector's parameters × their format's bytes + its compute peak: {compute}",
                   {arg::message("compute", v.compute_formula)}),
-          message("explain.vision_encoder.values_compute",
-                  "{params} parameters in {format}: {weights} B + {patches} patches of a {width}×{height} image: "
-                  "{compute} B = {amount} B",
-                  {params, format, arg::count("weights", v.weights_bytes), arg::count("patches", v.patches_per_image),
-                   arg::digits("width", v.image_width), arg::digits("height", v.image_height),
-                   arg::count("compute", v.compute_bytes), bytes}),
+          compute_values(e, v),
           message("explain.vision_encoder.source_compute", "{weights}; {compute}",
                   {arg::message("weights", source), arg::message("compute", v.compute_source)})};
 }
@@ -416,52 +454,80 @@ void add_vllm_vision_notes(std::vector<Message>& notes, const ModelSpec& spec, c
 
 }  // namespace
 
-// What the image side assumes: the images' tokens inside the context, the size the engine's own, what is not counted.
-void add_vision_notes(std::vector<Message>& notes, const ModelSpec& spec, const InferenceEstimate& e,
-                      const InferenceOptions& o) {
-  if (!e.vision) return;
-  const VisionEncoder& v = *e.vision;
-  if (e.ollama) {
-    const OllamaEstimate& c = *e.ollama;
-    if (v.apart)
-      notes.push_back(message("vision.ollama_projector_ram",
-                              "Ollama's estimate keeps the vision projector ({projector_bytes} with its graph) in "
-                              "system RAM with the output layer: images are encoded on the CPU.",
-                              {arg::gib("projector_bytes", c.projector_weights_bytes + c.projector_graph_bytes, 2)}));
-    if (!c.projector_graph_known)
-      notes.push_back(message("vision.ollama_graph_unknown",
-                              "Ollama's estimate has no graph for this vision tower (VisionGraphSize knows Gemma 3, "
-                              "Mistral 3, Qwen2.5-VL and Llama 3.2 Vision): only its weights are counted."));
-    else if (o.images)
-      notes.push_back(message("vision.ollama_estimator",
-                              "Ollama's estimate sizes the projector's graph for one image at the tower's size, "
-                              "whatever the images' number and size."));
-    return;
-  }
-  if (v.apart && o.engine == Engine::mlx) {
+namespace {
+
+// Ollama 0.11.10's projector: where its estimate puts it, and what it leaves out.
+void add_ollama_projector_notes(std::vector<Message>& notes, const OllamaEstimate& c, const VisionEncoder& v,
+                                const InferenceOptions& o) {
+  if (v.apart)
+    notes.push_back(message("vision.ollama_projector_ram",
+                            "Ollama's estimate keeps the vision projector ({projector_bytes} with its graph) in "
+                            "system RAM with the output layer: images are encoded on the CPU.",
+                            {arg::gib("projector_bytes", c.projector_weights_bytes + c.projector_graph_bytes, 2)}));
+  if (!c.projector_graph_known)
+    notes.push_back(message("vision.ollama_graph_unknown",
+                            "Ollama's estimate has no graph for this vision tower (VisionGraphSize knows Gemma 3, "
+                            "Mistral 3, Qwen2.5-VL and Llama 3.2 Vision): only its weights are counted."));
+  else if (o.images)
+    notes.push_back(message("vision.ollama_estimator",
+                            "Ollama's estimate sizes the projector's graph for one image at the tower's size, "
+                            "whatever the images' number and size."));
+}
+
+// A tower the engine does not load: why, and what images then are.
+void add_not_loaded_notes(std::vector<Message>& notes, const InferenceOptions& o) {
+  if (o.engine == Engine::mlx) {
     notes.push_back(message("vision.mlx_text_only",
                             "mlx-lm loads this model's language model alone (it drops the vision tower): images "
                             "need mlx-vlm, which is not modelled."));
     return;
   }
-  if (v.apart && o.engine == Engine::vllm) {
+  if (o.engine == Engine::vllm) {
     notes.push_back(message("vision.vllm_language_only",
                             "vLLM runs the language model alone (--language-model-only): the vision tower is neither "
                             "loaded nor profiled, and requests with images are refused."));
     return;
   }
-  if (v.apart) {
-    if (o.images)
-      notes.push_back(o.images == 1
-                          ? message("vision.image_needs_mmproj",
-                                    "llama-server reads images only with --mmproj (the vision projector's file): "
-                                    "without it the image is not counted.")
-                          : message("vision.images_need_mmproj",
-                                    "llama-server reads images only with --mmproj (the vision projector's file): "
-                                    "without it the {images} images are not counted.",
-                                    {arg::count("images", o.images)}));
-    return;
-  }
+  if (o.images)
+    notes.push_back(o.images == 1
+                        ? message("vision.image_needs_mmproj",
+                                  "llama-server reads images only with --mmproj (the vision projector's file): "
+                                  "without it the image is not counted.")
+                        : message("vision.images_need_mmproj",
+                                  "llama-server reads images only with --mmproj (the vision projector's file): "
+                                  "without it the {images} images are not counted.",
+                                  {arg::count("images", o.images)}));
+}
+
+// The images' tokens inside the context.
+void add_image_token_notes(std::vector<Message>& notes, const VisionEncoder& v, const InferenceOptions& o) {
+  const std::uint64_t tokens = v.tokens_per_image * o.images;
+  if (tokens <= o.context_tokens)
+    notes.push_back(o.images == 1
+                        ? message("vision.token_in_context",
+                                  "The image takes {tokens} of the {context} tokens of context (and their KV "
+                                  "cache): the context given holds it.",
+                                  {arg::count("tokens", tokens), arg::count("context", o.context_tokens)})
+                        : message("vision.tokens_in_context",
+                                  "{images} images of {per_image} tokens each take {tokens} of the {context} tokens "
+                                  "of context (and their KV cache): the context given holds them.",
+                                  {arg::count("images", o.images), arg::count("per_image", v.tokens_per_image),
+                                   arg::count("tokens", tokens), arg::count("context", o.context_tokens)}));
+  else
+    notes.push_back(message("vision.tokens_over_context",
+                            "The images' {tokens} tokens exceed the {context}-token context: raise the context.",
+                            {arg::count("tokens", tokens), arg::count("context", o.context_tokens)}));
+}
+
+}  // namespace
+
+// What the image side assumes: the images' tokens inside the context, the size the engine's own, what is not counted.
+void add_vision_notes(std::vector<Message>& notes, const ModelSpec& spec, const InferenceEstimate& e,
+                      const InferenceOptions& o) {
+  if (!e.vision) return;
+  const VisionEncoder& v = *e.vision;
+  if (e.ollama) return add_ollama_projector_notes(notes, *e.ollama, v, o);
+  if (v.apart) return add_not_loaded_notes(notes, o);
   if (!v.patches_per_image) {
     if (o.images)
       notes.push_back(message("vision.shape_unknown",
@@ -475,24 +541,7 @@ void add_vision_notes(std::vector<Message>& notes, const ModelSpec& spec, const 
                             "(give the image size to change it).",
                             {arg::digits("width", v.image_width), arg::digits("height", v.image_height),
                              arg::text("engine", std::string(engine_title(o.engine)))}));
-  if (o.images) {
-    const std::uint64_t tokens = v.tokens_per_image * o.images;
-    if (tokens <= o.context_tokens)
-      notes.push_back(o.images == 1
-                          ? message("vision.token_in_context",
-                                    "The image takes {tokens} of the {context} tokens of context (and their KV "
-                                    "cache): the context given holds it.",
-                                    {arg::count("tokens", tokens), arg::count("context", o.context_tokens)})
-                          : message("vision.tokens_in_context",
-                                    "{images} images of {per_image} tokens each take {tokens} of the {context} tokens "
-                                    "of context (and their KV cache): the context given holds them.",
-                                    {arg::count("images", o.images), arg::count("per_image", v.tokens_per_image),
-                                     arg::count("tokens", tokens), arg::count("context", o.context_tokens)}));
-    else
-      notes.push_back(message("vision.tokens_over_context",
-                              "The images' {tokens} tokens exceed the {context}-token context: raise the context.",
-                              {arg::count("tokens", tokens), arg::count("context", o.context_tokens)}));
-  }
+  if (o.images) add_image_token_notes(notes, v, o);
   if (o.engine == Engine::sglang)
     notes.push_back(message("vision.sglang_encoder",
                             "SGLang runs the vision encoder in the memory it keeps out of its pool (1 − "

@@ -15,4 +15,11 @@ inline Report evaluate_json(const std::string& json) {
   return std::move(report).value();
 }
 
+// Whether the estimate carries the note `id`.
+inline bool has_note(const Report& report, const std::string& id) {
+  for (const auto& note : report.estimate.notes)
+    if (note.id == id) return true;
+  return false;
+}
+
 }  // namespace vramfit::test

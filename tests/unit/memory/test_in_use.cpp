@@ -23,12 +23,7 @@ using namespace vramfit;
 namespace {
 
 using test::evaluate_json;
-
-bool has_note(const Report& report, const std::string& id) {
-  for (const auto& note : report.estimate.notes)
-    if (note.id == id) return true;
-  return false;
-}
+using test::has_note;
 
 std::uint64_t gib(double g) { return static_cast<std::uint64_t>(std::llround(g * 1073741824.0)); }
 

@@ -14,17 +14,8 @@
 
 using namespace vramfit;
 
-namespace {
-
 using test::evaluate_json;
-
-bool has_note(const Report& report, const std::string& id) {
-  for (const auto& note : report.estimate.notes)
-    if (note.id == id) return true;
-  return false;
-}
-
-}  // namespace
+using test::has_note;
 
 TEST_CASE("Ollama 0.30+: num_ctx by the GPU's memory, as server/routes.go tiers it") {
   // "Use slightly lower thresholds (47/23 GiB vs. 48/24 GiB)": 23 GiB and 47 GiB are the first bytes of each tier.

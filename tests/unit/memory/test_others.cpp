@@ -23,12 +23,7 @@ using namespace vramfit;
 namespace {
 
 using test::evaluate_json;
-
-bool has_note(const Report& report, const std::string& id) {
-  for (const auto& note : report.estimate.notes)
-    if (note.id == id) return true;
-  return false;
-}
+using test::has_note;
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> out;
@@ -133,6 +128,11 @@ TEST_CASE("llama.cpp: each llama-server is a process of its own; the card holds 
   REQUIRE(r.estimate.other_models.size() == 1);
   const OtherModel& m = r.estimate.other_models.front();
   CHECK(m.context_tokens == 4096);
+  // Its KV cache by hand from Qwen/Qwen3-0.6B's config.json (28 layers, 8 KV heads, head_dim 128, f16):
+  // 2 × 28 × 8 × 128 × 2 B = 114,688 B a token × 4,096 = 469,762,048 B, the "llama_kv_cache: size = 448.00 MiB"
+  // llama-server prints for -c 4096; the footprint holds it and more (weights, compute buffer, context).
+  CHECK(other.estimate.kv_cache == 469'762'048);
+  CHECK(m.bytes > 469'762'048 + 1'000'000'000);
   CHECK(m.bytes == other.estimate.per_gpu.total);
   CHECK(r.estimate.in_use == m.bytes);
   // Both fit a 24 GB card whole: this model's lines stay as they are alone, and the total adds the other's.

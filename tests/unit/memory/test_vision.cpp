@@ -17,12 +17,7 @@ using namespace vramfit;
 namespace {
 
 using test::evaluate_json;
-
-bool has_note(const Report& report, const std::string& id) {
-  for (const auto& note : report.estimate.notes)
-    if (note.id == id) return true;
-  return false;
-}
+using test::has_note;
 
 double relative(double got, double want) { return std::abs(got - want) / want; }
 
