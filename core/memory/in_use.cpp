@@ -38,30 +38,35 @@ namespace detail {
 
 namespace {
 
+// vLLM: its start check against what is in use.
+Explanation vllm_in_use_explanation(const InferenceEstimate& e, const MessageArg& in_use) {
+  const VllmStartCheck& c = *e.vllm_start;
+  return {"in_use",
+          message("explain.in_use.formula_vllm",
+                  "memory other programs hold: vLLM keeps its budget at gpu_memory_utilization × total and starts "
+                  "only where the memory free after its CUDA context is at least that budget"),
+          c.starts
+              ? message("explain.in_use.values_vllm_starts",
+                        "{in_use} B in use; free at start {free} B ≥ ceil({util} × total) = {requested} B: it starts",
+                        {in_use, arg::count("free", c.free_bytes),
+                         arg::fixed("util", c.gpu_util, 2),
+                         arg::count("requested", c.requested_bytes)})
+              : message("explain.in_use.values_vllm_refuses",
+                        "{in_use} B in use; free at start {free} B < ceil({util} × total) = {requested} B: it "
+                        "refuses to start",
+                        {in_use, arg::count("free", c.free_bytes),
+                         arg::fixed("util", c.gpu_util, 2),
+                         arg::count("requested", c.requested_bytes)}),
+          message("explain.in_use.source_vllm",
+                  "vLLM PR #19312 (0.9.1): vllm/v1/worker/utils.py request_memory, \"Free memory on device ... on "
+                  "startup is less than desired GPU memory utilization\"")};
+}
+
 Explanation in_use_explanation(const InferenceOptions& o, const InferenceEstimate& e) {
   // The other models have lines of their own; vLLM's start check weighs all that is in use.
   const MessageArg in_use =
       arg::count("in_use", e.vllm_start ? e.in_use : e.in_use - others_bytes(e.other_models));
-  if (e.vllm_start)
-    return {"in_use",
-            message("explain.in_use.formula_vllm",
-                    "memory other programs hold: vLLM keeps its budget at gpu_memory_utilization × total and starts "
-                    "only where the memory free after its CUDA context is at least that budget"),
-            e.vllm_start->starts
-                ? message("explain.in_use.values_vllm_starts",
-                          "{in_use} B in use; free at start {free} B ≥ ceil({util} × total) = {requested} B: it starts",
-                          {in_use, arg::count("free", e.vllm_start->free_bytes),
-                           arg::fixed("util", e.vllm_start->gpu_util, 2),
-                           arg::count("requested", e.vllm_start->requested_bytes)})
-                : message("explain.in_use.values_vllm_refuses",
-                          "{in_use} B in use; free at start {free} B < ceil({util} × total) = {requested} B: it "
-                          "refuses to start",
-                          {in_use, arg::count("free", e.vllm_start->free_bytes),
-                           arg::fixed("util", e.vllm_start->gpu_util, 2),
-                           arg::count("requested", e.vllm_start->requested_bytes)}),
-            message("explain.in_use.source_vllm",
-                    "vLLM PR #19312 (0.9.1): vllm/v1/worker/utils.py request_memory, \"Free memory on device ... on "
-                    "startup is less than desired GPU memory utilization\"")};
+  if (e.vllm_start) return vllm_in_use_explanation(e, in_use);
   switch (o.engine) {
     case Engine::sglang:
       return {"in_use",
