@@ -365,8 +365,10 @@ void append_per_gpu(std::string& out, const json& a) {
   }
 }
 
-std::string estimate_table(const json& a) {
-  std::string out;
+namespace {
+
+// The model's line, its engine and formats, and over more than one kind of layer the counts by kind.
+void append_model_lines(std::string& out, const json& a) {
   const json& in = a.at("inputs");
   const json& m = a.at("model");
   const std::uint64_t params = bytes(m.at("params_total"));
@@ -395,16 +397,17 @@ std::string estimate_table(const json& a) {
     };
     appendf(out, "  layers: %s; MLP: %s\n", list(mixers, "mixer").c_str(), list(mlps, "mlp").c_str());
   }
-  const json& b = a.at("breakdown");
-  // Where the engine keeps part of the model in system RAM the lines above it are the GPU's share.
-  const std::pair<const char*, const char*> lines[] = {
-      {"weights", "weights"},   {"vision", "vision_encoder"},       {"KV cache", "kv_cache"},
-      {"activations", "activations"},
-      {"overhead", "overhead"}, {"allocator", "allocator_reserve"}, {"draft model", "draft"},
-      {"system RAM", "system_ram"}, {"in use", "in_use"}, {"total", "total"}};
-  // The other models loaded first, each its own line ("other_model:<id>@<context>"), in load order: the note that
-  // names them lists them so (the breakdown's keys come sorted). The label column fits the longest label.
-  std::vector<std::pair<std::string, const json*>> others;
+}
+
+// An other model's breakdown key, "other_model:<id>@<context>", names it by <id>.
+std::string other_model_name(const std::string& key) { return key.substr(12, key.find('@') - 12); }
+
+using OtherModelLines = std::vector<std::pair<std::string, const json*>>;
+
+// The other models loaded first, each its own line ("other_model:<id>@<context>"), in load order: the note that
+// names them lists them so (the breakdown's keys come sorted).
+OtherModelLines other_models_in_load_order(const json& b, const json& a) {
+  OtherModelLines others;
   for (const auto& [other, amount] : b.items())
     if (other.starts_with("other_model:")) others.emplace_back(other, &amount);
   std::vector<std::string> order;
@@ -415,13 +418,21 @@ std::string estimate_table(const json& a) {
         order.push_back(names.substr(0, comma));
         names = comma == std::string::npos ? "" : names.substr(comma + 2);
       }
-  const auto name_of = [](const std::string& key) { return key.substr(12, key.find('@') - 12); };
   const auto rank = [&](const std::string& key) {
-    return std::find(order.begin(), order.end(), name_of(key)) - order.begin();
+    return std::find(order.begin(), order.end(), other_model_name(key)) - order.begin();
   };
   std::stable_sort(others.begin(), others.end(), [&](const auto& x, const auto& y) { return rank(x.first) < rank(y.first); });
-  int width = 12;
-  for (const auto& other : others) width = std::max(width, static_cast<int>(name_of(other.first).size()) + 2);
+  return others;
+}
+
+// The breakdown's lines, each other model's just above the total.
+void append_breakdown(std::string& out, const json& b, const OtherModelLines& others, int width) {
+  // Where the engine keeps part of the model in system RAM the lines above it are the GPU's share.
+  const std::pair<const char*, const char*> lines[] = {
+      {"weights", "weights"},   {"vision", "vision_encoder"},       {"KV cache", "kv_cache"},
+      {"activations", "activations"},
+      {"overhead", "overhead"}, {"allocator", "allocator_reserve"}, {"draft model", "draft"},
+      {"system RAM", "system_ram"}, {"in use", "in_use"}, {"total", "total"}};
   for (const auto& [label, key] : lines) {
     // Lines only some answers have: system RAM where the engine keeps part there, memory other programs hold, a
     // vision encoder, a draft model.
@@ -431,7 +442,7 @@ std::string estimate_table(const json& a) {
     if (k == "draft" && !b.contains(key)) continue;
     if (k == "total")
       for (const auto& [other, amount] : others)
-        appendf(out, "  %-*s %s  (%s tokens)\n", width, ("+ " + name_of(other)).c_str(),
+        appendf(out, "  %-*s %s  (%s tokens)\n", width, ("+ " + other_model_name(other)).c_str(),
                 gb_and_gib(bytes(*amount)).c_str(), other.substr(other.find('@') + 1).c_str());
     appendf(out, "  %-*s %s\n", width, label, gb_and_gib(bytes(b.at(key))).c_str());
     // Linear-attention and Mamba layers keep a fixed state per sequence beside the per-token KV cache.
@@ -439,6 +450,9 @@ std::string estimate_table(const json& a) {
       appendf(out, "  %-*s %s (per sequence, fixed in context)\n", width, "state",
               gb_and_gib(bytes(b.at("state_cache"))).c_str());
   }
+}
+
+void append_range(std::string& out, const json& a, int width) {
   const json& range = a.at("range");
   const std::string low = gb_and_gib(bytes(range.at("low"))), high = gb_and_gib(bytes(range.at("high")));
   if (low == high)
@@ -446,16 +460,13 @@ std::string estimate_table(const json& a) {
   else
     appendf(out, "  %-*s %s  to %s\n", width, "range", low.c_str(), high.c_str());
   for (const json& d : range.at("drivers")) appendf(out, "    driver: %s\n", text(d));
-  append_engine(out, a);
-  append_llamacpp_fit(out, a);
-  append_per_gpu(out, a);
-  append_command(out, a);
-  append_notes(out, a.at("notes"), "  ");
-  out += "\n";
+}
+
+// Each GPU's row: its verdict and the memory left free on it.
+void append_gpu_rows(std::string& out, const json& a) {
   // Over several of one card each row is that card's share; a list of different cards has a row for each card.
   const bool each = a.contains("per_gpu") && a.at("gpus").size() != whole(a.at("per_gpu").at("gpus"));
   const char* free = each ? "GB free each" : "GB free";
-  append_headline(out, a);
   const json& v = a.at("verdict");
   if (const json& p = v.at("placement"); !p.is_null())
     appendf(out, "  as the engine places it: %s on the %s, %s in system RAM\n", gb_and_gib(bytes(p.at("gpu_bytes"))).c_str(),
@@ -474,6 +485,28 @@ std::string estimate_table(const json& a) {
     }
     appendf(out, "  %-34s %-28s %+8.1f %s\n", text(f.at("name")), verdict.c_str(), gb(f.at("free_bytes")), free);
   }
+}
+
+}  // namespace
+
+std::string estimate_table(const json& a) {
+  std::string out;
+  append_model_lines(out, a);
+  const json& b = a.at("breakdown");
+  const OtherModelLines others = other_models_in_load_order(b, a);
+  // The label column fits the longest label.
+  int width = 12;
+  for (const auto& other : others) width = std::max(width, static_cast<int>(other_model_name(other.first).size()) + 2);
+  append_breakdown(out, b, others, width);
+  append_range(out, a, width);
+  append_engine(out, a);
+  append_llamacpp_fit(out, a);
+  append_per_gpu(out, a);
+  append_command(out, a);
+  append_notes(out, a.at("notes"), "  ");
+  out += "\n";
+  append_headline(out, a);
+  append_gpu_rows(out, a);
   if (!a.at("cost").is_null()) out += speed_and_cost(a, a.at("gpus").at(0));
   return out;
 }

@@ -230,6 +230,81 @@ Result<SafetensorsIndex> parse_safetensors_index(std::string_view json_text) {
   return out;
 }
 
+namespace {
+
+using ShardOfTensor = std::map<std::string, std::size_t>;
+
+// Which file holds each tensor; a name in two shards is an error.
+Result<ShardOfTensor> shards_of_tensors(std::span<const SafetensorsFile> files,
+                                        const std::vector<SafetensorsHeader>& headers) {
+  ShardOfTensor where;
+  for (std::size_t i = 0; i < headers.size(); ++i)
+    for (const auto& t : headers[i].tensors)
+      if (!where.emplace(t.name, i).second)
+        return make_error((Text() << files[i].name << ": header[" << json_quoted(t.name) << "]").str(),
+                          message("safetensors.in_two_shards", "also in {file}; a tensor may be in one shard only",
+                                  {arg::text("file", files[where[t.name]].name)}));
+  return where;
+}
+
+// The index's weight map against the shards given: every shard it names given, every tensor where it says.
+std::optional<Error> check_index(std::span<const SafetensorsFile> files, const ShardOfTensor& where,
+                                 std::string_view index_json, std::vector<Message>& notes) {
+  auto index = parse_safetensors_index(index_json);
+  if (!index) return index.error();
+  for (const auto& [name, file] : index.value().weight_map) {
+    const auto it = where.find(name);
+    std::size_t given = files.size();
+    for (std::size_t i = 0; i < files.size(); ++i)
+      if (files[i].name == file) given = i;
+    if (given == files.size())
+      return make_error((Text() << "index.weight_map[" << json_quoted(name) << "]").str(),
+                        message("safetensors.shard_missing", "names shard {file}, which was not given; add every shard",
+                                {arg::text("file", json_quoted(file))}));
+    if (it == where.end() || it->second != given)
+      return make_error((Text() << "index.weight_map[" << json_quoted(name) << "]").str(),
+                        message("safetensors.not_in_shard", "the tensor is not in {file}",
+                                {arg::text("file", json_quoted(file))}));
+  }
+  if (index.value().weight_map.size() != where.size())
+    notes.push_back(message("safetensors.index_differs", "The shards hold {held} tensors, the index lists {listed}.",
+                            {arg::digits("held", where.size()), arg::digits("listed", index.value().weight_map.size())}));
+  return std::nullopt;
+}
+
+// Each tensor's bytes and the parameters it holds (packed quantized weights unpacked); whether packed int32 weights
+// were seen.
+bool tally_shards(const std::vector<SafetensorsHeader>& headers, const ShardOfTensor& where, std::uint32_t bits,
+                  WeightBytes& weights) {
+  bool packed_seen = false;
+  for (std::size_t i = 0; i < headers.size(); ++i) {
+    for (const auto& t : headers[i].tensors) {
+      const TensorRole role = role_of_tensor(t.name);
+      const std::uint64_t bytes = t.end - t.begin;
+      std::uint64_t params = t.elements;
+      std::string storage = t.dtype;
+      if ((t.name.ends_with(".qweight") || t.name.ends_with(".weight_packed")) && (t.dtype == "I32" || t.dtype == "U32")) {
+        // GPTQ qweight [in·bits/32, out], AWQ [in, out·bits/32], compressed-tensors weight_packed
+        // [out, in·bits/32]: each int32 holds 32/bits weights.
+        params = t.elements * (32 / bits) + t.elements * (32 % bits) / bits;
+        storage = (Text() << t.dtype << " packed " << bits << "-bit").str();
+        packed_seen = true;
+      } else if (t.dtype == "U8" && (where.count(t.name + ".quant_state.bitsandbytes__nf4") ||
+                                     where.count(t.name + ".quant_state.bitsandbytes__fp4"))) {
+        params = t.elements * 2;  // bitsandbytes Params4bit: two 4-bit weights per byte
+        storage = "U8 packed 4-bit (bitsandbytes)";
+      } else if (is_quant_metadata(t.name)) {
+        params = 0;
+        storage = (Text() << t.dtype << " quantization metadata").str();
+      }
+      tally_tensor(weights, role, storage, t.elements, bytes, params);
+    }
+  }
+  return packed_seen;
+}
+
+}  // namespace
+
 Result<ImportedModel> import_safetensors(std::span<const SafetensorsFile> files, std::string_view config_json,
                                          std::string_view index_json) {
   ImportedModel out;
@@ -254,62 +329,11 @@ Result<ImportedModel> import_safetensors(std::span<const SafetensorsFile> files,
     headers.push_back(std::move(h).value());
   }
 
-  // Which file holds each tensor; a name in two shards is an error.
-  std::map<std::string, std::size_t> where;
-  for (std::size_t i = 0; i < headers.size(); ++i)
-    for (const auto& t : headers[i].tensors)
-      if (!where.emplace(t.name, i).second)
-        return make_error((Text() << files[i].name << ": header[" << json_quoted(t.name) << "]").str(),
-                          message("safetensors.in_two_shards", "also in {file}; a tensor may be in one shard only",
-                                  {arg::text("file", files[where[t.name]].name)}));
-
-  if (!index_json.empty()) {
-    auto index = parse_safetensors_index(index_json);
-    if (!index) return index.error();
-    for (const auto& [name, file] : index.value().weight_map) {
-      const auto it = where.find(name);
-      std::size_t given = files.size();
-      for (std::size_t i = 0; i < files.size(); ++i)
-        if (files[i].name == file) given = i;
-      if (given == files.size())
-        return make_error((Text() << "index.weight_map[" << json_quoted(name) << "]").str(),
-                          message("safetensors.shard_missing", "names shard {file}, which was not given; add every shard",
-                                  {arg::text("file", json_quoted(file))}));
-      if (it == where.end() || it->second != given)
-        return make_error((Text() << "index.weight_map[" << json_quoted(name) << "]").str(),
-                          message("safetensors.not_in_shard", "the tensor is not in {file}",
-                                  {arg::text("file", json_quoted(file))}));
-    }
-    if (index.value().weight_map.size() != where.size())
-      out.notes.push_back(message("safetensors.index_differs", "The shards hold {held} tensors, the index lists {listed}.",
-                                  {arg::digits("held", where.size()), arg::digits("listed", index.value().weight_map.size())}));
-  }
-
-  const std::uint32_t bits = quant.value().bits;
-  bool packed_seen = false;
-  for (std::size_t i = 0; i < headers.size(); ++i) {
-    for (const auto& t : headers[i].tensors) {
-      const TensorRole role = role_of_tensor(t.name);
-      const std::uint64_t bytes = t.end - t.begin;
-      std::uint64_t params = t.elements;
-      std::string storage = t.dtype;
-      if ((t.name.ends_with(".qweight") || t.name.ends_with(".weight_packed")) && (t.dtype == "I32" || t.dtype == "U32")) {
-        // GPTQ qweight [in·bits/32, out], AWQ [in, out·bits/32], compressed-tensors weight_packed
-        // [out, in·bits/32]: each int32 holds 32/bits weights.
-        params = t.elements * (32 / bits) + t.elements * (32 % bits) / bits;
-        storage = (Text() << t.dtype << " packed " << bits << "-bit").str();
-        packed_seen = true;
-      } else if (t.dtype == "U8" && (where.count(t.name + ".quant_state.bitsandbytes__nf4") ||
-                                     where.count(t.name + ".quant_state.bitsandbytes__fp4"))) {
-        params = t.elements * 2;  // bitsandbytes Params4bit: two 4-bit weights per byte
-        storage = "U8 packed 4-bit (bitsandbytes)";
-      } else if (is_quant_metadata(t.name)) {
-        params = 0;
-        storage = (Text() << t.dtype << " quantization metadata").str();
-      }
-      tally_tensor(out.weights, role, storage, t.elements, bytes, params);
-    }
-  }
+  auto where = shards_of_tensors(files, headers);
+  if (!where) return where.error();
+  if (!index_json.empty())
+    if (auto error = check_index(files, where.value(), index_json, out.notes)) return *error;
+  const bool packed_seen = tally_shards(headers, where.value(), quant.value().bits, out.weights);
   finish_tally(out.weights);
   if (packed_seen && !quant.value().declared)
     out.notes.push_back(message("safetensors.packed_4bit", "Packed int32 weights without a quantization_config: read as 4-bit."));

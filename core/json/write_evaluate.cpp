@@ -463,19 +463,10 @@ void write_weights(JsonWriter& w, const InferenceEstimate& e) {
 
 }  // namespace
 
-std::string report_to_json(const Report& report) {
-  const auto& e = report.estimate;
-  const auto& m = report.model;
-  // Speed and cost need the request's GPU; without one they are null.
-  const ServingEstimate* serving = report.serving && !report.gpus.empty() ? &*report.serving : nullptr;
-  const ServingSpeed* speed = serving && serving->speed ? &*serving->speed : nullptr;
-  JsonWriter w;
-  w.begin_object();
-  w.begin_object("activations");
-  w.field("attention_scores", e.attention_scores);
-  w.field("logits", e.logits);
-  w.end_object();
-  const PlacedBreakdown b = placed_breakdown(e, report.verdict, report.llamacpp_fit ? &*report.llamacpp_fit : nullptr);
+namespace {
+
+// The memory by part, as the engine places it (placed_breakdown).
+void write_breakdown(JsonWriter& w, const InferenceEstimate& e, const PlacedBreakdown& b) {
   w.begin_object("breakdown");
   w.field("activations", b.activations);
   w.field("allocator_reserve", b.allocator_reserve);
@@ -491,22 +482,18 @@ std::string report_to_json(const Report& report) {
   w.field("vision_encoder", b.vision_encoder);
   w.field("weights", b.weights);
   w.end_object();
+}
+
+void write_command(JsonWriter& w, const Report& report) {
   w.begin_object("command");
   w.field("note", report.command_note);
   if (!report.command_note.id.empty()) w.message_id("note_i18n", report.command_note);
   w.field("text", report.command);
   w.end_object();
-  if (serving) write_cost(w, serving->cost, *report.gpus.front().gpu);
-  else w.field("cost", nullptr);
-  if (speed) write_range(w, "decode_tokens_per_second", speed->decode.tokens_per_second);
-  else w.field("decode_tokens_per_second", nullptr);
-  write_draft(w, e);
-  detail::write_explanations(w, e.explanations);
-  w.begin_array("gpus");
-  for (const auto& f : report.gpus)
-    detail::write_gpu_fit(w, *f.gpu, f.fit, f.free_bytes, f.gpus_needed, f.one_per_machine);
-  w.end_array();
-  write_inputs(w, report);
+}
+
+// The KV cache's allocation (paged or static) and its size per token.
+void write_kv_cache(JsonWriter& w, const InferenceEstimate& e) {
   w.begin_object("kv_allocation");
   w.field("avg_tokens", e.kv_allocation.avg_tokens);
   w.field("paged_bytes", e.kv_allocation.paged_bytes);
@@ -523,6 +510,45 @@ std::string report_to_json(const Report& report) {
   w.field("window_cells", e.kv.window_cells);
   w.field("windowed_layers", e.kv.windowed_layers);
   w.end_object();
+}
+
+void write_memory_range(JsonWriter& w, const InferenceEstimate& e, const PlacedBreakdown& b) {
+  w.begin_object("range");
+  w.field("drivers", e.range.drivers);
+  w.field("high", b.range_high);
+  w.field("low", b.range_low);
+  w.end_object();
+}
+
+}  // namespace
+
+std::string report_to_json(const Report& report) {
+  const auto& e = report.estimate;
+  const auto& m = report.model;
+  // Speed and cost need the request's GPU; without one they are null.
+  const ServingEstimate* serving = report.serving && !report.gpus.empty() ? &*report.serving : nullptr;
+  const ServingSpeed* speed = serving && serving->speed ? &*serving->speed : nullptr;
+  JsonWriter w;
+  w.begin_object();
+  w.begin_object("activations");
+  w.field("attention_scores", e.attention_scores);
+  w.field("logits", e.logits);
+  w.end_object();
+  const PlacedBreakdown b = placed_breakdown(e, report.verdict, report.llamacpp_fit ? &*report.llamacpp_fit : nullptr);
+  write_breakdown(w, e, b);
+  write_command(w, report);
+  if (serving) write_cost(w, serving->cost, *report.gpus.front().gpu);
+  else w.field("cost", nullptr);
+  if (speed) write_range(w, "decode_tokens_per_second", speed->decode.tokens_per_second);
+  else w.field("decode_tokens_per_second", nullptr);
+  write_draft(w, e);
+  detail::write_explanations(w, e.explanations);
+  w.begin_array("gpus");
+  for (const auto& f : report.gpus)
+    detail::write_gpu_fit(w, *f.gpu, f.fit, f.free_bytes, f.gpus_needed, f.one_per_machine);
+  w.end_array();
+  write_inputs(w, report);
+  write_kv_cache(w, e);
   write_llamacpp(w, e);
   write_llamacpp_fit(w, report.llamacpp_fit);
   // The checkpoint's files that would change the figures ("hf_quant_config.json"): the page and the CLI ask for them.
@@ -535,11 +561,7 @@ std::string report_to_json(const Report& report) {
   if (e.per_gpu.gpus > 1) write_per_gpu(w, report, report.gpus.size() == 1 ? &report.gpus.front() : nullptr);
   if (speed && speed->prefill) write_range(w, "prefill_tokens_per_second", speed->prefill->tokens_per_second);
   else w.field("prefill_tokens_per_second", nullptr);
-  w.begin_object("range");
-  w.field("drivers", e.range.drivers);
-  w.field("high", b.range_high);
-  w.field("low", b.range_low);
-  w.end_object();
+  write_memory_range(w, e, b);
   write_ollama(w, report);
   write_sglang(w, e);
   if (speed) write_speed(w, *speed);

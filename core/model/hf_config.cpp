@@ -523,6 +523,56 @@ void apply_deepseek_v4_layers(FieldReader& r, std::vector<LayerRun>& layers) {
   }
 }
 
+// Multi-head latent attention, where the config gives a kv_lora_rank.
+void read_latent_attention(FieldReader& r, UniformDecoder& d) {
+  auto rank = r.uint("kv_lora_rank");
+  if (!rank || !*rank) return;
+  auto& mla = d.latent;
+  d.mixer = MixerKind::latent_attention;
+  mla.heads = d.attention.heads;
+  mla.kv_lora_rank = *rank;
+  mla.q_lora_rank = r.uint("q_lora_rank").value_or(0);
+  mla.qk_nope_head_dim = r.uint("qk_nope_head_dim").value_or(0);
+  mla.qk_rope_head_dim = r.uint("qk_rope_head_dim").value_or(0);
+  mla.v_head_dim = r.uint("v_head_dim").value_or(0);
+  mla.output_gate = r.boolean("mla_use_output_gate").value_or(false);
+  mla.index_head_dim = r.uint("index_head_dim").value_or(0);  // DeepSeek Sparse Attention's indexer
+  mla.index_heads = mla.index_head_dim ? r.uint("index_n_heads").value_or(0) : 0;
+  d.attention.v_head_dim = 0;
+}
+
+// Sliding window in its spellings: layer_types (newest), Gemma 2 alternation, Gemma 3 pattern,
+// Qwen2 use_sliding_window + max_window_layers, or a plain sliding_window for every layer.
+void read_sliding_window(FieldReader& r, const ModelSpec& s, UniformDecoder& d, std::string_view type) {
+  const auto window = r.uint("sliding_window").value_or(0);
+  const bool qwen_style = r.has("use_sliding_window");
+  const bool use_window = r.boolean("use_sliding_window").value_or(true);
+  if (window && use_window && window < (s.max_context ? s.max_context : ~0ULL)) {
+    d.attention.window = window;
+    auto& flags = d.windowed;
+    if (const json* types = r.array("layer_types")) {
+      for (const auto& t : *types) {
+        if (!t.is_string()) {
+          r.fail_message("layer_types", message("import.layer_type_strings",
+                                                "expected strings such as \"sliding_attention\" or \"full_attention\""));
+          break;
+        }
+        flags.push_back(t.get_ref<const std::string&>() == "sliding_attention");
+      }
+      if (!r.error() && flags.size() != d.layers)
+        r.fail_message("layer_types", message("import.one_per_layer", "needs one entry per layer ({layers}), got {got}",
+                           {arg::digits("layers", d.layers), arg::digits("got", flags.size())}));
+    } else if (type == "gemma2") {
+      for (std::uint64_t i = 0; i < d.layers && i < 10'000; ++i) flags.push_back(i % 2 == 0);
+    } else if (auto pattern = r.uint("sliding_window_pattern"); pattern && *pattern > 0) {
+      for (std::uint64_t i = 0; i < d.layers && i < 10'000; ++i) flags.push_back((i + 1) % *pattern != 0);
+    } else if (qwen_style && r.has("max_window_layers")) {
+      const auto first = r.uint("max_window_layers").value_or(0);
+      for (std::uint64_t i = 0; i < d.layers && i < 10'000; ++i) flags.push_back(i >= first);
+    }
+  }
+}
+
 // Llama-shaped decoders: llama, mistral, mixtral, qwen2/3(+moe), gemma 1-3, phi3, deepseek v2/v3, ...
 void import_llama_like(FieldReader& r, ModelSpec& s, UniformDecoder& d, std::string_view type,
                        std::optional<bool> top_tied) {
@@ -571,53 +621,11 @@ void import_llama_like(FieldReader& r, ModelSpec& s, UniformDecoder& d, std::str
                                                    : r.uint("num_experts");
   if (experts.value_or(0) > 1 && r.boolean("enable_moe_block").value_or(true)) read_experts(r, d, *experts, type);
 
-  // Multi-head latent attention.
-  if (auto rank = r.uint("kv_lora_rank"); rank && *rank) {
-    auto& mla = d.latent;
-    d.mixer = MixerKind::latent_attention;
-    mla.heads = attention.heads;
-    mla.kv_lora_rank = *rank;
-    mla.q_lora_rank = r.uint("q_lora_rank").value_or(0);
-    mla.qk_nope_head_dim = r.uint("qk_nope_head_dim").value_or(0);
-    mla.qk_rope_head_dim = r.uint("qk_rope_head_dim").value_or(0);
-    mla.v_head_dim = r.uint("v_head_dim").value_or(0);
-    mla.output_gate = r.boolean("mla_use_output_gate").value_or(false);
-    mla.index_head_dim = r.uint("index_head_dim").value_or(0);  // DeepSeek Sparse Attention's indexer
-    mla.index_heads = mla.index_head_dim ? r.uint("index_n_heads").value_or(0) : 0;
-    attention.v_head_dim = 0;
-  }
+  read_latent_attention(r, d);
 
   if (r.has("compress_ratios") || r.has("o_lora_rank")) read_one_entry_attention(r, s, attention);
 
-  // Sliding window in its spellings: layer_types (newest), Gemma 2 alternation, Gemma 3 pattern,
-  // Qwen2 use_sliding_window + max_window_layers, or a plain sliding_window for every layer.
-  const auto window = r.uint("sliding_window").value_or(0);
-  const bool qwen_style = r.has("use_sliding_window");
-  const bool use_window = r.boolean("use_sliding_window").value_or(true);
-  if (window && use_window && window < (s.max_context ? s.max_context : ~0ULL)) {
-    attention.window = window;
-    auto& flags = d.windowed;
-    if (const json* types = r.array("layer_types")) {
-      for (const auto& t : *types) {
-        if (!t.is_string()) {
-          r.fail_message("layer_types", message("import.layer_type_strings",
-                                                "expected strings such as \"sliding_attention\" or \"full_attention\""));
-          break;
-        }
-        flags.push_back(t.get_ref<const std::string&>() == "sliding_attention");
-      }
-      if (!r.error() && flags.size() != d.layers)
-        r.fail_message("layer_types", message("import.one_per_layer", "needs one entry per layer ({layers}), got {got}",
-                           {arg::digits("layers", d.layers), arg::digits("got", flags.size())}));
-    } else if (type == "gemma2") {
-      for (std::uint64_t i = 0; i < d.layers && i < 10'000; ++i) flags.push_back(i % 2 == 0);
-    } else if (auto pattern = r.uint("sliding_window_pattern"); pattern && *pattern > 0) {
-      for (std::uint64_t i = 0; i < d.layers && i < 10'000; ++i) flags.push_back((i + 1) % *pattern != 0);
-    } else if (qwen_style && r.has("max_window_layers")) {
-      const auto first = r.uint("max_window_layers").value_or(0);
-      for (std::uint64_t i = 0; i < d.layers && i < 10'000; ++i) flags.push_back(i >= first);
-    }
-  }
+  read_sliding_window(r, s, d, type);
 }
 
 }  // namespace

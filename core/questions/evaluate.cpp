@@ -789,6 +789,204 @@ std::optional<Error> resolve_ollama_options(const Request& r, InferenceOptions& 
   return std::nullopt;
 }
 
+// The engine the request names; Ollama where the model is named in Ollama's form and no engine is given.
+std::optional<Error> resolve_engine(const Request& r, const OllamaTag* ollama_tag, ResolvedRequest& out) {
+  InferenceOptions& o = out.options;
+  const auto engine = parse_engine(r.engine);
+  if (!engine)
+    return make_error("engine", message("error.evaluate.engine", "unknown engine \"{given}\"; allowed: {allowed}",
+                                        {arg::text("given", r.engine), arg::text("allowed", kEngineNames)}));
+  o.engine = *engine;
+  // A name in Ollama's form is the model Ollama runs under it: that engine unless the request names one.
+  const std::string ollama_name = ollama_tag ? ollama_tag->tag : r.ollama_tag;
+  if (!ollama_name.empty() && !r.engine_given) {
+    o.engine = Engine::ollama;
+    out.model.notes.push_back(message("ollama.name_engine",
+                                      "Ollama's {name}: the engine is Ollama, as that name runs there; choose another "
+                                      "engine to compare.",
+                                      {arg::text("name", ollama_name)}));
+  }
+  if (auto error = refuse_unread_inputs(r, o.engine)) return *error;
+  return std::nullopt;
+}
+
+// The weight format the estimate counts, with the notes on where it came from.
+std::optional<Error> resolve_weights(const Request& r, const OllamaTag* ollama_tag, ResolvedRequest& out) {
+  InferenceOptions& o = out.options;
+  const auto tag_weights = ollama_tag_weights(r, ollama_tag, out.model, o.engine);
+  // Weights: the request's format; else the checkpoint's quantization_config; else bf16 (torch_dtype is not
+  // trusted: it says how the file is stored). A model file's header gives exact bytes.
+  std::string weights = !r.weights.empty() ? r.weights : !out.model.quantization.empty() ? out.model.quantization
+                                                                                       : std::string("bf16");
+  if (tag_weights) {
+    weights = tag_weights->format;
+    out.model.notes.push_back(tag_weights->note);
+  }
+  // llama.cpp runs a GGUF file, not the checkpoint: the file type that model is published in.
+  const auto gguf = ggml_engine(o.engine) && r.weights.empty() && !tag_weights ? gguf_mix_for_checkpoint(weights)
+                                                                                : std::nullopt;
+  if (gguf) {
+    weights = std::string(gguf_mix_name(*gguf));
+    out.model.notes.push_back(message("llamacpp.gguf_for_checkpoint",
+                                      "{engine} runs GGUF files: the {checkpoint} checkpoint is estimated as the GGUF "
+                                      "file type it is published in, {gguf}; choose another with --weights",
+                                      {arg::text("engine", engine_title(o.engine)),
+                                       arg::text("checkpoint", out.model.quantization), arg::text("gguf", weights)}));
+  }
+  if (auto missing = quant_config_missing(r, out.model)) {
+    out.model.notes.push_back(std::move(*missing));
+    out.missing_files.push_back("hf_quant_config.json");
+  }
+  auto format = parse_weight_format(weights);
+  if (!format) return format.error();
+  // transformers loads a GGUF file by dequantizing every tensor to fp32 before PyTorch sees it (transformers docs,
+  // "GGUF and interaction with Transformers"): the file's format is not what sits on the GPU.
+  const bool dequantized = o.engine == Engine::transformers && format.value().scheme == WeightScheme::gguf;
+  if (dequantized) {
+    out.model.notes.push_back(message("transformers.gguf_fp32",
+                                      "transformers dequantizes the {format} GGUF file to fp32 when it loads it, so the "
+                                      "weights are counted at 4 bytes per parameter; llama.cpp and Ollama run the file "
+                                      "as it is.",
+                                      {arg::text("format", weights)}));
+    format = parse_weight_format("fp32");
+    if (!format) return format.error();
+  }
+  o.weight_format = format.value();
+  o.weights = format.value().dtype;
+  if (r.imported && r.weights.empty() && !dequantized) o.weight_format.reset(), o.exact_weights = r.imported->weights;
+  return std::nullopt;
+}
+
+// The KV cache's precision: the request's, else the checkpoint's where the engine reads it.
+std::optional<Error> resolve_kv_dtype(const Request& r, ResolvedRequest& out) {
+  InferenceOptions& o = out.options;
+  if (!r.kv_dtype.empty()) {
+    const auto kv = parse_kv_dtype(r.kv_dtype);
+    if (!kv)
+      return make_error("kv_dtype", message("error.evaluate.kv_dtype", "unknown KV cache precision \"{given}\"; allowed: "
+                                                                       "{allowed}",
+                                            {arg::text("given", r.kv_dtype), arg::text("allowed", joined(all_kv_dtypes()))}));
+    o.kv_dtype = *kv;
+  } else if (const std::string& own = out.model.checkpoint_kv_dtype; !own.empty()) {
+    // vLLM's kv_cache_dtype "auto" takes a ModelOpt checkpoint's KV-cache quantization (vllm/utils/torch_utils.py,
+    // resolve_kv_cache_dtype_string); transformers and llama.cpp do not read it.
+    if (o.engine == Engine::vllm) {
+      o.kv_dtype = parse_kv_dtype(own);
+      out.model.notes.push_back(message("vllm.checkpoint_kv",
+                                        "KV cache in {kv}: vLLM's kv_cache_dtype \"auto\" takes the checkpoint's "
+                                        "KV-cache quantization.",
+                                        {arg::text("kv", own)}));
+    } else {
+      out.model.notes.push_back(message("engine.checkpoint_kv_ignored",
+                                        "The checkpoint is calibrated for an {kv} KV cache, which {engine} does not "
+                                        "read: the KV cache is counted at the engine's default precision (kv_dtype "
+                                        "{kv} to match).",
+                                        {arg::text("kv", own), arg::text("engine", engine_title(o.engine))}));
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<Error> resolve_attention(const Request& r, ResolvedRequest& out) {
+  InferenceOptions& o = out.options;
+  if (!r.attention.empty()) {
+    const auto a = parse_attention(r.attention);
+    if (!a)
+      return make_error("attention", message("error.evaluate.attention", "unknown attention \"{given}\"; allowed: {allowed}",
+                                             {arg::text("given", r.attention), arg::text("allowed", kAttentionNames)}));
+    o.attention = *a;
+  } else if (o.engine == Engine::ollama) {
+    // OLLAMA_FLASH_ATTENTION is off unless set, but from 0.11.8 gpt-oss asks for flash attention itself.
+    o.attention = ollama_flash_attention_default(out.model.architecture, r.engine_version) ? Attention::sdpa
+                                                                                           : Attention::eager;
+  }
+  return std::nullopt;
+}
+
+std::optional<Error> resolve_kv_allocation(const Request& r, InferenceOptions& o) {
+  if (!r.kv_allocation.empty()) {
+    const auto k = parse_kv_allocation(r.kv_allocation);
+    if (!k)
+      return make_error("kv_allocation",
+                        message("error.evaluate.kv_allocation", "unknown KV allocation \"{given}\"; allowed: {allowed}",
+                                {arg::text("given", r.kv_allocation), arg::text("allowed", kKvAllocationNames)}));
+    o.kv_allocation = *k;
+  }
+  return std::nullopt;
+}
+
+void resolve_context(const Request& r, bool from_preset, ResolvedRequest& out) {
+  InferenceOptions& o = out.options;
+  // Default context: the engine's own, never silently the model's maximum for transformers/llama.cpp.
+  const auto& m = out.model;
+  if (r.context) {
+    o.context_tokens = *r.context;
+    out.context_source = "request";
+  } else if (o.engine == Engine::llamacpp) {
+    o.context_tokens = kLlamaDefaultCtx;
+    out.context_source = "engine_default";
+  } else if (o.engine == Engine::ollama) {
+    // The version's default num_ctx (a version not modelled is refused below).
+    o.context_tokens =
+        ollama_default_num_ctx(parse_ollama_version(r.engine_version).value_or(OllamaRule::llama_server_fit_target));
+    out.context_source = "engine_default";
+  } else if (kv_pool_engine(o.engine) && m.max_context) {
+    o.context_tokens = m.max_context;  // vLLM's max_model_len, SGLang's context_length: the config's maximum
+    out.context_source = "model_max";
+  } else if (from_preset && m.default_context) {
+    o.context_tokens = m.default_context;
+    out.context_source = "preset";
+  } else {
+    o.context_tokens = kLlamaDefaultCtx;
+    out.context_source = "engine_default";
+  }
+}
+
+std::optional<Error> resolve_vllm_version(const Request& r, InferenceOptions& o) {
+  if (!r.engine_version.empty() && o.engine == Engine::vllm) {
+    const auto rule = parse_vllm_version(r.engine_version);
+    if (!rule && vllm_version_after_modelled(r.engine_version))
+      return make_error("engine_version", message("error.evaluate.vllm_version_newer",
+                                                  "vLLM {version} is newer than the newest version modelled, {newest}: "
+                                                  "0.28 and 0.29 changed how vLLM sets its defaults and memory aside, "
+                                                  "which is not modelled yet; allowed: 0.9.2 to {newest}",
+                                                  {arg::text("version", r.engine_version),
+                                                   arg::text("newest", kVllmVersionModelled)}));
+    if (!rule)
+      return make_error("engine_version", message("error.evaluate.vllm_version",
+                                                  "\"{version}\" is not a vLLM version that is modelled; allowed: 0.9.2 "
+                                                  "to {newest}, as 0.11 or 0.21.1 (before 0.9.2 vLLM sized its pool by "
+                                                  "another rule)",
+                                                  {arg::text("version", r.engine_version),
+                                                   arg::text("newest", kVllmVersionModelled)}));
+    o.vllm_rule = *rule;
+    o.vllm_version = r.engine_version;
+    if (o.vllm_version.front() == 'v' || o.vllm_version.front() == 'V') o.vllm_version.erase(0, 1);
+  }
+  return std::nullopt;
+}
+
+// The headroom a fit keeps, and the request's one GPU with its notes and the options sized for it.
+std::optional<Error> resolve_gpu_of_request(const Catalog& catalog, const Request& r, ResolvedRequest& out) {
+  InferenceOptions& o = out.options;
+  if (!(r.headroom >= 0 && r.headroom <= 0.9))
+    return make_error("headroom", message("error.evaluate.headroom", "must be a fraction between 0 and 0.9, got {value}",
+                                          {arg::fixed("value", r.headroom, 6)}));
+  out.fit_headroom = fit_headroom(o.engine, r.headroom, o.gpu_util);
+  if (r.wired_limit_mb && r.gpu.empty()) return wired_limit_without_gpu();
+  if (!r.gpu.empty()) {
+    auto found = resolve_gpu(catalog.gpus, r.gpu, "gpu");
+    if (!found) return found.error();
+    out.gpu = found.value().gpu;
+    if (!found.value().note.empty()) out.name_notes.push_back(found.value().note);
+    if (auto wired = wired_limit_applied(*out.gpu, r.wired_limit_mb); !wired) return wired.error();
+    if (const Message custom = custom_gpu_note(*out.gpu); !custom.empty()) out.name_notes.push_back(custom);
+    if (const Message wired = wired_limit_note(*out.gpu); !wired.empty()) out.name_notes.push_back(wired);
+    size_for_gpu(o, *out.gpu);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 Result<Catalog> with_wired_limit(const Catalog& catalog, std::string_view gpu, std::uint64_t limit_mib) {
@@ -834,128 +1032,12 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
   out.model = std::move(spec).value();
   InferenceOptions& o = out.options;
 
-  const auto engine = parse_engine(r.engine);
-  if (!engine)
-    return make_error("engine", message("error.evaluate.engine", "unknown engine \"{given}\"; allowed: {allowed}",
-                                        {arg::text("given", r.engine), arg::text("allowed", kEngineNames)}));
-  o.engine = *engine;
-  // A name in Ollama's form is the model Ollama runs under it: that engine unless the request names one.
-  const std::string ollama_name = ollama_tag ? ollama_tag->tag : r.ollama_tag;
-  if (!ollama_name.empty() && !r.engine_given) {
-    o.engine = Engine::ollama;
-    out.model.notes.push_back(message("ollama.name_engine",
-                                      "Ollama's {name}: the engine is Ollama, as that name runs there; choose another "
-                                      "engine to compare.",
-                                      {arg::text("name", ollama_name)}));
-  }
-  if (auto error = refuse_unread_inputs(r, o.engine)) return *error;
-  const auto tag_weights = ollama_tag_weights(r, ollama_tag, out.model, o.engine);
-  // Weights: the request's format; else the checkpoint's quantization_config; else bf16 (torch_dtype is not
-  // trusted: it says how the file is stored). A model file's header gives exact bytes.
-  std::string weights = !r.weights.empty() ? r.weights : !out.model.quantization.empty() ? out.model.quantization
-                                                                                       : std::string("bf16");
-  if (tag_weights) {
-    weights = tag_weights->format;
-    out.model.notes.push_back(tag_weights->note);
-  }
-  // llama.cpp runs a GGUF file, not the checkpoint: the file type that model is published in.
-  const auto gguf = ggml_engine(o.engine) && r.weights.empty() && !tag_weights ? gguf_mix_for_checkpoint(weights)
-                                                                                : std::nullopt;
-  if (gguf) {
-    weights = std::string(gguf_mix_name(*gguf));
-    out.model.notes.push_back(message("llamacpp.gguf_for_checkpoint",
-                                      "{engine} runs GGUF files: the {checkpoint} checkpoint is estimated as the GGUF "
-                                      "file type it is published in, {gguf}; choose another with --weights",
-                                      {arg::text("engine", engine_title(o.engine)),
-                                       arg::text("checkpoint", out.model.quantization), arg::text("gguf", weights)}));
-  }
-  if (auto missing = quant_config_missing(r, out.model)) {
-    out.model.notes.push_back(std::move(*missing));
-    out.missing_files.push_back("hf_quant_config.json");
-  }
-  auto format = parse_weight_format(weights);
-  if (!format) return format.error();
-  // transformers loads a GGUF file by dequantizing every tensor to fp32 before PyTorch sees it (transformers docs,
-  // "GGUF and interaction with Transformers"): the file's format is not what sits on the GPU.
-  const bool dequantized = o.engine == Engine::transformers && format.value().scheme == WeightScheme::gguf;
-  if (dequantized) {
-    out.model.notes.push_back(message("transformers.gguf_fp32",
-                                      "transformers dequantizes the {format} GGUF file to fp32 when it loads it, so the "
-                                      "weights are counted at 4 bytes per parameter; llama.cpp and Ollama run the file "
-                                      "as it is.",
-                                      {arg::text("format", weights)}));
-    format = parse_weight_format("fp32");
-    if (!format) return format.error();
-  }
-  o.weight_format = format.value();
-  o.weights = format.value().dtype;
-  if (r.imported && r.weights.empty() && !dequantized) o.weight_format.reset(), o.exact_weights = r.imported->weights;
-  if (!r.kv_dtype.empty()) {
-    const auto kv = parse_kv_dtype(r.kv_dtype);
-    if (!kv)
-      return make_error("kv_dtype", message("error.evaluate.kv_dtype", "unknown KV cache precision \"{given}\"; allowed: "
-                                                                       "{allowed}",
-                                            {arg::text("given", r.kv_dtype), arg::text("allowed", joined(all_kv_dtypes()))}));
-    o.kv_dtype = *kv;
-  } else if (const std::string& own = out.model.checkpoint_kv_dtype; !own.empty()) {
-    // vLLM's kv_cache_dtype "auto" takes a ModelOpt checkpoint's KV-cache quantization (vllm/utils/torch_utils.py,
-    // resolve_kv_cache_dtype_string); transformers and llama.cpp do not read it.
-    if (o.engine == Engine::vllm) {
-      o.kv_dtype = parse_kv_dtype(own);
-      out.model.notes.push_back(message("vllm.checkpoint_kv",
-                                        "KV cache in {kv}: vLLM's kv_cache_dtype \"auto\" takes the checkpoint's "
-                                        "KV-cache quantization.",
-                                        {arg::text("kv", own)}));
-    } else {
-      out.model.notes.push_back(message("engine.checkpoint_kv_ignored",
-                                        "The checkpoint is calibrated for an {kv} KV cache, which {engine} does not "
-                                        "read: the KV cache is counted at the engine's default precision (kv_dtype "
-                                        "{kv} to match).",
-                                        {arg::text("kv", own), arg::text("engine", engine_title(o.engine))}));
-    }
-  }
-  if (!r.attention.empty()) {
-    const auto a = parse_attention(r.attention);
-    if (!a)
-      return make_error("attention", message("error.evaluate.attention", "unknown attention \"{given}\"; allowed: {allowed}",
-                                             {arg::text("given", r.attention), arg::text("allowed", kAttentionNames)}));
-    o.attention = *a;
-  } else if (o.engine == Engine::ollama) {
-    // OLLAMA_FLASH_ATTENTION is off unless set, but from 0.11.8 gpt-oss asks for flash attention itself.
-    o.attention = ollama_flash_attention_default(out.model.architecture, r.engine_version) ? Attention::sdpa
-                                                                                           : Attention::eager;
-  }
-  if (!r.kv_allocation.empty()) {
-    const auto k = parse_kv_allocation(r.kv_allocation);
-    if (!k)
-      return make_error("kv_allocation",
-                        message("error.evaluate.kv_allocation", "unknown KV allocation \"{given}\"; allowed: {allowed}",
-                                {arg::text("given", r.kv_allocation), arg::text("allowed", kKvAllocationNames)}));
-    o.kv_allocation = *k;
-  }
-  // Default context: the engine's own, never silently the model's maximum for transformers/llama.cpp.
-  const auto& m = out.model;
-  if (r.context) {
-    o.context_tokens = *r.context;
-    out.context_source = "request";
-  } else if (o.engine == Engine::llamacpp) {
-    o.context_tokens = kLlamaDefaultCtx;
-    out.context_source = "engine_default";
-  } else if (o.engine == Engine::ollama) {
-    // The version's default num_ctx (a version not modelled is refused below).
-    o.context_tokens =
-        ollama_default_num_ctx(parse_ollama_version(r.engine_version).value_or(OllamaRule::llama_server_fit_target));
-    out.context_source = "engine_default";
-  } else if (kv_pool_engine(o.engine) && m.max_context) {
-    o.context_tokens = m.max_context;  // vLLM's max_model_len, SGLang's context_length: the config's maximum
-    out.context_source = "model_max";
-  } else if (from_preset && m.default_context) {
-    o.context_tokens = m.default_context;
-    out.context_source = "preset";
-  } else {
-    o.context_tokens = kLlamaDefaultCtx;
-    out.context_source = "engine_default";
-  }
+  if (auto error = resolve_engine(r, ollama_tag, out)) return *error;
+  if (auto error = resolve_weights(r, ollama_tag, out)) return *error;
+  if (auto error = resolve_kv_dtype(r, out)) return *error;
+  if (auto error = resolve_attention(r, out)) return *error;
+  if (auto error = resolve_kv_allocation(r, o)) return *error;
+  resolve_context(r, from_preset, out);
   o.batch = r.batch;
   auto draft = draft_of_request(catalog, r);
   if (!draft) return draft.error();
@@ -965,26 +1047,7 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
   o.memory_in_use = r.memory_in_use.value_or(0);
   if (auto error = resolve_sglang_options(r, o)) return *error;
   if (auto error = resolve_ollama_options(r, o)) return *error;
-  if (!r.engine_version.empty() && o.engine == Engine::vllm) {
-    const auto rule = parse_vllm_version(r.engine_version);
-    if (!rule && vllm_version_after_modelled(r.engine_version))
-      return make_error("engine_version", message("error.evaluate.vllm_version_newer",
-                                                  "vLLM {version} is newer than the newest version modelled, {newest}: "
-                                                  "0.28 and 0.29 changed how vLLM sets its defaults and memory aside, "
-                                                  "which is not modelled yet; allowed: 0.9.2 to {newest}",
-                                                  {arg::text("version", r.engine_version),
-                                                   arg::text("newest", kVllmVersionModelled)}));
-    if (!rule)
-      return make_error("engine_version", message("error.evaluate.vllm_version",
-                                                  "\"{version}\" is not a vLLM version that is modelled; allowed: 0.9.2 "
-                                                  "to {newest}, as 0.11 or 0.21.1 (before 0.9.2 vLLM sized its pool by "
-                                                  "another rule)",
-                                                  {arg::text("version", r.engine_version),
-                                                   arg::text("newest", kVllmVersionModelled)}));
-    o.vllm_rule = *rule;
-    o.vllm_version = r.engine_version;
-    if (o.vllm_version.front() == 'v' || o.vllm_version.front() == 'V') o.vllm_version.erase(0, 1);
-  }
+  if (auto error = resolve_vllm_version(r, o)) return *error;
   // vLLM 0.21 raised the default with the CUDA graphs moving into the budget.
   o.gpu_util = r.gpu_util.value_or(vllm_default_gpu_util(o.vllm_rule));
   o.enforce_eager = r.enforce_eager;
@@ -999,21 +1062,7 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
   if (auto error = use_gpu_count(out.model, r, o, out.name_notes)) return *error;
   if (auto error = use_devices(catalog, r, out)) return *error;
   if (auto ok = validate_serving_inputs(r.serving); !ok) return ok.error();
-  if (!(r.headroom >= 0 && r.headroom <= 0.9))
-    return make_error("headroom", message("error.evaluate.headroom", "must be a fraction between 0 and 0.9, got {value}",
-                                          {arg::fixed("value", r.headroom, 6)}));
-  out.fit_headroom = fit_headroom(o.engine, r.headroom, o.gpu_util);
-  if (r.wired_limit_mb && r.gpu.empty()) return wired_limit_without_gpu();
-  if (!r.gpu.empty()) {
-    auto found = resolve_gpu(catalog.gpus, r.gpu, "gpu");
-    if (!found) return found.error();
-    out.gpu = found.value().gpu;
-    if (!found.value().note.empty()) out.name_notes.push_back(found.value().note);
-    if (auto wired = wired_limit_applied(*out.gpu, r.wired_limit_mb); !wired) return wired.error();
-    if (const Message custom = custom_gpu_note(*out.gpu); !custom.empty()) out.name_notes.push_back(custom);
-    if (const Message wired = wired_limit_note(*out.gpu); !wired.empty()) out.name_notes.push_back(wired);
-    size_for_gpu(o, *out.gpu);
-  }
+  if (auto error = resolve_gpu_of_request(catalog, r, out)) return *error;
   // A Mac's GPU is its unified memory: one per machine.
   if (out.gpu && out.gpu->one_per_machine() && r.gpu_count > 1)
     return make_error("gpus", one_per_machine_message(*out.gpu));
@@ -1115,21 +1164,10 @@ std::optional<Result<Report>> ollama_unloading_others(const Catalog& catalog, co
   return report;
 }
 
-Result<Report> evaluate(const Catalog& catalog, const Request& r, const ResolvedRequest& rr) {
-  Report report;
-  report.model = rr.model;
-  report.published_params = rr.published_params;
-  report.context_source = rr.context_source;
-  report.headroom = rr.fit_headroom;
-  report.missing_files = rr.missing_files;
+namespace {
 
-  auto estimate = estimate_inference(report.model, rr.options);
-  if (!estimate) return estimate.error();
-  report.estimate = std::move(estimate).value();
-  if (auto unloaded = ollama_unloading_others(catalog, r, rr, report.estimate)) return std::move(*unloaded);
-  if (rr.options.explain)
-    report.estimate.explanations.push_back(
-        params_explanation(report.model, report.estimate.params, rr.published_params, rr.params_source));
+// The notes on how the request was read: the context assumed, the names as read, what Ollama's version tried.
+void add_request_notes(Report& report, const Request& r, const ResolvedRequest& rr) {
   if (report.context_source == "engine_default" && !report.model.is_bare())
     report.estimate.notes.push_back(
         report.model.max_context
@@ -1162,6 +1200,26 @@ Result<Report> evaluate(const Catalog& catalog, const Request& r, const Resolved
                       "shorter context lowers it.",
                       {arg::digits("context", context)}));
   }
+}
+
+}  // namespace
+
+Result<Report> evaluate(const Catalog& catalog, const Request& r, const ResolvedRequest& rr) {
+  Report report;
+  report.model = rr.model;
+  report.published_params = rr.published_params;
+  report.context_source = rr.context_source;
+  report.headroom = rr.fit_headroom;
+  report.missing_files = rr.missing_files;
+
+  auto estimate = estimate_inference(report.model, rr.options);
+  if (!estimate) return estimate.error();
+  report.estimate = std::move(estimate).value();
+  if (auto unloaded = ollama_unloading_others(catalog, r, rr, report.estimate)) return std::move(*unloaded);
+  if (rr.options.explain)
+    report.estimate.explanations.push_back(
+        params_explanation(report.model, report.estimate.params, rr.published_params, rr.params_source));
+  add_request_notes(report, r, rr);
 
   const double fit_headroom = rr.fit_headroom;
   if (rr.gpu) {

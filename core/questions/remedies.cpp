@@ -949,6 +949,194 @@ Message summary_of(const RemediesReport& report, std::uint64_t count) {
                         {gpus, verdict});
 }
 
+// A training request's remedies: each a changed request, estimated again and kept by the collector.
+struct TrainingAdvice {
+  const Catalog& catalog;
+  const TrainingRequest& request;
+  const TrainingReport& b;
+  const RemediesReport& report;
+  Collector& out;
+  // A bare parameter count has no activations, and LoRA needs the model's layers.
+  bool shapes = b.estimate.activations.has_value();
+  bool cuda_libraries = !apple(b.gpu);  // bitsandbytes, DeepSpeed
+
+  void attempt(Remedy r, const TrainingRequest& variant) const {
+    if (auto after = evaluate_training(catalog, variant)) {
+      r.host_ram_bytes = after.value().estimate.host_ram_bytes;
+      out.add(std::move(r), after.value().estimate.breakdown.total);
+    }
+  }
+};
+
+// Settings that trade compute or precision for memory: recomputed activations, fused attention, 8-bit Adam.
+void add_compute_trades(const TrainingAdvice& a) {
+  const TrainingOptions& o = a.b.options;
+  const TrainingRequest& request = a.request;
+  TrainingRequest v;
+  if (a.shapes && o.checkpointing != Checkpointing::full) {
+    v = request;
+    v.checkpointing = "full";
+    a.attempt(remedy("checkpointing", ChangeSize::slower, {text_input("checkpointing", "full")},
+                     message("remedy.checkpointing", "The backward pass reruns each layer's forward: about a third "
+                                                     "more compute (the article \"GPU-Speicher\" reports 20-30 % "
+                                                     "longer training)"),
+                     "Chen et al. 2016 (arXiv 1604.06174)"),
+              v);
+  }
+  if (a.shapes && keeps_attention_scores(o.attn_implementation)) {
+    v = request;
+    v.attn_implementation = "sdpa";
+    a.attempt(remedy("flash-attention", ChangeSize::exact, {text_input("attn_implementation", "sdpa")}, flash_cost(), kFlashSource), v);
+  }
+  if (a.cuda_libraries && (o.optimizer == Optimizer::adamw || o.optimizer == Optimizer::paged_adamw)) {
+    const char* eight = o.optimizer == Optimizer::adamw ? "adamw-8bit" : "paged-adamw-8bit";
+    v = request;
+    v.optimizer = eight;
+    a.attempt(remedy("optimizer-8bit", ChangeSize::precision, {text_input("optimizer", eight)},
+                     message("remedy.optimizer_8bit", "Adam's two states in 8 bits: the paper matches 32-bit Adam on its benchmarks"),
+                     "Dettmers et al. 2021, 8-bit Optimizers via Block-wise Quantization (arXiv 2110.02861)"),
+              v);
+  }
+}
+
+// Methods that train fewer or smaller numbers: LoRA, QLoRA, mixed precision.
+void add_lighter_methods(const TrainingAdvice& a) {
+  const TrainingReport& b = a.b;
+  const TrainingOptions& o = a.b.options;
+  const TrainingRequest& request = a.request;
+  TrainingRequest v;
+  // GRPO trains its policy as `policy` says: there LoRA and QLoRA set that input, not the mode.
+  const bool grpo = o.grpo.has_value();
+  const char* method_key = grpo ? "policy" : "mode";
+  if (a.shapes && o.mode == TrainingMode::full) {
+    v = request;
+    (grpo ? v.policy : v.mode) = "lora";
+    a.attempt(remedy("lora", ChangeSize::method, {text_input(method_key, "lora")},
+                     message("remedy.lora", "Only low-rank adapters learn: on par with full fine-tuning in the paper's "
+                                            "benchmarks (RoBERTa, DeBERTa, GPT-2, GPT-3)"),
+                     "Hu et al. 2021, LoRA (arXiv 2106.09685)"),
+              v);
+  }
+  if (a.shapes && a.cuda_libraries && o.mode != TrainingMode::qlora) {
+    v = request;
+    (grpo ? v.policy : v.mode) = "qlora";
+    a.attempt(remedy("qlora", ChangeSize::method, {text_input(method_key, "qlora")},
+                     message("remedy.qlora", "Adapters over a 4-bit NF4 base: the paper matches 16-bit fine-tuning; "
+                                             "steps are slower (dequantization)"),
+                     "Dettmers et al. 2023, QLoRA (arXiv 2305.14314)"),
+              v);
+  }
+  if (o.precision == Precision::fp32) {
+    // bf16 needs Ampere or newer; older GPUs train in fp16 with loss scaling.
+    const char* mixed = pre_ampere(b.gpu) || (b.gpu && !b.gpu->tflops_bf16) ? "mixed-fp16" : "mixed-bf16";
+    v = request;
+    v.precision = mixed;
+    a.attempt(remedy("mixed-precision", ChangeSize::precision, {text_input("precision", mixed)},
+                     message("remedy.mixed_precision",
+                             "16-bit compute with fp32 master weights: about the same accuracy, faster on tensor cores"),
+                     "Micikevicius et al. 2018 (arXiv 1710.03740)"),
+              v);
+  }
+}
+
+void add_optimizer_offload(const TrainingAdvice& a) {
+  const Catalog& catalog = a.catalog;
+  Collector& out = a.out;
+  const TrainingOptions& o = a.b.options;
+  const TrainingRequest& request = a.request;
+  TrainingRequest v;
+  // ZeRO-Offload of a full fine-tune, where the optimizer states are most of the memory (LoRA's are a few MB).
+  // DeepSpeed offloads the partitioned optimizer: it runs with stage 2, on one GPU too.
+  if (a.cuda_libraries && o.mode == TrainingMode::full && o.parallel.offload == Offload::none) {
+    v = request;
+    v.offload = "optimizer";
+    std::vector<RemedyInput> inputs{text_input("offload", "optimizer")};
+    if (o.parallel.zero == ZeroStage::none) {
+      v.zero = "2";
+      inputs.push_back(text_input("zero", "2"));
+    }
+    if (auto after = evaluate_training(catalog, v)) {
+      const TrainingEstimate& after_e = after.value().estimate;
+      Remedy r = remedy("offload-optimizer", ChangeSize::system_ram, std::move(inputs),
+                        message("remedy.offload_optimizer",
+                                "Training takes {min}-{max} times as long; the optimizer states and gradients move to "
+                                "host RAM",
+                                {arg::fixed("min", after_e.slowdown.min, 1), arg::fixed("max", after_e.slowdown.max, 1)}),
+                        after_e.slowdown.source);
+      r.host_ram_bytes = after_e.host_ram_bytes;
+      out.add(std::move(r), after_e.breakdown.total);
+    }
+  }
+}
+
+// More or other GPU memory: ZeRO-3 across the GPUs, a raised wired limit, more GPUs.
+void add_training_gpu_remedies(const TrainingAdvice& a) {
+  const TrainingReport& b = a.b;
+  const Catalog& catalog = a.catalog;
+  Collector& out = a.out;
+  const RemediesReport& report = a.report;
+  const TrainingOptions& o = a.b.options;
+  const TrainingEstimate& e = a.b.estimate;
+  const TrainingRequest& request = a.request;
+  TrainingRequest v;
+  if (o.parallel.gpus > 1 && o.parallel.zero != ZeroStage::parameters && o.parallel.offload == Offload::none) {
+    v = request;
+    v.zero = "3";
+    a.attempt(remedy("zero-3", ChangeSize::slower, {text_input("zero", "3")},
+                     message("remedy.zero_3", "Weights, gradients and optimizer states split across the GPUs: 1.5 × "
+                                              "the data-parallel communication"),
+                     kZeroSource),
+              v);
+  }
+  if (b.gpu)
+    add_wired_limit(request.gpu, catalog, b.gpus, e.breakdown.total, b.headroom,
+                    [&](const Catalog& raised, std::uint64_t limit, Remedy r) {
+                      TrainingRequest w = request;
+                      w.wired_limit_mb = limit;
+                      auto after = evaluate_training(raised, w);
+                      if (!after || after.value().gpus.size() != 1) return;
+                      out.add_room(std::move(r), after.value().estimate.breakdown.total, after.value().gpus.front().fit,
+                                   limit << 20);
+                    });
+  // The request's GPU is too small: the fewest of them (2, 4 or 8) that hold the job with ZeRO-3.
+  if (b.gpu && report.fit == Fit::does_not_fit && o.parallel.gpus == 1 && !b.gpu->one_per_machine()) {
+    for (std::uint64_t n : {2u, 4u, 8u}) {
+      v = request;
+      v.gpus = n;
+      v.zero = "3";
+      auto after = evaluate_training(catalog, v);
+      if (!after || fit_on(after.value().gpus, b.gpu) == Fit::does_not_fit) continue;
+      Remedy r = remedy("more-gpus", ChangeSize::more_gpus, {number_input("gpus", n), text_input("zero", "3")},
+                        message("remedy.more_gpus_zero3",
+                                "{n} × {gpu} with ZeRO-3: {n} times the GPUs, and 1.5 × the data-parallel communication",
+                                {arg::digits("n", n), arg::text("gpu", b.gpu->name)}),
+                        kZeroSource);
+      r.host_ram_bytes = after.value().estimate.host_ram_bytes;
+      out.add(std::move(r), after.value().estimate.breakdown.total);
+      break;
+    }
+  }
+}
+
+void add_micro_batch_one(const TrainingAdvice& a) {
+  const TrainingOptions& o = a.b.options;
+  const TrainingRequest& request = a.request;
+  TrainingRequest v;
+  if (a.shapes && o.parallel.micro_batch > 1) {
+    const std::uint64_t m = o.parallel.micro_batch, accum = o.parallel.gradient_accumulation * m;
+    v = request;
+    v.micro_batch = 1;
+    v.grad_accum = accum;
+    a.attempt(remedy("micro-batch-1", ChangeSize::slower, {number_input("micro_batch", 1), number_input("grad_accum", accum)},
+                     message("remedy.micro_batch_1",
+                             "The same effective batch in {n} times as many smaller steps (gradient accumulation): "
+                             "lower GPU utilisation",
+                             {arg::digits("n", m)}),
+                     message("remedy.source.micro_batch", "activations grow with the micro-batch (Korthikanti et al. 2022, arXiv 2205.05198)")),
+              v);
+  }
+}
+
 }  // namespace
 
 Result<RemediesReport> remedies_for(const Catalog& catalog, const Request& request) {
@@ -1021,150 +1209,17 @@ Result<RemediesReport> remedies_for(const Catalog& catalog, const TrainingReques
   const TrainingEstimate& e = b.estimate;
 
   RemediesReport report;
-  // GRPO trains its policy as `policy` says: there LoRA and QLoRA set that input, not the mode.
-  const bool grpo = o.grpo.has_value();
-  const char* method_key = grpo ? "policy" : "mode";
-  report.mode = grpo ? "grpo" : training_mode_name(o.mode);
+  report.mode = o.grpo.has_value() ? "grpo" : training_mode_name(o.mode);
   report.bytes = e.breakdown.total;
   report.gpu = b.gpu;
   if (b.gpu) report.fit = fit_on(b.gpus, b.gpu);
   Collector out(report, b.headroom);
-
-  auto attempt = [&](Remedy r, const TrainingRequest& variant) {
-    if (auto after = evaluate_training(catalog, variant)) {
-      r.host_ram_bytes = after.value().estimate.host_ram_bytes;
-      out.add(std::move(r), after.value().estimate.breakdown.total);
-    }
-  };
-  TrainingRequest v;
-  // A bare parameter count has no activations, and LoRA needs the model's layers.
-  const bool shapes = e.activations.has_value();
-  const bool cuda_libraries = !apple(b.gpu);  // bitsandbytes, DeepSpeed
-  if (shapes && o.checkpointing != Checkpointing::full) {
-    v = request;
-    v.checkpointing = "full";
-    attempt(remedy("checkpointing", ChangeSize::slower, {text_input("checkpointing", "full")},
-                   message("remedy.checkpointing", "The backward pass reruns each layer's forward: about a third "
-                                                   "more compute (the article \"GPU-Speicher\" reports 20-30 % "
-                                                   "longer training)"),
-                   "Chen et al. 2016 (arXiv 1604.06174)"),
-            v);
-  }
-  if (shapes && keeps_attention_scores(o.attn_implementation)) {
-    v = request;
-    v.attn_implementation = "sdpa";
-    attempt(remedy("flash-attention", ChangeSize::exact, {text_input("attn_implementation", "sdpa")}, flash_cost(), kFlashSource), v);
-  }
-  if (cuda_libraries && (o.optimizer == Optimizer::adamw || o.optimizer == Optimizer::paged_adamw)) {
-    const char* eight = o.optimizer == Optimizer::adamw ? "adamw-8bit" : "paged-adamw-8bit";
-    v = request;
-    v.optimizer = eight;
-    attempt(remedy("optimizer-8bit", ChangeSize::precision, {text_input("optimizer", eight)},
-                   message("remedy.optimizer_8bit", "Adam's two states in 8 bits: the paper matches 32-bit Adam on its benchmarks"),
-                   "Dettmers et al. 2021, 8-bit Optimizers via Block-wise Quantization (arXiv 2110.02861)"),
-            v);
-  }
-  if (shapes && o.mode == TrainingMode::full) {
-    v = request;
-    (grpo ? v.policy : v.mode) = "lora";
-    attempt(remedy("lora", ChangeSize::method, {text_input(method_key, "lora")},
-                   message("remedy.lora", "Only low-rank adapters learn: on par with full fine-tuning in the paper's "
-                                          "benchmarks (RoBERTa, DeBERTa, GPT-2, GPT-3)"),
-                   "Hu et al. 2021, LoRA (arXiv 2106.09685)"),
-            v);
-  }
-  if (shapes && cuda_libraries && o.mode != TrainingMode::qlora) {
-    v = request;
-    (grpo ? v.policy : v.mode) = "qlora";
-    attempt(remedy("qlora", ChangeSize::method, {text_input(method_key, "qlora")},
-                   message("remedy.qlora", "Adapters over a 4-bit NF4 base: the paper matches 16-bit fine-tuning; "
-                                           "steps are slower (dequantization)"),
-                   "Dettmers et al. 2023, QLoRA (arXiv 2305.14314)"),
-            v);
-  }
-  if (o.precision == Precision::fp32) {
-    // bf16 needs Ampere or newer; older GPUs train in fp16 with loss scaling.
-    const char* mixed = pre_ampere(b.gpu) || (b.gpu && !b.gpu->tflops_bf16) ? "mixed-fp16" : "mixed-bf16";
-    v = request;
-    v.precision = mixed;
-    attempt(remedy("mixed-precision", ChangeSize::precision, {text_input("precision", mixed)},
-                   message("remedy.mixed_precision",
-                           "16-bit compute with fp32 master weights: about the same accuracy, faster on tensor cores"),
-                   "Micikevicius et al. 2018 (arXiv 1710.03740)"),
-            v);
-  }
-  // ZeRO-Offload of a full fine-tune, where the optimizer states are most of the memory (LoRA's are a few MB).
-  // DeepSpeed offloads the partitioned optimizer: it runs with stage 2, on one GPU too.
-  if (cuda_libraries && o.mode == TrainingMode::full && o.parallel.offload == Offload::none) {
-    v = request;
-    v.offload = "optimizer";
-    std::vector<RemedyInput> inputs{text_input("offload", "optimizer")};
-    if (o.parallel.zero == ZeroStage::none) {
-      v.zero = "2";
-      inputs.push_back(text_input("zero", "2"));
-    }
-    if (auto after = evaluate_training(catalog, v)) {
-      const TrainingEstimate& a = after.value().estimate;
-      Remedy r = remedy("offload-optimizer", ChangeSize::system_ram, std::move(inputs),
-                        message("remedy.offload_optimizer",
-                                "Training takes {min}-{max} times as long; the optimizer states and gradients move to "
-                                "host RAM",
-                                {arg::fixed("min", a.slowdown.min, 1), arg::fixed("max", a.slowdown.max, 1)}),
-                        a.slowdown.source);
-      r.host_ram_bytes = a.host_ram_bytes;
-      out.add(std::move(r), a.breakdown.total);
-    }
-  }
-  if (o.parallel.gpus > 1 && o.parallel.zero != ZeroStage::parameters && o.parallel.offload == Offload::none) {
-    v = request;
-    v.zero = "3";
-    attempt(remedy("zero-3", ChangeSize::slower, {text_input("zero", "3")},
-                   message("remedy.zero_3", "Weights, gradients and optimizer states split across the GPUs: 1.5 × "
-                                            "the data-parallel communication"),
-                   kZeroSource),
-            v);
-  }
-  if (b.gpu)
-    add_wired_limit(request.gpu, catalog, b.gpus, e.breakdown.total, b.headroom,
-                    [&](const Catalog& raised, std::uint64_t limit, Remedy r) {
-                      TrainingRequest w = request;
-                      w.wired_limit_mb = limit;
-                      auto after = evaluate_training(raised, w);
-                      if (!after || after.value().gpus.size() != 1) return;
-                      out.add_room(std::move(r), after.value().estimate.breakdown.total, after.value().gpus.front().fit,
-                                   limit << 20);
-                    });
-  // The request's GPU is too small: the fewest of them (2, 4 or 8) that hold the job with ZeRO-3.
-  if (b.gpu && report.fit == Fit::does_not_fit && o.parallel.gpus == 1 && !b.gpu->one_per_machine()) {
-    for (std::uint64_t n : {2u, 4u, 8u}) {
-      v = request;
-      v.gpus = n;
-      v.zero = "3";
-      auto after = evaluate_training(catalog, v);
-      if (!after || fit_on(after.value().gpus, b.gpu) == Fit::does_not_fit) continue;
-      Remedy r = remedy("more-gpus", ChangeSize::more_gpus, {number_input("gpus", n), text_input("zero", "3")},
-                        message("remedy.more_gpus_zero3",
-                                "{n} × {gpu} with ZeRO-3: {n} times the GPUs, and 1.5 × the data-parallel communication",
-                                {arg::digits("n", n), arg::text("gpu", b.gpu->name)}),
-                        kZeroSource);
-      r.host_ram_bytes = after.value().estimate.host_ram_bytes;
-      out.add(std::move(r), after.value().estimate.breakdown.total);
-      break;
-    }
-  }
-  if (shapes && o.parallel.micro_batch > 1) {
-    const std::uint64_t m = o.parallel.micro_batch, accum = o.parallel.gradient_accumulation * m;
-    v = request;
-    v.micro_batch = 1;
-    v.grad_accum = accum;
-    attempt(remedy("micro-batch-1", ChangeSize::slower, {number_input("micro_batch", 1), number_input("grad_accum", accum)},
-                   message("remedy.micro_batch_1",
-                           "The same effective batch in {n} times as many smaller steps (gradient accumulation): "
-                           "lower GPU utilisation",
-                           {arg::digits("n", m)}),
-                   message("remedy.source.micro_batch", "activations grow with the micro-batch (Korthikanti et al. 2022, arXiv 2205.05198)")),
-            v);
-  }
+  const TrainingAdvice advice{catalog, request, b, report, out};
+  add_compute_trades(advice);
+  add_lighter_methods(advice);
+  add_optimizer_offload(advice);
+  add_training_gpu_remedies(advice);
+  add_micro_batch_one(advice);
   out.finish();
   if (b.gpu && report.fit != Fit::fits && !report.remedies.empty()) report.summary = summary_of(report, o.parallel.gpus);
   return report;
