@@ -244,6 +244,7 @@ test('the scan finds functions at namespace and class scope and counts their lin
     ['member', 12, 3],
     ['Holder::tooLong', 19, 81],
   ]);
+  assert.deepEqual(functionsOf(text).filter((f) => f.lines > MAX_LINES).map((f) => f.name), ['Holder::tooLong']);
 });
 
 test('the scan reads every function of the sources', () => {
