@@ -355,7 +355,7 @@ Result<SpeedModel> speed_model_from(const ModelSpec& spec, const WeightBytes& we
     if (run.mixer == MixerKind::attention) {
       m.num_attention_heads = std::gcd(m.num_attention_heads, run.attention.heads);
       m.num_kv_heads = std::gcd(m.num_kv_heads, run.attention.kv_heads);
-      const auto width = run.count * run.attention.heads * run.attention.head_dim;
+      const auto width = run.count * run.query_width();
       m.attention_width += width;
       const auto& a = run.attention;
       if (const auto window = a.chunk ? a.chunk : a.window; window && !a.compress_ratio)
@@ -364,7 +364,7 @@ Result<SpeedModel> speed_model_from(const ModelSpec& spec, const WeightBytes& we
       const auto& l = run.latent;
       m.num_attention_heads = std::gcd(m.num_attention_heads, l.heads);
       m.num_kv_heads = std::gcd(m.num_kv_heads, l.heads);
-      m.attention_width += run.count * l.heads * (l.qk_nope_head_dim + l.qk_rope_head_dim);
+      m.attention_width += run.count * run.query_width();
     }
   }
   return m;

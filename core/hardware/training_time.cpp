@@ -18,39 +18,6 @@ struct MatmulParams {
   double attention_width = 0;  // Σ over layers of (qk width + v width) per position: QKᵀ and AV
 };
 
-// Weight elements a token passes in one layer's token mixer, and its QKᵀ + AV width per position.
-std::pair<double, double> mixer_matmuls(const ModelSpec& s, const LayerRun& run) {
-  const double h = static_cast<double>(s.hidden_size), a = static_cast<double>(run.attention_heads());
-  switch (run.mixer) {
-    case MixerKind::latent_attention: {
-      const auto& m = run.latent;
-      const double qk = static_cast<double>(m.qk_nope_head_dim + m.qk_rope_head_dim);
-      const double vd = static_cast<double>(m.v_head_dim), qr = static_cast<double>(m.q_lora_rank);
-      const double kvr = static_cast<double>(m.kv_lora_rank);
-      return {(qr > 0 ? h * qr + qr * a * qk : h * a * qk) + h * (kvr + static_cast<double>(m.qk_rope_head_dim)) +
-                  kvr * a * (static_cast<double>(m.qk_nope_head_dim) + vd) + a * vd * h,
-              a * qk + a * vd};
-    }
-    case MixerKind::attention: {
-      const double d = static_cast<double>(run.attention.head_dim), kv = static_cast<double>(run.attention.kv_heads);
-      return {2 * h * a * d + 2 * h * kv * d, 2 * a * d};
-    }
-    case MixerKind::linear_attention: {
-      const auto& m = run.linear;
-      const double keys = static_cast<double>(m.key_heads * m.key_head_dim);
-      const double values = static_cast<double>(m.value_heads * m.value_head_dim);
-      return {h * (2 * keys + 2 * values + 2 * static_cast<double>(m.value_heads)) + values * h, 0};
-    }
-    case MixerKind::mamba2: {
-      const auto& m = run.mamba;
-      const double in = static_cast<double>(2 * m.inner() + 2 * m.groups * m.state_size + m.heads);
-      return {h * in + static_cast<double>(m.inner()) * h, 0};
-    }
-    case MixerKind::none: return {0, 0};
-  }
-  return {0, 0};
-}
-
 // Weight elements a token passes in one layer's MLP: the dense FFN, or the router, its k experts and the shared ones.
 double mlp_matmuls(const ModelSpec& s, const MlpBlock& m) {
   const double h = static_cast<double>(s.hidden_size);
@@ -63,7 +30,7 @@ double mlp_matmuls(const ModelSpec& s, const MlpBlock& m) {
 MatmulParams matmul_params(const ModelSpec& s) {
   MatmulParams m;
   for (const LayerRun& run : s.layers) {
-    const auto [mixer, width] = mixer_matmuls(s, run);
+    const auto [mixer, width] = run.matmuls(s.hidden_size);
     const double count = static_cast<double>(run.count);
     m.layers += count * (mixer + mlp_matmuls(s, run.mlp));
     m.attention_width += count * width;

@@ -45,22 +45,28 @@ PerToken megatron_attention_bytes(const ModelSpec& s, const LayerRun& run, const
   PerToken p;
   const auto h = s.hidden_size, a = run.attention_heads();
   const auto& t = o.trainable;
-  std::uint64_t q_w = 0, k_w = 0, out_w = 0;
-  if (run.mixer == MixerKind::latent_attention) {
-    // DeepSeek-V2 §2.1.2: latents (q_lora_rank, kv_lora_rank) each pass an RMSNorm and a linear,
-    // then per-head q, k (nope + rope) and v are decompressed.
-    const auto& m = run.latent;
-    const auto qk = m.qk_nope_head_dim + m.qk_rope_head_dim;
-    q_w = a * qk;
-    k_w = a * qk;
-    out_w = a * m.v_head_dim;
-    p.sharded += 2 * c * (m.q_lora_rank + m.kv_lora_rank) + 8;  // norm inputs + up-projection inputs, two rstd
-    p.sharded += c * (q_w + k_w) + c * out_w;                   // Q, K and V
-  } else {
-    const auto d = run.attention.head_dim;
-    q_w = k_w = out_w = a * d;
-    if (s.qk_norm) p.sharded += c * (q_w + run.attention.kv_heads * d) + 4 * (a + run.attention.kv_heads);
-    p.sharded += 3 * c * q_w;  // QK^T operands (4sbh) and V (2sbh)
+  // K at the queries' width: GQA's heads repeated, MLA's decompressed per head.
+  const std::uint64_t q_w = run.query_width(), k_w = q_w;
+  std::uint64_t out_w = q_w;
+  switch (run.mixer) {
+    case MixerKind::latent_attention: {
+      // DeepSeek-V2 §2.1.2: latents (q_lora_rank, kv_lora_rank) each pass an RMSNorm and a linear,
+      // then per-head q, k (nope + rope) and v are decompressed.
+      const auto& m = run.latent;
+      out_w = a * m.v_head_dim;
+      p.sharded += 2 * c * (m.q_lora_rank + m.kv_lora_rank) + 8;  // norm inputs + up-projection inputs, two rstd
+      p.sharded += c * (q_w + k_w) + c * out_w;                   // Q, K and V
+      break;
+    }
+    case MixerKind::attention: {
+      const auto kv = run.attention.kv_heads;
+      if (s.qk_norm) p.sharded += c * (q_w + kv * run.attention.head_dim) + 4 * (a + kv);
+      p.sharded += 3 * c * q_w;  // QK^T operands (4sbh) and V (2sbh)
+      break;
+    }
+    case MixerKind::linear_attention:
+    case MixerKind::mamba2:
+    case MixerKind::none: break;  // no attention: only layers that keep tokens come here
   }
   if (t.q || t.k || t.v) p.replicated += c * h;  // QKV input (2sbh)
   if (t.o) p.sharded += c * out_w;               // output-projection input (2sbh)
@@ -145,20 +151,27 @@ PerToken hf_attention_bytes(const ModelSpec& s, const LayerRun& run, const Activ
   PerToken p;
   const auto h = s.hidden_size, a = run.attention_heads();
   const auto& t = o.trainable;
-  std::uint64_t q_w = 0, kv_w = 0, out_w = 0, heads_w = 0;
-  if (run.mixer == MixerKind::latent_attention) {
-    const auto& m = run.latent;
-    q_w = a * (m.qk_nope_head_dim + m.qk_rope_head_dim);
-    kv_w = q_w;
-    out_w = a * m.v_head_dim;
-    p.sharded += (4 + 2 * c) * (m.q_lora_rank + m.kv_lora_rank) + 8;  // two RMSNorms on the latents and their outputs
-  } else {
-    const auto d = run.attention.head_dim, kv = run.attention.kv_heads;
-    q_w = out_w = a * d;
-    kv_w = kv * d;
-    if (s.qk_norm) p.sharded += (4 + c) * (q_w + kv_w) + 4 * (a + kv);
+  const std::uint64_t q_w = run.query_width(), heads_w = q_w;
+  std::uint64_t kv_w = 0, out_w = 0, v_w = 0;
+  switch (run.mixer) {
+    case MixerKind::latent_attention: {
+      const auto& m = run.latent;
+      kv_w = q_w;
+      out_w = v_w = a * m.v_head_dim;
+      p.sharded += (4 + 2 * c) * (m.q_lora_rank + m.kv_lora_rank) + 8;  // two RMSNorms on the latents and their outputs
+      break;
+    }
+    case MixerKind::attention: {
+      const auto kv = run.attention.kv_heads;
+      out_w = q_w;
+      kv_w = v_w = kv * run.attention.head_dim;
+      if (s.qk_norm) p.sharded += (4 + c) * (q_w + kv_w) + 4 * (a + kv);
+      break;
+    }
+    case MixerKind::linear_attention:
+    case MixerKind::mamba2:
+    case MixerKind::none: break;  // no attention: only layers that keep tokens come here
   }
-  heads_w = q_w;
   if (t.q || t.k || t.v) p.replicated += c * h;
   if (o.implementation == AttnImplementation::eager) {
     p.sharded += c * (q_w + 2 * heads_w);  // q, and K, V as repeat_kv hands them to the matmuls
@@ -169,7 +182,6 @@ PerToken hf_attention_bytes(const ModelSpec& s, const LayerRun& run, const Activ
     else if (softmax != c) per_key += c;
     p.scores = per_key * a * o.sequence;
   } else {
-    const std::uint64_t v_w = run.mixer == MixerKind::latent_attention ? out_w : kv_w;
     p.sharded += c * (q_w + kv_w + v_w) + c * out_w + 4 * a;
   }
   if (o.hidden_dropout) p.replicated += o.dropout_mask_bytes * h;
@@ -227,10 +239,16 @@ Error overflow() {
 
 // Layers that keep a recurrent state: their training activations are not modelled.
 Error state_layers_error(const LayerRun& run) {
-  if (run.mixer == MixerKind::mamba2)
-    return make_error("mode", message("error.activations.mamba2", "training activations of Mamba2 layers are not "
-                                                                  "modelled yet; choose mode inference to estimate this "
-                                                                  "model"));
+  switch (run.mixer) {
+    case MixerKind::mamba2:
+      return make_error("mode", message("error.activations.mamba2", "training activations of Mamba2 layers are not "
+                                                                    "modelled yet; choose mode inference to estimate "
+                                                                    "this model"));
+    case MixerKind::linear_attention:
+    case MixerKind::attention:
+    case MixerKind::latent_attention:
+    case MixerKind::none: break;
+  }
   if (run.linear.kind == LinearKind::kimi_delta)
     return make_error("mode", message("error.activations.kimi_delta", "training activations of Kimi Delta Attention "
                                                                       "layers are not modelled yet; choose mode "

@@ -49,39 +49,8 @@ WeightFormat weight_format_for(DType dtype) {
 
 namespace detail {
 
-// Live width per token of a layer's token mixer while it runs (residual and normed input included):
-//   attention: residual + normed input + q + k + v + attention output  = 2h + 2·a·d + 2·kv·d
-//   MLA: decompressed per-head q, k, v and output                       = 2h + a·(2·qk + 2·v)
-//   Gated DeltaNet: in_proj (q, k, v, z), the conv output and the output = 2h + 2·keys + 3·values
-//   Kimi Delta Attention: q, k, v, decay gate, output gate and output    = 2h + 6·heads·dim
-//   Mamba2: in_proj (z, x, B, C, dt), the conv output and the output     = 2h + in_proj + conv channels + inner
-std::uint64_t mixer_width(const ModelSpec& s, const LayerRun& run) {
-  const std::uint64_t h = s.hidden_size;
-  switch (run.mixer) {
-    case MixerKind::attention: {
-      const auto& a = run.attention;
-      return 2 * h + 2 * a.heads * a.head_dim + 2 * a.kv_heads * a.head_dim;
-    }
-    case MixerKind::latent_attention: {
-      const auto& m = run.latent;
-      return 2 * h + m.heads * (2 * (m.qk_nope_head_dim + m.qk_rope_head_dim) + 2 * m.v_head_dim);
-    }
-    case MixerKind::linear_attention: {
-      const auto& m = run.linear;
-      if (m.kind == LinearKind::kimi_delta) return 2 * h + 6 * m.key_heads * m.key_head_dim;
-      return 2 * h + 2 * m.key_heads * m.key_head_dim + 3 * m.value_heads * m.value_head_dim;
-    }
-    case MixerKind::mamba2: {
-      const auto& m = run.mamba;
-      return 2 * h + (2 * m.inner() + 2 * m.groups * m.state_size + m.heads) + m.conv_channels() + m.inner();
-    }
-    case MixerKind::none: return 0;
-  }
-  return 0;
-}
-
 // Transient memory of one prefill forward pass in PyTorch: tensors are freed layer by layer, so the peak is
-// the largest single layer's live set, per token: its mixer (mixer_width) or its MLP:
+// the largest single layer's live set, per token: its mixer (LayerRun::live_width) or its MLP:
 //   MLP:       residual + normed input + gate·act + up + product       = 2h + 3·i  (gated)
 //                                                                        2h + 2·i  (plain)
 // Eager attention (transformers eager_attention_forward) adds the s² matrices while softmax runs:
@@ -92,7 +61,7 @@ std::optional<ActivationPeak> activation_peak(const ModelSpec& s, std::uint64_t 
   ActivationPeak out;
   bool first = true;
   for (const LayerRun& run : s.layers) {
-    const std::uint64_t attention_width = mixer_width(s, run);
+    const std::uint64_t attention_width = run.live_width(s.hidden_size);
     const std::uint64_t mlp_width = 2 * s.hidden_size + (s.gated_mlp ? 3 : 2) * run.mlp.active_width();
     const auto attention = product({batch, tokens, attention_width, c});
     const auto mlp = product({batch, tokens, mlp_width, c});
@@ -125,7 +94,7 @@ std::optional<ActivationPeak> activation_peak(const ModelSpec& s, std::uint64_t 
 std::uint64_t kv_bytes_per_token_rank(const ModelSpec& spec, std::uint64_t per_token, const InferenceOptions& o) {
   std::uint64_t kv = 0;
   for (const LayerRun& run : spec.layers)
-    if (run.mixer == MixerKind::attention) kv = std::max(kv, run.attention.kv_heads);
+    kv = std::max(kv, run.kv_heads());
   const std::uint64_t tp = o.tensor_parallel;
   const std::uint64_t kept = kv ? std::max<std::uint64_t>(1, kv / tp) : 1;
   const std::uint64_t heads = kv && !spec.has_latent() ? kv : 1;
@@ -228,8 +197,8 @@ std::optional<Error> check_parallel(const ModelSpec& spec, const InferenceOption
     if (heads % tp)
       return make_error("tp", message("parallel.tp_heads", "must divide the attention heads ({heads}); {tp} does not",
                                       {arg::digits("heads", heads), arg::digits("tp", tp)}));
-    const std::uint64_t kv = run.mixer == MixerKind::attention ? run.attention.kv_heads : 1;
-    if (run.mixer == MixerKind::attention && kv && kv % tp && tp % kv)
+    const std::uint64_t kv = run.kv_heads();
+    if (kv && kv % tp && tp % kv)
       return make_error("tp", message("parallel.tp_kv_heads",
                                       "must divide the KV heads ({kv_heads}) or be a multiple of them; {tp} is neither",
                                       {arg::digits("kv_heads", kv), arg::digits("tp", tp)}));

@@ -18,8 +18,6 @@ struct ActivationPeak {
   bool scores_in_peak = false;     // the eager scores belong to that phase
 };
 
-// Live width per token of a layer's token mixer while it runs (residual and normed input included).
-std::uint64_t mixer_width(const ModelSpec& s, const LayerRun& run);
 // The largest layer's live set in one forward pass over `tokens` × `batch`, `c` bytes an element; eager adds the
 // attention scores. nullopt on overflow.
 std::optional<ActivationPeak> activation_peak(const ModelSpec& s, std::uint64_t tokens, std::uint64_t batch,

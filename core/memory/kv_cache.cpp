@@ -151,17 +151,6 @@ OneEntryLayer one_entry_layer(const AttentionMixer& a, KvDType dtype, std::uint6
   return out;
 }
 
-// One sequence's state in one linear-attention or Mamba layer, in elements: its conv part and its recurrent part.
-std::pair<std::uint64_t, std::uint64_t> state_elements(const LayerRun& run) {
-  if (run.mixer == MixerKind::linear_attention) {
-    const auto& m = run.linear;
-    return {(m.conv_kernel - 1) * (2 * m.key_heads * m.key_head_dim + m.value_heads * m.value_head_dim),
-            m.value_heads * m.key_head_dim * m.value_head_dim};
-  }
-  const auto& m = run.mamba;
-  return {(m.conv_kernel - 1) * m.conv_channels(), m.heads * m.head_dim * m.state_size};
-}
-
 Error too_large() {
   return make_error("context", message("error.kv_cache.overflow", "context × batch × KV size overflows 64 bits; use "
                                                                   "smaller values"));
@@ -204,7 +193,7 @@ Result<KvCacheEstimate> estimate_kv_cache(const ModelSpec& spec, KvDType dtype, 
     }
     if (run.keeps_state()) {
       out.state_layers += run.count;
-      const auto [conv, recurrent] = state_elements(run);
+      const auto [conv, recurrent] = run.state_elements();
       state.add({conv, layout.conv_state_element_bytes, run.count});
       conv_state.add({conv, layout.conv_state_element_bytes, run.count});
       state.add({recurrent, layout.recurrent_state_element_bytes, run.count});
@@ -251,7 +240,7 @@ std::optional<std::uint64_t> layer_token_bytes(const LayerRun& run, KvDType dtyp
 }
 
 std::uint64_t layer_state_bytes(const LayerRun& run, const KvLayout& layout) {
-  const auto [conv, recurrent] = state_elements(run);
+  const auto [conv, recurrent] = run.state_elements();
   return conv * layout.conv_state_element_bytes + recurrent * layout.recurrent_state_element_bytes;
 }
 

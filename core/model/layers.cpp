@@ -41,6 +41,28 @@ bool LayerRun::same_layer(const LayerRun& o) const noexcept {
          fields(linear) == fields(o.linear) && fields(mamba) == fields(o.mamba) && fields(mlp) == fields(o.mlp);
 }
 
+bool LayerRun::keeps_tokens() const noexcept {
+  switch (mixer) {
+    case MixerKind::attention:
+    case MixerKind::latent_attention: return true;
+    case MixerKind::linear_attention:
+    case MixerKind::mamba2:
+    case MixerKind::none: return false;
+  }
+  return false;
+}
+
+bool LayerRun::keeps_state() const noexcept {
+  switch (mixer) {
+    case MixerKind::linear_attention:
+    case MixerKind::mamba2: return true;
+    case MixerKind::attention:
+    case MixerKind::latent_attention:
+    case MixerKind::none: return false;
+  }
+  return false;
+}
+
 std::uint64_t LayerRun::attention_heads() const noexcept {
   switch (mixer) {
     case MixerKind::attention: return attention.heads;
@@ -50,6 +72,109 @@ std::uint64_t LayerRun::attention_heads() const noexcept {
     case MixerKind::none: return 0;
   }
   return 0;
+}
+
+std::uint64_t LayerRun::kv_heads() const noexcept {
+  switch (mixer) {
+    case MixerKind::attention: return attention.kv_heads;
+    case MixerKind::latent_attention: return 1;
+    case MixerKind::linear_attention:
+    case MixerKind::mamba2:
+    case MixerKind::none: return 0;
+  }
+  return 0;
+}
+
+std::uint64_t LayerRun::query_width() const noexcept {
+  switch (mixer) {
+    case MixerKind::attention: return attention.heads * attention.head_dim;
+    case MixerKind::latent_attention: return latent.heads * (latent.qk_nope_head_dim + latent.qk_rope_head_dim);
+    case MixerKind::linear_attention:
+    case MixerKind::mamba2:
+    case MixerKind::none: return 0;
+  }
+  return 0;
+}
+
+MixerState LayerRun::state_elements() const noexcept {
+  switch (mixer) {
+    case MixerKind::linear_attention: {
+      const auto& m = linear;
+      return {(m.conv_kernel - 1) * (2 * m.key_heads * m.key_head_dim + m.value_heads * m.value_head_dim),
+              m.value_heads * m.key_head_dim * m.value_head_dim};
+    }
+    case MixerKind::mamba2: {
+      const auto& m = mamba;
+      return {(m.conv_kernel - 1) * m.conv_channels(), m.heads * m.head_dim * m.state_size};
+    }
+    case MixerKind::attention:
+    case MixerKind::latent_attention:
+    case MixerKind::none: return {};
+  }
+  return {};
+}
+
+// Per mixer, the tensors alive at once:
+//   attention: residual + normed input + q + k + v + attention output  = 2h + 2·a·d + 2·kv·d
+//   MLA: decompressed per-head q, k, v and output                       = 2h + a·(2·qk + 2·v)
+//   Gated DeltaNet: in_proj (q, k, v, z), the conv output and the output = 2h + 2·keys + 3·values
+//   Kimi Delta Attention: q, k, v, decay gate, output gate and output    = 2h + 6·heads·dim
+//   Mamba2: in_proj (z, x, B, C, dt), the conv output and the output     = 2h + in_proj + conv channels + inner
+std::uint64_t LayerRun::live_width(std::uint64_t hidden) const noexcept {
+  const std::uint64_t h = hidden;
+  switch (mixer) {
+    case MixerKind::attention: {
+      const auto& a = attention;
+      return 2 * h + 2 * a.heads * a.head_dim + 2 * a.kv_heads * a.head_dim;
+    }
+    case MixerKind::latent_attention: {
+      const auto& m = latent;
+      return 2 * h + m.heads * (2 * (m.qk_nope_head_dim + m.qk_rope_head_dim) + 2 * m.v_head_dim);
+    }
+    case MixerKind::linear_attention: {
+      const auto& m = linear;
+      if (m.kind == LinearKind::kimi_delta) return 2 * h + 6 * m.key_heads * m.key_head_dim;
+      return 2 * h + 2 * m.key_heads * m.key_head_dim + 3 * m.value_heads * m.value_head_dim;
+    }
+    case MixerKind::mamba2: {
+      const auto& m = mamba;
+      return 2 * h + (2 * m.inner() + 2 * m.groups * m.state_size + m.heads) + m.conv_channels() + m.inner();
+    }
+    case MixerKind::none: return 0;
+  }
+  return 0;
+}
+
+MixerMatmuls LayerRun::matmuls(std::uint64_t hidden) const noexcept {
+  const double h = static_cast<double>(hidden), a = static_cast<double>(attention_heads());
+  switch (mixer) {
+    case MixerKind::latent_attention: {
+      const auto& m = latent;
+      const double qk = static_cast<double>(m.qk_nope_head_dim + m.qk_rope_head_dim);
+      const double vd = static_cast<double>(m.v_head_dim), qr = static_cast<double>(m.q_lora_rank);
+      const double kvr = static_cast<double>(m.kv_lora_rank);
+      return {(qr > 0 ? h * qr + qr * a * qk : h * a * qk) + h * (kvr + static_cast<double>(m.qk_rope_head_dim)) +
+                  kvr * a * (static_cast<double>(m.qk_nope_head_dim) + vd) + a * vd * h,
+              a * qk + a * vd};
+    }
+    case MixerKind::attention: {
+      const double d = static_cast<double>(attention.head_dim), kv = static_cast<double>(attention.kv_heads);
+      return {2 * h * a * d + 2 * h * kv * d, 2 * a * d};
+    }
+    case MixerKind::linear_attention: {
+      const auto& m = linear;
+      const double keys = static_cast<double>(m.key_heads * m.key_head_dim);
+      const double values = static_cast<double>(m.value_heads * m.value_head_dim);
+      return {h * (2 * keys + 2 * values + 2 * static_cast<double>(m.value_heads)) + values * h, 0};
+    }
+    case MixerKind::mamba2: {
+      const auto& m = mamba;
+      const double in = static_cast<double>(2 * m.inner() + 2 * m.groups * m.state_size + m.heads);
+      return {h * in + static_cast<double>(m.inner()) * h, 0};
+    }
+    case MixerKind::none: return {0, 0};
+  }
+  return {0, 0};
 }
 
 std::vector<LayerRun> uniform_layers(const UniformDecoder& d) {

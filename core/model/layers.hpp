@@ -109,6 +109,19 @@ struct MlpBlock {
   std::uint64_t active_width() const noexcept;
 };
 
+// One sequence's state in a linear-attention or Mamba2 layer, in elements.
+struct MixerState {
+  std::uint64_t conv = 0;       // the short convolution's last kernel − 1 inputs
+  std::uint64_t recurrent = 0;  // the recurrent (SSM or delta-rule) state
+};
+
+// The matrix products a token runs through in a token mixer: the weight elements it passes (2 FLOPs each), and the
+// width per position of the context its QKᵀ and AV read (2 FLOPs each per position).
+struct MixerMatmuls {
+  double weights = 0;
+  double attention_width = 0;
+};
+
 struct LayerRun {
   std::uint64_t count = 1;  // identical layers in a row
   MixerKind mixer = MixerKind::attention;
@@ -119,10 +132,23 @@ struct LayerRun {
   MlpBlock mlp;
 
   bool same_layer(const LayerRun& other) const noexcept;  // equal in everything but count
-  bool keeps_tokens() const noexcept { return mixer == MixerKind::attention || mixer == MixerKind::latent_attention; }
-  bool keeps_state() const noexcept { return mixer == MixerKind::linear_attention || mixer == MixerKind::mamba2; }
+
+  // The token mixer's properties, each one switch over MixerKind in layers.cpp with no default, so that -Wswitch
+  // names every property a new kind must answer; the estimators ask these instead of reading the mixer's fields.
+  bool keeps_tokens() const noexcept;  // a cache that grows with each token: attention, latent attention
+  bool keeps_state() const noexcept;   // a fixed state per sequence: linear attention, Mamba2
   // Query heads of the attention (both kinds); 0 for other mixers.
   std::uint64_t attention_heads() const noexcept;
+  // Heads of the per-token cache as tensor parallel divides it: the KV heads; MLA's one latent; 0 without a cache.
+  std::uint64_t kv_heads() const noexcept;
+  // Width per token of the queries, all heads together (the keys' after GQA repeats them): heads · head_dim, for
+  // MLA heads · (qk_nope + qk_rope); 0 without attention.
+  std::uint64_t query_width() const noexcept;
+  // One sequence's state, in elements; zero for mixers that keep none.
+  MixerState state_elements() const noexcept;
+  // Live width per token while the mixer runs in a forward pass (residual and normed input included).
+  std::uint64_t live_width(std::uint64_t hidden) const noexcept;
+  MixerMatmuls matmuls(std::uint64_t hidden) const noexcept;
 };
 
 // A decoder whose layers share one shape, as the classic config fields describe it: the same attention in every

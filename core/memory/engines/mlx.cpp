@@ -72,7 +72,7 @@ std::optional<std::uint64_t> mlx_attention_bytes(const ModelSpec& spec, const La
                                                  std::uint64_t c, MlxMemory& m) {
   const std::uint64_t chunk = m.chunk_tokens, keys = m.cache_tokens;
   CheckedSum sum;
-  sum.add({o.batch, chunk, mixer_width(spec, run), c});
+  sum.add({o.batch, chunk, run.live_width(spec.hidden_size), c});
   if (!mlx_fused(run, m.kv_bits != 0)) {
     const std::uint64_t window = run.mixer == MixerKind::attention && run.attention.window ? run.attention.window : 0;
     const std::uint64_t seen = window ? std::min(keys, window + chunk - 1) : keys;

@@ -1,5 +1,6 @@
 // Parameter counts computed from configs, pinned to published counts and hand arithmetic.
-#include <cmath>  // std::abs
+#include <algorithm>  // std::find_if
+#include <cmath>      // std::abs
 
 #include "../test_support.hpp"
 #include "model/hf_config.hpp"
@@ -54,4 +55,43 @@ TEST_CASE("validation names the field and what is allowed") {
   r = count_params(s);
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().field == "hidden_size");
+}
+
+namespace {
+const LayerRun& first_run(const ModelSpec& spec, MixerKind kind) {
+  const auto it = std::find_if(spec.layers.begin(), spec.layers.end(), [&](const LayerRun& r) { return r.mixer == kind; });
+  REQUIRE(it != spec.layers.end());
+  return *it;
+}
+}  // namespace
+
+TEST_CASE("a token mixer's properties follow its config by hand") {
+  // Llama 3.1 8B's config.json: 32 heads, 8 KV heads, head_dim 4096 / 32 = 128.
+  const LayerRun& llama = first_run(test::preset("llama-3.1-8b"), MixerKind::attention);
+  CHECK(llama.keeps_tokens());
+  CHECK(!llama.keeps_state());
+  CHECK(llama.attention_heads() == 32);
+  CHECK(llama.kv_heads() == 8);
+  CHECK(llama.query_width() == 32 * 128);
+  CHECK(llama.state_elements().recurrent == 0);
+  // DeepSeek-V3's config.json: 128 heads, qk_nope_head_dim 128 + qk_rope_head_dim 64; one latent per token.
+  const LayerRun& v3 = first_run(test::preset("deepseek-v3"), MixerKind::latent_attention);
+  CHECK(v3.keeps_tokens());
+  CHECK(v3.kv_heads() == 1);
+  CHECK(v3.query_width() == 128 * 192);
+  // Qwen3-Next's Gated DeltaNet as vLLM sizes its state (mamba_utils.py, gated_delta_net_state_shape): conv
+  // (4 − 1) · (2 · 16 key heads · 128 + 32 value heads · 128) = 24,576; recurrent 32 · 128 · 128 = 524,288.
+  const LayerRun& next = first_run(test::preset("qwen3-next-80b-a3b"), MixerKind::linear_attention);
+  CHECK(next.keeps_state());
+  CHECK(!next.keeps_tokens());
+  CHECK(next.kv_heads() == 0);
+  CHECK(next.state_elements().conv == 24'576);
+  CHECK(next.state_elements().recurrent == 524'288);
+  // Nemotron-H 56B's Mamba2 (mamba_utils.py, mamba2_state_shape): conv (4 − 1) · (256 heads · 64 + 2 · 8 groups ·
+  // 256) = 61,440; SSM 256 · 64 · 256 = 4,194,304.
+  const LayerRun& mamba = first_run(test::preset("nemotron-h-56b"), MixerKind::mamba2);
+  CHECK(mamba.keeps_state());
+  CHECK(mamba.query_width() == 0);
+  CHECK(mamba.state_elements().conv == 61'440);
+  CHECK(mamba.state_elements().recurrent == 4'194'304);
 }
