@@ -18,12 +18,14 @@ std::string_view fit_name(Fit fit) noexcept;  // "fits", "tight", "does_not_fit"
 // model (PyTorch's caching allocator, the article "GPU-Speicher": "4 GB free, a 2 GB allocation fails").
 inline constexpr double kDefaultHeadroom = 0.10;
 
+// One GPU's row as a report judges it: an inference's GPU table, a training job's, and the rows its verdict reads.
 struct GpuFit {
-  const Gpu* gpu = nullptr;
+  const Gpu* gpu = nullptr;       // points into the catalog
   Fit fit = Fit::does_not_fit;
-  std::int64_t free_bytes = 0;    // usable − total; negative when it does not fit on one
+  std::int64_t free_bytes = 0;    // usable − total (a training job: its busiest rank); negative when it does not fit
   std::uint64_t gpus_needed = 0;  // smallest count within headroom if everything but the overhead divided evenly
-                                  // (the headline's GPU: checked by its own estimate); 0: never
+                                  // (the headline's GPU: checked by its own estimate); 0: never, or (training) not
+                                  // counted
   bool one_per_machine = false;   // several GPUs asked of a Mac, which has one: not judged (fit does_not_fit)
 };
 

@@ -484,7 +484,7 @@ void add_serving(Report& report, const ResolvedRequest& rr, const Request& r) {
 void add_verdict(Report& report, const ResolvedRequest& rr) {
   using About = VerdictScene::About;
   VerdictScene scene;
-  for (const GpuFit& f : report.gpus) scene.rows.push_back({f.gpu, f.fit, f.free_bytes, f.gpus_needed});
+  scene.rows = report.gpus;
   scene.about = rr.gpu ? About::chosen : !rr.devices.empty() ? About::cards : About::catalog;
   scene.owned = report.estimate.per_gpu.gpus;
   scene.estimate = &report.estimate;

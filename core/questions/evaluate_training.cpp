@@ -319,7 +319,12 @@ Result<TrainingReport> judge_training(const Catalog& catalog, const TrainingRequ
   auto fit_on = [&](const Gpu& g) {
     const std::uint64_t need = total_on(g);
     const std::uint64_t usable = g.usable_bytes();
-    return TrainingGpuFit{&g, classify_fit(need, usable, r.headroom), signed_difference(usable, need)};
+    // The busiest rank on one card (colocated vLLM: its share of this card); no GPU count is counted.
+    GpuFit f;
+    f.gpu = &g;
+    f.fit = classify_fit(need, usable, r.headroom);
+    f.free_bytes = signed_difference(usable, need);
+    return f;
   };
   const std::uint64_t job_gpus = o.parallel.gpus;
   if (report.gpu) {
@@ -341,7 +346,7 @@ Result<TrainingReport> judge_training(const Catalog& catalog, const TrainingRequ
   report.estimate.explanations.push_back(
       params_explanation(m, report.estimate.params, report.published_params, scenario.params_source));
   VerdictScene verdict;
-  for (const TrainingGpuFit& f : report.gpus) verdict.rows.push_back({f.gpu, f.fit, f.free_bytes, 0});
+  verdict.rows = report.gpus;
   verdict.about = report.gpu ? VerdictScene::About::chosen : VerdictScene::About::catalog;
   verdict.job_gpus = job_gpus;
   report.verdict = judge_verdict(verdict);

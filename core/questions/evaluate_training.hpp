@@ -81,12 +81,6 @@ bool is_training_mode(std::string_view mode) noexcept;
 inline constexpr std::uint64_t kDefaultTrainingSequence = 2048;
 std::uint64_t default_training_sequence(const ModelSpec& spec) noexcept;
 
-struct TrainingGpuFit {
-  const Gpu* gpu = nullptr;     // points into the catalog
-  Fit fit = Fit::does_not_fit;  // classify_fit(breakdown.total, usable, headroom): the busiest rank on one card
-  std::int64_t free_bytes = 0;  // usable − breakdown.total (colocated vLLM: its share of this card); negative: no fit
-};
-
 // Time and cost on the request's GPU. Offloading gives a range: `fastest` uses the slowdown's minimum,
 // the *_max figures its maximum.
 struct TrainingTime {
@@ -113,7 +107,7 @@ struct TrainingReport {
   double mfu = kDefaultMfu;        // as requested, else the default
   TrainingEstimate estimate;       // notes include the scenario's own (defaults assumed, time skipped)
   std::optional<TrainingTime> time;  // with a GPU, its 16-bit TFLOPS and tokens
-  std::vector<TrainingGpuFit> gpus;  // the request's GPU, or the whole catalog
+  std::vector<GpuFit> gpus;          // the request's GPU, or the whole catalog
   Verdict verdict;                   // the headline about `gpu`, or the class of cards that holds the job
 };
 

@@ -311,8 +311,7 @@ Lower four_bit(Engine engine, bool bare, const Gpu* gpu) {
           "Dettmers et al. 2023, QLoRA (arXiv 2305.14314)"};
 }
 
-template <class Fits>  // GpuFit or TrainingGpuFit
-std::optional<Fit> fit_on(const Fits& fits, const Gpu* gpu) {
+std::optional<Fit> fit_on(const std::vector<GpuFit>& fits, const Gpu* gpu) {
   for (const auto& f : fits)
     if (f.gpu == gpu) return f.fit;
   return std::nullopt;

@@ -80,8 +80,8 @@ MessageArg card_bytes(std::uint64_t v) {
   a.english += " (" + detail::fixed_text(gib, gib == std::round(gib) ? 0 : 1) + " GiB)";
   return a;
 }
-MessageArg gpu_name(const VerdictRow& row) { return arg::text("gpu", row.gpu->name); }
-bool fits_or_tight(const VerdictRow& row) { return row.fit == Fit::fits || row.fit == Fit::tight; }
+MessageArg gpu_name(const GpuFit& row) { return arg::text("gpu", row.gpu->name); }
+bool fits_or_tight(const GpuFit& row) { return row.fit == Fit::fits || row.fit == Fit::tight; }
 VerdictKind kind_of(Fit fit) {
   return fit == Fit::fits ? VerdictKind::fits : fit == Fit::tight ? VerdictKind::tight : VerdictKind::does_not_fit;
 }
@@ -98,20 +98,20 @@ int segment_rank(const Gpu& gpu) {
 
 // With no GPU chosen: the smallest card that fits with headroom (then a tight one) among the cards people most
 // likely have; else the one needing the fewest cards (largest memory on a tie). Catalogue order breaks ties.
-const VerdictRow* catalog_row(const std::vector<VerdictRow>& rows) {
-  auto smallest = [&](Fit fit) -> const VerdictRow* {
-    const VerdictRow* best = nullptr;
-    for (const VerdictRow& r : rows) {
+const GpuFit* catalog_row(const std::vector<GpuFit>& rows) {
+  auto smallest = [&](Fit fit) -> const GpuFit* {
+    const GpuFit* best = nullptr;
+    for (const GpuFit& r : rows) {
       if (r.fit != fit) continue;
-      const auto key = [](const VerdictRow& x) { return std::pair(segment_rank(*x.gpu), x.gpu->usable_bytes()); };
+      const auto key = [](const GpuFit& x) { return std::pair(segment_rank(*x.gpu), x.gpu->usable_bytes()); };
       if (!best || key(r) < key(*best)) best = &r;
     }
     return best;
   };
-  if (const VerdictRow* r = smallest(Fit::fits)) return r;
-  if (const VerdictRow* r = smallest(Fit::tight)) return r;
-  const VerdictRow* best = nullptr;
-  for (const VerdictRow& r : rows) {
+  if (const GpuFit* r = smallest(Fit::fits)) return r;
+  if (const GpuFit* r = smallest(Fit::tight)) return r;
+  const GpuFit* best = nullptr;
+  for (const GpuFit& r : rows) {
     if (r.gpus_needed == 0) continue;
     if (!best || r.gpus_needed < best->gpus_needed ||
         (r.gpus_needed == best->gpus_needed && r.gpu->usable_bytes() > best->gpu->usable_bytes()))
@@ -126,9 +126,9 @@ struct CardClass {
   std::uint64_t bytes = 0;
   std::string names;
 };
-CardClass card_class(const std::vector<VerdictRow>& rows, const VerdictRow& row) {
+CardClass card_class(const std::vector<GpuFit>& rows, const GpuFit& row) {
   std::vector<std::string_view> names;
-  for (const VerdictRow& r : rows) {
+  for (const GpuFit& r : rows) {
     const Gpu& g = *r.gpu;
     if (g.segment != row.gpu->segment || g.memory_bytes != row.gpu->memory_bytes || r.fit != row.fit ||
         g.vendor != row.gpu->vendor)
@@ -141,7 +141,7 @@ CardClass card_class(const std::vector<VerdictRow>& rows, const VerdictRow& row)
   return out;
 }
 
-Verdict made(VerdictKind kind, const VerdictRow& row, Message message) {
+Verdict made(VerdictKind kind, const GpuFit& row, Message message) {
   Verdict v;
   v.kind = kind;
   v.gpu = row.gpu;
@@ -150,7 +150,7 @@ Verdict made(VerdictKind kind, const VerdictRow& row, Message message) {
 }
 
 // Ollama places the layers itself: all on the GPU, or some in system RAM (the GPU table's row does not fit).
-std::optional<Verdict> ollama_verdict(const OllamaEstimate& o, const VerdictRow& row) {
+std::optional<Verdict> ollama_verdict(const OllamaEstimate& o, const GpuFit& row) {
   if (!o.planned) return std::nullopt;
   if (o.layers_offload == o.layers_model)
     return made(kind_of(row.fit), row,
@@ -176,7 +176,7 @@ std::optional<Verdict> ollama_verdict(const OllamaEstimate& o, const VerdictRow&
 // llama.cpp's --fit on the chosen GPU: where it moves experts or layers to system RAM the model runs although the
 // GPU table's row (every layer on the GPU) does not fit; where it keeps every layer at a context of its own, the
 // headline names that context, as the plan and the command do.
-std::optional<Verdict> plan_verdict(const LlamaCppFitPlan& p, const VerdictRow& row, bool context_from_plan) {
+std::optional<Verdict> plan_verdict(const LlamaCppFitPlan& p, const GpuFit& row, bool context_from_plan) {
   if (!p.fits) return std::nullopt;
   const bool moves = p.step == LlamaFitStep::experts || p.step == LlamaFitStep::layers;
   // What --fit moves to system RAM is what runs, whatever the GPU table's rule (every layer on the GPU) says.
@@ -220,7 +220,7 @@ std::optional<Verdict> plan_verdict(const LlamaCppFitPlan& p, const VerdictRow& 
 // -ngl (num_gpu) below the layer count: the GPUs hold those layers and the rest runs from system RAM, a yes with a
 // cost as --fit's placement is, never a plain "fits" beside layers on the CPU. `gpus`: the request's count of one
 // card, or a list of cards (named in `cards`).
-std::optional<Verdict> offload_verdict(const LlamaCppBuffers& b, const VerdictRow& row, std::uint64_t gpus,
+std::optional<Verdict> offload_verdict(const LlamaCppBuffers& b, const GpuFit& row, std::uint64_t gpus,
                                        std::string_view cards = {}) {
   if (b.gpu_layers >= b.total_layers || !fits_or_tight(row)) return std::nullopt;
   const MessageArg n = arg::count("n", b.gpu_layers), total = arg::count("total", b.total_layers),
@@ -265,7 +265,7 @@ std::optional<Pool> pool_of(const InferenceEstimate& e) {
   return std::nullopt;
 }
 
-Verdict refused(const Pool& p, const VerdictRow& row) {
+Verdict refused(const Pool& p, const GpuFit& row) {
   const MessageArg engine = arg::text("engine", p.engine), tokens = arg::count("tokens", p.tokens),
                    length = arg::count("length", p.length);
   if (p.gpus > 1)
@@ -281,7 +281,7 @@ Verdict refused(const Pool& p, const VerdictRow& row) {
                       {engine, gpu_name(row), tokens, length}));
 }
 
-Verdict pool_fits(const Pool& p, const VerdictRow& row) {
+Verdict pool_fits(const Pool& p, const GpuFit& row) {
   const MessageArg tokens = arg::count("tokens", p.tokens), seqs = arg::count("seqs", p.seqs),
                    length = arg::count("length", p.length), count = arg::count("count", p.gpus);
   const VerdictKind kind = kind_of(row.fit);
@@ -330,7 +330,7 @@ Verdict pool_fits(const Pool& p, const VerdictRow& row) {
 }
 
 // What the engine itself says on the chosen GPU, where it says more than the GPU table's rule.
-std::optional<Verdict> engine_verdict(const VerdictScene& s, const VerdictRow& row) {
+std::optional<Verdict> engine_verdict(const VerdictScene& s, const GpuFit& row) {
   const InferenceEstimate* e = s.estimate;
   if (!e) return std::nullopt;
   const auto placed = [](Verdict v, std::uint64_t gpu, std::uint64_t ram, bool from_plan = false) {
@@ -411,7 +411,7 @@ std::optional<Verdict> engine_verdict(const VerdictScene& s, const VerdictRow& r
 }
 
 // With no GPU chosen a fitting verdict speaks of the row's class of cards.
-Verdict class_verdict(const VerdictScene& s, const VerdictRow& row) {
+Verdict class_verdict(const VerdictScene& s, const GpuFit& row) {
   const CardClass c = card_class(s.rows, row);
   const MessageArg memory = card_bytes(c.bytes), names = arg::text("names", c.names),
                    free = gb("free_bytes", row.free_bytes), count = arg::count("count", s.owned);
@@ -437,7 +437,7 @@ Verdict class_verdict(const VerdictScene& s, const VerdictRow& row) {
 
 // Several GPUs: a training job's (the breakdown is each GPU's), or the GPUs a person has for one inference (the
 // verdict is the fullest one's, its free memory what each keeps at least).
-std::optional<Verdict> many_verdict(const VerdictScene& s, const VerdictRow& row) {
+std::optional<Verdict> many_verdict(const VerdictScene& s, const GpuFit& row) {
   const MessageArg free = gb("free_bytes", row.free_bytes);
   if (s.job_gpus > 1 && fits_or_tight(row)) {
     const MessageArg count = arg::count("count", s.job_gpus);
@@ -470,7 +470,7 @@ std::optional<Verdict> many_verdict(const VerdictScene& s, const VerdictRow& row
 }
 
 // One GPU by the GPU table's rule.
-Verdict one_verdict(const VerdictRow& row) {
+Verdict one_verdict(const GpuFit& row) {
   const MessageArg free = gb("free_bytes", row.free_bytes);
   if (row.fit == Fit::fits)
     return made(VerdictKind::fits, row, message("headline.fits", "Fits on one {gpu} with {free_bytes} free",
@@ -487,19 +487,19 @@ Verdict one_verdict(const VerdictRow& row) {
 }
 
 // A list of cards as the person gave them: "GeForce RTX 3090 + GeForce RTX 4090".
-std::string card_names(const std::vector<VerdictRow>& rows) {
+std::string card_names(const std::vector<GpuFit>& rows) {
   std::string names;
-  for (const VerdictRow& r : rows) names += (names.empty() ? "" : " + ") + r.gpu->name;
+  for (const GpuFit& r : rows) names += (names.empty() ? "" : " + ") + r.gpu->name;
   return names;
 }
 
 // Different cards together (llama.cpp's layer split): each judged by its own share, the fullest one speaks.
-Verdict cards_verdict(const std::vector<VerdictRow>& rows) {
+Verdict cards_verdict(const std::vector<GpuFit>& rows) {
   const auto fullest = std::min_element(rows.begin(), rows.end(),
-                                        [](const VerdictRow& a, const VerdictRow& b) { return a.free_bytes < b.free_bytes; });
+                                        [](const GpuFit& a, const GpuFit& b) { return a.free_bytes < b.free_bytes; });
   const MessageArg gpus = arg::text("gpus", card_names(rows));
-  const bool any_short = std::any_of(rows.begin(), rows.end(), [](const VerdictRow& r) { return r.fit == Fit::does_not_fit; });
-  const bool all_fit = std::all_of(rows.begin(), rows.end(), [](const VerdictRow& r) { return r.fit == Fit::fits; });
+  const bool any_short = std::any_of(rows.begin(), rows.end(), [](const GpuFit& r) { return r.fit == Fit::does_not_fit; });
+  const bool all_fit = std::all_of(rows.begin(), rows.end(), [](const GpuFit& r) { return r.fit == Fit::fits; });
   if (any_short)
     return made(VerdictKind::does_not_fit, *fullest,
                 message("headline.cards_short", "Does not fit on your {gpus}: {short_bytes} short on the fullest one",
@@ -549,7 +549,7 @@ Message wired_clause(const Gpu& gpu) {
   return message("headline.wired_default", " (of the {usable_bytes} macOS lets its GPU use by default)", {usable});
 }
 
-Verdict row_verdict(const VerdictScene& s, const VerdictRow& row) {
+Verdict row_verdict(const VerdictScene& s, const GpuFit& row) {
   if (s.about == About::chosen)
     if (auto v = engine_verdict(s, row)) return *v;
   if (s.about == About::catalog && s.job_gpus == 1 && fits_or_tight(row)) return class_verdict(s, row);
@@ -567,7 +567,7 @@ Verdict judge_verdict(const VerdictScene& s) {
     const Verdict v = cards_verdict(s.rows);
     // -ngl below the layer count over a list of cards: the fullest one still fits, the rest runs from system RAM.
     if (const InferenceEstimate* e = s.estimate; e && e->llamacpp && v.gpu && v.kind != VerdictKind::does_not_fit) {
-      const auto fullest = std::find_if(s.rows.begin(), s.rows.end(), [&](const VerdictRow& r) { return r.gpu == v.gpu; });
+      const auto fullest = std::find_if(s.rows.begin(), s.rows.end(), [&](const GpuFit& r) { return r.gpu == v.gpu; });
       if (auto offload = offload_verdict(*e->llamacpp, *fullest, s.rows.size(), card_names(s.rows))) {
         offload->gpu_bytes = e->total;
         offload->ram_bytes = e->llamacpp->host_ram_bytes;
@@ -576,7 +576,7 @@ Verdict judge_verdict(const VerdictScene& s) {
     }
     return v;
   }
-  const VerdictRow* row = s.about == About::chosen ? &s.rows.front() : catalog_row(s.rows);
+  const GpuFit* row = s.about == About::chosen ? &s.rows.front() : catalog_row(s.rows);
   if (!row) return none;
   Verdict v = row_verdict(s, *row);
   // A machine that shares its RAM says what of it the GPU may use, whether all of the model is there or the plan put

@@ -49,17 +49,9 @@ struct Verdict {
   std::string text() const { return lead.text + message.text + wired.text; }
 };
 
-// One GPU as the report's GPU list judges it.
-struct VerdictRow {
-  const Gpu* gpu = nullptr;
-  Fit fit = Fit::does_not_fit;
-  std::int64_t free_bytes = 0;
-  std::uint64_t gpus_needed = 0;  // 0: a split does not help, or (training) not counted
-};
-
 // What the verdict is about besides the rows.
 struct VerdictScene {
-  std::vector<VerdictRow> rows;
+  std::vector<GpuFit> rows;  // the report's GPU list
   enum class About { catalog, chosen, cards } about = About::catalog;  // chosen: rows hold that GPU; cards: one per card
   std::uint64_t owned = 1;     // how many GPUs serve one inference (tensor × pipeline parallel, gpus N)
   std::uint64_t job_gpus = 1;  // a training job's GPUs: the breakdown is each GPU's

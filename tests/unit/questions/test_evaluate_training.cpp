@@ -25,7 +25,7 @@ json report_json(const TrainingReport& report) {
   return j;
 }
 
-const TrainingGpuFit& fit_on(const TrainingReport& report, const char* id) {
+const GpuFit& fit_on(const TrainingReport& report, const char* id) {
   for (const auto& f : report.gpus)
     if (f.gpu->id == id) return f;
   FAIL("no verdict for " << id);
