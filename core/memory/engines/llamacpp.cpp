@@ -72,9 +72,7 @@ std::optional<Error> add_llamacpp_memory(InferenceEstimate& e, Workings& w, cons
     if (run.keeps_tokens())
       any_full = any_full || !(run.mixer == MixerKind::attention && (run.attention.window || run.attention.chunk));
     heads = std::max(heads, run.attention_heads());
-    if (run.mixer == MixerKind::attention) q_width = std::max(q_width, run.attention.heads * run.attention.head_dim);
-    if (run.mixer == MixerKind::latent_attention)
-      q_width = std::max(q_width, run.latent.heads * (run.latent.qk_nope_head_dim + run.latent.qk_rope_head_dim));
+    q_width = std::max(q_width, run.query_width());
     n_ff = std::max(n_ff, run.mlp.kind == MlpKind::moe ? run.mlp.experts_per_token * run.mlp.expert_intermediate
                                                         : run.mlp.intermediate);
   }

@@ -17,10 +17,7 @@ std::uint64_t ollama_vram_num_ctx(std::uint64_t total_vram_bytes) noexcept {
 std::uint64_t ollama_predicted_vram(const ModelSpec& spec, std::uint64_t file_bytes, std::uint64_t context) noexcept {
   std::uint64_t kv_heads = ~0ULL, heads = 0;
   for (const LayerRun& run : spec.layers) {
-    const std::uint64_t kv = run.mixer == MixerKind::attention ? run.attention.kv_heads
-                             : run.mixer == MixerKind::latent_attention ? 1
-                                                                         : 0;
-    kv_heads = std::min(kv_heads, kv);
+    kv_heads = std::min(kv_heads, run.kv_heads());
     heads = std::max(heads, run.attention_heads());
   }
   if (kv_heads == 0 || kv_heads == ~0ULL) kv_heads = 1;
