@@ -132,12 +132,25 @@ function firstParen(head) {
   return -1;
 }
 
+/** The index of an initializer's `=` outside parentheses and brackets (not `==`, `<=`, `operator=` …), or -1. */
+function topLevelAssign(head) {
+  let depth = 0;
+  for (let i = 0; i < head.length; ++i) {
+    const c = head[i];
+    if (c === '(' || c === '[') ++depth;
+    else if (c === ')' || c === ']') --depth;
+    else if (c === '=' && depth === 0 && head[i + 1] !== '=' && !/[=!<>+\-*/%&|^]$/.test(head.slice(0, i))
+             && !/operator\s*$/.test(head.slice(0, i))) return i;
+  }
+  return -1;
+}
+
 /** What a brace's head opens: { kind: 'namespace' | 'class' | 'function' | 'other', name }. */
 function classify(rawHead) {
   const head = core(rawHead);
   if (/^(inline\s+)?namespace\b/.test(head) || /^extern\s*"\s*"$/.test(head)) return { kind: 'namespace' };
   if (/^enum\b/.test(head)) return { kind: 'other' };
-  const eq = head.search(/(?<![=!<>+\-*/%&|^]|operator\s*)=(?!=)/);
+  const eq = topLevelAssign(head);
   if (eq >= 0) {
     // A lambda bound to a name: `auto f = [](…) {`.
     const rest = head.slice(eq + 1).trim();
@@ -170,11 +183,15 @@ export function functionsOf(text) {
   const scope = (from, to) => {
     let headStart = from;
     let initList = false;  // inside a constructor's member initializers, after `) :`
+    let parens = 0;        // open parentheses of the head: a brace inside them is an argument's (`= {}`)
     for (let i = from; i < to; ++i) {
       const c = t[i];
+      if (c === '(') ++parens;
+      else if (c === ')') --parens;
       if (c === ';' || c === '}') {
         headStart = i + 1;
         initList = false;
+        parens = 0;
         continue;
       }
       if (c === ':' && t[i + 1] !== ':' && t[i - 1] !== ':') {
@@ -185,6 +202,10 @@ export function functionsOf(text) {
       }
       if (c !== '{') continue;
       const end = closing(t, i);
+      if (parens > 0) {
+        i = end;
+        continue;
+      }
       const head = t.slice(headStart, i);
       // A member initializer's braces (`x_{1}`) belong to the head.
       if (initList && /[A-Za-z0-9_>]\s*$/.test(head)) {
@@ -200,6 +221,7 @@ export function functionsOf(text) {
       i = end;
       headStart = end + 1;
       initList = false;
+      parens = 0;
     }
   };
   scope(0, t.length);
@@ -217,7 +239,7 @@ test('the scan finds functions at namespace and class scope and counts their lin
     '#include <string>',
     'namespace a {',
     'namespace {',
-    'int shortOne(int x) { return x; }',
+    'int shortOne(int x = 1) { return x; }',
     'const char* s = "not { a brace";',
     'const auto lambda = [](int y) {',
     "  return y == '}' ? 1 : 1'000;",
@@ -225,7 +247,7 @@ test('the scan finds functions at namespace and class scope and counts their lin
     '}  // namespace',
     'struct Holder : Base {',
     '  Holder() : value_{1}, other_(2) {}',
-    '  int member() const {',
+    '  int member(Options o = {}) const {',
     '    return R"x(a ) } raw)x"[0];',
     '  }',
     ' private:',
