@@ -646,7 +646,7 @@ Message prefill_explanation(const PrefillSpeed& p, const PrefillPlan& plan, cons
       clause_if(p.moe_flops > 0,
                 message("speed.how.prefill_moe",
                         ", {moe_tflop} in the routed experts' grouped products at {share_low}–{share_high} % of "
-                        "it{setup}{assumed}",
+                        "it{assumed}{setup}",
                         {figure("moe_tflop", p.moe_flops / 1e12, 4), figure("share_low", eff.moe_share.low * 100, 2),
                          figure("share_high", eff.moe_share.high * 100, 2),
                          arg::message("setup",

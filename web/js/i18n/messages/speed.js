@@ -19,7 +19,7 @@ export default {
     "speed.how.prefill": "{tflop} TFLOP für {tokens} Prompt-Tokens{depth}: {dense_tflop} in dichten Matrixprodukten mit {dense_low}–{dense_high} % von {peak} {field}{dense_assumed}{moe}, {attention_tflop} in der Attention über den Cache (4 · Breite · Tokens · (Tiefe + Tokens/2) je Abschnitt{windows}) mit {attention_low}–{attention_high} % von {attention_peak} {attention_field}{attention_assumed}; {passes} die benötigten Gewichte mindestens einmal{memory_bound}{copy}.",
     "speed.how.depth": " nach {depth} Tokens im Cache",
     "speed.how.assumed": " (angenommener Anteil)",
-    "speed.how.prefill_moe": ", {moe_tflop} in den gruppierten Produkten der gerouteten Experten mit {share_low}–{share_high} % davon{setup}{assumed}",
+    "speed.how.prefill_moe": ", {moe_tflop} in den gruppierten Produkten der gerouteten Experten mit {share_low}–{share_high} % davon{assumed}{setup}",
     "speed.how.prefill_moe_setup": ", wobei jeder Experte, den ein Durchlauf berührt, so viel kostet wie {tokens} weitere Tokens (seine Gewichte werden je Durchlauf einmal geladen und umgewandelt, wie wenige Tokens er auch hat)",
     "speed.how.windows": ", Schichten mit gleitendem Fenster auf ihr Fenster begrenzt",
     "speed.how.field": "{field}",
