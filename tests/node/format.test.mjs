@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { makeFormat } from '../../web/js/i18n/format.js';
 import { messageText } from '../../web/js/i18n/messages.js';
+import { rangeText } from '../../web/js/render/view.js';
 
 // Halves at every digit, the doubles just below a half (1.005, 0.145), carries through nines, zeros of both
 // signs, tiny and huge magnitudes, and a seeded spread of ordinary figures.
@@ -58,4 +59,14 @@ test('a core figure below 0.1 keeps four significant digits in German, as the En
   assert.equal(moe(9.99996e-5), '0,0001');  // rounds up to 10^-4, which %g writes without a power
   assert.equal(moe(0.1234), '0,123');  // from 0.1 up the three decimals as before
   assert.equal(moe(2.5), '2,5');
+});
+
+test('a speed range below one keeps two significant digits at its smaller end, in both languages', () => {
+  // By hand: 0.0437–0.0612 t/s at one decimal would read "0"; 1 − floor(log10 0.0437) = 3 decimals.
+  assert.equal(rangeText({ low: 0.0437, high: 0.0612 }, makeFormat('en-US'), 1), '0.044–0.061');
+  assert.equal(rangeText({ low: 0.0437, high: 0.0612 }, makeFormat('de-DE'), 1), '0,044–0,061');
+  assert.equal(rangeText({ low: 0.00041, high: 0.0009 }, makeFormat('de-DE'), 1), '0,00041–0,0009');
+  assert.equal(rangeText({ low: 0.6, high: 1.4 }, makeFormat('en-US'), 0), '0.6–1.4');
+  assert.equal(rangeText({ low: 12.34, high: 20.06 }, makeFormat('de-DE'), 1), '12,3–20,1');  // from one up as before
+  assert.equal(rangeText({ low: 0.5, high: 0.8 }, makeFormat('en-US'), 2, true), '0.50–0.80');  // prices: fixed digits
 });
