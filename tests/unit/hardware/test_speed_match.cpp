@@ -183,7 +183,9 @@ TEST_CASE("batched MoE decode on a DGX Spark (llama-batched-bench): uniform rout
   // (uniform routing); real routers favour some experts, so a step reads fewer (at B = 32 the estimate reads 87 % of
   // Qwen3's and 63 % of gpt-oss-120b's experts per layer). Single-stream gpt-oss is slow for another reason: at
   // 81.1 t/s and 273 GB/s a token reads at most 3.37 GB, the estimate 3.71 GB (its attention and output head at 16
-  // bits; the GGUF stores them smaller). Neither is modelled; this pins the errors.
+  // bits). The GGUF stores them at 8 bits: its 11.27 GiB = 12.10 GB is 19.1e9 expert parameters at 4.25 bits
+  // (10.15 GB) plus 1.8e9 others at 8.5 bits (Q8_0, 1.91 GB), where 16 bits would make 13.75 GB. Neither is modelled
+  // (the mxfp4 format here is the checkpoint's, 16-bit outside the experts); this pins the errors.
   int pinned = 0;
   for (const SpeedMeasurement& m : measurements()) {
     if (m.gpu != "dgx-spark" || m.metric != "decode") continue;
