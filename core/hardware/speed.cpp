@@ -29,24 +29,38 @@ Range allreduce_latency_s(const Gpu& gpu) noexcept {
 
 constexpr double kMs = 1e-3;
 
+// llama.cpp's grouped expert products (MMQ's mul_mat_id on CUDA, mul_mm_id on Metal) load and convert each touched
+// expert's weight tiles once per micro-batch, then multiply them by the tokens routed to it: a cost per expert as
+// large as 32 more tokens'. Taken from one llama-bench sweep, gpt-oss-20b pp512 on an RTX 3090 at ub 64, 128, 256 and
+// 512 (8 to 64 tokens per expert; llama.cpp PR #20586's table): the share of the peak each run implies for the routed
+// products (the dense and attention shares at the middle of their ranges) is 15, 11, 11 and 13 % with it, 3.0, 3.6,
+// 5.6 and 8.8 % without. Checked on runs it was not taken from: Qwen3-30B-A3B pp4096 at ub 64 on an RTX 4090 (4 tokens
+// per expert, PR #15631) implies the same 13 % (1.5 % without), and the DGX Spark's pp2048 at ub 2048 implies 21, 17 and
+// 21 % for gpt-oss-120b, Qwen3-30B-A3B and gpt-oss-20b (64, 128 and 256 tokens per expert; 14, 13 and 19 % without).
+constexpr double kLlamaCppMoeSetupTokens = 32;
+
 // Each range is checked in tests/unit/test_speed.cpp against every measurement of its engine and
 // class in tests/data/speed_measurements.json; docs/methodology.md lists them with their sources.
 constexpr Efficiency kLlamaCppConsumer{
-    {0.70, 0.90}, {0.5 * kMs, 1.5 * kMs}, {0.20, 0.35}, true, {0.08, 0.20}, {0.35, 0.90}, true,
+    {0.70, 0.90}, {0.5 * kMs, 1.5 * kMs}, {0.20, 0.35}, true, {0.09, 0.21}, {0.35, 0.90}, true,
     "llama.cpp CUDA scoreboard (discussion #15013), Llama-2 7B Q4_0 tg128/pp512: RTX 3060, 3090, 4090, 5080, "
-    "5090, PRO 6000; prefill share of int8 tensor TOPS (MMQ); grouped experts from gpt-oss-20b pp512 on an RTX 3090 "
-    "(PR #20586) and pp2048 on a DGX Spark, FlashAttention from pp2048 at depths 0 to 32768 on a DGX Spark "
-    "(llama.cpp benches/dgx-spark.md)"};
+    "5090, PRO 6000; prefill share of int8 tensor TOPS (MMQ); grouped experts from gpt-oss-20b pp512 at micro-batches "
+    "of 64 to 512 on an RTX 3090 (PR #20586), gpt-oss-20b and Qwen3-30B-A3B pp4096 on an RTX 4090 (PR #15631) and "
+    "pp2048 on a DGX Spark, FlashAttention from pp2048 at depths 0 to 32768 on a DGX Spark "
+    "(llama.cpp benches/dgx-spark.md)",
+    kLlamaCppMoeSetupTokens};
 constexpr Efficiency kLlamaCppDatacenter{
     {0.50, 0.85}, {1.5 * kMs, 3.0 * kMs}, {0.065, 0.125}, true, {0.025, 0.07}, {0.20, 0.60}, false,
     "llama.cpp CUDA scoreboard (discussion #15013), Llama-2 7B Q4_0: A100 80 GB, H100 (HBM3): small matrix-vector "
     "products leave much of a big GPU idle, so a larger fixed cost per token; grouped experts and attention assumed "
-    "at the consumer class's ratio to the dense share"};
+    "at the consumer class's ratio to the dense share",
+    kLlamaCppMoeSetupTokens};
 constexpr Efficiency kLlamaCppApple{
     {0.60, 0.95}, {3.0 * kMs, 6.0 * kMs}, {0.20, 0.40}, false, {0.08, 0.23}, {0.20, 0.50}, false,
     "llama.cpp Apple Silicon benchmark (discussion #4167), LLaMA 7B Q4_0 tg128: M1/M2/M3 Ultra, M4 Pro, M4 Max; "
     "Metal spends ~9 ms of a 28 ms token outside the matrix products (llama.cpp k-quants Metal commit notes); prefill "
-    "shares assumed"};
+    "shares assumed, the cost per expert as on CUDA",
+    kLlamaCppMoeSetupTokens};
 constexpr Efficiency kVllmGpu{
     {0.70, 0.90}, {0.5 * kMs, 2.0 * kMs}, {0.35, 0.65}, false, {0.15, 0.40}, {0.35, 0.70}, false,
     "vLLM bench serve: Llama-3.1-8B bf16 on A100 40 GB at concurrency 1 and 8 (johnmusgrave.com), Mistral-7B "
@@ -282,6 +296,16 @@ double SpeedModel::routed_bytes_read(std::uint64_t batch) const noexcept {
     bytes += g.bytes * (1.0 - std::pow(1.0 - k_share, static_cast<double>(batch)));
   }
   return bytes;
+}
+
+double SpeedModel::routed_params_touched(std::uint64_t tokens) const noexcept {
+  double params = 0;
+  for (const ExpertGroup& g : expert_groups) {
+    if (g.experts == 0) continue;
+    const double k_share = std::min(1.0, static_cast<double>(g.top_k) / static_cast<double>(g.experts));
+    params += g.params * (1.0 - std::pow(1.0 - k_share, static_cast<double>(tokens)));
+  }
+  return params;
 }
 
 namespace {
@@ -584,6 +608,9 @@ double run_chunks(PrefillSpeed& p, const PrefillPlan& plan, const SpeedModel& mo
     // The output head multiplies the prompt's last token only.
     const double gemm = 2.0 * plan.dense_params * s + (k + 1 == plan.chunks ? 2.0 * plan.head : 0.0);
     const double moe = 2.0 * plan.routed_active * s;
+    // Each expert the chunk touches costs as much as moe_setup_tokens more tokens would (Efficiency says why).
+    const double moe_setup =
+        2.0 * model.routed_params_touched(static_cast<std::uint64_t>(s)) * eff.moe_setup_tokens;
     const double attention = chunk_attention_flops(model, depth + k * plan.chunk, s);
     p.gemm_flops += gemm;
     p.moe_flops += moe;
@@ -591,7 +618,8 @@ double run_chunks(PrefillSpeed& p, const PrefillPlan& plan, const SpeedModel& mo
     // The chunk reads the weights once: what every token reads, and each expert some token of it is routed to.
     const double bytes = (plan.every_token + model.routed_bytes_read(static_cast<std::uint64_t>(s))) / tp;
     auto chunk_seconds = [&](double dense_share, double moe_share, double attention_share, double bw_share) {
-      const double compute = (gemm / (plan.peak * 1e12 * dense_share) + moe / (plan.peak * 1e12 * moe_share) +
+      const double compute = (gemm / (plan.peak * 1e12 * dense_share) +
+                              (moe + moe_setup) / (plan.peak * 1e12 * moe_share) +
                               attention / (plan.attention_peak * 1e12 * attention_share)) / tp;
       const double memory = bytes / (*gpu.bandwidth_gb_s * 1e9 * bw_share);
       return std::pair{std::max(compute, memory), memory > compute};
@@ -618,9 +646,17 @@ Message prefill_explanation(const PrefillSpeed& p, const PrefillPlan& plan, cons
       clause_if(p.moe_flops > 0,
                 message("speed.how.prefill_moe",
                         ", {moe_tflop} in the routed experts' grouped products at {share_low}–{share_high} % of "
-                        "it{assumed}",
+                        "it{assumed}{setup}",
                         {figure("moe_tflop", p.moe_flops / 1e12, 4), figure("share_low", eff.moe_share.low * 100, 2),
                          figure("share_high", eff.moe_share.high * 100, 2),
+                         arg::message("setup",
+                                      clause_if(eff.moe_setup_tokens > 0,
+                                                message("speed.how.prefill_moe_setup",
+                                                        ", each expert a pass touches costing as much as {tokens} "
+                                                        "more tokens (its weights are loaded and converted once per "
+                                                        "pass, however few tokens it has)",
+                                                        {arg::digits("tokens", static_cast<std::uint64_t>(
+                                                                                   eff.moe_setup_tokens))}))),
                          arg::message("assumed", assumed_clause(eff.prefill_pinned))}));
   const Message attention_field =
       plan.attention_own_peak

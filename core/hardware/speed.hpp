@@ -47,6 +47,10 @@ struct Efficiency {
   Range attention_share;   // of the 16-bit tensor peak: FlashAttention over the cache
   bool prefill_pinned = false;  // moe_share and attention_share checked against measurements
   std::string_view source;
+  // What each expert a pass touches costs besides its tokens, in tokens: the grouped product loads and converts an
+  // expert's weight tiles once per pass whatever the number of tokens routed to it, then multiplies them by each.
+  // With t tokens per expert the routed products run at moe_share · t / (t + moe_setup_tokens). 0: not modelled.
+  double moe_setup_tokens = 0;
 };
 
 // The efficiency of `engine` on `gpu_class`; see docs/methodology.md for each figure and its source.
@@ -103,6 +107,8 @@ struct SpeedModel {
   // Bytes of routed experts one step reads for `batch` sequences: per layer the expected number of distinct experts
   // the batch touches under uniform routing, E · (1 − (1 − k/E)^batch), times one expert's bytes.
   double routed_bytes_read(std::uint64_t batch) const noexcept;
+  // Routed-expert parameters of the experts `tokens` tokens touch, likewise: Σ groups params · (1 − (1 − k/E)^tokens).
+  double routed_params_touched(std::uint64_t tokens) const noexcept;
 };
 
 // The SpeedModel of `spec` stored as `weights`: the token-embedding table is not read per token

@@ -3,6 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { makeFormat } from '../../web/js/i18n/format.js';
+import { messageText } from '../../web/js/i18n/messages.js';
+import { rangeText } from '../../web/js/render/view.js';
 
 // Halves at every digit, the doubles just below a half (1.005, 0.145), carries through nines, zeros of both
 // signs, tiny and huge magnitudes, and a seeded spread of ordinary figures.
@@ -41,4 +43,30 @@ test('the two languages differ where they should', () => {
   assert.equal(makeFormat('de-DE').share(1, 8), '12,5\u00a0%');
   assert.equal(makeFormat('en-US').share(1, 8), '12.5%');
   assert.equal(makeFormat('en-US', 'GiB').bytesShort(2 ** 30 * 1.25), '1.3 GiB');
+});
+
+test('a core figure below 0.1 keeps four significant digits in German, as the English (printf %g) does', () => {
+  // The reference is Intl itself (maximumSignificantDigits 4); below 10^-4 %g writes a power of ten, by hand here.
+  const f = makeFormat('de-DE', 'GB');
+  const moe = (x) => messageText('de', f, '', {
+    id: 'speed.how.prefill_moe', args: { moe_tflop: x, share_low: 8, share_high: 20, assumed: { text: '' } },
+  }).split(' in den ')[0].slice(2);
+  const intl = new Intl.NumberFormat('de-DE', { maximumSignificantDigits: 4 });
+  for (const x of [0.0004, 0.0009995, 0.001234, 0.01, 0.05678, -0.0123, 0.00012345, 0.09999]) {
+    assert.equal(moe(x), intl.format(x), `${x}`);
+  }
+  assert.equal(moe(0.00001234), '1,234e-05');
+  assert.equal(moe(9.99996e-5), '0,0001');  // rounds up to 10^-4, which %g writes without a power
+  assert.equal(moe(0.1234), '0,123');  // from 0.1 up the three decimals as before
+  assert.equal(moe(2.5), '2,5');
+});
+
+test('a speed range below one keeps two significant digits at its smaller end, in both languages', () => {
+  // By hand: 0.0437–0.0612 t/s at one decimal would read "0"; 1 − floor(log10 0.0437) = 3 decimals.
+  assert.equal(rangeText({ low: 0.0437, high: 0.0612 }, makeFormat('en-US'), 1), '0.044–0.061');
+  assert.equal(rangeText({ low: 0.0437, high: 0.0612 }, makeFormat('de-DE'), 1), '0,044–0,061');
+  assert.equal(rangeText({ low: 0.00041, high: 0.0009 }, makeFormat('de-DE'), 1), '0,00041–0,0009');
+  assert.equal(rangeText({ low: 0.6, high: 1.4 }, makeFormat('en-US'), 0), '0.6–1.4');
+  assert.equal(rangeText({ low: 12.34, high: 20.06 }, makeFormat('de-DE'), 1), '12,3–20,1');  // from one up as before
+  assert.equal(rangeText({ low: 0.5, high: 0.8 }, makeFormat('en-US'), 2, true), '0.50–0.80');  // prices: fixed digits
 });

@@ -62,7 +62,8 @@ TEST_CASE("every published speed lies inside the predicted range, and no range i
   REQUIRE(measurements.value().size() >= 20);
   for (const SpeedMeasurement& m : measurements.value()) {
     // Runs with experts in system RAM lie below their ranges, by the error the test case on them states; llama-bench
-    // runs at a depth or micro-batch of their own are checked by the prefill test cases below.
+    // runs at a depth or micro-batch of their own are checked by the prefill test cases below, and the DGX Spark's
+    // llama-batched-bench decode runs by test_speed_match.cpp, with the errors it states.
     if (m.cpu_expert_layers > 0 || m.depth > 0 || m.ubatch > 0) continue;
     CAPTURE(m.model);
     CAPTURE(m.gpu);
@@ -469,10 +470,13 @@ TEST_CASE("prefill splits its FLOPs: dense products, the routed experts' grouped
   CHECK(p.value().explanation.id == "speed.how.prefill");
   CHECK(arg_named(p.value().explanation, "moe").nested.front().id == "speed.how.prefill_moe");
   CHECK(arg_named(p.value().explanation, "tokens").integer == static_cast<std::int64_t>(o.prompt_tokens));
-  // llama.cpp on a consumer card: the routed products at 8–20 % of the peak, the dense ones at 20–35 %. Fast end:
-  // 8.002e11/(100e12 · 0.35) + 8e11/(100e12 · 0.20) + 2.62144e11/(100e12 · 0.90) = 22.863 + 40 + 2.913 ms = 65.776
-  // ms + 0.5 ms fixed = 66.276 ms.
-  CHECK(p.value().seconds.low == doctest::Approx(0.066276).epsilon(1e-4));
+  // llama.cpp on a consumer card: the routed products at 9–21 % of the peak, the dense ones at 20–35 %, and each
+  // expert the pass touches costs as much as 32 more tokens: the 1000 tokens touch all 64 experts of each layer
+  // (1 − (7/8)^1000 rounds to 1), 2 · 3.2e9 · 32 = 2.048e11 FLOPs more. Fast end: 8.002e11/(100e12 · 0.35) +
+  // (8e11 + 2.048e11)/(100e12 · 0.21) + 2.62144e11/(100e12 · 0.90) = 22.863 + 47.848 + 2.913 ms = 73.623 ms + 0.5 ms
+  // fixed = 74.123 ms.
+  CHECK(p.value().seconds.low == doctest::Approx(0.074123).epsilon(1e-4));
+  CHECK(p.value().explanation.find("as much as 32 more tokens") != std::string::npos);
 }
 
 TEST_CASE("attention over the cache: 4 · width · s · (d + s/2) per chunk, sliding-window layers capped at the window") {
@@ -560,20 +564,22 @@ TEST_CASE("llama-bench pp2048 at depths 0 to 32768 on a DGX Spark: dense, MoE an
   //   model            depth  measured    range          middle error
   //   qwen2.5-7b           0    2276     1710–3028       +4 % (sets the stand-in's peak)
   //   qwen2.5-7b       32768    1283      811–1716       −2 %
-  //   qwen3-30b-a3b        0    3176     1957–4597       +3 %
-  //   qwen3-30b-a3b    32768    1292      561–1404      −24 %
-  //   gpt-oss-20b          0    3783     1715–4123      −23 %
-  //   gpt-oss-20b      32768    1899     1110–2731       +1 %
-  //   gpt-oss-120b         0    1938     1143–2746       +0 %
-  //   gpt-oss-120b     32768    1155      740–1819      +11 %
-  // median error of the middle over the 20 runs 7.5 %. The grouped expert products run at 35–75 % of the dense
-  // products' rate here, FlashAttention at 35–90 % of the 16-bit peak: Qwen3 (8 query heads per KV head) the fastest,
-  // gpt-oss (head_dim 64, attention sinks) the slowest.
+  //   qwen3-30b-a3b        0    3176     1803–4043       −8 %
+  //   qwen3-30b-a3b    32768    1292      548–1348      −27 %
+  //   gpt-oss-20b          0    3783     1715–3887      −26 %
+  //   gpt-oss-20b      32768    1899     1110–2625       −2 %
+  //   gpt-oss-120b         0    1938      883–2013      −25 %
+  //   gpt-oss-120b     32768    1155      621–1466      −10 %
+  // median error of the middle over the 20 runs 12.9 %. The grouped expert products run at 9–21 % of the int8 peak
+  // once an expert has many tokens, less by the cost per touched expert (speed.cpp, kLlamaCppMoeSetupTokens; 64, 128, 256
+  // tokens per expert here); this card's MoE runs lie in the upper half of that share, the RTX 3090's and 4090's in
+  // the lower (their test case below). FlashAttention at 35–90 % of the 16-bit peak: Qwen3 (8 query heads per KV
+  // head) the fastest, gpt-oss (head_dim 64, attention sinks) the slowest.
   auto measurements = parse_speed_measurements(read_measurements());
   REQUIRE(measurements.ok());
   std::vector<SpeedMeasurement> runs;
   for (const SpeedMeasurement& m : measurements.value())
-    if (m.gpu == "dgx-spark") runs.push_back(m);
+    if (m.gpu == "dgx-spark" && m.metric == "prefill") runs.push_back(m);
   REQUIRE(runs.size() == 20);
   const SpeedMeasurement* dense = nullptr;
   for (const SpeedMeasurement& m : runs)
@@ -617,12 +623,13 @@ TEST_CASE("llama-bench pp2048 at depths 0 to 32768 on a DGX Spark: dense, MoE an
 TEST_CASE("MoE prefill on an RTX 3090: gpt-oss-20b pp512 at the grouped products' share, not the dense one") {
   // llama.cpp PR #20586: RTX 3090, gpt-oss 20B MXFP4 MoE, microbatch 512, pp512: 4739.20 t/s. The RTX 3090's 284 int8
   // TOPS are in the catalog. gpt-oss-20b: 24 layers, 32 experts, 4 per token: each expert multiplies 512 · 4/32 = 64
-  // tokens per micro-batch.
+  // tokens per micro-batch, and costs as much as 32 more for loading its weights: the routed products run at
+  // 64/96 of their 9–21 % share.
   auto measurements = parse_speed_measurements(read_measurements());
   REQUIRE(measurements.ok());
   const SpeedMeasurement* run = nullptr;
   for (const SpeedMeasurement& m : measurements.value())
-    if (m.gpu == "rtx-3090" && m.model == "gpt-oss-20b") run = &m;
+    if (m.gpu == "rtx-3090" && m.model == "gpt-oss-20b" && m.ubatch == 512) run = &m;
   REQUIRE(run != nullptr);
   const SpeedModel model = speed_model("gpt-oss-20b", "mxfp4");
   SpeedOptions o;
@@ -636,12 +643,13 @@ TEST_CASE("MoE prefill on an RTX 3090: gpt-oss-20b pp512 at the grouped products
   CAPTURE(r.high);
   CHECK(r.low <= 4739.20);
   CHECK(4739.20 <= r.high);
-  // The range, 4188–10087 t/s, holds the run, but its middle, 7138, is 51 % too fast: at 64 tokens per expert the
-  // grouped products run near the low end of their 8–20 % share, which the DGX Spark's runs (64–256 tokens per expert,
-  // at ub 2048) stretch upward. The dense share alone for every active parameter (2 · active · 512 at 20–35 % of 284
-  // TOPS, as before the grouped products had their own share) gave 6.8–11.9 thousand, its slow end already 43 % too
-  // fast. The share's dependence on tokens per expert is not modelled; this pins the error.
+  // The range, 3238–7396 t/s, has its middle 12 % above the run. Without the cost per expert (the shares alone, as the
+  // grouped products were modelled before) the middle was 51 % too fast, and the same table's runs at micro-batches
+  // of 256, 128 and 64 (32, 16 and 8 tokens per expert) 129, 202 and 116 %; with it 32, 36 and 1 %
+  // (test_speed_match.cpp checks each against its range). The dense share alone for every active parameter
+  // (2 · active · 512 at 20–35 % of 284 TOPS) gave 6.8–11.9 thousand, its slow end already 43 % too fast.
   const double old_slow = 512.0 / (2.0 * static_cast<double>(model.active_params) * 512 / (284e12 * 0.20));
   CHECK(old_slow > 1.4 * 4739.20);
-  CHECK((r.low + r.high) / 2 < 1.55 * 4739.20);
+  CHECK((r.low + r.high) / 2 < 1.15 * 4739.20);
+  CHECK((r.low + r.high) / 2 > 4739.20);
 }

@@ -594,7 +594,17 @@ function formatArg(lang, name, value, f, short) {
     if (Math.abs(Math.round(value / 10 ** exponent * 1000)) >= 10000) exponent++;  // 9.9996e19 is 1e+20
     return `${f.number(value / 10 ** exponent, 3)}e+${exponent}`;
   }
-  return Number.isInteger(value) ? f.count(value) : f.number(value, 3);
+  if (Number.isInteger(value)) return f.count(value);
+  // Below 0.1 the core's English (printf's %g) keeps its significant digits: three decimals would write 0.0004 t/s
+  // as 0. Four significant digits, and below 10^-4 a power of ten as %g writes it (1.234e-05).
+  const magnitude = Math.abs(value);
+  if (magnitude > 0 && magnitude < 0.1) {
+    let exponent = Math.floor(Math.log10(magnitude));
+    if (Math.abs(Math.round(value / 10 ** exponent * 1000)) >= 10000) exponent++;  // 9.99996e-5 rounds to 0.0001
+    if (exponent < -4) return `${f.number(value / 10 ** exponent, 3)}e-${String(-exponent).padStart(2, '0')}`;
+    return f.number(value, 3 - exponent);
+  }
+  return f.number(value, 3);
 }
 
 /** The text of one core message in `lang`: `english` is the core's sentence, `i18n` its {id, args}. */

@@ -73,7 +73,11 @@ export const isRange = (r) => r && Number.isFinite(r.low) && Number.isFinite(r.h
 /** "23.9–48.1" (or one number when both ends agree); `fixed` keeps every decimal on both ends, as prices
  * do ("0.33–0.50", not "0.33–0.5"). */
 export function rangeText(r, f, digits, fixed = false) {
-  const text = (x) => (fixed ? f.fixed(x, digits) : f.number(x, digits));
+  // A speed below one (a model mostly in system RAM) keeps two significant digits at its smaller end: 0.04 t/s
+  // must not read 0.
+  const smaller = Math.min(Math.abs(r.low), Math.abs(r.high));
+  const places = !fixed && smaller > 0 && smaller < 1 ? Math.max(digits, 1 - Math.floor(Math.log10(smaller))) : digits;
+  const text = (x) => (fixed ? f.fixed(x, digits) : f.number(x, places));
   const low = text(r.low); const high = text(r.high);
   return low === high ? low : `${low}–${high}`;
 }
