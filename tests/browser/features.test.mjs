@@ -706,7 +706,7 @@ test('SGLang on a chosen GPU: the headline gives its KV pool and concurrency, an
   assert.equal(await page.locator('#engine option[value="sglang"]').textContent(), 'SGLang');
   assert.equal(await page.locator('#headline').textContent(),
     'Fits on one NVIDIA H100 SXM: SGLang keeps 444,668 tokens of KV cache (mem_fraction_static 0.88), 3 sequences of 131,072 at once');
-  const expected = 'python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B --mem-fraction-static 0.88';
+  const expected = 'python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B --mem-fraction-static 0.88  # SGLang 0.5.10';
   assert.equal(await page.locator('[data-testid="command"]').textContent(), expected);
   await page.locator('#copy-command').click();
   await page.locator('#action-status').filter({ hasText: 'Copied.' }).waitFor();
@@ -743,7 +743,7 @@ test('Ollama on a chosen GPU: the headline gives its offloaded layers and system
   const badge = page.locator('#gpus tr[data-gpu="rtx-4060"] .badge');
   await badge.waitFor();
   assert.equal(await badge.textContent(), 'runs with 14 of 33 layers on the GPU');
-  const expected = 'OLLAMA_CONTEXT_LENGTH=8192 ollama serve';
+  const expected = 'OLLAMA_CONTEXT_LENGTH=8192 ollama serve  # Ollama 0.11.10';
   assert.equal(await page.locator('[data-testid="command"]').textContent(), expected);
   await page.locator('#copy-command').click();
   await page.locator('#action-status').filter({ hasText: 'Copied.' }).waitFor();
@@ -773,7 +773,7 @@ test('the engine version where its memory rule changed: Ollama 0.30 and later si
   assert.equal(await page.locator('#context').inputValue(), '');
   assert.equal(await page.locator('#context').getAttribute('placeholder'), '32768');
   assert.equal(await page.locator('#context-read').textContent(), 'Empty: 32,768 tokens, the default of Ollama');
-  assert.equal(await page.getByTestId('command').textContent(), 'ollama serve');
+  assert.equal(await page.getByTestId('command').textContent(), 'ollama serve  # Ollama 0.32.15');
   // Up to 0.11.10 num_ctx is 4096 whatever the GPU: 131,072 B × 4096 = 0.54 GB.
   await version.selectOption('0.11.10');
   await page.waitForURL(/version=0\.11\.10/);
