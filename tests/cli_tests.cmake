@@ -372,7 +372,7 @@ vramfit_cli_test(draft_llamacpp ARGS --model qwen2.5-7b --engine llamacpp --weig
                  --draft qwen2.5-0.5b --json
                  MATCH "\"breakdown\":{[^}]*\"draft\":[0-9]+.*\"draft_model\":{[^}]*\"kv_cache\":50331648")
 vramfit_cli_test(draft_llamacpp_command ARGS --model qwen2.5-7b --engine llamacpp --weights q4_k_m --draft qwen2.5-0.5b
-                 --draft-tokens 8 MATCH "-md Qwen2\\.5-0\\.5B-Q4_K_M\\.gguf --draft-max 8")
+                 --draft-tokens 8 MATCH "-md Qwen2\\.5-0\\.5B-Q4_K_M\\.gguf --spec-draft-n-max 8")
 # An EAGLE-3 head read from its config.json (yuhuili/EAGLE3-LLaMA3.1-Instruct-8B): 424,689,664 parameters by hand
 # (test_draft.cpp), in bf16 with its vocabulary maps 849,763,584 B.
 vramfit_cli_test(draft_eagle3_config ARGS --model llama-3.1-8b --engine vllm --draft-tokens 3 --json

@@ -144,7 +144,7 @@ constexpr Input kInputs[] = {
     {"draft_config", "", "", K::config, 0, 0, "", "the draft's config.json, as an object or its text", U::inference,
      false, E::transformers | E::vllm | E::llamacpp | E::sglang | E::mlx},
     {"draft_tokens", "--draft-tokens", "drafttokens", K::count, 1, 1024, "N",
-     "draft tokens per step (llama-server --draft-max, default 16; vLLM num_speculative_tokens; SGLang "
+     "draft tokens per step (llama-server --spec-draft-n-max, default 16; vLLM num_speculative_tokens; SGLang "
      "speculative_num_steps, default 5; transformers num_assistant_tokens, default 20; mlx_lm --num-draft-tokens, "
      "default 3)", U::inference, false, E::transformers | E::vllm | E::llamacpp | E::sglang | E::mlx},
     {"acceptance", "--acceptance", "acceptance", K::fraction, 0, 1, "FRACTION",
