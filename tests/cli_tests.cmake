@@ -263,7 +263,7 @@ vramfit_cli_test(command_vllm ARGS --model llama-3.1-8b --engine vllm --gpu h100
 # command sets nothing; the report still names the engine ollama (llm/llama_server.go, server/routes.go).
 vramfit_cli_test(command_ollama_server ARGS --model llama-3.1-8b --engine ollama --engine-version 0.33.0 --gpu rtx-4090
                  --context 8192 --kv-dtype q8_0 --command
-                 MATCH "^OLLAMA_CONTEXT_LENGTH=8192 OLLAMA_KV_CACHE_TYPE=q8_0 ollama serve\n$")
+                 MATCH "^OLLAMA_CONTEXT_LENGTH=8192 OLLAMA_KV_CACHE_TYPE=q8_0 ollama serve  # Ollama 0.33.0\n$")
 vramfit_cli_test(json_ollama_server ARGS --model llama-3.1-8b --engine ollama --engine-version 0.33.0 --gpu rtx-4090 --json
                  MATCH "\"context\":32768,\"context_source\":\"engine_default\",\"engine\":\"ollama\"")
 vramfit_cli_test(ollama_version_refused FAIL ARGS --model llama-3.1-8b --engine ollama --engine-version 0.20
@@ -372,7 +372,7 @@ vramfit_cli_test(draft_llamacpp ARGS --model qwen2.5-7b --engine llamacpp --weig
                  --draft qwen2.5-0.5b --json
                  MATCH "\"breakdown\":{[^}]*\"draft\":[0-9]+.*\"draft_model\":{[^}]*\"kv_cache\":50331648")
 vramfit_cli_test(draft_llamacpp_command ARGS --model qwen2.5-7b --engine llamacpp --weights q4_k_m --draft qwen2.5-0.5b
-                 --draft-tokens 8 MATCH "-md Qwen2\\.5-0\\.5B-Q4_K_M\\.gguf --draft-max 8")
+                 --draft-tokens 8 MATCH "-md Qwen2\\.5-0\\.5B-Q4_K_M\\.gguf --spec-draft-n-max 8")
 # An EAGLE-3 head read from its config.json (yuhuili/EAGLE3-LLaMA3.1-Instruct-8B): 424,689,664 parameters by hand
 # (test_draft.cpp), in bf16 with its vocabulary maps 849,763,584 B.
 vramfit_cli_test(draft_eagle3_config ARGS --model llama-3.1-8b --engine vllm --draft-tokens 3 --json
@@ -382,3 +382,8 @@ vramfit_cli_test(draft_eagle3_config ARGS --model llama-3.1-8b --engine vllm --d
 vramfit_cli_test(draft_ollama FAIL ARGS --model qwen2.5-7b --engine ollama --draft qwen2.5-0.5b MATCH "--draft")
 vramfit_cli_test(draft_gguf FAIL ARGS --model qwen2.5-7b --engine llamacpp --draft draft.gguf
                  MATCH "^vramfit: --draft: ")
+# llama.cpp's build as asked closes its command (b9297: --fit plans without a draft's room, PR #23485 came in b9305).
+vramfit_cli_test(command_llamacpp_build ARGS --model llama-3.1-8b --engine llamacpp --engine-version b9297 --command
+                 MATCH "  # llama.cpp b9297\n$")
+vramfit_cli_test(llamacpp_build_refused FAIL ARGS --model llama-3.1-8b --engine llamacpp --engine-version b9000
+                 MATCH "^vramfit: --engine-version: \"b9000\" is not a llama.cpp build that is modelled; allowed: b9297 to b10488")

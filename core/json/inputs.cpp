@@ -97,8 +97,9 @@ constexpr Input kInputs[] = {
      "memory) or 0.5.10 and later (default: by GPU memory, less the prefill CUDA graphs); Ollama's: up to 0.6.6 (num_ctx 2048), 0.6.7 to 0.11.10 (its estimator, 4096), or 0.30 "
      "and later (llama-server's --fit; num_ctx by GPU memory; a vision projector on the GPU from 0.30.11, room kept "
      "for it from 0.31.2; default: as 0.32.15); mlx-lm's: 0.22.2 to 0.26.4 (the prompt's last chunk computes logits "
-     "for each of its tokens) or 0.27 and later (default: as 0.31.3, the last token's only)", U::inference, false,
-     E::vllm | E::sglang | E::ollama | E::mlx},
+     "for each of its tokens) or 0.27 and later (default: as 0.31.3, the last token's only); llama.cpp's build: b9297 "
+     "to b9304 (--fit keeps no room for a draft model) or b9305 to b10488 (default: b10488, room for the draft)",
+     U::inference, false, E::vllm | E::sglang | E::ollama | E::mlx | E::llamacpp},
     {"enforce_eager", "--enforce-eager", "", K::toggle, 0, 0, "", "vLLM --enforce-eager: no CUDA graphs", U::inference, false, E::vllm},
     {"language_model_only", "--language-model-only", "", K::toggle, 0, 0, "",
      "vLLM --language-model-only: a vision model's language model alone (no vision tower, no image profiling)",
@@ -143,7 +144,7 @@ constexpr Input kInputs[] = {
     {"draft_config", "", "", K::config, 0, 0, "", "the draft's config.json, as an object or its text", U::inference,
      false, E::transformers | E::vllm | E::llamacpp | E::sglang | E::mlx},
     {"draft_tokens", "--draft-tokens", "drafttokens", K::count, 1, 1024, "N",
-     "draft tokens per step (llama-server --draft-max, default 16; vLLM num_speculative_tokens; SGLang "
+     "draft tokens per step (llama-server --spec-draft-n-max, default 16; vLLM num_speculative_tokens; SGLang "
      "speculative_num_steps, default 5; transformers num_assistant_tokens, default 20; mlx_lm --num-draft-tokens, "
      "default 3)", U::inference, false, E::transformers | E::vllm | E::llamacpp | E::sglang | E::mlx},
     {"acceptance", "--acceptance", "acceptance", K::fraction, 0, 1, "FRACTION",

@@ -111,7 +111,7 @@ void write_llamacpp(JsonWriter& w, const InferenceEstimate& e) {
     w.field("compute_buffer_bytes", b.compute_buffer_bytes);
     w.field("compute_buffer_other_bytes", b.compute_buffer_other_bytes);
     // The llama.cpp build assumed; under Ollama its own version says which llama-server it runs.
-    if (e.engine == Engine::llamacpp) w.field("engine_version", kLlamaCppVersionModelled);
+    if (e.engine == Engine::llamacpp) w.field("engine_version", llamacpp_version_name(b.build));
     w.field("flash_attn", b.flash_attn);
     w.field("gpu_layers", b.gpu_layers);
     w.field("host_kv_bytes", b.host_kv_bytes);
@@ -355,6 +355,9 @@ void write_ollama(JsonWriter& w, const Report& report) {
   if (!e.ollama) {
     w.begin_object("ollama");
     w.field("engine_version", report.ollama_version);
+    // The llama.cpp build that Ollama version bundles; null for a version whose build is not known.
+    const auto build = ollama_llamacpp_build(report.ollama_version);
+    w.field("llamacpp_version", build ? std::optional<std::string>(llamacpp_version_name(*build)) : std::nullopt);
     w.field("projector_bytes", e.llamacpp ? e.llamacpp->mmproj_bytes : 0);  // on the GPU; 0 without one there
     w.end_object();
     return;

@@ -88,6 +88,7 @@ struct InferenceOptions {
   // llama.cpp (and Ollama's num_gpu)
   std::optional<std::uint64_t> gpu_layers;         // -ngl; none: every layer and the output layer
   std::uint64_t n_ubatch = kLlamaNUbatch;
+  std::uint64_t llamacpp_build = kLlamaCppBuildModelled;  // engine_version: which build's --fit margin
   // llama-server --mmproj with the projector on the GPU (--mmproj-offload, its default): a vision model's tower is
   // counted with the weights; otherwise it is a file apart, not loaded.
   bool mmproj_offload = false;

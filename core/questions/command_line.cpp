@@ -134,6 +134,8 @@ EngineCommand sglang_command(const Report& report, const Request& r, const Resol
     t << " --speculative-num-steps " << d->tokens;
   }
   out.note = server_note("SGLang", weight_flags(t, report, r), !repo.empty());
+  // The version whose mem_fraction_static rule the flags are measured against.
+  t << "  # SGLang " << sglang_rule_version(o.sglang_rule);
   out.text = t.str();
   return out;
 }
@@ -168,13 +170,15 @@ EngineCommand llamacpp_command(const Report& report, const ResolvedRequest& s, c
     const std::string_view kv = ggml_cache_type(e.kv_dtype);
     t << " -ctk " << kv << " -ctv " << kv;
   }
+  // The draft's tokens per step as every build modelled spells it: b9297 takes --spec-draft-n-max (the command line of
+  // ggml-org/llama.cpp#23772), and by b10212 --draft-max is "the argument has been removed".
   if (const auto& d = e.draft_detail)
     t << " -md "
       << (o.draft && !o.draft->spec.name.empty() ? gguf_file_name(o.draft->spec, d->weights_format)
                                                   : std::string("DRAFT.gguf"))
-      << " --draft-max " << d->tokens;
+      << " --spec-draft-n-max " << d->tokens;
   // The build whose defaults (--fit and its margin, -fa auto, -c 0) the flags are measured against.
-  t << "  # llama.cpp " << kLlamaCppVersionModelled;
+  t << "  # llama.cpp " << llamacpp_version_name(e.llamacpp ? e.llamacpp->build : kLlamaCppBuildModelled);
   if (e.draft_detail)
     return {t.str(), message("command.llamacpp_draft", "Replace the .gguf names with your files' paths.")};
   return {t.str(), message("command.llamacpp", "Replace the .gguf name with your file's path.")};
@@ -214,10 +218,16 @@ EngineCommand mlx_command(const Report& report, const ResolvedRequest& s, const 
   if (e.kv_dtype == KvDType::q8_0) t << " --kv-bits 8";
   if (e.kv_dtype == KvDType::q4_0) t << " --kv-bits 4";
   t << " --prompt -";
+  t << "  # mlx-lm " << mlx_rule_version(s.options.mlx_rule);
   out.text = t.str();
   const std::string& format = e.weights_format;
   out.note = mlx_note(format.rfind("mlx-", 0) == 0 && format != report.model.quantization ? format : "", repo);
   return out;
+}
+
+// The Ollama version the flags are measured against: as asked, else the one modelled.
+std::string ollama_version_asked(const Request& r) {
+  return r.engine_version.empty() ? std::string(kOllamaVersionModelled) : r.engine_version;
 }
 
 // How to run the model once the server has its environment, and what a session sets for it alone.
@@ -240,7 +250,7 @@ Message ollama_note(const InferenceOptions& o) {
 // Ollama's server reads its environment (envconfig): OLLAMA_CONTEXT_LENGTH the default num_ctx, OLLAMA_NUM_PARALLEL,
 // OLLAMA_FLASH_ATTENTION, OLLAMA_KV_CACHE_TYPE (used only with flash attention), OLLAMA_GPU_OVERHEAD; a session
 // sets num_ctx and num_gpu for one model with /set parameter.
-EngineCommand ollama_command(const Report& report, const ResolvedRequest& s) {
+EngineCommand ollama_command(const Report& report, const Request& r, const ResolvedRequest& s) {
   const InferenceEstimate& e = report.estimate;
   const InferenceOptions& o = s.options;
   Text t;
@@ -249,7 +259,7 @@ EngineCommand ollama_command(const Report& report, const ResolvedRequest& s) {
   if (e.attention == Attention::sdpa) t << "OLLAMA_FLASH_ATTENTION=1 ";
   if (e.ollama && e.ollama->kv_type != KvDType::fp16) t << "OLLAMA_KV_CACHE_TYPE=" << kv_dtype_info(e.ollama->kv_type).name << " ";
   if (o.ollama_gpu_overhead) t << "OLLAMA_GPU_OVERHEAD=" << o.ollama_gpu_overhead << " ";
-  t << "ollama serve";
+  t << "ollama serve  # Ollama " << ollama_version_asked(r);
   return {t.str(), ollama_note(o)};
 }
 
@@ -266,7 +276,7 @@ EngineCommand ollama_server_command(const Report& report, const Request& r, cons
   if (!r.attention.empty()) t << "OLLAMA_FLASH_ATTENTION=" << (e.attention == Attention::sdpa ? "1 " : "0 ");
   if (e.kv_dtype != KvDType::fp16) t << "OLLAMA_KV_CACHE_TYPE=" << ggml_cache_type(e.kv_dtype) << " ";
   if (o.ollama_gpu_overhead) t << "OLLAMA_GPU_OVERHEAD=" << o.ollama_gpu_overhead << " ";
-  t << "ollama serve";
+  t << "ollama serve  # Ollama " << ollama_version_asked(r);
   return {t.str(), ollama_note(o)};
 }
 
@@ -281,7 +291,7 @@ EngineCommand command_for(const Report& report, const Request& request, const Re
     case Engine::mlx: return mlx_command(report, scenario, scenario.hf_repo);
     case Engine::ollama:
       return ollama_runs_llama_server(scenario.options) ? ollama_server_command(report, request, scenario)
-                                                        : ollama_command(report, scenario);
+                                                        : ollama_command(report, request, scenario);
     case Engine::transformers: break;
   }
   if (scenario.options.device_split.empty())

@@ -222,21 +222,25 @@ void add_llamacpp_fit(Report& report, const ResolvedRequest& rr) {
   const OllamaProjector projector = ollama ? ollama_projector(report.model, rr.options) : OllamaProjector{};
   if (ollama) options.mmproj_offload = projector.place == OllamaProjectorPlace::gpu;
   auto inputs = llamacpp_fit_inputs(report.model, options, free, ollama || report.context_source == "request");
-  if (inputs && projector.fit_target_bytes) inputs.value().margin_bytes = projector.fit_target_bytes;
-  // llama-server itself (PR #21489, tools/server/server-context.cpp load_model) adds the projector's memory,
-  // mtmd_get_memory_usage's weights and clip compute buffer, to --fit's target on the projector's device.
-  const bool projector_in_target = !ollama && inputs && inputs.value().projector_bytes && e.vision && !e.vision->apart;
-  if (projector_in_target) inputs.value().margin_bytes += inputs.value().projector_bytes + e.vision->compute_bytes;
-  if (inputs) {
-    report.llamacpp_fit = plan_llamacpp_fit(inputs.value());
-    report.llamacpp_fit->margin_holds_projector = projector.fit_target_bytes != 0 || projector_in_target;
-    // llama-server makes the draft's context after the target's load_model, where fit has already placed it.
-    if (e.draft && e.engine == Engine::llamacpp)
-      report.estimate.notes.push_back(message("llamacpp.fit_without_draft",
-                                              "llama.cpp's --fit plans the model without the draft; the draft's "
-                                              "{draft_bytes} comes on top.",
-                                              {arg::bytes("draft_bytes", e.draft)}));
-  }
+  if (!inputs) return;
+  // llama-server adds a GPU projector's memory, and from b9305 a draft's, to --fit's target before it plans
+  // (llamacpp_fit_margin). Ollama's builds (b9452 and later) do so on top of Ollama's own target, which already
+  // holds the projector + 1 GiB: the projector's weights are kept free twice.
+  const bool projector_in_target = inputs.value().projector_bytes && e.vision && !e.vision->apart;
+  const bool draft_in_target = e.draft && e.engine == Engine::llamacpp && llamacpp_draft_in_fit(rr.options.llamacpp_build);
+  inputs.value().margin_bytes = llamacpp_fit_margin(
+      {projector.fit_target_bytes ? projector.fit_target_bytes : kLlamaFitMarginBytes,
+       projector_in_target ? inputs.value().projector_bytes + e.vision->compute_bytes : 0,
+       draft_in_target ? e.draft : 0, rr.options.llamacpp_build});
+  report.llamacpp_fit = plan_llamacpp_fit(inputs.value());
+  report.llamacpp_fit->margin_holds_projector = projector.fit_target_bytes != 0 || projector_in_target;
+  report.llamacpp_fit->margin_holds_draft = draft_in_target;
+  // Before b9305 llama-server makes the draft's context after the target's load_model, where fit has already placed it.
+  if (e.draft && e.engine == Engine::llamacpp && !draft_in_target)
+    report.estimate.notes.push_back(message("llamacpp.fit_without_draft",
+                                            "llama.cpp's --fit plans the model without the draft; the draft's "
+                                            "{draft_bytes} comes on top.",
+                                            {arg::bytes("draft_bytes", e.draft)}));
 }
 
 // A vision model's images: how many a request carries and their size ("1024x768", or "1024" for a square).
@@ -987,6 +991,29 @@ std::optional<Error> resolve_gpu_of_request(const Catalog& catalog, const Reques
   return std::nullopt;
 }
 
+// llama.cpp's build picks what --fit keeps room for (llamacpp_fit_margin); under Ollama the build it bundles.
+std::optional<Error> resolve_llamacpp_version(const Request& r, InferenceOptions& o) {
+  if (o.engine == Engine::ollama && ollama_runs_llama_server(o)) {
+    if (const auto build = ollama_llamacpp_build(r.engine_version.empty() ? kOllamaVersionModelled : r.engine_version))
+      o.llamacpp_build = *build;
+    return std::nullopt;
+  }
+  if (o.engine != Engine::llamacpp || r.engine_version.empty()) return std::nullopt;
+  const auto build = parse_llamacpp_build(r.engine_version);
+  if (!build || !llamacpp_build_modelled(*build))
+    return make_error("engine_version",
+                      message("llamacpp.version_unmodelled",
+                              "\"{version}\" is not a llama.cpp build that is modelled; allowed: {oldest} to {newest}, "
+                              "as b9297 or b10488. Older builds planned --fit without room for the vision projector "
+                              "(before PR #21489, April 2026) or had no --fit (before PR #16653, December 2025), "
+                              "which is not modelled.",
+                              {arg::text("version", r.engine_version),
+                               arg::text("oldest", llamacpp_version_name(kLlamaCppOldestBuild)),
+                               arg::text("newest", kLlamaCppVersionModelled)}));
+  o.llamacpp_build = *build;
+  return std::nullopt;
+}
+
 }  // namespace
 
 Result<Catalog> with_wired_limit(const Catalog& catalog, std::string_view gpu, std::uint64_t limit_mib) {
@@ -1047,6 +1074,7 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
   o.memory_in_use = r.memory_in_use.value_or(0);
   if (auto error = resolve_sglang_options(r, o)) return *error;
   if (auto error = resolve_ollama_options(r, o)) return *error;
+  if (auto error = resolve_llamacpp_version(r, o)) return *error;
   if (auto error = resolve_vllm_version(r, o)) return *error;
   // vLLM 0.21 raised the default with the CUDA graphs moving into the budget.
   o.gpu_util = r.gpu_util.value_or(vllm_default_gpu_util(o.vllm_rule));

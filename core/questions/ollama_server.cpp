@@ -66,18 +66,23 @@ void add_ollama_server_notes(Report& report, const ResolvedRequest& rr) {
                             "default context (32768, then 4096 tokens); that retry is not modelled."));
   const OllamaProjector projector = ollama_projector(report.model, rr.options);
   if (projector.place != OllamaProjectorPlace::gpu) return;
-  // llm/llama_server.go extraEnvsForStart (from v0.31.2): --fit keeps the projector + 1 GiB free, in MiB.
+  // llama-server's load_model (tools/server/server-context.cpp, PR #21489, in every build Ollama bundles) adds the
+  // projector's memory to --fit's target; llm/llama_server.go extraEnvsForStart (from v0.31.2) has already set that
+  // target to the projector + 1 GiB.
+  const std::uint64_t in_target = report.llamacpp_fit->projector_bytes + (report.estimate.vision ? report.estimate.vision->compute_bytes : 0);
   if (projector.fit_target_bytes)
     notes.push_back(message("ollama.projector_fit_target",
                             "Ollama has llama-server's --fit keep {target_bytes} free for the vision projector "
-                            "(LLAMA_ARG_FIT_TARGET: the projector + 1 GiB, in place of --fit's own 1 GiB); the "
-                            "projector then loads into it.",
-                            {arg::bytes("target_bytes", projector.fit_target_bytes)}));
-  else  // retryWithMMProjCPUOffload: a load that fails with the projector on the GPU is retried without it
-    notes.push_back(message("ollama.projector_unplanned",
-                            "Before 0.31.2 llama-server's --fit places the layers without room for the vision "
-                            "projector, which loads afterwards; if that runs out of memory, Ollama restarts it with "
-                            "the projector in system RAM, which is not modelled."));
+                            "(LLAMA_ARG_FIT_TARGET: the projector + 1 GiB, in place of --fit's own 1 GiB), and "
+                            "llama-server adds the projector and its image buffer ({projector_bytes}) to that: the "
+                            "projector's weights are kept free twice, and the layers get that much less room.",
+                            {arg::bytes("target_bytes", projector.fit_target_bytes),
+                             arg::bytes("projector_bytes", in_target)}));
+  else
+    notes.push_back(message("ollama.projector_in_fit",
+                            "llama-server's --fit keeps room for the vision projector and its image buffer "
+                            "({projector_bytes}) beside its own 1 GiB; the projector then loads into it.",
+                            {arg::bytes("projector_bytes", in_target)}));
 }
 
 }  // namespace vramfit

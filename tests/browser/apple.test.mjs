@@ -73,7 +73,7 @@ test('MLX in the engine picker: judged on the Mac, its mlx_lm.generate command c
   assert.equal(await page.locator('#engine').inputValue(), 'mlx');
   assert.equal(await page.locator('#engine option[value="mlx"]').textContent(), 'MLX (Mac)');
   assert.match(await headline(page), /^Fits on one Apple M2 Ultra 192GB/);
-  const expected = 'mlx_lm.generate --model meta-llama/Llama-3.1-8B --kv-bits 8 --prompt -';
+  const expected = 'mlx_lm.generate --model meta-llama/Llama-3.1-8B --kv-bits 8 --prompt -  # mlx-lm 0.31.3';
   assert.equal(await page.locator('[data-testid="command"]').textContent(), expected);
   await page.locator('#copy-command').click();
   await page.locator('#action-status').filter({ hasText: 'Copied.' }).waitFor();

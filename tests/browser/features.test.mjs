@@ -697,6 +697,24 @@ test('llama.cpp\'s fit plan and its command line show for the chosen GPU, and Co
 // 84,482,006,712 B; floor(0.88 × that) − 16,060,522,496 B of weights = 58,283,643,410 B; / 131,072 B per token
 // (32 layers × 8 KV heads × (128 + 128) × 2 B) = 444,668 tokens (SGLang printed 444,500 and 442,750 for this
 // model and GPU); 444,668 / 131,072 = 3 whole sequences of the model's 131,072-token context.
+test('llama.cpp\'s build in the version picker, in the URL, and at the end of the command (EN/DE)', async () => {
+  // b9297 to b9304 plan --fit without room for a draft model; b9305 (PR #23485) to b10488, the default, keep it
+  // (tests/unit/memory/test_llamacpp_fit.cpp).
+  const { page, problems } = await newPage(session);
+  await page.goto(`${session.base}/?model=qwen2.5-7b&engine=llamacpp&gpu=rtx-4060-ti-8gb`);
+  await page.locator('#summary').waitFor({ state: 'visible' });
+  const version = page.locator('#version');
+  assert.deepEqual(await version.locator('option').allTextContents(), ['b9305 to b10488 (default)', 'b9297 to b9304']);
+  assert.match(await page.getByTestId('command').textContent(), /  # llama\.cpp b10488$/);
+  await version.selectOption('b9297');
+  await page.waitForURL(/version=b9297/);
+  await page.waitForFunction(() => document.querySelector('[data-testid="command"]')?.textContent.endsWith('  # llama.cpp b9297'));
+  await page.locator('#lang').selectOption('de');
+  await page.waitForFunction(() => document.querySelector('#version option')?.textContent.includes('Standard'));
+  assert.deepEqual(await version.locator('option').allTextContents(), ['b9305 bis b10488 (Standard)', 'b9297 bis b9304']);
+  assert.deepEqual(problems, []);
+});
+
 test('SGLang on a chosen GPU: the headline gives its KV pool and concurrency, and the command copies', async () => {
   const { page, problems } = await newPage(session);
   await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: session.base });
@@ -706,7 +724,7 @@ test('SGLang on a chosen GPU: the headline gives its KV pool and concurrency, an
   assert.equal(await page.locator('#engine option[value="sglang"]').textContent(), 'SGLang');
   assert.equal(await page.locator('#headline').textContent(),
     'Fits on one NVIDIA H100 SXM: SGLang keeps 444,668 tokens of KV cache (mem_fraction_static 0.88), 3 sequences of 131,072 at once');
-  const expected = 'python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B --mem-fraction-static 0.88';
+  const expected = 'python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B --mem-fraction-static 0.88  # SGLang 0.5.10';
   assert.equal(await page.locator('[data-testid="command"]').textContent(), expected);
   await page.locator('#copy-command').click();
   await page.locator('#action-status').filter({ hasText: 'Copied.' }).waitFor();
@@ -743,7 +761,7 @@ test('Ollama on a chosen GPU: the headline gives its offloaded layers and system
   const badge = page.locator('#gpus tr[data-gpu="rtx-4060"] .badge');
   await badge.waitFor();
   assert.equal(await badge.textContent(), 'runs with 14 of 33 layers on the GPU');
-  const expected = 'OLLAMA_CONTEXT_LENGTH=8192 ollama serve';
+  const expected = 'OLLAMA_CONTEXT_LENGTH=8192 ollama serve  # Ollama 0.11.10';
   assert.equal(await page.locator('[data-testid="command"]').textContent(), expected);
   await page.locator('#copy-command').click();
   await page.locator('#action-status').filter({ hasText: 'Copied.' }).waitFor();
@@ -773,7 +791,7 @@ test('the engine version where its memory rule changed: Ollama 0.30 and later si
   assert.equal(await page.locator('#context').inputValue(), '');
   assert.equal(await page.locator('#context').getAttribute('placeholder'), '32768');
   assert.equal(await page.locator('#context-read').textContent(), 'Empty: 32,768 tokens, the default of Ollama');
-  assert.equal(await page.getByTestId('command').textContent(), 'ollama serve');
+  assert.equal(await page.getByTestId('command').textContent(), 'ollama serve  # Ollama 0.32.15');
   // Up to 0.11.10 num_ctx is 4096 whatever the GPU: 131,072 B × 4096 = 0.54 GB.
   await version.selectOption('0.11.10');
   await page.waitForURL(/version=0\.11\.10/);

@@ -443,7 +443,7 @@ test('Ollama 0.30+ crosses as engine ollama with llama.cpp\'s fit plan, worded w
   assert.equal(r.inputs.context, 32768);
   assert.equal(r.llamacpp_fit.context, 32768);
   assert.equal(r.llamacpp_fit.step, 'experts');
-  assert.equal(r.command.text, 'ollama serve');
+  assert.equal(r.command.text, 'ollama serve  # Ollama 0.33.0');
   for (const lang of ['en', 'de']) {
     const text = fitPlanText(r.llamacpp_fit, translator(lang), makeFormat(lang), r.inputs.engine);
     assert.doesNotMatch(text, /n-cpu-moe/);

@@ -44,7 +44,7 @@ std::span<const EngineVersionChoice> engine_version_choices() noexcept {
   static constexpr EngineVersionChoice kChoices[] = {
       {Engine::vllm, "0.25"},      {Engine::vllm, "0.21"},       {Engine::vllm, "0.11"},       {Engine::sglang, "0.5.9"},    {Engine::sglang, "0.5.2"},
       {Engine::ollama, "0.31.1"},  {Engine::ollama, "0.30.10"},  {Engine::ollama, "0.11.10"},
-      {Engine::ollama, "0.6.6"},   {Engine::mlx, "0.26.4"}};
+      {Engine::ollama, "0.6.6"},   {Engine::mlx, "0.26.4"},      {Engine::llamacpp, "b9297"}};
   return kChoices;
 }
 

@@ -2,11 +2,29 @@
 
 #include <algorithm>  // std::min, std::max
 #include <cstddef>    // std::ptrdiff_t
+#include <string>     // std::to_string
 #include <vector>     // std::vector
 
 #include "memory/inference_steps.hpp"
 #include "util/byte_math.hpp"
 #include "util/units.hpp"
+
+namespace vramfit {
+
+std::optional<std::uint64_t> parse_llamacpp_build(std::string_view v) noexcept {
+  if (!v.empty() && (v.front() == 'b' || v.front() == 'B')) v.remove_prefix(1);
+  if (v.empty() || v.size() > 7) return std::nullopt;
+  std::uint64_t build = 0;
+  for (const char c : v) {
+    if (c < '0' || c > '9') return std::nullopt;
+    build = build * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  return build;
+}
+
+std::string llamacpp_version_name(std::uint64_t build) { return "b" + std::to_string(build); }
+
+}  // namespace vramfit
 
 namespace vramfit::detail {
 
@@ -57,6 +75,7 @@ Result<KvCacheEstimate> llamacpp_gpu_cache(const ModelSpec& spec, const Inferenc
 std::optional<Error> add_llamacpp_memory(InferenceEstimate& e, Workings& w, const ModelSpec& spec,
                                          const InferenceOptions& o, const KvLayout& layout) {
   LlamaCppBuffers b;
+  b.build = o.llamacpp_build;
   b.n_ctx = o.context_tokens * o.batch;
   b.n_ubatch = std::min({o.n_ubatch, kLlamaNBatch, b.n_ctx});
   b.flash_attn = o.attention == Attention::sdpa;

@@ -18,15 +18,34 @@ namespace vramfit {
 
 // --- llama.cpp -------------------------------------------------------------------------------------------
 // The build the answer assumes: the one Ollama 0.32.15 (kOllamaVersionModelled) bundles (its LLAMA_CPP_VERSION), so
-// both engines describe the same llama-server. --fit is on by default from PR #16653 (December 2025); a projector
-// (--mmproj) joins --fit's margin from PR #21489 (April 2026). Older builds are not modelled (docs/methodology.md).
+// both engines describe the same llama-server. Older builds are selectable back to kLlamaCppOldestBuild: --fit is on
+// by default from PR #16653 (December 2025, in b7437: issue #18111's log), the projector (--mmproj) joins --fit's
+// margin from PR #21489 (April 2026), and a draft model (-md) from PR #23485 (b9305; b9297 is without it, PR
+// #23801's table). The builds of the first two are not pinned, so builds before b9297 are refused
+// (docs/methodology.md).
+inline constexpr std::uint64_t kLlamaCppBuildModelled = 10488;
 inline constexpr std::string_view kLlamaCppVersionModelled = "b10488";
+inline constexpr std::uint64_t kLlamaCppOldestBuild = 9297;
+inline constexpr std::uint64_t kLlamaCppDraftInFitBuild = 9305;
+
+// "b10488", "B9297" or "10488" as a build number; nullopt for anything else (a release tag, a version).
+std::optional<std::uint64_t> parse_llamacpp_build(std::string_view version) noexcept;
+// A build the answer can model: kLlamaCppOldestBuild to kLlamaCppBuildModelled.
+constexpr bool llamacpp_build_modelled(std::uint64_t build) noexcept {
+  return build >= kLlamaCppOldestBuild && build <= kLlamaCppBuildModelled;
+}
+// llama-server's load_model adds the draft's model, context and compute buffer to --fit's target before it plans
+// the target model (tools/server/server-context.cpp, "[spec] estimated memory usage of draft model").
+constexpr bool llamacpp_draft_in_fit(std::uint64_t build) noexcept { return build >= kLlamaCppDraftInFitBuild; }
+std::string llamacpp_version_name(std::uint64_t build);  // "b10488"
+
 inline constexpr std::uint64_t kLlamaDefaultCtx = 4096;  // common.h n_ctx since PR #10136 (Nov 2024)
 inline constexpr std::uint64_t kLlamaNBatch = 2048;      // common.h n_batch
 inline constexpr std::uint64_t kLlamaNUbatch = 512;      // common.h n_ubatch
 inline constexpr std::uint64_t kLlamaSwaPad = 256;       // SWA cache size padded to 256 cells
 
 struct LlamaCppBuffers {
+  std::uint64_t build = kLlamaCppBuildModelled;  // the llama.cpp build assumed
   std::uint64_t n_ctx = 0;                  // KV cells: context × sequences
   std::uint64_t n_ubatch = 0;
   bool flash_attn = true;

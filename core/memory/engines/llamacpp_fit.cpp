@@ -116,6 +116,10 @@ void move_weights(LlamaCppFitPlan& plan, const LlamaCppFitInputs& in, std::uint6
 
 }  // namespace
 
+std::uint64_t llamacpp_fit_margin(const LlamaCppFitTarget& t) noexcept {
+  return t.target_bytes + t.projector_bytes + (llamacpp_draft_in_fit(t.build) ? t.draft_bytes : 0);
+}
+
 LlamaCppFitPlan plan_llamacpp_fit(const LlamaCppFitInputs& in) {
   LlamaCppFitPlan plan;
   const std::size_t n = in.layer_bytes.size();

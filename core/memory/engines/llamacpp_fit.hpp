@@ -7,6 +7,7 @@
 #include <string_view>  // std::string_view
 #include <vector>       // std::vector
 
+#include "memory/engines/llamacpp.hpp"
 #include "memory/inference.hpp"
 #include "model/model_spec.hpp"
 #include "util/result.hpp"
@@ -54,7 +55,22 @@ struct LlamaCppFitPlan {
   // #21489; Ollama from 0.31.2 sets projector + 1 GiB): clip's buffer lands in the room fit keeps free. Otherwise
   // (Ollama up to 0.31.1) the buffer comes on top of the placement.
   bool margin_holds_projector = false;
+  // A draft model's room is in fit's target too (llama-server from b9305, PR #23485); the draft loads into it.
+  bool margin_holds_draft = false;
 };
+
+// What --fit keeps free on the GPU it plans: its target (-fitt, 1 GiB; under Ollama from 0.31.2 its
+// LLAMA_ARG_FIT_TARGET) and what llama-server's load_model adds to it before the plan
+// (tools/server/server-context.cpp): a projector loaded on the GPU, mtmd_get_memory_usage's weights and clip compute
+// buffer (PR #21489, in every build modelled); from b9305 a draft model's weights, context and compute buffer
+// (common_get_device_memory_data, PR #23485).
+struct LlamaCppFitTarget {
+  std::uint64_t target_bytes = kLlamaFitMarginBytes;
+  std::uint64_t projector_bytes = 0;  // weights + clip's compute buffer; 0: no projector on this GPU
+  std::uint64_t draft_bytes = 0;      // weights + context + compute buffer; 0: no draft
+  std::uint64_t build = kLlamaCppBuildModelled;
+};
+std::uint64_t llamacpp_fit_margin(const LlamaCppFitTarget& t) noexcept;
 
 // What fit's dry runs measure, as vramfit estimates them: per repeating layer its weights without routed experts
 // plus its cache (at context_start and at the floor), its routed experts, and the rest.

@@ -149,6 +149,24 @@ std::optional<OllamaRule> parse_ollama_version(std::string_view v) noexcept {
   return version->at_least(0, 6, 7) ? OllamaRule::num_ctx_4096 : OllamaRule::num_ctx_2048;
 }
 
+std::optional<std::uint64_t> ollama_llamacpp_build(std::string_view v) noexcept {
+  struct Bundle {
+    std::uint64_t minor, patch, build;  // 0.minor.patch is the first release with this build
+  };
+  // LLAMA_CPP_VERSION at each of ollama/ollama's tags v0.30.0 to v0.32.15.
+  static constexpr Bundle kBundles[] = {
+      {30, 0, 9452},  {30, 1, 9479},  {30, 4, 9493},  {30, 5, 9509},  {30, 9, 9626},   {30, 10, 9672},
+      {30, 11, 9781}, {31, 0, 9840},  {31, 2, 9888},  {32, 2, 10069}, {32, 3, 10091},  {32, 6, 10242},
+      {32, 8, 10353}, {32, 10, 10380}, {32, 14, 10434}, {32, 15, 10488}};
+  const auto version = detail::parse_engine_version(v);
+  if (!version || version->part[0] != 0 || !version->at_least(0, 30, 0) || version->at_least(0, 32, 16))
+    return std::nullopt;
+  std::uint64_t build = 0;
+  for (const Bundle& b : kBundles)
+    if (version->at_least(0, b.minor, b.patch)) build = b.build;
+  return build;
+}
+
 std::string_view ollama_rule_version(OllamaRule rule) noexcept {
   switch (rule) {
     case OllamaRule::num_ctx_2048: return "0.6.6";

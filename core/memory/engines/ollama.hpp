@@ -115,6 +115,9 @@ enum class OllamaRule {
 };
 // "0.5.7", "v0.11.10", "0.33.0"; nullopt for text that is no version or a version whose layout rule is not modelled.
 std::optional<OllamaRule> parse_ollama_version(std::string_view version) noexcept;
+// The llama.cpp build an Ollama release from 0.30.0 to 0.32.15 bundles (the file LLAMA_CPP_VERSION at its tag);
+// nullopt before 0.30.0, after 0.32.15 or for text that is no version.
+std::optional<std::uint64_t> ollama_llamacpp_build(std::string_view version) noexcept;
 // api.DefaultOptions NumCtx: 2048, 4096 from 0.6.7; from 0.30 the lowest tier of server/routes.go (4096).
 std::uint64_t ollama_default_num_ctx(OllamaRule rule) noexcept;
 // Before 0.10.0 (#11330) the scheduler tried OLLAMA_NUM_PARALLEL 4 (2 from 0.6.7) before 1 when it was unset.

@@ -91,7 +91,7 @@ TEST_CASE("llama-server: a draft context per slot at the slot's context, f16 cac
   const Report none = evaluate_json(R"({"model": "qwen2.5-7b", "engine": "llamacpp", "weights": "q4_k_m",
                                         "context": 4096})");
   CHECK(one.estimate.total == none.estimate.total + d.total);
-  CHECK(one.command.find("-md Qwen2.5-0.5B-Q4_K_M.gguf --draft-max 16") != std::string::npos);  // the draft in the model's format
+  CHECK(one.command.find("-md Qwen2.5-0.5B-Q4_K_M.gguf --spec-draft-n-max 16") != std::string::npos);  // the draft in the model's format
 }
 
 TEST_CASE("vLLM: the draft's layers share the one KV pool; its weights come out of it first") {

@@ -10,6 +10,8 @@
 // The free memory fit measured against is what it left plus what it planned: 1199 + 19187 = 20386 MiB (and
 // 61807 − 20386 + 1024 = 42445 ≈ the 42444 MiB it had to shed).
 #include "../test_support.hpp"
+#include "engine_reports.hpp"
+#include "json/request.hpp"
 #include "memory/engines/llamacpp_fit.hpp"
 #include "questions/evaluate.hpp"
 
@@ -111,4 +113,70 @@ TEST_CASE("llama.cpp's fit moves whole layers of a dense model, the last ones st
   CHECK(p.gpu_bytes == 6000);
   CHECK(p.host_model_bytes == 5 * 1000 + 300);
   CHECK(p.n_cpu_moe == 0);
+}
+
+TEST_CASE("llama.cpp builds: which are modelled, and where a draft joins --fit's target") {
+  // PR #23485 ("server: add margin for draft model for fit") is in b9305 and not in b9297: PR #23801's table
+  // (ggml-org/llama.cpp#23801) measures "b9297 (pre-regression baseline)" with no "[spec]" reservation and "b9305
+  // (with PR #23485 bug)" with 509 MiB added to fit_params_target. b10488 is the build Ollama 0.32.15 bundles.
+  CHECK(parse_llamacpp_build("b10488") == 10488ULL);
+  CHECK(parse_llamacpp_build("B9297") == 9297ULL);
+  CHECK(parse_llamacpp_build("9305") == 9305ULL);
+  CHECK_FALSE(parse_llamacpp_build("0.1.2").has_value());  // a release tag, not a build
+  CHECK_FALSE(parse_llamacpp_build("b").has_value());
+  CHECK_FALSE(parse_llamacpp_build("").has_value());
+  CHECK(llamacpp_build_modelled(9297));
+  CHECK(llamacpp_build_modelled(10488));
+  CHECK_FALSE(llamacpp_build_modelled(9296));
+  CHECK_FALSE(llamacpp_build_modelled(10489));
+  CHECK_FALSE(llamacpp_draft_in_fit(9297));
+  CHECK(llamacpp_draft_in_fit(9305));
+  CHECK(llamacpp_version_name(9297) == "b9297");
+}
+
+TEST_CASE("--fit's margin: its target plus the projector and, from b9305, the draft that llama-server adds to it") {
+  // PR #21489's own log (ggml-org/llama.cpp#21489, Qwen2.5-Omni-3B): "[mtmd] estimated memory usage of mmproj is
+  // 2447.80 MiB" and then "will leave 106812 >= 3471 MiB of free device memory": 1024 + 2447.80 = 3471.80 MiB,
+  // printed whole.
+  const auto projector = static_cast<std::uint64_t>(2447.80 * 1048576.0);
+  CHECK(llamacpp_fit_margin({1024 * kMiB, projector, 0, 10488}) / kMiB == 3471);
+  // An MTP head through the same path (tools/server/server-context.cpp load_model: "[spec] estimated memory usage of
+  // MTP context is 648.06 MiB", then "will leave 1834 >= 1672 MiB of free device memory"; HilbertraumAI/HilbertRaum
+  // issue #318, RTX 3090, a build after PR #23485): 1024 + 648.06 = 1672.06 MiB.
+  const auto mtp = static_cast<std::uint64_t>(648.06 * 1048576.0);
+  CHECK(llamacpp_fit_margin({1024 * kMiB, 0, mtp, 10488}) / kMiB == 1672);
+  // b9297 plans without it: its margin is the target alone.
+  CHECK(llamacpp_fit_margin({1024 * kMiB, 0, mtp, 9297}) == 1024 * kMiB);
+}
+
+TEST_CASE("llama.cpp's version is selectable: b9297 plans without the draft, b10488 keeps room for it") {
+  const char* b10488 = R"({"model":"qwen2.5-7b","engine":"llamacpp","draft":"qwen2.5-0.5b","gpu":"rtx-4060-ti-8gb"})";
+  const Report now = test::evaluate_json(b10488);
+  REQUIRE(now.llamacpp_fit);
+  REQUIRE(now.estimate.draft > 0);
+  CHECK(now.llamacpp_fit->margin_bytes == 1024 * kMiB + now.estimate.draft);
+  CHECK(now.llamacpp_fit->margin_holds_draft);
+  CHECK_FALSE(test::has_note(now, "llamacpp.fit_without_draft"));
+  const Report old = test::evaluate_json(
+      R"({"model":"qwen2.5-7b","engine":"llamacpp","engine_version":"b9297","draft":"qwen2.5-0.5b","gpu":"rtx-4060-ti-8gb"})");
+  REQUIRE(old.llamacpp_fit);
+  CHECK(old.llamacpp_fit->margin_bytes == 1024 * kMiB);
+  CHECK_FALSE(old.llamacpp_fit->margin_holds_draft);
+  CHECK(test::has_note(old, "llamacpp.fit_without_draft"));
+  // The version is said in the answer and on the command line.
+  REQUIRE(old.estimate.llamacpp);
+  CHECK(old.estimate.llamacpp->build == 9297ULL);
+  CHECK(old.command.find("# llama.cpp b9297") != std::string::npos);
+  CHECK(now.command.find("# llama.cpp b10488") != std::string::npos);
+  // A build outside b9297 to b10488, or something else, is refused on engine_version, naming the builds allowed.
+  for (const char* version : {"b9000", "b10500", "0.11"}) {
+    auto request = request_from_json(std::string(R"({"model":"qwen2.5-7b","engine":"llamacpp","engine_version":")") +
+                                     version + "\"}");
+    REQUIRE(request.ok());
+    auto refused = evaluate(test::catalog(), request.value());
+    REQUIRE_FALSE(refused.ok());
+    CHECK(refused.error().field == "engine_version");
+    CHECK(refused.error().message.id == "llamacpp.version_unmodelled");
+    CHECK(refused.error().message.find("b9297 to b10488") != std::string::npos);
+  }
 }

@@ -85,7 +85,7 @@ TEST_CASE("MLX's rotating cache (--max-kv-size) holds max_size + S − 1 tokens 
   // Below the limit it grows in place, 256 tokens at a time, up to max_size.
   CHECK(mlx_of(mistral(R"("context":1000,"max_kv_size":4096)")).cache_tokens == 1024);
   CHECK(mlx_of(mistral(R"("context":4000,"max_kv_size":4096)")).cache_tokens == 4096);
-  CHECK(r.command == "mlx_lm.generate --model MODEL --max-kv-size 4096 --prompt -");
+  CHECK(r.command == "mlx_lm.generate --model MODEL --max-kv-size 4096 --prompt -  # mlx-lm 0.31.3");
 }
 
 TEST_CASE("MLX's quantized cache (--kv-bits 8): 8.5 bits per element, and attention unfused with its scores") {
@@ -102,7 +102,7 @@ TEST_CASE("MLX's quantized cache (--kv-bits 8): 8.5 bits per element, and attent
   // So at a long prompt the 8-bit cache peaks higher than the 16-bit one, as reported in
   // https://github.com/ml-explore/mlx-lm/issues/1587 (Llama-3.2-3B-Instruct-4bit, 32,000 tokens, mlx 0.31.2).
   CHECK(r.estimate.total > mistral(R"("context":33998)").estimate.total);
-  CHECK(r.command == "mlx_lm.generate --model MODEL --kv-bits 8 --prompt -");
+  CHECK(r.command == "mlx_lm.generate --model MODEL --kv-bits 8 --prompt -  # mlx-lm 0.31.3");
 }
 
 TEST_CASE("MLX's fused attention kernel covers head dims 64 to 128; 256 takes the unfused path") {
@@ -135,7 +135,7 @@ TEST_CASE("MLX without a GPU is judged on the Macs only, and its command names t
   const Report r = evaluate_json(R"({"model":"llama-3.1-8b","engine":"mlx","weights":"mlx-4bit","context":8192})");
   REQUIRE_FALSE(r.gpus.empty());
   for (const auto& row : r.gpus) CHECK(row.gpu->name.find("Apple") != std::string::npos);
-  CHECK(r.command == "mlx_lm.generate --model meta-llama/Llama-3.1-8B --prompt -");
+  CHECK(r.command == "mlx_lm.generate --model meta-llama/Llama-3.1-8B --prompt -  # mlx-lm 0.31.3");
   CHECK(r.command_note.find("mlx_lm.convert --hf-path meta-llama/Llama-3.1-8B -q") != std::string::npos);
   // generate_step allocates nothing ahead: the context is the prompt and the answer together, and the note says so.
   bool said = false;
@@ -258,7 +258,7 @@ TEST_CASE("MLX's engine_version: 0.22.2 and later read, older refused, and the r
   const Error other = refused(R"({"model":"qwen3-0.6b","engine":"transformers","engine_version":"0.26.4"})");
   CHECK(other.field == "engine_version");
   CHECK(other.message.id == "engine.input_not_read");
-  CHECK(other.message.text == "applies to vLLM / SGLang / Ollama / MLX only; transformers does not read it");
+  CHECK(other.message.text == "applies to vLLM / llama.cpp / SGLang / Ollama / MLX only; transformers does not read it");
   const auto json_of = [](const char* request) {
     return nlohmann::json::parse(answer(test::catalog(), request))["mlx"];
   };

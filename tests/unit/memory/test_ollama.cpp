@@ -170,7 +170,7 @@ TEST_CASE("Ollama's defaults and switches: num_ctx by version, KV quantization o
   // The command: the server's environment.
   const Report cmd = evaluate_json(
       R"({"model":"llama-3.2-3b","engine":"ollama","engine_version":"0.11.10","context":8192,"kv_dtype":"q8_0","attention":"sdpa"})");
-  CHECK(cmd.command == "OLLAMA_CONTEXT_LENGTH=8192 OLLAMA_FLASH_ATTENTION=1 OLLAMA_KV_CACHE_TYPE=q8_0 ollama serve");
+  CHECK(cmd.command == "OLLAMA_CONTEXT_LENGTH=8192 OLLAMA_FLASH_ATTENTION=1 OLLAMA_KV_CACHE_TYPE=q8_0 ollama serve  # Ollama 0.11.10");
   CHECK(cmd.command_note.find("/set parameter num_ctx 8192") != std::string::npos);
 }
 

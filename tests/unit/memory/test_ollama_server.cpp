@@ -114,23 +114,23 @@ TEST_CASE("Ollama 0.30+: its environment is the command, never llama-server's ow
   // The tier of the chosen GPU is Ollama's own default: nothing to set.
   const Report plain = evaluate_json(
       R"({"model":"qwen3-30b-a3b","engine":"ollama","engine_version":"0.33.0","weights":"f16","gpu":"rtx-4090"})");
-  CHECK(plain.command == "ollama serve");
+  CHECK(plain.command == "ollama serve  # Ollama 0.33.0");
   const Report set = evaluate_json(R"({"model":"llama-3.1-8b","engine":"ollama","engine_version":"0.33.0",
       "gpu":"rtx-4090","context":8192,"batch":2,"kv_dtype":"q8_0"})");
-  CHECK(set.command == "OLLAMA_CONTEXT_LENGTH=8192 OLLAMA_NUM_PARALLEL=2 OLLAMA_KV_CACHE_TYPE=q8_0 ollama serve");
+  CHECK(set.command == "OLLAMA_CONTEXT_LENGTH=8192 OLLAMA_NUM_PARALLEL=2 OLLAMA_KV_CACHE_TYPE=q8_0 ollama serve  # Ollama 0.33.0");
   CHECK(set.command_note.find("/set parameter num_ctx 8192") != std::string::npos);
   // -c is num_ctx × numParallel, -np numParallel (startLlamaServer).
   CHECK(set.estimate.llamacpp->n_ctx == 16384);
   const Report off = evaluate_json(R"({"model":"llama-3.1-8b","engine":"ollama","engine_version":"0.33.0",
       "context":8192,"attention":"eager"})");
-  CHECK(off.command == "OLLAMA_CONTEXT_LENGTH=8192 OLLAMA_FLASH_ATTENTION=0 ollama serve");
+  CHECK(off.command == "OLLAMA_CONTEXT_LENGTH=8192 OLLAMA_FLASH_ATTENTION=0 ollama serve  # Ollama 0.33.0");
   // A bf16 cache goes to llama-server as it is (Ollama's SupportsKVCacheType has no caller from v0.30.0).
   const Report bf16 = evaluate_json(R"({"model":"llama-3.1-8b","engine":"ollama","engine_version":"0.33.0",
       "gpu":"rtx-4090","kv_dtype":"bf16"})");
-  CHECK(bf16.command == "OLLAMA_KV_CACHE_TYPE=bf16 ollama serve");
+  CHECK(bf16.command == "OLLAMA_KV_CACHE_TYPE=bf16 ollama serve  # Ollama 0.33.0");
   // Without a GPU the 4096 assumed is pinned, so that the server runs what was estimated.
   const Report none = evaluate_json(R"({"model":"llama-3.1-8b","engine":"ollama","engine_version":"0.33.0"})");
-  CHECK(none.command == "OLLAMA_CONTEXT_LENGTH=4096 ollama serve");
+  CHECK(none.command == "OLLAMA_CONTEXT_LENGTH=4096 ollama serve  # Ollama 0.33.0");
   // num_gpu set: Ollama passes -ngl and fit does not run.
   const Report layers = evaluate_json(R"({"model":"llama-3.1-8b","engine":"ollama","engine_version":"0.33.0",
       "gpu":"rtx-4090","gpu_layers":20})");
@@ -208,7 +208,16 @@ TEST_CASE("Ollama 0.30+: a vision model's projector on the GPU, and from 0.31.2 
     grouped = grouped || (g.what == "vision tower" && g.bytes == projector && g.format == "F16");
   CHECK(grouped);
   REQUIRE(now.llamacpp_fit.has_value());
-  CHECK(now.llamacpp_fit->margin_bytes == 1831 * kMiB);
+  REQUIRE(now.estimate.vision.has_value());
+  // llama-server (b10488, tools/server/server-context.cpp load_model, PR #21489) adds mtmd_get_memory_usage, the
+  // projector's weights and clip's compute buffer, to that target: 1831 MiB + 846,120,672 B + the buffer. The
+  // projector's weights are in it twice, once in Ollama's pad and once in llama-server's (an Ollama log shows the
+  // second: "srv load_model: [mtmd] estimated worst-case memory usage of mmproj is 1136.09 MiB" before "fitting
+  // params to device memory", ollama/ollama#17482).
+  const std::uint64_t clip = now.estimate.vision->compute_bytes;
+  CHECK(clip > 0);
+  CHECK(now.llamacpp_fit->margin_bytes == 1831 * kMiB + projector + clip);
+  CHECK(now.llamacpp_fit->margin_holds_projector);
   CHECK(now.llamacpp_fit->projector_bytes == projector);
   CHECK(now.llamacpp_fit->gpu_bytes == now.llamacpp_fit->gpu_model_bytes + now.llamacpp_fit->gpu_context_bytes +
                                            now.llamacpp_fit->gpu_compute_bytes + projector);
@@ -218,13 +227,16 @@ TEST_CASE("Ollama 0.30+: a vision model's projector on the GPU, and from 0.31.2 
   // llama.cpp without --mmproj leaves the tower out: the weights differ by the projector alone.
   const Report llama = evaluate_json(R"({"model":"gemma-3-27b","engine":"llamacpp","weights":"q4_k_m","context":8192})");
   CHECK(now.estimate.weight_detail.total - llama.estimate.weight_detail.total == projector);
-  // 0.30.11 to 0.31.1: the projector on the GPU, --fit at its own 1 GiB (the projector loads after it, unplanned).
+  // 0.30.11 to 0.31.1: the projector on the GPU and no target from Ollama; llama-server (b9840) still adds the
+  // projector and clip's buffer to its own 1 GiB.
   const Report before = evaluate_json(R"({"model":"gemma-3-27b","engine":"ollama","engine_version":"0.31.1",
       "weights":"q4_k_m","context":8192,"gpu":"rtx-4090"})");
   REQUIRE(before.llamacpp_fit.has_value());
-  CHECK(before.llamacpp_fit->margin_bytes == 1024 * kMiB);
+  CHECK(before.llamacpp_fit->margin_bytes == 1024 * kMiB + projector + clip);
   CHECK(before.llamacpp_fit->projector_bytes == projector);
-  CHECK(has_note(before, "ollama.projector_unplanned"));
+  CHECK(before.llamacpp_fit->margin_holds_projector);
+  CHECK(has_note(before, "ollama.projector_in_fit"));
+  CHECK_FALSE(has_note(before, "ollama.projector_fit_target"));
   // 0.30.0 to 0.30.10 keep it on the CPU on a GPU of 10 GiB or less (limitedMMProjOffloadMemory = 10 << 30): the
   // RTX 4060's 8 GB; 0.31.1 needs only 846,120,672 B + 1 GiB there.
   const Report small = evaluate_json(R"({"model":"gemma-3-27b","engine":"ollama","engine_version":"0.30.10",
@@ -264,4 +276,32 @@ TEST_CASE("Ollama 0.30+: shouldDisableMMProjOffload's reasons, one by one") {
   CHECK(ollama_projector(gemma, o).fit_target_bytes == 0);  // before 0.31.2: --fit's own margin
   // A text model has none.
   CHECK(ollama_projector(test::preset("llama-3.1-8b"), o).place == OllamaProjectorPlace::none);
+}
+
+TEST_CASE("The llama.cpp build each Ollama release bundles, as its LLAMA_CPP_VERSION says") {
+  // ollama/ollama, the file LLAMA_CPP_VERSION at the tags: v0.30.0 b9452, v0.30.1 to v0.30.3 b9479, v0.30.4 b9493,
+  // v0.30.5 to v0.30.8 b9509, v0.30.9 b9626, v0.30.10 b9672, v0.30.11 b9781, v0.31.0 and v0.31.1 b9840, v0.31.2 to
+  // v0.32.1 b9888, v0.32.2 b10069, v0.32.3 to v0.32.5 b10091, v0.32.6 and v0.32.7 b10242, v0.32.8 and v0.32.9 b10353,
+  // v0.32.10 to v0.32.13 b10380, v0.32.14 b10434, v0.32.15 b10488.
+  CHECK(ollama_llamacpp_build("0.30.0") == 9452ULL);
+  CHECK(ollama_llamacpp_build("0.30.3") == 9479ULL);
+  CHECK(ollama_llamacpp_build("0.30.8") == 9509ULL);
+  CHECK(ollama_llamacpp_build("0.30.10") == 9672ULL);
+  CHECK(ollama_llamacpp_build("0.31.1") == 9840ULL);
+  CHECK(ollama_llamacpp_build("v0.32.1") == 9888ULL);
+  CHECK(ollama_llamacpp_build("0.32.5") == 10091ULL);
+  CHECK(ollama_llamacpp_build("0.32.13") == 10380ULL);
+  CHECK(ollama_llamacpp_build("0.32.15") == 10488ULL);
+  CHECK_FALSE(ollama_llamacpp_build("0.11.10").has_value());  // before llama-server
+  CHECK_FALSE(ollama_llamacpp_build("0.33.0").has_value());   // not read
+  // Every one is from b9305 on: llama-server keeps the projector's room in --fit's target under every Ollama modelled.
+  CHECK(llamacpp_draft_in_fit(*ollama_llamacpp_build("0.30.0")));
+  // The answer names it beside Ollama's own version.
+  const Report r = evaluate_json(R"({"model":"llama-3.1-8b","engine":"ollama","engine_version":"0.31.1","gpu":"rtx-4090"})");
+  REQUIRE(r.estimate.llamacpp.has_value());
+  CHECK(r.estimate.llamacpp->build == 9840ULL);
+  const auto j = nlohmann::json::parse(answer(
+      test::catalog(), R"({"model":"llama-3.1-8b","engine":"ollama","engine_version":"0.31.1","gpu":"rtx-4090"})"));
+  CHECK(j["ollama"]["engine_version"] == "0.31.1");
+  CHECK(j["ollama"]["llamacpp_version"] == "b9840");
 }

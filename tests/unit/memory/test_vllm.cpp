@@ -283,7 +283,8 @@ TEST_CASE("the version choices a page offers each read as a memory rule other th
   // llama-server (llm/llama_server.go first appears in v0.30.0), keeps a vision projector on the GPU where it and
   // 1 GiB fit from 0.30.11 (above 10 GiB before) and has --fit leave room for it from 0.31.2 (the default, 0.32.15);
   // up to 0.11.10 its estimator placed the layers, and up to 0.6.6 its num_ctx was 2048; mlx-lm up to 0.26.4 computes
-  // logits for the prompt's whole last chunk (PR #406 in 0.27.0 keeps the last token's only).
+  // logits for the prompt's whole last chunk (PR #406 in 0.27.0 keeps the last token's only); llama.cpp before b9305
+  // plans --fit without room for a draft model (PR #23485).
   int seen = 0;
   for (const EngineVersionChoice& c : engine_version_choices()) {
     CAPTURE(c.version);
@@ -294,8 +295,9 @@ TEST_CASE("the version choices a page offers each read as a memory rule other th
              parse_sglang_version(c.version) == SglangRule::by_gpu_memory));
     if (c.engine == Engine::ollama) CHECK(parse_ollama_version(c.version) != OllamaRule::llama_server_fit_target);
     if (c.engine == Engine::mlx) CHECK(parse_mlx_version(c.version) == MlxRule::chunk_logits);
+    if (c.engine == Engine::llamacpp) CHECK_FALSE(llamacpp_draft_in_fit(parse_llamacpp_build(c.version).value_or(0)));
   }
-  CHECK(seen == 10);
+  CHECK(seen == 11);
   CHECK(parse_vllm_version("0.25") == VllmRule::runner_v2);
   CHECK(parse_vllm_version("0.21") == VllmRule::graphs_inside);
   CHECK(parse_ollama_version("0.31.1") == OllamaRule::llama_server_projector_room);

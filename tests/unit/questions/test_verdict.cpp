@@ -347,8 +347,7 @@ TEST_CASE("-ngl below the layer count on one GPU: the headline says it runs with
 }
 
 TEST_CASE("What --fit's placement puts on the card: the plan, the CUDA context, the draft and clip's buffer on top") {
-  // llama-server makes the draft's context after the target's load_model (tools/server/server.cpp), so fit plans
-  // without it; clip's compute buffer lands in fit's margin only where the projector is in fit's target (llama-server
+  // llama-server loads the draft after --fit's plan (into the room fit keeps for it from b9305, PR #23485); clip's compute buffer lands in fit's margin only where the projector is in fit's target (llama-server
   // from PR #21489, Ollama from 0.31.2). By hand: 6,000,000,000 + 570,425,344 (512 MiB + 32 MiB) + 1,084,000,000 = 7,654,425,344 B; with
   // a 600,000,000 B projector in the plan and llama.cpp's own margin, clip's 262,722,560 B buffer comes on top:
   // 7,917,147,904 B.
@@ -387,8 +386,9 @@ TEST_CASE("llama-server adds the projector and clip's buffer to --fit's target, 
 }
 
 TEST_CASE("llama.cpp --fit with a draft: the GPU row and the verdict count the draft fit leaves out, and say so") {
-  const Report r = evaluate_json(R"({"model":"qwen2.5-7b","engine":"llamacpp","draft":"qwen2.5-0.5b",
-      "memory_in_use":1,"gpu":"rtx-4060-ti-8gb"})");
+  // b9297: before PR #23485 --fit plans without the draft (b9305 and later keep room for it, test_llamacpp_fit.cpp).
+  const Report r = evaluate_json(R"({"model":"qwen2.5-7b","engine":"llamacpp","engine_version":"b9297",
+      "draft":"qwen2.5-0.5b","memory_in_use":1,"gpu":"rtx-4060-ti-8gb"})");
   REQUIRE(r.llamacpp_fit);
   REQUIRE(r.estimate.draft > 0);
   const std::uint64_t on_card = r.llamacpp_fit->gpu_bytes + r.estimate.overhead + r.estimate.draft;
@@ -408,8 +408,9 @@ TEST_CASE("llama.cpp --fit with a draft: the GPU row and the verdict count the d
 }
 
 TEST_CASE("llama.cpp --fit with a vision projector and a draft the card cannot hold beside it: not \"runs\"") {
-  const Report r = evaluate_json(R"({"model":"qwen3-vl-8b","engine":"llamacpp","mmproj":true,"images":2,
-      "draft":"qwen3-0.6b","memory_in_use":1.5,"gpu":"rtx-4060-ti-16gb","context":16384})");
+  // b9297: the draft outside --fit's plan (before PR #23485).
+  const Report r = evaluate_json(R"({"model":"qwen3-vl-8b","engine":"llamacpp","engine_version":"b9297","mmproj":true,
+      "images":2,"draft":"qwen3-0.6b","memory_in_use":1.5,"gpu":"rtx-4060-ti-16gb","context":16384})");
   REQUIRE(r.llamacpp_fit);
   REQUIRE(r.estimate.vision);
   const std::uint64_t usable = usable_for(*r.gpus.front().gpu, r.estimate.in_use);
