@@ -168,10 +168,12 @@ EngineCommand llamacpp_command(const Report& report, const ResolvedRequest& s, c
     const std::string_view kv = ggml_cache_type(e.kv_dtype);
     t << " -ctk " << kv << " -ctv " << kv;
   }
+  // A draft read from its .gguf file goes by that file's name.
   if (const auto& d = e.draft_detail)
     t << " -md "
-      << (o.draft && !o.draft->spec.name.empty() ? gguf_file_name(o.draft->spec, d->weights_format)
-                                                  : std::string("DRAFT.gguf"))
+      << (o.draft && o.draft->name.ends_with(".gguf") ? o.draft->name
+          : o.draft && !o.draft->spec.name.empty()    ? gguf_file_name(o.draft->spec, d->weights_format)
+                                                      : std::string("DRAFT.gguf"))
       << " --draft-max " << d->tokens;
   // The build whose defaults (--fit and its margin, -fa auto, -c 0) the flags are measured against.
   t << "  # llama.cpp " << kLlamaCppVersionModelled;
