@@ -68,6 +68,11 @@ test('a draft by Hub id weighs what its config.json and its preset weigh: the he
   assert.equal(hubDraft.draft_model.name, 'vramfit-test/qwen3-0.6b-draft');
   // vLLM's --speculative-config names the repository read.
   assert.match(hubDraft.command.text, /"model": "vramfit-test\/qwen3-0\.6b-draft"/);
+  // Read once, it answers offline from the copy kept (HF_HUB_OFFLINE's rule, as for --model).
+  const offline = await answer([...vllm, '--draft', 'vramfit-test/qwen3-0.6b-draft', '--offline']);
+  assert.equal(offline.draft_model.weights, BF16_BYTES);
+  const never = await run([...vllm, '--draft', 'vramfit-test/qwen3-0.6b-draft-GGUF:Q4_K_M', '--offline']);
+  assert.match(never.stderr, /^vramfit: --draft: .*never looked up on this machine/);
   // A link to the repository is the same repository.
   const link = await answer([...vllm, '--draft', `https://huggingface.co/vramfit-test/qwen3-0.6b-draft`]);
   assert.equal(link.draft_model.weights, BF16_BYTES);
