@@ -19,7 +19,7 @@ after(async () => {
   await session?.close();
 });
 
-const SCENARIO = '?model=qwen3-8b&engine=vllm&gpu=h100-sxm&context=8192&drafttokens=3';
+const SCENARIO = '?model=qwen3-8b&engine=llamacpp&weights=q8_0&context=4096';
 const draftCell = (page) => page.locator('tr[data-line="draft"] td').first().textContent();
 
 async function open(query) {
@@ -30,7 +30,8 @@ async function open(query) {
 }
 
 test('a draft by Hub id: nothing is asked until the lookup, then it weighs what the preset weighs', async () => {
-  // The preset's line first: Qwen3-0.6B in BF16 is 596,049,920 × 2 = 1,192,099,840 B of weights, with its KV cache.
+  // The preset's line first: llama.cpp drafts in the format given for the model, Q8_0 here, as the repository's file
+  // holds it (468,189,176 B on the GPU: tests/node/lookup-draft-cli.test.mjs works it out by hand).
   const preset = await open(`${SCENARIO}&draft=qwen3-0.6b`);
   await preset.page.locator('#summary').waitFor({ state: 'visible' });
   const presetLine = await draftCell(preset.page);
@@ -40,23 +41,28 @@ test('a draft by Hub id: nothing is asked until the lookup, then it weighs what 
   await page.locator('#also-on-gpu > summary').click();
   // What is said before anything is sent: only the name goes to huggingface.co, and only on the button.
   assert.match(await page.locator('#draft-hub-status').textContent(), /looked up on Hugging Face only when you press the button.*Nothing else you enter leaves this browser/);
-  await page.locator('#draft-repo').fill('vramfit-test/qwen3-0.6b-draft');
+  await page.locator('#draft-repo').fill('vramfit-test/qwen3-0.6b-draft-GGUF:Q8_0');
   assert.deepEqual(seen, []);
   await page.locator('#draft-lookup').click();
   await page.waitForFunction(() => document.querySelector('#draft-hub-status').textContent.startsWith('Read from huggingface.co/'), null, { timeout: 45_000 });
   await page.locator('tr[data-line="draft"]').waitFor();
   assert.equal(await draftCell(page), presetLine);
-  assert.equal(new URL(page.url()).searchParams.get('draft'), 'vramfit-test/qwen3-0.6b-draft');
-  assert.equal(await page.locator('#draft').inputValue(), 'vramfit-test/qwen3-0.6b-draft');
-  // Only the listing, the config.json and the header's first bytes were read.
+  assert.equal(new URL(page.url()).searchParams.get('draft'), 'vramfit-test/qwen3-0.6b-draft-GGUF:Q8_0');
+  assert.equal(await page.locator('#draft').inputValue(), 'vramfit-test/qwen3-0.6b-draft-GGUF:Q8_0');
+  // Only the listing and the header were read, by ranges: the file's 636,290,432 B are never asked for.
   assert.ok(seen.length > 0 && seen.every((s) => HUB_HOSTS.test(s.url)));
-  const reads = seen.filter((s) => s.url.includes('.safetensors') || s.url.startsWith(CDN));
-  assert.ok(reads.every((s) => /^bytes=0-\d+$/.test(s.range ?? '')), JSON.stringify(reads));
+  const reads = seen.filter((s) => s.url.includes('.gguf') || s.url.startsWith(CDN));
+  assert.ok(reads.length > 0 && reads.every((s) => /^bytes=\d+-\d+$/.test(s.range ?? '')), JSON.stringify(reads));
+  const asked = reads.filter((s) => s.url.startsWith(CDN)).reduce((sum, s) => {
+    const [, from, to] = /^bytes=(\d+)-(\d+)$/.exec(s.range);
+    return sum + Number(to) - Number(from) + 1;
+  }, 0);
+  assert.ok(asked < 16 * 2 ** 20, `${asked} B asked`);
 
   // A link carrying the name offers the lookup again and shows no figure for a draft not read.
   const again = await open(new URL(page.url()).search);
   await again.page.waitForFunction(() => /look it up under Draft model/.test(document.body.textContent));
-  assert.equal(await again.page.locator('#draft-repo').inputValue(), 'vramfit-test/qwen3-0.6b-draft');
+  assert.equal(await again.page.locator('#draft-repo').inputValue(), 'vramfit-test/qwen3-0.6b-draft-GGUF:Q8_0');
   assert.deepEqual(again.seen, []);
   assert.deepEqual(problems.filter((p) => !(p.startsWith('foreign request: ') && HUB_HOSTS.test(p.slice(17)))), []);
   assert.deepEqual(preset.problems, []);
