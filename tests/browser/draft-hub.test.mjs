@@ -4,7 +4,8 @@
 // its config.json implies (tests/hub/README.md).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openBrowser, newPage } from './helpers.mjs';
+import path from 'node:path';
+import { openBrowser, newPage, root } from './helpers.mjs';
 import { startHub } from '../hub/server.mjs';
 import { routeHub, CDN, HUB_HOSTS } from './hub-routes.mjs';
 
@@ -105,4 +106,24 @@ test('another model by Hub id, with its context: its line is the preset\'s for t
   assert.ok(seen.every((s) => HUB_HOSTS.test(s.url)));
   assert.deepEqual(problems.filter((p) => !(p.startsWith('foreign request: ') && HUB_HOSTS.test(p.slice(17)))), []);
   assert.deepEqual(preset.problems, []);
+});
+
+test('a draft\'s own config.json, picked here: read in this browser, as heavy as the preset', async () => {
+  const preset = await open(`${SCENARIO}&draft=qwen3-0.6b`);
+  await preset.page.locator('#summary').waitFor({ state: 'visible' });
+  const presetLine = await draftCell(preset.page);
+  const { page, problems, seen } = await open(SCENARIO);
+  await page.locator('#summary').waitFor({ state: 'visible' });
+  await page.locator('#also-on-gpu > summary').click();
+  // Qwen3-0.6B's own config.json (tests/hub/fixtures): llama.cpp drafts it in the model's format, as the preset.
+  await page.locator('#draft-file').setInputFiles(path.join(root, 'tests/hub/fixtures/vramfit-test--qwen3-0.6b-draft/config.json'));
+  await page.locator('tr[data-line="draft"]').waitFor();
+  assert.equal(await draftCell(page), presetLine);
+  assert.match(await page.locator('#draft-hub-status').textContent(), /^config\.json was read in this browser .*nothing was sent/);
+  assert.deepEqual(seen, []);
+  // The link names the file, which it cannot carry: opened again, the page asks for it rather than guess.
+  const again = await open(new URL(page.url()).search);
+  await again.page.waitForFunction(() => /pick it again under Draft model/.test(document.body.textContent));
+  assert.deepEqual(problems, []);
+  assert.deepEqual(again.problems, []);
 });

@@ -28,11 +28,16 @@ export function draftRead() {
   return hub?.phase === 'loaded' && hub.name === page.state.draft ? hub.read : null;
 }
 
-/** The state's draft names a Hub repository not read yet: the error at the draft's field, else null. */
+// A draft named by a file's name: its files stay in this browser, never in the link.
+const isFileName = (name) => /\.(gguf|safetensors|json)$/i.test(String(name ?? '').trim());
+
+/** The state's draft names a Hub repository or a file not read here: the error at the draft's field, else null. */
 export function draftByName() {
   const { draft } = page.state;
   if (page.draftHub && page.draftHub.name !== draft) forgetDraftHub();
-  if (isTraining(page.state) || draftRead() || !hubReading(draft)) return null;
+  if (isTraining(page.state) || draftRead()) return null;
+  if (isFileName(draft)) return { ok: false, error: { field: 'draft', message: view.t('draft.file.waiting', { name: draft }) } };
+  if (!hubReading(draft)) return null;
   if (page.draftHub?.phase === 'failed') return { ok: false, error: page.draftHub.error };
   const key = page.draftHub?.phase === 'reading' ? 'draft.hub.reading' : 'draft.hub.waiting';
   return { ok: false, error: { field: 'draft', message: view.t(key, { name: draft }) } };
@@ -50,9 +55,10 @@ function base64(bytes) {
   return btoa(text);
 }
 
-// A repository read as the drop path reads files ({config, loaded}), as the core's description of a model read.
-function described(read, plan) {
-  const out = { name: plan.repo, repo: plan.repo };
+// Files read as the drop path reads them ({config, loaded}), as the core's description of a model read; `repo` is the
+// Hub repository they came from ('' for files picked here).
+function described(read, name, repo = '') {
+  const out = repo ? { name, repo } : { name };
   if (read.config) out.config = read.config.text;
   if (read.config?.quant) out.quant_config = read.config.quant;
   const files = read.loaded?.shards ?? (read.loaded ? [read.loaded] : []);
@@ -71,7 +77,7 @@ export async function readHubModel(name, reading, { signal, onProgress, field })
     if (!opened.plan.ok) throw Object.assign(new Error(), { core: opened.plan.error });
     const read = await readFiles(opened.files, () => ({ step() {}, stop() {} }));
     if (!read.ok) throw Object.assign(new Error(), { core: { message: (read.refused ?? read.failed)() } });
-    return described(read, opened.plan);
+    return described(read, opened.plan.repo, opened.plan.repo);
   } catch (error) {
     if (error?.name === 'AbortError') throw error;
     const failure = error instanceof LookupError
@@ -117,6 +123,22 @@ async function lookUp(name) {
   update();
 }
 
+// The draft's own files, picked or dropped on the picker: read here as the model's are, only their headers.
+async function takeFiles(list) {
+  const files = [...(list ?? [])];
+  if (files.length === 0) return;
+  forgetDraftHub();
+  const read = await readFiles(files, () => ({ step() {}, stop() {} }));
+  if (!read.ok) {
+    el().status.textContent = (read.refused ?? read.failed)();
+    return;
+  }
+  const name = read.loaded?.name ?? read.config?.name;
+  page.draftHub = { name, phase: 'loaded', read: described(read, name), file: true };
+  page.state = { ...page.state, draft: name };
+  update({ push: true });
+}
+
 /** The box under the draft's list: what is said before a lookup, its progress, or what was read. */
 export function showDraftHub() {
   const { box, input, lookup, status } = el();
@@ -124,6 +146,7 @@ export function showDraftHub() {
   if (!box.dataset.wired) {
     box.dataset.wired = 'true';
     lookup.addEventListener('click', () => lookUp(input.value.trim()));
+    $('draft-file').addEventListener('change', (event) => takeFiles(event.target.files));
     input.addEventListener('keydown', (event) => {
       if (event.key !== 'Enter') return;
       event.preventDefault();
@@ -138,7 +161,7 @@ export function showDraftHub() {
     status.textContent = total === 0 ? view.t('hub.asking', { name: hub.reading.repo })
       : view.t('hub.reading', { repo: hub.reading.repo, n: view.f.count(done), m: view.f.count(total) });
   } else if (hub?.phase === 'loaded') {
-    status.textContent = view.t('draft.hub.read', { repo: hub.read.repo });
+    status.textContent = hub.file ? view.t('draft.file.read', { name: hub.name }) : view.t('draft.hub.read', { repo: hub.read.repo });
   } else {
     status.textContent = view.t('draft.hub.offer');
   }
