@@ -150,6 +150,7 @@ int main(int argc, char** argv) {
   cli::LookupSettings lookup = cli::lookup_settings_from_environment();
   lookup.revision = options.revision;
   lookup.fetch.offline = lookup.fetch.offline || options.offline;
+  if (auto error = cli::with_named_models(catalog, options.request, lookup)) return fail(*error);
   const auto by_name = [&](const std::string& name) {
     json request = json::parse(options.request);
     request.erase("model");

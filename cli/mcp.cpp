@@ -113,6 +113,12 @@ json rpc_result(const json& id, json result) { return {{"jsonrpc", "2.0"}, {"id"
 // (the protocol's "tool execution error", which the assistant reads), not a protocol error.
 json call_tool(const Catalog& catalog, const Tool& tool, json arguments, const LookupSettings& lookup) {
   if (!tool.question.empty()) arguments["question"] = tool.question;
+  // A draft or other model named as a model is (a Hub repository, an Ollama model, a file) is read first.
+  std::string request = arguments.dump();
+  if (auto error = with_named_models(catalog, request, lookup))
+    return {{"content", json::array({{{"type", "text"}, {"text", error->field + ": " + error->message}}})},
+            {"isError", true}};
+  arguments = json::parse(request);
   std::string text;
   if (const auto model = arguments.find("model"); model != arguments.end() && model->is_string()) {
     const std::string name = model->get<std::string>();

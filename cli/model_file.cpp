@@ -86,9 +86,20 @@ std::string quant_config_beside(const std::string& config_path) {
   return is_regular(twin) ? twin : "";
 }
 
+std::uint64_t file_size_of(const std::string& path) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  return ec ? 0 : static_cast<std::uint64_t>(size);
+}
+
+std::string base64_of(const std::vector<std::byte>& bytes) {
+  return base64(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+}
+
 // A .gguf or .safetensors file by its header alone: 1 MiB first, then the longer prefix the core asks for
 // (need_prefix_bytes) until it has the whole header. Never the tensor data.
-FileAnswer answer_about_header(const Catalog& catalog, const std::string& path, const std::string& request_json) {
+FileAnswer answer_about_header(const Catalog& catalog, const std::string& path, const std::string& request_json,
+                               std::vector<std::byte>* kept = nullptr) {
   if (!is_regular(path)) return refuse("\"" + path + "\" is not a regular file");
   std::ifstream in(path, std::ios::binary);
   if (!in) return refuse("cannot read \"" + path + "\"");
@@ -107,7 +118,10 @@ FileAnswer answer_about_header(const Catalog& catalog, const std::string& path, 
     std::string reply = answer_file(catalog, prefix, file_size, path, request_json);
     const auto parsed = nlohmann::json::parse(reply, nullptr, false);
     const auto need = parsed.is_object() ? parsed.value("need_prefix_bytes", std::uint64_t{0}) : 0;
-    if (need == 0) return {std::move(reply), std::nullopt};
+    if (need == 0) {
+      if (kept) *kept = std::move(prefix);
+      return {std::move(reply), std::nullopt};
+    }
     if (need > file_size || need <= want) return refuse("header of \"" + path + "\" is inconsistent");
     want = need;
   }
@@ -154,6 +168,68 @@ FileAnswer answer_about_file(const Catalog& catalog, const std::string& path, co
   return {answer(catalog, with_config(request_json, std::move(*text), std::move(quant), name)), std::nullopt, beside};
 }
 
+std::string base64(std::string_view bytes) {
+  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  for (std::size_t i = 0; i < bytes.size(); i += 3) {
+    const std::size_t n = std::min<std::size_t>(3, bytes.size() - i);
+    std::uint32_t v = 0;
+    for (std::size_t k = 0; k < 3; ++k) v = (v << 8) | (k < n ? static_cast<unsigned char>(bytes[i + k]) : 0u);
+    for (std::size_t k = 0; k < 4; ++k) out += k <= n ? kAlphabet[(v >> (18 - 6 * k)) & 63] : '=';
+  }
+  return out;
+}
+
+bool is_model_path(const std::string& path) { return path.ends_with(".gguf") || path.ends_with(".safetensors"); }
+
+bool is_config_path(const std::string& path) {
+  std::error_code ec;
+  return path.ends_with(".json") || std::filesystem::is_directory(path, ec);
+}
+
+FileAnswer describe_model_file(const Catalog& catalog, const std::string& path, const std::string& flag) {
+  auto refuse_as = [&flag](FileAnswer f) {
+    if (f.error) f.error->field = flag;
+    return f;
+  };
+  nlohmann::json d = nlohmann::json::object();
+  std::error_code ec;
+  const bool folder = std::filesystem::is_directory(path, ec);
+  if (!is_model_path(path)) {
+    const std::string config_path = folder ? (path.ends_with('/') ? path : path + "/") + "config.json" : path;
+    auto config = read_text(config_path);
+    if (!config) return refuse_as(refuse("cannot read \"" + config_path + "\" (a config.json up to 16 MiB)"));
+    d["name"] = checkpoint_name(path, folder);
+    d["config"] = std::move(*config);
+    d["config_name"] = d["name"];
+    const std::string beside = quant_config_beside(config_path);
+    if (auto quant = beside.empty() ? std::nullopt : read_text(beside)) d["quant_config"] = std::move(*quant);
+    return {d.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), std::nullopt};
+  }
+  std::string config;
+  if (path.ends_with(".safetensors")) {
+    // A safetensors file takes its architecture from the config.json beside it.
+    const auto slash = path.find_last_of('/');
+    const std::string beside = (slash == std::string::npos ? std::string(".") : path.substr(0, slash)) + "/config.json";
+    if (auto text = read_text(beside)) config = std::move(*text);
+    if (!config.empty()) d["config"] = config;
+  }
+  std::vector<std::byte> header;
+  FileAnswer read = answer_about_header(catalog, path, config.empty() ? "{}" : with_config("{}", config), &header);
+  if (read.error) return refuse_as(std::move(read));
+  const auto answered = nlohmann::json::parse(read.json, nullptr, false);
+  if (!answered.is_object() || !answered.value("ok", false)) {
+    const auto& e = answered.is_object() ? answered.value("error", nlohmann::json::object()) : nlohmann::json::object();
+    return {"", Error{flag, "\"" + path + "\": " + e.value("message", std::string("cannot be read"))}};
+  }
+  const auto slash = path.find_last_of('/');
+  d["name"] = slash == std::string::npos ? path : path.substr(slash + 1);
+  d["files"] = nlohmann::json::array({{{"name", d["name"]}, {"size", file_size_of(path)},
+                                       {"header", base64_of(header)}}});
+  return {d.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), std::nullopt};
+}
+
 FileAnswer with_draft_file(const std::string& request_json) {
   nlohmann::json request = nlohmann::json::parse(request_json);
   const auto draft = request.find("draft");
@@ -161,9 +237,6 @@ FileAnswer with_draft_file(const std::string& request_json) {
   const std::string path = draft->get<std::string>();
   std::error_code ec;
   const bool folder = std::filesystem::is_directory(path, ec);
-  if (path.ends_with(".gguf") || path.ends_with(".safetensors"))
-    return {"", Error{"--draft", "a draft is read from its config.json (or its folder) or a preset id; a model file's "
-                                 "header is not read for a draft yet"}};
   if (!folder && !path.ends_with(".json")) return {request_json, std::nullopt};
   const std::string config_path = folder ? (path.ends_with('/') ? path : path + "/") + "config.json" : path;
   auto config = read_text(config_path);

@@ -3,6 +3,7 @@
 // .gguf or .safetensors file by its header alone (answer_file).
 #include <optional>  // std::optional
 #include <string>    // std::string
+#include <string_view>  // std::string_view
 
 #include "cli_args.hpp"  // Error
 #include "vramfit/vramfit.hpp"
@@ -24,9 +25,21 @@ struct FileAnswer {
 FileAnswer answer_about_file(const Catalog& catalog, const std::string& path, const std::string& request_json,
                              const std::string& quant_config_path = {});
 
+// RFC 4648 base64, as the core reads a model file's header sent in a request (draft_read, also_read).
+std::string base64(std::string_view bytes);
+
+// A path to a .gguf or .safetensors file; a path to a config.json or a folder.
+bool is_model_path(const std::string& path);
+bool is_config_path(const std::string& path);
+
+// A model file, config.json or checkpoint folder named for a draft or another model (--draft, --also), as the core's
+// description of a model read (json/model_read.hpp): its name, its config.json (with the hf_quant_config.json beside
+// it), its header whole. Errors name `flag`.
+FileAnswer describe_model_file(const Catalog& catalog, const std::string& path, const std::string& flag);
+
 // --draft PATH: the request with "draft_config" set to that config.json's text (a folder: its config.json) in place
-// of "draft"; the request unchanged when --draft names a preset or "mtp". An error (naming --draft) for a file it
-// cannot read, and for a .gguf draft, whose header is not read yet.
+// of "draft"; the request unchanged otherwise (a preset, "mtp", a name or model file with_named_models reads). An
+// error (naming --draft) for a config.json it cannot read.
 FileAnswer with_draft_file(const std::string& request_json);
 
 }  // namespace vramfit::cli

@@ -4,7 +4,7 @@
 
 #include <algorithm>  // std::min
 #include <cstddef>    // std::byte
-#include <cctype>     // std::toupper
+#include <cctype>     // std::tolower, std::toupper
 #include <cstdlib>    // std::getenv, std::strtol
 #include <utility>    // std::move
 #include <vector>     // std::vector
@@ -131,37 +131,62 @@ std::vector<Header> headers_of(const json& plan, const std::string& base) {
   return out;
 }
 
-FileAnswer from_hub(const Catalog& catalog, const json& named, const std::string& name, const std::string& request,
-                    const LookupSettings& settings) {
+// What a lookup read: the texts (config.json, hf_quant_config.json, the name), the files' headers as far as the core
+// asked for them, the plan that said what to read, and the core's answer to the request with them.
+struct Lookup {
+  FileAnswer answered;
+  json plan;
+  std::vector<std::pair<std::string, std::string>> texts;
+  std::vector<Header> headers;
+  std::string source;
+  std::string repo;  // the Hub repository read; empty for Ollama
+  bool fell_back = false;
+};
+
+Lookup stopped(FileAnswer failure) {
+  Lookup out;
+  out.answered = std::move(failure);
+  return out;
+}
+
+Lookup read_hub(const Catalog& catalog, const json& named, const std::string& name, const std::string& request,
+                const LookupSettings& settings) {
   const FetchSettings& s = settings.fetch;
-  const std::string repo = named.value("repo", std::string());
+  Lookup out;
+  out.repo = named.value("repo", std::string());
+  const std::string& repo = out.repo;
   const std::uint64_t limit = named.value("max_bytes", std::uint64_t{0});
   Fetched listing = fetch(s, settings.hub_endpoint + named.value("listing", std::string()), 0, limit);
-  if (!listing.failure.empty() || listing.status >= 400) return failed("hub", repo, listing, s, limit);
-  bool fell_back = listing.fell_back;
+  if (!listing.failure.empty() || listing.status >= 400) return stopped(failed("hub", repo, listing, s, limit));
+  out.fell_back = listing.fell_back;
   const std::string plan_text = plan_hub_reads(name, settings.revision, listing.body);
-  const json plan = json::parse(plan_text, nullptr, false);
-  if (!plan.is_object() || !plan.value("ok", false)) return core_error(plan_text);
-  std::vector<std::pair<std::string, std::string>> texts;
-  for (const auto& t : plan.value("texts", json::array())) {
+  out.plan = json::parse(plan_text, nullptr, false);
+  if (!out.plan.is_object() || !out.plan.value("ok", false)) return stopped(core_error(plan_text));
+  for (const auto& t : out.plan.value("texts", json::array())) {
     const std::uint64_t text_limit = t.value("max_bytes", std::uint64_t{8} << 20);
     Fetched got = fetch(s, settings.hub_endpoint + t.value("path", std::string()), 0, text_limit);
     if (!got.failure.empty() || got.status >= 400)
-      return failed("hub", repo, got, s, text_limit, !plan.value("gated", std::string()).empty());
-    fell_back = fell_back || got.fell_back;
-    texts.emplace_back(t.value("role", std::string()), std::move(got.body));
+      return stopped(failed("hub", repo, got, s, text_limit, !out.plan.value("gated", std::string()).empty()));
+    out.fell_back = out.fell_back || got.fell_back;
+    out.texts.emplace_back(t.value("role", std::string()), std::move(got.body));
   }
-  texts.emplace_back("model_name", repo);
-  const std::string full_request = with_texts(request, texts);
-  const std::string source = settings.hub_endpoint + "/" + repo;
-  std::vector<Header> headers = headers_of(plan, settings.hub_endpoint);
-  if (headers.empty()) return with_lookup({answer(catalog, full_request), std::nullopt}, source, plan, s, fell_back);
-  auto answered = answer_from_headers(catalog, headers, full_request, plan, "hub", repo, s, fell_back);
-  return with_lookup(std::move(answered), source, plan, s, fell_back);
+  out.texts.emplace_back("model_name", repo);
+  const std::string full_request = with_texts(request, out.texts);
+  out.source = settings.hub_endpoint + "/" + repo;
+  out.headers = headers_of(out.plan, settings.hub_endpoint);
+  if (out.headers.empty()) out.answered = {answer(catalog, full_request), std::nullopt};
+  else out.answered = answer_from_headers(catalog, out.headers, full_request, out.plan, "hub", repo, s, out.fell_back);
+  return out;
 }
 
-FileAnswer from_ollama(const Catalog& catalog, const json& named, const std::string& name, const std::string& request,
-                       const LookupSettings& settings) {
+FileAnswer from_hub(const Catalog& catalog, const json& named, const std::string& name, const std::string& request,
+                    const LookupSettings& settings) {
+  Lookup read = read_hub(catalog, named, name, request, settings);
+  return with_lookup(std::move(read.answered), read.source, read.plan, settings.fetch, read.fell_back);
+}
+
+Lookup read_ollama(const Catalog& catalog, const json& named, const std::string& name, const std::string& request,
+                   const LookupSettings& settings) {
   const FetchSettings& s = settings.fetch;
   const std::string shown = named.value("name", std::string()) + ":" + named.value("tag", std::string());
   // Docker's registry protocol answers with the manifest form the client accepts.
@@ -173,24 +198,107 @@ FileAnswer from_ollama(const Catalog& catalog, const json& named, const std::str
     FileAnswer f = failed("ollama", shown, manifest, s);
     const std::string preset_error = named.value("preset_error", std::string());
     if (f.error && !preset_error.empty()) f.error->message += "; " + preset_error;
-    return f;
+    return stopped(std::move(f));
   }
+  Lookup out;
   const std::string plan_text = plan_ollama_reads(name, manifest.body);
-  const json plan = json::parse(plan_text, nullptr, false);
-  if (!plan.is_object() || !plan.value("ok", false)) return core_error(plan_text);
-  bool fell_back = manifest.fell_back;
-  std::vector<Header> headers = headers_of(plan, settings.ollama_registry);
+  out.plan = json::parse(plan_text, nullptr, false);
+  if (!out.plan.is_object() || !out.plan.value("ok", false)) return stopped(core_error(plan_text));
+  out.fell_back = manifest.fell_back;
+  out.headers = headers_of(out.plan, settings.ollama_registry);
   // The file is what Ollama runs under that name: the core takes Ollama as its engine unless the request names one.
   const json asked = json::parse(request);
   const std::string mode = asked.value("mode", std::string());
-  std::vector<std::pair<std::string, std::string>> names{{"model_name", shown}};
-  if (mode.empty() || mode == "inference") names.emplace_back("ollama_tag", shown);
-  const std::string named_request = with_texts(request, names);
-  auto answered = answer_from_headers(catalog, headers, named_request, plan, "ollama", shown, s, fell_back);
-  return with_lookup(std::move(answered), settings.ollama_registry + "/library/" + shown, plan, s, fell_back);
+  out.texts = {{"model_name", shown}};
+  if (mode.empty() || mode == "inference") out.texts.emplace_back("ollama_tag", shown);
+  const std::string named_request = with_texts(request, out.texts);
+  out.answered = answer_from_headers(catalog, out.headers, named_request, out.plan, "ollama", shown, s, out.fell_back);
+  out.source = settings.ollama_registry + "/library/" + shown;
+  return out;
+}
+
+FileAnswer from_ollama(const Catalog& catalog, const json& named, const std::string& name, const std::string& request,
+                       const LookupSettings& settings) {
+  Lookup read = read_ollama(catalog, named, name, request, settings);
+  return with_lookup(std::move(read.answered), read.source, read.plan, settings.fetch, read.fell_back);
+}
+
+// A lookup's reading as the core's description of a model read (json/model_read.hpp): its name, repository,
+// texts and the files' headers.
+FileAnswer described(Lookup read, const std::string& flag) {
+  if (!read.answered.error) {
+    const json answered = json::parse(read.answered.json, nullptr, false);
+    if (!answered.is_object() || !answered.value("ok", false)) read.answered = core_error(read.answered.json);
+  }
+  if (read.answered.error) {
+    read.answered.error->field = flag;
+    return read.answered;
+  }
+  json d = {{"files", json::array()}};
+  for (const auto& [role, text] : read.texts) {
+    if (role == "config" || role == "quant_config") d[role] = text;
+    if (role == "model_name") d["name"] = text;
+  }
+  if (!read.repo.empty()) d["repo"] = read.repo;
+  for (const Header& h : read.headers) d["files"].push_back({{"name", h.name}, {"size", h.size}, {"header", base64(h.bytes)}});
+  return {d.dump(-1, ' ', false, json::error_handler_t::replace), std::nullopt};
 }
 
 }  // namespace
+
+FileAnswer describe_named_model(const Catalog& catalog, const std::string& name, const std::string& flag,
+                                const LookupSettings& settings) {
+  if (is_model_path(name)) return describe_model_file(catalog, name, flag);
+  const json named = json::parse(read_model_name(catalog, name, settings.revision), nullptr, false);
+  const std::string kind = named.is_object() ? named.value("kind", std::string()) : "";
+  if (kind == "hub") return described(read_hub(catalog, named, name, "{}", settings), flag);
+  if (kind == "ollama") return described(read_ollama(catalog, named, name, "{}", settings), flag);
+  return {"", std::nullopt};  // a preset, or a name the core refuses itself, naming the preset it could mean
+}
+
+namespace {
+
+bool is_mtp(std::string name) {
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return name == "mtp";
+}
+
+}  // namespace
+
+std::optional<Error> with_named_models(const Catalog& catalog, std::string& request_json,
+                                       const LookupSettings& settings) {
+  json request = json::parse(request_json);
+  const auto draft = request.find("draft");
+  // "mtp" is the model's own layers, never a name to look up.
+  if (draft != request.end() && draft->is_string() && !is_config_path(draft->get<std::string>()) &&
+      !is_mtp(draft->get<std::string>())) {
+    FileAnswer read = describe_named_model(catalog, draft->get<std::string>(), "--draft", settings);
+    if (read.error) return read.error;
+    if (!read.json.empty()) request["draft_read"] = json::parse(read.json);
+  }
+  const auto also = request.find("also");
+  if (also != request.end() && also->is_string()) {
+    json reads = json::object();
+    // The core's split: comma-separated items, each a model before its first @.
+    std::string text = also->get<std::string>();
+    for (std::size_t start = 0; start <= text.size();) {
+      const std::size_t comma = std::min(text.find(',', start), text.size());
+      std::string item = text.substr(start, comma - start);
+      start = comma + 1;
+      while (!item.empty() && item.front() == ' ') item.erase(0, 1);
+      while (!item.empty() && item.back() == ' ') item.pop_back();
+      const std::string model = item.substr(0, item.find('@'));
+      if (model.empty() || reads.contains(model)) continue;
+      FileAnswer read = is_config_path(model) ? describe_model_file(catalog, model, "--also")
+                                              : describe_named_model(catalog, model, "--also", settings);
+      if (read.error) return read.error;
+      if (!read.json.empty()) reads[model] = json::parse(read.json);
+    }
+    if (!reads.empty()) request["also_read"] = std::move(reads);
+  }
+  request_json = request.dump(-1, ' ', false, json::error_handler_t::replace);
+  return std::nullopt;
+}
 
 LookupSettings lookup_settings_from_environment() {
   LookupSettings out;

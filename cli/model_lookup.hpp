@@ -1,6 +1,7 @@
 #pragma once
 // --model given a name the catalog does not hold: a Hugging Face repository or an Ollama model, read over the
 // network (the core says what to read; http_fetch reads it) and answered like a file the person holds.
+#include <optional>  // std::optional
 #include <string>  // std::string
 
 #include "http_fetch.hpp"      // FetchSettings
@@ -24,5 +25,15 @@ LookupSettings lookup_settings_from_environment();
 // with a "lookup" object ({"source", "summary", "summary_i18n", "offline"}) added to the answer.
 FileAnswer answer_about_name(const Catalog& catalog, const std::string& name, const std::string& request_json,
                              const LookupSettings& settings);
+
+// What was read about a draft or another model (--draft, --also) named as --model names one: a Hub repository, an
+// Ollama model or a path to a .gguf, .safetensors or config.json (or its folder), as the core's description of a model
+// read (draft_read, also_read); "" for a preset or a name the core reads itself. Errors name `flag`.
+FileAnswer describe_named_model(const Catalog& catalog, const std::string& name, const std::string& flag,
+                                const LookupSettings& settings);
+
+// The request with "draft_read" and "also_read" added for the draft and the other models that are no preset.
+std::optional<Error> with_named_models(const Catalog& catalog, std::string& request_json,
+                                       const LookupSettings& settings);
 
 }  // namespace vramfit::cli

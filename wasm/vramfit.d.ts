@@ -89,6 +89,21 @@ export type Engine = 'transformers' | 'vllm' | 'llamacpp' | 'sglang' | 'ollama' 
 export type TrainingMode = 'train' | 'full' | 'lora' | 'qlora' | 'grpo';
 
 /** The model: one of a preset id, a config.json (object or text) or a bare parameter count. */
+/** A model a client read for a draft or another model, as it reads the model asked about: its config.json (and
+ * hf_quant_config.json), and each file's header (its first bytes, the whole header, in base64) as answer_file and
+ * answer_shards read them. */
+export interface ModelRead {
+  name?: string;
+  /** The Hugging Face repository read, for the command line. */
+  repo?: string;
+  config?: string | Record<string, unknown>;
+  quant_config?: string | Record<string, unknown>;
+  config_name?: string;
+  files?: { name: string; size: number; header: string }[];
+  /** The model.safetensors.index.json text. */
+  index?: string;
+}
+
 export interface ModelInputs {
   model?: string;
   config?: string | Record<string, unknown>;
@@ -165,6 +180,20 @@ export interface InferenceRequest extends ModelInputs, CustomGpu {
   /** The images' size in pixels, "1024x768" or "1024" (a square); default: the size each engine profiles with or
    * resizes to. */
   image_size?: string;
+  /** Other models loaded first: preset ids or names read by the client (`also_read`), each optionally "@" its
+   * context, comma-separated ("qwen3-0.6b@8192,owner/name"). */
+  also?: string;
+  /** What the client read for each name in `also` that is no preset. */
+  also_read?: Record<string, ModelRead>;
+  /** Speculative decoding's draft: a preset id, "mtp", or the name of a model read by the client (`draft_read`). */
+  draft?: string;
+  /** A draft's config.json (an EAGLE or EAGLE-3 head when its architectures say so), object or text. */
+  draft_config?: string | Record<string, unknown>;
+  /** What the client read for `draft` (a Hub repository, an Ollama model, a file). */
+  draft_read?: ModelRead;
+  draft_tokens?: number;
+  /** The chance the model accepts a draft token, above 0 and at most 1 (default: the range 0.6 to 0.8). */
+  acceptance?: number | string;
   /** vLLM --tensor-parallel-size and --pipeline-parallel-size (default 1): with either above 1 the answer carries
    * `per_gpu`. */
   tp?: number;

@@ -3,6 +3,7 @@
 // weight bytes per role, the quantization mix, and the parameter count.
 #include <cstddef>  // std::size_t
 #include <cstdint>  // std::uint64_t
+#include <optional>  // std::optional
 #include <string>   // std::string
 #include <vector>   // std::vector
 
@@ -20,6 +21,17 @@ struct ImportedModel {
   WeightBytes weights;                  // exact: total, per role, per storage type; params unpacked
   std::uint64_t file_type = 0;          // GGUF general.file_type (llama_ftype), 0 when absent
   std::vector<Message> notes;
+};
+
+// A model a client read for a draft or for another model loaded beside (a Hub repository, an Ollama model, a file),
+// described as the model asked about is: its name, its config.json (and hf_quant_config.json), its files' headers.
+struct ReadModel {
+  std::string name;               // as shown: "owner/name", "phi4:14b", a file's name
+  std::string repo;               // the Hugging Face repository read; empty otherwise
+  std::string config_json;
+  std::string quant_config_json;
+  std::string config_name;
+  std::optional<ImportedModel> imported;  // its files' headers; none for a config.json alone
 };
 
 }  // namespace vramfit

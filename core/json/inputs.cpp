@@ -124,8 +124,12 @@ constexpr Input kInputs[] = {
      "memory other programs already hold on each GPU (a desktop and browser, another model server), e.g. 1.5GB, as "
      "nvidia-smi shows it: each engine finds it gone from the free memory it measures (default 0)", U::inference},
     {"also", "--also", "also", K::text, 0, 0, "ID[@CTX]",
-     "other models kept loaded on the GPU, loaded first: preset ids, each @ its context (repeat or comma-separate)",
+     "other models kept loaded on the GPU, loaded first: preset ids, Hugging Face repositories (owner/name, a link, "
+     "owner/name:QUANT), Ollama models or model files, each @ its context (repeat or comma-separate)",
      U::inference},
+    {"also_read", "", "", K::config, 0, 0, "",
+     "what a client read for the models named in also that are no preset: {name in also: the same object as "
+     "draft_read}", U::inference},
     {"gpu_layers", "--ngl", "", K::count, 0, 1e6, "N", "llama.cpp -ngl, Ollama num_gpu: layers on the GPU (default: all and the output layer; Ollama: as many as fit)",
      U::inference, false, E::llamacpp | E::ollama},
     {"mmproj", "--mmproj", "mmproj", K::toggle, 0, 0, "",
@@ -137,12 +141,17 @@ constexpr Input kInputs[] = {
     {"image_size", "--image-size", "imgsize", K::text, 0, 0, "WxH",
      "the images' size in pixels, 1024x768 or 1024 (default: the size each engine profiles with or resizes to)",
      U::inference},
-    {"draft", "--draft", "draft", K::text, 0, 0, "ID|PATH|mtp",
-     "speculative decoding's draft: a preset id, a path to its config.json (an EAGLE or EAGLE-3 head when its "
-     "architectures say so), or mtp for the model's own multi-token-prediction layers (vLLM, SGLang)",
+    {"draft", "--draft", "draft", K::text, 0, 0, "ID|NAME|PATH|mtp",
+     "speculative decoding's draft: a preset id, a Hugging Face repository (owner/name, a link, owner/name:QUANT), an "
+     "Ollama model, a path to its config.json (an EAGLE or EAGLE-3 head when its architectures say so), .gguf or "
+     ".safetensors file, or mtp for the model's own multi-token-prediction layers (vLLM, SGLang)",
      U::inference, false, E::transformers | E::vllm | E::llamacpp | E::sglang | E::mlx},
     {"draft_config", "", "", K::config, 0, 0, "", "the draft's config.json, as an object or its text", U::inference,
      false, E::transformers | E::vllm | E::llamacpp | E::sglang | E::mlx},
+    {"draft_read", "", "", K::config, 0, 0, "",
+     "what a client read for the draft named in draft (a Hub repository, an Ollama model, a file): {name, repo, config, "
+     "quant_config, config_name, files: [{name, size, header: its first bytes in base64}], index}", U::inference, false,
+     E::transformers | E::vllm | E::llamacpp | E::sglang | E::mlx},
     {"draft_tokens", "--draft-tokens", "drafttokens", K::count, 1, 1024, "N",
      "draft tokens per step (llama-server --spec-draft-n-max, default 16; vLLM num_speculative_tokens; SGLang "
      "speculative_num_steps, default 5; transformers num_assistant_tokens, default 20; mlx_lm --num-draft-tokens, "

@@ -10,6 +10,7 @@
 #include <variant>    // std::variant, std::get_if
 
 #include "json/inputs.hpp"
+#include "json/model_read.hpp"  // read_models
 #include "util/json_fields.hpp"
 #include "util/number_text.hpp"  // fixed_text, general_text
 #include "util/quantity.hpp"  // parse_count, parse_tokens
@@ -477,6 +478,11 @@ Result<Request> inference_request(const json& j, InputUse use, std::span<const s
   r.image_size = in.text("image_size").value_or("");
   r.draft = in.text("draft").value_or("");
   r.draft_config = in.text("draft_config").value_or("");
+  // Checked as inputs first (their kind, the engines that read them), then read as what a client read.
+  (void)in.text("draft_read");
+  (void)in.text("also_read");
+  if (!in.error())
+    if (auto read = detail::read_models(j, r)) in.fail(*read);
   r.draft_tokens = in.whole("draft_tokens");
   r.acceptance = in.number("acceptance");
   r.tp = in.whole("tp").value_or(1);

@@ -25,7 +25,7 @@ std::string_view draft_kind_name(DraftKind kind) noexcept {
   return "draft model";
 }
 
-Result<DraftOptions> draft_from_config(std::string_view config_json) {
+Result<DraftOptions> draft_from_config(std::string_view config_json, std::string_view quant_config_json) {
   auto parsed = detail::parse_json(detail::python_json_as_json(config_json), "draft_config");
   if (!parsed) return parsed.error();
   const json& j = parsed.value();
@@ -43,13 +43,39 @@ Result<DraftOptions> draft_from_config(std::string_view config_json) {
   }
   if (d.kind == DraftKind::eagle3 && j.contains("draft_vocab_size") && j["draft_vocab_size"].is_number_unsigned())
     d.draft_vocab = j["draft_vocab_size"].get<std::uint64_t>();
-  auto spec = model_from_hf_config(config_json);
+  auto spec = model_from_hf_config(config_json, quant_config_json);
   if (!spec) {
     Error e = spec.error();
     e.field = "draft_config";
     return e;
   }
   d.spec = std::move(spec).value();
+  return d;
+}
+
+Result<DraftOptions> draft_from_read(const ReadModel& read) {
+  DraftOptions d;
+  if (!read.config_json.empty()) {
+    auto from_config = draft_from_config(read.config_json, read.quant_config_json);
+    if (!from_config) {
+      Error e = from_config.error();
+      e.field = "draft_read";
+      return e;
+    }
+    d = std::move(from_config).value();
+  }
+  // An EAGLE head's weights follow from its config (eagle_params); a whole model's are its files'.
+  if (read.imported && d.kind == DraftKind::model) {
+    d.spec = read.imported->spec;
+    d.exact_weights = read.imported->weights;
+  }
+  if (d.spec.is_bare())
+    return make_error("draft_read", message("draft.read_bare",
+                                             "{name}: its files say only how many parameters it holds, not its layers: "
+                                             "give its config.json with them",
+                                             {arg::text("name", read.name)}));
+  d.name = read.name;
+  d.repo = read.repo;
   return d;
 }
 
@@ -162,10 +188,13 @@ std::optional<Error> draft_refusal(const ModelSpec& target, const InferenceOptio
 std::optional<Error> add_draft_model(DraftMemory& m, const InferenceOptions& o) {
   const DraftOptions& d = *o.draft;
   InferenceOptions od = draft_model_options(o);
-  // llama.cpp and MLX run the draft's file in the format given for the model (a GGUF or MLX conversion of the
-  // same kind); vLLM, SGLang and transformers load the draft's checkpoint as its config says: its
-  // quantization_config, else 16-bit.
-  if (!ggml_engine(o.engine) && o.engine != Engine::mlx) {
+  // A draft read from its files counts what they hold. Otherwise llama.cpp and MLX run the draft's file in the format
+  // given for the model (a GGUF or MLX conversion of the same kind); vLLM, SGLang and transformers load the draft's
+  // checkpoint as its config says: its quantization_config, else 16-bit.
+  if (d.exact_weights) {
+    od.weight_format.reset();
+    od.exact_weights = d.exact_weights;
+  } else if (!ggml_engine(o.engine) && o.engine != Engine::mlx) {
     auto format = parse_weight_format(d.spec.quantization.empty() ? std::string("bf16") : d.spec.quantization);
     if (!format) return format.error();
     od.weight_format = format.value();

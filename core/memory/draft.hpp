@@ -8,6 +8,7 @@
 #include <string>    // std::string
 #include <string_view>  // std::string_view
 
+#include "formats/imported_model.hpp"  // ReadModel
 #include "formats/weight_formats.hpp"  // WeightFormat
 #include "memory/engines/engines.hpp"  // Engine
 #include "model/model_spec.hpp"
@@ -36,7 +37,8 @@ struct DraftOptions {
   DraftKind kind = DraftKind::model;
   ModelSpec spec;              // model, eagle, eagle3: the draft's config; mtp: unused (the target's layers)
   std::string name;            // as the person named it: a preset id, a config's name, "mtp"
-  std::string repo;            // a preset's Hugging Face repository, for the command line; empty otherwise
+  std::string repo;            // a preset's or a read draft's Hugging Face repository, for the command line
+  std::optional<WeightBytes> exact_weights;  // model: the bytes its file's header lists (a GGUF, safetensors shards)
   std::uint64_t draft_vocab = 0;  // eagle3: draft_vocab_size (0: the target's vocabulary)
   std::optional<std::uint64_t> tokens;  // draft tokens per step; none: the engine's default
   std::optional<double> acceptance;     // α; none: the default range
@@ -73,7 +75,13 @@ Result<DraftMemory> estimate_draft(const ModelSpec& target, const InferenceEstim
 Explanation draft_explanation(const DraftMemory& m, Engine engine);
 
 // Reads a draft's config.json: an EAGLE or EAGLE-3 head when its architectures say so, else a whole model.
-Result<DraftOptions> draft_from_config(std::string_view config_json);
+// `quant_config_json` (may be empty): its hf_quant_config.json.
+Result<DraftOptions> draft_from_config(std::string_view config_json, std::string_view quant_config_json = {});
+
+// A draft a client read (a Hub repository, an Ollama model, a file): its config.json says what kind of draft it is,
+// as draft_from_config reads it; a whole model's files' headers give its architecture and its exact weights, as
+// they do for the model asked about. Errors name "draft_read".
+Result<DraftOptions> draft_from_read(const ReadModel& read);
 
 // The engine's default draft tokens per step: llama-server --draft-max 16 (common/common.h, speculative n_max);
 // SGLang's speculative_num_steps 5 chosen by auto_choose_speculative_params (server_args.py: (5, 4, 8)); vLLM:

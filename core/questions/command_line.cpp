@@ -171,11 +171,13 @@ EngineCommand llamacpp_command(const Report& report, const ResolvedRequest& s, c
     t << " -ctk " << kv << " -ctv " << kv;
   }
   // The draft's tokens per step as every build modelled spells it: b9297 takes --spec-draft-n-max (the command line of
-  // ggml-org/llama.cpp#23772), and by b10212 --draft-max is "the argument has been removed".
+  // ggml-org/llama.cpp#23772), and by b10212 --draft-max is "the argument has been removed". A draft read from its
+  // .gguf file goes by that file's name.
   if (const auto& d = e.draft_detail)
     t << " -md "
-      << (o.draft && !o.draft->spec.name.empty() ? gguf_file_name(o.draft->spec, d->weights_format)
-                                                  : std::string("DRAFT.gguf"))
+      << (o.draft && o.draft->name.ends_with(".gguf") ? o.draft->name
+          : o.draft && !o.draft->spec.name.empty()    ? gguf_file_name(o.draft->spec, d->weights_format)
+                                                      : std::string("DRAFT.gguf"))
       << " --spec-draft-n-max " << d->tokens;
   // The build whose defaults (--fit and its margin, -fa auto, -c 0) the flags are measured against.
   t << "  # llama.cpp " << llamacpp_version_name(e.llamacpp ? e.llamacpp->build : kLlamaCppBuildModelled);

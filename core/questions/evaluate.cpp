@@ -56,8 +56,8 @@ Result<bool> wired_limit_applied(const Gpu& gpu, std::uint64_t limit_mib) {
   return true;
 }
 
-// The draft the request names: a config.json (an EAGLE head when it says so), "mtp" (the model's own layers) or a
-// preset; none without one. draft_tokens and acceptance go with a draft.
+// The draft the request names: what a client read for it, a config.json (an EAGLE head when it says so), "mtp" (the
+// model's own layers) or a preset; none without one. draft_tokens and acceptance go with a draft.
 Result<std::optional<DraftOptions>> draft_of_request(const Catalog& catalog, const Request& r) {
   if (r.draft.empty() && r.draft_config.empty()) {
     if (r.draft_tokens || r.acceptance)
@@ -68,7 +68,11 @@ Result<std::optional<DraftOptions>> draft_of_request(const Catalog& catalog, con
   if (!r.draft.empty() && !r.draft_config.empty())
     return make_error("draft", message("draft.twice", "give the draft once: a preset id or \"mtp\", or its config.json"));
   DraftOptions d;
-  if (!r.draft_config.empty()) {
+  if (r.draft_read) {
+    auto read = draft_from_read(*r.draft_read);
+    if (!read) return read.error();
+    d = std::move(read).value();
+  } else if (!r.draft_config.empty()) {
     auto read = draft_from_config(r.draft_config);
     if (!read) return read.error();
     d = std::move(read).value();

@@ -38,11 +38,12 @@ Result<Catalog> with_wired_limit(const Catalog& catalog, std::string_view gpu, s
 // beside that entry. `catalog` itself when nothing describes a card. Refused as custom_gpu refuses.
 Result<Catalog> with_custom_gpu(const Catalog& catalog, std::string& gpu, const CustomGpuInputs& in);
 
-// Another model loaded on the same GPUs before the one asked about (--also ID@CONTEXT): a preset's id, and its
-// context (none: the engine's default for it).
+// Another model loaded on the same GPUs before the one asked about (--also ID@CONTEXT): a preset's id or the name a
+// client read (a Hub repository, an Ollama model, a file: `read`), and its context (none: the engine's default).
 struct OtherModelRequest {
   std::string model;
   std::optional<std::uint64_t> context;
+  std::optional<ReadModel> read;
 };
 
 struct Request {
@@ -92,6 +93,7 @@ struct Request {
   // Speculative decoding: a preset id or "mtp" (the model's own MTP layers), or a draft's config.json text.
   std::string draft;
   std::string draft_config;
+  std::optional<ReadModel> draft_read;  // what a client read for `draft` (a Hub repository, an Ollama model, a file)
   std::optional<std::uint64_t> draft_tokens;  // draft tokens per step; none: the engine's default
   std::optional<double> acceptance;           // α; none: the default range
   std::uint64_t tp = 1;  // vLLM --tensor-parallel-size, SGLang --tp

@@ -43,6 +43,20 @@ Request other_request(const Request& r, const OtherModelRequest& also) {
   q.acceptance.reset();
   q.also.clear();
   q.gpus.clear();
+  if (also.read) {
+    // A model read from its files (or its config.json) is described as the model asked about is; its files' weights
+    // count as they are, not in the weight format given for the model asked about.
+    q.model.clear();
+    q.model_name = also.read->name;
+    if (also.read->imported) {
+      q.imported = also.read->imported;
+      q.weights.clear();
+    } else {
+      q.config_json = also.read->config_json;
+      q.quant_config_json = also.read->quant_config_json;
+      q.config_name = also.read->config_name;
+    }
+  }
   q.budget_per_hour.reset();
   return q;
 }
@@ -101,7 +115,9 @@ std::optional<Error> resolve_other_models(const Catalog& catalog, const Request&
                                           {arg::text("name", also.model)}));
     }
     const Report& alone = report.value();
-    OtherModel m = other_model_footprint(alone.estimate, engine, alone.model.id.empty() ? also.model : alone.model.id,
+    // A preset by its id; a model read by the name its reader gave it (a repository, a tag, a file's name).
+    const std::string name = also.read ? also.read->name : alone.model.id.empty() ? also.model : alone.model.id;
+    OtherModel m = other_model_footprint(alone.estimate, engine, name,
                                          alone.estimate.context_tokens, total);
     // A model that does not fit the GPU alone cannot stay loaded beside another.
     if (!alone.gpus.empty() && out.gpu && alone.gpus.front().fit == Fit::does_not_fit)

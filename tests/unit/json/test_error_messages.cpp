@@ -137,8 +137,8 @@ TEST_CASE("a setting of another engine is refused, naming the engines that read 
   }
   // 5 vLLM-only inputs × 5 other engines, 2 SGLang-only × 5, MLX and Ollama one each × 5, -ngl × 4,
   // engine_version × 1 (transformers), expandable_segments (transformers') × 5, mmproj (llama.cpp's) × 5,
-  // the draft's four inputs (draft, draft_config, draft_tokens, acceptance) × 1 (Ollama).
-  CHECK(refusals == 25 + 10 + 10 + 4 + 1 + 5 + 5 + 4);
+  // the draft's five inputs (draft, draft_config, draft_read, draft_tokens, acceptance) × 1 (Ollama).
+  CHECK(refusals == 25 + 10 + 10 + 4 + 1 + 5 + 5 + 5);
   // A toggle given as off, in JSON or as text (the CLI sends --enforce-eager=off as "off"), asks nothing of the
   // engine and is not refused; nor is an empty version.
   CHECK_FALSE(ask(R"({"model":"llama-3.1-8b","engine":"llamacpp","enforce_eager":false})").contains("error"));

@@ -255,3 +255,40 @@ TEST_CASE("With an MTP draft the checkpoint's MTP layers are loaded, and the not
   CHECK_FALSE(has(mtp, "import.mtp_layers"));
   CHECK(has(mtp, "import.mtp_loaded"));
 }
+
+TEST_CASE("A draft read by a client (draft_read) is the draft its config.json gives, named as it was read") {
+  // The EAGLE-3 head above, as a client describes it after reading its repository: the same 849,763,584 B.
+  std::string escaped;
+  for (const char c : std::string(kEagle3Llama8b)) escaped += c == '"' ? std::string("\\\"") : std::string(1, c == '\n' ? ' ' : c);
+  const Report r = evaluate_json(R"({"model": "llama-3.1-8b", "engine": "vllm", "draft_tokens": 3,
+    "draft": "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B", "draft_read": {"name": "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B",
+    "repo": "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B", "config": ")" + escaped + R"("}})");
+  const DraftMemory& d = draft_of(r);
+  CHECK(d.kind == DraftKind::eagle3);
+  CHECK(d.weights == 849'763'584);
+  CHECK(d.name == "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B");
+  CHECK(r.command.find("\"model\": \"yuhuili/EAGLE3-LLaMA3.1-Instruct-8B\"") != std::string::npos);
+}
+
+TEST_CASE("draft_read and also_read are refused, naming the key, where they say nothing or too little") {
+  auto field_of = [](const std::string& json) {
+    auto request = request_from_json(json);
+    return request.ok() ? std::string() : request.error().field;
+  };
+  CHECK(field_of(R"({"model": "llama-3.1-8b", "engine": "vllm", "draft_read": {"config": "{}"}})") == "draft_read");
+  CHECK(field_of(R"({"model": "llama-3.1-8b", "engine": "vllm", "draft": "x/y", "draft_read": {}})") == "draft_read");
+  // A GGUF's first 8 bytes ("GGUF", version 3) of a 1 GB file: its header runs on, and the whole of it is asked for.
+  const auto short_header = request_from_json(R"({"model": "llama-3.1-8b", "engine": "llamacpp", "draft": "x.gguf",
+    "draft_read": {"files": [{"name": "x.gguf", "size": 1000000000, "header": "R0dVRgMAAAA="}]}})");
+  REQUIRE_FALSE(short_header.ok());
+  CHECK(short_header.error().field == "draft_read.files");
+  CHECK(short_header.error().message.id == "read.header_short");
+  CHECK(field_of(R"({"model": "llama-3.1-8b", "engine": "vllm", "draft": "x.gguf",
+    "draft_read": {"files": [{"name": "x.gguf", "size": 8, "header": "not base64!"}]}})") == "draft_read.files[0]");
+  CHECK(field_of(R"({"model": "llama-3.1-8b", "also": "a/b", "also_read": {"c/d": {"config": "{}"}}})") == "also_read");
+  // An engine without a draft refuses draft_read as it refuses draft, by the engines that read it.
+  const auto ollama = request_from_json(R"({"model": "llama-3.1-8b", "engine": "ollama", "draft": "x/y",
+    "draft_read": {"config": "{}"}})");
+  REQUIRE(ollama.ok());
+  CHECK_FALSE(ollama.value().draft_read.has_value());
+}

@@ -1,20 +1,75 @@
 // "Other models loaded first" inside "Also on this GPU": the models loaded before the one asked about, each a preset
-// with its context. The rows live in the page's view (view.alsoModels, store.js), a row whose model is not chosen yet
+// or a Hugging Face repository (looked up only when the person asks, as the main model's box does) with its context. The rows live in the page's view (view.alsoModels, store.js), a row whose model is not chosen yet
 // too; the DOM is drawn from them. A change writes the state's `also` text ("qwen3-0.6b@8192,llama-3.2-1b", the
 // core's format) and asks the answer flow; a state text the rows do not say (a link's, the history's) redraws them,
 // as does a language change. The hidden control named `also` mirrors the state so an error on it has its place.
 import { el } from '../render/view.js';
 import { page, view } from './store.js';
 import { update } from './answer.js';
+import { hubReading, readHubModel } from './draft-hub.js';
+import { isTraining } from '../state.js';
 
 const root = () => document.getElementById('also-models');
 
-/** "a@8192,b" → [{model: 'a', context: '8192'}, {model: 'b', context: ''}]. */
+/** "a@8192,b" → [{model: 'a', context: '8192'}, {model: 'b', context: ''}]; a Hub repository's row has hub: true. */
 export function parseAlso(text) {
   return String(text ?? '').split(',').map((item) => item.trim()).filter((item) => item !== '').map((item) => {
     const at = item.indexOf('@');
-    return at < 0 ? { model: item, context: '' } : { model: item.slice(0, at), context: item.slice(at + 1) };
+    const row = at < 0 ? { model: item, context: '' } : { model: item.slice(0, at), context: item.slice(at + 1) };
+    return hubReading(row.model) ? { ...row, hub: true } : row;
   });
+}
+
+// What was read for the other models on the Hub (page.alsoHub: name → {phase, read, error, controller}).
+const hubRead = (name) => page.alsoHub?.get(name);
+
+/** What was read for the state's other models on the Hub, for the request's also_read; null when none was. */
+export function alsoRead() {
+  const out = {};
+  for (const { model } of parseAlso(page.state.also)) if (hubRead(model)?.phase === 'loaded') out[model] = hubRead(model).read;
+  return Object.keys(out).length ? out : null;
+}
+
+/** An other model on the Hub not read yet: the error at `also`, else null. */
+export function alsoByName() {
+  if (isTraining(page.state)) return null;
+  for (const { model, hub } of parseAlso(page.state.also)) {
+    const read = hubRead(model);
+    if (!hub || read?.phase === 'loaded') continue;
+    if (read?.phase === 'failed') return { ok: false, error: { ...read.error, field: 'also' } };
+    return { ok: false, error: { field: 'also', message: view.t(read?.phase === 'reading' ? 'also.hub.reading' : 'also.hub.waiting', { name: model }) } };
+  }
+  return null;
+}
+
+// Reads the repository a row names; the row takes the name once it is read (or its lookup failed, to say why).
+async function lookUpRow(value, name) {
+  const reading = hubReading(name);
+  if (!reading) {
+    value.status = view.t('draft.hub.notHub', { name });
+    draw();
+    return;
+  }
+  page.alsoHub ??= new Map();
+  hubRead(name)?.controller?.abort();
+  const controller = new AbortController();
+  const current = { phase: 'reading', controller };
+  page.alsoHub.set(name, current);
+  value.model = name;
+  value.status = undefined;
+  draw();
+  send();
+  const alive = () => hubRead(name) === current && !controller.signal.aborted;
+  try {
+    const read = await readHubModel(name, reading, { signal: controller.signal, onProgress() {}, field: 'also' });
+    if (alive()) Object.assign(current, { phase: 'loaded', read, controller: null });
+  } catch (error) {
+    if (error?.name === 'AbortError' || !alive()) return;
+    Object.assign(current, { phase: 'failed', error: error.core, controller: null });
+  }
+  if (!alive()) return;
+  draw();
+  update();
 }
 
 /** The rows as the core reads them; a row without a model is left out. */
@@ -40,28 +95,56 @@ function modelSelect(value, models, t) {
   return select;
 }
 
+// A Hub repository's row: its name, the button that looks it up, and what is said of the lookup.
+function hubPart(value, t) {
+  const name = el('input', { type: 'text', autocomplete: 'off', spellcheck: 'false', placeholder: 'owner/name',
+    'aria-label': t('also.hub.name'), 'data-testid': 'also-hub-name', class: 'also-hub-name' });
+  name.value = value.model;
+  const lookup = el('button', { type: 'button', 'data-testid': 'also-hub-lookup', text: t('hub.lookup') });
+  lookup.addEventListener('click', () => lookUpRow(value, name.value.trim()));
+  const read = hubRead(value.model);
+  const said = value.status ?? (read?.phase === 'loaded' ? t('also.hub.read', { repo: value.model })
+    : read?.phase === 'reading' ? t('also.hub.reading', { name: value.model }) : t('draft.hub.offer'));
+  const status = el('p', { class: 'hint also-hub-status', role: 'status', 'data-testid': 'also-hub-status', text: said });
+  return { name, lookup, status };
+}
+
 function row(value, models, t) {
+  if (value.hub) return hubRow(value, t);
   const select = modelSelect(value, models, t);
-  const context = el('input', { type: 'text', inputmode: 'numeric', autocomplete: 'off', spellcheck: 'false',
-    placeholder: t('also.contextDefault'), 'aria-label': t('also.context'), 'data-testid': 'also-context' });
-  context.value = value.context;
-  const remove = el('button', { type: 'button', class: 'also-remove', 'aria-label': t('also.remove'),
-    'data-testid': 'also-remove', text: '×' });
   select.addEventListener('change', () => {
     value.model = select.value;
     send();
   });
+  return el('li', { class: 'also-row' }, select, contextField(value, t), removeButton(value, t));
+}
+
+function contextField(value, t) {
+  const context = el('input', { type: 'text', inputmode: 'numeric', autocomplete: 'off', spellcheck: 'false',
+    placeholder: t('also.contextDefault'), 'aria-label': t('also.context'), 'data-testid': 'also-context' });
+  context.value = value.context;
   context.addEventListener('change', () => {
     value.context = context.value;
     send();
   });
+  return context;
+}
+
+function removeButton(value, t) {
+  const remove = el('button', { type: 'button', class: 'also-remove', 'aria-label': t('also.remove'),
+    'data-testid': 'also-remove', text: '×' });
   remove.addEventListener('click', () => {
     view.alsoModels.rows = view.alsoModels.rows.filter((r) => r !== value);
     draw();
     send();
     root()?.querySelector('.also-add')?.focus();
   });
-  return el('li', { class: 'also-row' }, select, context, remove);
+  return remove;
+}
+
+function hubRow(value, t) {
+  const { name, lookup, status } = hubPart(value, t);
+  return el('li', { class: 'also-row also-hub' }, name, lookup, contextField(value, t), removeButton(value, t), status);
 }
 
 // The rows of the view, in the language shown.
@@ -79,6 +162,12 @@ function addRow() {
   root()?.querySelector('.also-row:last-child select')?.focus();
 }
 
+function addHubRow() {
+  view.alsoModels.rows = [...view.alsoModels.rows, { model: '', context: '', hub: true }];
+  draw();
+  root()?.querySelector('.also-row:last-child input')?.focus();
+}
+
 /** Shows the state's `also`: the rows are redrawn when they say another text or the language changed. */
 export function showAlsoModels() {
   const box = root();
@@ -89,6 +178,7 @@ export function showAlsoModels() {
   if (!shown.wired) {
     shown.wired = true;
     box.querySelector('.also-add').addEventListener('click', addRow);
+    box.querySelector('.also-add-hub').addEventListener('click', addHubRow);
   }
   if (alsoText(shown.rows) !== text) {
     shown.rows = parseAlso(text);

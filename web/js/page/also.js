@@ -6,6 +6,7 @@ import { page, view, shown } from './store.js';
 import { fillOptions } from '../render/controls.js';
 import { isTraining } from '../state.js';
 import { showAlsoModels } from './also-models.js';
+import { showDraftHub } from './draft-hub.js';
 
 const controls = [];
 export const ALSO_KEYS = [];
@@ -46,7 +47,8 @@ alsoControl({
   },
 });
 
-// Speculative decoding's draft: none, the model's own MTP layers where its files hold them, or a preset.
+// Speculative decoding's draft: none, the model's own MTP layers where its files hold them, a preset, or a model on the
+// Hugging Face Hub (page/draft-hub.js).
 alsoControl({ keys: ['draft', 'drafttokens', 'acceptance'], show: showDraft });
 
 function showDraft() {
@@ -64,4 +66,5 @@ function showDraft() {
   if (document.activeElement !== dom.draft) dom.draft.value = state.draft;
   showField(dom.draftTokens);
   showField(dom.acceptance);
+  showDraftHub();
 }

@@ -14,6 +14,8 @@ import { writeInputs } from './inputs.js';
 import { showError, clearError, answerParts } from './errors.js';
 import { showFileStatus } from './file-box.js';
 import { modelByName, showHub, hubProgress } from './hub-box.js';
+import { draftByName, draftRead } from './draft-hub.js';
+import { alsoByName, alsoRead } from './also-models.js';
 import { asksShare, shownGpu } from './gpu-controls.js';
 import { scheduleExtras } from './extras.js';
 
@@ -28,6 +30,11 @@ function baseRequest() {
   // A model file's own weights count exactly unless a weight format is picked after loading it.
   if (modelFile && !modelFile.weightsChosen) delete request.weights;
   if (!asksShare(state)) delete request.wired_limit_mb;
+  // A draft and other models read from the Hub: their config.json and headers, as the core takes them.
+  const read = draftRead();
+  if (read) request.draft_read = read;
+  const others = alsoRead();
+  if (others) request.also_read = others;
   return request;
 }
 
@@ -79,7 +86,7 @@ function evaluateState() {
   const { state } = page;
   page.detail = null;
   if (page.fileProblem) return { ok: false, error: { field: 'file', message: page.fileProblem.message() } };
-  const named = modelByName();
+  const named = modelByName() ?? draftByName() ?? alsoByName();
   if (named) return named;
   const unknown = unknownChoice(state);
   if (unknown) return { ok: false, error: { field: unknown.field, message: view.t('error.choice', unknown) } };
@@ -106,6 +113,7 @@ function evaluateState() {
 function inputsBeside(error) {
   const request = baseRequest();
   delete request[error.field];
+  delete request[`${error.field}_read`];  // what was read for a draft or other models goes with their names
   // Without a model nothing is estimated: the other fields' defaults are those of a bare parameter count.
   if (error.field === 'model' || error.field === 'config') {
     delete request.model;

@@ -32,6 +32,9 @@ export const page = {
   // Reading it fills `config` and `modelFile` as a drop does; the URL keeps the name, never anything read.
   hub: null,
   typedHub: null,  // a Hub name being typed (not yet the state's): the offer shows for it
+  // draftHub: the draft the state names on the Hub, read when the person asks (page/draft-hub.js); null otherwise.
+  draftHub: null,
+  alsoHub: null,  // the other models on the Hub that were looked up: name → {phase, read, error} (page/also-models.js)
   // The last extras, re-rendered on a unit or language change and redrawn when the results change width.
   remedies: null,
   ranking: null,

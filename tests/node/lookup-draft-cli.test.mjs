@@ -1,0 +1,122 @@
+// `vramfit --draft` and `--also` naming a Hub repository, a :QUANT, a link or a model file, as --model names one
+// (issue 31), against tests/hub/server.mjs: nothing leaves the machine. The fixtures vramfit-test/qwen3-0.6b-draft
+// (safetensors) and vramfit-test/qwen3-0.6b-draft-GGUF (Q8_0) hold Qwen3-0.6B's tensors as its config.json implies
+// (tests/hub/README.md).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync, truncateSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startHub } from '../hub/server.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const cli = process.env.VRAMFIT_CLI ?? path.join(root, 'build/native/cli/vramfit');
+const fixtureConfig = path.join(root, 'tests/hub/fixtures/vramfit-test--qwen3-0.6b-draft/config.json');
+
+let hub;
+let cache;
+before(async () => {
+  hub = await startHub();
+  cache = mkdtempSync(path.join(tmpdir(), 'vramfit-draft-'));
+});
+after(async () => {
+  await hub.close();
+  rmSync(cache, { recursive: true, force: true });
+});
+
+function run(args) {
+  return new Promise((resolve) => {
+    execFile(cli, args, {
+      env: { PATH: process.env.PATH, HOME: cache, XDG_CACHE_HOME: cache, HF_ENDPOINT: hub.url,
+        VRAMFIT_OLLAMA_REGISTRY: hub.url, HF_HUB_DOWNLOAD_TIMEOUT: '10' },
+      timeout: 60_000, maxBuffer: 64 << 20,
+    }, (error, stdout, stderr) => resolve({ code: error ? error.code : 0, stdout, stderr }));
+  });
+}
+
+async function answer(args) {
+  const r = await run([...args, '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  return JSON.parse(r.stdout);
+}
+
+// Qwen3-0.6B's parameters, from its config.json (hidden 1024, 28 layers, 16 heads of 128, 8 KV heads, MLP 3072,
+// vocabulary 151,936, tied embedding): per layer q 1024×2048 + k 1024×1024 + v 1024×1024 + o 2048×1024 = 6,291,456,
+// MLP 3 × 1024 × 3072 = 9,437,184, norms 2 × 1024 + q_norm 128 + k_norm 128 = 2,304, together 15,730,944;
+// × 28 = 440,466,432; + embedding 151,936 × 1024 = 155,582,464; + final norm 1024 = 596,049,920 (keras-hub's
+// published count for Qwen3-0.6B). In BF16, 2 bytes each: 1,192,099,840 B.
+const BF16_BYTES = 1_192_099_840;
+// The same in Q8_0 (34 bytes per 32 weights) with the norms in F32: per layer 15,728,640 matrix weights × 34 / 32 =
+// 16,711,680 B + 2,304 × 4 = 9,216 B; × 28 = 468,185,088; + token_embd 155,582,464 × 34 / 32 = 165,306,368;
+// + output_norm 4,096 = 633,495,552 B in the file. llama-server keeps token_embd in system RAM (get_rows runs on the
+// CPU; tied, there is no output.weight), and the core spreads the rest evenly over the 28 layers it offloads:
+// floor((468,185,088 + 4,096) / 28) × 28 = 16,721,042 × 28 = 468,189,176 B on the GPU.
+const Q8_0_GPU_BYTES = 468_189_176;
+
+const vllm = ['--model', 'qwen3-8b', '--engine', 'vllm', '--gpu', 'h100-sxm', '--context', '8192', '--draft-tokens', '3'];
+
+test('a draft by Hub id weighs what its config.json and its preset weigh: the header\'s tensors summed', async () => {
+  const hubDraft = await answer([...vllm, '--draft', 'vramfit-test/qwen3-0.6b-draft']);
+  const configDraft = await answer([...vllm, '--draft', fixtureConfig]);
+  const presetDraft = await answer([...vllm, '--draft', 'qwen3-0.6b']);
+  assert.equal(hubDraft.draft_model.weights, BF16_BYTES);
+  assert.equal(configDraft.draft_model.weights, BF16_BYTES);
+  assert.equal(presetDraft.draft_model.weights, BF16_BYTES);
+  assert.equal(hubDraft.draft_model.kv_cache, configDraft.draft_model.kv_cache);
+  assert.equal(hubDraft.draft_model.name, 'vramfit-test/qwen3-0.6b-draft');
+  // vLLM's --speculative-config names the repository read.
+  assert.match(hubDraft.command.text, /"model": "vramfit-test\/qwen3-0\.6b-draft"/);
+  // Read once, it answers offline from the copy kept (HF_HUB_OFFLINE's rule, as for --model).
+  const offline = await answer([...vllm, '--draft', 'vramfit-test/qwen3-0.6b-draft', '--offline']);
+  assert.equal(offline.draft_model.weights, BF16_BYTES);
+  const never = await run([...vllm, '--draft', 'vramfit-test/qwen3-0.6b-draft-GGUF:Q4_K_M', '--offline']);
+  assert.match(never.stderr, /^vramfit: --draft: .*never looked up on this machine/);
+  // A link to the repository is the same repository.
+  const link = await answer([...vllm, '--draft', `https://huggingface.co/vramfit-test/qwen3-0.6b-draft`]);
+  assert.equal(link.draft_model.weights, BF16_BYTES);
+});
+
+test('a draft as repo:QUANT and as a .gguf file counts that file\'s exact bytes', async () => {
+  const llama = ['--model', 'qwen3-8b', '--engine', 'llamacpp', '--weights', 'q4_k_m', '--context', '4096'];
+  const quant = await answer([...llama, '--draft', 'vramfit-test/qwen3-0.6b-draft-GGUF:Q8_0']);
+  assert.equal(quant.draft_model.weights, Q8_0_GPU_BYTES);
+  assert.equal(quant.draft_model.params, 596_049_920);
+  // The preset in the same format (llama.cpp drafts in the format given for the model) weighs the same.
+  const preset = await answer(['--model', 'qwen3-8b', '--engine', 'llamacpp', '--weights', 'q8_0', '--context', '4096',
+    '--draft', 'qwen3-0.6b']);
+  assert.equal(preset.draft_model.weights, Q8_0_GPU_BYTES);
+  assert.equal(preset.draft_model.total, quant.draft_model.total);
+  // The same file on disk: its header read from the local Hub, the rest of it sparse.
+  const url = `${hub.url}/vramfit-test/qwen3-0.6b-draft-GGUF/resolve/main/qwen3-0.6b-draft-Q8_0.gguf`;
+  const response = await fetch(url, { headers: { Range: 'bytes=0-16777215' } });
+  const size = Number(/\/(\d+)$/.exec(response.headers.get('content-range'))[1]);
+  const file = path.join(cache, 'qwen3-0.6b-draft-Q8_0.gguf');
+  writeFileSync(file, Buffer.from(await response.arrayBuffer()));
+  truncateSync(file, size);
+  const local = await answer([...llama, '--draft', file]);
+  assert.equal(local.draft_model.weights, Q8_0_GPU_BYTES);
+  assert.equal(local.draft_model.kv_cache, quant.draft_model.kv_cache);
+  assert.equal(local.draft_model.name, 'qwen3-0.6b-draft-Q8_0.gguf');
+  assert.match(local.command.text, / -md qwen3-0\.6b-draft-Q8_0\.gguf --draft-max 16/);
+});
+
+test('--also takes a Hub repository with its context, beside a preset', async () => {
+  const llama = ['--model', 'qwen3-8b', '--engine', 'llamacpp', '--gpu', 'rtx-4090'];
+  const a = await answer([...llama, '--also', 'vramfit-test/qwen3-0.6b-draft-GGUF:Q8_0@4096', '--also', 'qwen3-0.6b@2048']);
+  const keys = Object.keys(a.breakdown);
+  assert.ok(keys.includes('other_model:vramfit-test/qwen3-0.6b-draft-GGUF@4096'), keys.join(', '));
+  assert.ok(keys.includes('other_model:qwen3-0.6b@2048'), keys.join(', '));
+  // Its footprint holds at least its weights on the GPU.
+  assert.ok(a.breakdown['other_model:vramfit-test/qwen3-0.6b-draft-GGUF@4096'] > Q8_0_GPU_BYTES);
+});
+
+test('a draft or other model that cannot be read is named by its flag', async () => {
+  const draft = await run(['--model', 'qwen3-8b', '--engine', 'vllm', '--draft', 'vramfit-test/no-such-repo']);
+  assert.notEqual(draft.code, 0);
+  assert.match(draft.stderr, /^vramfit: --draft: /);
+  const also = await run(['--model', 'qwen3-8b', '--engine', 'llamacpp', '--also', 'vramfit-test/no-such-repo@4096']);
+  assert.notEqual(also.code, 0);
+  assert.match(also.stderr, /^vramfit: --also: /);
+});

@@ -1,0 +1,168 @@
+// A draft model on the Hugging Face Hub: typed under the draft's list (owner/name, a link, owner/name:QUANT), looked
+// up only when the person asks, as the main model's box does (hub-box.js), and read into the description the core
+// takes for a draft read by a client (draft_read: the config.json, the files' headers in base64). The state's `draft`
+// keeps the name, never anything read: a link naming a Hub draft offers the lookup again.
+import { $ } from './dom.js';
+import { page, view } from './store.js';
+import { openHubRepo, LookupError } from '../hub.js';
+import { presetFor } from './model-name.js';
+import { readFiles } from './files.js';
+import { update } from './answer.js';
+import { isTraining } from '../state.js';
+
+// draftHub: {name (the state's draft), reading, phase: 'reading' | 'failed' | 'loaded', progress, error, read
+// (draft_read), controller}; null while the draft is a preset, "mtp" or none.
+const el = () => ({ box: $('draft-hub'), input: $('draft-repo'), lookup: $('draft-lookup'), status: $('draft-hub-status') });
+
+/** A name that is a Hub repository (read_model_name's reading), else null: a preset, "mtp", none or anything else. */
+export function hubReading(name) {
+  const text = String(name ?? '').trim();
+  if (text === '' || text.toLowerCase() === 'mtp' || presetFor(text)) return null;
+  const reading = page.calculator.readModelName(text);
+  return reading.ok && reading.kind === 'hub' ? reading : null;
+}
+
+/** What was read for the state's draft, for the request's draft_read; null when nothing was. */
+export function draftRead() {
+  const hub = page.draftHub;
+  return hub?.phase === 'loaded' && hub.name === page.state.draft ? hub.read : null;
+}
+
+// A draft named by a file's name: its files stay in this browser, never in the link.
+const isFileName = (name) => /\.(gguf|safetensors|json)$/i.test(String(name ?? '').trim());
+
+/** The state's draft names a Hub repository or a file not read here: the error at the draft's field, else null. */
+export function draftByName() {
+  const { draft } = page.state;
+  if (page.draftHub && page.draftHub.name !== draft) forgetDraftHub();
+  if (isTraining(page.state) || draftRead()) return null;
+  if (isFileName(draft)) return { ok: false, error: { field: 'draft', message: view.t('draft.file.waiting', { name: draft }) } };
+  if (!hubReading(draft)) return null;
+  if (page.draftHub?.phase === 'failed') return { ok: false, error: page.draftHub.error };
+  const key = page.draftHub?.phase === 'reading' ? 'draft.hub.reading' : 'draft.hub.waiting';
+  return { ok: false, error: { field: 'draft', message: view.t(key, { name: draft }) } };
+}
+
+function forgetDraftHub() {
+  page.draftHub?.controller?.abort();
+  page.draftHub = null;
+}
+
+// RFC 4648 base64 of a header, as the core reads draft_read's files.
+function base64(bytes) {
+  let text = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(text);
+}
+
+// Files read as the drop path reads them ({config, loaded}), as the core's description of a model read; `repo` is the
+// Hub repository they came from ('' for files picked here).
+function described(read, name, repo = '') {
+  const out = repo ? { name, repo } : { name };
+  if (read.config) out.config = read.config.text;
+  if (read.config?.quant) out.quant_config = read.config.quant;
+  const files = read.loaded?.shards ?? (read.loaded ? [read.loaded] : []);
+  out.files = files.map((f) => ({ name: f.name, size: f.size, header: base64(f.bytes) }));
+  if (read.loaded?.index) out.index = read.loaded.index;
+  return out;
+}
+
+/**
+ * Reads a Hub repository (`reading`: read_model_name's) as the drop path reads files, into the core's description
+ * of a model read. Throws {core: error} with the core's or the lookup's error (its field `field`), or an AbortError.
+ */
+export async function readHubModel(name, reading, { signal, onProgress, field }) {
+  try {
+    const opened = await openHubRepo(page.calculator, name, reading, { signal, onProgress });
+    if (!opened.plan.ok) throw Object.assign(new Error(), { core: opened.plan.error });
+    const read = await readFiles(opened.files, () => ({ step() {}, stop() {} }));
+    if (!read.ok) throw Object.assign(new Error(), { core: { message: (read.refused ?? read.failed)() } });
+    return described(read, opened.plan.repo, opened.plan.repo);
+  } catch (error) {
+    if (error?.name === 'AbortError') throw error;
+    const failure = error instanceof LookupError
+      ? page.calculator.lookupFailure({ service: 'hub', name: reading.repo, token: false, gated: false, ...error.failure }).error
+      : error.core ?? { message: String(error?.message ?? error) };
+    throw Object.assign(new Error(failure.message), { core: { ...failure, field } });
+  }
+}
+
+// Reads the repository typed: the only place the draft goes to the network.
+async function lookUp(name) {
+  const reading = hubReading(name);
+  if (!reading) {
+    const preset = presetFor(name);
+    if (preset) {
+      page.state = { ...page.state, draft: preset.id };
+      update({ push: true });
+    } else {
+      el().status.textContent = view.t('draft.hub.notHub', { name });
+    }
+    return;
+  }
+  forgetDraftHub();
+  const controller = new AbortController();
+  const current = { name, reading, phase: 'reading', progress: [0, 0], controller, error: null, read: null };
+  page.draftHub = current;
+  page.state = { ...page.state, draft: name };
+  update({ push: true });
+  const alive = () => page.draftHub === current && !controller.signal.aborted;
+  const onProgress = (done, total) => {
+    if (!alive()) return;
+    current.progress = [done, total];
+    showDraftHub();
+  };
+  try {
+    const read = await readHubModel(name, reading, { signal: controller.signal, onProgress, field: 'draft' });
+    if (!alive()) return;
+    Object.assign(current, { phase: 'loaded', read, controller: null });
+  } catch (error) {
+    if (error?.name === 'AbortError' || !alive()) return;
+    Object.assign(current, { phase: 'failed', error: error.core, controller: null });
+  }
+  update();
+}
+
+// The draft's own files, picked or dropped on the picker: read here as the model's are, only their headers.
+async function takeFiles(list) {
+  const files = [...(list ?? [])];
+  if (files.length === 0) return;
+  forgetDraftHub();
+  const read = await readFiles(files, () => ({ step() {}, stop() {} }));
+  if (!read.ok) {
+    el().status.textContent = (read.refused ?? read.failed)();
+    return;
+  }
+  const name = read.loaded?.name ?? read.config?.name;
+  page.draftHub = { name, phase: 'loaded', read: described(read, name), file: true };
+  page.state = { ...page.state, draft: name };
+  update({ push: true });
+}
+
+/** The box under the draft's list: what is said before a lookup, its progress, or what was read. */
+export function showDraftHub() {
+  const { box, input, lookup, status } = el();
+  if (!box) return;
+  if (!box.dataset.wired) {
+    box.dataset.wired = 'true';
+    lookup.addEventListener('click', () => lookUp(input.value.trim()));
+    $('draft-file').addEventListener('change', (event) => takeFiles(event.target.files));
+    input.addEventListener('keydown', (event) => {
+      if (event.key !== 'Enter') return;
+      event.preventDefault();
+      lookUp(input.value.trim());
+    });
+  }
+  const hub = page.draftHub;
+  const named = hubReading(page.state.draft) ? page.state.draft : '';
+  if (document.activeElement !== input && named !== '') input.value = named;
+  const [done, total] = hub?.progress ?? [0, 0];
+  if (hub?.phase === 'reading') {
+    status.textContent = total === 0 ? view.t('hub.asking', { name: hub.reading.repo })
+      : view.t('hub.reading', { repo: hub.reading.repo, n: view.f.count(done), m: view.f.count(total) });
+  } else if (hub?.phase === 'loaded') {
+    status.textContent = hub.file ? view.t('draft.file.read', { name: hub.name }) : view.t('draft.hub.read', { repo: hub.read.repo });
+  } else {
+    status.textContent = view.t('draft.hub.offer');
+  }
+}
