@@ -121,8 +121,11 @@ test('a draft\'s own config.json, picked here: read in this browser, as heavy as
   assert.equal(await draftCell(page), presetLine);
   assert.match(await page.locator('#draft-hub-status').textContent(), /^config\.json was read in this browser .*nothing was sent/);
   assert.deepEqual(seen, []);
-  // The link names the file, which it cannot carry: opened again, the page asks for it rather than guess.
-  const again = await open(new URL(page.url()).search);
+  // A file picked here stays in this browser, its name too: neither the link nor the embed code names it.
+  assert.equal(new URL(page.url()).searchParams.get('draft'), null);
+  assert.doesNotMatch(await page.locator('#embed-code').inputValue(), /config\.json|draft=/);
+  // A link that names a file by hand: the page asks for it rather than guess.
+  const again = await open(`${SCENARIO}&draft=draft.gguf`);
   await again.page.waitForFunction(() => /pick it again under Draft model/.test(document.body.textContent));
   assert.deepEqual(problems, []);
   assert.deepEqual(again.problems, []);

@@ -43,6 +43,12 @@ export function draftByName() {
   return { ok: false, error: { field: 'draft', message: view.t(key, { name: draft }) } };
 }
 
+/** The state as a link carries it: a draft picked from this browser's files stays out (its name too). */
+export function linkState(state) {
+  if (!page.draftHub?.file || page.draftHub.name !== state.draft) return state;
+  return { ...state, draft: '' };
+}
+
 function forgetDraftHub() {
   page.draftHub?.controller?.abort();
   page.draftHub = null;
