@@ -422,6 +422,45 @@ std::optional<std::uint64_t> gpu_count(const std::vector<std::string>& gpus) {
   return std::stoull(gpus.front());
 }
 
+// What else shares the card: other models, a vision model's images, a draft (by name or as a client read it).
+void read_card_sharers(InputReader& in, const json& j, Request& r) {
+  if (const auto also = in.text("also")) {
+    auto parsed = parse_also(*also);
+    if (auto* error = std::get_if<Error>(&parsed)) in.fail(*error);
+    else r.also = std::move(std::get<std::vector<OtherModelRequest>>(parsed));
+  }
+  r.gpu_layers = in.whole("gpu_layers");
+  r.mmproj = in.toggle("mmproj").value_or(false);
+  r.images = in.whole("images").value_or(0);
+  r.image_size = in.text("image_size").value_or("");
+  r.draft = in.text("draft").value_or("");
+  r.draft_config = in.text("draft_config").value_or("");
+  // Checked as inputs first (their kind, the engines that read them), then read as what a client read.
+  (void)in.text("draft_read");
+  (void)in.text("also_read");
+  if (!in.error())
+    if (auto read = detail::read_models(j, r)) in.fail(*read);
+  r.draft_tokens = in.whole("draft_tokens");
+  r.acceptance = in.number("acceptance");
+}
+
+// "gpus": a count of the request's GPU, the cards one has in device order, or the ranking's candidates.
+void read_gpu_list(InputReader& in, InputUse use, Request& r) {
+  r.gpus = in.list("gpus");
+  if (auto count = gpu_count(r.gpus)) {
+    constexpr std::uint64_t kMaxServingGpus = 1024;
+    if (*count < 1 || *count > kMaxServingGpus)
+      in.fail(make_error("gpus", message("input.gpu_count",
+                                         "must be a number of GPUs between 1 and {max}, or GPU names; got {given}",
+                                         {arg::digits("max", kMaxServingGpus), arg::text("given", r.gpus.front())})));
+    r.gpu_count = *count;
+    r.gpus.clear();
+  } else if (!used_by_ranking(use)) {
+    r.devices = std::move(r.gpus);  // outside the ranking the names are the cards one has, in device order
+    r.gpus.clear();
+  }
+}
+
 // `question` names the question in the message that refuses a training mode ("limits"; "" for the whole request).
 Result<Request> inference_request(const json& j, InputUse use, std::span<const std::string_view> extra,
                                   std::string_view question) {
@@ -467,42 +506,13 @@ Result<Request> inference_request(const json& j, InputUse use, std::span<const s
   r.max_kv_size = in.whole("max_kv_size");
   r.ollama_gpu_overhead = in.whole("ollama_gpu_overhead");
   r.memory_in_use = in.whole("memory_in_use");
-  if (const auto also = in.text("also")) {
-    auto parsed = parse_also(*also);
-    if (auto* error = std::get_if<Error>(&parsed)) in.fail(*error);
-    else r.also = std::move(std::get<std::vector<OtherModelRequest>>(parsed));
-  }
-  r.gpu_layers = in.whole("gpu_layers");
-  r.mmproj = in.toggle("mmproj").value_or(false);
-  r.images = in.whole("images").value_or(0);
-  r.image_size = in.text("image_size").value_or("");
-  r.draft = in.text("draft").value_or("");
-  r.draft_config = in.text("draft_config").value_or("");
-  // Checked as inputs first (their kind, the engines that read them), then read as what a client read.
-  (void)in.text("draft_read");
-  (void)in.text("also_read");
-  if (!in.error())
-    if (auto read = detail::read_models(j, r)) in.fail(*read);
-  r.draft_tokens = in.whole("draft_tokens");
-  r.acceptance = in.number("acceptance");
+  read_card_sharers(in, j, r);
   r.tp = in.whole("tp").value_or(1);
   r.pp = in.whole("pp").value_or(1);
   r.serving.system_bandwidth_gb_s = in.number("system_bandwidth");
   r.serving.prompt_tokens = in.whole("prompt_tokens");
   r.serving.usd_per_kwh = in.number("usd_per_kwh");
-  r.gpus = in.list("gpus");
-  if (auto count = gpu_count(r.gpus)) {
-    constexpr std::uint64_t kMaxServingGpus = 1024;
-    if (*count < 1 || *count > kMaxServingGpus)
-      in.fail(make_error("gpus", message("input.gpu_count",
-                                         "must be a number of GPUs between 1 and {max}, or GPU names; got {given}",
-                                         {arg::digits("max", kMaxServingGpus), arg::text("given", r.gpus.front())})));
-    r.gpu_count = *count;
-    r.gpus.clear();
-  } else if (!used_by_ranking(use)) {
-    r.devices = std::move(r.gpus);  // outside the ranking the names are the cards one has, in device order
-    r.gpus.clear();
-  }
+  read_gpu_list(in, use, r);
   r.budget_per_hour = in.number("budget_per_hour");
   r.engine_inputs = in.engine_inputs();
   if (in.error()) return *in.error();
