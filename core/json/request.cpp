@@ -33,8 +33,9 @@ std::variant<std::vector<OtherModelRequest>, Error> parse_also(std::string_view 
     m.model = item.substr(0, at);
     if (m.model.empty())
       return make_error("also", message("input.also_model",
-                                        "\"{given}\" names no model: give a preset id, optionally with its context "
-                                        "after @, such as qwen3-0.6b@8192",
+                                        "\"{given}\" names no model: give a preset id, a Hugging Face repository, "
+                                        "an Ollama model or a model file, optionally with its context after @, such "
+                                        "as qwen3-0.6b@8192",
                                         {arg::text("given", item)}));
     if (at != std::string::npos) {
       const auto tokens = parse_tokens(std::string_view(item).substr(at + 1));
