@@ -423,6 +423,24 @@ std::optional<std::uint64_t> gpu_count(const std::vector<std::string>& gpus) {
   return std::stoull(gpus.front());
 }
 
+// "gpus": a count of the request's GPU, or GPU names (the ranking's candidates; elsewhere the cards one has, in
+// device order).
+void read_gpus(InputReader& in, InputUse use, Request& r) {
+  r.gpus = in.list("gpus");
+  if (auto count = gpu_count(r.gpus)) {
+    constexpr std::uint64_t kMaxServingGpus = 1024;
+    if (*count < 1 || *count > kMaxServingGpus)
+      in.fail(make_error("gpus", message("input.gpu_count",
+                                         "must be a number of GPUs between 1 and {max}, or GPU names; got {given}",
+                                         {arg::digits("max", kMaxServingGpus), arg::text("given", r.gpus.front())})));
+    r.gpu_count = *count;
+    r.gpus.clear();
+  } else if (!used_by_ranking(use)) {
+    r.devices = std::move(r.gpus);  // outside the ranking the names are the cards one has, in device order
+    r.gpus.clear();
+  }
+}
+
 // `question` names the question in the message that refuses a training mode ("limits"; "" for the whole request).
 Result<Request> inference_request(const json& j, InputUse use, std::span<const std::string_view> extra,
                                   std::string_view question) {
@@ -491,19 +509,7 @@ Result<Request> inference_request(const json& j, InputUse use, std::span<const s
   r.serving.system_bandwidth_gb_s = in.number("system_bandwidth");
   r.serving.prompt_tokens = in.whole("prompt_tokens");
   r.serving.usd_per_kwh = in.number("usd_per_kwh");
-  r.gpus = in.list("gpus");
-  if (auto count = gpu_count(r.gpus)) {
-    constexpr std::uint64_t kMaxServingGpus = 1024;
-    if (*count < 1 || *count > kMaxServingGpus)
-      in.fail(make_error("gpus", message("input.gpu_count",
-                                         "must be a number of GPUs between 1 and {max}, or GPU names; got {given}",
-                                         {arg::digits("max", kMaxServingGpus), arg::text("given", r.gpus.front())})));
-    r.gpu_count = *count;
-    r.gpus.clear();
-  } else if (!used_by_ranking(use)) {
-    r.devices = std::move(r.gpus);  // outside the ranking the names are the cards one has, in device order
-    r.gpus.clear();
-  }
+  read_gpus(in, use, r);
   r.budget_per_hour = in.number("budget_per_hour");
   r.engine_inputs = in.engine_inputs();
   if (in.error()) return *in.error();
