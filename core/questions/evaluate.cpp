@@ -247,8 +247,8 @@ void add_llamacpp_fit(Report& report, const ResolvedRequest& rr) {
   report.llamacpp_fit = plan_llamacpp_fit(inputs.value());
   report.llamacpp_fit->margin_holds_projector = projector.fit_target_bytes != 0 || projector_in_target != 0;
   report.llamacpp_fit->margin_holds_draft = draft_in_target;
-  // From b9305 (PR #23485; PR #23801 names b9305 the first build with it) load_model adds the draft to fit's target;
-  // that later builds keep the same room is assumed, so the note says so.
+  // From b9305 (PR #23485; PR #23801's table has b9297 without it, b9305 with it) load_model adds the draft to fit's
+  // target; that later builds keep the same room is assumed, so the note says so.
   if (draft_in_target)
     report.estimate.notes.push_back(message("llamacpp.fit_with_draft",
                                             "llama.cpp's --fit keeps {draft_bytes} free for the draft beside the model, "

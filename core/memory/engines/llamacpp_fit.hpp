@@ -75,7 +75,7 @@ std::uint64_t llamacpp_fit_margin(const LlamaCppFitTarget& t) noexcept;
 // LlamaCppFitTarget's projector_bytes: the projector's weights (`projector_bytes`, the plan's) and its image buffer
 // where the vision tower loads on the GPU (not apart); 0 otherwise.
 inline std::uint64_t llamacpp_projector_in_target(std::uint64_t projector_bytes,
-                                                     const std::optional<VisionEncoder>& vision) noexcept {
+                                                  const std::optional<VisionEncoder>& vision) noexcept {
   return projector_bytes && vision && !vision->apart ? projector_bytes + vision->compute_bytes : 0;
 }
 
