@@ -261,6 +261,12 @@ vramfit_cli_test(command_llamacpp_fit ARGS --model qwen3-30b-a3b --engine llamac
                  MATCH "^llama-server -m Qwen3-30B-A3B-F16.gguf -c 4096 -ngl 48 --n-cpu-moe 38  # llama.cpp b10488\n$")
 vramfit_cli_test(command_vllm ARGS --model llama-3.1-8b --engine vllm --gpu h100 --tp 2 --context 16000 --command
                  MATCH "^vllm serve meta-llama/Llama-3.1-8B --tensor-parallel-size 2 --max-model-len 16000  # vLLM 0.27\n$")
+# The version asked closes the command, not the first version of the rule it falls under (0.5.3 to 0.5.9 share
+# ServerArgs._handle_gpu_memory_settings); mlx-lm likewise.
+vramfit_cli_test(command_sglang_version ARGS --model llama-3.1-8b --engine sglang --engine-version 0.5.9 --gpu h100
+                 --command MATCH "^python -m sglang\\.launch_server --model-path meta-llama/Llama-3\\.1-8B  # SGLang 0\\.5\\.9\n$")
+vramfit_cli_test(command_mlx_version ARGS --model llama-3.1-8b --engine mlx --engine-version 0.26.4 --gpu apple-m3-max-128gb
+                 --command MATCH "  # mlx-lm 0\\.26\\.4\n$")
 # Ollama from 0.30 runs llama-server: on an RTX 4090 (23.68 GiB ≥ 23 GiB) its own default context is 32768, so the
 # command sets nothing; the report still names the engine ollama (llm/llama_server.go, server/routes.go).
 vramfit_cli_test(command_ollama_server ARGS --model llama-3.1-8b --engine ollama --engine-version 0.33.0 --gpu rtx-4090
@@ -373,8 +379,10 @@ vramfit_cli_test(vision_command ARGS --model gemma-3-27b --engine llamacpp --wei
 vramfit_cli_test(draft_llamacpp ARGS --model qwen2.5-7b --engine llamacpp --weights q4_k_m --context 4096
                  --draft qwen2.5-0.5b --json
                  MATCH "\"breakdown\":{[^}]*\"draft\":[0-9]+.*\"draft_model\":{[^}]*\"kv_cache\":50331648")
+# -md alone loads the draft without speculating since ggml-org/llama.cpp#23988 ("users must now explicitly enable it";
+# issue #25345: "the draft model loaded but speculation never engaged"): the command names --spec-type draft-simple.
 vramfit_cli_test(draft_llamacpp_command ARGS --model qwen2.5-7b --engine llamacpp --weights q4_k_m --draft qwen2.5-0.5b
-                 --draft-tokens 8 MATCH "-md Qwen2\\.5-0\\.5B-Q4_K_M\\.gguf --spec-draft-n-max 8")
+                 --draft-tokens 8 MATCH "--spec-type draft-simple -md Qwen2\\.5-0\\.5B-Q4_K_M\\.gguf --spec-draft-n-max 8")
 # An EAGLE-3 head read from its config.json (yuhuili/EAGLE3-LLaMA3.1-Instruct-8B): 424,689,664 parameters by hand
 # (test_draft.cpp), in bf16 with its vocabulary maps 849,763,584 B.
 vramfit_cli_test(draft_eagle3_config ARGS --model llama-3.1-8b --engine vllm --draft-tokens 3 --json

@@ -37,30 +37,38 @@ constexpr double kMs = 1e-3;
 // 5.6 and 8.8 % without. Checked on runs it was not taken from: Qwen3-30B-A3B pp4096 at ub 64 on an RTX 4090 (4 tokens
 // per expert, PR #15631) implies the same 13 % (1.5 % without), and the DGX Spark's pp2048 at ub 2048 implies 21, 17 and
 // 21 % for gpt-oss-120b, Qwen3-30B-A3B and gpt-oss-20b (64, 128 and 256 tokens per expert; 14, 13 and 19 % without).
+// Every run is on CUDA: Apple's class (llama.cpp's Metal and MLX, which borrows its shares) leaves it out, as no
+// published run measures it there; the datacenter class assumes it.
 constexpr double kLlamaCppMoeSetupTokens = 32;
 
 // Each range is checked in tests/unit/test_speed.cpp against every measurement of its engine and
 // class in tests/data/speed_measurements.json; docs/methodology.md lists them with their sources.
+constexpr Range kLlamaCppConsumerDense{0.20, 0.35};
+constexpr Range kLlamaCppConsumerMoe{0.09, 0.21};
+constexpr Range kLlamaCppDatacenterDense{0.065, 0.125};
 constexpr Efficiency kLlamaCppConsumer{
-    {0.70, 0.90}, {0.5 * kMs, 1.5 * kMs}, {0.20, 0.35}, true, {0.09, 0.21}, {0.35, 0.90}, true,
+    {0.70, 0.90}, {0.5 * kMs, 1.5 * kMs}, kLlamaCppConsumerDense, true, kLlamaCppConsumerMoe, {0.35, 0.90}, true,
     "llama.cpp CUDA scoreboard (discussion #15013), Llama-2 7B Q4_0 tg128/pp512: RTX 3060, 3090, 4090, 5080, "
     "5090, PRO 6000; prefill share of int8 tensor TOPS (MMQ); grouped experts from gpt-oss-20b pp512 at micro-batches "
     "of 64 to 512 on an RTX 3090 (PR #20586), gpt-oss-20b and Qwen3-30B-A3B pp4096 on an RTX 4090 (PR #15631) and "
     "pp2048 on a DGX Spark, FlashAttention from pp2048 at depths 0 to 32768 on a DGX Spark "
     "(llama.cpp benches/dgx-spark.md)",
     kLlamaCppMoeSetupTokens};
+// The grouped experts' share at the consumer class's ratio to the dense share (the same MMQ kernels on a bigger GPU).
 constexpr Efficiency kLlamaCppDatacenter{
-    {0.50, 0.85}, {1.5 * kMs, 3.0 * kMs}, {0.065, 0.125}, true, {0.025, 0.07}, {0.20, 0.60}, false,
+    {0.50, 0.85}, {1.5 * kMs, 3.0 * kMs}, kLlamaCppDatacenterDense, true,
+    {kLlamaCppConsumerMoe.low / kLlamaCppConsumerDense.low * kLlamaCppDatacenterDense.low,
+     kLlamaCppConsumerMoe.high / kLlamaCppConsumerDense.high * kLlamaCppDatacenterDense.high},
+    {0.20, 0.60}, false,
     "llama.cpp CUDA scoreboard (discussion #15013), Llama-2 7B Q4_0: A100 80 GB, H100 (HBM3): small matrix-vector "
-    "products leave much of a big GPU idle, so a larger fixed cost per token; grouped experts and attention assumed "
-    "at the consumer class's ratio to the dense share",
+    "products leave much of a big GPU idle, so a larger fixed cost per token; grouped experts assumed at the consumer "
+    "class's ratio to the dense share, with the consumer cards' cost per expert (assumed), attention assumed",
     kLlamaCppMoeSetupTokens};
 constexpr Efficiency kLlamaCppApple{
     {0.60, 0.95}, {3.0 * kMs, 6.0 * kMs}, {0.20, 0.40}, false, {0.08, 0.23}, {0.20, 0.50}, false,
     "llama.cpp Apple Silicon benchmark (discussion #4167), LLaMA 7B Q4_0 tg128: M1/M2/M3 Ultra, M4 Pro, M4 Max; "
     "Metal spends ~9 ms of a 28 ms token outside the matrix products (llama.cpp k-quants Metal commit notes); prefill "
-    "shares assumed, the cost per expert as on CUDA",
-    kLlamaCppMoeSetupTokens};
+    "shares assumed, no cost per touched expert (measured on CUDA only)"};
 constexpr Efficiency kVllmGpu{
     {0.70, 0.90}, {0.5 * kMs, 2.0 * kMs}, {0.35, 0.65}, false, {0.15, 0.40}, {0.35, 0.70}, false,
     "vLLM bench serve: Llama-3.1-8B bf16 on A100 40 GB at concurrency 1 and 8 (johnmusgrave.com), Mistral-7B "
@@ -235,7 +243,7 @@ const Efficiency& efficiency(Engine engine, GpuClass gpu_class) noexcept {
     case Engine::vllm:
     case Engine::sglang: return kVllmGpu;  // the same batched CUDA kernels (FlashInfer, CUTLASS); no SGLang figures of its own
     // No MLX measurements of its own: llama.cpp's Metal shares of bandwidth and compute (the same GPU and memory),
-    // said in the estimate's notes.
+    // said in the estimate's notes; no cost per touched expert, which was measured for llama.cpp's CUDA kernels.
     case Engine::mlx: return kLlamaCppApple;
     case Engine::transformers: return kTransformers;
   }

@@ -33,8 +33,9 @@ std::variant<std::vector<OtherModelRequest>, Error> parse_also(std::string_view 
     m.model = item.substr(0, at);
     if (m.model.empty())
       return make_error("also", message("input.also_model",
-                                        "\"{given}\" names no model: give a preset id, optionally with its context "
-                                        "after @, such as qwen3-0.6b@8192",
+                                        "\"{given}\" names no model: give a preset id, a Hugging Face repository, "
+                                        "an Ollama model or a model file, optionally with its context after @, such "
+                                        "as qwen3-0.6b@8192",
                                         {arg::text("given", item)}));
     if (at != std::string::npos) {
       const auto tokens = parse_tokens(std::string_view(item).substr(at + 1));
@@ -422,30 +423,9 @@ std::optional<std::uint64_t> gpu_count(const std::vector<std::string>& gpus) {
   return std::stoull(gpus.front());
 }
 
-// What else shares the card: other models, a vision model's images, a draft (by name or as a client read it).
-void read_card_sharers(InputReader& in, const json& j, Request& r) {
-  if (const auto also = in.text("also")) {
-    auto parsed = parse_also(*also);
-    if (auto* error = std::get_if<Error>(&parsed)) in.fail(*error);
-    else r.also = std::move(std::get<std::vector<OtherModelRequest>>(parsed));
-  }
-  r.gpu_layers = in.whole("gpu_layers");
-  r.mmproj = in.toggle("mmproj").value_or(false);
-  r.images = in.whole("images").value_or(0);
-  r.image_size = in.text("image_size").value_or("");
-  r.draft = in.text("draft").value_or("");
-  r.draft_config = in.text("draft_config").value_or("");
-  // Checked as inputs first (their kind, the engines that read them), then read as what a client read.
-  (void)in.text("draft_read");
-  (void)in.text("also_read");
-  if (!in.error())
-    if (auto read = detail::read_models(j, r)) in.fail(*read);
-  r.draft_tokens = in.whole("draft_tokens");
-  r.acceptance = in.number("acceptance");
-}
-
-// "gpus": a count of the request's GPU, the cards one has in device order, or the ranking's candidates.
-void read_gpu_list(InputReader& in, InputUse use, Request& r) {
+// "gpus": a count of the request's GPU, or GPU names (the ranking's candidates; elsewhere the cards one has, in
+// device order).
+void read_gpus(InputReader& in, InputUse use, Request& r) {
   r.gpus = in.list("gpus");
   if (auto count = gpu_count(r.gpus)) {
     constexpr std::uint64_t kMaxServingGpus = 1024;
@@ -506,13 +486,30 @@ Result<Request> inference_request(const json& j, InputUse use, std::span<const s
   r.max_kv_size = in.whole("max_kv_size");
   r.ollama_gpu_overhead = in.whole("ollama_gpu_overhead");
   r.memory_in_use = in.whole("memory_in_use");
-  read_card_sharers(in, j, r);
+  if (const auto also = in.text("also")) {
+    auto parsed = parse_also(*also);
+    if (auto* error = std::get_if<Error>(&parsed)) in.fail(*error);
+    else r.also = std::move(std::get<std::vector<OtherModelRequest>>(parsed));
+  }
+  r.gpu_layers = in.whole("gpu_layers");
+  r.mmproj = in.toggle("mmproj").value_or(false);
+  r.images = in.whole("images").value_or(0);
+  r.image_size = in.text("image_size").value_or("");
+  r.draft = in.text("draft").value_or("");
+  r.draft_config = in.text("draft_config").value_or("");
+  // Checked as inputs first (their kind, the engines that read them), then read as what a client read.
+  (void)in.text("draft_read");
+  (void)in.text("also_read");
+  if (!in.error())
+    if (auto read = detail::read_models(j, r)) in.fail(*read);
+  r.draft_tokens = in.whole("draft_tokens");
+  r.acceptance = in.number("acceptance");
   r.tp = in.whole("tp").value_or(1);
   r.pp = in.whole("pp").value_or(1);
   r.serving.system_bandwidth_gb_s = in.number("system_bandwidth");
   r.serving.prompt_tokens = in.whole("prompt_tokens");
   r.serving.usd_per_kwh = in.number("usd_per_kwh");
-  read_gpu_list(in, use, r);
+  read_gpus(in, use, r);
   r.budget_per_hour = in.number("budget_per_hour");
   r.engine_inputs = in.engine_inputs();
   if (in.error()) return *in.error();

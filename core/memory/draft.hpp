@@ -83,7 +83,8 @@ Result<DraftOptions> draft_from_config(std::string_view config_json, std::string
 // they do for the model asked about. Errors name "draft_read".
 Result<DraftOptions> draft_from_read(const ReadModel& read);
 
-// The engine's default draft tokens per step: llama-server --draft-max 16 (common/common.h, speculative n_max);
+// The engine's default draft tokens per step: llama-server --spec-draft-n-max 16 (common/common.h, speculative
+// n_max; the command gives it explicitly, as builds differ in their own default);
 // SGLang's speculative_num_steps 5 chosen by auto_choose_speculative_params (server_args.py: (5, 4, 8)); vLLM:
 // the draft's n_predict (MTP: num_nextn_predict_layers), a draft model needs num_speculative_tokens (none);
 // transformers: num_assistant_tokens 20 (GenerationConfig); mlx_lm --num-draft-tokens 3 (generate.py).

@@ -108,6 +108,11 @@ EngineCommand vllm_command(const Report& report, const Request& r, const Resolve
   return out;
 }
 
+// The engine version a command is measured against: as asked, else the one modelled.
+std::string version_asked(const Request& r, std::string_view modelled) {
+  return r.engine_version.empty() ? std::string(modelled) : r.engine_version;
+}
+
 // SGLang's flags (https://docs.sglang.ai/advanced_features/server_arguments.html), each against its default:
 // context_length the config's maximum, mem_fraction_static chosen by SGLang for the GPU, kv_cache_dtype auto,
 // quantization read from the checkpoint.
@@ -134,8 +139,9 @@ EngineCommand sglang_command(const Report& report, const Request& r, const Resol
     t << " --speculative-num-steps " << d->tokens;
   }
   out.note = server_note("SGLang", weight_flags(t, report, r), !repo.empty());
-  // The version whose mem_fraction_static rule the flags are measured against.
-  t << "  # SGLang " << sglang_rule_version(o.sglang_rule);
+  // The version the flags are measured against: as asked (its mem_fraction_static rule is the one the estimate used),
+  // else the one modelled.
+  t << "  # SGLang " << version_asked(r, sglang_rule_version(o.sglang_rule));
   out.text = t.str();
   return out;
 }
@@ -171,10 +177,12 @@ EngineCommand llamacpp_command(const Report& report, const ResolvedRequest& s, c
     t << " -ctk " << kv << " -ctv " << kv;
   }
   // The draft's tokens per step as every build modelled spells it: b9297 takes --spec-draft-n-max (the command line of
-  // ggml-org/llama.cpp#23772), and by b10212 --draft-max is "the argument has been removed". A draft read from its
-  // .gguf file goes by that file's name.
+  // ggml-org/llama.cpp#23772), and by b10212 --draft-max is "the argument has been removed". -md alone loads the draft
+  // without speculating: ggml-org/llama.cpp#23988 (2026-06-01) removed draft-simple's auto-enable ("users must now
+  // explicitly enable it"), so --spec-type draft-simple (the name since #22964, 2026-05-12) switches it on; llama.cpp
+  // drafts here with a separate model only (draft_refusal). A draft read from its .gguf file goes by that file's name.
   if (const auto& d = e.draft_detail)
-    t << " -md "
+    t << " --spec-type draft-simple -md "
       << (o.draft && o.draft->name.ends_with(".gguf") ? o.draft->name
           : o.draft && !o.draft->spec.name.empty()    ? gguf_file_name(o.draft->spec, d->weights_format)
                                                       : std::string("DRAFT.gguf"))
@@ -211,7 +219,7 @@ Message mlx_note(const std::string& convert_to, const std::string& repo) {
 // mlx_lm.generate's flags (mlx-lm generate.py): --max-kv-size none (every token kept), --kv-bits none (the model
 // dtype), --kv-group-size 64; the prompt from standard input ("-"). The weights are the checkpoint's: a 16-bit one
 // loads as it is, a quantized one has to be in MLX's format.
-EngineCommand mlx_command(const Report& report, const ResolvedRequest& s, const std::string& repo) {
+EngineCommand mlx_command(const Report& report, const Request& r, const ResolvedRequest& s, const std::string& repo) {
   const InferenceEstimate& e = report.estimate;
   EngineCommand out;
   Text t;
@@ -220,16 +228,11 @@ EngineCommand mlx_command(const Report& report, const ResolvedRequest& s, const 
   if (e.kv_dtype == KvDType::q8_0) t << " --kv-bits 8";
   if (e.kv_dtype == KvDType::q4_0) t << " --kv-bits 4";
   t << " --prompt -";
-  t << "  # mlx-lm " << mlx_rule_version(s.options.mlx_rule);
+  t << "  # mlx-lm " << version_asked(r, mlx_rule_version(s.options.mlx_rule));
   out.text = t.str();
   const std::string& format = e.weights_format;
   out.note = mlx_note(format.rfind("mlx-", 0) == 0 && format != report.model.quantization ? format : "", repo);
   return out;
-}
-
-// The Ollama version the flags are measured against: as asked, else the one modelled.
-std::string ollama_version_asked(const Request& r) {
-  return r.engine_version.empty() ? std::string(kOllamaVersionModelled) : r.engine_version;
 }
 
 // How to run the model once the server has its environment, and what a session sets for it alone.
@@ -261,7 +264,7 @@ EngineCommand ollama_command(const Report& report, const Request& r, const Resol
   if (e.attention == Attention::sdpa) t << "OLLAMA_FLASH_ATTENTION=1 ";
   if (e.ollama && e.ollama->kv_type != KvDType::fp16) t << "OLLAMA_KV_CACHE_TYPE=" << kv_dtype_info(e.ollama->kv_type).name << " ";
   if (o.ollama_gpu_overhead) t << "OLLAMA_GPU_OVERHEAD=" << o.ollama_gpu_overhead << " ";
-  t << "ollama serve  # Ollama " << ollama_version_asked(r);
+  t << "ollama serve  # Ollama " << version_asked(r, kOllamaVersionModelled);
   return {t.str(), ollama_note(o)};
 }
 
@@ -278,7 +281,7 @@ EngineCommand ollama_server_command(const Report& report, const Request& r, cons
   if (!r.attention.empty()) t << "OLLAMA_FLASH_ATTENTION=" << (e.attention == Attention::sdpa ? "1 " : "0 ");
   if (e.kv_dtype != KvDType::fp16) t << "OLLAMA_KV_CACHE_TYPE=" << ggml_cache_type(e.kv_dtype) << " ";
   if (o.ollama_gpu_overhead) t << "OLLAMA_GPU_OVERHEAD=" << o.ollama_gpu_overhead << " ";
-  t << "ollama serve  # Ollama " << ollama_version_asked(r);
+  t << "ollama serve  # Ollama " << version_asked(r, kOllamaVersionModelled);
   return {t.str(), ollama_note(o)};
 }
 
@@ -290,7 +293,7 @@ EngineCommand command_for(const Report& report, const Request& request, const Re
     case Engine::vllm: return vllm_command(report, request, scenario, scenario.hf_repo);
     case Engine::llamacpp: return llamacpp_command(report, scenario, fit);
     case Engine::sglang: return sglang_command(report, request, scenario, scenario.hf_repo);
-    case Engine::mlx: return mlx_command(report, scenario, scenario.hf_repo);
+    case Engine::mlx: return mlx_command(report, request, scenario, scenario.hf_repo);
     case Engine::ollama:
       return ollama_runs_llama_server(scenario.options) ? ollama_server_command(report, request, scenario)
                                                         : ollama_command(report, request, scenario);

@@ -1,7 +1,7 @@
 #include "questions/evaluate.hpp"
 #include "questions/other_models.hpp"
 
-#include <algorithm>  // std::max, std::min
+#include <algorithm>  // std::any_of, std::max, std::min
 #include <optional>   // std::optional
 #include <string>     // std::string, std::to_string
 #include <utility>    // std::move
@@ -67,6 +67,14 @@ Result<std::optional<DraftOptions>> draft_of_request(const Catalog& catalog, con
   }
   if (!r.draft.empty() && !r.draft_config.empty())
     return make_error("draft", message("draft.twice", "give the draft once: a preset id or \"mtp\", or its config.json"));
+  // What a client read is for a name only it can read: a preset id or "mtp" in draft beside it names a second draft.
+  if (r.draft_read && (lower_ascii(r.draft) == "mtp" ||
+                       std::any_of(catalog.models.begin(), catalog.models.end(),
+                                   [&](const ModelPreset& p) { return lower_ascii(p.id) == lower_ascii(r.draft); })))
+    return make_error("draft_read", message("draft.read_beside_preset",
+                                            "names a second draft: draft is \"{draft}\", which needs nothing read; "
+                                            "give the draft once",
+                                            {arg::text("draft", r.draft)}));
   DraftOptions d;
   if (r.draft_read) {
     auto read = draft_from_read(*r.draft_read);
@@ -230,15 +238,23 @@ void add_llamacpp_fit(Report& report, const ResolvedRequest& rr) {
   // llama-server adds a GPU projector's memory, and from b9305 a draft's, to --fit's target before it plans
   // (llamacpp_fit_margin). Ollama's builds (b9452 and later) do so on top of Ollama's own target, which already
   // holds the projector + 1 GiB: the projector's weights are kept free twice.
-  const bool projector_in_target = inputs.value().projector_bytes && e.vision && !e.vision->apart;
+  const std::uint64_t projector_in_target = llamacpp_projector_in_target(inputs.value().projector_bytes, e.vision);
   const bool draft_in_target = e.draft && e.engine == Engine::llamacpp && llamacpp_draft_in_fit(rr.options.llamacpp_build);
   inputs.value().margin_bytes = llamacpp_fit_margin(
       {projector.fit_target_bytes ? projector.fit_target_bytes : kLlamaFitMarginBytes,
-       projector_in_target ? inputs.value().projector_bytes + e.vision->compute_bytes : 0,
+       projector_in_target,
        draft_in_target ? e.draft : 0, rr.options.llamacpp_build});
   report.llamacpp_fit = plan_llamacpp_fit(inputs.value());
-  report.llamacpp_fit->margin_holds_projector = projector.fit_target_bytes != 0 || projector_in_target;
+  report.llamacpp_fit->margin_holds_projector = projector.fit_target_bytes != 0 || projector_in_target != 0;
   report.llamacpp_fit->margin_holds_draft = draft_in_target;
+  // From b9305 (PR #23485; PR #23801's table has b9297 without it, b9305 with it) load_model adds the draft to fit's
+  // target; that later builds keep the same room is assumed, so the note says so.
+  if (draft_in_target)
+    report.estimate.notes.push_back(message("llamacpp.fit_with_draft",
+                                            "llama.cpp's --fit keeps {draft_bytes} free for the draft beside the model, "
+                                            "as llama.cpp PR #23485 (b9305) added; later builds are assumed to keep the "
+                                            "same room.",
+                                            {arg::bytes("draft_bytes", e.draft)}));
   // Before b9305 llama-server makes the draft's context after the target's load_model, where fit has already placed it.
   if (e.draft && e.engine == Engine::llamacpp && !draft_in_target)
     report.estimate.notes.push_back(message("llamacpp.fit_without_draft",

@@ -69,7 +69,8 @@ void add_ollama_server_notes(Report& report, const ResolvedRequest& rr) {
   // llama-server's load_model (tools/server/server-context.cpp, PR #21489, in every build Ollama bundles) adds the
   // projector's memory to --fit's target; llm/llama_server.go extraEnvsForStart (from v0.31.2) has already set that
   // target to the projector + 1 GiB.
-  const std::uint64_t in_target = report.llamacpp_fit->projector_bytes + (report.estimate.vision ? report.estimate.vision->compute_bytes : 0);
+  // As the margin counts it (llamacpp_projector_in_target).
+  const std::uint64_t in_target = llamacpp_projector_in_target(report.llamacpp_fit->projector_bytes, report.estimate.vision);
   if (projector.fit_target_bytes)
     notes.push_back(message("ollama.projector_fit_target",
                             "Ollama has llama-server's --fit keep {target_bytes} free for the vision projector "

@@ -99,7 +99,7 @@ test('a draft as repo:QUANT and as a .gguf file counts that file\'s exact bytes'
   assert.equal(local.draft_model.weights, Q8_0_GPU_BYTES);
   assert.equal(local.draft_model.kv_cache, quant.draft_model.kv_cache);
   assert.equal(local.draft_model.name, 'qwen3-0.6b-draft-Q8_0.gguf');
-  assert.match(local.command.text, / -md qwen3-0\.6b-draft-Q8_0\.gguf --spec-draft-n-max 16/);
+  assert.match(local.command.text, / --spec-type draft-simple -md qwen3-0\.6b-draft-Q8_0\.gguf --spec-draft-n-max 16/);
 });
 
 test('--also takes a Hub repository with its context, beside a preset', async () => {

@@ -27,6 +27,10 @@ inline constexpr std::uint64_t kLlamaCppBuildModelled = 10488;
 inline constexpr std::string_view kLlamaCppVersionModelled = "b10488";
 inline constexpr std::uint64_t kLlamaCppOldestBuild = 9297;
 inline constexpr std::uint64_t kLlamaCppDraftInFitBuild = 9305;
+// The first build assumed to hold PR #21489 (the projector in --fit's target): the PR was opened on 2026-04-05 and a
+// note says it was merged on 2026-05-20; b9297 is from late May 2026. No build's log pins it.
+inline constexpr std::uint64_t kLlamaCppProjectorInFitBuild = 9297;
+static_assert(kLlamaCppProjectorInFitBuild <= kLlamaCppOldestBuild, "every build selectable keeps the projector's room");
 
 // "b10488", "B9297" or "10488" as a build number; nullopt for anything else (a release tag, a version).
 std::optional<std::uint64_t> parse_llamacpp_build(std::string_view version) noexcept;

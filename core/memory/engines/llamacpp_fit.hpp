@@ -4,6 +4,7 @@
 // fit, lowers the context towards a floor, then moves the routed experts of the last layers to system RAM, then
 // whole layers.
 #include <cstdint>      // std::uint64_t
+#include <optional>     // std::optional
 #include <string_view>  // std::string_view
 #include <vector>       // std::vector
 
@@ -71,6 +72,12 @@ struct LlamaCppFitTarget {
   std::uint64_t build = kLlamaCppBuildModelled;
 };
 std::uint64_t llamacpp_fit_margin(const LlamaCppFitTarget& t) noexcept;
+// LlamaCppFitTarget's projector_bytes: the projector's weights (`projector_bytes`, the plan's) and its image buffer
+// where the vision tower loads on the GPU (not apart); 0 otherwise.
+inline std::uint64_t llamacpp_projector_in_target(std::uint64_t projector_bytes,
+                                                  const std::optional<VisionEncoder>& vision) noexcept {
+  return projector_bytes && vision && !vision->apart ? projector_bytes + vision->compute_bytes : 0;
+}
 
 // What fit's dry runs measure, as vramfit estimates them: per repeating layer its weights without routed experts
 // plus its cache (at context_start and at the floor), its routed experts, and the rest.

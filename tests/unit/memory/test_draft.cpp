@@ -78,7 +78,7 @@ TEST_CASE("llama-server: a draft context per slot at the slot's context, f16 cac
   CHECK(d.kv_bytes_per_token == 12'288);
   CHECK(d.kv_cache == 50'331'648);
   CHECK(d.contexts == 1);
-  CHECK(d.tokens == 16);  // --draft-max 16 (common/speculative.h, n_draft = 16)
+  CHECK(d.tokens == 16);  // --spec-draft-n-max 16 (common/common.h, n_max = 16), given explicitly in the command
   CHECK(d.buffers > 0);
   const Report four = evaluate_json(R"({"model": "qwen2.5-7b", "engine": "llamacpp", "weights": "q4_k_m",
                                         "context": 4096, "batch": 4, "draft": "qwen2.5-0.5b"})");
@@ -91,7 +91,7 @@ TEST_CASE("llama-server: a draft context per slot at the slot's context, f16 cac
   const Report none = evaluate_json(R"({"model": "qwen2.5-7b", "engine": "llamacpp", "weights": "q4_k_m",
                                         "context": 4096})");
   CHECK(one.estimate.total == none.estimate.total + d.total);
-  CHECK(one.command.find("-md Qwen2.5-0.5B-Q4_K_M.gguf --spec-draft-n-max 16") != std::string::npos);  // the draft in the model's format
+  CHECK(one.command.find("--spec-type draft-simple -md Qwen2.5-0.5B-Q4_K_M.gguf --spec-draft-n-max 16") != std::string::npos);  // the draft in the model's format
 }
 
 TEST_CASE("vLLM: the draft's layers share the one KV pool; its weights come out of it first") {
@@ -268,6 +268,18 @@ TEST_CASE("A draft read by a client (draft_read) is the draft its config.json gi
   CHECK(d.weights == 849'763'584);
   CHECK(d.name == "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B");
   CHECK(r.command.find("\"model\": \"yuhuili/EAGLE3-LLaMA3.1-Instruct-8B\"") != std::string::npos);
+}
+
+TEST_CASE("draft_read beside a preset id or mtp in draft is refused: the request names two drafts") {
+  for (const char* draft : {"qwen2.5-0.5b", "MTP"}) {
+    auto request = request_from_json(std::string(R"({"model": "qwen2.5-7b", "engine": "vllm", "draft_tokens": 3,
+      "draft": ")") + draft + R"(", "draft_read": {"name": "x/y", "config": "{\"architectures\": [\"LlamaForCausalLM\"]}"}})");
+    REQUIRE(request.ok());
+    auto report = evaluate(test::catalog(), request.value());
+    REQUIRE_FALSE(report.ok());
+    CHECK(report.error().field == "draft_read");
+    CHECK(report.error().message.id == "draft.read_beside_preset");
+  }
 }
 
 TEST_CASE("draft_read and also_read are refused, naming the key, where they say nothing or too little") {

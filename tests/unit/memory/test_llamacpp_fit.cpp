@@ -157,12 +157,15 @@ TEST_CASE("llama.cpp's version is selectable: b9297 plans without the draft, b10
   CHECK(now.llamacpp_fit->margin_bytes == 1024 * kMiB + now.estimate.draft);
   CHECK(now.llamacpp_fit->margin_holds_draft);
   CHECK_FALSE(test::has_note(now, "llamacpp.fit_without_draft"));
+  // PR #23485 (b9305) is the source of the room; b10488 is assumed to keep it, and the note says so.
+  CHECK(test::has_note(now, "llamacpp.fit_with_draft"));
   const Report old = test::evaluate_json(
       R"({"model":"qwen2.5-7b","engine":"llamacpp","engine_version":"b9297","draft":"qwen2.5-0.5b","gpu":"rtx-4060-ti-8gb"})");
   REQUIRE(old.llamacpp_fit);
   CHECK(old.llamacpp_fit->margin_bytes == 1024 * kMiB);
   CHECK_FALSE(old.llamacpp_fit->margin_holds_draft);
   CHECK(test::has_note(old, "llamacpp.fit_without_draft"));
+  CHECK_FALSE(test::has_note(old, "llamacpp.fit_with_draft"));
   // The version is said in the answer and on the command line.
   REQUIRE(old.estimate.llamacpp);
   CHECK(old.estimate.llamacpp->build == 9297ULL);

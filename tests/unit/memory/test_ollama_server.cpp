@@ -294,8 +294,10 @@ TEST_CASE("The llama.cpp build each Ollama release bundles, as its LLAMA_CPP_VER
   CHECK(ollama_llamacpp_build("0.32.15") == 10488ULL);
   CHECK_FALSE(ollama_llamacpp_build("0.11.10").has_value());  // before llama-server
   CHECK_FALSE(ollama_llamacpp_build("0.33.0").has_value());   // not read
-  // Every one is from b9305 on: llama-server keeps the projector's room in --fit's target under every Ollama modelled.
-  CHECK(llamacpp_draft_in_fit(*ollama_llamacpp_build("0.30.0")));
+  // Every one is from kLlamaCppProjectorInFitBuild on (assumed to hold PR #21489: opened 2026-04-05, merged 2026-05-20
+  // by a note, b9297 late May 2026): llama-server keeps the projector's room in --fit's target under every Ollama
+  // modelled.
+  CHECK(*ollama_llamacpp_build("0.30.0") >= kLlamaCppProjectorInFitBuild);
   // The answer names it beside Ollama's own version.
   const Report r = evaluate_json(R"({"model":"llama-3.1-8b","engine":"ollama","engine_version":"0.31.1","gpu":"rtx-4090"})");
   REQUIRE(r.estimate.llamacpp.has_value());

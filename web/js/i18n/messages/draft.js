@@ -6,6 +6,7 @@ export default {
     "draft.tokens_needed": "{engine} needs the draft tokens per step for this draft (num_speculative_tokens): give them under Draft tokens per step",
     "draft.without_draft": "goes with a draft model: choose one under Draft model",
     "llamacpp.fit_without_draft": "llama.cpp's --fit plans the model without the draft; the draft's {draft_bytes} comes on top.",
+    "llamacpp.fit_with_draft": "llama.cpp's --fit keeps {draft_bytes} free for the draft beside the model, as llama.cpp PR #23485 (b9305) added; later builds are assumed to keep the same room.",
   },
   de: {
     "draft.head_engine": "{engine} nutzt als Entwurf nur ein eigenes kleines Modell; EAGLE-Köpfe und die MTP-Schichten eines Modells laufen in vLLM und SGLang",
@@ -48,6 +49,8 @@ export default {
     "draft.sglang_before": "Vor sglang PR #23862 kommen Gewichte, Pool und CUDA-Graphen des Entwurfs aus dem Speicher, den mem_fraction_static übrig lässt, und dessen Vorgabe hält Platz dafür frei: Die Zeile des Entwurfs ist gezählt, der Pool des Modells wird dafür nicht verkleinert.",
     "draft.transformers_activations": "Die Aktivierungen des Assistenten sind nicht addiert: Er läuft zwischen den Vorwärtsdurchläufen des Modells, mit einer kleineren Spitze.",
     "llamacpp.fit_without_draft": "--fit von llama.cpp plant das Modell ohne den Entwurf; die {draft_bytes} des Entwurfs kommen hinzu.",
+    "draft.read_beside_preset": "nennt einen zweiten Entwurf: Als Entwurf ist „{draft}“ angegeben, für den nichts gelesen werden muss; geben Sie den Entwurf nur einmal an",
+    "llamacpp.fit_with_draft": "--fit von llama.cpp hält {draft_bytes} für den Entwurf neben dem Modell frei, wie es llama.cpp PR #23485 (b9305) eingeführt hat; für spätere Builds wird derselbe Platz angenommen.",
     "command.llamacpp_draft": "Ersetzen Sie die .gguf-Namen durch die Pfade Ihrer Dateien.",
   },
 };

@@ -29,7 +29,7 @@ export default {
     "also.needs_gpu": "Weitere Modelle auf der GPU brauchen mit dieser Engine eine gewählte GPU: Jeder Server nimmt sich einen Anteil ihres Speichers",
     "also.vllm_no_share": "{name}: Kein gpu_memory_utilization bis 1.0 fasst es mit einer Sequenz seines Kontexts auf dieser GPU",
     "also.does_not_fit": "{name} braucht allein {amount_bytes}, mehr als eine {gpu} fasst",
-    "input.also_model": "„{given}“ nennt kein Modell: Geben Sie die ID eines Modells aus der Liste an, wahlweise mit seinem Kontext nach @, etwa qwen3-0.6b@8192",
+    "input.also_model": "„{given}“ nennt kein Modell: Geben Sie die ID eines Modells aus der Liste, ein Hugging-Face-Repository, ein Ollama-Modell oder eine Modelldatei an, wahlweise mit dem Kontext nach @, etwa qwen3-0.6b@8192",
     "input.also_context": "„{given}“: Der Kontext nach @ muss eine ganze Zahl von Tokens zwischen 1 und {max} sein, etwa 8192 oder 8k",
     "input.also_count": "höchstens {max} weitere Modelle; angegeben: {count}",
   },
