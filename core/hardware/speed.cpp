@@ -176,6 +176,7 @@ struct StepTerms {
   double gpu_bytes = 0;  // per GPU
   double cpu_bytes = 0;
   double cpu_expert_bytes = 0;  // the routed experts' part of cpu_bytes
+  double handoffs = 0;   // GPU↔CPU hand-offs per step at the layers whose experts the CPU computes
   double flops = 0;      // per GPU
 };
 
@@ -204,6 +205,10 @@ StepTerms decode_terms(const SpeedModel& model, const SpeedOptions& o) {
   t.gpu_bytes = ((layered + kv) * (1.0 - cpu) + routed * (1.0 - experts_cpu)) / tp;
   t.cpu_bytes = (layered + kv) * cpu + routed * experts_cpu + output_cpu;
   t.cpu_expert_bytes = routed * experts_cpu;
+  // A layer held whole by the CPU (-ngl) hands nothing over; one whose attention stays on the GPU hands over twice.
+  const double split_layers =
+      std::max(0.0, static_cast<double>(o.cpu_expert_layers) - cpu * static_cast<double>(model.expert_layers()));
+  t.handoffs = kHandoffsPerCpuExpertLayer * split_layers;
   // 2 FLOPs per active parameter and token, plus QKᵀ and AV over the tokens attended: 4 · Σ_layers width · tokens,
   // tokens = the context, or at most the window of a sliding-window or chunked layer.
   double attended = static_cast<double>(o.context_tokens) * static_cast<double>(model.attention_width);
@@ -217,16 +222,29 @@ StepTerms decode_terms(const SpeedModel& model, const SpeedOptions& o) {
 // One decode step at one end of the efficiency range (share = the bandwidth, compute and overhead
 // figures of that end).
 struct StepTime {
-  double memory = 0, compute = 0, cpu = 0, total = 0;
+  double memory = 0, compute = 0, cpu = 0, handoff = 0, total = 0;
 };
 
+// The CPU's shares at one end of the range: of the RAM's bandwidth for whole layers and for routed experts, and the
+// time one GPU↔CPU hand-off takes.
+struct CpuEnd {
+  double layer_share = 0;
+  double expert_share = 0;
+  double handoff_s = 0;
+};
+constexpr CpuEnd kCpuSlow{kCpuBandwidthShare.low, kCpuExpertBandwidthShare.low, kCpuHandoffSeconds.high};
+constexpr CpuEnd kCpuFast{kCpuBandwidthShare.high, kCpuExpertBandwidthShare.high, kCpuHandoffSeconds.low};
+
 StepTime step_time(const StepTerms& t, const Gpu& gpu, const SpeedOptions& o, double bw_share, double overhead,
-                   double compute_share, double cpu_share, double allreduce) {
+                   double compute_share, const CpuEnd& cpu, double allreduce) {
   StepTime s;
   s.memory = t.gpu_bytes / (*gpu.bandwidth_gb_s * 1e9 * bw_share);
   const std::optional<double> peak = peak_tflops(gpu, o.compute);
   s.compute = peak && *peak > 0 ? t.flops / (*peak * 1e12 * compute_share) : 0;
-  s.cpu = t.cpu_bytes > 0 ? t.cpu_bytes / (o.system_bandwidth_gb_s * 1e9 * cpu_share) : 0;
+  const double ram = o.system_bandwidth_gb_s * 1e9;
+  s.handoff = t.handoffs * cpu.handoff_s;
+  s.cpu = (t.cpu_bytes - t.cpu_expert_bytes) / (ram * cpu.layer_share) + t.cpu_expert_bytes / (ram * cpu.expert_share) +
+          s.handoff;
   s.total = std::max(s.memory, s.compute) + overhead + s.cpu + allreduce;
   return s;
 }
@@ -428,9 +446,13 @@ Message weights_read_clause(const SpeedModel& model, const SpeedOptions& o, doub
   return message("speed.how.weights_experts",
                  "the weights every token reads once, and of each layer's {experts} routed experts ({top_k} per "
                  "token) the {distinct} that {batch} sequence(s) touch on average under uniform routing, "
-                 "E · (1 − (1 − k/E)^B)",
+                 "E · (1 − (1 − k/E)^B){bound}",
                  {arg::digits("experts", most->experts), arg::digits("top_k", most->top_k),
-                  figure("distinct", distinct, 3), arg::digits("batch", o.batch)});
+                  figure("distinct", distinct, 3), arg::digits("batch", o.batch),
+                  // No published measurement of how many distinct experts a decode batch touches under a real router.
+                  arg::message("bound", clause_if(o.batch > 1, message("speed.how.uniform_bound",
+                                                                       ", the most a batch can touch: real routers "
+                                                                       "favour some experts, so it may read fewer")))});
 }
 
 // The layers or experts left in system RAM, read by the CPU.
@@ -439,15 +461,20 @@ Message in_ram_clause(const SpeedOptions& o, const StepTerms& terms) {
   if (terms.cpu_expert_bytes > 0 && o.cpu_expert_layers > 0)
     return message("speed.how.cpu_experts",
                    "; the experts of {layers} layers{output} stay in system RAM: {cpu_gb} GB per step read by the "
-                   "CPU, which computes them there, at {share_low}–{share_high} % of {ram_bandwidth} GB/s (no weights "
-                   "cross PCIe while decoding). The hand-off between GPU and CPU at each such layer is not counted: two "
-                   "published runs decoded 13–22 % below the low end of this range (llmfit PRs 755, 775)",
+                   "CPU, which computes them there (no weights cross PCIe while decoding), the experts at "
+                   "{share_low}–{share_high} % of {ram_bandwidth} GB/s (many small matrices, the CPU's threads "
+                   "waiting for each other after every one); GPU and CPU hand the activations over {handoffs} times "
+                   "per step, twice at each such layer, {handoff_low}–{handoff_high} µs each",
                    {arg::digits("layers", o.cpu_expert_layers),
                     arg::message("output", clause_if(o.output_on_cpu, message("speed.how.and_output",
                                                                               " and the output layer"))),
-                    figure("cpu_gb", terms.cpu_bytes / 1e9, 3), figure("share_low", kCpuBandwidthShare.low * 100, 2),
-                    figure("share_high", kCpuBandwidthShare.high * 100, 2),
-                    figure("ram_bandwidth", o.system_bandwidth_gb_s, 4)});
+                    figure("cpu_gb", terms.cpu_bytes / 1e9, 3),
+                    figure("share_low", kCpuExpertBandwidthShare.low * 100, 2),
+                    figure("share_high", kCpuExpertBandwidthShare.high * 100, 2),
+                    figure("ram_bandwidth", o.system_bandwidth_gb_s, 4),
+                    arg::digits("handoffs", static_cast<std::uint64_t>(terms.handoffs)),
+                    figure("handoff_low", kCpuHandoffSeconds.low * 1e6, 2),
+                    figure("handoff_high", kCpuHandoffSeconds.high * 1e6, 2)});
   return message("speed.how.cpu_layers", "; layers in system RAM are read at {ram_bandwidth} GB/s",
                  {figure("ram_bandwidth", o.system_bandwidth_gb_s, 4)});
 }
@@ -490,9 +517,9 @@ Result<DecodeSpeed> estimate_decode(const SpeedModel& model, const Gpu& gpu, con
 
   // Slow end: low shares, high overhead; fast end: the reverse.
   const StepTime slow = step_time(terms, gpu, o, eff.bandwidth_share.low, eff.fixed_overhead_s.high,
-                                  eff.compute_share.low, kCpuBandwidthShare.low, allreduce.high);
+                                  eff.compute_share.low, kCpuSlow, allreduce.high);
   const StepTime fast = step_time(terms, gpu, o, eff.bandwidth_share.high, eff.fixed_overhead_s.low,
-                                  eff.compute_share.high, kCpuBandwidthShare.high, allreduce.low);
+                                  eff.compute_share.high, kCpuFast, allreduce.low);
   const double batch = static_cast<double>(o.batch);
 
   DecodeSpeed d;
@@ -503,12 +530,13 @@ Result<DecodeSpeed> estimate_decode(const SpeedModel& model, const Gpu& gpu, con
   d.flops_per_step_per_gpu = terms.flops;
   d.compute_bound = fast.compute > fast.memory;
   d.cpu_seconds = {fast.cpu, slow.cpu};
+  d.handoff_seconds = {fast.handoff, slow.handoff};
   d.allreduce_seconds = allreduce;
   if (o.tensor_parallel > 1) {
     SpeedOptions single = o;
     single.tensor_parallel = 1;
     const StepTime one = step_time(decode_terms(model, single), gpu, single, eff.bandwidth_share.high,
-                                   eff.fixed_overhead_s.low, eff.compute_share.high, kCpuBandwidthShare.high, 0);
+                                   eff.fixed_overhead_s.low, eff.compute_share.high, kCpuFast, 0);
     d.tensor_parallel_efficiency = one.total / static_cast<double>(o.tensor_parallel) / fast.total;
   }
   d.bytes_per_step_cpu = terms.cpu_bytes;

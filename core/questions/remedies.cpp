@@ -708,9 +708,9 @@ Message placement_cost(const Report& after) {
   if (after.verdict.kind == VerdictKind::runs_split && plan && plan->step == LlamaFitStep::experts) {
     if (tps)
       return message("remedy.fit_experts_speed",
-                     "the experts of {n} layers in system RAM as --fit places them: decoding at up to {low}–{high} "
-                     "tokens/s, as the CPU reads the experts each token picks there at system-RAM bandwidth "
-                     "(published runs were 13–22 % below the low end)",
+                     "the experts of {n} layers in system RAM as --fit places them: decoding at {low}–{high} "
+                     "tokens/s, as the CPU computes the experts each token picks there from system RAM and hands the "
+                     "activations to and from the GPU at each such layer",
                      {arg::digits("n", plan->cpu_expert_layers), arg::fixed("low", tps->low, 1),
                       arg::fixed("high", tps->high, 1)});
     return message("remedy.fit_experts",

@@ -384,10 +384,16 @@ TEST_CASE("experts left in system RAM are read there by the CPU, the rest on the
   REQUIRE(d.ok());
   CHECK(d.value().bytes_per_step_per_gpu == doctest::Approx(8e9));
   CHECK(d.value().bytes_per_step_cpu == doctest::Approx(2e9));
-  // Fast end: 8/(1000 · 0.9) s = 8.889 ms + 0.5 ms + 2/(60 · 0.8) s = 41.667 ms: 51.056 ms, 19.59 t/s.
-  CHECK(d.value().tokens_per_second.high == doctest::Approx(1000.0 / 51.056).epsilon(1e-3));
-  // Slow end: 8/(1000 · 0.7) = 11.429 ms + 1.5 ms + 2/(60 · 0.5) = 66.667 ms: 79.595 ms, 12.56 t/s.
-  CHECK(d.value().tokens_per_second.low == doctest::Approx(1000.0 / 79.595).epsilon(1e-3));
+  // The CPU reads the output layer at a dense layer's share (50–80 %), the experts at 35–54 %, and the 24 layers
+  // whose experts it computes hand over twice each: 48 hand-offs of 26–90 µs.
+  // Fast end: 8/(1000 · 0.9) s = 8.889 ms + 0.5 ms + 0.5/(60 · 0.8) s = 10.417 ms + 1.5/(60 · 0.54) s = 46.296 ms
+  // + 48 · 26 µs = 1.248 ms: 67.350 ms, 14.85 t/s.
+  CHECK(d.value().tokens_per_second.high == doctest::Approx(1000.0 / 67.350).epsilon(1e-3));
+  // Slow end: 8/(1000 · 0.7) = 11.429 ms + 1.5 ms + 0.5/(60 · 0.5) = 16.667 ms + 1.5/(60 · 0.35) = 71.429 ms
+  // + 48 · 90 µs = 4.32 ms: 105.344 ms, 9.49 t/s.
+  CHECK(d.value().tokens_per_second.low == doctest::Approx(1000.0 / 105.344).epsilon(1e-3));
+  CHECK(d.value().handoff_seconds.low == doctest::Approx(48 * 26e-6));
+  CHECK(d.value().handoff_seconds.high == doctest::Approx(48 * 90e-6));
   CHECK(d.value().explanation.find("the experts of 24 layers and the output layer stay in system RAM") !=
         std::string::npos);
   // The page words it in its language: the sentence's id, the clause for system RAM with its raw figures.
@@ -397,6 +403,13 @@ TEST_CASE("experts left in system RAM are read there by the CPU, the rest on the
   CHECK(in_ram.nested.front().id == "speed.how.cpu_experts");
   CHECK(arg_named(in_ram.nested.front(), "layers").integer == 24);
   CHECK(arg_named(in_ram.nested.front(), "cpu_gb").real == doctest::Approx(2.0));
+  CHECK(arg_named(in_ram.nested.front(), "handoffs").integer == 48);
+  SUBCASE("layers the CPU holds whole (-ngl) hand nothing over inside them") {
+    o.gpu_layers = 24;  // 8 of the 32 layers whole on the CPU, a quarter: 12 of the 48 with experts; 12 split
+    auto split = estimate_decode(m, plain_gpu(1000, 100), o);
+    REQUIRE(split.ok());
+    CHECK(split.value().handoff_seconds.low == doctest::Approx(24 * 26e-6));
+  }
   SUBCASE("more layers than have experts, another engine or tensor parallel are refused") {
     o.cpu_expert_layers = 49;
     CHECK(estimate_decode(m, plain_gpu(1000, 100), o).error().field == "cpu_expert_layers");
@@ -406,17 +419,44 @@ TEST_CASE("experts left in system RAM are read there by the CPU, the rest on the
   }
 }
 
+TEST_CASE("the CPU's experts: its share of the RAM's bandwidth and the GPU↔CPU hand-offs, from published figures") {
+  // FlashML-org/FreeToken issue 444, two hosts with 8 channels of DDR4-3200 (8 · 3200 MT/s · 8 bytes = 204.8 GB/s):
+  // "CPU-MoE ds_fp4 | 110.3 | 108.4" GB/s, the CPU's expert kernel alone (the high end), and decode "~72-85 GB/s
+  // effective" of routed bytes per token, whole steps (the low end: a step also waits for the GPU).
+  CHECK(kCpuExpertBandwidthShare.high == doctest::Approx(110.3 / 204.8).epsilon(0.01));
+  CHECK(kCpuExpertBandwidthShare.low == doctest::Approx(72.0 / 204.8).epsilon(0.01));
+  // Below a dense layer's share (slaren's 7B on a 13900K: 70 of 102.4 GB/s), as llama.cpp's profile says
+  // (nibor1896/Crow issue 159: "DRAM Bound is 4.5 %", the cycles in serializing operations).
+  CHECK(kCpuExpertBandwidthShare.high < kCpuBandwidthShare.high);
+  // Two splits per layer whose experts stay on the CPU: nibor1896/Crow issue 159 read llama.cpp's sched_reserve log,
+  // "splits per decoded token" 52, 56, 60, 64, 68, 76, 84 at -ncmoe 24, 26, 28, 30, 32, 36, 40: 4 + 2 · ncmoe.
+  const int ncmoe[] = {24, 26, 28, 30, 32, 36, 40};
+  const int splits[] = {52, 56, 60, 64, 68, 76, 84};
+  for (int i = 0; i < 7; ++i) CHECK(4 + kHandoffsPerCpuExpertLayer * ncmoe[i] == doctest::Approx(splits[i]));
+  // Low end: jingyaogong/minimind PR 837, "device->host round trip : 26.11 us" (RTX 3090, bare-metal Linux).
+  CHECK(kCpuHandoffSeconds.low == doctest::Approx(26.11e-6).epsilon(0.01));
+  // High end: ggml-org/llama.cpp PR 7526, RTX 3060 Laptop GPU, llama 7B Q4_0 tg128: 65.95 t/s, with -nkvo 45.91 t/s.
+  // -nkvo leaves the cache in RAM and the attention on the CPU, two splits at each of the 32 layers: 64 hand-offs per
+  // token. The CPU's attention reads the cache, tg128 averaging 64 tokens: 32 · 64 · 2 · 4096 · 2 bytes = 33.6 MB, at
+  // a laptop's 40–60 GB/s 0.84–0.56 ms. (6.619 ms − that) / 64 = 90.3–94.7 µs per hand-off.
+  const double extra = 1 / 45.91 - 1 / 65.95;
+  const double cache = 32.0 * 64 * 2 * 4096 * 2;
+  CHECK(extra == doctest::Approx(6.619e-3).epsilon(1e-3));
+  CHECK(kCpuHandoffSeconds.high == doctest::Approx((extra - cache / 40e9) / 64).epsilon(0.01));
+  CHECK(kCpuHandoffSeconds.high < (extra - cache / 60e9) / 64);
+}
+
 TEST_CASE("experts in system RAM: the published --n-cpu-moe runs, and how far the estimate is from them") {
-  // The runs in tests/data/speed_measurements.json with cpu_expert_layers, against the middle of the predicted range:
-  //   Qwen3-30B-A3B Q4_K_M, RTX 2080, --n-cpu-moe 36 of 48, ~102 GB/s: 47.0–74.5 t/s, middle 60.7, measured 36.7
-  //     (+65 %; 0.82 GB of experts per token from RAM, 1.15 GB on the GPU);
-  //   gpt-oss-20b MXFP4, RTX 2080, --n-cpu-moe 12 of 24: 42.0–62.7 t/s, middle 52.4, measured 36.4 (+44 %; the
-  //     measured figure is an average that includes prompt processing, so it is low).
-  // Both lie below the slow end: the bytes are right in kind (all on the GPU the same model runs at 128–186 and
-  // 75–103 t/s), but a step with experts on the CPU hands the activations from the GPU to the CPU and back at every
-  // such layer (llama.cpp's scheduler splits the graph there and synchronises), a cost per layer the model does not
-  // have yet (issue 32: the fixed cost per layer and kernel). The issue's 30 % is not met; this pins the error so
-  // that the per-layer cost, when it comes, must bring it down.
+  // The runs in tests/data/speed_measurements.json with cpu_expert_layers, against the middle of the predicted range
+  // (as run, -s):
+  //   Qwen3-30B-A3B Q4_K_M, RTX 2080 + quad-channel DDR4 (~102 GB/s), --n-cpu-moe 36 of 48: 28.8–49.6 t/s, middle
+  //     +6.9 % against 36.7;
+  //   gpt-oss-20b MXFP4, the same host, --n-cpu-moe 12 of 24: within 30 % of 36.4 (an average that includes prompt
+  //     processing, so low);
+  //   gpt-oss-20b 16-bit outside the experts, RX 7900 XT + dual-channel DDR4-3200, every layer's experts on the CPU:
+  //     12.3–19.5 t/s, middle −20 % against "~20".
+  // Before the CPU's expert share and the hand-offs (the CPU at a dense layer's 50–80 %, no hand-off) the first two
+  // came out 55 % and 65 % too fast.
   auto measurements = parse_speed_measurements(read_measurements());
   REQUIRE(measurements.ok());
   int pinned = 0;
@@ -438,14 +478,13 @@ TEST_CASE("experts in system RAM: the published --n-cpu-moe runs, and how far th
     CAPTURE(r.low);
     CAPTURE(r.high);
     CAPTURE(error);
-    CHECK(error > 0.0);   // too fast: the missing per-layer cost
-    CHECK(error < 0.70);  // by no more than the +65 % above
+    CHECK(std::abs(error) < 0.30);
     // The split is far slower than the whole model on the GPU would be.
     o.cpu_expert_layers = 0;
     CHECK(estimate_decode(model, gpu(m.gpu.c_str()), o).value().tokens_per_second.low > r.high);
     ++pinned;
   }
-  CHECK(pinned == 2);
+  CHECK(pinned == 3);
 }
 
 TEST_CASE("prefill splits its FLOPs: dense products, the routed experts' grouped products, attention over the cache") {

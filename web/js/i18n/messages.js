@@ -389,7 +389,7 @@ export const MESSAGES = {
     "remedy.fit_layers": "{n} von {total} Schichten auf der GPU, wie --fit sie verteilt, der Rest im Arbeitsspeicher",
     "remedy.fit_layers_speed": "{n} von {total} Schichten auf der GPU, wie --fit sie verteilt, der Rest im Arbeitsspeicher: Generierung mit {low}–{high} Tokens/s, weil die CPU ihre Schichten mit der Bandbreite des Arbeitsspeichers liest",
     "remedy.fit_experts": "die Experten von {n} Schichten im Arbeitsspeicher, wie --fit sie verteilt; wie schnell es dann generiert, wird noch nicht geschätzt",
-    "remedy.fit_experts_speed": "die Experten von {n} Schichten im Arbeitsspeicher, wie --fit sie verteilt: Generierung mit bis zu {low}–{high} Tokens/s, weil die CPU die Experten, die jedes Token wählt, dort mit der Bandbreite des Arbeitsspeichers liest (veröffentlichte Messungen lagen 13–22 % unter dem unteren Wert)",
+    "remedy.fit_experts_speed": "die Experten von {n} Schichten im Arbeitsspeicher, wie --fit sie verteilt: Generierung mit {low}–{high} Tokens/s, weil die CPU die Experten, die jedes Token wählt, dort aus dem Arbeitsspeicher berechnet und die Aktivierungen an jeder solchen Schicht mit der GPU hin- und herreicht",
     "remedy.fit_all": "alle Schichten auf der GPU",
     "remedy.your_gpu": "Ihre {gpu}",
     "remedy.your_gpus": "Ihre {count} × {gpu}",
