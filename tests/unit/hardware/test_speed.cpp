@@ -451,8 +451,8 @@ TEST_CASE("experts in system RAM: the published --n-cpu-moe runs, and how far th
   // (as run, -s):
   //   Qwen3-30B-A3B Q4_K_M, RTX 2080 + quad-channel DDR4 (~102 GB/s), --n-cpu-moe 36 of 48: 28.8–49.6 t/s, middle
   //     +6.9 % against 36.7;
-  //   gpt-oss-20b MXFP4, the same host, --n-cpu-moe 12 of 24: within 30 % of 36.4 (an average that includes prompt
-  //     processing, so low);
+  //   gpt-oss-20b MXFP4_MOE, the same host, --n-cpu-moe 12 of 24: 36.1–57.1 t/s, middle +28 % against 36.4 (an
+  //     average that includes prompt processing, so low);
   //   gpt-oss-20b 16-bit outside the experts, RX 7900 XT + dual-channel DDR4-3200, every layer's experts on the CPU:
   //     12.3–19.5 t/s, middle −20 % against "~20".
   // Before the CPU's expert share and the hand-offs (the CPU at a dense layer's 50–80 %, no hand-off) the first two

@@ -19,6 +19,7 @@ using namespace vramfit;
 using vramfit::test::gpu;
 using vramfit::test::kv_bytes;
 using vramfit::test::speed_model;
+using vramfit::test::weights_of;
 
 namespace {
 
@@ -129,19 +130,19 @@ TEST_CASE("the published runs by kind: how far the middle of each range lies fro
   const std::map<std::string, Errors> by_kind = errors_by_kind();
   // A regression guard: each bound sits a little above what the estimate reaches, so a change that worsens a kind's
   // match fails here. The aim is single-stream decode within 5 % median, the other kinds within 30 %. As run (-s):
-  //   single-stream decode  18 runs  median 6.7 %  worst 31 % (gpt-oss-20b on a DGX Spark; without the Spark's three
-  //                                  runs 5.7 %, the NVIDIA cards alone 4.8 %, Apple 8.6 %)
-  //   batched MoE           15 runs  median 26.5 % worst 48 % (too slow from 8 sequences: uniform routing, below)
+  //   single-stream decode  18 runs  median 5.3 %  worst 17.9 % (llama.cpp Metal on an M1 Ultra)
+  //   batched MoE           15 runs  median 21.5 % worst 46 % (too slow from 8 sequences: uniform routing, below)
   //   served, dense          3 runs  median 11.0 % worst 15.1 %
-  //   experts in RAM         2 runs  median 54.6 % worst 65.4 % (too fast: the hand-off per layer is not modelled)
+  //   experts in RAM         3 runs  median 20.4 % worst 28.0 % (gpt-oss-20b on an RTX 2080, an average that
+  //                                  includes prompt processing)
   //   prefill               34 runs  median 13.2 % worst 42.4 % (gpt-oss-20b pp4096 at ub 2048 on an RTX 4090)
   //   time to first token    1 run          0.4 %
-  // The decode median misses the aim's 5 %, batched MoE's and experts in RAM's worst runs its 30 %.
+  // The decode median misses the aim's 5 % by 0.3 points, batched MoE's worst runs and 3 prefill runs its 30 %.
   REQUIRE(by_kind.count("single-stream decode"));
-  CHECK(by_kind.at("single-stream decode").median() < 0.07);
-  CHECK(by_kind.at("single-stream decode").worst() < 0.35);
+  CHECK(by_kind.at("single-stream decode").median() < 0.055);
+  CHECK(by_kind.at("single-stream decode").worst() < 0.20);
   REQUIRE(by_kind.count("batched MoE"));
-  CHECK(by_kind.at("batched MoE").median() < 0.30);
+  CHECK(by_kind.at("batched MoE").median() < 0.25);
   CHECK(by_kind.at("batched MoE").worst() < 0.50);
   REQUIRE(by_kind.count("served, dense"));
   CHECK(by_kind.at("served, dense").worst() < 0.30);
@@ -151,8 +152,23 @@ TEST_CASE("the published runs by kind: how far the middle of each range lies fro
   REQUIRE(by_kind.count("time to first token"));
   CHECK(by_kind.at("time to first token").worst() < 0.30);
   REQUIRE(by_kind.count("experts in RAM"));
-  CHECK(by_kind.at("experts in RAM").worst() < 0.70);
+  CHECK(by_kind.at("experts in RAM").worst() < 0.30);
 }
+TEST_CASE("llama.cpp's gpt-oss runs read the GGUF as stored: MXFP4 experts, Q8_0 elsewhere (MXFP4_MOE)") {
+  // llama-bench names the file type in its model column (benches/dgx-spark.md): "gpt-oss 20B MXFP4 MoE | 11.27 GiB"
+  // and "gpt-oss 120B MXFP4 MoE | 59.02 GiB", llama-quantize's MXFP4_MOE (experts MXFP4, the rest Q8_0). The
+  // checkpoint's own mxfp4 format keeps the rest at 16 bits, which made single-stream gpt-oss on the Spark 27–31 %
+  // slow: at 81.11 t/s and 273 GB/s a token of the 20B reads at most 3.37 GB.
+  CHECK(static_cast<double>(weights_of("gpt-oss-120b", "mxfp4_moe").total) ==
+        doctest::Approx(59.02 * static_cast<double>(kGiB)).epsilon(0.02));
+  // The 20B's file comes out 5 % below the 11.27 GiB llama-bench prints (10.69 GiB), not explained here.
+  CHECK(static_cast<double>(weights_of("gpt-oss-20b", "mxfp4_moe").total) ==
+        doctest::Approx(11.27 * static_cast<double>(kGiB)).epsilon(0.06));
+  const SpeedModel as_stored = speed_model("gpt-oss-20b", "mxfp4_moe");
+  CHECK(static_cast<double>(as_stored.weight_bytes_read) < 273e9 / 81.11);
+  CHECK(as_stored.weight_bytes_read < speed_model("gpt-oss-20b", "mxfp4").weight_bytes_read);
+}
+
 TEST_CASE("llama-bench runs at a micro-batch of their own and vLLM's time to first token lie inside their ranges") {
   // The DGX Spark's runs have a test case of their own (test_speed.cpp): its peak is a stand-in.
   int checked = 0;
@@ -174,19 +190,16 @@ TEST_CASE("llama-bench runs at a micro-batch of their own and vLLM's time to fir
 
 TEST_CASE("batched MoE decode on a DGX Spark (llama-batched-bench): uniform routing reads more experts than the runs") {
   // ggml-org/llama.cpp benches/dgx-spark.md, llama-batched-bench PP 512, TG 32, B = 1 to 32, for gpt-oss-20b,
-  // gpt-oss-120b (MXFP4) and Qwen3-Coder-30B-A3B (Q8_0). Decode reads memory at 273 GB/s; the GB10's compute stand-in
-  // (as for prefill) matters little. As run (-s), the middle of each range against S_TG:
+  // gpt-oss-120b (MXFP4_MOE files) and Qwen3-Coder-30B-A3B (Q8_0). Decode reads memory at 273 GB/s; the GB10's
+  // compute stand-in (as for prefill) matters little. As run (-s), the middle of each range against S_TG:
   //   B              1      2      4      8     16     32
-  //   gpt-oss-20b  −31 %   −9 %  −17 %  −27 %  −26 %  −14 %
-  //   gpt-oss-120b −27 %   +2 %  −14 %  −31 %  −43 %  −48 %
+  //   gpt-oss-20b   −3 %  +18 %    0 %  −17 %  −19 %   −6 %
+  //   gpt-oss-120b   0 %  +27 %   −1 %  −24 %  −40 %  −46 %
   //   qwen3-30b-a3b +8 %  +27 %   −2 %  −22 %  −32 %  −33 %
   // From 8 sequences on every estimate is too slow: E · (1 − (1 − k/E)^B) is the most experts B tokens can touch
   // (uniform routing); real routers favour some experts, so a step reads fewer (at B = 32 the estimate reads 87 % of
-  // Qwen3's and 63 % of gpt-oss-120b's experts per layer). Single-stream gpt-oss is slow for another reason: at
-  // 81.1 t/s and 273 GB/s a token reads at most 3.37 GB, the estimate 3.71 GB (its attention and output head at 16
-  // bits). The GGUF stores them at 8 bits: its 11.27 GiB = 12.10 GB is 19.1e9 expert parameters at 4.25 bits
-  // (10.15 GB) plus 1.8e9 others at 8.5 bits (Q8_0, 1.91 GB), where 16 bits would make 13.75 GB. Neither is modelled
-  // (the mxfp4 format here is the checkpoint's, 16-bit outside the experts); this pins the errors.
+  // Qwen3's and 63 % of gpt-oss-120b's experts per layer). No published count of the distinct experts a decode batch
+  // touches was found to put in its place.
   int pinned = 0;
   for (const SpeedMeasurement& m : measurements()) {
     if (m.gpu != "dgx-spark" || m.metric != "decode") continue;
