@@ -93,12 +93,15 @@ constexpr Input kInputs[] = {
     {"engine_version", "--engine-version", "version", K::text, 0, 0, "VERSION",
      "vLLM's version, for its memory rule: 0.9.2 to 0.20 (as 0.11: CUDA graphs outside --gpu-util, default 0.9), 0.21 "
      "to 0.24 (CUDA graphs inside --gpu-util, default 0.92), 0.25 to 0.26 (dense models on Model Runner V2, their CUDA "
-     "graphs outside) or 0.27 (default: also prefix caching for hybrid models); SGLang's: up to 0.5.2 (mem_fraction_static by TP), 0.5.3 to 0.5.9 (by GPU "
-     "memory) or 0.5.10 and later (default: by GPU memory, less the prefill CUDA graphs); Ollama's: up to 0.6.6 (num_ctx 2048), 0.6.7 to 0.11.10 (its estimator, 4096), or 0.30 "
-     "and later (llama-server's --fit; num_ctx by GPU memory; a vision projector on the GPU from 0.30.11, room kept "
-     "for it from 0.31.2; default: as 0.32.15); mlx-lm's: 0.22.2 to 0.26.4 (the prompt's last chunk computes logits "
-     "for each of its tokens) or 0.27 and later (default: as 0.31.3, the last token's only); llama.cpp's build: b9297 "
-     "to b9304 (--fit keeps no room for a draft model) or b9305 to b10488 (default: b10488, room for the draft)",
+     "graphs outside) or 0.27 (default: also prefix caching for hybrid models; 0.28 and later are refused, not yet "
+     "modelled); SGLang's: up to 0.5.2 (mem_fraction_static by TP), 0.5.3 to 0.5.9 (by GPU memory) or 0.5.10 and "
+     "later (default: by GPU memory, less the prefill CUDA graphs; releases after 0.5.10 are assumed to keep its "
+     "rule); Ollama's: up to 0.6.6 (num_ctx 2048), 0.6.7 to 0.11.10 (its estimator, 4096), or 0.30 and later "
+     "(llama-server's --fit; num_ctx by GPU memory; a vision projector on the GPU from 0.30.11, room kept for it from "
+     "0.31.2; default: as 0.32.15, and releases after it are assumed to run as it does); mlx-lm's: 0.22.2 to 0.26.4 "
+     "(the prompt's last chunk computes logits for each of its tokens) or 0.27 and later (default: as 0.31.3, the last "
+     "token's only, assumed for later releases); llama.cpp's build: b9297 to b9304 (--fit keeps no room for a draft "
+     "model) or b9305 to b10488 (default: b10488, room for the draft; other builds are refused)",
      U::inference, false, E::vllm | E::sglang | E::ollama | E::mlx | E::llamacpp},
     {"enforce_eager", "--enforce-eager", "", K::toggle, 0, 0, "", "vLLM --enforce-eager: no CUDA graphs", U::inference, false, E::vllm},
     {"language_model_only", "--language-model-only", "", K::toggle, 0, 0, "",

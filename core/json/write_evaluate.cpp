@@ -308,7 +308,7 @@ void write_sglang(JsonWriter& w, const InferenceEstimate& e) {
   w.field("context_len", c.context_len);
   w.field("distributed_bytes", c.distributed_bytes);
   w.field("driver_total_bytes", c.driver_total_bytes);
-  w.field("engine_version", sglang_rule_version(c.rule));
+  w.field("engine_version", c.engine_version);
   w.field("free_at_start_bytes", c.free_at_start_bytes);
   w.field("kv_capacity_bytes", c.kv_capacity_bytes);
   w.field("max_concurrency", c.max_concurrency);
@@ -334,7 +334,7 @@ void write_mlx(JsonWriter& w, const InferenceEstimate& e) {
   w.begin_object("mlx");
   w.field("cache_tokens", m.cache_tokens);
   w.field("chunk_tokens", m.chunk_tokens);
-  w.field("engine_version", mlx_rule_version(m.rule));
+  w.field("engine_version", m.engine_version);
   w.field("fused_attention", m.fused_attention);
   w.field("growth_bytes", m.growth_bytes);
   w.field("head_input_bytes", m.head_input_bytes);

@@ -62,6 +62,8 @@ struct InferenceOptions {
   std::uint64_t pipeline_parallel = 1;             // vLLM --pipeline-parallel-size: stages of consecutive layers
   VllmRule vllm_rule = VllmRule::hybrid_prefix_caching;  // which version's pool rule (engine_version)
   std::string vllm_version;                        // engine_version as asked, without a leading v; empty: the rule's
+  std::string sglang_version;                      // likewise under SGLang
+  std::string mlx_version;                         // likewise under mlx-lm
   bool enforce_eager = false;                      // vLLM --enforce-eager: no CUDA graphs
   // vLLM --language-model-only (every modality's --limit-mm-per-prompt 0): the vision tower is neither built nor
   // loaded (interfaces.py _mark_tower_model), and the profile run encodes no images.

@@ -247,6 +247,12 @@ void add_llamacpp_fit(Report& report, const ResolvedRequest& rr) {
   report.llamacpp_fit = plan_llamacpp_fit(inputs.value());
   report.llamacpp_fit->margin_holds_projector = projector.fit_target_bytes != 0 || projector_in_target != 0;
   report.llamacpp_fit->margin_holds_draft = draft_in_target;
+  if (e.engine == Engine::llamacpp && rr.gpu->driver_visible_bytes)
+    report.estimate.notes.push_back(message("llamacpp.fit_driver_total",
+                                            "llama.cpp's --fit plans against what is free of {total_bytes}, the total "
+                                            "CUDA reports for this GPU: less than the memory the card is sold with, by "
+                                            "what the driver keeps.",
+                                            {arg::gib("total_bytes", *rr.gpu->driver_visible_bytes, 2)}));
   // From b9305 (PR #23485; PR #23801's table has b9297 without it, b9305 with it) load_model adds the draft to fit's
   // target; that later builds keep the same room is assumed, so the note says so.
   if (draft_in_target)
@@ -750,6 +756,7 @@ std::optional<Error> resolve_sglang_options(const Request& r, InferenceOptions& 
                                                   "\"{version}\" is not an SGLang version; give one as 0.4.6 or 0.5.3",
                                                   {arg::text("version", r.engine_version)}));
     o.sglang_rule = *rule;
+    o.sglang_version = without_v(r.engine_version);
   }
   o.mem_fraction_static = r.mem_fraction_static;
   o.max_total_tokens = r.max_total_tokens;
@@ -774,6 +781,7 @@ std::optional<Error> resolve_mlx_options(const Request& r, InferenceOptions& o, 
                                 "mask of its own, another rule)",
                                 {arg::text("version", r.engine_version)}));
     o.mlx_rule = *rule;
+    o.mlx_version = without_v(r.engine_version);
   }
   o.max_kv_size = r.max_kv_size;
   return std::nullopt;
@@ -984,8 +992,7 @@ std::optional<Error> resolve_vllm_version(const Request& r, InferenceOptions& o)
                                                   {arg::text("version", r.engine_version),
                                                    arg::text("newest", kVllmVersionModelled)}));
     o.vllm_rule = *rule;
-    o.vllm_version = r.engine_version;
-    if (o.vllm_version.front() == 'v' || o.vllm_version.front() == 'V') o.vllm_version.erase(0, 1);
+    o.vllm_version = without_v(r.engine_version);
   }
   return std::nullopt;
 }

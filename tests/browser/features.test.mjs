@@ -783,7 +783,7 @@ test('the engine version where its memory rule changed: Ollama 0.30 and later si
   const version = page.locator('#version');
   assert.deepEqual(await version.locator('option').allTextContents(),
     ['0.31.2 and later (default)', '0.30.11 to 0.31.1', '0.30.0 to 0.30.10', '0.6.7 to 0.11.10', 'up to 0.6.6']);
-  // Ollama from 0.30 (server/routes.go) picks num_ctx by the GPUs' memory: the RTX 4090's driver total, 23.68 GiB,
+  // Ollama from 0.30 (server/routes.go) picks num_ctx by the GPUs' memory: the RTX 4090's driver total, 23.49 GiB,
   // is at least 23 GiB, so 32768 tokens. Llama 3.1 8B's f16 KV cache per token: 32 layers × 2 × 8 heads × 128 × 2 B
   // = 131,072 B; × 32768 = 4 GiB = 4.29 GB. The context is Ollama's default, so the command sets nothing.
   await waitCell(page, 'kv_cache', '4.29');

@@ -48,6 +48,11 @@ std::span<const EngineVersionChoice> engine_version_choices() noexcept {
   return kChoices;
 }
 
+std::string without_v(std::string_view version) {
+  if (!version.empty() && (version.front() == 'v' || version.front() == 'V')) version.remove_prefix(1);
+  return std::string(version);
+}
+
 }  // namespace vramfit
 
 namespace vramfit::detail {

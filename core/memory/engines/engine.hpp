@@ -43,6 +43,9 @@ struct EngineVersionChoice {
 };
 std::span<const EngineVersionChoice> engine_version_choices() noexcept;
 
+// An engine_version as the answer names it: as asked, without a leading v ("v0.5.9" is 0.5.9).
+std::string without_v(std::string_view version);
+
 }  // namespace vramfit
 
 namespace vramfit::detail {

@@ -41,6 +41,7 @@ std::optional<MlxRule> parse_mlx_version(std::string_view version) noexcept;
 // What mx.get_peak_memory() counts during mlx_lm.generate besides the weights and the grown cache: the prefill
 // chunk's forward pass and the cache growth's copy (generate.py generate_step, models/cache.py).
 struct MlxMemory {
+  std::string engine_version;        // the version assumed: as asked, else the rule's representative release
   std::uint64_t chunk_tokens = 0;    // prefill_step_size, or the prompt when shorter
   std::uint64_t cache_tokens = 0;    // tokens each full-attention layer's buffer holds (256-token steps)
   bool fused_attention = true;       // mx.fast.scaled_dot_product_attention's full kernel: no score matrix

@@ -63,6 +63,7 @@ inline constexpr std::uint64_t kSglangDistributedNvlinkBytes = 2007 * kMiB;
 // SGLang's KV pool on one GPU (ModelRunner.profile_max_num_token and init_memory).
 struct SglangCapacity {
   SglangRule rule = SglangRule::with_prefill_graphs;
+  std::string engine_version;              // the version assumed: as asked, else the rule's representative release
   double mem_fraction_static = 0;
   bool mem_fraction_default = true;        // SGLang's own default for this GPU and TP
   double vlm_factor = 1;                   // the default's multimodal factor (adjust_mem_fraction_for_vlm)

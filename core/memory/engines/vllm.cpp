@@ -328,6 +328,12 @@ void add_vllm_notes(std::vector<Message>& notes, const ModelSpec& spec, const In
                             "The catalog has no driver-reported total for this GPU: vLLM's gpu_memory_utilization "
                             "is taken of its nominal memory, while the driver shows 1–3 % less (an H100 80GB 79.18 "
                             "GiB), so the KV capacity here is slightly high."));
+  else if (e.vllm && o.gpu_memory_bytes && e.vllm->driver_total_bytes)
+    notes.push_back(message("vllm.driver_total",
+                            "vLLM's budget is gpu_memory_utilization {util} of {total_bytes}, the total CUDA reports "
+                            "for this GPU: less than the memory the card is sold with, by what the driver keeps.",
+                            {arg::fixed("util", e.vllm->gpu_util, 2),
+                             arg::gib("total_bytes", e.vllm->driver_total_bytes, 2)}));
   if (e.vllm && has_one_entry_layers(spec) && e.vllm->kv_cache_groups)
     notes.push_back(message("vllm.dsv4_groups",
                             "vLLM keeps DeepSeek-V4's cache in {groups} groups (the sliding window, the compressed "

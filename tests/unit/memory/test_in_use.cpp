@@ -141,7 +141,7 @@ TEST_CASE("Ollama up to 0.11.10: discovery's free memory is without the others',
 }
 
 TEST_CASE("Ollama from 0.30: llama-server's --fit sees the others' memory; the default context does not") {
-  // routes.go:2045: totalVRAM += gpu.TotalMemory − envconfig.GpuOverhead(): total, not free; 23.68 GiB ≥ 23 → 32768.
+  // routes.go:2045: totalVRAM += gpu.TotalMemory − envconfig.GpuOverhead(): total, not free; 23.49 GiB ≥ 23 → 32768.
   const Report busy = evaluate_json(R"({"model":"llama-3.1-8b","engine":"ollama","engine_version":"0.33.0",
       "gpu":"rtx-4090","memory_in_use":6})");
   CHECK(busy.estimate.context_tokens == 32768);
@@ -214,9 +214,9 @@ TEST_CASE("vLLM stopped by memory in use: the remedy is the share that starts, n
 TEST_CASE("vLLM stopped by memory in use: the share that passes the check must still hold one sequence") {
   // vLLM PR #19312, vllm/v1/worker/utils.py request_memory: it refuses unless the free memory after its CUDA context
   // is at least ceil(gpu_memory_utilization × total); past it, check_enough_kv_cache_memory refuses a pool shorter
-  // than one sequence. The RTX 4090's driver shows 23.68 GiB (data/gpus.json).
-  // gemma-3-27b in bf16 with 2 GiB in use: 23.68 − 0.5 − 2 = 21.18 GiB free < 0.92 × 23.68 = 21.79 GiB, and
-  // 21.18 / 23.68 = 0.894 → 0.89. At 0.89 the budget is 0.89 × 23.68 = 21.08 GiB, below the weights alone
+  // than one sequence. The RTX 4090's driver shows 23.49 GiB (data/gpus.json).
+  // gemma-3-27b in bf16 with 2 GiB in use: 23.49 − 0.5 − 2 = 20.99 GiB free < 0.92 × 23.49 = 21.61 GiB, and
+  // 20.99 / 23.49 = 0.894 → 0.89. At 0.89 the budget is 0.89 × 23.49 = 20.91 GiB, below the weights alone
   // (27.4 B parameters × 2 B ≈ 51 GiB): the pool holds nothing, so 0.89 does not start either.
   const Report gemma = evaluate_json(R"({"model":"gemma-3-27b","engine":"vllm","gpu":"rtx-4090","images":2,
       "memory_in_use":2})");
@@ -231,12 +231,12 @@ TEST_CASE("vLLM stopped by memory in use: the share that passes the check must s
   CHECK_FALSE(has_note(gemma, "in_use.vllm_refuses"));
   // The command keeps the share asked: no share that starts to offer.
   CHECK(gemma.command.find("--gpu-memory-utilization") == std::string::npos);
-  // The row's free memory is the larger shortfall: the weights' (over 51 − 21.68 GiB short), not the start
-  // check's 21.18 − 21.79 = −0.61 GiB.
+  // The row's free memory is the larger shortfall: the weights' (over 51 − 21.61 GiB short), not the start
+  // check's 20.99 − 21.61 = −0.62 GiB.
   CHECK(row_of(gemma, "rtx-4090").free_bytes < -static_cast<std::int64_t>(gib(25)));
 
-  // qwen3-vl-8b with a 4-token qwen3-0.6b draft and 1.5 GiB in use: 23.68 − 0.5 − 1.5 = 21.68 GiB free
-  // < 21.79 GiB asked; 21.68 / 23.68 = 0.9155 → 0.91. The pool at 0.91 is the pool of the same request asked at 0.91
+  // qwen3-vl-8b with a 4-token qwen3-0.6b draft and 1.5 GiB in use: 23.49 − 0.5 − 1.5 = 21.49 GiB free
+  // < 21.61 GiB asked; 21.49 / 23.49 = 0.9149 → 0.91. The pool at 0.91 is the pool of the same request asked at 0.91
   // on an empty card (the budget is the share of the total, whatever else is in use), shorter than 16,384 tokens.
   const char* qwen = R"({"model":"qwen3-vl-8b","engine":"vllm","draft":"qwen3-0.6b","draft_tokens":4,
       "context":16384,"gpu":"rtx-4090")";

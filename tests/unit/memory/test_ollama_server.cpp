@@ -24,13 +24,14 @@ TEST_CASE("Ollama 0.30+: num_ctx by the GPU's memory, as server/routes.go tiers 
   CHECK(ollama_vram_num_ctx(47 * kGiB - 1) == 32768);
   CHECK(ollama_vram_num_ctx(47 * kGiB) == 262144);
   CHECK(ollama_vram_num_ctx(0) == 4096);
-  // An RTX 4090's driver total is 23.68 GiB (torch "23.68 GiB total capacity", zai-org/CogVideo#36): ≥ 23 GiB, so
+  // An RTX 4090's driver total is 23.49 GiB (torch "total capacity of 23.49 GiB", driver 575, Sautenich/UAV-VLA#7;
+  // 23.68 on older drivers, zai-org/CogVideo#36): ≥ 23 GiB either way, so
   // 32768, below Llama 3.1 8B's 131072 (its config.json max_position_embeddings).
   const Report rtx = evaluate_json(R"({"model":"llama-3.1-8b","engine":"ollama","engine_version":"0.33.0","gpu":"rtx-4090"})");
   CHECK(rtx.estimate.context_tokens == 32768);
   CHECK(rtx.context_source == "engine_default");
   CHECK(has_note(rtx, "ollama.context_tier"));
-  // OLLAMA_GPU_OVERHEAD is taken off the total first: 23.68 − 1 = 22.68 GiB < 23 GiB → 4096.
+  // OLLAMA_GPU_OVERHEAD is taken off the total first: 23.49 − 1 = 22.49 GiB < 23 GiB → 4096.
   const Report less = evaluate_json(R"({"model":"llama-3.1-8b","engine":"ollama","engine_version":"0.33.0",
       "gpu":"rtx-4090","ollama_gpu_overhead":1073741824})");
   CHECK(less.estimate.context_tokens == 4096);
@@ -101,7 +102,7 @@ TEST_CASE("Ollama 0.30+: llama-server's --fit places experts and layers but keep
   // × 32768 = 3 GiB.
   CHECK(plan.gpu_context_bytes == 3 * kGiB);
   CHECK(plan.margin_bytes == 1024 * kMiB);  // fit's own margin: no projector, no LLAMA_ARG_FIT_TARGET
-  // The file alone (≈ 61 GB) is above 80 % of the 23.68 GiB: the batch stays 512.
+  // The file alone (≈ 61 GB) is above 80 % of the 23.49 GiB: the batch stays 512.
   CHECK(ollama.estimate.llamacpp->n_ubatch == 512);
   // llama.cpp run by hand without -c starts from the training context and lowers it first.
   const Report llama = evaluate_json(R"({"model":"qwen3-30b-a3b","engine":"llamacpp","weights":"f16","gpu":"rtx-4090"})");
@@ -184,7 +185,7 @@ TEST_CASE("Ollama's default is the latest release read, 0.32.15; the answer name
   const Report plain = evaluate_json(R"({"model":"llama-3.1-8b","engine":"ollama","gpu":"rtx-4090"})");
   CHECK(plain.estimate.llamacpp.has_value());  // llama-server's buffers, not the estimator's
   CHECK_FALSE(plain.estimate.ollama.has_value());
-  CHECK(plain.estimate.context_tokens == 32768);  // the 23.68 GiB card's tier (above)
+  CHECK(plain.estimate.context_tokens == 32768);  // the 23.49 GiB card's tier (above)
   const auto answer_of = [](const char* request) { return nlohmann::json::parse(answer(test::catalog(), request)); };
   CHECK(answer_of(R"({"model":"llama-3.1-8b","engine":"ollama"})")["ollama"]["engine_version"] == "0.32.15");
   CHECK(answer_of(R"({"model":"llama-3.1-8b","engine":"ollama","engine_version":"0.11.10"})")["ollama"]["engine_version"] ==

@@ -114,6 +114,13 @@ TEST_CASE("SGLang without a version is taken as 0.5.10 and later, and says so") 
   CHECK(sglang_rule_version(SglangRule::with_prefill_graphs) == "0.5.10");
   CHECK(sglang_rule_version(SglangRule::by_gpu_memory) == "0.5.3");
   CHECK(sglang_rule_version(SglangRule::by_tp) == "0.5.2");
+  // A version asked is the one named, whichever release's rule it runs: 0.4.1 runs 0.5.2's table by tensor parallel.
+  const Report now = evaluate_json(R"({"model":"llama-3.1-8b","engine":"sglang","gpu":"h100-sxm"})");
+  CHECK(sglang_of(now).engine_version == "0.5.10");
+  const Report old = evaluate_json(R"({"model":"llama-3.1-8b","engine":"sglang","gpu":"h100-sxm",
+      "engine_version":"v0.4.1"})");
+  CHECK(sglang_of(old).rule == SglangRule::by_tp);
+  CHECK(sglang_of(old).engine_version == "0.4.1");
 }
 
 TEST_CASE("SGLang on one H100 from the preset: Llama-3.1-8B within 5 % of two printed pools") {

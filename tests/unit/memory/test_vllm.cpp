@@ -2,6 +2,8 @@
 // on an H100 80GB, gpu_memory_utilization 0.9, max_model_len 16000, server defaults):
 // https://github.com/llm-d/llm-d-benchmark/blob/4f4d44943c39b76b28e30dfa1fb0dfaf1ee894b5/config_explorer/empirical-vllm-memory-results.md
 // Each row there satisfies KV = 0.9 × 79.18 GiB − weights − torch peak − non-torch to 0.01 GiB.
+#include <cmath>  // std::round
+
 #include "engine_reports.hpp"
 #include "../validation_rows.hpp"
 #include "json/request.hpp"
@@ -46,6 +48,18 @@ TEST_CASE("vLLM takes gpu_memory_utilization of the driver's total: an H100 80GB
   CHECK(v.max_num_batched_tokens == 8192);
 }
 
+
+TEST_CASE("vLLM on an RTX 5090 takes gpu_memory_utilization of the 31.36 GiB CUDA reports, not of the 32 GB sold") {
+  // vLLM 0.28.0 on an RTX 5090 (nvidia-smi "32607 MiB", driver 595.84): "Free memory on device (30.86/31.36 GiB) on
+  // startup. Desired GPU memory utilization is (0.9, 28.22 GiB)"; deviceQuery on driver 570.133.04: "Total amount of
+  // global memory: 32117 MBytes (33677180928 bytes)" (aikitoria/open-gpu-kernel-modules#1). 0.9 × 31.36 = 28.224.
+  // nvidia-smi's and Ollama's 32607 MiB (31.84 GiB) is NVML's whole framebuffer, which vLLM never sees.
+  const Report report = evaluate_json(
+      R"({"model":"llama-3.1-8b","engine":"vllm","gpu":"rtx-5090","context":16000,"gpu_util":0.9})");
+  const VllmCapacity& v = vllm_of(report);
+  CHECK(static_cast<double>(v.driver_total_bytes) / kGiBytes == doctest::Approx(31.36).epsilon(0.0002));
+  CHECK(std::round(static_cast<double>(v.budget_bytes) / kGiBytes * 100) / 100 == doctest::Approx(28.22));
+}
 TEST_CASE("vLLM's torch peak is the sampler's dummy run: llm-d-benchmark's rows within 5 %") {
   // The rows' figures and quotes: tests/data/validation.json.
   check_llmd_row("llama-3.1-8b", "vllm-llama-3.1-8b-h100-kv", "vllm-llama-3.1-8b-h100-peak");

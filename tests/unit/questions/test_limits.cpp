@@ -288,7 +288,7 @@ TEST_CASE("vLLM's and SGLang's largest batch: no more sequences than the pool ho
   CHECK(pool.batch_limit == BatchLimit::kv_pool);
   CHECK(pool.notes.front().id == "limits.batch_kv_pool");
   // On an RTX 4090 at Llama 3.1 8B's full 131,072 tokens one sequence's cache is 131,072 B × 131,072 = 16 GiB, more
-  // than 0.9 × 23.68 GiB − 14.96 GiB of weights ≈ 6.4 GiB: no sequence fits, and the note says vLLM would not start.
+  // than 0.9 × 23.49 GiB − 14.96 GiB of weights ≈ 6.2 GiB: no sequence fits, and the note says vLLM would not start.
   const Limits none = limits_of(R"({"model":"llama-3.1-8b","engine":"vllm","gpu":"rtx-4090","context":131072})");
   CHECK(none.max_batch == 0);
   REQUIRE_FALSE(none.notes.empty());

@@ -16,6 +16,9 @@ import speed from './messages/speed.js';
 
 export const MESSAGES = {
   en: {
+    "vllm.driver_total": "vLLM's budget is gpu_memory_utilization {util} of {total_bytes}, the total CUDA reports for this GPU: less than the memory the card is sold with, by what the driver keeps.",
+    "sglang.driver_total": "SGLang's pool starts from what is free of {total_bytes}, the total CUDA reports for this GPU: less than the memory the card is sold with, by what the driver keeps.",
+    "llamacpp.fit_driver_total": "llama.cpp's --fit plans against what is free of {total_bytes}, the total CUDA reports for this GPU: less than the memory the card is sold with, by what the driver keeps.",
     "headline.vllm_in_use": "vLLM would not start on one {gpu}: {free_bytes} is free beside the {in_use_bytes} in use, less than gpu_memory_utilization {util} asks; {fits} starts",
     "headline.vllm_in_use_owned": "vLLM would not start on your {count} × {gpu}: {free_bytes} is free beside the {in_use_bytes} in use, less than gpu_memory_utilization {util} asks; {fits} starts",
     "headline.vllm_in_use_short": "vLLM would not start on one {gpu}: {free_bytes} is free beside the {in_use_bytes} in use, less than gpu_memory_utilization {util} asks; even at {fits} its KV cache would hold {tokens} tokens, less than one sequence of {length}",
@@ -97,6 +100,9 @@ export const MESSAGES = {
     "remedy.summary.short_more": "Nothing here runs on {gpus}: the closest change, listed first, is still {short_bytes} short; only more GPUs (listed last) would hold it.",
   },
   de: {
+    "vllm.driver_total": "vLLMs Budget ist gpu_memory_utilization {util} von {total_bytes}, dem Gesamtspeicher, den CUDA für diese GPU meldet: weniger als der Speicher, mit dem die Karte verkauft wird, um das, was der Treiber für sich behält.",
+    "sglang.driver_total": "SGLangs Pool geht von dem aus, was von {total_bytes} frei ist, dem Gesamtspeicher, den CUDA für diese GPU meldet: weniger als der Speicher, mit dem die Karte verkauft wird, um das, was der Treiber für sich behält.",
+    "llamacpp.fit_driver_total": "llama.cpps --fit plant mit dem, was von {total_bytes} frei ist, dem Gesamtspeicher, den CUDA für diese GPU meldet: weniger als der Speicher, mit dem die Karte verkauft wird, um das, was der Treiber für sich behält.",
     "headline.vllm_in_use": "vLLM würde auf einer {gpu} nicht starten: Neben {in_use_bytes} belegtem Speicher sind {free_bytes} frei, weniger als gpu_memory_utilization {util} verlangt; mit {fits} startet es",
     "headline.vllm_in_use_owned": "vLLM würde auf Ihren {count} × {gpu} nicht starten: Neben {in_use_bytes} belegtem Speicher sind {free_bytes} frei, weniger als gpu_memory_utilization {util} verlangt; mit {fits} startet es",
     "headline.vllm_in_use_short": "vLLM würde auf einer {gpu} nicht starten: Neben {in_use_bytes} belegtem Speicher sind {free_bytes} frei, weniger als gpu_memory_utilization {util} verlangt; selbst mit {fits} fasste der KV-Cache {tokens} Tokens, weniger als eine Sequenz zu {length}",
