@@ -147,7 +147,7 @@ std::string answer_training(const Catalog& catalog, const ParsedRequest& request
         parts.push_back(error_to_json(make_error(
             "mode", message("request.training_mode_question",
                             "\"{mode}\" is a training mode; the question \"{question}\" answers inference only",
-                            {arg::text("mode", t.mode),
+                            {arg::text("mode", t.grpo ? std::string_view("grpo") : training_mode_name(t.mode)),
                              arg::text("question", q.question == Question::limits ? "limits" : "gpu_ranking")}))));
         break;
     }

@@ -47,7 +47,7 @@ TEST_CASE("training goes by mode for the estimate, the curve and the remedies; t
     auto r = parse_request(std::string(R"({"question":")") + question + R"(","mode":"lora","model":"llama-2-7b","batch":2})");
     REQUIRE(r.ok());
     REQUIRE(r.value().training.has_value());
-    CHECK(r.value().training->mode == "lora");
+    CHECK(r.value().training->mode == TrainingMode::lora);
     CHECK(r.value().training->micro_batch == 2);
   }
   for (const char* question : {"limits", "gpu_ranking", "biggest_model"}) {
@@ -140,11 +140,11 @@ TEST_CASE("choice: one of the allowed values, or an alias its parser knows") {
   CHECK(refused(R"({"mode":"pretrain"})").message == "expected one of inference, train, lora, qlora, grpo; got \"pretrain\"");
   CHECK(refused(R"({"mode":"train","zero":7})").message ==
         "expected one of 0, 1, 2, 3, NO_SHARD, SHARD_GRAD_OP, FULL_SHARD; got 7");
-  CHECK(parse_request(R"({"engine":"llama.cpp"})").value().inference.engine == "llama.cpp");  // the core's alias
-  CHECK(parse_request(R"({"mode":"train","zero":3})").value().training->zero == "3");
+  CHECK(parse_request(R"({"engine":"llama.cpp"})").value().inference.engine == Engine::llamacpp);  // the core's alias
+  CHECK(parse_request(R"({"mode":"train","zero":3})").value().training->zero == ZeroStage::parameters);
   // Names in any case, as people write them (vLLM's own docs spell it so).
-  CHECK(parse_request(R"({"engine":"vLLM"})").value().inference.engine == "vllm");
-  CHECK(parse_request(R"({"kv_dtype":"FP8"})").value().inference.kv_dtype == "fp8");
+  CHECK(parse_request(R"({"engine":"vLLM"})").value().inference.engine == Engine::vllm);
+  CHECK(parse_request(R"({"kv_dtype":"FP8"})").value().inference.kv_dtype == KvDType::fp8);
   CHECK_FALSE(parse_request(R"({"mode":"INFERENCE"})").value().training.has_value());
   for (const Input& in : inputs()) {
     if (in.kind != InputKind::choice) continue;

@@ -218,7 +218,7 @@ TEST_CASE("a curve seeded with the scenario's estimate is the curve computed alo
   Request r;
   r.model = "qwen2.5-7b";
   r.weights = "q4_k_m";
-  r.engine = "llamacpp";
+  r.engine = Engine::llamacpp;
   auto resolved = resolve_request(test::catalog(), r);
   REQUIRE(resolved.ok());
   const Report base = evaluate(test::catalog(), r).value();

@@ -27,7 +27,6 @@ export default {
     "request.question_key": "ist kein Schlüssel der Frage „{question}“; die Eingaben des Szenarios stehen neben „questions“",
     "request.questions_array": "erwartet wird ein Array mit 1 bis 16 Fragen, jede ein Name ({names}) oder {\"question\": Name, ...ihre eigenen Schlüssel}",
     "request.question_and_questions": "geben Sie entweder „question“ oder „questions“ an, nicht beides",
-    "request.unknown_engine": "unbekannte Engine „{given}“; möglich sind: {allowed}",
     "limits.needs_gpu": "der größte Kontext und der größte Batch brauchen eine GPU, auf die sie passen",
     "curve.values_max": "höchstens 1024 Werte",
     "curve.points_range": "muss zwischen 2 und 1024 liegen, angegeben: {points}",
