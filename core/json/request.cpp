@@ -619,17 +619,6 @@ bool asks_training(const json& j) {
   return it != j.end() && it->is_string() && is_training_mode(it->get_ref<const std::string&>());
 }
 
-constexpr std::pair<std::string_view, Question> kQuestions[] = {
-    {"estimate", Question::estimate},       {"limits", Question::limits},
-    {"curve", Question::curve},             {"gpu_ranking", Question::gpu_ranking},
-    {"biggest_model", Question::biggest_model}, {"remedies", Question::remedies}};
-
-std::string_view question_name(Question q) {
-  for (const auto& [name, question] : kQuestions)
-    if (question == q) return name;
-  return "estimate";
-}
-
 // Reads and removes "question": the rest of the object is the question's inputs.
 Result<Question> take_question(json& j) {
   FieldReader f(j, "");
@@ -637,10 +626,9 @@ Result<Question> take_question(json& j) {
   if (f.error()) return *f.error();
   j.erase("question");
   if (!name) return Question::estimate;
-  for (const auto& [key, question] : kQuestions)
-    if (*name == key) return question;
+  if (const auto question = parse_question(*name)) return *question;
   return make_error("question", message("request.unknown_question", "unknown question \"{given}\"; allowed: {allowed}",
-                                        {arg::text("given", *name), arg::text("allowed", kQuestionNames)}));
+                                        {arg::text("given", *name), arg::text("allowed", question_names())}));
 }
 
 // Reads and removes the curve's own keys, so that the rest is the scenario's inputs; `path` names where the
@@ -714,7 +702,7 @@ Result<std::vector<AskedQuestion>> take_questions(json& j) {
     return make_error("questions", message("request.questions_array",
                                            "expected an array of 1 to 16 questions, each a name ({names}) or "
                                            "{\"question\": name, ...its own keys}",
-                                           {arg::text("names", kQuestionNames)}));
+                                           {arg::text("names", question_names())}));
   std::vector<AskedQuestion> out;
   for (std::size_t i = 0; i < list.size(); ++i) {
     auto asked = asked_question(list[i], "questions[" + std::to_string(i) + "]");
@@ -750,7 +738,36 @@ Result<ParsedRequest> parse_questions(json& j) {
 }
 
 
+// One row per question, in the order of Question (json/answer.cpp answers each by the same order).
+constexpr QuestionInfo kQuestions[] = {
+    {Question::estimate, "estimate", true},         {Question::limits, "limits", false},
+    {Question::curve, "curve", true},               {Question::gpu_ranking, "gpu_ranking", false},
+    {Question::biggest_model, "biggest_model", false}, {Question::remedies, "remedies", true}};
+
+constexpr bool in_question_order() {
+  for (std::size_t i = 0; i < std::size(kQuestions); ++i)
+    if (static_cast<std::size_t>(kQuestions[i].question) != i) return false;
+  return std::size(kQuestions) == static_cast<std::size_t>(Question::remedies) + 1;
+}
+static_assert(in_question_order(), "one row per Question, in its order");
+
 }  // namespace
+
+std::span<const QuestionInfo> questions() noexcept { return kQuestions; }
+
+std::string_view question_name(Question question) noexcept { return questions()[static_cast<std::size_t>(question)].name; }
+
+std::optional<Question> parse_question(std::string_view name) noexcept {
+  for (const QuestionInfo& q : kQuestions)
+    if (q.name == name) return q.question;
+  return std::nullopt;
+}
+
+std::string question_names() {
+  std::string out;
+  for (const QuestionInfo& q : kQuestions) out += (out.empty() ? "" : ", ") + std::string(q.name);
+  return out;
+}
 
 Result<ParsedRequest> parse_request(std::string_view text) {
   auto object = request_object(text);
@@ -771,7 +788,7 @@ Result<ParsedRequest> parse_request(std::string_view text) {
                                                         : std::span<const std::string_view>(kQuestionKey);
   // "mode": "train" | "lora" | "qlora" asks the training estimate, curve or remedies; the other questions are
   // inference only, and the inference reader says so, naming "mode".
-  const bool trains = out.question == Question::estimate || curve || out.question == Question::remedies;
+  const bool trains = questions()[static_cast<std::size_t>(out.question)].trains;
   if (trains && asks_training(j)) {
     auto training = training_request(j, extra);
     if (!training) return training.error();

@@ -16,7 +16,6 @@ export default {
     "request.sequence_twice": "ist im Training die Sequenz und ist auch als sequence mit anderem Wert angegeben; geben Sie nur eines an",
     "request.micro_batch_twice": "ist im Training der Micro-Batch und ist auch als micro_batch mit anderem Wert angegeben; geben Sie nur eines an",
     "request.unknown_question": "unbekannte Frage „{given}“; möglich sind: {allowed}",
-    "request.question_allowed": "möglich sind: {allowed}",
     "request.curve_values": "erwartet werden positive Zahlen",
     "request.curve_axis": "möglich sind: context, batch",
     "request.curve_spacing": "möglich sind: linear, log",
