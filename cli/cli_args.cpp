@@ -10,6 +10,7 @@
 #include <utility>      // std::move
 
 #include "vramfit/inputs.hpp"
+#include "vramfit/lookup.hpp"     // names_a_path
 #include "vramfit/questions.hpp"  // Question, question_name
 
 namespace vramfit::cli {
@@ -122,11 +123,8 @@ std::optional<Error> apply(const Command& c, Options& o, nlohmann::json& request
 }  // namespace
 
 bool names_a_file(std::string_view value) {
-  const bool file_ending = value.ends_with(".json") || value.ends_with(".gguf") || value.ends_with(".safetensors");
-  if (value.find('/') == std::string_view::npos && !file_ending) return false;
-  const bool link = value.find("://") != std::string_view::npos || value.starts_with("hf.co/") ||
-                    value.starts_with("huggingface.co/");
-  if (!link && (file_ending || value.starts_with('.') || value.starts_with('/'))) return true;
+  if (names_a_path(value)) return true;  // the core's rule, the page's too
+  if (value.find('/') == std::string_view::npos) return false;
   std::error_code ec;
   return std::filesystem::exists(std::filesystem::path(std::string(value)), ec);
 }
