@@ -27,6 +27,23 @@ TEST_CASE("an unknown question names the key and lists the questions") {
   CHECK(parse_request("[1]").error().field == "request");
 }
 
+TEST_CASE("one question table: each row's name reads back as its question, in the enum's order") {
+  std::size_t i = 0;
+  for (const QuestionInfo& q : questions()) {
+    CAPTURE(q.name);
+    CHECK(static_cast<std::size_t>(q.question) == i++);
+    CHECK(parse_question(q.name) == q.question);
+    CHECK(question_name(q.question) == q.name);
+    const std::string asked = std::string(R"({"question":")") + std::string(q.name) + R"("})";
+    CHECK(parse_request(asked).value().question == q.question);
+  }
+  CHECK(question_names() == "estimate, limits, curve, gpu_ranking, biggest_model, remedies");
+  CHECK_FALSE(parse_question("cost"));
+  // The questions that answer training read the training inputs; the others refuse a training mode.
+  CHECK(parse_request(R"({"question":"remedies","mode":"lora"})").value().training.has_value());
+  CHECK(parse_request(R"({"question":"limits","mode":"lora"})").error().field == "mode");
+}
+
 TEST_CASE("the curve's own keys are read beside the inputs and kept out of them") {
   auto r = parse_request(R"({"question":"curve","model":"gemma-2-9b","axis":"batch","values":[1,2,8],"gpu":"l40s"})");
   REQUIRE(r.ok());
