@@ -10,6 +10,8 @@
 #include <utility>      // std::move
 
 #include "vramfit/inputs.hpp"
+#include "vramfit/lookup.hpp"     // names_a_path
+#include "vramfit/questions.hpp"  // Question, question_name
 
 namespace vramfit::cli {
 
@@ -18,37 +20,37 @@ namespace {
 // The CLI's own flags: what to ask, and how to answer. Every other flag is an input of the request.
 struct Command {
   std::string_view flag;
-  std::string_view question;  // the request's "question"; "" for the flags that are no question
+  std::optional<Question> question;  // the request's "question"; none for the flags that are no question
   Action action;
   std::string_view help;
 };
 
 constexpr Command kQuestions[] = {
-    {"--rank-gpus", "gpu_ranking", Action::answer,
+    {"--rank-gpus", Question::gpu_ranking, Action::answer,
      "rank GPU type x count (1, 2, 4, 8) by price and speed for this scenario"},
-    {"--biggest", "biggest_model", Action::answer,
+    {"--biggest", Question::biggest_model, Action::answer,
      "the biggest preset and weight format that fits --gpu at --context (default 4096)"},
-    {"--remedies", "remedies", Action::answer,
+    {"--remedies", Question::remedies, Action::answer,
      "what would help: ways to save memory (8/4-bit, FP8 KV, offload, checkpointing, LoRA, ZeRO, ...), "
      "what fits --gpu first, with the memory each saves and what it costs"},
-    {"--max-context", "limits", Action::answer, "print the largest context and batch that fit --gpu"},
-    {"--max-batch", "limits", Action::answer, "same as --max-context (both limits are printed)"},
+    {"--max-context", Question::limits, Action::answer, "print the largest context and batch that fit --gpu"},
+    {"--max-batch", Question::limits, Action::answer, "same as --max-context (both limits are printed)"},
 };
 constexpr Command kOutputs[] = {
-    {"--json", "", Action::answer, "print the result as JSON, byte counts as integers"},
-    {"--command", "", Action::answer,
+    {"--json", std::nullopt, Action::answer, "print the result as JSON, byte counts as integers"},
+    {"--command", std::nullopt, Action::answer,
      "print only the engine's command line for this scenario (vllm serve ..., python -m sglang.launch_server ..., "
      "llama-server ..., OLLAMA_CONTEXT_LENGTH=... ollama serve, mlx_lm.generate ...)"},
-    {"--check", "", Action::answer,
+    {"--check", std::nullopt, Action::answer,
      "a preflight for scripts and CI: print the verdict in one line and exit 0 when it runs on the GPU (fits, or "
      "fits with less than the headroom free), 1 when it does not (too big, the engine would not start, or only "
      "with part of it in system RAM), 2 when an input is wrong"},
-    {"--offline", "", Action::answer,
+    {"--offline", std::nullopt, Action::answer,
      "a Hub or Ollama model from what an earlier lookup read (HF_HUB_OFFLINE=1)"},
-    {"--list-models", "", Action::list_models, "list the model presets"},
-    {"--list-gpus", "", Action::list_gpus, "list the GPU catalog"},
-    {"--help", "", Action::help, "show this help"},
-    {"--version", "", Action::version, "show the version"},
+    {"--list-models", std::nullopt, Action::list_models, "list the model presets"},
+    {"--list-gpus", std::nullopt, Action::list_gpus, "list the GPU catalog"},
+    {"--help", std::nullopt, Action::help, "show this help"},
+    {"--version", std::nullopt, Action::version, "show the version"},
 };
 
 const Command* command_by_flag(std::string_view flag) noexcept {
@@ -108,11 +110,12 @@ std::optional<Error> apply(const Command& c, Options& o, nlohmann::json& request
   if (c.flag == "--check") o.check = true;
   if (c.flag == "--offline") o.offline = true;
   if (c.action != Action::answer) o.action = c.action;
-  if (c.question.empty()) return std::nullopt;
-  if (request.contains("question") && request["question"] != c.question)
+  if (!c.question) return std::nullopt;
+  const std::string question(question_name(*c.question));
+  if (request.contains("question") && request["question"] != question)
     return Error{std::string(c.flag), "asks another question than " + o.question_flag + "; give one"};
-  request["question"] = c.question;
-  o.question = c.question;
+  request["question"] = question;
+  o.question = question;
   o.question_flag = c.flag;
   return std::nullopt;
 }
@@ -120,11 +123,8 @@ std::optional<Error> apply(const Command& c, Options& o, nlohmann::json& request
 }  // namespace
 
 bool names_a_file(std::string_view value) {
-  const bool file_ending = value.ends_with(".json") || value.ends_with(".gguf") || value.ends_with(".safetensors");
-  if (value.find('/') == std::string_view::npos && !file_ending) return false;
-  const bool link = value.find("://") != std::string_view::npos || value.starts_with("hf.co/") ||
-                    value.starts_with("huggingface.co/");
-  if (!link && (file_ending || value.starts_with('.') || value.starts_with('/'))) return true;
+  if (names_a_path(value)) return true;  // the core's rule, the page's too
+  if (value.find('/') == std::string_view::npos) return false;
   std::error_code ec;
   return std::filesystem::exists(std::filesystem::path(std::string(value)), ec);
 }

@@ -34,14 +34,9 @@ cli::Error error_of(const json& answer) {
   return {e.at("field").get<std::string>(), e.at("message").get<std::string>()};
 }
 
-// The table for the question asked; the estimate's answer says by its "mode" that it is training's.
+// The table for the question asked ("" asks the estimate).
 std::string table_of(const std::string& question, const json& answer, const json& catalog) {
-  if (question == "gpu_ranking") return cli::gpu_ranking_table(answer);
-  if (question == "biggest_model") return cli::biggest_model_table(answer);
-  if (question == "remedies") return cli::remedies_table(answer, catalog);
-  if (question == "limits") return cli::limits_table(answer);
-  if (answer.contains("mode")) return cli::training_table(answer, catalog);
-  return cli::estimate_table(answer);
+  return cli::question_table(parse_question(question).value_or(Question::estimate), answer, catalog);
 }
 
 // --check: the verdict's line, and whether the model runs on the GPU as asked (fits, or tight: less than the headroom

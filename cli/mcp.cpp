@@ -7,6 +7,7 @@
 #include <string_view>  // std::string_view
 
 #include "vramfit/inputs.hpp"
+#include "vramfit/questions.hpp"  // Question, question_name
 
 namespace vramfit::cli {
 
@@ -18,31 +19,31 @@ using nlohmann::json;
 // the client's version when it supports it, else its own latest).
 constexpr std::string_view kVersions[] = {"2025-06-18", "2025-03-26", "2024-11-05"};
 
+// One tool per question but the curve, named as the question (vramfit/questions.hpp).
 struct Tool {
-  std::string_view name;
-  std::string_view question;  // the request's "question"; "" asks the estimate
+  Question question;
   std::string_view description;
   bool training;              // reads the training inputs too
   bool ranking;               // reads the GPU ranking's own inputs
 };
 
 constexpr Tool kTools[] = {
-    {"estimate", "",
+    {Question::estimate,
      "GPU memory a model needs to run (or to fine-tune or train, with mode) and whether it fits a GPU: the memory "
      "breakdown with each line's formula and source, the verdict for the GPU given (gpu, gpus), speed and cost. "
      "model is a preset id, a Hugging Face id (owner/name, owner/name-GGUF:QUANT) or an Ollama name (qwen3:32b).",
      true, false},
-    {"limits", "limits", "The longest context and the largest batch that fit a GPU for a model and engine.", false,
+    {Question::limits, "The longest context and the largest batch that fit a GPU for a model and engine.", false,
      false},
-    {"gpu_ranking", "gpu_ranking",
+    {Question::gpu_ranking,
      "Which GPU and how many run a model: every GPU type × count (1, 2, 4, 8) that fits, by price per million "
      "tokens and speed, within an optional budget per hour.",
      false, true},
-    {"remedies", "remedies",
+    {Question::remedies,
      "What would make a model fit a GPU: 8- or 4-bit weights, an FP8 KV cache, offloading layers to system RAM, a "
      "shorter context, LoRA or ZeRO for training; each with the memory it saves and what it costs.",
      true, false},
-    {"biggest_model", "biggest_model", "The biggest preset model and weight format that fits a GPU at a context.",
+    {Question::biggest_model, "The biggest preset model and weight format that fits a GPU at a context.",
      false, false},
 };
 
@@ -96,7 +97,7 @@ json tool_list(const Catalog& catalog) {
       properties["mode"] = {{"type", "string"},
                             {"enum", {"inference", "train", "full", "lora", "qlora", "grpo"}},
                             {"description", "inference (default), or a fine-tuning or training mode"}};
-    tools.push_back({{"name", t.name},
+    tools.push_back({{"name", std::string(question_name(t.question))},
                      {"description", t.description},
                      {"inputSchema", {{"type", "object"}, {"properties", properties}}}});
   }
@@ -112,7 +113,7 @@ json rpc_result(const json& id, json result) { return {{"jsonrpc", "2.0"}, {"id"
 // A tool's answer: the core's JSON as text and as structured content; a wrong input is a tool error naming the field
 // (the protocol's "tool execution error", which the assistant reads), not a protocol error.
 json call_tool(const Catalog& catalog, const Tool& tool, json arguments, const LookupSettings& lookup) {
-  if (!tool.question.empty()) arguments["question"] = tool.question;
+  if (tool.question != Question::estimate) arguments["question"] = std::string(question_name(tool.question));
   // A draft or other model named as a model is (a Hub repository, an Ollama model, a file) is read first.
   std::string request = arguments.dump();
   if (auto error = with_named_models(catalog, request, lookup))
@@ -166,7 +167,7 @@ json reply_to(const Catalog& catalog, const json& message, const LookupSettings&
   if (method == "tools/call") {
     const std::string name = params.is_object() ? params.value("name", std::string()) : std::string();
     for (const Tool& t : kTools) {
-      if (t.name != name) continue;
+      if (question_name(t.question) != name) continue;
       json arguments = params.contains("arguments") ? params.at("arguments") : json::object();
       if (!arguments.is_object()) return rpc_error(id, -32602, "arguments must be an object");
       return rpc_result(id, call_tool(catalog, t, std::move(arguments), lookup));

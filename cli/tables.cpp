@@ -675,4 +675,16 @@ std::string gpus_list(const json& catalog) {
   return out;
 }
 
+std::string question_table(Question question, const json& answer, const json& catalog) {
+  switch (question) {
+    case Question::gpu_ranking: return gpu_ranking_table(answer);
+    case Question::biggest_model: return biggest_model_table(answer);
+    case Question::remedies: return remedies_table(answer, catalog);
+    case Question::limits: return limits_table(answer);
+    case Question::estimate:
+    case Question::curve: break;
+  }
+  return answer.contains("mode") ? training_table(answer, catalog) : estimate_table(answer);
+}
+
 }  // namespace vramfit::cli

@@ -6,6 +6,8 @@
 #include <cstdint>  // std::uint64_t
 #include <string>   // std::string
 
+#include "vramfit/questions.hpp"  // Question
+
 namespace vramfit::cli {
 
 // "    14.00 GB     13.04 GiB": a byte count in both units, two decimals, each right-aligned in 9 characters.
@@ -20,6 +22,9 @@ std::string gpu_ranking_table(const nlohmann::json& answer);
 std::string biggest_model_table(const nlohmann::json& answer);
 std::string remedies_table(const nlohmann::json& answer, const nlohmann::json& catalog);
 std::string limits_table(const nlohmann::json& answer);
+// The table for a question's answer, one case per question; the estimate's (and the curve's, which the CLI asks for
+// no table of its own) says by its "mode" that it is training's.
+std::string question_table(Question question, const nlohmann::json& answer, const nlohmann::json& catalog);
 std::string models_list(const nlohmann::json& catalog);
 std::string gpus_list(const nlohmann::json& catalog);
 

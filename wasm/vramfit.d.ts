@@ -31,7 +31,7 @@ export interface VramfitModule {
   answer_file(prefix: Uint8Array, fileSize: number, fileName: string, requestJson: string): string;
   /** The same questions about a sharded safetensors checkpoint; `indexJson` may be ''. */
   answer_shards(files: Shard[], indexJson: string, requestJson: string): string;
-  /** What a typed model name is: a preset, a Hub repository or an Ollama model (NameReading as JSON text). */
+  /** What a typed model name is: a file's path, a preset, a Hub repository or an Ollama model (NameReading as JSON text). */
   read_model_name(name: string, revision: string): string;
   /** After the Hub's model API answered `listingJson`: which files to read, bounded (HubPlan as JSON text). */
   plan_hub_reads(name: string, revision: string, listingJson: string): string;
@@ -41,6 +41,7 @@ export interface VramfitModule {
 
 /** read_model_name's answer. */
 export type NameReading =
+  | { ok: true; kind: 'file'; name: string }
   | { ok: true; kind: 'preset'; model: string;
       /** Named by one of the preset's Ollama tags: where the registry keeps that tag's file. */
       ollama?: { namespace: string; name: string; tag: string; manifest: string; max_bytes: number } }

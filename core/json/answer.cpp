@@ -1,5 +1,6 @@
 #include "json/answer.hpp"
 
+#include <cassert>   // assert
 #include <optional>  // std::optional
 #include <string>    // std::string
 #include <utility>   // std::move
@@ -72,85 +73,144 @@ std::string answers_to_json(const std::vector<std::string>& parts) {
   return out + "],\"ok\":true}";
 }
 
-// Several questions about one inference scenario: resolved once, estimated once (on the request's GPU, if any);
-// the GPU ranking and an every_gpu estimate share the estimate without that GPU (on_every_gpu).
+// One inference scenario, resolved and estimated once (on the request's GPU, if any), for several questions; the
+// GPU ranking and an every_gpu estimate share the estimate without that GPU (on_every_gpu), made when first asked.
+struct InferenceScene {
+  const Catalog& catalog;
+  const Request& r;
+  const ResolvedRequest& rr;
+  const Result<Report>& base;
+  std::optional<Result<Report>> every;
+  const Result<Report>& every_gpu() {
+    if (!every) every = on_every_gpu(catalog, r, rr, base.value());
+    return *every;
+  }
+};
+
+// One training scenario, resolved and estimated once, judged on the request's GPU and, when first asked, on every GPU.
+struct TrainingScene {
+  const Catalog& catalog;
+  const TrainingRequest& t;
+  const TrainingScenario& scenario;
+  const Result<TrainingReport>& base;
+  std::optional<Result<TrainingReport>> every;
+  const Result<TrainingReport>& every_gpu() {
+    if (!every) every = scenario.report.gpu ? judge_training(catalog, t, scenario, nullptr) : base;
+    return *every;
+  }
+};
+
+// Each question's answer with its writer: asked alone, or among several about an inference or a training scenario.
+std::string estimate_alone(const Catalog& catalog, const ParsedRequest& request) {
+  if (request.training) return written(evaluate_training(catalog, *request.training), training_report_to_json);
+  return written(evaluate(catalog, request.inference), report_to_json);
+}
+std::string estimate_among(InferenceScene& s, const AskedQuestion& q) {
+  return written(q.every_gpu ? s.every_gpu() : s.base, report_to_json);
+}
+std::string estimate_among_training(TrainingScene& s, const AskedQuestion& q) {
+  return written(q.every_gpu ? s.every_gpu() : s.base, training_report_to_json);
+}
+
+std::string limits_alone(const Catalog& catalog, const ParsedRequest& request) {
+  return written(solve_limits(catalog, request.inference), limits_to_json);
+}
+std::string limits_among(InferenceScene& s, const AskedQuestion&) { return written(solve_limits(s.rr), limits_to_json); }
+
+std::string curve_alone(const Catalog& catalog, const ParsedRequest& request) {
+  return written(curve_of(catalog, request), curve_to_json);
+}
+std::string curve_among(InferenceScene& s, const AskedQuestion& q) {
+  return written(memory_curve(s.rr, q.curve, &s.base.value().estimate), curve_to_json);
+}
+std::string curve_among_training(TrainingScene& s, const AskedQuestion& q) {
+  return written(training_curve(s.scenario.report, q.curve), curve_to_json);
+}
+
+std::string ranking_alone(const Catalog& catalog, const ParsedRequest& request) {
+  return written(rank_gpus_for(catalog, request.inference), gpu_ranking_report_to_json);
+}
+std::string ranking_among(InferenceScene& s, const AskedQuestion& q) {
+  const Result<Report>& all = s.every_gpu();
+  if (!all) return error_to_json(all.error());
+  return written(rank_gpus_for(s.catalog, q.every_gpu ? request_without_gpu(s.r) : s.r, without_gpu(s.rr),
+                               all.value().estimate),
+                 gpu_ranking_report_to_json);
+}
+
+std::string biggest_alone(const Catalog& catalog, const ParsedRequest& request) {
+  return written(biggest_for(catalog, request.inference), biggest_report_to_json);
+}
+std::string biggest_among(InferenceScene&, const AskedQuestion&) {  // refused by parse_request: not about a scenario
+  return error_to_json(make_error("questions", message("request.biggest_asked_alone", "biggest_model is asked alone")));
+}
+
+std::string remedies_alone(const Catalog& catalog, const ParsedRequest& request) {
+  if (request.training) return written(remedies_for(catalog, *request.training), remedies_report_to_json);
+  return written(remedies_for(catalog, request.inference), remedies_report_to_json);
+}
+std::string remedies_among(InferenceScene& s, const AskedQuestion&) {
+  return written(remedies_for(s.catalog, s.r, s.base.value()), remedies_report_to_json);
+}
+std::string remedies_among_training(TrainingScene& s, const AskedQuestion&) {
+  return written(remedies_for(s.catalog, s.t, s.base.value()), remedies_report_to_json);
+}
+
+// What answers each question, one row per Question in its order (vramfit/questions.hpp): `training` is null for a
+// question of inference only, and agrees with the table's `trains`.
+struct Answerer {
+  Question question;
+  std::string (*alone)(const Catalog&, const ParsedRequest&);
+  std::string (*inference)(InferenceScene&, const AskedQuestion&);
+  std::string (*training)(TrainingScene&, const AskedQuestion&);
+};
+constexpr Answerer kAnswerers[] = {
+    {Question::estimate, estimate_alone, estimate_among, estimate_among_training},
+    {Question::limits, limits_alone, limits_among, nullptr},
+    {Question::curve, curve_alone, curve_among, curve_among_training},
+    {Question::gpu_ranking, ranking_alone, ranking_among, nullptr},
+    {Question::biggest_model, biggest_alone, biggest_among, nullptr},
+    {Question::remedies, remedies_alone, remedies_among, remedies_among_training},
+};
+
+const Answerer& answerer(Question question) {
+  const Answerer& a = kAnswerers[static_cast<std::size_t>(question)];
+  assert(a.question == question && (a.training != nullptr) == questions()[static_cast<std::size_t>(question)].trains);
+  return a;
+}
+
+// Several questions about one inference scenario.
 std::string answer_inference(const Catalog& catalog, const ParsedRequest& request) {
   const Request& r = request.inference;
   const auto scenario = resolve_request(catalog, r);
   if (!scenario) return error_to_json(scenario.error());
-  const ResolvedRequest& rr = scenario.value();
-  const auto base = evaluate(catalog, r, rr);
+  const auto base = evaluate(catalog, r, scenario.value());
   if (!base) return error_to_json(base.error());
-  std::optional<Result<Report>> every;
-  auto every_gpu = [&]() -> const Result<Report>& {
-    if (!every) every = on_every_gpu(catalog, r, rr, base.value());
-    return *every;
-  };
+  InferenceScene scene{catalog, r, scenario.value(), base, std::nullopt};
   std::vector<std::string> parts;
-  for (const AskedQuestion& q : request.questions) {
-    switch (q.question) {
-      case Question::estimate:
-        parts.push_back(written(q.every_gpu ? every_gpu() : base, report_to_json));
-        break;
-      case Question::limits: parts.push_back(written(solve_limits(rr), limits_to_json)); break;
-      case Question::curve:
-        parts.push_back(written(memory_curve(rr, q.curve, &base.value().estimate), curve_to_json));
-        break;
-      case Question::gpu_ranking: {
-        const Result<Report>& all = every_gpu();
-        if (!all) parts.push_back(error_to_json(all.error()));
-        else parts.push_back(written(rank_gpus_for(catalog, q.every_gpu ? request_without_gpu(r) : r, without_gpu(rr),
-                                                   all.value().estimate),
-                                     gpu_ranking_report_to_json));
-        break;
-      }
-      case Question::remedies:
-        parts.push_back(written(remedies_for(catalog, r, base.value()), remedies_report_to_json));
-        break;
-      case Question::biggest_model:  // refused by parse_request: it is not about this scenario
-        parts.push_back(error_to_json(make_error("questions", message("request.biggest_asked_alone", "biggest_model is asked alone"))));
-        break;
-    }
-  }
+  for (const AskedQuestion& q : request.questions) parts.push_back(answerer(q.question).inference(scene, q));
   return answers_to_json(parts);
 }
 
-// Several questions about one training scenario: resolved and estimated once, then judged on the request's GPU
-// and, for an every_gpu estimate, on every GPU. The inference-only questions answer with an error naming "mode".
+// Several questions about one training scenario; the inference-only questions answer with an error naming "mode".
 std::string answer_training(const Catalog& catalog, const ParsedRequest& request) {
   const TrainingRequest& t = *request.training;
   const auto scenario = resolve_training(catalog, t);
   if (!scenario) return error_to_json(scenario.error());
-  const Gpu* gpu = scenario.value().report.gpu;
-  const auto base = judge_training(catalog, t, scenario.value(), gpu);
+  const auto base = judge_training(catalog, t, scenario.value(), scenario.value().report.gpu);
   if (!base) return error_to_json(base.error());
-  std::optional<Result<TrainingReport>> every;
-  auto every_gpu = [&]() -> const Result<TrainingReport>& {
-    if (!every) every = gpu ? judge_training(catalog, t, scenario.value(), nullptr) : base;
-    return *every;
-  };
+  TrainingScene scene{catalog, t, scenario.value(), base, std::nullopt};
   std::vector<std::string> parts;
   for (const AskedQuestion& q : request.questions) {
-    switch (q.question) {
-      case Question::estimate:
-        parts.push_back(written(q.every_gpu ? every_gpu() : base, training_report_to_json));
-        break;
-      case Question::curve:
-        parts.push_back(written(training_curve(scenario.value().report, q.curve), curve_to_json));
-        break;
-      case Question::remedies:
-        parts.push_back(written(remedies_for(catalog, t, base.value()), remedies_report_to_json));
-        break;
-      case Question::limits:
-      case Question::gpu_ranking:
-      case Question::biggest_model:
-        parts.push_back(error_to_json(make_error(
-            "mode", message("request.training_mode_question",
-                            "\"{mode}\" is a training mode; the question \"{question}\" answers inference only",
-                            {arg::text("mode", t.mode),
-                             arg::text("question", q.question == Question::limits ? "limits" : "gpu_ranking")}))));
-        break;
+    if (const auto among = answerer(q.question).training) {
+      parts.push_back(among(scene, q));
+      continue;
     }
+    parts.push_back(error_to_json(make_error(
+        "mode", message("request.training_mode_question",
+                        "\"{mode}\" is a training mode; the question \"{question}\" answers inference only",
+                        {arg::text("mode", t.grpo ? std::string_view("grpo") : training_mode_name(t.mode)),
+                         arg::text("question", question_name(q.question))}))));
   }
   return answers_to_json(parts);
 }
@@ -197,25 +257,7 @@ std::string answer_with_wired_limit(const Catalog& catalog, const ParsedRequest&
 std::string answer_on(const Catalog& catalog, const ParsedRequest& request) {
   if (!request.questions.empty())
     return request.training ? answer_training(catalog, request) : answer_inference(catalog, request);
-  const Request& r = request.inference;
-  switch (request.question) {
-    case Question::estimate:
-      if (request.training) return written(evaluate_training(catalog, *request.training), training_report_to_json);
-      return written(evaluate(catalog, r), report_to_json);
-    case Question::limits:
-      return written(solve_limits(catalog, r), limits_to_json);
-    case Question::curve:
-      return written(curve_of(catalog, request), curve_to_json);
-    case Question::gpu_ranking:
-      return written(rank_gpus_for(catalog, r), gpu_ranking_report_to_json);
-    case Question::biggest_model:
-      return written(biggest_for(catalog, r), biggest_report_to_json);
-    case Question::remedies:
-      if (request.training) return written(remedies_for(catalog, *request.training), remedies_report_to_json);
-      return written(remedies_for(catalog, r), remedies_report_to_json);
-  }
-  return error_to_json(make_error("question", message("request.question_allowed", "allowed: {allowed}",
-                                                      {arg::text("allowed", kQuestionNames)})));
+  return answerer(request.question).alone(catalog, request);
 }
 
 }  // namespace

@@ -100,7 +100,25 @@ std::string preset_answer(const ModelPreset& p, const std::optional<OllamaRef>& 
 
 }  // namespace
 
+bool names_a_path(std::string_view name) {
+  const std::string lower = lower_ascii(name);
+  const bool file_ending = lower.ends_with(".json") || lower.ends_with(".gguf") || lower.ends_with(".safetensors");
+  const bool link = name.find("://") != std::string_view::npos || lower.starts_with("hf.co/") ||
+                    lower.starts_with("huggingface.co/");
+  const bool folder = name.starts_with('/') || (name.starts_with('.') && name.find('/') != std::string_view::npos);
+  return !link && (file_ending || folder);
+}
+
 std::string read_model_name(const Catalog& catalog, std::string_view name, std::string_view revision) {
+  if (names_a_path(name)) {
+    JsonWriter w;
+    w.begin_object();
+    w.field("kind", "file");
+    w.field("name", name);
+    w.field("ok", true);
+    w.end_object();
+    return w.take();
+  }
   if (auto hub = parse_hub_ref(name)) {
     if (!*hub) return error_to_json(hub->error());
     const HubRef& ref = hub->value();

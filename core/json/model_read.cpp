@@ -134,9 +134,8 @@ Result<ReadModel> read_model(const json& v, const std::string& field) {
 
 std::optional<Error> read_models(const json& request, Request& r) {
   // An engine that runs no draft refuses draft_read as it refuses draft, once the engine is known.
-  const auto engine = parse_engine(r.engine);
   const Input* row = input_by_key("draft_read", InputUse::inference);
-  const bool drafts = !engine || !row || read_by_engine(*row, static_cast<unsigned>(*engine));
+  const bool drafts = !row || read_by_engine(*row, static_cast<unsigned>(r.engine));
   if (const auto it = request.find("draft_read"); drafts && it != request.end() && !it->is_null()) {
     if (r.draft.empty())
       return refused("draft_read", message("read.draft_without_name", "goes with draft, the name it was read for"));

@@ -11,6 +11,7 @@
 
 #include "json/inputs.hpp"
 #include "json/model_read.hpp"  // read_models
+#include "memory/vision.hpp"     // parse_image_size
 #include "util/json_fields.hpp"
 #include "util/number_text.hpp"  // fixed_text, general_text
 #include "util/quantity.hpp"  // parse_count, parse_tokens
@@ -314,6 +315,14 @@ class InputReader {
   std::optional<std::uint64_t> whole(std::string_view key) { return get<std::uint64_t>(key); }
   std::optional<double> number(std::string_view key) { return get<double>(key); }
   std::optional<bool> toggle(std::string_view key) { return get<bool>(key); }
+  // A choice as the value its parser reads: the inputs table has checked the text by the same parser, so a text
+  // read here always parses; none when the key is absent or refused.
+  template <auto parse>
+  auto choice(std::string_view key) -> decltype(parse(std::string_view())) {
+    const auto given = text(key);
+    if (!given) return std::nullopt;
+    return parse(*given);
+  }
   // A card described by its figures: gpu_memory, gpu_bandwidth, ...
   CustomGpuInputs custom_gpu() {
     CustomGpuInputs c;
@@ -441,6 +450,17 @@ void read_gpus(InputReader& in, InputUse use, Request& r) {
   }
 }
 
+// "image_size": "1024x768", or "1024" for a square.
+void read_image_size(InputReader& in, Request& r) {
+  const auto given = in.text("image_size");
+  if (!given || given->empty()) return;
+  r.image_size = parse_image_size(*given);
+  if (!r.image_size)
+    in.fail(make_error("image_size", message("images.size", "expected the size in pixels as WIDTHxHEIGHT (1024x768) or "
+                                                            "one side (1024), each 1 to 16384; got {given}",
+                                             {arg::text("given", *given)})));
+}
+
 // `question` names the question in the message that refuses a training mode ("limits"; "" for the whole request).
 Result<Request> inference_request(const json& j, InputUse use, std::span<const std::string_view> extra,
                                   std::string_view question) {
@@ -462,17 +482,18 @@ Result<Request> inference_request(const json& j, InputUse use, std::span<const s
   r.config_name = in.text("config_name").value_or("");
   r.params = in.whole("params").value_or(0);
   r.weights = in.text("weights").value_or("");
-  r.kv_dtype = in.text("kv_dtype").value_or("");
+  r.kv_dtype = in.choice<parse_kv_dtype>("kv_dtype");
   r.context = in.whole("context");
   r.batch = in.whole("batch").value_or(1);
   r.headroom = in.number("headroom").value_or(kDefaultHeadroom);
   r.gpu = in.text("gpu").value_or("");
   r.custom_gpu = in.custom_gpu();
   r.wired_limit_mb = in.whole("wired_limit_mb").value_or(0);
-  r.engine_given = in.text("engine").has_value();
-  r.engine = in.text("engine").value_or("transformers");
-  r.attention = in.text("attention").value_or("");
-  r.kv_allocation = in.text("kv_allocation").value_or("");
+  const auto engine = in.choice<parse_engine>("engine");
+  r.engine_given = engine.has_value();
+  r.engine = engine.value_or(Engine::transformers);
+  r.attention = in.choice<parse_attention>("attention");
+  r.kv_allocation = in.choice<parse_kv_allocation>("kv_allocation");
   r.avg_tokens = in.whole("avg_tokens");
   r.expandable_segments = in.toggle("expandable_segments").value_or(false);
   r.engine_version = in.text("engine_version").value_or("");
@@ -494,7 +515,7 @@ Result<Request> inference_request(const json& j, InputUse use, std::span<const s
   r.gpu_layers = in.whole("gpu_layers");
   r.mmproj = in.toggle("mmproj").value_or(false);
   r.images = in.whole("images").value_or(0);
-  r.image_size = in.text("image_size").value_or("");
+  read_image_size(in, r);
   r.draft = in.text("draft").value_or("");
   r.draft_config = in.text("draft_config").value_or("");
   // Checked as inputs first (their kind, the engines that read them), then read as what a client read.
@@ -525,6 +546,21 @@ std::optional<std::uint64_t> training_alias(InputReader& in, std::string_view ke
   return own ? own : alias;
 }
 
+// "mode": grpo or a training mode (the inputs table refuses other words); none or "inference" asks inference,
+// which a training request does not answer.
+void read_training_mode(InputReader& in, TrainingRequest& r) {
+  const auto mode = in.text("mode");
+  if (in.error()) return;
+  r.grpo = mode && is_grpo_mode(*mode);
+  const auto trained = mode ? parse_training_mode(*mode) : std::nullopt;
+  if (trained) r.mode = *trained;
+  else if (!r.grpo)
+    in.fail(make_error("mode", message("error.training.not_training_mode",
+                                       "\"{mode}\" is not a training mode (inference has its own estimate); allowed: "
+                                       "{allowed}, grpo",
+                                       {arg::text("mode", mode.value_or("")), arg::text("allowed", training_mode_names())})));
+}
+
 Result<TrainingRequest> training_request(const json& j, std::span<const std::string_view> extra) {
   if (auto other = refuse_other_keys(j, InputUse::training, extra)) return *other;
   InputReader in(j, InputUse::training);
@@ -535,10 +571,10 @@ Result<TrainingRequest> training_request(const json& j, std::span<const std::str
   r.quant_config_json = in.text("quant_config").value_or("");
   r.config_name = in.text("config_name").value_or("");
   r.params = in.whole("params").value_or(0);
-  r.mode = in.text("mode").value_or("");
-  r.precision = in.text("precision").value_or("");
-  r.grad_dtype = in.text("grad_dtype").value_or("");
-  r.optimizer = in.text("optimizer").value_or("");
+  read_training_mode(in, r);
+  r.precision = in.choice<parse_precision>("precision");
+  r.grad_dtype = in.choice<parse_grad_dtype>("grad_dtype");
+  r.optimizer = in.choice<parse_optimizer>("optimizer");
   r.lora_rank = in.whole("lora_rank");
   r.lora_targets = in.text("lora_targets").value_or("");
   r.sequence = training_alias(in, "sequence", "context",
@@ -549,28 +585,28 @@ Result<TrainingRequest> training_request(const json& j, std::span<const std::str
                                          "micro_batch with another value; give one"))
                       .value_or(1);
   r.grad_accum = in.whole("grad_accum").value_or(1);
-  r.checkpointing = in.text("checkpointing").value_or("");
-  r.attn_implementation = in.text("attn_implementation").value_or("");
+  r.checkpointing = in.choice<parse_checkpointing>("checkpointing");
+  r.attn_implementation = in.choice<parse_attn_implementation>("attn_implementation");
   r.dropout = in.toggle("dropout");
-  r.zero = in.text("zero").value_or("");
+  r.zero = in.choice<parse_zero>("zero");
   r.gpus = in.whole("gpus").value_or(1);
   r.tp = in.whole("tp").value_or(1);
   r.pp = in.whole("pp").value_or(1);
   r.sp = in.toggle("sp").value_or(false);
-  r.offload = in.text("offload").value_or("");
+  r.offload = in.choice<parse_offload>("offload");
   r.gpu = in.text("gpu").value_or("");
   r.custom_gpu = in.custom_gpu();
   r.wired_limit_mb = in.whole("wired_limit_mb").value_or(0);
   r.headroom = in.number("headroom").value_or(kDefaultHeadroom);
   if (const auto tokens = in.whole("tokens")) r.tokens = static_cast<double>(*tokens);
   r.mfu = in.number("mfu");
-  r.policy = in.text("policy").value_or("");
+  r.policy = in.choice<parse_training_mode>("policy");
   r.prompt_tokens = in.whole("prompt_tokens");
   r.completion_tokens = in.whole("completion_tokens");
   r.num_generations = in.whole("num_generations");
   r.generation_batch = in.whole("generation_batch");
   r.beta = in.number("beta");
-  r.sampler = in.text("sampler").value_or("");
+  r.sampler = in.choice<parse_grpo_sampler>("sampler");
   r.gpu_util = in.number("gpu_util");
   (void)in.text("weights");  // checked, then ignored: see the header
   if (in.error()) return *in.error();
@@ -583,17 +619,6 @@ bool asks_training(const json& j) {
   return it != j.end() && it->is_string() && is_training_mode(it->get_ref<const std::string&>());
 }
 
-constexpr std::pair<std::string_view, Question> kQuestions[] = {
-    {"estimate", Question::estimate},       {"limits", Question::limits},
-    {"curve", Question::curve},             {"gpu_ranking", Question::gpu_ranking},
-    {"biggest_model", Question::biggest_model}, {"remedies", Question::remedies}};
-
-std::string_view question_name(Question q) {
-  for (const auto& [name, question] : kQuestions)
-    if (question == q) return name;
-  return "estimate";
-}
-
 // Reads and removes "question": the rest of the object is the question's inputs.
 Result<Question> take_question(json& j) {
   FieldReader f(j, "");
@@ -601,10 +626,9 @@ Result<Question> take_question(json& j) {
   if (f.error()) return *f.error();
   j.erase("question");
   if (!name) return Question::estimate;
-  for (const auto& [key, question] : kQuestions)
-    if (*name == key) return question;
+  if (const auto question = parse_question(*name)) return *question;
   return make_error("question", message("request.unknown_question", "unknown question \"{given}\"; allowed: {allowed}",
-                                        {arg::text("given", *name), arg::text("allowed", kQuestionNames)}));
+                                        {arg::text("given", *name), arg::text("allowed", question_names())}));
 }
 
 // Reads and removes the curve's own keys, so that the rest is the scenario's inputs; `path` names where the
@@ -678,7 +702,7 @@ Result<std::vector<AskedQuestion>> take_questions(json& j) {
     return make_error("questions", message("request.questions_array",
                                            "expected an array of 1 to 16 questions, each a name ({names}) or "
                                            "{\"question\": name, ...its own keys}",
-                                           {arg::text("names", kQuestionNames)}));
+                                           {arg::text("names", question_names())}));
   std::vector<AskedQuestion> out;
   for (std::size_t i = 0; i < list.size(); ++i) {
     auto asked = asked_question(list[i], "questions[" + std::to_string(i) + "]");
@@ -714,7 +738,36 @@ Result<ParsedRequest> parse_questions(json& j) {
 }
 
 
+// One row per question, in the order of Question (json/answer.cpp answers each by the same order).
+constexpr QuestionInfo kQuestions[] = {
+    {Question::estimate, "estimate", true},         {Question::limits, "limits", false},
+    {Question::curve, "curve", true},               {Question::gpu_ranking, "gpu_ranking", false},
+    {Question::biggest_model, "biggest_model", false}, {Question::remedies, "remedies", true}};
+
+constexpr bool in_question_order() {
+  for (std::size_t i = 0; i < std::size(kQuestions); ++i)
+    if (static_cast<std::size_t>(kQuestions[i].question) != i) return false;
+  return std::size(kQuestions) == static_cast<std::size_t>(Question::remedies) + 1;
+}
+static_assert(in_question_order(), "one row per Question, in its order");
+
 }  // namespace
+
+std::span<const QuestionInfo> questions() noexcept { return kQuestions; }
+
+std::string_view question_name(Question question) noexcept { return questions()[static_cast<std::size_t>(question)].name; }
+
+std::optional<Question> parse_question(std::string_view name) noexcept {
+  for (const QuestionInfo& q : kQuestions)
+    if (q.name == name) return q.question;
+  return std::nullopt;
+}
+
+std::string question_names() {
+  std::string out;
+  for (const QuestionInfo& q : kQuestions) out += (out.empty() ? "" : ", ") + std::string(q.name);
+  return out;
+}
 
 Result<ParsedRequest> parse_request(std::string_view text) {
   auto object = request_object(text);
@@ -735,7 +788,7 @@ Result<ParsedRequest> parse_request(std::string_view text) {
                                                         : std::span<const std::string_view>(kQuestionKey);
   // "mode": "train" | "lora" | "qlora" asks the training estimate, curve or remedies; the other questions are
   // inference only, and the inference reader says so, naming "mode".
-  const bool trains = out.question == Question::estimate || curve || out.question == Question::remedies;
+  const bool trains = questions()[static_cast<std::size_t>(out.question)].trains;
   if (trains && asks_training(j)) {
     auto training = training_request(j, extra);
     if (!training) return training.error();

@@ -14,12 +14,10 @@
 #include "questions/evaluate_training.hpp"  // TrainingRequest
 #include "questions/limits.hpp"             // CurveInputs
 #include "util/result.hpp"
+#include "vramfit/questions.hpp"        // Question
 
 namespace vramfit {
 
-// What a request asks, by its "question" key; estimate when absent.
-enum class Question { estimate, limits, curve, gpu_ranking, biggest_model, remedies };
-inline constexpr std::string_view kQuestionNames = "estimate, limits, curve, gpu_ranking, biggest_model, remedies";
 
 // The curve's own keys (CurveInputs, questions/limits.hpp): "axis" ("context" | "batch", default context),
 // "points" (default 256), "from" and "to" (0: the curve's defaults), "spacing" ("linear", the default, or "log")

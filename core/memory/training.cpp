@@ -359,7 +359,6 @@ Result<GradDType> check_training_options(const ModelSpec& spec, const TrainingOp
   if (o.optimizer == Optimizer::adafactor && bare)
     return make_error("optimizer", message("error.training.adafactor_bare", "adafactor's factored state needs the matrix "
                                                                           "shapes: give a preset or a config.json"));
-  if (adapters && (o.lora_rank < 1 || o.lora_rank > kMaxLoraRank)) return lora_rank_error(o.lora_rank);
   if (adapters && !o.lora_targets.any()) return no_lora_module();
   const GradDType grad = o.grad_dtype.value_or(o.precision == Precision::bf16 ? GradDType::half : GradDType::fp32);
   if (o.precision == Precision::fp32 && grad == GradDType::half)

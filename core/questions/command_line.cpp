@@ -74,7 +74,7 @@ EngineCommand vllm_command(const Report& report, const Request& r, const Resolve
                           : o.gpu_util;
   if (util != vllm_default_gpu_util(o.vllm_rule)) t << " --gpu-memory-utilization " << detail::general_text(util, 6);
   if (o.enforce_eager) t << " --enforce-eager";
-  if (!r.kv_dtype.empty() && report.estimate.kv_dtype == KvDType::fp8 && report.model.checkpoint_kv_dtype.empty())
+  if (r.kv_dtype && report.estimate.kv_dtype == KvDType::fp8 && report.model.checkpoint_kv_dtype.empty())
     t << " --kv-cache-dtype fp8";
   if (o.max_num_seqs) t << " --max-num-seqs " << *o.max_num_seqs;
   if (o.max_num_batched_tokens) t << " --max-num-batched-tokens " << *o.max_num_batched_tokens;
@@ -127,7 +127,7 @@ EngineCommand sglang_command(const Report& report, const Request& r, const Resol
     t << " --context-length " << o.context_tokens;
   if (o.mem_fraction_static) t << " --mem-fraction-static " << detail::general_text(*o.mem_fraction_static, 6);
   if (o.max_total_tokens) t << " --max-total-tokens " << *o.max_total_tokens;
-  if (!r.kv_dtype.empty() && report.estimate.kv_dtype == KvDType::fp8) t << " --kv-cache-dtype fp8_e4m3";
+  if (r.kv_dtype && report.estimate.kv_dtype == KvDType::fp8) t << " --kv-cache-dtype fp8_e4m3";
   // --speculative-algorithm EAGLE, EAGLE3, NEXTN (a model's MTP layers) or STANDALONE (a draft model).
   if (const auto& d = report.estimate.draft_detail) {
     t << " --speculative-algorithm "
@@ -278,7 +278,7 @@ EngineCommand ollama_server_command(const Report& report, const Request& r, cons
   Text t;
   if (report.context_source != "engine_default" || !s.gpu) t << "OLLAMA_CONTEXT_LENGTH=" << o.context_tokens << " ";
   if (o.batch > 1) t << "OLLAMA_NUM_PARALLEL=" << o.batch << " ";
-  if (!r.attention.empty()) t << "OLLAMA_FLASH_ATTENTION=" << (e.attention == Attention::sdpa ? "1 " : "0 ");
+  if (r.attention) t << "OLLAMA_FLASH_ATTENTION=" << (e.attention == Attention::sdpa ? "1 " : "0 ");
   if (e.kv_dtype != KvDType::fp16) t << "OLLAMA_KV_CACHE_TYPE=" << ggml_cache_type(e.kv_dtype) << " ";
   if (o.ollama_gpu_overhead) t << "OLLAMA_GPU_OVERHEAD=" << o.ollama_gpu_overhead << " ";
   t << "ollama serve  # Ollama " << version_asked(r, kOllamaVersionModelled);

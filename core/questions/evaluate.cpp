@@ -210,12 +210,6 @@ std::optional<TagWeights> ollama_tag_weights(const Request& r, const OllamaTag* 
                             {name, arg::text("format", assumed)})};
 }
 
-std::string joined(std::span<const KvDTypeInfo> infos) {
-  std::string out;
-  for (const auto& i : infos) out += (out.empty() ? "" : ", ") + std::string(i.name);
-  return out;
-}
-
 // llama.cpp plans with --fit where -ngl is left to it: on the request's GPU, against the memory the driver reports
 // less the CUDA context and cuBLAS workspace the estimate counts (fit sees them gone from the free memory). A
 // training context the estimator refuses (beyond kMaxContextTokens) leaves the answer without a plan. Ollama from
@@ -271,7 +265,7 @@ void add_llamacpp_fit(Report& report, const ResolvedRequest& rr) {
 
 // A vision model's images: how many a request carries and their size ("1024x768", or "1024" for a square).
 std::optional<Error> use_images(const ModelSpec& model, const Request& r, InferenceOptions& o) {
-  if ((r.images || !r.image_size.empty()) && !model.vision_params)
+  if ((r.images || r.image_size) && !model.vision_params)
     return make_error(r.images ? "images" : "image_size",
                       message("images.no_vision", "this model has no vision tower to read images"));
   // vLLM without its vision tower takes no images (every modality's limit 0).
@@ -279,12 +273,8 @@ std::optional<Error> use_images(const ModelSpec& model, const Request& r, Infere
     return make_error("images", message("images.language_model_only",
                                         "vLLM --language-model-only reads no images: give 0 images or leave it off"));
   o.images = r.images;
-  if (r.image_size.empty()) return std::nullopt;
-  const auto parsed = parse_image_size(r.image_size);
-  if (!parsed)
-    return make_error("image_size", message("images.size", "expected the size in pixels as WIDTHxHEIGHT (1024x768) or "
-                                                           "one side (1024), each 1 to 16384; got {given}",
-                                            {arg::text("given", r.image_size)}));
+  if (!r.image_size) return std::nullopt;
+  const auto& parsed = r.image_size;
   o.image_width = parsed->first;
   o.image_height = parsed->second;
   return std::nullopt;
@@ -655,7 +645,7 @@ void judge_certainty(Report& report, const Catalog& catalog, const Request& r, c
     for (const bool fp8_kv : kv_follows ? std::vector<bool>{false, true} : std::vector<bool>{false}) {
       Request other = r;
       other.weights = format;
-      if (fp8_kv) other.kv_dtype = "fp8";
+      if (fp8_kv) other.kv_dtype = KvDType::fp8;
       if (!rr.gpu) other.gpu.clear(), other.wired_limit_mb = 0;  // judged on every GPU, as this report is
       auto resolved = resolve_request(catalog, other);
       if (!resolved) continue;
@@ -824,11 +814,7 @@ std::optional<Error> resolve_ollama_options(const Request& r, InferenceOptions& 
 // The engine the request names; Ollama where the model is named in Ollama's form and no engine is given.
 std::optional<Error> resolve_engine(const Request& r, const OllamaTag* ollama_tag, ResolvedRequest& out) {
   InferenceOptions& o = out.options;
-  const auto engine = parse_engine(r.engine);
-  if (!engine)
-    return make_error("engine", message("error.evaluate.engine", "unknown engine \"{given}\"; allowed: {allowed}",
-                                        {arg::text("given", r.engine), arg::text("allowed", kEngineNames)}));
-  o.engine = *engine;
+  o.engine = r.engine;
   // A name in Ollama's form is the model Ollama runs under it: that engine unless the request names one.
   const std::string ollama_name = ollama_tag ? ollama_tag->tag : r.ollama_tag;
   if (!ollama_name.empty() && !r.engine_given) {
@@ -890,15 +876,10 @@ std::optional<Error> resolve_weights(const Request& r, const OllamaTag* ollama_t
 }
 
 // The KV cache's precision: the request's, else the checkpoint's where the engine reads it.
-std::optional<Error> resolve_kv_dtype(const Request& r, ResolvedRequest& out) {
+void resolve_kv_dtype(const Request& r, ResolvedRequest& out) {
   InferenceOptions& o = out.options;
-  if (!r.kv_dtype.empty()) {
-    const auto kv = parse_kv_dtype(r.kv_dtype);
-    if (!kv)
-      return make_error("kv_dtype", message("error.evaluate.kv_dtype", "unknown KV cache precision \"{given}\"; allowed: "
-                                                                       "{allowed}",
-                                            {arg::text("given", r.kv_dtype), arg::text("allowed", joined(all_kv_dtypes()))}));
-    o.kv_dtype = *kv;
+  if (r.kv_dtype) {
+    o.kv_dtype = r.kv_dtype;
   } else if (const std::string& own = out.model.checkpoint_kv_dtype; !own.empty()) {
     // vLLM's kv_cache_dtype "auto" takes a ModelOpt checkpoint's KV-cache quantization (vllm/utils/torch_utils.py,
     // resolve_kv_cache_dtype_string); transformers and llama.cpp do not read it.
@@ -916,35 +897,17 @@ std::optional<Error> resolve_kv_dtype(const Request& r, ResolvedRequest& out) {
                                         {arg::text("kv", own), arg::text("engine", engine_title(o.engine))}));
     }
   }
-  return std::nullopt;
 }
 
-std::optional<Error> resolve_attention(const Request& r, ResolvedRequest& out) {
+void resolve_attention(const Request& r, ResolvedRequest& out) {
   InferenceOptions& o = out.options;
-  if (!r.attention.empty()) {
-    const auto a = parse_attention(r.attention);
-    if (!a)
-      return make_error("attention", message("error.evaluate.attention", "unknown attention \"{given}\"; allowed: {allowed}",
-                                             {arg::text("given", r.attention), arg::text("allowed", kAttentionNames)}));
-    o.attention = *a;
+  if (r.attention) {
+    o.attention = *r.attention;
   } else if (o.engine == Engine::ollama) {
     // OLLAMA_FLASH_ATTENTION is off unless set, but from 0.11.8 gpt-oss asks for flash attention itself.
     o.attention = ollama_flash_attention_default(out.model.architecture, r.engine_version) ? Attention::sdpa
                                                                                            : Attention::eager;
   }
-  return std::nullopt;
-}
-
-std::optional<Error> resolve_kv_allocation(const Request& r, InferenceOptions& o) {
-  if (!r.kv_allocation.empty()) {
-    const auto k = parse_kv_allocation(r.kv_allocation);
-    if (!k)
-      return make_error("kv_allocation",
-                        message("error.evaluate.kv_allocation", "unknown KV allocation \"{given}\"; allowed: {allowed}",
-                                {arg::text("given", r.kv_allocation), arg::text("allowed", kKvAllocationNames)}));
-    o.kv_allocation = *k;
-  }
-  return std::nullopt;
 }
 
 void resolve_context(const Request& r, bool from_preset, ResolvedRequest& out) {
@@ -1000,9 +963,6 @@ std::optional<Error> resolve_vllm_version(const Request& r, InferenceOptions& o)
 // The headroom a fit keeps, and the request's one GPU with its notes and the options sized for it.
 std::optional<Error> resolve_gpu_of_request(const Catalog& catalog, const Request& r, ResolvedRequest& out) {
   InferenceOptions& o = out.options;
-  if (!(r.headroom >= 0 && r.headroom <= 0.9))
-    return make_error("headroom", message("error.evaluate.headroom", "must be a fraction between 0 and 0.9, got {value}",
-                                          {arg::fixed("value", r.headroom, 6)}));
   out.fit_headroom = fit_headroom(o.engine, r.headroom, o.gpu_util);
   if (r.wired_limit_mb && r.gpu.empty()) return wired_limit_without_gpu();
   if (!r.gpu.empty()) {
@@ -1088,9 +1048,9 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
 
   if (auto error = resolve_engine(r, ollama_tag, out)) return *error;
   if (auto error = resolve_weights(r, ollama_tag, out)) return *error;
-  if (auto error = resolve_kv_dtype(r, out)) return *error;
-  if (auto error = resolve_attention(r, out)) return *error;
-  if (auto error = resolve_kv_allocation(r, o)) return *error;
+  resolve_kv_dtype(r, out);
+  resolve_attention(r, out);
+  if (r.kv_allocation) o.kv_allocation = *r.kv_allocation;
   resolve_context(r, from_preset, out);
   o.batch = r.batch;
   auto draft = draft_of_request(catalog, r);

@@ -6,6 +6,7 @@
 #include <span>         // std::span
 #include <string>       // std::string
 #include <string_view>  // std::string_view
+#include <utility>      // std::pair
 #include <vector>       // std::vector
 
 #include "formats/imported_model.hpp"
@@ -46,6 +47,8 @@ struct OtherModelRequest {
   std::optional<ReadModel> read;
 };
 
+// Choices arrive typed: the request reader (json/request.hpp) turns their text into these values once, by the
+// inputs table, and refuses what it cannot read there; the questions never read the text again.
 struct Request {
   std::string model;        // preset id; or empty with params / config_json
   std::string model_name;   // the name a config or file is shown by ("microsoft/phi-4"); "" = its architecture
@@ -56,12 +59,12 @@ struct Request {
   std::uint64_t params = 0; // bare parameter count
   std::optional<ImportedModel> imported;  // a GGUF/safetensors header read by the caller (CLI --model x.gguf)
   std::string weights;          // empty: the checkpoint's quantization_config, else bf16
-  std::string kv_dtype;         // empty: the engine's default
+  std::optional<KvDType> kv_dtype;  // none: the engine's default (or the checkpoint's, where the engine reads it)
   std::optional<std::uint64_t> context;  // none: the engine's default context
   std::uint64_t batch = 1;
   double headroom = kDefaultHeadroom;
   std::string gpu;              // empty: every GPU in the catalog
-  std::string engine = "transformers";  // transformers, vllm, llamacpp, sglang, ollama, mlx
+  Engine engine = Engine::transformers;
   bool engine_given = false;    // false: transformers, or Ollama for a name in Ollama's form (an Ollama tag)
   // The inputs given that only some engines read, each with those engines (bit i: kEngineTable[i]), as the inputs
   // table says; checked once the engine is known. A toggle given as off or an empty text asks nothing: not listed.
@@ -70,8 +73,8 @@ struct Request {
     unsigned engines = 0;
   };
   std::vector<EngineInput> engine_inputs;
-  std::string attention;        // sdpa (default) or eager; llama.cpp: sdpa = -fa on, eager = -fa off
-  std::string kv_allocation;    // static or paged; empty: the engine's
+  std::optional<Attention> attention;  // none: sdpa, Ollama's by its version; llama.cpp: sdpa = -fa on, eager = -fa off
+  std::optional<KvAllocation> kv_allocation;  // none: the engine's
   std::optional<std::uint64_t> avg_tokens;
   bool expandable_segments = false;
   std::optional<double> gpu_util;  // vLLM's gpu_memory_utilization; none: its default for engine_version
@@ -89,7 +92,7 @@ struct Request {
   std::optional<std::uint64_t> gpu_layers;  // llama.cpp -ngl
   bool mmproj = false;          // llama-server --mmproj: the vision projector loaded on the GPU
   std::uint64_t images = 0;     // a vision model's images per request
-  std::string image_size;       // "1024x768" or "1024"; empty: the engine's own size
+  std::optional<std::pair<std::uint64_t, std::uint64_t>> image_size;  // width, height; none: the engine's own size
   // Speculative decoding: a preset id or "mtp" (the model's own MTP layers), or a draft's config.json text.
   std::string draft;
   std::string draft_config;

@@ -20,24 +20,6 @@ Error with_request_field(Error e) {
   return e;
 }
 
-// A choice: empty keeps the core's default; otherwise it must parse, or the error names the key and the names
-// allowed (`or_inference`: the mode, which may also be inference).
-template <class T, class Parse>
-std::optional<Error> choose(const std::string& text, std::string_view field, Parse parse, const std::string& allowed,
-                            T& out, bool or_inference = false) {
-  if (text.empty()) return std::nullopt;
-  const auto parsed = parse(text);
-  const std::initializer_list<MessageArg> args{arg::text("given", text), arg::text("allowed", allowed)};
-  if (!parsed)
-    return make_error(std::string(field),
-                      or_inference ? message("error.training.unknown_mode",
-                                             "unknown value \"{given}\"; allowed: {allowed} (or inference)", args)
-                                   : message("error.training.unknown_value", "unknown value \"{given}\"; allowed: {allowed}",
-                                             args));
-  out = *parsed;
-  return std::nullopt;
-}
-
 // Time and cost on one GPU: the compute dtype's dense tensor TFLOPS, the catalog's price if it has one.
 // Nothing (with a note) when the catalog lacks the figure: fp32 training runs on the fp32 units, which
 // the catalog does not list, and a card without bf16 units cannot run bf16 at its fp16 rate.
@@ -98,10 +80,10 @@ Result<std::optional<TrainingTime>> time_on(const Gpu& gpu, const ModelSpec& spe
 // Inputs that only GRPO reads: refused elsewhere in training rather than ignored.
 std::optional<Error> refuse_grpo_inputs(const TrainingRequest& r) {
   const std::pair<std::string_view, bool> given[] = {
-      {"policy", !r.policy.empty()},           {"prompt_tokens", r.prompt_tokens.has_value()},
+      {"policy", r.policy.has_value()},           {"prompt_tokens", r.prompt_tokens.has_value()},
       {"completion_tokens", r.completion_tokens.has_value()}, {"num_generations", r.num_generations.has_value()},
       {"generation_batch", r.generation_batch.has_value()},  {"beta", r.beta.has_value()},
-      {"sampler", !r.sampler.empty()},         {"gpu_util", r.gpu_util.has_value()}};
+      {"sampler", r.sampler.has_value()},         {"gpu_util", r.gpu_util.has_value()}};
   for (const auto& [key, set] : given)
     if (set)
       return make_error(std::string(key),
@@ -120,7 +102,7 @@ Result<GrpoOptions> grpo_options(const TrainingRequest& r, const Gpu* gpu) {
   if (r.num_generations) g.num_generations = *r.num_generations;
   if (r.generation_batch) g.generation_batch = *r.generation_batch;
   if (r.beta) g.beta = *r.beta;
-  if (auto e = choose(r.sampler, "sampler", parse_grpo_sampler, grpo_sampler_names(), g.sampler)) return *e;
+  if (r.sampler) g.sampler = *r.sampler;
   if (r.gpu_util && g.sampler != GrpoSampler::vllm_colocate)
     return make_error("gpu_util", message("error.gpu_util_colocate_only",
                                           "is the colocated vLLM's gpu_memory_utilization and applies to the "
@@ -160,7 +142,7 @@ void add_default_notes(TrainingReport& report, const TrainingRequest& r, bool gr
                             "GRPO defaults follow TRL's GRPOConfig: 8 generations per prompt, 512-token completions, "
                             "beta 0.0 (no reference model), model.generate() as the sampler, gradient checkpointing "
                             "on; prompts of 512 tokens assumed unless given."));
-  else if (o.mode != TrainingMode::full && r.checkpointing.empty() && !m.is_bare())
+  else if (o.mode != TrainingMode::full && !r.checkpointing && !m.is_bare())
     notes.push_back(message("lora.defaults",
                             "LoRA and QLoRA defaults follow the recipes people run: gradient checkpointing on (TRL's "
                             "SFTConfig, PEFT's examples/sft and prepare_model_for_kbit_training, Unsloth's "
@@ -214,13 +196,11 @@ Request shared_request(const TrainingRequest& r) {
   return shared;
 }
 
-// The training options given as names: each parsed once, refused with the names allowed.
+// The training options the request chose, over the core's defaults.
 std::optional<Error> choose_training_options(const TrainingRequest& r, bool grpo, TrainingOptions& o) {
-  if (auto e = choose(r.precision, "precision", parse_precision, precision_names(), o.precision)) return e;
-  GradDType grad{};
-  if (auto e = choose(r.grad_dtype, "grad_dtype", parse_grad_dtype, grad_dtype_names(), grad)) return e;
-  if (!r.grad_dtype.empty()) o.grad_dtype = grad;
-  if (auto e = choose(r.optimizer, "optimizer", parse_optimizer, optimizer_names(), o.optimizer)) return e;
+  if (r.precision) o.precision = *r.precision;
+  if (r.grad_dtype) o.grad_dtype = r.grad_dtype;
+  if (r.optimizer) o.optimizer = *r.optimizer;
   if (!r.lora_targets.empty()) {
     auto targets = parse_lora_targets(r.lora_targets);
     if (!targets) return with_request_field(targets.error());
@@ -233,13 +213,10 @@ std::optional<Error> choose_training_options(const TrainingRequest& r, bool grpo
   // Unsloth's get_peft_model(use_gradient_checkpointing="unsloth"). Full training keeps transformers' default: off.
   // GRPO: GRPOConfig sets gradient_checkpointing=True (trl/trainer/grpo_config.py: "Defaults to True instead of False").
   if (o.mode != TrainingMode::full || grpo) o.checkpointing = Checkpointing::full;
-  if (auto e = choose(r.checkpointing, "checkpointing", parse_checkpointing, checkpointing_names(), o.checkpointing))
-    return e;
-  if (auto e = choose(r.zero, "zero", parse_zero, zero_names(), o.parallel.zero)) return e;
-  if (auto e = choose(r.offload, "offload", parse_offload, offload_names(), o.parallel.offload)) return e;
-  if (auto e = choose(r.attn_implementation, "attn_implementation", parse_attn_implementation,
-                      attn_implementation_names(), o.attn_implementation))
-    return e;
+  if (r.checkpointing) o.checkpointing = *r.checkpointing;
+  if (r.zero) o.parallel.zero = *r.zero;
+  if (r.offload) o.parallel.offload = *r.offload;
+  if (r.attn_implementation) o.attn_implementation = *r.attn_implementation;
   return std::nullopt;
 }
 
@@ -249,16 +226,11 @@ Result<TrainingScenario> resolve_training(const Catalog& catalog, const Training
   TrainingScenario scenario;
   TrainingReport& report = scenario.report;
   TrainingOptions& o = report.options;
-  if (!is_training_mode(r.mode))
-    return make_error("mode", message("error.training.not_training_mode",
-                                      "\"{mode}\" is not a training mode (inference has its own estimate); allowed: "
-                                      "{allowed}, grpo",
-                                      {arg::text("mode", r.mode), arg::text("allowed", training_mode_names())}));
-  const bool grpo = is_grpo_mode(r.mode);
+  const bool grpo = r.grpo;
   if (grpo) {
-    if (auto e = choose(r.policy, "policy", parse_training_mode, training_mode_names(), o.mode)) return *e;
+    if (r.policy) o.mode = *r.policy;
   } else {
-    if (auto e = choose(r.mode, "mode", parse_training_mode, training_mode_names() + ", grpo", o.mode, true)) return *e;
+    o.mode = r.mode;
     if (auto e = refuse_grpo_inputs(r)) return *e;
   }
 

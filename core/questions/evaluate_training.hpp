@@ -17,12 +17,9 @@
 
 namespace vramfit {
 
-// Every input of a training estimate, as the user spells it. Choices stay strings (empty: the training
-// core's default) and are checked by evaluate_training(), whose errors name the JSON key.
-//
-// `mode` decides which estimator answers: "train" (alias "full"), "lora" or "qlora" are training; empty or
-// "inference" mean "not a training question" — the CLI and parse_request route those to evaluate() — and
-// evaluate_training() refuses them. See is_training_mode().
+// Every input of a training estimate. Choices arrive typed, as the request reader (json/request.hpp) reads them by
+// the inputs table (none: the training core's default); a question of inference ("mode" empty or "inference") never
+// reaches here: the CLI and parse_request route it to evaluate(). See is_training_mode().
 struct TrainingRequest {
   // The model, resolved exactly as the inference scenario does (resolve_request): one of these.
   std::string model;                      // preset id
@@ -33,10 +30,11 @@ struct TrainingRequest {
   std::uint64_t params = 0;               // bare parameter count (full training only: no shapes, no activations)
   std::optional<ImportedModel> imported;  // a GGUF/safetensors header read by the CLI
 
-  std::string mode;          // train|lora|qlora|grpo ("full" = train); empty or "inference": not training
-  std::string precision;     // fp32, mixed-fp16, mixed-bf16 (default), bf16
-  std::string grad_dtype;    // fp32 or half; empty: fp32, but half for pure bf16 (training core)
-  std::string optimizer;     // adamw (default), adamw-8bit, paged-adamw, paged-adamw-8bit, sgd, sgd-momentum, adafactor, lion
+  TrainingMode mode = TrainingMode::full;  // train (alias full), lora or qlora; with grpo, `policy` says it instead
+  bool grpo = false;                       // mode "grpo": RL fine-tuning (the GRPO inputs below)
+  std::optional<Precision> precision;      // none: mixed-bf16
+  std::optional<GradDType> grad_dtype;     // none: fp32, but half for pure bf16 (training core)
+  std::optional<Optimizer> optimizer;      // none: adamw
   std::optional<std::uint64_t> lora_rank;  // none: 16 (TrainingOptions)
   std::string lora_targets;  // "q,v", "q_proj,v_proj", "all-linear" (default)
   // Tokens per training sequence. None: 2048, or the model's context when that is shorter (see
@@ -44,15 +42,15 @@ struct TrainingRequest {
   std::optional<std::uint64_t> sequence;
   std::uint64_t micro_batch = 1;
   std::uint64_t grad_accum = 1;
-  std::string checkpointing;  // none, selective, full; empty: none in train, full in lora and qlora
-  std::string attn_implementation;  // eager, sdpa, flash_attention_2, megatron; empty: sdpa
+  std::optional<Checkpointing> checkpointing;  // none: none in train, full in lora, qlora and grpo
+  std::optional<AttnImplementation> attn_implementation;  // none: sdpa
   std::optional<bool> dropout;  // none: the config's dropout (training core)
-  std::string zero;     // 0-3 or NO_SHARD / SHARD_GRAD_OP / FULL_SHARD; empty: 0
+  std::optional<ZeroStage> zero;  // none: 0
   std::uint64_t gpus = 1;
   std::uint64_t tp = 1;
   std::uint64_t pp = 1;
   bool sp = false;       // sequence parallel (needs tp > 1 to matter)
-  std::string offload;   // none (default), optimizer, params, nvme
+  std::optional<Offload> offload;  // none: Offload::none
   std::string gpu;       // catalog id; empty: a fit verdict for every GPU and no time estimate
   std::uint64_t wired_limit_mb = 0;  // Apple: iogpu.wired_limit_mb for `gpu` (with_wired_limit); 0: macOS's default
   CustomGpuInputs custom_gpu;  // a card described by its figures (with_custom_gpu): gpu "custom", or like `gpu`
@@ -60,18 +58,18 @@ struct TrainingRequest {
   std::optional<double> tokens;  // training tokens (all epochs) for time and cost; none: no time estimate
   std::optional<double> mfu;     // none: kDefaultMfu (training_time.hpp)
   // mode "grpo" only (the training core's GrpoOptions; none: TRL's defaults).
-  std::string policy;            // train|lora|qlora: what trains in the policy; empty: train
+  std::optional<TrainingMode> policy;  // what trains in the policy; none: train
   std::optional<std::uint64_t> prompt_tokens;
   std::optional<std::uint64_t> completion_tokens;
   std::optional<std::uint64_t> num_generations;
   std::optional<std::uint64_t> generation_batch;
   std::optional<double> beta;
-  std::string sampler;           // hf (default), vllm-colocate, vllm-server
+  std::optional<GrpoSampler> sampler;  // none: hf
   std::optional<double> gpu_util;  // vLLM colocate's gpu_memory_utilization; none: 0.3
 };
 
-// True for train/full/lora/qlora (any case), false for "" and "inference"; an unknown word counts as a
-// training request so that evaluate_training() reports it, naming "mode".
+// True for train/full/lora/qlora/grpo (any case), false for "" and "inference"; an unknown word counts as a
+// training request so that the training reader refuses it, naming "mode".
 bool is_training_mode(std::string_view mode) noexcept;
 
 // No sequence given: the training core's 2048 (the length GPT-3 and Korthikanti et al. train at, and the

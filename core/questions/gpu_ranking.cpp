@@ -248,14 +248,11 @@ Result<BiggestReport> biggest_for(const Catalog& catalog, const Request& request
   if (!found) return found.error();
   out.gpu = found.value().gpu;
   if (!found.value().note.empty()) out.notes.push_back(found.value().note);
-  const auto engine = parse_engine(request.engine);
-  if (!engine)
-    return make_error("engine", message("request.unknown_engine", "unknown engine \"{given}\"; allowed: {allowed}",
-                                        {arg::text("given", request.engine), arg::text("allowed", kEngineNames)}));
-  out.formats = request.weights.empty() ? biggest_formats(*engine) : std::vector<std::string>{request.weights};
+  const Engine engine = request.engine;
+  out.formats = request.weights.empty() ? biggest_formats(engine) : std::vector<std::string>{request.weights};
   out.context = request.context.value_or(kLlamaDefaultCtx);
   out.batch = request.batch;
-  out.engine = std::string(engine_name(*engine));
+  out.engine = std::string(engine_name(engine));
   out.headroom = request.headroom;
   if (!request.context)
     out.notes.push_back(message("biggest.context_default", "No context given: every model is sized for {context} tokens.",

@@ -35,7 +35,7 @@ void resolve_ollama_server(const Request& r, ResolvedRequest& out) {
   if (!ollama_runs_llama_server(o)) return;
   // LlamaServerFlashAttention: --flash-attn auto unless OLLAMA_FLASH_ATTENTION is set; llama.cpp then turns it on
   // where the GPU supports it (every GPU of the catalog: CUDA from compute 6.0, Metal, ROCm).
-  if (r.attention.empty()) o.attention = Attention::sdpa;
+  if (!r.attention) o.attention = Attention::sdpa;
   o.gpu_is_cuda = out.gpu && out.gpu->vendor == "NVIDIA";
   if (r.ollama_gpu_overhead)
     out.name_notes.push_back(message("ollama.gpu_overhead_tier",

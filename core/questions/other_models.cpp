@@ -23,7 +23,7 @@ Request other_request(const Request& r, const OtherModelRequest& also) {
   q.context = also.context;
   q.engine_given = true;
   // Ollama's OLLAMA_NUM_PARALLEL is the server's, for every model it runs; any other server is started for one.
-  if (parse_engine(r.engine) != Engine::ollama) q.batch = 1;
+  if (r.engine != Engine::ollama) q.batch = 1;
   q.avg_tokens.reset();
   q.gpu_util.reset();
   q.mem_fraction_static.reset();
@@ -36,7 +36,7 @@ Request other_request(const Request& r, const OtherModelRequest& also) {
   q.max_kv_size.reset();
   q.mmproj = false;
   q.images = 0;
-  q.image_size.clear();
+  q.image_size.reset();
   q.draft.clear();
   q.draft_config.clear();
   q.draft_tokens.reset();

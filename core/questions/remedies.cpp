@@ -445,9 +445,9 @@ struct Change {
 void set_input(Request& v, const RemedyInput& in) {
   const std::string_view key = in.key;
   if (key == "weights") v.weights = in.text;
-  else if (key == "kv_dtype") v.kv_dtype = in.text;
-  else if (key == "attention") v.attention = in.text;
-  else if (key == "engine") v.engine = in.text;
+  else if (key == "kv_dtype") v.kv_dtype = parse_kv_dtype(in.text);
+  else if (key == "attention") v.attention = parse_attention(in.text);
+  else if (key == "engine") v.engine = parse_engine(in.text).value_or(v.engine);
   else if (key == "context") v.context = in.number;
   else if (key == "batch") v.batch = in.number.value_or(1);
   else if (key == "gpu_layers") v.gpu_layers = in.number;
@@ -628,7 +628,7 @@ Request without_engine_inputs(Request v) {
   v.max_num_seqs.reset();
   v.max_num_batched_tokens.reset();
   v.enforce_eager = false;
-  v.kv_allocation.clear();
+  v.kv_allocation.reset();
   v.avg_tokens.reset();
   v.expandable_segments = false;
   v.max_kv_size.reset();
@@ -974,7 +974,7 @@ void add_compute_trades(const TrainingAdvice& a) {
   TrainingRequest v;
   if (a.shapes && o.checkpointing != Checkpointing::full) {
     v = request;
-    v.checkpointing = "full";
+    v.checkpointing = Checkpointing::full;
     a.attempt(remedy("checkpointing", ChangeSize::slower, {text_input("checkpointing", "full")},
                      message("remedy.checkpointing", "The backward pass reruns each layer's forward: about a third "
                                                      "more compute (the article \"GPU-Speicher\" reports 20-30 % "
@@ -984,14 +984,14 @@ void add_compute_trades(const TrainingAdvice& a) {
   }
   if (a.shapes && keeps_attention_scores(o.attn_implementation)) {
     v = request;
-    v.attn_implementation = "sdpa";
+    v.attn_implementation = AttnImplementation::sdpa;
     a.attempt(remedy("flash-attention", ChangeSize::exact, {text_input("attn_implementation", "sdpa")}, flash_cost(), kFlashSource), v);
   }
   if (a.cuda_libraries && (o.optimizer == Optimizer::adamw || o.optimizer == Optimizer::paged_adamw)) {
-    const char* eight = o.optimizer == Optimizer::adamw ? "adamw-8bit" : "paged-adamw-8bit";
+    const Optimizer eight = o.optimizer == Optimizer::adamw ? Optimizer::adamw_8bit : Optimizer::paged_adamw_8bit;
     v = request;
     v.optimizer = eight;
-    a.attempt(remedy("optimizer-8bit", ChangeSize::precision, {text_input("optimizer", eight)},
+    a.attempt(remedy("optimizer-8bit", ChangeSize::precision, {text_input("optimizer", std::string(optimizer_info(eight).name))},
                      message("remedy.optimizer_8bit", "Adam's two states in 8 bits: the paper matches 32-bit Adam on its benchmarks"),
                      "Dettmers et al. 2021, 8-bit Optimizers via Block-wise Quantization (arXiv 2110.02861)"),
               v);
@@ -1009,7 +1009,8 @@ void add_lighter_methods(const TrainingAdvice& a) {
   const char* method_key = grpo ? "policy" : "mode";
   if (a.shapes && o.mode == TrainingMode::full) {
     v = request;
-    (grpo ? v.policy : v.mode) = "lora";
+    if (grpo) v.policy = TrainingMode::lora;
+    else v.mode = TrainingMode::lora;
     a.attempt(remedy("lora", ChangeSize::method, {text_input(method_key, "lora")},
                      message("remedy.lora", "Only low-rank adapters learn: on par with full fine-tuning in the paper's "
                                             "benchmarks (RoBERTa, DeBERTa, GPT-2, GPT-3)"),
@@ -1018,7 +1019,8 @@ void add_lighter_methods(const TrainingAdvice& a) {
   }
   if (a.shapes && a.cuda_libraries && o.mode != TrainingMode::qlora) {
     v = request;
-    (grpo ? v.policy : v.mode) = "qlora";
+    if (grpo) v.policy = TrainingMode::qlora;
+    else v.mode = TrainingMode::qlora;
     a.attempt(remedy("qlora", ChangeSize::method, {text_input(method_key, "qlora")},
                      message("remedy.qlora", "Adapters over a 4-bit NF4 base: the paper matches 16-bit fine-tuning; "
                                              "steps are slower (dequantization)"),
@@ -1027,10 +1029,11 @@ void add_lighter_methods(const TrainingAdvice& a) {
   }
   if (o.precision == Precision::fp32) {
     // bf16 needs Ampere or newer; older GPUs train in fp16 with loss scaling.
-    const char* mixed = pre_ampere(b.gpu) || (b.gpu && !b.gpu->tflops_bf16) ? "mixed-fp16" : "mixed-bf16";
+    const Precision mixed = pre_ampere(b.gpu) || (b.gpu && !b.gpu->tflops_bf16) ? Precision::mixed_fp16
+                                                                                : Precision::mixed_bf16;
     v = request;
     v.precision = mixed;
-    a.attempt(remedy("mixed-precision", ChangeSize::precision, {text_input("precision", mixed)},
+    a.attempt(remedy("mixed-precision", ChangeSize::precision, {text_input("precision", std::string(precision_name(mixed)))},
                      message("remedy.mixed_precision",
                              "16-bit compute with fp32 master weights: about the same accuracy, faster on tensor cores"),
                      "Micikevicius et al. 2018 (arXiv 1710.03740)"),
@@ -1048,10 +1051,10 @@ void add_optimizer_offload(const TrainingAdvice& a) {
   // DeepSpeed offloads the partitioned optimizer: it runs with stage 2, on one GPU too.
   if (a.cuda_libraries && o.mode == TrainingMode::full && o.parallel.offload == Offload::none) {
     v = request;
-    v.offload = "optimizer";
+    v.offload = Offload::optimizer;
     std::vector<RemedyInput> inputs{text_input("offload", "optimizer")};
     if (o.parallel.zero == ZeroStage::none) {
-      v.zero = "2";
+      v.zero = ZeroStage::gradients;
       inputs.push_back(text_input("zero", "2"));
     }
     if (auto after = evaluate_training(catalog, v)) {
@@ -1080,7 +1083,7 @@ void add_training_gpu_remedies(const TrainingAdvice& a) {
   TrainingRequest v;
   if (o.parallel.gpus > 1 && o.parallel.zero != ZeroStage::parameters && o.parallel.offload == Offload::none) {
     v = request;
-    v.zero = "3";
+    v.zero = ZeroStage::parameters;
     a.attempt(remedy("zero-3", ChangeSize::slower, {text_input("zero", "3")},
                      message("remedy.zero_3", "Weights, gradients and optimizer states split across the GPUs: 1.5 × "
                                               "the data-parallel communication"),
@@ -1102,7 +1105,7 @@ void add_training_gpu_remedies(const TrainingAdvice& a) {
     for (std::uint64_t n : {2u, 4u, 8u}) {
       v = request;
       v.gpus = n;
-      v.zero = "3";
+      v.zero = ZeroStage::parameters;
       auto after = evaluate_training(catalog, v);
       if (!after || fit_on(after.value().gpus, b.gpu) == Fit::does_not_fit) continue;
       Remedy r = remedy("more-gpus", ChangeSize::more_gpus, {number_input("gpus", n), text_input("zero", "3")},

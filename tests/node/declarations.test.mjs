@@ -49,7 +49,7 @@ function samplesFile() {
     lines.push(`export const a${i}: V.${type} = ${JSON.stringify(answer)};`);
   });
   lines.push(`export const catalog: V.Catalog = ${module.catalog()};`);
-  for (const [i, name] of ['llama-3.1-8b', 'meta-llama/Llama-3.1-8B', 'bartowski/x-GGUF:Q4_K_M', 'llama3.1:8b', ''].entries())
+  for (const [i, name] of ['llama-3.1-8b', 'meta-llama/Llama-3.1-8B', 'bartowski/x-GGUF:Q4_K_M', 'llama3.1:8b', 'draft.gguf', ''].entries())
     lines.push(`export const name${i}: V.NameReading = ${module.read_model_name(name, '')};`);
   return lines.join('\n');
 }

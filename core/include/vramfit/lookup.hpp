@@ -11,7 +11,13 @@
 
 namespace vramfit {
 
-// What `name` is: {"ok": true, "kind": "preset", "model": id}, {"kind": "hub", "repo", "revision", "quant",
+// Whether `name` is written as a path to a model file or its folder rather than a model's name: it ends in .gguf,
+// .safetensors or .json (any case), or starts with "/" or "./", "../" (a folder), and is no link. The one rule of
+// every client; one that sees files (the CLI) also takes a name with a "/" that exists there.
+bool names_a_path(std::string_view name);
+
+// What `name` is: {"ok": true, "kind": "file", "name"} for a path (names_a_path: the client reads the file),
+// {"ok": true, "kind": "preset", "model": id}, {"kind": "hub", "repo", "revision", "quant",
 // "file", "listing": the model API's path (with ?blobs=true)}, or {"kind": "ollama", "namespace", "name", "tag",
 // "manifest": the registry's path, "preset_error": why it is no preset}; "max_bytes" bounds the listing or manifest. `revision` (may be empty) is the Hub
 // branch, tag or commit to read. An error names "model" and what was wrong with the name.

@@ -323,19 +323,19 @@ TEST_CASE("vLLM defaults the KV cache to the checkpoint's FP8; transformers says
   Request r;
   r.config_json = text_of(kConfigs / "nvidia--Llama-3.1-70B-Instruct-FP8_config.json");
   r.quant_config_json = text_of(kConfigs / "nvidia--Llama-3.1-70B-Instruct-FP8_hf_quant_config.json");
-  r.engine = "vllm";
+  r.engine = Engine::vllm;
   auto vllm = resolve_request(test::catalog(), r);
   REQUIRE(vllm.ok());
   REQUIRE(vllm.value().options.kv_dtype.has_value());
   CHECK(*vllm.value().options.kv_dtype == KvDType::fp8);
   CHECK(has_note(vllm.value().model, "kv_cache_dtype \"auto\""));
-  r.engine = "transformers";
+  r.engine = Engine::transformers;
   auto hf = resolve_request(test::catalog(), r);
   REQUIRE(hf.ok());
   CHECK_FALSE(hf.value().options.kv_dtype.has_value());
   CHECK(has_note(hf.value().model, "which transformers does not read"));
-  r.engine = "vllm";
-  r.kv_dtype = "bf16";  // the request's own choice wins
+  r.engine = Engine::vllm;
+  r.kv_dtype = KvDType::bf16;  // the request's own choice wins
   auto chosen = resolve_request(test::catalog(), r);
   REQUIRE(chosen.ok());
   CHECK(*chosen.value().options.kv_dtype == KvDType::bf16);

@@ -325,7 +325,7 @@ TEST_CASE("a gpt-oss checkpoint without MXFP4 (dequantized to BF16) has its expe
 TEST_CASE("llama.cpp without --weights runs gpt-oss as its published MXFP4_MOE GGUF, and says so") {
   Request r;
   r.model = "gpt-oss-20b";
-  r.engine = "llamacpp";
+  r.engine = Engine::llamacpp;
   auto resolved = resolve_request(test::catalog(), r);
   REQUIRE_MESSAGE(resolved.ok(), resolved.error().message);
   CHECK(weight_format_name(*resolved.value().options.weight_format) == "mxfp4_moe");

@@ -26,6 +26,22 @@ const json kPhi4 = {
     {"safetensors", {{"parameters", {{"BF16", 14659507200}}}, {"total", 14659507200}}}};
 }  // namespace
 
+TEST_CASE("a path is a file for every client: its ending or a leading / or ./, never a link") {
+  for (const char* path : {"m.gguf", "Model.GGUF", "./config.json", "/models/qwen3", "../checkpoint",
+                           "org/repo/model-Q4_K_M.gguf", "x.safetensors"}) {
+    CAPTURE(path);
+    CHECK(names_a_path(path));
+    CHECK(named(path)["kind"] == "file");
+    CHECK(named(path)["name"] == path);
+  }
+  for (const char* name : {"phi4", "qwen3:32b", "microsoft/phi-4", ".hidden", "mtp",
+                           "https://huggingface.co/unsloth/gpt-oss-20b-GGUF/blob/main/gpt-oss-20b-Q4_K_M.gguf",
+                           "hf.co/unsloth/gpt-oss-20b-GGUF/blob/main/gpt-oss-20b-Q4_K_M.gguf"}) {
+    CAPTURE(name);
+    CHECK_FALSE(names_a_path(name));
+  }
+}
+
 TEST_CASE("a preset's own repository stays the preset; another repository, a :QUANT or a link goes to the Hub") {
   CHECK(named("llama-3.1-8b")["kind"] == "preset");
   const json own = named("meta-llama/Llama-3.1-8B-Instruct");  // the -Instruct twin of the preset's repository

@@ -27,6 +27,23 @@ TEST_CASE("an unknown question names the key and lists the questions") {
   CHECK(parse_request("[1]").error().field == "request");
 }
 
+TEST_CASE("one question table: each row's name reads back as its question, in the enum's order") {
+  std::size_t i = 0;
+  for (const QuestionInfo& q : questions()) {
+    CAPTURE(q.name);
+    CHECK(static_cast<std::size_t>(q.question) == i++);
+    CHECK(parse_question(q.name) == q.question);
+    CHECK(question_name(q.question) == q.name);
+    const std::string asked = std::string(R"({"question":")") + std::string(q.name) + R"("})";
+    CHECK(parse_request(asked).value().question == q.question);
+  }
+  CHECK(question_names() == "estimate, limits, curve, gpu_ranking, biggest_model, remedies");
+  CHECK_FALSE(parse_question("cost"));
+  // The questions that answer training read the training inputs; the others refuse a training mode.
+  CHECK(parse_request(R"({"question":"remedies","mode":"lora"})").value().training.has_value());
+  CHECK(parse_request(R"({"question":"limits","mode":"lora"})").error().field == "mode");
+}
+
 TEST_CASE("the curve's own keys are read beside the inputs and kept out of them") {
   auto r = parse_request(R"({"question":"curve","model":"gemma-2-9b","axis":"batch","values":[1,2,8],"gpu":"l40s"})");
   REQUIRE(r.ok());
@@ -47,7 +64,7 @@ TEST_CASE("training goes by mode for the estimate, the curve and the remedies; t
     auto r = parse_request(std::string(R"({"question":")") + question + R"(","mode":"lora","model":"llama-2-7b","batch":2})");
     REQUIRE(r.ok());
     REQUIRE(r.value().training.has_value());
-    CHECK(r.value().training->mode == "lora");
+    CHECK(r.value().training->mode == TrainingMode::lora);
     CHECK(r.value().training->micro_batch == 2);
   }
   for (const char* question : {"limits", "gpu_ranking", "biggest_model"}) {
@@ -140,11 +157,11 @@ TEST_CASE("choice: one of the allowed values, or an alias its parser knows") {
   CHECK(refused(R"({"mode":"pretrain"})").message == "expected one of inference, train, lora, qlora, grpo; got \"pretrain\"");
   CHECK(refused(R"({"mode":"train","zero":7})").message ==
         "expected one of 0, 1, 2, 3, NO_SHARD, SHARD_GRAD_OP, FULL_SHARD; got 7");
-  CHECK(parse_request(R"({"engine":"llama.cpp"})").value().inference.engine == "llama.cpp");  // the core's alias
-  CHECK(parse_request(R"({"mode":"train","zero":3})").value().training->zero == "3");
+  CHECK(parse_request(R"({"engine":"llama.cpp"})").value().inference.engine == Engine::llamacpp);  // the core's alias
+  CHECK(parse_request(R"({"mode":"train","zero":3})").value().training->zero == ZeroStage::parameters);
   // Names in any case, as people write them (vLLM's own docs spell it so).
-  CHECK(parse_request(R"({"engine":"vLLM"})").value().inference.engine == "vllm");
-  CHECK(parse_request(R"({"kv_dtype":"FP8"})").value().inference.kv_dtype == "fp8");
+  CHECK(parse_request(R"({"engine":"vLLM"})").value().inference.engine == Engine::vllm);
+  CHECK(parse_request(R"({"kv_dtype":"FP8"})").value().inference.kv_dtype == KvDType::fp8);
   CHECK_FALSE(parse_request(R"({"mode":"INFERENCE"})").value().training.has_value());
   for (const Input& in : inputs()) {
     if (in.kind != InputKind::choice) continue;

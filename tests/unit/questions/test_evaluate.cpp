@@ -97,7 +97,7 @@ TEST_CASE("default context is the engine's, never silently the model's maximum")
   for (const char* engine : {"transformers", "llamacpp", "vllm"}) {
     Request r;
     r.config_json = config;
-    r.engine = engine;
+    r.engine = *parse_engine(engine);
     auto report = evaluate(test::catalog(), r);
     REQUIRE(report.ok());
     CAPTURE(engine);

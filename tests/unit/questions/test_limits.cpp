@@ -79,12 +79,12 @@ TEST_CASE("vLLM at gpu_util 0.8: the GPU table, the largest context, the remedie
     for (const RemedyInput& in : m.inputs) {
       const std::string key = in.key;
       if (key == "weights") changed.weights = in.text;
-      else if (key == "kv_dtype") changed.kv_dtype = in.text;
+      else if (key == "kv_dtype") changed.kv_dtype = parse_kv_dtype(in.text);
       else if (key == "context") changed.context = in.number;
       else if (key == "batch") changed.batch = *in.number;
       else if (key == "tp") changed.tp = *in.number;
       else if (key == "engine") {
-        changed.engine = in.text;
+        changed.engine = *parse_engine(in.text);
         changed.gpu_util.reset();  // vLLM's own input, as the request no longer gives it
         std::erase_if(changed.engine_inputs, [](const Request::EngineInput& e) { return e.key == "gpu_util"; });
       } else FAIL("a remedy input this test does not apply: " << key);
@@ -218,7 +218,7 @@ TEST_CASE("a curve seeded with the scenario's estimate is the curve computed alo
   Request r;
   r.model = "qwen2.5-7b";
   r.weights = "q4_k_m";
-  r.engine = "llamacpp";
+  r.engine = Engine::llamacpp;
   auto resolved = resolve_request(test::catalog(), r);
   REQUIRE(resolved.ok());
   const Report base = evaluate(test::catalog(), r).value();

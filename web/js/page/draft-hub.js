@@ -28,15 +28,19 @@ export function draftRead() {
   return hub?.phase === 'loaded' && hub.name === page.state.draft ? hub.read : null;
 }
 
-// A draft named by a file's name: its files stay in this browser, never in the link.
-const isFileName = (name) => /\.(gguf|safetensors|json)$/i.test(String(name ?? '').trim());
+// A draft named by a file's path (read_model_name's kind "file", the CLI's rule too): its files stay in this
+// browser, never in the link.
+function namesFile(name) {
+  const text = String(name ?? '').trim();
+  return text !== '' && page.calculator.readModelName(text).kind === 'file';
+}
 
 /** The state's draft names a Hub repository or a file not read here: the error at the draft's field, else null. */
 export function draftByName() {
   const { draft } = page.state;
   if (page.draftHub && page.draftHub.name !== draft) forgetDraftHub();
   if (isTraining(page.state) || draftRead()) return null;
-  if (isFileName(draft)) return { ok: false, error: { field: 'draft', message: view.t('draft.file.waiting', { name: draft }) } };
+  if (namesFile(draft)) return { ok: false, error: { field: 'draft', message: view.t('draft.file.waiting', { name: draft }) } };
   if (!hubReading(draft)) return null;
   if (page.draftHub?.phase === 'failed') return { ok: false, error: page.draftHub.error };
   const key = page.draftHub?.phase === 'reading' ? 'draft.hub.reading' : 'draft.hub.waiting';

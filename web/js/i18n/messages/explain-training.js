@@ -211,8 +211,6 @@ export default {
     "error.time.peak_tflops": "muss positiv sein: die dichten 16-Bit-Tensor-TFLOPS der GPU",
     "error.time.mfu": "muss über 0 und höchstens 1 sein, angegeben: {value}",
     "error.time.price": "muss ein nicht negativer Betrag in USD je GPU-Stunde sein",
-    "error.training.unknown_mode": "unbekannter Wert „{given}“; erlaubt: {allowed} (oder inference)",
-    "error.training.unknown_value": "unbekannter Wert „{given}“; erlaubt: {allowed}",
     "error.training.grpo_input": "ist eine Eingabe des RL-Fine-Tunings: Verwenden Sie sie mit dem Modus grpo",
     "error.grpo.sequence_given": "GRPO trainiert auf Prompt + Antwort: Geben Sie prompt_tokens und completion_tokens an",
     "error.training.not_training_mode": "„{mode}“ ist kein Trainingsmodus (die Inferenz hat ihre eigene Schätzung); erlaubt: {allowed}, grpo",
