@@ -246,6 +246,10 @@ GgufName read_gguf_name(std::string_view path) {
 
 }  // namespace
 
+std::string gguf_quant_label(std::string_view path) {
+  return ends_with_ci(path, ".gguf") ? read_gguf_name(path).quant : std::string();
+}
+
 bool is_projector(std::string_view path) {
   const auto slash = path.rfind('/');
   return lower_ascii(slash == std::string_view::npos ? path : path.substr(slash + 1)).find("mmproj") != std::string::npos;

@@ -67,6 +67,10 @@ struct GgufChoice {
   unsigned parts_named = 1;  // the n of "-0000k-of-0000n": files.size() short of it leaves the size short
 };
 
+// The quantization label a .gguf file's name writes ("Q4_K_M/Qwen3-Q4_K_M-00001-of-00003.gguf" → "Q4_K_M",
+// "…-UD-Q4_K_XL.gguf" → "UD-Q4_K_XL"): the GgufChoice's quant, and the tag llama.cpp's -hf / -hfd take back to it.
+std::string gguf_quant_label(std::string_view path);
+
 // A vision projector (llama.cpp's mmproj-*.gguf): loaded beside the model, not a quantization of it.
 bool is_projector(std::string_view path);
 

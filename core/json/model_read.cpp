@@ -7,6 +7,7 @@
 #include <vector>   // std::vector
 
 #include "formats/gguf.hpp"         // import_gguf_splits
+#include "formats/hub_repo.hpp"     // gguf_quant_label
 #include "formats/safetensors.hpp"  // import_safetensors
 #include "memory/engines/engines.hpp"  // parse_engine
 #include "vramfit/inputs.hpp"  // input_by_key, read_by_engine
@@ -124,6 +125,9 @@ Result<ReadModel> read_model(const json& v, const std::string& field) {
     auto imported = import_files(*files, out.config_json, index, field);
     if (!imported) return imported.error();
     out.imported = std::move(imported).value();
+    // The quantization read from a Hub repository, as llama-server's -hf / -hfd name it again.
+    if (!out.repo.empty() && (*files)[0].contains("name") && (*files)[0]["name"].is_string())
+      out.quant = gguf_quant_label((*files)[0]["name"].get<std::string>());
   }
   if (out.config_json.empty() && !out.imported)
     return refused(field, message("read.nothing", "holds neither a config.json nor a model file's header"));

@@ -76,6 +76,7 @@ Result<DraftOptions> draft_from_read(const ReadModel& read) {
                                              {arg::text("name", read.name)}));
   d.name = read.name;
   d.repo = read.repo;
+  if (d.kind == DraftKind::model) d.hub_quant = read.quant;
   return d;
 }
 

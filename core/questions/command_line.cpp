@@ -181,15 +181,24 @@ EngineCommand llamacpp_command(const Report& report, const ResolvedRequest& s, c
   // without speculating: ggml-org/llama.cpp#23988 (2026-06-01) removed draft-simple's auto-enable ("users must now
   // explicitly enable it"), so --spec-type draft-simple (the name since #22964, 2026-05-12) switches it on; llama.cpp
   // drafts here with a separate model only (draft_refusal). A draft read from its .gguf file goes by that file's name.
-  if (const auto& d = e.draft_detail)
-    t << " --spec-type draft-simple -md "
-      << (o.draft && o.draft->name.ends_with(".gguf") ? o.draft->name
-          : o.draft && !o.draft->spec.name.empty()    ? gguf_file_name(o.draft->spec, d->weights_format)
-                                                      : std::string("DRAFT.gguf"))
-      << " --spec-draft-n-max " << d->tokens;
+  // One read from a Hub repository's .gguf goes by the repository and its quantization: llama-server's
+  // "--spec-draft-hf, -hfd, -hfrd, --hf-repo-draft <user>/<model>[:quant]", "Same as --hf-repo, but for the draft
+  // model" (tools/server/README.md, generated from common/arg.cpp); common/download.cpp's find_best_model takes the
+  // first .gguf whose path matches QUANT followed by "." or "-", case-insensitive: the file read.
+  const bool hub_draft = o.draft && !o.draft->repo.empty() && !o.draft->hub_quant.empty();
+  if (const auto& d = e.draft_detail) {
+    t << " --spec-type draft-simple";
+    if (hub_draft) t << " -hfd " << o.draft->repo << ':' << o.draft->hub_quant;
+    else
+      t << " -md "
+        << (o.draft && o.draft->name.ends_with(".gguf") ? o.draft->name
+            : o.draft && !o.draft->spec.name.empty()    ? gguf_file_name(o.draft->spec, d->weights_format)
+                                                        : std::string("DRAFT.gguf"));
+    t << " --spec-draft-n-max " << d->tokens;
+  }
   // The build whose defaults (--fit and its margin, -fa auto, -c 0) the flags are measured against.
   t << "  # llama.cpp " << llamacpp_version_name(e.llamacpp ? e.llamacpp->build : kLlamaCppBuildModelled);
-  if (e.draft_detail)
+  if (e.draft_detail && !hub_draft)
     return {t.str(), message("command.llamacpp_draft", "Replace the .gguf names with your files' paths.")};
   return {t.str(), message("command.llamacpp", "Replace the .gguf name with your file's path.")};
 }

@@ -105,3 +105,45 @@ test('Other models: a bad context is refused naming the field, in English', asyn
     .test(document.querySelector('#result-error')?.textContent ?? ''));
   assert.deepEqual(problems, []);
 });
+
+test('Other models: a model\'s own config.json, picked here, weighs what its preset weighs and stays out of the link (EN/DE)', async () => {
+  const VLLM = '?model=qwen3-8b&engine=vllm&gpu=h100-sxm&context=8192';
+  const lineOf = (page, key) => page.locator(`tr[data-line="${key}"] td`).first().textContent();
+  const preset = await open(`${VLLM}&also=qwen3-0.6b%404096`);
+  await preset.page.locator('tr[data-line="other_model:qwen3-0.6b@4096"]').waitFor();
+  const presetLine = await lineOf(preset.page, 'other_model:qwen3-0.6b@4096');
+
+  // A preset row from the link, then a row of files picked here: the link keeps the preset's row alone.
+  const { page, problems } = await open(`${VLLM}&also=qwen3-0.6b%402048`);
+  await page.locator('#also-on-gpu > summary').waitFor();
+  assert.equal(await page.locator('[data-testid="also-on-gpu"]').evaluate((d) => d.open), true);
+  // Qwen3-0.6B's own config.json (tests/hub/fixtures): the preset's config, its BF16 tensors as the config implies.
+  await page.locator('[data-testid="also-file"]').setInputFiles(path.join(root, 'tests/hub/fixtures/vramfit-test--qwen3-0.6b-draft/config.json'));
+  const row = page.locator('.also-row.also-file');
+  await row.waitFor();
+  assert.equal(await row.locator('[data-testid="also-file-name"]').textContent(), 'config.json');
+  assert.match(await row.locator('[data-testid="also-file-status"]').textContent(), /^config\.json was read in this browser .*nothing was sent, and the link leaves it out/);
+  await row.locator('[data-testid="also-context"]').fill('4096');
+  await row.locator('[data-testid="also-context"]').press('Tab');
+  const key = 'other_model:config.json@4096';
+  await page.locator(`tr[data-line="${key}"]`).waitFor();
+  // The same config.json as the preset's, the same context: vLLM starts it with the same share of the GPU.
+  assert.equal(await lineOf(page, key), presetLine);
+  await page.locator('tr[data-line="other_model:qwen3-0.6b@2048"]').waitFor();
+  // Neither the link nor the embed code names the file; both still carry the preset's row (the embed code shown).
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('also') === 'qwen3-0.6b@2048');
+  await page.locator('#embed-section').waitFor({ state: 'visible' });
+  await page.waitForFunction(() => /also=qwen3-0\.6b%402048/.test(document.querySelector('#embed-code').value));
+  assert.doesNotMatch(await page.locator('#embed-code').inputValue(), /config\.json/);
+  // In German the row says the same.
+  await page.locator('#lang').selectOption('de');
+  await page.waitForFunction(() => /^config\.json wurde in diesem Browser gelesen .*der Link lässt es aus/
+    .test(document.querySelector('.also-file [data-testid="also-file-status"]')?.textContent ?? ''));
+  assert.equal(await page.locator('label[for="also-file"]').textContent(), 'Oder ein Modell über seine Dateien hinzufügen: eine .gguf, oder seine config.json mit seinen .safetensors');
+  // Removed, its line goes and the preset's row stays.
+  await row.locator('[data-testid="also-remove"]').click();
+  await page.locator(`tr[data-line="${key}"]`).waitFor({ state: 'detached' });
+  assert.equal(new URL(page.url()).searchParams.get('also'), 'qwen3-0.6b@2048');
+  assert.deepEqual(problems, []);
+  assert.deepEqual(preset.problems, []);
+});

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { openBrowser, newPage, root } from './helpers.mjs';
 import { startHub } from '../hub/server.mjs';
-import { routeHub, CDN, HUB_HOSTS } from './hub-routes.mjs';
+import { openOnHub, offHub, CDN, HUB_HOSTS } from './hub-routes.mjs';
 
 let session;
 let hub;
@@ -23,12 +23,7 @@ after(async () => {
 const SCENARIO = '?model=qwen3-8b&engine=llamacpp&weights=q8_0&context=4096';
 const draftCell = (page) => page.locator('tr[data-line="draft"] td').first().textContent();
 
-async function open(query) {
-  const { page, problems } = await newPage(session);
-  const seen = await routeHub(page.context(), hub);
-  await page.goto(`${session.base}/${query}`);
-  return { page, problems, seen };
-}
+const open = (query) => openOnHub(session, hub, query);
 
 test('a draft by Hub id: nothing is asked until the lookup, then it weighs what the preset weighs', async () => {
   // The preset's line first: llama.cpp drafts in the format given for the model, Q8_0 here, as the repository's file
@@ -65,7 +60,7 @@ test('a draft by Hub id: nothing is asked until the lookup, then it weighs what 
   await again.page.waitForFunction(() => /look it up under Draft model/.test(document.body.textContent));
   assert.equal(await again.page.locator('#draft-repo').inputValue(), 'vramfit-test/qwen3-0.6b-draft-GGUF:Q8_0');
   assert.deepEqual(again.seen, []);
-  assert.deepEqual(problems.filter((p) => !(p.startsWith('foreign request: ') && HUB_HOSTS.test(p.slice(17)))), []);
+  assert.deepEqual(offHub(problems), []);
   assert.deepEqual(preset.problems, []);
 });
 
@@ -104,7 +99,7 @@ test('another model by Hub id, with its context: its line is the preset\'s for t
   assert.equal(await lineOf(page, key), presetLine);
   assert.equal(new URL(page.url()).searchParams.get('also'), 'vramfit-test/qwen3-0.6b-draft@4096');
   assert.ok(seen.every((s) => HUB_HOSTS.test(s.url)));
-  assert.deepEqual(problems.filter((p) => !(p.startsWith('foreign request: ') && HUB_HOSTS.test(p.slice(17)))), []);
+  assert.deepEqual(offHub(problems), []);
   assert.deepEqual(preset.problems, []);
 });
 
@@ -123,10 +118,84 @@ test('a draft\'s own config.json, picked here: read in this browser, as heavy as
   assert.deepEqual(seen, []);
   // A file picked here stays in this browser, its name too: neither the link nor the embed code names it.
   assert.equal(new URL(page.url()).searchParams.get('draft'), null);
+  // The embed code shown carries the scenario (so it is drawn), without the draft.
+  await page.locator('#embed-section').waitFor({ state: 'visible' });
+  await page.waitForFunction(() => /model=qwen3-8b/.test(document.querySelector('#embed-code').value));
   assert.doesNotMatch(await page.locator('#embed-code').inputValue(), /config\.json|draft=/);
   // A link that names a file by hand: the page asks for it rather than guess.
   const again = await open(`${SCENARIO}&draft=draft.gguf`);
   await again.page.waitForFunction(() => /pick it again under Draft model/.test(document.body.textContent));
   assert.deepEqual(problems, []);
   assert.deepEqual(again.problems, []);
+});
+
+// vramfit-test/qwen3-0.6b-draft-quants-GGUF holds Qwen3-0.6B's tensors twice: every matrix in Q8_0, and in F16
+// (tests/hub/README.md). llama-server fetches a Hub draft itself: "--spec-draft-hf, -hfd, -hfrd, --hf-repo-draft
+// <user>/<model>[:quant]: Same as --hf-repo, but for the draft model" (ggml-org/llama.cpp tools/server/README.md at
+// 00dc8057, generated from common/arg.cpp), and common/download.cpp's find_best_model (at 0216dab3) takes the first
+// .gguf whose path matches QUANT followed by "." or "-", case-insensitive: "F16" names qwen3-0.6b-draft-F16.gguf.
+const QUANTS = 'vramfit-test/qwen3-0.6b-draft-quants-GGUF';
+
+test('a Hub draft with two quantizations: the other one picked reads only its header; llama-server gets -hfd repo:QUANT', async () => {
+  // llama.cpp drafts a preset in the format given for the model, F16 here: the F16 file's tensors as the preset's.
+  const F16 = '?model=qwen3-8b&engine=llamacpp&weights=f16&context=4096';
+  const preset = await open(`${F16}&draft=qwen3-0.6b`);
+  await preset.page.locator('tr[data-line="draft"]').waitFor();
+  const presetLine = await draftCell(preset.page);
+
+  const { page, problems, seen } = await open(F16);
+  await page.locator('#summary').waitFor({ state: 'visible' });
+  await page.locator('#also-on-gpu > summary').click();
+  assert.equal(await page.locator('#draft-quant-controls').isHidden(), true);
+  await page.locator('#draft-repo').fill(`${QUANTS}:Q8_0`);
+  await page.locator('#draft-lookup').click();
+  await page.waitForFunction(() => document.querySelector('#draft-hub-status').textContent.startsWith('Read from huggingface.co/'), null, { timeout: 45_000 });
+  assert.deepEqual(await page.locator('#draft-quant option').evaluateAll((os) => os.map((o) => o.value)), ['Q8_0', 'F16']);
+  assert.equal(await page.locator('#draft-quant').inputValue(), 'Q8_0');
+  await page.waitForFunction((repo) => document.querySelector('#command-text').textContent
+    .includes(` --spec-type draft-simple -hfd ${repo}:Q8_0 --spec-draft-n-max 16`), QUANTS);
+  const q8Line = await draftCell(page);
+  assert.notEqual(q8Line, presetLine);
+
+  const before = seen.length;
+  await page.locator('#draft-quant').selectOption('F16');
+  await page.waitForFunction((repo) => new URL(location.href).searchParams.get('draft') === `${repo}:F16`, QUANTS);
+  await page.waitForFunction((line) => document.querySelector('tr[data-line="draft"] td')?.textContent === line, presetLine, { timeout: 45_000 });
+  assert.equal(await page.locator('#draft-quant').inputValue(), 'F16');
+  const command = await page.locator('#command-text').textContent();
+  assert.match(command, new RegExp(` --spec-type draft-simple -hfd ${QUANTS}:F16 --spec-draft-n-max 16`));
+  assert.doesNotMatch(command, / -md /);
+  // The listing is not asked for again: only the F16 file's header, by ranges.
+  const again = seen.slice(before);
+  assert.ok(again.length > 0 && again.every((s) => !s.url.includes('/api/models/') && /^bytes=\d+-\d+$/.test(s.range ?? '')), JSON.stringify(again));
+  assert.ok(again.some((s) => s.url.includes('qwen3-0.6b-draft-F16.gguf')), JSON.stringify(again));
+  assert.deepEqual(offHub(problems), []);
+  assert.deepEqual(preset.problems, []);
+});
+
+test('another model by Hub id with two quantizations: the row offers the other one, and the link names it', async () => {
+  const VLLM = '?model=qwen3-8b&engine=llamacpp&gpu=rtx-4090&context=4096';
+  const { page, problems } = await open(VLLM);
+  await page.locator('#summary').waitFor({ state: 'visible' });
+  await page.locator('#also-on-gpu > summary').click();
+  await page.locator('[data-testid="also-add-hub"]').click();
+  await page.locator('[data-testid="also-context"]').last().fill('4096');
+  await page.locator('[data-testid="also-context"]').last().dispatchEvent('change');
+  await page.locator('[data-testid="also-hub-name"]').fill(`${QUANTS}:Q8_0`);
+  await page.locator('[data-testid="also-hub-lookup"]').click();
+  const key = `other_model:${QUANTS}@4096`;
+  await page.locator(`tr[data-line="${key}"]`).waitFor({ timeout: 45_000 });
+  const quant = page.locator('[data-testid="also-hub-quant"]');
+  assert.deepEqual(await quant.locator('option').evaluateAll((os) => os.map((o) => o.value)), ['Q8_0', 'F16']);
+  assert.equal(await quant.inputValue(), 'Q8_0');
+  const q8 = await page.locator(`tr[data-line="${key}"] td`).first().textContent();
+  await quant.selectOption('F16');
+  await page.waitForFunction((repo) => new URL(location.href).searchParams.get('also') === `${repo}:F16@4096`, QUANTS);
+  // Its F16 matrices hold twice the bytes of Q8_0's less the scales (34 B per 32 weights against 64 B): more memory.
+  await page.waitForFunction(([k, before]) => {
+    const cell = document.querySelector(`tr[data-line="${k}"] td`)?.textContent;
+    return cell && cell !== before;
+  }, [key, q8], { timeout: 45_000 });
+  assert.equal(await page.locator('[data-testid="also-hub-quant"]').inputValue(), 'F16');
+  assert.deepEqual(offHub(problems), []);
 });

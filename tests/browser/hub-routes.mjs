@@ -1,4 +1,6 @@
 // The Hub's hosts routed to the local Hub (tests/hub/server.mjs) for the browser tests: nothing leaves the machine.
+import { newPage } from './helpers.mjs';
+
 export const CDN = 'https://cas-bridge.xethub.hf.co';
 export const HUB_HOSTS = /^https:\/\/(huggingface\.co|cas-bridge\.xethub\.hf\.co)\//;
 
@@ -45,3 +47,14 @@ export async function routeHub(context, hub, { rewrite = (p) => p } = {}) {
   return seen;
 }
 
+
+/** A new page of `session` whose Hub requests `hub` answers, opened at `query`: {page, problems, seen}. */
+export async function openOnHub(session, hub, query, viewport) {
+  const { page, problems } = await newPage(session, viewport);
+  const seen = await routeHub(page.context(), hub);
+  await page.goto(`${session.base}/${query}`);
+  return { page, problems, seen };
+}
+
+/** A page's problems less its requests to the Hub's hosts, which the routes answered locally. */
+export const offHub = (problems) => problems.filter((p) => !(p.startsWith('foreign request: ') && HUB_HOSTS.test(p.slice(17))));

@@ -1,6 +1,6 @@
 // `vramfit --draft` and `--also` naming a Hub repository, a :QUANT, a link or a model file, as --model names one
 // (issue 31), against tests/hub/server.mjs: nothing leaves the machine. The fixtures vramfit-test/qwen3-0.6b-draft
-// (safetensors) and vramfit-test/qwen3-0.6b-draft-GGUF (Q8_0) hold Qwen3-0.6B's tensors as its config.json implies
+// (safetensors), vramfit-test/qwen3-0.6b-draft-GGUF (Q8_0) and vramfit-test/qwen3-0.6b-draft-quants-GGUF (Q8_0, F16) hold Qwen3-0.6B's tensors as its config.json implies
 // (tests/hub/README.md).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -83,6 +83,8 @@ test('a draft as repo:QUANT and as a .gguf file counts that file\'s exact bytes'
   const quant = await answer([...llama, '--draft', 'vramfit-test/qwen3-0.6b-draft-GGUF:Q8_0']);
   assert.equal(quant.draft_model.weights, Q8_0_GPU_BYTES);
   assert.equal(quant.draft_model.params, 596_049_920);
+  // llama-server fetches a Hub draft itself, by the repository and the quantization read (see the F16 test below).
+  assert.match(quant.command.text, / --spec-type draft-simple -hfd vramfit-test\/qwen3-0\.6b-draft-GGUF:Q8_0 --spec-draft-n-max 16/);
   // The preset in the same format (llama.cpp drafts in the format given for the model) weighs the same.
   const preset = await answer(['--model', 'qwen3-8b', '--engine', 'llamacpp', '--weights', 'q8_0', '--context', '4096',
     '--draft', 'qwen3-0.6b']);
@@ -100,6 +102,27 @@ test('a draft as repo:QUANT and as a .gguf file counts that file\'s exact bytes'
   assert.equal(local.draft_model.kv_cache, quant.draft_model.kv_cache);
   assert.equal(local.draft_model.name, 'qwen3-0.6b-draft-Q8_0.gguf');
   assert.match(local.command.text, / --spec-type draft-simple -md qwen3-0\.6b-draft-Q8_0\.gguf --spec-draft-n-max 16/);
+});
+
+// The same tensors with every matrix in F16 (vramfit-test/qwen3-0.6b-draft-quants-GGUF, tests/hub/README.md): per layer
+// 15,728,640 × 2 = 31,457,280 B + the norms' 9,216 = 31,466,496; × 28 = 881,061,888; + output_norm 4,096 =
+// 881,065,984 B beside token_embd's 155,582,464 × 2 = 311,164,928 B in system RAM; spread over the 28 layers:
+// floor(881,065,984 / 28) × 28 = 31,466,642 × 28 = 881,065,976 B on the GPU.
+const F16_GPU_BYTES = 881_065_976;
+
+// llama-server's "--spec-draft-hf, -hfd, -hfrd, --hf-repo-draft <user>/<model>[:quant]: Same as --hf-repo, but for the
+// draft model" (ggml-org/llama.cpp tools/server/README.md at 00dc8057, generated from common/arg.cpp); common/download.cpp
+// (at 0216dab3) find_best_model takes the first .gguf whose path matches QUANT followed by "." or "-",
+// case-insensitive: "F16" names qwen3-0.6b-draft-F16.gguf, the file read.
+test('a Hub GGUF draft: another quantization of the repository counts its own file; llama-server fetches it by -hfd', async () => {
+  const llama = ['--model', 'qwen3-8b', '--engine', 'llamacpp', '--weights', 'q4_k_m', '--context', '4096'];
+  const f16 = await answer([...llama, '--draft', 'vramfit-test/qwen3-0.6b-draft-quants-GGUF:F16']);
+  assert.equal(f16.draft_model.weights, F16_GPU_BYTES);
+  assert.match(f16.command.text, / --spec-type draft-simple -hfd vramfit-test\/qwen3-0\.6b-draft-quants-GGUF:F16 --spec-draft-n-max 16/);
+  assert.doesNotMatch(f16.command.text, / -md /);
+  const q8 = await answer([...llama, '--draft', 'vramfit-test/qwen3-0.6b-draft-quants-GGUF:Q8_0']);
+  assert.equal(q8.draft_model.weights, Q8_0_GPU_BYTES);
+  assert.match(q8.command.text, / -hfd vramfit-test\/qwen3-0\.6b-draft-quants-GGUF:Q8_0 /);
 });
 
 test('--also takes a Hub repository with its context, beside a preset', async () => {

@@ -1,27 +1,40 @@
-// "Other models loaded first" inside "Also on this GPU": the models loaded before the one asked about, each a preset
-// or a Hugging Face repository (looked up only when the person asks, as the main model's box does) with its context. The rows live in the page's view (view.alsoModels, store.js), a row whose model is not chosen yet
-// too; the DOM is drawn from them. A change writes the state's `also` text ("qwen3-0.6b@8192,llama-3.2-1b", the
+// "Other models loaded first" inside "Also on this GPU": the models loaded before the one asked about, each a preset,
+// a Hugging Face repository (looked up only when the person asks, as the main model's box does) or its own files
+// (read in this browser, kept out of the link and the embed code, name included), with its context. The rows live
+// in the page's view (view.alsoModels, store.js), a row whose model is not chosen yet too; the DOM is drawn from them. A change writes the state's `also` text ("qwen3-0.6b@8192,llama-3.2-1b", the
 // core's format) and asks the answer flow; a state text the rows do not say (a link's, the history's) redraws them,
 // as does a language change. The hidden control named `also` mirrors the state so an error on it has its place.
 import { el } from '../render/view.js';
 import { page, view } from './store.js';
 import { update } from './answer.js';
-import { hubReading, readHubModel } from './draft-hub.js';
+import { hubReading, readHubModel, readOwnFiles } from './draft-hub.js';
+import { quantOptions } from './hub-box.js';
 import { isTraining } from '../state.js';
 
 const root = () => document.getElementById('also-models');
 
-/** "a@8192,b" → [{model: 'a', context: '8192'}, {model: 'b', context: ''}]; a Hub repository's row has hub: true. */
+/** "a@8192,b" → [{model: 'a', context: '8192'}, {model: 'b', context: ''}]; a Hub repository's row has hub: true,
+ * a row of files read here file: true. */
 export function parseAlso(text) {
   return String(text ?? '').split(',').map((item) => item.trim()).filter((item) => item !== '').map((item) => {
     const at = item.indexOf('@');
     const row = at < 0 ? { model: item, context: '' } : { model: item.slice(0, at), context: item.slice(at + 1) };
+    if (hubRead(row.model)?.file) return { ...row, file: true };
     return hubReading(row.model) ? { ...row, hub: true } : row;
   });
 }
 
-// What was read for the other models on the Hub (page.alsoHub: name → {phase, read, error, controller}).
+// What was read for the other models on the Hub or from files here (page.alsoHub: name → {phase, read, gguf (the
+// repository's quantizations), error, controller, file}).
 const hubRead = (name) => page.alsoHub?.get(name);
+
+/** The state as a link carries it: other models read from this browser's files stay out (their names too). */
+export function alsoLinkState(state) {
+  const rows = parseAlso(state.also);
+  const kept = rows.filter((r) => !r.file);
+  if (kept.length === rows.length) return state;
+  return { ...state, also: page.codec.parse('also', alsoText(kept)) };
+}
 
 /** What was read for the state's other models on the Hub, for the request's also_read; null when none was. */
 export function alsoRead() {
@@ -61,8 +74,8 @@ async function lookUpRow(value, name) {
   send();
   const alive = () => hubRead(name) === current && !controller.signal.aborted;
   try {
-    const read = await readHubModel(name, reading, { signal: controller.signal, onProgress() {}, field: 'also' });
-    if (alive()) Object.assign(current, { phase: 'loaded', read, controller: null });
+    const { read, gguf } = await readHubModel(name, reading, { signal: controller.signal, onProgress() {}, field: 'also' });
+    if (alive()) Object.assign(current, { phase: 'loaded', read, gguf, controller: null });
   } catch (error) {
     if (error?.name === 'AbortError' || !alive()) return;
     Object.assign(current, { phase: 'failed', error: error.core, controller: null });
@@ -106,10 +119,16 @@ function hubPart(value, t) {
   const said = value.status ?? (read?.phase === 'loaded' ? t('also.hub.read', { repo: value.model })
     : read?.phase === 'reading' ? t('also.hub.reading', { name: value.model }) : t('draft.hub.offer'));
   const status = el('p', { class: 'hint also-hub-status', role: 'status', 'data-testid': 'also-hub-status', text: said });
-  return { name, lookup, status };
+  // Another quantization of the repository read: the row takes its name (owner/name:QUANT) and reads its header.
+  const options = read?.phase === 'loaded' ? quantOptions(read.gguf) : [];
+  if (options.length < 2) return { name, lookup, status };
+  const quant = el('select', { 'aria-label': t('hub.quant'), 'data-testid': 'also-hub-quant', class: 'also-hub-quant' }, ...options);
+  quant.addEventListener('change', () => lookUpRow(value, `${read.read.repo}:${quant.value}`));
+  return { name, lookup, quant, status };
 }
 
 function row(value, models, t) {
+  if (value.file) return fileRow(value, t);
   if (value.hub) return hubRow(value, t);
   const select = modelSelect(value, models, t);
   select.addEventListener('change', () => {
@@ -143,8 +162,37 @@ function removeButton(value, t) {
 }
 
 function hubRow(value, t) {
-  const { name, lookup, status } = hubPart(value, t);
-  return el('li', { class: 'also-row also-hub' }, name, lookup, contextField(value, t), removeButton(value, t), status);
+  const { name, lookup, quant, status } = hubPart(value, t);
+  return el('li', { class: 'also-row also-hub' }, name, lookup, ...(quant ? [quant] : []), contextField(value, t),
+    removeButton(value, t), status);
+}
+
+// A row of files read here: its name as read, its context, and what was read.
+function fileRow(value, t) {
+  const name = el('span', { class: 'also-file-name', 'data-testid': 'also-file-name', text: value.model });
+  const status = el('p', { class: 'hint also-hub-status', role: 'status', 'data-testid': 'also-file-status',
+    text: t('also.file.read', { name: value.model }) });
+  return el('li', { class: 'also-row also-hub also-file' }, name, contextField(value, t), removeButton(value, t), status);
+}
+
+// Files picked or dropped on the picker: a row of their own, named as the files' model is.
+async function takeFiles(input) {
+  const said = root()?.querySelector('#also-file-status');
+  const read = await readOwnFiles(input.files);
+  input.value = '';
+  if (!read) return;
+  if (!read.ok) {
+    if (said) said.textContent = read.message;
+    return;
+  }
+  if (said) said.textContent = '';
+  page.alsoHub ??= new Map();
+  page.alsoHub.get(read.name)?.controller?.abort();
+  page.alsoHub.set(read.name, { phase: 'loaded', read: read.read, file: true });
+  view.alsoModels.rows = [...view.alsoModels.rows, { model: read.name, context: '', file: true }];
+  draw();
+  send();
+  root()?.querySelector('.also-row:last-child input')?.focus();
 }
 
 // The rows of the view, in the language shown.
@@ -179,6 +227,8 @@ export function showAlsoModels() {
     shown.wired = true;
     box.querySelector('.also-add').addEventListener('click', addRow);
     box.querySelector('.also-add-hub').addEventListener('click', addHubRow);
+    const file = box.querySelector('#also-file');
+    file.addEventListener('change', () => takeFiles(file));
   }
   if (alsoText(shown.rows) !== text) {
     shown.rows = parseAlso(text);

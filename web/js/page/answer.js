@@ -15,7 +15,7 @@ import { showError, clearError, answerParts } from './errors.js';
 import { showFileStatus } from './file-box.js';
 import { modelByName, showHub, hubProgress } from './hub-box.js';
 import { draftByName, draftRead, linkState } from './draft-hub.js';
-import { alsoByName, alsoRead } from './also-models.js';
+import { alsoByName, alsoRead, alsoLinkState } from './also-models.js';
 import { asksShare, shownGpu } from './gpu-controls.js';
 import { scheduleExtras } from './extras.js';
 
@@ -179,11 +179,11 @@ export function render() {
 /** The GPU table and the embed code. */
 export function renderDetails() {
   renderGpuTable(dom, tableReport(), view);
-  dom.embedCode.value = embedSnippet(view.embedKind, page.codec, linkState(page.state), page.report, location.href, view.t);
+  dom.embedCode.value = embedSnippet(view.embedKind, page.codec, linkState(alsoLinkState(page.state)), page.report, location.href, view.t);
 }
 
 function syncUrl(push) {
-  const url = page.codec.url(linkState(page.state));
+  const url = page.codec.url(linkState(alsoLinkState(page.state)));
   if (url !== location.search && !(url === location.pathname && location.search === '')) {
     history[push ? 'pushState' : 'replaceState'](null, '', url);
   }

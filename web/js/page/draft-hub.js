@@ -6,13 +6,16 @@ import { $ } from './dom.js';
 import { page, view } from './store.js';
 import { openHubRepo, LookupError } from '../hub.js';
 import { presetFor } from './model-name.js';
+import { quantOptions } from './hub-box.js';
 import { readFiles } from './files.js';
 import { update } from './answer.js';
 import { isTraining } from '../state.js';
 
 // draftHub: {name (the state's draft), reading, phase: 'reading' | 'failed' | 'loaded', progress, error, read
-// (draft_read), controller}; null while the draft is a preset, "mtp" or none.
-const el = () => ({ box: $('draft-hub'), input: $('draft-repo'), lookup: $('draft-lookup'), status: $('draft-hub-status') });
+// (draft_read), gguf (the repository's quantizations, plan_hub_reads'), controller}; null while the draft is a
+// preset, "mtp" or none.
+const el = () => ({ box: $('draft-hub'), input: $('draft-repo'), lookup: $('draft-lookup'), status: $('draft-hub-status'),
+  quants: $('draft-quant-controls'), quant: $('draft-quant') });
 
 /** A name that is a Hub repository (read_model_name's reading), else null: a preset, "mtp", none or anything else. */
 export function hubReading(name) {
@@ -78,8 +81,9 @@ function described(read, name, repo = '') {
 }
 
 /**
- * Reads a Hub repository (`reading`: read_model_name's) as the drop path reads files, into the core's description
- * of a model read. Throws {core: error} with the core's or the lookup's error (its field `field`), or an AbortError.
+ * Reads a Hub repository (`reading`: read_model_name's) as the drop path reads files: {read (the core's description
+ * of a model read), gguf (the repository's GGUF quantizations, the one read among them; null for none)}. Throws
+ * {core: error} with the core's or the lookup's error (its field `field`), or an AbortError.
  */
 export async function readHubModel(name, reading, { signal, onProgress, field }) {
   try {
@@ -87,7 +91,7 @@ export async function readHubModel(name, reading, { signal, onProgress, field })
     if (!opened.plan.ok) throw Object.assign(new Error(), { core: opened.plan.error });
     const read = await readFiles(opened.files, () => ({ step() {}, stop() {} }));
     if (!read.ok) throw Object.assign(new Error(), { core: { message: (read.refused ?? read.failed)() } });
-    return described(read, opened.plan.repo, opened.plan.repo);
+    return { read: described(read, opened.plan.repo, opened.plan.repo), gguf: opened.plan.gguf ?? null };
   } catch (error) {
     if (error?.name === 'AbortError') throw error;
     const failure = error instanceof LookupError
@@ -123,9 +127,9 @@ async function lookUp(name) {
     showDraftHub();
   };
   try {
-    const read = await readHubModel(name, reading, { signal: controller.signal, onProgress, field: 'draft' });
+    const { read, gguf } = await readHubModel(name, reading, { signal: controller.signal, onProgress, field: 'draft' });
     if (!alive()) return;
-    Object.assign(current, { phase: 'loaded', read, controller: null });
+    Object.assign(current, { phase: 'loaded', read, gguf, controller: null });
   } catch (error) {
     if (error?.name === 'AbortError' || !alive()) return;
     Object.assign(current, { phase: 'failed', error: error.core, controller: null });
@@ -133,30 +137,43 @@ async function lookUp(name) {
   update();
 }
 
-// The draft's own files, picked or dropped on the picker: read here as the model's are, only their headers.
-async function takeFiles(list) {
+/**
+ * A model's own files, picked or dropped on a picker: read in this browser as the model's are, only their headers,
+ * into the core's description of a model read. {ok: true, name, read} or {ok: false, message}; null for no file.
+ */
+export async function readOwnFiles(list) {
   const files = [...(list ?? [])];
-  if (files.length === 0) return;
-  forgetDraftHub();
+  if (files.length === 0) return null;
   const read = await readFiles(files, () => ({ step() {}, stop() {} }));
+  if (!read.ok) return { ok: false, message: (read.refused ?? read.failed)() };
+  const name = read.loaded?.name ?? read.config?.name;
+  return { ok: true, name, read: described(read, name) };
+}
+
+// The draft's own files: the state names the draft by its file's name, which stays out of the link (linkState).
+async function takeFiles(list) {
+  if ([...(list ?? [])].length === 0) return;
+  forgetDraftHub();
+  const read = await readOwnFiles(list);
   if (!read.ok) {
-    el().status.textContent = (read.refused ?? read.failed)();
+    el().status.textContent = read.message;
     return;
   }
-  const name = read.loaded?.name ?? read.config?.name;
-  page.draftHub = { name, phase: 'loaded', read: described(read, name), file: true };
-  page.state = { ...page.state, draft: name };
+  page.draftHub = { name: read.name, phase: 'loaded', read: read.read, file: true };
+  page.state = { ...page.state, draft: read.name };
   update({ push: true });
 }
 
 /** The box under the draft's list: what is said before a lookup, its progress, or what was read. */
 export function showDraftHub() {
-  const { box, input, lookup, status } = el();
+  const { box, input, lookup, status, quants, quant } = el();
   if (!box) return;
   if (!box.dataset.wired) {
     box.dataset.wired = 'true';
     lookup.addEventListener('click', () => lookUp(input.value.trim()));
     $('draft-file').addEventListener('change', (event) => takeFiles(event.target.files));
+    // Another quantization of the repository read: its header alone is asked for (the listing is kept, hub.js).
+    quant.addEventListener('change', () => lookUp(`${page.draftHub?.read?.repo}:${quant.value}`));
     input.addEventListener('keydown', (event) => {
       if (event.key !== 'Enter') return;
       event.preventDefault();
@@ -164,6 +181,9 @@ export function showDraftHub() {
     });
   }
   const hub = page.draftHub;
+  const options = hub?.phase === 'loaded' ? quantOptions(hub.gguf) : [];
+  quants.hidden = options.length < 2;
+  if (options.length >= 2) quant.replaceChildren(...options);
   const named = hubReading(page.state.draft) ? page.state.draft : '';
   if (document.activeElement !== input && named !== '') input.value = named;
   const [done, total] = hub?.progress ?? [0, 0];

@@ -84,16 +84,21 @@ function showRead({ plan, readAt }) {
   link.textContent = view.t('hub.open', { repo: plan.repo });
   const copy = readAt ? ` ${view.t('hub.copy', { date: readAt.toLocaleString(view.t.lang === 'de' ? 'de-DE' : 'en-US', { dateStyle: 'medium', timeStyle: 'short' }) })}` : '';
   dom.hubStatus.replaceChildren(`${view.t.message(plan.summary, plan.summary_i18n, view.f)}${copy} `, link);
-  const choices = plan.gguf?.choices ?? [];
-  if (choices.length === 0) return;
-  dom.hubQuant.replaceChildren(...choices.map((c) => {
+  const options = quantOptions(plan.gguf);
+  if (options.length === 0) return;
+  dom.hubQuant.replaceChildren(...options);
+  dom.hubQuantControls.hidden = false;
+}
+
+/** A repository's GGUF quantizations (a plan's `gguf`) as options, the one read selected; none for no GGUF. */
+export function quantOptions(gguf) {
+  return (gguf?.choices ?? []).map((c) => {
     const option = document.createElement('option');
     option.value = c.quant;
     option.textContent = view.t(c.files > 1 ? 'hub.choiceParts' : 'hub.choice', { quant: c.quant, size: view.f.bytes(c.size), files: view.f.count(c.files) });
-    option.selected = c.quant === plan.gguf.quant;
+    option.selected = c.quant === gguf.quant;
     return option;
-  }));
-  dom.hubQuantControls.hidden = false;
+  });
 }
 
 // Reads the Hub repository the state's model names: the only place the page goes to the network for a model.
