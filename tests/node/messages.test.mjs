@@ -127,8 +127,8 @@ test('a figure of 10^15 and more is written with a power of ten, in the locale\'
   const saved = MESSAGES.de['test.example'];
   MESSAGES.de['test.example'] = '{flops} FLOPs';
   try {
-    assert.equal(messageText('de', makeFormat('de-DE', 'GB'), 'x', { id: 'test.example', args: { flops: 433116413952000000000 } }), '4,331e+20 FLOPs');
-    assert.equal(messageText('de', makeFormat('de-DE', 'GB'), 'x', { id: 'test.example', args: { flops: 9.99996e19 } }), '1e+20 FLOPs');
+    assert.equal(messageText('de', makeFormat('de-DE', 'GB'), { id: 'test.example', args: { flops: 433116413952000000000 }, text: 'x' }), '4,331e+20 FLOPs');
+    assert.equal(messageText('de', makeFormat('de-DE', 'GB'), { id: 'test.example', args: { flops: 9.99996e19 }, text: 'x' }), '1e+20 FLOPs');
   } finally {
     if (saved === undefined) delete MESSAGES.de['test.example']; else MESSAGES.de['test.example'] = saved;
   }
@@ -139,12 +139,12 @@ test('args are formatted in the locale and unit: bytes in GB or GiB, counts with
   MESSAGES.de['test.example'] = '{n} Schichten, {ram_bytes} im Arbeitsspeicher, Anteil {share}, {name}';
   try {
     const i18n = { id: 'test.example', args: { n: 12345, ram_bytes: 2_500_000_000, share: 0.92, name: 'RTX 4090' } };
-    assert.equal(messageText('de', makeFormat('de-DE', 'GB'), 'English', i18n),
+    assert.equal(messageText('de', makeFormat('de-DE', 'GB'), { ...i18n, text: 'English' }),
       '12.345 Schichten, 2,50 GB im Arbeitsspeicher, Anteil 0,92, RTX 4090');
-    assert.equal(messageText('de', makeFormat('de-DE', 'GiB'), 'English', i18n),
+    assert.equal(messageText('de', makeFormat('de-DE', 'GiB'), { ...i18n, text: 'English' }),
       '12.345 Schichten, 2,33 GiB im Arbeitsspeicher, Anteil 0,92, RTX 4090');
-    assert.equal(messageText('de', makeFormat('de-DE', 'GB'), 'English', { id: 'no.such', args: {} }), 'English');
-    assert.equal(messageText('de', makeFormat('de-DE', 'GB'), 'Plain', { id: '', args: {} }), 'Plain');
+    assert.equal(messageText('de', makeFormat('de-DE', 'GB'), { id: 'no.such', args: {}, text: 'English' }), 'English');
+    assert.equal(messageText('de', makeFormat('de-DE', 'GB'), { id: '', args: {}, text: 'Plain' }), 'Plain');
   } finally {
     if (saved === undefined) delete MESSAGES.de['test.example']; else MESSAGES.de['test.example'] = saved;
   }
@@ -156,8 +156,8 @@ test('a range whose two ends read the same in the page\'s digits is one figure, 
   try {
     const f = makeFormat('de-DE', 'GB');
     // 5.21 and 5.24 both read "5,2" at one decimal (f.number(x, 3) keeps three: 5,21 and 5,24 differ).
-    assert.equal(messageText('de', f, 'x', { id: 'test.example', args: { low: 5.2, high: 5.2 } }), 'mit 5,2 Tokens/s');
-    assert.equal(messageText('de', f, 'x', { id: 'test.example', args: { low: 5.2, high: 5.3 } }), 'mit 5,2–5,3 Tokens/s');
+    assert.equal(messageText('de', f, { id: 'test.example', args: { low: 5.2, high: 5.2 }, text: 'x' }), 'mit 5,2 Tokens/s');
+    assert.equal(messageText('de', f, { id: 'test.example', args: { low: 5.2, high: 5.3 }, text: 'x' }), 'mit 5,2–5,3 Tokens/s');
   } finally {
     if (saved === undefined) delete MESSAGES.de['test.example']; else MESSAGES.de['test.example'] = saved;
   }

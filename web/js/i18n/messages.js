@@ -13,6 +13,7 @@ import lookup from './messages/lookup.js';
 import draft from './messages/draft.js';
 import otherModels from './messages/other-models.js';
 import speed from './messages/speed.js';
+import dataSources from './messages/data-sources.js';
 
 export const MESSAGES = {
   en: {
@@ -558,8 +559,8 @@ export const MESSAGES = {
 };
 
 /** The area files, for the test that no id is defined twice. */
-export const MESSAGE_PARTS = { main: { en: { ...MESSAGES.en }, de: { ...MESSAGES.de } }, explainInference, explainTraining, errorsFiles, errorsRequest, lookup, draft, otherModels, speed };
-for (const part of [explainInference, explainTraining, errorsFiles, errorsRequest, lookup, draft, otherModels, speed]) {
+export const MESSAGE_PARTS = { main: { en: { ...MESSAGES.en }, de: { ...MESSAGES.de } }, explainInference, explainTraining, errorsFiles, errorsRequest, lookup, draft, otherModels, speed, dataSources };
+for (const part of [explainInference, explainTraining, errorsFiles, errorsRequest, lookup, draft, otherModels, speed, dataSources]) {
   Object.assign(MESSAGES.en, part.en);
   Object.assign(MESSAGES.de, part.de);
 }
@@ -585,7 +586,7 @@ export function gpuNameText(lang, name, f) {
 }
 
 function formatArg(lang, name, value, f, short) {
-  if (value !== null && typeof value === 'object') return messageText(lang, f, value.text ?? '', value);
+  if (value !== null && typeof value === 'object') return messageText(lang, f, value);
   if (typeof value !== 'number') return gpuNameText(lang, String(value ?? ''), f);
   // A card's memory as the GPU table shows it, without a ".0" that would hide the "24 GiB" on the box.
   if (name === 'card_bytes') return f.bytesShort(value).replace(/[.,]0(?= )/, '');
@@ -609,12 +610,14 @@ function formatArg(lang, name, value, f, short) {
   return f.number(value, 3);
 }
 
-/** The text of one core message in `lang`: `english` is the core's sentence, `i18n` its {id, args}. */
-export function messageText(lang, f, english, i18n) {
-  const template = i18n?.id ? (MESSAGES[lang]?.[i18n.id] ?? MESSAGES.en[i18n.id]) : undefined;
+/** The text of one core message ({id, args, text}) in `lang`: its `text` is the core's English sentence. */
+export function messageText(lang, f, message) {
+  if (typeof message === 'string') return message;  // the page's own words, already in `lang`
+  const english = message?.text ?? '';
+  const template = message?.id ? (MESSAGES[lang]?.[message.id] ?? MESSAGES.en[message.id]) : undefined;
   if (template === undefined || !f) return english;
-  const short = i18n.id.startsWith('headline.');
-  const args = i18n.args ?? {};
+  const short = message.id.startsWith('headline.');
+  const args = message.args ?? {};
   const format = (name) => formatArg(lang, name, args[name], f, short);
   // A range whose two ends read the same is one figure, as the core's English says it (core/util/message.cpp).
   const text = 'low' in args && 'high' in args && format('low') === format('high')
