@@ -1,55 +1,23 @@
 // Every message id the core can write has a template in English and German on the page, with the same
-// {parameters} as the core's English sentence. The ids are read from core/ itself: each message("id", "English
-// {param} …", …) call, its string literals joined as the compiler joins them.
+// {parameters} as the core's English sentence. The ids are read from core/ itself (scripts/core-messages.mjs): each
+// message("id", "English {param} …", …) call, its string literals joined as the compiler joins them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MESSAGES, MESSAGE_PARTS, messageText } from '../../web/js/i18n/messages.js';
 import { makeFormat } from '../../web/js/i18n/format.js';
+import english from '../../web/js/i18n/messages/english.js';
+import { coreMessages as readCore, paramsOf } from '../../scripts/core-messages.mjs';
+import { englishTemplates } from '../../scripts/messages-en.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
-const sources = (dir) => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory()
-  ? sources(join(dir, e.name)) : /\.(?:cpp|hpp)$/.test(e.name) ? [join(dir, e.name)] : []));
-
-// C++ string literals from `at` on while only literals and white space follow: their joined text and the end.
-function literals(text, at) {
-  let out = '';
-  for (;;) {
-    const start = text.slice(at).search(/\S/);
-    if (start < 0 || text[at + start] !== '"') return { text: out, end: at };
-    let i = at + start + 1;
-    for (; text[i] !== '"'; i++) {
-      if (text[i] === '\\') { i++; out += text[i] === 'n' ? '\n' : text[i]; } else out += text[i];
-    }
-    at = i + 1;
-  }
-}
-
-function coreMessages() {
-  const found = new Map();  // id -> {params, where}
-  const dynamic = [];
-  for (const file of sources(join(root, 'core'))) {
-    if (/util\/message\.(?:cpp|hpp)$/.test(file)) continue;  // the type itself
-    const text = readFileSync(file, 'utf8');
-    for (const m of text.matchAll(/(?<![\w.:>])message\(/g)) {
-      const at = m.index + m[0].length;
-      const id = literals(text, at);
-      const where = `${file.slice(root.length + 1)}:${text.slice(0, m.index).split('\n').length}`;
-      if (!id.text || !/^\s*,/.test(text.slice(id.end))) { dynamic.push(where); continue; }
-      const english = literals(text, text.indexOf(',', id.end) + 1);
-      if (!english.text) { dynamic.push(where); continue; }
-      const params = [...new Set([...english.text.matchAll(/\{(\w+)\}/g)].map((p) => p[1]))].sort();
-      const seen = found.get(id.text);
-      if (seen) assert.deepEqual(params, seen.params, `${id.text} has other parameters at ${where} than at ${seen.where}`);
-      else found.set(id.text, { params, where, english: english.text });
-    }
-  }
-  return { found, dynamic };
-}
-
-const paramsOf = (template) => [...new Set([...template.matchAll(/\{(\w+)\}/g)].map((p) => p[1]))].sort();
+const coreMessages = () => {
+  const read = readCore(root);
+  assert.deepEqual(read.clashes, [], 'an id with other parameters in two places');
+  return read;
+};
 
 test('every message() in core/ names its id and English sentence as literals', () => {
   const { found, dynamic } = coreMessages();
@@ -86,6 +54,15 @@ test('every id the core writes has a German template with its parameters, and an
     if (!langs.includes('en')) assert.equal(MESSAGES.en[id], undefined, `en ${id}: names no byte count, so the core's English is shown`);
   }
   assert.deepEqual(missing, [], 'ids without a template');
+});
+
+test('the page\'s English templates are the core\'s English, made from core/ as it is now (scripts/messages-en.mjs)', () => {
+  assert.deepEqual(english, englishTemplates(), 'web/js/i18n/messages/english.js is out of date: run node scripts/messages-en.mjs');
+  // No English written twice: a template of the page's own is worded otherwise than the core's.
+  const { found } = coreMessages();
+  const copies = Object.keys(MESSAGE_PARTS).flatMap((name) => Object.entries(MESSAGE_PARTS[name].en))
+    .filter(([id, template]) => found.get(id)?.english === template).map(([id]) => id);
+  assert.deepEqual(copies, [], 'templates that copy the core\'s English: messages/english.js has them');
 });
 
 test('the page\'s templates name its controls, not the CLI\'s flags', () => {
