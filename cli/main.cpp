@@ -31,7 +31,7 @@ int fail(const cli::Error& e) {
 // An answer's {"ok": false, "error": {"field", "message"}}.
 cli::Error error_of(const json& answer) {
   const json& e = answer.at("error");
-  return {e.at("field").get<std::string>(), e.at("message").get<std::string>()};
+  return {e.at("field").get<std::string>(), cli::message_text(e.at("message"))};
 }
 
 // The table for the question asked ("" asks the estimate).
@@ -47,14 +47,13 @@ int print_check(const json& answer) {
     return fail({"--check", "checks an estimate's verdict (inference or training); ask no other question with it"});
   const json& verdict = answer.at("verdict");
   const std::string kind = verdict.at("kind").get<std::string>();
-  const std::string message = verdict.at("message").get<std::string>();
+  const std::string message = cli::verdict_text(verdict);
   // Unknown: the verdict flips with an input the answer does not know, so a script can neither pass nor fail it.
   if (verdict.value("certainty", std::string()) == "unknown") {
-    const std::string lead = verdict.value("lead", std::string());
-    const bool led = !lead.empty() && message.starts_with(lead);
-    std::printf("unknown: %s\n", (led ? message.substr(lead.size()) : message).c_str());
+    const std::string sentence = cli::message_text(verdict.at("message")) + cli::message_text(verdict.value("wired", json()));
+    std::printf("unknown: %s\n", sentence.c_str());
     for (const json& reason : verdict.value("certainty_reasons", json::array()))
-      if (reason.is_string()) std::printf("  why not certain: %s\n", reason.get<std::string>().c_str());
+      std::printf("  why not certain: %s\n", cli::message_text(reason).c_str());
     return 3;
   }
   const bool runs = kind == "fits" || kind == "tight";
@@ -73,7 +72,7 @@ int print_answer(const std::string& text, const cli::Options& options, const jso
     if (!answer.contains("command"))
       return fail({"--command", "prints the command of an inference estimate; ask no other question with it"});
     const json& command = answer.at("command");
-    if (command.at("text").get<std::string>().empty()) return fail({"--command", command.at("note").get<std::string>()});
+    if (command.at("text").get<std::string>().empty()) return fail({"--command", cli::message_text(command.at("note"))});
     std::printf("%s\n", command.at("text").get<std::string>().c_str());
   } else if (options.json) {
     std::printf("%s\n", text.c_str());
@@ -85,9 +84,9 @@ int print_answer(const std::string& text, const cli::Options& options, const jso
                                 ? " (it could not be reached: answered from what an earlier lookup read)"
                             : lookup->value("offline", false) ? " (answered offline from what an earlier lookup read)"
                                                               : "";
-      std::printf("%s%s\n", lookup->value("summary", std::string()).c_str(), offline);
+      std::printf("%s%s\n", cli::message_text(lookup->value("summary", json())).c_str(), offline);
       for (const auto& note : lookup->value("notes", json::array()))
-        if (note.is_string()) std::printf("  note: %s\n", note.get<std::string>().c_str());
+        std::printf("  note: %s\n", cli::message_text(note).c_str());
     }
     if (!quant_config_beside.empty())
       std::printf("Read with %s, found beside the config.json.\n", quant_config_beside.c_str());

@@ -6,6 +6,7 @@
 #include <ostream>      // std::ostream
 #include <string_view>  // std::string_view
 
+#include "tables.hpp"  // message_text
 #include "vramfit/inputs.hpp"
 #include "vramfit/questions.hpp"  // Question, question_name
 
@@ -137,7 +138,8 @@ json call_tool(const Catalog& catalog, const Tool& tool, json arguments, const L
   const bool ok = answer_json.value("ok", false);
   if (!ok) {
     const json& e = answer_json.contains("error") ? answer_json.at("error") : json::object();
-    text = e.value("field", std::string("request")) + ": " + e.value("message", std::string("not answered"));
+    text = e.value("field", std::string("request")) + ": " +
+           (e.contains("message") ? message_text(e.at("message")) : std::string("not answered"));
   }
   return {{"content", json::array({{{"type", "text"}, {"text", text}}})},
           {"structuredContent", answer_json},

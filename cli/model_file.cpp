@@ -13,6 +13,8 @@
 #include <utility>     // std::move
 #include <vector>      // std::vector
 
+#include "tables.hpp"  // message_text
+
 namespace vramfit::cli {
 
 namespace {
@@ -221,7 +223,7 @@ FileAnswer describe_model_file(const Catalog& catalog, const std::string& path, 
   const auto answered = nlohmann::json::parse(read.json, nullptr, false);
   if (!answered.is_object() || !answered.value("ok", false)) {
     const auto& e = answered.is_object() ? answered.value("error", nlohmann::json::object()) : nlohmann::json::object();
-    return {"", Error{flag, "\"" + path + "\": " + e.value("message", std::string("cannot be read"))}};
+    return {"", Error{flag, "\"" + path + "\": " + (e.contains("message") ? message_text(e.at("message")) : "cannot be read")}};
   }
   const auto slash = path.find_last_of('/');
   d["name"] = slash == std::string::npos ? path : path.substr(slash + 1);

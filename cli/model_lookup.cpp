@@ -9,6 +9,7 @@
 #include <utility>    // std::move
 #include <vector>     // std::vector
 
+#include "tables.hpp"  // message_text
 #include "vramfit/lookup.hpp"
 
 namespace vramfit::cli {
@@ -38,7 +39,7 @@ std::string origin_of(const std::string& url) {
 FileAnswer core_error(const std::string& error_json) {
   const json e = json::parse(error_json, nullptr, false);
   if (!e.is_object() || !e.contains("error")) return {"", Error{"--model", "the lookup failed"}};
-  return {"", Error{"--model", e["error"].value("message", std::string("the lookup failed"))}};
+  return {"", Error{"--model", message_text(e["error"].value("message", json("the lookup failed")))}};
 }
 
 FileAnswer failed(const std::string& service, const std::string& name, const Fetched& got, const FetchSettings& s,
@@ -113,10 +114,8 @@ FileAnswer with_lookup(FileAnswer answered, const std::string& source, const jso
   json answer = json::parse(answered.json, nullptr, false);
   if (!answer.is_object() || !answer.value("ok", false)) return answered;
   json lookup = {{"source", source}, {"offline", s.offline || fell_back}, {"fell_back", fell_back}};
-  lookup["summary"] = plan.value("summary", std::string());
-  if (plan.contains("summary_i18n")) lookup["summary_i18n"] = plan["summary_i18n"];
+  lookup["summary"] = plan.value("summary", json());
   lookup["notes"] = plan.value("notes", json::array());
-  lookup["notes_i18n"] = plan.value("notes_i18n", json::array());
   if (plan.contains("gguf")) lookup["gguf"] = plan["gguf"];
   if (plan.contains("commit")) lookup["commit"] = plan["commit"];
   answer["lookup"] = std::move(lookup);
@@ -196,7 +195,7 @@ Lookup read_ollama(const Catalog& catalog, const json& named, const std::string&
   if (!manifest.failure.empty() || manifest.status >= 400) {
     // The name may be a preset misspelt as much as an Ollama model: say both.
     FileAnswer f = failed("ollama", shown, manifest, s);
-    const std::string preset_error = named.value("preset_error", std::string());
+    const std::string preset_error = message_text(named.value("preset_error", json()));
     if (f.error && !preset_error.empty()) f.error->message += "; " + preset_error;
     return stopped(std::move(f));
   }
@@ -344,14 +343,15 @@ FileAnswer answer_about_name(const Catalog& catalog, const std::string& name, co
   } else {
     const json answered = json::parse(read.json, nullptr, false);
     if (answered.is_object() && answered.value("ok", false)) return read;
-    why = answered.is_object() && answered.contains("error") ? answered["error"].value("message", std::string()) : "";
+    why = answered.is_object() && answered.contains("error") ? message_text(answered["error"].value("message", json())) : "";
   }
   json answer = json::parse(preset.json, nullptr, false);
   if (!answer.is_object() || !answer.value("ok", false)) return preset;
   const std::string shown = ollama.value("name", std::string()) + ":" + ollama.value("tag", std::string());
   answer["lookup"] = {{"source", settings.ollama_registry + "/library/" + shown}, {"offline", false}, {"fell_back", false},
-                      {"summary", "Ollama's " + shown + " was not read (" + why + "); answered without its file."},
-                      {"notes", json::array()}, {"notes_i18n", json::array()}};
+                      {"summary", {{"args", json::object()}, {"id", ""},
+                                   {"text", "Ollama's " + shown + " was not read (" + why + "); answered without its file."}}},
+                      {"notes", json::array()}};
   preset.json = answer.dump(-1, ' ', false, json::error_handler_t::replace);
   return preset;
 }

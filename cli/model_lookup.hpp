@@ -22,7 +22,7 @@ struct LookupSettings {
 LookupSettings lookup_settings_from_environment();
 
 // The answer to `request_json` about `name`: a preset as answer() gives it; a Hub or Ollama model from what was read,
-// with a "lookup" object ({"source", "summary", "summary_i18n", "offline"}) added to the answer.
+// with a "lookup" object ({"source", "summary", "notes", "offline"}) added to the answer.
 FileAnswer answer_about_name(const Catalog& catalog, const std::string& name, const std::string& request_json,
                              const LookupSettings& settings);
 

@@ -42,7 +42,11 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 double number(const json& v) { return v.is_number() ? v.get<double>() : std::nan(""); }
 unsigned long long whole(const json& v) { return v.is_number() ? v.get<unsigned long long>() : 0; }
 std::uint64_t bytes(const json& v) { return v.is_number() ? v.get<std::uint64_t>() : 0; }
-const char* text(const json& v) { return v.is_string() ? v.get_ref<const std::string&>().c_str() : ""; }
+// A string, or a message's English ({id, args, text}).
+const char* text(const json& v) {
+  const json& s = v.is_object() && v.contains("text") ? v.at("text") : v;
+  return s.is_string() ? s.get_ref<const std::string&>().c_str() : "";
+}
 
 // A verdict as people read it: the JSON's does_not_fit is "does not fit" in a table.
 std::string fit_words(const json& fit) {
@@ -100,7 +104,7 @@ std::string gpu_name(const json& answer, const json& catalog, const json& id) {
 // The headline sentence the page shows, above the GPU table it sums up, and why it is not certain where it is not.
 void append_headline(std::string& out, const json& a) {
   const json& v = a.at("verdict");
-  appendf(out, "%s\n", text(v.at("message")));
+  appendf(out, "%s\n", verdict_text(v).c_str());
   if (const auto reasons = v.find("certainty_reasons"); reasons != v.end())
     for (const json& reason : *reasons) appendf(out, "  why not certain: %s\n", text(reason));
 }
@@ -411,7 +415,7 @@ OtherModelLines other_models_in_load_order(const json& b, const json& a) {
   for (const auto& [other, amount] : b.items())
     if (other.starts_with("other_model:")) others.emplace_back(other, &amount);
   std::vector<std::string> order;
-  for (const json& note : a.value("notes_i18n", json::array()))
+  for (const json& note : a.value("notes", json::array()))
     if (note.value("id", "") == "other_models.loaded_last")
       for (std::string names = note.at("args").value("names", ""); !names.empty();) {
         const auto comma = names.find(", ");
@@ -624,7 +628,7 @@ std::string remedies_table(const json& a, const json& catalog) {
                                                             : gpu_name(catalog, a.at("gpu")).c_str())
                  : "");
   if (a.at("remedies").empty()) out += "  nothing this calculator knows saves memory here\n";
-  else if (a.at("summary").is_string()) appendf(out, "  %s\n", text(a.at("summary")));
+  else if (!a.at("summary").is_null()) appendf(out, "  %s\n", text(a.at("summary")));
   int width = 18;  // the id column: as wide as the longest id (two changes: "weights-4bit+offload")
   for (const json& r : a.at("remedies")) width = std::max(width, static_cast<int>(r.at("id").get_ref<const std::string&>().size()));
   for (const json& r : a.at("remedies")) {
@@ -644,7 +648,7 @@ std::string remedies_table(const json& a, const json& catalog) {
     else
       appendf(out, "  %-*s saves %-10s -> %-10s%s\n", width, text(r.at("id")), gb_and_gib(saved).c_str(),
               gb_and_gib(bytes(r.at("bytes"))).c_str(), verdict.c_str());
-    if (r.at("headline").is_string()) appendf(out, "  %-*s then: %s\n", width, "", text(r.at("headline")));
+    if (!r.at("headline").is_null()) appendf(out, "  %-*s then: %s\n", width, "", text(r.at("headline")));
     appendf(out, "  %-*s cost: %s (%s)\n", width, "", text(r.at("cost")), text(r.at("source")));
   }
   return out;
@@ -685,6 +689,12 @@ std::string question_table(Question question, const json& answer, const json& ca
     case Question::curve: break;
   }
   return answer.contains("mode") ? training_table(answer, catalog) : estimate_table(answer);
+}
+
+std::string message_text(const json& message) { return text(message); }
+
+std::string verdict_text(const json& verdict) {
+  return std::string(text(verdict.value("lead", json()))) + text(verdict.at("message")) + text(verdict.value("wired", json()));
 }
 
 }  // namespace vramfit::cli

@@ -28,4 +28,9 @@ std::string question_table(Question question, const nlohmann::json& answer, cons
 std::string models_list(const nlohmann::json& catalog);
 std::string gpus_list(const nlohmann::json& catalog);
 
+// A text of an answer, {id, args, text}: its English ("" for null).
+std::string message_text(const nlohmann::json& message);
+// The verdict's whole sentence: the lead where it is not certain, the sentence, a Mac's clause.
+std::string verdict_text(const nlohmann::json& verdict);
+
 }  // namespace vramfit::cli

@@ -159,14 +159,14 @@ vramfit_cli_test(gpu_speed_json ARGS --model llama-3.1-8b --engine llamacpp --we
 vramfit_cli_test(gpu_speed_table ARGS --model llama-3.1-8b --engine llamacpp --weights q4_k_m --gpu rtx-4090
                  MATCH "decode +[0-9.]+–[0-9.]+ tokens/s.*prefill +[0-9]+–[0-9]+ tokens/s.*Cost: \\$0.34/hour")
 vramfit_cli_test(apple_no_prefill ARGS --model llama-3.1-8b --engine llamacpp --weights q4_k_m --gpu apple-m2-ultra-192gb --json
-                 MATCH "\"prefill_tokens_per_second\":null.*\"prefill_unavailable\":\"Apple M2 Ultra 192GB has no")
+                 MATCH "\"prefill_tokens_per_second\":null.*\"prefill_unavailable\":{[^}]*},\"id\":\"[a-z._]+\",\"text\":\"Apple M2 Ultra 192GB has no")
 vramfit_cli_test(no_gpu_no_speed ARGS --model llama-3.1-8b --json
                  MATCH "\"cost\":null.*\"decode_tokens_per_second\":null.*\"prefill_tokens_per_second\":null.*\"speed\":null")
 # RTX 4090: 450 W × 1 h = 0.45 kWh; × $0.30/kWh = $0.135.
 vramfit_cli_test(energy ARGS --model llama-3.1-8b --gpu rtx-4090 --usd-per-kwh 0.30 --json
                  MATCH "\"energy\":{[^}]*\"kwh_per_hour\":0.45,\"tdp_w\":450.0,\"usd_per_hour\":0.135")
 vramfit_cli_test(recommend_json ARGS --model llama-3.1-8b --rank-gpus --gpus rtx-4090,a100-80gb-sxm,h100-sxm --json
-                 MATCH "^{\"break_even_hours\":[0-9.e+]+,\"cheapest_per_hour\":{\"count\":1,\"gpu\":\"rtx-4090\"[^}]*},\"cheapest_per_million_tokens\":{[^}]+},\"cheapest_to_buy\":{\"count\":1,\"gpu\":\"rtx-4090\"[^}]*},\"fastest\":{\"count\":[0-9]+,\"gpu\":\"h100-sxm\".*\"ranking\":\\[{\"count\":[0-9]+,\"fit\":\"fits\",\"fits\":true,\"free_bytes\":[0-9]+,\"gpu\":\"[a-z0-9-]+\",\"name\":\"[^\"]+\",\"note\":null,\"note_i18n\":null,\"purchase_date\":(null|\"[0-9-]+\"),\"purchase_usd\":(null|[0-9.]+),\"tokens_per_second\":{\"high\":[0-9.e+]+,\"low\":[0-9.e+]+},\"usd_per_hour\":[0-9.]+,\"usd_per_million_tokens\":{\"high\":[0-9.e+]+,\"low\":[0-9.e+]+},\"within_budget\":true}")
+                 MATCH "^{\"break_even_hours\":[0-9.e+]+,\"cheapest_per_hour\":{\"count\":1,\"gpu\":\"rtx-4090\"[^}]*},\"cheapest_per_million_tokens\":{[^}]+},\"cheapest_to_buy\":{\"count\":1,\"gpu\":\"rtx-4090\"[^}]*},\"fastest\":{\"count\":[0-9]+,\"gpu\":\"h100-sxm\".*\"ranking\":\\[{\"count\":[0-9]+,\"fit\":\"fits\",\"fits\":true,\"free_bytes\":[0-9]+,\"gpu\":\"[a-z0-9-]+\",\"name\":\"[^\"]+\",\"note\":null,\"purchase_date\":(null|\"[0-9-]+\"),\"purchase_usd\":(null|[0-9.]+),\"tokens_per_second\":{\"high\":[0-9.e+]+,\"low\":[0-9.e+]+},\"usd_per_hour\":[0-9.]+,\"usd_per_million_tokens\":{\"high\":[0-9.e+]+,\"low\":[0-9.e+]+},\"within_budget\":true}")
 vramfit_cli_test(recommend_table ARGS --model llama-3.1-70b --weights bf16 --rank-gpus --gpus h100-sxm,rtx-4090
                  MATCH "Fits, cheapest per 1M tokens first.*Cheapest per hour: +8 × GeForce RTX 4090.*Fastest: +2 × NVIDIA H100 SXM.*Does not fit, closest first")
 # A used-card pair to buy against the cheapest GPU to rent: 2 × $260 = $520; $520 ÷ $0.33/h ≈ 1,576 hours
@@ -202,7 +202,7 @@ vramfit_cli_test(help_one_gpu ARGS --model llama-3.1-70b --gpu rtx-4090 --remedi
                  MATCH "What would help \\(inference[^\n]*\n  Nothing here fits on your GeForce RTX 4090 with the headroom free[^\n]*\n  offload +saves [^\n]* on the GPU \\+ [^\n]* in system RAM  runs, part in system RAM\n +then: Runs on one GeForce RTX 4090 as llama.cpp --fit places it: 13 of 80 layers on the GPU[^\n]*\n +cost: llama.cpp from a GGUF file: [^\n]*tokens/s.*\n  weights-4bit\\+offload +saves .*\n  more-gpus +saves [^\n]* fits\n +then: Fits on your 8 × GeForce RTX 4090[^\n]*\n +cost: [^\n]*\n$")
 # The same as JSON: the change's request inputs, its parts, and the verdict the headline would give afterwards.
 vramfit_cli_test(help_one_gpu_json ARGS --model llama-3.1-70b --gpu rtx-4090 --remedies --json
-                 MATCH "\"id\":\"offload\",\"inputs\":{\"context\":8192,\"engine\":\"llamacpp\"},\"parts\":\\[\"offload\"\\],.*\"verdict\":\"runs_split\"}.*\"id\":\"more-gpus\".*\"summary_i18n\":{.*\"id\":\"remedy.summary.runs\"},\"verdict\":\"does_not_fit\"}")
+                 MATCH "\"id\":\"offload\",\"inputs\":{\"context\":8192,\"engine\":\"llamacpp\"},\"parts\":\\[\"offload\"\\],.*\"verdict\":\"runs_split\"}.*\"id\":\"more-gpus\".*\"summary\":{.*\"id\":\"remedy.summary.runs\",\"text\":\"[^\"]*\"},\"verdict\":\"does_not_fit\"}")
 vramfit_cli_test(help_bad_input FAIL ARGS --model llama-2-7b --context 0 --remedies MATCH "^vramfit: --context: ")
 # A Strix Halo too small by Linux's default share (64 of 128 GiB) for Llama 3.3 70B in Q8_0: raising the GPU's share
 # comes first, as the kernel parameter in 4 KiB pages. The estimate with all of it on the GPU, 77.39 GB, within the
@@ -330,7 +330,7 @@ vramfit_cli_test(check_with_json EXIT 2 ARGS --model llama-3.1-8b --check --json
 vramfit_cli_test(bare_unknown ARGS --params 7e9 --weights fp16 --gpu rtx-4090
                  MATCH "Unknown: Fits on one GeForce RTX 4090[^\n]*\n  why not certain: A bare parameter count has no architecture")
 vramfit_cli_test(bare_unknown_json ARGS --params 7e9 --weights fp16 --gpu rtx-4090 --json
-                 MATCH "\"verdict\":{\"certainty\":\"unknown\",\"certainty_reasons\":\\[\"A bare parameter count")
+                 MATCH "\"verdict\":{\"certainty\":\"unknown\",\"certainty_reasons\":\\[{\"args\":{[^}]*},\"id\":\"certainty.bare\",\"text\":\"A bare parameter count")
 # --check on that unknown answer neither passes nor fails: it exits 3 with the reason.
 vramfit_cli_test(check_unknown EXIT 3 ARGS --params 7e9 --weights fp16 --gpu rtx-4090 --check
                  MATCH "^unknown: Fits on one GeForce RTX 4090[^\n]*\n  why not certain: A bare parameter count")

@@ -60,7 +60,7 @@ std::string answer_file_json_text(const emscripten::val& prefix_js, double file_
   const auto& [catalog, error_json] = builtin_catalog();
   if (!catalog) return error_json;
   if (!is_byte_count(file_size))
-    return error_to_json("file", "the file size must be between 0 and 2^53 bytes");
+    return refusal_to_json(BindingRefusal::file_size);
   const std::vector<std::uint8_t> bytes = emscripten::convertJSArrayToNumberVector<std::uint8_t>(prefix_js);
   return answer_file(*catalog, bytes_of(bytes), static_cast<std::uint64_t>(file_size), file_name, request_json);
 }
@@ -70,18 +70,18 @@ std::string answer_shards_json_text(const emscripten::val& files_js, const std::
                                const std::string& request_json) {
   const auto& [catalog, error_json] = builtin_catalog();
   if (!catalog) return error_json;
-  if (!files_js.isArray()) return error_to_json("files", "expected an array of shards");
+  if (!files_js.isArray()) return refusal_to_json(BindingRefusal::shards_not_array);
   const auto count = files_js["length"].as<unsigned>();
-  if (count == 0 || count > 4096) return error_to_json("files", "give 1 to 4096 .safetensors shards");
+  if (count == 0 || count > 4096) return refusal_to_json(BindingRefusal::shard_count);
   std::vector<std::vector<std::uint8_t>> buffers(count);  // sized once: the spans below point into them
   std::vector<SafetensorsFile> files;
   for (unsigned i = 0; i < count; ++i) {
     const emscripten::val f = files_js[i];
     const std::string field = "files[" + std::to_string(i) + "]";
     if (!f["name"].isString() || !f["size"].isNumber())
-      return error_to_json(field, "needs a name, a size and the header bytes");
+      return refusal_to_json(BindingRefusal::shard_fields, field);
     const double size = f["size"].as<double>();
-    if (!is_byte_count(size)) return error_to_json(field + ".size", "must be between 0 and 2^53 bytes");
+    if (!is_byte_count(size)) return refusal_to_json(BindingRefusal::shard_size, field + ".size");
     buffers[i] = emscripten::convertJSArrayToNumberVector<std::uint8_t>(f["bytes"]);
     files.push_back({f["name"].as<std::string>(), bytes_of(buffers[i]), static_cast<std::uint64_t>(size)});
   }

@@ -46,8 +46,8 @@ export type NameReading =
       /** Named by one of the preset's Ollama tags: where the registry keeps that tag's file. */
       ollama?: { namespace: string; name: string; tag: string; manifest: string; max_bytes: number } }
   | { ok: true; kind: 'hub'; repo: string; revision: string; quant: string; file: string; listing: string; max_bytes: number }
-  | { ok: true; kind: 'ollama'; namespace: string; name: string; tag: string; manifest: string; max_bytes: number; preset_error: string }
-  | { ok: false; error: { field: string; message: string; message_i18n: MessageId } };
+  | { ok: true; kind: 'ollama'; namespace: string; name: string; tag: string; manifest: string; max_bytes: number; preset_error: Message }
+  | { ok: false; error: { field: string; message: Message } };
 
 /** plan_hub_reads' answer: paths are relative to the Hub's endpoint. */
 export interface HubPlan {
@@ -65,7 +65,7 @@ export interface HubPlan {
   gguf?: { quant: string; picked: 'asked' | 'default' | 'first'; choices: { quant: string; size: number; files: number }[] };
   parameters: Record<string, number>;
   parameters_total: number;
-  summary: string;
+  summary: Message;
 }
 
 /** lookup_failure's input. */
@@ -314,19 +314,19 @@ export type Request = InferenceRequest | CurveRequest | TrainingRequest | Traini
 // ---- Answers ----
 
 /**
- * A text of the core in a form a client can render in its own language, beside the English text it belongs to
- * (`notes[i]` ↔ `notes_i18n[i]`, `message` ↔ `message_i18n`, `cost` ↔ `cost_i18n`). `id` names the sentence
- * ("vllm.kv_short"; "" for a text that has no id yet: show the English); `args` are its values, raw: a name
+ * A text of the core for people, in one key: `text` is the English sentence (what the CLI prints), `id` names the
+ * sentence ("vllm.kv_short") and `args` are its values, raw, so a client renders it in its own language: a name
  * ending in "bytes" is a byte count, other numbers are counts or plain numbers, strings are names or values as
  * given. The page's templates (web/js/i18n/messages.js) use `{name}` for each arg.
  */
-export interface MessageId {
+export interface Message {
   id: string;
   args: Record<string, MessageArgValue>;
+  text: string;
 }
 
-/** A value of a sentence: a number, a string, or a clause of its own with its English text. */
-export type MessageArgValue = number | string | (MessageId & { text: string });
+/** A value of a sentence: a number, a string, or a clause of its own. */
+export type MessageArgValue = number | string | Message;
 
 /** Decode and prefill on the chosen GPU (the answer's `speed`); ranges are {low: slow end, high: fast end} of a
  * speed, or {low: fast end, high: slow end} of a time. */
@@ -346,19 +346,15 @@ export interface Speed {
     draft_tokens: number; step_seconds: Range; tokens_per_step_high: number; tokens_per_step_low: number;
   };
   efficiency_source: string;
-  /** How decode's figures were reached, in English; `explanation_i18n` the same for a client's language. */
-  explanation: string;
-  explanation_i18n: MessageId;
+  /** How decode's figures were reached. */
+  explanation: Message;
   flops_per_step: number;
-  note: string | null;
-  note_i18n?: MessageId;
+  note: Message | null;
   prefill_chunk_tokens: number | null;
   /** How prefill's figures were reached (null without a prefill estimate), and its id and args. */
-  prefill_explanation: string | null;
-  prefill_explanation_i18n: MessageId | null;
+  prefill_explanation: Message | null;
   prefill_tokens_per_second: Range | null;
-  prefill_unavailable: string | null;
-  prefill_unavailable_i18n?: MessageId;
+  prefill_unavailable: Message | null;
   prompt_tokens: number;
   tensor_parallel_efficiency: number;
   time_to_first_token_seconds: Range | null;
@@ -367,7 +363,7 @@ export interface Speed {
 export interface ErrorAnswer {
   ok: false;
   /** `field`: the request key (or "request", "question", "file") that is wrong; `message`: what it allows. */
-  error: { field: string; message: string; message_i18n: MessageId };
+  error: { field: string; message: Message };
 }
 
 /** A model file's header runs past the bytes given: read this many from the start and ask again. */
@@ -387,13 +383,9 @@ export type Fit = 'fits' | 'tight' | 'does_not_fit';
 
 export interface Explanation {
   key: string;
-  formula: string;
-  values: string;
-  source: string;
-  /** Each text's id and values, where the core has an id for it. */
-  formula_i18n?: MessageId;
-  values_i18n?: MessageId;
-  source_i18n?: MessageId;
+  formula: Message;
+  values: Message;
+  source: Message;
 }
 
 /** A card described by its figures, beside `gpu` ("custom", or the catalog card it is like). A figure not given is not
@@ -518,6 +510,8 @@ export interface EstimateAnswer {
    * mtp_layers: the checkpoint files' multi-token-prediction layers, apart from total_bytes (engines load them only
    * to draft tokens); file_bytes: total_bytes plus those, what the files hold. */
   weights: Record<string, unknown> & {
+    /** What is stored how, and the source. */
+    explanation: Message;
     groups: WeightGroup[];
     file_bytes: number;
     mtp_layers: { bytes: number; params: number; groups: WeightGroup[] };
@@ -557,8 +551,8 @@ export interface EstimateAnswer {
    * its verdict on the request's GPU (null without one). `breakdown` stays the whole deployment's. */
   per_gpu?: PerGpu;
   /** The engine's command line for this scenario; `text` is empty when the engine has none (transformers), and
-   * `note` says why, or what to replace in it (`note_i18n` its id, when there is a note). */
-  command: { text: string; note: string; note_i18n?: MessageId };
+   * `note` says why, or what to replace in it (null without a note). */
+  command: { text: string; note: Message | null };
   /** With a GPU; otherwise null. */
   speed: Speed | null;
   cost: Record<string, unknown> | null;
@@ -567,12 +561,9 @@ export interface EstimateAnswer {
   /** The whole prompt (speed.prompt_tokens) prefilled from an empty cache in the engine's chunks
    * (speed.prefill_chunk_tokens), in seconds; null where prefill has no estimate. */
   time_to_first_token_seconds: Range | null;
-  speed_unavailable: string | null;
-  /** Beside `speed_unavailable` when the core has an id for it. */
-  speed_unavailable_i18n?: MessageId;
+  speed_unavailable: Message | null;
   explanations: Explanation[];
-  notes: string[];
-  notes_i18n: MessageId[];
+  notes: Message[];
   /** The checkpoint's files that would change the figures, to ask for: [] or ["hf_quant_config.json"] (a config.json
    * alone whose name says FP8 or NVFP4 and which names no quantization: its weights are counted as bf16). */
   missing_files: string[];
@@ -608,16 +599,13 @@ export interface Verdict {
   fit: 'fits' | 'tight' | 'does_not_fit' | 'none';
   /** The id of the `gpus` row it speaks of; null with kind none. */
   gpu: string | null;
-  /** The English sentence (with a Mac's clause), as the CLI prints it. */
-  message: string;
-  /** The sentence's id and values, without the clause on a machine whose GPU shares its RAM, which `wired` (its
-   * English) and `wired_i18n` carry (null for other GPUs). */
-  message_i18n: MessageId;
-  wired: string | null;
-  wired_i18n: MessageId | null;
+  /** The sentence, without the lead before it and the clause on a machine whose GPU shares its RAM: the CLI prints
+   * lead.text + message.text + wired.text. */
+  message: Message;
+  /** That clause (null for other GPUs). */
+  wired: Message | null;
   /** What that row's verdict says in a GPU table where its `fit` says less ("runs with 43 of 81 layers on the GPU"). */
-  label: string | null;
-  label_i18n: MessageId | null;
+  label: Message | null;
   /** runs_split: where the engine puts it: bytes on its GPUs (`gpus` of them, with the CUDA context) and in system
    * RAM; null otherwise. */
   placement: { gpu_bytes: number; gpus: number; ram_bytes: number } | null;
@@ -625,12 +613,10 @@ export interface Verdict {
    * parameter count): certain where every value the input may take gives this verdict; likely where each runs (or
    * none does) but the headroom differs; unknown where the verdict flips between them. */
   certainty: 'certain' | 'likely' | 'unknown';
-  /** Why it is not certain, in English; empty when certain. */
-  certainty_reasons: string[];
-  certainty_reasons_i18n: MessageId[];
-  /** "Likely: " or "Unknown: ", which `message` starts with; null when certain. */
-  lead: string | null;
-  lead_i18n: MessageId | null;
+  /** Why it is not certain; empty when certain. */
+  certainty_reasons: Message[];
+  /** "Likely: " or "Unknown: ", which the sentence starts with; null when certain. */
+  lead: Message | null;
 }
 
 /** Speculative decoding's draft as the engine holds it. */
@@ -722,7 +708,7 @@ export interface TrainingAnswer {
   trainable_params: number;
   quantized_params: number;
   gradient_convention: string;
-  slowdown: { min: number; max: number; source: string; source_i18n: MessageId };
+  slowdown: { min: number; max: number; source: Message };
   activations: Record<string, number> | null;
   /** mode "grpo" only: gathered_weights, generation_batch, kv_cache, reference_model, sampler_logits, sampling, vllm_pool (bytes),
    * sampling_overlaps_training. */
@@ -730,8 +716,7 @@ export interface TrainingAnswer {
   /** With a GPU and `tokens`; otherwise null. */
   time: Record<string, string | number | null> | null;
   explanations: Explanation[];
-  notes: string[];
-  notes_i18n: MessageId[];
+  notes: Message[];
   verdict: Verdict;
 }
 
@@ -748,8 +733,7 @@ export interface LimitsAnswer {
   /** What bounds max_batch: the memory line, or the engine's pool or request limit. */
   batch_limit: 'memory' | 'kv_pool' | 'max_num_seqs' | 'max_running_requests';
   /** The engine limit that binds, when one does. */
-  notes: string[];
-  notes_i18n: MessageId[];
+  notes: Message[];
 }
 
 export interface CurveAnswer {
@@ -782,8 +766,7 @@ export interface RankingPick {
 export interface GpuRankingAnswer {
   ok: true;
   ranking: {
-    gpu: string; name: string; count: number; fit: Fit; fits: boolean; free_bytes: number; note: string | null;
-    note_i18n: MessageId | null;
+    gpu: string; name: string; count: number; fit: Fit; fits: boolean; free_bytes: number; note: Message | null;
     tokens_per_second: Range | null; usd_per_hour: number | null; usd_per_million_tokens: Range | null;
     within_budget: boolean;
     /** count × the card's street price in USD; null: the catalog has no street price (unknown, not free) */
@@ -801,8 +784,7 @@ export interface GpuRankingAnswer {
   inputs: Record<string, unknown>;
   memory: { total_bytes: number; per_gpu_bytes: number; shardable_bytes: number };
   model: { id: string; name: string };
-  notes: string[];
-  notes_i18n: MessageId[];
+  notes: Message[];
 }
 
 export interface ModelCandidate {
@@ -825,8 +807,7 @@ export interface BiggestModelAnswer {
   batch: number;
   engine: Engine;
   headroom: number;
-  notes: string[];
-  notes_i18n: MessageId[];
+  notes: Message[];
 }
 
 export interface RemediesAnswer {
@@ -844,10 +825,8 @@ export interface RemediesAnswer {
   /** Inference: the headline's verdict before any change (Verdict's kinds); null without a GPU. */
   verdict: Verdict['kind'] | null;
   /** With a GPU the scenario does not fit: what fits, or the closest and its gap; null otherwise. */
-  summary: string | null;
-  summary_i18n: MessageId | null;
-  notes: string[];
-  notes_i18n: MessageId[];
+  summary: Message | null;
+  notes: Message[];
   /** Largest saving first. */
   remedies: {
     id: string;
@@ -859,8 +838,7 @@ export interface RemediesAnswer {
     saved_bytes: number;
     fit: Fit | null;
     /** The headline the scenario with the change would have, and its verdict; null where there is none. */
-    headline: string | null;
-    headline_i18n: MessageId | null;
+    headline: Message | null;
     verdict: Verdict['kind'] | null;
     /** The ids of the single changes this one combines (one entry for a single change). */
     parts: string[];
@@ -868,10 +846,8 @@ export interface RemediesAnswer {
     host_ram_bytes: number | null;
     /** A Mac's raised wired limit ("wired-limit"): what its GPU may use afterwards; saved_bytes is 0. */
     usable_bytes?: number;
-    cost: string;
-    cost_i18n: MessageId;
-    source: string;
-    source_i18n: MessageId;
+    cost: Message;
+    source: Message;
     explanation: Explanation;
   }[];
 }

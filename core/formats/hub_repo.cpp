@@ -167,7 +167,9 @@ Result<RepoListing> read_repo_listing(std::string_view json_text) {
   if (const json* gated = r.find("gated")) {
     if (gated->is_string()) out.gated = gated->get<std::string>();
     else if (gated->is_boolean()) out.gated = gated->get<bool>() ? "manual" : "";
-    else r.fail("gated", "expected false, \"auto\" or \"manual\"", *gated);
+    else
+      r.fail_message("gated", message("hub.gated", "expected false, \"auto\" or \"manual\", got {got}",
+                                      {FieldReader::got(*gated)}));
   }
   if (const json* siblings = r.array("siblings")) {
     for (std::size_t i = 0; i < siblings->size(); ++i) {

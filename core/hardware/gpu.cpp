@@ -295,7 +295,7 @@ Result<GpuLookup> resolve_card_name(const std::vector<Gpu>& gpus, std::string_vi
 }  // namespace
 
 Result<GpuLookup> resolve_gpu(const std::vector<Gpu>& gpus, std::string_view text, std::string_view field) {
-  if (const Gpu* exact = find_gpu(gpus, text)) return GpuLookup{exact, ""};
+  if (const Gpu* exact = find_gpu(gpus, text)) return GpuLookup{exact, {}};
   const std::string key = name_key(text);
   if (const CardName typed = read_card_name(text); typed.key != key || typed.memory_gb || !typed.memory_type.empty())
     return resolve_card_name(gpus, text, typed, field);
@@ -449,11 +449,12 @@ std::optional<DatedPrice> read_price(FieldReader& r, std::string_view key) {
   out.offer = p.string("offer").value_or("");
   out.source = p.string("source").value_or("");
   if (p.error()) {
-    r.fail_message(key, p.error()->message + " (" + p.error()->field + ")");
+    r.fail_message(key, message("catalog.price_field", "{problem} ({field})",
+                                 {arg::message("problem", p.error()->message), arg::text("field", p.error()->field)}));
     return std::nullopt;
   }
   if (out.usd < 0 || out.source.empty()) {
-    r.fail_message(key, "needs a non-negative value and a source");
+    r.fail_message(key, message("catalog.price_needs", "needs a non-negative value and a source"));
     return std::nullopt;
   }
   return out;
@@ -470,20 +471,24 @@ void read_unified_memory(FieldReader& r, const json& unified, double gib, Gpu& g
   if (text == "macos") g.shared = SharedMemory::macos;
   else if (text == "amd_apu") g.shared = SharedMemory::amd_apu;
   else if (text == "nvidia_unified") g.shared = SharedMemory::nvidia_unified;
-  else r.fail_message("unified_memory", "needs a kind: macos, amd_apu or nvidia_unified");
+  else
+    r.fail_message("unified_memory", message("catalog.unified_kind", "needs a kind: macos, amd_apu or nvidia_unified"));
   FieldReader u(unified, r.path("unified_memory"));
   if (const auto share = u.number("default_share_gib")) {
     if (!(*share > 0 && *share <= gib))
-      r.fail_message("unified_memory", "default_share_gib must be above 0 and at most memory_gib");
+      r.fail_message("unified_memory",
+                     message("catalog.default_share", "default_share_gib must be above 0 and at most memory_gib"));
     else g.default_share_bytes = static_cast<std::uint64_t>(std::llround(*share * 1024.0 * 1024.0 * 1024.0));
   }
   if (const auto cpu = u.number("cpu_bandwidth_gb_s")) {
-    if (!(*cpu > 0 && *cpu <= 100'000)) r.fail_message("unified_memory", "cpu_bandwidth_gb_s must be above 0");
+    if (!(*cpu > 0 && *cpu <= 100'000)) r.fail_message(
+        "unified_memory", message("catalog.cpu_bandwidth", "cpu_bandwidth_gb_s must be above 0"));
     else g.cpu_bandwidth_gb_s = *cpu;
   }
   if (const auto per = u.number("gpus_per_machine")) {
     if (!(*per >= 1 && *per <= 64 && *per == std::floor(*per)))
-      r.fail_message("unified_memory", "gpus_per_machine must be a whole number from 1 to 64");
+      r.fail_message("unified_memory",
+                     message("catalog.gpus_per_machine", "gpus_per_machine must be a whole number from 1 to 64"));
     else g.gpus_per_machine = static_cast<unsigned>(*per);
   }
   if (u.error()) r.fail_message("unified_memory", u.error()->message);
@@ -491,8 +496,12 @@ void read_unified_memory(FieldReader& r, const json& unified, double gib, Gpu& g
 
 }  // namespace
 
+Message no_source(std::string_view key) {
+  return message("catalog.no_source", "missing a source for {key}", {arg::text("key", key)});
+}
+
 Result<Gpu> read_gpu(const json& item, const std::string& path) {
-  if (!item.is_object()) return make_error(path, "expected an object");
+  if (!item.is_object()) return make_error(path, message("catalog.expected_object", "expected an object"));
   FieldReader r(item, path);
   Gpu g;
   g.id = r.string("id").value_or("");
@@ -505,15 +514,17 @@ Result<Gpu> read_gpu(const json& item, const std::string& path) {
   if (const json* aliases = r.array("aliases")) {
     for (const json& alias : *aliases) {
       if (!alias.is_string() || lookup_key(alias.get_ref<const std::string&>()).empty())
-        r.fail_message("aliases", "must be a list of names");
+        r.fail_message("aliases", message("catalog.aliases", "must be a list of names"));
       else g.aliases.push_back(alias.get<std::string>());
     }
   }
   const double gib = r.number("memory_gib").value_or(0);
-  if (!(gib > 0 && gib <= 1'000'000)) r.fail_message("memory_gib", "must be a number between 0 and 1000000");
+  if (!(gib > 0 && gib <= 1'000'000))
+    r.fail_message("memory_gib", message("catalog.memory_gib", "must be a number between 0 and 1000000"));
   g.memory_bytes = static_cast<std::uint64_t>(std::llround(gib * 1024.0 * 1024.0 * 1024.0));
   if (const auto visible = r.number("driver_visible_gib")) {
-    if (!(*visible > 0 && *visible <= gib)) r.fail_message("driver_visible_gib", "must be above 0 and at most memory_gib");
+    if (!(*visible > 0 && *visible <= gib)) r.fail_message(
+        "driver_visible_gib", message("catalog.driver_visible", "must be above 0 and at most memory_gib"));
     else g.driver_visible_bytes = static_cast<std::uint64_t>(std::llround(*visible * 1024.0 * 1024.0 * 1024.0));
   }
   struct NumberField {
@@ -530,37 +541,40 @@ Result<Gpu> read_gpu(const json& item, const std::string& path) {
   };
   for (const auto& f : kNumbers) {
     g.*f.member = r.number(f.key);
-    if (g.*f.member && *(g.*f.member) < 0) r.fail_message(f.key, "must not be negative");
+    if (g.*f.member && *(g.*f.member) < 0) r.fail_message(f.key, message("catalog.negative", "must not be negative"));
   }
   g.cloud_usd_per_hour = read_price(r, "cloud_usd_per_hour");
   // The offer is what users read beside a cost; the source stays with the data.
-  if (g.cloud_usd_per_hour && g.cloud_usd_per_hour->offer.empty()) r.fail_message("cloud_usd_per_hour", "needs an offer");
+  if (g.cloud_usd_per_hour && g.cloud_usd_per_hour->offer.empty())
+    r.fail_message("cloud_usd_per_hour", message("catalog.offer", "needs an offer"));
   g.street_usd = read_price(r, "street_usd");
   if (const json* unified = r.object("unified_memory")) read_unified_memory(r, *unified, gib, g);
   if (const json* sources = r.object("sources")) {
     for (const auto& [key, value] : sources->items()) {
-      if (!value.is_string()) return make_error(r.path("sources") + "." + key, "expected a string");
+      if (!value.is_string())
+        return make_error(r.path("sources") + "." + key, message("catalog.expected_string", "expected a string"));
       g.sources.emplace_back(key, value.get<std::string>());
     }
   }
   if (r.error()) return *r.error();
-  if (g.id.empty() || g.name.empty()) return make_error(path, "needs a non-empty id and name");
+  if (g.id.empty() || g.name.empty())
+    return make_error(path, message("catalog.id_name", "needs a non-empty id and name"));
   // A figure without a source is not allowed into the catalog.
   auto has_source = [&](std::string_view key) {
     for (const auto& [k, v] : g.sources)
       if (k == key && !v.empty()) return true;
     return false;
   };
-  if (!has_source("memory_gib")) return make_error(path + ".sources", "missing a source for memory_gib");
+  if (!has_source("memory_gib")) return make_error(path + ".sources", no_source("memory_gib"));
   if (g.driver_visible_bytes && !has_source("driver_visible_gib"))
-    return make_error(path + ".sources", "missing a source for driver_visible_gib");
+    return make_error(path + ".sources", no_source("driver_visible_gib"));
   if (g.default_share_bytes && !has_source("default_share_gib"))
-    return make_error(path + ".sources", "missing a source for default_share_gib");
+    return make_error(path + ".sources", no_source("default_share_gib"));
   if (g.cpu_bandwidth_gb_s && !has_source("cpu_bandwidth_gb_s"))
-    return make_error(path + ".sources", "missing a source for cpu_bandwidth_gb_s");
+    return make_error(path + ".sources", no_source("cpu_bandwidth_gb_s"));
   for (const auto& f : kNumbers)
     if (g.*f.member && !has_source(f.key))
-      return make_error(path + ".sources", "missing a source for " + std::string(f.key));
+      return make_error(path + ".sources", no_source(f.key));
   return g;
 }
 
@@ -571,14 +585,15 @@ Result<std::vector<Gpu>> parse_gpu_catalog(std::string_view json_text) {
   if (!parsed) return parsed.error();
   FieldReader root(parsed.value(), "");
   const json* list = root.array("gpus");
-  if (!list) return root.error().value_or(make_error("gpus", "missing the \"gpus\" array"));
+  if (!list) return root.error().value_or(make_error("gpus", message("catalog.no_gpus", "missing the \"gpus\" array")));
   std::vector<Gpu> out;
   for (std::size_t i = 0; i < list->size(); ++i) {
     auto gpu = read_gpu((*list)[i], "gpus[" + std::to_string(i) + "]");
     if (!gpu) return gpu.error();
     for (const auto& existing : out)
       if (lookup_key(existing.id) == lookup_key(gpu.value().id))
-        return make_error("gpus[" + std::to_string(i) + "].id", "duplicate id " + gpu.value().id);
+        return make_error("gpus[" + std::to_string(i) + "].id",
+                          message("catalog.duplicate_id", "duplicate id {id}", {arg::text("id", gpu.value().id)}));
     out.push_back(std::move(gpu).value());
   }
   return out;

@@ -764,7 +764,8 @@ Result<std::vector<SpeedMeasurement>> parse_speed_measurements(std::string_view 
   detail::FieldReader top(root, "");
   const detail::json* list = top.array("measurements");
   if (top.error()) return *top.error();
-  if (!list) return make_error("measurements", "expected an array of measurements");
+  if (!list)
+    return make_error("measurements", message("measurements.expected_array", "expected an array of measurements"));
   std::vector<SpeedMeasurement> out;
   for (std::size_t i = 0; i < list->size(); ++i) {
     const std::string path = "measurements[" + std::to_string(i) + "]";
@@ -785,12 +786,14 @@ Result<std::vector<SpeedMeasurement>> parse_speed_measurements(std::string_view 
     m.source = r.string("source").value_or("");
     if (r.error()) return *r.error();
     const auto e = parse_engine(engine);
-    if (!e) return make_error(path + ".engine", "expected llama.cpp, vllm or transformers, got \"" + engine + "\"");
+    if (!e) return make_error(path + ".engine", message("measurements.engine", "expected llama.cpp, vllm or transformers, got \"{given}\"",
+                                                   {arg::text("given", engine)}));
     m.engine = *e;
     if (m.metric != "decode" && m.metric != "prefill")
-      return make_error(path + ".metric", "expected \"decode\" or \"prefill\"");
+      return make_error(path + ".metric", message("measurements.metric", "expected \"decode\" or \"prefill\""));
     if (m.model.empty() || m.format.empty() || m.gpu.empty() || m.source.empty() || !(m.tokens_per_second > 0))
-      return make_error(path, "needs model, format, gpu, source and a positive tokens_per_second");
+      return make_error(path, message("measurements.fields",
+                                      "needs model, format, gpu, source and a positive tokens_per_second"));
     out.push_back(std::move(m));
   }
   return out;

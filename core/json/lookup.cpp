@@ -146,8 +146,7 @@ std::string read_model_name(const Catalog& catalog, std::string_view name, std::
   w.field("kind", "ollama");
   write_ollama_reading(w, *ollama);
   w.field("ok", true);
-  w.field("preset_error", preset.error().message);
-  w.message_id("preset_error_i18n", preset.error().message);
+  w.message_id("preset_error", preset.error().message);
   w.field("tag", ollama->tag);
   w.end_object();
   return w.take();
@@ -376,16 +375,14 @@ std::string plan_hub_reads(std::string_view name, std::string_view revision, std
   write_files(w, "headers", plan.headers, ref.repo, commit);
   w.field("kind", plan.kind);
   w.field("max_header_bytes", kHeaderLimit);
-  w.field("notes", plan.notes);
-  w.message_ids("notes_i18n", plan.notes);
+  w.message_ids("notes", plan.notes);
   w.field("ok", true);
   w.begin_object("parameters");
   for (const auto& [dtype, n] : l.safetensors_params) w.field(dtype.c_str(), n);
   w.end_object();
   w.field("parameters_total", l.safetensors_total);
   w.field("repo", ref.repo);
-  w.field("summary", plan.summary);
-  w.message_id("summary_i18n", plan.summary);
+  w.message_id("summary", plan.summary);
   w.begin_array("texts");
   for (const auto& [role, file] : plan.texts) {
     w.begin_object();
@@ -441,8 +438,7 @@ std::string plan_ollama_reads(std::string_view name, std::string_view manifest_j
   } else {
     w.field("projector", nullptr);
   }
-  w.field("summary", summary);
-  w.message_id("summary_i18n", summary);
+  w.message_id("summary", summary);
   w.field("tag", ref->tag);
   w.end_object();
   return w.take();

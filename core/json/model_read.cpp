@@ -60,10 +60,10 @@ Result<ImportedModel> import_files(const json& files, const std::string& config,
     if (!files[i].is_object())
       return refused(path, message("read.file", "expected {\"name\", \"size\", \"header\"}: the file's name, its size "
                                                 "in bytes and its first bytes in base64, no more than its size"));
-    if (auto unknown = refuse_unknown_keys(files[i], kFileKeys, "key of a file read")) {
-      unknown->field = path + "." + unknown->field;
-      return *unknown;
-    }
+    if (auto unknown = unknown_key(files[i], kFileKeys))
+      return refused(path + "." + unknown->key,
+                     message("read.file_unknown_key", "is not a known key of a file read; allowed: {allowed}",
+                             {arg::text("allowed", unknown->allowed)}));
     FieldReader f(files[i], path);
     const std::string name = f.string("name").value_or("");
     const std::uint64_t size = f.uint("size").value_or(0);
@@ -106,10 +106,10 @@ Result<ReadModel> read_model(const json& v, const std::string& field) {
   if (!v.is_object())
     return refused(field, message("read.object", "expected what was read about the model: an object with its name, "
                                                  "config.json and files' headers"));
-  if (auto unknown = refuse_unknown_keys(v, kReadKeys, "key of a model read")) {
-    unknown->field = field + "." + unknown->field;
-    return *unknown;
-  }
+  if (auto unknown = unknown_key(v, kReadKeys))
+    return refused(field + "." + unknown->key,
+                   message("read.unknown_key", "is not a known key of a model read; allowed: {allowed}",
+                           {arg::text("allowed", unknown->allowed)}));
   FieldReader f(v, field);
   ReadModel out;
   out.name = f.string("name").value_or("");

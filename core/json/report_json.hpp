@@ -35,6 +35,12 @@ inline void write_text_or_null(JsonWriter& w, const char* key, const std::string
   else w.field(key, s);
 }
 
+// A text for people as {id, args, text}, or null where there is none.
+inline void write_message_or_null(JsonWriter& w, const char* key, const Message& m) {
+  if (m.empty()) w.field(key, nullptr);
+  else w.message_id(key, m);
+}
+
 // The "model" object every report carries (inference and training alike).
 // The shape of the model's first attention layer (zeros without one): heads, KV heads, head_dim.
 struct AttentionSummary {
@@ -118,13 +124,10 @@ inline void write_model(JsonWriter& w, const ModelSpec& m, const ParamCounts& pa
 // One explanation as an object: a member `name` of the enclosing object, or (nullptr) an array element.
 inline void write_explanation(JsonWriter& w, const char* name, const Explanation& x) {
   w.begin_object(name);
-  w.field("formula", x.formula.text);
-  w.message_id("formula_i18n", x.formula);
+  w.message_id("formula", x.formula);
   w.field("key", x.key);
-  w.field("source", x.source.text);
-  w.message_id("source_i18n", x.source);
-  w.field("values", x.values.text);
-  w.message_id("values_i18n", x.values);
+  w.message_id("source", x.source);
+  w.message_id("values", x.values);
   w.end_object();
 }
 
@@ -167,14 +170,14 @@ inline void write_gpu_fit(JsonWriter& w, const Gpu& gpu, Fit fit, std::int64_t f
 }
 
 // The headline: {"fit" (its colour), "gpu" (the id of the row it speaks of, or null), "kind", "label" (that row's
-// words where its fit says less, or null), "message" (the English sentence), "message_i18n", "wired" and
-// "wired_i18n" (the clause after it on a machine whose GPU shares its RAM, or null)}.
+// words where its fit says less, or null), "lead" (what starts the sentence where it is not certain, or null),
+// "message" (the sentence), "wired" (the clause after it on a machine whose GPU shares its RAM, or null)}: each text
+// an {id, args, text}, the whole English sentence lead.text + message.text + wired.text.
 inline void write_verdict(JsonWriter& w, const Verdict& v) {
   w.begin_object("verdict");
   // How sure it is, where an input it depends on is not known, and why; the lead ("Unknown: ") starts the message.
   w.field("certainty", certainty_name(v.certainty));
-  w.field("certainty_reasons", v.reasons);
-  w.message_ids("certainty_reasons_i18n", v.reasons);
+  w.message_ids("certainty_reasons", v.reasons);
   w.field("fit", verdict_fit_name(v.kind));
   if (v.gpu) w.field("gpu", v.gpu->id);
   else w.field("gpu", nullptr);
@@ -188,17 +191,10 @@ inline void write_verdict(JsonWriter& w, const Verdict& v) {
   } else {
     w.field("placement", nullptr);
   }
-  write_text_or_null(w, "label", v.label);
-  if (v.label.empty()) w.field("label_i18n", nullptr);
-  else w.message_id("label_i18n", v.label);
-  w.field("message", v.text());
-  w.message_id("message_i18n", v.message);
-  write_text_or_null(w, "lead", v.lead);
-  if (v.lead.empty()) w.field("lead_i18n", nullptr);
-  else w.message_id("lead_i18n", v.lead);
-  write_text_or_null(w, "wired", v.wired.text);
-  if (v.wired.empty()) w.field("wired_i18n", nullptr);
-  else w.message_id("wired_i18n", v.wired);
+  write_message_or_null(w, "label", v.label);
+  w.message_id("message", v.message);
+  write_message_or_null(w, "lead", v.lead);
+  write_message_or_null(w, "wired", v.wired);
   w.end_object();
 }
 

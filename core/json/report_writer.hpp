@@ -27,7 +27,7 @@ std::string report_to_json(const Report& report);
 // "notes", "gpus"}.
 std::string training_report_to_json(const TrainingReport& report);
 
-// {"ok": true, "budget_bytes", "gpu", "batch_limit", "max_batch", "max_context", "notes", "notes_i18n"}.
+// {"ok": true, "budget_bytes", "gpu", "batch_limit", "max_batch", "max_context", "notes"}.
 std::string limits_to_json(const Limits& limits);
 // Columnar, as the page's chart takes it: {"ok": true, "axis", "xs": [..], "lines": [{"key", "values"}],
 // "totals": [..], "low": [..], "high": [..]}; a training curve has no "low" and "high" (no range).

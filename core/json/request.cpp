@@ -193,7 +193,8 @@ Error refusal(const Input& in, const json& given) {
   const std::string text = "expected " + expectation(in) + "; got " + shown(given);
   if (auto m = refusal_message(in, given); m && m->text == text)
     return make_error(std::string(in.key), std::move(*m));
-  return make_error(std::string(in.key), text);
+  return make_error(std::string(in.key), message("input.expected", "expected {expected}; got {given}",
+                                                 {arg::text("expected", expectation(in)), given_arg(given)}));
 }
 
 // A JSON number that is a whole number (4096, 4096.0, 7e9); nothing for fractions, negatives and others.

@@ -40,21 +40,16 @@ void write_speed(JsonWriter& w, const ServingSpeed& s) {
     w.end_object();
   }
   w.field("efficiency_source", s.efficiency_source);
-  w.field("explanation", d.explanation.text);
-  w.message_id("explanation_i18n", d.explanation);
+  w.message_id("explanation", d.explanation);
   w.field("flops_per_step", d.flops_per_step_per_gpu);
-  write_text_or_null(w, "note", s.note);
-  if (!s.note.id.empty()) w.message_id("note_i18n", s.note);
+  write_message_or_null(w, "note", s.note);
   if (s.prefill) w.field("prefill_chunk_tokens", s.prefill_chunk);
   else w.field("prefill_chunk_tokens", nullptr);
-  if (s.prefill) w.field("prefill_explanation", s.prefill->explanation.text);
+  if (s.prefill) w.message_id("prefill_explanation", s.prefill->explanation);
   else w.field("prefill_explanation", nullptr);
-  if (s.prefill) w.message_id("prefill_explanation_i18n", s.prefill->explanation);
-  else w.field("prefill_explanation_i18n", nullptr);
   if (s.prefill) write_range(w, "prefill_tokens_per_second", s.prefill->tokens_per_second);
   else w.field("prefill_tokens_per_second", nullptr);
-  write_text_or_null(w, "prefill_unavailable", s.prefill_unavailable);
-  if (!s.prefill_unavailable.id.empty()) w.message_id("prefill_unavailable_i18n", s.prefill_unavailable);
+  write_message_or_null(w, "prefill_unavailable", s.prefill_unavailable);
   w.field("prompt_tokens", s.prompt_tokens);
   w.field("tensor_parallel_efficiency", d.tensor_parallel_efficiency);
   if (s.prefill) write_range(w, "time_to_first_token_seconds", s.prefill->seconds);
@@ -437,7 +432,7 @@ void write_weights(JsonWriter& w, const InferenceEstimate& e) {
   w.begin_object("weights");
   w.field("attention", wd.attention);
   w.field("embedding", wd.embedding);
-  w.field("explanation", wd.explanation);
+  w.message_id("explanation", wd.explanation);
   w.field("file_bytes", wd.file_bytes());  // what the checkpoint files hold: total_bytes and the MTP layers
   w.field("format", e.weights_format);
   write_groups(w, "groups", wd.groups);
@@ -489,8 +484,7 @@ void write_breakdown(JsonWriter& w, const InferenceEstimate& e, const PlacedBrea
 
 void write_command(JsonWriter& w, const Report& report) {
   w.begin_object("command");
-  w.field("note", report.command_note);
-  if (!report.command_note.id.empty()) w.message_id("note_i18n", report.command_note);
+  write_message_or_null(w, "note", report.command_note);
   w.field("text", report.command);
   w.end_object();
 }
@@ -558,8 +552,7 @@ std::string report_to_json(const Report& report) {
   w.field("missing_files", report.missing_files);
   write_mlx(w, e);
   detail::write_model(w, m, e.params, report.published_params);
-  w.field("notes", e.notes);
-  w.message_ids("notes_i18n", e.notes);
+  w.message_ids("notes", e.notes);
   w.field("ok", true);
   if (e.per_gpu.gpus > 1) write_per_gpu(w, report, report.gpus.size() == 1 ? &report.gpus.front() : nullptr);
   if (speed && speed->prefill) write_range(w, "prefill_tokens_per_second", speed->prefill->tokens_per_second);
@@ -569,10 +562,8 @@ std::string report_to_json(const Report& report) {
   write_sglang(w, e);
   if (speed) write_speed(w, *speed);
   else w.field("speed", nullptr);
-  if (serving) write_text_or_null(w, "speed_unavailable", serving->speed_unavailable);
+  if (serving) write_message_or_null(w, "speed_unavailable", serving->speed_unavailable);
   else w.field("speed_unavailable", nullptr);
-  if (serving && !serving->speed_unavailable.id.empty())
-    w.message_id("speed_unavailable_i18n", serving->speed_unavailable);
   if (speed && speed->prefill) write_range(w, "time_to_first_token_seconds", speed->prefill->seconds);
   else w.field("time_to_first_token_seconds", nullptr);
   detail::write_verdict(w, report.verdict);
@@ -588,16 +579,29 @@ std::string error_to_json(const Error& error) {
   w.begin_object();
   w.begin_object("error");
   w.field("field", error.field);
-  w.field("message", error.message);
-  w.message_id("message_i18n", error.message);
+  w.message_id("message", error.message);
   w.end_object();
   w.field("ok", false);
   w.end_object();
   return w.take();
 }
 
-std::string error_to_json(std::string_view field, std::string_view message) {
-  return error_to_json(make_error(std::string(field), std::string(message)));
+std::string refusal_to_json(BindingRefusal refusal, std::string_view field) {
+  switch (refusal) {
+    case BindingRefusal::file_size:
+      return error_to_json(make_error("file", message("binding.file_size", "the file size must be between 0 and 2^53 bytes")));
+    case BindingRefusal::shards_not_array:
+      return error_to_json(make_error("files", message("binding.shards_array", "expected an array of shards")));
+    case BindingRefusal::shard_count:
+      return error_to_json(make_error("files", message("binding.shard_count", "give 1 to 4096 .safetensors shards")));
+    case BindingRefusal::shard_fields:
+      return error_to_json(
+          make_error(std::string(field), message("binding.shard_fields", "needs a name, a size and the header bytes")));
+    case BindingRefusal::shard_size:
+      return error_to_json(
+          make_error(std::string(field), message("binding.shard_size", "must be between 0 and 2^53 bytes")));
+  }
+  return {};
 }
 
 std::string need_prefix_to_json(const ImportedModel& imported, bool sharded) {

@@ -182,8 +182,7 @@ std::string training_report_to_json(const TrainingReport& report) {
   write_inputs(w, report);
   w.field("mode", report_mode_name(e));
   detail::write_model(w, m, e.params, report.published_params);
-  w.field("notes", e.notes);
-  w.message_ids("notes_i18n", e.notes);
+  w.message_ids("notes", e.notes);
   w.field("nvme_bytes", e.nvme_bytes);
   w.field("ok", true);
   w.field("quantized_params", e.quantized_params);
@@ -193,8 +192,7 @@ std::string training_report_to_json(const TrainingReport& report) {
   w.begin_object("slowdown");
   w.field("max", e.slowdown.max);
   w.field("min", e.slowdown.min);
-  w.field("source", e.slowdown.source.text);
-  w.message_id("source_i18n", e.slowdown.source);
+  w.message_id("source", e.slowdown.source);
   w.end_object();
   write_time(w, report);
   w.field("trainable_params", e.trainable_params);

@@ -56,8 +56,7 @@ std::string gpu_ranking_report_to_json(const GpuRankingReport& report) {
   w.field("id", report.model_id);
   w.field("name", report.model_name);
   w.end_object();
-  w.field("notes", report.notes);
-  w.message_ids("notes_i18n", report.notes);
+  w.message_ids("notes", report.notes);
   w.field("ok", true);
   w.begin_array("ranking");
   for (const RankedConfig& c : rec.configs) {
@@ -68,11 +67,9 @@ std::string gpu_ranking_report_to_json(const GpuRankingReport& report) {
     w.field("free_bytes", c.free_bytes);
     w.field("gpu", c.gpu->id);
     w.field("name", c.gpu->name);
-    detail::write_text_or_null(w, "note", c.note.text);
+    detail::write_message_or_null(w, "note", c.note);
     detail::write_text_or_null(w, "purchase_date", c.purchase_date);
     w.field("purchase_usd", c.purchase_usd);
-    if (c.note.empty()) w.field("note_i18n", nullptr);
-    else w.message_id("note_i18n", c.note);
     write_range(w, "tokens_per_second", c.tokens_per_second);
     w.field("usd_per_hour", c.usd_per_hour);
     write_range(w, "usd_per_million_tokens", c.usd_per_million_tokens);
@@ -114,8 +111,7 @@ std::string biggest_report_to_json(const BiggestReport& report) {
   w.field("usable_bytes", report.gpu->usable_bytes());
   w.end_object();
   w.field("headroom", report.headroom);
-  w.field("notes", report.notes);
-  w.message_ids("notes_i18n", report.notes);
+  w.message_ids("notes", report.notes);
   w.field("ok", true);
   w.end_object();
   return w.take();

@@ -16,8 +16,7 @@ std::string limits_to_json(const Limits& l) {
   w.field("batch_limit", batch_limit_name(l.batch_limit));
   w.field("max_batch", l.max_batch);
   w.field("max_context", l.max_context);
-  w.field("notes", l.notes);
-  w.message_ids("notes_i18n", l.notes);
+  w.message_ids("notes", l.notes);
   w.field("ok", true);
   w.end_object();
   return w.take();

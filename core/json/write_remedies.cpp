@@ -20,15 +20,10 @@ std::string remedies_report_to_json(const RemediesReport& report) {
     if (v) w.field(key, verdict_kind_name(*v));
     else w.field(key, nullptr);
   };
-  // A sentence with its id, or null for both where there is none.
-  auto sentence = [&](const char* key, const char* i18n_key, const Message& m) {
-    if (m.empty()) {
-      w.field(key, nullptr);
-      w.field(i18n_key, nullptr);
-      return;
-    }
-    w.field(key, m);
-    w.message_id(i18n_key, m);
+  // A sentence as {id, args, text}, or null where there is none.
+  auto sentence = [&](const char* key, const Message& m) {
+    if (m.empty()) w.field(key, nullptr);
+    else w.message_id(key, m);
   };
   w.begin_object();
   w.field("bytes", report.bytes);
@@ -42,21 +37,19 @@ std::string remedies_report_to_json(const RemediesReport& report) {
   else w.field("gpu_name", nullptr);
   w.field("host_ram_bytes", report.host_ram_bytes);
   w.field("mode", report.mode);
-  w.field("notes", report.notes);
-  w.message_ids("notes_i18n", report.notes);
+  w.message_ids("notes", report.notes);
   w.field("ok", true);
-  sentence("summary", "summary_i18n", report.summary);
+  sentence("summary", report.summary);
   verdict("verdict", report.verdict);
   w.begin_array("remedies");
   for (const Remedy& r : report.remedies) {
     w.begin_object();
     w.field("applicable", r.applicable);
     w.field("bytes", r.bytes);
-    w.field("cost", r.cost);
-    w.message_id("cost_i18n", r.cost);
+    w.message_id("cost", r.cost);
     detail::write_explanation(w, "explanation", r.explanation);
     fit("fit", r.fit);
-    sentence("headline", "headline_i18n", r.headline);
+    sentence("headline", r.headline);
     verdict("verdict", r.verdict);
     w.field("parts", r.parts);
     if (r.fit) w.field("free_bytes", r.free_bytes);
@@ -71,8 +64,7 @@ std::string remedies_report_to_json(const RemediesReport& report) {
     }
     w.end_object();
     w.field("saved_bytes", r.saved_bytes);
-    w.field("source", r.source.text);
-    w.message_id("source_i18n", r.source);
+    w.message_id("source", r.source);
     if (r.usable_bytes) w.field("usable_bytes", r.usable_bytes);
     w.end_object();
   }

@@ -148,7 +148,8 @@ Result<bool> read_module_list(FieldReader& f, std::string_view key, const std::s
 std::string counted_as(ModelSpec& s, const std::string& what, const std::string& format) {
   Message note = message("quant.counted_as", "{what} is not modelled; the weights are counted as {format}.",
                          {arg::text("what", what), arg::text("format", format)});
-  if (std::find(s.notes.begin(), s.notes.end(), note.text) == s.notes.end()) s.notes.push_back(std::move(note));
+  const auto same = [&](const Message& m) { return m.text == note.text; };
+  if (std::find_if(s.notes.begin(), s.notes.end(), same) == s.notes.end()) s.notes.push_back(std::move(note));
   return format;
 }
 

@@ -43,7 +43,7 @@ namespace {
 Result<ModelSpec> read_preset(std::string_view config_json, const std::string& path) {
   auto config = detail::parse_json(config_json, path);
   if (!config) return config.error();
-  if (!config.value().is_object()) return make_error(path, "expected an object");
+  if (!config.value().is_object()) return make_error(path, message("catalog.expected_object", "expected an object"));
   return detail::model_from_config_object(config.value(), path);
 }
 
@@ -87,14 +87,17 @@ std::optional<PresetModel> preset_model(FieldReader& r, const json& item, std::s
 // A tag is its name ("llama3.1:8b"), or {tag, quant, source} where a page says which GGUF file type it ships.
 Result<OllamaTag> ollama_tag(const json& item, const std::string& path) {
   if (item.is_string() && !item.get_ref<const std::string&>().empty()) return OllamaTag{item.get<std::string>(), "", ""};
-  if (!item.is_object()) return make_error(path, "must be an Ollama tag: a non-empty string, or {tag, quant, source}");
+  if (!item.is_object())
+    return make_error(path, message("presets.tag", "must be an Ollama tag: a non-empty string, or {tag, quant, source}"));
   FieldReader r(item, path);
   OllamaTag out{r.string("tag").value_or(""), r.string("quant").value_or(""), r.string("source").value_or("")};
   if (r.error()) return *r.error();
-  if (out.tag.empty()) return make_error(path + ".tag", "must be a non-empty string (an Ollama tag)");
+  if (out.tag.empty())
+    return make_error(path + ".tag", message("presets.tag_name", "must be a non-empty string (an Ollama tag)"));
   if (out.quant.empty() != out.source.empty())
     return make_error(path + (out.quant.empty() ? ".quant" : ".source"),
-                      "a tag's quant goes with the source that publishes it: give both or neither");
+                      message("presets.tag_quant",
+                              "a tag's quant goes with the source that publishes it: give both or neither"));
   return out;
 }
 
@@ -106,12 +109,12 @@ Result<std::vector<ModelPreset>> parse_model_presets(std::string_view json_text,
   if (!parsed) return parsed.error();
   FieldReader root(parsed.value(), "");
   const json* list = root.array("models");
-  if (!list) return root.error().value_or(make_error("models", "missing the \"models\" array"));
+  if (!list) return root.error().value_or(make_error("models", message("presets.no_models", "missing the \"models\" array")));
   std::vector<ModelPreset> out;
   for (std::size_t i = 0; i < list->size(); ++i) {
     const std::string path = "models[" + std::to_string(i) + "]";
     const json& item = (*list)[i];
-    if (!item.is_object()) return make_error(path, "expected an object");
+    if (!item.is_object()) return make_error(path, message("catalog.expected_object", "expected an object"));
     FieldReader r(item, path);
     ModelPreset p;
     p.id = r.string("id").value_or("");
@@ -119,8 +122,9 @@ Result<std::vector<ModelPreset>> parse_model_presets(std::string_view json_text,
     p.default_context = r.uint("default_context").value_or(0);
     auto model = preset_model(r, item, configs, p);
     if (!model)
-      return r.error().value_or(make_error(path + ".config", configs.empty() ? "missing: give the config.json object"
-                                                                             : "missing, or not a config's index"));
+      return r.error().value_or(make_error(
+          path + ".config", configs.empty() ? message("presets.no_config", "missing: give the config.json object")
+                                            : message("presets.no_config_index", "missing, or not a config's index")));
     p.model = std::move(*model);
     p.hf_repo = r.string("hf_repo").value_or("");
     if (const json* tags = r.array("ollama")) {
@@ -145,9 +149,10 @@ Result<std::vector<ModelPreset>> parse_model_presets(std::string_view json_text,
       if (pub.error()) return *pub.error();
     }
     if (r.error()) return *r.error();
-    if (p.id.empty()) return make_error(path + ".id", "must be a non-empty string");
+    if (p.id.empty()) return make_error(path + ".id", message("presets.id", "must be a non-empty string"));
     for (const auto& existing : out)
-      if (lookup_key(existing.id) == lookup_key(p.id)) return make_error(path + ".id", "duplicate id " + p.id);
+      if (lookup_key(existing.id) == lookup_key(p.id))
+        return make_error(path + ".id", message("catalog.duplicate_id", "duplicate id {id}", {arg::text("id", p.id)}));
     out.push_back(std::move(p));
   }
   return out;
@@ -260,7 +265,7 @@ std::optional<Result<ModelLookup>> ollama_library(const std::vector<ModelPreset>
 }  // namespace
 
 Result<ModelLookup> resolve_model(const std::vector<ModelPreset>& presets, std::string_view text) {
-  if (const ModelPreset* exact = find_model(presets, text)) return ModelLookup{exact, "", tag_named(*exact, text)};
+  if (const ModelPreset* exact = find_model(presets, text)) return ModelLookup{exact, {}, tag_named(*exact, text)};
   const auto slash = text.rfind('/');
   const std::string repo_name = std::string(slash == std::string_view::npos ? text : text.substr(slash + 1));
   const std::string base = without_variant_suffixes(repo_name);

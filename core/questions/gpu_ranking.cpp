@@ -242,7 +242,7 @@ std::vector<std::string> biggest_formats(Engine engine) {
 
 Result<BiggestReport> biggest_for(const Catalog& catalog, const Request& request) {
   if (request.gpu.empty()) return make_error("gpu", message("biggest.needs_gpu", "name the card the model should run on"));
-  if (catalog.models.empty()) return make_error("model", "the catalog has no presets");
+  if (catalog.models.empty()) return make_error("model", message("biggest.no_presets", "the catalog has no presets"));
   BiggestReport out;
   auto found = resolve_gpu(catalog.gpus, request.gpu, "gpu");
   if (!found) return found.error();

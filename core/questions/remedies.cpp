@@ -19,8 +19,9 @@ namespace {
 using detail::Text;
 
 Message flash_cost() { return message("remedy.flash", "None: exact attention computed block by block, usually faster"); }
-constexpr const char* kFlashSource = "Dao et al. 2022, FlashAttention (arXiv 2205.14135)";
-constexpr const char* kZeroSource = "Rajbhandari et al. 2020, ZeRO (arXiv 1910.02054)";
+Message flash_source() { return message("remedy.source.flash", "Dao et al. 2022, FlashAttention (arXiv 2205.14135)"); }
+Message zero_source() { return message("remedy.source.zero", "Rajbhandari et al. 2020, ZeRO (arXiv 1910.02054)"); }
+Message qlora_source() { return message("remedy.source.qlora", "Dettmers et al. 2023, QLoRA (arXiv 2305.14314)"); }
 // The quality statement of the article "GPU-Speicher" (section Quantisierung) for lower-precision weights.
 Message article_quantization() {
   return message("remedy.source.article_quantization",
@@ -258,7 +259,7 @@ Message fp8_cost(const Gpu* gpu) {
 Lower eight_bit(Engine engine, bool bare, const Gpu* gpu) {
   if (ggml_engine(engine))
     return {"q8_0", message("remedy.q8_0", "Perplexity close to f16 (q8_0 keeps 8.5 bits per weight)"),
-            "llama.cpp quantization types (ggml-org/llama.cpp, tools/quantize)"};
+            message("remedy.source.llamacpp_quantize", "llama.cpp quantization types (ggml-org/llama.cpp, tools/quantize)")};
   if (bare) return {"int8", message("remedy.int8", "Slight quality loss"), article_quantization()};
   if (engine == Engine::mlx)
     return {"mlx-8bit",
@@ -274,7 +275,7 @@ Lower eight_bit(Engine engine, bool bare, const Gpu* gpu) {
   return {"bnb-int8",
           message("remedy.bnb_int8",
                   "Slight quality loss; bitsandbytes' int8 matrix multiplications decode more slowly than 16-bit"),
-          "Dettmers et al. 2022, LLM.int8() (arXiv 2208.07339)"};
+          message("remedy.source.llm_int8", "Dettmers et al. 2022, LLM.int8() (arXiv 2208.07339)")};
 }
 // vLLM on a GPU with FP4 tensor cores (Blackwell): an NVFP4 checkpoint computes FP4 × FP4 there, where AWQ
 // only dequantizes.
@@ -308,7 +309,7 @@ Lower four_bit(Engine engine, bool bare, const Gpu* gpu) {
   return {"nf4",
           message("remedy.nf4", "Measurable quality loss, acceptable for many uses; bitsandbytes dequantizes NF4 on the "
                                 "fly, so decoding is slower than 16-bit"),
-          "Dettmers et al. 2023, QLoRA (arXiv 2305.14314)"};
+          qlora_source()};
 }
 
 std::optional<Fit> fit_on(const std::vector<GpuFit>& fits, const Gpu* gpu) {
@@ -521,7 +522,7 @@ void cache_changes(std::vector<Change>& out, const Request& request, const Infer
     out.push_back({"kv-8bit", ChangeSize::precision, {text_input("kv_dtype", "q8_0")},
                    message("remedy.kv_bits_mlx",
                            "Small accuracy loss in long contexts; --kv-bits 8 (groups of 64); attention then runs unfused"),
-                   "mlx-lm generate.py (--kv-bits, QuantizedKVCache)"});
+                   message("remedy.source.mlx_kv_bits", "mlx-lm generate.py (--kv-bits, QuantizedKVCache)")});
   if (wide_kv && ggml_engine(e.engine)) {
     const bool ollama = e.engine == Engine::ollama;
     // Ollama from 0.30 (an estimate without its own estimator's figures) passes OLLAMA_KV_CACHE_TYPE to llama-server
@@ -542,12 +543,15 @@ void cache_changes(std::vector<Change>& out, const Request& request, const Infer
     else if (ollama)
       cost = message("remedy.kv_q8_0_ollama", "Small accuracy loss; OLLAMA_KV_CACHE_TYPE=q8_0 with OLLAMA_FLASH_ATTENTION=1");
     out.push_back({"kv-8bit", ChangeSize::precision, std::move(inputs), cost,
-                   server   ? "Ollama llm/llama_server.go (--cache-type-k/v from OLLAMA_KV_CACHE_TYPE, --flash-attn auto)"
-                   : ollama ? "Ollama FAQ (OLLAMA_KV_CACHE_TYPE needs flash attention)"
-                            : "llama.cpp server README (--cache-type-k, --cache-type-v, --flash-attn)"});
+                   server   ? message("remedy.source.ollama_server",
+                                      "Ollama llm/llama_server.go (--cache-type-k/v from OLLAMA_KV_CACHE_TYPE, "
+                                      "--flash-attn auto)")
+                   : ollama ? message("remedy.source.ollama_faq", "Ollama FAQ (OLLAMA_KV_CACHE_TYPE needs flash attention)")
+                            : message("remedy.source.llamacpp_kv",
+                                      "llama.cpp server README (--cache-type-k, --cache-type-v, --flash-attn)")});
   }
   if (e.attention == Attention::eager)
-    out.push_back({"attention-sdpa", ChangeSize::exact, {text_input("attention", "sdpa")}, flash_cost(), kFlashSource});
+    out.push_back({"attention-sdpa", ChangeSize::exact, {text_input("attention", "sdpa")}, flash_cost(), flash_source()});
 }
 
 // Half the context, one sequence at a time.
@@ -979,13 +983,13 @@ void add_compute_trades(const TrainingAdvice& a) {
                      message("remedy.checkpointing", "The backward pass reruns each layer's forward: about a third "
                                                      "more compute (the article \"GPU-Speicher\" reports 20-30 % "
                                                      "longer training)"),
-                     "Chen et al. 2016 (arXiv 1604.06174)"),
+                     message("remedy.source.checkpointing", "Chen et al. 2016 (arXiv 1604.06174)")),
               v);
   }
   if (a.shapes && keeps_attention_scores(o.attn_implementation)) {
     v = request;
     v.attn_implementation = AttnImplementation::sdpa;
-    a.attempt(remedy("flash-attention", ChangeSize::exact, {text_input("attn_implementation", "sdpa")}, flash_cost(), kFlashSource), v);
+    a.attempt(remedy("flash-attention", ChangeSize::exact, {text_input("attn_implementation", "sdpa")}, flash_cost(), flash_source()), v);
   }
   if (a.cuda_libraries && (o.optimizer == Optimizer::adamw || o.optimizer == Optimizer::paged_adamw)) {
     const Optimizer eight = o.optimizer == Optimizer::adamw ? Optimizer::adamw_8bit : Optimizer::paged_adamw_8bit;
@@ -993,7 +997,8 @@ void add_compute_trades(const TrainingAdvice& a) {
     v.optimizer = eight;
     a.attempt(remedy("optimizer-8bit", ChangeSize::precision, {text_input("optimizer", std::string(optimizer_info(eight).name))},
                      message("remedy.optimizer_8bit", "Adam's two states in 8 bits: the paper matches 32-bit Adam on its benchmarks"),
-                     "Dettmers et al. 2021, 8-bit Optimizers via Block-wise Quantization (arXiv 2110.02861)"),
+                     message("remedy.source.optimizer_8bit",
+                             "Dettmers et al. 2021, 8-bit Optimizers via Block-wise Quantization (arXiv 2110.02861)")),
               v);
   }
 }
@@ -1014,7 +1019,7 @@ void add_lighter_methods(const TrainingAdvice& a) {
     a.attempt(remedy("lora", ChangeSize::method, {text_input(method_key, "lora")},
                      message("remedy.lora", "Only low-rank adapters learn: on par with full fine-tuning in the paper's "
                                             "benchmarks (RoBERTa, DeBERTa, GPT-2, GPT-3)"),
-                     "Hu et al. 2021, LoRA (arXiv 2106.09685)"),
+                     message("remedy.source.lora", "Hu et al. 2021, LoRA (arXiv 2106.09685)")),
               v);
   }
   if (a.shapes && a.cuda_libraries && o.mode != TrainingMode::qlora) {
@@ -1024,7 +1029,7 @@ void add_lighter_methods(const TrainingAdvice& a) {
     a.attempt(remedy("qlora", ChangeSize::method, {text_input(method_key, "qlora")},
                      message("remedy.qlora", "Adapters over a 4-bit NF4 base: the paper matches 16-bit fine-tuning; "
                                              "steps are slower (dequantization)"),
-                     "Dettmers et al. 2023, QLoRA (arXiv 2305.14314)"),
+                     qlora_source()),
               v);
   }
   if (o.precision == Precision::fp32) {
@@ -1036,7 +1041,7 @@ void add_lighter_methods(const TrainingAdvice& a) {
     a.attempt(remedy("mixed-precision", ChangeSize::precision, {text_input("precision", std::string(precision_name(mixed)))},
                      message("remedy.mixed_precision",
                              "16-bit compute with fp32 master weights: about the same accuracy, faster on tensor cores"),
-                     "Micikevicius et al. 2018 (arXiv 1710.03740)"),
+                     message("remedy.source.mixed_precision", "Micikevicius et al. 2018 (arXiv 1710.03740)")),
               v);
   }
 }
@@ -1087,7 +1092,7 @@ void add_training_gpu_remedies(const TrainingAdvice& a) {
     a.attempt(remedy("zero-3", ChangeSize::slower, {text_input("zero", "3")},
                      message("remedy.zero_3", "Weights, gradients and optimizer states split across the GPUs: 1.5 × "
                                               "the data-parallel communication"),
-                     kZeroSource),
+                     zero_source()),
               v);
   }
   if (b.gpu)
@@ -1112,7 +1117,7 @@ void add_training_gpu_remedies(const TrainingAdvice& a) {
                         message("remedy.more_gpus_zero3",
                                 "{n} × {gpu} with ZeRO-3: {n} times the GPUs, and 1.5 × the data-parallel communication",
                                 {arg::digits("n", n), arg::text("gpu", b.gpu->name)}),
-                        kZeroSource);
+                        zero_source());
       r.host_ram_bytes = after.value().estimate.host_ram_bytes;
       out.add(std::move(r), after.value().estimate.breakdown.total);
       break;

@@ -86,9 +86,6 @@ class FieldReader {
   std::string path(std::string_view key) const {
     return path_.empty() ? std::string(key) : path_ + "." + std::string(key);
   }
-  void fail(std::string_view key, std::string_view what, const json& got) {
-    if (!error_) error_ = make_error(path(key), std::string(what) + ", got " + type_name(got));
-  }
   void fail_message(std::string_view key, Message message) {
     if (!error_) error_ = make_error(path(key), std::move(message));
   }
@@ -133,16 +130,20 @@ class FieldReader {
   std::optional<Error> error_;
 };
 
-// A request object may hold only these keys: the first other one is named with the list of allowed ones.
-inline std::optional<Error> refuse_unknown_keys(const json& object, std::span<const std::string_view> known,
-                                                std::string_view what) {
+// A request object may hold only these keys: the first other one, and the allowed ones as a list ("a, b, c"),
+// for the caller's message.
+struct UnknownKey {
+  std::string key;
+  std::string allowed;
+};
+inline std::optional<UnknownKey> unknown_key(const json& object, std::span<const std::string_view> known) {
   for (const auto& [key, value] : object.items()) {
     bool ok = false;
     for (auto k : known) ok = ok || k == key;
     if (ok) continue;
     std::string all;
     for (auto k : known) all += (all.empty() ? "" : ", ") + std::string(k);
-    return make_error(key, "is not a known " + std::string(what) + "; allowed: " + all);
+    return UnknownKey{key, all};
   }
   return std::nullopt;
 }

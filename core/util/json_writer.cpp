@@ -104,7 +104,7 @@ void JsonWriter::put_double(const char* key, double v) {
   out_.append(buf, nlohmann::detail::to_chars(buf, buf + sizeof buf, v));
 }
 
-void JsonWriter::message_id(const char* key, const Message& m) { message_object(key, m, false); }
+void JsonWriter::message_id(const char* key, const Message& m) { message_object(key, m, true); }
 
 // A clause inside another message carries its English too: a client without that id's template shows it.
 void JsonWriter::message_object(const char* key, const Message& m, bool with_text) {

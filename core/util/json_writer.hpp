@@ -51,8 +51,8 @@ class JsonWriter {
   void value(const T& v) {
     put(nullptr, v);
   }
-  // A message's id and args beside its English text (written as `key`'s string elsewhere):
-  // {"id": "vllm.kv_short", "args": {"tokens": 4096}}; for a list, an array of those in the same order.
+  // A text for people, one key: {"id": "vllm.kv_short", "args": {"tokens": 4096}, "text": "the English"};
+  // for a list, an array of those. (`field` with a Message writes the English only, for a plain string key.)
   void message_id(const char* key, const Message& m);
   void message_ids(const char* key, const std::vector<Message>& ms);
   // Any parsed value (a request passed on, a number quoted in a message), keys in nlohmann's order.

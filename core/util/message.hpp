@@ -7,7 +7,7 @@
 // Converting a plain note is one line: notes.push_back("Some sentence.") becomes
 //   notes.push_back(message("area.what", "Some sentence."));
 // and a built one names its values: message("area.what", "{n} of {total} layers", {arg::count("n", a), arg::count("total", b)}).
-// A plain std::string still converts to a Message with an empty id (the page then shows the English text).
+// A Message is never made from a plain string: code that reads one as text reads `.text`.
 #include <cstdint>           // std::uint64_t
 #include <initializer_list>  // std::initializer_list
 #include <string>            // std::string
@@ -35,28 +35,13 @@ struct MessageArg {
 };
 
 struct Message {
-  std::string id;                 // "" for a text not converted yet: clients show `text` as it is
+  std::string id;                 // dotted lowercase ("vllm.kv_short"); "" only in an empty Message
   std::vector<MessageArg> args;
   std::string text;               // the English sentence
 
+  // Declared so that Message is no aggregate: a string in braces ({"...", …}) never fills its id by brace elision.
   Message() = default;
-  Message(std::string english) : text(std::move(english)) {}  // NOLINT: plain notes keep compiling
-  Message(const char* english) : text(english) {}             // NOLINT
-  Message(std::string_view english) : text(english) {}        // NOLINT
-  operator const std::string&() const noexcept { return text; }  // NOLINT: code that reads a note as text
-  bool empty() const noexcept { return text.empty(); }
-  // std::string's reading members, for code and tests that read a note as text.
-  std::size_t find(std::string_view s, std::size_t pos = 0) const noexcept { return text.find(s, pos); }
-  std::size_t find(char c, std::size_t pos = 0) const noexcept { return text.find(c, pos); }
-  std::size_t size() const noexcept { return text.size(); }
-  bool starts_with(std::string_view s) const noexcept { return text.starts_with(s); }
-  bool ends_with(std::string_view s) const noexcept { return text.ends_with(s); }
-  friend bool operator==(const Message& a, std::string_view b) noexcept { return a.text == b; }
-  // Text glued to a message keeps only the English (no id): for code not converted yet.
-  friend std::string operator+(const std::string& a, const Message& b) { return a + b.text; }
-  friend std::string operator+(const char* a, const Message& b) { return a + b.text; }
-  friend std::string operator+(const Message& a, const std::string& b) { return a.text + b; }
-  friend std::string operator+(const Message& a, const char* b) { return a.text + b; }
+  bool empty() const noexcept { return text.empty(); }  // no message (an optional text not given)
 };
 
 // `english` with each {name} replaced by that arg's English form. An id is dotted lowercase ("vllm.kv_short").

@@ -218,8 +218,8 @@ test('every breakdown number opens its formula, inputs and source from the core'
     const r = (await openCalculator()).answer({ question: 'estimate', model: 'llama-3.1-8b', context: 8192 });
     return r.explanations.find((e) => e.key === 'weights');
   });
-  assert.equal(await page.locator('#explain-formula').textContent(), core.formula);
-  assert.equal(await page.locator('#explain-source').textContent(), core.source);
+  assert.equal(await page.locator('#explain-formula').textContent(), core.formula.text);
+  assert.equal(await page.locator('#explain-source').textContent(), core.source.text);
   // …whose inputs reach the known figure: 8,030,261,248 params × 2 B = 16,060,522,496 B.
   assert.match((await page.locator('#explain-values').textContent()).replace(/\D/g, ''), /16060522496/);
   await page.keyboard.press('Escape');

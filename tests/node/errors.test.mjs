@@ -150,13 +150,13 @@ const cases = () => [
   ['parameter offload with ZeRO 2', answer({ mode: 'train', model: 'llama-3.1-8b', offload: 'params', zero: 2 }), 'parallel.offload_params_zero3'],
 ];
 
-const german = (error) => messageText('de', makeFormat('de-DE', 'GB'), error.message, error.message_i18n);
+const german = (error) => messageText('de', makeFormat('de-DE', 'GB'), error.message);
 
 test('every error a user can trigger carries the expected message id', () => {
   const wrong = [];
   for (const [what, result, id] of cases()) {
-    const got = result?.ok === false ? result.error.message_i18n?.id : `(no error: ${JSON.stringify(result).slice(0, 80)})`;
-    if (got !== id) wrong.push(`${what}: expected ${id}, got ${got} (${result?.error?.field}: ${result?.error?.message})`);
+    const got = result?.ok === false ? result.error.message?.id : `(no error: ${JSON.stringify(result).slice(0, 80)})`;
+    if (got !== id) wrong.push(`${what}: expected ${id}, got ${got} (${result?.error?.field}: ${result?.error?.message?.text})`);
   }
   assert.deepEqual(wrong, []);
 });
@@ -164,10 +164,10 @@ test('every error a user can trigger carries the expected message id', () => {
 test('each of those errors has a German template and renders with every parameter filled', () => {
   for (const [what, result] of cases()) {
     if (result?.ok !== false) continue;  // reported by the test above
-    const { id, args } = result.error.message_i18n;
+    const { id, args } = result.error.message;
     assert.ok(MESSAGES.de[id], `${what}: no German template for ${id}`);
     const text = german(result.error);
-    assert.notEqual(text, result.error.message, `${what}: ${id} renders as the English`);
+    assert.notEqual(text, result.error.message.text, `${what}: ${id} renders as the English`);
     assert.doesNotMatch(text, /\{\w+\}/, `${what}: ${id} leaves a parameter: ${text} (args ${JSON.stringify(args)})`);
   }
 });
@@ -176,17 +176,17 @@ test('the English the CLI prints stays as it was, offsets and keys included', ()
   // 24 B of header, then the tensor info: 8 + 1 B of name, 4 B n_dimensions, 8 B per dimension: its type at 45.
   const garbled = answerFile(padded(gguf(1, 0, tensorInfo('t', [31], 2, 0))), 'm.gguf');
   assert.equal(garbled.error.field, 'tensor_infos[0].dimensions[0]');
-  assert.equal(garbled.error.message, 'at offset 45: row length 31 of t is not a multiple of the Q4_0 block (32)');
+  assert.equal(garbled.error.message.text, 'at offset 45: row length 31 of t is not a multiple of the Q4_0 block (32)');
   const layers = answerFile(padded(gguf(0, 6, [
     ...kv('general.architecture', 8, ggufString('llama')), ...u32kv('llama.block_count', 0),
     ...u32kv('llama.embedding_length', 4096), ...u32kv('llama.attention.head_count', 32),
     ...u32kv('llama.feed_forward_length', 11008), ...u32kv('llama.context_length', 4096)])), 'm.gguf');
   assert.equal(layers.error.field, 'gguf metadata');
-  assert.match(layers.error.message, /^num_hidden_layers: must be between 1 and 10000, got 0 \(architecture "llama"\)$/);
+  assert.match(layers.error.message.text, /^num_hidden_layers: must be between 1 and 10000, got 0 \(architecture "llama"\)$/);
   const header = answerFile(safetensors({ w: { dtype: 'BF16', shape: [2], data_offsets: [0, 6] } }, 6), 'm.safetensors');
-  assert.equal(header.error.message, 'at offset 8: 6 bytes do not hold 2 elements of BF16');
+  assert.equal(header.error.message.text, 'at offset 8: 6 bytes do not hold 2 elements of BF16');
   const split = answer({ mode: 'train', model: 'llama-3.1-8b', gpus: 3, tp: 3 });
   // Tensor parallelism splits the query and the key-value heads alike: 32 and 8 heads, whose largest common divisor is 8.
-  assert.equal(split.error.message, 'must divide both the attention and the key-value heads (their largest common divisor is 8), got 3');
+  assert.equal(split.error.message.text, 'must divide both the attention and the key-value heads (their largest common divisor is 8), got 3');
   assert.equal(german(split.error), 'muss die Attention- und die KV-Köpfe ohne Rest teilen (ihr größter gemeinsamer Teiler ist 8), angegeben: 3');
 });

@@ -54,7 +54,7 @@ const REFUSED = new Map([
 
 function explanationsOf(request) {
   const answer = JSON.parse(module.answer(JSON.stringify({ ...request, questions: ['estimate', 'remedies'] })));
-  if (!answer.ok) return { error: `${answer.error.field}: ${answer.error.message}` };
+  if (!answer.ok) return { error: `${answer.error.field}: ${answer.error.message.text}` };
   const [estimate, remedies] = answer.answers;
   const out = [];
   if (estimate.ok) out.push(...estimate.explanations);
@@ -81,13 +81,13 @@ for (const [name, scenarios] of [['inference', inference], ['training', training
       for (const x of found) {
         for (const part of ['formula', 'values', 'source']) {
           seen++;
-          const i18n = x[`${part}_i18n`];
+          const i18n = x[part];
           if (!i18n?.id || MESSAGES.de[i18n.id] === undefined) {
-            const what = `${x.key}.${part}: ${x[part].slice(0, 90)}`;
+            const what = `${x.key}.${part}: ${(i18n?.text ?? '').slice(0, 90)}`;
             if (!missing.has(what)) missing.set(what, JSON.stringify(request));
             continue;
           }
-          const german = messageText('de', f, x[part], i18n);
+          const german = messageText('de', f, i18n);
           if (/\{\w+\}/.test(german)) unfilled.add(`${i18n.id}: ${german}`);
         }
       }

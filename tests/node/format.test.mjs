@@ -48,7 +48,7 @@ test('the two languages differ where they should', () => {
 test('a core figure below 0.1 keeps four significant digits in German, as the English (printf %g) does', () => {
   // The reference is Intl itself (maximumSignificantDigits 4); below 10^-4 %g writes a power of ten, by hand here.
   const f = makeFormat('de-DE', 'GB');
-  const moe = (x) => messageText('de', f, '', {
+  const moe = (x) => messageText('de', f, {
     id: 'speed.how.prefill_moe', args: { moe_tflop: x, share_low: 8, share_high: 20, assumed: { text: '' } },
   }).split(' in den ')[0].slice(2);
   const intl = new Intl.NumberFormat('de-DE', { maximumSignificantDigits: 4 });

@@ -54,7 +54,7 @@ test('a Hub id is read from config.json and its shards\' headers: the Hub\'s par
     // The Hub's model API: safetensors.total 14,659,507,200 (BF16) for microsoft/phi-4 (tests/hub/README.md).
     assert.equal(a.model.params_total, 14_659_507_200);
     assert.equal(a.lookup.source, `${hub.url}/microsoft/phi-4`);
-    assert.match(a.lookup.summary, /config\.json and the headers of 6 safetensors files.*14,659,507,200 parameters \(BF16\)/);
+    assert.match(a.lookup.summary.text, /config\.json and the headers of 6 safetensors files.*14,659,507,200 parameters \(BF16\)/);
     // BF16: 2 bytes a parameter, 14,659,507,200 × 2 = 29,319,014,400 B.
     assert.equal(a.breakdown.weights, 29_319_014_400);
   });
@@ -178,16 +178,16 @@ test('an Ollama name reads its manifest and the model blob\'s header', async () 
   // Ollama (llama.cpp) keeps the input embedding in system RAM: token_embd is 5120 × 100,352 in Q4_K (144 bytes per
   // 256 weights), 5120 × 100,352 / 256 × 144 = 289,013,760 B off the GPU's weights.
   assert.equal(a.breakdown.weights, file.breakdown.weights - 289_013_760);
-  assert.match(a.lookup.summary, /^Ollama's phi4:14b: its model file/);
+  assert.match(a.lookup.summary.text, /^Ollama's phi4:14b: its model file/);
   // Phi-4 has 14,659,507,200 parameters (the Hub's count for microsoft/phi-4): its GGUF's ffn_up holds gate and up
   // together ({n_embd, 2 * n_ff} in llama.cpp's phi3), which the count must read as a gated MLP.
   assert.equal(a.model.params_total, 14_659_507_200);
   assert.equal(a.model.name, 'phi4:14b');
   // Issue 28: the file is what Ollama runs under that name, so Ollama is the engine unless one is given.
   assert.equal(a.inputs.engine, 'ollama');
-  assert.ok(a.notes.includes("Ollama's phi4:14b: the engine is Ollama, as that name runs there; choose another engine to compare."));
+  assert.ok(a.notes.map((n) => n.text).includes("Ollama's phi4:14b: the engine is Ollama, as that name runs there; choose another engine to compare."));
   assert.equal(file.inputs.engine, 'transformers');
-  assert.ok(!file.notes.some((n) => n.includes('the engine is Ollama')));
+  assert.ok(!file.notes.some((n) => n.text.includes('the engine is Ollama')));
   const missing = await run(['--model', 'llama-9000']);
   assert.match(missing.stderr, /Ollama's library has no model llama-9000:latest; no preset is called "llama-9000"/);
 });
@@ -197,14 +197,14 @@ test('a preset\'s Ollama tag asks the registry for its file; unread, the preset 
   const requests = await sent(async () => {
     const a = await answer('gemma3:27b');
     assert.equal(a.inputs.engine, 'ollama');
-    assert.match(a.lookup.summary, /^Ollama's gemma3:27b was not read \(.+\); answered without its file\.$/);
+    assert.match(a.lookup.summary.text, /^Ollama's gemma3:27b was not read \(.+\); answered without its file\.$/);
     // models.json gives no source for the weights gemma3:27b ships: assumed, and said so.
-    assert.ok(a.notes.some((n) => n.startsWith("Which weights Ollama's gemma3:27b ships is not known offline: they are counted as Q4_K_M, assumed")));
+    assert.ok(a.notes.some((n) => n.text.startsWith("Which weights Ollama's gemma3:27b ships is not known offline: they are counted as Q4_K_M, assumed")));
   });
   assert.ok(requests.some((r) => r.path === '/v2/library/gemma3/manifests/27b'));
   // Offline with no earlier read: the same answer, with the reason.
   const offline = await answer('llama3.1:8b', ['--offline']);
   assert.equal(offline.inputs.engine, 'ollama');
   assert.equal(offline.inputs.weights, 'q4_k_m');
-  assert.match(offline.lookup.summary, /^Ollama's llama3\.1:8b was not read \(llama3\.1:8b was never looked up on this machine/);
+  assert.match(offline.lookup.summary.text, /^Ollama's llama3\.1:8b was not read \(llama3\.1:8b was never looked up on this machine/);
 });

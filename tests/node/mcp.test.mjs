@@ -56,7 +56,7 @@ test('tools/call answers with the core\'s JSON; a wrong input is a tool error na
   assert.equal(ok.result.isError, false);
   assert.equal(ok.result.structuredContent.breakdown.weights, 16060522496);
   assert.equal(ok.result.structuredContent.breakdown.kv_cache, 1073741824);
-  assert.match(ok.result.structuredContent.verdict.message, /^Fits on one GeForce RTX 4090/);
+  assert.match(ok.result.structuredContent.verdict.message.text, /^Fits on one GeForce RTX 4090/);
   assert.deepEqual(JSON.parse(ok.result.content[0].text), ok.result.structuredContent);
   assert.equal(wrong.result.isError, true);
   assert.match(wrong.result.content[0].text, /^context: /);

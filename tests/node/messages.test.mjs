@@ -1,55 +1,23 @@
 // Every message id the core can write has a template in English and German on the page, with the same
-// {parameters} as the core's English sentence. The ids are read from core/ itself: each message("id", "English
-// {param} …", …) call, its string literals joined as the compiler joins them.
+// {parameters} as the core's English sentence. The ids are read from core/ itself (scripts/core-messages.mjs): each
+// message("id", "English {param} …", …) call, its string literals joined as the compiler joins them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MESSAGES, MESSAGE_PARTS, messageText } from '../../web/js/i18n/messages.js';
 import { makeFormat } from '../../web/js/i18n/format.js';
+import english from '../../web/js/i18n/messages/english.js';
+import { coreMessages as readCore, paramsOf } from '../../scripts/core-messages.mjs';
+import { englishTemplates } from '../../scripts/messages-en.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
-const sources = (dir) => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory()
-  ? sources(join(dir, e.name)) : /\.(?:cpp|hpp)$/.test(e.name) ? [join(dir, e.name)] : []));
-
-// C++ string literals from `at` on while only literals and white space follow: their joined text and the end.
-function literals(text, at) {
-  let out = '';
-  for (;;) {
-    const start = text.slice(at).search(/\S/);
-    if (start < 0 || text[at + start] !== '"') return { text: out, end: at };
-    let i = at + start + 1;
-    for (; text[i] !== '"'; i++) {
-      if (text[i] === '\\') { i++; out += text[i] === 'n' ? '\n' : text[i]; } else out += text[i];
-    }
-    at = i + 1;
-  }
-}
-
-function coreMessages() {
-  const found = new Map();  // id -> {params, where}
-  const dynamic = [];
-  for (const file of sources(join(root, 'core'))) {
-    if (/util\/message\.(?:cpp|hpp)$/.test(file)) continue;  // the type itself
-    const text = readFileSync(file, 'utf8');
-    for (const m of text.matchAll(/(?<![\w.:>])message\(/g)) {
-      const at = m.index + m[0].length;
-      const id = literals(text, at);
-      const where = `${file.slice(root.length + 1)}:${text.slice(0, m.index).split('\n').length}`;
-      if (!id.text || !/^\s*,/.test(text.slice(id.end))) { dynamic.push(where); continue; }
-      const english = literals(text, text.indexOf(',', id.end) + 1);
-      if (!english.text) { dynamic.push(where); continue; }
-      const params = [...new Set([...english.text.matchAll(/\{(\w+)\}/g)].map((p) => p[1]))].sort();
-      const seen = found.get(id.text);
-      if (seen) assert.deepEqual(params, seen.params, `${id.text} has other parameters at ${where} than at ${seen.where}`);
-      else found.set(id.text, { params, where, english: english.text });
-    }
-  }
-  return { found, dynamic };
-}
-
-const paramsOf = (template) => [...new Set([...template.matchAll(/\{(\w+)\}/g)].map((p) => p[1]))].sort();
+const coreMessages = () => {
+  const read = readCore(root);
+  assert.deepEqual(read.clashes, [], 'an id with other parameters in two places');
+  return read;
+};
 
 test('every message() in core/ names its id and English sentence as literals', () => {
   const { found, dynamic } = coreMessages();
@@ -86,6 +54,15 @@ test('every id the core writes has a German template with its parameters, and an
     if (!langs.includes('en')) assert.equal(MESSAGES.en[id], undefined, `en ${id}: names no byte count, so the core's English is shown`);
   }
   assert.deepEqual(missing, [], 'ids without a template');
+});
+
+test('the page\'s English templates are the core\'s English, made from core/ as it is now (scripts/messages-en.mjs)', () => {
+  assert.deepEqual(english, englishTemplates(), 'web/js/i18n/messages/english.js is out of date: run node scripts/messages-en.mjs');
+  // No English written twice: a template of the page's own is worded otherwise than the core's.
+  const { found } = coreMessages();
+  const copies = Object.keys(MESSAGE_PARTS).flatMap((name) => Object.entries(MESSAGE_PARTS[name].en))
+    .filter(([id, template]) => found.get(id)?.english === template).map(([id]) => id);
+  assert.deepEqual(copies, [], 'templates that copy the core\'s English: messages/english.js has them');
 });
 
 test('the page\'s templates name its controls, not the CLI\'s flags', () => {
@@ -127,8 +104,8 @@ test('a figure of 10^15 and more is written with a power of ten, in the locale\'
   const saved = MESSAGES.de['test.example'];
   MESSAGES.de['test.example'] = '{flops} FLOPs';
   try {
-    assert.equal(messageText('de', makeFormat('de-DE', 'GB'), 'x', { id: 'test.example', args: { flops: 433116413952000000000 } }), '4,331e+20 FLOPs');
-    assert.equal(messageText('de', makeFormat('de-DE', 'GB'), 'x', { id: 'test.example', args: { flops: 9.99996e19 } }), '1e+20 FLOPs');
+    assert.equal(messageText('de', makeFormat('de-DE', 'GB'), { id: 'test.example', args: { flops: 433116413952000000000 }, text: 'x' }), '4,331e+20 FLOPs');
+    assert.equal(messageText('de', makeFormat('de-DE', 'GB'), { id: 'test.example', args: { flops: 9.99996e19 }, text: 'x' }), '1e+20 FLOPs');
   } finally {
     if (saved === undefined) delete MESSAGES.de['test.example']; else MESSAGES.de['test.example'] = saved;
   }
@@ -139,12 +116,12 @@ test('args are formatted in the locale and unit: bytes in GB or GiB, counts with
   MESSAGES.de['test.example'] = '{n} Schichten, {ram_bytes} im Arbeitsspeicher, Anteil {share}, {name}';
   try {
     const i18n = { id: 'test.example', args: { n: 12345, ram_bytes: 2_500_000_000, share: 0.92, name: 'RTX 4090' } };
-    assert.equal(messageText('de', makeFormat('de-DE', 'GB'), 'English', i18n),
+    assert.equal(messageText('de', makeFormat('de-DE', 'GB'), { ...i18n, text: 'English' }),
       '12.345 Schichten, 2,50 GB im Arbeitsspeicher, Anteil 0,92, RTX 4090');
-    assert.equal(messageText('de', makeFormat('de-DE', 'GiB'), 'English', i18n),
+    assert.equal(messageText('de', makeFormat('de-DE', 'GiB'), { ...i18n, text: 'English' }),
       '12.345 Schichten, 2,33 GiB im Arbeitsspeicher, Anteil 0,92, RTX 4090');
-    assert.equal(messageText('de', makeFormat('de-DE', 'GB'), 'English', { id: 'no.such', args: {} }), 'English');
-    assert.equal(messageText('de', makeFormat('de-DE', 'GB'), 'Plain', { id: '', args: {} }), 'Plain');
+    assert.equal(messageText('de', makeFormat('de-DE', 'GB'), { id: 'no.such', args: {}, text: 'English' }), 'English');
+    assert.equal(messageText('de', makeFormat('de-DE', 'GB'), { id: '', args: {}, text: 'Plain' }), 'Plain');
   } finally {
     if (saved === undefined) delete MESSAGES.de['test.example']; else MESSAGES.de['test.example'] = saved;
   }
@@ -156,8 +133,8 @@ test('a range whose two ends read the same in the page\'s digits is one figure, 
   try {
     const f = makeFormat('de-DE', 'GB');
     // 5.21 and 5.24 both read "5,2" at one decimal (f.number(x, 3) keeps three: 5,21 and 5,24 differ).
-    assert.equal(messageText('de', f, 'x', { id: 'test.example', args: { low: 5.2, high: 5.2 } }), 'mit 5,2 Tokens/s');
-    assert.equal(messageText('de', f, 'x', { id: 'test.example', args: { low: 5.2, high: 5.3 } }), 'mit 5,2–5,3 Tokens/s');
+    assert.equal(messageText('de', f, { id: 'test.example', args: { low: 5.2, high: 5.2 }, text: 'x' }), 'mit 5,2 Tokens/s');
+    assert.equal(messageText('de', f, { id: 'test.example', args: { low: 5.2, high: 5.3 }, text: 'x' }), 'mit 5,2–5,3 Tokens/s');
   } finally {
     if (saved === undefined) delete MESSAGES.de['test.example']; else MESSAGES.de['test.example'] = saved;
   }

@@ -36,13 +36,13 @@ test('errors cross as results naming the field, not as exceptions', () => {
   const r = evaluate({ model: 'llama-3.1-8b', context: 0 });
   assert.equal(r.ok, false);
   assert.equal(r.error.field, 'context');
-  assert.match(r.error.message, /from 1 to 100,000,000/);
+  assert.match(r.error.message.text, /from 1 to 100,000,000/);
   const bad = JSON.parse(module.answer('{not json'));
   assert.equal(bad.ok, false);
   assert.equal(bad.error.field, 'request');
   const unknown = answer('cost', { model: 'llama-3.1-8b' });
   assert.deepEqual([unknown.ok, unknown.error.field], [false, 'question']);
-  assert.match(unknown.error.message, /allowed: estimate, limits, curve, gpu_ranking, biggest_model, remedies/);
+  assert.match(unknown.error.message.text, /allowed: estimate, limits, curve, gpu_ranking, biggest_model, remedies/);
 });
 
 test('a request without a question asks for the estimate', () => {
@@ -163,7 +163,7 @@ test('the GPU ranking ranks GPU × count with the cheapest and fastest picks', (
   assert.equal(budget.ok, true);
   assert.equal(budget.cheapest_per_hour, null);
   assert.equal(budget.fastest, null);
-  assert.match(budget.notes.join(' '), /Nothing that fits costs at most \$0\.01\/h/);
+  assert.match(budget.notes.map((n) => n.text).join(' '), /Nothing that fits costs at most \$0\.01\/h/);
   const bad = rankGpus({ model: 'llama-3.1-8b', budget_per_hour: -1 });
   assert.deepEqual([bad.ok, bad.error.field], [false, 'budget_per_hour']);
   assert.equal(JSON.parse(module.answer('{')).error.field, 'request');
@@ -371,7 +371,7 @@ test('the core\'s notes and messages name no CLI flag: they reach the page too',
     const r = answer(question, { model: 'llama-3.1-8b' });
     assert.equal(r.ok, false);
     assert.equal(r.error.field, 'gpu');
-    assert.doesNotMatch(r.error.message, /--/);
+    assert.doesNotMatch(r.error.message.text, /--/);
   }
 });
 
@@ -459,12 +459,12 @@ test('a card by its numbers crosses the bindings: named by its figures, in the c
   const [card] = own.gpus;
   assert.deepEqual([card.id, card.custom, card.name, card.memory_bytes], ['custom', 'custom', 'Custom card, 48 GB, 1008 GB/s', 51539607552]);
   assert.equal(card.free_bytes, 51539607552 - own.breakdown.total);
-  assert.ok(own.notes_i18n.some((n) => n.id === 'gpu.custom_note'));
+  assert.ok(own.notes.some((n) => n.id === 'gpu.custom_note'));
   const like = answer('gpu_ranking', { model: 'llama-3.1-8b', gpu: 'rtx-4090', gpu_memory: '48GB' });
   assert.equal(like.ok, true);
   assert.ok(like.ranking.some((c) => c.gpu === 'rtx-4090-with-48gb' && c.name === 'GeForce RTX 4090 (48 GB)' && c.usd_per_hour === null));
   const refused = evaluate({ model: 'llama-3.1-8b', gpu: 'custom', gpu_memory: '48 TB' });
   assert.equal(refused.ok, false);
   assert.equal(refused.error.field, 'gpu_memory');
-  assert.equal(refused.error.message_i18n.id, 'input.size_range');
+  assert.equal(refused.error.message.id, 'input.size_range');
 });

@@ -7,12 +7,12 @@ export async function headline(wasm: Uint8Array): Promise<string> {
   const vramfit = await createVramfit({ wasmBinary: wasm });
   const request: InferenceRequest = { model: 'llama-3.1-8b', engine: 'vllm', gpu: 'rtx-4090', context: 8192 };
   const answer = JSON.parse(vramfit.answer(JSON.stringify(request))) as Answer;
-  if (!answer.ok) return `${answer.error.field}: ${answer.error.message}`;
+  if (!answer.ok) return `${answer.error.field}: ${answer.error.message.text}`;
   if (!('range' in answer)) return '';
   const estimate: EstimateAnswer = answer;
   const placed = estimate.verdict.placement;
   const ram = placed ? ` (${placed.ram_bytes} B in system RAM)` : '';
-  return `${estimate.verdict.message}: ${estimate.breakdown.total} B${ram}`;
+  return `${estimate.verdict.message.text}: ${estimate.breakdown.total} B${ram}`;
 }
 
 export async function pickers(wasm: ArrayBuffer): Promise<string[]> {

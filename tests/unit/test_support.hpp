@@ -20,7 +20,7 @@ inline const ModelSpec& preset(const char* id) {
   const ModelPreset* p = find_model(catalog().models, id);
   REQUIRE_MESSAGE(p != nullptr, "missing preset " << id);
   const Result<ModelSpec>& spec = p->model.get();
-  REQUIRE_MESSAGE(spec.ok(), "preset " << id << " does not read: " << (spec.ok() ? "" : spec.error().message));
+  REQUIRE_MESSAGE(spec.ok(), "preset " << id << " does not read: " << (spec.ok() ? "" : spec.error().message.text));
   return spec.value();
 }
 

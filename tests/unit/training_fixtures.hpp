@@ -30,7 +30,7 @@ inline ModelSpec gpt3_175b() {
 
 inline TrainingEstimate train(const ModelSpec& spec, const TrainingOptions& o) {
   auto e = estimate_training(spec, o);
-  REQUIRE_MESSAGE(e.ok(), (e.ok() ? "" : e.error().field + ": " + e.error().message));
+  REQUIRE_MESSAGE(e.ok(), (e.ok() ? "" : e.error().field + ": " + e.error().message.text));
   return e.value();
 }
 

@@ -33,6 +33,6 @@ export function showCheckpointAsk(node, answer, t) {
   const asked = answer?.ok && (answer.missing_files ?? []).includes(QUANT_CONFIG);
   node.hidden = !asked;
   if (!asked) return;
-  const note = answer.notes_i18n?.find((n) => n.id === 'import.quant_config_missing');
+  const note = answer.notes?.find((n) => n.id === 'import.quant_config_missing');
   node.textContent = t('checkpoint.quantConfig', { format: note?.args.format ?? 'FP8 / NVFP4' });
 }

@@ -63,7 +63,7 @@ export async function openCalculator({ pause } = {}) {
     },
     /**
      * What a typed model name is: {kind: 'preset', model}, {kind: 'hub', repo, revision, quant, file, listing} (the
-     * Hub model API's path), {kind: 'ollama', name, tag, preset_error, preset_error_i18n} or {ok: false, error}.
+     * Hub model API's path), {kind: 'ollama', name, tag, preset_error} or {ok: false, error}.
      */
     readModelName(name, revision = '') {
       return JSON.parse(module.read_model_name(name, revision));

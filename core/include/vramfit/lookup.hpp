@@ -3,7 +3,7 @@
 // "owner/name-GGUF:Q4_K_M") or an Ollama model ("phi4", "qwen3:32b"). The core does no I/O: these functions say
 // what a client should fetch, bounded, and read what came back; the client then asks answer() (a config.json),
 // answer_file() or answer_shards() (the headers it read) as for a file a person dropped. Every answer is JSON
-// text with "ok" as elsewhere; texts for people carry their message ids (`*_i18n`).
+// text with "ok" as elsewhere; each text for people is {"id", "args", "text"}.
 #include <string>       // std::string
 #include <string_view>  // std::string_view
 
@@ -38,7 +38,7 @@ std::string plan_ollama_reads(std::string_view name, std::string_view manifest_j
 // "status" (HTTP), "error_code" (the Hub's X-Error-Code), "token" (whether one was sent)} or {"service", "name",
 // "failure": "timeout" | "offline" | "too_large" | "insecure_redirect" | "redirects" | "blocked" | "not_cached" |
 // "bad_range" | "broken",
-// "limit"}. Always {"ok": false, "error": {"field": "model", "message", "message_i18n"}}.
+// "limit"}. Always {"ok": false, "error": {"field": "model", "message": {"id", "args", "text"}}}.
 std::string lookup_failure(std::string_view failure_json);
 
 }  // namespace vramfit

@@ -51,7 +51,9 @@ std::string answer_shards(const Catalog& catalog, std::span<const SafetensorsFil
 // storage scheme), "inputs" (each request key with its URL key, kind, range or allowed values)}.
 std::string catalog_to_json(const Catalog& catalog);
 
-// {"ok": false, "error": {"field", "message"}}: how every answer reports a wrong input, for a client's own checks.
-std::string error_to_json(std::string_view field, std::string_view message);
+// {"ok": false, "error": {"field", "message"}}: how every answer reports a wrong input, for a binding's own checks
+// of its arguments; `field` names the shard a shard's refusal is about ("files[2]", "files[2].size").
+enum class BindingRefusal { file_size, shards_not_array, shard_count, shard_fields, shard_size };
+std::string refusal_to_json(BindingRefusal refusal, std::string_view field = {});
 
 }  // namespace vramfit

@@ -124,7 +124,7 @@ TEST_CASE("the CLI checks no value: the core refuses it, and the error names the
   REQUIRE(!o.error);
   auto parsed = parse_request(o.options.request);
   REQUIRE_FALSE(parsed.ok());
-  const cli::Error e = with_flag_name({parsed.error().field, parsed.error().message}, o.options);
+  const cli::Error e = with_flag_name({parsed.error().field, parsed.error().message.text}, o.options);
   CHECK(e.field == "--ngl");
   CHECK(e.message == "expected a whole number from 0 to 1,000,000; got \"banana\"");
 }

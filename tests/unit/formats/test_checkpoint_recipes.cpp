@@ -31,7 +31,7 @@ ModelSpec imported(const std::string& name) {
   const auto quant_path = kConfigs / (name + "_hf_quant_config.json");
   const std::string quant = std::filesystem::exists(quant_path) ? text_of(quant_path) : std::string();
   auto spec = model_from_hf_config(text_of(kConfigs / (name + "_config.json")), quant);
-  REQUIRE_MESSAGE(spec.ok(), name << ": " << (spec.ok() ? "" : spec.error().field + ": " + spec.error().message));
+  REQUIRE_MESSAGE(spec.ok(), name << ": " << (spec.ok() ? "" : spec.error().field + ": " + spec.error().message.text));
   return spec.value();
 }
 
@@ -45,7 +45,7 @@ std::string format_of(const ModelSpec& spec, std::string_view name, std::int64_t
 
 bool has_note(const ModelSpec& spec, std::string_view part) {
   for (const auto& note : spec.notes)
-    if (note.find(part) != std::string::npos) return true;
+    if (note.text.find(part) != std::string::npos) return true;
   return false;
 }
 
@@ -69,7 +69,7 @@ TEST_CASE("MXFP4 stores 4.25 bits per linear weight: 32 E2M1 values and one E8M0
   REQUIRE(w.ok());
   // Seven such matrices (q, k, v, o, gate, up, down); embeddings (32 x 2880) and the two norms in bf16.
   CHECK(w.value().total == 7 * 4'406'400ULL + (32 * 2880 + 3 * 2880) * 2);
-  CHECK(w.value().explanation.find("4.25 bits") != std::string::npos);
+  CHECK(w.value().explanation.text.find("4.25 bits") != std::string::npos);
 }
 
 TEST_CASE("MXFP8 stores 8.25 bits per linear weight: 32 E4M3 values and one E8M0 scale per block") {
@@ -81,7 +81,7 @@ TEST_CASE("MXFP8 stores 8.25 bits per linear weight: 32 E4M3 values and one E8M0
   auto w = weights_bytes(spec.value(), parse_weight_format("mxfp8").value());
   REQUIRE(w.ok());
   CHECK(w.value().total == 7 * 8'553'600ULL + (32 * 2880 + 3 * 2880) * 2);
-  CHECK(w.value().explanation.find("8.25 bits") != std::string::npos);
+  CHECK(w.value().explanation.text.find("8.25 bits") != std::string::npos);
   CHECK(weight_format_name(parse_weight_format("MXFP8").value()) == "mxfp8");
 }
 
@@ -113,8 +113,8 @@ TEST_CASE("gpt-oss's recipe keeps attention, router, embeddings and lm_head in b
   // Embedding and lm_head: 201,088 x 2,880 x 2 B each.
   CHECK(w.embedding == 1'158'266'880ULL);
   CHECK(w.output == 1'158'266'880ULL);
-  CHECK(w.explanation.find("model.layers.*.self_attn") != std::string::npos);
-  CHECK(w.explanation.find("MXFP4") != std::string::npos);
+  CHECK(w.explanation.text.find("model.layers.*.self_attn") != std::string::npos);
+  CHECK(w.explanation.text.find("MXFP4") != std::string::npos);
   // Run in another format, the checkpoint's recipe does not apply: bf16 is 2 B per parameter.
   auto bf16 = weights_bytes(spec, parse_weight_format("bf16").value());
   REQUIRE(bf16.ok());
@@ -258,7 +258,7 @@ TEST_CASE("a MIXED_PRECISION map gives each module its format; modules it leaves
   CHECK(format_of(v4, "ffn_down_exps.weight", 3) == "nvfp4");
   CHECK(format_of(v4, "ffn_down_shexp.weight", 3) == "fp8-block-e8m0");
   CHECK_FALSE(has_note(v4, "expert_dtype"));
-  CHECK(own_weights(v4).explanation.find("expert_dtype") == std::string::npos);
+  CHECK(own_weights(v4).explanation.text.find("expert_dtype") == std::string::npos);
 }
 
 TEST_CASE("DeepSeek-V4's FP4 experts are stored as its reference code stores them: MXFP4's E2M1 and E8M0 per 32") {
@@ -275,7 +275,7 @@ TEST_CASE("DeepSeek-V4's FP4 experts are stored as its reference code stores the
   // byte each, 3,221,225,472 B, and one scale per 32: 201,326,592 B; 3,422,552,064 B a layer (4.25 bits a weight).
   const WeightBytes w = own_weights(v4);
   CHECK(w.routed_expert_bytes == 43 * 3'422'552'064ULL);
-  CHECK(w.explanation.find("expert_dtype fp4") != std::string::npos);
+  CHECK(w.explanation.text.find("expert_dtype fp4") != std::string::npos);
   // Published: llm-cal's page for deepseek-ai/DeepSeek-V4-Flash (flytomelight.github.io/llm-cal, "safetensors
   // bytes 148.66 GB [verified]", in GiB: its DeepSeek-V3 page's 641.30 is that repository's 688,586,727,753 B) =
   // 159.62e9 B, and vLLM's own line loading it (vllm-project/vllm#40821: "[weight_utils.py:904] ... Checkpoint size:
@@ -370,7 +370,7 @@ TEST_CASE("the files' multi-token-prediction layer is counted apart from the wei
   CHECK((fp8 && bf16));
   for (const auto& g : w.groups) CHECK(g.what != "MTP layers");
   CHECK(has_note(v3, "1 multi-token-prediction layer(s), counted in the files' size but not in the weights loaded"));
-  CHECK(w.explanation.find("the files also hold 1 multi-token-prediction layer (bf16, fp8-block)") !=
+  CHECK(w.explanation.text.find("the files also hold 1 multi-token-prediction layer (bf16, fp8-block)") !=
         std::string::npos);
   // nvidia/DeepSeek-V3.1-NVFP4 excludes model.layers.61* from quantization: its MTP layer is bf16, ~13.4B weights.
   const WeightBytes nvfp4 = own_weights(imported("nvidia--DeepSeek-V3.1-NVFP4"));

@@ -12,7 +12,7 @@ Result<GgufFile> parse(const Bytes& b) { return parse_gguf(b, b.size()); }
 std::string error_of(const Bytes& b) {
   auto r = parse(b);
   REQUIRE_FALSE(r.ok());
-  return r.error().field + ": " + r.error().message;
+  return r.error().field + ": " + r.error().message.text;
 }
 }  // namespace
 
@@ -177,7 +177,7 @@ TEST_CASE("a head count the metadata gives that the model checks refuse is named
   auto r = import_gguf(file, file.size());
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().field == "gguf metadata");
-  CHECK(r.error().message == "num_key_value_heads: must divide num_attention_heads (4), got 3 (architecture \"llama\")");
+  CHECK(r.error().message.text == "num_key_value_heads: must divide num_attention_heads (4), got 3 (architecture \"llama\")");
   // The page says the check's own message, in its language, from the check's id and values.
   CHECK(r.error().message.id == "model.must_divide");
   CHECK(arg_named(r.error().message, "value").integer == 3);

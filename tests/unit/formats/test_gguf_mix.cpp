@@ -330,7 +330,7 @@ TEST_CASE("llama.cpp without --weights runs gpt-oss as its published MXFP4_MOE G
   REQUIRE_MESSAGE(resolved.ok(), resolved.error().message);
   CHECK(weight_format_name(*resolved.value().options.weight_format) == "mxfp4_moe");
   bool noted = false;
-  for (const auto& note : resolved.value().model.notes) noted = noted || note.find("mxfp4_moe") != std::string::npos;
+  for (const auto& note : resolved.value().model.notes) noted = noted || note.text.find("mxfp4_moe") != std::string::npos;
   CHECK(noted);
   r.weights = "q4_k_m";  // an explicit format stays
   CHECK(weight_format_name(*resolve_request(test::catalog(), r).value().options.weight_format) == "q4_k_m");

@@ -58,7 +58,7 @@ TEST_CASE("a sharded checkpoint with its index and config.json imports as one mo
   const SafetensorsFile files[] = {{"model-00001-of-00002.safetensors", a, a.size()},
                                    {"model-00002-of-00002.safetensors", b, b.size()}};
   auto r = import_safetensors(files, kTinyConfig, index_for(shard1(), shard2()));
-  REQUIRE_MESSAGE(r.ok(), r.error().field << ": " << r.error().message);
+  REQUIRE_MESSAGE(r.ok(), r.error().field << ": " << r.error().message.text);
   const auto& m = r.value();
   CHECK(m.spec.hidden_size == 64);
   // 16·64 embed + 64 + 4·64² + 64 + 3·128·64 + 64 + 16·64 lm_head = 43,200 parameters.
@@ -71,7 +71,7 @@ TEST_CASE("a sharded checkpoint with its index and config.json imports as one mo
   SUBCASE("a shard named by the index but not given is an error") {
     auto missing = import_safetensors(std::span(files).first(1), kTinyConfig, index_for(shard1(), shard2()));
     REQUIRE_FALSE(missing.ok());
-    CHECK(missing.error().message.find("model-00002-of-00002.safetensors") != std::string::npos);
+    CHECK(missing.error().message.text.find("model-00002-of-00002.safetensors") != std::string::npos);
   }
 }
 
@@ -110,7 +110,7 @@ TEST_CASE("hostile safetensors files give an error naming the field") {
   auto error_of = [](const Bytes& b) {
     auto r = parse_safetensors(b, b.size());
     REQUIRE_FALSE(r.ok());
-    return r.error().field + ": " + r.error().message;
+    return r.error().field + ": " + r.error().message.text;
   };
   SUBCASE("a header length past the end") {
     Bytes b;

@@ -106,7 +106,7 @@ TEST_CASE("format spellings ignore case, and gptq or awq alone mean 4-bit, group
     auto bad = parse_weight_format("nvfp8");
     REQUIRE_FALSE(bad.ok());
     for (const char* spelling : {"nvfp4", "mxfp4", "fp8-block", "w4a16", "mlx-4bit", "exl2-4.0bpw", "gptq or awq"})
-      CHECK_MESSAGE(bad.error().message.find(spelling) != std::string::npos, spelling);
+      CHECK_MESSAGE(bad.error().message.text.find(spelling) != std::string::npos, spelling);
   }
   SUBCASE("out of range") {
     for (const char* name : {"mlx-7bit", "mlx-4bit-16g", "exl2-0.5bpw", "exl2-4.0bpw-h9", "exl2-4.123bpw",

@@ -29,7 +29,7 @@ TEST_CASE("data/gpus.json cites a non-empty source for every figure; the binary 
   std::ostringstream text;
   text << in.rdbuf();
   const auto full = parse_gpu_catalog(text.str());
-  REQUIRE_MESSAGE(full.ok(), (full.ok() ? "" : full.error().field + ": " + full.error().message));
+  REQUIRE_MESSAGE(full.ok(), (full.ok() ? "" : full.error().field + ": " + full.error().message.text));
   const auto& built_in = test::catalog().gpus;
   REQUIRE(full.value().size() == built_in.size());
   for (std::size_t i = 0; i < built_in.size(); ++i) {
@@ -88,7 +88,7 @@ TEST_CASE("a figure without a source is refused") {
       "sources":{"memory_gib":"datasheet"}}]})");
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().field == "gpus[0].sources");
-  CHECK(r.error().message == "missing a source for bandwidth_gb_s");
+  CHECK(r.error().message.text == "missing a source for bandwidth_gb_s");
 }
 
 TEST_CASE("a cloud price names its offer, which is what people read beside a cost") {
@@ -98,7 +98,7 @@ TEST_CASE("a cloud price names its offer, which is what people read beside a cos
   auto r = parse_gpu_catalog(price_without_offer);
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().field == "gpus[0].cloud_usd_per_hour");
-  CHECK(r.error().message == "needs an offer");
+  CHECK(r.error().message.text == "needs an offer");
   // The catalog's RTX 4090: $0.34 from RunPod's community cloud (data/gpus.json, runpod.io/pricing, 2026-09).
   const auto& price = test::gpu("rtx-4090").cloud_usd_per_hour;
   REQUIRE(price);
@@ -117,7 +117,7 @@ TEST_CASE("GPUs are found by the short names people write, and the reading is sa
   const auto& gpus = test::catalog().gpus;
   const auto read = [&](const char* text) {
     auto found = resolve_gpu(gpus, text, "gpu");
-    REQUIRE_MESSAGE(found.ok(), text << ": " << found.error().message);
+    REQUIRE_MESSAGE(found.ok(), text << ": " << found.error().message.text);
     return found.value();
   };
   // An exact id or name: no note.
@@ -127,35 +127,35 @@ TEST_CASE("GPUs are found by the short names people write, and the reading is sa
   // The bare "H100" is the SXM card (the catalog's alias); the others it could mean are named.
   const auto h100 = read("H100");
   CHECK(h100.gpu->id == "h100-sxm");
-  CHECK(h100.note.find("H100 PCIe") != std::string::npos);
-  CHECK(h100.note.find("H100 NVL") != std::string::npos);
+  CHECK(h100.note.text.find("H100 PCIe") != std::string::npos);
+  CHECK(h100.note.text.find("H100 NVL") != std::string::npos);
   // The vendor's word in front reads as the short name ("NVIDIA H100" as nvidia-smi and cloud consoles write it).
   CHECK(read("NVIDIA H100").gpu->id == "h100-sxm");
-  CHECK(read("NVIDIA H100").note.find("H100 NVL") != std::string::npos);
+  CHECK(read("NVIDIA H100").note.text.find("H100 NVL") != std::string::npos);
   // A number only one card has; the plain card rather than its Ti.
   CHECK(read("4090").gpu->id == "rtx-4090");
   CHECK(read("rtx4090").gpu->id == "rtx-4090");
   CHECK(read("3090").gpu->id == "rtx-3090");
-  CHECK(read("3090").note.find("3090 Ti") != std::string::npos);
+  CHECK(read("3090").note.text.find("3090 Ti") != std::string::npos);
   CHECK(read("3060").gpu->id == "rtx-3060-12gb");
   CHECK(read("A100").gpu->id == "a100-80gb-sxm");
   // Several cards and no way to tell: refused, naming them.
   auto ultra = resolve_gpu(gpus, "M2 Ultra", "gpu");
   REQUIRE_FALSE(ultra.ok());
   CHECK(ultra.error().field == "gpu");
-  CHECK(ultra.error().message.find("Apple M2 Ultra 128GB, Apple M2 Ultra 192GB; name one") != std::string::npos);
+  CHECK(ultra.error().message.text.find("Apple M2 Ultra 128GB, Apple M2 Ultra 192GB; name one") != std::string::npos);
   // Nothing: the closest names.
   auto typo = resolve_gpu(gpus, "h10", "gpus");
   REQUIRE_FALSE(typo.ok());
   CHECK(typo.error().field == "gpus");
-  CHECK(typo.error().message.find("closest: NVIDIA H100") != std::string::npos);
+  CHECK(typo.error().message.text.find("closest: NVIDIA H100") != std::string::npos);
 }
 
 TEST_CASE("GPU names as nvidia-smi and amd-smi print them read as the catalog's card") {
   const auto& gpus = test::catalog().gpus;
   const auto read = [&](const char* text) {
     auto found = resolve_gpu(gpus, text, "gpu");
-    REQUIRE_MESSAGE(found.ok(), text << ": " << found.error().message);
+    REQUIRE_MESSAGE(found.ok(), text << ": " << found.error().message.text);
     return found.value();
   };
   // The names as printed, each in an nvidia-smi table or `nvidia-smi -q` "Product Name" posted in a GitHub issue:
@@ -182,32 +182,32 @@ TEST_CASE("GPU names as nvidia-smi and amd-smi print them read as the catalog's 
   for (const auto& p : printed) CHECK_MESSAGE(read(p.name).gpu->id == p.id, p.name);
   // The name is the card's whole name: nothing else is said to be meant ("NVIDIA GeForce RTX 3090 Ti" is what a
   // 3090 Ti prints, so the plain name is the plain card).
-  CHECK(read("NVIDIA GeForce RTX 4090").note == "\"NVIDIA GeForce RTX 4090\" read as GeForce RTX 4090.");
-  CHECK(read("NVIDIA GeForce RTX 3090").note.find("Ti") == std::string::npos);
+  CHECK(read("NVIDIA GeForce RTX 4090").note.text == "\"NVIDIA GeForce RTX 4090\" read as GeForce RTX 4090.");
+  CHECK(read("NVIDIA GeForce RTX 3090").note.text.find("Ti") == std::string::npos);
   // 80 GB of HBM3 is the SXM card alone: the PCIe card has HBM2e, the NVL 94 GB (data/gpus.json).
-  CHECK(read("NVIDIA H100 80GB HBM3").note == "\"NVIDIA H100 80GB HBM3\" read as NVIDIA H100 SXM.");
+  CHECK(read("NVIDIA H100 80GB HBM3").note.text == "\"NVIDIA H100 80GB HBM3\" read as NVIDIA H100 SXM.");
   // One name for two memory sizes: the catalog's alias picks the 12 GB card and says the 8 GB one.
   CHECK(read("NVIDIA GeForce RTX 3060").gpu->id == "rtx-3060-12gb");
-  CHECK(read("NVIDIA GeForce RTX 3060").note.find("GeForce RTX 3060 8GB") != std::string::npos);
+  CHECK(read("NVIDIA GeForce RTX 3060").note.text.find("GeForce RTX 3060 8GB") != std::string::npos);
   // Two cards under the name and no alias: refused, naming both.
   auto ti = resolve_gpu(gpus, "NVIDIA GeForce RTX 4060 Ti", "gpu");
   REQUIRE_FALSE(ti.ok());
-  CHECK(ti.error().message == "\"NVIDIA GeForce RTX 4060 Ti\" could be GeForce RTX 4060 Ti 8GB, GeForce RTX 4060 Ti "
+  CHECK(ti.error().message.text == "\"NVIDIA GeForce RTX 4060 Ti\" could be GeForce RTX 4060 Ti 8GB, GeForce RTX 4060 Ti "
                               "16GB; name one");
   // Memory no card of the name has: refused with the sizes there are, never another card.
   auto big = resolve_gpu(gpus, "NVIDIA GeForce RTX 4090 48GB", "gpu");
   REQUIRE_FALSE(big.ok());
   CHECK(big.error().field == "gpu");
-  CHECK(big.error().message == "\"NVIDIA GeForce RTX 4090 48GB\" names memory that no card of that name has in the "
+  CHECK(big.error().message.text == "\"NVIDIA GeForce RTX 4090 48GB\" names memory that no card of that name has in the "
                                "GPU catalog; it has GeForce RTX 4090 (24 GB GDDR6X)");
   auto a100 = resolve_gpu(gpus, "NVIDIA A100-SXM4-64GB", "gpu");
   REQUIRE_FALSE(a100.ok());
-  CHECK(a100.error().message.find("it has NVIDIA A100 40GB SXM (40 GB HBM2), NVIDIA A100 80GB SXM (80 GB HBM2e)") !=
+  CHECK(a100.error().message.text.find("it has NVIDIA A100 40GB SXM (40 GB HBM2), NVIDIA A100 80GB SXM (80 GB HBM2e)") !=
         std::string::npos);
   // A form the catalog lacks is not read as a neighbour: the V100 FHHL is not the SXM2 or the PCIe card.
   auto fhhl = resolve_gpu(gpus, "Tesla V100-FHHL-16GB", "gpu");
   REQUIRE_FALSE(fhhl.ok());
-  CHECK(fhhl.error().message.starts_with("unknown GPU \"Tesla V100-FHHL-16GB\""));
+  CHECK(fhhl.error().message.text.starts_with("unknown GPU \"Tesla V100-FHHL-16GB\""));
   // "Tesla V100-PCIE-32GB" as torch's collect_env prints it ("GPU 0: Tesla V100-PCIE-32GB", posted in public
   // repositories; the 16 GB card likewise) is the PCIe card of that memory.
   CHECK(read("Tesla V100-PCIE-16GB").gpu->id == "v100-pcie-16gb");
@@ -218,7 +218,7 @@ TEST_CASE("the machines and cards people buy for local models answer to the name
   const auto& gpus = test::catalog().gpus;
   const auto read = [&](const char* text) {
     auto found = resolve_gpu(gpus, text, "gpu");
-    REQUIRE_MESSAGE(found.ok(), text << ": " << found.error().message);
+    REQUIRE_MESSAGE(found.ok(), text << ": " << found.error().message.text);
     return found.value();
   };
   // The short names of issue 34, as forum posts and shop listings write them, and the card each means: the 128 GB
@@ -288,13 +288,13 @@ TEST_CASE("the machines and cards people buy for local models answer to the name
   };
   for (const auto& w : written) CHECK_MESSAGE(read(w.name).gpu->id == w.id, w.name << " reads as " << read(w.name).gpu->id);
   // A short name that other cards share says them: "395" is the 128 GB machine, the 64 GB one named beside it.
-  CHECK(read("395").note.find("AMD Ryzen AI Max+ 395 64GB") != std::string::npos);
-  CHECK(read("B60").note.find("Intel Arc Pro B60 Dual") != std::string::npos);
+  CHECK(read("395").note.text.find("AMD Ryzen AI Max+ 395 64GB") != std::string::npos);
+  CHECK(read("B60").note.text.find("Intel Arc Pro B60 Dual") != std::string::npos);
   // "V100 PCIe" is sold in 16 and 32 GB alike: refused, naming both, rather than read as one.
   const auto v100 = resolve_gpu(test::catalog().gpus, "V100 PCIe", "gpu");
   REQUIRE_FALSE(v100.ok());
-  CHECK(v100.error().message.find("NVIDIA V100 PCIe 16GB") != std::string::npos);
-  CHECK(v100.error().message.find("NVIDIA V100 PCIe 32GB") != std::string::npos);
+  CHECK(v100.error().message.text.find("NVIDIA V100 PCIe 16GB") != std::string::npos);
+  CHECK(v100.error().message.text.find("NVIDIA V100 PCIe 32GB") != std::string::npos);
 }
 
 TEST_CASE("every alias in the catalog names one card") {
@@ -367,10 +367,10 @@ TEST_CASE("the catalog's Macs use their wired limit: macOS's default, or the one
   const auto above = wired_limit_for(mac, 36865, "wired_limit_mb");
   REQUIRE_FALSE(above.ok());
   CHECK(above.error().field == "wired_limit_mb");
-  CHECK(above.error().message.find("36864 MB") != std::string::npos);
+  CHECK(above.error().message.text.find("36864 MB") != std::string::npos);
   const auto discrete = wired_limit_for(test::gpu("rtx-4090"), 20000, "wired_limit_mb");
   REQUIRE_FALSE(discrete.ok());
-  CHECK(discrete.error().message.find("memory of its own") != std::string::npos);
+  CHECK(discrete.error().message.text.find("memory of its own") != std::string::npos);
 }
 
 TEST_CASE("A Strix Halo's GPU may use Linux's default GTT limit, half the RAM; the share set replaces it") {
@@ -401,8 +401,8 @@ TEST_CASE("A Strix Halo's GPU may use Linux's default GTT limit, half the RAM; t
   CHECK(wired_limit_note(halo).id == "unified.share_given");
   const auto above = wired_limit_for(halo, 131073, "wired_limit_mb");
   REQUIRE_FALSE(above.ok());
-  CHECK(above.error().message.find("131072 MB") != std::string::npos);
-  CHECK(above.error().message.find("operating system's default") != std::string::npos);
+  CHECK(above.error().message.text.find("131072 MB") != std::string::npos);
+  CHECK(above.error().message.text.find("operating system's default") != std::string::npos);
   CHECK(wired_limit_note(test::gpu("ryzen-ai-max-395-128gb")).id == "unified.amd_default");
   CHECK(one_per_machine_message(halo).id == "gpus.one_machine");
 }
@@ -485,7 +485,7 @@ TEST_CASE("An MI300A's GPU may use the 96 GiB AMD documents; its node's four APU
     "sources":{"memory_gib":"a datasheet"}}]})";
   const auto refused = parse_gpu_catalog(unsourced);
   REQUIRE_FALSE(refused.ok());
-  CHECK(refused.error().message.find("default_share_gib") != std::string::npos);
+  CHECK(refused.error().message.text.find("default_share_gib") != std::string::npos);
   const char* too_big = R"({"schema":1,"gpus":[{"id":"x","name":"X","vendor":"AMD","segment":"datacenter",
     "memory_gib":128,"unified_memory":{"kind":"amd_apu","note":"n","default_share_gib":129},
     "sources":{"memory_gib":"a datasheet","default_share_gib":"a guide"}}]})";
@@ -506,5 +506,5 @@ TEST_CASE("A unified_memory entry names how its operating system shares the RAM"
     "memory_gib":16,"unified_memory":{"note":"n"},"sources":{"memory_gib":"a datasheet"}}]})";
   const auto refused = parse_gpu_catalog(without_kind);
   REQUIRE_FALSE(refused.ok());
-  CHECK(refused.error().message.find("needs a kind") != std::string::npos);
+  CHECK(refused.error().message.text.find("needs a kind") != std::string::npos);
 }

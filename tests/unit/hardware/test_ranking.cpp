@@ -62,10 +62,10 @@ TEST_CASE("the biggest model a card runs: most parameters first, then the most b
 TEST_CASE("tensor parallel must divide the attention and KV heads") {
   const SpeedModel m = speed_model("llama-3.1-70b", "bf16");  // 64 heads, 8 KV heads
   CHECK(tensor_parallel_problem(m, 8).empty());
-  CHECK(tensor_parallel_problem(m, 3).find("attention heads") != std::string::npos);
+  CHECK(tensor_parallel_problem(m, 3).text.find("attention heads") != std::string::npos);
   SpeedModel odd = m;
   odd.num_kv_heads = 4;
-  CHECK(tensor_parallel_problem(odd, 8).find("KV heads") != std::string::npos);
+  CHECK(tensor_parallel_problem(odd, 8).text.find("KV heads") != std::string::npos);
 }
 
 TEST_CASE("ranking 70B in bf16: fitting configurations, the picks, and how far the rest miss") {
@@ -142,7 +142,7 @@ TEST_CASE("an Apple chip is ranked alone: two of them are not a configuration") 
     if (c.gpu->id == "apple-m4-max-128gb" && c.count == 2) {
       ++apple_pairs;
       CHECK_FALSE(c.fits);
-      CHECK(c.note.find("one GPU per machine") != std::string::npos);
+      CHECK(c.note.text.find("one GPU per machine") != std::string::npos);
     } else {
       CHECK(c.fits);  // one M4 Max, one or two RTX 4090s
     }

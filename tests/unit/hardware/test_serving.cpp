@@ -15,7 +15,7 @@ Report evaluated(const char* json) {
   auto request = request_from_json(json);
   REQUIRE_MESSAGE(request.ok(), json);
   auto report = evaluate(test::catalog(), request.value());
-  REQUIRE_MESSAGE(report.ok(), json << ": " << (report.ok() ? "" : report.error().message));
+  REQUIRE_MESSAGE(report.ok(), json << ": " << (report.ok() ? "" : report.error().message.text));
   return std::move(report).value();
 }
 
@@ -101,22 +101,22 @@ TEST_CASE("FP8 and FP4 formats compute natively only on a GPU whose tensor cores
   const PrefillSpeed bf16 = prefill_of(R"({"model":"llama-3.1-8b","engine":"vllm","weights":"bf16","gpu":"h100-sxm"})");
   const PrefillSpeed nvfp4 = prefill_of(R"({"model":"llama-3.1-8b","engine":"vllm","weights":"nvfp4","gpu":"h100-sxm"})");
   CHECK(nvfp4.tokens_per_second.high == doctest::Approx(bf16.tokens_per_second.high));
-  CHECK(nvfp4.explanation.find("nvfp4 computes natively from sm_100; NVIDIA H100 SXM (sm_90) runs it weight-only") !=
+  CHECK(nvfp4.explanation.text.find("nvfp4 computes natively from sm_100; NVIDIA H100 SXM (sm_90) runs it weight-only") !=
         std::string::npos);
   // On a B200 NVFP4 (activations quantized too: W4A4) multiplies FP4 × FP4 at the datasheet's rate: HGX B200 "FP4
   // Tensor Core 18 PFLOPS" per GPU with sparsity, 9000 dense.
   const Report b200 = evaluated(R"({"model":"llama-3.1-8b","engine":"vllm","weights":"nvfp4","gpu":"b200"})");
   CHECK(speed_of(b200).compute == ComputePath::fp4);
-  CHECK(speed_of(b200).prefill->explanation.find("of 9000 FP4 TFLOPS") != std::string::npos);
+  CHECK(speed_of(b200).prefill->explanation.text.find("of 9000 FP4 TFLOPS") != std::string::npos);
   // MXFP4 checkpoints (gpt-oss) keep 16-bit activations: vLLM's MXFP4 MoE kernels take bf16 or MXFP8 activations,
   // never FP4, so the 16-bit rate stands, said to be a lower bound.
   const Report oss = evaluated(R"({"model":"gpt-oss-20b","engine":"vllm","gpu":"b200"})");
   CHECK(speed_of(oss).compute == ComputePath::fp16);
-  CHECK(speed_of(oss).prefill->explanation.find("16-bit or MXFP8 activations") != std::string::npos);
+  CHECK(speed_of(oss).prefill->explanation.text.find("16-bit or MXFP8 activations") != std::string::npos);
   // FP8 from Ada (sm_89): an A100 (sm_80) runs FP8 weight-only; bf16 weights need no word.
   CHECK(prefill_of(R"({"model":"llama-3.1-8b","engine":"vllm","weights":"fp8","gpu":"a100-80gb-sxm"})")
-            .explanation.find("fp8 computes natively from sm_89") != std::string::npos);
-  CHECK(bf16.explanation.find("natively") == std::string::npos);
+            .explanation.text.find("fp8 computes natively from sm_89") != std::string::npos);
+  CHECK(bf16.explanation.text.find("natively") == std::string::npos);
 }
 
 TEST_CASE("llama.cpp -ngl below the layer count reads the rest from system RAM") {
@@ -139,8 +139,8 @@ TEST_CASE("Apple GPUs decode but have no prefill figure, and say why") {
   const ServingSpeed& s = speed_of(r);
   CHECK(s.decode.tokens_per_second.low > 0);
   CHECK_FALSE(s.prefill.has_value());
-  CHECK(s.prefill_unavailable.find("Apple M2 Ultra") != std::string::npos);
-  CHECK(s.prefill_unavailable.find("no BF16 TFLOPS figure") != std::string::npos);
+  CHECK(s.prefill_unavailable.text.find("Apple M2 Ultra") != std::string::npos);
+  CHECK(s.prefill_unavailable.text.find("no BF16 TFLOPS figure") != std::string::npos);
   CHECK_FALSE(r.serving->cost.usd_per_hour.has_value());  // no cloud price: none, never 0
   const std::string json = report_to_json(r);
   CHECK(json.find("\"prefill_tokens_per_second\":null") != std::string::npos);
@@ -150,7 +150,7 @@ TEST_CASE("Apple GPUs decode but have no prefill figure, and say why") {
 TEST_CASE("an encoder has no decode speed") {
   const Report r = evaluated(R"({"model":"bert-base","gpu":"rtx-4090"})");
   CHECK_FALSE(r.serving->speed.has_value());
-  CHECK(r.serving->speed_unavailable.find("is an encoder") != std::string::npos);
+  CHECK(r.serving->speed_unavailable.text.find("is an encoder") != std::string::npos);
   CHECK(r.serving->cost.usd_per_hour.has_value());
   CHECK_FALSE(r.serving->cost.usd_per_million_tokens.has_value());
 }
@@ -196,7 +196,7 @@ TEST_CASE("the electricity of a card you own: TDP × hours × price") {
 TEST_CASE("a scenario that does not fit still gets a speed, with a note") {
   const Report r = evaluated(R"({"model":"llama-3.1-70b","weights":"bf16","gpu":"rtx-4090"})");
   CHECK(r.gpus.front().fit == Fit::does_not_fit);
-  CHECK(speed_of(r).note.find("does not fit on one GeForce RTX 4090") != std::string::npos);
+  CHECK(speed_of(r).note.text.find("does not fit on one GeForce RTX 4090") != std::string::npos);
 }
 
 TEST_CASE("the memory split for tensor parallel is check_fit's") {

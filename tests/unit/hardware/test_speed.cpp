@@ -58,7 +58,7 @@ bool quantized(const std::string& format) { return format != "bf16" && format !=
 
 TEST_CASE("every published speed lies inside the predicted range, and no range is wider than 2x") {
   auto measurements = parse_speed_measurements(read_measurements());
-  REQUIRE_MESSAGE(measurements.ok(), measurements.error().field << ": " << measurements.error().message);
+  REQUIRE_MESSAGE(measurements.ok(), measurements.error().field << ": " << measurements.error().message.text);
   REQUIRE(measurements.value().size() >= 20);
   for (const SpeedMeasurement& m : measurements.value()) {
     // Runs with experts in system RAM lie below their ranges, by the error the test case on them states; llama-bench
@@ -130,7 +130,7 @@ TEST_CASE("decode reads and writes back every sequence's recurrent state besides
   auto d = estimate_decode(m, plain_gpu(1000, 100), o);
   REQUIRE(d.ok());
   CHECK(d.value().bytes_per_step_per_gpu == doctest::Approx(12.6e9));
-  CHECK(d.value().explanation.find("recurrent state, read and written back") != std::string::npos);
+  CHECK(d.value().explanation.text.find("recurrent state, read and written back") != std::string::npos);
 }
 
 TEST_CASE("decode attends to at most the window in sliding-window layers") {
@@ -248,7 +248,7 @@ TEST_CASE("on a machine whose GPU shares its RAM, layers left in RAM are read at
   o.kv_bytes_per_sequence = kv_bytes("llama-2-7b", 64);
   auto shared = estimate_decode(m, halo, o);
   REQUIRE(shared.ok());
-  CHECK(shared.value().explanation.find("layers in system RAM are read at 256 GB/s") != std::string::npos);
+  CHECK(shared.value().explanation.text.find("layers in system RAM are read at 256 GB/s") != std::string::npos);
   // The CPU's part of a step at 256 GB/s takes 60/256 of what it takes at the desktop default the request gives.
   o.system_bandwidth_gb_s = 60;
   o.system_bandwidth_given = true;
@@ -346,7 +346,7 @@ TEST_CASE("a batch reads the experts it touches: E · (1 − (1 − k/E)^B) per 
   REQUIRE(sixteen.ok());
   CHECK(sixteen.value().distinct_experts_per_layer == doctest::Approx(82.426).epsilon(1e-4));
   CHECK(sixteen.value().bytes_per_step_per_gpu == doctest::Approx(37.910e9).epsilon(1e-4));
-  CHECK(sixteen.value().explanation.find("uniform routing") != std::string::npos);
+  CHECK(sixteen.value().explanation.text.find("uniform routing") != std::string::npos);
   // 256 sequences touch every expert (0.9375^256 ≈ 6.7e-8): the step reads the whole model, 55 GB.
   o.batch = 256;
   CHECK(estimate_decode(m, plain_gpu(1000, 100), o).value().bytes_per_step_per_gpu == doctest::Approx(55e9));
@@ -394,7 +394,7 @@ TEST_CASE("experts left in system RAM are read there by the CPU, the rest on the
   CHECK(d.value().tokens_per_second.low == doctest::Approx(1000.0 / 105.344).epsilon(1e-3));
   CHECK(d.value().handoff_seconds.low == doctest::Approx(48 * 26e-6));
   CHECK(d.value().handoff_seconds.high == doctest::Approx(48 * 90e-6));
-  CHECK(d.value().explanation.find("the experts of 24 layers and the output layer stay in system RAM") !=
+  CHECK(d.value().explanation.text.find("the experts of 24 layers and the output layer stay in system RAM") !=
         std::string::npos);
   // The page words it in its language: the sentence's id, the clause for system RAM with its raw figures.
   CHECK(d.value().explanation.id == "speed.how.decode");
@@ -505,7 +505,7 @@ TEST_CASE("prefill splits its FLOPs: dense products, the routed experts' grouped
   CHECK(p.value().gemm_flops == doctest::Approx(8e11 + 2e8));
   CHECK(p.value().moe_flops == doctest::Approx(8e11));
   CHECK(p.value().attention_flops == doctest::Approx(2.62144e11));
-  CHECK(p.value().explanation.find("grouped products") != std::string::npos);
+  CHECK(p.value().explanation.text.find("grouped products") != std::string::npos);
   CHECK(p.value().explanation.id == "speed.how.prefill");
   CHECK(arg_named(p.value().explanation, "moe").nested.front().id == "speed.how.prefill_moe");
   CHECK(arg_named(p.value().explanation, "tokens").integer == static_cast<std::int64_t>(o.prompt_tokens));
@@ -515,7 +515,7 @@ TEST_CASE("prefill splits its FLOPs: dense products, the routed experts' grouped
   // (8e11 + 2.048e11)/(100e12 · 0.21) + 2.62144e11/(100e12 · 0.90) = 22.863 + 47.848 + 2.913 ms = 73.623 ms + 0.5 ms
   // fixed = 74.123 ms.
   CHECK(p.value().seconds.low == doctest::Approx(0.074123).epsilon(1e-4));
-  CHECK(p.value().explanation.find("as much as 32 more tokens") != std::string::npos);
+  CHECK(p.value().explanation.text.find("as much as 32 more tokens") != std::string::npos);
 }
 
 TEST_CASE("attention over the cache: 4 · width · s · (d + s/2) per chunk, sliding-window layers capped at the window") {
@@ -561,7 +561,7 @@ TEST_CASE("a long prompt is prefilled in chunks: attention adds up to 2 · P² �
   auto tiny = estimate_prefill(m, plain_gpu(1000, 100), o);
   REQUIRE(tiny.ok());
   CHECK(tiny.value().seconds.low == doctest::Approx(1024 * (14.0 / 900.0 + 0.0005)));
-  CHECK(tiny.value().explanation.find("takes longer than the arithmetic") != std::string::npos);
+  CHECK(tiny.value().explanation.text.find("takes longer than the arithmetic") != std::string::npos);
 }
 
 namespace {

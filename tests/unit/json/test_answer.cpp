@@ -18,7 +18,7 @@ namespace {
 
 Request inference(const char* text) {
   auto r = request_from_json(text);
-  REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().field + ": " + r.error().message));
+  REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().field + ": " + r.error().message.text));
   return r.value();
 }
 
@@ -50,7 +50,7 @@ TEST_CASE("a question's error is the error answer, naming the field") {
   const Catalog& c = test::catalog();
   CHECK(answer(c, R"({"question":"limits","model":"llama-3.1-8b"})") ==
         error_to_json(solve_limits(c, inference(R"({"model":"llama-3.1-8b"})")).error()));
-  CHECK(answer(c, "{not json") == R"({"error":{"field":"request","message":"is not valid JSON","message_i18n":{"args":{},"id":"json.invalid"}},"ok":false})");
+  CHECK(answer(c, "{not json") == R"({"error":{"field":"request","message":{"args":{},"id":"json.invalid","text":"is not valid JSON"}},"ok":false})");
 }
 
 TEST_CASE("a model file answers every question that takes a model, through the same dispatcher") {
@@ -252,7 +252,7 @@ TEST_CASE("what would help on a Mac too small by its default share: raise iogpu.
   CHECK(wired->at("fit") == "fits");
   CHECK(wired->at("usable_bytes") == limit << 20);
   CHECK(wired->at("saved_bytes") == 0);
-  const std::string cost = wired->at("cost");
+  const std::string cost = wired->at("cost").at("text");
   CHECK(cost.find("sudo sysctl iogpu.wired_limit_mb=" + std::to_string(limit)) != std::string::npos);
   CHECK(cost.find("freeze or restart") != std::string::npos);
   // Applied, the same scenario fits.
@@ -285,11 +285,11 @@ TEST_CASE("what would help on a Strix Halo too small by Linux's default share: t
   CHECK(limit <= 120u * 1024);
   CHECK(share->at("fit") == "fits");
   CHECK(share->at("usable_bytes") == limit << 20);
-  const std::string cost = share->at("cost");
+  const std::string cost = share->at("cost").at("text");
   CHECK(cost.find("ttm.pages_limit=" + std::to_string(gib * 262144) + " ") != std::string::npos);
   CHECK(cost.find("sysctl") == std::string::npos);
-  CHECK(share->at("cost_i18n").at("id") == "remedy.gtt_limit");
-  CHECK(share->at("source_i18n").at("id") == "remedy.source.gtt");
+  CHECK(share->at("cost").at("id") == "remedy.gtt_limit");
+  CHECK(share->at("source").at("id") == "remedy.source.gtt");
   // Applied, the same scenario fits.
   std::string applied = std::string(scenario);
   applied.replace(applied.find(R"("question":"remedies",)"), 22, "\"wired_limit_mb\":" + std::to_string(limit) + ",");
@@ -316,9 +316,9 @@ TEST_CASE("what would help on an MI300A too small by ROCm's default share: amdtt
   const std::uint64_t gib = static_cast<std::uint64_t>(static_cast<double>(bytes) / 0.9 / (1ull << 30)) + 1;
   CHECK(share->at("inputs").at("wired_limit_mb") == gib * 1024);
   // ROCm/amdgpu-docs mi300a.rst: pages_limit counts 4 KiB pages for all the node's APUs (33554432 × 4 for four).
-  const std::string cost = share->at("cost");
+  const std::string cost = share->at("cost").at("text");
   CHECK(cost.find("of " + std::to_string(gib * 262144 * 4) + " ") != std::string::npos);
-  CHECK(share->at("cost_i18n").at("id") == "remedy.amdttm_limit");
+  CHECK(share->at("cost").at("id") == "remedy.amdttm_limit");
 }
 
 TEST_CASE("a LoRA job too big for a Mac's default share is offered the wired limit that holds it") {

@@ -15,7 +15,7 @@ json named(std::string_view name, std::string_view revision = "") {
   return json::parse(read_model_name(test::catalog(), name, revision));
 }
 json plan(std::string_view name, const json& listing) { return json::parse(plan_hub_reads(name, "", listing.dump())); }
-std::string failure(const json& f) { return json::parse(lookup_failure(f.dump()))["error"]["message"]; }
+std::string failure(const json& f) { return json::parse(lookup_failure(f.dump()))["error"]["message"]["text"]; }
 
 const json kPhi4 = {
     {"id", "microsoft/phi-4"}, {"sha", "187ef0342fff0eb3333be9f00389385e95ef0b61"}, {"gated", false},
@@ -70,7 +70,7 @@ TEST_CASE("a bare name no preset holds is an Ollama model, with why it is no pre
   const json phi = named("phi4");
   CHECK(phi["kind"] == "ollama");
   CHECK(phi["manifest"] == "/v2/library/phi4/manifests/latest");  // Docker registry v2: /v2/<name>/manifests/<ref>
-  CHECK(phi["preset_error"].get<std::string>().find("no preset") != std::string::npos);
+  CHECK(phi["preset_error"]["text"].get<std::string>().find("no preset") != std::string::npos);
   CHECK(named("granite4:tiny-h")["manifest"] == "/v2/library/granite4/manifests/tiny-h");
   CHECK(named("Some Model 7B")["ok"] == false);
 }
@@ -83,11 +83,11 @@ TEST_CASE("a safetensors repository is read by config.json and each shard's head
   REQUIRE(p["headers"].size() == 2);
   CHECK(p["headers"][0]["size"] == 4933658528);
   // "14,659,507,200 parameters (BF16)": the model API's safetensors.total, as the listing gives it.
-  CHECK(p["summary"].get<std::string>().find("14,659,507,200 parameters (BF16)") != std::string::npos);
-  CHECK(p["summary"].get<std::string>().find("4,933,658,628 B") != std::string::npos);  // 4,933,658,528 + 100
+  CHECK(p["summary"]["text"].get<std::string>().find("14,659,507,200 parameters (BF16)") != std::string::npos);
+  CHECK(p["summary"]["text"].get<std::string>().find("4,933,658,628 B") != std::string::npos);  // 4,933,658,528 + 100
   // Two shards: the plural, said apart so each language words its own ("2 safetensors-Dateien").
-  CHECK(p["summary"].get<std::string>().find("the headers of 2 safetensors files (") != std::string::npos);
-  CHECK(p["summary_i18n"]["args"]["files"]["id"] == "hub.safetensors_files");
+  CHECK(p["summary"]["text"].get<std::string>().find("the headers of 2 safetensors files (") != std::string::npos);
+  CHECK(p["summary"]["args"]["files"]["id"] == "hub.safetensors_files");
 }
 
 TEST_CASE("a GGUF repository offers its quantizations with their summed sizes and says which was picked") {
@@ -107,8 +107,8 @@ TEST_CASE("a GGUF repository offers its quantizations with their summed sizes an
   CHECK(asked["gguf"]["picked"] == "asked");
   CHECK(asked["headers"][0]["size"] == 900);
   // One file: the singular, not "1 file(s)".
-  CHECK(asked["summary"].get<std::string>().find(", 900 B in 1 file (") != std::string::npos);
-  CHECK(p["summary"].get<std::string>().find(", 800 B in 2 files (") != std::string::npos);
+  CHECK(asked["summary"]["text"].get<std::string>().find(", 900 B in 1 file (") != std::string::npos);
+  CHECK(p["summary"]["text"].get<std::string>().find(", 800 B in 2 files (") != std::string::npos);
   CHECK(p["notes"].empty());
   // llama.cpp's -hf: "mmproj is also downloaded automatically if available. to disable, add --no-mmproj".
   json with_projector = l;
@@ -116,19 +116,19 @@ TEST_CASE("a GGUF repository offers its quantizations with their summed sizes an
   const json pv = plan("o/M-GGUF", with_projector);
   CHECK(pv["gguf"]["choices"].size() == 2);  // the projector is no quantization of the model
   REQUIRE(pv["notes"].size() == 1);
-  CHECK(pv["notes"][0] == "o/M-GGUF also holds a vision projector, mmproj-F16.gguf (851,251,104 B): llama-server -hf "
-                          "loads it too unless --no-mmproj is given. It is not counted here.");
+  CHECK(pv["notes"][0]["text"] == "o/M-GGUF also holds a vision projector, mmproj-F16.gguf (851,251,104 B): llama-server -hf "
+                                  "loads it too unless --no-mmproj is given. It is not counted here.");
   json short_split = l;
   short_split["siblings"].erase(2);  // part 2 of 2 missing
-  CHECK(plan("o/M-GGUF", short_split)["error"]["message"] ==
+  CHECK(plan("o/M-GGUF", short_split)["error"]["message"]["text"] ==
         "o/M-GGUF's Q4_K_M file is split in 2 parts, but the repository holds 1 of them");
   const json missing = plan("o/M-GGUF:Q2_K", l);
-  CHECK(missing["error"]["message"] == "o/M-GGUF has no Q2_K file; it offers Q8_0, Q4_K_M");
+  CHECK(missing["error"]["message"]["text"] == "o/M-GGUF has no Q2_K file; it offers Q8_0, Q4_K_M");
 }
 
 TEST_CASE("a repository with neither config.json nor weights is refused by name; config.json alone is read alone") {
   const json empty = plan("o/empty", {{"siblings", {{{"rfilename", "README.md"}, {"size", 5}}}}});
-  CHECK(empty["error"]["message"] == "o/empty has no config.json and no weights (.safetensors or .gguf) to read");
+  CHECK(empty["error"]["message"]["text"] == "o/empty has no config.json and no weights (.safetensors or .gguf) to read");
   const json config = plan("o/cfg", {{"siblings", {{{"rfilename", "config.json"}, {"size", 5}},
                                                    {{"rfilename", "hf_quant_config.json"}, {"size", 5}}}}});
   CHECK(config["kind"] == "config");
@@ -151,7 +151,7 @@ TEST_CASE("more shards than the reads allow are costed from config.json, with th
   CHECK(p["kind"] == "config");
   CHECK(p["headers"].empty());
   CHECK(p["texts"].size() == 1);
-  CHECK(p["summary"] == "deepseek-ai/DeepSeek-V3: config.json; its 163 safetensors files (652,000,000,000 B) are more "
+  CHECK(p["summary"]["text"] == "deepseek-ai/DeepSeek-V3: config.json; its 163 safetensors files (652,000,000,000 B) are more "
                         "than 64, so their headers were not read and the weights follow config.json; the Hub counts "
                         "684,531,386,000 parameters (BF16, F32, F8_E4M3).");  // 163 × 4,000,000,000 by hand; dtypes in byte order
 }

@@ -22,7 +22,7 @@ TEST_CASE("an unknown question names the key and lists the questions") {
   auto r = parse_request(R"({"question":"cost","model":"llama-3.1-8b"})");
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().field == "question");
-  CHECK(r.error().message == "unknown question \"cost\"; allowed: estimate, limits, curve, gpu_ranking, biggest_model, remedies");
+  CHECK(r.error().message.text == "unknown question \"cost\"; allowed: estimate, limits, curve, gpu_ranking, biggest_model, remedies");
   CHECK(parse_request(R"({"question":3})").error().field == "question");
   CHECK(parse_request("[1]").error().field == "request");
 }
@@ -89,8 +89,8 @@ Error refused(const char* request) {
 TEST_CASE("tokens: a whole number of tokens, typed as 8192, 8k or 1.5M") {
   const Error e = refused(R"({"model":"llama-3.1-8b","context":"0"})");
   CHECK(e.field == "context");
-  CHECK(e.message == "expected a whole number of tokens from 1 to 100,000,000, such as 8192 or 8k; got \"0\"");
-  CHECK(refused(R"({"model":"llama-3.1-8b","context":0})").message ==
+  CHECK(e.message.text == "expected a whole number of tokens from 1 to 100,000,000, such as 8192 or 8k; got \"0\"");
+  CHECK(refused(R"({"model":"llama-3.1-8b","context":0})").message.text ==
         "expected a whole number of tokens from 1 to 100,000,000, such as 8192 or 8k; got 0");
   CHECK(*parse_request(R"({"context":"8k"})").value().inference.context == 8192);
   CHECK(*parse_request(R"({"context":"1.5M"})").value().inference.context == 1'572'864);  // 1.5 × 1024²
@@ -101,19 +101,19 @@ TEST_CASE("tokens: a whole number of tokens, typed as 8192, 8k or 1.5M") {
 TEST_CASE("quantity: a whole number, typed as 7e9, 300B or 1.5T") {
   const Error e = refused(R"({"params":"seven"})");
   CHECK(e.field == "params");
-  CHECK(e.message == "expected a whole number from 1 to 1e14, such as 7e9, 300B or 1.5T; got \"seven\"");
+  CHECK(e.message.text == "expected a whole number from 1 to 1e14, such as 7e9, 300B or 1.5T; got \"seven\"");
   CHECK(parse_request(R"({"params":"7B"})").value().inference.params == 7'000'000'000ULL);
   CHECK(*parse_request(R"({"mode":"train","tokens":"300B"})").value().training->tokens == 3e11);
-  CHECK(refused(R"({"mode":"train","tokens":0})").message ==
+  CHECK(refused(R"({"mode":"train","tokens":0})").message.text ==
         "expected a whole number from 1 to 1e18, such as 7e9, 300B or 1.5T; got 0");
 }
 
 TEST_CASE("count: a whole number in digits") {
   const Error e = refused(R"({"batch":"2.5"})");
   CHECK(e.field == "batch");
-  CHECK(e.message == "expected a whole number from 1 to 1,000,000; got \"2.5\"");
-  CHECK(refused(R"({"batch":"8k"})").message == "expected a whole number from 1 to 1,000,000; got \"8k\"");
-  CHECK(refused(R"({"gpu_layers":-1})").message == "expected a whole number from 0 to 1,000,000; got -1");
+  CHECK(e.message.text == "expected a whole number from 1 to 1,000,000; got \"2.5\"");
+  CHECK(refused(R"({"batch":"8k"})").message.text == "expected a whole number from 1 to 1,000,000; got \"8k\"");
+  CHECK(refused(R"({"gpu_layers":-1})").message.text == "expected a whole number from 0 to 1,000,000; got -1");
   CHECK(parse_request(R"({"batch":"8"})").value().inference.batch == 8);
   CHECK(parse_request(R"({"batch":8.0})").value().inference.batch == 8);
 }
@@ -121,9 +121,9 @@ TEST_CASE("count: a whole number in digits") {
 TEST_CASE("number: a finite number in its range, above its minimum where zero means nothing") {
   const Error e = refused(R"({"usd_per_kwh":"cheap"})");
   CHECK(e.field == "usd_per_kwh");
-  CHECK(e.message == "expected a number from 0 to 100; got \"cheap\"");
-  CHECK(refused(R"({"system_bandwidth":"0"})").message == "expected a number above 0 and at most 10,000; got \"0\"");
-  CHECK(refused(R"({"question":"gpu_ranking","budget_per_hour":-1})").message == "expected a number above 0; got -1");
+  CHECK(e.message.text == "expected a number from 0 to 100; got \"cheap\"");
+  CHECK(refused(R"({"system_bandwidth":"0"})").message.text == "expected a number above 0 and at most 10,000; got \"0\"");
+  CHECK(refused(R"({"question":"gpu_ranking","budget_per_hour":-1})").message.text == "expected a number above 0; got -1");
   CHECK(refused(R"({"usd_per_kwh":"0x10"})").field == "usd_per_kwh");
   CHECK(refused(R"({"usd_per_kwh":"inf"})").field == "usd_per_kwh");
   CHECK(*parse_request(R"({"usd_per_kwh":"0.3"})").value().inference.serving.usd_per_kwh == 0.3);
@@ -132,8 +132,8 @@ TEST_CASE("number: a finite number in its range, above its minimum where zero me
 TEST_CASE("fraction: a number in its range, or a percentage") {
   const Error e = refused(R"({"gpu_util":"1.5"})");
   CHECK(e.field == "gpu_util");
-  CHECK(e.message == "expected a fraction above 0 and at most 1, such as 0.4 or 40%; got \"1.5\"");
-  CHECK(refused(R"({"headroom":0.95})").message == "expected a fraction from 0 to 0.9, such as 0.4 or 40%; got 0.95");
+  CHECK(e.message.text == "expected a fraction above 0 and at most 1, such as 0.4 or 40%; got \"1.5\"");
+  CHECK(refused(R"({"headroom":0.95})").message.text == "expected a fraction from 0 to 0.9, such as 0.4 or 40%; got 0.95");
   CHECK(parse_request(R"({"gpu_util":"85%"})").value().inference.gpu_util.value_or(0) == doctest::Approx(0.85));
   CHECK(*parse_request(R"({"mode":"train","mfu":"35%"})").value().training->mfu == doctest::Approx(0.35));
   CHECK(refused(R"({"mode":"train","mfu":"35"})").field == "mfu");  // 35 is no fraction; 35% is
@@ -142,7 +142,7 @@ TEST_CASE("fraction: a number in its range, or a percentage") {
 TEST_CASE("toggle: true or false, typed as on/off, yes/no or 1/0 in any case") {
   const Error e = refused(R"({"mode":"train","sp":"maybe"})");
   CHECK(e.field == "sp");
-  CHECK(e.message == "expected true or false (or on/off, yes/no, 1/0); got \"maybe\"");
+  CHECK(e.message.text == "expected true or false (or on/off, yes/no, 1/0); got \"maybe\"");
   for (const char* off : {"false", "OFF", "no", "0"})
     CHECK_FALSE(parse_request(std::string(R"({"mode":"train","sp":")") + off + "\"}").value().training->sp);
   for (const char* on : {"true", "On", "yes", "1"})
@@ -153,9 +153,9 @@ TEST_CASE("toggle: true or false, typed as on/off, yes/no or 1/0 in any case") {
 TEST_CASE("choice: one of the allowed values, or an alias its parser knows") {
   const Error e = refused(R"({"engine":"tgi"})");
   CHECK(e.field == "engine");
-  CHECK(e.message == "expected one of transformers, vllm, llamacpp, sglang, ollama, mlx; got \"tgi\"");
-  CHECK(refused(R"({"mode":"pretrain"})").message == "expected one of inference, train, lora, qlora, grpo; got \"pretrain\"");
-  CHECK(refused(R"({"mode":"train","zero":7})").message ==
+  CHECK(e.message.text == "expected one of transformers, vllm, llamacpp, sglang, ollama, mlx; got \"tgi\"");
+  CHECK(refused(R"({"mode":"pretrain"})").message.text == "expected one of inference, train, lora, qlora, grpo; got \"pretrain\"");
+  CHECK(refused(R"({"mode":"train","zero":7})").message.text ==
         "expected one of 0, 1, 2, 3, NO_SHARD, SHARD_GRAD_OP, FULL_SHARD; got 7");
   CHECK(parse_request(R"({"engine":"llama.cpp"})").value().inference.engine == Engine::llamacpp);  // the core's alias
   CHECK(parse_request(R"({"mode":"train","zero":3})").value().training->zero == ZeroStage::parameters);
@@ -171,32 +171,32 @@ TEST_CASE("choice: one of the allowed values, or an alias its parser knows") {
 }
 
 TEST_CASE("text, config and list: the value's shape") {
-  CHECK(refused(R"({"gpu":5})").message == "expected a text; got 5");
-  CHECK(refused(R"({"config":[1]})").message == "expected a config.json object or its text; got an array");
+  CHECK(refused(R"({"gpu":5})").message.text == "expected a text; got 5");
+  CHECK(refused(R"({"config":[1]})").message.text == "expected a config.json object or its text; got an array");
   const Error e = refused(R"({"question":"gpu_ranking","gpus":" , "})");
   CHECK(e.field == "gpus");
-  CHECK(e.message == "expected GPU ids, as an array or comma-separated text such as h100-sxm,l40s; got \" , \"");
+  CHECK(e.message.text == "expected GPU ids, as an array or comma-separated text such as h100-sxm,l40s; got \" , \"");
   CHECK(parse_request(R"({"question":"gpu_ranking","gpus":"h100-sxm, l40s"})").value().inference.gpus ==
         std::vector<std::string>{"h100-sxm", "l40s"});
   CHECK(parse_request(R"({"question":"gpu_ranking","gpus":["h100-sxm"]})").value().inference.gpus ==
         std::vector<std::string>{"h100-sxm"});
   // A long value is shown cut, never inside a UTF-8 character.
-  CHECK(refused(R"({"engine":"ääääääääääääääääääääääääääääää"})").message ==
+  CHECK(refused(R"({"engine":"ääääääääääääääääääääääääääääää"})").message.text ==
         "expected one of transformers, vllm, llamacpp, sglang, ollama, mlx; got \"ääääääääääääääääääää…\"");
 }
 
 TEST_CASE("a key is refused where no question reads it: unknown keys list the allowed ones") {
   const Error unknown = refused(R"({"model":"llama-3.1-8b","contxt":8192})");
   CHECK(unknown.field == "contxt");
-  CHECK(unknown.message.starts_with("is not a known input; allowed: model, config, model_name, ollama_tag, quant_config, config_name, params, mode, weights, kv_dtype, context"));
-  CHECK(unknown.message.ends_with(", usd_per_kwh, gpus, tp, pp, question"));
-  CHECK(refused(R"({"question":"curve","contxt":1})").message.ends_with(", question, axis, points, from, to, spacing, values"));
-  CHECK(refused(R"({"model":"llama-3.1-8b","zero":"3"})").message == "applies to training; set mode to train, lora or qlora");
-  CHECK(refused(R"({"mode":"lora","engine":"vllm"})").message == "applies to inference only; training does not use it");
-  CHECK(refused(R"({"budget_per_hour":5})").message == "applies to the GPU ranking only");
+  CHECK(unknown.message.text.starts_with("is not a known input; allowed: model, config, model_name, ollama_tag, quant_config, config_name, params, mode, weights, kv_dtype, context"));
+  CHECK(unknown.message.text.ends_with(", usd_per_kwh, gpus, tp, pp, question"));
+  CHECK(refused(R"({"question":"curve","contxt":1})").message.text.ends_with(", question, axis, points, from, to, spacing, values"));
+  CHECK(refused(R"({"model":"llama-3.1-8b","zero":"3"})").message.text == "applies to training; set mode to train, lora or qlora");
+  CHECK(refused(R"({"mode":"lora","engine":"vllm"})").message.text == "applies to inference only; training does not use it");
+  CHECK(refused(R"({"budget_per_hour":5})").message.text == "applies to the GPU ranking only");
   // gpus is a count in inference as in training: names are the ranking's.
   CHECK(parse_request(R"({"model":"llama-3.1-8b","gpus":"8"})").value().inference.gpu_count == 8);
   CHECK(parse_request(R"({"model":"llama-3.1-8b","gpus":"h100-sxm,l40s"})").value().inference.devices.size() == 2);
-  CHECK(refused(R"({"question":"limits","mode":"train"})").message ==
+  CHECK(refused(R"({"question":"limits","mode":"train"})").message.text ==
         "\"train\" is a training mode; the question \"limits\" answers inference only");
 }

@@ -11,7 +11,7 @@ inline Report evaluate_json(const std::string& json) {
   auto request = request_from_json(json);
   REQUIRE_MESSAGE(request.ok(), json);
   auto report = evaluate(catalog(), request.value());
-  REQUIRE_MESSAGE(report.ok(), json << ": " << (report.ok() ? "" : report.error().message));
+  REQUIRE_MESSAGE(report.ok(), json << ": " << (report.ok() ? "" : report.error().message.text));
   return std::move(report).value();
 }
 

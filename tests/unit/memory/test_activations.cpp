@@ -405,7 +405,7 @@ TEST_CASE("one layer's formula is worded for its attention, masks and tensor-par
   o.sequence_parallel = true;
   auto x = layer_line(gpt3_175b(), o);
   CHECK(x.formula.id == "explain.activations.layer.formula_megatron_masks_sp");
-  CHECK(x.formula == "s·b·(norm inputs + block inputs + q, k, v (K/V expanded to all heads), o-proj input + MLP input "
+  CHECK(x.formula.text == "s·b·(norm inputs + block inputs + q, k, v (K/V expanded to all heads), o-proj input + MLP input "
                      "and internals + hidden-dropout masks) + s²·b·a·(2c + 1), ÷ t (tensor + sequence parallel)");
 
   // SDPA keeps no scores; without sequence parallel only the inner parts split.
@@ -413,7 +413,7 @@ TEST_CASE("one layer's formula is worded for its attention, masks and tensor-par
   sdpa.tensor_parallel = 2;
   x = layer_line(test::preset("llama-3.1-8b"), sdpa);
   CHECK(x.formula.id == "explain.activations.layer.formula_rms_tp");
-  CHECK(x.formula.ends_with("+ MLP input and internals), inner parts ÷ t (tensor parallel)"));
+  CHECK(x.formula.text.ends_with("+ MLP input and internals), inner parts ÷ t (tensor parallel)"));
   CHECK(x.values.id == "explain.activations.layer.values_dense");
 
   // Eager attention in bf16 keeps the fp32 softmax and its cast (transformers: softmax(dtype=float32).to(dtype)).
@@ -421,7 +421,7 @@ TEST_CASE("one layer's formula is worded for its attention, masks and tensor-par
   eager.implementation = AttnImplementation::eager;
   x = layer_line(test::preset("llama-3.1-8b"), eager);
   CHECK(x.formula.id == "explain.activations.layer.formula_eager_rms_cast");
-  CHECK(x.formula.ends_with("o-proj input + MLP input and internals) + s²·b·a·(4 fp32 softmax + c cast)"));
+  CHECK(x.formula.text.ends_with("o-proj input + MLP input and internals) + s²·b·a·(4 fp32 softmax + c cast)"));
 }
 
 TEST_CASE("layers alike are named once in one layer's line") {
@@ -431,5 +431,5 @@ TEST_CASE("layers alike are named once in one layer's line") {
   REQUIRE(spec.layers.size() > 2);
   const auto x = layer_line(spec, at_1024());
   CHECK(x.values.id == "explain.activations.layer.values_dense");
-  CHECK(x.values.find("per dense layer") == x.values.text.rfind("per dense layer"));
+  CHECK(x.values.text.find("per dense layer") == x.values.text.rfind("per dense layer"));
 }

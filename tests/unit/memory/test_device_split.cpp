@@ -23,9 +23,9 @@ namespace {
 // The estimate's request as the question "estimate" reads it (GPU names are the cards one has there).
 Report evaluated(const char* json) {
   auto r = parse_request(json);
-  REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().field + ": " + r.error().message));
+  REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().field + ": " + r.error().message.text));
   auto report = evaluate(test::catalog(), r.value().inference);
-  REQUIRE_MESSAGE(report.ok(), (report.ok() ? "" : report.error().field + ": " + report.error().message));
+  REQUIRE_MESSAGE(report.ok(), (report.ok() ? "" : report.error().field + ": " + report.error().message.text));
   return std::move(report).value();
 }
 
@@ -150,7 +150,7 @@ TEST_CASE("gpus N under vLLM is tensor parallel where the heads divide, else pip
   CHECK(pp.estimate.vllm->tensor_parallel == 1);
   CHECK(pp.estimate.vllm->pipeline_parallel == 3);
   bool said = false;
-  for (const auto& n : pp.estimate.notes) said = said || n.find("pipeline parallel") != std::string::npos;
+  for (const auto& n : pp.estimate.notes) said = said || n.text.find("pipeline parallel") != std::string::npos;
   CHECK(said);
   auto mismatch = request_from_json(R"({"model":"llama-3.1-70b","engine":"vllm","gpus":4,"tp":2})");
   REQUIRE(mismatch.ok());
@@ -214,7 +214,7 @@ TEST_CASE("llama.cpp takes at most 16 cards: a longer list is refused, naming th
   const auto answer = evaluate(test::catalog(), refused.value().inference);
   REQUIRE_FALSE(answer.ok());
   CHECK(answer.error().field == "gpus");
-  CHECK(answer.error().message.find("at most 16") != std::string::npos);
+  CHECK(answer.error().message.text.find("at most 16") != std::string::npos);
   // The same limit for a count of one card.
   auto counted = request_from_json(R"({"model":"llama-3.1-8b","engine":"llamacpp","gpu":"rtx-3090","gpus":17})");
   REQUIRE(counted.ok());

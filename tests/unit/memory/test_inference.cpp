@@ -79,7 +79,7 @@ TEST_CASE("inputs out of range are refused with the field and the allowed range"
   auto e = estimate_inference(test::preset("llama-3.1-8b"), o);
   REQUIRE_FALSE(e.ok());
   CHECK(e.error().field == "context");
-  CHECK(e.error().message.find("between 1 and") != std::string::npos);
+  CHECK(e.error().message.text.find("between 1 and") != std::string::npos);
   o.context_tokens = 10;
   o.batch = 0;
   e = estimate_inference(test::preset("llama-3.1-8b"), o);
@@ -246,7 +246,7 @@ TEST_CASE("the allocator reserve sees every tensor of a 70B model (regression: 6
   REQUIRE(e.ok());
   bool found = false;
   for (const auto& x : e.value().explanations)
-    if (x.key == "allocator_reserve") found = x.values.find("143,791,767,552 B requested") != std::string::npos;
+    if (x.key == "allocator_reserve") found = x.values.text.find("143,791,767,552 B requested") != std::string::npos;
   CHECK(found);
 }
 
@@ -272,7 +272,7 @@ TEST_CASE("the breakdown's explanations carry message ids and their figures exac
     CHECK_FALSE(x.source.id.empty());
     if (x.key == "kv_cache") {
       CHECK(x.values.id == "explain.kv_cache.values");
-      CHECK(x.values == "1 × 655,360 token·layers (tokens 8,192) × 4,096 B = 2,684,354,560 B (bf16)");
+      CHECK(x.values.text == "1 × 655,360 token·layers (tokens 8,192) × 4,096 B = 2,684,354,560 B (bf16)");
       REQUIRE(arg_of(x.values, "kv") != nullptr);
       CHECK(arg_of(x.values, "kv")->integer == 2'684'354'560);
       CHECK(arg_of(x.values, "per_token")->integer == 4'096);

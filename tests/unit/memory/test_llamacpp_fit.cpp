@@ -180,6 +180,6 @@ TEST_CASE("llama.cpp's version is selectable: b9297 plans without the draft, b10
     REQUIRE_FALSE(refused.ok());
     CHECK(refused.error().field == "engine_version");
     CHECK(refused.error().message.id == "llamacpp.version_unmodelled");
-    CHECK(refused.error().message.find("b9297 to b10488") != std::string::npos);
+    CHECK(refused.error().message.text.find("b9297 to b10488") != std::string::npos);
   }
 }

@@ -136,10 +136,10 @@ TEST_CASE("MLX without a GPU is judged on the Macs only, and its command names t
   REQUIRE_FALSE(r.gpus.empty());
   for (const auto& row : r.gpus) CHECK(row.gpu->name.find("Apple") != std::string::npos);
   CHECK(r.command == "mlx_lm.generate --model meta-llama/Llama-3.1-8B --prompt -  # mlx-lm 0.31.3");
-  CHECK(r.command_note.find("mlx_lm.convert --hf-path meta-llama/Llama-3.1-8B -q") != std::string::npos);
+  CHECK(r.command_note.text.find("mlx_lm.convert --hf-path meta-llama/Llama-3.1-8B -q") != std::string::npos);
   // generate_step allocates nothing ahead: the context is the prompt and the answer together, and the note says so.
   bool said = false;
-  for (const auto& note : r.estimate.notes) said = said || note.find("8,192 tokens, stands for both") != std::string::npos;
+  for (const auto& note : r.estimate.notes) said = said || note.text.find("8,192 tokens, stands for both") != std::string::npos;
   CHECK(said);
 }
 

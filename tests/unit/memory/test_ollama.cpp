@@ -151,7 +151,7 @@ TEST_CASE("Ollama's defaults and switches: num_ctx by version, KV quantization o
   const Report old = evaluate_json(R"({"model":"llama-3.2-3b","engine":"ollama","engine_version":"0.5.7"})");
   CHECK(ollama_of(old).num_ctx == 2048);
   bool parallel_noted = false;
-  for (const auto& note : old.estimate.notes) parallel_noted = parallel_noted || note.find("4 parallel") != std::string::npos;
+  for (const auto& note : old.estimate.notes) parallel_noted = parallel_noted || note.text.find("4 parallel") != std::string::npos;
   CHECK(parallel_noted);
   auto later = request_from_json(R"({"model":"llama-3.2-3b","engine":"ollama","engine_version":"0.12.3"})");
   REQUIRE(later.ok());
@@ -163,7 +163,7 @@ TEST_CASE("Ollama's defaults and switches: num_ctx by version, KV quantization o
   CHECK(ollama_of(ignored).kv_type_ignored);
   CHECK(ollama_of(ignored).kv_bytes == ollama_of(now).kv_bytes);
   bool noted = false;
-  for (const auto& note : ignored.estimate.notes) noted = noted || note.find("only with flash attention") != std::string::npos;
+  for (const auto& note : ignored.estimate.notes) noted = noted || note.text.find("only with flash attention") != std::string::npos;
   CHECK(noted);
   const Report q8 = evaluate_json(R"({"model":"llama-3.2-3b","engine":"ollama","engine_version":"0.11.10","kv_dtype":"q8_0","attention":"sdpa"})");
   CHECK(ollama_of(q8).kv_bytes * 2 == ollama_of(now).kv_bytes);
@@ -171,7 +171,7 @@ TEST_CASE("Ollama's defaults and switches: num_ctx by version, KV quantization o
   const Report cmd = evaluate_json(
       R"({"model":"llama-3.2-3b","engine":"ollama","engine_version":"0.11.10","context":8192,"kv_dtype":"q8_0","attention":"sdpa"})");
   CHECK(cmd.command == "OLLAMA_CONTEXT_LENGTH=8192 OLLAMA_FLASH_ATTENTION=1 OLLAMA_KV_CACHE_TYPE=q8_0 ollama serve  # Ollama 0.11.10");
-  CHECK(cmd.command_note.find("/set parameter num_ctx 8192") != std::string::npos);
+  CHECK(cmd.command_note.text.find("/set parameter num_ctx 8192") != std::string::npos);
 }
 
 TEST_CASE("Ollama's layers on one 24 GiB GPU: #5913's 43 of 81 layers of a Qwen2 72B Q4_K_S at num_ctx 2048") {
@@ -206,7 +206,7 @@ TEST_CASE("Ollama's KV of sliding-window layers: GraphSize's Gemma 3 and gpt-oss
   CHECK(ollama_of(gemma).window_layers == 40);
   CHECK(ollama_of(gemma).window_tokens == 1536);
   bool noted = false;
-  for (const auto& note : gemma.estimate.notes) noted = noted || note.find("1,536 tokens") != std::string::npos;
+  for (const auto& note : gemma.estimate.notes) noted = noted || note.text.find("1,536 tokens") != std::string::npos;
   CHECK(noted);
   // https://github.com/ollama/ollama/issues/11711 (gpt-oss:20b, num_ctx raised to 8192, q4_0 asked for without flash
   // attention, so f16): "layers.model=25 ... memory.required.kv="300.0 MiB"". By hand: 24 layers, 8 KV heads,
@@ -268,5 +268,5 @@ TEST_CASE("Ollama's graph for Gemma and gpt-oss: GraphSize's own cases, by hand"
   const Report before = evaluate_json(R"({"model":"gpt-oss-20b","engine":"ollama","context":8192,"engine_version":"0.11.7"})");
   CHECK_FALSE(ollama_of(before).flash_attention);
   // No note calls these formulas unmodelled.
-  for (const auto& note : fa.estimate.notes) CHECK(note.find("not modelled here") == std::string::npos);
+  for (const auto& note : fa.estimate.notes) CHECK(note.text.find("not modelled here") == std::string::npos);
 }

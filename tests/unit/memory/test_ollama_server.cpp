@@ -119,7 +119,7 @@ TEST_CASE("Ollama 0.30+: its environment is the command, never llama-server's ow
   const Report set = evaluate_json(R"({"model":"llama-3.1-8b","engine":"ollama","engine_version":"0.33.0",
       "gpu":"rtx-4090","context":8192,"batch":2,"kv_dtype":"q8_0"})");
   CHECK(set.command == "OLLAMA_CONTEXT_LENGTH=8192 OLLAMA_NUM_PARALLEL=2 OLLAMA_KV_CACHE_TYPE=q8_0 ollama serve  # Ollama 0.33.0");
-  CHECK(set.command_note.find("/set parameter num_ctx 8192") != std::string::npos);
+  CHECK(set.command_note.text.find("/set parameter num_ctx 8192") != std::string::npos);
   // -c is num_ctx × numParallel, -np numParallel (startLlamaServer).
   CHECK(set.estimate.llamacpp->n_ctx == 16384);
   const Report off = evaluate_json(R"({"model":"llama-3.1-8b","engine":"ollama","engine_version":"0.33.0",
@@ -136,7 +136,7 @@ TEST_CASE("Ollama 0.30+: its environment is the command, never llama-server's ow
   const Report layers = evaluate_json(R"({"model":"llama-3.1-8b","engine":"ollama","engine_version":"0.33.0",
       "gpu":"rtx-4090","gpu_layers":20})");
   CHECK_FALSE(layers.llamacpp_fit.has_value());
-  CHECK(layers.command_note.find("/set parameter num_gpu 20") != std::string::npos);
+  CHECK(layers.command_note.text.find("/set parameter num_gpu 20") != std::string::npos);
   // A quantized cache with flash attention off: llama-server refuses to start.
   auto refused = request_from_json(R"({"model":"llama-3.1-8b","engine":"ollama","engine_version":"0.33.0",
       "kv_dtype":"q8_0","attention":"eager"})");
@@ -166,7 +166,7 @@ TEST_CASE("Ollama's versions: up to 0.11.10 and from 0.30 modelled, 0.11.11 to 0
   REQUIRE_FALSE(refused.ok());
   CHECK(refused.error().field == "engine_version");
   CHECK(refused.error().message.id == "ollama.version_unmodelled");
-  CHECK(refused.error().message.find("test allocations") != std::string::npos);
+  CHECK(refused.error().message.text.find("test allocations") != std::string::npos);
 }
 
 TEST_CASE("Ollama 0.30+: the report's engine is ollama, its buffers llama.cpp's") {

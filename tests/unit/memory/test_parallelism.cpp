@@ -83,7 +83,7 @@ TEST_CASE("impossible layouts are refused with the field and what is allowed") {
   o.offload = Offload::params;
   l = plan_parallelism(o, 32, 32);
   REQUIRE_FALSE(l.ok());
-  CHECK(l.error().message.find("ZeRO stage 3") != std::string::npos);
+  CHECK(l.error().message.text.find("ZeRO stage 3") != std::string::npos);
 }
 
 TEST_CASE("1F1B: the first stage holds p micro-batches, the last one") {

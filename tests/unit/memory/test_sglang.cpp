@@ -188,7 +188,7 @@ TEST_CASE("SGLang's inputs: its flags belong to it, and what stops it from start
   const Report big = evaluate_json(R"({"model":"llama-3.1-70b","engine":"sglang","gpu":"h100-sxm"})");
   CHECK(sglang_of(big).max_total_num_tokens == 0);
   bool said = false;
-  for (const auto& note : big.estimate.notes) said = said || note.find("increase --mem-fraction-static") != std::string::npos;
+  for (const auto& note : big.estimate.notes) said = said || note.text.find("increase --mem-fraction-static") != std::string::npos;
   CHECK(said);
   CHECK(big.gpus.front().fit == Fit::does_not_fit);
 }

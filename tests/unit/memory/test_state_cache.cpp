@@ -98,7 +98,7 @@ InferenceEstimate estimate(const ModelSpec& spec, Engine engine, std::uint64_t b
   o.batch = batch;
   o.context_tokens = context;
   auto e = estimate_inference(spec, o);
-  REQUIRE_MESSAGE(e.ok(), e.error().field << ": " << e.error().message);
+  REQUIRE_MESSAGE(e.ok(), e.error().field << ": " << e.error().message.text);
   return e.value();
 }
 
@@ -211,7 +211,7 @@ TEST_CASE("models without linear attention or Mamba keep no state and explain wh
   const auto e = estimate(test::preset("llama-3.1-8b"), Engine::vllm, 4);
   CHECK(e.state_cache == 0);
   bool explained = false;
-  for (const auto& x : e.explanations) explained = explained || (x.key == "state_cache" && x.values == "0 B");
+  for (const auto& x : e.explanations) explained = explained || (x.key == "state_cache" && x.values.text == "0 B");
   CHECK(explained);
 }
 

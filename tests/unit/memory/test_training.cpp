@@ -153,7 +153,7 @@ TEST_CASE("QLoRA stores the blocks' linear weights in NF4 and the rest in 16 bit
   CHECK(e.quantized_params == 6'476'005'376ULL);
   CHECK(e.breakdown.weights == 3'340'771'328ULL + 524'820'480ULL + 79'953'920ULL);
   bool paged_note = false;
-  for (const auto& n : e.notes) paged_note = paged_note || n.find("page out to host RAM") != std::string::npos;
+  for (const auto& n : e.notes) paged_note = paged_note || n.text.find("page out to host RAM") != std::string::npos;
   CHECK(paged_note);
 }
 
@@ -221,31 +221,31 @@ TEST_CASE("a formula's wording follows the split: tensor parallel, the pipeline 
   // The line's own formula, inside the clause for the stage's share (and ZeRO's ranks).
   CHECK(weights.id == "explain.split.staged");
   CHECK(arg_named(weights, "formula").nested.front().id == "explain.weights.formula");
-  CHECK(weights == "trainable × weight bytes ÷ tp 2, this stage's share");
+  CHECK(weights.text == "trainable × weight bytes ÷ tp 2, this stage's share");
   const auto& optimizer = explanation(e, "optimizer").formula;
   CHECK(optimizer.id == "explain.split.staged_zero");
   CHECK(arg_named(optimizer, "formula").nested.front().id == "explain.optimizer.formula_master");
   CHECK(arg_named(optimizer, "dp").integer == 2);
-  CHECK(optimizer ==
+  CHECK(optimizer.text ==
         "trainable × state bytes + trainable × 4 B fp32 master weights ÷ tp 2, this stage's share ÷ 2 data-parallel ranks");
   const auto& total = explanation(e, "total").values;
-  CHECK(total.ends_with(" B (" + e.breakdown.role + ")"));
+  CHECK(total.text.ends_with(" B (" + e.breakdown.role + ")"));
   CHECK(total.id == "explain.sum.equals_role");
   CHECK(arg_named(total, "role").nested.front().id ==
         (e.breakdown.role == "first pipeline stage" ? "explain.role.first_stage" : "explain.role.last_stage"));
 
   const auto single = train(test::preset("llama-3.1-8b"), TrainingOptions{});
   CHECK(explanation(single, "weights").formula.id == "explain.weights.formula");
-  CHECK(explanation(single, "weights").formula == "trainable × weight bytes");
+  CHECK(explanation(single, "weights").formula.text == "trainable × weight bytes");
   const auto& single_total = explanation(single, "total");
   CHECK(arg_named(single_total.values, "role").nested.front().id == "explain.role.every_gpu");
-  CHECK(single_total.formula == "weights + gradients + optimizer + activations + temporary + overhead");
+  CHECK(single_total.formula.text == "weights + gradients + optimizer + activations + temporary + overhead");
 }
 
 TEST_CASE("a LoRA target error names the module and the names allowed, in a message the page translates") {
   const auto bad = parse_lora_targets("q,x");
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error().message.id == "error.lora.unknown_module");
-  CHECK(bad.error().message == "unknown module 'x'; allowed: q, k, v, o, gate, up, down, router (comma-separated) or all-linear");
+  CHECK(bad.error().message.text == "unknown module 'x'; allowed: q, k, v, o, gate, up, down, router (comma-separated) or all-linear");
   CHECK(lora_target_names() == "q, k, v, o, gate, up, down, router (comma-separated) or all-linear");
 }

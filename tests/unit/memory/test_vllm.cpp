@@ -97,7 +97,7 @@ TEST_CASE("a GPU without a driver-reported total keeps its nominal memory, and t
   const Report report = evaluate_json(R"({"model":"llama-3.1-8b","engine":"vllm","gpu":"a100-40gb-pcie","context":8192})");
   CHECK(vllm_of(report).driver_total_bytes == 40ULL * 1073741824);
   bool said = false;
-  for (const auto& note : report.estimate.notes) said = said || note.find("no driver-reported total") != std::string::npos;
+  for (const auto& note : report.estimate.notes) said = said || note.text.find("no driver-reported total") != std::string::npos;
   CHECK(said);
   // Below 70 GiB: vllm serve's small defaults, 256 sequences and 2048 batched tokens.
   CHECK(vllm_of(report).max_num_seqs == 256);
@@ -268,7 +268,7 @@ TEST_CASE("vLLM 0.28 and later are refused as newer than the newest version mode
   const auto report = evaluate(test::catalog(), request.value());
   REQUIRE_FALSE(report.ok());
   CHECK(report.error().field == "engine_version");
-  CHECK(report.error().message.find("0.27") != std::string::npos);
+  CHECK(report.error().message.text.find("0.27") != std::string::npos);
 }
 
 TEST_CASE("a vLLM version before 0.9.2, or one that cannot be read, is refused naming the field") {
@@ -282,7 +282,7 @@ TEST_CASE("a vLLM version before 0.9.2, or one that cannot be read, is refused n
   const auto report = evaluate(test::catalog(), request.value());
   REQUIRE_FALSE(report.ok());
   CHECK(report.error().field == "engine_version");
-  CHECK(report.error().message.find("0.9.2 to 0.27") != std::string::npos);
+  CHECK(report.error().message.text.find("0.9.2 to 0.27") != std::string::npos);
   // The version is vLLM's: another engine refuses it rather than ignoring it.
   auto other = request_from_json(R"({"model":"llama-3.1-8b","engine_version":"0.21"})");
   REQUIRE(other.ok());

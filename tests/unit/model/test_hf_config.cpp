@@ -32,7 +32,7 @@ TEST_CASE("state-space models are refused with a message saying why") {
   auto spec = model_from_hf_config(R"({"model_type":"mamba","hidden_size":768,"num_hidden_layers":24})");
   REQUIRE_FALSE(spec.ok());
   CHECK(spec.error().field == "config.model_type");
-  CHECK(spec.error().message.find("state-space") != std::string::npos);
+  CHECK(spec.error().message.text.find("state-space") != std::string::npos);
 }
 
 TEST_CASE("bad config input names the field") {
@@ -45,7 +45,7 @@ TEST_CASE("bad config input names the field") {
     auto spec = model_from_hf_config(R"({"model_type":"llama","hidden_size":"big"})");
     REQUIRE_FALSE(spec.ok());
     CHECK(spec.error().field == "config.hidden_size");
-    CHECK(spec.error().message == "expected a whole number, 0 or more, got the text \"big\"");
+    CHECK(spec.error().message.text == "expected a whole number, 0 or more, got the text \"big\"");
   }
   SUBCASE("missing sizes") {
     auto spec = model_from_hf_config(R"({"model_type":"llama"})");
@@ -65,7 +65,7 @@ TEST_CASE("an unknown Llama-shaped model type is imported with a note") {
     "num_attention_heads":8,"num_key_value_heads":2,"intermediate_size":1024,"vocab_size":1000})");
   REQUIRE(spec.ok());
   REQUIRE_FALSE(spec.value().notes.empty());
-  CHECK(spec.value().notes.front().find("my_llama") != std::string::npos);
+  CHECK(spec.value().notes.front().text.find("my_llama") != std::string::npos);
 }
 
 TEST_CASE("quantization_config in its spellings names the checkpoint's weight format") {

@@ -48,7 +48,7 @@ TEST_CASE("validation names the field and what is allowed") {
   auto r = count_params(s);
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().field == "num_key_value_heads");
-  CHECK(r.error().message.find("must divide num_attention_heads (32)") != std::string::npos);
+  CHECK(r.error().message.text.find("must divide num_attention_heads (32)") != std::string::npos);
 
   s = test::preset("llama-3.1-8b");
   s.hidden_size = 0;

@@ -67,7 +67,7 @@ TEST_CASE("every preset's config reads") {
   for (const auto& p : test::catalog().models) {
     CAPTURE(p.id);
     const Result<ModelSpec>& spec = p.model.get();
-    CHECK_MESSAGE(spec.ok(), (spec.ok() ? "" : spec.error().field + ": " + spec.error().message));
+    CHECK_MESSAGE(spec.ok(), (spec.ok() ? "" : spec.error().field + ": " + spec.error().message.text));
     if (spec.ok()) CHECK(spec.value().id == p.id);
   }
 }
@@ -161,16 +161,16 @@ TEST_CASE("an Ollama library name is its tag latest, never another name that con
   auto found = resolve_model(models, "llama3.3");
   REQUIRE(found.ok());
   CHECK(found.value().preset->id == "llama-3.3-70b");
-  CHECK(found.value().note == "\"llama3.3\" read as Llama-3.3-70B-Instruct: Ollama's llama3.3 is its tag latest, the "
+  CHECK(found.value().note.text == "\"llama3.3\" read as Llama-3.3-70B-Instruct: Ollama's llama3.3 is its tag latest, the "
                               "same weights as llama3.3:70b.");
   // A library whose latest no preset lists: its own presets only, not Llama-3.3-Nemotron or a distilled Llama.
   auto library = resolve_model(models, "llama3.1");
   REQUIRE_FALSE(library.ok());
-  CHECK(library.error().message.starts_with("\"llama3.1\" could be llama-3.1-405b, llama-3.1-70b, llama-3.1-8b; name one"));
+  CHECK(library.error().message.text.starts_with("\"llama3.1\" could be llama-3.1-405b, llama-3.1-70b, llama-3.1-8b; name one"));
   // One preset of a library is not picked either: qwen3-coder's latest is not known to be the 480b one.
   auto one = resolve_model(models, "qwen3-coder");
   REQUIRE_FALSE(one.ok());
-  CHECK(one.error().message.starts_with("\"qwen3-coder\" could be qwen3-coder-480b-a35b; name one"));
+  CHECK(one.error().message.text.starts_with("\"qwen3-coder\" could be qwen3-coder-480b-a35b; name one"));
 }
 
 TEST_CASE("every id, name, repo and tag leads to its own preset") {
@@ -237,7 +237,7 @@ TEST_CASE("a model is found by the names people write, and the reading is said")
   auto instruct = resolve_model(presets, "meta-llama/Llama-3.1-70B-Instruct");
   REQUIRE(instruct.ok());
   CHECK(instruct.value().preset->id == "llama-3.1-70b");
-  CHECK(instruct.value().note.find("read as Llama 3.1 70B") != std::string::npos);
+  CHECK(instruct.value().note.text.find("read as Llama 3.1 70B") != std::string::npos);
   // A preset's own id: no note.
   auto own = resolve_model(presets, "Llama-3.1-8B");
   REQUIRE(own.ok());
@@ -246,11 +246,11 @@ TEST_CASE("a model is found by the names people write, and the reading is said")
   auto family = resolve_model(presets, "gpt-oss");
   REQUIRE_FALSE(family.ok());
   CHECK(family.error().field == "model");
-  CHECK(family.error().message.find("gpt-oss-120b, gpt-oss-20b; name one") != std::string::npos);
-  CHECK(family.error().message.find("config.json") != std::string::npos);
+  CHECK(family.error().message.text.find("gpt-oss-120b, gpt-oss-20b; name one") != std::string::npos);
+  CHECK(family.error().message.text.find("config.json") != std::string::npos);
   // A typo: the closest ids, never the whole list.
   auto typo = resolve_model(presets, "llma-3.1-8b");
   REQUIRE_FALSE(typo.ok());
-  CHECK(typo.error().message.find("closest: llama-3.1-8b") != std::string::npos);
-  CHECK(typo.error().message.size() < 250);
+  CHECK(typo.error().message.text.find("closest: llama-3.1-8b") != std::string::npos);
+  CHECK(typo.error().message.text.size() < 250);
 }

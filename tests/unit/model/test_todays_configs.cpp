@@ -29,7 +29,7 @@ std::string read_config(const std::filesystem::path& path) {
 
 ModelSpec imported(const char* name) {
   auto spec = model_from_hf_config(read_config(kConfigs / (std::string(name) + "_config.json")));
-  REQUIRE_MESSAGE(spec.ok(), name << ": " << (spec.ok() ? "" : spec.error().field + ": " + spec.error().message));
+  REQUIRE_MESSAGE(spec.ok(), name << ": " << (spec.ok() ? "" : spec.error().field + ": " + spec.error().message.text));
   return spec.value();
 }
 
@@ -72,13 +72,13 @@ TEST_CASE("every config of today's models imports, or its error names the one fi
     for (const auto& [model, field] : refused)
       if (name.find(model) != std::string::npos) expected_field = field;
     if (expected_field.empty()) {
-      REQUIRE_MESSAGE(spec.ok(), spec.error().field << ": " << spec.error().message);
+      REQUIRE_MESSAGE(spec.ok(), spec.error().field << ": " << spec.error().message.text);
       CHECK(count_params(spec.value()).ok());
       ++imported_ok;
     } else {
       REQUIRE_FALSE(spec.ok());
       CHECK(spec.error().field.ends_with(expected_field));
-      CHECK(spec.error().message.find("not modelled") != std::string::npos);
+      CHECK(spec.error().message.text.find("not modelled") != std::string::npos);
     }
   }
   CHECK(files == 87);
@@ -431,7 +431,7 @@ TEST_CASE("Kimi K2.5, K2.6 and K2.7 count MoonViT and its projector; K3 its Moon
   const auto k3 = imported("moonshotai--Kimi-K3");
   CHECK(k3.vision_params == 401'214'464ULL);
   bool named = false;
-  for (const auto& note : k3.notes) named = named || note.find("patchmergerv2") != std::string::npos;
+  for (const auto& note : k3.notes) named = named || note.text.find("patchmergerv2") != std::string::npos;
   CHECK(named);
 }
 
@@ -441,7 +441,7 @@ TEST_CASE("training a model with Kimi Delta Attention is refused in one line tha
   auto a = estimate_activations(spec.value(), ActivationOptions{});
   REQUIRE_FALSE(a.ok());
   CHECK(a.error().field == "mode");
-  CHECK(a.error().message.find("Kimi Delta Attention") != std::string::npos);
-  CHECK(a.error().message.find("mode inference") != std::string::npos);
-  CHECK(a.error().message.find('\n') == std::string::npos);
+  CHECK(a.error().message.text.find("Kimi Delta Attention") != std::string::npos);
+  CHECK(a.error().message.text.find("mode inference") != std::string::npos);
+  CHECK(a.error().message.text.find('\n') == std::string::npos);
 }

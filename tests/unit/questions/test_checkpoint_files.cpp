@@ -40,7 +40,7 @@ json estimate(const std::string& name, bool whole) {
 }
 
 bool asks(const json& answer) {
-  for (const auto& note : answer["notes_i18n"])
+  for (const auto& note : answer["notes"])
     if (note["id"] == kAsked) return true;
   return false;
 }

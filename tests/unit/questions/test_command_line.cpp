@@ -15,7 +15,7 @@ Report report_for(const std::string& json) {
   auto request = request_from_json(json);
   REQUIRE_MESSAGE(request.ok(), json);
   auto report = evaluate(test::catalog(), request.value());
-  REQUIRE_MESSAGE(report.ok(), json << ": " << (report.ok() ? "" : report.error().message));
+  REQUIRE_MESSAGE(report.ok(), json << ": " << (report.ok() ? "" : report.error().message.text));
   return std::move(report).value();
 }
 
@@ -48,20 +48,20 @@ TEST_CASE("llama-server's command spells out the fit plan: context, layers and -
                                    R"("batch":2,"kv_dtype":"q8_0"})");
   CHECK(no_gpu.command ==
         "llama-server -m Qwen3-30B-A3B-Q4_K_M.gguf -c 16384 -np 2 -fa on -ctk q8_0 -ctv q8_0  # llama.cpp b10488");
-  CHECK(no_gpu.command_note == "Replace the .gguf name with your file's path.");
+  CHECK(no_gpu.command_note.text == "Replace the .gguf name with your file's path.");
 }
 
 TEST_CASE("transformers has no command, and the answer says why") {
   const Report r = report_for(R"({"model":"llama-3.1-8b"})");
   CHECK(r.command.empty());
-  CHECK(r.command_note.find("transformers is a library") == 0);
+  CHECK(r.command_note.text.find("transformers is a library") == 0);
   CHECK(r.command_note.id == "command.transformers");
 }
 
 TEST_CASE("a command's note carries an id; a number inside a command stays text, as typed") {
   const Report r = report_for(R"({"model":"llama-3.1-8b","engine":"ollama","context":16384,"gpu_layers":20})");
   CHECK(r.command_note.id == "command.ollama_layers");
-  CHECK(r.command_note.find("/set parameter num_ctx 16384 sets the context for that model alone, /set parameter "
+  CHECK(r.command_note.text.find("/set parameter num_ctx 16384 sets the context for that model alone, /set parameter "
                             "num_gpu 20 the layers on the GPU.") != std::string::npos);
   // Text, not a count: the page must not write "16.384" inside a command.
   CHECK(arg_named(r.command_note, "context").kind == MessageArg::Kind::text);

@@ -61,7 +61,7 @@ TEST_CASE("bad requests name the field and what is allowed") {
       error = report.error();
     }
     CHECK(error.field == c.field);
-    CHECK(error.message.find(c.fragment) != std::string::npos);
+    CHECK(error.message.text.find(c.fragment) != std::string::npos);
   }
 }
 
@@ -70,7 +70,7 @@ TEST_CASE("a hostile model name in an error survives JSON encoding as text") {
   REQUIRE_FALSE(report.ok());
   const std::string json = error_to_json(report.error());
   CHECK(json.find("<img src=x onerror=alert(1)>") != std::string::npos);  // JS renders it with textContent
-  CHECK(error_to_json(Error{"model", std::string("\xff\xfe")}).find("\"ok\":false") != std::string::npos);
+  CHECK(error_to_json(Error{"model", message("test.bytes", "\xff\xfe")}).find("\"ok\":false") != std::string::npos);
 }
 
 TEST_CASE("a config.json in the request is imported") {
@@ -177,9 +177,9 @@ TEST_CASE("the parameter count is explained: how it is counted, the published fi
   REQUIRE(preset.ok());
   const Explanation* p = find(preset.value().estimate.explanations);
   REQUIRE(p != nullptr);
-  CHECK(p->values == "8,030,261,248 parameters (published: 8,030,261,248)");
-  CHECK(p->source.find("meta-llama/Llama-3.1-8B/blob/main/config.json") != std::string::npos);
-  CHECK(p->formula.find("embeddings") != std::string::npos);
+  CHECK(p->values.text == "8,030,261,248 parameters (published: 8,030,261,248)");
+  CHECK(p->source.text.find("meta-llama/Llama-3.1-8B/blob/main/config.json") != std::string::npos);
+  CHECK(p->formula.text.find("embeddings") != std::string::npos);
   // The page words it from ids: the repository and the counts travel as values.
   CHECK(p->source.id == "explain.params.source_hf");
   REQUIRE(p->source.args.size() == 1);
@@ -193,16 +193,16 @@ TEST_CASE("the parameter count is explained: how it is counted, the published fi
   const auto& counts = moe.value().estimate.params;
   CHECK(counts.total == doctest::Approx(46.7e9).epsilon(0.002));
   CHECK(counts.active == doctest::Approx(12.9e9).epsilon(0.002));
-  CHECK(find(moe.value().estimate.explanations)->values.find(" active per token") != std::string::npos);
+  CHECK(find(moe.value().estimate.explanations)->values.text.find(" active per token") != std::string::npos);
 
   // A bare count is the user's own figure, not a derivation.
   auto bare = evaluate(test::catalog(), request_from_json(R"({"params":7000000000})").value());
   REQUIRE(bare.ok());
   const Explanation* b = find(bare.value().estimate.explanations);
   REQUIRE(b != nullptr);
-  CHECK(b->formula == "as given");
-  CHECK(b->values == "7,000,000,000 parameters");
-  CHECK(b->source == "the parameter count given");
+  CHECK(b->formula.text == "as given");
+  CHECK(b->values.text == "7,000,000,000 parameters");
+  CHECK(b->source.text == "the parameter count given");
   CHECK(b->source.id == "explain.params.source_bare");
   CHECK(b->formula.id == "explain.params.formula_bare");
 
@@ -210,7 +210,7 @@ TEST_CASE("the parameter count is explained: how it is counted, the published fi
   auto train = evaluate_training(test::catalog(), training_request_from_json(R"({"mode":"lora","model":"llama-2-7b"})").value());
   REQUIRE(train.ok());
   REQUIRE(find(train.value().estimate.explanations) != nullptr);
-  CHECK(find(train.value().estimate.explanations)->values == "6,738,415,616 parameters (published: 6,738,415,616)");
+  CHECK(find(train.value().estimate.explanations)->values.text == "6,738,415,616 parameters (published: 6,738,415,616)");
 }
 
 TEST_CASE("a Mac's GPU is one per machine: several of it, or one in a list of cards, is refused at gpus") {
@@ -224,7 +224,7 @@ TEST_CASE("a Mac's GPU is one per machine: several of it, or one in a list of ca
     const auto report = evaluate(test::catalog(), r);
     REQUIRE_FALSE(report.ok());
     CHECK(report.error().field == "gpus");
-    CHECK(std::string(report.error().message).find("one GPU per machine") != std::string::npos);
+    CHECK(report.error().message.text.find("one GPU per machine") != std::string::npos);
   }
 }
 
@@ -234,7 +234,7 @@ TEST_CASE("Ollama over several GPUs is refused at tp, naming llama.cpp's layer s
   const auto report = evaluate(test::catalog(), request.value());
   REQUIRE_FALSE(report.ok());
   CHECK(report.error().field == "tp");
-  CHECK(std::string(report.error().message).find("engine llamacpp with gpus") != std::string::npos);
+  CHECK(report.error().message.text.find("engine llamacpp with gpus") != std::string::npos);
 }
 
 TEST_CASE("vLLM and SGLang on a Mac are refused, naming the engine and what runs there; their tables hold no Mac") {
@@ -248,7 +248,7 @@ TEST_CASE("vLLM and SGLang on a Mac are refused, naming the engine and what runs
     const auto report = evaluate(test::catalog(), request.value());
     REQUIRE_FALSE(report.ok());
     CHECK(report.error().field == "engine");
-    const std::string text = report.error().message;
+    const std::string text = report.error().message.text;
     CHECK(text.find(std::string(engine) == "vllm" ? "vLLM has no Apple GPU backend" : "SGLang has no Apple GPU backend") !=
           std::string::npos);
     CHECK(text.find("llama.cpp / Ollama / MLX") != std::string::npos);  // the engines that run on Apple GPUs

@@ -13,9 +13,9 @@ namespace {
 
 TrainingReport evaluate_json(const std::string& text) {
   auto request = training_request_from_json(text);
-  REQUIRE_MESSAGE(request.ok(), (request.ok() ? "" : request.error().field + ": " + request.error().message));
+  REQUIRE_MESSAGE(request.ok(), (request.ok() ? "" : request.error().field + ": " + request.error().message.text));
   auto report = evaluate_training(test::catalog(), request.value());
-  REQUIRE_MESSAGE(report.ok(), (report.ok() ? "" : report.error().field + ": " + report.error().message));
+  REQUIRE_MESSAGE(report.ok(), (report.ok() ? "" : report.error().field + ": " + report.error().message.text));
   return report.value();
 }
 
@@ -34,7 +34,7 @@ const GpuFit& fit_on(const TrainingReport& report, const char* id) {
 
 bool has_note(const TrainingReport& report, const char* fragment) {
   for (const auto& n : report.estimate.notes)
-    if (n.find(fragment) != std::string::npos) return true;
+    if (n.text.find(fragment) != std::string::npos) return true;
   return false;
 }
 
@@ -75,7 +75,7 @@ TEST_CASE("every training input survives the JSON request") {
 
   // …and comes back resolved in the report's "inputs".
   auto report = evaluate_training(test::catalog(), t);
-  REQUIRE_MESSAGE(report.ok(), (report.ok() ? "" : report.error().field + ": " + report.error().message));
+  REQUIRE_MESSAGE(report.ok(), (report.ok() ? "" : report.error().field + ": " + report.error().message.text));
   const json in = report_json(report.value())["inputs"];
   CHECK(in["mode"] == "qlora");
   CHECK(in["precision"] == "mixed-fp16");
@@ -226,7 +226,7 @@ TEST_CASE("bad training requests name the field and what is allowed") {
       error = report.error();
     }
     CHECK(error.field == c.field);
-    CHECK_MESSAGE(error.message.find(c.fragment) != std::string::npos, error.message);
+    CHECK_MESSAGE(error.message.text.find(c.fragment) != std::string::npos, error.message);
   }
 }
 
@@ -438,8 +438,10 @@ TEST_CASE("the training JSON carries the keys other scripts read") {
   CHECK(j["model"]["published_params"].is_number_unsigned());
   CHECK(j["activations"]["logits"] == (4ULL * 128'256 + 8) * 1024);  // fp32 log-softmax + int64 labels, last stage
   CHECK(j["explanations"].size() > 5);
-  for (const auto& x : j["explanations"])
-    for (const char* k : {"key", "formula", "values", "source"}) CHECK(x[k].is_string());
+  for (const auto& x : j["explanations"]) {
+    CHECK(x["key"].is_string());
+    for (const char* k : {"formula", "values", "source"}) CHECK(x[k]["text"].is_string());
+  }
   CHECK(j["notes"].is_array());
   CHECK(j["gpus"][0].contains("usable_bytes"));
   CHECK(j["gpus"][0].contains("free_bytes"));
@@ -457,7 +459,7 @@ TEST_CASE("a training job on several GPUs cannot run on Apple chips: one GPU per
   auto refused = evaluate_training(test::catalog(), on_mac.value());
   REQUIRE_FALSE(refused.ok());
   CHECK(refused.error().field == "gpus");
-  CHECK(refused.error().message.find("one GPU per machine") != std::string::npos);
+  CHECK(refused.error().message.text.find("one GPU per machine") != std::string::npos);
   // One Mac is a job like any other; without a GPU named, a 4-GPU job lists only discrete cards.
   CHECK(evaluate_json(R"({"mode":"lora","model":"llama-2-7b","gpu":"apple-m4-max-128gb"})").gpus.size() == 1);
   const TrainingReport four = evaluate_json(R"({"mode":"lora","model":"llama-2-7b","gpus":4})");

@@ -19,13 +19,13 @@ Request request(const char* json) {
 
 GpuRankingReport recommended(const char* json) {
   auto r = rank_gpus_for(test::catalog(), request(json));
-  REQUIRE_MESSAGE(r.ok(), json << ": " << (r.ok() ? "" : r.error().message));
+  REQUIRE_MESSAGE(r.ok(), json << ": " << (r.ok() ? "" : r.error().message.text));
   return std::move(r).value();
 }
 
 BiggestReport biggest(const char* json) {
   auto r = biggest_for(test::catalog(), request(json));
-  REQUIRE_MESSAGE(r.ok(), json << ": " << (r.ok() ? "" : r.error().message));
+  REQUIRE_MESSAGE(r.ok(), json << ": " << (r.ok() ? "" : r.error().message.text));
   return std::move(r).value();
 }
 
@@ -52,7 +52,7 @@ TEST_CASE("recommend: the cheapest per hour and the fastest among the chosen GPU
   REQUIRE(r.ranking.break_even_hours.has_value());
   CHECK(*r.ranking.break_even_hours == doctest::Approx(4702.94).epsilon(1e-4));
   REQUIRE(r.notes.size() == 1);
-  CHECK(r.notes[0] == "Buying 1 × GeForce RTX 4090 for about $1,599 (the catalog's price as of 2022-10) costs as much as "
+  CHECK(r.notes[0].text == "Buying 1 × GeForce RTX 4090 for about $1,599 (the catalog's price as of 2022-10) costs as much as "
                       "4,703 hours of renting 1 × GeForce RTX 4090 at $0.34/h. Electricity, the rest of the computer and "
                       "what the cards sell for later are not counted.");
   // The need is the estimate's, split like check_fit: one GPU's free bytes equal evaluate()'s.
@@ -102,7 +102,7 @@ TEST_CASE("recommend: a used-card pair to buy against the cheapest GPU to rent")
     }
   }
   REQUIRE(r.notes.size() == 1);
-  CHECK(r.notes[0] == "Buying 2 × NVIDIA Tesla P40 for about $520 (the catalog's price as of 2026-06) costs as much as "
+  CHECK(r.notes[0].text == "Buying 2 × NVIDIA Tesla P40 for about $520 (the catalog's price as of 2026-06) costs as much as "
                       "1,576 hours of renting 1 × NVIDIA RTX A6000 at $0.33/h. Electricity, the rest of the computer and "
                       "what the cards sell for later are not counted.");
   CHECK(r.notes[0].id == "ranking.buy_break_even");
@@ -148,13 +148,13 @@ TEST_CASE("recommend: a budget that excludes everything leaves no pick and says 
   // The Mac has no cloud price: under a budget its cost is unknown, so it is left out.
   for (const RankedConfig& c : r.ranking.configs) CHECK(c.gpu->id != "apple-m2-ultra-192gb");
   REQUIRE(r.notes.size() == 3);
-  CHECK(r.notes[0].find("1 GPU type(s) without a catalog price") != std::string::npos);
+  CHECK(r.notes[0].text.find("1 GPU type(s) without a catalog price") != std::string::npos);
   // ~146 GB fits 8 × RTX 4090 (8 × $0.34 = $2.72/h) and 2 × A100 80 GB (2 × $1.39 = $2.78/h): the note
   // names the cheaper one.
-  CHECK(r.notes[1] == "Nothing that fits costs at most $0.50/h; the cheapest that fits is 8 × GeForce RTX 4090 at $2.72/h.");
+  CHECK(r.notes[1].text == "Nothing that fits costs at most $0.50/h; the cheapest that fits is 8 × GeForce RTX 4090 at $2.72/h.");
   // The budget is for renting: buying 8 × RTX 4090 is 8 × $1,599 (street_usd, 2022-10) = $12,792; the A100 has no
   // street price.
-  CHECK(r.notes[2] == "The cheapest to buy that fits is 8 × GeForce RTX 4090 for about $12,792 (the catalog's price as "
+  CHECK(r.notes[2].text == "The cheapest to buy that fits is 8 × GeForce RTX 4090 for about $12,792 (the catalog's price as "
                       "of 2022-10); there is no cheapest per hour to compare it with.");
   CHECK_FALSE(r.ranking.break_even_hours.has_value());
   const std::string json = gpu_ranking_report_to_json(r);
@@ -166,7 +166,7 @@ TEST_CASE("recommend: a budget that excludes everything leaves no pick and says 
 TEST_CASE("recommend: nothing fits, and the closest miss is named") {
   const GpuRankingReport r = recommended(R"({"model":"llama-3.1-405b","weights":"bf16","gpus":"rtx-4060"})");
   REQUIRE(r.notes.size() == 1);
-  CHECK(r.notes[0].find("No configuration fits within the 10 % headroom; the closest, 8 × GeForce RTX 4060, is short by") !=
+  CHECK(r.notes[0].text.find("No configuration fits within the 10 % headroom; the closest, 8 × GeForce RTX 4060, is short by") !=
         std::string::npos);
 }
 
@@ -223,7 +223,7 @@ TEST_CASE("biggest: needs a GPU, and says when nothing fits") {
   CHECK(biggest_for(test::catalog(), request(R"({"gpu":"rtx-4090","weights":"fp12"})")).error().field == "weights");
   const BiggestReport r = biggest(R"({"gpu":"rtx-4060","weights":"bf16","context":1000000})");
   CHECK_FALSE(r.biggest.has_value());
-  CHECK(r.notes.back().find("No preset fits GeForce RTX 4060") != std::string::npos);
+  CHECK(r.notes.back().text.find("No preset fits GeForce RTX 4060") != std::string::npos);
   CHECK(biggest_report_to_json(r).find("\"biggest\":null") != std::string::npos);
 }
 
@@ -271,7 +271,7 @@ TEST_CASE("recommend: vLLM and SGLang rank no Mac (no Metal backend); only Macs 
     // The Mac named is not dropped silently: a note names it.
     bool said = false;
     for (const Message& n : named.notes)
-      said = said || (n.id == "ranking.engine_left_out" && n.find("apple-m2-ultra-192gb") != std::string::npos);
+      said = said || (n.id == "ranking.engine_left_out" && n.text.find("apple-m2-ultra-192gb") != std::string::npos);
     CHECK(said);
     auto macs = rank_gpus_for(test::catalog(), request((std::string(R"({"model":"llama-3.1-8b","gpus":"apple-m2-ultra-192gb","engine":")") +
                                                         engine + "\"}").c_str()));

@@ -127,9 +127,9 @@ namespace {
 
 TrainingReport training_at(const std::string& request) {
   auto r = training_request_from_json(request);
-  REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().field + ": " + r.error().message));
+  REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().field + ": " + r.error().message.text));
   auto report = evaluate_training(test::catalog(), r.value());
-  REQUIRE_MESSAGE(report.ok(), (report.ok() ? "" : report.error().field + ": " + report.error().message));
+  REQUIRE_MESSAGE(report.ok(), (report.ok() ? "" : report.error().field + ": " + report.error().message.text));
   return report.value();
 }
 

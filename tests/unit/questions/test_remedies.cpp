@@ -21,7 +21,7 @@ RemediesReport inference_remedies(const char* json) {
   auto request = request_from_json(json);
   REQUIRE_MESSAGE(request.ok(), json);
   auto r = remedies_for(test::catalog(), request.value());
-  REQUIRE_MESSAGE(r.ok(), json << ": " << (r.ok() ? "" : r.error().message));
+  REQUIRE_MESSAGE(r.ok(), json << ": " << (r.ok() ? "" : r.error().message.text));
   return std::move(r).value();
 }
 
@@ -29,7 +29,7 @@ RemediesReport training_remedies(const char* json) {
   auto request = training_request_from_json(json);
   REQUIRE_MESSAGE(request.ok(), json);
   auto r = remedies_for(test::catalog(), request.value());
-  REQUIRE_MESSAGE(r.ok(), json << ": " << (r.ok() ? "" : r.error().message));
+  REQUIRE_MESSAGE(r.ok(), json << ": " << (r.ok() ? "" : r.error().message.text));
   return std::move(r).value();
 }
 
@@ -62,8 +62,8 @@ TEST_CASE("training a bare 7B count: ZeRO-Offload and 8-bit Adam, by the bytes p
   CHECK(offload.host_ram_bytes == 112'000'000'000ULL);
   // Its explanation shows the same two totals and the change, as the page's dialog does for every number.
   CHECK(offload.explanation.key == "saved");
-  CHECK(offload.explanation.values == "126,536,870,912 B − 14,536,870,912 B = 112,000,000,000 B");
-  CHECK(offload.explanation.source.find("offload = optimizer, zero = 2") != std::string::npos);
+  CHECK(offload.explanation.values.text == "126,536,870,912 B − 14,536,870,912 B = 112,000,000,000 B");
+  CHECK(offload.explanation.source.text.find("offload = optimizer, zero = 2") != std::string::npos);
   // The page words it in its language from the ids; the totals travel exact, the change as typed.
   CHECK(offload.explanation.values.id == "explain.saved.values");
   REQUIRE(offload.explanation.values.args.size() == 3);
@@ -129,7 +129,7 @@ TEST_CASE("vLLM on Blackwell: the 4-bit way is NVFP4, which its FP4 tensor cores
         9'309'255'936ULL);
   CHECK(four.saved_bytes <= 9'309'255'936LL);
   CHECK(four.saved_bytes >= 9'309'255'936LL - 469'762'048LL);
-  CHECK(four.cost.find("FP4 tensor cores") != std::string::npos);
+  CHECK(four.cost.text.find("FP4 tensor cores") != std::string::npos);
   // The consumer Blackwell cards (sm_120, GeForce RTX 50) have them too (CUTLASS's block-scaled GEMMs for sm_120a).
   const RemediesReport rtx = inference_remedies(R"({"model":"llama-2-7b","engine":"vllm","gpu":"rtx-5090"})");
   CHECK(get(rtx, "weights-4bit").inputs[0].text == "nvfp4");
@@ -255,10 +255,10 @@ TEST_CASE("the hardware decides: no bitsandbytes or DeepSpeed on Apple, no FP8 i
 TEST_CASE("vLLM's FP8 remedy says where it runs natively and where weight-only, by the GPU's compute capability") {
   // FP8 tensor cores from sm_89 (Ada; Hopper sm_90): an A100 (sm_80) runs FP8 through FP8 Marlin, weight-only.
   const RemediesReport a100 = inference_remedies(R"({"model":"llama-2-7b","engine":"vllm","gpu":"a100-80gb-sxm"})");
-  CHECK(get(a100, "weights-8bit").cost.find("(sm_80) has no FP8 tensor cores (sm_89+), so vLLM runs FP8 weight-only") !=
+  CHECK(get(a100, "weights-8bit").cost.text.find("(sm_80) has no FP8 tensor cores (sm_89+), so vLLM runs FP8 weight-only") !=
         std::string::npos);
   const RemediesReport h100 = inference_remedies(R"({"model":"llama-2-7b","engine":"vllm","gpu":"h100-sxm"})");
-  CHECK(get(h100, "weights-8bit").cost.find("runs natively on the NVIDIA H100 SXM") != std::string::npos);
+  CHECK(get(h100, "weights-8bit").cost.text.find("runs natively on the NVIDIA H100 SXM") != std::string::npos);
 }
 
 TEST_CASE("vLLM splits by tensor parallelism: the GPU count divides the heads") {
@@ -270,7 +270,7 @@ TEST_CASE("vLLM splits by tensor parallelism: the GPU count divides the heads") 
   REQUIRE(tp.inputs.size() == 1);
   CHECK(std::string(tp.inputs[0].key) == "tp");
   CHECK(tp.inputs[0].number == 8u);
-  CHECK(tp.cost.find("--tensor-parallel-size 8") != std::string::npos);
+  CHECK(tp.cost.text.find("--tensor-parallel-size 8") != std::string::npos);
   CHECK(tp.applicable);
   CHECK(*tp.fit == Fit::fits);
 }
@@ -312,7 +312,7 @@ TEST_CASE("llama.cpp on a card too small: the most layers that fit, the rest on 
   REQUIRE(report.ok());
   CHECK(report.value().gpus.front().fit != Fit::fits);
   // llama.cpp splits by layers, not tensors: the split's cost says so.
-  CHECK(get(r, "more-gpus").cost.find("--split-mode layer") != std::string::npos);
+  CHECK(get(r, "more-gpus").cost.text.find("--split-mode layer") != std::string::npos);
   // Without -ngl, llama.cpp's --fit places the layers itself (the headline says so): no -ngl remedy repeats it.
   const RemediesReport fitted = inference_remedies(R"({"model":"llama-2-13b","engine":"llamacpp","weights":"q8_0","gpu":"rtx-4060","context":4096})");
   CHECK(*fitted.verdict == VerdictKind::runs_split);
@@ -361,7 +361,7 @@ TEST_CASE("two GPUs too small: more of them, and for llama.cpp the most layers t
   const Remedy& more = get(r, "more-gpus");
   CHECK(std::string(more.inputs[0].key) == "gpus");
   CHECK(more.inputs[0].number == 4u);
-  CHECK(more.cost.find("4 × GeForce RTX 4090 with --split-mode layer") != std::string::npos);
+  CHECK(more.cost.text.find("4 × GeForce RTX 4090 with --split-mode layer") != std::string::npos);
   CHECK(*more.fit == Fit::fits);
   // -ngl over both: each layer is 0.85 GB of weights and 16 MiB of KV, so about 2 × 21.6 GiB / 0.87 GB ≈ 53 layers
   // at most, fewer for the compute buffers and CUDA contexts; the largest count that fits, one more does not.
@@ -388,7 +388,7 @@ TEST_CASE("two GPUs too small: more of them, and for llama.cpp the most layers t
   const Remedy& served = get(v, "more-gpus");
   CHECK(std::string(served.inputs[0].key) == "gpus");
   CHECK(served.inputs[0].number == 4u);
-  CHECK(served.cost.find("--tensor-parallel-size 4") != std::string::npos);
+  CHECK(served.cost.text.find("--tensor-parallel-size 4") != std::string::npos);
   CHECK(find(v, "tensor-parallel") == nullptr);
 }
 
@@ -456,15 +456,15 @@ TEST_CASE("one RTX 4090 and Llama 3.1 70B: llama.cpp with the rest in system RAM
   CHECK(first.host_ram_bytes > 100'000'000'000ULL);  // bf16: ~67 of 80 layers × 1.71 GB
   CHECK(std::string(first.inputs[0].key) == "engine");
   CHECK(first.inputs[0].text == "llamacpp");
-  CHECK(first.cost.find("llama.cpp from a GGUF file: 13 of 80 layers on the GPU as --fit places them") != std::string::npos);
-  CHECK(first.cost.find("tokens/s") != std::string::npos);  // the speed of that placement
+  CHECK(first.cost.text.find("llama.cpp from a GGUF file: 13 of 80 layers on the GPU as --fit places them") != std::string::npos);
+  CHECK(first.cost.text.find("tokens/s") != std::string::npos);  // the speed of that placement
   CHECK(first.applicable);  // engine, context and weights are the page's inputs: --fit needs no -ngl
   const Remedy& q4 = get(r, "weights-4bit+offload");
   CHECK(q4.parts == std::vector<std::string>{"weights-4bit", "offload"});
   CHECK(q4.inputs.size() == 3);
   for (const RemedyInput& in : q4.inputs)
     if (std::string(in.key) == "weights") CHECK(in.text == "q4_k_m");
-  CHECK(q4.cost.find("42 of 80 layers") != std::string::npos);
+  CHECK(q4.cost.text.find("42 of 80 layers") != std::string::npos);
   CHECK(q4.host_ram_bytes < first.host_ram_bytes / 4);
   CHECK(*get(r, "weights-4bit").fit == Fit::does_not_fit);
   const Remedy& last = r.remedies.back();

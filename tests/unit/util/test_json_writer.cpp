@@ -261,7 +261,7 @@ TEST_CASE("every report's text is its own nlohmann round trip: keys in byte orde
       answer(c, R"({"question":"remedies","model":"llama-2-7b","engine":"llamacpp","attention":"eager","gpu":"rtx-4060"})"),
       answer(c, R"({"question":"remedies","mode":"train","model":"llama-3.1-8b","micro_batch":4,"gpu":"a100-80gb-sxm"})"),
       catalog_to_json(c),
-      error_to_json(make_error("field\xFF", "a <b> \"message\"")),
+      error_to_json(make_error("field\xFF", message("test.x", "a <b> \"message\""))),
   };
   for (const std::string& text : texts) {
     CAPTURE(text.substr(0, 200));

@@ -3,6 +3,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <type_traits>  // std::is_convertible_v, std::is_aggregate_v
+
 #include "util/explanation.hpp"
 #include "util/json_writer.hpp"
 #include "util/message.hpp"
@@ -29,11 +31,12 @@ TEST_CASE("a message renders its English from the template and keeps the raw val
   CHECK(j["args"]["n"] == 40);
 }
 
-TEST_CASE("a plain string is a message without an id, and a placeholder without an arg stays as written") {
-  const Message plain = std::string("Not converted yet.");
-  CHECK(plain.id.empty());
-  CHECK(plain == "Not converted yet.");
-  const Error e = make_error("context", "must be between 1 and 10");
+TEST_CASE("a plain string is no message, and a placeholder without an arg stays as written") {
+  static_assert(!std::is_convertible_v<std::string, Message> && !std::is_convertible_v<const char*, Message>);
+  static_assert(!std::is_convertible_v<Message, std::string>);
+  static_assert(!std::is_aggregate_v<Message>);  // {"text"} never fills the id
+  CHECK(Message().empty());
+  const Error e = make_error("context", message("test.range", "must be between 1 and 10"));
   CHECK(e.message.text == "must be between 1 and 10");
   CHECK(message("test.x", "{missing} stays", {}).text == "{missing} stays");
   CHECK(arg::signed_count("d", -1234).english == "-1,234");
@@ -59,16 +62,16 @@ TEST_CASE("a total's formula and figures are one clause per term, however many l
                                    {message("explain.term.kv_cache", "KV cache"), 5},
                                    {message("explain.term.overhead", "overhead"), 100000}};
   const Message formula = sum_formula(terms);
-  CHECK(formula == "weights + KV cache + overhead");
+  CHECK(formula.text == "weights + KV cache + overhead");
   // ((weights + KV cache) + overhead): the page words each clause in its language.
   CHECK(formula.id == "explain.sum.plus");
   CHECK(arg_named(formula, "right").nested.front().id == "explain.term.overhead");
   CHECK(arg_named(arg_named(formula, "left").nested.front(), "left").nested.front().id == "explain.term.weights");
   // 1,234 + 5 + 100,000 = 101,239 by hand.
-  CHECK(sum_values(terms, 101239, true) == "1,234 + 5 + 100,000 = 101,239 B");
-  CHECK(sum_values(terms, 101239, false) == "1234 + 5 + 100000 = 101239 B");
+  CHECK(sum_values(terms, 101239, true).text == "1,234 + 5 + 100,000 = 101,239 B");
+  CHECK(sum_values(terms, 101239, false).text == "1234 + 5 + 100000 = 101239 B");
   const Message staged = sum_values(terms, 101239, false, message("explain.role.last_stage", "last pipeline stage"));
-  CHECK(staged == "1234 + 5 + 100000 = 101239 B (last pipeline stage)");
+  CHECK(staged.text == "1234 + 5 + 100000 = 101239 B (last pipeline stage)");
   CHECK(staged.id == "explain.sum.equals_role");
   CHECK(arg_named(staged, "total").integer == 101239);
 }

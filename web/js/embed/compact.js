@@ -33,7 +33,7 @@ export function renderCompact(root, calculator, state, { t, f, siteBase }) {
   const request = codec.request(state);
   const report = calculator.answer({ ...request, question: 'estimate', ...gpuFields(state, cards) });
   if (!report.ok) {
-    refuse(report.error.field, t.message(report.error.message, report.error.message_i18n, f));
+    refuse(report.error.field, t.message(report.error.message, f));
     return report;
   }
   const { text, fit } = headline(report, { t, f, gpu: state.gpu });

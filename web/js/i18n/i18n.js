@@ -719,10 +719,10 @@ export function translator(lang) {
   };
   t.lang = TEXTS[lang] ? lang : 'en';
   t.has = (key) => key in table;
-  /** A text of the core ({english} with its {id, args}) in this language, numbers formatted by `f`. */
-  t.message = (english, i18n, f) => messageText(t.lang, f, english, i18n);
-  /** A list of the core's texts (notes) beside their ids (notes_i18n), in this language. */
-  t.messages = (texts, ids, f) => (texts ?? []).map((text, i) => messageText(t.lang, f, text, ids?.[i]));
+  /** A text of the core ({id, args, text}: its English in `text`) in this language, numbers formatted by `f`. */
+  t.message = (message, f) => messageText(t.lang, f, message);
+  /** A list of the core's texts (notes) in this language. */
+  t.messages = (messages, f) => (messages ?? []).map((m) => messageText(t.lang, f, m));
   /** A GPU's name in this language: the core names a card described by its figures in English. */
   t.gpu = (name, f) => gpuNameText(t.lang, name, f);
   return t;

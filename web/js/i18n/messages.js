@@ -1,10 +1,12 @@
-// The core's notes, errors, explanations and remedy costs in the page's language. The core writes each text in
-// English beside its id and args ({"id": "vllm.kv_short", "args": {"tokens": 4096}}); these templates render it
+// The core's notes, errors, explanations and remedy costs in the page's language. The core writes each text as
+// {"id": "vllm.kv_short", "args": {"tokens": 4096}, "text": "…"} (`text` its English); these templates render it
 // with the args formatted here: a name ending in "bytes" as GB or GiB, other numbers in the locale's digits,
-// strings as given, an {id, args} value as a clause of its own. Every id has a German template; an English one
-// only where the text names a byte count, which the page shows in the chosen unit; any other English text is the
-// core's own, shown as it is. tests/node/messages.test.mjs checks both rules against core/. The areas with many
-// texts of their own keep them in messages/ (one file each, merged below; an id lives in one file only).
+// strings as given, an {id, args, text} value as a clause of its own. Every id has a German template. In English the
+// page shows the core's `text`, except where a text names a byte count, which the page shows in the chosen unit:
+// those templates are the core's English itself, made from core/ by scripts/messages-en.mjs (messages/english.js),
+// unless the page words one otherwise below (its controls where the CLI names a flag).
+// tests/node/messages.test.mjs checks these rules against core/. The areas with many texts of their own keep them
+// in messages/ (one file each, merged below; an id lives in one file only).
 import explainInference from './messages/explain-inference.js';
 import explainTraining from './messages/explain-training.js';
 import errorsFiles from './messages/errors-files.js';
@@ -13,81 +15,16 @@ import lookup from './messages/lookup.js';
 import draft from './messages/draft.js';
 import otherModels from './messages/other-models.js';
 import speed from './messages/speed.js';
+import dataSources from './messages/data-sources.js';
+import english from './messages/english.js';
 
 export const MESSAGES = {
   en: {
-    "vllm.driver_total": "vLLM's budget is gpu_memory_utilization {util} of {total_bytes}, the total CUDA reports for this GPU: less than the memory the card is sold with, by what the driver keeps.",
-    "sglang.driver_total": "SGLang's pool starts from what is free of {total_bytes}, the total CUDA reports for this GPU: less than the memory the card is sold with, by what the driver keeps.",
-    "llamacpp.fit_driver_total": "llama.cpp's --fit plans against what is free of {total_bytes}, the total CUDA reports for this GPU: less than the memory the card is sold with, by what the driver keeps.",
-    "headline.vllm_in_use": "vLLM would not start on one {gpu}: {free_bytes} is free beside the {in_use_bytes} in use, less than gpu_memory_utilization {util} asks; {fits} starts",
-    "headline.vllm_in_use_owned": "vLLM would not start on your {count} × {gpu}: {free_bytes} is free beside the {in_use_bytes} in use, less than gpu_memory_utilization {util} asks; {fits} starts",
-    "headline.vllm_in_use_short": "vLLM would not start on one {gpu}: {free_bytes} is free beside the {in_use_bytes} in use, less than gpu_memory_utilization {util} asks; even at {fits} its KV cache would hold {tokens} tokens, less than one sequence of {length}",
-    "headline.vllm_in_use_short_owned": "vLLM would not start on your {count} × {gpu}: {free_bytes} is free beside the {in_use_bytes} in use, less than gpu_memory_utilization {util} asks; even at {fits} its KV cache would hold {tokens} tokens, less than one sequence of {length}",
-    "in_use.vllm_refuses_short": "vLLM would not start: with {in_use_bytes} in use, {free_bytes} is free after its CUDA context, less than gpu_memory_utilization {util} asks ({requested_bytes}). Even at gpu_memory_utilization {fits}, the most that passes this check, its KV cache would hold {tokens} tokens, less than one sequence of {length}.",
-    "headline.plan_short": "Does not fit on one {gpu}: what llama.cpp --fit places and what llama-server loads after it need {short_bytes} more than the card has",
-    "in_use.vllm_refuses": "vLLM would not start: with {in_use_bytes} in use, {free_bytes} is free after its CUDA context, less than gpu_memory_utilization {util} asks ({requested_bytes}). gpu_memory_utilization {fits} starts, with a smaller KV pool.",
-    "ollama.free_memory_in_use": "Ollama sizes against the memory it finds free; here the GPU's memory as the driver reports it less the {in_use_bytes} in use, which comes off the layers it can offload.",
-    "in_use.vllm_starts": "vLLM starts beside the {in_use_bytes} in use: its budget is gpu_memory_utilization of the total, so the KV pool is the same as on an empty card.",
-    "in_use.mac_ram": "The {in_use_bytes} other programs use counts against the Mac's RAM, not against the GPU's wired limit: the model fits where it is within the limit and within the RAM they leave; beyond that macOS compresses or swaps their memory.",
-    "headline.fits": "Fits on one {gpu} with {free_bytes} free",
-    "certainty.bare": "A bare parameter count has no architecture: the KV cache and the activations are not counted, and they grow with the context; {free_bytes} is left for them.",
-    "headline.tight": "Fits on one {gpu}, but only {free_bytes} free: less than the headroom",
-    "headline.short": "Does not fit on one {gpu}: {short_bytes} short",
-    "headline.ollama": "Fits on one {gpu}: Ollama offloads all {layers} layers ({vram_bytes} on the GPU), num_ctx {context}",
-    "headline.ollama_split": "Runs on one {gpu} with Ollama: {n} of {total} layers on the GPU, {ram_bytes} in system RAM, num_ctx {context}",
-    "headline.offload_layers": "Runs on one {gpu} with {n} of {total} layers on the GPU, {ram_bytes} in system RAM",
-    "headline.offload_layers_owned": "Runs on your {count} × {gpu} with {n} of {total} layers on the GPUs, {ram_bytes} in system RAM",
-    "headline.cards_offload": "Runs on your {gpus} with {n} of {total} layers on the GPUs, {ram_bytes} in system RAM",
-    "headline.fits_each": "Fits on each of {count} × {gpu} with {free_bytes} free on each",
-    "headline.tight_each": "Fits on each of {count} × {gpu}, but only {free_bytes} free on each: less than the headroom",
-    "headline.fits_owned": "Fits on your {count} × {gpu} with {free_bytes} free each",
-    "headline.tight_owned": "Fits on your {count} × {gpu}, but only {free_bytes} free on each: less than the headroom",
-    "headline.short_owned": "Does not fit on your {count} × {gpu}: {short_bytes} short on the fullest one",
-    "headline.fits_class": "Fits {card_bytes} cards such as the {names}, with {free_bytes} free",
-    "headline.tight_class": "Fits {card_bytes} cards such as the {names}, but only {free_bytes} free: less than the headroom",
-    "headline.fits_class_owned": "Fits on {count} × {card_bytes} cards such as the {names}, with {free_bytes} free each",
-    "headline.tight_class_owned": "Fits on {count} × {card_bytes} cards such as the {names}, but only {free_bytes} free on each: less than the headroom",
-    "headline.cards_fits": "Fits on your {gpus} with {free_bytes} free on the fullest one",
-    "headline.cards_tight": "Fits on your {gpus}, but only {free_bytes} free on the fullest one: less than the headroom",
-    "headline.cards_short": "Does not fit on your {gpus}: {short_bytes} short on the fullest one",
-    "headline.wired_default": " (of the {usable_bytes} macOS lets its GPU use by default)",
-    "headline.wired_set": " (of the {usable_bytes} its GPU may use with the limit set)",
-    "headline.shared_set": " (of its {ram_bytes}, the GPU may use {usable_bytes} as set)",
-    "headline.shared_amd_documented": " (of its {ram_bytes}, the GPU may use {usable_bytes} by ROCm's default)",
-    "headline.shared_amd_default": " (of its {ram_bytes}, the GPU may use {usable_bytes} by Linux's default)",
-    "headline.shared_cuda": " (of its {ram_bytes}, the GPU may use the {usable_bytes} CUDA reports, less what the system holds; closing programs and dropping the page cache frees more)",
-    "headline.shared_cuda_unknown": " (of its {ram_bytes}, the GPU may use what the system leaves free; closing programs frees more)",
-    "unified.share_given": "The {gpu}'s GPU may use {usable_bytes} of its {ram_bytes} of RAM: the GPU memory limit given.",
     "unified.amd_documented": "The {gpu}'s GPU may use {usable_bytes} of its {ram_bytes}: what AMD documents a HIP device allocation may take by default. To give it more, load amdttm with a larger pages_limit and page_pool_size (4 KiB pages, for all the machine's APUs together), then give that as the GPU memory limit.",
     "unified.amd_default": "The {gpu}'s GPU may use {usable_bytes} of its {ram_bytes} of RAM: Linux's default GTT limit, half the RAM (a little less, as the kernel sees the RAM less the BIOS carve-out). ROCm uses the larger of the GTT limit and the carve-out, Vulkan both. To give it more, raise ttm.pages_limit (in 4 KiB pages: amd-ttm --set N, then reboot) or the carve-out in the BIOS; on Windows, set the Variable Graphics Memory in AMD Software (up to 96 GB of 128 GB). Then give that as the GPU memory limit.",
     "unified.cuda_total": "The {gpu}'s GPU may use the {usable_bytes} of its {ram_bytes} of RAM that CUDA reports as the total, less what the system and other programs hold: there is no limit to set. CUDA counts the page cache as used (sync; echo 3 > /proc/sys/vm/drop_caches frees it). Give what your machine has free as the GPU memory limit.",
     "unified.cuda_unknown": "The {gpu}'s GPU may use its {ram_bytes} of RAM less what the system and other programs hold, which is not modelled (the total CUDA reports was not read in a source here): give what your machine has free as the GPU memory limit.",
-    "llamacpp.partial_offload": "Partial offload: {gpu_layers} of {layers} layers on the GPU; {ram_bytes} stay in system RAM.",
-    "vllm.graphs_outside_v2": "vLLM {version} runs this model on its Model Runner V2, which sets nothing aside for the CUDA graphs: they take about {graph_bytes} on top of gpu_memory_utilization, captured after the KV cache, and can run out of memory on a nearly full GPU (vLLM issue 49224).",
-    "vllm.mxfp4_padding": "vLLM's {kernel} kernel for the MXFP4 experts pads their widths to its alignment: the weights take {padding_bytes} more on the GPU than in the files.",
-    "sglang.state_pool": "SGLang sets aside {slots} request slots of linear-attention state ({state_bytes}, mamba_full_memory_ratio 0.9) before its KV pool, and runs at most {requests} requests at once (3 slots each).",
-    "vllm.dsv4_groups": "vLLM keeps DeepSeek-V4's cache in {groups} groups (the sliding window, the compressed entries with the indexer's keys, the compressors' state) drawing on one pool of blocks of {block_bytes}. A request of max_model_len holds {blocks} blocks across them, most of them for the window and the compressors' state whatever its length, so vLLM's \"GPU KV cache size\" is the concurrency times max_model_len, not the pool over the bytes per token.",
-    "vllm.replicated_weights": "vLLM holds {replicated_bytes} of DeepSeek-V4's weights whole on each of the {tp} tensor-parallel GPUs (the attention's input projections, the indexer, the compressors, the router, the norms), so each GPU carries more than 1/{tp} of the weights.",
-    "vllm.kv_short": "vLLM would refuse to start: one request of max_model_len {context} needs {need_bytes} of KV cache and it has {pool_bytes}; lower the context or raise gpu_memory_utilization.",
-    "ollama.projector_gpu": "Ollama runs this vision model with its projector (--mmproj, {projector_bytes} in F16) on the GPU: counted in the vision encoder's line with clip's compute buffer for its warm-up image, which the 1 GiB Ollama leaves free beside the projector holds.",
-    "ollama.projector_cpu_layers": "With num_gpu below every layer Ollama keeps the vision projector ({projector_bytes}) in system RAM (--no-mmproj-offload); it is not counted here.",
-    "ollama.projector_cpu_10gib": "Before 0.30.11 Ollama keeps the vision projector ({projector_bytes}) in system RAM on a GPU of 10 GiB or less (--no-mmproj-offload); it is not counted here.",
-    "ollama.projector_cpu_room": "The GPU has less than the vision projector ({projector_bytes}) plus 1 GiB, so Ollama keeps the projector in system RAM (--no-mmproj-offload); it is not counted here.",
-    "ollama.projector_cpu_integrated": "Before 0.30.11 Ollama keeps the vision projector ({projector_bytes}) on the CPU on a GPU that shares the system's memory, as Apple's do (--no-mmproj-offload); it is not counted here.",
-    "ollama.projector_fit_target": "Ollama has llama-server's --fit keep {target_bytes} free for the vision projector (LLAMA_ARG_FIT_TARGET: the projector + 1 GiB, in place of --fit's own 1 GiB), and llama-server adds the projector and its image buffer ({projector_bytes}) to that: the projector's weights are kept free twice, and the layers get that much less room.",
-    "ollama.projector_in_fit": "llama-server's --fit keeps room for the vision projector and its image buffer ({projector_bytes}) beside its own 1 GiB; the projector then loads into it.",
-    "vision.vllm_profile": "vLLM's start-up profile encodes {items} dummy images of {width}×{height} pixels at once ({tokens} tokens each; encoder budget {budget} tokens) and keeps their embeddings while it profiles the language model: {added_bytes} more comes out of the KV cache (--language-model-only skips this and the vision tower).",
-    "vision.vllm_profile_one": "vLLM's start-up profile encodes one dummy image of {width}×{height} pixels ({tokens} tokens; encoder budget {budget} tokens) and keeps its embeddings while it profiles the language model: {added_bytes} more comes out of the KV cache (--language-model-only skips this and the vision tower).",
-    "vision.ollama_projector_ram": "Ollama's estimate keeps the vision projector ({projector_bytes} with its graph) in system RAM with the output layer: images are encoded on the CPU.",
-    "llamacpp.mmproj_apart": "The vision tower ({params} parameters) is not counted: llama.cpp keeps it in a separate mmproj file (about {mmproj_bytes} in F16), which llama-server loads only with --mmproj.",
-    "ranking.none_fits_closest": "No configuration fits within the {percent} % headroom; the closest, {config}, is short by {short_bytes} per GPU.",
-    "ollama.partial_offload": "Ollama offloads {gpu_layers}/{layers} layers to the GPU; {ram_bytes} (weights and KV of the other layers, and the token embeddings) stay in system RAM.",
-    "ollama.context_tier": "Ollama picks its default context by the GPU's memory: {tier} tokens for {vram_bytes} (4096 below 23 GiB, 32768 from 23 GiB, 262144 from 47 GiB).",
-    "mac.wired_limit_given": "The {gpu}'s GPU may use {usable_bytes} of its {ram_bytes} of RAM: the wired limit given (sudo sysctl iogpu.wired_limit_mb).",
     "mac.wired_limit_default": "The {gpu}'s GPU may use {usable_bytes} of its {ram_bytes} of RAM: macOS's default wired limit as macOS 13 to 15 set it. macOS 26 allows more (0.74 to 0.84 of RAM measured on 24 to 128 GB Macs), which is not modelled: give the recommendedMaxWorkingSetSize your Mac reports, or a limit set with sudo sysctl iogpu.wired_limit_mb=N, as the GPU memory limit.",
-    "remedy.wired_limit": "Run sudo sysctl iogpu.wired_limit_mb={limit} before loading the model (it lasts until the Mac restarts). Wired memory cannot be paged out: macOS and every other app then share the remaining {left_bytes}, and if they need more the Mac can freeze or restart",
-    "remedy.amdttm_limit": "Load amdttm with pages_limit and page_pool_size of {pages} (4 KiB pages: {limit_bytes} for each of the machine's {apus} APUs), then reload amdgpu. The system and every other program then share the remaining {left_bytes} of each",
-    "remedy.gtt_limit": "Start Linux with the kernel parameter ttm.pages_limit={pages} (4 KiB pages: {limit_bytes}; in GRUB_CMDLINE_LINUX, then reboot), or set the BIOS carve-out to that much. The system and every other program then share the remaining {left_bytes}",
     // The CLI names its flags; the page names its controls (tests/node/messages.test.mjs keeps flags out).
     "model.ambiguous": "\"{given}\" could be {names}; name one, or for a model not in the list: drop or paste its config.json",
     "model.ambiguous_more": "\"{given}\" could be {names} and {more} more; name one, or for a model not in the list: drop or paste its config.json",
@@ -96,8 +33,6 @@ export const MESSAGES = {
     "engine.no_apple_backend": "{engine} has no Apple GPU backend and does not run on the {gpu}; on a Mac choose one of {engines} under Engine",
     "llamacpp.gguf_for_checkpoint": "{engine} runs GGUF files: the {checkpoint} checkpoint is estimated as the GGUF file type it is published in, {gguf}; choose another under Weight precision",
     "lora.defaults": "LoRA and QLoRA defaults follow the recipes people run: gradient checkpointing on (TRL's SFTConfig, PEFT's examples/sft and prepare_model_for_kbit_training, Unsloth's get_peft_model), rank 16 on every linear layer (Unsloth); choose Off under Gradient checkpointing to turn it off.",
-    "remedy.summary.short": "Nothing here runs on {gpus}: the closest change, listed first, is still {short_bytes} short.",
-    "remedy.summary.short_more": "Nothing here runs on {gpus}: the closest change, listed first, is still {short_bytes} short; only more GPUs (listed last) would hold it.",
   },
   de: {
     "vllm.driver_total": "vLLMs Budget ist gpu_memory_utilization {util} von {total_bytes}, dem Gesamtspeicher, den CUDA für diese GPU meldet: weniger als der Speicher, mit dem die Karte verkauft wird, um das, was der Treiber für sich behält.",
@@ -564,11 +499,12 @@ export const MESSAGES = {
 };
 
 /** The area files, for the test that no id is defined twice. */
-export const MESSAGE_PARTS = { main: { en: { ...MESSAGES.en }, de: { ...MESSAGES.de } }, explainInference, explainTraining, errorsFiles, errorsRequest, lookup, draft, otherModels, speed };
-for (const part of [explainInference, explainTraining, errorsFiles, errorsRequest, lookup, draft, otherModels, speed]) {
+export const MESSAGE_PARTS = { main: { en: { ...MESSAGES.en }, de: { ...MESSAGES.de } }, explainInference, explainTraining, errorsFiles, errorsRequest, lookup, draft, otherModels, speed, dataSources };
+for (const part of [explainInference, explainTraining, errorsFiles, errorsRequest, lookup, draft, otherModels, speed, dataSources]) {
   Object.assign(MESSAGES.en, part.en);
   Object.assign(MESSAGES.de, part.de);
 }
+for (const [id, template] of Object.entries(english)) MESSAGES.en[id] ??= template;
 
 // The headline's byte figures have one decimal, as the page's dense lists. An {id, args} value is a clause
 // with a wording of its own (arg::message in the core).
@@ -591,7 +527,7 @@ export function gpuNameText(lang, name, f) {
 }
 
 function formatArg(lang, name, value, f, short) {
-  if (value !== null && typeof value === 'object') return messageText(lang, f, value.text ?? '', value);
+  if (value !== null && typeof value === 'object') return messageText(lang, f, value);
   if (typeof value !== 'number') return gpuNameText(lang, String(value ?? ''), f);
   // A card's memory as the GPU table shows it, without a ".0" that would hide the "24 GiB" on the box.
   if (name === 'card_bytes') return f.bytesShort(value).replace(/[.,]0(?= )/, '');
@@ -615,12 +551,14 @@ function formatArg(lang, name, value, f, short) {
   return f.number(value, 3);
 }
 
-/** The text of one core message in `lang`: `english` is the core's sentence, `i18n` its {id, args}. */
-export function messageText(lang, f, english, i18n) {
-  const template = i18n?.id ? (MESSAGES[lang]?.[i18n.id] ?? MESSAGES.en[i18n.id]) : undefined;
+/** The text of one core message ({id, args, text}) in `lang`: its `text` is the core's English sentence. */
+export function messageText(lang, f, message) {
+  if (typeof message === 'string') return message;  // the page's own words, already in `lang`
+  const english = message?.text ?? '';
+  const template = message?.id ? (MESSAGES[lang]?.[message.id] ?? MESSAGES.en[message.id]) : undefined;
   if (template === undefined || !f) return english;
-  const short = i18n.id.startsWith('headline.');
-  const args = i18n.args ?? {};
+  const short = message.id.startsWith('headline.');
+  const args = message.args ?? {};
   const format = (name) => formatArg(lang, name, args[name], f, short);
   // A range whose two ends read the same is one figure, as the core's English says it (core/util/message.cpp).
   const text = 'low' in args && 'high' in args && format('low') === format('high')

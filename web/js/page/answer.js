@@ -144,7 +144,7 @@ export function update({ push = false } = {}) {
     return;
   }
   if (!result.ok) {
-    showError(result.error.field, view.t.message(result.error.message, result.error.message_i18n, view.f));
+    showError(result.error.field, view.t.message(result.error.message, view.f));
     return;
   }
   page.report = result;

@@ -97,7 +97,7 @@ export async function readHubModel(name, reading, { signal, onProgress, field })
     const failure = error instanceof LookupError
       ? page.calculator.lookupFailure({ service: 'hub', name: reading.repo, token: false, gated: false, ...error.failure }).error
       : error.core ?? { message: String(error?.message ?? error) };
-    throw Object.assign(new Error(failure.message), { core: { ...failure, field } });
+    throw Object.assign(new Error(failure.message?.text ?? failure.message), { core: { ...failure, field } });
   }
 }
 

@@ -110,8 +110,8 @@ export async function readFiles(files, progress) {
     }
     if (!read.answer.ok) {
       // A set's error field names the part or the index entry at fault.
-      const { field, message, message_i18n: i18n } = read.answer.error;
-      return { failed: () => `${single ? single.name : field}: ${view.t.message(message, i18n, view.f)}` };
+      const { field, message } = read.answer.error;
+      return { failed: () => `${single ? single.name : field}: ${view.t.message(message, view.f)}` };
     }
     if (single) {
       loaded = { bytes: read.bytes, size: single.size, name: single.name };

@@ -35,7 +35,7 @@ export function modelByName() {
     return { ok: false, lookup: true };
   }
   if (reading?.ok && reading.kind === 'ollama') {
-    const message = `${view.t.message(reading.preset_error, reading.preset_error_i18n, view.f)}. ${view.t('hub.ollama', { name })}`;
+    const message = `${view.t.message(reading.preset_error, view.f)}. ${view.t('hub.ollama', { name })}`;
     return { ok: false, error: { field: 'model', message } };
   }
   return null;
@@ -83,7 +83,7 @@ function showRead({ plan, readAt }) {
   link.rel = 'noopener noreferrer';
   link.textContent = view.t('hub.open', { repo: plan.repo });
   const copy = readAt ? ` ${view.t('hub.copy', { date: readAt.toLocaleString(view.t.lang === 'de' ? 'de-DE' : 'en-US', { dateStyle: 'medium', timeStyle: 'short' }) })}` : '';
-  dom.hubStatus.replaceChildren(`${view.t.message(plan.summary, plan.summary_i18n, view.f)}${copy} `, link);
+  dom.hubStatus.replaceChildren(`${view.t.message(plan.summary, view.f)}${copy} `, link);
   const options = quantOptions(plan.gguf);
   if (options.length === 0) return;
   dom.hubQuant.replaceChildren(...options);

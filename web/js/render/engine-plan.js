@@ -44,7 +44,7 @@ export function renderEnginePlan(dom, report, t, f) {
 
 // The core's note in the page's language (the CLI keeps the core's English).
 function commandNote(command, t, f) {
-  const note = t.message(command.note, command.note_i18n, f);
+  const note = t.message(command.note, f);
   return command.text ? note : t('plan.none', { why: note });
 }
 

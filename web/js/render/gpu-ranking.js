@@ -59,7 +59,7 @@ export function renderGpuRanking(dom, answer, view) {
     ...r.picks.map((p) => el('span', { class: 'pick-tag', text: t(`ranking.${p}`) }))),
   el('td', {}, el('span', { class: `badge badge-${r.fit}`, text: t(`fit.${r.fit}`) })),
   el('td', { class: 'num', text: f.signedShort(r.free_bytes) }),
-  el('td', { class: 'num', text: isRange(r.tokens_per_second) ? rangeText(r.tokens_per_second, f, 1) : (r.note ? t.message(r.note, r.note_i18n, f) : na) }),
+  el('td', { class: 'num', text: isRange(r.tokens_per_second) ? rangeText(r.tokens_per_second, f, 1) : (r.note ? t.message(r.note, f) : na) }),
   el('td', { class: 'num', text: money(r.usd_per_hour) }),
   el('td', { class: 'num', text: isRange(r.usd_per_million_tokens) ? rangeText(r.usd_per_million_tokens, f, 2, true) : na }),
   // The street price is one dated figure: its date in the cell's title.
@@ -72,6 +72,6 @@ export function renderGpuRanking(dom, answer, view) {
     answer.ranking.length > SHOWN
       ? el('button', { type: 'button', id: 'ranking-all', class: 'link', 'aria-expanded': String(Boolean(view.rankingAll)),
         text: t(view.rankingAll ? 'ranking.fewer' : 'ranking.all') }) : null);
-  dom.rankingNotes.replaceChildren(...t.messages(answer.notes, answer.notes_i18n, f).map((n) => el('li', { text: n })));
+  dom.rankingNotes.replaceChildren(...t.messages(answer.notes, f).map((n) => el('li', { text: n })));
   dom.rankingSection.hidden = false;
 }

@@ -38,13 +38,13 @@ export function renderRemedies(dom, answer, view, codec) {
   }
   // Different cards together are not worked out: the core's note says so in place of "none saves memory".
   const none = answer.remedies.length === 0;
-  const unworked = answer.notes_i18n?.some((n) => n.id === 'remedy.unlike_cards');
+  const unworked = answer.notes?.some((n) => n.id === 'remedy.unlike_cards');
   const intro = unworked ? '' : t(none ? 'remedies.none' : 'remedies.intro');
   dom.remediesIntro.replaceChildren(...(answer.summary
-    ? [el('strong', { class: 'remedies-summary', text: t.message(answer.summary, answer.summary_i18n, f) }), ' ', intro]
+    ? [el('strong', { class: 'remedies-summary', text: t.message(answer.summary, f) }), ' ', intro]
     : [intro]));
   dom.remedies.closest('table').hidden = none;
-  dom.remediesNotes.replaceChildren(...t.messages(answer.notes, answer.notes_i18n, f).map((n) => el('li', { text: n })));
+  dom.remediesNotes.replaceChildren(...t.messages(answer.notes, f).map((n) => el('li', { text: n })));
   dom.remedies.replaceChildren(...answer.remedies.map((r) => {
     const name = remedyName(r, t, f);
     const patch = statePatch(answer, r, codec);
@@ -56,7 +56,7 @@ export function renderRemedies(dom, answer, view, codec) {
     const after = [figure(f.bytes(r.bytes))];
     if (inRam) after.push(' ', el('small', { class: 'ram', text: t('remedies.ram', { ram: f.bytes(r.host_ram_bytes) }) }));
     if (r.fit) after.push(' ', el('span', { class: `badge badge-${r.fit}`, text: verdictText(r, t) }));
-    const cost = [t.message(r.cost, r.cost_i18n, f)];
+    const cost = [t.message(r.cost, f)];
     if (r.host_ram_bytes && !inRam) cost.push(` (${t('remedies.host', { bytes: f.bytes(r.host_ram_bytes) })})`);
     return el('tr', { class: r.fit ? `fit-${r.fit}` : null, 'data-remedy': r.id },
       el('th', { scope: 'row', text: name }),
@@ -64,7 +64,7 @@ export function renderRemedies(dom, answer, view, codec) {
       el('td', { class: 'num', 'data-label': t('remedies.saves') },
         figure(r.usable_bytes ? t('remedies.usable', { bytes: f.bytes(r.usable_bytes - (answer.bytes + answer.free_bytes)) }) : f.bytes(r.saved_bytes))),
       el('td', { class: 'num', 'data-label': t('remedies.after') }, ...after),
-      el('td', {}, ...cost, el('br'), el('small', { class: 'secondary', text: t.message(r.source, r.source_i18n, f) })),
+      el('td', {}, ...cost, el('br'), el('small', { class: 'secondary', text: t.message(r.source, f) })),
       el('td', {}, patch ? el('button', {
         type: 'button', class: 'apply', 'aria-label': t('remedies.applyLabel', { name }), text: t('remedies.apply'),
       }) : null));

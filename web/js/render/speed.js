@@ -14,7 +14,7 @@ export function speedFigures(report, t, f) {
   const kind = report.verdict?.kind;
   // An engine that would not start has no speed: the core's reason says so, as the headline does.
   if (kind === 'refuses' && report.speed_unavailable) {
-    return [['speed.note', t.message(report.speed_unavailable, report.speed_unavailable_i18n, f)]];
+    return [['speed.note', t.message(report.speed_unavailable, f)]];
   }
   // Run with part of the model in system RAM, the core's speed is that placement's, or its reason for none.
   const gpus = report.per_gpu?.gpus ?? 1;
@@ -24,7 +24,7 @@ export function speedFigures(report, t, f) {
   }
   const na = (reason) => t('speed.na', { reason });
   const speed = report.speed;
-  const noSpeed = report.speed_unavailable ? t.message(report.speed_unavailable, report.speed_unavailable_i18n, f) : t('speed.noSpeed');
+  const noSpeed = report.speed_unavailable ? t.message(report.speed_unavailable, f) : t('speed.noSpeed');
   const decode = report.decode_tokens_per_second;
   const prefill = report.prefill_tokens_per_second;
   const ttft = report.time_to_first_token_seconds;
@@ -40,7 +40,7 @@ export function speedFigures(report, t, f) {
     })]] : []),
     // Without any speed figure the core's reason is about decoding (an encoder has none): prefill says less.
     ['speed.prefill', isRange(prefill) ? t('speed.tps', { value: rangeText(prefill, f, 0) })
-      : na(speed ? (speed.prefill_unavailable ? t.message(speed.prefill_unavailable, speed.prefill_unavailable_i18n, f) : noSpeed)
+      : na(speed ? (speed.prefill_unavailable ? t.message(speed.prefill_unavailable, f) : noSpeed)
         : t('speed.noSpeed'))],
     // Time to first token: the whole prompt prefilled from an empty cache in the engine's chunks; below a second in
     // milliseconds (a short prompt's first token comes in a few of them).
@@ -53,7 +53,7 @@ export function speedFigures(report, t, f) {
       : na(hasPrice ? noSpeed : t('speed.noPrice'))],
   ];
   if (hasPrice && cost.price_source) rows.push(['speed.price_source', `${offerText(cost.price_source, t)}${cost.price_date ? ` (${cost.price_date})` : ''}`]);
-  if (speed?.note) rows.push(['speed.note', t.message(speed.note, speed.note_i18n, f)]);
+  if (speed?.note) rows.push(['speed.note', t.message(speed.note, f)]);
   return rows;
 }
 
@@ -62,9 +62,9 @@ export function speedHow(report, t, f) {
   const speed = report.speed;
   if (!speed || (report.verdict?.kind === 'refuses' && report.speed_unavailable)) return [];
   const parts = [];
-  if (speed.explanation) parts.push(['speed.decode', t.message(speed.explanation, speed.explanation_i18n, f)]);
+  if (speed.explanation) parts.push(['speed.decode', t.message(speed.explanation, f)]);
   if (speed.prefill_explanation) {
-    parts.push(['speed.prefill', t.message(speed.prefill_explanation, speed.prefill_explanation_i18n, f)]);
+    parts.push(['speed.prefill', t.message(speed.prefill_explanation, f)]);
   }
   return parts;
 }

@@ -68,7 +68,7 @@ export function renderSummary(dom, report, view) {
     el('td', { class: 'num', 'data-testid': 'total-gb-cell' }, explained('total', f.amount(breakdown.total))),
     el('td', { class: 'num', text: f.share(1, 1) })));
   dom.breakdown.replaceChildren(...rows);
-  dom.notes.replaceChildren(...t.messages(report.notes, report.notes_i18n, f).map((n) => el('li', { text: n })));
+  dom.notes.replaceChildren(...t.messages(report.notes, f).map((n) => el('li', { text: n })));
   renderDevices(dom, report, view);
 }
 
@@ -112,9 +112,9 @@ export function showExplanation(dialog, report, key, t, f) {
  * adds the tensor groups. */
 export function openExplanation(dialog, title, x, t, f, table) {
   dialog.querySelector('#explain-title').textContent = title;
-  dialog.querySelector('#explain-formula').textContent = t.message(x.formula, x.formula_i18n, f);
-  dialog.querySelector('#explain-values').textContent = t.message(x.values, x.values_i18n, f);
-  dialog.querySelector('#explain-source').textContent = t.message(x.source, x.source_i18n, f);
+  dialog.querySelector('#explain-formula').textContent = t.message(x.formula, f);
+  dialog.querySelector('#explain-values').textContent = t.message(x.values, f);
+  dialog.querySelector('#explain-source').textContent = t.message(x.source, f);
   const section = dialog.querySelector('#explain-groups');
   section.hidden = !table;
   if (table) section.querySelector('tbody').replaceChildren(...groupRows({ ...table, t, f }));

@@ -96,19 +96,16 @@ export function headline(report, { t, f }) {
   const v = report.verdict;
   const row = v.gpu ? report.gpus.find((g) => g.id === v.gpu) ?? null : null;
   // A Mac's clause follows the sentence: how much of its RAM the verdict counted; where an input it depends on is not
-  // known, a lead before it says how sure it is ("Unknown: ") and the reasons say why (the core's English has all).
-  const lead = v.lead_i18n ? t.message(v.lead, v.lead_i18n, f) : '';
-  // The sentence's English is the message less the lead before it and the shared memory's clause after it.
-  const english = v.message.slice(v.lead?.length ?? 0, v.message.length - (v.wired?.length ?? 0));
-  const text = lead + t.message(english, v.message_i18n, f) + (v.wired_i18n ? t.message(v.wired ?? '', v.wired_i18n, f) : '');
-  const reasons = (v.certainty_reasons_i18n ?? []).map((r, i) => t.message(v.certainty_reasons[i], r, f));
+  // known, a lead before it says how sure it is ("Unknown: ") and the reasons say why.
+  const text = (v.lead ? t.message(v.lead, f) : '') + t.message(v.message, f) + (v.wired ? t.message(v.wired, f) : '');
+  const reasons = t.messages(v.certainty_reasons, f);
   return { row, text, fit: v.fit, certainty: v.certainty ?? 'certain', reasons };
 }
 
 /** The verdict's words for its GPU's row in a table, where the row's fit says less (part of it in system RAM). */
 export function verdictLabel(report, row, t, f) {
   const v = report.verdict;
-  return v?.label && row.id === v.gpu ? t.message(v.label, v.label_i18n, f) : null;
+  return v?.label && row.id === v.gpu ? t.message(v.label, f) : null;
 }
 
 export function verdictText(row, t, f) {

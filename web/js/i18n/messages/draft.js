@@ -5,8 +5,6 @@ export default {
   en: {
     "draft.tokens_needed": "{engine} needs the draft tokens per step for this draft (num_speculative_tokens): give them under Draft tokens per step",
     "draft.without_draft": "goes with a draft model: choose one under Draft model",
-    "llamacpp.fit_without_draft": "llama.cpp's --fit plans the model without the draft; the draft's {draft_bytes} comes on top.",
-    "llamacpp.fit_with_draft": "llama.cpp's --fit keeps {draft_bytes} free for the draft beside the model, as llama.cpp PR #23485 (b9305) added; later builds are assumed to keep the same room.",
   },
   de: {
     "draft.head_engine": "{engine} nutzt als Entwurf nur ein eigenes kleines Modell; EAGLE-Köpfe und die MTP-Schichten eines Modells laufen in vLLM und SGLang",

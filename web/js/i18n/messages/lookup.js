@@ -1,13 +1,7 @@
 // Templates for the core's messages of one area, merged into MESSAGES by ../messages.js (same rules as there).
 // Looking a model up by name: a Hugging Face repository or an Ollama model, what was read and why a read failed.
 export default {
-  en: {
-    "hub.summary_gguf": "{repo}: {quant}, {size_bytes} in {files} ({how}); its header read, no weights downloaded.",
-    "hub.summary_safetensors": "{repo}: {what}the headers of {files} ({size_bytes}); {params}.",
-    "hub.summary_many_shards": "{repo}: config.json; its {files} safetensors files ({size_bytes}) are more than {most}, so their headers were not read and the weights follow config.json; {params}.",
-    "ollama.summary": "Ollama's {name}: its model file ({size_bytes}, {digest}); its header read, no weights downloaded.",
-    "hub.mmproj": "{repo} also holds a vision projector, {file} ({size_bytes}): llama-server -hf loads it too unless --no-mmproj is given. It is not counted here.",
-  },
+  en: {},  // none of its own: a byte count's English comes from core/ (../messages.js)
   de: {
     "hub.not_a_repo": "„{given}“ ist keine Modell-ID von Hugging Face: {why}",
     "hub.why_owner_name": "eine Modell-ID lautet Besitzer/Name, beide Teile aus Buchstaben, Ziffern, „-“, „_“ oder „.“ (höchstens 96)",

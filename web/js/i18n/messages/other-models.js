@@ -1,11 +1,7 @@
 // Templates for the core's messages of one area, merged into MESSAGES by ../messages.js (same rules as there).
 // This area: other models kept loaded on the same GPU (the `also` input): their breakdown lines, notes and refusals.
 export default {
-  // A byte count, shown in GB or GiB.
-  en: {
-    "other_models.ollama_evicts": "Ollama would unload the other models to load this one: beside them {free_bytes} is free, and a model loaded beside others must fit whole on the GPU with its predicted {predicted_bytes} at most 80% of what is free.",
-    "also.does_not_fit": "{name} needs {amount_bytes} on its own, more than one {gpu} holds",
-  },
+  en: {},  // none of its own: a byte count's English comes from core/ (../messages.js)
   de: {
     "explain.other_model.source_vllm": "vLLM-Dokumentation, --gpu-memory-utilization: eine Grenze je Instanz (zwei Instanzen auf einer GPU mit je 0.5); vllm/v1/worker/utils.py request_memory (PR #19312, 0.9.1) prüft den Anteil der nächsten gegen den frei gebliebenen Speicher",
     "explain.other_model.source_sglang": "SGLang model_runner_kv_cache_mixin.py _profile_available_bytes: Jeder Server bemisst seinen Pool nach dem freien Speicher, den er misst; ein zuvor gestarteter Server ist für den nächsten belegter Speicher",
