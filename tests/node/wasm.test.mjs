@@ -139,7 +139,7 @@ test('with a GPU the report carries speed and cost; $/1M tokens is the hour over
   const apple = evaluate({ model: 'llama-3.1-8b', engine: 'llamacpp', weights: 'q4_k_m', gpu: 'apple-m2-ultra-192gb' });
   assert.equal(apple.prefill_tokens_per_second, null);
   assert.equal(apple.time_to_first_token_seconds, null);
-  assert.match(apple.speed.prefill_unavailable, /no BF16 TFLOPS figure/);
+  assert.match(apple.speed.prefill_unavailable.text, /no BF16 TFLOPS figure/);
   assert.equal(apple.cost.usd_per_hour, null);
   const none = evaluate({ model: 'llama-3.1-8b' });
   assert.equal(none.speed, null);
