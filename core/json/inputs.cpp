@@ -11,7 +11,7 @@
 #include "memory/kv_cache.hpp"      // kv_dtype_names
 #include "memory/parallelism.hpp"   // kMaxGpus, kMaxGradientAccumulation, offload_names
 #include "memory/training.hpp"      // kMaxLoraRank, precision_names, optimizer_names, grad_dtype_names
-#include "hardware/gpu.hpp"         // kGpuVendorNames
+#include "hardware/gpu.hpp"         // gpu_vendor_names, parse_gpu_vendor
 
 namespace vramfit {
 
@@ -265,8 +265,7 @@ const Choices kChoices[] = {
     {"attn_implementation", attn_implementation_names, parses<parse_attn_implementation>},
     {"zero", [] { return std::string("0, 1, 2, 3, NO_SHARD, SHARD_GRAD_OP, FULL_SHARD"); }, parses<parse_zero>},
     {"offload", offload_names, parses<parse_offload>},
-    {"gpu_vendor", [] { return std::string(kGpuVendorNames); },
-     [](std::string_view v) { return v == "nvidia" || v == "amd" || v == "intel" || v == "apple"; }},
+    {"gpu_vendor", gpu_vendor_names, parses<parse_gpu_vendor>},
 };
 
 const Choices* choices_of(const Input& input) noexcept {
