@@ -125,6 +125,8 @@ vramfit_cli_test(gpu_util_percent ARGS --model llama-3.1-8b --engine vllm --gpu 
 vramfit_cli_test(bad_engine FAIL ARGS --model llama-3.1-8b --engine tgi
                  MATCH "^vramfit: --engine: expected one of transformers, vllm, llamacpp, sglang, ollama, mlx; got \"tgi\"")
 vramfit_cli_test(bad_kv_dtype FAIL ARGS --model llama-3.1-8b --kv-dtype q5 MATCH "--kv-dtype: expected one of fp32, fp16, bf16, fp8, q8_0, q4_0; got \"q5\"")
+vramfit_cli_test(bad_kv_allocation FAIL ARGS --model llama-3.1-8b --kv-allocation dynamic
+                 MATCH "--kv-allocation: expected one of static, paged; got \"dynamic\"")
 vramfit_cli_test(bad_gpu_util FAIL ARGS --model llama-3.1-8b --gpu-util 1.5 MATCH "--gpu-util: expected a fraction above 0 and at most 1, such as 0.4 or 40%; got \"1.5\"")
 # --gpu-util is vLLM's gpu_memory_utilization: another engine does not read it, so it is refused, not ignored.
 vramfit_cli_test(gpu_util_other_engine FAIL ARGS --model llama-3.1-8b --engine llamacpp --gpu-util 0.8

@@ -66,6 +66,8 @@ export interface HubPlan {
   parameters: Record<string, number>;
   parameters_total: number;
   summary: Message;
+  /** What else the repository holds that the estimate does not count (a vision projector, other safetensors). */
+  notes: Message[];
 }
 
 /** lookup_failure's input. */

@@ -1,12 +1,13 @@
 #include "hardware/gpu.hpp"
 
 #include <algorithm>  // std::find
+#include <array>      // std::array
 #include <cmath>      // std::llround, std::floor
 #include <iterator>   // std::begin, std::end
 
 #include "util/json_fields.hpp"
 #include "util/number_text.hpp"  // fixed_text, general_text
-#include "util/text.hpp"  // lookup_key, name_key, contains_name_part, closest_names
+#include "util/text.hpp"  // lookup_key, name_key, contains_name_part, closest_names, join_names
 
 namespace vramfit {
 
@@ -328,6 +329,33 @@ bool is_custom_gpu_name(std::string_view gpu) noexcept { return lookup_key(gpu) 
 
 namespace {
 
+// A vendor's name in the request, in enum order, and as the catalog spells it.
+struct VendorName {
+  std::string_view name;
+  GpuVendor value;
+  std::string_view catalog;
+};
+constexpr std::array<VendorName, 4> kGpuVendors{{{"nvidia", GpuVendor::nvidia, "NVIDIA"},
+                                                 {"amd", GpuVendor::amd, "AMD"},
+                                                 {"intel", GpuVendor::intel, "Intel"},
+                                                 {"apple", GpuVendor::apple, "Apple"}}};
+
+}  // namespace
+
+std::optional<GpuVendor> parse_gpu_vendor(std::string_view name) noexcept {
+  for (const VendorName& v : kGpuVendors)
+    if (v.name == lower_ascii(name)) return v.value;
+  return std::nullopt;
+}
+
+std::string_view gpu_vendor_name(GpuVendor vendor) noexcept {
+  return kGpuVendors[static_cast<std::size_t>(vendor)].catalog;
+}
+
+std::string gpu_vendor_names() { return join_names(kGpuVendors); }
+
+namespace {
+
 // "48", "22", "1.5": a card's memory in GB (GiB, as its maker counts them), as its name says it.
 std::string gb_text(std::uint64_t bytes) {
   return detail::general_text(static_cast<double>(bytes) / static_cast<double>(1ull << 30), 6);
@@ -354,7 +382,7 @@ void apply_figures(Gpu& g, const CustomGpuInputs& in) {
 Result<Gpu> custom_gpu(const std::vector<Gpu>& catalog, std::string_view gpu, const CustomGpuInputs& in) {
   const std::string_view first = in.memory_bytes ? "gpu_memory" : in.bandwidth_gb_s ? "gpu_bandwidth"
                                  : in.tflops ? "gpu_tflops" : in.tflops_fp8 ? "gpu_tflops_fp8"
-                                 : in.tflops_fp4 ? "gpu_tflops_fp4" : !in.vendor.empty() ? "gpu_vendor" : "gpu_unified";
+                                 : in.tflops_fp4 ? "gpu_tflops_fp4" : in.vendor ? "gpu_vendor" : "gpu_unified";
   if (gpu.empty())
     return make_error(std::string(first),
                       message("gpu.custom_without_gpu", "describes the GPU: choose one, \"custom\" for a card of your "
@@ -363,7 +391,7 @@ Result<Gpu> custom_gpu(const std::vector<Gpu>& catalog, std::string_view gpu, co
     auto found = resolve_gpu(catalog, gpu, "gpu");
     if (!found) return found.error();
     const Gpu& like = *found.value().gpu;
-    if (!in.vendor.empty()) return only_custom("gpu_vendor", like);
+    if (in.vendor) return only_custom("gpu_vendor", like);
     if (in.unified) return only_custom("gpu_unified", like);
     Gpu g = like;
     apply_figures(g, in);
@@ -392,20 +420,20 @@ Result<Gpu> custom_gpu(const std::vector<Gpu>& catalog, std::string_view gpu, co
   Gpu g;
   g.id = std::string(kCustomGpuId);
   g.custom = g.id;
-  const std::string v = lower_ascii(in.vendor);
-  g.vendor = v == "nvidia" ? "NVIDIA" : v == "amd" ? "AMD" : v == "intel" ? "Intel" : v == "apple" ? "Apple" : "";
+  if (in.vendor) g.vendor = std::string(gpu_vendor_name(*in.vendor));
+  const bool apple = in.vendor == GpuVendor::apple;
   // Apple's GPUs are the speed model's and MLX's own class; any other card is read as a discrete card of its own.
-  g.segment = v == "apple" ? "apple" : "consumer";
-  if (in.unified.value_or(v == "apple")) {
+  g.segment = apple ? "apple" : "consumer";
+  if (in.unified.value_or(apple)) {
     g.unified_memory = true;
-    if (v == "apple") g.shared = SharedMemory::macos;
-    else if (v == "amd") g.shared = SharedMemory::amd_apu;
-    else if (v == "nvidia") g.shared = SharedMemory::nvidia_unified;
+    if (in.vendor == GpuVendor::apple) g.shared = SharedMemory::macos;
+    else if (in.vendor == GpuVendor::amd) g.shared = SharedMemory::amd_apu;
+    else if (in.vendor == GpuVendor::nvidia) g.shared = SharedMemory::nvidia_unified;
     else
       return make_error("gpu_unified", message("gpu.custom_unified_vendor",
                                                "needs the card's vendor (gpu_vendor apple, amd or nvidia): how much of "
                                                "the shared memory the GPU may use follows from it"));
-  } else if (v == "apple") {
+  } else if (apple) {
     return make_error("gpu_unified", message("gpu.custom_apple_unified",
                                              "an Apple GPU shares the Mac's memory: leave it on or out"));
   }

@@ -124,6 +124,12 @@ Message one_per_machine_message(const Gpu& gpu);
 // other vendors: the thresholds of native_compute_capability are NVIDIA's.
 std::uint32_t compute_capability(const Gpu& gpu) noexcept;
 
+// A card's vendor as the request names it (gpu_vendor): the names parse_gpu_vendor reads, in enum order.
+enum class GpuVendor : unsigned char { nvidia, amd, intel, apple };
+std::optional<GpuVendor> parse_gpu_vendor(std::string_view name) noexcept;  // "nvidia", in any case
+std::string_view gpu_vendor_name(GpuVendor vendor) noexcept;               // "NVIDIA", as the catalog spells it
+std::string gpu_vendor_names();                                            // "nvidia, amd, intel, apple"
+
 // A card described by its figures (the request's gpu_memory, gpu_bandwidth, ...): every figure optional here, the
 // memory needed for a card of its own (gpu "custom").
 struct CustomGpuInputs {
@@ -132,14 +138,13 @@ struct CustomGpuInputs {
   std::optional<double> tflops;  // dense BF16/FP16 tensor TFLOPS
   std::optional<double> tflops_fp8;
   std::optional<double> tflops_fp4;
-  std::string vendor;            // nvidia, amd, intel, apple; empty: not said
+  std::optional<GpuVendor> vendor;  // none: not said
   std::optional<bool> unified;   // the GPU shares the computer's memory
   bool any() const noexcept {
-    return memory_bytes || bandwidth_gb_s || tflops || tflops_fp8 || tflops_fp4 || !vendor.empty() || unified;
+    return memory_bytes || bandwidth_gb_s || tflops || tflops_fp8 || tflops_fp4 || vendor || unified;
   }
 };
 inline constexpr std::string_view kCustomGpuId = "custom";
-inline constexpr std::string_view kGpuVendorNames = "nvidia, amd, intel, apple";
 
 // Whether `gpu` (as the request names it) asks for a card of its own: "custom".
 bool is_custom_gpu_name(std::string_view gpu) noexcept;

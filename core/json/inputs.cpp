@@ -9,9 +9,9 @@
 #include "memory/grpo.hpp"          // kMaxGrpoGenerations, grpo_sampler_names, is_grpo_mode
 #include "memory/inference.hpp"     // kMaxContextTokens, kMaxBatch
 #include "memory/kv_cache.hpp"      // kv_dtype_names
-#include "memory/parallelism.hpp"   // kMaxGpus, kMaxGradientAccumulation, offload_names
+#include "memory/parallelism.hpp"   // kMaxGpus, kMaxGradientAccumulation, offload_names, zero_names
 #include "memory/training.hpp"      // kMaxLoraRank, precision_names, optimizer_names, grad_dtype_names
-#include "hardware/gpu.hpp"         // kGpuVendorNames
+#include "hardware/gpu.hpp"         // gpu_vendor_names, parse_gpu_vendor
 
 namespace vramfit {
 
@@ -263,10 +263,9 @@ const Choices kChoices[] = {
     {"optimizer", optimizer_names, parses<parse_optimizer>},
     {"checkpointing", checkpointing_names, parses<parse_checkpointing>},
     {"attn_implementation", attn_implementation_names, parses<parse_attn_implementation>},
-    {"zero", [] { return std::string("0, 1, 2, 3, NO_SHARD, SHARD_GRAD_OP, FULL_SHARD"); }, parses<parse_zero>},
+    {"zero", zero_names, parses<parse_zero>},
     {"offload", offload_names, parses<parse_offload>},
-    {"gpu_vendor", [] { return std::string(kGpuVendorNames); },
-     [](std::string_view v) { return v == "nvidia" || v == "amd" || v == "intel" || v == "apple"; }},
+    {"gpu_vendor", gpu_vendor_names, parses<parse_gpu_vendor>},
 };
 
 const Choices* choices_of(const Input& input) noexcept {

@@ -332,7 +332,7 @@ class InputReader {
     c.tflops = number("gpu_tflops");
     c.tflops_fp8 = number("gpu_tflops_fp8");
     c.tflops_fp4 = number("gpu_tflops_fp4");
-    c.vendor = text("gpu_vendor").value_or("");
+    c.vendor = choice<parse_gpu_vendor>("gpu_vendor");
     c.unified = toggle("gpu_unified");
     return c;
   }

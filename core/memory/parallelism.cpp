@@ -38,7 +38,13 @@ std::optional<ZeroStage> parse_zero(std::string_view name) noexcept {
   return std::nullopt;
 }
 
-std::string zero_names() { return "0, 1, 2 or 3 (FSDP: NO_SHARD = 0, SHARD_GRAD_OP = 2, FULL_SHARD = 3)"; }
+std::string zero_names() {
+  std::string out;
+  for (std::string_view name : kZeroNames) out += (out.empty() ? "" : ", ") + std::string(name);
+  for (std::string_view name : kFsdpNames)
+    if (!name.empty()) out += ", " + std::string(name);
+  return out;
+}
 
 std::string_view offload_name(Offload offload) noexcept { return kOffloads[static_cast<std::size_t>(offload)].name; }
 

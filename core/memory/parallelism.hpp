@@ -19,7 +19,7 @@ std::string_view zero_name(ZeroStage stage) noexcept;  // "0", "1", "2", "3"
 std::string_view fsdp_name(ZeroStage stage) noexcept;  // "NO_SHARD", "", "SHARD_GRAD_OP", "FULL_SHARD"
 // "0".."3", "zero1".., and the FSDP names (any case, '-' for '_').
 std::optional<ZeroStage> parse_zero(std::string_view name) noexcept;
-std::string zero_names();  // for error messages
+std::string zero_names();  // the stages, then the FSDP names: "0, 1, 2, 3, NO_SHARD, SHARD_GRAD_OP, FULL_SHARD"
 
 // none; optimizer: ZeRO-Offload (optimizer states, fp32 step and gradients on the CPU, Ren et al. 2021);
 // params: ZeRO-Infinity with parameters in CPU RAM too; nvme: ZeRO-Infinity with parameters and

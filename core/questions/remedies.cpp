@@ -1,12 +1,14 @@
 #include "questions/remedies.hpp"
 
 #include <algorithm>    // std::sort, std::greater, std::any_of
+#include <cmath>        // std::round
 #include <cstddef>      // std::size_t
 #include <cstdio>       // std::snprintf
 #include <functional>   // std::greater
 #include <optional>     // std::optional
 #include <string_view>  // std::string_view
 #include <utility>      // std::move, std::pair
+#include <variant>      // std::get_if
 
 #include "formats/weight_formats.hpp"  // native_compute_capability, parse_weight_format
 #include "util/small_sort.hpp"         // small_stable_sort
@@ -228,8 +230,23 @@ Remedy remedy(const char* id, ChangeSize size, std::vector<RemedyInput> inputs, 
   return r;
 }
 
-RemedyInput text_input(const char* key, std::string value) { return {key, std::move(value), std::nullopt}; }
-RemedyInput number_input(const char* key, std::uint64_t value) { return {key, {}, value}; }
+RemedyInput text_input(const char* key, std::string value) { return {key, std::move(value), std::nullopt, {}}; }
+RemedyInput number_input(const char* key, std::uint64_t value) { return {key, {}, value, {}}; }
+// The inference choices: the value itself, named as the request names it.
+RemedyInput choice_input(Engine engine) { return {"engine", std::string(engine_name(engine)), std::nullopt, engine}; }
+RemedyInput choice_input(KvDType dtype) {
+  return {"kv_dtype", std::string(kv_dtype_info(dtype).name), std::nullopt, dtype};
+}
+RemedyInput choice_input(Attention attention) {
+  return {"attention", std::string(attention_name(attention)), std::nullopt, attention};
+}
+// vLLM's gpu_memory_utilization to two decimals, as the request JSON writes it and the remedy applies it.
+RemedyInput gpu_util_input(double util) {
+  const double hundredths = std::round(util * 100) / 100;
+  char text[8];
+  std::snprintf(text, sizeof text, "%.2f", hundredths);
+  return {"gpu_util", text, std::nullopt, hundredths};
+}
 
 // The engine's own 8-bit and 4-bit formats (among those biggest_formats() tries), with what each costs. A bare
 // parameter count has no tensor roles for the mixed formats: plain int8 and int4, the article's own rule.
@@ -445,16 +462,16 @@ struct Change {
 
 void set_input(Request& v, const RemedyInput& in) {
   const std::string_view key = in.key;
-  if (key == "weights") v.weights = in.text;
-  else if (key == "kv_dtype") v.kv_dtype = parse_kv_dtype(in.text);
-  else if (key == "attention") v.attention = parse_attention(in.text);
-  else if (key == "engine") v.engine = parse_engine(in.text).value_or(v.engine);
+  if (const auto* engine = std::get_if<Engine>(&in.value)) v.engine = *engine;
+  else if (const auto* dtype = std::get_if<KvDType>(&in.value)) v.kv_dtype = *dtype;
+  else if (const auto* attention = std::get_if<Attention>(&in.value)) v.attention = *attention;
+  else if (const auto* util = std::get_if<double>(&in.value)) v.gpu_util = *util;
+  else if (key == "weights") v.weights = in.text;
   else if (key == "context") v.context = in.number;
   else if (key == "batch") v.batch = in.number.value_or(1);
   else if (key == "gpu_layers") v.gpu_layers = in.number;
   else if (key == "gpus") v.gpu_count = in.number.value_or(1);
   else if (key == "tp") v.tp = in.number.value_or(1);
-  else if (key == "gpu_util") v.gpu_util = std::stod(in.text);
 }
 
 Request with_inputs(Request v, const std::vector<RemedyInput>& inputs) {
@@ -512,14 +529,14 @@ void cache_changes(std::vector<Change>& out, const Request& request, const Infer
   const bool wide_kv = e.kv_dtype == KvDType::fp16 || e.kv_dtype == KvDType::bf16 || e.kv_dtype == KvDType::fp32;
   if (wide_kv && kv_pool_engine(e.engine)) {
     const bool vllm = e.engine == Engine::vllm;
-    out.push_back({"kv-8bit", ChangeSize::precision, {text_input("kv_dtype", "fp8")},
+    out.push_back({"kv-8bit", ChangeSize::precision, {choice_input(KvDType::fp8)},
                    vllm ? message("remedy.kv_fp8", "Small accuracy loss in long contexts; --kv-cache-dtype fp8 (E4M3)")
                         : message("remedy.kv_fp8_sglang", "Small accuracy loss in long contexts; --kv-cache-dtype fp8_e4m3"),
                    vllm ? message("remedy.source.vllm_kv", "vLLM docs (Quantized KV Cache)")
                         : message("remedy.source.sglang_args", "SGLang docs (server arguments)")});
   }
   if (wide_kv && e.engine == Engine::mlx && !request.max_kv_size)
-    out.push_back({"kv-8bit", ChangeSize::precision, {text_input("kv_dtype", "q8_0")},
+    out.push_back({"kv-8bit", ChangeSize::precision, {choice_input(KvDType::q8_0)},
                    message("remedy.kv_bits_mlx",
                            "Small accuracy loss in long contexts; --kv-bits 8 (groups of 64); attention then runs unfused"),
                    message("remedy.source.mlx_kv_bits", "mlx-lm generate.py (--kv-bits, QuantizedKVCache)")});
@@ -529,8 +546,8 @@ void cache_changes(std::vector<Change>& out, const Request& request, const Infer
     // as --cache-type-k/v and leaves flash attention to it (--flash-attn auto) unless OLLAMA_FLASH_ATTENTION is set;
     // before, its FAQ: the cache type applies only with OLLAMA_FLASH_ATTENTION=1.
     const bool server = ollama && !e.ollama;
-    std::vector<RemedyInput> inputs{text_input("kv_dtype", "q8_0")};
-    if (e.attention == Attention::eager) inputs.push_back(text_input("attention", "sdpa"));
+    std::vector<RemedyInput> inputs{choice_input(KvDType::q8_0)};
+    if (e.attention == Attention::eager) inputs.push_back(choice_input(Attention::sdpa));
     Message cost = message("remedy.kv_q8_0", "Small accuracy loss; -ctk q8_0 -ctv q8_0 with -fa on");
     if (server)
       cost = e.attention == Attention::eager
@@ -551,7 +568,7 @@ void cache_changes(std::vector<Change>& out, const Request& request, const Infer
                                       "llama.cpp server README (--cache-type-k, --cache-type-v, --flash-attn)")});
   }
   if (e.attention == Attention::eager)
-    out.push_back({"attention-sdpa", ChangeSize::exact, {text_input("attention", "sdpa")}, flash_cost(), flash_source()});
+    out.push_back({"attention-sdpa", ChangeSize::exact, {choice_input(Attention::sdpa)}, flash_cost(), flash_source()});
 }
 
 // Half the context, one sequence at a time.
@@ -575,9 +592,7 @@ void workload_changes(std::vector<Change>& out, const InferenceEstimate& e) {
 void start_changes(std::vector<Change>& out, const InferenceEstimate& e) {
   if (!e.vllm_start || e.vllm_start->starts || e.vllm_start->util_that_fits <= 0) return;
   if (!e.vllm_start->fits_holds_sequence) return;  // its pool at that share holds no sequence: it stops there too
-  char util[8];
-  std::snprintf(util, sizeof util, "%.2f", e.vllm_start->util_that_fits);
-  out.push_back({"gpu-util-in-use", ChangeSize::setting, {text_input("gpu_util", util)},
+  out.push_back({"gpu-util-in-use", ChangeSize::setting, {gpu_util_input(e.vllm_start->util_that_fits)},
                  message("remedy.gpu_util_in_use", "A smaller KV pool: fewer tokens and requests held at once"),
                  message("remedy.source.vllm_start",
                          "vLLM PR #19312 (0.9.1): vllm/v1/worker/utils.py request_memory checks the free memory "
@@ -615,10 +630,10 @@ std::optional<std::vector<RemedyInput>> llamacpp_inputs(const Request& request, 
   const InferenceEstimate& e = base.estimate;
   if (!gpu || gpu->one_per_machine() || request.imported || base.model.is_bare() || request.tp * request.pp > 1) return {};
   if (!engine_traits(e.engine).torch) return {};  // llama.cpp, Ollama and MLX already run GGUF or their own files
-  std::vector<RemedyInput> inputs{text_input("engine", "llamacpp"), number_input("context", e.context_tokens)};
+  std::vector<RemedyInput> inputs{choice_input(Engine::llamacpp), number_input("context", e.context_tokens)};
   const std::string weights = gguf_weights(request, e);
   if (weights != request.weights) inputs.push_back(text_input("weights", weights));
-  if (e.kv_dtype == KvDType::fp8) inputs.push_back(text_input("kv_dtype", "q8_0"));  // llama.cpp has no FP8 cache
+  if (e.kv_dtype == KvDType::fp8) inputs.push_back(choice_input(KvDType::q8_0));  // llama.cpp has no FP8 cache
   return inputs;
 }
 

@@ -9,6 +9,7 @@
 #include <cstdint>      // std::uint64_t, std::int64_t
 #include <optional>     // std::optional
 #include <string>       // std::string
+#include <variant>      // std::variant
 #include <vector>       // std::vector
 
 #include "hardware/fit.hpp"  // Fit
@@ -37,6 +38,9 @@ struct RemedyInput {
   const char* key = "";
   std::string text;                     // a string value, or empty when `number` holds the value
   std::optional<std::uint64_t> number;  // a count (context, gpus, micro_batch, ...)
+  // An inference choice or fraction as the request carries it (engine, kv_dtype, attention, gpu_util): applying the
+  // remedy sets this value, and `text` is its name in the request JSON; none for text and counts.
+  std::variant<std::monostate, Engine, KvDType, Attention, double> value;
 };
 
 struct Remedy {

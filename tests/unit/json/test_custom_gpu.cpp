@@ -10,6 +10,7 @@
 #include "hardware/gpu.hpp"
 #include "json/answer.hpp"
 #include "json/report_writer.hpp"
+#include "util/text.hpp"  // split_list, lower_ascii
 
 using namespace vramfit;
 using nlohmann::json;
@@ -65,7 +66,7 @@ TEST_CASE("a card's memory is read as people write it, in GB (a card's GB are Gi
   CHECK(*c.tflops == 165);
   CHECK(*c.tflops_fp8 == 330);
   CHECK(*c.tflops_fp4 == 660);
-  CHECK(c.vendor == "nvidia");
+  CHECK(c.vendor == GpuVendor::nvidia);
   CHECK(*c.unified == false);
 }
 
@@ -117,7 +118,7 @@ TEST_CASE("a card of one's own has the figures given and no others; one like a c
   // default, half the RAM: 128 GiB / 2 = 64 GiB.
   CustomGpuInputs apu;
   apu.memory_bytes = 128 * GiB;
-  apu.vendor = "amd";
+  apu.vendor = GpuVendor::amd;
   apu.unified = true;
   const auto strix = custom_gpu(gpus, "custom", apu);
   REQUIRE(strix.ok());
@@ -126,7 +127,7 @@ TEST_CASE("a card of one's own has the figures given and no others; one like a c
   // An Apple GPU shares the Mac's memory: macOS's default, 3/4 of 64 GiB = 48 GiB.
   CustomGpuInputs mac;
   mac.memory_bytes = 64 * GiB;
-  mac.vendor = "apple";
+  mac.vendor = GpuVendor::apple;
   const auto m = custom_gpu(gpus, "custom", mac);
   REQUIRE(m.ok());
   CHECK(m.value().segment == "apple");
@@ -148,13 +149,40 @@ TEST_CASE("a card described wrongly is refused, naming the field and what it nee
   CHECK(refused("", bw).field == "gpu_bandwidth");
   CustomGpuInputs vendor;
   vendor.memory_bytes = 48 * GiB;
-  vendor.vendor = "amd";
+  vendor.vendor = GpuVendor::amd;
   CHECK(refused("rtx-4090", vendor).field == "gpu_vendor");
   CustomGpuInputs unified;
   unified.memory_bytes = 128 * GiB;
   unified.unified = true;
   CHECK(refused("custom", unified).field == "gpu_unified");
+  // Intel's shared-memory GPUs are not modelled: the vendor given does not say how much of the RAM the GPU may use.
+  unified.vendor = GpuVendor::intel;
+  CHECK(refused("custom", unified).field == "gpu_unified");
+  CHECK(refused("custom", unified).message.id == "gpu.custom_unified_vendor");
   CHECK(refused("rtx-9999", bw).field == "gpu");
+}
+
+TEST_CASE("gpu_vendor's names are the catalog's vendors, read in any case") {
+  for (const std::string& name : split_list(gpu_vendor_names())) {
+    CAPTURE(name);
+    const auto vendor = parse_gpu_vendor(name);
+    REQUIRE(vendor);
+    CHECK(lower_ascii(gpu_vendor_name(*vendor)) == name);
+    CHECK(parse_gpu_vendor(gpu_vendor_name(*vendor)) == vendor);
+  }
+  CHECK_FALSE(parse_gpu_vendor("ati"));
+  CHECK_FALSE(parse_gpu_vendor(""));
+  // Every catalog card's vendor is one a card of one's own can name, so "like" a catalog card and "custom" agree.
+  for (const Gpu& g : test::catalog().gpus) {
+    CAPTURE(g.id);
+    CHECK(parse_gpu_vendor(g.vendor));
+  }
+  CustomGpuInputs own;
+  own.memory_bytes = 16 * GiB;
+  own.vendor = GpuVendor::intel;
+  const auto card = custom_gpu(test::catalog().gpus, "custom", own);
+  REQUIRE(card.ok());
+  CHECK(card.value().vendor == "Intel");
 }
 
 TEST_CASE("a custom card answers every question as a catalog card does, with a note that the figures are yours") {

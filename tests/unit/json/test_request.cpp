@@ -27,21 +27,30 @@ TEST_CASE("an unknown question names the key and lists the questions") {
   CHECK(parse_request("[1]").error().field == "request");
 }
 
-TEST_CASE("one question table: each row's name reads back as its question, in the enum's order") {
-  std::size_t i = 0;
+TEST_CASE("each question reads back by its name, and reads the training inputs where the table says it trains") {
   for (const QuestionInfo& q : questions()) {
     CAPTURE(q.name);
-    CHECK(static_cast<std::size_t>(q.question) == i++);
     CHECK(parse_question(q.name) == q.question);
     CHECK(question_name(q.question) == q.name);
-    const std::string asked = std::string(R"({"question":")") + std::string(q.name) + R"("})";
-    CHECK(parse_request(asked).value().question == q.question);
+    const std::string asked = std::string(R"({"question":")") + std::string(q.name) + "\"" +
+                              (q.question == Question::curve ? R"(,"axis":"batch","values":[1,2])" : "");
+    CHECK(parse_request(asked + "}").value().question == q.question);
+    // A training mode: read as training where the question answers it, refused naming "mode" where it does not.
+    const auto lora = parse_request(asked + R"(,"mode":"lora"})");
+    if (q.trains) {
+      REQUIRE(lora.ok());
+      CHECK(lora.value().training.has_value());
+    } else {
+      REQUIRE_FALSE(lora.ok());
+      CHECK(lora.error().field == "mode");
+    }
   }
-  CHECK(question_names() == "estimate, limits, curve, gpu_ranking, biggest_model, remedies");
   CHECK_FALSE(parse_question("cost"));
-  // The questions that answer training read the training inputs; the others refuse a training mode.
-  CHECK(parse_request(R"({"question":"remedies","mode":"lora"})").value().training.has_value());
-  CHECK(parse_request(R"({"question":"limits","mode":"lora"})").error().field == "mode");
+  // The answers json/answer.cpp gives for training: the estimate, the curve and the remedies.
+  std::string training;
+  for (const QuestionInfo& q : questions())
+    if (q.trains) training += (training.empty() ? "" : ", ") + std::string(q.name);
+  CHECK(training == "estimate, curve, remedies");
 }
 
 TEST_CASE("the curve's own keys are read beside the inputs and kept out of them") {
@@ -157,6 +166,11 @@ TEST_CASE("choice: one of the allowed values, or an alias its parser knows") {
   CHECK(refused(R"({"mode":"pretrain"})").message.text == "expected one of inference, train, lora, qlora, grpo; got \"pretrain\"");
   CHECK(refused(R"({"mode":"train","zero":7})").message.text ==
         "expected one of 0, 1, 2, 3, NO_SHARD, SHARD_GRAD_OP, FULL_SHARD; got 7");
+  const Error allocation = refused(R"({"kv_allocation":"dynamic"})");
+  CHECK(allocation.field == "kv_allocation");
+  CHECK(allocation.message.id == "input.choice");
+  CHECK(allocation.message.text == "expected one of static, paged; got \"dynamic\"");
+  CHECK(parse_request(R"({"kv_allocation":"Paged"})").value().inference.kv_allocation == KvAllocation::paged);
   CHECK(parse_request(R"({"engine":"llama.cpp"})").value().inference.engine == Engine::llamacpp);  // the core's alias
   CHECK(parse_request(R"({"mode":"train","zero":3})").value().training->zero == ZeroStage::parameters);
   // Names in any case, as people write them (vLLM's own docs spell it so).

@@ -43,7 +43,8 @@ TEST_CASE("FSDP sharding strategies are names for ZeRO stages") {
   CHECK(parse_zero("1") == ZeroStage::optimizer);
   CHECK(parse_zero("zero3") == ZeroStage::parameters);
   CHECK_FALSE(parse_zero("4").has_value());
-  CHECK(zero_names().find("0, 1, 2 or 3") == 0);
+  // The names the request's "zero" lists: DeepSpeed's stages, then PyTorch FSDP's ShardingStrategy names.
+  CHECK(zero_names() == "0, 1, 2, 3, NO_SHARD, SHARD_GRAD_OP, FULL_SHARD");
   CHECK(fsdp_name(ZeroStage::parameters) == "FULL_SHARD");
   CHECK(parse_offload("params") == Offload::params);
   CHECK(parse_offload("cpu") == Offload::optimizer);
