@@ -175,14 +175,6 @@ TEST_CASE("llama.cpp's gpt-oss runs read the GGUF as stored: MXFP4 experts, Q8_0
   CHECK(static_cast<double>(w20.total) == doctest::Approx(11.27 * static_cast<double>(kGiB)).epsilon(0.001));
   CHECK(w20.embedding == 201088ULL * 2880 / 32 * 34);
   CHECK(w20.output == 201088ULL * 2880 / 32 * 34);
-  std::map<GgmlType, int> tensors_by_type;
-  const ModelSpec& spec = vramfit::test::preset("gpt-oss-20b");
-  for (const TensorShape& t : enumerate_tensors(spec).value())
-    ++tensors_by_type[gguf_storage_type(spec, GgufMix::mxfp4_moe, GgmlType::mxfp4, t)];
-  CHECK(tensors_by_type[GgmlType::f32] == 289);
-  CHECK(tensors_by_type[GgmlType::q8_0] == 98);
-  CHECK(tensors_by_type[GgmlType::mxfp4] == 72);
-  CHECK(tensors_by_type.size() == 3);
   const SpeedModel as_stored = speed_model("gpt-oss-20b", "mxfp4_moe");
   CHECK(static_cast<double>(as_stored.weight_bytes_read) < 273e9 / 81.11);
   CHECK(as_stored.weight_bytes_read < speed_model("gpt-oss-20b", "mxfp4").weight_bytes_read);
