@@ -206,8 +206,9 @@ StepTerms decode_terms(const SpeedModel& model, const SpeedOptions& o) {
   t.cpu_bytes = (layered + kv) * cpu + routed * experts_cpu + output_cpu;
   t.cpu_expert_bytes = routed * experts_cpu;
   // A layer held whole by the CPU (-ngl) hands nothing over; one whose attention stays on the GPU hands over twice.
-  const double split_layers =
-      std::max(0.0, static_cast<double>(o.cpu_expert_layers) - cpu * static_cast<double>(model.expert_layers()));
+  // Whole layers: the CPU's share of the expert layers is rounded to the layers it holds.
+  const double split_layers = std::max(
+      0.0, std::round(static_cast<double>(o.cpu_expert_layers) - cpu * static_cast<double>(model.expert_layers())));
   t.handoffs = kHandoffsPerCpuExpertLayer * split_layers;
   // 2 FLOPs per active parameter and token, plus QKᵀ and AV over the tokens attended: 4 · Σ_layers width · tokens,
   // tokens = the context, or at most the window of a sliding-window or chunked layer.
@@ -472,7 +473,7 @@ Message in_ram_clause(const SpeedOptions& o, const StepTerms& terms) {
                     figure("share_low", kCpuExpertBandwidthShare.low * 100, 2),
                     figure("share_high", kCpuExpertBandwidthShare.high * 100, 2),
                     figure("ram_bandwidth", o.system_bandwidth_gb_s, 4),
-                    arg::digits("handoffs", static_cast<std::uint64_t>(terms.handoffs)),
+                    arg::digits("handoffs", static_cast<std::uint64_t>(std::llround(terms.handoffs))),
                     figure("handoff_low", kCpuHandoffSeconds.low * 1e6, 2),
                     figure("handoff_high", kCpuHandoffSeconds.high * 1e6, 2)});
   return message("speed.how.cpu_layers", "; layers in system RAM are read at {ram_bandwidth} GB/s",

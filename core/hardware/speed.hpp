@@ -62,19 +62,21 @@ inline constexpr Range kCpuBandwidthShare{0.5, 0.8};
 // The CPU computing the routed experts llama.cpp leaves in system RAM (--n-cpu-moe, -ot exps=CPU) reaches less of
 // the RAM's bandwidth than a dense layer: a token multiplies a few small expert matrices per layer, each node ended by
 // a barrier of the CPU's threads (llama.cpp decode with 30 layers' experts on the CPU profiled 4.5 % DRAM-bound, its
-// cycles in synchronisation: nibor1896/Crow issue 159). Measured on 8-channel DDR4-3200 (204.8 GB/s), a hybrid
-// engine computing DeepSeek-V4-Flash's routed experts on the CPU (FlashML-org/FreeToken issue 444): its CPU expert
-// kernel alone 110.3 GB/s (53.9 %, the high end); whole decode steps 72–85 GB/s of routed bytes (35.2 % at the least,
-// the low end: a step's time includes the GPU's part). No llama.cpp measurement of its CPU expert kernels alone found.
-inline constexpr Range kCpuExpertBandwidthShare{0.35, 0.54};
+// cycles in synchronisation: nibor1896/Crow issue 159). The CPU's expert kernel alone, so that nothing of the GPU's
+// part or of the hand-offs (counted apart) is in it: FlashML-org/FreeToken issue 444, two hosts with 8-channel
+// DDR4-3200 (204.8 GB/s), "CPU-MoE ds_fp4" 108.4 and 110.3 GB/s (52.9 % and 53.9 %). The same issue's whole decode
+// steps (72–85 GB/s of routed bytes) include the GPU's part and are not used. No llama.cpp measurement of its CPU
+// expert kernels alone, nor one on another host, was found: the range is these two hosts' spread.
+inline constexpr Range kCpuExpertBandwidthShare{0.53, 0.54};
 // Each layer whose experts the CPU computes splits llama.cpp's graph twice per decoded token, GPU→CPU before the
 // experts and CPU→GPU after them (splits per token = 4 + 2 · n_cpu_moe, read from llama.cpp's sched_reserve log at
 // -ncmoe 24 to 40: nibor1896/Crow issue 159). A hand-off waits for the device, copies the hidden state across and
 // starts the other side. Low end: one synchronising device-to-host round trip, 26.11 µs (RTX 3090, bare-metal Linux:
 // jingyaogong/minimind PR 837). High end: llama.cpp's own cost of the same two hand-offs per layer with the attention
 // on the CPU (-nkvo): 7B Q4_0 on an RTX 3060 Laptop GPU decodes 65.95 t/s without and 45.91 t/s with (ggml-org/
-// llama.cpp PR 7526), 6.62 ms more per token, less about 0.7 ms of attention over the cache, over 64 hand-offs.
-inline constexpr Range kCpuHandoffSeconds{26e-6, 90e-6};
+// llama.cpp PR 7526), 6.62 ms more per token over 64 hand-offs, 103 µs each; the CPU's attention over the cache is
+// inside that figure (the laptop's RAM bandwidth is not published), so it is the most a hand-off can take.
+inline constexpr Range kCpuHandoffSeconds{26e-6, 103e-6};
 inline constexpr double kHandoffsPerCpuExpertLayer = 2;
 // Dual-channel DDR5 in a desktop (the article "GPU-Speicher": 50–60 GB/s), the default for --system-bandwidth.
 inline constexpr double kDefaultSystemBandwidthGbS = 60.0;
