@@ -210,8 +210,9 @@ std::optional<TagWeights> ollama_tag_weights(const Request& r, const OllamaTag* 
                             {name, arg::text("format", assumed)})};
 }
 
-// llama.cpp plans with --fit where -ngl is left to it: on the request's GPU, against the memory the driver reports
-// less the CUDA context and cuBLAS workspace the estimate counts (fit sees them gone from the free memory). A
+// llama.cpp plans with --fit where -ngl is left to it: on the request's GPU, against the memory CUDA reports
+// (ggml_backend_cuda_device_get_memory calls cudaMemGetInfo, in the llama-server Ollama runs too) less the CUDA
+// context and cuBLAS workspace the estimate counts (fit sees them gone from the free memory). A
 // training context the estimator refuses (beyond kMaxContextTokens) leaves the answer without a plan. Ollama from
 // 0.30 runs llama-server the same way, always with -c (so fit keeps the context) and its own -ub.
 void add_llamacpp_fit(Report& report, const ResolvedRequest& rr) {
