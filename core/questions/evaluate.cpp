@@ -210,8 +210,9 @@ std::optional<TagWeights> ollama_tag_weights(const Request& r, const OllamaTag* 
                             {name, arg::text("format", assumed)})};
 }
 
-// llama.cpp plans with --fit where -ngl is left to it: on the request's GPU, against the memory the driver reports
-// less the CUDA context and cuBLAS workspace the estimate counts (fit sees them gone from the free memory). A
+// llama.cpp plans with --fit where -ngl is left to it: on the request's GPU, against the memory CUDA reports
+// (ggml_backend_cuda_device_get_memory calls cudaMemGetInfo, in the llama-server Ollama runs too) less the CUDA
+// context and cuBLAS workspace the estimate counts (fit sees them gone from the free memory). A
 // training context the estimator refuses (beyond kMaxContextTokens) leaves the answer without a plan. Ollama from
 // 0.30 runs llama-server the same way, always with -c (so fit keeps the context) and its own -ub.
 void add_llamacpp_fit(Report& report, const ResolvedRequest& rr) {
@@ -1181,8 +1182,32 @@ std::optional<Result<Report>> ollama_unloading_others(const Catalog& catalog, co
 
 namespace {
 
-// The notes on how the request was read: the context assumed, the names as read, what Ollama's version tried.
+// The newest release whose rules an engine takes for every later one (SGLang's, Ollama's and mlx-lm's newest rule
+// has no end), with the project whose version engine_version is; none where a later version is refused (vLLM,
+// llama.cpp) or not read (transformers).
+struct NewestRelease {
+  std::string_view project, version;
+};
+NewestRelease newest_release_followed(Engine engine) noexcept {
+  switch (engine) {
+    case Engine::sglang: return {"SGLang", kSglangVersionPrefillGraphs};
+    case Engine::ollama: return {"Ollama", kOllamaVersionModelled};
+    case Engine::mlx: return {"mlx-lm", kMlxVersionModelled};
+    default: return {};
+  }
+}
+
+// The notes on how the request was read: the context assumed, the names as read, what Ollama's version tried, a
+// release after the newest one read.
 void add_request_notes(Report& report, const Request& r, const ResolvedRequest& rr) {
+  if (const NewestRelease newest = newest_release_followed(report.estimate.engine);
+      !newest.version.empty() && version_after(r.engine_version, newest.version))
+    report.estimate.notes.push_back(message("engine.version_after_newest",
+                                            "{engine} {version} is estimated by the rules of {newest}, the newest "
+                                            "release read for this estimate; what changed after it is not counted.",
+                                            {arg::text("engine", newest.project),
+                                             arg::text("version", without_v(r.engine_version)),
+                                             arg::text("newest", newest.version)}));
   if (report.context_source == "engine_default" && !report.model.is_bare())
     report.estimate.notes.push_back(
         report.model.max_context

@@ -9,7 +9,9 @@ namespace vramfit {
 namespace {
 
 // server/routes.go Server.Serve sums TotalMemory − OLLAMA_GPU_OVERHEAD over the GPUs it found (one here: Ollama
-// across several GPUs is refused). TotalMemory is the driver's total, as cudaMemGetInfo reports it.
+// across several GPUs is refused). TotalMemory is what `llama-server --list-devices` prints (discover/llama_server.go),
+// which ggml-cuda reads from cudaMemGetInfo: CUDA's total, the catalog's driver_visible_gib. Ollama's NVML reading
+// (mem_nvml.cpp) was in its own ggml from 0.12.4 to 0.29, versions that are refused.
 std::uint64_t default_num_ctx(const ResolvedRequest& out, std::vector<Message>& notes) {
   if (!out.gpu) {
     notes.push_back(message("ollama.context_no_gpu",

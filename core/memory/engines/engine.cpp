@@ -53,6 +53,11 @@ std::string without_v(std::string_view version) {
   return std::string(version);
 }
 
+bool version_after(std::string_view asked, std::string_view newest) noexcept {
+  const auto a = detail::parse_engine_version(asked), n = detail::parse_engine_version(newest);
+  return a && n && a->at_least(n->part[0], n->part[1], n->part[2] + 1);
+}
+
 }  // namespace vramfit
 
 namespace vramfit::detail {

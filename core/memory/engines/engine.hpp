@@ -46,6 +46,10 @@ std::span<const EngineVersionChoice> engine_version_choices() noexcept;
 // An engine_version as the answer names it: as asked, without a leading v ("v0.5.9" is 0.5.9).
 std::string without_v(std::string_view version);
 
+// Whether `asked` is a release after `newest` (a pre-release or build of `newest` is not). An engine whose newest
+// rule takes every later version estimates such a one by `newest`'s rules, which the answer says in a note.
+bool version_after(std::string_view asked, std::string_view newest) noexcept;
+
 }  // namespace vramfit
 
 namespace vramfit::detail {

@@ -57,6 +57,32 @@ TEST_CASE("Ollama 0.30+: num_ctx by the GPU's memory, as server/routes.go tiers 
   CHECK(has_note(none, "ollama.context_no_gpu"));
 }
 
+TEST_CASE("Ollama sizes against the total CUDA reports on Linux, not NVML's: from 0.30 and up to 0.11.10") {
+  // From 0.30 Ollama's TotalMemory is what `llama-server --list-devices` prints (discover/llama_server.go,
+  // deviceLineRegex, v0.33.0-rc2), which ggml_backend_cuda_device_get_memory takes from cudaMemGetInfo
+  // (ggml-org/llama.cpp ggml/src/ggml-cuda/ggml-cuda.cu); an RTX 5090 on Linux, b7166: "CUDA0: NVIDIA GeForce RTX 5090
+  // (32106 MiB, 55372 MiB free)" (ggml-org/llama.cpp#17536; its free figure is that build's unified-memory bug).
+  // server/routes.go tiers num_ctx by that total and --fit plans against the free memory: on an empty card the total
+  // less the CUDA context and cuBLAS workspace the estimate counts. The catalog's 31.36 GiB is 32112.6 MiB (deviceQuery
+  // 32117 MiB on driver 570.133.04); NVML's total, nvidia-smi's "32607MiB", is 501 MiB above the listed one.
+  const Report fit = evaluate_json(R"({"model":"llama-3.1-8b","engine":"ollama","engine_version":"0.32.15",
+      "gpu":"rtx-5090"})");
+  REQUIRE(fit.llamacpp_fit);
+  const double total_mib = static_cast<double>(fit.llamacpp_fit->free_bytes + fit.estimate.overhead) / kMiB;
+  CHECK(total_mib == doctest::Approx(32106).epsilon(16.0 / 32106));
+  // Up to 0.11.10 Ollama's discovery read cuMemGetInfo_v2 or cudaMemGetInfo (discover/gpu_info_nvcuda.c,
+  // gpu_info_cudart.c; NVML only on Windows: gpu_linux.go's NvmlGlobs is empty). Ollama 0.5.12 on Ubuntu 24.04 with an
+  // RTX 5090 (ollama/ollama#9415): 'now.total="31.4 GiB" now.free="30.9 GiB" now.used="513.4 MiB"', and sched.go's
+  // "new model will fit in available VRAM in single GPU, loading ... available=33139130368": the free memory its
+  // estimator sizes against. 31.36 GiB less 513.4 MiB (0.501367 GiB) is 33,134,204,884 B, 4.7 MiB below: the catalog's
+  // 0.01 GiB step is 10 MiB. NVML's 32607 MiB less 513.4 MiB would be 33,652,578,714 B, 490 MiB above.
+  const Report old = evaluate_json(R"({"model":"llama-3.1-8b","engine":"ollama","engine_version":"0.5.12",
+      "gpu":"rtx-5090","memory_in_use":0.501367})");
+  REQUIRE(old.estimate.ollama);
+  CHECK(static_cast<double>(old.estimate.ollama->available_bytes) / kMiB ==
+        doctest::Approx(33139130368.0 / kMiB).epsilon(8.0 / 31604));
+}
+
 TEST_CASE("Ollama 0.30+: the batch it passes as -b/-ub, and PredictServerVRAM") {
   // PredictServerVRAM's cache for Llama 3.1 8B (32 blocks, 8 KV heads, 4096 / 32 = 128) at 131072 tokens:
   // 2 · 32 · 8 · 128 · 131072 · 2 B = 17,179,869,184 B = 16 GiB.

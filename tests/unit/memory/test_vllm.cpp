@@ -53,7 +53,7 @@ TEST_CASE("vLLM on an RTX 5090 takes gpu_memory_utilization of the 31.36 GiB CUD
   // vLLM 0.28.0 on an RTX 5090 (nvidia-smi "32607 MiB", driver 595.84): "Free memory on device (30.86/31.36 GiB) on
   // startup. Desired GPU memory utilization is (0.9, 28.22 GiB)"; deviceQuery on driver 570.133.04: "Total amount of
   // global memory: 32117 MBytes (33677180928 bytes)" (aikitoria/open-gpu-kernel-modules#1). 0.9 × 31.36 = 28.224.
-  // nvidia-smi's and Ollama's 32607 MiB (31.84 GiB) is NVML's whole framebuffer, which vLLM never sees.
+  // nvidia-smi's 32607 MiB (31.84 GiB) is NVML's whole framebuffer, which vLLM never sees.
   const Report report = evaluate_json(
       R"({"model":"llama-3.1-8b","engine":"vllm","gpu":"rtx-5090","context":16000,"gpu_util":0.9})");
   const VllmCapacity& v = vllm_of(report);

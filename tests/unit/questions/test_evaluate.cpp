@@ -365,3 +365,44 @@ TEST_CASE("a looked-up file named as an Ollama tag runs under Ollama unless an e
   auto given = request_from_json("{" + config + R"(,"ollama_tag":"phi4:14b","engine":"transformers"})");
   CHECK(evaluate(test::catalog(), given.value()).value().estimate.engine == Engine::transformers);
 }
+
+TEST_CASE("a release after the newest one read is estimated by that one's rules, and a note says so") {
+  // SGLang's newest rule is 0.5.10's, Ollama's 0.32.15's (the llama.cpp build it bundles, b10488), mlx-lm's 0.31.3's:
+  // each takes every later version. vLLM refuses one after 0.27, llama.cpp a build after b10488: no note there.
+  CHECK(version_after("v0.5.11", "0.5.10"));
+  CHECK(version_after("0.6", "0.5.10"));
+  CHECK(version_after("1.0.0", "0.32.15"));
+  CHECK_FALSE(version_after("0.5.10", "0.5.10"));
+  CHECK_FALSE(version_after("0.5.10rc1", "0.5.10"));
+  CHECK_FALSE(version_after("0.5.10.post1", "0.5.10"));
+  CHECK_FALSE(version_after("0.5.9", "0.5.10"));
+  CHECK_FALSE(version_after("", "0.5.10"));
+  struct Case {
+    const char* json;
+    const char* text;  // the note's English, "" where there is none
+  };
+  const Case cases[] = {
+      {R"({"model":"llama-3.1-8b","engine":"sglang","engine_version":"v0.5.12"})",
+       "SGLang 0.5.12 is estimated by the rules of 0.5.10, the newest release read for this estimate; what changed "
+       "after it is not counted."},
+      {R"({"model":"llama-3.1-8b","engine":"sglang","engine_version":"0.5.10"})", ""},
+      {R"({"model":"llama-3.1-8b","engine":"sglang"})", ""},
+      {R"({"model":"llama-3.1-8b","engine":"ollama","engine_version":"0.33.0"})",
+       "Ollama 0.33.0 is estimated by the rules of 0.32.15, the newest release read for this estimate; what changed "
+       "after it is not counted."},
+      {R"({"model":"llama-3.1-8b","engine":"ollama","engine_version":"0.32.15"})", ""},
+      {R"({"model":"qwen3-0.6b","engine":"mlx","engine_version":"0.32.0"})",
+       "mlx-lm 0.32.0 is estimated by the rules of 0.31.3, the newest release read for this estimate; what changed "
+       "after it is not counted."},
+      {R"({"model":"qwen3-0.6b","engine":"mlx","engine_version":"0.31.3"})", ""},
+      {R"({"model":"llama-3.1-8b","engine":"vllm","engine_version":"0.27.2"})", ""},
+  };
+  for (const Case& c : cases) {
+    auto report = evaluate(test::catalog(), request_from_json(c.json).value());
+    REQUIRE_MESSAGE(report.ok(), c.json);
+    std::string text;
+    for (const auto& note : report.value().estimate.notes)
+      if (note.id == "engine.version_after_newest") text = note.text;
+    CHECK_MESSAGE(text == c.text, c.json);
+  }
+}
