@@ -474,8 +474,8 @@ Message in_ram_clause(const SpeedOptions& o, const StepTerms& terms) {
                     figure("share_high", kCpuExpertBandwidthShare.high * 100, 2),
                     figure("ram_bandwidth", o.system_bandwidth_gb_s, 4),
                     arg::digits("handoffs", static_cast<std::uint64_t>(std::llround(terms.handoffs))),
-                    figure("handoff_low", kCpuHandoffSeconds.low * 1e6, 2),
-                    figure("handoff_high", kCpuHandoffSeconds.high * 1e6, 2)});
+                    figure("handoff_low", kCpuHandoffSeconds.low * 1e6, 3),
+                    figure("handoff_high", kCpuHandoffSeconds.high * 1e6, 3)});
   return message("speed.how.cpu_layers", "; layers in system RAM are read at {ram_bandwidth} GB/s",
                  {figure("ram_bandwidth", o.system_bandwidth_gb_s, 4)});
 }
