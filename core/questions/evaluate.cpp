@@ -982,7 +982,7 @@ std::optional<Error> resolve_gpu_of_request(const Catalog& catalog, const Reques
 // llama.cpp's build picks what --fit keeps room for (llamacpp_fit_margin); under Ollama the build it bundles.
 std::optional<Error> resolve_llamacpp_version(const Request& r, InferenceOptions& o) {
   if (o.engine == Engine::ollama && ollama_runs_llama_server(o)) {
-    if (const auto build = ollama_llamacpp_build(r.engine_version.empty() ? kOllamaVersionModelled : r.engine_version))
+    if (const auto build = ollama_llamacpp_build(version_named(r.engine_version, kOllamaVersionModelled)))
       o.llamacpp_build = *build;
     return std::nullopt;
   }
@@ -1284,7 +1284,7 @@ Result<Report> evaluate(const Catalog& catalog, const Request& r, const Resolved
   }
   add_ollama_server_notes(report, rr);
   if (report.estimate.engine == Engine::ollama)
-    report.ollama_version = r.engine_version.empty() ? std::string(kOllamaVersionModelled) : r.engine_version;
+    report.ollama_version = version_named(r.engine_version, kOllamaVersionModelled);
   check_gpus_needed(report, catalog, r, rr);
   // A pass that reads only the fit (explanations off: the GPU count's walk, the ranking) leaves it out.
   if (rr.options.explain) judge_certainty(report, catalog, r, rr);

@@ -43,8 +43,11 @@ struct EngineVersionChoice {
 };
 std::span<const EngineVersionChoice> engine_version_choices() noexcept;
 
-// An engine_version as the answer names it: as asked, without a leading v ("v0.5.9" is 0.5.9).
-std::string without_v(std::string_view version);
+// An engine_version without a leading v, as the answer and the command name it ("v0.5.9" is 0.5.9).
+std::string_view without_v(std::string_view version) noexcept;
+
+// The version an answer and its command name: as asked (without_v), else the release the rule was read at.
+std::string version_named(std::string_view asked, std::string_view rule_release);
 
 // Whether `asked` is a release after `newest` (a pre-release or build of `newest` is not). An engine whose newest
 // rule takes every later version estimates such a one by `newest`'s rules, which the answer says in a note.

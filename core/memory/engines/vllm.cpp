@@ -283,7 +283,7 @@ std::optional<Error> add_vllm_memory(InferenceEstimate& e, Workings& w, const Mo
   caps.cuda_graphs_in_budget = graphs_in_budget;
   caps.rule = o.vllm_rule;
   caps.model_runner_v2 = runner_v2;
-  caps.engine_version = o.vllm_version.empty() ? std::string(vllm_rule_version(o.vllm_rule)) : o.vllm_version;
+  caps.engine_version = version_named(o.vllm_version, vllm_rule_version(o.vllm_rule));
   caps.state_bytes_per_sequence = state;
   caps.encoder_profile = profile;
   e.vllm = caps;
