@@ -244,10 +244,10 @@ void add_llamacpp_fit(Report& report, const ResolvedRequest& rr) {
   report.llamacpp_fit->margin_holds_draft = draft_in_target;
   if (e.engine == Engine::llamacpp && rr.gpu->driver_visible_bytes)
     report.estimate.notes.push_back(message("llamacpp.fit_driver_total",
-                                            "llama.cpp's --fit plans against what is free of {total_bytes}, the total "
-                                            "CUDA reports for this GPU: less than the memory the card is sold with, by "
-                                            "what the driver keeps.",
-                                            {arg::gib("total_bytes", *rr.gpu->driver_visible_bytes, 2)}));
+                                            "llama.cpp's --fit plans against what is free of {total_bytes}, "
+                                            "{cuda_total}.",
+                                            {arg::gib("total_bytes", *rr.gpu->driver_visible_bytes, 2),
+                                             arg::message("cuda_total", cuda_total_clause())}));
   // From b9305 (PR #23485; PR #23801's table has b9297 without it, b9305 with it) load_model adds the draft to fit's
   // target; that later builds keep the same room is assumed, so the note says so.
   if (draft_in_target)

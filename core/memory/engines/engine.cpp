@@ -48,6 +48,11 @@ std::span<const EngineVersionChoice> engine_version_choices() noexcept {
   return kChoices;
 }
 
+Message cuda_total_clause() {
+  return message("engine.cuda_total", "the total CUDA reports for this GPU under Linux: less than the memory the card "
+                                      "is sold with, by what the driver keeps");
+}
+
 std::string_view without_v(std::string_view version) noexcept {
   if (!version.empty() && (version.front() == 'v' || version.front() == 'V')) version.remove_prefix(1);
   return version;

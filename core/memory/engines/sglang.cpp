@@ -169,9 +169,9 @@ void add_sglang_notes(std::vector<Message>& notes, const ModelSpec&, const Infer
                             "somewhat high."));
   else
     notes.push_back(message("sglang.driver_total",
-                            "SGLang's pool starts from what is free of {total_bytes}, the total CUDA reports for this "
-                            "GPU: less than the memory the card is sold with, by what the driver keeps.",
-                            {arg::gib("total_bytes", c.driver_total_bytes, 2)}));
+                            "SGLang's pool starts from what is free of {total_bytes}, {cuda_total}.",
+                            {arg::gib("total_bytes", c.driver_total_bytes, 2),
+                             arg::message("cuda_total", cuda_total_clause())}));
   if (c.vlm_factor != 1.0)
     notes.push_back(message("sglang.vision_fraction",
                             "SGLang lowers its default mem_fraction_static for a multimodal model by a factor of "
