@@ -102,15 +102,9 @@ EngineCommand vllm_command(const Report& report, const Request& r, const Resolve
   }
   out.note = server_note("vLLM", weight_flags(t, report, r), !repo.empty());
   // The flags are measured against this version's defaults (gpu_memory_utilization, the graphs' place).
-  t << "  # vLLM " << (report.estimate.vllm ? report.estimate.vllm->engine_version
-                                             : std::string(vllm_rule_version(o.vllm_rule)));
+  t << "  # vLLM " << version_named(r.engine_version, vllm_rule_version(o.vllm_rule));
   out.text = t.str();
   return out;
-}
-
-// The engine version a command is measured against: as asked, else the one modelled.
-std::string version_asked(const Request& r, std::string_view modelled) {
-  return r.engine_version.empty() ? std::string(modelled) : r.engine_version;
 }
 
 // SGLang's flags (https://docs.sglang.ai/advanced_features/server_arguments.html), each against its default:
@@ -141,7 +135,7 @@ EngineCommand sglang_command(const Report& report, const Request& r, const Resol
   out.note = server_note("SGLang", weight_flags(t, report, r), !repo.empty());
   // The version the flags are measured against: as asked (its mem_fraction_static rule is the one the estimate used),
   // else the one modelled.
-  t << "  # SGLang " << version_asked(r, sglang_rule_version(o.sglang_rule));
+  t << "  # SGLang " << version_named(r.engine_version, sglang_rule_version(o.sglang_rule));
   out.text = t.str();
   return out;
 }
@@ -237,7 +231,7 @@ EngineCommand mlx_command(const Report& report, const Request& r, const Resolved
   if (e.kv_dtype == KvDType::q8_0) t << " --kv-bits 8";
   if (e.kv_dtype == KvDType::q4_0) t << " --kv-bits 4";
   t << " --prompt -";
-  t << "  # mlx-lm " << version_asked(r, mlx_rule_version(s.options.mlx_rule));
+  t << "  # mlx-lm " << version_named(r.engine_version, mlx_rule_version(s.options.mlx_rule));
   out.text = t.str();
   const std::string& format = e.weights_format;
   out.note = mlx_note(format.rfind("mlx-", 0) == 0 && format != report.model.quantization ? format : "", repo);
@@ -273,7 +267,7 @@ EngineCommand ollama_command(const Report& report, const Request& r, const Resol
   if (e.attention == Attention::sdpa) t << "OLLAMA_FLASH_ATTENTION=1 ";
   if (e.ollama && e.ollama->kv_type != KvDType::fp16) t << "OLLAMA_KV_CACHE_TYPE=" << kv_dtype_info(e.ollama->kv_type).name << " ";
   if (o.ollama_gpu_overhead) t << "OLLAMA_GPU_OVERHEAD=" << o.ollama_gpu_overhead << " ";
-  t << "ollama serve  # Ollama " << version_asked(r, kOllamaVersionModelled);
+  t << "ollama serve  # Ollama " << version_named(r.engine_version, kOllamaVersionModelled);
   return {t.str(), ollama_note(o)};
 }
 
@@ -290,7 +284,7 @@ EngineCommand ollama_server_command(const Report& report, const Request& r, cons
   if (r.attention) t << "OLLAMA_FLASH_ATTENTION=" << (e.attention == Attention::sdpa ? "1 " : "0 ");
   if (e.kv_dtype != KvDType::fp16) t << "OLLAMA_KV_CACHE_TYPE=" << ggml_cache_type(e.kv_dtype) << " ";
   if (o.ollama_gpu_overhead) t << "OLLAMA_GPU_OVERHEAD=" << o.ollama_gpu_overhead << " ";
-  t << "ollama serve  # Ollama " << version_asked(r, kOllamaVersionModelled);
+  t << "ollama serve  # Ollama " << version_named(r.engine_version, kOllamaVersionModelled);
   return {t.str(), ollama_note(o)};
 }
 

@@ -244,10 +244,10 @@ void add_llamacpp_fit(Report& report, const ResolvedRequest& rr) {
   report.llamacpp_fit->margin_holds_draft = draft_in_target;
   if (e.engine == Engine::llamacpp && rr.gpu->driver_visible_bytes)
     report.estimate.notes.push_back(message("llamacpp.fit_driver_total",
-                                            "llama.cpp's --fit plans against what is free of {total_bytes}, the total "
-                                            "CUDA reports for this GPU: less than the memory the card is sold with, by "
-                                            "what the driver keeps.",
-                                            {arg::gib("total_bytes", *rr.gpu->driver_visible_bytes, 2)}));
+                                            "llama.cpp's --fit plans against what is free of {total_bytes}, "
+                                            "{cuda_total}.",
+                                            {arg::gib("total_bytes", *rr.gpu->driver_visible_bytes, 2),
+                                             arg::message("cuda_total", cuda_total_clause())}));
   // From b9305 (PR #23485; PR #23801's table has b9297 without it, b9305 with it) load_model adds the draft to fit's
   // target; that later builds keep the same room is assumed, so the note says so.
   if (draft_in_target)
@@ -982,7 +982,7 @@ std::optional<Error> resolve_gpu_of_request(const Catalog& catalog, const Reques
 // llama.cpp's build picks what --fit keeps room for (llamacpp_fit_margin); under Ollama the build it bundles.
 std::optional<Error> resolve_llamacpp_version(const Request& r, InferenceOptions& o) {
   if (o.engine == Engine::ollama && ollama_runs_llama_server(o)) {
-    if (const auto build = ollama_llamacpp_build(r.engine_version.empty() ? kOllamaVersionModelled : r.engine_version))
+    if (const auto build = ollama_llamacpp_build(version_named(r.engine_version, kOllamaVersionModelled)))
       o.llamacpp_build = *build;
     return std::nullopt;
   }
@@ -1284,7 +1284,7 @@ Result<Report> evaluate(const Catalog& catalog, const Request& r, const Resolved
   }
   add_ollama_server_notes(report, rr);
   if (report.estimate.engine == Engine::ollama)
-    report.ollama_version = r.engine_version.empty() ? std::string(kOllamaVersionModelled) : r.engine_version;
+    report.ollama_version = version_named(r.engine_version, kOllamaVersionModelled);
   check_gpus_needed(report, catalog, r, rr);
   // A pass that reads only the fit (explanations off: the GPU count's walk, the ranking) leaves it out.
   if (rr.options.explain) judge_certainty(report, catalog, r, rr);

@@ -48,9 +48,18 @@ std::span<const EngineVersionChoice> engine_version_choices() noexcept {
   return kChoices;
 }
 
-std::string without_v(std::string_view version) {
+Message cuda_total_clause() {
+  return message("engine.cuda_total", "the total CUDA reports for this GPU under Linux: less than the memory the card "
+                                      "is sold with, by what the driver keeps");
+}
+
+std::string_view without_v(std::string_view version) noexcept {
   if (!version.empty() && (version.front() == 'v' || version.front() == 'V')) version.remove_prefix(1);
-  return std::string(version);
+  return version;
+}
+
+std::string version_named(std::string_view asked, std::string_view rule_release) {
+  return std::string(asked.empty() ? rule_release : without_v(asked));
 }
 
 bool version_after(std::string_view asked, std::string_view newest) noexcept {
@@ -63,7 +72,7 @@ bool version_after(std::string_view asked, std::string_view newest) noexcept {
 namespace vramfit::detail {
 
 std::optional<EngineVersion> parse_engine_version(std::string_view v) noexcept {
-  if (!v.empty() && (v.front() == 'v' || v.front() == 'V')) v.remove_prefix(1);
+  v = without_v(v);
   EngineVersion out;
   std::size_t i = 0;
   for (std::size_t n = 0; n < 3; ++n) {

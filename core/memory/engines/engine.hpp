@@ -10,6 +10,7 @@
 #include <string_view>  // std::string_view
 
 #include "memory/engines/engines.hpp"
+#include "util/message.hpp"  // Message
 #include "util/units.hpp"
 
 namespace vramfit {
@@ -33,6 +34,10 @@ inline constexpr std::uint64_t kCudaContextHighBytes = 1343 * kMiB;
 // (PyTorch sizes its per-handle workspace the same way; CUBLAS_WORKSPACE_CONFIG overrides it).
 inline constexpr std::uint64_t kCublasWorkspaceBytes = 32 * kMiB;
 inline constexpr std::uint64_t kCublasWorkspaceLowBytes = 4 * kMiB;
+// What the catalog's driver_visible_gib is, as the notes on vLLM's, SGLang's and llama.cpp's --fit starting total
+// say it (one clause, worded once in each language): CUDA's total under Linux, below the memory sold (under Windows
+// CUDA reports close to the whole memory, which is not modelled).
+Message cuda_total_clause();
 
 
 // One version per memory rule an engine has besides its default, as parse_*_version reads it: a client's picker
@@ -43,8 +48,11 @@ struct EngineVersionChoice {
 };
 std::span<const EngineVersionChoice> engine_version_choices() noexcept;
 
-// An engine_version as the answer names it: as asked, without a leading v ("v0.5.9" is 0.5.9).
-std::string without_v(std::string_view version);
+// An engine_version without a leading v, as the answer and the command name it ("v0.5.9" is 0.5.9).
+std::string_view without_v(std::string_view version) noexcept;
+
+// The version an answer and its command name: as asked (without_v), else the release the rule was read at.
+std::string version_named(std::string_view asked, std::string_view rule_release);
 
 // Whether `asked` is a release after `newest` (a pre-release or build of `newest` is not). An engine whose newest
 // rule takes every later version estimates such a one by `newest`'s rules, which the answer says in a note.

@@ -126,7 +126,7 @@ std::optional<Error> add_mlx_memory(InferenceEstimate& e, Workings& w, const Mod
                                     const KvLayout&) {
   MlxMemory m;
   m.rule = o.mlx_rule;
-  m.engine_version = o.mlx_version.empty() ? std::string(mlx_rule_version(o.mlx_rule)) : o.mlx_version;
+  m.engine_version = version_named(o.mlx_version, mlx_rule_version(o.mlx_rule));
   m.chunk_tokens = mlx_chunk_tokens(o);
   m.logits_tokens = m.rule == MlxRule::chunk_logits ? m.chunk_tokens : 1;
   m.cache_tokens = mlx_cache_tokens(o);

@@ -125,7 +125,7 @@ std::optional<Error> add_sglang_memory(InferenceEstimate& e, Workings& w, const 
   SglangCapacity c = sglang_kv_capacity(o.gpu_memory_bytes ? free_at_start : 0, fraction, weights, cell,
                                                 context_len, o.max_total_tokens.value_or(0), slot);
   c.rule = o.sglang_rule;
-  c.engine_version = o.sglang_version.empty() ? std::string(sglang_rule_version(o.sglang_rule)) : o.sglang_version;
+  c.engine_version = version_named(o.sglang_version, sglang_rule_version(o.sglang_rule));
   c.mem_fraction_default = !o.mem_fraction_static;
   c.vlm_factor = o.mem_fraction_static ? 1.0 : vlm_factor;
   c.reserved_mib = o.mem_fraction_static ? 0 : d.reserved_mib;
@@ -169,9 +169,9 @@ void add_sglang_notes(std::vector<Message>& notes, const ModelSpec&, const Infer
                             "somewhat high."));
   else
     notes.push_back(message("sglang.driver_total",
-                            "SGLang's pool starts from what is free of {total_bytes}, the total CUDA reports for this "
-                            "GPU: less than the memory the card is sold with, by what the driver keeps.",
-                            {arg::gib("total_bytes", c.driver_total_bytes, 2)}));
+                            "SGLang's pool starts from what is free of {total_bytes}, {cuda_total}.",
+                            {arg::gib("total_bytes", c.driver_total_bytes, 2),
+                             arg::message("cuda_total", cuda_total_clause())}));
   if (c.vlm_factor != 1.0)
     notes.push_back(message("sglang.vision_fraction",
                             "SGLang lowers its default mem_fraction_static for a multimodal model by a factor of "

@@ -283,7 +283,7 @@ std::optional<Error> add_vllm_memory(InferenceEstimate& e, Workings& w, const Mo
   caps.cuda_graphs_in_budget = graphs_in_budget;
   caps.rule = o.vllm_rule;
   caps.model_runner_v2 = runner_v2;
-  caps.engine_version = o.vllm_version.empty() ? std::string(vllm_rule_version(o.vllm_rule)) : o.vllm_version;
+  caps.engine_version = version_named(o.vllm_version, vllm_rule_version(o.vllm_rule));
   caps.state_bytes_per_sequence = state;
   caps.encoder_profile = profile;
   e.vllm = caps;
@@ -330,10 +330,10 @@ void add_vllm_notes(std::vector<Message>& notes, const ModelSpec& spec, const In
                             "GiB), so the KV capacity here is slightly high."));
   else if (e.vllm && o.gpu_memory_bytes && e.vllm->driver_total_bytes)
     notes.push_back(message("vllm.driver_total",
-                            "vLLM's budget is gpu_memory_utilization {util} of {total_bytes}, the total CUDA reports "
-                            "for this GPU: less than the memory the card is sold with, by what the driver keeps.",
+                            "vLLM's budget is gpu_memory_utilization {util} of {total_bytes}, {cuda_total}.",
                             {arg::fixed("util", e.vllm->gpu_util, 2),
-                             arg::gib("total_bytes", e.vllm->driver_total_bytes, 2)}));
+                             arg::gib("total_bytes", e.vllm->driver_total_bytes, 2),
+                             arg::message("cuda_total", cuda_total_clause())}));
   if (e.vllm && has_one_entry_layers(spec) && e.vllm->kv_cache_groups)
     notes.push_back(message("vllm.dsv4_groups",
                             "vLLM keeps DeepSeek-V4's cache in {groups} groups (the sliding window, the compressed "

@@ -67,3 +67,17 @@ TEST_CASE("a command's note carries an id; a number inside a command stays text,
   CHECK(arg_named(r.command_note, "context").kind == MessageArg::Kind::text);
   CHECK(arg_named(r.command_note, "context").text == "16384");
 }
+
+TEST_CASE("The command's closing version is spelled as the answer's engine_version: as asked without a leading v") {
+  const Report sglang = report_for(R"({"model":"llama-3.1-8b","engine":"sglang","gpu":"h100-sxm","engine_version":"v0.5.9"})");
+  REQUIRE(sglang.estimate.sglang);
+  CHECK(sglang.estimate.sglang->engine_version == "0.5.9");
+  CHECK(sglang.command.ends_with("  # SGLang 0.5.9"));
+  const Report vllm = report_for(R"({"model":"llama-3.1-8b","engine":"vllm","gpu":"h100-sxm","engine_version":"V0.21.1"})");
+  CHECK(vllm.command.ends_with("  # vLLM 0.21.1"));
+  const Report mlx = report_for(R"({"model":"qwen3-0.6b","engine":"mlx","engine_version":"v0.26.4"})");
+  CHECK(mlx.command.ends_with("  # mlx-lm 0.26.4"));
+  const Report ollama = report_for(R"({"model":"llama-3.1-8b","engine":"ollama","engine_version":"v0.11.10"})");
+  CHECK(ollama.ollama_version == "0.11.10");
+  CHECK(ollama.command.ends_with("  # Ollama 0.11.10"));
+}

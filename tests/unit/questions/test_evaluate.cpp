@@ -406,3 +406,26 @@ TEST_CASE("a release after the newest one read is estimated by that one's rules,
     CHECK_MESSAGE(text == c.text, c.json);
   }
 }
+
+TEST_CASE("vLLM, SGLang and llama.cpp's --fit say the total they start from in one clause, worded once") {
+  const char* requests[][2] = {
+      {R"({"model":"llama-3.1-8b","engine":"vllm","gpu":"rtx-4090"})", "vllm.driver_total"},
+      {R"({"model":"llama-3.1-8b","engine":"sglang","gpu":"rtx-4090"})", "sglang.driver_total"},
+      {R"({"model":"llama-3.1-8b","engine":"llamacpp","gpu":"rtx-4090"})", "llamacpp.fit_driver_total"},
+  };
+  for (const auto& [json, id] : requests) {
+    auto report = evaluate(test::catalog(), request_from_json(json).value());
+    REQUIRE_MESSAGE(report.ok(), json);
+    const Message* note = nullptr;
+    for (const auto& n : report.value().estimate.notes)
+      if (n.id == id) note = &n;
+    REQUIRE_MESSAGE(note, id);
+    // 23.49 GiB (data/gpus.json), then the clause as the JSON carries it: a message of its own.
+    CHECK_MESSAGE(note->text.find("23.49 GiB, the total CUDA reports for this GPU under Linux: less than the memory "
+                                  "the card is sold with, by what the driver keeps.") != std::string::npos, id);
+    const MessageArg clause = arg_named(*note, "cuda_total");
+    CHECK(clause.kind == MessageArg::Kind::message);
+    REQUIRE(clause.nested.size() == 1);
+    CHECK(clause.nested.front().id == "engine.cuda_total");
+  }
+}

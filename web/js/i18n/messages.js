@@ -35,9 +35,10 @@ export const MESSAGES = {
     "lora.defaults": "LoRA and QLoRA defaults follow the recipes people run: gradient checkpointing on (TRL's SFTConfig, PEFT's examples/sft and prepare_model_for_kbit_training, Unsloth's get_peft_model), rank 16 on every linear layer (Unsloth); choose Off under Gradient checkpointing to turn it off.",
   },
   de: {
-    "vllm.driver_total": "vLLMs Budget ist gpu_memory_utilization {util} von {total_bytes}, dem Gesamtspeicher, den CUDA für diese GPU meldet: weniger als der Speicher, mit dem die Karte verkauft wird, um das, was der Treiber für sich behält.",
-    "sglang.driver_total": "SGLangs Pool geht von dem aus, was von {total_bytes} frei ist, dem Gesamtspeicher, den CUDA für diese GPU meldet: weniger als der Speicher, mit dem die Karte verkauft wird, um das, was der Treiber für sich behält.",
-    "llamacpp.fit_driver_total": "llama.cpps --fit plant mit dem, was von {total_bytes} frei ist, dem Gesamtspeicher, den CUDA für diese GPU meldet: weniger als der Speicher, mit dem die Karte verkauft wird, um das, was der Treiber für sich behält.",
+    "vllm.driver_total": "vLLMs Budget ist gpu_memory_utilization {util} von {total_bytes}, {cuda_total}.",
+    "sglang.driver_total": "SGLangs Pool geht von dem aus, was von {total_bytes} frei ist, {cuda_total}.",
+    "llamacpp.fit_driver_total": "llama.cpps --fit plant mit dem, was von {total_bytes} frei ist, {cuda_total}.",
+    "engine.cuda_total": "dem Gesamtspeicher, den CUDA unter Linux für diese GPU meldet: weniger als der Speicher, mit dem die Karte verkauft wird, um das, was der Treiber für sich behält",
     "headline.vllm_in_use": "vLLM würde auf einer {gpu} nicht starten: Neben {in_use_bytes} belegtem Speicher sind {free_bytes} frei, weniger als gpu_memory_utilization {util} verlangt; mit {fits} startet es",
     "headline.vllm_in_use_owned": "vLLM würde auf Ihren {count} × {gpu} nicht starten: Neben {in_use_bytes} belegtem Speicher sind {free_bytes} frei, weniger als gpu_memory_utilization {util} verlangt; mit {fits} startet es",
     "headline.vllm_in_use_short": "vLLM würde auf einer {gpu} nicht starten: Neben {in_use_bytes} belegtem Speicher sind {free_bytes} frei, weniger als gpu_memory_utilization {util} verlangt; selbst mit {fits} fasste der KV-Cache {tokens} Tokens, weniger als eine Sequenz zu {length}",
