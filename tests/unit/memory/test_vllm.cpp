@@ -3,6 +3,7 @@
 // https://github.com/llm-d/llm-d-benchmark/blob/4f4d44943c39b76b28e30dfa1fb0dfaf1ee894b5/config_explorer/empirical-vllm-memory-results.md
 // Each row there satisfies KV = 0.9 × 79.18 GiB − weights − torch peak − non-torch to 0.01 GiB.
 #include <cmath>  // std::round
+#include <string>  // std::string
 
 #include "engine_reports.hpp"
 #include "../validation_rows.hpp"
@@ -60,6 +61,23 @@ TEST_CASE("vLLM on an RTX 5090 takes gpu_memory_utilization of the 31.36 GiB CUD
   CHECK(static_cast<double>(v.driver_total_bytes) / kGiBytes == doctest::Approx(31.36).epsilon(0.0002));
   CHECK(std::round(static_cast<double>(v.budget_bytes) / kGiBytes * 100) / 100 == doctest::Approx(28.22));
 }
+
+TEST_CASE("vLLM on an A100 80GB takes gpu_memory_utilization of the 79.14 GiB CUDA reports under Linux") {
+  // torch on two 'NVIDIA A100 80GB PCIe' under Linux (nvidia-smi "Driver Version: 550.127.05", "58661MiB /
+  // 81920MiB"): "GPU 1 has a total capacity of 79.14 GiB of which 840.75 MiB is free". nvidia-smi prints the same
+  // 81920MiB for 'NVIDIA A100-SXM4-80GB', so the SXM card's total is the same. By hand: 0.92 × 79.14 = 72.81 GiB.
+  for (const char* gpu : {"a100-80gb-pcie", "a100-80gb-sxm"}) {
+    CAPTURE(gpu);
+    const Report report = evaluate_json(std::string(R"({"model":"llama-3.1-8b","engine":"vllm","context":16000,"gpu":")") +
+                                        gpu + R"("})");
+    const VllmCapacity& v = vllm_of(report);
+    CHECK(static_cast<double>(v.driver_total_bytes) / kGiBytes == doctest::Approx(79.14).epsilon(0.0001));
+    CHECK(std::round(static_cast<double>(v.budget_bytes) / kGiBytes * 100) / 100 == doctest::Approx(72.81));
+    // vllm serve keeps an A100's defaults at 256 sequences and 2048 batched tokens, whatever its memory.
+    CHECK(v.max_num_seqs == 256);
+  }
+}
+
 TEST_CASE("vLLM's torch peak is the sampler's dummy run: llm-d-benchmark's rows within 5 %") {
   // The rows' figures and quotes: tests/data/validation.json.
   check_llmd_row("llama-3.1-8b", "vllm-llama-3.1-8b-h100-kv", "vllm-llama-3.1-8b-h100-peak");
