@@ -66,13 +66,19 @@ std::uint64_t transformers_tower_peak(const ModelSpec::VisionTower& t, std::uint
   return mlp + scores;
 }
 
-// The elements one patch holds alive at the tower's MLP in vLLM's forward (its own tower classes, no grad): the
-// layer's input, kept for the residual, beside fc1's output and the activation's (siglip.py SiglipMLP,
-// qwen3_vl.py Qwen3_VisionMLP: fc1, act, fc2); Gemma 4's gated MLP holds gate_up's 2 × intermediate and the
-// product. The normed input dies once fc1 has read it. Tensor parallel splits the intermediate width.
+// The elements one patch holds alive at the tower's MLP in vLLM's forward (no grad): the layer's input, kept for
+// the residual, beside fc1's output and the activation's (siglip.py SiglipMLP, qwen3_vl.py Qwen3_VisionMLP: fc1,
+// act, fc2). vLLM's own tower classes also keep the normed input until the MLP returns: the caller holds it
+// (SiglipEncoderLayer: hidden_states = self.layer_norm2(...) while self.mlp runs; Qwen3_VisionBlock:
+// self.mlp(self.norm2(x)), the argument Qwen3_VisionMLP.forward keeps); vLLM at e7df23228, the code its 0.24.0 log
+// lines match. Gemma 4's tower is transformers' (gemma4_mm.py AutoModel.from_config): its gated MLP holds gate_up's
+// 2 × intermediate and the product. Tensor parallel splits the intermediate width.
 std::uint64_t vllm_mlp_width(const ModelSpec::VisionTower& t, std::uint64_t tp) {
   const std::uint64_t inner = ceil_div(t.intermediate_size, std::max<std::uint64_t>(tp, 1));
-  return t.hidden_size + (t.schema == "gemma4" ? 3 : 2) * inner;
+  if (t.schema == "gemma4") return t.hidden_size + 3 * inner;
+  // Qwen3-VL's and Qwen3.5's tower also keeps its position embeddings (fast_pos_embed_interpolate, hidden wide) in
+  // the encoder_metadata its forward holds through every block.
+  return (t.schema == "qwen" ? 3 : 2) * t.hidden_size + 2 * inner;
 }
 
 }  // namespace

@@ -242,13 +242,16 @@ TEST_CASE("vLLM's profile run encodes the processor's largest images and keeps t
   CHECK(p.width == 4096);
   CHECK(p.height == 4096);
   CHECK(p.patches_per_item == 65536);
-  // The tower's forward (qwen3_vl.py Qwen3_VisionBlock, no grad): the pixel values, 3 × 2 × 16² = 1536 a patch, and
-  // at the MLP the block's input kept for the residual, linear_fc1's output and the activation's, 1152 + 2 × 4304 =
-  // 9760; in bf16: 65536 × (9760 + 1536) × 2 = 1,480,589,312 B. The embeddings: 16384 tokens × 5120 (the text
-  // width; no deepstack levels in Qwen3.5) × 2 = 167,772,160 B.
-  CHECK(p.mlp_width == 9760);
+  // The tower's forward (qwen3_vl.py Qwen3_VisionBlock, no grad; vLLM e7df23228, whose log lines a 0.24.0 log
+  // prints): the pixel values, 3 × 2 × 16² = 1536 a patch, and at the MLP the block's input kept for the residual,
+  // the normed input (x + self.mlp(self.norm2(x)): Qwen3_VisionMLP.forward's argument until it returns),
+  // linear_fc1's output and the activation's, and the position embeddings the forward's encoder_metadata keeps
+  // through every block (fast_pos_embed_interpolate, 1152 wide): 3 × 1152 + 2 × 4304 = 12064; in bf16:
+  // 65536 × (12064 + 1536) × 2 = 1,782,579,200 B. The embeddings: 16384 tokens × 5120 (the text width; no deepstack
+  // levels in Qwen3.5) × 2 = 167,772,160 B.
+  CHECK(p.mlp_width == 12064);
   CHECK(p.pixel_values == 1536);
-  CHECK(p.encoder_peak_bytes == 1'480'589'312ULL);
+  CHECK(p.encoder_peak_bytes == 1'782'579'200ULL);
   CHECK(p.embeddings_bytes == 167'772'160ULL);
   // On an H100 the sampler's dummy run (1024 rows of the 248,320-token vocabulary) outweighs the encoder: the
   // images add their embeddings alone, and the vision encoder's line holds them beside the tower's weights.
@@ -285,16 +288,17 @@ TEST_CASE("vLLM's profile run encodes the processor's largest images and keeps t
 TEST_CASE("vLLM's profile for a fixed-size tower: as many images as the encoder budget holds") {
   // Gemma 3 27B: 896² images (pan-and-scan off, gemma3_mm.py get_num_image_tokens: (0 crops + 1) × 256 tokens).
   // On an H100 vllm serve batches 8192 tokens: the budget max(8192, 256) holds 8192 // 256 = 32 images, each 64² =
-  // 4096 patches of 3 × 14² = 588 pixel values; SigLIP's MLP (siglip.py SiglipMLP: fc1, act, fc2) holds 1152 + 2 ×
-  // 4304 = 9760 a patch: 32 × 4096 × (9760 + 588) × 2 B = 2,712,666,112 B; embeddings 32 × 256 × 5376 × 2 B =
-  // 88,080,384 B.
+  // 4096 patches of 3 × 14² = 588 pixel values; SigLIP's MLP (siglip.py SiglipMLP: fc1, act, fc2) holds the
+  // residual, the normed input (SiglipEncoderLayer keeps it in hidden_states while self.mlp runs), fc1's output and
+  // the activation's, 2 × 1152 + 2 × 4304 = 10912 a patch: 32 × 4096 × (10912 + 588) × 2 B = 3,014,656,000 B;
+  // embeddings 32 × 256 × 5376 × 2 B = 88,080,384 B.
   const Report r = evaluate_json(R"({"model":"gemma-3-27b","engine":"vllm","context":8192,"gpu":"h100-80gb"})");
   const VllmEncoderProfile& p = *r.estimate.vllm->encoder_profile;
   CHECK(p.tokens_per_item == 256);
   CHECK(p.budget_tokens == 8192);
   CHECK(p.items == 32);
   CHECK(p.patches_per_item == 4096);
-  CHECK(p.encoder_peak_bytes == 2'712'666'112ULL);
+  CHECK(p.encoder_peak_bytes == 3'014'656'000ULL);
   CHECK(p.embeddings_bytes == 88'080'384ULL);
   // The decoder's bound: max_num_seqs 4 × min(limit 999, 1024 // 256 = 4) = 16 images; with 2 images a request
   // (--limit-mm-per-prompt '{"image": 2}') 4 × 2 = 8.
