@@ -278,6 +278,35 @@ TEST_CASE("vLLM holds DeepSeek-V4's replicated tensors whole on every tensor-par
   CHECK(e.value().vllm->weights_bytes == 72'552'702'126ULL);
 }
 
+TEST_CASE("DeepSeek-V4-Flash under tensor parallel 2: a rank loads more than half the files, as vLLM printed") {
+  // A public vLLM log, posted in a public repository beside its docker compose (image
+  // aidendle94/sparkrun-vllm-ds4-gb10; vLLM 0.21.1rc1.dev339, two DGX Spark nodes, `vllm serve deepseek-ai/DeepSeek-V4-Flash
+  // --tensor-parallel-size 2 --speculative-config '{"method":"mtp","num_speculative_tokens":2}'`, MXFP4 experts on
+  // the B12X MoE backend): "Checkpoint size: 148.66 GiB", then on rank 0 "Model loading took 75.86 GiB memory"
+  // (the MTP drafter included; its embeddings and lm_head shared with the target). Half the files is 74.33 GiB:
+  // the rank holds 1.53 GiB more. With the tensors vLLM keeps whole on every rank (0.82 GiB in the checkpoint's
+  // formats), (148.66 − 0.82) / 2 + 0.82 = 74.74 GiB: 1.5 % below the log; the rest (the B12X backend's layout of
+  // the experts and their E8M0 scales, the MTP layer's own replicated tensors) is not modelled.
+  constexpr double GiB = 1024.0 * 1024 * 1024;
+  const auto flash = imported("deepseek-ai--DeepSeek-V4-Flash");
+  InferenceOptions o;
+  o.engine = Engine::vllm;
+  o.kv_dtype = KvDType::fp8;
+  o.weight_format = parse_weight_format(flash.quantization).value();  // the checkpoint's own: fp8 blocks, MXFP4 experts
+  o.tensor_parallel = 2;
+  o.context_tokens = 200'000;
+  auto e = estimate_inference(flash, o);
+  REQUIRE(e.ok());
+  REQUIRE(e.value().vllm.has_value());
+  const std::uint64_t replicated = e.value().vllm->replicated_weights_bytes;
+  CHECK(static_cast<double>(replicated) / GiB == doctest::Approx(0.82).epsilon(0.01));
+  const auto files = static_cast<std::uint64_t>(148.66 * GiB);
+  const double rank = static_cast<double>(vllm_rank_weights(files, replicated, 2, 1)) / GiB;
+  CHECK(rank > 148.66 / 2);
+  CHECK(rank < 75.86);
+  CHECK(rank == doctest::Approx(75.86).epsilon(0.02));
+}
+
 TEST_CASE("DeepSeek-V4-Flash on vLLM: its five cache groups from the config, the tokens vLLM prints from them") {
   // The groups of test_vllm.cpp's hand count, from the imported config: 43 layers, 2 window-only, 21 at ratio 4,
   // 20 at ratio 128. An H200 is ≥ 70 GiB: `vllm serve` batches 8,192 tokens, two batches in flight: a request of
