@@ -339,13 +339,12 @@ FileAnswer answer_about_name(const Catalog& catalog, const std::string& name, co
   const json& ollama = named["ollama"];
   FileAnswer read = from_ollama(catalog, ollama, name, request_json, settings);
   const json answered = json::parse(read.json, nullptr, false);
-  if (!read.error && answered.is_object() && answered.value("ok", false)) return read;
+  // Why it was not read is the core's own message (a failed download, a header it could not read), said as a note;
+  // a file at odds with the CLI's own checks (a header longer than its file) is an error, as for any lookup.
+  if (!answered.is_object() || !answered.contains("error")) return read;
   json answer = json::parse(preset.json, nullptr, false);
   if (!answer.is_object() || !answer.value("ok", false)) return preset;
-  // Why it was not read is the core's own message (a failed download, a header it could not read), said as a note.
-  json notes = json::array();
-  if (answered.is_object() && answered.contains("error")) notes.push_back(answered["error"].value("message", json()));
-  else if (read.error) notes.push_back({{"args", json::object()}, {"id", ""}, {"text", read.error->message}});
+  json notes = json::array({answered["error"].value("message", json())});
   const std::string shown = ollama.value("name", std::string()) + ":" + ollama.value("tag", std::string());
   answer["lookup"] = {{"source", settings.ollama_registry + "/library/" + shown}, {"offline", false}, {"fell_back", false},
                       {"summary", ollama.value("unread", json())}, {"notes", std::move(notes)}};
