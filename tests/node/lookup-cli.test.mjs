@@ -183,7 +183,7 @@ test('an Ollama name reads its manifest and the model blob\'s header', async () 
   // together ({n_embd, 2 * n_ff} in llama.cpp's phi3), which the count must read as a gated MLP.
   assert.equal(a.model.params_total, 14_659_507_200);
   assert.equal(a.model.name, 'phi4:14b');
-  // Issue 28: the file is what Ollama runs under that name, so Ollama is the engine unless one is given.
+  // The file is what Ollama runs under that name, so Ollama is the engine unless one is given.
   assert.equal(a.inputs.engine, 'ollama');
   assert.ok(a.notes.map((n) => n.text).includes("Ollama's phi4:14b: the engine is Ollama, as that name runs there; choose another engine to compare."));
   assert.equal(file.inputs.engine, 'transformers');
