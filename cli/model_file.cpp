@@ -2,7 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include <algorithm>   // std::min
+#include <algorithm>   // std::equal, std::min
+#include <cctype>      // std::tolower
 #include <cstddef>     // std::byte
 #include <cstdint>     // std::uint64_t
 #include <filesystem>  // std::filesystem::is_regular_file
@@ -18,6 +19,14 @@
 namespace vramfit::cli {
 
 namespace {
+
+// A file's kind by its extension in any case ("Model.GGUF"), as names_a_path (vramfit/lookup.hpp) reads a path.
+bool ends_in(std::string_view path, std::string_view extension) {
+  if (path.size() < extension.size()) return false;
+  const std::string_view tail = path.substr(path.size() - extension.size());
+  return std::equal(tail.begin(), tail.end(), extension.begin(),
+                    [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
+}
 
 constexpr std::uint64_t kMiB = 1024 * 1024;
 
@@ -136,9 +145,9 @@ FileAnswer answer_about_file(const Catalog& catalog, const std::string& path, co
                              const std::string& quant_config_path) {
   std::error_code ec;
   const bool is_folder = std::filesystem::is_directory(path, ec);
-  if (!quant_config_path.empty() && (path.ends_with(".gguf") || path.ends_with(".safetensors")))
+  if (!quant_config_path.empty() && (ends_in(path, ".gguf") || ends_in(path, ".safetensors")))
     return {"", Error{"--quant-config", "goes with a config.json or its folder, not a model file"}};
-  const bool model_file = path.ends_with(".gguf") || path.ends_with(".safetensors");
+  const bool model_file = ends_in(path, ".gguf") || ends_in(path, ".safetensors");
   const std::string config_path = is_folder ? (path.ends_with('/') ? path : path + "/") + "config.json" : path;
   std::optional<std::string> quant;
   std::string beside;
@@ -157,8 +166,8 @@ FileAnswer answer_about_file(const Catalog& catalog, const std::string& path, co
     return {answer(catalog, with_config(request_json, std::move(*config), std::move(quant), name)), std::nullopt,
             beside};
   }
-  if (path.ends_with(".gguf")) return answer_about_header(catalog, path, request_json);
-  if (path.ends_with(".safetensors")) {
+  if (ends_in(path, ".gguf")) return answer_about_header(catalog, path, request_json);
+  if (ends_in(path, ".safetensors")) {
     // A safetensors shard takes its architecture from the config.json beside it (else a bare count).
     const auto slash = path.find_last_of('/');
     const std::string folder = slash == std::string::npos ? std::string(".") : path.substr(0, slash);
@@ -183,11 +192,11 @@ std::string base64(std::string_view bytes) {
   return out;
 }
 
-bool is_model_path(const std::string& path) { return path.ends_with(".gguf") || path.ends_with(".safetensors"); }
+bool is_model_path(const std::string& path) { return ends_in(path, ".gguf") || ends_in(path, ".safetensors"); }
 
 bool is_config_path(const std::string& path) {
   std::error_code ec;
-  return path.ends_with(".json") || std::filesystem::is_directory(path, ec);
+  return ends_in(path, ".json") || std::filesystem::is_directory(path, ec);
 }
 
 FileAnswer describe_model_file(const Catalog& catalog, const std::string& path, const std::string& flag) {
@@ -210,7 +219,7 @@ FileAnswer describe_model_file(const Catalog& catalog, const std::string& path, 
     return {d.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), std::nullopt};
   }
   std::string config;
-  if (path.ends_with(".safetensors")) {
+  if (ends_in(path, ".safetensors")) {
     // A safetensors file takes its architecture from the config.json beside it.
     const auto slash = path.find_last_of('/');
     const std::string beside = (slash == std::string::npos ? std::string(".") : path.substr(0, slash)) + "/config.json";
@@ -239,7 +248,7 @@ FileAnswer with_draft_file(const std::string& request_json) {
   const std::string path = draft->get<std::string>();
   std::error_code ec;
   const bool folder = std::filesystem::is_directory(path, ec);
-  if (!folder && !path.ends_with(".json")) return {request_json, std::nullopt};
+  if (!folder && !ends_in(path, ".json")) return {request_json, std::nullopt};
   const std::string config_path = folder ? (path.ends_with('/') ? path : path + "/") + "config.json" : path;
   auto config = read_text(config_path);
   if (!config) return {"", Error{"--draft", "cannot read \"" + config_path + "\" (a draft's config.json)"}};

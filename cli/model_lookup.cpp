@@ -36,10 +36,11 @@ std::string origin_of(const std::string& url) {
   return slash == std::string::npos ? url : url.substr(0, slash);
 }
 
+// The core's refusal as the CLI's error; `json` keeps the core's answer, whose message a fall-back quotes.
 FileAnswer core_error(const std::string& error_json) {
   const json e = json::parse(error_json, nullptr, false);
   if (!e.is_object() || !e.contains("error")) return {"", Error{"--model", "the lookup failed"}};
-  return {"", Error{"--model", message_text(e["error"].value("message", json("the lookup failed")))}};
+  return {error_json, Error{"--model", message_text(e["error"].value("message", json("the lookup failed")))}};
 }
 
 FileAnswer failed(const std::string& service, const std::string& name, const Fetched& got, const FetchSettings& s,
@@ -337,21 +338,16 @@ FileAnswer answer_about_name(const Catalog& catalog, const std::string& name, co
   if (kind != "preset" || !named.contains("ollama")) return preset;
   const json& ollama = named["ollama"];
   FileAnswer read = from_ollama(catalog, ollama, name, request_json, settings);
-  std::string why;
-  if (read.error) {
-    why = read.error->message;
-  } else {
-    const json answered = json::parse(read.json, nullptr, false);
-    if (answered.is_object() && answered.value("ok", false)) return read;
-    why = answered.is_object() && answered.contains("error") ? message_text(answered["error"].value("message", json())) : "";
-  }
+  const json answered = json::parse(read.json, nullptr, false);
+  // Why it was not read is the core's own message (a failed download, a header it could not read), said as a note;
+  // a file at odds with the CLI's own checks (a header longer than its file) is an error, as for any lookup.
+  if (!answered.is_object() || !answered.contains("error")) return read;
   json answer = json::parse(preset.json, nullptr, false);
   if (!answer.is_object() || !answer.value("ok", false)) return preset;
+  json notes = json::array({answered["error"].value("message", json())});
   const std::string shown = ollama.value("name", std::string()) + ":" + ollama.value("tag", std::string());
   answer["lookup"] = {{"source", settings.ollama_registry + "/library/" + shown}, {"offline", false}, {"fell_back", false},
-                      {"summary", {{"args", json::object()}, {"id", ""},
-                                   {"text", "Ollama's " + shown + " was not read (" + why + "); answered without its file."}}},
-                      {"notes", json::array()}};
+                      {"summary", ollama.value("unread", json())}, {"notes", std::move(notes)}};
   preset.json = answer.dump(-1, ' ', false, json::error_handler_t::replace);
   return preset;
 }

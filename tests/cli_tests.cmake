@@ -248,6 +248,8 @@ vramfit_cli_test(recommend_gpu_list ARGS --rank-gpus --model llama-3.1-8b --gpus
 vramfit_cli_test(qlora_fits_4090 ARGS --mode qlora --model llama-2-7b --gpu rtx-4090 MATCH "GeForce RTX 4090 +fits")
 # A device reports size 0 and would be read forever: refused at once.
 vramfit_cli_test(model_not_regular FAIL ARGS --model /dev/zero.gguf MATCH "--model: \"/dev/zero.gguf\" is not a regular file")
+# A file's kind is its extension in any case, as the core's path rule reads it: read as a GGUF, not as a config.json.
+vramfit_cli_test(model_extension_case FAIL ARGS --model /dev/zero.GGUF MATCH "--model: \"/dev/zero.GGUF\" is not a regular file")
 
 # The measuring script reproduces the committed activation bytes (three cases); skipped without torch.
 add_test(NAME measure.activations

@@ -44,7 +44,9 @@ export type NameReading =
   | { ok: true; kind: 'file'; name: string }
   | { ok: true; kind: 'preset'; model: string;
       /** Named by one of the preset's Ollama tags: where the registry keeps that tag's file. */
-      ollama?: { namespace: string; name: string; tag: string; manifest: string; max_bytes: number } }
+      ollama?: { namespace: string; name: string; tag: string; manifest: string; max_bytes: number;
+        /** The lookup's summary when that file cannot be read and the preset answers without it. */
+        unread: Message } }
   | { ok: true; kind: 'hub'; repo: string; revision: string; quant: string; file: string; listing: string; max_bytes: number }
   | { ok: true; kind: 'ollama'; namespace: string; name: string; tag: string; manifest: string; max_bytes: number; preset_error: Message }
   | { ok: false; error: { field: string; message: Message } };

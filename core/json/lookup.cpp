@@ -81,7 +81,7 @@ void write_ollama_reading(JsonWriter& w, const OllamaRef& ref) {
 }
 
 // A preset; named by one of its Ollama tags, also where the registry has that tag's file, whose header says which
-// weights the tag ships (the preset answers without it).
+// weights the tag ships, and the summary for when that file cannot be read (the preset answers without it).
 std::string preset_answer(const ModelPreset& p, const std::optional<OllamaRef>& ollama = std::nullopt) {
   JsonWriter w;
   w.begin_object();
@@ -91,6 +91,8 @@ std::string preset_answer(const ModelPreset& p, const std::optional<OllamaRef>& 
     w.begin_object("ollama");
     write_ollama_reading(w, *ollama);
     w.field("tag", ollama->tag);
+    w.message_id("unread", message("lookup.ollama_unread", "Ollama's {name} was not read; answered without its file.",
+                                   {arg::text("name", lower_ascii(ollama->name) + ":" + ollama->tag)}));
     w.end_object();
   }
   w.field("ok", true);

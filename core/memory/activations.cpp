@@ -478,245 +478,58 @@ Message implementation_source(AttnImplementation a) {
                  "Korthikanti et al. 2022 §4.1 (sbh(34 + 5as/h)), generalised to GQA, gated MLPs, RMSNorm, MoE");
 }
 
-// A fused-attention layer (SDPA, FlashAttention-2) keeps no s² term; `tp`: 0 none, 1 tensor, 2 + sequence parallel.
-Message rms_kernel_formula(bool masks, int tp) {
-  if (masks) {
-    if (tp == 2)
-      return message("explain.activations.layer.formula_rms_masks_sp",
-                     "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
-                     "(unexpanded), output + fp32 log-sum-exp 4·a + MLP input and internals + hidden-dropout "
-                     "masks), ÷ t (tensor + sequence parallel)");
-    if (tp == 1)
-      return message("explain.activations.layer.formula_rms_masks_tp",
-                     "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
-                     "(unexpanded), output + fp32 log-sum-exp 4·a + MLP input and internals + hidden-dropout "
-                     "masks), inner parts ÷ t (tensor parallel)");
-    return message("explain.activations.layer.formula_rms_masks",
-                   "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
-                   "(unexpanded), output + fp32 log-sum-exp 4·a + MLP input and internals + hidden-dropout "
-                   "masks)");
-  }
+// One layer's formula is one sentence of clauses: what the norms and the q/k/v projection keep, what the attention
+// keeps, the MLP's part and the hidden-dropout masks; the s² scores where the attention keeps them; how tensor
+// parallelism splits it.
+Message layer_inputs(const ModelSpec& spec, const ActivationOptions& o) {
+  if (o.implementation == AttnImplementation::megatron)
+    return message("explain.activations.layer.inputs_megatron", "norm inputs + block inputs");
+  if (spec.norm == NormKind::rms)
+    return message("explain.activations.layer.inputs_rms",
+                   "RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h");
+  return message("explain.activations.layer.inputs_ln", "LayerNorm input c·h + mean, rstd 8 per norm + q/k/v input c·h");
+}
+
+// A fused kernel (SDPA, FlashAttention-2) keeps q, k, v as the model made them and an fp32 log-sum-exp; eager and
+// Megatron attention expand grouped K/V heads (repeat_kv) before the matmuls.
+Message layer_attention(const ActivationOptions& o) {
+  if (keeps_scores(o))
+    return message("explain.activations.layer.attention_expanded", "q, k, v (K/V expanded to all heads), o-proj input");
+  return message("explain.activations.layer.attention_kernel", "q, k, v (unexpanded), output + fp32 log-sum-exp 4·a");
+}
+
+// The s² term per score: Megatron and eager LayerNorm models keep the scores in c (with attention dropout their mask
+// and the dropped copy: 2c + 1); transformers' RMSNorm models run softmax(dtype=float32).to(dtype), which keeps the
+// fp32 softmax and, below fp32, its cast, or with attention dropout its 1-byte mask and the dropped copy.
+Message layer_scores(const ModelSpec& spec, const ActivationOptions& o, std::uint64_t c) {
+  if (o.implementation == AttnImplementation::megatron || spec.norm != NormKind::rms)
+    return o.attention_dropout ? message("explain.activations.layer.scores_dropped_c", "2c + 1")
+                               : message("explain.activations.layer.scores_c", "c");
+  if (o.attention_dropout)
+    return message("explain.activations.layer.scores_dropped", "4 fp32 softmax + 1 mask + c dropped");
+  return c == 4 ? message("explain.activations.layer.scores_softmax", "4 fp32 softmax")
+                : message("explain.activations.layer.scores_cast", "4 fp32 softmax + c cast");
+}
+
+// `tp`: 0 none, 1 tensor parallel (the inner parts split), 2 tensor + sequence parallel (the whole layer splits).
+Message layer_formula(const ModelSpec& spec, const ActivationOptions& o, std::uint64_t c, int tp) {
+  const std::initializer_list<MessageArg> parts{arg::message("inputs", layer_inputs(spec, o)),
+                                                arg::message("attention", layer_attention(o))};
+  Message f = o.hidden_dropout
+                  ? message("explain.activations.layer.formula_masks",
+                            "s·b·({inputs} + {attention} + MLP input and internals + hidden-dropout masks)", parts)
+                  : message("explain.activations.layer.formula", "s·b·({inputs} + {attention} + MLP input and internals)",
+                            parts);
+  if (keeps_scores(o))
+    f = message("explain.activations.layer.with_scores", "{formula} + s²·b·a·({scores})",
+                {arg::message("formula", f), arg::message("scores", layer_scores(spec, o, c))});
   if (tp == 2)
-    return message("explain.activations.layer.formula_rms_sp",
-                   "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
-                   "(unexpanded), output + fp32 log-sum-exp 4·a + MLP input and internals), ÷ t (tensor + "
-                   "sequence parallel)");
+    return message("explain.activations.layer.split_sequence", "{formula}, ÷ t (tensor + sequence parallel)",
+                   {arg::message("formula", f)});
   if (tp == 1)
-    return message("explain.activations.layer.formula_rms_tp",
-                   "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
-                   "(unexpanded), output + fp32 log-sum-exp 4·a + MLP input and internals), inner parts ÷ t "
-                   "(tensor parallel)");
-  return message("explain.activations.layer.formula_rms",
-                 "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
-                 "(unexpanded), output + fp32 log-sum-exp 4·a + MLP input and internals)");
-}
-
-// The same with LayerNorm.
-Message ln_kernel_formula(bool masks, int tp) {
-  if (masks) {
-    if (tp == 2)
-      return message("explain.activations.layer.formula_ln_masks_sp",
-                     "s·b·(LayerNorm input c·h + mean, rstd 8 per norm + q/k/v input c·h + q, k, v (unexpanded), "
-                     "output + fp32 log-sum-exp 4·a + MLP input and internals + hidden-dropout masks), ÷ t "
-                     "(tensor + sequence parallel)");
-    if (tp == 1)
-      return message("explain.activations.layer.formula_ln_masks_tp",
-                     "s·b·(LayerNorm input c·h + mean, rstd 8 per norm + q/k/v input c·h + q, k, v (unexpanded), "
-                     "output + fp32 log-sum-exp 4·a + MLP input and internals + hidden-dropout masks), inner "
-                     "parts ÷ t (tensor parallel)");
-    return message("explain.activations.layer.formula_ln_masks",
-                   "s·b·(LayerNorm input c·h + mean, rstd 8 per norm + q/k/v input c·h + q, k, v (unexpanded), "
-                   "output + fp32 log-sum-exp 4·a + MLP input and internals + hidden-dropout masks)");
-  }
-  if (tp == 2)
-    return message("explain.activations.layer.formula_ln_sp",
-                   "s·b·(LayerNorm input c·h + mean, rstd 8 per norm + q/k/v input c·h + q, k, v (unexpanded), "
-                   "output + fp32 log-sum-exp 4·a + MLP input and internals), ÷ t (tensor + sequence parallel)");
-  if (tp == 1)
-    return message("explain.activations.layer.formula_ln_tp",
-                   "s·b·(LayerNorm input c·h + mean, rstd 8 per norm + q/k/v input c·h + q, k, v (unexpanded), "
-                   "output + fp32 log-sum-exp 4·a + MLP input and internals), inner parts ÷ t (tensor "
-                   "parallel)");
-  return message("explain.activations.layer.formula_ln",
-                 "s·b·(LayerNorm input c·h + mean, rstd 8 per norm + q/k/v input c·h + q, k, v (unexpanded), "
-                 "output + fp32 log-sum-exp 4·a + MLP input and internals)");
-}
-
-Message kernel_layer_formula(const ModelSpec& spec, const ActivationOptions& o, int tp) {
-  return spec.norm == NormKind::rms ? rms_kernel_formula(o.hidden_dropout, tp) : ln_kernel_formula(o.hidden_dropout, tp);
-}
-
-// Eager and Megatron attention keep the s² scores; {scores} is that term as written ("+ s²·b·a·(2c + 1)").
-Message megatron_formula(bool masks, int tp, std::initializer_list<MessageArg> s) {
-  if (masks) {
-    if (tp == 2)
-      return message("explain.activations.layer.formula_megatron_masks_sp",
-                     "s·b·(norm inputs + block inputs + q, k, v (K/V expanded to all heads), o-proj input + MLP "
-                     "input and internals + hidden-dropout masks){scores}, ÷ t (tensor + sequence parallel)", s);
-    if (tp == 1)
-      return message("explain.activations.layer.formula_megatron_masks_tp",
-                     "s·b·(norm inputs + block inputs + q, k, v (K/V expanded to all heads), o-proj input + MLP "
-                     "input and internals + hidden-dropout masks){scores}, inner parts ÷ t (tensor parallel)", s);
-    return message("explain.activations.layer.formula_megatron_masks",
-                   "s·b·(norm inputs + block inputs + q, k, v (K/V expanded to all heads), o-proj input + MLP "
-                   "input and internals + hidden-dropout masks){scores}", s);
-  }
-  if (tp == 2)
-    return message("explain.activations.layer.formula_megatron_sp",
-                   "s·b·(norm inputs + block inputs + q, k, v (K/V expanded to all heads), o-proj input + MLP "
-                   "input and internals){scores}, ÷ t (tensor + sequence parallel)", s);
-  if (tp == 1)
-    return message("explain.activations.layer.formula_megatron_tp",
-                   "s·b·(norm inputs + block inputs + q, k, v (K/V expanded to all heads), o-proj input + MLP "
-                   "input and internals){scores}, inner parts ÷ t (tensor parallel)", s);
-  return message("explain.activations.layer.formula_megatron",
-                 "s·b·(norm inputs + block inputs + q, k, v (K/V expanded to all heads), o-proj input + MLP "
-                 "input and internals){scores}", s);
-}
-
-// Eager attention with RMSNorm, as transformers runs it: softmax(dtype=float32).to(dtype) keeps the fp32 scores and,
-// below fp32, their cast; attention dropout adds its 1-byte mask and the dropped copy.
-Message eager_rms_softmax_formula(bool masks, int tp) {  // fp32 activations: the softmax is kept as it is
-  if (masks) {
-    if (tp == 2)
-      return message("explain.activations.layer.formula_eager_rms_softmax_masks_sp",
-                     "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
-                     "(K/V expanded to all heads), o-proj input + MLP input and internals + hidden-dropout "
-                     "masks) + s²·b·a·(4 fp32 softmax), ÷ t (tensor + sequence parallel)");
-    if (tp == 1)
-      return message("explain.activations.layer.formula_eager_rms_softmax_masks_tp",
-                     "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
-                     "(K/V expanded to all heads), o-proj input + MLP input and internals + hidden-dropout "
-                     "masks) + s²·b·a·(4 fp32 softmax), inner parts ÷ t (tensor parallel)");
-    return message("explain.activations.layer.formula_eager_rms_softmax_masks",
-                   "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
-                   "(K/V expanded to all heads), o-proj input + MLP input and internals + hidden-dropout "
-                   "masks) + s²·b·a·(4 fp32 softmax)");
-  }
-  if (tp == 2)
-    return message("explain.activations.layer.formula_eager_rms_softmax_sp",
-                   "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
-                   "(K/V expanded to all heads), o-proj input + MLP input and internals) + s²·b·a·(4 fp32 "
-                   "softmax), ÷ t (tensor + sequence parallel)");
-  if (tp == 1)
-    return message("explain.activations.layer.formula_eager_rms_softmax_tp",
-                   "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
-                   "(K/V expanded to all heads), o-proj input + MLP input and internals) + s²·b·a·(4 fp32 "
-                   "softmax), inner parts ÷ t (tensor parallel)");
-  return message("explain.activations.layer.formula_eager_rms_softmax",
-                 "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
-                 "(K/V expanded to all heads), o-proj input + MLP input and internals) + s²·b·a·(4 fp32 "
-                 "softmax)");
-}
-
-Message eager_rms_cast_formula(bool masks, int tp) {  // the fp32 softmax and its cast to the activation dtype
-  if (masks) {
-    if (tp == 2)
-      return message("explain.activations.layer.formula_eager_rms_cast_masks_sp",
-                     "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
-                     "(K/V expanded to all heads), o-proj input + MLP input and internals + hidden-dropout "
-                     "masks) + s²·b·a·(4 fp32 softmax + c cast), ÷ t (tensor + sequence parallel)");
-    if (tp == 1)
-      return message("explain.activations.layer.formula_eager_rms_cast_masks_tp",
-                     "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
-                     "(K/V expanded to all heads), o-proj input + MLP input and internals + hidden-dropout "
-                     "masks) + s²·b·a·(4 fp32 softmax + c cast), inner parts ÷ t (tensor parallel)");
-    return message("explain.activations.layer.formula_eager_rms_cast_masks",
-                   "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
-                   "(K/V expanded to all heads), o-proj input + MLP input and internals + hidden-dropout "
-                   "masks) + s²·b·a·(4 fp32 softmax + c cast)");
-  }
-  if (tp == 2)
-    return message("explain.activations.layer.formula_eager_rms_cast_sp",
-                   "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
-                   "(K/V expanded to all heads), o-proj input + MLP input and internals) + s²·b·a·(4 fp32 "
-                   "softmax + c cast), ÷ t (tensor + sequence parallel)");
-  if (tp == 1)
-    return message("explain.activations.layer.formula_eager_rms_cast_tp",
-                   "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
-                   "(K/V expanded to all heads), o-proj input + MLP input and internals) + s²·b·a·(4 fp32 "
-                   "softmax + c cast), inner parts ÷ t (tensor parallel)");
-  return message("explain.activations.layer.formula_eager_rms_cast",
-                 "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
-                 "(K/V expanded to all heads), o-proj input + MLP input and internals) + s²·b·a·(4 fp32 "
-                 "softmax + c cast)");
-}
-
-Message eager_rms_dropped_formula(bool masks, int tp) {  // with attention dropout: its mask and the dropped scores
-  if (masks) {
-    if (tp == 2)
-      return message("explain.activations.layer.formula_eager_rms_dropped_masks_sp",
-                     "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
-                     "(K/V expanded to all heads), o-proj input + MLP input and internals + hidden-dropout "
-                     "masks) + s²·b·a·(4 fp32 softmax + 1 mask + c dropped), ÷ t (tensor + sequence parallel)");
-    if (tp == 1)
-      return message("explain.activations.layer.formula_eager_rms_dropped_masks_tp",
-                     "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
-                     "(K/V expanded to all heads), o-proj input + MLP input and internals + hidden-dropout "
-                     "masks) + s²·b·a·(4 fp32 softmax + 1 mask + c dropped), inner parts ÷ t (tensor parallel)");
-    return message("explain.activations.layer.formula_eager_rms_dropped_masks",
-                   "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
-                   "(K/V expanded to all heads), o-proj input + MLP input and internals + hidden-dropout "
-                   "masks) + s²·b·a·(4 fp32 softmax + 1 mask + c dropped)");
-  }
-  if (tp == 2)
-    return message("explain.activations.layer.formula_eager_rms_dropped_sp",
-                   "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
-                   "(K/V expanded to all heads), o-proj input + MLP input and internals) + s²·b·a·(4 fp32 "
-                   "softmax + 1 mask + c dropped), ÷ t (tensor + sequence parallel)");
-  if (tp == 1)
-    return message("explain.activations.layer.formula_eager_rms_dropped_tp",
-                   "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
-                   "(K/V expanded to all heads), o-proj input + MLP input and internals) + s²·b·a·(4 fp32 "
-                   "softmax + 1 mask + c dropped), inner parts ÷ t (tensor parallel)");
-  return message("explain.activations.layer.formula_eager_rms_dropped",
-                 "s·b·(RMSNorm fp32 input 4h + rstd 4 + normalised c·h per norm + q/k/v input c·h + q, k, v "
-                 "(K/V expanded to all heads), o-proj input + MLP input and internals) + s²·b·a·(4 fp32 "
-                 "softmax + 1 mask + c dropped)");
-}
-
-Message eager_rms_formula(const ActivationOptions& o, std::uint64_t c, int tp) {
-  if (o.attention_dropout) return eager_rms_dropped_formula(o.hidden_dropout, tp);
-  return c == 4 ? eager_rms_softmax_formula(o.hidden_dropout, tp) : eager_rms_cast_formula(o.hidden_dropout, tp);
-}
-
-// Eager attention with LayerNorm.
-Message eager_ln_formula(bool masks, int tp, std::initializer_list<MessageArg> s) {
-  if (masks) {
-    if (tp == 2)
-      return message("explain.activations.layer.formula_eager_ln_masks_sp",
-                     "s·b·(LayerNorm input c·h + mean, rstd 8 per norm + q/k/v input c·h + q, k, v (K/V expanded "
-                     "to all heads), o-proj input + MLP input and internals + hidden-dropout masks){scores}, ÷ t "
-                     "(tensor + sequence parallel)", s);
-    if (tp == 1)
-      return message("explain.activations.layer.formula_eager_ln_masks_tp",
-                     "s·b·(LayerNorm input c·h + mean, rstd 8 per norm + q/k/v input c·h + q, k, v (K/V expanded "
-                     "to all heads), o-proj input + MLP input and internals + hidden-dropout masks){scores}, "
-                     "inner parts ÷ t (tensor parallel)", s);
-    return message("explain.activations.layer.formula_eager_ln_masks",
-                   "s·b·(LayerNorm input c·h + mean, rstd 8 per norm + q/k/v input c·h + q, k, v (K/V expanded "
-                   "to all heads), o-proj input + MLP input and internals + hidden-dropout masks){scores}", s);
-  }
-  if (tp == 2)
-    return message("explain.activations.layer.formula_eager_ln_sp",
-                   "s·b·(LayerNorm input c·h + mean, rstd 8 per norm + q/k/v input c·h + q, k, v (K/V expanded "
-                   "to all heads), o-proj input + MLP input and internals){scores}, ÷ t (tensor + sequence "
-                   "parallel)", s);
-  if (tp == 1)
-    return message("explain.activations.layer.formula_eager_ln_tp",
-                   "s·b·(LayerNorm input c·h + mean, rstd 8 per norm + q/k/v input c·h + q, k, v (K/V expanded "
-                   "to all heads), o-proj input + MLP input and internals){scores}, inner parts ÷ t (tensor "
-                   "parallel)", s);
-  return message("explain.activations.layer.formula_eager_ln",
-                 "s·b·(LayerNorm input c·h + mean, rstd 8 per norm + q/k/v input c·h + q, k, v (K/V expanded "
-                 "to all heads), o-proj input + MLP input and internals){scores}", s);
-}
-
-Message scores_layer_formula(const ModelSpec& spec, const ActivationOptions& o, std::uint64_t c, int tp) {
-  const bool megatron = o.implementation == AttnImplementation::megatron;
-  if (!megatron && spec.norm == NormKind::rms) return eager_rms_formula(o, c, tp);
-  const std::initializer_list<MessageArg> s{arg::text("scores", o.attention_dropout ? " + s²·b·a·(2c + 1)" : " + s²·b·a·(c)")};
-  return megatron ? megatron_formula(o.hidden_dropout, tp, s) : eager_ln_formula(o.hidden_dropout, tp, s);
+    return message("explain.activations.layer.split_tensor", "{formula}, inner parts ÷ t (tensor parallel)",
+                   {arg::message("formula", f)});
+  return f;
 }
 
 // One layer's bytes, per kind of layer: "478429184 B per dense layer (scores 0 B)"; runs alike (a model's sliding
@@ -736,55 +549,36 @@ std::vector<LayerKind> layer_kinds(const ModelSpec& spec, const ActivationEstima
   return out;
 }
 
+Message run_clause(const LayerKind& k) {
+  const std::initializer_list<MessageArg> figures{arg::digits("full", k.full), arg::digits("scores", k.scores)};
+  switch (k.kind) {
+    case MlpKind::dense:
+      return message("explain.activations.layer.run_dense", "{full} B per dense layer (scores {scores} B)", figures);
+    case MlpKind::moe:
+      return message("explain.activations.layer.run_moe", "{full} B per MoE layer (scores {scores} B)", figures);
+    case MlpKind::none: break;
+  }
+  return message("explain.activations.layer.run_mlp_free", "{full} B per MLP-free layer (scores {scores} B)", figures);
+}
+
 Message layer_values(const ModelSpec& spec, const ActivationOptions& o, std::uint64_t c, const ActivationEstimate& e) {
-  std::vector<MessageArg> a{arg::text("implementation", attn_implementation_name(o.implementation)),
-                            arg::digits("s", o.sequence), arg::digits("b", o.micro_batch), arg::digits("c", c)};
-  const std::vector<LayerKind> kinds = layer_kinds(spec, e);
-  const auto add = [&](const LayerKind& k, std::string_view full, std::string_view scores) {
-    a.push_back(arg::digits(full, k.full));
-    a.push_back(arg::digits(scores, k.scores));
-  };
-  if (kinds.size() == 1) {
-    add(kinds[0], "full", "scores");
-    if (kinds[0].kind == MlpKind::moe)
-      return message("explain.activations.layer.values_moe",
-                     "{implementation}, s = {s}, b = {b}, c = {c} B: {full} B per MoE layer (scores {scores} B)", a);
-    if (kinds[0].kind == MlpKind::dense)
-      return message("explain.activations.layer.values_dense",
-                     "{implementation}, s = {s}, b = {b}, c = {c} B: {full} B per dense layer (scores {scores} B)", a);
-    return message("explain.activations.layer.values_mlp_free",
-                   "{implementation}, s = {s}, b = {b}, c = {c} B: {full} B per MLP-free layer (scores {scores} B)", a);
-  }
-  if (kinds.size() == 2 && kinds[0].kind == MlpKind::dense && kinds[1].kind == MlpKind::moe) {
-    add(kinds[0], "dense", "dense_scores");
-    add(kinds[1], "moe", "moe_scores");
-    return message("explain.activations.layer.values_dense_moe",
-                   "{implementation}, s = {s}, b = {b}, c = {c} B: {dense} B per dense layer (scores {dense_scores} B), "
-                   "{moe} B per MoE layer (scores {moe_scores} B)", a);
-  }
-  // Other mixes: each kind once, in the order the layers first bring it, as one clause each.
+  // Each kind once, in the order the layers first bring it, as one clause each.
   std::optional<Message> runs;
-  for (const LayerKind& k : kinds) {
-    const std::vector<MessageArg> figures{arg::digits("full", k.full), arg::digits("scores", k.scores)};
-    const Message run =
-        k.kind == MlpKind::moe
-            ? message("explain.activations.layer.run_moe", "{full} B per MoE layer (scores {scores} B)", figures)
-        : k.kind == MlpKind::dense
-            ? message("explain.activations.layer.run_dense", "{full} B per dense layer (scores {scores} B)", figures)
-            : message("explain.activations.layer.run_mlp_free", "{full} B per MLP-free layer (scores {scores} B)", figures);
+  for (const LayerKind& k : layer_kinds(spec, e)) {
+    const Message run = run_clause(k);
     runs = runs ? message("explain.activations.layer.runs_more", "{before}, {run}",
                           {arg::message("before", *runs), arg::message("run", run)})
                 : run;
   }
-  a.push_back(arg::message("runs", runs.value_or(Message())));
-  return message("explain.activations.layer.values_runs", "{implementation}, s = {s}, b = {b}, c = {c} B: {runs}", a);
+  return message("explain.activations.layer.values", "{implementation}, s = {s}, b = {b}, c = {c} B: {runs}",
+                 {arg::text("implementation", attn_implementation_name(o.implementation)), arg::digits("s", o.sequence),
+                  arg::digits("b", o.micro_batch), arg::digits("c", c), arg::message("runs", runs.value_or(Message()))});
 }
 
 void explain_layers(const ModelSpec& spec, const ActivationOptions& o, std::uint64_t c, ActivationEstimate& e) {
   const int tp = o.tensor_parallel <= 1 ? 0 : o.sequence_parallel ? 2 : 1;
-  e.explanations.push_back({"activations.layer",
-                            keeps_scores(o) ? scores_layer_formula(spec, o, c, tp) : kernel_layer_formula(spec, o, tp),
-                            layer_values(spec, o, c, e), implementation_source(o.implementation)});
+  e.explanations.push_back({"activations.layer", layer_formula(spec, o, c, tp), layer_values(spec, o, c, e),
+                            implementation_source(o.implementation)});
   Message kept_formula, kept_source;
   switch (o.checkpointing) {
     case Checkpointing::none:

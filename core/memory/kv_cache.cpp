@@ -68,16 +68,15 @@ struct TokenRow {
   std::optional<std::uint64_t> bytes;
 };
 
-TokenRow token_row(const LayerRun& run, KvDType dtype, MlaCache mla) {
-  if (run.mixer == MixerKind::attention) {
-    // K = V layers (Gemma 4) still cache both: vLLM's FullAttentionSpec and llama.cpp allocate a V row per token.
-    const auto& a = run.attention;
-    const auto k = kv_bytes(a.head_dim, dtype);  // ggml quantizes each head's row in whole blocks
-    const auto v = kv_bytes(a.value_dim(), dtype);
-    const auto row = (k && v) ? checked_add(*k, *v) : std::nullopt;
-    return {a.kv_heads * (a.head_dim + a.value_dim()), row ? checked_mul(*row, a.kv_heads) : row};
-  }
-  const auto& m = run.latent;
+TokenRow attention_row(const AttentionMixer& a, KvDType dtype) {
+  // K = V layers (Gemma 4) still cache both: vLLM's FullAttentionSpec and llama.cpp allocate a V row per token.
+  const auto k = kv_bytes(a.head_dim, dtype);  // ggml quantizes each head's row in whole blocks
+  const auto v = kv_bytes(a.value_dim(), dtype);
+  const auto row = (k && v) ? checked_add(*k, *v) : std::nullopt;
+  return {a.kv_heads * (a.head_dim + a.value_dim()), row ? checked_mul(*row, a.kv_heads) : row};
+}
+
+TokenRow latent_row(const LatentMixer& m, KvDType dtype, MlaCache mla) {
   const auto index = kv_bytes(m.index_head_dim, dtype);
   if (mla == MlaCache::latent) {
     const auto latent = kv_bytes(m.kv_lora_rank + m.qk_rope_head_dim, dtype);
@@ -90,6 +89,18 @@ TokenRow token_row(const LayerRun& run, KvDType dtype, MlaCache mla) {
   const auto heads = (k && v) ? checked_mul(*k + *v, m.heads) : std::nullopt;
   return {m.heads * (m.qk_nope_head_dim + m.qk_rope_head_dim + m.v_head_dim) + m.index_head_dim,
           heads && index ? checked_add(*heads, *index) : std::nullopt};
+}
+
+// A token-keeping mixer's row per token; the others keep no row (their state is LayerRun::state_elements).
+TokenRow token_row(const LayerRun& run, KvDType dtype, MlaCache mla) {
+  switch (run.mixer) {
+    case MixerKind::attention: return attention_row(run.attention, dtype);
+    case MixerKind::latent_attention: return latent_row(run.latent, dtype, mla);
+    case MixerKind::linear_attention:
+    case MixerKind::mamba2:
+    case MixerKind::none: break;
+  }
+  return {0, 0};
 }
 
 // Most tokens a windowed or chunked layer keeps; 0 when it keeps every token.

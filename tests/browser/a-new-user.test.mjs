@@ -1,4 +1,4 @@
-// Issue 28 walked as a new user meets it: its ten points, in English and German at 1280 and 375 px, each finding
+// A new user's first visit in ten points, in English and German at 1280 and 375 px, each finding
 // named by its point. Where another file already asserts a point the same way, that file is named, not repeated:
 //  1. "8k", "32K", "1M", "1e5" read back as tokens, an empty model refused at its field, an engine that leaves a
 //     typed context alone: one-answer.test.mjs. Here: "8k" typed, then vLLM chosen, is the context its headline
@@ -105,7 +105,7 @@ const WORDS = {
 // The colour each kind of verdict shows in: a run with part of the model in system RAM is a yes with a cost.
 const COLOUR = { fits: 'fits', tight: 'tight', runs_split: 'tight', does_not_fit: 'does_not_fit', refuses: 'does_not_fit' };
 
-// The grid of issue 28's point 3: each scenario's verdict worked out by hand, which every part of the page must tell.
+// The grid of point 3: each scenario's verdict worked out by hand, which every part of the page must tell.
 // 24 GiB (RTX 3090 / 4090) = 25.77 GB; the headroom keeps 10 % of it, so up to 23.19 GB fits, up to 25.77 GB is tight.
 const GRID = [
   // 16.06 GB of bf16 weights + 1.07 GB of KV cache at 8,192 tokens + ~1.4 GB of activations and CUDA context.
@@ -164,7 +164,7 @@ function shown(gpu) {
   };
 }
 
-// Each contradiction between the parts of one scenario's answer, named by its point of issue 28.
+// Each contradiction between the parts of one scenario's answer, named by its point above.
 function contradictions(s, view, W) {
   const found = [];
   const say = (point, what) => found.push(`${point}. ${s.name}: ${what}`);
@@ -276,7 +276,7 @@ async function layoutProblems(page, where, width) {
 
 for (const lang of LANGS) {
   for (const width of WIDTHS) {
-    describe(`a new user's walk through issue 28 (${lang}, ${width} px)`, () => {
+    describe(`a new user's walk (${lang}, ${width} px)`, () => {
       const W = WORDS[lang];
       let page;
       let problems;

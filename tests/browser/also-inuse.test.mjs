@@ -1,4 +1,4 @@
-// Issue 31, part 3: memory other programs already hold on the GPU, in the folded "Also on this GPU" section; the link
+// Memory other programs already hold on the GPU, in the folded "Also on this GPU" section; the link
 // carries it (inuse) and opens the section; the breakdown shows its line; English and German; 375 px wide.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Issue 34: a card the list does not have, by its numbers ("Other card…"), or a listed card with other memory; the
+// A card the list does not have, by its numbers ("Other card…"), or a listed card with other memory; the
 // link keeps it. And the field for the GPU's share of the memory on every machine whose GPU shares it.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';

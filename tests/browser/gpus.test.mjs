@@ -61,7 +61,7 @@ for (const lang of ['en', 'de']) {
 }
 
 test('under vLLM the GPUs you have serve tensor parallel: the headline says your cards and the command the size', async () => {
-  // A 70B model in FP8 on two H100s (the case issue 15 names): 35 GB of weights on each, the rest KV room.
+  // A 70B model in FP8 on two H100s: 35 GB of weights on each, the rest KV room.
   const { page, problems } = await newPage(session);
   await page.goto(`${session.base}/?model=llama-3.1-70b&engine=vllm&weights=fp8&context=8192&gpu=h100-sxm&gpus=2`);
   await page.locator('#summary').waitFor({ state: 'visible' });

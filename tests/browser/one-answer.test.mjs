@@ -1,7 +1,7 @@
-// Issue 28's page points, walked in English and German at 1280 and 375 px: what people type is what the page
-// uses, or an error at the field (1); each new file replaces the last one's answer or error (6); the embed shows a
-// way on when the calculator cannot load on another site (7); the narrow and wide layouts keep every figure and
-// word whole (8).
+// What the page does with what people give it, in English and German at 1280 and 375 px: what people type is
+// what the page uses, or an error at the field (1); each new file replaces the last one's answer or error (6); the
+// embed shows a way on when the calculator cannot load on another site (7); the narrow and wide layouts keep every
+// figure and word whole (8).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';

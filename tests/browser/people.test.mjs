@@ -1,4 +1,4 @@
-// Issue 17's six points as a new user meets them, walked in English and German at 1280 and 375 px: a failed
+// Six things a new user meets, walked in English and German at 1280 and 375 px: a failed
 // input is named beside the headline and at its field with no old figures left; the headline answers for the GPUs
 // one has and says when a figure is per GPU, and under vLLM gives its KV room; names are read as people write them;
 // the German page has no English sentence; no workshop words; nothing moves while the page starts.
@@ -14,7 +14,7 @@ after(async () => { await session?.close(); });
 const headline = (page) => page.getByTestId('headline').textContent();
 const answered = (page) => page.locator('#summary').waitFor({ state: 'visible' });
 const ANSWER_PARTS = ['summary', 'answer-bar', 'gpu-section', 'charts-section', 'remedies-section', 'ranking-section', 'embed-section'];
-// Words users met that belong to our workshop, not to theirs (issue 17, point 5).
+// Words users met that belong to our workshop, not to theirs.
 const WORKSHOP = /seed article|core's ranking|public repo|audit_compliance|KNOWN_MODELS|Llama-style decoder|sane ranges|does_not_fit|layer_split|device_map\b(?!=)/i;
 
 const TEXT = {

@@ -1,4 +1,4 @@
-// "What would help" for the person's GPU (issue 28, point 5): on one RTX 4090, Llama 3.1 70B in bf16 does not fit,
+// "What would help" for the person's GPU: on one RTX 4090, Llama 3.1 70B in bf16 does not fit,
 // and the list starts with what runs there — llama.cpp with the layers that do not fit in system RAM, with its speed
 // — and ends with more GPUs; it says so in English and German, at 1280 and 375 px, and applying the first change
 // gives the headline that row announced.

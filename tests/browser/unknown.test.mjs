@@ -1,4 +1,4 @@
-// "Unknown" as an answer (issue 33): where an input the verdict depends on is not known, the headline says how sure
+// "Unknown" as an answer: where an input the verdict depends on is not known, the headline says how sure
 // it is and a line under it says why, in English and German; the validation link gives each kind's median error.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';

@@ -203,7 +203,7 @@ test('the wasm and the native CLI print the same numbers', async (t) => {
   assert.deepEqual(webRanking, nativeRanking);
 });
 
-test('a training request is the same estimate question, by its mode (issue 3)', () => {
+test('a training request is the same estimate question, by its mode', () => {
   // Seed article's 7B, mixed-precision AdamW, fp32 gradients (HF Trainer): 14 GB weights, 28 GB gradients,
   // 84 GB optimizer states (fp32 master 28 + m 28 + v 28).
   const r = evaluate({ mode: 'train', params: 7e9 });
@@ -251,7 +251,7 @@ test('a model file answers the other questions too: its curve is its estimates',
   assert.equal(ask({ question: 'biggest_model', gpu: 'rtx-4090' }).error.field, 'question');
 });
 
-test('a sharded safetensors checkpoint is read shard header by shard header (issue 6)', () => {
+test('a sharded safetensors checkpoint is read shard header by shard header', () => {
   // Two shards in the safetensors layout (README): 8-byte little-endian header length, the JSON header,
   // then the data. Shard 1: a BF16 [4, 4] tensor (16 params, 32 B); shard 2: a BF16 [2, 8] one (16, 32 B).
   const shard = (name, shape) => {

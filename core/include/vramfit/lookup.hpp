@@ -17,7 +17,9 @@ namespace vramfit {
 bool names_a_path(std::string_view name);
 
 // What `name` is: {"ok": true, "kind": "file", "name"} for a path (names_a_path: the client reads the file),
-// {"ok": true, "kind": "preset", "model": id}, {"kind": "hub", "repo", "revision", "quant",
+// {"ok": true, "kind": "preset", "model": id} (named by one of its Ollama tags, also "ollama": where the registry
+// keeps that tag's file, as for an Ollama model, and "unread": the lookup's summary when it cannot be read and the
+// preset answers), {"kind": "hub", "repo", "revision", "quant",
 // "file", "listing": the model API's path (with ?blobs=true)}, or {"kind": "ollama", "namespace", "name", "tag",
 // "manifest": the registry's path, "preset_error": why it is no preset}; "max_bytes" bounds the listing or manifest. `revision` (may be empty) is the Hub
 // branch, tag or commit to read. An error names "model" and what was wrong with the name.

@@ -221,7 +221,7 @@ TEST_CASE("the machines and cards people buy for local models answer to the name
     REQUIRE_MESSAGE(found.ok(), text << ": " << found.error().message.text);
     return found.value();
   };
-  // The short names of issue 34, as forum posts and shop listings write them, and the card each means: the 128 GB
+  // Short names as forum posts and shop listings write them, and the card each means: the 128 GB
   // box where a machine is sold in several sizes, the single card where a dual board exists.
   struct Written {
     const char* name;

@@ -62,6 +62,9 @@ TEST_CASE("a preset named by its Ollama tag says where the registry keeps that t
   CHECK(tag["model"] == "llama-3.1-8b");
   CHECK(tag["ollama"]["manifest"] == "/v2/library/llama3.1/manifests/8b");
   CHECK(tag["ollama"]["tag"] == "8b");
+  // Where that file cannot be read the preset answers, and the client's summary says so in the page's languages.
+  CHECK(tag["ollama"]["unread"]["id"] == "lookup.ollama_unread");
+  CHECK(tag["ollama"]["unread"]["text"] == "Ollama's llama3.1:8b was not read; answered without its file.");
   CHECK(named("llama3.3")["ollama"]["manifest"] == "/v2/library/llama3.3/manifests/latest");
   CHECK_FALSE(named("llama-3.1-8b").contains("ollama"));
 }

@@ -404,7 +404,14 @@ TEST_CASE("one layer's formula is worded for its attention, masks and tensor-par
   o.tensor_parallel = 8;
   o.sequence_parallel = true;
   auto x = layer_line(gpt3_175b(), o);
-  CHECK(x.formula.id == "explain.activations.layer.formula_megatron_masks_sp");
+  CHECK(x.formula.id == "explain.activations.layer.split_sequence");
+  const Message scored = arg_named(x.formula, "formula").nested.at(0);
+  CHECK(scored.id == "explain.activations.layer.with_scores");
+  CHECK(arg_named(scored, "scores").nested.at(0).id == "explain.activations.layer.scores_dropped_c");
+  const Message kept = arg_named(scored, "formula").nested.at(0);
+  CHECK(kept.id == "explain.activations.layer.formula_masks");
+  CHECK(arg_named(kept, "inputs").nested.at(0).id == "explain.activations.layer.inputs_megatron");
+  CHECK(arg_named(kept, "attention").nested.at(0).id == "explain.activations.layer.attention_expanded");
   CHECK(x.formula.text == "s·b·(norm inputs + block inputs + q, k, v (K/V expanded to all heads), o-proj input + MLP input "
                      "and internals + hidden-dropout masks) + s²·b·a·(2c + 1), ÷ t (tensor + sequence parallel)");
 
@@ -412,15 +419,18 @@ TEST_CASE("one layer's formula is worded for its attention, masks and tensor-par
   auto sdpa = at_1024();
   sdpa.tensor_parallel = 2;
   x = layer_line(test::preset("llama-3.1-8b"), sdpa);
-  CHECK(x.formula.id == "explain.activations.layer.formula_rms_tp");
+  CHECK(x.formula.id == "explain.activations.layer.split_tensor");
+  CHECK(arg_named(x.formula, "formula").nested.at(0).id == "explain.activations.layer.formula");
   CHECK(x.formula.text.ends_with("+ MLP input and internals), inner parts ÷ t (tensor parallel)"));
-  CHECK(x.values.id == "explain.activations.layer.values_dense");
+  CHECK(x.values.id == "explain.activations.layer.values");
+  CHECK(arg_named(x.values, "runs").nested.at(0).id == "explain.activations.layer.run_dense");
 
   // Eager attention in bf16 keeps the fp32 softmax and its cast (transformers: softmax(dtype=float32).to(dtype)).
   auto eager = at_1024();
   eager.implementation = AttnImplementation::eager;
   x = layer_line(test::preset("llama-3.1-8b"), eager);
-  CHECK(x.formula.id == "explain.activations.layer.formula_eager_rms_cast");
+  CHECK(x.formula.id == "explain.activations.layer.with_scores");
+  CHECK(arg_named(x.formula, "scores").nested.at(0).id == "explain.activations.layer.scores_cast");
   CHECK(x.formula.text.ends_with("o-proj input + MLP input and internals) + s²·b·a·(4 fp32 softmax + c cast)"));
 }
 
@@ -430,6 +440,7 @@ TEST_CASE("layers alike are named once in one layer's line") {
   const auto spec = test::preset("gemma-3-27b");
   REQUIRE(spec.layers.size() > 2);
   const auto x = layer_line(spec, at_1024());
-  CHECK(x.values.id == "explain.activations.layer.values_dense");
+  CHECK(x.values.id == "explain.activations.layer.values");
+  CHECK(arg_named(x.values, "runs").nested.at(0).id == "explain.activations.layer.run_dense");
   CHECK(x.values.text.find("per dense layer") == x.values.text.rfind("per dense layer"));
 }

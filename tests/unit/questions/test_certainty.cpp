@@ -1,4 +1,4 @@
-// "Unknown" as an answer (issue 33): where an input the verdict depends on is not known, each value it may take is
+// "Unknown" as an answer: where an input the verdict depends on is not known, each value it may take is
 // estimated, and the verdict says how sure it is: certain, likely (each value runs, or none does, but the headroom
 // differs) or unknown (the margin is smaller than the spread the input causes, so the verdict flips). One case of
 // each kind, with the spread worked by hand.

@@ -40,6 +40,7 @@ export default {
     "ollama.digest": "erwartet: sha256: und 64 Hexadezimalziffern",
     "ollama.no_layers": "fehlt: ein Manifest nennt seine Schichten (layers)",
     "ollama.no_model_layer": "das Manifest von {name} nennt keine Modelldatei",
+    "lookup.ollama_unread": "{name} von Ollama wurde nicht gelesen; ohne seine Datei beantwortet.",
     "ollama.summary": "{name} von Ollama: seine Modelldatei ({size_bytes}, {digest}); nur der Header gelesen, keine Gewichte heruntergeladen.",
     "lookup.timeout_hub": "der Hugging Face Hub hat zu {name} nicht rechtzeitig geantwortet; bitte später noch einmal versuchen",
     "lookup.timeout_ollama": "die Registry von Ollama hat zu {name} nicht rechtzeitig geantwortet; bitte später noch einmal versuchen",
