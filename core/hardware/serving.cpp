@@ -217,8 +217,10 @@ DraftSpeed draft_speed(const DraftMemory& d, const InferenceEstimate& e, const D
   // A decode speed exists only for a GPU with a bandwidth figure (estimate_decode refuses one without).
   const double bandwidth = *gpu.bandwidth_gb_s * 1e9;
   const double gamma = static_cast<double>(d.tokens);
-  s.draft_step_seconds = {draft_bytes / (bandwidth * eff.bandwidth_share.high) + eff.fixed_overhead_s.low,
-                          draft_bytes / (bandwidth * eff.bandwidth_share.low) + eff.fixed_overhead_s.high};
+  // The draft runs its own layers, each with the kernels a layer launches.
+  const Range overhead = step_overhead_s(eff, std::max<std::uint64_t>(d.layers, 1));
+  s.draft_step_seconds = {draft_bytes / (bandwidth * eff.bandwidth_share.high) + overhead.low,
+                          draft_bytes / (bandwidth * eff.bandwidth_share.low) + overhead.high};
   s.step_seconds = {gamma * s.draft_step_seconds.low + decode.step_seconds.low,
                     gamma * s.draft_step_seconds.high + decode.step_seconds.high};
   s.tokens_per_second_per_sequence = {s.step_seconds.high > 0 ? s.tokens_per_step_low / s.step_seconds.high : 0,

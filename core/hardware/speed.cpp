@@ -41,13 +41,20 @@ constexpr double kMs = 1e-3;
 // published run measures it there; the datacenter class assumes it.
 constexpr double kLlamaCppMoeSetupTokens = 32;
 
+// The overhead per layer. Every engine's figure was measured on a model of 32 layers (Llama-2 7B for llama.cpp on
+// CUDA and Metal and for transformers, Llama-3.1-8B for vLLM): the time a step took beyond its bytes, divided by those
+// 32 layers. The kernels a step launches (and the small ones that take microseconds whatever they do) are per layer,
+// so a model of 48 layers pays half as much again, one of 24 a quarter less.
+constexpr double kMeasuredLayers = 32;
+constexpr Range per_layer(double low_ms, double high_ms) { return {low_ms * kMs / kMeasuredLayers, high_ms * kMs / kMeasuredLayers}; }
+
 // Each range is checked in tests/unit/test_speed.cpp against every measurement of its engine and
 // class in tests/data/speed_measurements.json; docs/methodology.md lists them with their sources.
 constexpr Range kLlamaCppConsumerDense{0.20, 0.35};
 constexpr Range kLlamaCppConsumerMoe{0.09, 0.21};
 constexpr Range kLlamaCppDatacenterDense{0.065, 0.125};
 constexpr Efficiency kLlamaCppConsumer{
-    {0.70, 0.90}, {0.5 * kMs, 1.5 * kMs}, kLlamaCppConsumerDense, true, kLlamaCppConsumerMoe, {0.35, 0.90}, true,
+    {0.70, 0.90}, per_layer(0.5, 1.5), kLlamaCppConsumerDense, true, kLlamaCppConsumerMoe, {0.35, 0.90}, true,
     "llama.cpp CUDA scoreboard (discussion #15013), Llama-2 7B Q4_0 tg128/pp512: RTX 3060, 3090, 4090, 5080, "
     "5090, PRO 6000; prefill share of int8 tensor TOPS (MMQ); grouped experts from gpt-oss-20b pp512 at micro-batches "
     "of 64 to 512 on an RTX 3090 (PR #20586), gpt-oss-20b and Qwen3-30B-A3B pp4096 on an RTX 4090 (PR #15631) and "
@@ -56,25 +63,25 @@ constexpr Efficiency kLlamaCppConsumer{
     kLlamaCppMoeSetupTokens};
 // The grouped experts' share at the consumer class's ratio to the dense share (the same MMQ kernels on a bigger GPU).
 constexpr Efficiency kLlamaCppDatacenter{
-    {0.50, 0.85}, {1.5 * kMs, 3.0 * kMs}, kLlamaCppDatacenterDense, true,
+    {0.50, 0.85}, per_layer(1.5, 3.0), kLlamaCppDatacenterDense, true,
     {kLlamaCppConsumerMoe.low / kLlamaCppConsumerDense.low * kLlamaCppDatacenterDense.low,
      kLlamaCppConsumerMoe.high / kLlamaCppConsumerDense.high * kLlamaCppDatacenterDense.high},
     {0.20, 0.60}, false,
     "llama.cpp CUDA scoreboard (discussion #15013), Llama-2 7B Q4_0: A100 80 GB, H100 (HBM3): small matrix-vector "
-    "products leave much of a big GPU idle, so a larger fixed cost per token; grouped experts assumed at the consumer "
+    "products leave much of a big GPU idle, so a larger fixed cost per layer; grouped experts assumed at the consumer "
     "class's ratio to the dense share, with the consumer cards' cost per expert (assumed), attention assumed",
     kLlamaCppMoeSetupTokens};
 constexpr Efficiency kLlamaCppApple{
-    {0.60, 0.95}, {3.0 * kMs, 6.0 * kMs}, {0.20, 0.40}, false, {0.08, 0.23}, {0.20, 0.50}, false,
+    {0.60, 0.95}, per_layer(3.0, 6.0), {0.20, 0.40}, false, {0.08, 0.23}, {0.20, 0.50}, false,
     "llama.cpp Apple Silicon benchmark (discussion #4167), LLaMA 7B Q4_0 tg128: M1/M2/M3 Ultra, M4 Pro, M4 Max; "
     "Metal spends ~9 ms of a 28 ms token outside the matrix products (llama.cpp k-quants Metal commit notes); prefill "
     "shares assumed, no cost per touched expert (measured on CUDA only)"};
 constexpr Efficiency kVllmGpu{
-    {0.70, 0.90}, {0.5 * kMs, 2.0 * kMs}, {0.35, 0.65}, false, {0.15, 0.40}, {0.35, 0.70}, false,
+    {0.70, 0.90}, per_layer(0.5, 2.0), {0.35, 0.65}, false, {0.15, 0.40}, {0.35, 0.70}, false,
     "vLLM bench serve: Llama-3.1-8B bf16 on A100 40 GB at concurrency 1 and 8 (johnmusgrave.com), Mistral-7B "
     "bf16 on RTX 4090 at concurrency 4 and 8 (mushfiqrahman.dev); prefill shares assumed, not measured"};
 constexpr Efficiency kTransformers{
-    {0.50, 0.85}, {2.0 * kMs, 10.0 * kMs}, {0.25, 0.50}, false, {0.05, 0.20}, {0.25, 0.60}, false,
+    {0.50, 0.85}, per_layer(2.0, 10.0), {0.25, 0.50}, false, {0.05, 0.20}, {0.25, 0.60}, false,
     "Hugging Face transformers generate, Llama-2-7B fp16 on A10: 34 ms per token (InternLM/lmdeploy issue #210); "
     "eager PyTorch launches every kernel from Python; prefill shares assumed, not measured"};
 
@@ -267,6 +274,11 @@ const Efficiency& efficiency(Engine engine, GpuClass gpu_class) noexcept {
     case Engine::transformers: return kTransformers;
   }
   return kLlamaCppConsumer;
+}
+
+Range step_overhead_s(const Efficiency& eff, std::uint64_t layers) noexcept {
+  const double n = static_cast<double>(layers);
+  return {eff.layer_overhead_s.low * n, eff.layer_overhead_s.high * n};
 }
 
 std::optional<double> pcie_x16_gb_s(double generation) noexcept {
@@ -485,8 +497,9 @@ Message decode_explanation(const SpeedModel& model, const Gpu& gpu, const SpeedO
   return message(
       "speed.how.decode",
       "Each step reads {step_gb} GB per GPU ({weights}, plus {batch} sequence(s) of KV cache{state}) at "
-      "{share_low}–{share_high} % of {bandwidth} GB/s ({engine}, {gpu_class}), plus a fixed {overhead_low}–"
-      "{overhead_high} ms per step{compute_bound}{in_ram}{tensor_parallel}.",
+      "{share_low}–{share_high} % of {bandwidth} GB/s ({engine}, {gpu_class}), plus {layer_low}–{layer_high} µs "
+      "for each of its {layers} layers, {overhead_low}–{overhead_high} ms per step (the kernels each layer launches "
+      "and waits for){compute_bound}{in_ram}{tensor_parallel}.",
       {figure("step_gb", terms.gpu_bytes / 1e9, 3),
        arg::message("weights", weights_read_clause(model, o, d.distinct_experts_per_layer)),
        arg::digits("batch", o.batch),
@@ -495,8 +508,10 @@ Message decode_explanation(const SpeedModel& model, const Gpu& gpu, const SpeedO
        figure("share_low", eff.bandwidth_share.low * 100, 2), figure("share_high", eff.bandwidth_share.high * 100, 2),
        figure("bandwidth", *gpu.bandwidth_gb_s, 4), arg::text("engine", engine_title(o.engine)),
        arg::message("gpu_class", gpu_class_clause(gpu_class_of(gpu))),
-       figure("overhead_low", eff.fixed_overhead_s.low * 1e3, 2),
-       figure("overhead_high", eff.fixed_overhead_s.high * 1e3, 2),
+       figure("layer_low", eff.layer_overhead_s.low * 1e6, 3), figure("layer_high", eff.layer_overhead_s.high * 1e6, 3),
+       arg::digits("layers", model.num_layers),
+       figure("overhead_low", step_overhead_s(eff, model.num_layers).low * 1e3, 3),
+       figure("overhead_high", step_overhead_s(eff, model.num_layers).high * 1e3, 3),
        arg::message("compute_bound", clause_if(d.compute_bound, message("speed.how.compute_bound",
                                                                          "; at this batch the step is compute-bound"))),
        arg::message("in_ram", in_ram_clause(o, terms)),
@@ -515,12 +530,13 @@ Result<DecodeSpeed> estimate_decode(const SpeedModel& model, const Gpu& gpu, con
   const Efficiency& eff = efficiency(o.engine, gpu_class_of(gpu));
   const StepTerms terms = decode_terms(model, o);
   const Range allreduce = allreduce_seconds(model, gpu, o.tensor_parallel, static_cast<double>(o.batch));
+  const Range overhead = step_overhead_s(eff, model.num_layers);
 
   // Slow end: low shares, high overhead; fast end: the reverse.
-  const StepTime slow = step_time(terms, gpu, o, eff.bandwidth_share.low, eff.fixed_overhead_s.high,
-                                  eff.compute_share.low, kCpuSlow, allreduce.high);
-  const StepTime fast = step_time(terms, gpu, o, eff.bandwidth_share.high, eff.fixed_overhead_s.low,
-                                  eff.compute_share.high, kCpuFast, allreduce.low);
+  const StepTime slow = step_time(terms, gpu, o, eff.bandwidth_share.low, overhead.high, eff.compute_share.low,
+                                  kCpuSlow, allreduce.high);
+  const StepTime fast = step_time(terms, gpu, o, eff.bandwidth_share.high, overhead.low, eff.compute_share.high,
+                                  kCpuFast, allreduce.low);
   const double batch = static_cast<double>(o.batch);
 
   DecodeSpeed d;
@@ -536,8 +552,8 @@ Result<DecodeSpeed> estimate_decode(const SpeedModel& model, const Gpu& gpu, con
   if (o.tensor_parallel > 1) {
     SpeedOptions single = o;
     single.tensor_parallel = 1;
-    const StepTime one = step_time(decode_terms(model, single), gpu, single, eff.bandwidth_share.high,
-                                   eff.fixed_overhead_s.low, eff.compute_share.high, kCpuFast, 0);
+    const StepTime one = step_time(decode_terms(model, single), gpu, single, eff.bandwidth_share.high, overhead.low,
+                                   eff.compute_share.high, kCpuFast, 0);
     d.tensor_parallel_efficiency = one.total / static_cast<double>(o.tensor_parallel) / fast.total;
   }
   d.bytes_per_step_cpu = terms.cpu_bytes;
@@ -639,6 +655,7 @@ double run_chunks(PrefillSpeed& p, const PrefillPlan& plan, const SpeedModel& mo
                   const SpeedOptions& o, const Efficiency& eff, double& slow, double& fast) {
   const double tp = static_cast<double>(o.tensor_parallel);
   const double depth = static_cast<double>(o.prefill_depth);
+  const Range overhead = step_overhead_s(eff, model.num_layers);
   double memory_bound_chunks = 0;
   for (double k = 0; k < plan.chunks; ++k) {
     const double s = std::min(plan.chunk, plan.prompt - k * plan.chunk);
@@ -663,9 +680,9 @@ double run_chunks(PrefillSpeed& p, const PrefillPlan& plan, const SpeedModel& mo
     };
     const auto [low_end, memory_bound] = chunk_seconds(eff.compute_share.low, eff.moe_share.low,
                                                        eff.attention_share.low, eff.bandwidth_share.low);
-    slow += low_end + eff.fixed_overhead_s.high;
+    slow += low_end + overhead.high;
     fast += chunk_seconds(eff.compute_share.high, eff.moe_share.high, eff.attention_share.high,
-                          eff.bandwidth_share.high).first + eff.fixed_overhead_s.low;
+                          eff.bandwidth_share.high).first + overhead.low;
     if (memory_bound) memory_bound_chunks += 1;
   }
   return memory_bound_chunks;

@@ -31,16 +31,18 @@ struct Range {
 };
 
 // Achieved share of the hardware's peaks, as a range. One decode step costs
-//   max(bytes / (bandwidth · bandwidth_share), flops / (peak · compute_share)) + fixed_overhead_s.
-// The fixed overhead is what does not shrink with the model: kernel launches and synchronisation per
-// step. It is why small models reach a smaller share of peak bandwidth on very fast GPUs.
+//   max(bytes / (bandwidth · bandwidth_share), flops / (peak · compute_share)) + layers · layer_overhead_s.
+// The overhead is what does not shrink with the model's bytes: each layer launches its kernels (norms, projections,
+// attention, the MLP or the router and expert products) and waits for each, and small kernels take a few
+// microseconds however little they do. It grows with the layers a step runs, and is why small models reach a smaller
+// share of peak bandwidth on very fast GPUs.
 // Prefill splits its FLOPs three ways, each at its own share: the dense matrix products (attention projections,
 // dense MLPs, shared experts, the output head) at compute_share, the routed experts' grouped products (each expert
 // multiplies only the tokens routed to it: many small matrices) at moe_share of the same peak, and attention over the
 // cache (FlashAttention) at attention_share of the 16-bit tensor peak.
 struct Efficiency {
   Range bandwidth_share;
-  Range fixed_overhead_s;  // seconds per decode step (and per prefill chunk)
+  Range layer_overhead_s;  // seconds per layer of each decode step (and of each prefill chunk)
   Range compute_share;     // of the ComputePath peak, for prefill and compute-bound decode
   bool compute_pinned = false;  // compute_share checked against a measurement (else an assumption)
   Range moe_share;         // of the ComputePath peak: the routed experts' grouped GEMMs
@@ -55,6 +57,9 @@ struct Efficiency {
 
 // The efficiency of `engine` on `gpu_class`; see docs/methodology.md for each figure and its source.
 const Efficiency& efficiency(Engine engine, GpuClass gpu_class) noexcept;
+
+// The overhead of one step (or prefill chunk) through `layers` layers: layers · layer_overhead_s.
+Range step_overhead_s(const Efficiency& eff, std::uint64_t layers) noexcept;
 
 // llama.cpp CPU layers: the share of system-RAM bandwidth they reach (slaren's 13900K, DDR5-6400:
 // 7B Q4_0 at 18.27 t/s reads 3.83 GB · 18.27 = 70 GB/s of 102.4 GB/s; llama.cpp issue #34).

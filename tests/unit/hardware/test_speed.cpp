@@ -58,13 +58,16 @@ bool quantized(const std::string& format) { return format != "bf16" && format !=
 
 TEST_CASE("every published speed lies inside the predicted range, and no range is wider than 2x") {
   auto measurements = parse_speed_measurements(read_measurements());
-  REQUIRE_MESSAGE(measurements.ok(), measurements.error().field << ": " << measurements.error().message.text);
+  // -s writes the message of a passing check too: read the error only when there is one.
+  if (!measurements.ok()) FAIL(measurements.error().field << ": " << measurements.error().message.text);
   REQUIRE(measurements.value().size() >= 20);
   for (const SpeedMeasurement& m : measurements.value()) {
     // Runs with experts in system RAM lie below their ranges, by the error the test case on them states; llama-bench
-    // runs at a depth or micro-batch of their own are checked by the prefill test cases below, and the DGX Spark's
-    // llama-batched-bench decode runs by test_speed_match.cpp, with the errors it states.
+    // runs at a depth or micro-batch of their own are checked by the prefill test cases below, and served MoE decode
+    // and the DGX Spark's single-sequence decode by test_speed_match.cpp, with the errors it states.
     if (m.cpu_expert_layers > 0 || m.depth > 0 || m.ubatch > 0) continue;
+    if (m.metric == "decode" && m.batch > 1 && !speed_model(m.model.c_str(), m.format.c_str()).expert_groups.empty())
+      continue;
     CAPTURE(m.model);
     CAPTURE(m.gpu);
     CAPTURE(m.metric);
@@ -98,9 +101,9 @@ TEST_CASE("every published speed lies inside the predicted range, and no range i
   }
 }
 
-TEST_CASE("batch-1 decode is bandwidth over bytes read, plus the fixed step overhead") {
-  // 10 GB of weights on a 1000 GB/s card, llama.cpp on a consumer GPU: shares 0.70–0.90 and a fixed
-  // 0.5–1.5 ms per step. Fast end: 10/(1000·0.9) s = 11.111 ms + 0.5 ms = 11.611 ms → 86.12 t/s.
+TEST_CASE("batch-1 decode is bandwidth over bytes read, plus the overhead of each layer") {
+  // 10 GB of weights on a 1000 GB/s card, llama.cpp on a consumer GPU: shares 0.70–0.90 and 0.5–1.5 ms per step
+  // over the model's 32 layers. Fast end: 10/(1000·0.9) s = 11.111 ms + 0.5 ms = 11.611 ms → 86.12 t/s.
   // Slow end: 10/(1000·0.7) s = 14.286 ms + 1.5 ms = 15.786 ms → 63.35 t/s.
   const Gpu g = plain_gpu(1000, 100);
   const SpeedModel m = plain_model(10'000'000'000, 5'000'000'000);
@@ -109,6 +112,24 @@ TEST_CASE("batch-1 decode is bandwidth over bytes read, plus the fixed step over
   CHECK(d.value().tokens_per_second.high == doctest::Approx(86.12).epsilon(0.001));
   CHECK(d.value().tokens_per_second.low == doctest::Approx(63.35).epsilon(0.001));
   CHECK_FALSE(d.value().compute_bound);
+
+  SUBCASE("the overhead grows with the layers: 48 layers pay 1.5 times 32 layers' 0.5–1.5 ms") {
+    // llama.cpp consumer: 0.5/32 = 15.625 µs and 1.5/32 = 46.875 µs per layer (the scoreboard's Llama-2 7B has 32).
+    // 48 layers: 0.75–2.25 ms. Fast end 11.111 + 0.75 = 11.861 ms → 84.31 t/s; slow end 14.286 + 2.25 = 16.536 ms
+    // → 60.48 t/s.
+    SpeedModel deep = m;
+    deep.num_layers = 48;
+    auto e = estimate_decode(deep, g, SpeedOptions{});
+    REQUIRE(e.ok());
+    CHECK(e.value().tokens_per_second.high == doctest::Approx(84.31).epsilon(0.001));
+    CHECK(e.value().tokens_per_second.low == doctest::Approx(60.48).epsilon(0.001));
+    const Range per_layer = efficiency(Engine::llamacpp, GpuClass::consumer).layer_overhead_s;
+    CHECK(per_layer.low == doctest::Approx(15.625e-6));
+    CHECK(per_layer.high == doctest::Approx(46.875e-6));
+    CHECK(arg_named(e.value().explanation, "layers").integer == 48);
+    CHECK(e.value().explanation.text.find("46.9 µs for each of its 48 layers, 0.75–2.25 ms per step") !=
+          std::string::npos);
+  }
 
   SUBCASE("each sequence's KV cache is read on top of the weights") {
     SpeedOptions o;
@@ -448,14 +469,14 @@ TEST_CASE("the CPU's experts: its share of the RAM's bandwidth and the GPU↔CPU
 TEST_CASE("experts in system RAM: the published --n-cpu-moe runs, and how far the estimate is from them") {
   // The runs in tests/data/speed_measurements.json with cpu_expert_layers, against the middle of the predicted range
   // (as run, -s):
-  //   Qwen3-30B-A3B Q4_K_M, RTX 2080 + quad-channel DDR4 (~102 GB/s), --n-cpu-moe 36 of 48: 28.8–49.6 t/s, middle
-  //     +6.9 % against 36.7;
-  //   gpt-oss-20b MXFP4_MOE, the same host, --n-cpu-moe 12 of 24: 36.1–57.1 t/s, middle +28 % against 36.4 (an
-  //     average that includes prompt processing, so low);
+  //   Qwen3-30B-A3B Q4_K_M, RTX 2080 + quad-channel DDR4 (~102 GB/s), --n-cpu-moe 36 of 48: 35.0–49.0 t/s, middle
+  //     +14.5 % against 36.7 (the generation speed the server itself measured);
   //   gpt-oss-20b 16-bit outside the experts, RX 7900 XT + dual-channel DDR4-3200, every layer's experts on the CPU:
-  //     12.3–19.5 t/s, middle −20 % against "~20".
-  // Before the CPU's expert share and the hand-offs (the CPU at a dense layer's 50–80 %, no hand-off) the first two
-  // came out 55 % and 65 % too fast.
+  //     17.4–19.6 t/s, middle −7.4 % against "~20".
+  // Before the CPU's expert share and the hand-offs (the CPU at a dense layer's 50–80 %, no hand-off) the first came
+  // out 55 % too fast. Not pinned: the same RTX 2080 host's gpt-oss-20b at --n-cpu-moe 12 (AlexsJones/llmfit PR #775,
+  // 36.4 t/s), an llmfit bench average whose time includes prompt processing (PR #755 says so of the same tool), so
+  // no decode speed.
   auto measurements = parse_speed_measurements(read_measurements());
   REQUIRE(measurements.ok());
   int pinned = 0;
@@ -477,13 +498,13 @@ TEST_CASE("experts in system RAM: the published --n-cpu-moe runs, and how far th
     CAPTURE(r.low);
     CAPTURE(r.high);
     CAPTURE(error);
-    CHECK(std::abs(error) < 0.45);  // the aim is 30 %: gpt-oss-20b on the RTX 2080 misses it (+41 %)
+    CHECK(std::abs(error) < 0.30);
     // The split is far slower than the whole model on the GPU would be.
     o.cpu_expert_layers = 0;
     CHECK(estimate_decode(model, gpu(m.gpu.c_str()), o).value().tokens_per_second.low > r.high);
     ++pinned;
   }
-  CHECK(pinned == 3);
+  CHECK(pinned == 2);
 }
 
 TEST_CASE("prefill splits its FLOPs: dense products, the routed experts' grouped products, attention over the cache") {

@@ -132,20 +132,21 @@ TEST_CASE("the published runs by kind: how far the middle of each range lies fro
   const std::map<std::string, Errors> by_kind = errors_by_kind();
   // A regression guard: each bound sits a little above what the estimate reaches, so a change that worsens a kind's
   // match fails here. The aim is single-stream decode within 5 % median, the other kinds within 30 %. As run (-s):
-  //   single-stream decode  18 runs  median 5.3 %  worst 17.9 % (llama.cpp Metal on an M1 Ultra)
-  //   batched MoE           15 runs  median 21.5 % worst 46 % (too slow from 8 sequences: uniform routing, below)
+  //   single-stream decode  18 runs  median 4.9 %  worst 17.9 % (llama.cpp Metal on an M1 Ultra)
+  //   batched MoE            1 run          36.4 % (SGLang, gpt-oss-20b at 32 requests on an H100: fast, below)
   //   served, dense          3 runs  median 11.0 % worst 15.1 %
-  //   experts in RAM         3 runs  median 20.4 % worst 28.0 % (gpt-oss-20b on an RTX 2080, an average that
-  //                                  includes prompt processing)
-  //   prefill               34 runs  median 13.2 % worst 42.4 % (gpt-oss-20b pp4096 at ub 2048 on an RTX 4090)
+  //   experts in RAM         2 runs  median 11.0 % worst 14.5 % (Qwen3-30B-A3B on an RTX 2080)
+  //   prefill               34 runs  median 13.2 % worst 42.6 % (gpt-oss-20b pp4096 at ub 2048 on an RTX 4090)
   //   time to first token    1 run          0.4 %
-  // The decode median misses the aim's 5 % by 0.3 points, batched MoE's worst runs and 3 prefill runs its 30 %.
+  // The overhead per layer (speed.cpp) moved single-stream decode from a median of 5.3 % (one overhead per step: the
+  // DGX Spark's Qwen3-30B-A3B of 48 layers +7.8 %, now +5.0 %; gpt-oss-20b of 24 −3.2 %, now −1.6 %). The one batched
+  // MoE run misses the aim's 30 % (its measured time per token includes the prefills of requests that start
+  // meanwhile, and SGLang's overhead per layer is vLLM's, measured on dense layers), 3 prefill runs their 30 %.
   REQUIRE(by_kind.count("single-stream decode"));
-  CHECK(by_kind.at("single-stream decode").median() < 0.055);
+  CHECK(by_kind.at("single-stream decode").median() < 0.05);
   CHECK(by_kind.at("single-stream decode").worst() < 0.20);
   REQUIRE(by_kind.count("batched MoE"));
-  CHECK(by_kind.at("batched MoE").median() < 0.25);
-  CHECK(by_kind.at("batched MoE").worst() < 0.50);
+  CHECK(by_kind.at("batched MoE").worst() < 0.40);
   REQUIRE(by_kind.count("served, dense"));
   CHECK(by_kind.at("served, dense").worst() < 0.30);
   REQUIRE(by_kind.count("prefill"));
@@ -154,9 +155,7 @@ TEST_CASE("the published runs by kind: how far the middle of each range lies fro
   REQUIRE(by_kind.count("time to first token"));
   CHECK(by_kind.at("time to first token").worst() < 0.30);
   REQUIRE(by_kind.count("experts in RAM"));
-  // gpt-oss-20b on an RTX 2080 comes out 41 % fast with the CPU expert share from kernel-only figures (53–54 %):
-  // the 30 % aim is missed, not tuned.
-  CHECK(by_kind.at("experts in RAM").worst() < 0.45);
+  CHECK(by_kind.at("experts in RAM").worst() < 0.30);
 }
 TEST_CASE("llama.cpp's gpt-oss runs read the GGUF as stored: MXFP4 experts, Q8_0 elsewhere (MXFP4_MOE)") {
   // llama-bench names the file type in its model column (benches/dgx-spark.md): "gpt-oss 20B MXFP4 MoE | 11.27 GiB"
@@ -199,29 +198,31 @@ TEST_CASE("llama-bench runs at a micro-batch of their own and vLLM's time to fir
   CHECK(checked == 8);
 }
 
-TEST_CASE("batched MoE decode on a DGX Spark (llama-batched-bench): uniform routing reads more experts than the runs") {
-  // ggml-org/llama.cpp benches/dgx-spark.md, llama-batched-bench PP 512, TG 32, B = 1 to 32, for gpt-oss-20b,
-  // gpt-oss-120b (MXFP4_MOE files) and Qwen3-Coder-30B-A3B (Q8_0). Decode reads memory at 273 GB/s; the GB10's
-  // compute stand-in (as for prefill) matters little. As run (-s), the middle of each range against S_TG:
-  //   B              1      2      4      8     16     32
-  //   gpt-oss-20b   −3 %  +18 %    0 %  −17 %  −19 %   −6 %
-  //   gpt-oss-120b   0 %  +27 %   −1 %  −24 %  −40 %  −46 %
-  //   qwen3-30b-a3b +8 %  +27 %   −2 %  −22 %  −32 %  −33 %
-  // From 8 sequences on every estimate is too slow: E · (1 − (1 − k/E)^B) is the most experts B tokens can touch
-  // (uniform routing); real routers favour some experts, so a step reads fewer (at B = 32 the estimate reads 87 % of
-  // Qwen3's and 63 % of gpt-oss-120b's experts per layer). No published count of the distinct experts a decode batch
-  // touches was found to put in its place.
-  int pinned = 0;
+TEST_CASE("batched MoE decode is pinned to served runs on different prompts, not to llama-batched-bench") {
+  // llama-batched-bench (ggml-org/llama.cpp tools/batched-bench/batched-bench.cpp) adds token 0 at the same position
+  // to every sequence, in the prompt ("common_batch_add(batch, 0, i, { j }, false)") and in each generated step
+  // ("common_batch_add(batch, 0, pp + i, { j }, true)"): every sequence holds the same hidden state, so a router sends
+  // them all to the same k experts, and its S_TG at B sequences measures llama.cpp's batched kernels on k experts, not
+  // the experts a batch of different requests touches. The DGX Spark's runs at B = 2 to 32 (benches/dgx-spark.md) are
+  // therefore not pinned (tests/data/speed_measurements.json's "about" says why); its B = 1 runs are single-stream
+  // decode. Batched MoE is pinned to a served run on random prompts instead: SGLang, gpt-oss-20b at 32 requests on an
+  // H100 (ai-bot-pro/achatbot PR #183; the run's source line has the arithmetic).
+  int served = 0;
   for (const SpeedMeasurement& m : measurements()) {
-    if (m.gpu != "dgx-spark" || m.metric != "decode") continue;
+    if (m.metric != "decode" || m.batch == 1) continue;
+    const SpeedModel model = speed_model(m.model.c_str(), m.format.c_str());
+    if (model.expert_groups.empty()) continue;
     CAPTURE(m.source);
-    const Range r = predicted(m, gpu("dgx-spark"));
+    CHECK(m.engine != Engine::llamacpp);
+    const Range r = predicted(m, gpu(m.gpu.c_str()));
     const double error = (r.low + r.high) / 2 / m.tokens_per_second - 1;
     CAPTURE(error);
-    CHECK(error < 0.30);
-    CHECK(error > -0.50);
-    if (m.batch >= 8) CHECK(error < 0.0);
-    ++pinned;
+    // The measured time per token includes the prefills of the requests that start meanwhile (about 32 of 512 tokens
+    // during one request's 1023 steps), which the decode estimate leaves out, and SGLang's overhead per layer is
+    // vLLM's, measured on a dense model: the estimate lies above, +36 % as run (the aim is 30 %).
+    CHECK(error > 0.0);
+    CHECK(error < 0.40);
+    ++served;
   }
-  CHECK(pinned == 18);
+  CHECK(served == 1);
 }
