@@ -14,8 +14,6 @@ node scripts/validation.mjs
 [[ -f build/wasm/build.ninja ]] || cmake --preset wasm >/dev/null
 cmake --build --preset wasm
 
-# The page's English templates for the core's byte-count texts, from core/ (scripts/messages-en.mjs).
-node scripts/messages-en.mjs
 # dist/: the site, its modules bundled and minified by esbuild (scripts/bundle.mjs).
 node scripts/bundle.mjs build/wasm/wasm dist
 node scripts/validation.mjs --html dist

@@ -16,8 +16,7 @@ import draft from './messages/draft.js';
 import otherModels from './messages/other-models.js';
 import speed from './messages/speed.js';
 import dataSources from './messages/data-sources.js';
-// Made by the build (scripts/build.sh runs scripts/messages-en.mjs), as ../../vramfit.mjs is: web/ is the source,
-// served only as built into dist/ (scripts/serve.sh), whose bundling fails without it.
+// Made from core/ by scripts/messages-en.mjs and committed; tests/node/messages.test.mjs holds it to core/.
 import english from './messages/english.js';
 
 export const MESSAGES = {
