@@ -57,7 +57,14 @@ TEST_CASE("every figure in the validation table is vramfit's answer to its reque
     const double tolerance = row.at("tolerance").get<double>();
     CAPTURE(ours);
     CAPTURE(figure);
-    CHECK(std::abs(ours / figure - 1.0) <= tolerance + 1e-9);
+    // A known miss is said in the table with its reason; it must stay outside its tolerance, so that a change which
+    // brings it within says so here and the mark goes.
+    if (row.contains("known_miss")) {
+      CHECK_FALSE(row.at("known_miss").get<std::string>().empty());
+      CHECK(std::abs(ours / figure - 1.0) > tolerance + 1e-9);
+    } else {
+      CHECK(std::abs(ours / figure - 1.0) <= tolerance + 1e-9);
+    }
     ++checked;
   }
   CHECK(checked >= 40);
