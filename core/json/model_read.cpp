@@ -197,7 +197,7 @@ std::string keep_model_read(ModelReads& reads, std::string_view key, std::string
   if (!parsed) return error_to_json(parsed.error());
   auto read = detail::read_model(parsed.value(), field);
   if (!read) return error_to_json(read.error());
-  JsonWriter w;
+  detail::JsonWriter w;
   w.begin_object();
   w.field("key", field);
   w.field("name", read.value().name);

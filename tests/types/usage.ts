@@ -38,13 +38,13 @@ export async function fromFile(wasm: Uint8Array, file: Uint8Array, size: number)
 }
 
 // A draft read once (its config.json here) and named by its key in every request after.
-export async function keptDraft(wasm: Uint8Array, config: string): Promise<number> {
+export async function keptDraft(wasm: Uint8Array, config: string): Promise<string> {
   const vramfit = await createVramfit({ wasmBinary: wasm });
   const read: ModelRead = { name: 'qwen3-0.6b', config };
   const kept = JSON.parse(vramfit.keep_read('draft_read', JSON.stringify(read))) as KeptRead;
-  if (!kept.ok) return 0;
+  if (!kept.ok) return `${kept.error.field}: ${kept.error.message.text}`;
   const request: InferenceRequest = { model: 'qwen3-8b', engine: 'vllm', draft: kept.name, draft_read: kept.key };
   const answer = JSON.parse(vramfit.answer(JSON.stringify(request))) as Answer;
   vramfit.forget_read(kept.key);
-  return answer.ok && 'breakdown' in answer ? answer.breakdown.total : 0;
+  return answer.ok ? kept.name : `${answer.error.field}: ${answer.error.message.text}`;
 }
