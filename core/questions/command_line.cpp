@@ -201,9 +201,11 @@ EngineCommand llamacpp_command(const Report& report, const ResolvedRequest& s, c
   // The build whose defaults (--fit and its margin, -fa auto, -c 0) the flags are measured against.
   t << "  # llama.cpp " << llamacpp_version_name(e.llamacpp ? e.llamacpp->build : kLlamaCppBuildModelled);
   if (e.draft_detail && !hub_draft)
-    return {t.str(), hub_model ? message("command.llamacpp_draft_file", "Replace the draft's .gguf name with its file's path.")
-                               : message("command.llamacpp_draft", "Replace the .gguf names with your files' paths.")};
-  if (hub_model) return {t.str(), message("command.llamacpp_hub", "llama-server fetches the file from Hugging Face.")};
+    return {t.str(), hub_model
+                         ? message("command.llamacpp_draft_file", "Replace the draft's .gguf name with its file's path.")
+                         : message("command.llamacpp_draft", "Replace the .gguf names with your files' paths.")};
+  if (hub_model)
+    return {t.str(), message("command.llamacpp_hub", "llama-server fetches the model's .gguf from Hugging Face.")};
   return {t.str(), message("command.llamacpp", "Replace the .gguf name with your file's path.")};
 }
 
