@@ -2,7 +2,8 @@
 // base64}]}) against kept once by the module (keep_read) and named by key, as the page asks: the estimate and the
 // GPU table in one call. The header is the test Hub's vramfit-test/qwen3-0.6b-draft-GGUF (tests/hub/server.mjs).
 //   node scripts/time-kept-read.mjs [this module's folder, build/wasm/wasm] [an older module's folder] [answers, 5]
-// An older module (one without keep_read, e.g. main's build) is timed with the description, as the page sent it.
+// An older module (one without keep_read, e.g. main's build) is timed with the description, as the page sent it;
+// the draft as a preset (Qwen3-0.6B) is the answer's time without any header.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,8 +40,9 @@ const kept = JSON.parse(module.keep_read('draft_read', JSON.stringify(descriptio
 const keepMs = performance.now() - keepStart;
 const sent = time(module, { ...request, draft_read: description });
 const byKey = time(module, { ...request, draft_read: 'draft_read' });
+const preset = time(module, { ...request, draft: 'qwen3-0.6b' });
 const report = { header_bytes: have, kept: kept.ok, keep_once_ms: Math.round(keepMs), sent_ms: Math.round(sent.ms),
-  kept_ms: Math.round(byKey.ms), ratio: +(sent.ms / byKey.ms).toFixed(1), same_answer: sent.out === byKey.out };
+  kept_ms: Math.round(byKey.ms), preset_ms: Math.round(preset.ms), ratio: +(sent.ms / byKey.ms).toFixed(1), same_answer: sent.out === byKey.out };
 if (older) {
   const before = time(await load(older), { ...request, draft_read: description });
   Object.assign(report, { older_ms: Math.round(before.ms), older_ratio: +(before.ms / byKey.ms).toFixed(1) });
