@@ -171,6 +171,7 @@ Lookup read_hub(const Catalog& catalog, const json& named, const std::string& na
     out.texts.emplace_back(t.value("role", std::string()), std::move(got.body));
   }
   out.texts.emplace_back("model_name", repo);
+  out.texts.emplace_back("model_repo", repo);
   const std::string full_request = with_texts(request, out.texts);
   out.source = settings.hub_endpoint + "/" + repo;
   out.headers = headers_of(out.plan, settings.hub_endpoint);

@@ -35,6 +35,12 @@ const CatalogHandle& builtin_catalog() {
   return opened;
 }
 
+// The reads of drafts and other models the page kept (keep_read), which its requests name by key.
+ModelReads& kept_reads() {
+  static const std::shared_ptr<ModelReads> reads = make_model_reads();
+  return *reads;
+}
+
 std::span<const std::byte> bytes_of(const std::vector<std::uint8_t>& bytes) {
   return {reinterpret_cast<const std::byte*>(bytes.data()), bytes.size()};
 }
@@ -45,7 +51,7 @@ bool is_byte_count(double size) { return size >= 0 && size <= 9007199254740992.0
 std::string answer_json_text(const std::string& request_json) {
   const auto& [catalog, error_json] = builtin_catalog();
   if (!catalog) return error_json;
-  return answer(*catalog, request_json);
+  return answer(*catalog, request_json, &kept_reads());
 }
 
 std::string catalog_json_text() {
@@ -62,7 +68,8 @@ std::string answer_file_json_text(const emscripten::val& prefix_js, double file_
   if (!is_byte_count(file_size))
     return refusal_to_json(BindingRefusal::file_size);
   const std::vector<std::uint8_t> bytes = emscripten::convertJSArrayToNumberVector<std::uint8_t>(prefix_js);
-  return answer_file(*catalog, bytes_of(bytes), static_cast<std::uint64_t>(file_size), file_name, request_json);
+  return answer_file(*catalog, bytes_of(bytes), static_cast<std::uint64_t>(file_size), file_name, request_json,
+                     &kept_reads());
 }
 
 // `files_js`: an array of {name, size, bytes: Uint8Array prefix}, one per shard.
@@ -85,7 +92,7 @@ std::string answer_shards_json_text(const emscripten::val& files_js, const std::
     buffers[i] = emscripten::convertJSArrayToNumberVector<std::uint8_t>(f["bytes"]);
     files.push_back({f["name"].as<std::string>(), bytes_of(buffers[i]), static_cast<std::uint64_t>(size)});
   }
-  return answer_shards(*catalog, files, index_json, request_json);
+  return answer_shards(*catalog, files, index_json, request_json, &kept_reads());
 }
 
 emscripten::val answer_js(const std::string& request_json) { return to_js(answer_json_text(request_json)); }
@@ -106,6 +113,10 @@ emscripten::val read_model_name_js(const std::string& name, const std::string& r
 emscripten::val plan_hub_reads_js(const std::string& name, const std::string& revision, const std::string& listing) {
   return to_js(plan_hub_reads(name, revision, listing));
 }
+emscripten::val keep_read_js(const std::string& key, const std::string& description_json) {
+  return to_js(keep_model_read(kept_reads(), key, description_json));
+}
+void forget_read_js(const std::string& key) { forget_model_read(kept_reads(), key); }
 emscripten::val lookup_failure_js(const std::string& failure_json) { return to_js(lookup_failure(failure_json)); }
 
 }  // namespace
@@ -118,4 +129,6 @@ EMSCRIPTEN_BINDINGS(vramfit) {
   emscripten::function("catalog", &catalog_js);
   emscripten::function("answer_file", &answer_file_js);
   emscripten::function("answer_shards", &answer_shards_js);
+  emscripten::function("keep_read", &keep_read_js);
+  emscripten::function("forget_read", &forget_read_js);
 }

@@ -37,7 +37,15 @@ export interface VramfitModule {
   plan_hub_reads(name: string, revision: string, listingJson: string): string;
   /** A failed read as a person should read it (LookupFailure as JSON text in, an error Answer out). */
   lookup_failure(failureJson: string): string;
+  /** Reads a ModelRead (as JSON text) once and keeps it under `key`, replacing what the key held: requests name it by
+   * the key in place of the description (`draft_read: key`, `also_read: {name: key}`). KeptRead as JSON text. */
+  keep_read(key: string, descriptionJson: string): string;
+  /** Drops the read kept under `key` (nothing when none is). */
+  forget_read(key: string): void;
 }
+
+/** keep_read's answer; an error names the description's field under the key ("KEY.files[0]"). */
+export type KeptRead = { ok: true; key: string; name: string } | ErrorAnswer;
 
 /** read_model_name's answer. */
 export type NameReading =
@@ -189,13 +197,14 @@ export interface InferenceRequest extends ModelInputs, CustomGpu {
    * context, comma-separated ("qwen3-0.6b@8192,owner/name"). */
   also?: string;
   /** What the client read for each name in `also` that is no preset. */
-  also_read?: Record<string, ModelRead>;
+  also_read?: Record<string, ModelRead | string>;
   /** Speculative decoding's draft: a preset id, "mtp", or the name of a model read by the client (`draft_read`). */
   draft?: string;
   /** A draft's config.json (an EAGLE or EAGLE-3 head when its architectures say so), object or text. */
   draft_config?: string | Record<string, unknown>;
-  /** What the client read for `draft` (a Hub repository, an Ollama model, a file). */
-  draft_read?: ModelRead;
+  /** What the client read for `draft` (a Hub repository, an Ollama model, a file), or the key it kept it under
+   * (keep_read). */
+  draft_read?: ModelRead | string;
   draft_tokens?: number;
   /** The chance the model accepts a draft token, above 0 and at most 1 (default: the range 0.6 to 0.8). */
   acceptance?: number | string;

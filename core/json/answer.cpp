@@ -7,6 +7,7 @@
 #include <vector>    // std::vector
 
 #include "formats/gguf.hpp"        // import_gguf_splits
+#include "formats/hub_repo.hpp"    // gguf_quant_label
 #include "formats/model_file.hpp"  // import_model_header
 #include "formats/safetensors.hpp"  // import_safetensors
 #include "json/report_writer.hpp"
@@ -23,8 +24,8 @@ std::string written(const Result<Report>& result, Write write) {
 }
 
 // The request for a model file: parsed, and a question that takes a model.
-Result<ParsedRequest> parse_file_request(std::string_view text) {
-  auto request = parse_request(text);
+Result<ParsedRequest> parse_file_request(std::string_view text, const ModelReads* reads) {
+  auto request = parse_request(text, reads);
   if (!request) return request.error();
   if (request.value().question == Question::biggest_model)
     return make_error("question", message("request.biggest_no_file",
@@ -262,26 +263,28 @@ std::string answer_on(const Catalog& catalog, const ParsedRequest& request) {
 
 }  // namespace
 
-std::string answer(const Catalog& catalog, std::string_view request_json) {
-  auto request = parse_request(request_json);
+std::string answer(const Catalog& catalog, std::string_view request_json, const ModelReads* reads) {
+  auto request = parse_request(request_json, reads);
   if (!request) return error_to_json(request.error());
   return answer(catalog, request.value());
 }
 
 std::string answer_file(const Catalog& catalog, std::span<const std::byte> prefix, std::uint64_t file_size,
-                        std::string_view file_name, std::string_view request_json) {
-  auto request = parse_file_request(request_json);
+                        std::string_view file_name, std::string_view request_json, const ModelReads* reads) {
+  auto request = parse_file_request(request_json, reads);
   if (!request) return error_to_json(request.error());
   auto imported = import_model_header(file_name, prefix, file_size, config_of(request.value()));
+  request.value().inference.model_quant = gguf_quant_label(file_name);
   return answer_imported(catalog, std::move(request).value(), std::move(imported), false);
 }
 
 std::string answer_shards(const Catalog& catalog, std::span<const SafetensorsFile> files, std::string_view index_json,
-                          std::string_view request_json) {
-  auto request = parse_file_request(request_json);
+                          std::string_view request_json, const ModelReads* reads) {
+  auto request = parse_file_request(request_json, reads);
   if (!request) return error_to_json(request.error());
   const bool gguf = !files.empty() && files.front().name.ends_with(".gguf");
   auto imported = gguf ? import_gguf_splits(files) : import_safetensors(files, config_of(request.value()), index_json);
+  if (gguf) request.value().inference.model_quant = gguf_quant_label(files.front().name);
   return answer_imported(catalog, std::move(request).value(), std::move(imported), true);
 }
 

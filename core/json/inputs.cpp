@@ -32,6 +32,9 @@ constexpr Input kInputs[] = {
      "name (phi4, qwen3:32b) to look up; or a path to a config.json (or its checkpoint folder), .gguf or .safetensors"},
     {"config", "", "", K::config, 0, 0, "", "a config.json's architecture fields, as an object or its text"},
     {"model_name", "", "", K::text, 0, 0, "", "the name shown for a config.json or model file (a looked-up repository's id)"},
+    {"model_repo", "", "", K::text, 0, 0, "",
+     "the Hugging Face repository a looked-up model file was read from (owner/name): llama.cpp's command fetches "
+     "a GGUF from it by its quantization (-hf owner/name:QUANT)"},
     {"ollama_tag", "", "", K::text, 0, 0, "",
      "the Ollama tag a looked-up model file is (\"phi4:14b\"): the engine is Ollama unless one is given",
      U::inference},

@@ -9,6 +9,8 @@
 #include "formats/gguf.hpp"         // import_gguf_splits
 #include "formats/hub_repo.hpp"     // gguf_quant_label
 #include "formats/safetensors.hpp"  // import_safetensors
+#include "json/report_writer.hpp"   // error_to_json
+#include "util/json_writer.hpp"     // JsonWriter
 #include "memory/engines/engines.hpp"  // parse_engine
 #include "vramfit/inputs.hpp"  // input_by_key, read_by_engine
 
@@ -134,9 +136,20 @@ Result<ReadModel> read_model(const json& v, const std::string& field) {
   return out;
 }
 
+// A description, or the key of a read the client kept (a text in its place).
+Result<ReadModel> read_or_kept(const json& v, const std::string& field, const ModelReads* reads) {
+  if (!v.is_string()) return read_model(v, field);
+  const std::string key = v.get<std::string>();
+  if (reads)
+    if (const auto it = reads->kept.find(key); it != reads->kept.end()) return it->second;
+  return refused(field, message("read.not_kept", "\"{key}\" names no model read kept here: send what was read about "
+                                                 "the model, or keep it first (keep_model_read)",
+                                {arg::text("key", key)}));
+}
+
 }  // namespace
 
-std::optional<Error> read_models(const json& request, Request& r) {
+std::optional<Error> read_models(const json& request, Request& r, const ModelReads* reads) {
   // An engine that runs no draft refuses draft_read as it refuses draft, once the engine is known.
   const Input* row = input_by_key("draft_read", InputUse::inference);
   const bool drafts = !row || read_by_engine(*row, static_cast<unsigned>(r.engine));
@@ -145,7 +158,7 @@ std::optional<Error> read_models(const json& request, Request& r) {
       return refused("draft_read", message("read.draft_without_name", "goes with draft, the name it was read for"));
     if (!r.draft_config.empty())
       return refused("draft_read", message("draft.twice", "give the draft once: a preset id or \"mtp\", or its config.json"));
-    auto read = read_model(*it, "draft_read");
+    auto read = read_or_kept(*it, "draft_read", reads);
     if (!read) return read.error();
     r.draft_read = std::move(read).value();
     if (r.draft_read->name.empty()) r.draft_read->name = r.draft;
@@ -159,7 +172,7 @@ std::optional<Error> read_models(const json& request, Request& r) {
     bool named = false;
     for (OtherModelRequest& also : r.also) {
       if (also.model != name) continue;
-      auto read = read_model(value, "also_read." + name);
+      auto read = read_or_kept(value, "also_read." + name, reads);
       if (!read) return read.error();
       also.read = std::move(read).value();
       if (also.read->name.empty()) also.read->name = name;
@@ -173,3 +186,29 @@ std::optional<Error> read_models(const json& request, Request& r) {
 }
 
 }  // namespace vramfit::detail
+
+namespace vramfit {
+
+std::shared_ptr<ModelReads> make_model_reads() { return std::make_shared<ModelReads>(); }
+
+std::string keep_model_read(ModelReads& reads, std::string_view key, std::string_view description_json) {
+  const std::string field(key);
+  auto parsed = detail::parse_json(description_json, field);
+  if (!parsed) return error_to_json(parsed.error());
+  auto read = detail::read_model(parsed.value(), field);
+  if (!read) return error_to_json(read.error());
+  detail::JsonWriter w;
+  w.begin_object();
+  w.field("key", field);
+  w.field("name", read.value().name);
+  w.field("ok", true);
+  w.end_object();
+  reads.kept.insert_or_assign(field, std::move(read).value());
+  return w.take();
+}
+
+void forget_model_read(ModelReads& reads, std::string_view key) {
+  if (const auto it = reads.kept.find(key); it != reads.kept.end()) reads.kept.erase(it);
+}
+
+}  // namespace vramfit

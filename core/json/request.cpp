@@ -464,7 +464,7 @@ void read_image_size(InputReader& in, Request& r) {
 
 // `question` names the question in the message that refuses a training mode ("limits"; "" for the whole request).
 Result<Request> inference_request(const json& j, InputUse use, std::span<const std::string_view> extra,
-                                  std::string_view question) {
+                                  std::string_view question, const ModelReads* reads) {
   if (auto other = refuse_other_keys(j, use, extra)) return *other;
   InputReader in(j, use);
   if (const auto mode = in.text("mode"); mode && is_training_mode(*mode))
@@ -477,6 +477,7 @@ Result<Request> inference_request(const json& j, InputUse use, std::span<const s
   Request r;
   r.model = in.text("model").value_or("");
   r.model_name = in.text("model_name").value_or("");
+  r.model_repo = in.text("model_repo").value_or("");
   r.ollama_tag = in.text("ollama_tag").value_or("");
   r.config_json = in.text("config").value_or("");
   r.quant_config_json = in.text("quant_config").value_or("");
@@ -523,7 +524,7 @@ Result<Request> inference_request(const json& j, InputUse use, std::span<const s
   (void)in.text("draft_read");
   (void)in.text("also_read");
   if (!in.error())
-    if (auto read = detail::read_models(j, r)) in.fail(*read);
+    if (auto read = detail::read_models(j, r, reads)) in.fail(*read);
   r.draft_tokens = in.whole("draft_tokens");
   r.acceptance = in.number("acceptance");
   r.tp = in.whole("tp").value_or(1);
@@ -568,6 +569,7 @@ Result<TrainingRequest> training_request(const json& j, std::span<const std::str
   TrainingRequest r;
   r.model = in.text("model").value_or("");
   r.model_name = in.text("model_name").value_or("");
+  (void)in.text("model_repo");  // checked as an input; training has no command that fetches the file
   r.config_json = in.text("config").value_or("");
   r.quant_config_json = in.text("quant_config").value_or("");
   r.config_name = in.text("config_name").value_or("");
@@ -716,7 +718,7 @@ Result<std::vector<AskedQuestion>> take_questions(json& j) {
 
 // Several questions about one scenario: training when "mode" is a training mode, else inference, whose reader takes
 // the GPU ranking's inputs when the ranking is asked.
-Result<ParsedRequest> parse_questions(json& j) {
+Result<ParsedRequest> parse_questions(json& j, const ModelReads* reads) {
   ParsedRequest out;
   if (j.contains("question"))
     return make_error("question", message("request.question_and_questions", "give either \"question\" or \"questions\", not both"));
@@ -732,7 +734,7 @@ Result<ParsedRequest> parse_questions(json& j) {
   bool ranks = false;
   for (const AskedQuestion& q : out.questions) ranks = ranks || q.question == Question::gpu_ranking;
   auto inference = inference_request(j, ranks ? InputUse::inference | InputUse::gpu_ranking : InputUse::inference,
-                                     kQuestionsKey, "");
+                                     kQuestionsKey, "", reads);
   if (!inference) return inference.error();
   out.inference = std::move(inference).value();
   return out;
@@ -770,11 +772,11 @@ std::string question_names() {
   return out;
 }
 
-Result<ParsedRequest> parse_request(std::string_view text) {
+Result<ParsedRequest> parse_request(std::string_view text, const ModelReads* reads) {
   auto object = request_object(text);
   if (!object) return object.error();
   json& j = object.value();
-  if (j.contains("questions")) return parse_questions(j);
+  if (j.contains("questions")) return parse_questions(j, reads);
   ParsedRequest out;
   auto question = take_question(j);
   if (!question) return question.error();
@@ -798,7 +800,7 @@ Result<ParsedRequest> parse_request(std::string_view text) {
   }
   const bool ranks = out.question == Question::gpu_ranking;
   auto inference = inference_request(j, ranks ? InputUse::inference | InputUse::gpu_ranking : InputUse::inference,
-                                     extra, question_name(out.question));
+                                     extra, question_name(out.question), reads);
   if (!inference) return inference.error();
   out.inference = std::move(inference).value();
   return out;
@@ -807,7 +809,7 @@ Result<ParsedRequest> parse_request(std::string_view text) {
 Result<Request> request_from_json(std::string_view text) {
   auto object = request_object(text);
   if (!object) return object.error();
-  return inference_request(object.value(), InputUse::inference | InputUse::gpu_ranking, {}, "");
+  return inference_request(object.value(), InputUse::inference | InputUse::gpu_ranking, {}, "", nullptr);
 }
 
 Result<TrainingRequest> training_request_from_json(std::string_view text) {

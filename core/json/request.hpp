@@ -15,6 +15,7 @@
 #include "questions/limits.hpp"             // CurveInputs
 #include "util/result.hpp"
 #include "vramfit/questions.hpp"        // Question
+#include "vramfit/vramfit.hpp"          // ModelReads
 
 namespace vramfit {
 
@@ -44,7 +45,8 @@ struct ParsedRequest {
   std::vector<AskedQuestion> questions;
 };
 
-Result<ParsedRequest> parse_request(std::string_view json_text);
+// `reads`: the reads a client kept, which "draft_read" and "also_read" may name by key (vramfit/vramfit.hpp).
+Result<ParsedRequest> parse_request(std::string_view json_text, const ModelReads* reads = nullptr);
 
 // An inference request alone, the page's state: the inference inputs and the GPU ranking's; a training "mode" is
 // refused (this request answers inference only).

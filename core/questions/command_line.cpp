@@ -151,9 +151,17 @@ EngineCommand llamacpp_command(const Report& report, const ResolvedRequest& s, c
   const InferenceEstimate& e = report.estimate;
   const InferenceOptions& o = s.options;
   Text t;
-  t << "llama-server -m " << gguf_file_name(report.model, e.weights_format);
+  // A GGUF read from a Hub repository goes by the repository and its quantization, as the draft's -hfd does:
+  // "-hf, -hfr, --hf-repo <user>/<model>[:quant]", whose "mmproj is also downloaded automatically if available. to
+  // disable, add --no-mmproj" (ggml-org/llama.cpp tools/server/README.md at 25d5b0c5): the projector comes with it
+  // when asked, and --no-mmproj keeps out one the estimate does not count (the lookup's note hub.mmproj names it).
+  const bool hub_model = !s.hub_gguf_repo.empty();
+  if (hub_model) t << "llama-server -hf " << s.hub_gguf_repo << ':' << s.hub_gguf_quant;
+  else t << "llama-server -m " << gguf_file_name(report.model, e.weights_format);
   // The vision projector's own file, F16 as convert_hf_to_gguf.py --mmproj writes it by default.
-  if (o.mmproj_offload && e.vision && !e.vision->apart) t << " --mmproj mmproj-" << gguf_file_name(report.model, "F16");
+  const bool projector = o.mmproj_offload && e.vision && !e.vision->apart;
+  if (projector && !hub_model) t << " --mmproj mmproj-" << gguf_file_name(report.model, "F16");
+  if (hub_model && !projector) t << " --no-mmproj";
   const std::uint64_t cells = fit ? fit->context * o.batch : e.llamacpp ? e.llamacpp->n_ctx : e.context_tokens;
   if (cells != report.model.max_context || o.batch > 1) t << " -c " << cells;
   if (o.batch > 1) t << " -np " << o.batch;
@@ -193,7 +201,11 @@ EngineCommand llamacpp_command(const Report& report, const ResolvedRequest& s, c
   // The build whose defaults (--fit and its margin, -fa auto, -c 0) the flags are measured against.
   t << "  # llama.cpp " << llamacpp_version_name(e.llamacpp ? e.llamacpp->build : kLlamaCppBuildModelled);
   if (e.draft_detail && !hub_draft)
-    return {t.str(), message("command.llamacpp_draft", "Replace the .gguf names with your files' paths.")};
+    return {t.str(), hub_model
+                         ? message("command.llamacpp_draft_file", "Replace the draft's .gguf name with its file's path.")
+                         : message("command.llamacpp_draft", "Replace the .gguf names with your files' paths.")};
+  if (hub_model)
+    return {t.str(), message("command.llamacpp_hub", "llama-server fetches the model's .gguf from Hugging Face.")};
   return {t.str(), message("command.llamacpp", "Replace the .gguf name with your file's path.")};
 }
 

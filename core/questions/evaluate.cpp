@@ -1045,6 +1045,11 @@ Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& r
                                out.hf_repo, ollama_tag);
   if (!spec) return spec.error();
   out.model = std::move(spec).value();
+  // The file's own weights (no other format asked for): llama-server can fetch that very file by its label.
+  if (r.imported && !r.model_repo.empty() && !r.model_quant.empty() && r.weights.empty()) {
+    out.hub_gguf_repo = r.model_repo;
+    out.hub_gguf_quant = r.model_quant;
+  }
   InferenceOptions& o = out.options;
 
   if (auto error = resolve_engine(r, ollama_tag, out)) return *error;

@@ -52,6 +52,8 @@ struct OtherModelRequest {
 struct Request {
   std::string model;        // preset id; or empty with params / config_json
   std::string model_name;   // the name a config or file is shown by ("microsoft/phi-4"); "" = its architecture
+  std::string model_repo;   // the Hugging Face repository a looked-up model file was read from ("owner/name")
+  std::string model_quant;  // that file's quantization as its name writes it ("Q4_K_M"): answer_file, answer_shards
   std::string ollama_tag;   // the Ollama tag a looked-up model file is ("phi4:14b"): Ollama runs it unless engine_given
   std::string config_json;  // a pasted or dropped HF config.json
   std::string quant_config_json;  // its hf_quant_config.json (NVIDIA ModelOpt), read with it
@@ -143,6 +145,9 @@ struct ResolvedRequest {
   Message params_source;  // where the architecture (and a published count) came from
   std::string context_source;
   std::string hf_repo;  // the preset's Hugging Face repository; empty for a config, a file or a bare count
+  // A GGUF file read from a Hugging Face repository: the repository and the file's quantization label, by which
+  // llama-server fetches the same file (-hf owner/name:QUANT); empty otherwise.
+  std::string hub_gguf_repo, hub_gguf_quant;
   InferenceOptions options;
   const Gpu* gpu = nullptr;  // the request's single GPU, if any
   std::vector<const Gpu*> devices;  // different cards together (llama.cpp's layer split), CUDA0 first

@@ -14,6 +14,8 @@ Request other_request(const Request& r, const OtherModelRequest& also) {
   Request q = r;
   q.model = also.model;
   q.model_name.clear();
+  q.model_repo.clear();
+  q.model_quant.clear();
   q.ollama_tag.clear();
   q.config_json.clear();
   q.quant_config_json.clear();

@@ -106,6 +106,24 @@ test('Other models: a bad context is refused naming the field, in English', asyn
   assert.deepEqual(problems, []);
 });
 
+test('Other models: a file named in a typed link is asked for again, not called an unknown model (EN/DE)', async () => {
+  // A link never carries a file (the page leaves it out): one typed by hand names a file this browser does not have.
+  const query = '?model=qwen3-8b&engine=llamacpp&gpu=rtx-4090&also=draft-q8.gguf%404096';
+  const { page, problems } = await newPage(session);
+  await page.goto(`${session.base}/${query}`);
+  await page.locator('#result-error').waitFor({ state: 'visible' });
+  await page.waitForFunction(() => /^Other models loaded first: The other model draft-q8\.gguf is a file: pick it again under Other models loaded first/
+    .test(document.querySelector('#result-error')?.textContent ?? ''));
+  assert.doesNotMatch(await page.locator('#result-error').textContent(), /unknown|not a preset/i);
+  const german = await newPage(session);
+  await german.page.addInitScript(() => localStorage.setItem('vramfit.lang', 'de'));
+  await german.page.goto(`${session.base}/${query}`);
+  await german.page.waitForFunction(() => /Das weitere Modell draft-q8\.gguf ist eine Datei: Wählen Sie sie unter „Weitere Modelle, zuerst geladen“ erneut aus/
+    .test(document.querySelector('#result-error')?.textContent ?? ''));
+  assert.deepEqual(problems, []);
+  assert.deepEqual(german.problems, []);
+});
+
 test('Other models: a model\'s own config.json, picked here, weighs what its preset weighs and stays out of the link (EN/DE)', async () => {
   const VLLM = '?model=qwen3-8b&engine=vllm&gpu=h100-sxm&context=8192';
   const lineOf = (page, key) => page.locator(`tr[data-line="${key}"] td`).first().textContent();

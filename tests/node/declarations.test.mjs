@@ -51,6 +51,11 @@ function samplesFile() {
   lines.push(`export const catalog: V.Catalog = ${module.catalog()};`);
   for (const [i, name] of ['llama-3.1-8b', 'meta-llama/Llama-3.1-8B', 'bartowski/x-GGUF:Q4_K_M', 'llama3.1:8b', 'draft.gguf', ''].entries())
     lines.push(`export const name${i}: V.NameReading = ${module.read_model_name(name, '')};`);
+  // A draft's read kept by key, and a description the core refuses.
+  const config = readFileSync(path.join(root, 'tests/hub/fixtures/vramfit-test--qwen3-0.6b-draft/config.json'), 'utf8');
+  lines.push(`export const kept0: V.KeptRead = ${module.keep_read('draft_read', JSON.stringify({ name: 'qwen3-0.6b', config }))};`);
+  lines.push(`export const kept1: V.KeptRead = ${module.keep_read('draft_read', '{"files": 3}')};`);
+  module.forget_read('draft_read');
   return lines.join('\n');
 }
 

@@ -125,6 +125,25 @@ test('a Hub GGUF draft: another quantization of the repository counts its own fi
   assert.match(q8.command.text, / -hfd vramfit-test\/qwen3-0\.6b-draft-quants-GGUF:Q8_0 /);
 });
 
+// The main model read from a Hub GGUF goes the same way: "-hf, -hfr, --hf-repo <user>/<model>[:quant]: Hugging Face
+// model repository; quant is optional, case-insensitive [...] mmproj is also downloaded automatically if available. to
+// disable, add --no-mmproj" (ggml-org/llama.cpp tools/server/README.md at 25d5b0c5): the file read is fetched by its
+// quantization, and --no-mmproj keeps out a projector the estimate does not count.
+test('a Hub GGUF model: llama-server fetches the file read by -hf repo:QUANT, its projector left out', async () => {
+  const llama = ['--engine', 'llamacpp', '--context', '4096'];
+  const hub = await answer(['--model', 'vramfit-test/qwen3-0.6b-draft-quants-GGUF:F16', ...llama]);
+  assert.match(hub.command.text, /^llama-server -hf vramfit-test\/qwen3-0\.6b-draft-quants-GGUF:F16 --no-mmproj -c 4096 /);
+  assert.doesNotMatch(hub.command.text, / -m /);
+  assert.equal(hub.command.note.id, 'command.llamacpp_hub');
+  // With a Hub draft too, both come from the Hub; a local file keeps -m and its name.
+  const both = await answer(['--model', 'vramfit-test/qwen3-0.6b-draft-quants-GGUF:Q8_0', ...llama,
+    '--draft', 'vramfit-test/qwen3-0.6b-draft-quants-GGUF:F16']);
+  assert.match(both.command.text, /^llama-server -hf vramfit-test\/qwen3-0\.6b-draft-quants-GGUF:Q8_0 --no-mmproj .* -hfd vramfit-test\/qwen3-0\.6b-draft-quants-GGUF:F16 /);
+  const preset = await answer(['--model', 'qwen3-0.6b', ...llama]);
+  assert.match(preset.command.text, /^llama-server -m \S+\.gguf /);
+  assert.doesNotMatch(preset.command.text, /-hf |--no-mmproj/);
+});
+
 test('--also takes a Hub repository with its context, beside a preset', async () => {
   const llama = ['--model', 'qwen3-8b', '--engine', 'llamacpp', '--gpu', 'rtx-4090'];
   const a = await answer([...llama, '--also', 'vramfit-test/qwen3-0.6b-draft-GGUF:Q8_0@4096', '--also', 'qwen3-0.6b@2048']);

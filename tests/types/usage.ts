@@ -1,7 +1,7 @@
 // A client written against wasm/vramfit.d.ts, as an embedder would write one: tests/node/declarations.test.mjs
 // compiles it with tsc (it is never run), so a change to the declared API that breaks such a client fails there.
 import createVramfit from './vramfit';
-import type { Answer, Catalog, EstimateAnswer, InferenceRequest, NameReading, Request, TrainingRequest } from './vramfit';
+import type { Answer, Catalog, EstimateAnswer, InferenceRequest, KeptRead, ModelRead, NameReading, Request, TrainingRequest } from './vramfit';
 
 export async function headline(wasm: Uint8Array): Promise<string> {
   const vramfit = await createVramfit({ wasmBinary: wasm });
@@ -35,4 +35,16 @@ export async function fromFile(wasm: Uint8Array, file: Uint8Array, size: number)
   const vramfit = await createVramfit({ wasmBinary: wasm });
   const answer = JSON.parse(vramfit.answer_file(file, size, 'model.gguf', '{}')) as Answer;
   return answer.ok && 'need_prefix_bytes' in answer ? answer.need_prefix_bytes : 0;
+}
+
+// A draft read once (its config.json here) and named by its key in every request after.
+export async function keptDraft(wasm: Uint8Array, config: string): Promise<string> {
+  const vramfit = await createVramfit({ wasmBinary: wasm });
+  const read: ModelRead = { name: 'qwen3-0.6b', config };
+  const kept = JSON.parse(vramfit.keep_read('draft_read', JSON.stringify(read))) as KeptRead;
+  if (!kept.ok) return `${kept.error.field}: ${kept.error.message.text}`;
+  const request: InferenceRequest = { model: 'qwen3-8b', engine: 'vllm', draft: kept.name, draft_read: kept.key };
+  const answer = JSON.parse(vramfit.answer(JSON.stringify(request))) as Answer;
+  vramfit.forget_read(kept.key);
+  return answer.ok ? kept.name : `${answer.error.field}: ${answer.error.message.text}`;
 }

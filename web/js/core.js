@@ -76,6 +76,14 @@ export async function openCalculator({ pause } = {}) {
     planHubReads(name, revision, listing) {
       return JSON.parse(module.plan_hub_reads(name, revision ?? '', listing));
     },
+    /**
+     * Reads what was read about a draft or another model (draft_read's description) once and keeps it under `key`,
+     * in place of what the key held: requests then name it by the key (`draft_read: key`, `also_read: {name: key}`),
+     * so its header is not sent and decoded again with every answer. {ok: true, key, name} or {ok: false, error}.
+     */
+    keepRead(key, description) {
+      return JSON.parse(module.keep_read(key, JSON.stringify(description)));
+    },
     /** A failed lookup ({service, name, status, error_code, token, gated, failure, limit}) as the error a person reads. */
     lookupFailure(failure) {
       return JSON.parse(module.lookup_failure(JSON.stringify(failure)));

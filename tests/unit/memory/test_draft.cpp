@@ -7,6 +7,7 @@
 #include "memory/draft.hpp"
 #include "memory/inference.hpp"
 #include "questions/evaluate.hpp"
+#include "vramfit/vramfit.hpp"  // keep_model_read, answer
 
 using namespace vramfit;
 
@@ -268,6 +269,34 @@ TEST_CASE("A draft read by a client (draft_read) is the draft its config.json gi
   CHECK(d.weights == 849'763'584);
   CHECK(d.name == "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B");
   CHECK(r.command.find("\"model\": \"yuhuili/EAGLE3-LLaMA3.1-Instruct-8B\"") != std::string::npos);
+}
+
+TEST_CASE("A draft read kept once (keep_model_read) answers as its description sent with every request does") {
+  // The EAGLE-3 head above (849,763,584 B), kept under the request's own field name as the page keeps it.
+  std::string escaped;
+  for (const char c : std::string(kEagle3Llama8b)) escaped += c == '"' ? std::string("\\\"") : std::string(1, c == '\n' ? ' ' : c);
+  const std::string description = R"({"name": "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B", "config": ")" + escaped + R"("})";
+  const auto reads = make_model_reads();
+  const std::string kept = keep_model_read(*reads, "draft_read", description);
+  CHECK(kept.find(R"("ok":true)") != std::string::npos);
+  CHECK(kept.find(R"("name":"yuhuili/EAGLE3-LLaMA3.1-Instruct-8B")") != std::string::npos);
+  const std::string asked = R"({"model": "llama-3.1-8b", "engine": "vllm", "draft_tokens": 3,
+    "draft": "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B", "draft_read": )";
+  const std::string by_key = answer(test::catalog(), asked + R"("draft_read"})", reads.get());
+  CHECK(by_key == answer(test::catalog(), asked + description + "}"));
+  CHECK(by_key.find(R"("weights":849763584)") != std::string::npos);
+  // A key kept nowhere, or asked without the kept reads (the CLI's answer), is refused naming the field.
+  for (const std::string& refused : {answer(test::catalog(), asked + R"("other"})", reads.get()),
+                                     answer(test::catalog(), asked + R"("draft_read"})")}) {
+    CHECK(refused.find(R"("field":"draft_read")") != std::string::npos);
+    CHECK(refused.find(R"("id":"read.not_kept")") != std::string::npos);
+  }
+  // A description refused is named under its key, and the key keeps what it held.
+  const std::string bad = keep_model_read(*reads, "draft_read", R"({"files": [{"name": "x.gguf", "size": 8, "header": "not base64!"}]})");
+  CHECK(bad.find(R"("field":"draft_read.files[0]")") != std::string::npos);
+  CHECK(answer(test::catalog(), asked + R"("draft_read"})", reads.get()) == by_key);
+  forget_model_read(*reads, "draft_read");
+  CHECK(answer(test::catalog(), asked + R"("draft_read"})", reads.get()).find("read.not_kept") != std::string::npos);
 }
 
 TEST_CASE("draft_read beside a preset id or mtp in draft is refused: the request names two drafts") {

@@ -157,6 +157,27 @@ TEST_CASE("llama.cpp: each llama-server is a process of its own; the card holds 
   CHECK(lines[1].find("--port") == std::string::npos);
 }
 
+TEST_CASE("transformers: the other model is a process of its own, its weights and cache beside this one's") {
+  // Qwen3-0.6B in bf16: 596,049,920 parameters (keras-hub's published count) × 2 B = 1,192,099,840 B; its KV cache
+  // from Qwen/Qwen3-0.6B's config.json (28 layers, 8 KV heads, head_dim 128, bf16): 2 × 28 × 8 × 128 × 2 B =
+  // 114,688 B a token × 4,096 = 469,762,048 B. A second PyTorch process holds all of its own total (its CUDA context
+  // and caching allocator too), which this one finds gone from the card.
+  const Report other = evaluate_json(R"({"model":"qwen3-0.6b","engine":"transformers","gpu":"rtx-4090","context":4096})");
+  CHECK(other.estimate.weights == 1'192'099'840);
+  CHECK(other.estimate.kv_cache == 469'762'048);
+  const Report r = evaluate_json(R"({"model":"qwen3-8b","engine":"transformers","gpu":"rtx-4090","context":4096,
+      "also":"qwen3-0.6b@4096"})");
+  REQUIRE(r.estimate.other_models.size() == 1);
+  const OtherModel& m = r.estimate.other_models.front();
+  CHECK(m.bytes == other.estimate.per_gpu.total);
+  CHECK(m.bytes > 1'192'099'840ULL + 469'762'048ULL);
+  CHECK(r.estimate.in_use == m.bytes);
+  int explained = 0;
+  for (const Explanation& x : r.estimate.explanations)
+    explained += x.key == "other_model:qwen3-0.6b@4096" && x.source.id == "explain.other_model.source_transformers";
+  CHECK(explained == 1);
+}
+
 TEST_CASE("MLX: the other model stays loaded in mlx_lm.server on a port of its own") {
   // mlx_lm.generate exits after its prompt; mlx_lm.server (mlx_lm/server.py: --model, --port with default 8080)
   // keeps the model loaded.

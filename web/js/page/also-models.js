@@ -7,7 +7,7 @@
 import { el } from '../render/view.js';
 import { page, view } from './store.js';
 import { update } from './answer.js';
-import { hubReading, readHubModel, readOwnFiles } from './draft-hub.js';
+import { hubReading, readHubModel, readOwnFiles, keepRead } from './draft-hub.js';
 import { quantOptions } from './hub-box.js';
 import { isTraining } from '../state.js';
 
@@ -36,19 +36,27 @@ export function alsoLinkState(state) {
   return { ...state, also: page.codec.parse('also', alsoText(kept)) };
 }
 
-/** What was read for the state's other models on the Hub, for the request's also_read; null when none was. */
+// The core keeps an other model's read under this key (the request's field, so its errors name the same field).
+const keyOf = (name) => `also_read.${name}`;
+
+/** The keys of what was read for the state's other models, for the request's also_read; null when none was. */
 export function alsoRead() {
   const out = {};
-  for (const { model } of parseAlso(page.state.also)) if (hubRead(model)?.phase === 'loaded') out[model] = hubRead(model).read;
+  for (const { model } of parseAlso(page.state.also)) if (hubRead(model)?.phase === 'loaded') out[model] = keyOf(model);
   return Object.keys(out).length ? out : null;
 }
 
-/** An other model on the Hub not read yet: the error at `also`, else null. */
+// A name that is a file's path (read_model_name's kind "file", the CLI's rule too): a link cannot carry the file.
+const namesFile = (name) => page.calculator.readModelName(name).kind === 'file';
+
+/** An other model on the Hub not read yet, or a file not read here (a link's): the error at `also`, else null. */
 export function alsoByName() {
   if (isTraining(page.state)) return null;
   for (const { model, hub } of parseAlso(page.state.also)) {
     const read = hubRead(model);
-    if (!hub || read?.phase === 'loaded') continue;
+    if (read?.phase === 'loaded') continue;
+    if (!hub && namesFile(model)) return { ok: false, error: { field: 'also', message: view.t('also.file.waiting', { name: model }) } };
+    if (!hub) continue;
     if (read?.phase === 'failed') return { ok: false, error: { ...read.error, field: 'also' } };
     return { ok: false, error: { field: 'also', message: view.t(read?.phase === 'reading' ? 'also.hub.reading' : 'also.hub.waiting', { name: model }) } };
   }
@@ -75,7 +83,8 @@ async function lookUpRow(value, name) {
   const alive = () => hubRead(name) === current && !controller.signal.aborted;
   try {
     const { read, gguf } = await readHubModel(name, reading, { signal: controller.signal, onProgress() {}, field: 'also' });
-    if (alive()) Object.assign(current, { phase: 'loaded', read, gguf, controller: null });
+    const refused = alive() ? keepRead(keyOf(name), read, 'also') : null;
+    if (alive()) Object.assign(current, refused ? { phase: 'failed', error: refused, controller: null } : { phase: 'loaded', read, gguf, controller: null });
   } catch (error) {
     if (error?.name === 'AbortError' || !alive()) return;
     Object.assign(current, { phase: 'failed', error: error.core, controller: null });
@@ -181,8 +190,9 @@ async function takeFiles(input) {
   const read = await readOwnFiles(input.files);
   input.value = '';
   if (!read) return;
-  if (!read.ok) {
-    if (said) said.textContent = read.message;
+  const refused = read.ok ? keepRead(keyOf(read.name), read.read, 'also') : null;
+  if (!read.ok || refused) {
+    if (said) said.textContent = read.ok ? view.t.message(refused.message, view.f) : read.message;
     return;
   }
   if (said) said.textContent = '';

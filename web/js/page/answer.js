@@ -26,7 +26,7 @@ function baseRequest() {
   if (config?.quant) request.quant_config = config.quant;
   if (config?.checkpoint) request.config_name = config.checkpoint;  // its name may say FP8 or NVFP4 (checkpoint.js)
   // A model read from the Hub is shown by its repository's id, as the CLI shows it.
-  if (hub?.phase === 'loaded') request.model_name = hub.reading.repo;
+  if (hub?.phase === 'loaded') Object.assign(request, { model_name: hub.reading.repo, model_repo: hub.reading.repo });
   // A model file's own weights count exactly unless a weight format is picked after loading it.
   if (modelFile && !modelFile.weightsChosen) delete request.weights;
   if (!asksShare(state)) delete request.wired_limit_mb;

@@ -12,8 +12,8 @@ import { update } from './answer.js';
 import { isTraining } from '../state.js';
 
 // draftHub: {name (the state's draft), reading, phase: 'reading' | 'failed' | 'loaded', progress, error, read
-// (draft_read), gguf (the repository's quantizations, plan_hub_reads'), controller}; null while the draft is a
-// preset, "mtp" or none.
+// (draft_read's description, kept by the core under DRAFT_KEY once loaded), gguf (the repository's quantizations,
+// plan_hub_reads'), controller}; null while the draft is a preset, "mtp" or none.
 const el = () => ({ box: $('draft-hub'), input: $('draft-repo'), lookup: $('draft-lookup'), status: $('draft-hub-status'),
   quants: $('draft-quant-controls'), quant: $('draft-quant') });
 
@@ -25,10 +25,22 @@ export function hubReading(name) {
   return reading.ok && reading.kind === 'hub' ? reading : null;
 }
 
-/** What was read for the state's draft, for the request's draft_read; null when nothing was. */
+// The core keeps the draft's read under this key (the request's field, so its errors name the same field).
+const DRAFT_KEY = 'draft_read';
+
+/** The key of what was read for the state's draft, for the request's draft_read; null when nothing was. */
 export function draftRead() {
   const hub = page.draftHub;
-  return hub?.phase === 'loaded' && hub.name === page.state.draft ? hub.read : null;
+  return hub?.phase === 'loaded' && hub.name === page.state.draft ? DRAFT_KEY : null;
+}
+
+/**
+ * Hands a read (the core's description of a model read) to the core to keep under `key`: read once, its header is
+ * neither sent nor decoded again with each answer. Null when kept, else the core's error at `field`.
+ */
+export function keepRead(key, read, field) {
+  const kept = page.calculator.keepRead(key, read);
+  return kept.ok ? null : { ...kept.error, field };
 }
 
 // A draft named by a file's path (read_model_name's kind "file", the CLI's rule too): its files stay in this
@@ -129,7 +141,9 @@ async function lookUp(name) {
   try {
     const { read, gguf } = await readHubModel(name, reading, { signal: controller.signal, onProgress, field: 'draft' });
     if (!alive()) return;
-    Object.assign(current, { phase: 'loaded', read, gguf, controller: null });
+    const refused = keepRead(DRAFT_KEY, read, 'draft');
+    Object.assign(current, refused ? { phase: 'failed', error: refused, controller: null }
+      : { phase: 'loaded', read, gguf, controller: null });
   } catch (error) {
     if (error?.name === 'AbortError' || !alive()) return;
     Object.assign(current, { phase: 'failed', error: error.core, controller: null });
@@ -155,8 +169,9 @@ async function takeFiles(list) {
   if ([...(list ?? [])].length === 0) return;
   forgetDraftHub();
   const read = await readOwnFiles(list);
-  if (!read.ok) {
-    el().status.textContent = read.message;
+  const refused = read.ok ? keepRead(DRAFT_KEY, read.read, 'draft') : null;
+  if (!read.ok || refused) {
+    el().status.textContent = read.ok ? view.t.message(refused.message, view.f) : read.message;
     return;
   }
   page.draftHub = { name: read.name, phase: 'loaded', read: read.read, file: true };

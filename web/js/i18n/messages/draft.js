@@ -24,6 +24,7 @@ export default {
     "read.draft_without_name": "gehört zu draft, dem Namen, für den es gelesen wurde",
     "read.also_object": "erwartet ein Objekt: jedes in also genannte Modell, das gelesen wurde, mit dem, was darüber gelesen wurde",
     "read.also_unnamed": "„{name}“ ist keines der in also genannten Modelle",
+    "read.not_kept": "„{key}“ nennt kein hier behaltenes gelesenes Modell: Senden Sie, was über das Modell gelesen wurde, oder behalten Sie es zuerst (keep_model_read)",
     "explain.draft.formula_llamacpp": "Gewichte des Entwurfs + Slots × (KV-Cache des Entwurfs im Kontext des Slots + Rechenpuffer des Entwurfs)",
     "explain.draft.values_llamacpp": "{name}: {weights} B ({format}) + {contexts} × ({per_token} B × Kontext + Rechenpuffer) = {weights} + {kv} + {buffers} = {total} B",
     "explain.draft.source_llamacpp": "llama-server (tools/server/server.cpp, load_model und init): Der Entwurf wird mit n_ctx = -cd oder dem Kontext des Slots (llama_n_ctx_seq), n_parallel 1 und eigenen Cache-Typen -ctkd/-ctvd (f16) geladen, und jeder Slot legt einen eigenen Entwurfskontext an (slot.ctx_dft = llama_init_from_model(model_dft, cparams_dft))",
@@ -50,5 +51,6 @@ export default {
     "draft.read_beside_preset": "nennt einen zweiten Entwurf: Als Entwurf ist „{draft}“ angegeben, für den nichts gelesen werden muss; geben Sie den Entwurf nur einmal an",
     "llamacpp.fit_with_draft": "--fit von llama.cpp hält {draft_bytes} für den Entwurf neben dem Modell frei, wie es llama.cpp PR #23485 (b9305) eingeführt hat; für spätere Builds wird derselbe Platz angenommen.",
     "command.llamacpp_draft": "Ersetzen Sie die .gguf-Namen durch die Pfade Ihrer Dateien.",
+    "command.llamacpp_draft_file": "Ersetzen Sie den .gguf-Namen des Entwurfs durch den Pfad seiner Datei.",
   },
 };
