@@ -8,6 +8,7 @@
 #include <filesystem>  // std::filesystem::path
 #include <fstream>     // std::ifstream
 #include <map>         // std::map
+#include <set>         // std::set
 #include <sstream>     // std::ostringstream
 #include <string>      // std::string
 #include <vector>      // std::vector
@@ -95,7 +96,8 @@ std::string kind_of(const SpeedMeasurement& m, const SpeedModel& model) {
 }
 
 struct Errors {
-  std::vector<double> values;  // |middle / measured − 1|
+  std::vector<double> values;       // |middle / measured − 1|
+  std::set<std::string> beyond_30;  // the runs more than 30 % off, by label
   double median() const {
     std::vector<double> v = values;
     std::sort(v.begin(), v.end());
@@ -105,6 +107,13 @@ struct Errors {
   double worst() const { return *std::max_element(values.begin(), values.end()); }
 };
 
+std::string label_of(const SpeedMeasurement& m) {
+  return m.model + " " + m.format + " on " + m.gpu + " (" + std::string(engine_name(m.engine)) + ", batch " +
+         std::to_string(m.batch) + ", " + std::to_string(m.context) + " tokens" +
+         (m.depth ? " at depth " + std::to_string(m.depth) : std::string()) +
+         (m.ubatch ? ", ub " + std::to_string(m.ubatch) : std::string()) + ")";
+}
+
 std::map<std::string, Errors> errors_by_kind() {
   const std::vector<SpeedMeasurement> runs = measurements();
   const double peak = spark_peak(runs);
@@ -113,12 +122,10 @@ std::map<std::string, Errors> errors_by_kind() {
     const Range r = predicted(m, m.gpu == "dgx-spark" ? spark(peak) : gpu(m.gpu.c_str()));
     const double error = (r.low + r.high) / 2 / m.tokens_per_second - 1;
     const std::string kind = kind_of(m, speed_model(m.model.c_str(), m.format.c_str()));
-    const std::string at = (m.depth ? " at depth " + std::to_string(m.depth) : std::string()) +
-                           (m.ubatch ? ", ub " + std::to_string(m.ubatch) : std::string());
-    MESSAGE(kind << " | " << m.model << " " << m.format << " on " << m.gpu << " (" << engine_name(m.engine)
-                 << ", batch " << m.batch << ", " << m.context << " tokens" << at << "): measured " << m.tokens_per_second
-                 << ", estimated " << r.low << "–" << r.high << ", middle " << error * 100 << " %");
+    MESSAGE(kind << " | " << label_of(m) << ": measured " << m.tokens_per_second << ", estimated " << r.low << "–"
+                 << r.high << ", middle " << error * 100 << " %");
     by_kind[kind].values.push_back(std::abs(error));
+    if (std::abs(error) > 0.30) by_kind[kind].beyond_30.insert(label_of(m));
   }
   for (const auto& [kind, e] : by_kind)
     MESSAGE(kind << ": " << e.values.size() << " runs, median error of the middle " << e.median() * 100
@@ -130,32 +137,33 @@ std::map<std::string, Errors> errors_by_kind() {
 
 TEST_CASE("the published runs by kind: how far the middle of each range lies from the measured speed") {
   const std::map<std::string, Errors> by_kind = errors_by_kind();
-  // A regression guard: each bound sits a little above what the estimate reaches, so a change that worsens a kind's
-  // match fails here. The aim is single-stream decode within 5 % median, the other kinds within 30 %. As run (-s):
+  // The aim: single-stream decode within 5 % median, every run of every kind within 30 %. The runs that miss 30 % are
+  // named here with the reason, so the check fails both when another run leaves 30 % and when a named one comes within
+  // (then its name goes). As run (-s):
   //   single-stream decode  18 runs  median 4.9 %  worst 17.9 % (llama.cpp Metal on an M1 Ultra)
-  //   batched MoE            1 run          36.4 % (SGLang, gpt-oss-20b at 32 requests on an H100: fast, below)
+  //   batched MoE            1 run          36.4 % (SGLang, gpt-oss-20b at 32 requests on an H100)
   //   served, dense          3 runs  median 11.0 % worst 15.1 %
   //   experts in RAM         2 runs  median 11.0 % worst 14.5 % (Qwen3-30B-A3B on an RTX 2080)
   //   prefill               34 runs  median 13.2 % worst 42.6 % (gpt-oss-20b pp4096 at ub 2048 on an RTX 4090)
   //   time to first token    1 run          0.4 %
-  // The overhead per layer (speed.cpp) moved single-stream decode from a median of 5.3 % (one overhead per step: the
-  // DGX Spark's Qwen3-30B-A3B of 48 layers +7.8 %, now +5.0 %; gpt-oss-20b of 24 −3.2 %, now −1.6 %). The one batched
-  // MoE run misses the aim's 30 % (its measured time per token includes the prefills of requests that start
-  // meanwhile, and SGLang's overhead per layer is vLLM's, measured on dense layers), 3 prefill runs their 30 %.
+  const std::map<std::string, std::set<std::string>> misses = {
+      // The measured time per token includes the prefills of requests that start meanwhile, which a decode estimate
+      // leaves out; SGLang's overhead per layer is vLLM's, measured on dense layers; an MoE layer's own kernels (router,
+      // top-k, grouped products) are not modelled apart.
+      {"batched MoE", {"?"}},
+      // gpt-oss-20b's prompt at small and large micro-batches: grouped expert products below the dense share the
+      // estimate assumes (MoE prefill efficiency by micro-batch is not modelled).
+      {"prefill", {"?"}},
+  };
   REQUIRE(by_kind.count("single-stream decode"));
   CHECK(by_kind.at("single-stream decode").median() < 0.05);
-  CHECK(by_kind.at("single-stream decode").worst() < 0.20);
-  REQUIRE(by_kind.count("batched MoE"));
-  CHECK(by_kind.at("batched MoE").worst() < 0.40);
-  REQUIRE(by_kind.count("served, dense"));
-  CHECK(by_kind.at("served, dense").worst() < 0.30);
-  REQUIRE(by_kind.count("prefill"));
-  CHECK(by_kind.at("prefill").median() < 0.15);
-  CHECK(by_kind.at("prefill").worst() < 0.45);
-  REQUIRE(by_kind.count("time to first token"));
-  CHECK(by_kind.at("time to first token").worst() < 0.30);
-  REQUIRE(by_kind.count("experts in RAM"));
-  CHECK(by_kind.at("experts in RAM").worst() < 0.30);
+  for (const char* kind : {"single-stream decode", "batched MoE", "served, dense", "experts in RAM", "prefill",
+                           "time to first token"}) {
+    CAPTURE(kind);
+    REQUIRE(by_kind.count(kind));
+    const auto named = misses.find(kind);
+    CHECK(by_kind.at(kind).beyond_30 == (named == misses.end() ? std::set<std::string>{} : named->second));
+  }
 }
 TEST_CASE("llama.cpp's gpt-oss runs read the GGUF as stored: MXFP4 experts, Q8_0 elsewhere (MXFP4_MOE)") {
   // llama-bench names the file type in its model column (benches/dgx-spark.md): "gpt-oss 20B MXFP4 MoE | 11.27 GiB"
@@ -219,9 +227,8 @@ TEST_CASE("batched MoE decode is pinned to served runs on different prompts, not
     CAPTURE(error);
     // The measured time per token includes the prefills of the requests that start meanwhile (about 32 of 512 tokens
     // during one request's 1023 steps), which the decode estimate leaves out, and SGLang's overhead per layer is
-    // vLLM's, measured on a dense model: the estimate lies above, +36 % as run (the aim is 30 %).
+    // vLLM's, measured on a dense model: the estimate lies above (a miss named in the test above).
     CHECK(error > 0.0);
-    CHECK(error < 0.40);
     ++served;
   }
   CHECK(served == 1);
