@@ -1197,8 +1197,12 @@ NewestRelease newest_release_followed(Engine engine) noexcept {
     case Engine::sglang: return {"SGLang", kSglangVersionPrefillGraphs};
     case Engine::ollama: return {"Ollama", kOllamaVersionModelled};
     case Engine::mlx: return {"mlx-lm", kMlxVersionModelled};
-    default: return {};
+    case Engine::vllm:          // refuses a version after the newest modelled (vllm_version_after_modelled)
+    case Engine::llamacpp:      // refuses a build outside the ones modelled
+    case Engine::transformers:  // has no version input
+      return {};
   }
+  return {};
 }
 
 // The notes on how the request was read: the context assumed, the names as read, what Ollama's version tried, a
