@@ -41,7 +41,6 @@ export default {
     "hub.gated": "erwartet wird false, \"auto\" oder \"manual\", angegeben: {got}",
     "read.file_unknown_key": "ist kein bekannter Schlüssel einer gelesenen Datei; möglich sind: {allowed}",
     "read.unknown_key": "ist kein bekannter Schlüssel eines gelesenen Modells; möglich sind: {allowed}",
-    "input.expected": "erwartet: {expected}; angegeben: {given}",
     "remedy.source.flash": "Dao et al. 2022, FlashAttention (arXiv 2205.14135)",
     "remedy.source.zero": "Rajbhandari et al. 2020, ZeRO (arXiv 1910.02054)",
     "remedy.source.qlora": "Dettmers et al. 2023, QLoRA (arXiv 2305.14314)",
