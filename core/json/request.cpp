@@ -706,12 +706,6 @@ Result<ParsedRequest> parse_questions(json& j) {
 }
 
 
-// One row per question, in the order of Question (json/answer.cpp answers each by the same order).
-constexpr QuestionInfo kQuestions[] = {
-    {Question::estimate, "estimate", true},         {Question::limits, "limits", false},
-    {Question::curve, "curve", true},               {Question::gpu_ranking, "gpu_ranking", false},
-    {Question::biggest_model, "biggest_model", false}, {Question::remedies, "remedies", true}};
-
 constexpr bool in_question_order() {
   for (std::size_t i = 0; i < std::size(kQuestions); ++i)
     if (static_cast<std::size_t>(kQuestions[i].question) != i) return false;
