@@ -15,7 +15,7 @@
 #include "util/json_fields.hpp"
 #include "util/number_text.hpp"  // fixed_text, general_text
 #include "util/quantity.hpp"  // parse_count, parse_tokens
-#include "util/text.hpp"      // parse_switch, split_list
+#include "util/text.hpp"      // parse_switch, split_list, join_names
 
 namespace vramfit {
 
@@ -725,11 +725,7 @@ std::optional<Question> parse_question(std::string_view name) noexcept {
   return std::nullopt;
 }
 
-std::string question_names() {
-  std::string out;
-  for (const QuestionInfo& q : kQuestions) out += (out.empty() ? "" : ", ") + std::string(q.name);
-  return out;
-}
+std::string question_names() { return join_names(kQuestions); }
 
 Result<ParsedRequest> parse_request(std::string_view text) {
   auto object = request_object(text);

@@ -589,17 +589,21 @@ std::string error_to_json(const Error& error) {
 std::string refusal_to_json(BindingRefusal refusal, std::string_view field) {
   switch (refusal) {
     case BindingRefusal::file_size:
-      return error_to_json(make_error("file", message("binding.file_size", "the file size must be between 0 and 2^53 bytes")));
+      return error_to_json(make_error("file", message("binding.file_size", "the file size must be between 0 and "
+                                                                           "2^{bits} bytes",
+                                                      {arg::digits("bits", kByteCountBits)})));
     case BindingRefusal::shards_not_array:
       return error_to_json(make_error("files", message("binding.shards_array", "expected an array of shards")));
     case BindingRefusal::shard_count:
-      return error_to_json(make_error("files", message("binding.shard_count", "give 1 to 4096 .safetensors shards")));
+      return error_to_json(make_error("files", message("binding.shard_count", "give 1 to {max} .safetensors shards",
+                                                       {arg::digits("max", kMaxShards)})));
     case BindingRefusal::shard_fields:
       return error_to_json(
           make_error(std::string(field), message("binding.shard_fields", "needs a name, a size and the header bytes")));
     case BindingRefusal::shard_size:
-      return error_to_json(
-          make_error(std::string(field), message("binding.shard_size", "must be between 0 and 2^53 bytes")));
+      return error_to_json(make_error(std::string(field), message("binding.shard_size", "must be between 0 and "
+                                                                                        "2^{bits} bytes",
+                                                                  {arg::digits("bits", kByteCountBits)})));
   }
   return {};
 }
