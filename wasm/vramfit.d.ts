@@ -709,7 +709,7 @@ export interface TrainingAnswer {
   nvme_bytes: number;
   trainable_params: number;
   quantized_params: number;
-  gradient_convention: string;
+  gradient_convention: Message;
   slowdown: { min: number; max: number; source: Message };
   activations: Record<string, number> | null;
   /** mode "grpo" only: gathered_weights, generation_batch, kv_cache, reference_model, sampler_logits, sampling, vllm_pool (bytes),

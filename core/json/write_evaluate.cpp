@@ -10,7 +10,6 @@ namespace vramfit {
 
 using detail::JsonWriter;
 using detail::write_range;
-using detail::write_text_or_null;
 
 namespace {
 
@@ -73,7 +72,7 @@ void write_cost(JsonWriter& w, const ServingCost& c, const Gpu& gpu) {
   } else {
     w.field("energy", nullptr);
   }
-  write_text_or_null(w, "energy_unavailable", c.energy_unavailable);
+  write_message_or_null(w, "energy_unavailable", c.energy_unavailable);
   if (price) w.field("price_date", price->date), w.field("price_source", price->offer);
   else w.field("price_date", nullptr), w.field("price_source", nullptr);
   w.field("usd_per_hour", c.usd_per_hour);
