@@ -481,6 +481,20 @@ void write_breakdown(JsonWriter& w, const InferenceEstimate& e, const PlacedBrea
   w.end_object();
 }
 
+// The other models loaded first, in the order they load (the breakdown's keys come sorted): only with some.
+void write_other_models(JsonWriter& w, const InferenceEstimate& e) {
+  if (e.other_models.empty()) return;
+  w.begin_array("other_models");
+  for (const OtherModel& other : e.other_models) {
+    w.begin_object();
+    w.field("bytes", other.bytes);
+    w.field("context", other.context_tokens);
+    w.field("name", other.name);
+    w.end_object();
+  }
+  w.end_array();
+}
+
 void write_command(JsonWriter& w, const Report& report) {
   w.begin_object("command");
   write_message_or_null(w, "note", report.command_note);
@@ -553,6 +567,7 @@ std::string report_to_json(const Report& report) {
   detail::write_model(w, m, e.params, report.published_params);
   w.message_ids("notes", e.notes);
   w.field("ok", true);
+  write_other_models(w, e);
   if (e.per_gpu.gpus > 1) write_per_gpu(w, report, report.gpus.size() == 1 ? &report.gpus.front() : nullptr);
   if (speed && speed->prefill) write_range(w, "prefill_tokens_per_second", speed->prefill->tokens_per_second);
   else w.field("prefill_tokens_per_second", nullptr);
