@@ -2,13 +2,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstddef>      // std::size_t
 #include <istream>      // std::getline
 #include <ostream>      // std::ostream
 #include <string_view>  // std::string_view
 
 #include "tables.hpp"  // message_text
 #include "vramfit/inputs.hpp"
-#include "vramfit/questions.hpp"  // Question, question_name
+#include "vramfit/questions.hpp"  // Question, question_name, kQuestions
 
 namespace vramfit::cli {
 
@@ -20,32 +21,26 @@ using nlohmann::json;
 // the client's version when it supports it, else its own latest).
 constexpr std::string_view kVersions[] = {"2025-06-18", "2025-03-26", "2024-11-05"};
 
-// One tool per question but the curve, named as the question (vramfit/questions.hpp).
+// One tool per question but the curve, named as the question (vramfit/questions.hpp, whose row says whether it reads
+// the training inputs too).
 struct Tool {
   Question question;
   std::string_view description;
-  bool training;              // reads the training inputs too
-  bool ranking;               // reads the GPU ranking's own inputs
 };
 
 constexpr Tool kTools[] = {
     {Question::estimate,
      "GPU memory a model needs to run (or to fine-tune or train, with mode) and whether it fits a GPU: the memory "
      "breakdown with each line's formula and source, the verdict for the GPU given (gpu, gpus), speed and cost. "
-     "model is a preset id, a Hugging Face id (owner/name, owner/name-GGUF:QUANT) or an Ollama name (qwen3:32b).",
-     true, false},
-    {Question::limits, "The longest context and the largest batch that fit a GPU for a model and engine.", false,
-     false},
+     "model is a preset id, a Hugging Face id (owner/name, owner/name-GGUF:QUANT) or an Ollama name (qwen3:32b)."},
+    {Question::limits, "The longest context and the largest batch that fit a GPU for a model and engine."},
     {Question::gpu_ranking,
      "Which GPU and how many run a model: every GPU type × count (1, 2, 4, 8) that fits, by price per million "
-     "tokens and speed, within an optional budget per hour.",
-     false, true},
+     "tokens and speed, within an optional budget per hour."},
     {Question::remedies,
      "What would make a model fit a GPU: 8- or 4-bit weights, an FP8 KV cache, offloading layers to system RAM, a "
-     "shorter context, LoRA or ZeRO for training; each with the memory it saves and what it costs.",
-     true, false},
-    {Question::biggest_model, "The biggest preset model and weight format that fits a GPU at a context.",
-     false, false},
+     "shorter context, LoRA or ZeRO for training; each with the memory it saves and what it costs."},
+    {Question::biggest_model, "The biggest preset model and weight format that fits a GPU at a context."},
 };
 
 // An input's JSON Schema, from the catalog's inputs table: what a request may give for it.
@@ -86,18 +81,16 @@ json tool_list(const Catalog& catalog) {
   const json inputs = json::parse(catalog_to_json(catalog)).at("inputs");
   json tools = json::array();
   for (const Tool& t : kTools) {
+    const bool training = kQuestions[static_cast<std::size_t>(t.question)].trains;
+    const bool ranking = t.question == Question::gpu_ranking;
     json properties = json::object();
     for (const json& in : inputs) {
       const std::string use = in.at("use").get<std::string>();
-      if ((use == "training" && !t.training) || (use == "gpu_ranking" && !t.ranking)) continue;
+      if ((use == "training" && !training) || (use == "gpu_ranking" && !ranking)) continue;
       // "gpus": a GPU count for the estimate, a list of GPU ids for the ranking.
       if (properties.contains(in.at("key").get<std::string>())) continue;
       properties[in.at("key").get<std::string>()] = input_schema(in);
     }
-    if (t.training)
-      properties["mode"] = {{"type", "string"},
-                            {"enum", {"inference", "train", "full", "lora", "qlora", "grpo"}},
-                            {"description", "inference (default), or a fine-tuning or training mode"}};
     tools.push_back({{"name", std::string(question_name(t.question))},
                      {"description", t.description},
                      {"inputSchema", {{"type", "object"}, {"properties", properties}}}});

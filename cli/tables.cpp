@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <algorithm>    // std::replace, std::find, std::stable_sort, std::max
+#include <algorithm>    // std::replace, std::max
 #include <cmath>        // std::nan
 #include <cstdarg>      // va_list
 #include <cstdio>       // std::vsnprintf, std::snprintf
@@ -403,34 +403,15 @@ void append_model_lines(std::string& out, const json& a) {
   }
 }
 
-// An other model's breakdown key, "other_model:<id>@<context>", names it by <id>.
-std::string other_model_name(const std::string& key) { return key.substr(12, key.find('@') - 12); }
-
-using OtherModelLines = std::vector<std::pair<std::string, const json*>>;
-
-// The other models loaded first, each its own line ("other_model:<id>@<context>"), in load order: the note that
-// names them lists them so (the breakdown's keys come sorted).
-OtherModelLines other_models_in_load_order(const json& b, const json& a) {
-  OtherModelLines others;
-  for (const auto& [other, amount] : b.items())
-    if (other.starts_with("other_model:")) others.emplace_back(other, &amount);
-  std::vector<std::string> order;
-  for (const json& note : a.value("notes", json::array()))
-    if (note.value("id", "") == "other_models.loaded_last")
-      for (std::string names = note.at("args").value("names", ""); !names.empty();) {
-        const auto comma = names.find(", ");
-        order.push_back(names.substr(0, comma));
-        names = comma == std::string::npos ? "" : names.substr(comma + 2);
-      }
-  const auto rank = [&](const std::string& key) {
-    return std::find(order.begin(), order.end(), other_model_name(key)) - order.begin();
-  };
-  std::stable_sort(others.begin(), others.end(), [&](const auto& x, const auto& y) { return rank(x.first) < rank(y.first); });
-  return others;
+// The other models loaded first, in load order, each {name, context, bytes}; none without any.
+const json& other_models(const json& a) {
+  static const json kNone = json::array();
+  const auto it = a.find("other_models");
+  return it == a.end() ? kNone : *it;
 }
 
 // The breakdown's lines, each other model's just above the total.
-void append_breakdown(std::string& out, const json& b, const OtherModelLines& others, int width) {
+void append_breakdown(std::string& out, const json& b, const json& others, int width) {
   // Where the engine keeps part of the model in system RAM the lines above it are the GPU's share.
   const std::pair<const char*, const char*> lines[] = {
       {"weights", "weights"},   {"vision", "vision_encoder"},       {"KV cache", "kv_cache"},
@@ -445,9 +426,9 @@ void append_breakdown(std::string& out, const json& b, const OtherModelLines& ot
       continue;
     if (k == "draft" && !b.contains(key)) continue;
     if (k == "total")
-      for (const auto& [other, amount] : others)
-        appendf(out, "  %-*s %s  (%s tokens)\n", width, ("+ " + other_model_name(other)).c_str(),
-                gb_and_gib(bytes(*amount)).c_str(), other.substr(other.find('@') + 1).c_str());
+      for (const json& other : others)
+        appendf(out, "  %-*s %s  (%llu tokens)\n", width, ("+ " + other.at("name").get<std::string>()).c_str(),
+                gb_and_gib(bytes(other.at("bytes"))).c_str(), whole(other.at("context")));
     appendf(out, "  %-*s %s\n", width, label, gb_and_gib(bytes(b.at(key))).c_str());
     // Linear-attention and Mamba layers keep a fixed state per sequence beside the per-token KV cache.
     if (std::string_view(key) == "kv_cache" && b.contains("state_cache") && bytes(b.at("state_cache")) != 0)
@@ -497,10 +478,10 @@ std::string estimate_table(const json& a) {
   std::string out;
   append_model_lines(out, a);
   const json& b = a.at("breakdown");
-  const OtherModelLines others = other_models_in_load_order(b, a);
+  const json& others = other_models(a);
   // The label column fits the longest label.
   int width = 12;
-  for (const auto& other : others) width = std::max(width, static_cast<int>(other_model_name(other.first).size()) + 2);
+  for (const json& other : others) width = std::max(width, static_cast<int>(other.at("name").get<std::string>().size()) + 2);
   append_breakdown(out, b, others, width);
   append_range(out, a, width);
   append_engine(out, a);

@@ -46,7 +46,7 @@ std::span<const std::byte> bytes_of(const std::vector<std::uint8_t>& bytes) {
 }
 
 // A JS number of bytes is a double: exact up to 2^53.
-bool is_byte_count(double size) { return size >= 0 && size <= 9007199254740992.0; }
+bool is_byte_count(double size) { return size >= 0 && size <= static_cast<double>(kMaxByteCount); }
 
 std::string answer_json_text(const std::string& request_json) {
   const auto& [catalog, error_json] = builtin_catalog();
@@ -79,7 +79,7 @@ std::string answer_shards_json_text(const emscripten::val& files_js, const std::
   if (!catalog) return error_json;
   if (!files_js.isArray()) return refusal_to_json(BindingRefusal::shards_not_array);
   const auto count = files_js["length"].as<unsigned>();
-  if (count == 0 || count > 4096) return refusal_to_json(BindingRefusal::shard_count);
+  if (count == 0 || count > kMaxShards) return refusal_to_json(BindingRefusal::shard_count);
   std::vector<std::vector<std::uint8_t>> buffers(count);  // sized once: the spans below point into them
   std::vector<SafetensorsFile> files;
   for (unsigned i = 0; i < count; ++i) {

@@ -546,6 +546,9 @@ export interface EstimateAnswer {
    * free_at_start_bytes, weights_bytes, mem_fraction_static, max_running_requests, max_concurrency, context_len, ...),
    * with engine_version (string) and mem_fraction_default (boolean); vlm_factor for a multimodal model. */
   sglang?: Record<string, number | string | boolean>;
+  /** With other models loaded first (the `also` input) only: each in the order they load: its name (as its breakdown
+   * key "other_model:<name>@<context>" names it), the context it runs with and what it holds on each GPU. */
+  other_models?: { name: string; context: number; bytes: number }[];
   /** With a draft only: its parts (weights, kv_cache, buffers, total in bytes; kind "draft model", "EAGLE", "EAGLE-3"
    * or "MTP"; draft_tokens, acceptance_low/high, ...). */
   draft_model?: DraftModel;
@@ -720,7 +723,7 @@ export interface TrainingAnswer {
   nvme_bytes: number;
   trainable_params: number;
   quantized_params: number;
-  gradient_convention: string;
+  gradient_convention: Message;
   slowdown: { min: number; max: number; source: Message };
   activations: Record<string, number> | null;
   /** mode "grpo" only: gathered_weights, generation_batch, kv_cache, reference_model, sampler_logits, sampling, vllm_pool (bytes),

@@ -288,7 +288,7 @@ ServingEstimate estimate_serving(const ModelSpec& spec, const InferenceEstimate&
     // One hour at full board power: the upper bound of what the card draws.
     auto energy = energy_cost(gpu, gpus, 1.0, 1.0, *in.usd_per_kwh);
     if (!energy) {
-      out.cost.energy_unavailable = energy.error().message.text;
+      out.cost.energy_unavailable = energy.error().message;
     } else {
       EnergyUse use;
       use.usd_per_kwh = *in.usd_per_kwh;

@@ -53,7 +53,7 @@ struct ServingCost {
   std::optional<double> usd_per_hour;           // none: the catalog has no price for this GPU
   std::optional<Range> usd_per_million_tokens;  // low: at the fast end; none without a price or speed
   std::optional<EnergyUse> energy;              // only when usd_per_kwh is given
-  std::string energy_unavailable;               // why not, when asked for and impossible (no TDP)
+  Message energy_unavailable;                   // why not, when asked for and impossible (no TDP)
 };
 
 // Speculative decoding's decode speed: γ draft steps and one target step over γ + 1 tokens (memory-bound: the

@@ -1,6 +1,6 @@
 #include "json/answer.hpp"
 
-#include <cassert>   // assert
+#include <iterator>  // std::size
 #include <optional>  // std::optional
 #include <string>    // std::string
 #include <utility>   // std::move
@@ -158,7 +158,7 @@ std::string remedies_among_training(TrainingScene& s, const AskedQuestion&) {
 }
 
 // What answers each question, one row per Question in its order (vramfit/questions.hpp): `training` is null for a
-// question of inference only, and agrees with the table's `trains`.
+// question of inference only, as kQuestions' `trains` says (held at compile time below).
 struct Answerer {
   Question question;
   std::string (*alone)(const Catalog&, const ParsedRequest&);
@@ -174,11 +174,16 @@ constexpr Answerer kAnswerers[] = {
     {Question::remedies, remedies_alone, remedies_among, remedies_among_training},
 };
 
-const Answerer& answerer(Question question) {
-  const Answerer& a = kAnswerers[static_cast<std::size_t>(question)];
-  assert(a.question == question && (a.training != nullptr) == questions()[static_cast<std::size_t>(question)].trains);
-  return a;
+constexpr bool answerers_follow_questions() {
+  if (std::size(kAnswerers) != std::size(kQuestions)) return false;
+  for (std::size_t i = 0; i < std::size(kAnswerers); ++i)
+    if (kAnswerers[i].question != kQuestions[i].question || (kAnswerers[i].training != nullptr) != kQuestions[i].trains)
+      return false;
+  return true;
 }
+static_assert(answerers_follow_questions(), "one answerer per question, in its order, answering training where it trains");
+
+const Answerer& answerer(Question question) { return kAnswerers[static_cast<std::size_t>(question)]; }
 
 // Several questions about one inference scenario.
 std::string answer_inference(const Catalog& catalog, const ParsedRequest& request) {

@@ -238,6 +238,33 @@ constexpr Input kInputs[] = {
      "GRPO: who generates, hf (model.generate, TRL's default), vllm-colocate or vllm-server", U::training},
 };
 
+// The forms of range a refusal has a wording for (request.cpp, refusal_message): whole numbers, token counts,
+// quantities and sizes from a minimum to a maximum, fractions up to a maximum, other numbers bounded or above their
+// minimum. An input of another form needs its wording, in English and German, before it joins the table.
+constexpr bool refusal_worded(const Input& in) {
+  const bool bounded = in.max < kInf;
+  switch (in.kind) {
+    case K::count:
+    case K::tokens:
+    case K::quantity:
+    case K::size: return bounded && !in.above_min;
+    case K::fraction: return bounded;
+    case K::number: return bounded || in.above_min;
+    case K::text:
+    case K::config:
+    case K::choice:
+    case K::toggle:
+    case K::list: return true;
+  }
+  return false;
+}
+constexpr bool every_refusal_worded() {
+  for (const Input& in : kInputs)
+    if (!refusal_worded(in)) return false;
+  return true;
+}
+static_assert(every_refusal_worded(), "an input's form of range has no refusal's wording");
+
 // Each choice input's names (for messages and the page's lists) and the parser that reads it.
 struct Choices {
   std::string_view key;

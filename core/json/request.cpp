@@ -15,7 +15,7 @@
 #include "util/json_fields.hpp"
 #include "util/number_text.hpp"  // fixed_text, general_text
 #include "util/quantity.hpp"  // parse_count, parse_tokens
-#include "util/text.hpp"      // parse_switch, split_list
+#include "util/text.hpp"      // parse_switch, split_list, join_names
 
 namespace vramfit {
 
@@ -78,31 +78,6 @@ std::string bound_text(double v) {
   return detail::general_text(v, 6);
 }
 
-std::string range_text(const Input& in) {
-  const bool bounded = std::isfinite(in.max);
-  if (in.above_min)
-    return "above " + bound_text(in.min) + (bounded ? " and at most " + bound_text(in.max) : std::string());
-  return bounded ? "from " + bound_text(in.min) + " to " + bound_text(in.max) : "of at least " + bound_text(in.min);
-}
-
-// What an input takes, one wording for every input of a kind.
-std::string expectation(const Input& in) {
-  switch (in.kind) {
-    case K::text: return "a text";
-    case K::config: return "a config.json object or its text";
-    case K::choice: return "one of " + allowed_values(in);
-    case K::count: return "a whole number " + range_text(in);
-    case K::tokens: return "a whole number of tokens " + range_text(in) + ", such as 8192 or 8k";
-    case K::quantity: return "a whole number " + range_text(in) + ", such as 7e9, 300B or 1.5T";
-    case K::number: return "a number " + range_text(in);
-    case K::fraction: return "a fraction " + range_text(in) + ", such as 0.4 or 40%";
-    case K::toggle: return "true or false (or on/off, yes/no, 1/0)";
-    case K::list: return "GPU ids, as an array or comma-separated text such as h100-sxm,l40s";
-    case K::size: return "a memory size in GB " + range_text(in) + ", such as 48GB or 24 GiB";
-  }
-  return "a value";
-}
-
 // The value as given: text quoted (cut at 40 bytes, on a UTF-8 boundary), numbers and booleans as written.
 std::string shown(const json& v) {
   if (v.is_string()) {
@@ -130,11 +105,11 @@ MessageArg given_arg(const json& v) {
   return arg::text("given", v.is_array() ? "[…]" : v.is_object() ? "{…}" : shown(v), shown(v));
 }
 
-// The refusal as a message the page says in its language: one id per kind and form of range. Nothing for a
-// combination no input has (a unit test refuses every input once, so a new one is seen).
-std::optional<Message> refusal_message(const Input& in, const json& given) {
+// The refusal as a message the page says in its language: one id per kind and form of range, each worded once.
+// Whole numbers, token counts, quantities, sizes and fractions have a maximum, and a number without one lies above
+// its minimum: kInputs holds every input to these forms (core/json/inputs.cpp, refusal_worded).
+Message refusal_message(const Input& in, const json& given) {
   const bool bounded = std::isfinite(in.max);
-  const bool range = !in.above_min && bounded;
   const bool above_max = in.above_min && bounded;
   const MessageArg g = given_arg(given);
   const MessageArg lo = bound_arg("min", in.min);
@@ -150,52 +125,36 @@ std::optional<Message> refusal_message(const Input& in, const json& given) {
       return message("input.list",
                      "expected GPU ids, as an array or comma-separated text such as h100-sxm,l40s; got {given}", {g});
     case K::size:
-      if (range)
-        return message("input.size_range", "expected a memory size in GB from {min} to {max}, such as 48GB or 24 GiB; "
-                                           "got {given}", {lo, hi, g});
-      break;
+      return message("input.size_range", "expected a memory size in GB from {min} to {max}, such as 48GB or 24 GiB; "
+                                         "got {given}", {lo, hi, g});
     case K::count:
-      if (range)
-        return message("input.count_range", "expected a whole number from {min} to {max}; got {given}", {lo, hi, g});
-      break;
+      return message("input.count_range", "expected a whole number from {min} to {max}; got {given}", {lo, hi, g});
     case K::tokens:
-      if (range)
-        return message("input.tokens_range",
-                       "expected a whole number of tokens from {min} to {max}, such as 8192 or 8k; got {given}",
-                       {lo, hi, g});
-      break;
+      return message("input.tokens_range",
+                     "expected a whole number of tokens from {min} to {max}, such as 8192 or 8k; got {given}",
+                     {lo, hi, g});
     case K::quantity:
-      if (range)
-        return message("input.quantity_range",
-                       "expected a whole number from {min} to {max}, such as 7e9, 300B or 1.5T; got {given}",
-                       {lo, hi, g});
-      break;
+      return message("input.quantity_range",
+                     "expected a whole number from {min} to {max}, such as 7e9, 300B or 1.5T; got {given}",
+                     {lo, hi, g});
     case K::number:
-      if (range)
+      if (!in.above_min)
         return message("input.number_range", "expected a number from {min} to {max}; got {given}", {lo, hi, g});
       if (above_max)
         return message("input.number_above_max", "expected a number above {min} and at most {max}; got {given}",
                        {lo, hi, g});
       return message("input.number_above", "expected a number above {min}; got {given}", {lo, g});
     case K::fraction:
-      if (range)
-        return message("input.fraction_range",
-                       "expected a fraction from {min} to {max}, such as 0.4 or 40%; got {given}", {lo, hi, g});
       if (above_max)
         return message("input.fraction_above_max",
                        "expected a fraction above {min} and at most {max}, such as 0.4 or 40%; got {given}", {lo, hi, g});
-      break;
+      return message("input.fraction_range",
+                     "expected a fraction from {min} to {max}, such as 0.4 or 40%; got {given}", {lo, hi, g});
   }
-  return std::nullopt;
+  return message("input.text", "expected a text; got {given}", {g});  // not reached: every kind has its case
 }
 
-Error refusal(const Input& in, const json& given) {
-  const std::string text = "expected " + expectation(in) + "; got " + shown(given);
-  if (auto m = refusal_message(in, given); m && m->text == text)
-    return make_error(std::string(in.key), std::move(*m));
-  return make_error(std::string(in.key), message("input.expected", "expected {expected}; got {given}",
-                                                 {arg::text("expected", expectation(in)), given_arg(given)}));
-}
+Error refusal(const Input& in, const json& given) { return make_error(std::string(in.key), refusal_message(in, given)); }
 
 // A JSON number that is a whole number (4096, 4096.0, 7e9); nothing for fractions, negatives and others.
 std::optional<std::uint64_t> whole_of(const json& v) {
@@ -316,13 +275,21 @@ class InputReader {
   std::optional<std::uint64_t> whole(std::string_view key) { return get<std::uint64_t>(key); }
   std::optional<double> number(std::string_view key) { return get<double>(key); }
   std::optional<bool> toggle(std::string_view key) { return get<bool>(key); }
-  // A choice as the value its parser reads: the inputs table has checked the text by the same parser, so a text
-  // read here always parses; none when the key is absent or refused.
+  // A choice as the value its parser reads; none when the key is absent or refused. The inputs table has checked the
+  // text by its row's parser: a text it accepted that `parse` refuses means the two name different parsers, an
+  // error of vramfit's that is said, naming the key, rather than read as the input's default.
   template <auto parse>
   auto choice(std::string_view key) -> decltype(parse(std::string_view())) {
     const auto given = text(key);
     if (!given) return std::nullopt;
-    return parse(*given);
+    auto value = parse(*given);
+    if (!value)
+      fail(make_error(std::string(key),
+                      message("input.choice_unread",
+                              "\"{given}\" passed this input's check but was not read: an error in vramfit, "
+                              "please report it",
+                              {arg::text("given", *given)})));
+    return value;
   }
   // A card described by its figures: gpu_memory, gpu_bandwidth, ...
   CustomGpuInputs custom_gpu() {
@@ -741,12 +708,6 @@ Result<ParsedRequest> parse_questions(json& j, const ModelReads* reads) {
 }
 
 
-// One row per question, in the order of Question (json/answer.cpp answers each by the same order).
-constexpr QuestionInfo kQuestions[] = {
-    {Question::estimate, "estimate", true},         {Question::limits, "limits", false},
-    {Question::curve, "curve", true},               {Question::gpu_ranking, "gpu_ranking", false},
-    {Question::biggest_model, "biggest_model", false}, {Question::remedies, "remedies", true}};
-
 constexpr bool in_question_order() {
   for (std::size_t i = 0; i < std::size(kQuestions); ++i)
     if (static_cast<std::size_t>(kQuestions[i].question) != i) return false;
@@ -766,11 +727,7 @@ std::optional<Question> parse_question(std::string_view name) noexcept {
   return std::nullopt;
 }
 
-std::string question_names() {
-  std::string out;
-  for (const QuestionInfo& q : kQuestions) out += (out.empty() ? "" : ", ") + std::string(q.name);
-  return out;
-}
+std::string question_names() { return join_names(kQuestions); }
 
 Result<ParsedRequest> parse_request(std::string_view text, const ModelReads* reads) {
   auto object = request_object(text);

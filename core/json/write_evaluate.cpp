@@ -10,7 +10,6 @@ namespace vramfit {
 
 using detail::JsonWriter;
 using detail::write_range;
-using detail::write_text_or_null;
 
 namespace {
 
@@ -73,7 +72,7 @@ void write_cost(JsonWriter& w, const ServingCost& c, const Gpu& gpu) {
   } else {
     w.field("energy", nullptr);
   }
-  write_text_or_null(w, "energy_unavailable", c.energy_unavailable);
+  write_message_or_null(w, "energy_unavailable", c.energy_unavailable);
   if (price) w.field("price_date", price->date), w.field("price_source", price->offer);
   else w.field("price_date", nullptr), w.field("price_source", nullptr);
   w.field("usd_per_hour", c.usd_per_hour);
@@ -482,6 +481,20 @@ void write_breakdown(JsonWriter& w, const InferenceEstimate& e, const PlacedBrea
   w.end_object();
 }
 
+// The other models loaded first, in the order they load (the breakdown's keys come sorted): only with some.
+void write_other_models(JsonWriter& w, const InferenceEstimate& e) {
+  if (e.other_models.empty()) return;
+  w.begin_array("other_models");
+  for (const OtherModel& other : e.other_models) {
+    w.begin_object();
+    w.field("bytes", other.bytes);
+    w.field("context", other.context_tokens);
+    w.field("name", other.name);
+    w.end_object();
+  }
+  w.end_array();
+}
+
 void write_command(JsonWriter& w, const Report& report) {
   w.begin_object("command");
   write_message_or_null(w, "note", report.command_note);
@@ -554,6 +567,7 @@ std::string report_to_json(const Report& report) {
   detail::write_model(w, m, e.params, report.published_params);
   w.message_ids("notes", e.notes);
   w.field("ok", true);
+  write_other_models(w, e);
   if (e.per_gpu.gpus > 1) write_per_gpu(w, report, report.gpus.size() == 1 ? &report.gpus.front() : nullptr);
   if (speed && speed->prefill) write_range(w, "prefill_tokens_per_second", speed->prefill->tokens_per_second);
   else w.field("prefill_tokens_per_second", nullptr);
@@ -589,17 +603,21 @@ std::string error_to_json(const Error& error) {
 std::string refusal_to_json(BindingRefusal refusal, std::string_view field) {
   switch (refusal) {
     case BindingRefusal::file_size:
-      return error_to_json(make_error("file", message("binding.file_size", "the file size must be between 0 and 2^53 bytes")));
+      return error_to_json(make_error("file", message("binding.file_size", "the file size must be between 0 and "
+                                                                           "2^{bits} bytes",
+                                                      {arg::digits("bits", kByteCountBits)})));
     case BindingRefusal::shards_not_array:
       return error_to_json(make_error("files", message("binding.shards_array", "expected an array of shards")));
     case BindingRefusal::shard_count:
-      return error_to_json(make_error("files", message("binding.shard_count", "give 1 to 4096 .safetensors shards")));
+      return error_to_json(make_error("files", message("binding.shard_count", "give 1 to {max} .safetensors shards",
+                                                       {arg::digits("max", kMaxShards)})));
     case BindingRefusal::shard_fields:
       return error_to_json(
           make_error(std::string(field), message("binding.shard_fields", "needs a name, a size and the header bytes")));
     case BindingRefusal::shard_size:
-      return error_to_json(
-          make_error(std::string(field), message("binding.shard_size", "must be between 0 and 2^53 bytes")));
+      return error_to_json(make_error(std::string(field), message("binding.shard_size", "must be between 0 and "
+                                                                                        "2^{bits} bytes",
+                                                                  {arg::digits("bits", kByteCountBits)})));
   }
   return {};
 }

@@ -176,7 +176,7 @@ std::string training_report_to_json(const TrainingReport& report) {
   w.begin_array("gpus");
   for (const auto& f : report.gpus) detail::write_gpu_fit(w, *f.gpu, f.fit, f.free_bytes);
   w.end_array();
-  w.field("gradient_convention", e.gradient_convention);
+  w.message_id("gradient_convention", e.gradient_convention);
   write_grpo(w, report);
   w.field("host_ram_bytes", e.host_ram_bytes);
   write_inputs(w, report);

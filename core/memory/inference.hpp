@@ -54,6 +54,7 @@ struct InferenceOptions {
   double gpu_util = kVllmDefaultGpuUtil;
   std::uint64_t gpu_memory_bytes = 0;              // the driver's total (cudaMemGetInfo); 0: no GPU, no capacity
   bool gpu_total_nominal = false;                  // the driver's total is unknown: gpu_memory_bytes is nominal
+  bool gpu_is_rocm = false;                        // an AMD GPU: the driver's total is the one ROCm reports
   bool gpu_is_a100 = false;                        // vLLM keeps the small batch defaults on A100
   std::uint32_t gpu_compute_capability = 0;        // NVIDIA's major · 10 + minor; 0: none chosen or not NVIDIA
   std::optional<std::uint64_t> max_num_batched_tokens;

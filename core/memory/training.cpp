@@ -1013,7 +1013,7 @@ Result<TrainingEstimate> estimate_training(const ModelSpec& spec, const Training
   e.optimizer = o.optimizer;
   e.params = params.value();
   e.layout = layout.value();
-  e.gradient_convention = gradient_convention(e.grad_dtype).text;
+  e.gradient_convention = gradient_convention(e.grad_dtype);
   const Conventions c = conventions_for(o, e.grad_dtype);
 
   auto groups = param_groups(spec, e.params, o);

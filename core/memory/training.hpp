@@ -110,7 +110,7 @@ struct TrainingEstimate {
   Precision precision = Precision::mixed_bf16;
   GradDType grad_dtype = GradDType::fp32;
   Optimizer optimizer = Optimizer::adamw;
-  std::string gradient_convention;  // which bytes/param convention this is, in words
+  Message gradient_convention;  // which bytes/param convention this is, in words
 
   ParamCounts params;
   std::uint64_t trainable_params = 0;

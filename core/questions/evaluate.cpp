@@ -242,12 +242,14 @@ void add_llamacpp_fit(Report& report, const ResolvedRequest& rr) {
   report.llamacpp_fit = plan_llamacpp_fit(inputs.value());
   report.llamacpp_fit->margin_holds_projector = projector.fit_target_bytes != 0 || projector_in_target != 0;
   report.llamacpp_fit->margin_holds_draft = draft_in_target;
-  if (e.engine == Engine::llamacpp && rr.gpu->driver_visible_bytes)
+  if (e.engine == Engine::llamacpp && rr.gpu->driver_visible_bytes) {
+    const bool rocm = rr.gpu->vendor == gpu_vendor_name(GpuVendor::amd);
     report.estimate.notes.push_back(message("llamacpp.fit_driver_total",
                                             "llama.cpp's --fit plans against what is free of {total_bytes}, "
                                             "{cuda_total}.",
                                             {arg::gib("total_bytes", *rr.gpu->driver_visible_bytes, 2),
-                                             arg::message("cuda_total", cuda_total_clause())}));
+                                             arg::message("cuda_total", driver_total_clause(rocm))}));
+  }
   // From b9305 (PR #23485; PR #23801's table has b9297 without it, b9305 with it) load_model adds the draft to fit's
   // target; that later builds keep the same room is assumed, so the note says so.
   if (draft_in_target)
@@ -436,6 +438,7 @@ void size_for_gpu(InferenceOptions& o, const Gpu& gpu) {
   o.gpu_compute_capability = compute_capability(gpu);
   o.gpu_has_nvlink = gpu.nvlink_gb_s.has_value();
   o.gpu_is_apple = gpu.is_apple();
+  o.gpu_is_rocm = gpu.vendor == gpu_vendor_name(GpuVendor::amd);
 }
 
 // vLLM and SGLang with no GPU chosen: each card is judged as it would be chosen, by the KV pool the engine sizes on
@@ -1137,6 +1140,7 @@ ResolvedRequest without_gpu(ResolvedRequest scenario) {
   scenario.options.gpu_has_nvlink = false;
   scenario.options.gpu_is_apple = false;
   scenario.options.gpu_is_cuda = false;
+  scenario.options.gpu_is_rocm = false;
   return scenario;
 }
 
@@ -1198,8 +1202,12 @@ NewestRelease newest_release_followed(Engine engine) noexcept {
     case Engine::sglang: return {"SGLang", kSglangVersionPrefillGraphs};
     case Engine::ollama: return {"Ollama", kOllamaVersionModelled};
     case Engine::mlx: return {"mlx-lm", kMlxVersionModelled};
-    default: return {};
+    case Engine::vllm:          // refuses a version after the newest modelled (vllm_version_after_modelled)
+    case Engine::llamacpp:      // refuses a build outside the ones modelled
+    case Engine::transformers:  // has no version input
+      return {};
   }
+  return {};
 }
 
 // The notes on how the request was read: the context assumed, the names as read, what Ollama's version tried, a

@@ -104,21 +104,18 @@ void JsonWriter::put_double(const char* key, double v) {
   out_.append(buf, nlohmann::detail::to_chars(buf, buf + sizeof buf, v));
 }
 
-void JsonWriter::message_id(const char* key, const Message& m) { message_object(key, m, true); }
-
-// A clause inside another message carries its English too: a client without that id's template shows it.
-void JsonWriter::message_object(const char* key, const Message& m, bool with_text) {
+void JsonWriter::message_id(const char* key, const Message& m) {
   begin_object(key);
   begin_object("args");
   for (const MessageArg& a : m.args) {
     if (a.kind == MessageArg::Kind::integer) put_int(a.name.c_str(), a.integer);
     else if (a.kind == MessageArg::Kind::real) put_double(a.name.c_str(), a.real);
-    else if (a.kind == MessageArg::Kind::message) message_object(a.name.c_str(), a.nested.front(), true);
+    else if (a.kind == MessageArg::Kind::message) message_id(a.name.c_str(), a.nested.front());
     else put_string(a.name.c_str(), a.text);
   }
   end_object();
   put_string("id", m.id);
-  if (with_text) put_string("text", m.text);
+  put_string("text", m.text);
   end_object();
 }
 

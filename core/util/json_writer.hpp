@@ -52,7 +52,8 @@ class JsonWriter {
     put(nullptr, v);
   }
   // A text for people, one key: {"id": "vllm.kv_short", "args": {"tokens": 4096}, "text": "the English"};
-  // for a list, an array of those. (`field` with a Message writes the English only, for a plain string key.)
+  // for a list, an array of those. A clause inside it (arg::message) is one of these too, with its English, which a
+  // client without that id's template shows.
   void message_id(const char* key, const Message& m);
   void message_ids(const char* key, const std::vector<Message>& ms);
   // Any parsed value (a request passed on, a number quoted in a message), keys in nlohmann's order.
@@ -69,7 +70,6 @@ class JsonWriter {
     else if constexpr (std::is_floating_point_v<T>) put_double(key, static_cast<double>(v));
     else if constexpr (std::is_same_v<T, std::nullptr_t>) put_null(key);
     else if constexpr (std::is_convertible_v<const T&, std::string_view>) put_string(key, v);
-    else if constexpr (std::is_same_v<T, Message>) put_string(key, v.text);
     else if constexpr (kIsOptional<T>) {
       if (v) put(key, *v);
       else put_null(key);
@@ -94,7 +94,6 @@ class JsonWriter {
   void put_uints(const char* key, const std::vector<std::uint64_t>& v);
   void prefix(const char* key);  // the comma before a sibling, then `"key":` inside an object
   void quoted(std::string_view s);
-  void message_object(const char* key, const Message& m, bool with_text);
   void sort_members(std::size_t first);  // the innermost object's members, from members_[first]
 
   // A member of an open object: its key (keys_[key_at, key_at + key_size)) and where its text starts in out_

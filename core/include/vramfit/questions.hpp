@@ -18,6 +18,13 @@ struct QuestionInfo {
   bool trains;            // answers a training scenario too ("mode" train, lora, qlora or grpo)
 };
 
+// One row per question, in the order of Question: the request parser, the answers (json/answer.cpp holds its
+// answerers to these rows at compile time) and the clients read whether a question trains here only.
+inline constexpr QuestionInfo kQuestions[] = {
+    {Question::estimate, "estimate", true},         {Question::limits, "limits", false},
+    {Question::curve, "curve", true},               {Question::gpu_ranking, "gpu_ranking", false},
+    {Question::biggest_model, "biggest_model", false}, {Question::remedies, "remedies", true}};
+
 std::span<const QuestionInfo> questions() noexcept;
 std::string_view question_name(Question question) noexcept;
 std::optional<Question> parse_question(std::string_view name) noexcept;

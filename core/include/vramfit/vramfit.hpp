@@ -69,6 +69,11 @@ std::string catalog_to_json(const Catalog& catalog);
 // {"ok": false, "error": {"field", "message"}}: how every answer reports a wrong input, for a binding's own checks
 // of its arguments; `field` names the shard a shard's refusal is about ("files[2]", "files[2].size").
 enum class BindingRefusal { file_size, shards_not_array, shard_count, shard_fields, shard_size };
+// What a binding takes, as its refusals say it: a JS number of bytes is a double, exact up to 2^kByteCountBits, and a
+// checkpoint comes in 1 to kMaxShards shards.
+inline constexpr unsigned kByteCountBits = 53;
+inline constexpr std::uint64_t kMaxByteCount = std::uint64_t{1} << kByteCountBits;
+inline constexpr unsigned kMaxShards = 4096;
 std::string refusal_to_json(BindingRefusal refusal, std::string_view field = {});
 
 }  // namespace vramfit

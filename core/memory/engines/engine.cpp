@@ -48,7 +48,10 @@ std::span<const EngineVersionChoice> engine_version_choices() noexcept {
   return kChoices;
 }
 
-Message cuda_total_clause() {
+Message driver_total_clause(bool rocm) {
+  if (rocm)
+    return message("engine.rocm_total", "the total ROCm reports for this GPU under Linux: less than the memory the card "
+                                        "is sold with, by what the driver keeps");
   return message("engine.cuda_total", "the total CUDA reports for this GPU under Linux: less than the memory the card "
                                       "is sold with, by what the driver keeps");
 }

@@ -35,9 +35,9 @@ inline constexpr std::uint64_t kCudaContextHighBytes = 1343 * kMiB;
 inline constexpr std::uint64_t kCublasWorkspaceBytes = 32 * kMiB;
 inline constexpr std::uint64_t kCublasWorkspaceLowBytes = 4 * kMiB;
 // What the catalog's driver_visible_gib is, as the notes on vLLM's, SGLang's and llama.cpp's --fit starting total
-// say it (one clause, worded once in each language): CUDA's total under Linux, below the memory sold (under Windows
-// CUDA reports close to the whole memory, which is not modelled).
-Message cuda_total_clause();
+// say it (one clause per driver, worded once in each language): the total CUDA (NVIDIA) or ROCm (AMD, rocm true)
+// reports under Linux, below the memory sold (under Windows CUDA reports close to the whole memory, not modelled).
+Message driver_total_clause(bool rocm);
 
 
 // One version per memory rule an engine has besides its default, as parse_*_version reads it: a client's picker

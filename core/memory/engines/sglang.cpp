@@ -171,7 +171,7 @@ void add_sglang_notes(std::vector<Message>& notes, const ModelSpec&, const Infer
     notes.push_back(message("sglang.driver_total",
                             "SGLang's pool starts from what is free of {total_bytes}, {cuda_total}.",
                             {arg::gib("total_bytes", c.driver_total_bytes, 2),
-                             arg::message("cuda_total", cuda_total_clause())}));
+                             arg::message("cuda_total", driver_total_clause(o.gpu_is_rocm))}));
   if (c.vlm_factor != 1.0)
     notes.push_back(message("sglang.vision_fraction",
                             "SGLang lowers its default mem_fraction_static for a multimodal model by a factor of "

@@ -333,7 +333,7 @@ void add_vllm_notes(std::vector<Message>& notes, const ModelSpec& spec, const In
                             "vLLM's budget is gpu_memory_utilization {util} of {total_bytes}, {cuda_total}.",
                             {arg::fixed("util", e.vllm->gpu_util, 2),
                              arg::gib("total_bytes", e.vllm->driver_total_bytes, 2),
-                             arg::message("cuda_total", cuda_total_clause())}));
+                             arg::message("cuda_total", driver_total_clause(o.gpu_is_rocm))}));
   if (e.vllm && has_one_entry_layers(spec) && e.vllm->kv_cache_groups)
     notes.push_back(message("vllm.dsv4_groups",
                             "vLLM keeps DeepSeek-V4's cache in {groups} groups (the sliding window, the compressed "

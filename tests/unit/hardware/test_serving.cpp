@@ -189,7 +189,7 @@ TEST_CASE("the electricity of a card you own: TDP × hours × price") {
   SUBCASE("a GPU without a TDP says so") {
     const Report a10g = evaluated(R"({"model":"llama-3.1-8b","gpu":"a10g","usd_per_kwh":0.3})");
     CHECK_FALSE(a10g.serving->cost.energy.has_value());
-    CHECK(a10g.serving->cost.energy_unavailable.find("no board power") != std::string::npos);
+    CHECK(a10g.serving->cost.energy_unavailable.text.find("no board power") != std::string::npos);
   }
 }
 

@@ -5,11 +5,13 @@
 #include <nlohmann/json.hpp>
 
 #include <cstddef>  // std::byte
+#include <limits>   // std::numeric_limits
 #include <string>   // std::string
 
 #include "../test_support.hpp"
 #include "json/answer.hpp"
 #include "json/inputs.hpp"
+#include "json/request.hpp"  // parse_request
 #include "memory/engines/engines.hpp"  // kEngineTable
 
 using namespace vramfit;
@@ -30,29 +32,69 @@ json ask_file(std::string_view bytes, std::string_view name) {
   return json::parse(answer_file(test::catalog(), std::span<const std::byte>(data, bytes.size()), bytes.size(), name, "{}"));
 }
 
-// A request giving `key` a value no input kind takes ([1]: not a text, a number, a toggle nor a list of names),
-// with what makes the key apply (a training mode, the GPU ranking).
-std::string refused_request(const Input& in) {
-  const std::string value = "\"" + std::string(in.key) + "\":[1]";
+// A request giving `key` the JSON `given`, with what makes the key apply (a training mode, the GPU ranking).
+std::string request_with(const Input& in, const std::string& given) {
+  const std::string value = "\"" + std::string(in.key) + "\":" + given;
   if (used_by(in, InputUse::training) && !used_by(in, InputUse::inference)) return "{\"mode\":\"train\"," + value + "}";
   if (used_by(in, InputUse::gpu_ranking) && !used_by(in, InputUse::inference))
     return "{\"question\":\"gpu_ranking\"," + value + "}";
   return "{" + value + "}";
 }
 
+// A value no input kind takes ([1]: not a text, a number, a toggle nor a list of names).
+std::string refused_request(const Input& in) { return request_with(in, "[1]"); }
+
+// The refusal's id an input's kind and form of range call for: "input.<kind>", with "_range" (from a minimum to a
+// maximum), "_above_max" (above the minimum, at most the maximum) or "_above" (no maximum) for numbers.
+std::string refusal_id(const Input& in) {
+  const bool bounded = in.max < std::numeric_limits<double>::infinity();
+  const std::string form = !bounded ? "_above" : in.above_min ? "_above_max" : "_range";
+  switch (in.kind) {
+    case InputKind::text: return "input.text";
+    case InputKind::config: return "input.config";
+    case InputKind::choice: return "input.choice";
+    case InputKind::toggle: return "input.toggle";
+    case InputKind::list: return "input.list";
+    case InputKind::count: return "input.count" + form;
+    case InputKind::tokens: return "input.tokens" + form;
+    case InputKind::quantity: return "input.quantity" + form;
+    case InputKind::number: return "input.number" + form;
+    case InputKind::fraction: return "input.fraction" + form;
+    case InputKind::size: return "input.size" + form;
+  }
+  return "";
+}
+
 }  // namespace
 
-TEST_CASE("every input's refusal carries a message id, the value as JSON shows it, and the English as before") {
+TEST_CASE("every input's refusal carries its kind's and range's own id, the value as JSON shows it, and the English") {
   for (const Input& in : inputs()) {
     const json a = ask(refused_request(in));
     CAPTURE(in.key);
     REQUIRE(a["ok"] == false);
     CHECK(a["error"]["field"] == in.key);
-    const std::string id = a["error"]["message"]["id"];
-    CHECK(id.starts_with("input."));
+    // One wording per kind and form of range: a refusal worded any other way (a general sentence) fails here.
+    CHECK(a["error"]["message"]["id"] == refusal_id(in));
     // An array is "[…]" in any language; the English sentence words it.
     CHECK(a["error"]["message"]["args"]["given"] == "[…]");
     CHECK(a["error"]["message"]["text"].get<std::string>().ends_with("; got an array"));
+  }
+}
+
+TEST_CASE("every name a choice's table row accepts is read by the request's parser of that input") {
+  // A name the row accepts that the reader's parser refuses is an error of vramfit's, said as input.choice_unread.
+  for (const Input& in : inputs()) {
+    if (in.kind != InputKind::choice) continue;
+    const std::string names = allowed_values(in);
+    for (std::size_t from = 0; from < names.size();) {
+      const std::size_t comma = names.find(", ", from);
+      const std::string name = names.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
+      from = comma == std::string::npos ? names.size() : comma + 2;
+      CAPTURE(in.key);
+      CAPTURE(name);
+      const auto parsed = parse_request(request_with(in, "\"" + name + "\""));
+      if (!parsed) CHECK(parsed.error().message.id != "input.choice_unread");
+    }
   }
 }
 

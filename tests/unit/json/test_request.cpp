@@ -1,12 +1,24 @@
 // Request JSON → the questions' inputs: one parse, "question" and "mode" routing, each question's own keys.
 #include <doctest/doctest.h>
 
+#include <nlohmann/json.hpp>
+
+#include <cctype>       // std::isdigit
+#include <string_view>  // std::string_view
+
 #include "../test_support.hpp"
+#include "json/answer.hpp"  // answer
 #include "json/inputs.hpp"
 #include "json/request.hpp"
 #include "util/text.hpp"  // split_list
+#include "memory/engines/llamacpp.hpp"  // kLlamaCppBuildModelled, llamacpp_version_name
+#include "memory/engines/mlx.hpp"       // kMlxVersionModelled
+#include "memory/engines/ollama.hpp"    // kOllamaVersionModelled
+#include "memory/engines/sglang.hpp"    // kSglangVersionPrefillGraphs
+#include "memory/engines/vllm.hpp"      // kVllmVersionModelled, parse_vllm_version
 
 using namespace vramfit;
+using nlohmann::json;
 
 TEST_CASE("a request without a question asks for the estimate") {
   auto r = parse_request(R"({"model":"llama-3.1-8b","context":8192})");
@@ -46,11 +58,22 @@ TEST_CASE("each question reads back by its name, and reads the training inputs w
     }
   }
   CHECK_FALSE(parse_question("cost"));
-  // The answers json/answer.cpp gives for training: the estimate, the curve and the remedies.
-  std::string training;
-  for (const QuestionInfo& q : questions())
-    if (q.trains) training += (training.empty() ? "" : ", ") + std::string(q.name);
-  CHECK(training == "estimate, curve, remedies");
+}
+
+TEST_CASE("answer() answers a training scenario for each question the table says trains, and refuses the others") {
+  for (const QuestionInfo& q : questions()) {
+    CAPTURE(q.name);
+    const std::string asked = std::string(R"({"model":"llama-3.1-8b","gpu":"h100-sxm","mode":"lora","question":")") +
+                              std::string(q.name) + "\"" +
+                              (q.question == Question::curve ? R"(,"axis":"batch","values":[1,2])" : "") + "}";
+    const json a = json::parse(answer(test::catalog(), asked));
+    if (q.trains) {
+      CHECK(a["ok"] == true);
+    } else {
+      REQUIRE(a["ok"] == false);
+      CHECK(a["error"]["field"] == "mode");
+    }
+  }
 }
 
 TEST_CASE("the curve's own keys are read beside the inputs and kept out of them") {
@@ -213,4 +236,40 @@ TEST_CASE("a key is refused where no question reads it: unknown keys list the al
   CHECK(parse_request(R"({"model":"llama-3.1-8b","gpus":"h100-sxm,l40s"})").value().inference.devices.size() == 2);
   CHECK(refused(R"({"question":"limits","mode":"train"})").message.text ==
         "\"train\" is a training mode; the question \"limits\" answers inference only");
+}
+
+namespace {
+
+// Whether `text` names `version` whole: "0.27" in "0.27 (default" but not in "0.27.1" or "10.27".
+bool names_version(std::string_view text, std::string_view version) {
+  for (std::size_t at = text.find(version); at != std::string_view::npos; at = text.find(version, at + 1)) {
+    const bool starts = at == 0 || !(std::isdigit(static_cast<unsigned char>(text[at - 1])) || text[at - 1] == '.');
+    const std::size_t end = at + version.size();
+    const bool digit_after = end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]));
+    const bool part_after = end + 1 < text.size() && text[end] == '.' &&
+                            std::isdigit(static_cast<unsigned char>(text[end + 1]));
+    if (starts && !digit_after && !part_after) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("engine_version's help names each engine's modelled and newest release, and the first vLLM refused") {
+  const Input* in = input_by_key("engine_version");
+  REQUIRE(in);
+  const std::string_view help = in->help;
+  CHECK(names_version(help, kVllmVersionModelled));
+  CHECK(names_version(help, kSglangVersionPrefillGraphs));
+  CHECK(names_version(help, kOllamaVersionModelled));
+  CHECK(names_version(help, kMlxVersionModelled));
+  CHECK(names_version(help, kLlamaCppVersionModelled));
+  CHECK(names_version(help, llamacpp_version_name(kLlamaCppBuildModelled)));
+  CHECK(names_version(help, llamacpp_version_name(kLlamaCppOldestBuild)));
+  CHECK(names_version(help, llamacpp_version_name(kLlamaCppDraftInFitBuild)));
+  // "0.28 and later are refused": the release after the newest modelled, as the parser refuses it.
+  CHECK(help.find("0.28 and later are refused") != std::string_view::npos);
+  CHECK(vllm_version_after_modelled("0.28"));
+  CHECK_FALSE(vllm_version_after_modelled(kVllmVersionModelled));
+  CHECK(parse_vllm_version(kVllmVersionModelled) == VllmRule::hybrid_prefix_caching);
 }

@@ -15,7 +15,7 @@ TEST_CASE("HF model memory anatomy: mixed-precision AdamW with fp32 gradients is
   CHECK(e.breakdown.optimizer == 12'000'000'000ULL);  // 8 B moments + 4 B master
   CHECK(e.breakdown.master_weights == 4'000'000'000ULL);
   CHECK(states(e.breakdown) == 18'000'000'000ULL);
-  CHECK(e.gradient_convention.find("18 B/param") != std::string::npos);
+  CHECK(e.gradient_convention.text.find("18 B/param") != std::string::npos);
 }
 
 TEST_CASE("the ZeRO paper's convention, half-precision gradients, is 16 bytes per parameter") {
@@ -23,7 +23,7 @@ TEST_CASE("the ZeRO paper's convention, half-precision gradients, is 16 bytes pe
   o.grad_dtype = GradDType::half;
   const auto e = train(bare(1'000'000'000), o);
   CHECK(states(e.breakdown) == 16'000'000'000ULL);  // 2 + 2 + K = 12
-  CHECK(e.gradient_convention.find("ZeRO") != std::string::npos);
+  CHECK(e.gradient_convention.text.find("ZeRO") != std::string::npos);
 }
 
 TEST_CASE("seed article: a 7B model's '28 GB optimizer' is an undercount") {

@@ -407,25 +407,38 @@ TEST_CASE("a release after the newest one read is estimated by that one's rules,
   }
 }
 
-TEST_CASE("vLLM, SGLang and llama.cpp's --fit say the total they start from in one clause, worded once") {
-  const char* requests[][2] = {
-      {R"({"model":"llama-3.1-8b","engine":"vllm","gpu":"rtx-4090"})", "vllm.driver_total"},
-      {R"({"model":"llama-3.1-8b","engine":"sglang","gpu":"rtx-4090"})", "sglang.driver_total"},
-      {R"({"model":"llama-3.1-8b","engine":"llamacpp","gpu":"rtx-4090"})", "llamacpp.fit_driver_total"},
+TEST_CASE("vLLM, SGLang and llama.cpp's --fit say the total they start from in one clause per driver, worded once") {
+  // data/gpus.json: the RTX 4090's 23.49 GiB is torch's total under CUDA, the MI300X's 191.98 GiB torch's under ROCm
+  // ("torch (ROCm) OOM 'GPU 0 has a total capacity of 191.98 GiB'"): an AMD card's clause names ROCm, not CUDA.
+  struct Case {
+    const char* gpu;
+    const char* total;
+    const char* driver;
+    const char* clause_id;
   };
-  for (const auto& [json, id] : requests) {
-    auto report = evaluate(test::catalog(), request_from_json(json).value());
-    REQUIRE_MESSAGE(report.ok(), json);
-    const Message* note = nullptr;
-    for (const auto& n : report.value().estimate.notes)
-      if (n.id == id) note = &n;
-    REQUIRE_MESSAGE(note, id);
-    // 23.49 GiB (data/gpus.json), then the clause as the JSON carries it: a message of its own.
-    CHECK_MESSAGE(note->text.find("23.49 GiB, the total CUDA reports for this GPU under Linux: less than the memory "
-                                  "the card is sold with, by what the driver keeps.") != std::string::npos, id);
-    const MessageArg clause = arg_named(*note, "cuda_total");
-    CHECK(clause.kind == MessageArg::Kind::message);
-    REQUIRE(clause.nested.size() == 1);
-    CHECK(clause.nested.front().id == "engine.cuda_total");
-  }
+  const Case gpus[] = {{"rtx-4090", "23.49 GiB", "CUDA", "engine.cuda_total"},
+                       {"mi300x", "191.98 GiB", "ROCm", "engine.rocm_total"}};
+  const char* engines[][2] = {{"vllm", "vllm.driver_total"},
+                              {"sglang", "sglang.driver_total"},
+                              {"llamacpp", "llamacpp.fit_driver_total"}};
+  for (const Case& g : gpus)
+    for (const auto& [engine, id] : engines) {
+      const std::string json = std::string(R"({"model":"llama-3.1-8b","engine":")") + engine + R"(","gpu":")" + g.gpu +
+                               R"("})";
+      auto report = evaluate(test::catalog(), request_from_json(json).value());
+      REQUIRE_MESSAGE(report.ok(), json);
+      const Message* note = nullptr;
+      for (const auto& n : report.value().estimate.notes)
+        if (n.id == id) note = &n;
+      REQUIRE_MESSAGE(note, json);
+      // The total, then the clause as the JSON carries it: a message of its own.
+      const std::string said = std::string(g.total) + ", the total " + g.driver +
+                               " reports for this GPU under Linux: less than the memory the card is sold with, by "
+                               "what the driver keeps.";
+      CHECK_MESSAGE(note->text.find(said) != std::string::npos, json);
+      const MessageArg clause = arg_named(*note, "cuda_total");
+      CHECK(clause.kind == MessageArg::Kind::message);
+      REQUIRE(clause.nested.size() == 1);
+      CHECK(clause.nested.front().id == g.clause_id);
+    }
 }

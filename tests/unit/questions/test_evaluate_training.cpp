@@ -249,7 +249,7 @@ TEST_CASE("seed article: a 7B model's training states are 126 GB, not 'over 56 G
   CHECK(j["breakdown"]["total"] == 126'536'870'912ULL);
   CHECK(j["host_ram_bytes"] == 0);
   CHECK(j["trainable_params"] == 7'000'000'000ULL);
-  CHECK(j["gradient_convention"].get<std::string>().find("18 B/param") != std::string::npos);
+  CHECK(j["gradient_convention"]["text"].get<std::string>().find("18 B/param") != std::string::npos);
   CHECK(j["activations"].is_null());
   CHECK(j["time"].is_null());
   CHECK(j["inputs"]["tokens"].is_null());

@@ -40,6 +40,7 @@ export const MESSAGES = {
     "sglang.driver_total": "SGLangs Pool geht von dem aus, was von {total_bytes} frei ist, {cuda_total}.",
     "llamacpp.fit_driver_total": "llama.cpps --fit plant mit dem, was von {total_bytes} frei ist, {cuda_total}.",
     "engine.cuda_total": "dem Gesamtspeicher, den CUDA unter Linux für diese GPU meldet: weniger als der Speicher, mit dem die Karte verkauft wird, um das, was der Treiber für sich behält",
+    "engine.rocm_total": "dem Gesamtspeicher, den ROCm unter Linux für diese GPU meldet: weniger als der Speicher, mit dem die Karte verkauft wird, um das, was der Treiber für sich behält",
     "headline.vllm_in_use": "vLLM würde auf einer {gpu} nicht starten: Neben {in_use_bytes} belegtem Speicher sind {free_bytes} frei, weniger als gpu_memory_utilization {util} verlangt; mit {fits} startet es",
     "headline.vllm_in_use_owned": "vLLM würde auf Ihren {count} × {gpu} nicht starten: Neben {in_use_bytes} belegtem Speicher sind {free_bytes} frei, weniger als gpu_memory_utilization {util} verlangt; mit {fits} startet es",
     "headline.vllm_in_use_short": "vLLM würde auf einer {gpu} nicht starten: Neben {in_use_bytes} belegtem Speicher sind {free_bytes} frei, weniger als gpu_memory_utilization {util} verlangt; selbst mit {fits} fasste der KV-Cache {tokens} Tokens, weniger als eine Sequenz zu {length}",

@@ -3,6 +3,7 @@
 export default {
   en: {},  // none: no text here names a byte count (../messages.js)
   de: {
+    "input.choice_unread": "„{given}“ hat die Prüfung dieser Eingabe bestanden, wurde aber nicht gelesen: ein Fehler in vramfit, bitte melden Sie ihn",
     "input.also_duplicate": "„{given}“ ist unter den anderen Modellen auf der GPU zweimal genannt: Nennen Sie jedes Modell mit seinem Kontext nur einmal",
     "also.duplicate": "{name} mit {context} Tokens ist unter den anderen Modellen auf der GPU zweimal genannt: Nennen Sie jedes Modell mit seinem Kontext nur einmal",
     "ranking.tp_no_heads": "Tensor-Parallelität braucht die Zahl der Attention-Köpfe (eine bloße Parameterzahl hat keine)",
