@@ -484,8 +484,8 @@ TEST_CASE("experts in system RAM: the published --n-cpu-moe runs, and how far th
   //     +14.5 % against 36.7 (the generation speed the server itself measured);
   //   gpt-oss-20b 16-bit outside the experts, RX 7900 XT + dual-channel DDR4-3200, every layer's experts on the CPU:
   //     17.4–19.6 t/s, middle −7.4 % against "~20".
-  // Before the CPU's expert share and the hand-offs (the CPU at a dense layer's 50–80 %, no hand-off) the first came
-  // out 55 % too fast. Not pinned: the same RTX 2080 host's gpt-oss-20b at --n-cpu-moe 12 (AlexsJones/llmfit PR #775,
+  // The CPU reads their experts at its expert share and each split layer hands over twice (the test case above).
+  // Not pinned: the same RTX 2080 host's gpt-oss-20b at --n-cpu-moe 12 (AlexsJones/llmfit PR #775,
   // 36.4 t/s), an llmfit bench average whose time includes prompt processing (PR #755 says so of the same tool), so
   // no decode speed.
   auto measurements = parse_speed_measurements(read_measurements());
