@@ -183,7 +183,8 @@ struct StepTerms {
   double gpu_bytes = 0;  // per GPU
   double cpu_bytes = 0;
   double cpu_expert_bytes = 0;  // the routed experts' part of cpu_bytes
-  double handoffs = 0;   // GPU↔CPU hand-offs per step at the layers whose experts the CPU computes
+  double split_layers = 0;  // layers whose attention stays on the GPU while the CPU computes their experts
+  double handoffs = 0;      // GPU↔CPU hand-offs per step, two at each split layer
   double flops = 0;      // per GPU
 };
 
@@ -214,9 +215,9 @@ StepTerms decode_terms(const SpeedModel& model, const SpeedOptions& o) {
   t.cpu_expert_bytes = routed * experts_cpu;
   // A layer held whole by the CPU (-ngl) hands nothing over; one whose attention stays on the GPU hands over twice.
   // Whole layers: the CPU's share of the expert layers is rounded to the layers it holds.
-  const double split_layers = std::max(
+  t.split_layers = std::max(
       0.0, std::round(static_cast<double>(o.cpu_expert_layers) - cpu * static_cast<double>(model.expert_layers())));
-  t.handoffs = kHandoffsPerCpuExpertLayer * split_layers;
+  t.handoffs = kHandoffsPerCpuExpertLayer * t.split_layers;
   // 2 FLOPs per active parameter and token, plus QKᵀ and AV over the tokens attended: 4 · Σ_layers width · tokens,
   // tokens = the context, or at most the window of a sliding-window or chunked layer.
   double attended = static_cast<double>(o.context_tokens) * static_cast<double>(model.attention_width);
@@ -477,7 +478,8 @@ Message in_ram_clause(const SpeedOptions& o, const StepTerms& terms) {
                    "CPU, which computes them there (no weights cross PCIe while decoding), the experts at "
                    "{share_low}–{share_high} % of {ram_bandwidth} GB/s (many small matrices, the CPU's threads "
                    "waiting for each other after every one); GPU and CPU hand the activations over {handoffs} times "
-                   "per step, twice at each such layer, {handoff_low}–{handoff_high} µs each",
+                   "per step, twice at each of the {split_layers} layers whose attention stays on the GPU, "
+                   "{handoff_low}–{handoff_high} µs each",
                    {arg::digits("layers", o.cpu_expert_layers),
                     arg::message("output", clause_if(o.output_on_cpu, message("speed.how.and_output",
                                                                               " and the output layer"))),
@@ -486,6 +488,7 @@ Message in_ram_clause(const SpeedOptions& o, const StepTerms& terms) {
                     figure("share_high", kCpuExpertBandwidthShare.high * 100, 2),
                     figure("ram_bandwidth", o.system_bandwidth_gb_s, 4),
                     arg::digits("handoffs", static_cast<std::uint64_t>(std::llround(terms.handoffs))),
+                    arg::digits("split_layers", static_cast<std::uint64_t>(std::llround(terms.split_layers))),
                     figure("handoff_low", kCpuHandoffSeconds.low * 1e6, 3),
                     figure("handoff_high", kCpuHandoffSeconds.high * 1e6, 3)});
   return message("speed.how.cpu_layers", "; layers in system RAM are read at {ram_bandwidth} GB/s",

@@ -102,7 +102,7 @@ EngineCommand vllm_command(const Report& report, const Request& r, const Resolve
   }
   out.note = server_note("vLLM", weight_flags(t, report, r), !repo.empty());
   // The flags are measured against this version's defaults (gpu_memory_utilization, the graphs' place).
-  t << "  # vLLM " << version_named(r.engine_version, vllm_rule_version(o.vllm_rule));
+  t << "  # vLLM " << report.estimate.vllm->engine_version;
   out.text = t.str();
   return out;
 }
@@ -135,7 +135,7 @@ EngineCommand sglang_command(const Report& report, const Request& r, const Resol
   out.note = server_note("SGLang", weight_flags(t, report, r), !repo.empty());
   // The version the flags are measured against: as asked (its mem_fraction_static rule is the one the estimate used),
   // else the one modelled.
-  t << "  # SGLang " << version_named(r.engine_version, sglang_rule_version(o.sglang_rule));
+  t << "  # SGLang " << report.estimate.sglang->engine_version;
   out.text = t.str();
   return out;
 }
@@ -234,7 +234,7 @@ Message mlx_note(const std::string& convert_to, const std::string& repo) {
 // mlx_lm.generate's flags (mlx-lm generate.py): --max-kv-size none (every token kept), --kv-bits none (the model
 // dtype), --kv-group-size 64; the prompt from standard input ("-"). The weights are the checkpoint's: a 16-bit one
 // loads as it is, a quantized one has to be in MLX's format.
-EngineCommand mlx_command(const Report& report, const Request& r, const ResolvedRequest& s, const std::string& repo) {
+EngineCommand mlx_command(const Report& report, const ResolvedRequest& s, const std::string& repo) {
   const InferenceEstimate& e = report.estimate;
   EngineCommand out;
   Text t;
@@ -243,7 +243,7 @@ EngineCommand mlx_command(const Report& report, const Request& r, const Resolved
   if (e.kv_dtype == KvDType::q8_0) t << " --kv-bits 8";
   if (e.kv_dtype == KvDType::q4_0) t << " --kv-bits 4";
   t << " --prompt -";
-  t << "  # mlx-lm " << version_named(r.engine_version, mlx_rule_version(s.options.mlx_rule));
+  t << "  # mlx-lm " << e.mlx->engine_version;
   out.text = t.str();
   const std::string& format = e.weights_format;
   out.note = mlx_note(format.rfind("mlx-", 0) == 0 && format != report.model.quantization ? format : "", repo);
@@ -270,7 +270,7 @@ Message ollama_note(const InferenceOptions& o) {
 // Ollama's server reads its environment (envconfig): OLLAMA_CONTEXT_LENGTH the default num_ctx, OLLAMA_NUM_PARALLEL,
 // OLLAMA_FLASH_ATTENTION, OLLAMA_KV_CACHE_TYPE (used only with flash attention), OLLAMA_GPU_OVERHEAD; a session
 // sets num_ctx and num_gpu for one model with /set parameter.
-EngineCommand ollama_command(const Report& report, const Request& r, const ResolvedRequest& s) {
+EngineCommand ollama_command(const Report& report, const ResolvedRequest& s) {
   const InferenceEstimate& e = report.estimate;
   const InferenceOptions& o = s.options;
   Text t;
@@ -279,7 +279,7 @@ EngineCommand ollama_command(const Report& report, const Request& r, const Resol
   if (e.attention == Attention::sdpa) t << "OLLAMA_FLASH_ATTENTION=1 ";
   if (e.ollama && e.ollama->kv_type != KvDType::fp16) t << "OLLAMA_KV_CACHE_TYPE=" << kv_dtype_info(e.ollama->kv_type).name << " ";
   if (o.ollama_gpu_overhead) t << "OLLAMA_GPU_OVERHEAD=" << o.ollama_gpu_overhead << " ";
-  t << "ollama serve  # Ollama " << version_named(r.engine_version, kOllamaVersionModelled);
+  t << "ollama serve  # Ollama " << report.ollama_version;
   return {t.str(), ollama_note(o)};
 }
 
@@ -296,7 +296,7 @@ EngineCommand ollama_server_command(const Report& report, const Request& r, cons
   if (r.attention) t << "OLLAMA_FLASH_ATTENTION=" << (e.attention == Attention::sdpa ? "1 " : "0 ");
   if (e.kv_dtype != KvDType::fp16) t << "OLLAMA_KV_CACHE_TYPE=" << ggml_cache_type(e.kv_dtype) << " ";
   if (o.ollama_gpu_overhead) t << "OLLAMA_GPU_OVERHEAD=" << o.ollama_gpu_overhead << " ";
-  t << "ollama serve  # Ollama " << version_named(r.engine_version, kOllamaVersionModelled);
+  t << "ollama serve  # Ollama " << report.ollama_version;
   return {t.str(), ollama_note(o)};
 }
 
@@ -308,10 +308,10 @@ EngineCommand command_for(const Report& report, const Request& request, const Re
     case Engine::vllm: return vllm_command(report, request, scenario, scenario.hf_repo);
     case Engine::llamacpp: return llamacpp_command(report, scenario, fit);
     case Engine::sglang: return sglang_command(report, request, scenario, scenario.hf_repo);
-    case Engine::mlx: return mlx_command(report, request, scenario, scenario.hf_repo);
+    case Engine::mlx: return mlx_command(report, scenario, scenario.hf_repo);
     case Engine::ollama:
       return ollama_runs_llama_server(scenario.options) ? ollama_server_command(report, request, scenario)
-                                                        : ollama_command(report, request, scenario);
+                                                        : ollama_command(report, scenario);
     case Engine::transformers: break;
   }
   if (scenario.options.device_split.empty())

@@ -165,3 +165,19 @@ test('Other models: a model\'s own config.json, picked here, weighs what its pre
   assert.deepEqual(problems, []);
   assert.deepEqual(preset.problems, []);
 });
+
+test('Other models: files the page cannot use are refused under the picker, in the language shown', async () => {
+  const { page, problems } = await open('?model=qwen3-8b&engine=llamacpp&context=8192&gpu=rtx-4090');
+  await page.locator('#also-on-gpu > summary').click();
+  await page.locator('[data-testid="also-file"]').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('x') });
+  await page.waitForFunction(() => document.querySelector('#also-file-status').textContent === 'notes.txt is not a config.json, .gguf or .safetensors file');
+  assert.equal(await page.locator('.also-row').count(), 0);
+  // A language change redraws it from the page's state.
+  await page.locator('#lang').selectOption('de');
+  await page.waitForFunction(() => document.querySelector('#also-file-status').textContent === 'notes.txt ist keine config.json, .gguf- oder .safetensors-Datei');
+  // Files that are read replace it.
+  await page.locator('[data-testid="also-file"]').setInputFiles(path.join(root, 'tests/hub/fixtures/vramfit-test--qwen3-0.6b-draft/config.json'));
+  await page.locator('.also-row.also-file').waitFor();
+  assert.equal(await page.locator('#also-file-status').textContent(), '');
+  assert.deepEqual(problems, []);
+});

@@ -27,7 +27,7 @@ const open = (query) => openOnHub(session, hub, query);
 
 test('a draft by Hub id: nothing is asked until the lookup, then it weighs what the preset weighs', async () => {
   // The preset's line first: llama.cpp drafts in the format given for the model, Q8_0 here, as the repository's file
-  // holds it (468,189,176 B on the GPU: tests/node/lookup-draft-cli.test.mjs works it out by hand).
+  // holds it (the file's 468,189,184 B beside token_embd on the GPU: tests/node/lookup-draft-cli.test.mjs works it out by hand).
   const preset = await open(`${SCENARIO}&draft=qwen3-0.6b`);
   await preset.page.locator('#summary').waitFor({ state: 'visible' });
   const presetLine = await draftCell(preset.page);
@@ -122,6 +122,12 @@ test('a draft\'s own config.json, picked here: read in this browser, as heavy as
   await page.locator('#embed-section').waitFor({ state: 'visible' });
   await page.waitForFunction(() => /model=qwen3-8b/.test(document.querySelector('#embed-code').value));
   assert.doesNotMatch(await page.locator('#embed-code').inputValue(), /config\.json|draft=/);
+  // Files the page cannot use: refused under the draft, in the language shown.
+  await page.locator('#draft-file').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('x') });
+  await page.waitForFunction(() => document.querySelector('#draft-hub-status').textContent === 'notes.txt is not a config.json, .gguf or .safetensors file');
+  await page.locator('#lang').selectOption('de');
+  await page.waitForFunction(() => document.querySelector('#draft-hub-status').textContent === 'notes.txt ist keine config.json, .gguf- oder .safetensors-Datei');
+  await page.locator('#lang').selectOption('en');
   // A link that names a file by hand: the page asks for it rather than guess.
   const again = await open(`${SCENARIO}&draft=draft.gguf`);
   await again.page.waitForFunction(() => /pick it again under Draft model/.test(document.body.textContent));

@@ -171,8 +171,8 @@ TEST_CASE("the published runs by kind: how far the middle of each range lies fro
 TEST_CASE("llama.cpp's gpt-oss runs read the GGUF as stored: MXFP4 experts, Q8_0 elsewhere (MXFP4_MOE)") {
   // llama-bench names the file type in its model column (benches/dgx-spark.md): "gpt-oss 20B MXFP4 MoE | 11.27 GiB"
   // and "gpt-oss 120B MXFP4 MoE | 59.02 GiB", llama-quantize's MXFP4_MOE (experts MXFP4, the rest Q8_0). The
-  // checkpoint's own mxfp4 format keeps the rest at 16 bits, which made single-stream gpt-oss on the Spark 27–31 %
-  // slow: at 81.11 t/s and 273 GB/s a token of the 20B reads at most 3.37 GB.
+  // checkpoint's own mxfp4 format keeps the rest at 16 bits, more than these runs read: at 81.11 t/s and 273 GB/s a
+  // token of the 20B reads at most 3.37 GB.
   // llama-bench's size is the tensor data (llama_model_size: the sum of ggml_nbytes), printed to 0.01 GiB: ±0.05 %.
   CHECK(static_cast<double>(weights_of("gpt-oss-120b", "mxfp4_moe").total) ==
         doctest::Approx(59.02 * static_cast<double>(kGiB)).epsilon(0.001));

@@ -19,14 +19,14 @@ export function parseAlso(text) {
   return String(text ?? '').split(',').map((item) => item.trim()).filter((item) => item !== '').map((item) => {
     const at = item.indexOf('@');
     const row = at < 0 ? { model: item, context: '' } : { model: item.slice(0, at), context: item.slice(at + 1) };
-    if (hubRead(row.model)?.file) return { ...row, file: true };
+    if (alsoReadOf(row.model)?.file) return { ...row, file: true };
     return hubReading(row.model) ? { ...row, hub: true } : row;
   });
 }
 
-// What was read for the other models on the Hub or from files here (page.alsoHub: name → {phase, read, gguf (the
+// What was read for the other models, on the Hub or from files here (page.alsoReads: name → {phase, read, gguf (the
 // repository's quantizations), error, controller, file}).
-const hubRead = (name) => page.alsoHub?.get(name);
+const alsoReadOf = (name) => page.alsoReads?.get(name);
 
 /** The state as a link carries it: other models read from this browser's files stay out (their names too). */
 export function alsoLinkState(state) {
@@ -42,7 +42,7 @@ const keyOf = (name) => `also_read.${name}`;
 /** The keys of what was read for the state's other models, for the request's also_read; null when none was. */
 export function alsoRead() {
   const out = {};
-  for (const { model } of parseAlso(page.state.also)) if (hubRead(model)?.phase === 'loaded') out[model] = keyOf(model);
+  for (const { model } of parseAlso(page.state.also)) if (alsoReadOf(model)?.phase === 'loaded') out[model] = keyOf(model);
   return Object.keys(out).length ? out : null;
 }
 
@@ -53,7 +53,7 @@ const namesFile = (name) => page.calculator.readModelName(name).kind === 'file';
 export function alsoByName() {
   if (isTraining(page.state)) return null;
   for (const { model, hub } of parseAlso(page.state.also)) {
-    const read = hubRead(model);
+    const read = alsoReadOf(model);
     if (read?.phase === 'loaded') continue;
     if (!hub && namesFile(model)) return { ok: false, error: { field: 'also', message: view.t('also.file.waiting', { name: model }) } };
     if (!hub) continue;
@@ -67,20 +67,20 @@ export function alsoByName() {
 async function lookUpRow(value, name) {
   const reading = hubReading(name);
   if (!reading) {
-    value.status = view.t('draft.hub.notHub', { name });
+    value.said = () => view.t('draft.hub.notHub', { name });
     draw();
     return;
   }
-  page.alsoHub ??= new Map();
-  hubRead(name)?.controller?.abort();
+  page.alsoReads ??= new Map();
+  alsoReadOf(name)?.controller?.abort();
   const controller = new AbortController();
   const current = { phase: 'reading', controller };
-  page.alsoHub.set(name, current);
+  page.alsoReads.set(name, current);
   value.model = name;
-  value.status = undefined;
+  value.said = undefined;
   draw();
   send();
-  const alive = () => hubRead(name) === current && !controller.signal.aborted;
+  const alive = () => alsoReadOf(name) === current && !controller.signal.aborted;
   try {
     const { read, gguf } = await readHubModel(name, reading, { signal: controller.signal, onProgress() {}, field: 'also' });
     const refused = alive() ? keepRead(keyOf(name), read, 'also') : null;
@@ -124,10 +124,10 @@ function hubPart(value, t) {
   name.value = value.model;
   const lookup = el('button', { type: 'button', 'data-testid': 'also-hub-lookup', text: t('hub.lookup') });
   lookup.addEventListener('click', () => lookUpRow(value, name.value.trim()));
-  const read = hubRead(value.model);
-  const said = value.status ?? (read?.phase === 'loaded' ? t('also.hub.read', { repo: value.model })
+  const read = alsoReadOf(value.model);
+  const said = value.said?.() ?? (read?.phase === 'loaded' ? t('also.hub.read', { repo: value.model })
     : read?.phase === 'reading' ? t('also.hub.reading', { name: value.model }) : t('draft.hub.offer'));
-  const status = el('p', { class: 'hint also-hub-status', role: 'status', 'data-testid': 'also-hub-status', text: said });
+  const status = el('p', { class: 'hint also-status', role: 'status', 'data-testid': 'also-hub-status', text: said });
   // Another quantization of the repository read: the row takes its name (owner/name:QUANT) and reads its header.
   const options = read?.phase === 'loaded' ? quantOptions(read.gguf) : [];
   if (options.length < 2) return { name, lookup, status };
@@ -179,39 +179,40 @@ function hubRow(value, t) {
 // A row of files read here: its name as read, its context, and what was read.
 function fileRow(value, t) {
   const name = el('span', { class: 'also-file-name', 'data-testid': 'also-file-name', text: value.model });
-  const status = el('p', { class: 'hint also-hub-status', role: 'status', 'data-testid': 'also-file-status',
+  const status = el('p', { class: 'hint also-status', role: 'status', 'data-testid': 'also-file-status',
     text: t('also.file.read', { name: value.model }) });
-  return el('li', { class: 'also-row also-hub also-file' }, name, contextField(value, t), removeButton(value, t), status);
+  return el('li', { class: 'also-row also-file' }, name, contextField(value, t), removeButton(value, t), status);
 }
 
-// Files picked or dropped on the picker: a row of their own, named as the files' model is.
+// Files picked or dropped on the picker: a row of their own, named as the files' model is; files the page cannot
+// use are refused under the picker until the next pick.
 async function takeFiles(input) {
-  const said = root()?.querySelector('#also-file-status');
   const read = await readOwnFiles(input.files);
   input.value = '';
   if (!read) return;
   const refused = read.ok ? keepRead(keyOf(read.name), read.read, 'also') : null;
+  view.alsoModels.fileProblem = !read.ok ? read.message : refused ? () => view.t.message(refused.message, view.f) : null;
   if (!read.ok || refused) {
-    if (said) said.textContent = read.ok ? view.t.message(refused.message, view.f) : read.message;
+    draw();
     return;
   }
-  if (said) said.textContent = '';
-  page.alsoHub ??= new Map();
-  page.alsoHub.get(read.name)?.controller?.abort();
-  page.alsoHub.set(read.name, { phase: 'loaded', read: read.read, file: true });
+  page.alsoReads ??= new Map();
+  page.alsoReads.get(read.name)?.controller?.abort();
+  page.alsoReads.set(read.name, { phase: 'loaded', read: read.read, file: true });
   view.alsoModels.rows = [...view.alsoModels.rows, { model: read.name, context: '', file: true }];
   draw();
   send();
   root()?.querySelector('.also-row:last-child input')?.focus();
 }
 
-// The rows of the view, in the language shown.
+// The rows of the view and what the file picker says, in the language shown.
 function draw() {
   const box = root();
   if (!box) return;
   const models = page.calculator.catalog.models;
   view.alsoModels.lang = view.t.lang;
   box.querySelector('.also-list').replaceChildren(...view.alsoModels.rows.map((r) => row(r, models, view.t)));
+  box.querySelector('#also-file-status').textContent = view.alsoModels.fileProblem?.() ?? '';
 }
 
 function addRow() {

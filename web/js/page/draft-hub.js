@@ -122,10 +122,12 @@ async function lookUp(name) {
       page.state = { ...page.state, draft: preset.id };
       update({ push: true });
     } else {
-      el().status.textContent = view.t('draft.hub.notHub', { name });
+      page.draftProblem = { draft: page.state.draft, message: () => view.t('draft.hub.notHub', { name }) };
+      showDraftHub();
     }
     return;
   }
+  page.draftProblem = null;
   forgetDraftHub();
   const controller = new AbortController();
   const current = { name, reading, phase: 'reading', progress: [0, 0], controller, error: null, read: null };
@@ -153,13 +155,14 @@ async function lookUp(name) {
 
 /**
  * A model's own files, picked or dropped on a picker: read in this browser as the model's are, only their headers,
- * into the core's description of a model read. {ok: true, name, read} or {ok: false, message}; null for no file.
+ * into the core's description of a model read. {ok: true, name, read} or {ok: false, message (a function giving the
+ * refusal in the language shown)}; null for no file.
  */
 export async function readOwnFiles(list) {
   const files = [...(list ?? [])];
   if (files.length === 0) return null;
   const read = await readFiles(files, () => ({ step() {}, stop() {} }));
-  if (!read.ok) return { ok: false, message: (read.refused ?? read.failed)() };
+  if (!read.ok) return { ok: false, message: read.refused ?? read.failed };
   const name = read.loaded?.name ?? read.config?.name;
   return { ok: true, name, read: described(read, name) };
 }
@@ -171,9 +174,12 @@ async function takeFiles(list) {
   const read = await readOwnFiles(list);
   const refused = read.ok ? keepRead(DRAFT_KEY, read.read, 'draft') : null;
   if (!read.ok || refused) {
-    el().status.textContent = read.ok ? view.t.message(refused.message, view.f) : read.message;
+    const message = read.ok ? () => view.t.message(refused.message, view.f) : read.message;
+    page.draftProblem = { draft: page.state.draft, message };
+    showDraftHub();
     return;
   }
+  page.draftProblem = null;
   page.draftHub = { name: read.name, phase: 'loaded', read: read.read, file: true };
   page.state = { ...page.state, draft: read.name };
   update({ push: true });
@@ -202,7 +208,11 @@ export function showDraftHub() {
   const named = hubReading(page.state.draft) ? page.state.draft : '';
   if (document.activeElement !== input && named !== '') input.value = named;
   const [done, total] = hub?.progress ?? [0, 0];
-  if (hub?.phase === 'reading') {
+  // What was said of a pick or a name stands while the draft it was said under does.
+  if (page.draftProblem && page.draftProblem.draft !== page.state.draft) page.draftProblem = null;
+  if (page.draftProblem) {
+    status.textContent = page.draftProblem.message();
+  } else if (hub?.phase === 'reading') {
     status.textContent = total === 0 ? view.t('hub.asking', { name: hub.reading.repo })
       : view.t('hub.reading', { repo: hub.reading.repo, n: view.f.count(done), m: view.f.count(total) });
   } else if (hub?.phase === 'loaded') {

@@ -34,7 +34,13 @@ export const page = {
   typedHub: null,  // a Hub name being typed (not yet the state's): the offer shows for it
   // draftHub: the draft the state names on the Hub, read when the person asks (page/draft-hub.js); null otherwise.
   draftHub: null,
-  alsoHub: null,  // the other models on the Hub that were looked up: name → {phase, read, error} (page/also-models.js)
+  // draftProblem: files picked for the draft that the page could not use, or a name that is neither a preset nor a
+  // Hub repository: {draft (the state's when it was said), message() (the text in the language shown)}, said under
+  // the draft until a pick, a lookup or another draft replaces it (page/draft-hub.js).
+  draftProblem: null,
+  // alsoReads: the other models read, on the Hub (looked up) or from files here: name → {phase, read, error, file}
+  // (page/also-models.js).
+  alsoReads: null,
   // The last extras, re-rendered on a unit or language change and redrawn when the results change width.
   remedies: null,
   ranking: null,
@@ -46,10 +52,11 @@ export const page = {
 export const view = {
   t: null, f: null, segment: 'all', sort: 'verdict', direction: 'ascending', gpu: '', rankingAll: false,
   rankingSort: 'rank', rankingDirection: 'ascending', embedKind: 'iframe', draftChoices: '',
-  // "Other models loaded first" (page/also-models.js): its rows ({model, context}: a row whose model is not chosen
-  // yet has model '' and stays out of the state's `also`), the language they are drawn in, and whether "Add a
-  // model" is wired.
-  alsoModels: { rows: [], lang: null, wired: false },
+  // "Other models loaded first" (page/also-models.js): its rows ({model, context, said (what a Hub row's lookup
+  // says, a function giving the text in the language shown)}: a row whose model is not chosen yet has model '' and
+  // stays out of the state's `also`), the language they are drawn in, whether "Add a model" is wired, and the
+  // refusal of the last files picked (fileProblem, a function giving the text; null when they were read).
+  alsoModels: { rows: [], lang: null, wired: false, fileProblem: null },
 };
 
 // Training's names for the inputs the context and batch fields share with inference.

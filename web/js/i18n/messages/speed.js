@@ -13,7 +13,7 @@ export default {
     "speed.how.class_datacenter": "Rechenzentrums-GPU",
     "speed.how.class_apple": "Apple-GPU",
     "speed.how.compute_bound": "; bei dieser Batchgröße begrenzt die Rechenleistung den Schritt",
-    "speed.how.cpu_experts": "; die Experten von {layers} Schichten{output} bleiben im Arbeitsspeicher: {cpu_gb} GB je Schritt liest die CPU, die sie dort berechnet (beim Generieren gehen keine Gewichte über PCIe), die Experten mit {share_low}–{share_high} % von {ram_bandwidth} GB/s (viele kleine Matrizen, nach jeder warten die Threads der CPU aufeinander); GPU und CPU reichen die Aktivierungen {handoffs}-mal je Schritt weiter, zweimal an jeder solchen Schicht, je {handoff_low}–{handoff_high} µs",
+    "speed.how.cpu_experts": "; die Experten von {layers} Schichten{output} bleiben im Arbeitsspeicher: {cpu_gb} GB je Schritt liest die CPU, die sie dort berechnet (beim Generieren gehen keine Gewichte über PCIe), die Experten mit {share_low}–{share_high} % von {ram_bandwidth} GB/s (viele kleine Matrizen, nach jeder warten die Threads der CPU aufeinander); GPU und CPU reichen die Aktivierungen {handoffs}-mal je Schritt weiter, zweimal an jeder der {split_layers} Schichten, deren Attention auf der GPU bleibt, je {handoff_low}–{handoff_high} µs",
     "speed.how.and_output": " und der Ausgabeschicht",
     "speed.how.cpu_layers": "; Schichten im Arbeitsspeicher werden mit {ram_bandwidth} GB/s gelesen",
     "speed.how.tensor_parallel": "; Tensor-Parallelität über {tp} GPUs fügt je Schicht zwei All-Reduces hinzu",
