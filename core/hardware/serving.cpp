@@ -217,8 +217,9 @@ DraftSpeed draft_speed(const DraftMemory& d, const InferenceEstimate& e, const D
   // A decode speed exists only for a GPU with a bandwidth figure (estimate_decode refuses one without).
   const double bandwidth = *gpu.bandwidth_gb_s * 1e9;
   const double gamma = static_cast<double>(d.tokens);
-  // The draft runs its own layers, each with the kernels a layer launches.
-  const Range overhead = step_overhead_s(eff, std::max<std::uint64_t>(d.layers, 1));
+  // The step's launches, sampling and the engine's loop around it do not shrink with a draft of few layers: the
+  // draft pays a measured step's overhead whole (no published draft-step timing splits it by layer).
+  const Range overhead = step_overhead_s(eff, kOverheadMeasuredLayers);
   s.draft_step_seconds = {draft_bytes / (bandwidth * eff.bandwidth_share.high) + overhead.low,
                           draft_bytes / (bandwidth * eff.bandwidth_share.low) + overhead.high};
   s.step_seconds = {gamma * s.draft_step_seconds.low + decode.step_seconds.low,

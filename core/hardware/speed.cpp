@@ -45,7 +45,7 @@ constexpr double kLlamaCppMoeSetupTokens = 32;
 // CUDA and Metal and for transformers, Llama-3.1-8B for vLLM): the time a step took beyond its bytes, divided by those
 // 32 layers. The kernels a step launches (and the small ones that take microseconds whatever they do) are per layer,
 // so a model of 48 layers pays half as much again, one of 24 a quarter less.
-constexpr double kMeasuredLayers = 32;
+constexpr double kMeasuredLayers = static_cast<double>(kOverheadMeasuredLayers);
 constexpr Range per_layer(double low_ms, double high_ms) { return {low_ms * kMs / kMeasuredLayers, high_ms * kMs / kMeasuredLayers}; }
 
 // Each range is checked in tests/unit/test_speed.cpp against every measurement of its engine and
@@ -277,6 +277,10 @@ const Efficiency& efficiency(Engine engine, GpuClass gpu_class) noexcept {
   return kLlamaCppConsumer;
 }
 
+static std::uint64_t overhead_layers(const SpeedModel& model) noexcept {
+  return model.layers_known ? model.num_layers : kOverheadMeasuredLayers;
+}
+
 Range step_overhead_s(const Efficiency& eff, std::uint64_t layers) noexcept {
   const double n = static_cast<double>(layers);
   return {eff.layer_overhead_s.low * n, eff.layer_overhead_s.high * n};
@@ -414,6 +418,7 @@ Result<SpeedModel> speed_model_from(const ModelSpec& spec, const WeightBytes& we
   m.expert_groups = expert_groups_of(spec, weights);
   m.output_bytes = spec.tied_embeddings ? weights.embedding : weights.output;
   m.num_layers = spec.is_bare() ? 1 : spec.num_layers();
+  m.layers_known = !spec.is_bare();
   m.hidden_size = spec.hidden_size;
   for (const LayerRun& run : spec.layers) {
     if (run.mixer == MixerKind::attention) {
@@ -470,6 +475,23 @@ Message weights_read_clause(const SpeedModel& model, const SpeedOptions& o, doub
 }
 
 // The layers or experts left in system RAM, read by the CPU.
+// The overhead per step: per layer where the layers are known; a bare parameter count pays a measured step's.
+Message overhead_clause(const SpeedModel& model, const Efficiency& eff) {
+  const Range step = step_overhead_s(eff, overhead_layers(model));
+  if (!model.layers_known)
+    return message("speed.how.overhead_measured",
+                   "{overhead_low}–{overhead_high} ms per step (the kernels a model of {layers} layers launches and "
+                   "waits for, as measured: this model's layers are not known)",
+                   {figure("overhead_low", step.low * 1e3, 3), figure("overhead_high", step.high * 1e3, 3),
+                    arg::digits("layers", kOverheadMeasuredLayers)});
+  return message("speed.how.overhead_layers",
+                 "{layer_low}–{layer_high} µs for each of its {layers} layers, {overhead_low}–{overhead_high} ms per "
+                 "step (the kernels each layer launches and waits for)",
+                 {figure("layer_low", eff.layer_overhead_s.low * 1e6, 3),
+                  figure("layer_high", eff.layer_overhead_s.high * 1e6, 3), arg::digits("layers", model.num_layers),
+                  figure("overhead_low", step.low * 1e3, 3), figure("overhead_high", step.high * 1e3, 3)});
+}
+
 Message in_ram_clause(const SpeedOptions& o, const StepTerms& terms) {
   if (terms.cpu_bytes <= 0) return Message();
   if (terms.cpu_expert_bytes > 0 && o.cpu_expert_layers > 0)
@@ -500,9 +522,8 @@ Message decode_explanation(const SpeedModel& model, const Gpu& gpu, const SpeedO
   return message(
       "speed.how.decode",
       "Each step reads {step_gb} GB per GPU ({weights}, plus {batch} sequence(s) of KV cache{state}) at "
-      "{share_low}–{share_high} % of {bandwidth} GB/s ({engine}, {gpu_class}), plus {layer_low}–{layer_high} µs "
-      "for each of its {layers} layers, {overhead_low}–{overhead_high} ms per step (the kernels each layer launches "
-      "and waits for){compute_bound}{in_ram}{tensor_parallel}.",
+      "{share_low}–{share_high} % of {bandwidth} GB/s ({engine}, {gpu_class}), plus {overhead}{compute_bound}{in_ram}"
+      "{tensor_parallel}.",
       {figure("step_gb", terms.gpu_bytes / 1e9, 3),
        arg::message("weights", weights_read_clause(model, o, d.distinct_experts_per_layer)),
        arg::digits("batch", o.batch),
@@ -511,10 +532,7 @@ Message decode_explanation(const SpeedModel& model, const Gpu& gpu, const SpeedO
        figure("share_low", eff.bandwidth_share.low * 100, 2), figure("share_high", eff.bandwidth_share.high * 100, 2),
        figure("bandwidth", *gpu.bandwidth_gb_s, 4), arg::text("engine", engine_title(o.engine)),
        arg::message("gpu_class", gpu_class_clause(gpu_class_of(gpu))),
-       figure("layer_low", eff.layer_overhead_s.low * 1e6, 3), figure("layer_high", eff.layer_overhead_s.high * 1e6, 3),
-       arg::digits("layers", model.num_layers),
-       figure("overhead_low", step_overhead_s(eff, model.num_layers).low * 1e3, 3),
-       figure("overhead_high", step_overhead_s(eff, model.num_layers).high * 1e3, 3),
+       arg::message("overhead", overhead_clause(model, eff)),
        arg::message("compute_bound", clause_if(d.compute_bound, message("speed.how.compute_bound",
                                                                          "; at this batch the step is compute-bound"))),
        arg::message("in_ram", in_ram_clause(o, terms)),
@@ -533,7 +551,7 @@ Result<DecodeSpeed> estimate_decode(const SpeedModel& model, const Gpu& gpu, con
   const Efficiency& eff = efficiency(o.engine, gpu_class_of(gpu));
   const StepTerms terms = decode_terms(model, o);
   const Range allreduce = allreduce_seconds(model, gpu, o.tensor_parallel, static_cast<double>(o.batch));
-  const Range overhead = step_overhead_s(eff, model.num_layers);
+  const Range overhead = step_overhead_s(eff, overhead_layers(model));
 
   // Slow end: low shares, high overhead; fast end: the reverse.
   const StepTime slow = step_time(terms, gpu, o, eff.bandwidth_share.low, overhead.high, eff.compute_share.low,
@@ -658,7 +676,7 @@ double run_chunks(PrefillSpeed& p, const PrefillPlan& plan, const SpeedModel& mo
                   const SpeedOptions& o, const Efficiency& eff, double& slow, double& fast) {
   const double tp = static_cast<double>(o.tensor_parallel);
   const double depth = static_cast<double>(o.prefill_depth);
-  const Range overhead = step_overhead_s(eff, model.num_layers);
+  const Range overhead = step_overhead_s(eff, overhead_layers(model));
   double memory_bound_chunks = 0;
   for (double k = 0; k < plan.chunks; ++k) {
     const double s = std::min(plan.chunk, plan.prompt - k * plan.chunk);

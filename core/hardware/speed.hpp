@@ -58,6 +58,10 @@ struct Efficiency {
 // The efficiency of `engine` on `gpu_class`; see docs/methodology.md for each figure and its source.
 const Efficiency& efficiency(Engine engine, GpuClass gpu_class) noexcept;
 
+// The layer count of the models each engine's per-step overhead was measured on (Llama-2 7B, Llama-3.1-8B,
+// Mistral-7B: 32 each). A model whose layers are not known (a bare parameter count) pays the step's figure as measured.
+inline constexpr std::uint64_t kOverheadMeasuredLayers = 32;
+
 // The overhead of one step (or prefill chunk) through `layers` layers: layers · layer_overhead_s.
 Range step_overhead_s(const Efficiency& eff, std::uint64_t layers) noexcept;
 
@@ -102,6 +106,7 @@ struct SpeedModel {
   std::uint64_t lookup_params = 0;
   std::uint64_t head_params = 0;
   std::uint64_t num_layers = 0;
+  bool layers_known = true;  // false for a bare parameter count: num_layers is 1, the overhead a measured step's
   std::uint64_t hidden_size = 0;        // the all-reduced activation width under tensor parallel
   std::uint64_t attention_width = 0;    // Σ over attention layers of heads · qk head_dim: the FLOPs over the context
   // The part of attention_width in sliding-window or chunked layers, by the most tokens such a layer attends to:
@@ -195,7 +200,7 @@ struct PrefillSpeed {
 // every sequence's KV cache (sliding-window layers: their window) and reads and writes every sequence's recurrent state, and does
 // 2 · active_params · batch FLOPs plus attention over the tokens each layer attends to; step time is the slower of
 // the two (roofline) plus
-// the fixed overhead, plus the CPU-held layers' reads from system RAM, plus the all-reduces.
+// the overhead of its layers, plus the CPU-held layers' reads from system RAM, plus the all-reduces.
 Result<DecodeSpeed> estimate_decode(const SpeedModel& model, const Gpu& gpu, const SpeedOptions& options);
 
 // Prefill of prompt_tokens after prefill_depth cached tokens, in chunks of prefill_chunk tokens. Each chunk of s tokens

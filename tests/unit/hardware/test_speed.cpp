@@ -126,9 +126,27 @@ TEST_CASE("batch-1 decode is bandwidth over bytes read, plus the overhead of eac
     const Range per_layer = efficiency(Engine::llamacpp, GpuClass::consumer).layer_overhead_s;
     CHECK(per_layer.low == doctest::Approx(15.625e-6));
     CHECK(per_layer.high == doctest::Approx(46.875e-6));
-    CHECK(arg_named(e.value().explanation, "layers").integer == 48);
+    const MessageArg overhead = arg_named(e.value().explanation, "overhead");
+    REQUIRE(overhead.nested.size() == 1);
+    CHECK(overhead.nested.front().id == "speed.how.overhead_layers");
+    CHECK(arg_named(overhead.nested.front(), "layers").integer == 48);
     CHECK(e.value().explanation.text.find("46.9 µs for each of its 48 layers, 0.75–2.25 ms per step") !=
           std::string::npos);
+  }
+
+  SUBCASE("a model whose layers are not known (a bare parameter count) pays a measured step's 0.5–1.5 ms") {
+    // The 32-layer figure whole, as test_speed's first lines work out: 86.12 and 63.35 t/s, whatever num_layers holds.
+    SpeedModel bare = m;
+    bare.num_layers = 1;
+    bare.layers_known = false;
+    auto b = estimate_decode(bare, g, SpeedOptions{});
+    REQUIRE(b.ok());
+    CHECK(b.value().tokens_per_second.high == doctest::Approx(86.12).epsilon(0.001));
+    CHECK(b.value().tokens_per_second.low == doctest::Approx(63.35).epsilon(0.001));
+    const MessageArg overhead = arg_named(b.value().explanation, "overhead");
+    REQUIRE(overhead.nested.size() == 1);
+    CHECK(overhead.nested.front().id == "speed.how.overhead_measured");
+    CHECK(b.value().explanation.text.find("0.5–1.5 ms per step (the kernels a model of 32 layers") != std::string::npos);
   }
 
   SUBCASE("each sequence's KV cache is read on top of the weights") {

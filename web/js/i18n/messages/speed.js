@@ -4,8 +4,10 @@
 export default {
   en: {},
   de: {
-    "speed.how.decode": "Jeder Schritt liest {step_gb} GB je GPU ({weights}, dazu den KV-Cache je Sequenz bei Batchgröße {batch}{state}) mit {share_low}–{share_high} % von {bandwidth} GB/s ({engine}, {gpu_class}), dazu {layer_low}–{layer_high} µs für jede der {layers} Schichten, {overhead_low}–{overhead_high} ms je Schritt (die Kernel, die jede Schicht startet und abwartet){compute_bound}{in_ram}{tensor_parallel}.",
+    "speed.how.decode": "Jeder Schritt liest {step_gb} GB je GPU ({weights}, dazu den KV-Cache je Sequenz bei Batchgröße {batch}{state}) mit {share_low}–{share_high} % von {bandwidth} GB/s ({engine}, {gpu_class}), dazu {overhead}{compute_bound}{in_ram}{tensor_parallel}.",
     "speed.how.weights_once": "die Gewichte einmal",
+    "speed.how.overhead_layers": "{layer_low}–{layer_high} µs für jede der {layers} Schichten, {overhead_low}–{overhead_high} ms je Schritt (die Kernel, die jede Schicht startet und abwartet)",
+    "speed.how.overhead_measured": "{overhead_low}–{overhead_high} ms je Schritt (die Kernel, die ein Modell mit {layers} Schichten startet und abwartet, wie gemessen: die Schichten dieses Modells sind nicht bekannt)",
     "speed.how.weights_experts": "die Gewichte, die jedes Token liest, einmal, und von den {experts} gerouteten Experten jeder Schicht ({top_k} je Token) die {distinct}, die bei Batchgröße {batch} im Mittel berührt werden, bei gleichmäßigem Routing E · (1 − (1 − k/E)^B){bound}",
     "speed.how.uniform_bound": ", die meisten, die ein Batch berühren kann: echte Router bevorzugen manche Experten, er liest also womöglich weniger",
     "speed.how.state": " und den rekurrenten Zustand, gelesen und zurückgeschrieben",
