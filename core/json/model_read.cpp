@@ -143,7 +143,7 @@ Result<ReadModel> read_or_kept(const json& v, const std::string& field, const Mo
   if (reads)
     if (const auto it = reads->kept.find(key); it != reads->kept.end()) return it->second;
   return refused(field, message("read.not_kept", "\"{key}\" names no model read kept here: send what was read about "
-                                                 "the model, or keep it first (keep_model_read)",
+                                                 "the model, or keep that first under this name",
                                 {arg::text("key", key)}));
 }
 
