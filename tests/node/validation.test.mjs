@@ -18,6 +18,7 @@ test('the committed validation page and summary are the rows as vramfit answers 
   // A known miss stays outside its tolerance and says why beside its error; every other row is within.
   for (const r of result.rows) {
     assert.equal(Math.abs(r.error) <= r.tolerance + 1e-9, !r.known_miss, `${r.id}: ${r.error}`);
+    if (r.known_miss) assert.ok(Math.abs(r.error) <= 2 * r.tolerance, `${r.id}: a known miss beyond twice its tolerance`);
     if (r.known_miss) assert.ok(markdown.includes(`(known miss: ${r.known_miss})`), r.id);
   }
   // Every group says its median and worst error; the page links every source.

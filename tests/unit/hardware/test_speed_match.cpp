@@ -139,7 +139,7 @@ TEST_CASE("the published runs by kind: how far the middle of each range lies fro
   const std::map<std::string, Errors> by_kind = errors_by_kind();
   // The aim: single-stream decode within 5 % median, every run of every kind within 30 %. The runs that miss 30 % are
   // named here with the reason, so the check fails both when another run leaves 30 % and when a named one comes within
-  // (then its name goes). As run (-s):
+  // (then its name goes); none may pass 45 %. As run (-s):
   //   single-stream decode  18 runs  median 4.9 %  worst 17.9 % (llama.cpp Metal on an M1 Ultra)
   //   batched MoE            1 run          36.4 % (SGLang, gpt-oss-20b at 32 requests on an H100)
   //   served, dense          3 runs  median 11.0 % worst 15.1 %
@@ -147,9 +147,9 @@ TEST_CASE("the published runs by kind: how far the middle of each range lies fro
   //   prefill               34 runs  median 13.2 % worst 42.6 % (gpt-oss-20b pp4096 at ub 2048 on an RTX 4090)
   //   time to first token    1 run          0.4 %
   const std::map<std::string, std::set<std::string>> misses = {
-      // The measured time per token includes the prefills of requests that start meanwhile, which a decode estimate
-      // leaves out; SGLang's overhead per layer is vLLM's, measured on dense layers; an MoE layer's own kernels (router,
-      // top-k, grouped products) are not modelled apart.
+      // Not explained: the prefills of requests that start meanwhile, which a decode estimate leaves out, account for
+      // a few percent only; SGLang's overhead per layer is vLLM's, measured on dense layers, and an MoE layer's own
+      // kernels (router, top-k, grouped products) are not modelled apart.
       {"batched MoE", {"gpt-oss-20b mxfp4 on h100-sxm (sglang, batch 32, 1024 tokens)"}},
       // gpt-oss-20b's prompt, all estimated 32–43 % fast: how efficiently its grouped expert products run at a given
       // micro-batch (tokens per expert) is not modelled apart from the one MoE share.
@@ -166,6 +166,8 @@ TEST_CASE("the published runs by kind: how far the middle of each range lies fro
     REQUIRE(by_kind.count(kind));
     const auto named = misses.find(kind);
     CHECK(by_kind.at(kind).beyond_30 == (named == misses.end() ? std::set<std::string>{} : named->second));
+    // A named miss may not grow unseen: none beyond half the aim again.
+    CHECK(by_kind.at(kind).worst() <= 0.45);
   }
 }
 TEST_CASE("llama.cpp's gpt-oss runs read the GGUF as stored: MXFP4 experts, Q8_0 elsewhere (MXFP4_MOE)") {
@@ -228,9 +230,8 @@ TEST_CASE("batched MoE decode is pinned to served runs on different prompts, not
     const Range r = predicted(m, gpu(m.gpu.c_str()));
     const double error = (r.low + r.high) / 2 / m.tokens_per_second - 1;
     CAPTURE(error);
-    // The measured time per token includes the prefills of the requests that start meanwhile (about 32 of 512 tokens
-    // during one request's 1023 steps), which the decode estimate leaves out, and SGLang's overhead per layer is
-    // vLLM's, measured on a dense model: the estimate lies above (a miss named in the test above).
+    // The estimate lies above, a miss named in the test above: the prefills of the requests that start meanwhile
+    // (about 32 of 512 tokens during one request's 1023 steps) explain a few percent of it; the rest is not placed.
     CHECK(error > 0.0);
     ++served;
   }
