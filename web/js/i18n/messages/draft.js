@@ -24,7 +24,7 @@ export default {
     "read.draft_without_name": "gehört zu draft, dem Namen, für den es gelesen wurde",
     "read.also_object": "erwartet ein Objekt: jedes in also genannte Modell, das gelesen wurde, mit dem, was darüber gelesen wurde",
     "read.also_unnamed": "„{name}“ ist keines der in also genannten Modelle",
-    "read.not_kept": "„{key}“ nennt kein hier behaltenes gelesenes Modell: Senden Sie, was über das Modell gelesen wurde, oder behalten Sie es zuerst (keep_model_read)",
+    "read.not_kept": "„{key}“ nennt kein hier behaltenes gelesenes Modell: Senden Sie, was über das Modell gelesen wurde, oder behalten Sie es zuerst unter diesem Namen",
     "explain.draft.formula_llamacpp": "Gewichte des Entwurfs + Slots × (KV-Cache des Entwurfs im Kontext des Slots + Rechenpuffer des Entwurfs)",
     "explain.draft.values_llamacpp": "{name}: {weights} B ({format}) + {contexts} × ({per_token} B × Kontext + Rechenpuffer) = {weights} + {kv} + {buffers} = {total} B",
     "explain.draft.source_llamacpp": "llama-server (tools/server/server.cpp, load_model und init): Der Entwurf wird mit n_ctx = -cd oder dem Kontext des Slots (llama_n_ctx_seq), n_parallel 1 und eigenen Cache-Typen -ctkd/-ctvd (f16) geladen, und jeder Slot legt einen eigenen Entwurfskontext an (slot.ctx_dft = llama_init_from_model(model_dft, cparams_dft))",
