@@ -12,6 +12,9 @@ namespace {
 constexpr std::array<NamedValue<Attention>, 2> kAttentions{{{"sdpa", Attention::sdpa}, {"eager", Attention::eager}}};
 constexpr std::array<NamedValue<Attention>, 2> kAttentionAliases{
     {{"flash", Attention::sdpa}, {"flash_attention_2", Attention::sdpa}}};
+// Names in enum order.
+constexpr std::array<NamedValue<KvAllocation>, 3> kKvAllocations{
+    {{"default", KvAllocation::engine_default}, {"static", KvAllocation::static_max}, {"paged", KvAllocation::paged}}};
 
 }  // namespace
 
@@ -26,18 +29,14 @@ std::optional<Attention> parse_attention(std::string_view name) noexcept {
 }
 
 std::string_view kv_allocation_name(KvAllocation allocation) noexcept {
-  switch (allocation) {
-    case KvAllocation::paged: return "paged";
-    case KvAllocation::static_max: return "static";
-    case KvAllocation::engine_default: return "default";
-  }
-  return "default";
+  return kKvAllocations[static_cast<std::size_t>(allocation)].name;
 }
 
 std::optional<KvAllocation> parse_kv_allocation(std::string_view name) noexcept {
-  if (name == "static") return KvAllocation::static_max;
-  if (name == "paged") return KvAllocation::paged;
-  return std::nullopt;
+  // "default" names the engine's own choice in answers; a request leaves the key out for it.
+  const auto* entry = find_named(kKvAllocations, name);
+  if (!entry || entry->value == KvAllocation::engine_default) return std::nullopt;
+  return entry->value;
 }
 
 std::span<const EngineVersionChoice> engine_version_choices() noexcept {

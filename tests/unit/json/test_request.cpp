@@ -194,6 +194,11 @@ TEST_CASE("choice: one of the allowed values, or an alias its parser knows") {
   CHECK(allocation.message.id == "input.choice");
   CHECK(allocation.message.text == "expected one of static, paged; got \"dynamic\"");
   CHECK(parse_request(R"({"kv_allocation":"Paged"})").value().inference.kv_allocation == KvAllocation::paged);
+  CHECK(parse_request(R"({"kv_allocation":"static"})").value().inference.kv_allocation == KvAllocation::static_max);
+  // "default" is how an answer names the engine's own choice; a request says it by leaving the key out.
+  CHECK(refused(R"({"kv_allocation":"default"})").field == "kv_allocation");
+  CHECK(kv_allocation_name(KvAllocation::engine_default) == "default");
+  CHECK(kv_allocation_name(KvAllocation::static_max) == "static");
   CHECK(parse_request(R"({"engine":"llama.cpp"})").value().inference.engine == Engine::llamacpp);  // the core's alias
   CHECK(parse_request(R"({"mode":"train","zero":3})").value().training->zero == ZeroStage::parameters);
   // Names in any case, as people write them (vLLM's own docs spell it so).
