@@ -84,6 +84,10 @@ export async function openCalculator({ pause } = {}) {
     keepRead(key, description) {
       return JSON.parse(module.keep_read(key, JSON.stringify(description)));
     },
+    /** Lets go of what keepRead kept under `key` (nothing when it holds nothing). */
+    forgetRead(key) {
+      module.forget_read(key);
+    },
     /** A failed lookup ({service, name, status, error_code, token, gated, failure, limit}) as the error a person reads. */
     lookupFailure(failure) {
       return JSON.parse(module.lookup_failure(JSON.stringify(failure)));

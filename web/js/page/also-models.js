@@ -163,6 +163,12 @@ function removeButton(value, t) {
     'data-testid': 'also-remove', text: '×' });
   remove.addEventListener('click', () => {
     view.alsoModels.rows = view.alsoModels.rows.filter((r) => r !== value);
+    // The last row of a model lets its read go, here and in the module.
+    if (!view.alsoModels.rows.some((r) => r.model === value.model) && page.alsoReads?.has(value.model)) {
+      page.alsoReads.get(value.model).controller?.abort();
+      page.alsoReads.delete(value.model);
+      page.calculator.forgetRead(keyOf(value.model));
+    }
     draw();
     send();
     root()?.querySelector('.also-add')?.focus();
