@@ -180,22 +180,22 @@ TEST_CASE("gpus reads a count as a number or digits, GPU names as a list; a coun
 TEST_CASE("different cards under llama.cpp: the split follows each card's free memory, each card judged by its part") {
   // Free memory at start as llama.cpp's default split reads it: what the driver reports less the CUDA context
   // (512 MiB) and cuBLAS workspace (32 MiB). RTX 3090: 23.68 GiB visible (data/gpus.json) = 24,248 MiB, so 23,704
-  // MiB free; RTX 4060 Ti 16GB: 16,384 − 544 = 15,840 MiB. The 3090's share 23,704 / 39,544 = 0.5994 cuts Llama
-  // 3.1 8B's 33 slots at il / 33 < 0.5994, i.e. il <= 19 (19/33 = 0.576, 20/33 = 0.606): layers 0-19 on the 3090,
-  // 20-31 and the output on the 4060 Ti.
+  // MiB free; RTX 4060 Ti 16GB: 15.57 GiB visible = 15,943.68 MiB, less 544 = 15,399 whole MiB. The 3090's share
+  // 23,704 / 39,103 = 0.60619 cuts Llama 3.1 8B's 33 slots at il / 33 < 0.60619, i.e. il <= 20 (20/33 = 0.60606,
+  // 21/33 = 0.636): layers 0-20 on the 3090, 21-31 and the output on the 4060 Ti.
   const Report r = evaluated(R"({"model":"llama-3.1-8b","engine":"llamacpp","context":8192,)"
                              R"("gpus":"rtx-3090,rtx-4060-ti-16gb"})");
   const auto& d = r.estimate.devices;
   REQUIRE(d.size() == 2);
-  CHECK(d[0].layers == 20);
-  CHECK(d[1].first_layer == 20);
+  CHECK(d[0].layers == 21);
+  CHECK(d[1].first_layer == 21);
   CHECK(d[1].output);
   REQUIRE(r.gpus.size() == 2);
   CHECK(r.gpus[0].gpu->id == "rtx-3090");
   CHECK(r.gpus[1].gpu->id == "rtx-4060-ti-16gb");
   CHECK(r.gpus[0].free_bytes == signed_difference(r.gpus[0].gpu->usable_bytes(), d[0].total));
   CHECK(r.gpus[1].free_bytes == signed_difference(r.gpus[1].gpu->usable_bytes(), d[1].total));
-  CHECK(r.command.find("--tensor-split 23704,15840") != std::string::npos);
+  CHECK(r.command.find("--tensor-split 23704,15399") != std::string::npos);
   // vLLM splits every layer: different cards are refused, naming the field.
   auto vllm = parse_request(R"({"model":"llama-3.1-8b","engine":"vllm","gpus":"rtx-3090,rtx-4090"})");
   REQUIRE(vllm.ok());

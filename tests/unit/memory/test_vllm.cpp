@@ -111,9 +111,9 @@ TEST_CASE("the sampler's fp32 logits for gpt-oss at max_num_seqs 1024 are vllm#2
 }
 
 TEST_CASE("a GPU without a driver-reported total keeps its nominal memory, and the estimate says so") {
-  // The catalog has no driver figure for the A100 40GB PCIe: 40 GiB nominal × 0.9.
-  const Report report = evaluate_json(R"({"model":"llama-3.1-8b","engine":"vllm","gpu":"a100-40gb-pcie","context":8192})");
-  CHECK(vllm_of(report).driver_total_bytes == 40ULL * 1073741824);
+  // The catalog has no driver figure for the A30: its 24 GiB nominal is the total vLLM's fraction is taken of.
+  const Report report = evaluate_json(R"({"model":"llama-3.1-8b","engine":"vllm","gpu":"a30","context":8192})");
+  CHECK(vllm_of(report).driver_total_bytes == 24ULL * 1073741824);
   bool said = false;
   for (const auto& note : report.estimate.notes) said = said || note.text.find("no driver-reported total") != std::string::npos;
   CHECK(said);
