@@ -81,9 +81,12 @@ function base64(bytes) {
 }
 
 // Files read as the drop path reads them ({config, loaded}), as the core's description of a model read; `repo` is the
-// Hub repository they came from ('' for files picked here).
-function described(read, name, repo = '') {
+// Hub repository they came from ('' for files picked here), `plan` its plan_hub_reads (the revision read, and the
+// file where llama-server's -hfd tag would take another).
+function described(read, name, repo = '', plan = null) {
   const out = repo ? { name, repo } : { name };
+  if (plan?.revision) out.revision = plan.revision;
+  if (plan?.gguf?.hf_file) out.hf_file = plan.gguf.hf_file;
   if (read.config) out.config = read.config.text;
   if (read.config?.quant) out.quant_config = read.config.quant;
   const files = read.loaded?.shards ?? (read.loaded ? [read.loaded] : []);
@@ -105,7 +108,7 @@ export async function readHubModel(name, reading, { signal, onProgress, field })
     const read = await readFiles(opened.files, () => ({ step() {}, stop() {} }));
     // The refusal stays a function, so a language change says it again in the language shown.
     if (!read.ok) throw Object.assign(new Error(), { core: { message: read.refused ?? read.failed } });
-    return { read: described(read, opened.plan.repo, opened.plan.repo), gguf: opened.plan.gguf ?? null };
+    return { read: described(read, opened.plan.repo, opened.plan.repo, opened.plan), gguf: opened.plan.gguf ?? null };
   } catch (error) {
     if (error?.name === 'AbortError') throw error;
     const failure = error instanceof LookupError
