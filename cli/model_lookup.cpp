@@ -172,6 +172,12 @@ Lookup read_hub(const Catalog& catalog, const json& named, const std::string& na
   }
   out.texts.emplace_back("model_name", repo);
   out.texts.emplace_back("model_repo", repo);
+  // What llama-server's command needs to fetch the same file: the revision read, and the file where -hf's tag would
+  // take another (plan_hub_reads).
+  if (const std::string revision = out.plan.value("revision", std::string()); !revision.empty())
+    out.texts.emplace_back("model_revision", revision);
+  if (const auto gguf = out.plan.find("gguf"); gguf != out.plan.end() && gguf->contains("hf_file"))
+    out.texts.emplace_back("model_hf_file", gguf->value("hf_file", std::string()));
   const std::string full_request = with_texts(request, out.texts);
   out.source = settings.hub_endpoint + "/" + repo;
   out.headers = headers_of(out.plan, settings.hub_endpoint);
@@ -239,6 +245,8 @@ FileAnswer described(Lookup read, const std::string& flag) {
   for (const auto& [role, text] : read.texts) {
     if (role == "config" || role == "quant_config") d[role] = text;
     if (role == "model_name") d["name"] = text;
+    if (role == "model_revision") d["revision"] = text;
+    if (role == "model_hf_file") d["hf_file"] = text;
   }
   if (!read.repo.empty()) d["repo"] = read.repo;
   for (const Header& h : read.headers) d["files"].push_back({{"name", h.name}, {"size", h.size}, {"header", base64(h.bytes)}});

@@ -302,6 +302,33 @@ std::vector<GgufChoice> gguf_choices(const RepoListing& listing) {
   return out;
 }
 
+// ggml-org/llama.cpp common/download.cpp at 0216dab3, find_best_model: `std::regex pattern(t + "[.-]",
+// std::regex::icase);` over the files in listing order, `if (gguf_filename_is_model(f.path) &&
+// std::regex_search(f.path, pattern))`, skipping `split.count > 1 && split.index != 1`; gguf_filename_is_model keeps a
+// path ending ".gguf" whose file name holds none of "mmproj", "imatrix", "mtp-", "eagle3-", "dflash-", "dspark-".
+std::string llama_tag_pick(const RepoListing& listing, std::string_view quant) {
+  const std::string tag = lower_ascii(quant);
+  if (tag.empty()) return {};
+  for (const RepoFile& f : listing.files) {
+    if (!f.path.ends_with(".gguf")) continue;
+    const auto slash = f.path.rfind('/');
+    const std::string_view name = slash == std::string::npos ? std::string_view(f.path) : std::string_view(f.path).substr(slash + 1);
+    bool sidecar = false;
+    for (std::string_view word : {"mmproj", "imatrix", "mtp-", "eagle3-", "dflash-", "dspark-"})
+      sidecar = sidecar || name.find(word) != std::string_view::npos;
+    if (sidecar) continue;
+    const std::string path = lower_ascii(f.path);
+    bool matches = false;
+    for (auto at = path.find(tag); at != std::string::npos && !matches; at = path.find(tag, at + 1))
+      matches = at + tag.size() < path.size() && (path[at + tag.size()] == '.' || path[at + tag.size()] == '-');
+    if (!matches) continue;
+    const GgufName parts = read_gguf_name(f.path);
+    if (parts.parts > 1 && parts.part != 1) continue;
+    return f.path;
+  }
+  return {};
+}
+
 std::optional<std::pair<std::size_t, GgufPick>> pick_gguf(const std::vector<GgufChoice>& choices,
                                                            std::string_view quant) {
   const std::string wanted = lower_ascii(quant.empty() ? std::string_view("q4_k_m") : quant);

@@ -74,6 +74,11 @@ std::string gguf_quant_label(std::string_view path);
 // A vision projector (llama.cpp's mmproj-*.gguf): loaded beside the model, not a quantization of it.
 bool is_projector(std::string_view path);
 
+// The file llama-server's -hf owner/name:QUANT (and -hfd) takes from a listing, by llama.cpp's own rule
+// (common/download.cpp find_best_model): the first model file in listing order whose path holds QUANT followed by
+// "." or "-", case-insensitive, a split's first part; "" when none does.
+std::string llama_tag_pick(const RepoListing& listing, std::string_view quant);
+
 // The .gguf weights a listing offers, grouped by quantization (a split's parts together), in listing order;
 // projector files (mmproj) are not weights of the language model and are left out.
 std::vector<GgufChoice> gguf_choices(const RepoListing& listing);

@@ -29,6 +29,8 @@ struct ReadModel {
   std::string name;               // as shown: "owner/name", "phi4:14b", a file's name
   std::string repo;               // the Hugging Face repository read; empty otherwise
   std::string quant;              // a Hub GGUF's quantization label as its file's name writes it ("Q8_0"); else empty
+  std::string revision;           // the repository's revision read; "" = the default branch
+  std::string hf_file;            // the file read, when llama-server's tag match (-hfd REPO:QUANT) would take another
   std::string config_json;
   std::string quant_config_json;
   std::string config_name;

@@ -280,6 +280,7 @@ std::string answer_file(const Catalog& catalog, std::span<const std::byte> prefi
   if (!request) return error_to_json(request.error());
   auto imported = import_model_header(file_name, prefix, file_size, config_of(request.value()));
   request.value().inference.model_quant = gguf_quant_label(file_name);
+  request.value().inference.model_file = std::string(file_name);
   return answer_imported(catalog, std::move(request).value(), std::move(imported), false);
 }
 
@@ -290,6 +291,7 @@ std::string answer_shards(const Catalog& catalog, std::span<const SafetensorsFil
   const bool gguf = !files.empty() && files.front().name.ends_with(".gguf");
   auto imported = gguf ? import_gguf_splits(files) : import_safetensors(files, config_of(request.value()), index_json);
   if (gguf) request.value().inference.model_quant = gguf_quant_label(files.front().name);
+  if (gguf) request.value().inference.model_file = files.front().name;
   return answer_imported(catalog, std::move(request).value(), std::move(imported), true);
 }
 

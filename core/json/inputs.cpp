@@ -35,6 +35,10 @@ constexpr Input kInputs[] = {
     {"model_repo", "", "", K::text, 0, 0, "",
      "the Hugging Face repository a looked-up model file was read from (owner/name): llama.cpp's command fetches "
      "a GGUF from it by its quantization (-hf owner/name:QUANT)"},
+    {"model_revision", "", "", K::text, 0, 0, "",
+     "the revision (branch, tag or commit) of model_repo the file was read at; none: the default branch"},
+    {"model_hf_file", "", "", K::text, 0, 0, "",
+     "the file of model_repo that was read, when llama-server's -hf owner/name:QUANT would fetch another"},
     {"ollama_tag", "", "", K::text, 0, 0, "",
      "the Ollama tag a looked-up model file is (\"phi4:14b\"): the engine is Ollama unless one is given",
      U::inference},

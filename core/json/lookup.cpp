@@ -372,11 +372,15 @@ std::string plan_hub_reads(std::string_view name, std::string_view revision, std
     w.end_array();
     w.field("picked", plan.pick == GgufPick::asked ? "asked" : plan.pick == GgufPick::default_q4_k_m ? "default" : "first");
     w.field("quant", choices[*plan.gguf_choice].quant);
+    // The file read, when llama-server's -hf REPO:QUANT would take another from this listing: named by -hff.
+    const std::string& read = choices[*plan.gguf_choice].files.front().path;
+    if (llama_tag_pick(l, choices[*plan.gguf_choice].quant) != read) w.field("hf_file", read);
     w.end_object();
   }
   write_files(w, "headers", plan.headers, ref.repo, commit);
   w.field("kind", plan.kind);
   w.field("max_header_bytes", kHeaderLimit);
+  if (!ref.revision.empty()) w.field("revision", ref.revision);  // the revision read; none: the default branch
   w.message_ids("notes", plan.notes);
   w.field("ok", true);
   w.begin_object("parameters");

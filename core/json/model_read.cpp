@@ -18,7 +18,8 @@ namespace vramfit::detail {
 
 namespace {
 
-constexpr std::string_view kReadKeys[] = {"name", "repo", "config", "quant_config", "config_name", "files", "index"};
+constexpr std::string_view kReadKeys[] = {"name",        "repo",  "revision", "hf_file", "config", "quant_config",
+                                          "config_name", "files", "index"};
 constexpr std::string_view kFileKeys[] = {"name", "size", "header"};
 
 // RFC 4648 base64 (padding optional); nothing for any other character.
@@ -116,6 +117,8 @@ Result<ReadModel> read_model(const json& v, const std::string& field) {
   ReadModel out;
   out.name = f.string("name").value_or("");
   out.repo = f.string("repo").value_or("");
+  out.revision = f.string("revision").value_or("");
+  out.hf_file = f.string("hf_file").value_or("");
   out.config_json = config_text(f);
   if (const json* quant = f.find("quant_config"))
     out.quant_config_json = quant->is_object() ? dump(*quant) : f.string("quant_config").value_or("");

@@ -445,6 +445,8 @@ Result<Request> inference_request(const json& j, InputUse use, std::span<const s
   r.model = in.text("model").value_or("");
   r.model_name = in.text("model_name").value_or("");
   r.model_repo = in.text("model_repo").value_or("");
+  r.model_revision = in.text("model_revision").value_or("");
+  r.model_hf_file = in.text("model_hf_file").value_or("");
   r.ollama_tag = in.text("ollama_tag").value_or("");
   r.config_json = in.text("config").value_or("");
   r.quant_config_json = in.text("quant_config").value_or("");
@@ -537,6 +539,8 @@ Result<TrainingRequest> training_request(const json& j, std::span<const std::str
   r.model = in.text("model").value_or("");
   r.model_name = in.text("model_name").value_or("");
   (void)in.text("model_repo");  // checked as an input; training has no command that fetches the file
+  (void)in.text("model_revision");
+  (void)in.text("model_hf_file");
   r.config_json = in.text("config").value_or("");
   r.quant_config_json = in.text("quant_config").value_or("");
   r.config_name = in.text("config_name").value_or("");

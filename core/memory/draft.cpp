@@ -76,7 +76,11 @@ Result<DraftOptions> draft_from_read(const ReadModel& read) {
                                              {arg::text("name", read.name)}));
   d.name = read.name;
   d.repo = read.repo;
-  if (d.kind == DraftKind::model) d.hub_quant = read.quant;
+  if (d.kind == DraftKind::model) {
+    d.hub_quant = read.quant;
+    d.hub_revision = read.revision;
+    d.hub_file = read.hf_file;
+  }
   return d;
 }
 

@@ -39,6 +39,8 @@ struct DraftOptions {
   std::string name;            // as the person named it: a preset id, a config's name, "mtp"
   std::string repo;            // a preset's or a read draft's Hugging Face repository, for the command line
   std::string hub_quant;       // a draft read from a Hub repository's .gguf: its quantization label ("Q8_0")
+  std::string hub_revision;    // and the repository's revision read ("" = the default branch)
+  std::string hub_file;        // and the file read, when llama-server's -hfd REPO:QUANT would take another
   std::optional<WeightBytes> exact_weights;  // model: the bytes its file's header lists (a GGUF, safetensors shards)
   std::uint64_t draft_vocab = 0;  // eagle3: draft_vocab_size (0: the target's vocabulary)
   std::optional<std::uint64_t> tokens;  // draft tokens per step; none: the engine's default

@@ -1,7 +1,9 @@
 #include "questions/command_line.hpp"
 
-#include <cctype>  // std::isalnum, std::toupper
-#include <string>  // std::to_string
+#include <cctype>       // std::isalnum, std::toupper
+#include <optional>     // std::optional
+#include <string>       // std::to_string
+#include <string_view>  // std::string_view
 #include <vector>  // std::vector
 
 #include "memory/engines/ollama_server.hpp"
@@ -145,9 +147,75 @@ std::string_view ggml_cache_type(KvDType kv) {
   return kv_dtype_info(kv).name == "fp32" ? std::string_view("f32") : kv_dtype_info(kv).name;
 }
 
+// A revision or a path as a URL's path writes it: RFC 3986 unreserved characters kept, '/' kept in a path.
+std::string url_path(std::string_view text, bool path) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (const unsigned char c : text) {
+    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~' || (path && c == '/')) {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
+// llama-server fetches a Hub file from the repository's default branch only: common/hf-cache.cpp (ggml-org/llama.cpp
+// at 0216dab3) get_repo_commit asks /api/models/<repo>/refs and keeps `if (_name == "main")`, else the first branch;
+// get_repo_files lists that commit's tree, for -hf and -hfd alike. A revision other than "main" is another file.
+bool other_revision(std::string_view revision) { return !revision.empty() && revision != "main"; }
+
+// How llama-server gets the model's GGUF read from a Hub repository. -hf REPO:QUANT takes the first file its tag
+// matches (llama_tag_pick); -hff names the file read where that would be another: "-hff, --hf-file FILE | Hugging
+// Face model file. If specified, it will override the quant in --hf-repo" (tools/server/README.md at 00dc8057), and
+// common/download.cpp takes the file whose path equals it (string_iequal). Another revision's file is fetched by its
+// URL: "-mu, --model-url MODEL_URL | model download url" (same README), a split's further parts with it
+// (common_download_get_all_parts in arg.cpp's build_url_tasks); -mu fetches no projector, so one the estimate counts
+// keeps -hf, and the note says which file it fetches.
+void hub_model_flags(Text& t, const Request& r, const ResolvedRequest& s, bool projector) {
+  if (other_revision(r.model_revision) && !projector && !r.model_file.empty()) {
+    t << "llama-server -mu https://huggingface.co/" << s.hub_gguf_repo << "/resolve/" << url_path(r.model_revision, false)
+      << '/' << url_path(r.model_file, true);
+    return;
+  }
+  t << "llama-server -hf " << s.hub_gguf_repo << ':' << s.hub_gguf_quant;
+  if (!r.model_hf_file.empty()) t << " -hff " << r.model_hf_file;
+  if (!projector) t << " --no-mmproj";
+}
+
+// The note of a llama-server command whose Hub files are not the ones read: the draft's first (-hfd names neither a
+// revision nor a file: "--spec-draft-hf, -hfd, -hfrd, --hf-repo-draft <user>/<model>[:quant]" is its only Hub flag,
+// tools/server/README.md at 00dc8057), then the model's kept on -hf.
+std::optional<Message> llamacpp_hub_note(const Request& r, const InferenceOptions& o, bool drafting, bool hub_model,
+                                         bool projector) {
+  if (drafting && o.draft && !o.draft->repo.empty() && !o.draft->hub_quant.empty()) {
+    const DraftOptions& d = *o.draft;
+    if (other_revision(d.hub_revision))
+      return message("command.llamacpp_draft_revision",
+                     "llama-server fetches the draft's .gguf (-hfd) from the default branch of {repo}, not from revision "
+                     "{revision} read here: fetch that file yourself and give its path to -md.",
+                     {arg::text("repo", d.repo), arg::text("revision", d.hub_revision)});
+    if (!d.hub_file.empty())
+      return message("command.llamacpp_draft_file_named",
+                     "llama-server's -hfd {repo}:{quant} fetches the first file labelled {quant}, not {file} read here: "
+                     "fetch that file yourself and give its path to -md.",
+                     {arg::text("repo", d.repo), arg::text("quant", d.hub_quant), arg::text("file", d.hub_file)});
+  }
+  if (hub_model && projector && other_revision(r.model_revision))
+    return message("command.llamacpp_hub_revision",
+                   "llama-server fetches the model's .gguf and its projector from the default branch of {repo}, not from "
+                   "revision {revision} read here.",
+                   {arg::text("repo", r.model_repo), arg::text("revision", r.model_revision)});
+  return std::nullopt;
+}
+
 // llama-server's flags (https://github.com/ggml-org/llama.cpp/blob/master/tools/server/README.md): -c 0 (the
 // model's training context) and --fit on by default, -ngl all layers, -fa auto, -ctk/-ctv f16, -np 1.
-EngineCommand llamacpp_command(const Report& report, const ResolvedRequest& s, const LlamaCppFitPlan* fit) {
+EngineCommand llamacpp_command(const Report& report, const Request& r, const ResolvedRequest& s,
+                               const LlamaCppFitPlan* fit) {
   const InferenceEstimate& e = report.estimate;
   const InferenceOptions& o = s.options;
   Text t;
@@ -156,12 +224,11 @@ EngineCommand llamacpp_command(const Report& report, const ResolvedRequest& s, c
   // disable, add --no-mmproj" (ggml-org/llama.cpp tools/server/README.md at 25d5b0c5): the projector comes with it
   // when asked, and --no-mmproj keeps out one the estimate does not count (the lookup's note hub.mmproj names it).
   const bool hub_model = !s.hub_gguf_repo.empty();
-  if (hub_model) t << "llama-server -hf " << s.hub_gguf_repo << ':' << s.hub_gguf_quant;
-  else t << "llama-server -m " << gguf_file_name(report.model, e.weights_format);
   // The vision projector's own file, F16 as convert_hf_to_gguf.py --mmproj writes it by default.
   const bool projector = o.mmproj_offload && e.vision && !e.vision->apart;
+  if (hub_model) hub_model_flags(t, r, s, projector);
+  else t << "llama-server -m " << gguf_file_name(report.model, e.weights_format);
   if (projector && !hub_model) t << " --mmproj mmproj-" << gguf_file_name(report.model, "F16");
-  if (hub_model && !projector) t << " --no-mmproj";
   const std::uint64_t cells = fit ? fit->context * o.batch : e.llamacpp ? e.llamacpp->n_ctx : e.context_tokens;
   if (cells != report.model.max_context || o.batch > 1) t << " -c " << cells;
   if (o.batch > 1) t << " -np " << o.batch;
@@ -200,6 +267,8 @@ EngineCommand llamacpp_command(const Report& report, const ResolvedRequest& s, c
   }
   // The build whose defaults (--fit and its margin, -fa auto, -c 0) the flags are measured against.
   t << "  # llama.cpp " << llamacpp_version_name(e.llamacpp ? e.llamacpp->build : kLlamaCppBuildModelled);
+  if (auto note = llamacpp_hub_note(r, o, e.draft_detail.has_value(), hub_model, projector))
+    return {t.str(), std::move(*note)};
   if (e.draft_detail && !hub_draft)
     return {t.str(), hub_model
                          ? message("command.llamacpp_draft_file", "Replace the draft's .gguf name with its file's path.")
@@ -306,7 +375,7 @@ EngineCommand command_for(const Report& report, const Request& request, const Re
                           const LlamaCppFitPlan* fit) {
   switch (report.estimate.engine) {
     case Engine::vllm: return vllm_command(report, request, scenario, scenario.hf_repo);
-    case Engine::llamacpp: return llamacpp_command(report, scenario, fit);
+    case Engine::llamacpp: return llamacpp_command(report, request, scenario, fit);
     case Engine::sglang: return sglang_command(report, request, scenario, scenario.hf_repo);
     case Engine::mlx: return mlx_command(report, scenario, scenario.hf_repo);
     case Engine::ollama:

@@ -54,6 +54,9 @@ struct Request {
   std::string model_name;   // the name a config or file is shown by ("microsoft/phi-4"); "" = its architecture
   std::string model_repo;   // the Hugging Face repository a looked-up model file was read from ("owner/name")
   std::string model_quant;  // that file's quantization as its name writes it ("Q4_K_M"): answer_file, answer_shards
+  std::string model_file;   // that file's path in the repository, as read (the first part of a split): likewise
+  std::string model_revision;  // the repository's revision it was read at; "" = the default branch
+  std::string model_hf_file;   // the file, when llama-server's -hf REPO:QUANT would take another (plan_hub_reads')
   std::string ollama_tag;   // the Ollama tag a looked-up model file is ("phi4:14b"): Ollama runs it unless engine_given
   std::string config_json;  // a pasted or dropped HF config.json
   std::string quant_config_json;  // its hf_quant_config.json (NVIDIA ModelOpt), read with it

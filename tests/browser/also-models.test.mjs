@@ -181,3 +181,42 @@ test('Other models: files the page cannot use are refused under the picker, in t
   assert.equal(await page.locator('#also-file-status').textContent(), '');
   assert.deepEqual(problems, []);
 });
+
+// The page's own module, reached as Embind builds it: each function the module exports is set on its module object
+// once (emscripten's embind exposePublicSymbol, `Module[name] = fn` for a name it does not hold yet). A setter on
+// Object.prototype for one of those names sees that object first and hands it to the test; the function is then kept
+// on the object itself, as embind expects of it.
+function catchModule() {
+  Object.defineProperty(Object.prototype, 'forget_read', {
+    configurable: true,
+    set(fn) {
+      Object.defineProperty(this, 'forget_read', { value: fn, writable: true, configurable: true, enumerable: true });
+      globalThis.vramfitModuleForTest = this;
+    },
+  });
+}
+
+test('Other models: a removed row\'s read is let go by the module, so a request naming its key is refused', async () => {
+  const { page, problems } = await newPage(session);
+  await page.addInitScript(catchModule);
+  await page.goto(`${session.base}/?model=qwen3-8b&engine=llamacpp&context=8192&gpu=rtx-4090`);
+  await page.locator('#summary').waitFor({ state: 'visible' });
+  await page.locator('#also-on-gpu > summary').click();
+  await page.locator('[data-testid="also-file"]').setInputFiles(path.join(root, 'tests/hub/fixtures/vramfit-test--qwen3-0.6b-draft/config.json'));
+  const row = page.locator('.also-row.also-file');
+  await row.waitFor();
+  const name = await row.locator('[data-testid="also-file-name"]').textContent();
+  // The key the page keeps the read under (also-models.js keyOf), named as the page's requests name it.
+  const ask = () => page.evaluate((model) => JSON.parse(globalThis.vramfitModuleForTest.answer(JSON.stringify({
+    model: 'qwen3-8b', engine: 'llamacpp', context: 8192, gpu: 'rtx-4090', also: model,
+    also_read: { [model]: `also_read.${model}` } }))), name);
+  const kept = await ask();
+  assert.equal(kept.ok, true, JSON.stringify(kept.error));
+  await row.locator('[data-testid="also-remove"]').click();
+  await row.waitFor({ state: 'detached' });
+  const gone = await ask();
+  assert.equal(gone.ok, false);
+  assert.equal(gone.error.message.id, 'read.not_kept');
+  assert.equal(gone.error.field, `also_read.${name}`);
+  assert.deepEqual(problems, []);
+});

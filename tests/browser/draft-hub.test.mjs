@@ -205,3 +205,54 @@ test('another model by Hub id with two quantizations: the row offers the other o
   assert.equal(await page.locator('[data-testid="also-hub-quant"]').inputValue(), 'F16');
   assert.deepEqual(offHub(problems), []);
 });
+
+// vramfit-test/lying-gguf's bad-tensor-count.gguf says 1,000,000,000 tensors in a 1 MiB file (tests/hub/README.md):
+// the reader refuses its header. The refusal is kept in the page's state, not as text, so a language change after
+// the lookup says it again in the language shown (messages/errors-files.js: gguf.too_many_tensors).
+const LYING = 'vramfit-test/lying-gguf';
+const refusal = {
+  en: /bad-tensor-count\.gguf: .*1000000000 tensors cannot fit in a file of this size/,
+  de: /bad-tensor-count\.gguf: .*1000000000 Tensoren passen nicht in eine Datei dieser Größe/,
+};
+const errorSays = (page, lang) => page.waitForFunction(
+  (source) => new RegExp(source).test(document.querySelector('#result-error')?.textContent ?? ''),
+  refusal[lang].source, { timeout: 45_000 });
+
+async function switchesLanguage(page) {
+  await errorSays(page, 'en');
+  await page.locator('#lang').selectOption('de');
+  await errorSays(page, 'de');
+  assert.doesNotMatch(await page.locator('#result-error').textContent(), /cannot fit/);
+  await page.locator('#lang').selectOption('en');
+  await errorSays(page, 'en');
+}
+
+test('a Hub draft whose file the reader refuses: the refusal follows the language shown', async () => {
+  const { page, problems } = await open(SCENARIO);
+  await page.locator('#summary').waitFor({ state: 'visible' });
+  await page.locator('#also-on-gpu > summary').click();
+  await page.locator('#draft-repo').fill(LYING);
+  await page.locator('#draft-lookup').click();
+  await switchesLanguage(page);
+  assert.deepEqual(offHub(problems), []);
+});
+
+test('another model on the Hub whose file the reader refuses: the refusal follows the language shown', async () => {
+  const { page, problems } = await open('?model=qwen3-8b&engine=llamacpp&gpu=rtx-4090&context=4096');
+  await page.locator('#summary').waitFor({ state: 'visible' });
+  await page.locator('#also-on-gpu > summary').click();
+  await page.locator('[data-testid="also-add-hub"]').click();
+  await page.locator('[data-testid="also-hub-name"]').fill(LYING);
+  await page.locator('[data-testid="also-hub-lookup"]').click();
+  await switchesLanguage(page);
+  assert.deepEqual(offHub(problems), []);
+});
+
+test('the model itself on the Hub, its file refused by the reader: the refusal follows the language shown', async () => {
+  const { page, problems } = await open('?engine=llamacpp&context=4096');
+  await page.locator('#model').fill(LYING);
+  await page.locator('#hub-lookup').waitFor({ state: 'visible' });
+  await page.locator('#hub-lookup').click();
+  await switchesLanguage(page);
+  assert.deepEqual(offHub(problems), []);
+});

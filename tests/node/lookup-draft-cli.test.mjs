@@ -166,3 +166,29 @@ test('a draft or other model that cannot be read is named by its flag', async ()
   assert.notEqual(also.code, 0);
   assert.match(also.stderr, /^vramfit: --also: /);
 });
+
+// llama-server fetches a Hub file from the repository's default branch only: common/hf-cache.cpp (ggml-org/llama.cpp at
+// 0216dab3) get_repo_commit keeps `if (_name == "main")` among /api/models/<repo>/refs, for -hf and -hfd alike. The
+// model read at another revision is fetched by its URL instead: "-mu, --model-url MODEL_URL | model download url"
+// (tools/server/README.md at 00dc8057). The draft has no such flag ("--spec-draft-hf, -hfd, -hfrd, --hf-repo-draft
+// <user>/<model>[:quant]" and "--spec-draft-model, -md, --model-draft FNAME" are its only ones there): a note says so.
+// The test Hub's vramfit-test/qwen3-0.6b-draft-quants-GGUF has a tag v1 beside main (tests/hub/README.md).
+test('a Hub GGUF read at another revision: llama-server fetches that file by its URL; a draft\'s note says -hfd cannot', async () => {
+  const llama = ['--engine', 'llamacpp', '--context', '4096'];
+  const repo = 'vramfit-test/qwen3-0.6b-draft-quants-GGUF';
+  const tagged = await answer(['--model', `${repo}:F16`, '--revision', 'v1', ...llama]);
+  assert.match(tagged.command.text,
+    /^llama-server -mu https:\/\/huggingface\.co\/vramfit-test\/qwen3-0\.6b-draft-quants-GGUF\/resolve\/v1\/qwen3-0\.6b-draft-F16\.gguf -c 4096 /);
+  assert.doesNotMatch(tagged.command.text, / -hf |--no-mmproj/);
+  assert.equal(tagged.command.note.id, 'command.llamacpp_hub');
+  // "main" is the branch -hf takes: the command stays -hf.
+  const main = await answer(['--model', `${repo}:F16`, '--revision', 'main', ...llama]);
+  assert.match(main.command.text, /^llama-server -hf vramfit-test\/qwen3-0\.6b-draft-quants-GGUF:F16 --no-mmproj /);
+  // A draft read at v1 (a link to its tree there): -hfd keeps the default branch's file, and the note says so.
+  const draft = await answer(['--model', 'qwen3-8b', '--weights', 'q4_k_m', ...llama,
+    '--draft', `https://huggingface.co/${repo}/tree/v1`]);
+  assert.match(draft.command.text, / -hfd vramfit-test\/qwen3-0\.6b-draft-quants-GGUF:Q8_0 /);
+  assert.equal(draft.command.note.id, 'command.llamacpp_draft_revision');
+  assert.equal(draft.command.note.text, `llama-server fetches the draft's .gguf (-hfd) from the default branch of ${repo}, `
+    + 'not from revision v1 read here: fetch that file yourself and give its path to -md.');
+});

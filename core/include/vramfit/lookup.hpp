@@ -28,8 +28,10 @@ std::string read_model_name(const Catalog& catalog, std::string_view name, std::
 // The files to read after the model API answered `listing_json` about `name`: {"ok": true, "kind": "gguf" |
 // "safetensors" | "config", "repo", "commit", "gated", "texts": [{"role": "config" | "quant_config", "path",
 // "max_bytes"}], "headers": [{"name", "path", "size"}] (read each from its start, first_read_bytes first, then as
-// need_prefix_bytes asks, at most max_header_bytes), "gguf": {"quant", "picked", "choices"}, "parameters",
-// "summary", "notes"}. Paths are relative to the Hub's endpoint.
+// need_prefix_bytes asks, at most max_header_bytes), "gguf": {"quant", "picked", "choices", "hf_file": the file read
+// when llama-server's -hf REPO:QUANT would take another}, "revision" (the one read; none for the default branch),
+// "parameters", "summary", "notes"}. Paths are relative to the Hub's endpoint. A client hands "revision" and
+// "hf_file" on as the request's model_revision and model_hf_file (a draft's: its read's "revision", "hf_file").
 std::string plan_hub_reads(std::string_view name, std::string_view revision, std::string_view listing_json);
 
 // The model blob to read after Ollama's registry answered `manifest_json` about `name`: {"ok": true, "name",

@@ -159,3 +159,21 @@ TEST_CASE("a split GGUF remembers how many parts its names promise") {
   CHECK(c[0].parts_named == 3);
   CHECK(c[0].files.size() == 2);
 }
+
+TEST_CASE("llama-server's -hf REPO:QUANT takes the first model file whose path holds QUANT then \".\" or \"-\"") {
+  // ggml-org/llama.cpp common/download.cpp at 0216dab3, find_best_model: `std::regex pattern(t + "[.-]",
+  // std::regex::icase);` and `if (gguf_filename_is_model(f.path) && std::regex_search(f.path, pattern))`, a split's
+  // `split.count > 1 && split.index != 1` passed over; gguf_filename_is_model leaves out "mmproj", "imatrix", "mtp-",
+  // "eagle3-", "dflash-" and "dspark-" files. The listing's order decides between two files of one label.
+  RepoListing l;
+  l.files = {{"mmproj-M-Q8_0.gguf", 1, true},        {"mtp-M-Q8_0.gguf", 1, true},
+             {"a/M-Q4_K_M.gguf", 1, true},           {"M-Q4_K_M.gguf", 1, true},
+             {"M-Q8_0-00002-of-00002.gguf", 1, true}, {"M-Q8_0-00001-of-00002.gguf", 1, true},
+             {"m.q6_k.gguf", 1, true},                {"M-Q5_K_MX.gguf", 1, true}};
+  CHECK(llama_tag_pick(l, "Q4_K_M") == "a/M-Q4_K_M.gguf");  // first in listing order, whatever its folder
+  CHECK(llama_tag_pick(l, "Q8_0") == "M-Q8_0-00001-of-00002.gguf");  // no projector, no MTP head, no second part
+  CHECK(llama_tag_pick(l, "Q6_K") == "m.q6_k.gguf");  // case-insensitive, "." after the tag
+  CHECK(llama_tag_pick(l, "Q5_K_M").empty());  // "Q5_K_MX": the tag is followed by neither "." nor "-"
+  // gguf_choices groups the two Q4_K_M files apart: pick_gguf takes the first group, the file -hf takes too.
+  CHECK(gguf_choices(l)[pick_gguf(gguf_choices(l), "Q4_K_M")->first].files[0].path == "a/M-Q4_K_M.gguf");
+}

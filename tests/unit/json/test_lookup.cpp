@@ -177,3 +177,22 @@ TEST_CASE("a failed read says what happened: not found, gated, rate-limited, off
         "a file of o/m is larger than the 8 MiB vramfit reads of it");  // 8,388,608 B = 8 × 2^20
   CHECK(failure({{"service", "hub"}, {"name", "o/m"}, {"failure", "insecure_redirect"}}).find("https") != std::string::npos);
 }
+
+TEST_CASE("a GGUF plan names the file read where llama-server's -hf tag would take another, and the revision read") {
+  // Two files labelled Q4_K_M: -hf o/M-GGUF:Q4_K_M takes the first in listing order (llama_tag_pick, pinned in
+  // test_hub_repo.cpp on llama.cpp's find_best_model), so the second, asked for by its link, is named (-hff).
+  const json l = {{"id", "o/M-GGUF"}, {"sha", "s"},
+                  {"siblings", {{{"rfilename", "M-Q4_K_M.gguf"}, {"size", 900}},
+                                {{"rfilename", "v2/M-Q4_K_M.gguf"}, {"size", 800}}}}};
+  const json first = plan("o/M-GGUF:Q4_K_M", l);
+  REQUIRE(first["ok"] == true);
+  CHECK_FALSE(first["gguf"].contains("hf_file"));
+  CHECK_FALSE(first.contains("revision"));
+  const json second = plan("https://huggingface.co/o/M-GGUF/blob/main/v2/M-Q4_K_M.gguf", l);
+  REQUIRE(second["ok"] == true);
+  CHECK(second["headers"][0]["name"] == "v2/M-Q4_K_M.gguf");
+  CHECK(second["gguf"]["hf_file"] == "v2/M-Q4_K_M.gguf");
+  // A revision asked for is said back, for the command that fetches the file.
+  const json at = json::parse(plan_hub_reads("o/M-GGUF:Q4_K_M", "v1.1", l.dump()));
+  CHECK(at["revision"] == "v1.1");
+}

@@ -230,7 +230,7 @@ TEST_CASE("text, config and list: the value's shape") {
 TEST_CASE("a key is refused where no question reads it: unknown keys list the allowed ones") {
   const Error unknown = refused(R"({"model":"llama-3.1-8b","contxt":8192})");
   CHECK(unknown.field == "contxt");
-  CHECK(unknown.message.text.starts_with("is not a known input; allowed: model, config, model_name, model_repo, ollama_tag, quant_config, config_name, params, mode, weights, kv_dtype, context"));
+  CHECK(unknown.message.text.starts_with("is not a known input; allowed: model, config, model_name, model_repo, model_revision, model_hf_file, ollama_tag, quant_config, config_name, params, mode, weights, kv_dtype, context"));
   CHECK(unknown.message.text.ends_with(", usd_per_kwh, gpus, tp, pp, question"));
   CHECK(refused(R"({"question":"curve","contxt":1})").message.text.ends_with(", question, axis, points, from, to, spacing, values"));
   CHECK(refused(R"({"model":"llama-3.1-8b","zero":"3"})").message.text == "applies to training; set mode to train, lora or qlora");

@@ -3,7 +3,11 @@
 // --gpu-memory-utilization default 0.92, 0.9 up to 0.20, --kv-cache-dtype auto|fp8, --max-num-seqs, --quantization fp8);
 // llama-server https://github.com/ggml-org/llama.cpp/blob/master/tools/server/README.md (-m, -c, -np, -ngl,
 // --n-cpu-moe, -fa on|off|auto, -ctk/-ctv).
+#include <nlohmann/json.hpp>
+#include <span>  // std::span
+#include "../file_builders.hpp"
 #include "../test_support.hpp"
+#include "json/answer.hpp"
 #include "json/request.hpp"
 #include "questions/command_line.hpp"
 
@@ -80,4 +84,31 @@ TEST_CASE("The command's closing version is spelled as the answer's engine_versi
   const Report ollama = report_for(R"({"model":"llama-3.1-8b","engine":"ollama","engine_version":"v0.11.10"})");
   CHECK(ollama.ollama_version == "0.11.10");
   CHECK(ollama.command.ends_with("  # Ollama 0.11.10"));
+}
+
+TEST_CASE("llama-server gets a Hub GGUF as read: -hff where -hf's tag takes another file, -mu at another revision") {
+  // The request as a client sends it after a lookup (plan_hub_reads' revision and gguf.hf_file, test_lookup.cpp); the
+  // file's path in the repository is the name the header was read under. -hff: "Hugging Face model file. If
+  // specified, it will override the quant in --hf-repo"; -mu: "model download url" (ggml-org/llama.cpp
+  // tools/server/README.md at 00dc8057); the Hub's resolve URL takes the revision quoted whole, "/" too, as
+  // huggingface_hub's hf_hub_url writes it (quote(revision, safe="")).
+  const test::Bytes file = test::tiny_llama_gguf().build();
+  auto command = [&](const char* request) {
+    const auto j = nlohmann::json::parse(answer_file(test::catalog(), std::span<const std::byte>(file), file.size(),
+                                                     "v2/tiny-Q8_0.gguf", request));
+    REQUIRE_MESSAGE(j["ok"] == true, j.dump());
+    return j["command"];
+  };
+  const auto by_tag = command(R"({"engine":"llamacpp","context":512,"model_repo":"o/tiny-GGUF"})");
+  CHECK(by_tag["text"].get<std::string>().starts_with("llama-server -hf o/tiny-GGUF:Q8_0 --no-mmproj "));
+  const auto named = command(R"({"engine":"llamacpp","context":512,"model_repo":"o/tiny-GGUF",)"
+                             R"("model_hf_file":"v2/tiny-Q8_0.gguf"})");
+  CHECK(named["text"].get<std::string>().starts_with("llama-server -hf o/tiny-GGUF:Q8_0 -hff v2/tiny-Q8_0.gguf --no-mmproj "));
+  const auto pr = command(R"({"engine":"llamacpp","context":512,"model_repo":"o/tiny-GGUF","model_revision":"refs/pr/1"})");
+  CHECK(pr["text"].get<std::string>().starts_with(
+      "llama-server -mu https://huggingface.co/o/tiny-GGUF/resolve/refs%2Fpr%2F1/v2/tiny-Q8_0.gguf "));
+  CHECK(pr["text"].get<std::string>().find("--no-mmproj") == std::string::npos);  // -mu fetches no projector
+  CHECK(pr["note"]["id"] == "command.llamacpp_hub");
+  const auto main = command(R"({"engine":"llamacpp","context":512,"model_repo":"o/tiny-GGUF","model_revision":"main"})");
+  CHECK(main["text"] == by_tag["text"]);
 }

@@ -476,6 +476,7 @@ export const MESSAGES = {
     "other_models.ports_mlx": "mlx_lm.server hält jedes andere Modell geladen, jedes auf einem eigenen Port ab {first_port}; mlx_lm.generate führt dieses Modell aus.",
     "command.llamacpp": "Ersetzen Sie den .gguf-Namen durch den Pfad Ihrer Datei.",
     "command.llamacpp_hub": "llama-server lädt die .gguf-Datei des Modells von Hugging Face.",
+    "command.llamacpp_hub_revision": "llama-server lädt die .gguf-Datei des Modells und seinen Projektor vom Standardzweig von {repo}, nicht von der hier gelesenen Revision {revision}.",
     "command.mlx": "Der Prompt wird von der Standardeingabe gelesen; mlx_lm.server --model nimmt dasselbe Modell.",
     "command.mlx_replace": "Der Prompt wird von der Standardeingabe gelesen; mlx_lm.server --model nimmt dasselbe Modell. Ersetzen Sie MODEL durch das Hugging-Face-Repository oder den lokalen Ordner des Modells.",
     "command.mlx_convert": "MLX führt {format} aus einem Checkpoint aus, der in dieses Format quantisiert ist: mlx_lm.convert --hf-path {model} -q oder ein Upload von mlx-community. Der Prompt wird von der Standardeingabe gelesen; mlx_lm.server --model nimmt dasselbe Modell.",

@@ -8,6 +8,7 @@ import { el } from '../render/view.js';
 import { page, view } from './store.js';
 import { update } from './answer.js';
 import { hubReading, readHubModel, readOwnFiles, keepRead } from './draft-hub.js';
+import { errorShown } from './files.js';
 import { quantOptions } from './hub-box.js';
 import { isTraining } from '../state.js';
 
@@ -57,7 +58,7 @@ export function alsoByName() {
     if (read?.phase === 'loaded') continue;
     if (!hub && namesFile(model)) return { ok: false, error: { field: 'also', message: view.t('also.file.waiting', { name: model }) } };
     if (!hub) continue;
-    if (read?.phase === 'failed') return { ok: false, error: { ...read.error, field: 'also' } };
+    if (read?.phase === 'failed') return { ok: false, error: { ...errorShown(read.error), field: 'also' } };
     return { ok: false, error: { field: 'also', message: view.t(read?.phase === 'reading' ? 'also.hub.reading' : 'also.hub.waiting', { name: model }) } };
   }
   return null;

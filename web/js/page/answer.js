@@ -27,6 +27,9 @@ function baseRequest() {
   if (config?.checkpoint) request.config_name = config.checkpoint;  // its name may say FP8 or NVFP4 (checkpoint.js)
   // A model read from the Hub is shown by its repository's id, as the CLI shows it.
   if (hub?.phase === 'loaded') Object.assign(request, { model_name: hub.reading.repo, model_repo: hub.reading.repo });
+  // The revision read and, where -hf's tag would take another, the file: llama-server's command fetches the same one.
+  if (hub?.phase === 'loaded' && hub.plan?.revision) request.model_revision = hub.plan.revision;
+  if (hub?.phase === 'loaded' && hub.plan?.gguf?.hf_file) request.model_hf_file = hub.plan.gguf.hf_file;
   // A model file's own weights count exactly unless a weight format is picked after loading it.
   if (modelFile && !modelFile.weightsChosen) delete request.weights;
   if (!asksShare(state)) delete request.wired_limit_mb;

@@ -7,7 +7,7 @@ import { page, view } from './store.js';
 import { openHubRepo, LookupError } from '../hub.js';
 import { presetFor } from './model-name.js';
 import { quantOptions } from './hub-box.js';
-import { readFiles } from './files.js';
+import { readFiles, errorShown } from './files.js';
 import { update } from './answer.js';
 import { isTraining } from '../state.js';
 
@@ -57,7 +57,7 @@ export function draftByName() {
   if (isTraining(page.state) || draftRead()) return null;
   if (namesFile(draft)) return { ok: false, error: { field: 'draft', message: view.t('draft.file.waiting', { name: draft }) } };
   if (!hubReading(draft)) return null;
-  if (page.draftHub?.phase === 'failed') return { ok: false, error: page.draftHub.error };
+  if (page.draftHub?.phase === 'failed') return { ok: false, error: errorShown(page.draftHub.error) };
   const key = page.draftHub?.phase === 'reading' ? 'draft.hub.reading' : 'draft.hub.waiting';
   return { ok: false, error: { field: 'draft', message: view.t(key, { name: draft }) } };
 }
@@ -81,9 +81,12 @@ function base64(bytes) {
 }
 
 // Files read as the drop path reads them ({config, loaded}), as the core's description of a model read; `repo` is the
-// Hub repository they came from ('' for files picked here).
-function described(read, name, repo = '') {
+// Hub repository they came from ('' for files picked here), `plan` its plan_hub_reads (the revision read, and the
+// file where llama-server's -hfd tag would take another).
+function described(read, name, repo = '', plan = null) {
   const out = repo ? { name, repo } : { name };
+  if (plan?.revision) out.revision = plan.revision;
+  if (plan?.gguf?.hf_file) out.hf_file = plan.gguf.hf_file;
   if (read.config) out.config = read.config.text;
   if (read.config?.quant) out.quant_config = read.config.quant;
   const files = read.loaded?.shards ?? (read.loaded ? [read.loaded] : []);
@@ -95,21 +98,24 @@ function described(read, name, repo = '') {
 /**
  * Reads a Hub repository (`reading`: read_model_name's) as the drop path reads files: {read (the core's description
  * of a model read), gguf (the repository's GGUF quantizations, the one read among them; null for none)}. Throws
- * {core: error} with the core's or the lookup's error (its field `field`), or an AbortError.
+ * {core: error} with the core's or the lookup's error (its field `field`; a file refused here has a function for its
+ * message: errorShown() says it), or an AbortError.
  */
 export async function readHubModel(name, reading, { signal, onProgress, field }) {
   try {
     const opened = await openHubRepo(page.calculator, name, reading, { signal, onProgress });
     if (!opened.plan.ok) throw Object.assign(new Error(), { core: opened.plan.error });
     const read = await readFiles(opened.files, () => ({ step() {}, stop() {} }));
-    if (!read.ok) throw Object.assign(new Error(), { core: { message: (read.refused ?? read.failed)() } });
-    return { read: described(read, opened.plan.repo, opened.plan.repo), gguf: opened.plan.gguf ?? null };
+    // The refusal stays a function, so a language change says it again in the language shown.
+    if (!read.ok) throw Object.assign(new Error(), { core: { message: read.refused ?? read.failed } });
+    return { read: described(read, opened.plan.repo, opened.plan.repo, opened.plan), gguf: opened.plan.gguf ?? null };
   } catch (error) {
     if (error?.name === 'AbortError') throw error;
     const failure = error instanceof LookupError
       ? page.calculator.lookupFailure({ service: 'hub', name: reading.repo, token: false, gated: false, ...error.failure }).error
       : error.core ?? { message: String(error?.message ?? error) };
-    throw Object.assign(new Error(failure.message?.text ?? failure.message), { core: { ...failure, field } });
+    const said = errorShown(failure).message;
+    throw Object.assign(new Error(said?.text ?? said), { core: { ...failure, field } });
   }
 }
 

@@ -84,6 +84,14 @@ export async function droppedFiles(transfer) {
   return files;
 }
 
+/**
+ * An error whose message may be the page's own refusal of a file (a function giving it in the language shown, kept
+ * in the page's state as such) as the answer flow shows it: its message in the language shown now.
+ */
+export function errorShown(error) {
+  return typeof error?.message === 'function' ? { ...error, message: error.message() } : error;
+}
+
 // One set of files, dropped, picked or a Hub repository's, read as the page reads a drop: {ok: true, config,
 // loaded, status}, or {refused} (a set the page does not read) or {failed} (the core's word on a header); status,
 // refused and failed are functions giving the text in the language shown.

@@ -4,7 +4,7 @@ import { dom } from './dom.js';
 import { page, view } from './store.js';
 import { openHubRepo, LookupError, repoPage } from '../hub.js';
 import { presetFor, isPresetId } from './model-name.js';
-import { readFiles } from './files.js';
+import { readFiles, errorShown } from './files.js';
 import { useRead, dropFiles, forgetFiles } from './file-box.js';
 import { update } from './answer.js';
 
@@ -31,7 +31,7 @@ export function modelByName() {
   const reading = page.calculator.readModelName(name);
   if (reading?.ok && reading.kind === 'hub') {
     page.hub ??= { name: state.model, reading, phase: 'offer' };
-    if (page.hub.phase === 'failed') return { ok: false, error: page.hub.error };
+    if (page.hub.phase === 'failed') return { ok: false, error: errorShown(page.hub.error) };
     return { ok: false, lookup: true };
   }
   if (reading?.ok && reading.kind === 'ollama') {
@@ -149,7 +149,7 @@ async function readRepo(current, controller, alive, fail) {
   const read = await readFiles(opened.files, () => ({ step() {}, stop() {} }));
   if (!alive()) return;
   if (!read.ok) {
-    fail({ field: 'model', message: (read.refused ?? read.failed)() });
+    fail({ field: 'model', message: read.refused ?? read.failed });  // said again in the language shown (errorShown())
     return;
   }
   useRead(read, { replace: true });

@@ -52,5 +52,7 @@ export default {
     "llamacpp.fit_with_draft": "--fit von llama.cpp hält {draft_bytes} für den Entwurf neben dem Modell frei, wie es llama.cpp PR #23485 (b9305) eingeführt hat; für spätere Builds wird derselbe Platz angenommen.",
     "command.llamacpp_draft": "Ersetzen Sie die .gguf-Namen durch die Pfade Ihrer Dateien.",
     "command.llamacpp_draft_file": "Ersetzen Sie den .gguf-Namen des Entwurfs durch den Pfad seiner Datei.",
+    "command.llamacpp_draft_revision": "llama-server lädt die .gguf-Datei des Entwurfs (-hfd) vom Standardzweig von {repo}, nicht von der hier gelesenen Revision {revision}: Laden Sie diese Datei selbst und geben Sie ihren Pfad mit -md an.",
+    "command.llamacpp_draft_file_named": "-hfd {repo}:{quant} von llama-server lädt die erste Datei mit der Bezeichnung {quant}, nicht die hier gelesene {file}: Laden Sie diese Datei selbst und geben Sie ihren Pfad mit -md an.",
   },
 };
