@@ -131,7 +131,14 @@ TEST_CASE("vLLM: an other server starts with the least share of each card's own 
   // What it needs beside its pool (weights, activation peak, non-torch memory) and one sequence's blocks, from the
   // estimate alone at the default share; its share on a card is ceil(need × 100 / total) / 100, raised by a
   // hundredth where the pool then falls short of the sequence.
-  for (const char* id : {"h100-sxm", "rtx-4090"}) {
+  // By hand: on the H100 (85'018'877'624 B) it needs 7.65 to 8.5 GB, so ceil(need × 100 / total) = 10: 0.10; on the
+  // RTX 4090 (25'222'195'446 B) 3.78 to 4.04 GB: 0.16. The need itself is the card's too: the sampler's dummy run
+  // takes full-vocabulary logits over max_num_seqs rows, 1024 by default on a card of 70 GiB or more, else 256.
+  struct Card {
+    const char* id;
+    double util;
+  };
+  for (const auto& [id, util_by_hand] : {Card{"h100-sxm", 0.10}, Card{"rtx-4090", 0.16}}) {
     CAPTURE(id);
     const Gpu& card = test::gpu(id);
     const Report alone = evaluated(on(R"("model":"llama-3.2-1b","engine":"vllm","context":4096)", id));
@@ -145,6 +152,9 @@ TEST_CASE("vLLM: an other server starts with the least share of each card's own 
     REQUIRE(others->models.size() == 1);
     const OtherModel& m = others->models.front();
     CHECK((m.gpu_util == doctest::Approx(util) || m.gpu_util == doctest::Approx(util + 0.01)));
+    CHECK(m.gpu_util == doctest::Approx(util_by_hand));
+    CHECK(static_cast<double>(need) > (util_by_hand - 0.01) * static_cast<double>(total));
+    CHECK(static_cast<double>(need) <= util_by_hand * static_cast<double>(total));
     // It holds floor(util × total) + graphs outside the budget + its 512 MiB CUDA context.
     const Report at = evaluated(on(R"("model":"llama-3.2-1b","engine":"vllm","context":4096,"gpu_util":)" +
                                        std::to_string(m.gpu_util),
@@ -153,7 +163,7 @@ TEST_CASE("vLLM: an other server starts with the least share of each card's own 
     CHECK(m.bytes == static_cast<std::uint64_t>(std::floor(static_cast<double>(total) * m.gpu_util)) + graphs +
                          536'870'912);
   }
-  // A 1B model's ~3.5 GB is a few hundredths of an 85 GB H100 and more of a 25 GB RTX 4090: the shares differ.
+  // The shares differ by card: 0.16 of the smaller card against 0.10 of the H100.
   CHECK(others_on_card(rr, test::gpu("rtx-4090"))->models.front().gpu_util >
         others_on_card(rr, test::gpu("h100-sxm"))->models.front().gpu_util);
   CHECK(others_on_card(rr, test::gpu("h100-sxm"))->in_use_bytes == rr.options.memory_in_use);
