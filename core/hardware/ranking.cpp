@@ -68,13 +68,21 @@ Result<std::vector<const Gpu*>> gpus_to_rank(const std::vector<Gpu>& catalog, co
   return gpus;
 }
 
+// The memory in use on `gpu`: its own figure where the options give one.
+const GpuInUse* in_use_on(const Gpu& gpu, const RankOptions& o) noexcept {
+  for (const GpuInUse& u : o.in_use_by_gpu)
+    if (u.gpu_id == gpu.id) return &u;
+  return nullptr;
+}
+
 // `count` of `gpu`: whether the need fits, why the split cannot run, its price and its decode speed.
 RankedConfig ranked_config(const SpeedModel& model, const MemoryNeed& need, const Gpu* gpu, std::uint64_t count,
                            const RankOptions& o) {
   RankedConfig c;
   c.gpu = gpu;
   c.count = count;
-  const std::uint64_t usable = usable_for(*gpu, o.in_use_bytes);
+  const GpuInUse* own = in_use_on(*gpu, o);
+  const std::uint64_t usable = usable_for(*gpu, own ? own->bytes : o.in_use_bytes);
   const std::uint64_t needed = bytes_per_gpu(need, count);
   c.fit = classify_fit(needed, usable, o.headroom);
   c.free_bytes = signed_difference(usable, needed);
@@ -90,6 +98,7 @@ RankedConfig ranked_config(const SpeedModel& model, const MemoryNeed& need, cons
                      "Pascal (6.x)");
   else if (count > 1 && o.speed.engine == Engine::ollama)
     c.note = message("ranking.ollama_several", "Ollama across several GPUs is not modelled");
+  else if (own && !own->refusal.empty()) c.note = own->refusal;
   else if (kv_pool_engine(o.speed.engine)) c.note = tensor_parallel_problem(model, count);
   if (!c.note.empty()) c.fit = Fit::does_not_fit;  // the split itself is impossible
   c.fits = c.fit == Fit::fits;

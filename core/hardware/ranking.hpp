@@ -30,9 +30,17 @@ struct MemoryNeed {
 // ceil(shardable / count) + per GPU, saturating instead of wrapping.
 std::uint64_t bytes_per_gpu(const MemoryNeed& need, std::uint64_t count) noexcept;
 
+// Memory in use that differs by GPU type: other vLLM or SGLang servers, each sized by the card it starts on.
+struct GpuInUse {
+  std::string gpu_id;
+  std::uint64_t bytes = 0;  // in place of RankOptions::in_use_bytes on this GPU type
+  Message refusal;          // why nothing runs on it beside them (one of them cannot load there); empty: it can
+};
+
 struct RankOptions {
   double headroom = kDefaultHeadroom;
   std::uint64_t in_use_bytes = 0;  // memory other programs hold on each GPU (usable_for)
+  std::vector<GpuInUse> in_use_by_gpu;  // where a GPU type's differs; every count of it holds the same
   std::vector<std::uint64_t> counts = {1, 2, 4, 8};
   std::vector<std::string> gpus;              // ids or names; empty: the whole catalog
   std::optional<double> max_usd_per_hour;     // budget for the whole configuration

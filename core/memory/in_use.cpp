@@ -151,20 +151,6 @@ void add_other_models_notes(InferenceEstimate& e, const ModelSpec& spec, const I
                               "Each other SGLang server is counted at its default mem_fraction_static, a share of the "
                               "memory it found free; started with a smaller --mem-fraction-static it leaves more to "
                               "this one."));
-  // The GPU table and the ranking judge every card with the memory in use found here: where the engine sizes an
-  // other model by the card it starts on (vLLM: floor(gpu_memory_utilization × total) at the least share that holds
-  // it, vllm_util_holding; SGLang: mem_fraction_static of the memory found free), another card's rows are not
-  // re-sized for it. llama.cpp, Ollama, MLX and transformers hold the same bytes on any card it fits on.
-  if (o.gpu_memory_bytes && o.engine == Engine::vllm)
-    e.notes.push_back(message("other_models.sized_on_card_vllm",
-                              "The GPU table and the ranking count the other models as they are on this GPU: vLLM "
-                              "starts each with the least gpu_memory_utilization that holds it, a share of the card's "
-                              "memory, so on another card each would hold somewhat more or less."));
-  if (o.gpu_memory_bytes && o.engine == Engine::sglang)
-    e.notes.push_back(message("other_models.sized_on_card_sglang",
-                              "The GPU table and the ranking count the other models as they are on this GPU: each "
-                              "SGLang server takes mem_fraction_static of the memory it finds free on its card, so on "
-                              "another card each would hold another amount."));
   if (o.engine != Engine::ollama) return;
   // OLLAMA_MAX_LOADED_MODELS, when unset, is defaultModelsPerGPU (3) × the GPUs; at that count the scheduler
   // unloads the least recently used runner (findRunnerToUnload) before it loads another.

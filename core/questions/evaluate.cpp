@@ -1,5 +1,5 @@
 #include "questions/evaluate.hpp"
-#include "questions/other_models.hpp"
+#include "questions/other_models.hpp"  // resolve_other_models, others_on_card
 
 #include <algorithm>  // std::any_of, std::max, std::min
 #include <optional>   // std::optional
@@ -430,15 +430,26 @@ void judge_devices(Report& report, const ResolvedRequest& rr) {
                e.draft, d.total + e.draft};
 }
 
-// What the estimator reads of the GPU it runs on: vLLM and SGLang size their KV pool by its memory.
-void size_for_gpu(InferenceOptions& o, const Gpu& gpu) {
-  o.gpu_memory_bytes = gpu.driver_total_bytes();
-  o.gpu_total_nominal = !gpu.driver_visible_bytes;
-  o.gpu_is_a100 = lookup_key(gpu.name).find("a100") != std::string::npos;
-  o.gpu_compute_capability = compute_capability(gpu);
-  o.gpu_has_nvlink = gpu.nvlink_gb_s.has_value();
-  o.gpu_is_apple = gpu.is_apple();
-  o.gpu_is_rocm = gpu.vendor == gpu_vendor_name(GpuVendor::amd);
+// The other vLLM or SGLang servers as they would be on this row's card (others_on_card, where the per-card sizing
+// is): the row judged again by bytes beside them, and `o` given them. False where they cannot all load there: the
+// row does not fit, short by at least what they leave of the card.
+bool with_others_on_card(GpuFit& row, InferenceOptions& o, const ResolvedRequest& rr, InferenceEstimate& gpu_less) {
+  const auto on = others_on_card(rr, *row.gpu);
+  if (!on) return true;
+  const std::uint64_t usable = usable_for(*row.gpu, on->in_use_bytes);
+  if (!on->refusal.empty()) {
+    row.fit = Fit::does_not_fit;
+    row.free_bytes = signed_difference(usable, gpu_less.total);
+    row.gpus_needed = 0;
+    return false;
+  }
+  o.memory_in_use = on->in_use_bytes;
+  o.other_models = on->models;
+  gpu_less.in_use = on->in_use_bytes;
+  const Gpu* card = row.gpu;
+  row = check_fit(gpu_less, std::vector<Gpu>{*card}, rr.fit_headroom).front();
+  row.gpu = card;  // check_fit pointed into the temporary vector
+  return true;
 }
 
 // vLLM and SGLang with no GPU chosen: each card is judged as it would be chosen, by the KV pool the engine sizes on
@@ -447,12 +458,14 @@ void size_for_gpu(InferenceOptions& o, const Gpu& gpu) {
 void judge_pools(Report& report, const ResolvedRequest& rr) {
   const Engine engine = report.estimate.engine;
   if (!kv_pool_engine(engine)) return;
+  InferenceEstimate gpu_less = rr.other_scenarios.empty() ? InferenceEstimate{} : report.estimate;
   for (GpuFit& row : report.gpus) {
-    // A card the whole estimate does not fit by bytes cannot hold the engine's budget and one sequence either.
-    if (row.fit == Fit::does_not_fit) continue;
     InferenceOptions o = rr.options;
     o.explain = false;  // only its fit is read
     size_for_gpu(o, *row.gpu);
+    if (!with_others_on_card(row, o, rr, gpu_less)) continue;
+    // A card the whole estimate does not fit by bytes cannot hold the engine's budget and one sequence either.
+    if (row.fit == Fit::does_not_fit) continue;
     auto sized = estimate_inference(report.model, o);
     if (!sized) {  // the engine refuses this card (an FP8 format before Ampere, ...): no fit, no split
       row.fit = Fit::does_not_fit;
@@ -1129,6 +1142,16 @@ Explanation params_explanation(const ModelSpec& model, const ParamCounts& counts
                                     "Σ of the architecture's tensors: token embeddings + layers × (attention + MLP or "
                                     "experts + norms) + final norm + lm_head unless tied (+ a vision tower when present)"),
           std::move(values), source};
+}
+
+void size_for_gpu(InferenceOptions& o, const Gpu& gpu) {
+  o.gpu_memory_bytes = gpu.driver_total_bytes();
+  o.gpu_total_nominal = !gpu.driver_visible_bytes;
+  o.gpu_is_a100 = lookup_key(gpu.name).find("a100") != std::string::npos;
+  o.gpu_compute_capability = compute_capability(gpu);
+  o.gpu_has_nvlink = gpu.nvlink_gb_s.has_value();
+  o.gpu_is_apple = gpu.is_apple();
+  o.gpu_is_rocm = gpu.vendor == gpu_vendor_name(GpuVendor::amd);
 }
 
 ResolvedRequest without_gpu(ResolvedRequest scenario) {

@@ -141,6 +141,16 @@ struct Report {
 Result<Report> evaluate(const Catalog& catalog, const Request& request);
 
 
+// An other model as resolve_request read it (its model, its options on the request's GPU, its headroom), kept where
+// its engine sizes it by the card it starts on (vLLM, SGLang) so that each card of the GPU table and the ranking can
+// size it again (questions/other_models.hpp, others_on_card).
+struct OtherScenario {
+  std::string name;                  // as OtherModel::name
+  ModelSpec model;
+  InferenceOptions options;          // explain off; vLLM: its gpu_memory_utilization before it is lowered to fit
+  double headroom = kDefaultHeadroom;  // the request's, for the other model's own fit
+};
+
 // The options evaluate() would pass to the estimator (for the solvers), with the model resolved.
 struct ResolvedRequest {
   ModelSpec model;
@@ -161,12 +171,17 @@ struct ResolvedRequest {
   // Share of each GPU kept free when judging a fit: the request's headroom, or for vLLM at least
   // 1 − gpu_memory_utilization, since vLLM never uses more than that share of a GPU.
   double fit_headroom = kDefaultHeadroom;
+  // vLLM and SGLang: options.other_models as read, to be sized again on another card; empty otherwise.
+  std::vector<OtherScenario> other_scenarios;
 };
 Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& request);
 
 // evaluate() of a request already resolved, for questions that share one resolution: the estimate on
 // `scenario.gpu` (request.serving for its speed), or judged on every GPU of the catalog without one.
 Result<Report> evaluate(const Catalog& catalog, const Request& request, const ResolvedRequest& scenario);
+
+// What the estimator reads of the GPU it runs on (vLLM and SGLang size their KV pool by its memory), set in `o`.
+void size_for_gpu(InferenceOptions& o, const Gpu& gpu);
 
 // The scenario as if the request named no GPU: no single GPU, so no vLLM budget sized by one.
 ResolvedRequest without_gpu(ResolvedRequest scenario);

@@ -4,6 +4,7 @@
 #include <cmath>      // std::isfinite, std::llround
 #include <string>     // std::string, std::to_string
 
+#include "questions/other_models.hpp"  // others_on_card
 #include "util/number_text.hpp"
 #include "util/units.hpp"
 
@@ -171,6 +172,19 @@ void add_split_bytes(const Catalog& catalog, const Request& request, const Resol
   }
 }
 
+// Each GPU type ranked meets the other vLLM or SGLang servers as they would be on it (others_on_card), each count of
+// it alike: they are sized for the request's GPU count, as on the request's GPU.
+void add_in_use_by_gpu(const Catalog& catalog, const ResolvedRequest& rr, RankOptions& o) {
+  if (rr.other_scenarios.empty()) return;
+  const auto add = [&](const Gpu& gpu) {
+    if (const auto on = others_on_card(rr, gpu)) o.in_use_by_gpu.push_back({gpu.id, on->in_use_bytes, on->refusal});
+  };
+  if (o.gpus.empty())
+    for (const Gpu& gpu : catalog.gpus) add(gpu);
+  for (const std::string& id : o.gpus)
+    if (const Gpu* gpu = find_gpu(catalog.gpus, id)) add(*gpu);
+}
+
 }  // namespace
 
 Result<GpuRankingReport> rank_gpus_for(const Catalog& catalog, const Request& request) {
@@ -180,14 +194,16 @@ Result<GpuRankingReport> rank_gpus_for(const Catalog& catalog, const Request& re
   if (request.budget_per_hour && !(std::isfinite(*request.budget_per_hour) && *request.budget_per_hour > 0))
     return make_error("budget_per_hour", message("ranking.budget_positive", "must be a positive number of dollars per hour"));
   // One estimate for every GPU: without a GPU, vLLM's KV cache is what the batch needs, not the budget
-  // it would fill.
+  // it would fill. Other vLLM or SGLang servers are sized on the request's GPU first, as they need one
+  // (resolve_other_models), and again on each GPU ranked (add_in_use_by_gpu).
   Request r = request;
-  r.gpu.clear();
+  if (!kv_pool_engine(r.engine) || r.also.empty()) r.gpu.clear();
   auto resolved = resolve_request(catalog, r);
   if (!resolved) return resolved.error();
-  auto estimate = estimate_inference(resolved.value().model, resolved.value().options);
+  const ResolvedRequest rr = without_gpu(std::move(resolved).value());
+  auto estimate = estimate_inference(rr.model, rr.options);
   if (!estimate) return estimate.error();
-  return rank_gpus_for(catalog, request, resolved.value(), estimate.value());
+  return rank_gpus_for(catalog, request, rr, estimate.value());
 }
 
 Result<GpuRankingReport> rank_gpus_for(const Catalog& catalog, const Request& request, const ResolvedRequest& rr,
@@ -212,6 +228,7 @@ Result<GpuRankingReport> rank_gpus_for(const Catalog& catalog, const Request& re
   if (!gpus) return gpus.error();
   out.options.gpus = std::move(gpus).value();
   if (auto error = keep_engine_gpus(catalog, request, estimate.engine, out.options.gpus, out.notes)) return *error;
+  add_in_use_by_gpu(catalog, rr, out.options);
   auto speed = speed_options_for(rr.model, out.estimate, request.serving);
   if (!speed) return speed.error();
   out.options.speed = speed.value();

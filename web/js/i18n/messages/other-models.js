@@ -20,8 +20,6 @@ export default {
     "other_models.ollama_evicts": "Ollama würde die anderen Modelle entladen, um dieses zu laden: Neben ihnen sind {free_bytes} frei, und ein Modell, das neben anderen lädt, muss ganz auf die GPU passen, mit vorhergesagten {predicted_bytes} von höchstens 80 % des freien Speichers.",
     "other_models.ollama_keep_alive": "Ollama entlädt ein Modell 5 Minuten nach seiner letzten Anfrage (OLLAMA_KEEP_ALIVE); der Befehl setzt OLLAMA_KEEP_ALIVE=-1, damit alle geladen bleiben.",
     "other_models.sglang_fraction": "Jeder weitere SGLang-Server ist mit seinem Standardwert für mem_fraction_static gezählt, einem Anteil des Speichers, den er frei vorfand; mit kleinerem --mem-fraction-static gestartet, lässt er diesem mehr.",
-    "other_models.sized_on_card_vllm": "Die GPU-Tabelle und die Rangliste zählen die anderen Modelle so, wie sie auf dieser GPU sind: vLLM startet jedes mit dem kleinsten gpu_memory_utilization, das es fasst, einem Anteil am Speicher der Karte, sodass jedes auf einer anderen Karte etwas mehr oder weniger belegen würde.",
-    "other_models.sized_on_card_sglang": "Die GPU-Tabelle und die Rangliste zählen die anderen Modelle so, wie sie auf dieser GPU sind: Jeder SGLang-Server nimmt mem_fraction_static des Speichers, den er auf seiner Karte frei vorfindet, sodass jedes auf einer anderen Karte anders viel belegen würde.",
     "other_models.command_order": "Die Befehlszeilen starten zuerst die anderen Modelle, jedes in einer eigenen Shell und jedes, sobald das vorige geladen ist; die letzte Zeile startet dieses Modell.",
     "also.error": "{name}: {reason}",
     "also.needs_gpu": "Weitere Modelle auf der GPU brauchen mit dieser Engine eine gewählte GPU: Jeder Server nimmt sich einen Anteil ihres Speichers",
