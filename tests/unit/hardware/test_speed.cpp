@@ -655,13 +655,13 @@ TEST_CASE("llama-bench pp2048 at depths 0 to 32768 on a DGX Spark: dense, MoE an
   //   model            depth  measured    range          middle error
   //   qwen2.5-7b           0    2276     1710–3028       +4 % (sets the stand-in's peak)
   //   qwen2.5-7b       32768    1283      811–1716       −2 %
-  //   qwen3-30b-a3b        0    3176     1803–4043       −8 %
-  //   qwen3-30b-a3b    32768    1292      548–1348      −27 %
-  //   gpt-oss-20b          0    3783     1715–3887      −26 %
-  //   gpt-oss-20b      32768    1899     1110–2625       −2 %
-  //   gpt-oss-120b         0    1938      883–2013      −25 %
-  //   gpt-oss-120b     32768    1155      621–1466      −10 %
-  // median error of the middle over the 20 runs 12.9 %. The grouped expert products run at 9–21 % of the int8 peak
+  //   qwen3-30b-a3b        0    3176     1635–4228       −8 %
+  //   qwen3-30b-a3b    32768    1292      531–1368      −27 %
+  //   gpt-oss-20b          0    3783     1678–3996      −25 %
+  //   gpt-oss-20b      32768    1899     1094–2674       −1 %
+  //   gpt-oss-120b         0    1938      830–2181      −22 %
+  //   gpt-oss-120b     32768    1155      595–1553       −7 %
+  // median error of the middle over the 20 runs 11.4 %. The grouped expert products run at 9–21 % of the int8 peak
   // once an expert has many tokens, less by the tiles' unused columns (speed.cpp, kLlamaCppMoeTileWeight; 64, 128, 256
   // tokens per expert here); this card's MoE runs lie in the upper half of that share, the RTX 3090's and 4090's in
   // the lower (their test case below). FlashAttention at 35–90 % of the 16-bit peak: Qwen3 (8 query heads per KV
