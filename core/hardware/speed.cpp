@@ -29,17 +29,19 @@ Range allreduce_latency_s(const Gpu& gpu) noexcept {
 
 constexpr double kMs = 1e-3;
 
-// llama.cpp's grouped expert products (MMQ's mul_mat_id on CUDA, mul_mm_id on Metal) load and convert each touched
-// expert's weight tiles once per micro-batch, then multiply them by the tokens routed to it: a cost per expert as
-// large as 32 more tokens'. Taken from one llama-bench sweep, gpt-oss-20b pp512 on an RTX 3090 at ub 64, 128, 256 and
-// 512 (8 to 64 tokens per expert; llama.cpp PR #20586's table): the share of the peak each run implies for the routed
-// products (the dense and attention shares at the middle of their ranges) is 15, 11, 11 and 13 % with it, 3.0, 3.6,
-// 5.6 and 8.8 % without. Checked on runs it was not taken from: Qwen3-30B-A3B pp4096 at ub 64 on an RTX 4090 (4 tokens
-// per expert, PR #15631) implies the same 13 % (1.5 % without), and the DGX Spark's pp2048 at ub 2048 implies 21, 17 and
-// 21 % for gpt-oss-120b, Qwen3-30B-A3B and gpt-oss-20b (64, 128 and 256 tokens per expert; 14, 13 and 19 % without).
-// Every run is on CUDA: Apple's class (llama.cpp's Metal and MLX, which borrows its shares) leaves it out, as no
-// published run measures it there; the datacenter class assumes it.
-constexpr double kLlamaCppMoeSetupTokens = 32;
+// llama.cpp's grouped expert products on CUDA (MMQ's mul_mat_id, ggml-cuda/mmq.cu and mmq.cuh): the tokens of a
+// micro-batch are sorted by expert, and each expert's run of tokens is cut into tiles of mmq_x columns; mmq_x is chosen
+// once for the whole micro-batch from its token count ("ntiles_x = (args.ncols_max + mmq_x - 1) / mmq_x", ncols_max
+// = the micro-batch's tokens, mmq_x from 8 to get_mmq_x_max_host: 128 on tensor-core GPUs), as the host does not know
+// how many tokens each expert got. A tile is multiplied out whole, so an expert with 16 tokens in a micro-batch of
+// 128 runs a 128-column tile. A tile's unused column costs 0.38 of a routed token's: from one llama-bench sweep,
+// gpt-oss-20b pp512 on an RTX 3090 at ub 64, 128, 256 and 512 (mmq_x 64, 128, 128, 128; 8 to 64 tokens per expert;
+// llama.cpp PR #20586's table: 1671.74, 2036.35, 3086.19, 4739.20 t/s), whose time per micro-batch (38, 63, 83, 108
+// ms) is a cost per tile column (α) plus one per routed token (β): 128α + 32β = 83 and 128α + 64β = 108 give
+// β = 0.78 and α = 0.45 ms per column over all experts, α / (α + β) = 0.37; ub 64 and 128 then come out within 12 %.
+constexpr double kLlamaCppMoeTileWeight = 0.37;
+// The widest tile MMQ takes on tensor-core GPUs (get_mmq_x_max_host: 128 where turing_mma_available).
+constexpr double kMmqTileMax = 128;
 
 // The overhead per layer. Every engine's figure was measured on a model of 32 layers (Llama-2 7B for llama.cpp on
 // CUDA and Metal and for transformers, Llama-3.1-8B for vLLM): the time a step took beyond its bytes, divided by those
@@ -60,7 +62,7 @@ constexpr Efficiency kLlamaCppConsumer{
     "of 64 to 512 on an RTX 3090 (PR #20586), gpt-oss-20b and Qwen3-30B-A3B pp4096 on an RTX 4090 (PR #15631) and "
     "pp2048 on a DGX Spark, FlashAttention from pp2048 at depths 0 to 32768 on a DGX Spark "
     "(llama.cpp benches/dgx-spark.md)",
-    kLlamaCppMoeSetupTokens};
+    kLlamaCppMoeTileWeight};
 // The grouped experts' share at the consumer class's ratio to the dense share (the same MMQ kernels on a bigger GPU).
 constexpr Efficiency kLlamaCppDatacenter{
     {0.50, 0.85}, per_layer(1.5, 3.0), kLlamaCppDatacenterDense, true,
@@ -70,16 +72,26 @@ constexpr Efficiency kLlamaCppDatacenter{
     "llama.cpp CUDA scoreboard (discussion #15013), Llama-2 7B Q4_0: A100 80 GB, H100 (HBM3): small matrix-vector "
     "products leave much of a big GPU idle, so a larger fixed cost per layer; grouped experts assumed at the consumer "
     "class's ratio to the dense share, with the consumer cards' cost per expert (assumed), attention assumed",
-    kLlamaCppMoeSetupTokens};
+    kLlamaCppMoeTileWeight};
 constexpr Efficiency kLlamaCppApple{
     {0.60, 0.95}, per_layer(3.0, 6.0), {0.20, 0.40}, false, {0.08, 0.23}, {0.20, 0.50}, false,
     "llama.cpp Apple Silicon benchmark (discussion #4167), LLaMA 7B Q4_0 tg128: M1/M2/M3 Ultra, M4 Pro, M4 Max; "
     "Metal spends ~9 ms of a 28 ms token outside the matrix products (llama.cpp k-quants Metal commit notes); prefill "
     "shares assumed, no cost per touched expert (measured on CUDA only)"};
+// What an MoE layer adds to a vLLM or SGLang step besides its bytes, seconds per MoE layer: its router, top-k,
+// token sorting (moe_align_block_size), the grouped products' launches and the combine. From the two served runs of
+// one model, engine and GPU at two batches (SGLang, gpt-oss-20b, H100 SXM, 512 tokens in and 1024 out; ai-bot-pro/
+// achatbot PR #183): 5.573 ms a step at 4 requests and 7.867 ms at 32. The step reads 6.7 and 13.3 GB (13 and 32
+// distinct experts of 32 per layer), 2.5 and 5.0 ms at the middle of the bandwidth share; with the middle of the
+// per-layer overhead (0.94 ms for 24 layers) that leaves 2.13 and 1.97 ms, 89 and 82 µs for each of the 24 MoE
+// layers: the same cost per step at both batches, a step's fixed cost, not a token's.
+constexpr Range kVllmMoeLayerOverhead{82e-6, 89e-6};
 constexpr Efficiency kVllmGpu{
     {0.70, 0.90}, per_layer(0.5, 2.0), {0.35, 0.65}, false, {0.15, 0.40}, {0.35, 0.70}, false,
     "vLLM bench serve: Llama-3.1-8B bf16 on A100 40 GB at concurrency 1 and 8 (johnmusgrave.com), Mistral-7B "
-    "bf16 on RTX 4090 at concurrency 4 and 8 (mushfiqrahman.dev); prefill shares assumed, not measured"};
+    "bf16 on RTX 4090 at concurrency 4 and 8 (mushfiqrahman.dev); prefill shares assumed, not measured; an MoE "
+    "layer's own kernels from SGLang's gpt-oss-20b at 4 and 32 requests on an H100 (ai-bot-pro/achatbot PR #183)",
+    0, kVllmMoeLayerOverhead};
 constexpr Efficiency kTransformers{
     {0.50, 0.85}, per_layer(2.0, 10.0), {0.25, 0.50}, false, {0.05, 0.20}, {0.25, 0.60}, false,
     "Hugging Face transformers generate, Llama-2-7B fp16 on A10: 34 ms per token (InternLM/lmdeploy issue #210); "
@@ -286,6 +298,11 @@ Range step_overhead_s(const Efficiency& eff, std::uint64_t layers) noexcept {
   return {eff.layer_overhead_s.low * n, eff.layer_overhead_s.high * n};
 }
 
+Range moe_overhead_s(const Efficiency& eff, const SpeedModel& model) noexcept {
+  const double n = static_cast<double>(model.expert_layers());
+  return {eff.moe_layer_overhead_s.low * n, eff.moe_layer_overhead_s.high * n};
+}
+
 std::optional<double> pcie_x16_gb_s(double generation) noexcept {
   // Transfer rate per lane doubles each generation from 8 GT/s at PCIe 3.0 (PCI-SIG).
   if (!(generation >= 3 && generation <= 7) || generation != std::floor(generation)) return std::nullopt;
@@ -484,12 +501,24 @@ Message overhead_clause(const SpeedModel& model, const Efficiency& eff) {
                    "waits for, as measured: this model's layers are not known)",
                    {figure("overhead_low", step.low * 1e3, 3), figure("overhead_high", step.high * 1e3, 3),
                     arg::digits("layers", kOverheadMeasuredLayers)});
+  const Range moe = moe_overhead_s(eff, model);
+  const Message moe_clause = clause_if(
+      moe.high > 0, message("speed.how.overhead_moe",
+                            ", and {moe_low}–{moe_high} µs more for each of its {moe_layers} expert layers, "
+                            "{moe_step_low}–{moe_step_high} ms per step (the router, the top-k, sorting the tokens by "
+                            "expert, the grouped products' launches and the combine: kernels a dense layer does not "
+                            "launch)",
+                            {figure("moe_low", eff.moe_layer_overhead_s.low * 1e6, 3),
+                             figure("moe_high", eff.moe_layer_overhead_s.high * 1e6, 3),
+                             arg::digits("moe_layers", model.expert_layers()),
+                             figure("moe_step_low", moe.low * 1e3, 3), figure("moe_step_high", moe.high * 1e3, 3)}));
   return message("speed.how.overhead_layers",
                  "{layer_low}–{layer_high} µs for each of its {layers} layers, {overhead_low}–{overhead_high} ms per "
-                 "step (the kernels each layer launches and waits for)",
+                 "step (the kernels each layer launches and waits for){moe}",
                  {figure("layer_low", eff.layer_overhead_s.low * 1e6, 3),
                   figure("layer_high", eff.layer_overhead_s.high * 1e6, 3), arg::digits("layers", model.num_layers),
-                  figure("overhead_low", step.low * 1e3, 3), figure("overhead_high", step.high * 1e3, 3)});
+                  figure("overhead_low", step.low * 1e3, 3), figure("overhead_high", step.high * 1e3, 3),
+                  arg::message("moe", moe_clause)});
 }
 
 Message in_ram_clause(const SpeedOptions& o, const StepTerms& terms) {
@@ -551,7 +580,7 @@ Result<DecodeSpeed> estimate_decode(const SpeedModel& model, const Gpu& gpu, con
   const Efficiency& eff = efficiency(o.engine, gpu_class_of(gpu));
   const StepTerms terms = decode_terms(model, o);
   const Range allreduce = allreduce_seconds(model, gpu, o.tensor_parallel, static_cast<double>(o.batch));
-  const Range overhead = step_overhead_s(eff, overhead_layers(model));
+  const Range overhead = step_overhead_s(eff, overhead_layers(model)) + moe_overhead_s(eff, model);
 
   // Slow end: low shares, high overhead; fast end: the reverse.
   const StepTime slow = step_time(terms, gpu, o, eff.bandwidth_share.low, overhead.high, eff.compute_share.low,
@@ -669,6 +698,42 @@ Result<PrefillPlan> plan_prefill(const SpeedModel& model, const Gpu& gpu, const 
   return p;
 }
 
+// MMQ's tile width for a micro-batch of `tokens`: the fewest tiles of at most kMmqTileMax columns, each as narrow as
+// a multiple of 8 allows (mul_mat_q_case's search over mmq_x = 8, 16, … for the fewest ntiles_x).
+double mmq_tile_columns(double tokens) noexcept {
+  const double tiles = std::ceil(tokens / kMmqTileMax);
+  return 8.0 * std::ceil(std::ceil(tokens / tiles) / 8.0);
+}
+
+// E[⌈T / m⌉] for T ~ Binomial(n, p): the tiles one expert's tokens fill when each of n tokens picks it with chance p
+// (uniform routing), summed over T's distribution in log space so that large n does not underflow.
+double expected_tiles(double n, double p, double m) noexcept {
+  if (p >= 1.0) return std::ceil(n / m);
+  const double mean = n * p;
+  const double last = std::min(n, std::ceil(mean + 12.0 * std::sqrt(mean * (1.0 - p)) + 16.0));
+  const double log_ratio = std::log(p) - std::log1p(-p);
+  double log_pmf = n * std::log1p(-p);  // T = 0
+  double tiles = 0;
+  for (double t = 1; t <= last; ++t) {
+    log_pmf += std::log((n - t + 1.0) / t) + log_ratio;
+    tiles += std::exp(log_pmf) * std::ceil(t / m);
+  }
+  return tiles;
+}
+
+// The unused tile columns of the routed products for a chunk of `tokens`, as parameter-columns (× 2: FLOPs): per group
+// params · (m · E[tiles] − tokens · k/E), each expert's tiles m columns wide less the tokens routed to it.
+double unused_tile_params(const SpeedModel& model, double tokens) noexcept {
+  const double m = mmq_tile_columns(tokens);
+  double unused = 0;
+  for (const SpeedModel::ExpertGroup& g : model.expert_groups) {
+    if (g.experts == 0) continue;
+    const double k_share = std::min(1.0, static_cast<double>(g.top_k) / static_cast<double>(g.experts));
+    unused += g.params * std::max(0.0, m * expected_tiles(tokens, k_share, m) - tokens * k_share);
+  }
+  return unused;
+}
+
 // Each chunk at its own depth: the same FLOPs for the products, attention growing with the tokens before it.
 // Slow end: low shares and high overhead; fast end: the reverse. Returns the chunks the weights' read bounds at
 // the slow end.
@@ -676,34 +741,41 @@ double run_chunks(PrefillSpeed& p, const PrefillPlan& plan, const SpeedModel& mo
                   const SpeedOptions& o, const Efficiency& eff, double& slow, double& fast) {
   const double tp = static_cast<double>(o.tensor_parallel);
   const double depth = static_cast<double>(o.prefill_depth);
-  const Range overhead = step_overhead_s(eff, overhead_layers(model));
+  const Range overhead = step_overhead_s(eff, overhead_layers(model)) + moe_overhead_s(eff, model);
   double memory_bound_chunks = 0;
+  double tile_tokens = -1, tile_params = 0;  // the last chunk length's unused tile columns (all but the last are equal)
   for (double k = 0; k < plan.chunks; ++k) {
     const double s = std::min(plan.chunk, plan.prompt - k * plan.chunk);
     // The output head multiplies the prompt's last token only.
     const double gemm = 2.0 * plan.dense_params * s + (k + 1 == plan.chunks ? 2.0 * plan.head : 0.0);
     const double moe = 2.0 * plan.routed_active * s;
-    // Each expert the chunk touches costs as much as moe_setup_tokens more tokens would (Efficiency says why).
-    const double moe_setup =
-        2.0 * model.routed_params_touched(static_cast<std::uint64_t>(s)) * eff.moe_setup_tokens;
+    // The grouped products' tiles run whole: their unused columns at moe_tile_weight of a token's (Efficiency).
+    if (s != tile_tokens) tile_tokens = s, tile_params = eff.moe_tile_weight > 0 ? unused_tile_params(model, s) : 0.0;
+    const double moe_setup = 2.0 * tile_params * eff.moe_tile_weight;
     const double attention = chunk_attention_flops(model, depth + k * plan.chunk, s);
     p.gemm_flops += gemm;
     p.moe_flops += moe;
     p.attention_flops += attention;
     // The chunk reads the weights once: what every token reads, and each expert some token of it is routed to.
     const double bytes = (plan.every_token + model.routed_bytes_read(static_cast<std::uint64_t>(s))) / tp;
-    auto chunk_seconds = [&](double dense_share, double moe_share, double attention_share, double bw_share) {
+    auto chunk_seconds = [&](double dense_share, double moe_share, double attention_share, double bw_share,
+                             bool overlapped) {
       const double compute = (gemm / (plan.peak * 1e12 * dense_share) +
                               (moe + moe_setup) / (plan.peak * 1e12 * moe_share) +
                               attention / (plan.attention_peak * 1e12 * attention_share)) / tp;
       const double memory = bytes / (*gpu.bandwidth_gb_s * 1e9 * bw_share);
-      return std::pair{std::max(compute, memory), memory > compute};
+      // llama.cpp's MMQ loads each weight tile into shared memory and then multiplies it, double-buffered across the
+      // tile's k-steps: how much of the read hides behind the arithmetic is not measured, so for the routed experts'
+      // tiles (moe_tile_weight > 0, a model with experts) the slow end has them follow each other and the fast end
+      // overlap whole. A dense model's products are large enough to hide the read (the dense runs lie in the range).
+      return std::pair{overlapped ? std::max(compute, memory) : compute + memory, memory > compute};
     };
     const auto [low_end, memory_bound] = chunk_seconds(eff.compute_share.low, eff.moe_share.low,
-                                                       eff.attention_share.low, eff.bandwidth_share.low);
+                                                       eff.attention_share.low, eff.bandwidth_share.low,
+                                                       eff.moe_tile_weight <= 0 || model.expert_groups.empty());
     slow += low_end + overhead.high;
     fast += chunk_seconds(eff.compute_share.high, eff.moe_share.high, eff.attention_share.high,
-                          eff.bandwidth_share.high).first + overhead.low;
+                          eff.bandwidth_share.high, true).first + overhead.low;
     if (memory_bound) memory_bound_chunks += 1;
   }
   return memory_bound_chunks;
@@ -712,6 +784,17 @@ double run_chunks(PrefillSpeed& p, const PrefillPlan& plan, const SpeedModel& mo
 // "60–80 %" of a peak, and " (assumed share)" where no published run pins the share.
 Message assumed_clause(bool pinned) {
   return clause_if(!pinned, message("speed.how.assumed", " (assumed share)"));
+}
+
+// What each chunk pays besides its arithmetic and reads: the kernels of its layers, as a decode step does.
+Message chunk_overhead_clause(const SpeedModel& model, const Efficiency& eff, std::uint64_t chunks) {
+  const Range step = step_overhead_s(eff, overhead_layers(model)) + moe_overhead_s(eff, model);
+  return message("speed.how.prefill_overhead",
+                 "each chunk also pays {overhead_low}–{overhead_high} ms for launching its layers' kernels, "
+                 "{total_low}–{total_high} ms in all",
+                 {figure("overhead_low", step.low * 1e3, 3), figure("overhead_high", step.high * 1e3, 3),
+                  figure("total_low", step.low * 1e3 * static_cast<double>(chunks), 3),
+                  figure("total_high", step.high * 1e3 * static_cast<double>(chunks), 3)});
 }
 
 Message prefill_explanation(const PrefillSpeed& p, const PrefillPlan& plan, const SpeedModel& model,
@@ -725,13 +808,16 @@ Message prefill_explanation(const PrefillSpeed& p, const PrefillPlan& plan, cons
                         {figure("moe_tflop", p.moe_flops / 1e12, 4), figure("share_low", eff.moe_share.low * 100, 2),
                          figure("share_high", eff.moe_share.high * 100, 2),
                          arg::message("setup",
-                                      clause_if(eff.moe_setup_tokens > 0,
-                                                message("speed.how.prefill_moe_setup",
-                                                        ", each expert a pass touches costing as much as {tokens} "
-                                                        "more tokens (its weights are loaded and converted once per "
-                                                        "pass, however few tokens it has)",
-                                                        {arg::digits("tokens", static_cast<std::uint64_t>(
-                                                                                   eff.moe_setup_tokens))}))),
+                                      clause_if(eff.moe_tile_weight > 0,
+                                                message("speed.how.prefill_moe_tiles",
+                                                        ", each expert's tokens multiplied in whole tiles of "
+                                                        "{tile} tokens (the width llama.cpp picks for a pass of "
+                                                        "{chunk}), a tile's unused column costing {weight} of a "
+                                                        "token's",
+                                                        {arg::digits("tile", static_cast<std::uint64_t>(
+                                                                                 mmq_tile_columns(plan.chunk))),
+                                                         arg::digits("chunk", static_cast<std::uint64_t>(plan.chunk)),
+                                                         figure("weight", eff.moe_tile_weight, 2)}))),
                          arg::message("assumed", assumed_clause(eff.prefill_pinned))}));
   const Message attention_field =
       plan.attention_own_peak
@@ -749,7 +835,7 @@ Message prefill_explanation(const PrefillSpeed& p, const PrefillPlan& plan, cons
       "{dense_low}–{dense_high} % of {peak} {field}{dense_assumed}{moe}, {attention_tflop} in attention over the "
       "cache (4 · width · tokens · (depth + tokens/2) per chunk{windows}) at {attention_low}–{attention_high} % of "
       "{attention_peak} {attention_field}{attention_assumed}; {passes} reads the weights it uses at least "
-      "once{memory_bound}{copy}.",
+      "once{memory_bound}{copy}; {chunk_overhead}.",
       {figure("tflop", p.flops / 1e12, 4), arg::digits("tokens", o.prompt_tokens),
        arg::message("depth", clause_if(o.prefill_depth != 0, message("speed.how.depth", " after {depth} cached tokens",
                                                                      {arg::digits("depth", o.prefill_depth)}))),
@@ -767,6 +853,7 @@ Message prefill_explanation(const PrefillSpeed& p, const PrefillPlan& plan, cons
                     clause_if(memory_bound_chunks > 0,
                               message("speed.how.memory_bound",
                                       " (at the slow end that read takes longer than the arithmetic)"))),
+       arg::message("chunk_overhead", chunk_overhead_clause(model, eff, p.chunks)),
        arg::message("copy", clause_if(plan.copy_seconds > 0,
                                       message("speed.how.copy", "; CPU-held layers are copied over PCIe once per chunk")))});
 }

@@ -49,10 +49,15 @@ struct Efficiency {
   Range attention_share;   // of the 16-bit tensor peak: FlashAttention over the cache
   bool prefill_pinned = false;  // moe_share and attention_share checked against measurements
   std::string_view source;
-  // What each expert a pass touches costs besides its tokens, in tokens: the grouped product loads and converts an
-  // expert's weight tiles once per pass whatever the number of tokens routed to it, then multiplies them by each.
-  // With t tokens per expert the routed products run at moe_share · t / (t + moe_setup_tokens). 0: not modelled.
-  double moe_setup_tokens = 0;
+  // The routed experts' grouped products run in tiles of whole token columns (llama.cpp's MMQ mul_mat_id: each
+  // expert's tokens are cut into tiles of mmq_x columns, mmq_x chosen for the whole micro-batch, and every tile is
+  // multiplied out in full): a tile's unused columns cost moe_tile_weight of a routed token's column each. 0: the
+  // engine's grouped products are not modelled by tiles.
+  double moe_tile_weight = 0;
+  // What each MoE layer adds to a step besides its products, seconds: the router's kernels, the top-k, sorting the
+  // tokens by expert, the grouped products' launches and the combine, kernels a dense layer does not launch. Per
+  // step, whatever the batch. {0, 0}: inside layer_overhead_s (where it was measured on the engine's MoE runs).
+  Range moe_layer_overhead_s{0, 0};
 };
 
 // The efficiency of `engine` on `gpu_class`; see docs/methodology.md for each figure and its source.
@@ -64,6 +69,12 @@ inline constexpr std::uint64_t kOverheadMeasuredLayers = 32;
 
 // The overhead of one step (or prefill chunk) through `layers` layers: layers · layer_overhead_s.
 Range step_overhead_s(const Efficiency& eff, std::uint64_t layers) noexcept;
+
+struct SpeedModel;
+// What the MoE layers add to each step (and prefill chunk): expert layers · moe_layer_overhead_s.
+Range moe_overhead_s(const Efficiency& eff, const SpeedModel& model) noexcept;
+
+inline Range operator+(Range a, Range b) noexcept { return {a.low + b.low, a.high + b.high}; }
 
 // llama.cpp CPU layers: the share of system-RAM bandwidth they reach (slaren's 13900K, DDR5-6400:
 // 7B Q4_0 at 18.27 t/s reads 3.83 GB · 18.27 = 70 GB/s of 102.4 GB/s; llama.cpp issue #34).

@@ -141,22 +141,17 @@ TEST_CASE("the published runs by kind: how far the middle of each range lies fro
   // named here with the reason, so the check fails both when another run leaves 30 % and when a named one comes within
   // (then its name goes); none may pass 45 %. As run (-s):
   //   single-stream decode  18 runs  median 4.9 %  worst 17.9 % (llama.cpp Metal on an M1 Ultra)
-  //   batched MoE            1 run          36.4 % (SGLang, gpt-oss-20b at 32 requests on an H100)
+  //   batched MoE            2 runs  median 1.9 %  worst 3.5 % (SGLang, gpt-oss-20b at 4 and 32 requests on an H100)
   //   served, dense          3 runs  median 11.0 % worst 15.1 %
   //   experts in RAM         2 runs  median 11.0 % worst 14.5 % (Qwen3-30B-A3B on an RTX 2080)
-  //   prefill               34 runs  median 13.2 % worst 42.6 % (gpt-oss-20b pp4096 at ub 2048 on an RTX 4090)
+  //   prefill               34 runs  median 11.2 % worst 43.3 % (gpt-oss-20b pp4096 at ub 2048 on an RTX 4090)
   //   time to first token    1 run          0.4 %
   const std::map<std::string, std::set<std::string>> misses = {
-      // Not explained: the prefills of requests that start meanwhile, which a decode estimate leaves out, account for
-      // a few percent only; SGLang's overhead per layer is vLLM's, measured on dense layers, and an MoE layer's own
-      // kernels (router, top-k, grouped products) are not modelled apart.
-      {"batched MoE", {"gpt-oss-20b mxfp4 on h100-sxm (sglang, batch 32, 1024 tokens)"}},
-      // gpt-oss-20b's prompt, all estimated 32–43 % fast: how efficiently its grouped expert products run at a given
-      // micro-batch (tokens per expert) is not modelled apart from the one MoE share.
-      {"prefill",
-       {"gpt-oss-20b mxfp4_moe on rtx-3090 (llamacpp, batch 1, 512 tokens, ub 128)",
-        "gpt-oss-20b mxfp4_moe on rtx-3090 (llamacpp, batch 1, 512 tokens, ub 256)",
-        "gpt-oss-20b mxfp4_moe on rtx-4090 (llamacpp, batch 1, 4096 tokens, ub 2048)"}},
+      // gpt-oss-20b's prompt of 4096 tokens in two micro-batches of 2048 on an RTX 4090, estimated 43 % fast, while
+      // the same card's micro-batches of 1024 come out 27 % fast and the RTX 3090's sweep of 64 to 512 within 10–28 %.
+      // Not placed: the tiles (2.5 per expert at 256 tokens each) and attention at pp4096 (4 % of the time) change
+      // too little between the two, and the same table's single micro-batch of 4096 is slower still (8950.94 t/s).
+      {"prefill", {"gpt-oss-20b mxfp4_moe on rtx-4090 (llamacpp, batch 1, 4096 tokens, ub 2048)"}},
   };
   REQUIRE(by_kind.count("single-stream decode"));
   CHECK(by_kind.at("single-stream decode").median() < 0.05);
@@ -203,9 +198,10 @@ TEST_CASE("llama-bench runs at a micro-batch of their own and vLLM's time to fir
     CAPTURE(r.high);
     CHECK(r.low <= m.tokens_per_second);
     CHECK(m.tokens_per_second <= r.high);
-    // The grouped products' share spans more than the dense one's (9–21 % against 20–35 % on consumer cards), so an
-    // MoE prefill range is wider than the 2x a dense run's is held to.
-    CHECK(r.high / r.low <= 2.5);
+    // The grouped products' share spans more than the dense one's (9–21 % against 20–35 % on consumer cards), and
+    // whether MMQ hides the touched experts' reads behind their arithmetic is not measured (the slow end adds them,
+    // the fast end overlaps them), so an MoE prefill range is wider than the 2x a dense run's is held to.
+    CHECK(r.high / r.low <= 3.3);
     ++checked;
   }
   CHECK(checked == 8);
@@ -218,8 +214,10 @@ TEST_CASE("batched MoE decode is pinned to served runs on different prompts, not
   // them all to the same k experts, and its S_TG at B sequences measures llama.cpp's batched kernels on k experts, not
   // the experts a batch of different requests touches. The DGX Spark's runs at B = 2 to 32 (benches/dgx-spark.md) are
   // therefore not pinned (tests/data/speed_measurements.json's "about" says why); its B = 1 runs are single-stream
-  // decode. Batched MoE is pinned to a served run on random prompts instead: SGLang, gpt-oss-20b at 32 requests on an
-  // H100 (ai-bot-pro/achatbot PR #183; the run's source line has the arithmetic).
+  // decode. Batched MoE is pinned to served runs on random prompts instead: SGLang, gpt-oss-20b at 4 and 32 requests on
+  // an H100 (ai-bot-pro/achatbot PR #183; each run's source line has the arithmetic). The two batches read 6.7 and
+  // 13.3 GB a step, yet their steps differ by 2.3 ms only: the rest is a cost per step, not per token, which
+  // kVllmMoeLayerOverhead (speed.cpp) charges each MoE layer.
   int served = 0;
   for (const SpeedMeasurement& m : measurements()) {
     if (m.metric != "decode" || m.batch == 1) continue;
@@ -230,10 +228,12 @@ TEST_CASE("batched MoE decode is pinned to served runs on different prompts, not
     const Range r = predicted(m, gpu(m.gpu.c_str()));
     const double error = (r.low + r.high) / 2 / m.tokens_per_second - 1;
     CAPTURE(error);
-    // The estimate lies above, a miss named in the test above: the prefills of the requests that start meanwhile
-    // (about 32 of 512 tokens during one request's 1023 steps) explain a few percent of it; the rest is not placed.
-    CHECK(error > 0.0);
+    // The measured step includes the prefills of the requests that start meanwhile (about 32 of 512 tokens during one
+    // request's 1023 steps at 32 requests), a few percent the decode estimate leaves out.
+    CHECK(std::abs(error) < 0.10);
+    CHECK(r.low <= m.tokens_per_second);
+    CHECK(m.tokens_per_second <= r.high);
     ++served;
   }
-  CHECK(served == 1);
+  CHECK(served == 2);
 }
