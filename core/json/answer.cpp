@@ -11,6 +11,7 @@
 #include "formats/model_file.hpp"  // import_model_header
 #include "formats/safetensors.hpp"  // import_safetensors
 #include "json/report_writer.hpp"
+#include "questions/other_models.hpp"  // OthersByCard
 #include "util/text.hpp"  // lookup_key
 
 namespace vramfit {
@@ -75,15 +76,17 @@ std::string answers_to_json(const std::vector<std::string>& parts) {
 }
 
 // One inference scenario, resolved and estimated once (on the request's GPU, if any), for several questions; the
-// GPU ranking and an every_gpu estimate share the estimate without that GPU (on_every_gpu), made when first asked.
+// GPU ranking and an every_gpu estimate share the estimate without that GPU (on_every_gpu), made when first asked,
+// and the other vLLM or SGLang models as sized on each card (others_sized), sized when a card is first met.
 struct InferenceScene {
   const Catalog& catalog;
   const Request& r;
   const ResolvedRequest& rr;
   const Result<Report>& base;
   std::optional<Result<Report>> every;
+  OthersByCard others_sized;
   const Result<Report>& every_gpu() {
-    if (!every) every = on_every_gpu(catalog, r, rr, base.value());
+    if (!every) every = on_every_gpu(catalog, r, rr, base.value(), &others_sized);
     return *every;
   }
 };
@@ -135,7 +138,7 @@ std::string ranking_among(InferenceScene& s, const AskedQuestion& q) {
   const Result<Report>& all = s.every_gpu();
   if (!all) return error_to_json(all.error());
   return written(rank_gpus_for(s.catalog, q.every_gpu ? request_without_gpu(s.r) : s.r, without_gpu(s.rr),
-                               all.value().estimate),
+                               all.value().estimate, &s.others_sized),
                  gpu_ranking_report_to_json);
 }
 
@@ -192,7 +195,7 @@ std::string answer_inference(const Catalog& catalog, const ParsedRequest& reques
   if (!scenario) return error_to_json(scenario.error());
   const auto base = evaluate(catalog, r, scenario.value());
   if (!base) return error_to_json(base.error());
-  InferenceScene scene{catalog, r, scenario.value(), base, std::nullopt};
+  InferenceScene scene{catalog, r, scenario.value(), base, std::nullopt, {}};
   std::vector<std::string> parts;
   for (const AskedQuestion& q : request.questions) parts.push_back(answerer(q.question).inference(scene, q));
   return answers_to_json(parts);

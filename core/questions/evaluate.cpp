@@ -433,8 +433,9 @@ void judge_devices(Report& report, const ResolvedRequest& rr) {
 // The other vLLM or SGLang servers as they would be on this row's card (others_on_card, where the per-card sizing
 // is): the row judged again by bytes beside them, and `o` given them. False where they cannot all load there: the
 // row does not fit, short by at least what they leave of the card.
-bool with_others_on_card(GpuFit& row, InferenceOptions& o, const ResolvedRequest& rr, InferenceEstimate& gpu_less) {
-  const auto on = others_on_card(rr, *row.gpu);
+bool with_others_on_card(GpuFit& row, InferenceOptions& o, const ResolvedRequest& rr, InferenceEstimate& gpu_less,
+                         OthersByCard& sized) {
+  const auto& on = others_on_card(rr, *row.gpu, sized);
   if (!on) return true;
   const std::uint64_t usable = usable_for(*row.gpu, on->in_use_bytes);
   if (!on->refusal.empty()) {
@@ -455,15 +456,17 @@ bool with_others_on_card(GpuFit& row, InferenceOptions& o, const ResolvedRequest
 // vLLM and SGLang with no GPU chosen: each card is judged as it would be chosen, by the KV pool the engine sizes on
 // it (estimate_fit's pool rule), not by bytes against a headroom, so no row says "fits" where choosing that card
 // says the engine would not start. The count a split needs stays the GPU-less estimate's.
-void judge_pools(Report& report, const ResolvedRequest& rr) {
+void judge_pools(Report& report, const ResolvedRequest& rr, OthersByCard* others_sized) {
   const Engine engine = report.estimate.engine;
   if (!kv_pool_engine(engine)) return;
   InferenceEstimate gpu_less = rr.other_scenarios.empty() ? InferenceEstimate{} : report.estimate;
+  OthersByCard own_sizing;
+  OthersByCard& sized = others_sized ? *others_sized : own_sizing;
   for (GpuFit& row : report.gpus) {
     InferenceOptions o = rr.options;
     o.explain = false;  // only its fit is read
     size_for_gpu(o, *row.gpu);
-    if (!with_others_on_card(row, o, rr, gpu_less)) continue;
+    if (!with_others_on_card(row, o, rr, gpu_less, sized)) continue;
     // A card the whole estimate does not fit by bytes cannot hold the engine's budget and one sequence either.
     if (row.fit == Fit::does_not_fit) continue;
     auto sized = estimate_inference(report.model, o);
@@ -1173,12 +1176,13 @@ Result<Report> evaluate(const Catalog& catalog, const Request& r) {
   return evaluate(catalog, r, resolved.value());
 }
 
-Result<Report> on_every_gpu(const Catalog& catalog, const Request& r, const ResolvedRequest& rr, const Report& base) {
+Result<Report> on_every_gpu(const Catalog& catalog, const Request& r, const ResolvedRequest& rr, const Report& base,
+                            OthersByCard* others_sized) {
   if (!rr.gpu) return base;
   // Only vLLM and SGLang size their KV pool by the GPU (InferenceOptions::gpu_memory_bytes): any other estimate is
   // the same without one.
   if (kv_pool_engine(base.estimate.engine) || base.estimate.engine == Engine::ollama)
-    return evaluate(catalog, r, without_gpu(rr));
+    return evaluate(catalog, r, without_gpu(rr), others_sized);
   Report report = base;
   report.serving.reset();
   report.llamacpp_fit.reset();  // planned on the request's GPU only
@@ -1280,7 +1284,8 @@ void add_request_notes(Report& report, const Request& r, const ResolvedRequest& 
 
 }  // namespace
 
-Result<Report> evaluate(const Catalog& catalog, const Request& r, const ResolvedRequest& rr) {
+Result<Report> evaluate(const Catalog& catalog, const Request& r, const ResolvedRequest& rr,
+                        OthersByCard* others_sized) {
   Report report;
   report.model = rr.model;
   report.published_params = rr.published_params;
@@ -1306,7 +1311,7 @@ Result<Report> evaluate(const Catalog& catalog, const Request& r, const Resolved
     judge_devices(report, rr);
   } else {
     report.gpus = fit_rows(report.estimate, catalog.gpus, fit_headroom);
-    judge_pools(report, rr);
+    judge_pools(report, rr, others_sized);
   }
   add_llamacpp_fit(report, rr);
   // llama-server without -c runs the context its --fit plan chose on this GPU: the figures are for that context. The
@@ -1316,7 +1321,7 @@ Result<Report> evaluate(const Catalog& catalog, const Request& r, const Resolved
     ResolvedRequest planned = rr;
     planned.options.context_tokens = report.llamacpp_fit->context;
     planned.context_source = "engine_fit";
-    return evaluate(catalog, r, planned);
+    return evaluate(catalog, r, planned, others_sized);
   }
   add_ollama_server_notes(report, rr);
   if (report.estimate.engine == Engine::ollama)

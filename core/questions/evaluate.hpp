@@ -140,6 +140,8 @@ struct Report {
 // Resolves the model (preset, config or bare count), checks every input and estimates.
 Result<Report> evaluate(const Catalog& catalog, const Request& request);
 
+struct OthersByCard;  // questions/other_models.hpp
+
 
 // An other model as resolve_request read it (its model, its options on the request's GPU, its headroom), kept where
 // its engine sizes it by the card it starts on (vLLM, SGLang) so that each card of the GPU table and the ranking can
@@ -177,8 +179,10 @@ struct ResolvedRequest {
 Result<ResolvedRequest> resolve_request(const Catalog& catalog, const Request& request);
 
 // evaluate() of a request already resolved, for questions that share one resolution: the estimate on
-// `scenario.gpu` (request.serving for its speed), or judged on every GPU of the catalog without one.
-Result<Report> evaluate(const Catalog& catalog, const Request& request, const ResolvedRequest& scenario);
+// `scenario.gpu` (request.serving for its speed), or judged on every GPU of the catalog without one. Each card meets
+// the other vLLM or SGLang models as sized there, kept in `others_sized` where given (shared with the ranking).
+Result<Report> evaluate(const Catalog& catalog, const Request& request, const ResolvedRequest& scenario,
+                        OthersByCard* others_sized = nullptr);
 
 // What the estimator reads of the GPU it runs on (vLLM and SGLang size their KV pool by its memory), set in `o`.
 void size_for_gpu(InferenceOptions& o, const Gpu& gpu);
@@ -190,7 +194,7 @@ ResolvedRequest without_gpu(ResolvedRequest scenario);
 // `on_gpu` of the request with it: the same estimate judged again, except for vLLM, whose KV cache fills the named
 // GPU and is estimated again without it. `on_gpu` itself when the request names no GPU.
 Result<Report> on_every_gpu(const Catalog& catalog, const Request& request, const ResolvedRequest& scenario,
-                            const Report& on_gpu);
+                            const Report& on_gpu, OthersByCard* others_sized = nullptr);
 
 // The explanation behind the parameter count a report shows (key "params"): how it is counted, the counts,
 // the published figure when there is one, and where the architecture came from.

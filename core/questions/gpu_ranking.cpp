@@ -174,10 +174,11 @@ void add_split_bytes(const Catalog& catalog, const Request& request, const Resol
 
 // Each GPU type ranked meets the other vLLM or SGLang servers as they would be on it (others_on_card), each count of
 // it alike: they are sized for the request's GPU count, as on the request's GPU.
-void add_in_use_by_gpu(const Catalog& catalog, const ResolvedRequest& rr, RankOptions& o) {
+void add_in_use_by_gpu(const Catalog& catalog, const ResolvedRequest& rr, RankOptions& o, OthersByCard& sized) {
   if (rr.other_scenarios.empty()) return;
   const auto add = [&](const Gpu& gpu) {
-    if (const auto on = others_on_card(rr, gpu)) o.in_use_by_gpu.push_back({gpu.id, on->in_use_bytes, on->refusal});
+    const auto& on = others_on_card(rr, gpu, sized);
+    if (on) o.in_use_by_gpu.push_back({gpu.id, on->in_use_bytes, on->refusal});
   };
   if (o.gpus.empty())
     for (const Gpu& gpu : catalog.gpus) add(gpu);
@@ -207,7 +208,7 @@ Result<GpuRankingReport> rank_gpus_for(const Catalog& catalog, const Request& re
 }
 
 Result<GpuRankingReport> rank_gpus_for(const Catalog& catalog, const Request& request, const ResolvedRequest& rr,
-                                       const InferenceEstimate& estimate) {
+                                       const InferenceEstimate& estimate, OthersByCard* others_sized) {
   if (request.gpu_layers)
     return make_error("gpu_layers", message("ranking.gpu_layers", "the ranking keeps every layer on the GPUs; leave out -ngl "
                                                               "(gpu_layers) to rank"));
@@ -228,7 +229,8 @@ Result<GpuRankingReport> rank_gpus_for(const Catalog& catalog, const Request& re
   if (!gpus) return gpus.error();
   out.options.gpus = std::move(gpus).value();
   if (auto error = keep_engine_gpus(catalog, request, estimate.engine, out.options.gpus, out.notes)) return *error;
-  add_in_use_by_gpu(catalog, rr, out.options);
+  OthersByCard own_sizing;
+  add_in_use_by_gpu(catalog, rr, out.options, others_sized ? *others_sized : own_sizing);
   auto speed = speed_options_for(rr.model, out.estimate, request.serving);
   if (!speed) return speed.error();
   out.options.speed = speed.value();

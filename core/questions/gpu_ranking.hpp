@@ -29,9 +29,10 @@ struct GpuRankingReport {
 // says so. --ngl is refused: the ranking keeps every layer on the GPU.
 Result<GpuRankingReport> rank_gpus_for(const Catalog& catalog, const Request& request);
 // The same for a scenario already resolved without its GPU (without_gpu) and estimated: `estimate` is that
-// scenario's, as evaluate() gives it for every GPU.
+// scenario's, as evaluate() gives it for every GPU; the other models sized on each card from `others_sized` where
+// given (questions/other_models.hpp), as the GPU table of the same answer sized them.
 Result<GpuRankingReport> rank_gpus_for(const Catalog& catalog, const Request& request, const ResolvedRequest& scenario,
-                                       const InferenceEstimate& estimate);
+                                       const InferenceEstimate& estimate, OthersByCard* others_sized = nullptr);
 
 struct BiggestReport {
   const Gpu* gpu = nullptr;

@@ -242,4 +242,10 @@ std::optional<OthersOnCard> others_on_card(const ResolvedRequest& rr, const Gpu&
   return on;
 }
 
+const std::optional<OthersOnCard>& others_on_card(const ResolvedRequest& rr, const Gpu& card, OthersByCard& sized) {
+  const auto kept = sized.by_card.find(card.id);
+  if (kept != sized.by_card.end()) return kept->second;
+  return sized.by_card.emplace(card.id, others_on_card(rr, card)).first->second;
+}
+
 }  // namespace vramfit

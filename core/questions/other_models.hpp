@@ -1,9 +1,12 @@
 #pragma once
 // The other models a request names as loaded first (--also): each estimated alone, as a request of its own under
 // the same engine and GPU, and its footprint added to the memory in use for the model asked about.
-#include <cstdint>   // std::uint64_t
-#include <optional>  // std::optional
-#include <vector>    // std::vector
+#include <cstdint>     // std::uint64_t
+#include <functional>  // std::less
+#include <map>         // std::map
+#include <optional>    // std::optional
+#include <string>      // std::string
+#include <vector>      // std::vector
 
 #include "questions/evaluate.hpp"
 #include "util/result.hpp"
@@ -25,5 +28,15 @@ struct OthersOnCard {
 // The other models of `rr` sized again on `card` (its total, and for SGLang the memory the servers before each one
 // hold there); none where they hold the same bytes on any card (no scenarios kept).
 std::optional<OthersOnCard> others_on_card(const ResolvedRequest& rr, const Gpu& card);
+
+// The other models of one request sized on each card once, by the card's id: the questions of one answer that meet
+// them card by card (the GPU table on every GPU, the ranking) share it, as each card's sizing is several estimates
+// (vLLM's least share that holds each model). One holds the sizings of one request's other models only.
+struct OthersByCard {
+  std::map<std::string, std::optional<OthersOnCard>, std::less<>> by_card;
+};
+
+// others_on_card, from `sized` where that card was sized already, else sized and kept there.
+const std::optional<OthersOnCard>& others_on_card(const ResolvedRequest& rr, const Gpu& card, OthersByCard& sized);
 
 }  // namespace vramfit

@@ -128,6 +128,45 @@ test('a GGUF repository with :QUANT reads that file, and another quantization re
   assert.deepEqual(others(), []);
 });
 
+// llama-server fetches a Hub file from the repository's default branch only (-hf; common/hf-cache.cpp at 0216dab3, as
+// tests/node/lookup-draft-cli.test.mjs quotes it), so a GGUF read at another revision is fetched by its URL, -mu
+// (tools/server/README.md at 00dc8057): the page hands the core the revision read (model_revision). The test Hub's
+// vramfit-test/qwen3-0.6b-draft-quants-GGUF has a tag v1 beside main (tests/hub/README.md).
+test('a Hub GGUF read at a tag: llama-server fetches that file by its URL, and the link keeps the tag', async () => {
+  const { page, foreign, others } = await hubPage();
+  const repo = 'vramfit-test/qwen3-0.6b-draft-quants-GGUF';
+  const tree = `https://huggingface.co/${repo}/tree/v1`;
+  const fileUrl = (quant) => `https://huggingface.co/${repo}/resolve/v1/qwen3-0.6b-draft-${quant}.gguf`;
+  const commandIs = (quant) => page.waitForFunction((start) => document.querySelector('#command-text').textContent
+    .startsWith(start), `llama-server -mu ${fileUrl(quant)} -c 4096 `, { timeout: 45_000 });
+  // Read again after a reload of the page's own link: the lookup is offered, and picked, as a person would.
+  const reloaded = async (quant) => {
+    await page.reload();
+    await page.locator('#hub-lookup').click();
+    await answered(page);
+    await commandIs(quant);
+    assert.equal(await page.locator('#hub-quant').inputValue(), quant);
+  };
+  await page.goto(`${session.base}/?model=qwen3-8b&engine=llamacpp&context=4096`);
+  await page.locator('#summary').waitFor({ state: 'visible' });
+  await lookUp(page, tree);
+  await answered(page);
+  const quant = await page.locator('#hub-quant').inputValue();
+  await commandIs(quant);
+  assert.doesNotMatch(await page.locator('#command-text').textContent(), / -hf /);
+  assert.equal(new URL(page.url()).searchParams.get('model'), tree);
+  await reloaded(quant);
+  // The other quantization: its own file at the same tag, and a link naming both.
+  const other = quant === 'Q8_0' ? 'F16' : 'Q8_0';
+  await page.locator('#hub-quant').selectOption(other);
+  await commandIs(other);
+  assert.equal(new URL(page.url()).searchParams.get('model'), `${tree}/${other}`);
+  await reloaded(other);
+  assert.equal(new URL(page.url()).searchParams.get('engine'), 'llamacpp');
+  assert.deepEqual(foreign(), []);
+  assert.deepEqual(others(), []);
+});
+
 test('a GGUF split in parts is read as one model', async () => {
   const { page, others } = await hubPage();
   await lookUp(page, 'unsloth/Qwen3-235B-A22B-Instruct-2507-GGUF');
