@@ -141,7 +141,8 @@ TEST_CASE("the published runs by kind: how far the middle of each range lies fro
   // named here with the reason, so the check fails both when another run leaves 30 % and when a named one comes within
   // (then its name goes); none may pass 45 %. As run (-s):
   //   single-stream decode  18 runs  median 4.9 %  worst 17.9 % (llama.cpp Metal on an M1 Ultra)
-  //   batched MoE            2 runs  median 1.9 %  worst 3.5 % (SGLang, gpt-oss-20b at 4 and 32 requests on an H100)
+  //   batched MoE            3 runs  median 3.5 %  worst 26.3 % (vLLM, Qwen3-30B-A3B BF16 at 10 requests on an H100, not
+  //                          used to derive the MoE layer's cost; the two it comes from: 3.5 % and 0.2 %)
   //   served, dense          3 runs  median 11.0 % worst 15.1 %
   //   experts in RAM         2 runs  median 11.0 % worst 14.5 % (Qwen3-30B-A3B on an RTX 2080)
   //   prefill               34 runs  median 11.2 % worst 43.3 % (gpt-oss-20b pp4096 at ub 2048 on an RTX 4090)
@@ -207,18 +208,21 @@ TEST_CASE("llama-bench runs at a micro-batch of their own and vLLM's time to fir
   CHECK(checked == 8);
 }
 
-TEST_CASE("batched MoE decode is pinned to served runs on different prompts, not to llama-batched-bench") {
+TEST_CASE("batched MoE decode: the MoE layer's per-step cost comes from two served runs and is checked on others") {
   // llama-batched-bench (ggml-org/llama.cpp tools/batched-bench/batched-bench.cpp) adds token 0 at the same position
   // to every sequence, in the prompt ("common_batch_add(batch, 0, i, { j }, false)") and in each generated step
   // ("common_batch_add(batch, 0, pp + i, { j }, true)"): every sequence holds the same hidden state, so a router sends
   // them all to the same k experts, and its S_TG at B sequences measures llama.cpp's batched kernels on k experts, not
   // the experts a batch of different requests touches. The DGX Spark's runs at B = 2 to 32 (benches/dgx-spark.md) are
   // therefore not pinned (tests/data/speed_measurements.json's "about" says why); its B = 1 runs are single-stream
-  // decode. Batched MoE is pinned to served runs on random prompts instead: SGLang, gpt-oss-20b at 4 and 32 requests on
-  // an H100 (ai-bot-pro/achatbot PR #183; each run's source line has the arithmetic). The two batches read 6.7 and
-  // 13.3 GB a step, yet their steps differ by 2.3 ms only: the rest is a cost per step, not per token, which
-  // kVllmMoeLayerOverhead (speed.cpp) charges each MoE layer.
-  int served = 0;
+  // decode. Batched MoE is pinned to served runs on random prompts instead.
+  // kVllmMoeLayerOverhead (speed.cpp) is derived from two of them: SGLang, gpt-oss-20b at 4 and 32 requests on an H100
+  // (ai-bot-pro/achatbot PR #183; each run's source line has the arithmetic). The two batches read 6.7 and 13.3 GB a
+  // step, yet their steps differ by 2.3 ms only: the rest is a cost per step, which the figure charges each MoE layer.
+  // Those two come out near the middle by construction, which checks the arithmetic, not the figure. The check is the
+  // served MoE runs not used to derive it, held to the 30 % aim: vLLM's Qwen3-30B-A3B BF16 at 10 requests on an H100
+  // (vllm-project/vllm PR #23151, Mean TPOT 13.18 ms): −26 %, the measured speed above the range (473–646 t/s).
+  int derived = 0, independent = 0;
   for (const SpeedMeasurement& m : measurements()) {
     if (m.metric != "decode" || m.batch == 1) continue;
     const SpeedModel model = speed_model(m.model.c_str(), m.format.c_str());
@@ -228,12 +232,18 @@ TEST_CASE("batched MoE decode is pinned to served runs on different prompts, not
     const Range r = predicted(m, gpu(m.gpu.c_str()));
     const double error = (r.low + r.high) / 2 / m.tokens_per_second - 1;
     CAPTURE(error);
-    // The measured step includes the prefills of the requests that start meanwhile (about 32 of 512 tokens during one
-    // request's 1023 steps at 32 requests), a few percent the decode estimate leaves out.
-    CHECK(std::abs(error) < 0.10);
-    CHECK(r.low <= m.tokens_per_second);
-    CHECK(m.tokens_per_second <= r.high);
-    ++served;
+    if (m.source.find("ai-bot-pro/achatbot/pull/183") != std::string::npos) {
+      // The measured step includes the prefills of the requests that start meanwhile (about 32 of 512 tokens during
+      // one request's 1023 steps at 32 requests), a few percent the decode estimate leaves out.
+      CHECK(std::abs(error) < 0.10);
+      CHECK(r.low <= m.tokens_per_second);
+      CHECK(m.tokens_per_second <= r.high);
+      ++derived;
+    } else {
+      CHECK(std::abs(error) < 0.30);
+      ++independent;
+    }
   }
-  CHECK(served == 2);
+  CHECK(derived == 2);
+  CHECK(independent == 1);
 }
