@@ -34,7 +34,7 @@ constexpr double kMs = 1e-3;
 // once for the whole micro-batch from its token count ("ntiles_x = (args.ncols_max + mmq_x - 1) / mmq_x", ncols_max
 // = the micro-batch's tokens, mmq_x from 8 to get_mmq_x_max_host: 128 on tensor-core GPUs), as the host does not know
 // how many tokens each expert got. A tile is multiplied out whole, so an expert with 16 tokens in a micro-batch of
-// 128 runs a 128-column tile. A tile's unused column costs 0.38 of a routed token's: from one llama-bench sweep,
+// 128 runs a 128-column tile. A tile's unused column costs 0.37 of a routed token's: from one llama-bench sweep,
 // gpt-oss-20b pp512 on an RTX 3090 at ub 64, 128, 256 and 512 (mmq_x 64, 128, 128, 128; 8 to 64 tokens per expert;
 // llama.cpp PR #20586's table: 1671.74, 2036.35, 3086.19, 4739.20 t/s), whose time per micro-batch (38, 63, 83, 108
 // ms) is a cost per tile column (α) plus one per routed token (β): 128α + 32β = 83 and 128α + 64β = 108 give
