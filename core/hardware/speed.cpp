@@ -71,13 +71,14 @@ constexpr Efficiency kLlamaCppDatacenter{
     {0.20, 0.60}, false,
     "llama.cpp CUDA scoreboard (discussion #15013), Llama-2 7B Q4_0: A100 80 GB, H100 (HBM3): small matrix-vector "
     "products leave much of a big GPU idle, so a larger fixed cost per layer; grouped experts assumed at the consumer "
-    "class's ratio to the dense share, with the consumer cards' cost per expert (assumed), attention assumed",
+    "class's ratio to the dense share, with the consumer cards' cost of a tile's unused column (assumed), attention "
+    "assumed",
     kLlamaCppMoeTileWeight};
 constexpr Efficiency kLlamaCppApple{
     {0.60, 0.95}, per_layer(3.0, 6.0), {0.20, 0.40}, false, {0.08, 0.23}, {0.20, 0.50}, false,
     "llama.cpp Apple Silicon benchmark (discussion #4167), LLaMA 7B Q4_0 tg128: M1/M2/M3 Ultra, M4 Pro, M4 Max; "
     "Metal spends ~9 ms of a 28 ms token outside the matrix products (llama.cpp k-quants Metal commit notes); prefill "
-    "shares assumed, no cost per touched expert (measured on CUDA only)"};
+    "shares assumed, no cost of unused tile columns (measured on CUDA only)"};
 // What an MoE layer adds to a vLLM or SGLang step besides its bytes, seconds per MoE layer: its router, top-k,
 // token sorting (moe_align_block_size), the grouped products' launches and the combine. From the two served runs of
 // one model, engine and GPU at two batches (SGLang, gpt-oss-20b, H100 SXM, 512 tokens in and 1024 out; ai-bot-pro/
@@ -282,7 +283,7 @@ const Efficiency& efficiency(Engine engine, GpuClass gpu_class) noexcept {
     case Engine::vllm:
     case Engine::sglang: return kVllmGpu;  // the same batched CUDA kernels (FlashInfer, CUTLASS); no SGLang figures of its own
     // No MLX measurements of its own: llama.cpp's Metal shares of bandwidth and compute (the same GPU and memory),
-    // said in the estimate's notes; no cost per touched expert, which was measured for llama.cpp's CUDA kernels.
+    // said in the estimate's notes; no cost of unused tile columns, which was measured for llama.cpp's CUDA kernels.
     case Engine::mlx: return kLlamaCppApple;
     case Engine::transformers: return kTransformers;
   }
@@ -698,12 +699,17 @@ Result<PrefillPlan> plan_prefill(const SpeedModel& model, const Gpu& gpu, const 
   return p;
 }
 
-// MMQ's tile width for a micro-batch of `tokens`: the fewest tiles of at most kMmqTileMax columns, each as narrow as
-// a multiple of 8 allows (mul_mat_q_case's search over mmq_x = 8, 16, … for the fewest ntiles_x).
+}  // namespace
+
 double mmq_tile_columns(double tokens) noexcept {
   const double tiles = std::ceil(tokens / kMmqTileMax);
-  return 8.0 * std::ceil(std::ceil(tokens / tiles) / 8.0);
+  const double width = 8.0 * std::ceil(std::ceil(tokens / tiles) / 8.0);
+  // mul_mat_q_case skips a width that is not a multiple of its granularity, 16 from 48 columns on tensor-core GPUs
+  // (ggml-cuda/mmq.cuh mmq_get_granularity_host: "turing_mma_available(cc) && mmq_x >= 48" → 16, else 8).
+  return width >= 48 ? 16.0 * std::ceil(width / 16.0) : width;
 }
+
+namespace {
 
 // E[⌈T / m⌉] for T ~ Binomial(n, p): the tiles one expert's tokens fill when each of n tokens picks it with chance p
 // (uniform routing), summed over T's distribution in log space so that large n does not underflow.

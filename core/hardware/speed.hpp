@@ -56,7 +56,8 @@ struct Efficiency {
   double moe_tile_weight = 0;
   // What each MoE layer adds to a step besides its products, seconds: the router's kernels, the top-k, sorting the
   // tokens by expert, the grouped products' launches and the combine, kernels a dense layer does not launch. Per
-  // step, whatever the batch. {0, 0}: inside layer_overhead_s (where it was measured on the engine's MoE runs).
+  // step, whatever the batch. {0, 0}: none added (llama.cpp: its single-stream MoE decode runs, the DGX Spark's
+  // gpt-oss and Qwen3-30B-A3B, lie within the dense per-layer overhead; no MoE timing for the others).
   Range moe_layer_overhead_s{0, 0};
 };
 
@@ -73,6 +74,11 @@ Range step_overhead_s(const Efficiency& eff, std::uint64_t layers) noexcept;
 struct SpeedModel;
 // What the MoE layers add to each step (and prefill chunk): expert layers · moe_layer_overhead_s.
 Range moe_overhead_s(const Efficiency& eff, const SpeedModel& model) noexcept;
+
+// llama.cpp's MMQ tile width for a micro-batch of `tokens` on a tensor-core GPU: the fewest tiles of at most 128
+// columns, each as narrow as the kernel's granularity allows (mul_mat_q_case's search over mmq_x for the fewest
+// ntiles_x, the narrowest first).
+double mmq_tile_columns(double tokens) noexcept;
 
 inline Range operator+(Range a, Range b) noexcept { return {a.low + b.low, a.high + b.high}; }
 

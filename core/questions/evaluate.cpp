@@ -461,12 +461,12 @@ void judge_pools(Report& report, const ResolvedRequest& rr, OthersByCard* others
   if (!kv_pool_engine(engine)) return;
   InferenceEstimate gpu_less = rr.other_scenarios.empty() ? InferenceEstimate{} : report.estimate;
   OthersByCard own_sizing;
-  OthersByCard& sized = others_sized ? *others_sized : own_sizing;
+  OthersByCard& others = others_sized ? *others_sized : own_sizing;
   for (GpuFit& row : report.gpus) {
     InferenceOptions o = rr.options;
     o.explain = false;  // only its fit is read
     size_for_gpu(o, *row.gpu);
-    if (!with_others_on_card(row, o, rr, gpu_less, sized)) continue;
+    if (!with_others_on_card(row, o, rr, gpu_less, others)) continue;
     // A card the whole estimate does not fit by bytes cannot hold the engine's budget and one sequence either.
     if (row.fit == Fit::does_not_fit) continue;
     auto sized = estimate_inference(report.model, o);

@@ -17,6 +17,9 @@ Request other_request(const Request& r, const OtherModelRequest& also) {
   q.model_name.clear();
   q.model_repo.clear();
   q.model_quant.clear();
+  q.model_file.clear();
+  q.model_revision.clear();
+  q.model_hf_file.clear();
   q.ollama_tag.clear();
   q.config_json.clear();
   q.quant_config_json.clear();
@@ -234,8 +237,8 @@ std::optional<OthersOnCard> others_on_card(const ResolvedRequest& rr, const Gpu&
     on.in_use_bytes += m.bytes;
     const double headroom = fit_headroom(engine, s.headroom, o.gpu_util);
     if (check_fit(e.value(), std::vector<Gpu>{card}, headroom).front().fit == Fit::does_not_fit) {
-      on.refusal = does_not_fit_message(m, card);
-      return on;
+      on.in_use_bytes -= m.bytes;  // refused() counts the whole card instead
+      return refused(on, card, does_not_fit_message(m, card));
     }
     on.models.push_back(std::move(m));
   }

@@ -100,8 +100,8 @@ for (const lang of ['en', 'de']) {
       assert.equal(other[2], lang === 'de' ? '0,50' : '0.50');
       assert.match(await page.getByTestId('command').textContent(), /--tensor-split 23704,15399  # llama\.cpp b\d+$/);
       // Each card's free memory is its own: the 3090's 24 GiB = 25.77 GB less its 27.28 GB part = −1.51 GB; the
-      // 4060 Ti's 16 GiB = 17.18 GB less 17.61 GB = −0.43 GB (the layer the split moved, 0.53 GB, on the 3090 now).
-      // The fuller one speaks in the headline.
+      // 4060 Ti's 16 GiB = 17.18 GB less 17.61 GB = −0.43 GB (the parts as the estimate gives them: 50 layers' weights
+      // and KV cache on the 3090, 30 and the output on the 4060 Ti). The fuller one speaks in the headline.
       assert.equal(first[5], lang === 'de' ? '-1,51' : '-1.51');
       assert.equal(other[5], lang === 'de' ? '-0,43' : '-0.43');
       assert.equal(await headline(page), lang === 'de'

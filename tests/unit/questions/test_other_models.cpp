@@ -7,7 +7,8 @@
 // F0 measured before loading). Card totals: data/gpus.json driver_visible_gib (H100 SXM 79.18, RTX 4090 23.49).
 #include <doctest/doctest.h>
 
-#include <cmath>  // std::ceil, std::floor
+#include <cmath>   // std::ceil, std::floor
+#include <vector>  // std::vector
 
 #include "../test_support.hpp"
 #include "json/request.hpp"
@@ -131,13 +132,16 @@ TEST_CASE("vLLM: an other server starts with the least share of each card's own 
   // What it needs beside its pool (weights, activation peak, non-torch memory) and one sequence's blocks, from the
   // estimate alone at the default share; its share on a card is ceil(need × 100 / total) / 100, raised by a
   // hundredth where the pool then falls short of the sequence.
-  // By hand: on the H100 (85'018'877'624 B) it needs 7.65 to 8.5 GB, so ceil(need × 100 / total) = 10: 0.10; on the
-  // RTX 4090 (25'222'195'446 B) 3.78 to 4.04 GB: 0.16. The need itself is the card's too: the sampler's dummy run
-  // takes full-vocabulary logits over max_num_seqs rows, 1024 by default on a card of 70 GiB or more, else 256.
+  // The need is the card's too: vLLM's defaults for max_num_seqs and max_num_batched_tokens grow with the card's
+  // memory (vLLM 0.27 arg_utils.py), and with them the sampler's logits and the profile run's activation peak, so
+  // the H100's need is the larger. The shares follow from the needs the estimate gives (its lines pinned to vLLM's
+  // logs in test_vllm.cpp) by vLLM's rule: 0.10 of the H100's 85,018,877,624 B and 0.16 of the RTX 4090's
+  // 25,222,195,446 B.
   struct Card {
     const char* id;
     double util;
   };
+  std::vector<std::uint64_t> needs;
   for (const auto& [id, util_by_hand] : {Card{"h100-sxm", 0.10}, Card{"rtx-4090", 0.16}}) {
     CAPTURE(id);
     const Gpu& card = test::gpu(id);
@@ -145,6 +149,7 @@ TEST_CASE("vLLM: an other server starts with the least share of each card's own 
     REQUIRE(alone.estimate.vllm);
     const VllmCapacity& v = *alone.estimate.vllm;
     const std::uint64_t need = v.budget_bytes - v.kv_capacity_bytes + v.request_bytes + v.block_bytes;
+    needs.push_back(need);
     const std::uint64_t total = card.driver_total_bytes();
     const double util = std::ceil(static_cast<double>(need) * 100.0 / static_cast<double>(total)) / 100.0;
     const auto others = others_on_card(rr, card);
@@ -163,6 +168,8 @@ TEST_CASE("vLLM: an other server starts with the least share of each card's own 
     CHECK(m.bytes == static_cast<std::uint64_t>(std::floor(static_cast<double>(total) * m.gpu_util)) + graphs +
                          536'870'912);
   }
+  REQUIRE(needs.size() == 2);
+  CHECK(needs[0] > needs[1]);
   // The shares differ by card: 0.16 of the smaller card against 0.10 of the H100.
   CHECK(others_on_card(rr, test::gpu("rtx-4090"))->models.front().gpu_util >
         others_on_card(rr, test::gpu("h100-sxm"))->models.front().gpu_util);
@@ -179,10 +186,14 @@ TEST_CASE("vLLM: the GPU table and the ranking judge each card with the other se
     CHECK(row_of(table, id).fit == chosen.gpus.front().fit);
     CHECK(row_of(table, id).free_bytes == chosen.gpus.front().free_bytes);
     // The ranking's one card: what is left beside that card's other servers less the model's GPU-less bytes.
+    int ones = 0;
     for (const RankedConfig& c : ranking.ranking.configs)
-      if (c.gpu->id == id && c.count == 1)
+      if (c.gpu->id == id && c.count == 1) {
+        ++ones;
         CHECK(c.free_bytes == signed_difference(usable_for(*c.gpu, chosen.estimate.in_use),
                                                 bytes_per_gpu(ranking.need, 1)));
+      }
+    CHECK(ones == 1);
   }
 }
 
