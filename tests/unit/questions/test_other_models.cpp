@@ -142,7 +142,10 @@ TEST_CASE("vLLM: an other server starts with the least share of each card's own 
     double util;
   };
   std::vector<std::uint64_t> needs;
-  for (const auto& [id, util_by_hand] : {Card{"h100-sxm", 0.10}, Card{"rtx-4090", 0.16}}) {
+  // Not a structured binding: clang before 16 refuses one inside CAPTURE's lambda.
+  for (const Card& each : {Card{"h100-sxm", 0.10}, Card{"rtx-4090", 0.16}}) {
+    const char* id = each.id;
+    const double util_by_hand = each.util;
     CAPTURE(id);
     const Gpu& card = test::gpu(id);
     const Report alone = evaluated(on(R"("model":"llama-3.2-1b","engine":"vllm","context":4096)", id));
