@@ -79,19 +79,29 @@ constexpr Efficiency kLlamaCppApple{
     "llama.cpp Apple Silicon benchmark (discussion #4167), LLaMA 7B Q4_0 tg128: M1/M2/M3 Ultra, M4 Pro, M4 Max; "
     "Metal spends ~9 ms of a 28 ms token outside the matrix products (llama.cpp k-quants Metal commit notes); prefill "
     "shares assumed, no cost of unused tile columns (measured on CUDA only)"};
-// What an MoE layer adds to a vLLM or SGLang step besides its bytes, seconds per MoE layer: its router, top-k,
-// token sorting (moe_align_block_size), the grouped products' launches and the combine. From the two served runs of
-// one model, engine and GPU at two batches (SGLang, gpt-oss-20b, H100 SXM, 512 tokens in and 1024 out; ai-bot-pro/
-// achatbot PR #183): 5.573 ms a step at 4 requests and 7.867 ms at 32. The step reads 6.7 and 13.3 GB (13 and 32
-// distinct experts of 32 per layer), 2.5 and 5.0 ms at the middle of the bandwidth share; with the middle of the
-// per-layer overhead (0.94 ms for 24 layers) that leaves 2.13 and 1.97 ms, 89 and 82 µs for each of the 24 MoE
-// layers: the same cost per step at both batches, a step's fixed cost, not a token's.
-constexpr Range kVllmMoeLayerOverhead{82e-6, 89e-6};
+// What an MoE layer adds to a vLLM or SGLang step besides its bytes and a dense layer's kernels, seconds per MoE
+// layer: its router, top-k, token sorting (moe_align_block_size), the grouped products' launches and the combine.
+// 16- and 8-bit experts, from Qwen's SGLang table (QwenLM/Qwen3 docs/source/getting_started/speed_benchmark.md at
+// 7a2f61f, SGLang 0.4.6.post1 on one H20, batch 1, 2048 tokens generated after 1): two dense models of 36 layers in
+// the same set-up give the bandwidth reached and a layer's cost, and Qwen3-30B-A3B's 48 layers what an MoE layer
+// costs beyond that (the arithmetic: tests/unit/hardware/test_speed_match.cpp). BF16: Qwen3-4B 133.13 and Qwen3-8B
+// 81.73 t/s read 8.045 and 15.137 GB a token: 1.502 TB/s and 59.9 µs a layer, so Qwen3-30B-A3B (6.084 GB) would take
+// 6.924 ms as dense layers and took 7.290 (137.18 t/s): 7.6 µs more for each MoE layer. FP8: 200.61 and 150.25 t/s
+// for 4.412 and 8.191 GB: 2.262 TB/s and 84.3 µs a layer; Qwen3-30B-A3B-FP8 (3.366 GB, 155.55 t/s) 18.6 µs more.
+// The low end adds nothing (vLLM's Qwen3-30B-A3B BF16 at 10 requests on an H100 needs none, vllm PR #23151).
+// 4-bit experts, from SGLang's gpt-oss-20b (MXFP4) at 4 and 32 requests on an H100 SXM (512 tokens in and 1024 out;
+// ai-bot-pro/achatbot PR #183): 5.573 ms a step at 4 requests and 7.867 ms at 32. The step reads 6.7 and 13.3 GB (13
+// and 32 distinct experts of 32 per layer), 2.5 and 5.0 ms at the middle of the bandwidth share; with the middle of
+// the per-layer overhead (0.94 ms for 24 layers) that leaves 2.13 and 1.97 ms, 89 and 82 µs for each of the 24 MoE
+// layers: the same cost per step at both batches, a step's fixed cost, not a token's. The same table's GPTQ-INT4
+// Qwen3-30B-A3B (31.29 t/s) shows older 4-bit MoE kernels slower still; not modelled.
+constexpr Efficiency::MoeLayerOverhead kVllmMoeLayerOverhead{{0, 7.6e-6}, {0, 18.6e-6}, {82e-6, 89e-6}};
 constexpr Efficiency kVllmGpu{
     {0.70, 0.90}, per_layer(0.5, 2.0), {0.35, 0.65}, false, {0.15, 0.40}, {0.35, 0.70}, false,
     "vLLM bench serve: Llama-3.1-8B bf16 on A100 40 GB at concurrency 1 and 8 (johnmusgrave.com), Mistral-7B "
     "bf16 on RTX 4090 at concurrency 4 and 8 (mushfiqrahman.dev); prefill shares assumed, not measured; an MoE "
-    "layer's own kernels from SGLang's gpt-oss-20b at 4 and 32 requests on an H100 (ai-bot-pro/achatbot PR #183)",
+    "layer's own kernels from SGLang's Qwen3 models at batch 1 on an H20 (Qwen's speed benchmark) and gpt-oss-20b "
+    "at 4 and 32 requests on an H100 (ai-bot-pro/achatbot PR #183)",
     0, kVllmMoeLayerOverhead};
 constexpr Efficiency kTransformers{
     {0.50, 0.85}, per_layer(2.0, 10.0), {0.25, 0.50}, false, {0.05, 0.20}, {0.25, 0.60}, false,
@@ -299,9 +309,22 @@ Range step_overhead_s(const Efficiency& eff, std::uint64_t layers) noexcept {
   return {eff.layer_overhead_s.low * n, eff.layer_overhead_s.high * n};
 }
 
+// The width class the routed experts' kernels run: 16 (BF16, FP16), 8 (FP8, INT8) or 4 (MXFP4, NVFP4, AWQ, GPTQ).
+static unsigned expert_width_class(const SpeedModel& model) noexcept {
+  const double bits = model.expert_bits();
+  return bits >= 12 ? 16u : bits >= 6 ? 8u : 4u;
+}
+
+Range moe_layer_cost_s(const Efficiency& eff, const SpeedModel& model) noexcept {
+  const Efficiency::MoeLayerOverhead& o = eff.moe_layer_overhead_s;
+  const unsigned width = expert_width_class(model);
+  return width == 16 ? o.bits16 : width == 8 ? o.bits8 : o.bits4;
+}
+
 Range moe_overhead_s(const Efficiency& eff, const SpeedModel& model) noexcept {
   const double n = static_cast<double>(model.expert_layers());
-  return {eff.moe_layer_overhead_s.low * n, eff.moe_layer_overhead_s.high * n};
+  const Range per_layer = moe_layer_cost_s(eff, model);
+  return {per_layer.low * n, per_layer.high * n};
 }
 
 std::optional<double> pcie_x16_gb_s(double generation) noexcept {
@@ -340,6 +363,12 @@ std::uint64_t SpeedModel::expert_layers() const noexcept {
   std::uint64_t n = 0;
   for (const ExpertGroup& g : expert_groups) n += g.layers;
   return n;
+}
+
+double SpeedModel::expert_bits() const noexcept {
+  double bytes = 0, params = 0;
+  for (const ExpertGroup& g : expert_groups) bytes += g.bytes, params += g.params;
+  return params > 0 ? 8.0 * bytes / params : 0.0;
 }
 
 double SpeedModel::routed_active_params() const noexcept {
@@ -505,13 +534,14 @@ Message overhead_clause(const SpeedModel& model, const Efficiency& eff) {
   const Range moe = moe_overhead_s(eff, model);
   const Message moe_clause = clause_if(
       moe.high > 0, message("speed.how.overhead_moe",
-                            ", and {moe_low}–{moe_high} µs more for each of its {moe_layers} expert layers, "
-                            "{moe_step_low}–{moe_step_high} ms per step (the router, the top-k, sorting the tokens by "
-                            "expert, the grouped products' launches and the combine: kernels a dense layer does not "
-                            "launch)",
-                            {figure("moe_low", eff.moe_layer_overhead_s.low * 1e6, 3),
-                             figure("moe_high", eff.moe_layer_overhead_s.high * 1e6, 3),
+                            ", and {moe_low}–{moe_high} µs more for each of its {moe_layers} expert layers (experts "
+                            "stored in {moe_bits} bits), {moe_step_low}–{moe_step_high} ms per step (the router, the "
+                            "top-k, sorting the tokens by expert, the grouped products' launches and the combine: "
+                            "kernels a dense layer does not launch)",
+                            {figure("moe_low", moe_layer_cost_s(eff, model).low * 1e6, 3),
+                             figure("moe_high", moe_layer_cost_s(eff, model).high * 1e6, 3),
                              arg::digits("moe_layers", model.expert_layers()),
+                             arg::digits("moe_bits", expert_width_class(model)),
                              figure("moe_step_low", moe.low * 1e3, 3), figure("moe_step_high", moe.high * 1e3, 3)}));
   return message("speed.how.overhead_layers",
                  "{layer_low}–{layer_high} µs for each of its {layers} layers, {overhead_low}–{overhead_high} ms per "
@@ -623,15 +653,40 @@ double attended_keys(double d, double s, double window) noexcept {
   return (window * window - d * d) / 2 + (d + s - window) * window;
 }
 
-// Attention FLOPs of one chunk: QKᵀ and AV, 2 FLOPs each per query, key and unit of width.
-double chunk_attention_flops(const SpeedModel& m, double d, double s) noexcept {
+// llama.cpp's CUDA FlashAttention over a chunk of s tokens after d cached ones: the keys it multiplies, not only those
+// the mask lets through. The cache's cells are counted in strides of 256 (FATTN_KQ_STRIDE, get_n_kv's padding); from
+// 1024 tokens a pass (flash_attn_mask_to_KV_max runs "if (... Q->ne[1] >= 1024 ...)") each block of queries stops at
+// the stride after its last unmasked key, 128 keys past it on average, but always starts at cell 0, so a
+// sliding-window layer multiplies everything its cache holds up to the query: the window's cells kept from before and
+// the chunk's own tokens causally (llama-kv-cache-iswa.cpp: the window's cache is pad(window + micro-batch, 256)
+// cells). Below 1024 tokens nothing is skipped: every query multiplies every cell in use, stride-padded.
+double llamacpp_cuda_keys(double d, double s, double window) noexcept {
+  const auto stride = [](double x) { return 256.0 * std::ceil(x / 256.0); };
+  const double kept = window > 0 ? std::min(d, stride(window + s) - s) : d;
+  if (s >= 1024) return s * (kept + s / 2 + 128.0);
+  return s * stride(kept + s);
+}
+
+// Whether prefill's attention runs llama.cpp's CUDA kernels (ROCm builds them too); Apple GPUs keep the count the mask
+// lets through (Metal's kernels are not read here), as do the other engines' FlashAttention kernels, which skip the
+// blocks a causal or sliding-window mask hides.
+bool llamacpp_cuda_attention(const SpeedOptions& o, const Gpu& gpu) noexcept {
+  return (o.engine == Engine::llamacpp || o.engine == Engine::ollama) && !gpu.is_apple();
+}
+
+// Attention FLOPs of one chunk: QKᵀ and AV, 2 FLOPs each per query, key and unit of width; the keys as the mask lets
+// through, or as llama.cpp's CUDA kernels multiply them (`cuda_span`).
+double chunk_attention_flops(const SpeedModel& m, double d, double s, bool cuda_span) noexcept {
+  const auto keys = [&](double window) {
+    return cuda_span ? llamacpp_cuda_keys(d, s, window) : attended_keys(d, s, window);
+  };
   double windowed = 0, flops = 0;
   for (const auto& w : m.windowed_attention) {
     windowed += static_cast<double>(w.width);
-    flops += 4.0 * static_cast<double>(w.width) * attended_keys(d, s, static_cast<double>(w.window));
+    flops += 4.0 * static_cast<double>(w.width) * keys(static_cast<double>(w.window));
   }
   const double full = std::max(0.0, static_cast<double>(m.attention_width) - windowed);
-  return flops + 4.0 * full * attended_keys(d, s, 0);
+  return flops + 4.0 * full * keys(0);
 }
 
 // The refusal when the catalog (or the person's figures) has no throughput for the compute path.
@@ -750,6 +805,7 @@ double run_chunks(PrefillSpeed& p, const PrefillPlan& plan, const SpeedModel& mo
   const Range overhead = step_overhead_s(eff, overhead_layers(model)) + moe_overhead_s(eff, model);
   double memory_bound_chunks = 0;
   double tile_tokens = -1, tile_params = 0;  // the last chunk length's unused tile columns (all but the last are equal)
+  const bool cuda_span = llamacpp_cuda_attention(o, gpu);
   for (double k = 0; k < plan.chunks; ++k) {
     const double s = std::min(plan.chunk, plan.prompt - k * plan.chunk);
     // The output head multiplies the prompt's last token only.
@@ -758,7 +814,7 @@ double run_chunks(PrefillSpeed& p, const PrefillPlan& plan, const SpeedModel& mo
     // The grouped products' tiles run whole: their unused columns at moe_tile_weight of a token's (Efficiency).
     if (s != tile_tokens) tile_tokens = s, tile_params = eff.moe_tile_weight > 0 ? unused_tile_params(model, s) : 0.0;
     const double moe_setup = 2.0 * tile_params * eff.moe_tile_weight;
-    const double attention = chunk_attention_flops(model, depth + k * plan.chunk, s);
+    const double attention = chunk_attention_flops(model, depth + k * plan.chunk, s, cuda_span);
     p.gemm_flops += gemm;
     p.moe_flops += moe;
     p.attention_flops += attention;
@@ -804,7 +860,7 @@ Message chunk_overhead_clause(const SpeedModel& model, const Efficiency& eff, st
 }
 
 Message prefill_explanation(const PrefillSpeed& p, const PrefillPlan& plan, const SpeedModel& model,
-                            const SpeedOptions& o, const Efficiency& eff, double memory_bound_chunks) {
+                            const SpeedOptions& o, const Efficiency& eff, double memory_bound_chunks, bool cuda_span) {
   const std::string_view field = compute_path_field(o.compute);
   const Message moe =
       clause_if(p.moe_flops > 0,
@@ -849,8 +905,14 @@ Message prefill_explanation(const PrefillSpeed& p, const PrefillPlan& plan, cons
        figure("dense_high", eff.compute_share.high * 100, 2), figure("peak", plan.peak, 5), arg::text("field", field),
        arg::message("dense_assumed", assumed_clause(eff.compute_pinned)), arg::message("moe", moe),
        figure("attention_tflop", p.attention_flops / 1e12, 4),
-       arg::message("windows", clause_if(!model.windowed_attention.empty(),
-                                         message("speed.how.windows", ", sliding-window layers capped at their window"))),
+       arg::message("windows", cuda_span ? message("speed.how.cuda_span",
+                                                   "; llama.cpp's CUDA kernels multiply more: below 1024 tokens a chunk "
+                                                   "every cell in use, from 1024 every cell from the first to the "
+                                                   "last one a query sees, in steps of 256, sliding-window layers "
+                                                   "included")
+                                         : clause_if(!model.windowed_attention.empty(),
+                                                     message("speed.how.windows",
+                                                             ", sliding-window layers capped at their window"))),
        figure("attention_low", eff.attention_share.low * 100, 2),
        figure("attention_high", eff.attention_share.high * 100, 2), figure("attention_peak", plan.attention_peak, 5),
        arg::message("attention_field", attention_field),
@@ -885,7 +947,7 @@ Result<PrefillSpeed> estimate_prefill(const SpeedModel& model, const Gpu& gpu, c
   p.flops = p.gemm_flops + p.moe_flops + p.attention_flops;
   p.seconds = {fast, slow};
   p.tokens_per_second = {plan.prompt / slow, plan.prompt / fast};
-  p.explanation = prefill_explanation(p, plan, model, o, eff, memory_bound_chunks);
+  p.explanation = prefill_explanation(p, plan, model, o, eff, memory_bound_chunks, llamacpp_cuda_attention(o, gpu));
   return p;
 }
 

@@ -56,9 +56,16 @@ struct Efficiency {
   double moe_tile_weight = 0;
   // What each MoE layer adds to a step besides its products, seconds: the router's kernels, the top-k, sorting the
   // tokens by expert, the grouped products' launches and the combine, kernels a dense layer does not launch. Per
-  // step, whatever the batch. {0, 0}: none added (llama.cpp: its single-stream MoE decode runs, the DGX Spark's
-  // gpt-oss and Qwen3-30B-A3B, lie within the dense per-layer overhead; no MoE timing for the others).
-  Range moe_layer_overhead_s{0, 0};
+  // step, whatever the batch, by the width the routed experts are stored in: 4-bit experts are unpacked inside the
+  // grouped products, which costs more than 8- or 16-bit ones. {0, 0}: none added (llama.cpp: its single-stream MoE
+  // decode runs, the DGX Spark's gpt-oss and Qwen3-30B-A3B, lie within the dense per-layer overhead; no MoE timing
+  // for the others).
+  struct MoeLayerOverhead {
+    Range bits16{0, 0};  // experts stored in 16 bits (or wider)
+    Range bits8{0, 0};   // in 8 bits (FP8, INT8)
+    Range bits4{0, 0};   // in 4 bits or fewer (MXFP4, NVFP4, AWQ, GPTQ)
+  };
+  MoeLayerOverhead moe_layer_overhead_s{};
 };
 
 // The efficiency of `engine` on `gpu_class`; see docs/methodology.md for each figure and its source.
@@ -72,7 +79,9 @@ inline constexpr std::uint64_t kOverheadMeasuredLayers = 32;
 Range step_overhead_s(const Efficiency& eff, std::uint64_t layers) noexcept;
 
 struct SpeedModel;
-// What the MoE layers add to each step (and prefill chunk): expert layers · moe_layer_overhead_s.
+// What one MoE layer adds to each step (and prefill chunk): moe_layer_overhead_s for the routed experts' stored width.
+Range moe_layer_cost_s(const Efficiency& eff, const SpeedModel& model) noexcept;
+// What the MoE layers add to each step (and prefill chunk): expert layers · moe_layer_cost_s.
 Range moe_overhead_s(const Efficiency& eff, const SpeedModel& model) noexcept;
 
 // llama.cpp's MMQ tile width for a micro-batch of `tokens` on a tensor-core GPU: the fewest tiles of at most 128
@@ -148,6 +157,8 @@ struct SpeedModel {
   std::uint64_t output_bytes = 0;  // the output head (the embedding matrix when tied), read every step
 
   std::uint64_t expert_layers() const noexcept;
+  // The routed experts' stored bits per parameter (MXFP4: 4.25 with its scales); 0 without experts.
+  double expert_bits() const noexcept;
   // Routed-expert parameters one token passes through: Σ groups params · k/E (part of active_params).
   double routed_active_params() const noexcept;
   // Bytes of routed experts one step reads for `batch` sequences: per layer the expected number of distinct experts

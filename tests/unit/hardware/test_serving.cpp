@@ -251,9 +251,10 @@ TEST_CASE("time to first token: the whole prompt prefilled in the engine's chunk
   CHECK(s.prefill->chunks == 64);
   // Seconds and tokens/s are one figure: the prompt over the time, the fast end's speed at the short time.
   CHECK(s.prefill->seconds.low == doctest::Approx(32768.0 / s.prefill->tokens_per_second.high));
-  // Llama-3.1-8B: 32 layers · 32 heads · 128 = 131,072 of attention width; over the whole prompt 2 · 32768² · 131072
-  // FLOPs of attention, whatever the chunking.
-  CHECK(s.prefill->attention_flops == doctest::Approx(2.0 * 32768.0 * 32768.0 * 131072.0));
+  // Llama-3.1-8B: 32 layers · 32 heads · 128 = 131,072 of attention width. llama.cpp's CUDA kernels below 1024 tokens
+  // a pass multiply every cell in use (test_speed.cpp): Σ over the 64 passes of 512 · 512(k + 1) = 512² · 2080 keys,
+  // 4 · 131072 of FLOPs each (the causal mask alone would let through 32768²/2 = 512² · 2048).
+  CHECK(s.prefill->attention_flops == doctest::Approx(4.0 * 512.0 * 512.0 * 2080.0 * 131072.0));
   // The quadratic term: 64 times the prompt takes more than 64 times as long.
   const Report short_prompt = evaluated(
       R"({"model":"llama-3.1-8b","engine":"llamacpp","weights":"q4_k_m","gpu":"rtx-4090","context":32768,"prompt_tokens":512})");

@@ -325,11 +325,12 @@ TEST_CASE("the seed article's 15-25 t/s for Llama 2 7B 4-bit on an RTX 4060 is p
 }
 
 TEST_CASE("prefill counts 2 FLOPs per parameter and token plus the causal attention term") {
-  // 1e9 active params, 32 layers, width 4096, 1000-token prompt:
-  // 2·1e9·1000 + 2·32·1000²·4096 = 2e12 + 2.62144e11 = 2.262144e12 FLOPs.
+  // 1e9 active params, 32 layers, width 4096, 1000-token prompt, on an engine whose FlashAttention multiplies only the
+  // keys the causal mask lets through (vLLM): 2·1e9·1000 + 2·32·1000²·4096 = 2e12 + 2.62144e11 = 2.262144e12 FLOPs.
   const Gpu g = plain_gpu(1000, 100);
   SpeedModel m = plain_model(2'000'000'000, 1'000'000'000);
   SpeedOptions o;
+  o.engine = Engine::vllm;
   o.prompt_tokens = 1000;
   auto p = estimate_prefill(m, g, o);
   REQUIRE(p.ok());
@@ -540,7 +541,8 @@ TEST_CASE("prefill splits its FLOPs: dense products, the routed experts' grouped
   // 1e9 active params of which 0.4e9 routed (a group of 8 layers, 64 experts of 50M params each = 3.2e9 params, 8
   // per token: 3.2e9 · 8/64 = 0.4e9), 0.1e9 of untied embedding and 0.1e9 of output head. A 1000-token prompt in one
   // pass: dense 2 · (1e9 − 0.4e9 − 0.1e9 − 0.1e9) · 1000 = 8e11 plus the head for the last token 2 · 0.1e9 = 2e8;
-  // routed 2 · 0.4e9 · 1000 = 8e11; attention 2 · 1000² · 32·4096 = 2.62144e11.
+  // routed 2 · 0.4e9 · 1000 = 8e11; attention as llama.cpp's CUDA kernels multiply it below 1024 tokens a pass, every
+  // query against every cell in use rounded up to 256: 4 · 32·4096 · 1000 · 1024 = 5.36870912e11.
   SpeedModel m = plain_model(2'000'000'000, 1'000'000'000);
   m.expert_groups.push_back({8, 64, 8, 1.6e9, 3.2e9});
   m.lookup_params = 100'000'000;
@@ -553,7 +555,7 @@ TEST_CASE("prefill splits its FLOPs: dense products, the routed experts' grouped
   REQUIRE(p.ok());
   CHECK(p.value().gemm_flops == doctest::Approx(8e11 + 2e8));
   CHECK(p.value().moe_flops == doctest::Approx(8e11));
-  CHECK(p.value().attention_flops == doctest::Approx(2.62144e11));
+  CHECK(p.value().attention_flops == doctest::Approx(5.36870912e11));
   CHECK(p.value().explanation.text.find("grouped products") != std::string::npos);
   CHECK(p.value().explanation.id == "speed.how.prefill");
   CHECK(arg_named(p.value().explanation, "moe").nested.front().id == "speed.how.prefill_moe");
@@ -563,9 +565,9 @@ TEST_CASE("prefill splits its FLOPs: dense products, the routed experts' grouped
   // ⌈1000/8⌉ = 125, rounded up to 128), an expert gets T ~ Binomial(1000, 1/8) tokens, E[⌈T/128⌉] = Σ_t P(T = t) ·
   // ⌈t/128⌉ = 1.36496 (1 + P(T > 128)), so 128 · 1.36496 − 125 = 49.715 unused columns per expert, 2 · 3.2e9 ·
   // 49.715 · 0.37 = 1.17725e11 FLOPs more. Fast end (reads hidden behind the arithmetic): 8.002e11/(100e12 · 0.35) +
-  // (8e11 + 1.17725e11)/(100e12 · 0.21) + 2.62144e11/(100e12 · 0.90) = 22.863 + 43.701 + 2.913 ms = 69.477 ms + 0.5 ms
-  // fixed = 69.977 ms.
-  CHECK(p.value().seconds.low == doctest::Approx(0.069977).epsilon(1e-4));
+  // (8e11 + 1.17725e11)/(100e12 · 0.21) + 5.36871e11/(100e12 · 0.90) = 22.863 + 43.701 + 5.965 ms = 72.529 ms + 0.5 ms
+  // fixed = 73.029 ms.
+  CHECK(p.value().seconds.low == doctest::Approx(0.073029).epsilon(1e-4));
   CHECK(p.value().explanation.text.find("whole tiles of 128 tokens") != std::string::npos);
   CHECK(p.value().explanation.text.find("for launching its layers' kernels") != std::string::npos);
 }
@@ -573,6 +575,7 @@ TEST_CASE("prefill splits its FLOPs: dense products, the routed experts' grouped
 TEST_CASE("attention over the cache: 4 · width · s · (d + s/2) per chunk, sliding-window layers capped at the window") {
   SpeedModel m = plain_model(2'000'000'000, 1'000'000'000);  // width 32 · 4096 = 131,072
   SpeedOptions o;
+  o.engine = Engine::vllm;  // FlashAttention skips the blocks the mask hides on either side
   o.prompt_tokens = 2048;
   o.prefill_depth = 4096;
   o.prefill_chunk = 2048;
@@ -593,19 +596,57 @@ TEST_CASE("attention over the cache: 4 · width · s · (d + s/2) per chunk, sli
         doctest::Approx(4.0 * 65536 * 3670016 + 4.0 * 65536 * 8388608));
 }
 
+TEST_CASE("llama.cpp's CUDA FlashAttention multiplies from the cache's first cell, in strides of 256") {
+  // ggml-cuda/fattn-common.cuh (ggml-org/llama.cpp at 7c95e79): flash_attn_mask_to_KV_max finds, per block of queries,
+  // the last 256-key stride the mask leaves open and runs only "if (... Q->ne[1] >= 1024 ...)"; the kernels loop from
+  // key 0 up to it (fattn-mma-f16.cuh at 01c6842: "kb0_stop = min(kb0_stop, KV_max[...] / nbatch_fa)"). The window's
+  // cache holds pad(window + micro-batch, 256) cells (llama-kv-cache-iswa.cpp at 2aef976). Width 131,072, half of it
+  // sliding over 128 tokens (gpt-oss's layout), a 4096-token prompt from an empty cache.
+  SpeedModel m = plain_model(2'000'000'000, 1'000'000'000);
+  m.windowed_attention.push_back({65536, 128});
+  SpeedOptions o;
+  o.prompt_tokens = 4096;
+  o.prefill_chunk = 2048;
+  // Passes of 2048: each query stops at its stride's end, 128 keys past itself on average. Full half: 2048 · (0 + 1024
+  // + 128) + 2048 · (2048 + 1024 + 128) = 2,359,296 + 6,553,600 = 8,912,896 keys. Window half: its cache holds
+  // pad(128 + 2048, 256) = 2304 cells, 256 of them kept from the first pass: 2048 · 1152 + 2048 · (256 + 1152) =
+  // 2,359,296 + 2,883,584 = 5,242,880 (the mask lets through 4096 · 128 − 128²/2 = 516,096).
+  auto big = estimate_prefill(m, plain_gpu(1000, 100), o);
+  REQUIRE(big.ok());
+  CHECK(big.value().attention_flops == doctest::Approx(4.0 * 65536 * (8912896.0 + 5242880.0)));
+  // Passes of 512 skip nothing: every query meets every cell in use. Full half: Σ over 8 passes of 512 · 512(k + 1) =
+  // 512² · 36 = 9,437,184. Window half: 512 · 512 in the first pass, then 512 · pad(256 + 512) = 512 · 768 in each of
+  // the 7 others: 262,144 + 2,752,512 = 3,014,656.
+  o.prefill_chunk = 512;
+  CHECK(estimate_prefill(m, plain_gpu(1000, 100), o).value().attention_flops ==
+        doctest::Approx(4.0 * 65536 * (9437184.0 + 3014656.0)));
+  // Apple GPUs keep the count the mask lets through (Metal's kernels are not modelled), as vLLM does.
+  Gpu apple = plain_gpu(1000, 100);
+  apple.segment = "apple";
+  o.prefill_chunk = 2048;
+  SpeedOptions vllm = o;
+  vllm.engine = Engine::vllm;
+  CHECK(estimate_prefill(m, apple, o).value().attention_flops ==
+        doctest::Approx(estimate_prefill(m, plain_gpu(1000, 100), vllm).value().attention_flops));
+  CHECK(estimate_prefill(m, apple, o).value().attention_flops ==
+        doctest::Approx(4.0 * 65536 * (4096.0 * 4096 / 2 + 4096.0 * 128 - 128.0 * 128 / 2)));
+}
+
 TEST_CASE("a long prompt is prefilled in chunks: attention adds up to 2 · P² · width, and each chunk re-reads the weights") {
   const SpeedModel m = plain_model(14'000'000'000, 7'000'000'000);
   SpeedOptions o;
   o.prompt_tokens = 16384;
   o.prefill_chunk = 512;
-  auto chunked = estimate_prefill(m, plain_gpu(1000, 100), o);
+  SpeedOptions masked = o;
+  masked.engine = Engine::vllm;  // the keys the causal mask lets through, no more
+  auto chunked = estimate_prefill(m, plain_gpu(1000, 100), masked);
   REQUIRE(chunked.ok());
   CHECK(chunked.value().chunks == 32);
   // Σ over the 32 chunks of 4 · W · 512 · (512k + 256) = 4 · W · 512² · (Σk + 16) = 2 · W · 16384²: the whole
   // prompt's causal attention, whatever the chunking.
   CHECK(chunked.value().attention_flops == doctest::Approx(2.0 * 16384.0 * 16384.0 * 131072));
-  o.prefill_chunk = 0;
-  CHECK(estimate_prefill(m, plain_gpu(1000, 100), o).value().attention_flops ==
+  masked.prefill_chunk = 0;
+  CHECK(estimate_prefill(m, plain_gpu(1000, 100), masked).value().attention_flops ==
         doctest::Approx(chunked.value().attention_flops));
   // Chunks of 16 tokens: each does 2 · 7e9 · 16 = 2.24e11 FLOPs, 2.24/(100 · 0.35) = 6.4 ms at the fast end, but
   // reads the 14 GB of weights, 14/(1000 · 0.9) = 15.6 ms: memory-bound, 1024 chunks · (15.556 + 0.5 ms) at least.

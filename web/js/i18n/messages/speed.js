@@ -24,6 +24,7 @@ export default {
     "speed.how.assumed": " (angenommener Anteil)",
     "speed.how.prefill_moe": ", {moe_tflop} in den gruppierten Produkten der gerouteten Experten mit {share_low}–{share_high} % davon{assumed}{setup}",
     "speed.how.windows": ", Schichten mit gleitendem Fenster auf ihr Fenster begrenzt",
+    "speed.how.cuda_span": "; die CUDA-Kernel von llama.cpp multiplizieren mehr: unter 1024 Tokens je Abschnitt jede belegte Zelle, ab 1024 jede Zelle von der ersten bis zur letzten, die eine Anfrage sieht, in Schritten von 256, Schichten mit gleitendem Fenster eingeschlossen",
     "speed.how.field": "{field}",
     "speed.how.field_stands_in": "{field} (der Katalog nennt keinen 16-Bit-Wert)",
     "speed.how.chunks": "in {chunks} Abschnitten zu {chunk} Tokens liest jeder",
@@ -36,6 +37,6 @@ export default {
     "speed.how.fp4_no_figure": "{format} multipliziert nativ auf den FP4-Tensorkernen der {gpu} (ab sm_{native}); der Katalog nennt für sie keinen FP4-Durchsatz, daher ist der Prefill mit der 16-Bit-Rate gezählt, eine untere Grenze.",
     "speed.how.prefill_moe_tiles": ", wobei die Tokens jedes Experten in ganzen Kacheln zu {tile} Tokens multipliziert werden (die Breite, die llama.cpp für einen Durchlauf von {chunk} wählt) und eine ungenutzte Spalte einer Kachel {weight} einer Token-Spalte kostet",
     "speed.how.prefill_overhead": "jeder Abschnitt kostet zudem {overhead_low}–{overhead_high} ms für das Starten der Kernel seiner Schichten, insgesamt {total_low}–{total_high} ms",
-    "speed.how.overhead_moe": " und {moe_low}–{moe_high} µs mehr für jede seiner {moe_layers} Expertenschichten, {moe_step_low}–{moe_step_high} ms je Schritt (Router, Top-k, Sortieren der Tokens nach Experten, Starten der gruppierten Produkte und Zusammenführen: Kernel, die eine dichte Schicht nicht startet)",
+    "speed.how.overhead_moe": " und {moe_low}–{moe_high} µs mehr für jede seiner {moe_layers} Expertenschichten (Experten in {moe_bits} Bit gespeichert), {moe_step_low}–{moe_step_high} ms je Schritt (Router, Top-k, Sortieren der Tokens nach Experten, Starten der gruppierten Produkte und Zusammenführen: Kernel, die eine dichte Schicht nicht startet)",
   },
 };
