@@ -177,6 +177,7 @@ Result<SpeedOptions> speed_options_for(const ModelSpec& spec, const InferenceEst
   if (in.system_bandwidth_gb_s) o.system_bandwidth_gb_s = *in.system_bandwidth_gb_s, o.system_bandwidth_given = true;
   if (in.prompt_tokens) o.prompt_tokens = *in.prompt_tokens;
   o.prefill_chunk = prefill_chunk_of(e);
+  o.flash_attention = e.attention == Attention::sdpa;  // llama.cpp -fa, Ollama's OLLAMA_FLASH_ATTENTION
   return o;
 }
 

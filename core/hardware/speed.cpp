@@ -74,28 +74,39 @@ constexpr Efficiency kLlamaCppDatacenter{
     "class's ratio to the dense share, with the consumer cards' cost of a tile's unused column (assumed), attention "
     "assumed",
     kLlamaCppMoeTileWeight};
+// llama.cpp's Metal prefill: LLaMA 7B v2 pp512 in F16 and Q4_0 on eight Apple GPUs from the M1 Max to the M4 Max
+// (discussion #4167) reaches 60–75 % of the FP32 shader rate (the catalog's tflops_fp16), below the ceiling its
+// simdgroup_matrix products can reach, 102.5 of 128 FMAs per core and cycle (80 %, philipturner/metal-benchmarks).
+constexpr Range kLlamaCppAppleDense{0.55, 0.80};
 constexpr Efficiency kLlamaCppApple{
-    {0.60, 0.95}, per_layer(3.0, 6.0), {0.20, 0.40}, false, {0.08, 0.23}, {0.20, 0.50}, false,
+    {0.60, 0.95}, per_layer(3.0, 6.0), kLlamaCppAppleDense, true,
+    {kLlamaCppConsumerMoe.low / kLlamaCppConsumerDense.low * kLlamaCppAppleDense.low,
+     kLlamaCppConsumerMoe.high / kLlamaCppConsumerDense.high * kLlamaCppAppleDense.high},
+    {0.20, 0.50}, false,
     "llama.cpp Apple Silicon benchmark (discussion #4167), LLaMA 7B Q4_0 tg128: M1/M2/M3 Ultra, M4 Pro, M4 Max; "
     "Metal spends ~9 ms of a 28 ms token outside the matrix products (llama.cpp k-quants Metal commit notes); prefill "
-    "shares assumed, no cost of unused tile columns (measured on CUDA only)"};
+    "from the same table's pp512 in F16 and Q4_0 on eight GPUs, of the FP32 shader rate; grouped experts assumed at "
+    "the CUDA consumer cards' ratio to the dense share, attention assumed, no cost of unused tile columns (measured on "
+    "CUDA only)"};
 // What an MoE layer adds to a vLLM or SGLang step besides its bytes and a dense layer's kernels, seconds per MoE
 // layer: its router, top-k, token sorting (moe_align_block_size), the grouped products' launches and the combine.
 // 16- and 8-bit experts, from Qwen's SGLang table (QwenLM/Qwen3 docs/source/getting_started/speed_benchmark.md at
 // 7a2f61f, SGLang 0.4.6.post1 on one H20, batch 1, 2048 tokens generated after 1): two dense models of 36 layers in
 // the same set-up give the bandwidth reached and a layer's cost, and Qwen3-30B-A3B's 48 layers what an MoE layer
 // costs beyond that (the arithmetic: tests/unit/hardware/test_speed_match.cpp). BF16: Qwen3-4B 133.13 and Qwen3-8B
-// 81.73 t/s read 8.045 and 15.137 GB a token: 1.502 TB/s and 59.9 µs a layer, so Qwen3-30B-A3B (6.084 GB) would take
-// 6.924 ms as dense layers and took 7.290 (137.18 t/s): 7.6 µs more for each MoE layer. FP8: 200.61 and 150.25 t/s
-// for 4.412 and 8.191 GB: 2.262 TB/s and 84.3 µs a layer; Qwen3-30B-A3B-FP8 (3.366 GB, 155.55 t/s) 18.6 µs more.
-// The low end adds nothing (vLLM's Qwen3-30B-A3B BF16 at 10 requests on an H100 needs none, vllm PR #23151).
+// 81.73 t/s read 8.196 and 15.288 GB a token (weights and the cache at 1025 tokens): 1.501 TB/s and 57.0 µs a layer,
+// so Qwen3-30B-A3B (6.184 GB) would take 6.856 ms as dense layers and took 7.290 (137.18 t/s): 9.0 µs more for each
+// MoE layer. FP8: 200.61 and 150.25 t/s for 4.563 and 8.342 GB: 2.262 TB/s and 82.4 µs a layer; Qwen3-30B-A3B-FP8
+// (3.467 GB, 155.55 t/s) 19.6 µs more. Each figure rests on differences of a few percent in one table (1 % on one
+// reading moves the 16-bit one by about 3 µs), so the low end charges a dense layer's kernels only.
 // 4-bit experts, from SGLang's gpt-oss-20b (MXFP4) at 4 and 32 requests on an H100 SXM (512 tokens in and 1024 out;
 // ai-bot-pro/achatbot PR #183): 5.573 ms a step at 4 requests and 7.867 ms at 32. The step reads 6.7 and 13.3 GB (13
 // and 32 distinct experts of 32 per layer), 2.5 and 5.0 ms at the middle of the bandwidth share; with the middle of
 // the per-layer overhead (0.94 ms for 24 layers) that leaves 2.13 and 1.97 ms, 89 and 82 µs for each of the 24 MoE
-// layers: the same cost per step at both batches, a step's fixed cost, not a token's. The same table's GPTQ-INT4
-// Qwen3-30B-A3B (31.29 t/s) shows older 4-bit MoE kernels slower still; not modelled.
-constexpr Efficiency::MoeLayerOverhead kVllmMoeLayerOverhead{{0, 7.6e-6}, {0, 18.6e-6}, {82e-6, 89e-6}};
+// layers: the same cost per step at both batches, a step's fixed cost, not a token's. Qwen's table also has GPTQ-INT4
+// Qwen3-30B-A3B at 31.29 t/s on SGLang 0.4.6 (GPTQ-Marlin, which the table's notes say "needs improvement"), some
+// 500 µs a layer: the 4-bit figure is gpt-oss's MXFP4 kernels', and other 4-bit MoE kernels may be much slower.
+constexpr Efficiency::MoeLayerOverhead kVllmMoeLayerOverhead{{0, 9.0e-6}, {0, 19.6e-6}, {82e-6, 89e-6}};
 constexpr Efficiency kVllmGpu{
     {0.70, 0.90}, per_layer(0.5, 2.0), {0.35, 0.65}, false, {0.15, 0.40}, {0.35, 0.70}, false,
     "vLLM bench serve: Llama-3.1-8B bf16 on A100 40 GB at concurrency 1 and 8 (johnmusgrave.com), Mistral-7B "
@@ -120,10 +131,10 @@ std::optional<double> peak_tflops(const Gpu& gpu, ComputePath path) noexcept {
   return std::nullopt;
 }
 
-// The figure a compute path reads, as spec sheets name it.
-std::string_view compute_path_field(ComputePath path) noexcept {
+// The figure a compute path reads on `gpu`, as spec sheets name it: the 16-bit path reads BF16, else FP16 (Apple's).
+std::string_view compute_path_field(const Gpu& gpu, ComputePath path) noexcept {
   switch (path) {
-    case ComputePath::fp16: return "BF16 TFLOPS";
+    case ComputePath::fp16: return !gpu.tflops_bf16 && gpu.tflops_fp16 ? "FP16 TFLOPS" : "BF16 TFLOPS";
     case ComputePath::int8: return "INT8 TOPS";
     case ComputePath::fp8: return "FP8 TFLOPS";
     case ComputePath::fp4: return "FP4 TFLOPS";
@@ -309,21 +320,36 @@ Range step_overhead_s(const Efficiency& eff, std::uint64_t layers) noexcept {
   return {eff.layer_overhead_s.low * n, eff.layer_overhead_s.high * n};
 }
 
-// The width class the routed experts' kernels run: 16 (BF16, FP16), 8 (FP8, INT8) or 4 (MXFP4, NVFP4, AWQ, GPTQ).
-static unsigned expert_width_class(const SpeedModel& model) noexcept {
+// The width class of the routed experts as stored: 16 (BF16, FP16), 8 (FP8, INT8) or 4 bits (MXFP4, NVFP4, AWQ, GPTQ).
+enum class ExpertWidth { bits16, bits8, bits4 };
+
+static ExpertWidth expert_width(const SpeedModel& model) noexcept {
   const double bits = model.expert_bits();
-  return bits >= 12 ? 16u : bits >= 6 ? 8u : 4u;
+  return bits >= 12 ? ExpertWidth::bits16 : bits >= 6 ? ExpertWidth::bits8 : ExpertWidth::bits4;
 }
 
-Range moe_layer_cost_s(const Efficiency& eff, const SpeedModel& model) noexcept {
+static unsigned width_bits(ExpertWidth w) noexcept {
+  switch (w) {
+    case ExpertWidth::bits16: return 16;
+    case ExpertWidth::bits8: return 8;
+    case ExpertWidth::bits4: return 4;
+  }
+  return 16;
+}
+
+Range moe_layer_overhead_for(const Efficiency& eff, const SpeedModel& model) noexcept {
   const Efficiency::MoeLayerOverhead& o = eff.moe_layer_overhead_s;
-  const unsigned width = expert_width_class(model);
-  return width == 16 ? o.bits16 : width == 8 ? o.bits8 : o.bits4;
+  switch (expert_width(model)) {
+    case ExpertWidth::bits16: return o.bits16;
+    case ExpertWidth::bits8: return o.bits8;
+    case ExpertWidth::bits4: return o.bits4;
+  }
+  return o.bits16;
 }
 
 Range moe_overhead_s(const Efficiency& eff, const SpeedModel& model) noexcept {
   const double n = static_cast<double>(model.expert_layers());
-  const Range per_layer = moe_layer_cost_s(eff, model);
+  const Range per_layer = moe_layer_overhead_for(eff, model);
   return {per_layer.low * n, per_layer.high * n};
 }
 
@@ -538,10 +564,10 @@ Message overhead_clause(const SpeedModel& model, const Efficiency& eff) {
                             "stored in {moe_bits} bits), {moe_step_low}–{moe_step_high} ms per step (the router, the "
                             "top-k, sorting the tokens by expert, the grouped products' launches and the combine: "
                             "kernels a dense layer does not launch)",
-                            {figure("moe_low", moe_layer_cost_s(eff, model).low * 1e6, 3),
-                             figure("moe_high", moe_layer_cost_s(eff, model).high * 1e6, 3),
+                            {figure("moe_low", moe_layer_overhead_for(eff, model).low * 1e6, 3),
+                             figure("moe_high", moe_layer_overhead_for(eff, model).high * 1e6, 3),
                              arg::digits("moe_layers", model.expert_layers()),
-                             arg::digits("moe_bits", expert_width_class(model)),
+                             arg::digits("moe_bits", width_bits(expert_width(model))),
                              figure("moe_step_low", moe.low * 1e3, 3), figure("moe_step_high", moe.high * 1e3, 3)}));
   return message("speed.how.overhead_layers",
                  "{layer_low}–{layer_high} µs for each of its {layers} layers, {overhead_low}–{overhead_high} ms per "
@@ -653,32 +679,34 @@ double attended_keys(double d, double s, double window) noexcept {
   return (window * window - d * d) / 2 + (d + s - window) * window;
 }
 
-// llama.cpp's CUDA FlashAttention over a chunk of s tokens after d cached ones: the keys it multiplies, not only those
+// llama.cpp's CUDA FlashAttention over a pass of s tokens after d cached ones: the keys it multiplies, not only those
 // the mask lets through. The cache's cells are counted in strides of 256 (FATTN_KQ_STRIDE, get_n_kv's padding); from
 // 1024 tokens a pass (flash_attn_mask_to_KV_max runs "if (... Q->ne[1] >= 1024 ...)") each block of queries stops at
 // the stride after its last unmasked key, 128 keys past it on average, but always starts at cell 0, so a
-// sliding-window layer multiplies everything its cache holds up to the query: the window's cells kept from before and
-// the chunk's own tokens causally (llama-kv-cache-iswa.cpp: the window's cache is pad(window + micro-batch, 256)
-// cells). Below 1024 tokens nothing is skipped: every query multiplies every cell in use, stride-padded.
-double llamacpp_cuda_keys(double d, double s, double window) noexcept {
+// sliding-window layer multiplies about everything its cache holds up to the query: the window's cells kept from
+// before and the pass's own tokens causally (llama-kv-cache-iswa.cpp: the window's cache is pad(window + n_ubatch,
+// 256) cells, sized for the configured micro-batch `ubatch`, so a shorter last pass keeps more). Below 1024 tokens,
+// or with FlashAttention off (the KQ product spans the whole cache in use), every query multiplies every cell in use.
+double llamacpp_cuda_keys(double d, double s, double window, double ubatch, bool flash_attention) noexcept {
   const auto stride = [](double x) { return 256.0 * std::ceil(x / 256.0); };
-  const double kept = window > 0 ? std::min(d, stride(window + s) - s) : d;
-  if (s >= 1024) return s * (kept + s / 2 + 128.0);
+  const double kept = window > 0 ? std::min(d, stride(window + std::max(ubatch, s)) - s) : d;
+  if (s >= 1024 && flash_attention) return s * (kept + s / 2 + 128.0);
   return s * stride(kept + s);
 }
 
-// Whether prefill's attention runs llama.cpp's CUDA kernels (ROCm builds them too); Apple GPUs keep the count the mask
-// lets through (Metal's kernels are not read here), as do the other engines' FlashAttention kernels, which skip the
-// blocks a causal or sliding-window mask hides.
+// Whether prefill's attention runs llama.cpp's CUDA kernels (ROCm builds them too; Ollama from 0.30 runs llama-server);
+// Apple GPUs keep the count the mask lets through (Metal's kernels are not read here), as do the other engines'
+// FlashAttention kernels, which skip the blocks a causal or sliding-window mask hides.
 bool llamacpp_cuda_attention(const SpeedOptions& o, const Gpu& gpu) noexcept {
   return (o.engine == Engine::llamacpp || o.engine == Engine::ollama) && !gpu.is_apple();
 }
 
 // Attention FLOPs of one chunk: QKᵀ and AV, 2 FLOPs each per query, key and unit of width; the keys as the mask lets
-// through, or as llama.cpp's CUDA kernels multiply them (`cuda_span`).
-double chunk_attention_flops(const SpeedModel& m, double d, double s, bool cuda_span) noexcept {
+// through, or as llama.cpp's CUDA kernels multiply them (`cuda_span`, passes of `ubatch` configured).
+double chunk_attention_flops(const SpeedModel& m, double d, double s, bool cuda_span, double ubatch,
+                             bool flash_attention) noexcept {
   const auto keys = [&](double window) {
-    return cuda_span ? llamacpp_cuda_keys(d, s, window) : attended_keys(d, s, window);
+    return cuda_span ? llamacpp_cuda_keys(d, s, window, ubatch, flash_attention) : attended_keys(d, s, window);
   };
   double windowed = 0, flops = 0;
   for (const auto& w : m.windowed_attention) {
@@ -691,7 +719,7 @@ double chunk_attention_flops(const SpeedModel& m, double d, double s, bool cuda_
 
 // The refusal when the catalog (or the person's figures) has no throughput for the compute path.
 Error no_peak_error(const Gpu& gpu, ComputePath path) {
-  const auto field = arg::text("field", compute_path_field(path));
+  const auto field = arg::text("field", compute_path_field(gpu, path));
   if (!gpu.custom.empty())
     return make_error("gpu", message("speed.no_tflops_custom",
                                      "{gpu} is described by your figures, and its {field} figure is not among them, "
@@ -806,6 +834,7 @@ double run_chunks(PrefillSpeed& p, const PrefillPlan& plan, const SpeedModel& mo
   double memory_bound_chunks = 0;
   double tile_tokens = -1, tile_params = 0;  // the last chunk length's unused tile columns (all but the last are equal)
   const bool cuda_span = llamacpp_cuda_attention(o, gpu);
+  const double configured_pass = static_cast<double>(o.prefill_chunk ? o.prefill_chunk : o.prompt_tokens);
   for (double k = 0; k < plan.chunks; ++k) {
     const double s = std::min(plan.chunk, plan.prompt - k * plan.chunk);
     // The output head multiplies the prompt's last token only.
@@ -814,7 +843,8 @@ double run_chunks(PrefillSpeed& p, const PrefillPlan& plan, const SpeedModel& mo
     // The grouped products' tiles run whole: their unused columns at moe_tile_weight of a token's (Efficiency).
     if (s != tile_tokens) tile_tokens = s, tile_params = eff.moe_tile_weight > 0 ? unused_tile_params(model, s) : 0.0;
     const double moe_setup = 2.0 * tile_params * eff.moe_tile_weight;
-    const double attention = chunk_attention_flops(model, depth + k * plan.chunk, s, cuda_span);
+    const double attention = chunk_attention_flops(model, depth + k * plan.chunk, s, cuda_span, configured_pass,
+                                                   o.flash_attention);
     p.gemm_flops += gemm;
     p.moe_flops += moe;
     p.attention_flops += attention;
@@ -859,9 +889,26 @@ Message chunk_overhead_clause(const SpeedModel& model, const Efficiency& eff, st
                   figure("total_high", step.high * 1e3 * static_cast<double>(chunks), 3)});
 }
 
-Message prefill_explanation(const PrefillSpeed& p, const PrefillPlan& plan, const SpeedModel& model,
+// How the attention FLOPs were counted: under the mask, or as llama.cpp's CUDA kernels compute them.
+Message attention_rule_clause(const SpeedModel& model, const SpeedOptions& o, bool cuda_span) {
+  const bool windowed = !model.windowed_attention.empty();
+  if (!cuda_span) return clause_if(windowed, message("speed.how.windows", ", sliding-window layers capped at their window"));
+  const Message whole_cache =
+      clause_if(windowed, message("speed.how.cuda_span_windows", ", sliding-window layers against their whole cache"));
+  if (!o.flash_attention)
+    return message("speed.how.cuda_span_no_fa",
+                   "; with FlashAttention off llama.cpp computes each token against every cached token{windows}",
+                   {arg::message("windows", whole_cache)});
+  return message("speed.how.cuda_span",
+                 "; llama.cpp's CUDA kernels compute more than the mask needs: in chunks under 1024 tokens each token "
+                 "against every cached token, from 1024 tokens against every cached token up to its own, rounded up "
+                 "to 256{windows}",
+                 {arg::message("windows", whole_cache)});
+}
+
+Message prefill_explanation(const PrefillSpeed& p, const PrefillPlan& plan, const SpeedModel& model, const Gpu& gpu,
                             const SpeedOptions& o, const Efficiency& eff, double memory_bound_chunks, bool cuda_span) {
-  const std::string_view field = compute_path_field(o.compute);
+  const std::string_view field = compute_path_field(gpu, o.compute);
   const Message moe =
       clause_if(p.moe_flops > 0,
                 message("speed.how.prefill_moe",
@@ -883,7 +930,7 @@ Message prefill_explanation(const PrefillSpeed& p, const PrefillPlan& plan, cons
                          arg::message("assumed", assumed_clause(eff.prefill_pinned))}));
   const Message attention_field =
       plan.attention_own_peak
-          ? message("speed.how.field", "{field}", {arg::text("field", compute_path_field(ComputePath::fp16))})
+          ? message("speed.how.field", "{field}", {arg::text("field", compute_path_field(gpu, ComputePath::fp16))})
           : message("speed.how.field_stands_in", "{field} (the catalog has no 16-bit figure)",
                     {arg::text("field", field)});
   const Message passes =
@@ -905,14 +952,7 @@ Message prefill_explanation(const PrefillSpeed& p, const PrefillPlan& plan, cons
        figure("dense_high", eff.compute_share.high * 100, 2), figure("peak", plan.peak, 5), arg::text("field", field),
        arg::message("dense_assumed", assumed_clause(eff.compute_pinned)), arg::message("moe", moe),
        figure("attention_tflop", p.attention_flops / 1e12, 4),
-       arg::message("windows", cuda_span ? message("speed.how.cuda_span",
-                                                   "; llama.cpp's CUDA kernels multiply more: below 1024 tokens a chunk "
-                                                   "every cell in use, from 1024 every cell from the first to the "
-                                                   "last one a query sees, in steps of 256, sliding-window layers "
-                                                   "included")
-                                         : clause_if(!model.windowed_attention.empty(),
-                                                     message("speed.how.windows",
-                                                             ", sliding-window layers capped at their window"))),
+       arg::message("windows", attention_rule_clause(model, o, cuda_span)),
        figure("attention_low", eff.attention_share.low * 100, 2),
        figure("attention_high", eff.attention_share.high * 100, 2), figure("attention_peak", plan.attention_peak, 5),
        arg::message("attention_field", attention_field),
@@ -947,7 +987,8 @@ Result<PrefillSpeed> estimate_prefill(const SpeedModel& model, const Gpu& gpu, c
   p.flops = p.gemm_flops + p.moe_flops + p.attention_flops;
   p.seconds = {fast, slow};
   p.tokens_per_second = {plan.prompt / slow, plan.prompt / fast};
-  p.explanation = prefill_explanation(p, plan, model, o, eff, memory_bound_chunks, llamacpp_cuda_attention(o, gpu));
+  p.explanation =
+      prefill_explanation(p, plan, model, gpu, o, eff, memory_bound_chunks, llamacpp_cuda_attention(o, gpu));
   return p;
 }
 

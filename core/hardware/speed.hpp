@@ -56,8 +56,8 @@ struct Efficiency {
   double moe_tile_weight = 0;
   // What each MoE layer adds to a step besides its products, seconds: the router's kernels, the top-k, sorting the
   // tokens by expert, the grouped products' launches and the combine, kernels a dense layer does not launch. Per
-  // step, whatever the batch, by the width the routed experts are stored in: 4-bit experts are unpacked inside the
-  // grouped products, which costs more than 8- or 16-bit ones. {0, 0}: none added (llama.cpp: its single-stream MoE
+  // step, whatever the batch, by the width the routed experts are stored in, as each width was measured on its own
+  // model (which of width, kernel family or model sets the figure is not separated). {0, 0}: none added (llama.cpp: its single-stream MoE
   // decode runs, the DGX Spark's gpt-oss and Qwen3-30B-A3B, lie within the dense per-layer overhead; no MoE timing
   // for the others).
   struct MoeLayerOverhead {
@@ -80,8 +80,8 @@ Range step_overhead_s(const Efficiency& eff, std::uint64_t layers) noexcept;
 
 struct SpeedModel;
 // What one MoE layer adds to each step (and prefill chunk): moe_layer_overhead_s for the routed experts' stored width.
-Range moe_layer_cost_s(const Efficiency& eff, const SpeedModel& model) noexcept;
-// What the MoE layers add to each step (and prefill chunk): expert layers · moe_layer_cost_s.
+Range moe_layer_overhead_for(const Efficiency& eff, const SpeedModel& model) noexcept;
+// What the MoE layers add to each step (and prefill chunk): expert layers · moe_layer_overhead_for.
 Range moe_overhead_s(const Efficiency& eff, const SpeedModel& model) noexcept;
 
 // llama.cpp's MMQ tile width for a micro-batch of `tokens` on a tensor-core GPU: the fewest tiles of at most 128
@@ -195,6 +195,8 @@ struct SpeedOptions {
   // Tokens per forward pass while prefilling: llama.cpp's n_ubatch (-ub, 512), vLLM's max_num_batched_tokens,
   // SGLang's chunked_prefill_size, MLX's prefill_step_size; 0: the whole prompt in one pass (transformers).
   std::uint64_t prefill_chunk = kLlamaNUbatch;
+  // llama.cpp's -fa: with FlashAttention off its attention multiplies every cached token whatever the pass's size.
+  bool flash_attention = true;
 };
 
 struct DecodeSpeed {

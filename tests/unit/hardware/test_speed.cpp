@@ -75,7 +75,10 @@ TEST_CASE("every published speed lies inside the predicted range, and no range i
     CAPTURE(m.source);
     SpeedOptions o;
     o.engine = m.engine;
-    o.compute = m.engine == Engine::llamacpp && quantized(m.format) ? ComputePath::int8 : ComputePath::fp16;
+    // As serving.cpp picks it: llama.cpp's quantized products on the INT8 path, where the GPU has an INT8 figure (not
+    // Apple's: Metal dequantizes to 16 bits).
+    o.compute = m.engine == Engine::llamacpp && quantized(m.format) && gpu(m.gpu.c_str()).tops_int8 ? ComputePath::int8
+                                                                                                  : ComputePath::fp16;
     o.batch = m.batch;
     o.context_tokens = m.context;
     o.kv_bytes_per_sequence = kv_bytes(m.model.c_str(), m.context);
@@ -620,6 +623,21 @@ TEST_CASE("llama.cpp's CUDA FlashAttention multiplies from the cache's first cel
   o.prefill_chunk = 512;
   CHECK(estimate_prefill(m, plain_gpu(1000, 100), o).value().attention_flops ==
         doctest::Approx(4.0 * 65536 * (9437184.0 + 3014656.0)));
+  // A last pass shorter than the micro-batch finds the window's cache sized for the micro-batch: pp3000 at ub 2048, the
+  // second pass of 952 tokens (below 1024: every cell in use) after 2048. Full half: 2,359,296 + 952 · 3072 =
+  // 5,283,840. Window half: the cache's 2304 cells keep min(2048, 2304 − 952) = 1352 of the first pass, so 2,359,296
+  // + 952 · pad(1352 + 952, 256) = 2,359,296 + 952 · 2304 = 4,552,704.
+  o.prompt_tokens = 3000;
+  o.prefill_chunk = 2048;
+  CHECK(estimate_prefill(m, plain_gpu(1000, 100), o).value().attention_flops ==
+        doctest::Approx(4.0 * 65536 * (5283840.0 + 4552704.0)));
+  // With FlashAttention off (-fa off) nothing is skipped at any pass size: pp4096 at ub 2048, full half 2048 · 2048 +
+  // 2048 · 4096 = 12,582,912, window half 2048 · 2048 + 2048 · pad(256 + 2048, 256) = 8,912,896.
+  o.prompt_tokens = 4096;
+  o.flash_attention = false;
+  CHECK(estimate_prefill(m, plain_gpu(1000, 100), o).value().attention_flops ==
+        doctest::Approx(4.0 * 65536 * (12582912.0 + 8912896.0)));
+  o.flash_attention = true;
   // Apple GPUs keep the count the mask lets through (Metal's kernels are not modelled), as vLLM does.
   Gpu apple = plain_gpu(1000, 100);
   apple.segment = "apple";
