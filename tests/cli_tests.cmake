@@ -160,8 +160,11 @@ vramfit_cli_test(gpu_speed_json ARGS --model llama-3.1-8b --engine llamacpp --we
                  MATCH "\"cost\":{[^}]*\"usd_per_hour\":0.34.*\"decode_tokens_per_second\":{\"high\":[0-9.e+]+,\"low\":[0-9.e+]+}.*\"prefill_tokens_per_second\":{\"high\":[0-9.e+]+,\"low\":[0-9.e+]+}.*\"speed\":{\"bytes_per_step\"")
 vramfit_cli_test(gpu_speed_table ARGS --model llama-3.1-8b --engine llamacpp --weights q4_k_m --gpu rtx-4090
                  MATCH "decode +[0-9.]+–[0-9.]+ tokens/s.*prefill +[0-9]+–[0-9]+ tokens/s.*Cost: \\$0.34/hour")
-vramfit_cli_test(apple_no_prefill ARGS --model llama-3.1-8b --engine llamacpp --weights q4_k_m --gpu apple-m2-ultra-192gb --json
-                 MATCH "\"prefill_tokens_per_second\":null.*\"prefill_unavailable\":{[^}]*},\"id\":\"[a-z._]+\",\"text\":\"Apple M2 Ultra 192GB has no")
+# The M5's GPU multiplies in its Neural Accelerators, for which Apple publishes no 16-bit figure: no prefill, and why.
+vramfit_cli_test(apple_m5_no_prefill ARGS --model llama-3.1-8b --engine llamacpp --weights q4_k_m --gpu apple-m5-max-128gb --json
+                 MATCH "\"prefill_tokens_per_second\":null.*\"prefill_unavailable\":{[^}]*},\"id\":\"[a-z._]+\",\"text\":\"Apple M5 Max 128GB \\(40-core GPU\\) has no")
+vramfit_cli_test(apple_prefill ARGS --model llama-3.1-8b --engine llamacpp --weights q4_k_m --gpu apple-m2-ultra-192gb
+                 MATCH "prefill +[0-9]+–[0-9]+ tokens/s")
 vramfit_cli_test(no_gpu_no_speed ARGS --model llama-3.1-8b --json
                  MATCH "\"cost\":null.*\"decode_tokens_per_second\":null.*\"prefill_tokens_per_second\":null.*\"speed\":null")
 # RTX 4090: 450 W × 1 h = 0.45 kWh; × $0.30/kWh = $0.135.
