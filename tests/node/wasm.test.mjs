@@ -136,11 +136,14 @@ test('with a GPU the report carries speed and cost; $/1M tokens is the hour over
   assert.ok(Math.abs(r.cost.usd_per_million_tokens.low - (0.34 / (d.high * 3600)) * 1e6) < 1e-9);
   // 450 W × 1 h = 0.45 kWh at $0.30 = $0.135 per hour.
   assert.ok(Math.abs(r.cost.energy.usd_per_hour - 0.135) < 1e-12);
+  // An M2 Ultra prefills at its FP32 shader rate; the M5's Neural Accelerators have no published figure.
   const apple = evaluate({ model: 'llama-3.1-8b', engine: 'llamacpp', weights: 'q4_k_m', gpu: 'apple-m2-ultra-192gb' });
-  assert.equal(apple.prefill_tokens_per_second, null);
-  assert.equal(apple.time_to_first_token_seconds, null);
-  assert.match(apple.speed.prefill_unavailable.text, /no BF16 TFLOPS figure/);
+  assert.ok(apple.prefill_tokens_per_second.low > 0);
   assert.equal(apple.cost.usd_per_hour, null);
+  const m5 = evaluate({ model: 'llama-3.1-8b', engine: 'llamacpp', weights: 'q4_k_m', gpu: 'apple-m5-max-128gb' });
+  assert.equal(m5.prefill_tokens_per_second, null);
+  assert.equal(m5.time_to_first_token_seconds, null);
+  assert.match(m5.speed.prefill_unavailable.text, /no BF16 TFLOPS figure/);
   const none = evaluate({ model: 'llama-3.1-8b' });
   assert.equal(none.speed, null);
   assert.equal(none.decode_tokens_per_second, null);
