@@ -75,8 +75,9 @@ constexpr Efficiency kLlamaCppDatacenter{
     "assumed",
     kLlamaCppMoeTileWeight};
 // llama.cpp's Metal prefill: LLaMA 7B v2 pp512 in F16 and Q4_0 on eight Apple GPUs from the M1 Max to the M4 Max
-// (discussion #4167) reaches 60–75 % of the FP32 shader rate (the catalog's tflops_fp16), below the ceiling its
-// simdgroup_matrix products can reach, 102.5 of 128 FMAs per core and cycle (80 %, philipturner/metal-benchmarks).
+// (discussion #4167) reaches 61–76 % of the FP32 shader rate (the catalog's tflops_fp16), below the ceiling its
+// simdgroup_matrix products can reach, 102.5 of 128 FMAs per core and cycle (80 %, philipturner/metal-benchmarks); the
+// low end, 55 %, is assumed a little below the slowest run (M2 Ultra, Q4_0) for the chips no run measures.
 constexpr Range kLlamaCppAppleDense{0.55, 0.80};
 constexpr Efficiency kLlamaCppApple{
     {0.60, 0.95}, per_layer(3.0, 6.0), kLlamaCppAppleDense, true,
@@ -88,6 +89,12 @@ constexpr Efficiency kLlamaCppApple{
     "from the same table's pp512 in F16 and Q4_0 on eight GPUs, of the FP32 shader rate; grouped experts assumed at "
     "the CUDA consumer cards' ratio to the dense share, attention assumed, no cost of unused tile columns (measured on "
     "CUDA only)"};
+// MLX on the same GPUs: llama.cpp's shares stand in (the same memory and ALUs), none of them measured for MLX.
+constexpr Efficiency kMlxApple{kLlamaCppApple.bandwidth_share, kLlamaCppApple.layer_overhead_s,
+                               kLlamaCppApple.compute_share,   false,
+                               kLlamaCppApple.moe_share,       kLlamaCppApple.attention_share,
+                               false,
+                               "llama.cpp's Metal shares stand in (discussion #4167's runs); no MLX measurement"};
 // What an MoE layer adds to a vLLM or SGLang step besides its bytes and a dense layer's kernels, seconds per MoE
 // layer: its router, top-k, token sorting (moe_align_block_size), the grouped products' launches and the combine.
 // 16- and 8-bit experts, from Qwen's SGLang table (QwenLM/Qwen3 docs/source/getting_started/speed_benchmark.md at
@@ -134,7 +141,8 @@ std::optional<double> peak_tflops(const Gpu& gpu, ComputePath path) noexcept {
 // The figure a compute path reads on `gpu`, as spec sheets name it: the 16-bit path reads BF16, else FP16 (Apple's).
 std::string_view compute_path_field(const Gpu& gpu, ComputePath path) noexcept {
   switch (path) {
-    case ComputePath::fp16: return !gpu.tflops_bf16 && gpu.tflops_fp16 ? "FP16 TFLOPS" : "BF16 TFLOPS";
+    case ComputePath::fp16:
+      return gpu.is_apple() || (!gpu.tflops_bf16 && gpu.tflops_fp16) ? "FP16 TFLOPS" : "BF16 TFLOPS";
     case ComputePath::int8: return "INT8 TOPS";
     case ComputePath::fp8: return "FP8 TFLOPS";
     case ComputePath::fp4: return "FP4 TFLOPS";
@@ -305,7 +313,7 @@ const Efficiency& efficiency(Engine engine, GpuClass gpu_class) noexcept {
     case Engine::sglang: return kVllmGpu;  // the same batched CUDA kernels (FlashInfer, CUTLASS); no SGLang figures of its own
     // No MLX measurements of its own: llama.cpp's Metal shares of bandwidth and compute (the same GPU and memory),
     // said in the estimate's notes; no cost of unused tile columns, which was measured for llama.cpp's CUDA kernels.
-    case Engine::mlx: return kLlamaCppApple;
+    case Engine::mlx: return kMlxApple;
     case Engine::transformers: return kTransformers;
   }
   return kLlamaCppConsumer;
@@ -687,6 +695,8 @@ double attended_keys(double d, double s, double window) noexcept {
 // before and the pass's own tokens causally (llama-kv-cache-iswa.cpp: the window's cache is pad(window + n_ubatch,
 // 256) cells, sized for the configured micro-batch `ubatch`, so a shorter last pass keeps more). Below 1024 tokens,
 // or with FlashAttention off (the KQ product spans the whole cache in use), every query multiplies every cell in use.
+// The stride of 256 holds for the versions that pad every cache to it (get_n_kv: max(n_pad, 256)); older ones padded
+// to 32 with FlashAttention off, at most 224 keys fewer a query.
 double llamacpp_cuda_keys(double d, double s, double window, double ubatch, bool flash_attention) noexcept {
   const auto stride = [](double x) { return 256.0 * std::ceil(x / 256.0); };
   const double kept = window > 0 ? std::min(d, stride(window + std::max(ubatch, s)) - s) : d;
@@ -897,12 +907,13 @@ Message attention_rule_clause(const SpeedModel& model, const SpeedOptions& o, bo
       clause_if(windowed, message("speed.how.cuda_span_windows", ", sliding-window layers against their whole cache"));
   if (!o.flash_attention)
     return message("speed.how.cuda_span_no_fa",
-                   "; with FlashAttention off llama.cpp computes each token against every cached token{windows}",
+                   "; counted instead as llama.cpp computes it with FlashAttention off: each token against every "
+                   "cached token{windows}",
                    {arg::message("windows", whole_cache)});
   return message("speed.how.cuda_span",
                  "; llama.cpp's CUDA kernels compute more than the mask needs: in chunks under 1024 tokens each token "
-                 "against every cached token, from 1024 tokens against every cached token up to its own, rounded up "
-                 "to 256{windows}",
+                 "against every cached token, in chunks of 1024 tokens or more against every cached token up to its "
+                 "own, rounded up to a multiple of 256{windows}",
                  {arg::message("windows", whole_cache)});
 }
 

@@ -143,7 +143,7 @@ test('with a GPU the report carries speed and cost; $/1M tokens is the hour over
   const m5 = evaluate({ model: 'llama-3.1-8b', engine: 'llamacpp', weights: 'q4_k_m', gpu: 'apple-m5-max-128gb' });
   assert.equal(m5.prefill_tokens_per_second, null);
   assert.equal(m5.time_to_first_token_seconds, null);
-  assert.match(m5.speed.prefill_unavailable.text, /no BF16 TFLOPS figure/);
+  assert.match(m5.speed.prefill_unavailable.text, /no FP16 TFLOPS figure/);
   const none = evaluate({ model: 'llama-3.1-8b' });
   assert.equal(none.speed, null);
   assert.equal(none.decode_tokens_per_second, null);

@@ -216,8 +216,8 @@ void add_mlx_notes(std::vector<Message>& notes, const ModelSpec&, const Inferenc
                           "MLX's figure is what mlx_lm.generate prints as Peak memory (MLX's active buffers). Not "
                           "counted: MLX's buffer cache of freed buffers (Cache memory), LM Studio's or the server's own "
                           "process memory, and what macOS itself needs of the RAM. Its speed is estimated with "
-                          "llama.cpp's measured shares of a Mac's bandwidth and of its GPU's 16-bit rate: MLX has no "
-                          "figures of its own here."));
+                          "llama.cpp's shares of a Mac's bandwidth and of its GPU's 16-bit rate (measured for "
+                          "llama.cpp, assumed for MLX): MLX has no figures of its own here."));
   notes.push_back(message("mlx.context_both",
                           "MLX reserves nothing up front: its cache grows with the prompt and the answer, so the "
                           "context here, {tokens} tokens, stands for both (the prompt's tokens + --max-tokens).",

@@ -508,3 +508,28 @@ TEST_CASE("A unified_memory entry names how its operating system shares the RAM"
   REQUIRE_FALSE(refused.ok());
   CHECK(refused.error().message.text.find("needs a kind") != std::string::npos);
 }
+
+TEST_CASE("Apple GPUs' 16-bit figure: cores × 128 ALUs × 2 FLOPs × the GPU's clock, none for the M5") {
+  // Clocks (data/gpus.json names each source): M1 1.278 GHz and its Pro/Max/Ultra 1.296, M2 1.398
+  // (philipturner/metal-benchmarks' GPU table), M3 1.380 (philipturner/applegpuinfo's heuristic), M4 1.578 (powermetrics
+  // on an M4 Pro, The Eclectic Light Company). M2 Ultra: 76 · 256 · 1.398 = 27,197 GFLOPS, Apple's "27.2 teraflops".
+  struct Chip {
+    const char* id;
+    double cores, ghz;
+  };
+  for (const Chip& c : {Chip{"apple-m1-16gb", 8, 1.278}, Chip{"apple-m1-pro-32gb", 16, 1.296},
+                        Chip{"apple-m1-max-64gb", 32, 1.296}, Chip{"apple-m1-ultra-128gb", 64, 1.296},
+                        Chip{"apple-m2-24gb", 10, 1.398}, Chip{"apple-m2-pro-32gb", 19, 1.398},
+                        Chip{"apple-m2-max-96gb", 38, 1.398}, Chip{"apple-m2-ultra-192gb", 76, 1.398},
+                        Chip{"apple-m3-24gb", 10, 1.380}, Chip{"apple-m3-pro-36gb", 18, 1.380},
+                        Chip{"apple-m3-max-36gb", 30, 1.380}, Chip{"apple-m3-max-128gb", 40, 1.380},
+                        Chip{"apple-m3-ultra-512gb", 80, 1.380}, Chip{"apple-m4-32gb", 10, 1.578},
+                        Chip{"apple-m4-pro-64gb", 20, 1.578}, Chip{"apple-m4-max-36gb", 32, 1.578},
+                        Chip{"apple-m4-max-128gb", 40, 1.578}}) {
+    CAPTURE(c.id);
+    CHECK(test::gpu(c.id).tflops_fp16.value_or(0) == doctest::Approx(c.cores * 0.256 * c.ghz).epsilon(0.002));
+    CHECK_FALSE(test::gpu(c.id).tflops_bf16);
+  }
+  CHECK(test::gpu("apple-m2-ultra-192gb").tflops_fp16.value_or(0) == doctest::Approx(27.2));
+  for (const char* m5 : {"apple-m5-16gb", "apple-m5-pro-64gb", "apple-m5-max-128gb"}) CHECK_FALSE(test::gpu(m5).tflops_fp16);
+}

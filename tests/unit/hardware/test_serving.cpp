@@ -150,8 +150,23 @@ TEST_CASE("Apple GPUs: prefill at the FP32 shader rate, the M5 refused for want 
   CHECK(n.decode.tokens_per_second.low > 0);
   CHECK_FALSE(n.prefill.has_value());
   CHECK(n.prefill_unavailable.text.find("Apple M5 Max") != std::string::npos);
-  CHECK(n.prefill_unavailable.text.find("no BF16 TFLOPS figure") != std::string::npos);
+  CHECK(n.prefill_unavailable.text.find("no FP16 TFLOPS figure") != std::string::npos);
   CHECK(report_to_json(m5).find("\"prefill_tokens_per_second\":null") != std::string::npos);
+}
+
+TEST_CASE("llama.cpp with FlashAttention off: the request's attention reaches the speed model, and the text says so") {
+  // Llama-3.1-8B's 4096-token prompt on an RTX 4090 in llama.cpp's default passes of 512: below 1024 tokens a pass its
+  // CUDA kernels multiply every cached token with FlashAttention on or off, so the FLOPs agree; the explanation names
+  // the count it used (test_speed.cpp pins the two counts where they differ).
+  const std::string request = R"({"model":"llama-3.1-8b","engine":"llamacpp","weights":"q4_k_m","gpu":"rtx-4090",)"
+                              R"("context":8192,"prompt_tokens":4096,"attention":")";
+  const Report fa = evaluated((request + "sdpa\"}").c_str());
+  const Report no_fa = evaluated((request + "eager\"}").c_str());
+  REQUIRE(speed_of(fa).prefill.has_value());
+  REQUIRE(speed_of(no_fa).prefill.has_value());
+  CHECK(speed_of(no_fa).prefill->explanation.text.find("with FlashAttention off") != std::string::npos);
+  CHECK(speed_of(fa).prefill->explanation.text.find("with FlashAttention off") == std::string::npos);
+  CHECK(speed_of(no_fa).prefill->attention_flops == doctest::Approx(speed_of(fa).prefill->attention_flops));
 }
 
 TEST_CASE("an encoder has no decode speed") {

@@ -219,8 +219,8 @@ TEST_CASE("an MoE layer's own cost by its experts' width: dense and MoE models i
   // 0.4.6.post1, one NVIDIA H20, batch 1, input length 1, 2048 tokens generated; speed = (prompt + generated tokens) /
   // time), the "Speed (tokens/s)" column: Qwen3-4B "BF16 ... 133.13", "FP8 ... 200.61"; Qwen3-8B "BF16 ... 81.73",
   // "FP8 ... 150.25"; Qwen3-30B-A3B "BF16 ... 137.18", "FP8 ... 155.55". A step of a dense model of 36 layers takes
-  // (weights + cache) / B + 36 · o, the cache read at the average 1025 tokens in BF16 (SGLang's default for these
-  // checkpoints): the two dense models give the set-up's B and o, and the MoE model's 48 layers as dense ones would
+  // (weights + cache) / B + 36 · o, the cache read at the average 1025 tokens in BF16 (SGLang's --kv-cache-dtype
+  // "auto" takes the model's data type, BF16 in these checkpoints' configs, the FP8 ones' too): the two dense models give the set-up's B and o, and the MoE model's 48 layers as dense ones would
   // take (weights + cache) / B + 48 · o; what it took beyond that is its MoE layers' own cost.
   struct Width {
     const char* format;
@@ -255,6 +255,7 @@ TEST_CASE("an MoE layer's own cost by its experts' width: dense and MoE models i
   // GB) / (12.235 − 7.512 ms) = 1.501 TB/s; o = (7.512 − 5.459 ms) / 36 = 57.0 µs; as dense layers 6.184 GB / B +
   // 48 · o = 4.120 + 2.736 = 6.856 ms against 7.290 measured: 9.0 µs for each of the 48 MoE layers.
   CHECK(kv_bytes("qwen3-4b", 1) == 147456);
+  CHECK(kv_bytes("qwen3-8b", 1) == 147456);
   CHECK(kv_bytes("qwen3-30b-a3b", 1) == 98304);
   // gpt-oss's MXFP4 experts (4.25 bits with their scales) fall in the 4-bit class.
   CHECK(speed_model("gpt-oss-20b", "mxfp4").expert_bits() == doctest::Approx(4.25).epsilon(0.01));
