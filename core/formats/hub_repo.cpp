@@ -229,7 +229,8 @@ GgufName read_gguf_name(std::string_view path) {
   GgufName out;
   std::string_view stem = path.substr(0, path.size() - 5);  // ".gguf"
   // gguf-split names its parts "-%05d-of-%05d".
-  if (stem.size() > 15 && stem[stem.size() - 15] == '-' && stem.substr(stem.size() - 9, 4) == "-of-" &&
+  // llama.cpp reads the suffix with std::regex::icase (get_gguf_split_info), so "-OF-" splits a file as well.
+  if (stem.size() > 15 && stem[stem.size() - 15] == '-' && lower_ascii(stem.substr(stem.size() - 9, 4)) == "-of-" &&
       all_digits(stem.substr(stem.size() - 14, 5)) && all_digits(stem.substr(stem.size() - 5))) {
     out.part = static_cast<unsigned>(std::stoul(std::string(stem.substr(stem.size() - 14, 5))));
     out.parts = static_cast<unsigned>(std::stoul(std::string(stem.substr(stem.size() - 5))));
@@ -246,6 +247,12 @@ GgufName read_gguf_name(std::string_view path) {
   return out;
 }
 
+// The part after the last "/": llama.cpp tests a file's name, not its folders, for "mmproj" and the other sidecars.
+std::string_view file_name(std::string_view path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
 }  // namespace
 
 std::string gguf_quant_label(std::string_view path) {
@@ -253,8 +260,7 @@ std::string gguf_quant_label(std::string_view path) {
 }
 
 bool is_projector(std::string_view path) {
-  const auto slash = path.rfind('/');
-  return lower_ascii(slash == std::string_view::npos ? path : path.substr(slash + 1)).find("mmproj") != std::string::npos;
+  return lower_ascii(file_name(path)).find("mmproj") != std::string::npos;
 }
 
 std::vector<RepoFile> safetensors_weights(const RepoListing& l, std::vector<std::string>& left_out) {
@@ -311,8 +317,8 @@ std::string llama_tag_pick(const RepoListing& listing, std::string_view quant) {
   if (tag.empty()) return {};
   for (const RepoFile& f : listing.files) {
     if (!f.path.ends_with(".gguf")) continue;
-    const auto slash = f.path.rfind('/');
-    const std::string_view name = slash == std::string::npos ? std::string_view(f.path) : std::string_view(f.path).substr(slash + 1);
+    // gguf_filename_is_model's find() is case-sensitive: "MMPROJ-…" stays a model file for -hf, unlike is_projector.
+    const std::string_view name = file_name(f.path);
     bool sidecar = false;
     for (std::string_view word : {"mmproj", "imatrix", "mtp-", "eagle3-", "dflash-", "dspark-"})
       sidecar = sidecar || name.find(word) != std::string_view::npos;

@@ -177,3 +177,24 @@ TEST_CASE("llama-server's -hf REPO:QUANT takes the first model file whose path h
   // gguf_choices groups the two Q4_K_M files apart: pick_gguf takes the first group, the file -hf takes too.
   CHECK(gguf_choices(l)[pick_gguf(gguf_choices(l), "Q4_K_M")->first].files[0].path == "a/M-Q4_K_M.gguf");
 }
+
+TEST_CASE("llama-server's -hf matches the tag and the split suffix in any case, the sidecar words in lower case only") {
+  // ggml-org/llama.cpp common/download.cpp at 0216dab3: find_best_model builds `std::regex pattern(t + "[.-]",
+  // std::regex::icase);`; get_gguf_split_info reads the parts with
+  // `static const std::regex re_split("^(.+)-([0-9]{5})-of-([0-9]{5})$", std::regex::icase);`;
+  // gguf_filename_is_model takes `filename = filename.substr(pos + 1)` after the last '/' and tests
+  // `filename.find("mmproj") == std::string::npos && filename.find("imatrix") == std::string::npos && …`, a
+  // case-sensitive find, so "MMPROJ-" and "IMATRIX" name model files there.
+  RepoListing l;
+  l.files = {{"M-Q8_0-00002-OF-00002.gguf", 1, true}, {"M-Q8_0-00001-OF-00002.gguf", 1, true},
+             {"mmproj/MMPROJ-M-Q4_K_M.gguf", 1, true}, {"Model-q4_k_m.gguf", 1, true},
+             {"imatrix-M-Q6_K.gguf", 1, true}, {"M-IMATRIX-Q6_K.gguf", 1, true}};
+  CHECK(llama_tag_pick(l, "Q8_0") == "M-Q8_0-00001-OF-00002.gguf");  // "-OF-" is a split suffix: part 2 passed over
+  CHECK(llama_tag_pick(l, "Q4_K_M") == "mmproj/MMPROJ-M-Q4_K_M.gguf");  // the folder is not the name; upper case
+  CHECK(llama_tag_pick(l, "Q6_K") == "M-IMATRIX-Q6_K.gguf");  // "imatrix-" skipped, "IMATRIX" kept
+  l.files.erase(l.files.begin() + 2);
+  CHECK(llama_tag_pick(l, "Q4_K_M") == "Model-q4_k_m.gguf");  // ":Q4_K_M" finds "q4_k_m" followed by "."
+  // gguf_choices groups a split by the same case-blind suffix: one Q8_0 of two parts.
+  CHECK(gguf_choices(l)[0].files.size() == 2);
+  CHECK(gguf_choices(l)[0].files[0].path == "M-Q8_0-00001-OF-00002.gguf");
+}
