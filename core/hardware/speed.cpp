@@ -569,13 +569,17 @@ Message overhead_clause(const SpeedModel& model, const Efficiency& eff) {
   const Message moe_clause = clause_if(
       moe.high > 0, message("speed.how.overhead_moe",
                             ", and {moe_low}–{moe_high} µs more for each of its {moe_layers} expert layers (experts "
-                            "stored in {moe_bits} bits), {moe_step_low}–{moe_step_high} ms per step (the router, the "
-                            "top-k, sorting the tokens by expert, the grouped products' launches and the combine: "
-                            "kernels a dense layer does not launch)",
+                            "stored in {moe_bits} bits{measured_on}), {moe_step_low}–{moe_step_high} ms per step (the "
+                            "router, the top-k, sorting the tokens by expert, the grouped products' launches and the "
+                            "combine: kernels a dense layer does not launch)",
                             {figure("moe_low", moe_layer_overhead_for(eff, model).low * 1e6, 3),
                              figure("moe_high", moe_layer_overhead_for(eff, model).high * 1e6, 3),
                              arg::digits("moe_layers", model.expert_layers()),
                              arg::digits("moe_bits", width_bits(expert_width(model))),
+                             arg::message("measured_on", clause_if(expert_width(model) == ExpertWidth::bits4,
+                                                                   message("speed.how.overhead_moe_4bit",
+                                                                           "; measured on gpt-oss's MXFP4 experts, "
+                                                                           "other 4-bit kernels may be slower"))),
                              figure("moe_step_low", moe.low * 1e3, 3), figure("moe_step_high", moe.high * 1e3, 3)}));
   return message("speed.how.overhead_layers",
                  "{layer_low}–{layer_high} µs for each of its {layers} layers, {overhead_low}–{overhead_high} ms per "

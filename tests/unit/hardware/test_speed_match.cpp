@@ -261,6 +261,17 @@ TEST_CASE("an MoE layer's own cost by its experts' width: dense and MoE models i
   CHECK(speed_model("gpt-oss-20b", "mxfp4").expert_bits() == doctest::Approx(4.25).epsilon(0.01));
   CHECK(moe_layer_overhead_for(efficiency(Engine::sglang, GpuClass::datacenter), speed_model("gpt-oss-20b", "mxfp4"))
             .low == doctest::Approx(82e-6));
+  // The explanation says which model the 4-bit figure was measured on; the 16-bit one needs no such word.
+  SpeedOptions o;
+  o.engine = Engine::sglang;
+  o.batch = 4;
+  const auto said = [&](const char* model, const char* format) {
+    auto d = estimate_decode(speed_model(model, format), gpu("h100-sxm"), o);
+    REQUIRE(d.ok());
+    return d.value().explanation.text.find("measured on gpt-oss's MXFP4 experts") != std::string::npos;
+  };
+  CHECK(said("gpt-oss-20b", "mxfp4"));
+  CHECK_FALSE(said("qwen3-30b-a3b", "bf16"));
 }
 
 TEST_CASE("batched MoE decode: the MoE layer's per-step cost comes from two served runs and is checked on others") {

@@ -25,6 +25,7 @@ export default {
     "speed.how.prefill_moe": ", {moe_tflop} in den gruppierten Produkten der gerouteten Experten mit {share_low}–{share_high} % davon{assumed}{setup}",
     "speed.how.windows": ", Schichten mit gleitendem Fenster auf ihr Fenster begrenzt",
     "speed.how.cuda_span": "; die CUDA-Kernel von llama.cpp rechnen mehr, als die Maske verlangt: in Abschnitten unter 1024 Tokens jedes Token gegen jedes Token im Cache, in Abschnitten ab 1024 Tokens gegen jedes Token im Cache bis zu seinem eigenen, auf ein Vielfaches von 256 aufgerundet{windows}",
+    "speed.how.overhead_moe_4bit": "; gemessen an den MXFP4-Experten von gpt-oss, andere 4-Bit-Kernel können langsamer sein",
     "speed.how.cuda_span_windows": ", Schichten mit gleitendem Fenster gegen ihren ganzen Cache",
     "speed.how.cuda_span_no_fa": "; stattdessen gezählt, wie llama.cpp ohne FlashAttention rechnet: jedes Token gegen jedes Token im Cache{windows}",
     "speed.how.field": "{field}",
@@ -39,6 +40,6 @@ export default {
     "speed.how.fp4_no_figure": "{format} multipliziert nativ auf den FP4-Tensorkernen der {gpu} (ab sm_{native}); der Katalog nennt für sie keinen FP4-Durchsatz, daher ist der Prefill mit der 16-Bit-Rate gezählt, eine untere Grenze.",
     "speed.how.prefill_moe_tiles": ", wobei die Tokens jedes Experten in ganzen Kacheln zu {tile} Tokens multipliziert werden (die Breite, die llama.cpp für einen Durchlauf von {chunk} wählt) und eine ungenutzte Spalte einer Kachel {weight} einer Token-Spalte kostet",
     "speed.how.prefill_overhead": "jeder Abschnitt kostet zudem {overhead_low}–{overhead_high} ms für das Starten der Kernel seiner Schichten, insgesamt {total_low}–{total_high} ms",
-    "speed.how.overhead_moe": " und {moe_low}–{moe_high} µs mehr für jede seiner {moe_layers} Expertenschichten (Experten in {moe_bits} Bit gespeichert), {moe_step_low}–{moe_step_high} ms je Schritt (Router, Top-k, Sortieren der Tokens nach Experten, Starten der gruppierten Produkte und Zusammenführen: Kernel, die eine dichte Schicht nicht startet)",
+    "speed.how.overhead_moe": " und {moe_low}–{moe_high} µs mehr für jede seiner {moe_layers} Expertenschichten (Experten in {moe_bits} Bit gespeichert{measured_on}), {moe_step_low}–{moe_step_high} ms je Schritt (Router, Top-k, Sortieren der Tokens nach Experten, Starten der gruppierten Produkte und Zusammenführen: Kernel, die eine dichte Schicht nicht startet)",
   },
 };
