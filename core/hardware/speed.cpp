@@ -90,11 +90,15 @@ constexpr Efficiency kLlamaCppApple{
     "the CUDA consumer cards' ratio to the dense share, attention assumed, no cost of unused tile columns (measured on "
     "CUDA only)"};
 // MLX on the same GPUs: llama.cpp's shares stand in (the same memory and ALUs), none of them measured for MLX.
-constexpr Efficiency kMlxApple{kLlamaCppApple.bandwidth_share, kLlamaCppApple.layer_overhead_s,
-                               kLlamaCppApple.compute_share,   false,
-                               kLlamaCppApple.moe_share,       kLlamaCppApple.attention_share,
-                               false,
-                               "llama.cpp's Metal shares stand in (discussion #4167's runs); no MLX measurement"};
+// An Efficiency whose shares are borrowed from another engine: the same figures, none of them pinned by this one.
+constexpr Efficiency borrowed(Efficiency e, std::string_view source) {
+  e.compute_pinned = false;
+  e.prefill_pinned = false;
+  e.source = source;
+  return e;
+}
+constexpr Efficiency kMlxApple =
+    borrowed(kLlamaCppApple, "llama.cpp's Metal shares stand in (discussion #4167's runs); no MLX measurement");
 // What an MoE layer adds to a vLLM or SGLang step besides its bytes and a dense layer's kernels, seconds per MoE
 // layer: its router, top-k, token sorting (moe_align_block_size), the grouped products' launches and the combine.
 // 16- and 8-bit experts, from Qwen's SGLang table (QwenLM/Qwen3 docs/source/getting_started/speed_benchmark.md at
@@ -566,14 +570,15 @@ Message overhead_clause(const SpeedModel& model, const Efficiency& eff) {
                    {figure("overhead_low", step.low * 1e3, 3), figure("overhead_high", step.high * 1e3, 3),
                     arg::digits("layers", kOverheadMeasuredLayers)});
   const Range moe = moe_overhead_s(eff, model);
+  const Range per_moe_layer = moe_layer_overhead_for(eff, model);
   const Message moe_clause = clause_if(
       moe.high > 0, message("speed.how.overhead_moe",
                             ", and {moe_low}–{moe_high} µs more for each of its {moe_layers} expert layers (experts "
                             "stored in {moe_bits} bits{measured_on}), {moe_step_low}–{moe_step_high} ms per step (the "
                             "router, the top-k, sorting the tokens by expert, the grouped products' launches and the "
                             "combine: kernels a dense layer does not launch)",
-                            {figure("moe_low", moe_layer_overhead_for(eff, model).low * 1e6, 3),
-                             figure("moe_high", moe_layer_overhead_for(eff, model).high * 1e6, 3),
+                            {figure("moe_low", per_moe_layer.low * 1e6, 3),
+                             figure("moe_high", per_moe_layer.high * 1e6, 3),
                              arg::digits("moe_layers", model.expert_layers()),
                              arg::digits("moe_bits", width_bits(expert_width(model))),
                              arg::message("measured_on", clause_if(expert_width(model) == ExpertWidth::bits4,
@@ -751,6 +756,7 @@ struct PrefillPlan {
   double prompt = 0, chunk = 0, chunks = 0;
   double dense_params = 0, routed_active = 0, head = 0, every_token = 0;
   double copy_seconds = 0;  // CPU-held weights copied over PCIe
+  bool cuda_span = false;   // attention counted as llama.cpp's CUDA kernels multiply it (llamacpp_cuda_attention)
 };
 
 // llama.cpp copies CPU-held weights to the GPU once per micro-batch for large batches (op offload); --n-cpu-moe's
@@ -793,6 +799,7 @@ Result<PrefillPlan> plan_prefill(const SpeedModel& model, const Gpu& gpu, const 
   auto copy = offload_copy_seconds(model, gpu, o, p.chunks);
   if (!copy) return copy.error();
   p.copy_seconds = copy.value();
+  p.cuda_span = llamacpp_cuda_attention(o, gpu);
   return p;
 }
 
@@ -847,7 +854,6 @@ double run_chunks(PrefillSpeed& p, const PrefillPlan& plan, const SpeedModel& mo
   const Range overhead = step_overhead_s(eff, overhead_layers(model)) + moe_overhead_s(eff, model);
   double memory_bound_chunks = 0;
   double tile_tokens = -1, tile_params = 0;  // the last chunk length's unused tile columns (all but the last are equal)
-  const bool cuda_span = llamacpp_cuda_attention(o, gpu);
   const double configured_pass = static_cast<double>(o.prefill_chunk ? o.prefill_chunk : o.prompt_tokens);
   for (double k = 0; k < plan.chunks; ++k) {
     const double s = std::min(plan.chunk, plan.prompt - k * plan.chunk);
@@ -857,7 +863,7 @@ double run_chunks(PrefillSpeed& p, const PrefillPlan& plan, const SpeedModel& mo
     // The grouped products' tiles run whole: their unused columns at moe_tile_weight of a token's (Efficiency).
     if (s != tile_tokens) tile_tokens = s, tile_params = eff.moe_tile_weight > 0 ? unused_tile_params(model, s) : 0.0;
     const double moe_setup = 2.0 * tile_params * eff.moe_tile_weight;
-    const double attention = chunk_attention_flops(model, depth + k * plan.chunk, s, cuda_span, configured_pass,
+    const double attention = chunk_attention_flops(model, depth + k * plan.chunk, s, plan.cuda_span, configured_pass,
                                                    o.flash_attention);
     p.gemm_flops += gemm;
     p.moe_flops += moe;
@@ -922,7 +928,7 @@ Message attention_rule_clause(const SpeedModel& model, const SpeedOptions& o, bo
 }
 
 Message prefill_explanation(const PrefillSpeed& p, const PrefillPlan& plan, const SpeedModel& model, const Gpu& gpu,
-                            const SpeedOptions& o, const Efficiency& eff, double memory_bound_chunks, bool cuda_span) {
+                            const SpeedOptions& o, const Efficiency& eff, double memory_bound_chunks) {
   const std::string_view field = compute_path_field(gpu, o.compute);
   const Message moe =
       clause_if(p.moe_flops > 0,
@@ -967,7 +973,7 @@ Message prefill_explanation(const PrefillSpeed& p, const PrefillPlan& plan, cons
        figure("dense_high", eff.compute_share.high * 100, 2), figure("peak", plan.peak, 5), arg::text("field", field),
        arg::message("dense_assumed", assumed_clause(eff.compute_pinned)), arg::message("moe", moe),
        figure("attention_tflop", p.attention_flops / 1e12, 4),
-       arg::message("windows", attention_rule_clause(model, o, cuda_span)),
+       arg::message("windows", attention_rule_clause(model, o, plan.cuda_span)),
        figure("attention_low", eff.attention_share.low * 100, 2),
        figure("attention_high", eff.attention_share.high * 100, 2), figure("attention_peak", plan.attention_peak, 5),
        arg::message("attention_field", attention_field),
@@ -1003,7 +1009,7 @@ Result<PrefillSpeed> estimate_prefill(const SpeedModel& model, const Gpu& gpu, c
   p.seconds = {fast, slow};
   p.tokens_per_second = {plan.prompt / slow, plan.prompt / fast};
   p.explanation =
-      prefill_explanation(p, plan, model, gpu, o, eff, memory_bound_chunks, llamacpp_cuda_attention(o, gpu));
+      prefill_explanation(p, plan, model, gpu, o, eff, memory_bound_chunks);
   return p;
 }
 
