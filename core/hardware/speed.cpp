@@ -50,6 +50,18 @@ constexpr double kMmqTileMax = 128;
 constexpr double kMeasuredLayers = static_cast<double>(kOverheadMeasuredLayers);
 constexpr Range per_layer(double low_ms, double high_ms) { return {low_ms * kMs / kMeasuredLayers, high_ms * kMs / kMeasuredLayers}; }
 
+// Gated DeltaNet's recurrence over a prefill chunk, per layer: llama.cpp PR #22587's benchmark of one layer in
+// Qwen3.5-35B-A3B's shape (32 value heads and 16 key heads of 128) on an RTX 5090.
+// - llama.cpp's CUDA kernel (ggml-cuda/gated_delta_net.cu) keeps each column of the state in one warp, which steps
+//   through the micro-batch's tokens one after another: 279.6 µs at 512 tokens and 525.1 at 1024, 0.48 µs a token
+//   where the per-call costs cancel; 0.55 between 128 and 256 tokens (84.7 and 155.6 µs).
+// - flash-linear-attention's chunked kernels, which vLLM and SGLang run (bf16): 164, 163 and 157 µs at 512, 1024 and
+//   2048 tokens, bound by their launches, and 206 µs at 4096, 0.050 µs a token.
+// Other GPUs are charged the same, assumed: each token's step waits on memory latency, which differs little between
+// NVIDIA's recent GPUs, rather than on the GPU's size.
+constexpr Efficiency::Recurrence kLlamaCppCudaGatedDelta{{0, 0}, {0.48e-6, 0.55e-6}};
+constexpr Efficiency::Recurrence kFlaGatedDelta{{157e-6, 164e-6}, {0.050e-6, 0.050e-6}};
+
 // Each range is checked in tests/unit/test_speed.cpp against every measurement of its engine and
 // class in tests/data/speed_measurements.json; docs/methodology.md lists them with their sources.
 constexpr Range kLlamaCppConsumerDense{0.20, 0.35};
@@ -62,7 +74,7 @@ constexpr Efficiency kLlamaCppConsumer{
     "of 64 to 512 on an RTX 3090 (PR #20586), gpt-oss-20b and Qwen3-30B-A3B pp4096 on an RTX 4090 (PR #15631) and "
     "pp2048 on a DGX Spark, FlashAttention from pp2048 at depths 0 to 32768 on a DGX Spark "
     "(llama.cpp benches/dgx-spark.md)",
-    kLlamaCppMoeTileWeight};
+    kLlamaCppMoeTileWeight, {}, kLlamaCppCudaGatedDelta};
 // The grouped experts' share at the consumer class's ratio to the dense share (the same MMQ kernels on a bigger GPU).
 constexpr Efficiency kLlamaCppDatacenter{
     {0.50, 0.85}, per_layer(1.5, 3.0), kLlamaCppDatacenterDense, true,
@@ -73,7 +85,7 @@ constexpr Efficiency kLlamaCppDatacenter{
     "products leave much of a big GPU idle, so a larger fixed cost per layer; grouped experts assumed at the consumer "
     "class's ratio to the dense share, with the consumer cards' cost of a tile's unused column (assumed), attention "
     "assumed",
-    kLlamaCppMoeTileWeight};
+    kLlamaCppMoeTileWeight, {}, kLlamaCppCudaGatedDelta};
 // llama.cpp's Metal prefill: LLaMA 7B v2 pp512 in F16 and Q4_0 on eight Apple GPUs from the M1 Max to the M4 Max
 // (discussion #4167) reaches 61–76 % of the FP32 shader rate (the catalog's tflops_fp16), below the ceiling its
 // simdgroup_matrix products can reach, 102.5 of 128 FMAs per core and cycle (80 %, philipturner/metal-benchmarks); the
@@ -124,7 +136,7 @@ constexpr Efficiency kVllmGpu{
     "bf16 on RTX 4090 at concurrency 4 and 8 (mushfiqrahman.dev); prefill shares assumed, not measured; an MoE "
     "layer's own kernels from SGLang's Qwen3 models at batch 1 on an H20 (Qwen's speed benchmark) and gpt-oss-20b "
     "at 4 and 32 requests on an H100 (ai-bot-pro/achatbot PR #183)",
-    0, kVllmMoeLayerOverhead};
+    0, kVllmMoeLayerOverhead, kFlaGatedDelta};
 constexpr Efficiency kTransformers{
     {0.50, 0.85}, per_layer(2.0, 10.0), {0.25, 0.50}, false, {0.05, 0.20}, {0.25, 0.60}, false,
     "Hugging Face transformers generate, Llama-2-7B fp16 on A10: 34 ms per token (InternLM/lmdeploy issue #210); "
@@ -514,6 +526,10 @@ Result<SpeedModel> speed_model_from(const ModelSpec& spec, const WeightBytes& we
       const auto& a = run.attention;
       if (const auto window = a.chunk ? a.chunk : a.window; window && !a.compress_ratio)
         m.windowed_attention.push_back({width, window});
+    } else if (run.mixer == MixerKind::linear_attention && run.linear.kind == LinearKind::gated_delta_net) {
+      m.gated_delta_layers += run.count;
+    } else if (run.mixer == MixerKind::linear_attention || run.mixer == MixerKind::mamba2) {
+      m.other_recurrent_layers += run.count;
     } else if (run.mixer == MixerKind::latent_attention) {
       const auto& l = run.latent;
       m.num_attention_heads = std::gcd(m.num_attention_heads, l.heads);
@@ -844,6 +860,14 @@ double unused_tile_params(const SpeedModel& model, double tokens) noexcept {
   return unused;
 }
 
+// The Gated DeltaNet layers' recurrence over a chunk of s tokens: each layer after the other, max(floor, s · per
+// token) each (Efficiency::Recurrence); the recurrence does not overlap the layer's products, which feed it.
+Range recurrence_seconds(const Efficiency::Recurrence& r, const SpeedModel& model, double s) noexcept {
+  const double layers = static_cast<double>(model.gated_delta_layers);
+  return {layers * std::max(r.floor_s.low, r.per_token_s.low * s),
+          layers * std::max(r.floor_s.high, r.per_token_s.high * s)};
+}
+
 // Each chunk at its own depth: the same FLOPs for the products, attention growing with the tokens before it.
 // Slow end: low shares and high overhead; fast end: the reverse. Returns the chunks the weights' read bounds at
 // the slow end.
@@ -885,9 +909,11 @@ double run_chunks(PrefillSpeed& p, const PrefillPlan& plan, const SpeedModel& mo
     const auto [low_end, memory_bound] = chunk_seconds(eff.compute_share.low, eff.moe_share.low,
                                                        eff.attention_share.low, eff.bandwidth_share.low,
                                                        eff.moe_tile_weight <= 0 || model.expert_groups.empty());
-    slow += low_end + overhead.high;
+    const Range recurrence = recurrence_seconds(eff.gated_delta, model, s);
+    p.recurrence_seconds = p.recurrence_seconds + recurrence;
+    slow += low_end + overhead.high + recurrence.high;
     fast += chunk_seconds(eff.compute_share.high, eff.moe_share.high, eff.attention_share.high,
-                          eff.bandwidth_share.high, true).first + overhead.low;
+                          eff.bandwidth_share.high, true).first + overhead.low + recurrence.low;
     if (memory_bound) memory_bound_chunks += 1;
   }
   return memory_bound_chunks;
@@ -927,6 +953,43 @@ Message attention_rule_clause(const SpeedModel& model, const SpeedOptions& o, bo
                  {arg::message("windows", whole_cache)});
 }
 
+// What the recurrent layers add to a prefill, or that it is not timed.
+Message recurrence_clause(const PrefillSpeed& p, const SpeedModel& model, const Efficiency& eff, const SpeedOptions& o) {
+  const Efficiency::Recurrence& r = eff.gated_delta;
+  const auto layers = arg::digits("layers", model.gated_delta_layers);
+  const auto scan_low = figure("scan_low", p.recurrence_seconds.low * 1e3, 3);
+  const auto scan_high = figure("scan_high", p.recurrence_seconds.high * 1e3, 3);
+  Message gated;
+  if (model.gated_delta_layers > 0 && !r.timed()) {
+    gated = message("speed.how.recurrence_untimed",
+                    ", and the recurrence of the model's {layers} Gated DeltaNet layers, not counted: no published "
+                    "measurement for {engine}",
+                    {layers, arg::text("engine", engine_title(o.engine))});
+  } else if (model.gated_delta_layers > 0 && r.floor_s.high > 0) {
+    gated = message("speed.how.recurrence_chunked",
+                    ", and {scan_low}–{scan_high} ms for the recurrence of the model's {layers} Gated DeltaNet layers in "
+                    "flash-linear-attention's chunked kernels (at least {floor_low}–{floor_high} ms a layer and chunk, "
+                    "{token} µs a token beyond that, measured on an RTX 5090 in llama.cpp PR #22587)",
+                    {scan_low, scan_high, layers, figure("floor_low", r.floor_s.low * 1e3, 3),
+                     figure("floor_high", r.floor_s.high * 1e3, 3),
+                     figure("token", r.per_token_s.high * 1e6, 3)});
+  } else if (model.gated_delta_layers > 0) {
+    gated = message("speed.how.recurrence_sequential",
+                    ", and {scan_low}–{scan_high} ms for the recurrence of the model's {layers} Gated DeltaNet layers, "
+                    "which llama.cpp's CUDA kernel steps through one token after another ({token_low}–{token_high} µs a "
+                    "token and layer, measured on an RTX 5090 in llama.cpp PR #22587)",
+                    {scan_low, scan_high, layers, figure("token_low", r.per_token_s.low * 1e6, 3),
+                     figure("token_high", r.per_token_s.high * 1e6, 3)});
+  }
+  const Message other = clause_if(
+      model.other_recurrent_layers > 0,
+      message("speed.how.recurrence_other",
+              ", and the recurrence of the model's {layers} Mamba2 or Kimi Delta Attention layers, not counted: "
+              "no published measurement",
+              {arg::digits("layers", model.other_recurrent_layers)}));
+  return message("speed.how.recurrence", "{gated}{other}", {arg::message("gated", gated), arg::message("other", other)});
+}
+
 Message prefill_explanation(const PrefillSpeed& p, const PrefillPlan& plan, const SpeedModel& model, const Gpu& gpu,
                             const SpeedOptions& o, const Efficiency& eff, double memory_bound_chunks) {
   const std::string_view field = compute_path_field(gpu, o.compute);
@@ -964,7 +1027,7 @@ Message prefill_explanation(const PrefillSpeed& p, const PrefillPlan& plan, cons
       "{tflop} TFLOP for {tokens} prompt tokens{depth}: {dense_tflop} in dense matrix products at "
       "{dense_low}–{dense_high} % of {peak} {field}{dense_assumed}{moe}, {attention_tflop} in attention over the "
       "cache (4 · width · tokens · (depth + tokens/2) per chunk{windows}) at {attention_low}–{attention_high} % of "
-      "{attention_peak} {attention_field}{attention_assumed}; {passes} reads the weights it uses at least "
+      "{attention_peak} {attention_field}{attention_assumed}{recurrence}; {passes} reads the weights it uses at least "
       "once{memory_bound}{copy}; {chunk_overhead}.",
       {figure("tflop", p.flops / 1e12, 4), arg::digits("tokens", o.prompt_tokens),
        arg::message("depth", clause_if(o.prefill_depth != 0, message("speed.how.depth", " after {depth} cached tokens",
@@ -977,7 +1040,8 @@ Message prefill_explanation(const PrefillSpeed& p, const PrefillPlan& plan, cons
        figure("attention_low", eff.attention_share.low * 100, 2),
        figure("attention_high", eff.attention_share.high * 100, 2), figure("attention_peak", plan.attention_peak, 5),
        arg::message("attention_field", attention_field),
-       arg::message("attention_assumed", assumed_clause(eff.prefill_pinned)), arg::message("passes", passes),
+       arg::message("attention_assumed", assumed_clause(eff.prefill_pinned)),
+       arg::message("recurrence", recurrence_clause(p, model, eff, o)), arg::message("passes", passes),
        arg::message("memory_bound",
                     clause_if(memory_bound_chunks > 0,
                               message("speed.how.memory_bound",

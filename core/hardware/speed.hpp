@@ -66,6 +66,15 @@ struct Efficiency {
     Range bits4{0, 0};   // in 4 bits or fewer (MXFP4, NVFP4, AWQ, GPTQ)
   };
   MoeLayerOverhead moe_layer_overhead_s{};
+  // A Gated DeltaNet layer's recurrence over a prefill chunk of s tokens, seconds per layer: max(floor_s,
+  // per_token_s · s), the floor for kernels whose launches outlast their work on short chunks. All 0: not timed, which
+  // the explanation says.
+  struct Recurrence {
+    Range floor_s{0, 0};
+    Range per_token_s{0, 0};
+    bool timed() const noexcept { return floor_s.high > 0 || per_token_s.high > 0; }
+  };
+  Recurrence gated_delta{};
 };
 
 // The efficiency of `engine` on `gpu_class`; see docs/methodology.md for each figure and its source.
@@ -155,6 +164,10 @@ struct SpeedModel {
   };
   std::vector<ExpertGroup> expert_groups;
   std::uint64_t output_bytes = 0;  // the output head (the embedding matrix when tied), read every step
+  // Layers whose token mixer is a recurrence over the prompt besides its projections: Gated DeltaNet (Qwen3-Next,
+  // Qwen3.5), and the others (Kimi Delta Attention, Mamba2), which prefill does not time.
+  std::uint64_t gated_delta_layers = 0;
+  std::uint64_t other_recurrent_layers = 0;
 
   std::uint64_t expert_layers() const noexcept;
   // The routed experts' stored bits per parameter (MXFP4: 4.25 with its scales); 0 without experts.
@@ -223,6 +236,7 @@ struct PrefillSpeed {
   double moe_flops = 0;     // the routed experts' grouped products
   double attention_flops = 0;  // attention over the cache: 4 · width · s · (d + s/2) per chunk, windows capped
   std::uint64_t chunks = 1;    // forward passes the prompt takes
+  Range recurrence_seconds{0, 0};  // of seconds, the Gated DeltaNet layers' recurrence (Efficiency::gated_delta)
   Message explanation;  // how the figures were reached, in words
 };
 

@@ -43,8 +43,8 @@ TEST_CASE("data/gpus.json cites a non-empty source for every figure; the binary 
     CHECK(a.unified_memory == b.unified_memory);
     CHECK(a.sources.size() == b.sources.size());
     // The page sets the name and notes beside other text, so neither begins or ends with a space.
-    for (const std::string& text : {a.name, a.notes})
-      CHECK((text.empty() || (text.front() != ' ' && text.back() != ' ')));
+    for (const std::string& shown : {a.name, a.notes})
+      CHECK((shown.empty() || (shown.front() != ' ' && shown.back() != ' ')));
     for (const auto& source : a.sources) {  // not a structured binding: clang 14 cannot capture one (CAPTURE)
       CAPTURE(source.first);
       CHECK(source.second.size() >= 8);  // a citation, not a placeholder

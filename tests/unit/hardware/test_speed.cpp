@@ -575,6 +575,60 @@ TEST_CASE("prefill splits its FLOPs: dense products, the routed experts' grouped
   CHECK(p.value().explanation.text.find("for launching its layers' kernels") != std::string::npos);
 }
 
+TEST_CASE("prefill runs Gated DeltaNet's recurrence: llama.cpp's CUDA kernel token by token, FLA's chunked kernels") {
+  // llama.cpp PR #22587's benchmark, one layer of Qwen3.5-35B-A3B's shape on an RTX 5090: llama.cpp's kernel took
+  // 84.7, 155.6, 279.6 and 525.1 µs for 128, 256, 512 and 1024 tokens, (525.1 − 279.6) / 512 = 0.4795 µs and
+  // (155.6 − 84.7) / 128 = 0.5539 µs a token; flash-linear-attention's chunked kernels 164, 163 and 157 µs at 512,
+  // 1024 and 2048 tokens and 206 at 4096 (206 / 4096 = 0.0503 µs a token).
+  SpeedModel m = plain_model(2'000'000'000, 1'000'000'000);
+  SpeedOptions o;
+  o.prompt_tokens = 2048;
+  o.prefill_chunk = 512;
+  const auto without = estimate_prefill(m, plain_gpu(1000, 100), o);
+  REQUIRE(without.ok());
+  CHECK(without.value().recurrence_seconds.high == 0);
+  CHECK(arg_named(without.value().explanation, "recurrence").nested.front().text.empty());
+  m.gated_delta_layers = 30;
+  const auto with = estimate_prefill(m, plain_gpu(1000, 100), o);
+  REQUIRE(with.ok());
+  // 30 layers · 2048 tokens · 0.48 µs = 29.4912 ms; · 0.55 µs = 33.792 ms, whatever the micro-batch.
+  CHECK(with.value().recurrence_seconds.low == doctest::Approx(0.0294912));
+  CHECK(with.value().recurrence_seconds.high == doctest::Approx(0.033792));
+  CHECK(with.value().seconds.low - without.value().seconds.low == doctest::Approx(0.0294912));
+  CHECK(with.value().seconds.high - without.value().seconds.high == doctest::Approx(0.033792));
+  CHECK(with.value().explanation.text.find("one token after another") != std::string::npos);
+  // vLLM, chunks of 2048: each layer's call at its floor, 30 · max(157 µs, 2048 · 0.05 µs = 102.4 µs) = 4.71 ms and
+  // 30 · 164 µs = 4.92 ms; one chunk of 8192: 30 · 8192 · 0.05 µs = 12.288 ms at both ends.
+  o.engine = Engine::vllm;
+  o.prefill_chunk = 2048;
+  const auto vllm = estimate_prefill(m, plain_gpu(1000, 100), o);
+  REQUIRE(vllm.ok());
+  CHECK(vllm.value().recurrence_seconds.low == doctest::Approx(4.71e-3));
+  CHECK(vllm.value().recurrence_seconds.high == doctest::Approx(4.92e-3));
+  CHECK(vllm.value().explanation.text.find("chunked kernels") != std::string::npos);
+  o.prompt_tokens = 8192;
+  o.prefill_chunk = 8192;
+  const auto long_chunk = estimate_prefill(m, plain_gpu(1000, 100), o);
+  REQUIRE(long_chunk.ok());
+  CHECK(long_chunk.value().recurrence_seconds.low == doctest::Approx(12.288e-3));
+  CHECK(long_chunk.value().recurrence_seconds.high == doctest::Approx(12.288e-3));
+  // MLX has no measurement: nothing is added, and the explanation says the recurrence is not counted; nor are Mamba2
+  // layers' scans for any engine.
+  o.engine = Engine::mlx;
+  o.prompt_tokens = 2048;
+  m.other_recurrent_layers = 4;
+  const auto mlx = estimate_prefill(m, gpu("apple-m4-max-128gb"), o);
+  REQUIRE(mlx.ok());
+  CHECK(mlx.value().recurrence_seconds.high == 0);
+  CHECK(mlx.value().explanation.text.find("30 Gated DeltaNet layers, not counted") != std::string::npos);
+  CHECK(mlx.value().explanation.text.find("4 Mamba2 or Kimi Delta Attention layers, not counted") != std::string::npos);
+  // The presets: Qwen3.5-35B-A3B's 40 layers with full attention every 4th (full_attention_interval 4) leave 30
+  // Gated DeltaNet layers; Nemotron-H 56B's hybrid_override_pattern has 54 "M" (Mamba2) of its 118.
+  CHECK(speed_model("qwen3.5-35b-a3b", "q4_0").gated_delta_layers == 30);
+  CHECK(speed_model("nemotron-h-56b", "bf16").other_recurrent_layers == 54);
+  CHECK(speed_model("nemotron-h-56b", "bf16").gated_delta_layers == 0);
+}
+
 TEST_CASE("attention over the cache: 4 · width · s · (d + s/2) per chunk, sliding-window layers capped at the window") {
   SpeedModel m = plain_model(2'000'000'000, 1'000'000'000);  // width 32 · 4096 = 131,072
   SpeedOptions o;

@@ -8,7 +8,6 @@
 #include <filesystem>  // std::filesystem::path
 #include <fstream>     // std::ifstream
 #include <map>         // std::map
-#include <set>         // std::set
 #include <sstream>     // std::ostringstream
 #include <string>      // std::string
 #include <vector>      // std::vector
@@ -98,7 +97,7 @@ std::string kind_of(const SpeedMeasurement& m, const SpeedModel& model) {
 
 struct Errors {
   std::vector<double> values;       // |middle / measured − 1|
-  std::set<std::string> beyond_30;  // the runs more than 30 % off, by label
+  std::map<std::string, double> beyond_30;  // the runs more than 30 % off: label → middle / measured − 1
   double median() const {
     std::vector<double> v = values;
     std::sort(v.begin(), v.end());
@@ -126,7 +125,7 @@ std::map<std::string, Errors> errors_by_kind() {
     MESSAGE(kind << " | " << label_of(m) << ": measured " << m.tokens_per_second << ", estimated " << r.low << "–"
                  << r.high << ", middle " << error * 100 << " %");
     by_kind[kind].values.push_back(std::abs(error));
-    if (std::abs(error) > 0.30) by_kind[kind].beyond_30.insert(label_of(m));
+    if (std::abs(error) > 0.30) by_kind[kind].beyond_30[label_of(m)] = error;
   }
   for (const auto& [kind, e] : by_kind)
     MESSAGE(kind << ": " << e.values.size() << " runs, median error of the middle " << e.median() * 100
@@ -139,24 +138,38 @@ std::map<std::string, Errors> errors_by_kind() {
 TEST_CASE("the published runs by kind: how far the middle of each range lies from the measured speed") {
   const std::map<std::string, Errors> by_kind = errors_by_kind();
   // The aim: single-stream decode within 5 % median, every run of every kind within 30 %. The runs that miss 30 % are
-  // named here with the reason, so the check fails both when another run leaves 30 % and when a named one comes within
-  // (then its name goes); none may pass 45 %. As run (-s):
+  // named here with the error they come out at and the reason, so the check fails when another run leaves 30 %, when
+  // a named one comes within, and when a named one moves by more than 2 points either way. As run (-s):
   //   single-stream decode  18 runs  median 4.9 %  worst 17.9 % (llama.cpp Metal on an M1 Ultra)
   //   batched MoE            3 runs  median 3.5 %  worst 4.9 % (vLLM, Qwen3-30B-A3B BF16 at 10 requests on an H100, not
   //                          used to derive the MoE layer's cost; the two 4-bit runs it comes from: 3.5 % and 0.2 %)
   //   served, dense          3 runs  median 11.0 % worst 15.1 %
   //   experts in RAM         2 runs  median 11.0 % worst 14.5 % (Qwen3-30B-A3B on an RTX 2080)
-  //   prefill               50 runs  median 9.8 %  worst 38.1 % (gpt-oss-20b pp4096 at ub 2048 on an RTX 4090; the 16
-  //                          Apple runs within 12 %)
+  //   prefill               56 runs  median 10.6 % worst 52.2 % (the five named below; the 16 Apple runs within 12 %)
   //   time to first token    1 run          0.4 %
-  const std::map<std::string, std::set<std::string>> misses = {
-      // gpt-oss-20b's prompt of 4096 tokens in two micro-batches of 2048 on an RTX 4090, estimated 38 % fast, while
-      // the same card's micro-batches of 1024 come out 24 % fast and the RTX 3090's sweep of 64 to 512 within 9–27 %.
-      // Not placed: the tiles (2.5 per expert at 256 tokens each) change too little between the two; counted only as
-      // the mask lets attention through, this run would come out 43 % fast; the same table's single micro-batch of
-      // 4096 is slower still (8950.94 t/s). The DGX Spark's gpt-oss runs lie
-      // 23–26 % slow at depth 0: the grouped products' share differs by GPU more than the range's middle shows.
-      {"prefill", {"gpt-oss-20b mxfp4_moe on rtx-4090 (llamacpp, batch 1, 4096 tokens, ub 2048)"}},
+  const std::map<std::string, std::map<std::string, double>> misses = {
+      {"prefill",
+       {
+           // gpt-oss-20b's prompt of 4096 tokens in two micro-batches of 2048 on an RTX 4090 (llama.cpp of August
+           // 2025), while the same card's micro-batches of 1024 come out 24 % fast and the RTX 3090's sweep of 64 to
+           // 512 within 9–27 %. Not placed: the tiles (2.5 per expert at 256 tokens each) change too little between
+           // the two; counted only as the mask lets attention through, this run would come out 43 % fast; the same
+           // table's single micro-batch of 4096 is slower still (8950.94 t/s). The DGX Spark's gpt-oss runs lie
+           // 23–26 % slow at depth 0: the grouped products' share differs by GPU more than the range's middle shows.
+           {"gpt-oss-20b mxfp4_moe on rtx-4090 (llamacpp, batch 1, 4096 tokens, ub 2048)", 0.381},
+           // Qwen3.5-35B-A3B on an RTX 4090 (PR #22298): ub 512 and 1024 lie within (5 % and 25 % fast), ub 2048 not:
+           // the estimate gains 82 % from ub 512 to 2048, the runs 25 %. The estimate's gain is the routed products'
+           // unused tile columns (16 tokens per expert in a 128-column tile at ub 512, 64 at ub 2048), which its 256
+           // experts make large; the RTX 3090's gpt-oss sweep that set their cost has 32 experts. Gemma 4's sweep
+           // below, 128 experts, gains as estimated (model 50 %, runs 49 %).
+           {"qwen3.5-35b-a3b q4_0 on rtx-4090 (llamacpp, batch 1, 2048 tokens, ub 2048)", 0.522},
+           // Gemma 4 26B-A4B on an RTX 3090 (PR #22298): 37–45 % fast at every micro-batch, the gain with the
+           // micro-batch as measured. Not placed: its global layers' head size of 512 (llama.cpp's FlashAttention
+           // kernels for that size are not read here), its shared dense MLP beside 128 narrow experts (704).
+           {"gemma-4-26b-a4b q4_k_m on rtx-3090 (llamacpp, batch 1, 2048 tokens, ub 512)", 0.366},
+           {"gemma-4-26b-a4b q4_k_m on rtx-3090 (llamacpp, batch 1, 2048 tokens, ub 1024)", 0.453},
+           {"gemma-4-26b-a4b q4_k_m on rtx-3090 (llamacpp, batch 1, 2048 tokens, ub 2048)", 0.375},
+       }},
   };
   REQUIRE(by_kind.count("single-stream decode"));
   CHECK(by_kind.at("single-stream decode").median() < 0.05);
@@ -165,9 +178,14 @@ TEST_CASE("the published runs by kind: how far the middle of each range lies fro
     CAPTURE(kind);
     REQUIRE(by_kind.count(kind));
     const auto named = misses.find(kind);
-    CHECK(by_kind.at(kind).beyond_30 == (named == misses.end() ? std::set<std::string>{} : named->second));
-    // A named miss may not grow unseen: none beyond half the aim again.
-    CHECK(by_kind.at(kind).worst() <= 0.45);
+    const std::map<std::string, double> expected = named == misses.end() ? std::map<std::string, double>{} : named->second;
+    const std::map<std::string, double>& found = by_kind.at(kind).beyond_30;
+    CHECK(found.size() == expected.size());
+    for (const auto& miss : expected) {  // not a structured binding: clang 14 cannot capture one (CAPTURE)
+      CAPTURE(miss.first);
+      REQUIRE(found.count(miss.first));
+      CHECK(std::abs(found.at(miss.first) - miss.second) <= 0.02);
+    }
   }
 }
 TEST_CASE("llama.cpp's gpt-oss runs read the GGUF as stored: MXFP4 experts, Q8_0 elsewhere (MXFP4_MOE)") {
@@ -211,7 +229,7 @@ TEST_CASE("llama-bench runs at a micro-batch of their own and vLLM's time to fir
     CHECK(r.high / r.low <= 3.3);
     ++checked;
   }
-  CHECK(checked == 8);
+  CHECK(checked == 14);
 }
 
 TEST_CASE("an MoE layer's own cost by its experts' width: dense and MoE models in one SGLang set-up") {
