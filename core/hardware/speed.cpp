@@ -962,31 +962,30 @@ Message recurrence_clause(const PrefillSpeed& p, const SpeedModel& model, const 
   Message gated;
   if (model.gated_delta_layers > 0 && !r.timed()) {
     gated = message("speed.how.recurrence_untimed",
-                    ", and the recurrence of the model's {layers} Gated DeltaNet layers, not counted: no published "
-                    "measurement for {engine}",
+                    ", and the {layers} Gated DeltaNet layers' recurrence, not counted (no published measurement for "
+                    "{engine})",
                     {layers, arg::text("engine", engine_title(o.engine))});
   } else if (model.gated_delta_layers > 0 && r.floor_s.high > 0) {
     gated = message("speed.how.recurrence_chunked",
-                    ", and {scan_low}–{scan_high} ms for the recurrence of the model's {layers} Gated DeltaNet layers in "
+                    ", and {scan_low}–{scan_high} ms for the {layers} Gated DeltaNet layers' recurrence in "
                     "flash-linear-attention's chunked kernels (at least {floor_low}–{floor_high} ms a layer and chunk, "
-                    "{token} µs a token beyond that, measured on an RTX 5090 in llama.cpp PR #22587)",
+                    "{token} µs a token beyond; RTX 5090, llama.cpp PR #22587)",
                     {scan_low, scan_high, layers, figure("floor_low", r.floor_s.low * 1e3, 3),
-                     figure("floor_high", r.floor_s.high * 1e3, 3),
-                     figure("token", r.per_token_s.high * 1e6, 3)});
+                     figure("floor_high", r.floor_s.high * 1e3, 3), figure("token", r.per_token_s.high * 1e6, 3)});
   } else if (model.gated_delta_layers > 0) {
     gated = message("speed.how.recurrence_sequential",
-                    ", and {scan_low}–{scan_high} ms for the recurrence of the model's {layers} Gated DeltaNet layers, "
-                    "which llama.cpp's CUDA kernel steps through one token after another ({token_low}–{token_high} µs a "
-                    "token and layer, measured on an RTX 5090 in llama.cpp PR #22587)",
+                    ", and {scan_low}–{scan_high} ms for the {layers} Gated DeltaNet layers' recurrence, which "
+                    "llama.cpp's CUDA kernel runs token by token ({token_low}–{token_high} µs a token and layer; RTX "
+                    "5090, llama.cpp PR #22587)",
                     {scan_low, scan_high, layers, figure("token_low", r.per_token_s.low * 1e6, 3),
                      figure("token_high", r.per_token_s.high * 1e6, 3)});
   }
-  const Message other = clause_if(
-      model.other_recurrent_layers > 0,
-      message("speed.how.recurrence_other",
-              ", and the recurrence of the model's {layers} Mamba2 or Kimi Delta Attention layers, not counted: "
-              "no published measurement",
-              {arg::digits("layers", model.other_recurrent_layers)}));
+  const Message other =
+      clause_if(model.other_recurrent_layers > 0,
+                message("speed.how.recurrence_other",
+                        ", and the {layers} Mamba2 or Kimi Delta Attention layers' recurrence, not counted (no "
+                        "published measurement)",
+                        {arg::digits("layers", model.other_recurrent_layers)}));
   return message("speed.how.recurrence", "{gated}{other}", {arg::message("gated", gated), arg::message("other", other)});
 }
 

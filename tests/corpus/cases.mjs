@@ -28,6 +28,12 @@ for (const w of formats) {
   add(`weights-${w}`, ['--model', 'llama-3.1-8b', '--weights', w, '--gpu', 'rtx-4090', '--json']);
   ask(`weights-${w}`, 'estimate', { model: 'llama-3.1-8b', weights: w, gpu: 'rtx-4090' });
 }
+// A hybrid model's prefill: Gated DeltaNet's recurrence, token by token in llama.cpp, in chunks in vLLM.
+add('hybrid-prefill-llamacpp', ['--model', 'qwen3.5-35b-a3b', '--weights', 'q4_0', '--engine', 'llamacpp', '--gpu', 'rtx-4090',
+  '--context', '4096', '--prompt', '2048']);
+ask('hybrid-prefill-vllm', 'estimate', { model: 'qwen3.5-35b-a3b', engine: 'vllm', gpu: 'h100-sxm', weights: 'fp8',
+  context: 32768, prompt_tokens: 8192 });
+ask('mamba-prefill-mlx', 'estimate', { model: 'nemotron-h-56b', engine: 'mlx', gpu: 'apple-m3-ultra-512gb', prompt_tokens: 2048 });
 add('params-7e9', ['--params', '7e9', '--weights', 'int4']);
 add('params-7e9-json', ['--params', '7e9', '--weights', 'fp16', '--json']);
 add('kv-fp8', ['--model', 'llama-3.1-8b', '--kv-dtype', 'fp8', '--context', '32k', '--json']);

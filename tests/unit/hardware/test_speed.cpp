@@ -596,7 +596,7 @@ TEST_CASE("prefill runs Gated DeltaNet's recurrence: llama.cpp's CUDA kernel tok
   CHECK(with.value().recurrence_seconds.high == doctest::Approx(0.033792));
   CHECK(with.value().seconds.low - without.value().seconds.low == doctest::Approx(0.0294912));
   CHECK(with.value().seconds.high - without.value().seconds.high == doctest::Approx(0.033792));
-  CHECK(with.value().explanation.text.find("one token after another") != std::string::npos);
+  CHECK(with.value().explanation.text.find("runs token by token") != std::string::npos);
   // vLLM, chunks of 2048: each layer's call at its floor, 30 · max(157 µs, 2048 · 0.05 µs = 102.4 µs) = 4.71 ms and
   // 30 · 164 µs = 4.92 ms; one chunk of 8192: 30 · 8192 · 0.05 µs = 12.288 ms at both ends.
   o.engine = Engine::vllm;
@@ -620,8 +620,8 @@ TEST_CASE("prefill runs Gated DeltaNet's recurrence: llama.cpp's CUDA kernel tok
   const auto mlx = estimate_prefill(m, gpu("apple-m4-max-128gb"), o);
   REQUIRE(mlx.ok());
   CHECK(mlx.value().recurrence_seconds.high == 0);
-  CHECK(mlx.value().explanation.text.find("30 Gated DeltaNet layers, not counted") != std::string::npos);
-  CHECK(mlx.value().explanation.text.find("4 Mamba2 or Kimi Delta Attention layers, not counted") != std::string::npos);
+  CHECK(mlx.value().explanation.text.find("30 Gated DeltaNet layers' recurrence, not counted") != std::string::npos);
+  CHECK(mlx.value().explanation.text.find("4 Mamba2 or Kimi Delta Attention layers' recurrence, not counted") != std::string::npos);
   // The presets: Qwen3.5-35B-A3B's 40 layers with full attention every 4th (full_attention_interval 4) leave 30
   // Gated DeltaNet layers; Nemotron-H 56B's hybrid_override_pattern has 54 "M" (Mamba2) of its 118.
   CHECK(speed_model("qwen3.5-35b-a3b", "q4_0").gated_delta_layers == 30);
