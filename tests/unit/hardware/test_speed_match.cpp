@@ -158,10 +158,10 @@ TEST_CASE("the published runs by kind: how far the middle of each range lies fro
            // 23–26 % slow at depth 0: the grouped products' share differs by GPU more than the range's middle shows.
            {"gpt-oss-20b mxfp4_moe on rtx-4090 (llamacpp, batch 1, 4096 tokens, ub 2048)", 0.381},
            // Qwen3.5-35B-A3B on an RTX 4090 (PR #22298): ub 512 and 1024 lie within (5 % and 25 % fast), ub 2048 not:
-           // the estimate gains 82 % from ub 512 to 2048, the runs 25 %. The estimate's gain is the routed products'
-           // unused tile columns (16 tokens per expert in a 128-column tile at ub 512, 64 at ub 2048), which its 256
-           // experts make large; the RTX 3090's gpt-oss sweep that set their cost has 32 experts. Gemma 4's sweep
-           // below, 128 experts, gains as estimated (model 50 %, runs 49 %).
+           // the estimate gains 82 % from ub 512 to 2048, the runs 25 %. Not placed. Most of the estimate's gain is
+           // the routed products' unused tile columns (16 tokens per expert in a 128-column tile at ub 512, 64 at ub
+           // 2048; 256 experts), whose cost comes from the RTX 3090's gpt-oss sweep with 32 experts; Gemma 4's sweep
+           // below, 128 experts, gains as estimated (estimate 50 %, runs 49 %).
            {"qwen3.5-35b-a3b q4_0 on rtx-4090 (llamacpp, batch 1, 2048 tokens, ub 2048)", 0.522},
            // Gemma 4 26B-A4B on an RTX 3090 (PR #22298): 37–45 % fast at every micro-batch, the gain with the
            // micro-batch as measured. Not placed: its global layers' head size of 512 (llama.cpp's FlashAttention
