@@ -256,8 +256,9 @@ Result<DecodeSpeed> estimate_decode(const SpeedModel& model, const Gpu& gpu, con
 // compute_share (the head once, for the prompt's last token), 2 · routed active · s of
 // grouped expert products at moe_share, and attention 4 · width · s · (d + s/2) (PaLM App. B's 4·L·d·T per token; a
 // sliding-window layer attends to at most its window) at attention_share of the 16-bit peak; a chunk takes at least
-// the time to read the weights it uses (every expert some token in the chunk is routed to). Over a whole prompt of P
-// tokens the attention FLOPs add up to 2 · P² · width whatever the chunking.
+// the time to read the weights it uses (every expert some token in the chunk is routed to), and Gated DeltaNet layers
+// add their recurrence over its tokens (Efficiency::Recurrence). Over a whole prompt of P tokens the attention FLOPs
+// add up to 2 · P² · width under the mask whatever the chunking.
 // An error names the GPU when the catalog has no throughput figure for the compute path.
 Result<PrefillSpeed> estimate_prefill(const SpeedModel& model, const Gpu& gpu, const SpeedOptions& options);
 
