@@ -106,7 +106,6 @@ constexpr Efficiency kLlamaCppApple{
     "from the same table's pp512 in F16 and Q4_0 on eight GPUs, of the FP32 shader rate; grouped experts assumed at "
     "the CUDA consumer cards' ratio to the dense share, attention assumed, no cost of unused tile columns (measured on "
     "CUDA only)"};
-// MLX on the same GPUs: llama.cpp's shares stand in (the same memory and ALUs), none of them measured for MLX.
 // An Efficiency whose shares are borrowed from another engine: the same figures, none of them pinned by this one.
 // The other engine's kernel-specific figures (tiles, an MoE layer's cost, the recurrence) are not borrowed.
 constexpr Efficiency borrowed(Efficiency e, std::string_view source) {
@@ -118,6 +117,7 @@ constexpr Efficiency borrowed(Efficiency e, std::string_view source) {
   e.gated_delta = {};
   return e;
 }
+// MLX on the same GPUs: llama.cpp's shares stand in (the same memory and ALUs), none of them measured for MLX.
 constexpr Efficiency kMlxApple =
     borrowed(kLlamaCppApple, "llama.cpp's Metal shares stand in (discussion #4167's runs); no MLX measurement");
 // What an MoE layer adds to a vLLM or SGLang step besides its bytes and a dense layer's kernels, seconds per MoE
@@ -751,11 +751,15 @@ double llamacpp_cuda_keys(double d, double s, double window, double ubatch, bool
   return s * stride(kept + s);
 }
 
-// Whether prefill's attention runs llama.cpp's CUDA kernels (ROCm builds them too; Ollama from 0.30 runs llama-server);
-// Apple GPUs keep the count the mask lets through (Metal's kernels are not read here), as do the other engines'
-// FlashAttention kernels, which skip the blocks a causal or sliding-window mask hides.
+// Whether `gpu` runs the CUDA kernels the prefill figures were read from or measured on: NVIDIA's, and AMD's, for
+// which ROCm builds the same kernels. Other back-ends (llama.cpp's Metal, SYCL and Vulkan kernels) are not read here.
+bool runs_cuda_kernels(const Gpu& gpu) noexcept { return gpu.vendor == "NVIDIA" || gpu.vendor == "AMD"; }
+
+// Whether prefill's attention runs llama.cpp's CUDA kernels (Ollama from 0.30 runs llama-server); other back-ends
+// keep the count the mask lets through, as do the other engines' FlashAttention kernels, which skip the blocks a
+// causal or sliding-window mask hides.
 bool llamacpp_cuda_attention(const SpeedOptions& o, const Gpu& gpu) noexcept {
-  return (o.engine == Engine::llamacpp || o.engine == Engine::ollama) && !gpu.is_apple();
+  return (o.engine == Engine::llamacpp || o.engine == Engine::ollama) && runs_cuda_kernels(gpu);
 }
 
 // Attention FLOPs of one chunk: QKᵀ and AV, 2 FLOPs each per query, key and unit of width; the keys as the mask lets
@@ -882,11 +886,10 @@ double unused_tile_params(const SpeedModel& model, double tokens) noexcept {
   return unused;
 }
 
-// The recurrence figures for `gpu`: measured on NVIDIA's CUDA kernels, which ROCm builds for AMD GPUs too; none for
-// other vendors' back-ends (llama.cpp's Metal, SYCL and Vulkan kernels).
+// The recurrence figures for `gpu`: measured on CUDA kernels (runs_cuda_kernels), none for other back-ends.
 const Efficiency::Recurrence& recurrence_on(const Efficiency& eff, const Gpu& gpu) noexcept {
   static constexpr Efficiency::Recurrence kNone{};
-  return gpu.vendor == "NVIDIA" || gpu.vendor == "AMD" ? eff.gated_delta : kNone;
+  return runs_cuda_kernels(gpu) ? eff.gated_delta : kNone;
 }
 
 // The Gated DeltaNet layers' recurrence over a chunk of s tokens: each layer after the other, the larger of the floor

@@ -32,6 +32,7 @@ std::string read_measurements() {
 Gpu plain_gpu(double bandwidth_gb_s, double tflops) {
   Gpu g;
   g.id = g.name = "test-gpu";
+  g.vendor = "NVIDIA";
   g.segment = "consumer";
   g.memory_bytes = 24 * kGiB;
   g.bandwidth_gb_s = bandwidth_gb_s;
@@ -582,8 +583,7 @@ TEST_CASE("prefill runs Gated DeltaNet's recurrence: llama.cpp's CUDA kernel tok
   // kernels (bf16) "512 | ... | 164", "1024 | ... | 163", "2048 | ... | 157", "4096 | ... | 206" µs: at most 164 µs
   // up to 2048 tokens, (206 − 157) / 2048 = 0.0239 µs a token from 2048 to 4096, 206 / 4096 = 0.0503 at 4096.
   SpeedModel m = plain_model(2'000'000'000, 1'000'000'000);
-  Gpu nvidia = plain_gpu(1000, 100);
-  nvidia.vendor = "NVIDIA";
+  const Gpu nvidia = plain_gpu(1000, 100);
   SpeedOptions o;
   o.prompt_tokens = 2048;
   o.prefill_chunk = 512;
@@ -722,6 +722,7 @@ TEST_CASE("llama.cpp's CUDA FlashAttention multiplies from the cache's first cel
   o.flash_attention = true;
   // Apple GPUs keep the count the mask lets through (Metal's kernels are not modelled), as vLLM does.
   Gpu apple = plain_gpu(1000, 100);
+  apple.vendor = "Apple";
   apple.segment = "apple";
   o.prefill_chunk = 2048;
   SpeedOptions vllm = o;
@@ -730,6 +731,11 @@ TEST_CASE("llama.cpp's CUDA FlashAttention multiplies from the cache's first cel
         doctest::Approx(estimate_prefill(m, plain_gpu(1000, 100), vllm).value().attention_flops));
   CHECK(estimate_prefill(m, apple, o).value().attention_flops ==
         doctest::Approx(4.0 * 65536 * (4096.0 * 4096 / 2 + 4096.0 * 128 - 128.0 * 128 / 2)));
+  // So do llama.cpp's other back-ends (SYCL, Vulkan) on an Intel card: the CUDA kernels run on NVIDIA and AMD only.
+  Gpu intel = plain_gpu(1000, 100);
+  intel.vendor = "Intel";
+  CHECK(estimate_prefill(m, intel, o).value().attention_flops ==
+        doctest::Approx(estimate_prefill(m, apple, o).value().attention_flops));
 }
 
 TEST_CASE("a long prompt is prefilled in chunks: attention adds up to 2 · P² · width, and each chunk re-reads the weights") {
