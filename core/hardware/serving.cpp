@@ -214,7 +214,7 @@ DraftSpeed draft_speed(const DraftMemory& d, const InferenceEstimate& e, const D
                             ? static_cast<double>(e.params.active) / static_cast<double>(e.params.total)
                             : 1.0;
   const double draft_bytes = (static_cast<double>(d.weights) * active + head + kv) / gpus;
-  const Efficiency& eff = efficiency(e.engine, gpu_class_of(gpu));
+  const Efficiency& eff = efficiency(e.engine, gpu);
   // A decode speed exists only for a GPU with a bandwidth figure (estimate_decode refuses one without).
   const double bandwidth = *gpu.bandwidth_gb_s * 1e9;
   const double gamma = static_cast<double>(d.tokens);
@@ -262,7 +262,7 @@ ServingEstimate estimate_serving(const ModelSpec& spec, const InferenceEstimate&
       s.prefill_chunk = o.prefill_chunk;
       s.decode = std::move(decode).value();
       if (e.draft_detail) s.draft = draft_speed(*e.draft_detail, e, s.decode, gpu);
-      s.efficiency_source = efficiency(o.engine, gpu_class_of(gpu)).source;
+      s.efficiency_source = efficiency(o.engine, gpu).source;
       if (auto prefill = estimate_prefill(model.value(), gpu, o)) s.prefill = std::move(prefill).value();
       else s.prefill_unavailable = prefill.error().message;
       if (const Message note = compute_note(e, gpu); s.prefill && !note.empty())

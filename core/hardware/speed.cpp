@@ -80,6 +80,39 @@ constexpr Efficiency kLlamaCppConsumer{
     "pp2048 on a DGX Spark, FlashAttention from pp2048 at depths 0 to 32768 on a DGX Spark "
     "(llama.cpp benches/dgx-spark.md)",
     kLlamaCppMoeTileWeight, {}, kLlamaCppCudaGatedDelta};
+// The grouped products by architecture, where a llama-bench sweep of micro-batch sizes on one card measured them: how
+// much a tile's unused column costs differs, and with it the share the products reach. The RTX 4090's sweep of
+// Qwen3.5-35B-A3B Q4_0 pp2048 (llama.cpp PR #22298, the pull request's column) at ub 256 and 512, 8 and 16 tokens per
+// expert in 128-column tiles (256 experts, 8 per token): 256/5782.42 = 44.272 ms and 512/7999.83 = 64.001 ms a
+// micro-batch give 128α + 8β = 44.272, 128α + 16β = 64.001, β = 2.466 and α = 0.1917 ms, α / (α + β) = 0.072; ub 128
+// (4 tokens per expert) and 1024 (32) then come out within 4 %. On the RTX 3090 the same reading gives 0.37
+// (kLlamaCppMoeTileWeight): the RTX 4090 multiplies int8 2.3 times as fast at about the same memory bandwidth, likely
+// finishing a tile's spare columns while its weights load. Each class's share keeps the pooled range's proportions
+// (0.09 : 0.21) around a middle that centres its runs: the RTX 3090's gpt-oss-20b sweep (−11 to +5 %) for Ampere, the
+// RTX 4090's nine MoE runs (median +2 %) for Ada Lovelace. Other architectures keep the pooled range and 0.37.
+constexpr double kLlamaCppAdaTileWeight = 0.072;
+constexpr Range kLlamaCppAmpereMoe{0.072, 0.168};
+constexpr Range kLlamaCppAdaMoe{0.045, 0.105};
+constexpr Efficiency grouped_on(Efficiency e, Range moe_share, double tile_weight, std::string_view card,
+                                std::string_view source) {
+  e.moe_share = moe_share;
+  e.moe_tile_weight = tile_weight;
+  e.moe_card = card;
+  e.source = source;
+  return e;
+}
+constexpr Efficiency kLlamaCppAmpere = grouped_on(
+    kLlamaCppConsumer, kLlamaCppAmpereMoe, kLlamaCppMoeTileWeight, "RTX 3090",
+    "llama.cpp CUDA scoreboard (discussion #15013), Llama-2 7B Q4_0 tg128/pp512: RTX 3060, 3090, 4090, 5080, 5090, "
+    "PRO 6000; prefill share of int8 tensor TOPS (MMQ); grouped experts on Ampere from gpt-oss-20b pp512 at "
+    "micro-batches of 64 to 512 on an RTX 3090 (PR #20586); FlashAttention from pp2048 at depths 0 to 32768 on a DGX "
+    "Spark (llama.cpp benches/dgx-spark.md)");
+constexpr Efficiency kLlamaCppAda = grouped_on(
+    kLlamaCppConsumer, kLlamaCppAdaMoe, kLlamaCppAdaTileWeight, "RTX 4090",
+    "llama.cpp CUDA scoreboard (discussion #15013), Llama-2 7B Q4_0 tg128/pp512: RTX 3060, 3090, 4090, 5080, 5090, "
+    "PRO 6000; prefill share of int8 tensor TOPS (MMQ); grouped experts on Ada Lovelace from Qwen3.5-35B-A3B pp2048 at "
+    "micro-batches of 64 to 2048 (PR #22298), gpt-oss-20b and Qwen3-30B-A3B pp4096 (PR #15631) on an RTX 4090; "
+    "FlashAttention from pp2048 at depths 0 to 32768 on a DGX Spark (llama.cpp benches/dgx-spark.md)");
 // The grouped experts' share at the consumer class's ratio to the dense share (the same MMQ kernels on a bigger GPU).
 constexpr Efficiency kLlamaCppDatacenter{
     {0.50, 0.85}, per_layer(1.5, 3.0), kLlamaCppDatacenterDense, true,
@@ -115,6 +148,7 @@ constexpr Efficiency borrowed(Efficiency e, std::string_view source) {
   e.moe_tile_weight = 0;
   e.moe_layer_overhead_s = {};
   e.gated_delta = {};
+  e.moe_card = {};
   return e;
 }
 // MLX on the same GPUs: llama.cpp's shares stand in (the same memory and ALUs), none of them measured for MLX.
@@ -342,6 +376,14 @@ const Efficiency& efficiency(Engine engine, GpuClass gpu_class) noexcept {
     case Engine::transformers: return kTransformers;
   }
   return kLlamaCppConsumer;
+}
+
+const Efficiency& efficiency(Engine engine, const Gpu& gpu) noexcept {
+  const Efficiency& by_class = efficiency(engine, gpu_class_of(gpu));
+  if (&by_class != &kLlamaCppConsumer || gpu.vendor != "NVIDIA") return by_class;
+  if (gpu.architecture == "Ampere") return kLlamaCppAmpere;
+  if (gpu.architecture == "Ada Lovelace") return kLlamaCppAda;
+  return by_class;
 }
 
 static std::uint64_t overhead_layers(const SpeedModel& model) noexcept {
@@ -689,7 +731,7 @@ Message decode_explanation(const SpeedModel& model, const Gpu& gpu, const SpeedO
 Result<DecodeSpeed> estimate_decode(const SpeedModel& model, const Gpu& gpu, const SpeedOptions& given) {
   if (auto ok = check_inputs(model, gpu, given); !ok) return ok.error();
   const SpeedOptions o = with_ram_bandwidth(gpu, given);
-  const Efficiency& eff = efficiency(o.engine, gpu_class_of(gpu));
+  const Efficiency& eff = efficiency(o.engine, gpu);
   const StepTerms terms = decode_terms(model, o);
   const Range allreduce = allreduce_seconds(model, gpu, o.tensor_parallel, static_cast<double>(o.batch));
   const Range overhead = step_overhead_s(eff, overhead_layers(model)) + moe_overhead_s(eff, model);
@@ -1034,9 +1076,15 @@ Message prefill_explanation(const PrefillSpeed& p, const PrefillPlan& plan, cons
       clause_if(p.moe_flops > 0,
                 message("speed.how.prefill_moe",
                         ", {moe_tflop} in the routed experts' grouped products at {share_low}–{share_high} % of "
-                        "it{assumed}{setup}",
-                        {figure("moe_tflop", p.moe_flops / 1e12, 4), figure("share_low", eff.moe_share.low * 100, 2),
-                         figure("share_high", eff.moe_share.high * 100, 2),
+                        "it{assumed}{setup}{measured}",
+                        {figure("moe_tflop", p.moe_flops / 1e12, 4), figure("share_low", eff.moe_share.low * 100, 3),
+                         figure("share_high", eff.moe_share.high * 100, 3),
+                         arg::message("measured",
+                                      clause_if(!eff.moe_card.empty(),
+                                                message("speed.how.prefill_moe_card",
+                                                        " (both as measured for {architecture} cards on an {card})",
+                                                        {arg::text("architecture", gpu.architecture),
+                                                         arg::text("card", eff.moe_card)}))),
                          arg::message("setup",
                                       clause_if(eff.moe_tile_weight > 0,
                                                 message("speed.how.prefill_moe_tiles",
@@ -1097,7 +1145,7 @@ Result<PrefillSpeed> estimate_prefill(const SpeedModel& model, const Gpu& gpu, c
   auto planned = plan_prefill(model, gpu, o);
   if (!planned) return planned.error();
   const PrefillPlan& plan = planned.value();
-  const Efficiency& eff = efficiency(o.engine, gpu_class_of(gpu));
+  const Efficiency& eff = efficiency(o.engine, gpu);
   const Range allreduce = allreduce_seconds(model, gpu, o.tensor_parallel, plan.prompt);
 
   PrefillSpeed p;

@@ -75,10 +75,15 @@ struct Efficiency {
     bool timed() const noexcept { return floor_s.high > 0 || per_token_s.high > 0; }
   };
   Recurrence gated_delta{};
+  // The card whose sweep gave moe_share and moe_tile_weight for the GPU's architecture; empty: pooled over the runs.
+  std::string_view moe_card{};
 };
 
 // The efficiency of `engine` on `gpu_class`; see docs/methodology.md for each figure and its source.
 const Efficiency& efficiency(Engine engine, GpuClass gpu_class) noexcept;
+// On `gpu`: its class's, with llama.cpp's grouped products as measured for the GPU's architecture where a card of it
+// was measured (NVIDIA Ampere and Ada Lovelace consumer and workstation cards).
+const Efficiency& efficiency(Engine engine, const Gpu& gpu) noexcept;
 
 // The layer count of the models each engine's per-step overhead was measured on (Llama-2 7B, Llama-3.1-8B,
 // Mistral-7B: 32 each). A model whose layers are not known (a bare parameter count) pays the step's figure as measured.
