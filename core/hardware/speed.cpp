@@ -34,12 +34,17 @@ constexpr double kMs = 1e-3;
 // once for the whole micro-batch from its token count ("ntiles_x = (args.ncols_max + mmq_x - 1) / mmq_x", ncols_max
 // = the micro-batch's tokens, mmq_x from 8 to get_mmq_x_max_host: 128 on tensor-core GPUs), as the host does not know
 // how many tokens each expert got. A tile is multiplied out whole, so an expert with 16 tokens in a micro-batch of
-// 128 runs a 128-column tile. A tile's unused column costs 0.37 of a routed token's: from one llama-bench sweep,
-// gpt-oss-20b pp512 on an RTX 3090 at ub 64, 128, 256 and 512 (mmq_x 64, 128, 128, 128; 8 to 64 tokens per expert;
-// llama.cpp PR #20586's table: 1671.74, 2036.35, 3086.19, 4739.20 t/s), whose time per micro-batch (38, 63, 83, 108
-// ms) is a cost per tile column (α) plus one per routed token (β): 128α + 32β = 83 and 128α + 64β = 108 give
-// β = 0.78 and α = 0.45 ms per column over all experts, α / (α + β) = 0.37; ub 64 and 128 then come out within 12 %.
-constexpr double kLlamaCppMoeTileWeight = 0.37;
+// 128 runs a 128-column tile. A micro-batch whose experts each run one 128-column tile costs 128α + n·β, n the tokens
+// routed to an expert: two micro-batch sizes with the same tiles give α, the time of one tile column over all the
+// experts, and the estimate charges a spare column that time as a share w of a routed token's product at the middle
+// of the grouped products' share: w = α · middle · peak / (2 · routed parameters). From the RTX 3090's gpt-oss-20b
+// pp512 sweep (llama.cpp PR #20586: 1671.74, 2036.35, 3086.19, 4739.20 t/s at ub 64, 128, 256, 512; 24 layers of 32
+// experts of 3 · 2880 · 2880, 4 per token): ub 256 and 512 route 32 and 64 tokens to an expert, 256/3086.19 = 82.950
+// and 512/4739.20 = 108.035 ms a micro-batch, β = 0.7839 and α = 0.4521 ms; at the Ampere share's middle, 10.75 % of
+// 284 int8 TOPS, a column over the 19.11e9 routed parameters takes 1.252 ms, so w = 0.36. The same card's Gemma 4
+// 26B-A4B sweep (PR #22298, ub 512 and 1024) gives α = 0.4913 ms and w = 0.33 (test_speed_match.cpp). Other
+// architectures without a sweep of their own are charged the same w.
+constexpr double kLlamaCppMoeTileWeight = 0.36;
 // The widest tile MMQ takes on tensor-core GPUs (get_mmq_x_max_host: 128 where turing_mma_available).
 constexpr double kMmqTileMax = 128;
 
@@ -80,19 +85,24 @@ constexpr Efficiency kLlamaCppConsumer{
     "pp2048 on a DGX Spark, FlashAttention from pp2048 at depths 0 to 32768 on a DGX Spark "
     "(llama.cpp benches/dgx-spark.md)",
     kLlamaCppMoeTileWeight, {}, kLlamaCppCudaGatedDelta};
-// The grouped products by architecture, where a llama-bench sweep of micro-batch sizes on one card measured them: how
-// much a tile's unused column costs differs, and with it the share the products reach. The RTX 4090's sweep of
-// Qwen3.5-35B-A3B Q4_0 pp2048 (llama.cpp PR #22298, the pull request's column) at ub 256 and 512, 8 and 16 tokens per
-// expert in 128-column tiles (256 experts, 8 per token): 256/5782.42 = 44.272 ms and 512/7999.83 = 64.001 ms a
-// micro-batch give 128α + 8β = 44.272, 128α + 16β = 64.001, β = 2.466 and α = 0.1917 ms, α / (α + β) = 0.072; ub 128
-// (4 tokens per expert) and 1024 (32) then come out within 4 %. On the RTX 3090 the same reading gives 0.37
-// (kLlamaCppMoeTileWeight): the RTX 4090 multiplies int8 2.3 times as fast at about the same memory bandwidth, likely
-// finishing a tile's spare columns while its weights load. Each class's share keeps the pooled range's proportions
-// (0.09 : 0.21) around a middle that centres its runs: the RTX 3090's gpt-oss-20b sweep (−11 to +5 %) for Ampere, the
-// RTX 4090's nine MoE runs (median +2 %) for Ada Lovelace. Other architectures keep the pooled range and 0.37.
-constexpr double kLlamaCppAdaTileWeight = 0.072;
-constexpr Range kLlamaCppAmpereMoe{0.072, 0.168};
-constexpr Range kLlamaCppAdaMoe{0.045, 0.105};
+// The grouped products by architecture, where llama-bench sweeps of micro-batch sizes on one card measured them: a
+// tile's spare column costs less on Ada Lovelace cards, and the share the products reach differs.
+// - Ampere: w from the RTX 3090's gpt-oss-20b sweep (kLlamaCppMoeTileWeight).
+// - Ada Lovelace: the RTX 4090's Qwen3.5-35B-A3B Q4_0 pp2048 sweep (PR #22298, the pull request's column; 40 layers of
+//   256 experts of 3 · 2048 · 512, 8 per token): ub 256 and 512 route 8 and 16 tokens to an expert, 256/5782.42 =
+//   44.272 and 512/7999.83 = 64.001 ms, β = 2.466 and α = 0.1917 ms; at the Ada share's middle, 8.25 % of 660.6 TOPS,
+//   a column over the 32.21e9 routed parameters takes 1.182 ms, so w = 0.16. The same split puts ub 128 and 1024
+//   within 4 % of the runs, ub 64 (64-column tiles) 21 % and 2048 11 % under them. The RTX 4090 multiplies int8 2.3
+//   times as fast as the 3090 at about the same bandwidth, likely finishing a tile's spare columns while its weights
+//   load.
+// Each architecture's share is set so that its card's MoE runs lie evenly around the range's middle, none held out:
+// the RTX 3090's seven from 18 % slow to 18 % fast, the RTX 4090's nine from 24 % slow to 24 % fast. One share per
+// architecture does not separate large experts (gpt-oss) from small ones (Gemma 4, Qwen3.5): the RTX 4090's gpt-oss
+// runs lie below the middle, its Qwen3.5 run at ub 2048 above. Other architectures, and datacenter cards of these two
+// (A10, A40, L4, L40S: the datacenter class), keep the pooled range.
+constexpr double kLlamaCppAdaTileWeight = 0.16;
+constexpr Range kLlamaCppAmpereMoe{0.065, 0.15};
+constexpr Range kLlamaCppAdaMoe{0.05, 0.115};
 constexpr Efficiency grouped_on(Efficiency e, Range moe_share, double tile_weight, std::string_view card,
                                 std::string_view source) {
   e.moe_share = moe_share;
@@ -1077,12 +1087,14 @@ Message prefill_explanation(const PrefillSpeed& p, const PrefillPlan& plan, cons
                 message("speed.how.prefill_moe",
                         ", {moe_tflop} in the routed experts' grouped products at {share_low}–{share_high} % of "
                         "it{assumed}{setup}{measured}",
-                        {figure("moe_tflop", p.moe_flops / 1e12, 4), figure("share_low", eff.moe_share.low * 100, 3),
-                         figure("share_high", eff.moe_share.high * 100, 3),
+                        {figure("moe_tflop", p.moe_flops / 1e12, 4),
+                         figure("share_low", std::round(eff.moe_share.low * 1000) / 10, 3),
+                         figure("share_high", std::round(eff.moe_share.high * 1000) / 10, 3),
                          arg::message("measured",
                                       clause_if(!eff.moe_card.empty(),
                                                 message("speed.how.prefill_moe_card",
-                                                        " (both as measured for {architecture} cards on an {card})",
+                                                        " (the share and the tile cost from an {card}'s runs, "
+                                                        "assumed for other {architecture} cards)",
                                                         {arg::text("architecture", gpu.architecture),
                                                          arg::text("card", eff.moe_card)}))),
                          arg::message("setup",
