@@ -34,17 +34,20 @@ constexpr double kMs = 1e-3;
 // once for the whole micro-batch from its token count ("ntiles_x = (args.ncols_max + mmq_x - 1) / mmq_x", ncols_max
 // = the micro-batch's tokens, mmq_x from 8 to get_mmq_x_max_host: 128 on tensor-core GPUs), as the host does not know
 // how many tokens each expert got. A tile is multiplied out whole, so an expert with 16 tokens in a micro-batch of
-// 128 runs a 128-column tile. A micro-batch whose experts each run one 128-column tile costs 128α + n·β, n the tokens
-// routed to an expert: two micro-batch sizes with the same tiles give α, the time of one tile column over all the
-// experts, and the estimate charges a spare column that time as a share w of a routed token's product at the middle
-// of the grouped products' share: w = α · middle · peak / (2 · routed parameters). From the RTX 3090's gpt-oss-20b
-// pp512 sweep (llama.cpp PR #20586: 1671.74, 2036.35, 3086.19, 4739.20 t/s at ub 64, 128, 256, 512; 24 layers of 32
-// experts of 3 · 2880 · 2880, 4 per token): ub 256 and 512 route 32 and 64 tokens to an expert, 256/3086.19 = 82.950
-// and 512/4739.20 = 108.035 ms a micro-batch, β = 0.7839 and α = 0.4521 ms; at the Ampere share's middle, 10.75 % of
-// 284 int8 TOPS, a column over the 19.11e9 routed parameters takes 1.252 ms, so w = 0.36. The same card's Gemma 4
-// 26B-A4B sweep (PR #22298, ub 512 and 1024) gives α = 0.4913 ms and w = 0.33 (test_speed_match.cpp). Other
-// architectures without a sweep of their own are charged the same w.
-constexpr double kLlamaCppMoeTileWeight = 0.36;
+// 128 runs a 128-column tile. A micro-batch whose experts each run one 128-column tile costs F + 128α + n·β, n the
+// tokens routed to an expert and F what the estimate charges apart whatever the tokens per expert: the layers'
+// launches and half the weights' read (its slow end adds the read, its fast end hides it), each at its range's middle.
+// Two micro-batch sizes with the same tiles give α, one spare tile column over all the experts, charged as a share w
+// of a routed token's product at the middle of the grouped products' share: w = α · middle · peak / (2 · routed
+// parameters), so a spare column costs α at the middle whatever the share (the share was then set with w in place).
+// From the RTX 3090's gpt-oss-20b pp512 sweep (llama.cpp PR #20586: 1671.74, 2036.35, 3086.19, 4739.20 t/s at ub 64,
+// 128, 256, 512; 24 layers of 32 experts, 19.12e9 routed parameters, 4 per token): ub 256 and 512 route 32 and 64
+// tokens to an expert, 256/3086.19 = 82.950 and 512/4739.20 = 108.035 ms a micro-batch, F = 11.48 GB / (0.8 · 936
+// GB/s) / 2 + 24 · 31.25 µs = 7.67 + 0.75 ms, β = 0.7839 and α = 0.3863 ms; at the Ampere share's middle, 10 % of 284
+// int8 TOPS, a column takes 2 · 19.12e9 / 28.4e12 = 1.346 ms, so w = 0.29. The same card's Gemma 4 26B-A4B sweep
+// (PR #22298, ub 512 and 1024) gives 0.25 (test_speed_match.cpp). Other architectures without a sweep of their own
+// are charged the same w.
+constexpr double kLlamaCppMoeTileWeight = 0.29;
 // The widest tile MMQ takes on tensor-core GPUs (get_mmq_x_max_host: 128 where turing_mma_available).
 constexpr double kMmqTileMax = 128;
 
@@ -89,20 +92,21 @@ constexpr Efficiency kLlamaCppConsumer{
 // tile's spare column costs less on Ada Lovelace cards, and the share the products reach differs.
 // - Ampere: w from the RTX 3090's gpt-oss-20b sweep (kLlamaCppMoeTileWeight).
 // - Ada Lovelace: the RTX 4090's Qwen3.5-35B-A3B Q4_0 pp2048 sweep (PR #22298, the pull request's column; 40 layers of
-//   256 experts of 3 · 2048 · 512, 8 per token): ub 256 and 512 route 8 and 16 tokens to an expert, 256/5782.42 =
-//   44.272 and 512/7999.83 = 64.001 ms, β = 2.466 and α = 0.1917 ms; at the Ada share's middle, 8.25 % of 660.6 TOPS,
-//   a column over the 32.21e9 routed parameters takes 1.182 ms, so w = 0.16. The same split puts ub 128 and 1024
-//   within 4 % of the runs, ub 64 (64-column tiles) 21 % and 2048 11 % under them. The RTX 4090 multiplies int8 2.3
-//   times as fast as the 3090 at about the same bandwidth, likely finishing a tile's spare columns while its weights
-//   load.
-// Each architecture's share is set so that its card's MoE runs lie evenly around the range's middle, none held out:
-// the RTX 3090's seven from 18 % slow to 18 % fast, the RTX 4090's nine from 24 % slow to 24 % fast. One share per
-// architecture does not separate large experts (gpt-oss) from small ones (Gemma 4, Qwen3.5): the RTX 4090's gpt-oss
-// runs lie below the middle, its Qwen3.5 run at ub 2048 above. Other architectures, and datacenter cards of these two
-// (A10, A40, L4, L40S: the datacenter class), keep the pooled range.
-constexpr double kLlamaCppAdaTileWeight = 0.16;
-constexpr Range kLlamaCppAmpereMoe{0.065, 0.15};
-constexpr Range kLlamaCppAdaMoe{0.05, 0.115};
+//   256 experts, 32.21e9 routed parameters, 8 per token): ub 256 and 512 route 8 and 16 tokens to an expert,
+//   256/5782.42 = 44.272 and 512/7999.83 = 64.001 ms, F = 19.41 GB / (0.8 · 1008 GB/s) / 2 + 40 · 31.25 µs = 12.04 +
+//   1.25 ms, β = 2.466 and α = 0.0880 ms; at the Ada share's middle, 7.5 % of 660.6 TOPS, a column takes 1.300 ms,
+//   so w = 0.068. With each micro-batch's own F the split puts ub 64 (64-column tiles), 128 and 1024 within 4 % of
+//   the runs, 2048 11 % under. The RTX 4090 multiplies int8 2.3 times as fast as the 3090 at about the same bandwidth,
+//   likely finishing a tile's spare columns while its weights load.
+// Each architecture's share keeps the pooled range's width (21 / 9 ≈ 2.3) and is set so that its card's MoE runs
+// lie evenly around the middle, none held out: the RTX 3090's seven from 14 % slow to 17 % fast, the RTX 4090's nine
+// from 22 % slow to 23 % fast. One share per architecture does not separate large experts (gpt-oss) from small ones
+// (Gemma 4, Qwen3.5): the RTX 4090's gpt-oss runs lie below the middle, its Qwen3.5 runs from ub 256 on above.
+// Other architectures, and datacenter cards of these two (A10, A40, L4, L40S: the datacenter class), keep the pooled
+// range.
+constexpr double kLlamaCppAdaTileWeight = 0.068;
+constexpr Range kLlamaCppAmpereMoe{0.06, 0.14};
+constexpr Range kLlamaCppAdaMoe{0.045, 0.105};
 constexpr Efficiency grouped_on(Efficiency e, Range moe_share, double tile_weight, std::string_view card,
                                 std::string_view source) {
   e.moe_share = moe_share;
@@ -1093,8 +1097,8 @@ Message prefill_explanation(const PrefillSpeed& p, const PrefillPlan& plan, cons
                          arg::message("measured",
                                       clause_if(!eff.moe_card.empty(),
                                                 message("speed.how.prefill_moe_card",
-                                                        " (the share and the tile cost from an {card}'s runs, "
-                                                        "assumed for other {architecture} cards)",
+                                                        " (the share and the spare columns' cost from runs on "
+                                                        "an {card}, assumed for other {architecture} cards)",
                                                         {arg::text("architecture", gpu.architecture),
                                                          arg::text("card", eff.moe_card)}))),
                          arg::message("setup",

@@ -27,7 +27,7 @@ export default {
     "speed.how.depth": " nach {depth} Tokens im Cache",
     "speed.how.assumed": " (angenommener Anteil)",
     "speed.how.prefill_moe": ", {moe_tflop} in den gruppierten Produkten der gerouteten Experten mit {share_low}–{share_high} % davon{assumed}{setup}{measured}",
-    "speed.how.prefill_moe_card": " (Anteil und Kachelkosten aus Läufen einer {card}, für andere Karten der Architektur {architecture} angenommen)",
+    "speed.how.prefill_moe_card": " (Anteil und Kosten der ungenutzten Spalten aus Läufen auf einer {card}, für andere Karten der Architektur {architecture} angenommen)",
     "speed.how.windows": ", Schichten mit gleitendem Fenster auf ihr Fenster begrenzt",
     "speed.how.cuda_span": "; die CUDA-Kernel von llama.cpp rechnen mehr, als die Maske verlangt: in Abschnitten unter 1024 Tokens jedes Token gegen jedes Token im Cache, in Abschnitten ab 1024 Tokens gegen jedes Token im Cache bis zu seinem eigenen, auf ein Vielfaches von 256 aufgerundet{windows}",
     "speed.how.overhead_moe_4bit": "; gemessen an den MXFP4-Experten von gpt-oss, andere 4-Bit-Kernel können langsamer sein",
