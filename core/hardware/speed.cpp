@@ -36,10 +36,12 @@ constexpr double kMs = 1e-3;
 // how many tokens each expert got. A tile is multiplied out whole, so an expert with 16 tokens in a micro-batch of
 // 128 runs a 128-column tile. A micro-batch whose experts each run one 128-column tile costs F + 128α + n·β, n the
 // tokens routed to an expert and F what the estimate charges apart whatever the tokens per expert: the layers'
-// launches and half the weights' read (its slow end adds the read, its fast end hides it), each at its range's middle.
-// Two micro-batch sizes with the same tiles give α, one spare tile column over all the experts, charged as a share w
-// of a routed token's product at the middle of the grouped products' share: w = α · middle · peak / (2 · routed
-// parameters), so a spare column costs α at the middle whatever the share (the share was then set with w in place).
+// launches and half the weights' read (its slow end adds the read to the arithmetic, its fast end takes the larger of
+// the two, here the arithmetic; on the RTX 4090 at micro-batches up to 256 the read, where half the read only
+// approximates it), each at its range's middle. Two micro-batch sizes with the same tiles give α, one spare tile column
+// over all the experts, charged as a share w of a routed token's product at the middle of the grouped products' share:
+// w = α · middle · peak / (2 · routed parameters), so a spare column costs α at the middle whatever the share, which
+// is set with w in place.
 // From the RTX 3090's gpt-oss-20b pp512 sweep (llama.cpp PR #20586: 1671.74, 2036.35, 3086.19, 4739.20 t/s at ub 64,
 // 128, 256, 512; 24 layers of 32 experts, 19.12e9 routed parameters, 4 per token): ub 256 and 512 route 32 and 64
 // tokens to an expert, 256/3086.19 = 82.950 and 512/4739.20 = 108.035 ms a micro-batch, F = 11.48 GB / (0.8 · 936
@@ -119,7 +121,8 @@ constexpr Efficiency kLlamaCppAmpere = grouped_on(
     kLlamaCppConsumer, kLlamaCppAmpereMoe, kLlamaCppMoeTileWeight, "RTX 3090",
     "llama.cpp CUDA scoreboard (discussion #15013), Llama-2 7B Q4_0 tg128/pp512: RTX 3060, 3090, 4090, 5080, 5090, "
     "PRO 6000; prefill share of int8 tensor TOPS (MMQ); grouped experts on Ampere from gpt-oss-20b pp512 at "
-    "micro-batches of 64 to 512 on an RTX 3090 (PR #20586); FlashAttention from pp2048 at depths 0 to 32768 on a DGX "
+    "micro-batches of 64 to 512 (PR #20586) and Gemma 4 26B-A4B pp2048 at 512 to 2048 (PR #22298) on an RTX 3090; "
+    "FlashAttention from pp2048 at depths 0 to 32768 on a DGX "
     "Spark (llama.cpp benches/dgx-spark.md)");
 constexpr Efficiency kLlamaCppAda = grouped_on(
     kLlamaCppConsumer, kLlamaCppAdaMoe, kLlamaCppAdaTileWeight, "RTX 4090",

@@ -881,15 +881,15 @@ TEST_CASE("MoE prefill on an RTX 3090: gpt-oss-20b pp512 at the grouped products
   CAPTURE(r.high);
   CHECK(r.low <= 4739.20);
   CHECK(4739.20 <= r.high);
-  // The range, 2314–5820 t/s, has its middle 14 % below the run. Without the tiles the same table's runs
-  // (test_speed_match.cpp, the file as stored) would come out 7, 61, 132 and 87 % fast at micro-batches of 512, 256,
-  // 128 and 64 (64, 32, 16 and 8 tokens per expert, in tiles of 128, 128, 128 and 64); with them −14, −7, −12 and
+  // The range, 2314–5820 t/s, has its middle 14 % below the run. With w = 0 in the same estimate (by hand) the same
+  // table's runs as llama-bench read the file (test_speed_match.cpp) would come out 7, 61, 132 and 87 % fast at
+  // micro-batches of 512, 256, 128 and 64 (64, 32, 16 and 8 tokens per expert, in tiles of 128, 128, 128 and 64); with them −14, −7, −12 and
   // +3 %. The dense share for every active parameter instead
   // (2 · active · 512 at 20–35 % of 284 TOPS) would give 6.8–11.9 thousand t/s, its slow end already 43 % too fast.
   // This run is one of those that set the Ampere share and the tile cost, so the check is of their arithmetic, not
-  // an independent one: held to 15 %.
-  CHECK((r.low + r.high) / 2 < 1.15 * 4739.20);
-  CHECK((r.low + r.high) / 2 > 0.85 * 4739.20);
+  // an independent one: held to 20 %.
+  CHECK((r.low + r.high) / 2 < 1.20 * 4739.20);
+  CHECK((r.low + r.high) / 2 > 0.80 * 4739.20);
 }
 
 TEST_CASE("llama.cpp's MMQ tile for a micro-batch: the fewest tiles, as narrow as the kernel's granularity allows") {
