@@ -85,9 +85,10 @@ constexpr Range kLlamaCppDatacenterDense{0.065, 0.125};
 constexpr Efficiency kLlamaCppConsumer{
     {0.70, 0.90}, per_layer(0.5, 1.5), kLlamaCppConsumerDense, true, kLlamaCppConsumerMoe, {0.35, 0.90}, true,
     "llama.cpp CUDA scoreboard (discussion #15013), Llama-2 7B Q4_0 tg128/pp512: RTX 3060, 3090, 4090, 5080, "
-    "5090, PRO 6000; prefill share of int8 tensor TOPS (MMQ); grouped experts from gpt-oss-20b pp512 at micro-batches "
-    "of 64 to 512 on an RTX 3090 (PR #20586), gpt-oss-20b and Qwen3-30B-A3B pp4096 on an RTX 4090 (PR #15631) and "
-    "pp2048 on a DGX Spark, FlashAttention from pp2048 at depths 0 to 32768 on a DGX Spark "
+    "5090, PRO 6000; prefill share of int8 tensor TOPS (MMQ); grouped experts pooled over gpt-oss-20b pp512 at "
+    "micro-batches of 64 to 512 on an RTX 3090 (PR #20586), gpt-oss-20b and Qwen3-30B-A3B pp4096 on an RTX 4090 (PR "
+    "#15631) and pp2048 on a DGX Spark, on Ampere and Ada Lovelace cards from those cards' runs with Gemma 4 26B-A4B "
+    "and Qwen3.5-35B-A3B (PR #22298); FlashAttention from pp2048 at depths 0 to 32768 on a DGX Spark "
     "(llama.cpp benches/dgx-spark.md)",
     kLlamaCppMoeTileWeight, {}, kLlamaCppCudaGatedDelta};
 // The grouped products by architecture, where llama-bench sweeps of micro-batch sizes on one card measured them: a
@@ -109,27 +110,16 @@ constexpr Efficiency kLlamaCppConsumer{
 constexpr double kLlamaCppAdaTileWeight = 0.068;
 constexpr Range kLlamaCppAmpereMoe{0.06, 0.14};
 constexpr Range kLlamaCppAdaMoe{0.045, 0.105};
-constexpr Efficiency grouped_on(Efficiency e, Range moe_share, double tile_weight, std::string_view card,
-                                std::string_view source) {
+// The class's figures with the grouped products of `card`'s architecture; the class's source names both.
+constexpr Efficiency grouped_on(Efficiency e, Range moe_share, double tile_weight, std::string_view card) {
   e.moe_share = moe_share;
   e.moe_tile_weight = tile_weight;
   e.moe_card = card;
-  e.source = source;
   return e;
 }
-constexpr Efficiency kLlamaCppAmpere = grouped_on(
-    kLlamaCppConsumer, kLlamaCppAmpereMoe, kLlamaCppMoeTileWeight, "RTX 3090",
-    "llama.cpp CUDA scoreboard (discussion #15013), Llama-2 7B Q4_0 tg128/pp512: RTX 3060, 3090, 4090, 5080, 5090, "
-    "PRO 6000; prefill share of int8 tensor TOPS (MMQ); grouped experts on Ampere from gpt-oss-20b pp512 at "
-    "micro-batches of 64 to 512 (PR #20586) and Gemma 4 26B-A4B pp2048 at 512 to 2048 (PR #22298) on an RTX 3090; "
-    "FlashAttention from pp2048 at depths 0 to 32768 on a DGX "
-    "Spark (llama.cpp benches/dgx-spark.md)");
-constexpr Efficiency kLlamaCppAda = grouped_on(
-    kLlamaCppConsumer, kLlamaCppAdaMoe, kLlamaCppAdaTileWeight, "RTX 4090",
-    "llama.cpp CUDA scoreboard (discussion #15013), Llama-2 7B Q4_0 tg128/pp512: RTX 3060, 3090, 4090, 5080, 5090, "
-    "PRO 6000; prefill share of int8 tensor TOPS (MMQ); grouped experts on Ada Lovelace from Qwen3.5-35B-A3B pp2048 at "
-    "micro-batches of 64 to 2048 (PR #22298), gpt-oss-20b and Qwen3-30B-A3B pp4096 (PR #15631) on an RTX 4090; "
-    "FlashAttention from pp2048 at depths 0 to 32768 on a DGX Spark (llama.cpp benches/dgx-spark.md)");
+constexpr Efficiency kLlamaCppAmpere =
+    grouped_on(kLlamaCppConsumer, kLlamaCppAmpereMoe, kLlamaCppMoeTileWeight, "RTX 3090");
+constexpr Efficiency kLlamaCppAda = grouped_on(kLlamaCppConsumer, kLlamaCppAdaMoe, kLlamaCppAdaTileWeight, "RTX 4090");
 // The grouped experts' share at the consumer class's ratio to the dense share (the same MMQ kernels on a bigger GPU).
 constexpr Efficiency kLlamaCppDatacenter{
     {0.50, 0.85}, per_layer(1.5, 3.0), kLlamaCppDatacenterDense, true,

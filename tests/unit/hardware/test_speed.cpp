@@ -811,8 +811,9 @@ TEST_CASE("llama-bench pp2048 at depths 0 to 32768 on a DGX Spark: dense, MoE an
   // median error of the middle over the 20 runs 8.2 %. The grouped expert products run at 9–21 % of the int8 peak
   // once an expert has many tokens, less by the tiles' unused columns (speed.cpp, kLlamaCppMoeTileWeight; 64, 128, 256
   // tokens per expert here); this card's MoE runs lie in the upper half of that share. The RTX 3090 and RTX 4090 have
-  // shares and tile costs of their own (efficiency(Engine, const Gpu&); test_speed_match.cpp). FlashAttention at 35–90 % of the 16-bit peak: Qwen3 (8 query heads per KV
-  // head) the fastest, gpt-oss (head_dim 64, attention sinks) the slowest.
+  // shares and tile costs of their own (efficiency(Engine, const Gpu&); test_speed_match.cpp). FlashAttention at
+  // 35–90 % of the 16-bit peak: Qwen3 (8 query heads per KV head) the fastest, gpt-oss (head_dim 64, attention sinks)
+  // the slowest.
   auto measurements = parse_speed_measurements(read_measurements());
   REQUIRE(measurements.ok());
   std::vector<SpeedMeasurement> runs;
@@ -883,9 +884,9 @@ TEST_CASE("MoE prefill on an RTX 3090: gpt-oss-20b pp512 at the grouped products
   CHECK(4739.20 <= r.high);
   // The range, 2314–5820 t/s, has its middle 14 % below the run. With w = 0 in the same estimate (by hand) the same
   // table's runs as llama-bench read the file (test_speed_match.cpp) would come out 7, 61, 132 and 87 % fast at
-  // micro-batches of 512, 256, 128 and 64 (64, 32, 16 and 8 tokens per expert, in tiles of 128, 128, 128 and 64); with them −14, −7, −12 and
-  // +3 %. The dense share for every active parameter instead
-  // (2 · active · 512 at 20–35 % of 284 TOPS) would give 6.8–11.9 thousand t/s, its slow end already 43 % too fast.
+  // micro-batches of 512, 256, 128 and 64 (64, 32, 16 and 8 tokens per expert, in tiles of 128, 128, 128 and 64); with
+  // them −14, −7, −12 and +3 %. The dense share for every active parameter instead (2 · active · 512 at 20–35 % of
+  // 284 TOPS) would give 6.8–11.9 thousand t/s, its slow end already 43 % too fast.
   // This run is one of those that set the Ampere share and the tile cost, so the check is of their arithmetic, not
   // an independent one: held to 20 %.
   CHECK((r.low + r.high) / 2 < 1.20 * 4739.20);
